@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// goString renders s as a Go string literal: a raw string when that is
+// exact and readable, an interpreted one otherwise.
+func goString(s string) string {
+	if !strings.ContainsAny(s, "`\r") && strconv.CanBackquote(s) && strings.ContainsRune(s, '\\') {
+		return "`" + s + "`"
+	}
+	return strconv.Quote(s)
+}
+
+func goFloat(n json.Number) string {
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		panic(err) // validated before rendering
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func goStrings(items []string) string {
+	parts := make([]string, len(items))
+	for i, s := range items {
+		parts[i] = goString(s)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// ident turns a grammar name ("self-report", "goal-drift") into an exported
+// Go identifier fragment ("SelfReport", "GoalDrift").
+func ident(name string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// enum writes an iota enum of names with a String method and the stringer
+// guard: a hand-edited or reordered constant no longer compiles.
+func enum(b *bytes.Buffer, typ, prefix, doc string, names []string) {
+	fmt.Fprintf(b, "// %s\ntype %s uint8\n\nconst (\n", doc, typ)
+	for i, n := range names {
+		if i == 0 {
+			fmt.Fprintf(b, "\t%s%s %s = iota // %s\n", prefix, ident(n), typ, n)
+		} else {
+			fmt.Fprintf(b, "\t%s%s // %s\n", prefix, ident(n), n)
+		}
+	}
+	fmt.Fprintf(b, ")\n\n")
+	fmt.Fprintf(b, "func _() {\n\t// An invalid array index here means the constants above were edited by\n\t// hand or reordered: regenerate with go generate.\n\tvar x [1]struct{}\n")
+	for i, n := range names {
+		fmt.Fprintf(b, "\t_ = x[%s%s-%d]\n", prefix, ident(n), i)
+	}
+	fmt.Fprintf(b, "}\n\n")
+	lower := strings.ToLower(typ[:1]) + typ[1:]
+	fmt.Fprintf(b, "var %sNames = [...]string%s\n\n", lower, goStrings(names))
+	fmt.Fprintf(b, "// String returns the name the grammar uses.\nfunc (x %s) String() string {\n\tif int(x) < len(%sNames) {\n\t\treturn %sNames[x]\n\t}\n\treturn \"%s(\" + strconv.Itoa(int(x)) + \")\"\n}\n\n", typ, lower, lower, typ)
+}
+
+func renderLaserbrain(g *Grammar) []byte {
+	var b bytes.Buffer
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("import \"strconv\"\n\n")
+	p("// GrammarVersion is the version of the laserbrain grammar these tables were generated from.\nconst GrammarVersion = %q\n\n", g.Version)
+	p("// GrammarContentHash is that grammar's content_hash.\nconst GrammarContentHash = %q\n\n", g.ContentHash)
+
+	p("// Progress values a well-formed state may report (/progress_enum).\nconst (\n")
+	for _, v := range g.ProgressEnum {
+		p("\tProgress%s = %q\n", ident(v), v)
+	}
+	p(")\n\nvar progressEnum = [...]string%s\n\n", goStrings(g.ProgressEnum))
+	p("// Distance bounds (/distance_range).\nconst (\n\tdistanceMin = %d\n\tdistanceMax = %d\n)\n\n", g.Distance.Min, g.Distance.Max)
+
+	p("// The normaliser (/normalizer).\nconst (\n")
+	p("\ttokenPattern = %s\n", goString(g.Normalizer.TokenPattern))
+	p("\t// tokenBytes lists every byte tokenPattern's character class admits.\n\ttokenBytes = %q\n", g.TokenBytes)
+	p("\tstemPattern = %s\n", goString(g.Normalizer.StemPattern))
+	p("\tstemMinLength = %d\n)\n\n", g.Normalizer.StemMinLength)
+	sw := append([]string(nil), g.Normalizer.Stopwords...)
+	sort.Strings(sw)
+	p("var stopwords = map[string]bool{\n")
+	for _, w := range sw {
+		p("\t%q: true,\n", w)
+	}
+	p("}\n\n")
+	p("// stemSuffixes is stemPattern's language. A token of at least stemMinLength\n// loses the longest of these it ends with, which is the leftmost match.\nvar stemSuffixes = map[string]bool{\n")
+	maxSuffix := 0
+	for _, s := range g.StemSuffixes {
+		p("\t%q: true,\n", s)
+		maxSuffix = max(maxSuffix, len(s))
+	}
+	p("}\n\nconst stemMaxSuffix = %d\n\n", maxSuffix)
+
+	c := g.Calibration
+	p("// Calibration (/calibration). Variables, not constants: Go folds constant\n// expressions exactly, and Φ must be computed in float64 at run time as the\n// reference implementation computes it.\nvar (\n")
+	p("\tweightGoal float64 = %s\n\tweightDistance float64 = %s\n\tweightProgress float64 = %s\n", goFloat(c.Weights.Goal), goFloat(c.Weights.Distance), goFloat(c.Weights.Progress))
+	p("\tgoalMin float64 = %s\n\tselfReportMin float64 = %s\n\tcollisionMin float64 = %s\n", goFloat(c.GoalMin), goFloat(c.SelfReportMin), goFloat(c.CollisionMin))
+	p("\tanchoredUnanchored float64 = %s\n\tanchoredCorroborated float64 = %s\n", goFloat(c.Anchored.Unanchored), goFloat(c.Anchored.Corroborated))
+	p("\texploreRevisitMin float64 = %s\n\texploreSettledMax float64 = %s\n)\n\n", goFloat(c.Explore.RevisitMin), goFloat(c.Explore.SettledMax))
+	p("const (\n\tstallWindow = %d\n\texploreMinCommitment = %d\n\texploreWindow = %d\n)\n\n", c.StallWindow, c.Explore.MinCommitment, c.Explore.Window)
+
+	v := g.Verdicts
+	var names []string
+	var classes []string
+	for _, n := range v.Hold {
+		names, classes = append(names, n), append(classes, "ClassHold")
+	}
+	for _, n := range v.WarnThenInterrupt.Names {
+		names, classes = append(names, n), append(classes, "ClassWarnThenInterrupt")
+	}
+	for _, n := range v.Interrupt {
+		names, classes = append(names, n), append(classes, "ClassInterrupt")
+	}
+	for _, n := range v.Meta.Names {
+		names, classes = append(names, n), append(classes, "ClassMeta")
+	}
+	enum(&b, "Verdict", "Verdict", "Verdict is one of the grammar's verdicts (/verdicts), in grammar order.", names)
+	enum(&b, "VerdictClass", "Class", "VerdictClass says how a verdict treats the drifting flag.", []string{"hold", "warn-then-interrupt", "interrupt", "meta"})
+	p("var verdictClasses = [...]VerdictClass{%s}\n\n", strings.Join(classes, ", "))
+
+	p("// The oscillation detector's parameters, read from /verdicts/meta/rule.\nconst (\n")
+	p("\tcycleMinPeriod = %d\n\tcycleMaxPeriod = %d\n\tcycleNeedFloor = %d\n\tcycleRepeats = %d\n)\n\n", g.Cycle.MinPeriod, g.Cycle.MaxPeriod, g.Cycle.NeedFloor, g.Cycle.Repeats)
+
+	p("// The ceiling marker's phrase lists (/ceiling_patterns), in grammar order.\n")
+	p("var ceilingCause = [...]string%s\n\n", goStrings(g.Ceiling.Cause))
+	p("var ceilingObservation = [...]string%s\n\n", goStrings(g.Ceiling.Observation))
+	p("// ceilingPattern is the single scan: group 1 a cause-claim, group 2 an observation.\nconst ceilingPattern = %s\n\n", goString(g.CeilingPattern()))
+
+	m := g.Modulation
+	p("// Modulation (/modulation): which drift modes a role acts on.\nvar modulationModes = [...]string%s\n\n", goStrings(m.Modes))
+	p("// modulationDepth is one named depth and the modes it returns on.\ntype modulationDepth struct {\n\tName  string\n\tModes []string\n}\n\n")
+	p("var modulationDepths = [...]modulationDepth{\n")
+	for _, d := range g.Depths {
+		p("\t{Name: %q, Modes: []string%s},\n", d.Name, goStrings(d.Items))
+	}
+	p("}\n\n")
+	p("// modulationRole is one role of a preset team.\ntype modulationRole struct {\n\tRole    string\n\tRecurse string\n\tModes   []string\n\tReturn  string\n}\n\n")
+	p("// modulationPreset is a named team of roles.\ntype modulationPreset struct {\n\tName  string\n\tTask  string\n\tRoles []modulationRole\n}\n\n")
+	p("var modulationPresets = [...]modulationPreset{\n")
+	for _, pr := range m.Presets {
+		p("\t{Name: %q, Task: %q, Roles: []modulationRole{\n", pr.Name, pr.Task)
+		for _, r := range pr.Roles {
+			p("\t\t{Role: %q, Recurse: %q", r.Role, r.Recurse)
+			if len(r.Modes) > 0 {
+				p(", Modes: []string%s", goStrings(r.Modes))
+			}
+			if r.Return != "" {
+				p(", Return: %q", r.Return)
+			}
+			p("},\n")
+		}
+		p("\t}},\n")
+	}
+	p("}\n")
+	return b.Bytes()
+}
+
+func renderOperator(g *Grammar) []byte {
+	var b bytes.Buffer
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("import \"strconv\"\n\n")
+	p("// GrammarVersion is the version of the laserbrain grammar these tables were generated from.\nconst GrammarVersion = %q\n\n", g.Version)
+	p("// grammarPattern is one operator pattern (/operator_patterns). Patterns are\n// compiled with regexp2 in its default mode, ignoring case.\ntype grammarPattern struct {\n\tSource  string\n\tLabel   string\n\tOutward bool\n}\n\n")
+	p("// irreversiblePatterns escalate a command to irreversible, in grammar order\n// (labels are reported in match order).\nvar irreversiblePatterns = [...]grammarPattern{\n")
+	for _, ip := range g.Operator.Irreversible {
+		p("\t{Source: %s, Label: %q, Outward: %t},\n", goString(ip.Pattern), ip.Label, ip.Outward)
+	}
+	p("}\n\n// allowPatterns are dated carve-outs; they annotate and never relax.\nvar allowPatterns = [...]grammarPattern{\n")
+	for _, ap := range g.Operator.Allow {
+		p("\t{Source: %s, Label: %q},\n", goString(ap.Pattern), ap.Label)
+	}
+	p("}\n\n")
+
+	ph := g.Dictionary.Phases
+	enum(&b, "Phase", "Phase", "Phase is one phase of the method backbone (/dictionary/phases/backbone).", ph.Backbone)
+	p("// verbDefault is a step verb's default position on the operator's two axes\n// (/dictionary/steps).\ntype verbDefault struct {\n\tReversible bool\n\tOutward    bool\n\tGloss      string\n}\n\n")
+	p("var stepVerbs = map[string]verbDefault{\n")
+	for _, verb := range sortedKeys(g.Dictionary.Steps) {
+		s := g.Dictionary.Steps[verb]
+		p("\t%q: {Reversible: %t, Outward: %t, Gloss: %q},\n", verb, s.Reversible, s.Outward, s.Gloss)
+	}
+	p("}\n\n// phaseOfVerb maps a step verb to its phase (/dictionary/phases/of_verb).\nvar phaseOfVerb = map[string]Phase{\n")
+	for _, verb := range sortedKeys(ph.OfVerb) {
+		p("\t%q: Phase%s,\n", verb, ident(ph.OfVerb[verb]))
+	}
+	p("}\n\n// The phase rules the lint implements, by name (/dictionary/phases/rules).\nconst (\n")
+	for _, r := range ph.Rules {
+		p("\tRule%s = %q\n", ident(r.Name), r.Name)
+	}
+	p(")\n\n// phaseRule is a rule's name and the grammar's statement of it.\ntype phaseRule struct {\n\tName string\n\tSays string\n\tFrom string\n}\n\n")
+	p("var phaseRules = [...]phaseRule{\n")
+	for _, r := range ph.Rules {
+		p("\t{Name: %q, Says: %q, From: %q},\n", r.Name, r.Says, r.From)
+	}
+	p("}\n\n// shapePattern is the shape language: phases space-separated, adjacent\n// repeats collapsed (/dictionary/phases/shape_language/pattern).\nconst shapePattern = %s\n", goString(ph.Shape.Pattern))
+	return b.Bytes()
+}
+
+// shapeVectors is the vector file for the grammar's own shape examples.
+type shapeVectors struct {
+	Kind   string      `json:"kind"`
+	Source string      `json:"source"`
+	Cases  []shapeCase `json:"cases"`
+}
+
+type shapeCase struct {
+	In  string `json:"in"`
+	Out bool   `json:"out"`
+	Why string `json:"why,omitempty"`
+}
+
+func renderShapeVectors(g *Grammar) ([]byte, error) {
+	v := shapeVectors{
+		Kind: "shape",
+		Source: fmt.Sprintf("generated by gen from grammar/grammar.json (grammar %s, content_hash %s): "+
+			"the %d shapes of dictionary.phases.shape_language.shapes (accepted) and its %d verified_rejects; DO NOT EDIT",
+			g.Version, g.ContentHash, len(g.Dictionary.Phases.Shape.Shapes), len(g.VerifiedRejects)),
+	}
+	for _, s := range g.Dictionary.Phases.Shape.Shapes {
+		v.Cases = append(v.Cases, shapeCase{In: s, Out: true})
+	}
+	for _, r := range g.VerifiedRejects {
+		v.Cases = append(v.Cases, shapeCase{In: r.Key, Out: false, Why: r.Text})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

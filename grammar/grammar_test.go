@@ -1,0 +1,262 @@
+package grammar
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The declared hash of seed 004 (grammar 1.21.0); spec laserbrain.md §15.
+const shippedHash = "6a58931785384ef2"
+
+func TestCanonicalFileIsItsOwnRendering(t *testing.T) {
+	v, err := Parse(Canonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Render(v); !bytes.Equal(got, Canonical) {
+		t.Fatalf("grammar.json is not in canonical form; first difference at byte %d", firstDiff(got, Canonical))
+	}
+}
+
+func TestShippedHash(t *testing.T) {
+	got, err := HashBytes(Canonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != shippedHash {
+		t.Fatalf("content hash = %s, want %s", got, shippedHash)
+	}
+	if err := Verify(Canonical); err != nil {
+		t.Fatalf("shipped grammar does not verify: %v", err)
+	}
+}
+
+// The spec lists the hashes that the usual wrong renderings give; each must
+// be reproduced, or our renderer is wrong in that way.
+func TestKnownWrongRenderings(t *testing.T) {
+	v, _ := Parse(Canonical)
+	corr, err := v.Lookup("/calibration/anchored/corroborated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corr.Num = "1"
+	if got := ContentHash(v); got != "a3b994dccb3be1f3" {
+		t.Errorf("corroborated written as 1: hash %s, want a3b994dccb3be1f3", got)
+	}
+	corr.Num = "1.0"
+
+	noNewline := bytes.TrimSuffix(Render(v), []byte("\n"))
+	if got := hashRendering(string(noNewline)); got != "7483b46f2194cd19" {
+		t.Errorf("no trailing newline: hash %s, want 7483b46f2194cd19", got)
+	}
+	if got := hashRendering(string(RenderUTF8(v))); got != "ec11a6f093d74dd0" {
+		t.Errorf("unescaped non-ASCII: hash %s, want ec11a6f093d74dd0", got)
+	}
+}
+
+// The seed is minified and writes corroborated as 1; read as Python reads it,
+// it hashes to the "corroborated as 1" value, not to the declared hash.
+func TestSeedAsPythonReadsIt(t *testing.T) {
+	seed, err := os.ReadFile("../../shared/seeds/004_c32519afa75cbd53.txt")
+	if err != nil {
+		t.Skipf("seed not available beside the project (%v): skipping the seed cross-check", err)
+	}
+	got, err := HashBytes(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "a3b994dccb3be1f3" {
+		t.Fatalf("seed hash %s, want a3b994dccb3be1f3", got)
+	}
+	sv, _ := Parse(seed)
+	cv, _ := Parse(Canonical)
+	corr, _ := sv.Lookup("/calibration/anchored/corroborated")
+	corr.Num = "1.0"
+	if !bytes.Equal(Render(sv), Render(cv)) {
+		t.Fatal("grammar.json differs from the seed in more than corroborated's spelling")
+	}
+}
+
+func TestPythonFloatRepr(t *testing.T) {
+	// Expected values are what CPython 3.11 prints for repr(x).
+	cases := map[float64]string{
+		1.0: "1.0", 0.3: "0.3", 1e16: "1e+16", 1e15: "1000000000000000.0",
+		0.0001: "0.0001", 0.00001: "1e-05", 1.5e-07: "1.5e-07",
+		123456789012345678.0: "1.2345678901234568e+17", 5e-324: "5e-324",
+		1.7976931348623157e308: "1.7976931348623157e+308", 100.0: "100.0", 12345.678: "12345.678",
+	}
+	for f, want := range cases {
+		if got := PythonFloatRepr(f); got != want {
+			t.Errorf("PythonFloatRepr(%v) = %q, want %q", f, got, want)
+		}
+	}
+	x, y := 0.1, 0.2
+	if got := PythonFloatRepr(x + y); got != "0.30000000000000004" {
+		t.Errorf("0.1+0.2: %q", got)
+	}
+}
+
+func TestRenderMatchesPython(t *testing.T) {
+	// json.dumps(json.loads(in), indent=2, ensure_ascii=True) in CPython 3.11.
+	cases := []struct{ in, want string }{
+		{`[1E2, -0, 0.50, 1e400]`, "[\n  100.0,\n  0,\n  0.5,\n  Infinity\n]\n"},
+		{`"é😀\u007f<>&/\u2028\u0001"`, `"\u00e9\ud83d\ude00\u007f<>&/\u2028\u0001"` + "\n"},
+		{`{"b":{},"a":[],"c":[{"x":null,"y":true}]}`, "{\n  \"b\": {},\n  \"a\": [],\n  \"c\": [\n    {\n      \"x\": null,\n      \"y\": true\n    }\n  ]\n}\n"},
+	}
+	for _, c := range cases {
+		v, err := Parse([]byte(c.in))
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if got := string(Render(v)); got != c.want {
+			t.Errorf("Render(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,"a":2}`: `duplicate key "a"`,
+		`{"a":`:         "unexpected end",
+		`[1] [2]`:       "after the document",
+		`{"a" 1}`:       "invalid JSON",
+	} {
+		_, err := Parse([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%s): got %v, want error containing %q", in, err, want)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	v, _ := Parse(Canonical)
+	got, err := v.Lookup("/normalizer/stopwords/0")
+	if err != nil || got.Str != "a" {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if _, err := v.Lookup("/normalizer/nope"); err == nil || !strings.Contains(err.Error(), `no key "nope" at /normalizer`) {
+		t.Fatalf("missing key: %v", err)
+	}
+	if _, err := v.Lookup("/normalizer/stopwords/99"); err == nil {
+		t.Fatal("index out of range accepted")
+	}
+	if _, err := v.Lookup("normalizer"); err == nil {
+		t.Fatal("pointer without leading slash accepted")
+	}
+}
+
+// edit applies f to the parsed canonical grammar and returns the rendering.
+func edit(t *testing.T, f func(v *Value)) []byte {
+	t.Helper()
+	v, err := Parse(Canonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f(&v)
+	return Render(v)
+}
+
+func at(t *testing.T, v *Value, ptr string) *Value {
+	t.Helper()
+	x, err := v.Lookup(ptr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func TestValidateNamesPointerAndRule(t *testing.T) {
+	cases := []struct {
+		name        string
+		edit        func(v *Value)
+		pointer     string
+		rule        string
+		messagePart string
+	}{
+		{"weight as string", func(v *Value) {
+			w := at(t, v, "/calibration/weights/goal")
+			*w = Value{Kind: String, Str: "0.5"}
+		}, "/calibration/weights/goal", "type", "string"},
+		{"weights do not sum to 1", func(v *Value) {
+			at(t, v, "/calibration/weights/goal").Num = "0.6"
+		}, "/calibration/weights", "weights-sum", "sum to 1"},
+		{"weight above 1", func(v *Value) {
+			at(t, v, "/calibration/weights/progress").Num = "1.2"
+		}, "/calibration/weights/progress", "maximum", ""},
+		{"missing normaliser", func(v *Value) {
+			v.Members = removeKey(v.Members, "normalizer")
+		}, "/", "required", "normalizer"},
+		{"operator pattern that does not compile", func(v *Value) {
+			at(t, v, "/operator_patterns/irreversible/0/pattern").Str = `git (push`
+		}, "/operator_patterns/irreversible/0/pattern", "regexp2", "compile"},
+		{"shape pattern that rejects its examples", func(v *Value) {
+			at(t, v, "/dictionary/phases/shape_language/pattern").Str = `^check$`
+		}, "/dictionary/phases/shape_language/shapes/0", "shape-accepted", "rejects"},
+		{"phase of an unknown verb", func(v *Value) {
+			ov := at(t, v, "/dictionary/phases/of_verb")
+			ov.Members = append(ov.Members, Member{Key: "yeet", Value: Value{Kind: String, Str: "act"}})
+		}, "/dictionary/phases/of_verb/yeet", "known-verb", "yeet"},
+		{"unknown phase rule", func(v *Value) {
+			at(t, v, "/dictionary/phases/rules/0/name").Str = "act-twice"
+		}, "/dictionary/phases/rules/0/name", "enum", ""},
+		{"depth naming an unknown mode", func(v *Value) {
+			d := at(t, v, "/modulation/depths/deep")
+			d.Items = append(d.Items, Value{Kind: String, Str: "daydreaming"})
+		}, "/modulation/depths/deep/3", "known-mode", "daydreaming"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Validate(edit(t, c.edit))
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("want a ValidationError, got %v", err)
+			}
+			for _, p := range ve.Problems {
+				if p.Pointer == c.pointer && p.Rule == c.rule && strings.Contains(p.Message, c.messagePart) {
+					return
+				}
+			}
+			t.Fatalf("no problem at %s with rule %s; got %v", c.pointer, c.rule, err)
+		})
+	}
+}
+
+func TestVerifyDetectsEditedDescription(t *testing.T) {
+	data := edit(t, func(v *Value) {
+		d := at(t, v, "/drift_score/note")
+		d.Str = strings.Replace(d.Str, "displacement", "displacemant", 1)
+	})
+	err := Verify(data)
+	var hm *HashMismatchError
+	if !errors.As(err, &hm) {
+		t.Fatalf("want HashMismatchError, got %v", err)
+	}
+	if hm.Stored != shippedHash || hm.Computed == shippedHash {
+		t.Fatalf("mismatch reported wrongly: %+v", hm)
+	}
+	if !strings.Contains(err.Error(), "hashes differ") {
+		t.Fatalf("message should say the hashes differ: %v", err)
+	}
+}
+
+func removeKey(ms []Member, key string) []Member {
+	out := ms[:0:0]
+	for _, m := range ms {
+		if m.Key != key {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

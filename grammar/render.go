@@ -1,0 +1,181 @@
+package grammar
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Render writes v the way Python's json.dumps(v, indent=2, ensure_ascii=True)
+// does, plus a trailing newline. This is the canonical form the content hash
+// is defined over: key order kept, non-ASCII escaped as lowercase \uXXXX,
+// floats in Python's repr (1.0 stays 1.0), no HTML escaping.
+func Render(v Value) []byte {
+	var b strings.Builder
+	render(&b, v, 0, true)
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
+
+// RenderUTF8 is Render with non-ASCII text left as UTF-8, for people to read.
+func RenderUTF8(v Value) []byte {
+	var b strings.Builder
+	render(&b, v, 0, false)
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
+
+func render(b *strings.Builder, v Value, depth int, ascii bool) {
+	switch v.Kind {
+	case Null:
+		b.WriteString("null")
+	case Bool:
+		b.WriteString(strconv.FormatBool(v.Bool))
+	case Number:
+		b.WriteString(pythonNumber(v.Num))
+	case String:
+		writeString(b, v.Str, ascii)
+	case Array:
+		if len(v.Items) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteByte('[')
+		for i, item := range v.Items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			newline(b, depth+1)
+			render(b, item, depth+1, ascii)
+		}
+		newline(b, depth)
+		b.WriteByte(']')
+	case Object:
+		if len(v.Members) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteByte('{')
+		for i, m := range v.Members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			newline(b, depth+1)
+			writeString(b, m.Key, ascii)
+			b.WriteString(": ")
+			render(b, m.Value, depth+1, ascii)
+		}
+		newline(b, depth)
+		b.WriteByte('}')
+	}
+}
+
+func newline(b *strings.Builder, depth int) {
+	b.WriteByte('\n')
+	for i := 0; i < depth; i++ {
+		b.WriteString("  ")
+	}
+}
+
+// pythonNumber renders a JSON number literal as Python would after json.loads:
+// integers as integers, anything with a fraction or exponent as a float repr.
+func pythonNumber(lit string) string {
+	if !strings.ContainsAny(lit, ".eE") {
+		if strings.TrimLeft(lit, "-0") == "" {
+			return "0"
+		}
+		return lit
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil || math.IsInf(f, 0) {
+		// Out of float range: Python reads it as inf and json.dumps writes
+		// "Infinity". Keep that spelling so the hash still follows Python.
+		if strings.HasPrefix(lit, "-") {
+			return "-Infinity"
+		}
+		return "Infinity"
+	}
+	return PythonFloatRepr(f)
+}
+
+// PythonFloatRepr formats f like Python's repr(float): the shortest digits
+// that round-trip, fixed notation when the decimal exponent is in [-4, 16),
+// otherwise scientific with a two-digit signed exponent.
+func PythonFloatRepr(f float64) string {
+	if math.IsNaN(f) {
+		return "NaN"
+	}
+	if math.IsInf(f, 0) {
+		if f < 0 {
+			return "-Infinity"
+		}
+		return "Infinity"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // e.g. "-1.25e+02"
+	sign := ""
+	if e[0] == '-' {
+		sign, e = "-", e[1:]
+	}
+	mant, expPart, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expPart)
+	digits := strings.Replace(mant, ".", "", 1)
+	decpt := exp + 1 // digits d1d2... with the point after decpt digits
+	if -4 < decpt && decpt <= 16 {
+		var s string
+		switch {
+		case decpt <= 0:
+			s = "0." + strings.Repeat("0", -decpt) + digits
+		case decpt >= len(digits):
+			s = digits + strings.Repeat("0", decpt-len(digits)) + ".0"
+		default:
+			s = digits[:decpt] + "." + digits[decpt:]
+		}
+		return sign + s
+	}
+	m := digits[:1]
+	if len(digits) > 1 {
+		m += "." + digits[1:]
+	}
+	es := "+"
+	if exp < 0 {
+		es, exp = "-", -exp
+	}
+	return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
+}
+
+func writeString(b *strings.Builder, s string, ascii bool) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || (ascii && r >= 0x7f):
+			if r > 0xffff {
+				hi, lo := utf16.EncodeRune(r)
+				fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
+			} else {
+				fmt.Fprintf(b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}

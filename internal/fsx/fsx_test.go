@@ -1,0 +1,103 @@
+package fsx
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWriteFileReplacesWhole(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sub", "f.json")
+	if err := WriteFile(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || string(b) != "two" {
+		t.Fatalf("got %q, %v", b, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Fatalf("temp files left behind: %v", entries)
+	}
+}
+
+func TestLockExcludesSecondHolder(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lock")
+	l, err := LockFile(p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock locks are per open file description, so a second LockFile in the
+	// same process contends like another process would.
+	if _, err := LockFile(p, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still held") {
+		t.Fatalf("second lock: want contention error, got %v", err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := LockFile(p, time.Second)
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	l2.Unlock()
+}
+
+// TestMain lets the test binary double as a lock-holding child process.
+func TestMain(m *testing.M) {
+	if p := os.Getenv("FSX_HOLD_LOCK"); p != "" {
+		if _, err := LockFile(p, time.Second); err != nil {
+			os.Exit(3)
+		}
+		os.Stdout.WriteString("held\n")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestLockReleasedWhenHolderDies(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lock")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "FSX_HOLD_LOCK="+p)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(out, buf); err != nil || string(buf) != "held\n" {
+		t.Fatalf("child did not take the lock: %q %v", buf, err)
+	}
+	if _, err := LockFile(p, 20*time.Millisecond); err == nil {
+		t.Fatal("lock taken while the child holds it")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	l, err := LockFile(p, time.Second)
+	if err != nil {
+		t.Fatalf("lock not released after holder was killed: %v", err)
+	}
+	l.Unlock()
+}
+
+func TestAppendSync(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ledger.jsonl")
+	for _, s := range []string{"a\n", "b\n"} {
+		if err := AppendSync(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(p)
+	if string(b) != "a\nb\n" {
+		t.Fatalf("got %q", b)
+	}
+}

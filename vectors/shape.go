@@ -1,0 +1,9 @@
+package vectors
+
+import "github.com/laserkit/laserkit/operator"
+
+func init() {
+	register(caseKind("shape", `in: phases, space-separated; out: whether the shape language admits it (adjacent repeats collapsed)`, func(in string) (any, error) {
+		return operator.ShapeKnown(in), nil
+	}))
+}
