@@ -1,0 +1,29 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+// TestMain lets the test binary act as the laserbrain command inside the
+// txtar scripts of testdata/script, so they drive the real CLI.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"laserbrain": func() { os.Exit(run(os.Args[1:], cli.System())) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// Each script gets its own laserbrain home, never the user's.
+			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
+			return nil
+		},
+	})
+}
