@@ -115,7 +115,8 @@ func Code(name string, err error, errOut io.Writer, usageCode int) int {
 	var exit *ExitError
 	if errors.As(err, &exit) {
 		if !exit.Silent && exit.Err != nil {
-			fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(exit.Err.Error()))
+			// err, not exit.Err: wrappers around the ExitError add context.
+			fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
 		}
 		return exit.Code
 	}
