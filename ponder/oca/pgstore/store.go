@@ -38,6 +38,10 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 		// pgx's parse errors quote the whole DSN, password included.
 		return nil, fmt.Errorf("invalid OCA DSN: %s", redactParseError(err))
 	}
+	// One round trip per statement and no server-side prepared statements:
+	// a ponder command runs each statement once. Values still travel as
+	// bind parameters of the extended protocol.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "ponder"
 	}
