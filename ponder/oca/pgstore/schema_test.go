@@ -29,7 +29,7 @@ func connect(t *testing.T, dsn string) *pgx.Conn {
 	return conn
 }
 
-func exec(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
+func mustExec(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
 	t.Helper()
 	if _, err := conn.Exec(testCtx(t), sql, args...); err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -65,7 +65,7 @@ func TestProbeNonOCADatabaseNamesFiveTablesAndLabels(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	// An unrelated table must not confuse the probe.
-	exec(t, connect(t, dsn), `CREATE TABLE notes (id int, body text)`)
+	mustExec(t, connect(t, dsn), `CREATE TABLE notes (id int, body text)`)
 	if got := probe(t, dsn); !slices.Equal(got, allMissing) {
 		t.Errorf("missing = %q\nwant      %q", got, allMissing)
 	}
@@ -135,15 +135,15 @@ func TestInitSchemaNeverAltersExistingTables(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	conn := connect(t, dsn)
-	exec(t, conn, `CREATE TYPE cognitive_event_type AS ENUM ('hypothesis_formed', 'hypothesis_tested',
+	mustExec(t, conn, `CREATE TYPE cognitive_event_type AS ENUM ('hypothesis_formed', 'hypothesis_tested',
 		'deliberation_result', 'metacognition_alert', 'interrupt')`)
-	exec(t, conn, `CREATE TABLE hypotheses (
+	mustExec(t, conn, `CREATE TABLE hypotheses (
 		id serial PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now(), domain text NOT NULL,
 		claim text NOT NULL, confidence float NOT NULL DEFAULT 0.5, prediction text NOT NULL,
 		prediction_deadline timestamptz, test_method text, test_type text, status text DEFAULT 'pending',
 		actual_outcome text, tested_at timestamptz, surprise_magnitude float, model_update text,
 		confidence_delta float, source_type text, source_data jsonb DEFAULT '{}', related_hypotheses int[] DEFAULT '{}')`)
-	exec(t, conn, `INSERT INTO hypotheses (domain, claim, prediction, test_method) VALUES ('code', 'c', 'p', 'keep me')`)
+	mustExec(t, conn, `INSERT INTO hypotheses (domain, claim, prediction, test_method) VALUES ('code', 'c', 'p', 'keep me')`)
 	columns := func() []string {
 		rows, _ := conn.Query(testCtx(t), `SELECT column_name::text FROM information_schema.columns
 			WHERE table_name = 'hypotheses' ORDER BY ordinal_position`)
@@ -185,7 +185,7 @@ func TestInitSchemaReportsColumnsItWillNotAdd(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	conn := connect(t, dsn)
-	exec(t, conn, `CREATE TABLE deliberations (id serial PRIMARY KEY, started_at timestamptz NOT NULL DEFAULT now(),
+	mustExec(t, conn, `CREATE TABLE deliberations (id serial PRIMARY KEY, started_at timestamptz NOT NULL DEFAULT now(),
 		completed_at timestamptz, decision text NOT NULL, stakes text DEFAULT 'medium',
 		skeptic_argument text, skeptic_confidence float, builder_argument text, builder_confidence float,
 		dreamer_argument text, dreamer_confidence float, empath_confidence float,
