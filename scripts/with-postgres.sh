@@ -4,7 +4,7 @@
 #   scripts/with-postgres.sh CMD [ARGS...]   start a cluster, run CMD against it, stop it, clean up
 #   scripts/with-postgres.sh --start         start a cluster, print KEY=VALUE lines (DIR, DSNs), leave it running
 #   scripts/with-postgres.sh --stop DIR      stop the cluster started by --start and delete DIR
-#   scripts/with-postgres.sh --halt DIR      stop its server at once (as a crash would), keep DIR
+#   scripts/with-postgres.sh --halt DIR      stop its server (sessions ended at once), keep DIR
 #   scripts/with-postgres.sh --resume DIR    start a halted server again
 #
 # The cluster lives in a fresh temporary directory, listens only on a Unix
@@ -107,16 +107,18 @@ start_server() {
 		start >/dev/null 2>&1
 }
 
-# halt_server DIR stops the server at once, as a crash would, keeping its files.
+# halt_server DIR stops the server, ending every session at once, keeping its files.
+# (-m fast, not immediate: with synchronous_commit off an immediate stop would
+# lose the last commits, which a halted-then-resumed test must still see.)
 halt_server() {
 	local bindir owner
 	bindir="${BINDIR:-$(find_bindir || true)}"
 	[ -n "$bindir" ] && [ -f "$1/data/postmaster.pid" ] || return 0
 	owner="$(stat -c %U "$1/data")"
 	if is_root; then
-		runuser -u "$owner" -- "$bindir/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1 || true
+		runuser -u "$owner" -- "$bindir/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null 2>&1 || true
 	else
-		"$bindir/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1 || true
+		"$bindir/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null 2>&1 || true
 	fi
 }
 

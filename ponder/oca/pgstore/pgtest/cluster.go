@@ -69,7 +69,7 @@ func (c *Cluster) NewDatabase(t testing.TB) string {
 	return newDatabase(t, c.AdminDSN)
 }
 
-// Halt stops the server at once, as a crash would, keeping its files.
+// Halt stops the server, ending every session at once, keeping its files.
 func (c *Cluster) Halt() error { return c.run("--halt") }
 
 // Resume starts a halted server again.
@@ -83,7 +83,7 @@ func (c *Cluster) run(op string) error {
 	return nil
 }
 
-// Stop stops the server at once (as a crash would) and deletes its files;
+// Stop stops the server and deletes its files;
 // later calls do nothing.
 func (c *Cluster) Stop() error {
 	var err error
