@@ -137,7 +137,10 @@ start_cluster() {
 			return 1
 		fi
 	fi
-	DIR="$(mktemp -d "${TMPDIR:-/tmp}/lk-pg.XXXXXX")"
+	# As root the server's user must reach the directory: /tmp, not a private TMPDIR.
+	local tmp="${TMPDIR:-/tmp}"
+	is_root && tmp=/tmp
+	DIR="$(mktemp -d "$tmp/lk-pg.XXXXXX")"
 	if is_root; then
 		if id postgres >/dev/null 2>&1; then RUN_AS=postgres; else RUN_AS=nobody; fi
 		chown "$RUN_AS" "$DIR"

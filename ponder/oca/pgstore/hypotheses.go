@@ -154,7 +154,7 @@ func (s *Store) RecordPass(ctx context.Context, r oca.PassRecord) (oca.PassResul
 			hasPrevious bool
 		)
 		b := &pgx.Batch{}
-		b.Queue(insertEpisodeSQL, epPass, sessionContent(r.Session, r.Pass), prediction, outcome, surprise, nil).
+		b.Queue(insertPassEpisodeSQL, epPass, sessionContent(r.Session, r.Pass), prediction, outcome, surprise).
 			QueryRow(func(row pgx.Row) error { return row.Scan(&res.EpisodeID) })
 		b.Queue(tryLockSQL, domain).QueryRow(func(row pgx.Row) error { return row.Scan(&held) })
 		b.Queue(pendingSQL, domain, r.Pass).QueryRow(func(row pgx.Row) error {

@@ -38,7 +38,14 @@ const resolutionMethod = "ponder-pass"
 // given, so a NULL is explicit rather than the column's 0.0 default.
 const insertEpisodeSQL = `
 INSERT INTO episodic_memory (event_type, content, prediction, actual_outcome, surprise_magnitude, importance_score)
-VALUES ($1, $2, $3, $4, $5::float8, coalesce($6::float8, 0.5))
+VALUES ($1, $2, $3, $4, $5::float8, $6::float8)
+RETURNING id`
+
+// insertPassEpisodeSQL is insertEpisodeSQL for ponder_pass, which leaves
+// importance_score to the column default.
+const insertPassEpisodeSQL = `
+INSERT INTO episodic_memory (event_type, content, prediction, actual_outcome, surprise_magnitude)
+VALUES ($1, $2, $3, $4, $5::float8)
 RETURNING id`
 
 // priorPonderingSQL is the seed's query with the subject as a parameter and
