@@ -9,84 +9,117 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore/pgtest"
 )
 
-// BenchmarkRecordPass measures one judge's recordPass (episode, advisory
-// lock, close of the previous forecast, open of the next, two events) three
-// ways against the same local server, in one run:
+// passesPerSession is how many passes the benchmark judges per session
+// before starting the next, so a session's rows stay as few as real ones.
+const passesPerSession = 8
+
+// benchCall is one way of making the recordPass call for a pass of a slug.
+type benchCall func(b *testing.B, slug string, pass int)
+
+// benchWays are the three ways BenchmarkRecordPass compares:
 //
 //	pgx-open     on an open connection, as the bridge calls it after the probe
 //	pgx-connect  connecting for each call, a whole ponder command's database cost
 //	psql         the upstream bridge's way: a psql process per call, values as
 //	             -v variables, the SQL on stdin with -f -
-//
-// Each iteration judges the next pass of one session, so every call closes
-// one forecast and opens one. The ratio psql / pgx-* is the report.
-func BenchmarkRecordPass(b *testing.B) {
-	dsn := pgtest.NewOCADatabase(b)
+func benchWays(b *testing.B, dsn string) (names []string, ways map[string]benchCall, done func()) {
 	churn := 0.4
 	record := func(slug string, pass int) oca.PassRecord {
 		return oca.PassRecord{Session: oca.Session{Slug: slug, Subject: "bench", Lens: "ui", Project: "p", Passes: 4},
 			Pass: pass, Metrics: oca.PassMetrics{Coverage: 1, Churn: &churn, Voices: 4, Verdict: "continue"}}
 	}
-	run := 0
-	slug := func(name string) string { run++; return fmt.Sprintf("bench-%s-%d", name, run) }
-
-	b.Run("pgx-open", func(b *testing.B) {
-		s, err := pgstore.Open(context.Background(), dsn)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
-		sl := slug("open")
-		for i := 0; b.Loop(); i++ {
-			if _, err := s.RecordPass(context.Background(), record(sl, i+2)); err != nil {
+	open, err := pgstore.Open(context.Background(), dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	psql := findPsql(b)
+	ways = map[string]benchCall{
+		"pgx-open": func(b *testing.B, slug string, pass int) {
+			if _, err := open.RecordPass(context.Background(), record(slug, pass)); err != nil {
 				b.Fatal(err)
 			}
-		}
-		b.StopTimer()
-		checkBenchLedger(b, dsn, sl)
-	})
-	b.Run("pgx-connect", func(b *testing.B) {
-		sl := slug("connect")
-		for i := 0; b.Loop(); i++ {
+		},
+		"pgx-connect": func(b *testing.B, slug string, pass int) {
 			s, err := pgstore.Open(context.Background(), dsn)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := s.RecordPass(context.Background(), record(sl, i+2)); err != nil {
+			defer s.Close()
+			if _, err := s.RecordPass(context.Background(), record(slug, pass)); err != nil {
 				b.Fatal(err)
 			}
-			s.Close()
-		}
-		b.StopTimer()
-		checkBenchLedger(b, dsn, sl)
-	})
-	b.Run("psql", func(b *testing.B) {
-		psql := findPsql(b)
-		sl := slug("psql")
-		for i := 0; b.Loop(); i++ {
-			pass := i + 2
+		},
+		"psql": func(b *testing.B, slug string, pass int) {
 			cmd := exec.Command(psql, "-X", "-q", "-A", "-t",
-				"-v", "domain=ponder:"+sl,
-				"-v", "content=["+sl+"] bench :: lens=ui project=p passes=4 mode=deliberate pass="+strconv.Itoa(pass),
+				"-v", "domain=ponder:"+slug,
+				"-v", "content=["+slug+"] bench :: lens=ui project=p passes=4 mode=deliberate pass="+strconv.Itoa(pass),
 				"-v", `outcome={"churn":0.4,"verdict":"continue"}`,
 				"-v", "pass="+strconv.Itoa(pass),
 				"-v", "churn=0.4",
-				"-v", "slug="+sl,
+				"-v", "slug="+slug,
 				"-f", "-", dsn)
 			cmd.Stdin = strings.NewReader(psqlRecordPass)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("psql: %v: %s", err, out)
 			}
+		},
+	}
+	return []string{"pgx-open", "pgx-connect", "psql"}, ways, open.Close
+}
+
+// sessionPass maps iteration i to a session and pass: passes 2..9 of
+// session i/passesPerSession, so every call closes one forecast and opens one.
+func sessionPass(prefix string, i int) (string, int) {
+	return fmt.Sprintf("%s-%d", prefix, i/passesPerSession), i%passesPerSession + 2
+}
+
+// BenchmarkRecordPass times each way on its own (absolute ns/op).
+func BenchmarkRecordPass(b *testing.B) {
+	dsn := pgtest.NewOCADatabase(b)
+	names, ways, done := benchWays(b, dsn)
+	defer done()
+	for _, name := range names {
+		b.Run(name, func(b *testing.B) {
+			prefix := fmt.Sprintf("bench-%s-%d", name, b.N)
+			i := 0
+			for ; b.Loop(); i++ {
+				slug, pass := sessionPass(prefix, i)
+				ways[name](b, slug, pass)
+			}
+			b.StopTimer()
+			for k := 0; k*passesPerSession < i; k++ {
+				checkBenchLedger(b, dsn, fmt.Sprintf("%s-%d", prefix, k))
+			}
+		})
+	}
+}
+
+// BenchmarkRecordPassRatio makes one call each way per iteration, in turn,
+// and reports how many times slower psql is than each pgx way. Interleaving
+// keeps the ratio honest on a machine whose load changes during the run.
+func BenchmarkRecordPassRatio(b *testing.B) {
+	dsn := pgtest.NewOCADatabase(b)
+	names, ways, done := benchWays(b, dsn)
+	defer done()
+	spent := map[string]time.Duration{}
+	prefix := fmt.Sprintf("ratio-%d", b.N)
+	for i := 0; b.Loop(); i++ {
+		for _, name := range names {
+			slug, pass := sessionPass(prefix+"-"+name, i)
+			t0 := time.Now()
+			ways[name](b, slug, pass)
+			spent[name] += time.Since(t0)
 		}
-		b.StopTimer()
-		checkBenchLedger(b, dsn, sl)
-	})
+	}
+	b.ReportMetric(float64(spent["psql"])/float64(spent["pgx-open"]), "psql/pgx-open")
+	b.ReportMetric(float64(spent["psql"])/float64(spent["pgx-connect"]), "psql/pgx-connect")
 }
 
 // checkBenchLedger keeps the benchmark honest: every way must have left a

@@ -20,13 +20,13 @@ const (
 
 // Notes recordPass reports about the hypothesis lifecycle.
 const (
-	LockHeld      = "held"
-	Contended     = "contended"
-	Closed        = "closed"
-	NothingPend   = "nothing-pending"
-	Opened        = "opened"
-	NoChurnSignal = "no-churn-signal"
-	AlreadyFcast  = "already-forecast"
+	LockHeld        = "held"
+	Contended       = "contended"
+	Closed          = "closed"
+	NothingPending  = "nothing-pending"
+	Opened          = "opened"
+	NoChurnSignal   = "no-churn-signal"
+	AlreadyForecast = "already-forecast"
 )
 
 // Statements of recordPass's first round trip, sent as one batch inside the
@@ -201,7 +201,7 @@ func (s *Store) RecordPass(ctx context.Context, r oca.PassRecord) (oca.PassResul
 			confidence = clamp01(*prevConf + deref(prevDelta))
 		}
 		if cl == nil && !open {
-			res.CloseNote, res.OpenNote = NothingPend, NoChurnSignal
+			res.CloseNote, res.OpenNote = NothingPending, NoChurnSignal
 			return nil
 		}
 
@@ -218,7 +218,7 @@ func (s *Store) RecordPass(ctx context.Context, r oca.PassRecord) (oca.PassResul
 		if err := tx.QueryRow(ctx, lifecycleSQL, params...).Scan(&closedID, &openedID, &tested, &formed); err != nil {
 			return err
 		}
-		res.CloseNote = NothingPend
+		res.CloseNote = NothingPending
 		if closedID != nil {
 			res.CloseNote = Closed
 			res.ClosedHypothesisID = closedID
@@ -232,7 +232,7 @@ func (s *Store) RecordPass(ctx context.Context, r oca.PassRecord) (oca.PassResul
 			res.OpenNote = Opened
 			res.HypothesisID = openedID
 		default:
-			res.OpenNote = AlreadyFcast
+			res.OpenNote = AlreadyForecast
 		}
 		return nil
 	})
