@@ -13,5 +13,6 @@ func newRootCmd(streams *cli.IOStreams) *cobra.Command {
 		Args:  cli.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	root.AddCommand(newOCACmd(streams))
 	return root
 }
