@@ -71,10 +71,10 @@ func TestVerb(t *testing.T) {
 
 func TestParseRejects(t *testing.T) {
 	cases := map[string]string{
-		`{"spec_version":2,"goal":"g","steps":[]}`:                              "spec_version is 2",
-		`{"goal":"g"}`:                                                          "no \"spec_version\"",
-		`{"spec_version":1,"goal":""}`:                                          "goal is empty",
-		`{"spec_version":1}`:                                                    "no \"goal\"",
+		`{"spec_version":2,"goal":"g","steps":[]}`: "spec_version is 2",
+		`{"goal":"g"}`:                 "no \"spec_version\"",
+		`{"spec_version":1,"goal":""}`: "goal is empty",
+		`{"spec_version":1}`:           "no \"goal\"",
 		`{"spec_version":1,"goal":"g","steps":[{"name":"a"},{"name":"a"}]}`:     "name \"a\" is also steps[0]'s",
 		`{"spec_version":1,"goal":"g","steps":[{"goal":"x"}]}`:                  "steps[0]: no name",
 		`{"spec_version":1,"goal":"g","steps":[{"name":"a","irreversible":1}]}`: "irreversible",
