@@ -65,14 +65,12 @@ func hasShortFlag(s string, c byte) bool {
 	return len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.IndexByte(s[1:], c) >= 0
 }
 
+// vals are the words' values; a word only the running shell knows keeps
+// its source text.
 func vals(args []arg) []string {
 	out := make([]string, len(args))
 	for i, w := range args {
-		if w.known {
-			out[i] = w.val
-		} else {
-			out[i] = "$?"
-		}
+		out[i] = w.val
 	}
 	return out
 }
@@ -246,7 +244,10 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 	case interpreterRe.MatchString(name):
 		a.interpreter(name, rest, in)
 	}
-	if in.kind == literalInput && (interpreterRe.MatchString(name) || readsCode[strings.TrimRight(name, "0123456789.")]) {
+	// Standard input is a program for a database client, and for an
+	// interpreter given no program of its own (awk's input is always data).
+	if in.kind == literalInput && (readsCode[strings.TrimRight(name, "0123456789.")] ||
+		interpreterRe.MatchString(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
 		a.code(name, in.text)
 	}
 	text := strings.Join(norm, " ")
@@ -358,7 +359,7 @@ func (a *analyzer) find(rest []arg, d int) {
 }
 
 func isDeleter(name string) bool {
-	return name == "rm" || name == "unlink" || name == "shred" || name == "srm"
+	return name == "rm" || name == "unlink" || name == "shred"
 }
 
 var xargsSpec = optSpec{short: "ILnPsdEa", long: []string{"max-args", "max-procs", "max-chars", "delimiter", "arg-file", "process-slot-var", "max-lines"}}
@@ -482,10 +483,8 @@ func (a *analyzer) shell(name string, rest []arg, d int, in input) {
 		if len(operands) == 0 {
 			return
 		}
-		if !operands[0].known {
-			a.unknown(name+" -c with a script known only at run time", "")
-			return
-		}
+		// A script with expansions only the running shell knows is parsed
+		// with those expansions in place, as the inner shell would see it.
 		a.script(operands[0].val, d+1)
 	case len(operands) > 0 && !sflag:
 		// A script file: its contents are not ours to read.

@@ -48,7 +48,7 @@ func (a *analyzer) fields(w *syntax.Word) []arg {
 		default:
 			s, ok := a.expansion(part)
 			if !ok {
-				cur += "$?"
+				cur += source(part)
 				known = false
 				started = true
 				continue
@@ -102,7 +102,7 @@ func (a *analyzer) quoted(parts []syntax.WordPart) (string, bool) {
 		}
 		s, ok := a.expansion(part)
 		if !ok {
-			b.WriteString("$?")
+			b.WriteString(source(part))
 			known = false
 			continue
 		}
@@ -256,4 +256,14 @@ func commandName(s string) string {
 	}
 	s = strings.ToLower(s)
 	return strings.TrimSuffix(s, ".exe")
+}
+
+// source is a word part as written, for values only the running shell
+// knows: a nested script then sees the expansion itself, as its shell would.
+func source(part syntax.WordPart) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, part); err != nil {
+		return "$?"
+	}
+	return b.String()
 }
