@@ -3,6 +3,7 @@ package operator
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -15,9 +16,20 @@ const MaxDepth = 5
 // than keep a hook waiting.
 const maxCommands = 5000
 
+// AnalysisBudget bounds the parsed view's time on one input; past it the
+// analysis stops and fails closed. The raw grammar scan is bounded
+// separately by MatchTimeout per pattern.
+const AnalysisBudget = 250 * time.Millisecond
+
+// maxCommandText bounds the text one command's patterns run on; the raw
+// scan still sees everything.
+const maxCommandText = 64 << 10
+
 // analyzer walks a parsed command and records what each command it would
 // run does.
 type analyzer struct {
+	deadline time.Time
+	expired  bool
 	vars     map[string]string // literal assignments seen so far
 	findings []Finding
 	seen     map[string]bool // label+where already recorded
@@ -26,7 +38,7 @@ type analyzer struct {
 }
 
 func newAnalyzer() *analyzer {
-	return &analyzer{vars: map[string]string{}, seen: map[string]bool{}}
+	return &analyzer{vars: map[string]string{}, seen: map[string]bool{}, deadline: time.Now().Add(AnalysisBudget)}
 }
 
 func (a *analyzer) add(f Finding) {
@@ -39,6 +51,15 @@ func (a *analyzer) add(f Finding) {
 	}
 	a.seen[key] = true
 	a.findings = append(a.findings, f)
+}
+
+// overTime reports (and records once) that the analysis ran out of time.
+func (a *analyzer) overTime() bool {
+	if !a.expired && time.Now().After(a.deadline) {
+		a.expired = true
+		a.unknown("analysis took too long", fmt.Sprintf("stopped after %v", AnalysisBudget))
+	}
+	return a.expired
 }
 
 func (a *analyzer) unknown(label, note string) {
@@ -91,6 +112,9 @@ func (a *analyzer) stmts(list []*syntax.Stmt, d int, in input) {
 
 func (a *analyzer) stmt(s *syntax.Stmt, d int, in input) {
 	if s == nil {
+		return
+	}
+	if a.overTime() {
 		return
 	}
 	a.commands++

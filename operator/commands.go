@@ -250,7 +250,13 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 		interpreterRe.MatchString(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
 		a.code(name, in.text)
 	}
+	if a.overTime() {
+		return
+	}
 	text := strings.Join(norm, " ")
+	if len(text) > maxCommandText {
+		text = text[:maxCommandText]
+	}
 	a.grammarOn(text)
 	a.packOn(name, text, Executed)
 }
@@ -264,12 +270,12 @@ func (a *analyzer) grammarOn(text string) {
 		allow = append(allow, find(p.re, text).spans...)
 	}
 	for i, p := range grammarIrreversible {
-		m, err := p.re.FindStringMatch(text)
+		m, err := grammarAtStart[i].FindStringMatch(text)
 		if err != nil {
 			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i})
 			continue
 		}
-		if m == nil || m.Index != 0 {
+		if m == nil {
 			continue
 		}
 		carved := within([]span{{m.Index, m.Index + m.Length}}, allow)

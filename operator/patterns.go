@@ -32,6 +32,16 @@ func compile(src string) *regexp2.Regexp {
 var (
 	grammarIrreversible = compileAll(irreversiblePatterns[:])
 	grammarAllow        = compileAll(allowPatterns[:])
+	// grammarAtStart are the same patterns anchored at the start of the
+	// text: the parsed view asks only whether a command itself matches,
+	// which anchoring answers in one pass instead of one per position.
+	grammarAtStart = func() []*regexp2.Regexp {
+		out := make([]*regexp2.Regexp, len(irreversiblePatterns))
+		for i, p := range irreversiblePatterns {
+			out[i] = compile(`^(?:` + p.Source + `)`)
+		}
+		return out
+	}()
 )
 
 func compileAll(ps []grammarPattern) []pattern {
@@ -66,16 +76,6 @@ func find(re *regexp2.Regexp, text string) matchResult {
 		r.found, r.timedOut = true, true
 	}
 	return r
-}
-
-// atStart reports whether re matches text at rune 0, i.e. as the command
-// itself rather than somewhere in its arguments.
-func atStart(re *regexp2.Regexp, text string) (bool, error) {
-	m, err := re.FindStringMatch(text)
-	if err != nil {
-		return true, err
-	}
-	return m != nil && m.Index == 0, nil
 }
 
 var errTimeout = errors.New("pattern match timed out")

@@ -45,8 +45,9 @@ func Parse(data []byte) (*Method, error) {
 	if raw.SpecVersion == nil {
 		return nil, errors.New(`no "spec_version" (this reads spec_version 1)`)
 	}
-	var version json.Number
-	if err := json.Unmarshal(*raw.SpecVersion, &version); err != nil || version.String() != "1" {
+	// A number equal to 1 (1 or 1.0, as the reference compares), nothing else.
+	var version float64
+	if err := json.Unmarshal(*raw.SpecVersion, &version); err != nil || version != SpecVersion {
 		return nil, fmt.Errorf("spec_version is %s; this reads spec_version 1 only", compact(*raw.SpecVersion))
 	}
 	m := &Method{SpecVersion: SpecVersion}
