@@ -8,6 +8,7 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,6 +108,9 @@ func loadPack(data, schemaJSON []byte) (*Pack, error) {
 			continue
 		}
 		for k, ex := range r.Examples.Match {
+			if first, _, _ := strings.Cut(ex, " "); r.Scope == "command" && !slices.ContainsFunc(commandForms(first), func(c string) bool { return slices.Contains(r.Commands, c) }) {
+				problems = append(problems, PackError{fmt.Sprintf("%s/examples/match/%d", at, k), fmt.Sprintf("%q is not one of the rule's commands %v", first, r.Commands)})
+			}
 			if ok, _ := re.MatchString(ex); !ok {
 				problems = append(problems, PackError{fmt.Sprintf("%s/examples/match/%d", at, k), fmt.Sprintf("pattern does not match %q", ex)})
 			}
@@ -169,4 +173,12 @@ func formatGo(what string, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("generated %s code does not format (raw output in %s): %w", what, name, err)
 	}
 	return out, nil
+}
+
+// commandForms are the names a rule's commands list may give for a command:
+// itself, without trailing version digits (python3.11 → python), and
+// without a .suffix (mkfs.ext4 → mkfs). operator/pack.go matches the same way.
+func commandForms(name string) []string {
+	base, _, _ := strings.Cut(name, ".")
+	return []string{name, strings.TrimRight(name, "0123456789."), base}
 }

@@ -28,6 +28,7 @@ const maxCommandText = 64 << 10
 // analyzer walks a parsed command and records what each command it would
 // run does.
 type analyzer struct {
+	parser   *syntax.Parser
 	deadline time.Time
 	expired  bool
 	vars     map[string]string // literal assignments seen so far
@@ -85,8 +86,11 @@ func (a *analyzer) script(src string, depth int) {
 		a.unknown(fmt.Sprintf("nesting deeper than %d levels", MaxDepth), "scripts inside scripts are not followed further")
 		return
 	}
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	f, err := p.Parse(strings.NewReader(src), "")
+	if a.parser == nil {
+		a.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	// Parse returns before the walk, so nested scripts can reuse the parser.
+	f, err := a.parser.Parse(strings.NewReader(src), "")
 	if err != nil {
 		if depth == 0 {
 			a.failed = true

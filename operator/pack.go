@@ -15,7 +15,7 @@ func (a *analyzer) packOn(name, text string, where Where) {
 		if (where == Executed) != (r.scope == "command") {
 			continue
 		}
-		if len(r.commands) > 0 && !contains(r.commands, strings.TrimRight(name, "0123456789.")) {
+		if !r.appliesTo(name) {
 			continue
 		}
 		m, err := r.re.FindStringMatch(text)
@@ -50,3 +50,11 @@ var packCompiled = func() []compiledPackRule {
 	}
 	return out
 }()
+
+// appliesTo: the rule lists the command itself, or its name without trailing
+// version digits (python3.11 is python) or without a .suffix (mkfs.ext4 is
+// mkfs). gen checks examples the same way.
+func (r *compiledPackRule) appliesTo(name string) bool {
+	base, _, _ := strings.Cut(name, ".")
+	return contains(r.commands, name) || contains(r.commands, strings.TrimRight(name, "0123456789.")) || contains(r.commands, base)
+}
