@@ -270,7 +270,7 @@ func (a *analyzer) grammarOn(text string) {
 		allow = append(allow, find(p.re, text).spans...)
 	}
 	for i, p := range grammarIrreversible {
-		m, err := grammarAtStart[i].FindStringMatch(text)
+		m, err := grammarAtStart()[i].FindStringMatch(text)
 		if err != nil {
 			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i})
 			continue

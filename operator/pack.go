@@ -2,6 +2,7 @@ package operator
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/dlclark/regexp2"
 )
@@ -18,7 +19,7 @@ func (a *analyzer) packOn(name, text string, where Where) {
 		if !r.appliesTo(name) {
 			continue
 		}
-		m, err := r.re.FindStringMatch(text)
+		m, err := r.regexp().FindStringMatch(text)
 		f := Finding{Label: "parsed: " + r.label, Outward: r.outward, Where: where, grammar: -1}
 		switch {
 		case err != nil:
@@ -32,21 +33,30 @@ func (a *analyzer) packOn(name, text string, where Where) {
 	}
 }
 
-// compiledPackRule is a pack rule ready to run.
+// compiledPackRule is a pack rule; its pattern is compiled on first use, so
+// a hook process pays only for the rules its command can meet.
 type compiledPackRule struct {
 	label    string
 	outward  bool
 	scope    string
 	commands []string
-	re       *regexp2.Regexp
+	source   string
+	once     sync.Once
+	compiled *regexp2.Regexp
+}
+
+func (r *compiledPackRule) regexp() *regexp2.Regexp {
+	r.once.Do(func() {
+		r.compiled = regexp2.MustCompile(r.source, regexp2.None)
+		r.compiled.MatchTimeout = MatchTimeout
+	})
+	return r.compiled
 }
 
 var packCompiled = func() []compiledPackRule {
 	out := make([]compiledPackRule, len(packRules))
 	for i, r := range packRules {
-		re := regexp2.MustCompile(r.Source, regexp2.None)
-		re.MatchTimeout = MatchTimeout
-		out[i] = compiledPackRule{label: r.Label, outward: r.Outward, scope: r.Scope, commands: r.Commands, re: re}
+		out[i] = compiledPackRule{label: r.Label, outward: r.Outward, scope: r.Scope, commands: r.Commands, source: r.Source}
 	}
 	return out
 }()

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/dlclark/regexp2"
@@ -35,13 +36,14 @@ var (
 	// grammarAtStart are the same patterns anchored at the start of the
 	// text: the parsed view asks only whether a command itself matches,
 	// which anchoring answers in one pass instead of one per position.
-	grammarAtStart = func() []*regexp2.Regexp {
+	// Compiled on first use.
+	grammarAtStart = sync.OnceValue(func() []*regexp2.Regexp {
 		out := make([]*regexp2.Regexp, len(irreversiblePatterns))
 		for i, p := range irreversiblePatterns {
 			out[i] = compile(`^(?:` + p.Source + `)`)
 		}
 		return out
-	}()
+	})
 )
 
 func compileAll(ps []grammarPattern) []pattern {
