@@ -3,6 +3,7 @@ module github.com/laserkit/laserkit
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/gofrs/flock v0.13.2
 	github.com/google/renameio/v2 v2.0.2
@@ -11,6 +12,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/term v0.48.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -69,9 +69,13 @@ var targets = map[string]func(g *Grammar, root string) (map[string][]byte, error
 		src, err := goFile("laserbrain", renderLaserbrain(g))
 		return map[string][]byte{"zz_generated_grammar.go": src}, err
 	},
-	"operator": func(g *Grammar, _ string) (map[string][]byte, error) {
+	"operator": func(g *Grammar, root string) (map[string][]byte, error) {
 		src, err := goFile("operator", renderOperator(g))
-		return map[string][]byte{"zz_generated_grammar.go": src}, err
+		if err != nil {
+			return nil, err
+		}
+		pack, err := renderPack(root)
+		return map[string][]byte{"zz_generated_grammar.go": src, "zz_generated_pack.go": pack}, err
 	},
 	"vectors": func(g *Grammar, _ string) (map[string][]byte, error) {
 		js, err := renderShapeVectors(g)

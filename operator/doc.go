@@ -1,7 +1,13 @@
 // Package operator gates irreversible or outward actions (force-push, rm -rf,
-// publish, deploy) and lints workflow method shapes. Its pattern lists, step
-// verbs, phases and shape language come from grammar/grammar.json through the
-// generated zz_generated_grammar.go; classification only ever escalates.
+// publish, deploy). Classify reads a shell command: the grammar's operator
+// patterns on the raw text (the reference layer, ClassifyGrammar), then a
+// bash parse that follows every command the text would run and adds
+// structural findings and an extra pack of irreversible commands. It only
+// ever escalates a declaration. Act refuses an action needing authorization
+// while the run drifts or its judgment says stop, asks an Authorizer every
+// time otherwise, and logs every decision. Pattern lists, step verbs, phases
+// and the shape language come from grammar/grammar.json (zz_generated_grammar.go);
+// the pack from pack.json (zz_generated_pack.go). POLICY.md states the policy.
 package operator
 
 //go:generate go run ../gen

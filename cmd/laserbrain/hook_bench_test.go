@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkHookProcess measures the hook as Claude Code runs it: a fresh
+// process, the event on stdin, until the answer. /bin/true, started the same
+// way in the same run, is the baseline (process start cost alone); the
+// ratio is reported as x-true.
+func BenchmarkHookProcess(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "laserbrain")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("building laserbrain: %v", err)
+	}
+	events := map[string]string{
+		"allow": `{"tool_name":"Bash","tool_input":{"command":"ls -la"}}`,
+		"deny":  `{"tool_name":"Bash","tool_input":{"command":"git push origin +main"}}`,
+		"ask":   `{"tool_name":"Bash","tool_input":{"command":"git commit -m 'why rm -rf is refused'"}}`,
+	}
+	run := func(b *testing.B, path string, args []string, stdin string) {
+		for b.Loop() {
+			c := exec.Command(path, args...)
+			c.Stdin = strings.NewReader(stdin)
+			_ = c.Run() // deny exits 2 by design
+		}
+	}
+	var baseline float64
+	b.Run("true", func(b *testing.B) {
+		run(b, "/bin/true", nil, "")
+		baseline = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	for _, name := range []string{"allow", "deny", "ask"} {
+		b.Run(name, func(b *testing.B) {
+			run(b, bin, []string{"hook", "pre-tool-use"}, events[name])
+			if baseline > 0 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/baseline, "x-true")
+			}
+		})
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/operator/method"
+)
+
+type lintOptions struct {
+	json    bool
+	shipped bool
+}
+
+type lintReport struct {
+	File     string           `json:"file"`
+	Findings []method.Finding `json:"findings"`
+	Error    string           `json:"error,omitempty"`
+}
+
+func newLintCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &lintOptions{}
+	cmd := &cobra.Command{
+		Use:   "lint [--json] [--shipped] FILE...",
+		Short: "Lint workflow methods against the grammar's dictionary and shape rules",
+		Long: `lint reads each method spec (JSON: spec_version 1, goal, steps [{name, goal,
+irreversible, outward}]) and reports, per step, unknown verbs, under- and
+over-declared reversibility or reach, goals that restate the name, then the
+five phase rules and the shape language over the method's phases.
+--shipped lints the methods built into laserbrain instead of files.
+
+Exit status: 0 when every method is clean, 1 when any finding was reported,
+2 when a file cannot be read or is not a method spec.`,
+		Args: cli.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && !opts.shipped {
+				return cli.Usagef("no FILE given (or use --shipped)")
+			}
+			var reports []lintReport
+			if opts.shipped {
+				methods, names := method.Shipped()
+				for _, n := range names {
+					reports = append(reports, lintReport{File: "(built-in) " + n, Findings: method.Lint(methods[n])})
+				}
+			}
+			for _, path := range args {
+				rep := lintReport{File: path}
+				data, err := os.ReadFile(path)
+				if err == nil {
+					var m *method.Method
+					if m, err = method.Parse(data); err == nil {
+						rep.Findings = method.Lint(m)
+					}
+				}
+				if err != nil {
+					rep.Error = err.Error()
+				}
+				reports = append(reports, rep)
+			}
+			findings, broken := 0, 0
+			for i := range reports {
+				if reports[i].Findings == nil {
+					reports[i].Findings = []method.Finding{}
+				}
+				findings += len(reports[i].Findings)
+				if reports[i].Error != "" {
+					broken++
+				}
+			}
+			if opts.json {
+				b, err := json.MarshalIndent(reports, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(streams.Out, string(b))
+			} else {
+				for _, r := range reports {
+					switch {
+					case r.Error != "":
+						fmt.Fprintf(streams.ErrOut, "%s: %s\n", r.File, r.Error)
+					case len(r.Findings) == 0:
+						fmt.Fprintf(streams.Out, "%s: ok\n", r.File)
+					}
+					for _, f := range r.Findings {
+						verb := ""
+						if f.Verb != nil {
+							verb = " (" + *f.Verb + ")"
+						}
+						fmt.Fprintf(streams.Out, "%s: %s: %s%s: %s\n", r.File, f.Step, f.Finding, verb, f.Note)
+					}
+				}
+			}
+			switch {
+			case broken > 0:
+				return cli.SilentExit(usageExit)
+			case findings > 0:
+				return cli.SilentExit(1)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the findings as JSON")
+	cmd.Flags().BoolVar(&opts.shipped, "shipped", false, "lint the methods built into laserbrain")
+	return cmd
+}

@@ -1,0 +1,641 @@
+package operator
+
+import (
+	"regexp"
+	"strings"
+)
+
+// optSpec says which options of a wrapper take a value, so the wrapped
+// command can be found after them.
+type optSpec struct {
+	short   string   // short option letters that take a value
+	long    []string // long option names that take a value unless written --name=value
+	assigns bool     // NAME=VALUE words may appear before the command
+}
+
+// skipOptions returns the words after a wrapper's options: the wrapped
+// command and its arguments.
+func skipOptions(args []arg, spec optSpec) []arg {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.known {
+			return args[i:]
+		}
+		s := w.val
+		switch {
+		case s == "--":
+			return args[i+1:]
+		case strings.HasPrefix(s, "--"):
+			name, _, hasValue := strings.Cut(s[2:], "=")
+			if !hasValue && contains(spec.long, name) {
+				i++
+			}
+		case len(s) > 1 && s[0] == '-':
+			for j := 1; j < len(s); j++ {
+				if strings.IndexByte(spec.short, s[j]) >= 0 {
+					if j == len(s)-1 {
+						i++
+					}
+					break
+				}
+			}
+		case spec.assigns && isAssignment(s):
+		default:
+			return args[i:]
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var assignmentRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+func isAssignment(s string) bool { return assignmentRe.MatchString(s) }
+
+// hasShortFlag reports whether a single-dash cluster word contains c.
+func hasShortFlag(s string, c byte) bool {
+	return len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.IndexByte(s[1:], c) >= 0
+}
+
+// vals are the words' values; a word only the running shell knows keeps
+// its source text.
+func vals(args []arg) []string {
+	out := make([]string, len(args))
+	for i, w := range args {
+		out[i] = w.val
+	}
+	return out
+}
+
+func joinArgs(args []arg) (string, bool) {
+	known := true
+	for _, w := range args {
+		known = known && w.known
+	}
+	return strings.Join(vals(args), " "), known
+}
+
+var wrappers = map[string]optSpec{
+	"sudo":        {short: "CDghpRrTtUu", long: []string{"user", "group", "host", "prompt", "role", "type", "close-from", "chdir", "chroot", "command-timeout", "other-user"}, assigns: true},
+	"doas":        {short: "uC"},
+	"env":         {short: "uCP", long: []string{"unset", "chdir"}, assigns: true},
+	"builtin":     {},
+	"exec":        {short: "a"},
+	"nohup":       {},
+	"setsid":      {},
+	"time":        {short: "fo", long: []string{"format", "output"}},
+	"nice":        {short: "n", long: []string{"adjustment"}},
+	"ionice":      {short: "cnpPtu", long: []string{"class", "classdata"}},
+	"stdbuf":      {short: "ioe", long: []string{"input", "output", "error"}},
+	"caffeinate":  {short: "tw"},
+	"npx":         {short: "p", long: []string{"package"}},
+	"bunx":        {short: "p", long: []string{"package"}},
+	"pnpx":        {},
+	"uvx":         {long: []string{"from", "with", "python"}},
+	"dotenv":      {short: "ecv"},
+	"proxychains": {short: "f"},
+	"unbuffer":    {},
+	"xvfb-run":    {short: "nsfe", long: []string{"server-num", "server-args", "auth-file", "error-file"}},
+}
+
+// readsCode are database clients whose standard input is a program (SQL).
+var readsCode = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite": true, "sqlcmd": true, "cockroach": true, "clickhouse-client": true, "clickhouse": true, "duckdb": true, "pgcli": true, "mycli": true, "mongosh": true, "mongo": true}
+
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true, "busybox": true}
+
+var interpreterRe = regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript|osascript|tclsh|awk|gawk|pwsh|powershell)$`)
+
+// codeFlags are the options with which an interpreter takes its program as
+// an argument.
+var codeFlags = map[string][]string{
+	"python": {"-c"}, "pypy": {"-c"}, "node": {"-e", "--eval", "-p", "--print"}, "nodejs": {"-e", "--eval", "-p", "--print"},
+	"deno": {"eval"}, "bun": {"-e", "--eval", "-p", "--print"}, "ruby": {"-e"}, "perl": {"-e", "-E"}, "php": {"-r"},
+	"lua": {"-e"}, "rscript": {"-e"}, "osascript": {"-e"}, "pwsh": {"-c", "-command"}, "powershell": {"-c", "-command"},
+}
+
+// command analyses one simple command: its words after expansion.
+func (a *analyzer) command(argv []arg, d int, in input) {
+	for hop := 0; len(argv) > 0; hop++ {
+		if hop > 32 {
+			a.unknown("too many wrappers", "")
+			return
+		}
+		if !argv[0].known {
+			a.unknown("command name known only at run time", "the shell decides what "+argv[0].val+" runs")
+			return
+		}
+		name := commandName(argv[0].val)
+		rest := argv[1:]
+		if spec, ok := wrappers[name]; ok {
+			if name == "env" {
+				if next, handled := a.envSplit(rest, d); handled {
+					argv = next
+					if argv == nil {
+						return
+					}
+					continue
+				}
+			}
+			argv = skipOptions(rest, spec)
+			continue
+		}
+		switch name {
+		case "command":
+			if len(rest) > 0 && rest[0].known && (hasShortFlag(rest[0].val, 'v') || hasShortFlag(rest[0].val, 'V')) {
+				return // only looks the name up
+			}
+			argv = skipOptions(rest, optSpec{})
+			continue
+		case "timeout":
+			rest = skipOptions(rest, optSpec{short: "sk", long: []string{"signal", "kill-after"}})
+			if len(rest) > 0 {
+				rest = rest[1:] // the duration
+			}
+			argv = rest
+			continue
+		case "chroot":
+			rest = skipOptions(rest, optSpec{long: []string{"userspec", "groups"}})
+			if len(rest) > 0 {
+				rest = rest[1:] // the new root
+			}
+			argv = rest
+			continue
+		case "pnpm", "yarn", "npm":
+			if len(rest) > 0 && rest[0].known && (rest[0].val == "exec" || rest[0].val == "dlx" || rest[0].val == "x") {
+				argv = skipOptions(rest[1:], optSpec{short: "p", long: []string{"package"}})
+				continue
+			}
+		case "uv", "poetry", "pipx", "bundle", "pdm", "hatch", "rye":
+			if len(rest) > 0 && rest[0].known && (rest[0].val == "run" || rest[0].val == "exec") {
+				argv = skipOptions(rest[1:], optSpec{long: []string{"with", "from", "python", "env", "spec"}})
+				continue
+			}
+		}
+		a.simple(name, rest, d, in)
+		return
+	}
+}
+
+// envSplit handles env -S / --split-string, whose argument is itself a
+// command line.
+func (a *analyzer) envSplit(rest []arg, d int) ([]arg, bool) {
+	for i, w := range rest {
+		if !w.known || !strings.HasPrefix(w.val, "-") {
+			return nil, false
+		}
+		var script string
+		switch {
+		case w.val == "-S" || w.val == "--split-string":
+			if i+1 >= len(rest) {
+				return nil, false
+			}
+			script, _ = joinArgs(rest[i+1:])
+		case strings.HasPrefix(w.val, "-S"):
+			script = w.val[2:] + " " + strings.Join(vals(rest[i+1:]), " ")
+		case strings.HasPrefix(w.val, "--split-string="):
+			script = strings.TrimPrefix(w.val, "--split-string=") + " " + strings.Join(vals(rest[i+1:]), " ")
+		default:
+			continue
+		}
+		a.script(script, d+1)
+		return nil, true
+	}
+	return nil, false
+}
+
+// simple analyses a command whose name is known and whose wrappers are gone.
+func (a *analyzer) simple(name string, rest []arg, d int, in input) {
+	norm := append([]string{name}, vals(rest)...)
+	switch {
+	case name == "rm":
+		a.rm(rest)
+	case name == "git":
+		norm = a.git(rest, d, in, 0)
+		if norm == nil {
+			return
+		}
+	case name == "find":
+		a.find(rest, d)
+	case name == "xargs":
+		a.xargs(rest, d)
+	case name == "parallel":
+		a.parallel(rest, d, in)
+	case shells[name]:
+		a.shell(name, rest, d, in)
+	case name == "eval":
+		text, _ := joinArgs(rest)
+		a.script(text, d+1)
+	case name == "su" || name == "runuser" || name == "script" || name == "flock":
+		a.dashC(rest, d)
+	case name == "ssh":
+		a.ssh(rest, d)
+	case name == "watch":
+		a.watch(rest, d)
+	case name == "docker" || name == "podman" || name == "kubectl" || name == "oc":
+		a.container(name, rest, d, in)
+	case interpreterRe.MatchString(name):
+		a.interpreter(name, rest, in)
+	}
+	// Standard input is a program for a database client, and for an
+	// interpreter given no program of its own (awk's input is always data).
+	if in.kind == literalInput && (readsCode[strings.TrimRight(name, "0123456789.")] ||
+		interpreterRe.MatchString(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
+		a.code(name, in.text)
+	}
+	if a.overTime() {
+		return
+	}
+	text := strings.Join(norm, " ")
+	if len(text) > maxCommandText {
+		text = text[:maxCommandText]
+	}
+	a.grammarOn(text)
+	a.packOn(name, text, Executed)
+}
+
+// grammarOn runs the grammar patterns on one command's normalised text. A
+// pattern counts only if it matches at the start, i.e. names this command
+// rather than appearing in its arguments.
+func (a *analyzer) grammarOn(text string) {
+	var allow []span
+	for _, p := range grammarAllow {
+		allow = append(allow, find(p.re, text).spans...)
+	}
+	for i, p := range grammarIrreversible {
+		m, err := grammarAtStart()[i].FindStringMatch(text)
+		if err != nil {
+			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i})
+			continue
+		}
+		if m == nil {
+			continue
+		}
+		carved := within([]span{{m.Index, m.Index + m.Length}}, allow)
+		a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Executed, CarvedOut: carved, grammar: i})
+	}
+}
+
+// code scans program text handed to an interpreter (or SQL to a database
+// client): the grammar patterns anywhere in it, and the pack's code rules.
+func (a *analyzer) code(name, text string) {
+	for i, p := range grammarIrreversible {
+		m := find(p.re, text)
+		if !m.found {
+			continue
+		}
+		f := Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: InlineCode, Note: "in code run by " + name, grammar: i}
+		if m.timedOut {
+			f.Where, f.Note = Unknown, errTimeout.Error()
+		}
+		a.add(f)
+	}
+	a.packOn(name, text, InlineCode)
+}
+
+func (a *analyzer) rm(rest []arg) {
+	recursive, force := false, false
+	for _, w := range rest {
+		s := w.val
+		if !w.known || s == "--" {
+			break
+		}
+		switch {
+		case s == "--recursive":
+			recursive = true
+		case s == "--force":
+			force = true
+		case len(s) > 1 && s[0] == '-' && s[1] != '-':
+			recursive = recursive || strings.ContainsAny(s[1:], "rR")
+			force = force || strings.IndexByte(s[1:], 'f') >= 0
+		}
+	}
+	if recursive && force {
+		a.add(Finding{Label: "parsed: " + grammarIrreversible[grammarRmRf].label, Where: Executed, grammar: grammarRmRf})
+	}
+}
+
+// grammarIndex finds a grammar pattern by the start of its label; the
+// structural rules use it to report a parsed form of a grammar class.
+func grammarIndex(prefix string) int {
+	for i, p := range irreversiblePatterns {
+		if strings.HasPrefix(p.Label, prefix) {
+			return i
+		}
+	}
+	panic("operator: no grammar pattern labelled " + prefix)
+}
+
+var (
+	grammarRmRf      = grammarIndex("rm -rf")
+	grammarPushForce = grammarIndex("git push --force ")
+	grammarPushF     = grammarIndex("git push -f")
+	grammarPushLease = grammarIndex("git push --force-with-lease")
+)
+
+func (a *analyzer) find(rest []arg, d int) {
+	for i := 0; i < len(rest); i++ {
+		s := rest[i].val
+		switch s {
+		case "-delete":
+			a.add(Finding{Label: "parsed: find -delete (deletes every file it matches)", Where: Executed, grammar: -1})
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(rest) && rest[j].val != ";" && rest[j].val != "+" {
+				j++
+			}
+			sub := rest[i+1 : j]
+			i = j
+			if len(sub) == 0 {
+				continue
+			}
+			if sub[0].known && isDeleter(commandName(sub[0].val)) {
+				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)", Where: Executed, grammar: -1})
+			}
+			a.command(sub, d, input{})
+		}
+	}
+}
+
+func isDeleter(name string) bool {
+	return name == "rm" || name == "unlink" || name == "shred"
+}
+
+var xargsSpec = optSpec{short: "ILnPsdEa", long: []string{"max-args", "max-procs", "max-chars", "delimiter", "arg-file", "process-slot-var", "max-lines"}}
+
+func (a *analyzer) xargs(rest []arg, d int) {
+	sub := skipOptions(rest, xargsSpec)
+	if len(sub) == 0 {
+		return
+	}
+	a.runsOnInput("xargs", sub, d)
+}
+
+// runsOnInput analyses the command xargs or parallel runs once per input
+// line: deleters are flagged outright (the paths come from input we cannot
+// see), a shell reading its script from the input is unknown.
+func (a *analyzer) runsOnInput(via string, sub []arg, d int) {
+	if sub[0].known {
+		name := commandName(sub[0].val)
+		if isDeleter(name) {
+			a.add(Finding{Label: "parsed: " + via + " " + name + " (deletes every path it reads)", Where: Executed, grammar: -1})
+		}
+		if shells[name] {
+			hasScript := false
+			for _, w := range sub[1:] {
+				if w.known && hasShortFlag(w.val, 'c') {
+					hasScript = true
+				}
+			}
+			if !hasScript {
+				a.unknown(via+" runs a shell on its input", "the script comes from input that cannot be read here")
+				return
+			}
+		}
+	}
+	a.command(sub, d, input{})
+}
+
+var parallelSpec = optSpec{short: "jSadEICnNLsX", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "colsep", "joblog", "results", "tmpdir", "timeout", "delay", "retries", "env", "tag-string", "max-args", "max-replace-args", "max-lines", "workdir", "wd", "basefile", "transfer", "return", "load", "memfree", "shebang-wrap"}}
+
+func (a *analyzer) parallel(rest []arg, d int, in input) {
+	sub := skipOptions(rest, parallelSpec)
+	var cmd []arg
+	var inputs []arg
+	for i, w := range sub {
+		if w.known && strings.HasPrefix(w.val, ":::") || w.known && strings.HasPrefix(w.val, "::::") {
+			cmd, inputs = sub[:i], sub[i+1:]
+			break
+		}
+	}
+	if cmd == nil && inputs == nil {
+		cmd = sub
+	}
+	if len(cmd) == 0 {
+		// The inputs themselves are the commands.
+		for _, w := range inputs {
+			if strings.HasPrefix(w.val, ":::") {
+				continue
+			}
+			a.script(w.val, d+1)
+		}
+		if len(inputs) == 0 && in.kind != noInput {
+			a.unknown("parallel runs commands read from its input", "")
+		}
+		return
+	}
+	if cmd[0].known && isDeleter(commandName(cmd[0].val)) {
+		a.add(Finding{Label: "parsed: parallel " + commandName(cmd[0].val) + " (deletes every path it reads)", Where: Executed, grammar: -1})
+	}
+	// parallel hands its command line to a shell.
+	text, _ := joinArgs(cmd)
+	a.script(text, d+1)
+}
+
+// shell analyses sh/bash/zsh: the -c script, a script read from a heredoc or
+// a literal pipe, or a warning when it reads a script nobody can see.
+func (a *analyzer) shell(name string, rest []arg, d int, in input) {
+	if name == "busybox" {
+		if len(rest) == 0 || !rest[0].known {
+			return
+		}
+		a.command(rest, d, in)
+		return
+	}
+	cflag, sflag := false, false
+	i := 0
+	for ; i < len(rest); i++ {
+		w := rest[i]
+		if !w.known {
+			break
+		}
+		s := w.val
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			if s == "--rcfile" || s == "--init-file" {
+				i++
+			}
+			if s == "--command" { // fish
+				cflag = true
+			}
+			continue
+		}
+		if len(s) < 2 || (s[0] != '-' && s[0] != '+') {
+			break
+		}
+		if s[0] == '-' && strings.IndexByte(s, 'c') > 0 {
+			cflag = true
+		}
+		if s[0] == '-' && strings.IndexByte(s, 's') > 0 {
+			sflag = true
+		}
+		if strings.IndexByte(s, 'o') > 0 || strings.IndexByte(s, 'O') > 0 {
+			i++
+		}
+	}
+	operands := rest[min(i, len(rest)):]
+	switch {
+	case cflag:
+		if len(operands) == 0 {
+			return
+		}
+		// A script with expansions only the running shell knows is parsed
+		// with those expansions in place, as the inner shell would see it.
+		a.script(operands[0].val, d+1)
+	case len(operands) > 0 && !sflag:
+		// A script file: its contents are not ours to read.
+	default:
+		switch in.kind {
+		case literalInput:
+			a.script(in.text, d+1)
+		case unknownInput:
+			a.unknown(name+" runs a script from its input", "piped in; the script cannot be read here")
+		}
+	}
+}
+
+// dashC handles commands that run their -c argument through a shell (su,
+// runuser, script, flock).
+func (a *analyzer) dashC(rest []arg, d int) {
+	for i, w := range rest {
+		if !w.known {
+			continue
+		}
+		if (w.val == "-c" || w.val == "--command") && i+1 < len(rest) {
+			if rest[i+1].known {
+				a.script(rest[i+1].val, d+1)
+			} else {
+				a.unknown("-c with a script known only at run time", "")
+			}
+			return
+		}
+		if v, ok := strings.CutPrefix(w.val, "--command="); ok {
+			a.script(v, d+1)
+			return
+		}
+	}
+}
+
+// ssh runs its trailing words as a shell command on the remote host; what it
+// does there is as irreversible as here.
+func (a *analyzer) ssh(rest []arg, d int) {
+	sub := skipOptions(rest, optSpec{short: "BbcDEeFIiJLlmOoPpQRSWw"})
+	if len(sub) < 2 {
+		return
+	}
+	text, _ := joinArgs(sub[1:])
+	a.script(text, d+1)
+}
+
+func (a *analyzer) watch(rest []arg, d int) {
+	exec := false
+	for _, w := range rest {
+		if w.known && (w.val == "-x" || w.val == "--exec") {
+			exec = true
+		}
+	}
+	sub := skipOptions(rest, optSpec{short: "nq", long: []string{"interval"}})
+	if len(sub) == 0 {
+		return
+	}
+	if exec {
+		a.command(sub, d, input{})
+		return
+	}
+	text, _ := joinArgs(sub)
+	a.script(text, d+1)
+}
+
+// container follows docker/podman exec and kubectl exec into the command
+// they run inside the container.
+func (a *analyzer) container(name string, rest []arg, d int, in input) {
+	if len(rest) == 0 || !rest[0].known || rest[0].val != "exec" {
+		return
+	}
+	if name == "kubectl" || name == "oc" {
+		for i, w := range rest {
+			if w.known && w.val == "--" {
+				a.command(rest[i+1:], d, in)
+				return
+			}
+		}
+		return
+	}
+	sub := skipOptions(rest[1:], optSpec{short: "euw", long: []string{"env", "env-file", "user", "workdir", "detach-keys"}})
+	if len(sub) > 1 {
+		a.command(sub[1:], d, in)
+	}
+}
+
+func (a *analyzer) interpreter(name string, rest []arg, in input) {
+	base := strings.TrimRight(name, "0123456789.")
+	if base == "pypy" {
+		base = "pypy"
+	}
+	flags := codeFlags[base]
+	if base == "awk" || base == "gawk" {
+		// awk's program is its first operand; system() runs a shell.
+		for _, w := range rest {
+			if w.known && !strings.HasPrefix(w.val, "-") {
+				a.code(name, w.val)
+				return
+			}
+		}
+		return
+	}
+	for i, w := range rest {
+		if !w.known {
+			continue
+		}
+		for _, f := range flags {
+			switch {
+			case w.val == f && i+1 < len(rest):
+				code, _ := joinArgs(rest[i+1 : i+2])
+				a.code(name, code)
+				return
+			case strings.HasPrefix(f, "-") && len(f) == 2 && strings.HasPrefix(w.val, f) && len(w.val) > 2 && !strings.HasPrefix(w.val, "--"):
+				a.code(name, w.val[2:])
+				return
+			}
+		}
+		// Combined short flags ending in the code flag: perl -pie, python -Bc.
+		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) {
+			last := "-" + w.val[len(w.val)-1:]
+			if contains(flags, last) {
+				code, _ := joinArgs(rest[i+1 : i+2])
+				a.code(name, code)
+				return
+			}
+		}
+	}
+	if in.kind == unknownInput && readsProgramFromInput(rest) {
+		a.unknown(name+" runs a program from its input", "piped in; the program cannot be read here")
+	}
+}
+
+// readsProgramFromInput: an interpreter given no program operand (or "-")
+// reads its program from standard input.
+func readsProgramFromInput(rest []arg) bool {
+	for _, w := range rest {
+		if !w.known {
+			return false
+		}
+		if w.val == "-" {
+			return true
+		}
+		if w.val == "-m" || !strings.HasPrefix(w.val, "-") {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,261 @@
+package operator
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+// corpusCase is one command with the decision a corpus expects for it.
+type corpusCase struct {
+	source   string // file and case, for messages
+	category string
+	command  string
+	block    bool   // the corpus says it must be blocked
+	want     string // our own corpus: the exact decision
+	why      string
+}
+
+// dcgCases reads the dcg corpus (TOML cases and e2e fixture lines) from
+// testdata/dcg, a copy of Dicklesworthstone/destructive_command_guard at
+// commit 1a52415 (MIT). Hook-JSON cases are left to the hook's testscript.
+func dcgCases(t testing.TB) []corpusCase {
+	t.Helper()
+	var out []corpusCase
+	root := "testdata/dcg"
+	err := filepath.Walk(filepath.Join(root, "corpus"), func(path string, info os.FileInfo, err error) error {
+		if err != nil || !strings.HasSuffix(path, ".toml") {
+			return err
+		}
+		var f struct {
+			Case []struct {
+				ID, Category, Description, Command, Expected, InputKind string
+				ExpectedDecision                                        string `toml:"expected_decision"`
+				InputKindTOML                                           string `toml:"input_kind"`
+			} `toml:"case"`
+		}
+		if _, err := toml.DecodeFile(path, &f); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		rel, _ := filepath.Rel(filepath.Join(root, "corpus"), path)
+		for i, c := range f.Case {
+			if c.InputKindTOML == "hook_json" {
+				continue
+			}
+			exp := c.Expected
+			if exp == "" {
+				exp = c.ExpectedDecision
+			}
+			cat := strings.TrimSuffix(rel, ".toml")
+			if c.Category != "" {
+				cat += ":" + c.Category
+			}
+			out = append(out, corpusCase{source: fmt.Sprintf("%s case %d", rel, i), category: cat, command: c.Command, block: exp == "deny"})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures, _ := filepath.Glob(filepath.Join(root, "e2e/fixtures/commands/*.txt"))
+	for _, path := range fixtures {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := strings.TrimSuffix(filepath.Base(path), ".txt")
+		sc := bufio.NewScanner(f)
+		line := 0
+		for sc.Scan() {
+			line++
+			s := sc.Text()
+			if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "#") {
+				continue
+			}
+			block := base == "dangerous"
+			switch {
+			case strings.HasPrefix(s, "BLOCK:"):
+				block, s = true, strings.TrimPrefix(s, "BLOCK:")
+			case strings.HasPrefix(s, "ALLOW:"):
+				block, s = false, strings.TrimPrefix(s, "ALLOW:")
+			}
+			if base == "heredocs" {
+				// The file writes newlines and tabs as \n and \t.
+				s = strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(s)
+			}
+			out = append(out, corpusCase{source: fmt.Sprintf("e2e/%s.txt:%d", base, line), category: "e2e/" + base, command: s, block: block})
+		}
+		f.Close()
+	}
+	return out
+}
+
+// difference is a deliberate departure from dcg's expectation, with its
+// reason (testdata/dcg-differences.toml).
+type difference struct {
+	Command string
+	Ours    string
+	Why     string
+}
+
+func loadDifferences(t testing.TB) map[string]difference {
+	var f struct {
+		Difference []difference `toml:"difference"`
+	}
+	if _, err := toml.DecodeFile("testdata/dcg-differences.toml", &f); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]difference{}
+	for _, d := range f.Difference {
+		if d.Why == "" {
+			t.Errorf("difference %q has no why", d.Command)
+		}
+		out[d.Command] = d
+	}
+	return out
+}
+
+type tally struct{ mustBlock, flagged, denied, safe, fp, asked int }
+
+// TestDCGCorpus measures recall on dcg's must-block cases and the false
+// positive rate on its safe ones, per category. A must-block case we let
+// through, or a safe case we deny, must be listed with a reason in
+// testdata/dcg-differences.toml; a listed difference that no longer occurs
+// fails too, so the list stays true.
+func TestDCGCorpus(t *testing.T) {
+	cases := dcgCases(t)
+	if len(cases) < 500 {
+		t.Fatalf("read %d dcg cases; the corpus has more than 500", len(cases))
+	}
+	diffs := loadDifferences(t)
+	used := map[string]bool{}
+	per := map[string]*tally{}
+	var total tally
+	for _, c := range cases {
+		r := Classify(c.command, true, false)
+		tl := per[c.category]
+		if tl == nil {
+			tl = &tally{}
+			per[c.category] = tl
+		}
+		for _, x := range []*tally{tl, &total} {
+			if c.block {
+				x.mustBlock++
+				if r.Decision != Allow {
+					x.flagged++
+				}
+				if r.Decision == Deny {
+					x.denied++
+				}
+			} else {
+				x.safe++
+				if r.Decision == Deny {
+					x.fp++
+				}
+				if r.Decision == Ask {
+					x.asked++
+				}
+			}
+		}
+		if os.Getenv("CORPUS_VERBOSE") != "" && !c.block && r.Decision == Ask {
+			t.Logf("ask on safe %s: %q (%s)", c.source, c.command, r.Why)
+		}
+		var differs bool
+		switch {
+		case c.block && r.Decision == Allow:
+			differs = true
+		case !c.block && r.Decision == Deny:
+			differs = true
+		}
+		if !differs {
+			continue
+		}
+		d, listed := diffs[c.command]
+		switch {
+		case !listed:
+			t.Errorf("%s: dcg says %s, we %s, and no reason is listed: %q (%s)", c.source, map[bool]string{true: "deny", false: "allow"}[c.block], r.Decision, c.command, r.Why)
+		case d.Ours != r.Decision.String():
+			t.Errorf("%s: listed as %s, we now %s: %q", c.source, d.Ours, r.Decision, c.command)
+		}
+		used[c.command] = true
+	}
+	for cmd := range diffs {
+		if !used[cmd] {
+			t.Errorf("difference listed for %q no longer occurs; remove it", cmd)
+		}
+	}
+	cats := make([]string, 0, len(per))
+	for c := range per {
+		cats = append(cats, c)
+	}
+	sort.Strings(cats)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-44s %22s %10s %26s\n", "category", "must-block flagged", "denied", "safe: denied (FP) / asked")
+	row := func(name string, x *tally) {
+		rec, den, fp := "—", "—", "—"
+		if x.mustBlock > 0 {
+			rec = fmt.Sprintf("%d/%d %5.1f%%", x.flagged, x.mustBlock, 100*float64(x.flagged)/float64(x.mustBlock))
+			den = fmt.Sprintf("%5.1f%%", 100*float64(x.denied)/float64(x.mustBlock))
+		}
+		if x.safe > 0 {
+			fp = fmt.Sprintf("%d/%d %5.1f%% / %d", x.fp, x.safe, 100*float64(x.fp)/float64(x.safe), x.asked)
+		}
+		fmt.Fprintf(&b, "%-44s %22s %10s %26s\n", name, rec, den, fp)
+	}
+	for _, c := range cats {
+		row(c, per[c])
+	}
+	row("ALL", &total)
+	t.Log("\n" + b.String())
+}
+
+// TestOwnCorpus checks testdata/corpus.toml: every case's decision exactly,
+// with recall and false positives per category.
+func TestOwnCorpus(t *testing.T) {
+	var f struct {
+		Case []struct{ Category, Command, Expected, Why string } `toml:"case"`
+	}
+	if _, err := toml.DecodeFile("testdata/corpus.toml", &f); err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]*tally{}
+	var cats []string
+	for i, c := range f.Case {
+		if c.Why == "" || (c.Expected != "deny" && c.Expected != "ask" && c.Expected != "allow") {
+			t.Fatalf("case %d (%q): needs expected deny|ask|allow and a why", i, c.Command)
+		}
+		r := Classify(c.Command, true, false)
+		if got := r.Decision.String(); got != c.Expected {
+			t.Errorf("case %d [%s] %q: %s, want %s (%s); why: %s", i, c.Category, c.Command, got, c.Expected, c.Why, r.Why)
+		}
+		tl := per[c.Category]
+		if tl == nil {
+			tl = &tally{}
+			per[c.Category] = tl
+			cats = append(cats, c.Category)
+		}
+		if c.Expected == "deny" {
+			tl.mustBlock++
+			if r.Decision == Deny {
+				tl.denied++
+			}
+		} else {
+			tl.safe++
+			if r.Decision == Deny {
+				tl.fp++
+			}
+		}
+	}
+	var b strings.Builder
+	for _, c := range cats {
+		x := per[c]
+		fmt.Fprintf(&b, "%-12s must-deny %2d/%2d   not-deny cases denied %d/%d\n", c, x.denied, x.mustBlock, x.fp, x.safe)
+	}
+	t.Log("\n" + b.String())
+}

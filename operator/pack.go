@@ -1,0 +1,70 @@
+package operator
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/dlclark/regexp2"
+)
+
+// packOn runs the extra pack's rules of one scope on a text: a command's
+// normalised words (scope "command", anchored at the command) or code handed
+// to an interpreter or database client (scope "code").
+func (a *analyzer) packOn(name, text string, where Where) {
+	for i := range packCompiled {
+		r := &packCompiled[i]
+		if (where == Executed) != (r.scope == "command") {
+			continue
+		}
+		if !r.appliesTo(name) {
+			continue
+		}
+		m, err := r.regexp().FindStringMatch(text)
+		f := Finding{Label: "parsed: " + r.label, Outward: r.outward, Where: where, grammar: -1}
+		switch {
+		case err != nil:
+			f.Where, f.Note = Unknown, errTimeout.Error()
+		case m == nil:
+			continue
+		case where == InlineCode:
+			f.Note = "in code run by " + name
+		}
+		a.add(f)
+	}
+}
+
+// compiledPackRule is a pack rule; its pattern is compiled on first use, so
+// a hook process pays only for the rules its command can meet.
+type compiledPackRule struct {
+	label    string
+	outward  bool
+	scope    string
+	commands []string
+	source   string
+	once     sync.Once
+	compiled *regexp2.Regexp
+}
+
+func (r *compiledPackRule) regexp() *regexp2.Regexp {
+	r.once.Do(func() {
+		r.compiled = regexp2.MustCompile(r.source, regexp2.None)
+		r.compiled.MatchTimeout = MatchTimeout
+	})
+	return r.compiled
+}
+
+var packCompiled = func() []compiledPackRule {
+	out := make([]compiledPackRule, len(packRules))
+	for i, r := range packRules {
+		out[i] = compiledPackRule{label: r.Label, outward: r.Outward, scope: r.Scope, commands: r.Commands, source: r.Source}
+	}
+	return out
+}()
+
+// appliesTo: the rule lists the command itself, or its name without trailing
+// version digits (python3.11 is python) or without a .suffix (mkfs.ext4 is
+// mkfs). gen checks examples the same way.
+func (r *compiledPackRule) appliesTo(name string) bool {
+	base, _, _ := strings.Cut(name, ".")
+	return contains(r.commands, name) || contains(r.commands, strings.TrimRight(name, "0123456789.")) || contains(r.commands, base)
+}

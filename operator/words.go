@@ -1,0 +1,269 @@
+package operator
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// arg is one word of a command line after quote removal. Known is false when
+// the word's value depends on something only the running shell knows (an
+// unset variable, a command substitution we cannot evaluate).
+type arg struct {
+	val   string
+	known bool
+}
+
+// fields expands a word into the fields the shell would pass, as far as that
+// can be known without running anything: quotes removed, escapes resolved,
+// variables assigned earlier in the same script substituted (unquoted ones
+// split on blanks), `$(echo literal)` evaluated.
+func (a *analyzer) fields(w *syntax.Word) []arg {
+	var out []arg
+	cur, started, known := "", false, true
+	flush := func() {
+		if started {
+			out = append(out, arg{val: cur, known: known})
+		}
+		cur, started, known = "", false, true
+	}
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			cur += unescape(p.Value, false)
+			started = true
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				cur += ansiC(p.Value)
+			} else {
+				cur += p.Value
+			}
+			started = true
+		case *syntax.DblQuoted:
+			s, ok := a.quoted(p.Parts)
+			cur += s
+			known = known && ok
+			started = true
+		default:
+			s, ok := a.expansion(part)
+			if !ok {
+				cur += source(part)
+				known = false
+				started = true
+				continue
+			}
+			// Unquoted expansion: split on blanks, like IFS does.
+			pieces := strings.Fields(s)
+			if len(pieces) == 0 {
+				continue
+			}
+			if s[0] == ' ' || s[0] == '\t' || s[0] == '\n' {
+				flush()
+			}
+			for i, piece := range pieces {
+				if i > 0 {
+					flush()
+				}
+				cur += piece
+				started = true
+			}
+			if last := s[len(s)-1]; last == ' ' || last == '\t' || last == '\n' {
+				flush()
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// word is fields for contexts that want one string (assignment values,
+// here-strings); multiple fields are joined by a space.
+func (a *analyzer) word(w *syntax.Word) arg {
+	if w == nil {
+		return arg{known: true}
+	}
+	var vals []string
+	known := true
+	for _, f := range a.fields(w) {
+		vals = append(vals, f.val)
+		known = known && f.known
+	}
+	return arg{val: strings.Join(vals, " "), known: known}
+}
+
+func (a *analyzer) quoted(parts []syntax.WordPart) (string, bool) {
+	var b strings.Builder
+	known := true
+	for _, part := range parts {
+		if lit, ok := part.(*syntax.Lit); ok {
+			b.WriteString(unescape(lit.Value, true))
+			continue
+		}
+		s, ok := a.expansion(part)
+		if !ok {
+			b.WriteString(source(part))
+			known = false
+			continue
+		}
+		b.WriteString(s)
+	}
+	return b.String(), known
+}
+
+// expansion evaluates the expansions we can: $NAME / ${NAME} of a variable
+// given a literal value earlier in the script, and $(echo/printf literals).
+func (a *analyzer) expansion(part syntax.WordPart) (string, bool) {
+	switch p := part.(type) {
+	case *syntax.ParamExp:
+		if p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
+			p.Repl != nil || p.Exp != nil || p.NestedParam != nil || p.Names != 0 {
+			return "", false
+		}
+		v, ok := a.vars[p.Param.Value]
+		return v, ok
+	case *syntax.CmdSubst:
+		if len(p.Stmts) != 1 {
+			return "", false
+		}
+		call, ok := p.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 || len(p.Stmts[0].Redirs) > 0 {
+			return "", false
+		}
+		var argv []string
+		for _, w := range call.Args {
+			for _, f := range a.fields(w) {
+				if !f.known {
+					return "", false
+				}
+				argv = append(argv, f.val)
+			}
+		}
+		if len(argv) == 0 {
+			return "", false
+		}
+		switch commandName(argv[0]) {
+		case "echo":
+			rest := argv[1:]
+			for len(rest) > 0 && (rest[0] == "-n" || rest[0] == "-e" || rest[0] == "-E") {
+				rest = rest[1:]
+			}
+			return strings.Join(rest, " "), true
+		case "printf":
+			if len(argv) >= 2 && !strings.Contains(argv[1], "%") {
+				return strings.ReplaceAll(argv[1], `\n`, "\n"), true
+			}
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// unescape removes shell backslash escapes. Outside quotes a backslash
+// escapes any character (and a backslash-newline disappears); inside double
+// quotes only $ ` " \ and newline are escaped.
+func unescape(s string, inDouble bool) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		n := s[i+1]
+		switch {
+		case n == '\n':
+			i++
+		case !inDouble || strings.IndexByte("$`\"\\", n) >= 0:
+			b.WriteByte(n)
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// ansiC decodes the body of a $'...' string.
+func ansiC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && isHex(s[j]) {
+				j++
+			}
+			if n, err := strconv.ParseUint(s[i+1:j], 16, 8); err == nil {
+				b.WriteByte(byte(n))
+				i = j - 1
+			} else {
+				b.WriteString(`\x`)
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// commandName is how a command word is looked up: a leading backslash (an
+// alias bypass) and any directory removed, lowercased (so GIT on a
+// case-insensitive file system is git).
+func commandName(s string) string {
+	s = strings.TrimLeft(s, `\`)
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.ToLower(s)
+	return strings.TrimSuffix(s, ".exe")
+}
+
+// source is a word part as written, for values only the running shell
+// knows: a nested script then sees the expansion itself, as its shell would.
+func source(part syntax.WordPart) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, part); err != nil {
+		return "$?"
+	}
+	return b.String()
+}
