@@ -40,11 +40,12 @@ type DriftOut struct {
 	Phi           float64  `json:"phi"`
 	Laserscore    *string  `json:"laserscore"`
 	ParentOverlap *float64 `json:"parent_overlap,omitempty"`
+	Period        int      `json:"period,omitempty"`
 }
 
 // driftOut is the part of a verdict a drift vector records.
 func driftOut(v laserbrain.CheckResult) DriftOut {
-	return DriftOut{Drifting: v.Drifting, Reason: v.Reason, Phi: v.Phi, Laserscore: v.Laserscore, ParentOverlap: v.ParentOverlap}
+	return DriftOut{Drifting: v.Drifting, Reason: v.Reason, Phi: v.Phi, Laserscore: v.Laserscore, ParentOverlap: v.ParentOverlap, Period: v.Period}
 }
 
 type driftFile struct {
