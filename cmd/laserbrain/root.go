@@ -21,6 +21,9 @@ lints workflow methods and checks test vectors.`,
 	root.AddCommand(
 		newGrammarCmd(streams),
 		newVectorsCmd(streams),
+		newCheckCmd(streams),
+		newJudgeRunCmd(streams),
+		newHistoryCmd(streams),
 	)
 	return root
 }
