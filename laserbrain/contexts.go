@@ -14,8 +14,8 @@ import (
 type ContextEntry struct {
 	ID           string         `json:"id"`
 	Tokens       []string       `json:"tokens"`
-	FirstSeen    time.Time      `json:"first_seen"`
-	LastSeen     time.Time      `json:"last_seen"`
+	FirstSeen    Stamp          `json:"first_seen"`
+	LastSeen     Stamp          `json:"last_seen"`
 	Checks       int            `json:"checks"`
 	BestDistance int            `json:"best_distance"`
 	Outcomes     map[string]int `json:"outcomes"`
@@ -47,9 +47,9 @@ func (e *ContextEntry) Apply(s ContextStep) {
 		d = distFallback
 	}
 	if e.ID == "" {
-		*e = ContextEntry{ID: s.ID, Tokens: slices.Clone(s.Tokens), FirstSeen: s.At, BestDistance: d}
+		*e = ContextEntry{ID: s.ID, Tokens: slices.Clone(s.Tokens), FirstSeen: Stamp{s.At}, BestDistance: d}
 	}
-	e.LastSeen = s.At
+	e.LastSeen = Stamp{s.At}
 	e.Checks++
 	e.BestDistance = min(e.BestDistance, d)
 	if e.Outcomes == nil {

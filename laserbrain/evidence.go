@@ -22,7 +22,7 @@ import (
 type Evidence struct {
 	OK       int           `json:"ok"`
 	Fail     int           `json:"fail"`
-	At       time.Time     `json:"at"`
+	At       Stamp         `json:"at"`
 	Window   []WindowEntry `json:"window"`
 	Progress string        `json:"progress"`
 	Steps    int           `json:"steps"`
@@ -46,7 +46,7 @@ func (e *Evidence) Record(ev Event, at time.Time) {
 		e.Fail++
 	}
 	e.Steps++
-	e.At = at
+	e.At = Stamp{at}
 	e.Window = append(e.Window, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
 	if len(e.Window) > observeWindow {
 		e.Window = slices.Delete(e.Window, 0, len(e.Window)-observeWindow)
