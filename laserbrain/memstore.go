@@ -15,6 +15,7 @@ import (
 type MemStore struct {
 	mu       sync.Mutex
 	runs     map[string][]byte // saved state, as a persistent store would hold it
+	history  map[string][]StepRecord
 	held     map[string]bool
 	contexts *MemContexts
 	evidence memEvidence
@@ -24,7 +25,7 @@ var _ Store = (*MemStore)(nil)
 
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{runs: map[string][]byte{}, held: map[string]bool{}, contexts: NewMemContexts()}
+	return &MemStore{runs: map[string][]byte{}, history: map[string][]StepRecord{}, held: map[string]bool{}, contexts: NewMemContexts()}
 }
 
 // OpenRun implements Store. A run already held is an error rather than a
@@ -66,11 +67,17 @@ func (m *MemStore) decode(data []byte) (*Run, error) {
 func (m *MemStore) ReadRun(ctx context.Context, id string) (*Run, error) {
 	m.mu.Lock()
 	data, ok := m.runs[id]
+	hist := slices.Clone(m.history[id])
 	m.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("run %s: %w", id, ErrNoRun)
 	}
-	return m.decode(data)
+	r, err := m.decode(data)
+	if err != nil {
+		return nil, err
+	}
+	r.LoadHistory(hist)
+	return r, nil
 }
 
 // Contexts implements Store.
@@ -112,7 +119,9 @@ func (h *memHandle) Save(ctx context.Context) error {
 	}
 	h.store.mu.Lock()
 	h.store.runs[h.id] = data
+	h.store.history[h.id] = append(h.store.history[h.id], h.run.UnsavedHistory()...)
 	h.store.mu.Unlock()
+	h.run.HistorySaved()
 	return nil
 }
 

@@ -166,14 +166,21 @@ type runState struct {
 	Evidence      evidenceMarks `json:"evidence"`
 	Pending       []Event       `json:"pending,omitempty"`
 	LastContext   string        `json:"last_context,omitempty"`
-	Steps         []StepRecord  `json:"steps"`
+	StepCount     int           `json:"step_count"`
+	Last          StepRecord    `json:"last"` // N is 0 before any check
 }
 
 // Run is one agent run: its ground, its history and the state the verdict
 // rules read. It is not safe for concurrent use; a store serialises access
 // across processes.
 type Run struct {
-	s        runState
+	s runState
+	// history holds the steps loaded with the run (LoadHistory) and those
+	// taken since; the first saved of them are already in storage. It is
+	// kept apart from the state so a store can append it instead of
+	// rewriting it.
+	history  []StepRecord
+	saved    int
 	contexts ContextStore
 	evidence EvidenceSource
 	now      func() time.Time
@@ -233,7 +240,7 @@ func (r *Run) attach(contexts ContextStore, evidence EvidenceSource, now func() 
 	r.contexts, r.evidence, r.now = contexts, evidence, now
 }
 
-// MarshalJSON writes the run's state.
+// MarshalJSON writes the run's state, without its history.
 func (r *Run) MarshalJSON() ([]byte, error) { return json.Marshal(&r.s) }
 
 // UnmarshalJSON reads a run's state; Attach it before stepping it.
@@ -246,6 +253,7 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("run state without an id")
 	}
 	r.s = s
+	r.history, r.saved = nil, 0
 	if r.now == nil {
 		r.attach(nil, nil, nil)
 	}
@@ -255,8 +263,24 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 // ID is the run's id.
 func (r *Run) ID() string { return r.s.ID }
 
-// Steps is the run's history, oldest first.
-func (r *Run) Steps() []StepRecord { return r.s.Steps }
+// Steps is the run's history, oldest first: the steps loaded with it (see
+// LoadHistory) and every step taken since.
+func (r *Run) Steps() []StepRecord { return r.history }
+
+// StepCount is how many checks the run has had.
+func (r *Run) StepCount() int { return r.s.StepCount }
+
+// LoadHistory attaches the saved history of a run read from storage.
+func (r *Run) LoadHistory(steps []StepRecord) {
+	r.history = append(steps[:len(steps):len(steps)], r.history[r.saved:]...)
+	r.saved = len(steps)
+}
+
+// UnsavedHistory is the steps taken since the history was last saved.
+func (r *Run) UnsavedHistory() []StepRecord { return r.history[r.saved:] }
+
+// HistorySaved records that UnsavedHistory has been written.
+func (r *Run) HistorySaved() { r.saved = len(r.history) }
 
 // GroundGoal is the text of the current ground goal ("" before a ground).
 func (r *Run) GroundGoal() string { return r.s.FirstGoalText }
@@ -264,11 +288,10 @@ func (r *Run) GroundGoal() string { return r.s.FirstGoalText }
 // LastVerdict reports the last check's verdict as it was returned (an
 // oscillating report included); ok is false before any check.
 func (r *Run) LastVerdict() (drifting bool, reason string, ok bool) {
-	if len(r.s.Steps) == 0 {
+	if r.s.Last.N == 0 {
 		return false, "", false
 	}
-	last := r.s.Steps[len(r.s.Steps)-1]
-	return last.Drifting, last.Reason, true
+	return r.s.Last.Drifting, r.s.Last.Reason, true
 }
 
 // Saw hands in tool calls observed since the last check. The next check is

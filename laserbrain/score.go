@@ -175,7 +175,8 @@ func contextID(toks []string) (string, bool) {
 			h *= fnvPrime32
 		}
 	}
-	return "ctx_" + strconv.FormatUint(uint64(h), 36), true
+	var buf [16]byte
+	return string(strconv.AppendUint(append(buf[:0], "ctx_"...), uint64(h), 36)), true
 }
 
 func sortStrings(s []string) { slices.Sort(s) }

@@ -2,6 +2,7 @@ package laserbrain
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -81,12 +82,12 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 	// stuck is a self-report, not goal drift.
 	if (in.Progress == ProgressStuck || in.Progress == ProgressCircling) && p > selfReportMin {
 		o := outcome{reason: VerdictSelfReport.String() + ":" + in.Progress, drifting: prev, phi: p,
-			why: fmt.Sprintf("you reported %s and Φ=%.2f is above the self-report floor %.2f", in.Progress, p, selfReportMin)}
+			why: "you reported " + in.Progress + " and Φ=" + f2(p) + " is above the self-report floor " + f2(selfReportMin)}
 		if prev {
-			o.advice = fmt.Sprintf("You reported %s and have moved from ground. Return to your goal.", in.Progress)
+			o.advice = "You reported " + in.Progress + " and have moved from ground. Return to your goal."
 			o.why += "; the previous check was already a drift, so this one interrupts"
 		} else {
-			o.advice = fmt.Sprintf("You reported %s. If it holds next step, return to ground.", in.Progress)
+			o.advice = "You reported " + in.Progress + ". If it holds next step, return to ground."
 		}
 		return o
 	}
@@ -111,8 +112,8 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 			rejected = &po
 		}
 		o := outcome{reason: reasonGoalDrift, drifting: true, phi: p, parentOverlap: rejected,
-			advice: fmt.Sprintf("Your goal no longer matches the one you started with (overlap %.2f). If the user redirected you, reset. If this is a sub-task, pass parent_goal. Otherwise return to the goal you started with.", anchor),
-			why:    fmt.Sprintf("overlap %.2f with the first goal %q is below %.2f", anchor, s.FirstGoalText, goalMin)}
+			advice: "Your goal no longer matches the one you started with (overlap " + f2(anchor) + "). If the user redirected you, reset. If this is a sub-task, pass parent_goal. Otherwise return to the goal you started with.",
+			why:    "overlap " + f2(anchor) + " with the first goal " + strconv.Quote(s.FirstGoalText) + " is below " + f2(goalMin)}
 		if rejected != nil {
 			o.advice += fmt.Sprintf(" The parent goal you declared was measured too (overlap %.2f) and does not serve the ground either.", *rejected)
 			o.why += fmt.Sprintf("; the declared parent overlaps it only %.2f", *rejected)
@@ -122,18 +123,18 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 
 	if !d.Known {
 		return outcome{reason: reasonAdvancing, phi: p,
-			advice: fmt.Sprintf("On track (Φ=%.2f; distance unknown, so Φ is a lower bound). Continue.", p),
+			advice: "On track (Φ=" + f2(p) + "; distance unknown, so Φ is a lower bound). Continue.",
 			why:    "no distance given, so the stall detector is off and the distance term counts 0"}
 	}
 	s.DistHist = append(s.DistHist, d.Value)
 	if stalled(s.DistHist) {
 		if vetoed(s.Backed) {
 			return outcome{reason: reasonAdvancing, phi: p,
-				advice: fmt.Sprintf("On track (Φ=%.2f). Continue.", p),
+				advice: "On track (Φ=" + f2(p) + "). Continue.",
 				why:    fmt.Sprintf("distance has not fallen for %d checks, but observed work backed each of them, so it is execution, not a stall", stallWindow)}
 		}
 		o := outcome{reason: reasonStalled, drifting: prev, phi: p,
-			why: fmt.Sprintf("distance has not fallen below %d in the last %d checks", s.DistHist[len(s.DistHist)-stallWindow-1], stallWindow)}
+			why: "distance has not fallen below " + strconv.Itoa(s.DistHist[len(s.DistHist)-stallWindow-1]) + " in the last " + strconv.Itoa(stallWindow) + " checks"}
 		if prev {
 			o.advice = "Distance stopped falling and you were already off ground — return."
 		} else {
@@ -142,8 +143,8 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 		return o
 	}
 	return outcome{reason: reasonAdvancing, phi: p,
-		advice: fmt.Sprintf("On track (Φ=%.2f). Continue.", p),
-		why:    fmt.Sprintf("goal overlap %.2f, Φ=%.2f", anchor, p)}
+		advice: "On track (Φ=" + f2(p) + "). Continue.",
+		why:    "goal overlap " + f2(anchor) + ", Φ=" + f2(p)}
 }
 
 // stalled: more than W distances and none of the last W improved on the
@@ -203,8 +204,10 @@ func (r *Run) emit(in StepInput, goal string, toks []string, d Distance, ls *str
 	s := &r.s
 	now := r.now()
 	s.Trace = append(s.Trace, TraceEntry{Reason: o.reason, Drifting: o.drifting})
-	s.Backed = append(s.Backed, corroborated)
-	s.Trail = append(s.Trail, Spelling(toks))
+	// The veto reads the last stallWindow flags and the cycle detector the
+	// last trailKeep spellings: keep a little more than that, not the run.
+	s.Backed = keepLast(append(s.Backed, corroborated), stallWindow)
+	s.Trail = keepLast(append(s.Trail, spellingOf(toks, ls)), trailKeep)
 
 	var recErr error
 	cid, hasCID := contextID(toks)
@@ -265,15 +268,45 @@ func (r *Run) emit(in StepInput, goal string, toks []string, d Distance, ls *str
 		v.Scores.Language = v.Claims.Grounded
 	}
 
-	s.Steps = append(s.Steps, StepRecord{
-		N: len(s.Steps) + 1, At: now,
+	s.StepCount++
+	r.history = append(r.history, StepRecord{
+		N: s.StepCount, At: now,
 		Goal: in.Goal, Progress: in.Progress, Distance: d, ParentGoal: in.ParentGoal, UserTurn: in.UserTurn,
 		Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi, Laserscore: ls, Anchored: v.Anchored,
 		Underlying: underlying,
 	})
-	v.Step = len(s.Steps)
+	s.Last = r.history[len(r.history)-1]
+	v.Step = s.StepCount
 	if recErr != nil {
 		recErr = fmt.Errorf("record context %s: %w", cid, recErr)
 	}
 	return v, recErr
+}
+
+// f2 formats x as Python's "%.2f" does (correctly rounded, ties to even on
+// the exact binary value).
+func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// trailKeep is the longest tail the cycle detector reads.
+const trailKeep = max(cycleNeedFloor, cycleRepeats*cycleMaxPeriod)
+
+// keepLast drops all but the last n elements once the slice holds 4n, so
+// the copy is paid once every 3n appends.
+func keepLast[T any](s []T, n int) []T {
+	if len(s) < 4*n {
+		return s
+	}
+	return append(s[:0:0], s[len(s)-n:]...)
+}
+
+// spellingOf is Spelling(toks), taken from the laserscore when there is one
+// (it starts "⟨spelling⟩") to save building the same string twice.
+func spellingOf(toks []string, ls *string) string {
+	if ls != nil {
+		l := *ls
+		if end := strings.Index(l, "⟩"); strings.HasPrefix(l, "⟨") && end > 0 {
+			return l[len("⟨"):end]
+		}
+	}
+	return Spelling(toks)
 }

@@ -5,10 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,32 +76,42 @@ type streamError struct {
 	Line  int    `json:"line"`
 }
 
+func appendStreamError(b []byte, msg string, line int) []byte {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.Encode(streamError{Error: msg, Line: line})
+	return append(b, bytes.TrimSuffix(out.Bytes(), []byte("\n"))...)
+}
+
 // run reads lines until EOF, writing one line for each non-blank input
 // line. It returns how many lines were bad; err is an I/O or store failure
 // that ends the stream.
 func (s *streamer) run(in io.Reader, out io.Writer) (bad int, err error) {
 	r := bufio.NewReaderSize(in, 64<<10)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
+	var buf []byte
 	for n := 1; ; n++ {
 		line, tooLong, rerr := readLine(r)
 		if rerr != nil && rerr != io.EOF {
 			return bad, fmt.Errorf("read line %d: %w", n, rerr)
 		}
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			var result any
+			buf = buf[:0]
+			var lerr error
 			if tooLong {
-				result = streamError{Error: fmt.Sprintf("line is longer than %d bytes", maxStreamLine), Line: n}
-			} else if v, lerr := s.check(line); lerr != nil {
-				result = streamError{Error: lerr.Error(), Line: n}
+				lerr = fmt.Errorf("line is longer than %d bytes", maxStreamLine)
 			} else {
-				result = v
+				var v laserbrain.CheckResult
+				if v, lerr = s.check(line); lerr == nil {
+					buf = v.AppendJSON(buf)
+				}
 			}
-			if _, isErr := result.(streamError); isErr {
+			if lerr != nil {
 				bad++
+				buf = appendStreamError(buf, lerr.Error(), n)
 			}
-			// One Encode is one Write: each verdict leaves as soon as it is made.
-			if werr := enc.Encode(result); werr != nil {
+			// One Write per line: each verdict leaves as soon as it is made.
+			if _, werr := out.Write(append(buf, '\n')); werr != nil {
 				return bad, fmt.Errorf("write: %w", werr)
 			}
 		}
@@ -149,100 +157,6 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 		chunk = bytes.TrimSuffix(chunk, []byte("\r"))
 		return chunk, false, err
 	}
-}
-
-// streamLine is one input line.
-type streamLine struct {
-	Goal       *string         `json:"goal"`
-	Progress   optString       `json:"progress"`
-	Distance   json.RawMessage `json:"distance"`
-	ParentGoal *string         `json:"parent_goal"`
-	UserTurn   *bool           `json:"user_turn"`
-	Doing      *string         `json:"doing"`
-	Next       *string         `json:"next"`
-	Blocked    *string         `json:"blocked"`
-	Run        *string         `json:"run"`
-}
-
-// optString tells a missing string from a null one.
-type optString struct {
-	set bool
-	s   string
-}
-
-func (o *optString) UnmarshalJSON(b []byte) error {
-	o.set = true
-	if string(b) == "null" {
-		return nil
-	}
-	return json.Unmarshal(b, &o.s)
-}
-
-// parseStreamLine reads one line into a step input and the run it names.
-func parseStreamLine(line []byte) (laserbrain.StepInput, string, error) {
-	var l streamLine
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
-		return laserbrain.StepInput{}, "", explainJSON(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return laserbrain.StepInput{}, "", errors.New("not one JSON object: text follows it on the line")
-	}
-	in := laserbrain.StepInput{Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}
-	str := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	in.Goal, in.ParentGoal = str(l.Goal), str(l.ParentGoal)
-	in.Doing, in.Next, in.Blocked = str(l.Doing), str(l.Next), str(l.Blocked)
-	if l.Progress.set {
-		// Present: null (like anything outside the enum) is ungrammatical.
-		in.Progress = l.Progress.s
-	}
-	if l.Distance != nil {
-		switch c := bytes.TrimSpace(l.Distance)[0]; {
-		case c == '{' || c == '[':
-			return laserbrain.StepInput{}, "", errors.New("distance: want a number (0 to 10), a string or null")
-		}
-		in.Distance = laserbrain.DistanceFromJSON(l.Distance)
-	}
-	if l.UserTurn != nil {
-		in.UserTurn = *l.UserTurn
-	}
-	run := ""
-	if l.Run != nil {
-		run = *l.Run
-		if err := laserbrain.ValidateRunID(run); err != nil {
-			return laserbrain.StepInput{}, "", err
-		}
-	}
-	return in, run, nil
-}
-
-// explainJSON turns encoding/json's errors into messages about the line.
-func explainJSON(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
-	switch {
-	case errors.As(err, &typeErr):
-		if typeErr.Field == "" {
-			return fmt.Errorf("want a JSON object, got %s", typeErr.Value)
-		}
-		want := "a string"
-		if typeErr.Type.Kind().String() == "bool" {
-			want = "true or false"
-		}
-		return fmt.Errorf("%s: want %s, got %s", typeErr.Field, want, typeErr.Value)
-	case errors.As(err, &syntaxErr):
-		return fmt.Errorf("not JSON: %v (at byte %d)", syntaxErr, syntaxErr.Offset)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("not JSON: the object is cut short")
-	}
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	return errors.New(msg)
 }
 
 // check runs one line against its run.

@@ -1,9 +1,11 @@
 // Package localstore is laserbrain's default Store: one directory on this
-// machine. Runs are files under runs/, each held by an advisory lock while a
-// process steps it; contexts.json and evidence.json sit in the config
-// directory the reference uses. Every file is replaced atomically, and every
-// read-modify-write happens under a lock, so two processes never lose each
-// other's updates.
+// machine. A run is two files under runs/: <id>.json, its state, replaced
+// atomically on every save, and <id>.history.jsonl, its checks, appended to
+// (the state records how many bytes of it are committed, so a save cut short
+// leaves nothing half-written). A process holds a run's advisory lock while
+// it steps it. contexts.json and evidence.json sit in the config directory
+// the reference uses, and are read-modified-written under a lock, so two
+// processes never lose each other's updates.
 package localstore
 
 import (
@@ -12,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,6 +85,18 @@ func (s *Store) Paths() Paths { return s.paths }
 
 func (s *Store) runPath(id string) string { return filepath.Join(s.paths.Home, "runs", id+".json") }
 
+func (s *Store) historyPath(id string) string {
+	return filepath.Join(s.paths.Home, "runs", id+".history.jsonl")
+}
+
+// runFile is what <id>.json holds.
+type runFile struct {
+	Run *laserbrain.Run `json:"run"`
+	// HistoryBytes is how much of the history file is committed; bytes
+	// beyond it were written by a save that did not finish.
+	HistoryBytes int64 `json:"history_bytes"`
+}
+
 // OpenRun implements laserbrain.Store.
 func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
@@ -91,8 +106,8 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 	if err != nil {
 		return nil, fmt.Errorf("run %s is in use: %w", id, err)
 	}
-	h := &runHandle{store: s, lock: lock, path: s.runPath(id)}
-	r, err := s.load(id)
+	h := &runHandle{store: s, lock: lock, id: id}
+	f, err := s.load(id)
 	switch {
 	case errors.Is(err, laserbrain.ErrNoRun):
 		h.run = laserbrain.NewRun(laserbrain.RunOptions{ID: id, Contexts: s.contexts, Evidence: s.evidence})
@@ -101,20 +116,53 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 		lock.Unlock()
 		return nil, err
 	default:
-		h.run = r
+		h.run, h.historyBytes = f.Run, f.HistoryBytes
 	}
 	return h, nil
 }
 
-// ReadRun implements laserbrain.Store.
+// ReadRun implements laserbrain.Store; the run comes with its history.
 func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, err
 	}
-	return s.load(id)
+	f, err := s.load(id)
+	if err != nil {
+		return nil, err
+	}
+	hist, err := s.readHistory(id, f.HistoryBytes)
+	if err != nil {
+		return nil, err
+	}
+	f.Run.LoadHistory(hist)
+	return f.Run, nil
 }
 
-func (s *Store) load(id string) (*laserbrain.Run, error) {
+func (s *Store) readHistory(id string, n int64) ([]laserbrain.StepRecord, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	fh, err := os.Open(s.historyPath(id))
+	if err != nil {
+		return nil, fmt.Errorf("run %s: history: %w", id, err)
+	}
+	defer fh.Close()
+	data := make([]byte, n)
+	if _, err := io.ReadFull(fh, data); err != nil {
+		return nil, fmt.Errorf("run %s: history is shorter than its state says: %w", id, err)
+	}
+	var out []laserbrain.StepRecord
+	for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		var st laserbrain.StepRecord
+		if err := json.Unmarshal(line, &st); err != nil {
+			return nil, fmt.Errorf("run %s: history line %d: %w", id, i+1, err)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func (s *Store) load(id string) (*runFile, error) {
 	data, err := os.ReadFile(s.runPath(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("run %s: %w (in %s)", id, laserbrain.ErrNoRun, filepath.Join(s.paths.Home, "runs"))
@@ -122,15 +170,15 @@ func (s *Store) load(id string) (*laserbrain.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &laserbrain.Run{}
-	if err := json.Unmarshal(data, r); err != nil {
-		return nil, fmt.Errorf("run %s: %s is not a saved run: %w", id, s.runPath(id), err)
+	f := &runFile{Run: &laserbrain.Run{}}
+	if err := json.Unmarshal(data, f); err != nil || f.Run == nil {
+		return nil, fmt.Errorf("run %s: %s is not a saved run: %v", id, s.runPath(id), err)
 	}
-	if r.ID() != id {
-		return nil, fmt.Errorf("run %s: %s holds run %q", id, s.runPath(id), r.ID())
+	if f.Run.ID() != id {
+		return nil, fmt.Errorf("run %s: %s holds run %q", id, s.runPath(id), f.Run.ID())
 	}
-	r.Attach(s.contexts, s.evidence, nil)
-	return r, nil
+	f.Run.Attach(s.contexts, s.evidence, nil)
+	return f, nil
 }
 
 // Contexts implements laserbrain.Store.
@@ -152,12 +200,13 @@ func (s *Store) RecordToolEvent(ctx context.Context, ev laserbrain.Event) error 
 }
 
 type runHandle struct {
-	store   *Store
-	lock    *fsx.Lock
-	path    string
-	run     *laserbrain.Run
-	created bool
-	closed  bool
+	store        *Store
+	lock         *fsx.Lock
+	id           string
+	run          *laserbrain.Run
+	historyBytes int64
+	created      bool
+	closed       bool
 }
 
 func (h *runHandle) Run() *laserbrain.Run { return h.run }
@@ -167,11 +216,51 @@ func (h *runHandle) Save(ctx context.Context) error {
 	if h.closed {
 		return fmt.Errorf("run %s: saved after close", h.run.ID())
 	}
-	data, err := json.Marshal(h.run)
+	// History first: cut back to the committed length (dropping what an
+	// unfinished save left), append, fsync. Then the state, which commits it.
+	n := h.historyBytes
+	if pending := h.run.UnsavedHistory(); len(pending) > 0 {
+		var buf []byte
+		for i := range pending {
+			buf = append(pending[i].AppendJSON(buf), '\n')
+		}
+		if err := appendAt(h.store.historyPath(h.id), n, buf); err != nil {
+			return err
+		}
+		n += int64(len(buf))
+	}
+	data, err := json.Marshal(runFile{Run: h.run, HistoryBytes: n})
 	if err != nil {
 		return err
 	}
-	return fsx.WriteFile(h.path, append(data, '\n'), 0o644)
+	if err := fsx.WriteFile(h.store.runPath(h.id), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	h.historyBytes = n
+	h.run.HistorySaved()
+	return nil
+}
+
+// appendAt writes data at offset off of path (truncating anything beyond
+// it) and syncs.
+func appendAt(path string, off int64, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := f.Truncate(off); err != nil {
+		f.Close()
+		return fmt.Errorf("history %s: %w", path, err)
+	}
+	if _, err := f.WriteAt(data, off); err != nil {
+		f.Close()
+		return fmt.Errorf("history %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("history %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 func (h *runHandle) Close() error {
@@ -267,14 +356,21 @@ func (c *contexts) flush() error {
 	return nil
 }
 
-// evidence is evidence.json, re-read only when the file changes.
+// evidence is evidence.json, re-read only when the file changes, and
+// looked at no more than once per evidenceRecheck: a stream of checks
+// arriving faster than that is machine-generated, and a tool call recorded
+// in between is seen by the next check instead (the counters are
+// monotonic, so nothing is lost).
 type evidence struct {
-	path   string
-	mu     sync.Mutex
-	stamp  fileStamp
-	cached laserbrain.Evidence
-	ok     bool
+	path    string
+	mu      sync.Mutex
+	stamp   fileStamp
+	cached  laserbrain.Evidence
+	ok      bool
+	checked time.Time
 }
+
+const evidenceRecheck = time.Millisecond
 
 type fileStamp struct {
 	mod  time.Time
@@ -285,6 +381,11 @@ type fileStamp struct {
 func (e *evidence) Evidence() (laserbrain.Evidence, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	now := time.Now()
+	if now.Sub(e.checked) < evidenceRecheck {
+		return e.cached, e.ok
+	}
+	e.checked = now
 	fi, err := os.Stat(e.path)
 	if err != nil {
 		e.stamp, e.ok = fileStamp{}, false
@@ -331,5 +432,11 @@ func (e *evidence) record(call laserbrain.Event) error {
 	if err != nil {
 		return err
 	}
-	return fsx.WriteFile(e.path, append(data, '\n'), 0o644)
+	if err := fsx.WriteFile(e.path, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.checked = time.Time{} // this process's own record is seen at once
+	e.mu.Unlock()
+	return nil
 }
