@@ -56,21 +56,94 @@ func (e *ContextEntry) Apply(s ContextStep) {
 		e.Outcomes = map[string]int{}
 	}
 	e.Outcomes[s.Reason]++
-	if i := slices.Index(e.Sessions, s.Run); i >= 0 {
-		// Most recent last: move it to the end.
-		e.Sessions = append(slices.Delete(e.Sessions, i, i+1), s.Run)
-	} else {
-		e.SessionCount++
-		e.Sessions = append(e.Sessions, s.Run)
-		if len(e.Sessions) > maxSessions {
-			e.Sessions = slices.Delete(e.Sessions, 0, len(e.Sessions)-maxSessions)
-		}
-	}
+	e.touch(s.Run)
 	if s.Laserscore != "" {
 		if e.Spellings == nil {
 			e.Spellings = map[string]int{}
 		}
 		e.Spellings[s.Laserscore]++
+	}
+}
+
+// touch records a run as the most recent session (last in Sessions).
+func (e *ContextEntry) touch(run string) {
+	if i := slices.Index(e.Sessions, run); i >= 0 {
+		e.Sessions = append(slices.Delete(e.Sessions, i, i+1), run)
+		return
+	}
+	e.SessionCount++
+	e.Sessions = append(e.Sessions, run)
+	if len(e.Sessions) > maxSessions {
+		e.Sessions = slices.Delete(e.Sessions, 0, len(e.Sessions)-maxSessions)
+	}
+}
+
+// ContextDelta gathers many steps of one context so a store can write them
+// as one update. Merging a delta gives what applying its steps one by one
+// gives, except in one corner: if more than maxSessions runs touched the
+// context within the delta, a run pushed out and back in again is counted
+// once in SessionCount instead of twice.
+type ContextDelta struct {
+	ID              string
+	Tokens          []string
+	FirstAt, LastAt time.Time
+	Checks          int
+	BestDistance    int
+	Outcomes        map[string]int
+	Spellings       map[string]int
+	Runs            []string // distinct, in order of last occurrence
+}
+
+// Add gathers one step.
+func (d *ContextDelta) Add(s ContextStep) {
+	dist := s.Distance.Value
+	if !s.Distance.Known {
+		dist = distFallback
+	}
+	if d.Checks == 0 {
+		*d = ContextDelta{ID: s.ID, Tokens: s.Tokens, FirstAt: s.At, BestDistance: dist,
+			Outcomes: map[string]int{}, Spellings: map[string]int{}}
+	}
+	d.LastAt = s.At
+	d.Checks++
+	d.BestDistance = min(d.BestDistance, dist)
+	d.Outcomes[s.Reason]++
+	if s.Laserscore != "" {
+		d.Spellings[s.Laserscore]++
+	}
+	if n := len(d.Runs); n == 0 || d.Runs[n-1] != s.Run {
+		if i := slices.Index(d.Runs, s.Run); i >= 0 {
+			d.Runs = slices.Delete(d.Runs, i, i+1)
+		}
+		d.Runs = append(d.Runs, s.Run)
+	}
+}
+
+// Merge adds a delta to the entry (creating it when e.ID is empty).
+func (e *ContextEntry) Merge(d *ContextDelta) {
+	if d.Checks == 0 {
+		return
+	}
+	if e.ID == "" {
+		*e = ContextEntry{ID: d.ID, Tokens: slices.Clone(d.Tokens), FirstSeen: Stamp{d.FirstAt}, BestDistance: d.BestDistance}
+	}
+	e.LastSeen = Stamp{d.LastAt}
+	e.Checks += d.Checks
+	e.BestDistance = min(e.BestDistance, d.BestDistance)
+	if e.Outcomes == nil {
+		e.Outcomes = map[string]int{}
+	}
+	for k, n := range d.Outcomes {
+		e.Outcomes[k] += n
+	}
+	if len(d.Spellings) > 0 && e.Spellings == nil {
+		e.Spellings = map[string]int{}
+	}
+	for k, n := range d.Spellings {
+		e.Spellings[k] += n
+	}
+	for _, run := range d.Runs {
+		e.touch(run)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Spec §4.3 examples and the upstream cycle properties (periods 2..6, need
@@ -459,5 +460,34 @@ func TestExplorer(t *testing.T) {
 	r = s.Ground("fix the login page") // window 0,0,0,0 → settled
 	if r.Reading != ExploreSettled || *r.Temperature != 0 {
 		t.Fatalf("sixth repeat: %+v", r)
+	}
+}
+
+// A delta merged at once gives what its steps give one by one (with fewer
+// than maxSessions runs, the documented exact case), on top of any entry.
+func TestContextDeltaMatchesSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for trial := 0; trial < 200; trial++ {
+		var start ContextEntry
+		for i := 0; i < rng.IntN(3); i++ {
+			start.Apply(ContextStep{ID: "ctx_a", Tokens: []string{"a"}, At: base, Distance: Dist(7), Reason: "grounded", Run: fmt.Sprint("old", i)})
+		}
+		one, all := start.Clone(), start.Clone()
+		var d ContextDelta
+		for i, n := 0, 1+rng.IntN(30); i < n; i++ {
+			s := ContextStep{ID: "ctx_a", Tokens: []string{"a"}, At: base.Add(time.Duration(i) * time.Second),
+				Distance: Dist(rng.IntN(11)), Reason: []string{"advancing", "stalled", "goal-drift"}[rng.IntN(3)],
+				Run: fmt.Sprint("r", rng.IntN(6)), Laserscore: fmt.Sprint("⟨a⟩ advancing d", rng.IntN(3))}
+			if rng.IntN(4) == 0 {
+				s.Distance, s.Laserscore = NoDistance, ""
+			}
+			one.Apply(s)
+			d.Add(s)
+		}
+		all.Merge(&d)
+		if a, b := fmt.Sprintf("%+v", one), fmt.Sprintf("%+v", all); a != b {
+			t.Fatalf("trial %d:\nsteps %s\ndelta %s", trial, a, b)
+		}
 	}
 }

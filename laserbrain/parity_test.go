@@ -173,7 +173,7 @@ func TestParity06PrevIsReasonClass(t *testing.T) {
 		{in("read one paper", adv, Dist(2)), "oscillating", true, 0.62},
 		{in("read one paper", stuck, Dist(2)), "self-report:stuck", true, 0.82},
 	})
-	if got := r.s.Trace[5].Reason; got != "goal-drift" {
+	if got := r.Steps()[5].Underlying; got != "goal-drift" {
 		t.Errorf("trace stores %q under the oscillating report, want the underlying goal-drift", got)
 	}
 	for reason, want := range map[string]bool{
@@ -245,8 +245,8 @@ func TestParity09DistanceHistory(t *testing.T) {
 		{in(p, adv, Dist(4)), "advancing", false, 0},
 		{in(p, adv, Dist(4)), "stalled", false, 0},
 	})
-	if !slices.Equal(r.s.DistHist, []int{4, 4, 4, 4, 4}) {
-		t.Errorf("dist_hist after reground = %v, want [4 4 4 4 4]", r.s.DistHist)
+	if d := r.s.Dist; d.Len != 5 || d.First != 4 || d.Flat != 4 || !slices.Equal(d.Tail, []int{4, 4, 4, 4, 4}) {
+		t.Errorf("dist_hist after reground = %+v, want five 4s", d)
 	}
 	sb := "ship the sky billboard"
 	play(t, []step{

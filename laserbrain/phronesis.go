@@ -85,15 +85,16 @@ func (r *Run) Judgment() string { return r.Phronesis().Verdict }
 // Phronesis judges the run as a whole. The first matching rule wins.
 func (r *Run) Phronesis() Judgment {
 	s := &r.s
-	if s.Ground == nil || len(s.Trace) == 0 {
+	if s.Ground == nil || s.Trace.Len == 0 {
 		return Judgment{Verdict: JudgmentUngrounded,
 			Because: "no grammatical check has set a ground yet, so there is nothing to judge the run against",
 			Counsel: "spell the goal, progress and distance once to set a ground"}
 	}
-	here := max(1, len(s.Trace)-s.GroundAt)
+	here := max(1, s.Trace.Len-s.GroundAt)
 	var started, now *int
-	if len(s.DistHist) > 0 {
-		started, now = &s.DistHist[0], &s.DistHist[len(s.DistHist)-1]
+	if s.Dist.Len > 0 {
+		first, last := s.Dist.First, s.Dist.last()
+		started, now = &first, &last
 	}
 	closed := 0
 	if started != nil && now != nil {
@@ -102,27 +103,12 @@ func (r *Run) Phronesis() Judgment {
 	pace := float64(closed) / float64(here)
 	judged := here >= judgedAfter
 
-	goalDrifts, regrounds, oscillations, stalls := 0, 0, 0, 0
-	for i, t := range s.Trace {
-		switch t.Reason {
-		case reasonGoalDrift:
-			goalDrifts++
-		case reasonReground:
-			regrounds++
-		case reasonOscillating:
-			// The trace keeps underlying reasons, so this never counts;
-			// kept so the rule below reads as the reference's does.
-			oscillations++
-		case reasonStalled:
-			if i >= s.GroundAt {
-				stalls++
-			}
-		}
-	}
-	flat := 0
-	for i := len(s.DistHist) - 1; i > 0 && s.DistHist[i] >= s.DistHist[i-1]; i-- {
-		flat++
-	}
+	goalDrifts, regrounds, stalls := s.Trace.GoalDrifts, s.Trace.Regrounds, s.Trace.StallsSinceGround
+	// The reference also counts oscillating verdicts in its trace, but the
+	// trace holds underlying reasons, so the count is always 0 (rule 6
+	// below can never fire, in the reference as here).
+	oscillations := 0
+	flat := s.Dist.Flat
 
 	// The context of the most recent goal spelled, else the ground's.
 	groundCID, hasGroundCID := contextID(s.FirstGoal)
@@ -229,7 +215,7 @@ func (r *Run) control(priorRuns, goalDrifts, regrounds, here int) Control {
 	s := &r.s
 	m := s.Evidence
 	c := Control{Observed: m.SawAny, Reads: ControlReads{
-		Checks: len(s.Trace), ObservedAny: m.SawAny, Corroborated: m.Corroborated,
+		Checks: s.Trace.Len, ObservedAny: m.SawAny, Corroborated: m.Corroborated,
 		PriorSessions: priorRuns, GoalDrifts: goalDrifts, Regrounds: regrounds,
 	}}
 	if s.MaxChecks > 0 {
@@ -237,7 +223,7 @@ func (r *Run) control(priorRuns, goalDrifts, regrounds, here int) Control {
 		c.Reads.Budget = &b
 	}
 	switch {
-	case s.MaxChecks > 0 && len(s.Trace) >= s.MaxChecks:
+	case s.MaxChecks > 0 && s.Trace.Len >= s.MaxChecks:
 		c.Decision, c.Because = ControlStop, fmt.Sprintf("the budget of %d checks is spent", s.MaxChecks)
 	case priorRuns >= stopPriorRuns:
 		c.Decision, c.Because = ControlStop, fmt.Sprintf("%d earlier runs have worked this task", priorRuns)

@@ -114,11 +114,75 @@ func isDriftClass(reason string) bool {
 	return c == ClassInterrupt || c == ClassWarnThenInterrupt
 }
 
-// TraceEntry is one check as the run remembers it: the underlying reason
-// (never oscillating) and its drifting flag.
-type TraceEntry struct {
-	Reason   string `json:"reason"`
-	Drifting bool   `json:"drifting"`
+// traceSummary is what the rules read of the run's past verdicts: the
+// reference keeps the whole list of underlying reasons; every use of it is
+// a count or the last entry, so those are kept instead.
+type traceSummary struct {
+	Len        int    `json:"len"`
+	Last       string `json:"last"` // the last underlying reason (never oscillating)
+	GoalDrifts int    `json:"goal_drifts"`
+	Regrounds  int    `json:"regrounds"`
+	// StallsSinceGround counts stalled verdicts since the current ground.
+	StallsSinceGround int `json:"stalls_since_ground"`
+}
+
+func (t *traceSummary) add(reason string) {
+	t.Len++
+	t.Last = reason
+	switch reason {
+	case reasonGoalDrift:
+		t.GoalDrifts++
+	case reasonReground:
+		t.Regrounds++
+	case reasonStalled:
+		t.StallsSinceGround++
+	}
+}
+
+// distHistory is what the rules read of the distances since the ground
+// (the reference's dist_hist): the first, how many, the last stallWindow+1,
+// and how many steps at the end did not decrease.
+type distHistory struct {
+	First int   `json:"first"`
+	Len   int   `json:"len"`
+	Tail  []int `json:"tail"`
+	Flat  int   `json:"flat"`
+}
+
+func (h *distHistory) reset() { *h = distHistory{Tail: h.Tail[:0]} }
+
+func (h *distHistory) push(d int) {
+	switch {
+	case h.Len == 0:
+		h.First = d
+	case d >= h.Tail[len(h.Tail)-1]:
+		h.Flat++
+	default:
+		h.Flat = 0
+	}
+	h.Len++
+	h.Tail = append(h.Tail, d)
+	if len(h.Tail) > stallWindow+1 {
+		h.Tail = append(h.Tail[:0], h.Tail[1:]...)
+	}
+}
+
+func (h *distHistory) last() int { return h.Tail[len(h.Tail)-1] }
+
+// stalled: more than W distances and none of the last W improved on the
+// one W checks ago.
+func (h *distHistory) stalled() bool {
+	w := stallWindow
+	if h.Len <= w {
+		return false
+	}
+	base := h.Tail[len(h.Tail)-w-1]
+	for _, x := range h.Tail[len(h.Tail)-w:] {
+		if x < base {
+			return false
+		}
+	}
+	return true
 }
 
 // StepRecord is one check as the run's history shows it.
@@ -157,8 +221,8 @@ type runState struct {
 	Ground        *Ground       `json:"ground"`
 	FirstGoal     []string      `json:"first_goal"`
 	FirstGoalText string        `json:"first_goal_text"`
-	DistHist      []int         `json:"dist_hist"`
-	Trace         []TraceEntry  `json:"trace"`
+	Dist          distHistory   `json:"dist"`
+	Trace         traceSummary  `json:"trace"`
 	Trail         []string      `json:"trail"`
 	Latch         bool          `json:"latch"`
 	GroundAt      int           `json:"ground_at"`
@@ -184,6 +248,34 @@ type Run struct {
 	contexts ContextStore
 	evidence EvidenceSource
 	now      func() time.Time
+	// memo remembers goals already normalised in this process: agents
+	// repeat their goal from check to check.
+	memo map[string]goalMemo
+}
+
+// goalMemo is a goal's tokens and context id, both immutable once made.
+type goalMemo struct {
+	toks []string
+	cid  *string
+}
+
+const memoMax = 256
+
+// goal returns the tokens and context id of a (trimmed) goal.
+func (r *Run) goal(text string) ([]string, *string) {
+	if m, ok := r.memo[text]; ok {
+		return m.toks, m.cid
+	}
+	toks := Norm(text)
+	var cid *string
+	if id, ok := contextID(toks); ok {
+		cid = &id
+	}
+	if r.memo == nil || len(r.memo) >= memoMax {
+		r.memo = make(map[string]goalMemo, 16)
+	}
+	r.memo[text] = goalMemo{toks, cid}
+	return toks, cid
 }
 
 // RunOptions configures a new run.
@@ -281,6 +373,17 @@ func (r *Run) UnsavedHistory() []StepRecord { return r.history[r.saved:] }
 
 // HistorySaved records that UnsavedHistory has been written.
 func (r *Run) HistorySaved() { r.saved = len(r.history) }
+
+// ReleaseSavedHistory forgets the saved steps, so a long stream of checks
+// does not hold its whole history in memory; Steps then starts after them.
+func (r *Run) ReleaseSavedHistory() {
+	if r.saved == 0 {
+		return
+	}
+	n := copy(r.history, r.history[r.saved:])
+	clear(r.history[n:])
+	r.history, r.saved = r.history[:n], 0
+}
 
 // GroundGoal is the text of the current ground goal ("" before a ground).
 func (r *Run) GroundGoal() string { return r.s.FirstGoalText }

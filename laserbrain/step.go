@@ -29,12 +29,13 @@ func (r *Run) Step(in StepInput) (CheckResult, error) {
 	s := &r.s
 	// The warn-then-interrupt rule keys on the previous reason's class, not
 	// on whether the previous check interrupted.
-	prev := len(s.Trace) > 0 && isDriftClass(s.Trace[len(s.Trace)-1].Reason)
+	prev := s.Trace.Len > 0 && isDriftClass(s.Trace.Last)
 
 	goal := pyStrip(in.Goal)
 	var toks []string
+	var cid *string
 	if goal != "" {
-		toks = Norm(goal)
+		toks, cid = r.goal(goal)
 	}
 	d := in.Distance
 	if d.Known {
@@ -46,7 +47,7 @@ func (r *Run) Step(in StepInput) (CheckResult, error) {
 		hasParent := pyStrip(in.ParentGoal) != ""
 		var parent []string
 		if hasParent {
-			parent = Norm(in.ParentGoal)
+			parent, _ = r.goal(in.ParentGoal)
 		}
 		l := laserscore(toks, in.Progress, d, hasParent, parent)
 		ls = &l
@@ -64,7 +65,7 @@ func (r *Run) Step(in StepInput) (CheckResult, error) {
 			o.why = fmt.Sprintf("progress %q is not one of %s", in.Progress, strings.Join(progressEnum[:], ", "))
 		}
 	}
-	return r.emit(in, goal, toks, d, ls, o, corroborated)
+	return r.emit(in, toks, cid, d, ls, o, corroborated)
 }
 
 // decide applies the verdict rules to a grammatical state.
@@ -126,15 +127,15 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 			advice: "On track (Φ=" + f2(p) + "; distance unknown, so Φ is a lower bound). Continue.",
 			why:    "no distance given, so the stall detector is off and the distance term counts 0"}
 	}
-	s.DistHist = append(s.DistHist, d.Value)
-	if stalled(s.DistHist) {
+	s.Dist.push(d.Value)
+	if s.Dist.stalled() {
 		if vetoed(s.Backed) {
 			return outcome{reason: reasonAdvancing, phi: p,
 				advice: "On track (Φ=" + f2(p) + "). Continue.",
 				why:    fmt.Sprintf("distance has not fallen for %d checks, but observed work backed each of them, so it is execution, not a stall", stallWindow)}
 		}
 		o := outcome{reason: reasonStalled, drifting: prev, phi: p,
-			why: "distance has not fallen below " + strconv.Itoa(s.DistHist[len(s.DistHist)-stallWindow-1]) + " in the last " + strconv.Itoa(stallWindow) + " checks"}
+			why: "distance has not fallen below " + strconv.Itoa(s.Dist.Tail[len(s.Dist.Tail)-stallWindow-1]) + " in the last " + strconv.Itoa(stallWindow) + " checks"}
 		if prev {
 			o.advice = "Distance stopped falling and you were already off ground — return."
 		} else {
@@ -142,25 +143,18 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 		}
 		return o
 	}
-	return outcome{reason: reasonAdvancing, phi: p,
-		advice: "On track (Φ=" + f2(p) + "). Continue.",
-		why:    "goal overlap " + f2(anchor) + ", Φ=" + f2(p)}
-}
-
-// stalled: more than W distances and none of the last W improved on the
-// one W checks ago.
-func stalled(dh []int) bool {
-	w := stallWindow
-	if len(dh) <= w {
-		return false
-	}
-	base := dh[len(dh)-w-1]
-	for _, x := range dh[len(dh)-w:] {
-		if x < base {
-			return false
-		}
-	}
-	return true
+	// The common verdict: both texts from one buffer, one allocation.
+	var buf [96]byte
+	b := append(buf[:0], "On track (Φ="...)
+	b = strconv.AppendFloat(b, p, 'f', 2, 64)
+	b = append(b, "). Continue."...)
+	cut := len(b)
+	b = append(b, "goal overlap "...)
+	b = strconv.AppendFloat(b, anchor, 'f', 2, 64)
+	b = append(b, ", Φ="...)
+	b = strconv.AppendFloat(b, p, 'f', 2, 64)
+	texts := string(b)
+	return outcome{reason: reasonAdvancing, phi: p, advice: texts[:cut], why: texts[cut:]}
 }
 
 // vetoed: observed work backed each of the W most recent stored checks
@@ -183,11 +177,12 @@ func (r *Run) reground(goal, progress string, toks []string, d Distance) {
 	s.Ground = &Ground{Goal: goal, Progress: progress, Dist: d}
 	s.FirstGoal = toks
 	s.FirstGoalText = goal
-	s.DistHist = s.DistHist[:0:0]
+	s.Dist.reset()
 	if d.Known {
-		s.DistHist = append(s.DistHist, d.Value)
+		s.Dist.push(d.Value)
 	}
-	s.GroundAt = len(s.Trace)
+	s.GroundAt = s.Trace.Len
+	s.Trace.StallsSinceGround = 0
 }
 
 func distanceWords(d Distance) string {
@@ -200,24 +195,23 @@ func distanceWords(d Distance) string {
 // emit is the one exit every check takes: remember the underlying verdict,
 // extend the ground trail, record the context, run the cycle detector, and
 // build the verdict.
-func (r *Run) emit(in StepInput, goal string, toks []string, d Distance, ls *string, o outcome, corroborated bool) (CheckResult, error) {
+func (r *Run) emit(in StepInput, toks []string, cid *string, d Distance, ls *string, o outcome, corroborated bool) (CheckResult, error) {
 	s := &r.s
 	now := r.now()
-	s.Trace = append(s.Trace, TraceEntry{Reason: o.reason, Drifting: o.drifting})
+	s.Trace.add(o.reason)
 	// The veto reads the last stallWindow flags and the cycle detector the
 	// last trailKeep spellings: keep a little more than that, not the run.
 	s.Backed = keepLast(append(s.Backed, corroborated), stallWindow)
 	s.Trail = keepLast(append(s.Trail, spellingOf(toks, ls)), trailKeep)
 
 	var recErr error
-	cid, hasCID := contextID(toks)
-	if hasCID {
-		step := ContextStep{ID: cid, Tokens: toks, At: now, Distance: d, Reason: o.reason, Run: s.ID}
+	if cid != nil {
+		step := ContextStep{ID: *cid, Tokens: toks, At: now, Distance: d, Reason: o.reason, Run: s.ID}
 		if ls != nil {
 			step.Laserscore = *ls
 		}
 		recErr = r.contexts.RecordStep(step)
-		s.LastContext = cid
+		s.LastContext = *cid
 	}
 
 	v := CheckResult{
@@ -240,9 +234,7 @@ func (r *Run) emit(in StepInput, goal string, toks []string, d Distance, ls *str
 	if len(s.FirstGoal) > 0 {
 		v.GoalScore = round2(Overlap(toks, s.FirstGoal))
 	}
-	if hasCID {
-		v.Context = &cid
-	}
+	v.Context = cid
 
 	underlying := ""
 	if p := period(s.Trail); p == 0 {
@@ -278,7 +270,7 @@ func (r *Run) emit(in StepInput, goal string, toks []string, d Distance, ls *str
 	s.Last = r.history[len(r.history)-1]
 	v.Step = s.StepCount
 	if recErr != nil {
-		recErr = fmt.Errorf("record context %s: %w", cid, recErr)
+		recErr = fmt.Errorf("record context %s: %w", *cid, recErr)
 	}
 	return v, recErr
 }

@@ -63,6 +63,7 @@ type streamer struct {
 	handles    map[string]laserbrain.RunHandle
 	dirty      map[string]bool
 	lastSave   time.Time
+	intern     interner
 }
 
 func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
@@ -104,6 +105,8 @@ func (s *streamer) run(in io.Reader, out io.Writer) (bad int, err error) {
 				var v laserbrain.CheckResult
 				if v, lerr = s.check(line); lerr == nil {
 					buf = v.AppendJSON(buf)
+				} else if f, ok := lerr.(fatalError); ok {
+					return bad, f.err
 				}
 			}
 			if lerr != nil {
@@ -161,7 +164,7 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 
 // check runs one line against its run.
 func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
-	in, id, err := parseStreamLine(line)
+	in, id, err := parseStreamLineInterned(line, &s.intern)
 	if err != nil {
 		return laserbrain.CheckResult{}, err
 	}
@@ -183,8 +186,22 @@ func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
 	if err != nil {
 		return laserbrain.CheckResult{}, err
 	}
+	if sp, ok := h.(spiller); ok {
+		if err := sp.Spill(); err != nil {
+			return laserbrain.CheckResult{}, fatalError{fmt.Errorf("run %s: %w", id, err)}
+		}
+	}
 	return v, nil
 }
+
+// fatalError ends the stream: the store failed, not the line.
+type fatalError struct{ err error }
+
+func (f fatalError) Error() string { return f.err.Error() }
+
+// spiller is a run handle that can move history out of memory between
+// saves (the directory store does).
+type spiller interface{ Spill() error }
 
 // persist writes every run changed since the last save, then the contexts.
 func (s *streamer) persist() error {

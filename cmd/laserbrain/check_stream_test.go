@@ -283,6 +283,12 @@ func FuzzStreamLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		got, gotRun, err := parseStreamLine(line)
 		want, wantRun, ok := parseStreamLineRef(line)
+		var in interner
+		for range 2 { // the interned path reads the same, first and second time
+			if g, r, e := parseStreamLineInterned(line, &in); (e == nil) != (err == nil) || g != got || r != gotRun {
+				t.Fatalf("%q: interned reading differs: %+v %q %v", line, g, r, e)
+			}
+		}
 		if (err == nil) != ok {
 			t.Fatalf("%q: reader error %v, encoding/json accepts: %v", line, err, ok)
 		}

@@ -20,7 +20,13 @@ import (
 // decoder costs more than the check it feeds; FuzzStreamLine holds it to a
 // reading built on encoding/json.
 func parseStreamLine(line []byte) (laserbrain.StepInput, string, error) {
-	p := lineParser{b: line}
+	return parseStreamLineInterned(line, nil)
+}
+
+// parseStreamLineInterned is parseStreamLine with an interner: plain strings
+// seen before (an agent repeats its goal) are returned without a copy.
+func parseStreamLineInterned(line []byte, intern *interner) (laserbrain.StepInput, string, error) {
+	p := lineParser{b: line, intern: intern}
 	in := laserbrain.StepInput{Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}
 	run := ""
 	p.ws()
@@ -76,8 +82,26 @@ func parseStreamLine(line []byte) (laserbrain.StepInput, string, error) {
 }
 
 type lineParser struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	intern *interner
+}
+
+// interner hands out one string per distinct plain value, up to a bound.
+type interner struct{ m map[string]string }
+
+const internMax = 4096
+
+func (in *interner) get(b []byte) string {
+	if s, ok := in.m[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	s := string(b)
+	if in.m == nil || len(in.m) >= internMax {
+		in.m = make(map[string]string, 64)
+	}
+	in.m[s] = s
+	return s
 }
 
 func (p *lineParser) peek() byte {
@@ -143,6 +167,9 @@ func (p *lineParser) str() (string, error) {
 			p.i++
 			raw := p.b[start:p.i]
 			if plain {
+				if p.intern != nil {
+					return p.intern.get(raw[1 : len(raw)-1]), nil
+				}
 				return string(raw[1 : len(raw)-1]), nil
 			}
 			var s string
@@ -238,6 +265,20 @@ func (p *lineParser) number() bool {
 	return true
 }
 
+// progressByQuoted maps the quoted progress values to the package's strings.
+var progressByQuoted = map[string]string{
+	`"` + laserbrain.ProgressAdvancing + `"`: laserbrain.ProgressAdvancing,
+	`"` + laserbrain.ProgressStuck + `"`:     laserbrain.ProgressStuck,
+	`"` + laserbrain.ProgressCircling + `"`:  laserbrain.ProgressCircling,
+}
+
+func internProgress(v string) string {
+	if p, ok := progressByQuoted[`"`+v+`"`]; ok {
+		return p
+	}
+	return v
+}
+
 // field reads the value of key into the state.
 func (p *lineParser) field(key string, in *laserbrain.StepInput, run *string) error {
 	raw, kind, err := p.value()
@@ -249,7 +290,14 @@ func (p *lineParser) field(key string, in *laserbrain.StepInput, run *string) er
 		var v string // null reads as empty: for progress that is ungrammatical
 		switch kind {
 		case "string":
-			if v, err = (&lineParser{b: raw}).str(); err != nil {
+			if key == "progress" {
+				// The common values need no copy of their own.
+				if p, ok := progressByQuoted[string(raw)]; ok {
+					in.Progress = p
+					return nil
+				}
+			}
+			if v, err = (&lineParser{b: raw, intern: p.intern}).str(); err != nil {
 				return err
 			}
 		case "null":
@@ -270,7 +318,7 @@ func (p *lineParser) field(key string, in *laserbrain.StepInput, run *string) er
 		case "run":
 			*run = v
 		case "progress":
-			in.Progress = v
+			in.Progress = internProgress(v)
 		}
 	case "distance":
 		if kind == "array" || kind == "object" {

@@ -9,6 +9,7 @@
 package localstore
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -204,30 +205,76 @@ type runHandle struct {
 	lock         *fsx.Lock
 	id           string
 	run          *laserbrain.Run
-	historyBytes int64
+	historyBytes int64 // committed: recorded in the state file
 	created      bool
 	closed       bool
+
+	// Spilled history: written to the history file ahead of the next save,
+	// not yet synced or committed.
+	hist    *os.File
+	histBuf *bufio.Writer
+	spilled int64 // file length once histBuf is flushed
+	line    []byte
 }
 
 func (h *runHandle) Run() *laserbrain.Run { return h.run }
 func (h *runHandle) Created() bool        { return h.created }
 
+// Spill moves the steps taken since the last spill out of memory into the
+// history file, uncommitted: the next Save syncs and commits them. A
+// stream spills after every step so its memory stays flat.
+func (h *runHandle) Spill() error {
+	pending := h.run.UnsavedHistory()
+	if len(pending) == 0 {
+		return nil
+	}
+	if h.hist == nil {
+		f, err := os.OpenFile(h.store.historyPath(h.id), os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		// Drop what an unfinished save left beyond the committed length.
+		if err := f.Truncate(h.historyBytes); err != nil {
+			f.Close()
+			return fmt.Errorf("history %s: %w", f.Name(), err)
+		}
+		if _, err := f.Seek(h.historyBytes, io.SeekStart); err != nil {
+			f.Close()
+			return err
+		}
+		h.hist, h.histBuf, h.spilled = f, bufio.NewWriterSize(f, 64<<10), h.historyBytes
+	}
+	for i := range pending {
+		h.line = append(pending[i].AppendJSON(h.line[:0]), '\n')
+		if _, err := h.histBuf.Write(h.line); err != nil {
+			return fmt.Errorf("history %s: %w", h.hist.Name(), err)
+		}
+		h.spilled += int64(len(h.line))
+	}
+	h.run.HistorySaved()
+	h.run.ReleaseSavedHistory()
+	return nil
+}
+
+// Save commits the run: the history is written and synced first, then the
+// state, which records the history's committed length, replaces the old
+// state atomically.
 func (h *runHandle) Save(ctx context.Context) error {
 	if h.closed {
 		return fmt.Errorf("run %s: saved after close", h.run.ID())
 	}
-	// History first: cut back to the committed length (dropping what an
-	// unfinished save left), append, fsync. Then the state, which commits it.
+	if err := h.Spill(); err != nil {
+		return err
+	}
 	n := h.historyBytes
-	if pending := h.run.UnsavedHistory(); len(pending) > 0 {
-		var buf []byte
-		for i := range pending {
-			buf = append(pending[i].AppendJSON(buf), '\n')
+	if h.hist != nil {
+		if err := h.histBuf.Flush(); err != nil {
+			return fmt.Errorf("history %s: %w", h.hist.Name(), err)
 		}
-		if err := appendAt(h.store.historyPath(h.id), n, buf); err != nil {
-			return err
+		if err := h.hist.Sync(); err != nil {
+			return fmt.Errorf("history %s: %w", h.hist.Name(), err)
 		}
-		n += int64(len(buf))
+		n = h.spilled
 	}
 	data, err := json.Marshal(runFile{Run: h.run, HistoryBytes: n})
 	if err != nil {
@@ -237,30 +284,7 @@ func (h *runHandle) Save(ctx context.Context) error {
 		return err
 	}
 	h.historyBytes = n
-	h.run.HistorySaved()
 	return nil
-}
-
-// appendAt writes data at offset off of path (truncating anything beyond
-// it) and syncs.
-func appendAt(path string, off int64, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := f.Truncate(off); err != nil {
-		f.Close()
-		return fmt.Errorf("history %s: %w", path, err)
-	}
-	if _, err := f.WriteAt(data, off); err != nil {
-		f.Close()
-		return fmt.Errorf("history %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("history %s: %w", path, err)
-	}
-	return f.Close()
 }
 
 func (h *runHandle) Close() error {
@@ -268,6 +292,9 @@ func (h *runHandle) Close() error {
 		return nil
 	}
 	h.closed = true
+	if h.hist != nil {
+		h.hist.Close() // unsynced spill beyond the committed length is ignored
+	}
 	return h.lock.Unlock()
 }
 
@@ -278,7 +305,8 @@ type contexts struct {
 	path    string
 	mu      sync.Mutex
 	view    *laserbrain.MemContexts // snapshot with pending applied
-	pending []laserbrain.ContextStep
+	pending map[string]*laserbrain.ContextDelta
+	order   []string // pending ids, first recorded first
 }
 
 func (c *contexts) load() error {
@@ -288,6 +316,7 @@ func (c *contexts) load() error {
 	}
 	c.view = laserbrain.NewMemContexts()
 	c.view.Load(entries)
+	c.pending = map[string]*laserbrain.ContextDelta{}
 	return nil
 }
 
@@ -312,8 +341,13 @@ func readContexts(path string) (map[string]laserbrain.ContextEntry, error) {
 func (c *contexts) RecordStep(s laserbrain.ContextStep) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s.Tokens = append([]string(nil), s.Tokens...)
-	c.pending = append(c.pending, s)
+	d := c.pending[s.ID]
+	if d == nil {
+		d = &laserbrain.ContextDelta{}
+		c.pending[s.ID] = d
+		c.order = append(c.order, s.ID)
+	}
+	d.Add(s)
 	return c.view.RecordStep(s)
 }
 
@@ -324,7 +358,7 @@ func (c *contexts) Context(id string) (laserbrain.ContextEntry, bool, error) {
 func (c *contexts) flush() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.pending) == 0 {
+	if len(c.order) == 0 {
 		return nil
 	}
 	unlock, err := lockShared(c.path)
@@ -336,10 +370,10 @@ func (c *contexts) flush() error {
 	if err != nil {
 		return err
 	}
-	for _, s := range c.pending {
-		e := entries[s.ID]
-		e.Apply(s)
-		entries[s.ID] = e
+	for _, id := range c.order {
+		e := entries[id]
+		e.Merge(c.pending[id])
+		entries[id] = e
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -351,7 +385,8 @@ func (c *contexts) flush() error {
 	if err := fsx.WriteFile(c.path, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	c.pending = c.pending[:0]
+	clear(c.pending)
+	c.order = c.order[:0]
 	c.view.Load(entries)
 	return nil
 }

@@ -187,3 +187,40 @@ func TestRecordToolEvent(t *testing.T) {
 		t.Errorf("evidence %+v", ev)
 	}
 }
+
+// A save cut short between the history append and the state write leaves
+// bytes past the committed length: readers ignore them and the next save
+// writes over them.
+func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s := open(t, dir)
+	h, _ := s.OpenRun(ctx, "cut")
+	h.Run().Step(step("keep the cache warm", 4))
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	hist := filepath.Join(dir, "runs", "cut.history.jsonl")
+	f, _ := os.OpenFile(hist, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"n":2,"reason":"half-writ`)
+	f.Close()
+	r, err := s.ReadRun(ctx, "cut")
+	if err != nil || len(r.Steps()) != 1 {
+		t.Fatalf("ReadRun over a torn tail: %v, %d steps", err, len(r.Steps()))
+	}
+	h, _ = s.OpenRun(ctx, "cut")
+	h.Run().Step(step("keep the cache warm", 3))
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	r, err = s.ReadRun(ctx, "cut")
+	if err != nil || len(r.Steps()) != 2 || r.Steps()[1].N != 2 || r.Steps()[1].Reason != "advancing" {
+		t.Fatalf("after the next save: %v, %+v", err, r.Steps())
+	}
+	data, _ := os.ReadFile(hist)
+	if strings.Contains(string(data), "half-writ") {
+		t.Error("the torn tail survived the next save")
+	}
+}
