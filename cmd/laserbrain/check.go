@@ -41,7 +41,9 @@ and a null distance means unknown), and writes one JSON verdict per line, in
 order, as each line is read. A line that is not such an object gets
 {"error", "line"} on its output line and the stream goes on. Lines without
 "run" continue the --run run, or one new run for the whole stream. Blank
-lines are skipped. Exit status: 0, or 2 if any line was bad.`,
+lines are skipped. The stream holds each run it touches until it ends (a
+check on the same run elsewhere waits), and saves runs and contexts every
+second and at the end. Exit status: 0, or 2 if any line was bad.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.stream {
