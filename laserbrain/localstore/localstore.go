@@ -296,7 +296,7 @@ func (h *runHandle) Close() error {
 type contexts struct {
 	path    string
 	mu      sync.Mutex
-	view    *laserbrain.MemContexts // snapshot with pending applied
+	view    *laserbrain.MemContexts // the file as last read or written
 	pending map[string]*laserbrain.ContextDelta
 	order   []string // pending ids, first recorded first
 }
@@ -340,11 +340,19 @@ func (c *contexts) RecordStep(s laserbrain.ContextStep) error {
 		c.order = append(c.order, s.ID)
 	}
 	d.Add(s)
-	return c.view.RecordStep(s)
+	return nil
 }
 
+// Context reads the snapshot with this process's pending records merged in.
 func (c *contexts) Context(id string) (laserbrain.ContextEntry, bool, error) {
-	return c.view.Context(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok, err := c.view.Context(id)
+	if d := c.pending[id]; d != nil && err == nil {
+		e.Merge(d)
+		ok = true
+	}
+	return e, ok, err
 }
 
 func (c *contexts) flush() error {
