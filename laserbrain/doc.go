@@ -2,7 +2,14 @@
 // (goal, progress, distance); laserbrain writes the laserscore, measures Φ
 // against the run's frozen ground and returns one of nine verdicts, plus a
 // whole-run judgment. It must agree exactly with the Python reference
-// (laserbrain-sdk 0.53.0).
+// (laserbrain-sdk 0.53.0); the vectors package holds the proof.
+//
+// A Run is one agent's run: Step checks a state, Phronesis judges the run,
+// LastVerdict and Judgment are what the operator gate reads. Around it: the
+// ceiling marker (Mark), observed progress (InferProgress), the search
+// instrument (Explorer), Collisions between agents, and the policy layer
+// (Modulate). A Store keeps runs, contexts and evidence across processes:
+// MemStore in one process, package localstore on disk.
 //
 // Every constant and list it uses comes from grammar/grammar.json through
 // the generated zz_generated_grammar.go.

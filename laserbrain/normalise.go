@@ -1,7 +1,7 @@
 package laserbrain
 
 import (
-	"sort"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -28,17 +28,23 @@ const capitalDotI = '\u0130'
 // derives the byte table and the suffix set from those patterns, and
 // TestNormMatchesRegexpReference holds the two readings together.
 func Norm(text string) []string {
-	var toks []string
-	var buf [64]byte
-	cur := buf[:0]
+	// Tokens are collected into one byte arena and become substrings of a
+	// single string at the end: two allocations however many tokens.
+	var arenaBuf [256]byte
+	var spanBuf [32]span
+	arena, spans := arenaBuf[:0], spanBuf[:0]
+	begin := 0 // where the current raw token starts in arena
 	flush := func() {
-		if len(cur) == 0 {
+		if len(arena) == begin {
 			return
 		}
-		if t, ok := normToken(cur); ok {
-			toks = append(toks, t)
+		if n, ok := normToken(arena[begin:]); ok {
+			arena = arena[:begin+n]
+			spans = append(spans, span{int32(begin), int32(begin + n)})
+		} else {
+			arena = arena[:begin]
 		}
-		cur = cur[:0]
+		begin = len(arena)
 	}
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -47,7 +53,7 @@ func Norm(text string) []string {
 				c += 'a' - 'A'
 			}
 			if tokenByte[c] {
-				cur = append(cur, c)
+				arena = append(arena, c)
 			} else {
 				flush()
 			}
@@ -58,45 +64,66 @@ func Norm(text string) []string {
 		i += size
 		if r == capitalDotI {
 			if tokenByte['i'] {
-				cur = append(cur, 'i')
+				arena = append(arena, 'i')
 			}
 			flush() // U+0307 follows, and it is not a token character
 			continue
 		}
 		if l := unicode.ToLower(r); l < utf8.RuneSelf && tokenByte[byte(l)] {
-			cur = append(cur, byte(l)) // e.g. KELVIN SIGN → k
+			arena = append(arena, byte(l)) // e.g. KELVIN SIGN → k
 		} else {
 			flush()
 		}
 	}
 	flush()
+	if len(spans) == 0 {
+		return nil
+	}
+	all := string(arena)
+	toks := make([]string, len(spans))
+	for i, sp := range spans {
+		toks[i] = all[sp.from:sp.to]
+	}
 	if len(toks) < 2 {
 		return toks
 	}
-	sort.Strings(toks)
-	out := toks[:1]
-	for _, t := range toks[1:] {
-		if t != out[len(out)-1] {
-			out = append(out, t)
-		}
-	}
-	return out
+	slices.Sort(toks)
+	return slices.Compact(toks)
 }
 
-// normToken applies the stopword list and the stemmer to one raw token.
-func normToken(tok []byte) (string, bool) {
-	if stopwords[string(tok)] { // no allocation: the compiler recognises map[string(b)]
-		return "", false
+type span struct{ from, to int32 }
+
+// normToken applies the stopword list and the stemmer to one raw token and
+// returns the length of what remains.
+func normToken(tok []byte) (int, bool) {
+	if len(tok) <= stopwordMaxLen && stopwords[string(tok)] { // no allocation: map[string(b)]
+		return 0, false
 	}
 	if len(tok) >= stemMinLength {
 		// The leftmost match of an end-anchored suffix set is the longest
-		// suffix in the set.
-		for i := max(0, len(tok)-stemMaxSuffix); i < len(tok); i++ {
-			if stemSuffixes[string(tok[i:])] {
-				tok = tok[:i]
-				break
+		// suffix in the set; suffixesByLast lists them longest first.
+		for _, suf := range suffixesByLast[tok[len(tok)-1]] {
+			if len(suf) <= len(tok) && string(tok[len(tok)-len(suf):]) == suf {
+				return len(tok) - len(suf), true
 			}
 		}
 	}
-	return string(tok), true
+	return len(tok), true
 }
+
+// stopwordMaxLen and suffixesByLast are derived from the generated tables so
+// that most tokens cost one comparison, not a map lookup per suffix length.
+var stopwordMaxLen, suffixesByLast = func() (int, [256][]string) {
+	n := 0
+	for w := range stopwords {
+		n = max(n, len(w))
+	}
+	var by [256][]string
+	for suf := range stemSuffixes {
+		by[suf[len(suf)-1]] = append(by[suf[len(suf)-1]], suf)
+	}
+	for i := range by {
+		slices.SortFunc(by[i], func(a, b string) int { return len(b) - len(a) })
+	}
+	return n, by
+}()

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain"
+)
+
+func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {
+	for _, name := range []string{"goal", "progress", "distance", "parent-goal", "user-turn", "doing", "next", "blocked", "json"} {
+		if cmd.Flags().Changed(name) {
+			return cli.Usagef("--%s cannot be used with --stream: each line carries its own state", name)
+		}
+	}
+	if opts.run != "" {
+		if err := laserbrain.ValidateRunID(opts.run); err != nil {
+			return cli.Usagef("--run: %v", err)
+		}
+	}
+	store, err := openStore()
+	if err != nil {
+		return cli.Exit(usageExit, err)
+	}
+	s := newStreamer(store, opts.run)
+	bad, err := s.run(streams.In, streams.Out)
+	if cerr := s.close(); err == nil {
+		err = cerr
+	}
+	if cerr := store.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("context store not saved: %w", cerr)
+	}
+	if err != nil {
+		return cli.Exit(usageExit, err)
+	}
+	if bad > 0 {
+		return cli.SilentExit(usageExit)
+	}
+	return nil
+}
+
+// maxStreamLine bounds one input line; a longer line is reported as bad and
+// skipped, and the stream goes on.
+const maxStreamLine = 1 << 20
+
+// saveEvery is how often a stream writes its runs and contexts, so a killed
+// stream loses at most this much.
+const saveEvery = time.Second
+
+// streamer checks a stream of states, holding each run it touches open for
+// the length of the stream.
+type streamer struct {
+	store      laserbrain.Store
+	defaultRun string
+	handles    map[string]laserbrain.RunHandle
+	dirty      map[string]bool
+	lastSave   time.Time
+	intern     interner
+}
+
+func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
+	return &streamer{store: store, defaultRun: defaultRun, handles: map[string]laserbrain.RunHandle{},
+		dirty: map[string]bool{}, lastSave: time.Now()}
+}
+
+// streamError is the output line for a bad input line.
+type streamError struct {
+	Error string `json:"error"`
+	Line  int    `json:"line"`
+}
+
+func appendStreamError(b []byte, msg string, line int) []byte {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.Encode(streamError{Error: msg, Line: line})
+	return append(b, bytes.TrimSuffix(out.Bytes(), []byte("\n"))...)
+}
+
+// run reads lines until EOF, writing one line for each non-blank input
+// line. It returns how many lines were bad; err is an I/O or store failure
+// that ends the stream.
+func (s *streamer) run(in io.Reader, out io.Writer) (bad int, err error) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		line, tooLong, rerr := readLine(r)
+		if rerr != nil && rerr != io.EOF {
+			return bad, fmt.Errorf("read line %d: %w", n, rerr)
+		}
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			buf = buf[:0]
+			var lerr error
+			if tooLong {
+				lerr = fmt.Errorf("line is longer than %d bytes", maxStreamLine)
+			} else {
+				var v laserbrain.CheckResult
+				if v, lerr = s.check(line); lerr == nil {
+					buf = v.AppendJSON(buf)
+				} else if f, ok := lerr.(fatalError); ok {
+					return bad, f.err
+				}
+			}
+			if lerr != nil {
+				bad++
+				buf = appendStreamError(buf, lerr.Error(), n)
+			}
+			// One Write per line: each verdict leaves as soon as it is made.
+			if _, werr := out.Write(append(buf, '\n')); werr != nil {
+				return bad, fmt.Errorf("write: %w", werr)
+			}
+		}
+		if time.Since(s.lastSave) >= saveEvery {
+			if err := s.persist(); err != nil {
+				return bad, err
+			}
+		}
+		if rerr == io.EOF {
+			return bad, s.persist()
+		}
+	}
+}
+
+// readLine returns the next line without its terminator. A line longer than
+// maxStreamLine is consumed and reported as tooLong.
+func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
+	var long []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			if !tooLong {
+				long = append(long, chunk...)
+				if len(long) > maxStreamLine {
+					tooLong, long = true, nil
+				}
+			}
+			continue
+		case err != nil && err != io.EOF:
+			return nil, false, err
+		}
+		if tooLong {
+			return nil, true, err
+		}
+		if long != nil {
+			chunk = append(long, chunk...)
+			if len(chunk) > maxStreamLine+1 {
+				return nil, true, err
+			}
+		}
+		chunk = bytes.TrimSuffix(chunk, []byte("\n"))
+		chunk = bytes.TrimSuffix(chunk, []byte("\r"))
+		return chunk, false, err
+	}
+}
+
+// check runs one line against its run.
+func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
+	in, id, err := parseStreamLineInterned(line, &s.intern)
+	if err != nil {
+		return laserbrain.CheckResult{}, err
+	}
+	if id == "" {
+		if s.defaultRun == "" {
+			s.defaultRun = laserbrain.NewRunID()
+		}
+		id = s.defaultRun
+	}
+	h := s.handles[id]
+	if h == nil {
+		if h, err = s.store.OpenRun(context.Background(), id); err != nil {
+			return laserbrain.CheckResult{}, err
+		}
+		s.handles[id] = h
+	}
+	s.dirty[id] = true
+	v, err := h.Run().Step(in)
+	if err != nil {
+		return laserbrain.CheckResult{}, err
+	}
+	if sp, ok := h.(spiller); ok {
+		if err := sp.Spill(); err != nil {
+			return laserbrain.CheckResult{}, fatalError{fmt.Errorf("run %s: %w", id, err)}
+		}
+	}
+	return v, nil
+}
+
+// fatalError ends the stream: the store failed, not the line.
+type fatalError struct{ err error }
+
+func (f fatalError) Error() string { return f.err.Error() }
+
+// spiller is a run handle that can move history out of memory between
+// saves (the directory store does).
+type spiller interface{ Spill() error }
+
+// persist writes every run changed since the last save, then the contexts.
+func (s *streamer) persist() error {
+	ctx := context.Background()
+	for id := range s.dirty {
+		if err := s.handles[id].Save(ctx); err != nil {
+			return fmt.Errorf("run %s not saved: %w", id, err)
+		}
+		delete(s.dirty, id)
+	}
+	s.lastSave = time.Now()
+	if err := s.store.Flush(ctx); err != nil {
+		return fmt.Errorf("context store not saved: %w", err)
+	}
+	return nil
+}
+
+// close releases every run.
+func (s *streamer) close() error {
+	var first error
+	for id, h := range s.handles {
+		if err := h.Close(); err != nil && first == nil {
+			first = err
+		}
+		delete(s.handles, id)
+	}
+	return first
+}

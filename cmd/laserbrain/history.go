@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+type historyOptions struct {
+	run  string
+	json bool
+}
+
+func newHistoryCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &historyOptions{}
+	cmd := &cobra.Command{
+		Use:   "history --run ID",
+		Short: "Show a run's checks, oldest first",
+		Args:  cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := readRun(opts.run)
+			if err != nil {
+				return err
+			}
+			steps := r.Steps()
+			if opts.json {
+				return writeJSONLine(streams.Out, steps)
+			}
+			fmt.Fprintf(streams.Out, "run %s, ground %q, %d checks\n", r.ID(), r.GroundGoal(), len(steps))
+			tw := tabwriter.NewWriter(streams.Out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "#\treason\tdrifting\tphi\tlaserscore")
+			for _, s := range steps {
+				ls := "-"
+				if s.Laserscore != nil {
+					ls = *s.Laserscore
+				}
+				reason := s.Reason
+				if s.Underlying != "" {
+					reason += " (" + s.Underlying + ")"
+				}
+				drifting := "no"
+				if s.Drifting {
+					drifting = "yes"
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", s.N, reason, drifting, s.Phi, ls)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&opts.run, "run", "", "the run to show")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the steps as JSON")
+	_ = cmd.MarkFlagRequired("run")
+	return cmd
+}

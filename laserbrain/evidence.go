@@ -1,0 +1,267 @@
+package laserbrain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/grammar"
+)
+
+// Evidence is the machine's record of tool calls, bumped by the PostToolUse
+// hook as they complete (the reference's evidence.json). Checks read it to
+// decide whether a claim of progress has successful work under it.
+type Evidence struct {
+	OK       int           `json:"ok"`
+	Fail     int           `json:"fail"`
+	At       Stamp         `json:"at"`
+	Window   []WindowEntry `json:"window"`
+	Progress string        `json:"progress"`
+	Steps    int           `json:"steps"`
+}
+
+// WindowEntry is one recent tool call: its signature and whether it worked.
+type WindowEntry struct {
+	Sig string `json:"sig"`
+	OK  bool   `json:"ok"`
+}
+
+// observeWindow is how many recent tool calls the progress inference reads.
+const observeWindow = 6
+
+// Record adds one completed tool call to the counters and the window, and
+// re-reads observed progress from the window.
+func (e *Evidence) Record(ev Event, at time.Time) {
+	if ev.OK {
+		e.OK++
+	} else {
+		e.Fail++
+	}
+	e.Steps++
+	e.At = Stamp{at}
+	e.Window = append(e.Window, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+	if len(e.Window) > observeWindow {
+		e.Window = slices.Delete(e.Window, 0, len(e.Window)-observeWindow)
+	}
+	e.Progress, _ = InferProgress(e.Window)
+}
+
+// EvidenceSource reads the current counters. ok is false when there is no
+// evidence to read (no file yet, or unreadable): a check then counts as dark.
+type EvidenceSource interface {
+	Evidence() (Evidence, bool)
+}
+
+// Event is one tool call an agent's runtime observed.
+type Event struct {
+	Tool string `json:"tool"`
+	Args any    `json:"args,omitempty"`
+	OK   bool   `json:"ok"`
+}
+
+// signatureMax is how many characters of the argument JSON a signature keeps.
+const signatureMax = 400
+
+// Signature identifies a call for repetition counting: the tool, "|", and
+// the arguments as Python's json.dumps(args, sort_keys=True) writes them,
+// cut to 400 characters.
+func (ev Event) Signature() string {
+	return Signature(ev.Tool, ev.Args)
+}
+
+// Signature is Event.Signature for a tool and its arguments.
+func Signature(tool string, args any) string {
+	var b strings.Builder
+	writePyJSON(&b, args)
+	s := b.String() // all ASCII: one byte per character
+	if len(s) > signatureMax {
+		s = s[:signatureMax]
+	}
+	return tool + "|" + s
+}
+
+// writePyJSON writes v as Python's json.dumps(v, sort_keys=True) does:
+// ", " and ": " separators, every non-ASCII character escaped, floats as
+// Python's repr. Values come from encoding/json (with or without UseNumber)
+// or from Go callers.
+func writePyJSON(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		if x {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case string:
+		writePyString(b, x)
+	case json.Number:
+		lit := string(x)
+		if !strings.ContainsAny(lit, ".eE") {
+			if strings.TrimLeft(lit, "-0") == "" {
+				lit = "0"
+			}
+			b.WriteString(lit)
+			return
+		}
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil && !math.IsInf(f, 0) {
+			b.WriteString(lit)
+			return
+		}
+		b.WriteString(grammar.PythonFloatRepr(f))
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			// encoding/json without UseNumber turns JSON integers into
+			// float64; Python would have kept them as int.
+			b.WriteString(strconv.FormatFloat(x, 'f', 0, 64))
+			return
+		}
+		b.WriteString(grammar.PythonFloatRepr(x))
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePyString(b, k)
+			b.WriteString(": ")
+			writePyJSON(b, x[k])
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePyJSON(b, e)
+		}
+		b.WriteByte(']')
+	default:
+		// Anything else: round-trip through encoding/json to a generic value.
+		raw, err := json.Marshal(x)
+		if err != nil {
+			writePyString(b, fmt.Sprint(x))
+			return
+		}
+		var g any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if dec.Decode(&g) != nil {
+			writePyString(b, string(raw))
+			return
+		}
+		writePyJSON(b, g)
+	}
+}
+
+func writePyString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || r >= 0x7f:
+			if r > 0xffff {
+				hi, lo := utf16.EncodeRune(r)
+				fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
+			} else {
+				fmt.Fprintf(b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// Thresholds of the progress inference (the reference's observe.py).
+const (
+	circlingRepeats  = 3 // the latest call seen this often in the window
+	stuckTrailing    = 2 // this many failures in a row at the end
+	observedAdvances = ProgressAdvancing
+)
+
+// InferProgress reads progress from the recent tool calls (the last
+// observeWindow of them): the latest signature occurring circlingRepeats
+// times or more is circling; otherwise stuckTrailing or more failures at the
+// end is stuck; otherwise (and with no calls at all) advancing. It never
+// infers distance and never overrides a verdict.
+func InferProgress(window []WindowEntry) (progress, why string) {
+	if len(window) > observeWindow {
+		window = window[len(window)-observeWindow:]
+	}
+	if len(window) == 0 {
+		return observedAdvances, "no tool calls observed yet"
+	}
+	last := window[len(window)-1].Sig
+	n := 0
+	for _, w := range window {
+		if w.Sig == last {
+			n++
+		}
+	}
+	if n >= circlingRepeats {
+		return ProgressCircling, fmt.Sprintf("the latest call was made %d times in the last %d", n, len(window))
+	}
+	fails := 0
+	for i := len(window) - 1; i >= 0 && !window[i].OK; i-- {
+		fails++
+	}
+	if fails >= stuckTrailing {
+		return ProgressStuck, fmt.Sprintf("the last %d calls failed", fails)
+	}
+	return observedAdvances, fmt.Sprintf("%d recent calls, no repetition or failure streak", len(window))
+}
+
+// Observer keeps a run of tool calls and reads progress from it.
+type Observer struct {
+	window []WindowEntry
+}
+
+// Record adds one call.
+func (o *Observer) Record(ev Event) {
+	o.window = append(o.window, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+	if len(o.window) > observeWindow {
+		o.window = slices.Delete(o.window, 0, len(o.window)-observeWindow)
+	}
+}
+
+// Progress is the inferred progress of the calls recorded so far.
+func (o *Observer) Progress() string {
+	p, _ := InferProgress(o.window)
+	return p
+}

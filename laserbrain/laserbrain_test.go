@@ -1,0 +1,493 @@
+package laserbrain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Spec §4.3 examples and the upstream cycle properties (periods 2..6, need
+// rule, smallest period, one distinct value never fires).
+func TestPeriod(t *testing.T) {
+	rep := func(pattern string, n int) []string {
+		var out []string
+		for i := 0; i < n; i++ {
+			out = append(out, string(pattern[i%len(pattern)]))
+		}
+		return out
+	}
+	cases := []struct {
+		trail []string
+		want  int
+	}{
+		{rep("ab", 5), 0},  // need = max(6, 4) = 6
+		{rep("ab", 6), 2},  // A/B fires at step 6
+		{rep("abc", 6), 3}, // three goals cycling fire at step 6
+		{rep("abcd", 7), 0},
+		{rep("abcd", 8), 4}, // sin/cos/−sin/−cos at step 8
+		{rep("abcde", 9), 0},
+		{rep("abcde", 10), 5},
+		{rep("abcdef", 11), 0},
+		{rep("abcdef", 12), 6},
+		{rep("abcdefg", 14), 0}, // period 7 is beyond the detector
+		{rep("a", 20), 0},       // a constant trail never fires
+		{rep("ab", 8), 2},       // [a,b]×4 is period 2, not 4
+		{append([]string{"x", "y", "z"}, rep("ab", 6)...), 2},
+		{append(rep("ab", 6), "c"), 0},
+	}
+	for _, c := range cases {
+		if got := period(c.trail); got != c.want {
+			t.Errorf("period(%v) = %d, want %d", c.trail, got, c.want)
+		}
+	}
+}
+
+// Spec §2 context id examples.
+func TestContextID(t *testing.T) {
+	for goal, want := range map[string]string{
+		"build the parser":       "ctx_1sax889",
+		"building a parser":      "ctx_1sax889",
+		"ship the sky billboard": "ctx_2qbvsr",
+	} {
+		if got, ok := ContextID(goal); !ok || got != want {
+			t.Errorf("ContextID(%q) = %q, %v; want %q", goal, got, ok, want)
+		}
+	}
+	if _, ok := ContextID("to the"); ok {
+		t.Error("a goal without tokens has a context id")
+	}
+}
+
+// Spec §2 asDist: int(float(x)) clamped to 0..10, anything unreadable 5; and
+// Python's float() syntax for strings.
+func TestDistanceFromJSON(t *testing.T) {
+	for raw, want := range map[string]int{
+		`"7.9"`: 7, `"1e1"`: 10, `true`: 1, `false`: 0, `"abc"`: 5, `12`: 10, `-3`: 0,
+		`7.9`: 7, `-0.5`: 0, `1e400`: 5, `"inf"`: 5, `"nan"`: 5, `"-inf"`: 5, `"1e400"`: 5,
+		`" 7 "`: 7, `"+3"`: 3, `"1_0"`: 10, `"_1"`: 5, `"1__0"`: 5, `"1_"`: 5, `".5"`: 0, `"5."`: 5,
+		`"."`: 5, `"e5"`: 5, `"0x10"`: 5, `"٣"`: 3, `"𝟗"`: 9, `""`: 5, `[1]`: 5, `{}`: 5,
+		`"\u001c8\u001f"`: 8, // Python strips the information separators
+	} {
+		d := DistanceFromJSON(json.RawMessage(raw))
+		if !d.Known || d.Value != want {
+			t.Errorf("DistanceFromJSON(%s) = %+v, want %d", raw, d, want)
+		}
+	}
+	for _, raw := range []string{``, `null`, ` null `} {
+		if d := DistanceFromJSON(json.RawMessage(raw)); d.Known {
+			t.Errorf("DistanceFromJSON(%q) = %+v, want unknown", raw, d)
+		}
+	}
+	if _, ok := DistanceFromString("x"); ok {
+		t.Error(`DistanceFromString("x") reported a number`)
+	}
+}
+
+// Spec §2 laserscore examples.
+func TestLaserscore(t *testing.T) {
+	cases := []struct {
+		goal, progress string
+		d              Distance
+		parent, want   string
+	}{
+		{"building billboards", adv, Dist(3), "", "⟨billboard|build⟩ advancing d3"},
+		{"build a billboard", adv, Dist(3), "", "⟨billboard|build⟩ advancing d3"},
+		{"make laserscore first class", adv, Dist(7), "", "⟨clas|first|laserscore|make⟩ advancing d7"},
+		{"RUNNING runner runs run", adv, Dist(6), "deployment deploys deployed", "⟨run|runn|runs⟩ advancing d6 ⊂ ⟨deploy⟩"},
+		{"ship it", adv, Dist(5), "   ", "⟨ship⟩ advancing d5"},
+		{"to the", stuck, NoDistance, "", "⟨⟩ stuck d?"},
+	}
+	for _, c := range cases {
+		if got, ok := Laserscore(c.goal, c.progress, c.d, c.parent); !ok || got != c.want {
+			t.Errorf("Laserscore(%q) = %q, %v; want %q", c.goal, got, ok, c.want)
+		}
+	}
+	for _, c := range [][2]string{{"", adv}, {"  ", adv}, {"ship", "Advancing"}, {"ship", ""}} {
+		if got, ok := Laserscore(c[0], c[1], Dist(5), ""); ok {
+			t.Errorf("Laserscore(%q, %q) = %q, want none", c[0], c[1], got)
+		}
+	}
+}
+
+// Signatures are Python's json.dumps(args, sort_keys=True), cut to 400.
+func TestSignature(t *testing.T) {
+	args := map[string]any{"z": []any{true, nil, 1.5, json.Number("2"), json.Number("1e16")}, "command": "ls é 😀 \"q\"\n"}
+	want := `Bash|{"command": "ls \u00e9 \ud83d\ude00 \"q\"\n", "z": [true, null, 1.5, 2, 1e+16]}`
+	if got := Signature("Bash", args); got != want {
+		t.Errorf("Signature = %s\nwant        %s", got, want)
+	}
+	long := Signature("Write", map[string]any{"content": strings.Repeat("x", 1000)})
+	if len(long) != len("Write|")+400 {
+		t.Errorf("long signature has %d characters after the tool, want 400", len(long)-len("Write|"))
+	}
+}
+
+// inferBrute reads the spec's rule for observed progress literally.
+func inferBrute(events []WindowEntry) string {
+	if len(events) > 6 {
+		events = events[len(events)-6:]
+	}
+	if len(events) == 0 {
+		return "advancing"
+	}
+	count := map[string]int{}
+	for _, e := range events {
+		count[e.Sig]++
+	}
+	if count[events[len(events)-1].Sig] >= 3 {
+		return "circling"
+	}
+	trailing := 0
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].OK {
+			break
+		}
+		trailing++
+	}
+	if trailing >= 2 {
+		return "stuck"
+	}
+	return "advancing"
+}
+
+// The upstream observed-progress property: 400 random traces, the
+// incremental Observer against the rule read literally.
+func TestObservedProgress(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tools := []string{"Bash", "Read", "Edit"}
+	for trace := 0; trace < 400; trace++ {
+		var o Observer
+		var all []WindowEntry
+		for i, n := 0, rng.IntN(15); i < n; i++ {
+			ev := Event{Tool: tools[rng.IntN(3)], Args: map[string]any{"n": json.Number(fmt.Sprint(rng.IntN(2)))}, OK: rng.IntN(3) > 0}
+			o.Record(ev)
+			all = append(all, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+			if got, want := o.Progress(), inferBrute(all); got != want {
+				t.Fatalf("trace %d after %d calls: %s, want %s", trace, i+1, got, want)
+			}
+		}
+	}
+	// The named cases.
+	same := WindowEntry{Sig: "Bash|{}", OK: true}
+	fail := WindowEntry{Sig: "Bash|{\"x\": 1}", OK: false}
+	for _, c := range []struct {
+		w    []WindowEntry
+		want string
+	}{
+		{nil, "advancing"},
+		{[]WindowEntry{same, same, same}, "circling"},
+		{[]WindowEntry{same, fail, fail}, "stuck"},
+		{[]WindowEntry{fail, fail, same}, "advancing"},
+		{[]WindowEntry{same, same, same, {Sig: "a", OK: true}, {Sig: "b", OK: true}, {Sig: "c", OK: true}, {Sig: "d", OK: true}}, "advancing"}, // the three repeats left the window
+	} {
+		if got, _ := InferProgress(c.w); got != c.want {
+			t.Errorf("InferProgress(%v) = %s, want %s", c.w, got, c.want)
+		}
+	}
+}
+
+// Spec §6 anchored, with events handed in: corroborated iff one succeeded;
+// and the stall execution veto over the W most recent stored checks.
+func TestSawAnchoringAndVeto(t *testing.T) {
+	r := NewRun(RunOptions{})
+	ok, bad := Event{Tool: "Bash", OK: true}, Event{Tool: "Bash", OK: false}
+	h := in("migrate the billing tables", adv, Dist(4))
+	want := []struct {
+		saw      []Event
+		anchored float64
+		reason   string
+	}{
+		{[]Event{ok}, 1, "grounded"},
+		{[]Event{bad, ok}, 1, "advancing"},
+		{[]Event{ok}, 1, "advancing"},
+		{[]Event{ok}, 1, "advancing"},
+		{[]Event{ok}, 1, "advancing"},    // stall by distance; checks 1-4 all backed → veto
+		{[]Event{bad}, 0.5, "advancing"}, // not backed itself, but 2-5 were
+		{nil, 0.5, "stalled"},            // 3-6: check 6 was not backed
+	}
+	for i, w := range want {
+		r.Saw(w.saw...)
+		v, _ := r.Step(h)
+		if v.Anchored != w.anchored || v.Reason != w.reason {
+			t.Errorf("step %d: anchored %v %s, want %v %s", i+1, v.Anchored, v.Reason, w.anchored, w.reason)
+		}
+	}
+	if got := r.Corroboration(); got != 0.714 { // 5 of 7 checks
+		t.Errorf("corroboration %v, want 0.714", got)
+	}
+}
+
+// Spec §6 anchored from the machine's counters: dark until they pass their
+// value at the run's start; corroborated iff ok advanced since the last check.
+func TestCounterAnchoring(t *testing.T) {
+	store := NewMemStore()
+	ctx := context.Background()
+	store.RecordToolEvent(ctx, Event{Tool: "Read", OK: true}) // before the run: part of the base
+	hd, _ := store.OpenRun(ctx, "ev")
+	r := hd.Run()
+	g := in("write the docs", adv, Dist(5))
+	steps := []struct {
+		before []bool // tool calls recorded before this check (ok flags)
+		want   float64
+	}{
+		{nil, 0.5},           // dark: ok+fail equals the base
+		{[]bool{false}, 0.5}, // evidence seen, but only a failure
+		{[]bool{true}, 1},
+		{nil, 0.5}, // nothing new
+	}
+	for i, s := range steps {
+		for _, okFlag := range s.before {
+			store.RecordToolEvent(ctx, Event{Tool: "Bash", OK: okFlag})
+		}
+		v, _ := r.Step(g)
+		if v.Anchored != s.want {
+			t.Errorf("check %d: anchored %v, want %v", i+1, v.Anchored, s.want)
+		}
+	}
+	if m := r.s.Evidence; !m.SawAny || m.Corroborated != 1 || m.Checks != 4 {
+		t.Errorf("evidence marks %+v, want saw_any, 1 corroborated of 4", m)
+	}
+}
+
+// Spec §9 rules that need evidence, a budget or earlier runs.
+func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
+	// Rule 4 unbacked: work seen (failures only), 5 checks, distance closed.
+	r := NewRun(RunOptions{})
+	for d := 9; d >= 5; d-- {
+		r.Saw(Event{Tool: "Bash", OK: false})
+		r.Step(in("port the parser", adv, Dist(d)))
+	}
+	if j := r.Phronesis(); j.Verdict != JudgmentUnbacked || j.Control.Decision != ControlVerify {
+		t.Errorf("unbacked: got %s / %s, want unbacked / verify", j.Verdict, j.Control.Decision)
+	}
+	// Rule 1 over-budget, and control stop when the budget is spent.
+	r = NewRun(RunOptions{MaxChecks: 3})
+	for d := 9; d >= 7; d-- {
+		r.Step(in("port the parser", adv, Dist(d)))
+	}
+	if j := r.Phronesis(); j.Verdict != JudgmentOverBudget || j.Control.Decision != ControlStop {
+		t.Errorf("budget: got %s / %s, want over-budget / stop", j.Verdict, j.Control.Decision)
+	}
+	// Rule 3: two earlier runs on the same task, this one judged and not
+	// closing → abandon; a third earlier run → control stop.
+	shared := NewMemContexts()
+	for i := 0; i < 3; i++ {
+		prior := NewRun(RunOptions{Contexts: shared})
+		prior.Step(in("port the parser", adv, Dist(5)))
+		r := NewRun(RunOptions{Contexts: shared})
+		for k := 0; k < 3; k++ {
+			r.Step(StepInput{Goal: "port the parser", Progress: adv, Distance: Dist(5), ParentGoal: fmt.Sprint("p", k)})
+		}
+		j := r.Phronesis()
+		priorRuns := 2*i + 1 // each round adds a prior run and a judged run
+		wantVerdict, wantControl := JudgmentContinue, ControlProceed
+		if priorRuns >= 2 {
+			wantVerdict = JudgmentAbandon
+		}
+		if priorRuns >= 3 {
+			wantControl = ControlStop
+		}
+		if j.Scores.Recurrence != priorRuns || j.Verdict != wantVerdict || j.Control.Decision != wantControl {
+			t.Errorf("round %d: prior runs %d, %s / %s; want %d, %s / %s", i, j.Scores.Recurrence, j.Verdict, j.Control.Decision, priorRuns, wantVerdict, wantControl)
+		}
+	}
+	// Rule 5's counsel is hard only with corroboration.
+	soft := wrongProblemRun(false).Phronesis()
+	hard := wrongProblemRun(true).Phronesis()
+	if soft.Verdict != JudgmentWrongProblem || hard.Verdict != JudgmentWrongProblem || soft.Counsel == hard.Counsel ||
+		!strings.Contains(hard.Counsel, "not solving what you set out to solve") || !strings.Contains(soft.Counsel, "check the ground") {
+		t.Errorf("wrong-problem counsel: soft %q, hard %q", soft.Counsel, hard.Counsel)
+	}
+}
+
+func wrongProblemRun(corroborated bool) *Run {
+	r := NewRun(RunOptions{})
+	for _, g := range []string{"fix the contrast gate", "rewrite the about page", "tune the footer colours", "rename css variables"} {
+		r.Saw(Event{Tool: "Edit", OK: corroborated})
+		r.Step(in(g, adv, Dist(6)))
+	}
+	return r
+}
+
+// Spec §8: an entry keeps counts, the best distance (none counted as 5) and
+// the 20 most recent run ids.
+func TestContextEntry(t *testing.T) {
+	var e ContextEntry
+	for i := 0; i < 25; i++ {
+		e.Apply(ContextStep{ID: "ctx_x", Tokens: []string{"x"}, Distance: NoDistance, Reason: "advancing", Run: fmt.Sprint("r", i), Laserscore: "⟨x⟩ advancing d?"})
+	}
+	e.Apply(ContextStep{ID: "ctx_x", Distance: Dist(3), Reason: "grounded", Run: "r24"})
+	if e.Checks != 26 || e.BestDistance != 3 || e.SessionCount != 25 || len(e.Sessions) != 20 || e.Sessions[0] != "r5" ||
+		e.Sessions[19] != "r24" || e.Outcomes["advancing"] != 25 || e.Spellings["⟨x⟩ advancing d?"] != 25 {
+		t.Errorf("entry %+v", e)
+	}
+}
+
+// A run saved and reloaded between every step says what an uninterrupted
+// run says (upstream seq 9, the sin/cos cycle, checked against the vector).
+func TestRunSurvivesStore(t *testing.T) {
+	store := NewMemStore()
+	ctx := context.Background()
+	goals := []string{"differentiate sin", "differentiate cos", "differentiate negative sin", "differentiate negative cos"}
+	dists := []int{5, 3, 4, 2}
+	want := []string{"grounded", "advancing", "advancing", "goal-drift", "advancing", "advancing", "stalled", "oscillating"}
+	for i := 0; i < 8; i++ {
+		h, err := store.OpenRun(ctx, "sincos")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.OpenRun(ctx, "sincos"); err == nil {
+			t.Fatal("a run was opened twice")
+		}
+		v, _ := h.Run().Step(in(goals[i%4], adv, Dist(dists[i%4])))
+		if v.Reason != want[i] {
+			t.Fatalf("step %d: %s, want %s", i+1, v.Reason, want[i])
+		}
+		if err := h.Save(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+	}
+	r, err := store.ReadRun(ctx, "sincos")
+	if err != nil || len(r.Steps()) != 8 {
+		t.Fatalf("ReadRun: %v, %d steps", err, len(r.Steps()))
+	}
+	if d, reason, ok := r.LastVerdict(); !ok || !d || reason != "oscillating" {
+		t.Errorf("LastVerdict = %v %q %v", d, reason, ok)
+	}
+	if _, err := store.ReadRun(ctx, "nope"); !errors.Is(err, ErrNoRun) {
+		t.Errorf("ReadRun(nope) = %v, want ErrNoRun", err)
+	}
+	if _, _, ok := NewRun(RunOptions{}).LastVerdict(); ok {
+		t.Error("LastVerdict before any check reports ok")
+	}
+	if j := NewRun(RunOptions{}).Judgment(); j != JudgmentUngrounded {
+		t.Errorf("Judgment of an empty run = %q", j)
+	}
+}
+
+// Spec §7 examples that are not in vectors/ceiling.json: the hits.
+func TestMarkHits(t *testing.T) {
+	c := Mark("That’s why it failed", "", "grep found nothing")
+	want := []Claim{{"cause", "that’s why"}, {"observation", "grep found"}}
+	if fmt.Sprint(c.Hits) != fmt.Sprint(want) || *c.Grounded != 0.5 {
+		t.Errorf("hits %v grounded %v, want %v 0.5", c.Hits, *c.Grounded, want)
+	}
+}
+
+// Spec §13 modulation, from the seed's depths and presets.
+func TestModulate(t *testing.T) {
+	v := func(reason string) CheckResult { return CheckResult{Reason: reason, Advice: "advice of " + reason} }
+	cases := []struct {
+		reason, team, role string
+		ret                bool
+		advice             string
+	}{
+		{"advancing", "deep-search", "explorer", false, ""},
+		{"excursion", "", "", false, ""},
+		{"stalled", "", "", true, "advice of stalled"}, // unstyled: every drift returns
+		{"stalled", "deep-search", "explorer", false, "explorer (recurse: deep) tolerates stalled — recursing on."},
+		{"goal-drift", "deep-search", "explorer", true, "advice of goal-drift"},
+		{"stalled", "deep-search", "checker", true, "The exploration has drifted. Restate the goal and verify the last step against it."},
+		{"oscillating", "iterative-refinement", "drafter", true, "advice of oscillating"}, // the seed's balanced depth has it
+		{"goal-drift", "iterative-refinement", "critic", false, "critic (recurse: balanced) tolerates goal-drift — recursing on."},
+		{"ungrammatical", "iterative-refinement", "critic", true, "You are agreeing, not improving. Name one concrete flaw and change it."},
+		{"self-report:stuck", "adversarial-deliberation", "advocate-b", false, "advocate-b (recurse: deep) tolerates self-report:stuck — recursing on."},
+	}
+	for _, c := range cases {
+		m, err := Modulate(v(c.reason), c.team, c.role)
+		if err != nil || m.Return != c.ret || (c.advice != "" && m.Advice != c.advice) {
+			t.Errorf("Modulate(%s, %s, %s) = %+v, %v; want return %v advice %q", c.reason, c.team, c.role, m, err, c.ret, c.advice)
+		}
+	}
+	if _, err := Modulate(v("stalled"), "nope", "x"); err == nil || !strings.Contains(err.Error(), "deep-search, iterative-refinement, adversarial-deliberation") {
+		t.Errorf("unknown team: %v", err)
+	}
+	if _, err := Modulate(v("stalled"), "deep-search", "critic"); err == nil || !strings.Contains(err.Error(), "explorer, checker") {
+		t.Errorf("unknown role: %v", err)
+	}
+	if d := Depths(); len(d["tight"]) != 9 || len(d["deep"]) != 3 {
+		t.Errorf("depths %v", d)
+	}
+}
+
+// Spec §10 explore readings, derived by hand.
+func TestExplorer(t *testing.T) {
+	var x Explorer
+	r := x.Ground("map the auth flow") // {auth, flow, map}
+	if r.Reading != ExploreOpened || r.Novelty != 1 || r.Temperature != nil || r.Trailscore != "⟨auth|flow|map⟩ ×1" {
+		t.Fatalf("first ground: %+v", r)
+	}
+	x.Step()
+	x.Step()
+	r = x.Ground("map the billing flow") // {billing→bill, flow, map}: novelty 1/3, staying 2/4
+	if r.Reading != ExploreSearching || r.Novelty != 0.33 || r.Staying != 0.5 || r.Commitment != 3 || r.Revisit != 0 {
+		t.Fatalf("second ground: %+v", r)
+	}
+	r = x.Ground("map the auth flow") // back: staying 0.5 < 0.6, revisit 1.0 with ground 1
+	if r.Reading != ExploreRevisiting || r.Revisit != 1 || r.Novelty != 0 || r.Commitment != 1 {
+		t.Fatalf("third ground: %+v", r)
+	}
+	r = x.Ground("trace the token refresh") // all new; W=4 grounds: temperature (1+1/3+0+1)/4
+	if r.Temperature == nil || *r.Temperature != 0.58 {
+		t.Fatalf("fourth ground: %+v", r)
+	}
+	r = x.Ground("audit session cookies") // grounds 1-4 before it: 3,1,1,1 steps → not all < 2
+	if r.Reading == ExploreThrashing {
+		t.Fatalf("fifth ground: %+v", r)
+	}
+	r = x.Ground("check csrf headers") // grounds 2-5: 1 step each → thrashing
+	if r.Reading != ExploreThrashing {
+		t.Fatalf("sixth ground: %+v", r)
+	}
+
+	var s Explorer
+	for _, g := range []string{"fix the login", "fix the login page", "fix the login page", "fix the login page", "fix the login page"} {
+		r = s.Ground(g)
+		s.Step()
+		s.Step()
+	}
+	// Novelties 1, 1/3, 0, 0, 0 → the last four are not all ≤ 0.15 until the
+	// fifth ground, whose window is 1/3, 0, 0, 0 → narrowing (0 < 1/3)...
+	if r.Reading != ExploreNarrowing {
+		t.Fatalf("fifth repeat: %+v", r)
+	}
+	r = s.Ground("fix the login page") // window 0,0,0,0 → settled
+	if r.Reading != ExploreSettled || *r.Temperature != 0 {
+		t.Fatalf("sixth repeat: %+v", r)
+	}
+}
+
+// A delta merged at once gives what its steps give one by one (with fewer
+// than maxSessions runs, the documented exact case), on top of any entry.
+func TestContextDeltaMatchesSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for trial := 0; trial < 200; trial++ {
+		var start ContextEntry
+		for i := 0; i < rng.IntN(3); i++ {
+			start.Apply(ContextStep{ID: "ctx_a", Tokens: []string{"a"}, At: base, Distance: Dist(7), Reason: "grounded", Run: fmt.Sprint("old", i)})
+		}
+		one, all := start.Clone(), start.Clone()
+		var d ContextDelta
+		for i, n := 0, 1+rng.IntN(30); i < n; i++ {
+			s := ContextStep{ID: "ctx_a", Tokens: []string{"a"}, At: base.Add(time.Duration(i) * time.Second),
+				Distance: Dist(rng.IntN(11)), Reason: []string{"advancing", "stalled", "goal-drift"}[rng.IntN(3)],
+				Run: fmt.Sprint("r", rng.IntN(6)), Laserscore: fmt.Sprint("⟨a⟩ advancing d", rng.IntN(3))}
+			if rng.IntN(4) == 0 {
+				s.Distance, s.Laserscore = NoDistance, ""
+			}
+			one.Apply(s)
+			d.Add(s)
+		}
+		all.Merge(&d)
+		if a, b := fmt.Sprintf("%+v", one), fmt.Sprintf("%+v", all); a != b {
+			t.Fatalf("trial %d:\nsteps %s\ndelta %s", trial, a, b)
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package localstore
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+)
+
+func open(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(Paths{Home: dir, Config: filepath.Join(dir, "config")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func step(goal string, d int) laserbrain.StepInput {
+	return laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(d)}
+}
+
+// Spec §8 / checklist 12: with LASERBRAIN_HOME the store and its config
+// live under it; without, under the user config directory.
+func TestDefaultPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("LASERBRAIN_HOME", home)
+	p, err := DefaultPaths()
+	if err != nil || p.Home != home || p.Config != filepath.Join(home, "config") {
+		t.Errorf("with LASERBRAIN_HOME: %+v, %v", p, err)
+	}
+	xdg := t.TempDir()
+	t.Setenv("LASERBRAIN_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	p, err = DefaultPaths()
+	if err != nil || p.Home != filepath.Join(xdg, "laserbrain") || p.Config != p.Home {
+		t.Errorf("without: %+v, %v", p, err)
+	}
+}
+
+// A run survives the store: another Store on the same directory (another
+// process) continues it, and sees the contexts it recorded.
+func TestRunContinuesAcrossStores(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	for i, want := range []string{"grounded", "advancing", "advancing"} {
+		s := open(t, dir)
+		h, err := s.OpenRun(ctx, "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Created() != (i == 0) {
+			t.Errorf("check %d: created = %v", i+1, h.Created())
+		}
+		v, _ := h.Run().Step(step("keep the cache warm", 4))
+		if v.Reason != want || v.Step != i+1 {
+			t.Errorf("check %d: %s step %d, want %s", i+1, v.Reason, v.Step, want)
+		}
+		if err := h.Save(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Three identical spellings on one ground: the judgment reads them back
+	// from contexts.json → repeating (spec §9 rule 7).
+	r, err := open(t, dir).ReadRun(ctx, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := r.Phronesis(); j.Verdict != laserbrain.JudgmentRepeating {
+		t.Errorf("judgment %s, want repeating", j.Verdict)
+	}
+	if _, err := open(t, dir).ReadRun(ctx, "r2"); !errors.Is(err, laserbrain.ErrNoRun) {
+		t.Errorf("ReadRun(r2) = %v, want ErrNoRun", err)
+	}
+	if _, err := open(t, dir).OpenRun(ctx, "../escape"); err == nil {
+		t.Error("a run id with a path in it was accepted")
+	}
+}
+
+// Two holders of one run: the second waits, and gives up with a clear
+// error when the first holds on past the timeout.
+func TestRunLock(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	old := LockTimeout
+	LockTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { LockTimeout = old })
+	a, b := open(t, dir), open(t, dir)
+	h, err := a.OpenRun(ctx, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.OpenRun(ctx, "busy"); err == nil || !strings.Contains(err.Error(), "run busy is in use") {
+		t.Errorf("second OpenRun: %v, want in use", err)
+	}
+	h.Close()
+	h2, err := b.OpenRun(ctx, "busy")
+	if err != nil {
+		t.Errorf("after release: %v", err)
+	} else {
+		h2.Close()
+	}
+}
+
+// Two stores recording into one contexts.json at once lose no update:
+// flush merges under the lock.
+func TestContextsMergeAcrossStores(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := open(t, dir)
+			for k := 0; k < 5; k++ {
+				r := laserbrain.NewRun(laserbrain.RunOptions{Contexts: s.Contexts()})
+				r.Step(step("ship the sky billboard", 5))
+				if err := s.Flush(ctx); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	e, ok, err := open(t, dir).Contexts().Context("ctx_2qbvsr") // spec §2 id
+	if err != nil || !ok || e.Checks != 20 || e.SessionCount != 20 || e.Spellings["⟨billboard|ship|sky⟩ advancing d5"] != 20 {
+		t.Errorf("merged entry %+v (ok %v, err %v), want 20 checks from 20 runs", e, ok, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config", "contexts.json.lock")); !os.IsNotExist(err) {
+		t.Errorf("the reference's lock marker was left behind: %v", err)
+	}
+}
+
+// A marker abandoned by a dead process (older than 10 s) is taken over; a
+// corrupt contexts.json stops the store with a message naming the file, and
+// is left as it was.
+func TestContextsLockMarkerAndCorruptFile(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	marker := filepath.Join(dir, "config", "contexts.json.lock")
+	os.WriteFile(marker, []byte("123\n"), 0o644)
+	old := time.Now().Add(-20 * time.Second)
+	os.Chtimes(marker, old, old)
+	laserbrain.NewRun(laserbrain.RunOptions{Contexts: s.Contexts()}).Step(step("ship it", 5))
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatalf("flush with a stale marker: %v", err)
+	}
+	path := filepath.Join(dir, "config", "contexts.json")
+	os.WriteFile(path, []byte("{not json"), 0o644)
+	if _, err := Open(Paths{Home: dir, Config: filepath.Join(dir, "config")}); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("Open over a corrupt contexts.json: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{not json" {
+		t.Errorf("the corrupt file was changed: %q", data)
+	}
+}
+
+// Tool events bump evidence.json: counters, the last six signatures, and
+// the progress read from them (spec §6).
+func TestRecordToolEvent(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := context.Background()
+	if _, ok := s.Evidence().Evidence(); ok {
+		t.Error("evidence before any event")
+	}
+	for i := 0; i < 8; i++ {
+		ok := i < 6
+		if err := s.RecordToolEvent(ctx, laserbrain.Event{Tool: "Bash", Args: map[string]any{"command": "make test"}, OK: ok}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev, ok := open(t, dir).Evidence().Evidence()
+	if !ok || ev.OK != 6 || ev.Fail != 2 || ev.Steps != 8 || len(ev.Window) != 6 || ev.Progress != laserbrain.ProgressCircling ||
+		ev.Window[5].Sig != `Bash|{"command": "make test"}` {
+		t.Errorf("evidence %+v", ev)
+	}
+}
+
+// A save cut short between the history append and the state write leaves
+// bytes past the committed length: readers ignore them and the next save
+// writes over them.
+func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s := open(t, dir)
+	h, _ := s.OpenRun(ctx, "cut")
+	h.Run().Step(step("keep the cache warm", 4))
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	hist := filepath.Join(dir, "runs", "cut.history.jsonl")
+	f, _ := os.OpenFile(hist, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"n":2,"reason":"half-writ`)
+	f.Close()
+	r, err := s.ReadRun(ctx, "cut")
+	if err != nil || len(r.Steps()) != 1 {
+		t.Fatalf("ReadRun over a torn tail: %v, %d steps", err, len(r.Steps()))
+	}
+	h, _ = s.OpenRun(ctx, "cut")
+	h.Run().Step(step("keep the cache warm", 3))
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	r, err = s.ReadRun(ctx, "cut")
+	if err != nil || len(r.Steps()) != 2 || r.Steps()[1].N != 2 || r.Steps()[1].Reason != "advancing" {
+		t.Fatalf("after the next save: %v, %+v", err, r.Steps())
+	}
+	data, _ := os.ReadFile(hist)
+	if strings.Contains(string(data), "half-writ") {
+		t.Error("the torn tail survived the next save")
+	}
+}

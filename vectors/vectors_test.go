@@ -1,0 +1,167 @@
+package vectors
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// upstreamDir holds the reference's published drift vectors (read-only,
+// beside the worktree). CI checks out the repository alone, so the test
+// skips the originals when they are absent; the copies in this directory
+// are always checked.
+const upstreamDir = "../../shared/vectors/upstream"
+
+// upstreamCopies maps each upstream file to the copy shipped here.
+var upstreamCopies = map[string]string{
+	"drift-vectors.json":           "drift-upstream-0.53.0.json",
+	"sdk-0.4.2-drift-vectors.json": "drift-upstream-sdk-0.4.2.json",
+}
+
+func checkFile(t *testing.T, name string, data []byte) int {
+	t.Helper()
+	r, err := Check(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for _, f := range r.Failures {
+		t.Errorf("%s %s (%s)\n  in:       %s\n  expected: %s\n  actual:   %s", name, f.Label, r.Kind, f.In, f.Expected, f.Actual)
+	}
+	return r.Passed
+}
+
+// Every vector file this package ships passes, case by case.
+func TestShippedVectors(t *testing.T) {
+	files := Shipped()
+	if len(files) == 0 {
+		t.Fatal("no vector files are embedded")
+	}
+	for _, f := range files {
+		t.Run(f.Name, func(t *testing.T) {
+			if n := checkFile(t, f.Name, f.Data); n == 0 {
+				t.Errorf("%s has no cases", f.Name)
+			}
+		})
+	}
+}
+
+// The reference's own files pass as published, and our copies hold exactly
+// their vectors (only the kind and provenance fields were added).
+func TestUpstreamDriftVectors(t *testing.T) {
+	want := map[string]int{"drift-vectors.json": 69, "sdk-0.4.2-drift-vectors.json": 37}
+	for up, local := range upstreamCopies {
+		copyData, err := os.ReadFile(local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := checkFile(t, local, copyData); n != want[up] {
+			t.Errorf("%s: %d steps passed, want all %d", local, n, want[up])
+		}
+		var prov struct {
+			Upstream struct{ Repo, Path, Commit string }
+		}
+		if err := json.Unmarshal(copyData, &prov); err != nil || prov.Upstream.Repo == "" || prov.Upstream.Path == "" || len(prov.Upstream.Commit) != 40 {
+			t.Errorf("%s does not record its upstream repo, path and commit: %+v", local, prov.Upstream)
+		}
+		orig, err := os.ReadFile(filepath.Join(upstreamDir, up))
+		if os.IsNotExist(err) {
+			t.Logf("%s not present; checked the copy only", filepath.Join(upstreamDir, up))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := checkFile(t, up, orig); n != want[up] {
+			t.Errorf("%s: %d steps passed, want all %d", up, n, want[up])
+		}
+		var a, b struct{ Vectors any }
+		json.Unmarshal(orig, &a)
+		json.Unmarshal(copyData, &b)
+		if !reflect.DeepEqual(a.Vectors, b.Vectors) {
+			t.Errorf("%s no longer holds the vectors of %s", local, up)
+		}
+	}
+	if _, err := os.Stat("LICENSE-laserbrain-sdk"); err != nil {
+		t.Errorf("the upstream licence must ship beside the copies: %v", err)
+	}
+}
+
+// Every kind registered here has a shipped file, and every hand-derived
+// case says where its expectation comes from.
+func TestEveryKindHasVectors(t *testing.T) {
+	have := map[string]bool{}
+	for _, f := range Shipped() {
+		d, err := Decode(f.Data)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		have[d.Kind] = true
+		if d.Source == "" {
+			t.Errorf("%s has no source", f.Name)
+		}
+	}
+	for _, k := range []string{"drift", "normalise", "laserscore", "ceiling", "collisions", "phronesis"} {
+		if !have[k] {
+			t.Errorf("no shipped vectors of kind %s", k)
+		}
+	}
+	for _, name := range []string{"drift-parity.json", "laserscore.json", "ceiling.json", "collisions.json", "phronesis.json"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Cases   []struct{ Why string }
+			Vectors []struct{ Why string }
+		}
+		json.Unmarshal(data, &doc)
+		for i, c := range doc.Cases {
+			if c.Why == "" {
+				t.Errorf("%s case %d has no why", name, i)
+			}
+		}
+		for i, s := range doc.Vectors {
+			if s.Why == "" {
+				t.Errorf("%s seq %d has no why", name, i)
+			}
+		}
+	}
+}
+
+// A vector that is wrong is caught: checking is not vacuous.
+func TestCheckCatchesAWrongExpectation(t *testing.T) {
+	data, err := os.ReadFile("drift-parity.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ties-to-even case: 0.12 → 0.13 is what a JS-rounding port says.
+	bad := bytes.Replace(data, []byte(`"phi": 0.12,`), []byte(`"phi": 0.13,`), 1)
+	r, err := Check(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Failures) != 1 || r.Failures[0].Label != "seq 0 step 2" {
+		t.Errorf("failures %+v, want exactly seq 0 step 2", r.Failures)
+	}
+}
+
+// emit writes what check then accepts, for every kind this package adds.
+func TestEmitRoundTrip(t *testing.T) {
+	for _, name := range []string{"drift-parity.json", "laserscore.json", "ceiling.json", "collisions.json", "phronesis.json"} {
+		data, _ := os.ReadFile(name)
+		d, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Emit(d.Kind, data)
+		if err != nil {
+			t.Fatalf("emit %s: %v", name, err)
+		}
+		if n := checkFile(t, "emitted "+name, out); n == 0 {
+			t.Errorf("emitted %s has no cases", name)
+		}
+	}
+}
