@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -253,7 +254,7 @@ func (e *Engine) Delta(slug string, data []byte) (*DeltaResult, error) {
 	if err := h.phaseGate("delta", PhaseDeliberated); err != nil {
 		return nil, err
 	}
-	if len(parseViol) > 0 {
+	if len(parseViol) > 0 && ds == nil {
 		return nil, rejected(parseViol)
 	}
 	st, l, err := h.state()
@@ -266,7 +267,8 @@ func (e *Engine) Delta(slug string, data []byte) (*DeltaResult, error) {
 	k := h.s.CurrentPass
 	before := *st.Pass(k)
 	recs, viol := st.admit(ds, k, h.diskRoot())
-	if len(viol) > 0 {
+	if viol = append(parseViol, viol...); len(viol) > 0 {
+		sort.SliceStable(viol, func(a, b int) bool { return viol[a].Record < viol[b].Record })
 		return nil, rejected(viol)
 	}
 	if err := h.appendBatch(l, recs); err != nil {

@@ -49,6 +49,9 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 	)
 	for i := range ds {
 		d := &ds[i]
+		if d.Invalid {
+			continue
+		}
 		bad := func(format string, a ...any) {
 			viol = append(viol, ledger.Violation{Record: i + 1, Line: d.Line, Message: fmt.Sprintf(format, a...)})
 		}

@@ -7,12 +7,16 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/scan"
 )
+
+// clock is the engine's time source; tests pin it.
+var clock = time.Now
 
 // app is what every command shares: the streams, the global flags and the
 // engine, built on first use.
@@ -35,8 +39,9 @@ func (a *app) eng() (*ponder.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.bridge = oca.New(oca.Config{Connect: connector, Stderr: a.streams.ErrOut})
+	a.bridge = oca.New(oca.Config{Connect: connector, Stderr: a.streams.ErrOut, Now: clock})
 	e := ponder.New(root, a.bridge)
+	e.Now = clock
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }
 	if cli.IsTerminal(a.streams.ErrOut) {
 		e.Progress = func(label string) ponder.Progress { return scan.NewProgress(a.streams.ErrOut, label) }

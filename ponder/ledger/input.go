@@ -80,12 +80,16 @@ type Delta struct {
 	// Fields names the keys the record carried, for rule (4).
 	Fields []string `json:"-"`
 	Line   int      `json:"-"`
+	// Invalid marks a record the schema rejected; the engine skips it but
+	// still checks the others, so that every violation is reported at once.
+	Invalid bool `json:"-"`
 }
 
 // ParseBatch reads a delta batch — JSON Lines, or one JSON array — and
 // validates it whole against DeltaSchema. Every violation is returned; the
-// deltas are usable only when there are none. A record without "type" but
-// with "op" is a finding.
+// batch is acceptable only when there are none. Records the schema rejected
+// come back marked Invalid (unparseable input returns no deltas). A record
+// without "type" but with "op" is a finding.
 func ParseBatch(data []byte) ([]Delta, []Violation) {
 	var (
 		raws  []json.RawMessage
@@ -135,15 +139,26 @@ func ParseBatch(data []byte) ([]Delta, []Violation) {
 	if err != nil {
 		return nil, []Violation{{Message: "internal error: delta schema: " + err.Error()}}
 	}
+	invalid := map[int]bool{}
 	if err := sch.Validate(docs); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return nil, []Violation{{Message: "schema validation: " + err.Error()}}
 		}
-		return nil, schemaViolations(ve, lines)
+		viol = schemaViolations(ve, lines)
+		for _, v := range viol {
+			if v.Record == 0 {
+				return nil, viol
+			}
+			invalid[v.Record] = true
+		}
 	}
 	out := make([]Delta, len(raws))
 	for i, r := range raws {
+		if invalid[i+1] {
+			out[i] = Delta{Invalid: true, Line: lines[i]}
+			continue
+		}
 		if err := json.Unmarshal(r, &out[i]); err != nil {
 			viol = append(viol, Violation{Record: i + 1, Line: lines[i], Message: err.Error()})
 			continue
