@@ -64,7 +64,7 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	isNil := isNilResult(result)
 	if !isNil {
 		if a.json {
-			if err := writeJSON(a.streams.Out, result); err != nil {
+			if err := emitJSON(a.streams.Out, result); err != nil {
 				return err
 			}
 		} else if text != nil {
@@ -79,7 +79,7 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 		return err
 	}
 	if a.json && isNil {
-		_ = writeJSON(a.streams.Out, map[string]any{"error": pe})
+		_ = emitJSON(a.streams.Out, map[string]any{"error": pe})
 	}
 	fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", pe.Message)
 	for _, d := range pe.Details {
@@ -101,7 +101,7 @@ func isNilResult(v any) bool {
 	return false
 }
 
-func writeJSON(w io.Writer, v any) error {
+func emitJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
