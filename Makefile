@@ -3,15 +3,21 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test generate check-generated bench lint fmt clean
+.PHONY: all build test generate check-generated bench bench-oca lint fmt clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
+# Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
+# one the OCA integration tests skip, and the script says so loudly.
 test:
-	$(GO) test -count=1 $(PKGS)
+	scripts/with-postgres.sh $(GO) test -count=1 $(PKGS)
+
+# The OCA store's benchmarks: pgx round trips against psql processes, one run.
+bench-oca:
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchmem ./ponder/oca/pgstore/
 
 generate:
 	$(GO) generate $(PKGS)

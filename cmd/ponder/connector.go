@@ -1,7 +1,9 @@
 package main
 
-import "github.com/laserkit/laserkit/ponder/oca"
+import (
+	"github.com/laserkit/laserkit/ponder/oca"
+	"github.com/laserkit/laserkit/ponder/oca/pgstore"
+)
 
-// connector opens the OCA store. Until the PostgreSQL store is wired in,
-// the bridge reports every probe as "this build has no OCA store".
-var connector oca.Connector
+// connector opens the OCA store the bridge talks to: PostgreSQL through pgx.
+var connector oca.Connector = pgstore.Open

@@ -39,6 +39,7 @@ Exit codes: 0 ok, 1 usage error, 2 refused (stateError), 3 OCA required
 		newDoctorCmd(a),
 		newRepairCmd(a),
 		newMetacognizeCmd(a),
+		newOCACmd(a.streams),
 	)
 	return root
 }

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder/oca/pgstore"
+)
+
+// ocaExit is ponder's code for "the OCA database, not the caller, is at fault".
+const ocaExit = 3
+
+// defaultOCADSN is where OCA lives unless PONDER_OCA_DSN or --dsn says otherwise.
+const defaultOCADSN = "postgres://localhost/oneiro"
+
+// ocaCallTimeout bounds connecting, and then each query, as the bridge does.
+const ocaCallTimeout = 5 * time.Second
+
+// ocaInitTimeout is longer: creating tables may wait on another init.
+const ocaInitTimeout = 30 * time.Second
+
+type ocaOptions struct {
+	dsn       string
+	json      bool
+	slug      string
+	subject   string
+	arguments bool
+}
+
+func newOCACmd(streams *cli.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "oca",
+		Short: "Create ponder's tables in an OCA database, and read sessions back out of it",
+		Long: `oca works on the OCA PostgreSQL database directly, whatever PONDER_OCA says.
+The database is --dsn, else PONDER_OCA_DSN, else ` + defaultOCADSN + `.
+Exit 3 means the database is unreachable or its schema incomplete.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(
+		newOCAInitCmd(streams),
+		ocaQueryCmd(streams, "sessions", "List every ponder session in the database, newest first", false, runSessions),
+		ocaQueryCmd(streams, "session", "Print a session's episodic rows in order", true, runTimeline),
+		ocaQueryCmd(streams, "ledger", "Print a session's prediction ledger: forecasts, outcomes, surprise", true, runLedger),
+		ocaQueryCmd(streams, "self-model", "Score every session's forecasts: held, missed, mean surprise", false, runSelfModel),
+		ocaQueryCmd(streams, "perspectives", "Print a session's deliberations pass by pass", true, runPerspectives),
+		ocaQueryCmd(streams, "observations", "Print what the loop noticed about itself in a session", true, runObservations),
+		ocaQueryCmd(streams, "events", "Print a session's OCA event stream (OCA keeps a day of events)", true, runEvents),
+		ocaQueryCmd(streams, "prior", "Print what ponder start would list as Prior pondering for --subject", false, runPrior),
+	)
+	return cmd
+}
+
+func addDSNFlags(cmd *cobra.Command, o *ocaOptions) {
+	cmd.Flags().StringVar(&o.dsn, "dsn", "", "OCA connection string (default $PONDER_OCA_DSN, else "+defaultOCADSN+")")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+}
+
+func (o *ocaOptions) resolvedDSN() string {
+	if o.dsn != "" {
+		return o.dsn
+	}
+	if v := os.Getenv("PONDER_OCA_DSN"); v != "" {
+		return v
+	}
+	return defaultOCADSN
+}
+
+func newOCAInitCmd(streams *cli.IOStreams) *cobra.Command {
+	o := &ocaOptions{}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the part of the OCA schema ponder uses, where it is missing",
+		Long: `init creates what ponder needs and the database lacks: the cognitive_event_type
+enum (or the labels ponder uses, added to an existing one) and the tables
+episodic_memory, hypotheses, deliberations, metacognitive_observations and
+cognitive_events, without pgvector. It never drops or alters an existing table,
+so it is safe on a real OCA database and safe to run twice. If an existing
+table lacks a column ponder writes, it says which and exits 3.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), ocaInitTimeout)
+			defer cancel()
+			rep, err := pgstore.InitSchema(ctx, o.resolvedDSN())
+			if err != nil && rep.Missing == nil && !rep.CreatedEnum && rep.CreatedTables == nil {
+				return cli.Exit(ocaExit, fmt.Errorf("oca init: %w", err))
+			}
+			if o.json {
+				if jerr := writeJSON(streams.Out, rep); jerr != nil {
+					return jerr
+				}
+			} else {
+				printInitReport(streams.Out, rep)
+			}
+			if err != nil {
+				return cli.Exit(ocaExit, fmt.Errorf("oca init: %w", err))
+			}
+			return nil
+		},
+	}
+	addDSNFlags(cmd, o)
+	return cmd
+}
+
+func printInitReport(w io.Writer, rep pgstore.InitReport) {
+	if rep.CreatedEnum {
+		fmt.Fprintln(w, "created enum cognitive_event_type")
+	}
+	for _, l := range rep.AddedLabels {
+		fmt.Fprintf(w, "added enum label %s\n", l)
+	}
+	for _, t := range rep.CreatedTables {
+		fmt.Fprintf(w, "created table %s\n", t)
+	}
+	if !rep.CreatedEnum && len(rep.AddedLabels) == 0 && len(rep.CreatedTables) == 0 && len(rep.Missing) == 0 {
+		fmt.Fprintln(w, "schema already complete; nothing to do")
+	}
+}
+
+// ocaQuery runs one read-back query against an open store and prints it.
+type ocaQuery func(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error
+
+func ocaQueryCmd(streams *cli.IOStreams, name, short string, needsSlug bool, run ocaQuery) *cobra.Command {
+	o := &ocaOptions{}
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Args:  cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if needsSlug {
+				if err := o.resolveSlug(); err != nil {
+					return err
+				}
+			}
+			if name == "prior" && o.subject == "" {
+				return cli.Usagef("prior needs --subject")
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), ocaCallTimeout)
+			s, err := pgstore.OpenStore(ctx, o.resolvedDSN())
+			cancel()
+			if err != nil {
+				return cli.Exit(ocaExit, fmt.Errorf("oca %s: %w", name, err))
+			}
+			defer s.Close()
+			ctx, cancel = context.WithTimeout(cmd.Context(), ocaCallTimeout)
+			defer cancel()
+			if err := run(ctx, s, o, streams.Out); err != nil {
+				return cli.Exit(ocaExit, fmt.Errorf("oca %s: %w", name, err))
+			}
+			return nil
+		},
+	}
+	addDSNFlags(cmd, o)
+	if needsSlug {
+		cmd.Flags().StringVar(&o.slug, "slug", "", "session slug (default: .ponder/current)")
+	}
+	switch name {
+	case "prior":
+		cmd.Flags().StringVar(&o.subject, "subject", "", "the subject a new session would ponder")
+	case "perspectives":
+		cmd.Flags().BoolVar(&o.arguments, "arguments", false, "print the four arguments instead of the confidences")
+	}
+	return cmd
+}
+
+// resolveSlug falls back to the session ponder start made current.
+func (o *ocaOptions) resolveSlug() error {
+	if o.slug != "" {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(".ponder", "current"))
+	if errors.Is(err, os.ErrNotExist) {
+		return cli.Usagef("no --slug and no current session (.ponder/current)")
+	}
+	if err != nil {
+		return err
+	}
+	if o.slug = strings.TrimSpace(string(data)); o.slug == "" {
+		return cli.Usagef("no --slug and .ponder/current is empty")
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// table prints rows under a header, tab-aligned; cells are made single-line.
+func table(w io.Writer, header []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		for i, c := range r {
+			r[i] = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(c)
+		}
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+const nullCell = "NULL"
+
+func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func numCell(v *float64) string {
+	if v == nil {
+		return nullCell
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
+}
+
+func intCell(v *int) string {
+	if v == nil {
+		return nullCell
+	}
+	return strconv.Itoa(*v)
+}
+
+func strCell(v *string) string {
+	if v == nil {
+		return nullCell
+	}
+	return *v
+}
+
+func runSessions(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.Sessions(ctx)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{r.Slug, ts(r.Started), ts(r.LastTouched), strconv.Itoa(r.Passes),
+			strconv.FormatBool(r.Converged), strconv.FormatBool(r.Applied)}
+	}
+	return table(out, []string{"SLUG", "STARTED", "LAST_TOUCHED", "PASSES", "CONVERGED", "APPLIED"}, cells)
+}
+
+func runTimeline(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.Timeline(ctx, o.slug)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{ts(r.Timestamp), r.EventType, strCell(r.Prediction), strCell(r.ActualOutcome),
+			numCell(r.Surprise), r.Content}
+	}
+	return table(out, []string{"TIMESTAMP", "EVENT_TYPE", "PREDICTION", "ACTUAL_OUTCOME", "SURPRISE", "CONTENT"}, cells)
+}
+
+func runLedger(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.Ledger(ctx, o.slug)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{intCell(r.ForecastMadeInPass), intCell(r.AboutPass), numCell(r.Forecast),
+			numCell(&r.Confidence), strCell(r.Status), numCell(r.Surprise), numCell(r.ConfidenceDelta), strCell(r.ModelUpdate)}
+	}
+	return table(out, []string{"MADE_IN_PASS", "ABOUT_PASS", "FORECAST", "CONFIDENCE", "STATUS", "SURPRISE",
+		"CONFIDENCE_DELTA", "MODEL_UPDATE"}, cells)
+}
+
+func runSelfModel(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.SelfModel(ctx)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{r.Domain, strconv.Itoa(r.Held), strconv.Itoa(r.Missed), numCell(r.MeanSurprise)}
+	}
+	return table(out, []string{"DOMAIN", "HELD", "MISSED", "MEAN_SURPRISE"}, cells)
+}
+
+func runPerspectives(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.Perspectives(ctx, o.slug)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		voices := []string{numCell(r.SkepticConfidence), numCell(r.BuilderConfidence), numCell(r.DreamerConfidence), numCell(r.EmpathConfidence)}
+		if o.arguments {
+			voices = []string{strCell(r.SkepticArgument), strCell(r.BuilderArgument), strCell(r.DreamerArgument), strCell(r.EmpathArgument)}
+		}
+		cells[i] = append(append([]string{ts(r.StartedAt), r.Decision, strCell(r.Stakes)}, voices...),
+			strconv.Itoa(r.Voices), strCell(r.Resolution))
+	}
+	return table(out, []string{"STARTED_AT", "DECISION", "STAKES", "SKEPTIC", "BUILDER", "DREAMER", "EMPATH",
+		"VOICES", "RESOLUTION"}, cells)
+}
+
+func runObservations(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.Observations(ctx, o.slug)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		applied := nullCell
+		if r.InterventionApplied != nil {
+			applied = strconv.FormatBool(*r.InterventionApplied)
+		}
+		cells[i] = []string{ts(r.Timestamp), r.Type, numCell(r.Severity), r.Description, strCell(r.Intervention),
+			applied, string(r.Evidence)}
+	}
+	return table(out, []string{"TIMESTAMP", "TYPE", "SEVERITY", "DESCRIPTION", "RECOMMENDED_INTERVENTION",
+		"APPLIED", "EVIDENCE"}, cells)
+}
+
+func runEvents(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.Events(ctx, o.slug)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{ts(r.Timestamp), r.EventType, numCell(r.Priority), string(r.Payload)}
+	}
+	return table(out, []string{"TIMESTAMP", "EVENT_TYPE", "PRIORITY", "PAYLOAD"}, cells)
+}
+
+func runPrior(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
+	rows, err := s.PriorPondering(ctx, o.subject)
+	if err != nil || o.json {
+		return jsonOr(out, rows, err)
+	}
+	cells := make([][]string, len(rows))
+	for i, r := range rows {
+		cells[i] = []string{ts(r.Timestamp), r.Content, strCell(r.ActualOutcome)}
+	}
+	return table(out, []string{"TIMESTAMP", "CONTENT", "ACTUAL_OUTCOME"}, cells)
+}
+
+// jsonOr returns err, or prints rows as JSON.
+func jsonOr(out io.Writer, rows any, err error) error {
+	if err != nil {
+		return err
+	}
+	return writeJSON(out, rows)
+}

@@ -1,0 +1,115 @@
+package pgtest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// ScriptEnv names the variable with-postgres.sh sets to its own path.
+const ScriptEnv = "LASERKIT_PG_SCRIPT"
+
+// Cluster is a private PostgreSQL server for one test, for tests that stop
+// the database under a running session.
+type Cluster struct {
+	// AdminDSN reaches the superuser on database postgres; OCADSN reaches
+	// database oneiro, created empty.
+	AdminDSN string
+	OCADSN   string
+	dir      string
+	script   string
+	stopOnce sync.Once
+}
+
+// StartCluster starts a private server for t and stops and deletes it when
+// t ends. It skips t (loudly) where the shared test server is absent too.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	AdminDSN(t) // no shared server: skip for the same reason
+	script, err := findScript()
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	out, err := exec.Command(script, "--start").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("pgtest: %s --start: %v: %s", script, err, bytes.TrimSpace(ee.Stderr))
+		}
+		t.Fatalf("pgtest: %s --start: %v", script, err)
+	}
+	vars := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			vars[k] = v
+		}
+	}
+	c := &Cluster{AdminDSN: vars["LASERKIT_TEST_PG_DSN"], OCADSN: vars["PONDER_OCA_DSN"], dir: vars["DIR"], script: script}
+	if c.dir == "" || c.AdminDSN == "" {
+		t.Fatalf("pgtest: %s --start printed no cluster: %s", script, out)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("pgtest: stopping the private cluster: %v", err)
+		}
+	})
+	return c
+}
+
+// NewDatabase creates an empty database on the private cluster for t.
+func (c *Cluster) NewDatabase(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, c.AdminDSN)
+}
+
+// Halt stops the server, ending every session at once, keeping its files.
+func (c *Cluster) Halt() error { return c.run("--halt") }
+
+// Resume starts a halted server again.
+func (c *Cluster) Resume() error { return c.run("--resume") }
+
+func (c *Cluster) run(op string) error {
+	out, err := exec.Command(c.script, op, c.dir).CombinedOutput()
+	if err != nil {
+		return errors.New(strings.TrimSpace(string(out)) + ": " + err.Error())
+	}
+	return nil
+}
+
+// Stop stops the server and deletes its files;
+// later calls do nothing.
+func (c *Cluster) Stop() error {
+	var err error
+	c.stopOnce.Do(func() { err = c.run("--stop") })
+	return err
+}
+
+// findScript locates with-postgres.sh: from the environment, else by
+// walking up from the working directory to the module root.
+func findScript() (string, error) {
+	if s := os.Getenv(ScriptEnv); s != "" {
+		return s, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "scripts", "with-postgres.sh")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("scripts/with-postgres.sh not found above the working directory; set " + ScriptEnv)
+		}
+		dir = parent
+	}
+}
