@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"json":      cmdJSON,
 			"jsonkeys":  cmdJSONKeys,
+			"jsonlen":   cmdJSONLen,
 			"layout":    cmdLayout,
 			"truncate":  cmdTruncate,
 			"lines":     cmdLines,
@@ -160,6 +162,23 @@ func cmdJSONKeys(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// jsonlen FILE PATH N: the array at PATH has N elements.
+func cmdJSONLen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: jsonlen FILE PATH N")
+	}
+	v, ok := lookup(ts, args[0], args[1])
+	arr, isArr := v.([]any)
+	if !ok || !isArr {
+		ts.Fatalf("%s: %s is not an array", args[0], args[1])
+	}
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	if len(arr) != want {
+		ts.Fatalf("%s: %s has %d elements, want %d", args[0], args[1], len(arr), want)
+	}
+}
+
 // layout DIR: print every file under DIR (relative, sorted), one a line.
 func cmdLayout(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
@@ -182,17 +201,24 @@ func cmdLayout(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprint(ts.Stdout(), strings.Join(out, "\n")+"\n")
 }
 
-// truncate FILE -N: cut the last N bytes off FILE (a torn write).
+// truncate FILE -N: cut the last N bytes off FILE (a torn write);
+// truncate FILE -LASTLINE: cut its last whole line.
 func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 || neg {
-		ts.Fatalf("usage: truncate FILE -N")
+		ts.Fatalf("usage: truncate FILE -N|-LASTLINE")
 	}
 	p := ts.MkAbs(args[0])
-	n, err := strconv.Atoi(strings.TrimPrefix(args[1], "-"))
+	data, err := os.ReadFile(p)
 	ts.Check(err)
-	info, err := os.Stat(p)
-	ts.Check(err)
-	ts.Check(os.Truncate(p, info.Size()-int64(n)))
+	size := len(data)
+	if args[1] == "-LASTLINE" {
+		size = bytes.LastIndexByte(data[:len(data)-1], '\n') + 1
+	} else {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[1], "-"))
+		ts.Check(err)
+		size -= n
+	}
+	ts.Check(os.Truncate(p, int64(size)))
 }
 
 // lines FILE N: FILE has exactly N lines.
@@ -208,21 +234,23 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// grepcount N PATTERN FILE: PATTERN (a substring) occurs on exactly N lines.
+// grepcount N REGEXP FILE: REGEXP matches exactly N lines of FILE.
 func cmdGrepCount(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 || neg {
-		ts.Fatalf("usage: grepcount N SUBSTRING FILE")
+		ts.Fatalf("usage: grepcount N REGEXP FILE")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
 	got := 0
-	for _, l := range strings.Split(ts.ReadFile(args[2]), "\n") {
-		if strings.Contains(l, args[1]) {
+	for _, l := range strings.Split(strings.TrimSuffix(ts.ReadFile(args[2]), "\n"), "\n") {
+		if re.MatchString(l) {
 			got++
 		}
 	}
 	if got != want {
-		ts.Fatalf("%q occurs on %d lines of %s, want %d", args[1], got, args[2], want)
+		ts.Fatalf("%q matches %d lines of %s, want %d", args[1], got, args[2], want)
 	}
 }
 
