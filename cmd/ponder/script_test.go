@@ -44,26 +44,38 @@ func TestMain(m *testing.M) {
 // (ponder.md) or are derived by hand in the scripts' comments.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		Setup: func(env *testscript.Env) error {
-			env.Setenv("PONDER_TEST_NOW", "2026-08-24T15:00:00Z")
-			// Default to a DSN nothing listens on, so no script ever talks to
-			// a stray local PostgreSQL by accident.
-			env.Setenv("PONDER_OCA_DSN", "postgres://127.0.0.1:1/nope")
-			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
-			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"json":      cmdJSON,
-			"jsonkeys":  cmdJSONKeys,
-			"jsonlen":   cmdJSONLen,
-			"layout":    cmdLayout,
-			"truncate":  cmdTruncate,
-			"lines":     cmdLines,
-			"listener":  cmdListener,
-			"grepcount": cmdGrepCount,
-		},
+		Dir:   "testdata/script",
+		Setup: setupScript,
+		Cmds:  scriptCmds(nil),
 	})
+}
+
+// setupScript gives every script a pinned clock, a HOME of its own and, by
+// default, a DSN nothing listens on, so that no script talks to a stray
+// local PostgreSQL by accident.
+func setupScript(env *testscript.Env) error {
+	env.Setenv("PONDER_TEST_NOW", "2026-08-24T15:00:00Z")
+	env.Setenv("PONDER_OCA_DSN", "postgres://127.0.0.1:1/nope")
+	env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+	return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
+}
+
+// scriptCmds are the scripts' own commands, plus extra.
+func scriptCmds(extra map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"json":      cmdJSON,
+		"jsonkeys":  cmdJSONKeys,
+		"jsonlen":   cmdJSONLen,
+		"layout":    cmdLayout,
+		"truncate":  cmdTruncate,
+		"lines":     cmdLines,
+		"listener":  cmdListener,
+		"grepcount": cmdGrepCount,
+	}
+	for k, v := range extra {
+		cmds[k] = v
+	}
+	return cmds
 }
 
 // lookup walks a JSON document along a dotted path: .a.b.0.c ("." = the
