@@ -72,6 +72,16 @@ func Parse(data []byte) *Log {
 	torn := func(at int64, ln int, detail string) {
 		l.Damage = &Damage{Torn: true, Line: ln, Offset: at, Bytes: l.Size - at, Detail: detail}
 	}
+	// corrupt records damage that is not an interrupted append; the sound
+	// part ends before the line, or before the batch it interrupts.
+	corrupt := func(at int64, ln int, detail string) *Log {
+		l.Damage = &Damage{Line: ln, Offset: at, Detail: detail}
+		l.Good = at
+		if batchStart >= 0 {
+			l.Records, l.Good = l.Records[:batchStart], batchOff
+		}
+		return l
+	}
 	for off < l.Size {
 		line++
 		end := bytes.IndexByte(data[off:], '\n')
@@ -100,27 +110,19 @@ func Parse(data []byte) *Log {
 			l.Good = start
 			return l
 		case err != nil:
-			l.Damage = &Damage{Line: line, Offset: off, Detail: "not valid JSON: " + err.Error()}
-			l.Good = off
-			return l
+			return corrupt(off, line, "not valid JSON: "+err.Error())
 		}
 		want := len(l.Records) + 1
 		if r.Seq != want {
-			l.Damage = &Damage{Line: line, Offset: off, Detail: fmt.Sprintf("seq %d where %d was expected (a record lost or duplicated)", r.Seq, want)}
-			l.Good = off
-			return l
+			return corrupt(off, line, fmt.Sprintf("seq %d where %d was expected (a record lost or duplicated)", r.Seq, want))
 		}
 		if batchStart < 0 {
 			if r.Batch != r.Seq || r.BatchSize < 1 {
-				l.Damage = &Damage{Line: line, Offset: off, Detail: fmt.Sprintf("record %d should open a batch but says batch %d of size %d", r.Seq, r.Batch, r.BatchSize)}
-				l.Good = off
-				return l
+				return corrupt(off, line, fmt.Sprintf("record %d should open a batch but says batch %d of size %d", r.Seq, r.Batch, r.BatchSize))
 			}
 			batchStart, batchOff, batchLine = len(l.Records), off, line
 		} else if first := l.Records[batchStart]; r.Batch != first.Batch || r.BatchSize != first.BatchSize {
-			l.Damage = &Damage{Line: line, Offset: off, Detail: fmt.Sprintf("record %d breaks batch %d (size %d) before it is complete", r.Seq, first.Batch, first.BatchSize)}
-			l.Good = off
-			return l
+			return corrupt(off, line, fmt.Sprintf("record %d breaks batch %d (size %d) before it is complete", r.Seq, first.Batch, first.BatchSize))
 		}
 		l.Records = append(l.Records, r)
 		off += int64(end) + 1
