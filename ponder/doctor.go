@@ -82,14 +82,14 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 			add("session "+sl, true, "session.json unreadable: %v", err)
 			continue
 		}
-		l, err := ledger.Read(filepath.Join(dir, ledgerFile))
+		l, err := ledger.Read(filepath.Join(dir, ledgerFile), nil)
 		switch {
 		case err != nil:
 			add("session "+sl, true, "ledger unreadable: %v", err)
 		case l.Damage != nil:
 			add("session "+sl, true, "%v", l.Damage)
 		default:
-			add("session "+sl, false, "session.json and ledger.jsonl (%d records) are sound", len(l.Records))
+			add("session "+sl, false, "session.json and ledger.jsonl (%d records) are sound", l.Count)
 		}
 	}
 

@@ -33,6 +33,10 @@ type Engine struct {
 	Progress func(label string) Progress
 	// LockTimeout bounds the wait for another ponder on the same session.
 	LockTimeout time.Duration
+	// MapLedger reads ledgers through a memory map that is never released
+	// (ledger.ReadMapped): right for a process that runs one command, as
+	// the binary does; a long-lived caller leaves it off.
+	MapLedger bool
 }
 
 // New returns an Engine on root with the given bridge and default clocks.
@@ -116,36 +120,33 @@ func (h *handle) save() error { return writeSession(h.dir, h.s) }
 
 func (h *handle) ledgerPath() string { return filepath.Join(h.dir, ledgerFile) }
 
-// readLedger reads the ledger whole and refuses a damaged one. A read-only
-// caller that meets a torn tail waits for the lock and reads again: the
-// tail may be a writer's append in flight.
-func (h *handle) readLedger() (*ledger.Log, error) {
-	l, err := ledger.Read(h.ledgerPath())
+// state reads the ledger whole, replaying it as it goes, and refuses a
+// damaged one. A read-only caller that meets a torn tail waits for the lock
+// and reads again: the tail may be a writer's append in flight.
+func (h *handle) state() (*State, *ledger.Log, error) {
+	read := ledger.Read
+	if h.e.MapLedger {
+		read = ledger.ReadMapped
+	}
+	st := newState()
+	l, err := read(h.ledgerPath(), st.apply)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if l.Damage != nil && l.Damage.Torn && h.lock == nil {
 		if lk, lerr := fsx.LockFile(filepath.Join(h.dir, lockFile), h.e.LockTimeout); lerr == nil {
-			l, err = ledger.Read(h.ledgerPath())
+			st = newState()
+			l, err = read(h.ledgerPath(), st.apply)
 			_ = lk.Unlock()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	if l.Damage != nil {
-		return nil, stateErr(nil, "session %s: %v", h.slug, l.Damage)
+		return nil, nil, stateErr(nil, "session %s: %v", h.slug, l.Damage)
 	}
-	return l, nil
-}
-
-// state replays the ledger.
-func (h *handle) state() (*State, *ledger.Log, error) {
-	l, err := h.readLedger()
-	if err != nil {
-		return nil, nil, err
-	}
-	return Replay(l.Records), l, nil
+	return st, l, nil
 }
 
 func (h *handle) requireActive(cmd string) error {

@@ -105,6 +105,56 @@ func (p *PassStats) DeltaVoices() int { return bits.OnesCount8(p.voices) }
 
 var voiceBit = map[string]uint8{ledger.Skeptic: 1, ledger.Builder: 2, ledger.Dreamer: 4, ledger.Empath: 8}
 
+// index finds units and findings by id. The engine's ids are dense
+// (u0001, u0002, …), so canonical ids live in a slice indexed by their
+// number — no hashing on the judge's hot path; anything else in a map.
+type index[T any] struct {
+	dense  []*T
+	sparse map[string]*T
+}
+
+// canonicalNumber is n for the canonical id <letter><n, zero-padded to at
+// least four digits>, else 0.
+func canonicalNumber(id string) int {
+	d := len(id) - 1
+	if d < 4 || (d > 4 && id[1] == '0') {
+		return 0
+	}
+	n := 0
+	for i := 1; i < len(id); i++ {
+		c := id[i]
+		if c < '0' || c > '9' || n > 1<<40 {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func (x *index[T]) get(id string) *T {
+	if n := canonicalNumber(id); n > 0 {
+		if n < len(x.dense) {
+			return x.dense[n]
+		}
+		return nil
+	}
+	return x.sparse[id]
+}
+
+func (x *index[T]) put(id string, v *T) {
+	if n := canonicalNumber(id); n > 0 && n < 1<<24 {
+		for n >= len(x.dense) {
+			x.dense = append(x.dense, nil)
+		}
+		x.dense[n] = v
+		return
+	}
+	if x.sparse == nil {
+		x.sparse = map[string]*T{}
+	}
+	x.sparse[id] = v
+}
+
 // State is the session's inventory and findings after replaying the ledger.
 type State struct {
 	Units     []*Unit
@@ -112,26 +162,28 @@ type State struct {
 	Live      int // live findings
 	Seeded    bool
 	Records   int
-	units     map[string]*Unit
+	units     index[Unit]
 	livePaths map[string]*Unit
-	findings  map[string]*Finding
+	findings  index[Finding]
 	passes    map[int]*PassStats
 	nextUnit  int
 	nextFind  int
+	// the pass of the previous record, as records come in pass order
+	lastPass   *PassStats
+	lastPassNo int
 }
 
 func newState() *State {
 	return &State{
-		units:     map[string]*Unit{},
 		livePaths: map[string]*Unit{},
-		findings:  map[string]*Finding{},
 		passes:    map[int]*PassStats{},
 		nextUnit:  1,
 		nextFind:  1,
 	}
 }
 
-// Replay builds the state from the ledger's records, in one pass.
+// Replay builds the state from the ledger's records, in one pass. (The
+// engine replays while it reads: see handle.state.)
 func Replay(recs []ledger.Record) *State {
 	st := newState()
 	for i := range recs {
@@ -141,10 +193,10 @@ func Replay(recs []ledger.Record) *State {
 }
 
 // Unit returns the unit with id, or nil.
-func (st *State) Unit(id string) *Unit { return st.units[id] }
+func (st *State) Unit(id string) *Unit { return st.units.get(id) }
 
 // Finding returns the finding with id, or nil.
-func (st *State) Finding(id string) *Finding { return st.findings[id] }
+func (st *State) Finding(id string) *Finding { return st.findings.get(id) }
 
 // Pass returns the stats of a pass (zero when it has no records).
 func (st *State) Pass(pass int) *PassStats {
@@ -155,11 +207,15 @@ func (st *State) Pass(pass int) *PassStats {
 }
 
 func (st *State) pass(pass int) *PassStats {
+	if st.lastPass != nil && st.lastPassNo == pass {
+		return st.lastPass
+	}
 	p := st.passes[pass]
 	if p == nil {
 		p = &PassStats{}
 		st.passes[pass] = p
 	}
+	st.lastPass, st.lastPassNo = p, pass
 	return p
 }
 
@@ -231,7 +287,7 @@ func pad4(n int) string {
 func (st *State) addUnit(id, path, kind string) *Unit {
 	u := &Unit{ID: id, Paths: []string{path}, Kind: kind}
 	st.Units = append(st.Units, u)
-	st.units[id] = u
+	st.units.put(id, u)
 	st.livePaths[path] = u
 	if n := idNumber(id); n >= st.nextUnit {
 		st.nextUnit = n + 1
@@ -250,7 +306,7 @@ func (st *State) apply(r *ledger.Record) {
 	}
 	switch r.Type {
 	case ledger.UnitSeed, ledger.UnitAdd:
-		if st.units[r.UnitID] != nil {
+		if st.units.get(r.UnitID) != nil {
 			return
 		}
 		kind := r.Kind
@@ -265,7 +321,7 @@ func (st *State) apply(r *ledger.Record) {
 			ps.Units.Add++
 		}
 	case ledger.UnitEdit:
-		u := st.units[r.UnitID]
+		u := st.units.get(r.UnitID)
 		if u == nil {
 			return
 		}
@@ -281,7 +337,7 @@ func (st *State) apply(r *ledger.Record) {
 			u.Kind = r.Kind
 		}
 	case ledger.UnitDelete:
-		u := st.units[r.UnitID]
+		u := st.units.get(r.UnitID)
 		if u == nil {
 			return
 		}
@@ -294,7 +350,7 @@ func (st *State) apply(r *ledger.Record) {
 			u.Phantom = true
 		}
 	case ledger.UnitGrade:
-		u := st.units[r.UnitID]
+		u := st.units.get(r.UnitID)
 		if u == nil {
 			return
 		}
@@ -309,7 +365,7 @@ func (st *State) apply(r *ledger.Record) {
 func (st *State) applyFinding(r *ledger.Record, ps *PassStats) {
 	k := r.Pass
 	if r.Op == ledger.OpAdd {
-		if st.findings[r.FindingID] != nil {
+		if st.findings.get(r.FindingID) != nil {
 			return
 		}
 		f := &Finding{ID: r.FindingID, UnitID: r.UnitID, Severity: r.Severity, Live: true, AddedPass: k,
@@ -320,21 +376,19 @@ func (st *State) applyFinding(r *ledger.Record, ps *PassStats) {
 		if r.Text != nil {
 			f.Text = *r.Text
 		}
-		f.severities = []valueAt[string]{{pass: k, value: f.Severity}}
-		f.confidences = []valueAt[float64]{{pass: k, value: f.Confidence}}
 		st.Findings = append(st.Findings, f)
-		st.findings[f.ID] = f
+		st.findings.put(f.ID, f)
 		st.Live++
 		if n := idNumber(f.ID); n >= st.nextFind {
 			st.nextFind = n + 1
 		}
-		if u := st.units[r.UnitID]; u != nil {
+		if u := st.units.get(r.UnitID); u != nil {
 			u.Graded = true
 		}
 		ps.Ops.Add++
 		return
 	}
-	f := st.findings[r.FindingID]
+	f := st.findings.get(r.FindingID)
 	if f == nil || !f.Live {
 		return
 	}
@@ -359,6 +413,12 @@ func (st *State) applyFinding(r *ledger.Record, ps *PassStats) {
 	case ledger.OpChange:
 		ps.Ops.Change++
 		reverts := false
+		// A field's history starts with the add's value, built on the
+		// first change (most findings are never changed).
+		if f.severities == nil {
+			f.severities = []valueAt[string]{{pass: f.AddedPass, value: f.Severity}}
+			f.confidences = []valueAt[float64]{{pass: f.AddedPass, value: f.Confidence}}
+		}
 		if r.Severity != "" {
 			reverts = reverts || revertsPrevious(f.severities, k, r.Severity)
 			f.severities = append(f.severities, valueAt[string]{pass: k, value: r.Severity, changed: true})

@@ -99,7 +99,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 			}
 			rec.UnitID, rec.Path, rec.Kind = unitID(st.nextUnit), p, d.Kind
 		case ledger.UnitEdit:
-			u := st.units[d.UnitID]
+			u := st.units.get(d.UnitID)
 			switch {
 			case u == nil:
 				bad("unit-edit: unknown unit %s", d.UnitID)
@@ -122,7 +122,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 				rec.Path = p
 			}
 		case ledger.UnitDelete:
-			u := st.units[d.UnitID]
+			u := st.units.get(d.UnitID)
 			phantom := d.Phantom != nil && *d.Phantom
 			switch {
 			case u == nil:
@@ -139,7 +139,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 		case ledger.OpAdd:
 			var u *Unit
 			if d.UnitID != "" {
-				u = st.units[d.UnitID]
+				u = st.units.get(d.UnitID)
 				if u == nil {
 					bad("add names an unknown unit %s", d.UnitID)
 					continue
@@ -174,7 +174,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 			rec.Severity, rec.Confidence, rec.Text = d.Severity, d.Confidence, d.Text
 			rec.Recommendation, rec.Evidence = d.Recommendation, d.Evidence
 		case ledger.OpEdit, ledger.OpChange, ledger.OpDelete:
-			f := st.findings[d.FindingID]
+			f := st.findings.get(d.FindingID)
 			switch {
 			case f == nil:
 				bad("%s targets unknown finding %s", d.Op, d.FindingID)
@@ -194,7 +194,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 	// Phantom verification, over every path the unit ever carried
 	// (including edits earlier in this batch).
 	for _, i := range phantoms {
-		u := st.units[ds[i].UnitID]
+		u := st.units.get(ds[i].UnitID)
 		var present []string
 		for _, p := range uniq(u.Paths) {
 			full := filepath.FromSlash(p)

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/laserkit/laserkit/internal/fsx"
 )
@@ -31,22 +33,23 @@ func (d *Damage) Error() string {
 	return fmt.Sprintf("ledger.jsonl is corrupt at line %d (byte %d): %s; this is not an interrupted append and needs a human", d.Line, d.Offset, d.Detail)
 }
 
-// Log is a ledger read whole. Records holds every record of whole batches,
-// in order; when Damage is set, the damaged tail is not in Records.
+// Log is what reading a ledger found: how many records its whole batches
+// hold and, if it is damaged, where.
 type Log struct {
-	Records []Record
-	Size    int64 // bytes in the file
-	Good    int64 // bytes of whole batches (== Size when undamaged)
-	Damage  *Damage
+	Count  int   // records in whole batches, before any damage
+	Size   int64 // bytes in the file
+	Good   int64 // bytes of whole batches (== Size when undamaged)
+	Damage *Damage
 }
 
 // NextSeq is the seq the next appended record gets.
-func (l *Log) NextSeq() int { return len(l.Records) + 1 }
+func (l *Log) NextSeq() int { return l.Count + 1 }
 
 // Read reads and checks a ledger: every line whole JSON, seq 1, 2, 3, … and
-// every batch complete. A missing file is an empty ledger. The error is for
-// I/O only; damage is reported in Log.Damage.
-func Read(path string) (*Log, error) {
+// every batch complete, handing each record of a whole batch to visit (nil
+// to only check). A missing file is an empty ledger. The error is for I/O
+// only; damage is reported in Log.Damage.
+func Read(path string, visit func(*Record)) (*Log, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Log{}, nil
@@ -54,31 +57,76 @@ func Read(path string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data), nil
+	return Parse(data, visit), nil
 }
 
-// Parse checks ledger bytes (see Read).
-func Parse(data []byte) *Log {
+// ReadMapped is Read on a read-only memory map of the file, for one-shot
+// processes (the ponder binary): the map is never released, because the
+// records' strings point into it. The ledger is only ever appended to or
+// replaced whole by rename (repair), never truncated in place, so a map
+// stays valid while other processes work on the session. Where mapping is
+// not available it falls back to Read.
+func ReadMapped(path string, visit func(*Record)) (l *Log, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Log{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() == 0 {
+		return &Log{}, nil
+	}
+	data, err := mapFile(f, int(info.Size()))
+	if err != nil {
+		return Read(path, visit)
+	}
+	// A file cut short by hand under the map would fault: report it as an
+	// error instead of crashing.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			l, err = nil, fmt.Errorf("%s changed under the reader (%v); try again", path, r)
+		}
+	}()
+	return Parse(data, visit), nil
+}
+
+// Parse checks ledger bytes (see Read). It keeps data (string values point
+// into it), which the caller must not change afterwards. visit sees the
+// records of each batch once the batch is known to be whole, in order; it
+// must not keep the *Record.
+func Parse(data []byte, visit func(*Record)) *Log {
 	l := &Log{Size: int64(len(data))}
-	// Most records are small; one allocation for the slice.
-	l.Records = make([]Record, 0, bytes.Count(data, []byte{'\n'}))
+	if len(data) == 0 {
+		return l
+	}
+	// One view of the whole file as a string: values are substrings of it.
+	dec := &decoder{src: unsafe.String(&data[0], len(data))}
 	var (
-		off        int64
-		line       int
-		batchStart = -1 // index in Records of the open batch's first record
-		batchOff   int64
-		batchLine  int
+		off       int64
+		line      int
+		batch     []Record // the open batch, held back until it is whole
+		batchOff  int64
+		batchLine int
 	)
-	torn := func(at int64, ln int, detail string) {
+	torn := func(at int64, ln int, detail string) *Log {
 		l.Damage = &Damage{Torn: true, Line: ln, Offset: at, Bytes: l.Size - at, Detail: detail}
+		l.Good = at
+		return l
 	}
 	// corrupt records damage that is not an interrupted append; the sound
 	// part ends before the line, or before the batch it interrupts.
 	corrupt := func(at int64, ln int, detail string) *Log {
 		l.Damage = &Damage{Line: ln, Offset: at, Detail: detail}
 		l.Good = at
-		if batchStart >= 0 {
-			l.Records, l.Good = l.Records[:batchStart], batchOff
+		if len(batch) > 0 {
+			l.Good = batchOff
 		}
 		return l
 	}
@@ -92,8 +140,9 @@ func Parse(data []byte) *Log {
 		} else {
 			raw = data[off : off+int64(end)]
 		}
-		var r Record
-		err := json.Unmarshal(raw, &r)
+		batch = append(batch, Record{})
+		r := &batch[len(batch)-1]
+		err := dec.decode(raw, int(off), int(off)+len(raw), r)
 		switch {
 		case last && err == nil:
 			// A whole record without its newline: the write stopped one
@@ -102,41 +151,42 @@ func Parse(data []byte) *Log {
 			fallthrough
 		case last:
 			start, ln := off, line
-			if batchStart >= 0 {
+			if len(batch) > 1 {
 				start, ln = batchOff, batchLine
-				l.Records = l.Records[:batchStart]
 			}
-			torn(start, ln, "line "+strconv.Itoa(line)+" is incomplete: "+err.Error())
-			l.Good = start
-			return l
+			return torn(start, ln, "line "+strconv.Itoa(line)+" is incomplete: "+err.Error())
 		case err != nil:
+			batch = batch[:len(batch)-1]
 			return corrupt(off, line, "not valid JSON: "+err.Error())
 		}
-		want := len(l.Records) + 1
+		want := l.Count + len(batch)
 		if r.Seq != want {
+			batch = batch[:len(batch)-1]
 			return corrupt(off, line, fmt.Sprintf("seq %d where %d was expected (a record lost or duplicated)", r.Seq, want))
 		}
-		if batchStart < 0 {
+		if len(batch) == 1 {
 			if r.Batch != r.Seq || r.BatchSize < 1 {
+				batch = batch[:0]
 				return corrupt(off, line, fmt.Sprintf("record %d should open a batch but says batch %d of size %d", r.Seq, r.Batch, r.BatchSize))
 			}
-			batchStart, batchOff, batchLine = len(l.Records), off, line
-		} else if first := l.Records[batchStart]; r.Batch != first.Batch || r.BatchSize != first.BatchSize {
+			batchOff, batchLine = off, line
+		} else if first := batch[0]; r.Batch != first.Batch || r.BatchSize != first.BatchSize {
+			batch = batch[:len(batch)-1]
 			return corrupt(off, line, fmt.Sprintf("record %d breaks batch %d (size %d) before it is complete", r.Seq, first.Batch, first.BatchSize))
 		}
-		l.Records = append(l.Records, r)
 		off += int64(end) + 1
-		if len(l.Records)-batchStart == r.BatchSize {
-			batchStart = -1
+		if len(batch) == r.BatchSize {
+			if visit != nil {
+				for i := range batch {
+					visit(&batch[i])
+				}
+			}
+			l.Count += len(batch)
+			batch = batch[:0]
 		}
 	}
-	if batchStart >= 0 {
-		first := l.Records[batchStart]
-		have := len(l.Records) - batchStart
-		l.Records = l.Records[:batchStart]
-		torn(batchOff, batchLine, fmt.Sprintf("batch %d has %d of its %d records", first.Batch, have, first.BatchSize))
-		l.Good = batchOff
-		return l
+	if len(batch) > 0 {
+		return torn(batchOff, batchLine, fmt.Sprintf("batch %d has %d of its %d records", batch[0].Batch, len(batch), batch[0].BatchSize))
 	}
 	l.Good = l.Size
 	return l
@@ -189,7 +239,7 @@ type Repaired struct {
 }
 
 // Repair moves a torn tail aside — into tornPath, byte for byte — and
-// truncates the ledger to its last whole batch. It never drops a byte
+// replaces the ledger (atomically) with its whole batches. It never drops a byte
 // silently, and refuses corrupt (non-torn) damage. The caller holds the
 // session lock.
 func Repair(path, tornPath string) (*Repaired, error) {
@@ -197,7 +247,7 @@ func Repair(path, tornPath string) (*Repaired, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := Parse(data)
+	l := Parse(data, nil)
 	if l.Damage == nil {
 		return nil, nil
 	}
@@ -208,19 +258,8 @@ func Repair(path, tornPath string) (*Repaired, error) {
 	if err := fsx.WriteFile(tornPath, tail, 0o644); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Truncate(l.Good); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
+	// Replace, never truncate: a reader may have the old file mapped.
+	if err := fsx.WriteFile(path, data[:l.Good], 0o644); err != nil {
 		return nil, err
 	}
 	return &Repaired{MovedTo: tornPath, RemovedBytes: int64(len(tail)), RemovedRecords: bytes.Count(tail, []byte{'\n'})}, nil
