@@ -148,9 +148,14 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 	}
 	defer h.release()
 	path := filepath.Join(h.dir, observationsFile)
-	n, err := countLines(path)
+	data, err := readFileIfExists(path)
 	if err != nil {
 		return nil, err
+	}
+	n := bytes.Count(data, []byte{'\n'})
+	torn := len(data) > 0 && data[len(data)-1] != '\n'
+	if torn {
+		n++
 	}
 	obs := Observation{ID: fmt.Sprintf("o%04d", n+1), TS: e.stamp(), Pass: h.s.CurrentPass, Type: o.Type,
 		Description: o.Description, Evidence: evidence, Severity: severity, Intervention: o.Intervention}
@@ -160,7 +165,12 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 	if err != nil {
 		return nil, err
 	}
-	if err := fsx.AppendSync(path, append(line, '\n'), 0o644); err != nil {
+	line = append(line, '\n')
+	if torn {
+		// A crash cut the last line short: start ours on a line of its own.
+		line = append([]byte{'\n'}, line...)
+	}
+	if err := fsx.AppendSync(path, line, 0o644); err != nil {
 		return nil, err
 	}
 	res := &MetacognizeResult{Observation: obs}
@@ -168,12 +178,4 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 		res.ObservationID, res.EventID = &obs.OCA.ObservationID, &obs.OCA.EventID
 	}
 	return res, nil
-}
-
-func countLines(path string) (int, error) {
-	data, err := readFileIfExists(path)
-	if err != nil {
-		return 0, err
-	}
-	return bytes.Count(data, []byte{'\n'}), nil
 }

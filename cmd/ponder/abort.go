@@ -17,7 +17,7 @@ func newAbortCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Abort(a.slug)
 			return a.finish(res, err, func(w io.Writer) { fmt.Fprintf(w, "session %s aborted\n", res.Slug) })

@@ -75,9 +75,16 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	if err == nil {
 		return nil
 	}
-	var pe *ponder.Error
-	if !errors.As(err, &pe) {
-		return err
+	var (
+		pe    *ponder.Error
+		usage *cli.UsageError
+	)
+	switch {
+	case errors.As(err, &pe):
+	case errors.As(err, &usage):
+		pe = &ponder.Error{Code: usageExit, Kind: "usage", Message: usage.Error(), Details: []string{}}
+	default:
+		pe = &ponder.Error{Code: 1, Kind: "error", Message: err.Error(), Details: []string{}}
 	}
 	if a.json && isNil {
 		_ = emitJSON(a.streams.Out, map[string]any{"error": pe})
@@ -85,6 +92,9 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", pe.Message)
 	for _, d := range pe.Details {
 		fmt.Fprintf(a.streams.ErrOut, "  %s\n", d)
+	}
+	if usage != nil {
+		fmt.Fprintln(a.streams.ErrOut, "Run 'ponder --help' for usage.")
 	}
 	return cli.SilentExit(pe.Code)
 }

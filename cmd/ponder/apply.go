@@ -21,7 +21,7 @@ prints the same plan at any time and changes nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Apply(a.slug, dryRun)
 			return a.finish(res, err, func(w io.Writer) {

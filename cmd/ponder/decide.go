@@ -21,7 +21,7 @@ below 1, listing every ungraded unit.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Decide(a.slug, args[0])
 			return a.finish(res, err, func(w io.Writer) {

@@ -38,14 +38,14 @@ deliberations row.`,
 			}
 			if len(args) == 1 {
 				if flagged {
-					return cli.Usagef("give the voices either in FILE or as flags, not both")
+					return a.finish(nil, cli.Usagef("give the voices either in FILE or as flags, not both"), nil)
 				}
 				data, err := a.readInput(args[0])
 				if err != nil {
-					return err
+					return a.finish(nil, err, nil)
 				}
 				if in, err = ponder.ParseDeliberation(data); err != nil {
-					return cli.Usagef("%s: %v", args[0], err)
+					return a.finish(nil, cli.Usagef("%s: %v", args[0], err), nil)
 				}
 			}
 			for _, v := range voiceNames {
@@ -62,7 +62,7 @@ deliberations row.`,
 			}
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Deliberate(a.slug, in, o.skip)
 			return a.finish(res, err, func(w io.Writer) {

@@ -32,11 +32,11 @@ and every violation is listed; the ledger is then unchanged.`,
 			}
 			data, err := a.readInput(name)
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Delta(a.slug, data)
 			return a.finish(res, err, func(w io.Writer) {

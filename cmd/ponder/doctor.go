@@ -21,7 +21,7 @@ itself through the probe. It changes nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Doctor(a.slug, os.Getenv)
 			return a.finish(res, err, func(w io.Writer) {

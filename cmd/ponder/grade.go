@@ -22,7 +22,7 @@ U_ungraded-deleted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			var lp *string
 			if cmd.Flags().Changed("grade") {

@@ -22,7 +22,7 @@ The verdict is advice; decide acts on it. judge may be re-run until decide.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Judge(a.slug)
 			return a.finish(res, err, func(w io.Writer) { printJudgement(w, res) })

@@ -17,7 +17,7 @@ func newListCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.List()
 			return a.finish(res, err, func(w io.Writer) {

@@ -35,7 +35,7 @@ escalate until a human sets intervention_applied.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			opts := ponder.MetacognizeOptions{Type: o.typ, Description: o.description, Evidence: o.evidence, Severity: o.severity}
 			if cmd.Flags().Changed("intervention") {

@@ -26,11 +26,11 @@ pass's surprise is null.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("churn") {
-				return cli.Usagef("predict needs --churn X (a number in [0,1])")
+				return a.finish(nil, cli.Usagef("predict needs --churn X (a number in [0,1])"), nil)
 			}
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			var claim *string
 			if cmd.Flags().Changed("claim") {

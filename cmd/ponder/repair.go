@@ -21,7 +21,7 @@ in the session directory. A ledger damaged in any other way is refused.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Repair(a.slug)
 			return a.finish(res, err, func(w io.Writer) {

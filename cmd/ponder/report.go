@@ -19,7 +19,7 @@ func newReportCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Report(a.slug)
 			return a.finish(res, err, func(w io.Writer) { printReport(w, res) })

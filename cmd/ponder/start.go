@@ -29,7 +29,7 @@ on the same subject; otherwise the probe's reason.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Start(ponder.StartOptions{Subject: args[0], Lens: o.lens, Project: o.project, Passes: o.passes})
 			return a.finish(res, err, func(w io.Writer) { printStart(w, res) })

@@ -18,7 +18,7 @@ func newStatusCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			res, err := e.Status(a.slug)
 			return a.finish(res, err, func(w io.Writer) {

@@ -31,12 +31,12 @@ file. Seeding happens once; later changes go through unit-* deltas.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
-				return err
+				return a.finish(nil, err, nil)
 			}
 			opts := ponder.UnitsOptions{Scan: o.scan, FromName: o.from, StrictScope: o.strictScope}
 			if o.from != "" {
 				if opts.From, err = a.readInput(o.from); err != nil {
-					return err
+					return a.finish(nil, err, nil)
 				}
 			}
 			res, err := e.Units(a.slug, opts)
