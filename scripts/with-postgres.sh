@@ -88,7 +88,9 @@ install_pg() {
 	fi
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >&2 || return 1
-	apt-get install -y -qq --no-install-recommends postgresql >&2 || return 1
+	# confold keeps the createcluster.conf written above without asking.
+	apt-get install -y -qq --no-install-recommends \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold postgresql >&2 || return 1
 }
 
 # as_server runs a command as the user that owns the cluster.

@@ -98,7 +98,7 @@ table lacks a column ponder writes, it says which and exits 3.`,
 				return cli.Exit(ocaExit, fmt.Errorf("oca init: %w", err))
 			}
 			if o.json {
-				if jerr := writeJSON(streams.Out, rep); jerr != nil {
+				if jerr := ocaWriteJSON(streams.Out, rep); jerr != nil {
 					return jerr
 				}
 			} else {
@@ -193,15 +193,15 @@ func (o *ocaOptions) resolveSlug() error {
 	return nil
 }
 
-func writeJSON(w io.Writer, v any) error {
+func ocaWriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-// table prints rows under a header, tab-aligned; cells are made single-line.
-func table(w io.Writer, header []string, rows [][]string) error {
+// ocaTable prints rows under a header, tab-aligned; cells are made single-line.
+func ocaTable(w io.Writer, header []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, r := range rows {
@@ -213,27 +213,27 @@ func table(w io.Writer, header []string, rows [][]string) error {
 	return tw.Flush()
 }
 
-const nullCell = "NULL"
+const ocaNull = "NULL"
 
-func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func ocaTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-func numCell(v *float64) string {
+func ocaNum(v *float64) string {
 	if v == nil {
-		return nullCell
+		return ocaNull
 	}
 	return strconv.FormatFloat(*v, 'f', -1, 64)
 }
 
-func intCell(v *int) string {
+func ocaInt(v *int) string {
 	if v == nil {
-		return nullCell
+		return ocaNull
 	}
 	return strconv.Itoa(*v)
 }
 
-func strCell(v *string) string {
+func ocaStr(v *string) string {
 	if v == nil {
-		return nullCell
+		return ocaNull
 	}
 	return *v
 }
@@ -241,119 +241,119 @@ func strCell(v *string) string {
 func runSessions(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Sessions(ctx)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = []string{r.Slug, ts(r.Started), ts(r.LastTouched), strconv.Itoa(r.Passes),
+		cells[i] = []string{r.Slug, ocaTime(r.Started), ocaTime(r.LastTouched), strconv.Itoa(r.Passes),
 			strconv.FormatBool(r.Converged), strconv.FormatBool(r.Applied)}
 	}
-	return table(out, []string{"SLUG", "STARTED", "LAST_TOUCHED", "PASSES", "CONVERGED", "APPLIED"}, cells)
+	return ocaTable(out, []string{"SLUG", "STARTED", "LAST_TOUCHED", "PASSES", "CONVERGED", "APPLIED"}, cells)
 }
 
 func runTimeline(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Timeline(ctx, o.slug)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = []string{ts(r.Timestamp), r.EventType, strCell(r.Prediction), strCell(r.ActualOutcome),
-			numCell(r.Surprise), r.Content}
+		cells[i] = []string{ocaTime(r.Timestamp), r.EventType, ocaStr(r.Prediction), ocaStr(r.ActualOutcome),
+			ocaNum(r.Surprise), r.Content}
 	}
-	return table(out, []string{"TIMESTAMP", "EVENT_TYPE", "PREDICTION", "ACTUAL_OUTCOME", "SURPRISE", "CONTENT"}, cells)
+	return ocaTable(out, []string{"TIMESTAMP", "EVENT_TYPE", "PREDICTION", "ACTUAL_OUTCOME", "SURPRISE", "CONTENT"}, cells)
 }
 
 func runLedger(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Ledger(ctx, o.slug)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = []string{intCell(r.ForecastMadeInPass), intCell(r.AboutPass), numCell(r.Forecast),
-			numCell(&r.Confidence), strCell(r.Status), numCell(r.Surprise), numCell(r.ConfidenceDelta), strCell(r.ModelUpdate)}
+		cells[i] = []string{ocaInt(r.ForecastMadeInPass), ocaInt(r.AboutPass), ocaNum(r.Forecast),
+			ocaNum(&r.Confidence), ocaStr(r.Status), ocaNum(r.Surprise), ocaNum(r.ConfidenceDelta), ocaStr(r.ModelUpdate)}
 	}
-	return table(out, []string{"MADE_IN_PASS", "ABOUT_PASS", "FORECAST", "CONFIDENCE", "STATUS", "SURPRISE",
+	return ocaTable(out, []string{"MADE_IN_PASS", "ABOUT_PASS", "FORECAST", "CONFIDENCE", "STATUS", "SURPRISE",
 		"CONFIDENCE_DELTA", "MODEL_UPDATE"}, cells)
 }
 
 func runSelfModel(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.SelfModel(ctx)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = []string{r.Domain, strconv.Itoa(r.Held), strconv.Itoa(r.Missed), numCell(r.MeanSurprise)}
+		cells[i] = []string{r.Domain, strconv.Itoa(r.Held), strconv.Itoa(r.Missed), ocaNum(r.MeanSurprise)}
 	}
-	return table(out, []string{"DOMAIN", "HELD", "MISSED", "MEAN_SURPRISE"}, cells)
+	return ocaTable(out, []string{"DOMAIN", "HELD", "MISSED", "MEAN_SURPRISE"}, cells)
 }
 
 func runPerspectives(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Perspectives(ctx, o.slug)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		voices := []string{numCell(r.SkepticConfidence), numCell(r.BuilderConfidence), numCell(r.DreamerConfidence), numCell(r.EmpathConfidence)}
+		voices := []string{ocaNum(r.SkepticConfidence), ocaNum(r.BuilderConfidence), ocaNum(r.DreamerConfidence), ocaNum(r.EmpathConfidence)}
 		if o.arguments {
-			voices = []string{strCell(r.SkepticArgument), strCell(r.BuilderArgument), strCell(r.DreamerArgument), strCell(r.EmpathArgument)}
+			voices = []string{ocaStr(r.SkepticArgument), ocaStr(r.BuilderArgument), ocaStr(r.DreamerArgument), ocaStr(r.EmpathArgument)}
 		}
-		cells[i] = append(append([]string{ts(r.StartedAt), r.Decision, strCell(r.Stakes)}, voices...),
-			strconv.Itoa(r.Voices), strCell(r.Resolution))
+		cells[i] = append(append([]string{ocaTime(r.StartedAt), r.Decision, ocaStr(r.Stakes)}, voices...),
+			strconv.Itoa(r.Voices), ocaStr(r.Resolution))
 	}
-	return table(out, []string{"STARTED_AT", "DECISION", "STAKES", "SKEPTIC", "BUILDER", "DREAMER", "EMPATH",
+	return ocaTable(out, []string{"STARTED_AT", "DECISION", "STAKES", "SKEPTIC", "BUILDER", "DREAMER", "EMPATH",
 		"VOICES", "RESOLUTION"}, cells)
 }
 
 func runObservations(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Observations(ctx, o.slug)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		applied := nullCell
+		applied := ocaNull
 		if r.InterventionApplied != nil {
 			applied = strconv.FormatBool(*r.InterventionApplied)
 		}
-		cells[i] = []string{ts(r.Timestamp), r.Type, numCell(r.Severity), r.Description, strCell(r.Intervention),
+		cells[i] = []string{ocaTime(r.Timestamp), r.Type, ocaNum(r.Severity), r.Description, ocaStr(r.Intervention),
 			applied, string(r.Evidence)}
 	}
-	return table(out, []string{"TIMESTAMP", "TYPE", "SEVERITY", "DESCRIPTION", "RECOMMENDED_INTERVENTION",
+	return ocaTable(out, []string{"TIMESTAMP", "TYPE", "SEVERITY", "DESCRIPTION", "RECOMMENDED_INTERVENTION",
 		"APPLIED", "EVIDENCE"}, cells)
 }
 
 func runEvents(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Events(ctx, o.slug)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = []string{ts(r.Timestamp), r.EventType, numCell(r.Priority), string(r.Payload)}
+		cells[i] = []string{ocaTime(r.Timestamp), r.EventType, ocaNum(r.Priority), string(r.Payload)}
 	}
-	return table(out, []string{"TIMESTAMP", "EVENT_TYPE", "PRIORITY", "PAYLOAD"}, cells)
+	return ocaTable(out, []string{"TIMESTAMP", "EVENT_TYPE", "PRIORITY", "PAYLOAD"}, cells)
 }
 
 func runPrior(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.PriorPondering(ctx, o.subject)
 	if err != nil || o.json {
-		return jsonOr(out, rows, err)
+		return ocaJSONOr(out, rows, err)
 	}
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = []string{ts(r.Timestamp), r.Content, strCell(r.ActualOutcome)}
+		cells[i] = []string{ocaTime(r.Timestamp), r.Content, ocaStr(r.ActualOutcome)}
 	}
-	return table(out, []string{"TIMESTAMP", "CONTENT", "ACTUAL_OUTCOME"}, cells)
+	return ocaTable(out, []string{"TIMESTAMP", "CONTENT", "ACTUAL_OUTCOME"}, cells)
 }
 
-// jsonOr returns err, or prints rows as JSON.
-func jsonOr(out io.Writer, rows any, err error) error {
+// ocaJSONOr returns err, or prints rows as JSON.
+func ocaJSONOr(out io.Writer, rows any, err error) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(out, rows)
+	return ocaWriteJSON(out, rows)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/laserkit/laserkit/ponder/oca/pgstore/pgtest"
 )
 
-func runPonder(args ...string) (code int, stdout, stderr string) {
+func runPonderOCA(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	code = run(args, &cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	return code, out.String(), errOut.String()
@@ -24,13 +24,13 @@ func runPonder(args ...string) (code int, stdout, stderr string) {
 func TestOCAInitCreatesThenFindsNothingToDo(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
-	code, out, errOut := runPonder("oca", "init", "--dsn", dsn)
+	code, out, errOut := runPonderOCA("oca", "init", "--dsn", dsn)
 	want := "created enum cognitive_event_type\ncreated table episodic_memory\ncreated table hypotheses\n" +
 		"created table deliberations\ncreated table metacognitive_observations\ncreated table cognitive_events\n"
 	if code != 0 || out != want {
 		t.Fatalf("first init: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, _ = runPonder("oca", "init", "--dsn", dsn)
+	code, out, _ = runPonderOCA("oca", "init", "--dsn", dsn)
 	if code != 0 || out != "schema already complete; nothing to do\n" {
 		t.Errorf("second init: exit %d %q", code, out)
 	}
@@ -47,7 +47,7 @@ func TestOCAInitRefusesToAlterAndExits3(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), `CREATE TABLE cognitive_events (id bigserial PRIMARY KEY, payload jsonb)`); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := runPonder("oca", "init", "--dsn", dsn)
+	code, _, errOut := runPonderOCA("oca", "init", "--dsn", dsn)
 	for _, col := range []string{"cognitive_events.timestamp", "cognitive_events.event_type", "cognitive_events.source_layer"} {
 		if !strings.Contains(errOut, col) {
 			t.Errorf("stderr does not name %s: %s", col, errOut)
@@ -60,13 +60,13 @@ func TestOCAInitRefusesToAlterAndExits3(t *testing.T) {
 
 func TestOCAQueriesUsageAndUnreachable(t *testing.T) {
 	t.Chdir(t.TempDir()) // no .ponder/current here
-	if code, _, errOut := runPonder("oca", "ledger", "--dsn", "postgres://x@127.0.0.1:1/none"); code != 1 || !strings.Contains(errOut, "--slug") {
+	if code, _, errOut := runPonderOCA("oca", "ledger", "--dsn", "postgres://x@127.0.0.1:1/none"); code != 1 || !strings.Contains(errOut, "--slug") {
 		t.Errorf("ledger without a slug: exit %d %s", code, errOut)
 	}
-	if code, _, errOut := runPonder("oca", "prior"); code != 1 || !strings.Contains(errOut, "--subject") {
+	if code, _, errOut := runPonderOCA("oca", "prior"); code != 1 || !strings.Contains(errOut, "--subject") {
 		t.Errorf("prior without a subject: exit %d %s", code, errOut)
 	}
-	code, _, errOut := runPonder("oca", "ledger", "--slug", "s", "--dsn", "postgres://x:pw@127.0.0.1:1/none")
+	code, _, errOut := runPonderOCA("oca", "ledger", "--slug", "s", "--dsn", "postgres://x:pw@127.0.0.1:1/none")
 	if code != 3 || strings.Contains(errOut, "pw@") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("unreachable: exit %d %q", code, errOut)
 	}
@@ -101,7 +101,7 @@ func TestOCALedgerAndSessionsSubcommands(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, errOut := runPonder("oca", "ledger", "--slug", se.Slug, "--dsn", dsn, "--json")
+	code, out, errOut := runPonderOCA("oca", "ledger", "--slug", se.Slug, "--dsn", dsn, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -116,16 +116,16 @@ func TestOCALedgerAndSessionsSubcommands(t *testing.T) {
 		t.Errorf("ledger JSON: %s", out)
 	}
 
-	code, out, _ = runPonder("oca", "ledger", "--slug", se.Slug, "--dsn", dsn)
+	code, out, _ = runPonderOCA("oca", "ledger", "--slug", se.Slug, "--dsn", dsn)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "MADE_IN_PASS") || !strings.Contains(lines[2], "expired") {
 		t.Errorf("ledger table: exit %d\n%s", code, out)
 	}
-	code, out, _ = runPonder("oca", "sessions", "--dsn", dsn)
+	code, out, _ = runPonderOCA("oca", "sessions", "--dsn", dsn)
 	if code != 0 || !strings.Contains(out, "cli-2026-01-01") {
 		t.Errorf("sessions: exit %d\n%s", code, out)
 	}
-	code, out, _ = runPonder("oca", "prior", "--subject", "the cli", "--dsn", dsn)
+	code, out, _ = runPonderOCA("oca", "prior", "--subject", "the cli", "--dsn", dsn)
 	if code != 0 || strings.Count(out, "[cli-2026-01-01]") != 2 {
 		t.Errorf("prior: exit %d\n%s", code, out)
 	}

@@ -135,10 +135,7 @@ func TestOpenHidesPasswordOfBadDSN(t *testing.T) {
 func TestDatabaseStoppedMidSession(t *testing.T) {
 	t.Parallel()
 	c := pgtest.StartCluster(t)
-	dsn := c.NewDatabase(t)
-	if _, err := pgstore.InitSchema(testCtx(t), dsn); err != nil {
-		t.Fatal(err)
-	}
+	dsn := c.NewOCADatabase(t)
 	se := oca.Session{Slug: "down-2026-01-01", Subject: "s", Passes: 4}
 	s, err := pgstore.OpenStore(testCtx(t), dsn)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore"
@@ -344,5 +345,54 @@ func TestConvergedExpiresOnlyItsOwnPending(t *testing.T) {
 	// A second stop finds nothing left to expire.
 	if r := must[oca.ConvergedResult](t)(s.RecordConverged(ctx, oca.ConvergedRecord{Session: a, Converged: true, Passes: 2})); r.ExpiredHypotheses != 0 {
 		t.Errorf("second stop expired %d", r.ExpiredHypotheses)
+	}
+}
+
+// decide stop waits for a judge that holds the session's lock, so the
+// forecast that judge is opening gets expired rather than orphaned.
+func TestConvergedWaitsForRunningJudge(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewOCADatabase(t)
+	s := openStore(t, dsn)
+	ctx := testCtx(t)
+	se := oca.Session{Slug: "stopwait-2026-01-01", Subject: "s", Passes: 4}
+
+	judge := connect(t, dsn)
+	tx, err := judge.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, se.Domain()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO hypotheses (domain, claim, prediction, source_data)
+		VALUES ($1, 'c', 'p', '{"pass": 2, "for_pass": 3, "forecast_churn": 0.3}')`, se.Domain()); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		r   oca.ConvergedResult
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		r, err := s.RecordConverged(ctx, oca.ConvergedRecord{Session: se, Converged: true, Passes: 2})
+		got <- result{r, err}
+	}()
+	// Commit only once decide stop is queued behind the lock.
+	watcher := connect(t, dsn)
+	for waiting := 0; waiting == 0; {
+		time.Sleep(10 * time.Millisecond)
+		if err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-got
+	if r.err != nil || r.r.ExpiredHypotheses != 1 {
+		t.Errorf("decide stop after the judge: %+v %v, want the judge's forecast expired", r.r, r.err)
 	}
 }

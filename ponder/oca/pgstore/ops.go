@@ -245,6 +245,9 @@ func (s *Store) RecordObservation(ctx context.Context, r oca.ObservationRecord) 
 	return res, nil
 }
 
+// lockSQL takes the session's lifecycle lock, waiting for it.
+const lockSQL = `SELECT pg_advisory_xact_lock(hashtext($1))`
+
 // convergedSQL writes the closing episode, expires every pending forecast
 // of the session (tested_at stays NULL: nothing tested them) and emits
 // reasoning_trace_created, in one statement.
@@ -283,8 +286,15 @@ func (s *Store) RecordConverged(ctx context.Context, r oca.ConvergedRecord) (oca
 		return oca.ConvergedResult{}, err
 	}
 	var res oca.ConvergedResult
-	err = s.conn.QueryRow(ctx, convergedSQL, event, sessionContent(r.Session, 0), outcome, importanceConverged,
-		r.Session.Domain(), sourceLayer, pl).Scan(&res.EpisodeID, &res.EventID, &res.ExpiredHypotheses)
+	err = pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
+		// Wait for a judge of this session to finish (within ctx), so a
+		// forecast it is opening right now is expired too, never orphaned.
+		if _, err := tx.Exec(ctx, lockSQL, r.Session.Domain()); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, convergedSQL, event, sessionContent(r.Session, 0), outcome, importanceConverged,
+			r.Session.Domain(), sourceLayer, pl).Scan(&res.EpisodeID, &res.EventID, &res.ExpiredHypotheses)
+	})
 	if err != nil {
 		return oca.ConvergedResult{}, err
 	}

@@ -69,6 +69,13 @@ func (c *Cluster) NewDatabase(t testing.TB) string {
 	return newDatabase(t, c.AdminDSN)
 }
 
+// NewOCADatabase creates a database with ponder's OCA schema on the private
+// cluster for t.
+func (c *Cluster) NewOCADatabase(t testing.TB) string {
+	t.Helper()
+	return initOCA(t, c.NewDatabase(t))
+}
+
 // Halt stops the server, ending every session at once, keeping its files.
 func (c *Cluster) Halt() error { return c.run("--halt") }
 

@@ -3,4 +3,16 @@
 // every package under it), with or without ponder's OCA schema, and private
 // clusters a test may stop mid-session. Without a server every helper skips
 // the test, loudly.
+//
+// A test driving the ponder binary against OCA:
+//
+//	dsn := pgtest.NewOCADatabase(t) // dropped when t ends
+//	cmd.Env = append(os.Environ(), "PONDER_OCA=on", "PONDER_OCA_DSN="+dsn)
+//
+// and one that stops the database under a running session:
+//
+//	c := pgtest.StartCluster(t)
+//	dsn := c.NewOCADatabase(t)
+//	... // some commands
+//	c.Halt() // then c.Resume() to bring it back
 package pgtest

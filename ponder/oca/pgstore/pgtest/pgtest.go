@@ -54,7 +54,11 @@ func NewDatabase(t testing.TB) string {
 // NewOCADatabase is NewDatabase with ponder's OCA schema initialised.
 func NewOCADatabase(t testing.TB) string {
 	t.Helper()
-	dsn := NewDatabase(t)
+	return initOCA(t, NewDatabase(t))
+}
+
+func initOCA(t testing.TB, dsn string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	if _, err := pgstore.InitSchema(ctx, dsn); err != nil {
