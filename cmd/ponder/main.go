@@ -16,5 +16,9 @@ func main() {
 const usageExit = 1
 
 func run(args []string, streams *cli.IOStreams) int {
-	return cli.Run(newRootCmd(streams), args, streams, usageExit)
+	a := newApp(streams)
+	code := cli.Run(newRootCmd(a), args, streams, usageExit)
+	// OCA log lines that never found a session go to stderr on the way out.
+	a.close()
+	return code
 }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/ponder/oca"
+	"github.com/laserkit/laserkit/ponder/scan"
+)
+
+// clock is the engine's time source; tests pin it.
+var clock = time.Now
+
+// app is what every command shares: the streams, the global flags and the
+// engine, built on first use.
+type app struct {
+	streams *cli.IOStreams
+	slug    string // --slug
+	json    bool   // --json
+	bridge  *oca.Bridge
+	engine  *ponder.Engine
+}
+
+func newApp(streams *cli.IOStreams) *app { return &app{streams: streams} }
+
+// eng builds the engine on the working directory, with the OCA bridge.
+func (a *app) eng() (*ponder.Engine, error) {
+	if a.engine != nil {
+		return a.engine, nil
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	a.bridge = oca.New(oca.Config{Connect: connector, Stderr: a.streams.ErrOut, Now: clock})
+	e := ponder.New(root, a.bridge)
+	e.Now = clock
+	e.MapLedger = true // one command per process
+	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }
+	if cli.IsTerminal(a.streams.ErrOut) {
+		e.Progress = func(label string) ponder.Progress { return scan.NewProgress(a.streams.ErrOut, label) }
+	}
+	a.engine = e
+	return e, nil
+}
+
+func (a *app) close() {
+	if a.bridge != nil {
+		a.bridge.Close()
+	}
+}
+
+// finish prints a command's outcome: the result (JSON under --json, else
+// the text renderer's lines) and then the error, if any, mapped to its exit
+// code. A result and an error together happen under PONDER_OCA=on when the
+// local work is done but an OCA write failed.
+func (a *app) finish(result any, err error, text func(w io.Writer)) error {
+	isNil := isNilResult(result)
+	if !isNil {
+		if a.json {
+			if err := emitJSON(a.streams.Out, result); err != nil {
+				return err
+			}
+		} else if text != nil {
+			text(a.streams.Out)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var (
+		pe    *ponder.Error
+		usage *cli.UsageError
+	)
+	switch {
+	case errors.As(err, &pe):
+	case errors.As(err, &usage):
+		pe = &ponder.Error{Code: usageExit, Kind: "usage", Message: usage.Error(), Details: []string{}}
+	default:
+		pe = &ponder.Error{Code: 1, Kind: "error", Message: err.Error(), Details: []string{}}
+	}
+	if a.json && isNil {
+		_ = emitJSON(a.streams.Out, map[string]any{"error": pe})
+	}
+	fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", pe.Message)
+	for _, d := range pe.Details {
+		fmt.Fprintf(a.streams.ErrOut, "  %s\n", d)
+	}
+	if usage != nil {
+		fmt.Fprintln(a.streams.ErrOut, "Run 'ponder --help' for usage.")
+	}
+	return cli.SilentExit(pe.Code)
+}
+
+// isNilResult treats a typed nil pointer as no result.
+func isNilResult(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+func emitJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// readInput reads FILE, or stdin for "-".
+func (a *app) readInput(name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(a.streams.In)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, cli.Usagef("%v", err)
+	}
+	return data, nil
+}

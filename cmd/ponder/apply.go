@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+func newApplyCmd(a *app) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "apply [--dry-run]",
+		Short: "Write apply-plan.md from the live findings and mark the session applied",
+		Long: `apply needs a converged or stopped session: it writes apply-plan.md (live
+findings by severity, then id) and marks the session applied. --dry-run
+prints the same plan at any time and changes nothing.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.Apply(a.slug, dryRun)
+			return a.finish(res, err, func(w io.Writer) {
+				fmt.Fprint(w, res.Plan)
+				if res.PlanPath != nil {
+					fmt.Fprintf(w, "\nwrote %s; session %s is %s\n", *res.PlanPath, res.Slug, res.Status)
+				}
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan; write nothing, change no status")
+	return cmd
+}

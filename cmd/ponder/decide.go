@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+func newDecideCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "decide continue|stop",
+		Short: "Act on the current pass's judge: open the next pass, or end the session",
+		Long: `decide needs a judge of the current pass. continue opens the next pass (past
+the budget with a warning). stop ends the session — converged if the latest
+verdict was stop, else stopped — and is refused (exit 2) while coverage is
+below 1, listing every ungraded unit.`,
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.Decide(a.slug, args[0])
+			return a.finish(res, err, func(w io.Writer) {
+				if res.NextPass != nil {
+					fmt.Fprintf(w, "pass %d decided: continue; pass %d is open (predict, then deliberate)\n", res.Pass, *res.NextPass)
+					return
+				}
+				fmt.Fprintf(w, "pass %d decided: stop; session %s is %s (next: ponder apply)\n", res.Pass, res.Slug, res.Status)
+			})
+		},
+	}
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
+)
+
+type deliberateOptions struct {
+	skip       bool
+	stakes     string
+	arguments  map[string]*string
+	confidence map[string]*float64
+}
+
+var voiceNames = []string{"skeptic", "builder", "dreamer", "empath"}
+
+func newDeliberateCmd(a *app) *cobra.Command {
+	o := deliberateOptions{arguments: map[string]*string{}, confidence: map[string]*float64{}}
+	cmd := &cobra.Command{
+		Use:   "deliberate [FILE|-] [--skeptic A --skeptic-confidence C …] [--stakes S] | --skip",
+		Short: "Record the current pass's deliberation: four voices, each argument or silence",
+		Long: `deliberate writes passes/NN/deliberation.json. Give the voices as flags or as
+a file {"stakes": S, "voices": {"skeptic": {"argument": A, "confidence": C}, …}}.
+A blank or missing argument is a silent voice (null). --skip records four
+silent voices (voices = 0). Under PONDER_OCA it also opens the pass's
+deliberations row.`,
+		Args: cli.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := &ponder.DeliberationInput{}
+			flagged := false
+			for _, v := range voiceNames {
+				flagged = flagged || cmd.Flags().Changed(v) || cmd.Flags().Changed(v+"-confidence")
+			}
+			if len(args) == 1 {
+				if flagged {
+					return a.finish(nil, cli.Usagef("give the voices either in FILE or as flags, not both"), nil)
+				}
+				data, err := a.readInput(args[0])
+				if err != nil {
+					return a.finish(nil, err, nil)
+				}
+				if in, err = ponder.ParseDeliberation(data); err != nil {
+					return a.finish(nil, cli.Usagef("%s: %v", args[0], err), nil)
+				}
+			}
+			for _, v := range voiceNames {
+				arg := in.Voices.ByName(v)
+				if cmd.Flags().Changed(v) {
+					arg.Argument = o.arguments[v]
+				}
+				if cmd.Flags().Changed(v + "-confidence") {
+					arg.Confidence = o.confidence[v]
+				}
+			}
+			if cmd.Flags().Changed("stakes") {
+				in.Stakes = o.stakes
+			}
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.Deliberate(a.slug, in, o.skip)
+			return a.finish(res, err, func(w io.Writer) {
+				if res.Deliberation.Skipped {
+					fmt.Fprintf(w, "pass %d: deliberation skipped (voices 0)\n", res.Deliberation.Pass)
+				} else {
+					fmt.Fprintf(w, "pass %d deliberated: %d of 4 voices argued (stakes %s)\n", res.Deliberation.Pass, res.Voices, res.Deliberation.Stakes)
+				}
+				fmt.Fprintln(w, "next: ponder delta (any number of batches), then ponder judge")
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&o.skip, "skip", false, "record four silent voices")
+	cmd.Flags().StringVar(&o.stakes, "stakes", "", "stakes of the pass (default medium)")
+	for _, v := range voiceNames {
+		o.arguments[v] = new(string)
+		o.confidence[v] = new(float64)
+		cmd.Flags().StringVar(o.arguments[v], v, "", "the "+v+"'s argument")
+		cmd.Flags().Float64Var(o.confidence[v], v+"-confidence", 0, "the "+v+"'s confidence, in [0,1]")
+	}
+	return cmd
+}

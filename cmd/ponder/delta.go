@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+func newDeltaCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delta [FILE|-]",
+		Short: "Append a batch of ledger records, validated whole, all or nothing",
+		Long: `delta reads JSON Lines (or one JSON array) from FILE or stdin. Records:
+  {"voice":"dreamer","op":"add","unitId":"u0001","severity":"must|should|could","confidence":0.8,"text":"…","recommendation":"…","evidence":"file:line"}
+  {"voice":"builder","op":"edit","findingId":"f0001","text|recommendation|evidence":"…"}
+  {"voice":"empath","op":"change","findingId":"f0001","severity":…,"confidence":…}
+  {"voice":"skeptic","op":"delete","findingId":"f0001","reason":"…"}
+  {"type":"unit-add","path":"…"} {"type":"unit-edit","unitId":"u0001","path":"…"}
+  {"type":"unit-delete","unitId":"u0001","phantom":true}
+Each voice may only perform its own operation (dreamer add, builder edit,
+empath change, skeptic delete). Any violation rejects the whole batch (exit 2)
+and every violation is listed; the ledger is then unchanged.`,
+		Args: cli.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := "-"
+			if len(args) == 1 {
+				name = args[0]
+			}
+			data, err := a.readInput(name)
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.Delta(a.slug, data)
+			return a.finish(res, err, func(w io.Writer) {
+				fmt.Fprintf(w, "pass %d: appended %d record(s) (seq %d–%d): add %d, edit %d, change %d, delete %d; %d live finding(s)\n",
+					res.Pass, res.Appended, res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, res.Live)
+				if len(res.FindingIDs) > 0 {
+					fmt.Fprintf(w, "new findings: %s\n", strings.Join(res.FindingIDs, " "))
+				}
+				if len(res.UnitIDs) > 0 {
+					fmt.Fprintf(w, "new units: %s\n", strings.Join(res.UnitIDs, " "))
+				}
+			})
+		},
+	}
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
+)
+
+func newJudgeCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "judge",
+		Short: "Compute the pass's metrics and verdict: continue, escalate, blocked or stop",
+		Long: `judge measures the current pass (coverage, churn, novelty, thrash, voices,
+deltaVoices, confidenceFloor, surprise), applies rules R1..R6 and the
+tie-breaker from open OCA observations, and writes passes/NN/judge.json.
+The verdict is advice; decide acts on it. judge may be re-run until decide.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.Judge(a.slug)
+			return a.finish(res, err, func(w io.Writer) { printJudgement(w, res) })
+		},
+	}
+}
+
+func printJudgement(w io.Writer, j *ponder.Judgement) {
+	m := j.Metrics
+	fmt.Fprintf(w, "pass %d: %s (%s) — %s\n", j.Pass, j.Verdict, j.Rule, j.Reason)
+	fmt.Fprintf(w, "  coverage %s (%d/%d)  churn %s  novelty %s  thrash %s\n", fnum(&m.Coverage), m.Graded, m.Counted, fnum(m.Churn), fnum(m.Novelty), fnum(m.Thrash))
+	fmt.Fprintf(w, "  voices %d  deltaVoices %d  confidenceFloor %d  surprise %s  live %d\n", m.Voices, m.DeltaVoices, m.ConfidenceFloor, fnum(m.Surprise), m.Live)
+	fmt.Fprintf(w, "  ops: add %d, edit %d, change %d, delete %d\n", m.Ops.Add, m.Ops.Edit, m.Ops.Change, m.Ops.Delete)
+	fmt.Fprintf(w, "advice: %s\n", j.Advice)
+}

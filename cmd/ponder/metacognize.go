@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
+)
+
+type metacognizeOptions struct {
+	typ          string
+	description  string
+	evidence     string
+	severity     string
+	intervention string
+}
+
+func newMetacognizeCmd(a *app) *cobra.Command {
+	var o metacognizeOptions
+	cmd := &cobra.Command{
+		Use:   "metacognize --type T --description D [--evidence JSON] [--severity S] [--intervention I]",
+		Short: "Record an observation about the loop itself",
+		Long: `metacognize appends to observations.jsonl and, with OCA, writes a
+metacognitive observation (and a metacognition_alert event). T is one of
+` + strings.Join(ponder.ObservationTypes, ", ") + `.
+S is a number in [0,1] or a name (none, trivial, info, low, minor, medium,
+moderate, warning, high, major, severe, critical, fatal); default medium.
+An open OCA observation with severity ≥ 0.7 turns judge's continue into
+escalate until a human sets intervention_applied.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			opts := ponder.MetacognizeOptions{Type: o.typ, Description: o.description, Evidence: o.evidence, Severity: o.severity}
+			if cmd.Flags().Changed("intervention") {
+				opts.Intervention = &o.intervention
+			}
+			res, err := e.Metacognize(a.slug, opts)
+			return a.finish(res, err, func(w io.Writer) {
+				fmt.Fprintf(w, "observation %s recorded (%s, severity %s)\n", res.Observation.ID, res.Observation.Type, fnum(&res.Observation.Severity))
+			})
+		},
+	}
+	cmd.Flags().StringVar(&o.typ, "type", "", "observation type")
+	cmd.Flags().StringVar(&o.description, "description", "", "what was observed")
+	cmd.Flags().StringVar(&o.evidence, "evidence", "", "evidence, as JSON")
+	cmd.Flags().StringVar(&o.severity, "severity", "", "severity: a number in [0,1] or a name")
+	cmd.Flags().StringVar(&o.intervention, "intervention", "", "recommended intervention")
+	return cmd
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+type predictOptions struct {
+	churn float64
+	claim string
+}
+
+func newPredictCmd(a *app) *cobra.Command {
+	var o predictOptions
+	cmd := &cobra.Command{
+		Use:   "predict --churn X [--claim TEXT]",
+		Short: "Forecast the next pass's churn, in [0,1]",
+		Long: `predict writes passes/NN/predict.json for the next pass to deliberate:
+after pass N's judge (or before pass N+1's deliberate) it is about pass N+1.
+judge scores it as surprise = |forecast − churn|. Optional: without it the
+pass's surprise is null.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("churn") {
+				return a.finish(nil, cli.Usagef("predict needs --churn X (a number in [0,1])"), nil)
+			}
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			var claim *string
+			if cmd.Flags().Changed("claim") {
+				claim = &o.claim
+			}
+			res, err := e.Predict(a.slug, o.churn, claim)
+			return a.finish(res, err, func(w io.Writer) {
+				fmt.Fprintf(w, "forecast for pass %d: churn %s\n", res.Pass, fnum(&res.Churn))
+			})
+		},
+	}
+	cmd.Flags().Float64Var(&o.churn, "churn", 0, "forecast churn of the pass, in [0,1]")
+	cmd.Flags().StringVar(&o.claim, "claim", "", "what the forecast claims, in words")
+	return cmd
+}

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ponder": func() {
+			// Scripts pin the clock so that slugs (<lens>-<date>) are known.
+			if v := os.Getenv("PONDER_TEST_NOW"); v != "" {
+				t, err := time.Parse(time.RFC3339, v)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "PONDER_TEST_NOW:", err)
+					os.Exit(99)
+				}
+				clock = func() time.Time { return t }
+			}
+			os.Exit(run(os.Args[1:], cli.System()))
+		},
+	})
+}
+
+// TestScripts drives the real binary through the scenarios under
+// testdata/script. Expected values in the scripts come from the spec
+// (ponder.md) or are derived by hand in the scripts' comments.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:   "testdata/script",
+		Setup: setupScript,
+		Cmds:  scriptCmds(nil),
+	})
+}
+
+// setupScript gives every script a pinned clock, a HOME of its own and, by
+// default, a DSN nothing listens on, so that no script talks to a stray
+// local PostgreSQL by accident.
+func setupScript(env *testscript.Env) error {
+	env.Setenv("PONDER_TEST_NOW", "2026-08-24T15:00:00Z")
+	env.Setenv("PONDER_OCA_DSN", "postgres://127.0.0.1:1/nope")
+	env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+	return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
+}
+
+// scriptCmds are the scripts' own commands, plus extra.
+func scriptCmds(extra map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"json":      cmdJSON,
+		"jsonkeys":  cmdJSONKeys,
+		"jsonlen":   cmdJSONLen,
+		"layout":    cmdLayout,
+		"truncate":  cmdTruncate,
+		"lines":     cmdLines,
+		"listener":  cmdListener,
+		"grepcount": cmdGrepCount,
+	}
+	for k, v := range extra {
+		cmds[k] = v
+	}
+	return cmds
+}
+
+// lookup walks a JSON document along a dotted path: .a.b.0.c ("." = the
+// document itself).
+func lookup(ts *testscript.TestScript, file, path string) (any, bool) {
+	var doc any
+	data := ts.ReadFile(file)
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		ts.Fatalf("%s is not JSON: %v\n%s", file, err, data)
+	}
+	cur := doc
+	for _, part := range strings.Split(strings.Trim(path, "."), ".") {
+		if part == "" {
+			continue
+		}
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[part]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// json FILE PATH VALUE: the value at PATH equals VALUE (a JSON literal;
+// numbers compare as numbers). With !, it does not (or is absent).
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: json FILE PATH VALUE")
+	}
+	got, ok := lookup(ts, args[0], args[1])
+	var want any
+	dec := json.NewDecoder(strings.NewReader(args[2]))
+	dec.UseNumber()
+	if err := dec.Decode(&want); err != nil {
+		ts.Fatalf("json: VALUE %q is not a JSON literal: %v", args[2], err)
+	}
+	equal := ok && jsonEqual(got, want)
+	switch {
+	case !ok && !neg:
+		ts.Fatalf("%s: no value at %s", args[0], args[1])
+	case neg && equal:
+		ts.Fatalf("%s: %s is %s, want anything else", args[0], args[1], args[2])
+	case !neg && !equal:
+		b, _ := json.Marshal(got)
+		ts.Fatalf("%s: %s is %s, want %s", args[0], args[1], b, args[2])
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	an, aok := a.(json.Number)
+	bn, bok := b.(json.Number)
+	if aok && bok {
+		af, err1 := an.Float64()
+		bf, err2 := bn.Float64()
+		return err1 == nil && err2 == nil && af == bf
+	}
+	ab, _ := json.Marshal(a)
+	bb, _ := json.Marshal(b)
+	return bytes.Equal(ab, bb)
+}
+
+// jsonkeys FILE PATH KEY…: the object at PATH has exactly these keys, so a
+// null is explicit rather than a missing key.
+func cmdJSONKeys(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || neg {
+		ts.Fatalf("usage: jsonkeys FILE PATH KEY...")
+	}
+	v, ok := lookup(ts, args[0], args[1])
+	obj, isObj := v.(map[string]any)
+	if !ok || !isObj {
+		ts.Fatalf("%s: %s is not an object", args[0], args[1])
+	}
+	var got []string
+	for k := range obj {
+		got = append(got, k)
+	}
+	want := append([]string{}, args[2:]...)
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		ts.Fatalf("%s: keys of %s are [%s], want [%s]", args[0], args[1], strings.Join(got, " "), strings.Join(want, " "))
+	}
+}
+
+// jsonlen FILE PATH N: the array at PATH has N elements.
+func cmdJSONLen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: jsonlen FILE PATH N")
+	}
+	v, ok := lookup(ts, args[0], args[1])
+	arr, isArr := v.([]any)
+	if !ok || !isArr {
+		ts.Fatalf("%s: %s is not an array", args[0], args[1])
+	}
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	if len(arr) != want {
+		ts.Fatalf("%s: %s has %d elements, want %d", args[0], args[1], len(arr), want)
+	}
+}
+
+// layout DIR: print every file under DIR (relative, sorted), one a line.
+func cmdLayout(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: layout DIR")
+	}
+	root := ts.MkAbs(args[0])
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	ts.Check(err)
+	sort.Strings(out)
+	fmt.Fprint(ts.Stdout(), strings.Join(out, "\n")+"\n")
+}
+
+// truncate FILE -N: cut the last N bytes off FILE (a torn write);
+// truncate FILE -LASTLINE: cut its last whole line.
+func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: truncate FILE -N|-LASTLINE")
+	}
+	p := ts.MkAbs(args[0])
+	data, err := os.ReadFile(p)
+	ts.Check(err)
+	size := len(data)
+	if args[1] == "-LASTLINE" {
+		size = bytes.LastIndexByte(data[:len(data)-1], '\n') + 1
+	} else {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[1], "-"))
+		ts.Check(err)
+		size -= n
+	}
+	ts.Check(os.Truncate(p, int64(size)))
+}
+
+// lines FILE N: FILE has exactly N lines.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: lines FILE N")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	got := strings.Count(ts.ReadFile(args[0]), "\n")
+	if (got == want) == neg {
+		ts.Fatalf("%s has %d lines, want %s%d", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// grepcount N REGEXP FILE: REGEXP matches exactly N lines of FILE.
+func cmdGrepCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: grepcount N REGEXP FILE")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	got := 0
+	for _, l := range strings.Split(strings.TrimSuffix(ts.ReadFile(args[2]), "\n"), "\n") {
+		if re.MatchString(l) {
+			got++
+		}
+	}
+	if got != want {
+		ts.Fatalf("%q matches %d lines of %s, want %d", args[1], got, args[2], want)
+	}
+}
+
+// listeners holds each script's listener.
+var listeners sync.Map
+
+// listener start VAR | listener count N: a TCP listener in the test process
+// that counts connection attempts. start sets VAR to its DSN, so a script
+// can prove that a mode connects to nothing.
+func cmdListener(ts *testscript.TestScript, neg bool, args []string) {
+	type state struct {
+		ln    net.Listener
+		count atomic.Int32
+	}
+	key := "listener"
+	switch {
+	case len(args) == 2 && args[0] == "start":
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		st := &state{ln: ln}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				st.count.Add(1)
+				c.Close()
+			}
+		}()
+		ts.Defer(func() { ln.Close() })
+		listeners.Store(ts, st)
+		ts.Setenv(args[1], "postgres://ponder:s3cret@"+ln.Addr().String()+"/oneiro?connect_timeout=2")
+	case len(args) == 2 && args[0] == "count":
+		v, ok := listeners.Load(ts)
+		if !ok {
+			ts.Fatalf("%s: no listener started", key)
+		}
+		want, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		if got := int(v.(*state).count.Load()); got != want {
+			ts.Fatalf("listener saw %d connection(s), want %d", got, want)
+		}
+	default:
+		ts.Fatalf("usage: listener start VAR | listener count N")
+	}
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
+)
+
+type startOptions struct {
+	lens    string
+	project string
+	passes  int
+}
+
+func newStartCmd(a *app) *cobra.Command {
+	var o startOptions
+	cmd := &cobra.Command{
+		Use:   `start "<subject>" [--lens L] [--passes N] [--project P]`,
+		Short: "Start a session and make it current",
+		Long: `start creates .ponder/<slug>/session.json and writes .ponder/current.
+The slug is <lens>-<YYYY-MM-DD> (UTC), or the subject's words without --lens;
+an existing slug gets -2, -3, … With OCA reachable it prints Prior pondering
+on the same subject; otherwise the probe's reason.`,
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.Start(ponder.StartOptions{Subject: args[0], Lens: o.lens, Project: o.project, Passes: o.passes})
+			return a.finish(res, err, func(w io.Writer) { printStart(w, res) })
+		},
+	}
+	cmd.Flags().StringVar(&o.lens, "lens", "", "the lens of the audit (names the slug)")
+	cmd.Flags().StringVar(&o.project, "project", "", "project name (default: the git top-level directory's name)")
+	cmd.Flags().IntVar(&o.passes, "passes", ponder.DefaultPassBudget, "pass budget")
+	return cmd
+}
+
+func printStart(w io.Writer, r *ponder.StartResult) {
+	lens := "none"
+	if r.Lens != nil {
+		lens = *r.Lens
+	}
+	fmt.Fprintf(w, "started %s: %q (lens %s, project %s, %d passes)\n", r.Slug, r.Subject, lens, r.Project, r.PassBudget)
+	if p := r.OCA.Probe; p != nil && !p.Reachable {
+		fmt.Fprintf(w, "OCA unusable (%s): %s — starting cold\n", p.Mode, p.Note)
+	}
+	if len(r.OCA.PriorPondering) > 0 {
+		fmt.Fprintln(w, "Prior pondering:")
+		for _, ep := range r.OCA.PriorPondering {
+			fmt.Fprintf(w, "  %s  %s\n", ep.Timestamp.UTC().Format("2006-01-02"), ep.Content)
+			if ep.ActualOutcome != nil {
+				fmt.Fprintf(w, "    outcome: %s\n", *ep.ActualOutcome)
+			}
+		}
+	}
+	fmt.Fprintln(w, "next: ponder units --scan <dir>, then ponder deliberate")
+}

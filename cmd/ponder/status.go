@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+)
+
+func newStatusCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show where the session is and what comes next (read-only)",
+		Args:  cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.eng()
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.Status(a.slug)
+			return a.finish(res, err, func(w io.Writer) {
+				fmt.Fprintf(w, "%s: %q — %s, pass %d of %d (%s)\n", res.Slug, res.Subject, res.Status, res.Pass, res.PassBudget, res.Phase)
+				fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Coverage.Graded, res.Coverage.Counted, res.Live, sval(res.LastVerdict))
+				if len(res.Next) > 0 {
+					fmt.Fprintf(w, "next: ponder %s\n", strings.Join(res.Next, " | ponder "))
+				}
+			})
+		},
+	}
+}

@@ -1,0 +1,273 @@
+package ponder
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/ponder/ledger"
+	"github.com/laserkit/laserkit/ponder/oca"
+)
+
+// Progress shows a long count (the scan) to a person; see ponder/scan.
+type Progress interface {
+	Update(n int)
+	Done(n int)
+}
+
+// Engine runs ponder's commands against the .ponder/ directory of Root.
+// Each exported command method returns its result (for --json) or an
+// *Error carrying the exit code; under PONDER_OCA=on a command whose OCA
+// write failed after its local work returns both.
+type Engine struct {
+	Root   string // the project directory holding .ponder/
+	Bridge *oca.Bridge
+	Now    func() time.Time
+	// Warn prints a warning (to stderr in the binary).
+	Warn func(msg string)
+	// Progress, when set, returns a sink for the scan's running count; the
+	// binary sets it only when stderr is a terminal.
+	Progress func(label string) Progress
+	// LockTimeout bounds the wait for another ponder on the same session.
+	LockTimeout time.Duration
+	// MapLedger reads ledgers through a memory map that is never released
+	// (ledger.ReadMapped): right for a process that runs one command, as
+	// the binary does; a long-lived caller leaves it off.
+	MapLedger bool
+}
+
+// New returns an Engine on root with the given bridge and default clocks.
+func New(root string, bridge *oca.Bridge) *Engine {
+	if bridge == nil {
+		bridge = oca.New(oca.Config{})
+	}
+	return &Engine{Root: root, Bridge: bridge, Now: time.Now, Warn: func(string) {}, LockTimeout: 30 * time.Second}
+}
+
+func (e *Engine) now() time.Time { return e.Now().UTC() }
+
+func (e *Engine) stamp() string { return e.now().Format("2006-01-02T15:04:05.000Z") }
+
+// handle is an open session: its directory, session.json and, for writing
+// commands, the lock that serialises them.
+type handle struct {
+	e         *Engine
+	slug, dir string
+	s         *Session
+	lock      *fsx.Lock
+	// ocaFailed names the bridge calls that failed under PONDER_OCA=on.
+	ocaFailed []string
+}
+
+// resolve picks the session: --slug, else .ponder/current.
+func (e *Engine) resolve(slug string) (string, error) {
+	if slug == "" {
+		cur, err := e.currentSlug()
+		if err != nil {
+			return "", err
+		}
+		if cur == "" {
+			return "", usageErr("no session selected: pass --slug or run `ponder start` (no %s)", filepath.Join(stateDirName, currentFile))
+		}
+		slug = cur
+	}
+	if !validSlug(slug) {
+		return "", usageErr("%q is not a session slug", slug)
+	}
+	if _, err := os.Stat(filepath.Join(e.sessionDir(slug), sessionFile)); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", usageErr("no session %q under %s", slug, e.stateDir())
+		}
+		return "", err
+	}
+	return slug, nil
+}
+
+// open resolves and loads a session; write takes the session lock first so
+// that everything read afterwards is current.
+func (e *Engine) open(slug string, write bool) (*handle, error) {
+	slug, err := e.resolve(slug)
+	if err != nil {
+		return nil, err
+	}
+	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug)}
+	if write {
+		h.lock, err = fsx.LockFile(filepath.Join(h.dir, lockFile), e.LockTimeout)
+		if err != nil {
+			return nil, stateErr(nil, "session %s is busy: %v", slug, err)
+		}
+	}
+	h.s, err = readSession(h.dir)
+	if err != nil {
+		h.release()
+		return nil, err
+	}
+	e.Bridge.Attach(h.dir)
+	return h, nil
+}
+
+func (h *handle) release() {
+	if h.lock != nil {
+		_ = h.lock.Unlock()
+		h.lock = nil
+	}
+}
+
+func (h *handle) save() error { return writeSession(h.dir, h.s) }
+
+func (h *handle) ledgerPath() string { return filepath.Join(h.dir, ledgerFile) }
+
+// state reads the ledger whole, replaying it as it goes, and refuses a
+// damaged one. A read-only caller that meets a torn tail waits for the lock
+// and reads again: the tail may be a writer's append in flight.
+func (h *handle) state() (*State, *ledger.Log, error) {
+	read := ledger.Read
+	if h.e.MapLedger {
+		read = ledger.ReadMapped
+	}
+	st := newState()
+	l, err := read(h.ledgerPath(), st.apply)
+	if err != nil {
+		return nil, nil, err
+	}
+	if l.Damage != nil && l.Damage.Torn && h.lock == nil {
+		if lk, lerr := fsx.LockFile(filepath.Join(h.dir, lockFile), h.e.LockTimeout); lerr == nil {
+			st = newState()
+			l, err = read(h.ledgerPath(), st.apply)
+			_ = lk.Unlock()
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if l.Damage != nil {
+		return nil, nil, stateErr(nil, "session %s: %v", h.slug, l.Damage)
+	}
+	return st, l, nil
+}
+
+func (h *handle) requireActive(cmd string) error {
+	if h.s.Status != StatusActive {
+		return stateErr(nil, "%s refused: session %s is %s", cmd, h.slug, h.s.Status)
+	}
+	return nil
+}
+
+// requireOCA is the PONDER_OCA=on gate, passed before any local change.
+func (h *handle) requireOCA() error {
+	if err := h.e.Bridge.Require(); err != nil {
+		return ocaErr("%v; nothing was changed", err)
+	}
+	return nil
+}
+
+// ocaCall notes a bridge call's outcome; under PONDER_OCA=on a failure
+// makes the command exit 3 once its local work is done.
+func (h *handle) ocaCall(ok bool, fn string) {
+	if !ok && h.e.Bridge.Mode() == oca.ModeOn {
+		h.ocaFailed = append(h.ocaFailed, fn)
+	}
+}
+
+// ocaResult is the command's closing error under PONDER_OCA=on.
+func (h *handle) ocaResult() error {
+	if len(h.ocaFailed) == 0 {
+		return nil
+	}
+	return ocaErr("OCA is required (PONDER_OCA=on) but %v failed; local files are written — see %s and re-run once OCA is back",
+		h.ocaFailed, filepath.Join(h.dir, "oca.log"))
+}
+
+// diskRoot is where unit paths resolve: the scan root, else the project.
+func (h *handle) diskRoot() string {
+	if h.s.ScanRoot == nil {
+		return h.e.Root
+	}
+	r := filepath.FromSlash(*h.s.ScanRoot)
+	if filepath.IsAbs(r) {
+		return r
+	}
+	return filepath.Join(h.e.Root, r)
+}
+
+// appendBatch stamps and appends records as one batch (one write, one
+// fsync) after the records already in l.
+func (h *handle) appendBatch(l *ledger.Log, recs []ledger.Record) error {
+	ledger.Stamp(recs, l.NextSeq(), h.s.CurrentPass, h.e.now())
+	if err := ledger.Append(h.ledgerPath(), recs); err != nil {
+		return fmt.Errorf("append to %s: %w (nothing else was changed)", h.ledgerPath(), err)
+	}
+	return nil
+}
+
+// writeUnits renders units.json from the state.
+func (h *handle) writeUnits(st *State) error {
+	type unitJSON struct {
+		ID      string  `json:"id"`
+		Path    string  `json:"path"`
+		Kind    string  `json:"kind"`
+		Graded  bool    `json:"graded"`
+		Grade   *string `json:"grade,omitempty"`
+		Deleted bool    `json:"deleted,omitempty"`
+		Phantom bool    `json:"phantom,omitempty"`
+	}
+	out := struct {
+		Units []unitJSON `json:"units"`
+	}{Units: make([]unitJSON, 0, len(st.Units))}
+	for _, u := range st.Units {
+		out.Units = append(out.Units, unitJSON{ID: u.ID, Path: u.Path(), Kind: u.Kind, Graded: u.Graded, Grade: u.Grade, Deleted: u.Deleted, Phantom: u.Phantom})
+	}
+	return writeJSON(filepath.Join(h.dir, unitsFile), out)
+}
+
+// expectedNext lists the commands the session's phase allows next.
+func expectedNext(s *Session, seeded bool) []string {
+	switch s.Status {
+	case StatusConverged, StatusStopped:
+		return []string{"apply"}
+	case StatusActive:
+	default:
+		return []string{}
+	}
+	var out []string
+	if !seeded {
+		out = append(out, "units")
+	}
+	switch s.Phase {
+	case PhaseReady:
+		if s.CurrentPass >= 2 {
+			out = append(out, "predict")
+		}
+		out = append(out, "deliberate")
+	case PhaseDeliberated:
+		out = append(out, "delta", "judge")
+	case PhaseJudged:
+		out = append(out, "decide continue", "decide stop", "predict", "judge")
+	}
+	return out
+}
+
+// phaseGate refuses cmd unless the session is active and in one of phases.
+func (h *handle) phaseGate(cmd string, phases ...string) error {
+	if err := h.requireActive(cmd); err != nil {
+		return err
+	}
+	for _, p := range phases {
+		if h.s.Phase == p {
+			return nil
+		}
+	}
+	k := h.s.CurrentPass
+	switch h.s.Phase {
+	case PhaseReady:
+		return outOfOrder(cmd, "deliberate", fmt.Sprintf("pass %d has not been deliberated yet", k))
+	case PhaseDeliberated:
+		return outOfOrder(cmd, "judge", fmt.Sprintf("pass %d is deliberated and waiting for its deltas and judge", k))
+	case PhaseJudged:
+		return outOfOrder(cmd, "decide continue|stop", fmt.Sprintf("pass %d is judged and waiting for a decision", k))
+	}
+	return stateErr(nil, "%s refused: session %s is in phase %q", cmd, h.slug, h.s.Phase)
+}

@@ -1,0 +1,175 @@
+package ponder
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/laserkit/laserkit/ponder/oca"
+)
+
+// Judgement is passes/NN/judge.json and judge's result.
+type Judgement struct {
+	Slug     string    `json:"slug"`
+	Pass     int       `json:"pass"`
+	JudgedAt string    `json:"judgedAt"`
+	Metrics  Metrics   `json:"metrics"`
+	Forecast *Forecast `json:"forecast"`
+	Verdict  string    `json:"verdict"`
+	Rule     string    `json:"rule"`
+	Reason   string    `json:"reason"`
+	Advice   string    `json:"advice"`
+	Details  Verdict   `json:"details"`
+	Warnings []string  `json:"warnings"`
+	OCA      *JudgeOCA `json:"oca"`
+}
+
+// JudgeOCA is what the bridge did at judge (null under PONDER_OCA=off).
+type JudgeOCA struct {
+	Pass          *oca.PassResult   `json:"pass"`
+	Deliberation  *int64            `json:"deliberationId"`
+	Resolved      *bool             `json:"resolved"`
+	FallbackWrite bool              `json:"fallbackInsert"`
+	Observations  []oca.Observation `json:"observations"`
+}
+
+var advice = map[string]string{
+	VerdictBlocked:  "grade the ungraded units (ponder grade) before stopping",
+	VerdictContinue: "run another pass: ponder decide continue",
+	VerdictEscalate: "a human should look before the loop goes on",
+	VerdictStop:     "converged: ponder decide stop",
+}
+
+// Judge computes the current pass's metrics and verdict (spec §5), in the
+// spec's order: metrics → open observations → verdict and tie-breaker →
+// judge.json → recordPass → resolveDeliberation. It can be re-run until
+// decide.
+func (e *Engine) Judge(slug string) (*Judgement, error) {
+	h, err := e.open(slug, true)
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	if err := h.phaseGate("judge", PhaseDeliberated, PhaseJudged); err != nil {
+		return nil, err
+	}
+	st, _, err := h.state()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Seeded {
+		return nil, outOfOrder("judge", "units", "the inventory has not been seeded; units must seed before pass 1's judge")
+	}
+	if err := h.requireOCA(); err != nil {
+		return nil, err
+	}
+	k := h.s.CurrentPass
+	pd := passDir(h.dir, k)
+	var delib Deliberation
+	if ok, err := readJSON(filepath.Join(pd, deliberationFile), &delib); err != nil || !ok {
+		return nil, stateErr(nil, "judge: pass %d has no readable %s (%v); re-run deliberate", k, deliberationFile, err)
+	}
+	j := &Judgement{Slug: h.slug, Pass: k, Warnings: []string{}}
+	var forecast Forecast
+	if ok, err := readJSON(filepath.Join(pd, predictFile), &forecast); err != nil {
+		return nil, err
+	} else if ok {
+		j.Forecast = &forecast
+	} else if k >= 2 {
+		j.Warnings = append(j.Warnings, fmt.Sprintf("no forecast for pass %d (ponder predict --churn before deliberate): its surprise is null", k))
+	}
+	j.Metrics = computeMetrics(st, k, delib.Voices.Count(), j.Forecast, h.s.ConfidenceFloorValue)
+	in := VerdictInput{Pass: k, Budget: h.s.PassBudget, Current: j.Metrics}
+	if k >= 2 {
+		var prev Judgement
+		ok, err := readJSON(filepath.Join(passDir(h.dir, k-1), judgeFile), &prev)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, stateErr(nil, "judge: pass %d has no %s to compare with", k-1, judgeFile)
+		}
+		in.Previous = &prev.Metrics
+	}
+	obs := e.Bridge.OpenObservations(h.s.ocaSession())
+	h.ocaCall(obs != nil || e.Bridge.Mode() == oca.ModeOff, "openObservations")
+	if obs != nil {
+		in.Observations = make([]float64, len(obs))
+		for i, o := range obs {
+			in.Observations[i] = o.Severity
+		}
+	}
+	j.Details = Decide(in)
+	j.Verdict, j.Rule, j.Reason = j.Details.Verdict, j.Details.Rule, j.Details.Reason
+	j.Advice = advice[j.Verdict]
+	j.JudgedAt = e.stamp()
+	if e.Bridge.Mode() != oca.ModeOff {
+		j.OCA = &JudgeOCA{Observations: obs}
+	}
+	if err := writeJSON(filepath.Join(pd, judgeFile), j); err != nil {
+		return nil, err
+	}
+	hist := h.s.history(k)
+	hist.Verdict, hist.Rule, hist.JudgedAt = &j.Verdict, &j.Rule, &j.JudgedAt
+	h.s.Phase = PhaseJudged
+	if err := h.save(); err != nil {
+		return nil, err
+	}
+	for _, w := range j.Warnings {
+		e.Warn(w)
+	}
+	if j.OCA == nil {
+		return j, nil
+	}
+	// The OCA half: the episode and the hypothesis lifecycle, then the
+	// deliberation's resolution (or the complete row, if none is open).
+	m := j.Metrics
+	rec := oca.PassRecord{Session: h.s.ocaSession(), Pass: k, Metrics: oca.PassMetrics{
+		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
+		Voices: m.Voices, DeltaVoices: m.DeltaVoices, ConfidenceFloor: m.ConfidenceFloor,
+		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
+		Verdict: j.Verdict,
+	}}
+	if j.Forecast != nil {
+		claim := ""
+		if j.Forecast.Claim != nil {
+			claim = *j.Forecast.Claim
+		}
+		rec.Predict = &oca.Forecast{Churn: j.Forecast.Churn, Claim: claim}
+	}
+	j.OCA.Pass = e.Bridge.RecordPass(rec)
+	h.ocaCall(j.OCA.Pass != nil, "recordPass")
+	if p := j.OCA.Pass; p != nil {
+		h.s.OCA.Hypotheses[strconv.Itoa(k)] = HypothesisNote{HypothesisID: p.HypothesisID, ClosedHypothesisID: p.ClosedHypothesisID,
+			Lock: p.Lock, CloseNote: p.CloseNote, OpenNote: p.OpenNote, ClosedStatus: p.ClosedStatus}
+	}
+	summary := deltaSummary(k, &m)
+	if id, ok := h.s.OCA.Deliberations[strconv.Itoa(k)]; ok {
+		r := e.Bridge.ResolveDeliberation(h.s.ocaSession(), id, summary)
+		h.ocaCall(r != nil, "resolveDeliberation")
+		if r != nil {
+			j.OCA.Deliberation, j.OCA.Resolved = &r.DeliberationID, &r.Resolved
+		}
+	} else {
+		r := e.Bridge.RecordDeliberation(deliberationRecord(h.s, &delib, &summary))
+		h.ocaCall(r != nil, "recordDeliberation")
+		if r != nil {
+			resolved := true
+			j.OCA.Deliberation, j.OCA.Resolved, j.OCA.FallbackWrite = &r.DeliberationID, &resolved, true
+			h.s.OCA.Deliberations[strconv.Itoa(k)] = r.DeliberationID
+		}
+	}
+	if err := writeJSON(filepath.Join(pd, judgeFile), j); err != nil {
+		return nil, err
+	}
+	if err := h.save(); err != nil {
+		return nil, err
+	}
+	return j, h.ocaResult()
+}
+
+// deltaSummary is the deliberation's resolution: what the pass's deltas did.
+func deltaSummary(k int, m *Metrics) string {
+	return fmt.Sprintf("pass %d: add=%d edit=%d change=%d delete=%d unit-add=%d unit-edit=%d unit-delete=%d live=%d",
+		k, m.Ops.Add, m.Ops.Edit, m.Ops.Change, m.Ops.Delete, m.UnitOps.Add, m.UnitOps.Edit, m.UnitOps.Delete, m.Live)
+}

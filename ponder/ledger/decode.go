@@ -1,0 +1,288 @@
+package ledger
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// decoder reads ledger lines fast: the lines ponder writes are flat JSON
+// objects of strings, numbers and booleans, so a small scanner reads them
+// without reflection, taking string values as substrings of the file
+// instead of allocating one string per value. Anything it does not
+// expect — an escape sequence, a nested value, odd spacing it cannot
+// follow — falls back to encoding/json for that line, which also produces
+// the error for a line that is not JSON at all.
+type decoder struct {
+	src    string // the whole ledger, as one string
+	strs   []string
+	floats []float64
+}
+
+// slab allocation: the pointer fields of many records share backing arrays.
+const slabSize = 4096
+
+func (d *decoder) str(s string) *string {
+	if len(d.strs) == cap(d.strs) {
+		d.strs = make([]string, 0, slabSize)
+	}
+	d.strs = append(d.strs, s)
+	return &d.strs[len(d.strs)-1]
+}
+
+func (d *decoder) float(f float64) *float64 {
+	if len(d.floats) == cap(d.floats) {
+		d.floats = make([]float64, 0, slabSize)
+	}
+	d.floats = append(d.floats, f)
+	return &d.floats[len(d.floats)-1]
+}
+
+// decode reads the line src[start:end] into r.
+func (d *decoder) decode(raw []byte, start, end int, r *Record) error {
+	*r = Record{}
+	if d.fast(start, end, r) {
+		return nil
+	}
+	*r = Record{}
+	return json.Unmarshal(raw, r)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// fast parses a flat object; false means "use encoding/json instead".
+func (d *decoder) fast(i, end int, r *Record) bool {
+	s := d.src
+	skip := func() {
+		for i < end && isSpace(s[i]) {
+			i++
+		}
+	}
+	// str reads a string without escapes, returning it as a substring
+	// (invalid UTF-8 is left to encoding/json, which replaces it).
+	str := func() (string, bool) {
+		if i >= end || s[i] != '"' {
+			return "", false
+		}
+		ascii := true
+		for j := i + 1; j < end; j++ {
+			c := s[j]
+			switch {
+			case c == '"':
+				v := s[i+1 : j]
+				if !ascii && !utf8.ValidString(v) {
+					return "", false
+				}
+				i = j + 1
+				return v, true
+			case c == '\\' || c < 0x20:
+				return "", false
+			case c >= 0x80:
+				ascii = false
+			}
+		}
+		return "", false
+	}
+	skip()
+	if i >= end || s[i] != '{' {
+		return false
+	}
+	i++
+	skip()
+	if i < end && s[i] == '}' {
+		i++
+		skip()
+		return i == end
+	}
+	for {
+		skip()
+		key, ok := str()
+		if !ok || !knownKey(key) {
+			return false // encoding/json matches keys case-insensitively
+		}
+		skip()
+		if i >= end || s[i] != ':' {
+			return false
+		}
+		i++
+		skip()
+		if i >= end {
+			return false
+		}
+		switch c := s[i]; {
+		case c == '"':
+			v, ok := str()
+			if !ok {
+				return false
+			}
+			switch key {
+			case "ts":
+				r.TS = v
+			case "type":
+				r.Type = v
+			case "voice":
+				r.Voice = v
+			case "op":
+				r.Op = v
+			case "findingId":
+				r.FindingID = v
+			case "unitId":
+				r.UnitID = v
+			case "path":
+				r.Path = v
+			case "kind":
+				r.Kind = v
+			case "severity":
+				r.Severity = v
+			case "grade":
+				r.Grade = d.str(v)
+			case "text":
+				r.Text = d.str(v)
+			case "recommendation":
+				r.Recommendation = d.str(v)
+			case "evidence":
+				r.Evidence = d.str(v)
+			case "reason":
+				r.Reason = d.str(v)
+			case "seq", "pass", "batch", "batchSize", "confidence", "phantom":
+				return false // a string where a number or bool belongs
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < end && (s[j] == '-' || s[j] == '+' || s[j] == '.' || s[j] == 'e' || s[j] == 'E' || (s[j] >= '0' && s[j] <= '9')) {
+				j++
+			}
+			lit := s[i:j]
+			i = j
+			if !validNumber(lit) {
+				return false
+			}
+			switch key {
+			case "seq", "pass", "batch", "batchSize":
+				n, err := strconv.Atoi(lit)
+				if err != nil {
+					return false
+				}
+				switch key {
+				case "seq":
+					r.Seq = n
+				case "pass":
+					r.Pass = n
+				case "batch":
+					r.Batch = n
+				case "batchSize":
+					r.BatchSize = n
+				}
+			case "confidence":
+				f, err := strconv.ParseFloat(lit, 64)
+				if err != nil {
+					return false
+				}
+				r.Confidence = d.float(f)
+			default:
+				return false
+			}
+		case c == 't' || c == 'f':
+			v := c == 't'
+			lit := "false"
+			if v {
+				lit = "true"
+			}
+			if end-i < len(lit) || s[i:i+len(lit)] != lit {
+				return false
+			}
+			i += len(lit)
+			switch key {
+			case "phantom":
+				r.Phantom = v
+			default:
+				return false
+			}
+		case c == 'n':
+			if end-i < 4 || s[i:i+4] != "null" {
+				return false
+			}
+			i += 4
+			// As encoding/json: null clears a pointer and leaves the rest.
+			switch key {
+			case "grade":
+				r.Grade = nil
+			case "text":
+				r.Text = nil
+			case "recommendation":
+				r.Recommendation = nil
+			case "evidence":
+				r.Evidence = nil
+			case "reason":
+				r.Reason = nil
+			case "confidence":
+				r.Confidence = nil
+			}
+		default:
+			return false // nested object or array: let encoding/json decide
+		}
+		skip()
+		if i >= end {
+			return false
+		}
+		if s[i] == ',' {
+			i++
+			continue
+		}
+		if s[i] != '}' {
+			return false
+		}
+		i++
+		skip()
+		return i == end
+	}
+}
+
+// knownKey reports whether key is one of Record's JSON keys, spelled
+// exactly.
+func knownKey(key string) bool {
+	switch key {
+	case "seq", "ts", "pass", "batch", "batchSize", "type", "voice", "op", "findingId", "unitId", "path",
+		"kind", "grade", "severity", "confidence", "text", "recommendation", "evidence", "reason", "phantom":
+		return true
+	}
+	return false
+}
+
+// validNumber is JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}

@@ -1,0 +1,208 @@
+package ponder
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Verdicts of judge (advice; decide is the caller's).
+const (
+	VerdictContinue = "continue"
+	VerdictEscalate = "escalate"
+	VerdictBlocked  = "blocked"
+	VerdictStop     = "stop"
+)
+
+// Rule 6 thresholds and the tie-breaker's (spec §5).
+const (
+	maxNovelty       = 0.05 // novelty < 0.05
+	maxChurn         = 0.10 // churn < 0.10
+	maxThrash        = 0.25 // thrash ≤ 0.25
+	minVoices        = 3    // voices ≥ 3
+	escalateSeverity = 0.7  // an open observation ≥ 0.7 turns continue into escalate
+)
+
+// Metrics are a judged pass's numbers, stored as computed: no rounding, no
+// clamping; null (nil) where the spec says null.
+type Metrics struct {
+	Coverage        float64    `json:"coverage"`
+	Graded          int        `json:"graded"`
+	Counted         int        `json:"counted"`
+	Churn           *float64   `json:"churn"`
+	Novelty         *float64   `json:"novelty"`
+	Thrash          *float64   `json:"thrash"`
+	Voices          int        `json:"voices"`
+	DeltaVoices     int        `json:"deltaVoices"`
+	ConfidenceFloor int        `json:"confidenceFloor"`
+	Surprise        *float64   `json:"surprise"`
+	Live            int        `json:"live"`
+	Revising        int        `json:"revising"`
+	Ops             OpCounts   `json:"ops"`
+	UnitOps         UnitCounts `json:"unitOps"`
+}
+
+// fullCoverage is "coverage = 1.00" as integer equality; zero counted units
+// is not full coverage.
+func (m *Metrics) fullCoverage() bool { return m.Counted > 0 && m.Graded == m.Counted }
+
+// computeMetrics measures pass k from the replayed state (after the pass's
+// deltas), the pass's deliberation voice count and its forecast (nil
+// without predict.json).
+func computeMetrics(st *State, k, voices int, forecast *Forecast, floor float64) Metrics {
+	ps := st.Pass(k)
+	graded, counted := st.Coverage()
+	m := Metrics{
+		Graded:          graded,
+		Counted:         counted,
+		Voices:          voices,
+		DeltaVoices:     ps.DeltaVoices(),
+		ConfidenceFloor: st.BelowFloor(floor),
+		Live:            st.Live,
+		Revising:        ps.Revising(),
+		Ops:             ps.Ops,
+		UnitOps:         ps.Units,
+	}
+	if counted > 0 {
+		m.Coverage = float64(graded) / float64(counted)
+	}
+	if k >= 2 {
+		// live floored at 1, so a subject with no findings can converge.
+		denom := float64(max(1, st.Live))
+		churn := float64(ps.Revising()) / denom
+		novelty := float64(ps.Ops.Add) / denom
+		thrash := 0.0
+		if ps.Revising() > 0 {
+			thrash = float64(ps.Thrash) / float64(ps.Revising())
+		}
+		m.Churn, m.Novelty, m.Thrash = &churn, &novelty, &thrash
+		if forecast != nil {
+			s := math.Abs(forecast.Churn - churn)
+			m.Surprise = &s
+		}
+	}
+	return m
+}
+
+// rule6Failures lists the Rule-6 thresholds m misses ([] when it passes).
+// A null metric fails its threshold.
+func rule6Failures(m *Metrics) []string {
+	out := []string{}
+	if !m.fullCoverage() {
+		out = append(out, fmt.Sprintf("coverage %d/%d", m.Graded, m.Counted))
+	}
+	switch {
+	case m.Novelty == nil:
+		out = append(out, "novelty null")
+	case *m.Novelty >= maxNovelty:
+		out = append(out, fmt.Sprintf("novelty %s ≥ 0.05", num(*m.Novelty)))
+	}
+	switch {
+	case m.Churn == nil:
+		out = append(out, "churn null")
+	case *m.Churn >= maxChurn:
+		out = append(out, fmt.Sprintf("churn %s ≥ 0.10", num(*m.Churn)))
+	}
+	switch {
+	case m.Thrash == nil:
+		out = append(out, "thrash null")
+	case *m.Thrash > maxThrash:
+		out = append(out, fmt.Sprintf("thrash %s > 0.25", num(*m.Thrash)))
+	}
+	if m.Voices < minVoices {
+		out = append(out, fmt.Sprintf("voices %d < 3", m.Voices))
+	}
+	if m.ConfidenceFloor != 0 {
+		out = append(out, fmt.Sprintf("%d finding(s) below the confidence floor", m.ConfidenceFloor))
+	}
+	return out
+}
+
+// VerdictInput is everything the verdict rules read.
+type VerdictInput struct {
+	Pass     int
+	Budget   int
+	Current  Metrics
+	Previous *Metrics // pass k−1's stored metrics; nil on pass 1
+	// Severities of the open observations; nil when they could not be read
+	// (OCA off or down), which removes the tie-breaker.
+	Observations []float64
+}
+
+// Verdict is judge's advice and why.
+type Verdict struct {
+	Verdict    string     `json:"verdict"`
+	Rule       string     `json:"rule"` // R1…R6, "none" (the final continue)
+	Reason     string     `json:"reason"`
+	Rule6      Rule6Check `json:"rule6"`
+	TieBreaker TieBreaker `json:"tieBreaker"`
+}
+
+// Rule6Check shows which thresholds each of the two passes missed.
+type Rule6Check struct {
+	Current  []string `json:"current"`
+	Previous []string `json:"previous"` // null on pass 1
+}
+
+// TieBreaker shows what the open observations did.
+type TieBreaker struct {
+	Available   bool     `json:"available"`
+	Open        *int     `json:"open"`
+	MaxSeverity *float64 `json:"maxSeverity"`
+	Applied     bool     `json:"applied"`
+}
+
+// Decide applies rules R1..R6 in order, first match wins, then the
+// tie-breaker (spec §5).
+func Decide(in VerdictInput) Verdict {
+	cur := in.Current
+	v := Verdict{Rule6: Rule6Check{Current: rule6Failures(&cur)}}
+	if in.Previous != nil {
+		v.Rule6.Previous = rule6Failures(in.Previous)
+	}
+	rule6 := in.Previous != nil && len(v.Rule6.Current) == 0 && len(v.Rule6.Previous) == 0
+	set := func(verdict, rule, reason string) { v.Verdict, v.Rule, v.Reason = verdict, rule, reason }
+	switch {
+	case !cur.fullCoverage():
+		set(VerdictBlocked, "R1", fmt.Sprintf("coverage %d/%d is below 1.00: grade every counted unit", cur.Graded, cur.Counted))
+	case in.Pass == 1:
+		set(VerdictContinue, "R2", "pass 1 is the survey: continue")
+	case cur.Thrash != nil && *cur.Thrash > maxThrash:
+		set(VerdictEscalate, "R3", fmt.Sprintf("thrash %s > 0.25: the pass undid the previous one", num(*cur.Thrash)))
+	case in.Pass >= in.Budget && !rule6:
+		set(VerdictEscalate, "R4", fmt.Sprintf("pass %d reached the budget of %d without convergence", in.Pass, in.Budget))
+	case cur.Voices < minVoices:
+		set(VerdictContinue, "R5", fmt.Sprintf("only %d voice(s) argued: deliberate fully", cur.Voices))
+	case rule6:
+		set(VerdictStop, "R6", "two consecutive passes met every convergence threshold")
+	default:
+		why := "convergence not shown"
+		if in.Previous != nil && len(v.Rule6.Previous) > 0 && len(v.Rule6.Current) == 0 {
+			why = "this pass meets every threshold; one more such pass is needed"
+		} else if len(v.Rule6.Current) > 0 {
+			why = "not converged: " + strings.Join(v.Rule6.Current, ", ")
+		}
+		set(VerdictContinue, "none", why)
+	}
+	if in.Observations != nil {
+		n := len(in.Observations)
+		v.TieBreaker.Available, v.TieBreaker.Open = true, &n
+		if n > 0 {
+			top := in.Observations[0]
+			for _, s := range in.Observations[1:] {
+				top = max(top, s)
+			}
+			v.TieBreaker.MaxSeverity = &top
+			if v.Verdict == VerdictContinue && top >= escalateSeverity {
+				v.TieBreaker.Applied = true
+				v.Reason = fmt.Sprintf("%s; but an open observation has severity %s ≥ 0.7: escalate", v.Reason, num(top))
+				v.Verdict = VerdictEscalate
+			}
+		}
+	}
+	return v
+}
+
+// num prints a metric exactly (the shortest form that round-trips).
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,468 @@
+package ponder
+
+import (
+	"math/bits"
+	"strconv"
+
+	"github.com/laserkit/laserkit/ponder/ledger"
+)
+
+// Unit is one entry of the inventory as the ledger has shaped it.
+type Unit struct {
+	ID      string
+	Paths   []string // every path the unit ever carried; the last is current
+	Kind    string
+	Deleted bool
+	Phantom bool
+	Graded  bool
+	Grade   *string
+}
+
+// Path is the unit's current path.
+func (u *Unit) Path() string {
+	if len(u.Paths) == 0 {
+		return ""
+	}
+	return u.Paths[len(u.Paths)-1]
+}
+
+// Counted reports whether u is in the coverage denominator (spec §4):
+// U_counted = U_live ∪ U_ungraded-deleted, where a phantom delete takes an
+// ungraded unit out and a unit deleted after grading leaves both sides.
+func (u *Unit) Counted() bool {
+	if !u.Deleted {
+		return true
+	}
+	return !u.Phantom && !u.Graded
+}
+
+// valueAt is one value a finding's field held, and the pass that set it.
+type valueAt[T comparable] struct {
+	pass    int
+	value   T
+	changed bool // set by a change (not the add)
+}
+
+// Finding is one finding as the ledger has shaped it.
+type Finding struct {
+	ID             string
+	UnitID         string
+	Severity       string
+	Confidence     float64
+	Text           string
+	Recommendation *string
+	Evidence       *string
+	Live           bool
+	AddedPass      int
+	editPasses     []int // distinct passes with an edit, ascending
+	severities     []valueAt[string]
+	confidences    []valueAt[float64]
+}
+
+func (f *Finding) editedIn(pass int) bool {
+	for i := len(f.editPasses) - 1; i >= 0; i-- {
+		if f.editPasses[i] == pass {
+			return true
+		}
+		if f.editPasses[i] < pass {
+			return false
+		}
+	}
+	return false
+}
+
+// OpCounts are a pass's finding operations.
+type OpCounts struct {
+	Add    int `json:"add"`
+	Edit   int `json:"edit"`
+	Change int `json:"change"`
+	Delete int `json:"delete"`
+}
+
+// UnitCounts are a pass's unit records.
+type UnitCounts struct {
+	Seed   int `json:"seed"`
+	Add    int `json:"add"`
+	Edit   int `json:"edit"`
+	Delete int `json:"delete"`
+	Grade  int `json:"grade"`
+}
+
+// PassStats is what one pass's records did.
+type PassStats struct {
+	Ops     OpCounts
+	Units   UnitCounts
+	Thrash  int // revising records that undo the previous pass (spec §5)
+	voices  uint8
+	Records int
+}
+
+// Revising counts the pass's finding edit + change + delete.
+func (p *PassStats) Revising() int { return p.Ops.Edit + p.Ops.Change + p.Ops.Delete }
+
+// DeltaVoices counts distinct voices on the pass's records.
+func (p *PassStats) DeltaVoices() int { return bits.OnesCount8(p.voices) }
+
+var voiceBit = map[string]uint8{ledger.Skeptic: 1, ledger.Builder: 2, ledger.Dreamer: 4, ledger.Empath: 8}
+
+// index finds units and findings by id. The engine's ids are dense
+// (u0001, u0002, …), so canonical ids live in a slice indexed by their
+// number — no hashing on the judge's hot path; anything else in a map.
+type index[T any] struct {
+	dense  []*T
+	sparse map[string]*T
+}
+
+// canonicalNumber is n for the canonical id <letter><n, zero-padded to at
+// least four digits>, else 0.
+func canonicalNumber(id string) int {
+	d := len(id) - 1
+	if d < 4 || (d > 4 && id[1] == '0') {
+		return 0
+	}
+	n := 0
+	for i := 1; i < len(id); i++ {
+		c := id[i]
+		if c < '0' || c > '9' || n > 1<<40 {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func (x *index[T]) get(id string) *T {
+	if n := canonicalNumber(id); n > 0 {
+		if n < len(x.dense) {
+			return x.dense[n]
+		}
+		return nil
+	}
+	return x.sparse[id]
+}
+
+func (x *index[T]) put(id string, v *T) {
+	if n := canonicalNumber(id); n > 0 && n < 1<<24 {
+		for n >= len(x.dense) {
+			x.dense = append(x.dense, nil)
+		}
+		x.dense[n] = v
+		return
+	}
+	if x.sparse == nil {
+		x.sparse = map[string]*T{}
+	}
+	x.sparse[id] = v
+}
+
+// State is the session's inventory and findings after replaying the ledger.
+type State struct {
+	Units     []*Unit
+	Findings  []*Finding
+	Live      int // live findings
+	Seeded    bool
+	Records   int
+	units     index[Unit]
+	livePaths map[string]*Unit
+	findings  index[Finding]
+	passes    map[int]*PassStats
+	nextUnit  int
+	nextFind  int
+	// the pass of the previous record, as records come in pass order
+	lastPass   *PassStats
+	lastPassNo int
+}
+
+func newState() *State {
+	return &State{
+		livePaths: map[string]*Unit{},
+		passes:    map[int]*PassStats{},
+		nextUnit:  1,
+		nextFind:  1,
+	}
+}
+
+// Replay builds the state from the ledger's records, in one pass. (The
+// engine replays while it reads: see handle.state.)
+func Replay(recs []ledger.Record) *State {
+	st := newState()
+	for i := range recs {
+		st.apply(&recs[i])
+	}
+	return st
+}
+
+// Unit returns the unit with id, or nil.
+func (st *State) Unit(id string) *Unit { return st.units.get(id) }
+
+// Finding returns the finding with id, or nil.
+func (st *State) Finding(id string) *Finding { return st.findings.get(id) }
+
+// Pass returns the stats of a pass (zero when it has no records).
+func (st *State) Pass(pass int) *PassStats {
+	if p := st.passes[pass]; p != nil {
+		return p
+	}
+	return &PassStats{}
+}
+
+func (st *State) pass(pass int) *PassStats {
+	if st.lastPass != nil && st.lastPassNo == pass {
+		return st.lastPass
+	}
+	p := st.passes[pass]
+	if p == nil {
+		p = &PassStats{}
+		st.passes[pass] = p
+	}
+	st.lastPass, st.lastPassNo = p, pass
+	return p
+}
+
+// Coverage is |{u ∈ U_counted : graded(u)}| and |U_counted|.
+func (st *State) Coverage() (graded, counted int) {
+	for _, u := range st.Units {
+		if u.Counted() {
+			counted++
+			if u.Graded {
+				graded++
+			}
+		}
+	}
+	return graded, counted
+}
+
+// Ungraded lists the counted units not yet graded, in id order.
+func (st *State) Ungraded() []*Unit {
+	var out []*Unit
+	for _, u := range st.Units {
+		if u.Counted() && !u.Graded {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// LiveFindings lists the live findings in id order.
+func (st *State) LiveFindings() []*Finding {
+	out := make([]*Finding, 0, st.Live)
+	for _, f := range st.Findings {
+		if f.Live {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// BelowFloor counts live findings whose confidence is below floor.
+func (st *State) BelowFloor(floor float64) int {
+	n := 0
+	for _, f := range st.Findings {
+		if f.Live && f.Confidence < floor {
+			n++
+		}
+	}
+	return n
+}
+
+func idNumber(id string) int {
+	n, err := strconv.Atoi(id[1:])
+	if len(id) < 2 || err != nil {
+		return 0
+	}
+	return n
+}
+
+func unitID(n int) string    { return "u" + pad4(n) }
+func findingID(n int) string { return "f" + pad4(n) }
+
+func pad4(n int) string {
+	s := strconv.Itoa(n)
+	for len(s) < 4 {
+		s = "0" + s
+	}
+	return s
+}
+
+func (st *State) addUnit(id, path, kind string) *Unit {
+	u := &Unit{ID: id, Paths: []string{path}, Kind: kind}
+	st.Units = append(st.Units, u)
+	st.units.put(id, u)
+	st.livePaths[path] = u
+	if n := idNumber(id); n >= st.nextUnit {
+		st.nextUnit = n + 1
+	}
+	return u
+}
+
+// apply folds one (already validated) record into the state. Records that
+// name something unknown are ignored rather than trusted.
+func (st *State) apply(r *ledger.Record) {
+	st.Records++
+	ps := st.pass(r.Pass)
+	ps.Records++
+	if b, ok := voiceBit[r.Voice]; ok {
+		ps.voices |= b
+	}
+	switch r.Type {
+	case ledger.UnitSeed, ledger.UnitAdd:
+		if st.units.get(r.UnitID) != nil {
+			return
+		}
+		kind := r.Kind
+		if kind == "" {
+			kind = "file"
+		}
+		st.addUnit(r.UnitID, r.Path, kind)
+		if r.Type == ledger.UnitSeed {
+			st.Seeded = true
+			ps.Units.Seed++
+		} else {
+			ps.Units.Add++
+		}
+	case ledger.UnitEdit:
+		u := st.units.get(r.UnitID)
+		if u == nil {
+			return
+		}
+		ps.Units.Edit++
+		if r.Path != "" && r.Path != u.Path() {
+			if st.livePaths[u.Path()] == u {
+				delete(st.livePaths, u.Path())
+			}
+			u.Paths = append(u.Paths, r.Path)
+			st.livePaths[r.Path] = u
+		}
+		if r.Kind != "" {
+			u.Kind = r.Kind
+		}
+	case ledger.UnitDelete:
+		u := st.units.get(r.UnitID)
+		if u == nil {
+			return
+		}
+		ps.Units.Delete++
+		if st.livePaths[u.Path()] == u {
+			delete(st.livePaths, u.Path())
+		}
+		u.Deleted = true
+		if r.Phantom {
+			u.Phantom = true
+		}
+	case ledger.UnitGrade:
+		u := st.units.get(r.UnitID)
+		if u == nil {
+			return
+		}
+		ps.Units.Grade++
+		u.Graded = true
+		u.Grade = r.Grade
+	case ledger.Finding:
+		st.applyFinding(r, ps)
+	}
+}
+
+func (st *State) applyFinding(r *ledger.Record, ps *PassStats) {
+	k := r.Pass
+	if r.Op == ledger.OpAdd {
+		if st.findings.get(r.FindingID) != nil {
+			return
+		}
+		f := &Finding{ID: r.FindingID, UnitID: r.UnitID, Severity: r.Severity, Live: true, AddedPass: k,
+			Recommendation: r.Recommendation, Evidence: r.Evidence}
+		if r.Confidence != nil {
+			f.Confidence = *r.Confidence
+		}
+		if r.Text != nil {
+			f.Text = *r.Text
+		}
+		st.Findings = append(st.Findings, f)
+		st.findings.put(f.ID, f)
+		st.Live++
+		if n := idNumber(f.ID); n >= st.nextFind {
+			st.nextFind = n + 1
+		}
+		if u := st.units.get(r.UnitID); u != nil {
+			u.Graded = true
+		}
+		ps.Ops.Add++
+		return
+	}
+	f := st.findings.get(r.FindingID)
+	if f == nil || !f.Live {
+		return
+	}
+	switch r.Op {
+	case ledger.OpEdit:
+		ps.Ops.Edit++
+		if f.editedIn(k - 1) {
+			ps.Thrash++
+		}
+		if len(f.editPasses) == 0 || f.editPasses[len(f.editPasses)-1] != k {
+			f.editPasses = append(f.editPasses, k)
+		}
+		if r.Text != nil {
+			f.Text = *r.Text
+		}
+		if r.Recommendation != nil {
+			f.Recommendation = r.Recommendation
+		}
+		if r.Evidence != nil {
+			f.Evidence = r.Evidence
+		}
+	case ledger.OpChange:
+		ps.Ops.Change++
+		reverts := false
+		// A field's history starts with the add's value, built on the
+		// first change (most findings are never changed).
+		if f.severities == nil {
+			f.severities = []valueAt[string]{{pass: f.AddedPass, value: f.Severity}}
+			f.confidences = []valueAt[float64]{{pass: f.AddedPass, value: f.Confidence}}
+		}
+		if r.Severity != "" {
+			reverts = reverts || revertsPrevious(f.severities, k, r.Severity)
+			f.severities = append(f.severities, valueAt[string]{pass: k, value: r.Severity, changed: true})
+			f.Severity = r.Severity
+		}
+		if r.Confidence != nil {
+			reverts = reverts || revertsPrevious(f.confidences, k, *r.Confidence)
+			f.confidences = append(f.confidences, valueAt[float64]{pass: k, value: *r.Confidence, changed: true})
+			f.Confidence = *r.Confidence
+		}
+		if reverts {
+			ps.Thrash++
+		}
+	case ledger.OpDelete:
+		ps.Ops.Delete++
+		if f.AddedPass == k-1 {
+			ps.Thrash++
+		}
+		f.Live = false
+		st.Live--
+	}
+}
+
+// revertsPrevious reports whether setting a field to v in pass k changes it
+// back to a value it held before a change made in pass k−1 (spec §5's third
+// kind of thrash). hist is the field's values in order, the add's first.
+func revertsPrevious[T comparable](hist []valueAt[T], k int, v T) bool {
+	last := -1 // the last change made in pass k−1
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].changed && hist[i].pass == k-1 {
+			last = i
+			break
+		}
+		if hist[i].pass < k-1 {
+			break
+		}
+	}
+	if last < 0 || hist[last].value == v {
+		return false
+	}
+	for _, h := range hist[:last] {
+		if h.value == v {
+			return true
+		}
+	}
+	return false
+}

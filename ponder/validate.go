@@ -1,0 +1,240 @@
+package ponder
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/laserkit/laserkit/ponder/ledger"
+)
+
+// allowedFields is rule (4) of spec §4 and its unit counterpart: the keys
+// each kind of record may carry. change may alter only severity and
+// confidence; edit only text, recommendation and location (evidence).
+var allowedFields = map[string][]string{
+	ledger.UnitAdd:    {"type", "voice", "path", "kind", "reason"},
+	ledger.UnitEdit:   {"type", "voice", "unitId", "path", "kind", "reason"},
+	ledger.UnitDelete: {"type", "voice", "unitId", "phantom", "reason"},
+	ledger.OpAdd:      {"type", "voice", "op", "unitId", "path", "severity", "confidence", "text", "recommendation", "evidence", "reason"},
+	ledger.OpEdit:     {"type", "voice", "op", "findingId", "text", "recommendation", "evidence", "reason"},
+	ledger.OpChange:   {"type", "voice", "op", "findingId", "severity", "confidence", "reason"},
+	ledger.OpDelete:   {"type", "voice", "op", "findingId", "reason"},
+}
+
+// cleanUnitPath normalises a unit path and refuses one that is absolute or
+// climbs out of the scan root.
+func cleanUnitPath(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("the path is empty")
+	}
+	c := path.Clean(p)
+	if c == "." || c == ".." || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "../") || filepath.IsAbs(p) {
+		return "", fmt.Errorf("path %q must be relative to the scan root and stay inside it", p)
+	}
+	return c, nil
+}
+
+// admit validates a batch against the state and the disk, applying each
+// acceptable record to st as it goes (so later records see earlier ones).
+// It returns the records to append, or every violation; on violations the
+// state is half-applied and must be discarded.
+func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.Record, []ledger.Violation) {
+	var (
+		out      []ledger.Record
+		viol     []ledger.Violation
+		phantoms []int // indexes into ds of phantom deletes
+	)
+	for i := range ds {
+		d := &ds[i]
+		if d.Invalid {
+			continue
+		}
+		bad := func(format string, a ...any) {
+			viol = append(viol, ledger.Violation{Record: i + 1, Line: d.Line, Message: fmt.Sprintf(format, a...)})
+		}
+		before := len(viol)
+		what := d.Type
+		if d.Type == ledger.Finding {
+			what = d.Op
+		}
+		// (1) the voice–operation bijection.
+		want := ledger.VoiceFor(d.Type, d.Op)
+		switch {
+		case d.Type == ledger.Finding && d.Voice != want:
+			bad("voice %s may not %s: %s belongs to the %s (the %s may only %s)", d.Voice, d.Op, d.Op, want, d.Voice, ledger.OpOf(d.Voice))
+		case d.Type != ledger.Finding && d.Voice != "" && d.Voice != want:
+			bad("voice %s may not write %s: it belongs to the %s (the %s may only %s)", d.Voice, d.Type, want, d.Voice, ledger.OpOf(d.Voice))
+		}
+		// (4) only the fields this kind of record may touch.
+		allowed := allowedFields[what]
+		var extra []string
+		for _, f := range d.Fields {
+			if !contains(allowed, f) {
+				extra = append(extra, f)
+			}
+		}
+		if len(extra) > 0 {
+			bad("%s may not carry %s (it may carry only %s)", what, strings.Join(extra, ", "), strings.Join(allowed, ", "))
+		}
+		if len(viol) > before {
+			continue
+		}
+		rec := ledger.Record{Type: d.Type, Voice: d.Voice, Reason: d.Reason}
+		if d.Type == ledger.Finding {
+			rec.Op = d.Op
+		}
+		switch what {
+		case ledger.UnitAdd:
+			p, err := cleanUnitPath(*d.Path)
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			if u := st.livePaths[p]; u != nil {
+				bad("unit-add: path %s is already carried by live unit %s", p, u.ID)
+				continue
+			}
+			rec.UnitID, rec.Path, rec.Kind = unitID(st.nextUnit), p, d.Kind
+		case ledger.UnitEdit:
+			u := st.units.get(d.UnitID)
+			switch {
+			case u == nil:
+				bad("unit-edit: unknown unit %s", d.UnitID)
+				continue
+			case u.Deleted:
+				bad("unit-edit: unit %s is deleted", d.UnitID)
+				continue
+			}
+			rec.UnitID, rec.Kind = u.ID, d.Kind
+			if d.Path != nil {
+				p, err := cleanUnitPath(*d.Path)
+				if err != nil {
+					bad("%v", err)
+					continue
+				}
+				if o := st.livePaths[p]; o != nil && o != u {
+					bad("unit-edit: path %s is already carried by live unit %s", p, o.ID)
+					continue
+				}
+				rec.Path = p
+			}
+		case ledger.UnitDelete:
+			u := st.units.get(d.UnitID)
+			phantom := d.Phantom != nil && *d.Phantom
+			switch {
+			case u == nil:
+				bad("unit-delete: unknown unit %s", d.UnitID)
+				continue
+			case u.Deleted && (u.Phantom || !phantom):
+				bad("unit-delete: unit %s is already deleted", d.UnitID)
+				continue
+			}
+			rec.UnitID, rec.Phantom = u.ID, phantom
+			if phantom {
+				phantoms = append(phantoms, i)
+			}
+		case ledger.OpAdd:
+			var u *Unit
+			if d.UnitID != "" {
+				u = st.units.get(d.UnitID)
+				if u == nil {
+					bad("add names an unknown unit %s", d.UnitID)
+					continue
+				}
+			}
+			if d.Path != nil {
+				p, err := cleanUnitPath(*d.Path)
+				if err != nil {
+					bad("%v", err)
+					continue
+				}
+				byPath := st.livePaths[p]
+				switch {
+				case byPath == nil && u == nil:
+					bad("add names an unknown unit: no live unit carries path %s", p)
+					continue
+				case u != nil && byPath != u:
+					bad("add: unit %s does not carry path %s", u.ID, p)
+					continue
+				}
+				u = byPath
+			}
+			if u == nil {
+				bad("add names no unit (give unitId or path)")
+				continue
+			}
+			if u.Deleted {
+				bad("add names unit %s, which is deleted", u.ID)
+				continue
+			}
+			rec.FindingID, rec.UnitID = findingID(st.nextFind), u.ID
+			rec.Severity, rec.Confidence, rec.Text = d.Severity, d.Confidence, d.Text
+			rec.Recommendation, rec.Evidence = d.Recommendation, d.Evidence
+		case ledger.OpEdit, ledger.OpChange, ledger.OpDelete:
+			f := st.findings.get(d.FindingID)
+			switch {
+			case f == nil:
+				bad("%s targets unknown finding %s", d.Op, d.FindingID)
+				continue
+			case !f.Live:
+				bad("%s targets finding %s, which is not live (it was deleted)", d.Op, d.FindingID)
+				continue
+			}
+			rec.FindingID, rec.UnitID = f.ID, f.UnitID
+			rec.Text, rec.Recommendation, rec.Evidence = d.Text, d.Recommendation, d.Evidence
+			rec.Severity, rec.Confidence = d.Severity, d.Confidence
+		}
+		rec.Pass = pass
+		st.apply(&rec)
+		out = append(out, rec)
+	}
+	// Phantom verification, over every path the unit ever carried
+	// (including edits earlier in this batch).
+	for _, i := range phantoms {
+		u := st.units.get(ds[i].UnitID)
+		var present []string
+		for _, p := range uniq(u.Paths) {
+			full := filepath.FromSlash(p)
+			if !filepath.IsAbs(full) {
+				full = filepath.Join(diskRoot, full)
+			}
+			if _, err := os.Lstat(full); err == nil {
+				present = append(present, p)
+			}
+		}
+		if len(present) > 0 {
+			viol = append(viol, ledger.Violation{Record: i + 1, Line: ds[i].Line, Message: fmt.Sprintf(
+				"phantom delete of %s rejected: it carried %d path(s) and %s still exist(s) on disk (checked with lstat under %s)",
+				u.ID, len(uniq(u.Paths)), strings.Join(present, ", "), diskRoot)})
+		}
+	}
+	sort.SliceStable(viol, func(a, b int) bool { return viol[a].Record < viol[b].Record })
+	if len(viol) > 0 {
+		return nil, viol
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func uniq(list []string) []string {
+	seen := make(map[string]bool, len(list))
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
