@@ -35,7 +35,7 @@ func render(b *strings.Builder, v Value, depth int, ascii bool) {
 	case Bool:
 		b.WriteString(strconv.FormatBool(v.Bool))
 	case Number:
-		b.WriteString(pythonNumber(v.Num))
+		b.WriteString(PythonNumber(v.Num))
 	case String:
 		writeString(b, v.Str, ascii)
 	case Array:
@@ -80,9 +80,9 @@ func newline(b *strings.Builder, depth int) {
 	}
 }
 
-// pythonNumber renders a JSON number literal as Python would after json.loads:
+// PythonNumber renders a JSON number literal as Python would after json.loads:
 // integers as integers, anything with a fraction or exponent as a float repr.
-func pythonNumber(lit string) string {
+func PythonNumber(lit string) string {
 	if !strings.ContainsAny(lit, ".eE") {
 		if strings.TrimLeft(lit, "-0") == "" {
 			return "0"
@@ -145,6 +145,10 @@ func PythonFloatRepr(f float64) string {
 	}
 	return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
 }
+
+// WritePythonString writes s as a JSON string the way Python's json.dumps does
+// with ensure_ascii=True: non-ASCII and DEL as lowercase \uXXXX escapes.
+func WritePythonString(b *strings.Builder, s string) { writeString(b, s, true) }
 
 func writeString(b *strings.Builder, s string, ascii bool) {
 	b.WriteByte('"')

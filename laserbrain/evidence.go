@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/grammar"
 )
@@ -103,22 +101,9 @@ func writePyJSON(b *strings.Builder, v any) {
 			b.WriteString("false")
 		}
 	case string:
-		writePyString(b, x)
+		grammar.WritePythonString(b, x)
 	case json.Number:
-		lit := string(x)
-		if !strings.ContainsAny(lit, ".eE") {
-			if strings.TrimLeft(lit, "-0") == "" {
-				lit = "0"
-			}
-			b.WriteString(lit)
-			return
-		}
-		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil && !math.IsInf(f, 0) {
-			b.WriteString(lit)
-			return
-		}
-		b.WriteString(grammar.PythonFloatRepr(f))
+		b.WriteString(grammar.PythonNumber(string(x)))
 	case float64:
 		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
 			// encoding/json without UseNumber turns JSON integers into
@@ -142,7 +127,7 @@ func writePyJSON(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writePyString(b, k)
+			grammar.WritePythonString(b, k)
 			b.WriteString(": ")
 			writePyJSON(b, x[k])
 		}
@@ -160,52 +145,18 @@ func writePyJSON(b *strings.Builder, v any) {
 		// Anything else: round-trip through encoding/json to a generic value.
 		raw, err := json.Marshal(x)
 		if err != nil {
-			writePyString(b, fmt.Sprint(x))
+			grammar.WritePythonString(b, fmt.Sprint(x))
 			return
 		}
 		var g any
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if dec.Decode(&g) != nil {
-			writePyString(b, string(raw))
+			grammar.WritePythonString(b, string(raw))
 			return
 		}
 		writePyJSON(b, g)
 	}
-}
-
-func writePyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || r >= 0x7f:
-			if r > 0xffff {
-				hi, lo := utf16.EncodeRune(r)
-				fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
-			} else {
-				fmt.Fprintf(b, `\u%04x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
 }
 
 // Thresholds of the progress inference (the reference's observe.py).
