@@ -138,7 +138,7 @@ func writeVerdict(w io.Writer, v laserbrain.CheckResult, newRun bool) {
 	case v.Drifting:
 		mark = "⚑ drifting"
 	case v.Reason == laserbrain.VerdictGrounded.String():
-		mark = "✓ grounded"
+		mark = "✓ ground set"
 	case v.Reason == laserbrain.VerdictStalled.String() || v.Reason == laserbrain.VerdictSelfReport.String()+":"+laserbrain.ProgressStuck || v.Reason == laserbrain.VerdictSelfReport.String()+":"+laserbrain.ProgressCircling:
 		mark = "△ warning"
 	}
