@@ -90,6 +90,22 @@ func appendStreamError(b []byte, msg string, line int) []byte {
 // that ends the stream.
 func (s *streamer) run(in io.Reader, out io.Writer) (bad int, err error) {
 	r := bufio.NewReaderSize(in, 64<<10)
+	w := bufio.NewWriterSize(out, 64<<10)
+	bad, err = s.loop(r, w)
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write: %w", ferr)
+	}
+	return bad, err
+}
+
+// lineReady reports whether a whole input line is already buffered, so that
+// reading it cannot block.
+func lineReady(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+func (s *streamer) loop(r *bufio.Reader, w *bufio.Writer) (bad int, err error) {
 	var buf []byte
 	for n := 1; ; n++ {
 		line, tooLong, rerr := readLine(r)
@@ -113,9 +129,16 @@ func (s *streamer) run(in io.Reader, out io.Writer) (bad int, err error) {
 				bad++
 				buf = appendStreamError(buf, lerr.Error(), n)
 			}
-			// One Write per line: each verdict leaves as soon as it is made.
-			if _, werr := out.Write(append(buf, '\n')); werr != nil {
+			if _, werr := w.Write(append(buf, '\n')); werr != nil {
 				return bad, fmt.Errorf("write: %w", werr)
+			}
+			// Every verdict for the input read so far leaves before the
+			// stream could wait for more input; lines that arrived together
+			// leave together, in one write.
+			if !lineReady(r) {
+				if werr := w.Flush(); werr != nil {
+					return bad, fmt.Errorf("write: %w", werr)
+				}
 			}
 		}
 		if time.Since(s.lastSave) >= saveEvery {
