@@ -35,7 +35,9 @@ func TestScriptsOCA(t *testing.T) {
 			return nil
 		},
 		Cmds: scriptCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sql": cmdSQL,
+			"sql":     cmdSQL,
+			"sqlfile": cmdSQLFile,
+			"num":     cmdNum,
 		}),
 	})
 }
