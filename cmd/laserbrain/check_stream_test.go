@@ -180,9 +180,10 @@ func benchCheckStream(b *testing.B, pipes bool) {
 		b.Fatal(err)
 	}
 	home := filepath.Join(dir, "home")
+	bin := buildLaserbrain(b)
 	var cpu time.Duration
 	for b.Loop() {
-		cmd := exec.Command("laserbrain", "check", "--stream")
+		cmd := exec.Command(bin, "check", "--stream")
 		cmd.Env = append(cmd.Environ(), "LASERBRAIN_HOME="+home)
 		in, _ := os.Open(inPath)
 		out, _ := os.Create(filepath.Join(dir, "out.jsonl"))

@@ -13,12 +13,7 @@ import (
 // way in the same run, is the baseline (process start cost alone); the
 // ratio is reported as x-true.
 func BenchmarkHookProcess(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "laserbrain")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatalf("building laserbrain: %v", err)
-	}
+	bin := buildLaserbrain(b)
 	events := map[string]string{
 		"allow": `{"tool_name":"Bash","tool_input":{"command":"ls -la"}}`,
 		"deny":  `{"tool_name":"Bash","tool_input":{"command":"git push origin +main"}}`,
@@ -44,4 +39,19 @@ func BenchmarkHookProcess(b *testing.B) {
 			}
 		})
 	}
+}
+
+// buildLaserbrain builds the binary as `make build` does (static, trimmed)
+// into a temporary directory, so process benchmarks time what users run
+// rather than the test binary standing in for it.
+func buildLaserbrain(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "laserbrain")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("building laserbrain: %v", err)
+	}
+	return bin
 }
