@@ -88,7 +88,7 @@ func (e *Engine) Grade(slug string, ids []string, label *string) (*GradeResult, 
 }
 
 // ObservationTypes are the five metacognitive observation types (spec §6.6).
-var ObservationTypes = []string{"stuck_state", "perseveration", "thrash", "low_confidence", "deliberation_skipped"}
+var ObservationTypes = oca.ObservationTypes
 
 // Observation is one line of observations.jsonl.
 type Observation struct {

@@ -266,8 +266,11 @@ func (st *State) BelowFloor(floor float64) int {
 }
 
 func idNumber(id string) int {
+	if len(id) < 2 {
+		return 0
+	}
 	n, err := strconv.Atoi(id[1:])
-	if len(id) < 2 || err != nil {
+	if err != nil {
 		return 0
 	}
 	return n

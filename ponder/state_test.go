@@ -169,3 +169,23 @@ func TestCleanUnitPath(t *testing.T) {
 		}
 	}
 }
+
+// A hand-edited ledger can hold unit records without ids; replaying it must
+// not panic (it did: idNumber sliced before checking the length).
+func TestReplayToleratesMissingIDs(t *testing.T) {
+	recs := []ledger.Record{
+		{Pass: 1, Type: ledger.UnitSeed, Path: "a.go"},
+		{Pass: 1, Type: ledger.UnitAdd, UnitID: "u", Path: "b.go"},
+		seed("u0001", "c.go"),
+	}
+	st := Replay(recs)
+	if st == nil {
+		t.Fatal("Replay returned nil")
+	}
+	if got := idNumber(""); got != 0 {
+		t.Fatalf("idNumber(\"\") = %d, want 0", got)
+	}
+	if got := idNumber("u0042"); got != 42 {
+		t.Fatalf("idNumber(u0042) = %d, want 42", got)
+	}
+}

@@ -82,7 +82,7 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	switch {
 	case errors.As(err, &pe):
 	case errors.As(err, &usage):
-		pe = &ponder.Error{Code: usageExit, Kind: "usage", Message: usage.Error(), Details: []string{}}
+		pe = &ponder.Error{Code: ponder.ExitUsage, Kind: "usage", Message: usage.Error(), Details: []string{}}
 	default:
 		pe = &ponder.Error{Code: 1, Kind: "error", Message: err.Error(), Details: []string{}}
 	}

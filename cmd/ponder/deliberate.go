@@ -8,6 +8,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/ponder/ledger"
 )
 
 type deliberateOptions struct {
@@ -16,8 +17,6 @@ type deliberateOptions struct {
 	arguments  map[string]*string
 	confidence map[string]*float64
 }
-
-var voiceNames = []string{"skeptic", "builder", "dreamer", "empath"}
 
 func newDeliberateCmd(a *app) *cobra.Command {
 	o := deliberateOptions{arguments: map[string]*string{}, confidence: map[string]*float64{}}
@@ -33,7 +32,7 @@ deliberations row.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := &ponder.DeliberationInput{}
 			flagged := false
-			for _, v := range voiceNames {
+			for _, v := range ledger.Voices {
 				flagged = flagged || cmd.Flags().Changed(v) || cmd.Flags().Changed(v+"-confidence")
 			}
 			if len(args) == 1 {
@@ -48,7 +47,7 @@ deliberations row.`,
 					return a.finish(nil, cli.Usagef("%s: %v", args[0], err), nil)
 				}
 			}
-			for _, v := range voiceNames {
+			for _, v := range ledger.Voices {
 				arg := in.Voices.ByName(v)
 				if cmd.Flags().Changed(v) {
 					arg.Argument = o.arguments[v]
@@ -77,7 +76,7 @@ deliberations row.`,
 	}
 	cmd.Flags().BoolVar(&o.skip, "skip", false, "record four silent voices")
 	cmd.Flags().StringVar(&o.stakes, "stakes", "", "stakes of the pass (default medium)")
-	for _, v := range voiceNames {
+	for _, v := range ledger.Voices {
 		o.arguments[v] = new(string)
 		o.confidence[v] = new(float64)
 		cmd.Flags().StringVar(o.arguments[v], v, "", "the "+v+"'s argument")

@@ -6,18 +6,16 @@ import (
 	"os"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], cli.System()))
 }
 
-// usageExit is ponder's code for a usage error (bad flag, missing argument).
-const usageExit = 1
-
 func run(args []string, streams *cli.IOStreams) int {
 	a := newApp(streams)
-	code := cli.Run(newRootCmd(a), args, streams, usageExit)
+	code := cli.Run(newRootCmd(a), args, streams, ponder.ExitUsage)
 	// OCA log lines that never found a session go to stderr on the way out.
 	a.close()
 	return code

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,17 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore"
 )
-
-// ocaExit is ponder's code for "the OCA database, not the caller, is at fault".
-const ocaExit = 3
-
-// defaultOCADSN is where OCA lives unless PONDER_OCA_DSN or --dsn says otherwise.
-const defaultOCADSN = "postgres://localhost/oneiro"
-
-// ocaCallTimeout bounds connecting, and then each query, as the bridge does.
-const ocaCallTimeout = 5 * time.Second
 
 // ocaInitTimeout is longer: creating tables may wait on another init.
 const ocaInitTimeout = 30 * time.Second
@@ -44,7 +36,7 @@ func newOCACmd(streams *cli.IOStreams) *cobra.Command {
 		Use:   "oca",
 		Short: "Create ponder's tables in an OCA database, and read sessions back out of it",
 		Long: `oca works on the OCA PostgreSQL database directly, whatever PONDER_OCA says.
-The database is --dsn, else PONDER_OCA_DSN, else ` + defaultOCADSN + `.
+The database is --dsn, else PONDER_OCA_DSN, else ` + oca.DefaultDSN + `.
 Exit 3 means the database is unreachable or its schema incomplete.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
@@ -64,7 +56,7 @@ Exit 3 means the database is unreachable or its schema incomplete.`,
 }
 
 func addDSNFlags(cmd *cobra.Command, o *ocaOptions) {
-	cmd.Flags().StringVar(&o.dsn, "dsn", "", "OCA connection string (default $PONDER_OCA_DSN, else "+defaultOCADSN+")")
+	cmd.Flags().StringVar(&o.dsn, "dsn", "", "OCA connection string (default $PONDER_OCA_DSN, else "+oca.DefaultDSN+")")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 }
 
@@ -72,10 +64,7 @@ func (o *ocaOptions) resolvedDSN() string {
 	if o.dsn != "" {
 		return o.dsn
 	}
-	if v := os.Getenv("PONDER_OCA_DSN"); v != "" {
-		return v
-	}
-	return defaultOCADSN
+	return oca.New(oca.Config{}).DSN() // $PONDER_OCA_DSN, read as the bridge reads it
 }
 
 func newOCAInitCmd(streams *cli.IOStreams) *cobra.Command {
@@ -95,17 +84,17 @@ table lacks a column ponder writes, it says which and exits 3.`,
 			defer cancel()
 			rep, err := pgstore.InitSchema(ctx, o.resolvedDSN())
 			if err != nil && rep.Missing == nil && !rep.CreatedEnum && rep.CreatedTables == nil {
-				return cli.Exit(ocaExit, fmt.Errorf("oca init: %w", err))
+				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca init: %w", err))
 			}
 			if o.json {
-				if jerr := ocaWriteJSON(streams.Out, rep); jerr != nil {
+				if jerr := emitJSON(streams.Out, rep); jerr != nil {
 					return jerr
 				}
 			} else {
 				printInitReport(streams.Out, rep)
 			}
 			if err != nil {
-				return cli.Exit(ocaExit, fmt.Errorf("oca init: %w", err))
+				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca init: %w", err))
 			}
 			return nil
 		},
@@ -147,17 +136,17 @@ func ocaQueryCmd(streams *cli.IOStreams, name, short string, needsSlug bool, run
 			if name == "prior" && o.subject == "" {
 				return cli.Usagef("prior needs --subject")
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), ocaCallTimeout)
+			ctx, cancel := context.WithTimeout(cmd.Context(), oca.CallTimeout)
 			s, err := pgstore.OpenStore(ctx, o.resolvedDSN())
 			cancel()
 			if err != nil {
-				return cli.Exit(ocaExit, fmt.Errorf("oca %s: %w", name, err))
+				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca %s: %w", name, err))
 			}
 			defer s.Close()
-			ctx, cancel = context.WithTimeout(cmd.Context(), ocaCallTimeout)
+			ctx, cancel = context.WithTimeout(cmd.Context(), oca.CallTimeout)
 			defer cancel()
 			if err := run(ctx, s, o, streams.Out); err != nil {
-				return cli.Exit(ocaExit, fmt.Errorf("oca %s: %w", name, err))
+				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca %s: %w", name, err))
 			}
 			return nil
 		},
@@ -193,12 +182,7 @@ func (o *ocaOptions) resolveSlug() error {
 	return nil
 }
 
-func ocaWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+var cellEscaper = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)
 
 // ocaTable prints rows under a header, tab-aligned; cells are made single-line.
 func ocaTable(w io.Writer, header []string, rows [][]string) error {
@@ -206,7 +190,7 @@ func ocaTable(w io.Writer, header []string, rows [][]string) error {
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, r := range rows {
 		for i, c := range r {
-			r[i] = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(c)
+			r[i] = cellEscaper.Replace(c)
 		}
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
@@ -355,5 +339,5 @@ func ocaJSONOr(out io.Writer, rows any, err error) error {
 	if err != nil {
 		return err
 	}
-	return ocaWriteJSON(out, rows)
+	return emitJSON(out, rows)
 }

@@ -12,6 +12,10 @@ var severityNames = map[string]float64{
 	"severe": 0.9, "critical": 0.95, "fatal": 1.0,
 }
 
+// ObservationTypes are the five metacognitive observation types (spec §6.6),
+// the only ones metacognize and the store accept.
+var ObservationTypes = []string{"stuck_state", "perseveration", "thrash", "low_confidence", "deliberation_skipped"}
+
 // defaultSeverity is what anything unrecognised maps to.
 const defaultSeverity = 0.5
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -196,11 +197,6 @@ func (s *Store) ResolveDeliberation(ctx context.Context, se oca.Session, id int6
 	return oca.ResolveResult{DeliberationID: id, Resolved: true}, nil
 }
 
-// observationTypes are the five types metacognize accepts (spec §6.6).
-var observationTypes = map[string]bool{
-	"stuck_state": true, "perseveration": true, "thrash": true, "low_confidence": true, "deliberation_skipped": true,
-}
-
 const observationSQL = `
 WITH o AS (
 	INSERT INTO metacognitive_observations (target_layer, observation_type, description, evidence, severity,
@@ -219,7 +215,7 @@ func (s *Store) RecordObservation(ctx context.Context, r oca.ObservationRecord) 
 	if err := checkSession(r.Session); err != nil {
 		return oca.ObservationResult{}, err
 	}
-	if !observationTypes[r.Type] {
+	if !slices.Contains(oca.ObservationTypes, r.Type) {
 		return oca.ObservationResult{}, fmt.Errorf("unknown observation type %q", r.Type)
 	}
 	if r.Severity != r.Severity || r.Severity < 0 || r.Severity > 1 {
