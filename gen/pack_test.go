@@ -1,45 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func packRoot(t *testing.T) string {
-	t.Helper()
-	root, err := moduleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
-// The committed operator/zz_generated_pack.go is what gen makes of
-// operator/pack.json now.
-func TestPackUpToDate(t *testing.T) {
-	root := packRoot(t)
-	want, err := renderPack(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(root, "operator", "zz_generated_pack.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("operator/zz_generated_pack.go is stale: run go generate ./operator")
-	}
-	if !bytes.HasPrefix(got, []byte(packHeader+"\n")) {
-		t.Fatal("generated pack lacks the DO NOT EDIT header")
-	}
-}
-
 // Broken packs are refused, each problem named by its JSON pointer.
 func TestPackProblemsNamePointers(t *testing.T) {
-	root := packRoot(t)
+	root := root(t)
 	schema, err := os.ReadFile(filepath.Join(root, packSchemaPath))
 	if err != nil {
 		t.Fatal(err)

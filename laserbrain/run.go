@@ -102,16 +102,22 @@ func verdictOf(reason string) (Verdict, bool) {
 	return 0, false
 }
 
+// ClassOf returns the grammar class of a reported reason ("self-report:stuck"
+// is a self-report); ok is false for a reason that is not a verdict.
+func ClassOf(reason string) (c VerdictClass, ok bool) {
+	v, ok := verdictOf(reason)
+	if !ok {
+		return 0, false
+	}
+	return verdictClasses[v], true
+}
+
 // isDriftClass reports whether reason is in the drift class the
 // warn-then-interrupt rule keys on: the interrupt and warn-then-interrupt
 // verdicts of the grammar.
 func isDriftClass(reason string) bool {
-	v, ok := verdictOf(reason)
-	if !ok {
-		return false
-	}
-	c := verdictClasses[v]
-	return c == ClassInterrupt || c == ClassWarnThenInterrupt
+	c, ok := ClassOf(reason)
+	return ok && (c == ClassInterrupt || c == ClassWarnThenInterrupt)
 }
 
 // traceSummary is what the rules read of the run's past verdicts: the

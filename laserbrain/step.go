@@ -82,7 +82,11 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 	// Self-report is tested before goal overlap: a brand-new goal reported
 	// stuck is a self-report, not goal drift.
 	if (in.Progress == ProgressStuck || in.Progress == ProgressCircling) && p > selfReportMin {
-		o := outcome{reason: VerdictSelfReport.String() + ":" + in.Progress, drifting: prev, phi: p,
+		reason := reasonSelfStuck
+		if in.Progress == ProgressCircling {
+			reason = reasonSelfCircling
+		}
+		o := outcome{reason: reason, drifting: prev, phi: p,
 			why: "you reported " + in.Progress + " and Φ=" + f2(p) + " is above the self-report floor " + f2(selfReportMin)}
 		if prev {
 			o.advice = "You reported " + in.Progress + " and have moved from ground. Return to your goal."

@@ -410,7 +410,7 @@ func (a *analyzer) parallel(rest []arg, d int, in input) {
 	var cmd []arg
 	var inputs []arg
 	for i, w := range sub {
-		if w.known && strings.HasPrefix(w.val, ":::") || w.known && strings.HasPrefix(w.val, "::::") {
+		if w.known && strings.HasPrefix(w.val, ":::") { // ::: and :::: (and :::+) start the inputs
 			cmd, inputs = sub[:i], sub[i+1:]
 			break
 		}
@@ -579,9 +579,6 @@ func (a *analyzer) container(name string, rest []arg, d int, in input) {
 
 func (a *analyzer) interpreter(name string, rest []arg, in input) {
 	base := strings.TrimRight(name, "0123456789.")
-	if base == "pypy" {
-		base = "pypy"
-	}
 	flags := codeFlags[base]
 	if base == "awk" || base == "gawk" {
 		// awk's program is its first operand; system() runs a shell.

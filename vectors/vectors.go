@@ -89,13 +89,14 @@ func Lookup(name string) (*Kind, error) {
 func Decode(data []byte) (*File, error) {
 	var head struct {
 		Kind    *string         `json:"kind"`
+		Source  string          `json:"source"`
 		Vectors json.RawMessage `json:"vectors"`
 		Cases   json.RawMessage `json:"cases"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("not a vector file: %w", err)
 	}
-	f := &File{Raw: data}
+	f := &File{Raw: data, Source: head.Source}
 	switch {
 	case head.Kind != nil:
 		f.Kind = *head.Kind
@@ -117,20 +118,7 @@ func Decode(data []byte) (*File, error) {
 			}
 		}
 	}
-	if src, ok := sourceOf(data); ok {
-		f.Source = src
-	}
 	return f, nil
-}
-
-func sourceOf(data []byte) (string, bool) {
-	var s struct {
-		Source string `json:"source"`
-	}
-	if json.Unmarshal(data, &s) != nil || s.Source == "" {
-		return "", false
-	}
-	return s.Source, true
 }
 
 // Report is the result of checking one file.

@@ -131,6 +131,15 @@ func writeJSONLine(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// writeJSONIndented prints v as indented JSON, with <, > and & left as they
+// are: commands are full of them.
+func writeJSONIndented(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // writeVerdict prints a verdict for a person.
 func writeVerdict(w io.Writer, v laserbrain.CheckResult, newRun bool) {
 	mark := "· on track"
@@ -139,8 +148,10 @@ func writeVerdict(w io.Writer, v laserbrain.CheckResult, newRun bool) {
 		mark = "⚑ drifting"
 	case v.Reason == laserbrain.VerdictGrounded.String():
 		mark = "✓ ground set"
-	case v.Reason == laserbrain.VerdictStalled.String() || v.Reason == laserbrain.VerdictSelfReport.String()+":"+laserbrain.ProgressStuck || v.Reason == laserbrain.VerdictSelfReport.String()+":"+laserbrain.ProgressCircling:
-		mark = "△ warning"
+	default:
+		if c, _ := laserbrain.ClassOf(v.Reason); c == laserbrain.ClassWarnThenInterrupt {
+			mark = "△ warning"
+		}
 	}
 	fmt.Fprintf(w, "%s: %s  Φ=%.2f  ground=%.2f\n", mark, v.Reason, v.Phi, v.GroundScore)
 	ls := "(none: the state is not grammatical)"

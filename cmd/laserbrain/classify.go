@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -44,11 +43,9 @@ would take (allow, ask, deny).`,
 					NeedsAuthorization bool   `json:"needs_authorization"`
 					operator.Result
 				}{command, r.NeedsAuthorization(), r}
-				b, err := json.MarshalIndent(out, "", "  ")
-				if err != nil {
+				if err := writeJSONIndented(streams.Out, out); err != nil {
 					return err
 				}
-				fmt.Fprintln(streams.Out, string(b))
 			} else {
 				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(r.Reversible), direction(r.Outward), r.Decision)
 				for _, c := range r.Carveouts {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -69,10 +68,7 @@ func readRun(id string) (*laserbrain.Run, error) {
 		return nil, cli.Exit(usageExit, err)
 	}
 	r, err := store.ReadRun(context.Background(), id)
-	if errors.Is(err, laserbrain.ErrNoRun) {
-		return nil, cli.Exit(usageExit, err)
-	}
-	if err != nil {
+	if err != nil { // a run that does not exist is bad input too
 		return nil, cli.Exit(usageExit, err)
 	}
 	return r, nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -72,11 +71,9 @@ Exit status: 0 when every method is clean, 1 when any finding was reported,
 				}
 			}
 			if opts.json {
-				b, err := json.MarshalIndent(reports, "", "  ")
-				if err != nil {
+				if err := writeJSONIndented(streams.Out, reports); err != nil {
 					return err
 				}
-				fmt.Fprintln(streams.Out, string(b))
 			} else {
 				for _, r := range reports {
 					switch {
