@@ -103,12 +103,12 @@ type Event struct {
 
 // Event kinds.
 const (
-	KindTool     = "tool"     // a completed tool call (post-tool-use, post-tool-use-failure)
-	KindCheck    = "check"    // a drift check
-	KindGate     = "gate"     // a pre-tool-use decision on an action needing authorization
-	KindSession  = "session"  // session start / end, run start / end
-	KindPrompt   = "prompt"   // a person spoke (user-prompt-submit)
-	KindStop     = "stop"     // a Stop event and what the hook answered
+	KindTool     = "tool"    // a completed tool call (post-tool-use, post-tool-use-failure)
+	KindCheck    = "check"   // a drift check
+	KindGate     = "gate"    // a pre-tool-use decision on an action needing authorization
+	KindSession  = "session" // session start / end, run start / end
+	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
+	KindStop     = "stop"    // a Stop event and what the hook answered
 	KindAuthUsed = "authorized"
 )
 
