@@ -26,6 +26,7 @@ lints workflow methods and checks test vectors.`,
 		newHistoryCmd(streams),
 		newClassifyCmd(streams),
 		newHookCmd(streams),
+		newMCPCmd(streams),
 		newLintCmd(streams),
 	)
 	return root
