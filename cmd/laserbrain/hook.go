@@ -67,12 +67,13 @@ home):
 	hook.SessionEnd:         `session-end records the end of the session, and ends a run the session opened by itself. Exit 0.`,
 }
 
-func newHookEventCmd(streams *cli.IOStreams, c hook.Command) *cobra.Command {
+func newHookEventCmd(streams *cli.IOStreams, c struct{ Event, Name, Matcher string }) *cobra.Command {
+	ev := hook.Event(c.Event)
 	var format string
 	cmd := &cobra.Command{
 		Use:   c.Name,
-		Short: "Answer a Claude Code " + string(c.Event) + " event",
-		Long:  hookHelp[c.Event],
+		Short: "Answer a Claude Code " + c.Event + " event",
+		Long:  hookHelp[ev],
 		Args:  cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "exit" && format != "json" {
@@ -90,7 +91,7 @@ func newHookEventCmd(streams *cli.IOStreams, c hook.Command) *cobra.Command {
 				// read error as the reason.
 				input = nil
 			}
-			ans := h.Handle(ctx, c.Event, input)
+			ans := h.Handle(ctx, ev, input)
 			if err != nil && ans.Stderr != "" {
 				ans.Stderr = fmt.Sprintf("guard error: reading the event: %v\n", err)
 			}
@@ -102,7 +103,7 @@ func newHookEventCmd(streams *cli.IOStreams, c hook.Command) *cobra.Command {
 			return nil
 		},
 	}
-	if c.Event == hook.PreToolUse {
+	if ev == hook.PreToolUse {
 		cmd.Flags().StringVar(&format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
 	} else {
 		format = "exit"

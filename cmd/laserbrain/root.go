@@ -27,6 +27,9 @@ lints workflow methods and checks test vectors.`,
 		newClassifyCmd(streams),
 		newHookCmd(streams),
 		newMCPCmd(streams),
+		newRunCmd(streams),
+		newRunsCmd(streams),
+		newAuthorizeCmd(streams),
 		newLintCmd(streams),
 	)
 	return root

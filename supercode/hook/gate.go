@@ -62,12 +62,12 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 		if err != nil {
 			return h.failed(PreToolUse, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field))
 		}
-		what, protected := protectedPath(path, p.Cwd)
+		what, abs, protected := protectedPath(path, p.Cwd)
 		if !protected {
 			return Answer{}
 		}
-		a := operator.Action{Kind: "write", Target: path, Reversible: false}
-		return h.gate(ctx, p, a, "write "+path, what)
+		a := operator.Action{Kind: "write", Target: abs, Reversible: false}
+		return h.gate(ctx, p, a, "write "+abs, what)
 	}
 	command, isShell, err := shellCommand(name, p.ToolInput)
 	if err != nil {
@@ -288,11 +288,11 @@ func joinArgv(argv []string) string {
 // what supervision relies on: a repository's .git, ponder's .ponder session
 // files, Claude Code's settings files (they hold the hooks) or laserbrain's
 // own home. Symbolic links are followed as far as the path exists.
-func protectedPath(path, cwd string) (what string, protected bool) {
+func protectedPath(path, cwd string) (what, abs string, protected bool) {
 	if path == "" {
-		return "", false
+		return "", "", false
 	}
-	abs := path
+	abs = path
 	if !filepath.IsAbs(abs) {
 		if cwd == "" {
 			cwd, _ = os.Getwd()
@@ -304,22 +304,22 @@ func protectedPath(path, cwd string) (what string, protected bool) {
 	for i, part := range parts {
 		switch part {
 		case ".git":
-			return "inside a repository's .git", true
+			return "inside a repository's .git", abs, true
 		case ".ponder":
-			return "ponder's session files", true
+			return "ponder's session files", abs, true
 		case ".claude":
 			if i == len(parts)-2 && strings.HasPrefix(parts[i+1], "settings") && strings.HasSuffix(parts[i+1], ".json") {
-				return "Claude Code settings, which hold the hooks", true
+				return "Claude Code settings, which hold the hooks", abs, true
 			}
 		}
 	}
 	if home := laserbrainHome(); home != "" {
 		home = resolve(filepath.Clean(home))
 		if abs == home || strings.HasPrefix(abs, home+string(filepath.Separator)) {
-			return "laserbrain's own state", true
+			return "laserbrain's own state", abs, true
 		}
 	}
-	return "", false
+	return "", abs, false
 }
 
 // resolve follows symbolic links in the longest existing prefix of p.

@@ -28,25 +28,9 @@ const (
 	SessionEnd         Event = "SessionEnd"
 )
 
-// Command pairs an event with its subcommand name (`laserbrain hook NAME`).
-type Command struct {
-	Name  string
-	Event Event
-	// Matcher is the tool-name pattern the event is installed with ("" for
-	// events that have no tool).
-	Matcher string
-}
-
-// Commands lists every hook, in the order they are installed.
-var Commands = []Command{
-	{"session-start", SessionStart, ""},
-	{"user-prompt-submit", UserPromptSubmit, ""},
-	{"pre-tool-use", PreToolUse, "*"},
-	{"post-tool-use", PostToolUse, "*"},
-	{"post-tool-use-failure", PostToolUseFailure, "*"},
-	{"stop", Stop, ""},
-	{"session-end", SessionEnd, ""},
-}
+// Commands lists every hook (event, subcommand name, matcher), in the
+// order they are installed.
+var Commands = agentrun.HookEvents
 
 // Payload is a hook event's stdin object (agents.md §2): the common keys and
 // each event's own.
