@@ -290,3 +290,53 @@ func TestClaudeAuthorizedOnce(t *testing.T) {
 		t.Fatalf("the second rm -rf was not refused: %+v", tr)
 	}
 }
+
+// laserbrain install claude merges into an existing project settings file
+// (byte-idempotent: a second install and --dry-run change nothing), and a
+// plain `claude -p` — no --settings, no --mcp-config — then runs our hooks
+// and reaches our MCP server from the installed files.
+func TestClaudeInstalledProject(t *testing.T) {
+	s := newSupervised(t,
+		check("toolu_c1", "ship the parser", 4),
+		agenttest.Bash("toolu_push", "git push --force origin main; touch ran-marker"),
+		agenttest.Say("Done."))
+	settings := filepath.Join(s.Dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	userSettings := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls *)\"\n    ]\n  },\n  \"env\": {\n    \"MY_VAR\": \"kept\"\n  }\n}\n"
+	os.WriteFile(settings, []byte(userSettings), 0o644)
+	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 {
+		t.Fatalf("install: %s", r.Stderr)
+	}
+	installed, _ := os.ReadFile(settings)
+	if !strings.HasPrefix(string(installed), "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls *)\"\n    ]\n  },\n  \"env\": {\n    \"MY_VAR\": \"kept\"\n  },\n  \"hooks\": {") {
+		t.Fatalf("the user's settings were not kept as they were:\n%s", installed)
+	}
+	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 || strings.Contains(r.Stdout, "updated") {
+		t.Fatalf("a second install changed something: %s %s", r.Stdout, r.Stderr)
+	}
+	if r := s.Run(t, s.lb, "install", "claude", "--dry-run"); r.Stdout != "" || !strings.Contains(r.Stderr, "nothing to change") {
+		t.Fatalf("--dry-run after install shows a diff:\n%s", r.Stdout)
+	}
+	if again, _ := os.ReadFile(settings); string(again) != string(installed) {
+		t.Fatal("the settings file changed")
+	}
+
+	r := s.Run(t, s.Claude, agenttest.ClaudeArgs("work on the task", "Bash", allMCP)...)
+	if r.JSON == nil {
+		t.Fatalf("claude: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	if v := s.checkResult(t, "toolu_c1"); v["reason"] != "grounded" {
+		t.Fatalf("check_state through the installed .mcp.json: %v", v)
+	}
+	if tr := s.toolResult(t, "toolu_push"); !tr.IsError || !strings.Contains(tr.Text, "laserbrain operator gate") {
+		t.Fatalf("the installed hook did not deny: %+v", tr)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "ran-marker")); err == nil {
+		t.Fatal("ran-marker exists")
+	}
+	// The session opened its own run (keyed by its session id).
+	rows := s.runsJSON(t)
+	if len(rows) != 1 || rows[0]["agent"] != "claude" || rows[0]["steps"] != 1.0 || rows[0]["run"] != r.JSON["session_id"] {
+		t.Fatalf("runs: %v", rows)
+	}
+}

@@ -30,6 +30,8 @@ lints workflow methods and checks test vectors.`,
 		newRunCmd(streams),
 		newRunsCmd(streams),
 		newAuthorizeCmd(streams),
+		newInstallCmd(streams, false),
+		newInstallCmd(streams, true),
 		newLintCmd(streams),
 	)
 	return root
