@@ -46,7 +46,9 @@ type Change struct {
 }
 
 // Changed reports whether the file would change.
-func (c Change) Changed() bool { return c.Before == nil && c.After != nil || !bytes.Equal(c.Before, c.After) }
+func (c Change) Changed() bool {
+	return c.Before == nil && c.After != nil || !bytes.Equal(c.Before, c.After)
+}
 
 // Diff is a unified diff of the change ("" when none).
 func (c Change) Diff() string {
