@@ -85,7 +85,7 @@ func TestProtectedPaths(t *testing.T) {
 	os.Symlink(filepath.Join(cwd, ".git"), filepath.Join(cwd, "innocent"))
 	for _, c := range []struct {
 		tool, field, path string
-		denied           bool
+		denied            bool
 	}{
 		{"Write", "file_path", ".git/config", true},
 		{"Edit", "file_path", filepath.Join(cwd, ".git", "hooks", "pre-commit"), true},
