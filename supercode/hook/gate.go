@@ -120,6 +120,11 @@ func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, action
 		if err != nil {
 			return false, err
 		}
+		// No authorization at all (the usual case): no need to resolve the
+		// fleet, which costs a git process.
+		if all, err := st.ListAuthorizations(ctx, ""); err != nil || len(all) == 0 {
+			return false, err
+		}
 		fid := run.Fleet
 		if !found {
 			if fid, err = fleet.ID(ctx, c.Dir); err != nil {
