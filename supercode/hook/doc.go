@@ -11,4 +11,18 @@
 //
 // The pre-tool-use path reads no store for a call it clears: the stores open
 // only when an action needs authorization.
+//
+// What Claude Code 2.1.328 gives a hook, seen in the end-to-end tests (for
+// issue 18, which makes answers depend on who is there): the environment has
+// CLAUDECODE=1, CLAUDE_CODE_ENTRYPOINT=sdk-cli, CLAUDE_CODE_SESSION_ATTENDED
+// ("0" under claude -p), CLAUDE_CODE_SESSION_ID, CLAUDE_CODE_CHILD_SESSION=1,
+// CLAUDE_PID, CLAUDE_EFFORT, CLAUDE_PROJECT_DIR and AI_AGENT; an MCP server
+// gets CLAUDE_CODE_SESSION_ID but not CLAUDE_CODE_SESSION_ATTENDED. Payloads
+// also carry prompt_id and effort {level}; an MCP tool's mcp_server.source is
+// "dynamic" for a --mcp-config server; SessionEnd's reason is "other" at the
+// end of claude -p. A Stop answered {"decision":"block"} makes the agent go
+// on with the reason as its next user message, and the next Stop carries
+// stop_hook_active true. agentrun.Attendance is the one place the
+// attendance is read, and Handler.unsure the one place an unclear call is
+// decided.
 package hook
