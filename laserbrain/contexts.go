@@ -34,9 +34,12 @@ type ContextStep struct {
 	At     time.Time
 	// Distance is the step's distance; an unknown one is recorded as the
 	// middle of the range, as the reference does.
-	Distance   Distance
-	Reason     string // the underlying verdict (never oscillating)
-	Run        string
+	Distance Distance
+	Reason   string // the underlying verdict (never oscillating)
+	Run      string
+	// N is the step's number in its run: with Run it names the step, so a
+	// store can apply a step's context record exactly once.
+	N          int
 	Laserscore string // empty when the step had none
 }
 
@@ -84,14 +87,15 @@ func (e *ContextEntry) touch(run string) {
 // context within the delta, a run pushed out and back in again is counted
 // once in SessionCount instead of twice.
 type ContextDelta struct {
-	ID              string
-	Tokens          []string
-	FirstAt, LastAt time.Time
-	Checks          int
-	BestDistance    int
-	Outcomes        map[string]int
-	Spellings       map[string]int
-	Runs            []string // distinct, in order of last occurrence
+	ID           string         `json:"id"`
+	Tokens       []string       `json:"tokens"`
+	FirstAt      time.Time      `json:"first_at"`
+	LastAt       time.Time      `json:"last_at"`
+	Checks       int            `json:"checks"`
+	BestDistance int            `json:"best_distance"`
+	Outcomes     map[string]int `json:"outcomes"`
+	Spellings    map[string]int `json:"spellings,omitempty"`
+	Runs         []string       `json:"runs"` // distinct, in order of last occurrence
 }
 
 // Add gathers one step.
@@ -219,4 +223,73 @@ func (m *MemContexts) Load(entries map[string]ContextEntry) {
 		c := e.Clone()
 		m.entries[id] = &c
 	}
+}
+
+// Merge adds a delta to the entry with id d.ID (creating it).
+func (m *MemContexts) Merge(d *ContextDelta) {
+	if d.Checks == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.entries[d.ID]
+	if e == nil {
+		e = &ContextEntry{}
+		m.entries[d.ID] = e
+	}
+	e.Merge(d)
+}
+
+// Combine adds another store's entry for the same context to e, as when a
+// home is copied into a shared store: counts add up, the best distance and
+// the first sighting are the earlier, the last sighting the later, and the
+// recent runs are the union, the more recently seen entry's last.
+func (e *ContextEntry) Combine(o ContextEntry) {
+	if o.ID == "" {
+		return
+	}
+	if e.ID == "" {
+		*e = o.Clone()
+		return
+	}
+	if o.FirstSeen.Before(e.FirstSeen.Time) {
+		e.FirstSeen = o.FirstSeen
+	}
+	first, last := o.Sessions, e.Sessions
+	if o.LastSeen.After(e.LastSeen.Time) {
+		e.LastSeen = o.LastSeen
+		first, last = e.Sessions, o.Sessions
+	}
+	e.Checks += o.Checks
+	e.BestDistance = min(e.BestDistance, o.BestDistance)
+	for k, n := range o.Outcomes {
+		if e.Outcomes == nil {
+			e.Outcomes = map[string]int{}
+		}
+		e.Outcomes[k] += n
+	}
+	for k, n := range o.Spellings {
+		if e.Spellings == nil {
+			e.Spellings = map[string]int{}
+		}
+		e.Spellings[k] += n
+	}
+	shared := 0
+	for _, s := range o.Sessions {
+		if slices.Contains(e.Sessions, s) {
+			shared++
+		}
+	}
+	e.SessionCount += o.SessionCount - shared
+	var runs []string
+	for _, s := range first {
+		if !slices.Contains(last, s) {
+			runs = append(runs, s)
+		}
+	}
+	runs = append(runs, last...)
+	if len(runs) > maxSessions {
+		runs = runs[len(runs)-maxSessions:]
+	}
+	e.Sessions = slices.Clone(runs)
 }

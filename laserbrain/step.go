@@ -210,7 +210,7 @@ func (r *Run) emit(in StepInput, toks []string, cid *string, d Distance, ls *str
 
 	var recErr error
 	if cid != nil {
-		step := ContextStep{ID: *cid, Tokens: toks, At: now, Distance: d, Reason: o.reason, Run: s.ID}
+		step := ContextStep{ID: *cid, Tokens: toks, At: now, Distance: d, Reason: o.reason, Run: s.ID, N: s.StepCount + 1}
 		if ls != nil {
 			step.Laserscore = *ls
 		}

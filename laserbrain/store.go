@@ -37,7 +37,9 @@ type RunHandle interface {
 	Run() *Run
 	// Created reports whether the run was new when opened.
 	Created() bool
-	// Save writes the run's current state, whole or not at all.
+	// Save writes the run's current state, whole or not at all, and every
+	// process sees it at once; it is durable (survives a crash of the
+	// machine) once the store's Flush or Close returns.
 	Save(ctx context.Context) error
 	// Close releases the run without saving.
 	Close() error
@@ -45,6 +47,28 @@ type RunHandle interface {
 
 // ErrNoRun is wrapped by ReadRun when no run has the id.
 var ErrNoRun = errors.New("no such run")
+
+// ErrRunExists is wrapped by ImportRun when the store has the run already.
+var ErrRunExists = errors.New("run exists")
+
+// Exporter is a store whose whole content can be listed, so that it can be
+// copied into another store (laserbrain store migrate).
+type Exporter interface {
+	// RunIDs lists every saved run, sorted.
+	RunIDs(ctx context.Context) ([]string, error)
+	// ContextEntries is the whole context store.
+	ContextEntries(ctx context.Context) (map[string]ContextEntry, error)
+}
+
+// Importer is a store that takes runs and contexts copied from another.
+type Importer interface {
+	// ImportRun saves r, with the history ReadRun gave it, as it is; an
+	// error wrapping ErrRunExists when the store has a run with its id.
+	ImportRun(ctx context.Context, r *Run) error
+	// ImportContexts combines entries into the store's contexts, once per
+	// source: imported is false when source was imported before.
+	ImportContexts(ctx context.Context, source string, entries map[string]ContextEntry) (imported bool, err error)
+}
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 

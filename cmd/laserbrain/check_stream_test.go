@@ -140,7 +140,11 @@ func TestStreamLongLine(t *testing.T) {
 }
 
 // streamInput is n lines cycling through upstream-like states on one run.
-func streamInput(n int) []byte {
+func streamInput(n int) []byte { return streamInputRuns(n, nil) }
+
+// streamInputRuns is streamInput with each line's run named by run(i)
+// ("" for none).
+func streamInputRuns(n int, run func(i int) string) []byte {
 	states := []string{
 		`{"goal":"add a CSV importer to the admin panel","progress":"advancing","distance":8}`,
 		`{"goal":"validate CSV columns before import","progress":"advancing","distance":6,"parent_goal":"add a CSV importer to the admin panel"}`,
@@ -151,7 +155,13 @@ func streamInput(n int) []byte {
 	}
 	var b bytes.Buffer
 	for i := 0; i < n; i++ {
-		b.WriteString(states[i%len(states)])
+		line := states[i%len(states)]
+		if run != nil {
+			if id := run(i); id != "" {
+				line = strings.TrimSuffix(line, "}") + `,"run":"` + id + `"}`
+			}
+		}
+		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
@@ -166,23 +176,55 @@ const pythonStepNs = 700_000
 // lines (one run, the store in a temp dir), as `laserbrain check --stream
 // <in >out` runs it, and reports ns/step (process start included), CPU
 // ns/step, and the throughput ratio against the reference's 0.7 ms a step.
-func BenchmarkCheckStream10k(b *testing.B) { benchCheckStream(b, false) }
+func BenchmarkCheckStream10k(b *testing.B) { benchCheckStream(b, false, nil) }
 
 // BenchmarkCheckStream10kPipe is the same with both ends pipes to this
 // process, as when another program drives the stream.
-func BenchmarkCheckStream10kPipe(b *testing.B) { benchCheckStream(b, true) }
+func BenchmarkCheckStream10kPipe(b *testing.B) { benchCheckStream(b, true, nil) }
 
-func benchCheckStream(b *testing.B, pipes bool) {
+// BenchmarkCheckStream10kFresh200 is the same 10,000 lines as 200 fresh
+// runs of 50 checks each, one after the other (a new run every 50 lines,
+// new in every iteration): what creating runs adds to a stream.
+func BenchmarkCheckStream10kFresh200(b *testing.B) {
+	iter := 0
+	benchCheckStream(b, false, func() func(int) string {
+		iter++
+		return func(i int) string { return fmt.Sprintf("f%d-%d", iter, i/50) }
+	})
+}
+
+// BenchmarkCheckStream10kInterleaved8 is the same 10,000 lines as an
+// interleaved fleet of 8 agents (line i goes to run i mod 8).
+func BenchmarkCheckStream10kInterleaved8(b *testing.B) {
+	iter := 0
+	benchCheckStream(b, false, func() func(int) string {
+		iter++
+		return func(i int) string { return fmt.Sprintf("a%d-%d", iter, i%8) }
+	})
+}
+
+// benchCheckStream times the binary on 10,000 lines; runs, when set, names
+// each iteration's runs.
+func benchCheckStream(b *testing.B, pipes bool, runs func() func(int) string) {
 	const steps = 10_000
 	dir := b.TempDir()
 	inPath := filepath.Join(dir, "in.jsonl")
-	if err := os.WriteFile(inPath, streamInput(steps), 0o644); err != nil {
-		b.Fatal(err)
+	write := func() {
+		var name func(int) string
+		if runs != nil {
+			name = runs()
+		}
+		if err := os.WriteFile(inPath, streamInputRuns(steps, name), 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
 	home := filepath.Join(dir, "home")
 	bin := buildLaserbrain(b)
 	var cpu time.Duration
 	for b.Loop() {
+		b.StopTimer()
+		write()
+		b.StartTimer()
 		cmd := exec.Command(bin, "check", "--stream")
 		cmd.Env = append(cmd.Environ(), "LASERBRAIN_HOME="+home)
 		in, _ := os.Open(inPath)

@@ -1,7 +1,6 @@
 package localstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,10 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -45,29 +45,43 @@ func DefaultPaths() (Paths, error) {
 // another process holds.
 var LockTimeout = 10 * time.Second
 
+// SpillSteps is how many steps a held run keeps in memory before Spill
+// saves them.
+var SpillSteps = 1024
+
 // Store is the directory store. Context records are buffered in memory and
-// written by Flush (the CLI flushes after each check, and periodically
-// while streaming), so a stream of checks does not rewrite contexts.json on
-// every line.
+// written by Flush (the CLI flushes after each check, and every second
+// while streaming).
 type Store struct {
 	paths    Paths
+	runsDir  string
+	log      *runLog
 	contexts *contexts
-	evidence *evidence
+	evidence *Evidence
+	closed   sync.Once
 }
 
-var _ laserbrain.Store = (*Store)(nil)
+var (
+	_ laserbrain.Store    = (*Store)(nil)
+	_ laserbrain.Exporter = (*Store)(nil)
+	_ laserbrain.Importer = (*Store)(nil)
+)
 
 // Open opens (and creates) the store at paths.
 func Open(paths Paths) (*Store, error) {
-	for _, d := range []string{filepath.Join(paths.Home, "runs"), paths.Config} {
+	runs := filepath.Join(paths.Home, "runs")
+	for _, d := range []string{runs, paths.Config} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open store: %w", err)
 		}
 	}
-	s := &Store{paths: paths}
-	s.contexts = &contexts{path: filepath.Join(paths.Config, "contexts.json")}
-	s.evidence = &evidence{path: filepath.Join(paths.Config, "evidence.json")}
+	log, err := openRunLog(runs)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	s := &Store{paths: paths, runsDir: runs, log: log, contexts: newContexts(paths.Config), evidence: OpenEvidence(paths.Config)}
 	if err := s.contexts.load(); err != nil {
+		log.close()
 		return nil, err
 	}
 	return s, nil
@@ -76,18 +90,92 @@ func Open(paths Paths) (*Store, error) {
 // Paths returns where the store lives.
 func (s *Store) Paths() Paths { return s.paths }
 
-func (s *Store) runPath(id string) string { return filepath.Join(s.paths.Home, "runs", id+".json") }
+func (s *Store) runPath(id string) string { return filepath.Join(s.runsDir, id+".json") }
 
 func (s *Store) historyPath(id string) string {
-	return filepath.Join(s.paths.Home, "runs", id+".history.jsonl")
+	return filepath.Join(s.runsDir, id+".history.jsonl")
 }
 
-// runFile is what <id>.json holds.
+// runFile is what <id>.json holds (a compacted run, or one an earlier
+// version saved).
 type runFile struct {
-	Run *laserbrain.Run `json:"run"`
+	Run json.RawMessage `json:"run"`
 	// HistoryBytes is how much of the history file is committed; bytes
 	// beyond it were written by a save that did not finish.
 	HistoryBytes int64 `json:"history_bytes"`
+}
+
+// stored is a run as the store holds it: its own files, then the chain of
+// its saves in the log.
+type stored struct {
+	state        []byte
+	count        int // steps committed
+	onFile       bool
+	fileCount    int
+	historyBytes int64
+	logSteps     []byte // committed step lines from the log, after the file's
+	fromLog      bool     // a log record applied
+}
+
+// stepCount reads a state's step_count.
+func stepCount(state []byte) (int, error) {
+	var c struct {
+		ID        string `json:"id"`
+		StepCount int    `json:"step_count"`
+	}
+	if err := json.Unmarshal(state, &c); err != nil {
+		return 0, err
+	}
+	return c.StepCount, nil
+}
+
+// lookup reads run id; nil when there is none. The caller holds the log's
+// lock.
+func (s *Store) lookup(id string) (*stored, error) {
+	st := &stored{}
+	data, err := os.ReadFile(s.runPath(id))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		var f runFile
+		if err := json.Unmarshal(data, &f); err != nil || len(f.Run) == 0 || bytes.Equal(f.Run, []byte("null")) {
+			return nil, fmt.Errorf("run %s: %s is not a saved run: %v", id, s.runPath(id), err)
+		}
+		n, err := stepCount(f.Run)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %s is not a saved run: %v", id, s.runPath(id), err)
+		}
+		st.state, st.count, st.onFile, st.fileCount, st.historyBytes = f.Run, n, true, n, f.HistoryBytes
+	}
+	recs, err := s.log.records(id)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range recs {
+		if rec.base != st.count {
+			continue // not the next save in the chain
+		}
+		st.state, st.count, st.fromLog = rec.state, rec.n, true
+		st.logSteps = append(st.logSteps, rec.steps...)
+	}
+	if !st.onFile && !st.fromLog {
+		return nil, nil
+	}
+	return st, nil
+}
+
+func (s *Store) decode(id string, state []byte) (*laserbrain.Run, error) {
+	r := &laserbrain.Run{}
+	if err := json.Unmarshal(state, r); err != nil {
+		return nil, fmt.Errorf("run %s: the saved state is damaged: %w", id, err)
+	}
+	if r.ID() != id {
+		return nil, fmt.Errorf("run %s: the saved state holds run %q", id, r.ID())
+	}
+	r.Attach(s.contexts, s.evidence, nil)
+	return r, nil
 }
 
 // OpenRun implements laserbrain.Store.
@@ -95,22 +183,26 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, err
 	}
-	lock, err := fsx.LockFile(filepath.Join(s.paths.Home, "runs", id+".lock"), LockTimeout)
+	lock, err := lockRun(s.runsDir, id, LockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("run %s is in use: %w", id, err)
 	}
-	h := &runHandle{store: s, lock: lock, id: id}
-	f, err := s.load(id)
-	switch {
-	case errors.Is(err, laserbrain.ErrNoRun):
-		h.run = laserbrain.NewRun(laserbrain.RunOptions{ID: id, Contexts: s.contexts, Evidence: s.evidence})
-		h.created = true
-	case err != nil:
+	var st *stored
+	if err := s.log.withLock(false, func() (err error) { st, err = s.lookup(id); return err }); err != nil {
 		lock.Unlock()
 		return nil, err
-	default:
-		h.run, h.historyBytes = f.Run, f.HistoryBytes
 	}
+	h := &runHandle{store: s, lock: lock, id: id}
+	if st == nil {
+		h.run = laserbrain.NewRun(laserbrain.RunOptions{ID: id, Contexts: s.contexts, Evidence: s.evidence})
+		h.created = true
+		return h, nil
+	}
+	if h.run, err = s.decode(id, st.state); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	h.count = st.count
 	return h, nil
 }
 
@@ -119,59 +211,65 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, err
 	}
-	f, err := s.load(id)
+	var (
+		st   *stored
+		hist []laserbrain.StepRecord
+	)
+	err := s.log.withLock(false, func() (err error) {
+		if st, err = s.lookup(id); err != nil || st == nil {
+			return err
+		}
+		hist, err = s.readHistory(id, st)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	hist, err := s.readHistory(id, f.HistoryBytes)
+	if st == nil {
+		return nil, fmt.Errorf("run %s: %w (in %s)", id, laserbrain.ErrNoRun, s.runsDir)
+	}
+	r, err := s.decode(id, st.state)
 	if err != nil {
 		return nil, err
 	}
-	f.Run.LoadHistory(hist)
-	return f.Run, nil
+	r.LoadHistory(hist)
+	return r, nil
 }
 
-func (s *Store) readHistory(id string, n int64) ([]laserbrain.StepRecord, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	fh, err := os.Open(s.historyPath(id))
-	if err != nil {
-		return nil, fmt.Errorf("run %s: history: %w", id, err)
-	}
-	defer fh.Close()
-	data := make([]byte, n)
-	if _, err := io.ReadFull(fh, data); err != nil {
-		return nil, fmt.Errorf("run %s: history is shorter than its state says: %w", id, err)
-	}
-	var out []laserbrain.StepRecord
-	for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-		var st laserbrain.StepRecord
-		if err := json.Unmarshal(line, &st); err != nil {
-			return nil, fmt.Errorf("run %s: history line %d: %w", id, i+1, err)
+// readHistory reads the committed part of the run's history file, then
+// its steps from the log.
+func (s *Store) readHistory(id string, st *stored) ([]laserbrain.StepRecord, error) {
+	out := make([]laserbrain.StepRecord, 0, st.count)
+	if st.historyBytes > 0 {
+		fh, err := os.Open(s.historyPath(id))
+		if err != nil {
+			return nil, fmt.Errorf("run %s: history: %w", id, err)
 		}
-		out = append(out, st)
+		data := make([]byte, st.historyBytes)
+		_, err = io.ReadFull(fh, data)
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("run %s: history is shorter than its state says: %w", id, err)
+		}
+		for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+			var rec laserbrain.StepRecord
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return nil, fmt.Errorf("run %s: history line %d: %w", id, i+1, err)
+			}
+			out = append(out, rec)
+		}
+	}
+	for i, line := range bytes.Split(bytes.TrimSuffix(st.logSteps, []byte("\n")), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var rec laserbrain.StepRecord
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, fmt.Errorf("run %s: step %d in the log: %w", id, st.fileCount+i+1, err)
+		}
+		out = append(out, rec)
 	}
 	return out, nil
-}
-
-func (s *Store) load(id string) (*runFile, error) {
-	data, err := os.ReadFile(s.runPath(id))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("run %s: %w (in %s)", id, laserbrain.ErrNoRun, filepath.Join(s.paths.Home, "runs"))
-	}
-	if err != nil {
-		return nil, err
-	}
-	f := &runFile{Run: &laserbrain.Run{}}
-	if err := json.Unmarshal(data, f); err != nil || f.Run == nil {
-		return nil, fmt.Errorf("run %s: %s is not a saved run: %v", id, s.runPath(id), err)
-	}
-	if f.Run.ID() != id {
-		return nil, fmt.Errorf("run %s: %s holds run %q", id, s.runPath(id), f.Run.ID())
-	}
-	f.Run.Attach(s.contexts, s.evidence, nil)
-	return f, nil
 }
 
 // Contexts implements laserbrain.Store.
@@ -180,102 +278,170 @@ func (s *Store) Contexts() laserbrain.ContextStore { return s.contexts }
 // Evidence implements laserbrain.Store.
 func (s *Store) Evidence() laserbrain.EvidenceSource { return s.evidence }
 
-// Flush implements laserbrain.Store: it merges the buffered context records
-// into contexts.json under its lock.
-func (s *Store) Flush(ctx context.Context) error { return s.contexts.flush() }
+// Flush implements laserbrain.Store: every save so far becomes durable
+// (one sync of the run log), the buffered context records are appended to
+// contexts.log, and either log is compacted when it is due.
+func (s *Store) Flush(ctx context.Context) error { return s.flush(false) }
+
+func (s *Store) flush(closing bool) error {
+	if err := s.log.sync(); err != nil {
+		return err
+	}
+	if err := s.contexts.flush(closing); err != nil {
+		return err
+	}
+	if s.log.size() >= CompactAt {
+		return s.Compact()
+	}
+	return nil
+}
 
 // Close implements laserbrain.Store.
-func (s *Store) Close() error { return s.Flush(context.Background()) }
+func (s *Store) Close() error {
+	var err error
+	s.closed.Do(func() {
+		err = s.flush(true)
+		if cerr := s.log.close(); err == nil {
+			err = cerr
+		}
+	})
+	return err
+}
 
 // RecordToolEvent implements laserbrain.Store.
 func (s *Store) RecordToolEvent(ctx context.Context, ev laserbrain.Event) error {
 	return s.evidence.record(ev)
 }
 
-type runHandle struct {
-	store        *Store
-	lock         *fsx.Lock
-	id           string
-	run          *laserbrain.Run
-	historyBytes int64 // committed: recorded in the state file
-	created      bool
-	closed       bool
+// RunIDs implements laserbrain.Exporter.
+func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
+	var ids []string
+	err := s.log.withLock(false, func() error {
+		names, err := filepath.Glob(filepath.Join(s.runsDir, "*.json"))
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, n := range names {
+			id := strings.TrimSuffix(filepath.Base(n), ".json")
+			if laserbrain.ValidateRunID(id) == nil {
+				seen[id] = true
+			}
+		}
+		logIDs, err := s.log.ids()
+		if err != nil {
+			return err
+		}
+		for _, id := range logIDs {
+			if !seen[id] {
+				if st, err := s.lookup(id); err != nil {
+					return err
+				} else if st != nil {
+					seen[id] = true
+				}
+			}
+		}
+		for id := range seen {
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	sort.Strings(ids)
+	return ids, err
+}
 
-	// Spilled history: written to the history file ahead of the next save,
-	// not yet synced or committed.
-	hist    *os.File
-	histBuf *bufio.Writer
-	spilled int64 // file length once histBuf is flushed
-	line    []byte
+// ContextEntries implements laserbrain.Exporter.
+func (s *Store) ContextEntries(ctx context.Context) (map[string]laserbrain.ContextEntry, error) {
+	return s.contexts.entries()
+}
+
+// ImportRun implements laserbrain.Importer: the run is saved as one
+// record in the log.
+func (s *Store) ImportRun(ctx context.Context, r *laserbrain.Run) error {
+	id := r.ID()
+	if err := laserbrain.ValidateRunID(id); err != nil {
+		return err
+	}
+	lock, err := lockRun(s.runsDir, id, LockTimeout)
+	if err != nil {
+		return fmt.Errorf("run %s is in use: %w", id, err)
+	}
+	defer lock.Unlock()
+	state, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	steps := r.Steps()
+	if n, err := stepCount(state); err != nil || n != len(steps) {
+		return fmt.Errorf("run %s: %d steps in its history, %d in its state: import it with its whole history", id, len(steps), n)
+	}
+	var lines []byte
+	for i := range steps {
+		lines = append(steps[i].AppendJSON(lines), '\n')
+	}
+	return s.log.withLock(false, func() error {
+		st, err := s.lookup(id)
+		if err != nil {
+			return err
+		}
+		if st != nil {
+			return fmt.Errorf("run %s: %w", id, laserbrain.ErrRunExists)
+		}
+		return s.log.appendRecord(encodeRecord(nil, id, 0, len(steps), lines, state))
+	})
+}
+
+// ImportContexts implements laserbrain.Importer.
+func (s *Store) ImportContexts(ctx context.Context, source string, entries map[string]laserbrain.ContextEntry) (bool, error) {
+	return s.contexts.importEntries(source, entries)
+}
+
+type runHandle struct {
+	store   *Store
+	lock    *runLock
+	id      string
+	run     *laserbrain.Run
+	count   int // steps saved
+	created bool
+	closed  bool
+	buf     []byte
 }
 
 func (h *runHandle) Run() *laserbrain.Run { return h.run }
 func (h *runHandle) Created() bool        { return h.created }
 
-// Spill moves the steps taken since the last spill out of memory into the
-// history file, uncommitted: the next Save syncs and commits them. A
-// stream spills after every step so its memory stays flat.
+// Spill saves the run once it holds SpillSteps unsaved steps, so a long
+// stream's memory stays flat. The stream calls it after every step.
 func (h *runHandle) Spill() error {
-	pending := h.run.UnsavedHistory()
-	if len(pending) == 0 {
+	if len(h.run.UnsavedHistory()) < SpillSteps {
 		return nil
 	}
-	if h.hist == nil {
-		f, err := os.OpenFile(h.store.historyPath(h.id), os.O_WRONLY|os.O_CREATE, 0o644)
-		if err != nil {
-			return err
-		}
-		// Drop what an unfinished save left beyond the committed length.
-		if err := f.Truncate(h.historyBytes); err != nil {
-			f.Close()
-			return fmt.Errorf("history %s: %w", f.Name(), err)
-		}
-		if _, err := f.Seek(h.historyBytes, io.SeekStart); err != nil {
-			f.Close()
-			return err
-		}
-		h.hist, h.histBuf, h.spilled = f, bufio.NewWriterSize(f, 64<<10), h.historyBytes
-	}
-	for i := range pending {
-		h.line = append(pending[i].AppendJSON(h.line[:0]), '\n')
-		if _, err := h.histBuf.Write(h.line); err != nil {
-			return fmt.Errorf("history %s: %w", h.hist.Name(), err)
-		}
-		h.spilled += int64(len(h.line))
-	}
-	h.run.HistorySaved()
-	h.run.ReleaseSavedHistory()
-	return nil
+	return h.Save(context.Background())
 }
 
-// Save commits the run: the history is written and synced first, then the
-// state, which records the history's committed length, replaces the old
-// state atomically.
+// Save appends the run's new steps and its state to the run log, as one
+// record: every process sees it at once, and the store's next Flush makes
+// it durable.
 func (h *runHandle) Save(ctx context.Context) error {
 	if h.closed {
 		return fmt.Errorf("run %s: saved after close", h.run.ID())
 	}
-	if err := h.Spill(); err != nil {
-		return err
-	}
-	n := h.historyBytes
-	if h.hist != nil {
-		if err := h.histBuf.Flush(); err != nil {
-			return fmt.Errorf("history %s: %w", h.hist.Name(), err)
-		}
-		if err := h.hist.Sync(); err != nil {
-			return fmt.Errorf("history %s: %w", h.hist.Name(), err)
-		}
-		n = h.spilled
-	}
-	data, err := json.Marshal(runFile{Run: h.run, HistoryBytes: n})
+	state, err := json.Marshal(h.run)
 	if err != nil {
 		return err
 	}
-	if err := fsx.WriteFile(h.store.runPath(h.id), append(data, '\n'), 0o644); err != nil {
-		return err
+	steps := h.run.UnsavedHistory()
+	h.buf = h.buf[:0]
+	for i := range steps {
+		h.buf = append(steps[i].AppendJSON(h.buf), '\n')
 	}
-	h.historyBytes = n
+	rec := encodeRecord(nil, h.id, h.count, h.count+len(steps), h.buf, state)
+	if err := h.store.log.withLock(false, func() error { return h.store.log.appendRecord(rec) }); err != nil {
+		return fmt.Errorf("run %s: %w", h.id, err)
+	}
+	h.count += len(steps)
+	h.run.HistorySaved()
+	h.run.ReleaseSavedHistory()
 	return nil
 }
 
@@ -284,194 +450,5 @@ func (h *runHandle) Close() error {
 		return nil
 	}
 	h.closed = true
-	if h.hist != nil {
-		h.hist.Close() // unsynced spill beyond the committed length is ignored
-	}
 	return h.lock.Unlock()
-}
-
-// contexts is contexts.json: a snapshot read at open (and refreshed at each
-// flush) plus the records made since, which flush merges into whatever the
-// file holds by then.
-type contexts struct {
-	path    string
-	mu      sync.Mutex
-	view    *laserbrain.MemContexts // the file as last read or written
-	pending map[string]*laserbrain.ContextDelta
-	order   []string // pending ids, first recorded first
-}
-
-func (c *contexts) load() error {
-	entries, err := readContexts(c.path)
-	if err != nil {
-		return err
-	}
-	c.view = laserbrain.NewMemContexts()
-	c.view.Load(entries)
-	c.pending = map[string]*laserbrain.ContextDelta{}
-	return nil
-}
-
-func readContexts(path string) (map[string]laserbrain.ContextEntry, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]laserbrain.ContextEntry{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	entries := map[string]laserbrain.ContextEntry{}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return entries, nil
-	}
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, fmt.Errorf("%s is not a context store (fix or move it; nothing was changed): %w", path, err)
-	}
-	return entries, nil
-}
-
-func (c *contexts) RecordStep(s laserbrain.ContextStep) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d := c.pending[s.ID]
-	if d == nil {
-		d = &laserbrain.ContextDelta{}
-		c.pending[s.ID] = d
-		c.order = append(c.order, s.ID)
-	}
-	d.Add(s)
-	return nil
-}
-
-// Context reads the snapshot with this process's pending records merged in.
-func (c *contexts) Context(id string) (laserbrain.ContextEntry, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok, err := c.view.Context(id)
-	if d := c.pending[id]; d != nil && err == nil {
-		e.Merge(d)
-		ok = true
-	}
-	return e, ok, err
-}
-
-func (c *contexts) flush() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.order) == 0 {
-		return nil
-	}
-	unlock, err := lockShared(c.path)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	entries, err := readContexts(c.path)
-	if err != nil {
-		return err
-	}
-	for _, id := range c.order {
-		e := entries[id]
-		e.Merge(c.pending[id])
-		entries[id] = e
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(entries); err != nil {
-		return err
-	}
-	if err := fsx.WriteFile(c.path, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	clear(c.pending)
-	c.order = c.order[:0]
-	c.view.Load(entries)
-	return nil
-}
-
-// evidence is evidence.json, re-read only when the file changes, and
-// looked at no more than once per evidenceRecheck: a stream of checks
-// arriving faster than that is machine-generated, and a tool call recorded
-// in between is seen by the next check instead (the counters are
-// monotonic, so nothing is lost).
-type evidence struct {
-	path    string
-	mu      sync.Mutex
-	stamp   fileStamp
-	cached  laserbrain.Evidence
-	ok      bool
-	checked time.Time
-}
-
-const evidenceRecheck = time.Millisecond
-
-type fileStamp struct {
-	mod  time.Time
-	size int64
-	ino  uint64
-}
-
-func (e *evidence) Evidence() (laserbrain.Evidence, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := time.Now()
-	if now.Sub(e.checked) < evidenceRecheck {
-		return e.cached, e.ok
-	}
-	e.checked = now
-	fi, err := os.Stat(e.path)
-	if err != nil {
-		e.stamp, e.ok = fileStamp{}, false
-		return laserbrain.Evidence{}, false
-	}
-	st := stampOf(fi)
-	if st == e.stamp && e.ok {
-		return e.cached, true
-	}
-	ev, err := readEvidence(e.path)
-	if err != nil {
-		// An unreadable record is no evidence: the check counts as dark.
-		e.ok = false
-		return laserbrain.Evidence{}, false
-	}
-	e.stamp, e.cached, e.ok = st, ev, true
-	return ev, true
-}
-
-func readEvidence(path string) (laserbrain.Evidence, error) {
-	var ev laserbrain.Evidence
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ev, err
-	}
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return ev, fmt.Errorf("%s: %w", path, err)
-	}
-	return ev, nil
-}
-
-func (e *evidence) record(call laserbrain.Event) error {
-	unlock, err := lockShared(e.path)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	ev, err := readEvidence(e.path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("evidence not recorded (fix or move the file): %w", err)
-	}
-	ev.Record(call, time.Now().UTC())
-	data, err := json.MarshalIndent(ev, "", " ")
-	if err != nil {
-		return err
-	}
-	if err := fsx.WriteFile(e.path, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	e.mu.Lock()
-	e.checked = time.Time{} // this process's own record is seen at once
-	e.mu.Unlock()
-	return nil
 }

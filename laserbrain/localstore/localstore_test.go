@@ -13,14 +13,6 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
-func open(t *testing.T, dir string) *Store {
-	t.Helper()
-	s, err := Open(Paths{Home: dir, Config: filepath.Join(dir, "config")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func step(goal string, d int) laserbrain.StepInput {
 	return laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(d)}
@@ -188,9 +180,9 @@ func TestRecordToolEvent(t *testing.T) {
 	}
 }
 
-// A save cut short between the history append and the state write leaves
-// bytes past the committed length: readers ignore them and the next save
-// writes over them.
+// A compacted run's history file may hold bytes past its committed length
+// (a compaction cut short between the history append and the state's
+// rename): readers ignore them and the next compaction writes over them.
 func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -201,8 +193,14 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Close()
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
 	hist := filepath.Join(dir, "runs", "cut.history.jsonl")
-	f, _ := os.OpenFile(hist, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(hist, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatalf("compaction wrote no history file: %v", err)
+	}
 	f.WriteString(`{"n":2,"reason":"half-writ`)
 	f.Close()
 	r, err := s.ReadRun(ctx, "cut")
@@ -215,12 +213,15 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Close()
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
 	r, err = s.ReadRun(ctx, "cut")
 	if err != nil || len(r.Steps()) != 2 || r.Steps()[1].N != 2 || r.Steps()[1].Reason != "advancing" {
 		t.Fatalf("after the next save: %v, %+v", err, r.Steps())
 	}
 	data, _ := os.ReadFile(hist)
 	if strings.Contains(string(data), "half-writ") {
-		t.Error("the torn tail survived the next save")
+		t.Error("the torn tail survived the next compaction")
 	}
 }

@@ -1,0 +1,110 @@
+package localstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/laserbrain"
+)
+
+// OpenEvidence is the machine's evidence counters (evidence.json in the
+// config directory), for a store that keeps runs elsewhere: the counters
+// describe this machine, so they stay on it.
+func OpenEvidence(configDir string) *Evidence {
+	return &Evidence{path: filepath.Join(configDir, "evidence.json")}
+}
+
+// Evidence implements laserbrain.EvidenceSource; Record adds a call.
+func (e *Evidence) Record(call laserbrain.Event) error { return e.record(call) }
+
+// Evidence is evidence.json, re-read only when the file changes, and
+// looked at no more than once per evidenceRecheck: a stream of checks
+// arriving faster than that is machine-generated, and a tool call recorded
+// in between is seen by the next check instead (the counters are
+// monotonic, so nothing is lost).
+type Evidence struct {
+	path    string
+	mu      sync.Mutex
+	stamp   fileStamp
+	cached  laserbrain.Evidence
+	ok      bool
+	checked time.Time
+}
+
+const evidenceRecheck = time.Millisecond
+
+type fileStamp struct {
+	mod  time.Time
+	size int64
+	ino  uint64
+}
+
+func (e *Evidence) Evidence() (laserbrain.Evidence, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := time.Now()
+	if now.Sub(e.checked) < evidenceRecheck {
+		return e.cached, e.ok
+	}
+	e.checked = now
+	fi, err := os.Stat(e.path)
+	if err != nil {
+		e.stamp, e.ok = fileStamp{}, false
+		return laserbrain.Evidence{}, false
+	}
+	st := stampOf(fi)
+	if st == e.stamp && e.ok {
+		return e.cached, true
+	}
+	ev, err := readEvidence(e.path)
+	if err != nil {
+		// An unreadable record is no evidence: the check counts as dark.
+		e.ok = false
+		return laserbrain.Evidence{}, false
+	}
+	e.stamp, e.cached, e.ok = st, ev, true
+	return ev, true
+}
+
+func readEvidence(path string) (laserbrain.Evidence, error) {
+	var ev laserbrain.Evidence
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ev, err
+	}
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return ev, fmt.Errorf("%s: %w", path, err)
+	}
+	return ev, nil
+}
+
+func (e *Evidence) record(call laserbrain.Event) error {
+	unlock, err := lockShared(e.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	ev, err := readEvidence(e.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("evidence not recorded (fix or move the file): %w", err)
+	}
+	ev.Record(call, time.Now().UTC())
+	data, err := json.MarshalIndent(ev, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := fsx.WriteFile(e.path, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.checked = time.Time{} // this process's own record is seen at once
+	e.mu.Unlock()
+	return nil
+}

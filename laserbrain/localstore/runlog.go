@@ -1,0 +1,408 @@
+package localstore
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/gofrs/flock"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+)
+
+// The run log (runs/log.jsonl) is where saves go: one line per save of one
+// run, appended with one write call, so creating a run costs an append
+// like any other step instead of creating files and syncing each. Flush
+// syncs the log once for every save before it. When the log passes
+// CompactAt, a flush compacts it: every run in it is written to its own
+// files (the layout of earlier versions, which are read as they are), the
+// file system is synced once, and the log starts again empty.
+//
+//	{"log":"laserbrain runs","gen":"<random>"}                     first line
+//	{"run":"<id>","base":N,"n":K,"steps":B,"state":S,"crc":C}      one save: a header,
+//	{"n":N+1,…}                                                    the new steps as the
+//	…                                                              history file has them
+//	{"id":"<id>",…}                                                (B bytes), the state (S)
+//
+// base is how many steps the run had before the save and n how many after;
+// crc is the CRC-32C of the B+S bytes after the header. The steps are kept
+// as the lines its history file holds, so a compaction copies bytes and
+// parses nothing. A record applies only on top of exactly base steps, so a
+// record that a crash cut off from its predecessor, or one a compaction
+// already wrote out, is passed over: a run reads as the longest chain of
+// its saves. Every record starts with a line break, and no step or state
+// line starts with {"run":", so a write a crash tore is recognised (its
+// CRC fails, or the next header turns up inside it) and the next record is
+// read whole.
+//
+// Appenders and readers hold the log's lock shared, the compactor
+// exclusively: nobody reads a run half compacted.
+const logHeaderPrefix = `{"log":"laserbrain runs","gen":"`
+
+// CompactAt is the run log's size past which a flush compacts it.
+var CompactAt int64 = 4 << 20
+
+// span is one record's place in the log, and its header.
+type span struct {
+	body         int64 // offset of the bytes after the header
+	base, n      int
+	steps, state int64
+}
+
+type runLog struct {
+	dir  string // runs/
+	path string
+	lock *flock.Flock
+
+	mu      sync.Mutex // one log operation at a time in this process
+	f       *os.File   // the log, O_APPEND; reopened after a compaction elsewhere
+	ino     uint64
+	gen     string
+	indexed int64 // bytes of the log indexed into spans
+	spans   map[string][]span
+	dirty   bool // appended since the last sync
+}
+
+func openRunLog(dir string) (*runLog, error) {
+	l := &runLog{dir: dir, path: filepath.Join(dir, "log.jsonl"), lock: flock.New(filepath.Join(dir, "log.lock"))}
+	if _, err := os.Stat(l.path); errors.Is(err, fs.ErrNotExist) {
+		if err := l.withLock(true, func() error {
+			if _, err := os.Stat(l.path); err == nil {
+				return nil
+			}
+			return l.replaceWithEmpty()
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// withLock runs f holding the log's lock (exclusive or shared) and this
+// process's mutex.
+func (l *runLog) withLock(exclusive bool, f func() error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	if exclusive {
+		err = l.lock.Lock()
+	} else {
+		err = l.lock.RLock()
+	}
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", l.lock.Path(), err)
+	}
+	defer l.lock.Unlock()
+	if err := l.reopen(); err != nil {
+		return err
+	}
+	return f()
+}
+
+// reopen makes l.f the file now at l.path (a compaction replaces it) and
+// drops the index when the log is another one than the one indexed.
+func (l *runLog) reopen() error {
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && l.f == nil {
+			return nil // made by the next append
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if fi != nil && l.f != nil && inode(fi) == l.ino {
+		return l.checkGen()
+	}
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+	l.resetIndex()
+	if fi == nil {
+		return nil
+	}
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	l.f, l.ino = f, inode(fi)
+	return l.checkGen()
+}
+
+// checkGen reads the log's header: another generation means the file was
+// replaced under an inode number that happened to come back.
+func (l *runLog) checkGen() error {
+	var buf [128]byte
+	n, err := l.f.ReadAt(buf[:], 0)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	gen := ""
+	if line, _, ok := bytes.Cut(buf[:n], []byte("\n")); ok && bytes.HasPrefix(line, []byte(logHeaderPrefix)) {
+		gen = string(bytes.TrimSuffix(line[len(logHeaderPrefix):], []byte(`"}`)))
+	}
+	if gen != l.gen {
+		l.resetIndex()
+		l.gen = gen
+	}
+	return nil
+}
+
+func (l *runLog) resetIndex() {
+	l.indexed, l.spans, l.gen = 0, map[string][]span{}, ""
+}
+
+// replaceWithEmpty puts a new, empty log (a header with a fresh
+// generation) in place atomically. The caller holds the lock exclusively.
+func (l *runLog) replaceWithEmpty() error {
+	var g [8]byte
+	_, _ = rand.Read(g[:])
+	header := logHeaderPrefix + hex.EncodeToString(g[:]) + "\"}\n"
+	if err := fsx.WriteFile(l.path, []byte(header), 0o644); err != nil {
+		return err
+	}
+	if err := syncDir(l.dir); err != nil {
+		return err
+	}
+	return l.reopen()
+}
+
+// index reads the log from where it was last read, recording where each
+// run's records are. A record still being written is read next time.
+func (l *runLog) index() error {
+	if l.f == nil {
+		return nil
+	}
+	fi, err := l.f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	if size < l.indexed { // cut short by hand: start again
+		l.resetIndex()
+		if err := l.checkGen(); err != nil {
+			return err
+		}
+	}
+	if size == l.indexed {
+		return nil
+	}
+	buf := make([]byte, size-l.indexed)
+	if _, err := l.f.ReadAt(buf, l.indexed); err != nil && err != io.EOF {
+		return err
+	}
+	pos := 0
+	for pos < len(buf) {
+		nl := bytes.IndexByte(buf[pos:], '\n')
+		if nl < 0 {
+			break
+		}
+		line := buf[pos : pos+nl]
+		if bytes.HasPrefix(line, headerPrefix) {
+			var h recordHeader
+			if json.Unmarshal(line, &h) == nil && h.Steps >= 0 && h.State > 0 {
+				start := pos + nl + 1
+				end := start + int(h.Steps+h.State)
+				if end > len(buf) || end < start {
+					if bytes.Contains(buf[start:], fence) {
+						pos += nl + 1 // torn: a later record begins inside it
+						continue
+					}
+					break // still being written
+				}
+				if crc32.Checksum(buf[start:end], castagnoli) == h.CRC {
+					l.spans[h.Run] = append(l.spans[h.Run], span{body: l.indexed + int64(start), base: h.Base, n: h.N, steps: h.Steps, state: h.State})
+					pos = end
+					continue
+				}
+			}
+		}
+		pos += nl + 1
+	}
+	l.indexed += int64(pos)
+	return nil
+}
+
+var (
+	headerPrefix = []byte(`{"run":"`)
+	fence        = []byte("\n" + `{"run":"`)
+	castagnoli   = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// recordHeader is a save's first line.
+type recordHeader struct {
+	Run   string `json:"run"`
+	Base  int    `json:"base"`
+	N     int    `json:"n"`
+	Steps int64  `json:"steps"`
+	State int64  `json:"state"`
+	CRC   uint32 `json:"crc"`
+}
+
+// logRecord is one save: its header and body.
+type logRecord struct {
+	base, n int
+	steps   []byte // the step lines, each ending in a line break
+	state   []byte
+}
+
+// records reads run id's records, oldest first.
+func (l *runLog) records(id string) ([]logRecord, error) {
+	if err := l.index(); err != nil {
+		return nil, err
+	}
+	var out []logRecord
+	for _, sp := range l.spans[id] {
+		buf := make([]byte, sp.steps+sp.state)
+		if _, err := l.f.ReadAt(buf, sp.body); err != nil {
+			return nil, err
+		}
+		out = append(out, logRecord{base: sp.base, n: sp.n, steps: buf[:sp.steps], state: bytes.TrimSuffix(buf[sp.steps:], []byte("\n"))})
+	}
+	return out, nil
+}
+
+// appendRecord writes one save. The caller holds the lock shared.
+func (l *runLog) appendRecord(rec []byte) error {
+	if l.f == nil {
+		if err := l.replaceWithEmptyShared(); err != nil {
+			return err
+		}
+	}
+	n, err := l.f.Write(rec)
+	if err == nil && n < len(rec) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", l.path, err)
+	}
+	l.dirty = true
+	return nil
+}
+
+// replaceWithEmptyShared recreates a log someone deleted, while holding
+// the lock shared: O_EXCL lets one process make it.
+func (l *runLog) replaceWithEmptyShared() error {
+	var g [8]byte
+	_, _ = rand.Read(g[:])
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		_, err = f.WriteString(logHeaderPrefix + hex.EncodeToString(g[:]) + "\"}\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return l.reopen()
+}
+
+// sync makes every append so far durable.
+func (l *runLog) sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.dirty || l.f == nil {
+		return nil
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", l.path, err)
+	}
+	l.dirty = false
+	return nil
+}
+
+// size is the log's length now.
+func (l *runLog) size() int64 {
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func (l *runLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// ids lists the runs with records in the log.
+func (l *runLog) ids() ([]string, error) {
+	if err := l.index(); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(l.spans))
+	for id := range l.spans {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// encodeRecord renders one save as it goes into the log, with the leading
+// line break that fences it from a torn predecessor. steps holds the new
+// step lines, each ending in a line break.
+func encodeRecord(buf []byte, id string, base, n int, steps, state []byte) []byte {
+	c := crc32.Update(crc32.Checksum(steps, castagnoli), castagnoli, state)
+	c = crc32.Update(c, castagnoli, []byte("\n"))
+	buf = append(buf, "\n{\"run\":\""...)
+	buf = append(buf, id...)
+	buf = append(buf, "\",\"base\":"...)
+	buf = strconv.AppendInt(buf, int64(base), 10)
+	buf = append(buf, ",\"n\":"...)
+	buf = strconv.AppendInt(buf, int64(n), 10)
+	buf = append(buf, ",\"steps\":"...)
+	buf = strconv.AppendInt(buf, int64(len(steps)), 10)
+	buf = append(buf, ",\"state\":"...)
+	buf = strconv.AppendInt(buf, int64(len(state)+1), 10)
+	buf = append(buf, ",\"crc\":"...)
+	buf = strconv.AppendUint(buf, uint64(c), 10)
+	buf = append(buf, "}\n"...)
+	buf = append(buf, steps...)
+	buf = append(buf, state...)
+	return append(buf, '\n')
+}
+
+func inode(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+// syncDir makes renames and creations in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	return nil
+}
