@@ -114,7 +114,7 @@ type stored struct {
 	fileCount    int
 	historyBytes int64
 	logSteps     []byte // committed step lines from the log, after the file's
-	fromLog      bool     // a log record applied
+	fromLog      bool   // a log record applied
 }
 
 // stepCount reads a state's step_count.

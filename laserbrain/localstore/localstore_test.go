@@ -13,7 +13,6 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
-
 func step(goal string, d int) laserbrain.StepInput {
 	return laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(d)}
 }
