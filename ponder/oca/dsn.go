@@ -1,96 +1,15 @@
 package oca
 
-import (
-	"net/url"
-	"regexp"
-	"strings"
-)
+import "github.com/laserkit/laserkit/internal/pgdsn"
 
 // DefaultDSN is where the bridge looks for OCA when PONDER_OCA_DSN is unset.
 const DefaultDSN = "postgres://localhost/oneiro"
 
-// keyValuePassword matches password=... in a libpq key/value DSN, quoted or
-// not (libpq quotes with single quotes and escapes with backslash).
-var keyValuePassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+// MaskDSN hides the password of a connection string (pgdsn.Mask).
+func MaskDSN(dsn string) string { return pgdsn.Mask(dsn) }
 
-// urlQueryPassword matches ?password=... or &password=... in a URL DSN.
-var urlQueryPassword = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+// scrub makes an error message safe and loggable (pgdsn.Scrub).
+func scrub(msg, dsn string) string { return pgdsn.Scrub(msg, dsn) }
 
-// MaskDSN hides the password of a connection string, in URL form
-// (postgres://user:pw@host) and key/value form (password=pw), as ***.
-func MaskDSN(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		i += 3
-		end := len(dsn)
-		if j := strings.IndexAny(dsn[i:], "/?#"); j >= 0 {
-			end = i + j
-		}
-		if at := strings.LastIndex(dsn[i:end], "@"); at >= 0 {
-			userinfo := dsn[i : i+at]
-			if c := strings.Index(userinfo, ":"); c >= 0 {
-				dsn = dsn[:i] + userinfo[:c] + ":***" + dsn[i+at:]
-			}
-		}
-		return urlQueryPassword.ReplaceAllString(dsn, "${1}***")
-	}
-	return keyValuePassword.ReplaceAllString(dsn, "${1}***")
-}
-
-// dsnPassword extracts the password of dsn, if any, so that it can also be
-// scrubbed from driver error messages that echo it.
-func dsnPassword(dsn string) string {
-	if strings.Contains(dsn, "://") {
-		if u, err := url.Parse(dsn); err == nil {
-			if pw, ok := u.User.Password(); ok {
-				return pw
-			}
-			if pw := u.Query().Get("password"); pw != "" {
-				return pw
-			}
-		}
-		return ""
-	}
-	m := keyValuePassword.FindStringSubmatch(dsn)
-	if m == nil {
-		return ""
-	}
-	pw := m[2]
-	if len(pw) >= 2 && pw[0] == '\'' {
-		pw = strings.ReplaceAll(pw[1:len(pw)-1], `\'`, `'`)
-	}
-	return pw
-}
-
-// oneLine collapses a possibly multi-line message into one line: every run
-// of whitespace that contains a line break becomes one space.
-func oneLine(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	pendingSpace := false
-	for _, r := range s {
-		switch r {
-		case '\n', '\r', '\t', ' ', '\v', '\f':
-			pendingSpace = true
-			continue
-		}
-		if pendingSpace && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		pendingSpace = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// scrub makes an error message safe and loggable: one line, and the DSN's
-// password replaced wherever the driver echoed it.
-func scrub(msg, dsn string) string {
-	if dsn != "" {
-		msg = strings.ReplaceAll(msg, dsn, MaskDSN(dsn))
-	}
-	if pw := dsnPassword(dsn); len(pw) >= 3 {
-		msg = strings.ReplaceAll(msg, pw, "***")
-	}
-	msg = keyValuePassword.ReplaceAllString(msg, "${1}***")
-	return oneLine(msg)
-}
+// oneLine collapses a possibly multi-line message into one line.
+func oneLine(s string) string { return pgdsn.OneLine(s) }

@@ -1,8 +1,7 @@
-// Package pgtest gives tests a real PostgreSQL: a fresh database per test
-// on the throwaway server scripts/with-postgres.sh starts (make test runs
-// every package under it), with or without ponder's OCA schema, and private
-// clusters a test may stop mid-session. Without a server every helper skips
-// the test, loudly.
+// Package pgtest is internal/pgtest with ponder's OCA schema: a fresh
+// database per test with the schema initialised, on the shared test server
+// or on a private cluster a test may stop mid-session. Without a server
+// every helper skips the test, loudly.
 //
 // A test driving the ponder binary against OCA:
 //

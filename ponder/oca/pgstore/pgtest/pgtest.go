@@ -2,128 +2,55 @@ package pgtest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"net/url"
-	"os"
-	"regexp"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore"
 )
 
-// AdminEnv names the variable holding a superuser DSN (any database) on the
-// test server; scripts/with-postgres.sh sets it.
-const AdminEnv = "LASERKIT_TEST_PG_DSN"
-
-const setupTimeout = 30 * time.Second
-
-var warnOnce sync.Once
-
-// skipMessage is what a test says when there is no server to run against.
-const skipMessage = "SKIPPED: no PostgreSQL for the OCA integration tests: " + AdminEnv +
-	" is unset. Run `make test` (scripts/with-postgres.sh starts a throwaway server, " +
-	"installing PostgreSQL as root when missing) or set " + AdminEnv + " to a superuser DSN."
-
-// AdminDSN returns the superuser DSN of the test server, or skips t with a
-// message that says how to get one (printed on stderr too, once).
+// AdminDSN returns the superuser DSN of the test server, or skips t.
 func AdminDSN(t testing.TB) string {
 	t.Helper()
-	dsn := os.Getenv(AdminEnv)
-	if dsn == "" {
-		warnOnce.Do(func() { fmt.Fprintln(os.Stderr, "pgtest: "+skipMessage) })
-		t.Skip(skipMessage)
-	}
-	return dsn
+	return pgtest.AdminDSN(t)
 }
 
-// NewDatabase creates an empty database for t on the test server and drops
-// it when t ends; it returns the database's DSN. A server that is configured
-// but unreachable fails the test: only an absent server is a reason to skip.
+// NewDatabase creates an empty database for t, dropped when t ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
-	return newDatabase(t, AdminDSN(t))
+	return pgtest.NewDatabase(t)
 }
 
 // NewOCADatabase is NewDatabase with ponder's OCA schema initialised.
 func NewOCADatabase(t testing.TB) string {
 	t.Helper()
-	return initOCA(t, NewDatabase(t))
+	return initOCA(t, pgtest.NewDatabase(t))
+}
+
+// Cluster is a private server for one test (internal/pgtest.Cluster) that
+// also makes OCA databases.
+type Cluster struct{ *pgtest.Cluster }
+
+// StartCluster starts a private server for t, stopped and deleted when t
+// ends.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	return &Cluster{pgtest.StartCluster(t)}
+}
+
+// NewOCADatabase creates a database with ponder's OCA schema on the private
+// cluster for t.
+func (c *Cluster) NewOCADatabase(t testing.TB) string {
+	t.Helper()
+	return initOCA(t, c.NewDatabase(t))
 }
 
 func initOCA(t testing.TB, dsn string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := pgstore.InitSchema(ctx, dsn); err != nil {
 		t.Fatalf("pgtest: initialising the OCA schema: %v", err)
 	}
 	return dsn
-}
-
-func newDatabase(t testing.TB, admin string) string {
-	t.Helper()
-	name := databaseName(t.Name())
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	if err := adminExec(ctx, admin, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatalf("pgtest: creating database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-		defer cancel()
-		if err := adminExec(ctx, admin, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: dropping database %s: %v", name, err)
-		}
-	})
-	dsn, err := WithDatabase(admin, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dsn
-}
-
-func adminExec(ctx context.Context, dsn, sql string) error {
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	_, err = conn.Exec(ctx, sql)
-	return err
-}
-
-var unsafeName = regexp.MustCompile(`[^a-z0-9]+`)
-
-// databaseName is unique per call and recognisable per test.
-func databaseName(test string) string {
-	base := strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(test), "_"), "_")
-	if len(base) > 40 {
-		base = base[:40]
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return "lk_" + base + "_" + hex.EncodeToString(b[:])
-}
-
-// WithDatabase returns dsn pointing at database name instead, for both URL
-// and key=value connection strings.
-func WithDatabase(dsn, name string) (string, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "", fmt.Errorf("pgtest: %s is not a valid URL DSN", AdminEnv)
-		}
-		u.Path = "/" + name
-		u.RawPath = ""
-		return u.String(), nil
-	}
-	// In key=value form a later keyword overrides an earlier one.
-	return dsn + " dbname='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(name) + "'", nil
 }

@@ -18,10 +18,8 @@ const ScriptEnv = "LASERKIT_PG_SCRIPT"
 // Cluster is a private PostgreSQL server for one test, for tests that stop
 // the database under a running session.
 type Cluster struct {
-	// AdminDSN reaches the superuser on database postgres; OCADSN reaches
-	// database oneiro, created empty.
+	// AdminDSN reaches the superuser on database postgres.
 	AdminDSN string
-	OCADSN   string
 	dir      string
 	script   string
 	stopOnce sync.Once
@@ -51,7 +49,7 @@ func StartCluster(t testing.TB) *Cluster {
 			vars[k] = v
 		}
 	}
-	c := &Cluster{AdminDSN: vars["LASERKIT_TEST_PG_DSN"], OCADSN: vars["PONDER_OCA_DSN"], dir: vars["DIR"], script: script}
+	c := &Cluster{AdminDSN: vars["LASERKIT_TEST_PG_DSN"], dir: vars["DIR"], script: script}
 	if c.dir == "" || c.AdminDSN == "" {
 		t.Fatalf("pgtest: %s --start printed no cluster: %s", script, out)
 	}
@@ -67,13 +65,6 @@ func StartCluster(t testing.TB) *Cluster {
 func (c *Cluster) NewDatabase(t testing.TB) string {
 	t.Helper()
 	return newDatabase(t, c.AdminDSN)
-}
-
-// NewOCADatabase creates a database with ponder's OCA schema on the private
-// cluster for t.
-func (c *Cluster) NewOCADatabase(t testing.TB) string {
-	t.Helper()
-	return initOCA(t, c.NewDatabase(t))
 }
 
 // Halt stops the server, ending every session at once, keeping its files.

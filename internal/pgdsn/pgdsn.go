@@ -1,0 +1,98 @@
+// Package pgdsn keeps PostgreSQL passwords out of what is printed and
+// logged: Mask hides the password of a connection string, in URL and
+// key/value form, and Scrub cleans a driver's error message that may echo
+// it. ponder's OCA bridge and laserbrain's store (LASERBRAIN_STORE) both
+// print connection strings through it.
+package pgdsn
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// keyValuePassword matches password=... in a libpq key/value DSN, quoted or
+// not (libpq quotes with single quotes and escapes with backslash).
+var keyValuePassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+
+// urlQueryPassword matches ?password=... or &password=... in a URL DSN.
+var urlQueryPassword = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+
+// Mask hides the password of a connection string, in URL form
+// (postgres://user:pw@host) and key/value form (password=pw), as ***.
+func Mask(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		i += 3
+		end := len(dsn)
+		if j := strings.IndexAny(dsn[i:], "/?#"); j >= 0 {
+			end = i + j
+		}
+		if at := strings.LastIndex(dsn[i:end], "@"); at >= 0 {
+			userinfo := dsn[i : i+at]
+			if c := strings.Index(userinfo, ":"); c >= 0 {
+				dsn = dsn[:i] + userinfo[:c] + ":***" + dsn[i+at:]
+			}
+		}
+		return urlQueryPassword.ReplaceAllString(dsn, "${1}***")
+	}
+	return keyValuePassword.ReplaceAllString(dsn, "${1}***")
+}
+
+// dsnPassword extracts the password of dsn, if any, so that it can also be
+// scrubbed from driver error messages that echo it.
+func dsnPassword(dsn string) string {
+	if strings.Contains(dsn, "://") {
+		if u, err := url.Parse(dsn); err == nil {
+			if pw, ok := u.User.Password(); ok {
+				return pw
+			}
+			if pw := u.Query().Get("password"); pw != "" {
+				return pw
+			}
+		}
+		return ""
+	}
+	m := keyValuePassword.FindStringSubmatch(dsn)
+	if m == nil {
+		return ""
+	}
+	pw := m[2]
+	if len(pw) >= 2 && pw[0] == '\'' {
+		pw = strings.ReplaceAll(pw[1:len(pw)-1], `\'`, `'`)
+	}
+	return pw
+}
+
+// OneLine collapses a possibly multi-line message into one line: every run
+// of whitespace that contains a line break becomes one space.
+func OneLine(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	pendingSpace := false
+	for _, r := range s {
+		switch r {
+		case '\n', '\r', '\t', ' ', '\v', '\f':
+			pendingSpace = true
+			continue
+		}
+		if pendingSpace && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		pendingSpace = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Scrub makes an error message safe and loggable: one line, and the DSN's
+// password replaced wherever the driver echoed it.
+func Scrub(msg, dsn string) string {
+	if dsn != "" {
+		msg = strings.ReplaceAll(msg, dsn, Mask(dsn))
+	}
+	if pw := dsnPassword(dsn); len(pw) >= 3 {
+		msg = strings.ReplaceAll(msg, pw, "***")
+	}
+	msg = keyValuePassword.ReplaceAllString(msg, "${1}***")
+	return OneLine(msg)
+}
