@@ -1,0 +1,313 @@
+// Package pgdb is what laserbrain's PostgreSQL stores share: the schema
+// they live in (one PostgreSQL schema, "laserbrain", so the tables never
+// meet another application's), its creation and check, the pool, the
+// transaction with retries after a lost connection, and the one test for
+// "the database is out of reach" that the failure policy hangs on.
+//
+// Creation is idempotent and never alters: Init creates what is missing
+// and fails, changing nothing, when a table exists without a column the
+// code needs. A newer version adds tables, never columns.
+package pgdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/laserkit/laserkit/internal/pgdsn"
+)
+
+// Schema is the PostgreSQL schema every table lives in.
+const Schema = "laserbrain"
+
+// Table is one table of a component: its DDL (CREATE TABLE IF NOT EXISTS
+// and its indexes, schema-qualified) and the columns the code uses.
+type Table struct {
+	Name    string
+	DDL     []string
+	Columns []string
+}
+
+// Component is a set of tables one package owns.
+type Component struct {
+	Name   string
+	Tables []Table
+}
+
+// ErrNoSchema is wrapped when the database lacks tables a store needs.
+var ErrNoSchema = errors.New("the database has no laserbrain schema (run `laserbrain store init`)")
+
+// initLock serialises concurrent Init runs on one database.
+const initLock = "laserbrain store init"
+
+// Init creates whatever tables of the components are missing, in one
+// transaction, and returns the names it created. A table that exists
+// without a required column is an error and nothing is changed.
+func Init(ctx context.Context, pool *pgxpool.Pool, comps ...Component) (created []string, err error) {
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		created = nil
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, initLock); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+Schema); err != nil {
+			return err
+		}
+		missing, err := missingColumns(ctx, tx, comps)
+		if err != nil {
+			return err
+		}
+		var bad []string
+		for _, c := range comps {
+			for _, t := range c.Tables {
+				cols, ok := missing[t.Name]
+				switch {
+				case !ok:
+				case len(cols) == len(t.Columns) && !tableExists(ctx, tx, t.Name):
+					for _, ddl := range t.DDL {
+						if _, err := tx.Exec(ctx, ddl); err != nil {
+							return fmt.Errorf("creating %s.%s: %w", Schema, t.Name, err)
+						}
+					}
+					created = append(created, Schema+"."+t.Name)
+				default:
+					for _, col := range cols {
+						bad = append(bad, Schema+"."+t.Name+"."+col)
+					}
+				}
+			}
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("the database holds another version's tables, without %s: laserbrain never alters a schema (use another database)", strings.Join(bad, ", "))
+		}
+		return nil
+	})
+	return created, err
+}
+
+func tableExists(ctx context.Context, tx pgx.Tx, name string) bool {
+	var ok bool
+	_ = tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, Schema+"."+name).Scan(&ok)
+	return ok
+}
+
+// Querier is a pool, a connection or a transaction.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// missingColumns maps each table with a missing column (every column when
+// the table is absent) to those columns, in one round trip.
+func missingColumns(ctx context.Context, q Querier, comps []Component) (map[string][]string, error) {
+	var tables []string
+	for _, c := range comps {
+		for _, t := range c.Tables {
+			tables = append(tables, t.Name)
+		}
+	}
+	rows, err := q.Query(ctx, `
+SELECT c.table_name, c.column_name FROM information_schema.columns c
+WHERE c.table_schema = $1 AND c.table_name = ANY($2)`, Schema, tables)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var t, col string
+		if err := rows.Scan(&t, &col); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		have[t+"."+col] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, c := range comps {
+		for _, t := range c.Tables {
+			for _, col := range t.Columns {
+				if !have[t.Name+"."+col] {
+					out[t.Name] = append(out[t.Name], col)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Check fails with ErrNoSchema when a component's table or column is
+// missing.
+func Check(ctx context.Context, q Querier, comps ...Component) error {
+	missing, err := missingColumns(ctx, q, comps)
+	if err != nil {
+		return err
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var names []string
+	for t, cols := range missing {
+		for _, c := range cols {
+			names = append(names, Schema+"."+t+"."+c)
+		}
+	}
+	slices.Sort(names)
+	if len(names) > 4 {
+		names = append(names[:4], "…")
+	}
+	return fmt.Errorf("%w: missing %s", ErrNoSchema, strings.Join(names, ", "))
+}
+
+// ConnectTimeout bounds connecting when the DSN does not say
+// (connect_timeout): a hook must not hang on a database that is gone.
+const ConnectTimeout = 3 * time.Second
+
+// NewPool makes a pool for dsn without connecting: the first query
+// connects. Connection strings are URLs or key/value.
+func NewPool(dsn string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("the connection string %s: %s", pgdsn.Mask(dsn), pgdsn.Scrub(err.Error(), dsn))
+	}
+	if !strings.Contains(dsn, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = ConnectTimeout
+	}
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "laserbrain"
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	cfg.MinConns = 0
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the laserbrain store at %s: %s", pgdsn.Mask(dsn), pgdsn.Scrub(err.Error(), dsn))
+	}
+	return pool, nil
+}
+
+// ErrUnavailable is what Unavailable errors are: the database could not be
+// reached, or the connection to it was lost.
+var ErrUnavailable = errors.New("the database is unreachable")
+
+// UnavailableError is a store operation that failed because the database
+// is out of reach. Its message names the store without its password.
+type UnavailableError struct {
+	Where string // the masked connection string
+	Err   error
+}
+
+func (e *UnavailableError) Error() string {
+	return "cannot reach the laserbrain store at " + e.Where + ": " + pgdsn.Scrub(e.Err.Error(), "")
+}
+
+// Is makes errors.Is(err, ErrUnavailable) true.
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// Unreachable reports whether err means the database is out of reach (not
+// connected, or the connection lost), as opposed to a query it refused.
+func Unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return true
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// 08: connection exception; 57P01-03: the server shut down or is
+		// starting.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ENOENT) {
+		return true
+	}
+	if pgconn.Timeout(err) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "closed pool")
+}
+
+// Wrap turns an error that means the database is out of reach into an
+// UnavailableError naming the store; other errors pass through with the
+// password scrubbed.
+func Wrap(err error, dsn string) error {
+	if err == nil {
+		return nil
+	}
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	if Unreachable(err) {
+		return &UnavailableError{Where: pgdsn.Mask(dsn), Err: scrubbed{err, dsn}}
+	}
+	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrNoSchema) {
+		return err
+	}
+	return scrubbed{err, dsn}
+}
+
+// scrubbed is an error whose message has the DSN's password taken out.
+type scrubbed struct {
+	err error
+	dsn string
+}
+
+func (s scrubbed) Error() string { return pgdsn.Scrub(s.err.Error(), s.dsn) }
+func (s scrubbed) Unwrap() error { return s.err }
+
+// Retries is how many times a transaction is tried again after losing its
+// connection.
+var Retries = 3
+
+// Tx runs f in a READ COMMITTED transaction on the pool. When the
+// connection is lost on the way (the server restarted, a network hiccup)
+// and the database answers again, f runs again in a new transaction, up to
+// Retries times: f must make the same change however often it runs, which
+// the stores get from ids chosen before the first try (a step's run and
+// number, a save id, an event id). A database that cannot be reached at
+// all fails at once.
+func Tx(ctx context.Context, pool *pgxpool.Pool, f func(pgx.Tx) error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = pgx.BeginFunc(ctx, pool, f)
+		if err == nil || !Unreachable(err) || attempt >= Retries || ctx.Err() != nil {
+			return err
+		}
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) {
+			return err // not reachable (any more): no point waiting here
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(50<<attempt) * time.Millisecond):
+		}
+	}
+}
+
+// Table names one of the schema's tables, qualified.
+func T(name string) string { return Schema + "." + name }
