@@ -5,7 +5,9 @@
 // (laserbrain-sdk 0.53.0); the vectors package holds the proof.
 //
 // A Run is one agent's run: Step checks a state, Phronesis judges the run,
-// LastVerdict and Judgment are what the operator gate reads. Around it: the
+// LastVerdict and Judgment are what the operator gate reads. Saw hands a
+// run observed Events (a check, a tool result, a claim, an edit; success
+// true, false or unknown) that corroborate its next check. Around it: the
 // ceiling marker (Mark), observed progress (InferProgress), the search
 // instrument (Explorer), Collisions between agents, and the policy layer
 // (Modulate). A Store keeps runs, contexts and evidence across processes:

@@ -36,16 +36,18 @@ type WindowEntry struct {
 const observeWindow = 6
 
 // Record adds one completed tool call to the counters and the window, and
-// re-reads observed progress from the window.
+// re-reads observed progress from the window. A call whose outcome is
+// unknown counts as not failed, as it does for Run.Saw.
 func (e *Evidence) Record(ev Event, at time.Time) {
-	if ev.OK {
+	ok := !ev.OK.Failed()
+	if ok {
 		e.OK++
 	} else {
 		e.Fail++
 	}
 	e.Steps++
 	e.At = Stamp{at}
-	e.Window = append(e.Window, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+	e.Window = append(e.Window, WindowEntry{Sig: ev.Signature(), OK: ok})
 	if len(e.Window) > observeWindow {
 		e.Window = slices.Delete(e.Window, 0, len(e.Window)-observeWindow)
 	}
@@ -58,21 +60,14 @@ type EvidenceSource interface {
 	Evidence() (Evidence, bool)
 }
 
-// Event is one tool call an agent's runtime observed.
-type Event struct {
-	Tool string `json:"tool"`
-	Args any    `json:"args,omitempty"`
-	OK   bool   `json:"ok"`
-}
-
 // signatureMax is how many characters of the argument JSON a signature keeps.
 const signatureMax = 400
 
-// Signature identifies a call for repetition counting: the tool, "|", and
-// the arguments as Python's json.dumps(args, sort_keys=True) writes them,
-// cut to 400 characters.
+// Signature identifies a tool call for repetition counting: the tool
+// (Name), "|", and the arguments as Python's json.dumps(args,
+// sort_keys=True) writes them, cut to 400 characters.
 func (ev Event) Signature() string {
-	return Signature(ev.Tool, ev.Args)
+	return Signature(ev.Name, ev.Args)
 }
 
 // Signature is Event.Signature for a tool and its arguments.
@@ -203,9 +198,9 @@ type Observer struct {
 	window []WindowEntry
 }
 
-// Record adds one call.
+// Record adds one call (an unknown outcome counts as not failed).
 func (o *Observer) Record(ev Event) {
-	o.window = append(o.window, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+	o.window = append(o.window, WindowEntry{Sig: ev.Signature(), OK: !ev.OK.Failed()})
 	if len(o.window) > observeWindow {
 		o.window = slices.Delete(o.window, 0, len(o.window)-observeWindow)
 	}

@@ -164,9 +164,9 @@ func TestObservedProgress(t *testing.T) {
 		var o Observer
 		var all []WindowEntry
 		for i, n := 0, rng.IntN(15); i < n; i++ {
-			ev := Event{Tool: tools[rng.IntN(3)], Args: map[string]any{"n": json.Number(fmt.Sprint(rng.IntN(2)))}, OK: rng.IntN(3) > 0}
+			ev := ToolCall(tools[rng.IntN(3)], map[string]any{"n": json.Number(fmt.Sprint(rng.IntN(2)))}, rng.IntN(3) > 0)
 			o.Record(ev)
-			all = append(all, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+			all = append(all, WindowEntry{Sig: ev.Signature(), OK: !ev.OK.Failed()})
 			if got, want := o.Progress(), inferBrute(all); got != want {
 				t.Fatalf("trace %d after %d calls: %s, want %s", trace, i+1, got, want)
 			}
@@ -195,7 +195,7 @@ func TestObservedProgress(t *testing.T) {
 // and the stall execution veto over the W most recent stored checks.
 func TestSawAnchoringAndVeto(t *testing.T) {
 	r := NewRun(RunOptions{})
-	ok, bad := Event{Tool: "Bash", OK: true}, Event{Tool: "Bash", OK: false}
+	ok, bad := ToolCall("Bash", nil, true), ToolCall("Bash", nil, false)
 	h := in("migrate the billing tables", adv, Dist(4))
 	want := []struct {
 		saw      []Event
@@ -227,7 +227,7 @@ func TestSawAnchoringAndVeto(t *testing.T) {
 func TestCounterAnchoring(t *testing.T) {
 	store := NewMemStore()
 	ctx := context.Background()
-	store.RecordToolEvent(ctx, Event{Tool: "Read", OK: true}) // before the run: part of the base
+	store.RecordToolEvent(ctx, ToolCall("Read", nil, true)) // before the run: part of the base
 	hd, _ := store.OpenRun(ctx, "ev")
 	r := hd.Run()
 	g := in("write the docs", adv, Dist(5))
@@ -242,7 +242,7 @@ func TestCounterAnchoring(t *testing.T) {
 	}
 	for i, s := range steps {
 		for _, okFlag := range s.before {
-			store.RecordToolEvent(ctx, Event{Tool: "Bash", OK: okFlag})
+			store.RecordToolEvent(ctx, ToolCall("Bash", nil, okFlag))
 		}
 		v, _ := r.Step(g)
 		if v.Anchored != s.want {
@@ -259,7 +259,7 @@ func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
 	// Rule 4 unbacked: work seen (failures only), 5 checks, distance closed.
 	r := NewRun(RunOptions{})
 	for d := 9; d >= 5; d-- {
-		r.Saw(Event{Tool: "Bash", OK: false})
+		r.Saw(ToolCall("Bash", nil, false))
 		r.Step(in("port the parser", adv, Dist(d)))
 	}
 	if j := r.Phronesis(); j.Verdict != JudgmentUnbacked || j.Control.Decision != ControlVerify {
@@ -308,7 +308,7 @@ func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
 func wrongProblemRun(corroborated bool) *Run {
 	r := NewRun(RunOptions{})
 	for _, g := range []string{"fix the contrast gate", "rewrite the about page", "tune the footer colours", "rename css variables"} {
-		r.Saw(Event{Tool: "Edit", OK: corroborated})
+		r.Saw(ToolCall("Edit", nil, corroborated))
 		r.Step(in(g, adv, Dist(6)))
 	}
 	return r

@@ -403,11 +403,18 @@ func (r *Run) LastVerdict() (drifting bool, reason string, ok bool) {
 	return r.s.Last.Drifting, r.s.Last.Reason, true
 }
 
-// Saw hands in tool calls observed since the last check. The next check is
-// corroborated when at least one of them succeeded, instead of reading the
-// machine's evidence counters.
+// Saw hands in events observed since the last check. The next check is
+// corroborated when at least one of them did not fail (an unknown outcome
+// corroborates: something observable happened), and is then decided by
+// these events instead of the machine's evidence counters. Seeing any
+// event marks the run as observed at once, as the reference does, so the
+// judgment can tell "never instrumented" from "observed and unbacked".
 func (r *Run) Saw(events ...Event) {
+	if len(events) == 0 {
+		return
+	}
 	r.s.Pending = append(r.s.Pending, events...)
+	r.s.Evidence.SawAny = true
 }
 
 // Corroboration is the share of checks that observed work backed, 3 places.
@@ -431,13 +438,13 @@ func (r *Run) anchor() (corroborated bool) {
 	m := &r.s.Evidence
 	m.Checks++
 	if len(r.s.Pending) > 0 {
-		m.SawAny = true
 		for _, ev := range r.s.Pending {
-			if ev.OK {
+			if !ev.OK.Failed() {
 				corroborated = true
 				break
 			}
 		}
+		clear(r.s.Pending)
 		r.s.Pending = r.s.Pending[:0]
 	} else if ev, ok := r.readEvidence(); ok && ev.OK+ev.Fail > m.Base {
 		m.SawAny = true
