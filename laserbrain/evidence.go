@@ -1,7 +1,6 @@
 package laserbrain
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -138,19 +137,11 @@ func writePyJSON(b *strings.Builder, v any) {
 		b.WriteByte(']')
 	default:
 		// Anything else: round-trip through encoding/json to a generic value.
-		raw, err := json.Marshal(x)
-		if err != nil {
-			grammar.WritePythonString(b, fmt.Sprint(x))
+		if g, ok := genericJSON(x); ok {
+			writePyJSON(b, g)
 			return
 		}
-		var g any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if dec.Decode(&g) != nil {
-			grammar.WritePythonString(b, string(raw))
-			return
-		}
-		writePyJSON(b, g)
+		grammar.WritePythonString(b, fmt.Sprint(x))
 	}
 }
 

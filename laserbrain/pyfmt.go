@@ -1,12 +1,17 @@
 package laserbrain
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/grammar"
 )
 
 // The reference is Python; these helpers reproduce the few Python behaviours
@@ -228,4 +233,141 @@ func (d Distance) String() string {
 		return "?"
 	}
 	return strconv.Itoa(d.Value)
+}
+
+// pyRepr writes v as Python's repr() writes the value json.loads (or a Go
+// caller) would have made of it: None, True, 'text', 1, 1.5, [1, 2],
+// {'k': 0}. Map keys are sorted: Go maps have no insertion order, so two
+// equal results always read the same.
+func pyRepr(v any) string {
+	var b strings.Builder
+	writePyRepr(&b, v)
+	return b.String()
+}
+
+func writePyRepr(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case string:
+		writePyReprString(b, x)
+	case json.Number:
+		s := string(x)
+		if f, err := strconv.ParseFloat(s, 64); err == nil && strings.ContainsAny(s, ".eE") {
+			writePyFloat(b, f)
+		} else {
+			b.WriteString(grammar.PythonNumber(s))
+		}
+	case float64:
+		writePyFloat(b, x)
+	case float32:
+		writePyFloat(b, float64(x))
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePyRepr(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePyReprString(b, k)
+			b.WriteString(": ")
+			writePyRepr(b, x[k])
+		}
+		b.WriteByte('}')
+	default:
+		// Other Go values: as the generic value their JSON decodes to.
+		if g, ok := genericJSON(x); ok {
+			writePyRepr(b, g)
+			return
+		}
+		writePyReprString(b, fmt.Sprint(x))
+	}
+}
+
+// genericJSON turns a Go value into what encoding/json decodes its JSON
+// to (numbers as json.Number); ok is false when it has no JSON form.
+func genericJSON(v any) (any, bool) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var g any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&g) != nil {
+		return nil, false
+	}
+	return g, true
+}
+
+func writePyFloat(b *strings.Builder, f float64) {
+	switch {
+	case math.IsNaN(f):
+		b.WriteString("nan")
+	case math.IsInf(f, 1):
+		b.WriteString("inf")
+	case math.IsInf(f, -1):
+		b.WriteString("-inf")
+	default:
+		b.WriteString(grammar.PythonFloatRepr(f))
+	}
+}
+
+// writePyReprString is repr(str): single quotes unless the text holds a
+// single quote and no double quote; backslash, the quote, \n, \r, \t
+// escaped; other unprintable characters as \xhh, \uhhhh or \Uhhhhhhhh.
+func writePyReprString(b *strings.Builder, s string) {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == rune(q) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case !unicode.IsPrint(r):
+			switch {
+			case r < 0x100:
+				fmt.Fprintf(b, `\x%02x`, r)
+			case r < 0x10000:
+				fmt.Fprintf(b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(b, `\U%08x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
 }
