@@ -168,7 +168,7 @@ func Degenerate(v any) bool {
 	return false
 }
 
-// zeroish is Python's `x in (0, None, '')`: False equals 0 there.
+// zeroish is Python's `x in (0, None, ”)`: False equals 0 there.
 func zeroish(v any) bool {
 	switch x := v.(type) {
 	case nil:
