@@ -168,7 +168,8 @@ func Degenerate(v any) bool {
 	return false
 }
 
-// zeroish is Python's `x in (0, None, ”)`: False equals 0 there.
+// zeroish: 0, null, false or the empty string (the reference tests
+// membership in (0, None, empty string), and False equals 0 in Python).
 func zeroish(v any) bool {
 	switch x := v.(type) {
 	case nil:
