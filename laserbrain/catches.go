@@ -75,7 +75,7 @@ func Unfalsified(events []Event) []Catch {
 		}
 		n := passes[name]
 		out = append(out, Catch{CatchUnfalsified,
-			fmt.Sprintf("%s has passed %d× and never failed — break it and watch it go red", pyRepr(name), n),
+			fmt.Sprintf("%s has passed %d× and never failed — break it and watch it go red", PyRepr(name), n),
 			[]string{fmt.Sprintf("%s: %d pass, 0 fail", name, n)}})
 	}
 	return out
@@ -97,9 +97,9 @@ func InstrumentBlind(events []Event, repeats int) []Catch {
 		}
 		runs[e.Name]++
 		if runs[e.Name] == repeats {
-			ev := fmt.Sprintf("%s -> %s", e.Name, pyRepr(e.Result))
+			ev := fmt.Sprintf("%s -> %s", e.Name, PyRepr(e.Result))
 			out = append(out, Catch{CatchInstrumentBlind,
-				fmt.Sprintf("%s returned nothing %d× running — check the instrument before the subject", pyRepr(e.Name), repeats),
+				fmt.Sprintf("%s returned nothing %d× running — check the instrument before the subject", PyRepr(e.Name), repeats),
 				slices.Repeat([]string{ev}, max(repeats, 0))})
 		}
 	}
@@ -119,7 +119,7 @@ func Unrun(events []Event) []Catch {
 	for _, e := range events {
 		if e.Kind == EventClaim && !ran[e.Name] {
 			out = append(out, Catch{CatchUnrun,
-				fmt.Sprintf("claim about %s with nothing executed against it — run behaviour, do not read it", pyRepr(e.Name)),
+				fmt.Sprintf("claim about %s with nothing executed against it — run behaviour, do not read it", PyRepr(e.Name)),
 				[]string{firstRunes(e.Text, 120)}})
 		}
 	}
@@ -282,7 +282,7 @@ func pyStr(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	return pyRepr(v)
+	return PyRepr(v)
 }
 
 // firstRunes is Python's s[:n].

@@ -167,11 +167,11 @@ func TestPyRepr(t *testing.T) {
 		"a'b": `"a'b"`, `a"b'c`: `'a"b\'c'`, "x\ny": `'x\ny'`, "\x01é": `'\x01é'`, nil: "None", true: "True",
 		json.Number("1"): "1", json.Number("1.0"): "1.0", 2.5: "2.5", 3.0: "3.0",
 	} {
-		if got := pyRepr(v); got != want {
-			t.Errorf("pyRepr(%#v) = %s, want %s", v, got, want)
+		if got := PyRepr(v); got != want {
+			t.Errorf("PyRepr(%#v) = %s, want %s", v, got, want)
 		}
 	}
-	if got := pyRepr([]any{"a", map[string]any{"b": nil}}); got != "['a', {'b': None}]" {
+	if got := PyRepr([]any{"a", map[string]any{"b": nil}}); got != "['a', {'b': None}]" {
 		t.Errorf("nested: %s", got)
 	}
 }

@@ -235,11 +235,11 @@ func (d Distance) String() string {
 	return strconv.Itoa(d.Value)
 }
 
-// pyRepr writes v as Python's repr() writes the value json.loads (or a Go
+// PyRepr writes v as Python's repr() writes the value json.loads (or a Go
 // caller) would have made of it: None, True, 'text', 1, 1.5, [1, 2],
 // {'k': 0}. Map keys are sorted: Go maps have no insertion order, so two
 // equal results always read the same.
-func pyRepr(v any) string {
+func PyRepr(v any) string {
 	var b strings.Builder
 	writePyRepr(&b, v)
 	return b.String()
