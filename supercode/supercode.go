@@ -52,9 +52,9 @@ type AgentView struct {
 
 type agent struct {
 	AgentView
-	tokens  []string          // Norm(Ground)
+	tokens  []string           // Norm(Ground)
 	catches []laserbrain.Catch // Catches(Events), nil when stale
-	fresh   bool              // catches is current
+	fresh   bool               // catches is current
 }
 
 // Supercode watches N agents, each against its own ground, judges them on
