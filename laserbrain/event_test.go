@@ -115,3 +115,14 @@ func TestEvidenceFromToolEvents(t *testing.T) {
 		t.Errorf("window %+v", e.Window)
 	}
 }
+
+// scores.ground is ground_score to 2 places, as the reference reports it
+// (Φ 0.03: ground_score round(1/1.12, 3) = 0.893, scores.ground 0.89).
+func TestScoresGroundRounded(t *testing.T) {
+	r := NewRun(RunOptions{})
+	r.Step(in("ship the sky billboard", adv, Dist(5)))
+	v, _ := r.Step(in("ship the sky billboard", adv, Dist(4)))
+	if v.GroundScore != 0.893 || v.Scores.Ground != 0.89 {
+		t.Errorf("ground_score %v, scores.ground %v; want 0.893, 0.89", v.GroundScore, v.Scores.Ground)
+	}
+}
