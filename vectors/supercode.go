@@ -338,5 +338,5 @@ func manage(sc *supercode.Supercode, in scIn) (any, error) {
 }
 
 func init() {
-	register(seqKind("supercode", `scenarios of the supervisor, each on a fresh one: watch (observe/saw/read ops) or manage (scripted agents); see vectors/supercode.go`, runSupercode))
+	register(seqKind("supercode", `a fresh supervisor per case; in: {sub: "watch", ops: [observe | saw | read]} or {sub: "manage", scripts: {agent: [steps]}, max_steps, escalate_after?, decisions?}; out: {results: one per op} or {contexts, escalations, report}`, runSupercode))
 }

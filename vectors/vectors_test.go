@@ -23,6 +23,7 @@ var upstreamCopies = map[string]string{
 	"drift-vectors.json":           "drift-upstream-0.53.0.json",
 	"sdk-0.4.2-drift-vectors.json": "drift-upstream-sdk-0.4.2.json",
 	"supercode-vectors.json":       "supercode-upstream-0.53.0.json",
+	"drift-full-vectors.json":      "drift-full-upstream-0.53.0.json",
 }
 
 func checkFile(t *testing.T, name string, data []byte) int {
@@ -55,7 +56,7 @@ func TestShippedVectors(t *testing.T) {
 // The reference's own files pass as published, and our copies hold exactly
 // their vectors (only the kind and provenance fields were added).
 func TestUpstreamDriftVectors(t *testing.T) {
-	want := map[string]int{"drift-vectors.json": 69, "sdk-0.4.2-drift-vectors.json": 37, "supercode-vectors.json": 150}
+	want := map[string]int{"drift-vectors.json": 69, "sdk-0.4.2-drift-vectors.json": 37, "supercode-vectors.json": 150, "drift-full-vectors.json": 200}
 	for up, local := range upstreamCopies {
 		copyData, err := os.ReadFile(local)
 		if err != nil {
@@ -110,7 +111,7 @@ func TestEveryKindHasVectors(t *testing.T) {
 			t.Errorf("%s has no source", f.Name)
 		}
 	}
-	for _, k := range []string{"drift", "normalise", "laserscore", "ceiling", "collisions", "phronesis", "supercode"} {
+	for _, k := range []string{"drift", "normalise", "laserscore", "ceiling", "collisions", "phronesis", "supercode", "drift-full"} {
 		if !have[k] {
 			t.Errorf("no shipped vectors of kind %s", k)
 		}
