@@ -46,6 +46,8 @@ type File struct {
 	Source string          `json:"source,omitempty"`
 	Cases  []Case          `json:"cases"`
 	Raw    json.RawMessage `json:"-"`
+
+	inferred bool // no "kind" field: read as drift for its "vectors"
 }
 
 // Case is one input and, in a vector file, its expected output.
@@ -105,7 +107,7 @@ func Decode(data []byte) (*File, error) {
 	case head.Kind != nil:
 		f.Kind = *head.Kind
 	case head.Vectors != nil:
-		f.Kind = "drift"
+		f.Kind, f.inferred = "drift", true
 	default:
 		return nil, errors.New(`not a vector file: no "kind" field (and no "vectors" list to read it as drift)`)
 	}
@@ -177,7 +179,12 @@ func Emit(kind string, data []byte) ([]byte, error) {
 	}
 	var f *File
 	if probe, err := Decode(data); err == nil {
-		if probe.Kind != kind {
+		switch {
+		case probe.inferred:
+			// {"vectors": [...]} without a kind: inputs for any kind of
+			// that layout.
+			probe.Kind = kind
+		case probe.Kind != kind:
 			return nil, fmt.Errorf("input is a %q vector file, not %q", probe.Kind, kind)
 		}
 		f = probe
