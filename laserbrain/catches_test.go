@@ -165,7 +165,8 @@ func TestStaleGate(t *testing.T) {
 func TestPyRepr(t *testing.T) {
 	for v, want := range map[any]string{
 		"a'b": `"a'b"`, `a"b'c`: `'a"b\'c'`, "x\ny": `'x\ny'`, "\x01é": `'\x01é'`, nil: "None", true: "True",
-		json.Number("1"): "1", json.Number("1.0"): "1.0", 2.5: "2.5", 3.0: "3.0",
+		json.Number("1"): "1", json.Number("1.0"): "1.0", 2.5: "2.5",
+		3.0: "3", // a Go float64 that is whole is what encoding/json makes of a JSON integer
 	} {
 		if got := PyRepr(v); got != want {
 			t.Errorf("PyRepr(%#v) = %s, want %s", v, got, want)

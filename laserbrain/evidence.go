@@ -1,16 +1,10 @@
 package laserbrain
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/laserkit/laserkit/grammar"
 )
 
 // Evidence is the machine's record of tool calls, bumped by the PostToolUse
@@ -84,66 +78,7 @@ func Signature(tool string, args any) string {
 // ", " and ": " separators, every non-ASCII character escaped, floats as
 // Python's repr. Values come from encoding/json (with or without UseNumber)
 // or from Go callers.
-func writePyJSON(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		if x {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
-		}
-	case string:
-		grammar.WritePythonString(b, x)
-	case json.Number:
-		b.WriteString(grammar.PythonNumber(string(x)))
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-			// encoding/json without UseNumber turns JSON integers into
-			// float64; Python would have kept them as int.
-			b.WriteString(strconv.FormatFloat(x, 'f', 0, 64))
-			return
-		}
-		b.WriteString(grammar.PythonFloatRepr(x))
-	case int:
-		b.WriteString(strconv.Itoa(x))
-	case int64:
-		b.WriteString(strconv.FormatInt(x, 10))
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			grammar.WritePythonString(b, k)
-			b.WriteString(": ")
-			writePyJSON(b, x[k])
-		}
-		b.WriteByte('}')
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writePyJSON(b, e)
-		}
-		b.WriteByte(']')
-	default:
-		// Anything else: round-trip through encoding/json to a generic value.
-		if g, ok := genericJSON(x); ok {
-			writePyJSON(b, g)
-			return
-		}
-		grammar.WritePythonString(b, fmt.Sprint(x))
-	}
-}
+func writePyJSON(b *strings.Builder, v any) { writePy(b, v, &pyJSONStyle) }
 
 // Thresholds of the progress inference (the reference's observe.py).
 const (

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -241,33 +242,51 @@ func (d Distance) String() string {
 // equal results always read the same.
 func PyRepr(v any) string {
 	var b strings.Builder
-	writePyRepr(&b, v)
+	writePy(&b, v, &pyReprStyle)
 	return b.String()
 }
 
-func writePyRepr(b *strings.Builder, v any) {
+// pyStyle is how one Python rendering spells the scalars: json.dumps or
+// repr(). Containers are written alike: ", " and ": ", keys sorted.
+type pyStyle struct {
+	null, yes, no string
+	str           func(*strings.Builder, string)
+	float         func(*strings.Builder, float64)
+}
+
+var (
+	pyJSONStyle = pyStyle{"null", "true", "false", grammar.WritePythonString,
+		func(b *strings.Builder, f float64) { b.WriteString(grammar.PythonFloatRepr(f)) }}
+	pyReprStyle = pyStyle{"None", "True", "False", writePyReprString, writePyFloat}
+)
+
+func writePy(b *strings.Builder, v any, st *pyStyle) {
 	switch x := v.(type) {
 	case nil:
-		b.WriteString("None")
+		b.WriteString(st.null)
 	case bool:
 		if x {
-			b.WriteString("True")
+			b.WriteString(st.yes)
 		} else {
-			b.WriteString("False")
+			b.WriteString(st.no)
 		}
 	case string:
-		writePyReprString(b, x)
+		st.str(b, x)
 	case json.Number:
 		s := string(x)
-		if f, err := strconv.ParseFloat(s, 64); err == nil && strings.ContainsAny(s, ".eE") {
-			writePyFloat(b, f)
+		if f, err := strconv.ParseFloat(s, 64); strings.ContainsAny(s, ".eE") && (err == nil || math.IsInf(f, 0)) {
+			st.float(b, f)
 		} else {
 			b.WriteString(grammar.PythonNumber(s))
 		}
 	case float64:
-		writePyFloat(b, x)
-	case float32:
-		writePyFloat(b, float64(x))
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			// encoding/json without UseNumber turns JSON integers into
+			// float64; Python would have kept them as int.
+			b.WriteString(strconv.FormatFloat(x, 'f', 0, 64))
+			return
+		}
+		st.float(b, x)
 	case int:
 		b.WriteString(strconv.Itoa(x))
 	case int64:
@@ -278,32 +297,27 @@ func writePyRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writePyRepr(b, e)
+			writePy(b, e, st)
 		}
 		b.WriteByte(']')
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		b.WriteByte('{')
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writePyReprString(b, k)
+			st.str(b, k)
 			b.WriteString(": ")
-			writePyRepr(b, x[k])
+			writePy(b, x[k], st)
 		}
 		b.WriteByte('}')
 	default:
 		// Other Go values: as the generic value their JSON decodes to.
 		if g, ok := genericJSON(x); ok {
-			writePyRepr(b, g)
+			writePy(b, g, st)
 			return
 		}
-		writePyReprString(b, fmt.Sprint(x))
+		st.str(b, fmt.Sprint(x))
 	}
 }
 

@@ -2,6 +2,7 @@ package supercode
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -96,14 +97,14 @@ func (s *Supercode) fleetCatchesLocked() []FleetCatch {
 	}
 
 	out := []FleetCatch{}
-	for _, tool := range sortedKeys(byTool) {
+	for _, tool := range slices.Sorted(maps.Keys(byTool)) {
 		t := byTool[tool]
 		if len(t.agents) > 1 && len(t.results) == 1 {
-			out = append(out, FleetCatch{FleetBlind, tool, sortedKeys(t.agents),
+			out = append(out, FleetCatch{FleetBlind, tool, slices.Sorted(maps.Keys(t.agents)),
 				fmt.Sprintf("'%s' returned an identical result to %d agents doing different work — it is not reading its input", tool, len(t.agents))})
 		}
 	}
-	for _, check := range sortedKeys(byCheck) {
+	for _, check := range slices.Sorted(maps.Keys(byCheck)) {
 		rows := byCheck[check]
 		seen := map[string]bool{}
 		allOK := true
@@ -111,7 +112,7 @@ func (s *Supercode) fleetCatchesLocked() []FleetCatch {
 			seen[r.agent] = true
 			allOK = allOK && r.ok
 		}
-		agents := sortedKeys(seen)
+		agents := slices.Sorted(maps.Keys(seen))
 		if len(agents) < 2 || !allOK {
 			continue
 		}
@@ -143,13 +144,4 @@ func (s *Supercode) fleetCatchesLocked() []FleetCatch {
 	}
 	s.fleet, s.fleetFresh = out, true
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
