@@ -347,3 +347,21 @@ func mapsEqual(a, b map[string]int) bool {
 	}
 	return true
 }
+
+// `ponder oca sessions` counts passes, not ponder_pass rows: judge writes a
+// row each time it runs, and a re-run judge is not another pass.
+func TestSessionsCountPassesNotRows(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewOCADatabase(t))
+	ctx := testCtx(t)
+	se := uiSession
+	must[oca.StartResult](t)(s.RecordStart(ctx, se))
+	m := oca.PassMetrics{Coverage: 1, Voices: 4, Verdict: "continue"}
+	for _, pass := range []int{1, 1, 1, 2, 2} {
+		must[oca.PassResult](t)(s.RecordPass(ctx, oca.PassRecord{Session: se, Pass: pass, Metrics: m}))
+	}
+	ss := must[[]pgstore.SessionSummary](t)(s.Sessions(ctx))
+	if len(ss) != 1 || ss[0].Passes != 2 {
+		t.Errorf("sessions = %+v; want one session of 2 passes (5 ponder_pass rows)", ss)
+	}
+}
