@@ -62,7 +62,7 @@ func TestOnModeWriteFailureExits3AfterLocalWork(t *testing.T) {
 	})
 	e := New(root, bridge)
 	defer bridge.Close()
-	st, err := e.Start(StartOptions{Subject: "s", Lens: "l"})
+	st, err := e.Start(StartOptions{Subject: "s", Lens: "l", Passes: DefaultPassBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +93,13 @@ func TestOnModeWriteFailureExits3AfterLocalWork(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(st.Dir, "oca.log"))
 	if n := failLines(t, log, "FAIL"); n != 3 { // recordDeliberation, recordPass, recordDeliberation (fallback)
 		t.Errorf("oca.log has %d FAIL lines, want 3:\n%s", n, log)
+	}
+	// metacognize too: every row or exit 3 (seed 001), the observation
+	// still kept locally.
+	m, err := e.Metacognize("", MetacognizeOptions{Type: "thrash", Description: "flips"})
+	exit3("metacognize", err)
+	if obs, _ := os.ReadFile(filepath.Join(st.Dir, "observations.jsonl")); m == nil || !strings.Contains(string(obs), `"flips"`) {
+		t.Errorf("metacognize returned %+v and kept %q", m, obs)
 	}
 	// Re-running judge is allowed (it is the recovery).
 	_, err = e.Judge("")

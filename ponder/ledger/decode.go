@@ -144,6 +144,8 @@ func (d *decoder) fast(i, end int, r *Record) bool {
 				r.Evidence = d.str(v)
 			case "reason":
 				r.Reason = d.str(v)
+			case "prev":
+				r.Prev = v
 			case "seq", "pass", "batch", "batchSize", "confidence", "phantom":
 				return false // a string where a number or bool belongs
 			}
@@ -243,7 +245,7 @@ func (d *decoder) fast(i, end int, r *Record) bool {
 func knownKey(key string) bool {
 	switch key {
 	case "seq", "ts", "pass", "batch", "batchSize", "type", "voice", "op", "findingId", "unitId", "path",
-		"kind", "grade", "severity", "confidence", "text", "recommendation", "evidence", "reason", "phantom":
+		"kind", "grade", "severity", "confidence", "text", "recommendation", "evidence", "reason", "phantom", "prev":
 		return true
 	}
 	return false
