@@ -84,7 +84,8 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 			add("session "+sl, true, "session.json unreadable: %v", err)
 			continue
 		}
-		l, err := ledger.Read(filepath.Join(dir, ledgerFile), s.chain(), nil)
+		st := newState()
+		l, err := ledger.Read(filepath.Join(dir, ledgerFile), s.Chain(), st.apply)
 		switch {
 		case err != nil:
 			add("session "+sl, true, "ledger unreadable: %v", err)
@@ -92,6 +93,13 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 			add("session "+sl, true, "%v", l.Damage)
 		default:
 			add("session "+sl, false, "session.json and ledger.jsonl (%d records, hash chain intact) are sound", l.Count)
+			// units.json is a view of the ledger; a write that failed after
+			// the ledger's commit can leave it behind.
+			if st.Seeded {
+				if same, _, err := holdsJSON(filepath.Join(dir, unitsFile), unitsView(st)); err == nil && !same {
+					add("units "+sl, true, "units.json does not match the ledger (a write failed after a commit?): `ponder repair --slug %s` rebuilds it", sl)
+				}
+			}
 		}
 	}
 
@@ -157,7 +165,7 @@ func (e *Engine) Repair(slug string) (*RepairResult, error) {
 	defer h.release()
 	res := &RepairResult{Slug: h.slug, Warnings: []string{}}
 	torn := filepath.Join(h.dir, "ledger.torn-"+e.now().Format("20060102T150405.000Z")+".jsonl")
-	r, err := ledger.Repair(h.ledgerPath(), torn, h.s.chain())
+	r, err := ledger.Repair(h.ledgerPath(), torn, h.s.Chain())
 	var dmg *ledger.Damage
 	switch {
 	case errors.As(err, &dmg):

@@ -132,7 +132,7 @@ func (h *handle) state() (*State, *ledger.Log, error) {
 		read = ledger.ReadMapped
 	}
 	st := newState()
-	l, err := read(h.ledgerPath(), h.s.chain(), st.apply)
+	l, err := read(h.ledgerPath(), h.s.Chain(), st.apply)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,7 +142,7 @@ func (h *handle) state() (*State, *ledger.Log, error) {
 				h.s = s
 			}
 			st = newState()
-			l, err = read(h.ledgerPath(), h.s.chain(), st.apply)
+			l, err = read(h.ledgerPath(), h.s.Chain(), st.apply)
 			_ = lk.Unlock()
 			if err != nil {
 				return nil, nil, err
@@ -229,8 +229,15 @@ func viewErr(err error) error {
 	return fmt.Errorf("the batch is recorded, but units.json could not be rewritten (%v); it is rebuilt from the ledger by the next change or by `ponder repair`", err)
 }
 
-// writeUnits renders units.json from the state.
+// writeUnits renders units.json from the state; an unchanged file is not
+// rewritten.
 func (h *handle) writeUnits(st *State) error {
+	return writeJSONIfChanged(filepath.Join(h.dir, unitsFile), unitsView(st))
+}
+
+// unitsView is units.json: the inventory's current paths, derived from the
+// ledger.
+func unitsView(st *State) any {
 	type unitJSON struct {
 		ID      string  `json:"id"`
 		Path    string  `json:"path"`
@@ -246,7 +253,7 @@ func (h *handle) writeUnits(st *State) error {
 	for _, u := range st.Units {
 		out.Units = append(out.Units, unitJSON{ID: u.ID, Path: u.Path(), Kind: u.Kind, Graded: u.Graded, Grade: u.Grade, Deleted: u.Deleted, Phantom: u.Phantom})
 	}
-	return writeJSONIfChanged(filepath.Join(h.dir, unitsFile), out)
+	return out
 }
 
 // forecastCmd is the command that records a pass's churn forecast.

@@ -189,10 +189,12 @@ func BenchmarkJudgeLedger(b *testing.B) {
 	for _, records := range []int{25_000, 50_000, 100_000} {
 		b.Run(fmt.Sprintf("records=%d", records), func(b *testing.B) {
 			e, slug := genSession(b, b.TempDir(), records)
-			h, err := e.open(slug, false)
+			// Locked, as judge reads: through the memory map.
+			h, err := e.open(slug, true)
 			if err != nil {
 				b.Fatal(err)
 			}
+			defer h.release()
 			for b.Loop() {
 				st, _, err := h.state()
 				if err != nil {

@@ -104,9 +104,9 @@ func (s *Session) history(pass int) *PassHistory {
 	return &s.History[len(s.History)-1]
 }
 
-// chain is what the session's ledger is checked against: its genesis (made
+// Chain is what the session's ledger is checked against: its genesis (made
 // from the slug and createdAt at start) and its anchor.
-func (s *Session) chain() ledger.Chain {
+func (s *Session) Chain() ledger.Chain {
 	return ledger.Chain{Genesis: ledger.Genesis(s.Slug, s.CreatedAt), Anchor: s.Ledger}
 }
 
@@ -156,15 +156,23 @@ func writeJSON(path string, v any) error {
 // writeJSONIfChanged is writeJSON that leaves path alone when it already
 // holds exactly v — no write at all, so it succeeds on a full disk.
 func writeJSONIfChanged(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	same, data, err := holdsJSON(path, v)
+	if err != nil || same {
 		return err
 	}
-	data = append(data, '\n')
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
 	return fsx.WriteFile(path, data, 0o644)
+}
+
+// holdsJSON reports whether path holds exactly v as writeJSON renders it,
+// and returns that rendering.
+func holdsJSON(path string, v any) (bool, []byte, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return false, nil, err
+	}
+	data = append(data, '\n')
+	old, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(old, data), data, nil
 }
 
 // readJSON reads path into v; ok is false when the file does not exist.

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -230,6 +231,17 @@ func (st *State) Pass(pass int) *PassStats {
 		return p
 	}
 	return &PassStats{}
+}
+
+// Passes lists the passes that have records, ascending: with Pass, the
+// per-pass facts a reader of the ledger walks.
+func (st *State) Passes() []int {
+	out := make([]int, 0, len(st.passes))
+	for k := range st.passes {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
 }
 
 func (st *State) pass(pass int) *PassStats {
@@ -491,9 +503,25 @@ func (st *State) applyFinding(r *ledger.Record, ps *PassStats) {
 	}
 }
 
-// normaliseText is a finding's text for "the same finding": case folded and
-// every run of white space made one space.
-func normaliseText(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+// normaliseText is a finding's text for "the same finding": lower case and
+// every run of white space made one space, trimmed. Text that is already
+// so (plain ASCII, as most is) comes back as itself, without allocating.
+func normaliseText(s string) string {
+	normal := true
+	for i := 0; i < len(s) && normal; i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80, c >= 'A' && c <= 'Z', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			normal = false
+		case c == ' ':
+			normal = i > 0 && i < len(s)-1 && s[i+1] != ' '
+		}
+	}
+	if normal {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
 
 // PathsOnDisk lists the paths u ever carried that exist under root, tested
 // with lstat (a dangling symlink exists) on the name's exact bytes.

@@ -222,3 +222,20 @@ func TestReplayToleratesMissingIDs(t *testing.T) {
 		t.Fatalf("idNumber(u0042) = %d, want 42", got)
 	}
 }
+
+func TestNormaliseText(t *testing.T) {
+	for in, want := range map[string]string{
+		"body read twice":        "body read twice",
+		"  Body   READ\ttwice\n": "body read twice",
+		"body read twice ":       "body read twice",
+		" body":                  "body",
+		"a  b":                   "a b",
+		"Ärger mit Ü":            "ärger mit ü",
+		"":                       "",
+		"x\u00a0y":               "x y", // no-break space is white space too
+	} {
+		if got := normaliseText(in); got != want {
+			t.Errorf("normaliseText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
