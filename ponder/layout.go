@@ -34,11 +34,16 @@ func passDir(dir string, pass int) string {
 // FindRoot is the project directory for a command run in dir: the nearest
 // of dir and its parents that holds ponder's state (a .ponder directory
 // with a current file or a session in it), as git finds .git; dir itself
-// when there is none, so that start creates .ponder there.
+// when there is none, so that start creates .ponder there. The search does
+// not leave a git work tree: a .ponder above the repository (in $HOME, say)
+// belongs to another project.
 func FindRoot(dir string) string {
 	for d := dir; ; {
 		if isStateDir(filepath.Join(d, stateDirName)) {
 			return d
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return dir // the work tree's top: no state within it
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
