@@ -140,7 +140,7 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	m := j.Metrics
 	rec := oca.PassRecord{Session: h.s.ocaSession(), Pass: k, Metrics: oca.PassMetrics{
 		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
-		Voices: m.Voices, DeltaVoices: m.DeltaVoices, ConfidenceFloor: m.ConfidenceFloor,
+		Voices: m.Voices, DeltaVoices: m.DeltaVoices, Skeptic: m.Skeptic, ConfidenceFloor: m.ConfidenceFloor,
 		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
 		Verdict: j.Verdict,
 	}}
