@@ -75,6 +75,10 @@ type Supercode struct {
 	// fleet caches FleetCatches until the next Saw.
 	fleet      []FleetCatch
 	fleetFresh bool
+	// cols caches the collisions until an agent's ground is set: grounds
+	// never move, so most rounds have nothing to recompute.
+	cols      []laserbrain.Collision
+	colsFresh bool
 }
 
 // New returns a supervisor with no agents, its self-check already grounded
@@ -131,6 +135,7 @@ func (s *Supercode) observeLocked(name string, in laserbrain.StepInput) (laserbr
 	if a.Ground == "" && in.Goal != "" {
 		a.Ground = in.Goal
 		a.tokens = laserbrain.Norm(in.Goal)
+		s.colsFresh = false
 	}
 	v, err := a.Run.Step(in)
 	// The supervisor reads verdicts, not step histories: keep the run's
@@ -243,16 +248,22 @@ func (s *Supercode) findingsLocked() []Finding {
 func (s *Supercode) Collisions() []laserbrain.Collision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.collisionsLocked()
+	return slices.Clone(s.collisionsLocked())
 }
 
+// collisionsLocked returns the cached collisions; callers must not modify
+// the slice.
 func (s *Supercode) collisionsLocked() []laserbrain.Collision {
+	if s.colsFresh {
+		return s.cols
+	}
 	gs := make([]laserbrain.AgentGround, len(s.names))
 	for i, name := range s.names {
 		a := s.agents[name]
 		gs[i] = laserbrain.AgentGround{Agent: name, Ground: a.Ground, Tokens: a.tokens}
 	}
-	return laserbrain.CollisionsAmong(gs)
+	s.cols, s.colsFresh = laserbrain.CollisionsAmong(gs), true
+	return s.cols
 }
 
 // Route is the recommendation for one collision: which agent keeps the
