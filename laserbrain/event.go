@@ -152,10 +152,13 @@ func (ev Event) Validate() error {
 
 // UnmarshalJSON reads an event and refuses an unknown kind, so a
 // misspelt "kind" is an error at the boundary instead of an event every
-// reader silently ignores.
+// reader silently ignores. The tool-call shape runs saved before events
+// had kinds ({"tool", "args", "ok"}) reads as a tool event.
 func (ev *Event) UnmarshalJSON(data []byte) error {
-	type plain Event
-	var p plain
+	var p struct {
+		plainEvent
+		Tool *string `json:"tool"`
+	}
 	// Numbers stay json.Number, so a result of 1 and one of 1.0 remain
 	// different results, as they are to the reference.
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -163,9 +166,16 @@ func (ev *Event) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&p); err != nil {
 		return err
 	}
-	if err := Event(p).Validate(); err != nil {
+	e := Event(p.plainEvent)
+	if e.Kind == "" && p.Tool != nil {
+		e.Kind, e.Name = EventTool, *p.Tool
+	}
+	if err := e.Validate(); err != nil {
 		return err
 	}
-	*ev = Event(p)
+	*ev = e
 	return nil
 }
+
+// plainEvent is Event without its methods, for decoding.
+type plainEvent Event

@@ -49,6 +49,11 @@ func TestEventJSON(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"cheque"`) {
 		t.Errorf("a misspelt kind: %v", err)
 	}
+	// A pending tool call saved before events had kinds still loads.
+	if err := json.Unmarshal([]byte(`{"tool":"Bash","args":{"command":"make"},"ok":true}`), &ev); err != nil ||
+		ev.Kind != EventTool || ev.Name != "Bash" || ev.OK != OKTrue || ev.Signature() != `Bash|{"command": "make"}` {
+		t.Errorf("legacy tool call: %+v, %v", ev, err)
+	}
 	if err := (Event{Kind: "operator"}).Validate(); err == nil {
 		t.Error("Validate accepted kind operator")
 	}
