@@ -119,7 +119,7 @@ func TestCompactionKeepsEveryRun(t *testing.T) {
 	}
 	// A save with no new step (events seen between checks) is a record too.
 	h, _ := s.OpenRun(ctx, "c01")
-	h.Run().Saw(laserbrain.Event{Tool: "Bash", OK: true})
+	h.Run().Saw(laserbrain.ToolCall("Bash", nil, true))
 	if err := h.Save(ctx); err != nil {
 		t.Fatal(err)
 	}
