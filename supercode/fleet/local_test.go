@@ -11,6 +11,26 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
 
+func TestMain(m *testing.M) {
+	fleettest.Child(func() (fleet.Store, error) { return fleet.OpenLocal(os.Getenv("LASERKIT_FLEET_TEST_DIR")) })
+	os.Exit(m.Run())
+}
+
+type localDir string
+
+func (d localDir) Open(t testing.TB) fleet.Store {
+	s, err := fleet.OpenLocal(string(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+func (d localDir) Env() []string { return []string{"LASERKIT_FLEET_TEST_DIR=" + string(d)} }
+
+func TestLocalProcesses(t *testing.T) {
+	fleettest.Processes(t, func(t *testing.T) fleettest.Place { return localDir(t.TempDir()) })
+}
+
 func TestLocal(t *testing.T) {
 	fleettest.Run(t, func(t *testing.T) fleet.Store {
 		s, err := fleet.OpenLocal(t.TempDir())

@@ -1,12 +1,17 @@
 // Package fleettest is the behaviour every fleet.Store must have, as one
-// test suite: the local store runs it, and so must the PostgreSQL store
-// (issue 16).
+// test suite run against each implementation (the local files and
+// PostgreSQL): Run in one process, Processes across real processes (the
+// test binary re-run; its TestMain calls Child first).
 package fleettest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -207,4 +212,161 @@ func ids(rs []fleet.Run) []string {
 		out = append(out, r.ID)
 	}
 	return out
+}
+
+// Place is one empty fleet store location (a directory, a database).
+type Place interface {
+	// Open opens a new Store on the place, as another process would.
+	Open(t testing.TB) fleet.Store
+	// Env is what a child process needs in its environment to open the
+	// place with the opener given to Child.
+	Env() []string
+}
+
+const childEnv = "LASERKIT_FLEETTEST_CHILD"
+
+// Child runs the job a parent test gave this process, if any, and exits;
+// otherwise it returns at once. Call it first in TestMain.
+func Child(open func() (fleet.Store, error)) {
+	job := os.Getenv(childEnv)
+	if job == "" {
+		return
+	}
+	if err := runChild(job, open); err != nil {
+		fmt.Fprintln(os.Stderr, "fleettest child:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// runChild does one of:
+//
+//	update RUN N          N increments of the run's Checks, each on a fresh store
+//	events RUN PREFIX N   N events PREFIX-0…, each appended twice
+//	authorize FLEET RUN   one attempt to spend an authorization for "npm publish"
+func runChild(job string, open func() (fleet.Store, error)) error {
+	f := strings.Fields(job)
+	ctx := context.Background()
+	s, err := open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch {
+	case len(f) == 3 && f[0] == "update":
+		n, _ := strconv.Atoi(f[2])
+		for i := 0; i < n; i++ {
+			s2, err := open()
+			if err != nil {
+				return err
+			}
+			_, err = s2.UpdateRun(ctx, f[1], func(r *fleet.Run) error { r.Checks++; return nil })
+			s2.Close()
+			if err != nil {
+				return err
+			}
+		}
+	case len(f) == 4 && f[0] == "events":
+		n, _ := strconv.Atoi(f[3])
+		for i := 0; i < n; i++ {
+			for k := 0; k < 2; k++ {
+				if _, err := s.AppendEvent(ctx, f[1], fleet.Event{ID: fmt.Sprintf("%s-%d", f[2], i), Kind: fleet.KindTool, Name: "Bash"}); err != nil {
+					return err
+				}
+			}
+		}
+	case len(f) == 3 && f[0] == "authorize":
+		_, ok, err := fleet.Authorize(ctx, s, f[1], f[2], "a", "npm publish", time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC))
+		if err != nil {
+			return err
+		}
+		if ok {
+			fmt.Println("granted")
+		}
+	default:
+		return fmt.Errorf("unknown job %q", job)
+	}
+	return nil
+}
+
+// Processes runs the behaviours that need several processes: updates of
+// one run that lose nothing, events kept once however many processes
+// record them, an authorization spent once among racing processes.
+func Processes(t *testing.T, newPlace func(t *testing.T) Place) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+	spawn := func(t *testing.T, p Place, jobs []string) []string {
+		t.Helper()
+		cmds := make([]*exec.Cmd, len(jobs))
+		outs := make([]*strings.Builder, len(jobs))
+		for i, job := range jobs {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(append(os.Environ(), p.Env()...), childEnv+"="+job)
+			outs[i] = &strings.Builder{}
+			cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds[i] = cmd
+		}
+		res := make([]string, len(jobs))
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("child %q: %v: %s", jobs[i], err, outs[i])
+			}
+			res[i] = outs[i].String()
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+		return res
+	}
+
+	t.Run("processes updating one run lose nothing", func(t *testing.T) {
+		p := newPlace(t)
+		if err := p.Open(t).CreateRun(ctx, fleet.Run{ID: "shared", Created: t0}); err != nil {
+			t.Fatal(err)
+		}
+		spawn(t, p, []string{"update shared 15", "update shared 15", "update shared 15", "update shared 15"})
+		if r, err := p.Open(t).Run(ctx, "shared"); err != nil || r.Checks != 60 {
+			t.Fatalf("Checks = %d, %v; want 60 from 4 processes × 15", r.Checks, err)
+		}
+	})
+
+	t.Run("processes recording the same events keep each once", func(t *testing.T) {
+		p := newPlace(t)
+		spawn(t, p, []string{"events r e 20", "events r e 20", "events r f 20"})
+		evs, err := p.Open(t).Events(ctx, "r")
+		if err != nil || len(evs) != 40 {
+			t.Fatalf("%d events, %v; want 40 (20 ids twice over, and 20 more)", len(evs), err)
+		}
+		seen := map[string]bool{}
+		for _, e := range evs {
+			if seen[e.ID] {
+				t.Fatalf("event %s kept twice", e.ID)
+			}
+			seen[e.ID] = true
+		}
+	})
+
+	t.Run("an authorization is spent once among processes", func(t *testing.T) {
+		p := newPlace(t)
+		a := fleet.Authorization{ID: "once", Fleet: "f", Action: "npm publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
+		if err := p.Open(t).AddAuthorization(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		var jobs []string
+		for i := 0; i < 6; i++ {
+			jobs = append(jobs, fmt.Sprintf("authorize f r%d", i))
+		}
+		granted := 0
+		for _, out := range spawn(t, p, jobs) {
+			if strings.Contains(out, "granted") {
+				granted++
+			}
+		}
+		if granted != 1 {
+			t.Fatalf("granted %d times among 6 processes, want once", granted)
+		}
+	})
 }
