@@ -10,7 +10,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/backend"
 )
 
 type checkOptions struct {
@@ -67,12 +67,14 @@ second and at the end. Exit status: 0, or 2 if any line was bad.`,
 	return cmd
 }
 
-func openStore() (*localstore.Store, error) {
-	paths, err := localstore.DefaultPaths()
+// openStore opens laserbrain's run store on the backend LASERBRAIN_STORE
+// names (the local home by default).
+func openStore() (laserbrain.Store, error) {
+	cfg, err := backend.FromEnv()
 	if err != nil {
 		return nil, err
 	}
-	return localstore.Open(paths)
+	return backend.OpenRuns(cfg)
 }
 
 func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {

@@ -67,6 +67,7 @@ func readRun(id string) (*laserbrain.Run, error) {
 	if err != nil {
 		return nil, cli.Exit(usageExit, err)
 	}
+	defer store.Close()
 	r, err := store.ReadRun(context.Background(), id)
 	if err != nil { // a run that does not exist is bad input too
 		return nil, cli.Exit(usageExit, err)

@@ -109,3 +109,34 @@ func WithDatabase(dsn, name string) (string, error) {
 	// In key=value form a later keyword overrides an earlier one.
 	return dsn + " dbname='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(name) + "'", nil
 }
+
+// URL is dsn as a postgres:// URL (what LASERBRAIN_STORE takes), for a
+// key=value DSN such as the test server's: a Unix socket directory goes in
+// the host query parameter.
+func URL(t testing.TB, dsn string) string {
+	t.Helper()
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return dsn
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	u := url.URL{Scheme: "postgres", Path: "/" + cfg.Database}
+	if cfg.Password != "" {
+		u.User = url.UserPassword(cfg.User, cfg.Password)
+	} else {
+		u.User = url.User(cfg.User)
+	}
+	q := url.Values{}
+	if strings.HasPrefix(cfg.Host, "/") {
+		q.Set("host", cfg.Host)
+		if cfg.Port != 0 && cfg.Port != 5432 {
+			q.Set("port", fmt.Sprint(cfg.Port))
+		}
+	} else {
+		u.Host = fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}

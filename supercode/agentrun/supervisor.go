@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -30,13 +30,29 @@ type Supervisor struct {
 	Getenv func(string) string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// OpenFleet and OpenRuns open the stores (nil: the local defaults under
-	// $LASERBRAIN_HOME).
+	// OpenFleet and OpenRuns open the stores (nil: the backend
+	// LASERBRAIN_STORE names, package backend).
 	OpenFleet func() (fleet.Store, error)
 	OpenRuns  func() (laserbrain.Store, error)
+	// Replaying is set while the hooks replay events queued when the store
+	// was out of reach: the machine's evidence counted them then.
+	Replaying bool
 
-	fleet fleet.Store
-	runs  laserbrain.Store
+	fleet   fleet.Store
+	runs    laserbrain.Store
+	backend *backend.Backend
+}
+
+// Backend is the backend LASERBRAIN_STORE names, opened once.
+func (s *Supervisor) Backend() (*backend.Backend, error) {
+	if s.backend == nil {
+		cfg, err := backend.FromEnv()
+		if err != nil {
+			return nil, err
+		}
+		s.backend = backend.New(cfg)
+	}
+	return s.backend, nil
 }
 
 func (s *Supervisor) getenv(k string) string {
@@ -61,11 +77,11 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 	open := s.OpenFleet
 	if open == nil {
 		open = func() (fleet.Store, error) {
-			dir, err := fleet.DefaultDir()
+			b, err := s.Backend()
 			if err != nil {
 				return nil, err
 			}
-			return fleet.OpenLocal(dir)
+			return b.Fleet()
 		}
 	}
 	st, err := open()
@@ -84,11 +100,11 @@ func (s *Supervisor) Runs() (laserbrain.Store, error) {
 	open := s.OpenRuns
 	if open == nil {
 		open = func() (laserbrain.Store, error) {
-			p, err := localstore.DefaultPaths()
+			b, err := s.Backend()
 			if err != nil {
 				return nil, err
 			}
-			return localstore.Open(p)
+			return b.Runs()
 		}
 	}
 	st, err := open()
@@ -109,6 +125,10 @@ func (s *Supervisor) Close() error {
 	if s.fleet != nil {
 		errs = append(errs, s.fleet.Close())
 		s.fleet = nil
+	}
+	if s.backend != nil {
+		errs = append(errs, s.backend.Close())
+		s.backend = nil
 	}
 	return errors.Join(errs...)
 }
@@ -466,8 +486,10 @@ func (s *Supervisor) Observe(ctx context.Context, runID string, ev fleet.Event, 
 	if err != nil {
 		return true, err
 	}
-	if err := runs.RecordToolEvent(ctx, obs); err != nil {
-		return true, err
+	if !s.Replaying {
+		if err := runs.RecordToolEvent(ctx, obs); err != nil {
+			return true, err
+		}
 	}
 	r, err := st.Run(ctx, runID)
 	if err != nil || r.Task == "" {

@@ -49,7 +49,7 @@ var writeTools = map[string]string{
 // caller's run, so it is refused while the run drifts or its judgment says
 // abandon, wrong-problem or repeating, and otherwise needs a person's
 // authorization (laserbrain authorize), looked up afresh for every action.
-func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
+func (h *Handler) preToolUse(ctx context.Context, p Payload, input []byte) Answer {
 	if p.ToolName == nil {
 		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
 	}
@@ -67,7 +67,7 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 			return Answer{}
 		}
 		a := operator.Action{Kind: "write", Target: abs, Reversible: false}
-		return h.gate(ctx, p, a, "write "+abs, what)
+		return h.gate(ctx, p, input, a, "write "+abs, what)
 	}
 	command, isShell, err := shellCommand(name, p.ToolInput)
 	if err != nil {
@@ -80,7 +80,7 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	switch r.Decision {
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gate(ctx, p, a, command, r.Why)
+		return h.gate(ctx, p, input, a, command, r.Why)
 	case operator.Ask:
 		return h.unsure(p, "laserbrain operator gate: "+r.Why+" — confirm before it runs.")
 	}
@@ -97,16 +97,24 @@ func (h *Handler) unsure(p Payload, reason string) Answer {
 }
 
 // gate puts an action needing authorization to the operator, joined to
-// the caller's run.
-func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string) Answer {
+// the caller's run. When the run cannot be read because the store's
+// database is out of reach, the action is refused with the reason (the
+// command alone decided it needs the run; reversible ones never get here).
+func (h *Handler) gate(ctx context.Context, p Payload, input []byte, a operator.Action, actionText, why string) Answer {
 	c := h.caller(p)
 	run, found, err := h.Sup.Find(ctx, c)
+	if isUnreachable(err) {
+		return h.cannotRead(p, input, a, why, "the run", err)
+	}
 	if err != nil {
 		return h.failed(PreToolUse, err)
 	}
 	op := &operator.Operator{}
 	if found {
 		task, err := h.Sup.Task(ctx, run)
+		if isUnreachable(err) {
+			return h.cannotRead(p, input, a, why, "the run", err)
+		}
 		if err != nil {
 			return h.failed(PreToolUse, err)
 		}
@@ -150,23 +158,46 @@ func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, action
 		reason := refusalReason(refused, a, why)
 		h.record(ctx, run, found, p, false, reason)
 		return h.deny(reason)
+	case isUnreachable(err):
+		return h.cannotRead(p, input, a, why, "the authorizations", err)
 	default:
 		return h.failed(PreToolUse, err)
 	}
+}
+
+// cannotRead refuses an action needing authorization whose run (or
+// authorizations) the gate cannot read: the store's database is out of
+// reach. The decision is queued for the run like the observers' events,
+// and the session's first refusal explains the outage.
+func (h *Handler) cannotRead(p Payload, input []byte, a operator.Action, why, what string, cause error) Answer {
+	reason := "laserbrain: cannot read " + what + ": " + reasonOf(cause) + ". " + capitalize(actionWhat(a, why)) +
+		", and nothing irreversible or outward runs while the run cannot be read; reversible actions go on. Do not retry it in another form."
+	if h.firstTold(p.SessionID) {
+		reason += " " + outageNotice(cause)
+	}
+	if err := h.enqueue(PreToolUse, input, &gateDecision{OK: false, Text: reason}); err != nil {
+		h.log(fmt.Sprintf("laserbrain hook pre-tool-use: the refusal could not be queued: %v", err))
+	}
+	return h.deny(reason)
+}
+
+// actionWhat says what kind of action was refused.
+func actionWhat(a operator.Action, why string) string {
+	what := "this command is irreversible or outward"
+	if a.Kind == "write" {
+		return "this file is protected (" + why + ")"
+	}
+	if why != "" {
+		what += " — " + why
+	}
+	return what
 }
 
 // refusalReason is written for the model: what was refused, why, and what
 // to do instead. The reasons differ by cause, so the agent (and a test)
 // can tell a drifting run's refusal from a plain one.
 func refusalReason(r *operator.Refused, a operator.Action, why string) string {
-	what := "this command is irreversible or outward"
-	if a.Kind == "write" {
-		what = "this file is protected (" + why + ")"
-		why = ""
-	}
-	if why != "" {
-		what += " — " + why
-	}
+	what := actionWhat(a, why)
 	switch r.Code {
 	case operator.RefusedDrift:
 		return "laserbrain: refused because your run is drifting: " + r.Reason + ". " + capitalize(what) +
@@ -193,11 +224,15 @@ func (h *Handler) record(ctx context.Context, run fleet.Run, found bool, p Paylo
 	if !found {
 		return
 	}
+	h.recordOn(ctx, run.ID, p, ok, text)
+}
+
+func (h *Handler) recordOn(ctx context.Context, runID string, p Payload, ok bool, text string) {
 	st, err := h.Sup.Fleet()
 	if err != nil {
 		return
 	}
-	id := ""
+	id := h.eventID("gate")
 	if p.ToolUseID != "" {
 		id = "gate:" + p.ToolUseID
 	}
@@ -205,7 +240,7 @@ func (h *Handler) record(ctx context.Context, run fleet.Run, found bool, p Paylo
 	if p.ToolName != nil {
 		name = *p.ToolName
 	}
-	_, _ = st.AppendEvent(ctx, run.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: name, OK: &ok, Text: text, Session: p.SessionID})
+	_, _ = st.AppendEvent(ctx, runID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: name, OK: &ok, Text: text, Session: p.SessionID})
 }
 
 func (h *Handler) deny(reason string) Answer {

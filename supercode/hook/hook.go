@@ -77,6 +77,11 @@ type Handler struct {
 	Format string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// QueueDir holds the events observed while the store's database was
+	// out of reach (default: the backend's, under $LASERBRAIN_HOME).
+	QueueDir string
+
+	replayID string // the queue entry being replayed
 }
 
 func (h *Handler) now() time.Time {
@@ -99,9 +104,15 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return h.failed(ev, err)
 	}
+	if ev == PreToolUse {
+		return h.preToolUse(ctx, p, input)
+	}
+	// An observer first records what waits in the queue (in order, before
+	// its own event), if the store is back.
+	if _, ferr := h.Flush(ctx); ferr != nil && !isUnreachable(ferr) {
+		h.log(fmt.Sprintf("laserbrain hook %s: flushing the queue: %v", ev, ferr))
+	}
 	switch ev {
-	case PreToolUse:
-		return h.preToolUse(ctx, p)
 	case PostToolUse, PostToolUseFailure:
 		err = h.postToolUse(ctx, ev, p)
 	case UserPromptSubmit:
@@ -114,6 +125,13 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 		err = h.sessionEnd(ctx, p)
 	default:
 		err = fmt.Errorf("unknown hook event %q", ev)
+	}
+	if isUnreachable(err) {
+		// The store's database is out of reach: keep the event for later.
+		if qerr := h.enqueue(ev, input, nil); qerr != nil {
+			return h.failed(ev, fmt.Errorf("%v, and the event could not be queued: %w", err, qerr))
+		}
+		return h.unreachable(ev, p, err)
 	}
 	if err != nil {
 		return h.failed(ev, err)

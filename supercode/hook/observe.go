@@ -45,7 +45,7 @@ func (h *Handler) postToolUse(ctx context.Context, ev Event, p Payload) error {
 	if len(result) > maxResult {
 		result = nil // kept small; the transcript has it whole
 	}
-	id := ""
+	id := h.eventID("tool")
 	if p.ToolUseID != "" {
 		id = "tool:" + p.ToolUseID
 	}
@@ -104,7 +104,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, p Payload) error {
 	if len(text) > 1000 {
 		text = text[:1000] + "…"
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: p.SessionID})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("prompt"), At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: p.SessionID})
 	return err
 }
 
@@ -127,7 +127,7 @@ func (h *Handler) stop(ctx context.Context, p Payload) (Answer, error) {
 	}
 	block := r.Last != nil && r.Last.Drifting && !p.StopHookActive
 	yes, no := true, false
-	ev := fleet.Event{At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: &yes, Session: p.SessionID,
+	ev := fleet.Event{ID: h.eventID("stop"), At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: &yes, Session: p.SessionID,
 		Text: "judgment " + j.Verdict}
 	var ans Answer
 	if block {
@@ -158,7 +158,7 @@ func (h *Handler) sessionStart(ctx context.Context, p Payload) error {
 	if err != nil {
 		return err
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: p.Source, Session: p.SessionID})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: p.Source, Session: p.SessionID})
 	return err
 }
 
@@ -178,7 +178,7 @@ func (h *Handler) sessionEnd(ctx context.Context, p Payload) error {
 			return err
 		}
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: p.Reason, Session: p.SessionID})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: p.Reason, Session: p.SessionID})
 	return err
 }
 

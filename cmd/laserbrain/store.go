@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/hook"
+)
+
+// storeExit is the status of a store command that could not do its job
+// (the database out of reach, a schema it will not touch).
+const storeExit = 1
+
+func newStoreCmd(streams *cli.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "store",
+		Short: "Where runs, events and authorizations are kept: status, init, migrate, flush",
+		Long: `Everything laserbrain and its hooks keep lives in one store. By default it is
+the files under $LASERBRAIN_HOME (nothing to set up). Set
+
+  LASERBRAIN_STORE=postgres://user@host/db
+
+and every command, hook and MCP server uses that PostgreSQL database
+instead, so agents on several machines working one repository (one fleet:
+the repository's first commit) see each other. The machine's evidence
+counters and the hooks' queue stay in the local home. Passwords in
+connection strings are never printed.
+
+  laserbrain store status             which store, reachable, schema, queued events
+  laserbrain store init               create the schema (idempotent; never alters a table)
+  laserbrain store migrate --from local
+                                      copy this home into the store LASERBRAIN_STORE names
+  laserbrain store flush              record the events hooks queued while it was unreachable`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newStoreStatusCmd(streams), newStoreInitCmd(streams), newStoreMigrateCmd(streams), newStoreFlushCmd(streams))
+	return cmd
+}
+
+func storeConfig() (backend.Config, error) {
+	cfg, err := backend.FromEnv()
+	if err != nil {
+		return cfg, cli.Usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Say which store is in use and whether it can be used now (exit 1 if not)",
+		Args:  cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := storeConfig()
+			if err != nil {
+				return err
+			}
+			st := backend.Check(context.Background(), cfg)
+			st.Queued = hook.QueueLength(cfg.QueueDir())
+			if asJSON {
+				if err := writeJSONIndented(streams.Out, st); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(streams.Out, "store:  %s (%s)\n", st.Where, st.Kind)
+				switch {
+				case !st.Reachable:
+					fmt.Fprintf(streams.Out, "state:  unreachable: %s\n", st.Problem)
+				case !st.Schema:
+					fmt.Fprintf(streams.Out, "state:  no schema: %s\n", st.Problem)
+				default:
+					fmt.Fprintln(streams.Out, "state:  ready")
+				}
+				fmt.Fprintf(streams.Out, "queued: %d event(s) waiting in %s\n", st.Queued, cfg.QueueDir())
+			}
+			if !st.Reachable || !st.Schema {
+				return cli.SilentExit(storeExit)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func newStoreInitCmd(streams *cli.IOStreams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the PostgreSQL schema LASERBRAIN_STORE names (idempotent; never alters a table)",
+		Long: `init creates, in the database LASERBRAIN_STORE names, the "laserbrain" schema
+and whichever of its tables are missing, in one transaction. Running it again
+changes nothing. It never alters or drops a table: a table from another
+version that lacks a column is reported and left alone (exit 1).`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := storeConfig()
+			if err != nil {
+				return err
+			}
+			if cfg.Kind != backend.Postgres {
+				return cli.Usagef("%s is unset or local: the local files need no init (set %s=postgres://…)", backend.Env, backend.Env)
+			}
+			created, err := backend.Init(context.Background(), cfg)
+			if err != nil {
+				return cli.Exit(storeExit, err)
+			}
+			if asJSON {
+				if created == nil {
+					created = []string{}
+				}
+				return writeJSONLine(streams.Out, map[string]any{"store": cfg.String(), "created": created})
+			}
+			if len(created) == 0 {
+				fmt.Fprintf(streams.Out, "%s: the schema is complete; nothing created\n", cfg)
+				return nil
+			}
+			fmt.Fprintf(streams.Out, "%s: created %d table(s):\n", cfg, len(created))
+			for _, t := range created {
+				fmt.Fprintf(streams.Out, "  %s\n", t)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was created as JSON")
+	return cmd
+}
+
+type migrateOptions struct {
+	from, to         string
+	fromHome, toHome string
+	json             bool
+}
+
+func newStoreMigrateCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &migrateOptions{}
+	cmd := &cobra.Command{
+		Use:   "migrate --from local|URL [--from-home DIR] [--to local|URL] [--to-home DIR]",
+		Short: "Copy one store into another (a home into the database, or back)",
+		Long: `migrate copies laserbrain's runs with their histories, the context store,
+and the fleet's runs, events and authorizations from one store into another.
+--to defaults to the store LASERBRAIN_STORE names; a local side is the home
+--from-home / --to-home (default $LASERBRAIN_HOME's). It can be run again:
+what the target already has is left alone and counted as present, and one
+source's contexts are combined into the target once.
+
+  laserbrain store migrate --from local                       this home into $LASERBRAIN_STORE
+  laserbrain store migrate --from postgres://… --to local --to-home ~/lb-copy`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.from == "" {
+				return cli.Usagef("--from is required: local, or a postgres:// URL")
+			}
+			from, err := backend.Parse(opts.from, opts.fromHome)
+			if err != nil {
+				return cli.Usagef("--from %v", err)
+			}
+			var to backend.Config
+			if opts.to == "" {
+				if to, err = storeConfig(); err != nil {
+					return err
+				}
+				if opts.toHome != "" {
+					to, err = backend.Parse(to.DSN, opts.toHome)
+				}
+			} else {
+				to, err = backend.Parse(opts.to, opts.toHome)
+			}
+			if err != nil {
+				return cli.Usagef("--to %v", err)
+			}
+			if from.Kind == to.Kind && from.String() == to.String() {
+				return cli.Usagef("--from and --to are the same store (%s): set %s or --to", from, backend.Env)
+			}
+			rep, err := backend.Migrate(context.Background(), from, to)
+			if err != nil {
+				return cli.Exit(storeExit, err)
+			}
+			if opts.json {
+				return writeJSONIndented(streams.Out, rep)
+			}
+			fmt.Fprintf(streams.Out, "from %s\nto   %s\n", rep.From, rep.To)
+			fmt.Fprintf(streams.Out, "runs:           %d copied, %d already there\n", rep.Runs.Copied, rep.Runs.Present)
+			ctxNote := "combined"
+			if rep.ContextsBefore {
+				ctxNote = "already combined from this source before; left as they are"
+			}
+			fmt.Fprintf(streams.Out, "contexts:       %d, %s\n", rep.Contexts, ctxNote)
+			fmt.Fprintf(streams.Out, "fleet runs:     %d copied, %d already there\n", rep.FleetRuns.Copied, rep.FleetRuns.Present)
+			fmt.Fprintf(streams.Out, "events:         %d copied, %d already there\n", rep.Events.Copied, rep.Events.Present)
+			fmt.Fprintf(streams.Out, "authorizations: %d copied, %d already there\n", rep.Authorizations.Copied, rep.Authorizations.Present)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.from, "from", "", "the store to copy: local, or a postgres:// URL")
+	f.StringVar(&opts.to, "to", "", "the store to copy into (default: LASERBRAIN_STORE)")
+	f.StringVar(&opts.fromHome, "from-home", "", "the home of a local --from (default: LASERBRAIN_HOME's)")
+	f.StringVar(&opts.toHome, "to-home", "", "the home of a local --to (default: LASERBRAIN_HOME's)")
+	f.BoolVar(&opts.json, "json", false, "print what was copied as JSON")
+	return cmd
+}
+
+func newStoreFlushCmd(streams *cli.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "flush",
+		Short: "Record now the events hooks queued while the store was out of reach (exit 1 if it still is)",
+		Args:  cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := storeConfig(); err != nil {
+				return err
+			}
+			h := &hook.Handler{Sup: &agentrun.Supervisor{}}
+			defer h.Sup.Close()
+			n, err := h.Flush(context.Background())
+			if errors.Is(err, pgdb.ErrUnavailable) {
+				return cli.Exit(storeExit, fmt.Errorf("%d event(s) recorded, the rest wait: %w", n, err))
+			}
+			if err != nil {
+				return cli.Exit(storeExit, err)
+			}
+			fmt.Fprintf(streams.Out, "%d queued event(s) recorded\n", n)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,274 @@
+// Package backend opens the stores a laserbrain process uses —
+// laserbrain's run store and the fleet store — on the backend
+// LASERBRAIN_STORE names: unset or "local" for the files under
+// $LASERBRAIN_HOME (the default, nothing to set up), or a PostgreSQL
+// database, postgres://… or postgresql://…, shared by every machine of a
+// fleet. It is the one place that reads LASERBRAIN_STORE; every command and
+// hook opens its stores through it.
+//
+// Under PostgreSQL the home still holds what belongs to the machine: the
+// evidence counters (its tool calls), and the hooks' queue of events
+// observed while the database was out of reach.
+//
+// Nothing connects before a store is used, and nothing here runs at
+// package init: a hook that decides without a store pays nothing for one.
+// Connection strings are only ever shown with the password masked.
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/internal/pgdsn"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/laserbrain/pgstore"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/fleet/pgfleet"
+)
+
+// Env is the variable that chooses the backend.
+const Env = "LASERBRAIN_STORE"
+
+// Kinds of backend.
+const (
+	Local    = "local"
+	Postgres = "postgres"
+)
+
+// Config says where the stores live.
+type Config struct {
+	Kind string
+	// DSN is the PostgreSQL connection string (Kind Postgres).
+	DSN string
+	// Home is the local home: the stores themselves for Kind Local, the
+	// machine's evidence and the hooks' queue for both.
+	Home localstore.Paths
+	// FleetDir is the local fleet store's directory.
+	FleetDir string
+}
+
+// FromEnv reads LASERBRAIN_STORE and LASERBRAIN_HOME.
+func FromEnv() (Config, error) {
+	cfg, err := Parse(os.Getenv(Env), "")
+	if err != nil {
+		return Config{}, fmt.Errorf("%s=%w", Env, err)
+	}
+	return cfg, nil
+}
+
+// Parse reads a store's name: "local" (or "") for the files under home
+// (default: LASERBRAIN_HOME's), or a postgres:// URL; home is the
+// machine's home either way.
+func Parse(spec, home string) (Config, error) {
+	var cfg Config
+	if home != "" {
+		abs, err := filepath.Abs(home)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.Home = localstore.Paths{Home: abs, Config: filepath.Join(abs, "config")}
+		cfg.FleetDir = filepath.Join(abs, "fleet")
+	} else {
+		p, err := localstore.DefaultPaths()
+		if err != nil {
+			return Config{}, err
+		}
+		fdir, err := fleet.DefaultDir()
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.Home, cfg.FleetDir = p, fdir
+	}
+	v := strings.TrimSpace(spec)
+	switch {
+	case v == "" || v == Local:
+		cfg.Kind = Local
+	case strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://"):
+		cfg.Kind, cfg.DSN = Postgres, v
+	default:
+		return Config{}, fmt.Errorf("%s: want %q (the files under LASERBRAIN_HOME, the default) or a postgres:// URL", pgdsn.Mask(v), Local)
+	}
+	return cfg, nil
+}
+
+// String says where the stores are, without a password.
+func (c Config) String() string {
+	if c.Kind == Postgres {
+		return pgdsn.Mask(c.DSN)
+	}
+	return c.Home.Home
+}
+
+// QueueDir is where the hooks keep events observed while the database was
+// out of reach.
+func (c Config) QueueDir() string { return filepath.Join(c.Home.Home, "queue") }
+
+// Evidence is the machine's evidence counters.
+func (c Config) Evidence() *localstore.Evidence { return localstore.OpenEvidence(c.Home.Config) }
+
+// OpenRuns opens laserbrain's run store alone (with its own pool under
+// PostgreSQL), for commands that need nothing else.
+func OpenRuns(c Config) (laserbrain.Store, error) {
+	if c.Kind != Postgres {
+		return localstore.Open(c.Home)
+	}
+	if err := os.MkdirAll(c.Home.Config, 0o755); err != nil {
+		return nil, err
+	}
+	return pgstore.Open(c.DSN, pgstore.Options{Evidence: c.Evidence()})
+}
+
+// Backend is both stores on one backend, opened on first use, sharing one
+// pool under PostgreSQL.
+type Backend struct {
+	cfg   Config
+	mu    sync.Mutex
+	pool  *pgxpool.Pool
+	runs  laserbrain.Store
+	fleet fleet.Store
+}
+
+// New is a backend for c; nothing is opened yet.
+func New(c Config) *Backend { return &Backend{cfg: c} }
+
+// Config is where the backend's stores live.
+func (b *Backend) Config() Config { return b.cfg }
+
+func (b *Backend) poolLocked() (*pgxpool.Pool, error) {
+	if b.pool == nil {
+		p, err := pgdb.NewPool(b.cfg.DSN, 4)
+		if err != nil {
+			return nil, err
+		}
+		b.pool = p
+	}
+	return b.pool, nil
+}
+
+// Runs opens laserbrain's run store once.
+func (b *Backend) Runs() (laserbrain.Store, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.runs != nil {
+		return b.runs, nil
+	}
+	if b.cfg.Kind != Postgres {
+		s, err := localstore.Open(b.cfg.Home)
+		if err != nil {
+			return nil, err
+		}
+		b.runs = s
+		return s, nil
+	}
+	pool, err := b.poolLocked()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(b.cfg.Home.Config, 0o755); err != nil {
+		return nil, err
+	}
+	b.runs = pgstore.New(pool, b.cfg.DSN, pgstore.Options{Evidence: b.cfg.Evidence()})
+	return b.runs, nil
+}
+
+// Fleet opens the fleet store once.
+func (b *Backend) Fleet() (fleet.Store, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.fleet != nil {
+		return b.fleet, nil
+	}
+	if b.cfg.Kind != Postgres {
+		s, err := fleet.OpenLocal(b.cfg.FleetDir)
+		if err != nil {
+			return nil, err
+		}
+		b.fleet = s
+		return s, nil
+	}
+	pool, err := b.poolLocked()
+	if err != nil {
+		return nil, err
+	}
+	b.fleet = pgfleet.New(pool, b.cfg.DSN)
+	return b.fleet, nil
+}
+
+// Close flushes and closes whatever was opened.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var errs []error
+	if b.runs != nil {
+		errs = append(errs, b.runs.Close())
+		b.runs = nil
+	}
+	if b.fleet != nil {
+		errs = append(errs, b.fleet.Close())
+		b.fleet = nil
+	}
+	if b.pool != nil {
+		b.pool.Close()
+		b.pool = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Components are every part of the PostgreSQL schema, in creation order.
+var Components = []pgdb.Component{pgstore.Component, pgfleet.Component}
+
+// Init creates the PostgreSQL schema where it is missing (idempotent; it
+// never alters a table) and returns the tables it created. The local
+// backend needs none: it says so with an error.
+func Init(ctx context.Context, c Config) ([]string, error) {
+	if c.Kind != Postgres {
+		return nil, fmt.Errorf("%s is not a PostgreSQL store: the local files need no init (set %s=postgres://…)", c, Env)
+	}
+	pool, err := pgdb.NewPool(c.DSN, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	created, err := pgdb.Init(ctx, pool, Components...)
+	return created, pgdb.Wrap(err, c.DSN)
+}
+
+// Status is what `laserbrain store status` reports.
+type Status struct {
+	Kind      string `json:"kind"`
+	Where     string `json:"where"`
+	Reachable bool   `json:"reachable"`
+	Schema    bool   `json:"schema"`
+	Problem   string `json:"problem,omitempty"`
+	Queued    int    `json:"queued"`
+}
+
+// Check says whether the backend can be used now: reachable, with its
+// schema.
+func Check(ctx context.Context, c Config) Status {
+	st := Status{Kind: c.Kind, Where: c.String(), Reachable: true, Schema: true}
+	if c.Kind != Postgres {
+		return st
+	}
+	pool, err := pgdb.NewPool(c.DSN, 1)
+	if err != nil {
+		st.Reachable, st.Schema, st.Problem = false, false, err.Error()
+		return st
+	}
+	defer pool.Close()
+	if err := pgdb.Check(ctx, pool, Components...); err != nil {
+		err = pgdb.Wrap(err, c.DSN)
+		st.Schema, st.Problem = false, err.Error()
+		st.Reachable = !errors.Is(err, pgdb.ErrUnavailable)
+	}
+	return st
+}

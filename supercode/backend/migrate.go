@@ -1,0 +1,208 @@
+package backend
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// Copied counts what a migration copied and what the target had already.
+type Copied struct {
+	Copied  int `json:"copied"`
+	Present int `json:"present"`
+}
+
+// MigrateReport says what Migrate did.
+type MigrateReport struct {
+	From           string `json:"from"`
+	To             string `json:"to"`
+	Runs           Copied `json:"runs"`
+	Contexts       int    `json:"contexts"`
+	ContextsBefore bool   `json:"contexts_imported_before"`
+	FleetRuns      Copied `json:"fleet_runs"`
+	Events         Copied `json:"events"`
+	Authorizations Copied `json:"authorizations"`
+}
+
+// Migrate copies everything from one backend into another: laserbrain's
+// runs with their histories, the context store, and the fleet's runs,
+// events and authorizations. It can be run again: what the target has is
+// left as it is, and the contexts of one source are combined into the
+// target once (a source is named by an id kept in it).
+func Migrate(ctx context.Context, from, to Config) (MigrateReport, error) {
+	rep := MigrateReport{From: from.String(), To: to.String()}
+	if from.Kind == to.Kind && from.String() == to.String() {
+		return rep, fmt.Errorf("migrate from %s to itself", from)
+	}
+	src, dst := New(from), New(to)
+	defer src.Close()
+	defer dst.Close()
+	if err := copyRuns(ctx, src, dst, &rep); err != nil {
+		return rep, err
+	}
+	if err := copyFleet(ctx, src, dst, &rep); err != nil {
+		return rep, err
+	}
+	if err := dst.Close(); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+func copyRuns(ctx context.Context, src, dst *Backend, rep *MigrateReport) error {
+	sr, err := src.Runs()
+	if err != nil {
+		return err
+	}
+	dr, err := dst.Runs()
+	if err != nil {
+		return err
+	}
+	exp, ok1 := sr.(laserbrain.Exporter)
+	imp, ok2 := dr.(laserbrain.Importer)
+	if !ok1 || !ok2 {
+		return errors.New("these stores cannot be copied")
+	}
+	ids, err := exp.RunIDs(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the runs of %s: %w", src.cfg, err)
+	}
+	for _, id := range ids {
+		r, err := sr.ReadRun(ctx, id)
+		if err != nil {
+			return fmt.Errorf("reading run %s from %s: %w", id, src.cfg, err)
+		}
+		switch err := imp.ImportRun(ctx, r); {
+		case errors.Is(err, laserbrain.ErrRunExists):
+			rep.Runs.Present++
+		case err != nil:
+			return fmt.Errorf("copying run %s: %w", id, err)
+		default:
+			rep.Runs.Copied++
+		}
+	}
+	entries, err := exp.ContextEntries(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the contexts of %s: %w", src.cfg, err)
+	}
+	source, err := sourceID(ctx, src.cfg)
+	if err != nil {
+		return err
+	}
+	imported, err := imp.ImportContexts(ctx, source, entries)
+	if err != nil {
+		return fmt.Errorf("copying the contexts: %w", err)
+	}
+	rep.Contexts, rep.ContextsBefore = len(entries), !imported
+	return nil
+}
+
+func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport) error {
+	sf, err := src.Fleet()
+	if err != nil {
+		return err
+	}
+	df, err := dst.Fleet()
+	if err != nil {
+		return err
+	}
+	runs, err := sf.ListRuns(ctx, fleet.RunFilter{})
+	if err != nil {
+		return fmt.Errorf("listing the fleet's runs in %s: %w", src.cfg, err)
+	}
+	for _, r := range runs {
+		switch err := df.CreateRun(ctx, r); {
+		case errors.Is(err, fleet.ErrExists):
+			rep.FleetRuns.Present++
+		case err != nil:
+			return fmt.Errorf("copying fleet run %s: %w", r.ID, err)
+		default:
+			rep.FleetRuns.Copied++
+		}
+		evs, err := sf.Events(ctx, r.ID)
+		if err != nil {
+			return fmt.Errorf("reading the events of run %s: %w", r.ID, err)
+		}
+		for _, e := range evs {
+			added, err := df.AppendEvent(ctx, r.ID, e)
+			if err != nil {
+				return fmt.Errorf("copying an event of run %s: %w", r.ID, err)
+			}
+			if added {
+				rep.Events.Copied++
+			} else {
+				rep.Events.Present++
+			}
+		}
+	}
+	auths, err := sf.ListAuthorizations(ctx, "")
+	if err != nil {
+		return fmt.Errorf("listing the authorizations in %s: %w", src.cfg, err)
+	}
+	for _, a := range auths {
+		switch err := df.AddAuthorization(ctx, a); {
+		case errors.Is(err, fleet.ErrExists):
+			rep.Authorizations.Present++
+		case err != nil:
+			return fmt.Errorf("copying authorization %s: %w", a.ID, err)
+		default:
+			rep.Authorizations.Copied++
+		}
+	}
+	return nil
+}
+
+// sourceID names a store as a migration source, the same every time: an id
+// kept in the home (store-id) or in the database.
+func sourceID(ctx context.Context, c Config) (string, error) {
+	if c.Kind != Postgres {
+		p := filepath.Join(c.Home.Home, "store-id")
+		if b, err := os.ReadFile(p); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+			return "home:" + strings.TrimSpace(string(b)), nil
+		}
+		id := randomID()
+		if err := fsx.WriteFile(p, []byte(id+"\n"), 0o644); err != nil {
+			return "", err
+		}
+		return "home:" + id, nil
+	}
+	pool, err := pgdb.NewPool(c.DSN, 1)
+	if err != nil {
+		return "", err
+	}
+	defer pool.Close()
+	var id string
+	err = pgdb.Tx(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('laserbrain store id'))`); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `SELECT id FROM laserbrain.applied WHERE id LIKE 'store-id:%' LIMIT 1`).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			id = "store-id:" + randomID()
+			_, err = tx.Exec(ctx, `INSERT INTO laserbrain.applied (id) VALUES ($1)`, id)
+		}
+		return err
+	})
+	if err != nil {
+		return "", pgdb.Wrap(err, c.DSN)
+	}
+	return "db:" + strings.TrimPrefix(id, "store-id:"), nil
+}
+
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,343 @@
+package hook
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// When the store is a database and it is out of reach, no observed event
+// is lost: the observer hooks append the event to a queue on this machine
+// ($LASERBRAIN_HOME/queue/pending.jsonl, one synced line each) and the
+// next observer hook that reaches the database replays the queue, oldest
+// first, before its own event. Replays are idempotent: every event a
+// queued hook records gets an id derived from the queue entry (or the
+// tool call's own id), so an entry replayed twice — a flush cut short —
+// is recorded once, and the machine's evidence, counted when the event was
+// queued, is not counted again.
+//
+// Appenders hold queue.lock shared; a flusher takes flush.lock (one
+// flusher at a time, the others go on without waiting), then queue.lock
+// exclusively just long enough to rename pending.jsonl to flushing.jsonl,
+// and replays that file; what it could not replay stays there, first in
+// line for the next flush.
+//
+// Each session is told once, on the first hook that finds the database out
+// of reach, what that means; told/<session> remembers it until a flush
+// empties the queue.
+
+// queued is one queue entry.
+type queued struct {
+	ID    string            `json:"id"`
+	At    time.Time         `json:"at"`
+	Event Event             `json:"event"`
+	Input json.RawMessage   `json:"input"`
+	Env   map[string]string `json:"env"`
+	// Decision is the gate's answer, for an entry that records one.
+	Decision *gateDecision `json:"decision,omitempty"`
+}
+
+// gateDecision is a pre-tool-use answer to record on the run.
+type gateDecision struct {
+	OK   bool   `json:"ok"`
+	Text string `json:"text"`
+}
+
+// queueEnv is the environment a replay needs to find the caller's run.
+var queueEnv = []string{agentrun.EnvRun, agentrun.EnvAgent, agentrun.EnvFleet, "CLAUDE_CODE_SESSION_ID", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ATTENDED"}
+
+func (h *Handler) queueDir() (string, error) {
+	if h.QueueDir != "" {
+		return h.QueueDir, nil
+	}
+	b, err := h.Sup.Backend()
+	if err != nil {
+		return "", err
+	}
+	return b.Config().QueueDir(), nil
+}
+
+func newQueueID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// enqueue keeps one event for later.
+func (h *Handler) enqueue(ev Event, input []byte, dec *gateDecision) error {
+	dir, err := h.queueDir()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	q := queued{ID: newQueueID(), At: h.now(), Event: ev, Input: json.RawMessage(bytes.TrimSpace(input)), Env: map[string]string{}, Decision: dec}
+	if !json.Valid(q.Input) {
+		return errors.New("the event is not JSON")
+	}
+	for _, k := range queueEnv {
+		if v := h.Sup.Getenv; v != nil {
+			if x := v(k); x != "" {
+				q.Env[k] = x
+			}
+		} else if x := os.Getenv(k); x != "" {
+			q.Env[k] = x
+		}
+	}
+	line, err := json.Marshal(q)
+	if err != nil {
+		return err
+	}
+	lk := flock.New(filepath.Join(dir, "queue.lock"))
+	if err := lk.RLock(); err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	return fsx.AppendSync(filepath.Join(dir, "pending.jsonl"), append(line, '\n'), 0o644)
+}
+
+// QueueLength counts the events waiting in the queue under dir.
+func QueueLength(dir string) int {
+	n := 0
+	for _, name := range []string{"flushing.jsonl", "pending.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil {
+			n += bytes.Count(data, []byte("\n"))
+		}
+	}
+	return n
+}
+
+// Flush replays the queue, if there is one and nobody else is replaying
+// it. It stops at the first entry the database cannot take (still out of
+// reach) and reports how many it replayed; entries that fail for any
+// other reason are logged and dropped, so one bad entry cannot hold the
+// queue up.
+func (h *Handler) Flush(ctx context.Context) (replayed int, err error) {
+	dir, err := h.queueDir()
+	if err != nil {
+		return 0, err
+	}
+	pending, flushing := filepath.Join(dir, "pending.jsonl"), filepath.Join(dir, "flushing.jsonl")
+	if !exists(pending) && !exists(flushing) {
+		return 0, nil
+	}
+	fl := flock.New(filepath.Join(dir, "flush.lock"))
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return 0, err
+	}
+	defer fl.Unlock()
+	for {
+		if exists(flushing) {
+			n, err := h.replayFile(ctx, flushing)
+			replayed += n
+			if err != nil {
+				return replayed, err
+			}
+		}
+		if !exists(pending) {
+			break
+		}
+		ql := flock.New(filepath.Join(dir, "queue.lock"))
+		if err := ql.Lock(); err != nil {
+			return replayed, err
+		}
+		err := os.Rename(pending, flushing)
+		ql.Unlock()
+		if err != nil {
+			return replayed, err
+		}
+	}
+	// The outage is over: a later one is announced again.
+	told, _ := filepath.Glob(filepath.Join(dir, "told", "*"))
+	for _, p := range told {
+		os.Remove(p)
+	}
+	return replayed, nil
+}
+
+func exists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Size() > 0
+}
+
+// replayFile replays the entries of path in order, then removes it; on an
+// unreachable database it rewrites path with the entries left.
+func (h *Handler) replayFile(ctx context.Context, path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), MaxInput*2)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			lines = append(lines, bytes.Clone(sc.Bytes()))
+		}
+	}
+	for i, line := range lines {
+		var q queued
+		if err := json.Unmarshal(line, &q); err != nil {
+			h.log(fmt.Sprintf("laserbrain hook queue: dropped an unreadable entry: %v", err))
+			continue
+		}
+		if err := h.replay(ctx, q); err != nil {
+			if errors.Is(err, pgdb.ErrUnavailable) {
+				rest := bytes.Join(lines[i:], []byte("\n"))
+				if werr := fsx.WriteFile(path, append(rest, '\n'), 0o644); werr != nil {
+					return i, werr
+				}
+				return i, err
+			}
+			h.log(fmt.Sprintf("laserbrain hook queue: dropped %s entry %s: %v", q.Event, q.ID, err))
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return len(lines), err
+	}
+	return len(lines), nil
+}
+
+// replay records one queued event through this handler's stores, as the
+// hook would have when it ran.
+func (h *Handler) replay(ctx context.Context, q queued) error {
+	sup := &agentrun.Supervisor{
+		Getenv:    func(k string) string { return q.Env[k] },
+		Now:       func() time.Time { return q.At },
+		OpenFleet: h.Sup.Fleet,
+		OpenRuns:  h.Sup.Runs,
+		Replaying: true,
+	}
+	r := &Handler{Sup: sup, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, replayID: q.ID}
+	p, err := parse(q.Event, q.Input)
+	if err != nil {
+		return err
+	}
+	if q.Decision != nil {
+		c := r.caller(p)
+		run, found, err := sup.Find(ctx, c)
+		if err != nil || !found {
+			return err
+		}
+		r.recordOn(ctx, run.ID, p, q.Decision.OK, q.Decision.Text)
+		return nil
+	}
+	switch q.Event {
+	case PostToolUse, PostToolUseFailure:
+		return r.postToolUse(ctx, q.Event, p)
+	case UserPromptSubmit:
+		return r.userPromptSubmit(ctx, p)
+	case Stop:
+		c := r.caller(p)
+		run, found, err := sup.Find(ctx, c)
+		if err != nil || !found {
+			return err
+		}
+		st, err := sup.Fleet()
+		if err != nil {
+			return err
+		}
+		yes := true
+		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: &yes,
+			Session: p.SessionID, Text: "not judged: the store was out of reach when the agent stopped"})
+		return err
+	case SessionStart:
+		return r.sessionStart(ctx, p)
+	case SessionEnd:
+		return r.sessionEnd(ctx, p)
+	}
+	return fmt.Errorf("no replay for %s", q.Event)
+}
+
+// eventID is the id an event recorded by this hook gets: none (a fresh
+// one) live, one derived from the queue entry in a replay.
+func (h *Handler) eventID(kind string) string {
+	if h.replayID == "" {
+		return ""
+	}
+	return kind + ":" + h.replayID
+}
+
+// unreachable is the answer of an observer hook whose event went to the
+// queue: exit 0, and the first time in the session, a word to the person
+// (systemMessage) and to the model (additionalContext, where the event
+// takes it).
+func (h *Handler) unreachable(ev Event, p Payload, cause error) Answer {
+	if !h.firstTold(p.SessionID) {
+		return Answer{}
+	}
+	msg := outageNotice(cause)
+	out := map[string]any{"systemMessage": msg}
+	switch ev {
+	case PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart:
+		out["hookSpecificOutput"] = map[string]string{"hookEventName": string(ev), "additionalContext": msg}
+	}
+	b, _ := json.Marshal(out)
+	return Answer{Stdout: string(b) + "\n"}
+}
+
+func outageNotice(cause error) string {
+	return "laserbrain: " + reasonOf(cause) + ". Until the store is back, irreversible and outward actions are refused, " +
+		"reversible ones go on, and what happens in this session is kept on this machine and recorded when it returns."
+}
+
+// reasonOf is an unreachable error's message, without the wrapping of the
+// layers it came through.
+func reasonOf(err error) string {
+	var ue *pgdb.UnavailableError
+	if errors.As(err, &ue) {
+		return ue.Error()
+	}
+	return err.Error()
+}
+
+// firstTold reports whether this is the session's first word about the
+// outage (and remembers that it was said).
+func (h *Handler) firstTold(session string) bool {
+	if session == "" {
+		session = "no-session"
+	}
+	if laserbrain.ValidateRunID(session) != nil {
+		return false
+	}
+	dir, err := h.queueDir()
+	if err != nil {
+		return false
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "told"), 0o755); err != nil {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "told", session), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// isUnreachable reports whether err means the store's database is out of
+// reach.
+func isUnreachable(err error) bool { return err != nil && errors.Is(err, pgdb.ErrUnavailable) }
