@@ -472,37 +472,42 @@ func SelfTool(name string) bool { return strings.HasPrefix(name, "mcp__laserbrai
 // Observe records a completed tool call on the run: as an event (kept once
 // per id, so two hook layers firing for one call count it once), in the
 // machine's evidence counters, and on the run's current task, so the next
-// check is corroborated when it succeeded.
-func (s *Supervisor) Observe(ctx context.Context, runID string, ev fleet.Event, obs laserbrain.Event) (bool, error) {
+// check is corroborated when it succeeded. counted reports whether the
+// machine's evidence took the call (a caller that must keep the call for
+// later knows whether to count it itself). A replay (Replaying) never
+// counts, and hands the call to the task even when the event was recorded
+// before: the replayed try may have been cut off between the two.
+func (s *Supervisor) Observe(ctx context.Context, runID string, ev fleet.Event, obs laserbrain.Event) (added, counted bool, err error) {
 	st, err := s.Fleet()
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	added, err := st.AppendEvent(ctx, runID, ev)
-	if err != nil || !added {
-		return added, err
+	added, err = st.AppendEvent(ctx, runID, ev)
+	if err != nil || (!added && !s.Replaying) {
+		return added, false, err
 	}
 	runs, err := s.Runs()
 	if err != nil {
-		return true, err
+		return added, false, err
 	}
-	if !s.Replaying {
+	if added && !s.Replaying {
 		if err := runs.RecordToolEvent(ctx, obs); err != nil {
-			return true, err
+			return added, false, err
 		}
+		counted = true
 	}
 	r, err := st.Run(ctx, runID)
 	if err != nil || r.Task == "" {
-		return true, err
+		return added, counted, err
 	}
 	h, err := runs.OpenRun(ctx, r.Task)
 	if err != nil {
-		return true, err
+		return added, counted, err
 	}
 	defer h.Close()
 	if h.Created() {
-		return true, nil // no check yet: the run's evidence starts at its first check
+		return added, counted, nil // no check yet: the run's evidence starts at its first check
 	}
 	h.Run().Saw(obs)
-	return true, h.Save(ctx)
+	return added, counted, h.Save(ctx)
 }

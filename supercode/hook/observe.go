@@ -25,10 +25,6 @@ func (h *Handler) postToolUse(ctx context.Context, ev Event, p Payload) error {
 	if agentrun.SelfTool(name) {
 		return nil
 	}
-	r, err := h.Sup.Open(ctx, h.caller(p))
-	if err != nil {
-		return err
-	}
 	ok := ev == PostToolUse
 	result := p.ToolResponse
 	if ev == PostToolUse && interrupted(p.ToolResponse) {
@@ -58,7 +54,20 @@ func (h *Handler) postToolUse(ctx context.Context, ev Event, p Payload) error {
 	fe := fleet.Event{ID: id, At: h.now(), Kind: fleet.KindTool, Name: name, OK: &ok, Result: result, Text: text, Session: p.SessionID}
 	// The observed tool event: what machine evidence counts (tool, args, ok).
 	obs := laserbrain.ToolCall(name, args, ok)
-	_, err = h.Sup.Observe(ctx, r.ID, fe, obs)
+	r, err := h.Sup.Open(ctx, h.caller(p))
+	counted := false
+	if err == nil {
+		_, counted, err = h.Sup.Observe(ctx, r.ID, fe, obs)
+	}
+	if isUnreachable(err) && !counted && !h.Sup.Replaying {
+		// The call goes to the queue (Handle); the machine's evidence is
+		// on this machine and counts it now, not at the replay.
+		if b, berr := h.Sup.Backend(); berr == nil {
+			if rerr := b.Config().Evidence().Record(obs); rerr != nil {
+				h.log(fmt.Sprintf("laserbrain hook %s: evidence not recorded: %v", ev, rerr))
+			}
+		}
+	}
 	return err
 }
 
