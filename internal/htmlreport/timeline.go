@@ -93,12 +93,15 @@ type Timeline struct {
 	Legend bool
 	// Table replaces the generated table equivalent.
 	Table *Table
-	// Height of the plot in its own units (0: 200); the width is 480.
+	// Height and Width of the plot in its own units (0: 200 and 480).
+	// Small multiples are narrower, so their text stays legible when the
+	// grid shrinks them.
 	Height int
+	Width  int
 }
 
 const (
-	plotW      = 480.0
+	defaultPlW = 480.0
 	marginL    = 42.0
 	marginR    = 14.0
 	marginT    = 20.0
@@ -186,7 +189,11 @@ func (t Timeline) render(w *writer) {
 	if plH <= 0 {
 		plH = defaultPlH
 	}
-	sc := t.scale(plH)
+	plW := float64(t.Width)
+	if plW <= 0 {
+		plW = defaultPlW
+	}
+	sc := t.scale(plW, plH)
 
 	// Which series are downsampled, and into what.
 	buckets := make([][]bucket, len(t.Series))
@@ -208,7 +215,7 @@ func (t Timeline) render(w *writer) {
 		w.raw("</span>")
 	}
 	w.raw("</figcaption>\n<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
-	w.num(plotW)
+	w.num(plW)
 	w.raw(" ")
 	w.num(plH)
 	w.raw("\" role=\"img\" aria-labelledby=\"")
@@ -409,8 +416,8 @@ func (t *Timeline) describe(notes []string) string {
 }
 
 // scale finds the domain: fixed where given, else from the data.
-func (t *Timeline) scale(plH float64) scale {
-	sc := scale{px0: marginL, px1: plotW - marginR, py0: plH - marginB, py1: marginT}
+func (t *Timeline) scale(plW, plH float64) scale {
+	sc := scale{px0: marginL, px1: plW - marginR, py0: plH - marginB, py1: marginT}
 	sc.x0, sc.x1 = t.XMin, t.XMax
 	if sc.x0 == 0 && sc.x1 == 0 {
 		sc.x0, sc.x1 = math.Inf(1), math.Inf(-1)
