@@ -27,6 +27,7 @@ lints workflow methods and checks test vectors.`,
 		newClassifyCmd(streams),
 		newHookCmd(streams),
 		newLintCmd(streams),
+		newReportCmd(streams),
 	)
 	return root
 }

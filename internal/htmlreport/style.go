@@ -34,6 +34,7 @@ const (
 	Cross
 	Plus
 	TriangleDown
+	Hexagon
 )
 
 // shapePaths are the shapes at the origin, radius about 4.5 px.
@@ -45,9 +46,10 @@ var shapePaths = [...]string{
 	Cross:        "M-4.5 -3L-3 -4.5L0 -1.5L3 -4.5L4.5 -3L1.5 0L4.5 3L3 4.5L0 1.5L-3 4.5L-4.5 3L-1.5 0z",
 	Plus:         "M-1.2 -5h2.4v3.8h3.8v2.4h-3.8v3.8h-2.4v-3.8h-3.8v-2.4h3.8z",
 	TriangleDown: "M0 5L5 -4H-5z",
+	Hexagon:      "M-2.6 -4.5H2.6L5.2 0L2.6 4.5H-2.6L-5.2 0z",
 }
 
-var shapeNames = [...]string{"circle", "square", "triangle", "diamond", "cross", "plus", "triangle-down"}
+var shapeNames = [...]string{"circle", "square", "triangle", "diamond", "cross", "plus", "triangle-down", "hexagon"}
 
 // Pattern is a fill's texture, so areas differ without colour.
 type Pattern uint8
@@ -108,6 +110,8 @@ func (w *writer) writeMark(m MarkStyle, x, y float64, dataX, dataY, title string
 	}
 	w.raw("\" data-mark=\"")
 	w.attr(m.Key)
+	w.raw("\" data-shape=\"")
+	w.raw(shapeNames[m.Shape])
 	w.raw("\" data-x=\"")
 	w.attr(dataX)
 	w.raw("\" data-y=\"")
@@ -224,7 +228,7 @@ h3{font-size:1.05rem;margin:1.2em 0 .3em}
 dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:.5em 0}
 dl.fields dt{color:var(--muted)}
 dl.fields dd{margin:0;overflow-wrap:anywhere}
-nav ol{display:flex;flex-wrap:wrap;gap:.3em 1.2em;padding-left:1.2em;margin:.6em 0}
+nav ol{list-style:none;display:flex;flex-wrap:wrap;gap:.3em 1.2em;padding:0;margin:.6em 0}
 a{color:var(--info)}
 .stats{display:flex;flex-wrap:wrap;gap:.6em;margin:.6em 0;padding:0;list-style:none}
 .stats li{background:var(--panel);border:1px solid var(--grid);border-radius:6px;padding:.4em .8em;min-width:8.5em}
