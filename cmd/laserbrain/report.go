@@ -61,7 +61,8 @@ has no script; it reads the stores and changes nothing.`,
 				lo.Repo = opts.fleet
 			}
 			f, err := report.Load(context.Background(), lo)
-			if errors.Is(err, laserbrain.ErrNoRun) || errors.Is(err, report.ErrNoFleetStore) {
+			var bad *report.InputError
+			if errors.Is(err, laserbrain.ErrNoRun) || errors.As(err, &bad) {
 				return cli.Exit(usageExit, err)
 			}
 			if err != nil {

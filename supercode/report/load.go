@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
@@ -40,9 +43,11 @@ const (
 	PanelJournal    = "journal verification"
 )
 
-// ErrNoFleetStore is returned for a fleet report while this build has no
-// fleet store to list a fleet's runs from.
-var ErrNoFleetStore = errors.New("a fleet report needs the fleet store (supercode/fleet), which this build does not have yet; report one run with --run ID")
+// InputError is Load's error about what was asked for (not about the
+// stores).
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
 
 // Load reads everything the report shows, each source through its adapter.
 func Load(ctx context.Context, opts Options) (*Fleet, error) {
@@ -59,7 +64,7 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		Journal: Journal{State: JournalUnavailable, Problem: "the supervisor journal arrives with laserbrain supervise (issue 11)"}}
 	switch {
 	case opts.Run != "" && opts.Repo != "":
-		return nil, fmt.Errorf("report one run or one fleet, not both")
+		return nil, &InputError{"report one run or one fleet, not both"}
 	case opts.Run != "":
 		f.Scope = "run"
 		r, err := opts.Runs.ReadRun(ctx, opts.Run)
@@ -69,7 +74,25 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		f.Agents = append(f.Agents, AgentFromRuns(opts.Run, opts.Run, []*laserbrain.Run{r}))
 		f.Sources = append(f.Sources, Source{Panel: PanelDrift, Fed: true, From: "laserbrain's run store: the run's checks"})
 	default:
-		return nil, ErrNoFleetStore
+		f.Scope = "fleet"
+		repo := opts.Repo
+		if repo == "" {
+			repo = "."
+		}
+		abs, err := filepath.Abs(repo)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, &InputError{"--fleet " + repo + " is not a directory"}
+		}
+		f.Repo, f.ID = abs, fleetID(ctx, abs)
+		if f.Sessions, err = loadSessions(abs); err != nil {
+			return nil, fmt.Errorf("ponder sessions of %s: %w", abs, err)
+		}
+		f.Sources = append(f.Sources,
+			Source{Panel: PanelDrift, From: "the fleet's agent runs: the fleet store's run registry (supercode/fleet, issue 10); ponder sessions as agents (issue 11)"},
+			Source{Panel: PanelSessions, Fed: true, From: "the repository's .ponder/ sessions, read through ponder's read-only API"})
 	}
 	f.Collisions = FindCollisions(f.Agents)
 	Outcomes(f.Collisions, f.Halts, f.Escalations)
@@ -86,6 +109,20 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		f.Sources = append(f.Sources, Source{Panel: PanelSessions, From: "only in a fleet report (--fleet DIR)"})
 	}
 	return f, nil
+}
+
+// fleetID names the repository's fleet: $LASERBRAIN_FLEET, else its root
+// commit, else "dir:" and its path.
+func fleetID(ctx context.Context, abs string) string {
+	if f := strings.TrimSpace(os.Getenv("LASERBRAIN_FLEET")); f != "" {
+		return f
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", abs, "rev-list", "--max-parents=0", "HEAD").Output()
+	if roots := strings.Fields(string(out)); err == nil && len(roots) > 0 {
+		slices.Sort(roots)
+		return roots[0]
+	}
+	return "dir:" + abs
 }
 
 // loadSessions is the adapter from a repository's .ponder/ to the report:
