@@ -15,15 +15,15 @@ type Fleet struct {
 	Repo      string    `json:"repo"`
 	Generated time.Time `json:"generated"`
 	// Scope says what was asked for: "fleet" or "run".
-	Scope      string        `json:"scope"`
-	Thresholds PhiThresholds `json:"thresholds"`
-	Agents     []Agent       `json:"agents"`
-	Collisions []Collision   `json:"collisions"`
-	Gate       []GateDecision `json:"gate"`
-	Sessions   []preport.Session `json:"sessions"`
-	Halts      []Halt         `json:"halts"`
-	Escalations []Escalation  `json:"escalations"`
-	Journal    Journal        `json:"journal"`
+	Scope       string            `json:"scope"`
+	Thresholds  PhiThresholds     `json:"thresholds"`
+	Agents      []Agent           `json:"agents"`
+	Collisions  []Collision       `json:"collisions"`
+	Gate        []GateDecision    `json:"gate"`
+	Sessions    []preport.Session `json:"sessions"`
+	Halts       []Halt            `json:"halts"`
+	Escalations []Escalation      `json:"escalations"`
+	Journal     Journal           `json:"journal"`
 	// Sources says, per panel, where its data came from or what it waits
 	// for.
 	Sources []Source `json:"sources"`

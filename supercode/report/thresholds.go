@@ -29,8 +29,8 @@ type PhiThresholds struct {
 func GrammarThresholds() (PhiThresholds, error) {
 	var g struct {
 		Calibration struct {
-			GoalMin       float64 `json:"goal_min"`
-			SelfReportMin float64 `json:"self_report_min"`
+			GoalMin       float64  `json:"goal_min"`
+			SelfReportMin float64  `json:"self_report_min"`
 			CollisionMin  *float64 `json:"collision_min"`
 			Weights       struct {
 				Goal, Distance, Progress float64
