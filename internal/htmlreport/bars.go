@@ -30,9 +30,9 @@ type Bars struct {
 }
 
 const (
-	barsW     = 440.0
-	barRowH   = 38.0
-	barTop    = 8.0
+	barsW   = 440.0
+	barRowH = 38.0
+	barTop  = 8.0
 )
 
 func (b Bars) fmt(v float64) string {
