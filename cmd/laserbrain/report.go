@@ -11,6 +11,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/report"
 )
 
@@ -54,7 +55,16 @@ has no script; it reads the stores and changes nothing.`,
 				return cli.Exit(usageExit, err)
 			}
 			defer store.Close()
-			lo := report.Options{Runs: store, Now: reportClock}
+			dir, err := fleet.DefaultDir()
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			fl, err := fleet.OpenLocal(dir)
+			if err != nil {
+				return err
+			}
+			defer fl.Close()
+			lo := report.Options{Runs: store, Fleet: fl, Now: reportClock}
 			if opts.run != "" {
 				lo.Run = opts.run
 			} else {

@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/ponder/oca"
 	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // Options says what to report on and where to read it.
@@ -26,6 +24,9 @@ type Options struct {
 	Repo string
 	// Runs is laserbrain's run store.
 	Runs laserbrain.Store
+	// Fleet is the fleet store (runs, events, gate decisions); nil leaves
+	// the fleet's agents out.
+	Fleet fleet.Store
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -67,12 +68,33 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		return nil, &InputError{"report one run or one fleet, not both"}
 	case opts.Run != "":
 		f.Scope = "run"
-		r, err := opts.Runs.ReadRun(ctx, opts.Run)
-		if err != nil {
-			return nil, err
+		// A run of the fleet store (laserbrain run, the hooks) with its
+		// tasks and events, else a bare run of laserbrain's store.
+		var fr fleet.Run
+		var ferr error = fleet.ErrNotFound
+		if opts.Fleet != nil {
+			fr, ferr = opts.Fleet.Run(ctx, opts.Run)
 		}
-		f.Agents = append(f.Agents, AgentFromRuns(opts.Run, opts.Run, []*laserbrain.Run{r}))
-		f.Sources = append(f.Sources, Source{Panel: PanelDrift, Fed: true, From: "laserbrain's run store: the run's checks"})
+		switch {
+		case ferr == nil:
+			agents, gate, err := FromFleet(ctx, oneRun{opts.Fleet, fr}, opts.Runs, fr.Fleet, fr.Dir)
+			if err != nil {
+				return nil, err
+			}
+			f.ID, f.Agents, f.Gate = fr.Fleet, agents, gate
+			f.Sources = append(f.Sources, Source{Panel: PanelDrift, Fed: true, From: "the fleet store's run and laserbrain's run store: every task's checks"},
+				Source{Panel: PanelGate, Fed: true, From: "the gate decisions the hooks recorded on the run (fleet store)"})
+		case errors.Is(ferr, fleet.ErrNotFound):
+			r, err := opts.Runs.ReadRun(ctx, opts.Run)
+			if err != nil {
+				return nil, err
+			}
+			f.Agents = append(f.Agents, AgentFromRuns(opts.Run, opts.Run, []*laserbrain.Run{r}))
+			f.Sources = append(f.Sources, Source{Panel: PanelDrift, Fed: true, From: "laserbrain's run store: the run's checks"},
+				Source{Panel: PanelGate, From: "a run of the fleet store (laserbrain run or the hooks); this run has only checks"})
+		default:
+			return nil, ferr
+		}
 	default:
 		f.Scope = "fleet"
 		repo := opts.Repo
@@ -86,21 +108,31 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return nil, &InputError{"--fleet " + repo + " is not a directory"}
 		}
-		f.Repo, f.ID = abs, fleetID(ctx, abs)
+		f.Repo = abs
+		if f.ID, err = fleet.ID(ctx, abs); err != nil {
+			return nil, err
+		}
+		if opts.Fleet != nil {
+			if f.Agents, f.Gate, err = FromFleet(ctx, opts.Fleet, opts.Runs, f.ID, abs); err != nil {
+				return nil, err
+			}
+		}
 		if f.Sessions, err = loadSessions(abs); err != nil {
 			return nil, fmt.Errorf("ponder sessions of %s: %w", abs, err)
 		}
 		f.Sources = append(f.Sources,
-			Source{Panel: PanelDrift, From: "the fleet's agent runs: the fleet store's run registry (supercode/fleet, issue 10); ponder sessions as agents (issue 11)"},
+			Source{Panel: PanelDrift, Fed: true, From: "the fleet store's runs of this fleet (laserbrain run, the hooks) and laserbrain's run store: every task's checks"},
+			Source{Panel: PanelDrift + ": ponder sessions as agents", From: "ponder sessions read as agents, a Φ per pass (issue 11)"},
+			Source{Panel: PanelGate, Fed: true, From: "the gate decisions the hooks record in the fleet store; labels read from each refusal's reason"},
 			Source{Panel: PanelSessions, Fed: true, From: "the repository's .ponder/ sessions, read through ponder's read-only API"})
 	}
 	f.Collisions = FindCollisions(f.Agents)
 	Outcomes(f.Collisions, f.Halts, f.Escalations)
 	f.Sources = append(f.Sources,
 		Source{Panel: PanelCollisions, Fed: true, From: "the agents' grounds, compared by laserbrain (collision_min from the grammar)"},
-		Source{Panel: PanelFiles, From: "the files each agent touched: the fleet store's observed events (supercode/fleet, issue 10) and issue 11's footprints"},
+		Source{Panel: PanelFiles, Fed: true, From: "the files each agent wrote with a file tool (Write, Edit, …), from the fleet store's observed events"},
+		Source{Panel: PanelFiles + ": shell commands", From: "the files a Bash command named, and a ponder session's units and findings (issue 11's footprints)"},
 		Source{Panel: PanelOutcomes, From: "the supervisor's rounds: laserbrain supervise (issue 11)"},
-		Source{Panel: PanelGate, From: "the gate decisions the hooks record in the fleet store (supercode/fleet, issue 10)"},
 		Source{Panel: PanelHalts, From: "halts and releases in the fleet store (issue 11)"},
 		Source{Panel: PanelEscalate, From: "the supervisor's escalations (issue 11)"},
 		Source{Panel: PanelJournal, From: "the hash-chained supervisor journal (issue 11)"},
@@ -109,20 +141,6 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		f.Sources = append(f.Sources, Source{Panel: PanelSessions, From: "only in a fleet report (--fleet DIR)"})
 	}
 	return f, nil
-}
-
-// fleetID names the repository's fleet: $LASERBRAIN_FLEET, else its root
-// commit, else "dir:" and its path.
-func fleetID(ctx context.Context, abs string) string {
-	if f := strings.TrimSpace(os.Getenv("LASERBRAIN_FLEET")); f != "" {
-		return f
-	}
-	out, err := exec.CommandContext(ctx, "git", "-C", abs, "rev-list", "--max-parents=0", "HEAD").Output()
-	if roots := strings.Fields(string(out)); err == nil && len(roots) > 0 {
-		slices.Sort(roots)
-		return roots[0]
-	}
-	return "dir:" + abs
 }
 
 // loadSessions is the adapter from a repository's .ponder/ to the report:
@@ -134,4 +152,15 @@ func loadSessions(repo string) ([]preport.Session, error) {
 	}
 	e := ponder.New(repo, oca.New(oca.Config{Getenv: func(string) string { return "off" }}))
 	return preport.LoadAll(e)
+}
+
+// oneRun is a fleet store narrowed to one run, so that a run report and a
+// fleet report read through the same adapter.
+type oneRun struct {
+	fleet.Store
+	run fleet.Run
+}
+
+func (o oneRun) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, error) {
+	return []fleet.Run{o.run}, nil
 }
