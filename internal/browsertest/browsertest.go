@@ -104,8 +104,9 @@ type Options struct {
 	Width, Height int
 	// Selectors to count (visible ones apart).
 	Selectors []string
-	// Screenshot takes a full-page PNG.
+	// Screenshot takes a full-page PNG; Viewport one of the window only.
 	Screenshot bool
+	Viewport   bool
 	// Timeout for the whole load (0: 60 s).
 	Timeout time.Duration
 }
@@ -215,8 +216,12 @@ out[s]=[all.length,vis];});return out;})(` + jsonStrings(o.Selectors) + `)`
 	if res.LightBackground, err = scheme("light"); err != nil {
 		return nil, fmt.Errorf("emulate a light scheme: %w", err)
 	}
-	if o.Screenshot {
-		png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
+	if o.Screenshot || o.Viewport {
+		shot := chromedp.FullScreenshot(100)
+		if o.Viewport {
+			shot = chromedp.CaptureScreenshot()
+		}
+		png, err := chromedp.Run(tctx, shot)
 		if err != nil {
 			return nil, fmt.Errorf("screenshot: %w", err)
 		}

@@ -77,8 +77,12 @@ func (r Relation) render(w *writer) {
 		sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
 	}
 	pos := map[string][2]float64{}
-	cx, cy := relW/2, relH/2+4
-	rad := math.Min(relW, relH)/2 - 58
+	h := relH
+	if len(nodes) <= 2 {
+		h = 130 // a pair sits side by side: no circle to make room for
+	}
+	cx, cy := relW/2, h/2+4
+	rad := math.Min(relW, h)/2 - 58
 	if len(nodes) == 2 {
 		rad = 120
 	}
@@ -103,7 +107,7 @@ func (r Relation) render(w *writer) {
 	w.raw("</figcaption>\n<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
 	w.num(relW)
 	w.raw(" ")
-	w.num(relH)
+	w.num(h)
 	w.raw("\" role=\"img\" aria-labelledby=\"")
 	w.raw(id + "-t " + id + "-d")
 	w.raw("\"><title id=\"")
@@ -222,7 +226,7 @@ func (r Relation) render(w *writer) {
 	}
 	if left > 0 {
 		w.raw("<text class=\"dsnote\" x=\"4\" y=\"")
-		w.num(relH - 6)
+		w.num(h - 6)
 		w.raw("\">")
 		w.text(strconv.Itoa(left) + " more not drawn (fewest relations) — see the table")
 		w.raw("</text>")

@@ -242,6 +242,8 @@ figure{margin:.6em 0 1em;padding:.5em;border:1px solid var(--grid);border-radius
 figcaption{font-weight:600;overflow-wrap:anywhere}
 figcaption .sub{display:block;font-weight:400;color:var(--muted);font-size:.88rem}
 figure svg.plot{display:block;width:100%;max-width:760px;height:auto;margin:.3em 0}
+figure[data-plot=bars] svg.plot{max-width:640px}
+figure[data-plot=relation] svg.plot{max-width:600px}
 .downsampled{font-size:.85rem;color:var(--fg);background:var(--panel);border-left:4px dotted var(--info);padding:.1em .5em;margin:.2em 0}
 .legend{display:flex;flex-wrap:wrap;gap:.2em 1em;list-style:none;padding:0;margin:.3em 0;font-size:.88rem}
 .legend li{display:flex;align-items:center;gap:.35em}
