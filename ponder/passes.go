@@ -9,11 +9,13 @@ type Rule6Thresholds struct {
 	MaxChurn   float64 `json:"maxChurn"`   // churn < MaxChurn
 	MaxThrash  float64 `json:"maxThrash"`  // thrash ≤ MaxThrash (above it R3 escalates)
 	MinVoices  int     `json:"minVoices"`  // voices ≥ MinVoices
+	// Skeptic: from pass 2 on a pass counts only if the Skeptic argued.
+	Skeptic bool `json:"skeptic"`
 }
 
 // Rule6 returns the thresholds the verdict applies.
 func Rule6() Rule6Thresholds {
-	return Rule6Thresholds{MaxNovelty: maxNovelty, MaxChurn: maxChurn, MaxThrash: maxThrash, MinVoices: minVoices}
+	return Rule6Thresholds{MaxNovelty: maxNovelty, MaxChurn: maxChurn, MaxThrash: maxThrash, MinVoices: minVoices, Skeptic: true}
 }
 
 // PassRecord is one pass as stored: its session.json line, its judge.json

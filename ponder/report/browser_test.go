@@ -12,7 +12,7 @@ import (
 
 // TestSessionReportInChromium loads a real session's page in headless
 // Chromium, network off: no request but the page, no console complaint,
-// all eight plots laid out with their marks, dark and light schemes, no
+// all nine plots laid out with their marks, dark and light schemes, no
 // sideways scrolling on a phone; the screenshot stays in the temp dir.
 func TestSessionReportInChromium(t *testing.T) {
 	exe := browsertest.Require(t)
@@ -35,13 +35,13 @@ func TestSessionReportInChromium(t *testing.T) {
 		if len(r.Foreign()) > 0 || len(r.Problems) > 0 {
 			t.Errorf("%dpx: requests %v, problems %v", w[0], r.Foreign(), r.Problems)
 		}
-		if c := r.Counts["figure[data-plot]"]; c != [2]int{8, 8} {
-			t.Errorf("%dpx: plots %v, want 8 visible", w[0], c)
+		if c := r.Counts["figure[data-plot]"]; c != [2]int{9, 9} {
+			t.Errorf("%dpx: plots %v, want 9 visible", w[0], c)
 		}
 		if c := r.Counts["figure[data-plot] .mark"]; c[0] == 0 || c[1] != c[0] {
 			t.Errorf("%dpx: marks %v", w[0], c)
 		}
-		if c := r.Counts["details.equiv summary"]; c[0] != 8 || c[1] != 8 {
+		if c := r.Counts["details.equiv summary"]; c[0] != 9 || c[1] != 9 {
 			t.Errorf("%dpx: table toggles %v, want one per plot", w[0], c)
 		}
 		if r.Overflow || r.DarkBackground == r.LightBackground {

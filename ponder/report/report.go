@@ -48,15 +48,20 @@ type Pass struct {
 	Skipped    bool `json:"skipped"`
 	OverBudget bool `json:"overBudget"`
 
-	Coverage        *float64 `json:"coverage"`
-	Graded          int      `json:"graded"`
-	Counted         int      `json:"counted"`
-	Churn           *float64 `json:"churn"`
-	Novelty         *float64 `json:"novelty"`
-	Thrash          *float64 `json:"thrash"`
-	Voices          *int     `json:"voices"`
-	ConfidenceFloor *int     `json:"confidenceFloor"`
-	Surprise        *float64 `json:"surprise"`
+	Coverage *float64 `json:"coverage"`
+	Graded   int      `json:"graded"`
+	Counted  int      `json:"counted"`
+	Churn    *float64 `json:"churn"`
+	Novelty  *float64 `json:"novelty"`
+	Thrash   *float64 `json:"thrash"`
+	Voices   *int     `json:"voices"`
+	// Skeptic: the Skeptic argued in the pass (nil before judge).
+	Skeptic         *bool `json:"skeptic"`
+	ConfidenceFloor *int  `json:"confidenceFloor"`
+	// FloorValue is the confidence below which a finding counts against
+	// the floor.
+	FloorValue float64  `json:"floorValue"`
+	Surprise   *float64 `json:"surprise"`
 	// Forecast is the churn the agent predicted for this pass.
 	Forecast *float64 `json:"forecast"`
 
@@ -116,7 +121,8 @@ func FromPasses(sp *ponder.SessionPasses) Session {
 			p.Judged = true
 			p.Coverage, p.Graded, p.Counted = &cov, m.Graded, m.Counted
 			p.Churn, p.Novelty, p.Thrash, p.Surprise = m.Churn, m.Novelty, m.Thrash, m.Surprise
-			p.Voices, p.ConfidenceFloor = &voices, &floor
+			skeptic := m.Skeptic
+			p.Voices, p.ConfidenceFloor, p.Skeptic, p.FloorValue = &voices, &floor, &skeptic, m.FloorValue
 			p.Verdict, p.Rule, p.Reason = j.Verdict, j.Rule, j.Reason
 			p.Misses = append([]string{}, j.Details.Rule6.Current...)
 			if j.Forecast != nil && p.Forecast == nil {
@@ -281,8 +287,12 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 			func(v float64) bool { return v <= th.MaxThrash }, htmlreport.Band{From: 0, To: th.MaxThrash}, th.MaxThrash, 1, false},
 		{"voices", "voices that argued", fmt.Sprintf("voices ≥ %d", th.MinVoices), func(p Pass) float64 { return iptr(p.Voices) },
 			func(v float64) bool { return v >= float64(th.MinVoices) }, htmlreport.Band{From: float64(th.MinVoices), To: 4}, float64(th.MinVoices), 4, true},
-		{"floor", "findings below the confidence floor", "none below the floor (= 0)", func(p Pass) float64 { return iptr(p.ConfidenceFloor) },
+		{"floor", "findings below the confidence floor" + floorNote(s), "none below the floor (= 0)", func(p Pass) float64 { return iptr(p.ConfidenceFloor) },
 			func(v float64) bool { return v == 0 }, htmlreport.Band{From: 0, To: 0}, 0, 0, true},
+	}
+	if th.Skeptic {
+		metrics = append(metrics, metric{"skeptic", "the Skeptic argued (1 = yes)", "the Skeptic argues (= 1)", func(p Pass) float64 { return bptr(p.Skeptic) },
+			func(v float64) bool { return v == 1 }, htmlreport.Band{From: 1, To: 1}, 1, 1, true})
 	}
 	var small []htmlreport.Block
 	for _, m := range metrics {
@@ -365,7 +375,7 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 	// Every pass in one table.
 	pt := htmlreport.Table{Caption: "Passes", Columns: []htmlreport.Column{{Title: "pass"}, {Title: "verdict"}, {Title: "rule"},
 		{Title: "coverage"}, {Title: "churn", Numeric: true}, {Title: "novelty", Numeric: true}, {Title: "thrash", Numeric: true},
-		{Title: "voices", Numeric: true}, {Title: "below floor", Numeric: true}, {Title: "forecast", Numeric: true}, {Title: "surprise", Numeric: true},
+		{Title: "voices", Numeric: true}, {Title: "Skeptic"}, {Title: "below floor", Numeric: true}, {Title: "forecast", Numeric: true}, {Title: "surprise", Numeric: true},
 		{Title: "decision"}, {Title: "reason", Wrap: true}}}
 	for _, p := range s.Passes {
 		cov := "—"
@@ -383,10 +393,29 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 			verdict += " (over budget)"
 		}
 		pt.Rows = append(pt.Rows, []string{strconv.Itoa(p.N), verdict, p.Rule, cov, fnum(p.Churn), fnum(p.Novelty), fnum(p.Thrash),
-			inum(p.Voices), inum(p.ConfidenceFloor), fnum(p.Forecast), fnum(p.Surprise), p.Decision, p.Reason})
+			inum(p.Voices), yesNo(p.Skeptic), inum(p.ConfidenceFloor), fnum(p.Forecast), fnum(p.Surprise), p.Decision, p.Reason})
 	}
 	blocks = append(blocks, htmlreport.Heading{Text: "Passes"}, pt)
 	return blocks
+}
+
+func bptr(p *bool) float64 {
+	switch {
+	case p == nil:
+		return math.NaN()
+	case *p:
+		return 1
+	}
+	return 0
+}
+
+func floorNote(s Session) string {
+	for _, p := range s.Passes {
+		if p.Judged && p.FloorValue > 0 {
+			return " (" + num(p.FloorValue) + ")"
+		}
+	}
+	return ""
 }
 
 func markIf(v *float64, key string) string {
@@ -403,6 +432,16 @@ func fnum(p *float64) string {
 		return "null"
 	}
 	return htmlreport.FormatNumber(*p)
+}
+
+func yesNo(p *bool) string {
+	switch {
+	case p == nil:
+		return "—"
+	case *p:
+		return "yes"
+	}
+	return "no"
 }
 
 func inum(p *int) string {

@@ -181,6 +181,7 @@ func TestPagePlacesEveryPass(t *testing.T) {
 		t.Error("thrash plot without its 0.25 threshold")
 	}
 	markAt(plot("voices"), "voices that argued", "4", "meets", 4)
+	markAt(plot("skeptic"), "the Skeptic argued (1 = yes)", "2", "meets", 1)
 	fc := plot("forecast")
 	markAt(fc, "forecast churn", "2", "forecast", 0.5)
 	markAt(fc, "actual churn", "2", "actual", 1)
@@ -198,8 +199,8 @@ func TestPagePlacesEveryPass(t *testing.T) {
 			t.Errorf("plot %s lacks a title, desc or table", f.Attr["id"])
 		}
 	}
-	if n := len(root.All(ht.Has("data-plot"))); n != 8 {
-		t.Errorf("%d plots, want 8 (convergence, six metrics, forecast)", n)
+	if n := len(root.All(ht.Has("data-plot"))); n != 9 {
+		t.Errorf("%d plots, want 9 (convergence, seven Rule-6 conditions, forecast)", n)
 	}
 }
 

@@ -39,11 +39,11 @@ func TestFleetReportInChromium(t *testing.T) {
 			t.Errorf("%s: console/log problems: %v", w.name, r.Problems)
 		}
 		// 4 agent timelines, verdict bars, the collision graph, gate bars,
-		// and 8 plots of the ponder session.
-		if c := r.Counts["figure[data-plot]"]; c[0] != 15 || c[1] != c[0] {
-			t.Errorf("%s: plots %v (found, visible), want 15 visible", w.name, c)
+		// and 9 plots of the ponder session.
+		if c := r.Counts["figure[data-plot]"]; c[0] != 16 || c[1] != c[0] {
+			t.Errorf("%s: plots %v (found, visible), want 16 visible", w.name, c)
 		}
-		if c := r.Counts["figure[data-plot] svg"]; c[1] != c[0] || c[0] < 15 {
+		if c := r.Counts["figure[data-plot] svg"]; c[1] != c[0] || c[0] < 16 {
 			t.Errorf("%s: svgs %v", w.name, c)
 		}
 		for _, s := range []string{"#drift .mark", "#collision-graph .edge", "#gate-labels .seg", "[data-note='warning']"} {

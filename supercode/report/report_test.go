@@ -334,7 +334,7 @@ func TestLoadFleetReadsPonderSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := ponder.New(repo, oca.New(oca.Config{Getenv: func(string) string { return "off" }}))
-	res, err := e.Start(ponder.StartOptions{Subject: "the parser architecture"})
+	res, err := e.Start(ponder.StartOptions{Subject: "the parser architecture", Passes: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
