@@ -33,6 +33,7 @@ lints workflow methods and checks test vectors.`,
 		newInstallCmd(streams, false),
 		newInstallCmd(streams, true),
 		newLintCmd(streams),
+		newReportCmd(streams),
 		newStoreCmd(streams),
 	)
 	return root
