@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,5 +178,97 @@ func TestDatabaseStoppedMidSession(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "queue", "told", "sess-outage")); !os.IsNotExist(err) {
 		t.Errorf("the session's notice was not reset after the outage: %v", err)
+	}
+}
+
+// gitRepo makes a repository with one commit and n clones of it; every
+// clone is the same fleet (the root commit).
+func gitRepo(t *testing.T, n int) []string {
+	t.Helper()
+	root := t.TempDir()
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	origin := filepath.Join(root, "origin")
+	os.MkdirAll(origin, 0o755)
+	git(origin, "init", "-q")
+	os.WriteFile(filepath.Join(origin, "README"), []byte("parser\n"), 0o644)
+	git(origin, "add", "README")
+	git(origin, "commit", "-q", "-m", "first")
+	var clones []string
+	for i := 1; i <= n; i++ {
+		c := filepath.Join(root, fmt.Sprintf("clone%d", i))
+		git(root, "clone", "-q", origin, c)
+		clones = append(clones, c)
+	}
+	return clones
+}
+
+// Two homes and two clones standing for two machines, one database (issue
+// 16's acceptance): a1 grounds "write a JSON parser in Python" from home 1,
+// a2 the same from home 2; from a third home and clone both runs are one
+// fleet and the report finds them colliding. (The halt that then denies
+// a2's next Bash call is the supervisor's, issue 11.)
+func TestTwoMachinesOneDatabase(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dsn := pgtest.URL(t, pgtest.NewDatabase(t))
+	clones := gitRepo(t, 3)
+	bin := laserbrainBinary(t)
+	machine := func(i int) lbEnv {
+		home := filepath.Join(t.TempDir(), fmt.Sprintf("home%d", i))
+		return lbEnv{t: t, bin: bin, env: []string{"LASERBRAIN_HOME=" + home, "LASERBRAIN_STORE=" + dsn, "LASERBRAIN_FLEET=", "LASERBRAIN_RUN=", "LASERBRAIN_AGENT="}}
+	}
+	m1, m2, m3 := machine(1), machine(2), machine(3)
+	if _, errOut, code := m3.run("", "store", "init"); code != 0 {
+		t.Fatalf("store init: %s", errOut)
+	}
+	for i, m := range []lbEnv{m1, m2} {
+		agent := fmt.Sprintf("a%d", i+1)
+		cmd := exec.Command(bin, "run", "--agent", agent, "--goal", "write a JSON parser in Python", "--", "true")
+		cmd.Dir = clones[i]
+		cmd.Env = append(os.Environ(), m.env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("laserbrain run %s: %v\n%s", agent, err, out)
+		}
+	}
+	cmd := exec.Command(bin, "runs", "--json")
+	cmd.Dir = clones[2]
+	cmd.Env = append(os.Environ(), m3.env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("runs: %v", err)
+	}
+	var runs []struct {
+		Agent, Fleet string
+	}
+	if err := json.Unmarshal(out, &runs); err != nil || len(runs) != 2 || runs[0].Agent != "a1" || runs[1].Agent != "a2" || runs[0].Fleet != runs[1].Fleet {
+		t.Fatalf("the third machine sees %s (%v), want a1 and a2 in one fleet", out, err)
+	}
+	cmd = exec.Command(bin, "report", "--fleet", clones[2], "--html", filepath.Join(t.TempDir(), "fleet.html"), "--json")
+	cmd.Dir = clones[2]
+	cmd.Env = append(os.Environ(), m3.env...)
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	var rep struct{ Agents, Collisions int }
+	if err := json.Unmarshal(out, &rep); err != nil || rep.Agents != 2 || rep.Collisions != 1 {
+		t.Fatalf("the third machine's report: %s (%v); want 2 agents, 1 collision", out, err)
+	}
+	// Each machine's own home holds none of it.
+	for i, m := range []lbEnv{m1, m2} {
+		home := strings.TrimPrefix(m.env[0], "LASERBRAIN_HOME=")
+		for _, sub := range []string{"fleet/runs", "runs/log.jsonl"} {
+			if _, err := os.Stat(filepath.Join(home, sub)); err == nil {
+				t.Errorf("machine %d wrote %s into its home under a database store", i+1, sub)
+			}
+		}
 	}
 }

@@ -11,6 +11,12 @@
 // laserbrain config directory (tandem.jsonl when only that older file
 // exists).
 //
+// A fleet spread over several machines shares one link instead when
+// LASERBRAIN_STORE names a PostgreSQL database: Link.Log then keeps the
+// same lines in the database, one row each, per fleet (laserbrain/pgstore
+// LinkLog; supercode/backend chooses). The lines, and so everything read
+// from them, are the same either way.
+//
 // It lives beside laserbrain, not inside supercode, because its users are
 // the agents and their hooks as much as the supervisor: an agent reading
 // the link has no business importing the supervisor. supercode.Publish

@@ -44,10 +44,14 @@ type Record struct {
 	hasAgent bool // "agent" was present (the reference counts a missing one as "unknown")
 }
 
-// Link is one link file and the identity this process writes under.
+// Link is one link and the identity this process writes under.
 type Link struct {
-	// Path is the JSONL file.
+	// Path is the JSONL file (when Log is nil).
 	Path string
+	// Log, when set, keeps the records instead of the file at Path: a
+	// store shared by several machines (a fleet's link in PostgreSQL).
+	// The lines are the same either way.
+	Log Log
 	// Agent names the records this process writes (default "unknown").
 	Agent string
 	// Hub is recorded in every record (default DefaultHub).
@@ -80,6 +84,18 @@ func Default() (*Link, error) {
 		}
 	}
 	return l, nil
+}
+
+// Log is where a link's lines are kept. Append stores one line (without
+// its line end) as one unit, so that concurrent writers never interleave;
+// Lines hands back every stored line, oldest first.
+type Log interface {
+	Append(line []byte) error
+	Lines(fn func(line []byte)) error
+	// Where names the log for people (a file path, a masked database).
+	Where() string
+	// Exists reports whether anything could have been written yet.
+	Exists() bool
 }
 
 func exists(path string) bool {
@@ -147,6 +163,12 @@ func (l *Link) Write(e Entry) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	if l.Log != nil {
+		if err := l.Log.Append(line); err != nil {
+			return Record{}, fmt.Errorf("link: append to %s: %w", l.Log.Where(), err)
+		}
+		return rec, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
 		return Record{}, fmt.Errorf("link: %w", err)
 	}
@@ -206,6 +228,13 @@ func (l *Link) Records() ([]Record, error) {
 }
 
 func (l *Link) scan(fn func(Record)) error {
+	if l.Log != nil {
+		return l.Log.Lines(func(line []byte) {
+			if r, ok := parseLine(line); ok {
+				fn(r)
+			}
+		})
+	}
 	f, err := os.Open(l.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -328,5 +357,8 @@ type Identity struct {
 // Whoami says which agent this process writes as, the hub it names, where
 // the link lives and whether the file exists yet.
 func (l *Link) Whoami() Identity {
+	if l.Log != nil {
+		return Identity{Agent: l.agent(), Hub: l.hub(), Log: l.Log.Where(), Exists: l.Log.Exists()}
+	}
 	return Identity{Agent: l.agent(), Hub: l.hub(), Log: l.Path, Exists: exists(l.Path)}
 }

@@ -24,7 +24,8 @@ import (
 )
 
 // Component is laserbrain's part of the schema: runs, their steps, the
-// context store, and the ids of flushes and imports already applied.
+// context store, the ids of flushes and imports already applied, and the
+// fleets' links.
 var Component = pgdb.Component{Name: "laserbrain", Tables: []pgdb.Table{
 	{Name: "runs", Columns: []string{"id", "state", "step_count", "version", "save_id", "created", "updated"}, DDL: []string{`
 CREATE TABLE IF NOT EXISTS laserbrain.runs (
@@ -54,6 +55,14 @@ CREATE TABLE IF NOT EXISTS laserbrain.applied (
 	id text PRIMARY KEY,
 	at timestamptz NOT NULL DEFAULT now()
 )`}},
+	{Name: "link", Columns: []string{"id", "seq", "fleet", "line", "at"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.link (
+	id    text PRIMARY KEY,
+	seq   bigserial,
+	fleet text NOT NULL,
+	line  text NOT NULL,
+	at    timestamptz NOT NULL DEFAULT now()
+)`, `CREATE INDEX IF NOT EXISTS link_fleet ON laserbrain.link (fleet, seq)`}},
 }}
 
 // Evidence is the machine's evidence counters, which stay on the machine

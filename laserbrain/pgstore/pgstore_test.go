@@ -19,6 +19,7 @@ import (
 const dsnEnv = "LASERKIT_PGSTORE_TEST_DSN"
 
 func TestMain(m *testing.M) {
+	linkWriter()
 	storetest.Child(func() (laserbrain.Store, error) { return Open(os.Getenv(dsnEnv), Options{}) })
 	os.Exit(m.Run())
 }
@@ -193,7 +194,7 @@ func TestSchema(t *testing.T) {
 		t.Fatalf("OpenRun without a schema: %v", err)
 	}
 	created, err := Init(ctx, s.pool)
-	if err != nil || len(created) != 4 {
+	if err != nil || len(created) != 5 {
 		t.Fatalf("Init = %v, %v", created, err)
 	}
 	if created, err = Init(ctx, s.pool); err != nil || len(created) != 0 {

@@ -29,6 +29,7 @@ import (
 	"github.com/laserkit/laserkit/internal/pgdb"
 	"github.com/laserkit/laserkit/internal/pgdsn"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/laserbrain/pgstore"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -201,6 +202,24 @@ func (b *Backend) Fleet() (fleet.Store, error) {
 	}
 	b.fleet = pgfleet.New(pool, b.cfg.DSN)
 	return b.fleet, nil
+}
+
+// Link is fleet's shared link: the JSONL file the reference uses on this
+// machine (LASERBRAIN_LINK_LOG, …) for the local backend, the fleet's link
+// in the database under PostgreSQL. The agent is LASERBRAIN_AGENT, the hub
+// LASERBRAIN_HUB, as for the file.
+func (b *Backend) Link(fleetID string) (*link.Link, error) {
+	l, err := link.Default()
+	if err != nil || b.cfg.Kind != Postgres {
+		return l, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	pool, err := b.poolLocked()
+	if err != nil {
+		return nil, err
+	}
+	return &link.Link{Log: pgstore.NewLinkLog(pool, b.cfg.DSN, fleetID), Agent: l.Agent, Hub: l.Hub}, nil
 }
 
 // Close flushes and closes whatever was opened.
