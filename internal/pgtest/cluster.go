@@ -3,6 +3,7 @@ package pgtest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -109,5 +110,20 @@ func findScript() (string, error) {
 			return "", errors.New("scripts/with-postgres.sh not found above the working directory; set " + ScriptEnv)
 		}
 		dir = parent
+	}
+}
+
+// Durable turns on what the throwaway cluster runs without — fsync,
+// synchronous_commit, full_page_writes — so that a benchmark against it
+// pays for durability as a real server does.
+func (c *Cluster) Durable(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	for _, q := range []string{`ALTER SYSTEM SET fsync = on`, `ALTER SYSTEM SET synchronous_commit = on`,
+		`ALTER SYSTEM SET full_page_writes = on`, `SELECT pg_reload_conf()`} {
+		if err := adminExec(ctx, c.AdminDSN, q); err != nil {
+			t.Fatalf("pgtest: %s: %v", q, err)
+		}
 	}
 }

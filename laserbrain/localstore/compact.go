@@ -34,7 +34,7 @@ func (s *Store) Compact() error {
 		}()
 		var renames [][2]string
 		for _, id := range ids {
-			st, err := s.lookup(id)
+			st, err := s.lookup(id, true)
 			if err != nil {
 				return err
 			}

@@ -129,9 +129,10 @@ func stepCount(state []byte) (int, error) {
 	return c.StepCount, nil
 }
 
-// lookup reads run id; nil when there is none. The caller holds the log's
-// lock.
-func (s *Store) lookup(id string) (*stored, error) {
+// lookup reads run id; nil when there is none. withSteps reads the steps
+// in the log too (ReadRun, compaction); opening a run needs only its
+// state. The caller holds the log's lock.
+func (s *Store) lookup(id string, withSteps bool) (*stored, error) {
 	st := &stored{}
 	data, err := os.ReadFile(s.runPath(id))
 	switch {
@@ -149,16 +150,12 @@ func (s *Store) lookup(id string) (*stored, error) {
 		}
 		st.state, st.count, st.onFile, st.fileCount, st.historyBytes = f.Run, n, true, n, f.HistoryBytes
 	}
-	recs, err := s.log.records(id)
+	state, count, steps, applied, err := s.log.chain(id, st.count, withSteps)
 	if err != nil {
 		return nil, err
 	}
-	for _, rec := range recs {
-		if rec.base != st.count {
-			continue // not the next save in the chain
-		}
-		st.state, st.count, st.fromLog = rec.state, rec.n, true
-		st.logSteps = append(st.logSteps, rec.steps...)
+	if applied {
+		st.state, st.count, st.logSteps, st.fromLog = state, count, steps, true
 	}
 	if !st.onFile && !st.fromLog {
 		return nil, nil
@@ -188,7 +185,7 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 		return nil, fmt.Errorf("run %s is in use: %w", id, err)
 	}
 	var st *stored
-	if err := s.log.withLock(false, func() (err error) { st, err = s.lookup(id); return err }); err != nil {
+	if err := s.log.withLock(false, func() (err error) { st, err = s.lookup(id, false); return err }); err != nil {
 		lock.Unlock()
 		return nil, err
 	}
@@ -216,7 +213,7 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 		hist []laserbrain.StepRecord
 	)
 	err := s.log.withLock(false, func() (err error) {
-		if st, err = s.lookup(id); err != nil || st == nil {
+		if st, err = s.lookup(id, true); err != nil || st == nil {
 			return err
 		}
 		hist, err = s.readHistory(id, st)
@@ -284,10 +281,12 @@ func (s *Store) Evidence() laserbrain.EvidenceSource { return s.evidence }
 func (s *Store) Flush(ctx context.Context) error { return s.flush(false) }
 
 func (s *Store) flush(closing bool) error {
-	if err := s.log.sync(); err != nil {
-		return err
-	}
-	if err := s.contexts.flush(closing); err != nil {
+	// The two logs are synced at once: the file system commits both in
+	// one journal transaction, so a check waits for one sync, not two.
+	logErr := make(chan error, 1)
+	go func() { logErr <- s.log.sync() }()
+	ctxErr := s.contexts.flush(closing)
+	if err := errors.Join(<-logErr, ctxErr); err != nil {
 		return err
 	}
 	if s.log.size() >= CompactAt {
@@ -334,7 +333,7 @@ func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
 		}
 		for _, id := range logIDs {
 			if !seen[id] {
-				if st, err := s.lookup(id); err != nil {
+				if st, err := s.lookup(id, false); err != nil {
 					return err
 				} else if st != nil {
 					seen[id] = true
@@ -380,7 +379,7 @@ func (s *Store) ImportRun(ctx context.Context, r *laserbrain.Run) error {
 		lines = append(steps[i].AppendJSON(lines), '\n')
 	}
 	return s.log.withLock(false, func() error {
-		st, err := s.lookup(id)
+		st, err := s.lookup(id, false)
 		if err != nil {
 			return err
 		}

@@ -252,27 +252,38 @@ type recordHeader struct {
 	CRC   uint32 `json:"crc"`
 }
 
-// logRecord is one save: its header and body.
-type logRecord struct {
-	base, n int
-	steps   []byte // the step lines, each ending in a line break
-	state   []byte
-}
-
-// records reads run id's records, oldest first.
-func (l *runLog) records(id string) ([]logRecord, error) {
+// chain follows run id's saves in the log on top of base steps (those on
+// file): a save applies when it starts where the run stands. It returns
+// the last applied save's state and the step count after it, and with
+// withSteps the applied saves' step lines; applied is false when no save
+// chains. Only the bodies needed are read.
+func (l *runLog) chain(id string, base int, withSteps bool) (state []byte, count int, steps []byte, applied bool, err error) {
 	if err := l.index(); err != nil {
-		return nil, err
+		return nil, 0, nil, false, err
 	}
-	var out []logRecord
+	count = base
+	var last span
 	for _, sp := range l.spans[id] {
-		buf := make([]byte, sp.steps+sp.state)
-		if _, err := l.f.ReadAt(buf, sp.body); err != nil {
-			return nil, err
+		if sp.base != count {
+			continue // not the next save in the chain
 		}
-		out = append(out, logRecord{base: sp.base, n: sp.n, steps: buf[:sp.steps], state: bytes.TrimSuffix(buf[sp.steps:], []byte("\n"))})
+		if withSteps && sp.steps > 0 {
+			buf := make([]byte, sp.steps)
+			if _, err := l.f.ReadAt(buf, sp.body); err != nil {
+				return nil, 0, nil, false, err
+			}
+			steps = append(steps, buf...)
+		}
+		count, last, applied = sp.n, sp, true
 	}
-	return out, nil
+	if !applied {
+		return nil, base, nil, false, nil
+	}
+	state = make([]byte, last.state)
+	if _, err := l.f.ReadAt(state, last.body+last.steps); err != nil {
+		return nil, 0, nil, false, err
+	}
+	return bytes.TrimSuffix(state, []byte("\n")), count, steps, true, nil
 }
 
 // appendRecord writes one save. The caller holds the lock shared.
