@@ -185,6 +185,9 @@ func NewPool(dsn string, maxConns int32) (*pgxpool.Pool, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "laserbrain"
 	}
+	// One round trip per statement, none spent preparing it: the hooks
+	// are short processes that send each statement once.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
@@ -263,6 +266,13 @@ func Wrap(err error, dsn string) error {
 	}
 	if Unreachable(err) {
 		return &UnavailableError{Where: pgdsn.Mask(dsn), Err: scrubbed{err, dsn}}
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42703" || pe.Code == "3F000") {
+		// undefined table, column or schema: the stores do not check the
+		// schema ahead of every process (a hook would pay a round trip);
+		// the first statement that finds it missing says so.
+		return fmt.Errorf("%w at %s: %s", ErrNoSchema, pgdsn.Mask(dsn), pgdsn.Scrub(pe.Message, dsn))
 	}
 	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrNoSchema) {
 		return err

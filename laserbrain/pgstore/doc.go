@@ -6,8 +6,9 @@
 // Concurrency, and why it is done this way:
 //
 //   - Holding a run (OpenRun until Close) is a session-level advisory lock,
-//     pg_try_advisory_lock(hash of the run id), taken on one dedicated
-//     connection per process and polled until LockTimeout. Session locks
+//     pg_try_advisory_lock(hash of the run id), taken on one connection per
+//     process (taken from the pool while any run is held; the held runs'
+//     reads and saves use it too) and polled until LockTimeout. Session locks
 //     outlive transactions, so a stream can hold hundreds of runs for
 //     minutes without holding a transaction (or a connection) open for
 //     each, and the server drops them if the process dies or its
@@ -30,8 +31,12 @@
 //     Flushes of context records from runs stepped outside this store carry
 //     a flush id recorded in laserbrain.applied the same way. pgdb.Tx
 //     retries a transaction whose connection was lost.
-//   - ReadRun reads the run and its steps in one REPEATABLE READ read-only
-//     transaction: one snapshot, so the history matches the state.
+//   - ReadRun reads the run and its steps in one statement, so in one
+//     snapshot: the history matches the state.
+//
+// Every statement goes in one round trip (pgx's QueryExecModeExec, no
+// statement prepared first): hooks are short processes that would pay a
+// prepare for each statement they send once.
 //
 // Nothing connects until the store is used, and nothing runs at package
 // init: the pre-tool-use hook pays for PostgreSQL only when it must read a

@@ -91,7 +91,6 @@ type Store struct {
 	opts     Options
 	locks    *locker
 	contexts *contexts
-	checked  atomic.Bool
 	closed   atomic.Bool
 }
 
@@ -133,18 +132,6 @@ func Init(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	return pgdb.Init(ctx, pool, Component)
 }
 
-// ready checks once that the schema is there.
-func (s *Store) ready(ctx context.Context) error {
-	if s.checked.Load() {
-		return nil
-	}
-	if err := pgdb.Check(ctx, s.pool, Component); err != nil {
-		return s.wrap(err)
-	}
-	s.checked.Store(true)
-	return nil
-}
-
 func (s *Store) wrap(err error) error { return pgdb.Wrap(err, s.dsn) }
 
 // ErrTakenOver is wrapped by Save when another process saved the run since
@@ -158,15 +145,14 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, err
 	}
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	if err := s.locks.lock(ctx, id, s.opts.LockTimeout); err != nil {
 		return nil, s.wrap(fmt.Errorf("run %s is in use: %w", id, err))
 	}
 	h := &runHandle{s: s, id: id}
 	var state []byte
-	err := s.pool.QueryRow(ctx, `SELECT state, version, step_count FROM laserbrain.runs WHERE id = $1`, id).Scan(&state, &h.version, &h.count)
+	err := s.locks.with(ctx, func(conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, `SELECT state, version, step_count FROM laserbrain.runs WHERE id = $1`, id).Scan(&state, &h.version, &h.count)
+	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		h.run = laserbrain.NewRun(laserbrain.RunOptions{ID: id, Contexts: s.contexts, Evidence: s.evidenceSource()})
@@ -208,38 +194,19 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, err
 	}
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	var (
 		state []byte
 		hist  []laserbrain.StepRecord
 	)
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
-		var count int
-		if err := tx.QueryRow(ctx, `SELECT state, step_count FROM laserbrain.runs WHERE id = $1`, id).Scan(&state, &count); err != nil {
-			return err
+	// One statement is one snapshot: the history matches the state.
+	var steps []byte
+	err := s.pool.QueryRow(ctx, `SELECT r.state, coalesce((SELECT json_agg(s.record ORDER BY s.n) FROM laserbrain.steps s
+	WHERE s.run_id = r.id AND s.n <= r.step_count), '[]') FROM laserbrain.runs r WHERE r.id = $1`, id).Scan(&state, &steps)
+	if err == nil {
+		if uerr := json.Unmarshal(steps, &hist); uerr != nil {
+			return nil, fmt.Errorf("run %s: its steps are damaged: %w", id, uerr)
 		}
-		rows, err := tx.Query(ctx, `SELECT record FROM laserbrain.steps WHERE run_id = $1 AND n <= $2 ORDER BY n`, id, count)
-		if err != nil {
-			return err
-		}
-		hist = make([]laserbrain.StepRecord, 0, count)
-		for rows.Next() {
-			var raw []byte
-			if err := rows.Scan(&raw); err != nil {
-				rows.Close()
-				return err
-			}
-			var rec laserbrain.StepRecord
-			if err := json.Unmarshal(raw, &rec); err != nil {
-				rows.Close()
-				return fmt.Errorf("step %d: %w", len(hist)+1, err)
-			}
-			hist = append(hist, rec)
-		}
-		return rows.Err()
-	})
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("run %s: %w (in %s)", id, laserbrain.ErrNoRun, s.Where())
 	}
@@ -290,9 +257,6 @@ func (s *Store) Close() error {
 
 // RunIDs implements laserbrain.Exporter.
 func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	rows, err := s.pool.Query(ctx, `SELECT id FROM laserbrain.runs ORDER BY id`)
 	if err != nil {
 		return nil, s.wrap(err)
@@ -303,9 +267,6 @@ func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
 
 // ContextEntries implements laserbrain.Exporter.
 func (s *Store) ContextEntries(ctx context.Context) (map[string]laserbrain.ContextEntry, error) {
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	rows, err := s.pool.Query(ctx, `SELECT id, entry FROM laserbrain.contexts`)
 	if err != nil {
 		return nil, s.wrap(err)
@@ -329,9 +290,6 @@ func (s *Store) ContextEntries(ctx context.Context) (map[string]laserbrain.Conte
 
 // ImportRun implements laserbrain.Importer.
 func (s *Store) ImportRun(ctx context.Context, r *laserbrain.Run) error {
-	if err := s.ready(ctx); err != nil {
-		return err
-	}
 	state, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -354,8 +312,8 @@ func (s *Store) ImportRun(ctx context.Context, r *laserbrain.Run) error {
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.runs (id, state, step_count, version, save_id) VALUES ($1, $2, $3, 1, $4)`,
-			r.ID(), state, len(steps), saveID); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.runs (id, state, step_count, version, save_id) VALUES ($1, $2::jsonb, $3, 1, $4)`,
+			r.ID(), string(state), len(steps), saveID); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, insertSteps, r.ID(), ns, recs)
@@ -365,9 +323,6 @@ func (s *Store) ImportRun(ctx context.Context, r *laserbrain.Run) error {
 
 // ImportContexts implements laserbrain.Importer.
 func (s *Store) ImportContexts(ctx context.Context, source string, entries map[string]laserbrain.ContextEntry) (bool, error) {
-	if err := s.ready(ctx); err != nil {
-		return false, err
-	}
 	imported := false
 	err := pgdb.Tx(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.applied (id) VALUES ($1) ON CONFLICT DO NOTHING`, "import:"+source)
@@ -437,7 +392,10 @@ func (h *runHandle) Save(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := pgdb.Tx(ctx, h.s.pool, func(tx pgx.Tx) error { return sv.apply(ctx, tx) }); err != nil {
+	err = h.s.locks.with(ctx, func(conn *pgx.Conn) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return sv.apply(ctx, tx) })
+	})
+	if err != nil {
 		return h.s.wrap(fmt.Errorf("run %s: %w", h.id, err))
 	}
 	sv.done()
@@ -479,8 +437,8 @@ func (sv *save) apply(ctx context.Context, tx pgx.Tx) error {
 		if h.version != 0 {
 			return fmt.Errorf("it is gone from the store")
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.runs (id, state, step_count, version, save_id) VALUES ($1, $2, $3, 1, $4) ON CONFLICT DO NOTHING`,
-			h.id, sv.state, sv.count, sv.id)
+		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.runs (id, state, step_count, version, save_id) VALUES ($1, $2::jsonb, $3, 1, $4) ON CONFLICT DO NOTHING`,
+			h.id, string(sv.state), sv.count, sv.id)
 		if err != nil {
 			return err
 		}
@@ -494,8 +452,8 @@ func (sv *save) apply(ctx context.Context, tx pgx.Tx) error {
 	case version != h.version:
 		return ErrTakenOver
 	default:
-		if _, err := tx.Exec(ctx, `UPDATE laserbrain.runs SET state = $2, step_count = $3, version = version + 1, save_id = $4, updated = now() WHERE id = $1`,
-			h.id, sv.state, sv.count, sv.id); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE laserbrain.runs SET state = $2::jsonb, step_count = $3, version = version + 1, save_id = $4, updated = now() WHERE id = $1`,
+			h.id, string(sv.state), sv.count, sv.id); err != nil {
 			return err
 		}
 	}
@@ -538,15 +496,18 @@ func (h *runHandle) Close() error {
 }
 
 // locker holds runs for this process with session advisory locks on one
-// dedicated connection, so a stream holding hundreds of runs uses one
-// connection for all of them, and the server drops them all if this
-// process dies or its connection breaks. Session locks are re-entrant
-// within a session, so runs held in this process are also tracked here:
-// two handles of one process exclude each other too.
+// connection taken from the pool while any run is held (and given back
+// when none is), so a stream holding hundreds of runs uses one connection
+// for all of them, and the server drops them all if this process dies or
+// the connection breaks. The held runs' reads and saves go over the same
+// connection: a hook that opens a run, steps and saves it uses one
+// connection in all. Session locks are re-entrant within a session, so the
+// runs held in this process are tracked here too: two handles of one
+// process exclude each other as well.
 type locker struct {
 	pool *pgxpool.Pool
 	mu   sync.Mutex
-	conn *pgx.Conn
+	conn *pgxpool.Conn
 	held map[string]bool
 }
 
@@ -577,29 +538,87 @@ func (l *locker) lock(ctx context.Context, id string, timeout time.Duration) err
 	}
 }
 
+// connLocked makes sure the locker has a live connection. A new one (the
+// old one broke) takes the locks of the runs still held again; one that
+// another process took meanwhile stays lost, and its handle's save is
+// refused by the version check.
+func (l *locker) connLocked(ctx context.Context) error {
+	if l.conn != nil && !l.conn.Conn().IsClosed() {
+		return nil
+	}
+	if l.conn != nil {
+		l.conn.Release()
+		l.conn = nil
+	}
+	c, err := l.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	l.conn = c
+	for id := range l.held {
+		if _, err := c.Exec(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey(id)); err != nil {
+			l.dropLocked()
+			return err
+		}
+	}
+	return nil
+}
+
+// dropLocked closes a connection in doubt: its locks go with it.
+func (l *locker) dropLocked() {
+	if l.conn == nil {
+		return
+	}
+	l.conn.Conn().Close(context.Background())
+	l.conn.Release()
+	l.conn = nil
+}
+
 func (l *locker) try(ctx context.Context, id string) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.held[id] {
 		return false, nil
 	}
-	if l.conn == nil || l.conn.IsClosed() {
-		conn, err := pgx.ConnectConfig(ctx, l.pool.Config().ConnConfig.Copy())
-		if err != nil {
-			return false, err
-		}
-		l.conn = conn
+	if err := l.connLocked(ctx); err != nil {
+		return false, err
 	}
 	var ok bool
 	if err := l.conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey(id)).Scan(&ok); err != nil {
-		l.conn.Close(context.Background())
-		l.conn = nil
+		l.dropLocked()
 		return false, err
 	}
 	if ok {
 		l.held[id] = true
+	} else if len(l.held) == 0 {
+		l.conn.Release()
+		l.conn = nil
 	}
 	return ok, nil
+}
+
+// with runs f on the locker's connection (a held run's read or save). When
+// the connection is lost on the way, f runs again on a new one (with the
+// locks taken again), as pgdb.Tx does on the pool.
+func (l *locker) with(ctx context.Context, f func(conn *pgx.Conn) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	for attempt := 0; ; attempt++ {
+		if err = l.connLocked(ctx); err != nil {
+			return err
+		}
+		err = f(l.conn.Conn())
+		if err == nil || !pgdb.Unreachable(err) || attempt >= pgdb.Retries || ctx.Err() != nil {
+			return err
+		}
+		l.dropLocked()
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(50<<attempt) * time.Millisecond):
+		}
+	}
 }
 
 func (l *locker) unlock(id string) {
@@ -609,7 +628,7 @@ func (l *locker) unlock(id string) {
 		return
 	}
 	delete(l.held, id)
-	if l.conn == nil || l.conn.IsClosed() {
+	if l.conn == nil || l.conn.Conn().IsClosed() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -617,7 +636,11 @@ func (l *locker) unlock(id string) {
 	if _, err := l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, lockKey(id)); err != nil {
 		// The connection is in doubt: closing it releases every lock it
 		// held, which saves then check through the run's version.
-		l.conn.Close(context.Background())
+		l.dropLocked()
+		return
+	}
+	if len(l.held) == 0 {
+		l.conn.Release()
 		l.conn = nil
 	}
 }
@@ -625,10 +648,7 @@ func (l *locker) unlock(id string) {
 func (l *locker) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.conn != nil {
-		l.conn.Close(context.Background())
-		l.conn = nil
-	}
+	l.dropLocked()
 	clear(l.held)
 }
 
@@ -721,9 +741,6 @@ func (c *contexts) flush(ctx context.Context) error {
 	if len(steps) == 0 {
 		return nil
 	}
-	if err := c.s.ready(ctx); err != nil {
-		return err
-	}
 	id := "flush:" + newID()
 	err := pgdb.Tx(ctx, c.s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.applied (id) VALUES ($1) ON CONFLICT DO NOTHING`, id)
@@ -781,7 +798,7 @@ func updateContexts(ctx context.Context, tx pgx.Tx, ids []string, change func(id
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE laserbrain.contexts SET entry = $2, updated = now() WHERE id = $1`, id, out); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE laserbrain.contexts SET entry = $2::jsonb, updated = now() WHERE id = $1`, id, string(out)); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,7 +65,6 @@ type Store struct {
 	pool    *pgxpool.Pool
 	ownPool bool
 	dsn     string
-	checked atomic.Bool
 }
 
 var _ fleet.Store = (*Store)(nil)
@@ -101,21 +99,7 @@ func (s *Store) Close() error {
 	return nil
 }
 
-func (s *Store) ready(ctx context.Context) error {
-	if s.checked.Load() {
-		return nil
-	}
-	if err := pgdb.Check(ctx, s.pool, Component); err != nil {
-		return pgdb.Wrap(err, s.dsn)
-	}
-	s.checked.Store(true)
-	return nil
-}
-
 func (s *Store) tx(ctx context.Context, f func(pgx.Tx) error) error {
-	if err := s.ready(ctx); err != nil {
-		return err
-	}
 	return pgdb.Wrap(pgdb.Tx(ctx, s.pool, f), s.dsn)
 }
 
@@ -131,8 +115,8 @@ func (s *Store) CreateRun(ctx context.Context, r fleet.Run) error {
 	tries := 0
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		tries++
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.fleet_runs (id, fleet, created, run) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-			r.ID, r.Fleet, r.Created, data)
+		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.fleet_runs (id, fleet, created, run) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`,
+			r.ID, r.Fleet, r.Created, string(data))
 		if err != nil {
 			return err
 		}
@@ -142,7 +126,7 @@ func (s *Store) CreateRun(ctx context.Context, r fleet.Run) error {
 			}
 			// A retry after a lost connection finds its own row: done.
 			var same bool
-			if err := tx.QueryRow(ctx, `SELECT run = $2::jsonb FROM laserbrain.fleet_runs WHERE id = $1`, r.ID, data).Scan(&same); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT run = $2::jsonb FROM laserbrain.fleet_runs WHERE id = $1`, r.ID, string(data)).Scan(&same); err != nil {
 				return err
 			}
 			if !same {
@@ -175,9 +159,6 @@ func scanRun(raw []byte) (fleet.Run, error) {
 // Run implements fleet.Runs.
 func (s *Store) Run(ctx context.Context, id string) (fleet.Run, error) {
 	if err := fleet.ValidateRunID(id); err != nil {
-		return fleet.Run{}, err
-	}
-	if err := s.ready(ctx); err != nil {
 		return fleet.Run{}, err
 	}
 	var raw []byte
@@ -220,7 +201,7 @@ func (s *Store) UpdateRun(ctx context.Context, id string, f func(*fleet.Run) err
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE laserbrain.fleet_runs SET fleet = $2, created = $3, run = $4 WHERE id = $1`, id, r.Fleet, r.Created, data); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE laserbrain.fleet_runs SET fleet = $2, created = $3, run = $4::jsonb WHERE id = $1`, id, r.Fleet, r.Created, string(data)); err != nil {
 			return err
 		}
 		out = r
@@ -254,9 +235,6 @@ func (s *Store) RunForSession(ctx context.Context, session string) (fleet.Run, e
 	if err := laserbrain.ValidateRunID(session); err != nil {
 		return fleet.Run{}, fmt.Errorf("session id: %w", err)
 	}
-	if err := s.ready(ctx); err != nil {
-		return fleet.Run{}, err
-	}
 	var raw []byte
 	err := s.pool.QueryRow(ctx, `SELECT r.run FROM laserbrain.fleet_sessions s JOIN laserbrain.fleet_runs r ON r.id = s.run_id WHERE s.session = $1`, session).Scan(&raw)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -270,9 +248,6 @@ func (s *Store) RunForSession(ctx context.Context, session string) (fleet.Run, e
 
 // ListRuns implements fleet.Runs.
 func (s *Store) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, error) {
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	rows, err := s.pool.Query(ctx, `SELECT run FROM laserbrain.fleet_runs WHERE $1 = '' OR fleet = $1 ORDER BY created, id`, f.Fleet)
 	if err != nil {
 		return nil, pgdb.Wrap(err, s.dsn)
@@ -321,7 +296,7 @@ func (s *Store) AppendEvent(ctx context.Context, run string, e fleet.Event) (boo
 	}
 	added := false
 	err = s.tx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.fleet_events (run_id, id, event) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, run, e.ID, data)
+		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.fleet_events (run_id, id, event) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`, run, e.ID, string(data))
 		added = err == nil && tag.RowsAffected() == 1
 		return err
 	})
@@ -331,9 +306,6 @@ func (s *Store) AppendEvent(ctx context.Context, run string, e fleet.Event) (boo
 // Events implements fleet.Events.
 func (s *Store) Events(ctx context.Context, run string) ([]fleet.Event, error) {
 	if err := fleet.ValidateRunID(run); err != nil {
-		return nil, err
-	}
-	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, `SELECT event FROM laserbrain.fleet_events WHERE run_id = $1 ORDER BY seq`, run)
@@ -367,8 +339,8 @@ func (s *Store) AddAuthorization(ctx context.Context, a fleet.Authorization) err
 	tries := 0
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		tries++
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.authorizations (id, fleet, created, "authorization") VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-			a.ID, a.Fleet, a.Created, data)
+		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.authorizations (id, fleet, created, "authorization") VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`,
+			a.ID, a.Fleet, a.Created, string(data))
 		if err != nil {
 			return err
 		}
@@ -378,7 +350,7 @@ func (s *Store) AddAuthorization(ctx context.Context, a fleet.Authorization) err
 			}
 			// A retry after a lost connection finds its own row: done.
 			var same bool
-			if err := tx.QueryRow(ctx, `SELECT "authorization" = $2::jsonb FROM laserbrain.authorizations WHERE id = $1`, a.ID, data).Scan(&same); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT "authorization" = $2::jsonb FROM laserbrain.authorizations WHERE id = $1`, a.ID, string(data)).Scan(&same); err != nil {
 				return err
 			}
 			if !same {
@@ -391,9 +363,6 @@ func (s *Store) AddAuthorization(ctx context.Context, a fleet.Authorization) err
 
 // ListAuthorizations implements fleet.Authorizations.
 func (s *Store) ListAuthorizations(ctx context.Context, fl string) ([]fleet.Authorization, error) {
-	if err := s.ready(ctx); err != nil {
-		return nil, err
-	}
 	rows, err := s.pool.Query(ctx, `SELECT "authorization" FROM laserbrain.authorizations WHERE $1 = '' OR fleet = $1 ORDER BY created, id`, fl)
 	if err != nil {
 		return nil, pgdb.Wrap(err, s.dsn)
@@ -438,7 +407,7 @@ func (s *Store) updateAuthorization(ctx context.Context, id string, f func(*flee
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `UPDATE laserbrain.authorizations SET "authorization" = $2 WHERE id = $1`, id, data)
+		_, err = tx.Exec(ctx, `UPDATE laserbrain.authorizations SET "authorization" = $2::jsonb WHERE id = $1`, id, string(data))
 		return err
 	})
 }
