@@ -29,6 +29,7 @@ const maxCommandText = 64 << 10
 // run does.
 type analyzer struct {
 	parser   *syntax.Parser
+	dir      string // the working directory the commands run in ("" unknown)
 	deadline time.Time
 	expired  bool
 	vars     map[string]string // literal assignments seen so far

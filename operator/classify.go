@@ -20,9 +20,16 @@ const (
 	// Unknown: could not tell — the text does not parse, nests too deep, names
 	// its command only at run time, or a pattern timed out. Fail closed.
 	Unknown
+	// DryRun: in a command that runs but, as parsed, changes nothing: a dry
+	// run (npm publish --dry-run, git clean -n) or a help request.
+	DryRun
 )
 
-var whereNames = [...]string{"executed", "inline code", "data", "unknown"}
+var whereNames = [...]string{"executed", "inline code", "data", "unknown", "dry run"}
+
+// whereRank orders roles from strongest: the role of a raw grammar match is
+// the strongest role the parsed view found for it.
+var whereRank = [...]uint8{Executed: 0, InlineCode: 1, DryRun: 2, Data: 3, Unknown: 4}
 
 func (w Where) String() string { return whereNames[w] }
 
@@ -163,8 +170,18 @@ type Result struct {
 // that repeats a grammar label already present is not listed twice. Text
 // that cannot be parsed is irreversible (fail closed).
 func Classify(command string, reversible, outward bool) Result {
+	return ClassifyIn("", command, reversible, outward)
+}
+
+// ClassifyIn is Classify for a command that will run in directory dir (the
+// hook event's cwd). The git model looks there to tell a file from a ref
+// ("git checkout NAME" discards the changes to file NAME, but switches to
+// branch NAME) and whether a pathspec matches anything; with dir "" it
+// cannot, and such a command asks.
+func ClassifyIn(dir, command string, reversible, outward bool) Result {
 	v, raw := classifyRaw(command, reversible, outward)
 	a := newAnalyzer()
+	a.dir = dir
 	a.script(command, 0)
 
 	r := Result{Verdict: v}
@@ -193,7 +210,7 @@ func Classify(command string, reversible, outward bool) Result {
 				if pf.grammar != i {
 					continue
 				}
-				if pf.Where < f.Where {
+				if whereRank[pf.Where] < whereRank[f.Where] {
 					f.Where = pf.Where
 				}
 				if !pf.CarvedOut {
@@ -216,7 +233,7 @@ func Classify(command string, reversible, outward bool) Result {
 		switch f.Where {
 		case Data:
 			why = append(why, f.Label+" (in data)")
-		case Unknown:
+		case Unknown, DryRun:
 			why = append(why, f.Label+" ("+f.Note+")")
 		default:
 			why = append(why, f.Label)
