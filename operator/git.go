@@ -2,6 +2,7 @@ package operator
 
 import (
 	"os"
+	"regexp"
 	"path/filepath"
 	"strings"
 )
@@ -202,7 +203,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		}
 		switch {
 		case p.on("mirror"):
-			if len(refspecs) == 0 {
+			if len(refspecs) == 0 && !p.on("all") && !p.on("tags") && !p.on("delete") {
 				es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
 			} else {
 				es = nil // --mirror with refspecs is refused
@@ -261,8 +262,9 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 	case "switch":
 		p := parse("switch")
 		force := p.on("discard-changes") || p.on("force")
-		target := len(p.positionals) > 0 || p.on("create") || p.on("force-create") || p.on("orphan") || p.on("detach")
-		if force && target {
+		// Forcing discards changes only on the way to another commit: a
+		// new branch or a detached HEAD where we stand keeps them.
+		if force && len(p.positionals) > 0 {
 			return finish(p, effect(labelSwitchF))
 		}
 		return finish(p)
@@ -301,7 +303,15 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		force := p.on("force")
 		del := p.on("delete") || p.on("-D")
 		mv := p.on("move") || p.on("-M") || p.on("copy") || p.on("-C")
+		modes := 0
+		for _, m := range []bool{del, mv, p.on("list"), p.on("show-current"), p.on("edit-description"), p.on("unset-upstream"), p.on("set-upstream-to")} {
+			if m {
+				modes++
+			}
+		}
 		switch {
+		case modes > 1:
+			return finish(p) // incompatible modes: usage, nothing runs
 		case del && (p.on("-D") || force) && len(p.positionals) > 0 && !p.on("remotes"):
 			// Remote-tracking branches come back with the next fetch.
 			return finish(p, effect(labelBranchD))
@@ -381,7 +391,9 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 			return v
 		case "delete":
 			p := parseGit(gitTables()["reflog delete"], args[1:])
-			if len(p.positionals) == 0 {
+			// Each entry records the value before it too, so deleting one
+			// keeps its commit reachable from the next; --rewrite drops it.
+			if len(p.positionals) == 0 || !p.on("rewrite") {
 				return finish(p)
 			}
 			v = finish(p, effect(labelReflog))
@@ -553,7 +565,13 @@ func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) git
 	}
 	switch args[0].val {
 	case "drop":
-		return finish(parseGit(gitTables()["stash drop"], args[1:]), effect(labelStashDrop))
+		p := parseGit(gitTables()["stash drop"], args[1:])
+		for _, ref := range p.positionals {
+			if !stashRefRe.MatchString(ref) {
+				return finish(p) // not a stash: git refuses
+			}
+		}
+		return finish(p, effect(labelStashDrop))
 	case "clear":
 		p := parseGit(nil, args[1:])
 		if len(p.positionals) > 0 {
@@ -563,6 +581,9 @@ func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) git
 	}
 	return gitVerdict{modelled: true}
 }
+
+// stashRefRe: the ways to name a stash entry (stash@{1}, 1, a commit id).
+var stashRefRe = regexp.MustCompile(`^((refs/)?stash(@\{[0-9]+\})?|[0-9]+|@\{[0-9]+\}|[0-9a-fA-F]{4,64})$`)
 
 // gitFilterBranch: a shell script that matches its options word for word;
 // its filters are shell code it evaluates.
