@@ -2,8 +2,8 @@ package operator
 
 import (
 	"os"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
