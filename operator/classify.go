@@ -2,6 +2,7 @@ package operator
 
 import (
 	"strings"
+	"time"
 )
 
 // Where says in what role a command's text was found to match.
@@ -94,7 +95,7 @@ func (v Verdict) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.
 func ClassifyGrammar(command string, reversible, outward bool) Verdict {
-	v, _ := classifyRaw(command, reversible, outward)
+	v, _ := classifyRaw(command, reversible, outward, time.Now().Add(AnalysisBudget))
 	return v
 }
 
@@ -103,12 +104,16 @@ type rawMatch struct {
 	carved bool // every match lies inside an allow match
 }
 
-func classifyRaw(command string, reversible, outward bool) (Verdict, []rawMatch) {
+func classifyRaw(command string, reversible, outward bool, deadline time.Time) (Verdict, []rawMatch) {
 	v := Verdict{Reversible: reversible, Outward: outward, Labels: []string{}}
 	var why []string
 	var allowSpans []span
+	lower := lowerForPrefilter(command)
 	for _, p := range grammarAllow {
-		m := find(p.re, command)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m := findBy(p.regexp(), command, deadline)
 		if m.found {
 			v.Carveouts = append(v.Carveouts, p.label)
 			why = append(why, "carve-out: "+p.label+" (still asks)")
@@ -117,7 +122,10 @@ func classifyRaw(command string, reversible, outward bool) (Verdict, []rawMatch)
 	}
 	raw := make([]rawMatch, len(grammarIrreversible))
 	for i, p := range grammarIrreversible {
-		m := find(p.re, command)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m := findBy(p.regexp(), command, deadline)
 		raw[i] = rawMatch{matchResult: m}
 		if !m.found {
 			continue
@@ -179,8 +187,9 @@ func Classify(command string, reversible, outward bool) Result {
 // branch NAME) and whether a pathspec matches anything; with dir "" it
 // cannot, and such a command asks.
 func ClassifyIn(dir, command string, reversible, outward bool) Result {
-	v, raw := classifyRaw(command, reversible, outward)
-	a := newAnalyzer()
+	deadline := time.Now().Add(AnalysisBudget)
+	v, raw := classifyRaw(command, reversible, outward, deadline)
+	a := newAnalyzer(deadline)
 	a.dir = dir
 	a.script(command, 0)
 

@@ -295,12 +295,18 @@ func (a *analyzer) grammarOn(text string) { a.grammarAs(text, Executed, "") }
 // grammarAs is grammarOn for a command that runs in a given role (a dry
 // run, for one).
 func (a *analyzer) grammarAs(text string, where Where, note string) {
+	lower := lowerForPrefilter(text)
 	var allow []span
 	for _, p := range grammarAllow {
-		allow = append(allow, find(p.re, text).spans...)
+		if p.mayMatch(lower) {
+			allow = append(allow, find(p.regexp(), text).spans...)
+		}
 	}
 	for i, p := range grammarIrreversible {
-		m, err := grammarAtStart()[i].FindStringMatch(text)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m, err := grammarAtStart[i].regexp().FindStringMatch(text)
 		if err != nil {
 			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i})
 			continue
@@ -316,8 +322,12 @@ func (a *analyzer) grammarAs(text string, where Where, note string) {
 // code scans program text handed to an interpreter (or SQL to a database
 // client): the grammar patterns anywhere in it, and the pack's code rules.
 func (a *analyzer) code(name, text string) {
+	lower := lowerForPrefilter(text)
 	for i, p := range grammarIrreversible {
-		m := find(p.re, text)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m := find(p.regexp(), text)
 		if !m.found {
 			continue
 		}
