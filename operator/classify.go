@@ -221,6 +221,9 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 				}
 				if whereRank[pf.Where] < whereRank[f.Where] {
 					f.Where = pf.Where
+					if pf.Where == DryRun {
+						f.Note = pf.Note
+					}
 				}
 				if !pf.CarvedOut {
 					f.CarvedOut = false

@@ -3,6 +3,7 @@ package operator
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // optSpec says which options of a wrapper take a value, so the wrapped
@@ -56,9 +57,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-var assignmentRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-
-func isAssignment(s string) bool { return assignmentRe.MatchString(s) }
+// isAssignment: NAME=VALUE, NAME a shell identifier.
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // hasShortFlag reports whether a single-dash cluster word contains c.
 func hasShortFlag(s string, c byte) bool {
@@ -109,12 +121,29 @@ var wrappers = map[string]optSpec{
 	"toybox":  {},
 }
 
+// lazyRegexp compiles a pattern on first use, so a hook process pays only
+// for the patterns its command needs.
+func lazyRegexp(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
+
 // readsCode are database clients whose standard input is a program (SQL).
 var readsCode = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite": true, "sqlcmd": true, "cockroach": true, "clickhouse-client": true, "clickhouse": true, "duckdb": true, "pgcli": true, "mycli": true, "mongosh": true, "mongo": true}
 
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true}
 
-var interpreterRe = regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript|osascript|tclsh|awk|gawk|pwsh|powershell)$`)
+// isInterpreter: python[N.N], pypy[N], node, ruby, perl, … — programs that
+// take code as an argument. (A hand matcher: a regexp here would be
+// compiled by every hook process.)
+func isInterpreter(name string) bool {
+	switch base := strings.TrimRight(name, "0123456789."); base {
+	case "python", "pypy":
+		return true
+	case "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "rscript", "osascript", "tclsh", "awk", "gawk", "pwsh", "powershell":
+		return base == name
+	}
+	return false
+}
 
 // codeFlags are the options with which an interpreter takes its program as
 // an argument.
@@ -267,13 +296,13 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 		a.watch(rest, d)
 	case name == "docker" || name == "podman" || name == "kubectl" || name == "oc":
 		a.container(name, rest, d, in)
-	case interpreterRe.MatchString(name):
+	case isInterpreter(name):
 		a.interpreter(name, rest, in)
 	}
 	// Standard input is a program for a database client, and for an
 	// interpreter given no program of its own (awk's input is always data).
 	if in.kind == literalInput && (readsCode[strings.TrimRight(name, "0123456789.")] ||
-		interpreterRe.MatchString(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
+		isInterpreter(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
 		a.code(name, in.text)
 	}
 	if a.overTime() {

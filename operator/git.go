@@ -3,7 +3,6 @@ package operator
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -165,7 +164,7 @@ const (
 // gitSubcommand reads one subcommand with its option table and decides what
 // it would destroy.
 func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in input) gitVerdict {
-	parse := func(table string) *gitParse { return parseGit(gitTables()[table], args) }
+	parse := func(table string) *gitParse { return parseGit(gitTable(table), args) }
 	v := gitVerdict{modelled: true}
 	// finish turns a parse into a verdict: a parse error or a help request
 	// means git prints usage and does nothing at all.
@@ -325,7 +324,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		if len(args) == 0 || !args[0].known || args[0].val != "remove" {
 			return v
 		}
-		p := parseGit(gitTables()["worktree remove"], args[1:])
+		p := parseGit(gitTable("worktree remove"), args[1:])
 		if p.count("force") > 0 && len(p.positionals) > 0 {
 			return finish(p, effect(labelWorktreeRm))
 		}
@@ -373,7 +372,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		}
 		switch args[0].val {
 		case "expire":
-			p := parseGit(gitTables()["reflog expire"], args[1:])
+			p := parseGit(gitTable("reflog expire"), args[1:])
 			expire := call.config["gc.reflogexpire"] != "" && !isNever(call.config["gc.reflogexpire"]) ||
 				call.config["gc.reflogexpireunreachable"] != "" && !isNever(call.config["gc.reflogexpireunreachable"])
 			for _, k := range []string{"expire", "expire-unreachable"} {
@@ -390,7 +389,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 			}
 			return v
 		case "delete":
-			p := parseGit(gitTables()["reflog delete"], args[1:])
+			p := parseGit(gitTable("reflog delete"), args[1:])
 			// Each entry records the value before it too, so deleting one
 			// keeps its commit reachable from the next; --rewrite drops it.
 			if len(p.positionals) == 0 || !p.on("rewrite") {
@@ -565,9 +564,9 @@ func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) git
 	}
 	switch args[0].val {
 	case "drop":
-		p := parseGit(gitTables()["stash drop"], args[1:])
+		p := parseGit(gitTable("stash drop"), args[1:])
 		for _, ref := range p.positionals {
-			if !stashRefRe.MatchString(ref) {
+			if !stashRefRe().MatchString(ref) {
 				return finish(p) // not a stash: git refuses
 			}
 		}
@@ -583,7 +582,7 @@ func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) git
 }
 
 // stashRefRe: the ways to name a stash entry (stash@{1}, 1, a commit id).
-var stashRefRe = regexp.MustCompile(`^((refs/)?stash(@\{[0-9]+\})?|[0-9]+|@\{[0-9]+\}|[0-9a-fA-F]{4,64})$`)
+var stashRefRe = lazyRegexp(`^((refs/)?stash(@\{[0-9]+\})?|[0-9]+|@\{[0-9]+\}|[0-9a-fA-F]{4,64})$`)
 
 // gitFilterBranch: a shell script that matches its options word for word;
 // its filters are shell code it evaluates.

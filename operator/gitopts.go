@@ -94,13 +94,22 @@ func parseOptTable(spec string) []gitOpt {
 	return out
 }
 
-var gitTables = sync.OnceValue(func() map[string][]gitOpt {
-	out := make(map[string][]gitOpt, len(gitOptionTables))
-	for name, spec := range gitOptionTables {
-		out[name] = parseOptTable(spec)
+var (
+	gitTablesMu     sync.Mutex
+	gitTablesParsed = map[string][]gitOpt{}
+)
+
+// gitTable is a subcommand's option table, parsed on first use.
+func gitTable(name string) []gitOpt {
+	gitTablesMu.Lock()
+	defer gitTablesMu.Unlock()
+	t, ok := gitTablesParsed[name]
+	if !ok {
+		t = parseOptTable(gitOptionTables[name])
+		gitTablesParsed[name] = t
 	}
-	return out
-})
+	return t
+}
 
 // gitOptValue is an option as parsed: set or negated (--no-), and its value.
 type gitEvent struct {

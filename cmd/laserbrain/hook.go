@@ -1,16 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/pretooluse"
 )
 
 func newHookCmd(streams *cli.IOStreams) *cobra.Command {
@@ -23,10 +17,6 @@ func newHookCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd.AddCommand(newHookPreToolUseCmd(streams))
 	return cmd
 }
-
-// maxHookInput bounds what the hook reads; a larger event is refused rather
-// than half-read.
-const maxHookInput = 8 << 20
 
 type hookOptions struct {
 	format string
@@ -53,17 +43,14 @@ Tools other than Bash pass. A Bash command is classified by the operator gate:
          still apply (the hook never answers "allow", which would skip them).
 
 A finding never exits 1 (Claude Code would run the command). An event that
-cannot be read exits 2 with "guard error: ...".`,
+cannot be read exits 2 with "guard error: ...". Dry runs and help requests
+(npm publish --dry-run, git clean -n, --help) ask. laserbrain-gate answers
+the same way from a binary that starts in about a millisecond.`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.format != "exit" && opts.format != "json" {
 				return cli.Usagef("--format must be exit or json, not %q", opts.format)
 			}
-			defer func() {
-				if p := recover(); p != nil {
-					err = guardError(streams, fmt.Errorf("internal: %v", p))
-				}
-			}()
 			return preToolUse(streams, opts.format)
 		},
 	}
@@ -71,67 +58,11 @@ cannot be read exits 2 with "guard error: ...".`,
 	return cmd
 }
 
-func guardError(streams *cli.IOStreams, err error) error {
-	fmt.Fprintf(streams.ErrOut, "guard error: %v\n", err)
-	return cli.SilentExit(2)
-}
-
+// preToolUse answers through operator/pretooluse, the code laserbrain-gate
+// runs too: one answer, whichever binary the settings name.
 func preToolUse(streams *cli.IOStreams, format string) error {
-	data, err := io.ReadAll(io.LimitReader(streams.In, maxHookInput+1))
-	if err != nil {
-		return guardError(streams, fmt.Errorf("reading the event: %w", err))
+	if code := pretooluse.Run(streams.In, streams.Out, streams.ErrOut, pretooluse.Format(format)); code != 0 {
+		return cli.SilentExit(code)
 	}
-	if len(data) > maxHookInput {
-		return guardError(streams, fmt.Errorf("event larger than %d bytes", maxHookInput))
-	}
-	var ev struct {
-		ToolName  *string         `json:"tool_name"`
-		ToolInput json.RawMessage `json:"tool_input"`
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return guardError(streams, errors.New("no event on standard input"))
-	}
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return guardError(streams, fmt.Errorf("the event is not a JSON object: %w", err))
-	}
-	if ev.ToolName == nil {
-		return guardError(streams, errors.New(`the event has no "tool_name"`))
-	}
-	if *ev.ToolName != "Bash" {
-		return nil
-	}
-	var in struct {
-		Command *string `json:"command"`
-	}
-	if err := json.Unmarshal(ev.ToolInput, &in); err != nil || in.Command == nil {
-		return guardError(streams, errors.New(`a Bash event needs tool_input.command as a string`))
-	}
-	r := operator.Classify(*in.Command, true, false)
-	switch r.Decision {
-	case operator.Deny:
-		reason := "laserbrain operator gate: this command is irreversible or outward and nobody authorized it — " + r.Why +
-			". Do not retry it in another form; ask the user to run it or to authorize it."
-		if format == "json" {
-			return writeDecision(streams, "deny", reason)
-		}
-		fmt.Fprintln(streams.ErrOut, reason)
-		return cli.SilentExit(2)
-	case operator.Ask:
-		return writeDecision(streams, "ask", "laserbrain operator gate: "+r.Why+" — confirm before it runs.")
-	}
-	return nil
-}
-
-func writeDecision(streams *cli.IOStreams, decision, reason string) error {
-	out := map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName":            "PreToolUse",
-		"permissionDecision":       decision,
-		"permissionDecisionReason": reason,
-	}}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return guardError(streams, err)
-	}
-	fmt.Fprintln(streams.Out, string(b))
 	return nil
 }

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// hookEvents are the answers the benchmark times: each one a whole process
+// from start to exit, as Claude Code runs a hook.
+var hookEvents = []struct{ name, event string }{
+	{"allow", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./... && git status"}}`},
+	{"deny", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --mirr origin"}}`},
+	{"deny-grammar", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --force origin main"}}`},
+	{"ask", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git commit -m 'why rm -rf is refused'"}}`},
+}
+
+// BenchmarkHookProcess is `make bench-hook`: medians of whole processes,
+// interleaved so every contender sees the same machine — /bin/true (process
+// start alone), laserbrain-gate on each answer, `laserbrain hook
+// pre-tool-use` for comparison and, when LB_SAFETY names the Python
+// reference hook (lb_safety.py), the reference. It fails when the gate's
+// median exceeds /bin/true's by more than 2 ms (its own start-up and work;
+// on an idle 2-core machine that is a median under 3 ms) or when it is less
+// than 100× faster than the reference.
+func BenchmarkHookProcess(b *testing.B) {
+	gate := buildGate(b)
+	type contender struct {
+		name  string
+		argv  []string
+		event string
+		times []time.Duration
+		stdin *os.File
+	}
+	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}}
+	for _, e := range hookEvents {
+		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event})
+	}
+	if lb := os.Getenv("LASERBRAIN_BIN"); lb != "" {
+		cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event})
+	}
+	ref := os.Getenv("LB_SAFETY")
+	if ref != "" {
+		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event},
+			&contender{name: "python-reference-deny", argv: []string{"python3", ref}, event: hookEvents[2].event})
+	}
+	// Each event is a file the child reads directly: a pipe would add a
+	// copying goroutine to the parent's side of every measurement.
+	for i, c := range cs {
+		path := filepath.Join(b.TempDir(), fmt.Sprintf("event%d.json", i))
+		if err := os.WriteFile(path, []byte(c.event), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		c.stdin = f
+	}
+	for b.Loop() {
+		for _, c := range cs {
+			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(c.argv[0], c.argv[1:]...)
+			cmd.Stdin = c.stdin
+			start := time.Now()
+			_ = cmd.Run() // deny exits 2 by design
+			c.times = append(c.times, time.Since(start))
+		}
+	}
+	base := median(cs[0].times)
+	report := fmt.Sprintf("medians over %d runs each:\n", len(cs[0].times))
+	for _, c := range cs {
+		m := median(c.times)
+		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
+		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
+	}
+	gateWorst := time.Duration(0)
+	for _, c := range cs[1 : 1+len(hookEvents)] {
+		gateWorst = max(gateWorst, median(c.times))
+	}
+	if ref != "" {
+		py := median(cs[len(cs)-2].times)
+		report += fmt.Sprintf("  the reference's allow takes %.0f× the gate's slowest answer\n", float64(py)/float64(gateWorst))
+		if py < 100*gateWorst {
+			b.Errorf("the gate is only %.0f× faster than the Python reference (want ≥ 100×)", float64(py)/float64(gateWorst))
+		}
+	}
+	b.Log(report)
+	if gateWorst-base > 2*time.Millisecond {
+		b.Errorf("the gate's median %v is more than 2 ms above /bin/true's %v", gateWorst, base)
+	}
+}
