@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,9 +25,9 @@ var hookEvents = []struct{ name, event string }{
 // start alone), laserbrain-gate on each answer, `laserbrain hook
 // pre-tool-use` for comparison and, when LB_SAFETY names the Python
 // reference hook (lb_safety.py), the reference. It fails when the gate's
-// median exceeds /bin/true's by more than 2 ms (its own start-up and work;
-// on an idle 2-core machine that is a median under 3 ms) or when it is less
-// than 100× faster than the reference.
+// slowest median is over 2.5× /bin/true's (a regression: on an idle 2-core
+// machine it is about 1.7×, a median near 2 ms) or less than 100× faster
+// than the reference; it says so when it is over 3 ms.
 func BenchmarkHookProcess(b *testing.B) {
 	gate := buildGate(b)
 	type contender struct {
@@ -35,6 +36,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		event string
 		times []time.Duration
 		stdin *os.File
+		every int // run in every n-th round only (the slow reference)
 	}
 	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}}
 	for _, e := range hookEvents {
@@ -45,8 +47,8 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 	ref := os.Getenv("LB_SAFETY")
 	if ref != "" {
-		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event},
-			&contender{name: "python-reference-deny", argv: []string{"python3", ref}, event: hookEvents[2].event})
+		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event, every: 5},
+			&contender{name: "python-reference-deny", argv: []string{"python3", ref}, event: hookEvents[2].event, every: 5})
 	}
 	// Each event is a file the child reads directly: a pipe would add a
 	// copying goroutine to the parent's side of every measurement.
@@ -62,8 +64,19 @@ func BenchmarkHookProcess(b *testing.B) {
 		defer f.Close()
 		c.stdin = f
 	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := make([]*contender, len(cs))
+	copy(order, cs)
+	round := 0
 	for b.Loop() {
-		for _, c := range cs {
+		// A fresh order each round: whoever runs right after the Python
+		// reference finds the caches cold.
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		round++
+		for _, c := range order {
+			if c.every > 1 && round%c.every != 0 {
+				continue
+			}
 			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
 				b.Fatal(err)
 			}
@@ -75,7 +88,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		}
 	}
 	base := median(cs[0].times)
-	report := fmt.Sprintf("medians over %d runs each:\n", len(cs[0].times))
+	report := fmt.Sprintf("medians over %d runs each (the reference: every 5th round):\n", len(cs[0].times))
 	for _, c := range cs {
 		m := median(c.times)
 		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
@@ -89,11 +102,16 @@ func BenchmarkHookProcess(b *testing.B) {
 		py := median(cs[len(cs)-2].times)
 		report += fmt.Sprintf("  the reference's allow takes %.0f× the gate's slowest answer\n", float64(py)/float64(gateWorst))
 		if py < 100*gateWorst {
-			b.Errorf("the gate is only %.0f× faster than the Python reference (want ≥ 100×)", float64(py)/float64(gateWorst))
+			b.Errorf("the gate is only %.0f× faster than the Python reference (want ≥ 100×; run on an idle machine)", float64(py)/float64(gateWorst))
 		}
 	}
 	b.Log(report)
-	if gateWorst-base > 2*time.Millisecond {
-		b.Errorf("the gate's median %v is more than 2 ms above /bin/true's %v", gateWorst, base)
+	// The regression guard: a heavy package linked into the gate costs
+	// milliseconds and shows as a multiple of a bare process start.
+	if float64(gateWorst) > 2.5*float64(base) {
+		b.Errorf("the gate's median %v is over 2.5× /bin/true's %v: something slow joined its start-up (see TestGateLinksLean)", gateWorst, base)
+	}
+	if gateWorst > 3*time.Millisecond {
+		b.Logf("over the 3 ms target (%v); /bin/true took %v here — a loaded machine, or a regression", gateWorst, base)
 	}
 }
