@@ -48,7 +48,8 @@ bench-hook:
 # Every git oracle variant in throwaway repositories (go test runs a sample);
 # prints the counts operator/POLICY.md quotes.
 oracle:
-	$(GO) test -count=1 -run TestGitOracle -v -oracle.full ./operator | grep -E 'git oracle|FAIL|^ok|destroyed'
+	@log=$$(mktemp); $(GO) test ./operator -count=1 -run TestGitOracle -v -oracle.full >$$log 2>&1; s=$$?; \
+	grep -E 'git oracle|destroyed|FAIL|^ok' $$log; rm -f $$log; exit $$s
 
 lint:
 	$(GO) vet $(PKGS)

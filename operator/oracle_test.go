@@ -201,6 +201,10 @@ func oracleVariants() []string {
 			"bash -c 'git "+c+"'", "env GIT_TRACE=0 git "+c, "command git "+c, "/usr/bin/git "+c, "cd ../wt && cd ../work && git "+c,
 			"git -C ../work "+c, "\\git "+c)
 	}
+	// xargs and env - feeding git.
+	add("echo a.txt | xargs git checkout --", "printf 'reset --hard' | xargs git", "printf 'git reset --hard\\n' | xargs -I{} sh -c '{}'",
+		"echo '\"git reset --hard\"' | xargs sh -c", "echo topic | xargs git branch -D", "echo topic | xargs git branch -d",
+		"env - PATH=/usr/bin:/bin git reset --ha", "env -i PATH=/usr/bin:/bin git clean --forc", "echo a.txt | xargs -n1 git restore")
 	return out
 }
 
