@@ -49,7 +49,7 @@ bench-hook:
 # prints the counts operator/POLICY.md quotes.
 oracle:
 	@log=$$(mktemp); $(GO) test ./operator -count=1 -run TestGitOracle -v -oracle.full >$$log 2>&1; s=$$?; \
-	grep -E 'git oracle|destroyed|FAIL|^ok' $$log; rm -f $$log; exit $$s
+	grep -E 'oracle_test|FAIL|^ok|panic' $$log; rm -f $$log; exit $$s
 
 lint:
 	$(GO) vet $(PKGS)

@@ -525,6 +525,12 @@ func oracleRun(t testing.TB, dir, tmpl, cmd string, pre oracleState) oracleResul
 	}
 	work := filepath.Join(dir, "work")
 	r := ClassifyIn(work, cmd, true, false)
+	for try := 0; try < 3 && strings.Contains(r.Why, "stopped after"); try++ {
+		// The budget is wall time: on a starved machine it can run out
+		// before a 20 µs classification gets a core. This test is about
+		// the model, so ask again.
+		r = ClassifyIn(work, cmd, true, false)
+	}
 	c := exec.Command("bash", "-c", cmd)
 	c.Dir = work
 	c.Env = oracleEnv(dir)
