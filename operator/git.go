@@ -214,6 +214,18 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 				es = append(es, gitEffect{label: labelPushDelete, outward: true, grammar: -1})
 			}
 		}
+		// Configuration given inline can force or mirror too.
+		for k, val := range call.config {
+			if !strings.HasPrefix(k, "remote.") {
+				continue
+			}
+			switch {
+			case strings.HasSuffix(k, ".mirror") && !isFalse(val) && len(refspecs) == 0 && !p.on("delete"):
+				es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
+			case strings.HasSuffix(k, ".push") && strings.HasPrefix(val, "+") && len(refspecs) == 0:
+				es = append(es, gitEffect{label: labelPushPlus, outward: true, grammar: -1})
+			}
+		}
 		if p.on("prune") {
 			es = append(es, gitEffect{label: labelPushPrune, outward: true, grammar: -1})
 		}

@@ -74,3 +74,20 @@ func TestIssue12Examples(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintfSubstitution(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want Decision
+	}{
+		{"git push origin $(printf -- --force) main", Deny},
+		{`git push origin "$(printf '%s' +main)"`, Deny},
+		{`git push origin "$(printf '%s:%s' '' main)"`, Deny},
+		{`git push origin "$(printf '%d' 1)"`, Ask},
+		{`git push origin "$(printf main)"`, Allow},
+	} {
+		if r := Classify(c.cmd, true, false); r.Decision != c.want {
+			t.Errorf("%q: %s, want %s (%s)", c.cmd, r.Decision, c.want, r.Why)
+		}
+	}
+}

@@ -85,7 +85,10 @@ func oracleVariants() []string {
 		"git push --force --dry-run origin main", "git push -nf origin main", "git push -fn origin main", "git push origin main --force -n",
 		"git push --mirror --dry-run origin", "git push --dry-run --delete origin old", "git push --force origin main --help", "git push -h --force origin main",
 		"git push --force origin main --porcelain", "git push --force --mirror origin main", "git push --forc origin main",
-		"git push --mirror --all origin", "git push --all origin", "git push --tags origin")
+		"git push --mirror --all origin", "git push --all origin", "git push --tags origin",
+		"git -c remote.origin.mirror=true push origin", "git -c remote.origin.mirror=false push origin",
+		"git -c remote.origin.push=+refs/heads/main:refs/heads/main push origin", "git -c remote.origin.push=refs/heads/main:refs/heads/main push origin",
+		"git push origin $(printf -- --force) main", "git push origin \"$(printf '%s' +main)\"")
 
 	// reset: uncommitted work in the main worktree.
 	for _, f := range prefixes("hard", 1) {

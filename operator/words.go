@@ -167,11 +167,47 @@ func (a *analyzer) evalSubst(p *syntax.CmdSubst) (string, bool) {
 		}
 		return strings.Join(rest, " "), true
 	case "printf":
-		if len(argv) >= 2 && !strings.Contains(argv[1], "%") {
-			return strings.ReplaceAll(argv[1], `\n`, "\n"), true
+		format := argv[1:]
+		if len(format) > 0 && format[0] == "--" {
+			format = format[1:] // printf -- --force prints --force
+		}
+		if len(format) >= 1 && !strings.Contains(format[0], `\`) {
+			return printfS(format[0], format[1:])
 		}
 	}
 	return "", false
+}
+
+// printfS evaluates printf with a format whose only verbs are %s and %%:
+// the format repeats until the arguments are used up, as the shell's does.
+func printfS(format string, args []string) (string, bool) {
+	if strings.Count(format, "%") != 2*strings.Count(format, "%%")+strings.Count(format, "%s") {
+		return "", false
+	}
+	var b strings.Builder
+	for first := true; first || len(args) > 0; first = false {
+		used := false
+		for i := 0; i < len(format); i++ {
+			if format[i] != '%' || i+1 == len(format) {
+				b.WriteByte(format[i])
+				continue
+			}
+			i++
+			if format[i] == '%' {
+				b.WriteByte('%')
+				continue
+			}
+			if len(args) > 0 {
+				b.WriteString(args[0])
+				args = args[1:]
+				used = true
+			}
+		}
+		if !used {
+			break
+		}
+	}
+	return b.String(), true
 }
 
 // unescape removes shell backslash escapes. Outside quotes a backslash
