@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean
+.PHONY: all build test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean claude test-agents
 
 all: build
 
@@ -14,6 +14,15 @@ build:
 # one the OCA integration tests skip, and the script says so loudly.
 test:
 	scripts/with-postgres.sh $(GO) test -count=1 $(PKGS)
+
+# The pinned Claude Code CLI the end-to-end agent tests drive (npm, into a
+# cache outside the tree; a second run reuses it).
+claude:
+	scripts/install-claude.sh
+
+# Only the end-to-end tests with the real Claude Code CLI.
+test-agents: claude
+	$(GO) test -count=1 -run 'TestClaude|TestRunForwardsSignals' ./cmd/laserbrain
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.
 bench-oca:

@@ -1,68 +1,112 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/operator/pretooluse"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/hook"
 )
 
 func newHookCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "hook",
-		Short: "Agent hooks (Claude Code PreToolUse)",
-		Args:  cli.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		Use:   "hook EVENT",
+		Short: "Claude Code hooks: gate, observe and judge an agent's run",
+		Long: `hook EVENT reads one Claude Code hook event (JSON) on standard input and
+answers it. laserbrain install claude puts every one of them in a settings
+file; laserbrain run adds them for one claude invocation.
+
+The run is found from LASERBRAIN_RUN (set by laserbrain run) or from the
+event's session_id. A payload whose hook_event_name is another event is
+refused. No hook ever exits 1 (Claude Code would go ahead): an internal
+error denies in pre-tool-use (exit 2, "guard error: ...") and is logged and
+passed over (exit 0) elsewhere.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newHookPreToolUseCmd(streams))
+	for _, c := range hook.Commands {
+		cmd.AddCommand(newHookEventCmd(streams, c))
+	}
 	return cmd
 }
 
-type hookOptions struct {
-	format string
+var hookHelp = map[hook.Event]string{
+	hook.PreToolUse: `pre-tool-use gates one tool call before it runs.
+
+Shell commands (Bash, and the shell tools of other agent CLIs: shell,
+run_shell_command, run_terminal_command; any other tool whose input has a
+"command") are classified by the operator gate, and Write, Edit, MultiEdit
+and NotebookEdit (and Gemini CLI's write_file, replace) are checked against
+protected paths (.git/, .ponder/, .claude/settings*.json, the laserbrain
+home):
+
+  deny   an irreversible or outward command would run, or a protected file
+         would be written, and it is refused: while the agent's run drifts
+         or its whole-run judgment is abandon, wrong-problem or repeating
+         (the reason says so), and otherwise unless a person authorized
+         this very action (laserbrain authorize). With --format exit (the
+         default) the reason goes to stderr and the exit status is 2, which
+         blocks the call and shows the reason to the model; with --format
+         json it is printed as hookSpecificOutput (permissionDecision
+         "deny") with exit status 0.
+  allow  a person's authorization covered it: printed as JSON
+         (permissionDecision "allow", with the authorization's id).
+  ask    the match is only in data (a commit message, an echo) or the
+         command could not be read (fail closed): printed as JSON.
+  pass   nothing found: no output, exit 0 — the agent's own permission
+         rules still apply.`,
+	hook.PostToolUse:        `post-tool-use records a completed tool call on the agent's run as an observed event (it worked unless interrupted), so the next check is corroborated. laserbrain's own MCP tools are not recorded. Exit 0.`,
+	hook.PostToolUseFailure: `post-tool-use-failure records a failed tool call on the agent's run. Exit 0.`,
+	hook.UserPromptSubmit:   `user-prompt-submit marks the run's next check a user turn: a person redirected the agent, so a new goal is a new instruction rather than drift. Exit 0.`,
+	hook.Stop:               `stop judges the whole run. When its last check drifted, the stop is blocked once ({"decision":"block","reason":...} with the agent's own advice); a stop after a block (stop_hook_active) goes through. Exit 0.`,
+	hook.SessionStart:       `session-start opens the agent's run (or attaches the session to the run laserbrain run made). Exit 0.`,
+	hook.SessionEnd:         `session-end records the end of the session, and ends a run the session opened by itself. Exit 0.`,
 }
 
-func newHookPreToolUseCmd(streams *cli.IOStreams) *cobra.Command {
-	opts := &hookOptions{}
+func newHookEventCmd(streams *cli.IOStreams, c struct{ Event, Name, Matcher string }) *cobra.Command {
+	ev := hook.Event(c.Event)
+	var format string
 	cmd := &cobra.Command{
-		Use:   "pre-tool-use [--format exit|json]",
-		Short: "Gate a Claude Code Bash tool call before it runs",
-		Long: `pre-tool-use reads one Claude Code PreToolUse event (JSON) on standard input.
-Tools other than Bash pass. A Bash command is classified by the operator gate:
-
-  deny   an irreversible or outward command would run. With --format exit
-         (the default) the reason goes to stderr and the exit status is 2,
-         which blocks the call and shows the reason to the model; with
-         --format json the decision is printed as hookSpecificOutput
-         (permissionDecision "deny") and the exit status is 0.
-  ask    the match is only in data (a commit message, an echo, a heredoc
-         nobody runs) or the command could not be read (fail closed): the
-         decision "ask" is printed as JSON in both formats, so a person
-         confirms.
-  allow  nothing found: no output, exit 0 — the agent's own permission rules
-         still apply (the hook never answers "allow", which would skip them).
-
-A finding never exits 1 (Claude Code would run the command). An event that
-cannot be read exits 2 with "guard error: ...". Dry runs and help requests
-(npm publish --dry-run, git clean -n, --help) ask. laserbrain-gate answers
-the same way from a binary that starts in about a millisecond.`,
-		Args: cli.NoArgs,
+		Use:   c.Name,
+		Short: "Answer a Claude Code " + c.Event + " event",
+		Long:  hookHelp[ev],
+		Args:  cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.format != "exit" && opts.format != "json" {
-				return cli.Usagef("--format must be exit or json, not %q", opts.format)
+			if format != "exit" && format != "json" {
+				return cli.Usagef("--format must be exit or json, not %q", format)
 			}
-			return preToolUse(streams, opts.format)
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			h := &hook.Handler{Sup: &agentrun.Supervisor{}, Format: format}
+			defer h.Sup.Close()
+			input, err := io.ReadAll(io.LimitReader(streams.In, hook.MaxInput+1))
+			if err != nil {
+				// Unreadable input is answered like an empty event, with the
+				// read error as the reason.
+				input = nil
+			}
+			ans := h.Handle(ctx, ev, input)
+			if err != nil && ans.Stderr != "" {
+				ans.Stderr = fmt.Sprintf("guard error: reading the event: %v\n", err)
+			}
+			io.WriteString(streams.Out, ans.Stdout)
+			io.WriteString(streams.ErrOut, ans.Stderr)
+			if ans.Exit != 0 {
+				return cli.SilentExit(ans.Exit)
+			}
+			return nil
 		},
 	}
-	cmd.Flags().StringVar(&opts.format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
-	return cmd
-}
-
-// preToolUse answers through operator/pretooluse, the code laserbrain-gate
-// runs too: one answer, whichever binary the settings name.
-func preToolUse(streams *cli.IOStreams, format string) error {
-	if code := pretooluse.Run(streams.In, streams.Out, streams.ErrOut, pretooluse.Format(format)); code != 0 {
-		return cli.SilentExit(code)
+	if ev == hook.PreToolUse {
+		cmd.Flags().StringVar(&format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
+	} else {
+		format = "exit"
 	}
-	return nil
+	return cmd
 }

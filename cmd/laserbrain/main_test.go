@@ -12,6 +12,9 @@ import (
 // TestMain lets the test binary act as the laserbrain command inside the
 // txtar scripts of testdata/script, so they drive the real CLI.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("LASERBRAIN_TEST_SIGNAL_CHILD"); dir != "" {
+		signalChild(dir) // an agent stand-in for TestRunForwardsSignals
+	}
 	testscript.Main(m, map[string]func(){
 		"laserbrain": func() { os.Exit(run(os.Args[1:], cli.System())) },
 	})

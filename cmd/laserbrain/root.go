@@ -26,6 +26,12 @@ lints workflow methods and checks test vectors.`,
 		newHistoryCmd(streams),
 		newClassifyCmd(streams),
 		newHookCmd(streams),
+		newMCPCmd(streams),
+		newRunCmd(streams),
+		newRunsCmd(streams),
+		newAuthorizeCmd(streams),
+		newInstallCmd(streams, false),
+		newInstallCmd(streams, true),
 		newLintCmd(streams),
 	)
 	return root

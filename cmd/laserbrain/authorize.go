@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+type authorizeOptions struct {
+	run, agent, fleetDir string
+	write                string
+	forDur               time.Duration
+	uses                 int
+	reason               string
+	list, json           bool
+	revoke               string
+}
+
+func newAuthorizeCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &authorizeOptions{}
+	cmd := &cobra.Command{
+		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH)",
+		Short: "Let an agent take one irreversible or outward action",
+		Long: `authorize records a person's permission for one action the gate refuses
+without it: a shell command (given after --, matched with its white space
+collapsed) or a write into a protected path (--write PATH). It is held as
+data in the fleet store: scoped to this fleet (the repository containing
+--fleet DIR, default the current directory) and optionally to one run or
+one agent, dated, expiring (--for, default 15m), and good for --uses actions
+(default 1). The hook looks it up afresh for every action and spends one use
+each time it lets one through. It never lets a drifting run act: the drift
+and judgment refusals come first.
+
+  laserbrain authorize --run 9d14... --reason "release 1.4" -- npm publish
+  laserbrain authorize --list
+  laserbrain authorize --revoke ID`,
+		Args: cli.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := context.Background()
+			sup := &agentrun.Supervisor{}
+			defer sup.Close()
+			st, err := sup.Fleet()
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			now := time.Now().UTC()
+			switch {
+			case opts.revoke != "":
+				if err := st.RevokeAuthorization(ctx, opts.revoke, now); err != nil {
+					return cli.Exit(usageExit, err)
+				}
+				fmt.Fprintf(streams.Out, "revoked %s\n", opts.revoke)
+				return nil
+			case opts.list:
+				return listAuthorizations(ctx, streams, st, opts, now)
+			}
+			action := ""
+			switch {
+			case opts.write != "" && len(args) > 0:
+				return cli.Usagef("give a command after -- or --write PATH, not both")
+			case opts.write != "":
+				abs, err := filepath.Abs(opts.write)
+				if err != nil {
+					return cli.Usagef("--write: %v", err)
+				}
+				action = "write " + abs
+			case len(args) > 0:
+				if cmd.ArgsLenAtDash() != 0 {
+					return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(args, " "))
+				}
+				action = fleet.NormalizeAction(strings.Join(args, " "))
+			default:
+				return cli.Usagef("nothing to authorize: give a command after -- or --write PATH")
+			}
+			if opts.uses < 1 {
+				return cli.Usagef("--uses must be at least 1")
+			}
+			if opts.forDur <= 0 {
+				return cli.Usagef("--for must be a positive duration, e.g. 15m")
+			}
+			dir := opts.fleetDir
+			if dir == "" {
+				dir = "."
+			}
+			fid, err := fleet.ID(ctx, dir)
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			if opts.run != "" {
+				r, err := st.Run(ctx, opts.run)
+				if err != nil {
+					return cli.Exit(usageExit, err)
+				}
+				fid = r.Fleet
+			}
+			by := os.Getenv("USER")
+			if u, err := user.Current(); err == nil {
+				by = u.Username
+			}
+			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
+				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
+			if err := st.AddAuthorization(ctx, a); err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			if opts.json {
+				return writeJSONIndented(streams.Out, a)
+			}
+			fmt.Fprintf(streams.Out, "authorization %s: %q, %d use(s), until %s\n", a.ID, a.Action, a.Uses, a.Expires.Format(time.RFC3339))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.run, "run", "", "only for this run")
+	f.StringVar(&opts.agent, "agent", "", "only for this agent")
+	f.StringVar(&opts.fleetDir, "fleet", "", "the fleet: the repository containing DIR (default: the current directory)")
+	f.StringVar(&opts.write, "write", "", "authorize writing this protected path instead of a command")
+	f.DurationVar(&opts.forDur, "for", 15*time.Minute, "how long it holds")
+	f.IntVar(&opts.uses, "uses", 1, "how many actions it allows")
+	f.StringVar(&opts.reason, "reason", "", "why (kept with it)")
+	f.BoolVar(&opts.list, "list", false, "list the fleet's authorizations")
+	f.BoolVar(&opts.json, "json", false, "print JSON")
+	f.StringVar(&opts.revoke, "revoke", "", "revoke the authorization with this id")
+	return cmd
+}
+
+func listAuthorizations(ctx context.Context, streams *cli.IOStreams, st fleet.Store, opts *authorizeOptions, now time.Time) error {
+	dir := opts.fleetDir
+	if dir == "" {
+		dir = "."
+	}
+	fid, err := fleet.ID(ctx, dir)
+	if err != nil {
+		return cli.Exit(usageExit, err)
+	}
+	all, err := st.ListAuthorizations(ctx, fid)
+	if err != nil {
+		return cli.Exit(usageExit, err)
+	}
+	if opts.json {
+		if all == nil {
+			all = []fleet.Authorization{}
+		}
+		return writeJSONIndented(streams.Out, all)
+	}
+	tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tACTION\tSCOPE\tUSED\tSTATE\tEXPIRES")
+	for _, a := range all {
+		scope := "fleet"
+		if a.Run != "" {
+			scope = "run " + a.Run
+		} else if a.Agent != "" {
+			scope = "agent " + a.Agent
+		}
+		state := "live"
+		switch {
+		case !a.Revoked.IsZero():
+			state = "revoked"
+		case !now.Before(a.Expires):
+			state = "expired"
+		case len(a.Used) >= a.Uses:
+			state = "spent"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", a.ID, a.Action, scope, len(a.Used), a.Uses, state, a.Expires.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/install"
+)
+
+type installOptions struct {
+	scope  string
+	dir    string
+	dryRun bool
+}
+
+func newInstallCmd(streams *cli.IOStreams, remove bool) *cobra.Command {
+	opts := &installOptions{}
+	verb, use := "install", "install claude [--scope project|local|user] [--dry-run]"
+	short := "Put laserbrain's hooks and MCP server into Claude Code's settings"
+	if remove {
+		verb, use = "uninstall", "uninstall claude [--scope project|local|user] [--dry-run]"
+		short = "Take laserbrain's hooks and MCP server out of Claude Code's settings"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: verb + ` claude merges (or removes) every laserbrain hook — run by this binary's
+absolute path, so a PATH without laserbrain cannot silently disable the gate —
+and the laserbrain MCP server into Claude Code's settings for a scope:
+
+  project  .claude/settings.json (hooks; enabledMcpjsonServers approves the
+           server) and .mcp.json — shared with everyone using the repository
+  local    .claude/settings.local.json, and this project's entry in ~/.claude.json
+  user     ~/.claude/settings.json, and ~/.claude.json (every project)
+
+Every key already in those files is kept, in its place; our own entries are
+replaced in place, so running it again changes no byte. --dry-run prints the
+diff and writes nothing. A file that is not a JSON object is refused, with
+nothing written. --dir is the project (default: the current directory).
+
+Only Claude Code is supported: codex and gemini are refused (see the README
+for what their documentation shows and why it is not installed yet).`,
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch args[0] {
+			case "claude":
+			case "codex", "gemini":
+				return cli.Exitf(usageExit, "%s %s: not supported — laserbrain has not verified that CLI's hook payloads against the real client; see the README", verb, args[0])
+			default:
+				return cli.Usagef("%s what? Only claude is supported, not %q", verb, args[0])
+			}
+			self, err := os.Executable()
+			if err == nil {
+				self, err = filepath.EvalSymlinks(self)
+			}
+			if err != nil {
+				return cli.Exit(usageExit, fmt.Errorf("cannot find this binary's absolute path: %w", err))
+			}
+			if p := os.Getenv("LASERBRAIN_INSTALL_SELF"); p != "" {
+				self = p // tests install a stable path rather than the test binary's
+			}
+			dir := opts.dir
+			if dir == "" {
+				dir = "."
+			}
+			if dir, err = filepath.Abs(dir); err != nil {
+				return cli.Usagef("--dir: %v", err)
+			}
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			changes, err := install.Claude(install.Options{Scope: install.Scope(opts.scope), Dir: dir, Home: home, Self: self, Remove: remove})
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			changed := 0
+			for _, c := range changes {
+				if !c.Changed() {
+					continue
+				}
+				changed++
+				if opts.dryRun {
+					fmt.Fprint(streams.Out, c.Diff())
+				}
+			}
+			if opts.dryRun {
+				if changed == 0 {
+					fmt.Fprintln(streams.ErrOut, "nothing to change")
+				}
+				return nil
+			}
+			if err := install.Apply(changes); err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			for _, c := range changes {
+				state := "unchanged"
+				if c.Changed() {
+					state = "updated"
+				}
+				fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, state)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.scope, "scope", "project", "project, local or user")
+	cmd.Flags().StringVar(&opts.dir, "dir", "", "the project directory (default: the current directory)")
+	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
+	return cmd
+}

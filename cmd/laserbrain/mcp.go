@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/mcpserver"
+)
+
+func newMCPCmd(streams *cli.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the drift instrument to an agent over MCP (stdio)",
+		Long: `mcp speaks the Model Context Protocol on standard input and output (server
+name "laserbrain"), until the client closes the pipe. Tools: check_state,
+modulate, reset_task, get_history, similarity, laserscore, capabilities,
+read_text, store_list, store_find, store_vend (the reference's), judge_run,
+classify and lint.
+
+Checks go to the caller's run: LASERBRAIN_RUN (laserbrain run sets it), else
+the Claude Code session (CLAUDE_CODE_SESSION_ID), else a run opened for this
+connection. Nothing but protocol is written to standard output.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sup := &agentrun.Supervisor{}
+			defer sup.Close()
+			srv := mcpserver.New(sup)
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			t := &mcp.IOTransport{Reader: io.NopCloser(streams.In), Writer: nopWriteCloser{streams.Out}}
+			if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isClosed(err) {
+				return cli.Exit(1, err)
+			}
+			return nil
+		},
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// isClosed: the client hanging up is the normal end of a session.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || strings.Contains(err.Error(), "closed")
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+type runOptions struct {
+	agent, goal string
+}
+
+func newRunCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [--agent NAME] [--goal TEXT] -- COMMAND [ARGS...]",
+		Short: "Run an agent command under supervision",
+		Long: `run registers a run (agent name, run id, and the fleet: the repository's
+first commit, or LASERBRAIN_FLEET, so worktrees and clones of one repository
+share a fleet), then runs COMMAND with LASERBRAIN_RUN, LASERBRAIN_AGENT and
+LASERBRAIN_FLEET in its environment. The hooks and the MCP server find the run
+through them. For claude it also adds, ahead of your own arguments and
+without changing them, --mcp-config (laserbrain mcp; its tools allowed) and
+--settings (every laserbrain hook, by this binary's absolute path).
+
+--goal grounds the run before the agent starts (distance unknown); without
+it the agent's first check_state does.
+
+Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed to the agent; when
+standard input is a terminal, INT and QUIT are not sent again (the terminal
+already sent them to the agent). When the agent exits, the whole-run
+judgment is printed on standard error.
+
+Exit status: the agent's own; 128+N when a signal N killed it. run adds:
+  2    bad usage (nothing was started)
+  125  the run could not be set up (the agent did not start)
+  126  COMMAND could not be started
+  127  COMMAND was not found`,
+		Args: cli.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() < 0 && len(args) > 0 {
+				return cli.Usagef("put the agent command after --: laserbrain run [flags] -- %s", strings.Join(args, " "))
+			}
+			if len(args) == 0 {
+				return cli.Usagef("no agent command given (laserbrain run [flags] -- COMMAND [ARGS...])")
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return cli.Exit(agentrun.ExitSetup, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
+			}
+			sup := &agentrun.Supervisor{}
+			defer sup.Close()
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := sup.Spawn(ctx, agentrun.SpawnOptions{
+				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self,
+				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut,
+			})
+			var se *agentrun.SpawnError
+			if errors.As(err, &se) {
+				if se.Code == 2 {
+					return cli.Usagef("%v", se.Err)
+				}
+				return cli.Exit(se.Code, se)
+			}
+			w := streams.ErrOut
+			if err != nil {
+				fmt.Fprintf(w, "laserbrain run: the agent exited %d, but its run could not be closed: %v\n", res.ExitCode, err)
+				return cli.SilentExit(res.ExitCode)
+			}
+			r, j := res.Run, res.Judgment
+			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %d checks", r.ID, r.Agent, res.ExitCode, r.Checks)
+			if r.Last != nil {
+				fmt.Fprintf(w, ", last verdict %s", r.Last.Reason)
+			}
+			fmt.Fprintf(w, "\njudgment: %s — %s\ncounsel:  %s\n", j.Verdict, j.Because, j.Counsel)
+			if res.ExitCode != 0 {
+				return cli.SilentExit(res.ExitCode)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.agent, "agent", "", "the agent's name (default: the command's name)")
+	cmd.Flags().StringVar(&opts.goal, "goal", "", "ground the run on this goal before the agent starts")
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+type runsOptions struct {
+	fleetDir string
+	all      bool
+	json     bool
+}
+
+// runRow is one run as `laserbrain runs` lists it.
+type runRow struct {
+	Run         string     `json:"run"`
+	Agent       string     `json:"agent"`
+	Fleet       string     `json:"fleet"`
+	Steps       int        `json:"steps"`
+	LastVerdict string     `json:"last_verdict"`
+	Drifting    bool       `json:"drifting"`
+	Judgment    string     `json:"judgment"`
+	Created     time.Time  `json:"created"`
+	Ended       *time.Time `json:"ended"`
+	ExitCode    *int       `json:"exit_code"`
+	Sessions    []string   `json:"sessions"`
+	Command     []string   `json:"command,omitempty"`
+}
+
+func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &runsOptions{}
+	cmd := &cobra.Command{
+		Use:   "runs [--fleet DIR | --all] [--json]",
+		Short: "List agent runs: agent, run id, fleet, steps, last verdict, judgment",
+		Long: `runs lists the runs of one fleet (the repository containing --fleet DIR,
+default the current directory), oldest first, or of every fleet with --all:
+agent, run id, fleet, checks, last verdict, whole-run judgment, and whether
+it ended.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := context.Background()
+			sup := &agentrun.Supervisor{}
+			defer sup.Close()
+			st, err := sup.Fleet()
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			var filter fleet.RunFilter
+			if !opts.all {
+				dir := opts.fleetDir
+				if dir == "" {
+					dir = "."
+				}
+				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+					return cli.Usagef("--fleet %s: not a directory", dir)
+				}
+				if filter.Fleet, err = fleet.ID(ctx, dir); err != nil {
+					return cli.Exit(usageExit, err)
+				}
+			}
+			runs, err := st.ListRuns(ctx, filter)
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			rows := []runRow{}
+			for _, r := range runs {
+				row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
+					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment}
+				if r.Sessions == nil {
+					row.Sessions = []string{}
+				}
+				if r.IsEnded() {
+					e := r.Ended
+					row.Ended = &e
+				}
+				if r.Last != nil {
+					row.LastVerdict, row.Drifting = r.Last.Reason, r.Last.Drifting
+				}
+				if lr, err := sup.Task(ctx, r); err == nil && lr != nil {
+					row.Judgment = lr.Phronesis().Verdict
+				} else if row.Judgment == "" {
+					row.Judgment = "ungrounded"
+				}
+				rows = append(rows, row)
+			}
+			if opts.json {
+				return writeJSONIndented(streams.Out, rows)
+			}
+			tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
+			for _, r := range rows {
+				state := "running"
+				if r.Ended != nil {
+					state = "ended"
+					if r.ExitCode != nil {
+						state = fmt.Sprintf("exit %d", *r.ExitCode)
+					}
+				}
+				last := r.LastVerdict
+				if last == "" {
+					last = "-"
+				}
+				fl := r.Fleet
+				if len(fl) > 12 && !strings.HasPrefix(fl, "dir:") {
+					fl = fl[:12]
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Run, r.Agent, r.Steps, last, r.Judgment, state, fl)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&opts.fleetDir, "fleet", "", "list the fleet of the repository containing DIR (default: the current directory)")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "list every fleet's runs")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the runs as JSON")
+	return cmd
+}

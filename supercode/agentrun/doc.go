@@ -1,0 +1,15 @@
+// Package agentrun is an agent's run under supervision. Supervisor is what
+// the hooks and the MCP server share: it finds the caller's run (from
+// LASERBRAIN_RUN, which `laserbrain run` exports, or from the Claude Code
+// session id), checks spelled states on the run's current task, records the
+// tool calls the agent's runtime observed, and judges the whole run. Spawn
+// is `laserbrain run`: it registers a run, starts the agent command with the
+// run in its environment (and, for claude, our hooks and MCP server added
+// through --settings and --mcp-config), forwards signals, keeps the agent's
+// exit code and prints the whole-run judgment at the end.
+//
+// A run's checks go to a laserbrain run (its task) in laserbrain's own store;
+// reset_task sets a task aside and the next check grounds a new one, and a
+// later goal closer to a set-aside ground resumes it. laserbrain's own MCP
+// tools are reporting, not work: they are never observed as evidence.
+package agentrun

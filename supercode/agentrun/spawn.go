@@ -1,0 +1,291 @@
+package agentrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// Exit codes `laserbrain run` adds to the agent's own (which it passes
+// through unchanged; an agent killed by signal N exits 128+N, as a shell
+// reports it).
+const (
+	ExitSetup       = 125 // the run could not be set up (store, fleet); the agent did not start
+	ExitNotRunnable = 126 // the command exists but could not be started
+	ExitNotFound    = 127 // the command was not found
+)
+
+// SpawnOptions describe an agent command to run under supervision.
+type SpawnOptions struct {
+	Agent   string   // default: the command's base name
+	Goal    string   // grounds the run before the agent starts ("" = the agent's first check does)
+	Command []string // the agent command and its arguments
+	Dir     string   // working directory ("" = the current one)
+	// Self is the absolute path of the laserbrain binary the hooks and the
+	// MCP server run as.
+	Self string
+	// Env is the agent's base environment (nil: this process's).
+	Env            []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Started, when set, is called with the run once the agent is running.
+	Started func(fleet.Run, *os.Process)
+}
+
+// SpawnResult is how the run ended.
+type SpawnResult struct {
+	Run      fleet.Run
+	ExitCode int
+	Judgment laserbrain.Judgment
+}
+
+// SpawnError is a failure before the agent ran, with the exit code to use.
+type SpawnError struct {
+	Code int
+	Err  error
+}
+
+func (e *SpawnError) Error() string { return e.Err.Error() }
+func (e *SpawnError) Unwrap() error { return e.Err }
+
+// IsClaude reports whether a command is Claude Code's CLI, by its name.
+func IsClaude(command string) bool { return filepath.Base(command) == "claude" }
+
+// Spawn registers a run, starts the agent with the run in its environment
+// (LASERBRAIN_RUN, LASERBRAIN_AGENT, LASERBRAIN_FLEET) — for claude adding
+// our hooks (--settings) and MCP server (--mcp-config, its tools allowed)
+// ahead of the user's own arguments, which are left as they are — forwards
+// signals, waits, records the end and judges the run.
+func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error) {
+	if len(o.Command) == 0 {
+		return SpawnResult{}, &SpawnError{2, errors.New("no agent command given")}
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	path, err := exec.LookPath(o.Command[0])
+	if err != nil {
+		code := ExitNotFound
+		if errors.Is(err, os.ErrPermission) {
+			code = ExitNotRunnable
+		}
+		return SpawnResult{}, &SpawnError{code, fmt.Errorf("%s: %w", o.Command[0], err)}
+	}
+	agent := o.Agent
+	if agent == "" {
+		agent = filepath.Base(o.Command[0])
+	}
+	fid, err := fleet.ID(ctx, dir)
+	if err != nil {
+		return SpawnResult{}, &SpawnError{ExitSetup, err}
+	}
+	st, err := s.Fleet()
+	if err != nil {
+		return SpawnResult{}, &SpawnError{ExitSetup, err}
+	}
+	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal, Created: s.now()}
+	if err := st.CreateRun(ctx, run); err != nil {
+		return SpawnResult{}, &SpawnError{ExitSetup, err}
+	}
+	if strings.TrimSpace(o.Goal) != "" {
+		// The declared goal is the ground; its distance is not known.
+		in := CheckInput{StepInput: laserbrain.StepInput{Goal: o.Goal, Progress: laserbrain.ProgressAdvancing}}
+		if _, err := s.Check(ctx, run.ID, in); err != nil {
+			return SpawnResult{}, &SpawnError{ExitSetup, err}
+		}
+	}
+	if _, err := st.AppendEvent(ctx, run.ID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(o.Command, " ")}); err != nil {
+		return SpawnResult{}, &SpawnError{ExitSetup, err}
+	}
+
+	args := o.Command[1:]
+	if IsClaude(o.Command[0]) {
+		tmp, err := os.MkdirTemp("", "laserbrain-run-")
+		if err != nil {
+			return SpawnResult{}, &SpawnError{ExitSetup, err}
+		}
+		defer os.RemoveAll(tmp)
+		extra, err := ClaudeFlags(tmp, o.Self)
+		if err != nil {
+			return SpawnResult{}, &SpawnError{ExitSetup, err}
+		}
+		args = append(extra, args...)
+	}
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(withoutKeys(env, EnvRun, EnvAgent, EnvFleet), EnvRun+"="+run.ID, EnvAgent+"="+agent, EnvFleet+"="+fid)
+
+	cmd := exec.Command(path, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return SpawnResult{}, &SpawnError{ExitNotRunnable, err}
+	}
+	if o.Started != nil {
+		o.Started(run, cmd.Process)
+	}
+	fromTerminal := isTerminal(o.Stdin)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				// A terminal already sent its interrupt to the whole
+				// foreground group, agent included; sending it again would
+				// be a second Ctrl-C.
+				if fromTerminal && (sig == os.Interrupt || sig == syscall.SIGQUIT) {
+					continue
+				}
+				_ = cmd.Process.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	werr := cmd.Wait()
+	close(done)
+	code := exitCode(cmd.ProcessState, werr)
+
+	res := SpawnResult{ExitCode: code}
+	run, err = st.UpdateRun(ctx, run.ID, func(r *fleet.Run) error {
+		r.Ended = s.now()
+		r.ExitCode = &code
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	ok := code == 0
+	_, _ = st.AppendEvent(ctx, run.ID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "run-end", OK: &ok, Text: fmt.Sprintf("exit %d", code)})
+	j, err := s.Judge(ctx, run.ID)
+	if err != nil {
+		return res, err
+	}
+	res.Judgment = j
+	res.Run, _ = st.Run(ctx, run.ID)
+	return res, nil
+}
+
+// forwarded are the signals `laserbrain run` passes to the agent.
+var forwarded = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		return ExitNotRunnable
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	return term.IsTerminal(int(f.Fd())) // /dev/null is a character device, not a terminal
+}
+
+func withoutKeys(env []string, keys ...string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		drop := false
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// HookCommand is the command line Claude Code runs for a hook: the
+// absolute path of laserbrain, so a PATH without it cannot silently turn the
+// gate off (exit 127 is a non-blocking hook error).
+func HookCommand(self, name string) string { return shellQuote(self) + " hook " + name }
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// HookEvents pairs Claude Code's event names with our subcommands and
+// matchers, in install order. (Kept here, not imported from package hook,
+// so the settings writer does not pull the hook handlers in.)
+var HookEvents = []struct{ Event, Name, Matcher string }{
+	{"SessionStart", "session-start", ""},
+	{"UserPromptSubmit", "user-prompt-submit", ""},
+	{"PreToolUse", "pre-tool-use", "*"},
+	{"PostToolUse", "post-tool-use", "*"},
+	{"PostToolUseFailure", "post-tool-use-failure", "*"},
+	{"Stop", "stop", ""},
+	{"SessionEnd", "session-end", ""},
+}
+
+// Hooks is the settings "hooks" object that runs every laserbrain hook.
+func Hooks(self string) map[string]any {
+	hooks := map[string]any{}
+	for _, e := range HookEvents {
+		entry := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": HookCommand(self, e.Name)}}}
+		if e.Matcher != "" {
+			entry["matcher"] = e.Matcher
+		}
+		hooks[e.Event] = []any{entry}
+	}
+	return hooks
+}
+
+// MCPServer is the MCP configuration entry for `laserbrain mcp`.
+func MCPServer(self string) map[string]any {
+	return map[string]any{"type": "stdio", "command": self, "args": []string{"mcp"}}
+}
+
+// ClaudeFlags writes a settings layer with our hooks and an MCP config with
+// our server into dir, and returns the flags that add them to one claude
+// invocation. The variadic flags come first and --settings last, so
+// claude's option parser cannot take the user's first argument as one more
+// MCP config or allowed tool.
+func ClaudeFlags(dir, self string) ([]string, error) {
+	settings := filepath.Join(dir, "settings.json")
+	mcpConfig := filepath.Join(dir, "mcp.json")
+	for path, v := range map[string]any{
+		settings:  map[string]any{"hooks": Hooks(self)},
+		mcpConfig: map[string]any{"mcpServers": map[string]any{"laserbrain": MCPServer(self)}},
+	} {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return []string{"--mcp-config", mcpConfig, "--allowedTools", "mcp__laserbrain", "--settings", settings}, nil
+}

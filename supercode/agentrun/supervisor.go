@@ -1,0 +1,486 @@
+package agentrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// The environment `laserbrain run` exports to the agent, and its hooks and
+// MCP server read back.
+const (
+	EnvRun   = "LASERBRAIN_RUN"
+	EnvAgent = "LASERBRAIN_AGENT"
+	EnvFleet = "LASERBRAIN_FLEET"
+)
+
+// Supervisor is an agent run's supervision as the hooks and the MCP server
+// see it: find the caller's run, check its spelled state, record what was
+// observed, judge it. It opens its stores on first use, never before, so a
+// hook that decides without them pays nothing for them.
+type Supervisor struct {
+	// Getenv reads the caller's environment (nil: os.Getenv).
+	Getenv func(string) string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// OpenFleet and OpenRuns open the stores (nil: the local defaults under
+	// $LASERBRAIN_HOME).
+	OpenFleet func() (fleet.Store, error)
+	OpenRuns  func() (laserbrain.Store, error)
+
+	fleet fleet.Store
+	runs  laserbrain.Store
+}
+
+func (s *Supervisor) getenv(k string) string {
+	if s.Getenv != nil {
+		return s.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func (s *Supervisor) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Fleet opens the fleet store once.
+func (s *Supervisor) Fleet() (fleet.Store, error) {
+	if s.fleet != nil {
+		return s.fleet, nil
+	}
+	open := s.OpenFleet
+	if open == nil {
+		open = func() (fleet.Store, error) {
+			dir, err := fleet.DefaultDir()
+			if err != nil {
+				return nil, err
+			}
+			return fleet.OpenLocal(dir)
+		}
+	}
+	st, err := open()
+	if err != nil {
+		return nil, fmt.Errorf("fleet store: %w", err)
+	}
+	s.fleet = st
+	return st, nil
+}
+
+// Runs opens laserbrain's run store once.
+func (s *Supervisor) Runs() (laserbrain.Store, error) {
+	if s.runs != nil {
+		return s.runs, nil
+	}
+	open := s.OpenRuns
+	if open == nil {
+		open = func() (laserbrain.Store, error) {
+			p, err := localstore.DefaultPaths()
+			if err != nil {
+				return nil, err
+			}
+			return localstore.Open(p)
+		}
+	}
+	st, err := open()
+	if err != nil {
+		return nil, fmt.Errorf("run store: %w", err)
+	}
+	s.runs = st
+	return st, nil
+}
+
+// Close flushes and closes whatever was opened.
+func (s *Supervisor) Close() error {
+	var errs []error
+	if s.runs != nil {
+		errs = append(errs, s.runs.Close())
+		s.runs = nil
+	}
+	if s.fleet != nil {
+		errs = append(errs, s.fleet.Close())
+		s.fleet = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Caller is who a hook event or tool call comes from.
+type Caller struct {
+	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
+	Agent   string // LASERBRAIN_AGENT
+	Session string // the Claude Code session id (payload or CLAUDE_CODE_SESSION_ID)
+	Dir     string // the project directory
+	// Attended is "attended", "unattended" or "" — see Attendance.
+	Attended string
+}
+
+// Caller reads the caller from the environment; session and dir, when the
+// payload has them, take precedence over the environment's.
+func (s *Supervisor) Caller(session, dir string) Caller {
+	c := Caller{
+		Run:      strings.TrimSpace(s.getenv(EnvRun)),
+		Agent:    strings.TrimSpace(s.getenv(EnvAgent)),
+		Session:  session,
+		Dir:      dir,
+		Attended: Attendance(s.getenv),
+	}
+	if c.Session == "" {
+		c.Session = s.getenv("CLAUDE_CODE_SESSION_ID")
+	}
+	if c.Dir == "" {
+		c.Dir = s.getenv("CLAUDE_PROJECT_DIR")
+	}
+	if c.Dir == "" {
+		c.Dir, _ = os.Getwd()
+	}
+	return c
+}
+
+// Attendance says whether a person is there to answer a question, from the
+// environment Claude Code gives its hooks (CLAUDE_CODE_SESSION_ATTENDED: "0"
+// in a `claude -p` run; "1" interactively). It is the one place the hooks
+// read it (issue 18 makes decisions depend on it).
+func Attendance(getenv func(string) string) string {
+	switch getenv("CLAUDE_CODE_SESSION_ATTENDED") {
+	case "0":
+		return "unattended"
+	case "1":
+		return "attended"
+	}
+	return ""
+}
+
+// Find returns the caller's run: LASERBRAIN_RUN when set, else the run the
+// session belongs to. ok is false when there is none.
+func (s *Supervisor) Find(ctx context.Context, c Caller) (r fleet.Run, ok bool, err error) {
+	if c.Run == "" && c.Session == "" {
+		return fleet.Run{}, false, nil
+	}
+	st, err := s.Fleet()
+	if err != nil {
+		return fleet.Run{}, false, err
+	}
+	if c.Run != "" {
+		r, err = st.Run(ctx, c.Run)
+	} else {
+		r, err = st.RunForSession(ctx, c.Session)
+	}
+	if errors.Is(err, fleet.ErrNotFound) {
+		return fleet.Run{}, false, nil
+	}
+	return r, err == nil, err
+}
+
+// Open returns the caller's run, registering one when there is none: the
+// run LASERBRAIN_RUN names (when `laserbrain run` made it in another store,
+// or it was removed), or a run for the session (its id is the session id),
+// or a fresh run. The session is attached to the run.
+func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
+	r, ok, err := s.Find(ctx, c)
+	if err != nil {
+		return fleet.Run{}, err
+	}
+	st, err := s.Fleet()
+	if err != nil {
+		return fleet.Run{}, err
+	}
+	if !ok {
+		id := c.Run
+		if id == "" {
+			id = c.Session
+		}
+		if id == "" || fleet.ValidateRunID(id) != nil {
+			id = fleet.NewID()
+		}
+		fid, err := fleet.ID(ctx, c.Dir)
+		if err != nil {
+			return fleet.Run{}, err
+		}
+		agent := c.Agent
+		if agent == "" {
+			agent = "claude"
+			if c.Session == "" {
+				agent = "agent"
+			}
+		}
+		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: c.Attended, Created: s.now()}
+		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {
+			return fleet.Run{}, err
+		}
+		if r, err = st.Run(ctx, id); err != nil {
+			return fleet.Run{}, err
+		}
+	}
+	if c.Session != "" && !contains(r.Sessions, c.Session) {
+		if err := st.AttachSession(ctx, r.ID, c.Session); err != nil {
+			return fleet.Run{}, err
+		}
+		r.Sessions = append(r.Sessions, c.Session)
+	}
+	if c.Attended != "" && r.Attended != c.Attended {
+		if r, err = st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.Attended = c.Attended; return nil }); err != nil {
+			return fleet.Run{}, err
+		}
+	}
+	return r, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckInput is one spelled state, as check_state takes it.
+type CheckInput struct {
+	laserbrain.StepInput
+	// ResetTask sets the current task aside before this check (the next
+	// ground is this check's goal).
+	ResetTask bool
+}
+
+// CheckOutcome is a check's verdict and what the run did around it.
+type CheckOutcome struct {
+	laserbrain.CheckResult
+	// Resumed is the goal of a suspended task this check went back to.
+	Resumed string
+	// UserTurn reports whether the check counted as a user turn.
+	UserTurn bool
+	Task     string
+}
+
+// maxSuspended bounds the tasks reset_task sets aside; the oldest goes.
+const maxSuspended = 8
+
+// Check steps the run's current task with one spelled state. A pending
+// user turn (user-prompt-submit) is consumed by it. A goal closer to a
+// suspended task's ground than to the live one resumes that task (the
+// reference's MCP server does the same), and says so.
+func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
+	st, err := s.Fleet()
+	if err != nil {
+		return CheckOutcome{}, err
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return CheckOutcome{}, err
+	}
+	var out CheckOutcome
+	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
+		out = CheckOutcome{}
+		if in.ResetTask {
+			if err := s.suspend(ctx, runs, r); err != nil {
+				return err
+			}
+		}
+		if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
+			return err
+		}
+		if r.Task == "" {
+			r.Tasks++
+			r.Task = fleet.TaskID(r.ID, r.Tasks)
+		}
+		step := in.StepInput
+		step.UserTurn = step.UserTurn || r.UserTurn
+		out.UserTurn = step.UserTurn
+		h, err := runs.OpenRun(ctx, r.Task)
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		v, err := h.Run().Step(step)
+		if err == nil {
+			err = h.Save(ctx)
+		}
+		if err == nil {
+			err = runs.Flush(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
+		}
+		out.CheckResult, out.Task = v, r.Task
+		r.UserTurn = false
+		r.Checks++
+		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
+			Advice: v.Advice, Ground: v.Ground, At: s.now()}
+		return nil
+	})
+	if err != nil {
+		return CheckOutcome{}, err
+	}
+	ok := !out.Drifting
+	ls := ""
+	if out.Laserscore != nil {
+		ls = *out.Laserscore
+	}
+	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+		Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
+	return out, err
+}
+
+// ResetTask sets the run's current task aside; the next check grounds a new
+// one. It returns how many tasks are suspended.
+func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
+	st, err := s.Fleet()
+	if err != nil {
+		return 0, err
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return 0, err
+	}
+	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, runs, r) })
+	return len(r.Suspended), err
+}
+
+func (s *Supervisor) suspend(ctx context.Context, runs laserbrain.Store, r *fleet.Run) error {
+	if r.Task == "" {
+		return nil
+	}
+	lr, err := runs.ReadRun(ctx, r.Task)
+	if errors.Is(err, laserbrain.ErrNoRun) {
+		r.Task = ""
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if g := lr.GroundGoal(); g != "" {
+		r.Suspended = append(r.Suspended, fleet.Suspended{Goal: g, Task: r.Task})
+		if len(r.Suspended) > maxSuspended {
+			r.Suspended = r.Suspended[len(r.Suspended)-maxSuspended:]
+		}
+	}
+	r.Task = ""
+	return nil
+}
+
+// maybeResume swaps a suspended task back in when goal overlaps its ground
+// strictly more than the live ground (no threshold: a comparison). Only
+// with a live task: right after a reset the next check opens a fresh one.
+func (s *Supervisor) maybeResume(ctx context.Context, runs laserbrain.Store, r *fleet.Run, goal string, out *CheckOutcome) error {
+	if r.Task == "" || len(r.Suspended) == 0 {
+		return nil
+	}
+	lr, err := runs.ReadRun(ctx, r.Task)
+	if err != nil {
+		if errors.Is(err, laserbrain.ErrNoRun) {
+			return nil
+		}
+		return err
+	}
+	toks := laserbrain.Norm(goal)
+	best, bestSim := -1, laserbrain.Overlap(toks, laserbrain.Norm(lr.GroundGoal()))
+	for i, sp := range r.Suspended {
+		if sim := laserbrain.Overlap(toks, laserbrain.Norm(sp.Goal)); sim > bestSim {
+			best, bestSim = i, sim
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	resumed := r.Suspended[best]
+	r.Suspended = append(r.Suspended[:best], r.Suspended[best+1:]...)
+	if g := lr.GroundGoal(); g != "" {
+		r.Suspended = append(r.Suspended, fleet.Suspended{Goal: g, Task: r.Task})
+	}
+	r.Task = resumed.Task
+	out.Resumed = resumed.Goal
+	return nil
+}
+
+// Task reads the run's current task (nil when it has none yet).
+func (s *Supervisor) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, error) {
+	if r.Task == "" {
+		return nil, nil
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	lr, err := runs.ReadRun(ctx, r.Task)
+	if errors.Is(err, laserbrain.ErrNoRun) {
+		return nil, nil
+	}
+	return lr, err
+}
+
+// Judge is the whole-run judgment of the run's current task, recorded on
+// the run.
+func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgment, error) {
+	st, err := s.Fleet()
+	if err != nil {
+		return laserbrain.Judgment{}, err
+	}
+	r, err := st.Run(ctx, runID)
+	if err != nil {
+		return laserbrain.Judgment{}, err
+	}
+	lr, err := s.Task(ctx, r)
+	if err != nil {
+		return laserbrain.Judgment{}, err
+	}
+	if lr == nil {
+		lr = laserbrain.NewRun(laserbrain.RunOptions{ID: runID})
+	}
+	j := lr.Phronesis()
+	if r.Judgment != j.Verdict {
+		if _, err := st.UpdateRun(ctx, runID, func(x *fleet.Run) error { x.Judgment = j.Verdict; return nil }); err != nil {
+			return j, err
+		}
+	}
+	return j, nil
+}
+
+// SelfTool reports whether a tool is one of laserbrain's own MCP tools:
+// calling them is reporting, not work, so they are never observed as
+// evidence (a check_state call would otherwise corroborate itself).
+func SelfTool(name string) bool { return strings.HasPrefix(name, "mcp__laserbrain__") }
+
+// Observe records a completed tool call on the run: as an event (kept once
+// per id, so two hook layers firing for one call count it once), in the
+// machine's evidence counters, and on the run's current task, so the next
+// check is corroborated when it succeeded.
+func (s *Supervisor) Observe(ctx context.Context, runID string, ev fleet.Event, obs laserbrain.Event) (bool, error) {
+	st, err := s.Fleet()
+	if err != nil {
+		return false, err
+	}
+	added, err := st.AppendEvent(ctx, runID, ev)
+	if err != nil || !added {
+		return added, err
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		return true, err
+	}
+	if err := runs.RecordToolEvent(ctx, obs); err != nil {
+		return true, err
+	}
+	r, err := st.Run(ctx, runID)
+	if err != nil || r.Task == "" {
+		return true, err
+	}
+	h, err := runs.OpenRun(ctx, r.Task)
+	if err != nil {
+		return true, err
+	}
+	defer h.Close()
+	if h.Created() {
+		return true, nil // no check yet: the run's evidence starts at its first check
+	}
+	h.Run().Saw(obs)
+	return true, h.Save(ctx)
+}

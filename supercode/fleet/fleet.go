@@ -1,0 +1,283 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+)
+
+// Errors the stores return (wrapped, with what was looked for).
+var (
+	ErrNotFound = errors.New("not found")
+	ErrExists   = errors.New("already exists")
+	// ErrSpent: the authorization is expired, revoked or used up.
+	ErrSpent = errors.New("authorization spent")
+)
+
+// Run is one agent run under supervision.
+type Run struct {
+	ID    string `json:"id"`
+	Agent string `json:"agent"`
+	Fleet string `json:"fleet"`
+	// Dir is the working directory the run started in.
+	Dir string `json:"dir,omitempty"`
+	// Command is what `laserbrain run` started ("" for a run a Claude Code
+	// session opened by itself).
+	Command []string `json:"command,omitempty"`
+	// Goal is the goal declared at the start (laserbrain run --goal).
+	Goal string `json:"goal,omitempty"`
+	// Sessions are the Claude Code session ids seen on this run.
+	Sessions []string `json:"sessions,omitempty"`
+	// Attended says whether a person was there to answer: "attended",
+	// "unattended" or "" (not known). Read from the agent's environment.
+	Attended string    `json:"attended,omitempty"`
+	Created  time.Time `json:"created"`
+	Ended    time.Time `json:"ended,omitzero"`
+	// ExitCode is the agent's exit status when `laserbrain run` saw it end.
+	ExitCode *int `json:"exit_code,omitempty"`
+
+	// Task is the laserbrain run the agent's checks go to; reset_task
+	// suspends it and the next check opens a new one (Tasks counts them).
+	Task      string      `json:"task"`
+	Tasks     int         `json:"tasks"`
+	Suspended []Suspended `json:"suspended,omitempty"`
+	// UserTurn is set when a person spoke since the last check: the next
+	// check is a user turn.
+	UserTurn bool `json:"user_turn,omitempty"`
+	// Checks counts the checks on the run, across tasks.
+	Checks int `json:"checks"`
+	// Last is the latest check's verdict.
+	Last *Verdict `json:"last,omitempty"`
+	// Judgment is the whole-run verdict as last computed (on stop and at
+	// the end of `laserbrain run`).
+	Judgment string `json:"judgment,omitempty"`
+	// StopsBlocked counts Stop events held back because the run drifted.
+	StopsBlocked int `json:"stops_blocked,omitempty"`
+}
+
+// Suspended is a task set aside by reset_task, resumable by its ground goal.
+type Suspended struct {
+	Goal string `json:"goal"`
+	Task string `json:"task"`
+}
+
+// Verdict is the part of a check the run keeps for its hooks and lists.
+type Verdict struct {
+	Step     int       `json:"step"`
+	Reason   string    `json:"reason"`
+	Drifting bool      `json:"drifting"`
+	Phi      float64   `json:"phi"`
+	Advice   string    `json:"advice"`
+	Ground   string    `json:"ground"`
+	At       time.Time `json:"at"`
+}
+
+// Ended reports whether the run is over.
+func (r *Run) IsEnded() bool { return !r.Ended.IsZero() }
+
+// Event is one thing observed on a run: a tool call and its outcome, a
+// check, a gate decision, a session or prompt. Its fields follow the
+// reference's observed event (kind, name, tri-state ok, result, text).
+type Event struct {
+	// ID makes recording idempotent: an event whose ID the run already has
+	// is not recorded again. Empty: a fresh id.
+	ID   string    `json:"id"`
+	At   time.Time `json:"at"`
+	Kind string    `json:"kind"`
+	Name string    `json:"name,omitempty"`
+	// OK: true, false, or nil when not known.
+	OK      *bool           `json:"ok"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Text    string          `json:"text,omitempty"`
+	Session string          `json:"session,omitempty"`
+}
+
+// Event kinds.
+const (
+	KindTool     = "tool"    // a completed tool call (post-tool-use, post-tool-use-failure)
+	KindCheck    = "check"   // a drift check
+	KindGate     = "gate"    // a pre-tool-use decision on an action needing authorization
+	KindSession  = "session" // session start / end, run start / end
+	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
+	KindStop     = "stop"    // a Stop event and what the hook answered
+	KindAuthUsed = "authorized"
+)
+
+// Authorization is a person's permission for one kind of action, held as
+// data: scoped to a fleet and optionally to one run or one agent, dated,
+// expiring, and good for a number of uses (one by default).
+type Authorization struct {
+	ID    string `json:"id"`
+	Fleet string `json:"fleet"`
+	Run   string `json:"run,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// Action is the action's text: a shell command (whitespace collapsed)
+	// or "write <path>".
+	Action  string    `json:"action"`
+	Reason  string    `json:"reason,omitempty"`
+	By      string    `json:"by,omitempty"`
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+	Uses    int       `json:"uses"`
+	Used    []Use     `json:"used,omitempty"`
+	Revoked time.Time `json:"revoked,omitzero"`
+}
+
+// Use is one action an authorization let through.
+type Use struct {
+	At  time.Time `json:"at"`
+	Run string    `json:"run"`
+}
+
+// Live reports whether a can still allow an action at t.
+func (a *Authorization) Live(t time.Time) bool {
+	return a.Revoked.IsZero() && t.Before(a.Expires) && len(a.Used) < a.Uses
+}
+
+// Covers reports whether a applies to action by this run and agent in fleet.
+func (a *Authorization) Covers(fleet, run, agent, action string) bool {
+	return a.Fleet == fleet && (a.Run == "" || a.Run == run) && (a.Agent == "" || a.Agent == agent) &&
+		a.Action == NormalizeAction(action)
+}
+
+// NormalizeAction collapses runs of white space, so an authorization
+// matches the command however it was spaced.
+func NormalizeAction(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// RunFilter selects runs to list.
+type RunFilter struct {
+	Fleet string // "" = every fleet
+}
+
+// Runs is the run registry.
+type Runs interface {
+	// CreateRun registers a new run; ErrExists when the id is taken.
+	CreateRun(ctx context.Context, r Run) error
+	// Run reads one run; ErrNotFound when there is none.
+	Run(ctx context.Context, id string) (Run, error)
+	// UpdateRun reads run id, applies f and writes the result, holding the
+	// run against every other writer meanwhile. f's error aborts the write.
+	UpdateRun(ctx context.Context, id string, f func(*Run) error) (Run, error)
+	// AttachSession records that a Claude Code session belongs to run id
+	// (idempotent).
+	AttachSession(ctx context.Context, id, session string) error
+	// RunForSession finds the run a session belongs to; ErrNotFound.
+	RunForSession(ctx context.Context, session string) (Run, error)
+	// ListRuns lists runs, oldest first.
+	ListRuns(ctx context.Context, f RunFilter) ([]Run, error)
+}
+
+// Events keeps what was observed on each run.
+type Events interface {
+	// AppendEvent records e on run id; added is false when the run already
+	// had an event with e's ID.
+	AppendEvent(ctx context.Context, run string, e Event) (added bool, err error)
+	// Events lists run id's events, oldest first.
+	Events(ctx context.Context, run string) ([]Event, error)
+}
+
+// Authorizations keeps the permissions people gave.
+type Authorizations interface {
+	// AddAuthorization stores a; ErrExists when the id is taken.
+	AddAuthorization(ctx context.Context, a Authorization) error
+	// ListAuthorizations lists a fleet's authorizations ("" = all).
+	ListAuthorizations(ctx context.Context, fleet string) ([]Authorization, error)
+	// UseAuthorization spends one use of authorization id, atomically;
+	// ErrSpent when it is expired, revoked or used up at u.At.
+	UseAuthorization(ctx context.Context, id string, u Use) error
+	// RevokeAuthorization ends authorization id at t.
+	RevokeAuthorization(ctx context.Context, id string, t time.Time) error
+}
+
+// Store is the fleet store.
+type Store interface {
+	Runs
+	Events
+	Authorizations
+	Close() error
+}
+
+// Authorize finds a live authorization covering the action and spends one
+// use of it. ok is false when none covers it. Each call looks afresh:
+// nothing is cached between actions.
+func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action string, now time.Time) (a Authorization, ok bool, err error) {
+	all, err := s.ListAuthorizations(ctx, fleet)
+	if err != nil {
+		return Authorization{}, false, err
+	}
+	// Oldest first: the one closest to expiry is spent first.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Expires.Before(all[j].Expires) })
+	for _, cand := range all {
+		if !cand.Live(now) || !cand.Covers(fleet, run, agent, action) {
+			continue
+		}
+		err := s.UseAuthorization(ctx, cand.ID, Use{At: now, Run: run})
+		if errors.Is(err, ErrSpent) {
+			continue // another process spent it first
+		}
+		if err != nil {
+			return Authorization{}, false, err
+		}
+		cand.Used = append(cand.Used, Use{At: now, Run: run})
+		return cand, true, nil
+	}
+	return Authorization{}, false, nil
+}
+
+// ValidateRunID is laserbrain's rule for run ids, with room for the task
+// suffix (".N") the run's later tasks take.
+func ValidateRunID(id string) error {
+	if err := laserbrain.ValidateRunID(id); err != nil {
+		return err
+	}
+	if len(id) > 56 {
+		return fmt.Errorf("run id %q: at most 56 characters", id)
+	}
+	return nil
+}
+
+// TaskID names a run's n-th task in the laserbrain store: the run id for
+// the first, then id.2, id.3, ...
+func TaskID(run string, n int) string {
+	if n <= 1 {
+		return run
+	}
+	return fmt.Sprintf("%s.%d", run, n)
+}
+
+// ID resolves the fleet of the repository containing dir: $LASERBRAIN_FLEET
+// when set, else the repository's root commit (the smallest, when it has
+// several), else "dir:" and dir's absolute path for a directory outside any
+// repository or one without commits.
+func ID(ctx context.Context, dir string) (string, error) {
+	if f := strings.TrimSpace(os.Getenv("LASERBRAIN_FLEET")); f != "" {
+		return f, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", abs, "rev-list", "--max-parents=0", "HEAD")
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	out, err := cmd.Output()
+	if err == nil {
+		roots := strings.Fields(string(out))
+		if len(roots) > 0 {
+			sort.Strings(roots)
+			return roots[0], nil
+		}
+	}
+	return "dir:" + abs, nil
+}
+
+// NewID returns a fresh random id (12 hex digits), like laserbrain's runs.
+func NewID() string { return laserbrain.NewRunID() }

@@ -1,0 +1,442 @@
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/laserbrain"
+)
+
+// Local is the fleet store in files under one directory (by default
+// $LASERBRAIN_HOME/fleet):
+//
+//	runs/<id>.json             a run, replaced whole on every update
+//	events/<id>.jsonl          its events, one JSON object a line, appended
+//	sessions/<session>         the id of the run a Claude session belongs to
+//	authorizations/<id>.json   one authorization
+//
+// Every write takes the file's advisory lock (<file>.lock) and replaces or
+// appends atomically, so hooks of one session running at once never lose
+// each other's updates.
+type Local struct {
+	dir string
+}
+
+var _ Store = (*Local)(nil)
+
+// LockTimeout is how long a writer waits for a lock another process holds.
+var LockTimeout = 10 * time.Second
+
+// DefaultDir is $LASERBRAIN_HOME/fleet, else <user config dir>/laserbrain/fleet.
+func DefaultDir() (string, error) {
+	if h := os.Getenv("LASERBRAIN_HOME"); h != "" {
+		return filepath.Join(h, "fleet"), nil
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no place for the fleet store (set LASERBRAIN_HOME): %w", err)
+	}
+	return filepath.Join(d, "laserbrain", "fleet"), nil
+}
+
+// OpenLocal opens (creating) the store in dir.
+func OpenLocal(dir string) (*Local, error) {
+	for _, sub := range []string{"runs", "events", "sessions", "authorizations"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("open fleet store: %w", err)
+		}
+	}
+	return &Local{dir: dir}, nil
+}
+
+// Dir is where the store lives.
+func (l *Local) Dir() string { return l.dir }
+
+// Close implements Store; the local store holds nothing open.
+func (l *Local) Close() error { return nil }
+
+func (l *Local) runPath(id string) string   { return filepath.Join(l.dir, "runs", id+".json") }
+func (l *Local) eventPath(id string) string { return filepath.Join(l.dir, "events", id+".jsonl") }
+func (l *Local) authPath(id string) string {
+	return filepath.Join(l.dir, "authorizations", id+".json")
+}
+
+func lock(path string) (*fsx.Lock, error) { return fsx.LockFile(path+".lock", LockTimeout) }
+
+func writeJSON(path string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return fsx.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s is damaged (fix or move it; nothing was changed): %w", path, err)
+	}
+	return nil
+}
+
+// CreateRun implements Runs.
+func (l *Local) CreateRun(ctx context.Context, r Run) error {
+	if err := ValidateRunID(r.ID); err != nil {
+		return err
+	}
+	p := l.runPath(r.ID)
+	lk, err := lock(p)
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	if _, err := os.Stat(p); err == nil {
+		return fmt.Errorf("run %s: %w", r.ID, ErrExists)
+	}
+	if err := writeJSON(p, r); err != nil {
+		return err
+	}
+	for _, s := range r.Sessions {
+		if err := l.indexSession(s, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run implements Runs.
+func (l *Local) Run(ctx context.Context, id string) (Run, error) {
+	if err := ValidateRunID(id); err != nil {
+		return Run{}, err
+	}
+	var r Run
+	err := readJSON(l.runPath(id), &r)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Run{}, fmt.Errorf("run %s: %w", id, ErrNotFound)
+	}
+	return r, err
+}
+
+// UpdateRun implements Runs.
+func (l *Local) UpdateRun(ctx context.Context, id string, f func(*Run) error) (Run, error) {
+	if err := ValidateRunID(id); err != nil {
+		return Run{}, err
+	}
+	p := l.runPath(id)
+	lk, err := lock(p)
+	if err != nil {
+		return Run{}, err
+	}
+	defer lk.Unlock()
+	r, err := l.Run(ctx, id)
+	if err != nil {
+		return Run{}, err
+	}
+	before := len(r.Sessions)
+	if err := f(&r); err != nil {
+		return Run{}, err
+	}
+	r.ID = id // the id is the key, never changed by an update
+	if err := writeJSON(p, r); err != nil {
+		return Run{}, err
+	}
+	for _, s := range r.Sessions[min(before, len(r.Sessions)):] {
+		if err := l.indexSession(s, id); err != nil {
+			return Run{}, err
+		}
+	}
+	return r, nil
+}
+
+// AttachSession implements Runs.
+func (l *Local) AttachSession(ctx context.Context, id, session string) error {
+	if err := validateSession(session); err != nil {
+		return err
+	}
+	_, err := l.UpdateRun(ctx, id, func(r *Run) error {
+		for _, s := range r.Sessions {
+			if s == session {
+				return nil
+			}
+		}
+		r.Sessions = append(r.Sessions, session)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return l.indexSession(session, id)
+}
+
+func validateSession(s string) error {
+	// Claude Code's session ids are UUIDs; anything usable as a file name
+	// and as a run id is accepted.
+	if err := laserbrain.ValidateRunID(s); err != nil {
+		return fmt.Errorf("session id: %w", err)
+	}
+	return nil
+}
+
+func (l *Local) indexSession(session, run string) error {
+	if err := validateSession(session); err != nil {
+		return err
+	}
+	p := filepath.Join(l.dir, "sessions", session)
+	if b, err := os.ReadFile(p); err == nil && strings.TrimSpace(string(b)) == run {
+		return nil
+	}
+	return fsx.WriteFile(p, []byte(run+"\n"), 0o644)
+}
+
+// RunForSession implements Runs.
+func (l *Local) RunForSession(ctx context.Context, session string) (Run, error) {
+	if err := validateSession(session); err != nil {
+		return Run{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(l.dir, "sessions", session))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Run{}, fmt.Errorf("session %s: %w", session, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	return l.Run(ctx, strings.TrimSpace(string(b)))
+}
+
+// ListRuns implements Runs.
+func (l *Local) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
+	names, err := filepath.Glob(filepath.Join(l.dir, "runs", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Run
+	for _, n := range names {
+		var r Run
+		if err := readJSON(n, &r); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		if f.Fleet != "" && r.Fleet != f.Fleet {
+			continue
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// maxEventLine bounds one stored event; a larger result is cut (the text
+// keeps its start) so one huge tool output cannot bloat the run's file.
+const maxEventLine = 64 << 10
+
+// AppendEvent implements Events.
+func (l *Local) AppendEvent(ctx context.Context, run string, e Event) (bool, error) {
+	if err := ValidateRunID(run); err != nil {
+		return false, err
+	}
+	if e.ID == "" {
+		e.ID = NewID()
+	}
+	if e.At.IsZero() {
+		e.At = time.Now().UTC()
+	}
+	p := l.eventPath(run)
+	lk, err := lock(p)
+	if err != nil {
+		return false, err
+	}
+	defer lk.Unlock()
+	seen, err := l.hasEvent(p, e.ID)
+	if err != nil || seen {
+		return false, err
+	}
+	line, err := marshalEvent(e)
+	if err != nil {
+		return false, err
+	}
+	if err := fsx.AppendSync(p, line, 0o644); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func marshalEvent(e Event) ([]byte, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxEventLine {
+		e.Result = nil
+		if len(e.Text) > maxEventLine/2 {
+			e.Text = e.Text[:maxEventLine/2] + "…"
+		}
+		if b, err = json.Marshal(e); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '\n'), nil
+}
+
+func (l *Local) hasEvent(path, id string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	needle := []byte(`{"id":` + quote(id) + `,`)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine+1024)
+	for sc.Scan() {
+		if bytes.HasPrefix(sc.Bytes(), needle) {
+			return true, nil
+		}
+	}
+	return false, sc.Err()
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Events implements Events. A line a crash left half-written at the end is
+// skipped.
+func (l *Local) Events(ctx context.Context, run string) ([]Event, error) {
+	if err := ValidateRunID(run); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(l.eventPath(run))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Event
+	lines := bytes.Split(data, []byte("\n"))
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			if i == len(lines)-1 {
+				break // torn last line
+			}
+			return nil, fmt.Errorf("%s line %d: %w", l.eventPath(run), i+1, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// AddAuthorization implements Authorizations.
+func (l *Local) AddAuthorization(ctx context.Context, a Authorization) error {
+	if err := laserbrain.ValidateRunID(a.ID); err != nil {
+		return fmt.Errorf("authorization id: %w", err)
+	}
+	p := l.authPath(a.ID)
+	lk, err := lock(p)
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	if _, err := os.Stat(p); err == nil {
+		return fmt.Errorf("authorization %s: %w", a.ID, ErrExists)
+	}
+	return writeJSON(p, a)
+}
+
+// ListAuthorizations implements Authorizations.
+func (l *Local) ListAuthorizations(ctx context.Context, fleet string) ([]Authorization, error) {
+	names, err := filepath.Glob(filepath.Join(l.dir, "authorizations", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Authorization
+	for _, n := range names {
+		var a Authorization
+		if err := readJSON(n, &a); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		if fleet == "" || a.Fleet == fleet {
+			out = append(out, a)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out, nil
+}
+
+func (l *Local) updateAuthorization(id string, f func(*Authorization) error) error {
+	if err := laserbrain.ValidateRunID(id); err != nil {
+		return fmt.Errorf("authorization id: %w", err)
+	}
+	p := l.authPath(id)
+	lk, err := lock(p)
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	var a Authorization
+	if err := readJSON(p, &a); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("authorization %s: %w", id, ErrNotFound)
+		}
+		return err
+	}
+	if err := f(&a); err != nil {
+		return err
+	}
+	return writeJSON(p, a)
+}
+
+// UseAuthorization implements Authorizations.
+func (l *Local) UseAuthorization(ctx context.Context, id string, u Use) error {
+	return l.updateAuthorization(id, func(a *Authorization) error {
+		if !a.Live(u.At) {
+			return fmt.Errorf("authorization %s: %w", id, ErrSpent)
+		}
+		a.Used = append(a.Used, u)
+		return nil
+	})
+}
+
+// RevokeAuthorization implements Authorizations.
+func (l *Local) RevokeAuthorization(ctx context.Context, id string, t time.Time) error {
+	return l.updateAuthorization(id, func(a *Authorization) error {
+		if a.Revoked.IsZero() {
+			a.Revoked = t
+		}
+		return nil
+	})
+}

@@ -1,0 +1,85 @@
+package fleet_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
+)
+
+func TestLocal(t *testing.T) {
+	fleettest.Run(t, func(t *testing.T) fleet.Store {
+		s, err := fleet.OpenLocal(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestTornEventLine: a line a crash cut short at the end is skipped, the
+// events before it are read.
+func TestTornEventLine(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := fleet.OpenLocal(dir)
+	ctx := context.Background()
+	if _, err := s.AppendEvent(ctx, "r", fleet.Event{ID: "a", Kind: fleet.KindTool}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(filepath.Join(dir, "events", "r.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id":"b","ki`)
+	f.Close()
+	evs, err := s.Events(ctx, "r")
+	if err != nil || len(evs) != 1 || evs[0].ID != "a" {
+		t.Fatalf("Events = %+v, %v", evs, err)
+	}
+}
+
+// TestFleetID: clones and worktrees of one repository are one fleet (the
+// root commit, checked against git's own answer); LASERBRAIN_FLEET wins; a
+// directory outside any repository is its own fleet.
+func TestFleetID(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	ctx := context.Background()
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	git := func(dir string, args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	os.MkdirAll(repo, 0o755)
+	git(repo, "init", "-q")
+	git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+	first := git(repo, "rev-parse", "HEAD")
+	git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+	git(root, "clone", "-q", repo, "clone")
+	git(repo, "worktree", "add", "-q", filepath.Join(root, "wt"))
+	t.Setenv("LASERBRAIN_FLEET", "")
+	want := first[:40]
+	for _, d := range []string{repo, filepath.Join(root, "clone"), filepath.Join(root, "wt")} {
+		got, err := fleet.ID(ctx, d)
+		if err != nil || got != want {
+			t.Errorf("fleet of %s = %q, %v; want the root commit %s", d, got, err, want)
+		}
+	}
+	plain := filepath.Join(root, "plain")
+	os.MkdirAll(plain, 0o755)
+	if got, _ := fleet.ID(ctx, plain); got != "dir:"+plain {
+		t.Errorf("fleet outside a repository = %q", got)
+	}
+	t.Setenv("LASERBRAIN_FLEET", "shared-fleet")
+	if got, _ := fleet.ID(ctx, repo); got != "shared-fleet" {
+		t.Errorf("LASERBRAIN_FLEET not honoured: %q", got)
+	}
+}

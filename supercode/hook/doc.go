@@ -1,0 +1,28 @@
+// Package hook is laserbrain's Claude Code hooks as a library, one handler
+// per event, so the command stays thin: pre-tool-use gates shell commands
+// (Bash and the shell tools of other agent CLIs) and writes into protected
+// paths through the operator, joined to the agent's run; post-tool-use and
+// post-tool-use-failure record the observed call on the run; user-prompt-
+// submit marks the next check a user turn; stop blocks a drifting run's stop
+// once with its own advice; session-start and session-end open and close
+// the run. A payload for another event is refused. Hooks never fail open:
+// an internal error denies in pre-tool-use (exit 2) and is logged and passed
+// over (exit 0) by the observers; nothing exits 1.
+//
+// The pre-tool-use path reads no store for a call it clears: the stores open
+// only when an action needs authorization.
+//
+// What Claude Code 2.1.328 gives a hook, seen in the end-to-end tests (for
+// issue 18, which makes answers depend on who is there): the environment has
+// CLAUDECODE=1, CLAUDE_CODE_ENTRYPOINT=sdk-cli, CLAUDE_CODE_SESSION_ATTENDED
+// ("0" under claude -p), CLAUDE_CODE_SESSION_ID, CLAUDE_CODE_CHILD_SESSION=1,
+// CLAUDE_PID, CLAUDE_EFFORT, CLAUDE_PROJECT_DIR and AI_AGENT; an MCP server
+// gets CLAUDE_CODE_SESSION_ID but not CLAUDE_CODE_SESSION_ATTENDED. Payloads
+// also carry prompt_id and effort {level}; an MCP tool's mcp_server.source is
+// "dynamic" for a --mcp-config server; SessionEnd's reason is "other" at the
+// end of claude -p. A Stop answered {"decision":"block"} makes the agent go
+// on with the reason as its next user message, and the next Stop carries
+// stop_hook_active true. agentrun.Attendance is the one place the
+// attendance is read, and Handler.unsure the one place an unclear call is
+// decided.
+package hook

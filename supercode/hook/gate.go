@@ -1,0 +1,344 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// Shell tools of the agent CLIs, by the name their payloads use (agents.md
+// §4): Claude Code's Bash, Codex's shell, Gemini CLI's run_shell_command,
+// Cursor's run_terminal_command. Any other tool whose input carries a
+// "command" is read as a shell command too: a shell tool we do not know is
+// gated, never waved through.
+var shellTools = map[string]bool{
+	"Bash": true, "shell": true, "local_shell": true, "run_shell_command": true, "run_terminal_command": true,
+}
+
+// Tools known not to run commands: Claude Code's own (as 2.1.328 lists
+// them, plus older names) and the read-only tools of other CLIs. A
+// "command" in their input is data, not a command line.
+var nonShellTools = map[string]bool{
+	"Agent": true, "Task": true, "ListAgents": true, "Read": true, "ReportFindings": true, "ScheduleWakeup": true,
+	"Skill": true, "ToolSearch": true, "Workflow": true, "DeferredToolPlaceholder": true, "Glob": true, "Grep": true,
+	"LS": true, "WebFetch": true, "WebSearch": true, "TodoWrite": true, "NotebookRead": true, "ExitPlanMode": true,
+	"BashOutput": true, "KillShell": true, "SlashCommand": true,
+	"read_file": true, "read_many_files": true, "list_directory": true, "glob": true, "search_file_content": true,
+	"google_web_search": true, "web_fetch": true, "save_memory": true,
+}
+
+// File-writing tools and the input field naming the file: Claude Code's
+// Write, Edit, MultiEdit and NotebookEdit, Gemini CLI's write_file and
+// replace.
+var writeTools = map[string]string{
+	"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
+	"write_file": "file_path", "replace": "file_path",
+}
+
+// preToolUse gates one tool call. A shell command the operator classifies
+// as irreversible or outward, and a write into a protected path, is an
+// action needing authorization: it goes through operator.Act joined to the
+// caller's run, so it is refused while the run drifts or its judgment says
+// abandon, wrong-problem or repeating, and otherwise needs a person's
+// authorization (laserbrain authorize), looked up afresh for every action.
+func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
+	if p.ToolName == nil {
+		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
+	}
+	name := *p.ToolName
+	if agentrun.SelfTool(name) {
+		return Answer{}
+	}
+	if field, ok := writeTools[name]; ok {
+		path, err := stringField(p.ToolInput, field)
+		if err != nil {
+			return h.failed(PreToolUse, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field))
+		}
+		what, abs, protected := protectedPath(path, p.Cwd)
+		if !protected {
+			return Answer{}
+		}
+		a := operator.Action{Kind: "write", Target: abs, Reversible: false}
+		return h.gate(ctx, p, a, "write "+abs, what)
+	}
+	command, isShell, err := shellCommand(name, p.ToolInput)
+	if err != nil {
+		return h.failed(PreToolUse, err)
+	}
+	if !isShell {
+		return Answer{}
+	}
+	r := operator.Classify(command, true, false)
+	switch r.Decision {
+	case operator.Deny:
+		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
+		return h.gate(ctx, p, a, command, r.Why)
+	case operator.Ask:
+		return h.unsure(p, "laserbrain operator gate: "+r.Why+" — confirm before it runs.")
+	}
+	return Answer{}
+}
+
+// unsure answers a call the gate could not clear: a match only in data, or
+// a command it could not read. It is the one place that decides what to
+// do without a clear finding (issue 18 makes it depend on whether a person
+// is there; today it always asks, and an unattended Claude Code refuses an
+// ask).
+func (h *Handler) unsure(p Payload, reason string) Answer {
+	return decision("ask", reason)
+}
+
+// gate puts an action needing authorization to the operator, joined to
+// the caller's run.
+func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string) Answer {
+	c := h.caller(p)
+	run, found, err := h.Sup.Find(ctx, c)
+	if err != nil {
+		return h.failed(PreToolUse, err)
+	}
+	op := &operator.Operator{}
+	if found {
+		task, err := h.Sup.Task(ctx, run)
+		if err != nil {
+			return h.failed(PreToolUse, err)
+		}
+		if task != nil {
+			op.Harness = task
+		}
+	}
+	var granted fleet.Authorization
+	op.Authorizer = operator.AuthorizerFunc(func(ctx context.Context, _ operator.Action) (bool, error) {
+		st, err := h.Sup.Fleet()
+		if err != nil {
+			return false, err
+		}
+		// No authorization at all (the usual case): no need to resolve the
+		// fleet, which costs a git process.
+		if all, err := st.ListAuthorizations(ctx, ""); err != nil || len(all) == 0 {
+			return false, err
+		}
+		fid := run.Fleet
+		if !found {
+			if fid, err = fleet.ID(ctx, c.Dir); err != nil {
+				return false, err
+			}
+		}
+		agent := run.Agent
+		if agent == "" {
+			agent = c.Agent
+		}
+		au, ok, err := fleet.Authorize(ctx, st, fid, run.ID, agent, actionText, h.now())
+		granted = au
+		return ok, err
+	})
+	err = op.Act(ctx, a, func(context.Context) error { return nil })
+	var refused *operator.Refused
+	switch {
+	case err == nil:
+		reason := fmt.Sprintf("laserbrain: authorized by %s (%s), use %d of %d", granted.ID, granted.By, len(granted.Used), granted.Uses)
+		h.record(ctx, run, found, p, true, reason)
+		return decision("allow", reason)
+	case errors.As(err, &refused):
+		reason := refusalReason(refused, a, why)
+		h.record(ctx, run, found, p, false, reason)
+		return h.deny(reason)
+	default:
+		return h.failed(PreToolUse, err)
+	}
+}
+
+// refusalReason is written for the model: what was refused, why, and what
+// to do instead. The reasons differ by cause, so the agent (and a test)
+// can tell a drifting run's refusal from a plain one.
+func refusalReason(r *operator.Refused, a operator.Action, why string) string {
+	what := "this command is irreversible or outward"
+	if a.Kind == "write" {
+		what = "this file is protected (" + why + ")"
+		why = ""
+	}
+	if why != "" {
+		what += " — " + why
+	}
+	switch r.Code {
+	case operator.RefusedDrift:
+		return "laserbrain: refused because your run is drifting: " + r.Reason + ". " + capitalize(what) +
+			", and nothing irreversible or outward runs while the run is off its ground. Check your state (check_state) and return to your goal first; do not retry it in another form."
+	case operator.RefusedJudgment:
+		return "laserbrain: refused because " + r.Reason + ": the run as a whole should stop, not act. " + capitalize(what) +
+			". Do not retry it in another form; tell the user."
+	case operator.RefusedNoReading:
+		return "laserbrain: refused: " + r.Reason + ". " + capitalize(what) + "."
+	}
+	return "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it (laserbrain authorize)."
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// record keeps the decision on the run, best effort: a decision that cannot
+// be recorded still stands (a refusal must not turn into an allow).
+func (h *Handler) record(ctx context.Context, run fleet.Run, found bool, p Payload, ok bool, text string) {
+	if !found {
+		return
+	}
+	st, err := h.Sup.Fleet()
+	if err != nil {
+		return
+	}
+	id := ""
+	if p.ToolUseID != "" {
+		id = "gate:" + p.ToolUseID
+	}
+	name := ""
+	if p.ToolName != nil {
+		name = *p.ToolName
+	}
+	_, _ = st.AppendEvent(ctx, run.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: name, OK: &ok, Text: text, Session: p.SessionID})
+}
+
+func (h *Handler) deny(reason string) Answer {
+	if h.Format == "json" {
+		return decision("deny", reason)
+	}
+	return Answer{Exit: 2, Stderr: reason + "\n"}
+}
+
+func decision(d, reason string) Answer {
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName":            string(PreToolUse),
+		"permissionDecision":       d,
+		"permissionDecisionReason": reason,
+	}})
+	return Answer{Stdout: string(b) + "\n"}
+}
+
+func stringField(input json.RawMessage, field string) (string, error) {
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(input, &in); err != nil {
+		return "", err
+	}
+	var s string
+	if err := json.Unmarshal(in[field], &s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// shellCommand reads the command of a shell-like call: a known shell tool
+// must carry one (a string, or an argv array as Codex sends); any other
+// tool not known to be something else is shell-like when its input has a
+// "command" string or array.
+func shellCommand(name string, input json.RawMessage) (cmd string, isShell bool, err error) {
+	known := shellTools[name]
+	if nonShellTools[name] {
+		return "", false, nil
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(input, &in) != nil {
+		if known {
+			return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
+		}
+		return "", false, nil
+	}
+	raw, has := in["command"]
+	if !has {
+		if known {
+			return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
+		}
+		return "", false, nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true, nil
+	}
+	var argv []string
+	if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+		return joinArgv(argv), true, nil
+	}
+	// A command we cannot read is not waved through.
+	return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
+}
+
+// joinArgv writes an argv as one shell command line, each word quoted when
+// it needs to be; `bash -lc SCRIPT` becomes SCRIPT's text inside quotes,
+// which the operator's parser follows into.
+func joinArgv(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == '+' || r == ',' || r == '@' ||
+				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+		}) < 0 {
+			words[i] = a
+			continue
+		}
+		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " ")
+}
+
+// protectedPath reports whether writing path (relative to cwd) would touch
+// what supervision relies on: a repository's .git, ponder's .ponder session
+// files, Claude Code's settings files (they hold the hooks) or laserbrain's
+// own home. Symbolic links are followed as far as the path exists.
+func protectedPath(path, cwd string) (what, abs string, protected bool) {
+	if path == "" {
+		return "", "", false
+	}
+	abs = path
+	if !filepath.IsAbs(abs) {
+		if cwd == "" {
+			cwd, _ = os.Getwd()
+		}
+		abs = filepath.Join(cwd, abs)
+	}
+	abs = resolve(filepath.Clean(abs))
+	parts := strings.Split(filepath.ToSlash(abs), "/")
+	for i, part := range parts {
+		switch part {
+		case ".git":
+			return "inside a repository's .git", abs, true
+		case ".ponder":
+			return "ponder's session files", abs, true
+		case ".claude":
+			if i == len(parts)-2 && strings.HasPrefix(parts[i+1], "settings") && strings.HasSuffix(parts[i+1], ".json") {
+				return "Claude Code settings, which hold the hooks", abs, true
+			}
+		}
+	}
+	if home := laserbrainHome(); home != "" {
+		home = resolve(filepath.Clean(home))
+		if abs == home || strings.HasPrefix(abs, home+string(filepath.Separator)) {
+			return "laserbrain's own state", abs, true
+		}
+	}
+	return "", abs, false
+}
+
+// resolve follows symbolic links in the longest existing prefix of p.
+func resolve(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}

@@ -1,0 +1,175 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// Event is a Claude Code hook event, as hook_event_name spells it.
+type Event string
+
+// The events laserbrain handles.
+const (
+	PreToolUse         Event = "PreToolUse"
+	PostToolUse        Event = "PostToolUse"
+	PostToolUseFailure Event = "PostToolUseFailure"
+	UserPromptSubmit   Event = "UserPromptSubmit"
+	Stop               Event = "Stop"
+	SessionStart       Event = "SessionStart"
+	SessionEnd         Event = "SessionEnd"
+)
+
+// Commands lists every hook (event, subcommand name, matcher), in the
+// order they are installed.
+var Commands = agentrun.HookEvents
+
+// Payload is a hook event's stdin object (agents.md §2): the common keys and
+// each event's own.
+type Payload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+	PermissionMode string `json:"permission_mode"`
+
+	ToolName     *string         `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolUseID    string          `json:"tool_use_id"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	DurationMS   *float64        `json:"duration_ms"`
+	Error        string          `json:"error"`
+	IsInterrupt  bool            `json:"is_interrupt"`
+
+	Prompt string `json:"prompt"`
+
+	StopHookActive       bool   `json:"stop_hook_active"`
+	LastAssistantMessage string `json:"last_assistant_message"`
+
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// Answer is a hook's whole reply: its exit status and what it prints.
+type Answer struct {
+	Exit   int
+	Stdout string
+	Stderr string
+}
+
+// MaxInput bounds what a hook reads; a larger event is refused, not half-read.
+const MaxInput = 8 << 20
+
+// Handler answers hook events. Its Supervisor opens stores only when an
+// event needs them.
+type Handler struct {
+	Sup *agentrun.Supervisor
+	// Format is how pre-tool-use answers a denial: "exit" (status 2, reason
+	// on stderr; the default) or "json" (permissionDecision on stdout).
+	Format string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Handle answers one event. It never panics and never exits 1: an internal
+// failure denies in pre-tool-use (exit 2, "guard error: …") and is logged
+// and passed over (exit 0) in every other event, which only observe.
+func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answer) {
+	defer func() {
+		if p := recover(); p != nil {
+			ans = h.failed(ev, fmt.Errorf("internal: %v", p))
+		}
+	}()
+	p, err := parse(ev, input)
+	if err != nil {
+		return h.failed(ev, err)
+	}
+	switch ev {
+	case PreToolUse:
+		return h.preToolUse(ctx, p)
+	case PostToolUse, PostToolUseFailure:
+		err = h.postToolUse(ctx, ev, p)
+	case UserPromptSubmit:
+		err = h.userPromptSubmit(ctx, p)
+	case Stop:
+		ans, err = h.stop(ctx, p)
+	case SessionStart:
+		err = h.sessionStart(ctx, p)
+	case SessionEnd:
+		err = h.sessionEnd(ctx, p)
+	default:
+		err = fmt.Errorf("unknown hook event %q", ev)
+	}
+	if err != nil {
+		return h.failed(ev, err)
+	}
+	return ans
+}
+
+func parse(ev Event, input []byte) (Payload, error) {
+	var p Payload
+	if len(input) > MaxInput {
+		return p, fmt.Errorf("event larger than %d bytes", MaxInput)
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		return p, errors.New("no event on standard input")
+	}
+	if err := json.Unmarshal(input, &p); err != nil {
+		return p, fmt.Errorf("the event is not a JSON object: %w", err)
+	}
+	// A payload for another event is refused: a hook installed under the
+	// wrong event must not act as if it were this one.
+	if p.HookEventName != "" && p.HookEventName != string(ev) {
+		return p, fmt.Errorf("this is the %s hook, but the event is %q", ev, p.HookEventName)
+	}
+	if p.SessionID != "" && fleet.ValidateRunID(p.SessionID) != nil {
+		return p, fmt.Errorf("session_id %q is not a session id", p.SessionID)
+	}
+	return p, nil
+}
+
+// failed is the answer to an internal failure: fail closed in the gate,
+// log and go on in an observer.
+func (h *Handler) failed(ev Event, err error) Answer {
+	if ev == PreToolUse {
+		return Answer{Exit: 2, Stderr: "guard error: " + err.Error() + "\n"}
+	}
+	msg := fmt.Sprintf("laserbrain hook %s: %v", ev, err)
+	h.log(msg)
+	return Answer{Exit: 0, Stderr: msg + "\n"}
+}
+
+// log appends an observer's failure to hook-errors.log beside the fleet
+// store, best effort: the hook's stderr is only seen in verbose transcripts.
+func (h *Handler) log(msg string) {
+	dir, err := fleet.DefaultDir()
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "hook-errors.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s %s\n", h.now().Format(time.RFC3339), msg)
+	f.Close()
+}
+
+func (h *Handler) caller(p Payload) agentrun.Caller { return h.Sup.Caller(p.SessionID, p.Cwd) }

@@ -1,0 +1,330 @@
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+)
+
+// Scope is where Claude Code settings are installed.
+type Scope string
+
+// The scopes, as Claude Code names its settings layers.
+const (
+	Project Scope = "project" // .claude/settings.json and .mcp.json, shared with the repository
+	Local   Scope = "local"   // .claude/settings.local.json; the MCP server in ~/.claude.json for this project
+	User    Scope = "user"    // ~/.claude/settings.json; the MCP server in ~/.claude.json for every project
+)
+
+// Options say what to install where.
+type Options struct {
+	Scope Scope
+	Dir   string // the project directory (project and local scopes)
+	Home  string // the user's home directory
+	// Self is the absolute path of the laserbrain binary the hooks and the
+	// MCP server run as.
+	Self string
+	// Remove uninstalls instead.
+	Remove bool
+}
+
+// Change is one file's new content.
+type Change struct {
+	Path   string
+	Before []byte // nil when the file does not exist
+	After  []byte
+	Mode   fs.FileMode
+}
+
+// Changed reports whether the file would change.
+func (c Change) Changed() bool {
+	return c.Before == nil && c.After != nil || !bytes.Equal(c.Before, c.After)
+}
+
+// Diff is a unified diff of the change ("" when none).
+func (c Change) Diff() string {
+	if !c.Changed() {
+		return ""
+	}
+	return string(diff.Diff(c.Path, c.Before, c.Path, c.After))
+}
+
+// Claude computes the changes that install (or remove) laserbrain's hooks
+// and MCP server in Claude Code's settings for a scope. Nothing is written;
+// Apply writes them.
+func Claude(o Options) ([]Change, error) {
+	if !filepath.IsAbs(o.Self) {
+		return nil, fmt.Errorf("the laserbrain path %q is not absolute (hooks must not depend on PATH)", o.Self)
+	}
+	var settingsPath, mcpPath string
+	var mcpKeys []string // where the server entry goes inside the MCP file
+	switch o.Scope {
+	case Project:
+		settingsPath = filepath.Join(o.Dir, ".claude", "settings.json")
+		mcpPath, mcpKeys = filepath.Join(o.Dir, ".mcp.json"), []string{"mcpServers"}
+	case Local:
+		settingsPath = filepath.Join(o.Dir, ".claude", "settings.local.json")
+		mcpPath, mcpKeys = filepath.Join(o.Home, ".claude.json"), []string{"projects", o.Dir, "mcpServers"}
+	case User:
+		settingsPath = filepath.Join(o.Home, ".claude", "settings.json")
+		mcpPath, mcpKeys = filepath.Join(o.Home, ".claude.json"), []string{"mcpServers"}
+	default:
+		return nil, fmt.Errorf("scope %q: use project, local or user", o.Scope)
+	}
+	settings, err := edit(settingsPath, func(root *node) error {
+		if err := mergeHooks(root, o.Self, o.Remove, settingsPath); err != nil {
+			return err
+		}
+		if o.Scope == Project {
+			// A project's .mcp.json servers wait for approval; naming ours
+			// here approves it.
+			return mergeEnabled(root, o.Remove, settingsPath)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	mcp, err := edit(mcpPath, func(root *node) error { return mergeServer(root, mcpKeys, o.Self, o.Remove, mcpPath) })
+	if err != nil {
+		return nil, err
+	}
+	return []Change{settings, mcp}, nil
+}
+
+// edit reads a JSON settings file (a missing or empty one is {}), applies f
+// and renders the result. A file that is not a JSON object is an error, and
+// nothing is written.
+func edit(path string, f func(*node) error) (Change, error) {
+	c := Change{Path: path, Mode: 0o644}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return c, err
+	default:
+		c.Before = data
+		if fi, err := os.Stat(path); err == nil {
+			c.Mode = fi.Mode().Perm()
+		}
+	}
+	root := &node{kind: '{'}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if root, err = parseJSON(data); err != nil {
+			return c, fmt.Errorf("%s is not valid JSON (fix it by hand; nothing was changed): %w", path, err)
+		}
+		if root.kind != '{' {
+			return c, fmt.Errorf("%s does not hold a JSON object (nothing was changed)", path)
+		}
+	}
+	if err := f(root); err != nil {
+		return c, err
+	}
+	if c.Before == nil && len(root.members) == 0 {
+		return c, nil // removing from a file that does not exist: nothing to write
+	}
+	c.After = render(root)
+	if c.Before != nil && bytes.Equal(bytes.TrimSpace(c.After), bytes.TrimSpace(c.Before)) {
+		c.After = c.Before // same content: not a byte changes, not even a trailing newline
+	}
+	return c, nil
+}
+
+// isOurs recognises a hook command laserbrain installed: a program named
+// laserbrain (or this very binary), then "hook", then one of our event names — at any path, so a
+// reinstall from a new location replaces the old entry.
+func isOurs(command, self string) (name string, ok bool) {
+	f := strings.Fields(command)
+	for i := 0; i+2 < len(f); i++ {
+		prog := strings.Trim(f[i], `'"`)
+		if (filepath.Base(prog) == "laserbrain" || prog == self) && f[i+1] == "hook" {
+			for _, e := range agentrun.HookEvents {
+				if f[i+2] == e.Name {
+					return e.Name, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func hookObject(self, name string) *node {
+	return fromValue(orderedMap{{"type", "command"}, {"command", agentrun.HookCommand(self, name)}})
+}
+
+// mergeHooks puts every laserbrain hook in settings.hooks: an entry of ours
+// already there (any path) is replaced in place; a missing one is appended
+// as a new matcher group. Remove takes ours out, and drops the groups and
+// event lists that held only ours. The user's own hooks are untouched.
+func mergeHooks(root *node, self string, remove bool, path string) error {
+	hooks := root.get("hooks")
+	if hooks == nil && remove {
+		return nil
+	}
+	hooks, err := root.objectAt("hooks", path)
+	if err != nil {
+		return err
+	}
+	for _, e := range agentrun.HookEvents {
+		list := hooks.get(e.Event)
+		if list != nil && list.kind != '[' {
+			return fmt.Errorf("%s: hooks.%s is not a list; fix it by hand (nothing was changed)", path, e.Event)
+		}
+		found := false
+		if list != nil {
+			keptGroups := list.items[:0:0]
+			for _, g := range list.items {
+				inner := g.get("hooks")
+				if inner == nil || inner.kind != '[' {
+					keptGroups = append(keptGroups, g)
+					continue
+				}
+				had := len(inner.items)
+				kept := inner.items[:0:0]
+				for _, h := range inner.items {
+					cmd, _ := h.get("command").str()
+					if name, ok := isOurs(cmd, self); ok && name == e.Name {
+						if remove || found {
+							continue // removed, or a duplicate of ours
+						}
+						found = true
+						h = hookObject(self, e.Name)
+						// Keep the group's matcher ours, too.
+						if e.Matcher != "" {
+							if m, _ := g.get("matcher").str(); m == "" {
+								g.set("matcher", &node{kind: 's', scalar: e.Matcher})
+							}
+						}
+					}
+					kept = append(kept, h)
+				}
+				inner.items = kept
+				if len(kept) == 0 && had > 0 {
+					continue // the group held only ours
+				}
+				keptGroups = append(keptGroups, g)
+			}
+			list.items = keptGroups
+		}
+		if !remove && !found {
+			group := orderedMap{}
+			if e.Matcher != "" {
+				group = append(group, struct {
+					key string
+					val any
+				}{"matcher", e.Matcher})
+			}
+			group = append(group, struct {
+				key string
+				val any
+			}{"hooks", []any{hookObject(self, e.Name)}})
+			if list == nil {
+				list = &node{kind: '['}
+				hooks.set(e.Event, list)
+			}
+			list.items = append(list.items, fromValue(group))
+		}
+		if remove && list != nil && len(list.items) == 0 {
+			hooks.del(e.Event)
+		}
+	}
+	if remove && len(hooks.members) == 0 {
+		root.del("hooks")
+	}
+	return nil
+}
+
+// mergeServer sets (or removes) mcpServers.laserbrain at keys.
+func mergeServer(root *node, keys []string, self string, remove bool, path string) error {
+	cur := root
+	where := path
+	for _, k := range keys {
+		if remove && cur.get(k) == nil {
+			return nil
+		}
+		next, err := cur.objectAt(k, where)
+		if err != nil {
+			return err
+		}
+		where += "." + k
+		cur = next
+	}
+	if remove {
+		if s := cur.get("laserbrain"); s != nil {
+			if cmd, _ := s.get("command").str(); filepath.Base(cmd) == "laserbrain" || cmd == self {
+				cur.del("laserbrain")
+			}
+		}
+		return nil
+	}
+	cur.set("laserbrain", fromValue(orderedMap{{"type", "stdio"}, {"command", self}, {"args", []string{"mcp"}}}))
+	return nil
+}
+
+// mergeEnabled approves (or un-approves) our .mcp.json server in the
+// project's settings.
+func mergeEnabled(root *node, remove bool, path string) error {
+	list := root.get("enabledMcpjsonServers")
+	if list == nil {
+		if remove {
+			return nil
+		}
+		list = &node{kind: '['}
+		root.set("enabledMcpjsonServers", list)
+	}
+	if list.kind != '[' {
+		return fmt.Errorf("%s: enabledMcpjsonServers is not a list; fix it by hand (nothing was changed)", path)
+	}
+	kept := list.items[:0:0]
+	has := false
+	for _, it := range list.items {
+		if s, _ := it.str(); s == "laserbrain" {
+			if remove || has {
+				continue
+			}
+			has = true
+		}
+		kept = append(kept, it)
+	}
+	if !remove && !has {
+		kept = append(kept, &node{kind: 's', scalar: "laserbrain"})
+	}
+	list.items = kept
+	if remove && len(kept) == 0 {
+		root.del("enabledMcpjsonServers")
+	}
+	return nil
+}
+
+// Apply writes the changes that change something, each file replaced whole
+// (temp file, fsync, rename) with its mode kept. A file that changed on disk
+// since Claude read it is not overwritten.
+func Apply(changes []Change) error {
+	for _, c := range changes {
+		if !c.Changed() || c.After == nil {
+			continue
+		}
+		now, err := os.ReadFile(c.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			now = nil
+		} else if err != nil {
+			return err
+		}
+		if !bytes.Equal(now, c.Before) {
+			return fmt.Errorf("%s changed while it was being edited; run the command again", c.Path)
+		}
+		if err := fsx.WriteFile(c.Path, c.After, c.Mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}

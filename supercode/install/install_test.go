@@ -1,0 +1,164 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const self = "/opt/laser kit/bin/laserbrain"
+
+func apply(t *testing.T, o Options) []Change {
+	t.Helper()
+	cs, err := Claude(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(cs); err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func decode(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+// The user's settings keep every key and value, in order; ours are added;
+// a second install changes no byte; uninstall gives the user's back.
+func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	user := `{"model":"opus","permissions":{"allow":["Bash(ls *)"],"deny":[]},` +
+		`"hooks":{"PreToolUse":[{"matcher":"Write","hooks":[{"type":"command","command":"my-own-hook"}]}]},` +
+		`"n":1.50,"big":12345678901234567890,"text":"<b>é</b>"}`
+	os.WriteFile(settings, []byte(user), 0o600)
+	o := Options{Scope: Project, Dir: dir, Home: t.TempDir(), Self: self}
+	apply(t, o)
+	first, _ := os.ReadFile(settings)
+	for _, want := range []string{`"n": 1.50`, `"big": 12345678901234567890`, `"text": "<b>é</b>"`, `"command": "my-own-hook"`,
+		`"command": "'/opt/laser kit/bin/laserbrain' hook pre-tool-use"`, `"enabledMcpjsonServers": [`} {
+		if !bytes.Contains(first, []byte(want)) {
+			t.Errorf("installed settings lack %s:\n%s", want, first)
+		}
+	}
+	if i, j := bytes.Index(first, []byte(`"model"`)), bytes.Index(first, []byte(`"text"`)); i < 0 || j < i {
+		t.Error("the user's keys changed order")
+	}
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the file's own 0600", fi.Mode().Perm())
+	}
+	v := decode(t, settings)
+	hooks := v["hooks"].(map[string]any)
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"} {
+		if hooks[ev] == nil {
+			t.Errorf("no %s hook", ev)
+		}
+	}
+	if n := len(hooks["PreToolUse"].([]any)); n != 2 {
+		t.Errorf("PreToolUse has %d groups, want the user's and ours", n)
+	}
+	mcp := decode(t, filepath.Join(dir, ".mcp.json"))
+	if mcp["mcpServers"].(map[string]any)["laserbrain"].(map[string]any)["command"] != self {
+		t.Errorf(".mcp.json = %v", mcp)
+	}
+
+	// Byte-idempotent, and --dry-run has nothing to show.
+	cs := apply(t, o)
+	for _, c := range cs {
+		if c.Changed() || c.Diff() != "" {
+			t.Errorf("second install changes %s:\n%s", c.Path, c.Diff())
+		}
+	}
+	second, _ := os.ReadFile(settings)
+	if !bytes.Equal(first, second) {
+		t.Fatal("the second install changed bytes")
+	}
+
+	// A reinstall from another path replaces ours in place.
+	o2 := o
+	o2.Self = "/usr/local/bin/laserbrain"
+	apply(t, o2)
+	moved, _ := os.ReadFile(settings)
+	if bytes.Contains(moved, []byte("/opt/laser kit")) || bytes.Count(moved, []byte("hook pre-tool-use")) != 1 {
+		t.Fatalf("reinstall did not replace in place:\n%s", moved)
+	}
+
+	apply(t, Options{Scope: Project, Dir: dir, Home: o.Home, Self: o2.Self, Remove: true})
+	back := decode(t, settings)
+	var want map[string]any
+	json.Unmarshal([]byte(user), &want)
+	wb, _ := json.Marshal(want)
+	bb, _ := json.Marshal(back)
+	if string(wb) != string(bb) {
+		t.Fatalf("after uninstall:\n%s\nwant the user's:\n%s", bb, wb)
+	}
+}
+
+// Local and user scopes put the server in ~/.claude.json, keeping what the
+// CLI keeps there.
+func TestLocalAndUserScopes(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	claudeJSON := filepath.Join(home, ".claude.json")
+	os.WriteFile(claudeJSON, []byte(`{"numStartups": 7, "projects": {"/elsewhere": {"allowedTools": []}}}`), 0o600)
+	apply(t, Options{Scope: Local, Dir: dir, Home: home, Self: self})
+	v := decode(t, claudeJSON)
+	if v["numStartups"] != 7.0 || v["projects"].(map[string]any)["/elsewhere"] == nil {
+		t.Fatalf("~/.claude.json lost keys: %v", v)
+	}
+	srv := v["projects"].(map[string]any)[dir].(map[string]any)["mcpServers"].(map[string]any)["laserbrain"]
+	if srv == nil {
+		t.Fatalf("no local server: %v", v)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude", "settings.local.json")); err != nil {
+		t.Fatal(err)
+	}
+	apply(t, Options{Scope: User, Dir: dir, Home: home, Self: self})
+	v = decode(t, claudeJSON)
+	if v["mcpServers"].(map[string]any)["laserbrain"] == nil {
+		t.Fatalf("no user server: %v", v)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "settings.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A settings file that is not a JSON object is refused, and nothing is
+// written anywhere.
+func TestBadSettingsRefused(t *testing.T) {
+	for _, bad := range []string{`{"hooks": `, `[1,2]`, `{"hooks": []}`, `{"hooks": {"PreToolUse": {}}}`, `{} trailing`} {
+		dir := t.TempDir()
+		settings := filepath.Join(dir, ".claude", "settings.json")
+		os.MkdirAll(filepath.Dir(settings), 0o755)
+		os.WriteFile(settings, []byte(bad), 0o644)
+		_, err := Claude(Options{Scope: Project, Dir: dir, Home: t.TempDir(), Self: self})
+		if err == nil || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Errorf("%s: err = %v", bad, err)
+		}
+		if got, _ := os.ReadFile(settings); string(got) != bad {
+			t.Errorf("%s was rewritten", bad)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".mcp.json")); err == nil {
+			t.Errorf("%s: .mcp.json written anyway", bad)
+		}
+	}
+	if _, err := Claude(Options{Scope: "team", Dir: t.TempDir(), Self: self}); err == nil {
+		t.Error("an unknown scope was accepted")
+	}
+	if _, err := Claude(Options{Scope: Project, Dir: t.TempDir(), Self: "laserbrain"}); err == nil {
+		t.Error("a relative laserbrain path was accepted")
+	}
+}
