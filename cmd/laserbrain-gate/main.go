@@ -1,22 +1,25 @@
-// Command laserbrain-gate is the operator gate as a Claude Code PreToolUse
-// hook, in a binary that links nothing but the gate and the standard
-// library. Claude Code starts a hook process for every tool call, so its
-// start-up cost is paid on every command an agent runs: the laserbrain
-// binary links cobra, the grammar's JSON-schema validator and (soon) the
-// MCP SDK and pgx, whose package initialisation alone takes several
-// milliseconds; this one starts in about one. `laserbrain hook
-// pre-tool-use` answers the same way, through the same code
-// (operator/pretooluse), for setups that prefer one binary.
+// Command laserbrain-gate answers Claude Code's PreToolUse hook — the same
+// handler as `laserbrain hook pre-tool-use` (supercode/hook: the operator
+// gate, protected paths, the run's drift and judgment, a person's
+// authorizations) in a binary that links nothing the hook does not need.
+// Claude Code starts a hook process for every tool call, so start-up is
+// paid on every command an agent runs; a Go program runs the package
+// initialisation of everything it links before main, and the laserbrain CLI
+// links cobra, the grammar's JSON-schema validator and the MCP SDK (several
+// milliseconds of init together). This binary starts in about 2 ms.
+// TestGateLinksLean keeps it that way.
 //
 // Usage: laserbrain-gate [--format exit|json] < event.json
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
-	"github.com/laserkit/laserkit/operator/pretooluse"
+	"github.com/laserkit/laserkit/supercode/hook"
 )
 
 func main() {
@@ -25,15 +28,15 @@ func main() {
 
 const usage = `usage: laserbrain-gate [--format exit|json] < event.json
 
-Reads one Claude Code PreToolUse event on standard input and answers it with
-the operator gate. deny: exit status 2 and the reason on stderr (--format
-exit, the default) or permissionDecision "deny" on stdout (--format json).
-ask: permissionDecision "ask" on stdout. allow: no output. An event that
-cannot be read exits 2 with "guard error: ...".
+Answers one Claude Code PreToolUse event exactly as laserbrain hook
+pre-tool-use does (see its help). deny: exit status 2 and the reason on
+stderr (--format exit, the default) or permissionDecision "deny" on stdout
+(--format json); ask or an authorized allow: JSON on stdout; nothing found:
+no output. An event that cannot be read exits 2 with "guard error: ...".
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	format := pretooluse.FormatExit
+	format := "exit"
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-h" || a == "--help":
@@ -41,14 +44,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 0
 		case a == "--format" && i+1 < len(args):
 			i++
-			format = pretooluse.Format(args[i])
-		case len(a) > 9 && a[:9] == "--format=":
-			format = pretooluse.Format(a[9:])
+			format = args[i]
+		case strings.HasPrefix(a, "--format="):
+			format = strings.TrimPrefix(a, "--format=")
 		default:
 			// Exit 2, not 1: a misconfigured hook must block, not pass.
 			fmt.Fprintf(stderr, "guard error: unknown argument %q\n%s", a, usage)
 			return 2
 		}
 	}
-	return pretooluse.Run(stdin, stdout, stderr, format)
+	if format != "exit" && format != "json" {
+		fmt.Fprintf(stderr, "guard error: --format must be exit or json, not %q\n", format)
+		return 2
+	}
+	return hook.Run(context.Background(), hook.PreToolUse, format, stdin, stdout, stderr)
 }

@@ -25,16 +25,22 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// Each script gets its own laserbrain home, never the user's.
+			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
+			return nil
+		},
+	})
 }
 
 // heavyPackages must never be linked into the gate: each costs milliseconds
 // of package initialisation on every tool call an agent makes.
 var heavyPackages = []string{
 	"github.com/santhosh-tekuri/jsonschema", "github.com/spf13/cobra", "github.com/jackc/pgx",
-	"github.com/modelcontextprotocol/go-sdk", "github.com/google/jsonschema-go",
-	"github.com/laserkit/laserkit/laserbrain", "github.com/laserkit/laserkit/grammar", "github.com/laserkit/laserkit/supercode",
-	"github.com/laserkit/laserkit/ponder", "net/http",
+	"github.com/modelcontextprotocol/go-sdk", "github.com/google/jsonschema-go", "github.com/laserkit/laserkit/grammar/schema",
+	"github.com/laserkit/laserkit/supercode/mcpserver", "github.com/laserkit/laserkit/ponder", "net/http", "encoding/gob",
 }
 
 // TestGateLinksLean guards the gate's start-up: it links none of the heavy
