@@ -31,6 +31,9 @@ var hookEvents = []struct{ name, event string }{
 // process start cost, which /bin/true shows).
 func BenchmarkHookProcess(b *testing.B) {
 	gate := buildGate(b)
+	// The handler looks for the caller's run in the laserbrain home: a
+	// fresh one, never the user's.
+	b.Setenv("LASERBRAIN_HOME", b.TempDir())
 	type contender struct {
 		name  string
 		argv  []string
