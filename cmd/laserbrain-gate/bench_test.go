@@ -22,7 +22,8 @@ var hookEvents = []struct{ name, event string }{
 
 // BenchmarkHookProcess is `make bench-hook`: medians of whole processes,
 // interleaved so every contender sees the same machine — /bin/true (process
-// start alone), laserbrain-gate on each answer, `laserbrain hook
+// start alone), an empty Go program (the Go runtime's floor),
+// laserbrain-gate on each answer, `laserbrain hook
 // pre-tool-use` for comparison and, when LB_SAFETY names the Python
 // reference hook (lb_safety.py), the reference. It fails when the gate's
 // slowest median is over 2.5× /bin/true's (a regression: on an idle 2-core
@@ -42,7 +43,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		stdin *os.File
 		every int // run in every n-th round only (the slow reference)
 	}
-	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}}
+	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}, {name: "go-empty-program", argv: []string{buildEmpty(b)}}}
 	for _, e := range hookEvents {
 		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event})
 	}
@@ -99,7 +100,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
 	}
 	gateWorst := time.Duration(0)
-	for _, c := range cs[1 : 1+len(hookEvents)] {
+	for _, c := range cs[2 : 2+len(hookEvents)] {
 		gateWorst = max(gateWorst, median(c.times))
 	}
 	if ref != "" {
@@ -121,4 +122,21 @@ func BenchmarkHookProcess(b *testing.B) {
 	if gateWorst > 3*time.Millisecond {
 		b.Logf("over the 3 ms target (%v); /bin/true took %v here — a loaded machine, or a regression", gateWorst, base)
 	}
+}
+
+// buildEmpty builds a Go program that does nothing: the floor any Go hook
+// stands on (the runtime's own start).
+func buildEmpty(b *testing.B) string {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "empty")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, src)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the empty program: %v\n%s", err, out)
+	}
+	return bin
 }
