@@ -6,9 +6,10 @@
 // parse-options with each subcommand's option table, GNU getopt_long) and
 // judged on what the parsed invocation destroys — checked against real git
 // by the oracle test; other commands meet the grammar patterns and an extra
-// pack. It only ever escalates a declaration; Result.HookAnswer is the hook's
-// deny/ask/allow, and operator/pretooluse the hook itself. Every input is
-// answered within AnalysisBudget. Act refuses an action needing authorization
+// pack. It only ever escalates a declaration; Result.Decision is the hook's
+// deny/ask/allow (dry runs, help and data ask) and Result.HookAnswer its
+// wording, which supercode/hook answers with. Every input is answered within
+// AnalysisBudget. Act refuses an action needing authorization
 // while the run drifts or its judgment says stop, asks an Authorizer every
 // time otherwise, and logs every decision. Pattern lists, step verbs, phases
 // and the shape language come from grammar/grammar.json (zz_generated_grammar.go);
