@@ -538,7 +538,7 @@ func oracleRun(t testing.TB, dir, tmpl, cmd string, pre oracleState) oracleResul
 	c.Dir = work
 	c.Env = oracleEnv(dir)
 	c.Stdin = nil
-	timer := time.AfterFunc(20*time.Second, func() {
+	timer := time.AfterFunc(60*time.Second, func() {
 		if c.Process != nil {
 			_ = c.Process.Kill()
 		}
