@@ -3,7 +3,6 @@ package loop
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +20,9 @@ func CheckpointRef(run string, step int) string { return fmt.Sprintf("%s%s/%d", 
 // repo is the git repository the loop works in.
 type repo struct {
 	top string
+	// exclude are paths inside the tree a snapshot leaves out: laserbrain's
+	// own state, when it lives in the repository.
+	exclude []string
 }
 
 // findRepo returns the repository containing dir, or nil outside one.
@@ -74,7 +76,11 @@ func (g *repo) snapshot(ctx context.Context, scratch, commitMsg string) (tree, c
 			}
 		}
 	}
-	if _, err := gitOut(ctx, g.top, env, "add", "-A", "--", "."); err != nil {
+	add := []string{"add", "-A", "--", "."}
+	for _, x := range g.exclude {
+		add = append(add, ":(exclude)"+x)
+	}
+	if _, err := gitOut(ctx, g.top, env, add...); err != nil {
 		return "", "", err
 	}
 	out, err := gitOut(ctx, g.top, env, "write-tree")
@@ -127,4 +133,31 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
-var errNoRepo = errors.New("not in a git repository")
+// excludeInside adds the paths under the repository's top that git does
+// not already ignore to the snapshot exclusions.
+func (g *repo) excludeInside(ctx context.Context, paths ...string) {
+	top, err := filepath.EvalSymlinks(g.top)
+	if err != nil {
+		top = g.top
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		rel, err := filepath.Rel(top, abs)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		if _, err := gitOut(ctx, g.top, nil, "check-ignore", "-q", rel); err == nil {
+			continue // ignored already: naming it to git add would be an error
+		}
+		g.exclude = append(g.exclude, filepath.ToSlash(rel))
+	}
+}

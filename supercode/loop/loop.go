@@ -302,6 +302,12 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	}
 	l.verifier = filepath.Join(l.work, "ci")
 	l.git = findRepo(ctx, l.work)
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, fail(ExitConfig, "%v", err)
+	}
+	if l.git != nil {
+		l.git.excludeInside(ctx, home, l.getenv("LASERBRAIN_HOME"))
+	}
 	if fid, err := fleet.ID(ctx, l.work); err == nil {
 		l.fleetID = fid
 	} else {
