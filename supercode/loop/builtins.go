@@ -301,9 +301,9 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 	l.event(ctx, fleet.KindTool, "agent:"+svc.Name, code == 0, fmt.Sprintf("agent %s exit %d%s", svc.Name, code, map[bool]string{true: " (no-op)"}[rec.Noop]), step)
 	if streak > 0 {
 		if streak >= noopLimit {
-			return l.halt(ExitExhausted, "%d agent calls in a row changed nothing while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
+			return l.halt(ExitExhausted, "%d agent calls in a row left the tree unchanged while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
 		}
-		l.note("agent %s changed nothing while there was work to do (no-op %d of %d allowed in a row)", svc.Name, streak, noopLimit-1)
+		l.note("agent %s left the tree unchanged while there was work to do (no-op %d of %d allowed in a row; ignored files do not count)", svc.Name, streak, noopLimit-1)
 	}
 	return exitStatus(code)
 }

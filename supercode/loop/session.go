@@ -416,7 +416,7 @@ func (s *claudeStream) line(b []byte) {
 				if bl.IsError {
 					mark = "← error:"
 				}
-				s.say("%s %s", mark, firstLine(contentText(bl.Content), 200))
+				s.say("%s %s", mark, firstLine(oneLine(contentText(bl.Content)), 200))
 			}
 		}
 	case "result":
