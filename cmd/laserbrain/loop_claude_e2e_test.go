@@ -22,8 +22,8 @@ func loopSession(t *testing.T, script string, turns ...agenttest.Turn) *supervis
 	t.Helper()
 	s := newSupervised(t, turns...)
 	files := map[string]string{
-		"ci":         "#!/bin/sh\ntest -f fixed && { echo 'ci: ok'; exit 0; }\necho 'ci: FAIL parser missing'; exit 1\n",
-		"loop.sh":    script,
+		"ci":      "#!/bin/sh\ntest -f fixed && { echo 'ci: ok'; exit 0; }\necho 'ci: FAIL parser missing'; exit 1\n",
+		"loop.sh": script,
 		"agents.conf": "fix_COMMAND=\"" + s.Claude + "\"\ntask_COMMAND=\"" + s.Claude + "\"\njudge_COMMAND=\"" + s.Claude + "\"\n" +
 			"fix_TOOLS=\"bash read escalate\"\n",
 	}
