@@ -140,7 +140,7 @@ func (l *Loop) lastSignals() string {
 			parts = append(parts, fmt.Sprintf("./ci still fails (exit %d)", *st.LastCI))
 		}
 	}
-	if st.FinalVerdict != "" && st.WorkPending {
+	if st.FinalPasses != nil && !*st.FinalPasses {
 		parts = append(parts, "the last verdict did not pass")
 	}
 	if len(parts) == 0 {
@@ -609,6 +609,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) error {
 		st.FinalVerdict = strings.TrimSpace(last.Summary)
 		rec.Summary = st.FinalVerdict
 		rec.Passed = boolp(out.passed)
+		st.FinalPasses = boolp(out.passed)
 		st.WorkPending = !out.passed
 		if out.passed {
 			st.NoopStreak = 0

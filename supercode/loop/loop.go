@@ -77,20 +77,21 @@ type Options struct {
 
 // Result is how a run ended; Summary renders it.
 type Result struct {
-	RunID    string
-	Dir      string // the run directory (journal)
-	Script   string
-	ExitCode int
+	RunID    string `json:"run"`
+	Dir      string `json:"journal"` // the run directory
+	Script   string `json:"script"`
+	ExitCode int    `json:"exit_code"`
 	// Reason says why the run stopped: SCRIPT's own exit, or the loop's
 	// stop (a budget, a signal, a config error found mid-run).
-	Reason      string
-	Stopped     bool // the loop stopped SCRIPT (Reason says why)
-	Iterations  int
-	Calls       []Count
-	Verdict     string // the final verdict's summary
-	Mode        string // the final judge call's mode
-	Passed, Of  int    // soak passes or jurors passed, of how many
-	Suggestions int
+	Reason      string  `json:"reason"`
+	Stopped     bool    `json:"stopped"` // the loop stopped SCRIPT (Reason says why)
+	Iterations  int     `json:"iterations"`
+	Calls       []Count `json:"calls"`
+	Verdict     string  `json:"final_verdict,omitempty"` // the final verdict's summary
+	Mode        string  `json:"judge_mode,omitempty"`    // the final judge call's: single, soak or jury
+	Passed      int     `json:"passed,omitempty"`        // soak passes or jurors passed,
+	Of          int     `json:"of,omitempty"`            // of how many
+	Suggestions int     `json:"suggestions"`
 }
 
 // DefaultHome is $LASERBRAIN_HOME/loop (else under the user config dir).

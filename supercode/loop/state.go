@@ -43,6 +43,7 @@ type state struct {
 
 	LastRef      string `json:"last_ref,omitempty"` // the latest checkpoint
 	FinalVerdict string `json:"final_verdict,omitempty"`
+	FinalPasses  *bool  `json:"final_passes,omitempty"` // whether the last verdict passed
 	FinalMode    string `json:"final_mode,omitempty"`
 	FinalPassed  int    `json:"final_passed,omitempty"` // soak count, or jurors that passed
 	FinalOf      int    `json:"final_of,omitempty"`
