@@ -212,6 +212,11 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	// one passing verdict.
 	p = startLoop(t, lb, dir, home, "--resume", run)
 	waitFor(t, filepath.Join(dir, "ready-judge"))
+	// The run is in use: a second --resume is refused, and changes nothing.
+	busy := startLoop(t, lb, dir, home, "--resume", run)
+	if code := busy.wait(t); code != 7 || !strings.Contains(busy.stderr.String(), "being run by another process") {
+		t.Fatalf("a --resume of a running run: exit %d\n%s", code, busy.stderr)
+	}
 	p.cmd.Process.Signal(os.Interrupt)
 	if code := p.wait(t); code != 130 {
 		t.Fatalf("resume 1: exit %d, want 130\n%s", code, p.stderr)

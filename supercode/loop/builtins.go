@@ -267,13 +267,11 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 		code = ExitTransport
 		rec.Reason = res.transport
 		l.note("agent %s: %s (exit %d)", svc.Name, res.transport, code)
-	case res.escalated != "" || l.escalatedByTool(callDir) != "":
-		code = ExitEscalated
-		rec.Reason = res.escalated
-		if rec.Reason == "" {
-			rec.Reason = l.escalatedByTool(callDir)
+	default:
+		if reason := firstNonEmpty(res.escalated, l.escalatedByTool(callDir)); reason != "" {
+			code, rec.Reason = ExitEscalated, reason
+			l.note("agent %s escalated: %s", svc.Name, reason)
 		}
-		l.note("agent %s escalated: %s", svc.Name, rec.Reason)
 	}
 	rec.Status, rec.Tokens = intp(code), res.tokens
 	rec.Noop = noop && code == 0
@@ -298,7 +296,11 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 	if err := l.j.append(rec); err != nil {
 		return l.halt(ExitInternal, "%v", err)
 	}
-	l.event(ctx, fleet.KindTool, "agent:"+svc.Name, code == 0, fmt.Sprintf("agent %s exit %d%s", svc.Name, code, map[bool]string{true: " (no-op)"}[rec.Noop]), step)
+	what := fmt.Sprintf("agent %s exit %d", svc.Name, code)
+	if rec.Noop {
+		what += " (no-op)"
+	}
+	l.event(ctx, fleet.KindTool, "agent:"+svc.Name, code == 0, what, step)
 	if streak > 0 {
 		if streak >= noopLimit {
 			return l.halt(ExitExhausted, "%d agent calls in a row left the tree unchanged while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
@@ -306,6 +308,15 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 		l.note("agent %s left the tree unchanged while there was work to do (no-op %d of %d allowed in a row; ignored files do not count)", svc.Name, streak, noopLimit-1)
 	}
 	return exitStatus(code)
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func (l *Loop) escalatedByTool(callDir string) string {

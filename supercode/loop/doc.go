@@ -90,7 +90,11 @@
 // loop's state: iteration, soak counters, the pinned judge session,
 // tokens) without running it, until the first step it has no record of:
 // that one (the step in flight when the run stopped) and all after it run
-// live. Settings given with --resume override the run's own.
+// live. Settings given with --resume override the run's own (so a run
+// stopped at --max-iters can go on with a higher one); --timeout counts
+// from the start of each invocation. Steps are matched by where in SCRIPT
+// they run and their argv; the first step that does not match runs live,
+// and replay ends there.
 //
 // # Services
 //

@@ -164,8 +164,11 @@ func (l *Loop) gate(ctx context.Context, argv []string) string {
 				op.Harness = task
 			}
 		}
+		// Matched as `laserbrain authorize -- ARGV...` records it: the
+		// arguments joined by spaces.
+		action := strings.Join(argv, " ")
 		op.Authorizer = operator.AuthorizerFunc(func(ctx context.Context, _ operator.Action) (bool, error) {
-			_, ok, err := fleet.Authorize(ctx, st, l.fleetID, l.id, "loop", text, time.Now().UTC())
+			_, ok, err := fleet.Authorize(ctx, st, l.fleetID, l.id, "loop", action, time.Now().UTC())
 			return ok, err
 		})
 	}
