@@ -175,6 +175,10 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 	if err != nil {
 		return l.configFailure(hc, key, recAgent, argv, err)
 	}
+	system, err := l.systemFor(svc, roleAgent)
+	if err != nil {
+		return l.configFailure(hc, key, recAgent, argv, err)
+	}
 	cctx, err := l.readContext(hc, key)
 	if err != nil {
 		return l.halt(ExitInternal, "agent %s: %v", svc.Name, err)
@@ -219,10 +223,6 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 	if err := l.j.append(Record{Step: step, Phase: "start", Key: key, Kind: recAgent, Argv: argv, Service: svc.Name,
 		Iteration: iteration, Checkpoint: ref, ChildRun: child, Sessions: []string{session}, Spill: cctx.Spill}); err != nil {
 		return l.halt(ExitInternal, "%v", err)
-	}
-	system, err := l.systemFor(svc, roleAgent)
-	if err != nil {
-		return l.configFailure(hc, key, recAgent, argv, err)
 	}
 	rec := Record{Step: step, Key: key, Kind: recAgent, Argv: argv, Service: svc.Name, Iteration: iteration,
 		Checkpoint: ref, ChildRun: child, Spill: cctx.Spill}

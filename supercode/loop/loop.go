@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -163,6 +164,7 @@ type Loop struct {
 	self     string
 
 	stdin          *os.File
+	interactive    bool // stdin is a terminal
 	stdout, stderr io.Writer
 	errMu          sync.Mutex // our own notes on stderr
 
@@ -566,6 +568,7 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 	}
 	defer closeIn()
 	l.stdin = stdin
+	l.interactive = isTerminal(stdin)
 	env := l.scriptEnv()
 	params := append([]string{"--"}, l.o.Args...)
 	r, err := interp.New(
@@ -676,6 +679,18 @@ func stdinFile(r io.Reader) (*os.File, func(), error) {
 		}()
 		return pr, func() { pr.Close() }, nil
 	}
+}
+
+// isTerminal reports whether f is a terminal, without f.Fd (which would
+// put f in blocking mode and stop the interpreter cancelling its reads).
+func isTerminal(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	is := false
+	_ = rc.Control(func(fd uintptr) { is = term.IsTerminal(int(fd)) })
+	return is
 }
 
 // nextStep allocates a step number; the caller holds l.mu.

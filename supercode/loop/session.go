@@ -152,7 +152,7 @@ func (l *Loop) runCommandTurn(ctx context.Context, t turn) turnResult {
 	default:
 		cmd.Stdout = &out
 	}
-	code, interrupted, err := l.runChild(ctx, cmd)
+	code, interrupted, err := l.runChild(ctx, cmd, true)
 	errw.Close()
 	res := turnResult{interrupted: interrupted, session: t.session, text: out.String()}
 	if last != nil {
@@ -282,7 +282,7 @@ func (l *Loop) runClaudeTurn(ctx context.Context, t turn) turnResult {
 		}
 	}
 	cmd.Stdout = stream
-	code, interrupted, err := l.runChild(ctx, cmd)
+	code, interrupted, err := l.runChild(ctx, cmd, true)
 	stream.flush()
 	errw.Close()
 	res := turnResult{interrupted: interrupted, session: t.session, toolCalls: stream.toolCalls}

@@ -81,7 +81,7 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 	cmd.Args = argv
 	cmd.Dir, cmd.Env = hc.Dir, execEnv(hc.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(hc.Stdin), stdout, stderr
-	code, interrupted, err := l.runChild(ctx, cmd)
+	code, interrupted, err := l.runChild(ctx, cmd, !l.interactive)
 	cut := closeRec()
 	rec.Cut = cut
 	if interrupted {
@@ -210,12 +210,20 @@ func execEnv(env expand.Environ) []string {
 	return out
 }
 
-// runChild runs cmd in its own process group. When ctx ends, the group
-// gets SIGINT, then SIGKILL after killGrace (at once after a second
-// signal). interrupted reports that ctx ended it; err that it could not
-// start.
-func (l *Loop) runChild(ctx context.Context, cmd *exec.Cmd) (code int, interrupted bool, err error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// runChild runs cmd; with group, in a process group of its own, which is
+// then stopped whole. When ctx ends, the child (its group) gets SIGINT,
+// then SIGKILL after killGrace (at once after a second signal).
+// interrupted reports that ctx ended it; err that it could not start.
+//
+// Sessions always get their own group (Claude Code's MCP servers, hooks
+// and shells go with it). SCRIPT's commands do too unless the loop runs
+// on a terminal: there they stay in its foreground group, so a command
+// that talks to the terminal (an editor, a prompt) is not stopped by job
+// control, and the terminal's Ctrl-C reaches them directly.
+func (l *Loop) runChild(ctx context.Context, cmd *exec.Cmd, group bool) (code int, interrupted bool, err error) {
+	if group {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	cmd.WaitDelay = killGrace
 	if err := cmd.Start(); err != nil {
 		return 0, false, err
@@ -227,15 +235,18 @@ func (l *Loop) runChild(ctx context.Context, cmd *exec.Cmd) (code int, interrupt
 	case werr = <-done:
 	case <-ctx.Done():
 		interrupted = true
-		pgid := cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGINT)
+		target := cmd.Process.Pid
+		if group {
+			target = -target
+		}
+		_ = syscall.Kill(target, syscall.SIGINT)
 		select {
 		case werr = <-done:
 		case <-time.After(killGrace):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			_ = syscall.Kill(target, syscall.SIGKILL)
 			werr = <-done
 		case <-l.hardKill:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			_ = syscall.Kill(target, syscall.SIGKILL)
 			werr = <-done
 		}
 	}
