@@ -183,3 +183,40 @@ func writeString(b *strings.Builder, s string, ascii bool) {
 	}
 	b.WriteByte('"')
 }
+
+// RenderLine writes v on one line the way Python's json.dumps(v,
+// ensure_ascii=False) does: ", " and ": " separators, key order kept,
+// non-ASCII text as UTF-8, floats in Python's repr. It is the record format
+// of the reference's JSONL files.
+func RenderLine(v Value) []byte {
+	var b strings.Builder
+	renderLine(&b, v)
+	return []byte(b.String())
+}
+
+func renderLine(b *strings.Builder, v Value) {
+	switch v.Kind {
+	case Array:
+		b.WriteByte('[')
+		for i, item := range v.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			renderLine(b, item)
+		}
+		b.WriteByte(']')
+	case Object:
+		b.WriteByte('{')
+		for i, m := range v.Members {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeString(b, m.Key, false)
+			b.WriteString(": ")
+			renderLine(b, m.Value)
+		}
+		b.WriteByte('}')
+	default:
+		render(b, v, 0, false)
+	}
+}

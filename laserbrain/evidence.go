@@ -1,17 +1,10 @@
 package laserbrain
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/laserkit/laserkit/grammar"
 )
 
 // Evidence is the machine's record of tool calls, bumped by the PostToolUse
@@ -36,16 +29,18 @@ type WindowEntry struct {
 const observeWindow = 6
 
 // Record adds one completed tool call to the counters and the window, and
-// re-reads observed progress from the window.
+// re-reads observed progress from the window. A call whose outcome is
+// unknown counts as not failed, as it does for Run.Saw.
 func (e *Evidence) Record(ev Event, at time.Time) {
-	if ev.OK {
+	ok := !ev.OK.Failed()
+	if ok {
 		e.OK++
 	} else {
 		e.Fail++
 	}
 	e.Steps++
 	e.At = Stamp{at}
-	e.Window = append(e.Window, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+	e.Window = append(e.Window, WindowEntry{Sig: ev.Signature(), OK: ok})
 	if len(e.Window) > observeWindow {
 		e.Window = slices.Delete(e.Window, 0, len(e.Window)-observeWindow)
 	}
@@ -58,21 +53,14 @@ type EvidenceSource interface {
 	Evidence() (Evidence, bool)
 }
 
-// Event is one tool call an agent's runtime observed.
-type Event struct {
-	Tool string `json:"tool"`
-	Args any    `json:"args,omitempty"`
-	OK   bool   `json:"ok"`
-}
-
 // signatureMax is how many characters of the argument JSON a signature keeps.
 const signatureMax = 400
 
-// Signature identifies a call for repetition counting: the tool, "|", and
-// the arguments as Python's json.dumps(args, sort_keys=True) writes them,
-// cut to 400 characters.
+// Signature identifies a tool call for repetition counting: the tool
+// (Name), "|", and the arguments as Python's json.dumps(args,
+// sort_keys=True) writes them, cut to 400 characters.
 func (ev Event) Signature() string {
-	return Signature(ev.Tool, ev.Args)
+	return Signature(ev.Name, ev.Args)
 }
 
 // Signature is Event.Signature for a tool and its arguments.
@@ -90,74 +78,7 @@ func Signature(tool string, args any) string {
 // ", " and ": " separators, every non-ASCII character escaped, floats as
 // Python's repr. Values come from encoding/json (with or without UseNumber)
 // or from Go callers.
-func writePyJSON(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		if x {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
-		}
-	case string:
-		grammar.WritePythonString(b, x)
-	case json.Number:
-		b.WriteString(grammar.PythonNumber(string(x)))
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-			// encoding/json without UseNumber turns JSON integers into
-			// float64; Python would have kept them as int.
-			b.WriteString(strconv.FormatFloat(x, 'f', 0, 64))
-			return
-		}
-		b.WriteString(grammar.PythonFloatRepr(x))
-	case int:
-		b.WriteString(strconv.Itoa(x))
-	case int64:
-		b.WriteString(strconv.FormatInt(x, 10))
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			grammar.WritePythonString(b, k)
-			b.WriteString(": ")
-			writePyJSON(b, x[k])
-		}
-		b.WriteByte('}')
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writePyJSON(b, e)
-		}
-		b.WriteByte(']')
-	default:
-		// Anything else: round-trip through encoding/json to a generic value.
-		raw, err := json.Marshal(x)
-		if err != nil {
-			grammar.WritePythonString(b, fmt.Sprint(x))
-			return
-		}
-		var g any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if dec.Decode(&g) != nil {
-			grammar.WritePythonString(b, string(raw))
-			return
-		}
-		writePyJSON(b, g)
-	}
-}
+func writePyJSON(b *strings.Builder, v any) { writePy(b, v, &pyJSONStyle) }
 
 // Thresholds of the progress inference (the reference's observe.py).
 const (
@@ -203,9 +124,9 @@ type Observer struct {
 	window []WindowEntry
 }
 
-// Record adds one call.
+// Record adds one call (an unknown outcome counts as not failed).
 func (o *Observer) Record(ev Event) {
-	o.window = append(o.window, WindowEntry{Sig: ev.Signature(), OK: ev.OK})
+	o.window = append(o.window, WindowEntry{Sig: ev.Signature(), OK: !ev.OK.Failed()})
 	if len(o.window) > observeWindow {
 		o.window = slices.Delete(o.window, 0, len(o.window)-observeWindow)
 	}

@@ -1,6 +1,9 @@
 package laserbrain
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Explorer is the search instrument: for work whose goal is supposed to
 // move, it reads whether the moving ground is going anywhere. Each Ground
@@ -26,13 +29,19 @@ const (
 	ExploreSearching  = "searching"
 )
 
-// ExploreReading is what one new ground reads as.
+// ExploreReading is what one new ground reads as. Novelty, Staying and
+// Revisit are reported to 2 places; the readings are decided on the exact
+// values.
 type ExploreReading struct {
-	Reading    string  `json:"reading"`
+	Reading string `json:"reading"`
+	// Advice is the reading in the reference's words, for the agent.
+	Advice     string  `json:"advice"`
 	Novelty    float64 `json:"novelty"`
 	Staying    float64 `json:"staying"`
 	Revisit    float64 `json:"revisit"`
 	Commitment int     `json:"commitment"`
+	// Grounds is how many grounds the search has had, this one included.
+	Grounds int `json:"grounds"`
 	// Temperature is the mean novelty of the last window grounds, nil until
 	// there have been that many.
 	Temperature *float64 `json:"temperature"`
@@ -70,36 +79,47 @@ func (x *Explorer) Ground(goal string) ExploreReading {
 	for _, tok := range t {
 		x.seen[tok] = true
 	}
-	r := ExploreReading{Novelty: round2(novelty)}
+	var staying, revisit float64
 	n := len(x.grounds)
+	r := ExploreReading{}
 	if n > 0 {
 		prev := x.grounds[n-1]
-		r.Staying = round2(similarity(t, prev.toks))
+		// Overlap, not similarity: two empty grounds share nothing (the
+		// reference skips the pair).
+		staying = Overlap(t, prev.toks)
 		r.Commitment = prev.steps
-		if r.Staying < exploreRevisitMin {
+		// Only grounds already left count as revisited: the one being left
+		// now is staying, not returning.
+		if staying < exploreRevisitMin {
 			for _, g := range x.grounds[:n-1] {
-				r.Revisit = max(r.Revisit, similarity(t, g.toks))
+				revisit = max(revisit, Overlap(t, g.toks))
 			}
-			r.Revisit = round2(r.Revisit)
 		}
 	}
 	x.grounds = append(x.grounds, exploreGround{toks: t, steps: 1})
 	x.novelties = append(x.novelties, novelty)
+	r.Novelty, r.Staying, r.Revisit, r.Grounds = round2(novelty), round2(staying), round2(revisit), len(x.grounds)
 
 	w := exploreWindow
 	switch {
 	case len(x.grounds) == 1:
 		r.Reading = ExploreOpened
-	case r.Revisit >= exploreRevisitMin:
+		r.Advice = "First ground. Everything from here is measured against the path, not against this."
+	case revisit >= exploreRevisitMin:
 		r.Reading = ExploreRevisiting
+		r.Advice = "This ground overlaps one you already left (" + percent(revisit) + "). You have been here. Either finish it or say why it is different."
 	case len(x.grounds)-1 >= w && allFewSteps(x.grounds[len(x.grounds)-1-w:len(x.grounds)-1]):
 		r.Reading = ExploreThrashing
+		r.Advice = itoa(w) + " grounds in a row abandoned after one step. Nothing was worked long enough to learn whether it was wrong."
 	case len(x.novelties) >= w && allAtMost(x.novelties[len(x.novelties)-w:], exploreSettledMax):
 		r.Reading = ExploreSettled
+		r.Advice = "Novelty has gone. The search has become a task — ground it in Harness and let laserbrain hold it."
 	case len(x.novelties) >= w && x.novelties[len(x.novelties)-1] < x.novelties[len(x.novelties)-w]:
 		r.Reading = ExploreNarrowing
+		r.Advice = "Novelty falling (" + f2(x.novelties[len(x.novelties)-w]) + " → " + f2(x.novelties[len(x.novelties)-1]) + "). The search is closing in."
 	default:
 		r.Reading = ExploreSearching
+		r.Advice = "New ground, " + percent(novelty) + " of it unvisited. The path is still opening."
 	}
 	if len(x.novelties) >= w {
 		sum := 0.0
@@ -118,8 +138,8 @@ func (x *Explorer) Ground(goal string) ExploreReading {
 	return r
 }
 
-// similarity is 1 − Jaccard distance: two empty grounds are the same place.
-func similarity(a, b []string) float64 { return 1 - jaccardDistance(a, b) }
+// percent is Python's "{x:.0%}".
+func percent(x float64) string { return strconv.FormatFloat(x*100, 'f', 0, 64) + "%" }
 
 func allFewSteps(gs []exploreGround) bool {
 	for _, g := range gs {

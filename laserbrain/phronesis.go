@@ -1,6 +1,10 @@
 package laserbrain
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // The whole-run judgment's verdicts.
 const (
@@ -87,8 +91,8 @@ func (r *Run) Phronesis() Judgment {
 	s := &r.s
 	if s.Ground == nil || s.Trace.Len == 0 {
 		return Judgment{Verdict: JudgmentUngrounded,
-			Because: "no grammatical check has set a ground yet, so there is nothing to judge the run against",
-			Counsel: "spell the goal, progress and distance once to set a ground"}
+			Because: "No ground state — nothing has been measured yet.",
+			Counsel: "Ground a goal first; judgment needs a trace to judge."}
 	}
 	here := max(1, s.Trace.Len-s.GroundAt)
 	var started, now *int
@@ -137,56 +141,69 @@ func (r *Run) Phronesis() Judgment {
 
 	m := s.Evidence
 	j := Judgment{}
-	budgetSpent := s.MaxChecks > 0 && here >= s.MaxChecks
+	// The texts are the reference's, word for word; None prints as None.
+	startedW, nowW, ceilingW := optInt(started), optInt(now), optInt(ceiling)
 	switch {
-	case budgetSpent:
+	case s.MaxChecks > 0 && here >= s.MaxChecks:
 		j.Verdict = JudgmentOverBudget
-		j.Because = fmt.Sprintf("%d checks on this ground reached the budget of %d", here, s.MaxChecks)
-		j.Counsel = "stop and report where the run stands"
+		j.Because = fmt.Sprintf("%d checks against a budget of %d. This is a count, not an assessment of the work.", here, s.MaxChecks)
+		j.Counsel = "The budget you set is spent. Stop, or raise it deliberately — but decide that rather than drifting past it."
 	case judged && here >= abandonAfter && closed <= 0:
 		j.Verdict = JudgmentAbandon
-		j.Because = fmt.Sprintf("%d checks on this ground and the distance has not closed (%s)", here, closedWords(started, now))
-		j.Counsel = "stop; this approach is not converging — report what you learned and ask how to proceed"
+		j.Because = fmt.Sprintf("%d checks. Distance began at %s and stands at %s — it has never once improved. Nothing tried so far has moved this.", here, startedW, nowW)
+		j.Counsel = "Stop. Either the approach is wrong or the goal is not reachable as stated. Say plainly what is blocking it rather than taking a thirteenth run at it."
 	case judged && priorRuns >= abandonPriorRuns && closed <= 0:
 		j.Verdict = JudgmentAbandon
-		j.Because = fmt.Sprintf("%d earlier runs worked this task and this one has not closed any distance either", priorRuns)
-		j.Counsel = "stop; the same attempt is being repeated across runs — change the approach or ask"
+		j.Because = fmt.Sprintf("This context has been opened in %d earlier sessions and closed in none. Best distance ever reached is %s; this run has closed %d.", priorRuns, ceilingW, closed)
+		j.Counsel = "A problem that resists three separate attempts is usually the wrong problem. Change the approach or hand it back before spending another session."
 	case judged && m.SawAny && m.Corroborated == 0 && here >= unbackedAfter && closed > 0:
 		j.Verdict = JudgmentUnbacked
-		j.Because = fmt.Sprintf("distance closed by %d over %d checks, but no check was backed by successful observed work", closed, here)
-		j.Counsel = "verify the progress you reported: run something that shows it"
+		j.Because = fmt.Sprintf("Distance is reported down %d over %d checks, and not one of them was backed by observed work — %d corroborated of %d.", closed, here, m.Corroborated, here)
+		j.Counsel = "Run something and read the output before reporting progress again. Half of this score is your own account of yourself, and nothing has agreed with it yet."
 	case judged && goalDrifts >= wrongProblemAt && goalDrifts > regrounds && pace <= 0:
+		// Hard counsel only with corroboration: without it the pattern is
+		// as consistent with the ground having moved under the agent.
 		j.Verdict = JudgmentWrongProblem
-		j.Because = fmt.Sprintf("%d goal drifts against %d regrounds, and no distance closed", goalDrifts, regrounds)
+		j.Because = fmt.Sprintf("The goal has failed its overlap check %d times against only %d legitimate re-grounds. The subject keeps moving while the ground stays put.", goalDrifts, regrounds)
 		if m.Corroborated > 0 {
-			j.Counsel = "you are not solving what you set out to solve — return to the ground goal or ask for a new one"
+			j.Counsel = "You are not solving what you set out to solve. Either re-ground to the goal you actually have now, or return to the original and finish it."
 		} else {
-			j.Counsel = "check the ground before acting: it may not be the task you were given"
+			j.Because += fmt.Sprintf(" Nothing independent has agreed with any check in this run (%d corroborated), so this pattern is equally consistent with the ground having moved underneath you.", m.Corroborated)
+			j.Counsel = "Check the ground before acting on this. Compare the goal you are passing against the one this run started with — if they are the same, this reading is the thing that is wrong, not your work. If they differ, re-ground to the goal you actually have."
 		}
 	case oscillations > 0 && pace <= 0:
 		j.Verdict = JudgmentWrongProblem
-		j.Because = "the run keeps cycling between goals and no distance closed"
-		j.Counsel = "re-ground explicitly instead of returning again"
+		j.Because = "A repeating cycle was detected and the distance is not falling — you have returned to the same place after being told to return."
+		j.Counsel = "Returning again will land you here a third time. Change the approach, not the position."
 	case judged && repetition >= repeatingAt && pace <= 0:
 		j.Verdict = JudgmentRepeating
-		j.Because = fmt.Sprintf("the same state has been spelled %d times for this task and no distance closed", repetition)
-		j.Counsel = "stop repeating the same step; try something different or ask"
+		j.Because = fmt.Sprintf("The identical state has been written %d times in this context. Goal, progress and distance are all unchanged.", repetition)
+		j.Counsel = "Not a slow patch — the same patch. Change what you are doing, or say plainly what is blocking it. Restating the position will not move it."
 	case now != nil && *now >= narrowFrom && flat >= stallWindow:
 		j.Verdict = JudgmentNarrow
-		j.Because = fmt.Sprintf("distance %d has not fallen for %d checks", *now, flat)
-		j.Counsel = "narrow the task: pick the smallest piece that brings the distance down"
+		j.Because = fmt.Sprintf("Distance has sat at %s for %d checks without falling, and %d is still far from done.", flatWords(s.Dist.FlatRun), flat, *now)
+		j.Counsel = "The goal is too large to close in one move. Name the smallest piece that would genuinely reduce the distance and make that the goal — and pass the goal you have now as parent_goal, so narrowing reads as a sub-task rather than as drift."
 	case now != nil && *now <= finishWithin && closed > 0:
 		j.Verdict = JudgmentFinish
-		j.Because = fmt.Sprintf("distance closed from %d to %d", *started, *now)
-		j.Counsel = "finish: verify the result and stop"
+		j.Because = fmt.Sprintf("Distance is %d, down from %s over %d checks.", *now, startedW, here)
+		j.Counsel = "Close it out. Do not add scope, refactor, or polish — finish what was asked and stop."
 	case judged && stalls > 0 && pace <= 0 && now != nil && *now >= narrowStallsFrom:
 		j.Verdict = JudgmentNarrow
-		j.Because = fmt.Sprintf("%d stalls on this ground, no distance closed, distance still %d", stalls, *now)
-		j.Counsel = "narrow the task: pick the smallest piece that brings the distance down"
+		plural := ""
+		if stalls > 1 {
+			plural = "s"
+		}
+		j.Because = fmt.Sprintf("%d stall%s recorded and net distance closed is %d over %d checks, still at %d.", stalls, plural, closed, here, *now)
+		j.Counsel = "Motion without progress. Pick one concrete sub-result you can actually finish, and make that the goal."
 	default:
 		j.Verdict = JudgmentContinue
-		j.Because = fmt.Sprintf("%d checks on this ground, %s", here, closedWords(started, now))
-		j.Counsel = "continue"
+		// The goal score of the ground against itself: 1.0.
+		j.Because = fmt.Sprintf("Distance %s → %s over %d checks (%s/check), goal held at 1.0.", startedW, nowW, here, f2(pace))
+		if pace > 0 {
+			j.Counsel = "Working. Keep the goal fixed and keep going."
+		} else {
+			j.Counsel = "Holding ground but not closing yet. If the next two checks do not move the distance, narrow the goal."
+		}
 	}
 
 	closure := 0.0
@@ -210,12 +227,14 @@ func (r *Run) Phronesis() Judgment {
 	return j
 }
 
-// control decides from evidence alone whether the run may go on.
+// control decides from evidence alone whether the run may go on: only
+// what the agent cannot type its way out of (counts, observed work,
+// earlier sessions, the frozen ground), over the checks on this ground.
 func (r *Run) control(priorRuns, goalDrifts, regrounds, here int) Control {
 	s := &r.s
 	m := s.Evidence
 	c := Control{Observed: m.SawAny, Reads: ControlReads{
-		Checks: s.Trace.Len, ObservedAny: m.SawAny, Corroborated: m.Corroborated,
+		Checks: here, ObservedAny: m.SawAny, Corroborated: m.Corroborated,
 		PriorSessions: priorRuns, GoalDrifts: goalDrifts, Regrounds: regrounds,
 	}}
 	if s.MaxChecks > 0 {
@@ -223,25 +242,46 @@ func (r *Run) control(priorRuns, goalDrifts, regrounds, here int) Control {
 		c.Reads.Budget = &b
 	}
 	switch {
-	case s.MaxChecks > 0 && s.Trace.Len >= s.MaxChecks:
-		c.Decision, c.Because = ControlStop, fmt.Sprintf("the budget of %d checks is spent", s.MaxChecks)
+	case s.MaxChecks > 0 && here >= s.MaxChecks:
+		c.Decision = ControlStop
+		c.Because = fmt.Sprintf("%d checks against a budget of %d. A count, not an assessment.", here, s.MaxChecks)
 	case priorRuns >= stopPriorRuns:
-		c.Decision, c.Because = ControlStop, fmt.Sprintf("%d earlier runs have worked this task", priorRuns)
+		c.Decision = ControlStop
+		c.Because = fmt.Sprintf("This context has been opened in %d earlier sessions and finished in none. The current run's own account of itself was not consulted.", priorRuns)
 	case goalDrifts >= wrongProblemAt && goalDrifts > regrounds:
-		c.Decision, c.Because = ControlReground, fmt.Sprintf("%d goal drifts against %d regrounds", goalDrifts, regrounds)
+		c.Decision = ControlReground
+		c.Because = fmt.Sprintf("The goal failed its overlap check %d times against %d declared re-grounds, measured against the frozen ground. This is not a judgement that the work is worthless — it is that nobody has said what the work now is.", goalDrifts, regrounds)
 	case m.SawAny && m.Corroborated == 0 && here >= unbackedAfter:
-		c.Decision, c.Because = ControlVerify, fmt.Sprintf("work was observed but none of %d checks was backed by a success", here)
-	case m.SawAny:
-		c.Decision, c.Because = ControlProceed, "observed work backs the run"
+		c.Decision = ControlVerify
+		c.Because = fmt.Sprintf("%d checks, work was observed, and not one check was corroborated by it.", here)
+	case !m.SawAny:
+		c.Decision = ControlProceed
+		c.Because = fmt.Sprintf("%d checks and no reason to stop — but nothing has been recorded through saw(), so this read the count and nothing else. Treat it as the absence of a signal, not as an all-clear.", here)
 	default:
-		c.Decision, c.Because = ControlProceed, "no observed work to judge by; proceeding on the agent's own account"
+		c.Decision = ControlProceed
+		c.Because = fmt.Sprintf("%d checks, %d corroborated by observed work. No count or record says stop.", here, m.Corroborated)
 	}
 	return c
 }
 
-func closedWords(started, now *int) string {
-	if started == nil || now == nil {
-		return "no distance reported"
+// optInt prints a number the reference may hold as None.
+func optInt(p *int) string {
+	if p == nil {
+		return "None"
 	}
-	return fmt.Sprintf("distance %d → %d", *started, *now)
+	return strconv.Itoa(*p)
+}
+
+// flatWords lists the flat distances, "5, 5, 6".
+func flatWords(run [][2]int) string {
+	var b strings.Builder
+	for _, vc := range run {
+		for k := 0; k < vc[1]; k++ {
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Itoa(vc[0]))
+		}
+	}
+	return b.String()
 }

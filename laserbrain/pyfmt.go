@@ -1,12 +1,18 @@
 package laserbrain
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/grammar"
 )
 
 // The reference is Python; these helpers reproduce the few Python behaviours
@@ -228,4 +234,154 @@ func (d Distance) String() string {
 		return "?"
 	}
 	return strconv.Itoa(d.Value)
+}
+
+// PyRepr writes v as Python's repr() writes the value json.loads (or a Go
+// caller) would have made of it: None, True, 'text', 1, 1.5, [1, 2],
+// {'k': 0}. Map keys are sorted: Go maps have no insertion order, so two
+// equal results always read the same.
+func PyRepr(v any) string {
+	var b strings.Builder
+	writePy(&b, v, &pyReprStyle)
+	return b.String()
+}
+
+// pyStyle is how one Python rendering spells the scalars: json.dumps or
+// repr(). Containers are written alike: ", " and ": ", keys sorted.
+type pyStyle struct {
+	null, yes, no string
+	str           func(*strings.Builder, string)
+	float         func(*strings.Builder, float64)
+}
+
+var (
+	pyJSONStyle = pyStyle{"null", "true", "false", grammar.WritePythonString,
+		func(b *strings.Builder, f float64) { b.WriteString(grammar.PythonFloatRepr(f)) }}
+	pyReprStyle = pyStyle{"None", "True", "False", writePyReprString, writePyFloat}
+)
+
+func writePy(b *strings.Builder, v any, st *pyStyle) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString(st.null)
+	case bool:
+		if x {
+			b.WriteString(st.yes)
+		} else {
+			b.WriteString(st.no)
+		}
+	case string:
+		st.str(b, x)
+	case json.Number:
+		s := string(x)
+		if f, err := strconv.ParseFloat(s, 64); strings.ContainsAny(s, ".eE") && (err == nil || math.IsInf(f, 0)) {
+			st.float(b, f)
+		} else {
+			b.WriteString(grammar.PythonNumber(s))
+		}
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			// encoding/json without UseNumber turns JSON integers into
+			// float64; Python would have kept them as int.
+			b.WriteString(strconv.FormatFloat(x, 'f', 0, 64))
+			return
+		}
+		st.float(b, x)
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePy(b, e, st)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		b.WriteByte('{')
+		for i, k := range slices.Sorted(maps.Keys(x)) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			st.str(b, k)
+			b.WriteString(": ")
+			writePy(b, x[k], st)
+		}
+		b.WriteByte('}')
+	default:
+		// Other Go values: as the generic value their JSON decodes to.
+		if g, ok := genericJSON(x); ok {
+			writePy(b, g, st)
+			return
+		}
+		st.str(b, fmt.Sprint(x))
+	}
+}
+
+// genericJSON turns a Go value into what encoding/json decodes its JSON
+// to (numbers as json.Number); ok is false when it has no JSON form.
+func genericJSON(v any) (any, bool) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var g any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&g) != nil {
+		return nil, false
+	}
+	return g, true
+}
+
+func writePyFloat(b *strings.Builder, f float64) {
+	switch {
+	case math.IsNaN(f):
+		b.WriteString("nan")
+	case math.IsInf(f, 1):
+		b.WriteString("inf")
+	case math.IsInf(f, -1):
+		b.WriteString("-inf")
+	default:
+		b.WriteString(grammar.PythonFloatRepr(f))
+	}
+}
+
+// writePyReprString is repr(str): single quotes unless the text holds a
+// single quote and no double quote; backslash, the quote, \n, \r, \t
+// escaped; other unprintable characters as \xhh, \uhhhh or \Uhhhhhhhh.
+func writePyReprString(b *strings.Builder, s string) {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == rune(q) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case !unicode.IsPrint(r):
+			switch {
+			case r < 0x100:
+				fmt.Fprintf(b, `\x%02x`, r)
+			case r < 0x10000:
+				fmt.Fprintf(b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(b, `\U%08x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
 }

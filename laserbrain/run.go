@@ -65,7 +65,7 @@ type CheckResult struct {
 // Scores gathers the verdict's bounded readings.
 type Scores struct {
 	Goal     float64  `json:"goal"`
-	Ground   float64  `json:"ground"`
+	Ground   float64  `json:"ground"` // ground_score to 2 places, as the reference reports it
 	Drift    float64  `json:"drift"`
 	Evidence float64  `json:"evidence"`
 	Language *float64 `json:"language,omitempty"` // the ceiling marker's grounded share
@@ -153,9 +153,12 @@ type distHistory struct {
 	Len   int   `json:"len"`
 	Tail  []int `json:"tail"`
 	Flat  int   `json:"flat"`
+	// FlatRun is the last Flat distances, run-length encoded as
+	// [value, count] pairs: they never fall, so there are at most 11.
+	FlatRun [][2]int `json:"flat_run,omitempty"`
 }
 
-func (h *distHistory) reset() { *h = distHistory{Tail: h.Tail[:0]} }
+func (h *distHistory) reset() { *h = distHistory{Tail: h.Tail[:0], FlatRun: h.FlatRun[:0]} }
 
 func (h *distHistory) push(d int) {
 	switch {
@@ -163,8 +166,14 @@ func (h *distHistory) push(d int) {
 		h.First = d
 	case d >= h.Tail[len(h.Tail)-1]:
 		h.Flat++
+		if n := len(h.FlatRun); n > 0 && h.FlatRun[n-1][0] == d {
+			h.FlatRun[n-1][1]++
+		} else {
+			h.FlatRun = append(h.FlatRun, [2]int{d, 1})
+		}
 	default:
 		h.Flat = 0
+		h.FlatRun = h.FlatRun[:0]
 	}
 	h.Len++
 	h.Tail = append(h.Tail, d)
@@ -403,11 +412,18 @@ func (r *Run) LastVerdict() (drifting bool, reason string, ok bool) {
 	return r.s.Last.Drifting, r.s.Last.Reason, true
 }
 
-// Saw hands in tool calls observed since the last check. The next check is
-// corroborated when at least one of them succeeded, instead of reading the
-// machine's evidence counters.
+// Saw hands in events observed since the last check. The next check is
+// corroborated when at least one of them did not fail (an unknown outcome
+// corroborates: something observable happened), and is then decided by
+// these events instead of the machine's evidence counters. Seeing any
+// event marks the run as observed at once, as the reference does, so the
+// judgment can tell "never instrumented" from "observed and unbacked".
 func (r *Run) Saw(events ...Event) {
+	if len(events) == 0 {
+		return
+	}
 	r.s.Pending = append(r.s.Pending, events...)
+	r.s.Evidence.SawAny = true
 }
 
 // Corroboration is the share of checks that observed work backed, 3 places.
@@ -431,13 +447,13 @@ func (r *Run) anchor() (corroborated bool) {
 	m := &r.s.Evidence
 	m.Checks++
 	if len(r.s.Pending) > 0 {
-		m.SawAny = true
 		for _, ev := range r.s.Pending {
-			if ev.OK {
+			if !ev.OK.Failed() {
 				corroborated = true
 				break
 			}
 		}
+		clear(r.s.Pending)
 		r.s.Pending = r.s.Pending[:0]
 	} else if ev, ok := r.readEvidence(); ok && ev.OK+ev.Fail > m.Base {
 		m.SawAny = true

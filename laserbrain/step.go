@@ -2,6 +2,7 @@ package laserbrain
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -55,27 +56,42 @@ func (r *Run) Step(in StepInput) (CheckResult, error) {
 
 	var o outcome
 	if grammatical {
-		o = r.decide(in, goal, toks, d, prev, corroborated)
+		o = r.decide(in, goal, toks, d, prev)
 	} else {
 		o = outcome{reason: reasonUngrammatical, drifting: true,
 			advice: "You cannot spell a clear goal and a valid progress. Return to ground."}
 		if goal == "" {
 			o.why = "the goal is empty"
 		} else {
-			o.why = fmt.Sprintf("progress %q is not one of %s", in.Progress, strings.Join(progressEnum[:], ", "))
+			o.why = PyRepr(in.Progress) + " is not one of " + progressList
 		}
 	}
 	return r.emit(in, toks, cid, d, ls, o, corroborated)
 }
 
+// progressList is the grammar's progress values as the reference's
+// sorted() list prints: ['advancing', 'circling', 'stuck'].
+var progressList = func() string {
+	vals := progressEnum
+	slices.Sort(vals[:])
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = PyRepr(v)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}()
+
+// The verdict texts are the reference's, word for word: an agent reads
+// them, and the vectors hold them to it. Numbers are "%.2f".
+
 // decide applies the verdict rules to a grammatical state.
-func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev, corroborated bool) outcome {
+func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev bool) outcome {
 	s := &r.s
 	if s.Ground == nil {
 		r.reground(goal, in.Progress, toks, d)
 		return outcome{reason: reasonGrounded,
 			advice: "Ground state set — continue, and check each step.",
-			why:    fmt.Sprintf("the ground is now goal %q, progress %s, distance %s", goal, in.Progress, distanceWords(d))}
+			why:    "ground is goal=" + PyRepr(goal) + ", progress=" + PyRepr(in.Progress) + ", distance=" + distanceWords(d)}
 	}
 	p := phi(toks, s.FirstGoal, in.Progress, d, s.Ground)
 
@@ -87,10 +103,9 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 			reason = reasonSelfCircling
 		}
 		o := outcome{reason: reason, drifting: prev, phi: p,
-			why: "you reported " + in.Progress + " and Φ=" + f2(p) + " is above the self-report floor " + f2(selfReportMin)}
+			why: "you said " + PyRepr(in.Progress) + " and Φ=" + f2(p) + " is above the " + f2(selfReportMin) + " self-report floor (" + r.terms(toks, in.Progress, d) + ")"}
 		if prev {
 			o.advice = "You reported " + in.Progress + " and have moved from ground. Return to your goal."
-			o.why += "; the previous check was already a drift, so this one interrupts"
 		} else {
 			o.advice = "You reported " + in.Progress + ". If it holds next step, return to ground."
 		}
@@ -103,43 +118,46 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 			r.reground(goal, in.Progress, toks, d)
 			return outcome{reason: reasonReground,
 				advice: "New instruction — ground reset to the goal you just stated.",
-				why:    fmt.Sprintf("overlap %.2f with the old ground is below %.2f and the user spoke since the last check, so this is a new instruction; the ground is now %q", anchor, goalMin, goal)}
+				why:    "the goal moved (overlap " + f2(anchor) + ") on the first check after a user turn, so it was replaced, not drifted from"}
 		}
-		var rejected *float64
 		if pyStrip(in.ParentGoal) != "" {
-			pAnchor := Overlap(Norm(in.ParentGoal), s.FirstGoal)
+			parent, _ := r.goal(pyStrip(in.ParentGoal))
+			pAnchor := Overlap(parent, s.FirstGoal)
 			if pAnchor >= goalMin {
 				return outcome{reason: reasonExcursion, phi: p,
-					advice: fmt.Sprintf("On a sub-task (overlap %.2f) that still serves your ground goal (parent overlap %.2f). Not drift — but the parent is what you owe.", anchor, pAnchor),
-					why:    fmt.Sprintf("overlap %.2f with the ground is below %.2f, but the declared parent overlaps it %.2f, so this is a branch of the ground task", anchor, goalMin, pAnchor)}
+					advice: "On a sub-task (overlap " + f2(anchor) + ") that still serves your ground goal (parent overlap " + f2(pAnchor) + "). Not drift — but the parent is what you owe.",
+					why:    "goal overlap " + f2(anchor) + " is below goal_min " + f2(goalMin) + ", but the declared parent overlaps " + f2(pAnchor) + ", so this is a branch and not a departure"}
 			}
+			// A declaration that falls short is named, and the agent is not
+			// told to do what it just did.
 			po := round2(pAnchor)
-			rejected = &po
+			return outcome{reason: reasonGoalDrift, drifting: true, phi: p, parentOverlap: &po,
+				advice: "Your goal no longer matches the one you started with (overlap " + f2(anchor) + "). You DID declare a parent, and it was measured at " + f2(pAnchor) +
+					" against your ground — below the " + f2(goalMin) + " floor, so this reads as drift rather than an excursion. Either the parent is not the goal this serves, or it shares too little wording with it to be recognised. If the user redirected you, reset.",
+				why: "overlap with the first goal is " + f2(anchor) + " and the declared parent overlaps " + f2(pAnchor) + ", both below goal_min " + f2(goalMin) + "; first goal was " + PyRepr(s.FirstGoalText)}
 		}
-		o := outcome{reason: reasonGoalDrift, drifting: true, phi: p, parentOverlap: rejected,
+		return outcome{reason: reasonGoalDrift, drifting: true, phi: p,
 			advice: "Your goal no longer matches the one you started with (overlap " + f2(anchor) + "). If the user redirected you, reset. If this is a sub-task, pass parent_goal. Otherwise return to the goal you started with.",
-			why:    "overlap " + f2(anchor) + " with the first goal " + strconv.Quote(s.FirstGoalText) + " is below " + f2(goalMin)}
-		if rejected != nil {
-			o.advice += fmt.Sprintf(" The parent goal you declared was measured too (overlap %.2f) and does not serve the ground either.", *rejected)
-			o.why += fmt.Sprintf("; the declared parent overlaps it only %.2f", *rejected)
-		}
-		return o
+			why:    "overlap with the first goal is " + f2(anchor) + ", below goal_min " + f2(goalMin) + "; first goal was " + PyRepr(s.FirstGoalText)}
 	}
 
 	if !d.Known {
 		return outcome{reason: reasonAdvancing, phi: p,
-			advice: "On track (Φ=" + f2(p) + "; distance unknown, so Φ is a lower bound). Continue.",
-			why:    "no distance given, so the stall detector is off and the distance term counts 0"}
+			advice: "On track (Φ=" + f2(p) + ", distance unknown — Φ is a lower bound).",
+			why:    "Φ=" + f2(p) + " from " + r.terms(toks, in.Progress, d) + "; no distance, so no stall detector"}
 	}
 	s.Dist.push(d.Value)
 	if s.Dist.stalled() {
+		w := stallWindow
+		last, base := strconv.Itoa(s.Dist.last()), strconv.Itoa(s.Dist.Tail[len(s.Dist.Tail)-w-1])
 		if vetoed(s.Backed) {
 			return outcome{reason: reasonAdvancing, phi: p,
-				advice: "On track (Φ=" + f2(p) + "). Continue.",
-				why:    fmt.Sprintf("distance has not fallen for %d checks, but observed work backed each of them, so it is execution, not a stall", stallWindow)}
+				advice: "Distance is flat, but every check in the window is backed by observed work — this reads as execution, not a stall. (Φ=" + f2(p) + ")",
+				why: fmt.Sprintf("distance %s no better than %s from %d steps ago, but %d of %d recent checks were corroborated, so the flat distance is execution rather than a stall",
+					last, base, w, w, w)}
 		}
 		o := outcome{reason: reasonStalled, drifting: prev, phi: p,
-			why: "distance has not fallen below " + strconv.Itoa(s.Dist.Tail[len(s.Dist.Tail)-stallWindow-1]) + " in the last " + strconv.Itoa(stallWindow) + " checks"}
+			why: fmt.Sprintf("distance %s is no better than %s from %d steps ago (recent: %s)", last, base, w, intList(s.Dist.Tail[len(s.Dist.Tail)-w-1:]))}
 		if prev {
 			o.advice = "Distance stopped falling and you were already off ground — return."
 		} else {
@@ -148,17 +166,59 @@ func (r *Run) decide(in StepInput, goal string, toks []string, d Distance, prev,
 		return o
 	}
 	// The common verdict: both texts from one buffer, one allocation.
-	var buf [96]byte
+	var buf [128]byte
 	b := append(buf[:0], "On track (Φ="...)
 	b = strconv.AppendFloat(b, p, 'f', 2, 64)
 	b = append(b, "). Continue."...)
 	cut := len(b)
-	b = append(b, "goal overlap "...)
-	b = strconv.AppendFloat(b, anchor, 'f', 2, 64)
-	b = append(b, ", Φ="...)
+	b = append(b, "Φ="...)
 	b = strconv.AppendFloat(b, p, 'f', 2, 64)
+	b = append(b, " from "...)
+	b = r.appendTerms(b, toks, in.Progress, d)
 	texts := string(b)
 	return outcome{reason: reasonAdvancing, phi: p, advice: texts[:cut], why: texts[cut:]}
+}
+
+// terms is the reference's account of Φ's parts: "goal 0.00, distance
+// 0.03, progress 0.00" (each term weighted; distance "unknown" when either
+// side has none).
+func (r *Run) terms(toks []string, progress string, d Distance) string {
+	var buf [64]byte
+	return string(r.appendTerms(buf[:0], toks, progress, d))
+}
+
+func (r *Run) appendTerms(b []byte, toks []string, progress string, d Distance) []byte {
+	g := r.s.Ground
+	b = append(b, "goal "...)
+	b = strconv.AppendFloat(b, float64(weightGoal*jaccardDistance(toks, r.s.FirstGoal)), 'f', 2, 64)
+	b = append(b, ", distance "...)
+	if d.Known && g.Dist.Known {
+		delta := d.Value - g.Dist.Value
+		if delta < 0 {
+			delta = -delta
+		}
+		b = strconv.AppendFloat(b, float64(weightDistance*float64(float64(delta)/10)), 'f', 2, 64)
+	} else {
+		b = append(b, "unknown"...)
+	}
+	b = append(b, ", progress "...)
+	prog := 0.0
+	if progress != g.Progress {
+		prog = 1
+	}
+	return strconv.AppendFloat(b, float64(weightProgress*prog), 'f', 2, 64)
+}
+
+// intList writes ints as a Python list prints: [4, 4, 5].
+func intList(xs []int) string {
+	b := []byte{'['}
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(append(b, ']'))
 }
 
 // vetoed: observed work backed each of the W most recent stored checks
@@ -250,8 +310,12 @@ func (r *Run) emit(in StepInput, toks []string, cid *string, d Distance, ls *str
 		underlying = v.Reason
 		v.Reason, v.Drifting, v.Period = reasonOscillating, true, p
 		v.Advice = fmt.Sprintf("You have returned to the same goals in a repeating order with period %d — you have been told to return and have come back to the same place. Re-ground explicitly instead of returning again.", p)
-		v.Why = fmt.Sprintf("the last %d ground spellings repeat with period %d (the check itself read %s)", max(cycleNeedFloor, cycleRepeats*p), p, underlying)
-		v.GoalScore, v.Context = 1, nil
+		// The reference keeps the underlying check's why (it always has
+		// one) and drops what only the underlying verdict carries.
+		if v.Why == "" {
+			v.Why = fmt.Sprintf("period-%d ground cycle", p)
+		}
+		v.GoalScore, v.Context, v.ParentOverlap = 1, nil, nil
 	}
 
 	if in.Doing != "" || in.Next != "" || in.Blocked != "" {
@@ -259,7 +323,7 @@ func (r *Run) emit(in StepInput, toks []string, cid *string, d Distance, ls *str
 		v.Claims = &c
 	}
 	v.GroundScore = GroundScore(v.Phi)
-	v.Scores = Scores{Goal: v.GoalScore, Ground: v.GroundScore, Drift: v.Phi, Evidence: v.Anchored}
+	v.Scores = Scores{Goal: v.GoalScore, Ground: round2(v.GroundScore), Drift: v.Phi, Evidence: v.Anchored}
 	if v.Claims != nil {
 		v.Scores.Language = v.Claims.Grounded
 	}

@@ -62,12 +62,20 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, onDisk := st.ReverifyPhantoms(h.diskRoot())
+	back := map[string]bool{}
+	for _, p := range onDisk {
+		back[p.Unit] = true
+	}
 	graded, counted := st.Coverage()
 	if counted == 0 || graded != counted {
 		var details []string
 		for _, u := range st.Ungraded() {
 			d := u.ID + " " + u.Path()
-			if u.Deleted {
+			switch {
+			case back[u.ID]:
+				d += " (phantom-deleted, but on disk again: grade it, or remove the file)"
+			case u.Deleted:
 				d += " (deleted, still counted: grade it by id or delete it as a phantom)"
 			}
 			details = append(details, d)
@@ -215,13 +223,13 @@ func sortedFindings(st *State) []*Finding {
 // unit, recommendation and evidence.
 func renderPlan(s *Session, st *State, appliedAt string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Apply plan: %s\n\n", s.Subject)
+	fmt.Fprintf(&b, "# Apply plan: %s\n\n", oneLine(s.Subject))
 	lens := "none"
 	if s.Lens != nil {
 		lens = *s.Lens
 	}
 	graded, counted := st.Coverage()
-	fmt.Fprintf(&b, "- session: %s (lens %s, project %s)\n", s.Slug, lens, s.Project)
+	fmt.Fprintf(&b, "- session: %s (lens %s, project %s)\n", s.Slug, oneLine(lens), oneLine(s.Project))
 	fmt.Fprintf(&b, "- status: %s after %d pass(es); coverage %d/%d units\n", s.Status, s.CurrentPass, graded, counted)
 	if appliedAt != "" {
 		fmt.Fprintf(&b, "- applied: %s\n", appliedAt)
@@ -242,7 +250,7 @@ func renderPlan(s *Session, st *State, appliedAt string) string {
 		if u := st.Unit(f.UnitID); u != nil {
 			path = u.Path()
 		}
-		fmt.Fprintf(&b, "- [ ] **%s** `%s` (%s, confidence %s): %s\n", f.ID, path, f.UnitID, num(f.Confidence), oneLine(f.Text))
+		fmt.Fprintf(&b, "- [ ] **%s** `%s` (%s, confidence %s): %s\n", f.ID, Printable(path), f.UnitID, num(f.Confidence), oneLine(f.Text))
 		if f.Recommendation != nil && *f.Recommendation != "" {
 			fmt.Fprintf(&b, "  - recommendation: %s\n", oneLine(*f.Recommendation))
 		}
@@ -253,6 +261,9 @@ func renderPlan(s *Session, st *State, appliedAt string) string {
 	return b.String()
 }
 
+// oneLine is text for one line of the plan: white space collapsed and
+// anything a terminal would act on escaped (the plan is for people, and
+// cat apply-plan.md must not recolour a terminal).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return Printable(strings.Join(strings.Fields(s), " "))
 }

@@ -1,6 +1,7 @@
 package ponder
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -78,18 +79,27 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 	}
 	for _, sl := range slugs {
 		dir := e.sessionDir(sl)
-		if _, err := readSession(dir); err != nil {
+		s, err := readSession(dir)
+		if err != nil {
 			add("session "+sl, true, "session.json unreadable: %v", err)
 			continue
 		}
-		l, err := ledger.Read(filepath.Join(dir, ledgerFile), nil)
+		st := newState()
+		l, err := ledger.Read(filepath.Join(dir, ledgerFile), s.Chain(), st.apply)
 		switch {
 		case err != nil:
 			add("session "+sl, true, "ledger unreadable: %v", err)
 		case l.Damage != nil:
 			add("session "+sl, true, "%v", l.Damage)
 		default:
-			add("session "+sl, false, "session.json and ledger.jsonl (%d records) are sound", l.Count)
+			add("session "+sl, false, "session.json and ledger.jsonl (%d records, hash chain intact) are sound", l.Count)
+			// units.json is a view of the ledger; a write that failed after
+			// the ledger's commit can leave it behind.
+			if st.Seeded {
+				if same, _, err := holdsJSON(filepath.Join(dir, unitsFile), unitsView(st)); err == nil && !same {
+					add("units "+sl, true, "units.json does not match the ledger (a write failed after a commit?): `ponder repair --slug %s` rebuilds it", sl)
+				}
+			}
 		}
 	}
 
@@ -133,21 +143,29 @@ type RepairResult struct {
 	RemovedBytes   int64   `json:"removedBytes"`
 	RemovedRecords int     `json:"removedRecords"`
 	Records        int     `json:"records"`
+	// TailBase64 carries the cut bytes when they could not be kept in a
+	// file (a full disk); null otherwise.
+	TailBase64 *string  `json:"tailBase64"`
+	Warnings   []string `json:"warnings"`
 }
 
 // Repair recovers from a torn ledger tail (an append interrupted by a
-// crash): the unfinished batch is moved, byte for byte, to
-// ledger.torn-<time>.jsonl and the ledger is cut back to its last whole
-// batch; units.json is rebuilt. Corrupt ledgers are refused.
+// crash, past the last acknowledged append): the ledger is cut back in
+// place to its last whole batch — no copy, so it works on a full disk —
+// and the cut bytes are then kept in ledger.torn-<time>.jsonl (or, if even
+// that cannot be written, returned in the result). The hash chain of what
+// remains is whole, since only an unacknowledged batch goes. units.json is
+// rebuilt when it differs from the ledger. Corrupt and forged ledgers are
+// refused.
 func (e *Engine) Repair(slug string) (*RepairResult, error) {
 	h, err := e.open(slug, true)
 	if err != nil {
 		return nil, err
 	}
 	defer h.release()
-	res := &RepairResult{Slug: h.slug}
+	res := &RepairResult{Slug: h.slug, Warnings: []string{}}
 	torn := filepath.Join(h.dir, "ledger.torn-"+e.now().Format("20060102T150405.000Z")+".jsonl")
-	r, err := ledger.Repair(h.ledgerPath(), torn)
+	r, err := ledger.Repair(h.ledgerPath(), torn, h.s.Chain())
 	var dmg *ledger.Damage
 	switch {
 	case errors.As(err, &dmg):
@@ -157,17 +175,27 @@ func (e *Engine) Repair(slug string) (*RepairResult, error) {
 	case err != nil:
 		return nil, err
 	}
+	if r != nil {
+		res.Repaired, res.RemovedBytes, res.RemovedRecords = true, r.RemovedBytes, r.RemovedRecords
+		if r.MovedTo != "" {
+			res.MovedTo = &r.MovedTo
+		} else {
+			tail := base64.StdEncoding.EncodeToString(r.Tail)
+			res.TailBase64 = &tail
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the ledger is repaired, but its cut %d bytes could not be kept in %s (%v): they are in tailBase64", len(r.Tail), torn, r.SaveError))
+		}
+	}
 	st, _, err := h.state()
 	if err != nil {
 		return nil, err
 	}
-	if r != nil {
-		res.Repaired, res.MovedTo, res.RemovedBytes, res.RemovedRecords = true, &r.MovedTo, r.RemovedBytes, r.RemovedRecords
-		if st.Seeded {
-			if err := h.writeUnits(st); err != nil {
-				return nil, err
-			}
+	if st.Seeded {
+		if err := h.writeUnits(st); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("units.json could not be rebuilt: %v", err))
 		}
+	}
+	for _, w := range res.Warnings {
+		e.Warn(w)
 	}
 	res.Records = st.Records
 	return res, nil

@@ -121,22 +121,28 @@ func (h *handle) save() error { return writeSession(h.dir, h.s) }
 func (h *handle) ledgerPath() string { return filepath.Join(h.dir, ledgerFile) }
 
 // state reads the ledger whole, replaying it as it goes, and refuses a
-// damaged one. A read-only caller that meets a torn tail waits for the lock
-// and reads again: the tail may be a writer's append in flight.
+// damaged one: torn, corrupt, or forged (the hash chain from the session's
+// genesis, or its anchor, does not hold). A read-only caller that meets a
+// torn tail waits for the lock and reads again: the tail may be a writer's
+// append in flight. Only a lock holder reads through a memory map, because
+// a writer may cut the file in place (a failed append, repair).
 func (h *handle) state() (*State, *ledger.Log, error) {
 	read := ledger.Read
-	if h.e.MapLedger {
+	if h.e.MapLedger && h.lock != nil {
 		read = ledger.ReadMapped
 	}
 	st := newState()
-	l, err := read(h.ledgerPath(), st.apply)
+	l, err := read(h.ledgerPath(), h.s.Chain(), st.apply)
 	if err != nil {
 		return nil, nil, err
 	}
 	if l.Damage != nil && l.Damage.Torn && h.lock == nil {
 		if lk, lerr := fsx.LockFile(filepath.Join(h.dir, lockFile), h.e.LockTimeout); lerr == nil {
+			if s, serr := readSession(h.dir); serr == nil {
+				h.s = s
+			}
 			st = newState()
-			l, err = read(h.ledgerPath(), st.apply)
+			l, err = read(h.ledgerPath(), h.s.Chain(), st.apply)
 			_ = lk.Unlock()
 			if err != nil {
 				return nil, nil, err
@@ -193,18 +199,45 @@ func (h *handle) diskRoot() string {
 	return filepath.Join(h.e.Root, r)
 }
 
-// appendBatch stamps and appends records as one batch (one write, one
-// fsync) after the records already in l.
+// appendBatch stamps, chains and appends records as one batch (one write,
+// one fsync) after the records already in l, then commits it by recording
+// the new anchor in session.json. If the append fails it is cut back before
+// appendBatch returns; if the commit fails the append is undone. Either way
+// a failed appendBatch leaves the ledger and session.json as they were.
 func (h *handle) appendBatch(l *ledger.Log, recs []ledger.Record) error {
 	ledger.Stamp(recs, l.NextSeq(), h.s.CurrentPass, h.e.now())
-	if err := ledger.Append(h.ledgerPath(), recs); err != nil {
-		return fmt.Errorf("append to %s: %w (nothing else was changed)", h.ledgerPath(), err)
+	a, err := ledger.Append(h.ledgerPath(), l, recs)
+	if err != nil {
+		return fmt.Errorf("append to %s failed, nothing was changed: %w", h.ledgerPath(), err)
+	}
+	old := h.s.Ledger
+	anchor := a.Anchor
+	h.s.Ledger = &anchor
+	if err := h.save(); err != nil {
+		h.s.Ledger = old
+		if uerr := a.Undo(); uerr != nil {
+			return fmt.Errorf("recording the ledger's anchor in session.json failed (%v), and taking the batch back failed too (%v): run `ponder doctor`", err, uerr)
+		}
+		return fmt.Errorf("recording the ledger's anchor in session.json failed, so the batch was taken back and nothing was changed: %w", err)
 	}
 	return nil
 }
 
-// writeUnits renders units.json from the state.
+// viewErr is the error of a command whose batch is committed but whose
+// units.json (a view rebuilt from the ledger) could not be rewritten.
+func viewErr(err error) error {
+	return fmt.Errorf("the batch is recorded, but units.json could not be rewritten (%v); it is rebuilt from the ledger by the next change or by `ponder repair`", err)
+}
+
+// writeUnits renders units.json from the state; an unchanged file is not
+// rewritten.
 func (h *handle) writeUnits(st *State) error {
+	return writeJSONIfChanged(filepath.Join(h.dir, unitsFile), unitsView(st))
+}
+
+// unitsView is units.json: the inventory's current paths, derived from the
+// ledger.
+func unitsView(st *State) any {
 	type unitJSON struct {
 		ID      string  `json:"id"`
 		Path    string  `json:"path"`
@@ -220,11 +253,29 @@ func (h *handle) writeUnits(st *State) error {
 	for _, u := range st.Units {
 		out.Units = append(out.Units, unitJSON{ID: u.ID, Path: u.Path(), Kind: u.Kind, Graded: u.Graded, Grade: u.Grade, Deleted: u.Deleted, Phantom: u.Phantom})
 	}
-	return writeJSON(filepath.Join(h.dir, unitsFile), out)
+	return out
 }
 
-// expectedNext lists the commands the session's phase allows next.
-func expectedNext(s *Session, seeded bool) []string {
+// forecastCmd is the command that records a pass's churn forecast.
+const forecastCmd = "predict --churn X"
+
+// hasForecast reports whether pass k's forecast (passes/NN/predict.json)
+// is recorded.
+func (h *handle) hasForecast(k int) bool {
+	_, err := os.Stat(filepath.Join(passDir(h.dir, k), predictFile))
+	return err == nil
+}
+
+// needsForecast reports whether the current pass may not be deliberated
+// yet: from pass 2 on, "the agent must record a churn forecast before each
+// pass" (the paper, §2.3).
+func (h *handle) needsForecast() bool {
+	return h.s.CurrentPass >= 2 && !h.hasForecast(h.s.CurrentPass)
+}
+
+// expectedNext lists the commands the session's phase allows next; forecast
+// says whether the current pass's forecast is recorded.
+func expectedNext(s *Session, seeded, forecast bool) []string {
 	switch s.Status {
 	case StatusConverged, StatusStopped:
 		return []string{"apply"}
@@ -238,6 +289,10 @@ func expectedNext(s *Session, seeded bool) []string {
 	}
 	switch s.Phase {
 	case PhaseReady:
+		if s.CurrentPass >= 2 && !forecast {
+			out = append(out, forecastCmd)
+			break
+		}
 		if s.CurrentPass >= 2 {
 			out = append(out, "predict")
 		}
@@ -263,6 +318,9 @@ func (h *handle) phaseGate(cmd string, phases ...string) error {
 	k := h.s.CurrentPass
 	switch h.s.Phase {
 	case PhaseReady:
+		if h.needsForecast() {
+			return outOfOrder(cmd, forecastCmd, fmt.Sprintf("pass %d has neither its churn forecast nor its deliberation yet", k))
+		}
 		return outOfOrder(cmd, "deliberate", fmt.Sprintf("pass %d has not been deliberated yet", k))
 	case PhaseDeliberated:
 		return outOfOrder(cmd, "judge", fmt.Sprintf("pass %d is deliberated and waiting for its deltas and judge", k))

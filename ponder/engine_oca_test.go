@@ -62,7 +62,7 @@ func TestOnModeWriteFailureExits3AfterLocalWork(t *testing.T) {
 	})
 	e := New(root, bridge)
 	defer bridge.Close()
-	st, err := e.Start(StartOptions{Subject: "s", Lens: "l"})
+	st, err := e.Start(StartOptions{Subject: "s", Lens: "l", Passes: DefaultPassBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +94,13 @@ func TestOnModeWriteFailureExits3AfterLocalWork(t *testing.T) {
 	if n := failLines(t, log, "FAIL"); n != 3 { // recordDeliberation, recordPass, recordDeliberation (fallback)
 		t.Errorf("oca.log has %d FAIL lines, want 3:\n%s", n, log)
 	}
+	// metacognize too: every row or exit 3 (seed 001), the observation
+	// still kept locally.
+	m, err := e.Metacognize("", MetacognizeOptions{Type: "thrash", Description: "flips"})
+	exit3("metacognize", err)
+	if obs, _ := os.ReadFile(filepath.Join(st.Dir, "observations.jsonl")); m == nil || !strings.Contains(string(obs), `"flips"`) {
+		t.Errorf("metacognize returned %+v and kept %q", m, obs)
+	}
 	// Re-running judge is allowed (it is the recovery).
 	_, err = e.Judge("")
 	exit3("judge again", err)
@@ -113,4 +120,43 @@ func failLines(t *testing.T, data []byte, sub string) int {
 		}
 	}
 	return n
+}
+
+// units.json is a view of the ledger: doctor notices when a write that
+// failed after a commit left it behind, and repair rebuilds it.
+func TestDoctorNoticesAStaleUnitsView(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(root, oca.New(oca.Config{Getenv: func(string) string { return "off" }}))
+	st, err := e.Start(StartOptions{Subject: "s", Lens: "l", Passes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Units("", UnitsOptions{Scan: "."}); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return map[string]string{"PONDER_OCA": "off"}[k] }
+	if res, err := e.Doctor("", getenv); err != nil || !res.OK {
+		t.Fatalf("doctor on a fresh session: %+v, %v", res, err)
+	}
+	units := filepath.Join(st.Dir, "units.json")
+	if err := os.WriteFile(units, []byte(`{"units": []}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Doctor("", getenv)
+	stale := false
+	for _, c := range res.Checks {
+		stale = stale || (c.Problem && strings.Contains(c.Detail, "units.json does not match the ledger"))
+	}
+	if err == nil || res.OK || !stale {
+		t.Fatalf("doctor with a stale units.json: %+v, %v", res, err)
+	}
+	if _, err := e.Repair(""); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e.Doctor("", getenv); err != nil || !res.OK {
+		t.Errorf("doctor after repair: %+v, %v", res, err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/ponder/ledger"
@@ -37,9 +38,11 @@ type GradeResult struct {
 }
 
 // Grade marks units graded with unit-grade records (deleted units too).
-func (e *Engine) Grade(slug string, ids []string, label *string) (*GradeResult, error) {
-	if len(ids) == 0 {
-		return nil, usageErr("grade needs at least one unit id")
+// Each of units is a unit id or a path (stored form, or the raw name): the
+// live unit carrying it, else the deleted unit whose path it was last.
+func (e *Engine) Grade(slug string, units []string, label *string) (*GradeResult, error) {
+	if len(units) == 0 {
+		return nil, usageErr("grade needs at least one unit id or path")
 	}
 	h, err := e.open(slug, true)
 	if err != nil {
@@ -59,18 +62,19 @@ func (e *Engine) Grade(slug string, ids []string, label *string) (*GradeResult, 
 	var unknown []string
 	var recs []ledger.Record
 	seen := map[string]bool{}
-	for _, id := range ids {
-		if st.Unit(id) == nil {
-			unknown = append(unknown, id)
+	for _, arg := range units {
+		u := st.resolveUnit(arg)
+		if u == nil {
+			unknown = append(unknown, ledger.EncodeName(arg))
 			continue
 		}
-		if !seen[id] {
-			seen[id] = true
-			recs = append(recs, ledger.Record{Type: ledger.UnitGrade, UnitID: id, Grade: label})
+		if !seen[u.ID] {
+			seen[u.ID] = true
+			recs = append(recs, ledger.Record{Type: ledger.UnitGrade, UnitID: u.ID, Grade: label})
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, stateErr(unknown, "grade refused: %d unknown unit id(s); nothing was graded", len(unknown))
+		return nil, stateErr(unknown, "grade refused: %d name(s) are neither a unit id nor a unit's path (ponder units --list); nothing was graded", len(unknown))
 	}
 	if err := h.appendBatch(l, recs); err != nil {
 		return nil, err
@@ -80,11 +84,40 @@ func (e *Engine) Grade(slug string, ids []string, label *string) (*GradeResult, 
 		st.apply(&recs[i])
 		res.Graded = append(res.Graded, recs[i].UnitID)
 	}
-	if err := h.writeUnits(st); err != nil {
-		return nil, err
-	}
 	res.Coverage = coverageOf(st)
+	if err := h.writeUnits(st); err != nil {
+		return res, viewErr(err)
+	}
 	return res, nil
+}
+
+// resolveUnit finds the unit an argument names: a unit id, else a path in
+// stored form (or a raw name that is not UTF-8) — the live unit carrying it,
+// else the unit deleted last while carrying it. nil when none.
+func (st *State) resolveUnit(arg string) *Unit {
+	if u := st.Unit(arg); u != nil {
+		return u
+	}
+	p, err := cleanUnitPath(arg)
+	if err != nil {
+		if utf8.ValidString(arg) {
+			return nil
+		}
+		raw, rerr := cleanRawPath(arg)
+		if rerr != nil {
+			return nil
+		}
+		p = ledger.EncodeName(raw)
+	}
+	if u := st.livePaths[p]; u != nil {
+		return u
+	}
+	for i := len(st.Units) - 1; i >= 0; i-- {
+		if u := st.Units[i]; u.Deleted && u.Path() == p {
+			return u
+		}
+	}
+	return nil
 }
 
 // ObservationTypes are the five metacognitive observation types (spec §6.6).
@@ -147,6 +180,12 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 		return nil, err
 	}
 	defer h.release()
+	// Under PONDER_OCA=on the observation's row is the point: a dead OCA
+	// refuses before anything is written (seed 001: never silently lose a
+	// row).
+	if err := h.requireOCA(); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(h.dir, observationsFile)
 	data, err := readFileIfExists(path)
 	if err != nil {
@@ -161,6 +200,7 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 		Description: o.Description, Evidence: evidence, Severity: severity, Intervention: o.Intervention}
 	obs.OCA = e.Bridge.RecordObservation(oca.ObservationRecord{Session: h.s.ocaSession(), Type: o.Type,
 		Description: o.Description, Evidence: evidence, Severity: severity, Intervention: o.Intervention})
+	h.ocaCall(obs.OCA != nil || e.Bridge.Mode() == oca.ModeOff, "recordObservation")
 	line, err := json.Marshal(obs)
 	if err != nil {
 		return nil, err
@@ -177,5 +217,5 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 	if obs.OCA != nil {
 		res.ObservationID, res.EventID = &obs.OCA.ObservationID, &obs.OCA.EventID
 	}
-	return res, nil
+	return res, h.ocaResult()
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/laserkit/laserkit/ponder/ledger"
 	"github.com/laserkit/laserkit/ponder/oca"
 )
 
@@ -21,7 +22,10 @@ type Judgement struct {
 	Advice   string    `json:"advice"`
 	Details  Verdict   `json:"details"`
 	Warnings []string  `json:"warnings"`
-	OCA      *JudgeOCA `json:"oca"`
+	// Ledger is the ledger this judgement measured: its records and the
+	// hash of the last, so the verdict can be tied to exactly that prefix.
+	Ledger ledger.Anchor `json:"ledger"`
+	OCA    *JudgeOCA     `json:"oca"`
 }
 
 // JudgeOCA is what the bridge did at judge (null under PONDER_OCA=off).
@@ -53,7 +57,7 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	if err := h.phaseGate("judge", PhaseDeliberated, PhaseJudged); err != nil {
 		return nil, err
 	}
-	st, _, err := h.state()
+	st, l, err := h.state()
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +73,7 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	if ok, err := readJSON(filepath.Join(pd, deliberationFile), &delib); err != nil || !ok {
 		return nil, stateErr(nil, "judge: pass %d has no readable %s (%v); re-run deliberate", k, deliberationFile, err)
 	}
-	j := &Judgement{Slug: h.slug, Pass: k, Warnings: []string{}}
+	j := &Judgement{Slug: h.slug, Pass: k, Warnings: []string{}, Ledger: l.Anchor()}
 	var forecast Forecast
 	if ok, err := readJSON(filepath.Join(pd, predictFile), &forecast); err != nil {
 		return nil, err
@@ -78,7 +82,17 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	} else if k >= 2 {
 		j.Warnings = append(j.Warnings, fmt.Sprintf("no forecast for pass %d (ponder predict --churn before deliberate): its surprise is null", k))
 	}
-	j.Metrics = computeMetrics(st, k, delib.Voices.Count(), j.Forecast, h.s.ConfidenceFloorValue)
+	// Phantom deletes hold only while their paths are absent: check them
+	// again, so that a file that came back (or a forged phantom) counts.
+	checked, onDisk := st.ReverifyPhantoms(h.diskRoot())
+	j.Metrics = computeMetrics(st, k, &delib.Voices, j.Forecast, h.s.ConfidenceFloorValue)
+	j.Metrics.Phantoms = PhantomCheck{Checked: checked, OnDisk: onDisk}
+	if len(onDisk) > 0 {
+		j.Warnings = append(j.Warnings, fmt.Sprintf("%d phantom-deleted unit(s) are on disk again and count toward coverage: %s", len(onDisk), phantomList(onDisk)))
+	}
+	if k >= 2 && !j.Metrics.Skeptic {
+		j.Warnings = append(j.Warnings, fmt.Sprintf("the Skeptic did not take part in pass %d: pass 2 onward always includes an adversarial falsification pass, so this pass cannot count toward convergence (deliberate --skeptic, with or without deltas)", k))
+	}
 	in := VerdictInput{Pass: k, Budget: h.s.PassBudget, Current: j.Metrics}
 	if k >= 2 {
 		var prev Judgement
@@ -126,7 +140,7 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	m := j.Metrics
 	rec := oca.PassRecord{Session: h.s.ocaSession(), Pass: k, Metrics: oca.PassMetrics{
 		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
-		Voices: m.Voices, DeltaVoices: m.DeltaVoices, ConfidenceFloor: m.ConfidenceFloor,
+		Voices: m.Voices, DeltaVoices: m.DeltaVoices, Skeptic: m.Skeptic, ConfidenceFloor: m.ConfidenceFloor,
 		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
 		Verdict: j.Verdict,
 	}}

@@ -100,7 +100,8 @@ func genSession(tb testing.TB, root string, records int) (*Engine, string) {
 			flush(batch, pass)
 		}
 	}
-	data, err := ledger.Encode(all)
+	createdAt := e.stamp()
+	data, head, err := ledger.Seal(all, ledger.Genesis(slug, createdAt))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -108,7 +109,8 @@ func genSession(tb testing.TB, root string, records int) (*Engine, string) {
 		tb.Fatal(err)
 	}
 	s := &Session{Slug: slug, Subject: "a large subject", Project: "bench", PassBudget: 8, Mode: modeDeliberate,
-		Status: StatusActive, CreatedAt: e.stamp(), CurrentPass: 4, Phase: PhaseDeliberated, ConfidenceFloorValue: DefaultConfidenceFloor,
+		Ledger: &ledger.Anchor{Records: len(all), Head: head},
+		Status: StatusActive, CreatedAt: createdAt, CurrentPass: 4, Phase: PhaseDeliberated, ConfidenceFloorValue: DefaultConfidenceFloor,
 		History: []PassHistory{{Pass: 1}, {Pass: 2}, {Pass: 3}, {Pass: 4}},
 		OCA:     SessionOCA{Deliberations: map[string]int64{}, Hypotheses: map[string]HypothesisNote{}}}
 	if err := writeSession(dir, s); err != nil {
@@ -119,7 +121,7 @@ func genSession(tb testing.TB, root string, records int) (*Engine, string) {
 	if err := writeJSON(filepath.Join(passDir(dir, 4), deliberationFile), d); err != nil {
 		tb.Fatal(err)
 	}
-	prev := Judgement{Slug: slug, Pass: 3, Metrics: Metrics{Graded: units, Counted: units, Coverage: 1, Voices: 4, Churn: new(float64), Novelty: new(float64), Thrash: new(float64)}}
+	prev := Judgement{Slug: slug, Pass: 3, Metrics: Metrics{Graded: units, Counted: units, Coverage: 1, Voices: 4, Skeptic: true, Churn: new(float64), Novelty: new(float64), Thrash: new(float64)}}
 	if err := writeJSON(filepath.Join(passDir(dir, 3), judgeFile), prev); err != nil {
 		tb.Fatal(err)
 	}
@@ -173,6 +175,12 @@ func TestGeneratedSessionJudges(t *testing.T) {
 	}
 }
 
+var verified = "verified"
+
+// allVoices is a deliberation in which all four voices argued.
+var allVoices = Voices{Skeptic: VoiceArg{Argument: &verified}, Builder: VoiceArg{Argument: &verified},
+	Dreamer: VoiceArg{Argument: &verified}, Empath: VoiceArg{Argument: &verified}}
+
 // BenchmarkJudgeLedger isolates the part of judge that grows with the
 // ledger — read and check it, replay it, measure the pass — from judge's
 // fixed cost of writing two small files with fsync. Linear cost shows as a
@@ -181,16 +189,18 @@ func BenchmarkJudgeLedger(b *testing.B) {
 	for _, records := range []int{25_000, 50_000, 100_000} {
 		b.Run(fmt.Sprintf("records=%d", records), func(b *testing.B) {
 			e, slug := genSession(b, b.TempDir(), records)
-			h, err := e.open(slug, false)
+			// Locked, as judge reads: through the memory map.
+			h, err := e.open(slug, true)
 			if err != nil {
 				b.Fatal(err)
 			}
+			defer h.release()
 			for b.Loop() {
 				st, _, err := h.state()
 				if err != nil {
 					b.Fatal(err)
 				}
-				m := computeMetrics(st, 4, 4, nil, DefaultConfidenceFloor)
+				m := computeMetrics(st, 4, &allVoices, nil, DefaultConfidenceFloor)
 				if m.Counted != records/10 {
 					b.Fatalf("counted %d", m.Counted)
 				}

@@ -27,20 +27,42 @@ const (
 // Metrics are a judged pass's numbers, stored as computed: no rounding, no
 // clamping; null (nil) where the spec says null.
 type Metrics struct {
-	Coverage        float64    `json:"coverage"`
-	Graded          int        `json:"graded"`
-	Counted         int        `json:"counted"`
-	Churn           *float64   `json:"churn"`
-	Novelty         *float64   `json:"novelty"`
-	Thrash          *float64   `json:"thrash"`
-	Voices          int        `json:"voices"`
-	DeltaVoices     int        `json:"deltaVoices"`
-	ConfidenceFloor int        `json:"confidenceFloor"`
-	Surprise        *float64   `json:"surprise"`
-	Live            int        `json:"live"`
-	Revising        int        `json:"revising"`
-	Ops             OpCounts   `json:"ops"`
-	UnitOps         UnitCounts `json:"unitOps"`
+	Coverage float64  `json:"coverage"`
+	Graded   int      `json:"graded"`
+	Counted  int      `json:"counted"`
+	Churn    *float64 `json:"churn"`
+	Novelty  *float64 `json:"novelty"`
+	Thrash   *float64 `json:"thrash"`
+	Voices   int      `json:"voices"`
+	// Skeptic: the Skeptic argued in this pass's deliberation. From pass 2
+	// on a pass counts as silent (Rule 6) only with it: "Pass 2 always
+	// includes an adversarial falsification pass".
+	Skeptic         bool `json:"skeptic"`
+	DeltaVoices     int  `json:"deltaVoices"`
+	ConfidenceFloor int  `json:"confidenceFloor"`
+	// FloorValue is the session's confidence floor that ConfidenceFloor
+	// counts findings below.
+	FloorValue float64    `json:"floorValue"`
+	Surprise   *float64   `json:"surprise"`
+	Live       int        `json:"live"`
+	Revising   int        `json:"revising"`
+	Ops        OpCounts   `json:"ops"`
+	UnitOps    UnitCounts `json:"unitOps"`
+	// ReAdds are adds re-raising a finding deleted in the previous pass;
+	// Falsified are deletes of findings added in the previous pass.
+	ReAdds    int `json:"reAdds"`
+	Falsified int `json:"falsified"`
+	// Phantoms is the re-verification of every phantom delete against the
+	// disk at judge time.
+	Phantoms PhantomCheck `json:"phantoms"`
+}
+
+// PhantomCheck is judge's re-verification of the phantom deletes: how many
+// it checked and the units one of whose paths is on disk again (counted
+// again, so coverage shows them).
+type PhantomCheck struct {
+	Checked int             `json:"checked"`
+	OnDisk  []PhantomOnDisk `json:"onDisk"`
 }
 
 // fullCoverage is "coverage = 1.00" as integer equality; zero counted units
@@ -48,21 +70,26 @@ type Metrics struct {
 func (m *Metrics) fullCoverage() bool { return m.Counted > 0 && m.Graded == m.Counted }
 
 // computeMetrics measures pass k from the replayed state (after the pass's
-// deltas), the pass's deliberation voice count and its forecast (nil
-// without predict.json).
-func computeMetrics(st *State, k, voices int, forecast *Forecast, floor float64) Metrics {
+// deltas and the phantom re-verification), the pass's deliberation voices
+// and its forecast (nil without predict.json).
+func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor float64) Metrics {
 	ps := st.Pass(k)
 	graded, counted := st.Coverage()
 	m := Metrics{
 		Graded:          graded,
 		Counted:         counted,
-		Voices:          voices,
+		Voices:          voices.Count(),
+		Skeptic:         voices.Skeptic.Argument != nil,
 		DeltaVoices:     ps.DeltaVoices(),
 		ConfidenceFloor: st.BelowFloor(floor),
+		FloorValue:      floor,
 		Live:            st.Live,
 		Revising:        ps.Revising(),
 		Ops:             ps.Ops,
 		UnitOps:         ps.Units,
+		ReAdds:          ps.ReAdds,
+		Falsified:       ps.Falsified,
+		Phantoms:        PhantomCheck{OnDisk: []PhantomOnDisk{}},
 	}
 	if counted > 0 {
 		m.Coverage = float64(graded) / float64(counted)
@@ -73,8 +100,8 @@ func computeMetrics(st *State, k, voices int, forecast *Forecast, floor float64)
 		churn := float64(ps.Revising()) / denom
 		novelty := float64(ps.Ops.Add) / denom
 		thrash := 0.0
-		if ps.Revising() > 0 {
-			thrash = float64(ps.Thrash) / float64(ps.Revising())
+		if ps.ThrashBase() > 0 {
+			thrash = float64(ps.Thrash) / float64(ps.ThrashBase())
 		}
 		m.Churn, m.Novelty, m.Thrash = &churn, &novelty, &thrash
 		if forecast != nil {
@@ -113,8 +140,11 @@ func rule6Failures(m *Metrics) []string {
 	if m.Voices < minVoices {
 		out = append(out, fmt.Sprintf("voices %d < 3", m.Voices))
 	}
+	if !m.Skeptic {
+		out = append(out, "the Skeptic did not take part (from pass 2 on a pass counts toward convergence only with its falsification: deliberate --skeptic)")
+	}
 	if m.ConfidenceFloor != 0 {
-		out = append(out, fmt.Sprintf("%d finding(s) below the confidence floor", m.ConfidenceFloor))
+		out = append(out, fmt.Sprintf("%d finding(s) below the confidence floor %s", m.ConfidenceFloor, num(m.FloorValue)))
 	}
 	return out
 }
@@ -165,7 +195,11 @@ func Decide(in VerdictInput) Verdict {
 	set := func(verdict, rule, reason string) { v.Verdict, v.Rule, v.Reason = verdict, rule, reason }
 	switch {
 	case !cur.fullCoverage():
-		set(VerdictBlocked, "R1", fmt.Sprintf("coverage %d/%d is below 1.00: grade every counted unit", cur.Graded, cur.Counted))
+		why := fmt.Sprintf("coverage %d/%d is below 1.00: grade every counted unit", cur.Graded, cur.Counted)
+		if n := len(cur.Phantoms.OnDisk); n > 0 {
+			why += fmt.Sprintf(" (%d phantom-deleted unit(s) are on disk again, so counted: %s)", n, phantomList(cur.Phantoms.OnDisk))
+		}
+		set(VerdictBlocked, "R1", why)
 	case in.Pass == 1:
 		set(VerdictContinue, "R2", "pass 1 is the survey: continue")
 	case cur.Thrash != nil && *cur.Thrash > maxThrash:
@@ -202,6 +236,19 @@ func Decide(in VerdictInput) Verdict {
 		}
 	}
 	return v
+}
+
+// phantomList names failed phantoms, at most five: "u0003 (src/c.go), …".
+func phantomList(ps []PhantomOnDisk) string {
+	var parts []string
+	for i, p := range ps {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ps)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", p.Unit, strings.Join(p.Paths, ", ")))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // num prints a metric exactly (the shortest form that round-trips).

@@ -9,7 +9,7 @@ func f(v float64) *float64 { return &v }
 
 // passing meets every Rule-6 threshold (spec §5).
 func passing() Metrics {
-	return Metrics{Graded: 5, Counted: 5, Coverage: 1, Churn: f(0), Novelty: f(0), Thrash: f(0), Voices: 4}
+	return Metrics{Graded: 5, Counted: 5, Coverage: 1, Churn: f(0), Novelty: f(0), Thrash: f(0), Voices: 4, Skeptic: true}
 }
 
 func TestRule6Thresholds(t *testing.T) {
@@ -29,6 +29,9 @@ func TestRule6Thresholds(t *testing.T) {
 		{"thrash 0.2501", func(m *Metrics) { m.Thrash = f(0.2501) }, true},
 		{"voices 3", func(m *Metrics) { m.Voices = 3 }, false},
 		{"voices 2", func(m *Metrics) { m.Voices = 2 }, true},
+		// "Pass 2 always includes an adversarial falsification pass": three
+		// voices without the Skeptic are not a silent pass.
+		{"voices 3 without the Skeptic", func(m *Metrics) { m.Voices, m.Skeptic = 3, false }, true},
 		{"one below floor", func(m *Metrics) { m.ConfidenceFloor = 1 }, true},
 		{"coverage 4/5", func(m *Metrics) { m.Graded = 4 }, true},
 		{"zero counted", func(m *Metrics) { m.Graded, m.Counted = 0, 0 }, true},

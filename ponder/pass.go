@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/ponder/ledger"
 	"github.com/laserkit/laserkit/ponder/oca"
@@ -110,6 +111,10 @@ func ParseDeliberation(data []byte) (*DeliberationInput, error) {
 		Stakes *string                    `json:"stakes"`
 		Voices map[string]json.RawMessage `json:"voices"`
 	}
+	data = trimBOM(data)
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("the file is not UTF-8, as JSON must be")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
@@ -182,6 +187,9 @@ func (e *Engine) Deliberate(slug string, in *DeliberationInput, skip bool) (*Del
 	if err := in.normalise(); err != nil {
 		return nil, usageErr("%v", err)
 	}
+	if !skip && in.Voices.Count() == 0 {
+		return nil, usageErr("deliberate records the voices that argued, and none did: give at least one (--skeptic A, --builder A, --dreamer A, --empath A, or a file), or --skip to record a pass without deliberation; nothing was recorded")
+	}
 	h, err := e.open(slug, true)
 	if err != nil {
 		return nil, err
@@ -190,10 +198,14 @@ func (e *Engine) Deliberate(slug string, in *DeliberationInput, skip bool) (*Del
 	if err := h.phaseGate("deliberate", PhaseReady); err != nil {
 		return nil, err
 	}
+	k := h.s.CurrentPass
+	if h.needsForecast() {
+		return nil, outOfOrder("deliberate", forecastCmd, fmt.Sprintf(
+			"pass %d has no churn forecast — the agent must record one before each pass from pass 2 on (ponder predict --churn X, X the share of live findings this pass will revise, in [0,1])", k))
+	}
 	if err := h.requireOCA(); err != nil {
 		return nil, err
 	}
-	k := h.s.CurrentPass
 	d := Deliberation{Pass: k, Stakes: in.Stakes, Skipped: skip, Voices: in.Voices}
 	if skip {
 		d.Voices = Voices{}
@@ -294,7 +306,7 @@ func (e *Engine) Delta(slug string, data []byte) (*DeltaResult, error) {
 	}
 	if unitsChanged {
 		if err := h.writeUnits(st); err != nil {
-			return nil, err
+			return res, viewErr(err)
 		}
 	}
 	return res, nil

@@ -48,7 +48,7 @@ func (e *Engine) Status(slug string) (*StatusResult, error) {
 	s := h.s
 	cur, _ := e.currentSlug()
 	res := &StatusResult{Slug: s.Slug, Subject: s.Subject, Lens: s.Lens, Project: s.Project, Status: s.Status,
-		Pass: s.CurrentPass, PassBudget: s.PassBudget, Phase: s.Phase, Next: expectedNext(s, st.Seeded),
+		Pass: s.CurrentPass, PassBudget: s.PassBudget, Phase: s.Phase, Next: expectedNext(s, st.Seeded, h.hasForecast(s.CurrentPass)),
 		Seeded: st.Seeded, Units: len(st.Units), Coverage: coverageOf(st), Live: st.Live, Records: st.Records,
 		Current: cur == s.Slug}
 	for i := len(s.History) - 1; i >= 0; i-- {

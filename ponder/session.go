@@ -1,6 +1,7 @@
 package ponder
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/ponder/ledger"
 	"github.com/laserkit/laserkit/ponder/oca"
 )
 
@@ -39,23 +41,26 @@ const (
 
 // Session is session.json.
 type Session struct {
-	Slug                 string        `json:"slug"`
-	Subject              string        `json:"subject"`
-	Lens                 *string       `json:"lens"`
-	Project              string        `json:"project"`
-	PassBudget           int           `json:"passBudget"`
-	Mode                 string        `json:"mode"`
-	Status               string        `json:"status"`
-	CreatedAt            string        `json:"createdAt"`
-	CurrentPass          int           `json:"currentPass"`
-	Phase                string        `json:"phase"`
-	ConfidenceFloorValue float64       `json:"confidenceFloorValue"`
-	ScanRoot             *string       `json:"scanRoot"`
-	History              []PassHistory `json:"history"`
-	OCA                  SessionOCA    `json:"oca"`
-	StoppedAt            *string       `json:"stoppedAt"`
-	AppliedAt            *string       `json:"appliedAt"`
-	AbortedAt            *string       `json:"abortedAt"`
+	Slug                 string  `json:"slug"`
+	Subject              string  `json:"subject"`
+	Lens                 *string `json:"lens"`
+	Project              string  `json:"project"`
+	PassBudget           int     `json:"passBudget"`
+	Mode                 string  `json:"mode"`
+	Status               string  `json:"status"`
+	CreatedAt            string  `json:"createdAt"`
+	CurrentPass          int     `json:"currentPass"`
+	Phase                string  `json:"phase"`
+	ConfidenceFloorValue float64 `json:"confidenceFloorValue"`
+	ScanRoot             *string `json:"scanRoot"`
+	// Ledger anchors the end of ledger.jsonl's hash chain: the records and
+	// head after the last acknowledged append (null before the first).
+	Ledger    *ledger.Anchor `json:"ledger"`
+	History   []PassHistory  `json:"history"`
+	OCA       SessionOCA     `json:"oca"`
+	StoppedAt *string        `json:"stoppedAt"`
+	AppliedAt *string        `json:"appliedAt"`
+	AbortedAt *string        `json:"abortedAt"`
 }
 
 // PassHistory is one pass's line in session.json: opened by start or decide
@@ -99,6 +104,12 @@ func (s *Session) history(pass int) *PassHistory {
 	return &s.History[len(s.History)-1]
 }
 
+// Chain is what the session's ledger is checked against: its genesis (made
+// from the slug and createdAt at start) and its anchor.
+func (s *Session) Chain() ledger.Chain {
+	return ledger.Chain{Genesis: ledger.Genesis(s.Slug, s.CreatedAt), Anchor: s.Ledger}
+}
+
 // ocaSession is the session as the bridge names it.
 func (s *Session) ocaSession() oca.Session {
 	lens := ""
@@ -140,6 +151,28 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return fsx.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// writeJSONIfChanged is writeJSON that leaves path alone when it already
+// holds exactly v — no write at all, so it succeeds on a full disk.
+func writeJSONIfChanged(path string, v any) error {
+	same, data, err := holdsJSON(path, v)
+	if err != nil || same {
+		return err
+	}
+	return fsx.WriteFile(path, data, 0o644)
+}
+
+// holdsJSON reports whether path holds exactly v as writeJSON renders it,
+// and returns that rendering.
+func holdsJSON(path string, v any) (bool, []byte, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return false, nil, err
+	}
+	data = append(data, '\n')
+	old, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(old, data), data, nil
 }
 
 // readJSON reads path into v; ok is false when the file does not exist.

@@ -14,7 +14,7 @@ type StartOptions struct {
 	Subject string
 	Lens    string // "" = none
 	Project string // "" = the git top-level directory's name, else Root's
-	Passes  int    // pass budget; 0 = DefaultPassBudget
+	Passes  int    // pass budget, at least 1 (the CLI's default is DefaultPassBudget)
 }
 
 // StartResult is what start reports.
@@ -44,9 +44,6 @@ func (e *Engine) Start(o StartOptions) (*StartResult, error) {
 	subject := o.Subject
 	if strings.TrimSpace(subject) == "" {
 		return nil, usageErr("start needs a subject: ponder start \"<subject>\" [--lens L]")
-	}
-	if o.Passes == 0 {
-		o.Passes = DefaultPassBudget
 	}
 	if o.Passes < 1 {
 		return nil, usageErr("--passes must be at least 1, got %d", o.Passes)

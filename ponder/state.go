@@ -2,7 +2,11 @@ package ponder
 
 import (
 	"math/bits"
+	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/laserkit/laserkit/ponder/ledger"
 )
@@ -16,6 +20,14 @@ type Unit struct {
 	Phantom bool
 	Graded  bool
 	Grade   *string
+	// retracted are the findings deleted on this unit, by normalised text,
+	// so that an add re-raising one is recognised (thrash).
+	retracted []retraction
+}
+
+type retraction struct {
+	text string // normalised
+	pass int
 }
 
 // Path is the unit's current path.
@@ -54,9 +66,12 @@ type Finding struct {
 	Evidence       *string
 	Live           bool
 	AddedPass      int
-	editPasses     []int // distinct passes with an edit, ascending
-	severities     []valueAt[string]
-	confidences    []valueAt[float64]
+	// ReRaised: the add re-raised a finding deleted before it (same unit,
+	// same normalised text).
+	ReRaised    bool
+	editPasses  []int // distinct passes with an edit, ascending
+	severities  []valueAt[string]
+	confidences []valueAt[float64]
 }
 
 func (f *Finding) editedIn(pass int) bool {
@@ -90,15 +105,27 @@ type UnitCounts struct {
 
 // PassStats is what one pass's records did.
 type PassStats struct {
-	Ops     OpCounts
-	Units   UnitCounts
-	Thrash  int // revising records that undo the previous pass (spec §5)
-	voices  uint8
-	Records int
+	Ops   OpCounts
+	Units UnitCounts
+	// Thrash counts the records that undo a revision of the previous pass
+	// (SPEC §7): an edit of a finding edited in k−1, a change back to a
+	// value held before a k−1 change, a delete of a finding re-raised in
+	// k−1, and an add re-raising a finding deleted in k−1.
+	Thrash int
+	// ReAdds counts the adds that re-raise a finding deleted in k−1.
+	ReAdds int
+	// Falsified counts deletes of findings added in k−1 (not re-raised):
+	// the Skeptic's falsification, which is convergence, never thrash.
+	Falsified int
+	voices    uint8
+	Records   int
 }
 
 // Revising counts the pass's finding edit + change + delete.
 func (p *PassStats) Revising() int { return p.Ops.Edit + p.Ops.Change + p.Ops.Delete }
+
+// ThrashBase is thrash's denominator: revising records plus re-raising adds.
+func (p *PassStats) ThrashBase() int { return p.Revising() + p.ReAdds }
 
 // DeltaVoices counts distinct voices on the pass's records.
 func (p *PassStats) DeltaVoices() int { return bits.OnesCount8(p.voices) }
@@ -204,6 +231,17 @@ func (st *State) Pass(pass int) *PassStats {
 		return p
 	}
 	return &PassStats{}
+}
+
+// Passes lists the passes that have records, ascending: with Pass, the
+// per-pass facts a reader of the ledger walks.
+func (st *State) Passes() []int {
+	out := make([]int, 0, len(st.passes))
+	for k := range st.passes {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
 }
 
 func (st *State) pass(pass int) *PassStats {
@@ -387,6 +425,19 @@ func (st *State) applyFinding(r *ledger.Record, ps *PassStats) {
 		}
 		if u := st.units.get(r.UnitID); u != nil {
 			u.Graded = true
+			if len(u.retracted) > 0 {
+				text := normaliseText(f.Text)
+				for i := len(u.retracted) - 1; i >= 0; i-- {
+					if u.retracted[i].text == text {
+						f.ReRaised = true
+						if u.retracted[i].pass == k-1 {
+							ps.ReAdds++
+							ps.Thrash++
+						}
+						break
+					}
+				}
+			}
 		}
 		ps.Ops.Add++
 		return
@@ -438,11 +489,83 @@ func (st *State) applyFinding(r *ledger.Record, ps *PassStats) {
 	case ledger.OpDelete:
 		ps.Ops.Delete++
 		if f.AddedPass == k-1 {
-			ps.Thrash++
+			if f.ReRaised {
+				ps.Thrash++ // it was deleted, re-raised in k−1, and deleted again
+			} else {
+				ps.Falsified++ // a pass-(k−1) claim falsified: not thrash
+			}
 		}
 		f.Live = false
 		st.Live--
+		if u := st.units.get(f.UnitID); u != nil {
+			u.retracted = append(u.retracted, retraction{text: normaliseText(f.Text), pass: k})
+		}
 	}
+}
+
+// normaliseText is a finding's text for "the same finding": lower case and
+// every run of white space made one space, trimmed. Text that is already
+// so (plain ASCII, as most is) comes back as itself, without allocating.
+func normaliseText(s string) string {
+	normal := true
+	for i := 0; i < len(s) && normal; i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80, c >= 'A' && c <= 'Z', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			normal = false
+		case c == ' ':
+			normal = i > 0 && i < len(s)-1 && s[i+1] != ' '
+		}
+	}
+	if normal {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// PathsOnDisk lists the paths u ever carried that exist under root, tested
+// with lstat (a dangling symlink exists) on the name's exact bytes.
+func (u *Unit) PathsOnDisk(root string) []string {
+	var present []string
+	for _, p := range uniq(u.Paths) {
+		raw, err := ledger.DecodeName(p)
+		if err != nil {
+			raw = p
+		}
+		full := filepath.FromSlash(raw)
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(root, full)
+		}
+		if _, err := os.Lstat(full); err == nil {
+			present = append(present, p)
+		}
+	}
+	return present
+}
+
+// PhantomOnDisk is a phantom-deleted unit one of whose paths exists again.
+type PhantomOnDisk struct {
+	Unit  string   `json:"unit"`
+	Paths []string `json:"paths"`
+}
+
+// ReverifyPhantoms checks every phantom delete against the disk again (a
+// phantom holds only while none of the unit's paths exists) and puts a unit
+// whose phantom no longer holds back into the coverage denominator. It
+// returns how many phantoms it checked and those that failed.
+func (st *State) ReverifyPhantoms(root string) (checked int, failed []PhantomOnDisk) {
+	failed = []PhantomOnDisk{}
+	for _, u := range st.Units {
+		if !u.Phantom {
+			continue
+		}
+		checked++
+		if present := u.PathsOnDisk(root); len(present) > 0 {
+			u.Phantom = false
+			failed = append(failed, PhantomOnDisk{Unit: u.ID, Paths: present})
+		}
+	}
+	return checked, failed
 }
 
 // revertsPrevious reports whether setting a field to v in pass k changes it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/ponder/ledger"
 	"github.com/laserkit/laserkit/ponder/scan"
@@ -22,30 +23,41 @@ type UnitsOptions struct {
 
 // UnitsResult is what units reports.
 type UnitsResult struct {
-	Slug     string   `json:"slug"`
-	Source   string   `json:"source"` // scan | list
-	ScanRoot *string  `json:"scanRoot"`
-	Method   *string  `json:"method"`  // git | walk; null without a scan
-	Scanned  *int     `json:"scanned"` // files the scan found; null without a scan
-	Units    int      `json:"units"`
-	Missing  []string `json:"missing"` // --strict-scope omissions ([] when none)
+	Slug     string  `json:"slug"`
+	Source   string  `json:"source"` // scan | list
+	From     *string `json:"from"`   // the list's name (a file, "-", or the agent's units.json); null for a scan
+	ScanRoot *string `json:"scanRoot"`
+	Method   *string `json:"method"`  // git | walk; null without a scan
+	Scanned  *int    `json:"scanned"` // files the scan found; null without a scan
+	Units    int     `json:"units"`
+	// Missing are the files on disk under the scan root that the list
+	// omits (stored names); --strict-scope refuses the list instead.
+	Missing []string `json:"missing"`
 }
 
-// listedUnit is one entry of an agent's --from list.
+// listedUnit is one entry of an agent's list: a name in stored form.
 type listedUnit struct {
 	Path string `json:"path"`
 	Kind string `json:"kind"`
 }
 
 // parseUnitList reads an agent's unit list: a JSON array of paths or of
-// {path, kind}, or {"units": [...]} (a units.json), or plain text with one
-// path per line.
+// {path, kind}, or {"units": [...]} (a units.json), with names in stored
+// form (ledger.EncodeName); or plain text with one file name per line, as
+// bytes. A UTF-8 byte order mark is accepted.
 func parseUnitList(data []byte) ([]listedUnit, error) {
+	data = trimBOM(data)
 	t := bytes.TrimSpace(data)
 	if len(t) == 0 {
 		return nil, fmt.Errorf("the list is empty")
 	}
 	var raw []json.RawMessage
+	switch t[0] {
+	case '{', '[':
+		if !utf8.Valid(t) {
+			return nil, fmt.Errorf(`a JSON list must be UTF-8: write a name that is not UTF-8 in ponder's quoted form ("\"caf\\xe9.go\""), or give a plain list, one name a line`)
+		}
+	}
 	switch t[0] {
 	case '{':
 		var doc struct {
@@ -63,7 +75,7 @@ func parseUnitList(data []byte) ([]listedUnit, error) {
 		var out []listedUnit
 		for _, l := range strings.Split(string(data), "\n") {
 			if l = strings.TrimRight(l, "\r"); strings.TrimSpace(l) != "" {
-				out = append(out, listedUnit{Path: l})
+				out = append(out, listedUnit{Path: ledger.EncodeName(l)})
 			}
 		}
 		return out, nil
@@ -82,13 +94,20 @@ func parseUnitList(data []byte) ([]listedUnit, error) {
 	return out, nil
 }
 
-// Units seeds the session's inventory, once.
+// trimBOM drops a leading UTF-8 byte order mark.
+func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) }
+
+// Units seeds the session's inventory, once. The scope is what is on disk
+// under --scan (the paper's "disk-anchored" gate); the agent's own list
+// comes from --from or, as in the paper, from a units.json the agent wrote
+// into the unseeded session. With a list and a scan the files the list
+// omits are reported, and --strict-scope refuses the list instead.
 func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 	if o.Scan == "" && o.FromName == "" {
 		return nil, usageErr("units needs --scan <dir> or --from FILE|-")
 	}
-	if o.StrictScope && (o.Scan == "" || o.FromName == "") {
-		return nil, usageErr("--strict-scope checks an agent's --from list against --scan <dir>: give both")
+	if o.StrictScope && o.Scan == "" {
+		return nil, usageErr("--strict-scope checks the inventory against the files on disk under --scan <dir>: give --scan")
 	}
 	var listed []listedUnit
 	if o.FromName != "" {
@@ -111,6 +130,21 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 	}
 	if st.Seeded {
 		return nil, stateErr(nil, "units refused: session %s is already seeded with %d unit(s); change the inventory with unit-add, unit-edit and unit-delete deltas", h.slug, len(st.Units))
+	}
+	fromName := o.FromName
+	if fromName == "" {
+		// The paper's form: the agent wrote its own units.json, and `units
+		// --scan <dir> [--strict-scope]` checks it against the disk. An
+		// unseeded session has no units.json of ponder's making.
+		agentList := filepath.Join(h.dir, unitsFile)
+		if data, err := readFileIfExists(agentList); err != nil {
+			return nil, err
+		} else if data != nil {
+			if listed, err = parseUnitList(data); err != nil {
+				return nil, usageErr("%s (the agent's own list): %v", agentList, err)
+			}
+			fromName = agentList
+		}
 	}
 	res := &UnitsResult{Slug: h.slug, Missing: []string{}}
 	var scanned *scan.Result
@@ -145,8 +179,8 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 		seen[p] = true
 		recs = append(recs, ledger.Record{Type: ledger.UnitSeed, UnitID: unitID(len(recs) + 1), Path: p, Kind: kind})
 	}
-	if o.FromName != "" {
-		res.Source = "list"
+	if fromName != "" {
+		res.Source, res.From = "list", &fromName
 		var bad []string
 		for i, u := range listed {
 			p, err := cleanUnitPath(u.Path)
@@ -160,29 +194,32 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 			}
 		}
 		if len(bad) > 0 {
-			return nil, &Error{Code: ExitUsage, Kind: "usage", Message: "--from " + o.FromName + " is not a usable unit list", Details: bad}
+			return nil, &Error{Code: ExitUsage, Kind: "usage", Message: fromName + " is not a usable unit list", Details: bad}
 		}
-		if o.StrictScope {
+		if scanned != nil {
 			for _, p := range scanned.Paths {
-				if !seen[p] {
-					res.Missing = append(res.Missing, p)
+				if name := ledger.EncodeName(p); !seen[name] {
+					res.Missing = append(res.Missing, name)
 				}
 			}
-			if len(res.Missing) > 0 {
-				return nil, stateErr(res.Missing, "--strict-scope: the list omits %d file(s) on disk under %s; nothing was seeded", len(res.Missing), o.Scan)
-			}
+		}
+		if o.StrictScope && len(res.Missing) > 0 {
+			return nil, stateErr(res.Missing, "--strict-scope: the list omits %d file(s) on disk under %s; nothing was seeded", len(res.Missing), o.Scan)
+		}
+		if len(res.Missing) > 0 {
+			e.Warn(fmt.Sprintf("the list omits %d file(s) on disk under %s (listed in \"missing\"); --strict-scope would refuse it", len(res.Missing), o.Scan))
 		}
 	} else {
 		res.Source = "scan"
 		for _, p := range scanned.Paths {
-			add(p, "file")
+			add(ledger.EncodeName(p), "file")
 		}
 	}
 	if len(recs) == 0 {
 		return nil, stateErr(nil, "units refused: nothing to seed (the scope is empty)")
 	}
-	// scanRoot first: a crash before the append leaves an unseeded session
-	// that a second units simply re-scans.
+	// scanRoot first: a failure before the append leaves an unseeded
+	// session that a second units simply re-scans.
 	if err := h.save(); err != nil {
 		return nil, err
 	}
@@ -192,9 +229,49 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 	for i := range recs {
 		st.apply(&recs[i])
 	}
+	res.Units = len(recs)
 	if err := h.writeUnits(st); err != nil {
+		return res, viewErr(err)
+	}
+	return res, nil
+}
+
+// UnitEntry is one unit in units --list.
+type UnitEntry struct {
+	ID      string   `json:"id"`
+	Path    string   `json:"path"` // current path, stored form
+	Paths   []string `json:"paths"`
+	Kind    string   `json:"kind"`
+	Graded  bool     `json:"graded"`
+	Grade   *string  `json:"grade"`
+	Deleted bool     `json:"deleted"`
+	Phantom bool     `json:"phantom"`
+	Counted bool     `json:"counted"`
+}
+
+// UnitListResult is what units --list reports.
+type UnitListResult struct {
+	Slug     string      `json:"slug"`
+	ScanRoot *string     `json:"scanRoot"`
+	Coverage Coverage    `json:"coverage"`
+	Units    []UnitEntry `json:"units"`
+}
+
+// UnitList lists the inventory — the way from a unit id to its path and
+// back — without changing anything.
+func (e *Engine) UnitList(slug string) (*UnitListResult, error) {
+	h, err := e.open(slug, false)
+	if err != nil {
 		return nil, err
 	}
-	res.Units = len(recs)
+	st, _, err := h.state()
+	if err != nil {
+		return nil, err
+	}
+	res := &UnitListResult{Slug: h.slug, ScanRoot: h.s.ScanRoot, Coverage: coverageOf(st), Units: make([]UnitEntry, 0, len(st.Units))}
+	for _, u := range st.Units {
+		res.Units = append(res.Units, UnitEntry{ID: u.ID, Path: u.Path(), Paths: uniq(u.Paths), Kind: u.Kind, Graded: u.Graded,
+			Grade: u.Grade, Deleted: u.Deleted, Phantom: u.Phantom, Counted: u.Counted()})
+	}
 	return res, nil
 }

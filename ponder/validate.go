@@ -2,10 +2,10 @@ package ponder
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/laserkit/laserkit/ponder/ledger"
@@ -24,15 +24,29 @@ var allowedFields = map[string][]string{
 	ledger.OpDelete:   {"type", "voice", "op", "findingId", "reason"},
 }
 
-// cleanUnitPath normalises a unit path and refuses one that is absolute or
-// climbs out of the scan root.
+// cleanUnitPath normalises a unit path given in stored form (ledger.
+// EncodeName) and returns it in stored form; see cleanRawPath.
 func cleanUnitPath(p string) (string, error) {
+	raw, err := ledger.DecodeName(p)
+	if err != nil {
+		return "", err
+	}
+	c, err := cleanRawPath(raw)
+	if err != nil {
+		return "", err
+	}
+	return ledger.EncodeName(c), nil
+}
+
+// cleanRawPath normalises a file name as bytes and refuses one that is
+// absolute or climbs out of the scan root.
+func cleanRawPath(p string) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("the path is empty")
 	}
 	c := path.Clean(p)
 	if c == "." || c == ".." || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "../") || filepath.IsAbs(p) {
-		return "", fmt.Errorf("path %q must be relative to the scan root and stay inside it", p)
+		return "", fmt.Errorf("path %s must be relative to the scan root and stay inside it", strconv.Quote(p))
 	}
 	return c, nil
 }
@@ -195,17 +209,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 	// (including edits earlier in this batch).
 	for _, i := range phantoms {
 		u := st.units.get(ds[i].UnitID)
-		var present []string
-		for _, p := range uniq(u.Paths) {
-			full := filepath.FromSlash(p)
-			if !filepath.IsAbs(full) {
-				full = filepath.Join(diskRoot, full)
-			}
-			if _, err := os.Lstat(full); err == nil {
-				present = append(present, p)
-			}
-		}
-		if len(present) > 0 {
+		if present := u.PathsOnDisk(diskRoot); len(present) > 0 {
 			viol = append(viol, ledger.Violation{Record: i + 1, Line: ds[i].Line, Message: fmt.Sprintf(
 				"phantom delete of %s rejected: it carried %d path(s) and %s still exist(s) on disk (checked with lstat under %s)",
 				u.ID, len(uniq(u.Paths)), strings.Join(present, ", "), diskRoot)})

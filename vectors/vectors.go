@@ -24,6 +24,10 @@ type Kind struct {
 	// Emit, when set, replaces the default emitter (which writes
 	// {"kind","cases":[{"in","out"}]}) for kinds with a different layout.
 	Emit func(f *File) (any, error)
+	// Strict compares objects key for key: our output may not carry keys
+	// the expected one lacks. Otherwise extra keys are ignored, so older
+	// files with fewer fields still run.
+	Strict bool
 }
 
 // Outcome is what our implementation said for one case.
@@ -42,6 +46,8 @@ type File struct {
 	Source string          `json:"source,omitempty"`
 	Cases  []Case          `json:"cases"`
 	Raw    json.RawMessage `json:"-"`
+
+	inferred bool // no "kind" field: read as drift for its "vectors"
 }
 
 // Case is one input and, in a vector file, its expected output.
@@ -101,7 +107,7 @@ func Decode(data []byte) (*File, error) {
 	case head.Kind != nil:
 		f.Kind = *head.Kind
 	case head.Vectors != nil:
-		f.Kind = "drift"
+		f.Kind, f.inferred = "drift", true
 	default:
 		return nil, errors.New(`not a vector file: no "kind" field (and no "vectors" list to read it as drift)`)
 	}
@@ -155,7 +161,7 @@ func Check(data []byte) (*Report, error) {
 			r.Failures = append(r.Failures, Failure{Label: o.Label, In: compact(o.In), Expected: "(no \"out\" in the vector)", Actual: render(o.Got, o.Err)})
 			continue
 		}
-		if o.Err == nil && matches(o.Want, o.Got) {
+		if o.Err == nil && matchesMode(o.Want, o.Got, k.Strict) {
 			r.Passed++
 			continue
 		}
@@ -173,7 +179,12 @@ func Emit(kind string, data []byte) ([]byte, error) {
 	}
 	var f *File
 	if probe, err := Decode(data); err == nil {
-		if probe.Kind != kind {
+		switch {
+		case probe.inferred:
+			// {"vectors": [...]} without a kind: inputs for any kind of
+			// that layout.
+			probe.Kind = kind
+		case probe.Kind != kind:
 			return nil, fmt.Errorf("input is a %q vector file, not %q", probe.Kind, kind)
 		}
 		f = probe
@@ -235,7 +246,11 @@ func Marshal(v any) ([]byte, error) {
 
 // matches reports whether got, rendered as JSON, agrees with want on every
 // field want has. Arrays must match element by element and in length.
-func matches(want json.RawMessage, got any) bool {
+func matches(want json.RawMessage, got any) bool { return matchesMode(want, got, false) }
+
+// matchesMode is matches, and with strict also requires every object of got
+// to have no key want's lacks.
+func matchesMode(want json.RawMessage, got any, strict bool) bool {
 	var w, g any
 	if err := decodeNumbers(want, &w); err != nil {
 		return false
@@ -247,7 +262,7 @@ func matches(want json.RawMessage, got any) bool {
 	if err := decodeNumbers(gb, &g); err != nil {
 		return false
 	}
-	return subset(w, g)
+	return subset(w, g, strict)
 }
 
 func decodeNumbers(data []byte, v any) error {
@@ -256,16 +271,16 @@ func decodeNumbers(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-func subset(want, got any) bool {
+func subset(want, got any, strict bool) bool {
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
-		if !ok {
+		if !ok || (strict && len(g) != len(w)) {
 			return false
 		}
 		for k, wv := range w {
 			gv, present := g[k]
-			if !present || !subset(wv, gv) {
+			if !present || !subset(wv, gv, strict) {
 				return false
 			}
 		}
@@ -276,7 +291,7 @@ func subset(want, got any) bool {
 			return false
 		}
 		for i := range w {
-			if !subset(w[i], g[i]) {
+			if !subset(w[i], g[i], strict) {
 				return false
 			}
 		}

@@ -2,7 +2,10 @@ package vectors
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +22,8 @@ const upstreamDir = "../../shared/vectors/upstream"
 var upstreamCopies = map[string]string{
 	"drift-vectors.json":           "drift-upstream-0.53.0.json",
 	"sdk-0.4.2-drift-vectors.json": "drift-upstream-sdk-0.4.2.json",
+	"supercode-vectors.json":       "supercode-upstream-0.53.0.json",
+	"drift-full-vectors.json":      "drift-full-upstream-0.53.0.json",
 }
 
 func checkFile(t *testing.T, name string, data []byte) int {
@@ -51,7 +56,7 @@ func TestShippedVectors(t *testing.T) {
 // The reference's own files pass as published, and our copies hold exactly
 // their vectors (only the kind and provenance fields were added).
 func TestUpstreamDriftVectors(t *testing.T) {
-	want := map[string]int{"drift-vectors.json": 69, "sdk-0.4.2-drift-vectors.json": 37}
+	want := map[string]int{"drift-vectors.json": 69, "sdk-0.4.2-drift-vectors.json": 37, "supercode-vectors.json": 150, "drift-full-vectors.json": 200}
 	for up, local := range upstreamCopies {
 		copyData, err := os.ReadFile(local)
 		if err != nil {
@@ -61,7 +66,7 @@ func TestUpstreamDriftVectors(t *testing.T) {
 			t.Errorf("%s: %d steps passed, want all %d", local, n, want[up])
 		}
 		var prov struct {
-			Upstream struct{ Repo, Path, Commit string }
+			Upstream struct{ Repo, Path, Commit, SHA256 string }
 		}
 		if err := json.Unmarshal(copyData, &prov); err != nil || prov.Upstream.Repo == "" || prov.Upstream.Path == "" || len(prov.Upstream.Commit) != 40 {
 			t.Errorf("%s does not record its upstream repo, path and commit: %+v", local, prov.Upstream)
@@ -73,6 +78,9 @@ func TestUpstreamDriftVectors(t *testing.T) {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(orig); prov.Upstream.SHA256 != "" && prov.Upstream.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s records sha256 %s, but %s hashes to %x", local, prov.Upstream.SHA256, up, sum)
 		}
 		if n := checkFile(t, up, orig); n != want[up] {
 			t.Errorf("%s: %d steps passed, want all %d", up, n, want[up])
@@ -103,7 +111,7 @@ func TestEveryKindHasVectors(t *testing.T) {
 			t.Errorf("%s has no source", f.Name)
 		}
 	}
-	for _, k := range []string{"drift", "normalise", "laserscore", "ceiling", "collisions", "phronesis"} {
+	for _, k := range []string{"drift", "normalise", "laserscore", "ceiling", "collisions", "phronesis", "supercode", "drift-full"} {
 		if !have[k] {
 			t.Errorf("no shipped vectors of kind %s", k)
 		}
@@ -163,5 +171,53 @@ func TestEmitRoundTrip(t *testing.T) {
 		if n := checkFile(t, "emitted "+name, out); n == 0 {
 			t.Errorf("emitted %s has no cases", name)
 		}
+	}
+}
+
+// The reference-record kinds compare strictly: a context that carries a
+// key the reference's lacks (here "return", which it pops on recovery) is a
+// failure, as is one missing a key; and emit writes what check accepts.
+func TestSupercodeVectorsStrictAndEmit(t *testing.T) {
+	data, err := os.ReadFile("supercode-upstream-0.53.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	vecs := doc["vectors"].([]any)
+	dropped := -1
+	for i, v := range vecs {
+		out := v.(map[string]any)["out"].(map[string]any)
+		ctxs, ok := out["contexts"].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, c := range ctxs {
+			if _, has := c.(map[string]any)["return"]; has {
+				delete(c.(map[string]any), "return")
+				dropped = i
+				break
+			}
+		}
+		if dropped >= 0 {
+			break
+		}
+	}
+	bad, _ := json.Marshal(doc)
+	r, err := Check(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Failures) != 1 || r.Failures[0].Label != fmt.Sprintf("seq %d", int(vecs[dropped].(map[string]any)["seq"].(float64))) {
+		t.Errorf("a context without its return: failures %v", r.Failures)
+	}
+	out, err := Emit("supercode", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := checkFile(t, "emitted supercode", out); n != 150 {
+		t.Errorf("emitted supercode file: %d passed", n)
 	}
 }

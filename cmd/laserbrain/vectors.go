@@ -86,9 +86,10 @@ func newVectorsEmitCmd(streams *cli.IOStreams) *cobra.Command {
 		Use:   "emit --kind KIND [--in FILE]",
 		Short: "Write our outputs for the given inputs, in the vector format",
 		Long: `emit reads inputs (a vector file of the kind, or {"cases":[{"in":...}]}, or for
-drift {"vectors":[{"steps":[{"in":...}]}]}) from --in or standard input and
-writes the same file with our outputs, so a port in another language can be
-compared with this implementation.`,
+drift {"vectors":[{"steps":[{"in":...}]}]}, or for supercode and drift-full
+{"vectors":[{"seq":N,"in":...}]}) from --in or standard input and writes the
+same file with our outputs, so a port in another language can be compared
+with this implementation.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var data []byte

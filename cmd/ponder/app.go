@@ -26,6 +26,9 @@ type app struct {
 	json    bool   // --json
 	bridge  *oca.Bridge
 	engine  *ponder.Engine
+	cwd     string // the working directory; the engine's root may be above it
+	// reported is set once a command has printed its error itself.
+	reported bool
 }
 
 func newApp(streams *cli.IOStreams) *app { return &app{streams: streams} }
@@ -35,10 +38,14 @@ func (a *app) eng() (*ponder.Engine, error) {
 	if a.engine != nil {
 		return a.engine, nil
 	}
-	root, err := os.Getwd()
+	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
+	// Like git: a command run in a subdirectory works on the enclosing
+	// project's .ponder rather than starting a second one.
+	a.cwd = cwd
+	root := ponder.FindRoot(cwd)
 	a.bridge = oca.New(oca.Config{Connect: connector, Stderr: a.streams.ErrOut, Now: clock})
 	e := ponder.New(root, a.bridge)
 	e.Now = clock
@@ -75,28 +82,41 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	if err == nil {
 		return nil
 	}
-	var (
-		pe    *ponder.Error
-		usage *cli.UsageError
-	)
-	switch {
-	case errors.As(err, &pe):
-	case errors.As(err, &usage):
-		pe = &ponder.Error{Code: ponder.ExitUsage, Kind: "usage", Message: usage.Error(), Details: []string{}}
-	default:
-		pe = &ponder.Error{Code: 1, Kind: "error", Message: err.Error(), Details: []string{}}
-	}
+	a.reported = true
+	pe := errorObject(err)
 	if a.json && isNil {
 		_ = emitJSON(a.streams.Out, map[string]any{"error": pe})
 	}
-	fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", pe.Message)
-	for _, d := range pe.Details {
-		fmt.Fprintf(a.streams.ErrOut, "  %s\n", d)
+	fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", term(pe.Message))
+	for _, d := range capped(pe.Details) {
+		fmt.Fprintf(a.streams.ErrOut, "  %s\n", term(d))
 	}
-	if usage != nil {
+	if cli.IsUsage(err) {
 		fmt.Fprintln(a.streams.ErrOut, "Run 'ponder --help' for usage.")
 	}
 	return cli.SilentExit(pe.Code)
+}
+
+// errorObject is err as the error object --json prints: the engine's own
+// refusal, else a usage mistake (exit 1), else an exit code's kind.
+func errorObject(err error) *ponder.Error {
+	var (
+		pe   *ponder.Error
+		exit *cli.ExitError
+	)
+	switch {
+	case errors.As(err, &pe):
+		return pe
+	case cli.IsUsage(err):
+		return &ponder.Error{Code: ponder.ExitUsage, Kind: "usage", Message: err.Error(), Details: []string{}}
+	case errors.As(err, &exit):
+		kind := map[int]string{ponder.ExitState: "stateError", ponder.ExitOCA: "ocaRequired"}[exit.Code]
+		if kind == "" {
+			kind = "error"
+		}
+		return &ponder.Error{Code: exit.Code, Kind: kind, Message: err.Error(), Details: []string{}}
+	}
+	return &ponder.Error{Code: 1, Kind: "error", Message: err.Error(), Details: []string{}}
 }
 
 // isNilResult treats a typed nil pointer as no result.

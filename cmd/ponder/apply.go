@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,12 @@ prints the same plan at any time and changes nothing.`,
 			}
 			res, err := e.Apply(a.slug, dryRun)
 			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprint(w, res.Plan)
+				for _, line := range strings.SplitAfter(res.Plan, "\n") {
+					fmt.Fprint(w, term(strings.TrimSuffix(line, "\n")))
+					if strings.HasSuffix(line, "\n") {
+						fmt.Fprintln(w)
+					}
+				}
 				if res.PlanPath != nil {
 					fmt.Fprintf(w, "\nwrote %s; session %s is %s\n", *res.PlanPath, res.Slug, res.Status)
 				}

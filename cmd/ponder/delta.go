@@ -23,7 +23,15 @@ func newDeltaCmd(a *app) *cobra.Command {
   {"type":"unit-delete","unitId":"u0001","phantom":true}
 Each voice may only perform its own operation (dreamer add, builder edit,
 empath change, skeptic delete). Any violation rejects the whole batch (exit 2)
-and every violation is listed; the ledger is then unchanged.`,
+and every violation is listed; the ledger is then unchanged.
+
+confidence is in [0,1]. A live finding below the session's confidence floor
+(0.5 unless session.json's confidenceFloorValue says otherwise) blocks
+convergence: judge counts it as confidenceFloor and Rule 6 needs 0. Raise it
+(empath change) or retract it (skeptic delete).
+
+Paths are names as units.json stores them: a name that is not UTF-8 is
+written Go-quoted, "\"caf\\xe9.go\"" in JSON (see ponder/SPEC.md).`,
 		Args: cli.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := "-"

@@ -30,7 +30,7 @@ itself through the probe. It changes nothing.`,
 					if c.Problem {
 						mark = "PROBLEM"
 					}
-					fmt.Fprintf(w, "%s %-10s %s\n", mark, c.Name, c.Detail)
+					fmt.Fprintf(w, "%s %-10s %s\n", mark, c.Name, term(c.Detail))
 				}
 			})
 		},

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -13,13 +15,30 @@ import (
 func newGradeCmd(a *app) *cobra.Command {
 	var label string
 	cmd := &cobra.Command{
-		Use:   "grade <unit-id>… [--grade LABEL]",
+		Use:   "grade <unit-id|path|->… [--grade LABEL]",
 		Short: "Mark units graded (inspected), deleted ones included",
-		Long: `grade appends unit-grade records. A unit is graded once it has one, or once a
-finding was added on it; coverage counts graded units over U_live ∪
+		Long: `grade appends unit-grade records. Name a unit by its id (u0001) or by its
+path as units.json stores it (ponder units --list shows both); - reads ids
+and paths from stdin, one a line. A unit is graded once it has a grade, or
+once a finding was added on it; coverage counts graded units over U_live ∪
 U_ungraded-deleted.`,
 		Args: cli.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var units []string
+			for _, arg := range args {
+				if arg != "-" {
+					units = append(units, arg)
+					continue
+				}
+				data, err := a.readInput("-")
+				if err != nil {
+					return a.finish(nil, err, nil)
+				}
+				units = append(units, inputLines(data)...)
+			}
+			if len(units) == 0 {
+				return a.finish(nil, cli.Usagef("grade: stdin named no unit"), nil)
+			}
 			e, err := a.eng()
 			if err != nil {
 				return a.finish(nil, err, nil)
@@ -28,12 +47,27 @@ U_ungraded-deleted.`,
 			if cmd.Flags().Changed("grade") {
 				lp = &label
 			}
-			res, err := e.Grade(a.slug, args, lp)
+			res, err := e.Grade(a.slug, units, lp)
 			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "graded %s; coverage %d/%d\n", strings.Join(res.Graded, " "), res.Coverage.Graded, res.Coverage.Counted)
+				fmt.Fprintf(w, "graded %s; coverage %d/%d\n", joinCapped(res.Graded, " "), res.Coverage.Graded, res.Coverage.Counted)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&label, "grade", "", "a label for the grade (e.g. clean)")
 	return cmd
+}
+
+// inputLines are the non-blank lines of data, as they are (a name may
+// begin or end with a space); a byte order mark and line-ending CRs are
+// dropped.
+func inputLines(data []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		if l := strings.TrimSuffix(sc.Text(), "\r"); strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }

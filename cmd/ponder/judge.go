@@ -32,7 +32,7 @@ The verdict is advice; decide acts on it. judge may be re-run until decide.`,
 
 func printJudgement(w io.Writer, j *ponder.Judgement) {
 	m := j.Metrics
-	fmt.Fprintf(w, "pass %d: %s (%s) — %s\n", j.Pass, j.Verdict, j.Rule, j.Reason)
+	fmt.Fprintf(w, "pass %d: %s (%s) — %s\n", j.Pass, j.Verdict, j.Rule, term(j.Reason))
 	fmt.Fprintf(w, "  coverage %s (%d/%d)  churn %s  novelty %s  thrash %s\n", fnum(&m.Coverage), m.Graded, m.Counted, fnum(m.Churn), fnum(m.Novelty), fnum(m.Thrash))
 	fmt.Fprintf(w, "  voices %d  deltaVoices %d  confidenceFloor %d  surprise %s  live %d\n", m.Voices, m.DeltaVoices, m.ConfidenceFloor, fnum(m.Surprise), m.Live)
 	fmt.Fprintf(w, "  ops: add %d, edit %d, change %d, delete %d\n", m.Ops.Add, m.Ops.Edit, m.Ops.Change, m.Ops.Delete)

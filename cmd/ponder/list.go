@@ -29,7 +29,7 @@ func newListCmd(a *app) *cobra.Command {
 					if s.Current {
 						mark = "*"
 					}
-					fmt.Fprintf(w, "%s %-28s %-9s pass %-2d %s\n", mark, s.Slug, s.Status, s.Pass, s.Subject)
+					fmt.Fprintf(w, "%s %-28s %-9s pass %-2d %s\n", mark, s.Slug, s.Status, s.Pass, term(s.Subject))
 				}
 			})
 		},

@@ -169,7 +169,11 @@ func (o *ocaOptions) resolveSlug() error {
 	if o.slug != "" {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(".ponder", "current"))
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(ponder.FindRoot(cwd), ".ponder", "current"))
 	if errors.Is(err, os.ErrNotExist) {
 		return cli.Usagef("no --slug and no current session (.ponder/current)")
 	}

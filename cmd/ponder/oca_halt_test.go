@@ -215,6 +215,8 @@ func TestOCAStoppedMidSession(t *testing.T) {
 		on.refused(t, onJudge, "judge")
 		on.refused(t, onStop, "decide", "stop")
 		on.refused(t, onApply, "apply")
+		// metacognize writes an OCA row too: every row or exit 3 (seed 001).
+		on.refused(t, onDelib, "metacognize", "--type", "thrash", "--description", "flips")
 		// decide continue is local: the refused stop did not block it.
 		on.local(t, "decide", "continue", "--slug", onStop)
 	})
@@ -236,6 +238,7 @@ func TestOCAStoppedMidSession(t *testing.T) {
 		on.ok(t, "on", "delta", "--slug", onDelib, "pass2.jsonl")
 		on.judge(t, onDelib, "nothing-pending", "opened")
 		on.judge(t, onJudge, "nothing-pending", "opened")
+		on.ok(t, "on", "predict", "--slug", onStop, "--churn", "0.2")
 		on.ok(t, "on", voices("deliberate", "--slug", onStop)...)
 		on.judge(t, onStop, "closed", "opened") // closes the forecast pass 2 made before the halt
 		for _, slug := range []string{onDelib, onJudge, onStop} {

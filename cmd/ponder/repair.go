@@ -13,10 +13,12 @@ func newRepairCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "repair",
 		Short: "Recover a ledger whose last batch was torn by a crash",
-		Long: `repair moves an unfinished last batch of ledger.jsonl, byte for byte, to
-ledger.torn-<time>.jsonl and cuts the ledger back to its last whole batch,
-then rebuilds units.json. Nothing is dropped silently: the moved bytes stay
-in the session directory. A ledger damaged in any other way is refused.`,
+		Long: `repair cuts an unfinished last batch off ledger.jsonl, in place (so it works
+on a full disk), then keeps the cut bytes in ledger.torn-<time>.jsonl — or,
+when even that cannot be written, prints them (base64). Only an append that
+was never acknowledged can be torn, so the hash chain of what remains is
+whole. units.json is rebuilt if it differs. A ledger damaged in any other way
+(corrupt, or tampered with) is refused and left alone.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -27,6 +29,11 @@ in the session directory. A ledger damaged in any other way is refused.`,
 			return a.finish(res, err, func(w io.Writer) {
 				if !res.Repaired {
 					fmt.Fprintf(w, "%s: the ledger is sound (%d records); nothing to repair\n", res.Slug, res.Records)
+					return
+				}
+				if res.MovedTo == nil {
+					fmt.Fprintf(w, "%s: cut the torn tail (%d bytes, %d whole line(s)); the ledger keeps %d records\n", res.Slug, res.RemovedBytes, res.RemovedRecords, res.Records)
+					fmt.Fprintf(w, "the cut bytes could not be kept in a file; here they are (base64):\n%s\n", *res.TailBase64)
 					return
 				}
 				fmt.Fprintf(w, "%s: moved the torn tail (%d bytes, %d whole line(s)) to %s; the ledger keeps %d records\n",

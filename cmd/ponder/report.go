@@ -28,7 +28,7 @@ func newReportCmd(a *app) *cobra.Command {
 }
 
 func printReport(w io.Writer, r *ponder.ReportResult) {
-	fmt.Fprintf(w, "%s: %q — %s at pass %d; coverage %d/%d\n\n", r.Slug, r.Subject, r.Status, r.Pass, r.Coverage.Graded, r.Coverage.Counted)
+	fmt.Fprintf(w, "%s: %s — %s at pass %d; coverage %d/%d\n\n", r.Slug, term(r.Subject), r.Status, r.Pass, r.Coverage.Graded, r.Coverage.Counted)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "pass\tverdict\trule\tcoverage\tchurn\tnovelty\tthrash\tvoices\tdeltaVoices\tfloor\tsurprise\tdecision")
 	for _, p := range r.Passes {
@@ -43,15 +43,15 @@ func printReport(w io.Writer, r *ponder.ReportResult) {
 	tw.Flush()
 	fmt.Fprintf(w, "\nlive findings (%d):\n", len(r.Findings))
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %-6s %s  %s %s (confidence %s): %s\n", f.Severity, f.ID, f.UnitID, f.Path, fnum(&f.Confidence), f.Text)
+		fmt.Fprintf(w, "  %-6s %s  %s %s (confidence %s): %s\n", f.Severity, f.ID, f.UnitID, term(f.Path), fnum(&f.Confidence), term(f.Text))
 		if f.Recommendation != nil && *f.Recommendation != "" {
-			fmt.Fprintf(w, "         recommendation: %s\n", *f.Recommendation)
+			fmt.Fprintf(w, "         recommendation: %s\n", term(*f.Recommendation))
 		}
 		if f.Evidence != nil && *f.Evidence != "" {
-			fmt.Fprintf(w, "         evidence: %s\n", *f.Evidence)
+			fmt.Fprintf(w, "         evidence: %s\n", term(*f.Evidence))
 		}
 	}
 	if len(r.Ungraded) > 0 {
-		fmt.Fprintf(w, "\nungraded units (%d): %v\n", len(r.Ungraded), r.Ungraded)
+		fmt.Fprintf(w, "\nungraded units (%d): %s\n", len(r.Ungraded), joinCapped(r.Ungraded, " "))
 	}
 }

@@ -44,9 +44,10 @@ func TestMain(m *testing.M) {
 // (ponder.md) or are derived by hand in the scripts' comments.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/script",
-		Setup: setupScript,
-		Cmds:  scriptCmds(nil),
+		Dir:       "testdata/script",
+		Setup:     setupScript,
+		Cmds:      scriptCmds(nil),
+		Condition: scriptCondition,
 	})
 }
 
@@ -71,6 +72,11 @@ func scriptCmds(extra map[string]func(ts *testscript.TestScript, neg bool, args 
 		"lines":     cmdLines,
 		"listener":  cmdListener,
 		"grepcount": cmdGrepCount,
+		"rawfile":   cmdRawFile,
+		"rawrm":     cmdRawRm,
+		"ledit":     cmdLedit,
+		"tmpfs":     cmdTmpfs,
+		"fill":      cmdFill,
 	}
 	for k, v := range extra {
 		cmds[k] = v
@@ -309,4 +315,126 @@ func cmdListener(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		ts.Fatalf("usage: listener start VAR | listener count N")
 	}
+}
+
+// scriptCondition knows [tmpfs]: a tiny tmpfs can be mounted here (root
+// and mount(2) allowed). Where it cannot, scripts skip — except under
+// CI=true, where the condition is an error: CI runs as root and must run
+// the disk-full scenario.
+func scriptCondition(cond string) (bool, error) {
+	if cond != "tmpfs" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	tmpfsOnce.Do(func() { tmpfsWhy = probeTmpfs() })
+	if tmpfsWhy == "" {
+		return true, nil
+	}
+	if os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("CI=true but a tiny tmpfs cannot be mounted: %s", tmpfsWhy)
+	}
+	fmt.Fprintf(os.Stderr, "ponder scripts: SKIPPING the disk-full scenario: %s\n", tmpfsWhy)
+	return false, nil
+}
+
+var (
+	tmpfsOnce sync.Once
+	tmpfsWhy  string // why a tmpfs cannot be mounted; "" when it can
+)
+
+// rawName reads a script argument as a Go string literal's body, so that
+// 'src/caf\xe9.go' names a file whose name is not UTF-8.
+func rawName(ts *testscript.TestScript, arg string) string {
+	s, err := strconv.Unquote(`"` + arg + `"`)
+	if err != nil {
+		ts.Fatalf("%q is not a Go string body: %v", arg, err)
+	}
+	return ts.MkAbs(s)
+}
+
+// rawfile NAME: create an empty file NAME (Go escapes allowed).
+func cmdRawFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: rawfile NAME")
+	}
+	p := rawName(ts, args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+	ts.Check(os.WriteFile(p, nil, 0o644))
+}
+
+// rawrm NAME: remove the file NAME (Go escapes allowed).
+func cmdRawRm(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: rawrm NAME")
+	}
+	ts.Check(os.Remove(rawName(ts, args[0])))
+}
+
+// ledit FILE OP N [ARGS]: tamper with line N (1-based) of FILE —
+//
+//	replace N OLD NEW   replace OLD by NEW in line N
+//	delete N            delete line N
+//	dup N               insert a copy of line N after it
+//	swap N M            swap lines N and M
+func cmdLedit(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 || neg {
+		ts.Fatalf("usage: ledit FILE replace|delete|dup|swap N [ARGS]")
+	}
+	p := ts.MkAbs(args[0])
+	data, err := os.ReadFile(p)
+	ts.Check(err)
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	if n < 1 || n > len(lines) {
+		ts.Fatalf("ledit: line %d of %d", n, len(lines))
+	}
+	i := n - 1
+	switch op := args[1]; {
+	case op == "replace" && len(args) == 5:
+		if !strings.Contains(lines[i], args[3]) {
+			ts.Fatalf("ledit: line %d has no %q", n, args[3])
+		}
+		lines[i] = strings.Replace(lines[i], args[3], args[4], 1)
+	case op == "delete" && len(args) == 3:
+		lines = append(lines[:i], lines[i+1:]...)
+	case op == "dup" && len(args) == 3:
+		lines = append(lines[:i+1], lines[i:]...)
+	case op == "swap" && len(args) == 4:
+		m, err := strconv.Atoi(args[3])
+		ts.Check(err)
+		lines[i], lines[m-1] = lines[m-1], lines[i]
+	default:
+		ts.Fatalf("usage: ledit FILE replace N OLD NEW | delete N | dup N | swap N M")
+	}
+	ts.Check(os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644))
+}
+
+// fill FILE [FREE]: write FILE until its file system is full, then, with
+// FREE, give back FREE bytes (a multiple of the page size on tmpfs) — so
+// that a small write fits and a larger one is cut short.
+func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 || neg {
+		ts.Fatalf("usage: fill FILE [FREE]")
+	}
+	p := ts.MkAbs(args[0])
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	ts.Check(err)
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+	ts.Check(f.Sync())
+	if len(args) == 2 {
+		free, err := strconv.ParseInt(args[1], 10, 64)
+		ts.Check(err)
+		info, err := f.Stat()
+		ts.Check(err)
+		ts.Check(f.Truncate(max(0, info.Size()-free)))
+	}
+	ts.Check(f.Close())
 }

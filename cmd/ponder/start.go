@@ -37,7 +37,7 @@ on the same subject; otherwise the probe's reason.`,
 	}
 	cmd.Flags().StringVar(&o.lens, "lens", "", "the lens of the audit (names the slug)")
 	cmd.Flags().StringVar(&o.project, "project", "", "project name (default: the git top-level directory's name)")
-	cmd.Flags().IntVar(&o.passes, "passes", ponder.DefaultPassBudget, "pass budget")
+	cmd.Flags().IntVar(&o.passes, "passes", ponder.DefaultPassBudget, "pass budget, at least 1")
 	return cmd
 }
 
@@ -46,16 +46,16 @@ func printStart(w io.Writer, r *ponder.StartResult) {
 	if r.Lens != nil {
 		lens = *r.Lens
 	}
-	fmt.Fprintf(w, "started %s: %q (lens %s, project %s, %d passes)\n", r.Slug, r.Subject, lens, r.Project, r.PassBudget)
+	fmt.Fprintf(w, "started %s: %q (lens %s, project %s, %d passes)\n", r.Slug, r.Subject, term(lens), term(r.Project), r.PassBudget)
 	if p := r.OCA.Probe; p != nil && !p.Reachable {
-		fmt.Fprintf(w, "OCA unusable (%s): %s — starting cold\n", p.Mode, p.Note)
+		fmt.Fprintf(w, "OCA unusable (%s): %s — starting cold\n", p.Mode, term(p.Note))
 	}
 	if len(r.OCA.PriorPondering) > 0 {
 		fmt.Fprintln(w, "Prior pondering:")
 		for _, ep := range r.OCA.PriorPondering {
-			fmt.Fprintf(w, "  %s  %s\n", ep.Timestamp.UTC().Format("2006-01-02"), ep.Content)
+			fmt.Fprintf(w, "  %s  %s\n", ep.Timestamp.UTC().Format("2006-01-02"), term(ep.Content))
 			if ep.ActualOutcome != nil {
-				fmt.Fprintf(w, "    outcome: %s\n", *ep.ActualOutcome)
+				fmt.Fprintf(w, "    outcome: %s\n", term(*ep.ActualOutcome))
 			}
 		}
 	}

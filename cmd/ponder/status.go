@@ -22,7 +22,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			}
 			res, err := e.Status(a.slug)
 			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "%s: %q — %s, pass %d of %d (%s)\n", res.Slug, res.Subject, res.Status, res.Pass, res.PassBudget, res.Phase)
+				fmt.Fprintf(w, "%s: %s — %s, pass %d of %d (%s)\n", res.Slug, term(res.Subject), res.Status, res.Pass, res.PassBudget, res.Phase)
 				fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Coverage.Graded, res.Coverage.Counted, res.Live, sval(res.LastVerdict))
 				if len(res.Next) > 0 {
 					fmt.Fprintf(w, "next: ponder %s\n", strings.Join(res.Next, " | ponder "))

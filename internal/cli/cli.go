@@ -101,10 +101,23 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 // Run executes root with args on streams and returns the exit code. It is the
 // single mapping from errors to exit codes for a binary.
 func Run(root *cobra.Command, args []string, streams *IOStreams, usageCode int) int {
+	return Code(root.Name(), Execute(root, args, streams), streams.ErrOut, usageCode)
+}
+
+// Execute runs root with args on streams, flag and argument mistakes turned
+// into *UsageError, and returns the error unprinted: for a binary that
+// reports some errors itself (as JSON, say) before Code maps it.
+func Execute(root *cobra.Command, args []string, streams *IOStreams) error {
 	prepare(root, streams)
 	root.SetArgs(args)
-	err := root.Execute()
-	return Code(root.Name(), err, streams.ErrOut, usageCode)
+	return root.Execute()
+}
+
+// IsUsage reports whether err is a usage mistake: a *UsageError or one of
+// the errors cobra builds for an unknown command or flag.
+func IsUsage(err error) bool {
+	var usage *UsageError
+	return errors.As(err, &usage) || isCobraUsage(err)
 }
 
 // Code maps err to an exit code, printing it to errOut as "name: message".
@@ -120,8 +133,7 @@ func Code(name string, err error, errOut io.Writer, usageCode int) int {
 		}
 		return exit.Code
 	}
-	var usage *UsageError
-	if errors.As(err, &usage) || isCobraUsage(err) {
+	if IsUsage(err) {
 		fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
 		fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", name)
 		return usageCode

@@ -59,15 +59,64 @@ func LockFile(path string, timeout time.Duration) (*Lock, error) {
 }
 
 // AppendSync appends data to path with one write and an fsync, creating the
-// file if needed. Callers hold the lock that serialises appenders.
+// file if needed. A write or fsync that fails (disk full, EIO) is undone:
+// the file is cut back to its previous length, so a failed append leaves no
+// partial tail. Callers hold the lock that serialises appenders.
 func AppendSync(path string, data []byte, perm os.FileMode) error {
+	_, err := AppendUndoable(path, data, perm)
+	return err
+}
+
+// Undo cuts a file back to the length it had before an append.
+type Undo func() error
+
+// AppendUndoable is AppendSync that also returns how to take the append
+// back, for a caller whose next step (a commit record elsewhere) can still
+// fail. The undo truncates in place and fsyncs; it needs no free space.
+func AppendUndoable(path string, data []byte, perm os.FileMode) (Undo, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	size := info.Size()
+	undo := func() error { return TruncateSync(path, size) }
+	fail := func(op string, err error) (Undo, error) {
+		err = fmt.Errorf("%s %s: %w", op, path, err)
+		if terr := f.Truncate(size); terr != nil {
+			err = fmt.Errorf("%w; and cutting it back to %d bytes failed: %v", err, size, terr)
+		} else if serr := f.Sync(); serr != nil {
+			err = fmt.Errorf("%w; and syncing the cut failed: %v", err, serr)
+		}
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail("append", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail("fsync", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("close %s: %w", path, err)
+	}
+	return undo, nil
+}
+
+// TruncateSync cuts path to size in place — no copy, so it works on a full
+// disk — and makes the cut durable.
+func TruncateSync(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := f.Truncate(size); err != nil {
 		f.Close()
-		return fmt.Errorf("append %s: %w", path, err)
+		return fmt.Errorf("truncate %s to %d bytes: %w", path, size, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()

@@ -177,7 +177,7 @@ func TestRecordToolEvent(t *testing.T) {
 	}
 	for i := 0; i < 8; i++ {
 		ok := i < 6
-		if err := s.RecordToolEvent(ctx, laserbrain.Event{Tool: "Bash", Args: map[string]any{"command": "make test"}, OK: ok}); err != nil {
+		if err := s.RecordToolEvent(ctx, laserbrain.ToolCall("Bash", map[string]any{"command": "make test"}, ok)); err != nil {
 			t.Fatal(err)
 		}
 	}

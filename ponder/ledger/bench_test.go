@@ -24,7 +24,7 @@ func BenchmarkParse(b *testing.B) {
 	for i := 0; i < n; i += 100 {
 		Stamp(recs[i:i+100], i+1, 2, time.Now())
 	}
-	data, err := Encode(recs)
+	data, _, err := Seal(recs, testGenesis)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func BenchmarkParse(b *testing.B) {
 	})
 	b.Run("Parse", func(b *testing.B) {
 		for b.Loop() {
-			if l := Parse(data, func(*Record) {}); l.Count != n || l.Damage != nil {
+			if l := Parse(data, testChain, func(*Record) {}); l.Count != n || l.Damage != nil {
 				b.Fatal(l.Count, l.Damage)
 			}
 		}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -48,6 +49,24 @@ func (d *decoder) decode(raw []byte, start, end int, r *Record) error {
 	return json.Unmarshal(raw, r)
 }
 
+// byteClass sorts bytes for the string scanner: escapes and controls send
+// a string to encoding/json; high bytes need a UTF-8 check.
+var byteClass = func() (t [256]byte) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = classEscape
+	}
+	t['\\'] = classEscape
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = classHigh
+	}
+	return t
+}()
+
+const (
+	classEscape = 1 << iota
+	classHigh
+)
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // fast parses a flat object; false means "use encoding/json instead".
@@ -64,24 +83,22 @@ func (d *decoder) fast(i, end int, r *Record) bool {
 		if i >= end || s[i] != '"' {
 			return "", false
 		}
-		ascii := true
-		for j := i + 1; j < end; j++ {
-			c := s[j]
-			switch {
-			case c == '"':
-				v := s[i+1 : j]
-				if !ascii && !utf8.ValidString(v) {
-					return "", false
-				}
-				i = j + 1
-				return v, true
-			case c == '\\' || c < 0x20:
-				return "", false
-			case c >= 0x80:
-				ascii = false
-			}
+		q := strings.IndexByte(s[i+1:end], '"')
+		if q < 0 {
+			return "", false
 		}
-		return "", false
+		v := s[i+1 : i+1+q]
+		var seen byte
+		for k := 0; k < len(v); k++ {
+			seen |= byteClass[v[k]]
+		}
+		// An escape (the quote found may be an escaped one) or a control
+		// character: encoding/json's business.
+		if seen&classEscape != 0 || (seen&classHigh != 0 && !utf8.ValidString(v)) {
+			return "", false
+		}
+		i += q + 2
+		return v, true
 	}
 	skip()
 	if i >= end || s[i] != '{' {
@@ -144,6 +161,8 @@ func (d *decoder) fast(i, end int, r *Record) bool {
 				r.Evidence = d.str(v)
 			case "reason":
 				r.Reason = d.str(v)
+			case "prev":
+				r.Prev = v
 			case "seq", "pass", "batch", "batchSize", "confidence", "phantom":
 				return false // a string where a number or bool belongs
 			}
@@ -243,7 +262,7 @@ func (d *decoder) fast(i, end int, r *Record) bool {
 func knownKey(key string) bool {
 	switch key {
 	case "seq", "ts", "pass", "batch", "batchSize", "type", "voice", "op", "findingId", "unitId", "path",
-		"kind", "grade", "severity", "confidence", "text", "recommendation", "evidence", "reason", "phantom":
+		"kind", "grade", "severity", "confidence", "text", "recommendation", "evidence", "reason", "phantom", "prev":
 		return true
 	}
 	return false

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,62 +16,75 @@ import (
 	"github.com/laserkit/laserkit/internal/fsx"
 )
 
-// Damage describes a ledger that is not a clean sequence of whole batches.
-// Torn damage (a crash mid-append) is repairable: the tail from Offset on
-// belongs to one unfinished batch. Corrupt damage is not: something other
-// than an interrupted append changed the file.
+// Damage describes a ledger that is not a clean, chained sequence of whole
+// batches. Torn damage (a crash mid-append, past the last acknowledged
+// append) is repairable: the tail from Offset on belongs to one unfinished
+// batch. Corrupt damage (a line that is not JSON, a batch broken inside) and
+// forged damage (the hash chain, a seq or the session's anchor does not
+// hold: a line edited, inserted, deleted or moved) are not.
 type Damage struct {
-	Torn   bool   // repairable by moving the tail aside
-	Line   int    // first damaged line, 1-based
+	Torn   bool   // repairable by cutting the tail
+	Forged bool   // the chain or the anchor does not hold
+	Tamper string // forged only: edited | inserted | deleted | reordered
+	Line   int    // first damaged line, 1-based (for forged: the forged record's line)
+	Seq    int    // forged only: the forged (or first missing) record's seq
 	Offset int64  // byte offset where the damaged tail (or line) starts
 	Bytes  int64  // bytes from Offset to the end of the file (torn only)
 	Detail string // what is wrong, one line
 }
 
 func (d *Damage) Error() string {
-	if d.Torn {
-		return fmt.Sprintf("ledger.jsonl has a torn tail from line %d (byte %d, %d bytes): %s; an append was interrupted — run `ponder repair` to move the unfinished batch aside", d.Line, d.Offset, d.Bytes, d.Detail)
+	switch {
+	case d.Torn:
+		return fmt.Sprintf("ledger.jsonl has a torn tail from line %d (byte %d, %d bytes): %s; an append was interrupted — run `ponder repair` to cut the unfinished batch", d.Line, d.Offset, d.Bytes, d.Detail)
+	case d.Forged:
+		return fmt.Sprintf("ledger.jsonl was tampered with (%s) at line %d, seq %d: %s; the hash chain does not hold, so the ledger cannot be trusted — restore it from a copy", d.Tamper, d.Line, d.Seq, d.Detail)
 	}
 	return fmt.Sprintf("ledger.jsonl is corrupt at line %d (byte %d): %s; this is not an interrupted append and needs a human", d.Line, d.Offset, d.Detail)
 }
 
 // Log is what reading a ledger found: how many records its whole batches
-// hold and, if it is damaged, where.
+// hold, the chain's head and, if it is damaged, where.
 type Log struct {
-	Count  int   // records in whole batches, before any damage
-	Size   int64 // bytes in the file
-	Good   int64 // bytes of whole batches (== Size when undamaged)
+	Count  int    // records in whole batches, before any damage
+	Size   int64  // bytes in the file
+	Good   int64  // bytes of whole batches (== Size when undamaged)
+	Head   string // hash of the last whole record; the genesis when there is none
 	Damage *Damage
 }
 
 // NextSeq is the seq the next appended record gets.
 func (l *Log) NextSeq() int { return l.Count + 1 }
 
-// Read reads and checks a ledger: every line whole JSON, seq 1, 2, 3, … and
-// every batch complete, handing each record of a whole batch to visit (nil
-// to only check). A missing file is an empty ledger. The error is for I/O
-// only; damage is reported in Log.Damage.
-func Read(path string, visit func(*Record)) (*Log, error) {
+// Anchor is the anchor for the ledger as read.
+func (l *Log) Anchor() Anchor { return Anchor{Records: l.Count, Head: l.Head} }
+
+// Read reads and checks a ledger: every line whole JSON, seq 1, 2, 3, …,
+// every batch complete, the hash chain from chain.Genesis and the anchor,
+// handing each record of a whole batch to visit (nil to only check). A
+// missing file is an empty ledger. The error is for I/O only; damage is
+// reported in Log.Damage.
+func Read(path string, chain Chain, visit func(*Record)) (*Log, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Log{}, nil
+		return Parse(nil, chain, visit), nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data, visit), nil
+	return Parse(data, chain, visit), nil
 }
 
 // ReadMapped is Read on a read-only memory map of the file, for one-shot
 // processes (the ponder binary): the map is never released, because the
-// records' strings point into it. The ledger is only ever appended to or
-// replaced whole by rename (repair), never truncated in place, so a map
-// stays valid while other processes work on the session. Where mapping is
-// not available it falls back to Read.
-func ReadMapped(path string, visit func(*Record)) (l *Log, err error) {
+// records' strings point into it. The caller must hold the session lock for
+// as long as it uses the records: a writer that fails cuts its append back
+// in place and repair cuts a torn tail in place, and either would pull pages
+// out from under a map. Where mapping is not available it falls back to Read.
+func ReadMapped(path string, chain Chain, visit func(*Record)) (l *Log, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Log{}, nil
+		return Parse(nil, chain, visit), nil
 	}
 	if err != nil {
 		return nil, err
@@ -80,11 +95,11 @@ func ReadMapped(path string, visit func(*Record)) (l *Log, err error) {
 		return nil, err
 	}
 	if info.Size() == 0 {
-		return &Log{}, nil
+		return Parse(nil, chain, visit), nil
 	}
 	data, err := mapFile(f, int(info.Size()))
 	if err != nil {
-		return Read(path, visit)
+		return Read(path, chain, visit)
 	}
 	// A file cut short by hand under the map would fault: report it as an
 	// error instead of crashing.
@@ -94,41 +109,63 @@ func ReadMapped(path string, visit func(*Record)) (l *Log, err error) {
 			l, err = nil, fmt.Errorf("%s changed under the reader (%v); try again", path, r)
 		}
 	}()
-	return Parse(data, visit), nil
+	return Parse(data, chain, visit), nil
 }
 
 // Parse checks ledger bytes (see Read). It keeps data (string values point
 // into it), which the caller must not change afterwards. visit sees the
 // records of each batch once the batch is known to be whole, in order; it
 // must not keep the *Record.
-func Parse(data []byte, visit func(*Record)) *Log {
-	l := &Log{Size: int64(len(data))}
-	if len(data) == 0 {
-		return l
-	}
-	// One view of the whole file as a string: values are substrings of it.
-	dec := &decoder{src: unsafe.String(&data[0], len(data))}
+func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
+	l := &Log{Size: int64(len(data)), Head: chain.Genesis}
 	var (
 		off       int64
 		line      int
 		batch     []Record // the open batch, held back until it is whole
 		batchOff  int64
 		batchLine int
+		head      [2][sha256.Size * 2]byte // hex hashes: of the previous line, of this one
+		cur       int                      // head[cur] is the previous line's hash
+		anchored  string                   // hash of the anchor's record, when reached
+		hasher    = sha256.New()           // reused: a third faster than Sum256 per line
+		sum       [sha256.Size]byte
 	)
+	copy(head[0][:], chain.Genesis)
+	anchor := chain.Anchor
+	if anchor != nil && anchor.Records <= 0 {
+		anchor = nil // anchors nothing
+	}
 	torn := func(at int64, ln int, detail string) *Log {
 		l.Damage = &Damage{Torn: true, Line: ln, Offset: at, Bytes: l.Size - at, Detail: detail}
 		l.Good = at
+		// A tail that is part of an acknowledged append is not torn: bytes
+		// the session counted have gone.
+		if anchor != nil && anchor.Records > l.Count {
+			l.Damage = &Damage{Forged: true, Tamper: Deleted, Line: ln, Seq: l.Count + 1, Offset: at,
+				Detail: fmt.Sprintf("the ledger ends inside record(s) seq %d–%d, which session.json's anchor counts as written (an append was acknowledged, then cut)", l.Count+1, anchor.Records)}
+		}
 		return l
 	}
-	// corrupt records damage that is not an interrupted append; the sound
-	// part ends before the line, or before the batch it interrupts.
-	corrupt := func(at int64, ln int, detail string) *Log {
-		l.Damage = &Damage{Line: ln, Offset: at, Detail: detail}
+	// broken records damage that is not an interrupted append; the sound
+	// part ends before the line, or before the batch it interrupts. A line
+	// that does not parse is corruption; anything else is placed in the
+	// chain by diagnose.
+	broken := func(at int64, ln int, parsed bool, detail string) *Log {
+		if parsed {
+			l.Damage = diagnose(data, ln-1, chain.Genesis, detail)
+		} else {
+			l.Damage = &Damage{Line: ln, Offset: at, Detail: detail}
+		}
 		l.Good = at
 		if len(batch) > 0 {
 			l.Good = batchOff
 		}
 		return l
+	}
+	var dec *decoder
+	if len(data) > 0 {
+		// One view of the whole file as a string: values are substrings of it.
+		dec = &decoder{src: unsafe.String(&data[0], len(data))}
 	}
 	for off < l.Size {
 		line++
@@ -157,22 +194,38 @@ func Parse(data []byte, visit func(*Record)) *Log {
 			return torn(start, ln, "line "+strconv.Itoa(line)+" is incomplete: "+err.Error())
 		case err != nil:
 			batch = batch[:len(batch)-1]
-			return corrupt(off, line, "not valid JSON: "+err.Error())
+			return broken(off, line, false, "not valid JSON: "+err.Error())
+		}
+		prev := &head[cur]
+		if r.Prev != unsafe.String(&prev[0], len(prev)) {
+			batch = batch[:len(batch)-1]
+			what := "its prev hash is not the hash of the line before it"
+			if r.Prev == "" {
+				what = "it carries no prev hash"
+			}
+			return broken(off, line, true, what)
 		}
 		want := l.Count + len(batch)
 		if r.Seq != want {
 			batch = batch[:len(batch)-1]
-			return corrupt(off, line, fmt.Sprintf("seq %d where %d was expected (a record lost or duplicated)", r.Seq, want))
+			return broken(off, line, true, fmt.Sprintf("seq %d where %d was expected", r.Seq, want))
 		}
 		if len(batch) == 1 {
 			if r.Batch != r.Seq || r.BatchSize < 1 {
 				batch = batch[:0]
-				return corrupt(off, line, fmt.Sprintf("record %d should open a batch but says batch %d of size %d", r.Seq, r.Batch, r.BatchSize))
+				return broken(off, line, true, fmt.Sprintf("record %d should open a batch but says batch %d of size %d", r.Seq, r.Batch, r.BatchSize))
 			}
 			batchOff, batchLine = off, line
 		} else if first := batch[0]; r.Batch != first.Batch || r.BatchSize != first.BatchSize {
 			batch = batch[:len(batch)-1]
-			return corrupt(off, line, fmt.Sprintf("record %d breaks batch %d (size %d) before it is complete", r.Seq, first.Batch, first.BatchSize))
+			return broken(off, line, true, fmt.Sprintf("record %d breaks batch %d (size %d) before it is complete", r.Seq, first.Batch, first.BatchSize))
+		}
+		cur ^= 1
+		hasher.Reset()
+		hasher.Write(raw)
+		hex.Encode(head[cur][:], hasher.Sum(sum[:0]))
+		if anchor != nil && r.Seq == anchor.Records {
+			anchored = string(head[cur][:])
 		}
 		off += int64(end) + 1
 		if len(batch) == r.BatchSize {
@@ -182,6 +235,7 @@ func Parse(data []byte, visit func(*Record)) *Log {
 				}
 			}
 			l.Count += len(batch)
+			l.Head = string(head[cur][:])
 			batch = batch[:0]
 		}
 	}
@@ -189,10 +243,23 @@ func Parse(data []byte, visit func(*Record)) *Log {
 		return torn(batchOff, batchLine, fmt.Sprintf("batch %d has %d of its %d records", batch[0].Batch, len(batch), batch[0].BatchSize))
 	}
 	l.Good = l.Size
+	switch {
+	case anchor == nil:
+	case anchor.Records > l.Count:
+		l.Damage = &Damage{Forged: true, Tamper: Deleted, Line: l.Count + 1, Seq: l.Count + 1, Offset: l.Size,
+			Detail: fmt.Sprintf("record(s) seq %d–%d are missing from the end: session.json's anchor says the ledger held %d records", l.Count+1, anchor.Records, anchor.Records)}
+	case anchored != anchor.Head:
+		d := diagnose(data, anchor.Records-1, chain.Genesis, "session.json's anchor holds a different hash of it")
+		if d.Line != anchor.Records || d.Tamper != Edited {
+			d = &Damage{Forged: true, Tamper: Edited, Line: anchor.Records, Seq: anchor.Records,
+				Detail: fmt.Sprintf("line %d (seq %d) was edited after it was written: session.json's anchor holds a different hash of it", anchor.Records, anchor.Records)}
+		}
+		l.Damage = d
+	}
 	return l
 }
 
-// Encode renders records as JSON Lines, one record per line.
+// Encode renders records as JSON Lines, one record per line, as they are.
 func Encode(recs []Record) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -203,6 +270,23 @@ func Encode(recs []Record) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// Seal chains records after head — each record's Prev is the hash of the
+// line before it — and renders them. It returns the lines and the new head.
+func Seal(recs []Record, head string) ([]byte, string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range recs {
+		recs[i].Prev = head
+		start := buf.Len()
+		if err := enc.Encode(&recs[i]); err != nil {
+			return nil, "", err
+		}
+		head = HashLine(buf.Bytes()[start : buf.Len()-1])
+	}
+	return buf.Bytes(), head, nil
 }
 
 // Stamp numbers a batch for appending after log: seq, batch, batchSize, ts
@@ -218,36 +302,58 @@ func Stamp(recs []Record, next int, pass int, now time.Time) {
 	}
 }
 
-// Append writes a stamped batch to the ledger with one write and one fsync.
-// The caller holds the session lock and has checked the ledger undamaged.
-func Append(path string, recs []Record) error {
+// Appended is a batch on disk that its caller has not yet committed (by
+// recording the new anchor); Undo takes it back.
+type Appended struct {
+	Anchor Anchor // the ledger's anchor with the batch
+	undo   fsx.Undo
+}
+
+// Undo cuts the ledger back to its length before the append, in place.
+func (a *Appended) Undo() error { return a.undo() }
+
+// Append chains a stamped batch after l and writes it with one write and
+// one fsync. A write that fails (disk full, EIO) is cut back before Append
+// returns, so the ledger is never left with a partial batch. The caller
+// holds the session lock and has checked the ledger undamaged.
+func Append(path string, l *Log, recs []Record) (*Appended, error) {
 	if len(recs) == 0 {
-		return nil
+		return &Appended{Anchor: l.Anchor(), undo: func() error { return nil }}, nil
 	}
-	data, err := Encode(recs)
+	data, head, err := Seal(recs, l.Head)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return fsx.AppendSync(path, data, 0o644)
+	undo, err := fsx.AppendUndoable(path, data, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Appended{Anchor: Anchor{Records: l.Count + len(recs), Head: head}, undo: undo}, nil
 }
 
 // Repaired is what Repair did.
 type Repaired struct {
-	MovedTo        string `json:"movedTo"`
+	MovedTo        string `json:"movedTo"` // "" when the tail could not be saved
 	RemovedBytes   int64  `json:"removedBytes"`
 	RemovedRecords int    `json:"removedRecords"` // whole lines of the unfinished batch
+	Tail           []byte `json:"-"`              // the bytes cut
+	SaveError      error  `json:"-"`              // why the tail is not in MovedTo
+	Log            *Log   `json:"-"`              // the ledger after the cut
 }
 
-// Repair moves a torn tail aside — into tornPath, byte for byte — and
-// replaces the ledger (atomically) with its whole batches. It never drops a byte
-// silently, and refuses corrupt (non-torn) damage. The caller holds the
-// session lock.
-func Repair(path, tornPath string) (*Repaired, error) {
+// Repair cuts a torn tail off the ledger in place — no copy of the ledger,
+// so it works on a full disk — and then keeps the cut bytes in tornPath.
+// The cut comes first: it needs no space, and the bytes are an append that
+// was never acknowledged. If keeping them fails (the disk is still full),
+// Repaired says so and carries them, for the caller to show. Corrupt or
+// forged ledgers are refused and left alone. The caller holds the session
+// lock.
+func Repair(path, tornPath string, chain Chain) (*Repaired, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	l := Parse(data, nil)
+	l := Parse(data, chain, nil)
 	if l.Damage == nil {
 		return nil, nil
 	}
@@ -255,12 +361,15 @@ func Repair(path, tornPath string) (*Repaired, error) {
 		return nil, l.Damage
 	}
 	tail := data[l.Good:]
+	if err := fsx.TruncateSync(path, l.Good); err != nil {
+		return nil, err
+	}
+	r := &Repaired{RemovedBytes: int64(len(tail)), RemovedRecords: bytes.Count(tail, []byte{'\n'}), Tail: tail}
+	r.Log = Parse(data[:l.Good], chain, nil)
 	if err := fsx.WriteFile(tornPath, tail, 0o644); err != nil {
-		return nil, err
+		r.SaveError = err
+	} else {
+		r.MovedTo = tornPath
 	}
-	// Replace, never truncate: a reader may have the old file mapped.
-	if err := fsx.WriteFile(path, data[:l.Good], 0o644); err != nil {
-		return nil, err
-	}
-	return &Repaired{MovedTo: tornPath, RemovedBytes: int64(len(tail)), RemovedRecords: bytes.Count(tail, []byte{'\n'})}, nil
+	return r, nil
 }

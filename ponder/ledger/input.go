@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -96,9 +97,16 @@ func ParseBatch(data []byte) ([]Delta, []Violation) {
 		lines []int
 		viol  []Violation
 	)
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, []Violation{{Message: "the batch is empty"}}
+	}
+	if !utf8.Valid(data) {
+		// encoding/json would turn the bad bytes into U+FFFD silently, and
+		// a name would then stop naming its file.
+		line := bytes.Count(data[:invalidAt(data)], []byte{'\n'}) + 1
+		return nil, []Violation{{Line: line, Message: fmt.Sprintf(`the batch is not UTF-8 (line %d): JSON is; write a file name that is not UTF-8 in ponder's quoted form, "\"caf\\xe9.go\"" (see ponder/SPEC.md)`, line)}}
 	}
 	if trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &raws); err != nil {
@@ -174,6 +182,18 @@ func ParseBatch(data []byte) ([]Delta, []Violation) {
 		}
 	}
 	return out, viol
+}
+
+// invalidAt is the offset of the first byte of data that is not UTF-8.
+func invalidAt(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
 }
 
 // schemaViolations flattens the validator's error tree into one message per

@@ -26,10 +26,13 @@ const (
 // Voices in their canonical order.
 var Voices = []string{Skeptic, Builder, Dreamer, Empath}
 
-// Record is one line of ledger.jsonl. Seq, TS, Pass, Batch and BatchSize
-// are assigned by the engine: Batch is the seq of the batch's first record
-// and BatchSize its length, so a batch cut short by a crash is recognisable
-// even when the cut fell on a line boundary.
+// Record is one line of ledger.jsonl. Seq, TS, Pass, Batch, BatchSize and
+// Prev are assigned by the engine: Batch is the seq of the batch's first
+// record and BatchSize its length, so a batch cut short by a crash is
+// recognisable even when the cut fell on a line boundary; Prev is the
+// SHA-256 of the previous line (the session's genesis for the first), so a
+// line edited, inserted, deleted or moved breaks the chain where it happened.
+// Path is a name in ponder's stored form (see EncodeName).
 type Record struct {
 	Seq            int      `json:"seq"`
 	TS             string   `json:"ts"`
@@ -51,6 +54,7 @@ type Record struct {
 	Evidence       *string  `json:"evidence,omitempty"`
 	Reason         *string  `json:"reason,omitempty"`
 	Phantom        bool     `json:"phantom,omitempty"`
+	Prev           string   `json:"prev"`
 }
 
 // Severities of a finding, most severe first.

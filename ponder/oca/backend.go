@@ -96,6 +96,7 @@ type PassMetrics struct {
 	Surprise        *float64 `json:"surprise"`
 	Voices          int      `json:"voices"`
 	DeltaVoices     int      `json:"deltaVoices"`
+	Skeptic         bool     `json:"skeptic"` // the Skeptic argued: a Rule-6 condition from pass 2 on
 	ConfidenceFloor int      `json:"confidenceFloor"`
 	Ops             OpCounts `json:"ops"`
 	Verdict         string   `json:"verdict"`

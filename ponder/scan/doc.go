@@ -1,4 +1,6 @@
-// Package scan enumerates the files of an audit's scope: the tracked files of
-// a git work tree (git ls-files -z), or a recursive walk outside one. Paths
-// come back relative to the scanned directory, with '/', sorted bytewise.
+// Package scan enumerates the files of an audit's scope — what is on disk:
+// inside a git work tree the files git does not ignore, tracked or not (git
+// ls-files --cached --others --exclude-standard -z), else a recursive walk.
+// Paths come back relative to the scanned directory, with '/', as the
+// file system's bytes (not necessarily UTF-8), sorted bytewise.
 package scan

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -27,8 +28,11 @@ type Result struct {
 	Paths  []string
 }
 
-// Dir scans dir. progress, if not nil, is called with the running count of
-// paths found (often; callers throttle).
+// Dir scans dir: the files on disk under it. A dir that is a symlink to a
+// directory is followed — once, at the root (with or without a trailing
+// slash); symlinks inside are entries, never followed. progress, if not
+// nil, is called with the running count of paths found (often; callers
+// throttle).
 func Dir(dir string, progress func(n int)) (*Result, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -37,23 +41,29 @@ func Dir(dir string, progress func(n int)) (*Result, error) {
 	if !info.IsDir() {
 		return nil, &fs.PathError{Op: "scan", Path: dir, Err: errors.New("not a directory")}
 	}
-	if paths, ok := gitFiles(dir, progress); ok {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	if paths, ok := gitFiles(real, progress); ok {
 		return &Result{Method: Git, Paths: paths}, nil
 	}
-	paths, err := walk(dir, progress)
+	paths, err := walk(real, progress)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Method: Walk, Paths: paths}, nil
 }
 
-// gitFiles lists the tracked files under dir that are on disk. ok is false
-// when dir is not in a git work tree or git is not installed.
+// gitFiles lists the files under dir that are on disk and not ignored:
+// tracked ones and untracked ones alike (git ls-files --cached --others
+// --exclude-standard). ok is false when dir is not in a git work tree or git
+// is not installed.
 func gitFiles(dir string, progress func(int)) (paths []string, ok bool) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, false
 	}
-	cmd := exec.Command("git", "-C", dir, "ls-files", "-z")
+	cmd := exec.Command("git", "-C", dir, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -66,9 +76,11 @@ func gitFiles(dir string, progress func(int)) (paths []string, ok bool) {
 	for {
 		entry, err := r.ReadString(0)
 		if len(entry) > 1 || (len(entry) == 1 && entry[0] != 0) {
-			p := strings.TrimSuffix(entry, "\x00")
-			// Tracked but deleted from the work tree is not a file on disk.
-			if _, serr := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); serr == nil {
+			// A nested repository is listed as its directory, "sub/".
+			p := strings.TrimSuffix(strings.TrimSuffix(entry, "\x00"), "/")
+			// Tracked but deleted from the work tree is not a file on
+			// disk; ponder's own state is never a unit.
+			if _, serr := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); serr == nil && !ponderState(p) {
 				paths = append(paths, p)
 				if progress != nil {
 					progress(len(paths))
@@ -83,7 +95,13 @@ func gitFiles(dir string, progress func(int)) (paths []string, ok bool) {
 		return nil, false
 	}
 	sortBytewise(paths)
-	return paths, true
+	// An unmerged path is listed once per stage.
+	return slices.Compact(paths), true
+}
+
+// ponderState reports whether p lies in a .ponder directory.
+func ponderState(p string) bool {
+	return strings.HasPrefix(p, ".ponder/") || strings.Contains(p, "/.ponder/")
 }
 
 func walk(dir string, progress func(int)) ([]string, error) {

@@ -42,12 +42,16 @@ func TestWalkOutsideARepository(t *testing.T) {
 	}
 }
 
-func TestGitListsTrackedFilesOnDisk(t *testing.T) {
+func TestGitListsFilesOnDiskNotIgnored(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
 	root := t.TempDir()
-	write(t, root, "z.go", "a/b.go", "gone.go", "untracked.go", "sub/x.go")
+	write(t, root, "z.go", "a/b.go", "gone.go", "untracked.go", "sub/x.go", "sub/new.go", ".gitignore", "build/out.o", "sub/debug.log",
+		".ponder/s/session.json")
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n*.log\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -55,7 +59,7 @@ func TestGitListsTrackedFilesOnDisk(t *testing.T) {
 		}
 	}
 	git("init", "-q")
-	git("add", "z.go", "a/b.go", "gone.go", "sub/x.go")
+	git("add", "z.go", "a/b.go", "gone.go", "sub/x.go", ".gitignore")
 	git("commit", "-q", "-m", "x")
 	if err := os.Remove(filepath.Join(root, "gone.go")); err != nil {
 		t.Fatal(err)
@@ -64,13 +68,39 @@ func TestGitListsTrackedFilesOnDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Method != Git || strings.Join(r.Paths, " ") != "a/b.go sub/x.go z.go" {
-		t.Errorf("git scan = %s %v; want tracked files still on disk", r.Method, r.Paths)
+	// Tracked files still on disk and untracked files git does not ignore;
+	// not the deleted one, not the ignored ones, not ponder's own state.
+	if want := ".gitignore a/b.go sub/new.go sub/x.go untracked.go z.go"; r.Method != Git || strings.Join(r.Paths, " ") != want {
+		t.Errorf("git scan = %s %v; want %s", r.Method, r.Paths, want)
 	}
 	// A subdirectory lists relative to itself.
 	r, err = Dir(filepath.Join(root, "sub"), nil)
-	if err != nil || r.Method != Git || strings.Join(r.Paths, " ") != "x.go" {
+	if err != nil || r.Method != Git || strings.Join(r.Paths, " ") != "new.go x.go" {
 		t.Errorf("git scan of sub = %+v, %v", r, err)
+	}
+}
+
+func TestSymlinkRootIsFollowedOnce(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	write(t, real, "a.go", "d/b.go")
+	other := filepath.Join(base, "other")
+	write(t, other, "hidden.go")
+	if err := os.Symlink(other, filepath.Join(real, "d", "link")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := os.Symlink(real, filepath.Join(base, "root")); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(base, "root"), filepath.Join(base, "root") + "/"} {
+		r, err := Dir(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The inner symlink is an entry of its own, not followed.
+		if got := strings.Join(r.Paths, " "); got != "a.go d/b.go d/link" {
+			t.Errorf("scan of %s = %s, want the root followed once", dir, got)
+		}
 	}
 }
 

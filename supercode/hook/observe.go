@@ -56,9 +56,8 @@ func (h *Handler) postToolUse(ctx context.Context, ev Event, p Payload) error {
 		_ = d.Decode(&args)
 	}
 	fe := fleet.Event{ID: id, At: h.now(), Kind: fleet.KindTool, Name: name, OK: &ok, Result: result, Text: text, Session: p.SessionID}
-	// The adapter to laserbrain's current evidence event (tool, args, ok);
-	// the observed event of issue 9 carries the result and text as well.
-	obs := laserbrain.Event{Tool: name, Args: args, OK: ok}
+	// The observed tool event: what machine evidence counts (tool, args, ok).
+	obs := laserbrain.ToolCall(name, args, ok)
 	_, err = h.Sup.Observe(ctx, r.ID, fe, obs)
 	return err
 }

@@ -163,7 +163,7 @@ func TestBadArguments(t *testing.T) {
 		{"check_state", map[string]any{"goal": "x", "distance": []int{1}}, "distance must be a number"},
 		{"check_state", map[string]any{"goal": "x", "user_turn": "yes"}, "user_turn must be true or false"},
 		{"modulate", map[string]any{"goal": "x", "team": "nope"}, `no preset named "nope"`},
-		{"modulate", map[string]any{"goal": "x", "team": "deep-search", "role": "pilot"}, `unknown role "pilot"`},
+		{"modulate", map[string]any{"goal": "x", "team": "deep-search", "role": "pilot"}, `deep-search has no role 'pilot'`},
 		{"get_history", map[string]any{"limit": -1}, "limit must be a whole number"},
 		{"store_find", map[string]any{"task": ""}, "needs a task"},
 		{"store_find", map[string]any{"task": "ship", "kind": "robot"}, "kind must be workflow or team"},

@@ -87,6 +87,7 @@ func passOutcome(m oca.PassMetrics) (string, error) {
 		"coverage":        m.Coverage,
 		"voices":          m.Voices,
 		"deltaVoices":     m.DeltaVoices,
+		"skeptic":         m.Skeptic,
 		"confidenceFloor": m.ConfidenceFloor,
 		"surprise":        m.Surprise,
 		"ops": map[string]int{

@@ -27,7 +27,8 @@ const sessionsSQL = `
 SELECT substring(content from '\[([^\]]+)\]')                   AS slug,
        min(timestamp)                                           AS started,
        max(timestamp)                                           AS last_touched,
-       count(*) FILTER (WHERE event_type = 'ponder_pass')        AS passes,
+       count(DISTINCT substring(content from ' pass=([0-9]+)$'))
+             FILTER (WHERE event_type = 'ponder_pass')            AS passes,
        bool_or(event_type = 'ponder_converged')                  AS converged,
        bool_or(event_type = 'ponder_applied')                    AS applied
 FROM episodic_memory
@@ -35,7 +36,10 @@ WHERE event_type IN ('ponder_start', 'ponder_pass', 'ponder_converged', 'ponder_
 GROUP BY 1
 ORDER BY started DESC, slug`
 
-// Sessions lists every ponder session in the database, newest first.
+// Sessions lists every ponder session in the database, newest first. Its
+// passes are distinct pass numbers, not ponder_pass rows: judge writes a row
+// each time it runs, and a re-run judge is not another pass. (The seed's own
+// query counts rows; the pass number is the content's last token, pass=N.)
 func (s *Store) Sessions(ctx context.Context) ([]SessionSummary, error) {
 	rows, err := s.conn.Query(ctx, sessionsSQL)
 	if err != nil {
