@@ -149,12 +149,48 @@ func (l *Loop) lastSignals() string {
 	return ": " + strings.Join(parts, ", ")
 }
 
-// stopIf journals a stop found under l.mu (the caller has released it).
-func (l *Loop) stopIf(h *haltError) error {
-	if h == nil {
-		return nil
+// callStart is how a model call began.
+type callStart struct {
+	step   int
+	opened bool   // the call opened an iteration
+	st     *state // the state it began from (a copy)
+	ref    string // its checkpoint ("" outside git)
+	tree   string // the tree checkpointed
+}
+
+// begin starts a model call (the caller holds l.calls): it is counted
+// against --max-iters and --budget (over either, the run stops), gets its
+// step, its spilled context is placed, and the tree is checkpointed to
+// refs/laserkit/loop/<run>/<step>. A non-nil error is the status the call
+// ends with.
+func (l *Loop) begin(ctx context.Context, role string, svc *Service, cctx *capped, what string) (callStart, error) {
+	if ctx.Err() != nil {
+		return callStart{}, stopped(ctx)
 	}
-	return l.halt(h.code, "%s", h.reason)
+	l.mu.Lock()
+	var cs callStart
+	opened, stop := l.openIteration(role)
+	if stop == nil {
+		cs.step = l.nextStep()
+	}
+	cs.opened, cs.st = opened, l.st.clone()
+	l.mu.Unlock()
+	if stop != nil {
+		return cs, l.halt(stop.code, "%s", stop.reason)
+	}
+	l.replay.liveDone() // a live model call: the run has gone past its journal
+	if err := l.placeSpill(cctx, cs.step); err != nil {
+		return cs, l.halt(ExitInternal, "%s %s: %v", role, svc.Name, err)
+	}
+	if l.git != nil {
+		cs.ref = CheckpointRef(l.id, cs.step)
+		t, err := l.git.checkpoint(ctx, l.dir, cs.ref, fmt.Sprintf("laserbrain loop %s step %d: %s", l.id, cs.step, what))
+		if err != nil {
+			return cs, l.halt(ExitInternal, "checkpoint %s: %v", what, err)
+		}
+		cs.tree = t
+	}
+	return cs, nil
 }
 
 // agent is `agent NAME [INSTR...]`: a fresh session per call; stdin is its
@@ -185,35 +221,12 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 	}
 	l.calls.Lock()
 	defer l.calls.Unlock()
-	if ctx.Err() != nil {
-		return stopped(ctx)
-	}
-	l.mu.Lock()
-	opened, stop := l.openIteration(roleAgent)
-	step := 0
-	if stop == nil {
-		step = l.nextStep()
-	}
-	iteration := l.st.Iteration
-	workPending := l.st.WorkPending
-	iterCI := l.st.IterCI
-	l.mu.Unlock()
-	if err := l.stopIf(stop); err != nil {
+	cs, err := l.begin(ctx, roleAgent, svc, &cctx, "before agent "+svc.Name)
+	if err != nil {
 		return err
 	}
-	l.replay.liveDone()
-	if err := l.placeSpill(&cctx, step); err != nil {
-		return l.halt(ExitInternal, "agent %s: %v", svc.Name, err)
-	}
-	ref, treeBefore := "", ""
-	if l.git != nil {
-		ref = CheckpointRef(l.id, step)
-		t, err := l.git.checkpoint(ctx, l.dir, ref, fmt.Sprintf("laserbrain loop %s step %d: before agent %s", l.id, step, svc.Name))
-		if err != nil {
-			return l.halt(ExitInternal, "checkpoint before agent %s: %v", svc.Name, err)
-		}
-		treeBefore = t
-	}
+	step, opened, iteration, ref, treeBefore := cs.step, cs.opened, cs.st.Iteration, cs.ref, cs.tree
+	workPending, iterCI := cs.st.WorkPending, cs.st.IterCI
 	child := l.childRun(ctx, svc, roleAgent, step)
 	session := child
 	if svc.Kind == KindClaude {
@@ -444,35 +457,13 @@ func (l *Loop) judge(ctx context.Context, argv []string) error {
 	}
 	l.calls.Lock()
 	defer l.calls.Unlock()
-	if ctx.Err() != nil {
-		return stopped(ctx)
-	}
-	l.mu.Lock()
-	_, stop := l.openIteration(roleJudge)
-	step := 0
-	if stop == nil {
-		step = l.nextStep()
-	}
-	iteration := l.st.Iteration
-	iterCI := l.st.IterCI
-	js := *l.st.judge(svc.Name)
-	soakBefore := l.st.Soak[svc.Name]
-	lastRef := l.st.LastRef
-	l.mu.Unlock()
-	if err := l.stopIf(stop); err != nil {
+	cs, err := l.begin(ctx, roleJudge, svc, &cctx, "judge "+svc.Name+" looks")
+	if err != nil {
 		return err
 	}
-	l.replay.liveDone()
-	if err := l.placeSpill(&cctx, step); err != nil {
-		return l.halt(ExitInternal, "judge %s: %v", svc.Name, err)
-	}
-	ref := ""
-	if l.git != nil {
-		ref = CheckpointRef(l.id, step)
-		if _, err := l.git.checkpoint(ctx, l.dir, ref, fmt.Sprintf("laserbrain loop %s step %d: judge %s looks", l.id, step, svc.Name)); err != nil {
-			return l.halt(ExitInternal, "checkpoint before judge %s: %v", svc.Name, err)
-		}
-	}
+	step, iteration, iterCI, ref, lastRef := cs.step, cs.st.Iteration, cs.st.IterCI, cs.ref, cs.st.LastRef
+	js := *cs.st.judge(svc.Name)
+	soakBefore := cs.st.Soak[svc.Name]
 	prevRef, prevWhat := js.LastRef, "the tree when you last gave a verdict"
 	if prevRef == "" && lastRef != "" {
 		prevRef, prevWhat = lastRef, "the tree before the last agent ran"

@@ -21,6 +21,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -95,16 +96,14 @@ type Result struct {
 	Suggestions int     `json:"suggestions"`
 }
 
-// DefaultHome is $LASERBRAIN_HOME/loop (else under the user config dir).
+// DefaultHome is where runs live: loop/ in laserbrain's home
+// ($LASERBRAIN_HOME, else under the user config dir).
 func DefaultHome() (string, error) {
-	if h := os.Getenv("LASERBRAIN_HOME"); h != "" {
-		return filepath.Join(h, "loop"), nil
-	}
-	d, err := os.UserConfigDir()
+	p, err := localstore.DefaultPaths()
 	if err != nil {
-		return "", fmt.Errorf("no place for loop runs (set LASERBRAIN_HOME): %w", err)
+		return "", err
 	}
-	return filepath.Join(d, "laserbrain", "loop"), nil
+	return filepath.Join(p.Home, "loop"), nil
 }
 
 // Error is a failure before or outside SCRIPT, with its exit code.

@@ -145,7 +145,7 @@ func (l *Loop) runCommandTurn(ctx context.Context, t turn) turnResult {
 	var last *lastLine
 	switch {
 	case t.role == roleJudge:
-		last = &lastLine{w: l.prefixed(t.label)}
+		last = newLastLine(l.prefixed(t.label))
 		cmd.Stdout = io.MultiWriter(&out, last)
 	case t.stdout != nil:
 		cmd.Stdout = io.MultiWriter(&out, t.stdout)
@@ -270,7 +270,7 @@ func (l *Loop) runClaudeTurn(ctx context.Context, t turn) turnResult {
 	cmd.Stdin = strings.NewReader(t.prompt)
 	errw := l.prefixed(t.label)
 	cmd.Stderr = errw
-	stream := &claudeStream{l: l, label: t.label}
+	stream := newClaudeStream(l, t.label)
 	if f, err := os.OpenFile(filepath.Join(t.callDir, "transcript.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
 		stream.copies = append(stream.copies, f)
 		defer f.Close()
@@ -332,32 +332,50 @@ type claudeResult struct {
 // claudeStream reads Claude Code's stream-json output a line at a time:
 // each event is kept in the call's transcript and rendered on stderr.
 type claudeStream struct {
+	lines
 	l         *Loop
 	label     string
-	buf       []byte
 	copies    []io.Writer
 	result    *claudeResult
 	toolCalls int
 }
 
-func (s *claudeStream) Write(p []byte) (int, error) {
-	s.buf = append(s.buf, p...)
+func newClaudeStream(l *Loop, label string) *claudeStream {
+	s := &claudeStream{l: l, label: label}
+	s.lines.emit = s.line
+	return s
+}
+
+// lines is a writer that hands on each complete line (without its
+// newline); flush hands on what is left.
+type lines struct {
+	mu   sync.Mutex
+	buf  []byte
+	emit func([]byte)
+}
+
+func (w *lines) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
 	for {
-		i := bytes.IndexByte(s.buf, '\n')
+		i := bytes.IndexByte(w.buf, '\n')
 		if i < 0 {
 			break
 		}
-		s.line(s.buf[:i])
-		s.buf = s.buf[i+1:]
+		w.emit(w.buf[:i])
+		w.buf = w.buf[i+1:]
 	}
 	return len(p), nil
 }
 
-func (s *claudeStream) flush() {
-	if len(bytes.TrimSpace(s.buf)) > 0 {
-		s.line(s.buf)
+func (w *lines) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emit(w.buf)
+		w.buf = nil
 	}
-	s.buf = nil
 }
 
 type streamEvent struct {
@@ -380,6 +398,9 @@ type streamBlock struct {
 }
 
 func (s *claudeStream) line(b []byte) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return
+	}
 	for _, c := range s.copies {
 		_, _ = c.Write(append(append([]byte(nil), b...), '\n'))
 	}
@@ -467,69 +488,38 @@ func firstLine(s string, n int) string {
 }
 
 // prefixed is a writer that puts "[label] " before each line it passes to
-// the loop's stderr.
+// the loop's stderr; Close hands on a last line without its newline.
 func (l *Loop) prefixed(label string) *prefixWriter {
-	return &prefixWriter{l: l, prefix: "[" + label + "] "}
-}
-
-type prefixWriter struct {
-	l      *Loop
-	prefix string
-	mu     sync.Mutex
-	buf    []byte
-}
-
-func (w *prefixWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
-		}
-		w.emit(w.buf[:i])
-		w.buf = w.buf[i+1:]
+	w := &prefixWriter{}
+	prefix := "[" + label + "] "
+	w.emit = func(line []byte) {
+		l.errMu.Lock()
+		fmt.Fprintf(l.stderr, "%s%s\n", prefix, line)
+		l.errMu.Unlock()
 	}
-	return len(p), nil
+	return w
 }
 
-func (w *prefixWriter) emit(line []byte) {
-	w.l.errMu.Lock()
-	fmt.Fprintf(w.l.stderr, "%s%s\n", w.prefix, line)
-	w.l.errMu.Unlock()
-}
+type prefixWriter struct{ lines }
 
 func (w *prefixWriter) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.buf) > 0 {
-		w.emit(w.buf)
-		w.buf = nil
-	}
+	w.flush()
 	return nil
 }
 
 // lastLine passes a command judge's stdout on as its transcript, holding
 // back the last non-blank line: that one is the verdict.
 type lastLine struct {
+	lines
 	w       *prefixWriter
-	buf     []byte
 	pending []byte
 	has     bool
 }
 
-func (l *lastLine) Write(p []byte) (int, error) {
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			break
-		}
-		l.take(l.buf[:i])
-		l.buf = l.buf[i+1:]
-	}
-	return len(p), nil
+func newLastLine(w *prefixWriter) *lastLine {
+	l := &lastLine{w: w}
+	l.lines.emit = l.take
+	return l
 }
 
 func (l *lastLine) take(line []byte) {
@@ -543,9 +533,7 @@ func (l *lastLine) take(line []byte) {
 }
 
 func (l *lastLine) finish() string {
-	if len(bytes.TrimSpace(l.buf)) > 0 {
-		l.take(l.buf)
-	}
+	l.flush()
 	l.w.Close()
 	return strings.TrimSpace(string(l.pending))
 }
