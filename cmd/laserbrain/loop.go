@@ -28,8 +28,12 @@ func newLoopCmd(streams *cli.IOStreams) *cobra.Command {
 builtins: ` + "`agent NAME [INSTR]`" + ` (a fresh session per call; stdin is its context)
 and ` + "`judge NAME [--soak N | --jury N] [--goldfish] [--pedantic] [INSTR]`" + ` (one
 session pinned per run, answering through a schema-checked verdict; the
-rendered verdict on stdout). Every other command SCRIPT runs passes the
-operator gate: a refused one gets its reason on stderr and status 126.
+rendered verdict on stdout). agent exits 0 completed (which says nothing
+about the task), 3 escalated, 5 transport failure, 7 config; judge exits 0
+the verdict passes (after --soak/--jury), 1 it does not, 3 escalated, 5
+transport, 6 no valid verdict after one bounce, 7 config. Every other
+command SCRIPT runs passes the operator gate: a refused one gets its reason
+on stderr and status 126.
 Services come from agents.conf (--agents, else ./agents.conf, over the
 starter fix, task and judge Claude Code services).
 
