@@ -582,6 +582,11 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 	}
 	runErr := r.Run(ctx, l.file)
 	cause := context.Cause(ctx)
+	if n := l.replay.left(); n > 0 {
+		// SCRIPT went another way than the journal: what it did live is
+		// journaled anew; the rest of the old record was not used.
+		l.note("%d completed steps of the journal were not replayed: SCRIPT took another path after the step in flight", n)
+	}
 	res := Result{RunID: l.id, Dir: l.dir, Script: l.o.Script}
 	var h *haltError
 	var sg *signalled
