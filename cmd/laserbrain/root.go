@@ -34,6 +34,7 @@ lints workflow methods and checks test vectors.`,
 		newInstallCmd(streams, false),
 		newInstallCmd(streams, true),
 		newLintCmd(streams),
+		newReportCmd(streams),
 	)
 	return root
 }
