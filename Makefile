@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean claude test-agents
+.PHONY: all build test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
 
 all: build
 
@@ -23,6 +23,16 @@ claude:
 # Only the end-to-end tests with the real Claude Code CLI.
 test-agents: claude
 	$(GO) test -count=1 -run 'TestClaude|TestRunForwardsSignals' ./cmd/laserbrain
+
+# A real fleet report: three agents under laserbrain run and two ponder
+# sessions on a throwaway repository, drawn by laserbrain report --fleet, and
+# its first screen in headless Chromium: the README's picture.
+report-example: build
+	scripts/report-example.sh $(BIN)/report-example.html docs/report-example.png
+
+# Only the HTML reports' tests in a real Chromium (Debian's chromium package).
+test-browser:
+	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.
 bench-oca:

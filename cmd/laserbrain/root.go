@@ -28,11 +28,13 @@ lints workflow methods and checks test vectors.`,
 		newHookCmd(streams),
 		newMCPCmd(streams),
 		newRunCmd(streams),
+		newLoopCmd(streams),
 		newRunsCmd(streams),
 		newAuthorizeCmd(streams),
 		newInstallCmd(streams, false),
 		newInstallCmd(streams, true),
 		newLintCmd(streams),
+		newReportCmd(streams),
 	)
 	return root
 }
