@@ -26,7 +26,12 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// Each script gets its own laserbrain home, never the user's.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
-			return nil
+			// The loop scripts run the shipped reference loop.
+			ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(env.WorkDir+"/ci-until-green.sh", ref, 0o755)
 		},
 	})
 }
