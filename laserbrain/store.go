@@ -49,6 +49,28 @@ type RunHandle interface {
 // ErrNoRun is wrapped by ReadRun when no run has the id.
 var ErrNoRun = errors.New("no such run")
 
+// ErrUnavailable is wrapped by a store's errors when it cannot reach where
+// it keeps runs (a database out of reach): callers that can go on without
+// the store (the hooks' failure policy) tell it from every other error.
+var ErrUnavailable = errors.New("the store is out of reach")
+
+// UnavailableError is an operation that failed because the store is out of
+// reach; errors.Is(err, ErrUnavailable) holds for it. Where names the store
+// for people (never with a password).
+type UnavailableError struct {
+	Where string
+	Err   error
+}
+
+func (e *UnavailableError) Error() string {
+	return "cannot reach the laserbrain store at " + e.Where + ": " + e.Err.Error()
+}
+
+// Is makes errors.Is(err, ErrUnavailable) true.
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
 // ErrRunExists is wrapped by ImportRun when the store has the run already.
 var ErrRunExists = errors.New("run exists")
 

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 )
 
 func main() {
@@ -16,5 +18,16 @@ func main() {
 const usageExit = 2
 
 func run(args []string, streams *cli.IOStreams) int {
+	// Every supervisor this binary makes (hooks, run, mcp, authorize) opens
+	// its stores on the backend LASERBRAIN_STORE names.
+	agentrun.OpenStores = openBackend
 	return cli.Run(newRootCmd(streams), args, streams, usageExit)
+}
+
+func openBackend() (agentrun.Stores, error) {
+	cfg, err := backend.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return backend.New(cfg), nil
 }

@@ -65,7 +65,7 @@ func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {
 				return err
 			}
 			st := backend.Check(context.Background(), cfg)
-			st.Queued = hook.QueueLength(cfg.QueueDir())
+			st.Queued = hook.QueueLength(hook.QueueDirOf(cfg.Home.Home))
 			if asJSON {
 				if err := writeJSONIndented(streams.Out, st); err != nil {
 					return err
@@ -80,7 +80,7 @@ func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {
 				default:
 					fmt.Fprintln(streams.Out, "state:  ready")
 				}
-				fmt.Fprintf(streams.Out, "queued: %d event(s) waiting in %s\n", st.Queued, cfg.QueueDir())
+				fmt.Fprintf(streams.Out, "queued: %d event(s) waiting in %s\n", st.Queued, hook.QueueDirOf(cfg.Home.Home))
 			}
 			if !st.Reachable || !st.Schema {
 				return cli.SilentExit(storeExit)

@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/laserkit/laserkit/internal/pgdsn"
+	"github.com/laserkit/laserkit/laserbrain"
 )
 
 // Schema is the PostgreSQL schema every table lives in.
@@ -199,25 +200,13 @@ func NewPool(dsn string, maxConns int32) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// ErrUnavailable is what Unavailable errors are: the database could not be
-// reached, or the connection to it was lost.
-var ErrUnavailable = errors.New("the database is unreachable")
+// ErrUnavailable is laserbrain.ErrUnavailable: what the stores' errors
+// wrap when the database could not be reached, or the connection to it
+// was lost.
+var ErrUnavailable = laserbrain.ErrUnavailable
 
-// UnavailableError is a store operation that failed because the database
-// is out of reach. Its message names the store without its password.
-type UnavailableError struct {
-	Where string // the masked connection string
-	Err   error
-}
-
-func (e *UnavailableError) Error() string {
-	return "cannot reach the laserbrain store at " + e.Where + ": " + pgdsn.Scrub(e.Err.Error(), "")
-}
-
-// Is makes errors.Is(err, ErrUnavailable) true.
-func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
-
-func (e *UnavailableError) Unwrap() error { return e.Err }
+// UnavailableError is laserbrain's: the store, named without its password.
+type UnavailableError = laserbrain.UnavailableError
 
 // Unreachable reports whether err means the database is out of reach (not
 // connected, or the connection lost), as opposed to a query it refused.

@@ -223,7 +223,7 @@ func (l *runLog) index() error {
 					}
 					break // still being written
 				}
-				if crc32.Checksum(buf[start:end], castagnoli) == h.CRC {
+				if crc32.Checksum(buf[start:end], castagnoli()) == h.CRC {
 					l.spans[h.Run] = append(l.spans[h.Run], span{body: l.indexed + int64(start), base: h.Base, n: h.N, steps: h.Steps, state: h.State})
 					pos = end
 					continue
@@ -239,7 +239,9 @@ func (l *runLog) index() error {
 var (
 	headerPrefix = []byte(`{"run":"`)
 	fence        = []byte("\n" + `{"run":"`)
-	castagnoli   = crc32.MakeTable(crc32.Castagnoli)
+	// castagnoli is made on first use: the pre-tool-use hook links this
+	// package and must not pay for the table at start-up.
+	castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 )
 
 // recordHeader is a save's first line.
@@ -375,8 +377,9 @@ func (l *runLog) ids() ([]string, error) {
 // line break that fences it from a torn predecessor. steps holds the new
 // step lines, each ending in a line break.
 func encodeRecord(buf []byte, id string, base, n int, steps, state []byte) []byte {
-	c := crc32.Update(crc32.Checksum(steps, castagnoli), castagnoli, state)
-	c = crc32.Update(c, castagnoli, []byte("\n"))
+	tab := castagnoli()
+	c := crc32.Update(crc32.Checksum(steps, tab), tab, state)
+	c = crc32.Update(c, tab, []byte("\n"))
 	buf = append(buf, "\n{\"run\":\""...)
 	buf = append(buf, id...)
 	buf = append(buf, "\",\"base\":"...)

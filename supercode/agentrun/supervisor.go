@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -30,29 +30,106 @@ type Supervisor struct {
 	Getenv func(string) string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// OpenFleet and OpenRuns open the stores (nil: the backend
-	// LASERBRAIN_STORE names, package backend).
+	// OpenFleet and OpenRuns open the stores (nil: through OpenStores).
 	OpenFleet func() (fleet.Store, error)
 	OpenRuns  func() (laserbrain.Store, error)
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
 
-	fleet   fleet.Store
-	runs    laserbrain.Store
-	backend *backend.Backend
+	fleet  fleet.Store
+	runs   laserbrain.Store
+	stores Stores
 }
 
-// Backend is the backend LASERBRAIN_STORE names, opened once.
-func (s *Supervisor) Backend() (*backend.Backend, error) {
-	if s.backend == nil {
-		cfg, err := backend.FromEnv()
+// Stores opens the stores a supervisor uses, laserbrain's run store and the
+// fleet store, sharing what they can (supercode/backend.Backend is the one
+// the laserbrain binary uses: the local files or a PostgreSQL database, as
+// LASERBRAIN_STORE says).
+type Stores interface {
+	Runs() (laserbrain.Store, error)
+	Fleet() (fleet.Store, error)
+	Close() error
+}
+
+// OpenStores opens the stores of a Supervisor that has no OpenFleet and
+// OpenRuns. The laserbrain binary sets it, first thing in main, to the
+// backend LASERBRAIN_STORE names. Left nil, the stores are the local files
+// under $LASERBRAIN_HOME, and a LASERBRAIN_STORE naming anything else is
+// ErrStoreElsewhere: a binary built without a database driver (the lean
+// laserbrain-gate) hands such an event to laserbrain instead of reading the
+// wrong store. It is a variable, not a dependency, so that binary links no
+// driver at all.
+var OpenStores func() (Stores, error)
+
+// ErrStoreElsewhere is what the local-only default says when
+// LASERBRAIN_STORE names another store.
+var ErrStoreElsewhere = errors.New("LASERBRAIN_STORE names a store this binary does not read")
+
+// localStores is the local files alone.
+type localStores struct {
+	runs  laserbrain.Store
+	fleet fleet.Store
+}
+
+func openLocalStores() (Stores, error) {
+	if v := strings.TrimSpace(os.Getenv("LASERBRAIN_STORE")); v != "" && v != "local" {
+		return nil, ErrStoreElsewhere
+	}
+	return &localStores{}, nil
+}
+
+func (l *localStores) Runs() (laserbrain.Store, error) {
+	if l.runs == nil {
+		p, err := localstore.DefaultPaths()
 		if err != nil {
 			return nil, err
 		}
-		s.backend = backend.New(cfg)
+		if l.runs, err = localstore.Open(p); err != nil {
+			return nil, err
+		}
 	}
-	return s.backend, nil
+	return l.runs, nil
+}
+
+func (l *localStores) Fleet() (fleet.Store, error) {
+	if l.fleet == nil {
+		dir, err := fleet.DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		if l.fleet, err = fleet.OpenLocal(dir); err != nil {
+			return nil, err
+		}
+	}
+	return l.fleet, nil
+}
+
+func (l *localStores) Close() error {
+	var errs []error
+	if l.runs != nil {
+		errs = append(errs, l.runs.Close())
+	}
+	if l.fleet != nil {
+		errs = append(errs, l.fleet.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// openStores opens the stores once, through OpenStores.
+func (s *Supervisor) openStores() (Stores, error) {
+	if s.stores == nil {
+		open := OpenStores
+		if open == nil {
+			open = openLocalStores
+		}
+		st, err := open()
+		if err != nil {
+			return nil, err
+		}
+		s.stores = st
+	}
+	return s.stores, nil
 }
 
 func (s *Supervisor) getenv(k string) string {
@@ -77,11 +154,11 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 	open := s.OpenFleet
 	if open == nil {
 		open = func() (fleet.Store, error) {
-			b, err := s.Backend()
+			st, err := s.openStores()
 			if err != nil {
 				return nil, err
 			}
-			return b.Fleet()
+			return st.Fleet()
 		}
 	}
 	st, err := open()
@@ -100,11 +177,11 @@ func (s *Supervisor) Runs() (laserbrain.Store, error) {
 	open := s.OpenRuns
 	if open == nil {
 		open = func() (laserbrain.Store, error) {
-			b, err := s.Backend()
+			st, err := s.openStores()
 			if err != nil {
 				return nil, err
 			}
-			return b.Runs()
+			return st.Runs()
 		}
 	}
 	st, err := open()
@@ -126,9 +203,9 @@ func (s *Supervisor) Close() error {
 		errs = append(errs, s.fleet.Close())
 		s.fleet = nil
 	}
-	if s.backend != nil {
-		errs = append(errs, s.backend.Close())
-		s.backend = nil
+	if s.stores != nil {
+		errs = append(errs, s.stores.Close())
+		s.stores = nil
 	}
 	return errors.Join(errs...)
 }

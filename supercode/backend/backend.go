@@ -109,10 +109,6 @@ func (c Config) String() string {
 	return c.Home.Home
 }
 
-// QueueDir is where the hooks keep events observed while the database was
-// out of reach.
-func (c Config) QueueDir() string { return filepath.Join(c.Home.Home, "queue") }
-
 // Evidence is the machine's evidence counters.
 func (c Config) Evidence() *localstore.Evidence { return localstore.OpenEvidence(c.Home.Config) }
 

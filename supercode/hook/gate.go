@@ -105,6 +105,9 @@ func (h *Handler) unsure(p Payload, reason string) Answer {
 func (h *Handler) gate(ctx context.Context, p Payload, input []byte, a operator.Action, actionText, why string) Answer {
 	c := h.caller(p)
 	run, found, err := h.Sup.Find(ctx, c)
+	if errors.Is(err, agentrun.ErrStoreElsewhere) {
+		return Answer{Delegate: true}
+	}
 	if isUnreachable(err) {
 		return h.cannotRead(p, input, a, why, "the run", err)
 	}
@@ -160,6 +163,8 @@ func (h *Handler) gate(ctx context.Context, p Payload, input []byte, a operator.
 		reason := refusalReason(refused, a, why)
 		h.record(ctx, run, found, p, false, reason)
 		return h.deny(reason)
+	case errors.Is(err, agentrun.ErrStoreElsewhere):
+		return Answer{Delegate: true}
 	case isUnreachable(err):
 		return h.cannotRead(p, input, a, why, "the authorizations", err)
 	default:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -64,6 +65,9 @@ type Answer struct {
 	Exit   int
 	Stdout string
 	Stderr string
+	// Delegate: this binary cannot read the store LASERBRAIN_STORE names
+	// (agentrun.ErrStoreElsewhere); Run hands the event to laserbrain.
+	Delegate bool
 }
 
 // MaxInput bounds what a hook reads; a larger event is refused, not half-read.
@@ -79,7 +83,7 @@ type Handler struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// QueueDir holds the events observed while the store's database was
-	// out of reach (default: the backend's, under $LASERBRAIN_HOME).
+	// out of reach (default: queue/ under $LASERBRAIN_HOME).
 	QueueDir string
 
 	replayID string // the queue entry being replayed
@@ -126,6 +130,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 		err = h.sessionEnd(ctx, p)
 	default:
 		err = fmt.Errorf("unknown hook event %q", ev)
+	}
+	if errors.Is(err, agentrun.ErrStoreElsewhere) {
+		return Answer{Delegate: true}
 	}
 	if isUnreachable(err) {
 		// The store's database is out of reach: keep the event for later.
@@ -207,10 +214,58 @@ func Run(ctx context.Context, ev Event, format string, stdin io.Reader, stdout, 
 		input = nil
 	}
 	ans := h.Handle(ctx, ev, input)
+	if ans.Delegate && err == nil {
+		h.Sup.Close()
+		return delegate(ctx, ev, format, input, stdout, stderr)
+	}
 	if err != nil && ans.Stderr != "" {
 		ans.Stderr = fmt.Sprintf("guard error: reading the event: %v\n", err)
 	}
 	io.WriteString(stdout, ans.Stdout)
 	io.WriteString(stderr, ans.Stderr)
 	return ans.Exit
+}
+
+// delegate answers an event with the laserbrain binary beside this one:
+// the lean laserbrain-gate links no database driver, so an event that
+// needs a store in PostgreSQL goes to laserbrain, which reads it. Only
+// such events pay for the second process; the rest never get here.
+func delegate(ctx context.Context, ev Event, format string, input []byte, stdout, stderr io.Writer) int {
+	name := ""
+	for _, c := range Commands {
+		if c.Event == string(ev) {
+			name = c.Name
+		}
+	}
+	fail := func(msg string) int {
+		if ev == PreToolUse {
+			fmt.Fprintf(stderr, "guard error: %s\n", msg)
+			return 2
+		}
+		fmt.Fprintf(stderr, "laserbrain hook %s: %s\n", ev, msg)
+		return 0
+	}
+	self, err := os.Executable()
+	if err != nil || name == "" {
+		return fail(fmt.Sprintf("%v, and this event cannot be handed to laserbrain", agentrun.ErrStoreElsewhere))
+	}
+	lb := filepath.Join(filepath.Dir(self), "laserbrain")
+	if fi, err := os.Stat(lb); err != nil || !fi.Mode().IsRegular() || filepath.Clean(lb) == filepath.Clean(self) {
+		return fail(fmt.Sprintf("%v, and there is no laserbrain beside %s to read it", agentrun.ErrStoreElsewhere, self))
+	}
+	args := []string{"hook", name}
+	if ev == PreToolUse {
+		args = append(args, "--format", format)
+	}
+	cmd := exec.CommandContext(ctx, lb, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(input), stdout, stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return ee.ExitCode()
+	}
+	return fail(fmt.Sprintf("handing the event to %s: %v", lb, err))
 }

@@ -62,8 +62,8 @@ func (h *Handler) postToolUse(ctx context.Context, ev Event, p Payload) error {
 	if isUnreachable(err) && !counted && !h.Sup.Replaying {
 		// The call goes to the queue (Handle); the machine's evidence is
 		// on this machine and counts it now, not at the replay.
-		if b, berr := h.Sup.Backend(); berr == nil {
-			if rerr := b.Config().Evidence().Record(obs); rerr != nil {
+		if p, perr := localstore.DefaultPaths(); perr == nil {
+			if rerr := localstore.OpenEvidence(p.Config).Record(obs); rerr != nil {
 				h.log(fmt.Sprintf("laserbrain hook %s: evidence not recorded: %v", ev, rerr))
 			}
 		}

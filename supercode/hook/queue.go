@@ -17,8 +17,8 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/laserkit/laserkit/internal/fsx"
-	"github.com/laserkit/laserkit/internal/pgdb"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -67,12 +67,15 @@ func (h *Handler) queueDir() (string, error) {
 	if h.QueueDir != "" {
 		return h.QueueDir, nil
 	}
-	b, err := h.Sup.Backend()
+	p, err := localstore.DefaultPaths()
 	if err != nil {
 		return "", err
 	}
-	return b.Config().QueueDir(), nil
+	return QueueDirOf(p.Home), nil
 }
+
+// QueueDirOf is the queue's directory in a laserbrain home.
+func QueueDirOf(home string) string { return filepath.Join(home, "queue") }
 
 func newQueueID() string {
 	var b [8]byte
@@ -205,7 +208,7 @@ func (h *Handler) replayFile(ctx context.Context, path string) (int, error) {
 			continue
 		}
 		if err := h.replay(ctx, q); err != nil {
-			if errors.Is(err, pgdb.ErrUnavailable) {
+			if isUnreachable(err) {
 				rest := bytes.Join(lines[i:], []byte("\n"))
 				if werr := fsx.WriteFile(path, append(rest, '\n'), 0o644); werr != nil {
 					return i, werr
@@ -307,7 +310,7 @@ func outageNotice(cause error) string {
 // reasonOf is an unreachable error's message, without the wrapping of the
 // layers it came through.
 func reasonOf(err error) string {
-	var ue *pgdb.UnavailableError
+	var ue *laserbrain.UnavailableError
 	if errors.As(err, &ue) {
 		return ue.Error()
 	}
@@ -340,4 +343,4 @@ func (h *Handler) firstTold(session string) bool {
 
 // isUnreachable reports whether err means the store's database is out of
 // reach.
-func isUnreachable(err error) bool { return err != nil && errors.Is(err, pgdb.ErrUnavailable) }
+func isUnreachable(err error) bool { return err != nil && errors.Is(err, laserbrain.ErrUnavailable) }
