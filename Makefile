@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
+.PHONY: all build test generate check-generated bench bench-stream bench-store bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
 
 all: build
 
@@ -33,6 +33,14 @@ report-example: build
 # Only the HTML reports' tests in a real Chromium (Debian's chromium package).
 test-browser:
 	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report
+
+# The stores side by side in one run: the local home against a durable
+# PostgreSQL over its Unix socket (checks/s, hook latency), and new runs in
+# the local store against the earlier per-run files (figures in the README).
+bench-store:
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'NewRuns' -benchtime 3x ./laserbrain/localstore/
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps' -benchtime 2s ./supercode/backend/
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'HookStore|CheckStream10k(Fresh200|Interleaved8)?$$' -benchtime 50x ./cmd/laserbrain/
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.
 bench-oca:

@@ -13,8 +13,8 @@ import (
 //
 // Each run's history is cut back to its committed length and extended,
 // its new state written beside the old; then every file written is synced
-// at once, the states renamed into place, the directory synced, and the
-// log replaced by an empty one. A crash at any point leaves each run
+// at once (one syncfs on Linux), the states renamed into place, the
+// directory synced, and the log replaced by an empty one. A crash at any point leaves each run
 // readable: the log is dropped last, and its records that are already on
 // file no longer chain onto the files and are passed over.
 func (s *Store) Compact() error {
@@ -70,7 +70,7 @@ func (s *Store) Compact() error {
 			}
 			renames = append(renames, [2]string{tmp, s.runPath(id)})
 		}
-		if err := syncAll(files); err != nil {
+		if err := syncFiles(files); err != nil {
 			return err
 		}
 		for _, r := range renames {
