@@ -8,8 +8,8 @@
 // A fleet is one repository: its id is the repository's root commit
 // (LASERBRAIN_FLEET overrides), so clones and worktrees of one repository are
 // one fleet. Store is the interface; Local keeps it in files under
-// $LASERBRAIN_HOME/fleet and is the default. The interface is cut for a
-// PostgreSQL implementation too (issue 16): every method takes a context,
+// $LASERBRAIN_HOME/fleet and is the default; package pgfleet keeps it in
+// PostgreSQL (supercode/backend picks by LASERBRAIN_STORE). Every method takes a context,
 // does one small thing, returns explicit errors (ErrNotFound, ErrExists,
 // ErrSpent), and writes are idempotent on caller-chosen ids (an event
 // recorded twice by two hook layers is kept once). UpdateRun is a

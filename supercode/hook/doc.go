@@ -12,6 +12,15 @@
 // The pre-tool-use path reads no store for a call it clears: the stores open
 // only when an action needs authorization.
 //
+// When the store is a database out of reach (queue.go): the gate decides
+// from the command alone — a call it clears goes on, an action needing
+// authorization is refused with "cannot read the run: <reason>" — and the
+// observers append their events to a queue on the machine, which the next
+// observer that reaches the database replays, idempotently, before its own
+// event. Each session is told once. A binary that cannot read the store
+// LASERBRAIN_STORE names (the lean laserbrain-gate) hands the event to the
+// laserbrain beside it (Run).
+//
 // What Claude Code 2.1.328 gives a hook, seen in the end-to-end tests (for
 // issue 18, which makes answers depend on who is there): the environment has
 // CLAUDECODE=1, CLAUDE_CODE_ENTRYPOINT=sdk-cli, CLAUDE_CODE_SESSION_ATTENDED
