@@ -13,8 +13,9 @@
 // marker (Mark), observed progress (InferProgress), the search instrument
 // (Explorer), Collisions between agents, and the policy layer (Modulate).
 // A Store keeps runs, contexts and evidence across processes: MemStore in
-// one process, package localstore on disk; package link is the shared log
-// agents write to each other.
+// one process, package localstore on disk, package pgstore in a PostgreSQL
+// database several machines share; package link is the shared log agents
+// write to each other.
 //
 // The catches live here rather than in the supervisor because their input
 // is the same Event a run's corroboration reads, recorded by an agent's
