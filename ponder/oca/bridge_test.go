@@ -378,23 +378,10 @@ func TestModeIsReadOnEveryCall(t *testing.T) {
 	}
 }
 
+// TestMaskDSN: MaskDSN is internal/pgdsn's Mask (tested there).
 func TestMaskDSN(t *testing.T) {
-	cases := map[string]string{
-		"postgres://localhost/oneiro":                      "postgres://localhost/oneiro",
-		"postgres://user:pw@host:5432/oneiro":              "postgres://user:***@host:5432/oneiro",
-		"postgresql://u:p%40ss@h/db?sslmode=disable":       "postgresql://u:***@h/db?sslmode=disable",
-		"postgres://u@h/db":                                "postgres://u@h/db",
-		"postgres://h/db?user=u&password=pw&sslmode=x":     "postgres://h/db?user=u&password=***&sslmode=x",
-		"host=h user=u password=secret dbname=oneiro":      "host=h user=u password=*** dbname=oneiro",
-		"host=h password='with space\\' quote' dbname=db":  "host=h password=*** dbname=db",
-		"host=h PASSWORD = x dbname=db":                    "host=h PASSWORD = *** dbname=db",
-		"postgres://user:p:w@h/db":                         "postgres://user:***@h/db",
-		"postgres://user:pw@h/db?application_name=a@b/c:d": "postgres://user:***@h/db?application_name=a@b/c:d",
-	}
-	for in, want := range cases {
-		if got := MaskDSN(in); got != want {
-			t.Errorf("MaskDSN(%q) = %q, want %q", in, got, want)
-		}
+	if got := MaskDSN("postgres://user:pw@host/oneiro"); got != "postgres://user:***@host/oneiro" {
+		t.Errorf("MaskDSN = %q", got)
 	}
 }
 
