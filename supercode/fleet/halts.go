@@ -87,3 +87,16 @@ type Halts interface {
 	// gate's and ponder's fast path, one cheap read when nothing is halted.
 	AnyHaltInForce(ctx context.Context) (bool, error)
 }
+
+// PonderAgent is the name of a ponder session in its fleet.
+func PonderAgent(slug string) string { return "ponder:" + slug }
+
+// RunAgent is the name of an agent run in its fleet: the agent's name and
+// the run id, so two runs of one agent are two agents.
+func RunAgent(r Run) string {
+	name := r.Agent
+	if name == "" {
+		name = "agent"
+	}
+	return name + ":" + r.ID
+}
