@@ -161,7 +161,10 @@ func TestHaltRefusesWrites(t *testing.T) {
 	stub := &haltStub{halt: &Halt{Reason: "shares a ground with ponder:other", Release: "laserbrain supervise release ponder:" + st.Slug}}
 	e.Halts = stub
 	for name, call := range map[string]func() error{
-		"delta": func() error { _, err := e.Delta("", []byte(`{"voice":"dreamer","op":"add","unitId":"u0001","severity":"must","confidence":0.9,"text":"x"}`)); return err },
+		"delta": func() error {
+			_, err := e.Delta("", []byte(`{"voice":"dreamer","op":"add","unitId":"u0001","severity":"must","confidence":0.9,"text":"x"}`))
+			return err
+		},
 		"grade": func() error { _, err := e.Grade("", []string{"a.go"}, nil); return err },
 		"judge": func() error { _, err := e.Judge(""); return err },
 		"abort": func() error { _, err := e.Abort(""); return err },
