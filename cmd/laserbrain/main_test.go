@@ -21,11 +21,15 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	ponder := ponderBinary(t)
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:  "testdata/script",
+		Cmds: scriptCmds(),
 		Setup: func(env *testscript.Env) error {
-			// Each script gets its own laserbrain home, never the user's.
+			// Each script gets its own laserbrain home, never the user's,
+			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
+			env.Setenv("PATH", ponder+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
 		},
 	})

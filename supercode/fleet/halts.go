@@ -27,7 +27,10 @@ type Halt struct {
 	// By is who halted it: "supervisor", or a person's name.
 	By string `json:"by"`
 	// Round is the supervisor round that decided it (0 when a person did).
-	Round    int64     `json:"round,omitempty"`
+	Round int64 `json:"round,omitempty"`
+	// Cause names what it stops, so that once a person released it the
+	// same cause does not halt the agent again: "collision:<agent kept>".
+	Cause    string    `json:"cause,omitempty"`
 	At       time.Time `json:"at"`
 	Released *Release  `json:"released,omitempty"`
 }

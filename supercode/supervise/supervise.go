@@ -262,7 +262,7 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 	if err != nil {
 		return nil, err
 	}
-	inForce, err := s.haltsInForce(ctx)
+	inForce, released, err := s.halts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -294,9 +294,9 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 	s.pending = nil
 	for _, rt := range r.Route {
 		switch {
-		case rt.Yield != "" && live(rt.Yield):
+		case rt.Yield != "" && live(rt.Yield) && !released[rt.Yield]["collision:"+rt.Keep]:
 			why := fmt.Sprintf("shares a ground with %s (overlap %.2f) — halted to stop duplicate work. Choosing what %s does next is not the supervisor's call", rt.Keep, rt.Overlap, rt.Yield)
-			h, err := s.halt(ctx, rt.Yield, why, "supervisor", &rt, inForce)
+			h, err := s.halt(ctx, rt.Yield, why, "supervisor", "collision:"+rt.Keep, &rt, inForce)
 			if err != nil {
 				return nil, err
 			}
@@ -385,22 +385,27 @@ func (s *Supervisor) names() []string {
 	return out
 }
 
-func (s *Supervisor) haltsInForce(ctx context.Context) (map[string]fleet.Halt, error) {
-	out := map[string]fleet.Halt{}
-	any, err := s.o.Fleet.AnyHaltInForce(ctx)
-	if err != nil || !any {
-		return out, err
-	}
+// halts reads the fleet's halts: those in force by agent, and the causes a
+// person released by agent — a released cause does not halt the agent
+// again (the person's decision outranks the route).
+func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, released map[string]map[string]bool, err error) {
+	inForce, released = map[string]fleet.Halt{}, map[string]map[string]bool{}
 	all, err := s.o.Fleet.ListHalts(ctx, s.fleet)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, h := range all {
-		if h.InForce() {
-			out[h.Agent] = h
+		switch {
+		case h.InForce():
+			inForce[h.Agent] = h
+		case h.Cause != "":
+			if released[h.Agent] == nil {
+				released[h.Agent] = map[string]bool{}
+			}
+			released[h.Agent][h.Cause] = true
 		}
 	}
-	return out, nil
+	return inForce, released, nil
 }
 
 // haltID names the halt one round puts on one agent, so a round re-run
@@ -411,9 +416,9 @@ func haltID(fleetID, agent string, round int64) string {
 }
 
 // halt journals, then puts, a halt on agent.
-func (s *Supervisor) halt(ctx context.Context, name, why, by string, route *supercode.Route, inForce map[string]fleet.Halt) (HaltRow, error) {
+func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, route *supercode.Route, inForce map[string]fleet.Halt) (HaltRow, error) {
 	a := s.agents[name]
-	h := fleet.Halt{ID: haltID(s.fleet, name, s.round), Fleet: s.fleet, Agent: name, Reason: why, By: by, Round: s.round, At: s.now()}
+	h := fleet.Halt{ID: haltID(s.fleet, name, s.round), Fleet: s.fleet, Agent: name, Reason: why, By: by, Round: s.round, Cause: cause, At: s.now()}
 	if a != nil && a.kind == KindRun {
 		h.Run = a.run.ID
 	}
@@ -476,7 +481,7 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 			}
 			if a := s.agents[d]; a != nil && !a.finished {
 				if _, halted := inForce[d]; !halted {
-					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", e.Route, inForce); err != nil {
+					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", "collision:"+other, e.Route, inForce); err != nil {
 						return EscalationRow{}, err
 					}
 					row.Halted = d

@@ -259,16 +259,23 @@ func TestCollidingSessions(t *testing.T) {
 	if len(rd.Halts) != 0 {
 		t.Fatalf("the next round halted again: %+v", rd.Halts)
 	}
+	// A person's release outranks the route: the same collision does not
+	// halt the agent again, and the release is journaled.
+	if _, err := Release(context.Background(), r.st, r.fid, b, "ana", "they split the work", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rd = r.round()
+	if len(rd.Halts) != 0 || agentRow(t, rd, B).Status != StatusActive {
+		t.Fatalf("halted again after a release: %+v", rd.Halts)
+	}
 	recs, _ := r.st.JournalRecords(context.Background(), r.fid, 0)
-	halts := 0
+	kinds := map[string]int{}
 	for _, rec := range recs {
-		if rec.Kind == fleet.JournalHalt {
-			halts++
-		}
+		kinds[rec.Kind]++
 	}
 	head, _ := r.st.JournalHead(context.Background(), r.fid)
-	if _, p := fleet.VerifyJournal(recs, head); p != nil || halts != 1 {
-		t.Fatalf("journal: %d halts, %v", halts, p)
+	if _, p := fleet.VerifyJournal(recs, head); p != nil || kinds[fleet.JournalHalt] != 1 || kinds[fleet.JournalRelease] != 1 {
+		t.Fatalf("journal: %v, %v", kinds, p)
 	}
 }
 
