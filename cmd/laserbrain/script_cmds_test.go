@@ -11,8 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/ponder/ledger"
 )
 
 // scriptCmds are the scripts' own commands for reading JSON output:
@@ -21,6 +25,9 @@ import (
 //	jsonlen PATH N       the array at PATH has N elements
 //	jsonkeys PATH KEY…   the object at PATH (. for the top) has exactly these keys
 //	setjson VAR PATH     sets VAR to the string at PATH
+//	forgephantom SLUG UNIT  appends a phantom delete of UNIT to the session's
+//	                        ledger behind ponder's back, chained and anchored
+//	                        as ponder would (a forger using ponder's own library)
 //
 // PATH is dot-separated: object keys, array indexes, and key=value to pick
 // the first array element whose key is value (agents.agent=ponder:x.steps).
@@ -73,6 +80,27 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			if strings.Join(keys, " ") != strings.Join(want, " ") {
 				ts.Fatalf("keys of %s are [%s]; want [%s]", args[0], strings.Join(keys, " "), strings.Join(want, " "))
 			}
+		},
+		"forgephantom": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 || neg {
+				ts.Fatalf("usage: forgephantom SLUG UNIT")
+			}
+			dir := ts.MkAbs(filepath.Join(".ponder", args[0]))
+			var sess ponder.Session
+			data, err := os.ReadFile(filepath.Join(dir, "session.json"))
+			ts.Check(err)
+			ts.Check(json.Unmarshal(data, &sess))
+			path := filepath.Join(dir, "ledger.jsonl")
+			l, err := ledger.Read(path, sess.Chain(), nil)
+			ts.Check(err)
+			recs := []ledger.Record{{Type: ledger.UnitDelete, Voice: ledger.Skeptic, UnitID: args[1], Phantom: true}}
+			ledger.Stamp(recs, l.NextSeq(), sess.CurrentPass, time.Now())
+			a, err := ledger.Append(path, l, recs)
+			ts.Check(err)
+			sess.Ledger = &a.Anchor
+			out, err := json.MarshalIndent(&sess, "", "  ")
+			ts.Check(err)
+			ts.Check(os.WriteFile(filepath.Join(dir, "session.json"), append(out, '\n'), 0o644))
 		},
 		"setjson": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 2 || neg {
