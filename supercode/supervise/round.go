@@ -53,7 +53,7 @@ type AgentRow struct {
 	Files  int    `json:"files"`
 	// Status is active, finished, halted, or damaged (a ponder ledger ponder
 	// refuses to read).
-	Status string `json:"status"`
+	Status string  `json:"status"`
 	Halt   *string `json:"halt,omitempty"`
 	Error  string  `json:"error,omitempty"`
 }
@@ -300,4 +300,3 @@ func clip(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
-

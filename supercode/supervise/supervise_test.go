@@ -33,14 +33,14 @@ func TestPassStep(t *testing.T) {
 		progress string
 		distance int
 	}{
-		{"pass 1 is the survey: unsettled 1", []ponder.PassFacts{pass1}, "advancing", 10},                 // 2 + ⌈8⌉
-		{"novelty 0.2 + churn 0.1", []ponder.PassFacts{pass1, busy}, "advancing", 5},                     // 2 + ⌈2.4⌉
-		{"coverage 1/4: gap 0.75", []ponder.PassFacts{pass1, gap}, "advancing", 8},                       // 2 + ⌈6⌉
-		{"one quiet pass", []ponder.PassFacts{pass1, busy, quiet}, "advancing", 1},                       //
-		{"two quiet passes: Rule 6", []ponder.PassFacts{pass1, busy, quiet, quiet}, "advancing", 0},      //
-		{"thrash 1 > 0.25", []ponder.PassFacts{pass1, busy, thrash}, "circling", 6},                      // 2 + ⌈4⌉
-		{"nothing counted: gap 1", []ponder.PassFacts{pass1, empty}, "advancing", 10},                    // 2 + ⌈8⌉
-		{"quiet after a thrashing pass", []ponder.PassFacts{pass1, thrash, quiet}, "advancing", 1},       //
+		{"pass 1 is the survey: unsettled 1", []ponder.PassFacts{pass1}, "advancing", 10},           // 2 + ⌈8⌉
+		{"novelty 0.2 + churn 0.1", []ponder.PassFacts{pass1, busy}, "advancing", 5},                // 2 + ⌈2.4⌉
+		{"coverage 1/4: gap 0.75", []ponder.PassFacts{pass1, gap}, "advancing", 8},                  // 2 + ⌈6⌉
+		{"one quiet pass", []ponder.PassFacts{pass1, busy, quiet}, "advancing", 1},                  //
+		{"two quiet passes: Rule 6", []ponder.PassFacts{pass1, busy, quiet, quiet}, "advancing", 0}, //
+		{"thrash 1 > 0.25", []ponder.PassFacts{pass1, busy, thrash}, "circling", 6},                 // 2 + ⌈4⌉
+		{"nothing counted: gap 1", []ponder.PassFacts{pass1, empty}, "advancing", 10},               // 2 + ⌈8⌉
+		{"quiet after a thrashing pass", []ponder.PassFacts{pass1, thrash, quiet}, "advancing", 1},  //
 	}
 	for _, c := range cases {
 		p, d := PassStep(c.passes, len(c.passes)-1)
