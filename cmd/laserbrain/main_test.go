@@ -15,6 +15,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("LASERBRAIN_TEST_SIGNAL_CHILD"); dir != "" {
 		signalChild(dir) // an agent stand-in for TestRunForwardsSignals
 	}
+	if dir := os.Getenv("LASERBRAIN_TEST_HOOKED_AGENT"); dir != "" {
+		hookedAgent(dir) // an agent stand-in for TestHookedAgentHalted
+	}
 	testscript.Main(m, map[string]func(){
 		"laserbrain": func() { os.Exit(run(os.Args[1:], cli.System())) },
 	})
