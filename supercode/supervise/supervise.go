@@ -48,6 +48,9 @@ type Options struct {
 	Publish *link.Link
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// ReadOnly reports without deciding: no halt, no question, nothing
+	// journaled or published (what an agent reading its fleet gets).
+	ReadOnly bool
 }
 
 // Escalation is a question sent to a person: a drift that persisted, or
@@ -241,11 +244,18 @@ func (s *Supervisor) resume(ctx context.Context) error {
 		}
 	}
 	for _, h := range halts {
+		if s.o.ReadOnly {
+			break
+		}
 		// Put is idempotent on the id: a halt already stored (released
 		// since, or in force) is left as it is.
 		if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
 			return fmt.Errorf("re-putting halt %s from the journal: %w", h.ID, err)
 		}
+	}
+	if s.o.ReadOnly {
+		s.pending = nil
+		return nil
 	}
 	data, _ := json.Marshal(map[string]any{"after_round": s.round, "unanswered": len(s.pending), "repo": s.o.Repo})
 	_, err = s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStart,
@@ -283,62 +293,10 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 		return a != nil && !a.finished && !halted
 	}
 
-	// The decisions: first any question a crash left unanswered.
-	for _, e := range s.pending {
-		row, err := s.escalate(ctx, e, inForce)
-		if err != nil {
+	if !s.o.ReadOnly {
+		if err := s.decide(ctx, r, live, inForce, released); err != nil {
 			return nil, err
 		}
-		r.Escalations = append(r.Escalations, row)
-	}
-	s.pending = nil
-	for _, rt := range r.Route {
-		switch {
-		case rt.Yield != "" && live(rt.Yield) && !released[rt.Yield]["collision:"+rt.Keep]:
-			why := fmt.Sprintf("shares a ground with %s (overlap %.2f) — halted to stop duplicate work. Choosing what %s does next is not the supervisor's call", rt.Keep, rt.Overlap, rt.Yield)
-			h, err := s.halt(ctx, rt.Yield, why, "supervisor", "collision:"+rt.Keep, &rt, inForce)
-			if err != nil {
-				return nil, err
-			}
-			r.Halts = append(r.Halts, h)
-		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]]:
-			// As the reference's manage: both are marked, and the question
-			// goes up only while the pair's first agent is unmarked.
-			s.marked[rt.Agents[0]], s.marked[rt.Agents[1]] = true, true
-			route := rt
-			e := Escalation{ID: "collision:" + rt.Agents[0] + "+" + rt.Agents[1], Round: s.round, Kind: EscalateCollision,
-				Who: rt.Agents[0] + "+" + rt.Agents[1], Agents: rt.Agents[:], Why: rt.Why, Route: &route,
-				Question: fmt.Sprintf("%s and %s are doing the same job (overlap %.2f) and nothing observable favours either: which one yields? Answer with its name, or nothing to let both go on.", rt.Agents[0], rt.Agents[1], rt.Overlap)}
-			if s.asked[e.ID] {
-				continue
-			}
-			row, err := s.escalate(ctx, e, inForce)
-			if err != nil {
-				return nil, err
-			}
-			r.Escalations = append(r.Escalations, row)
-		}
-	}
-	for _, name := range s.names() {
-		a := s.agents[name]
-		if a.newSteps == 0 || s.o.EscalateAfter < 0 || a.streak < s.o.EscalateAfter || !live(name) {
-			continue
-		}
-		v, _ := s.sc.View(name)
-		e := Escalation{ID: fmt.Sprintf("drift:%s:%d", name, a.streakStart), Round: s.round, Kind: EscalateDrift, Who: name,
-			Agents: []string{name}, Why: fmt.Sprintf("%d drifting verdicts in a row", a.streak),
-			Question: fmt.Sprintf("%s has drifted %d checks in a row and its own advice has not brought it back. What should it do?", name, a.streak)}
-		if v.Last != nil {
-			e.Verdict = &EscalatedVerdict{Reason: v.Last.Reason, Phi: v.Last.Phi, Advice: v.Last.Advice, Streak: a.streak, Ground: v.Ground}
-		}
-		if s.asked[e.ID] {
-			continue
-		}
-		row, err := s.escalate(ctx, e, inForce)
-		if err != nil {
-			return nil, err
-		}
-		r.Escalations = append(r.Escalations, row)
 	}
 
 	// The report.
@@ -362,7 +320,7 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 	}
 
 	digest := r.digest()
-	if changed || digest != s.digest || len(r.Halts) > 0 || len(r.Escalations) > 0 {
+	if !s.o.ReadOnly && (changed || digest != s.digest || len(r.Halts) > 0 || len(r.Escalations) > 0) {
 		if err := s.journalRound(ctx, r); err != nil {
 			return nil, err
 		}
@@ -374,6 +332,71 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 		}
 	}
 	return r, nil
+}
+
+// decide takes the round's decisions: first any question a crash left
+// unanswered, then a halt for each route naming a live agent that yields
+// (unless a person released it from that very collision), a question for
+// each collision with no basis to choose, and one for each drift streak.
+func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) bool, inForce map[string]fleet.Halt, released map[string]map[string]bool) error {
+	for _, e := range s.pending {
+		row, err := s.escalate(ctx, e, inForce)
+		if err != nil {
+			return err
+		}
+		r.Escalations = append(r.Escalations, row)
+	}
+	s.pending = nil
+	for _, rt := range r.Route {
+		switch {
+		case rt.Yield != "" && live(rt.Yield) && !released[rt.Yield]["collision:"+rt.Keep]:
+			why := fmt.Sprintf("shares a ground with %s (overlap %.2f) — halted to stop duplicate work. Choosing what %s does next is not the supervisor's call", rt.Keep, rt.Overlap, rt.Yield)
+			h, err := s.halt(ctx, rt.Yield, why, "supervisor", "collision:"+rt.Keep, &rt, inForce)
+			if err != nil {
+				return err
+			}
+			r.Halts = append(r.Halts, h)
+		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]]:
+			// As the reference's manage: both are marked, and the question
+			// goes up only while the pair's first agent is unmarked.
+			s.marked[rt.Agents[0]], s.marked[rt.Agents[1]] = true, true
+			route := rt
+			e := Escalation{ID: "collision:" + rt.Agents[0] + "+" + rt.Agents[1], Round: s.round, Kind: EscalateCollision,
+				Who: rt.Agents[0] + "+" + rt.Agents[1], Agents: rt.Agents[:], Why: rt.Why, Route: &route,
+				Question: fmt.Sprintf("%s and %s are doing the same job (overlap %.2f) and nothing observable favours either: which one yields? Answer with its name, or nothing to let both go on.", rt.Agents[0], rt.Agents[1], rt.Overlap)}
+			if s.asked[e.ID] {
+				continue
+			}
+			row, err := s.escalate(ctx, e, inForce)
+			if err != nil {
+				return err
+			}
+			r.Escalations = append(r.Escalations, row)
+		}
+	}
+	for _, name := range s.names() {
+		a := s.agents[name]
+		if a.newSteps == 0 || s.o.EscalateAfter < 0 || a.streak < s.o.EscalateAfter || !live(name) {
+			continue
+		}
+		v, _ := s.sc.View(name)
+		e := Escalation{ID: fmt.Sprintf("drift:%s:%d", name, a.streakStart), Round: s.round, Kind: EscalateDrift, Who: name,
+			Agents: []string{name}, Why: fmt.Sprintf("%d drifting verdicts in a row", a.streak),
+			Question: fmt.Sprintf("%s has drifted %d checks in a row and its own advice has not brought it back. What should it do?", name, a.streak)}
+		if v.Last != nil {
+			e.Verdict = &EscalatedVerdict{Reason: v.Last.Reason, Phi: v.Last.Phi, Advice: v.Last.Advice, Streak: a.streak, Ground: v.Ground}
+		}
+		if s.asked[e.ID] {
+			continue
+		}
+		row, err := s.escalate(ctx, e, inForce)
+		if err != nil {
+			return err
+		}
+		r.Escalations = append(r.Escalations, row)
+	}
+
+	return nil
 }
 
 func (s *Supervisor) names() []string {
