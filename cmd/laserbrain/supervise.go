@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -108,29 +107,13 @@ Exit status: 0, 2 bad usage, 1 the stores could not be read.`,
 	return cmd
 }
 
-// repoRoot is the repository containing dir (its work tree's top), else
-// dir itself, absolute and with symbolic links resolved.
+// repoRoot is supervise.RepoRoot, with a missing directory a usage error.
 func repoRoot(dir string) (string, error) {
-	if dir == "" {
-		dir = "."
+	root, err := supervise.RepoRoot(dir)
+	if errors.Is(err, supervise.ErrNotDir) {
+		return "", cli.Usagef("%v", err)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		return "", cli.Usagef("--repo %s is not a directory", dir)
-	}
-	out, err := exec.Command("git", "-C", abs, "rev-parse", "--show-toplevel").Output()
-	if err == nil {
-		if top := strings.TrimSpace(string(out)); top != "" {
-			abs = top
-		}
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	}
-	return abs, nil
+	return root, err
 }
 
 func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOptions) error {

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
@@ -221,4 +225,32 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 		s.sc.Saw(a.name, seen...)
 	}
 	return true, nil
+}
+
+// ErrNotDir: RepoRoot was given something that is not a directory.
+var ErrNotDir = errors.New("not a directory")
+
+// RepoRoot is the repository containing dir — its work tree's top when dir
+// is in one, else dir — absolute, with symbolic links resolved.
+func RepoRoot(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("--repo %s: %w", dir, ErrNotDir)
+	}
+	out, err := exec.Command("git", "-C", abs, "rev-parse", "--show-toplevel").Output()
+	if err == nil {
+		if top := strings.TrimSpace(string(out)); top != "" {
+			abs = top
+		}
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	return abs, nil
 }
