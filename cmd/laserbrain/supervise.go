@@ -159,6 +159,8 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	if err != nil {
 		return cli.Exit(1, err)
 	}
+	// Journal where this supervisor stopped, even when interrupted.
+	defer sup.Close(context.WithoutCancel(ctx))
 	redraw := !opts.json && opts.watch > 0 && cli.IsTerminal(streams.Out)
 	for n := 1; ; n++ {
 		r, err := sup.Round(ctx)

@@ -57,6 +57,7 @@ const (
 	JournalEscalation = "escalation" // a question sent to a person (before the command runs)
 	JournalAnswer     = "answer"     // what the escalation command did: exit status, output
 	JournalStart      = "start"      // a supervisor started (or resumed) on the fleet
+	JournalStop       = "stop"       // a supervisor stopped, after its last round
 )
 
 // JournalHead is where a fleet's chain ends, as the store recorded it with

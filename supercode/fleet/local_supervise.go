@@ -315,3 +315,20 @@ func (l *Local) JournalHead(ctx context.Context, fleet string) (JournalHead, err
 	h, err := l.readHead(fleet)
 	return h.JournalHead, err
 }
+
+// EventStamp changes whenever run's events do (its file's size and
+// modification time): a reader polling many runs reads Events again only
+// when it moved (supervise.EventStamper).
+func (l *Local) EventStamp(ctx context.Context, run string) (string, error) {
+	if err := ValidateRunID(run); err != nil {
+		return "", err
+	}
+	info, err := os.Stat(l.eventPath(run))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "-", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d.%d", info.Size(), info.ModTime().UnixNano()), nil
+}

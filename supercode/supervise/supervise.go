@@ -119,6 +119,7 @@ type Supervisor struct {
 	marked   map[string]bool
 	pending  []Escalation // asked before a crash, never answered
 	digest   string       // the last journaled round's state
+	logged   int64        // the last round the journal knows of
 }
 
 type agent struct {
@@ -206,6 +207,7 @@ func (s *Supervisor) resume(ctx context.Context) error {
 	var halts []fleet.Halt
 	for _, r := range recs {
 		s.round = max(s.round, r.Round)
+		s.logged = s.round
 		switch r.Kind {
 		case fleet.JournalEscalation:
 			var e Escalation
@@ -260,6 +262,22 @@ func (s *Supervisor) resume(ctx context.Context) error {
 	data, _ := json.Marshal(map[string]any{"after_round": s.round, "unanswered": len(s.pending), "repo": s.o.Repo})
 	_, err = s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStart,
 		Round: s.round, Text: fmt.Sprintf("supervisor started after round %d", s.round), Data: data})
+	return err
+}
+
+// Close journals where the supervisor stopped, so the next one numbers its
+// rounds after the last one run even when the last rounds changed nothing
+// (and so were not journaled). A supervisor that dies without Close is
+// numbered on from its last journaled round.
+func (s *Supervisor) Close(ctx context.Context) error {
+	if s.o.ReadOnly || s.round == s.logged {
+		return nil
+	}
+	_, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStop,
+		Round: s.round, Text: fmt.Sprintf("supervisor stopped after round %d", s.round)})
+	if err == nil {
+		s.logged = s.round
+	}
 	return err
 }
 
@@ -324,7 +342,7 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 		if err := s.journalRound(ctx, r); err != nil {
 			return nil, err
 		}
-		s.digest = digest
+		s.digest, s.logged = digest, r.Round
 		if s.o.Publish != nil {
 			if _, err := s.sc.Publish(s.o.Publish, ""); err != nil {
 				return nil, err
