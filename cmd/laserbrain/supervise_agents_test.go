@@ -105,7 +105,7 @@ func TestHookedAgentHalted(t *testing.T) {
 		t.Fatalf("supervise: %v\n%s", err, out)
 	}
 	var round struct {
-		Route []struct{ Keep, Yield string } `json:"route"`
+		Route []struct{ Keep, Yield string }   `json:"route"`
 		Halts []struct{ Agent, Reason string } `json:"halts"`
 	}
 	if err := json.Unmarshal(out, &round); err != nil {
