@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test generate check-generated bench bench-stream bench-oca lint fmt clean claude test-agents
+.PHONY: all build test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
 
 all: build
 
@@ -23,6 +23,16 @@ claude:
 # Only the end-to-end tests with the real Claude Code CLI.
 test-agents: claude
 	$(GO) test -count=1 -run 'TestClaude|TestRunForwardsSignals' ./cmd/laserbrain
+
+# A real fleet report: three agents under laserbrain run and two ponder
+# sessions on a throwaway repository, drawn by laserbrain report --fleet, and
+# its first screen in headless Chromium: the README's picture.
+report-example: build
+	scripts/report-example.sh $(BIN)/report-example.html docs/report-example.png
+
+# Only the HTML reports' tests in a real Chromium (Debian's chromium package).
+test-browser:
+	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.
 bench-oca:
@@ -45,6 +55,20 @@ bench: bench-stream
 # stated 0.7 ms a step (x-reference; the reference itself is not run).
 bench-stream:
 	$(GO) test -run '^$$' -bench 'CheckStream10k|StreamInProcess10k' -benchtime 5x ./cmd/laserbrain
+
+# The PreToolUse hook as Claude Code runs it: whole processes, medians,
+# interleaved with /bin/true, laserbrain hook pre-tool-use and (when
+# LB_SAFETY names lb_safety.py) the Python reference. Fails when the gate is
+# more than 2 ms above /bin/true or under 100x faster than the reference.
+bench-hook:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/laserbrain
+	LASERBRAIN_BIN=$(CURDIR)/$(BIN)/laserbrain $(GO) test -run '^$$' -bench HookProcess -benchtime 300x ./cmd/laserbrain-gate
+
+# Every git oracle variant in throwaway repositories (go test runs a sample);
+# prints the counts operator/POLICY.md quotes.
+oracle:
+	@log=$$(mktemp); $(GO) test ./operator -count=1 -run TestGitOracle -v -oracle.full >$$log 2>&1; s=$$?; \
+	grep -E 'oracle_test|FAIL|^ok|panic' $$log; rm -f $$log; exit $$s
 
 lint:
 	$(GO) vet $(PKGS)

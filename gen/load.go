@@ -12,6 +12,7 @@ import (
 	"github.com/dlclark/regexp2"
 
 	"github.com/laserkit/laserkit/grammar"
+	"github.com/laserkit/laserkit/grammar/schema"
 )
 
 // Grammar is the typed view of grammar.json the generator works from, plus
@@ -135,7 +136,7 @@ type CycleParams struct {
 }
 
 func load(data []byte) (*Grammar, error) {
-	if err := grammar.Verify(data); err != nil {
+	if err := schema.Verify(data); err != nil {
 		return nil, err
 	}
 	g := &Grammar{}

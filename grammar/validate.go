@@ -1,19 +1,13 @@
 package grammar
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/dlclark/regexp2"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Problem is one reason a grammar document is invalid.
@@ -38,95 +32,15 @@ func (e *ValidationError) Error() string {
 	return "invalid grammar: " + strings.Join(parts, "; ")
 }
 
-var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
-)
+// SemanticProblems are the rules a schema cannot state: weights summing to
+// 1, patterns that compile, a shape pattern that accepts its own examples,
+// names that refer to entries that exist. grammar/schema runs them after the
+// JSON Schema (kept out of this package: the validator's package init costs
+// milliseconds in every binary that links it, hooks included).
+func SemanticProblems(doc *Value) []Problem { return semanticProblems(doc) }
 
-func compiledSchema() (*jsonschema.Schema, error) {
-	schemaOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		const url = "grammar.schema.json"
-		if err := c.AddResource(url, bytes.NewReader(SchemaJSON)); err != nil {
-			schemaErr = err
-			return
-		}
-		schema, schemaErr = c.Compile(url)
-	})
-	return schema, schemaErr
-}
-
-// Validate checks a grammar document against the schema and then against the
-// rules a schema cannot state (weights summing to 1, patterns that compile,
-// a shape pattern that accepts its own examples, ...). A nil error means the
-// generator can turn it into code. The stored content_hash is not compared
-// here; see Verify.
-func Validate(data []byte) error {
-	doc, err := Parse(data)
-	if err != nil {
-		return &ValidationError{Problems: []Problem{{Pointer: "/", Rule: "json", Message: err.Error()}}}
-	}
-	var inst any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&inst); err != nil {
-		return &ValidationError{Problems: []Problem{{Pointer: "/", Rule: "json", Message: err.Error()}}}
-	}
-	s, err := compiledSchema()
-	if err != nil {
-		return fmt.Errorf("grammar schema does not compile: %w", err)
-	}
-	if err := s.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return err
-		}
-		return &ValidationError{Problems: schemaProblems(ve)}
-	}
-	if probs := semanticProblems(&doc); len(probs) > 0 {
-		return &ValidationError{Problems: probs}
-	}
-	return nil
-}
-
-// schemaProblems flattens the validator's tree of causes to its leaves, which
-// are the specific rules broken.
-func schemaProblems(ve *jsonschema.ValidationError) []Problem {
-	var out []Problem
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			kw := e.KeywordLocation
-			if i := strings.LastIndex(kw, "/"); i >= 0 {
-				kw = kw[i+1:]
-			}
-			out = append(out, Problem{Pointer: pointerOrRoot(e.InstanceLocation), Rule: kw, Message: e.Message})
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	return out
-}
-
-// Verify validates data and compares its stored content_hash with the one
-// computed from it.
-func Verify(data []byte) error {
-	if err := Validate(data); err != nil {
-		return err
-	}
-	doc, _ := Parse(data)
-	stored, _ := doc.Get("content_hash")
-	if got := ContentHash(doc); got != stored.Str {
-		return &HashMismatchError{Stored: stored.Str, Computed: got}
-	}
-	return nil
-}
+// PointerOrRoot is a JSON pointer as problems report it ("/" for the root).
+func PointerOrRoot(p string) string { return pointerOrRoot(p) }
 
 // HashMismatchError says the document's content no longer matches the hash
 // it declares: it was edited without being re-hashed, or corrupted.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dlclark/regexp2"
@@ -221,16 +222,22 @@ func Residue(before, after string, pattern *regexp.Regexp) []Catch {
 // contaminants are authoring residue that has no business in output
 // someone reads, in the reference's order and words. Case-insensitive,
 // Unicode \b and \s as in Python (regexp2's default mode).
-var contaminants = []struct {
+// Compiled on first use: a hook process that never sweeps output does not
+// pay for them.
+var contaminants = sync.OnceValue(func() []contaminantRule {
+	return []contaminantRule{
+		{contaminant(`/\*[\s\S]{0,400}?\*/`), "a block comment"},
+		{contaminant(`\b(?:TODO|FIXME|XXX|HACK)\b[:\s]`), "a work note"},
+		{contaminant(`\blorem ipsum\b`), "placeholder text"},
+		{contaminant(`\b(?:PLACEHOLDER|REPLACE ME|TBD)\b`), "an unreplaced placeholder"},
+		{contaminant(`\[object Object\]`), "a stringified object"},
+		{contaminant(`>\s*(?:undefined|null|NaN)\s*<`), "a leaked value"},
+	}
+})
+
+type contaminantRule struct {
 	re  *regexp2.Regexp
 	why string
-}{
-	{contaminant(`/\*[\s\S]{0,400}?\*/`), "a block comment"},
-	{contaminant(`\b(?:TODO|FIXME|XXX|HACK)\b[:\s]`), "a work note"},
-	{contaminant(`\blorem ipsum\b`), "placeholder text"},
-	{contaminant(`\b(?:PLACEHOLDER|REPLACE ME|TBD)\b`), "an unreplaced placeholder"},
-	{contaminant(`\[object Object\]`), "a stringified object"},
-	{contaminant(`>\s*(?:undefined|null|NaN)\s*<`), "a leaked value"},
 }
 
 func contaminant(pattern string) *regexp2.Regexp {
@@ -245,7 +252,7 @@ func contaminant(pattern string) *regexp2.Regexp {
 // A match that times out counts as found.
 func Contaminated(text string) []Catch {
 	var out []Catch
-	for _, c := range contaminants {
+	for _, c := range contaminants() {
 		m, err := c.re.FindStringMatch(text)
 		var sample string
 		switch {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // Store keeps what outlives one process: runs (so a run can be continued by
@@ -46,13 +47,15 @@ type RunHandle interface {
 // ErrNoRun is wrapped by ReadRun when no run has the id.
 var ErrNoRun = errors.New("no such run")
 
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// runIDPattern is ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$, compiled on first use
+// (hook processes start with this package linked).
+var runIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ValidateRunID rejects ids a store could not use as a name: 1 to 64
 // characters of letters, digits, '.', '_' and '-', starting with a letter
 // or digit.
 func ValidateRunID(id string) error {
-	if !runIDPattern.MatchString(id) {
+	if !runIDPattern().MatchString(id) {
 		return fmt.Errorf("run id %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
 	return nil

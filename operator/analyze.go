@@ -16,10 +16,18 @@ const MaxDepth = 5
 // than keep a hook waiting.
 const maxCommands = 5000
 
-// AnalysisBudget bounds the parsed view's time on one input; past it the
-// analysis stops and fails closed. The raw grammar scan is bounded
-// separately by MatchTimeout per pattern.
-const AnalysisBudget = 250 * time.Millisecond
+// AnalysisBudget bounds the time Classify spends on one input, every phase
+// together (raw scan, parse, analysis); past it each phase stops and fails
+// closed, so any input is answered within the budget plus one regexp match
+// timeout at most. It leaves a hook process room to start and answer within
+// 250 ms.
+const AnalysisBudget = 150 * time.Millisecond
+
+// maxNesting bounds how deeply commands may nest (subshells, substitutions,
+// blocks) before the analysis stops following them and asks. A text whose
+// parentheses or braces nest deeper is not parsed at all: the parser's cost
+// grows with the square of the depth.
+const maxNesting = 200
 
 // maxCommandText bounds the text one command's patterns run on; the raw
 // scan still sees everything.
@@ -29,6 +37,10 @@ const maxCommandText = 64 << 10
 // run does.
 type analyzer struct {
 	parser   *syntax.Parser
+	dir      string // the working directory the commands run in ("" unknown)
+	src      string // the text being parsed (nested scripts have their own)
+	nest     int    // current nesting of statements
+	expanded map[*syntax.CmdSubst]arg
 	deadline time.Time
 	expired  bool
 	vars     map[string]string // literal assignments seen so far
@@ -38,8 +50,8 @@ type analyzer struct {
 	commands int
 }
 
-func newAnalyzer() *analyzer {
-	return &analyzer{vars: map[string]string{}, seen: map[string]bool{}, deadline: time.Now().Add(AnalysisBudget)}
+func newAnalyzer(deadline time.Time) *analyzer {
+	return &analyzer{vars: map[string]string{}, seen: map[string]bool{}, deadline: deadline}
 }
 
 func (a *analyzer) add(f Finding) {
@@ -86,11 +98,19 @@ func (a *analyzer) script(src string, depth int) {
 		a.unknown(fmt.Sprintf("nesting deeper than %d levels", MaxDepth), "scripts inside scripts are not followed further")
 		return
 	}
+	if n := bracketDepth(src); n > maxNesting {
+		a.unknown(fmt.Sprintf("nesting deeper than %d levels", maxNesting), "not parsed")
+		if depth == 0 {
+			a.failed = true
+		}
+		return
+	}
 	if a.parser == nil {
 		a.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
 	}
 	// Parse returns before the walk, so nested scripts can reuse the parser.
-	f, err := a.parser.Parse(strings.NewReader(src), "")
+	// The reader stops feeding it when the budget is spent.
+	f, err := a.parser.Parse(&budgetReader{r: strings.NewReader(src), a: a}, "")
 	if err != nil {
 		if depth == 0 {
 			a.failed = true
@@ -98,7 +118,49 @@ func (a *analyzer) script(src string, depth int) {
 		a.unknown("cannot parse", oneLine(err.Error()))
 		return
 	}
+	outer := a.src
+	a.src = src
 	a.stmts(f.Stmts, depth, input{})
+	a.src = outer
+}
+
+// budgetReader hands the parser its input in small pieces and fails once
+// the analysis budget is spent, so a slow parse stops too.
+type budgetReader struct {
+	r *strings.Reader
+	a *analyzer
+}
+
+var errBudget = fmt.Errorf("stopped after %v", AnalysisBudget)
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.a.overTime() {
+		return 0, errBudget
+	}
+	if len(p) > 4096 {
+		p = p[:4096]
+	}
+	return b.r.Read(p)
+}
+
+// bracketDepth is the deepest run of unclosed ( and { in src, quotes or
+// not: an upper bound on how deeply the parser would have to recurse.
+func bracketDepth(src string) int {
+	depth, max := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case ')', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return max
 }
 
 func oneLine(s string) string {
@@ -119,6 +181,14 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, in input) {
 		return
 	}
 	if a.overTime() {
+		return
+	}
+	a.nest++
+	defer func() { a.nest-- }()
+	if a.nest == maxNesting+1 {
+		a.unknown(fmt.Sprintf("nesting deeper than %d levels", maxNesting), "not followed further")
+	}
+	if a.nest > maxNesting {
 		return
 	}
 	a.commands++

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"strings"
+	"time"
 )
 
 // Where says in what role a command's text was found to match.
@@ -20,9 +21,16 @@ const (
 	// Unknown: could not tell — the text does not parse, nests too deep, names
 	// its command only at run time, or a pattern timed out. Fail closed.
 	Unknown
+	// DryRun: in a command that runs but, as parsed, changes nothing: a dry
+	// run (npm publish --dry-run, git clean -n) or a help request.
+	DryRun
 )
 
-var whereNames = [...]string{"executed", "inline code", "data", "unknown"}
+var whereNames = [...]string{"executed", "inline code", "data", "unknown", "dry run"}
+
+// whereRank orders roles from strongest: the role of a raw grammar match is
+// the strongest role the parsed view found for it.
+var whereRank = [...]uint8{Executed: 0, InlineCode: 1, DryRun: 2, Data: 3, Unknown: 4}
 
 func (w Where) String() string { return whereNames[w] }
 
@@ -87,7 +95,7 @@ func (v Verdict) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.
 func ClassifyGrammar(command string, reversible, outward bool) Verdict {
-	v, _ := classifyRaw(command, reversible, outward)
+	v, _ := classifyRaw(command, reversible, outward, time.Now().Add(AnalysisBudget))
 	return v
 }
 
@@ -96,12 +104,16 @@ type rawMatch struct {
 	carved bool // every match lies inside an allow match
 }
 
-func classifyRaw(command string, reversible, outward bool) (Verdict, []rawMatch) {
+func classifyRaw(command string, reversible, outward bool, deadline time.Time) (Verdict, []rawMatch) {
 	v := Verdict{Reversible: reversible, Outward: outward, Labels: []string{}}
 	var why []string
 	var allowSpans []span
+	lower := lowerForPrefilter(command)
 	for _, p := range grammarAllow {
-		m := find(p.re, command)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m := findBy(p.regexp(), command, deadline)
 		if m.found {
 			v.Carveouts = append(v.Carveouts, p.label)
 			why = append(why, "carve-out: "+p.label+" (still asks)")
@@ -110,7 +122,10 @@ func classifyRaw(command string, reversible, outward bool) (Verdict, []rawMatch)
 	}
 	raw := make([]rawMatch, len(grammarIrreversible))
 	for i, p := range grammarIrreversible {
-		m := find(p.re, command)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m := findBy(p.regexp(), command, deadline)
 		raw[i] = rawMatch{matchResult: m}
 		if !m.found {
 			continue
@@ -163,8 +178,19 @@ type Result struct {
 // that repeats a grammar label already present is not listed twice. Text
 // that cannot be parsed is irreversible (fail closed).
 func Classify(command string, reversible, outward bool) Result {
-	v, raw := classifyRaw(command, reversible, outward)
-	a := newAnalyzer()
+	return ClassifyIn("", command, reversible, outward)
+}
+
+// ClassifyIn is Classify for a command that will run in directory dir (the
+// hook event's cwd). The git model looks there to tell a file from a ref
+// ("git checkout NAME" discards the changes to file NAME, but switches to
+// branch NAME) and whether a pathspec matches anything; with dir "" it
+// cannot, and such a command asks.
+func ClassifyIn(dir, command string, reversible, outward bool) Result {
+	deadline := time.Now().Add(AnalysisBudget)
+	v, raw := classifyRaw(command, reversible, outward, deadline)
+	a := newAnalyzer(deadline)
+	a.dir = dir
 	a.script(command, 0)
 
 	r := Result{Verdict: v}
@@ -193,8 +219,11 @@ func Classify(command string, reversible, outward bool) Result {
 				if pf.grammar != i {
 					continue
 				}
-				if pf.Where < f.Where {
+				if whereRank[pf.Where] < whereRank[f.Where] {
 					f.Where = pf.Where
+					if pf.Where == DryRun {
+						f.Note = pf.Note
+					}
 				}
 				if !pf.CarvedOut {
 					f.CarvedOut = false
@@ -216,7 +245,7 @@ func Classify(command string, reversible, outward bool) Result {
 		switch f.Where {
 		case Data:
 			why = append(why, f.Label+" (in data)")
-		case Unknown:
+		case Unknown, DryRun:
 			why = append(why, f.Label+" ("+f.Note+")")
 		default:
 			why = append(why, f.Label)

@@ -3,6 +3,7 @@ package operator
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // optSpec says which options of a wrapper take a value, so the wrapped
@@ -56,9 +57,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-var assignmentRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-
-func isAssignment(s string) bool { return assignmentRe.MatchString(s) }
+// isAssignment: NAME=VALUE, NAME a shell identifier.
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // hasShortFlag reports whether a single-dash cluster word contains c.
 func hasShortFlag(s string, c byte) bool {
@@ -104,14 +116,34 @@ var wrappers = map[string]optSpec{
 	"proxychains": {short: "f"},
 	"unbuffer":    {},
 	"xvfb-run":    {short: "nsfe", long: []string{"server-num", "server-args", "auth-file", "error-file"}},
+	// Multi-call binaries: the first word is the applet.
+	"busybox": {},
+	"toybox":  {},
+}
+
+// lazyRegexp compiles a pattern on first use, so a hook process pays only
+// for the patterns its command needs.
+func lazyRegexp(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // readsCode are database clients whose standard input is a program (SQL).
 var readsCode = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite": true, "sqlcmd": true, "cockroach": true, "clickhouse-client": true, "clickhouse": true, "duckdb": true, "pgcli": true, "mycli": true, "mongosh": true, "mongo": true}
 
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true, "busybox": true}
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true}
 
-var interpreterRe = regexp.MustCompile(`^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript|osascript|tclsh|awk|gawk|pwsh|powershell)$`)
+// isInterpreter: python[N.N], pypy[N], node, ruby, perl, … — programs that
+// take code as an argument. (A hand matcher: a regexp here would be
+// compiled by every hook process.)
+func isInterpreter(name string) bool {
+	switch base := strings.TrimRight(name, "0123456789."); base {
+	case "python", "pypy":
+		return true
+	case "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "rscript", "osascript", "tclsh", "awk", "gawk", "pwsh", "powershell":
+		return base == name
+	}
+	return false
+}
 
 // codeFlags are the options with which an interpreter takes its program as
 // an argument.
@@ -136,6 +168,9 @@ func (a *analyzer) command(argv []arg, d int, in input) {
 		rest := argv[1:]
 		if spec, ok := wrappers[name]; ok {
 			if name == "env" {
+				for len(rest) > 0 && rest[0].known && rest[0].val == "-" {
+					rest = rest[1:] // "env -" is env -i
+				}
 				if next, handled := a.envSplit(rest, d); handled {
 					argv = next
 					if argv == nil {
@@ -216,16 +251,36 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 	norm := append([]string{name}, vals(rest)...)
 	switch {
 	case name == "rm":
+		// The option model decides; the text pattern would re-read a
+		// spelling it has understood (rm --help -rf x deletes nothing).
 		a.rm(rest)
-	case name == "git":
-		norm = a.git(rest, d, in, 0)
-		if norm == nil {
+		a.packOn(name, strings.Join(norm, " "), Executed)
+		return
+	case name == "git" || strings.HasPrefix(name, "git-") && len(name) > 4:
+		if name != "git" {
+			// The dashed form (git-push in git's exec path) is the subcommand.
+			rest = append([]arg{{val: name[4:], known: true}}, rest...)
+		}
+		words, gv := a.git(rest, d, in, 0)
+		if words == nil {
 			return
 		}
+		if gv.modelled || gv.unknown != "" {
+			// The option model decided; the text patterns would only
+			// re-read the spelling it has already understood.
+			a.gitFindings(gv)
+			return
+		}
+		norm = words
+	case name == "cd":
+		a.cd(rest)
+	case name == "npm" && npmDryRun(rest):
+		a.grammarAs(strings.Join(norm, " "), DryRun, "a dry run: changes nothing")
+		return
 	case name == "find":
 		a.find(rest, d)
 	case name == "xargs":
-		a.xargs(rest, d)
+		a.xargs(rest, d, in)
 	case name == "parallel":
 		a.parallel(rest, d, in)
 	case shells[name]:
@@ -241,13 +296,13 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 		a.watch(rest, d)
 	case name == "docker" || name == "podman" || name == "kubectl" || name == "oc":
 		a.container(name, rest, d, in)
-	case interpreterRe.MatchString(name):
+	case isInterpreter(name):
 		a.interpreter(name, rest, in)
 	}
 	// Standard input is a program for a database client, and for an
 	// interpreter given no program of its own (awk's input is always data).
 	if in.kind == literalInput && (readsCode[strings.TrimRight(name, "0123456789.")] ||
-		interpreterRe.MatchString(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
+		isInterpreter(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
 		a.code(name, in.text)
 	}
 	if a.overTime() {
@@ -264,13 +319,23 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 // grammarOn runs the grammar patterns on one command's normalised text. A
 // pattern counts only if it matches at the start, i.e. names this command
 // rather than appearing in its arguments.
-func (a *analyzer) grammarOn(text string) {
+func (a *analyzer) grammarOn(text string) { a.grammarAs(text, Executed, "") }
+
+// grammarAs is grammarOn for a command that runs in a given role (a dry
+// run, for one).
+func (a *analyzer) grammarAs(text string, where Where, note string) {
+	lower := lowerForPrefilter(text)
 	var allow []span
 	for _, p := range grammarAllow {
-		allow = append(allow, find(p.re, text).spans...)
+		if p.mayMatch(lower) {
+			allow = append(allow, find(p.regexp(), text).spans...)
+		}
 	}
 	for i, p := range grammarIrreversible {
-		m, err := grammarAtStart()[i].FindStringMatch(text)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m, err := grammarAtStart[i].regexp().FindStringMatch(text)
 		if err != nil {
 			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i})
 			continue
@@ -279,15 +344,19 @@ func (a *analyzer) grammarOn(text string) {
 			continue
 		}
 		carved := within([]span{{m.Index, m.Index + m.Length}}, allow)
-		a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Executed, CarvedOut: carved, grammar: i})
+		a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: where, Note: note, CarvedOut: carved, grammar: i})
 	}
 }
 
 // code scans program text handed to an interpreter (or SQL to a database
 // client): the grammar patterns anywhere in it, and the pack's code rules.
 func (a *analyzer) code(name, text string) {
+	lower := lowerForPrefilter(text)
 	for i, p := range grammarIrreversible {
-		m := find(p.re, text)
+		if !p.mayMatch(lower) {
+			continue
+		}
+		m := find(p.regexp(), text)
 		if !m.found {
 			continue
 		}
@@ -300,26 +369,48 @@ func (a *analyzer) code(name, text string) {
 	a.packOn(name, text, InlineCode)
 }
 
+// rm reads rm's options as GNU rm does (abbreviated long options, options
+// after operands): recursive and forced is the grammar's rm -rf.
 func (a *analyzer) rm(rest []arg) {
-	recursive, force := false, false
-	for _, w := range rest {
-		s := w.val
-		if !w.known || s == "--" {
-			break
-		}
-		switch {
-		case s == "--recursive":
-			recursive = true
-		case s == "--force":
-			force = true
-		case len(s) > 1 && s[0] == '-' && s[1] != '-':
-			recursive = recursive || strings.ContainsAny(s[1:], "rR")
-			force = force || strings.IndexByte(s[1:], 'f') >= 0
-		}
+	r := rmOptions.parse(rest)
+	if r.bad || r.set["help"] > 0 || r.set["version"] > 0 || len(r.operands) == 0 {
+		return
 	}
+	recursive, force := r.set["r"]+r.set["R"] > 0, r.set["f"] > 0
 	if recursive && force {
 		a.add(Finding{Label: "parsed: " + grammarIrreversible[grammarRmRf].label, Where: Executed, grammar: grammarRmRf})
+		return
 	}
+	if recursive || force {
+		for _, w := range r.operands {
+			if !w.known {
+				a.unknown("rm with an argument known only at run time", "it may be the missing -r or -f")
+				return
+			}
+		}
+	}
+}
+
+// npmDryRun: npm publish (or unpublish) with --dry-run in effect, spelled
+// the one way npm documents; anything else is not proof of a dry run.
+func npmDryRun(rest []arg) bool {
+	sub, dry := "", false
+	for _, w := range rest {
+		if !w.known {
+			return false
+		}
+		switch w.val {
+		case "--dry-run", "--dry-run=true":
+			dry = true
+		case "--no-dry-run", "--dry-run=false":
+			dry = false
+		default:
+			if sub == "" && !strings.HasPrefix(w.val, "-") {
+				sub = w.val
+			}
+		}
+	}
+	return dry && sub == "publish"
 }
 
 // grammarIndex finds a grammar pattern by the start of its label; the
@@ -338,11 +429,36 @@ var (
 	grammarPushForce = grammarIndex("git push --force ")
 	grammarPushF     = grammarIndex("git push -f")
 	grammarPushLease = grammarIndex("git push --force-with-lease")
+	grammarResetHard = grammarIndex("git reset --hard")
 )
 
+// findArgs are find's primaries that take one argument (two for -fprintf);
+// that argument is never itself a primary (find . -name -delete deletes
+// nothing).
+var findArgs = map[string]int{
+	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+	"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-perm": 1,
+	"-size": 1, "-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1,
+	"-cnewer": 1, "-samefile": 1, "-inum": 1, "-links": 1, "-maxdepth": 1, "-mindepth": 1, "-fstype": 1, "-used": 1,
+	"-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-context": 1, "-regextype": 1, "-files0-from": 1, "-fprintf": 2,
+	"-D": 1,
+}
+
+// find reads find's expression: -delete and -exec/-ok of a deleter delete
+// every match; the command -exec runs is analysed like any other.
 func (a *analyzer) find(rest []arg, d int) {
 	for i := 0; i < len(rest); i++ {
 		s := rest[i].val
+		if !rest[i].known {
+			continue
+		}
+		if n, ok := findArgs[s]; ok || len(s) == 10 && strings.HasPrefix(s, "-newer") {
+			if !ok {
+				n = 1 // -newerXY
+			}
+			i += n
+			continue
+		}
 		switch s {
 		case "-delete":
 			a.add(Finding{Label: "parsed: find -delete (deletes every file it matches)", Where: Executed, grammar: -1})
@@ -365,90 +481,306 @@ func (a *analyzer) find(rest []arg, d int) {
 }
 
 func isDeleter(name string) bool {
-	return name == "rm" || name == "unlink" || name == "shred"
+	return name == "rm" || name == "unlink" || name == "shred" || name == "rmdir"
 }
 
-var xargsSpec = optSpec{short: "ILnPsdEa", long: []string{"max-args", "max-procs", "max-chars", "delimiter", "arg-file", "process-slot-var", "max-lines"}}
-
-func (a *analyzer) xargs(rest []arg, d int) {
-	sub := skipOptions(rest, xargsSpec)
-	if len(sub) == 0 {
+// xargs reads xargs's options as GNU xargs does and analyses the command it
+// runs with the arguments it will get: when its input is a literal we can
+// read (echo …, a heredoc), the items are split the way xargs splits them
+// and put into the command line (appended, or in place of the -I string).
+func (a *analyzer) xargs(rest []arg, d int, in input) {
+	r := xargsOptions.parse(rest)
+	if r.bad || r.set["help"] > 0 || r.set["version"] > 0 {
 		return
 	}
-	a.runsOnInput("xargs", sub, d)
-}
-
-// runsOnInput analyses the command xargs or parallel runs once per input
-// line: deleters are flagged outright (the paths come from input we cannot
-// see), a shell reading its script from the input is unknown.
-func (a *analyzer) runsOnInput(via string, sub []arg, d int) {
-	if sub[0].known {
-		name := commandName(sub[0].val)
-		if isDeleter(name) {
-			a.add(Finding{Label: "parsed: " + via + " " + name + " (deletes every path it reads)", Where: Executed, grammar: -1})
+	sub := r.operands
+	if len(sub) == 0 {
+		return // echo
+	}
+	replace, hasReplace := r.values["I"], r.set["I"] > 0
+	if r.set["i"] > 0 {
+		replace, hasReplace = r.values["i"], true
+		if replace == "" {
+			replace = "{}"
 		}
-		if shells[name] {
-			hasScript := false
-			for _, w := range sub[1:] {
-				if w.known && hasShortFlag(w.val, 'c') {
-					hasScript = true
+	}
+	if r.set["a"] > 0 {
+		in = input{kind: fileInput}
+	}
+	var items []string
+	known := in.kind == literalInput
+	if known {
+		switch {
+		case hasReplace || r.set["L"] > 0 || r.set["l"] > 0:
+			for _, line := range strings.Split(in.text, "\n") {
+				if line = strings.TrimLeft(line, " \t"); line != "" {
+					items = append(items, line)
 				}
 			}
-			if !hasScript {
-				a.unknown(via+" runs a shell on its input", "the script comes from input that cannot be read here")
-				return
+		case r.set["0"] > 0:
+			items = strings.Split(strings.TrimRight(in.text, "\x00"), "\x00")
+		case r.set["d"] > 0 && r.values["d"] != "":
+			items = strings.Split(in.text, r.values["d"][:1])
+		default:
+			items = xargsSplit(in.text)
+		}
+	}
+	a.fedCommand("xargs", sub, replace, hasReplace, items, known, d)
+}
+
+// xargsSplit splits input the way xargs does by default: blanks and
+// newlines separate items, quotes and backslashes protect them.
+func xargsSplit(s string) []string {
+	var out []string
+	var cur strings.Builder
+	started := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, started = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			started = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if started {
+				out = append(out, cur.String())
+				cur.Reset()
+				started = false
+			}
+		default:
+			cur.WriteByte(c)
+			started = true
+		}
+	}
+	if started {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// fedCommand analyses a command that xargs or parallel runs with arguments
+// from its input. Known items are put into the command line as the tool
+// would; a deleter on unseen input deletes whatever arrives; a shell whose
+// script comes from the input (no -c script, or one holding the replace
+// string) runs whatever arrives, and with a literal input that text is
+// also read as the script it will be.
+func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace bool, items []string, known bool, d int) {
+	if sub[0].known {
+		name := commandName(sub[0].val)
+		if isDeleter(name) && !known {
+			a.add(Finding{Label: "parsed: " + via + " " + name + " (deletes every path it reads)", Where: Executed, grammar: -1})
+		}
+		if shells[name] || name == "eval" {
+			script, hasScript := shellScript(sub[1:])
+			fromInput := !hasScript || hasReplace && strings.Contains(script, replace)
+			if name == "eval" {
+				fromInput = true
+			}
+			if fromInput {
+				if !known {
+					a.add(Finding{Label: "parsed: " + via + " runs a shell on its input (runs whatever arrives)", Where: Executed, grammar: -1})
+				}
+				for _, it := range items {
+					a.script(it, d+1)
+				}
+				if len(items) > 0 {
+					a.script(strings.Join(items, " "), d+1)
+				}
 			}
 		}
 	}
-	a.command(sub, d, input{})
+	switch {
+	case !known:
+		a.command(sub, d, input{})
+	case hasReplace:
+		for n, it := range items {
+			if n >= 64 || a.overTime() {
+				break
+			}
+			argv := make([]arg, len(sub))
+			for k, w := range sub {
+				argv[k] = arg{val: strings.ReplaceAll(w.val, replace, it), known: w.known}
+			}
+			a.command(argv, d, input{})
+		}
+		if len(items) == 0 {
+			a.command(sub, d, input{})
+		}
+	default:
+		argv := append([]arg{}, sub...)
+		for _, it := range items {
+			argv = append(argv, arg{val: it, known: true})
+		}
+		a.command(argv, d, input{})
+	}
 }
 
-var parallelSpec = optSpec{short: "jSadEICnNLsX", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "colsep", "joblog", "results", "tmpdir", "timeout", "delay", "retries", "env", "tag-string", "max-args", "max-replace-args", "max-lines", "workdir", "wd", "basefile", "transfer", "return", "load", "memfree", "shebang-wrap"}}
+// shellScript finds the -c script of a shell's arguments.
+func shellScript(rest []arg) (string, bool) {
+	for i, w := range rest {
+		if !w.known {
+			return "", false
+		}
+		s := w.val
+		if s == "--" || len(s) < 2 || s[0] != '-' && s[0] != '+' {
+			return "", false
+		}
+		if s[0] == '-' && s[1] != '-' && strings.IndexByte(s, 'c') > 0 {
+			if i+1 < len(rest) {
+				return rest[i+1].val, true
+			}
+			return "", false
+		}
+	}
+	return "", false
+}
 
+var parallelSpec = optSpec{short: "jSadEICnNLsX", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "colsep", "joblog", "results", "tmpdir", "timeout", "delay", "retries", "env", "tag-string", "max-args", "max-replace-args", "max-lines", "workdir", "wd", "basefile", "transfer", "return", "load", "memfree", "shebang-wrap", "sshloginfile", "slf", "eof", "replace", "extensionreplace", "basenamereplace", "dirnamereplace", "basenameextensionreplace", "seqreplace", "arg-sep", "arg-file-sep", "profile", "termseq", "tagstring", "halt", "nice", "block", "block-size", "header", "recend", "recstart", "rpl", "shellquote", "sqlmaster", "sqlworker", "sql", "sqlandworker", "limit", "fifo", "cat", "trc", "ssh", "controlmaster", "plus", "resume", "resume-failed", "retry-failed", "tee", "pipepart", "pipe", "semaphorename", "id", "fg", "bg", "wait"}}
+
+// parallelReplace are GNU parallel's replacement strings.
+var parallelReplace = []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}", "{3}"}
+
+// parallel: GNU parallel joins its command words with spaces and runs the
+// line through a shell, with each input (::: arguments, :::: files or its
+// standard input) put in place of {} or appended. Its long options may be
+// abbreviated (Perl's Getopt::Long), so a word after an option we cannot
+// place is read both as that option's value and as the command.
 func (a *analyzer) parallel(rest []arg, d int, in input) {
-	sub := skipOptions(rest, parallelSpec)
+	for _, start := range parallelStarts(rest) {
+		a.parallelFrom(rest[start:], d, in)
+	}
+}
+
+// parallelStarts are the possible indexes of parallel's command.
+func parallelStarts(rest []arg) []int {
+	var starts []int
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		s := w.val
+		switch {
+		case !w.known || s == "--" || !strings.HasPrefix(s, "-") || strings.HasPrefix(s, ":::"):
+			if s == "--" {
+				i++
+			}
+			return append(starts, i)
+		case strings.HasPrefix(s, "--"):
+			name, _, hasValue := strings.Cut(s[2:], "=")
+			if hasValue {
+				continue
+			}
+			if contains(parallelSpec.long, name) {
+				i++
+				continue
+			}
+			exact := false
+			for _, l := range parallelSpec.long {
+				if strings.HasPrefix(l, name) && name != "" {
+					exact = true
+				}
+			}
+			if exact {
+				// Perhaps an abbreviation of an option with a value:
+				// the next word may be the command.
+				starts = append(starts, i+1)
+				i++
+			}
+		default:
+			for j := 1; j < len(s); j++ {
+				if strings.IndexByte(parallelSpec.short, s[j]) >= 0 {
+					if j == len(s)-1 {
+						i++
+					}
+					break
+				}
+			}
+		}
+	}
+	return append(starts, len(rest))
+}
+
+func (a *analyzer) parallelFrom(sub []arg, d int, in input) {
 	var cmd []arg
 	var inputs []arg
+	fromArgs := false
 	for i, w := range sub {
 		if w.known && strings.HasPrefix(w.val, ":::") { // ::: and :::: (and :::+) start the inputs
-			cmd, inputs = sub[:i], sub[i+1:]
+			cmd, inputs, fromArgs = sub[:i], sub[i+1:], true
 			break
 		}
 	}
-	if cmd == nil && inputs == nil {
+	if !fromArgs {
 		cmd = sub
+	}
+	var items []string
+	known := fromArgs
+	for _, w := range inputs {
+		if strings.HasPrefix(w.val, "::::") {
+			known = false // inputs from files
+		}
+		if strings.HasPrefix(w.val, ":::") {
+			continue
+		}
+		if !w.known {
+			known = false
+		}
+		items = append(items, w.val)
+	}
+	if !fromArgs && in.kind == literalInput {
+		known = true
+		for _, line := range strings.Split(in.text, "\n") {
+			if line != "" {
+				items = append(items, line)
+			}
+		}
 	}
 	if len(cmd) == 0 {
 		// The inputs themselves are the commands.
-		for _, w := range inputs {
-			if strings.HasPrefix(w.val, ":::") {
-				continue
-			}
-			a.script(w.val, d+1)
+		for _, it := range items {
+			a.script(it, d+1)
 		}
-		if len(inputs) == 0 && in.kind != noInput {
-			a.unknown("parallel runs commands read from its input", "")
+		if !known && (in.kind != noInput || fromArgs) {
+			a.add(Finding{Label: "parsed: parallel runs commands read from its input (runs whatever arrives)", Where: Executed, grammar: -1})
 		}
 		return
 	}
-	if cmd[0].known && isDeleter(commandName(cmd[0].val)) {
-		a.add(Finding{Label: "parsed: parallel " + commandName(cmd[0].val) + " (deletes every path it reads)", Where: Executed, grammar: -1})
-	}
-	// parallel hands its command line to a shell.
+	// parallel hands its command line to a shell: analyse the line as
+	// written, and with each known input in place.
 	text, _ := joinArgs(cmd)
 	a.script(text, d+1)
+	for n, it := range items {
+		if n >= 64 || a.overTime() {
+			break
+		}
+		line, replaced := text, false
+		for _, r := range parallelReplace {
+			if strings.Contains(line, r) {
+				line, replaced = strings.ReplaceAll(line, r, it), true
+			}
+		}
+		if !replaced {
+			line += " " + it
+		}
+		a.script(line, d+1)
+	}
+	replace := ""
+	for _, r := range parallelReplace {
+		if strings.Contains(text, r) {
+			replace = r
+		}
+	}
+	a.fedCommand("parallel", cmd, replace, replace != "", items, known, d)
 }
 
 // shell analyses sh/bash/zsh: the -c script, a script read from a heredoc or
 // a literal pipe, or a warning when it reads a script nobody can see.
 func (a *analyzer) shell(name string, rest []arg, d int, in input) {
-	if name == "busybox" {
-		if len(rest) == 0 || !rest[0].known {
-			return
-		}
-		a.command(rest, d, in)
-		return
-	}
 	cflag, sflag := false, false
 	i := 0
 	for ; i < len(rest); i++ {

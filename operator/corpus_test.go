@@ -107,9 +107,20 @@ type difference struct {
 func loadDifferences(t testing.TB) map[string]difference {
 	var f struct {
 		Difference []difference `toml:"difference"`
+		Ask        []difference `toml:"ask"`
 	}
 	if _, err := toml.DecodeFile("testdata/dcg-differences.toml", &f); err != nil {
 		t.Fatal(err)
+	}
+	// Must-block cases that do nothing as parsed: still asked, never
+	// allowed or denied.
+	for _, d := range f.Ask {
+		if d.Why == "" {
+			t.Errorf("ask %q has no why", d.Command)
+		}
+		if r := Classify(d.Command, true, false); r.Decision != Ask {
+			t.Errorf("listed as asked, we now %s: %q (%s)", r.Decision, d.Command, r.Why)
+		}
 	}
 	out := map[string]difference{}
 	for _, d := range f.Difference {

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,13 +14,6 @@ import (
 // (fail closed).
 const MatchTimeout = 50 * time.Millisecond
 
-// pattern is a compiled operator pattern.
-type pattern struct {
-	re      *regexp2.Regexp
-	label   string
-	outward bool
-}
-
 // compile compiles a generated pattern the way the grammar specifies:
 // regexp2's default (.NET) mode, ignoring case, with a match timeout. The
 // generator has already compiled every pattern once, so a failure here means
@@ -30,26 +24,79 @@ func compile(src string) *regexp2.Regexp {
 	return re
 }
 
+// pattern is an operator pattern, compiled on first use: a hook process
+// compiles only the patterns its command can meet.
+type pattern struct {
+	source  string
+	label   string
+	outward bool
+	// needs are words the text must contain (lowercased) for the pattern
+	// to have any chance: every group, one word of each. Nil: always run.
+	needs [][]string
+	once  sync.Once
+	re    *regexp2.Regexp
+}
+
+func (p *pattern) regexp() *regexp2.Regexp {
+	p.once.Do(func() { p.re = compile(p.source) })
+	return p.re
+}
+
+// mayMatch is the prefilter: false only when the pattern cannot match.
+func (p *pattern) mayMatch(lower string) bool {
+	for _, group := range p.needs {
+		found := false
+		for _, w := range group {
+			if strings.Contains(lower, w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerForPrefilter lowercases the way regexp2's IgnoreCase folds (both use
+// unicode.ToLower), so a word the pattern needs is found in any case.
+func lowerForPrefilter(s string) string { return strings.ToLower(s) }
+
+// prefilters are the literal words each grammar pattern needs, keyed by the
+// pattern's exact source. A pattern whose source is not here (the grammar
+// changed) always runs; TestPrefiltersCoverGrammar says when to update.
+var prefilters = map[string][][]string{
+	`\bgit\s+push\s+[^\n]*--force\b`:              {{"git"}, {"push"}, {"--force"}},
+	`\bgit\s+push\b[^\n]*\s-f\b`:                  {{"git"}, {"push"}, {"-f"}},
+	`\bgit\s+push\s+[^\n]*--force-with-lease\b`:   {{"git"}, {"push"}, {"--force-with-lease"}},
+	`\bgit\s+reset\s+--hard\b`:                    {{"git"}, {"reset"}, {"--hard"}},
+	`\brm\s+(-[a-zA-Z]*r[a-zA-Z]*f|-rf|-fr)\b`:    {{"rm"}, {"-"}},
+	`\bwrangler\s+deploy\b(?![^\n|;&]*--dry-run)`: {{"wrangler"}, {"deploy"}},
+	`\bnpm\s+publish\b`:                           {{"npm"}, {"publish"}},
+	`\b(twine\s+upload|flit\s+publish|poetry\s+publish|uv\s+publish|python\d?\s+-m\s+twine\s+upload)\b`:   {{"upload", "publish"}},
+	`\bwrangler\s+deploy\b[\s\S]*laserbrain-mcp-remote|laserbrain-mcp-remote[\s\S]*\bwrangler\s+deploy\b`: {{"wrangler"}, {"deploy"}, {"laserbrain-mcp-remote"}},
+}
+
 var (
-	grammarIrreversible = compileAll(irreversiblePatterns[:])
-	grammarAllow        = compileAll(allowPatterns[:])
+	grammarIrreversible = patternsOf(irreversiblePatterns[:])
+	grammarAllow        = patternsOf(allowPatterns[:])
 	// grammarAtStart are the same patterns anchored at the start of the
 	// text: the parsed view asks only whether a command itself matches,
 	// which anchoring answers in one pass instead of one per position.
-	// Compiled on first use.
-	grammarAtStart = sync.OnceValue(func() []*regexp2.Regexp {
-		out := make([]*regexp2.Regexp, len(irreversiblePatterns))
+	grammarAtStart = func() []*pattern {
+		out := make([]*pattern, len(irreversiblePatterns))
 		for i, p := range irreversiblePatterns {
-			out[i] = compile(`^(?:` + p.Source + `)`)
+			out[i] = &pattern{source: `^(?:` + p.Source + `)`, label: p.Label, outward: p.Outward, needs: prefilters[p.Source]}
 		}
 		return out
-	})
+	}()
 )
 
-func compileAll(ps []grammarPattern) []pattern {
-	out := make([]pattern, len(ps))
+func patternsOf(ps []grammarPattern) []*pattern {
+	out := make([]*pattern, len(ps))
 	for i, p := range ps {
-		out[i] = pattern{re: compile(p.Source), label: p.Label, outward: p.Outward}
+		out[i] = &pattern{source: p.Source, label: p.Label, outward: p.Outward, needs: prefilters[p.Source]}
 	}
 	return out
 }
@@ -67,11 +114,21 @@ type matchResult struct {
 // find searches text for every match of re. A timeout (or any other engine
 // error) reports a match, so the caller escalates.
 func find(re *regexp2.Regexp, text string) matchResult {
+	return findBy(re, text, time.Time{})
+}
+
+// findBy is find that also stops at a deadline (zero: none), reporting a
+// timeout: a text with thousands of matches takes thousands of searches.
+func findBy(re *regexp2.Regexp, text string, deadline time.Time) matchResult {
 	var r matchResult
 	m, err := re.FindStringMatch(text)
 	for err == nil && m != nil {
 		r.found = true
 		r.spans = append(r.spans, span{m.Index, m.Index + m.Length})
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			err = errTimeout
+			break
+		}
 		m, err = re.FindNextMatch(m)
 	}
 	if err != nil {

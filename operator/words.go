@@ -48,7 +48,7 @@ func (a *analyzer) fields(w *syntax.Word) []arg {
 		default:
 			s, ok := a.expansion(part)
 			if !ok {
-				cur += source(part)
+				cur += a.source(part)
 				known = false
 				started = true
 				continue
@@ -102,7 +102,7 @@ func (a *analyzer) quoted(parts []syntax.WordPart) (string, bool) {
 		}
 		s, ok := a.expansion(part)
 		if !ok {
-			b.WriteString(source(part))
+			b.WriteString(a.source(part))
 			known = false
 			continue
 		}
@@ -123,40 +123,91 @@ func (a *analyzer) expansion(part syntax.WordPart) (string, bool) {
 		v, ok := a.vars[p.Param.Value]
 		return v, ok
 	case *syntax.CmdSubst:
-		if len(p.Stmts) != 1 {
-			return "", false
+		// Each substitution is evaluated once: nested ones would otherwise
+		// be re-evaluated from every level above them.
+		if r, ok := a.expanded[p]; ok {
+			return r.val, r.known
 		}
-		call, ok := p.Stmts[0].Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 || len(p.Stmts[0].Redirs) > 0 {
-			return "", false
+		s, ok := a.evalSubst(p)
+		if a.expanded == nil {
+			a.expanded = map[*syntax.CmdSubst]arg{}
 		}
-		var argv []string
-		for _, w := range call.Args {
-			for _, f := range a.fields(w) {
-				if !f.known {
-					return "", false
-				}
-				argv = append(argv, f.val)
-			}
-		}
-		if len(argv) == 0 {
-			return "", false
-		}
-		switch commandName(argv[0]) {
-		case "echo":
-			rest := argv[1:]
-			for len(rest) > 0 && (rest[0] == "-n" || rest[0] == "-e" || rest[0] == "-E") {
-				rest = rest[1:]
-			}
-			return strings.Join(rest, " "), true
-		case "printf":
-			if len(argv) >= 2 && !strings.Contains(argv[1], "%") {
-				return strings.ReplaceAll(argv[1], `\n`, "\n"), true
-			}
-		}
-		return "", false
+		a.expanded[p] = arg{val: s, known: ok}
+		return s, ok
 	}
 	return "", false
+}
+
+// evalSubst evaluates $(echo …) and $(printf …) of known words.
+func (a *analyzer) evalSubst(p *syntax.CmdSubst) (string, bool) {
+	if len(p.Stmts) != 1 {
+		return "", false
+	}
+	call, ok := p.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(p.Stmts[0].Redirs) > 0 {
+		return "", false
+	}
+	var argv []string
+	for _, w := range call.Args {
+		for _, f := range a.fields(w) {
+			if !f.known {
+				return "", false
+			}
+			argv = append(argv, f.val)
+		}
+	}
+	if len(argv) == 0 {
+		return "", false
+	}
+	switch commandName(argv[0]) {
+	case "echo":
+		rest := argv[1:]
+		for len(rest) > 0 && (rest[0] == "-n" || rest[0] == "-e" || rest[0] == "-E") {
+			rest = rest[1:]
+		}
+		return strings.Join(rest, " "), true
+	case "printf":
+		format := argv[1:]
+		if len(format) > 0 && format[0] == "--" {
+			format = format[1:] // printf -- --force prints --force
+		}
+		if len(format) >= 1 && !strings.Contains(format[0], `\`) {
+			return printfS(format[0], format[1:])
+		}
+	}
+	return "", false
+}
+
+// printfS evaluates printf with a format whose only verbs are %s and %%:
+// the format repeats until the arguments are used up, as the shell's does.
+func printfS(format string, args []string) (string, bool) {
+	if strings.Count(format, "%") != 2*strings.Count(format, "%%")+strings.Count(format, "%s") {
+		return "", false
+	}
+	var b strings.Builder
+	for first := true; first || len(args) > 0; first = false {
+		used := false
+		for i := 0; i < len(format); i++ {
+			if format[i] != '%' || i+1 == len(format) {
+				b.WriteByte(format[i])
+				continue
+			}
+			i++
+			if format[i] == '%' {
+				b.WriteByte('%')
+				continue
+			}
+			if len(args) > 0 {
+				b.WriteString(args[0])
+				args = args[1:]
+				used = true
+			}
+		}
+		if !used {
+			break
+		}
+	}
+	return b.String(), true
 }
 
 // unescape removes shell backslash escapes. Outside quotes a backslash
@@ -259,11 +310,13 @@ func commandName(s string) string {
 }
 
 // source is a word part as written, for values only the running shell
-// knows: a nested script then sees the expansion itself, as its shell would.
-func source(part syntax.WordPart) string {
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, part); err != nil {
-		return "$?"
+// knows: a nested script then sees the expansion itself, as its shell
+// would. It is sliced from the text being analysed, not re-printed: deep
+// nesting would otherwise re-print every level at every level.
+func (a *analyzer) source(part syntax.WordPart) string {
+	s, e := int(part.Pos().Offset()), int(part.End().Offset())
+	if part.Pos().IsValid() && part.End().IsValid() && 0 <= s && s <= e && e <= len(a.src) {
+		return a.src[s:e]
 	}
-	return b.String()
+	return "$?"
 }

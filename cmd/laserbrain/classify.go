@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,12 +32,16 @@ classification only ever escalates them.
 
 Exit status: 0 when the command is reversible and inward, 1 when it needs
 authorization, 2 on bad input. --json prints the full result, including each
-finding's role (executed, inline code, data, unknown) and the decision a hook
-would take (allow, ask, deny).`,
+finding's role (executed, inline code, data, unknown, dry run) and the
+decision a hook would take (allow, ask, deny). The command is read as if run
+in the current directory (git checkout NAME: a file here, or a branch).`,
 		Args: cli.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			command := strings.Join(args, " ")
-			r := operator.Classify(command, !opts.irreversible, opts.outward)
+			// The command would run here: the git model looks here to tell
+			// a file from a branch.
+			dir, _ := os.Getwd()
+			r := operator.ClassifyIn(dir, command, !opts.irreversible, opts.outward)
 			if opts.json {
 				out := struct {
 					Command            string `json:"command"`

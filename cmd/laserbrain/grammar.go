@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/grammar"
+	"github.com/laserkit/laserkit/grammar/schema"
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
@@ -68,7 +69,7 @@ one-line reason otherwise.`,
 			if err != nil {
 				return err
 			}
-			if err := grammar.Verify(data); err != nil {
+			if err := schema.Verify(data); err != nil {
 				return cli.Exitf(1, "%s: %v", name, err)
 			}
 			doc, _ := grammar.Parse(data)

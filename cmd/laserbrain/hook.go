@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
 
@@ -83,22 +80,8 @@ func newHookEventCmd(streams *cli.IOStreams, c struct{ Event, Name, Matcher stri
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			h := &hook.Handler{Sup: &agentrun.Supervisor{}, Format: format}
-			defer h.Sup.Close()
-			input, err := io.ReadAll(io.LimitReader(streams.In, hook.MaxInput+1))
-			if err != nil {
-				// Unreadable input is answered like an empty event, with the
-				// read error as the reason.
-				input = nil
-			}
-			ans := h.Handle(ctx, ev, input)
-			if err != nil && ans.Stderr != "" {
-				ans.Stderr = fmt.Sprintf("guard error: reading the event: %v\n", err)
-			}
-			io.WriteString(streams.Out, ans.Stdout)
-			io.WriteString(streams.ErrOut, ans.Stderr)
-			if ans.Exit != 0 {
-				return cli.SilentExit(ans.Exit)
+			if code := hook.Run(ctx, ev, format, streams.In, streams.Out, streams.ErrOut); code != 0 {
+				return cli.SilentExit(code)
 			}
 			return nil
 		},

@@ -33,7 +33,12 @@ func TestScripts(t *testing.T) {
 			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
 			env.Setenv("PATH", ponder+string(os.PathListSeparator)+env.Getenv("PATH"))
-			return nil
+			// The loop scripts run the shipped reference loop.
+			ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(env.WorkDir+"/ci-until-green.sh", ref, 0o755)
 		},
 	})
 }

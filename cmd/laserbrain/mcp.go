@@ -15,7 +15,8 @@ import (
 )
 
 func newMCPCmd(streams *cli.IOStreams) *cobra.Command {
-	return &cobra.Command{
+	var loopCall, loopRole string
+	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the drift instrument to an agent over MCP (stdio)",
 		Long: `mcp speaks the Model Context Protocol on standard input and output (server
@@ -26,12 +27,23 @@ classify and lint.
 
 Checks go to the caller's run: LASERBRAIN_RUN (laserbrain run sets it), else
 the Claude Code session (CLAUDE_CODE_SESSION_ID), else a run opened for this
-connection. Nothing but protocol is written to standard output.`,
+connection. Nothing but protocol is written to standard output.
+
+laserbrain loop starts it with --loop-call DIR --loop-role agent|judge for
+each session it runs: the session then also gets escalate, and a judge gets
+verdict (validated against the verdict schema), both answering into DIR.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var opts mcpserver.Options
+			if loopCall != "" || loopRole != "" {
+				opts.Loop = &mcpserver.LoopCall{Dir: loopCall, Role: loopRole}
+			}
 			sup := &agentrun.Supervisor{}
 			defer sup.Close()
-			srv := mcpserver.New(sup)
+			srv, err := mcpserver.NewWithOptions(sup, opts)
+			if err != nil {
+				return cli.Usagef("%v", err)
+			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -43,6 +55,11 @@ connection. Nothing but protocol is written to standard output.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&loopCall, "loop-call", "", "serve a laserbrain loop session answering into this call directory")
+	cmd.Flags().StringVar(&loopRole, "loop-role", "", "the loop session's role: agent or judge")
+	_ = cmd.Flags().MarkHidden("loop-call")
+	_ = cmd.Flags().MarkHidden("loop-role")
+	return cmd
 }
 
 type nopWriteCloser struct{ io.Writer }

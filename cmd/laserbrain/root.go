@@ -28,12 +28,14 @@ lints workflow methods and checks test vectors.`,
 		newHookCmd(streams),
 		newMCPCmd(streams),
 		newRunCmd(streams),
+		newLoopCmd(streams),
 		newRunsCmd(streams),
 		newAuthorizeCmd(streams),
 		newSuperviseCmd(streams),
 		newInstallCmd(streams, false),
 		newInstallCmd(streams, true),
 		newLintCmd(streams),
+		newReportCmd(streams),
 	)
 	return root
 }

@@ -3,28 +3,96 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/htmlreport"
 	"github.com/laserkit/laserkit/ponder"
+	preport "github.com/laserkit/laserkit/ponder/report"
 )
 
+type reportOptions struct {
+	html string
+	all  bool
+}
+
 func newReportCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "report",
-		Short: "Show per-pass metrics and verdicts, then the live findings (read-only)",
-		Args:  cli.NoArgs,
+	opts := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report [--html FILE [--all]]",
+		Short: "Show per-pass metrics and verdicts, then the live findings (read-only); --html draws them",
+		Long: `Show per-pass metrics and verdicts, then the live findings. Read-only.
+
+With --html FILE, write one self-contained HTML page instead: each pass's
+metrics against Rule 6's thresholds, the verdicts, and the churn forecasts
+against the churn that came. The page fetches nothing and has no script.
+--all puts every session under .ponder/ on the page.`,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.all && opts.html == "" {
+				return a.finish(nil, cli.Usagef("--all needs --html FILE (the text report shows one session)"), nil)
+			}
+			if opts.all && a.slug != "" {
+				return a.finish(nil, cli.Usagef("--all and --slug exclude each other"), nil)
+			}
 			e, err := a.eng()
 			if err != nil {
 				return a.finish(nil, err, nil)
+			}
+			if opts.html != "" {
+				res, err := writeHTMLReport(e, a.slug, opts)
+				return a.finish(res, err, func(w io.Writer) {
+					fmt.Fprintf(w, "wrote %s: %d session(s), %d bytes\n", res.HTML, len(res.Sessions), res.Bytes)
+				})
 			}
 			res, err := e.Report(a.slug)
 			return a.finish(res, err, func(w io.Writer) { printReport(w, res) })
 		},
 	}
+	cmd.Flags().StringVar(&opts.html, "html", "", "write the report as a self-contained HTML page to FILE")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "with --html: every session, not only the current one")
+	return cmd
+}
+
+// htmlReportResult is what report --html says it did.
+type htmlReportResult struct {
+	HTML     string   `json:"html"`
+	Sessions []string `json:"sessions"`
+	Bytes    int      `json:"bytes"`
+}
+
+func writeHTMLReport(e *ponder.Engine, slug string, opts *reportOptions) (*htmlReportResult, error) {
+	var sessions []preport.Session
+	if opts.all {
+		all, err := preport.LoadAll(e)
+		if err != nil {
+			return nil, err
+		}
+		sessions = all
+	} else {
+		s, err := preport.Load(e, slug)
+		if err != nil {
+			return nil, err
+		}
+		sessions = []preport.Session{s}
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	page := htmlreport.Render(preport.Document(sessions, root, clock()))
+	if err := fsx.WriteFile(opts.html, page, 0o644); err != nil {
+		return nil, cli.Usagef("--html: %v", err)
+	}
+	res := &htmlReportResult{HTML: opts.html, Sessions: []string{}, Bytes: len(page)}
+	for _, s := range sessions {
+		res.Sessions = append(res.Sessions, s.Slug)
+	}
+	return res, nil
 }
 
 func printReport(w io.Writer, r *ponder.ReportResult) {

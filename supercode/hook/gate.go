@@ -89,13 +89,15 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 			return ans
 		}
 	}
-	r := operator.Classify(command, true, false)
+	// Read in the event's directory: "git checkout NAME" discards NAME's
+	// changes when NAME is a file there, and switches branches otherwise.
+	r := operator.ClassifyIn(p.Cwd, command, true, false)
 	switch r.Decision {
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
 		return h.gate(ctx, p, a, command, r.Why)
 	case operator.Ask:
-		return h.unsure(p, "laserbrain operator gate: "+r.Why+" — confirm before it runs.")
+		return h.unsure(p, r.HookAnswer().Reason)
 	}
 	return Answer{}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -173,3 +174,25 @@ func (h *Handler) log(msg string) {
 }
 
 func (h *Handler) caller(p Payload) agentrun.Caller { return h.Sup.Caller(p.SessionID, p.Cwd) }
+
+// Run is one hook process: it reads the event from stdin (at most
+// MaxInput), answers it with a fresh handler and writes the answer; the
+// result is the exit status. `laserbrain hook EVENT` and laserbrain-gate
+// both run it.
+func Run(ctx context.Context, ev Event, format string, stdin io.Reader, stdout, stderr io.Writer) int {
+	h := &Handler{Sup: &agentrun.Supervisor{}, Format: format}
+	defer h.Sup.Close()
+	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
+	if err != nil {
+		// Unreadable input is answered like an empty event, with the read
+		// error as the reason.
+		input = nil
+	}
+	ans := h.Handle(ctx, ev, input)
+	if err != nil && ans.Stderr != "" {
+		ans.Stderr = fmt.Sprintf("guard error: reading the event: %v\n", err)
+	}
+	io.WriteString(stdout, ans.Stdout)
+	io.WriteString(stderr, ans.Stderr)
+	return ans.Exit
+}

@@ -141,9 +141,15 @@ func edit(path string, f func(*node) error) (Change, error) {
 
 // isOurs recognises a hook command laserbrain installed: a program named
 // laserbrain (or this very binary), then "hook", then one of our event names — at any path, so a
-// reinstall from a new location replaces the old entry.
+// reinstall from a new location replaces the old entry; or laserbrain-gate
+// (the pre-tool-use hook's own binary).
 func isOurs(command, self string) (name string, ok bool) {
 	f := strings.Fields(command)
+	for _, w := range f {
+		if filepath.Base(strings.Trim(w, `'"`)) == agentrun.GateName {
+			return "pre-tool-use", true
+		}
+	}
 	for i := 0; i+2 < len(f); i++ {
 		prog := strings.Trim(f[i], `'"`)
 		if (filepath.Base(prog) == "laserbrain" || prog == self) && f[i+1] == "hook" {

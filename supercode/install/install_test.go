@@ -162,3 +162,45 @@ func TestBadSettingsRefused(t *testing.T) {
 		t.Error("a relative laserbrain path was accepted")
 	}
 }
+
+// With laserbrain-gate installed beside laserbrain, the pre-tool-use hook is
+// the gate (it starts in ~2 ms instead of ~8); a second install changes
+// nothing, and uninstall takes it out like the others.
+func TestPreToolUseUsesTheGateBeside(t *testing.T) {
+	bin := t.TempDir()
+	lb := filepath.Join(bin, "laserbrain")
+	gate := filepath.Join(bin, "laserbrain-gate")
+	for _, p := range []string{lb, gate} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	o := Options{Scope: Project, Dir: dir, Home: t.TempDir(), Self: lb}
+	apply(t, o)
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	hooks := decode(t, settings)["hooks"].(map[string]any)
+	pre := hooks["PreToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"]
+	if pre != gate {
+		t.Fatalf("PreToolUse command %q, want the gate %q", pre, gate)
+	}
+	post := hooks["PostToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"]
+	if post != lb+" hook post-tool-use" {
+		t.Fatalf("PostToolUse command %q", post)
+	}
+	before, _ := os.ReadFile(settings)
+	for _, c := range apply(t, o) {
+		if c.Changed() {
+			t.Errorf("a second install changes %s:\n%s", c.Path, c.Diff())
+		}
+	}
+	after, _ := os.ReadFile(settings)
+	if string(before) != string(after) {
+		t.Fatal("a second install changed the settings")
+	}
+	o.Remove = true
+	apply(t, o)
+	if data, err := os.ReadFile(settings); err == nil && strings.Contains(string(data), "laserbrain-gate") {
+		t.Fatalf("uninstall left the gate in:\n%s", data)
+	}
+}

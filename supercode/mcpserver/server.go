@@ -30,21 +30,31 @@ const Version = "0.1.0"
 // Server holds one agent's connection: its supervisor and, once a tool
 // needed it, the caller's run.
 type Server struct {
-	sup *agentrun.Supervisor
-	mu  sync.Mutex // tool calls of one connection run one at a time
-	run string     // the caller's run id, once opened
+	sup  *agentrun.Supervisor
+	opts Options
+	mu   sync.Mutex // tool calls of one connection run one at a time
+	run  string     // the caller's run id, once opened
 }
 
 // New builds the MCP server on sup; the caller's run is found from sup's
 // environment (LASERBRAIN_RUN, else CLAUDE_CODE_SESSION_ID) on the first
 // tool that needs it, and registered when there is none.
-func New(sup *agentrun.Supervisor) *mcp.Server {
-	s := &Server{sup: sup}
+func New(sup *agentrun.Supervisor) *mcp.Server { return newServer(sup, Options{}) }
+
+func newServer(sup *agentrun.Supervisor, opts Options) *mcp.Server {
+	s := &Server{sup: sup, opts: opts}
+	instructions := "Call check_state at every step with your goal, progress (advancing, stuck or circling) and distance (0-10, 0 = done). " +
+		"The first call freezes your ground; later calls are measured against it. Irreversible or outward commands are refused while your run drifts."
+	if opts.Loop != nil {
+		instructions += " You are a session of a laserbrain loop: call escalate (with the reason) when a person is needed."
+		if opts.Loop.Role == RoleJudge {
+			instructions += " End every turn by calling verdict exactly once."
+		}
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "laserbrain drift instrument", Version: Version}, &mcp.ServerOptions{
-		Instructions: "Call check_state at every step with your goal, progress (advancing, stuck or circling) and distance (0-10, 0 = done). " +
-			"The first call freezes your ground; later calls are measured against it. Irreversible or outward commands are refused while your run drifts.",
+		Instructions: instructions,
 	})
-	for _, t := range s.tools() {
+	for _, t := range s.allTools() {
 		srv.AddTool(t.tool, s.wrap(t.run))
 	}
 	return srv

@@ -34,9 +34,15 @@ func testSupervisor(t testing.TB, env map[string]string) (*agentrun.Supervisor, 
 // connect runs the server in process and returns a go-sdk client session.
 func connect(t *testing.T, sup *agentrun.Supervisor) *mcp.ClientSession {
 	t.Helper()
+	return connectServer(t, New(sup))
+}
+
+// connectServer runs srv in process and returns a go-sdk client session.
+func connectServer(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := New(sup).Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,11 @@ func stateProps() map[string]any {
 	}
 }
 
-// toolNames are the tools this server offers (capabilities lists them).
+// allTools are the tools this server offers (capabilities lists them): the
+// instrument's, and a loop session's when it serves one.
+func (s *Server) allTools() []toolDef { return append(s.tools(), s.loopTools()...) }
+
+// tools are the instrument's tools.
 func (s *Server) tools() []toolDef {
 	modulateProps := stateProps()
 	modulateProps["team"] = prop("string", "A recursion-team preset name.")
@@ -106,7 +110,7 @@ func (s *Server) tools() []toolDef {
 
 func (s *Server) capabilities(ctx context.Context, a args) (any, error) {
 	var names []string
-	for _, t := range s.tools() {
+	for _, t := range s.allTools() {
 		names = append(names, t.tool.Name)
 	}
 	sort.Strings(names)

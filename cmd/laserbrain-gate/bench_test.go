@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// hookEvents are the answers the benchmark times: each one a whole process
+// from start to exit, as Claude Code runs a hook.
+var hookEvents = []struct{ name, event string }{
+	{"allow", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./... && git status"}}`},
+	{"deny", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --mirr origin"}}`},
+	{"deny-grammar", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --force origin main"}}`},
+	{"ask", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git commit -m 'why rm -rf is refused'"}}`},
+}
+
+// BenchmarkHookProcess is `make bench-hook`: medians of whole processes,
+// interleaved so every contender sees the same machine — /bin/true (process
+// start alone), an empty Go program (the Go runtime's floor),
+// laserbrain-gate on each answer, `laserbrain hook
+// pre-tool-use` for comparison and, when LB_SAFETY names the Python
+// reference hook (lb_safety.py), the reference. It fails when the gate's
+// slowest median is over 2.5× /bin/true's (a regression: on an idle 2-core
+// machine it is about 1.7×, a median near 2 ms); it flags a median over 3 ms
+// and a ratio to the reference under 100× (both bounded by the machine's
+// process start cost, which /bin/true shows).
+func BenchmarkHookProcess(b *testing.B) {
+	gate := buildGate(b)
+	// The handler looks for the caller's run in the laserbrain home: a
+	// fresh one, never the user's.
+	b.Setenv("LASERBRAIN_HOME", b.TempDir())
+	type contender struct {
+		name  string
+		argv  []string
+		event string
+		times []time.Duration
+		stdin *os.File
+		every int // run in every n-th round only (the slow reference)
+	}
+	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}, {name: "go-empty-program", argv: []string{buildEmpty(b)}}}
+	for _, e := range hookEvents {
+		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event})
+	}
+	if lb := os.Getenv("LASERBRAIN_BIN"); lb != "" {
+		cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event})
+	}
+	ref := os.Getenv("LB_SAFETY")
+	if ref != "" {
+		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event, every: 5},
+			&contender{name: "python-reference-deny", argv: []string{"python3", ref}, event: hookEvents[2].event, every: 5})
+	}
+	// Each event is a file the child reads directly: a pipe would add a
+	// copying goroutine to the parent's side of every measurement.
+	for i, c := range cs {
+		path := filepath.Join(b.TempDir(), fmt.Sprintf("event%d.json", i))
+		if err := os.WriteFile(path, []byte(c.event), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		c.stdin = f
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := make([]*contender, len(cs))
+	copy(order, cs)
+	round := 0
+	for b.Loop() {
+		// A fresh order each round: whoever runs right after the Python
+		// reference finds the caches cold.
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		round++
+		for _, c := range order {
+			if c.every > 1 && round%c.every != 0 {
+				continue
+			}
+			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(c.argv[0], c.argv[1:]...)
+			cmd.Stdin = c.stdin
+			start := time.Now()
+			_ = cmd.Run() // deny exits 2 by design
+			c.times = append(c.times, time.Since(start))
+		}
+	}
+	base := median(cs[0].times)
+	report := fmt.Sprintf("medians over %d runs each (the reference: every 5th round):\n", len(cs[0].times))
+	for _, c := range cs {
+		m := median(c.times)
+		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
+		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
+	}
+	gateWorst := time.Duration(0)
+	for _, c := range cs[2 : 2+len(hookEvents)] {
+		gateWorst = max(gateWorst, median(c.times))
+	}
+	if ref != "" {
+		py := median(cs[len(cs)-2].times)
+		report += fmt.Sprintf("  the reference's allow takes %.0f× the gate's slowest answer\n", float64(py)/float64(gateWorst))
+		b.ReportMetric(float64(py)/float64(gateWorst), "x-reference")
+		if py < 100*gateWorst {
+			// Flagged, not failed: the ratio is bounded by what a bare
+			// process start costs here, which the gate cannot go below.
+			report += fmt.Sprintf("  BELOW the 100× target: a bare /bin/true is already 1/%.0f of the reference here\n", float64(py)/float64(base))
+		}
+	}
+	b.Log(report)
+	// The regression guard: a heavy package linked into the gate costs
+	// milliseconds and shows as a multiple of a bare process start.
+	if float64(gateWorst) > 2.5*float64(base) {
+		b.Errorf("the gate's median %v is over 2.5× /bin/true's %v: something slow joined its start-up (see TestGateLinksLean)", gateWorst, base)
+	}
+	if gateWorst > 3*time.Millisecond {
+		b.Logf("over the 3 ms target (%v); /bin/true took %v here — a loaded machine, or a regression", gateWorst, base)
+	}
+}
+
+// buildEmpty builds a Go program that does nothing: the floor any Go hook
+// stands on (the runtime's own start).
+func buildEmpty(b *testing.B) string {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "empty")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, src)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the empty program: %v\n%s", err, out)
+	}
+	return bin
+}

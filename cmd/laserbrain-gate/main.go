@@ -1,0 +1,61 @@
+// Command laserbrain-gate answers Claude Code's PreToolUse hook — the same
+// handler as `laserbrain hook pre-tool-use` (supercode/hook: the operator
+// gate, protected paths, the run's drift and judgment, a person's
+// authorizations) in a binary that links nothing the hook does not need.
+// Claude Code starts a hook process for every tool call, so start-up is
+// paid on every command an agent runs; a Go program runs the package
+// initialisation of everything it links before main, and the laserbrain CLI
+// links cobra, the grammar's JSON-schema validator and the MCP SDK (several
+// milliseconds of init together). This binary starts in about 2 ms.
+// TestGateLinksLean keeps it that way.
+//
+// Usage: laserbrain-gate [--format exit|json] < event.json
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/laserkit/laserkit/supercode/hook"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: laserbrain-gate [--format exit|json] < event.json
+
+Answers one Claude Code PreToolUse event exactly as laserbrain hook
+pre-tool-use does (see its help). deny: exit status 2 and the reason on
+stderr (--format exit, the default) or permissionDecision "deny" on stdout
+(--format json); ask or an authorized allow: JSON on stdout; nothing found:
+no output. An event that cannot be read exits 2 with "guard error: ...".
+`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	format := "exit"
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-h" || a == "--help":
+			fmt.Fprint(stdout, usage)
+			return 0
+		case a == "--format" && i+1 < len(args):
+			i++
+			format = args[i]
+		case strings.HasPrefix(a, "--format="):
+			format = strings.TrimPrefix(a, "--format=")
+		default:
+			// Exit 2, not 1: a misconfigured hook must block, not pass.
+			fmt.Fprintf(stderr, "guard error: unknown argument %q\n%s", a, usage)
+			return 2
+		}
+	}
+	if format != "exit" && format != "json" {
+		fmt.Fprintf(stderr, "guard error: --format must be exit or json, not %q\n", format)
+		return 2
+	}
+	return hook.Run(context.Background(), hook.PreToolUse, format, stdin, stdout, stderr)
+}

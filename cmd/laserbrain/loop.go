@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/loop"
+)
+
+type loopOptions struct {
+	loop.Settings
+	resume string
+	json   bool
+}
+
+func newLoopCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &loopOptions{}
+	cmd := &cobra.Command{
+		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop --resume RUN [flags]",
+		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
+		Long: `loop runs SCRIPT, a POSIX shell script, in an embedded interpreter with two
+builtins: ` + "`agent NAME [INSTR]`" + ` (a fresh session per call; stdin is its context)
+and ` + "`judge NAME [--soak N | --jury N] [--goldfish] [--pedantic] [INSTR]`" + ` (one
+session pinned per run, answering through a schema-checked verdict; the
+rendered verdict on stdout). agent exits 0 completed (which says nothing
+about the task), 3 escalated, 5 transport failure, 7 config; judge exits 0
+the verdict passes (after --soak/--jury), 1 it does not, 3 escalated, 5
+transport, 6 no valid verdict after one bounce, 7 config. Every other
+command SCRIPT runs passes the operator gate: a refused one gets its reason
+on stderr and status 126.
+Services come from agents.conf (--agents, else ./agents.conf, over the
+starter fix, task and judge Claude Code services).
+
+The journal is $LASERBRAIN_HOME/loop/RUN/ ($RUN_DIR in SCRIPT): steps.jsonl,
+suggestions.md, ci-NNN.log, checkpoints refs/laserkit/loop/RUN/STEP before each
+agent and judge call. One summary is printed on standard error at the end
+(--json: on standard output).
+
+Exit status: SCRIPT's own, unless the loop stopped it:
+  2    bad usage; nothing ran
+  4    exhausted: --max-iters, --budget, --timeout, or two no-op agent calls
+       in a row while there was work to do (resumable)
+  7    config: agents.conf or SCRIPT invalid, a service unknown, disabled, or
+       a judge without the verdict tool; a --resume that cannot go on
+  8    internal: the journal, run directory or a checkpoint failed
+  128+N a signal (130 SIGINT): the step in flight killed, the journal intact;
+       --resume RUN goes on from the last completed step`,
+		Args: cli.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o := loop.Options{Settings: opts.Settings, Resume: opts.resume, Set: map[string]bool{}}
+			for _, name := range []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"} {
+				o.Set[name] = cmd.Flags().Changed(name)
+			}
+			dash := cmd.ArgsLenAtDash()
+			switch {
+			case opts.resume != "" && (dash > 0 || dash < 0 && len(args) > 0):
+				return cli.Usagef("--resume %s takes no SCRIPT: the run replays its own copy", opts.resume)
+			case opts.resume == "" && (len(args) == 0 || dash == 0):
+				return cli.Usagef("no SCRIPT given (laserbrain loop SCRIPT [flags] [-- ARGS...])")
+			case opts.resume == "" && dash < 0 && len(args) > 1:
+				return cli.Usagef("put SCRIPT's arguments after --: laserbrain loop %s -- %v", args[0], args[1:])
+			case opts.resume == "":
+				o.Script, o.Args = args[0], args[1:]
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return cli.Exit(loop.ExitInternal, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
+			}
+			o.Self = self
+			o.Stdin, o.Stdout, o.Stderr = streams.In, streams.Out, streams.ErrOut
+			o.HandleSignals = true
+			sup := &agentrun.Supervisor{}
+			defer sup.Close()
+			o.Sup = sup
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := loop.Run(ctx, o)
+			var le *loop.Error
+			if errors.As(err, &le) {
+				if le.Code == loop.ExitUsage {
+					return cli.Usagef("%v", le.Err)
+				}
+				return cli.Exit(le.Code, le.Err)
+			}
+			if err != nil {
+				return cli.Exit(loop.ExitInternal, err)
+			}
+			if opts.json {
+				if err := writeJSONIndented(streams.Out, res); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprint(streams.ErrOut, res.Summary())
+			}
+			if res.ExitCode != 0 {
+				return cli.SilentExit(res.ExitCode)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Goal, "goal", "", "the loop's goal, the ground of its own drift run (default: SCRIPT to a verified fixpoint)")
+	f.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "stop before iteration N+1 starts (a pass on iteration N is a success)")
+	f.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens, as the services report them (0: no limit)")
+	f.DurationVar(&opts.Timeout, "timeout", loop.DefaultTimeout, "stop after this much wall-clock time")
+	f.StringVar(&opts.resume, "resume", "", "go on with run RUN from its last completed step")
+	f.IntVar(&opts.Soak, "soak", 0, "judge default: pass only after N consecutive passing verdicts")
+	f.IntVar(&opts.Jury, "jury", 0, "judge default: N independent verdicts, all must pass")
+	f.BoolVar(&opts.Goldfish, "goldfish", false, "judge default: a fresh session (seed only) for every call")
+	f.BoolVar(&opts.Pedantic, "pedantic", false, "judge default: a suggestion fails the verdict too")
+	f.StringVar(&opts.Seed, "seed", "", "the judge's seed from the launching thread: full, compact or none (default: full if it fits, else compact)")
+	f.StringVar(&opts.Thread, "thread", "", "the launching thread (a Claude Code transcript .jsonl or text); default: the Claude Code session this runs in")
+	f.StringVar(&opts.Agents, "agents", "", "the agents.conf to use (default: ./agents.conf when there is one)")
+	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output")
+	return cmd
+}

@@ -1,0 +1,167 @@
+package main
+
+// laserbrain loop with the real Claude Code CLI against the scripted model:
+// the fix agent and the judge are claude -p sessions under our hooks, and
+// the judge answers through the verdict MCP tool of `laserbrain mcp
+// --loop-call`.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/laserkit/laserkit/internal/agenttest"
+)
+
+// loopSession is a supervised world set up for a loop: a git repository
+// with ./ci, an agents.conf pointing every service at the CLI under test,
+// and SCRIPT.
+func loopSession(t *testing.T, script string, turns ...agenttest.Turn) *supervised {
+	t.Helper()
+	s := newSupervised(t, turns...)
+	files := map[string]string{
+		"ci":      "#!/bin/sh\ntest -f fixed && { echo 'ci: ok'; exit 0; }\necho 'ci: FAIL parser missing'; exit 1\n",
+		"loop.sh": script,
+		"agents.conf": "fix_COMMAND=\"" + s.Claude + "\"\ntask_COMMAND=\"" + s.Claude + "\"\njudge_COMMAND=\"" + s.Claude + "\"\n" +
+			"fix_TOOLS=\"bash read escalate\"\n",
+	}
+	for name, body := range files {
+		mode := os.FileMode(0o644)
+		if name == "ci" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = s.Dir
+		cmd.Env = append(os.Environ(), gitIdent...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	s.Env = append(s.Env, gitIdent...)
+	return s
+}
+
+func verdictCall(id string, v map[string]any) agenttest.Turn {
+	return agenttest.CallID(id, "mcp__laserbrain__verdict", v)
+}
+
+// The reference loop end to end: ./ci fails, the fix agent (claude, Bash
+// under our hooks) repairs it, ./ci passes, the judge (claude) answers
+// through the verdict tool, the loop exits 0 with one summary.
+func TestClaudeLoopReference(t *testing.T) {
+	ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loopSession(t, string(ref),
+		agenttest.Bash("toolu_fix", "touch fixed"),
+		agenttest.Say("Fixed: the parser file exists now."),
+		verdictCall("toolu_verdict", map[string]any{"sufficient": true, "summary": "The parser is in place and CI passes.",
+			"findings": []any{map[string]any{"severity": "suggestion", "where": "README", "what": "Document the parser", "why": "users"}}}),
+		agenttest.Say("Verdict given."),
+		agenttest.Say("Triaged: nothing worth doing."))
+	s.Env = append(s.Env, "SOAK=1")
+	r := s.Run(t, s.lb, "loop", "loop.sh")
+	if r.ExitCode != 0 {
+		t.Fatalf("loop exit %d\nstdout: %s\nstderr: %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "no-op") {
+		t.Fatalf("the fix agent's change was not seen:\n%s", r.Stderr)
+	}
+	if tr := s.toolResult(t, "toolu_fix"); tr.IsError {
+		t.Fatalf("the fix agent's Bash call was refused: %s", tr.Text)
+	}
+	if tr := s.toolResult(t, "toolu_verdict"); tr.IsError || !strings.Contains(tr.Text, "verdict recorded") {
+		t.Fatalf("the verdict tool answered is_error=%v %q", tr.IsError, tr.Text)
+	}
+	if strings.Count(r.Stderr, "Ran laserbrain loop") != 1 ||
+		!strings.Contains(r.Stderr, "Exit 0 after 2 iterations (1 agent fix, 1 judge judge, 1 agent task), judge soak 1/1.") ||
+		!strings.Contains(r.Stderr, `Final verdict: "The parser is in place and CI passes."`) {
+		t.Fatalf("summary:\n%s", r.Stderr)
+	}
+	// The judge's session ran under our hooks with the stream rendered.
+	if !strings.Contains(r.Stderr, "[judge] → mcp__laserbrain__verdict") || !strings.Contains(r.Stderr, "[fix] → Bash") {
+		t.Fatalf("the sessions were not rendered on stderr:\n%s", r.Stderr)
+	}
+	// The fix agent's prompt carried the CI log; the judge's named a checkpoint.
+	prompts := allUserText(s.Model)
+	if !strings.Contains(prompts, "ci: FAIL parser missing") || !strings.Contains(prompts, "CI is failing. Make ./ci pass.") {
+		t.Fatalf("the fix agent's prompt lacks the CI log:\n%s", prompts)
+	}
+	if !strings.Contains(prompts, "Checkpoint: refs/laserkit/loop/") {
+		t.Fatal("the judge's prompt names no checkpoint")
+	}
+	rows := s.runsJSON(t)
+	agents := map[string]bool{}
+	for _, row := range rows {
+		agents[row["agent"].(string)] = true
+	}
+	if !agents["loop"] || !agents["fix"] || !agents["judge"] {
+		t.Fatalf("the loop, fix and judge runs are not all in the fleet: %v", rows)
+	}
+}
+
+// A malformed verdict through the tool bounces with the reason (the
+// model sees it as a tool error) and the corrected one is taken; the
+// judge's session is pinned: the second judge call resumes it.
+func TestClaudeLoopVerdictBounceAndPinnedSession(t *testing.T) {
+	s := loopSession(t, "judge judge 'first look'\necho \"first=$?\"\njudge judge 'second look'\necho \"second=$?\"\n",
+		verdictCall("toolu_bad", map[string]any{"sufficient": false, "summary": "Not done.", "findings": []any{}}),
+		verdictCall("toolu_good", map[string]any{"sufficient": false, "summary": "The parser is missing.",
+			"findings": []any{map[string]any{"severity": "blocker", "where": "parse.go", "what": "Add the parser", "why": "plan step 1"}}}),
+		agenttest.Say("Done."),
+		verdictCall("toolu_second", map[string]any{"sufficient": true, "summary": "Now complete.", "findings": []any{}}),
+		agenttest.Say("Done."))
+	r := s.Run(t, s.lb, "loop", "loop.sh")
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "first=1") || !strings.Contains(r.Stdout, "second=0") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	if tr := s.toolResult(t, "toolu_bad"); !tr.IsError || !strings.Contains(tr.Text, "needs at least one blocker or required finding") {
+		t.Fatalf("the malformed verdict was not bounced with its reason: %+v", tr)
+	}
+	if !strings.Contains(r.Stdout, "1. **blocker** — `parse.go`: Add the parser") {
+		t.Fatalf("the rendered work order is not on stdout:\n%s", r.Stdout)
+	}
+	// The second judge call resumed the first session: its request carries
+	// the first call's prompt.
+	var second string
+	for _, req := range s.Model.Requests() {
+		if req.Main && strings.Contains(string(req.Body), "second look") {
+			second = string(req.Body)
+		}
+	}
+	if second == "" || !strings.Contains(second, "first look") {
+		t.Fatal("the second judge call did not resume the pinned session")
+	}
+}
+
+// A judge that calls escalate: the builtin exits 3 with the reason.
+func TestClaudeLoopJudgeEscalates(t *testing.T) {
+	s := loopSession(t, "judge judge 'look'\necho \"judge=$?\"\n",
+		agenttest.CallID("toolu_esc", "mcp__laserbrain__escalate", map[string]any{"reason": "The plan contradicts itself on the output format."}),
+		agenttest.Say("Escalated."))
+	r := s.Run(t, s.lb, "loop", "loop.sh")
+	if !strings.Contains(r.Stdout, "judge=3") || !strings.Contains(r.Stderr, "judge judge escalated: The plan contradicts itself") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+}
+
+// allUserText is every user text block the model was shown, across all
+// main-loop requests.
+func allUserText(m *agenttest.Model) string {
+	var b strings.Builder
+	for _, req := range m.Requests() {
+		if req.Main {
+			b.Write(req.Body)
+			b.WriteString("\n")
+		}
+	}
+	return strings.ReplaceAll(b.String(), `\n`, "\n")
+}

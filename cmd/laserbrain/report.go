@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/report"
+)
+
+type reportOptions struct {
+	fleet string
+	run   string
+	html  string
+	json  bool
+}
+
+// reportClock is the report's time source; tests pin it.
+var reportClock = time.Now
+
+func newReportCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report [--fleet DIR | --run ID] --html FILE",
+		Short: "Write a self-contained HTML report: drift per agent, collisions, gate decisions, ponder sessions, the journal",
+		Long: `Write one self-contained HTML page about a fleet (the agents working on the
+repository at DIR, default the current directory) or about one run: Φ at every
+check with the verdicts marked, agents on the same job and the files both
+touched, the gate's decisions per label, the repository's ponder sessions,
+halts, escalations and whether the supervisor's journal verifies. Panels
+whose data source does not exist yet say so. The page fetches nothing and
+has no script; it reads the stores and changes nothing.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.html == "" {
+				return cli.Usagef("--html FILE is required")
+			}
+			if opts.run != "" && cmd.Flags().Changed("fleet") {
+				return cli.Usagef("--fleet and --run exclude each other")
+			}
+			if opts.run != "" {
+				if err := laserbrain.ValidateRunID(opts.run); err != nil {
+					return cli.Usagef("--run: %v", err)
+				}
+			}
+			store, err := openStore()
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			defer store.Close()
+			dir, err := fleet.DefaultDir()
+			if err != nil {
+				return cli.Exit(usageExit, err)
+			}
+			fl, err := fleet.OpenLocal(dir)
+			if err != nil {
+				return err
+			}
+			defer fl.Close()
+			lo := report.Options{Runs: store, Fleet: fl, Now: reportClock}
+			if opts.run != "" {
+				lo.Run = opts.run
+			} else {
+				lo.Repo = opts.fleet
+			}
+			f, err := report.Load(context.Background(), lo)
+			var bad *report.InputError
+			if errors.Is(err, laserbrain.ErrNoRun) || errors.As(err, &bad) {
+				return cli.Exit(usageExit, err)
+			}
+			if err != nil {
+				return err
+			}
+			page := report.Render(f)
+			if err := fsx.WriteFile(opts.html, page, 0o644); err != nil {
+				return cli.Exit(usageExit, fmt.Errorf("--html: %w", err))
+			}
+			res := reportResult{HTML: opts.html, Bytes: len(page), Agents: len(f.Agents), Collisions: len(f.Collisions), Sessions: len(f.Sessions)}
+			for _, s := range f.Sources {
+				if !s.Fed {
+					res.Waiting = append(res.Waiting, s.Panel)
+				}
+			}
+			if opts.json {
+				return writeJSONLine(streams.Out, res)
+			}
+			fmt.Fprintf(streams.Out, "wrote %s: %d agent(s), %d collision(s), %d ponder session(s), %d bytes\n", opts.html, res.Agents, res.Collisions, res.Sessions, res.Bytes)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.fleet, "fleet", ".", "the repository whose fleet to report on")
+	cmd.Flags().StringVar(&opts.run, "run", "", "report one run instead of a fleet")
+	cmd.Flags().StringVar(&opts.html, "html", "", "the HTML file to write (replaced whole)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "say what was written as JSON")
+	return cmd
+}
+
+type reportResult struct {
+	HTML       string   `json:"html"`
+	Bytes      int      `json:"bytes"`
+	Agents     int      `json:"agents"`
+	Collisions int      `json:"collisions"`
+	Sessions   int      `json:"sessions"`
+	Waiting    []string `json:"waiting"`
+}

@@ -1,0 +1,112 @@
+// Package schema validates grammar documents: the JSON Schema
+// (grammar.schema.json, santhosh-tekuri/jsonschema/v5), then the rules a
+// schema cannot state (grammar.SemanticProblems), and Verify compares the
+// declared content_hash. It is its own package so that only the binaries
+// that validate link the schema validator, whose package init alone takes
+// several milliseconds: a hook process, started for every tool call, must
+// not pay it.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/laserkit/laserkit/grammar"
+)
+
+var (
+	schemaOnce sync.Once
+	compiled   *jsonschema.Schema
+	schemaErr  error
+)
+
+func compiledSchema() (*jsonschema.Schema, error) {
+	schemaOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		const url = "grammar.schema.json"
+		if err := c.AddResource(url, bytes.NewReader(grammar.SchemaJSON)); err != nil {
+			schemaErr = err
+			return
+		}
+		compiled, schemaErr = c.Compile(url)
+	})
+	return compiled, schemaErr
+}
+
+// Validate checks a grammar document against the schema and then against the
+// rules a schema cannot state (weights summing to 1, patterns that compile,
+// a shape pattern that accepts its own examples, ...). A nil error means the
+// generator can turn it into code; problems come as *grammar.ValidationError.
+// The stored content_hash is not compared here; see Verify.
+func Validate(data []byte) error {
+	doc, err := grammar.Parse(data)
+	if err != nil {
+		return &grammar.ValidationError{Problems: []grammar.Problem{{Pointer: "/", Rule: "json", Message: err.Error()}}}
+	}
+	var inst any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&inst); err != nil {
+		return &grammar.ValidationError{Problems: []grammar.Problem{{Pointer: "/", Rule: "json", Message: err.Error()}}}
+	}
+	s, err := compiledSchema()
+	if err != nil {
+		return fmt.Errorf("grammar schema does not compile: %w", err)
+	}
+	if err := s.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return err
+		}
+		return &grammar.ValidationError{Problems: schemaProblems(ve)}
+	}
+	if probs := grammar.SemanticProblems(&doc); len(probs) > 0 {
+		return &grammar.ValidationError{Problems: probs}
+	}
+	return nil
+}
+
+// schemaProblems flattens the validator's tree of causes to its leaves, which
+// are the specific rules broken.
+func schemaProblems(ve *jsonschema.ValidationError) []grammar.Problem {
+	var out []grammar.Problem
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			kw := e.KeywordLocation
+			if i := strings.LastIndex(kw, "/"); i >= 0 {
+				kw = kw[i+1:]
+			}
+			out = append(out, grammar.Problem{Pointer: grammar.PointerOrRoot(e.InstanceLocation), Rule: kw, Message: e.Message})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+// Verify validates data and compares its stored content_hash with the one
+// computed from it (a *grammar.HashMismatchError when they differ).
+func Verify(data []byte) error {
+	if err := Validate(data); err != nil {
+		return err
+	}
+	doc, _ := grammar.Parse(data)
+	stored, _ := doc.Get("content_hash")
+	if got := grammar.ContentHash(doc); got != stored.Str {
+		return &grammar.HashMismatchError{Stored: stored.Str, Computed: got}
+	}
+	return nil
+}

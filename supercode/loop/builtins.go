@@ -1,0 +1,813 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/interp"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/loop/verdict"
+)
+
+// service resolves a builtin's service and checks it can serve the role.
+// A failure is a config error: the reason goes to stderr and the call
+// returns 7 without starting anything.
+func (l *Loop) service(hc interp.HandlerContext, role, name string) (*Service, error) {
+	if name == "" {
+		name = l.cfg.DefaultAgent
+		if name == "" {
+			return nil, fmt.Errorf("%s needs a service NAME (or DEFAULT_AGENT in agents.conf)", role)
+		}
+	}
+	svc, err := l.cfg.Lookup(name)
+	if err == nil {
+		err = svc.CheckRole(role)
+	}
+	if err == nil && svc.Enabled == "MANUAL" {
+		err = l.confirm(svc, role)
+	}
+	return svc, err
+}
+
+// confirm asks the person at the terminal before a MANUAL service runs;
+// without a terminal there is nobody to ask, and the call is refused.
+func (l *Loop) confirm(svc *Service, role string) error {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("service %s is %s_ENABLED=MANUAL and there is no terminal to ask", svc.Name, svc.Name)
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "laserbrain loop: run %s %s? [y/N] ", role, svc.Name)
+	var answer string
+	_, _ = fmt.Fscanln(tty, &answer)
+	if a := strings.ToLower(strings.TrimSpace(answer)); a == "y" || a == "yes" {
+		return nil
+	}
+	return fmt.Errorf("service %s: the operator declined (%s_ENABLED=MANUAL)", svc.Name, svc.Name)
+}
+
+// configFailure journals and reports a builtin that could not start.
+func (l *Loop) configFailure(hc interp.HandlerContext, key, kind string, argv []string, err error) error {
+	l.mu.Lock()
+	step := l.nextStep()
+	l.mu.Unlock()
+	msg := fmt.Sprintf("laserbrain loop: %s: %v", kind, err)
+	fmt.Fprintln(hc.Stderr, msg)
+	if jerr := l.j.append(Record{Step: step, Key: key, Kind: kind, Argv: argv, Status: intp(ExitConfig), Reason: err.Error()}); jerr != nil {
+		return l.halt(ExitInternal, "%v", jerr)
+	}
+	return exitStatus(ExitConfig)
+}
+
+// readContext reads a builtin's stdin (unless it is a terminal: nobody
+// piped anything) into a capped context, spilling to a temporary file
+// that becomes ci-<step>.log once the step is known.
+func (l *Loop) readContext(hc interp.HandlerContext, key string) (capped, error) {
+	f, ok := hc.Stdin.(*os.File)
+	if !ok || f == nil {
+		if hc.Stdin == nil || ok {
+			return capped{}, nil
+		}
+		return capContext(hc.Stdin, filepath.Join(l.dir, "ops", "context-"+safeName(key)+".tmp"))
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		return capped{}, nil
+	}
+	return capContext(f, filepath.Join(l.dir, "ops", "context-"+safeName(key)+".tmp"))
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// placeSpill moves a spilled context to ci-<step>.log.
+func (l *Loop) placeSpill(c *capped, step int) error {
+	if c.Spill == "" {
+		return nil
+	}
+	final := filepath.Join(l.dir, fmt.Sprintf("ci-%03d.log", step))
+	if err := os.Rename(c.Spill, final); err != nil {
+		return err
+	}
+	c.Text = strings.Replace(c.Text, c.Spill, final, 1)
+	c.Spill = final
+	return nil
+}
+
+// openIteration counts a model call against --max-iters (see state) and
+// --budget; over either, the run stops. The caller holds l.mu. opened
+// reports whether the call opens an iteration.
+func (l *Loop) openIteration(role string) (opened bool, stop *haltError) {
+	st := l.st
+	if l.o.Budget > 0 && st.Tokens >= l.o.Budget {
+		return false, &haltError{ExitExhausted, fmt.Sprintf("the token --budget is spent: %d of %d tokens used", st.Tokens, l.o.Budget)}
+	}
+	if role == roleAgent && st.Opener == roleJudge && !st.OpenerAgent {
+		st.OpenerAgent = true // the judge's work order: same iteration
+		return false, nil
+	}
+	if st.Iteration >= l.o.MaxIters {
+		return false, &haltError{ExitExhausted, fmt.Sprintf("--max-iters %d reached before iteration %d could start%s",
+			l.o.MaxIters, st.Iteration+1, l.lastSignals())}
+	}
+	st.Iteration++
+	st.Opener, st.OpenerAgent = role, role == roleAgent
+	st.IterCI, st.PendingCI = st.PendingCI, nil
+	return true, nil
+}
+
+// lastSignals says where the run stood, for a stop's reason.
+func (l *Loop) lastSignals() string {
+	st := l.st
+	var parts []string
+	if st.LastCI != nil {
+		if *st.LastCI == 0 {
+			parts = append(parts, "./ci passes")
+		} else {
+			parts = append(parts, fmt.Sprintf("./ci still fails (exit %d)", *st.LastCI))
+		}
+	}
+	if st.FinalPasses != nil && !*st.FinalPasses {
+		parts = append(parts, "the last verdict did not pass")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
+}
+
+// callStart is how a model call began.
+type callStart struct {
+	step   int
+	opened bool   // the call opened an iteration
+	st     *state // the state it began from (a copy)
+	ref    string // its checkpoint ("" outside git)
+	tree   string // the tree checkpointed
+}
+
+// begin starts a model call (the caller holds l.calls): it is counted
+// against --max-iters and --budget (over either, the run stops), gets its
+// step, its spilled context is placed, and the tree is checkpointed to
+// refs/laserkit/loop/<run>/<step>. A non-nil error is the status the call
+// ends with.
+func (l *Loop) begin(ctx context.Context, role string, svc *Service, cctx *capped, what string) (callStart, error) {
+	if ctx.Err() != nil {
+		return callStart{}, stopped(ctx)
+	}
+	l.mu.Lock()
+	var cs callStart
+	opened, stop := l.openIteration(role)
+	if stop == nil {
+		cs.step = l.nextStep()
+	}
+	cs.opened, cs.st = opened, l.st.clone()
+	l.mu.Unlock()
+	if stop != nil {
+		return cs, l.halt(stop.code, "%s", stop.reason)
+	}
+	l.replay.liveDone() // a live model call: the run has gone past its journal
+	if err := l.placeSpill(cctx, cs.step); err != nil {
+		return cs, l.halt(ExitInternal, "%s %s: %v", role, svc.Name, err)
+	}
+	if l.git != nil {
+		cs.ref = CheckpointRef(l.id, cs.step)
+		t, err := l.git.checkpoint(ctx, l.dir, cs.ref, fmt.Sprintf("laserbrain loop %s step %d: %s", l.id, cs.step, what))
+		if err != nil {
+			return cs, l.halt(ExitInternal, "checkpoint %s: %v", what, err)
+		}
+		cs.tree = t
+	}
+	return cs, nil
+}
+
+// agent is `agent NAME [INSTR...]`: a fresh session per call; stdin is its
+// context, the arguments its instruction. 0 it completed (which says
+// nothing about the task), 3 it escalated, 5 it failed, 7 a config error.
+func (l *Loop) agent(ctx context.Context, argv []string) error {
+	hc := interp.HandlerCtx(ctx)
+	key := l.key(hc.Pos)
+	name, instr := "", ""
+	if len(argv) > 1 {
+		name, instr = argv[1], strings.Join(argv[2:], " ")
+	}
+	if rec := l.replay.take(key, argv); rec != nil {
+		l.note("step %d (agent %s) replayed from the journal", rec.Step, rec.Service)
+		return l.replayStep(hc, rec)
+	}
+	svc, err := l.service(hc, roleAgent, name)
+	if err != nil {
+		return l.configFailure(hc, key, recAgent, argv, err)
+	}
+	system, err := l.systemFor(svc, roleAgent)
+	if err != nil {
+		return l.configFailure(hc, key, recAgent, argv, err)
+	}
+	cctx, err := l.readContext(hc, key)
+	if err != nil {
+		return l.halt(ExitInternal, "agent %s: %v", svc.Name, err)
+	}
+	l.calls.Lock()
+	defer l.calls.Unlock()
+	cs, err := l.begin(ctx, roleAgent, svc, &cctx, "before agent "+svc.Name)
+	if err != nil {
+		return err
+	}
+	step, opened, iteration, ref, treeBefore := cs.step, cs.opened, cs.st.Iteration, cs.ref, cs.tree
+	workPending, iterCI := cs.st.WorkPending, cs.st.IterCI
+	child := l.childRun(ctx, svc, roleAgent, step)
+	session := child
+	if svc.Kind == KindClaude {
+		session = newUUID()
+	}
+	callDir := filepath.Join(l.dir, "calls", strconv.Itoa(step))
+	if err := l.j.append(Record{Step: step, Phase: "start", Key: key, Kind: recAgent, Argv: argv, Service: svc.Name,
+		Iteration: iteration, Checkpoint: ref, ChildRun: child, Sessions: []string{session}, Spill: cctx.Spill}); err != nil {
+		return l.halt(ExitInternal, "%v", err)
+	}
+	rec := Record{Step: step, Key: key, Kind: recAgent, Argv: argv, Service: svc.Name, Iteration: iteration,
+		Checkpoint: ref, ChildRun: child, Spill: cctx.Spill}
+	stdout, _, closeRec, err := l.recorders(interp.HandlerContext{Stdout: hc.Stdout}, &rec)
+	if err != nil {
+		return l.halt(ExitInternal, "%v", err)
+	}
+	t := turn{svc: svc, role: roleAgent, step: step, callDir: callDir, system: system, session: session,
+		childRun: child, env: execEnv(hc.Env), label: svc.Name}
+	if svc.Kind == KindCommand {
+		t.prompt, t.context, t.stdout = instr, cctx.Text, stdout
+	} else {
+		t.prompt = agentPrompt(instr, cctx)
+	}
+	res := l.runTurn(ctx, t)
+	if res.interrupted {
+		closeRec()
+		return stopped(ctx)
+	}
+	if svc.Kind == KindClaude && res.transport == "" && strings.TrimSpace(res.text) != "" && stdout != nil {
+		fmt.Fprintln(stdout, strings.TrimSpace(res.text))
+	}
+	rec.Cut = closeRec()
+	if res.session != "" {
+		rec.Sessions = []string{res.session}
+	}
+	if ctx.Err() != nil {
+		return stopped(ctx)
+	}
+	// No-op: the agent left the tree as it found it (outside git: it said
+	// nothing and called no tool).
+	noop := false
+	if l.git != nil {
+		after, _, err := l.git.snapshot(ctx, l.dir, "")
+		noop = err == nil && after == treeBefore
+	} else {
+		noop = strings.TrimSpace(res.text) == "" && res.toolCalls == 0
+	}
+	code := 0
+	switch {
+	case res.transport != "":
+		code = ExitTransport
+		rec.Reason = res.transport
+		l.note("agent %s: %s (exit %d)", svc.Name, res.transport, code)
+	default:
+		if reason := firstNonEmpty(res.escalated, l.escalatedByTool(callDir)); reason != "" {
+			code, rec.Reason = ExitEscalated, reason
+			l.note("agent %s escalated: %s", svc.Name, reason)
+		}
+	}
+	rec.Status, rec.Tokens = intp(code), res.tokens
+	rec.Noop = noop && code == 0
+	l.mu.Lock()
+	l.st.Tokens += res.tokens
+	l.st.count("agent " + svc.Name)
+	l.st.LastRef = ref
+	streak := 0
+	if rec.Noop && workPending {
+		l.st.NoopStreak++
+		streak = l.st.NoopStreak
+	} else if !noop {
+		l.st.NoopStreak = 0
+	}
+	l.mu.Unlock()
+	if opened {
+		rec.Drift = l.driftAfterAgent(ctx, svc.Name, iterCI, cctx)
+	}
+	l.mu.Lock()
+	rec.State = l.st.clone()
+	l.mu.Unlock()
+	if err := l.j.append(rec); err != nil {
+		return l.halt(ExitInternal, "%v", err)
+	}
+	what := fmt.Sprintf("agent %s exit %d", svc.Name, code)
+	if rec.Noop {
+		what += " (no-op)"
+	}
+	l.event(ctx, fleet.KindTool, "agent:"+svc.Name, code == 0, what, step)
+	if streak > 0 {
+		if streak >= noopLimit {
+			return l.halt(ExitExhausted, "%d agent calls in a row left the tree unchanged while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
+		}
+		l.note("agent %s left the tree unchanged while there was work to do (no-op %d of %d allowed in a row; ignored files do not count)", svc.Name, streak, noopLimit-1)
+	}
+	return exitStatus(code)
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (l *Loop) escalatedByTool(callDir string) string {
+	c, err := verdict.Read(callDir)
+	if err != nil {
+		return ""
+	}
+	return c.Escalated
+}
+
+// judgeArgs are a judge call's flags: judge NAME [--jury N | --soak N]
+// [--goldfish] [--pedantic] [INSTR...].
+type judgeArgs struct {
+	name, instr        string
+	soak, jury         int
+	goldfish, pedantic bool
+}
+
+func (l *Loop) parseJudge(args []string) (judgeArgs, error) {
+	a := judgeArgs{soak: l.o.Soak, jury: l.o.Jury, goldfish: l.o.Goldfish, pedantic: l.o.Pedantic}
+	var words []string
+	setSoak, setJury := false, false
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if len(words) > 0 && a.name != "" && !strings.HasPrefix(arg, "--") {
+			words = append(words, arg)
+			continue
+		}
+		flag, val, hasVal := strings.Cut(arg, "=")
+		num := func() (int, error) {
+			if !hasVal {
+				if i+1 >= len(args) {
+					return 0, fmt.Errorf("%s needs a number", flag)
+				}
+				i++
+				val = args[i]
+			}
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				return 0, fmt.Errorf("%s %q: want a whole number of at least 1", flag, val)
+			}
+			return n, nil
+		}
+		var err error
+		switch {
+		case flag == "--soak":
+			a.soak, err = num()
+			setSoak = true
+		case flag == "--jury":
+			a.jury, err = num()
+			setJury = true
+		case arg == "--goldfish":
+			a.goldfish = true
+		case arg == "--pedantic":
+			a.pedantic = true
+		case arg == "--":
+			words = append(words, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(arg, "--"):
+			err = fmt.Errorf("unknown judge flag %s (have --soak N, --jury N, --goldfish, --pedantic)", arg)
+		case a.name == "":
+			a.name = arg
+		default:
+			words = append(words, arg)
+		}
+		if err != nil {
+			return a, err
+		}
+	}
+	if setSoak && setJury {
+		return a, errors.New("--soak and --jury are mutually exclusive")
+	}
+	if setSoak {
+		a.jury = 0
+	}
+	if setJury {
+		a.soak = 0
+	}
+	if a.name == "" && len(words) > 0 {
+		a.name, words = words[0], words[1:]
+	}
+	a.instr = strings.Join(words, " ")
+	return a, nil
+}
+
+// judgeOutcome is one judge call's result.
+type judgeOutcome struct {
+	samples  []Sample
+	verdicts []verdict.Verdict
+	passed   bool
+	code     int
+	reason   string
+}
+
+// judge is `judge NAME [flags] [INSTR...]`: one session pinned per run
+// (goldfish and jurors: a fresh one per sample). 0 the verdict passes
+// (after --soak/--jury), 1 it does not, 3 escalated, 5 transport, 6
+// malformed, 7 config. The rendered verdict goes to stdout, the judge's
+// transcript to stderr.
+func (l *Loop) judge(ctx context.Context, argv []string) error {
+	hc := interp.HandlerCtx(ctx)
+	key := l.key(hc.Pos)
+	if rec := l.replay.take(key, argv); rec != nil {
+		l.note("step %d (judge %s) replayed from the journal", rec.Step, rec.Service)
+		return l.replayStep(hc, rec)
+	}
+	ja, err := l.parseJudge(argv[1:])
+	if err != nil {
+		return l.configFailure(hc, key, recJudge, argv, err)
+	}
+	if ja.name == "" {
+		return l.configFailure(hc, key, recJudge, argv, errors.New("judge needs a service NAME"))
+	}
+	svc, err := l.service(hc, roleJudge, ja.name)
+	if err != nil {
+		return l.configFailure(hc, key, recJudge, argv, err)
+	}
+	system, err := l.systemFor(svc, roleJudge)
+	if err != nil {
+		return l.configFailure(hc, key, recJudge, argv, err)
+	}
+	cctx, err := l.readContext(hc, key)
+	if err != nil {
+		return l.halt(ExitInternal, "judge %s: %v", svc.Name, err)
+	}
+	l.calls.Lock()
+	defer l.calls.Unlock()
+	cs, err := l.begin(ctx, roleJudge, svc, &cctx, "judge "+svc.Name+" looks")
+	if err != nil {
+		return err
+	}
+	step, iteration, iterCI, ref, lastRef := cs.step, cs.st.Iteration, cs.st.IterCI, cs.ref, cs.st.LastRef
+	js := *cs.st.judge(svc.Name)
+	soakBefore := cs.st.Soak[svc.Name]
+	prevRef, prevWhat := js.LastRef, "the tree when you last gave a verdict"
+	if prevRef == "" && lastRef != "" {
+		prevRef, prevWhat = lastRef, "the tree before the last agent ran"
+	}
+	jurors := max(1, ja.jury)
+	goldfish := ja.goldfish || ja.jury > 0
+	mode := "single"
+	switch {
+	case ja.jury > 0:
+		mode = "jury"
+	case ja.soak > 0:
+		mode = "soak"
+	}
+	child := l.childRun(ctx, svc, roleJudge, step)
+	// The pinned session: born at the judge's first completed call (a first
+	// call interrupted before it completed starts afresh).
+	if !goldfish && !js.Born {
+		js.Session = newUUID()
+	}
+	var sessions []string
+	if !goldfish {
+		sessions = []string{js.Session}
+	}
+	if err := l.j.append(Record{Step: step, Phase: "start", Key: key, Kind: recJudge, Argv: argv, Service: svc.Name,
+		Iteration: iteration, Checkpoint: ref, ChildRun: child, Sessions: sessions, Spill: cctx.Spill, Mode: mode}); err != nil {
+		return l.halt(ExitInternal, "%v", err)
+	}
+	ledger, _ := os.ReadFile(filepath.Join(l.dir, "suggestions.md"))
+	out := judgeOutcome{}
+	var tokens int64
+	born := js.Born
+	for i := 1; i <= jurors; i++ {
+		session, resume, transcript := js.Session, js.Born, l.judgeTranscript(svc.Name, "")
+		fresh := !js.Born
+		if goldfish {
+			session, resume, fresh = newUUID(), false, true
+			transcript = l.judgeTranscript(svc.Name, fmt.Sprintf("-%d-%d", step, i))
+		}
+		if svc.Kind == KindCommand && fresh {
+			_ = fsx.WriteFile(transcript, []byte(seedHeader(l.seed)), 0o644)
+		}
+		in := judgePromptIn{instr: ja.instr, ctx: cctx, iteration: iteration, max: l.o.MaxIters, ref: prevRef, refWhat: prevWhat,
+			suggestions: string(ledger), command: svc.Kind == KindCommand}
+		if ja.soak > 0 {
+			in.soakAt, in.soakOf = soakBefore+1, ja.soak
+		}
+		if jurors > 1 {
+			in.juror, in.jurors = i, jurors
+		}
+		if fresh {
+			in.seed = l.seed
+		}
+		callDir := filepath.Join(l.dir, "calls", fmt.Sprintf("%d-%d", step, i))
+		t := turn{svc: svc, role: roleJudge, step: step, callDir: callDir, system: system, session: session, resume: resume,
+			childRun: child, env: execEnv(hc.Env), label: svc.Name, transcript: transcript}
+		s, v, res := l.sample(ctx, t, judgePrompt(in))
+		if res.interrupted {
+			return stopped(ctx)
+		}
+		tokens += s.Tokens
+		if !goldfish && s.Attempts > 0 && s.Error == "" {
+			born = true
+		}
+		out.samples = append(out.samples, s)
+		switch {
+		case s.Escalated != "":
+			out.code, out.reason = ExitEscalated, "judge "+svc.Name+" escalated: "+s.Escalated
+		case s.Error != "":
+			out.code, out.reason = ExitTransport, s.Error
+		case v == nil:
+			out.code, out.reason = ExitMalformed, fmt.Sprintf("judge %s gave no valid verdict after the one bounce allowed: %s", svc.Name, strings.Join(append(s.Malformed, noVerdictWords(s.NoVerdict)...), "; "))
+		default:
+			v := *v
+			s.Passed = v.Passes(ja.pedantic)
+			out.samples[len(out.samples)-1].Passed = s.Passed
+			out.verdicts = append(out.verdicts, v)
+		}
+		if out.code != 0 {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return stopped(ctx)
+	}
+	rec := Record{Step: step, Key: key, Kind: recJudge, Argv: argv, Service: svc.Name, Iteration: iteration, Checkpoint: ref,
+		ChildRun: child, Spill: cctx.Spill, Mode: mode, Samples: out.samples, Tokens: tokens}
+	for _, s := range out.samples {
+		if s.Session != "" {
+			rec.Sessions = append(rec.Sessions, s.Session)
+		}
+	}
+	rendered := ""
+	l.mu.Lock()
+	st := l.st
+	st.Tokens += tokens
+	st.count("judge " + svc.Name)
+	jsNow := st.judge(svc.Name)
+	jsNow.Calls++
+	if !goldfish {
+		jsNow.Session, jsNow.Born = js.Session, born
+	}
+	passCount := 0
+	if out.code == 0 {
+		jsNow.LastRef = ref
+		out.passed = true
+		for _, s := range out.samples {
+			if s.Passed {
+				passCount++
+			}
+			out.passed = out.passed && s.Passed
+		}
+		switch mode {
+		case "soak":
+			if st.Soak == nil {
+				st.Soak = map[string]int{}
+			}
+			if out.passed {
+				st.Soak[svc.Name]++
+			} else {
+				st.Soak[svc.Name] = 0
+			}
+			n := st.Soak[svc.Name]
+			rec.Soak, rec.SoakTarget = intp(n), ja.soak
+			st.FinalPassed, st.FinalOf = n, ja.soak
+			out.code = 1
+			if n >= ja.soak {
+				out.code = 0
+			}
+		case "jury":
+			rec.Jurors = jurors
+			st.FinalPassed, st.FinalOf = passCount, jurors
+			out.code = 1
+			if out.passed {
+				out.code = 0
+			}
+		default:
+			st.FinalPassed, st.FinalOf = 0, 0
+			out.code = 1
+			if out.passed {
+				out.code = 0
+			}
+		}
+		st.FinalMode = mode
+		last := out.verdicts[len(out.verdicts)-1]
+		st.FinalVerdict = strings.TrimSpace(last.Summary)
+		rec.Summary = st.FinalVerdict
+		rec.Passed = boolp(out.passed)
+		st.FinalPasses = boolp(out.passed)
+		st.WorkPending = !out.passed
+		if out.passed {
+			st.NoopStreak = 0
+		}
+		rendered = renderJudge(out, mode, rec.Soak, ja.soak, jurors)
+	}
+	l.mu.Unlock()
+	if out.code == 0 || out.code == 1 {
+		if n, err := l.ledger(step, svc.Name, out); err != nil {
+			return l.halt(ExitInternal, "suggestions ledger: %v", err)
+		} else if n > 0 {
+			l.mu.Lock()
+			l.st.Suggestions += n
+			l.mu.Unlock()
+		}
+	}
+	rec.Status = intp(out.code)
+	rec.Reason = out.reason
+	if out.reason != "" {
+		l.note("%s (exit %d)", out.reason, out.code)
+	}
+	if rendered != "" {
+		stdout, _, closeRec, err := l.recorders(interp.HandlerContext{Stdout: hc.Stdout}, &rec)
+		if err != nil {
+			return l.halt(ExitInternal, "%v", err)
+		}
+		if stdout != nil {
+			io.WriteString(stdout, rendered)
+		}
+		rec.Cut = closeRec()
+	}
+	rec.Drift = l.driftAfterJudge(ctx, svc.Name, iterCI, out, soakBefore, mode)
+	l.mu.Lock()
+	rec.State = l.st.clone()
+	l.mu.Unlock()
+	if err := l.j.append(rec); err != nil {
+		return l.halt(ExitInternal, "%v", err)
+	}
+	l.event(ctx, fleet.KindTool, "verdict:"+svc.Name, out.code == 0, fmt.Sprintf("judge %s exit %d: %s", svc.Name, out.code, rec.Summary), step)
+	return exitStatus(out.code)
+}
+
+func noVerdictWords(n int) []string {
+	if n == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d turn(s) ended without a verdict", n)}
+}
+
+// sample runs one judge session to a verdict: a turn, and at most one
+// explicit second request when the turn ended without a valid verdict.
+// The second malformed verdict, or no verdict after the second request,
+// is a malfunction (v nil, no error, no escalation).
+func (l *Loop) sample(ctx context.Context, t turn, prompt string) (Sample, *verdict.Verdict, turnResult) {
+	s := Sample{Session: t.session}
+	command := t.svc.Kind == KindCommand
+	first := prompt
+	var res turnResult
+	for attempt := 1; ; attempt++ {
+		before, err := verdict.Read(t.callDir)
+		if err != nil {
+			s.Error = err.Error()
+			return s, nil, res
+		}
+		t.prompt = prompt
+		res = l.runTurn(ctx, t)
+		if res.interrupted {
+			return s, nil, res
+		}
+		s.Attempts = attempt
+		s.Tokens += res.tokens
+		if res.session != "" {
+			s.Session = res.session
+		}
+		if res.transport != "" {
+			s.Error = res.transport
+			return s, nil, res
+		}
+		if command {
+			if t.transcript != "" {
+				l.appendTranscript(t.transcript, prompt, res.lastLine)
+			}
+			// A last line that opens an object is a verdict attempt;
+			// anything else is no verdict.
+			if strings.HasPrefix(res.lastLine, "{") {
+				_, _, _ = verdict.Submit(t.callDir, []byte(res.lastLine))
+			}
+		}
+		call, err := verdict.Read(t.callDir)
+		if err != nil {
+			s.Error = err.Error()
+			return s, nil, res
+		}
+		s.Malformed = call.Malformed
+		if res.escalated != "" || call.Escalated != "" {
+			s.Escalated = res.escalated
+			if s.Escalated == "" {
+				s.Escalated = call.Escalated
+			}
+			return s, nil, res
+		}
+		if call.Verdict != nil {
+			s.Verdict = call.Verdict
+			return s, call.Verdict, res
+		}
+		if len(call.Malformed) == len(before.Malformed) {
+			s.NoVerdict++ // the turn ended with no verdict at all
+		}
+		// Strikes: malformed verdicts and verdict-less turns. The first is
+		// answered once, explicitly; the second ends the sample.
+		if len(call.Malformed)+s.NoVerdict >= verdict.MaxMalformed {
+			return s, nil, res
+		}
+		last := ""
+		if len(call.Malformed) > len(before.Malformed) {
+			last = call.Malformed[len(call.Malformed)-1]
+		}
+		if command {
+			prompt = first + "\n" + reaskPrompt(true, last)
+			t.extraEnv = []string{"LASERBRAIN_VERDICT_ERROR=" + last, "LASERBRAIN_VERDICT_REQUIRED=1"}
+		} else {
+			prompt = reaskPrompt(false, last)
+			t.resume = true
+		}
+	}
+}
+
+func (l *Loop) judgeTranscript(name, suffix string) string {
+	dir := filepath.Join(l.dir, "judges")
+	_ = os.MkdirAll(dir, 0o755)
+	return filepath.Join(dir, name+suffix+".transcript")
+}
+
+func seedHeader(seed string) string {
+	if strings.TrimSpace(seed) == "" {
+		return ""
+	}
+	return "## Seed: the design thread this loop was launched from\n\n" + strings.TrimSpace(seed) + "\n\n"
+}
+
+// appendTranscript keeps a command judge's pinned transcript: every prompt
+// and the verdict line it answered with.
+func (l *Loop) appendTranscript(path, prompt, answer string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "## Prompt\n\n%s\n## Answer\n\n%s\n\n", strings.TrimSpace(prompt), answer)
+}
+
+// renderJudge is the judge call's stdout: each verdict as markdown, then
+// the soak or jury count.
+func renderJudge(out judgeOutcome, mode string, soak *int, soakOf, jurors int) string {
+	var b strings.Builder
+	for i, v := range out.verdicts {
+		if len(out.verdicts) > 1 {
+			fmt.Fprintf(&b, "<!-- juror %d of %d -->\n", i+1, len(out.verdicts))
+		}
+		b.WriteString(verdict.Render(v))
+		if i+1 < len(out.verdicts) {
+			b.WriteString("\n")
+		}
+	}
+	switch mode {
+	case "soak":
+		fmt.Fprintf(&b, "\nSoak: %d of %d consecutive passes.\n", *soak, soakOf)
+	case "jury":
+		passed := 0
+		for _, s := range out.samples {
+			if s.Passed {
+				passed++
+			}
+		}
+		fmt.Fprintf(&b, "\nJury: %d of %d jurors passed.\n", passed, jurors)
+	}
+	return b.String()
+}
+
+// ledger appends the suggestions of passing verdicts to suggestions.md.
+func (l *Loop) ledger(step int, judge string, out judgeOutcome) (int, error) {
+	var b strings.Builder
+	n := 0
+	for i, v := range out.verdicts {
+		if !out.samples[min(i, len(out.samples)-1)].Passed {
+			continue
+		}
+		for _, f := range v.Suggestions() {
+			fmt.Fprintf(&b, "- step %d, judge %s: `%s` — %s (why: %s)\n", step, judge, oneLine(f.Where), oneLine(f.What), oneLine(f.Why))
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return n, fsx.AppendSync(filepath.Join(l.dir, "suggestions.md"), []byte(b.String()), 0o644)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

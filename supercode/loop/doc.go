@@ -1,0 +1,123 @@
+// Package loop is `laserbrain loop`: the verified fixpoint loop (ralph). A
+// POSIX shell script owns the control flow, run by an embedded interpreter
+// (mvdan.cc/sh/v3/interp); `./ci` is the verifier; models appear only as
+// the `agent` builtin (a fresh session per call: the repairer or the
+// worker) and the `judge` builtin (one session pinned per run, answering
+// through a schema-checked verdict — package verdict). Completion is never
+// read off prose.
+//
+// Every external command SCRIPT runs passes the operator gate in the
+// interpreter's exec handler: a command the gate denies is refused (its
+// reason on stderr, status 126, journaled) unless a person authorized that
+// exact command, and always while the loop's own run drifts. Agent and
+// judge sessions run under our hooks, each on a run of its own. Each
+// iteration is a step of the loop's own drift run, read off ./ci and the
+// verdict (drift.go), so `laserbrain supervise` sees a circling loop.
+//
+// # Builtins
+//
+//	agent NAME [INSTR...]   stdin is context, the arguments the instruction
+//	  0 the session completed (says nothing about the task)
+//	  3 it escalated (escalate tool; a command service: exit 3)
+//	  5 transport: the service failed, could not start, or crashed
+//	  7 config: unknown or disabled service, DEFAULT_AGENT missing
+//	judge NAME [--jury N | --soak N] [--goldfish] [--pedantic] [INSTR...]
+//	  0 the verdict passes (all N jurors; N consecutive soak passes)
+//	  1 it does not (a pass still short of --soak N is 1 too)
+//	  3 escalated   5 transport   6 malformed: no valid verdict after the
+//	  one bounce (a schema error, or a rejection without blocker/required)
+//	  7 config: unknown service, or one without verdict in its _TOOLS
+//
+// The rendered verdict (markdown) is the judge's stdout, its transcript
+// goes to stderr. Loop-level --soak, --jury, --goldfish and --pedantic are
+// the defaults of every judge call; the call's own flags win.
+//
+// # Exit codes of laserbrain loop
+//
+// The loop exits with SCRIPT's own status (0 when it ends normally, and
+// whatever it passes on: the reference loop exits 3 when an agent or the
+// judge escalates, 4 on any malfunction), except when the loop itself stops
+// SCRIPT, which it always says on stderr, journals (a "halt" record) and
+// puts in the summary:
+//
+//	2    bad usage: flags, no SCRIPT, --soak with --jury; nothing ran
+//	4    exhausted: --max-iters reached before another iteration could
+//	     start, the token --budget spent, the wall-clock --timeout, or two
+//	     agent calls in a row that changed nothing while there was work
+//	     to do (a run stopped so can go on with --resume)
+//	7    config: agents.conf or SCRIPT invalid; an agent/judge SCRIPT names
+//	     literally is unknown, disabled, or a judge without verdict (found
+//	     before anything runs); --resume of an unknown, finished or busy run
+//	8    internal: the journal, the run directory or a checkpoint could
+//	     not be written
+//	128+N a signal stopped the run (130 SIGINT, 143 SIGTERM, 129 SIGHUP):
+//	     the step in flight was killed, the journal is intact, --resume
+//	     goes on from the last completed step
+//
+// Inside SCRIPT a command the gate refuses returns 126 and one not found
+// 127; SCRIPT decides what they mean.
+//
+// # Iterations
+//
+// An iteration opens with every judge call, and with every agent call
+// that is not the work order of the judge call that opened the current
+// iteration (so `judge` then `agent task` is one iteration; each `agent
+// fix` after a failing ./ci is one). This departs from seed 002, which
+// counts judge calls only and puts every repair before the first judge in
+// an implicit iteration 0: counted that way, a loop whose ./ci never goes
+// green never reaches --max-iters. --max-iters N stops the run when
+// iteration N+1 would start, so a pass on the last allowed iteration is a
+// success.
+//
+// # Run directory
+//
+// $LASERBRAIN_HOME/loop/<run>/ (exported to SCRIPT as $RUN_DIR): run.json,
+// script.sh (the copy --resume replays), steps.jsonl, suggestions.md,
+// ci-NNN.log (a context over 64 KiB + 16 KiB, in full; the session gets
+// the head, "[truncated: full log at …]" and the tail), ops/ (recorded
+// output SCRIPT reads back), calls/ (each session's prompt files, MCP
+// config, transcript, verdict), judges/ (pinned judge transcripts),
+// seed.md. Runs never share state: two loops on one repository each have
+// their own directory, checkpoints and drift run. Before every agent and
+// judge call the tree (tracked and untracked, not ignored, through a
+// private index) is committed to refs/laserkit/loop/<run>/<step>; the
+// judge's prompt names the checkpoint of its previous verdict.
+//
+// # Resume
+//
+// --resume RUN re-runs the run's own copy of SCRIPT, answering every step
+// the journal completed from the journal (status, recorded output, the
+// loop's state: iteration, soak counters, the pinned judge session,
+// tokens) without running it, until the first step it has no record of:
+// that one (the step in flight when the run stopped) and all after it run
+// live. Settings given with --resume override the run's own (so a run
+// stopped at --max-iters can go on with a higher one); --timeout counts
+// from the start of each invocation. Steps are matched by where in SCRIPT
+// they run and their argv; the first step that does not match runs live,
+// and replay ends there.
+//
+// # Services
+//
+// agents.conf (--agents FILE, else ./agents.conf, over the starter fix,
+// task and judge services) is rc.conf-style shell: <svc>_ENABLED (YES,
+// MANUAL: ask on the terminal, NO — the default for a new service), _KIND
+// (claude, the default, or command), _COMMAND, _TOOLS, _MODEL, _PROMPT
+// (colon-separated files), _SYSTEM, _DESC, _NAME, _MAX_TOKENS, _BASE_URL,
+// _API_KEY (file:// allowed), _THINKING, _AUTO_COMPACT, _ALIASES,
+// _INHERIT, _SKILLS (read, not used), and DEFAULT_AGENT. Only assignments
+// are allowed; values expand as in the shell, without command
+// substitution.
+//
+// A claude service runs `claude -p` (stream-json, rendered on stderr) with
+// our hooks (--settings) and `laserbrain mcp --loop-call DIR` (escalate;
+// verdict for a judge); _TOOLS map to --tools and --allowedTools (bash,
+// edit, read, search, git_status, git_diff, verdict, escalate; other names
+// pass through); agents run in acceptEdits, judges in dontAsk. The judge's
+// session is started with --session-id and continued with --resume.
+// A command service gets the prompt as its last argument and the context
+// on stdin, with LASERBRAIN_ROLE, LASERBRAIN_ESCALATE (write a reason
+// there, or exit 3), LASERBRAIN_USAGE (write {"input_tokens","output_tokens"}
+// there to count against --budget), and for a judge
+// LASERBRAIN_JUDGE_SESSION, LASERBRAIN_JUDGE_TRANSCRIPT and
+// LASERBRAIN_VERDICT_SCHEMA; its verdict is the last line of its stdout.
+package loop

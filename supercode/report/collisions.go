@@ -1,0 +1,90 @@
+package report
+
+import (
+	"slices"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+)
+
+// FindCollisions is the adapter from the agents' grounds to the fleet's
+// collisions: laserbrain's pairwise ground overlap (collision_min from the
+// grammar), with when each began and the files both agents touched.
+// Outcomes come from the supervisor's records (Outcomes).
+func FindCollisions(agents []Agent) []Collision {
+	grounds := map[string]string{}
+	byName := map[string]*Agent{}
+	for i := range agents {
+		a := &agents[i]
+		if a.Ground != "" {
+			grounds[a.Name] = a.Ground
+			byName[a.Name] = a
+		}
+	}
+	out := []Collision{}
+	for _, c := range laserbrain.Collisions(grounds) {
+		a, b := byName[c.Agents[0]], byName[c.Agents[1]]
+		first := groundedAt(a)
+		if t := groundedAt(b); t.After(first) {
+			first = t
+		}
+		out = append(out, Collision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, FirstSeen: first,
+			SharedFiles: shared(a.Footprint, b.Footprint)})
+	}
+	return out
+}
+
+// groundedAt is when the agent's current ground was set: its latest
+// grounded or reground check (the first check when none says so).
+func groundedAt(a *Agent) time.Time {
+	for i := len(a.Steps) - 1; i >= 0; i-- {
+		r := a.Steps[i].Reason
+		if r == laserbrain.VerdictGrounded.String() || r == laserbrain.VerdictReground.String() {
+			return a.Steps[i].At
+		}
+	}
+	if len(a.Steps) > 0 {
+		return a.Steps[0].At
+	}
+	return a.Created
+}
+
+// shared is the intersection of two sorted lists.
+func shared(a, b []string) []string {
+	out := []string{}
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Outcomes attaches what the supervisor did about each collision: a halt
+// of one of the pair after the collision began, else an escalation naming
+// the pair. Without the supervisor's records (issue 11) every outcome stays
+// empty and the report says it is not recorded.
+func Outcomes(cols []Collision, halts []Halt, escs []Escalation) {
+	for i := range cols {
+		c := &cols[i]
+		for _, h := range halts {
+			if (h.Agent == c.Agents[0] || h.Agent == c.Agents[1]) && !h.At.Before(c.FirstSeen) {
+				keep := c.Agents[0]
+				if keep == h.Agent {
+					keep = c.Agents[1]
+				}
+				c.Outcome = Outcome{Kind: "halted", Keep: keep, Yield: h.Agent, Why: h.Reason, At: h.At}
+				break
+			}
+		}
+		if c.Outcome.Kind != "" {
+			continue
+		}
+		for _, e := range escs {
+			if e.Who == c.Agents[0]+"+"+c.Agents[1] || e.Who == c.Agents[1]+"+"+c.Agents[0] {
+				c.Outcome = Outcome{Kind: "escalated", Why: e.Why, At: e.At}
+				break
+			}
+		}
+	}
+}

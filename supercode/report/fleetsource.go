@@ -1,0 +1,153 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// FromFleet is the adapter from the fleet store (supercode/fleet) to the
+// report: every run of the fleet is an agent, its tasks' checks read from
+// laserbrain's run store; the files it wrote are its footprint; the gate's
+// recorded decisions are listed with their labels. repo, when set, makes
+// footprint paths inside it relative, so two clones compare.
+func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleetID, repo string) ([]Agent, []GateDecision, error) {
+	list, err := st.ListRuns(ctx, fleet.RunFilter{Fleet: fleetID})
+	if err != nil {
+		return nil, nil, err
+	}
+	names := map[string]int{}
+	for _, r := range list {
+		names[agentName(r)]++
+	}
+	agents := []Agent{}
+	gate := []GateDecision{}
+	for _, r := range list {
+		var tasks []*laserbrain.Run
+		for n := 1; n <= max(r.Tasks, 1); n++ {
+			lr, err := runs.ReadRun(ctx, fleet.TaskID(r.ID, n))
+			if errors.Is(err, laserbrain.ErrNoRun) {
+				continue // a task opened but never checked
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			tasks = append(tasks, lr)
+		}
+		name := agentName(r)
+		if names[name] > 1 {
+			name += " · " + r.ID
+		}
+		a := AgentFromRuns(name, r.ID, tasks)
+		if a.Ground == "" {
+			a.Ground = r.Goal
+		}
+		a.Created, a.Ended = r.Created, r.Ended
+		if r.Judgment != "" {
+			a.Judgment = r.Judgment
+		}
+		events, err := st.Events(ctx, r.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		a.Footprint = footprint(events, repo)
+		for _, e := range events {
+			if e.Kind == fleet.KindGate {
+				gate = append(gate, gateDecision(name, r.ID, e))
+			}
+		}
+		agents = append(agents, a)
+	}
+	sort.SliceStable(gate, func(i, j int) bool { return gate[i].At.Before(gate[j].At) })
+	return agents, gate, nil
+}
+
+func agentName(r fleet.Run) string {
+	if r.Agent != "" {
+		return r.Agent
+	}
+	return r.ID
+}
+
+// writeTools are the agent tools that write the file their event names
+// (the hooks record the file path as the event's text).
+var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "write_file": true, "replace": true}
+
+// footprint is the files an agent wrote, sorted: the paths of its file
+// tools. (Files a shell command named are issue 11's footprint.)
+func footprint(events []fleet.Event, repo string) []string {
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.Kind != fleet.KindTool || !writeTools[e.Name] || e.Text == "" {
+			continue
+		}
+		p := filepath.Clean(e.Text)
+		if repo != "" && filepath.IsAbs(p) {
+			if rel, err := filepath.Rel(repo, p); err == nil && !strings.HasPrefix(rel, "..") {
+				p = rel
+			}
+		}
+		seen[filepath.ToSlash(p)] = true
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// gateDecision reads one recorded gate event: ok is an authorized action
+// (allow), not ok a refusal (deny). The labels come from the event's result
+// when the hook records them there, else from the reason's text, which
+// names them after the dash ("… irreversible or outward — git push
+// --force; …").
+func gateDecision(agent, run string, e fleet.Event) GateDecision {
+	d := GateDecision{At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: "deny", Reason: e.Text, Labels: []string{}}
+	if e.OK != nil && *e.OK {
+		d.Decision = "allow"
+	}
+	var res struct {
+		Decision string   `json:"decision"`
+		Labels   []string `json:"labels"`
+	}
+	if len(e.Result) > 0 && json.Unmarshal(e.Result, &res) == nil {
+		if res.Decision != "" {
+			d.Decision = res.Decision
+		}
+		d.Labels = append(d.Labels, res.Labels...)
+	}
+	if len(d.Labels) == 0 {
+		d.Labels = labelsFromReason(e.Text)
+	}
+	return d
+}
+
+var (
+	reasonLabels  = regexp.MustCompile(`irreversible or outward — (.+?)(?:, and |\. |\.$|$)`)
+	protectedFile = regexp.MustCompile(`this file is protected \(([^)]*)\)`)
+)
+
+func labelsFromReason(text string) []string {
+	out := []string{}
+	if m := protectedFile.FindStringSubmatch(text); m != nil {
+		return append(out, "protected file: "+m[1])
+	}
+	m := reasonLabels.FindStringSubmatch(text)
+	if m == nil {
+		return out
+	}
+	for _, l := range strings.Split(m[1], "; ") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "carve-out:") {
+			out = append(out, l)
+		}
+	}
+	return out
+}

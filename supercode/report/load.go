@@ -1,0 +1,166 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/ponder/oca"
+	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// Options says what to report on and where to read it.
+type Options struct {
+	// Run reports one run of the laserbrain store.
+	Run string
+	// Repo reports the fleet of the repository at this directory, with its
+	// ponder sessions.
+	Repo string
+	// Runs is laserbrain's run store.
+	Runs laserbrain.Store
+	// Fleet is the fleet store (runs, events, gate decisions); nil leaves
+	// the fleet's agents out.
+	Fleet fleet.Store
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Panels, as Sources names them.
+const (
+	PanelDrift      = "drift timelines"
+	PanelCollisions = "collisions"
+	PanelFiles      = "file-overlap evidence"
+	PanelOutcomes   = "collision outcomes (route, halt, escalation)"
+	PanelGate       = "gate decisions"
+	PanelSessions   = "ponder sessions"
+	PanelHalts      = "halts and releases"
+	PanelEscalate   = "escalations"
+	PanelJournal    = "journal verification"
+)
+
+// InputError is Load's error about what was asked for (not about the
+// stores).
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Load reads everything the report shows, each source through its adapter.
+func Load(ctx context.Context, opts Options) (*Fleet, error) {
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	th, err := GrammarThresholds()
+	if err != nil {
+		return nil, err
+	}
+	f := &Fleet{Generated: now(), Thresholds: th, Agents: []Agent{}, Collisions: []Collision{}, Gate: []GateDecision{},
+		Sessions: []preport.Session{}, Halts: []Halt{}, Escalations: []Escalation{},
+		Journal: Journal{State: JournalUnavailable, Problem: "the supervisor journal arrives with laserbrain supervise (issue 11)"}}
+	switch {
+	case opts.Run != "" && opts.Repo != "":
+		return nil, &InputError{"report one run or one fleet, not both"}
+	case opts.Run != "":
+		f.Scope = "run"
+		// A run of the fleet store (laserbrain run, the hooks) with its
+		// tasks and events, else a bare run of laserbrain's store.
+		var fr fleet.Run
+		var ferr error = fleet.ErrNotFound
+		if opts.Fleet != nil {
+			fr, ferr = opts.Fleet.Run(ctx, opts.Run)
+		}
+		switch {
+		case ferr == nil:
+			agents, gate, err := FromFleet(ctx, oneRun{opts.Fleet, fr}, opts.Runs, fr.Fleet, fr.Dir)
+			if err != nil {
+				return nil, err
+			}
+			f.ID, f.Agents, f.Gate = fr.Fleet, agents, gate
+			f.Sources = append(f.Sources, Source{Panel: PanelDrift, Fed: true, From: "the fleet store's run and laserbrain's run store: every task's checks"},
+				Source{Panel: PanelGate, Fed: true, From: "the gate decisions the hooks recorded on the run (fleet store)"})
+		case errors.Is(ferr, fleet.ErrNotFound):
+			r, err := opts.Runs.ReadRun(ctx, opts.Run)
+			if err != nil {
+				return nil, err
+			}
+			f.Agents = append(f.Agents, AgentFromRuns(opts.Run, opts.Run, []*laserbrain.Run{r}))
+			f.Sources = append(f.Sources, Source{Panel: PanelDrift, Fed: true, From: "laserbrain's run store: the run's checks"},
+				Source{Panel: PanelGate, From: "a run of the fleet store (laserbrain run or the hooks); this run has only checks"})
+		default:
+			return nil, ferr
+		}
+	default:
+		f.Scope = "fleet"
+		repo := opts.Repo
+		if repo == "" {
+			repo = "."
+		}
+		abs, err := filepath.Abs(repo)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, &InputError{"--fleet " + repo + " is not a directory"}
+		}
+		f.Repo = abs
+		if f.ID, err = fleet.ID(ctx, abs); err != nil {
+			return nil, err
+		}
+		if opts.Fleet != nil {
+			if f.Agents, f.Gate, err = FromFleet(ctx, opts.Fleet, opts.Runs, f.ID, abs); err != nil {
+				return nil, err
+			}
+		}
+		if f.Sessions, err = loadSessions(abs); err != nil {
+			return nil, fmt.Errorf("ponder sessions of %s: %w", abs, err)
+		}
+		f.Sources = append(f.Sources,
+			Source{Panel: PanelDrift, Fed: true, From: "the fleet store's runs of this fleet (laserbrain run, the hooks) and laserbrain's run store: every task's checks"},
+			Source{Panel: PanelDrift + ": ponder sessions as agents", From: "ponder sessions read as agents, a Φ per pass (issue 11)"},
+			Source{Panel: PanelGate, Fed: true, From: "the gate decisions the hooks record in the fleet store; labels read from each refusal's reason"},
+			Source{Panel: PanelSessions, Fed: true, From: "the repository's .ponder/ sessions, read through ponder's read-only API"})
+	}
+	f.Collisions = FindCollisions(f.Agents)
+	Outcomes(f.Collisions, f.Halts, f.Escalations)
+	f.Sources = append(f.Sources,
+		Source{Panel: PanelCollisions, Fed: true, From: "the agents' grounds, compared by laserbrain (collision_min from the grammar)"},
+		Source{Panel: PanelFiles, Fed: true, From: "the files each agent wrote with a file tool (Write, Edit, …), from the fleet store's observed events"},
+		Source{Panel: PanelFiles + ": shell commands", From: "the files a Bash command named, and a ponder session's units and findings (issue 11's footprints)"},
+		Source{Panel: PanelOutcomes, From: "the supervisor's rounds: laserbrain supervise (issue 11)"},
+		Source{Panel: PanelHalts, From: "halts and releases in the fleet store (issue 11)"},
+		Source{Panel: PanelEscalate, From: "the supervisor's escalations (issue 11)"},
+		Source{Panel: PanelJournal, From: "the hash-chained supervisor journal (issue 11)"},
+	)
+	if f.Scope == "run" {
+		f.Sources = append(f.Sources, Source{Panel: PanelSessions, From: "only in a fleet report (--fleet DIR)"})
+	}
+	return f, nil
+}
+
+// loadSessions is the adapter from a repository's .ponder/ to the report:
+// every session, read through ponder's read-only API with OCA off (the
+// report never connects to a database).
+func loadSessions(repo string) ([]preport.Session, error) {
+	if _, err := os.Stat(filepath.Join(repo, ".ponder")); errors.Is(err, os.ErrNotExist) {
+		return []preport.Session{}, nil
+	}
+	e := ponder.New(repo, oca.New(oca.Config{Getenv: func(string) string { return "off" }}))
+	return preport.LoadAll(e)
+}
+
+// oneRun is a fleet store narrowed to one run, so that a run report and a
+// fleet report read through the same adapter.
+type oneRun struct {
+	fleet.Store
+	run fleet.Run
+}
+
+func (o oneRun) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, error) {
+	return []fleet.Run{o.run}, nil
+}

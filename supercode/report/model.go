@@ -1,0 +1,162 @@
+package report
+
+import (
+	"time"
+
+	preport "github.com/laserkit/laserkit/ponder/report"
+)
+
+// Fleet is everything the fleet report shows: the view model. Each field is
+// filled by one adapter (sources.go lists them); a panel whose source does
+// not exist yet says so instead of showing nothing.
+type Fleet struct {
+	// ID is the fleet id (the repository's root commit); Repo the directory.
+	ID        string    `json:"id"`
+	Repo      string    `json:"repo"`
+	Generated time.Time `json:"generated"`
+	// Scope says what was asked for: "fleet" or "run".
+	Scope       string            `json:"scope"`
+	Thresholds  PhiThresholds     `json:"thresholds"`
+	Agents      []Agent           `json:"agents"`
+	Collisions  []Collision       `json:"collisions"`
+	Gate        []GateDecision    `json:"gate"`
+	Sessions    []preport.Session `json:"sessions"`
+	Halts       []Halt            `json:"halts"`
+	Escalations []Escalation      `json:"escalations"`
+	Journal     Journal           `json:"journal"`
+	// Sources says, per panel, where its data came from or what it waits
+	// for.
+	Sources []Source `json:"sources"`
+}
+
+// Source is one panel's provenance.
+type Source struct {
+	Panel string `json:"panel"`
+	// Fed is true when the panel shows real data from From; false when
+	// From names what it waits for.
+	Fed  bool   `json:"fed"`
+	From string `json:"from"`
+}
+
+// Agent is one supervised agent: an agent run (laserbrain run, the hooks,
+// laserbrain check) or a ponder session seen as an agent.
+type Agent struct {
+	Name string `json:"name"`
+	Run  string `json:"run"`
+	// Kind is "run" or "ponder".
+	Kind    string    `json:"kind"`
+	Ground  string    `json:"ground"`
+	Created time.Time `json:"created"`
+	Ended   time.Time `json:"ended,omitzero"`
+	Steps   []Step    `json:"steps"`
+	// Judgment is the whole-run verdict (continue, finish, narrow, ...).
+	Judgment string `json:"judgment"`
+	// Catches are the signatures of the agent's catches.
+	Catches []string `json:"catches"`
+	// Footprint is the files the agent touched, sorted.
+	Footprint []string `json:"footprint"`
+	// Halt is the agent's standing halt, nil when it may act.
+	Halt *Halt `json:"halt"`
+}
+
+// Last is the agent's latest step, nil before any.
+func (a *Agent) Last() *Step {
+	if len(a.Steps) == 0 {
+		return nil
+	}
+	return &a.Steps[len(a.Steps)-1]
+}
+
+// Step is one check of an agent, as its run recorded it.
+type Step struct {
+	N int `json:"n"`
+	// Task is the run's task the check belongs to (1 for the first).
+	Task     int       `json:"task"`
+	At       time.Time `json:"at"`
+	Goal     string    `json:"goal"`
+	Progress string    `json:"progress"`
+	Distance string    `json:"distance"`
+	// Reason is the verdict as returned (oscillating included);
+	// Underlying the verdict an oscillating report replaced.
+	Reason     string  `json:"reason"`
+	Underlying string  `json:"underlying,omitempty"`
+	Drifting   bool    `json:"drifting"`
+	Phi        float64 `json:"phi"`
+}
+
+// Collision is two agents on the same job: their grounds overlap at least
+// collision_min. The shared files are evidence beside it, never its cause.
+type Collision struct {
+	Agents  [2]string `json:"agents"`
+	Overlap float64   `json:"overlap"`
+	Grounds [2]string `json:"grounds"`
+	// FirstSeen is when the collision began to exist: when the later of
+	// the two grounds was set.
+	FirstSeen time.Time `json:"firstSeen"`
+	Outcome   Outcome   `json:"outcome"`
+	// SharedFiles are the files both agents touched.
+	SharedFiles []string `json:"sharedFiles"`
+}
+
+// Outcome is what the supervisor did about a collision.
+type Outcome struct {
+	// Kind is "halted", "escalated", "routed" (a recommendation, not
+	// acted on) or "" when nothing is recorded.
+	Kind  string    `json:"kind"`
+	Keep  string    `json:"keep,omitempty"`
+	Yield string    `json:"yield,omitempty"`
+	Why   string    `json:"why,omitempty"`
+	At    time.Time `json:"at,omitzero"`
+}
+
+// GateDecision is one decision of the operator gate on an agent's action.
+type GateDecision struct {
+	At    time.Time `json:"at"`
+	Agent string    `json:"agent"`
+	Run   string    `json:"run"`
+	Tool  string    `json:"tool"`
+	// Decision is "deny", "ask" or "allow" (an authorized action).
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+	// Labels are the operator's labels for the action (why it needs a
+	// person), when the store recorded them.
+	Labels []string `json:"labels"`
+}
+
+// Halt is a halt the supervisor put on an agent, and its release.
+type Halt struct {
+	Agent    string    `json:"agent"`
+	Reason   string    `json:"reason"`
+	At       time.Time `json:"at"`
+	Released time.Time `json:"released,omitzero"`
+	// ReleaseReason is what the person said releasing it.
+	ReleaseReason string `json:"releaseReason,omitempty"`
+}
+
+// Escalation is a question the supervisor sent to a person.
+type Escalation struct {
+	At  time.Time `json:"at"`
+	Who string    `json:"who"`
+	Why string    `json:"why"`
+	// ExitStatus is the --on-escalate command's exit status, nil when none
+	// ran.
+	ExitStatus *int `json:"exitStatus"`
+}
+
+// Journal is the supervisor journal's verification.
+type Journal struct {
+	// State is "verified", "broken" or "unavailable".
+	State   string `json:"state"`
+	Records int    `json:"records"`
+	// FirstBad is the 1-based number of the first record that fails, 0
+	// when none does.
+	FirstBad int    `json:"firstBad"`
+	Problem  string `json:"problem,omitempty"`
+}
+
+// Journal states.
+const (
+	JournalVerified    = "verified"
+	JournalBroken      = "broken"
+	JournalUnavailable = "unavailable"
+)
