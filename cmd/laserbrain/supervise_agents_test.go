@@ -150,3 +150,103 @@ func TestHookedAgentHalted(t *testing.T) {
 		t.Fatalf("bob after the release: %v\n%s", err, out)
 	}
 }
+
+// TestConcurrentFleet: three ponder sessions driven pass by pass, two
+// agents recording tool calls through the real hook, and a supervisor
+// watching every 30 ms, all at once on one repository. When they are done,
+// the supervisor has lost and double-counted nothing: each session is its
+// grounding step plus one step per decided pass, each agent has every file
+// it wrote in its footprint, and its journal verifies.
+func TestConcurrentFleet(t *testing.T) {
+	lb := laserbrainBinary(t)
+	pd := ponderBinary(t)
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	os.MkdirAll(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, "units.txt"), []byte("a.go\nb.go\n"), 0o644)
+	env := append(os.Environ(), "LASERBRAIN_HOME="+filepath.Join(root, "home"), "LASERBRAIN_FLEET=concurrent", "PONDER_OCA=off",
+		"PATH="+pd+string(os.PathListSeparator)+filepath.Dir(lb)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	const passes, writes = 6, 40
+
+	sv := exec.Command(lb, "supervise", "--watch", "30ms", "--json", "--repo", repo)
+	sv.Env = env
+	var svOut, svErr bytes.Buffer
+	sv.Stdout, sv.Stderr = &svOut, &svErr
+	if err := sv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sv.Process.Kill(); sv.Wait() })
+
+	session := `S=$(ponder start "$1" --json | sed -n 's/^  "slug": "\(.*\)",$/\1/p')
+ponder units --slug "$S" --from units.txt >/dev/null
+k=1
+while [ $k -le ` + strconv.Itoa(passes) + ` ]; do
+  if [ $k -gt 1 ]; then ponder predict --slug "$S" --churn 0.1 >/dev/null; fi
+  ponder deliberate --slug "$S" --skeptic s --builder b --dreamer d --empath e >/dev/null
+  if [ $k -eq 1 ]; then ponder grade --slug "$S" u0001 u0002 >/dev/null; fi
+  ponder judge --slug "$S" >/dev/null
+  ponder decide --slug "$S" continue >/dev/null
+  k=$((k+1))
+done`
+	agent := `j=1
+while [ $j -le ` + strconv.Itoa(writes) + ` ]; do
+  printf '{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s-%d.go"},"tool_use_id":"%s-%d","tool_response":{}}' "$1" $j "$1" $j | laserbrain hook post-tool-use
+  j=$((j+1))
+done`
+	var cmds []*exec.Cmd
+	for _, subject := range []string{"lexer token boundaries", "storage cache eviction", "network retry backoff"} {
+		c := exec.Command("sh", "-c", session, "sh", subject)
+		c.Dir, c.Env = repo, env
+		cmds = append(cmds, c)
+	}
+	for _, a := range []string{"writer", "scribe"} {
+		c := exec.Command(lb, "run", "--agent", a, "--goal", "write the "+a+" documentation pages", "--", "sh", "-c", agent, "sh", a)
+		c.Dir, c.Env = repo, env
+		cmds = append(cmds, c)
+	}
+	outs := make([]bytes.Buffer, len(cmds))
+	for i, c := range cmds {
+		c.Stdout, c.Stderr = &outs[i], &outs[i]
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i, err, outs[i].String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // a few more rounds see the end
+	sv.Process.Signal(os.Interrupt)
+	if err := sv.Wait(); err != nil {
+		t.Fatalf("supervise --watch: %v\n%s", err, svErr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(svOut.String()), "\n")
+	var last struct {
+		Round  int
+		Agents []struct {
+			Agent, Kind string
+			Steps, Files int
+		}
+		Halts []any
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("%v\n%s", err, svOut.String())
+	}
+	if len(lines) < 3 || len(last.Agents) != 5 || len(last.Halts) != 0 {
+		t.Fatalf("%d rounds; last: %+v", len(lines), last)
+	}
+	for _, a := range last.Agents {
+		switch {
+		case a.Kind == "ponder" && a.Steps != passes+1:
+			t.Errorf("%s: %d steps, want %d (grounding + one per decided pass)", a.Agent, a.Steps, passes+1)
+		case a.Kind == "run" && (a.Files != writes || a.Steps != 1):
+			t.Errorf("%s: %d files, %d steps; want %d files, 1 step", a.Agent, a.Files, a.Steps, writes)
+		}
+	}
+	v := exec.Command(lb, "supervise", "verify", "--repo", repo)
+	v.Env = env
+	if out, err := v.CombinedOutput(); err != nil {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+}
