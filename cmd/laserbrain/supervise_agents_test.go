@@ -225,7 +225,7 @@ done`
 	var last struct {
 		Round  int
 		Agents []struct {
-			Agent, Kind string
+			Agent, Kind  string
 			Steps, Files int
 		}
 		Halts []any
