@@ -50,6 +50,8 @@
 //     a collision with a finished agent is reported and left alone.
 //   - A round that changed nothing is not journaled; round numbers go on
 //     from the last journaled round after a restart.
+//   - The self-check (Supercode.SelfCheck, a step of the supervisor's own
+//     run) is taken on rounds that saw something new, not on idle polls.
 //   - Two supervisors on one fleet are safe (the journal stays one chain,
 //     a halt is put once) but each asks its own questions.
 package supervise

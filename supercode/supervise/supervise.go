@@ -120,6 +120,7 @@ type Supervisor struct {
 	pending  []Escalation // asked before a crash, never answered
 	digest   string       // the last journaled round's state
 	logged   int64        // the last round the journal knows of
+	self     *SelfRow     // the last self-check
 }
 
 type agent struct {
@@ -301,9 +302,15 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 	cols := s.sc.Collisions()
 	r.Route = s.sc.Route()
 	r.FleetCatches = s.sc.FleetCatches()
-	self, err := s.sc.SelfCheck()
-	if err != nil {
-		return nil, err
+	// The self-check is a check of the supervisor's own run: taken when the
+	// round saw something new, not on every idle poll (which would read a
+	// fleet at rest as the supervisor stalling).
+	if changed || s.self == nil {
+		v, err := s.sc.SelfCheck()
+		if err != nil {
+			return nil, err
+		}
+		s.self = &SelfRow{Reason: v.Reason, Phi: v.Phi, Drifting: v.Drifting, Laserscore: v.Laserscore}
 	}
 	live := func(name string) bool {
 		a := s.agents[name]
@@ -326,7 +333,7 @@ func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
 	for _, name := range s.names() {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
 	}
-	r.Self = SelfRow{Reason: self.Reason, Phi: self.Phi, Drifting: self.Drifting, Laserscore: self.Laserscore}
+	r.Self = *s.self
 	if r.Route == nil {
 		r.Route = []supercode.Route{}
 	}
