@@ -392,3 +392,76 @@ func TestAgentRuns(t *testing.T) {
 		t.Fatalf("collisions = %+v", rd.Collisions)
 	}
 }
+
+// TestDriftEscalation: an agent drifting three checks in a row goes to a
+// person once; it is delivered its own advice until the person answers,
+// and then the answer instead.
+func TestDriftEscalation(t *testing.T) {
+	r := newRepo(t)
+	ctx := context.Background()
+	runs := laserbrain.NewMemStore()
+	r.opts.Runs = runs
+	var asked []Escalation
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+		asked = append(asked, e)
+		zero := 0
+		return Answer{Exit: &zero, Decision: "stop and ask the user what the kitchen has to do with the parser"}
+	}
+	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now(), Task: "r1", Tasks: 1}))
+	checks := 0
+	step := func(goal string) {
+		h, err := runs.OpenRun(ctx, "r1")
+		r.must(err)
+		_, err = h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5)})
+		r.must(err)
+		r.must(h.Save(ctx))
+		h.Close()
+		checks++
+		r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Checks = checks; return nil })
+	}
+	step("write the parser")
+	step("paint the kitchen walls")
+	rd := r.round()
+	row := agentRow(t, rd, "claude:r1")
+	if !row.Drifting || *row.Verdict != "goal-drift" || !strings.HasPrefix(row.Advice, "Your goal no longer matches") || len(asked) != 0 {
+		t.Fatalf("after one drifting check: %+v, asked %d", row, len(asked))
+	}
+	step("paint the kitchen walls")
+	step("paint the kitchen walls")
+	rd = r.round()
+	if len(asked) != 1 || asked[0].Kind != EscalateDrift || asked[0].Verdict == nil || asked[0].Verdict.Streak != 3 || asked[0].Verdict.Ground != "write the parser" {
+		t.Fatalf("asked = %+v", asked)
+	}
+	if row := agentRow(t, rd, "claude:r1"); row.Advice != "stop and ask the user what the kitchen has to do with the parser" || row.Status != StatusActive {
+		t.Fatalf("after the answer: %+v", row)
+	}
+	step("paint the kitchen walls")
+	r.round()
+	if len(asked) != 1 {
+		t.Fatalf("the same streak was asked about again: %d", len(asked))
+	}
+}
+
+// TestDamagedLedger: a session whose ledger ponder refuses is reported
+// damaged, with ponder's own message, and counts once as a failed check.
+func TestDamagedLedger(t *testing.T) {
+	r := newRepo(t, "a.go")
+	slug := r.session("the lexer", []string{"a.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
+	ledger := filepath.Join(r.dir, ".ponder", slug, "ledger.jsonl")
+	data, _ := os.ReadFile(ledger)
+	os.WriteFile(ledger, []byte(strings.Replace(string(data), `"u0001"`, `"u0009"`, 1)), 0o644)
+	rd := r.round()
+	row := agentRow(t, rd, fleet.PonderAgent(slug))
+	if row.Status != StatusDamaged || !strings.Contains(row.Error, "edited") {
+		t.Fatalf("row = %+v", row)
+	}
+	v, _ := r.sup.sc.View(fleet.PonderAgent(slug))
+	if len(v.Events) != 1 || v.Events[0].Name != "ledger" || v.Events[0].OK != laserbrain.OKFalse {
+		t.Fatalf("events = %+v", v.Events)
+	}
+	os.WriteFile(ledger, append(data, []byte("\n")...), 0o644) // another change, still refused: not counted twice
+	r.round()
+	if v, _ := r.sup.sc.View(fleet.PonderAgent(slug)); len(v.Events) != 1 {
+		t.Fatalf("the damage was counted again: %+v", v.Events)
+	}
+}
