@@ -213,7 +213,7 @@ func runHalts(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 		if any, err := s.AnyHaltInForce(ctx); err != nil || any {
 			t.Fatalf("AnyHaltInForce on an empty store = %v, %v", any, err)
 		}
-		h := fleet.Halt{ID: "h1", Fleet: "f", Agent: "ponder:parser", Reason: "shares a ground", By: "supervisor", Round: 3, At: t0}
+		h := fleet.Halt{ID: "h1", Fleet: "f", Agent: "ponder:parser", Run: "", Reason: "shares a ground", By: "supervisor", Round: 3, Cause: "collision:ponder:lexer", At: t0}
 		if err := s.PutHalt(ctx, h); err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func runHalts(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 			t.Fatalf("a second halt on a halted agent: %v, want ErrExists", err)
 		}
 		got, ok, err := s.ActiveHalt(ctx, "f", "ponder:parser")
-		if err != nil || !ok || got.ID != "h1" || got.Reason != "shares a ground" || got.Round != 3 || !got.At.Equal(t0) {
+		if err != nil || !ok || got.ID != "h1" || got.Reason != "shares a ground" || got.Round != 3 || got.Cause != "collision:ponder:lexer" || !got.At.Equal(t0) {
 			t.Fatalf("ActiveHalt = %+v, %v, %v", got, ok, err)
 		}
 		if _, ok, _ := s.ActiveHalt(ctx, "other-fleet", "ponder:parser"); ok {
