@@ -239,7 +239,7 @@ func (b *Backend) Close() error {
 }
 
 // Components are every part of the PostgreSQL schema, in creation order.
-var Components = []pgdb.Component{pgstore.Component, pgfleet.Component}
+var Components = []pgdb.Component{pgstore.Component, pgfleet.Component, pgfleet.SuperviseComponent}
 
 // Init creates the PostgreSQL schema where it is missing (idempotent; it
 // never alters a table) and returns the tables it created. The local

@@ -11,11 +11,6 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
 
-func TestMain(m *testing.M) {
-	fleettest.Child(func() (fleet.Store, error) { return fleet.OpenLocal(os.Getenv("LASERKIT_FLEET_TEST_DIR")) })
-	os.Exit(m.Run())
-}
-
 type localDir string
 
 func (d localDir) Open(t testing.TB) fleet.Store {

@@ -83,9 +83,10 @@ func Open(dsn string) (*Store, error) {
 	return &Store{pool: pool, dsn: dsn, ownPool: true}, nil
 }
 
-// Init creates the fleet's tables where they are missing.
+// Init creates the fleet's tables where they are missing (the supervisor's
+// too).
 func Init(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
-	return pgdb.Init(ctx, pool, Component)
+	return pgdb.Init(ctx, pool, Component, SuperviseComponent)
 }
 
 // Where is the store's connection string with its password masked.

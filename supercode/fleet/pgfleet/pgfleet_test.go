@@ -26,7 +26,7 @@ func newDatabase(t testing.TB) string {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	if _, err := Init(context.Background(), pool); err != nil {
+	if _, err := pgdb.Init(context.Background(), pool, Component, SuperviseComponent); err != nil {
 		t.Fatal(err)
 	}
 	return dsn

@@ -1,0 +1,339 @@
+package pgfleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// SuperviseComponent is the supervisor's part of the schema: halts, the
+// journal with its heads, and the fleets' last rounds.
+var SuperviseComponent = pgdb.Component{Name: "supervise", Tables: []pgdb.Table{
+	{Name: "halts", Columns: []string{"id", "fleet", "agent", "at", "in_force", "halt"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.halts (
+	id       text PRIMARY KEY,
+	fleet    text NOT NULL,
+	agent    text NOT NULL,
+	at       timestamptz NOT NULL,
+	in_force boolean NOT NULL,
+	halt     jsonb NOT NULL
+)`, `CREATE UNIQUE INDEX IF NOT EXISTS halts_one_in_force ON laserbrain.halts (fleet, agent) WHERE in_force`,
+		`CREATE INDEX IF NOT EXISTS halts_fleet ON laserbrain.halts (fleet, at, id)`}},
+	{Name: "journal", Columns: []string{"fleet", "seq", "raw"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.journal (
+	fleet text NOT NULL,
+	seq   bigint NOT NULL,
+	raw   text NOT NULL,
+	PRIMARY KEY (fleet, seq)
+)`}},
+	{Name: "journal_heads", Columns: []string{"fleet", "records", "hash"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.journal_heads (
+	fleet   text PRIMARY KEY,
+	records bigint NOT NULL,
+	hash    text NOT NULL
+)`}},
+	{Name: "rounds", Columns: []string{"fleet", "last"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.rounds (
+	fleet text PRIMARY KEY,
+	last  bigint NOT NULL
+)`}},
+}}
+
+// PutHalt implements fleet.Halts: the partial unique index keeps one halt
+// in force per agent; a second (or the same id again) is ErrExists.
+func (s *Store) PutHalt(ctx context.Context, h fleet.Halt) error {
+	if h.ID == "" || h.Fleet == "" || h.Agent == "" || h.Reason == "" {
+		return fmt.Errorf("a halt needs an id, a fleet, an agent and a reason")
+	}
+	h.Released = nil
+	data, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	tries := 0
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		tries++
+		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.halts (id, fleet, agent, at, in_force, halt) VALUES ($1, $2, $3, $4, true, $5::jsonb) ON CONFLICT DO NOTHING`,
+			h.ID, h.Fleet, h.Agent, h.At, string(data))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			return nil
+		}
+		if tries > 1 {
+			var same bool
+			if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT halt = $2::jsonb FROM laserbrain.halts WHERE id = $1), false)`, h.ID, string(data)).Scan(&same); err != nil {
+				return err
+			}
+			if same {
+				return nil // this halt, put by the try that lost its connection
+			}
+		}
+		return fmt.Errorf("halt %s on %s: %w", h.ID, h.Agent, fleet.ErrExists)
+	})
+}
+
+// ReleaseHalt implements fleet.Halts.
+func (s *Store) ReleaseHalt(ctx context.Context, fl, agent string, r fleet.Release) (fleet.Halt, error) {
+	var out fleet.Halt
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		var raw []byte
+		err := tx.QueryRow(ctx, `SELECT halt FROM laserbrain.halts WHERE fleet = $1 AND agent = $2 AND in_force FOR UPDATE`, fl, agent).Scan(&raw)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%s in fleet %s is not halted: %w", agent, fl, fleet.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		var h fleet.Halt
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return fmt.Errorf("halt on %s is damaged: %w", agent, err)
+		}
+		h.Released = &r
+		data, err := json.Marshal(h)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE laserbrain.halts SET in_force = false, halt = $2::jsonb WHERE id = $1`, h.ID, string(data)); err != nil {
+			return err
+		}
+		out = h
+		return nil
+	})
+	return out, err
+}
+
+// ActiveHalt implements fleet.Halts.
+func (s *Store) ActiveHalt(ctx context.Context, fl, agent string) (fleet.Halt, bool, error) {
+	var raw []byte
+	err := s.pool.QueryRow(ctx, `SELECT halt FROM laserbrain.halts WHERE fleet = $1 AND agent = $2 AND in_force`, fl, agent).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fleet.Halt{}, false, nil
+	}
+	if err != nil {
+		return fleet.Halt{}, false, pgdb.Wrap(err, s.dsn)
+	}
+	var h fleet.Halt
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return fleet.Halt{}, false, fmt.Errorf("halt on %s is damaged: %w", agent, err)
+	}
+	return h, true, nil
+}
+
+// ListHalts implements fleet.Halts.
+func (s *Store) ListHalts(ctx context.Context, fl string) ([]fleet.Halt, error) {
+	rows, err := s.pool.Query(ctx, `SELECT halt FROM laserbrain.halts WHERE $1 = '' OR fleet = $1 ORDER BY at, id`, fl)
+	if err != nil {
+		return nil, pgdb.Wrap(err, s.dsn)
+	}
+	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, pgdb.Wrap(err, s.dsn)
+	}
+	out := make([]fleet.Halt, 0, len(raws))
+	for _, raw := range raws {
+		var h fleet.Halt
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return nil, fmt.Errorf("a halt is damaged: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// AnyHaltInForce implements fleet.Halts: one indexed read.
+func (s *Store) AnyHaltInForce(ctx context.Context) (bool, error) {
+	var any bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM laserbrain.halts WHERE in_force)`).Scan(&any)
+	return any, pgdb.Wrap(err, s.dsn)
+}
+
+// journalKey is the per-fleet advisory lock key of the journal.
+func journalKey(fl string) int64 {
+	h := fnv.New64a()
+	io.WriteString(h, "laserbrain journal ")
+	io.WriteString(h, fl)
+	return int64(h.Sum64())
+}
+
+// journalLock is off only in the test that shows what it prevents.
+var journalLock = true
+
+// AppendJournal implements fleet.Journal: one transaction takes the
+// fleet's journal lock (pg_advisory_xact_lock: one writer per fleet at a
+// time, released at commit), reads the head, seals the record after it,
+// inserts it and moves the head. Without the lock two supervisors reading
+// the same head would both write the next seq. A retry after a lost
+// connection that finds its own record at the head returns it instead of
+// appending it again.
+func (s *Store) AppendJournal(ctx context.Context, rec fleet.JournalRecord) (fleet.JournalRecord, error) {
+	if rec.Fleet == "" {
+		return fleet.JournalRecord{}, errors.New("a journal record needs a fleet")
+	}
+	if rec.At == "" {
+		rec.At = fleet.JournalTime(time.Now())
+	}
+	var out fleet.JournalRecord
+	tries := 0
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		tries++
+		if journalLock {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, journalKey(rec.Fleet)); err != nil {
+				return err
+			}
+		}
+		var head fleet.JournalHead
+		err := tx.QueryRow(ctx, `SELECT records, hash FROM laserbrain.journal_heads WHERE fleet = $1`, rec.Fleet).Scan(&head.Records, &head.Hash)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if tries > 1 && head.Records > 0 {
+			var raw string
+			if err := tx.QueryRow(ctx, `SELECT raw FROM laserbrain.journal WHERE fleet = $1 AND seq = $2`, rec.Fleet, head.Records).Scan(&raw); err != nil {
+				return err
+			}
+			if mine, ok := sameAppend(raw, rec); ok {
+				out = mine
+				return nil
+			}
+		}
+		r := rec
+		r.Seq = head.Records + 1
+		sealed, err := fleet.SealJournal(r, head.Hash)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal (fleet, seq, raw) VALUES ($1, $2, $3)`, rec.Fleet, sealed.Seq, string(sealed.Raw)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal_heads (fleet, records, hash) VALUES ($1, $2, $3)
+ON CONFLICT (fleet) DO UPDATE SET records = EXCLUDED.records, hash = EXCLUDED.hash`, rec.Fleet, sealed.Seq, sealed.Hash); err != nil {
+			return err
+		}
+		out = sealed
+		return nil
+	})
+	return out, err
+}
+
+// sameAppend reports whether raw is rec as an earlier try appended it.
+func sameAppend(raw string, rec fleet.JournalRecord) (fleet.JournalRecord, bool) {
+	var got fleet.JournalRecord
+	if json.Unmarshal([]byte(raw), &got) != nil {
+		return fleet.JournalRecord{}, false
+	}
+	if got.At != rec.At || got.Kind != rec.Kind || got.Round != rec.Round || got.Agent != rec.Agent || got.Text != rec.Text ||
+		!bytes.Equal(compact(got.Data), compact(rec.Data)) {
+		return fleet.JournalRecord{}, false
+	}
+	got.Raw = []byte(raw)
+	return got, true
+}
+
+func compact(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
+}
+
+// JournalRecords implements fleet.Journal: the bytes as stored.
+func (s *Store) JournalRecords(ctx context.Context, fl string, after int64) ([]fleet.JournalRecord, error) {
+	rows, err := s.pool.Query(ctx, `SELECT raw FROM laserbrain.journal WHERE fleet = $1 AND seq > $2 ORDER BY seq`, fl, after)
+	if err != nil {
+		return nil, pgdb.Wrap(err, s.dsn)
+	}
+	raws, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, pgdb.Wrap(err, s.dsn)
+	}
+	out := make([]fleet.JournalRecord, 0, len(raws))
+	for _, raw := range raws {
+		var r fleet.JournalRecord
+		if json.Unmarshal([]byte(raw), &r) != nil {
+			r = fleet.JournalRecord{}
+		}
+		r.Raw = []byte(raw)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// JournalHead implements fleet.Journal.
+func (s *Store) JournalHead(ctx context.Context, fl string) (fleet.JournalHead, error) {
+	var h fleet.JournalHead
+	err := s.pool.QueryRow(ctx, `SELECT records, hash FROM laserbrain.journal_heads WHERE fleet = $1`, fl).Scan(&h.Records, &h.Hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fleet.JournalHead{}, nil
+	}
+	return h, pgdb.Wrap(err, s.dsn)
+}
+
+var _ fleet.Rounds = (*Store)(nil)
+
+// roundsKey is the per-fleet advisory lock key of supervisor rounds.
+func roundsKey(fl string) int64 {
+	h := fnv.New64a()
+	io.WriteString(h, "laserbrain rounds ")
+	io.WriteString(h, fl)
+	return int64(h.Sum64())
+}
+
+// StartRound implements fleet.Rounds: a session advisory lock on the
+// fleet's rounds (pg_advisory_lock, waiting, given up with ctx), held on a
+// pooled connection until the round ends; the last round is a row of
+// laserbrain.rounds, moved by end in the same session before the lock is
+// let go. A supervisor that dies mid-round drops its session, and with it
+// the lock.
+func (s *Store) StartRound(ctx context.Context, fl string) (int64, func(int64) error, error) {
+	if fl == "" {
+		return 0, nil, errors.New("a round needs a fleet")
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return 0, nil, pgdb.Wrap(err, s.dsn)
+	}
+	key := roundsKey(fl)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+		conn.Conn().Close(context.Background())
+		conn.Release()
+		return 0, nil, pgdb.Wrap(err, s.dsn)
+	}
+	var last int64
+	err = conn.QueryRow(ctx, `SELECT last FROM laserbrain.rounds WHERE fleet = $1`, fl).Scan(&last)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		conn.Conn().Close(context.Background()) // the lock goes with the session
+		conn.Release()
+		return 0, nil, pgdb.Wrap(err, s.dsn)
+	}
+	end := func(round int64) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var err error
+		if round > last {
+			_, err = conn.Exec(ctx, `INSERT INTO laserbrain.rounds (fleet, last) VALUES ($1, $2)
+ON CONFLICT (fleet) DO UPDATE SET last = greatest(laserbrain.rounds.last, EXCLUDED.last)`, fl, round)
+		}
+		if err == nil {
+			_, err = conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, key)
+		}
+		if err != nil {
+			conn.Conn().Close(context.Background())
+		}
+		conn.Release()
+		return pgdb.Wrap(err, s.dsn)
+	}
+	return last, end, nil
+}
