@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/supercode/backend"
@@ -211,9 +212,11 @@ func gitRepo(t *testing.T, n int) []string {
 
 // Two homes and two clones standing for two machines, one database (issue
 // 16's acceptance): a1 grounds "write a JSON parser in Python" from home 1,
-// a2 the same from home 2; from a third home and clone both runs are one
-// fleet and the report finds them colliding. (The halt that then denies
-// a2's next Bash call is the supervisor's, issue 11.)
+// a2 the same from home 2, both still running; from a third home and clone
+// laserbrain runs sees both in one fleet, laserbrain supervise --once
+// --json reports their collision, and the halt it writes from there (the
+// person answering the escalation names a2) denies a2's next Bash call in
+// home 2 with the halt's reason.
 func TestTwoMachinesOneDatabase(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -221,50 +224,118 @@ func TestTwoMachinesOneDatabase(t *testing.T) {
 	dsn := pgtest.URL(t, pgtest.NewDatabase(t))
 	clones := gitRepo(t, 3)
 	bin := laserbrainBinary(t)
-	machine := func(i int) lbEnv {
+	work := t.TempDir()
+	machine := func(i int) []string {
 		home := filepath.Join(t.TempDir(), fmt.Sprintf("home%d", i))
-		return lbEnv{t: t, bin: bin, env: []string{"LASERBRAIN_HOME=" + home, "LASERBRAIN_STORE=" + dsn, "LASERBRAIN_FLEET=", "LASERBRAIN_RUN=", "LASERBRAIN_AGENT="}}
+		return append(os.Environ(), "LASERBRAIN_HOME="+home, "LASERBRAIN_STORE="+dsn, "LASERBRAIN_FLEET=", "LASERBRAIN_RUN=", "LASERBRAIN_AGENT=")
 	}
 	m1, m2, m3 := machine(1), machine(2), machine(3)
-	if _, errOut, code := m3.run("", "store", "init"); code != 0 {
-		t.Fatalf("store init: %s", errOut)
+	init := exec.Command(bin, "store", "init")
+	init.Env = m3
+	if out, err := init.CombinedOutput(); err != nil {
+		t.Fatalf("store init: %v %s", err, out)
 	}
-	for i, m := range []lbEnv{m1, m2} {
-		agent := fmt.Sprintf("a%d", i+1)
-		cmd := exec.Command(bin, "run", "--agent", agent, "--goal", "write a JSON parser in Python", "--", "true")
-		cmd.Dir = clones[i]
-		cmd.Env = append(os.Environ(), m.env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("laserbrain run %s: %v\n%s", agent, err, out)
+	done, goFile := filepath.Join(work, "done"), filepath.Join(work, "go")
+	wait := `while [ ! -e "$1" ]; do sleep 0.05; done`
+	// a2's Bash call, made through the real hook from inside its run.
+	call := `printf '%s' '{"hook_event_name":"PreToolUse","session_id":"s-a2","cwd":"'"$PWD"'","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"}}' | "$2" hook pre-tool-use >"$3.out" 2>"$3.err"; echo $? >"$3.code"`
+	agents := []*exec.Cmd{
+		exec.Command(bin, "run", "--agent", "a1", "--goal", "write a JSON parser in Python", "--", "sh", "-c", wait, "sh", done),
+		exec.Command(bin, "run", "--agent", "a2", "--goal", "write a JSON parser in Python", "--", "sh", "-c", wait+"; "+call+"; "+strings.ReplaceAll(wait, "$1", "$4"), "sh", goFile, bin, filepath.Join(work, "a2"), done),
+	}
+	for i, c := range agents {
+		c.Dir, c.Env = clones[i], []([]string){m1, m2}[i]
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "runs", "--json")
-	cmd.Dir = clones[2]
-	cmd.Env = append(os.Environ(), m3.env...)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("runs: %v", err)
+	t.Cleanup(func() {
+		os.WriteFile(goFile, nil, 0o644)
+		os.WriteFile(done, nil, 0o644)
+		for _, c := range agents {
+			c.Wait()
+		}
+	})
+	in3 := func(args ...string) []byte {
+		t.Helper()
+		c := exec.Command(bin, args...)
+		c.Dir, c.Env = clones[2], m3
+		var errb bytes.Buffer
+		c.Stderr = &errb
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("laserbrain %v: %v\n%s", args, err, errb.String())
+		}
+		return out
 	}
 	var runs []struct {
-		Agent, Fleet string
+		Run, Agent, Fleet string
+		Steps             int
 	}
-	if err := json.Unmarshal(out, &runs); err != nil || len(runs) != 2 || runs[0].Agent != "a1" || runs[1].Agent != "a2" || runs[0].Fleet != runs[1].Fleet {
-		t.Fatalf("the third machine sees %s (%v), want a1 and a2 in one fleet", out, err)
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		if err := json.Unmarshal(in3("runs", "--json"), &runs); err == nil && len(runs) == 2 && runs[0].Steps > 0 && runs[1].Steps > 0 {
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("the third machine does not see two grounded runs: %+v", runs)
+		}
 	}
-	cmd = exec.Command(bin, "report", "--fleet", clones[2], "--html", filepath.Join(t.TempDir(), "fleet.html"), "--json")
-	cmd.Dir = clones[2]
-	cmd.Env = append(os.Environ(), m3.env...)
-	out, err = cmd.Output()
-	if err != nil {
-		t.Fatalf("report: %v", err)
+	if runs[0].Fleet != runs[1].Fleet {
+		t.Fatalf("two clones are two fleets: %+v", runs)
 	}
-	var rep struct{ Agents, Collisions int }
-	if err := json.Unmarshal(out, &rep); err != nil || rep.Agents != 2 || rep.Collisions != 1 {
-		t.Fatalf("the third machine's report: %s (%v); want 2 agents, 1 collision", out, err)
+	a2 := "a2:" + runs[1].Run
+	if runs[0].Agent == "a2" {
+		a2 = "a2:" + runs[0].Run
+	}
+	// The person asked names a2 (when the route has no basis to choose).
+	pick := "cat >/dev/null; echo " + a2
+	var round struct {
+		Collisions  []struct{ Agents []string }
+		Halts       []struct{ Agent string }
+		Escalations []struct{ Halted string }
+		Agents      []struct{ Agent, Status string }
+	}
+	out := in3("supervise", "--once", "--json", "--on-escalate", pick)
+	if err := json.Unmarshal(out, &round); err != nil || len(round.Collisions) != 1 || len(round.Collisions[0].Agents) != 2 {
+		t.Fatalf("supervise from the third machine: %s (%v); want the collision of a1 and a2", out, err)
+	}
+	// The route has no basis to choose between two equal runs: the question
+	// goes to the person, whose answer (a2) halts a2.
+	var halted []string
+	for _, h := range round.Halts {
+		halted = append(halted, h.Agent)
+	}
+	for _, e := range round.Escalations {
+		if e.Halted != "" {
+			halted = append(halted, e.Halted)
+		}
+	}
+	if len(halted) != 1 || halted[0] != a2 {
+		t.Fatalf("halted %v, want %s: %s", halted, a2, out)
+	}
+	os.WriteFile(goFile, nil, 0o644)
+	code := filepath.Join(work, "a2.code")
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(code); err == nil {
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("a2 never made its Bash call")
+		}
+	}
+	c, _ := os.ReadFile(code)
+	errOut, _ := os.ReadFile(filepath.Join(work, "a2.err"))
+	if strings.TrimSpace(string(c)) != "2" || !strings.Contains(string(errOut), a2+" is halted by") {
+		t.Fatalf("a2's Bash call after the halt: exit %s, %s", c, errOut)
 	}
 	// Each machine's own home holds none of it.
-	for i, m := range []lbEnv{m1, m2} {
-		home := strings.TrimPrefix(m.env[0], "LASERBRAIN_HOME=")
+	for i, m := range [][]string{m1, m2} {
+		var home string
+		for _, kv := range m {
+			if h, ok := strings.CutPrefix(kv, "LASERBRAIN_HOME="); ok {
+				home = h
+			}
+		}
 		for _, sub := range []string{"fleet/runs", "runs/log.jsonl"} {
 			if _, err := os.Stat(filepath.Join(home, sub)); err == nil {
 				t.Errorf("machine %d wrote %s into its home under a database store", i+1, sub)
