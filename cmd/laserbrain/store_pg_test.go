@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,6 +123,10 @@ func TestDatabaseStoppedMidSession(t *testing.T) {
 	}
 	if out, _, code := lb.run("", "store", "status", "--json"); code != 1 || !strings.Contains(out, `"reachable": false`) || !strings.Contains(out, `"queued": 6`) {
 		t.Fatalf("store status while down: exit %d, %s", code, out)
+	}
+	// The supervisor cannot work without the store: it says why and exits 1.
+	if _, errOut, code := lb.run("", "supervise", "--once", "--repo", t.TempDir()); code != 1 || !strings.Contains(errOut, "cannot reach the laserbrain store at postgres://laserkit@/") {
+		t.Fatalf("supervise while the database is down: exit %d, %s", code, errOut)
 	}
 
 	if err := c.Resume(); err != nil {
@@ -342,4 +347,145 @@ func TestTwoMachinesOneDatabase(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Eight supervisors watch one fleet in one database for 30 seconds while
+// three agents keep working (issue 16's acceptance; LASERKIT_SUPERVISORS_FOR
+// shortens it for a quick run): the journal verifies, every round any of
+// them reported is numbered once across all of them, and every round the
+// journal holds was reported by the supervisor that took it — no duplicate,
+// no lost round.
+func TestEightSupervisorsOneFleet(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	span := 30 * time.Second
+	if d, err := time.ParseDuration(os.Getenv("LASERKIT_SUPERVISORS_FOR")); err == nil {
+		span = d
+	}
+	dsn := pgtest.URL(t, pgtest.NewDatabase(t))
+	repo := gitRepo(t, 1)[0]
+	bin := laserbrainBinary(t)
+	env := append(os.Environ(), "LASERBRAIN_HOME="+filepath.Join(t.TempDir(), "home"), "LASERBRAIN_STORE="+dsn, "LASERBRAIN_FLEET=", "LASERBRAIN_RUN=", "LASERBRAIN_AGENT=")
+	lb := func(stdin string, extra []string, args ...string) {
+		t.Helper()
+		c := exec.Command(bin, args...)
+		c.Dir, c.Env, c.Stdin = repo, append(env, extra...), strings.NewReader(stdin)
+		if out, err := c.CombinedOutput(); err != nil {
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 0 {
+				t.Fatalf("laserbrain %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	lb("", nil, "store", "init")
+	// Three agents on three grounds (no collision, so no question to ask):
+	// their sessions stay open, and their tool calls keep the rounds busy.
+	goals := []string{"write a JSON parser in Python", "add an LRU cache to the API", "document the release process"}
+	for i, g := range goals {
+		sess := fmt.Sprintf("sess-%d", i)
+		agent := []string{"LASERBRAIN_AGENT=" + fmt.Sprintf("w%d", i)}
+		lb(hookPayload("SessionStart", map[string]any{"session_id": sess, "cwd": repo, "source": "startup"}), agent, "hook", "session-start")
+		r := exec.Command(bin, "runs", "--json")
+		r.Dir, r.Env = repo, env
+		out, _ := r.Output()
+		var rows []struct{ Run, Agent string }
+		json.Unmarshal(out, &rows)
+		for _, row := range rows {
+			if row.Agent == fmt.Sprintf("w%d", i) {
+				lb(`{"goal":"`+g+`","run":"`+row.Run+`"}`, nil, "check", "--stream")
+			}
+		}
+	}
+	stop := make(chan struct{})
+	var busy sync.WaitGroup
+	busy.Add(1)
+	go func() { // the agents' tool calls
+		defer busy.Done()
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(150 * time.Millisecond):
+			}
+			i := n % len(goals)
+			c := exec.Command(bin, "hook", "post-tool-use")
+			c.Dir, c.Env = repo, append(env, fmt.Sprintf("LASERBRAIN_AGENT=w%d", i))
+			c.Stdin = strings.NewReader(hookPayload("PostToolUse", map[string]any{"session_id": fmt.Sprintf("sess-%d", i), "cwd": repo,
+				"tool_name": "Bash", "tool_use_id": fmt.Sprintf("t%d", n), "tool_input": map[string]any{"command": fmt.Sprintf("make test-%d", n)}}))
+			c.Run()
+		}
+	}()
+	type supervisor struct {
+		cmd *exec.Cmd
+		out bytes.Buffer
+		err bytes.Buffer
+	}
+	sups := make([]*supervisor, 8)
+	for i := range sups {
+		s := &supervisor{cmd: exec.Command(bin, "supervise", "--repo", repo, "--watch", "250ms", "--json")}
+		s.cmd.Dir, s.cmd.Env = repo, env
+		s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.err
+		if err := s.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sups[i] = s
+	}
+	time.Sleep(span)
+	for _, s := range sups {
+		s.cmd.Process.Signal(os.Interrupt)
+	}
+	close(stop)
+	busy.Wait()
+	reported := map[int64]int{} // round → the supervisor that reported it
+	for i, s := range sups {
+		if err := s.cmd.Wait(); err != nil {
+			t.Errorf("supervisor %d: %v\n%s", i, err, s.err.String())
+		}
+		for _, line := range strings.Split(strings.TrimSpace(s.out.String()), "\n") {
+			var r struct{ Round int64 }
+			if json.Unmarshal([]byte(line), &r) != nil || r.Round == 0 {
+				t.Fatalf("supervisor %d printed %q", i, line)
+			}
+			if j, dup := reported[r.Round]; dup {
+				t.Fatalf("round %d reported by supervisors %d and %d", r.Round, j, i)
+			}
+			reported[r.Round] = i
+		}
+	}
+	c := exec.Command(bin, "supervise", "verify", "--repo", repo)
+	c.Dir, c.Env = repo, env
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("supervise verify: %v\n%s", err, out)
+	}
+	cfg, _ := backend.Parse(dsn, t.TempDir())
+	b := backend.New(cfg)
+	defer b.Close()
+	st, err := b.Fleet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fid, _ := fleet.ID(context.Background(), repo)
+	recs, err := st.JournalRecords(context.Background(), fid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	journaled := 0
+	for _, r := range recs {
+		if r.Kind != fleet.JournalRound {
+			continue
+		}
+		journaled++
+		if r.Round <= last {
+			t.Fatalf("journal: round %d after round %d", r.Round, last)
+		}
+		last = r.Round
+		if _, ok := reported[r.Round]; !ok {
+			t.Fatalf("round %d is in the journal but no supervisor reported it", r.Round)
+		}
+	}
+	if journaled < 10 || len(reported) < 40 {
+		t.Fatalf("%d rounds journaled and %d reported in %s: the supervisors hardly took turns", journaled, len(reported), span)
+	}
+	t.Logf("%d rounds reported by 8 supervisors in %s, %d journaled, %d journal records; the journal verifies", len(reported), span, journaled, len(recs))
 }

@@ -168,6 +168,9 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	for n := 1; ; n++ {
 		r, err := sup.Round(ctx)
 		if err != nil {
+			if ctx.Err() != nil && opts.watch > 0 {
+				return nil // interrupted, perhaps while waiting for another supervisor's round
+			}
 			return cli.Exit(1, err)
 		}
 		switch {
