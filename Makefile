@@ -39,7 +39,7 @@ test-browser:
 # the local store against the earlier per-run files (figures in the README).
 bench-store:
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'NewRuns' -benchtime 3x ./laserbrain/localstore/
-	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps' -benchtime 2s ./supercode/backend/
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps|SuperviseRound100' -benchtime 2s ./supercode/backend/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'HookStore|CheckStream10k(Fresh200|Interleaved8)?$$' -benchtime 50x ./cmd/laserbrain/
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.

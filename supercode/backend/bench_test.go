@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 // durablePG is a private PostgreSQL with the durability a real server has
@@ -100,5 +103,139 @@ func BenchmarkStoreSteps(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// superviseFleet puts 100 agent runs on a backend: each with a ground of
+// its own (no collision, so the round decides nothing and the time is the
+// reading), 40 checks and 40 recorded tool calls.
+func superviseFleet(b *testing.B, cfg Config, fid string) {
+	ctx := context.Background()
+	be := New(cfg)
+	defer be.Close()
+	runs, err := be.Runs()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := be.Fleet()
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now().UTC()
+	yes := true
+	for i := 0; i < 100; i++ {
+		id := fmt.Sprintf("agent-%03d", i)
+		if err := st.CreateRun(ctx, fleet.Run{ID: id, Agent: fmt.Sprintf("w%d", i), Fleet: fid, Created: t0, Task: id, Tasks: 1}); err != nil {
+			b.Fatal(err)
+		}
+		h, err := runs.OpenRun(ctx, id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		goal := fmt.Sprintf("build the %s module number %d", supervisorWords[i%len(supervisorWords)], i)
+		for k := 0; k < 40; k++ {
+			h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(9 - k%9)})
+		}
+		if err := h.Save(ctx); err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+		for k := 0; k < 40; k++ {
+			if _, err := st.AppendEvent(ctx, id, fleet.Event{ID: fmt.Sprintf("tool:%d", k), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go test ./..."}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := runs.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
+
+var supervisorWords = []string{"parser", "lexer", "scheduler", "allocator", "renderer", "resolver", "indexer", "planner", "router", "encoder"}
+
+// BenchmarkSuperviseRound100: a supervisor round over 100 agents (40
+// checks and 40 tool calls each) on each backend, side by side in one run:
+// "first" is a supervisor's first round (it reads every agent's history),
+// "next" a round after every agent made one more check and one more tool
+// call (what a watching supervisor does). x-local is the PostgreSQL time
+// over the local one.
+func BenchmarkSuperviseRound100(b *testing.B) {
+	ctx := context.Background()
+	local := map[string]float64{}
+	for _, cfg := range benchConfigs(b) {
+		fid := "bench-" + cfg.Kind
+		superviseFleet(b, cfg, fid)
+		repo := b.TempDir()
+		open := func(b *testing.B) (*Backend, *supervise.Supervisor) {
+			be := New(cfg)
+			st, err := be.Fleet()
+			if err != nil {
+				b.Fatal(err)
+			}
+			runs, err := be.Runs()
+			if err != nil {
+				b.Fatal(err)
+			}
+			sup, err := supervise.Open(ctx, supervise.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, EscalateAfter: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return be, sup
+		}
+		report := func(b *testing.B, kind string) {
+			ms := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / 1e6
+			b.ReportMetric(ms, "ms/round")
+			if cfg.Kind == Local {
+				local[kind] = ms
+			} else if local[kind] > 0 {
+				b.ReportMetric(ms/local[kind], "x-local")
+			}
+		}
+		b.Run("first/"+cfg.Kind, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				be, sup := open(b)
+				b.StartTimer()
+				if _, err := sup.Round(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				be.Close()
+				b.StartTimer()
+			}
+			report(b, "first")
+		})
+		b.Run("next/"+cfg.Kind, func(b *testing.B) {
+			be, sup := open(b)
+			defer be.Close()
+			if _, err := sup.Round(ctx); err != nil {
+				b.Fatal(err)
+			}
+			runs, _ := be.Runs()
+			st, _ := be.Fleet()
+			yes := true
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				n++
+				for i := 0; i < 100; i++ {
+					id := fmt.Sprintf("agent-%03d", i)
+					h, err := runs.OpenRun(ctx, id)
+					if err != nil {
+						b.Fatal(err)
+					}
+					h.Run().Step(laserbrain.StepInput{Goal: fmt.Sprintf("build the %s module number %d", supervisorWords[i%len(supervisorWords)], i), Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(3)})
+					h.Save(ctx)
+					h.Close()
+					st.AppendEvent(ctx, id, fleet.Event{ID: fmt.Sprintf("more:%d", n), Kind: fleet.KindTool, Name: "Bash", OK: &yes})
+				}
+				runs.Flush(ctx)
+				b.StartTimer()
+				if _, err := sup.Round(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b, "next")
+		})
 	}
 }
