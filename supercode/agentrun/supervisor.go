@@ -67,13 +67,7 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 	}
 	open := s.OpenFleet
 	if open == nil {
-		open = func() (fleet.Store, error) {
-			dir, err := fleet.DefaultDir()
-			if err != nil {
-				return nil, err
-			}
-			return fleet.OpenLocal(dir)
-		}
+		open = fleet.Open
 	}
 	st, err := open()
 	if err != nil {

@@ -9,8 +9,13 @@
 // an internal error denies in pre-tool-use (exit 2) and is logged and passed
 // over (exit 0) by the observers; nothing exits 1.
 //
-// The pre-tool-use path reads no store for a call it clears: the stores open
-// only when an action needs authorization.
+// Every pre-tool-use first asks the fleet store whether any halt is in force
+// (one directory read when none is) and denies a halted agent's every call
+// with the halt's reason — laserbrain's own MCP tools excepted, so a halted
+// agent can still read why. Writes into .ponder/ (Write/Edit, and shell
+// commands by the paths operator.WrittenPaths finds) are refused outright:
+// only ponder writes its session files. Otherwise the run store opens only
+// when an action needs authorization.
 //
 // Pre-tool-use answers for whoever is there (agentrun.Attendance reads it,
 // Handler.unsure decides, operator/POLICY.md has the table): with a person

@@ -54,8 +54,13 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
 	}
 	name := *p.ToolName
+	// laserbrain's own tools are reporting, never work: a halted agent may
+	// still read why (supervision, check_state).
 	if agentrun.SelfTool(name) {
 		return Answer{}
+	}
+	if ans, stop := h.halted(ctx, p); stop {
+		return ans
 	}
 	if field, ok := writeTools[name]; ok {
 		path, err := stringField(p.ToolInput, field)
@@ -63,6 +68,9 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 			return h.failed(PreToolUse, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field))
 		}
 		what, abs, protected := protectedPath(path, p.Cwd)
+		if what == ponderFiles {
+			return h.refuseIntegrity(ctx, p, fmt.Sprintf("%s would write %s", name, abs))
+		}
 		if !protected {
 			return Answer{}
 		}
@@ -75,6 +83,11 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	}
 	if !isShell {
 		return Answer{}
+	}
+	if paths, complete := operator.WrittenPaths(command); len(paths) > 0 || !complete {
+		if ans, stop := h.ponderWrite(ctx, p, paths, complete, command); stop {
+			return ans
+		}
 	}
 	// Read in the event's directory: "git checkout NAME" discards NAME's
 	// changes when NAME is a file there, and switches branches otherwise.
@@ -359,6 +372,9 @@ func joinArgv(argv []string) string {
 	return strings.Join(words, " ")
 }
 
+// ponderFiles is protectedPath's name for what lies under .ponder.
+const ponderFiles = "ponder's session files"
+
 // protectedPath reports whether writing path (relative to cwd) would touch
 // what supervision relies on: a repository's .git, ponder's .ponder session
 // files, Claude Code's settings files (they hold the hooks) or laserbrain's
@@ -381,7 +397,7 @@ func protectedPath(path, cwd string) (what, abs string, protected bool) {
 		case ".git":
 			return "inside a repository's .git", abs, true
 		case ".ponder":
-			return "ponder's session files", abs, true
+			return ponderFiles, abs, true
 		case ".claude":
 			if i == len(parts)-2 && strings.HasPrefix(parts[i+1], "settings") && strings.HasSuffix(parts[i+1], ".json") {
 				return "Claude Code settings, which hold the hooks", abs, true
