@@ -49,7 +49,7 @@ var writeTools = map[string]string{
 // caller's run, so it is refused while the run drifts or its judgment says
 // abandon, wrong-problem or repeating, and otherwise needs a person's
 // authorization (laserbrain authorize), looked up afresh for every action.
-func (h *Handler) preToolUse(ctx context.Context, p Payload, input []byte) Answer {
+func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	if p.ToolName == nil {
 		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
 	}
@@ -75,7 +75,7 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload, input []byte) Answe
 			return Answer{}
 		}
 		a := operator.Action{Kind: "write", Target: abs, Reversible: false}
-		return h.gate(ctx, p, input, a, "write "+abs, what)
+		return h.gate(ctx, p, a, "write "+abs, what)
 	}
 	command, isShell, err := shellCommand(name, p.ToolInput)
 	if err != nil {
@@ -95,34 +95,100 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload, input []byte) Answe
 	switch r.Decision {
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gate(ctx, p, input, a, command, r.Why)
+		return h.gate(ctx, p, a, command, r.Why)
 	case operator.Ask:
-		return h.unsure(p, r.HookAnswer().Reason)
+		return h.unsure(ctx, p, command, r)
 	}
 	return Answer{}
 }
 
-// unsure answers a call the gate could not clear: a match only in data, or
-// a command it could not read. It is the one place that decides what to
-// do without a clear finding (issue 18 makes it depend on whether a person
-// is there; today it always asks, and an unattended Claude Code refuses an
-// ask).
-func (h *Handler) unsure(p Payload, reason string) Answer {
-	return decision("ask", reason)
+// unsure answers a call the gate could not clear: a match only in data or
+// in code, a dry run, or a command it could not read. It is the one place
+// that decides what to do without a clear finding, by who is there
+// (operator.RoleAnswer's table): with a person there, or nobody saying,
+// it asks. With nobody there an ask would be a refusal nobody explained
+// (Claude Code refuses it), so code and what the gate cannot read are
+// refused as actions needing authorization, with what to do instead, and
+// a match only in data or a dry run goes ahead: the finding is recorded
+// on the run and put before the model, and the agent's own permission
+// rules still decide (no permissionDecision is given).
+func (h *Handler) unsure(ctx context.Context, p Payload, command string, r operator.Result) Answer {
+	c := h.caller(p)
+	ans := r.HookAnswerFor(c.Presence, c.PresenceWhy)
+	switch ans.Decision {
+	case operator.Ask:
+		return decision("ask", ans.Reason)
+	case operator.Deny:
+		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
+		return h.gateAs(ctx, p, a, command, r.Why, ans.Reason)
+	}
+	h.note(ctx, c, p, ans)
+	if ans.Context == "" {
+		return Answer{}
+	}
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName":     string(PreToolUse),
+		"additionalContext": ans.Context,
+	}})
+	return Answer{Stdout: string(b) + "\n"}
+}
+
+// note records a call that went ahead with a finding on the caller's run,
+// best effort: the run is opened when the caller names one (a session or
+// LASERBRAIN_RUN), and a note that cannot be written is logged, not turned
+// into a refusal.
+func (h *Handler) note(ctx context.Context, c agentrun.Caller, p Payload, ans operator.HookAnswer) {
+	if len(ans.Findings) == 0 || (c.Run == "" && c.Session == "") {
+		return
+	}
+	run, err := h.Sup.Open(ctx, c)
+	var st fleet.Store
+	if err == nil {
+		st, err = h.Sup.Fleet()
+	}
+	if err == nil {
+		labels := make([]string, len(ans.Findings))
+		for i, f := range ans.Findings {
+			labels[i] = f.Label
+		}
+		result, _ := json.Marshal(map[string]any{"decision": "allow", "presence": ans.Presence, "labels": labels, "findings": ans.Findings})
+		id := ""
+		if p.ToolUseID != "" {
+			id = "gate:" + p.ToolUseID
+		}
+		name := ""
+		if p.ToolName != nil {
+			name = *p.ToolName
+		}
+		ok := true
+		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: name, OK: &ok,
+			Result: result, Text: ans.Context, Session: p.SessionID})
+	}
+	if err != nil {
+		h.log(fmt.Sprintf("laserbrain hook %s: the finding could not be recorded on the run: %v", PreToolUse, err))
+	}
 }
 
 // gate puts an action needing authorization to the operator, joined to
-// the caller's run. When the run cannot be read because the store's
-// database is out of reach, the action is refused with the reason (the
-// command alone decided it needs the run; reversible ones never get here).
-func (h *Handler) gate(ctx context.Context, p Payload, input []byte, a operator.Action, actionText, why string) Answer {
+// the caller's run.
+func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string) Answer {
+	return h.gateAs(ctx, p, a, actionText, why, "")
+}
+
+// gateAs is gate with the reason for a plain refusal (nobody authorized
+// it) given by the caller; "" is the gate's own.
+//
+// When the run cannot be read because the store's database is out of
+// reach, the action is refused with the reason (the command alone decided
+// it needs the run; a call the gate clears never gets here).
+func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, actionText, why, plain string) Answer {
 	c := h.caller(p)
 	run, found, err := h.Sup.Find(ctx, c)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) {
 		return Answer{Delegate: true}
 	}
 	if isUnreachable(err) {
-		return h.cannotRead(p, input, a, why, "the run", err)
+		return h.cannotRead(p, a, why, "the run", err)
 	}
 	if err != nil {
 		return h.failed(PreToolUse, err)
@@ -131,7 +197,7 @@ func (h *Handler) gate(ctx context.Context, p Payload, input []byte, a operator.
 	if found {
 		task, err := h.Sup.Task(ctx, run)
 		if isUnreachable(err) {
-			return h.cannotRead(p, input, a, why, "the run", err)
+			return h.cannotRead(p, a, why, "the run", err)
 		}
 		if err != nil {
 			return h.failed(PreToolUse, err)
@@ -173,13 +239,13 @@ func (h *Handler) gate(ctx context.Context, p Payload, input []byte, a operator.
 		h.record(ctx, run, found, p, true, reason)
 		return decision("allow", reason)
 	case errors.As(err, &refused):
-		reason := refusalReason(refused, a, why)
+		reason := refusalReason(refused, a, why, plain)
 		h.record(ctx, run, found, p, false, reason)
 		return h.deny(reason)
 	case errors.Is(err, agentrun.ErrStoreElsewhere):
 		return Answer{Delegate: true}
 	case isUnreachable(err):
-		return h.cannotRead(p, input, a, why, "the authorizations", err)
+		return h.cannotRead(p, a, why, "the authorizations", err)
 	default:
 		return h.failed(PreToolUse, err)
 	}
@@ -189,13 +255,13 @@ func (h *Handler) gate(ctx context.Context, p Payload, input []byte, a operator.
 // authorizations) the gate cannot read: the store's database is out of
 // reach. The decision is queued for the run like the observers' events,
 // and the session's first refusal explains the outage.
-func (h *Handler) cannotRead(p Payload, input []byte, a operator.Action, why, what string, cause error) Answer {
+func (h *Handler) cannotRead(p Payload, a operator.Action, why, what string, cause error) Answer {
 	reason := "laserbrain: cannot read " + what + ": " + reasonOf(cause) + ". " + capitalize(actionWhat(a, why)) +
 		", and nothing irreversible or outward runs while the run cannot be read; reversible actions go on. Do not retry it in another form."
 	if h.firstTold(p.SessionID) {
 		reason += " " + outageNotice(cause)
 	}
-	if err := h.enqueue(PreToolUse, input, &gateDecision{OK: false, Text: reason}); err != nil {
+	if err := h.enqueue(PreToolUse, h.input, &gateDecision{OK: false, Text: reason}); err != nil {
 		h.log(fmt.Sprintf("laserbrain hook pre-tool-use: the refusal could not be queued: %v", err))
 	}
 	return h.deny(reason)
@@ -215,8 +281,9 @@ func actionWhat(a operator.Action, why string) string {
 
 // refusalReason is written for the model: what was refused, why, and what
 // to do instead. The reasons differ by cause, so the agent (and a test)
-// can tell a drifting run's refusal from a plain one.
-func refusalReason(r *operator.Refused, a operator.Action, why string) string {
+// can tell a drifting run's refusal from a plain one; plain, when given,
+// is the reason for a plain refusal.
+func refusalReason(r *operator.Refused, a operator.Action, why, plain string) string {
 	what := actionWhat(a, why)
 	switch r.Code {
 	case operator.RefusedDrift:
@@ -227,6 +294,9 @@ func refusalReason(r *operator.Refused, a operator.Action, why string) string {
 			". Do not retry it in another form; tell the user."
 	case operator.RefusedNoReading:
 		return "laserbrain: refused: " + r.Reason + ". " + capitalize(what) + "."
+	}
+	if plain != "" {
+		return plain
 	}
 	return "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it (laserbrain authorize)."
 }

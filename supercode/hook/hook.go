@@ -87,6 +87,7 @@ type Handler struct {
 	QueueDir string
 
 	replayID string // the queue entry being replayed
+	input    []byte // the event as it came, for the queue
 }
 
 func (h *Handler) now() time.Time {
@@ -110,7 +111,8 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 		return h.failed(ev, err)
 	}
 	if ev == PreToolUse {
-		return h.preToolUse(ctx, p, input)
+		h.input = input
+		return h.preToolUse(ctx, p)
 	}
 	// An observer first records what waits in the queue (in order, before
 	// its own event), if the store is back.
