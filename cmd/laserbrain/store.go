@@ -11,6 +11,7 @@ import (
 	"github.com/laserkit/laserkit/internal/pgdb"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
 
@@ -147,7 +148,9 @@ func newStoreMigrateCmd(streams *cli.IOStreams) *cobra.Command {
 		Use:   "migrate --from local|URL [--from-home DIR] [--to local|URL] [--to-home DIR]",
 		Short: "Copy one store into another (a home into the database, or back)",
 		Long: `migrate copies laserbrain's runs with their histories, the context store,
-and the fleet's runs, events and authorizations from one store into another.
+the fleet's runs, events, authorizations and halts, and the supervisor's
+journals (of the fleets the runs and halts name, and this repository's),
+record by record so that they verify the same, from one store into another.
 --to defaults to the store LASERBRAIN_STORE names; a local side is the home
 --from-home / --to-home (default $LASERBRAIN_HOME's). It can be run again:
 what the target already has is left alone and counted as present, and one
@@ -181,7 +184,13 @@ source's contexts are combined into the target once.
 			if from.Kind == to.Kind && from.String() == to.String() {
 				return cli.Usagef("--from and --to are the same store (%s): set %s or --to", from, backend.Env)
 			}
-			rep, err := backend.Migrate(context.Background(), from, to)
+			// The repository here is one of the fleets whose journal moves
+			// (the others are found from their runs and halts).
+			var extra []string
+			if fid, err := fleet.ID(context.Background(), "."); err == nil {
+				extra = append(extra, fid)
+			}
+			rep, err := backend.Migrate(context.Background(), from, to, extra...)
 			if err != nil {
 				return cli.Exit(storeExit, err)
 			}
@@ -198,6 +207,8 @@ source's contexts are combined into the target once.
 			fmt.Fprintf(streams.Out, "fleet runs:     %d copied, %d already there\n", rep.FleetRuns.Copied, rep.FleetRuns.Present)
 			fmt.Fprintf(streams.Out, "events:         %d copied, %d already there\n", rep.Events.Copied, rep.Events.Present)
 			fmt.Fprintf(streams.Out, "authorizations: %d copied, %d already there\n", rep.Authorizations.Copied, rep.Authorizations.Present)
+			fmt.Fprintf(streams.Out, "halts:          %d copied, %d already there\n", rep.Halts.Copied, rep.Halts.Present)
+			fmt.Fprintf(streams.Out, "journals:       %d copied, %d already there\n", rep.Journals.Copied, rep.Journals.Present)
 			return nil
 		},
 	}

@@ -77,6 +77,22 @@ func fill(t *testing.T, b *Backend) {
 		Used: []fleet.Use{{At: t0.Add(time.Minute), Run: "run0"}}}); err != nil {
 		t.Fatal(err)
 	}
+	// A halt released, one in force, and a short journal.
+	for i, agent := range []string{"a0:run0", "a1:run1"} {
+		h := fleet.Halt{ID: fmt.Sprintf("h%d", i), Fleet: "f1", Agent: agent, Reason: "shares a ground", By: "supervisor", Round: int64(i + 1), At: t0.Add(time.Duration(i) * time.Minute)}
+		if err := st.PutHalt(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.ReleaseHalt(ctx, "f1", "a0:run0", fleet.Release{At: t0.Add(time.Hour), By: "ana", Reason: "merged by hand"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 4; i++ {
+		if _, err := st.AppendJournal(ctx, fleet.JournalRecord{Fleet: "f1", Kind: fleet.JournalRound, Round: int64(i), At: fleet.JournalTime(t0.Add(time.Duration(i) * time.Second)),
+			Text: fmt.Sprintf("round %d — ünïcode", i), Data: json.RawMessage(`{"phi":0.35}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := runs.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +144,21 @@ func content(t *testing.T, c Config) string {
 	if out["authorizations"], err = st.ListAuthorizations(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
+	if out["halts"], err = st.ListHalts(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.JournalRecords(ctx, "f1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws []string
+	for _, r := range recs {
+		raws = append(raws, string(r.Raw))
+	}
+	out["journal"] = raws
+	if out["journal head"], err = st.JournalHead(ctx, "f1"); err != nil {
+		t.Fatal(err)
+	}
 	b2, _ := json.MarshalIndent(out, "", " ")
 	return string(b2)
 }
@@ -156,7 +187,8 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Runs.Copied != 3 || rep.FleetRuns.Copied != 3 || rep.Events.Copied != 12 || rep.Authorizations.Copied != 1 || rep.ContextsBefore {
+	if rep.Runs.Copied != 3 || rep.FleetRuns.Copied != 3 || rep.Events.Copied != 12 || rep.Authorizations.Copied != 1 || rep.ContextsBefore ||
+		rep.Halts.Copied != 2 || rep.Journals.Copied != 1 {
 		t.Fatalf("first migration: %+v", rep)
 	}
 	if got := content(t, pg); got != want {
@@ -166,7 +198,8 @@ func TestMigrateRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Runs.Present != 3 || rep.Runs.Copied != 0 || rep.Events.Present != 12 || rep.Authorizations.Present != 1 || !rep.ContextsBefore {
+	if rep.Runs.Present != 3 || rep.Runs.Copied != 0 || rep.Events.Present != 12 || rep.Authorizations.Present != 1 || !rep.ContextsBefore ||
+		rep.Halts.Present != 2 || rep.Journals.Present != 1 {
 		t.Fatalf("second migration: %+v", rep)
 	}
 	if got := content(t, pg); got != want {

@@ -34,14 +34,22 @@ type MigrateReport struct {
 	FleetRuns      Copied `json:"fleet_runs"`
 	Events         Copied `json:"events"`
 	Authorizations Copied `json:"authorizations"`
+	Halts          Copied `json:"halts"`
+	// Journals counts fleets' journals: copied whole into an empty target
+	// journal, or present (the target already has one for the fleet).
+	Journals Copied `json:"journals"`
 }
 
 // Migrate copies everything from one backend into another: laserbrain's
-// runs with their histories, the context store, and the fleet's runs,
-// events and authorizations. It can be run again: what the target has is
-// left as it is, and the contexts of one source are combined into the
-// target once (a source is named by an id kept in it).
-func Migrate(ctx context.Context, from, to Config) (MigrateReport, error) {
+// runs with their histories, the context store, the fleet's runs, events,
+// authorizations and halts (released ones with their release), and the
+// supervisor's journal of every fleet named in extraFleets or known from
+// the runs and halts — record by record, so the copy hashes the same and
+// verifies. It can be run again: what the target has is left as it is (a
+// journal the target has for a fleet is not touched), and the contexts of
+// one source are combined into the target once (a source is named by an id
+// kept in it). The link stays where it is: a live channel, not a record.
+func Migrate(ctx context.Context, from, to Config, extraFleets ...string) (MigrateReport, error) {
 	rep := MigrateReport{From: from.String(), To: to.String()}
 	if from.Kind == to.Kind && from.String() == to.String() {
 		return rep, fmt.Errorf("migrate from %s to itself", from)
@@ -52,7 +60,7 @@ func Migrate(ctx context.Context, from, to Config) (MigrateReport, error) {
 	if err := copyRuns(ctx, src, dst, &rep); err != nil {
 		return rep, err
 	}
-	if err := copyFleet(ctx, src, dst, &rep); err != nil {
+	if err := copyFleet(ctx, src, dst, &rep, extraFleets); err != nil {
 		return rep, err
 	}
 	if err := dst.Close(); err != nil {
@@ -109,7 +117,7 @@ func copyRuns(ctx context.Context, src, dst *Backend, rep *MigrateReport) error 
 	return nil
 }
 
-func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport) error {
+func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport, extraFleets []string) error {
 	sf, err := src.Fleet()
 	if err != nil {
 		return err
@@ -161,6 +169,83 @@ func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport) error
 			rep.Authorizations.Copied++
 		}
 	}
+	fleets := map[string]bool{}
+	for _, f := range extraFleets {
+		fleets[f] = true
+	}
+	for _, r := range runs {
+		fleets[r.Fleet] = true
+	}
+	halts, err := sf.ListHalts(ctx, "")
+	if err != nil {
+		return fmt.Errorf("listing the halts in %s: %w", src.cfg, err)
+	}
+	for _, h := range halts {
+		fleets[h.Fleet] = true
+		switch err := df.PutHalt(ctx, h); {
+		case errors.Is(err, fleet.ErrExists):
+			rep.Halts.Present++
+			continue
+		case err != nil:
+			return fmt.Errorf("copying halt %s: %w", h.ID, err)
+		}
+		rep.Halts.Copied++
+		if h.Released != nil {
+			if _, err := df.ReleaseHalt(ctx, h.Fleet, h.Agent, *h.Released); err != nil {
+				return fmt.Errorf("copying the release of halt %s: %w", h.ID, err)
+			}
+		}
+	}
+	for f := range fleets {
+		if f == "" {
+			continue
+		}
+		if err := copyJournal(ctx, sf, df, f, rep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyJournal appends fleet's journal, record by record, into a target
+// that has none for the fleet: the records seal to the same hashes, which
+// is checked before the copy is counted.
+func copyJournal(ctx context.Context, sf, df fleet.Store, f string, rep *MigrateReport) error {
+	recs, err := sf.JournalRecords(ctx, f, 0)
+	if err != nil {
+		return fmt.Errorf("reading the journal of fleet %s: %w", f, err)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	head, err := sf.JournalHead(ctx, f)
+	if err != nil {
+		return err
+	}
+	if _, p := fleet.VerifyJournal(recs, head); p != nil {
+		return fmt.Errorf("the journal of fleet %s does not verify, so it is not copied: %v", f, p)
+	}
+	if th, err := df.JournalHead(ctx, f); err != nil {
+		return err
+	} else if th.Records > 0 {
+		rep.Journals.Present++
+		return nil
+	}
+	for _, r := range recs {
+		if int64(len(recs)) > head.Records && r.Seq > head.Records {
+			break // written, never acknowledged: not part of the journal
+		}
+		in := r
+		in.Prev, in.Hash, in.Raw = "", "", nil
+		got, err := df.AppendJournal(ctx, in)
+		if err != nil {
+			return fmt.Errorf("copying record %d of fleet %s's journal: %w", r.Seq, f, err)
+		}
+		if got.Hash != r.Hash || got.Seq != r.Seq {
+			return fmt.Errorf("record %d of fleet %s's journal copied as seq %d hash %s, not %s: the target's journal is not a copy", r.Seq, f, got.Seq, got.Hash, r.Hash)
+		}
+	}
+	rep.Journals.Copied++
 	return nil
 }
 
