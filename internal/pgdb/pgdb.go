@@ -95,6 +95,17 @@ func Init(ctx context.Context, pool *pgxpool.Pool, comps ...Component) (created 
 	return created, err
 }
 
+// InitDSN is Init on the database at dsn, through a pool of its own.
+func InitDSN(ctx context.Context, dsn string, comps ...Component) ([]string, error) {
+	pool, err := NewPool(dsn, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	created, err := Init(ctx, pool, comps...)
+	return created, Wrap(err, dsn)
+}
+
 func tableExists(ctx context.Context, tx pgx.Tx, name string) bool {
 	var ok bool
 	_ = tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, Schema+"."+name).Scan(&ok)

@@ -28,12 +28,7 @@ func TestMain(m *testing.M) {
 func newDatabase(t testing.TB) string {
 	t.Helper()
 	dsn := pgtest.NewDatabase(t)
-	pool, err := pgdb.NewPool(dsn, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if _, err := Init(context.Background(), pool); err != nil {
+	if _, err := pgdb.InitDSN(context.Background(), dsn, Component); err != nil {
 		t.Fatal(err)
 	}
 	return dsn

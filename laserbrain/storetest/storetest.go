@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/childtest"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -40,15 +40,7 @@ const childEnv = "LASERKIT_STORETEST_CHILD"
 // Child runs the job a parent test gave this process, if any, and exits;
 // otherwise it returns at once. Call it first in TestMain.
 func Child(open func() (laserbrain.Store, error)) {
-	job := os.Getenv(childEnv)
-	if job == "" {
-		return
-	}
-	if err := runChild(job, open); err != nil {
-		fmt.Fprintln(os.Stderr, "storetest child:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	childtest.Serve(childEnv, func(job string) error { return runChild(job, open) })
 }
 
 // runChild does "step RUN N GOAL": N times open the run, take one step on
@@ -288,8 +280,7 @@ func Run(t *testing.T, newPlace func(t *testing.T) Place) {
 		const procs, each = 3, 12
 		var cmds []*exec.Cmd
 		start := func(job string) {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(append(os.Environ(), env...), childEnv+"="+job)
+			cmd := childtest.Command(childEnv, job, env)
 			var out strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {

@@ -248,13 +248,7 @@ func Init(ctx context.Context, c Config) ([]string, error) {
 	if c.Kind != Postgres {
 		return nil, fmt.Errorf("%s is not a PostgreSQL store: the local files need no init (set %s=postgres://…)", c, Env)
 	}
-	pool, err := pgdb.NewPool(c.DSN, 1)
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	created, err := pgdb.Init(ctx, pool, Components...)
-	return created, pgdb.Wrap(err, c.DSN)
+	return pgdb.InitDSN(ctx, c.DSN, Components...)
 }
 
 // Status is what `laserbrain store status` reports.

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/childtest"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -459,15 +459,7 @@ const childEnv = "LASERKIT_FLEETTEST_CHILD"
 // Child runs the job a parent test gave this process, if any, and exits;
 // otherwise it returns at once. Call it first in TestMain.
 func Child(open func() (fleet.Store, error)) {
-	job := os.Getenv(childEnv)
-	if job == "" {
-		return
-	}
-	if err := runChild(job, open); err != nil {
-		fmt.Fprintln(os.Stderr, "fleettest child:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	childtest.Serve(childEnv, func(job string) error { return runChild(job, open) })
 }
 
 // runChild does one of:
@@ -531,8 +523,7 @@ func Processes(t *testing.T, newPlace func(t *testing.T) Place) {
 		cmds := make([]*exec.Cmd, len(jobs))
 		outs := make([]*strings.Builder, len(jobs))
 		for i, job := range jobs {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(append(os.Environ(), p.Env()...), childEnv+"="+job)
+			cmd := childtest.Command(childEnv, job, p.Env())
 			outs[i] = &strings.Builder{}
 			cmd.Stdout, cmd.Stderr = outs[i], outs[i]
 			if err := cmd.Start(); err != nil {

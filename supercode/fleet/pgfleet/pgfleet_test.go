@@ -21,12 +21,7 @@ func TestMain(m *testing.M) {
 func newDatabase(t testing.TB) string {
 	t.Helper()
 	dsn := pgtest.NewDatabase(t)
-	pool, err := pgdb.NewPool(dsn, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if _, err := pgdb.Init(context.Background(), pool, Component, SuperviseComponent); err != nil {
+	if _, err := pgdb.InitDSN(context.Background(), dsn, Component, SuperviseComponent); err != nil {
 		t.Fatal(err)
 	}
 	return dsn
