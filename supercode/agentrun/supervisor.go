@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -121,6 +122,24 @@ func (l *localStores) Close() error {
 		errs = append(errs, l.fleet.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Link is fleet's shared link: the database's for a store that keeps one
+// (supercode/backend under PostgreSQL), else the reference's JSONL file on
+// this machine (link.Default).
+func (s *Supervisor) Link(fleetID string) (*link.Link, error) {
+	if s.OpenFleet == nil && s.OpenRuns == nil {
+		st, err := s.openStores()
+		if err != nil {
+			return nil, err
+		}
+		if ls, ok := st.(interface {
+			Link(fleetID string) (*link.Link, error)
+		}); ok {
+			return ls.Link(fleetID)
+		}
+	}
+	return link.Default()
 }
 
 // openStores opens the stores once, through OpenStores.

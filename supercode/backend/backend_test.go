@@ -11,6 +11,8 @@ import (
 
 	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/link"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -210,5 +212,46 @@ func TestMigrateRoundTrip(t *testing.T) {
 	}
 	if got := content(t, local2); got != want {
 		t.Fatalf("the home copied back differs:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A fleet's link under PostgreSQL is one for every machine (two homes
+// here), and a supervisor's Link (what the MCP server's link tools use)
+// reaches it through the binary's opener; another fleet's link is apart.
+func TestLinkAcrossHomes(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.URL(t, pgtest.NewDatabase(t))
+	c1, _ := Parse(dsn, filepath.Join(t.TempDir(), "h1"))
+	c2, _ := Parse(dsn, filepath.Join(t.TempDir(), "h2"))
+	if _, err := Init(ctx, c1); err != nil {
+		t.Fatal(err)
+	}
+	b1, b2 := New(c1), New(c2)
+	defer b1.Close()
+	defer b2.Close()
+	l1, err := b1.Link("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1.Agent = "a1"
+	if _, err := l1.Write(link.Entry{Text: "I take the parser"}); err != nil {
+		t.Fatal(err)
+	}
+	old := agentrun.OpenStores
+	agentrun.OpenStores = func() (agentrun.Stores, error) { return New(c2), nil }
+	defer func() { agentrun.OpenStores = old }()
+	sup := &agentrun.Supervisor{}
+	defer sup.Close()
+	l2, err := sup.Link("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := l2.Records()
+	if err != nil || len(recs) != 1 || recs[0].Agent != "a1" || recs[0].Text != "I take the parser" {
+		t.Fatalf("the other home reads %+v, %v", recs, err)
+	}
+	other, _ := b2.Link("g")
+	if recs, _ := other.Records(); len(recs) != 0 {
+		t.Fatalf("fleet g's link holds %d records of fleet f", len(recs))
 	}
 }

@@ -15,14 +15,27 @@ import (
 // link_write, as tools), and supervision — laserbrain supervise's report
 // for the caller's fleet, read-only, with the caller's own row.
 
-// callerLink is the link this environment names, written as the caller:
-// LASERBRAIN_AGENT, else the agent of the caller's run.
+// callerLink is the caller's fleet's link (the file this environment
+// names, or the fleet's link in the database LASERBRAIN_STORE names),
+// written as the caller: LASERBRAIN_AGENT, else the agent of the caller's
+// run.
 func (s *Server) callerLink(ctx context.Context) (*link.Link, error) {
-	l, err := link.Default()
+	c := s.sup.Caller("", "")
+	fid := ""
+	if r, ok, err := s.sup.Find(ctx, c); err == nil && ok {
+		fid = r.Fleet
+	}
+	if fid == "" {
+		var err error
+		if fid, err = fleet.ID(ctx, c.Dir); err != nil {
+			return nil, err
+		}
+	}
+	l, err := s.sup.Link(fid)
 	if err != nil {
 		return nil, err
 	}
-	if a := strings.TrimSpace(s.sup.Caller("", "").Agent); a != "" {
+	if a := strings.TrimSpace(c.Agent); a != "" {
 		l.Agent = a
 	} else if r, err := s.callerRun(ctx); err == nil && r.Agent != "" {
 		l.Agent = r.Agent
@@ -54,7 +67,7 @@ func (s *Server) linkRead(ctx context.Context, a args) (any, error) {
 	if recs == nil {
 		recs = []link.Record{}
 	}
-	return map[string]any{"records": recs, "log": l.Path}, nil
+	return map[string]any{"records": recs, "log": l.Whoami().Log}, nil
 }
 
 func (s *Server) linkWrite(ctx context.Context, a args) (any, error) {
