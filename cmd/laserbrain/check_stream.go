@@ -81,7 +81,7 @@ func appendStreamError(b []byte, msg string, line int) []byte {
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
-	enc.Encode(streamError{Error: msg, Line: line})
+	_ = enc.Encode(streamError{Error: msg, Line: line})
 	return append(b, bytes.TrimSuffix(out.Bytes(), []byte("\n"))...)
 }
 

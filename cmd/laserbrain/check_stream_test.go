@@ -57,7 +57,9 @@ func streamOnce(t testing.TB, input []byte) (out []byte, bad int) {
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
-	s.close()
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
 	return buf.Bytes(), bad
 }
 
@@ -330,12 +332,14 @@ func BenchmarkStreamLocalStore10k(b *testing.B) {
 		}
 		pr, pw, _ := os.Pipe()
 		done := make(chan struct{})
-		go func() { io.Copy(io.Discard, pr); close(done) }()
+		go func() { _, _ = io.Copy(io.Discard, pr); close(done) }()
 		s := newStreamer(store, "")
 		if _, err := s.run(bytes.NewReader(input), pw); err != nil {
 			b.Fatal(err)
 		}
-		s.close()
+		if err := s.close(); err != nil {
+			b.Fatal(err)
+		}
 		store.Close()
 		pw.Close()
 		<-done

@@ -108,8 +108,8 @@ func newGrammarShowCmd(streams *cli.IOStreams) *cobra.Command {
 				fmt.Fprintln(streams.Out, sub.Str)
 				return nil
 			}
-			streams.Out.Write(grammar.RenderUTF8(*sub))
-			return nil
+			_, err = streams.Out.Write(grammar.RenderUTF8(*sub))
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.file, "file", "", "read this grammar file instead of the built-in one")
