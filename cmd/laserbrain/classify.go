@@ -30,11 +30,16 @@ xargs, git global options and inline aliases) is checked again, with the
 extra pack. The declaration flags start from irreversible and/or outward;
 classification only ever escalates them.
 
-Exit status: 0 when the command is reversible and inward, 1 when it needs
-authorization, 2 on bad input. --json prints the full result, including each
-finding's role (executed, inline code, data, unknown, dry run) and the
-decision a hook would take (allow, ask, deny). The command is read as if run
-in the current directory (git checkout NAME: a file here, or a branch).`,
+The exit status says whether the command needs authorization; the decision
+printed is what the pre-tool-use hook would do with it, which reads the
+command alone (an agent declares nothing): a command you declare outward
+needs authorization, and a hook would still allow it when nothing in it
+escalates. --json prints the full result, including each finding's role
+(executed, inline code, data, unknown, dry run). The command is read as if
+run in the current directory (git checkout NAME: a file here, or a branch).`,
+		Example: `  laserbrain classify -- git push --force origin main
+  laserbrain classify --json -- 'find . -name "*.tmp" -delete'
+  laserbrain classify --outward -- curl -X POST https://api.example.org/deploy`,
 		Args: cli.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			command := strings.Join(args, " ")
@@ -48,9 +53,14 @@ in the current directory (git checkout NAME: a file here, or a branch).`,
 					NeedsAuthorization bool   `json:"needs_authorization"`
 					operator.Result
 				}{command, r.NeedsAuthorization(), r}
-				if err := writeJSONIndented(streams.Out, out); err != nil {
-					return err
+				if err := cli.WriteJSON(streams.Out, out); err != nil {
+					return cli.Failure(err)
 				}
+			} else if r.NeedsAuthorization() && r.Decision == operator.Allow {
+				// Only the declaration escalated it: say so, rather than
+				// print "allow" and exit 1.
+				fmt.Fprintf(streams.Out, "%s, %s (as declared): needs authorization; a hook would allow it (nothing in the command escalates it)\n",
+					reversibility(r.Reversible), direction(r.Outward))
 			} else {
 				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(r.Reversible), direction(r.Outward), r.Decision)
 				for _, c := range r.Carveouts {
@@ -73,6 +83,10 @@ in the current directory (git checkout NAME: a file here, or a branch).`,
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.irreversible, "irreversible", false, "declare the command irreversible")
 	cmd.Flags().BoolVar(&opts.outward, "outward", false, "declare the command outward")
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitOK, When: "the command is reversible and inward"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "the command needs authorization: irreversible or outward"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "no command given, or a flag mistake"})
 	return cmd
 }
 

@@ -5,6 +5,8 @@ package main
 import (
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
@@ -12,9 +14,13 @@ func main() {
 	os.Exit(run(os.Args[1:], cli.System()))
 }
 
-// usageExit is laserbrain's code for bad input, flags included.
-const usageExit = 2
-
 func run(args []string, streams *cli.IOStreams) int {
-	return cli.Run(newRootCmd(streams), args, streams, usageExit)
+	code, _ := runCmd(args, streams)
+	return code
+}
+
+// runCmd also returns the command that ran: the tests hold each command to
+// the exit codes its help documents.
+func runCmd(args []string, streams *cli.IOStreams) (int, *cobra.Command) {
+	return cli.Run(newRootCmd(streams), args, streams)
 }
