@@ -23,7 +23,7 @@ ours for inputs a port in another language can compare with.`,
   laserbrain vectors kinds
   laserbrain vectors emit --kind drift --in inputs.json > ours.json`,
 		Args: cli.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newVectorsCheckCmd(streams), newVectorsEmitCmd(streams), newVectorsKindsCmd(streams))
 	return cmd
