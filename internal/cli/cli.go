@@ -207,6 +207,11 @@ func prepare(c *cobra.Command, streams *IOStreams) {
 	if !c.HasParent() {
 		prepareRoot(c)
 	}
+	if _, ok := c.Annotations[exitAnnotation]; !ok && c.HasAvailableSubCommands() {
+		// A command that only groups others prints its help, or refuses a
+		// word that names none of them.
+		SetExits(c, ExitDoc{Code: ExitUsage, When: "an unknown command or flag"})
+	}
 	for _, sub := range c.Commands() {
 		prepare(sub, streams)
 	}

@@ -282,5 +282,6 @@ func newExitCodesTopic(root *cobra.Command) *cobra.Command {
 	topic.SetHelpFunc(func(c *cobra.Command, _ []string) {
 		fmt.Fprint(c.OutOrStdout(), exitCodesTable(root))
 	})
+	SetExits(topic)
 	return topic
 }

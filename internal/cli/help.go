@@ -61,6 +61,52 @@ func prepareRoot(root *cobra.Command) {
 		root.SetHelpCommandGroupID(GroupMore)
 		root.SetCompletionCommandGroupID(GroupMore)
 	}
+	// cobra's own help and completion commands, made now rather than when
+	// they run, so that they document their exit codes like every other.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" && c.RunE == nil && c.Run == nil {
+			// `completion bogus` names no shell: refuse it rather than
+			// print help and exit 0.
+			c.Args = ArbitraryArgs
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return unknownCommand(cmd, args[0])
+				}
+				return cmd.Help()
+			}
+		}
+		if c.Name() == "help" && c.Run != nil {
+			// cobra's help prints "Unknown help topic" and exits 0.
+			show := c.Run
+			c.Run = nil
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					if found, rest, err := root.Find(args); err != nil || found == nil || len(rest) > 0 {
+						parent := root
+						if found != nil {
+							parent = found
+						}
+						word := args[len(args)-1]
+						if len(rest) > 0 {
+							word = rest[0]
+						}
+						return unknownCommand(parent, word)
+					}
+				}
+				show(cmd, args)
+				return nil
+			}
+		}
+		if c.Name() == "help" || c.Name() == "completion" {
+			for _, sub := range append([]*cobra.Command{c}, c.Commands()...) {
+				if _, ok := sub.Annotations[exitAnnotation]; !ok {
+					SetExits(sub, ExitDoc{Code: ExitUsage, When: "an unknown topic or shell"})
+				}
+			}
+		}
+	}
 }
 
 func hasCommand(c *cobra.Command, name string) bool {
