@@ -140,8 +140,9 @@ func ocaQueryCmd(streams *cli.IOStreams, name, short string, needsSlug bool, run
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: short,
-		Long: short + ` straight from the OCA database (--dsn, else PONDER_OCA_DSN),
-whatever PONDER_OCA says; as a table, or with --json as the rows' JSON.`,
+		Long: `oca ` + name + ` reads the OCA database directly (--dsn, else PONDER_OCA_DSN),
+whatever PONDER_OCA says, and prints a table, or the rows as JSON with
+--json. Exit 3 when the database is unreachable or its schema incomplete.`,
 		Example: "  ponder oca " + name + ocaExampleArgs[name] + "\n  ponder oca " + name + ocaExampleArgs[name] + " --json",
 		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -52,7 +52,7 @@ func printStart(w io.Writer, r *ponder.StartResult) {
 	}
 	fmt.Fprintf(w, "started %s: %q (lens %s, project %s, %d passes)\n", r.Slug, r.Subject, term(lens), term(r.Project), r.PassBudget)
 	if p := r.OCA.Probe; p != nil && !p.Reachable {
-		fmt.Fprintf(w, "OCA unusable (%s): %s — starting cold\n", p.Mode, term(p.Note))
+		fmt.Fprintf(w, "OCA unusable (%s): %s — starting cold (PONDER_OCA=off skips OCA)\n", p.Mode, term(p.Note))
 	}
 	if len(r.OCA.PriorPondering) > 0 {
 		fmt.Fprintln(w, "Prior pondering:")
