@@ -220,8 +220,8 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 					continue
 				}
 				if whereRank[pf.Where] < whereRank[f.Where] {
-					f.Where = pf.Where
-					if pf.Where == DryRun {
+					f.Where, f.Note = pf.Where, ""
+					if pf.Where == DryRun || pf.Where == InlineCode {
 						f.Note = pf.Note
 					}
 				}

@@ -7,8 +7,11 @@
 // judged on what the parsed invocation destroys — checked against real git
 // by the oracle test; other commands meet the grammar patterns and an extra
 // pack. It only ever escalates a declaration; Result.Decision is the hook's
-// deny/ask/allow (dry runs, help and data ask) and Result.HookAnswer its
-// wording, which supercode/hook answers with. Every input is answered within
+// deny/ask/allow when a person is there to answer (dry runs, help and data
+// ask), and Result.HookAnswerFor the answer for a Presence with its wording
+// (RoleAnswer's table: with nobody there nothing is asked — data and dry
+// runs go ahead with a note, code and unreadable commands are denied), which
+// supercode/hook answers with. Every input is answered within
 // AnalysisBudget. Act refuses an action needing authorization
 // while the run drifts or its judgment says stop, asks an Authorizer every
 // time otherwise, and logs every decision. Pattern lists, step verbs, phases

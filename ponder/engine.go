@@ -37,6 +37,9 @@ type Engine struct {
 	// (ledger.ReadMapped): right for a process that runs one command, as
 	// the binary does; a long-lived caller leaves it off.
 	MapLedger bool
+	// Halts, when set, is asked before every writing command whether the
+	// session is halted from outside (see Halts).
+	Halts Halts
 }
 
 // New returns an Engine on root with the given bridge and default clocks.
@@ -95,6 +98,9 @@ func (e *Engine) open(slug string, write bool) (*handle, error) {
 	}
 	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug)}
 	if write {
+		if err := e.checkHalt(slug); err != nil {
+			return nil, err
+		}
 		h.lock, err = fsx.LockFile(filepath.Join(h.dir, lockFile), e.LockTimeout)
 		if err != nil {
 			return nil, stateErr(nil, "session %s is busy: %v", slug, err)
@@ -126,13 +132,21 @@ func (h *handle) ledgerPath() string { return filepath.Join(h.dir, ledgerFile) }
 // torn tail waits for the lock and reads again: the tail may be a writer's
 // append in flight. Only a lock holder reads through a memory map, because
 // a writer may cut the file in place (a failed append, repair).
-func (h *handle) state() (*State, *ledger.Log, error) {
+func (h *handle) state() (*State, *ledger.Log, error) { return h.stateWith(nil) }
+
+// stateWith is state with a reader of every record: replay is called for
+// each fresh state (again when a torn tail makes state read twice) and
+// returns what applies each record — st.apply, wrapped.
+func (h *handle) stateWith(replay func(*State) func(*ledger.Record)) (*State, *ledger.Log, error) {
 	read := ledger.Read
 	if h.e.MapLedger && h.lock != nil {
 		read = ledger.ReadMapped
 	}
+	if replay == nil {
+		replay = func(st *State) func(*ledger.Record) { return st.apply }
+	}
 	st := newState()
-	l, err := read(h.ledgerPath(), h.s.Chain(), st.apply)
+	l, err := read(h.ledgerPath(), h.s.Chain(), replay(st))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,7 +156,7 @@ func (h *handle) state() (*State, *ledger.Log, error) {
 				h.s = s
 			}
 			st = newState()
-			l, err = read(h.ledgerPath(), h.s.Chain(), st.apply)
+			l, err = read(h.ledgerPath(), h.s.Chain(), replay(st))
 			_ = lk.Unlock()
 			if err != nil {
 				return nil, nil, err

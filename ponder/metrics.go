@@ -95,14 +95,7 @@ func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor 
 		m.Coverage = float64(graded) / float64(counted)
 	}
 	if k >= 2 {
-		// live floored at 1, so a subject with no findings can converge.
-		denom := float64(max(1, st.Live))
-		churn := float64(ps.Revising()) / denom
-		novelty := float64(ps.Ops.Add) / denom
-		thrash := 0.0
-		if ps.ThrashBase() > 0 {
-			thrash = float64(ps.Thrash) / float64(ps.ThrashBase())
-		}
+		churn, novelty, thrash := passRatios(ps, st.Live)
 		m.Churn, m.Novelty, m.Thrash = &churn, &novelty, &thrash
 		if forecast != nil {
 			s := math.Abs(forecast.Churn - churn)
@@ -110,6 +103,19 @@ func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor 
 		}
 	}
 	return m
+}
+
+// passRatios are a pass's churn, novelty and thrash (pass ≥ 2), with live
+// the live findings after it.
+func passRatios(ps *PassStats, live int) (churn, novelty, thrash float64) {
+	// live floored at 1, so a subject with no findings can converge.
+	denom := float64(max(1, live))
+	churn = float64(ps.Revising()) / denom
+	novelty = float64(ps.Ops.Add) / denom
+	if ps.ThrashBase() > 0 {
+		thrash = float64(ps.Thrash) / float64(ps.ThrashBase())
+	}
+	return churn, novelty, thrash
 }
 
 // rule6Failures lists the Rule-6 thresholds m misses ([] when it passes).

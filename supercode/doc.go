@@ -15,6 +15,9 @@
 // so it can disagree with itself); Report renders it all in the reference's
 // words; Publish writes routes and findings into the link.
 //
+// laserbrain supervise (package supervise) feeds it a repository's ponder
+// sessions and agent runs in rounds, and takes its decisions.
+//
 // Where things live, and why. The observed Event, the catches over an
 // agent's event log and Run.Saw are in package laserbrain: a run's
 // corroboration reads events, and an agent's hooks record them without any

@@ -7,17 +7,43 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
 // hookEvents are the answers the benchmark times: each one a whole process
 // from start to exit, as Claude Code runs a hook.
-var hookEvents = []struct{ name, event string }{
-	{"allow", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./... && git status"}}`},
-	{"deny", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --mirr origin"}}`},
-	{"deny-grammar", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --force origin main"}}`},
-	{"ask", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git commit -m 'why rm -rf is refused'"}}`},
+var hookEvents = []struct {
+	name, event string
+	env         []string
+	// store: the answer reads and writes the fleet store, by design; it
+	// is reported, and kept out of the start-up guard below.
+	store bool
+}{
+	{"allow", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./... && git status"}}`, nil, false},
+	{"deny", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --mirr origin"}}`, nil, false},
+	{"deny-grammar", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git push --force origin main"}}`, nil, false},
+	{"ask", `{"tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git commit -m 'why rm -rf is refused'"}}`, nil, false},
+	// Unattended, the same commit goes ahead with a note recorded on the
+	// session's run (found, and the event's id already there after the
+	// first round: the reads and the lock, not the fsync of a new event).
+	{"note-unattended", `{"session_id":"bench-session","tool_use_id":"t","tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"git commit -m 'why rm -rf is refused'"}}`,
+		[]string{"CLAUDE_CODE_SESSION_ATTENDED=0", "LASERBRAIN_FLEET=bench"}, true},
+}
+
+// quietEnv is this process's environment without what says who is there
+// (the benchmark chooses that per answer).
+func quietEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "CI" || k == "LASERBRAIN_ATTENDED" || k == "LASERBRAIN_LOOP_RUN" || k == "LASERBRAIN_RUN" || strings.HasPrefix(k, "CLAUDE_CODE_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }
 
 // BenchmarkHookProcess is `make bench-hook`: medians of whole processes,
@@ -41,11 +67,12 @@ func BenchmarkHookProcess(b *testing.B) {
 		event string
 		times []time.Duration
 		stdin *os.File
+		env   []string
 		every int // run in every n-th round only (the slow reference)
 	}
 	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}, {name: "go-empty-program", argv: []string{buildEmpty(b)}}}
 	for _, e := range hookEvents {
-		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event})
+		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event, env: append(quietEnv(), e.env...)})
 	}
 	if lb := os.Getenv("LASERBRAIN_BIN"); lb != "" {
 		cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event})
@@ -86,7 +113,7 @@ func BenchmarkHookProcess(b *testing.B) {
 				b.Fatal(err)
 			}
 			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Stdin = c.stdin
+			cmd.Stdin, cmd.Env = c.stdin, c.env
 			start := time.Now()
 			_ = cmd.Run() // deny exits 2 by design
 			c.times = append(c.times, time.Since(start))
@@ -99,8 +126,12 @@ func BenchmarkHookProcess(b *testing.B) {
 		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
 		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
 	}
-	gateWorst := time.Duration(0)
-	for _, c := range cs[2 : 2+len(hookEvents)] {
+	gateWorst, storeWorst := time.Duration(0), time.Duration(0)
+	for i, c := range cs[2 : 2+len(hookEvents)] {
+		if hookEvents[i].store {
+			storeWorst = max(storeWorst, median(c.times))
+			continue
+		}
 		gateWorst = max(gateWorst, median(c.times))
 	}
 	if ref != "" {
@@ -118,6 +149,9 @@ func BenchmarkHookProcess(b *testing.B) {
 	// milliseconds and shows as a multiple of a bare process start.
 	if float64(gateWorst) > 2.5*float64(base) {
 		b.Errorf("the gate's median %v is over 2.5× /bin/true's %v: something slow joined its start-up (see TestGateLinksLean)", gateWorst, base)
+	}
+	if storeWorst > 3*time.Millisecond {
+		b.Logf("an answer that records on the run took %v, over the 3 ms target; /bin/true took %v here", storeWorst, base)
 	}
 	if gateWorst > 3*time.Millisecond {
 		b.Logf("over the 3 ms target (%v); /bin/true took %v here — a loaded machine, or a regression", gateWorst, base)

@@ -31,8 +31,9 @@ const usage = `usage: laserbrain-gate [--format exit|json] < event.json
 Answers one Claude Code PreToolUse event exactly as laserbrain hook
 pre-tool-use does (see its help). deny: exit status 2 and the reason on
 stderr (--format exit, the default) or permissionDecision "deny" on stdout
-(--format json); ask or an authorized allow: JSON on stdout; nothing found:
-no output. An event that cannot be read exits 2 with "guard error: ...".
+(--format json); ask, an authorized allow, or (with nobody attending) a
+note for the model: JSON on stdout; nothing found: no output. An event that
+cannot be read exits 2 with "guard error: ...".
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

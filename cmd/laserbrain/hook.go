@@ -55,10 +55,24 @@ home):
          "deny") with exit status 0.
   allow  a person's authorization covered it: printed as JSON
          (permissionDecision "allow", with the authorization's id).
-  ask    the match is only in data (a commit message, an echo) or the
-         command could not be read (fail closed): printed as JSON.
+  ask    the match is only in data (a commit message, an echo), in code
+         given to an interpreter, in a dry run, or the command could not
+         be read (fail closed): printed as JSON — when a person is there
+         to answer, or nothing says whether one is.
+  note   nobody is there (claude -p, CI, laserbrain loop, laserbrain run
+         without a terminal) and the match is only in data or a dry run:
+         the call goes ahead, the finding is recorded on the run and put
+         before the model (hookSpecificOutput.additionalContext, no
+         permissionDecision), exit 0. Code and commands that could not be
+         read are denied instead, with what to do (split the command, or
+         ask the user to run or authorize it); nobody is asked.
   pass   nothing found: no output, exit 0 — the agent's own permission
-         rules still apply.`,
+         rules still apply.
+
+Presence comes from CLAUDE_CODE_SESSION_ATTENDED (Claude Code's own word),
+LASERBRAIN_LOOP_RUN, LASERBRAIN_ATTENDED (laserbrain run) and CI; every ask,
+note and unattended denial says which it assumed and why
+(operator/POLICY.md, "Who is there").`,
 	hook.PostToolUse:        `post-tool-use records a completed tool call on the agent's run as an observed event (it worked unless interrupted), so the next check is corroborated. laserbrain's own MCP tools are not recorded. Exit 0.`,
 	hook.PostToolUseFailure: `post-tool-use-failure records a failed tool call on the agent's run. Exit 0.`,
 	hook.UserPromptSubmit:   `user-prompt-submit marks the run's next check a user turn: a person redirected the agent, so a new goal is a new instruction rather than drift. Exit 0.`,

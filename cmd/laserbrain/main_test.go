@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("LASERBRAIN_TEST_SIGNAL_CHILD"); dir != "" {
 		signalChild(dir) // an agent stand-in for TestRunForwardsSignals
 	}
+	if dir := os.Getenv("LASERBRAIN_TEST_HOOKED_AGENT"); dir != "" {
+		hookedAgent(dir) // an agent stand-in for TestHookedAgentHalted
+	}
 	testscript.Main(m, map[string]func(){
 		"laserbrain": func() {
 			code, cmd := runCmd(os.Args[1:], cli.System())
@@ -36,6 +39,7 @@ var unobservedExits = map[string]string{
 }
 
 func TestScripts(t *testing.T) {
+	ponder := ponderBinary(t)
 	exitLog := filepath.Join(t.TempDir(), "exits.log")
 	// After every script has run: each command exited only with codes its
 	// help documents, and each documented code was seen.
@@ -43,7 +47,8 @@ func TestScripts(t *testing.T) {
 		clitest.CheckExits(t, preparedRoot(t), exitLog, unobservedExits)
 	})
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:  "testdata/script",
+		Cmds: scriptCmds(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv(clitest.LogEnv, exitLog)
 			// What grammar.json itself says, for the version scripts.
@@ -53,8 +58,10 @@ func TestScripts(t *testing.T) {
 			}
 			env.Setenv("GRAMMAR_VERSION", version)
 			env.Setenv("GRAMMAR_HASH", hash)
-			// Each script gets its own laserbrain home, never the user's.
+			// Each script gets its own laserbrain home, never the user's,
+			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
+			env.Setenv("PATH", ponder+string(os.PathListSeparator)+env.Getenv("PATH"))
 			// The loop scripts run the shipped reference loop.
 			ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
 			if err != nil {

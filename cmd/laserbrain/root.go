@@ -52,7 +52,7 @@ exit-codes' prints the table laserbrain and ponder share.`,
 		}
 	}
 	add(groupDrift, newCheckCmd(streams), newHistoryCmd(streams), newJudgeRunCmd(streams), newRunsCmd(streams), newReportCmd(streams))
-	add(groupAgents, newRunCmd(streams), newLoopCmd(streams), newAuthorizeCmd(streams), newHookCmd(streams), newMCPCmd(streams))
+	add(groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newHookCmd(streams), newMCPCmd(streams))
 	add(groupGate, newClassifyCmd(streams), newLintCmd(streams))
 	add(groupGrammar, newGrammarCmd(streams), newVectorsCmd(streams))
 	add(groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true))

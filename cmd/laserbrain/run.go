@@ -18,12 +18,13 @@ import (
 
 type runOptions struct {
 	agent, goal string
+	unattended  bool
 }
 
 func newRunCmd(streams *cli.IOStreams) *cobra.Command {
 	opts := &runOptions{}
 	cmd := &cobra.Command{
-		Use:   "run [--agent NAME] [--goal TEXT] -- COMMAND [ARGS...]",
+		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] -- COMMAND [ARGS...]",
 		Short: "Run an agent command under supervision",
 		Long: `run registers a run (agent name, run id, and the fleet: the repository's
 first commit, or LASERBRAIN_FLEET, so worktrees and clones of one repository
@@ -35,6 +36,13 @@ without changing them, --mcp-config (laserbrain mcp; its tools allowed) and
 
 --goal grounds the run before the agent starts (distance unknown); without
 it the agent's first check_state does.
+
+The run says whether a person can answer the agent (LASERBRAIN_ATTENDED=1
+or 0, which the hooks read): nobody when standard input is not a terminal,
+for claude -p, or with --unattended (for an agent's own headless mode, such
+as codex exec, run from a terminal). With nobody there the gate never asks:
+a match only in data goes ahead with a note, code or a command it cannot
+read is refused with what to do instead (operator/POLICY.md).
 
 Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed to the agent; when
 standard input is a terminal, INT and QUIT are not sent again (the terminal
@@ -64,7 +72,7 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 				ctx = context.Background()
 			}
 			res, err := sup.Spawn(ctx, agentrun.SpawnOptions{
-				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self,
+				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended,
 				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut,
 			})
 			var se *agentrun.SpawnError
@@ -93,6 +101,7 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", "", "the agent's name (default: the command's name)")
 	cmd.Flags().StringVar(&opts.goal, "goal", "", "ground the run on this goal before the agent starts")
+	cmd.Flags().BoolVar(&opts.unattended, "unattended", false, "nobody will answer the agent's questions (the default without a terminal on standard input)")
 	cmd.Flags().SetInterspersed(false)
 	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal")
 	cli.SetExits(cmd,
@@ -123,6 +132,9 @@ type runRow struct {
 	ExitCode    *int       `json:"exit_code"`
 	Sessions    []string   `json:"sessions"`
 	Command     []string   `json:"command,omitempty"`
+	// Attended is whether a person could answer the agent: "attended",
+	// "unattended", or absent when nothing said.
+	Attended string `json:"attended,omitempty"`
 }
 
 func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
@@ -166,7 +178,7 @@ it ended.`,
 			rows := []runRow{}
 			for _, r := range runs {
 				row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
-					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment}
+					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended}
 				if r.Sessions == nil {
 					row.Sessions = []string{}
 				}

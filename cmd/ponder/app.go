@@ -63,6 +63,7 @@ func (a *app) eng() (*ponder.Engine, error) {
 	e := ponder.New(root, a.bridge)
 	e.Now = clock
 	e.MapLedger = true // one command per process
+	e.Halts = fleetHalts{}
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }
 	if cli.IsTerminal(a.streams.ErrOut) {
 		e.Progress = func(label string) ponder.Progress { return scan.NewProgress(a.streams.ErrOut, label) }

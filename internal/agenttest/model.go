@@ -264,6 +264,47 @@ func (m *Model) UserTexts() []string {
 	return nil
 }
 
+// SystemTexts are the text blocks of the system messages inside the last
+// main-loop request's conversation: what the client put before the model
+// between turns, such as a PreToolUse hook's additionalContext (Claude Code
+// 2.1.328 sends it as {"role":"system"} right after the tool result,
+// prefixed "PreToolUse:Bash hook additional context: ").
+func (m *Model) SystemTexts() []string {
+	reqs := m.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if !reqs[i].Main {
+			continue
+		}
+		var in struct {
+			Messages []wireMessage `json:"messages"`
+		}
+		if json.Unmarshal(reqs[i].Body, &in) != nil {
+			return nil
+		}
+		var out []string
+		for _, msg := range in.Messages {
+			if msg.Role != "system" {
+				continue
+			}
+			var s string
+			if json.Unmarshal(msg.Content, &s) == nil {
+				out = append(out, s)
+				continue
+			}
+			var bs []wireBlock
+			if json.Unmarshal(msg.Content, &bs) == nil {
+				for _, b := range bs {
+					if b.Type == "text" {
+						out = append(out, b.Text)
+					}
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 type wireMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`

@@ -8,6 +8,12 @@
 // through --settings and --mcp-config), forwards signals, keeps the agent's
 // exit code and prints the whole-run judgment at the end.
 //
+// Attendance is the one place presence is read (whether a person can
+// answer the agent's questions): Claude Code's CLAUDE_CODE_SESSION_ATTENDED,
+// laserbrain loop, LASERBRAIN_ATTENDED (which Spawn exports from
+// SpawnPresence: nobody without a terminal on the agent's standard input,
+// for claude -p, or with --unattended) and CI.
+//
 // A run's checks go to a laserbrain run (its task) in laserbrain's own store;
 // reset_task sets a task aside and the next check grounds a new one, and a
 // later goal closer to a set-aside ground resumes it. laserbrain's own MCP

@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"golang.org/x/term"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -43,6 +45,9 @@ type SpawnOptions struct {
 	Stdout, Stderr io.Writer
 	// Started, when set, is called with the run once the agent is running.
 	Started func(fleet.Run, *os.Process)
+	// Unattended says nobody will answer the agent's questions, whatever
+	// SpawnPresence would read from the command and its standard input.
+	Unattended bool
 }
 
 // SpawnResult is how the run ended.
@@ -97,7 +102,10 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	if err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
-	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal, Created: s.now()}
+	fromTerminal := isTerminal(o.Stdin)
+	presence, _ := SpawnPresence(o.Command, fromTerminal, o.Unattended)
+	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal,
+		Attended: attendedName(presence), Created: s.now()}
 	if err := st.CreateRun(ctx, run); err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
@@ -129,7 +137,12 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(withoutKeys(env, EnvRun, EnvAgent, EnvFleet), EnvRun+"="+run.ID, EnvAgent+"="+agent, EnvFleet+"="+fid)
+	attended := "1"
+	if presence == operator.Unattended {
+		attended = "0"
+	}
+	env = append(withoutKeys(env, EnvRun, EnvAgent, EnvFleet, EnvAttended),
+		EnvRun+"="+run.ID, EnvAgent+"="+agent, EnvFleet+"="+fid, EnvAttended+"="+attended)
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -143,7 +156,6 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	if o.Started != nil {
 		o.Started(run, cmd.Process)
 	}
-	fromTerminal := isTerminal(o.Stdin)
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -183,6 +195,24 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	res.Judgment = j
 	res.Run, _ = st.Run(ctx, run.ID)
 	return res, nil
+}
+
+// SpawnPresence says whether a person can answer the questions of an agent
+// laserbrain run starts, and why: nobody when the caller says so
+// (unattended), when the agent's standard input is not a terminal (nobody
+// types into it: a pipe, /dev/null, a CI job), or for claude -p/--print
+// (print mode asks nobody); somebody otherwise. Its hooks read the answer
+// from LASERBRAIN_ATTENDED (see Attendance).
+func SpawnPresence(command []string, stdinTerminal, unattended bool) (operator.Presence, string) {
+	switch {
+	case unattended:
+		return operator.Unattended, "laserbrain run --unattended"
+	case !stdinTerminal:
+		return operator.Unattended, "the agent's standard input is not a terminal"
+	case len(command) > 0 && IsClaude(command[0]) && slices.ContainsFunc(command[1:], func(a string) bool { return a == "-p" || a == "--print" }):
+		return operator.Unattended, "claude -p (print mode) asks nobody"
+	}
+	return operator.Attended, "the agent's standard input is a terminal"
 }
 
 // forwarded are the signals `laserbrain run` passes to the agent.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -19,6 +20,12 @@ const (
 	EnvRun   = "LASERBRAIN_RUN"
 	EnvAgent = "LASERBRAIN_AGENT"
 	EnvFleet = "LASERBRAIN_FLEET"
+	// EnvAttended is "1" when laserbrain run started the agent where a
+	// person can answer it, "0" when not (see SpawnPresence).
+	EnvAttended = "LASERBRAIN_ATTENDED"
+	// envLoopRun is set by laserbrain loop for everything its SCRIPT runs
+	// (package loop owns it; loop imports this package, not the reverse).
+	envLoopRun = "LASERBRAIN_LOOP_RUN"
 )
 
 // Supervisor is an agent run's supervision as the hooks and the MCP server
@@ -60,13 +67,7 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 	}
 	open := s.OpenFleet
 	if open == nil {
-		open = func() (fleet.Store, error) {
-			dir, err := fleet.DefaultDir()
-			if err != nil {
-				return nil, err
-			}
-			return fleet.OpenLocal(dir)
-		}
+		open = fleet.Open
 	}
 	st, err := open()
 	if err != nil {
@@ -119,20 +120,22 @@ type Caller struct {
 	Agent   string // LASERBRAIN_AGENT
 	Session string // the Claude Code session id (payload or CLAUDE_CODE_SESSION_ID)
 	Dir     string // the project directory
-	// Attended is "attended", "unattended" or "" — see Attendance.
-	Attended string
+	// Presence is whether a person answers the agent's questions, and
+	// PresenceWhy what said so (see Attendance).
+	Presence    operator.Presence
+	PresenceWhy string
 }
 
 // Caller reads the caller from the environment; session and dir, when the
 // payload has them, take precedence over the environment's.
 func (s *Supervisor) Caller(session, dir string) Caller {
 	c := Caller{
-		Run:      strings.TrimSpace(s.getenv(EnvRun)),
-		Agent:    strings.TrimSpace(s.getenv(EnvAgent)),
-		Session:  session,
-		Dir:      dir,
-		Attended: Attendance(s.getenv),
+		Run:     strings.TrimSpace(s.getenv(EnvRun)),
+		Agent:   strings.TrimSpace(s.getenv(EnvAgent)),
+		Session: session,
+		Dir:     dir,
 	}
+	c.Presence, c.PresenceWhy = Attendance(s.getenv)
 	if c.Session == "" {
 		c.Session = s.getenv("CLAUDE_CODE_SESSION_ID")
 	}
@@ -145,18 +148,57 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 	return c
 }
 
-// Attendance says whether a person is there to answer a question, from the
-// environment Claude Code gives its hooks (CLAUDE_CODE_SESSION_ATTENDED: "0"
-// in a `claude -p` run; "1" interactively). It is the one place the hooks
-// read it (issue 18 makes decisions depend on it).
-func Attendance(getenv func(string) string) string {
+// Attendance says whether a person is there to answer the agent's
+// questions, and what said so, from the environment a hook (or the agent)
+// runs in. It is the one place the hooks read it.
+//
+//   - Claude Code: CLAUDE_CODE_SESSION_ATTENDED, "0" under claude -p (with
+//     CLAUDE_CODE_ENTRYPOINT=sdk-cli) and "1" in an interactive session
+//     (CLAUDE_CODE_ENTRYPOINT=cli), both seen with 2.1.328. Claude Code is
+//     the one that shows an ask to a person or refuses it, so its word
+//     decides when it gives one.
+//   - laserbrain loop: LASERBRAIN_LOOP_RUN, set for everything SCRIPT runs;
+//     a loop never has a person at hand.
+//   - laserbrain run: LASERBRAIN_ATTENDED, "0" or "1" (SpawnPresence).
+//   - CI: set and not "false" or "0" (CI=true in GitHub Actions, GitLab,
+//     CircleCI, Travis, Buildkite).
+//
+// Without Claude Code's word, any sign of nobody wins over a sign of
+// somebody: an ask that finds nobody is refused. Other agent CLIs' hook
+// environments say nothing about it: Gemini CLI gives its hooks its own
+// environment plus GEMINI_PROJECT_DIR (and CLAUDE_PROJECT_DIR as an alias,
+// never CLAUDE_CODE_SESSION_ATTENDED); Codex and Cursor document no such
+// variable. Under them presence comes from laserbrain run, laserbrain loop
+// or CI, and is otherwise unknown, which is answered as attended.
+func Attendance(getenv func(string) string) (operator.Presence, string) {
 	switch getenv("CLAUDE_CODE_SESSION_ATTENDED") {
 	case "0":
-		return "unattended"
+		return operator.Unattended, "Claude Code says nobody is attending the session (CLAUDE_CODE_SESSION_ATTENDED=0)"
 	case "1":
-		return "attended"
+		return operator.Attended, "Claude Code says a person is attending the session (CLAUDE_CODE_SESSION_ATTENDED=1)"
 	}
-	return ""
+	run := getenv(EnvAttended)
+	if loop := getenv(envLoopRun); loop != "" {
+		return operator.Unattended, "the agent runs under laserbrain loop (" + envLoopRun + "=" + loop + ")"
+	}
+	if run == "0" {
+		return operator.Unattended, "laserbrain run started the agent where nobody can answer it (" + EnvAttended + "=0)"
+	}
+	if ci := strings.TrimSpace(getenv("CI")); ci != "" && ci != "false" && ci != "0" {
+		return operator.Unattended, "a CI job (CI=" + ci + ")"
+	}
+	if run == "1" {
+		return operator.Attended, "laserbrain run started the agent on a terminal (" + EnvAttended + "=1)"
+	}
+	return operator.PresenceUnknown, "nothing in the environment says whether a person is there"
+}
+
+// attendedName is how a run records presence ("" when not known).
+func attendedName(p operator.Presence) string {
+	if p == operator.PresenceUnknown {
+		return ""
+	}
+	return p.String()
 }
 
 // Find returns the caller's run: LASERBRAIN_RUN when set, else the run the
@@ -212,7 +254,7 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 				agent = "agent"
 			}
 		}
-		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: c.Attended, Created: s.now()}
+		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: attendedName(c.Presence), Created: s.now()}
 		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {
 			return fleet.Run{}, err
 		}
@@ -226,8 +268,8 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 		}
 		r.Sessions = append(r.Sessions, c.Session)
 	}
-	if c.Attended != "" && r.Attended != c.Attended {
-		if r, err = st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.Attended = c.Attended; return nil }); err != nil {
+	if a := attendedName(c.Presence); a != "" && r.Attended != a {
+		if r, err = st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.Attended = a; return nil }); err != nil {
 			return fleet.Run{}, err
 		}
 	}

@@ -203,6 +203,8 @@ type Store interface {
 	Runs
 	Events
 	Authorizations
+	Halts
+	Journal
 	Close() error
 }
 

@@ -25,6 +25,7 @@ import (
 //	events/<id>.jsonl          its events, one JSON object a line, appended
 //	sessions/<session>         the id of the run a Claude session belongs to
 //	authorizations/<id>.json   one authorization
+//	halts/, journal/           halts and the supervisor's journal (local_supervise.go)
 //
 // Every write takes the file's advisory lock (<file>.lock) and replaces or
 // appends atomically, so hooks of one session running at once never lose
@@ -52,7 +53,7 @@ func DefaultDir() (string, error) {
 
 // OpenLocal opens (creating) the store in dir.
 func OpenLocal(dir string) (*Local, error) {
-	for _, sub := range []string{"runs", "events", "sessions", "authorizations"} {
+	for _, sub := range []string{"runs", "events", "sessions", "authorizations", "halts/active", "journal"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, fmt.Errorf("open fleet store: %w", err)
 		}

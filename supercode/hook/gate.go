@@ -54,8 +54,13 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
 	}
 	name := *p.ToolName
+	// laserbrain's own tools are reporting, never work: a halted agent may
+	// still read why (supervision, check_state).
 	if agentrun.SelfTool(name) {
 		return Answer{}
+	}
+	if ans, stop := h.halted(ctx, p); stop {
+		return ans
 	}
 	if field, ok := writeTools[name]; ok {
 		path, err := stringField(p.ToolInput, field)
@@ -63,6 +68,9 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 			return h.failed(PreToolUse, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field))
 		}
 		what, abs, protected := protectedPath(path, p.Cwd)
+		if what == ponderFiles {
+			return h.refuseIntegrity(ctx, p, fmt.Sprintf("%s would write %s", name, abs))
+		}
 		if !protected {
 			return Answer{}
 		}
@@ -76,6 +84,11 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	if !isShell {
 		return Answer{}
 	}
+	if paths, complete := operator.WrittenPaths(command); len(paths) > 0 || !complete {
+		if ans, stop := h.ponderWrite(ctx, p, paths, complete, command); stop {
+			return ans
+		}
+	}
 	// Read in the event's directory: "git checkout NAME" discards NAME's
 	// changes when NAME is a file there, and switches branches otherwise.
 	r := operator.ClassifyIn(p.Cwd, command, true, false)
@@ -84,23 +97,87 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
 		return h.gate(ctx, p, a, command, r.Why)
 	case operator.Ask:
-		return h.unsure(p, r.HookAnswer().Reason)
+		return h.unsure(ctx, p, command, r)
 	}
 	return Answer{}
 }
 
-// unsure answers a call the gate could not clear: a match only in data, or
-// a command it could not read. It is the one place that decides what to
-// do without a clear finding (issue 18 makes it depend on whether a person
-// is there; today it always asks, and an unattended Claude Code refuses an
-// ask).
-func (h *Handler) unsure(p Payload, reason string) Answer {
-	return decision("ask", reason)
+// unsure answers a call the gate could not clear: a match only in data or
+// in code, a dry run, or a command it could not read. It is the one place
+// that decides what to do without a clear finding, by who is there
+// (operator.RoleAnswer's table): with a person there, or nobody saying,
+// it asks. With nobody there an ask would be a refusal nobody explained
+// (Claude Code refuses it), so code and what the gate cannot read are
+// refused as actions needing authorization, with what to do instead, and
+// a match only in data or a dry run goes ahead: the finding is recorded
+// on the run and put before the model, and the agent's own permission
+// rules still decide (no permissionDecision is given).
+func (h *Handler) unsure(ctx context.Context, p Payload, command string, r operator.Result) Answer {
+	c := h.caller(p)
+	ans := r.HookAnswerFor(c.Presence, c.PresenceWhy)
+	switch ans.Decision {
+	case operator.Ask:
+		return decision("ask", ans.Reason)
+	case operator.Deny:
+		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
+		return h.gateAs(ctx, p, a, command, r.Why, ans.Reason)
+	}
+	h.note(ctx, c, p, ans)
+	if ans.Context == "" {
+		return Answer{}
+	}
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName":     string(PreToolUse),
+		"additionalContext": ans.Context,
+	}})
+	return Answer{Stdout: string(b) + "\n"}
+}
+
+// note records a call that went ahead with a finding on the caller's run,
+// best effort: the run is opened when the caller names one (a session or
+// LASERBRAIN_RUN), and a note that cannot be written is logged, not turned
+// into a refusal.
+func (h *Handler) note(ctx context.Context, c agentrun.Caller, p Payload, ans operator.HookAnswer) {
+	if len(ans.Findings) == 0 || (c.Run == "" && c.Session == "") {
+		return
+	}
+	run, err := h.Sup.Open(ctx, c)
+	var st fleet.Store
+	if err == nil {
+		st, err = h.Sup.Fleet()
+	}
+	if err == nil {
+		labels := make([]string, len(ans.Findings))
+		for i, f := range ans.Findings {
+			labels[i] = f.Label
+		}
+		result, _ := json.Marshal(map[string]any{"decision": "allow", "presence": ans.Presence, "labels": labels, "findings": ans.Findings})
+		id := ""
+		if p.ToolUseID != "" {
+			id = "gate:" + p.ToolUseID
+		}
+		name := ""
+		if p.ToolName != nil {
+			name = *p.ToolName
+		}
+		ok := true
+		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: name, OK: &ok,
+			Result: result, Text: ans.Context, Session: p.SessionID})
+	}
+	if err != nil {
+		h.log(fmt.Sprintf("laserbrain hook %s: the finding could not be recorded on the run: %v", PreToolUse, err))
+	}
 }
 
 // gate puts an action needing authorization to the operator, joined to
 // the caller's run.
 func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string) Answer {
+	return h.gateAs(ctx, p, a, actionText, why, "")
+}
+
+// gateAs is gate with the reason for a plain refusal (nobody authorized
+// it) given by the caller; "" is the gate's own.
+func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, actionText, why, plain string) Answer {
 	c := h.caller(p)
 	run, found, err := h.Sup.Find(ctx, c)
 	if err != nil {
@@ -149,7 +226,7 @@ func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, action
 		h.record(ctx, run, found, p, true, reason)
 		return decision("allow", reason)
 	case errors.As(err, &refused):
-		reason := refusalReason(refused, a, why)
+		reason := refusalReason(refused, a, why, plain)
 		h.record(ctx, run, found, p, false, reason)
 		return h.deny(reason)
 	default:
@@ -159,8 +236,9 @@ func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, action
 
 // refusalReason is written for the model: what was refused, why, and what
 // to do instead. The reasons differ by cause, so the agent (and a test)
-// can tell a drifting run's refusal from a plain one.
-func refusalReason(r *operator.Refused, a operator.Action, why string) string {
+// can tell a drifting run's refusal from a plain one; plain, when given,
+// is the reason for a plain refusal.
+func refusalReason(r *operator.Refused, a operator.Action, why, plain string) string {
 	what := "this command is irreversible or outward"
 	if a.Kind == "write" {
 		what = "this file is protected (" + why + ")"
@@ -178,6 +256,9 @@ func refusalReason(r *operator.Refused, a operator.Action, why string) string {
 			". Do not retry it in another form; tell the user."
 	case operator.RefusedNoReading:
 		return "laserbrain: refused: " + r.Reason + ". " + capitalize(what) + "."
+	}
+	if plain != "" {
+		return plain
 	}
 	return "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it (laserbrain authorize)."
 }
@@ -291,6 +372,9 @@ func joinArgv(argv []string) string {
 	return strings.Join(words, " ")
 }
 
+// ponderFiles is protectedPath's name for what lies under .ponder.
+const ponderFiles = "ponder's session files"
+
 // protectedPath reports whether writing path (relative to cwd) would touch
 // what supervision relies on: a repository's .git, ponder's .ponder session
 // files, Claude Code's settings files (they hold the hooks) or laserbrain's
@@ -313,7 +397,7 @@ func protectedPath(path, cwd string) (what, abs string, protected bool) {
 		case ".git":
 			return "inside a repository's .git", abs, true
 		case ".ponder":
-			return "ponder's session files", abs, true
+			return ponderFiles, abs, true
 		case ".claude":
 			if i == len(parts)-2 && strings.HasPrefix(parts[i+1], "settings") && strings.HasSuffix(parts[i+1], ".json") {
 				return "Claude Code settings, which hold the hooks", abs, true

@@ -141,8 +141,9 @@ func TestInternalErrorsNeverFailOpen(t *testing.T) {
 	if a.Exit != 2 || !strings.HasPrefix(a.Stderr, "guard error: fleet store: disk on fire") {
 		t.Errorf("gate with a broken store: %+v", a)
 	}
-	// A call the gate clears never opens a store.
-	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": "ls"}, t.TempDir()))); a.Exit != 0 {
+	// Even a harmless command reads whether its agent is halted: a halt
+	// that cannot be read is not assumed away.
+	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": "ls"}, t.TempDir()))); a.Exit != 2 || !strings.Contains(a.Stderr, "disk on fire") {
 		t.Errorf("a harmless command with a broken store: %+v", a)
 	}
 	t.Setenv("LASERBRAIN_HOME", t.TempDir())

@@ -326,10 +326,9 @@ func (s *Server) modulate(ctx context.Context, a args) (any, error) {
 	if team != "" && !contains(laserbrain.Presets(), team) {
 		return nil, badf("no preset named %q (valid: %s)", team, strings.Join(laserbrain.Presets(), ", "))
 	}
-	if role != "" {
-		if team == "" {
-			return nil, badf("role %q needs its team (one of %s)", role, strings.Join(laserbrain.Presets(), ", "))
-		}
+	// A role without a team is unstyled, as laserbrain.Modulate and the
+	// reference read it: every drift returns.
+	if role != "" && team != "" {
 		if _, err := laserbrain.Modulate(laserbrain.CheckResult{Reason: laserbrain.VerdictGoalDrift.String()}, team, role); err != nil {
 			return nil, badf("%v", err)
 		}

@@ -86,8 +86,8 @@ func TestToolList(t *testing.T) {
 	}
 	sort.Strings(got)
 	// The reference's eleven tools (SDK mcp.py at 0.53.0) and ours.
-	want := []string{"capabilities", "check_state", "classify", "get_history", "judge_run", "laserscore", "lint",
-		"modulate", "read_text", "reset_task", "similarity", "store_find", "store_list", "store_vend"}
+	want := []string{"capabilities", "check_state", "classify", "get_history", "judge_run", "laserscore", "link_read", "link_write", "lint",
+		"modulate", "read_text", "reset_task", "similarity", "store_find", "store_list", "store_vend", "supervision"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("tools = %v\nwant    %v", got, want)
 	}
@@ -247,7 +247,7 @@ func TestStatelessTools(t *testing.T) {
 		t.Fatalf("lint fix = %v", ln)
 	}
 	capa, _ := call(t, cs, "capabilities", nil)
-	if len(capa["local_tools"].([]any)) != 14 {
+	if len(capa["local_tools"].([]any)) != 17 {
 		t.Fatalf("capabilities = %v", capa)
 	}
 }
@@ -258,7 +258,7 @@ func FuzzToolArguments(f *testing.F) {
 	for _, seed := range []string{`{}`, `null`, `[]`, `{"goal":"x","distance":"1e400"}`, `{"goal":"x","distance":-3}`,
 		`{"limit":1e9}`, `{"top":0.5}`, `{"method":{"spec_version":1,"goal":"g","steps":[{"name":"a"}]}}`, `{"text":"\u0130stanbul"}`,
 		`{"goal":"ship","progress":"sideways","team":"deep-search","role":"checker"}`, `"string"`, `{"a":null,"b":1}`} {
-		for i := 0; i < 14; i++ {
+		for i := 0; i < 17; i++ {
 			f.Add(i, seed)
 		}
 	}

@@ -116,6 +116,9 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 			if f.Agents, f.Gate, err = FromFleet(ctx, opts.Fleet, opts.Runs, f.ID, abs); err != nil {
 				return nil, err
 			}
+			if f.Halts, f.Escalations, f.Journal, err = fromSupervisor(ctx, opts.Fleet, f.ID); err != nil {
+				return nil, err
+			}
 		}
 		if f.Sessions, err = loadSessions(abs); err != nil {
 			return nil, fmt.Errorf("ponder sessions of %s: %w", abs, err)
@@ -133,9 +136,9 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		Source{Panel: PanelFiles, Fed: true, From: "the files each agent wrote with a file tool (Write, Edit, …), from the fleet store's observed events"},
 		Source{Panel: PanelFiles + ": shell commands", From: "the files a Bash command named, and a ponder session's units and findings (issue 11's footprints)"},
 		Source{Panel: PanelOutcomes, From: "the supervisor's rounds: laserbrain supervise (issue 11)"},
-		Source{Panel: PanelHalts, From: "halts and releases in the fleet store (issue 11)"},
-		Source{Panel: PanelEscalate, From: "the supervisor's escalations (issue 11)"},
-		Source{Panel: PanelJournal, From: "the hash-chained supervisor journal (issue 11)"},
+		Source{Panel: PanelHalts, Fed: f.Scope == "fleet" && opts.Fleet != nil, From: "halts and releases in the fleet store (laserbrain supervise)"},
+		Source{Panel: PanelEscalate, Fed: f.Scope == "fleet" && opts.Fleet != nil, From: "the supervisor's escalations and their answers, from its journal"},
+		Source{Panel: PanelJournal, Fed: f.Scope == "fleet" && opts.Fleet != nil, From: "the hash-chained supervisor journal, verified (laserbrain supervise verify)"},
 	)
 	if f.Scope == "run" {
 		f.Sources = append(f.Sources, Source{Panel: PanelSessions, From: "only in a fleet report (--fleet DIR)"})

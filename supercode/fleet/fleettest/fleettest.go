@@ -5,6 +5,7 @@ package fleettest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -197,6 +198,180 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 		wg.Wait()
 		if granted != 1 {
 			t.Fatalf("a one-use authorization was granted %d times", granted)
+		}
+	})
+
+	runHalts(t, open, t0)
+	runJournal(t, open, t0)
+}
+
+// runHalts: one halt in force per agent, idempotent ids, releases kept.
+func runHalts(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
+	ctx := context.Background()
+	t.Run("halts", func(t *testing.T) {
+		s := open(t)
+		if any, err := s.AnyHaltInForce(ctx); err != nil || any {
+			t.Fatalf("AnyHaltInForce on an empty store = %v, %v", any, err)
+		}
+		h := fleet.Halt{ID: "h1", Fleet: "f", Agent: "ponder:parser", Run: "", Reason: "shares a ground", By: "supervisor", Round: 3, Cause: "collision:ponder:lexer", At: t0}
+		if err := s.PutHalt(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutHalt(ctx, h); !errors.Is(err, fleet.ErrExists) {
+			t.Fatalf("the same halt twice: %v, want ErrExists", err)
+		}
+		other := h
+		other.ID, other.Reason = "h2", "another reason"
+		if err := s.PutHalt(ctx, other); !errors.Is(err, fleet.ErrExists) {
+			t.Fatalf("a second halt on a halted agent: %v, want ErrExists", err)
+		}
+		got, ok, err := s.ActiveHalt(ctx, "f", "ponder:parser")
+		if err != nil || !ok || got.ID != "h1" || got.Reason != "shares a ground" || got.Round != 3 || got.Cause != "collision:ponder:lexer" || !got.At.Equal(t0) {
+			t.Fatalf("ActiveHalt = %+v, %v, %v", got, ok, err)
+		}
+		if _, ok, _ := s.ActiveHalt(ctx, "other-fleet", "ponder:parser"); ok {
+			t.Fatal("a halt in fleet f holds in another fleet")
+		}
+		if any, err := s.AnyHaltInForce(ctx); err != nil || !any {
+			t.Fatalf("AnyHaltInForce = %v, %v; want true", any, err)
+		}
+		if err := s.PutHalt(ctx, fleet.Halt{ID: "h3", Fleet: "f", Agent: "x"}); err == nil {
+			t.Fatal("a halt without a reason was accepted")
+		}
+		rel := fleet.Release{At: t0.Add(time.Minute), By: "ana", Reason: "merged by hand"}
+		r, err := s.ReleaseHalt(ctx, "f", "ponder:parser", rel)
+		if err != nil || r.ID != "h1" || r.Released == nil || r.Released.By != "ana" || r.InForce() {
+			t.Fatalf("ReleaseHalt = %+v, %v", r, err)
+		}
+		if _, err := s.ReleaseHalt(ctx, "f", "ponder:parser", rel); !errors.Is(err, fleet.ErrNotFound) {
+			t.Fatalf("releasing twice: %v, want ErrNotFound", err)
+		}
+		if _, ok, _ := s.ActiveHalt(ctx, "f", "ponder:parser"); ok {
+			t.Fatal("a released halt is still in force")
+		}
+		if any, _ := s.AnyHaltInForce(ctx); any {
+			t.Fatal("AnyHaltInForce after the only halt was released")
+		}
+		if err := s.PutHalt(ctx, other); err != nil {
+			t.Fatalf("halting again after a release: %v", err)
+		}
+		all, err := s.ListHalts(ctx, "f")
+		if err != nil || len(all) != 2 || all[0].ID != "h1" || all[0].Released == nil || !all[0].Released.At.Equal(rel.At) || all[1].ID != "h2" || !all[1].InForce() {
+			t.Fatalf("ListHalts = %+v, %v", all, err)
+		}
+		if none, _ := s.ListHalts(ctx, "nope"); len(none) != 0 {
+			t.Fatalf("ListHalts(nope) = %v", none)
+		}
+	})
+
+	t.Run("one halt wins under contention", func(t *testing.T) {
+		s := open(t)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		for i := 0; i < 12; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				err := s.PutHalt(ctx, fleet.Halt{ID: fmt.Sprint("c", i), Fleet: "f", Agent: "a:r1", Reason: "r", At: t0})
+				if err == nil {
+					mu.Lock()
+					won++
+					mu.Unlock()
+				} else if !errors.Is(err, fleet.ErrExists) {
+					t.Error(err)
+				}
+			}(i)
+		}
+		wg.Wait()
+		if won != 1 {
+			t.Fatalf("%d halts in force on one agent", won)
+		}
+	})
+}
+
+// runJournal: one chain per fleet, in the reference's audit format, linear
+// however many writers append at once.
+func runJournal(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
+	ctx := context.Background()
+	t.Run("journal", func(t *testing.T) {
+		s := open(t)
+		if h, err := s.JournalHead(ctx, "f"); err != nil || h.Records != 0 || h.Hash != "" {
+			t.Fatalf("head of an empty journal = %+v, %v", h, err)
+		}
+		var last fleet.JournalRecord
+		for i := 1; i <= 5; i++ {
+			rec := fleet.JournalRecord{Fleet: "f", Kind: fleet.JournalRound, Round: int64(i), Text: fmt.Sprintf("round %d — ünïcode", i),
+				At: fleet.JournalTime(t0.Add(time.Duration(i) * time.Second)), Data: json.RawMessage(`{"phi":0.35,"route":[{"keep":"a","yield":"b"}]}`)}
+			got, err := s.AppendJournal(ctx, rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Seq != int64(i) || got.Prev != last.Hash || got.Hash == "" || len(got.Raw) == 0 {
+				t.Fatalf("append %d = seq %d prev %q hash %q", i, got.Seq, got.Prev, got.Hash)
+			}
+			want, err := fleet.JournalHash(got.Prev, got.Raw)
+			if err != nil || want != got.Hash {
+				t.Fatalf("append %d: hash %s, but the stored record hashes to %s (%v)", i, got.Hash, want, err)
+			}
+			last = got
+		}
+		if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: "other", Kind: fleet.JournalStart}); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := s.JournalRecords(ctx, "f", 0)
+		if err != nil || len(recs) != 5 {
+			t.Fatalf("JournalRecords = %d records, %v", len(recs), err)
+		}
+		head, err := s.JournalHead(ctx, "f")
+		if err != nil || head.Records != 5 || head.Hash != last.Hash {
+			t.Fatalf("head = %+v, %v; want 5 records ending %s", head, err, last.Hash)
+		}
+		if n, p := fleet.VerifyJournal(recs, head); p != nil || n != 0 {
+			t.Fatalf("an honest journal does not verify: %v (%d unacknowledged)", p, n)
+		}
+		if recs[2].Text != "round 3 — ünïcode" || string(recs[2].Data) != `{"phi":0.35,"route":[{"keep":"a","yield":"b"}]}` {
+			t.Fatalf("record 3 read back as %+v", recs[2])
+		}
+		tail, err := s.JournalRecords(ctx, "f", 3)
+		if err != nil || len(tail) != 2 || tail[0].Seq != 4 {
+			t.Fatalf("JournalRecords(after 3) = %+v, %v", tail, err)
+		}
+		if other, _ := s.JournalRecords(ctx, "other", 0); len(other) != 1 || other[0].Seq != 1 || other[0].Prev != "" {
+			t.Fatalf("the other fleet's journal = %+v", other)
+		}
+		if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Kind: fleet.JournalRound}); err == nil {
+			t.Fatal("a record without a fleet was appended")
+		}
+	})
+
+	t.Run("concurrent appends form one chain", func(t *testing.T) {
+		s := open(t)
+		const writers, each = 8, 25
+		var wg sync.WaitGroup
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := 0; i < each; i++ {
+					if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: "f", Kind: fleet.JournalRound, Agent: fmt.Sprint("w", w), Round: int64(i)}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		recs, err := s.JournalRecords(ctx, "f", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _ := s.JournalHead(ctx, "f")
+		if len(recs) != writers*each || head.Records != writers*each {
+			t.Fatalf("%d records, head %d; want %d", len(recs), head.Records, writers*each)
+		}
+		if _, p := fleet.VerifyJournal(recs, head); p != nil {
+			t.Fatalf("concurrent appends forked the chain: %v", p)
 		}
 	})
 }

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/ponder/ledger"
+)
+
+// scriptCmds are the scripts' own commands for reading JSON output:
+//
+//	jsonout PATH VALUE   the JSON in stdout has VALUE (a JSON literal) at PATH
+//	jsonlen PATH N       the array at PATH has N elements
+//	jsonkeys PATH KEY…   the object at PATH (. for the top) has exactly these keys
+//	setjson VAR PATH     sets VAR to the string at PATH
+//	forgephantom SLUG UNIT  appends a phantom delete of UNIT to the session's
+//	                        ledger behind ponder's back, chained and anchored
+//	                        as ponder would (a forger using ponder's own library)
+//
+// PATH is dot-separated: object keys, array indexes, and key=value to pick
+// the first array element whose key is value (agents.agent=ponder:x.steps).
+// stdout holding several JSON lines is read by its last line.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"jsonout": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 {
+				ts.Fatalf("usage: jsonout PATH VALUE")
+			}
+			got, ok := stdoutAt(ts, args[0])
+			var want any
+			if err := json.Unmarshal([]byte(args[1]), &want); err != nil {
+				ts.Fatalf("jsonout: %q is not a JSON literal", args[1])
+			}
+			gb, _ := json.Marshal(got)
+			wb, _ := json.Marshal(want)
+			if equal := ok && bytes.Equal(gb, wb); equal == neg {
+				ts.Fatalf("%s is %s; want %s%s", args[0], gb, map[bool]string{true: "anything but ", false: ""}[neg], wb)
+			}
+		},
+		"jsonlen": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 {
+				ts.Fatalf("usage: jsonlen PATH N")
+			}
+			got, ok := stdoutAt(ts, args[0])
+			arr, isArr := got.([]any)
+			n, _ := strconv.Atoi(args[1])
+			if !ok || !isArr || (len(arr) == n) == neg {
+				b, _ := json.Marshal(got)
+				ts.Fatalf("%s is %s; want %d element(s)", args[0], b, n)
+			}
+		},
+		"jsonkeys": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) < 1 || neg {
+				ts.Fatalf("usage: jsonkeys PATH KEY...")
+			}
+			got, ok := stdoutAt(ts, args[0])
+			obj, isObj := got.(map[string]any)
+			if !ok || !isObj {
+				ts.Fatalf("%s is not an object", args[0])
+			}
+			var keys []string
+			for k := range obj {
+				keys = append(keys, k)
+			}
+			want := append([]string{}, args[1:]...)
+			sort.Strings(keys)
+			sort.Strings(want)
+			if strings.Join(keys, " ") != strings.Join(want, " ") {
+				ts.Fatalf("keys of %s are [%s]; want [%s]", args[0], strings.Join(keys, " "), strings.Join(want, " "))
+			}
+		},
+		"forgephantom": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 || neg {
+				ts.Fatalf("usage: forgephantom SLUG UNIT")
+			}
+			dir := ts.MkAbs(filepath.Join(".ponder", args[0]))
+			var sess ponder.Session
+			data, err := os.ReadFile(filepath.Join(dir, "session.json"))
+			ts.Check(err)
+			ts.Check(json.Unmarshal(data, &sess))
+			path := filepath.Join(dir, "ledger.jsonl")
+			l, err := ledger.Read(path, sess.Chain(), nil)
+			ts.Check(err)
+			recs := []ledger.Record{{Type: ledger.UnitDelete, Voice: ledger.Skeptic, UnitID: args[1], Phantom: true}}
+			ledger.Stamp(recs, l.NextSeq(), sess.CurrentPass, time.Now())
+			a, err := ledger.Append(path, l, recs)
+			ts.Check(err)
+			sess.Ledger = &a.Anchor
+			out, err := json.MarshalIndent(&sess, "", "  ")
+			ts.Check(err)
+			ts.Check(os.WriteFile(filepath.Join(dir, "session.json"), append(out, '\n'), 0o644))
+		},
+		"setjson": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 || neg {
+				ts.Fatalf("usage: setjson VAR PATH")
+			}
+			got, ok := stdoutAt(ts, args[1])
+			s, isStr := got.(string)
+			if !ok || !isStr {
+				ts.Fatalf("%s is not a string in stdout", args[1])
+			}
+			ts.Setenv(args[0], s)
+		},
+	}
+}
+
+func stdoutAt(ts *testscript.TestScript, path string) (any, bool) {
+	out := strings.TrimSpace(ts.ReadFile("stdout"))
+	var v any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		lines := strings.Split(out, "\n")
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &v); err != nil {
+			ts.Fatalf("stdout is not JSON: %v\n%s", err, out)
+		}
+	}
+	if path == "." {
+		return v, true
+	}
+	for _, seg := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[seg]; !ok {
+				return nil, false
+			}
+		case []any:
+			if k, val, sel := strings.Cut(seg, "="); sel {
+				found := false
+				for _, el := range x {
+					if m, ok := el.(map[string]any); ok && m[k] == val {
+						v, found = el, true
+						break
+					}
+				}
+				if !found {
+					return nil, false
+				}
+				continue
+			}
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+var (
+	ponderOnce sync.Once
+	ponderDir  string
+	ponderErr  error
+)
+
+// ponderBinary builds the ponder command once, for the scripts that drive
+// both binaries.
+func ponderBinary(t testing.TB) string {
+	ponderOnce.Do(func() {
+		ponderDir, ponderErr = os.MkdirTemp("", "ponder-bin-")
+		if ponderErr != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(ponderDir, "ponder"), "../ponder")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			ponderErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if ponderErr != nil {
+		t.Fatalf("building ponder: %v", ponderErr)
+	}
+	return ponderDir
+}

@@ -1,0 +1,422 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"os/user"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain/link"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/supervise"
+)
+
+type superviseOptions struct {
+	repo            string
+	once            bool
+	watch           time.Duration
+	rounds          int
+	json            bool
+	publish         bool
+	onEscalate      string
+	escalateAfter   int
+	escalateTimeout time.Duration
+	goal            string
+}
+
+func newSuperviseCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &superviseOptions{}
+	cmd := &cobra.Command{
+		Use:   "supervise [--repo DIR] [--once | --watch INTERVAL] [--json] [--publish] [--on-escalate CMD]",
+		Short: "Supervise the ponder sessions and agents working on one repository",
+		Long: `supervise watches every ponder session (.ponder/) and every agent run of the
+repository's fleet (laserbrain run, or a Claude Code session with the hooks)
+in rounds. Each round takes in what is new — the passes sessions decided,
+the checks and tool calls agents made — and reports per agent its verdict,
+Φ, steps and catches, the collisions (two agents on one ground) with the
+files both touched beside them as evidence, the fleet catches, the route and
+the supervisor's own self-check.
+
+It takes three decisions, and no more:
+  halt      the yielding agent of a colliding pair, when the route names one:
+            the gate then denies its every tool call and ponder its every
+            writing command, with the reason, until a person runs
+            laserbrain supervise release AGENT
+  advice    each drifting agent gets its own verdict's advice
+  escalate  a drift streak (--escalate-after, default 3) or a collision with
+            no basis to choose goes to a person: --on-escalate CMD runs
+            with the question as JSON on standard input; its exit status is
+            journaled; the first line it prints, when it names one agent of
+            a collision, halts that agent, and for a drift is delivered to
+            the agent instead of its advice
+It never regrounds, never sets a ground and never routes execution. Every
+decision, halt, release and escalation is journaled, hash-chained
+(laserbrain supervise log, laserbrain supervise verify); a supervisor that
+was killed resumes from the journal.
+
+A session is ponder:<slug>; an agent run is <agent>:<run id>.
+
+--once (the default) runs one round; --watch INTERVAL runs one every
+INTERVAL until interrupted, redrawing a table on a terminal and printing
+plain lines otherwise. --json prints one JSON object per round, one a line,
+with the keys round, agents, collisions, fleet_catches, route, halts,
+escalations, self. --publish writes the reading into the link.
+
+Exit status: 0, 2 bad usage, 1 the stores could not be read.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.once && cmd.Flags().Changed("watch") {
+				return cli.Usagef("give --once or --watch, not both")
+			}
+			if cmd.Flags().Changed("watch") && opts.watch <= 0 {
+				return cli.Usagef("--watch needs an interval above zero, like 5s")
+			}
+			if opts.rounds < 0 {
+				return cli.Usagef("--rounds must be 0 (no limit) or more")
+			}
+			return runSupervise(cmd.Context(), streams, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	f.BoolVar(&opts.once, "once", false, "run one round and exit (the default)")
+	f.DurationVar(&opts.watch, "watch", 0, "run a round every INTERVAL until interrupted")
+	f.IntVar(&opts.rounds, "rounds", 0, "with --watch, stop after this many rounds (0: no limit)")
+	f.BoolVar(&opts.json, "json", false, "print one JSON object per round")
+	f.BoolVar(&opts.publish, "publish", false, "write each round's reading into the link")
+	f.StringVar(&opts.onEscalate, "on-escalate", "", "a shell command to ask a person; the escalation is JSON on its standard input")
+	f.IntVar(&opts.escalateAfter, "escalate-after", supervise.DefaultEscalateAfter, "escalate after this many drifting verdicts in a row (0: never)")
+	f.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
+	f.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
+	cmd.AddCommand(newSuperviseReleaseCmd(streams), newSuperviseLogCmd(streams), newSuperviseVerifyCmd(streams))
+	return cmd
+}
+
+// repoRoot is supervise.RepoRoot, with a missing directory a usage error.
+func repoRoot(dir string) (string, error) {
+	root, err := supervise.RepoRoot(dir)
+	if errors.Is(err, supervise.ErrNotDir) {
+		return "", cli.Usagef("%v", err)
+	}
+	return root, err
+}
+
+func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, err := repoRoot(opts.repo)
+	if err != nil {
+		return err
+	}
+	st, err := fleet.Open()
+	if err != nil {
+		return cli.Exit(1, err)
+	}
+	defer st.Close()
+	paths, err := localstore.DefaultPaths()
+	if err != nil {
+		return cli.Exit(1, err)
+	}
+	runs, err := localstore.Open(paths)
+	if err != nil {
+		return cli.Exit(1, err)
+	}
+	defer runs.Close()
+	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter}
+	if opts.escalateAfter == 0 {
+		o.EscalateAfter = -1
+	}
+	if opts.onEscalate != "" {
+		o.OnEscalate = escalationCommand(opts.onEscalate, repo, opts.escalateTimeout, streams.ErrOut)
+	}
+	if opts.publish {
+		l, err := link.Default()
+		if err != nil {
+			return cli.Exit(1, err)
+		}
+		l.Agent = "supercode"
+		o.Publish = l
+	}
+	sup, err := supervise.Open(ctx, o)
+	if err != nil {
+		return cli.Exit(1, err)
+	}
+	// Journal where this supervisor stopped, even when interrupted.
+	defer sup.Close(context.WithoutCancel(ctx))
+	redraw := !opts.json && opts.watch > 0 && cli.IsTerminal(streams.Out)
+	for n := 1; ; n++ {
+		r, err := sup.Round(ctx)
+		if err != nil {
+			return cli.Exit(1, err)
+		}
+		switch {
+		case opts.json:
+			b, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(streams.Out, "%s\n", b)
+		case redraw:
+			io.WriteString(streams.Out, "\x1b[H\x1b[2J")
+			r.WriteText(streams.Out)
+		default:
+			if n > 1 {
+				io.WriteString(streams.Out, "\n")
+			}
+			r.WriteText(streams.Out)
+		}
+		if opts.watch <= 0 || (opts.rounds > 0 && n >= opts.rounds) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(opts.watch):
+		}
+	}
+}
+
+// escalationCommand runs CMD with sh -c, the escalation as JSON on its
+// standard input, in the repository; the first line it prints is the
+// person's decision. Its standard error goes to ours.
+func escalationCommand(command, dir string, timeout time.Duration, stderr io.Writer) func(context.Context, supervise.Escalation) supervise.Answer {
+	return func(ctx context.Context, e supervise.Escalation) supervise.Answer {
+		in, err := json.Marshal(e)
+		if err != nil {
+			return supervise.Answer{Error: err.Error()}
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "sh", "-c", command)
+		cmd.Dir = dir
+		cmd.Stdin = bytes.NewReader(append(in, '\n'))
+		cmd.Stderr = stderr
+		cmd.Env = append(os.Environ(), "LASERBRAIN_ESCALATION="+e.ID, "LASERBRAIN_ESCALATION_KIND="+e.Kind)
+		cmd.WaitDelay = 2 * time.Second
+		out, err := cmd.Output()
+		var ans supervise.Answer
+		line, _, _ := strings.Cut(string(out), "\n")
+		ans.Decision = strings.TrimSpace(line)
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			zero := 0
+			ans.Exit = &zero
+		case errors.As(err, &ee) && ee.ExitCode() >= 0:
+			code := ee.ExitCode()
+			ans.Exit = &code
+		case ctx.Err() == context.DeadlineExceeded:
+			ans.Error = fmt.Sprintf("killed after %s", timeout)
+		default:
+			ans.Error = err.Error()
+		}
+		return ans
+	}
+}
+
+type releaseOptions struct {
+	repo, reason, by string
+}
+
+func newSuperviseReleaseCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &releaseOptions{}
+	cmd := &cobra.Command{
+		Use:   "release AGENT [--reason TEXT]",
+		Short: "Lift a halt: the person's way back",
+		Long: `release lifts the halt in force on AGENT (as supervise names it: ponder:<slug>,
+<agent>:<run id>; a session's slug or a run's id alone work too), so the gate
+and ponder let it go on, and journals who released it and why.
+
+Exit status: 0 released, 1 AGENT is not halted, 2 bad usage.`,
+		Args: cli.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := context.Background()
+			repo, err := repoRoot(opts.repo)
+			if err != nil {
+				return err
+			}
+			st, fid, err := fleetOf(ctx, repo)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			by := opts.by
+			if by == "" {
+				by = currentUser()
+			}
+			h, err := supervise.Release(ctx, st, fid, args[0], by, opts.reason, time.Now())
+			if errors.Is(err, fleet.ErrNotFound) {
+				return cli.Exit(1, err)
+			}
+			if err != nil {
+				return cli.Exit(1, err)
+			}
+			fmt.Fprintf(streams.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	cmd.Flags().StringVar(&opts.reason, "reason", "", "why it may go on")
+	cmd.Flags().StringVar(&opts.by, "by", "", "who releases it (default: the current user)")
+	return cmd
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "a person"
+}
+
+func fleetOf(ctx context.Context, repo string) (fleet.Store, string, error) {
+	fid, err := fleet.ID(ctx, repo)
+	if err != nil {
+		return nil, "", cli.Exit(1, err)
+	}
+	st, err := fleet.Open()
+	if err != nil {
+		return nil, "", cli.Exit(1, err)
+	}
+	return st, fid, nil
+}
+
+type journalOptions struct {
+	repo string
+	json bool
+}
+
+func newSuperviseLogCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &journalOptions{}
+	cmd := &cobra.Command{
+		Use:   "log [--json]",
+		Short: "Print the supervisor's journal of this repository's fleet",
+		Long: `log prints the journal: every round's decisions, halts, releases and
+escalations with their answers, oldest first. --json prints the records
+exactly as stored, one a line: the reference's audit format, which its
+verify_audit accepts as a list.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := context.Background()
+			repo, err := repoRoot(opts.repo)
+			if err != nil {
+				return err
+			}
+			st, fid, err := fleetOf(ctx, repo)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			recs, err := st.JournalRecords(ctx, fid, 0)
+			if err != nil {
+				return cli.Exit(1, err)
+			}
+			w := bufio.NewWriter(streams.Out)
+			defer w.Flush()
+			for _, r := range recs {
+				if opts.json {
+					w.Write(r.Raw)
+					w.WriteByte('\n')
+					continue
+				}
+				agent := r.Agent
+				if agent == "" {
+					agent = "-"
+				}
+				fmt.Fprintf(w, "%5d  %s  round %-4d %-10s %s  %s\n", r.Seq, r.At, r.Round, r.Kind, ponder.Printable(agent), ponder.Printable(r.Text))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "the records as stored, one a line")
+	return cmd
+}
+
+func newSuperviseVerifyCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &journalOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify [--json]",
+		Short: "Check the journal's hash chain",
+		Long: `verify checks the journal of this repository's fleet: each record's hash over
+its content, each record's prev against the record before it, the seq
+without a gap, and the head the store keeps apart from the records. After
+any edit, deletion, insertion or reordering it names the first bad record
+(its position, its seq and what was done) and exits 1.
+
+Exit status: 0 the chain holds, 1 it does not (or the journal cannot be
+read), 2 bad usage.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := context.Background()
+			repo, err := repoRoot(opts.repo)
+			if err != nil {
+				return err
+			}
+			st, fid, err := fleetOf(ctx, repo)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			recs, err := st.JournalRecords(ctx, fid, 0)
+			if err != nil {
+				return cli.Exit(1, err)
+			}
+			head, err := st.JournalHead(ctx, fid)
+			if err != nil {
+				return cli.Exit(1, err)
+			}
+			unack, problem := fleet.VerifyJournal(recs, head)
+			if opts.json {
+				b, _ := json.Marshal(map[string]any{"fleet": fid, "records": len(recs), "head": head, "unacknowledged": unack, "ok": problem == nil, "problem": problem})
+				fmt.Fprintf(streams.Out, "%s\n", b)
+			}
+			if problem != nil {
+				if !opts.json {
+					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\n", problem.Index, problem.Seq, problem.Kind, problem.Detail)
+				}
+				return cli.SilentExit(1)
+			}
+			if !opts.json {
+				fmt.Fprintf(streams.Out, "journal verified: %d record(s), head %s\n", head.Records, shortHash(head.Hash))
+				if unack > 0 {
+					fmt.Fprintf(streams.Out, "%d record(s) past the head chain correctly: a writer died before acknowledging them\n", unack)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	if h == "" {
+		return "(empty)"
+	}
+	return h
+}

@@ -1,0 +1,63 @@
+package operator
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestWrittenPaths: each way a command line writes a file, read from the
+// parsed command; expected paths derived by hand from bash's semantics.
+func TestWrittenPaths(t *testing.T) {
+	cases := []struct {
+		cmd      string
+		want     []string
+		complete bool
+	}{
+		{`echo '{"seq":9}' >> .ponder/s/ledger.jsonl`, []string{".ponder/s/ledger.jsonl"}, true},
+		{`echo hi > a.txt 2>&1`, []string{"a.txt"}, true},
+		{`cmd &> log.txt; cmd >| forced; cat <> both`, []string{"log.txt", "forced", "both"}, true},
+		{`printf x >&out.txt`, []string{"out.txt"}, true},
+		{`ls 2>&1 >&2`, nil, true},
+		{`echo x | tee -a one "two words" | cat`, []string{"one", "two words"}, true},
+		{`sed -i 's/a/b/' f1 f2`, []string{"f1", "f2"}, true},
+		{`sed -Ei.bak -e 's/a/b/' f`, []string{"f"}, true},
+		{`sed --in-place=.orig 's/a/b/' g`, []string{"g"}, true},
+		{`sed 's/a/b/' notwritten > out`, []string{"out"}, true},
+		{`cp -r src dst/`, []string{"dst/"}, true},
+		{`cp -t .ponder/s a b`, []string{".ponder/s"}, true},
+		{`mv old new`, []string{"new", "old"}, true},
+		{`install -m 644 f /usr/local/bin/f`, []string{"/usr/local/bin/f"}, true},
+		{`dd if=/dev/zero of=disk.img bs=1M`, []string{"disk.img"}, true},
+		{`truncate -s 0 ledger.jsonl`, []string{"ledger.jsonl"}, true},
+		{`rm -f x y; touch z`, []string{"x", "y", "z"}, true},
+		{`sudo -u root tee /etc/hosts`, []string{"/etc/hosts"}, true},
+		{`env A=1 timeout 5 cp a b`, []string{"b"}, true},
+		{`cd .ponder/s && echo x >> ledger.jsonl`, []string{".ponder/s/ledger.jsonl"}, true},
+		{`(cd sub; echo x > f); echo y > g`, []string{"sub/f", "g"}, true},
+		{`bash -c 'echo x >> .ponder/s/ledger.jsonl'`, []string{".ponder/s/ledger.jsonl"}, true},
+		{`eval "echo x > e.txt"`, []string{"e.txt"}, true},
+		{`echo $(echo x > inner.txt)`, []string{"inner.txt"}, true},
+		{`echo x > "$D/.ponder/s/ledger.jsonl"`, []string{"$D/.ponder/s/ledger.jsonl"}, false},
+		{`cd "$X" && echo x > f`, []string{"f"}, false},
+		{`python3 -c "open('.ponder/s/ledger.jsonl','a').write('x')"`, nil, false},
+		{`find .ponder -name '*.jsonl' -delete`, []string{".ponder"}, false},
+		{`cat .ponder/s/ledger.jsonl | wc -l`, nil, true},
+		{`git status && go test ./...`, nil, true},
+		{`echo "unterminated`, nil, false},
+	}
+	for _, c := range cases {
+		got, complete := WrittenPaths(c.cmd)
+		if !slices.Equal(got, c.want) || complete != c.complete {
+			t.Errorf("WrittenPaths(%s) = %q, %v; want %q, %v", c.cmd, got, complete, c.want, c.complete)
+		}
+	}
+}
+
+func FuzzWrittenPaths(f *testing.F) {
+	for _, s := range []string{`echo x >> a`, `sed -i -e s/a/b/ f`, `cd a; cp -t b c`, `bash -c 'eval "tee x"'`, `$(`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		WrittenPaths(cmd) // must not panic
+	})
+}

@@ -1,0 +1,358 @@
+package ponder
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/laserkit/laserkit/ponder/ledger"
+)
+
+// Halt is a stop put on a session from outside ponder — laserkit's
+// supervisor halts the yielding one of two sessions doing the same job.
+// While it holds, every writing command refuses (exit 2, a state error)
+// with the reason and the way back; reading commands go on.
+type Halt struct {
+	// Reason is why, in the halting party's words.
+	Reason string
+	// Release is how a person lifts it (a command line).
+	Release string
+}
+
+// Halts says whether a session is halted. ponder defines it and never
+// imports the party that halts: the ponder binary wires laserkit's fleet
+// store in, and an Engine without Halts is never halted.
+type Halts interface {
+	// SessionHalt is the halt in force on the session slug of the project
+	// at root, nil when there is none. An error refuses the command too:
+	// a halt that cannot be read is not assumed away.
+	SessionHalt(root, slug string) (*Halt, error)
+}
+
+// checkHalt refuses a writing command on a halted session.
+func (e *Engine) checkHalt(slug string) error {
+	if e.Halts == nil {
+		return nil
+	}
+	h, err := e.Halts.SessionHalt(e.Root, slug)
+	if err != nil {
+		return stateErr(nil, "session %s: cannot tell whether it is halted, so nothing was changed: %v", slug, err)
+	}
+	if h == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("session %s is halted: %s", slug, strings.TrimSuffix(h.Reason, "."))
+	if h.Release != "" {
+		msg += fmt.Sprintf("; nothing is written until a person releases it (%s)", h.Release)
+	}
+	return stateErr(nil, "%s", msg)
+}
+
+// SessionFacts is a session as its ledger shows it, pass by pass: what a
+// reader outside ponder (laserkit's supervisor) judges the session on —
+// observed facts, not what the agent driving it says. It is read-only and
+// takes no lock.
+type SessionFacts struct {
+	Slug      string  `json:"slug"`
+	Subject   string  `json:"subject"`
+	Lens      *string `json:"lens"`
+	Status    string  `json:"status"`
+	Phase     string  `json:"phase"`
+	Pass      int     `json:"pass"`
+	Budget    int     `json:"passBudget"`
+	CreatedAt string  `json:"createdAt"`
+	// Root is where unit paths resolve: the scan root, else the project
+	// root (absolute when the engine's root is).
+	Root string `json:"root"`
+	// Ledger is the prefix these facts describe.
+	Ledger ledger.Anchor `json:"ledger"`
+	// Passes are 1 … Pass, each as the ledger stood at its end.
+	Passes []PassFacts `json:"passes"`
+	// Files is every path a unit ever carried (its units and so its
+	// findings' paths), sorted, as stored (SPEC §4, names are bytes).
+	Files []string `json:"files"`
+}
+
+// PassFacts is one pass of SessionFacts.
+type PassFacts struct {
+	Pass int `json:"pass"`
+	// Decision is "continue" or "stop" once decide ran for the pass.
+	Decision *string `json:"decision"`
+	// Judged is set when the pass has a judge.json; Verdict, Rule and
+	// Reason are its (the last judge run).
+	Judged  bool   `json:"judged"`
+	Verdict string `json:"verdict,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Graded and Counted are the coverage after the pass's records, with
+	// every phantom delete re-verified against the disk now (SPEC §6).
+	Graded  int `json:"graded"`
+	Counted int `json:"counted"`
+	Live    int `json:"live"`
+	// Churn, Novelty and Thrash are computed as judge computes them; nil
+	// on pass 1.
+	Churn   *float64   `json:"churn"`
+	Novelty *float64   `json:"novelty"`
+	Thrash  *float64   `json:"thrash"`
+	Ops     OpCounts   `json:"ops"`
+	UnitOps UnitCounts `json:"unitOps"`
+	// Quiet: the pass meets every Rule-6 threshold the ledger shows —
+	// coverage 1, novelty < 0.05, churn < 0.10, thrash ≤ 0.25. (Voices and
+	// the Skeptic come from the deliberation, not the ledger.)
+	Quiet bool `json:"quiet"`
+	// Graded units, finding records and phantom deletes of the pass, in
+	// ledger order.
+	GradedUnits []GradedUnit  `json:"gradedUnits"`
+	FindingOps  []FindingOp   `json:"findingOps"`
+	Phantoms    []PhantomFact `json:"phantoms"`
+}
+
+// GradedUnit is a unit graded for the first time in a pass: by a
+// unit-grade record ("grade") or a finding raised on it ("finding").
+type GradedUnit struct {
+	Unit  string  `json:"unit"`
+	Path  string  `json:"path"`
+	By    string  `json:"by"`
+	Grade *string `json:"grade,omitempty"`
+}
+
+// FindingOp is one finding record of a pass.
+type FindingOp struct {
+	Op      string `json:"op"`
+	Finding string `json:"finding"`
+	Unit    string `json:"unit"`
+	Path    string `json:"path"`
+	Text    string `json:"text,omitempty"`
+}
+
+// PhantomFact is a phantom delete made in a pass, verified again now:
+// OnDisk lists the unit's paths that exist (a phantom that no longer holds).
+type PhantomFact struct {
+	Unit   string   `json:"unit"`
+	Paths  []string `json:"paths"`
+	OnDisk []string `json:"onDisk"`
+}
+
+// Facts reads a session's ledger and each pass's stored judgement without
+// changing anything. A damaged ledger is refused as every reader refuses it
+// (a state error naming the first forged record).
+func (e *Engine) Facts(slug string) (*SessionFacts, error) {
+	h, err := e.open(slug, false)
+	if err != nil {
+		return nil, err
+	}
+	root := h.diskRoot()
+	var b *factsBuilder
+	st, l, err := h.stateWith(func(st *State) func(*ledger.Record) {
+		b = &factsBuilder{st: st, root: root, onDisk: map[*Unit][]string{}}
+		return b.apply
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := h.s
+	b.closeThrough(max(s.CurrentPass, b.cur))
+	f := &SessionFacts{Slug: s.Slug, Subject: s.Subject, Lens: s.Lens, Status: s.Status, Phase: s.Phase,
+		Pass: s.CurrentPass, Budget: s.PassBudget, CreatedAt: s.CreatedAt, Root: root, Ledger: l.Anchor(),
+		Passes: b.passes, Files: []string{}}
+	if f.Passes == nil {
+		f.Passes = []PassFacts{}
+	}
+	for i := range f.Passes {
+		p := &f.Passes[i]
+		for _, ph := range s.History {
+			if ph.Pass == p.Pass {
+				p.Decision = ph.Decision
+			}
+		}
+		var j Judgement
+		ok, err := readJSON(filepath.Join(passDir(h.dir, p.Pass), judgeFile), &j)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			p.Judged, p.Verdict, p.Rule, p.Reason = true, j.Verdict, j.Rule, j.Reason
+		}
+	}
+	seen := map[string]bool{}
+	for _, u := range st.Units {
+		for _, p := range u.Paths {
+			if !seen[p] {
+				seen[p] = true
+				f.Files = append(f.Files, p)
+			}
+		}
+	}
+	sort.Strings(f.Files)
+	return f, nil
+}
+
+// factsBuilder replays the ledger and cuts it into passes.
+type factsBuilder struct {
+	st     *State
+	root   string
+	cur    int // the pass records are coming in for
+	open   *PassFacts
+	passes []PassFacts
+	onDisk map[*Unit][]string // phantom re-verification, once per unit
+}
+
+func (b *factsBuilder) apply(r *ledger.Record) {
+	if r.Pass > b.cur {
+		b.closeThrough(r.Pass - 1)
+		b.cur = r.Pass
+	}
+	if b.open == nil {
+		b.open = &PassFacts{Pass: b.cur}
+	}
+	st, p := b.st, b.open
+	var u *Unit
+	switch {
+	case r.Type == ledger.UnitGrade, r.Type == ledger.Finding && r.Op == ledger.OpAdd:
+		u = st.Unit(r.UnitID)
+	case r.Type == ledger.Finding:
+		if f := st.Finding(r.FindingID); f != nil {
+			u = st.Unit(f.UnitID)
+		}
+	}
+	wasGraded := u != nil && u.Graded
+	st.apply(r)
+	switch r.Type {
+	case ledger.UnitGrade:
+		if u != nil && !wasGraded && u.Graded {
+			p.GradedUnits = append(p.GradedUnits, GradedUnit{Unit: u.ID, Path: u.Path(), By: "grade", Grade: r.Grade})
+		}
+	case ledger.Finding:
+		if u == nil {
+			return
+		}
+		if r.Op == ledger.OpAdd && !wasGraded && u.Graded {
+			p.GradedUnits = append(p.GradedUnits, GradedUnit{Unit: u.ID, Path: u.Path(), By: "finding"})
+		}
+		op := FindingOp{Op: r.Op, Finding: r.FindingID, Unit: u.ID, Path: u.Path()}
+		if r.Text != nil {
+			op.Text = *r.Text
+		}
+		p.FindingOps = append(p.FindingOps, op)
+	case ledger.UnitDelete:
+		if r.Phantom {
+			if pu := st.Unit(r.UnitID); pu != nil {
+				p.Phantoms = append(p.Phantoms, PhantomFact{Unit: pu.ID, Paths: uniq(pu.Paths), OnDisk: b.pathsOnDisk(pu)})
+			}
+		}
+	}
+}
+
+func (b *factsBuilder) pathsOnDisk(u *Unit) []string {
+	if got, ok := b.onDisk[u]; ok {
+		return got
+	}
+	got := u.PathsOnDisk(b.root)
+	if got == nil {
+		got = []string{}
+	}
+	b.onDisk[u] = got
+	return got
+}
+
+// closeThrough ends every pass up to k, each with the state as it is now:
+// the records of the passes after it have not been applied yet.
+func (b *factsBuilder) closeThrough(k int) {
+	for len(b.passes) < k {
+		n := len(b.passes) + 1
+		p := PassFacts{Pass: n}
+		if b.open != nil && b.open.Pass == n {
+			p = *b.open
+			b.open = nil
+		}
+		b.measure(&p)
+		b.passes = append(b.passes, p)
+	}
+}
+
+func (b *factsBuilder) measure(p *PassFacts) {
+	st := b.st
+	for _, u := range st.Units {
+		counted := u.Counted()
+		if u.Phantom && len(b.pathsOnDisk(u)) > 0 {
+			counted = !u.Graded // the phantom does not hold: the unit counts again
+		}
+		if counted {
+			p.Counted++
+			if u.Graded {
+				p.Graded++
+			}
+		}
+	}
+	ps := st.Pass(p.Pass)
+	p.Live, p.Ops, p.UnitOps = st.Live, ps.Ops, ps.Units
+	full := p.Counted > 0 && p.Graded == p.Counted
+	if p.Pass >= 2 {
+		churn, novelty, thrash := passRatios(ps, st.Live)
+		p.Churn, p.Novelty, p.Thrash = &churn, &novelty, &thrash
+		p.Quiet = full && novelty < maxNovelty && churn < maxChurn && thrash <= maxThrash
+	}
+	if p.GradedUnits == nil {
+		p.GradedUnits = []GradedUnit{}
+	}
+	if p.FindingOps == nil {
+		p.FindingOps = []FindingOp{}
+	}
+	if p.Phantoms == nil {
+		p.Phantoms = []PhantomFact{}
+	}
+}
+
+// SessionStamp changes whenever a session's state may have: session.json
+// and the ledger, by size and modification time. A reader polling many
+// sessions reads Facts again only when it changed. ErrNoSession when the
+// session is gone.
+func (e *Engine) SessionStamp(slug string) (string, error) {
+	if !validSlug(slug) {
+		return "", usageErr("%q is not a session slug", slug)
+	}
+	dir := e.sessionDir(slug)
+	var b strings.Builder
+	for _, name := range []string{sessionFile, ledgerFile} {
+		info, err := os.Stat(filepath.Join(dir, name))
+		switch {
+		case errors.Is(err, os.ErrNotExist) && name == sessionFile:
+			return "", fmt.Errorf("session %s: %w", slug, ErrNoSession)
+		case errors.Is(err, os.ErrNotExist):
+			b.WriteString("-;")
+		case err != nil:
+			return "", err
+		default:
+			fmt.Fprintf(&b, "%d.%d;", info.Size(), info.ModTime().UnixNano())
+		}
+	}
+	return b.String(), nil
+}
+
+// ErrNoSession: the session does not exist (any more).
+var ErrNoSession = errors.New("no such session")
+
+// Slugs lists the sessions under .ponder/, sorted: every directory holding
+// a session.json.
+func (e *Engine) Slugs() ([]string, error) {
+	entries, err := os.ReadDir(e.stateDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ent := range entries {
+		if !ent.IsDir() || !validSlug(ent.Name()) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(e.sessionDir(ent.Name()), sessionFile)); err == nil {
+			out = append(out, ent.Name())
+		}
+	}
+	return out, nil
+}

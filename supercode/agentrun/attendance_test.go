@@ -1,0 +1,65 @@
+package agentrun
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/laserkit/laserkit/operator"
+)
+
+// Every source of presence, alone and against each other (agents.md §2 for
+// Claude Code's variable; issue 18 for the rest).
+func TestAttendance(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want operator.Presence
+		why  string
+	}{
+		{nil, operator.PresenceUnknown, "nothing in the environment says"},
+		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "0"}, operator.Unattended, "CLAUDE_CODE_SESSION_ATTENDED=0"},
+		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1"}, operator.Attended, "CLAUDE_CODE_SESSION_ATTENDED=1"},
+		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "maybe"}, operator.PresenceUnknown, "nothing"},
+		{map[string]string{"LASERBRAIN_LOOP_RUN": "0123abcd"}, operator.Unattended, "laserbrain loop (LASERBRAIN_LOOP_RUN=0123abcd)"},
+		{map[string]string{EnvAttended: "0"}, operator.Unattended, "LASERBRAIN_ATTENDED=0"},
+		{map[string]string{EnvAttended: "1"}, operator.Attended, "LASERBRAIN_ATTENDED=1"},
+		{map[string]string{"CI": "true"}, operator.Unattended, "CI=true"},
+		{map[string]string{"CI": "1"}, operator.Unattended, "CI=1"},
+		{map[string]string{"CI": "false"}, operator.PresenceUnknown, "nothing"},
+		{map[string]string{"CI": "0"}, operator.PresenceUnknown, "nothing"},
+		{map[string]string{"CI": " "}, operator.PresenceUnknown, "nothing"},
+		// Without Claude Code's word, any sign of nobody wins.
+		{map[string]string{EnvAttended: "1", "CI": "true"}, operator.Unattended, "CI=true"},
+		{map[string]string{EnvAttended: "1", "LASERBRAIN_LOOP_RUN": "l"}, operator.Unattended, "laserbrain loop"},
+		// Claude Code decides for its own session.
+		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", "CI": "true", "LASERBRAIN_LOOP_RUN": "l"}, operator.Attended, "CLAUDE_CODE_SESSION_ATTENDED=1"},
+		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "0", EnvAttended: "1"}, operator.Unattended, "CLAUDE_CODE_SESSION_ATTENDED=0"},
+	} {
+		p, why := Attendance(func(k string) string { return c.env[k] })
+		if p != c.want || !strings.Contains(why, c.why) {
+			t.Errorf("%v: %s (%s), want %s (%s)", c.env, p, why, c.want, c.why)
+		}
+	}
+}
+
+// laserbrain run: nobody answers an agent without a terminal on its
+// standard input, claude in print mode, or when told so.
+func TestSpawnPresence(t *testing.T) {
+	for _, c := range []struct {
+		command    []string
+		terminal   bool
+		unattended bool
+		want       operator.Presence
+	}{
+		{[]string{"claude"}, true, false, operator.Attended},
+		{[]string{"/usr/local/bin/claude", "--model", "x", "-p", "do it"}, true, false, operator.Unattended},
+		{[]string{"claude", "--print", "do it"}, true, false, operator.Unattended},
+		{[]string{"claude"}, false, false, operator.Unattended},
+		{[]string{"codex", "exec", "do it"}, true, true, operator.Unattended},
+		{[]string{"codex"}, true, false, operator.Attended},
+		{[]string{"aider", "-p"}, true, false, operator.Attended}, // -p is claude's, not every agent's
+	} {
+		if p, why := SpawnPresence(c.command, c.terminal, c.unattended); p != c.want || why == "" {
+			t.Errorf("%v terminal=%v unattended=%v: %s (%q), want %s", c.command, c.terminal, c.unattended, p, why, c.want)
+		}
+	}
+}

@@ -1,0 +1,306 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/grammar"
+)
+
+// JournalRecord is one entry of the supervisor's journal: a round's
+// decisions, a halt, a release, an escalation and what became of it.
+//
+// The chain is the reference's audit chain (laserbrain-sdk export_audit /
+// verify_audit): every record carries prev, the hash of the record before
+// it ("" for the first), and hash = SHA-256, in hex, of prev followed by
+// the record without its hash key, written as Python's
+// json.dumps(record, sort_keys=True, separators=(",", ":")) — keys sorted,
+// no spaces, non-ASCII escaped as \uXXXX, numbers as Python writes them. A
+// journal read back as a list of dicts therefore passes the reference's
+// verify_audit, and the hash depends only on the record's content, never on
+// how a backend stores it.
+type JournalRecord struct {
+	// Seq numbers the fleet's records 1, 2, 3, … without a gap.
+	Seq int64 `json:"seq"`
+	// At is when it was appended, UTC, "2006-01-02T15:04:05.000Z".
+	At    string `json:"at"`
+	Fleet string `json:"fleet"`
+	// Kind is one of the Journal* kinds.
+	Kind  string `json:"kind"`
+	Round int64  `json:"round,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// Text says what happened, for a person reading the log.
+	Text string `json:"text,omitempty"`
+	// Data is the decision as data (a round's route, an escalation's
+	// question, a command's exit status).
+	Data json.RawMessage `json:"data,omitempty"`
+	Prev string          `json:"prev"`
+	Hash string          `json:"hash"`
+
+	// Raw is the record exactly as stored, without its line end: what
+	// verification hashes. A backend must hand back the bytes it was given
+	// (a text column, not jsonb), so that any change to them is evident.
+	Raw []byte `json:"-"`
+}
+
+// Journal record kinds.
+const (
+	JournalRound      = "round"      // a round's decisions: route, advice, self-check
+	JournalHalt       = "halt"       // an agent halted
+	JournalRelease    = "release"    // a halt lifted by a person
+	JournalEscalation = "escalation" // a question sent to a person (before the command runs)
+	JournalAnswer     = "answer"     // what the escalation command did: exit status, output
+	JournalStart      = "start"      // a supervisor started (or resumed) on the fleet
+	JournalStop       = "stop"       // a supervisor stopped, after its last round
+)
+
+// JournalHead is where a fleet's chain ends, as the store recorded it with
+// the last acknowledged append. It is kept apart from the records, so that
+// records cut from the end of the journal are evident too.
+type JournalHead struct {
+	Records int64  `json:"records"`
+	Hash    string `json:"hash"`
+}
+
+// Journal is the supervisor's append-only, hash-chained journal, one chain
+// per fleet.
+type Journal interface {
+	// AppendJournal chains rec after the last record of rec.Fleet's journal
+	// — it sets Seq, At (when empty), Prev, Hash and Raw — stores it and
+	// moves the head, as one step against every other writer: records from
+	// any number of supervisors form one line, never a fork.
+	AppendJournal(ctx context.Context, rec JournalRecord) (JournalRecord, error)
+	// JournalRecords reads a fleet's records with Seq > after, oldest first,
+	// each with Raw, as stored and unchecked (VerifyJournal checks them). A
+	// line that is not a record comes back with only Raw set.
+	JournalRecords(ctx context.Context, fleet string, after int64) ([]JournalRecord, error)
+	// JournalHead is the fleet's head; zero before the first append.
+	JournalHead(ctx context.Context, fleet string) (JournalHead, error)
+}
+
+// journalTime is the format of JournalRecord.At.
+const journalTime = "2006-01-02T15:04:05.000Z"
+
+// JournalTime formats t as JournalRecord.At.
+func JournalTime(t time.Time) string { return t.UTC().Format(journalTime) }
+
+// SealJournal fills in rec's chain fields after prev (the hash of the record
+// before it, "" for the first) and renders it: Prev, Hash and Raw. Backends
+// call it inside their append, after choosing Seq.
+func SealJournal(rec JournalRecord, prev string) (JournalRecord, error) {
+	rec.Prev, rec.Hash, rec.Raw = prev, "", nil
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return JournalRecord{}, fmt.Errorf("journal record: %w", err)
+	}
+	h, err := JournalHash(prev, body)
+	if err != nil {
+		return JournalRecord{}, err
+	}
+	rec.Hash = h
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return JournalRecord{}, err
+	}
+	rec.Raw = raw
+	return rec, nil
+}
+
+// JournalHash is a record's link: SHA-256 of prev and the canonical form
+// of the record's JSON without its "hash" key.
+func JournalHash(prev string, record []byte) (string, error) {
+	v, err := grammar.Parse(record)
+	if err != nil {
+		return "", fmt.Errorf("not a JSON record: %w", err)
+	}
+	if v.Kind != grammar.Object {
+		return "", fmt.Errorf("not a JSON object")
+	}
+	var b strings.Builder
+	b.WriteString(prev)
+	writeCanonical(&b, v, true)
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// writeCanonical writes v as Python's json.dumps(v, sort_keys=True,
+// separators=(",", ":")) does, leaving out the top object's "hash".
+func writeCanonical(b *strings.Builder, v grammar.Value, top bool) {
+	switch v.Kind {
+	case grammar.Null:
+		b.WriteString("null")
+	case grammar.Bool:
+		if v.Bool {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case grammar.Number:
+		b.WriteString(grammar.PythonNumber(v.Num))
+	case grammar.String:
+		grammar.WritePythonString(b, v.Str)
+	case grammar.Array:
+		b.WriteByte('[')
+		for i, item := range v.Items {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeCanonical(b, item, false)
+		}
+		b.WriteByte(']')
+	case grammar.Object:
+		members := slices.Clone(v.Members)
+		// Python sorts str keys by code point; UTF-8 bytes sort the same.
+		slices.SortFunc(members, func(x, y grammar.Member) int { return strings.Compare(x.Key, y.Key) })
+		b.WriteByte('{')
+		first := true
+		for _, m := range members {
+			if top && m.Key == "hash" {
+				continue
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			grammar.WritePythonString(b, m.Key)
+			b.WriteByte(':')
+			writeCanonical(b, m.Value, false)
+		}
+		b.WriteByte('}')
+	}
+}
+
+// JournalProblem is the first thing wrong with a journal.
+type JournalProblem struct {
+	// Index is the 1-based position of the first bad record in the journal
+	// as read (its line, for the local store); Seq is the seq that belongs
+	// there.
+	Index int   `json:"index"`
+	Seq   int64 `json:"seq"`
+	// Kind is edited, deleted, inserted, reordered or corrupt.
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`
+}
+
+func (p *JournalProblem) Error() string {
+	return fmt.Sprintf("record %d (seq %d) %s: %s", p.Index, p.Seq, p.Kind, p.Detail)
+}
+
+// Journal problem kinds.
+const (
+	TamperEdited    = "edited"
+	TamperDeleted   = "deleted"
+	TamperInserted  = "inserted"
+	TamperReordered = "reordered"
+	TamperCorrupt   = "corrupt"
+)
+
+// VerifyJournal checks a whole journal, read from the start, against its
+// head, and returns the first bad record, or nil when the chain holds. One
+// change is classified precisely: a record edited in place (its hash no
+// longer matches, or was rewritten so that the next record's prev does not),
+// records deleted (a seq gap whose prev names a record that is gone, or
+// records the head counts missing from the end), a record inserted (a seq
+// the chain already had, or a record the next one skips) and records
+// reordered (a prev naming a record that comes later). Like any chain
+// without a key, it makes a change evident; a forger who rewrites every
+// later hash and the head too is not stopped.
+//
+// unacknowledged counts records past the head that chain correctly: a
+// writer died after writing them and before moving the head. They are not
+// a problem.
+func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, problem *JournalProblem) {
+	hashes := make(map[string]int, len(recs)) // hash → index
+	for i := range recs {
+		if recs[i].Hash != "" {
+			if _, dup := hashes[recs[i].Hash]; !dup {
+				hashes[recs[i].Hash] = i
+			}
+		}
+	}
+	prev := ""
+	for i := range recs {
+		r := &recs[i]
+		want := int64(i) + 1
+		// at names the bad record by its 0-based index.
+		at := func(idx int, seq int64, kind, format string, a ...any) (int, *JournalProblem) {
+			return 0, &JournalProblem{Index: idx + 1, Seq: seq, Kind: kind, Detail: fmt.Sprintf(format, a...)}
+		}
+		var probe struct {
+			Seq  *int64  `json:"seq"`
+			Prev *string `json:"prev"`
+			Hash *string `json:"hash"`
+		}
+		if json.Unmarshal(r.Raw, &probe) != nil || probe.Seq == nil || probe.Prev == nil || probe.Hash == nil {
+			return at(i, want, TamperCorrupt, "not a journal record: %q", clip(string(r.Raw), 80))
+		}
+		seq := *probe.Seq
+		got, err := JournalHash(*probe.Prev, r.Raw)
+		if err != nil {
+			return at(i, want, TamperCorrupt, "%v", err)
+		}
+		if got != *probe.Hash {
+			return at(i, seq, TamperEdited, "its content no longer matches its hash (changed after it was written)")
+		}
+		if *probe.Prev != prev {
+			j, known := hashes[*probe.Prev]
+			switch {
+			case known && j > i:
+				return at(i, seq, TamperReordered, "it follows seq %d, which comes after it", recs[j].Seq)
+			case known && j < i-1:
+				if first := hashes[*probe.Hash]; first < i {
+					return at(i, seq, TamperInserted, "it is a copy of the record at %d", first+1)
+				}
+				return at(j+1, recs[j+1].Seq, TamperInserted, "seq %d follows seq %d directly, so the records between them were inserted", seq, recs[j].Seq)
+			case seq > want && !known:
+				return at(i, want, TamperDeleted, "records %s are missing: seq jumps to %d, whose prev names a record that is gone", span(want, seq-1), seq)
+			case i > 0 && !known:
+				// The record before this one hashes consistently, but not to
+				// what this one says it follows: it was changed and its hash
+				// rewritten.
+				return at(i-1, recs[i-1].Seq, TamperEdited, "it was changed and its hash rewritten (seq %d follows another hash)", seq)
+			default:
+				return at(i, seq, TamperCorrupt, "its prev matches no record before it")
+			}
+		}
+		if seq != want {
+			if seq < want {
+				return at(i, seq, TamperInserted, "seq %d repeats (expected %d)", seq, want)
+			}
+			return at(i, want, TamperDeleted, "seq jumps from %d to %d", want-1, seq)
+		}
+		prev = *probe.Hash
+		if want == head.Records && head.Hash != "" && prev != head.Hash {
+			return at(i, want, TamperEdited, "it was changed and its hash rewritten (the head records another hash for it)")
+		}
+	}
+	n := int64(len(recs))
+	switch {
+	case n < head.Records:
+		return 0, &JournalProblem{Index: len(recs) + 1, Seq: n + 1, Kind: TamperDeleted,
+			Detail: fmt.Sprintf("records %s are missing from the end (the head counts %d)", span(n+1, head.Records), head.Records)}
+	case n > head.Records:
+		return int(n - head.Records), nil
+	}
+	return 0, nil
+}
+
+func span(from, to int64) string {
+	if from == to {
+		return fmt.Sprint(from)
+	}
+	return fmt.Sprintf("%d–%d", from, to)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,334 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+)
+
+// The local store's halts and journal:
+//
+//	halts/<id>.json            one halt, released ones too
+//	halts/active/<key>         the id of the halt in force on one agent
+//	journal/<key>.jsonl        one fleet's journal, one record a line
+//	journal/<key>.head         its head: records, hash and the byte size
+//
+// <key> is a hash of the fleet (and agent): fleet ids are not file names.
+// Every halt write takes halts/halts.lock; every append takes the journal's
+// <key>.lock for the whole read-chain-append-move-head step, which is what
+// keeps concurrent supervisors' records in one line.
+
+func fileKey(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(sum[:16])
+}
+
+func (l *Local) haltPath(id string) string { return filepath.Join(l.dir, "halts", id+".json") }
+func (l *Local) activePath(fleet, agent string) string {
+	return filepath.Join(l.dir, "halts", "active", fileKey(fleet, agent))
+}
+
+func (l *Local) haltLock() (*fsx.Lock, error) {
+	return fsx.LockFile(filepath.Join(l.dir, "halts", "halts.lock"), LockTimeout)
+}
+
+func validHalt(h Halt) error {
+	if err := ValidateRunID(h.ID); err != nil {
+		return fmt.Errorf("halt id: %w", err)
+	}
+	if h.Fleet == "" || h.Agent == "" {
+		return errors.New("a halt needs its fleet and agent")
+	}
+	if strings.TrimSpace(h.Reason) == "" {
+		return errors.New("a halt needs a reason")
+	}
+	return nil
+}
+
+// PutHalt implements Halts.
+func (l *Local) PutHalt(ctx context.Context, h Halt) error {
+	if err := validHalt(h); err != nil {
+		return err
+	}
+	h.Released = nil
+	lk, err := l.haltLock()
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	if _, err := os.Stat(l.haltPath(h.ID)); err == nil {
+		return fmt.Errorf("halt %s: %w", h.ID, ErrExists)
+	}
+	if cur, ok, err := l.activeLocked(h.Fleet, h.Agent); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("%s is already halted (%s): %w", h.Agent, cur.ID, ErrExists)
+	}
+	if err := writeJSON(l.haltPath(h.ID), h); err != nil {
+		return err
+	}
+	return fsx.WriteFile(l.activePath(h.Fleet, h.Agent), []byte(h.ID+"\n"), 0o644)
+}
+
+// activeLocked reads the halt in force on agent (the caller may or may not
+// hold the lock: the index and the halt are each replaced atomically).
+func (l *Local) activeLocked(fleet, agent string) (Halt, bool, error) {
+	b, err := os.ReadFile(l.activePath(fleet, agent))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Halt{}, false, nil
+	}
+	if err != nil {
+		return Halt{}, false, err
+	}
+	var h Halt
+	if err := readJSON(l.haltPath(strings.TrimSpace(string(b))), &h); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Halt{}, false, nil // released between the two reads
+		}
+		return Halt{}, false, err
+	}
+	if !h.InForce() || h.Fleet != fleet || h.Agent != agent {
+		return Halt{}, false, nil
+	}
+	return h, true, nil
+}
+
+// ReleaseHalt implements Halts.
+func (l *Local) ReleaseHalt(ctx context.Context, fleet, agent string, r Release) (Halt, error) {
+	lk, err := l.haltLock()
+	if err != nil {
+		return Halt{}, err
+	}
+	defer lk.Unlock()
+	h, ok, err := l.activeLocked(fleet, agent)
+	if err != nil {
+		return Halt{}, err
+	}
+	if !ok {
+		return Halt{}, fmt.Errorf("%s is not halted: %w", agent, ErrNotFound)
+	}
+	h.Released = &r
+	if err := writeJSON(l.haltPath(h.ID), h); err != nil {
+		return Halt{}, err
+	}
+	if err := os.Remove(l.activePath(fleet, agent)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Halt{}, err
+	}
+	return h, nil
+}
+
+// ActiveHalt implements Halts.
+func (l *Local) ActiveHalt(ctx context.Context, fleet, agent string) (Halt, bool, error) {
+	return l.activeLocked(fleet, agent)
+}
+
+// ListHalts implements Halts.
+func (l *Local) ListHalts(ctx context.Context, fleet string) ([]Halt, error) {
+	names, err := filepath.Glob(filepath.Join(l.dir, "halts", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Halt
+	for _, n := range names {
+		var h Halt
+		if err := readJSON(n, &h); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		if fleet == "" || h.Fleet == fleet {
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].At.Equal(out[j].At) {
+			return out[i].At.Before(out[j].At)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// AnyHaltInForce implements Halts: one directory read.
+func (l *Local) AnyHaltInForce(ctx context.Context) (bool, error) {
+	f, err := os.Open(filepath.Join(l.dir, "halts", "active"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	for {
+		names, err := f.Readdirnames(16)
+		for _, n := range names {
+			if !strings.HasPrefix(n, ".") {
+				return true, nil
+			}
+		}
+		if err != nil {
+			return false, nil // io.EOF: the directory is read
+		}
+	}
+}
+
+func (l *Local) journalPath(fleet, ext string) string {
+	return filepath.Join(l.dir, "journal", fileKey(fleet)+ext)
+}
+
+// localHead is a journal's head file: the chain's end and the journal's
+// size when it was recorded.
+type localHead struct {
+	Fleet string `json:"fleet"`
+	JournalHead
+	Size int64 `json:"size"`
+}
+
+func (l *Local) readHead(fleet string) (localHead, error) {
+	var h localHead
+	err := readJSON(l.journalPath(fleet, ".head"), &h)
+	if errors.Is(err, fs.ErrNotExist) {
+		return localHead{Fleet: fleet}, nil
+	}
+	return h, err
+}
+
+// AppendJournal implements Journal. Under the journal's lock it reads the
+// head, cuts off an append a crashed writer left unacknowledged (its bytes
+// are kept in <key>.torn-<time>.jsonl), chains the record after the head,
+// appends it with one write and an fsync, and moves the head; if the head
+// cannot be moved the append is taken back.
+func (l *Local) AppendJournal(ctx context.Context, rec JournalRecord) (JournalRecord, error) {
+	if rec.Fleet == "" || rec.Kind == "" {
+		return JournalRecord{}, errors.New("a journal record needs its fleet and kind")
+	}
+	path := l.journalPath(rec.Fleet, ".jsonl")
+	lk, err := fsx.LockFile(l.journalPath(rec.Fleet, ".lock"), LockTimeout)
+	if err != nil {
+		return JournalRecord{}, err
+	}
+	defer lk.Unlock()
+	head, err := l.readHead(rec.Fleet)
+	if err != nil {
+		return JournalRecord{}, err
+	}
+	size := int64(0)
+	if info, err := os.Stat(path); err == nil {
+		size = info.Size()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return JournalRecord{}, err
+	}
+	switch {
+	case size < head.Size:
+		return JournalRecord{}, fmt.Errorf("the journal %s is shorter than its head records (%d < %d bytes): it was cut; nothing was appended (laserbrain supervise verify)", path, size, head.Size)
+	case size > head.Size:
+		if err := l.cutUnacknowledged(path, head.Size); err != nil {
+			return JournalRecord{}, err
+		}
+	}
+	rec.Seq = head.Records + 1
+	if rec.At == "" {
+		rec.At = JournalTime(time.Now())
+	}
+	rec, err = SealJournal(rec, head.Hash)
+	if err != nil {
+		return JournalRecord{}, err
+	}
+	line := append(bytes.Clone(rec.Raw), '\n')
+	undo, err := fsx.AppendUndoable(path, line, 0o644)
+	if err != nil {
+		return JournalRecord{}, err
+	}
+	next := localHead{Fleet: rec.Fleet, JournalHead: JournalHead{Records: rec.Seq, Hash: rec.Hash}, Size: head.Size + int64(len(line))}
+	if err := writeJSON(l.journalPath(rec.Fleet, ".head"), next); err != nil {
+		if uerr := undo(); uerr != nil {
+			return JournalRecord{}, fmt.Errorf("moving the journal's head failed (%v), and taking the record back failed too (%v)", err, uerr)
+		}
+		return JournalRecord{}, fmt.Errorf("moving the journal's head failed, so the record was taken back: %w", err)
+	}
+	return rec, nil
+}
+
+// cutUnacknowledged keeps the bytes past the head in a torn file, then cuts
+// the journal back to the head.
+func (l *Local) cutUnacknowledged(path string, size int64) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > size {
+		torn := strings.TrimSuffix(path, ".jsonl") + ".torn-" + time.Now().UTC().Format("20060102T150405.000000000") + ".jsonl"
+		if err := fsx.WriteFile(torn, data[size:], 0o644); err != nil {
+			return fmt.Errorf("keeping an unacknowledged journal tail: %w", err)
+		}
+	}
+	return fsx.TruncateSync(path, size)
+}
+
+// JournalRecords implements Journal.
+func (l *Local) JournalRecords(ctx context.Context, fleet string, after int64) ([]JournalRecord, error) {
+	data, err := os.ReadFile(l.journalPath(fleet, ".jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []JournalRecord
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r JournalRecord
+		if json.Unmarshal(line, &r) != nil {
+			r = JournalRecord{}
+		}
+		r.Raw = bytes.Clone(line)
+		if r.Seq > after || r.Seq == 0 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// JournalHead implements Journal.
+func (l *Local) JournalHead(ctx context.Context, fleet string) (JournalHead, error) {
+	h, err := l.readHead(fleet)
+	return h.JournalHead, err
+}
+
+// EventStamp changes whenever run's events do (its file's size and
+// modification time): a reader polling many runs reads Events again only
+// when it moved (supervise.EventStamper).
+func (l *Local) EventStamp(ctx context.Context, run string) (string, error) {
+	if err := ValidateRunID(run); err != nil {
+		return "", err
+	}
+	info, err := os.Stat(l.eventPath(run))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "-", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d.%d", info.Size(), info.ModTime().UnixNano()), nil
+}

@@ -1,0 +1,87 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// halted denies a call by an agent the supervisor halted, with the halt's
+// reason. It reads the fleet store once when nothing is halted anywhere
+// (one directory read), and looks the caller up only when something is.
+func (h *Handler) halted(ctx context.Context, p Payload) (Answer, bool) {
+	st, err := h.Sup.Fleet()
+	if err != nil {
+		return h.failed(PreToolUse, err), true
+	}
+	if any, err := st.AnyHaltInForce(ctx); err != nil {
+		return h.failed(PreToolUse, err), true
+	} else if !any {
+		return Answer{}, false
+	}
+	run, found, err := h.Sup.Find(ctx, h.caller(p))
+	if err != nil {
+		return h.failed(PreToolUse, err), true
+	}
+	if !found {
+		return Answer{}, false
+	}
+	halt, ok, err := st.ActiveHalt(ctx, run.Fleet, fleet.RunAgent(run))
+	if err != nil {
+		return h.failed(PreToolUse, err), true
+	}
+	if !ok {
+		return Answer{}, false
+	}
+	reason := "laserbrain: refused: " + halt.Message()
+	h.record(ctx, run, found, p, false, reason)
+	return h.deny(reason), true
+}
+
+// ponderWrite denies writing ponder's session files other than through
+// ponder: a ledger line forged by an agent would buy coverage the audit
+// never did. Shell commands are read for every path they would write
+// (operator.WrittenPaths); a command that may write somewhere its text does
+// not show and names .ponder is refused too.
+func (h *Handler) ponderWrite(ctx context.Context, p Payload, paths []string, complete bool, command string) (Answer, bool) {
+	for _, path := range paths {
+		if _, abs, ok := ponderPath(path, p.Cwd); ok {
+			return h.refuseIntegrity(ctx, p, fmt.Sprintf("the command would write %s", abs)), true
+		}
+	}
+	if !complete && strings.Contains(command, ".ponder") {
+		return h.refuseIntegrity(ctx, p, "the command names .ponder and may write where the gate cannot tell"), true
+	}
+	return Answer{}, false
+}
+
+func (h *Handler) refuseIntegrity(ctx context.Context, p Payload, why string) Answer {
+	reason := "laserbrain: refused: this file is protected (" + ponderFiles + "): " + why + ". Only ponder writes .ponder/ (ponder delta, grade, judge, …): the supervisor judges a session on its ledger, so the ledger must be ponder's own. This is not something a person authorizes for an agent; run the ponder command instead."
+	run, found, _ := h.Sup.Find(ctx, h.caller(p))
+	h.record(ctx, run, found, p, false, reason)
+	return h.deny(reason)
+}
+
+// ponderPath reports whether path (relative to cwd) is inside a .ponder
+// directory, following symbolic links as far as the path exists.
+func ponderPath(path, cwd string) (what, abs string, ok bool) {
+	if path == "" {
+		return "", "", false
+	}
+	if strings.HasPrefix(path, "~") {
+		path = strings.TrimPrefix(path, "~")
+	}
+	what, abs, protected := protectedPath(path, cwd)
+	if !protected || what != ponderFiles {
+		// The path as written names .ponder even when it does not resolve
+		// there yet (a directory made by the same command).
+		if strings.Contains("/"+filepath.ToSlash(path)+"/", "/.ponder/") {
+			return ponderFiles, abs, true
+		}
+		return "", abs, false
+	}
+	return what, abs, true
+}

@@ -1,0 +1,70 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// fromSupervisor reads what laserbrain supervise decided for a fleet: its
+// halts and their releases (the fleet store), its escalations with the
+// exit status of the command that asked (the journal), and whether the
+// journal's hash chain verifies.
+func fromSupervisor(ctx context.Context, st fleet.Store, fleetID string) ([]Halt, []Escalation, Journal, error) {
+	halts := []Halt{}
+	all, err := st.ListHalts(ctx, fleetID)
+	if err != nil {
+		return nil, nil, Journal{}, err
+	}
+	for _, h := range all {
+		row := Halt{Agent: h.Agent, Reason: h.Reason, At: h.At}
+		if h.Released != nil {
+			row.Released, row.ReleaseReason = h.Released.At, h.Released.Reason
+		}
+		halts = append(halts, row)
+	}
+	recs, err := st.JournalRecords(ctx, fleetID, 0)
+	if err != nil {
+		return nil, nil, Journal{}, err
+	}
+	head, err := st.JournalHead(ctx, fleetID)
+	if err != nil {
+		return nil, nil, Journal{}, err
+	}
+	j := Journal{State: JournalVerified, Records: len(recs)}
+	if len(recs) == 0 {
+		j = Journal{State: JournalUnavailable, Problem: "no supervisor has journaled this fleet yet (laserbrain supervise)"}
+	}
+	if _, p := fleet.VerifyJournal(recs, head); p != nil {
+		j = Journal{State: JournalBroken, Records: len(recs), FirstBad: p.Index, Problem: p.Kind + ": " + p.Detail}
+	}
+	escs := []Escalation{}
+	byID := map[string]int{}
+	for _, r := range recs {
+		var d struct {
+			ID   string `json:"id"`
+			Who  string `json:"who"`
+			Why  string `json:"why"`
+			Exit *int   `json:"exit"`
+		}
+		if json.Unmarshal(r.Data, &d) != nil || d.ID == "" {
+			continue
+		}
+		switch r.Kind {
+		case fleet.JournalEscalation:
+			if _, seen := byID[d.ID]; seen {
+				continue // asked again after a crash: one question
+			}
+			at, _ := time.Parse("2006-01-02T15:04:05.000Z", r.At)
+			byID[d.ID] = len(escs)
+			escs = append(escs, Escalation{At: at, Who: d.Who, Why: d.Why})
+		case fleet.JournalAnswer:
+			if i, ok := byID[d.ID]; ok {
+				escs[i].ExitStatus = d.Exit
+			}
+		}
+	}
+	return halts, escs, j, nil
+}

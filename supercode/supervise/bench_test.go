@@ -1,0 +1,272 @@
+package supervise
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// The benchmark's fleet: 20 ponder sessions of 50 decided passes each and
+// 20 agent runs of 1,000 checks (and 1,000 recorded tool calls) each, on one
+// repository — built once, with ponder's own engine and laserbrain's own
+// run store. The events files are written in one go, in the format 1,000
+// AppendEvent calls each would leave (they would take minutes of fsyncs).
+const (
+	benchSessions = 20
+	benchPasses   = 50
+	benchAgents   = 20
+	benchSteps    = 1000
+)
+
+var words = []string{"lexer", "parser", "linker", "loader", "scheduler", "allocator", "tokenizer", "renderer", "compiler", "resolver",
+	"indexer", "planner", "router", "encoder", "decoder", "mapper", "reducer", "sampler", "watcher", "builder", "archiver", "validator"}
+
+type benchFleet struct {
+	repo, fleetDir, runsDir string
+	fid                     string
+}
+
+var (
+	benchOnce sync.Once
+	bench     benchFleet
+	benchErr  error
+)
+
+func buildBenchFleet(tb testing.TB) benchFleet {
+	benchOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "supervise-bench-")
+		if err != nil {
+			benchErr = err
+			return
+		}
+		bench = benchFleet{repo: filepath.Join(dir, "repo"), fleetDir: filepath.Join(dir, "fleet"), runsDir: filepath.Join(dir, "runs"), fid: "bench"}
+		benchErr = bench.build()
+	})
+	if benchErr != nil {
+		tb.Fatal(benchErr)
+	}
+	return bench
+}
+
+func (f benchFleet) build() error {
+	ctx := context.Background()
+	for i := 0; i < 10; i++ {
+		p := filepath.Join(f.repo, "src", fmt.Sprintf("f%d.go", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("package src"), 0o644); err != nil {
+			return err
+		}
+	}
+	eng := ponder.New(f.repo, nil)
+	for s := 0; s < benchSessions; s++ {
+		st, err := eng.Start(ponder.StartOptions{Subject: "audit of the " + words[s] + " subsystem", Passes: benchPasses + 10})
+		if err != nil {
+			return err
+		}
+		if _, err := eng.Units(st.Slug, ponder.UnitsOptions{Scan: "src"}); err != nil {
+			return err
+		}
+		for k := 1; k <= benchPasses; k++ {
+			if k > 1 {
+				if _, err := eng.Predict(st.Slug, 0, nil); err != nil {
+					return err
+				}
+			}
+			if _, err := eng.Deliberate(st.Slug, voices(), false); err != nil {
+				return err
+			}
+			if k == 1 {
+				if _, err := eng.Grade(st.Slug, []string{"u0001", "u0002", "u0003", "u0004", "u0005", "u0006", "u0007", "u0008", "u0009", "u0010"}, nil); err != nil {
+					return err
+				}
+			}
+			if _, err := eng.Judge(st.Slug); err != nil {
+				return err
+			}
+			if _, err := eng.Decide(st.Slug, "continue"); err != nil {
+				return err
+			}
+		}
+	}
+	fl, err := fleet.OpenLocal(f.fleetDir)
+	if err != nil {
+		return err
+	}
+	runs, err := localstore.Open(localstore.Paths{Home: f.runsDir, Config: filepath.Join(f.runsDir, "config")})
+	if err != nil {
+		return err
+	}
+	defer runs.Close()
+	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+	yes := true
+	for a := 0; a < benchAgents; a++ {
+		id := fmt.Sprintf("run%02d", a)
+		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "agent", Fleet: f.fid, Dir: f.repo, Created: t0, Task: id, Tasks: 1, Checks: benchSteps}); err != nil {
+			return err
+		}
+		h, err := runs.OpenRun(ctx, id)
+		if err != nil {
+			return err
+		}
+		goal := "build the " + words[(a+2)%len(words)] + " feature for release " + fmt.Sprint(a)
+		for i := 0; i < benchSteps; i++ {
+			if _, err := h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5 + i%4)}); err != nil {
+				return err
+			}
+		}
+		if err := h.Save(ctx); err != nil {
+			return err
+		}
+		h.Close()
+		var buf bytes.Buffer
+		for i := 0; i < benchSteps; i++ {
+			e := fleet.Event{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes,
+				Text: fmt.Sprintf("go test ./src/... -run T%d", i), Result: json.RawMessage(fmt.Sprintf(`{"stdout":"ok %d"}`, i))}
+			b, _ := json.Marshal(e)
+			buf.Write(b)
+			buf.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(f.fleetDir, "events", id+".jsonl"), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return runs.Flush(ctx)
+}
+
+func (f benchFleet) open(tb testing.TB) (*Supervisor, *fleet.Local) {
+	fl, err := fleet.OpenLocal(f.fleetDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	runs, err := localstore.Open(localstore.Paths{Home: f.runsDir, Config: filepath.Join(f.runsDir, "config")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { runs.Close() })
+	s, err := Open(context.Background(), Options{Repo: f.repo, FleetID: f.fid, Fleet: fl, Runs: runs, ReadOnly: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, fl
+}
+
+// BenchmarkRound: a round over 20 sessions × 50 passes and 20 agents ×
+// 1,000 steps.
+//
+//   - first: the first round of a new supervisor, which reads everything;
+//   - idle: every later round in which nothing happened (the polling cost);
+//   - busy: a later round in which one session decided a pass and one
+//     agent made a check and a tool call;
+//   - baseline: what a supervisor without the incremental reading would do
+//     every round — read every session afresh (ponder's Facts, 20 ×) —
+//     measured in the same run, for the ratio.
+func BenchmarkRound(b *testing.B) {
+	f := buildBenchFleet(b)
+	ctx := context.Background()
+	b.Run("first", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			s, _ := f.open(b)
+			r, err := s.Round(ctx)
+			if err != nil || len(r.Agents) != benchSessions+benchAgents {
+				b.Fatalf("%v, %d agents", err, len(r.Agents))
+			}
+		}
+	})
+	b.Run("idle", func(b *testing.B) {
+		s, _ := f.open(b)
+		if _, err := s.Round(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := s.Round(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("busy", func(b *testing.B) {
+		s, fl := f.open(b)
+		if _, err := s.Round(ctx); err != nil {
+			b.Fatal(err)
+		}
+		eng := ponder.New(f.repo, nil)
+		slugs, _ := eng.Slugs()
+		yes := true
+		runs, _ := localstore.Open(localstore.Paths{Home: f.runsDir, Config: filepath.Join(f.runsDir, "config")})
+		defer runs.Close()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			slug := slugs[i%len(slugs)]
+			eng.Predict(slug, 0, nil)
+			eng.Deliberate(slug, voices(), false)
+			eng.Judge(slug)
+			if _, err := eng.Decide(slug, "continue"); err != nil {
+				b.Fatal(err)
+			}
+			id := fmt.Sprintf("run%02d", i%benchAgents)
+			h, _ := runs.OpenRun(ctx, id)
+			v, _ := s.sc.View(fleet.RunAgent(fleet.Run{ID: id, Agent: "agent"}))
+			h.Run().Step(laserbrain.StepInput{Goal: v.Ground, Progress: "advancing", Distance: laserbrain.Dist(6)})
+			h.Save(ctx)
+			h.Close()
+			fl.UpdateRun(ctx, id, func(r *fleet.Run) error { r.Checks++; return nil })
+			fl.AppendEvent(ctx, id, fleet.Event{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet ./src/..."})
+			b.StartTimer()
+			if _, err := s.Round(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("baseline", func(b *testing.B) {
+		eng := ponder.New(f.repo, nil)
+		slugs, _ := eng.Slugs()
+		for i := 0; i < b.N; i++ {
+			for _, slug := range slugs {
+				if _, err := eng.Facts(slug); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// TestBenchFleetShape keeps the benchmark honest about what it measures:
+// the fixture has the sizes it claims (a short run of the real builder is
+// too slow for every test run, so only under -bench or with
+// SUPERVISE_BENCH_CHECK=1).
+func TestBenchFleetShape(t *testing.T) {
+	if os.Getenv("SUPERVISE_BENCH_CHECK") == "" {
+		t.Skip("set SUPERVISE_BENCH_CHECK=1 to build the benchmark's fleet and check it")
+	}
+	f := buildBenchFleet(t)
+	s, _ := f.open(t)
+	r, err := s.Round(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, agents := 0, 0
+	for _, a := range r.Agents {
+		switch {
+		case a.Kind == KindPonder && a.Steps == benchPasses+1:
+			sessions++
+		case a.Kind == KindRun && a.Steps == benchSteps:
+			agents++
+		}
+	}
+	if sessions != benchSessions || agents != benchAgents || !strings.HasPrefix(r.Self.Reason, "") {
+		t.Fatalf("%d sessions of %d steps, %d agents of %d steps", sessions, benchPasses+1, agents, benchSteps)
+	}
+}

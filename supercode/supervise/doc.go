@@ -1,0 +1,57 @@
+// Package supervise is `laserbrain supervise`: several ponder sessions and
+// agent runs on one repository, watched in rounds by one supercode core.
+//
+// Each round observes what is new and nothing else: the passes ponder
+// sessions decided (read through ponder's own Facts, never a second parser
+// of its files), the checks and tool calls agent runs of the repository's
+// fleet recorded (the fleet store and laserbrain's run store). Then it
+// reports every agent (verdict, Φ, steps, catches), the collisions on
+// grounds with the files both agents touched beside them as evidence (never
+// as a verdict), the fleet catches, the route and the supervisor's own
+// self-check — and takes the decisions it may take, which are three:
+//
+//   - halt the yielding agent of a colliding pair when the route names one
+//     (a fleet.Halt the gate and ponder honour until a person releases it);
+//   - deliver each drifting agent its own advice (in the round, the
+//     journal, the link with Publish, and the supervision MCP tool);
+//   - escalate to a person after a drift streak, or when a collision has no
+//     basis to choose (Options.OnEscalate; a collision answer naming one of
+//     the two halts it, a drift answer replaces the agent's advice).
+//
+// It never regrounds, never sets a ground and never routes execution.
+//
+// A ponder session is the agent ponder:<slug>. Its start grounds it on its
+// subject (and lens), distance unknown; each pass becomes one step once it
+// is decided (or the session closed after judging it), read from the
+// ledger's facts by PassStep (ponder/SPEC.md §10 has the table), with
+// PassEvents as its observed events. Its footprint is every path its units
+// carried. An agent run is <agent>:<run id>; its steps are its own checks,
+// task by task (a later task's first check is read as a user turn, so
+// reset_task never reads as drift), its events the tool calls its hooks
+// recorded, its footprint the files its file tools wrote and its shell
+// commands wrote or named.
+//
+// Every decision is journaled before it is carried out (a halt before it
+// is put, a question before it is asked, then the answer), and a round's
+// readings after it, when anything changed. Open resumes from the journal:
+// rounds go on from the last one journaled, a halt the store never got is
+// put, an answered question is not asked again, and a question the journal
+// shows asked but never answered (the supervisor died in between) is asked
+// again, marked redelivered — at least once rather than lost.
+//
+// Decided where the issue is silent:
+//
+//   - A round's halts and escalations are the ones it decided; the agents'
+//     rows show every halt in force.
+//   - A ponder session's pass is not a step until decided: an undecided
+//     pass can still change (grades, a re-run judge), and a step is never
+//     taken back. So a session is read one pass behind its live state.
+//   - Decisions are taken only on live agents (not finished, not halted);
+//     a collision with a finished agent is reported and left alone.
+//   - A round that changed nothing is not journaled; round numbers go on
+//     from the last journaled round after a restart.
+//   - The self-check (Supercode.SelfCheck, a step of the supervisor's own
+//     run) is taken on rounds that saw something new, not on idle polls.
+//   - Two supervisors on one fleet are safe (the journal stays one chain,
+//     a halt is put once) but each asks its own questions.
+package supervise

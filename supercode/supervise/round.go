@@ -1,0 +1,302 @@
+package supervise
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/supercode"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// Round is one round's report: `laserbrain supervise --json` prints one
+// per round, with exactly these keys.
+type Round struct {
+	Round        int64                  `json:"round"`
+	Agents       []AgentRow             `json:"agents"`
+	Collisions   []CollisionRow         `json:"collisions"`
+	FleetCatches []supercode.FleetCatch `json:"fleet_catches"`
+	Route        []supercode.Route      `json:"route"`
+	// Halts and Escalations are this round's decisions (the agents' rows
+	// show every halt in force).
+	Halts       []HaltRow       `json:"halts"`
+	Escalations []EscalationRow `json:"escalations"`
+	Self        SelfRow         `json:"self"`
+}
+
+// AgentRow is one agent as the supervisor reads it.
+type AgentRow struct {
+	Agent string `json:"agent"`
+	Kind  string `json:"kind"` // ponder | run
+	// Ground is what it is measured against: the session's subject (and
+	// lens), the run's first goal.
+	Ground string `json:"ground"`
+	Steps  int    `json:"steps"`
+	// Verdict, Phi and Drifting are the last verdict's (nil before one).
+	Verdict  *string  `json:"verdict"`
+	Phi      *float64 `json:"phi"`
+	Drifting bool     `json:"drifting"`
+	// Distance and Progress are the last spelled state's (for a ponder
+	// session, read from its ledger).
+	Distance *int     `json:"distance"`
+	Progress string   `json:"progress,omitempty"`
+	Catches  []string `json:"catches"`
+	// Advice is delivered to a drifting agent: its own verdict's advice,
+	// or a person's answer to its escalation.
+	Advice string `json:"advice,omitempty"`
+	Files  int    `json:"files"`
+	// Status is active, finished, halted, or damaged (a ponder ledger ponder
+	// refuses to read).
+	Status string  `json:"status"`
+	Halt   *string `json:"halt,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// Agent statuses.
+const (
+	StatusActive   = "active"
+	StatusFinished = "finished"
+	StatusHalted   = "halted"
+	StatusDamaged  = "damaged"
+)
+
+// CollisionRow is two agents on one ground, with the files both touched
+// beside it: evidence, never the verdict.
+type CollisionRow struct {
+	Agents      [2]string `json:"agents"`
+	Overlap     float64   `json:"overlap"`
+	Grounds     [2]string `json:"grounds"`
+	SharedFiles []string  `json:"shared_files"`
+	// FileOverlap is the Jaccard overlap of the two footprints.
+	FileOverlap float64 `json:"file_overlap"`
+}
+
+// HaltRow is a halt this round put.
+type HaltRow struct {
+	ID     string           `json:"id"`
+	Agent  string           `json:"agent"`
+	Reason string           `json:"reason"`
+	By     string           `json:"by"`
+	Route  *supercode.Route `json:"route,omitempty"`
+}
+
+// EscalationRow is a question this round sent up, and its answer.
+type EscalationRow struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	Who         string `json:"who"`
+	Why         string `json:"why"`
+	Asked       bool   `json:"asked"` // an --on-escalate command ran
+	Exit        *int   `json:"exit"`
+	Decision    string `json:"decision,omitempty"`
+	Error       string `json:"error,omitempty"`
+	Halted      string `json:"halted,omitempty"`
+	Redelivered bool   `json:"redelivered,omitempty"`
+}
+
+// SelfRow is the supervisor's own check: its goal at a distance of how many
+// agents drift.
+type SelfRow struct {
+	Reason     string  `json:"reason"`
+	Phi        float64 `json:"phi"`
+	Drifting   bool    `json:"drifting"`
+	Laserscore *string `json:"laserscore"`
+}
+
+func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inForce map[string]fleet.Halt) AgentRow {
+	a := s.agents[name]
+	row := AgentRow{Agent: name, Kind: a.kind, Ground: a.ground, Catches: []string{}, Files: len(a.files), Distance: a.distance,
+		Progress: a.progress, Status: StatusActive, Error: a.damaged}
+	if v, ok := s.sc.View(name); ok {
+		row.Steps = v.Steps
+		if v.Last != nil {
+			reason, phi := v.Last.Reason, v.Last.Phi
+			row.Verdict, row.Phi, row.Drifting = &reason, &phi, v.Last.Drifting
+		}
+	}
+	if f, ok := findings[name]; ok {
+		row.Catches = f.Catches
+	}
+	if row.Drifting {
+		row.Advice = a.advice
+		if a.decision != "" {
+			row.Advice = a.decision
+		}
+	}
+	switch h, halted := inForce[name]; {
+	case halted:
+		row.Status = StatusHalted
+		reason := h.Reason
+		row.Halt = &reason
+	case a.damaged != "":
+		row.Status = StatusDamaged
+	case a.finished:
+		row.Status = StatusFinished
+	}
+	return row
+}
+
+// digest is what a round's journal record stands for: a round whose digest
+// equals the last journaled one's (and that decided nothing) is not
+// journaled again.
+func (r *Round) digest() string {
+	b, _ := json.Marshal(struct {
+		A []AgentRow
+		R []supercode.Route
+	}{r.Agents, r.Route})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// journalRound records the round's decisions and readings: per agent its
+// steps and last verdict, the route, the halts and questions it decided,
+// the advice it delivered and the self-check.
+func (s *Supervisor) journalRound(ctx context.Context, r *Round) error {
+	type agentLine struct {
+		Agent    string  `json:"agent"`
+		Steps    int     `json:"steps"`
+		Verdict  *string `json:"verdict"`
+		Drifting bool    `json:"drifting"`
+		Status   string  `json:"status"`
+	}
+	data := struct {
+		Agents      []agentLine       `json:"agents"`
+		Collisions  [][2]string       `json:"collisions"`
+		Route       []supercode.Route `json:"route"`
+		Halts       []string          `json:"halts"`
+		Escalations []string          `json:"escalations"`
+		Advice      map[string]string `json:"advice"`
+		Self        string            `json:"self"`
+	}{Agents: []agentLine{}, Collisions: [][2]string{}, Route: r.Route, Halts: []string{}, Escalations: []string{}, Advice: map[string]string{}, Self: r.Self.Reason}
+	for _, a := range r.Agents {
+		data.Agents = append(data.Agents, agentLine{a.Agent, a.Steps, a.Verdict, a.Drifting, a.Status})
+		if a.Advice != "" {
+			data.Advice[a.Agent] = a.Advice
+		}
+	}
+	for _, c := range r.Collisions {
+		data.Collisions = append(data.Collisions, c.Agents)
+	}
+	for _, h := range r.Halts {
+		data.Halts = append(data.Halts, h.ID)
+	}
+	for _, e := range r.Escalations {
+		data.Escalations = append(data.Escalations, e.ID)
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	text := fmt.Sprintf("%d agent(s), %d collision(s), %d halt(s), %d escalation(s); self %s", len(r.Agents), len(r.Collisions), len(r.Halts), len(r.Escalations), r.Self.Reason)
+	_, err = s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalRound,
+		Round: r.Round, Text: text, Data: b})
+	return err
+}
+
+// WriteText writes the round for a person: a head line, one line per
+// agent, then the collisions with their shared files, the route, the fleet
+// catches, the halts and the questions. What agents wrote (names, grounds,
+// advice) is printed with control characters escaped (ponder.Printable).
+func (r *Round) WriteText(w io.Writer) error {
+	var lines []string
+	add := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
+	add("round %d · %d agent(s) · %d collision(s) · self: %s Φ=%.2f", r.Round, len(r.Agents), len(r.Collisions), r.Self.Reason, r.Self.Phi)
+	width := len("AGENT")
+	for _, a := range r.Agents {
+		width = max(width, utf8.RuneCountInString(a.Agent))
+	}
+	width = min(width, 60)
+	if len(r.Agents) > 0 {
+		add("  %s  %-8s %5s  %-22s %5s %3s  %s", pad("AGENT", width), "STATUS", "STEPS", "VERDICT", "Φ", "D", "CATCHES")
+	}
+	for _, a := range r.Agents {
+		verdict, phi, d, catches := "-", "-", "-", "-"
+		if a.Verdict != nil {
+			verdict = *a.Verdict
+		}
+		if a.Phi != nil {
+			phi = fmt.Sprintf("%.2f", *a.Phi)
+		}
+		if a.Distance != nil {
+			d = fmt.Sprint(*a.Distance)
+		}
+		if len(a.Catches) > 0 {
+			catches = strings.Join(a.Catches, ", ")
+		}
+		add("  %s  %-8s %5d  %-22s %5s %3s  %s", pad(clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, catches)
+		if a.Advice != "" {
+			add("      advice: %s", a.Advice)
+		}
+		if a.Halt != nil {
+			add("      halted: %s", *a.Halt)
+		}
+		if a.Error != "" {
+			add("      ledger: %s", a.Error)
+		}
+	}
+	for _, c := range r.Collisions {
+		files := ""
+		if n := len(c.SharedFiles); n > 0 {
+			shown, more := c.SharedFiles, ""
+			if n > 5 {
+				shown, more = shown[:5], fmt.Sprintf(", … %d more", n-5)
+			}
+			files = ": " + strings.Join(shown, ", ") + more
+		}
+		add("  collision  %s + %s  same ground (overlap %.2f); %d shared file(s)%s", c.Agents[0], c.Agents[1], c.Overlap, len(c.SharedFiles), files)
+	}
+	for _, rt := range r.Route {
+		if rt.Yield != "" {
+			add("  route      %s yields to %s: %s", rt.Yield, rt.Keep, rt.Why)
+		} else {
+			add("  route      %s + %s: %s", rt.Agents[0], rt.Agents[1], rt.Why)
+		}
+	}
+	for _, f := range r.FleetCatches {
+		add("  catch      %s %s · %s", f.Signature, f.Subject, strings.Join(f.Agents, ", "))
+	}
+	for _, h := range r.Halts {
+		add("  halt       %s: %s (release: %s)", h.Agent, h.Reason, fleet.ReleaseCommand(h.Agent))
+	}
+	for _, e := range r.Escalations {
+		outcome := " (nobody to ask: pass --on-escalate)"
+		switch {
+		case e.Exit != nil:
+			outcome = fmt.Sprintf(" (asked; exit %d)", *e.Exit)
+		case e.Asked:
+			outcome = " (asked; " + e.Error + ")"
+		}
+		if e.Halted != "" {
+			outcome += "; halted " + e.Halted
+		}
+		add("  escalate   %s: %s%s", e.Who, e.Why, outcome)
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(ponder.Printable(l))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func pad(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,107 @@
+package supervise
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// writeTools are the file tools whose recorded event names the file (the
+// hooks record the path as the event's text).
+var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "write_file": true, "replace": true}
+
+// shellTools run a command, recorded as the event's text.
+var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": true, "run_shell_command": true, "run_terminal_command": true}
+
+// eventFiles is the footprint one recorded tool event leaves: the file of a
+// file tool; the files a shell command writes, and the existing files it
+// names. Relative paths resolve against dir (the run's directory).
+func eventFiles(repo, dir string, e fleet.Event) []string {
+	if e.Kind != fleet.KindTool || e.Text == "" {
+		return nil
+	}
+	var cands []string
+	switch {
+	case writeTools[e.Name]:
+		cands = []string{e.Text}
+	case shellTools[e.Name]:
+		cmd := e.Text
+		if i := strings.Index(cmd, " — "); i >= 0 && e.OK != nil && !*e.OK {
+			cmd = cmd[:i] // a failure's text ends with the error
+		}
+		written, _ := operator.WrittenPaths(cmd)
+		cands = append(cands, written...)
+		for _, w := range strings.Fields(cmd) {
+			w = strings.Trim(w, `"'();|&<>`)
+			if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?`=") {
+				continue
+			}
+			if info, err := os.Stat(abs(dir, w)); err == nil && info.Mode().IsRegular() {
+				cands = append(cands, w)
+			}
+		}
+	default:
+		return nil
+	}
+	var out []string
+	for _, c := range cands {
+		if rel, ok := inRepo(repo, abs(dir, c)); ok {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+func abs(dir, p string) string {
+	if filepath.IsAbs(p) || dir == "" {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// inRepo makes p relative to the repository, slash separated; ok is false
+// for a path outside it (or .git, .ponder: the bookkeeping, not the work).
+func inRepo(repo, p string) (string, bool) {
+	rel, err := filepath.Rel(repo, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	if first, _, _ := strings.Cut(rel, "/"); first == ".git" || first == ".ponder" {
+		return "", false
+	}
+	return rel, true
+}
+
+// observedEvent is a recorded tool call as the catches read it: the tool,
+// whether it worked, and what it returned.
+func observedEvent(e fleet.Event) (laserbrain.Event, bool) {
+	if e.Kind != fleet.KindTool {
+		return laserbrain.Event{}, false
+	}
+	ev := laserbrain.Event{Kind: laserbrain.EventTool, Name: e.Name, Text: e.Text}
+	if e.OK != nil {
+		ev.OK = laserbrain.OKOf(*e.OK)
+	}
+	if len(e.Result) > 0 {
+		d := json.NewDecoder(bytes.NewReader(e.Result))
+		var v any
+		if d.Decode(&v) == nil {
+			ev.Result = v
+		}
+	} else {
+		// Nothing was kept (too large, or not recorded): a result, not
+		// "nothing came back" — an empty result would read as blind.
+		ev.Result = "(not recorded)"
+	}
+	return ev, true
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

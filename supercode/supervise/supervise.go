@@ -1,0 +1,606 @@
+package supervise
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/link"
+	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/ponder/oca"
+	"github.com/laserkit/laserkit/supercode"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// DefaultEscalateAfter is the drift streak that goes to a person.
+const DefaultEscalateAfter = 3
+
+// Options configures a Supervisor.
+type Options struct {
+	// Repo is the repository: its .ponder sessions, and (unless FleetID is
+	// given) its fleet.
+	Repo string
+	// FleetID is the fleet; "" = fleet.ID(Repo).
+	FleetID string
+	// Fleet is the fleet store: runs, events, halts and the journal.
+	Fleet fleet.Store
+	// Runs is laserbrain's run store, where agents' checks are kept (nil:
+	// agent runs are seen through their events only).
+	Runs laserbrain.Store
+	// Goal is the supervisor's own goal (its self-check's ground).
+	Goal string
+	// EscalateAfter is the drift streak (verdicts in a row) that goes to a
+	// person; 0 means DefaultEscalateAfter, a negative value never.
+	EscalateAfter int
+	// OnEscalate asks a person (nil: escalations are journaled and
+	// reported, nobody is asked).
+	OnEscalate func(ctx context.Context, e Escalation) Answer
+	// Publish, when set, gets the supervisor's reading after every round
+	// in which anything changed (supercode.Publish).
+	Publish *link.Link
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// ReadOnly reports without deciding: no halt, no question, nothing
+	// journaled or published (what an agent reading its fleet gets).
+	ReadOnly bool
+}
+
+// Escalation is a question sent to a person: a drift that persisted, or
+// two agents on one ground with no basis to choose who yields. It is what
+// --on-escalate's command reads on its standard input.
+type Escalation struct {
+	// ID names the question; it is asked once (a supervisor that died
+	// before the answer was journaled asks again, marked Redelivered).
+	ID          string            `json:"id"`
+	Round       int64             `json:"round"`
+	Kind        string            `json:"kind"` // drift | collision
+	Who         string            `json:"who"`
+	Agents      []string          `json:"agents"`
+	Why         string            `json:"why"`
+	Question    string            `json:"question"`
+	Verdict     *EscalatedVerdict `json:"verdict,omitempty"`
+	Route       *supercode.Route  `json:"route,omitempty"`
+	Repo        string            `json:"repo"`
+	Fleet       string            `json:"fleet"`
+	Redelivered bool              `json:"redelivered,omitempty"`
+}
+
+// EscalatedVerdict is the drifting agent's reading, for a drift escalation.
+type EscalatedVerdict struct {
+	Reason string  `json:"reason"`
+	Phi    float64 `json:"phi"`
+	Advice string  `json:"advice"`
+	Streak int     `json:"streak"`
+	Ground string  `json:"ground"`
+}
+
+// Escalation kinds.
+const (
+	EscalateDrift     = "drift"
+	EscalateCollision = "collision"
+)
+
+// Answer is what became of an escalation.
+type Answer struct {
+	// Exit is the command's exit status (nil when it could not run or was
+	// killed by a signal; Error says).
+	Exit *int `json:"exit"`
+	// Decision is the first line the command printed. For a collision,
+	// naming one of the two agents halts it; for a drift, it is delivered
+	// to the agent instead of its own advice.
+	Decision string `json:"decision,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Supervisor watches one repository's ponder sessions and agent runs in
+// rounds. Its three powers, and no more: it halts the yielding agent of a
+// colliding pair, delivers each agent its own advice, and escalates to a
+// person. It never regrounds, never sets a ground and never routes
+// execution.
+type Supervisor struct {
+	o      Options
+	fleet  string
+	sc     *supercode.Supercode
+	eng    *ponder.Engine
+	agents map[string]*agent
+	round  int64
+	// What the journal says was already done: escalations asked and
+	// answered, agents marked for a collision question, halts decided.
+	asked    map[string]bool
+	answered map[string]bool
+	marked   map[string]bool
+	pending  []Escalation // asked before a crash, never answered
+	digest   string       // the last journaled round's state
+	logged   int64        // the last round the journal knows of
+	self     *SelfRow     // the last self-check
+}
+
+type agent struct {
+	name, kind string
+	ground     string
+	// a ponder session
+	slug, stamp string
+	passes      int // passes stepped
+	damaged     string
+	status      string
+	// an agent run
+	run    fleet.Run
+	fed    map[int]int // steps fed per task
+	checks int
+	events int
+	estamp string
+	files  map[string]bool
+	// what its verdicts were
+	finished    bool
+	streak      int
+	streakStart int
+	distance    *int
+	progress    string
+	advice      string
+	decision    string // a person's answer to its drift escalation
+	newSteps    int
+}
+
+// Open starts a supervisor on a repository, resuming from the fleet's
+// journal: the next round is numbered after the last one journaled,
+// escalations already answered are not asked again, one asked and never
+// answered (the supervisor died in between) is asked again, and a halt the
+// journal decided but the store never got is put.
+func Open(ctx context.Context, o Options) (*Supervisor, error) {
+	if o.Fleet == nil {
+		return nil, errors.New("supervise: no fleet store")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.EscalateAfter == 0 {
+		o.EscalateAfter = DefaultEscalateAfter
+	}
+	fid := o.FleetID
+	if fid == "" {
+		var err error
+		if fid, err = fleet.ID(ctx, o.Repo); err != nil {
+			return nil, err
+		}
+	}
+	sc, err := supercode.New(supercode.Options{Goal: o.Goal, Now: o.Now})
+	if err != nil {
+		return nil, err
+	}
+	eng := ponder.New(ponder.FindRoot(o.Repo), oca.New(oca.Config{Getenv: func(k string) string {
+		if k == "PONDER_OCA" {
+			return "off" // reading a session writes no memory
+		}
+		return ""
+	}}))
+	s := &Supervisor{o: o, fleet: fid, sc: sc, eng: eng, agents: map[string]*agent{},
+		asked: map[string]bool{}, answered: map[string]bool{}, marked: map[string]bool{}}
+	if err := s.resume(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// FleetID is the fleet the supervisor watches.
+func (s *Supervisor) FleetID() string { return s.fleet }
+
+// Supercode is the core the supervisor feeds (read it; do not feed it).
+func (s *Supervisor) Supercode() *supercode.Supercode { return s.sc }
+
+func (s *Supervisor) now() time.Time { return s.o.Now().UTC() }
+
+// resume reads the journal back.
+func (s *Supervisor) resume(ctx context.Context) error {
+	recs, err := s.o.Fleet.JournalRecords(ctx, s.fleet, 0)
+	if err != nil {
+		return fmt.Errorf("reading the journal: %w", err)
+	}
+	questions := map[string]Escalation{}
+	var order []string
+	var halts []fleet.Halt
+	for _, r := range recs {
+		s.round = max(s.round, r.Round)
+		s.logged = s.round
+		switch r.Kind {
+		case fleet.JournalEscalation:
+			var e Escalation
+			if json.Unmarshal(r.Data, &e) != nil || e.ID == "" {
+				continue
+			}
+			if !s.asked[e.ID] {
+				order = append(order, e.ID)
+			}
+			s.asked[e.ID] = true
+			questions[e.ID] = e
+			if e.Kind == EscalateCollision {
+				for _, a := range e.Agents {
+					s.marked[a] = true
+				}
+			}
+		case fleet.JournalAnswer:
+			var a struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(r.Data, &a) == nil {
+				s.answered[a.ID] = true
+			}
+		case fleet.JournalHalt:
+			var h fleet.Halt
+			if json.Unmarshal(r.Data, &h) == nil && h.ID != "" {
+				halts = append(halts, h)
+			}
+		}
+	}
+	for _, id := range order {
+		if !s.answered[id] {
+			e := questions[id]
+			e.Redelivered = true
+			s.pending = append(s.pending, e)
+		}
+	}
+	for _, h := range halts {
+		if s.o.ReadOnly {
+			break
+		}
+		// Put is idempotent on the id: a halt already stored (released
+		// since, or in force) is left as it is.
+		if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
+			return fmt.Errorf("re-putting halt %s from the journal: %w", h.ID, err)
+		}
+	}
+	if s.o.ReadOnly {
+		s.pending = nil
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"after_round": s.round, "unanswered": len(s.pending), "repo": s.o.Repo})
+	_, err = s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStart,
+		Round: s.round, Text: fmt.Sprintf("supervisor started after round %d", s.round), Data: data})
+	return err
+}
+
+// Close journals where the supervisor stopped, so the next one numbers its
+// rounds after the last one run even when the last rounds changed nothing
+// (and so were not journaled). A supervisor that dies without Close is
+// numbered on from its last journaled round.
+func (s *Supervisor) Close(ctx context.Context) error {
+	if s.o.ReadOnly || s.round == s.logged {
+		return nil
+	}
+	_, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStop,
+		Round: s.round, Text: fmt.Sprintf("supervisor stopped after round %d", s.round)})
+	if err == nil {
+		s.logged = s.round
+	}
+	return err
+}
+
+// Round observes what is new, takes the decisions the supervisor may take,
+// journals them and reports.
+func (s *Supervisor) Round(ctx context.Context) (*Round, error) {
+	s.round++
+	r := &Round{Round: s.round, Agents: []AgentRow{}, Collisions: []CollisionRow{}, Halts: []HaltRow{}, Escalations: []EscalationRow{}}
+	changed, err := s.observe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inForce, released, err := s.halts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	findings := map[string]supercode.Finding{}
+	for _, f := range s.sc.Findings() {
+		findings[f.Agent] = f
+	}
+	cols := s.sc.Collisions()
+	r.Route = s.sc.Route()
+	r.FleetCatches = s.sc.FleetCatches()
+	// The self-check is a check of the supervisor's own run: taken when the
+	// round saw something new, not on every idle poll (which would read a
+	// fleet at rest as the supervisor stalling).
+	if changed || s.self == nil {
+		v, err := s.sc.SelfCheck()
+		if err != nil {
+			return nil, err
+		}
+		s.self = &SelfRow{Reason: v.Reason, Phi: v.Phi, Drifting: v.Drifting, Laserscore: v.Laserscore}
+	}
+	live := func(name string) bool {
+		a := s.agents[name]
+		_, halted := inForce[name]
+		return a != nil && !a.finished && !halted
+	}
+
+	if !s.o.ReadOnly {
+		if err := s.decide(ctx, r, live, inForce, released); err != nil {
+			return nil, err
+		}
+	}
+
+	// The report.
+	for _, c := range cols {
+		a, b := s.agents[c.Agents[0]], s.agents[c.Agents[1]]
+		shared, overlap := sharedFiles(a, b)
+		r.Collisions = append(r.Collisions, CollisionRow{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, SharedFiles: shared, FileOverlap: overlap})
+	}
+	for _, name := range s.names() {
+		r.Agents = append(r.Agents, s.row(name, findings, inForce))
+	}
+	r.Self = *s.self
+	if r.Route == nil {
+		r.Route = []supercode.Route{}
+	}
+	if r.FleetCatches == nil {
+		r.FleetCatches = []supercode.FleetCatch{}
+	}
+	for _, a := range s.agents {
+		a.newSteps = 0
+	}
+
+	digest := r.digest()
+	if !s.o.ReadOnly && (changed || digest != s.digest || len(r.Halts) > 0 || len(r.Escalations) > 0) {
+		if err := s.journalRound(ctx, r); err != nil {
+			return nil, err
+		}
+		s.digest, s.logged = digest, r.Round
+		if s.o.Publish != nil {
+			if _, err := s.sc.Publish(s.o.Publish, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// decide takes the round's decisions: first any question a crash left
+// unanswered, then a halt for each route naming a live agent that yields
+// (unless a person released it from that very collision), a question for
+// each collision with no basis to choose, and one for each drift streak.
+func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) bool, inForce map[string]fleet.Halt, released map[string]map[string]bool) error {
+	for _, e := range s.pending {
+		row, err := s.escalate(ctx, e, inForce)
+		if err != nil {
+			return err
+		}
+		r.Escalations = append(r.Escalations, row)
+	}
+	s.pending = nil
+	for _, rt := range r.Route {
+		switch {
+		case rt.Yield != "" && live(rt.Yield) && !released[rt.Yield]["collision:"+rt.Keep]:
+			why := fmt.Sprintf("shares a ground with %s (overlap %.2f) — halted to stop duplicate work. Choosing what %s does next is not the supervisor's call", rt.Keep, rt.Overlap, rt.Yield)
+			h, err := s.halt(ctx, rt.Yield, why, "supervisor", "collision:"+rt.Keep, &rt, inForce)
+			if err != nil {
+				return err
+			}
+			r.Halts = append(r.Halts, h)
+		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]]:
+			// As the reference's manage: both are marked, and the question
+			// goes up only while the pair's first agent is unmarked.
+			s.marked[rt.Agents[0]], s.marked[rt.Agents[1]] = true, true
+			route := rt
+			e := Escalation{ID: "collision:" + rt.Agents[0] + "+" + rt.Agents[1], Round: s.round, Kind: EscalateCollision,
+				Who: rt.Agents[0] + "+" + rt.Agents[1], Agents: rt.Agents[:], Why: rt.Why, Route: &route,
+				Question: fmt.Sprintf("%s and %s are doing the same job (overlap %.2f) and nothing observable favours either: which one yields? Answer with its name, or nothing to let both go on.", rt.Agents[0], rt.Agents[1], rt.Overlap)}
+			if s.asked[e.ID] {
+				continue
+			}
+			row, err := s.escalate(ctx, e, inForce)
+			if err != nil {
+				return err
+			}
+			r.Escalations = append(r.Escalations, row)
+		}
+	}
+	for _, name := range s.names() {
+		a := s.agents[name]
+		if a.newSteps == 0 || s.o.EscalateAfter < 0 || a.streak < s.o.EscalateAfter || !live(name) {
+			continue
+		}
+		v, _ := s.sc.View(name)
+		e := Escalation{ID: fmt.Sprintf("drift:%s:%d", name, a.streakStart), Round: s.round, Kind: EscalateDrift, Who: name,
+			Agents: []string{name}, Why: fmt.Sprintf("%d drifting verdicts in a row", a.streak),
+			Question: fmt.Sprintf("%s has drifted %d checks in a row and its own advice has not brought it back. What should it do?", name, a.streak)}
+		if v.Last != nil {
+			e.Verdict = &EscalatedVerdict{Reason: v.Last.Reason, Phi: v.Last.Phi, Advice: v.Last.Advice, Streak: a.streak, Ground: v.Ground}
+		}
+		if s.asked[e.ID] {
+			continue
+		}
+		row, err := s.escalate(ctx, e, inForce)
+		if err != nil {
+			return err
+		}
+		r.Escalations = append(r.Escalations, row)
+	}
+
+	return nil
+}
+
+func (s *Supervisor) names() []string {
+	out := make([]string, 0, len(s.agents))
+	for n := range s.agents {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// halts reads the fleet's halts: those in force by agent, and the causes a
+// person released by agent — a released cause does not halt the agent
+// again (the person's decision outranks the route).
+func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, released map[string]map[string]bool, err error) {
+	inForce, released = map[string]fleet.Halt{}, map[string]map[string]bool{}
+	all, err := s.o.Fleet.ListHalts(ctx, s.fleet)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, h := range all {
+		switch {
+		case h.InForce():
+			inForce[h.Agent] = h
+		case h.Cause != "":
+			if released[h.Agent] == nil {
+				released[h.Agent] = map[string]bool{}
+			}
+			released[h.Agent][h.Cause] = true
+		}
+	}
+	return inForce, released, nil
+}
+
+// haltID names the halt one round puts on one agent, so a round re-run
+// after a crash puts the same one.
+func haltID(fleetID, agent string, round int64) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d", fleetID, agent, round)))
+	return fmt.Sprintf("h%d-%s", round, hex.EncodeToString(sum[:6]))
+}
+
+// halt journals, then puts, a halt on agent.
+func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, route *supercode.Route, inForce map[string]fleet.Halt) (HaltRow, error) {
+	a := s.agents[name]
+	h := fleet.Halt{ID: haltID(s.fleet, name, s.round), Fleet: s.fleet, Agent: name, Reason: why, By: by, Round: s.round, Cause: cause, At: s.now()}
+	if a != nil && a.kind == KindRun {
+		h.Run = a.run.ID
+	}
+	data, err := json.Marshal(h)
+	if err != nil {
+		return HaltRow{}, err
+	}
+	if _, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(h.At), Fleet: s.fleet, Kind: fleet.JournalHalt,
+		Round: s.round, Agent: name, Text: why, Data: data}); err != nil {
+		return HaltRow{}, err
+	}
+	if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
+		return HaltRow{}, err
+	}
+	inForce[name] = h
+	return HaltRow{ID: h.ID, Agent: name, Reason: why, By: by, Route: route}, nil
+}
+
+// escalate journals the question, asks, and journals the answer; a
+// collision answer naming one of the two halts it.
+func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[string]fleet.Halt) (EscalationRow, error) {
+	e.Repo, e.Fleet = s.o.Repo, s.fleet
+	data, err := json.Marshal(e)
+	if err != nil {
+		return EscalationRow{}, err
+	}
+	if _, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalEscalation,
+		Round: s.round, Agent: e.Who, Text: e.Why, Data: data}); err != nil {
+		return EscalationRow{}, err
+	}
+	s.asked[e.ID] = true
+	row := EscalationRow{ID: e.ID, Kind: e.Kind, Who: e.Who, Why: e.Why, Redelivered: e.Redelivered}
+	if s.o.OnEscalate == nil {
+		return row, nil
+	}
+	ans := s.o.OnEscalate(ctx, e)
+	row.Exit, row.Decision, row.Error, row.Asked = ans.Exit, ans.Decision, ans.Error, true
+	adata, err := json.Marshal(struct {
+		ID string `json:"id"`
+		Answer
+	}{e.ID, ans})
+	if err != nil {
+		return EscalationRow{}, err
+	}
+	text := "no exit status: " + ans.Error
+	if ans.Exit != nil {
+		text = fmt.Sprintf("exit status %d", *ans.Exit)
+	}
+	if _, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalAnswer,
+		Round: s.round, Agent: e.Who, Text: text, Data: adata}); err != nil {
+		return EscalationRow{}, err
+	}
+	s.answered[e.ID] = true
+	switch e.Kind {
+	case EscalateCollision:
+		if d := ans.Decision; len(e.Agents) == 2 && (d == e.Agents[0] || d == e.Agents[1]) {
+			other := e.Agents[0]
+			if d == other {
+				other = e.Agents[1]
+			}
+			if a := s.agents[d]; a != nil && !a.finished {
+				if _, halted := inForce[d]; !halted {
+					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", "collision:"+other, e.Route, inForce); err != nil {
+						return EscalationRow{}, err
+					}
+					row.Halted = d
+				}
+			}
+		}
+	case EscalateDrift:
+		if a := s.agents[e.Who]; a != nil && ans.Decision != "" {
+			a.decision = ans.Decision
+		}
+	}
+	return row, nil
+}
+
+// Release lifts the halt in force on an agent — named as the supervisor
+// names it, or by its run id or session slug — and journals it.
+func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason string, now time.Time) (fleet.Halt, error) {
+	agentName := name
+	if _, ok, err := st.ActiveHalt(ctx, fleetID, name); err != nil {
+		return fleet.Halt{}, err
+	} else if !ok {
+		all, err := st.ListHalts(ctx, fleetID)
+		if err != nil {
+			return fleet.Halt{}, err
+		}
+		var match []string
+		for _, h := range all {
+			if h.InForce() && (h.Run == name || h.Agent == fleet.PonderAgent(name) || strings.HasPrefix(h.Agent, name+":")) {
+				match = append(match, h.Agent)
+			}
+		}
+		match = slices.Compact(match)
+		switch len(match) {
+		case 0:
+			return fleet.Halt{}, fmt.Errorf("%s is not halted in fleet %s: %w", name, fleetID, fleet.ErrNotFound)
+		case 1:
+			agentName = match[0]
+		default:
+			return fleet.Halt{}, fmt.Errorf("%s names several halted agents (%s): give one of them", name, strings.Join(match, ", "))
+		}
+	}
+	h, err := st.ReleaseHalt(ctx, fleetID, agentName, fleet.Release{At: now.UTC(), By: by, Reason: reason})
+	if err != nil {
+		return fleet.Halt{}, err
+	}
+	data, _ := json.Marshal(h)
+	text := "released by " + by
+	if reason != "" {
+		text += ": " + reason
+	}
+	_, err = st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
+		Round: h.Round, Agent: agentName, Text: text, Data: data})
+	return h, err
+}
+
+func sharedFiles(a, b *agent) ([]string, float64) {
+	shared := []string{}
+	if a == nil || b == nil {
+		return shared, 0
+	}
+	union := len(a.files)
+	for f := range b.files {
+		if a.files[f] {
+			shared = append(shared, f)
+		} else {
+			union++
+		}
+	}
+	sort.Strings(shared)
+	if union == 0 {
+		return shared, 0
+	}
+	return shared, float64(len(shared)) / float64(union)
+}
