@@ -3,12 +3,27 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
+.PHONY: all build install test generate check-generated bench bench-stream bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
 
 all: build
 
+# The version the binaries print (version, --version): the tag that
+# describes HEAD, else v0.0.0-dev; and the commit, for builds the Go
+# toolchain records no VCS information for (worktrees, tarballs).
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/laserkit/laserkit/internal/version.stamp=$(VERSION) -X github.com/laserkit/laserkit/internal/version.commitStamp=$(COMMIT)
+PREFIX  ?= /usr/local
+
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+
+# laserbrain, laserbrain-gate and ponder into $(PREFIX)/bin (DESTDIR for
+# packagers). laserbrain install claude then writes that absolute path
+# into the hook configs.
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN)/laserbrain $(BIN)/laserbrain-gate $(BIN)/ponder $(DESTDIR)$(PREFIX)/bin/
 
 # Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
 # one the OCA integration tests skip, and the script says so loudly.

@@ -20,6 +20,10 @@ import (
 //	go build -ldflags "-X github.com/laserkit/laserkit/internal/version.stamp=v1.2.3"
 var stamp string
 
+// commitStamp is the commit `make build` writes in, for builds the Go
+// toolchain records no VCS information for (a worktree, a tarball).
+var commitStamp string
+
 // Info is one binary's build.
 type Info struct {
 	Name string
@@ -61,6 +65,9 @@ func Get(name string) Info {
 				i.Modified = s.Value == "true"
 			}
 		}
+	}
+	if i.Commit == "" {
+		i.Commit = commitStamp
 	}
 	if i.Version == "" {
 		i.Version = "devel"
