@@ -182,12 +182,12 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 			fmt.Fprintf(streams.Out, "%s\n", b)
 		case redraw:
 			io.WriteString(streams.Out, "\x1b[H\x1b[2J")
-			r.WriteText(streams.Out)
+			_ = r.WriteText(streams.Out)
 		default:
 			if n > 1 {
 				io.WriteString(streams.Out, "\n")
 			}
-			r.WriteText(streams.Out)
+			_ = r.WriteText(streams.Out)
 		}
 		if opts.watch <= 0 || (opts.rounds > 0 && n >= opts.rounds) {
 			return nil
@@ -346,11 +346,11 @@ verify_audit accepts as a list.`,
 				return cli.Failure(err)
 			}
 			w := bufio.NewWriter(streams.Out)
-			defer w.Flush()
+			defer func() { _ = w.Flush() }()
 			for _, r := range recs {
 				if opts.json {
-					w.Write(r.Raw)
-					w.WriteByte('\n')
+					_, _ = w.Write(r.Raw)
+					_ = w.WriteByte('\n')
 					continue
 				}
 				agent := r.Agent
