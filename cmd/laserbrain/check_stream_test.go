@@ -22,7 +22,7 @@ import (
 // stream that buffered its output until EOF would time out here. Drives
 // the real binary (testscript.Main put it on PATH).
 func TestStreamFlushesPerLine(t *testing.T) {
-	cmd := exec.Command("laserbrain", "check", "--stream", "--run", "live")
+	cmd := exec.Command("laserbrain", "check", "--stream", "--run", "live", "--new-run")
 	cmd.Env = append(cmd.Environ(), "LASERBRAIN_HOME="+t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
