@@ -3,12 +3,27 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test generate check-generated bench bench-stream bench-store bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
 
 all: build
 
+# The version the binaries print (version, --version): the tag that
+# describes HEAD, else v0.0.0-dev; and the commit, for builds the Go
+# toolchain records no VCS information for (worktrees, tarballs).
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/laserkit/laserkit/internal/version.stamp=$(VERSION) -X github.com/laserkit/laserkit/internal/version.commitStamp=$(COMMIT)
+PREFIX  ?= /usr/local
+
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+
+# laserbrain, laserbrain-gate and ponder into $(PREFIX)/bin (DESTDIR for
+# packagers). laserbrain install claude then writes that absolute path
+# into the hook configs.
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN)/laserbrain $(BIN)/laserbrain-gate $(BIN)/ponder $(DESTDIR)$(PREFIX)/bin/
 
 # Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
 # one the OCA integration tests skip, and the script says so loudly.
@@ -78,9 +93,14 @@ oracle:
 	@log=$$(mktemp); $(GO) test ./operator -count=1 -run TestGitOracle -v -oracle.full >$$log 2>&1; s=$$?; \
 	grep -E 'oracle_test|FAIL|^ok|panic' $$log; rm -f $$log; exit $$s
 
+# golangci-lint, pinned: `go run` fetches it through the module proxy once
+# and reuses the build cache afterwards (.golangci.yml says what it checks).
+GOLANGCI_LINT := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
 lint:
 	$(GO) vet $(PKGS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run $(GOLANGCI_LINT) run $(PKGS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

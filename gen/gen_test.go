@@ -64,7 +64,7 @@ func TestNoOrphanGeneratedFiles(t *testing.T) {
 			produced[filepath.Join(pkg, name)] = true
 		}
 	}
-	filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -79,6 +79,9 @@ func TestNoOrphanGeneratedFiles(t *testing.T) {
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 var headerRe = regexp.MustCompile(`^// Code generated .* DO NOT EDIT\.$`)
@@ -262,12 +265,16 @@ func TestBehaviourFollowsModifiedGrammar(t *testing.T) {
 	}
 	dir := t.TempDir()
 	replacement := filepath.Join(dir, "zz_generated_grammar.go")
-	os.WriteFile(replacement, files["zz_generated_grammar.go"], 0o644)
+	if err := os.WriteFile(replacement, files["zz_generated_grammar.go"], 0o644); err != nil {
+		t.Fatal(err)
+	}
 	overlay, _ := json.Marshal(map[string]any{"Replace": map[string]string{
 		filepath.Join(r, "laserbrain", "zz_generated_grammar.go"): replacement,
 	}})
 	overlayPath := filepath.Join(dir, "overlay.json")
-	os.WriteFile(overlayPath, overlay, 0o644)
+	if err := os.WriteFile(overlayPath, overlay, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	emit := func(extra ...string) string {
 		args := append([]string{"run"}, extra...)
@@ -296,7 +303,9 @@ func TestGeneratorRefusesBadGrammar(t *testing.T) {
 	sw := at(t, &v, "/normalizer/stopwords")
 	sw.Items = append(sw.Items, str("zebra"))
 	stale := filepath.Join(t.TempDir(), "grammar.json")
-	os.WriteFile(stale, grammar.Render(v), 0o644)
+	if err := os.WriteFile(stale, grammar.Render(v), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := generate("laserbrain", r, stale); err == nil || !strings.Contains(err.Error(), "content hashes differ") {
 		t.Errorf("unhashed edit: want a hash mismatch error, got %v", err)
 	}

@@ -56,7 +56,9 @@ func BenchmarkStep(b *testing.B) {
 func BenchmarkPhronesis(b *testing.B) {
 	r := NewRun(RunOptions{})
 	for i := 0; i < 64; i++ {
-		r.Step(benchSteps[i%len(benchSteps)])
+		if _, err := r.Step(benchSteps[i%len(benchSteps)]); err != nil {
+			b.Fatal(err)
+		}
 	}
 	for b.Loop() {
 		r.Phronesis()

@@ -91,7 +91,9 @@ func TestSawUnknownCorroborates(t *testing.T) {
 // reference sets saw_any in saw()), so the judgment's control says so.
 func TestSawMarksObservedAtOnce(t *testing.T) {
 	r := NewRun(RunOptions{})
-	r.Step(in("fix the contrast gate", adv, Dist(5)))
+	if _, err := r.Step(in("fix the contrast gate", adv, Dist(5))); err != nil {
+		t.Fatal(err)
+	}
 	if r.Phronesis().Control.Observed {
 		t.Fatal("observed before anything was seen")
 	}
@@ -125,7 +127,9 @@ func TestEvidenceFromToolEvents(t *testing.T) {
 // (Φ 0.03: ground_score round(1/1.12, 3) = 0.893, scores.ground 0.89).
 func TestScoresGroundRounded(t *testing.T) {
 	r := NewRun(RunOptions{})
-	r.Step(in("ship the sky billboard", adv, Dist(5)))
+	if _, err := r.Step(in("ship the sky billboard", adv, Dist(5))); err != nil {
+		t.Fatal(err)
+	}
 	v, _ := r.Step(in("ship the sky billboard", adv, Dist(4)))
 	if v.GroundScore != 0.893 || v.Scores.Ground != 0.89 {
 		t.Errorf("ground_score %v, scores.ground %v; want 0.893, 0.89", v.GroundScore, v.Scores.Ground)

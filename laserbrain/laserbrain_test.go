@@ -243,7 +243,9 @@ func TestSawAnchoringAndVeto(t *testing.T) {
 func TestCounterAnchoring(t *testing.T) {
 	store := NewMemStore()
 	ctx := context.Background()
-	store.RecordToolEvent(ctx, ToolCall("Read", nil, true)) // before the run: part of the base
+	if err := store.RecordToolEvent(ctx, ToolCall("Read", nil, true)); err != nil { // before the run: part of the base
+		t.Fatal(err)
+	}
 	hd, _ := store.OpenRun(ctx, "ev")
 	r := hd.Run()
 	g := in("write the docs", adv, Dist(5))
@@ -258,7 +260,9 @@ func TestCounterAnchoring(t *testing.T) {
 	}
 	for i, s := range steps {
 		for _, okFlag := range s.before {
-			store.RecordToolEvent(ctx, ToolCall("Bash", nil, okFlag))
+			if err := store.RecordToolEvent(ctx, ToolCall("Bash", nil, okFlag)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		v, _ := r.Step(g)
 		if v.Anchored != s.want {
@@ -276,7 +280,9 @@ func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
 	r := NewRun(RunOptions{})
 	for d := 9; d >= 5; d-- {
 		r.Saw(ToolCall("Bash", nil, false))
-		r.Step(in("port the parser", adv, Dist(d)))
+		if _, err := r.Step(in("port the parser", adv, Dist(d))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if j := r.Phronesis(); j.Verdict != JudgmentUnbacked || j.Control.Decision != ControlVerify {
 		t.Errorf("unbacked: got %s / %s, want unbacked / verify", j.Verdict, j.Control.Decision)
@@ -284,7 +290,9 @@ func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
 	// Rule 1 over-budget, and control stop when the budget is spent.
 	r = NewRun(RunOptions{MaxChecks: 3})
 	for d := 9; d >= 7; d-- {
-		r.Step(in("port the parser", adv, Dist(d)))
+		if _, err := r.Step(in("port the parser", adv, Dist(d))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if j := r.Phronesis(); j.Verdict != JudgmentOverBudget || j.Control.Decision != ControlStop ||
 		j.Because != "3 checks against a budget of 3. This is a count, not an assessment of the work." ||
@@ -294,17 +302,27 @@ func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
 	// The budget counts the checks on the current ground: after a reground
 	// two checks are not three, and reads.checks says two.
 	r = NewRun(RunOptions{MaxChecks: 3})
-	r.Step(in("port the parser", adv, Dist(9)))
-	r.Step(in("port the parser", adv, Dist(8)))
-	r.Step(StepInput{Goal: "write the release notes", Progress: adv, Distance: Dist(6), UserTurn: true})
-	r.Step(in("write the release notes", adv, Dist(5)))
+	if _, err := r.Step(in("port the parser", adv, Dist(9))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Step(in("port the parser", adv, Dist(8))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Step(StepInput{Goal: "write the release notes", Progress: adv, Distance: Dist(6), UserTurn: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Step(in("write the release notes", adv, Dist(5))); err != nil {
+		t.Fatal(err)
+	}
 	if j := r.Phronesis(); j.Verdict == JudgmentOverBudget || j.Control.Decision == ControlStop || j.Control.Reads.Checks != 2 {
 		t.Errorf("after a reground: %s / %s, reads.checks %d; want no budget stop and 2 checks", j.Verdict, j.Control.Decision, j.Control.Reads.Checks)
 	}
 	// narrow names every flat distance, beyond the stall window's five.
 	r = NewRun(RunOptions{})
 	for k, d := range []int{6, 7, 7, 7, 7, 7, 7, 8} {
-		r.Step(StepInput{Goal: "port the parser", Progress: adv, Distance: Dist(d), ParentGoal: fmt.Sprint("p", k)})
+		if _, err := r.Step(StepInput{Goal: "port the parser", Progress: adv, Distance: Dist(d), ParentGoal: fmt.Sprint("p", k)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if j := r.Phronesis(); j.Verdict != JudgmentNarrow || j.Because != "Distance has sat at 7, 7, 7, 7, 7, 7, 8 for 7 checks without falling, and 8 is still far from done." {
 		t.Errorf("narrow: %s %q", j.Verdict, j.Because)
@@ -314,10 +332,14 @@ func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
 	shared := NewMemContexts()
 	for i := 0; i < 3; i++ {
 		prior := NewRun(RunOptions{Contexts: shared})
-		prior.Step(in("port the parser", adv, Dist(5)))
+		if _, err := prior.Step(in("port the parser", adv, Dist(5))); err != nil {
+			t.Fatal(err)
+		}
 		r := NewRun(RunOptions{Contexts: shared})
 		for k := 0; k < 3; k++ {
-			r.Step(StepInput{Goal: "port the parser", Progress: adv, Distance: Dist(5), ParentGoal: fmt.Sprint("p", k)})
+			if _, err := r.Step(StepInput{Goal: "port the parser", Progress: adv, Distance: Dist(5), ParentGoal: fmt.Sprint("p", k)}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		j := r.Phronesis()
 		priorRuns := 2*i + 1 // each round adds a prior run and a judged run
@@ -345,7 +367,9 @@ func wrongProblemRun(corroborated bool) *Run {
 	r := NewRun(RunOptions{})
 	for _, g := range []string{"fix the contrast gate", "rewrite the about page", "tune the footer colours", "rename css variables"} {
 		r.Saw(ToolCall("Edit", nil, corroborated))
-		r.Step(in(g, adv, Dist(6)))
+		if _, err := r.Step(in(g, adv, Dist(6))); err != nil {
+			panic(err)
+		}
 	}
 	return r
 }

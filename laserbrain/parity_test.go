@@ -280,9 +280,13 @@ func TestParity10CeilingRegexp(t *testing.T) {
 func TestParity12IsolatedContexts(t *testing.T) {
 	a, b := NewRun(RunOptions{}), NewRun(RunOptions{})
 	for i := 0; i < 3; i++ {
-		a.Step(in("keep the cache warm", adv, Dist(4)))
+		if _, err := a.Step(in("keep the cache warm", adv, Dist(4))); err != nil {
+			t.Fatal(err)
+		}
 	}
-	b.Step(in("keep the cache warm", adv, Dist(4)))
+	if _, err := b.Step(in("keep the cache warm", adv, Dist(4))); err != nil {
+		t.Fatal(err)
+	}
 	if j := b.Phronesis(); j.Scores.Repetition != 1 || j.Scores.Recurrence != 0 {
 		t.Errorf("a fresh run sees repetition %d, prior runs %d: its store is shared", j.Scores.Repetition, j.Scores.Recurrence)
 	}

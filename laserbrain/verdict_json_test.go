@@ -73,7 +73,9 @@ func TestStepRecordAppendJSON(t *testing.T) {
 			s.UserTurn = true
 			s.Goal += " \u2028\x7f\xff"
 		}
-		r.Step(s)
+		if _, err := r.Step(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, rec := range r.Steps() {
 		if got, want := rec.AppendJSON(nil), stdJSON(t, &rec); !bytes.Equal(got, want) {

@@ -17,9 +17,7 @@ type corpusCase struct {
 	source   string // file and case, for messages
 	category string
 	command  string
-	block    bool   // the corpus says it must be blocked
-	want     string // our own corpus: the exact decision
-	why      string
+	block    bool // the corpus says it must be blocked
 }
 
 // dcgCases reads the dcg corpus (TOML cases and e2e fixture lines) from

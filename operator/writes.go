@@ -90,7 +90,7 @@ func (w *writeScan) stmt(s *syntax.Stmt, dir *string, depth int) {
 	w.substitutions(s, *dir, depth)
 	for _, r := range s.Redirs {
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut, syntax.RdrInOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
 			p, known := wpWordValue(r.Word)
 			w.add(p, known && *dir != "?", *dir)
 		case syntax.DplOut:

@@ -5,12 +5,17 @@ import (
 	"strings"
 )
 
-// Exit codes of the ponder binary (spec ponder.md §2).
+// Exit codes of the ponder binary (SPEC.md §3), the project's one table
+// (laserkit's internal/cli, `ponder help exit-codes`): usage mistakes and
+// the engine's refusals are both 2 (their kinds tell them apart), 1 is a
+// finding (doctor's problems), 8 a local write that failed.
 const (
-	ExitOK    = 0
-	ExitUsage = 1 // bad flag, missing argument, out-of-range value
-	ExitState = 2 // stateError: the engine refused
-	ExitOCA   = 3 // PONDER_OCA=on and OCA unusable, or an OCA write failed
+	ExitOK      = 0
+	ExitFinding = 1 // doctor found a problem
+	ExitUsage   = 2 // bad flag, missing argument, out-of-range value (1 before the shared table)
+	ExitState   = 2 // stateError: the engine refused
+	ExitOCA     = 3 // PONDER_OCA=on and OCA unusable, or an OCA write failed
+	ExitFailure = 8 // a local write failed (disk full, EIO)
 )
 
 // Error is a refusal: its exit code, a one-line message and, where the

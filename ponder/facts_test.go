@@ -116,17 +116,23 @@ func TestFacts(t *testing.T) {
 // in the facts, as judge counts it.
 func TestFactsPhantomBack(t *testing.T) {
 	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e := New(root, nil)
 	st, _ := e.Start(StartOptions{Subject: "s", Passes: 3})
 	if _, err := e.Units("", UnitsOptions{From: []byte("a.go\ngone.go\n"), FromName: "-"}); err != nil {
 		t.Fatal(err)
 	}
-	e.Deliberate("", fullVoices(), false)
+	if _, err := e.Deliberate("", fullVoices(), false); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.Delta("", []byte(`{"type":"unit-delete","unitId":"u0002","phantom":true,"voice":"skeptic"}`)); err != nil {
 		t.Fatal(err)
 	}
-	e.Grade("", []string{"a.go"}, nil)
+	if _, err := e.Grade("", []string{"a.go"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	f, err := e.Facts(st.Slug)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +140,9 @@ func TestFactsPhantomBack(t *testing.T) {
 	if p := f.Passes[0]; p.Graded != 1 || p.Counted != 1 || len(p.Phantoms) != 1 || len(p.Phantoms[0].OnDisk) != 0 {
 		t.Fatalf("with the phantom holding: %+v", p)
 	}
-	os.WriteFile(filepath.Join(root, "gone.go"), []byte("back"), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "gone.go"), []byte("back"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	f, _ = e.Facts(st.Slug)
 	if p := f.Passes[0]; p.Graded != 1 || p.Counted != 2 || len(p.Phantoms[0].OnDisk) != 1 {
 		t.Fatalf("with the file back: %+v", p)
@@ -153,11 +161,17 @@ func (h *haltStub) SessionHalt(root, slug string) (*Halt, error) { return h.halt
 // the command through.
 func TestHaltRefusesWrites(t *testing.T) {
 	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e := New(root, nil)
 	st, _ := e.Start(StartOptions{Subject: "s", Passes: 3})
-	e.Units("", UnitsOptions{Scan: "."})
-	e.Deliberate("", fullVoices(), false)
+	if _, err := e.Units("", UnitsOptions{Scan: "."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Deliberate("", fullVoices(), false); err != nil {
+		t.Fatal(err)
+	}
 	stub := &haltStub{halt: &Halt{Reason: "shares a ground with ponder:other", Release: "laserbrain supervise release ponder:" + st.Slug}}
 	e.Halts = stub
 	for name, call := range map[string]func() error{

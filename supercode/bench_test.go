@@ -77,7 +77,7 @@ var baseline = sync.OnceValue(func() time.Duration {
 	}
 	round := func(k int) {
 		for i, r := range runs {
-			r.Step(stepOf(i, k))
+			_, _ = r.Step(stepOf(i, k))
 			r.HistorySaved()
 			r.ReleaseSavedHistory()
 		}

@@ -410,7 +410,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for k := 0; k < 50; k++ {
-				s.Observe(name, st("ship the "+name, adv, 5))
+				_, _ = s.Observe(name, st("ship the "+name, adv, 5))
 				s.Saw(name, laserbrain.CheckEvent("t", true))
 				s.Findings()
 				s.Route()

@@ -86,8 +86,12 @@ func TestUpstreamDriftVectors(t *testing.T) {
 			t.Errorf("%s: %d steps passed, want all %d", up, n, want[up])
 		}
 		var a, b struct{ Vectors any }
-		json.Unmarshal(orig, &a)
-		json.Unmarshal(copyData, &b)
+		if err := json.Unmarshal(orig, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(copyData, &b); err != nil {
+			t.Fatal(err)
+		}
 		if !reflect.DeepEqual(a.Vectors, b.Vectors) {
 			t.Errorf("%s no longer holds the vectors of %s", local, up)
 		}
@@ -125,7 +129,9 @@ func TestEveryKindHasVectors(t *testing.T) {
 			Cases   []struct{ Why string }
 			Vectors []struct{ Why string }
 		}
-		json.Unmarshal(data, &doc)
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
 		for i, c := range doc.Cases {
 			if c.Why == "" {
 				t.Errorf("%s case %d has no why", name, i)

@@ -19,6 +19,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
 
@@ -27,13 +28,16 @@ func main() {
 }
 
 const usage = `usage: laserbrain-gate [--format exit|json] < event.json
+       laserbrain-gate --version
 
 Answers one Claude Code PreToolUse event exactly as laserbrain hook
 pre-tool-use does (see its help). deny: exit status 2 and the reason on
 stderr (--format exit, the default) or permissionDecision "deny" on stdout
 (--format json); ask, an authorized allow, or (with nobody attending) a
 note for the model: JSON on stdout; nothing found: no output. An event that
-cannot be read exits 2 with "guard error: ...".
+cannot be read exits 2 with "guard error: ...". It exits only 0 or 2:
+Claude Code treats any other status as not blocking (laserbrain help
+exit-codes).
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -42,6 +46,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch a := args[i]; {
 		case a == "-h" || a == "--help":
 			fmt.Fprint(stdout, usage)
+			return 0
+		case a == "--version":
+			fmt.Fprint(stdout, version.Get("laserbrain-gate").Text())
 			return 0
 		case a == "--format" && i+1 < len(args):
 			i++

@@ -40,11 +40,12 @@ data in the fleet store: scoped to this fleet (the repository containing
 one agent, dated, expiring (--for, default 15m), and good for --uses actions
 (default 1). The hook looks it up afresh for every action and spends one use
 each time it lets one through. It never lets a drifting run act: the drift
-and judgment refusals come first.
-
-  laserbrain authorize --run 9d14... --reason "release 1.4" -- npm publish
+and judgment refusals come first.`,
+		Example: `  laserbrain authorize --run 9d14c2e07a11 --reason "release 1.4" -- npm publish
+  laserbrain authorize --agent reviewer --for 1h --uses 3 -- git push origin main
+  laserbrain authorize --write .claude/settings.json --reason "add a hook"
   laserbrain authorize --list
-  laserbrain authorize --revoke ID`,
+  laserbrain authorize --revoke 01J9Z2QK3T`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
@@ -52,13 +53,13 @@ and judgment refusals come first.
 			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			now := time.Now().UTC()
 			switch {
 			case opts.revoke != "":
 				if err := st.RevokeAuthorization(ctx, opts.revoke, now); err != nil {
-					return cli.Exit(usageExit, err)
+					return storeError(err, "laserbrain authorize --list shows the fleet's authorizations")
 				}
 				fmt.Fprintf(streams.Out, "revoked %s\n", opts.revoke)
 				return nil
@@ -95,12 +96,12 @@ and judgment refusals come first.
 			}
 			fid, err := fleet.ID(ctx, dir)
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Usagef("--fleet %s: %v", dir, err)
 			}
 			if opts.run != "" {
 				r, err := st.Run(ctx, opts.run)
 				if err != nil {
-					return cli.Exit(usageExit, err)
+					return storeError(fmt.Errorf("run %s: %w", opts.run, err), "laserbrain runs lists this fleet's runs")
 				}
 				fid = r.Fleet
 			}
@@ -111,10 +112,10 @@ and judgment refusals come first.
 			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
 				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
 			if err := st.AddAuthorization(ctx, a); err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			if opts.json {
-				return writeJSONIndented(streams.Out, a)
+				return cli.WriteJSON(streams.Out, a)
 			}
 			fmt.Fprintf(streams.Out, "authorization %s: %q, %d use(s), until %s\n", a.ID, a.Action, a.Uses, a.Expires.Format(time.RFC3339))
 			return nil
@@ -131,6 +132,13 @@ and judgment refusals come first.
 	f.BoolVar(&opts.list, "list", false, "list the fleet's authorizations")
 	f.BoolVar(&opts.json, "json", false, "print JSON")
 	f.StringVar(&opts.revoke, "revoke", "", "revoke the authorization with this id")
+	cli.CompleteFlag(cmd, "revoke", completeAuthorizations)
+	cli.CompleteFlag(cmd, "run", completeAgentRuns)
+	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "reason", "for", "uses")
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitUsage, When: "nothing to authorize, a bad flag value, or a run or authorization that does not exist"},
+		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 
@@ -141,17 +149,17 @@ func listAuthorizations(ctx context.Context, streams *cli.IOStreams, st fleet.St
 	}
 	fid, err := fleet.ID(ctx, dir)
 	if err != nil {
-		return cli.Exit(usageExit, err)
+		return cli.Usagef("--fleet %s: %v", dir, err)
 	}
 	all, err := st.ListAuthorizations(ctx, fid)
 	if err != nil {
-		return cli.Exit(usageExit, err)
+		return cli.Failure(err)
 	}
 	if opts.json {
 		if all == nil {
 			all = []fleet.Authorization{}
 		}
-		return writeJSONIndented(streams.Out, all)
+		return cli.WriteJSON(streams.Out, all)
 	}
 	tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tACTION\tSCOPE\tUSED\tSTATE\tEXPIRES")

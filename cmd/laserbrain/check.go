@@ -2,14 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
 )
 
@@ -18,6 +20,7 @@ type checkOptions struct {
 	doing, next, blocked                 string
 	userTurn                             bool
 	run                                  string
+	newRun                               bool
 	json                                 bool
 	stream                               bool
 }
@@ -25,25 +28,39 @@ type checkOptions struct {
 func newCheckCmd(streams *cli.IOStreams) *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID] | check --stream",
+		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
 		Short: "Check one spelled state against its run's ground (or a stream of them)",
 		Long: `check measures one state (goal, progress, distance) against the run's frozen
-ground and prints the verdict. Without --run it starts a new run and prints
-its id; pass --run ID to continue that run (runs live in $LASERBRAIN_HOME,
-else in the user config directory).
+ground and prints the verdict. The first check of a run sets the ground.
+Without --run it starts a new run and prints its id; --run ID continues that
+run, and a run that does not exist is refused (a mistyped id would otherwise
+start a new run and hide the drift) unless --new-run asks to start one
+under that id. A run laserbrain run registered for an agent exists from the
+start. Runs live in $LASERBRAIN_HOME, else in the user config directory.
 
-Exit status: 0 not drifting, 1 drifting, 2 bad input.
+--distance is a whole number from 0 (done) to 10, or "unknown"; anything
+else is refused with the accepted range (the MCP server's check_state reads
+distances as the Python reference does).
 
 With --stream, check reads one JSON object per line from standard input,
 {"goal", "progress", "distance", "parent_goal", "user_turn", "doing", "next",
-"blocked", "run"} (all optional: progress defaults to advancing, distance to 5,
-and a null distance means unknown), and writes one JSON verdict per line, in
-order, as each line is read. A line that is not such an object gets
-{"error", "line"} on its output line and the stream goes on. Lines without
-"run" continue the --run run, or one new run for the whole stream. Blank
-lines are skipped. The stream holds each run it touches until it ends (a
-check on the same run elsewhere waits), and saves runs and contexts every
-second and at the end. Exit status: 0, or 2 if any line was bad.`,
+"blocked", "run", "new_run"} (all optional: progress defaults to advancing,
+distance to 5, and a null distance means unknown), and writes one JSON
+verdict per line, compact, in order, as each line is read. A line that is
+not such an object, or that names a run that does not exist (without
+"new_run": true), gets {"error": {"code", "kind", "message"}, "line": N} on
+its output line and the stream goes on. Lines without "run" continue the
+--run run, or one new run for the whole stream. Blank lines are skipped.
+The stream holds each run it touches until it ends (a check on the same run
+elsewhere waits), and saves runs and contexts every second and at the end.`,
+		Example: `  # A new run: the first check grounds it and prints its id.
+  laserbrain check --goal "add a CSV importer to the admin panel" --distance 8
+  # Continue it; exit 1 when the state drifts.
+  laserbrain check --run 9d14c2e07a11 --goal "refactor the ORM" --distance 6 --json
+  # Start a run under an id of your choosing.
+  laserbrain check --run release-1.4 --new-run --goal "cut release 1.4" --distance 9
+  # One verdict per JSON line.
+  printf '%s\n' '{"goal":"ship it","distance":3}' | laserbrain check --stream --run release-1.4`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.stream {
@@ -55,16 +72,49 @@ second and at the end. Exit status: 0, or 2 if any line was bad.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.goal, "goal", "", "the one goal of the run, as the agent states it now")
 	f.StringVar(&opts.progress, "progress", laserbrain.ProgressAdvancing, "advancing, stuck or circling")
-	f.StringVar(&opts.distance, "distance", "5", "how far from done, 0 (done) to 10")
+	f.StringVar(&opts.distance, "distance", "5", "how far from done: a whole number from 0 (done) to 10, or unknown")
 	f.StringVar(&opts.parentGoal, "parent-goal", "", "the goal this one serves, when on a sub-task")
 	f.BoolVar(&opts.userTurn, "user-turn", false, "the user spoke since the last check (a new goal is then a new instruction)")
 	f.StringVar(&opts.doing, "doing", "", "what this step does (read for cause-claims and observations)")
 	f.StringVar(&opts.next, "next", "", "the single next action")
 	f.StringVar(&opts.blocked, "blocked", "", "what blocks you")
 	f.StringVar(&opts.run, "run", "", "continue this run (default: start a new one)")
-	f.BoolVar(&opts.json, "json", false, "print the verdict as JSON")
+	f.BoolVar(&opts.newRun, "new-run", false, "start a new run (under the --run id, which must not exist yet)")
+	f.BoolVar(&opts.json, "json", false, "print the verdict as JSON (with --stream: the stream is JSON already)")
 	f.BoolVar(&opts.stream, "stream", false, "read JSON lines from standard input, write one JSON verdict per line")
+	cli.CompleteFlag(cmd, "progress", cli.Values(laserbrain.ProgressAdvancing, laserbrain.ProgressStuck, laserbrain.ProgressCircling))
+	cli.CompleteFlag(cmd, "distance", cli.Values(distanceValues()...))
+	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.CompleteFlags(cmd, cli.NoValue, "goal", "parent-goal", "doing", "next", "blocked")
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitOK, When: "not drifting (with --stream: every line was read)"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "the state drifts (not with --stream: each verdict says so)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad input: a flag, a distance out of range, a run that does not exist (or exists, with --new-run); with --stream, any bad line"},
+		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+// distanceValues are the values --distance accepts, for completion.
+func distanceValues() []string {
+	out := []string{"0\tdone"}
+	for d := 1; d <= 10; d++ {
+		out = append(out, strconv.Itoa(d))
+	}
+	return append(out, "unknown")
+}
+
+// parseDistance reads --distance: a whole number from 0 to 10, or unknown.
+// The reference's reading (int(float(x)), clamped) would turn 11 into 10
+// and 3.5 into 3 without a word; a person typing a flag is told instead.
+func parseDistance(s string) (laserbrain.Distance, error) {
+	if strings.TrimSpace(s) == "unknown" {
+		return laserbrain.NoDistance, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > 10 {
+		return laserbrain.Distance{}, cli.Usagef("--distance %q: want a whole number from 0 (done) to 10, or unknown", s)
+	}
+	return laserbrain.Dist(n), nil
 }
 
 // openStore opens laserbrain's run store on the backend LASERBRAIN_STORE
@@ -77,69 +127,113 @@ func openStore() (laserbrain.Store, error) {
 	return backend.OpenRuns(cfg)
 }
 
+// openCheckedRun opens run id for stepping and holds the check to what was
+// asked: an id given without newRun must name a run that exists (a saved
+// run, or one laserbrain run registered), and one given with it must not.
+func openCheckedRun(ctx context.Context, store laserbrain.Store, id string, newRun bool, how runWords) (laserbrain.RunHandle, error) {
+	h, err := store.OpenRun(ctx, id)
+	if err != nil {
+		return nil, cli.Failure(err)
+	}
+	switch {
+	case h.Created() && !newRun && !registeredAgentRun(ctx, id):
+		_ = h.Close()
+		return nil, cli.Usagef("no such run %q: %s", id, how.missing)
+	case !h.Created() && newRun:
+		_ = h.Close()
+		return nil, cli.Usagef("run %q exists already: %s", id, how.exists)
+	}
+	return h, nil
+}
+
+// runWords say how to fix a run that is missing or exists, in the words of
+// the place it was named.
+type runWords struct{ missing, exists string }
+
+var flagRunWords = runWords{
+	missing: "to start a new run under this id, add --new-run (laserbrain runs lists agents' runs)",
+	exists:  "drop --new-run to continue it, or choose another id",
+}
+
+// registeredAgentRun reports whether id is a run laserbrain run (or a
+// hook) registered in the fleet store: its first check opens it.
+func registeredAgentRun(ctx context.Context, id string) bool {
+	sup := &agentrun.Supervisor{}
+	defer func() { _ = sup.Close() }()
+	st, err := sup.Fleet()
+	if err != nil {
+		return false
+	}
+	_, err = st.Run(ctx, id)
+	return err == nil
+}
+
+// completeRunIDs offers the saved runs' ids, newest first, from the store
+// LASERBRAIN_STORE names.
+func completeRunIDs(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	store, err := openStore()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer func() { _ = store.Close() }()
+	var ids []string
+	if rs, ok := store.(interface {
+		RecentRunIDs(context.Context) ([]string, error)
+	}); ok {
+		ids, _ = rs.RecentRunIDs(context.Background())
+	}
+	return cli.Values(ids...)(cmd, nil, toComplete)
+}
+
 func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {
 	if !cmd.Flags().Changed("goal") {
 		return cli.Usagef("--goal is required (an empty goal is allowed, and is ungrammatical)")
 	}
-	d, ok := laserbrain.DistanceFromString(opts.distance)
-	if !ok {
-		return cli.Usagef("--distance %q is not a number (0 to 10)", opts.distance)
+	d, err := parseDistance(opts.distance)
+	if err != nil {
+		return err
 	}
 	id := opts.run
 	if id == "" {
 		id = laserbrain.NewRunID()
+		opts.newRun = true
 	} else if err := laserbrain.ValidateRunID(id); err != nil {
 		return cli.Usagef("--run: %v", err)
 	}
 	store, err := openStore()
 	if err != nil {
-		return cli.Exit(usageExit, err)
+		return cli.Failure(err)
 	}
 	ctx := context.Background()
-	h, err := store.OpenRun(ctx, id)
+	h, err := openCheckedRun(ctx, store, id, opts.newRun, flagRunWords)
 	if err != nil {
-		return cli.Exit(usageExit, err)
+		return err
 	}
-	defer h.Close()
+	defer func() { _ = h.Close() }()
 	v, err := h.Run().Step(laserbrain.StepInput{
 		Goal: opts.goal, Progress: opts.progress, Distance: d, ParentGoal: opts.parentGoal, UserTurn: opts.userTurn,
 		Doing: opts.doing, Next: opts.next, Blocked: opts.blocked,
 	})
-	if err == nil {
-		err = h.Save(ctx)
-	}
-	if err == nil {
-		err = store.Close()
-	}
 	if err != nil {
-		return cli.Exit(usageExit, fmt.Errorf("run %s not saved: %w", id, err))
+		return cli.Failure(fmt.Errorf("run %s: %w", id, err))
+	}
+	if err := h.Save(ctx); err != nil {
+		return cli.Failure(fmt.Errorf("run %s not saved: %w", id, err))
+	}
+	if err := store.Close(); err != nil {
+		return cli.Failure(fmt.Errorf("run %s: contexts not saved: %w", id, err))
 	}
 	if opts.json {
-		if err := writeJSONLine(streams.Out, v); err != nil {
-			return cli.Exit(usageExit, err)
+		if err := cli.WriteJSON(streams.Out, v); err != nil {
+			return cli.Failure(err)
 		}
 	} else {
 		writeVerdict(streams.Out, v, h.Created())
 	}
 	if v.Drifting {
-		return cli.SilentExit(1)
+		return cli.SilentExit(cli.ExitFinding)
 	}
 	return nil
-}
-
-func writeJSONLine(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-// writeJSONIndented prints v as indented JSON, with <, > and & left as they
-// are: commands are full of them.
-func writeJSONIndented(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // writeVerdict prints a verdict for a person.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -16,7 +15,7 @@ import (
 )
 
 func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {
-	for _, name := range []string{"goal", "progress", "distance", "parent-goal", "user-turn", "doing", "next", "blocked", "json"} {
+	for _, name := range []string{"goal", "progress", "distance", "parent-goal", "user-turn", "doing", "next", "blocked"} {
 		if cmd.Flags().Changed(name) {
 			return cli.Usagef("--%s cannot be used with --stream: each line carries its own state", name)
 		}
@@ -28,9 +27,19 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 	}
 	store, err := openStore()
 	if err != nil {
-		return cli.Exit(usageExit, err)
+		return cli.Failure(err)
 	}
 	s := newStreamer(store, opts.run)
+	if opts.run != "" {
+		// The --run run is checked before any line is read: a mistyped id
+		// fails the whole stream, not each line.
+		h, err := openCheckedRun(context.Background(), store, opts.run, opts.newRun, flagRunWords)
+		if err != nil {
+			_ = store.Close()
+			return err
+		}
+		s.handles[opts.run] = h
+	}
 	bad, err := s.run(streams.In, streams.Out)
 	if cerr := s.close(); err == nil {
 		err = cerr
@@ -39,10 +48,13 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 		err = fmt.Errorf("context store not saved: %w", cerr)
 	}
 	if err != nil {
-		return cli.Exit(usageExit, err)
+		return cli.Failure(err)
 	}
-	if bad > 0 {
-		return cli.SilentExit(usageExit)
+	switch {
+	case s.failed > 0:
+		return cli.SilentExit(cli.ExitFailure)
+	case bad > 0:
+		return cli.SilentExit(cli.ExitUsage)
 	}
 	return nil
 }
@@ -64,6 +76,7 @@ type streamer struct {
 	dirty      map[string]bool
 	lastSave   time.Time
 	intern     interner
+	failed     int // lines the store could not check (a run held elsewhere too long)
 }
 
 func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
@@ -71,17 +84,27 @@ func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
 		dirty: map[string]bool{}, lastSave: time.Now()}
 }
 
-// streamError is the output line for a bad input line.
+// streamError is the output line for a bad input line: the error envelope
+// every --json error uses, and the line it is about.
 type streamError struct {
-	Error string `json:"error"`
-	Line  int    `json:"line"`
+	Error cli.ErrorObject `json:"error"`
+	Line  int             `json:"line"`
 }
 
-func appendStreamError(b []byte, msg string, line int) []byte {
+// lineFailure is a line the store could not check (the line itself was
+// good): exit 8 rather than 2.
+type lineFailure struct{ err error }
+
+func (f lineFailure) Error() string { return f.err.Error() }
+
+func appendStreamError(b []byte, err error, line int) []byte {
+	obj := cli.ErrorObject{Code: cli.ExitUsage, Kind: "usage", Message: err.Error()}
+	if _, ok := err.(lineFailure); ok {
+		obj.Code, obj.Kind = cli.ExitFailure, "failure"
+	}
 	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	enc.Encode(streamError{Error: msg, Line: line})
+	// Encoding two strings and two numbers cannot fail.
+	_ = cli.WriteJSONLine(&out, streamError{Error: obj, Line: line})
 	return append(b, bytes.TrimSuffix(out.Bytes(), []byte("\n"))...)
 }
 
@@ -127,7 +150,10 @@ func (s *streamer) loop(r *bufio.Reader, w *bufio.Writer) (bad int, err error) {
 			}
 			if lerr != nil {
 				bad++
-				buf = appendStreamError(buf, lerr.Error(), n)
+				if _, ok := lerr.(lineFailure); ok {
+					s.failed++
+				}
+				buf = appendStreamError(buf, lerr, n)
 			}
 			if _, werr := w.Write(append(buf, '\n')); werr != nil {
 				return bad, fmt.Errorf("write: %w", werr)
@@ -187,19 +213,27 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 
 // check runs one line against its run.
 func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
-	in, id, err := parseStreamLineInterned(line, &s.intern)
+	in, run, err := parseStreamLineInterned(line, &s.intern)
 	if err != nil {
 		return laserbrain.CheckResult{}, err
 	}
+	id, newRun := run.ID, run.New
 	if id == "" {
 		if s.defaultRun == "" {
 			s.defaultRun = laserbrain.NewRunID()
+			newRun = true
 		}
 		id = s.defaultRun
 	}
 	h := s.handles[id]
-	if h == nil {
-		if h, err = s.store.OpenRun(context.Background(), id); err != nil {
+	switch {
+	case h != nil && run.New:
+		return laserbrain.CheckResult{}, fmt.Errorf("run %q exists already: drop \"new_run\" to continue it", id)
+	case h == nil:
+		if h, err = openCheckedRun(context.Background(), s.store, id, newRun, lineRunWords); err != nil {
+			if cli.CodeOf(err) == cli.ExitFailure {
+				return laserbrain.CheckResult{}, lineFailure{err}
+			}
 			return laserbrain.CheckResult{}, err
 		}
 		s.handles[id] = h
@@ -215,6 +249,11 @@ func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
 		}
 	}
 	return v, nil
+}
+
+var lineRunWords = runWords{
+	missing: `to start a new run under this id, add "new_run": true to the line`,
+	exists:  `drop "new_run" to continue it, or choose another id`,
 }
 
 // fatalError ends the stream: the store failed, not the line.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 // stream that buffered its output until EOF would time out here. Drives
 // the real binary (testscript.Main put it on PATH).
 func TestStreamFlushesPerLine(t *testing.T) {
-	cmd := exec.Command("laserbrain", "check", "--stream", "--run", "live")
+	cmd := exec.Command("laserbrain", "check", "--stream", "--run", "live", "--new-run")
 	cmd.Env = append(cmd.Environ(), "LASERBRAIN_HOME="+t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -57,7 +58,9 @@ func streamOnce(t testing.TB, input []byte) (out []byte, bad int) {
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
-	s.close()
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
 	return buf.Bytes(), bad
 }
 
@@ -109,7 +112,13 @@ func FuzzStream(f *testing.F) {
 			}
 			if raw, isErr := obj["error"]; isErr {
 				var n int
-				if json.Unmarshal(obj["line"], &n) != nil || n <= lastLine || len(raw) < 3 {
+				var env struct {
+					Code    int    `json:"code"`
+					Kind    string `json:"kind"`
+					Message string `json:"message"`
+				}
+				if json.Unmarshal(obj["line"], &n) != nil || n <= lastLine || json.Unmarshal(raw, &env) != nil ||
+					env.Code != 2 && env.Code != 8 || env.Kind == "" || env.Message == "" {
 					t.Fatalf("bad error object %s after line %d", l, lastLine)
 				}
 				lastLine = n
@@ -134,7 +143,7 @@ func TestStreamLongLine(t *testing.T) {
 	long := `{"goal":"` + strings.Repeat("x", maxStreamLine) + `"}`
 	out, bad := streamOnce(t, []byte(long+"\n"+`{"goal":"ship it"}`+"\n"))
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if bad != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"error":"line is longer than`) || !strings.Contains(lines[1], `"reason":"grounded"`) {
+	if bad != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], `{"error":{"code":2,"kind":"usage","message":"line is longer than`) || !strings.Contains(lines[1], `"reason":"grounded"`) {
 		t.Errorf("bad %d, output %q", bad, out)
 	}
 }
@@ -154,11 +163,17 @@ func streamInputRuns(n int, run func(i int) string) []byte {
 		`{"goal":"add the CSV importer to the admin panel","progress":"advancing","distance":4}`,
 	}
 	var b bytes.Buffer
+	seen := map[string]bool{}
 	for i := 0; i < n; i++ {
 		line := states[i%len(states)]
 		if run != nil {
 			if id := run(i); id != "" {
-				line = strings.TrimSuffix(line, "}") + `,"run":"` + id + `"}`
+				extra := `,"run":"` + id + `"`
+				if !seen[id] {
+					extra += `,"new_run":true` // a run's first line starts it
+					seen[id] = true
+				}
+				line = strings.TrimSuffix(line, "}") + extra + "}"
 			}
 		}
 		b.WriteString(line)
@@ -265,15 +280,15 @@ func BenchmarkStreamInProcess10k(b *testing.B) {
 
 // parseStreamLineRef is the stream line read with encoding/json, key by key:
 // the reference the hand-written reader is fuzzed against.
-func parseStreamLineRef(line []byte) (laserbrain.StepInput, string, bool) {
+func parseStreamLineRef(line []byte) (laserbrain.StepInput, lineRun, bool) {
 	in := laserbrain.StepInput{Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	var obj map[string]json.RawMessage
 	if dec.Decode(&obj) != nil || obj == nil {
-		return in, "", false
+		return in, lineRun{}, false
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return in, "", false
+		return in, lineRun{}, false
 	}
 	// A map keeps exact keys, and the last of repeated ones, as the reader must.
 	str := func(raw json.RawMessage, dst *string) bool {
@@ -287,7 +302,7 @@ func parseStreamLineRef(line []byte) (laserbrain.StepInput, string, bool) {
 		}
 		return true
 	}
-	run := ""
+	var run lineRun
 	for k, raw := range obj {
 		ok := true
 		switch k {
@@ -302,27 +317,39 @@ func parseStreamLineRef(line []byte) (laserbrain.StepInput, string, bool) {
 		case "blocked":
 			ok = str(raw, &in.Blocked)
 		case "run":
-			ok = str(raw, &run)
+			ok = str(raw, &run.ID)
 		case "progress":
 			ok = str(raw, &in.Progress)
 		case "distance":
-			if c := bytes.TrimSpace(raw)[0]; c == '[' || c == '{' {
-				return in, "", false
+			// A whole number from 0 to 10, or null (unknown).
+			var d *float64
+			if json.Unmarshal(raw, &d) != nil {
+				return in, lineRun{}, false
 			}
-			in.Distance = laserbrain.DistanceFromJSON(raw)
-		case "user_turn":
+			in.Distance = laserbrain.NoDistance
+			if d != nil {
+				if *d < 0 || *d > 10 || *d != math.Trunc(*d) {
+					return in, lineRun{}, false
+				}
+				in.Distance = laserbrain.Dist(int(*d))
+			}
+		case "user_turn", "new_run":
 			var b *bool
 			ok = json.Unmarshal(raw, &b) == nil
-			in.UserTurn = b != nil && *b
+			if k == "user_turn" {
+				in.UserTurn = b != nil && *b
+			} else {
+				run.New = b != nil && *b
+			}
 		default:
-			return in, "", false
+			return in, lineRun{}, false
 		}
 		if !ok {
-			return in, "", false
+			return in, lineRun{}, false
 		}
 	}
-	if run != "" && laserbrain.ValidateRunID(run) != nil {
-		return in, "", false
+	if run.ID != "" && laserbrain.ValidateRunID(run.ID) != nil {
+		return in, lineRun{}, false
 	}
 	return in, run, true
 }
@@ -338,6 +365,8 @@ func FuzzStreamLine(f *testing.F) {
 		`{"goal":[1]}`, `{"distance":{"a":1}}`, `{"distance":01}`, `{"distance":1.}`, `{"goal":"x",}`,
 		`{}`, `[]`, `"x"`, `{"GOAL":"x"}`, `{"goal":"x"}}`, `{"goal":"\u0000"}`, `{"goal":"a` + "\t" + `b"}`,
 		`{"user_turn":null,"run":null}`, `{"run":"bad id"}`, `{"distance":true}`, `{"distance":1e999}`,
+		`{"distance":11}`, `{"distance":-1}`, `{"distance":3.5}`, `{"distance":"three"}`, `{"distance":3.0}`, `{"distance":-0}`,
+		`{"run":"r1","new_run":true}`, `{"new_run":"yes"}`, `{"new_run":null}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -347,14 +376,14 @@ func FuzzStreamLine(f *testing.F) {
 		var in interner
 		for range 2 { // the interned path reads the same, first and second time
 			if g, r, e := parseStreamLineInterned(line, &in); (e == nil) != (err == nil) || g != got || r != gotRun {
-				t.Fatalf("%q: interned reading differs: %+v %q %v", line, g, r, e)
+				t.Fatalf("%+v: interned reading differs: %+v %+v %v", line, g, r, e)
 			}
 		}
 		if (err == nil) != ok {
-			t.Fatalf("%q: reader error %v, encoding/json accepts: %v", line, err, ok)
+			t.Fatalf("%+v: reader error %v, encoding/json accepts: %v", line, err, ok)
 		}
 		if ok && (got != want || gotRun != wantRun) {
-			t.Fatalf("%q:\n reader %+v run %q\n   json %+v run %q", line, got, gotRun, want, wantRun)
+			t.Fatalf("%+v:\n reader %+v run %+v\n   json %+v run %+v", line, got, gotRun, want, wantRun)
 		}
 	})
 }
@@ -372,12 +401,14 @@ func BenchmarkStreamLocalStore10k(b *testing.B) {
 		}
 		pr, pw, _ := os.Pipe()
 		done := make(chan struct{})
-		go func() { io.Copy(io.Discard, pr); close(done) }()
+		go func() { _, _ = io.Copy(io.Discard, pr); close(done) }()
 		s := newStreamer(store, "")
 		if _, err := s.run(bytes.NewReader(input), pw); err != nil {
 			b.Fatal(err)
 		}
-		s.close()
+		if err := s.close(); err != nil {
+			b.Fatal(err)
+		}
 		store.Close()
 		pw.Close()
 		<-done

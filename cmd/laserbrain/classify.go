@@ -33,11 +33,13 @@ xargs, git global options and inline aliases) is checked again, with the
 extra pack. The declaration flags start from irreversible and/or outward;
 classification only ever escalates them.
 
-Exit status: 0 when the command is reversible and inward, 1 when it needs
-authorization, 2 on bad input. --json prints the full result, including each
-finding's role (executed, inline code, data, unknown, dry run) and the
-decision a hook would take (allow, ask, deny). The command is read as if run
-in the current directory (git checkout NAME: a file here, or a branch).
+The exit status says whether the command needs authorization; the decision
+printed is what the pre-tool-use hook would do with it, which reads the
+command alone (an agent declares nothing): a command you declare outward
+needs authorization, and a hook would still allow it when nothing in it
+escalates. --json prints the full result, including each finding's role
+(executed, inline code, data, unknown, dry run). The command is read as if
+run in the current directory (git checkout NAME: a file here, or a branch).
 
 --explain adds what the hook would answer and for whom: whether a person is
 there to answer a question (the presence), read from this environment the
@@ -47,6 +49,10 @@ attended, unattended or unknown; the answer with its reason or its note for
 the model; and the answer for each presence. With nobody there the hook
 never asks: a match only in data or a dry run goes ahead with a note, code
 and commands it cannot read are refused with what to do instead.`,
+		Example: `  laserbrain classify -- git push --force origin main
+  laserbrain classify --json -- 'find . -name "*.tmp" -delete'
+  laserbrain classify --explain --presence unattended -- npm publish
+  laserbrain classify --outward -- curl -X POST https://api.example.org/deploy`,
 		Args: cli.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			command := strings.Join(args, " ")
@@ -80,9 +86,14 @@ and commands it cannot read are refused with what to do instead.`,
 						out.Answers[p.String()] = r.HookAnswerFor(p, "")
 					}
 				}
-				if err := writeJSONIndented(streams.Out, out); err != nil {
-					return err
+				if err := cli.WriteJSON(streams.Out, out); err != nil {
+					return cli.Failure(err)
 				}
+			} else if r.NeedsAuthorization() && r.Decision == operator.Allow {
+				// Only the declaration escalated it: say so, rather than
+				// print "allow" and exit 1.
+				fmt.Fprintf(streams.Out, "%s, %s (as declared): needs authorization; a hook would allow it (nothing in the command escalates it)\n",
+					reversibility(r.Reversible), direction(r.Outward))
 			} else {
 				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(r.Reversible), direction(r.Outward), r.Decision)
 				for _, c := range r.Carveouts {
@@ -110,6 +121,11 @@ and commands it cannot read are refused with what to do instead.`,
 	cmd.Flags().BoolVar(&opts.outward, "outward", false, "declare the command outward")
 	cmd.Flags().BoolVar(&opts.explain, "explain", false, "say what the hook answers, for which presence and why")
 	cmd.Flags().StringVar(&opts.presence, "presence", "", "with --explain: attended, unattended or unknown (default: read from the environment)")
+	cli.CompleteFlag(cmd, "presence", cli.Values("attended", "unattended", "unknown"))
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitOK, When: "the command is reversible and inward"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "the command needs authorization: irreversible or outward"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "no command given, a bad --presence, or a flag mistake"})
 	return cmd
 }
 

@@ -301,9 +301,13 @@ func TestClaudeInstalledProject(t *testing.T) {
 		agenttest.Bash("toolu_push", "git push --force origin main; touch ran-marker"),
 		agenttest.Say("Done."))
 	settings := filepath.Join(s.Dir, ".claude", "settings.json")
-	os.MkdirAll(filepath.Dir(settings), 0o755)
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	userSettings := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls *)\"\n    ]\n  },\n  \"env\": {\n    \"MY_VAR\": \"kept\"\n  }\n}\n"
-	os.WriteFile(settings, []byte(userSettings), 0o644)
+	if err := os.WriteFile(settings, []byte(userSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 {
 		t.Fatalf("install: %s", r.Stderr)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +17,14 @@ func newGrammarCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "grammar",
 		Short: "Hash, verify and show the laserbrain grammar",
-		Long: `The grammar is the single source of truth for everything laserbrain computes.
-Without FILE these commands read the grammar built into this binary.`,
+		Long: `The grammar (grammar.json) is the single source of truth for everything
+laserbrain computes: the normaliser, Φ's weights and thresholds, the verdict
+order, the operator patterns and the verb dictionary are generated from it.
+These commands read the grammar built into this binary, or a FILE (a grammar
+you are editing, or another port's).`,
+		Example: `  laserbrain grammar verify
+  laserbrain grammar hash my-grammar.json
+  laserbrain grammar show /calibration/weights`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -31,16 +39,24 @@ func readGrammar(path string) ([]byte, string, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, path, cli.Exit(usageExit, err)
+		return nil, path, cli.FileError(err)
 	}
 	return data, path, nil
 }
 
 func newGrammarHashCmd(streams *cli.IOStreams) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "hash [FILE]",
 		Short: "Print the content hash computed from a grammar",
-		Args:  cli.MaximumNArgs(1),
+		Long: `hash computes a grammar's content_hash the way the Python reference does: the
+first 16 hex digits of the SHA-256 of its canonical rendering, without the
+version and the hash fields themselves. It does not compare it with the
+content_hash the file stores (grammar verify does).`,
+		Example: `  laserbrain grammar hash
+  laserbrain grammar hash --json my-grammar.json`,
+		Args:              cli.MaximumNArgs(1),
+		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, name, err := readGrammar(firstArg(args))
 			if err != nil {
@@ -48,36 +64,78 @@ func newGrammarHashCmd(streams *cli.IOStreams) *cobra.Command {
 			}
 			h, err := grammar.HashBytes(data)
 			if err != nil {
-				return cli.Exitf(usageExit, "%s: %v", name, err)
+				return cli.Usagef("%s: %v", name, err)
+			}
+			if asJSON {
+				return cli.WriteJSON(streams.Out, map[string]string{"file": name, "content_hash": h})
 			}
 			fmt.Fprintln(streams.Out, h)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file", "content_hash"}`)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "FILE is missing, unreadable or not JSON"})
+	return cmd
+}
+
+// verifyResult is grammar verify --json.
+type verifyResult struct {
+	File        string  `json:"file"`
+	OK          bool    `json:"ok"`
+	Grammar     *string `json:"grammar"`
+	ContentHash *string `json:"content_hash"`
+	Problem     *string `json:"problem"`
 }
 
 func newGrammarVerifyCmd(streams *cli.IOStreams) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "verify [FILE]",
 		Short: "Validate a grammar against its schema and its stored content hash",
-		Long: `verify exits 0 when the grammar passes the schema (and the checks a schema
-cannot state) and its stored content_hash equals the computed one, and 1 with a
-one-line reason otherwise.`,
-		Args: cli.MaximumNArgs(1),
+		Long: `verify checks a grammar against its JSON Schema, then the rules a schema
+cannot state (patterns that compile, thresholds in order, ...), then that
+its stored content_hash equals the hash computed from it. The first problem
+found is named with its JSON pointer.`,
+		Example: `  laserbrain grammar verify
+  laserbrain grammar verify --json edited-grammar.json`,
+		Args:              cli.MaximumNArgs(1),
+		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, name, err := readGrammar(firstArg(args))
 			if err != nil {
 				return err
 			}
-			if err := schema.Verify(data); err != nil {
-				return cli.Exitf(1, "%s: %v", name, err)
+			res := verifyResult{File: name}
+			if verr := schema.Verify(data); verr != nil {
+				msg := verr.Error()
+				res.Problem = &msg
+			} else {
+				doc, _ := grammar.Parse(data)
+				version, _ := doc.Get("laserbrain_grammar")
+				h := grammar.ContentHash(doc)
+				res.OK, res.Grammar, res.ContentHash = true, &version.Str, &h
 			}
-			doc, _ := grammar.Parse(data)
-			version, _ := doc.Get("laserbrain_grammar")
-			fmt.Fprintf(streams.Out, "ok: %s, grammar %s, content_hash %s\n", name, version.Str, grammar.ContentHash(doc))
+			if asJSON {
+				if err := cli.WriteJSON(streams.Out, res); err != nil {
+					return cli.Failure(err)
+				}
+				if !res.OK {
+					return cli.SilentExit(cli.ExitFinding)
+				}
+				return nil
+			}
+			if !res.OK {
+				return cli.Exitf(cli.ExitFinding, "%s: %s", name, *res.Problem)
+			}
+			fmt.Fprintf(streams.Out, "ok: %s, grammar %s, content_hash %s\n", name, *res.Grammar, *res.ContentHash)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file", "ok", "grammar", "content_hash", "problem"}`)
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitFinding, When: "the grammar does not verify: the problem is named"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "FILE is missing or unreadable"})
+	return cmd
 }
 
 type grammarShowOptions struct {
@@ -90,7 +148,14 @@ func newGrammarShowCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show [JSON-POINTER]",
 		Short: "Print a part of the grammar, e.g. /calibration/weights",
-		Args:  cli.MaximumNArgs(1),
+		Long: `show prints the part of the grammar a JSON pointer (RFC 6901) names, as JSON
+in the grammar's own key order; without a pointer, the whole grammar. The
+output is JSON whatever the flags: --raw prints a string value bare.`,
+		Example: `  laserbrain grammar show /calibration/weights
+  laserbrain grammar show --raw /laserbrain_grammar
+  laserbrain grammar show --file my-grammar.json /verdicts`,
+		Args:              cli.MaximumNArgs(1),
+		ValidArgsFunction: completePointer(opts),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, name, err := readGrammar(opts.file)
 			if err != nil {
@@ -98,23 +163,65 @@ func newGrammarShowCmd(streams *cli.IOStreams) *cobra.Command {
 			}
 			doc, err := grammar.Parse(data)
 			if err != nil {
-				return cli.Exitf(usageExit, "%s: %v", name, err)
+				return cli.Usagef("%s: %v", name, err)
 			}
 			sub, err := doc.Lookup(firstArg(args))
 			if err != nil {
-				return cli.Exitf(usageExit, "%s: %v", name, err)
+				return cli.Usagef("%s: %v", name, err)
 			}
 			if opts.raw && sub.Kind == grammar.String {
 				fmt.Fprintln(streams.Out, sub.Str)
 				return nil
 			}
-			streams.Out.Write(grammar.RenderUTF8(*sub))
-			return nil
+			_, err = streams.Out.Write(grammar.RenderUTF8(*sub))
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.file, "file", "", "read this grammar file instead of the built-in one")
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "print a string value without JSON quoting")
+	cmd.Flags().Bool("json", false, "accepted for symmetry: show prints JSON anyway")
+	cli.CompleteFlag(cmd, "file", cli.Files("json"))
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the pointer names nothing, or --file is missing, unreadable or not JSON"})
 	return cmd
+}
+
+// completePointer offers the JSON pointers one level below the one typed
+// so far: /cal → /calibration, /calibration/ → its keys.
+func completePointer(opts *grammarShowOptions) cli.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		data, _, err := readGrammar(opts.file)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		doc, err := grammar.Parse(data)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if toComplete == "" {
+			toComplete = "/"
+		}
+		i := strings.LastIndex(toComplete, "/")
+		if i < 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		parent := toComplete[:i+1]
+		node, err := doc.Lookup(strings.TrimSuffix(parent, "/"))
+		if err != nil || node.Kind != grammar.Object {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, m := range node.Members {
+			p := parent + strings.NewReplacer("~", "~0", "/", "~1").Replace(m.Key)
+			if strings.HasPrefix(p, toComplete) {
+				out = append(out, p)
+			}
+		}
+		sort.Strings(out)
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
 }
 
 func firstArg(args []string) string {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain"
 )
 
 type historyOptions struct {
@@ -19,7 +20,13 @@ func newHistoryCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history --run ID",
 		Short: "Show a run's checks, oldest first",
-		Args:  cli.NoArgs,
+		Long: `history prints every check of a saved run: its number, the verdict (with the
+underlying one where a guard overrode it), whether it drifted, Φ and the
+laserscore. --json prints the steps as the Python reference's get_history
+returns them.`,
+		Example: `  laserbrain history --run 9d14c2e07a11
+  laserbrain history --run 9d14c2e07a11 --json`,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := readRun(opts.run)
 			if err != nil {
@@ -27,7 +34,10 @@ func newHistoryCmd(streams *cli.IOStreams) *cobra.Command {
 			}
 			steps := r.Steps()
 			if opts.json {
-				return writeJSONLine(streams.Out, steps)
+				if steps == nil {
+					steps = []laserbrain.StepRecord{}
+				}
+				return cli.WriteJSON(streams.Out, steps)
 			}
 			fmt.Fprintf(streams.Out, "run %s, ground %q, %d checks\n", r.ID(), r.GroundGoal(), len(steps))
 			tw := tabwriter.NewWriter(streams.Out, 0, 0, 2, ' ', 0)
@@ -53,5 +63,7 @@ func newHistoryCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to show")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the steps as JSON")
 	_ = cmd.MarkFlagRequired("run")
+	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such run, or a bad --run id"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }

@@ -21,7 +21,10 @@ The run is found from LASERBRAIN_RUN (set by laserbrain run) or from the
 event's session_id. A payload whose hook_event_name is another event is
 refused. No hook ever exits 1 (Claude Code would go ahead): an internal
 error denies in pre-tool-use (exit 2, "guard error: ...") and is logged and
-passed over (exit 0) elsewhere.`,
+passed over (exit 0) elsewhere. laserbrain-gate answers pre-tool-use the
+same way from a binary that starts faster.`,
+		Example: `  echo '{"tool_name":"Bash","tool_input":{"command":"git push --force"}}' | laserbrain hook pre-tool-use
+  laserbrain install claude   # puts every hook into .claude/settings.json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -85,7 +88,10 @@ func newHookEventCmd(streams *cli.IOStreams, c struct{ Event, Name, Matcher stri
 		Use:   c.Name,
 		Short: "Answer a Claude Code " + c.Event + " event",
 		Long:  hookHelp[ev],
-		Args:  cli.NoArgs,
+		Example: "  laserbrain hook " + c.Name + " < event.json\n" +
+			"  # in .claude/settings.json (laserbrain install claude writes it, with this binary's absolute path):\n" +
+			`  {"hooks": {"` + c.Event + `": [{"hooks": [{"type": "command", "command": "/usr/local/bin/laserbrain hook ` + c.Name + `"}]}]}}`,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "exit" && format != "json" {
 				return cli.Usagef("--format must be exit or json, not %q", format)
@@ -102,8 +108,14 @@ func newHookEventCmd(streams *cli.IOStreams, c struct{ Event, Name, Matcher stri
 	}
 	if ev == hook.PreToolUse {
 		cmd.Flags().StringVar(&format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
+		cli.CompleteFlag(cmd, "format", cli.Values("exit\tdeny with status 2, the reason on stderr", "json\tdeny with permissionDecision on stdout"))
+		// Claude Code treats any status but 2 as not blocking: a usage
+		// mistake blocks too.
+		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "deny: the call is blocked, the reason on stderr (--format exit); also a guard error or a flag mistake, which block too"})
 	} else {
 		format = "exit"
+		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "always, failures included (logged to hook-errors.log): a hook must not break the session"},
+			cli.ExitDoc{Code: cli.ExitUsage, When: "a flag mistake only"})
 	}
 	return cmd
 }

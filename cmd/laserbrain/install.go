@@ -44,12 +44,19 @@ nothing written. --dir is the project (default: the current directory).
 
 Only Claude Code is supported: codex and gemini are refused (see the README
 for what their documentation shows and why it is not installed yet).`,
-		Args: cli.ExactArgs(1),
+		Example: "  laserbrain " + verb + " claude\n  laserbrain " + verb + " claude --scope user --dry-run\n  laserbrain " + verb + " claude --dir ~/src/shop --scope local",
+		Args:    cli.ExactArgs(1),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return []string{"claude\tClaude Code"}, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch args[0] {
 			case "claude":
 			case "codex", "gemini":
-				return cli.Exitf(usageExit, "%s %s: not supported — laserbrain has not verified that CLI's hook payloads against the real client; see the README", verb, args[0])
+				return cli.Usagef("%s %s: not supported — laserbrain has not verified that CLI's hook payloads against the real client; see the README", verb, args[0])
 			default:
 				return cli.Usagef("%s what? Only claude is supported, not %q", verb, args[0])
 			}
@@ -58,7 +65,7 @@ for what their documentation shows and why it is not installed yet).`,
 				self, err = filepath.EvalSymlinks(self)
 			}
 			if err != nil {
-				return cli.Exit(usageExit, fmt.Errorf("cannot find this binary's absolute path: %w", err))
+				return cli.Failure(fmt.Errorf("cannot find this binary's absolute path: %w", err))
 			}
 			if p := os.Getenv("LASERBRAIN_INSTALL_SELF"); p != "" {
 				self = p // tests install a stable path rather than the test binary's
@@ -72,11 +79,13 @@ for what their documentation shows and why it is not installed yet).`,
 			}
 			home, err := os.UserHomeDir()
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			changes, err := install.Claude(install.Options{Scope: install.Scope(opts.scope), Dir: dir, Home: home, Self: self, Remove: remove})
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				// A bad scope, or a settings file that is not a JSON object:
+				// refused, nothing written.
+				return cli.Usagef("%v", err)
 			}
 			changed := 0
 			for _, c := range changes {
@@ -95,7 +104,7 @@ for what their documentation shows and why it is not installed yet).`,
 				return nil
 			}
 			if err := install.Apply(changes); err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			for _, c := range changes {
 				state := "unchanged"
@@ -110,5 +119,10 @@ for what their documentation shows and why it is not installed yet).`,
 	cmd.Flags().StringVar(&opts.scope, "scope", "project", "project, local or user")
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "the project directory (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
+	cli.CompleteFlag(cmd, "scope", cli.Values("project\t.claude/settings.json and .mcp.json", "local\t.claude/settings.local.json", "user\t~/.claude/settings.json"))
+	cli.CompleteFlag(cmd, "dir", cli.Dirs)
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitUsage, When: "not claude, a bad --scope, or a settings file that is not a JSON object (nothing written)"},
+		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }

@@ -22,8 +22,9 @@ func newJudgeRunCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "Judge a whole run: continue, finish, narrow, abandon, ...",
 		Long: `judge-run prints the whole-run judgment (phronesis) of a saved run: its
 verdict, why, what to do, and the control decision taken from observed
-evidence alone. It exits 0 whatever the verdict, and 2 when the run does not
-exist.`,
+evidence alone. It exits 0 whatever the verdict: the verdict is advice.`,
+		Example: `  laserbrain judge-run --run 9d14c2e07a11
+  laserbrain judge-run --run 9d14c2e07a11 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := readRun(opts.run)
@@ -32,7 +33,7 @@ exist.`,
 			}
 			j := r.Phronesis()
 			if opts.json {
-				return writeJSONLine(streams.Out, j)
+				return cli.WriteJSON(streams.Out, j)
 			}
 			w := streams.Out
 			fmt.Fprintf(w, "judgment: %s\n", j.Verdict)
@@ -55,6 +56,8 @@ exist.`,
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to judge")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the judgment as JSON")
 	_ = cmd.MarkFlagRequired("run")
+	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such run, or a bad --run id"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 
@@ -65,12 +68,12 @@ func readRun(id string) (*laserbrain.Run, error) {
 	}
 	store, err := openStore()
 	if err != nil {
-		return nil, cli.Exit(usageExit, err)
+		return nil, cli.Failure(err)
 	}
 	defer store.Close()
 	r, err := store.ReadRun(context.Background(), id)
-	if err != nil { // a run that does not exist is bad input too
-		return nil, cli.Exit(usageExit, err)
+	if err != nil {
+		return nil, storeError(err, "laserbrain runs lists agents' runs")
 	}
 	return r, nil
 }

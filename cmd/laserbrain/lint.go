@@ -30,11 +30,12 @@ func newLintCmd(streams *cli.IOStreams) *cobra.Command {
 irreversible, outward}]) and reports, per step, unknown verbs, under- and
 over-declared reversibility or reach, goals that restate the name, then the
 five phase rules and the shape language over the method's phases.
---shipped lints the methods built into laserbrain instead of files.
-
-Exit status: 0 when every method is clean, 1 when any finding was reported,
-2 when a file cannot be read or is not a method spec.`,
-		Args: cli.ArbitraryArgs,
+--shipped lints the methods built into laserbrain instead of files. --json
+prints one object a file: {"file", "findings", "error"}.`,
+		Example: `  laserbrain lint release.json
+  laserbrain lint --shipped --json`,
+		Args:              cli.ArbitraryArgs,
+		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !opts.shipped {
 				return cli.Usagef("no FILE given (or use --shipped)")
@@ -71,8 +72,11 @@ Exit status: 0 when every method is clean, 1 when any finding was reported,
 				}
 			}
 			if opts.json {
-				if err := writeJSONIndented(streams.Out, reports); err != nil {
-					return err
+				if reports == nil {
+					reports = []lintReport{}
+				}
+				if err := cli.WriteJSON(streams.Out, reports); err != nil {
+					return cli.Failure(err)
 				}
 			} else {
 				for _, r := range reports {
@@ -93,14 +97,18 @@ Exit status: 0 when every method is clean, 1 when any finding was reported,
 			}
 			switch {
 			case broken > 0:
-				return cli.SilentExit(usageExit)
+				return cli.SilentExit(cli.ExitUsage)
 			case findings > 0:
-				return cli.SilentExit(1)
+				return cli.SilentExit(cli.ExitFinding)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the findings as JSON")
 	cmd.Flags().BoolVar(&opts.shipped, "shipped", false, "lint the methods built into laserbrain")
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitOK, When: "every method is clean"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "a finding was reported"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "no FILE, or a file that cannot be read or is not a method spec"})
 	return cmd
 }

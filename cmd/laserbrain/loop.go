@@ -42,16 +42,14 @@ suggestions.md, ci-NNN.log, checkpoints refs/laserkit/loop/RUN/STEP before each
 agent and judge call. One summary is printed on standard error at the end
 (--json: on standard output).
 
-Exit status: SCRIPT's own, unless the loop stopped it:
-  2    bad usage; nothing ran
-  4    exhausted: --max-iters, --budget, --timeout, or two no-op agent calls
-       in a row while there was work to do (resumable)
-  7    config: agents.conf or SCRIPT invalid, a service unknown, disabled, or
-       a judge without the verdict tool; a --resume that cannot go on
-  8    internal: the journal, run directory or a checkpoint failed
-  128+N a signal (130 SIGINT): the step in flight killed, the journal intact;
-       --resume RUN goes on from the last completed step`,
-		Args: cli.ArbitraryArgs,
+The loop exits with SCRIPT's own status unless it stopped SCRIPT itself.
+After a signal the step in flight is killed and the journal left intact:
+--resume RUN goes on from the last completed step.`,
+		Example: `  laserbrain loop examples/loop/ci-until-green.sh --max-iters 5
+  laserbrain loop ci-until-green.sh --agents agents.conf --budget 2000000 -- --branch main
+  laserbrain loop --resume 2f9c0a1d7e3b`,
+		Args:              cli.ArbitraryArgs,
+		ValidArgsFunction: cli.Files("sh"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := loop.Options{Settings: opts.Settings, Resume: opts.resume, Set: map[string]bool{}}
 			for _, name := range []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"} {
@@ -94,8 +92,8 @@ Exit status: SCRIPT's own, unless the loop stopped it:
 				return cli.Exit(loop.ExitInternal, err)
 			}
 			if opts.json {
-				if err := writeJSONIndented(streams.Out, res); err != nil {
-					return err
+				if err := cli.WriteJSON(streams.Out, res); err != nil {
+					return cli.Failure(err)
 				}
 			} else {
 				fmt.Fprint(streams.ErrOut, res.Summary())
@@ -120,5 +118,16 @@ Exit status: SCRIPT's own, unless the loop stopped it:
 	f.StringVar(&opts.Thread, "thread", "", "the launching thread (a Claude Code transcript .jsonl or text); default: the Claude Code session this runs in")
 	f.StringVar(&opts.Agents, "agents", "", "the agents.conf to use (default: ./agents.conf when there is one)")
 	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output")
+	cli.CompleteFlag(cmd, "seed", cli.Values("full\tthe whole launching thread", "compact\ta summary of it", "none\tno seed"))
+	cli.CompleteFlag(cmd, "resume", completeLoopRuns)
+	cli.CompleteFlag(cmd, "agents", cli.Files("conf"))
+	cli.CompleteFlag(cmd, "thread", cli.Files("jsonl", "md", "txt"))
+	cli.CompleteFlag(cmd, "goal", cli.NoValue)
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitPassThrough, When: "SCRIPT's own status (the reference loop: 3 escalated, 4 a malfunction)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing ran"},
+		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory or a checkpoint failed"},
+		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
 	return cmd
 }

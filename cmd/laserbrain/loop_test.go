@@ -26,7 +26,9 @@ func loopRepo(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	for name, body := range files {
 		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		mode := os.FileMode(0o644)
 		if name == "ci" || strings.HasSuffix(name, ".sh") {
 			mode = 0o755
@@ -85,7 +87,7 @@ func (p *loopProc) wait(t *testing.T) int {
 		}
 		return 0
 	case <-time.After(60 * time.Second):
-		p.cmd.Process.Kill()
+		_ = p.cmd.Process.Kill()
 		t.Fatalf("laserbrain loop did not end\nstdout: %s\nstderr: %s", p.stdout, p.stderr)
 	}
 	return -1
@@ -179,7 +181,9 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	// 1. SIGINT while the fix agent runs.
 	p := startLoop(t, lb, dir, home, "loop.sh")
 	waitFor(t, filepath.Join(dir, "ready-fix"))
-	p.cmd.Process.Signal(os.Interrupt)
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
 	if code := p.wait(t); code != 130 {
 		t.Fatalf("exit %d after SIGINT, want 130\n%s", code, p.stderr)
 	}
@@ -217,7 +221,9 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	if code := busy.wait(t); code != 7 || !strings.Contains(busy.stderr.String(), "being run by another process") {
 		t.Fatalf("a --resume of a running run: exit %d\n%s", code, busy.stderr)
 	}
-	p.cmd.Process.Signal(os.Interrupt)
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
 	if code := p.wait(t); code != 130 {
 		t.Fatalf("resume 1: exit %d, want 130\n%s", code, p.stderr)
 	}

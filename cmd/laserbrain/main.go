@@ -5,6 +5,8 @@ package main
 import (
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
@@ -14,14 +16,18 @@ func main() {
 	os.Exit(run(os.Args[1:], cli.System()))
 }
 
-// usageExit is laserbrain's code for bad input, flags included.
-const usageExit = 2
-
 func run(args []string, streams *cli.IOStreams) int {
-	// Every supervisor this binary makes (hooks, run, mcp, authorize) opens
-	// its stores on the backend LASERBRAIN_STORE names.
+	code, _ := runCmd(args, streams)
+	return code
+}
+
+// runCmd also returns the command that ran: the tests hold each command to
+// the exit codes its help documents.
+func runCmd(args []string, streams *cli.IOStreams) (int, *cobra.Command) {
+	// Every supervisor this binary makes (hooks, run, mcp, authorize,
+	// supervise) opens its stores on the backend LASERBRAIN_STORE names.
 	agentrun.OpenStores = openBackend
-	return cli.Run(newRootCmd(streams), args, streams, usageExit)
+	return cli.Run(newRootCmd(streams), args, streams)
 }
 
 func openBackend() (agentrun.Stores, error) {

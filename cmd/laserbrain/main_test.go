@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/cli/clitest"
 )
 
 // TestMain lets the test binary act as the laserbrain command inside the
@@ -19,16 +24,41 @@ func TestMain(m *testing.M) {
 		hookedAgent(dir) // an agent stand-in for TestHookedAgentHalted
 	}
 	testscript.Main(m, map[string]func(){
-		"laserbrain": func() { os.Exit(run(os.Args[1:], cli.System())) },
+		"laserbrain": func() {
+			code, cmd := runCmd(os.Args[1:], cli.System())
+			clitest.Record(cmd, code)
+			os.Exit(code)
+		},
 	})
+}
+
+// unobservedExits are the exit codes commands document that no script
+// provokes, and why.
+var unobservedExits = map[string]string{
+	"laserbrain exit-codes 2": "a help topic: cobra prints it whatever follows",
+	"laserbrain store init 0": "it needs a PostgreSQL database: store_pg_test.go runs it against one",
 }
 
 func TestScripts(t *testing.T) {
 	ponder := ponderBinary(t)
+	exitLog := filepath.Join(t.TempDir(), "exits.log")
+	// After every script has run: each command exited only with codes its
+	// help documents, and each documented code was seen.
+	t.Cleanup(func() {
+		clitest.CheckExits(t, preparedRoot(t), exitLog, unobservedExits)
+	})
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
 		Cmds: scriptCmds(),
 		Setup: func(env *testscript.Env) error {
+			env.Setenv(clitest.LogEnv, exitLog)
+			// What grammar.json itself says, for the version scripts.
+			version, hash, err := grammarFacts()
+			if err != nil {
+				return err
+			}
+			env.Setenv("GRAMMAR_VERSION", version)
+			env.Setenv("GRAMMAR_HASH", hash)
 			// Each script gets its own laserbrain home, never the user's,
 			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
@@ -41,4 +71,34 @@ func TestScripts(t *testing.T) {
 			return os.WriteFile(env.WorkDir+"/ci-until-green.sh", ref, 0o755)
 		},
 	})
+}
+
+// preparedRoot is laserbrain's command tree as it runs (cobra's help and
+// completion commands included).
+func preparedRoot(t *testing.T) *cobra.Command {
+	var out bytes.Buffer
+	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
+	root := newRootCmd(streams)
+	if _, err := cli.Execute(root, []string{"--help"}, streams); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// Every command has examples and a long help that explains; the root's
+// commands are grouped.
+func TestHelpStyle(t *testing.T) { clitest.CheckHelp(t, preparedRoot(t)) }
+
+// grammarFacts reads the version and content_hash grammar.json states.
+func grammarFacts() (version, hash string, err error) {
+	data, err := os.ReadFile("../../grammar/grammar.json")
+	if err != nil {
+		return "", "", err
+	}
+	var g struct {
+		Version string `json:"laserbrain_grammar"`
+		Hash    string `json:"content_hash"`
+	}
+	err = json.Unmarshal(data, &g)
+	return g.Version, g.Hash, err
 }

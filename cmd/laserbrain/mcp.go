@@ -32,6 +32,8 @@ connection. Nothing but protocol is written to standard output.
 laserbrain loop starts it with --loop-call DIR --loop-role agent|judge for
 each session it runs: the session then also gets escalate, and a judge gets
 verdict (validated against the verdict schema), both answering into DIR.`,
+		Example: `  claude mcp add laserbrain -- /usr/local/bin/laserbrain mcp
+  laserbrain install claude   # adds it to .mcp.json with the hooks`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts mcpserver.Options
@@ -50,7 +52,7 @@ verdict (validated against the verdict schema), both answering into DIR.`,
 			}
 			t := &mcp.IOTransport{Reader: io.NopCloser(streams.In), Writer: nopWriteCloser{streams.Out}}
 			if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isClosed(err) {
-				return cli.Exit(1, err)
+				return cli.Failure(err)
 			}
 			return nil
 		},
@@ -59,6 +61,10 @@ verdict (validated against the verdict schema), both answering into DIR.`,
 	cmd.Flags().StringVar(&loopRole, "loop-role", "", "the loop session's role: agent or judge")
 	_ = cmd.Flags().MarkHidden("loop-call")
 	_ = cmd.Flags().MarkHidden("loop-role")
+	cli.CompleteFlag(cmd, "loop-role", cli.Values("agent", "judge"))
+	cli.CompleteFlag(cmd, "loop-call", cli.Dirs)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "a bad --loop-call or --loop-role"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "the session failed other than by the client hanging up"})
 	return cmd
 }
 

@@ -37,6 +37,8 @@ touched, the gate's decisions per label, the repository's ponder sessions,
 halts, escalations and whether the supervisor's journal verifies. Panels
 whose data source does not exist yet say so. The page fetches nothing and
 has no script; it reads the stores and changes nothing.`,
+		Example: `  laserbrain report --html fleet.html
+  laserbrain report --run 9d14c2e07a11 --html run.html --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.html == "" {
@@ -58,11 +60,11 @@ has no script; it reads the stores and changes nothing.`,
 			defer b.Close()
 			store, err := b.Runs()
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			fl, err := b.Fleet()
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			lo := report.Options{Runs: store, Fleet: fl, Now: reportClock}
 			if opts.run != "" {
@@ -73,23 +75,23 @@ has no script; it reads the stores and changes nothing.`,
 			f, err := report.Load(context.Background(), lo)
 			var bad *report.InputError
 			if errors.Is(err, laserbrain.ErrNoRun) || errors.As(err, &bad) {
-				return cli.Exit(usageExit, err)
+				return cli.Usagef("%v", err)
 			}
 			if err != nil {
-				return err
+				return cli.Failure(err)
 			}
 			page := report.Render(f)
 			if err := fsx.WriteFile(opts.html, page, 0o644); err != nil {
-				return cli.Exit(usageExit, fmt.Errorf("--html: %w", err))
+				return cli.Failure(fmt.Errorf("--html: %w", err))
 			}
-			res := reportResult{HTML: opts.html, Bytes: len(page), Agents: len(f.Agents), Collisions: len(f.Collisions), Sessions: len(f.Sessions)}
+			res := reportResult{HTML: opts.html, Bytes: len(page), Agents: len(f.Agents), Collisions: len(f.Collisions), Sessions: len(f.Sessions), Waiting: []string{}}
 			for _, s := range f.Sources {
 				if !s.Fed {
 					res.Waiting = append(res.Waiting, s.Panel)
 				}
 			}
 			if opts.json {
-				return writeJSONLine(streams.Out, res)
+				return cli.WriteJSON(streams.Out, res)
 			}
 			fmt.Fprintf(streams.Out, "wrote %s: %d agent(s), %d collision(s), %d ponder session(s), %d bytes\n", opts.html, res.Agents, res.Collisions, res.Sessions, res.Bytes)
 			return nil
@@ -99,6 +101,10 @@ has no script; it reads the stores and changes nothing.`,
 	cmd.Flags().StringVar(&opts.run, "run", "", "report one run instead of a fleet")
 	cmd.Flags().StringVar(&opts.html, "html", "", "the HTML file to write (replaced whole)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "say what was written as JSON")
+	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
+	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.CompleteFlag(cmd, "html", cli.Files("html"))
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no --html, no such run, or a --fleet that is not a repository"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 

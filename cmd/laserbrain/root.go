@@ -6,37 +6,57 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
+// The root help's command groups.
+const (
+	groupDrift    = "drift"
+	groupAgents   = "agents"
+	groupGate     = "gate"
+	groupGrammar  = "grammar"
+	groupSettings = "settings"
+)
+
 func newRootCmd(streams *cli.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "laserbrain",
 		Short: "Measure agent drift against a frozen ground, and gate irreversible actions",
 		Long: `laserbrain reads an agent's spelled state (goal, progress, distance),
 writes its laserscore, measures drift (Φ) against the run's frozen ground
-and returns one of nine verdicts. It also gates irreversible shell commands,
-lints workflow methods and checks test vectors.`,
+and returns one of nine verdicts. It supervises agents under Claude Code's
+hooks and its MCP server, runs the verified fixpoint loop, gates
+irreversible and outward shell commands, lints workflow methods and checks
+test vectors against the Python reference.
+
+Runs live in $LASERBRAIN_HOME (default: the user config directory's
+laserbrain/). Every command's help lists its exit codes; 'laserbrain help
+exit-codes' prints the table laserbrain and ponder share.`,
+		Example: `  laserbrain check --goal "add a CSV importer" --distance 7
+  laserbrain install claude
+  laserbrain run -- claude "fix the flaky test"
+  laserbrain classify -- git push --force origin main`,
 		Args: cli.NoArgs,
 		// Without a subcommand, print help (exit 0) rather than guess.
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	root.AddCommand(
-		newGrammarCmd(streams),
-		newVectorsCmd(streams),
-		newCheckCmd(streams),
-		newJudgeRunCmd(streams),
-		newHistoryCmd(streams),
-		newClassifyCmd(streams),
-		newHookCmd(streams),
-		newMCPCmd(streams),
-		newRunCmd(streams),
-		newLoopCmd(streams),
-		newRunsCmd(streams),
-		newAuthorizeCmd(streams),
-		newSuperviseCmd(streams),
-		newInstallCmd(streams, false),
-		newInstallCmd(streams, true),
-		newLintCmd(streams),
-		newReportCmd(streams),
-		newStoreCmd(streams),
+	root.AddGroup(
+		&cobra.Group{ID: groupDrift, Title: "Drift checks:"},
+		&cobra.Group{ID: groupAgents, Title: "Supervising agents:"},
+		&cobra.Group{ID: groupGate, Title: "The gate and methods:"},
+		&cobra.Group{ID: groupGrammar, Title: "Grammar and test vectors:"},
+		&cobra.Group{ID: groupSettings, Title: "Set-up:"},
+		&cobra.Group{ID: cli.GroupMore, Title: "More:"},
 	)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add(groupDrift, newCheckCmd(streams), newHistoryCmd(streams), newJudgeRunCmd(streams), newRunsCmd(streams), newReportCmd(streams))
+	add(groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newHookCmd(streams), newMCPCmd(streams))
+	add(groupGate, newClassifyCmd(streams), newLintCmd(streams))
+	add(groupGrammar, newGrammarCmd(streams), newVectorsCmd(streams))
+	add(groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true), newStoreCmd(streams))
+	cli.AddVersion(root, streams, cli.SnakeCase)
+	cli.SetExits(root)
 	return root
 }

@@ -49,11 +49,10 @@ standard input is a terminal, INT and QUIT are not sent again (the terminal
 already sent them to the agent). When the agent exits, the whole-run
 judgment is printed on standard error.
 
-Exit status: the agent's own; 128+N when a signal N killed it. run adds:
-  2    bad usage (nothing was started)
-  125  the run could not be set up (the agent did not start)
-  126  COMMAND could not be started
-  127  COMMAND was not found`,
+run exits with the agent's own status, 128+N when a signal N killed it.`,
+		Example: `  laserbrain run -- claude "fix the flaky checkout test"
+  laserbrain run --agent reviewer --goal "review the billing PR" -- claude -p "review PR 42"
+  laserbrain run -- aider --message "add input validation"`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() < 0 && len(args) > 0 {
@@ -104,6 +103,12 @@ Exit status: the agent's own; 128+N when a signal N killed it. run adds:
 	cmd.Flags().StringVar(&opts.goal, "goal", "", "ground the run on this goal before the agent starts")
 	cmd.Flags().BoolVar(&opts.unattended, "unattended", false, "nobody will answer the agent's questions (the default without a terminal on standard input)")
 	cmd.Flags().SetInterspersed(false)
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal")
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},
+		cli.ExitDoc{Code: cli.ExitSetup}, cli.ExitDoc{Code: cli.ExitNotRunning}, cli.ExitDoc{Code: cli.ExitNotFound},
+		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N killed the agent"})
 	return cmd
 }
 
@@ -141,6 +146,9 @@ func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
 default the current directory), oldest first, or of every fleet with --all:
 agent, run id, fleet, checks, last verdict, whole-run judgment, and whether
 it ended.`,
+		Example: `  laserbrain runs
+  laserbrain runs --all --json
+  laserbrain runs --fleet ~/src/shop`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
@@ -148,7 +156,7 @@ it ended.`,
 			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			var filter fleet.RunFilter
 			if !opts.all {
@@ -160,12 +168,12 @@ it ended.`,
 					return cli.Usagef("--fleet %s: not a directory", dir)
 				}
 				if filter.Fleet, err = fleet.ID(ctx, dir); err != nil {
-					return cli.Exit(usageExit, err)
+					return cli.Usagef("--fleet %s: %v", dir, err)
 				}
 			}
 			runs, err := st.ListRuns(ctx, filter)
 			if err != nil {
-				return cli.Exit(usageExit, err)
+				return cli.Failure(err)
 			}
 			rows := []runRow{}
 			for _, r := range runs {
@@ -189,7 +197,7 @@ it ended.`,
 				rows = append(rows, row)
 			}
 			if opts.json {
-				return writeJSONIndented(streams.Out, rows)
+				return cli.WriteJSON(streams.Out, rows)
 			}
 			tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
@@ -217,5 +225,7 @@ it ended.`,
 	cmd.Flags().StringVar(&opts.fleetDir, "fleet", "", "list the fleet of the repository containing DIR (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "list every fleet's runs")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the runs as JSON")
+	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "--fleet is not a directory"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }

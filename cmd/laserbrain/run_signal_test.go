@@ -43,7 +43,9 @@ func TestRunForwardsSignals(t *testing.T) {
 	t.Run("TERM trapped by the agent", func(t *testing.T) {
 		os.Remove(filepath.Join(dir, "ready"))
 		cmd, stderr := start(t, `trap 'echo got-term > marker; exit 7' TERM; touch ready; while :; do sleep 0.05; done`)
-		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
 		if code := exitOf(t, cmd); code != 7 {
 			t.Fatalf("exit %d, want the agent's 7\n%s", code, stderr)
 		}
@@ -57,7 +59,9 @@ func TestRunForwardsSignals(t *testing.T) {
 	t.Run("HUP kills the agent", func(t *testing.T) {
 		os.Remove(filepath.Join(dir, "ready"))
 		cmd, stderr := start(t, `touch ready; exec sleep 30`)
-		cmd.Process.Signal(syscall.SIGHUP)
+		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
 		if code := exitOf(t, cmd); code != 128+int(syscall.SIGHUP) {
 			t.Fatalf("exit %d, want 129 (killed by SIGHUP)\n%s", code, stderr)
 		}
@@ -75,7 +79,9 @@ func TestRunForwardsSignals(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, filepath.Join(dir, "ready"))
-		cmd.Process.Signal(os.Interrupt)
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
 		if code := exitOf(t, cmd); code != 9 {
 			t.Fatalf("exit %d, want the agent's 9 after it saw INT", code)
 		}
@@ -86,7 +92,7 @@ func TestRunForwardsSignals(t *testing.T) {
 func signalChild(dir string) {
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, os.Interrupt)
-	os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 	select {
 	case <-c:
 		os.Exit(9)

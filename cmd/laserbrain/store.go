@@ -15,10 +15,6 @@ import (
 	"github.com/laserkit/laserkit/supercode/hook"
 )
 
-// storeExit is the status of a store command that could not do its job
-// (the database out of reach, a schema it will not touch).
-const storeExit = 1
-
 func newStoreCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store",
@@ -39,9 +35,13 @@ connection strings are never printed.
   laserbrain store migrate --from local
                                       copy this home into the store LASERBRAIN_STORE names
   laserbrain store flush              record the events hooks queued while it was unreachable`,
+		Example: `  laserbrain store status
+  LASERBRAIN_STORE=postgres://laserbrain@db.internal/fleet laserbrain store init
+  LASERBRAIN_STORE=postgres://laserbrain@db.internal/fleet laserbrain store migrate --from local`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	cli.SetExits(cmd)
 	cmd.AddCommand(newStoreStatusCmd(streams), newStoreInitCmd(streams), newStoreMigrateCmd(streams), newStoreFlushCmd(streams))
 	return cmd
 }
@@ -59,7 +59,12 @@ func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Say which store is in use and whether it can be used now (exit 1 if not)",
-		Args:  cli.NoArgs,
+		Long: `status says which store this environment uses (LASERBRAIN_STORE: the
+local files under LASERBRAIN_HOME, or a PostgreSQL database, its password
+masked), whether it can be used now (the database reachable, its schema
+there), and how many events the hooks keep on this machine waiting for it.`,
+		Example: "  laserbrain store status\n  laserbrain store status --json",
+		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := storeConfig()
 			if err != nil {
@@ -68,7 +73,7 @@ func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {
 			st := backend.Check(context.Background(), cfg)
 			st.Queued = hook.QueueLength(hook.QueueDirOf(cfg.Home.Home))
 			if asJSON {
-				if err := writeJSONIndented(streams.Out, st); err != nil {
+				if err := cli.WriteJSON(streams.Out, st); err != nil {
 					return err
 				}
 			} else {
@@ -84,12 +89,14 @@ func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {
 				fmt.Fprintf(streams.Out, "queued: %d event(s) waiting in %s\n", st.Queued, hook.QueueDirOf(cfg.Home.Home))
 			}
 			if !st.Reachable || !st.Schema {
-				return cli.SilentExit(storeExit)
+				return cli.SilentExit(cli.ExitFinding)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "the store cannot be used now: the database is out of reach or has no schema (the status says which)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "LASERBRAIN_STORE names no store"})
 	return cmd
 }
 
@@ -101,8 +108,9 @@ func newStoreInitCmd(streams *cli.IOStreams) *cobra.Command {
 		Long: `init creates, in the database LASERBRAIN_STORE names, the "laserbrain" schema
 and whichever of its tables are missing, in one transaction. Running it again
 changes nothing. It never alters or drops a table: a table from another
-version that lacks a column is reported and left alone (exit 1).`,
-		Args: cli.NoArgs,
+version that lacks a column is reported and left alone.`,
+		Example: "  LASERBRAIN_STORE=postgres://laserbrain@db.internal/fleet laserbrain store init",
+		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := storeConfig()
 			if err != nil {
@@ -113,13 +121,13 @@ version that lacks a column is reported and left alone (exit 1).`,
 			}
 			created, err := backend.Init(context.Background(), cfg)
 			if err != nil {
-				return cli.Exit(storeExit, err)
+				return cli.Failure(err)
 			}
 			if asJSON {
 				if created == nil {
 					created = []string{}
 				}
-				return writeJSONLine(streams.Out, map[string]any{"store": cfg.String(), "created": created})
+				return cli.WriteJSON(streams.Out, map[string]any{"store": cfg.String(), "created": created})
 			}
 			if len(created) == 0 {
 				fmt.Fprintf(streams.Out, "%s: the schema is complete; nothing created\n", cfg)
@@ -133,6 +141,8 @@ version that lacks a column is reported and left alone (exit 1).`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was created as JSON")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "LASERBRAIN_STORE is not a database"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "the database is out of reach, or holds another version's tables (which are left alone)"})
 	return cmd
 }
 
@@ -158,6 +168,9 @@ source's contexts are combined into the target once.
 
   laserbrain store migrate --from local                       this home into $LASERBRAIN_STORE
   laserbrain store migrate --from postgres://… --to local --to-home ~/lb-copy`,
+		Example: `  laserbrain store migrate --from local
+  laserbrain store migrate --from local --from-home ~/old-home --json
+  laserbrain store migrate --from postgres://laserbrain@db.internal/fleet --to local --to-home ~/lb-copy`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.from == "" {
@@ -192,10 +205,10 @@ source's contexts are combined into the target once.
 			}
 			rep, err := backend.Migrate(context.Background(), from, to, extra...)
 			if err != nil {
-				return cli.Exit(storeExit, err)
+				return cli.Failure(err)
 			}
 			if opts.json {
-				return writeJSONIndented(streams.Out, rep)
+				return cli.WriteJSON(streams.Out, rep)
 			}
 			fmt.Fprintf(streams.Out, "from %s\nto   %s\n", rep.From, rep.To)
 			fmt.Fprintf(streams.Out, "runs:           %d copied, %d already there\n", rep.Runs.Copied, rep.Runs.Present)
@@ -218,14 +231,21 @@ source's contexts are combined into the target once.
 	f.StringVar(&opts.fromHome, "from-home", "", "the home of a local --from (default: LASERBRAIN_HOME's)")
 	f.StringVar(&opts.toHome, "to-home", "", "the home of a local --to (default: LASERBRAIN_HOME's)")
 	f.BoolVar(&opts.json, "json", false, "print what was copied as JSON")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no --from, a store that is none, or the same store on both sides"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "a store could not be read or written (what was copied before stays)"})
 	return cmd
 }
 
 func newStoreFlushCmd(streams *cli.IOStreams) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "flush",
-		Short: "Record now the events hooks queued while the store was out of reach (exit 1 if it still is)",
-		Args:  cli.NoArgs,
+		Short: "Record now the events hooks queued while the store was out of reach",
+		Long: `flush records the events the hooks kept on this machine while the store's
+database was out of reach, oldest first, each once (the next hook that
+reaches the database does the same by itself). What the database still
+cannot take stays queued.`,
+		Example: "  laserbrain store flush",
+		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := storeConfig(); err != nil {
 				return err
@@ -234,13 +254,16 @@ func newStoreFlushCmd(streams *cli.IOStreams) *cobra.Command {
 			defer h.Sup.Close()
 			n, err := h.Flush(context.Background())
 			if errors.Is(err, pgdb.ErrUnavailable) {
-				return cli.Exit(storeExit, fmt.Errorf("%d event(s) recorded, the rest wait: %w", n, err))
+				return cli.Failure(fmt.Errorf("%d event(s) recorded, the rest wait: %w", n, err))
 			}
 			if err != nil {
-				return cli.Exit(storeExit, err)
+				return cli.Failure(err)
 			}
-			fmt.Fprintf(streams.Out, "%d queued event(s) recorded\n", n)
+			_, _ = fmt.Fprintf(streams.Out, "%d queued event(s) recorded\n", n)
 			return nil
 		},
 	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "LASERBRAIN_STORE names no store"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "the database is still out of reach (what could be recorded was)"})
+	return cmd
 }

@@ -91,7 +91,7 @@ func TestDatabaseStoppedMidSession(t *testing.T) {
 	resumed := false
 	t.Cleanup(func() {
 		if !resumed {
-			c.Resume() // so the database can be dropped after a failure
+			_ = c.Resume() // so the database can be dropped after a failure
 		}
 	})
 	// Reversible: allowed, and nothing to say.
@@ -124,8 +124,9 @@ func TestDatabaseStoppedMidSession(t *testing.T) {
 	if out, _, code := lb.run("", "store", "status", "--json"); code != 1 || !strings.Contains(out, `"reachable": false`) || !strings.Contains(out, `"queued": 6`) {
 		t.Fatalf("store status while down: exit %d, %s", code, out)
 	}
-	// The supervisor cannot work without the store: it says why and exits 1.
-	if _, errOut, code := lb.run("", "supervise", "--once", "--repo", t.TempDir()); code != 1 || !strings.Contains(errOut, "cannot reach the laserbrain store at postgres://laserkit@/") {
+	// The supervisor cannot work without the store: it says why and exits
+	// with the failure status.
+	if _, errOut, code := lb.run("", "supervise", "--once", "--repo", t.TempDir()); code != 8 || !strings.Contains(errOut, "cannot reach the laserbrain store at postgres://laserkit@/") {
 		t.Fatalf("supervise while the database is down: exit %d, %s", code, errOut)
 	}
 
@@ -201,9 +202,13 @@ func gitRepo(t *testing.T, n int) []string {
 		}
 	}
 	origin := filepath.Join(root, "origin")
-	os.MkdirAll(origin, 0o755)
+	if err := os.MkdirAll(origin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	git(origin, "init", "-q")
-	os.WriteFile(filepath.Join(origin, "README"), []byte("parser\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(origin, "README"), []byte("parser\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	git(origin, "add", "README")
 	git(origin, "commit", "-q", "-m", "first")
 	var clones []string
@@ -255,10 +260,13 @@ func TestTwoMachinesOneDatabase(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
-		os.WriteFile(goFile, nil, 0o644)
-		os.WriteFile(done, nil, 0o644)
+		for _, f := range []string{goFile, done} {
+			if err := os.WriteFile(f, nil, 0o644); err != nil {
+				t.Error(err)
+			}
+		}
 		for _, c := range agents {
-			c.Wait()
+			_ = c.Wait() // the agents' statuses say nothing once the test is over
 		}
 	})
 	in3 := func(args ...string) []byte {
@@ -318,7 +326,9 @@ func TestTwoMachinesOneDatabase(t *testing.T) {
 	if len(halted) != 1 || halted[0] != a2 {
 		t.Fatalf("halted %v, want %s: %s", halted, a2, out)
 	}
-	os.WriteFile(goFile, nil, 0o644)
+	if err := os.WriteFile(goFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code := filepath.Join(work, "a2.code")
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := os.Stat(code); err == nil {
@@ -389,7 +399,9 @@ func TestEightSupervisorsOneFleet(t *testing.T) {
 		r.Dir, r.Env = repo, env
 		out, _ := r.Output()
 		var rows []struct{ Run, Agent string }
-		json.Unmarshal(out, &rows)
+		if err := json.Unmarshal(out, &rows); err != nil {
+			t.Fatal(err)
+		}
 		for _, row := range rows {
 			if row.Agent == fmt.Sprintf("w%d", i) {
 				lb(`{"goal":"`+g+`","run":"`+row.Run+`"}`, nil, "check", "--stream")
@@ -412,7 +424,9 @@ func TestEightSupervisorsOneFleet(t *testing.T) {
 			c.Dir, c.Env = repo, append(env, fmt.Sprintf("LASERBRAIN_AGENT=w%d", i))
 			c.Stdin = strings.NewReader(hookPayload("PostToolUse", map[string]any{"session_id": fmt.Sprintf("sess-%d", i), "cwd": repo,
 				"tool_name": "Bash", "tool_use_id": fmt.Sprintf("t%d", n), "tool_input": map[string]any{"command": fmt.Sprintf("make test-%d", n)}}))
-			c.Run()
+			if err := c.Run(); err != nil {
+				t.Error(err)
+			}
 		}
 	}()
 	type supervisor struct {
@@ -432,7 +446,9 @@ func TestEightSupervisorsOneFleet(t *testing.T) {
 	}
 	time.Sleep(span)
 	for _, s := range sups {
-		s.cmd.Process.Signal(os.Interrupt)
+		if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Error(err)
+		}
 	}
 	close(stop)
 	busy.Wait()

@@ -4,34 +4,45 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
 // parseStreamLine reads one stream line: a JSON object whose keys are among
-// goal, progress, distance, parent_goal, user_turn, doing, next, blocked and
-// run (exactly spelled; a repeated key takes its last value). Absent progress
-// is advancing and absent distance 5, as for check's flags; null progress is
-// ungrammatical and null distance unknown. It returns the state and the run
-// named on the line ("" for none).
+// goal, progress, distance, parent_goal, user_turn, doing, next, blocked,
+// run and new_run (exactly spelled; a repeated key takes its last value).
+// Absent progress is advancing and absent distance 5, as for check's flags;
+// null progress is ungrammatical and null distance unknown. A distance is a
+// whole number from 0 to 10 (3.0 and 1e1 are whole numbers too): the
+// reference's clamping reading is for the MCP server, not for a line a
+// program wrote. It returns the state and the run named on the line (ID ""
+// for none).
 //
 // It is a hand-written reader for this one flat shape because a general
 // decoder costs more than the check it feeds; FuzzStreamLine holds it to a
 // reading built on encoding/json.
-func parseStreamLine(line []byte) (laserbrain.StepInput, string, error) {
+func parseStreamLine(line []byte) (laserbrain.StepInput, lineRun, error) {
 	return parseStreamLineInterned(line, nil)
+}
+
+// lineRun is the run a stream line names, and whether it asks to start it.
+type lineRun struct {
+	ID  string
+	New bool
 }
 
 // parseStreamLineInterned is parseStreamLine with an interner: plain strings
 // seen before (an agent repeats its goal) are returned without a copy.
-func parseStreamLineInterned(line []byte, intern *interner) (laserbrain.StepInput, string, error) {
+func parseStreamLineInterned(line []byte, intern *interner) (laserbrain.StepInput, lineRun, error) {
 	p := lineParser{b: line, intern: intern}
 	in := laserbrain.StepInput{Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}
-	run := ""
+	var run lineRun
 	p.ws()
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return in, "", p.notObject()
+		return in, lineRun{}, p.notObject()
 	}
 	p.i++
 	p.ws()
@@ -41,20 +52,20 @@ func parseStreamLineInterned(line []byte, intern *interner) (laserbrain.StepInpu
 		for {
 			p.ws()
 			if p.peek() != '"' {
-				return in, "", p.syntax("a quoted key")
+				return in, lineRun{}, p.syntax("a quoted key")
 			}
 			key, err := p.str()
 			if err != nil {
-				return in, "", err
+				return in, lineRun{}, err
 			}
 			p.ws()
 			if p.peek() != ':' {
-				return in, "", p.syntax("':' after the key")
+				return in, lineRun{}, p.syntax("':' after the key")
 			}
 			p.i++
 			p.ws()
 			if err := p.field(key, &in, &run); err != nil {
-				return in, "", err
+				return in, lineRun{}, err
 			}
 			p.ws()
 			switch p.peek() {
@@ -64,18 +75,18 @@ func parseStreamLineInterned(line []byte, intern *interner) (laserbrain.StepInpu
 			case '}':
 				p.i++
 			default:
-				return in, "", p.syntax("',' or '}'")
+				return in, lineRun{}, p.syntax("',' or '}'")
 			}
 			break
 		}
 	}
 	p.ws()
 	if p.i != len(p.b) {
-		return in, "", errors.New("not one JSON object: text follows it on the line")
+		return in, lineRun{}, errors.New("not one JSON object: text follows it on the line")
 	}
-	if run != "" {
-		if err := laserbrain.ValidateRunID(run); err != nil {
-			return in, "", err
+	if run.ID != "" {
+		if err := laserbrain.ValidateRunID(run.ID); err != nil {
+			return in, lineRun{}, err
 		}
 	}
 	return in, run, nil
@@ -280,7 +291,7 @@ func internProgress(v string) string {
 }
 
 // field reads the value of key into the state.
-func (p *lineParser) field(key string, in *laserbrain.StepInput, run *string) error {
+func (p *lineParser) field(key string, in *laserbrain.StepInput, run *lineRun) error {
 	raw, kind, err := p.value()
 	if err != nil {
 		return err
@@ -316,26 +327,48 @@ func (p *lineParser) field(key string, in *laserbrain.StepInput, run *string) er
 		case "blocked":
 			in.Blocked = v
 		case "run":
-			*run = v
+			run.ID = v
 		case "progress":
 			in.Progress = internProgress(v)
 		}
 	case "distance":
-		if kind == "array" || kind == "object" {
-			return errors.New("distance: want a number (0 to 10), a string or null")
+		d, err := lineDistance(raw, kind)
+		if err != nil {
+			return err
 		}
-		in.Distance = laserbrain.DistanceFromJSON(raw)
-	case "user_turn":
+		in.Distance = d
+	case "user_turn", "new_run":
+		var b bool
 		switch kind {
 		case "bool":
-			in.UserTurn = raw[0] == 't'
+			b = raw[0] == 't'
 		case "null":
-			in.UserTurn = false
 		default:
-			return fmt.Errorf("user_turn: want true or false, got %s", kind)
+			return fmt.Errorf("%s: want true or false, got %s", key, kind)
+		}
+		if key == "user_turn" {
+			in.UserTurn = b
+		} else {
+			run.New = b
 		}
 	default:
 		return fmt.Errorf("unknown field %q", key)
 	}
 	return nil
+}
+
+// lineDistance reads a line's distance: null is unknown, a number must be
+// a whole number from 0 to 10.
+func lineDistance(raw []byte, kind string) (laserbrain.Distance, error) {
+	switch kind {
+	case "null":
+		return laserbrain.NoDistance, nil
+	case "number":
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err == nil && f >= 0 && f <= 10 && f == math.Trunc(f) {
+			return laserbrain.Dist(int(f)), nil
+		}
+		return laserbrain.Distance{}, fmt.Errorf("distance: want a whole number from 0 to 10, or null (unknown); got %s", raw)
+	}
+	return laserbrain.Distance{}, fmt.Errorf("distance: want a whole number from 0 to 10, or null (unknown); got %s", kind)
 }

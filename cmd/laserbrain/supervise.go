@@ -74,9 +74,11 @@ A session is ponder:<slug>; an agent run is <agent>:<run id>.
 INTERVAL until interrupted, redrawing a table on a terminal and printing
 plain lines otherwise. --json prints one JSON object per round, one a line,
 with the keys round, agents, collisions, fleet_catches, route, halts,
-escalations, self. --publish writes the reading into the link.
-
-Exit status: 0, 2 bad usage, 1 the stores could not be read.`,
+escalations, self (a stream: compact, one a line). --publish writes the
+reading into the link.`,
+		Example: `  laserbrain supervise
+  laserbrain supervise --watch 5s --on-escalate 'notify-send "laserbrain" "$(cat)"'
+  laserbrain supervise --repo ~/src/shop --json --rounds 3 --watch 10s`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.once && cmd.Flags().Changed("watch") {
@@ -103,6 +105,10 @@ Exit status: 0, 2 bad usage, 1 the stores could not be read.`,
 	f.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
 	f.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
 	cmd.AddCommand(newSuperviseReleaseCmd(streams), newSuperviseLogCmd(streams), newSuperviseVerifyCmd(streams))
+	cli.CompleteFlag(cmd, "repo", cli.Dirs)
+	cli.CompleteFlags(cmd, cli.NoValue, "on-escalate", "goal", "watch", "rounds", "escalate-after", "escalate-timeout")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, or --repo is not a directory"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "the stores could not be read or the journal written"})
 	return cmd
 }
 
@@ -133,11 +139,11 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	defer b.Close()
 	st, err := b.Fleet()
 	if err != nil {
-		return cli.Exit(1, err)
+		return cli.Failure(err)
 	}
 	runs, err := b.Runs()
 	if err != nil {
-		return cli.Exit(1, err)
+		return cli.Failure(err)
 	}
 	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter}
 	if opts.escalateAfter == 0 {
@@ -149,18 +155,18 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	if opts.publish {
 		fid, err := fleet.ID(ctx, repo)
 		if err != nil {
-			return cli.Exit(1, err)
+			return cli.Failure(err)
 		}
 		l, err := b.Link(fid)
 		if err != nil {
-			return cli.Exit(1, err)
+			return cli.Failure(err)
 		}
 		l.Agent = "supercode"
 		o.Publish = l
 	}
 	sup, err := supervise.Open(ctx, o)
 	if err != nil {
-		return cli.Exit(1, err)
+		return cli.Failure(err)
 	}
 	// Journal where this supervisor stopped, even when interrupted.
 	defer sup.Close(context.WithoutCancel(ctx))
@@ -171,7 +177,7 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 			if ctx.Err() != nil && opts.watch > 0 {
 				return nil // interrupted, perhaps while waiting for another supervisor's round
 			}
-			return cli.Exit(1, err)
+			return cli.Failure(err)
 		}
 		switch {
 		case opts.json:
@@ -182,12 +188,12 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 			fmt.Fprintf(streams.Out, "%s\n", b)
 		case redraw:
 			io.WriteString(streams.Out, "\x1b[H\x1b[2J")
-			r.WriteText(streams.Out)
+			_ = r.WriteText(streams.Out)
 		default:
 			if n > 1 {
 				io.WriteString(streams.Out, "\n")
 			}
-			r.WriteText(streams.Out)
+			_ = r.WriteText(streams.Out)
 		}
 		if opts.watch <= 0 || (opts.rounds > 0 && n >= opts.rounds) {
 			return nil
@@ -249,9 +255,9 @@ func newSuperviseReleaseCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "Lift a halt: the person's way back",
 		Long: `release lifts the halt in force on AGENT (as supervise names it: ponder:<slug>,
 <agent>:<run id>; a session's slug or a run's id alone work too), so the gate
-and ponder let it go on, and journals who released it and why.
-
-Exit status: 0 released, 1 AGENT is not halted, 2 bad usage.`,
+and ponder let it go on, and journals who released it and why.`,
+		Example: `  laserbrain supervise release ponder:ui-2026-08-24 --reason "they split the work"
+  laserbrain supervise release claude:9d14c2e07a11`,
 		Args: cli.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
@@ -270,10 +276,11 @@ Exit status: 0 released, 1 AGENT is not halted, 2 bad usage.`,
 			}
 			h, err := supervise.Release(ctx, st, fid, args[0], by, opts.reason, time.Now())
 			if errors.Is(err, fleet.ErrNotFound) {
-				return cli.Exit(1, err)
+				// Nothing to release: the halt named is not in force.
+				return cli.Usagef("%v (laserbrain supervise log shows the halts)", err)
 			}
 			if err != nil {
-				return cli.Exit(1, err)
+				return cli.Failure(err)
 			}
 			fmt.Fprintf(streams.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
 			return nil
@@ -282,6 +289,11 @@ Exit status: 0 released, 1 AGENT is not halted, 2 bad usage.`,
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why it may go on")
 	cmd.Flags().StringVar(&opts.by, "by", "", "who releases it (default: the current user)")
+	cli.CompleteFlag(cmd, "repo", cli.Dirs)
+	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "released"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "AGENT is not halted (1 before the shared exit-code table), or bad usage"},
+		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 
@@ -300,7 +312,7 @@ func currentUser() string {
 func fleetOf(ctx context.Context, repo string) (fleet.Store, string, error) {
 	fid, err := fleet.ID(ctx, repo)
 	if err != nil {
-		return nil, "", cli.Exit(1, err)
+		return nil, "", cli.Failure(err)
 	}
 	cfg, err := backend.FromEnv()
 	if err != nil {
@@ -310,7 +322,7 @@ func fleetOf(ctx context.Context, repo string) (fleet.Store, string, error) {
 	st, err := b.Fleet()
 	if err != nil {
 		b.Close()
-		return nil, "", cli.Exit(1, err)
+		return nil, "", cli.Failure(err)
 	}
 	return closingFleet{st, b}, fid, nil
 }
@@ -337,6 +349,8 @@ func newSuperviseLogCmd(streams *cli.IOStreams) *cobra.Command {
 escalations with their answers, oldest first. --json prints the records
 exactly as stored, one a line: the reference's audit format, which its
 verify_audit accepts as a list.`,
+		Example: `  laserbrain supervise log
+  laserbrain supervise log --json --repo ~/src/shop`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
@@ -351,14 +365,14 @@ verify_audit accepts as a list.`,
 			defer st.Close()
 			recs, err := st.JournalRecords(ctx, fid, 0)
 			if err != nil {
-				return cli.Exit(1, err)
+				return cli.Failure(err)
 			}
 			w := bufio.NewWriter(streams.Out)
-			defer w.Flush()
+			defer func() { _ = w.Flush() }()
 			for _, r := range recs {
 				if opts.json {
-					w.Write(r.Raw)
-					w.WriteByte('\n')
+					_, _ = w.Write(r.Raw)
+					_ = w.WriteByte('\n')
 					continue
 				}
 				agent := r.Agent
@@ -372,6 +386,8 @@ verify_audit accepts as a list.`,
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "the records as stored, one a line")
+	cli.CompleteFlag(cmd, "repo", cli.Dirs)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 
@@ -384,10 +400,9 @@ func newSuperviseVerifyCmd(streams *cli.IOStreams) *cobra.Command {
 its content, each record's prev against the record before it, the seq
 without a gap, and the head the store keeps apart from the records. After
 any edit, deletion, insertion or reordering it names the first bad record
-(its position, its seq and what was done) and exits 1.
-
-Exit status: 0 the chain holds, 1 it does not (or the journal cannot be
-read), 2 bad usage.`,
+(its position, its seq and what was done) and exits 1.`,
+		Example: `  laserbrain supervise verify
+  laserbrain supervise verify --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
@@ -402,22 +417,23 @@ read), 2 bad usage.`,
 			defer st.Close()
 			recs, err := st.JournalRecords(ctx, fid, 0)
 			if err != nil {
-				return cli.Exit(1, err)
+				return cli.Failure(err)
 			}
 			head, err := st.JournalHead(ctx, fid)
 			if err != nil {
-				return cli.Exit(1, err)
+				return cli.Failure(err)
 			}
 			unack, problem := fleet.VerifyJournal(recs, head)
 			if opts.json {
-				b, _ := json.Marshal(map[string]any{"fleet": fid, "records": len(recs), "head": head, "unacknowledged": unack, "ok": problem == nil, "problem": problem})
-				fmt.Fprintf(streams.Out, "%s\n", b)
+				if err := cli.WriteJSON(streams.Out, map[string]any{"fleet": fid, "records": len(recs), "head": head, "unacknowledged": unack, "ok": problem == nil, "problem": problem}); err != nil {
+					return cli.Failure(err)
+				}
 			}
 			if problem != nil {
 				if !opts.json {
 					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\n", problem.Index, problem.Seq, problem.Kind, problem.Detail)
 				}
-				return cli.SilentExit(1)
+				return cli.SilentExit(cli.ExitFinding)
 			}
 			if !opts.json {
 				fmt.Fprintf(streams.Out, "journal verified: %d record(s), head %s\n", head.Records, shortHash(head.Hash))
@@ -430,6 +446,10 @@ read), 2 bad usage.`,
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
+	cli.CompleteFlag(cmd, "repo", cli.Dirs)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "the chain holds"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "it does not: the first bad record is named"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "the journal cannot be read"})
 	return cmd
 }
 

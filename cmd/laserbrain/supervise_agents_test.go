@@ -29,12 +29,12 @@ func hookedAgent(dir string) {
 	sup := &agentrun.Supervisor{}
 	for i := 0; i < n; i++ {
 		if _, err := sup.Check(ctx, os.Getenv(agentrun.EnvRun), agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5 - i)}}); err != nil {
-			os.WriteFile(filepath.Join(dir, "error"), []byte(err.Error()), 0o644)
+			_ = os.WriteFile(filepath.Join(dir, "error"), []byte(err.Error()), 0o644)
 			os.Exit(1)
 		}
 	}
 	sup.Close()
-	os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
@@ -56,8 +56,8 @@ func hookedAgent(dir string) {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	}
-	os.WriteFile(filepath.Join(dir, "hook-exit"), []byte(strconv.Itoa(code)), 0o644)
-	os.WriteFile(filepath.Join(dir, "hook-stderr"), stderr.Bytes(), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "hook-exit"), []byte(strconv.Itoa(code)), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "hook-stderr"), stderr.Bytes(), 0o644)
 	os.Exit(0)
 }
 
@@ -71,8 +71,12 @@ func TestHookedAgentHalted(t *testing.T) {
 	self, _ := os.Executable()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	os.MkdirAll(filepath.Join(repo, "parser"), 0o755)
-	os.WriteFile(filepath.Join(repo, "parser", "lexer.go"), []byte("package parser"), 0o644)
+	if err := os.MkdirAll(filepath.Join(repo, "parser"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "parser", "lexer.go"), []byte("package parser"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	env := append(os.Environ(), "LASERBRAIN_HOME="+filepath.Join(root, "home"), "LASERBRAIN_FLEET=hooked", "HOOKED_LASERBRAIN="+lb, "PONDER_OCA=off")
 	type agentProc struct {
 		name, dir string
@@ -81,7 +85,9 @@ func TestHookedAgentHalted(t *testing.T) {
 	}
 	start := func(name, goal string, checks int) *agentProc {
 		a := &agentProc{name: name, dir: filepath.Join(root, name)}
-		os.MkdirAll(a.dir, 0o755)
+		if err := os.MkdirAll(a.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		a.cmd = exec.Command(lb, "run", "--agent", name, "--goal", goal, "--", self)
 		a.cmd.Dir = repo
 		a.cmd.Env = append(env, "LASERBRAIN_TEST_HOOKED_AGENT="+a.dir, "HOOKED_GOAL="+goal, "HOOKED_CHECKS="+strconv.Itoa(checks))
@@ -89,7 +95,7 @@ func TestHookedAgentHalted(t *testing.T) {
 		if err := a.cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { a.cmd.Process.Kill(); a.cmd.Wait() })
+		t.Cleanup(func() { _ = a.cmd.Process.Kill(); _ = a.cmd.Wait() })
 		return a
 	}
 	alice := start("alice", "refactor the parser module", 3)
@@ -117,7 +123,9 @@ func TestHookedAgentHalted(t *testing.T) {
 	bobAgent := round.Halts[0].Agent
 
 	for _, a := range []*agentProc{alice, bob} {
-		os.WriteFile(filepath.Join(a.dir, "go"), nil, 0o644)
+		if err := os.WriteFile(filepath.Join(a.dir, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		if err := a.cmd.Wait(); err != nil {
 			t.Fatalf("%s: %v\n%s", a.name, err, a.out.String())
 		}
@@ -162,8 +170,12 @@ func TestConcurrentFleet(t *testing.T) {
 	pd := ponderBinary(t)
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	os.MkdirAll(repo, 0o755)
-	os.WriteFile(filepath.Join(repo, "units.txt"), []byte("a.go\nb.go\n"), 0o644)
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "units.txt"), []byte("a.go\nb.go\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	env := append(os.Environ(), "LASERBRAIN_HOME="+filepath.Join(root, "home"), "LASERBRAIN_FLEET=concurrent", "PONDER_OCA=off",
 		"PATH="+pd+string(os.PathListSeparator)+filepath.Dir(lb)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	const passes, writes = 6, 40
@@ -175,7 +187,7 @@ func TestConcurrentFleet(t *testing.T) {
 	if err := sv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sv.Process.Kill(); sv.Wait() })
+	t.Cleanup(func() { _ = sv.Process.Kill(); _ = sv.Wait() })
 
 	session := `S=$(ponder start "$1" --json | sed -n 's/^  "slug": "\(.*\)",$/\1/p')
 ponder units --slug "$S" --from units.txt >/dev/null
@@ -217,7 +229,9 @@ done`
 		}
 	}
 	time.Sleep(300 * time.Millisecond) // a few more rounds see the end
-	sv.Process.Signal(os.Interrupt)
+	if err := sv.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
 	if err := sv.Wait(); err != nil {
 		t.Fatalf("supervise --watch: %v\n%s", err, svErr.String())
 	}

@@ -10,10 +10,15 @@ import (
 )
 
 func newAbortCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "abort",
 		Short: "Mark the session aborted",
-		Args:  cli.NoArgs,
+		Long: `abort ends an active session without a verdict: its status becomes aborted
+and every command that would change it is refused from then on. Its files
+stay, for report and list.`,
+		Example: `  ponder abort
+  ponder abort --slug ui-2026-08-24`,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
@@ -23,4 +28,6 @@ func newAbortCmd(a *app) *cobra.Command {
 			return a.finish(res, err, func(w io.Writer) { fmt.Fprintf(w, "session %s aborted\n", res.Slug) })
 		},
 	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or one that is not active (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	return cmd
 }

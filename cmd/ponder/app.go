@@ -1,13 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/ponder"
@@ -29,7 +31,13 @@ type app struct {
 	cwd     string // the working directory; the engine's root may be above it
 	// reported is set once a command has printed its error itself.
 	reported bool
+	cmd      *cobra.Command // the command running, for its help's name
+	// anyOCAMode lets doctor run under an unknown PONDER_OCA, to report it.
+	anyOCAMode bool
 }
+
+// ocaModes is what PONDER_OCA accepts, for help text.
+var ocaModes = strings.Join([]string{string(oca.ModeAuto), string(oca.ModeOn), string(oca.ModeOff)}, ", ")
 
 func newApp(streams *cli.IOStreams) *app { return &app{streams: streams} }
 
@@ -37,6 +45,11 @@ func newApp(streams *cli.IOStreams) *app { return &app{streams: streams} }
 func (a *app) eng() (*ponder.Engine, error) {
 	if a.engine != nil {
 		return a.engine, nil
+	}
+	if v := os.Getenv("PONDER_OCA"); !a.anyOCAMode {
+		if _, ok := oca.ParseMode(v); !ok {
+			return nil, cli.Usagef("PONDER_OCA=%q: want auto (the default: use OCA when it is reachable), on (require it) or off", v)
+		}
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -92,14 +105,14 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	for _, d := range capped(pe.Details) {
 		fmt.Fprintf(a.streams.ErrOut, "  %s\n", term(d))
 	}
-	if cli.IsUsage(err) {
-		fmt.Fprintln(a.streams.ErrOut, "Run 'ponder --help' for usage.")
+	if pe.Kind == "usage" && a.cmd != nil {
+		fmt.Fprintf(a.streams.ErrOut, "Run '%s --help' for usage.\n", a.cmd.CommandPath())
 	}
 	return cli.SilentExit(pe.Code)
 }
 
 // errorObject is err as the error object --json prints: the engine's own
-// refusal, else a usage mistake (exit 1), else an exit code's kind.
+// refusal, else a usage mistake (exit 2), else an exit code's kind.
 func errorObject(err error) *ponder.Error {
 	var (
 		pe   *ponder.Error
@@ -111,13 +124,15 @@ func errorObject(err error) *ponder.Error {
 	case cli.IsUsage(err):
 		return &ponder.Error{Code: ponder.ExitUsage, Kind: "usage", Message: err.Error(), Details: []string{}}
 	case errors.As(err, &exit):
-		kind := map[int]string{ponder.ExitState: "stateError", ponder.ExitOCA: "ocaRequired"}[exit.Code]
+		kind := map[int]string{ponder.ExitState: "stateError", ponder.ExitOCA: "ocaRequired", ponder.ExitFailure: "failure"}[exit.Code]
 		if kind == "" {
 			kind = "error"
 		}
 		return &ponder.Error{Code: exit.Code, Kind: kind, Message: err.Error(), Details: []string{}}
 	}
-	return &ponder.Error{Code: 1, Kind: "error", Message: err.Error(), Details: []string{}}
+	// Anything else is a failure outside the call: a local write (disk
+	// full, EIO) or the file system.
+	return &ponder.Error{Code: ponder.ExitFailure, Kind: "failure", Message: err.Error(), Details: []string{}}
 }
 
 // isNilResult treats a typed nil pointer as no result.
@@ -133,12 +148,7 @@ func isNilResult(v any) bool {
 	return false
 }
 
-func emitJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func emitJSON(w io.Writer, v any) error { return cli.WriteJSON(w, v) }
 
 // readInput reads FILE, or stdin for "-".
 func (a *app) readInput(name string) ([]byte, error) {
@@ -147,7 +157,7 @@ func (a *app) readInput(name string) ([]byte, error) {
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, cli.Usagef("%v", err)
+		return nil, cli.FileError(err)
 	}
 	return data, nil
 }

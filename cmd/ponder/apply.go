@@ -18,6 +18,8 @@ func newApplyCmd(a *app) *cobra.Command {
 		Long: `apply needs a converged or stopped session: it writes apply-plan.md (live
 findings by severity, then id) and marks the session applied. --dry-run
 prints the same plan at any time and changes nothing.`,
+		Example: `  ponder apply --dry-run
+  ponder apply`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -39,5 +41,6 @@ prints the same plan at any time and changes nothing.`,
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan; write nothing, change no status")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the session is neither converged nor stopped (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
 }

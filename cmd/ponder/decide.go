@@ -10,13 +10,15 @@ import (
 )
 
 func newDecideCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "decide continue|stop",
 		Short: "Act on the current pass's judge: open the next pass, or end the session",
 		Long: `decide needs a judge of the current pass. continue opens the next pass (past
 the budget with a warning). stop ends the session — converged if the latest
 verdict was stop, else stopped — and is refused (exit 2) while coverage is
 below 1, listing every ungraded unit.`,
+		Example: `  ponder decide continue
+  ponder decide stop --json`,
 		Args: cli.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -33,4 +35,12 @@ below 1, listing every ungraded unit.`,
 			})
 		},
 	}
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return []string{"continue\topen the next pass", "stop\tend the session"}, cobra.ShellCompDirectiveNoFileComp
+	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "neither continue nor stop (usage); no judge of this pass, or stop below full coverage with every ungraded unit listed (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	return cmd
 }

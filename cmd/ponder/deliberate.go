@@ -28,6 +28,9 @@ a file {"stakes": S, "voices": {"skeptic": {"argument": A, "confidence": C}, …
 A blank or missing argument is a silent voice (null). --skip records four
 silent voices (voices = 0). Under PONDER_OCA it also opens the pass's
 deliberations row.`,
+		Example: `  ponder deliberate --skeptic "the retry loop hides failures" --skeptic-confidence 0.7 --stakes high
+  ponder deliberate voices.json
+  ponder deliberate --skip`,
 		Args: cli.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := &ponder.DeliberationInput{}
@@ -82,5 +85,11 @@ deliberations row.`,
 		cmd.Flags().StringVar(o.arguments[v], v, "", "the "+v+"'s argument")
 		cmd.Flags().Float64Var(o.confidence[v], v+"-confidence", 0, "the "+v+"'s confidence, in [0,1]")
 	}
+	cli.CompleteFlag(cmd, "stakes", cli.Values("low", "medium", "high"))
+	for _, v := range ledger.Voices {
+		cli.CompleteFlags(cmd, cli.NoValue, v, v+"-confidence")
+	}
+	cmd.ValidArgsFunction = cli.Files("json")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "bad voice input (usage); out of order, or pass 2 on without its forecast (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
 }

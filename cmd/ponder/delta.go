@@ -11,7 +11,7 @@ import (
 )
 
 func newDeltaCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "delta [FILE|-]",
 		Short: "Append a batch of ledger records, validated whole, all or nothing",
 		Long: `delta reads JSON Lines (or one JSON array) from FILE or stdin. Records:
@@ -32,6 +32,8 @@ convergence: judge counts it as confidenceFloor and Rule 6 needs 0. Raise it
 
 Paths are names as units.json stores them: a name that is not UTF-8 is
 written Go-quoted, "\"caf\\xe9.go\"" in JSON (see ponder/SPEC.md).`,
+		Example: `  ponder delta findings.jsonl
+  echo '{"voice":"skeptic","op":"delete","findingId":"f0003","reason":"not reachable"}' | ponder delta`,
 		Args: cli.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := "-"
@@ -59,4 +61,7 @@ written Go-quoted, "\"caf\\xe9.go\"" in JSON (see ponder/SPEC.md).`,
 			})
 		},
 	}
+	cmd.ValidArgsFunction = cli.Files("jsonl", "json")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unreadable FILE (usage); any violation, all listed, the ledger unchanged (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	return cmd
 }

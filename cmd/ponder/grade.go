@@ -22,6 +22,9 @@ path as units.json stores it (ponder units --list shows both); - reads ids
 and paths from stdin, one a line. A unit is graded once it has a grade, or
 once a finding was added on it; coverage counts graded units over U_live ∪
 U_ungraded-deleted.`,
+		Example: `  ponder grade u0001 u0002 --grade clean
+  ponder grade src/retry.go
+  ponder units --list --json | jq -r '.units[].id' | ponder grade -`,
 		Args: cli.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var units []string
@@ -54,6 +57,9 @@ U_ungraded-deleted.`,
 		},
 	}
 	cmd.Flags().StringVar(&label, "grade", "", "a label for the grade (e.g. clean)")
+	cli.CompleteFlag(cmd, "grade", cli.Values("clean"))
+	cmd.ValidArgsFunction = completeUnits
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "a name that is no unit, all listed; unseeded or not active (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
 }
 

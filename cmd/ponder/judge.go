@@ -11,13 +11,16 @@ import (
 )
 
 func newJudgeCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "judge",
 		Short: "Compute the pass's metrics and verdict: continue, escalate, blocked or stop",
 		Long: `judge measures the current pass (coverage, churn, novelty, thrash, voices,
 deltaVoices, confidenceFloor, surprise), applies rules R1..R6 and the
 tie-breaker from open OCA observations, and writes passes/NN/judge.json.
-The verdict is advice; decide acts on it. judge may be re-run until decide.`,
+The verdict (continue, escalate, blocked or stop) is advice; decide acts on
+it. judge may be re-run until decide.`,
+		Example: `  ponder judge
+  ponder judge --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -28,6 +31,8 @@ The verdict is advice; decide acts on it. judge may be re-run until decide.`,
 			return a.finish(res, err, func(w io.Writer) { printJudgement(w, res) })
 		},
 	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "out of order or unseeded (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	return cmd
 }
 
 func printJudgement(w io.Writer, j *ponder.Judgement) {

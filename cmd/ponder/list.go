@@ -10,10 +10,14 @@ import (
 )
 
 func newListCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the sessions under .ponder/, newest first (read-only)",
-		Args:  cli.NoArgs,
+		Long: `list prints every session under .ponder/ with its status and pass, the
+current one marked. It reads the files and changes nothing.`,
+		Example: `  ponder list
+  ponder list --json`,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
@@ -34,4 +38,6 @@ func newListCmd(a *app) *cobra.Command {
 			})
 		},
 	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFailure})
+	return cmd
 }

@@ -4,11 +4,10 @@ package main
 
 import (
 	"os"
-	"strconv"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/ponder"
 )
 
 func main() {
@@ -16,33 +15,24 @@ func main() {
 }
 
 func run(args []string, streams *cli.IOStreams) int {
-	a := newApp(streams)
-	err := cli.Execute(newRootCmd(a), args, streams)
-	// Errors no command reported itself (flag and argument mistakes, the
-	// oca subcommands') still reach --json as an error object.
-	if err != nil && !a.reported && wantsJSON(args) {
-		_ = emitJSON(streams.Out, map[string]any{"error": errorObject(err)})
-	}
-	code := cli.Code("ponder", err, streams.ErrOut, ponder.ExitUsage)
-	// OCA log lines that never found a session go to stderr on the way out.
-	a.close()
+	code, _ := runCmd(args, streams)
 	return code
 }
 
-// wantsJSON reports whether args ask for --json, read without cobra: a
-// flag mistake stops cobra before it sets the flag.
-func wantsJSON(args []string) bool {
-	for _, arg := range args {
-		if arg == "--" {
-			break
-		}
-		if arg == "--json" {
-			return true
-		}
-		if v, ok := strings.CutPrefix(arg, "--json="); ok {
-			b, err := strconv.ParseBool(v)
-			return err == nil && b
+// runCmd also returns the command that ran: the tests hold each command to
+// the exit codes its help documents.
+func runCmd(args []string, streams *cli.IOStreams) (int, *cobra.Command) {
+	a := newApp(streams)
+	cmd, err := cli.Execute(newRootCmd(a), args, streams)
+	// Errors no command reported itself (flag and argument mistakes, the
+	// oca subcommands') still reach --json as an error object.
+	if err != nil && !a.reported && cli.WantsJSON(args) {
+		if cli.Envelope(cmd, err) != nil {
+			_ = cli.WriteJSON(streams.Out, map[string]any{"error": errorObject(err)})
 		}
 	}
-	return false
+	code := cli.Code(cmd, err, streams.ErrOut)
+	// OCA log lines that never found a session go to stderr on the way out.
+	a.close()
+	return code, cmd
 }

@@ -31,6 +31,8 @@ S is a number in [0,1] or a name (none, trivial, info, low, minor, medium,
 moderate, warning, high, major, severe, critical, fatal); default medium.
 An open OCA observation with severity ≥ 0.7 turns judge's continue into
 escalate until a human sets intervention_applied.`,
+		Example: `  ponder metacognize --type low_confidence --description "unsure about the cache's eviction" --severity 0.6
+  ponder metacognize --type stuck_loop --description "pass 4 repeats pass 3" --severity high --intervention "narrow the scope"`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -52,5 +54,9 @@ escalate until a human sets intervention_applied.`,
 	cmd.Flags().StringVar(&o.evidence, "evidence", "", "evidence, as JSON")
 	cmd.Flags().StringVar(&o.severity, "severity", "", "severity: a number in [0,1] or a name")
 	cmd.Flags().StringVar(&o.intervention, "intervention", "", "recommended intervention")
+	cli.CompleteFlag(cmd, "type", cli.Values(ponder.ObservationTypes...))
+	cli.CompleteFlag(cmd, "severity", cli.Values("none", "trivial", "info", "low", "minor", "medium", "moderate", "warning", "high", "major", "severe", "critical", "fatal"))
+	cli.CompleteFlags(cmd, cli.NoValue, "description", "evidence", "intervention")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unknown --type, a bad --severity or --evidence"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -38,6 +39,9 @@ func newOCACmd(streams *cli.IOStreams) *cobra.Command {
 		Long: `oca works on the OCA PostgreSQL database directly, whatever PONDER_OCA says.
 The database is --dsn, else PONDER_OCA_DSN, else ` + oca.DefaultDSN + `.
 Exit 3 means the database is unreachable or its schema incomplete.`,
+		Example: `  ponder oca init --dsn postgres://ponder@db.internal/oca
+  ponder oca sessions
+  ponder oca ledger --slug ui-2026-08-24 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -58,6 +62,13 @@ Exit 3 means the database is unreachable or its schema incomplete.`,
 func addDSNFlags(cmd *cobra.Command, o *ocaOptions) {
 	cmd.Flags().StringVar(&o.dsn, "dsn", "", "OCA connection string (default $PONDER_OCA_DSN, else "+oca.DefaultDSN+")")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	cli.CompleteFlag(cmd, "dsn", cli.NoValue)
+}
+
+// ocaExampleArgs are the flags each read-back command's example needs.
+var ocaExampleArgs = map[string]string{
+	"session": " --slug ui-2026-08-24", "ledger": " --slug ui-2026-08-24", "perspectives": " --slug ui-2026-08-24",
+	"observations": " --slug ui-2026-08-24", "events": " --slug ui-2026-08-24", "prior": ` --subject "the UI"`,
 }
 
 func (o *ocaOptions) resolvedDSN() string {
@@ -78,6 +89,8 @@ episodic_memory, hypotheses, deliberations, metacognitive_observations and
 cognitive_events, without pgvector. It never drops or alters an existing table,
 so it is safe on a real OCA database and safe to run twice. If an existing
 table lacks a column ponder writes, it says which and exits 3.`,
+		Example: `  ponder oca init
+  PONDER_OCA_DSN=postgres://ponder@db.internal/oca ponder oca init --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), ocaInitTimeout)
@@ -100,6 +113,7 @@ table lacks a column ponder writes, it says which and exits 3.`,
 		},
 	}
 	addDSNFlags(cmd, o)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOCA, When: "the database is unreachable, or an existing table lacks a column ponder writes"})
 	return cmd
 }
 
@@ -126,7 +140,11 @@ func ocaQueryCmd(streams *cli.IOStreams, name, short string, needsSlug bool, run
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: short,
-		Args:  cli.NoArgs,
+		Long: `oca ` + name + ` reads the OCA database directly (--dsn, else PONDER_OCA_DSN),
+whatever PONDER_OCA says, and prints a table, or the rows as JSON with
+--json. Exit 3 when the database is unreachable or its schema incomplete.`,
+		Example: "  ponder oca " + name + ocaExampleArgs[name] + "\n  ponder oca " + name + ocaExampleArgs[name] + " --json",
+		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if needsSlug {
 				if err := o.resolveSlug(); err != nil {
@@ -158,9 +176,15 @@ func ocaQueryCmd(streams *cli.IOStreams, name, short string, needsSlug bool, run
 	switch name {
 	case "prior":
 		cmd.Flags().StringVar(&o.subject, "subject", "", "the subject a new session would ponder")
+		cli.CompleteFlag(cmd, "subject", cli.NoValue)
 	case "perspectives":
 		cmd.Flags().BoolVar(&o.arguments, "arguments", false, "print the four arguments instead of the confidences")
 	}
+	if needsSlug {
+		cli.CompleteFlag(cmd, "slug", completeSlugs)
+	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no --slug and no current session, or prior without --subject"},
+		cli.ExitDoc{Code: cli.ExitOCA, When: "the database is unreachable or its schema incomplete"})
 	return cmd
 }
 
@@ -338,10 +362,13 @@ func runPrior(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Write
 	return ocaTable(out, []string{"TIMESTAMP", "CONTENT", "ACTUAL_OUTCOME"}, cells)
 }
 
-// ocaJSONOr returns err, or prints rows as JSON.
+// ocaJSONOr returns err, or prints rows as JSON ([] for no rows).
 func ocaJSONOr(out io.Writer, rows any, err error) error {
 	if err != nil {
 		return err
+	}
+	if v := reflect.ValueOf(rows); v.Kind() == reflect.Slice && v.IsNil() {
+		rows = reflect.MakeSlice(v.Type(), 0, 0).Interface()
 	}
 	return emitJSON(out, rows)
 }

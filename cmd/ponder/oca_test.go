@@ -58,12 +58,13 @@ func TestOCAInitRefusesToAlterAndExits3(t *testing.T) {
 	}
 }
 
+// Usage mistakes exit 2 (the shared exit-code table; 1 before it).
 func TestOCAQueriesUsageAndUnreachable(t *testing.T) {
 	t.Chdir(t.TempDir()) // no .ponder/current here
-	if code, _, errOut := runPonderOCA("oca", "ledger", "--dsn", "postgres://x@127.0.0.1:1/none"); code != 1 || !strings.Contains(errOut, "--slug") {
+	if code, _, errOut := runPonderOCA("oca", "ledger", "--dsn", "postgres://x@127.0.0.1:1/none"); code != 2 || !strings.Contains(errOut, "--slug") {
 		t.Errorf("ledger without a slug: exit %d %s", code, errOut)
 	}
-	if code, _, errOut := runPonderOCA("oca", "prior"); code != 1 || !strings.Contains(errOut, "--subject") {
+	if code, _, errOut := runPonderOCA("oca", "prior"); code != 2 || !strings.Contains(errOut, "--subject") {
 		t.Errorf("prior without a subject: exit %d %s", code, errOut)
 	}
 	code, _, errOut := runPonderOCA("oca", "ledger", "--slug", "s", "--dsn", "postgres://x:pw@127.0.0.1:1/none")

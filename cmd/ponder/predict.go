@@ -23,6 +23,8 @@ func newPredictCmd(a *app) *cobra.Command {
 after pass N's judge (or before pass N+1's deliberate) it is about pass N+1.
 judge scores it as surprise = |forecast − churn|. Optional: without it the
 pass's surprise is null.`,
+		Example: `  ponder predict --churn 0.3
+  ponder predict --churn 0.1 --claim "only the retry path is left"`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("churn") {
@@ -44,5 +46,7 @@ pass's surprise is null.`,
 	}
 	cmd.Flags().Float64Var(&o.churn, "churn", 0, "forecast churn of the pass, in [0,1]")
 	cmd.Flags().StringVar(&o.claim, "claim", "", "what the forecast claims, in words")
+	cli.CompleteFlags(cmd, cli.NoValue, "churn", "claim")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "--churn missing or outside [0,1] (usage); out of order (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func newRepairCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "repair",
 		Short: "Recover a ledger whose last batch was torn by a crash",
 		Long: `repair cuts an unfinished last batch off ledger.jsonl, in place (so it works
@@ -19,6 +19,8 @@ when even that cannot be written, prints them (base64). Only an append that
 was never acknowledged can be torn, so the hash chain of what remains is
 whole. units.json is rebuilt if it differs. A ledger damaged in any other way
 (corrupt, or tampered with) is refused and left alone.`,
+		Example: `  ponder repair
+  ponder repair --slug ui-2026-08-24 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -41,4 +43,6 @@ whole. units.json is rebuilt if it differs. A ledger damaged in any other way
 			})
 		},
 	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or a ledger damaged otherwise than torn (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	return cmd
 }

@@ -31,6 +31,8 @@ With --html FILE, write one self-contained HTML page instead: each pass's
 metrics against Rule 6's thresholds, the verdicts, and the churn forecasts
 against the churn that came. The page fetches nothing and has no script.
 --all puts every session under .ponder/ on the page.`,
+		Example: `  ponder report
+  ponder report --html audit.html --all`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.all && opts.html == "" {
@@ -55,6 +57,8 @@ against the churn that came. The page fetches nothing and has no script.
 	}
 	cmd.Flags().StringVar(&opts.html, "html", "", "write the report as a self-contained HTML page to FILE")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "with --html: every session, not only the current one")
+	cli.CompleteFlag(cmd, "html", cli.Files("html"))
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, --all without --html or with --slug, or an --html path that cannot be written"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 

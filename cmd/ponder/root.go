@@ -6,40 +6,61 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
+// The root help's command groups.
+const (
+	groupSession = "session"
+	groupPass    = "pass"
+	groupResults = "results"
+	groupCare    = "care"
+)
+
 func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ponder",
 		Short: "A deterministic deliberation state machine for codebase audits",
 		Long: `ponder runs a codebase audit as a state machine: a coverage gate, four voices
 bound to four ledger operations, and convergence certified by silence after
-full verification. State lives under .ponder/<slug>/ in the working directory.
+full verification. State lives under .ponder/<slug>/ in the working
+directory (or the nearest parent that has one, as git does).
 
 A pass: [predict] → deliberate → delta* → judge → decide continue|stop.
-Exit codes: 0 ok, 1 usage error, 2 refused (stateError), 3 OCA required
-(PONDER_OCA=on) but unusable. See ponder/SPEC.md.`,
+
+PONDER_OCA (` + ocaModes + `) says whether sessions are also written to an
+OCA PostgreSQL database (PONDER_OCA_DSN): auto uses it when it is reachable,
+on requires it (exit 3 when it is not), off never connects. Every command's
+help lists its exit codes; 'ponder help exit-codes' prints the table ponder
+and laserbrain share. See ponder/SPEC.md.`,
+		Example: `  ponder start "the checkout flow" --lens security
+  ponder units --scan src
+  ponder deliberate --skeptic "the retry loop hides failures" --skeptic-confidence 0.7
+  ponder delta findings.jsonl
+  ponder judge && ponder decide continue`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		// The command that runs, for a refusal's pointer to its help.
+		PersistentPreRun: func(cmd *cobra.Command, args []string) { a.cmd = cmd },
 	}
 	root.PersistentFlags().StringVar(&a.slug, "slug", "", "session to act on (default: the one in .ponder/current)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the result as JSON (explicit nulls)")
-	root.AddCommand(
-		newStartCmd(a),
-		newUnitsCmd(a),
-		newPredictCmd(a),
-		newDeliberateCmd(a),
-		newDeltaCmd(a),
-		newJudgeCmd(a),
-		newDecideCmd(a),
-		newAbortCmd(a),
-		newApplyCmd(a),
-		newStatusCmd(a),
-		newListCmd(a),
-		newReportCmd(a),
-		newGradeCmd(a),
-		newDoctorCmd(a),
-		newRepairCmd(a),
-		newMetacognizeCmd(a),
-		newOCACmd(a.streams),
+	cli.CompleteFlag(root, "slug", completeSlugs)
+	root.AddGroup(
+		&cobra.Group{ID: groupSession, Title: "A session:"},
+		&cobra.Group{ID: groupPass, Title: "A pass:"},
+		&cobra.Group{ID: groupResults, Title: "Results:"},
+		&cobra.Group{ID: groupCare, Title: "Care and OCA:"},
+		&cobra.Group{ID: cli.GroupMore, Title: "More:"},
 	)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add(groupSession, newStartCmd(a), newUnitsCmd(a), newStatusCmd(a), newListCmd(a), newAbortCmd(a))
+	add(groupPass, newPredictCmd(a), newDeliberateCmd(a), newDeltaCmd(a), newGradeCmd(a), newMetacognizeCmd(a), newJudgeCmd(a), newDecideCmd(a))
+	add(groupResults, newReportCmd(a), newApplyCmd(a))
+	add(groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a.streams))
+	cli.AddVersion(root, a.streams, cli.CamelCase)
+	cli.SetExits(root)
 	return root
 }

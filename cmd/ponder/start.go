@@ -25,6 +25,8 @@ func newStartCmd(a *app) *cobra.Command {
 The slug is <lens>-<YYYY-MM-DD> (UTC), or the subject's words without --lens;
 an existing slug gets -2, -3, … With OCA reachable it prints Prior pondering
 on the same subject; otherwise the probe's reason.`,
+		Example: `  ponder start "the checkout flow" --lens security
+  ponder start "payments retries" --passes 6 --project shop --json`,
 		Args: cli.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -38,6 +40,8 @@ on the same subject; otherwise the probe's reason.`,
 	cmd.Flags().StringVar(&o.lens, "lens", "", "the lens of the audit (names the slug)")
 	cmd.Flags().StringVar(&o.project, "project", "", "project name (default: the git top-level directory's name)")
 	cmd.Flags().IntVar(&o.passes, "passes", ponder.DefaultPassBudget, "pass budget, at least 1")
+	cli.CompleteFlags(cmd, cli.NoValue, "lens", "project", "passes")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an empty subject, --passes below 1, an unknown PONDER_OCA"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
 }
 
@@ -48,7 +52,7 @@ func printStart(w io.Writer, r *ponder.StartResult) {
 	}
 	fmt.Fprintf(w, "started %s: %q (lens %s, project %s, %d passes)\n", r.Slug, r.Subject, term(lens), term(r.Project), r.PassBudget)
 	if p := r.OCA.Probe; p != nil && !p.Reachable {
-		fmt.Fprintf(w, "OCA unusable (%s): %s — starting cold\n", p.Mode, term(p.Note))
+		fmt.Fprintf(w, "OCA unusable (%s): %s — starting cold (PONDER_OCA=off skips OCA)\n", p.Mode, term(p.Note))
 	}
 	if len(r.OCA.PriorPondering) > 0 {
 		fmt.Fprintln(w, "Prior pondering:")

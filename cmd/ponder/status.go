@@ -11,10 +11,15 @@ import (
 )
 
 func newStatusCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show where the session is and what comes next (read-only)",
-		Args:  cli.NoArgs,
+		Long: `status prints the current session's phase, pass, coverage, live findings
+and last verdict, and the commands that may come next. It reads the files
+and changes nothing.`,
+		Example: `  ponder status
+  ponder status --json`,
+		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
 			if err != nil {
@@ -30,4 +35,6 @@ func newStatusCmd(a *app) *cobra.Command {
 			})
 		},
 	}
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session"}, cli.ExitDoc{Code: cli.ExitFailure})
+	return cmd
 }

@@ -40,6 +40,10 @@ unit-* deltas.
 --list prints the inventory: each unit's id, path, and whether it is graded,
 deleted or a phantom. Names that are not UTF-8 are shown and given in
 ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
+		Example: `  ponder units --scan src
+  ponder units --from my-units.json --scan src --strict-scope
+  git ls-files '*.go' | ponder units --from -
+  ponder units --list --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()
@@ -79,6 +83,9 @@ ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
 	cmd.Flags().StringVar(&o.from, "from", "", "the agent's unit list (FILE, or - for stdin)")
 	cmd.Flags().BoolVar(&o.strictScope, "strict-scope", false, "refuse an inventory that omits any file on disk under --scan")
 	cmd.Flags().BoolVar(&o.list, "list", false, "list the inventory: unit ids and paths")
+	cli.CompleteFlag(cmd, "scan", cli.Dirs)
+	cli.CompleteFlag(cmd, "from", cli.Files("json", "txt"))
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no source or an unusable list (usage); already seeded, an empty scope, or a --strict-scope omission (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
 }
 

@@ -80,7 +80,7 @@ func NewModel(t testing.TB, turns ...Turn) *Model {
 		t.Fatalf("agenttest: listen on 127.0.0.1: %v", err)
 	}
 	srv := &http.Server{Handler: m}
-	go srv.Serve(ln)
+	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { srv.Close() })
 	m.URL = "http://" + ln.Addr().String()
 	return m
@@ -146,7 +146,7 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !in.Stream {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(message(in.Model, turn))
+		_ = json.NewEncoder(w).Encode(message(in.Model, turn))
 		return
 	}
 	writeStream(w, in.Model, turn)

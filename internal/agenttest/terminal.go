@@ -69,7 +69,7 @@ func (s *Session) Interactive(t testing.TB, args ...string) *Terminal {
 	if err := tm.cmd.Start(); err != nil {
 		t.Fatalf("starting claude on a terminal: %v", err)
 	}
-	go func() { tm.cmd.Wait(); close(tm.done) }()
+	go func() { _ = tm.cmd.Wait(); close(tm.done) }()
 	t.Cleanup(tm.Close)
 	return tm
 }
@@ -143,7 +143,7 @@ func (tm *Terminal) Close() {
 		select {
 		case <-tm.done:
 		case <-time.After(5 * time.Second):
-			tm.cmd.Process.Kill()
+			_ = tm.cmd.Process.Kill()
 			<-tm.done
 		}
 		tm.in.Close()

@@ -16,9 +16,13 @@ func TestHarnessCatchesRequestsAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.html")
 	good := filepath.Join(dir, "good.html")
-	os.WriteFile(bad, []byte(`<!DOCTYPE html><html><head><title>bad</title></head><body><p id="p">x</p>`+
-		`<img src="http://report.invalid/pixel.png"/><script>console.error("boom")</script></body></html>`), 0o644)
-	os.WriteFile(good, []byte(`<!DOCTYPE html><html><head><title>good</title><style>body{background:#fff}@media (prefers-color-scheme:dark){body{background:#000}}</style></head><body><p id="p">x</p><p style="display:none" class="h">y</p></body></html>`), 0o644)
+	if err := os.WriteFile(bad, []byte(`<!DOCTYPE html><html><head><title>bad</title></head><body><p id="p">x</p>`+
+		`<img src="http://report.invalid/pixel.png"/><script>console.error("boom")</script></body></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, []byte(`<!DOCTYPE html><html><head><title>good</title><style>body{background:#fff}@media (prefers-color-scheme:dark){body{background:#000}}</style></head><body><p id="p">x</p><p style="display:none" class="h">y</p></body></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	r, err := Load(context.Background(), exe, bad, Options{Selectors: []string{"#p"}})
 	if err != nil {

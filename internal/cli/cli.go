@@ -1,17 +1,24 @@
-// Package cli is the one place where the binaries turn errors into exit codes.
+// Package cli is what laserbrain and ponder share at their surface: the
+// project's one exit-code map (exitcodes.go, printed by `help exit-codes`),
+// errors turned into exit codes in one place, the --json conventions (one
+// error envelope, one indentation rule), help with examples, exit statuses
+// and command groups, suggestions for mistyped commands and flags, the
+// version command, and completion helpers.
 //
 // Commands return errors; they never call os.Exit. A command that wants a
-// particular exit code returns an *ExitError (see Exit and Exitf). Flag and
-// argument mistakes become usage errors, whose code each binary chooses
-// (laserbrain: 2, "bad input"; ponder: 1, "usage error").
+// particular exit code returns an *ExitError (Exit, Exitf, SilentExit);
+// flag and argument mistakes become usage errors (exit 2); anything else
+// is a failure (exit 8).
 package cli
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -62,6 +69,9 @@ func Exitf(code int, format string, a ...any) error {
 	return &ExitError{Code: code, Err: fmt.Errorf(format, a...)}
 }
 
+// Failure is Exit(ExitFailure, err): a store, file or database failed.
+func Failure(err error) error { return Exit(ExitFailure, err) }
+
 // SilentExit exits with code without printing anything more.
 func SilentExit(code int) error { return &ExitError{Code: code, Silent: true} }
 
@@ -86,6 +96,9 @@ func MaximumNArgs(n int) cobra.PositionalArgs               { return wrapArgs(co
 func MinimumNArgs(n int) cobra.PositionalArgs               { return wrapArgs(cobra.MinimumNArgs(n)) }
 func ArbitraryArgs(cmd *cobra.Command, args []string) error { return nil }
 func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 && cmd.HasAvailableSubCommands() {
+		return unknownCommand(cmd, args[0])
+	}
 	return wrapArgs(cobra.NoArgs)(cmd, args)
 }
 
@@ -98,19 +111,32 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// Run executes root with args on streams and returns the exit code. It is the
-// single mapping from errors to exit codes for a binary.
-func Run(root *cobra.Command, args []string, streams *IOStreams, usageCode int) int {
-	return Code(root.Name(), Execute(root, args, streams), streams.ErrOut, usageCode)
+// Run executes root with args on streams and returns the exit code and the
+// command that ran (the one the arguments named, even when it failed). It is
+// the single mapping from errors to exit codes for a binary: the error goes
+// to stderr, and under --json also to stdout as the error envelope.
+func Run(root *cobra.Command, args []string, streams *IOStreams) (int, *cobra.Command) {
+	cmd, err := Execute(root, args, streams)
+	if err != nil && WantsJSON(args) {
+		if env := Envelope(cmd, err); env != nil {
+			_ = WriteJSON(streams.Out, env)
+		}
+	}
+	return Code(cmd, err, streams.ErrOut), cmd
 }
 
 // Execute runs root with args on streams, flag and argument mistakes turned
-// into *UsageError, and returns the error unprinted: for a binary that
-// reports some errors itself (as JSON, say) before Code maps it.
-func Execute(root *cobra.Command, args []string, streams *IOStreams) error {
+// into *UsageError, and returns the command that ran and its error,
+// unprinted: for a binary that reports some errors itself (as JSON, say)
+// before Code maps it.
+func Execute(root *cobra.Command, args []string, streams *IOStreams) (*cobra.Command, error) {
 	prepare(root, streams)
 	root.SetArgs(args)
-	return root.Execute()
+	cmd, err := root.ExecuteC()
+	if cmd == nil {
+		cmd = root
+	}
+	return cmd, err
 }
 
 // IsUsage reports whether err is a usage mistake: a *UsageError or one of
@@ -120,11 +146,27 @@ func IsUsage(err error) bool {
 	return errors.As(err, &usage) || isCobraUsage(err)
 }
 
-// Code maps err to an exit code, printing it to errOut as "name: message".
-func Code(name string, err error, errOut io.Writer, usageCode int) int {
-	if err == nil {
-		return 0
+// CodeOf is the exit code err maps to.
+func CodeOf(err error) int {
+	var exit *ExitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &exit):
+		return exit.Code
+	case IsUsage(err):
+		return ExitUsage
 	}
+	return ExitFailure
+}
+
+// Code maps err to an exit code, printing it to errOut as "name: message";
+// a usage mistake also names the help of the command it was made in.
+func Code(cmd *cobra.Command, err error, errOut io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	name := cmd.Root().Name()
 	var exit *ExitError
 	if errors.As(err, &exit) {
 		if !exit.Silent && exit.Err != nil {
@@ -133,13 +175,12 @@ func Code(name string, err error, errOut io.Writer, usageCode int) int {
 		}
 		return exit.Code
 	}
-	if IsUsage(err) {
-		fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
-		fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", name)
-		return usageCode
-	}
 	fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
-	return 1
+	if IsUsage(err) {
+		fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		return ExitUsage
+	}
+	return ExitFailure
 }
 
 // isCobraUsage recognises the errors cobra itself builds for an unknown
@@ -149,7 +190,8 @@ func isCobraUsage(err error) bool {
 	return strings.HasPrefix(msg, "unknown command") ||
 		strings.HasPrefix(msg, "unknown flag") ||
 		strings.HasPrefix(msg, "unknown shorthand flag") ||
-		strings.HasPrefix(msg, "required flag")
+		strings.HasPrefix(msg, "required flag") ||
+		strings.HasPrefix(msg, "invalid argument")
 }
 
 func prepare(c *cobra.Command, streams *IOStreams) {
@@ -158,9 +200,18 @@ func prepare(c *cobra.Command, streams *IOStreams) {
 	c.SetIn(streams.In)
 	c.SetOut(streams.Out)
 	c.SetErr(streams.ErrOut)
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &UsageError{Err: err}
-	})
+	c.SetFlagErrorFunc(flagError)
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2
+	}
+	if !c.HasParent() {
+		prepareRoot(c)
+	}
+	if _, ok := c.Annotations[exitAnnotation]; !ok && c.HasAvailableSubCommands() {
+		// A command that only groups others prints its help, or refuses a
+		// word that names none of them.
+		SetExits(c, ExitDoc{Code: ExitUsage, When: "an unknown command or flag"})
+	}
 	for _, sub := range c.Commands() {
 		prepare(sub, streams)
 	}
@@ -169,4 +220,19 @@ func prepare(c *cobra.Command, streams *IOStreams) {
 func oneLine(s string) string {
 	s = strings.TrimRight(s, "\n")
 	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+// FileError maps an error reading or writing a file the caller named: a
+// file or directory that is missing, not what it should be, or not
+// permitted is the caller's to fix (usage, exit 2); anything else (a full
+// disk, an I/O error) is a failure (exit 8).
+func FileError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+		return &UsageError{Err: err}
+	}
+	return Failure(err)
 }

@@ -11,39 +11,124 @@ import (
 )
 
 func TestCodeMapping(t *testing.T) {
+	root := &cobra.Command{Use: "tool"}
+	sub := &cobra.Command{Use: "sub", Run: func(*cobra.Command, []string) {}}
+	root.AddCommand(sub)
 	cases := []struct {
 		err      error
-		usage    int
 		want     int
 		wantText string
 	}{
-		{nil, 2, 0, ""},
-		{Exitf(3, "database down"), 2, 3, "tool: database down\n"},
-		{fmt.Errorf("wrapped: %w", Exit(4, errors.New("x"))), 2, 4, "tool: wrapped: x\n"},
-		{SilentExit(1), 2, 1, ""},
-		{Usagef("missing --slug"), 1, 1, "tool: missing --slug\nRun 'tool --help' for usage.\n"},
-		{errors.New(`unknown command "x" for "tool"`), 2, 2, "tool: unknown command \"x\" for \"tool\"\nRun 'tool --help' for usage.\n"},
-		{errors.New("line one\nline two"), 2, 1, "tool: line one; line two\n"},
+		{nil, 0, ""},
+		{Exitf(3, "database down"), 3, "tool: database down\n"},
+		{fmt.Errorf("wrapped: %w", Exit(4, errors.New("x"))), 4, "tool: wrapped: x\n"},
+		{SilentExit(1), 1, ""},
+		{Usagef("missing --slug"), 2, "tool: missing --slug\nRun 'tool sub --help' for usage.\n"},
+		{errors.New(`unknown command "x" for "tool"`), 2, "tool: unknown command \"x\" for \"tool\"\nRun 'tool sub --help' for usage.\n"},
+		{errors.New("line one\nline two"), 8, "tool: line one; line two\n"},
+		{FileError(fmt.Errorf("open x: %w", errors.New("disk on fire"))), 8, "tool: open x: disk on fire\n"},
 	}
 	for _, c := range cases {
 		var buf bytes.Buffer
-		if got := Code("tool", c.err, &buf, c.usage); got != c.want || buf.String() != c.wantText {
+		if got := Code(sub, c.err, &buf); got != c.want || buf.String() != c.wantText {
 			t.Errorf("Code(%v) = %d, %q; want %d, %q", c.err, got, buf.String(), c.want, c.wantText)
 		}
 	}
 }
 
+func newTestRoot() *cobra.Command {
+	root := &cobra.Command{Use: "tool", Args: NoArgs, RunE: func(*cobra.Command, []string) error { return nil }}
+	one := &cobra.Command{Use: "one", Args: ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }}
+	one.Flags().String("goal", "", "")
+	one.Flags().Bool("json", false, "")
+	root.AddCommand(one)
+	group := &cobra.Command{Use: "vectors", Args: NoArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
+	group.AddCommand(&cobra.Command{Use: "check", RunE: func(*cobra.Command, []string) error { return nil }})
+	root.AddCommand(group)
+	return root
+}
+
+func run(args string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	streams := &IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
+	code, _ := Run(newTestRoot(), strings.Fields(args), streams)
+	return code, out.String(), errOut.String()
+}
+
 func TestRunMapsFlagAndArgErrorsToUsage(t *testing.T) {
-	newRoot := func() *cobra.Command {
-		root := &cobra.Command{Use: "tool", Args: NoArgs, RunE: func(*cobra.Command, []string) error { return nil }}
-		root.AddCommand(&cobra.Command{Use: "one", Args: ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }})
-		return root
-	}
-	for args, want := range map[string]int{"": 0, "--nope": 5, "one": 5, "one a": 0, "one a b": 5, "stray": 5} {
-		var out, errOut bytes.Buffer
-		streams := &IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
-		if got := Run(newRoot(), strings.Fields(args), streams, 5); got != want {
-			t.Errorf("tool %s: exit %d, want %d (stderr %q)", args, got, want, errOut.String())
+	for args, want := range map[string]int{"": 0, "--nope": 2, "one": 2, "one a": 0, "one a b": 2, "stray": 2, "vectors chek": 2} {
+		if got, _, stderr := run(args); got != want {
+			t.Errorf("tool %s: exit %d, want %d (stderr %q)", args, got, want, stderr)
 		}
+	}
+}
+
+// Mistyped commands and flags get cobra's suggestions (or the closest
+// flags) and a pointer to the help of the command the mistake was made in.
+func TestSuggestions(t *testing.T) {
+	cases := map[string][]string{
+		"oen --goal x":   {`unknown command "oen" for "tool" — did you mean "one"?`, "Run 'tool --help' for usage."},
+		"one a --gaol x": {`unknown flag --gaol for "tool one" — did you mean --goal?`, "Run 'tool one --help' for usage."},
+		"vectors chek":   {`unknown command "chek" for "tool vectors" — did you mean "check"?`, "Run 'tool vectors --help' for usage."},
+	}
+	for args, want := range cases {
+		_, _, stderr := run(args)
+		for _, w := range want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("tool %s: stderr %q lacks %q", args, stderr, w)
+			}
+		}
+	}
+}
+
+func TestEnvelopeUnderJSON(t *testing.T) {
+	code, stdout, _ := run("one a b --json")
+	want := "{\n  \"error\": {\n    \"code\": 2,\n    \"kind\": \"usage\",\n    \"message\": \"accepts 1 arg(s), received 2\"\n  }\n}\n"
+	if code != 2 || stdout != want {
+		t.Errorf("exit %d, stdout %q; want 2, %q", code, stdout, want)
+	}
+	if _, stdout, _ := run("one a b"); stdout != "" {
+		t.Errorf("without --json stdout is %q", stdout)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"goal", "gaol", 2}, {"chek", "check", 1}, {"kitten", "sitting", 3}, {"", "abc", 3}} {
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}
+
+// The table holds each code once per scope, and every scoped code names
+// commands that exist in some binary's path form.
+func TestExitCodeTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, e := range ExitCodes {
+		key := fmt.Sprint(e.Code, e.Scope)
+		if seen[key] {
+			t.Errorf("code %d twice for scope %q", e.Code, e.Scope)
+		}
+		seen[key] = true
+		if e.Name == "" || e.Meaning == "" {
+			t.Errorf("code %d has no name or meaning", e.Code)
+		}
+	}
+	for code, want := range map[int]string{0: "ok", 1: "finding", 2: "usage", 8: "failure", 130: "signal"} {
+		if got := ExitName(code, "laserbrain check"); got != want {
+			t.Errorf("ExitName(%d) = %q, want %q", code, got, want)
+		}
+	}
+	if got := ExitName(3, "ponder start"); got != "ocaRequired" {
+		t.Errorf("ponder's 3 is %q", got)
+	}
+	if got := ExitName(3, "laserbrain loop"); got != "escalated" {
+		t.Errorf("the loop's 3 is %q", got)
+	}
+	if got := ExitName(2, "laserbrain hook pre-tool-use"); got != "deny" {
+		t.Errorf("the gate's 2 is %q", got)
 	}
 }

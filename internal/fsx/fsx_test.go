@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 		if _, err := LockFile(p, time.Second); err != nil {
 			os.Exit(3)
 		}
-		os.Stdout.WriteString("held\n")
+		_, _ = os.Stdout.WriteString("held\n")
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
@@ -80,8 +80,8 @@ func TestLockReleasedWhenHolderDies(t *testing.T) {
 	if _, err := LockFile(p, 20*time.Millisecond); err == nil {
 		t.Fatal("lock taken while the child holds it")
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
 	l, err := LockFile(p, time.Second)
 	if err != nil {
 		t.Fatalf("lock not released after holder was killed: %v", err)

@@ -75,7 +75,6 @@ const (
 )
 
 var dashArrays = [...]string{"", "6 4", "1.5 3", "8 3 1.5 3"}
-var dashNames = [...]string{"solid", "dashed", "dotted", "dash-dot"}
 
 // MarkStyle is one kind of event mark on a timeline: a verdict, a decision.
 type MarkStyle struct {

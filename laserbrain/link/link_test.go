@@ -233,11 +233,17 @@ func TestDefaultPathFromEnvironment(t *testing.T) {
 	}
 	check(filepath.Join(cfg, "link.jsonl"))
 	// Only the pre-rename file exists: keep its history.
-	os.MkdirAll(cfg, 0o755)
-	os.WriteFile(filepath.Join(cfg, "tandem.jsonl"), nil, 0o644)
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "tandem.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	check(filepath.Join(cfg, "tandem.jsonl"))
 	// Both exist: the new one.
-	os.WriteFile(filepath.Join(cfg, "link.jsonl"), nil, 0o644)
+	if err := os.WriteFile(filepath.Join(cfg, "link.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	check(filepath.Join(cfg, "link.jsonl"))
 	t.Setenv("LASERBRAIN_TANDEM_LOG", "/x/tandem-env.jsonl")
 	check("/x/tandem-env.jsonl")
@@ -272,14 +278,20 @@ func TestWriteDefaultsAndErrors(t *testing.T) {
 	// A link path under a file cannot be written: the error names it, and
 	// nothing is half-written.
 	blocker := filepath.Join(dir, "file")
-	os.WriteFile(blocker, []byte("x"), 0o644)
+	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bad := &Link{Path: filepath.Join(blocker, "link.jsonl")}
 	if _, err := bad.Write(Entry{Text: "x"}); err == nil || !strings.Contains(err.Error(), blocker) {
 		t.Errorf("write under a file: %v", err)
 	}
 	// Foreign and broken lines are skipped, the rest read.
-	os.WriteFile(l.Path, []byte("42\n[1]\n{\"agent\": 5}\nnot json\n"+`{"text": "no agent"}`+"\n"), 0o644)
-	l.Write(Entry{Text: "after"})
+	if err := os.WriteFile(l.Path, []byte("42\n[1]\n{\"agent\": 5}\nnot json\n"+`{"text": "no agent"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Write(Entry{Text: "after"}); err != nil {
+		t.Fatal(err)
+	}
 	recs, _ := l.Records()
 	if len(recs) != 2 || recs[0].Text != "no agent" || recs[1].Text != "after" {
 		t.Errorf("records: %+v", recs)

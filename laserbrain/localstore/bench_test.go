@@ -121,7 +121,9 @@ func BenchmarkNewRuns(b *testing.B) {
 			for k := range rs {
 				rs[k] = laserbrain.NewRun(laserbrain.RunOptions{ID: fmt.Sprintf("e%d-%d", i, k), Contexts: contexts})
 				for j := 0; j < 50; j++ {
-					rs[k].Step(benchInputs[j])
+					if _, err := rs[k].Step(benchInputs[j]); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 			for _, r := range rs {

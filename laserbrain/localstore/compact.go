@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 )
 
 // Compact writes every run in the run log to its own files and empties
@@ -83,32 +82,4 @@ func (s *Store) Compact() error {
 		}
 		return s.log.replaceWithEmpty()
 	})
-}
-
-// syncAll syncs files concurrently: the file system commits them in a few
-// journal transactions instead of one each.
-func syncAll(files []*os.File) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	sem := make(chan struct{}, 16)
-	for _, f := range files {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := f.Sync(); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("fsync %s: %w", f.Name(), err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return first
 }

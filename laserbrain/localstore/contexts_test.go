@@ -51,8 +51,12 @@ func TestContextsLogThenCompaction(t *testing.T) {
 	setAges(t, time.Hour, time.Hour)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config")
-	os.MkdirAll(cfg, 0o755)
-	os.WriteFile(filepath.Join(cfg, "contexts.json"), []byte("{}\n"), 0o644)
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "contexts.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := open(t, dir)
 	checkBillboard(t, s, 3)
 	if _, ok := fileEntry(t, dir, billboard); ok {
@@ -99,7 +103,9 @@ func TestContextsPythonWriterBetweenFlushes(t *testing.T) {
 	}
 	py := map[string]laserbrain.ContextEntry{"ctx_python": {ID: "ctx_python", Tokens: []string{"python"}, Checks: 7, Outcomes: map[string]int{"grounded": 7}}}
 	data, _ := json.Marshal(py)
-	os.WriteFile(path, data, 0o644)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	unlock()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -119,8 +125,12 @@ func TestContextsCompactionCutShort(t *testing.T) {
 			setAges(t, time.Hour, time.Hour)
 			dir := t.TempDir()
 			cfg := filepath.Join(dir, "config")
-			os.MkdirAll(cfg, 0o755)
-			os.WriteFile(filepath.Join(cfg, "contexts.json"), []byte("{}\n"), 0o644)
+			if err := os.MkdirAll(cfg, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(cfg, "contexts.json"), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			s := open(t, dir)
 			checkBillboard(t, s, 4)
 			if err := s.Close(); err != nil {
@@ -131,7 +141,9 @@ func TestContextsCompactionCutShort(t *testing.T) {
 				t.Fatalf("no log to compact: %v", err)
 			}
 			// Play the compaction by hand up to the stage, then "crash".
-			os.Rename(c.logPath, c.applyingPath())
+			if err := os.Rename(c.logPath, c.applyingPath()); err != nil {
+				t.Fatal(err)
+			}
 			if stage != "after the rename of the log" {
 				recs, _, _ := readContextLog(c.applyingPath(), 0)
 				entries := map[string]laserbrain.ContextEntry{}
@@ -143,12 +155,18 @@ func TestContextsCompactionCutShort(t *testing.T) {
 					}
 				}
 				data, _ := json.Marshal(entries)
-				os.WriteFile(c.nextPath(), data, 0o644)
+				if err := os.WriteFile(c.nextPath(), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
 				if stage != "after next was written" {
-					os.WriteFile(c.readyPath(), nil, 0o644)
+					if err := os.WriteFile(c.readyPath(), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if stage == "after the commit" {
-					os.Rename(c.nextPath(), c.jsonPath)
+					if err := os.Rename(c.nextPath(), c.jsonPath); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			// A later store finishes the job: four checks, never eight or none.

@@ -81,7 +81,7 @@ func Open(paths Paths) (*Store, error) {
 	}
 	s := &Store{paths: paths, runsDir: runs, log: log, contexts: newContexts(paths.Config), evidence: OpenEvidence(paths.Config)}
 	if err := s.contexts.load(); err != nil {
-		log.close()
+		_ = log.close() // nothing was written through it
 		return nil, err
 	}
 	return s, nil
@@ -346,6 +346,49 @@ func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
 		return nil
 	})
 	sort.Strings(ids)
+	return ids, err
+}
+
+// RecentRunIDs lists the saved runs, the most recently saved first: those
+// in the run log by their last save, then those on file by the time their
+// state was written (shell completion offers them in this order).
+func (s *Store) RecentRunIDs(ctx context.Context) ([]string, error) {
+	type run struct {
+		id  string
+		key int64
+	}
+	var inLog, onFile []run
+	err := s.log.withLock(false, func() error {
+		if err := s.log.index(); err != nil {
+			return err
+		}
+		for id, sps := range s.log.spans {
+			inLog = append(inLog, run{id, sps[len(sps)-1].body})
+		}
+		names, err := filepath.Glob(filepath.Join(s.runsDir, "*.json"))
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			id := strings.TrimSuffix(filepath.Base(n), ".json")
+			if _, logged := s.log.spans[id]; logged || laserbrain.ValidateRunID(id) != nil {
+				continue
+			}
+			if fi, err := os.Stat(n); err == nil {
+				onFile = append(onFile, run{id, fi.ModTime().UnixNano()})
+			}
+		}
+		return nil
+	})
+	newest := func(rs []run) {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].key > rs[j].key })
+	}
+	newest(inLog)
+	newest(onFile)
+	var ids []string
+	for _, r := range append(inLog, onFile...) {
+		ids = append(ids, r.id)
+	}
 	return ids, err
 }
 

@@ -116,7 +116,9 @@ func TestContextsMergeAcrossStores(t *testing.T) {
 			s := open(t, dir)
 			for k := 0; k < 5; k++ {
 				r := laserbrain.NewRun(laserbrain.RunOptions{Contexts: s.Contexts()})
-				r.Step(step("ship the sky billboard", 5))
+				if _, err := r.Step(step("ship the sky billboard", 5)); err != nil {
+					t.Error(err)
+				}
 				if err := s.Flush(ctx); err != nil {
 					t.Error(err)
 				}
@@ -140,15 +142,23 @@ func TestContextsLockMarkerAndCorruptFile(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	marker := filepath.Join(dir, "config", "contexts.json.lock")
-	os.WriteFile(marker, []byte("123\n"), 0o644)
+	if err := os.WriteFile(marker, []byte("123\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	old := time.Now().Add(-20 * time.Second)
-	os.Chtimes(marker, old, old)
-	laserbrain.NewRun(laserbrain.RunOptions{Contexts: s.Contexts()}).Step(step("ship it", 5))
+	if err := os.Chtimes(marker, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := laserbrain.NewRun(laserbrain.RunOptions{Contexts: s.Contexts()}).Step(step("ship it", 5)); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Flush(context.Background()); err != nil {
 		t.Fatalf("flush with a stale marker: %v", err)
 	}
 	path := filepath.Join(dir, "config", "contexts.json")
-	os.WriteFile(path, []byte("{not json"), 0o644)
+	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Open(Paths{Home: dir, Config: filepath.Join(dir, "config")}); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("Open over a corrupt contexts.json: %v", err)
 	}
@@ -187,7 +197,9 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, dir)
 	h, _ := s.OpenRun(ctx, "cut")
-	h.Run().Step(step("keep the cache warm", 4))
+	if _, err := h.Run().Step(step("keep the cache warm", 4)); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.Save(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -200,14 +212,18 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compaction wrote no history file: %v", err)
 	}
-	f.WriteString(`{"n":2,"reason":"half-writ`)
+	if _, err := f.WriteString(`{"n":2,"reason":"half-writ`); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	r, err := s.ReadRun(ctx, "cut")
 	if err != nil || len(r.Steps()) != 1 {
 		t.Fatalf("ReadRun over a torn tail: %v, %d steps", err, len(r.Steps()))
 	}
 	h, _ = s.OpenRun(ctx, "cut")
-	h.Run().Step(step("keep the cache warm", 3))
+	if _, err := h.Run().Step(step("keep the cache warm", 3)); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.Save(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -177,10 +177,14 @@ func TestCompactionCutShort(t *testing.T) {
 			if err := s.Compact(); err != nil {
 				t.Fatal(err)
 			}
-			os.WriteFile(filepath.Join(runs, "log.jsonl"), logBefore, 0o644)
+			if err := os.WriteFile(filepath.Join(runs, "log.jsonl"), logBefore, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			if stage == "states not renamed" {
 				for id, data := range states {
-					os.WriteFile(filepath.Join(runs, id+".json"), data, 0o644)
+					if err := os.WriteFile(filepath.Join(runs, id+".json"), data, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 				os.Remove(filepath.Join(runs, "fresh.json"))
 			}
@@ -207,13 +211,17 @@ func TestTornAndOrphanRecords(t *testing.T) {
 	// A save of a's third step, cut off a third of the way into its body.
 	whole := encodeRecord(nil, "a", 2, 3, []byte(`{"n":3,"reason":"advancing"}`+"\n"), []byte(`{"id":"a","step_count":3}`))
 	f, _ := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	f.Write(whole[:len(whole)-20])
+	if _, err := f.Write(whole[:len(whole)-20]); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	stepRun(t, s, "b", 1)
 	// An orphan: a save on top of 7 steps run a never had.
 	orphan := encodeRecord(nil, "a", 7, 8, []byte(`{"n":8}`+"\n"), []byte(`{"id":"a","step_count":8}`))
 	f, _ = os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	f.Write(orphan)
+	if _, err := f.Write(orphan); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	s2 := open(t, dir)
 	if r, err := s2.ReadRun(ctx, "b"); err != nil || len(r.Steps()) != 1 {
@@ -234,18 +242,26 @@ func TestTornAndOrphanRecords(t *testing.T) {
 func TestEarlierVersionHome(t *testing.T) {
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")
-	os.MkdirAll(runs, 0o755)
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r := laserbrain.NewRun(laserbrain.RunOptions{ID: "old"})
 	var hist []byte
 	for i := 0; i < 3; i++ {
-		r.Step(step("keep the cache warm", 6-i))
+		if _, err := r.Step(step("keep the cache warm", 6-i)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, st := range r.Steps() {
 		hist = append(st.AppendJSON(hist), '\n')
 	}
 	state, _ := json.Marshal(r)
-	os.WriteFile(filepath.Join(runs, "old.history.jsonl"), hist, 0o644)
-	os.WriteFile(filepath.Join(runs, "old.json"), []byte(fmt.Sprintf(`{"run":%s,"history_bytes":%d}`+"\n", state, len(hist))), 0o644)
+	if err := os.WriteFile(filepath.Join(runs, "old.history.jsonl"), hist, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runs, "old.json"), []byte(fmt.Sprintf(`{"run":%s,"history_bytes":%d}`+"\n", state, len(hist))), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := open(t, dir)
 	ctx := context.Background()
 	got, err := s.ReadRun(ctx, "old")
@@ -260,7 +276,9 @@ func TestEarlierVersionHome(t *testing.T) {
 	if v.Step != 4 {
 		t.Errorf("the next step is %d, want 4", v.Step)
 	}
-	h.Save(ctx)
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
 	h.Close()
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
@@ -334,11 +352,15 @@ func TestRecordInProgressAndDamaged(t *testing.T) {
 	logPath := filepath.Join(dir, "runs", "log.jsonl")
 	next := encodeRecord(nil, "p", 1, 2, []byte(`{"n":2,"reason":"advancing"}`+"\n"), []byte(`{"id":"p","step_count":2}`))
 	f, _ := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	f.Write(next[:len(next)-10])
+	if _, err := f.Write(next[:len(next)-10]); err != nil {
+		t.Fatal(err)
+	}
 	if r, err := s.ReadRun(ctx, "p"); err != nil || r.StepCount() != 1 {
 		t.Fatalf("with a record half written: %v, %d steps", err, r.StepCount())
 	}
-	f.Write(next[len(next)-10:])
+	if _, err := f.Write(next[len(next)-10:]); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if r, err := s.ReadRun(ctx, "p"); err != nil || r.StepCount() != 2 || len(r.Steps()) != 2 {
 		t.Fatalf("once it is whole: %v", err)
@@ -347,7 +369,9 @@ func TestRecordInProgressAndDamaged(t *testing.T) {
 	data, _ := os.ReadFile(logPath)
 	i := bytes.LastIndex(data, []byte(`"step_count":2`))
 	data[i+len(`"step_count":`)] = '9'
-	os.WriteFile(logPath, data, 0o644)
+	if err := os.WriteFile(logPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if r, err := open(t, dir).ReadRun(ctx, "p"); err != nil || r.StepCount() != 1 {
 		t.Fatalf("with the record damaged: %v, %d steps, want 1", err, r.StepCount())
 	}

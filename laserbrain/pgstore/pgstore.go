@@ -265,6 +265,16 @@ func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
 	return ids, s.wrap(err)
 }
 
+// RecentRunIDs lists the runs, the most recently saved first.
+func (s *Store) RecentRunIDs(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM laserbrain.runs ORDER BY updated DESC, id`)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, s.wrap(err)
+}
+
 // ContextEntries implements laserbrain.Exporter.
 func (s *Store) ContextEntries(ctx context.Context) (map[string]laserbrain.ContextEntry, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, entry FROM laserbrain.contexts`)

@@ -72,7 +72,9 @@ func TestRetriedSaveCountsOnce(t *testing.T) {
 	h := hh.(*runHandle)
 	defer h.Close()
 	for i := 0; i < 3; i++ {
-		h.Run().Step(step("ship the sky billboard", 5-i))
+		if _, err := h.Run().Step(step("ship the sky billboard", 5-i)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Play pgdb.Tx's retry by hand: the same save's transaction, twice.
 	sv, err := h.prepare()
@@ -89,14 +91,20 @@ func TestRetriedSaveCountsOnce(t *testing.T) {
 	}
 	sv.done()
 	var n, version int
-	s.pool.QueryRow(ctx, `SELECT count(*) FROM laserbrain.steps WHERE run_id = 'r'`).Scan(&n)
-	s.pool.QueryRow(ctx, `SELECT version FROM laserbrain.runs WHERE id = 'r'`).Scan(&version)
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM laserbrain.steps WHERE run_id = 'r'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT version FROM laserbrain.runs WHERE id = 'r'`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
 	e, _, _ := openStore(t, dsn).Contexts().Context("ctx_2qbvsr")
 	if n != 3 || e.Checks != 3 || version != 1 {
 		t.Fatalf("after a retried save: %d steps, %d context checks, version %d; want 3, 3, 1", n, e.Checks, version)
 	}
 	// The handle goes on as if the save had been answered the first time.
-	h.Run().Step(step("ship the sky billboard", 1))
+	if _, err := h.Run().Step(step("ship the sky billboard", 1)); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.Save(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +134,9 @@ func TestConnectionsCutMidStream(t *testing.T) {
 	dbName := s.pool.Config().ConnConfig.Database
 	for round := 0; round < 4; round++ {
 		for i := 0; i < 5; i++ {
-			h.Run().Step(step("keep the cache warm", 8-i%8))
+			if _, err := h.Run().Step(step("keep the cache warm", 8-i%8)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := h.Save(ctx); err != nil {
 			t.Fatalf("round %d: %v", round, err)
@@ -146,12 +156,16 @@ func TestConnectionsCutMidStream(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the run is still held after its lock connection was cut: %v", err)
 	}
-	h2.Run().Step(step("keep the cache warm", 2))
+	if _, err := h2.Run().Step(step("keep the cache warm", 2)); err != nil {
+		t.Fatal(err)
+	}
 	if err := h2.Save(ctx); err != nil {
 		t.Fatal(err)
 	}
 	h2.Close()
-	h.Run().Step(step("keep the cache warm", 1))
+	if _, err := h.Run().Step(step("keep the cache warm", 1)); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.Save(ctx); !errors.Is(err, ErrTakenOver) {
 		t.Fatalf("the stale handle's save: %v, want ErrTakenOver", err)
 	}
@@ -201,14 +215,18 @@ func TestSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	conn.Exec(ctx, `CREATE SCHEMA laserbrain; CREATE TABLE laserbrain.runs (id text PRIMARY KEY, state jsonb)`)
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA laserbrain; CREATE TABLE laserbrain.runs (id text PRIMARY KEY, state jsonb)`); err != nil {
+		t.Fatal(err)
+	}
 	pool, _ := pgdb.NewPool(other, 1)
 	defer pool.Close()
 	if _, err := Init(ctx, pool); err == nil || !strings.Contains(err.Error(), "laserbrain.runs.step_count") || !strings.Contains(err.Error(), "never alters") {
 		t.Fatalf("Init over another version's table: %v", err)
 	}
 	var n int
-	conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'laserbrain'`).Scan(&n)
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'laserbrain'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	if n != 1 {
 		t.Fatalf("%d tables after a refused Init, want the 1 that was there", n)
 	}

@@ -216,8 +216,12 @@ func Run(t *testing.T, newPlace func(t *testing.T) Place) {
 			t.Fatalf("the second OpenRun returned while the run was held: %v", err)
 		case <-time.After(300 * time.Millisecond):
 		}
-		h.Run().Step(sequence[0])
-		h.Save(ctx)
+		if _, err := h.Run().Step(sequence[0]); err != nil {
+			t.Error(err)
+		}
+		if err := h.Save(ctx); err != nil {
+			t.Error(err)
+		}
 		h.Close()
 		select {
 		case err := <-got:
@@ -324,9 +328,13 @@ func Run(t *testing.T, newPlace func(t *testing.T) Place) {
 				t.Fatal(err)
 			}
 			for _, in := range sequence[:3+i] {
-				h.Run().Step(in)
+				if _, err := h.Run().Step(in); err != nil {
+					t.Error(err)
+				}
 			}
-			h.Save(ctx)
+			if err := h.Save(ctx); err != nil {
+				t.Error(err)
+			}
 			h.Close()
 		}
 		if err := from.Flush(ctx); err != nil {

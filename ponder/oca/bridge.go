@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -296,10 +297,16 @@ func safeClose(be Backend) {
 	be.Close()
 }
 
-// describe turns a call's error into one loggable line.
+// describe turns a call's error into one loggable line. A refused or
+// unreachable connection is said once: pgx lists every attempt (one per
+// address and TLS mode), each with the same dial error.
 func describe(ctx context.Context, err error, budget time.Duration, dsn string) string {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("timeout after %dms", budget.Milliseconds())
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return scrub(op.Error(), dsn)
 	}
 	return scrub(err.Error(), dsn)
 }

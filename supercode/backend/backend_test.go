@@ -57,7 +57,9 @@ func fill(t *testing.T, b *Backend) {
 			t.Fatal(err)
 		}
 		for k := 0; k < 3+i; k++ {
-			h.Run().Step(laserbrain.StepInput{Goal: g, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(8 - k)})
+			if _, err := h.Run().Step(laserbrain.StepInput{Goal: g, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(8 - k)}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := h.Save(ctx); err != nil {
 			t.Fatal(err)

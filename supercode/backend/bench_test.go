@@ -62,7 +62,9 @@ func BenchmarkStoreSteps(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						h.Run().Step(benchInput)
+						if _, err := h.Run().Step(benchInput); err != nil {
+							b.Fatal(err)
+						}
 						if err := h.Save(ctx); err != nil {
 							b.Fatal(err)
 						}
@@ -77,7 +79,9 @@ func BenchmarkStoreSteps(b *testing.B) {
 							b.Fatal(err)
 						}
 						for k := 0; k < 10_000; k++ {
-							h.Run().Step(benchInput)
+							if _, err := h.Run().Step(benchInput); err != nil {
+								b.Fatal(err)
+							}
 							if k%1024 == 1023 {
 								if err := h.Save(ctx); err != nil {
 									b.Fatal(err)
@@ -134,7 +138,9 @@ func superviseFleet(b *testing.B, cfg Config, fid string) {
 		}
 		goal := fmt.Sprintf("build the %s module number %d", supervisorWords[i%len(supervisorWords)], i)
 		for k := 0; k < 40; k++ {
-			h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(9 - k%9)})
+			if _, err := h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(9 - k%9)}); err != nil {
+				b.Fatal(err)
+			}
 		}
 		if err := h.Save(ctx); err != nil {
 			b.Fatal(err)
@@ -224,12 +230,20 @@ func BenchmarkSuperviseRound100(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					h.Run().Step(laserbrain.StepInput{Goal: fmt.Sprintf("build the %s module number %d", supervisorWords[i%len(supervisorWords)], i), Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(3)})
-					h.Save(ctx)
+					if _, err := h.Run().Step(laserbrain.StepInput{Goal: fmt.Sprintf("build the %s module number %d", supervisorWords[i%len(supervisorWords)], i), Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(3)}); err != nil {
+						b.Fatal(err)
+					}
+					if err := h.Save(ctx); err != nil {
+						b.Fatal(err)
+					}
 					h.Close()
-					st.AppendEvent(ctx, id, fleet.Event{ID: fmt.Sprintf("more:%d", n), Kind: fleet.KindTool, Name: "Bash", OK: &yes})
+					if _, err := st.AppendEvent(ctx, id, fleet.Event{ID: fmt.Sprintf("more:%d", n), Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
+						b.Fatal(err)
+					}
 				}
-				runs.Flush(ctx)
+				if err := runs.Flush(ctx); err != nil {
+					b.Fatal(err)
+				}
 				b.StartTimer()
 				if _, err := sup.Round(ctx); err != nil {
 					b.Fatal(err)

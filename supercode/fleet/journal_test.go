@@ -217,7 +217,9 @@ func TestJournalUnacknowledgedTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.Write(append(rec.Raw, '\n'))
+	if _, err := f.Write(append(rec.Raw, '\n')); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if n, p := verifyFile(t, s); p != nil || n != 1 {
 		t.Fatalf("verify with an unacknowledged record = %d, %v", n, p)
@@ -234,7 +236,9 @@ func TestJournalUnacknowledgedTail(t *testing.T) {
 		t.Fatalf("the cut tail was not kept: %v", torn)
 	}
 	// A journal cut shorter than its head is refused, not appended to.
-	os.Truncate(path, 10)
+	if err := os.Truncate(path, 10); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: "f", Kind: fleet.JournalStart}); err == nil || !strings.Contains(err.Error(), "was cut") {
 		t.Fatalf("append to a cut journal: %v", err)
 	}

@@ -46,7 +46,9 @@ func TestTornEventLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := os.OpenFile(filepath.Join(dir, "events", "r.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"id":"b","ki`)
+	if _, err := f.WriteString(`{"id":"b","ki`); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	evs, err := s.Events(ctx, "r")
 	if err != nil || len(evs) != 1 || evs[0].ID != "a" {
@@ -73,7 +75,9 @@ func TestFleetID(t *testing.T) {
 		}
 		return string(out)
 	}
-	os.MkdirAll(repo, 0o755)
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	git(repo, "init", "-q")
 	git(repo, "commit", "-q", "--allow-empty", "-m", "first")
 	first := git(repo, "rev-parse", "HEAD")
@@ -89,7 +93,9 @@ func TestFleetID(t *testing.T) {
 		}
 	}
 	plain := filepath.Join(root, "plain")
-	os.MkdirAll(plain, 0o755)
+	if err := os.MkdirAll(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if got, _ := fleet.ID(ctx, plain); got != "dir:"+plain {
 		t.Errorf("fleet outside a repository = %q", got)
 	}

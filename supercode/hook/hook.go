@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -158,7 +159,7 @@ func parse(ev Event, input []byte) (Payload, error) {
 		return p, errors.New("no event on standard input")
 	}
 	if err := json.Unmarshal(input, &p); err != nil {
-		return p, fmt.Errorf("the event is not a JSON object: %w", err)
+		return p, fmt.Errorf("the event is not a JSON object: %s", plainJSONError(err))
 	}
 	// A payload for another event is refused: a hook installed under the
 	// wrong event must not act as if it were this one.
@@ -270,4 +271,35 @@ func delegate(ctx context.Context, ev Event, format string, input []byte, stdout
 		return ee.ExitCode()
 	}
 	return fail(fmt.Sprintf("handing the event to %s: %v", lb, err))
+}
+
+// plainJSONError says what was wrong with an event in words a model reads,
+// without encoding/json's Go type names ("cannot unmarshal array into Go
+// struct field ... of type string").
+func plainJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	t := te.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	want := "a " + t.Kind().String()
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Float32, reflect.Float64:
+		want = "a number"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Interface:
+		want = "a value"
+	}
+	if te.Field == "" {
+		return fmt.Sprintf("want %s, got %s", want, te.Value)
+	}
+	return fmt.Sprintf("%s: want %s, got %s", te.Field, want, te.Value)
 }

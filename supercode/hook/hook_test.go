@@ -81,8 +81,12 @@ func TestProtectedPaths(t *testing.T) {
 	h, _ := newHandler(t, nil)
 	ctx := context.Background()
 	cwd := t.TempDir()
-	os.MkdirAll(filepath.Join(cwd, ".git"), 0o755)
-	os.Symlink(filepath.Join(cwd, ".git"), filepath.Join(cwd, "innocent"))
+	if err := os.MkdirAll(filepath.Join(cwd, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(cwd, ".git"), filepath.Join(cwd, "innocent")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		tool, field, path string
 		denied            bool

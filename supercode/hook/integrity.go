@@ -86,9 +86,7 @@ func ponderPath(path, cwd string) (what, abs string, ok bool) {
 	if path == "" {
 		return "", "", false
 	}
-	if strings.HasPrefix(path, "~") {
-		path = strings.TrimPrefix(path, "~")
-	}
+	path = strings.TrimPrefix(path, "~")
 	what, abs, protected := protectedPath(path, cwd)
 	if !protected || what != ponderFiles {
 		// The path as written names .ponder even when it does not resolve

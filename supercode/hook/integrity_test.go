@@ -19,7 +19,9 @@ func TestPonderWritesRefused(t *testing.T) {
 	h, _ := newHandler(t, nil)
 	ctx := context.Background()
 	cwd := t.TempDir()
-	os.MkdirAll(filepath.Join(cwd, ".ponder", "s"), 0o755)
+	if err := os.MkdirAll(filepath.Join(cwd, ".ponder", "s"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		tool    string
 		input   map[string]any
@@ -50,7 +52,7 @@ func TestPonderWritesRefused(t *testing.T) {
 	}
 	// Not even a person's authorization lets an agent write them.
 	st, _ := h.Sup.Fleet()
-	st.AddAuthorization(ctx, fleet.Authorization{ID: "au", Fleet: "f", Action: "write " + filepath.Join(cwd, ".ponder/s/ledger.jsonl"),
+	_ = st.AddAuthorization(ctx, fleet.Authorization{ID: "au", Fleet: "f", Action: "write " + filepath.Join(cwd, ".ponder/s/ledger.jsonl"),
 		Created: time.Now(), Expires: time.Now().Add(time.Hour), Uses: 5})
 	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Write", map[string]any{"file_path": ".ponder/s/ledger.jsonl"}, cwd))); a.Exit != 2 {
 		t.Errorf("an authorization let an agent write the ledger: %+v", a)
@@ -94,7 +96,9 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	}
 	other, _ := newHandler(t, map[string]string{agentrun.EnvRun: "r2", agentrun.EnvFleet: "f"})
 	other.Sup.OpenFleet = func() (fleet.Store, error) { return st, nil }
-	st.CreateRun(ctx, fleet.Run{ID: "r2", Agent: "alice", Fleet: "f", Created: time.Now()})
+	if err := st.CreateRun(ctx, fleet.Run{ID: "r2", Agent: "alice", Fleet: "f", Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	if a := other.Handle(ctx, PreToolUse, ls); a.Exit != 0 {
 		t.Fatalf("another agent of the fleet was denied: %+v", a)
 	}

@@ -41,11 +41,15 @@ func decode(t *testing.T, path string) map[string]any {
 func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
 	dir := t.TempDir()
 	settings := filepath.Join(dir, ".claude", "settings.json")
-	os.MkdirAll(filepath.Dir(settings), 0o755)
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	user := `{"model":"opus","permissions":{"allow":["Bash(ls *)"],"deny":[]},` +
 		`"hooks":{"PreToolUse":[{"matcher":"Write","hooks":[{"type":"command","command":"my-own-hook"}]}]},` +
 		`"n":1.50,"big":12345678901234567890,"text":"<b>é</b>"}`
-	os.WriteFile(settings, []byte(user), 0o600)
+	if err := os.WriteFile(settings, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	o := Options{Scope: Project, Dir: dir, Home: t.TempDir(), Self: self}
 	apply(t, o)
 	first, _ := os.ReadFile(settings)
@@ -100,7 +104,9 @@ func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
 	apply(t, Options{Scope: Project, Dir: dir, Home: o.Home, Self: o2.Self, Remove: true})
 	back := decode(t, settings)
 	var want map[string]any
-	json.Unmarshal([]byte(user), &want)
+	if err := json.Unmarshal([]byte(user), &want); err != nil {
+		t.Fatal(err)
+	}
 	wb, _ := json.Marshal(want)
 	bb, _ := json.Marshal(back)
 	if string(wb) != string(bb) {
@@ -113,7 +119,9 @@ func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
 func TestLocalAndUserScopes(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	claudeJSON := filepath.Join(home, ".claude.json")
-	os.WriteFile(claudeJSON, []byte(`{"numStartups": 7, "projects": {"/elsewhere": {"allowedTools": []}}}`), 0o600)
+	if err := os.WriteFile(claudeJSON, []byte(`{"numStartups": 7, "projects": {"/elsewhere": {"allowedTools": []}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	apply(t, Options{Scope: Local, Dir: dir, Home: home, Self: self})
 	v := decode(t, claudeJSON)
 	if v["numStartups"] != 7.0 || v["projects"].(map[string]any)["/elsewhere"] == nil {
@@ -142,8 +150,12 @@ func TestBadSettingsRefused(t *testing.T) {
 	for _, bad := range []string{`{"hooks": `, `[1,2]`, `{"hooks": []}`, `{"hooks": {"PreToolUse": {}}}`, `{} trailing`} {
 		dir := t.TempDir()
 		settings := filepath.Join(dir, ".claude", "settings.json")
-		os.MkdirAll(filepath.Dir(settings), 0o755)
-		os.WriteFile(settings, []byte(bad), 0o644)
+		if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(settings, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		_, err := Claude(Options{Scope: Project, Dir: dir, Home: t.TempDir(), Self: self})
 		if err == nil || !strings.Contains(err.Error(), "nothing was changed") {
 			t.Errorf("%s: err = %v", bad, err)

@@ -117,7 +117,9 @@ func TestLoadConfigDefaultPath(t *testing.T) {
 	if err != nil || c.Path != "" {
 		t.Fatalf("no agents.conf: %v %q", err, c.Path)
 	}
-	os.WriteFile(filepath.Join(dir, "agents.conf"), []byte("judge_MODEL=haiku\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "agents.conf"), []byte("judge_MODEL=haiku\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c, err = LoadConfig("", dir)
 	if err != nil || c.Services["judge"].Model != "haiku" {
 		t.Fatalf("./agents.conf not read: %v", err)

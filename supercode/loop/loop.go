@@ -598,7 +598,8 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 	case runErr == nil:
 		res.ExitCode, res.Reason = 0, "SCRIPT exited 0"
 	default:
-		if code, ok := interp.IsExitStatus(runErr); ok {
+		var code interp.ExitStatus
+		if errors.As(runErr, &code) {
 			res.ExitCode, res.Reason = int(code), fmt.Sprintf("SCRIPT exited %d", code)
 		} else {
 			res.ExitCode, res.Reason, res.Stopped = ExitInternal, "the loop failed: "+runErr.Error(), true

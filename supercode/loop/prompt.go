@@ -54,16 +54,15 @@ func agentPrompt(instr string, ctx capped) string {
 
 // judgePromptIn is what one judge sample is asked.
 type judgePromptIn struct {
-	instr            string
-	ctx              capped
-	soakAt, soakOf   int // this pass (1-based) of the soak target
-	juror, jurors    int
-	iteration, max   int
-	ref, refWhat     string // the checkpoint to diff against, and what it was
-	suggestions      string
-	seed             string // included when the session is fresh
-	command          bool
-	bounce, reasking string // attempt 2: the malformed error, or that no verdict came
+	instr          string
+	ctx            capped
+	soakAt, soakOf int // this pass (1-based) of the soak target
+	juror, jurors  int
+	iteration, max int
+	ref, refWhat   string // the checkpoint to diff against, and what it was
+	suggestions    string
+	seed           string // included when the session is fresh
+	command        bool
 }
 
 func judgePrompt(in judgePromptIn) string {

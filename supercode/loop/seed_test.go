@@ -34,8 +34,12 @@ func TestTranscriptText(t *testing.T) {
 func TestLaunchSeed(t *testing.T) {
 	home := t.TempDir()
 	p := filepath.Join(home, ".claude", "projects", "-work-repo", "3f0c6a8e-1b2c-4d5e-8f90-a1b2c3d4e5f6.jsonl")
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	os.WriteFile(p, []byte(transcript), 0o644)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(transcript), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	env := map[string]string{"HOME": home, "CLAUDE_CODE_SESSION_ID": "3f0c6a8e-1b2c-4d5e-8f90-a1b2c3d4e5f6"}
 	getenv := func(k string) string { return env[k] }
 	seed, source, err := launchSeed("", "", getenv)
@@ -49,7 +53,9 @@ func TestLaunchSeed(t *testing.T) {
 		t.Fatal("a seed from nowhere")
 	}
 	long := filepath.Join(t.TempDir(), "thread.md")
-	os.WriteFile(long, []byte(strings.Repeat("decision. ", seedCap)), 0o644)
+	if err := os.WriteFile(long, []byte(strings.Repeat("decision. ", seedCap)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	seed, _, err = launchSeed("", long, getenv)
 	if err != nil || len(seed) > seedCap+100 || !strings.Contains(seed, "the middle of the thread is left out") {
 		t.Fatalf("a long thread: %d bytes, %v", len(seed), err)

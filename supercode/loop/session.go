@@ -527,7 +527,7 @@ func (l *lastLine) take(line []byte) {
 		return
 	}
 	if l.has {
-		l.w.Write(append(l.pending, '\n'))
+		_, _ = l.w.Write(append(l.pending, '\n'))
 	}
 	l.pending, l.has = append([]byte(nil), line...), true
 }

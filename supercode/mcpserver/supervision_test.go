@@ -81,7 +81,9 @@ func TestLinkTools(t *testing.T) {
 func TestSupervisionTool(t *testing.T) {
 	ctx := context.Background()
 	repo := t.TempDir()
-	os.WriteFile(filepath.Join(repo, "parser.go"), []byte("package parser"), 0o644)
+	if err := os.WriteFile(filepath.Join(repo, "parser.go"), []byte("package parser"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sup, _ := testSupervisor(t, map[string]string{agentrun.EnvRun: "run-a", agentrun.EnvAgent: "alice", agentrun.EnvFleet: "f", "CLAUDE_PROJECT_DIR": repo})
 	st, _ := sup.Fleet()
 	for _, r := range []fleet.Run{{ID: "run-a", Agent: "alice", Fleet: "f", Dir: repo}, {ID: "run-b", Agent: "bob", Fleet: "f", Dir: repo}} {
@@ -99,7 +101,9 @@ func TestSupervisionTool(t *testing.T) {
 	check("run-a", "refactor the parser module", 5)
 	check("run-b", "the parser module refactor", 6)
 	yes := true
-	st.AppendEvent(ctx, "run-b", fleet.Event{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(repo, "parser.go")})
+	if _, err := st.AppendEvent(ctx, "run-b", fleet.Event{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(repo, "parser.go")}); err != nil {
+		t.Fatal(err)
+	}
 	cs := connect(t, sup)
 	out, isErr := call(t, cs, "supervision", nil)
 	if isErr {

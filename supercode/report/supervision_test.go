@@ -24,8 +24,12 @@ func TestFleetReportReadsTheSupervisor(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
-	st.PutHalt(ctx, fleet.Halt{ID: "h1", Fleet: "reported", Agent: "ponder:b", Reason: "shares a ground with ponder:a", By: "supervisor", At: t0})
-	st.ReleaseHalt(ctx, "reported", "ponder:b", fleet.Release{At: t0.Add(time.Hour), By: "ana", Reason: "split the work"})
+	if err := st.PutHalt(ctx, fleet.Halt{ID: "h1", Fleet: "reported", Agent: "ponder:b", Reason: "shares a ground with ponder:a", By: "supervisor", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ReleaseHalt(ctx, "reported", "ponder:b", fleet.Release{At: t0.Add(time.Hour), By: "ana", Reason: "split the work"}); err != nil {
+		t.Fatal(err)
+	}
 	esc, _ := json.Marshal(map[string]any{"id": "collision:x+y", "who": "x+y", "why": "no basis to choose"})
 	three := 3
 	ans, _ := json.Marshal(map[string]any{"id": "collision:x+y", "exit": three})
@@ -59,7 +63,9 @@ func TestFleetReportReadsTheSupervisor(t *testing.T) {
 	files, _ := os.ReadDir(st.Dir() + "/journal")
 	for _, e := range files {
 		if len(e.Name()) > 6 && e.Name()[len(e.Name())-6:] == ".jsonl" {
-			os.WriteFile(st.Dir()+"/journal/"+e.Name(), kept, 0o644)
+			if err := os.WriteFile(st.Dir()+"/journal/"+e.Name(), kept, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	f, _ = Load(ctx, Options{Repo: repo, Fleet: st, Runs: laserbrain.NewMemStore()})

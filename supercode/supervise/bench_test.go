@@ -64,7 +64,7 @@ func (f benchFleet) build() error {
 	ctx := context.Background()
 	for i := 0; i < 10; i++ {
 		p := filepath.Join(f.repo, "src", fmt.Sprintf("f%d.go", i))
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte("package src"), 0o644); err != nil {
 			return err
 		}
@@ -210,20 +210,34 @@ func BenchmarkRound(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			slug := slugs[i%len(slugs)]
-			eng.Predict(slug, 0, nil)
-			eng.Deliberate(slug, voices(), false)
-			eng.Judge(slug)
+			if _, err := eng.Predict(slug, 0, nil); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := eng.Deliberate(slug, voices(), false); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := eng.Judge(slug); err != nil {
+				b.Fatal(err)
+			}
 			if _, err := eng.Decide(slug, "continue"); err != nil {
 				b.Fatal(err)
 			}
 			id := fmt.Sprintf("run%02d", i%benchAgents)
 			h, _ := runs.OpenRun(ctx, id)
 			v, _ := s.sc.View(fleet.RunAgent(fleet.Run{ID: id, Agent: "agent"}))
-			h.Run().Step(laserbrain.StepInput{Goal: v.Ground, Progress: "advancing", Distance: laserbrain.Dist(6)})
-			h.Save(ctx)
+			if _, err := h.Run().Step(laserbrain.StepInput{Goal: v.Ground, Progress: "advancing", Distance: laserbrain.Dist(6)}); err != nil {
+				b.Fatal(err)
+			}
+			if err := h.Save(ctx); err != nil {
+				b.Fatal(err)
+			}
 			h.Close()
-			fl.UpdateRun(ctx, id, func(r *fleet.Run) error { r.Checks++; return nil })
-			fl.AppendEvent(ctx, id, fleet.Event{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet ./src/..."})
+			if _, err := fl.UpdateRun(ctx, id, func(r *fleet.Run) error { r.Checks++; return nil }); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := fl.AppendEvent(ctx, id, fleet.Event{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet ./src/..."}); err != nil {
+				b.Fatal(err)
+			}
 			b.StartTimer()
 			if _, err := s.Round(ctx); err != nil {
 				b.Fatal(err)

@@ -65,7 +65,9 @@ func newRepo(t *testing.T, files ...string) *repo {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +320,7 @@ func TestResumeAfterCrash(t *testing.T) {
 	crash := fmt.Errorf("killed")
 	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer { panic(crash) }
 	func() {
-		defer func() { recover() }()
+		defer func() { _ = recover() }()
 		r.round()
 	}()
 	var asked []Escalation
@@ -349,7 +351,9 @@ func TestResumeAfterCrash(t *testing.T) {
 			var a struct {
 				Exit *int `json:"exit"`
 			}
-			json.Unmarshal(rec.Data, &a)
+			if err := json.Unmarshal(rec.Data, &a); err != nil {
+				t.Fatal(err)
+			}
 			if a.Exit == nil || *a.Exit != 1 {
 				t.Fatalf("the answer's exit status was not journaled: %s", rec.Raw)
 			}
@@ -381,8 +385,12 @@ func TestAgentRuns(t *testing.T) {
 	r.must(h.Save(ctx))
 	h.Close()
 	yes := true
-	r.st.AppendEvent(ctx, "r1", fleet.Event{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(r.dir, "parser/parse.go")})
-	r.st.AppendEvent(ctx, "r1", fleet.Event{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet parser/lexer.go > /tmp/vet.txt"})
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.Event{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(r.dir, "parser/parse.go")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.Event{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet parser/lexer.go > /tmp/vet.txt"}); err != nil {
+		t.Fatal(err)
+	}
 	rd := r.round()
 	row := agentRow(t, rd, "claude:r1")
 	if row.Kind != KindRun || row.Steps != 2 || row.Files != 2 || row.Ground != "review the parser architecture" {
@@ -417,7 +425,9 @@ func TestDriftEscalation(t *testing.T) {
 		r.must(h.Save(ctx))
 		h.Close()
 		checks++
-		r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Checks = checks; return nil })
+		if _, err := r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Checks = checks; return nil }); err != nil {
+			t.Fatal(err)
+		}
 	}
 	step("write the parser")
 	step("paint the kitchen walls")
@@ -449,7 +459,9 @@ func TestDamagedLedger(t *testing.T) {
 	slug := r.session("the lexer", []string{"a.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
 	ledger := filepath.Join(r.dir, ".ponder", slug, "ledger.jsonl")
 	data, _ := os.ReadFile(ledger)
-	os.WriteFile(ledger, []byte(strings.Replace(string(data), `"u0001"`, `"u0009"`, 1)), 0o644)
+	if err := os.WriteFile(ledger, []byte(strings.Replace(string(data), `"u0001"`, `"u0009"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	rd := r.round()
 	row := agentRow(t, rd, fleet.PonderAgent(slug))
 	if row.Status != StatusDamaged || !strings.Contains(row.Error, "edited") {
@@ -459,7 +471,9 @@ func TestDamagedLedger(t *testing.T) {
 	if len(v.Events) != 1 || v.Events[0].Name != "ledger" || v.Events[0].OK != laserbrain.OKFalse {
 		t.Fatalf("events = %+v", v.Events)
 	}
-	os.WriteFile(ledger, append(data, []byte("\n")...), 0o644) // another change, still refused: not counted twice
+	if err := os.WriteFile(ledger, append(data, []byte("\n")...), 0o644); err != nil { // another change, still refused: not counted twice
+		t.Fatal(err)
+	}
 	r.round()
 	if v, _ := r.sup.sc.View(fleet.PonderAgent(slug)); len(v.Events) != 1 {
 		t.Fatalf("the damage was counted again: %+v", v.Events)

@@ -362,7 +362,7 @@ func TestConvergedWaitsForRunningJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(ctx)
+	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, se.Domain()); err != nil {
 		t.Fatal(err)
 	}

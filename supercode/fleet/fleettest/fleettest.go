@@ -260,8 +260,8 @@ func runRounds(t *testing.T, open func(t *testing.T) fleet.Store) {
 		}
 		if other, end, err := s.(fleet.Rounds).StartRound(ctx, "g"); err != nil || other != 0 {
 			t.Fatalf("another fleet's rounds: last %d, %v", other, err)
-		} else {
-			end(0)
+		} else if err := end(0); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

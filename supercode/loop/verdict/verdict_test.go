@@ -13,7 +13,7 @@ import (
 // runs in the same binary and its start-up time counts).
 func TestMain(m *testing.M) {
 	if compiled != nil || compileErr != nil {
-		os.Stderr.WriteString("the verdict schema was compiled at package init\n")
+		_, _ = os.Stderr.WriteString("the verdict schema was compiled at package init\n")
 		os.Exit(1)
 	}
 	os.Exit(m.Run())

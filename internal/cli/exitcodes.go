@@ -1,0 +1,287 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// The project's exit codes. One number means one thing in every command of
+// both binaries; a number a domain gave its own meaning before this map
+// existed (ponder's 3, the loop's 3 to 8, laserbrain run's 125 to 127)
+// keeps it, scoped to the commands that return it. ExitCodes is the table
+// `help exit-codes` prints.
+const (
+	ExitOK      = 0
+	ExitFinding = 1 // the command worked; the answer is the one the caller asked to be told about
+	ExitUsage   = 2 // the call could not be acted on; nothing changed
+	ExitFailure = 8 // a store, file system, database or journal failed
+
+	ExitOCA        = 3 // ponder: PONDER_OCA=on and OCA unusable
+	ExitEscalated  = 3 // laserbrain loop
+	ExitExhausted  = 4 // laserbrain loop
+	ExitTransport  = 5 // laserbrain loop
+	ExitMalformed  = 6 // laserbrain loop
+	ExitConfig     = 7 // laserbrain loop
+	ExitSetup      = 125
+	ExitNotRunning = 126
+	ExitNotFound   = 127
+	ExitSignal     = 128 // 128+N: stopped by signal N
+
+	// ExitPassThrough documents a command that exits with another
+	// program's status (laserbrain run: the agent's; loop: SCRIPT's).
+	ExitPassThrough = -1
+)
+
+// ExitCode is one row of the project's exit-code table.
+type ExitCode struct {
+	Code    int
+	Name    string
+	Scope   string // "" for every command; else the binary or commands it is limited to
+	Meaning string
+}
+
+// ExitCodes is the table, by code.
+var ExitCodes = []ExitCode{
+	{ExitOK, "ok", "", "the command did what was asked"},
+	{ExitFinding, "finding", "", "the command worked, and its answer is the one the caller asked to be told about: a drifting state (check), a command that needs authorization (classify), lint findings, failing vectors, a grammar that does not verify, a store that cannot be used now (store status), problems (ponder doctor)"},
+	{ExitUsage, "usage", "", "the call could not be acted on, and nothing was changed: an unknown command or flag, a value out of range, an input file missing or unreadable, a run or session that does not exist; in ponder also a command the session's state refuses (stateError)"},
+	{ExitUsage, "deny", "laserbrain hook pre-tool-use, laserbrain-gate", "the tool call is blocked and the reason goes to the model; these exit only 0 or 2, as Claude Code treats any other status as not blocking"},
+	{ExitOCA, "ocaRequired", "ponder", "PONDER_OCA=on and OCA is unusable (nothing was written), or an OCA write failed after the local work was done"},
+	{ExitEscalated, "escalated", "laserbrain loop", "an agent or judge escalated to a person"},
+	{ExitExhausted, "exhausted", "laserbrain loop", "--max-iters, --budget or --timeout ran out, or two agent calls in a row changed nothing (resumable)"},
+	{ExitTransport, "transport", "laserbrain loop", "a service failed, could not start, or crashed"},
+	{ExitMalformed, "malformed", "laserbrain loop", "a judge gave no valid verdict after the one bounce allowed"},
+	{ExitConfig, "config", "laserbrain loop", "agents.conf or SCRIPT is invalid, a service unknown or disabled; a --resume that cannot go on"},
+	{ExitFailure, "failure", "", "the command could not finish for a reason outside the call: a store, the file system, a database, the loop's journal or a checkpoint failed"},
+	{ExitSetup, "setup", "laserbrain run", "the run could not be set up; the agent did not start"},
+	{ExitNotRunning, "not-runnable", "laserbrain run", "COMMAND exists but could not be started"},
+	{ExitNotRunning, "refused", "laserbrain loop", "a command SCRIPT ran was refused by the operator gate (SCRIPT sees the status and may pass it on)"},
+	{ExitNotFound, "not-found", "laserbrain run", "COMMAND was not found"},
+	{ExitSignal, "signal", "laserbrain run, laserbrain loop", "128+N: stopped by signal N (130 SIGINT, 143 SIGTERM)"},
+}
+
+// ExitName is the table's name for code as the named command returns it
+// ("" when the table has no such code).
+func ExitName(code int, commandPath string) string {
+	var general string
+	for _, e := range ExitCodes {
+		if e.Code != code {
+			continue
+		}
+		if e.Scope == "" {
+			general = e.Name
+		} else if inScope(e.Scope, commandPath) {
+			return e.Name
+		}
+	}
+	if general == "" && code > ExitSignal && code < ExitSignal+65 {
+		return "signal"
+	}
+	return general
+}
+
+// inScope reports whether a scope ("ponder", "laserbrain loop, ...")
+// covers the command path.
+func inScope(scope, path string) bool {
+	for _, s := range strings.Split(scope, ", ") {
+		if path == s || strings.HasPrefix(path, s+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// ExitDoc is one exit status a command documents: its code and, where the
+// table's meaning is general, what it means for this command.
+type ExitDoc struct {
+	Code int
+	When string // "" for the table's meaning
+}
+
+const exitAnnotation = "laserkit:exit-codes"
+
+// SetExits records the exit statuses cmd returns besides 0; its help
+// prints them, and the binaries' tests hold cmd to them.
+func SetExits(cmd *cobra.Command, docs ...ExitDoc) {
+	var b strings.Builder
+	for _, d := range docs {
+		fmt.Fprintf(&b, "%d\t%s\n", d.Code, d.When)
+	}
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[exitAnnotation] = b.String()
+}
+
+// Exits returns what cmd documents, 0 first, and 2 for a flag or argument
+// mistake unless cmd says more about it; nil when it documents none.
+func Exits(cmd *cobra.Command) []ExitDoc {
+	raw, ok := cmd.Annotations[exitAnnotation]
+	if !ok {
+		return nil
+	}
+	if !strings.HasPrefix(raw, "2\t") && !strings.Contains(raw, "\n2\t") {
+		raw += "2\ta flag or argument mistake\n"
+	}
+	docs := []ExitDoc{{Code: ExitOK}}
+	for _, line := range strings.Split(strings.TrimSuffix(raw, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		code, when, _ := strings.Cut(line, "\t")
+		n, _ := strconv.Atoi(code)
+		if n == ExitOK {
+			docs[0].When = when
+			continue
+		}
+		docs = append(docs, ExitDoc{Code: n, When: when})
+	}
+	sort.SliceStable(docs, func(i, j int) bool { return sortKey(docs[i].Code) < sortKey(docs[j].Code) })
+	return docs
+}
+
+// sortKey puts "any" (a pass-through) after every number.
+func sortKey(code int) int {
+	if code == ExitPassThrough {
+		return 1 << 30
+	}
+	return code
+}
+
+// Documents reports whether cmd documents code (a pass-through command
+// documents every code).
+func Documents(cmd *cobra.Command, code int) bool {
+	for _, d := range Exits(cmd) {
+		if d.Code == code || d.Code == ExitPassThrough ||
+			d.Code == ExitSignal && code > ExitSignal && code < ExitSignal+65 {
+			return true
+		}
+	}
+	return false
+}
+
+// meaning is the table's meaning of code for the command path.
+func meaning(code int, path string) string {
+	var general string
+	for _, e := range ExitCodes {
+		if e.Code != code {
+			continue
+		}
+		if e.Scope == "" {
+			general = e.Meaning
+		} else if inScope(e.Scope, path) {
+			return e.Meaning
+		}
+	}
+	return general
+}
+
+// exitStatusHelp renders cmd's exit statuses for its help ("" for none).
+func exitStatusHelp(cmd *cobra.Command) string {
+	docs := Exits(cmd)
+	if docs == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		code := strconv.Itoa(d.Code)
+		switch d.Code {
+		case ExitPassThrough:
+			code = "any"
+		case ExitSignal:
+			code = "128+N"
+		}
+		when := d.When
+		if when == "" {
+			when = meaning(d.Code, cmd.CommandPath())
+		}
+		fmt.Fprintf(&b, "  %-5s %s\n", code, when)
+	}
+	fmt.Fprintf(&b, "  (%s help exit-codes: the table both binaries share)", cmd.Root().Name())
+	return b.String()
+}
+
+// exitCodesTable renders the table for `help exit-codes`, with the
+// commands of this binary that return each code.
+func exitCodesTable(root *cobra.Command) string {
+	users := map[int][]string{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, d := range Exits(c) {
+			if d.Code != ExitOK && d.Code != ExitUsage && d.Code != ExitFailure && d.Code != ExitPassThrough {
+				users[d.Code] = append(users[d.Code], strings.TrimPrefix(c.CommandPath(), root.Name()+" "))
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	var b strings.Builder
+	b.WriteString(`Exit codes of laserbrain, laserbrain-gate and ponder: one table, one
+meaning for each number. A number some commands gave a meaning of their own
+before the table existed keeps it, in those commands only (the scope).
+Each command's help lists the codes it returns.
+
+`)
+	for _, e := range ExitCodes {
+		code := strconv.Itoa(e.Code)
+		if e.Code == ExitSignal {
+			code = "128+N"
+		}
+		fmt.Fprintf(&b, "%-6s %s", code, e.Name)
+		if e.Scope != "" {
+			fmt.Fprintf(&b, " (%s)", e.Scope)
+		}
+		b.WriteString("\n")
+		b.WriteString(indentWrap(e.Meaning, "       ", 78))
+		if e.Scope == "" {
+			if cmds := users[e.Code]; len(cmds) > 0 {
+				sort.Strings(cmds)
+				b.WriteString(indentWrap(root.Name()+": "+strings.Join(cmds, ", "), "       ", 78))
+			}
+		}
+	}
+	b.WriteString(`
+laserbrain run and laserbrain loop otherwise exit with the status of the
+program they ran: the agent's, or SCRIPT's.
+`)
+	return b.String()
+}
+
+// indentWrap wraps text at width, each line indented.
+func indentWrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if len(line) > len(indent) && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += w
+	}
+	if len(line) > len(indent) {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// newExitCodesTopic is `help exit-codes`: a help topic (not a command).
+func newExitCodesTopic(root *cobra.Command) *cobra.Command {
+	topic := &cobra.Command{
+		Use:   "exit-codes",
+		Short: "The exit codes both binaries share, and what each means",
+	}
+	topic.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		fmt.Fprint(c.OutOrStdout(), exitCodesTable(root))
+	})
+	SetExits(topic)
+	return topic
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// usageTemplate is cobra's, with the command's exit statuses after its
+// flags.
+const usageTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
+
+Aliases:
+  {{.NameAndAliases}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}{{$cmds := .Commands}}{{if eq (len .Groups) 0}}
+
+Available Commands:{{range $cmds}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{else}}{{range $group := .Groups}}
+
+{{.Title}}{{range $cmds}}{{if (and (eq .GroupID $group.ID) (or .IsAvailableCommand (eq .Name "help")))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if not .AllChildCommandsHaveGroup}}
+
+Additional Commands:{{range $cmds}}{{if (and (eq .GroupID "") (or .IsAvailableCommand (eq .Name "help")))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+
+Flags:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableInheritedFlags}}
+
+Global Flags:
+{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{with laserkitExitStatus .}}
+
+Exit status:
+{{.}}{{end}}{{if .HasHelpSubCommands}}
+
+Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
+  {{rpad .CommandPath .CommandPathPadding}} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableSubCommands}}
+
+Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+`
+
+var templateFuncs sync.Once
+
+// GroupMore is the group of the commands every binary has: version,
+// completion, help.
+const GroupMore = "more"
+
+func prepareRoot(root *cobra.Command) {
+	templateFuncs.Do(func() { cobra.AddTemplateFunc("laserkitExitStatus", exitStatusHelp) })
+	root.SetUsageTemplate(usageTemplate)
+	if !hasCommand(root, "exit-codes") {
+		root.AddCommand(newExitCodesTopic(root))
+	}
+	if root.ContainsGroup(GroupMore) {
+		root.SetHelpCommandGroupID(GroupMore)
+		root.SetCompletionCommandGroupID(GroupMore)
+	}
+	// cobra's own help and completion commands, made now rather than when
+	// they run, so that they document their exit codes like every other.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" && c.RunE == nil && c.Run == nil {
+			// `completion bogus` names no shell: refuse it rather than
+			// print help and exit 0.
+			c.Args = ArbitraryArgs
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return unknownCommand(cmd, args[0])
+				}
+				return cmd.Help()
+			}
+		}
+		if c.Name() == "help" && c.Run != nil {
+			// cobra's help prints "Unknown help topic" and exits 0.
+			show := c.Run
+			c.Run = nil
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					if found, rest, err := root.Find(args); err != nil || found == nil || len(rest) > 0 {
+						parent := root
+						if found != nil {
+							parent = found
+						}
+						word := args[len(args)-1]
+						if len(rest) > 0 {
+							word = rest[0]
+						}
+						return unknownCommand(parent, word)
+					}
+				}
+				show(cmd, args)
+				return nil
+			}
+		}
+		if c.Name() == "help" || c.Name() == "completion" {
+			for _, sub := range append([]*cobra.Command{c}, c.Commands()...) {
+				if _, ok := sub.Annotations[exitAnnotation]; !ok {
+					SetExits(sub, ExitDoc{Code: ExitUsage, When: "an unknown topic or shell"})
+				}
+			}
+		}
+	}
+}
+
+func hasCommand(c *cobra.Command, name string) bool {
+	for _, sub := range c.Commands() {
+		if sub.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownCommand is the usage error for a word that names no subcommand of
+// cmd, with cobra's suggestions.
+func unknownCommand(cmd *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", word, cmd.CommandPath())
+	if s := cmd.SuggestionsFor(word); len(s) > 0 {
+		msg += " — did you mean " + quoteOr(s) + "?"
+	}
+	return &UsageError{Err: fmt.Errorf("%s", msg)}
+}
+
+// flagError turns a flag mistake into a usage error. A flag that fails on
+// a command with subcommands usually follows a mistyped subcommand
+// (`laserbrain chek --goal x`): that is reported as the unknown command.
+// An unknown flag gets the command's flags that are spelled closest.
+func flagError(cmd *cobra.Command, err error) error {
+	if cmd.HasAvailableSubCommands() {
+		if args := cmd.Flags().Args(); len(args) > 0 {
+			return unknownCommand(cmd, args[0])
+		}
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		if s := closestFlags(cmd, name); len(s) > 0 {
+			return &UsageError{Err: fmt.Errorf("unknown flag --%s for %q — did you mean %s?", name, cmd.CommandPath(), quoteOr(s))}
+		}
+		return &UsageError{Err: fmt.Errorf("unknown flag --%s for %q", name, cmd.CommandPath())}
+	}
+	return &UsageError{Err: err}
+}
+
+// closestFlags are cmd's flags within two edits of name, or that name
+// starts or ends.
+func closestFlags(cmd *cobra.Command, name string) []string {
+	var out []string
+	seen := map[string]bool{}
+	visit := func(f *pflag.Flag) {
+		if f.Hidden || seen[f.Name] {
+			return
+		}
+		seen[f.Name] = true
+		if editDistance(name, f.Name) <= 2 || len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+			out = append(out, "--"+f.Name)
+		}
+	}
+	cmd.LocalFlags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return out
+}
+
+func quoteOr(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = fmt.Sprintf("%q", w)
+		if strings.HasPrefix(w, "--") {
+			q[i] = w
+		}
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
