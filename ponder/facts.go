@@ -51,10 +51,10 @@ func (e *Engine) checkHalt(slug string) error {
 	return stateErr(nil, "%s", msg)
 }
 
-// SessionFacts is a session as its ledger shows it, pass by pass: what a
-// reader outside ponder (laserkit's supervisor) judges the session on —
-// observed facts, not what the agent driving it says. It is read-only and
-// takes no lock.
+// SessionFacts is a session as its files show it, pass by pass: the one
+// read API for readers outside the engine — laserkit's supervisor judges
+// the session on it (observed facts, not what the agent driving it says),
+// and ponder/report draws it. It is read-only and takes no lock.
 type SessionFacts struct {
 	Slug      string  `json:"slug"`
 	Subject   string  `json:"subject"`
@@ -69,6 +69,9 @@ type SessionFacts struct {
 	Root string `json:"root"`
 	// Ledger is the prefix these facts describe.
 	Ledger ledger.Anchor `json:"ledger"`
+	// Coverage and Live are the session now, as status reports them.
+	Coverage Coverage `json:"coverage"`
+	Live     int      `json:"live"`
 	// Passes are 1 … Pass, each as the ledger stood at its end.
 	Passes []PassFacts `json:"passes"`
 	// Files is every path a unit ever carried (its units and so its
@@ -76,17 +79,23 @@ type SessionFacts struct {
 	Files []string `json:"files"`
 }
 
-// PassFacts is one pass of SessionFacts.
+// PassFacts is one pass of SessionFacts: what session.json, the pass's
+// judge.json and predict.json say about it, and what its ledger records
+// did.
 type PassFacts struct {
-	Pass int `json:"pass"`
+	Pass       int  `json:"pass"`
+	OverBudget bool `json:"overBudget"`
+	Skipped    bool `json:"skipped"`
 	// Decision is "continue" or "stop" once decide ran for the pass.
-	Decision *string `json:"decision"`
-	// Judged is set when the pass has a judge.json; Verdict, Rule and
-	// Reason are its (the last judge run).
-	Judged  bool   `json:"judged"`
-	Verdict string `json:"verdict,omitempty"`
-	Rule    string `json:"rule,omitempty"`
-	Reason  string `json:"reason,omitempty"`
+	Decision  *string `json:"decision"`
+	DecidedAt *string `json:"decidedAt"`
+	// Judgement is the pass's judge.json (the last judge run), nil before
+	// judge: the verdict, its rule and reason, and the metrics judge
+	// measured (voices and the Skeptic included).
+	Judgement *Judgement `json:"judgement"`
+	// Forecast is the churn predicted for the pass (predict.json), nil
+	// without one.
+	Forecast *Forecast `json:"forecast"`
 	// Graded and Counted are the coverage after the pass's records, with
 	// every phantom delete re-verified against the disk now (SPEC §6).
 	Graded  int `json:"graded"`
@@ -108,6 +117,22 @@ type PassFacts struct {
 	GradedUnits []GradedUnit  `json:"gradedUnits"`
 	FindingOps  []FindingOp   `json:"findingOps"`
 	Phantoms    []PhantomFact `json:"phantoms"`
+}
+
+// Rule6Thresholds are Rule 6's convergence thresholds (SPEC §7), for
+// readers that draw a session's course against them.
+type Rule6Thresholds struct {
+	MaxNovelty float64 `json:"maxNovelty"` // novelty < MaxNovelty
+	MaxChurn   float64 `json:"maxChurn"`   // churn < MaxChurn
+	MaxThrash  float64 `json:"maxThrash"`  // thrash ≤ MaxThrash (above it R3 escalates)
+	MinVoices  int     `json:"minVoices"`  // voices ≥ MinVoices
+	// Skeptic: from pass 2 on a pass counts only if the Skeptic argued.
+	Skeptic bool `json:"skeptic"`
+}
+
+// Rule6 returns the thresholds the verdict applies.
+func Rule6() Rule6Thresholds {
+	return Rule6Thresholds{MaxNovelty: maxNovelty, MaxChurn: maxChurn, MaxThrash: maxThrash, MinVoices: minVoices, Skeptic: true}
 }
 
 // GradedUnit is a unit graded for the first time in a pass: by a
@@ -136,8 +161,8 @@ type PhantomFact struct {
 	OnDisk []string `json:"onDisk"`
 }
 
-// Facts reads a session's ledger and each pass's stored judgement without
-// changing anything. A damaged ledger is refused as every reader refuses it
+// Facts reads a session — its ledger, and each pass's stored judgement and
+// forecast — without changing anything. A damaged ledger is refused as every reader refuses it
 // (a state error naming the first forged record).
 func (e *Engine) Facts(slug string) (*SessionFacts, error) {
 	h, err := e.open(slug, false)
@@ -157,24 +182,13 @@ func (e *Engine) Facts(slug string) (*SessionFacts, error) {
 	b.closeThrough(max(s.CurrentPass, b.cur))
 	f := &SessionFacts{Slug: s.Slug, Subject: s.Subject, Lens: s.Lens, Status: s.Status, Phase: s.Phase,
 		Pass: s.CurrentPass, Budget: s.PassBudget, CreatedAt: s.CreatedAt, Root: root, Ledger: l.Anchor(),
-		Passes: b.passes, Files: []string{}}
+		Coverage: coverageOf(st), Live: st.Live, Passes: b.passes, Files: []string{}}
 	if f.Passes == nil {
 		f.Passes = []PassFacts{}
 	}
 	for i := range f.Passes {
-		p := &f.Passes[i]
-		for _, ph := range s.History {
-			if ph.Pass == p.Pass {
-				p.Decision = ph.Decision
-			}
-		}
-		var j Judgement
-		ok, err := readJSON(filepath.Join(passDir(h.dir, p.Pass), judgeFile), &j)
-		if err != nil {
+		if err := h.passFiles(&f.Passes[i]); err != nil {
 			return nil, err
-		}
-		if ok {
-			p.Judged, p.Verdict, p.Rule, p.Reason = true, j.Verdict, j.Rule, j.Reason
 		}
 	}
 	seen := map[string]bool{}
@@ -188,6 +202,30 @@ func (e *Engine) Facts(slug string) (*SessionFacts, error) {
 	}
 	sort.Strings(f.Files)
 	return f, nil
+}
+
+// passFiles fills in what the session's files say about pass p: its line
+// in session.json, its judge.json and its predict.json.
+func (h *handle) passFiles(p *PassFacts) error {
+	for _, ph := range h.s.History {
+		if ph.Pass == p.Pass {
+			p.OverBudget, p.Skipped, p.Decision, p.DecidedAt = ph.OverBudget, ph.Skipped, ph.Decision, ph.DecidedAt
+		}
+	}
+	dir := passDir(h.dir, p.Pass)
+	var j Judgement
+	if ok, err := readJSON(filepath.Join(dir, judgeFile), &j); err != nil {
+		return err
+	} else if ok {
+		p.Judgement = &j
+	}
+	var f Forecast
+	if ok, err := readJSON(filepath.Join(dir, predictFile), &f); err != nil {
+		return err
+	} else if ok {
+		p.Forecast = &f
+	}
+	return nil
 }
 
 // factsBuilder replays the ledger and cuts it into passes.

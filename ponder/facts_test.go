@@ -81,7 +81,7 @@ func TestFacts(t *testing.T) {
 		t.Fatalf("files = %v", f.Files)
 	}
 	p1, p2, p3, p4 := f.Passes[0], f.Passes[1], f.Passes[2], f.Passes[3]
-	if p1.Graded != 4 || p1.Counted != 4 || p1.Churn != nil || p1.Quiet || p1.Verdict != VerdictContinue || p1.Rule != "R2" || *p1.Decision != "continue" {
+	if p1.Graded != 4 || p1.Counted != 4 || p1.Churn != nil || p1.Quiet || p1.Judgement == nil || p1.Judgement.Verdict != VerdictContinue || p1.Judgement.Rule != "R2" || *p1.Decision != "continue" {
 		t.Fatalf("pass 1 = %+v", p1)
 	}
 	var by []string
@@ -100,8 +100,20 @@ func TestFacts(t *testing.T) {
 		len(p2.FindingOps) != 1 || p2.FindingOps[0].Op != "delete" || p2.FindingOps[0].Path != "a.go" {
 		t.Fatalf("pass 2 = %+v", p2)
 	}
-	if !p3.Quiet || *p3.Churn != 0 || p3.Verdict != VerdictContinue || !p4.Quiet || p4.Verdict != VerdictStop || p4.Rule != "R6" || *p4.Decision != "stop" {
+	if !p3.Quiet || *p3.Churn != 0 || p3.Judgement.Verdict != VerdictContinue || !p4.Quiet || p4.Judgement.Verdict != VerdictStop || p4.Judgement.Rule != "R6" || *p4.Decision != "stop" {
 		t.Fatalf("passes 3, 4 = %+v\n%+v", p3, p4)
+	}
+	// What session.json, judge.json and predict.json add (ponder/report
+	// draws them): the forecast made before passes 2-4, the metrics judge
+	// measured, the decision's time, and the session's coverage now.
+	if p1.Forecast != nil || p2.Forecast == nil || p2.Forecast.Churn != 0.1 || p4.Forecast == nil {
+		t.Fatalf("forecasts = %+v, %+v, %+v", p1.Forecast, p2.Forecast, p4.Forecast)
+	}
+	if m := p4.Judgement.Metrics; m.Voices != 4 || !m.Skeptic || m.Coverage != 1 || p4.DecidedAt == nil || p4.Skipped || p4.OverBudget {
+		t.Fatalf("pass 4 judged = %+v, decided at %v", m, p4.DecidedAt)
+	}
+	if f.Coverage != (Coverage{Graded: 4, Counted: 4, Value: 1}) || f.Live != 1 {
+		t.Fatalf("now: coverage %+v, live %d", f.Coverage, f.Live)
 	}
 	stamp, err := e.SessionStamp(slug)
 	if err != nil || stamp == "" {

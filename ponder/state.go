@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -231,17 +230,6 @@ func (st *State) Pass(pass int) *PassStats {
 		return p
 	}
 	return &PassStats{}
-}
-
-// Passes lists the passes that have records, ascending: with Pass, the
-// per-pass facts a reader of the ledger walks.
-func (st *State) Passes() []int {
-	out := make([]int, 0, len(st.passes))
-	for k := range st.passes {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
 }
 
 func (st *State) pass(pass int) *PassStats {

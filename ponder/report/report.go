@@ -4,7 +4,7 @@
 // thresholds it missed (zero is silence), and the agent's churn forecast
 // against the churn that came (surprise).
 //
-// Load reads a session through the engine's read-only API (Engine.Passes)
+// Load reads a session through the engine's read-only API (Engine.Facts)
 // into a Session, the view model; Blocks renders a Session with the neutral
 // renderer (internal/htmlreport), so the supervisor's fleet report can show
 // sessions the same way; Document makes the page `ponder report --html`
@@ -76,11 +76,11 @@ type Pass struct {
 
 // Load reads one session ("" for the current one).
 func Load(e *ponder.Engine, slug string) (Session, error) {
-	sp, err := e.Passes(slug)
+	f, err := e.Facts(slug)
 	if err != nil {
 		return Session{}, err
 	}
-	return FromPasses(sp), nil
+	return FromFacts(f), nil
 }
 
 // LoadAll reads every session under .ponder/, newest first.
@@ -100,22 +100,20 @@ func LoadAll(e *ponder.Engine) ([]Session, error) {
 	return out, nil
 }
 
-// FromPasses is the one adapter from ponder's stored passes to the view
-// model.
-func FromPasses(sp *ponder.SessionPasses) Session {
-	s := Session{Slug: sp.Session.Slug, Subject: sp.Session.Subject, Status: sp.Session.Status, Pass: sp.Session.CurrentPass,
-		Budget: sp.Session.PassBudget, Graded: sp.Coverage.Graded, Counted: sp.Coverage.Counted, Live: sp.Live,
-		Thresholds: ponder.Rule6(), Passes: []Pass{}}
-	if sp.Session.Lens != nil {
-		s.Lens = *sp.Session.Lens
+// FromFacts is the one adapter from ponder's read API to the view model.
+func FromFacts(f *ponder.SessionFacts) Session {
+	s := Session{Slug: f.Slug, Subject: f.Subject, Status: f.Status, Pass: f.Pass, Budget: f.Budget,
+		Graded: f.Coverage.Graded, Counted: f.Coverage.Counted, Live: f.Live, Thresholds: ponder.Rule6(), Passes: []Pass{}}
+	if f.Lens != nil {
+		s.Lens = *f.Lens
 	}
-	for _, pr := range sp.Passes {
-		p := Pass{N: pr.Pass, Skipped: pr.Skipped, OverBudget: pr.OverBudget, Verdict: str(pr.Verdict), Rule: str(pr.Rule), Decision: str(pr.Decision)}
-		if pr.Forecast != nil {
-			f := pr.Forecast.Churn
-			p.Forecast = &f
+	for _, pf := range f.Passes {
+		p := Pass{N: pf.Pass, Skipped: pf.Skipped, OverBudget: pf.OverBudget, Decision: str(pf.Decision)}
+		if pf.Forecast != nil {
+			c := pf.Forecast.Churn
+			p.Forecast = &c
 		}
-		if j := pr.Judgement; j != nil {
+		if j := pf.Judgement; j != nil {
 			m := j.Metrics
 			cov, voices, floor := m.Coverage, m.Voices, m.ConfidenceFloor
 			p.Judged = true
@@ -126,8 +124,8 @@ func FromPasses(sp *ponder.SessionPasses) Session {
 			p.Verdict, p.Rule, p.Reason = j.Verdict, j.Rule, j.Reason
 			p.Misses = append([]string{}, j.Details.Rule6.Current...)
 			if j.Forecast != nil && p.Forecast == nil {
-				f := j.Forecast.Churn
-				p.Forecast = &f
+				c := j.Forecast.Churn
+				p.Forecast = &c
 			}
 		}
 		s.Passes = append(s.Passes, p)

@@ -72,10 +72,10 @@ func Unsettled(p ponder.PassFacts) float64 {
 // one file never look like one blind tool.
 func PassEvents(slug string, p ponder.PassFacts) []laserbrain.Event {
 	var out []laserbrain.Event
-	if p.Judged {
-		ev := laserbrain.CheckEvent("rule6", p.Verdict == ponder.VerdictStop)
-		ev.Result = p.Verdict
-		ev.Text = "pass " + itoa(p.Pass) + ": " + p.Verdict + " (" + p.Rule + ") " + p.Reason
+	if j := p.Judgement; j != nil {
+		ev := laserbrain.CheckEvent("rule6", j.Verdict == ponder.VerdictStop)
+		ev.Result = j.Verdict
+		ev.Text = "pass " + itoa(p.Pass) + ": " + j.Verdict + " (" + j.Rule + ") " + j.Reason
 		out = append(out, ev)
 	}
 	for _, g := range p.GradedUnits {
@@ -123,5 +123,5 @@ func sessionFiles(repo string, f *ponder.SessionFacts) []string {
 // re-run judge), and a step is never taken back.
 func stepped(f *ponder.SessionFacts, k int) bool {
 	p := f.Passes[k]
-	return p.Decision != nil || (f.Status != ponder.StatusActive && p.Judged)
+	return p.Decision != nil || (f.Status != ponder.StatusActive && p.Judgement != nil)
 }
