@@ -50,6 +50,18 @@ func New(root string, bridge *oca.Bridge) *Engine {
 	return &Engine{Root: root, Bridge: bridge, Now: time.Now, Warn: func(string) {}, LockTimeout: 30 * time.Second}
 }
 
+// NewReader is an engine for a reader outside ponder (laserkit's
+// supervisor, the fleet report) on the project containing dir: OCA is off,
+// so reading a session never reaches for a database or writes memory.
+func NewReader(dir string) *Engine {
+	return New(FindRoot(dir), oca.New(oca.Config{Getenv: func(k string) string {
+		if k == "PONDER_OCA" {
+			return string(oca.ModeOff)
+		}
+		return ""
+	}}))
+}
+
 func (e *Engine) now() time.Time { return e.Now().UTC() }
 
 func (e *Engine) stamp() string { return e.now().Format("2006-01-02T15:04:05.000Z") }

@@ -6,11 +6,17 @@
 // decisions per label; every ponder session of the repository (drawn by
 // ponder/report); halts, escalations and whether the journal verifies.
 //
-// Fleet is the view model. Each source has one adapter into it, so the
-// parts still being built plug in where their panel already waits:
-// AgentFromRuns (laserbrain's runs), FindCollisions and Outcomes (grounds,
-// footprints, the supervisor's halts and escalations), the fleet store
-// adapter in load.go (runs, events, gate decisions, footprints), ponder's
-// sessions through ponder/report. Fleet.Sources records which panels were
-// fed and which wait, and the page says so.
+// It reads the fleet as laserbrain supervise does: agents carry the
+// supervisor's names (ponder:<slug>, <agent>:<run id>), a ponder session is
+// an agent with one check per decided pass (supervise.SessionStep), and a
+// footprint is the files the supervisor counts (supervise.EventFiles,
+// supervise.SessionFiles), so its halts attach to the report's collisions
+// and agents.
+//
+// Fleet is the view model. Each source has one adapter into it:
+// AgentFromRuns (laserbrain's runs), AgentFromSession (ponder's read API),
+// FromFleet (the fleet store's runs, events and gate decisions),
+// FindCollisions and Outcomes (grounds, footprints, the supervisor's halts
+// and escalations). Fleet.Sources records which panels were fed and which
+// wait, and the page says so.
 package report

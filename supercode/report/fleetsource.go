@@ -4,28 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 // FromFleet is the adapter from the fleet store (supercode/fleet) to the
-// report: every run of the fleet is an agent, its tasks' checks read from
-// laserbrain's run store; the files it wrote are its footprint; the gate's
-// recorded decisions are listed with their labels. repo, when set, makes
-// footprint paths inside it relative, so two clones compare.
+// report: every run of the fleet is an agent, named as the supervisor names
+// it (fleet.RunAgent), its tasks' checks read from laserbrain's run store;
+// its footprint is what the supervisor counts (supervise.EventFiles: the
+// files its file tools wrote, and those its shell commands wrote or
+// named), relative to repo; the gate's recorded decisions are listed with
+// their labels.
 func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleetID, repo string) ([]Agent, []GateDecision, error) {
 	list, err := st.ListRuns(ctx, fleet.RunFilter{Fleet: fleetID})
 	if err != nil {
 		return nil, nil, err
-	}
-	names := map[string]int{}
-	for _, r := range list {
-		names[agentName(r)]++
 	}
 	agents := []Agent{}
 	gate := []GateDecision{}
@@ -41,10 +39,7 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 			}
 			tasks = append(tasks, lr)
 		}
-		name := agentName(r)
-		if names[name] > 1 {
-			name += " · " + r.ID
-		}
+		name := fleet.RunAgent(r)
 		a := AgentFromRuns(name, r.ID, tasks)
 		if a.Ground == "" {
 			a.Ground = r.Goal
@@ -57,7 +52,7 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 		if err != nil {
 			return nil, nil, err
 		}
-		a.Footprint = footprint(events, repo)
+		a.Footprint = footprint(events, repo, r.Dir)
 		for _, e := range events {
 			if e.Kind == fleet.KindGate {
 				gate = append(gate, gateDecision(name, r.ID, e))
@@ -69,32 +64,13 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 	return agents, gate, nil
 }
 
-func agentName(r fleet.Run) string {
-	if r.Agent != "" {
-		return r.Agent
-	}
-	return r.ID
-}
-
-// writeTools are the agent tools that write the file their event names
-// (the hooks record the file path as the event's text).
-var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "write_file": true, "replace": true}
-
-// footprint is the files an agent wrote, sorted: the paths of its file
-// tools. (Files a shell command named are issue 11's footprint.)
-func footprint(events []fleet.Event, repo string) []string {
+// footprint is the files an agent's events touched, sorted.
+func footprint(events []fleet.Event, repo, dir string) []string {
 	seen := map[string]bool{}
 	for _, e := range events {
-		if e.Kind != fleet.KindTool || !writeTools[e.Name] || e.Text == "" {
-			continue
+		for _, p := range supervise.EventFiles(repo, dir, e) {
+			seen[p] = true
 		}
-		p := filepath.Clean(e.Text)
-		if repo != "" && filepath.IsAbs(p) {
-			if rel, err := filepath.Rel(repo, p); err == nil && !strings.HasPrefix(rel, "..") {
-				p = rel
-			}
-		}
-		seen[filepath.ToSlash(p)] = true
 	}
 	out := make([]string, 0, len(seen))
 	for p := range seen {

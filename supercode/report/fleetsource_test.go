@@ -75,7 +75,8 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(agents) != 2 || agents[0].Name != "a1" || agents[1].Name != "a2" {
+	// Named as the supervisor names them: <agent>:<run id>.
+	if len(agents) != 2 || agents[0].Name != "a1:run-a1" || agents[1].Name != "a2:run-a2" {
 		t.Fatalf("agents %+v", agents)
 	}
 	for _, a := range agents {
@@ -92,11 +93,11 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 				t.Errorf("%s step %d: %+v, history %+v", a.Name, i+1, a.Steps[i], hist[i])
 			}
 		}
-		if strings.Join(a.Footprint, ",") != a.Name+".md,src/parser.py" {
+		if strings.Join(a.Footprint, ",") != a.Run[len("run-"):]+".md,src/parser.py" {
 			t.Errorf("%s footprint %v", a.Name, a.Footprint)
 		}
 	}
-	if len(gate) != 1 || gate[0].Agent != "a1" || gate[0].Decision != "deny" || gate[0].Tool != "Bash" {
+	if len(gate) != 1 || gate[0].Agent != "a1:run-a1" || gate[0].Decision != "deny" || gate[0].Tool != "Bash" {
 		t.Fatalf("gate %+v", gate)
 	}
 	if len(gate[0].Labels) == 0 || !strings.Contains(strings.Join(gate[0].Labels, " "), "force") {

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/ponder"
-	"github.com/laserkit/laserkit/ponder/oca"
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 // Options says what to report on and where to read it.
@@ -62,7 +61,7 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 	}
 	f := &Fleet{Generated: now(), Thresholds: th, Agents: []Agent{}, Collisions: []Collision{}, Gate: []GateDecision{},
 		Sessions: []preport.Session{}, Halts: []Halt{}, Escalations: []Escalation{},
-		Journal: Journal{State: JournalUnavailable, Problem: "the supervisor journal arrives with laserbrain supervise (issue 11)"}}
+		Journal: Journal{State: JournalUnavailable, Problem: "the supervisor's journal is read in a fleet report"}}
 	switch {
 	case opts.Run != "" && opts.Repo != "":
 		return nil, &InputError{"report one run or one fleet, not both"}
@@ -108,6 +107,9 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return nil, &InputError{"--fleet " + repo + " is not a directory"}
 		}
+		if abs, err = supervise.RepoRoot(abs); err != nil {
+			return nil, err
+		}
 		f.Repo = abs
 		if f.ID, err = fleet.ID(ctx, abs); err != nil {
 			return nil, err
@@ -120,22 +122,24 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 				return nil, err
 			}
 		}
-		if f.Sessions, err = loadSessions(abs); err != nil {
+		sessions, agents, err := loadSessions(abs)
+		if err != nil {
 			return nil, fmt.Errorf("ponder sessions of %s: %w", abs, err)
 		}
+		f.Sessions, f.Agents = sessions, append(f.Agents, agents...)
+		attachHalts(f.Agents, f.Halts)
 		f.Sources = append(f.Sources,
 			Source{Panel: PanelDrift, Fed: true, From: "the fleet store's runs of this fleet (laserbrain run, the hooks) and laserbrain's run store: every task's checks"},
-			Source{Panel: PanelDrift + ": ponder sessions as agents", From: "ponder sessions read as agents, a Φ per pass (issue 11)"},
-			Source{Panel: PanelGate, Fed: true, From: "the gate decisions the hooks record in the fleet store; labels read from each refusal's reason"},
+			Source{Panel: PanelDrift + ": ponder sessions as agents", Fed: true, From: "each ponder session read as the supervisor reads it: a check per decided pass (ponder/SPEC.md §10)"},
+			Source{Panel: PanelGate, Fed: true, From: "the gate decisions the hooks record in the fleet store, with their labels"},
 			Source{Panel: PanelSessions, Fed: true, From: "the repository's .ponder/ sessions, read through ponder's read-only API"})
 	}
 	f.Collisions = FindCollisions(f.Agents)
 	Outcomes(f.Collisions, f.Halts, f.Escalations)
 	f.Sources = append(f.Sources,
 		Source{Panel: PanelCollisions, Fed: true, From: "the agents' grounds, compared by laserbrain (collision_min from the grammar)"},
-		Source{Panel: PanelFiles, Fed: true, From: "the files each agent wrote with a file tool (Write, Edit, …), from the fleet store's observed events"},
-		Source{Panel: PanelFiles + ": shell commands", From: "the files a Bash command named, and a ponder session's units and findings (issue 11's footprints)"},
-		Source{Panel: PanelOutcomes, From: "the supervisor's rounds: laserbrain supervise (issue 11)"},
+		Source{Panel: PanelFiles, Fed: true, From: "the files the supervisor counts: what each agent's file tools wrote and its shell commands wrote or named (the fleet store's observed events), a ponder session's units"},
+		Source{Panel: PanelOutcomes, Fed: f.Scope == "fleet" && opts.Fleet != nil, From: "the supervisor's halts and escalations (laserbrain supervise), by the agents' names"},
 		Source{Panel: PanelHalts, Fed: f.Scope == "fleet" && opts.Fleet != nil, From: "halts and releases in the fleet store (laserbrain supervise)"},
 		Source{Panel: PanelEscalate, Fed: f.Scope == "fleet" && opts.Fleet != nil, From: "the supervisor's escalations and their answers, from its journal"},
 		Source{Panel: PanelJournal, Fed: f.Scope == "fleet" && opts.Fleet != nil, From: "the hash-chained supervisor journal, verified (laserbrain supervise verify)"},
@@ -144,17 +148,6 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		f.Sources = append(f.Sources, Source{Panel: PanelSessions, From: "only in a fleet report (--fleet DIR)"})
 	}
 	return f, nil
-}
-
-// loadSessions is the adapter from a repository's .ponder/ to the report:
-// every session, read through ponder's read-only API with OCA off (the
-// report never connects to a database).
-func loadSessions(repo string) ([]preport.Session, error) {
-	if _, err := os.Stat(filepath.Join(repo, ".ponder")); errors.Is(err, os.ErrNotExist) {
-		return []preport.Session{}, nil
-	}
-	e := ponder.New(repo, oca.New(oca.Config{Getenv: func(string) string { return "off" }}))
-	return preport.LoadAll(e)
 }
 
 // oneRun is a fleet store narrowed to one run, so that a run report and a

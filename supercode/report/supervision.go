@@ -68,3 +68,16 @@ func fromSupervisor(ctx context.Context, st fleet.Store, fleetID string) ([]Halt
 	}
 	return halts, escs, j, nil
 }
+
+// attachHalts gives each agent its latest halt (the supervisor's names are
+// the report's): the agent row and its timeline say whether it is halted.
+func attachHalts(agents []Agent, halts []Halt) {
+	for i := range agents {
+		a := &agents[i]
+		for j := range halts {
+			if h := halts[j]; h.Agent == a.Name && (a.Halt == nil || h.At.After(a.Halt.At)) {
+				a.Halt = &h
+			}
+		}
+	}
+}

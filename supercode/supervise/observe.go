@@ -110,22 +110,24 @@ func (s *Supervisor) observeSessions(ctx context.Context) (bool, error) {
 		a.damaged = ""
 		a.status = f.Status
 		if a.ground == "" {
-			// The session's start grounds it: its subject (and lens), with
-			// the distance not yet known.
-			a.ground = SessionGround(f.Subject, f.Lens)
-			if err := s.step(a, laserbrain.StepInput{Goal: a.ground, Progress: laserbrain.ProgressAdvancing}); err != nil {
+			start := SessionStart(f)
+			a.ground = start.Goal
+			if err := s.step(a, start); err != nil {
 				return false, err
 			}
 		}
-		for k := a.passes; k < len(f.Passes) && stepped(f, k); k++ {
-			progress, d := PassStep(f.Passes, k)
-			if err := s.step(a, laserbrain.StepInput{Goal: a.ground, Progress: progress, Distance: laserbrain.Dist(d)}); err != nil {
+		for k := a.passes; k < len(f.Passes); k++ {
+			in, events, ok := SessionStep(f, k)
+			if !ok {
+				break
+			}
+			if err := s.step(a, in); err != nil {
 				return false, err
 			}
-			s.sc.Saw(a.name, PassEvents(slug, f.Passes[k])...)
+			s.sc.Saw(a.name, events...)
 			a.passes = k + 1
 		}
-		for _, p := range sessionFiles(s.o.Repo, f) {
+		for _, p := range SessionFiles(s.o.Repo, f) {
 			a.files[p] = true
 		}
 		a.finished = f.Status != ponder.StatusActive || (a.distance != nil && *a.distance == 0)
@@ -216,7 +218,7 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 		if ev, ok := observedEvent(e); ok {
 			seen = append(seen, ev)
 		}
-		for _, p := range eventFiles(s.o.Repo, r.Dir, e) {
+		for _, p := range EventFiles(s.o.Repo, r.Dir, e) {
 			a.files[p] = true
 		}
 	}

@@ -106,9 +106,32 @@ func PassEvents(slug string, p ponder.PassFacts) []laserbrain.Event {
 	return out
 }
 
-// sessionFiles are a session's files relative to the repository, slash
-// separated; files outside it are left out (they cannot be shared).
-func sessionFiles(repo string, f *ponder.SessionFacts) []string {
+// SessionStart is the step a session's start makes: its ground (subject
+// and lens), advancing, the distance not yet known.
+func SessionStart(f *ponder.SessionFacts) laserbrain.StepInput {
+	return laserbrain.StepInput{Goal: SessionGround(f.Subject, f.Lens), Progress: laserbrain.ProgressAdvancing}
+}
+
+// SessionStep is pass k (0-based) of a session as the supervisor reads it:
+// the state it spells (PassStep) and the events it shows (PassEvents). ok
+// is false while the pass is not a step yet: neither decided nor judged in
+// a session that closed. An open pass can still change (grades, a re-run
+// judge), and a step is never taken back; so the steps of a session are
+// the passes before its first open one.
+func SessionStep(f *ponder.SessionFacts, k int) (in laserbrain.StepInput, events []laserbrain.Event, ok bool) {
+	p := f.Passes[k]
+	if p.Decision == nil && (f.Status == ponder.StatusActive || p.Judgement == nil) {
+		return laserbrain.StepInput{}, nil, false
+	}
+	progress, d := PassStep(f.Passes, k)
+	return laserbrain.StepInput{Goal: SessionGround(f.Subject, f.Lens), Progress: progress, Distance: laserbrain.Dist(d)},
+		PassEvents(f.Slug, p), true
+}
+
+// SessionFiles is a session's footprint: every path its units carried,
+// relative to the repository, slash separated; files outside it are left
+// out (they cannot be shared).
+func SessionFiles(repo string, f *ponder.SessionFacts) []string {
 	out := make([]string, 0, len(f.Files))
 	for _, p := range f.Files {
 		if rel, ok := inRepo(repo, filepath.Join(f.Root, filepath.FromSlash(p))); ok {
@@ -116,12 +139,4 @@ func sessionFiles(repo string, f *ponder.SessionFacts) []string {
 		}
 	}
 	return out
-}
-
-// stepped reports whether pass k of a session is a step yet: decided, or
-// judged in a session that closed. A pass still open can change (grades, a
-// re-run judge), and a step is never taken back.
-func stepped(f *ponder.SessionFacts, k int) bool {
-	p := f.Passes[k]
-	return p.Decision != nil || (f.Status != ponder.StatusActive && p.Judgement != nil)
 }

@@ -20,10 +20,12 @@ var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true,
 // shellTools run a command, recorded as the event's text.
 var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": true, "run_shell_command": true, "run_terminal_command": true}
 
-// eventFiles is the footprint one recorded tool event leaves: the file of a
-// file tool; the files a shell command writes, and the existing files it
-// names. Relative paths resolve against dir (the run's directory).
-func eventFiles(repo, dir string, e fleet.Event) []string {
+// EventFiles is the footprint one recorded tool event leaves, relative to
+// the repository: the file of a file tool; the files a shell command
+// writes, and the existing files it names. Relative paths resolve against
+// dir (the run's directory); files outside the repository, and its .git
+// and .ponder, are left out.
+func EventFiles(repo, dir string, e fleet.Event) []string {
 	if e.Kind != fleet.KindTool || e.Text == "" {
 		return nil
 	}

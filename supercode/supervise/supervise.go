@@ -15,7 +15,6 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/ponder"
-	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/supercode"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -176,12 +175,7 @@ func Open(ctx context.Context, o Options) (*Supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := ponder.New(ponder.FindRoot(o.Repo), oca.New(oca.Config{Getenv: func(k string) string {
-		if k == "PONDER_OCA" {
-			return "off" // reading a session writes no memory
-		}
-		return ""
-	}}))
+	eng := ponder.NewReader(o.Repo)
 	s := &Supervisor{o: o, fleet: fid, sc: sc, eng: eng, agents: map[string]*agent{},
 		asked: map[string]bool{}, answered: map[string]bool{}, marked: map[string]bool{}}
 	if err := s.resume(ctx); err != nil {
