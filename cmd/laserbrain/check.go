@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 type checkOptions struct {
@@ -36,7 +38,9 @@ Without --run it starts a new run and prints its id; --run ID continues that
 run, and a run that does not exist is refused (a mistyped id would otherwise
 start a new run and hide the drift) unless --new-run asks to start one
 under that id. A run laserbrain run registered for an agent exists from the
-start. Runs live in $LASERBRAIN_HOME, else in the user config directory.
+start, and a check on it goes where its hooks' checks go (its current task,
+counted on the run), so laserbrain runs and laserbrain supervise see it.
+Runs live in $LASERBRAIN_HOME, else in the user config directory.
 
 --distance is a whole number from 0 (done) to 10, or "unknown"; anything
 else is refused with the accepted range (the MCP server's check_state reads
@@ -128,15 +132,16 @@ func openStore() (laserbrain.Store, error) {
 }
 
 // openCheckedRun opens run id for stepping and holds the check to what was
-// asked: an id given without newRun must name a run that exists (a saved
-// run, or one laserbrain run registered), and one given with it must not.
+// asked: an id given without newRun must name a saved run, and one given
+// with it must not. (A run laserbrain run registered never gets here: see
+// agentRuns.)
 func openCheckedRun(ctx context.Context, store laserbrain.Store, id string, newRun bool, how runWords) (laserbrain.RunHandle, error) {
 	h, err := store.OpenRun(ctx, id)
 	if err != nil {
 		return nil, cli.Failure(err)
 	}
 	switch {
-	case h.Created() && !newRun && !registeredAgentRun(ctx, id):
+	case h.Created() && !newRun:
 		_ = h.Close()
 		return nil, cli.Usagef("no such run %q: %s", id, how.missing)
 	case !h.Created() && newRun:
@@ -155,18 +160,60 @@ var flagRunWords = runWords{
 	exists:  "drop --new-run to continue it, or choose another id",
 }
 
-// registeredAgentRun reports whether id is a run laserbrain run (or a
-// hook) registered in the fleet store: its first check opens it.
-func registeredAgentRun(ctx context.Context, id string) bool {
-	sup := &agentrun.Supervisor{}
-	defer func() { _ = sup.Close() }()
-	st, err := sup.Fleet()
-	if err != nil {
-		return false
-	}
-	_, err = st.Run(ctx, id)
-	return err == nil
+// agentRuns are the runs laserbrain run (or a hook) registered in the fleet
+// store. A check on one goes the way its hooks' and MCP server's checks go
+// (agentrun.Supervisor.Check): on the run's current task, taking a pending
+// user turn, counted and recorded on the registry — which is what
+// laserbrain supervise and laserbrain runs read. A check made with the
+// flags is seen like any other.
+type agentRuns struct {
+	sup   *agentrun.Supervisor
+	known map[string]*fleet.Run // nil: not registered
 }
+
+func newAgentRuns() *agentRuns {
+	return &agentRuns{sup: &agentrun.Supervisor{}, known: map[string]*fleet.Run{}}
+}
+
+// lookup reports whether id is a registered run. A fleet store that cannot
+// be read is a failure, not "not registered": the check would otherwise go
+// where the supervisor does not look.
+func (a *agentRuns) lookup(ctx context.Context, id string) (*fleet.Run, error) {
+	if r, ok := a.known[id]; ok {
+		return r, nil
+	}
+	st, err := a.sup.Fleet()
+	if err != nil {
+		return nil, cli.Failure(err)
+	}
+	r, err := st.Run(ctx, id)
+	switch {
+	case errors.Is(err, fleet.ErrNotFound):
+		a.known[id] = nil
+		return nil, nil
+	case err != nil:
+		return nil, cli.Failure(err)
+	}
+	a.known[id] = &r
+	return &r, nil
+}
+
+// check checks one state on registered run r; created reports whether it
+// was the run's first check.
+func (a *agentRuns) check(ctx context.Context, r *fleet.Run, in laserbrain.StepInput, newRun bool, how runWords) (v laserbrain.CheckResult, created bool, err error) {
+	if newRun && r.Checks > 0 {
+		return v, false, cli.Usagef("run %q exists already: %s", r.ID, how.exists)
+	}
+	out, err := a.sup.Check(ctx, r.ID, agentrun.CheckInput{StepInput: in})
+	if err != nil {
+		return v, false, cli.Failure(fmt.Errorf("run %s: %w", r.ID, err))
+	}
+	created = r.Checks == 0
+	r.Checks++
+	return out.CheckResult, created, nil
+}
+
+func (a *agentRuns) close() error { return a.sup.Close() }
 
 // completeRunIDs offers the saved runs' ids, newest first, from the store
 // LASERBRAIN_STORE names.
@@ -200,40 +247,66 @@ func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) er
 	} else if err := laserbrain.ValidateRunID(id); err != nil {
 		return cli.Usagef("--run: %v", err)
 	}
-	store, err := openStore()
-	if err != nil {
-		return cli.Failure(err)
-	}
-	ctx := context.Background()
-	h, err := openCheckedRun(ctx, store, id, opts.newRun, flagRunWords)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = h.Close() }()
-	v, err := h.Run().Step(laserbrain.StepInput{
+	in := laserbrain.StepInput{
 		Goal: opts.goal, Progress: opts.progress, Distance: d, ParentGoal: opts.parentGoal, UserTurn: opts.userTurn,
 		Doing: opts.doing, Next: opts.next, Blocked: opts.blocked,
-	})
+	}
+	ctx := context.Background()
+	v, created, err := checkOne(ctx, id, opts, in)
 	if err != nil {
-		return cli.Failure(fmt.Errorf("run %s: %w", id, err))
-	}
-	if err := h.Save(ctx); err != nil {
-		return cli.Failure(fmt.Errorf("run %s not saved: %w", id, err))
-	}
-	if err := store.Close(); err != nil {
-		return cli.Failure(fmt.Errorf("run %s: contexts not saved: %w", id, err))
+		return err
 	}
 	if opts.json {
 		if err := cli.WriteJSON(streams.Out, v); err != nil {
 			return cli.Failure(err)
 		}
 	} else {
-		writeVerdict(streams.Out, v, h.Created())
+		writeVerdict(streams.Out, v, created)
 	}
 	if v.Drifting {
 		return cli.SilentExit(cli.ExitFinding)
 	}
 	return nil
+}
+
+// checkOne checks one state on run id: a registered agent run through its
+// supervision, any other through laserbrain's run store.
+func checkOne(ctx context.Context, id string, opts *checkOptions, in laserbrain.StepInput) (v laserbrain.CheckResult, created bool, err error) {
+	if opts.run != "" {
+		agents := newAgentRuns()
+		r, err := agents.lookup(ctx, id)
+		if err == nil && r != nil {
+			v, created, err = agents.check(ctx, r, in, opts.newRun, flagRunWords)
+		}
+		if cerr := agents.close(); err == nil && cerr != nil {
+			err = cli.Failure(fmt.Errorf("run %s not saved: %w", id, cerr))
+		}
+		if err != nil || r != nil {
+			return v, created, err
+		}
+	}
+	store, err := openStore()
+	if err != nil {
+		return v, false, cli.Failure(err)
+	}
+	h, err := openCheckedRun(ctx, store, id, opts.newRun, flagRunWords)
+	if err != nil {
+		_ = store.Close()
+		return v, false, err
+	}
+	defer func() { _ = h.Close() }()
+	if v, err = h.Run().Step(in); err != nil {
+		_ = store.Close()
+		return v, false, cli.Failure(fmt.Errorf("run %s: %w", id, err))
+	}
+	if err := h.Save(ctx); err != nil {
+		_ = store.Close()
+		return v, false, cli.Failure(fmt.Errorf("run %s not saved: %w", id, err))
+	}
+	if err := store.Close(); err != nil {
+		return v, false, cli.Failure(fmt.Errorf("run %s: contexts not saved: %w", id, err))
+	}
+	return v, h.Created(), nil
 }
 
 // writeVerdict prints a verdict for a person.

@@ -33,12 +33,21 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 	if opts.run != "" {
 		// The --run run is checked before any line is read: a mistyped id
 		// fails the whole stream, not each line.
-		h, err := openCheckedRun(context.Background(), store, opts.run, opts.newRun, flagRunWords)
+		r, err := s.agents.lookup(context.Background(), opts.run)
+		if err == nil && r == nil {
+			var h laserbrain.RunHandle
+			if h, err = openCheckedRun(context.Background(), store, opts.run, opts.newRun, flagRunWords); err == nil {
+				s.handles[opts.run] = h
+			}
+		}
+		if err == nil && r != nil && opts.newRun && r.Checks > 0 {
+			err = cli.Usagef("run %q exists already: %s", opts.run, flagRunWords.exists)
+		}
 		if err != nil {
+			_ = s.close()
 			_ = store.Close()
 			return err
 		}
-		s.handles[opts.run] = h
 	}
 	bad, err := s.run(streams.In, streams.Out)
 	if cerr := s.close(); err == nil {
@@ -77,11 +86,16 @@ type streamer struct {
 	lastSave   time.Time
 	intern     interner
 	failed     int // lines the store could not check (a run held elsewhere too long)
+	// agents are the registered agent runs: their lines are checked
+	// through their supervision, one by one, not held here.
+	agents *agentRuns
+	// fresh: defaultRun is an id the stream made up (nobody registered it).
+	fresh bool
 }
 
 func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
 	return &streamer{store: store, defaultRun: defaultRun, handles: map[string]laserbrain.RunHandle{},
-		dirty: map[string]bool{}, lastSave: time.Now()}
+		dirty: map[string]bool{}, lastSave: time.Now(), agents: newAgentRuns()}
 }
 
 // streamError is the output line for a bad input line: the error envelope
@@ -220,12 +234,25 @@ func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
 	id, newRun := run.ID, run.New
 	if id == "" {
 		if s.defaultRun == "" {
-			s.defaultRun = laserbrain.NewRunID()
+			s.defaultRun, s.fresh = laserbrain.NewRunID(), true
 			newRun = true
 		}
 		id = s.defaultRun
 	}
 	h := s.handles[id]
+	if h == nil && !(s.fresh && id == s.defaultRun) {
+		r, err := s.agents.lookup(context.Background(), id)
+		if err != nil {
+			return laserbrain.CheckResult{}, lineFailure{err}
+		}
+		if r != nil {
+			v, _, err := s.agents.check(context.Background(), r, in, run.New, lineRunWords)
+			if cli.CodeOf(err) == cli.ExitFailure {
+				return v, lineFailure{err}
+			}
+			return v, err
+		}
+	}
 	switch {
 	case h != nil && run.New:
 		return laserbrain.CheckResult{}, fmt.Errorf("run %q exists already: drop \"new_run\" to continue it", id)
@@ -283,7 +310,7 @@ func (s *streamer) persist() error {
 
 // close releases every run.
 func (s *streamer) close() error {
-	var first error
+	first := s.agents.close()
 	for id, h := range s.handles {
 		if err := h.Close(); err != nil && first == nil {
 			first = err
