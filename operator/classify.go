@@ -288,3 +288,15 @@ func decide(fs []Finding) Decision {
 	}
 	return d
 }
+
+// Strongest is the strongest role among the findings that count (carved-out
+// ones do not): where the match that decides stood. ok is false when none
+// counts.
+func Strongest(findings []Finding) (w Where, ok bool) {
+	for _, f := range findings {
+		if !f.CarvedOut && (!ok || whereRank[f.Where] < whereRank[w]) {
+			w, ok = f.Where, true
+		}
+	}
+	return w, ok
+}

@@ -112,6 +112,34 @@ const (
 	KindAuthUsed = "authorized"
 )
 
+// GateResult is the Result of a KindGate event: what the gate decided,
+// in fields rather than in the reason's words, so a reader (the fleet
+// report) never parses the text written for the model.
+type GateResult struct {
+	// Decision is deny, ask or allow.
+	Decision string `json:"decision"`
+	// Labels are the operator's labels for the action (its classification
+	// of a command; "protected file: …" for a write the gate guards;
+	// "halted by the supervisor" for an agent that was halted).
+	Labels []string `json:"labels"`
+	// Role is where the deciding match stood in the command (operator's
+	// roles: executed, inline code, data, unknown, dry run); empty when no
+	// command was classified.
+	Role string `json:"role,omitempty"`
+	// Presence is who could answer: attended, unattended or unknown.
+	Presence string `json:"presence"`
+	// Findings are the operator's findings behind the decision, when it
+	// went ahead with a note.
+	Findings any `json:"findings,omitempty"`
+}
+
+// Gate decisions.
+const (
+	GateDeny  = "deny"
+	GateAsk   = "ask"
+	GateAllow = "allow"
+)
+
 // Authorization is a person's permission for one kind of action, held as
 // data: scoped to a fleet and optionally to one run or one agent, dated,
 // expiring, and good for a number of uses (one by default).

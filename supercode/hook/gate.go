@@ -75,7 +75,7 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 			return Answer{}
 		}
 		a := operator.Action{Kind: "write", Target: abs, Reversible: false}
-		return h.gate(ctx, p, a, "write "+abs, what)
+		return h.gate(ctx, p, a, "write "+abs, what, gateFacts{labels: []string{"protected file: " + what}})
 	}
 	command, isShell, err := shellCommand(name, p.ToolInput)
 	if err != nil {
@@ -95,7 +95,7 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	switch r.Decision {
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gate(ctx, p, a, command, r.Why)
+		return h.gate(ctx, p, a, command, r.Why, commandFacts(r, r.Findings))
 	case operator.Ask:
 		return h.unsure(ctx, p, command, r)
 	}
@@ -115,14 +115,18 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 func (h *Handler) unsure(ctx context.Context, p Payload, command string, r operator.Result) Answer {
 	c := h.caller(p)
 	ans := r.HookAnswerFor(c.Presence, c.PresenceWhy)
+	facts := commandFacts(r, ans.Findings)
 	switch ans.Decision {
 	case operator.Ask:
+		h.recordUnsure(ctx, c, p, facts, fleet.GateAsk, nil, ans.Reason)
 		return decision("ask", ans.Reason)
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gateAs(ctx, p, a, command, r.Why, ans.Reason)
+		return h.gateAs(ctx, p, a, command, r.Why, ans.Reason, facts)
 	}
-	h.note(ctx, c, p, ans)
+	if len(ans.Findings) > 0 {
+		h.recordUnsure(ctx, c, p, facts, fleet.GateAllow, ans.Findings, ans.Context)
+	}
 	if ans.Context == "" {
 		return Answer{}
 	}
@@ -133,12 +137,44 @@ func (h *Handler) unsure(ctx context.Context, p Payload, command string, r opera
 	return Answer{Stdout: string(b) + "\n"}
 }
 
-// note records a call that went ahead with a finding on the caller's run,
-// best effort: the run is opened when the caller names one (a session or
-// LASERBRAIN_RUN), and a note that cannot be written is logged, not turned
-// into a refusal.
-func (h *Handler) note(ctx context.Context, c agentrun.Caller, p Payload, ans operator.HookAnswer) {
-	if len(ans.Findings) == 0 || (c.Run == "" && c.Session == "") {
+// gateFacts is what the gate knows of an action besides its text: the
+// operator's labels and the role of the match that decides.
+type gateFacts struct {
+	labels []string
+	role   string
+}
+
+// commandFacts are a classified command's labels and the strongest role
+// among the findings that decided.
+func commandFacts(r operator.Result, deciding []operator.Finding) gateFacts {
+	f := gateFacts{labels: r.Labels}
+	if w, ok := operator.Strongest(deciding); ok {
+		f.role = w.String()
+	}
+	return f
+}
+
+// result is the recorded event's result: the decision and the facts, for
+// caller c (whose presence decided how unsure calls are answered).
+func (g gateFacts) result(decision string, c agentrun.Caller, findings []operator.Finding) json.RawMessage {
+	labels := g.labels
+	if labels == nil {
+		labels = []string{}
+	}
+	res := fleet.GateResult{Decision: decision, Labels: labels, Role: g.role, Presence: c.Presence.String()}
+	if len(findings) > 0 {
+		res.Findings = findings
+	}
+	b, _ := json.Marshal(res) // strings and the operator's findings: cannot fail
+	return b
+}
+
+// recordUnsure records a call the gate asked about, or let go ahead with a
+// finding, on the caller's run, best effort: the run is opened when the
+// caller names one (a session or LASERBRAIN_RUN), and a record that cannot
+// be written is logged, not turned into a refusal.
+func (h *Handler) recordUnsure(ctx context.Context, c agentrun.Caller, p Payload, facts gateFacts, decision string, findings []operator.Finding, text string) {
+	if c.Run == "" && c.Session == "" {
 		return
 	}
 	run, err := h.Sup.Open(ctx, c)
@@ -147,32 +183,37 @@ func (h *Handler) note(ctx context.Context, c agentrun.Caller, p Payload, ans op
 		st, err = h.Sup.Fleet()
 	}
 	if err == nil {
-		labels := make([]string, len(ans.Findings))
-		for i, f := range ans.Findings {
-			labels[i] = f.Label
+		var ok *bool // an ask: nobody knows yet
+		if decision == fleet.GateAllow {
+			yes := true
+			ok = &yes
 		}
-		result, _ := json.Marshal(map[string]any{"decision": "allow", "presence": ans.Presence, "labels": labels, "findings": ans.Findings})
-		id := ""
-		if p.ToolUseID != "" {
-			id = "gate:" + p.ToolUseID
-		}
-		name := ""
-		if p.ToolName != nil {
-			name = *p.ToolName
-		}
-		ok := true
-		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: name, OK: &ok,
-			Result: result, Text: ans.Context, Session: p.SessionID})
+		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(p, ""), At: h.now(), Kind: fleet.KindGate, Name: toolName(p), OK: ok,
+			Result: facts.result(decision, c, findings), Text: text, Session: p.SessionID})
 	}
 	if err != nil {
-		h.log(fmt.Sprintf("laserbrain hook %s: the finding could not be recorded on the run: %v", PreToolUse, err))
+		h.log(fmt.Sprintf("laserbrain hook %s: the gate's %s could not be recorded on the run: %v", PreToolUse, decision, err))
 	}
+}
+
+func gateEventID(p Payload, fallback string) string {
+	if p.ToolUseID != "" {
+		return "gate:" + p.ToolUseID
+	}
+	return fallback
+}
+
+func toolName(p Payload) string {
+	if p.ToolName != nil {
+		return *p.ToolName
+	}
+	return ""
 }
 
 // gate puts an action needing authorization to the operator, joined to
 // the caller's run.
-func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string) Answer {
-	return h.gateAs(ctx, p, a, actionText, why, "")
+func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string, facts gateFacts) Answer {
+	return h.gateAs(ctx, p, a, actionText, why, "", facts)
 }
 
 // gateAs is gate with the reason for a plain refusal (nobody authorized
@@ -181,14 +222,14 @@ func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, action
 // When the run cannot be read because the store's database is out of
 // reach, the action is refused with the reason (the command alone decided
 // it needs the run; a call the gate clears never gets here).
-func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, actionText, why, plain string) Answer {
+func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, actionText, why, plain string, facts gateFacts) Answer {
 	c := h.caller(p)
 	run, found, err := h.Sup.Find(ctx, c)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) {
 		return Answer{Delegate: true}
 	}
 	if isUnreachable(err) {
-		return h.cannotRead(p, a, why, "the run", err)
+		return h.cannotRead(p, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil))
 	}
 	if err != nil {
 		return h.failed(PreToolUse, err)
@@ -197,7 +238,7 @@ func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, acti
 	if found {
 		task, err := h.Sup.Task(ctx, run)
 		if isUnreachable(err) {
-			return h.cannotRead(p, a, why, "the run", err)
+			return h.cannotRead(p, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil))
 		}
 		if err != nil {
 			return h.failed(PreToolUse, err)
@@ -236,16 +277,16 @@ func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, acti
 	switch {
 	case err == nil:
 		reason := fmt.Sprintf("laserbrain: authorized by %s (%s), use %d of %d", granted.ID, granted.By, len(granted.Used), granted.Uses)
-		h.record(ctx, run, found, p, true, reason)
+		h.record(ctx, run, found, p, true, reason, facts.result(fleet.GateAllow, c, nil))
 		return decision("allow", reason)
 	case errors.As(err, &refused):
 		reason := refusalReason(refused, a, why, plain)
-		h.record(ctx, run, found, p, false, reason)
+		h.record(ctx, run, found, p, false, reason, facts.result(fleet.GateDeny, c, nil))
 		return h.deny(reason)
 	case errors.Is(err, agentrun.ErrStoreElsewhere):
 		return Answer{Delegate: true}
 	case isUnreachable(err):
-		return h.cannotRead(p, a, why, "the authorizations", err)
+		return h.cannotRead(p, a, why, "the authorizations", err, facts.result(fleet.GateDeny, c, nil))
 	default:
 		return h.failed(PreToolUse, err)
 	}
@@ -255,13 +296,13 @@ func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, acti
 // authorizations) the gate cannot read: the store's database is out of
 // reach. The decision is queued for the run like the observers' events,
 // and the session's first refusal explains the outage.
-func (h *Handler) cannotRead(p Payload, a operator.Action, why, what string, cause error) Answer {
+func (h *Handler) cannotRead(p Payload, a operator.Action, why, what string, cause error, result json.RawMessage) Answer {
 	reason := "laserbrain: cannot read " + what + ": " + reasonOf(cause) + ". " + capitalize(actionWhat(a, why)) +
 		", and nothing irreversible or outward runs while the run cannot be read; reversible actions go on. Do not retry it in another form."
 	if h.firstTold(p.SessionID) {
 		reason += " " + outageNotice(cause)
 	}
-	if err := h.enqueue(PreToolUse, h.input, &gateDecision{OK: false, Text: reason}); err != nil {
+	if err := h.enqueue(PreToolUse, h.input, &gateDecision{OK: false, Text: reason, Result: result}); err != nil {
 		h.log(fmt.Sprintf("laserbrain hook pre-tool-use: the refusal could not be queued: %v", err))
 	}
 	return h.deny(reason)
@@ -310,27 +351,20 @@ func capitalize(s string) string {
 
 // record keeps the decision on the run, best effort: a decision that cannot
 // be recorded still stands (a refusal must not turn into an allow).
-func (h *Handler) record(ctx context.Context, run fleet.Run, found bool, p Payload, ok bool, text string) {
+func (h *Handler) record(ctx context.Context, run fleet.Run, found bool, p Payload, ok bool, text string, result json.RawMessage) {
 	if !found {
 		return
 	}
-	h.recordOn(ctx, run.ID, p, ok, text)
+	h.recordOn(ctx, run.ID, p, ok, text, result)
 }
 
-func (h *Handler) recordOn(ctx context.Context, runID string, p Payload, ok bool, text string) {
+func (h *Handler) recordOn(ctx context.Context, runID string, p Payload, ok bool, text string, result json.RawMessage) {
 	st, err := h.Sup.Fleet()
 	if err != nil {
 		return
 	}
-	id := h.eventID("gate")
-	if p.ToolUseID != "" {
-		id = "gate:" + p.ToolUseID
-	}
-	name := ""
-	if p.ToolName != nil {
-		name = *p.ToolName
-	}
-	_, _ = st.AppendEvent(ctx, runID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: name, OK: &ok, Text: text, Session: p.SessionID})
+	_, _ = st.AppendEvent(ctx, runID, fleet.Event{ID: gateEventID(p, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
+		Result: result, Text: text, Session: p.SessionID})
 }
 
 func (h *Handler) deny(reason string) Answer {

@@ -52,7 +52,7 @@ func (h *Handler) halted(ctx context.Context, p Payload) (Answer, bool) {
 		return Answer{}, false
 	}
 	reason := "laserbrain: refused: " + halt.Message()
-	h.record(ctx, run, found, p, false, reason)
+	h.record(ctx, run, found, p, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(p), nil))
 	return h.deny(reason), true
 }
 
@@ -75,8 +75,9 @@ func (h *Handler) ponderWrite(ctx context.Context, p Payload, paths []string, co
 
 func (h *Handler) refuseIntegrity(ctx context.Context, p Payload, why string) Answer {
 	reason := "laserbrain: refused: this file is protected (" + ponderFiles + "): " + why + ". Only ponder writes .ponder/ (ponder delta, grade, judge, …): the supervisor judges a session on its ledger, so the ledger must be ponder's own. This is not something a person authorizes for an agent; run the ponder command instead."
-	run, found, _ := h.Sup.Find(ctx, h.caller(p))
-	h.record(ctx, run, found, p, false, reason)
+	c := h.caller(p)
+	run, found, _ := h.Sup.Find(ctx, c)
+	h.record(ctx, run, found, p, false, reason, gateFacts{labels: []string{"protected file: " + ponderFiles}}.result(fleet.GateDeny, c, nil))
 	return h.deny(reason)
 }
 

@@ -197,3 +197,72 @@ func TestUnattendedDenyJSON(t *testing.T) {
 		t.Fatalf("%+v", a)
 	}
 }
+
+// Every gate decision on a run is recorded with what decided it in fields
+// (fleet.GateResult): the decision — ask included —, the operator's labels,
+// the role of the deciding match and who was there. The expected labels
+// are `laserbrain classify`'s for each command; the roles issue 18's.
+func TestGateEventsCarryTheDecision(t *testing.T) {
+	t.Setenv("LASERBRAIN_HOME", t.TempDir())
+	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
+	ctx := context.Background()
+	st, _ := h.Sup.Fleet()
+	if err := st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	call := func(id, tool string, input map[string]any) string {
+		ev := pre(tool, input, cwd)
+		ev["tool_use_id"] = id
+		kind, _ := answerOf(t, h.Handle(ctx, PreToolUse, payload(t, ev)))
+		return kind
+	}
+	push := map[string]any{"command": "git push --force origin main"}
+	if k := call("deny", "Bash", push); k != "deny" {
+		t.Fatalf("force-push: %s", k)
+	}
+	if k := call("ask", "Bash", map[string]any{"command": "git commit -m 'never rm -rf here'"}); k != "ask" {
+		t.Fatalf("rm -rf in a message: %s", k)
+	}
+	if k := call("write", "Write", map[string]any{"file_path": ".git/config"}); k != "deny" {
+		t.Fatalf("write into .git: %s", k)
+	}
+	now := time.Now().UTC()
+	if err := st.AddAuthorization(ctx, fleet.Authorization{ID: "au1", Fleet: "f", Action: "git push --force origin main", By: "test", Created: now, Expires: now.Add(time.Hour), Uses: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h.Format = "json"
+	if a := h.Handle(ctx, PreToolUse, payload(t, map[string]any{"session_id": "s-1", "cwd": cwd, "tool_name": "Bash", "tool_input": push, "tool_use_id": "allow"})); !strings.Contains(a.Stdout, `"permissionDecision":"allow"`) {
+		t.Fatalf("authorized force-push: %+v", a)
+	}
+	want := map[string]struct {
+		ok  string // true, false, or unknown
+		res fleet.GateResult
+	}{
+		"gate:deny":  {"false", fleet.GateResult{Decision: "deny", Labels: []string{"git push --force (force-push to remote)"}, Role: "executed", Presence: "attended"}},
+		"gate:ask":   {"unknown", fleet.GateResult{Decision: "ask", Labels: []string{"rm -rf (recursive force delete)"}, Role: "data", Presence: "attended"}},
+		"gate:write": {"false", fleet.GateResult{Decision: "deny", Labels: []string{"protected file: inside a repository's .git"}, Presence: "attended"}},
+		"gate:allow": {"true", fleet.GateResult{Decision: "allow", Labels: []string{"git push --force (force-push to remote)"}, Role: "executed", Presence: "attended"}},
+	}
+	evs, _ := st.Events(ctx, "r1")
+	seen := 0
+	for _, e := range evs {
+		w, ok := want[e.ID]
+		if e.Kind != fleet.KindGate || !ok {
+			continue
+		}
+		seen++
+		okText := "unknown"
+		if e.OK != nil {
+			okText = map[bool]string{true: "true", false: "false"}[*e.OK]
+		}
+		var got fleet.GateResult
+		if err := json.Unmarshal(e.Result, &got); err != nil || okText != w.ok || got.Decision != w.res.Decision || got.Role != w.res.Role ||
+			got.Presence != w.res.Presence || strings.Join(got.Labels, "|") != strings.Join(w.res.Labels, "|") {
+			t.Errorf("%s: ok %s, result %s (%v); want ok %s, %+v", e.ID, okText, e.Result, err, w.ok, w.res)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the %d decisions recorded: %+v", seen, len(want), evs)
+	}
+}

@@ -56,8 +56,9 @@ type queued struct {
 
 // gateDecision is a pre-tool-use answer to record on the run.
 type gateDecision struct {
-	OK   bool   `json:"ok"`
-	Text string `json:"text"`
+	OK     bool            `json:"ok"`
+	Text   string          `json:"text"`
+	Result json.RawMessage `json:"result,omitempty"`
 }
 
 // queueEnv is the environment a replay needs to find the caller's run.
@@ -245,7 +246,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		if err != nil || !found {
 			return err
 		}
-		r.recordOn(ctx, run.ID, p, q.Decision.OK, q.Decision.Text)
+		r.recordOn(ctx, run.ID, p, q.Decision.OK, q.Decision.Text, q.Decision.Result)
 		return nil
 	}
 	switch q.Event {

@@ -72,11 +72,17 @@ func (l *Loop) childRun(ctx context.Context, svc *Service, role string, step int
 
 // event records what the loop observed on its own run, best effort.
 func (l *Loop) event(ctx context.Context, kind, name string, ok bool, text string, step int) {
+	l.recordEvent(ctx, fleet.Event{Kind: kind, Name: name, OK: &ok, Text: text}, step)
+}
+
+// recordEvent records e on the loop's run as step's event, best effort.
+func (l *Loop) recordEvent(ctx context.Context, e fleet.Event, step int) {
 	st, err := l.sup.Fleet()
 	if err != nil {
 		return
 	}
-	_, _ = st.AppendEvent(ctx, l.id, fleet.Event{ID: fmt.Sprintf("loop:%d", step), At: time.Now().UTC(), Kind: kind, Name: name, OK: &ok, Text: text})
+	e.ID, e.At = fmt.Sprintf("loop:%d", step), time.Now().UTC()
+	_, _ = st.AppendEvent(ctx, l.id, e)
 }
 
 // driftAfterAgent steps the drift run for an iteration an agent opened.

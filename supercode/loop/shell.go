@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,9 +67,9 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 		l.replay.liveDone()
 		return l.doneShell(Record{Step: step, Key: key, Kind: kind, Argv: argv, Status: intp(127)})
 	}
-	if refusal := l.gate(ctx, argv); refusal != "" {
+	if refusal, result := l.gate(ctx, argv); refusal != "" {
 		fmt.Fprintf(hc.Stderr, "%s\n", refusal)
-		l.event(ctx, fleet.KindGate, "shell", false, refusal, step)
+		l.recordEvent(ctx, fleet.Event{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
 		l.replay.liveDone()
 		return l.doneShell(Record{Step: step, Key: key, Kind: recGate, Argv: argv, Status: intp(ExitRefused), Reason: refusal})
 	}
@@ -144,18 +145,24 @@ func (l *Loop) isVerifier(path string) bool {
 // the loop's own run drifts or its judgment says stop. A match only in
 // data (an exact argv cannot hide a command in an argument) runs; a
 // command the gate cannot read does not.
-func (l *Loop) gate(ctx context.Context, argv []string) string {
+func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result json.RawMessage) {
 	text := quoteArgv(argv)
 	r := operator.Classify(text, true, false)
 	if r.Decision == operator.Allow {
-		return ""
+		return "", nil
 	}
 	if r.Decision == operator.Ask {
 		unknown := slices.ContainsFunc(r.Findings, func(f operator.Finding) bool { return f.Where == operator.Unknown && !f.CarvedOut })
 		if !unknown {
-			return ""
+			return "", nil
 		}
 	}
+	// What the event records: nobody answers a loop's SCRIPT.
+	gr := fleet.GateResult{Decision: fleet.GateDeny, Labels: r.Labels, Presence: operator.Unattended.String()}
+	if w, ok := operator.Strongest(r.Findings); ok {
+		gr.Role = w.String()
+	}
+	result, _ = json.Marshal(gr) // strings only: cannot fail
 	op := &operator.Operator{}
 	st, err := l.sup.Fleet()
 	if err == nil {
@@ -178,12 +185,12 @@ func (l *Loop) gate(ctx context.Context, argv []string) string {
 	switch {
 	case err == nil:
 		l.note("the operator gate let %q through: a person authorized it", text)
-		return ""
+		return "", nil
 	case errors.As(err, &refused):
 		return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (%s). Nothing ran; a person can authorize exactly this command with laserbrain authorize.",
-			text, r.Why, refused.Reason)
+			text, r.Why, refused.Reason), result
 	}
-	return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (the gate failed: %v). Nothing ran.", text, r.Why, err)
+	return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (the gate failed: %v). Nothing ran.", text, r.Why, err), result
 }
 
 func quoteArgv(argv []string) string {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -80,50 +78,19 @@ func footprint(events []fleet.Event, repo, dir string) []string {
 	return out
 }
 
-// gateDecision reads one recorded gate event: ok is an authorized action
-// (allow), not ok a refusal (deny). The labels come from the event's result
-// when the hook records them there, else from the reason's text, which
-// names them after the dash ("… irreversible or outward — git push
-// --force; …").
+// gateDecision reads one recorded gate event: its result holds the
+// decision, the operator's labels, the deciding role and who was there
+// (fleet.GateResult). An event without one (none is recorded so now) is a
+// refusal when not ok, an allow when ok, with no label recorded.
 func gateDecision(agent, run string, e fleet.Event) GateDecision {
-	d := GateDecision{At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: "deny", Reason: e.Text, Labels: []string{}}
+	d := GateDecision{At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: fleet.GateDeny, Reason: e.Text, Labels: []string{}}
 	if e.OK != nil && *e.OK {
-		d.Decision = "allow"
+		d.Decision = fleet.GateAllow
 	}
-	var res struct {
-		Decision string   `json:"decision"`
-		Labels   []string `json:"labels"`
-	}
-	if len(e.Result) > 0 && json.Unmarshal(e.Result, &res) == nil {
-		if res.Decision != "" {
-			d.Decision = res.Decision
-		}
+	var res fleet.GateResult
+	if len(e.Result) > 0 && json.Unmarshal(e.Result, &res) == nil && res.Decision != "" {
+		d.Decision, d.Role, d.Presence = res.Decision, res.Role, res.Presence
 		d.Labels = append(d.Labels, res.Labels...)
 	}
-	if len(d.Labels) == 0 {
-		d.Labels = labelsFromReason(e.Text)
-	}
 	return d
-}
-
-var (
-	reasonLabels  = regexp.MustCompile(`irreversible or outward — (.+?)(?:, and |\. |\.$|$)`)
-	protectedFile = regexp.MustCompile(`this file is protected \(([^)]*)\)`)
-)
-
-func labelsFromReason(text string) []string {
-	out := []string{}
-	if m := protectedFile.FindStringSubmatch(text); m != nil {
-		return append(out, "protected file: "+m[1])
-	}
-	m := reasonLabels.FindStringSubmatch(text)
-	if m == nil {
-		return out
-	}
-	for _, l := range strings.Split(m[1], "; ") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "carve-out:") {
-			out = append(out, l)
-		}
-	}
-	return out
 }

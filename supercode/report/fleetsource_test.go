@@ -100,6 +100,9 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 	if len(gate) != 1 || gate[0].Agent != "a1:run-a1" || gate[0].Decision != "deny" || gate[0].Tool != "Bash" {
 		t.Fatalf("gate %+v", gate)
 	}
+	if gate[0].Role != "executed" || gate[0].Presence != "unknown" {
+		t.Errorf("the refusal's role %q, presence %q; want executed, unknown", gate[0].Role, gate[0].Presence)
+	}
 	if len(gate[0].Labels) == 0 || !strings.Contains(strings.Join(gate[0].Labels, " "), "force") {
 		t.Errorf("the refusal's labels %q (reason %q)", gate[0].Labels, gate[0].Reason)
 	}

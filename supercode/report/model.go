@@ -121,6 +121,10 @@ type GateDecision struct {
 	// Labels are the operator's labels for the action (why it needs a
 	// person), when the store recorded them.
 	Labels []string `json:"labels"`
+	// Role is where the deciding match stood in the command (executed,
+	// data, …); Presence who could answer (attended, unattended, unknown).
+	Role     string `json:"role,omitempty"`
+	Presence string `json:"presence,omitempty"`
 }
 
 // Halt is a halt the supervisor put on an agent, and its release.

@@ -449,9 +449,10 @@ func gate(f *Fleet) hr.Section {
 		Desc:       "How often the gate denied, asked about or allowed an action, for each of the operator's labels.",
 		Categories: labels, Stacks: []hr.BarStack{{Name: "deny", Tone: hr.Bad, Pattern: hr.Solid, Values: deny},
 			{Name: "ask", Tone: hr.Warn, Pattern: hr.Hatch, Values: ask}, {Name: "allow", Tone: hr.Good, Pattern: hr.Dots, Values: allow}}})
-	t := hr.Table{Caption: "Every decision, oldest first", Columns: []hr.Column{{Title: "when"}, {Title: "agent"}, {Title: "tool"}, {Title: "decision"}, {Title: "labels", Wrap: true}, {Title: "reason", Wrap: true}}}
+	t := hr.Table{Caption: "Every decision, oldest first", Columns: []hr.Column{{Title: "when"}, {Title: "agent"}, {Title: "tool"}, {Title: "decision"},
+		{Title: "labels", Wrap: true}, {Title: "role"}, {Title: "presence"}, {Title: "reason", Wrap: true}}}
 	for _, g := range f.Gate {
-		t.Rows = append(t.Rows, []string{when(g.At), g.Agent, g.Tool, g.Decision, strings.Join(g.Labels, "; "), g.Reason})
+		t.Rows = append(t.Rows, []string{when(g.At), g.Agent, g.Tool, g.Decision, strings.Join(g.Labels, "; "), g.Role, g.Presence, g.Reason})
 	}
 	sec.Blocks = append(sec.Blocks, hr.Table{Caption: t.Caption, Columns: t.Columns, Rows: t.Rows, Collapsed: len(t.Rows) > 20,
 		Summary: "Every decision (" + strconv.Itoa(len(t.Rows)) + ")"})
