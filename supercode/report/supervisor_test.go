@@ -127,7 +127,12 @@ func TestReportReadsAsTheSupervisor(t *testing.T) {
 			t.Errorf("%s: last %s Φ %v; the supervisor: %s Φ %v", row.Agent, a.Last().Reason, a.Last().Phi, *row.Verdict, *row.Phi)
 		}
 	}
-	pairs := func(names [2]string) string { s := names[:]; s = slices.Clone(s); slices.Sort(s); return strings.Join(s, " + ") }
+	pairs := func(names [2]string) string {
+		s := names[:]
+		s = slices.Clone(s)
+		slices.Sort(s)
+		return strings.Join(s, " + ")
+	}
 	want := map[string]supervise.CollisionRow{}
 	for _, c := range rd.Collisions {
 		want[pairs(c.Agents)] = c
