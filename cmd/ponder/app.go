@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/scan"
@@ -65,7 +66,7 @@ func (a *app) eng() (*ponder.Engine, error) {
 	e.MapLedger = true // one command per process
 	e.Halts = fleetHalts{}
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }
-	if cli.IsTerminal(a.streams.ErrOut) {
+	if tty.Is(a.streams.ErrOut) {
 		e.Progress = func(label string) ponder.Progress { return scan.NewProgress(a.streams.ErrOut, label) }
 	}
 	a.engine = e

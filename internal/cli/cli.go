@@ -21,7 +21,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // IOStreams are the standard streams a command reads and writes. Tests pass
@@ -35,13 +34,6 @@ type IOStreams struct {
 // System returns the process's own streams.
 func System() *IOStreams {
 	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-}
-
-// IsTerminal reports whether w is a terminal (used to decide whether to show
-// progress). Buffers and pipes are not.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // ExitError asks the binary to exit with Code. When Silent is set the command

@@ -14,8 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/term"
-
+	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -102,7 +101,7 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	if err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
-	fromTerminal := isTerminal(o.Stdin)
+	fromTerminal := tty.Is(o.Stdin)
 	presence, _ := SpawnPresence(o.Command, fromTerminal, o.Unattended)
 	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal,
 		Attended: attendedName(presence), Created: s.now()}
@@ -226,14 +225,6 @@ func exitCode(ps *os.ProcessState, err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	return term.IsTerminal(int(f.Fd())) // /dev/null is a character device, not a terminal
 }
 
 func withoutKeys(env []string, keys ...string) []string {

@@ -15,12 +15,12 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/term"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -567,7 +567,7 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 	}
 	defer closeIn()
 	l.stdin = stdin
-	l.interactive = isTerminal(stdin)
+	l.interactive = tty.Is(stdin)
 	env := l.scriptEnv()
 	params := append([]string{"--"}, l.o.Args...)
 	r, err := interp.New(
@@ -684,18 +684,6 @@ func stdinFile(r io.Reader) (*os.File, func(), error) {
 		}()
 		return pr, func() { pr.Close() }, nil
 	}
-}
-
-// isTerminal reports whether f is a terminal, without f.Fd (which would
-// put f in blocking mode and stop the interpreter cancelling its reads).
-func isTerminal(f *os.File) bool {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
-	}
-	is := false
-	_ = rc.Control(func(fd uintptr) { is = term.IsTerminal(int(fd)) })
-	return is
 }
 
 // nextStep allocates a step number; the caller holds l.mu.
