@@ -46,6 +46,10 @@ type RunHandle interface {
 	Close() error
 }
 
+// ErrReadOnly is wrapped by the writes of a store opened for reading only
+// (a command that only reads opens its stores so, and creates nothing).
+var ErrReadOnly = errors.New("opened for reading only")
+
 // ErrNoRun is wrapped by ReadRun when no run has the id.
 var ErrNoRun = errors.New("no such run")
 

@@ -131,6 +131,27 @@ func openStore() (laserbrain.Store, error) {
 	return backend.OpenRuns(cfg)
 }
 
+// openReader opens the stores LASERBRAIN_STORE names for a command that
+// only reads: it creates nothing (asking about a fresh home leaves none).
+func openReader() (*backend.Backend, error) {
+	cfg, err := backend.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	cfg.ReadOnly = true
+	return backend.New(cfg), nil
+}
+
+// readingSupervisor is a supervisor on stores opened for reading; done
+// closes them (the supervisor itself is not closed: it does not own them).
+func readingSupervisor() (sup *agentrun.Supervisor, done func(), err error) {
+	b, err := openReader()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &agentrun.Supervisor{OpenFleet: b.Fleet, OpenRuns: b.Runs}, func() { _ = b.Close() }, nil
+}
+
 // openCheckedRun opens run id for stepping and holds the check to what was
 // asked: an id given without newRun must name a saved run, and one given
 // with it must not. (A run laserbrain run registered never gets here: see
@@ -218,11 +239,15 @@ func (a *agentRuns) close() error { return a.sup.Close() }
 // completeRunIDs offers the saved runs' ids, newest first, from the store
 // LASERBRAIN_STORE names.
 func completeRunIDs(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	store, err := openStore()
+	b, err := openReader()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	defer func() { _ = store.Close() }()
+	defer func() { _ = b.Close() }()
+	store, err := b.Runs()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	var ids []string
 	if rs, ok := store.(interface {
 		RecentRunIDs(context.Context) ([]string, error)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
-	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -18,9 +17,12 @@ import (
 // run's agents), newest first, each with its agent's name.
 var completeAgentRuns = cli.Dynamic(func(*cobra.Command) ([]string, error) {
 	ctx := context.Background()
-	sup := &agentrun.Supervisor{}
-	defer func() { _ = sup.Close() }()
-	st, err := sup.Fleet()
+	b, err := openReader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = b.Close() }()
+	st, err := b.Fleet()
 	if err != nil {
 		return nil, err
 	}
@@ -43,9 +45,12 @@ var completeAgentRuns = cli.Dynamic(func(*cobra.Command) ([]string, error) {
 // action.
 var completeAuthorizations = cli.Dynamic(func(*cobra.Command) ([]string, error) {
 	ctx := context.Background()
-	sup := &agentrun.Supervisor{}
-	defer func() { _ = sup.Close() }()
-	st, err := sup.Fleet()
+	b, err := openReader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = b.Close() }()
+	st, err := b.Fleet()
 	if err != nil {
 		return nil, err
 	}

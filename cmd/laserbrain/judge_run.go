@@ -66,11 +66,15 @@ func readRun(id string) (*laserbrain.Run, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, cli.Usagef("--run: %v", err)
 	}
-	store, err := openStore()
+	b, err := openReader()
 	if err != nil {
 		return nil, cli.Failure(err)
 	}
-	defer store.Close()
+	defer b.Close()
+	store, err := b.Runs()
+	if err != nil {
+		return nil, cli.Failure(err)
+	}
 	r, err := store.ReadRun(context.Background(), id)
 	if err != nil {
 		return nil, storeError(err, "laserbrain runs lists agents' runs")

@@ -56,6 +56,7 @@ has no script; it reads the stores and changes nothing.`,
 			if err != nil {
 				return cli.Usagef("%v", err)
 			}
+			cfg.ReadOnly = true // a report reads; it creates no home
 			b := backend.New(cfg)
 			defer b.Close()
 			store, err := b.Runs()

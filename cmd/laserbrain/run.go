@@ -152,8 +152,11 @@ it ended.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			sup := &agentrun.Supervisor{}
-			defer sup.Close()
+			sup, done, err := readingSupervisor()
+			if err != nil {
+				return cli.Failure(err)
+			}
+			defer done()
 			st, err := sup.Fleet()
 			if err != nil {
 				return cli.Failure(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -170,7 +171,7 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	}
 	// Journal where this supervisor stopped, even when interrupted.
 	defer sup.Close(context.WithoutCancel(ctx))
-	redraw := !opts.json && opts.watch > 0 && cli.IsTerminal(streams.Out)
+	redraw := !opts.json && opts.watch > 0 && tty.Is(streams.Out)
 	for n := 1; ; n++ {
 		r, err := sup.Round(ctx)
 		if err != nil {
@@ -265,7 +266,7 @@ and ponder let it go on, and journals who released it and why.`,
 			if err != nil {
 				return err
 			}
-			st, fid, err := fleetOf(ctx, repo)
+			st, fid, err := fleetOf(ctx, repo, false)
 			if err != nil {
 				return err
 			}
@@ -308,8 +309,9 @@ func currentUser() string {
 }
 
 // fleetOf opens the fleet store LASERBRAIN_STORE names (closing it closes
-// its backend) and resolves the repository's fleet.
-func fleetOf(ctx context.Context, repo string) (fleet.Store, string, error) {
+// its backend), for reading only when readOnly (nothing is created), and
+// resolves the repository's fleet.
+func fleetOf(ctx context.Context, repo string, readOnly bool) (fleet.Store, string, error) {
 	fid, err := fleet.ID(ctx, repo)
 	if err != nil {
 		return nil, "", cli.Failure(err)
@@ -318,6 +320,7 @@ func fleetOf(ctx context.Context, repo string) (fleet.Store, string, error) {
 	if err != nil {
 		return nil, "", cli.Usagef("%v", err)
 	}
+	cfg.ReadOnly = readOnly
 	b := backend.New(cfg)
 	st, err := b.Fleet()
 	if err != nil {
@@ -358,7 +361,7 @@ verify_audit accepts as a list.`,
 			if err != nil {
 				return err
 			}
-			st, fid, err := fleetOf(ctx, repo)
+			st, fid, err := fleetOf(ctx, repo, true)
 			if err != nil {
 				return err
 			}
@@ -410,7 +413,7 @@ any edit, deletion, insertion or reordering it names the first bad record
 			if err != nil {
 				return err
 			}
-			st, fid, err := fleetOf(ctx, repo)
+			st, fid, err := fleetOf(ctx, repo, true)
 			if err != nil {
 				return err
 			}

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"time"
 
 	"github.com/laserkit/laserkit/ponder"
@@ -14,10 +11,10 @@ import (
 
 // fleetHalts is ponder.Halts over laserkit's fleet store, the one
 // LASERBRAIN_STORE names: a session is halted when the store holds a halt
-// in force on ponder:<slug> in the project's fleet (its repository). Where
-// no local fleet store exists nothing is halted, and nothing is created;
-// while nothing is halted anywhere it costs one directory read (one query
-// in a database).
+// in force on ponder:<slug> in the project's fleet (its repository). The
+// store is opened for reading: where no local fleet store exists nothing is
+// halted, and nothing is created; while nothing is halted anywhere it costs
+// one directory read (one query in a database).
 type fleetHalts struct{}
 
 func (fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
@@ -25,11 +22,7 @@ func (fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Kind == backend.Local {
-		if _, err := os.Stat(cfg.FleetDir); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-	}
+	cfg.ReadOnly = true // asking creates nothing
 	b := backend.New(cfg)
 	defer b.Close()
 	st, err := b.Fleet()

@@ -240,3 +240,54 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 		t.Error("the torn tail survived the next compaction")
 	}
 }
+
+// OpenReader on a home nothing was saved in creates nothing: every run is
+// missing (the same error as a fresh store's) and writes are refused; on a
+// home with runs it reads them.
+func TestOpenReader(t *testing.T) {
+	ctx := context.Background()
+	home := filepath.Join(t.TempDir(), "home")
+	p := Paths{Home: home, Config: filepath.Join(home, "config")}
+	r, err := OpenReader(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadRun(ctx, "r1"); !errors.Is(err, laserbrain.ErrNoRun) || !strings.Contains(err.Error(), filepath.Join(home, "runs")) {
+		t.Fatalf("ReadRun = %v", err)
+	}
+	if _, err := r.OpenRun(ctx, "r1"); !errors.Is(err, laserbrain.ErrReadOnly) {
+		t.Fatalf("OpenRun = %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(home); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the reader created %s (%v)", home, err)
+	}
+	w, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := w.OpenRun(ctx, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Run().Step(laserbrain.StepInput{Goal: "ship it", Progress: "advancing", Distance: laserbrain.Dist(3)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err = OpenReader(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got, err := r.ReadRun(ctx, "r1"); err != nil || len(got.Steps()) != 1 {
+		t.Fatalf("the reader does not see the saved run: %v", err)
+	}
+}

@@ -55,6 +55,10 @@ type Config struct {
 	Home localstore.Paths
 	// FleetDir is the local fleet store's directory.
 	FleetDir string
+	// ReadOnly opens the stores for a command that only reads: nothing is
+	// created (no home, no directory), and the local stores refuse writes
+	// with laserbrain.ErrReadOnly.
+	ReadOnly bool
 }
 
 // FromEnv reads LASERBRAIN_STORE and LASERBRAIN_HOME.
@@ -116,12 +120,28 @@ func (c Config) Evidence() *localstore.Evidence { return localstore.OpenEvidence
 // PostgreSQL), for commands that need nothing else.
 func OpenRuns(c Config) (laserbrain.Store, error) {
 	if c.Kind != Postgres {
-		return localstore.Open(c.Home)
+		return c.openLocalRuns()
 	}
-	if err := os.MkdirAll(c.Home.Config, 0o755); err != nil {
+	if err := c.machineDir(); err != nil {
 		return nil, err
 	}
 	return pgstore.Open(c.DSN, pgstore.Options{Evidence: c.Evidence()})
+}
+
+func (c Config) openLocalRuns() (laserbrain.Store, error) {
+	if c.ReadOnly {
+		return localstore.OpenReader(c.Home)
+	}
+	return localstore.Open(c.Home)
+}
+
+// machineDir makes the home's directory for what stays on the machine
+// (the evidence counters) beside a database; a reader makes nothing.
+func (c Config) machineDir() error {
+	if c.ReadOnly {
+		return nil
+	}
+	return os.MkdirAll(c.Home.Config, 0o755)
 }
 
 // Backend is both stores on one backend, opened on first use, sharing one
@@ -159,7 +179,7 @@ func (b *Backend) Runs() (laserbrain.Store, error) {
 		return b.runs, nil
 	}
 	if b.cfg.Kind != Postgres {
-		s, err := localstore.Open(b.cfg.Home)
+		s, err := b.cfg.openLocalRuns()
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +190,7 @@ func (b *Backend) Runs() (laserbrain.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(b.cfg.Home.Config, 0o755); err != nil {
+	if err := b.cfg.machineDir(); err != nil {
 		return nil, err
 	}
 	b.runs = pgstore.New(pool, b.cfg.DSN, pgstore.Options{Evidence: b.cfg.Evidence()})
@@ -185,6 +205,10 @@ func (b *Backend) Fleet() (fleet.Store, error) {
 		return b.fleet, nil
 	}
 	if b.cfg.Kind != Postgres {
+		if b.cfg.ReadOnly {
+			b.fleet = fleet.OpenLocalReader(b.cfg.FleetDir)
+			return b.fleet, nil
+		}
 		s, err := fleet.OpenLocal(b.cfg.FleetDir)
 		if err != nil {
 			return nil, err

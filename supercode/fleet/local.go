@@ -32,6 +32,8 @@ import (
 // each other's updates.
 type Local struct {
 	dir string
+	// readOnly: opened by OpenLocalReader; every write is refused.
+	readOnly bool
 }
 
 var _ Store = (*Local)(nil)
@@ -61,6 +63,12 @@ func OpenLocal(dir string) (*Local, error) {
 	return &Local{dir: dir}, nil
 }
 
+// OpenLocalReader opens the store in dir for reading only: nothing is
+// created (a store never written reads as empty), and every write is
+// refused with laserbrain.ErrReadOnly. Commands that only read use it, so
+// asking about a fleet never makes a home.
+func OpenLocalReader(dir string) *Local { return &Local{dir: dir, readOnly: true} }
+
 // Dir is where the store lives.
 func (l *Local) Dir() string { return l.dir }
 
@@ -73,7 +81,16 @@ func (l *Local) authPath(id string) string {
 	return filepath.Join(l.dir, "authorizations", id+".json")
 }
 
-func lock(path string) (*fsx.Lock, error) { return fsx.LockFile(path+".lock", LockTimeout) }
+// lockFile takes the advisory lock at path, waiting up to wait; every write
+// takes one first, so this is where a read-only store refuses writes.
+func (l *Local) lockFile(path string, wait time.Duration) (*fsx.Lock, error) {
+	if l.readOnly {
+		return nil, fmt.Errorf("fleet store %s: %w", l.dir, laserbrain.ErrReadOnly)
+	}
+	return fsx.LockFile(path, wait)
+}
+
+func (l *Local) lock(path string) (*fsx.Lock, error) { return l.lockFile(path+".lock", LockTimeout) }
 
 func writeJSON(path string, v any) error {
 	var buf bytes.Buffer
@@ -103,7 +120,7 @@ func (l *Local) CreateRun(ctx context.Context, r Run) error {
 		return err
 	}
 	p := l.runPath(r.ID)
-	lk, err := lock(p)
+	lk, err := l.lock(p)
 	if err != nil {
 		return err
 	}
@@ -141,7 +158,7 @@ func (l *Local) UpdateRun(ctx context.Context, id string, f func(*Run) error) (R
 		return Run{}, err
 	}
 	p := l.runPath(id)
-	lk, err := lock(p)
+	lk, err := l.lock(p)
 	if err != nil {
 		return Run{}, err
 	}
@@ -266,7 +283,7 @@ func (l *Local) AppendEvent(ctx context.Context, run string, e Event) (bool, err
 		e.At = time.Now().UTC()
 	}
 	p := l.eventPath(run)
-	lk, err := lock(p)
+	lk, err := l.lock(p)
 	if err != nil {
 		return false, err
 	}
@@ -364,7 +381,7 @@ func (l *Local) AddAuthorization(ctx context.Context, a Authorization) error {
 		return fmt.Errorf("authorization id: %w", err)
 	}
 	p := l.authPath(a.ID)
-	lk, err := lock(p)
+	lk, err := l.lock(p)
 	if err != nil {
 		return err
 	}
@@ -403,7 +420,7 @@ func (l *Local) updateAuthorization(id string, f func(*Authorization) error) err
 		return fmt.Errorf("authorization id: %w", err)
 	}
 	p := l.authPath(id)
-	lk, err := lock(p)
+	lk, err := l.lock(p)
 	if err != nil {
 		return err
 	}

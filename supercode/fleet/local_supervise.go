@@ -41,7 +41,7 @@ func (l *Local) activePath(fleet, agent string) string {
 }
 
 func (l *Local) haltLock() (*fsx.Lock, error) {
-	return fsx.LockFile(filepath.Join(l.dir, "halts", "halts.lock"), LockTimeout)
+	return l.lockFile(filepath.Join(l.dir, "halts", "halts.lock"), LockTimeout)
 }
 
 func validHalt(h Halt) error {
@@ -216,7 +216,7 @@ func (l *Local) AppendJournal(ctx context.Context, rec JournalRecord) (JournalRe
 		return JournalRecord{}, errors.New("a journal record needs its fleet and kind")
 	}
 	path := l.journalPath(rec.Fleet, ".jsonl")
-	lk, err := fsx.LockFile(l.journalPath(rec.Fleet, ".lock"), LockTimeout)
+	lk, err := l.lockFile(l.journalPath(rec.Fleet, ".lock"), LockTimeout)
 	if err != nil {
 		return JournalRecord{}, err
 	}

@@ -35,7 +35,7 @@ func (l *Local) StartRound(ctx context.Context, fleet string) (int64, func(int64
 	if fleet == "" {
 		return 0, nil, errors.New("a round needs a fleet")
 	}
-	lk, err := fsx.LockFile(l.journalPath(fleet, ".rounds"), RoundWait)
+	lk, err := l.lockFile(l.journalPath(fleet, ".rounds"), RoundWait)
 	if err != nil {
 		return 0, nil, err
 	}
