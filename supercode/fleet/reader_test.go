@@ -35,7 +35,10 @@ func TestOpenLocalReader(t *testing.T) {
 		"CreateRun":   r.CreateRun(ctx, Run{ID: "r1", Fleet: "f", Created: now}),
 		"PutHalt":     r.PutHalt(ctx, Halt{ID: "h", Fleet: "f", Agent: "a", Reason: "x", At: now}),
 		"AppendEvent": func() error { _, err := r.AppendEvent(ctx, "r1", Event{Kind: KindTool, At: now}); return err }(),
-		"Journal":     func() error { _, err := r.AppendJournal(ctx, JournalRecord{Fleet: "f", Kind: JournalRound}); return err }(),
+		"Journal": func() error {
+			_, err := r.AppendJournal(ctx, JournalRecord{Fleet: "f", Kind: JournalRound})
+			return err
+		}(),
 	} {
 		if !errors.Is(err, laserbrain.ErrReadOnly) {
 			t.Errorf("%s on a reader: %v, want ErrReadOnly", name, err)
