@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -37,7 +38,7 @@ func render(b *strings.Builder, v Value, depth int, ascii bool) {
 	case Number:
 		b.WriteString(PythonNumber(v.Num))
 	case String:
-		writeString(b, v.Str, ascii)
+		WriteJSONString(b, v.Str, ascii)
 	case Array:
 		if len(v.Items) == 0 {
 			b.WriteString("[]")
@@ -64,7 +65,7 @@ func render(b *strings.Builder, v Value, depth int, ascii bool) {
 				b.WriteByte(',')
 			}
 			newline(b, depth+1)
-			writeString(b, m.Key, ascii)
+			WriteJSONString(b, m.Key, ascii)
 			b.WriteString(": ")
 			render(b, m.Value, depth+1, ascii)
 		}
@@ -148,28 +149,45 @@ func PythonFloatRepr(f float64) string {
 
 // WritePythonString writes s as a JSON string the way Python's json.dumps does
 // with ensure_ascii=True: non-ASCII and DEL as lowercase \uXXXX escapes.
-func WritePythonString(b *strings.Builder, s string) { writeString(b, s, true) }
+func WritePythonString(b *strings.Builder, s string) { WriteJSONString(b, s, true) }
 
-func writeString(b *strings.Builder, s string, ascii bool) {
-	b.WriteByte('"')
+// TextWriter is what WriteJSONString writes to: a *strings.Builder or a
+// *bytes.Buffer.
+type TextWriter interface {
+	io.Writer
+	io.ByteWriter
+	io.StringWriter
+	WriteRune(r rune) (int, error)
+}
+
+// WriteJSONString writes s as a JSON string the way Python's json.dumps
+// does: the short escapes (\" \\ \n \r \t \b \f), other control
+// characters as lowercase \u00XX, and with ascii (ensure_ascii=True) every
+// rune from DEL up as \uXXXX (a surrogate pair above U+FFFF); without it
+// text is written as UTF-8. It is the one JSON string writer for output
+// that must match Python's byte for byte (the canonical grammar, the
+// reference's JSONL records) or a JavaScript tool's (Claude Code's
+// settings, whose JSON.stringify escapes the same way).
+func WriteJSONString(b TextWriter, s string, ascii bool) {
+	_ = b.WriteByte('"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
 		case r == '"':
-			b.WriteString(`\"`)
+			_, _ = b.WriteString(`\"`)
 		case r == '\\':
-			b.WriteString(`\\`)
+			_, _ = b.WriteString(`\\`)
 		case r == '\n':
-			b.WriteString(`\n`)
+			_, _ = b.WriteString(`\n`)
 		case r == '\r':
-			b.WriteString(`\r`)
+			_, _ = b.WriteString(`\r`)
 		case r == '\t':
-			b.WriteString(`\t`)
+			_, _ = b.WriteString(`\t`)
 		case r == '\b':
-			b.WriteString(`\b`)
+			_, _ = b.WriteString(`\b`)
 		case r == '\f':
-			b.WriteString(`\f`)
+			_, _ = b.WriteString(`\f`)
 		case r < 0x20 || (ascii && r >= 0x7f):
 			if r > 0xffff {
 				hi, lo := utf16.EncodeRune(r)
@@ -178,10 +196,10 @@ func writeString(b *strings.Builder, s string, ascii bool) {
 				fmt.Fprintf(b, `\u%04x`, r)
 			}
 		default:
-			b.WriteRune(r)
+			_, _ = b.WriteRune(r)
 		}
 	}
-	b.WriteByte('"')
+	_ = b.WriteByte('"')
 }
 
 // RenderLine writes v on one line the way Python's json.dumps(v,
@@ -211,7 +229,7 @@ func renderLine(b *strings.Builder, v Value) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeString(b, m.Key, false)
+			WriteJSONString(b, m.Key, false)
 			b.WriteString(": ")
 			renderLine(b, m.Value)
 		}

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/grammar"
 )
 
 // node is a JSON value that keeps its object keys in their order and its
@@ -198,7 +199,7 @@ func write(b *bytes.Buffer, n *node, depth int) {
 				b.WriteByte(',')
 			}
 			indent(b, depth+1)
-			writeString(b, m.key)
+			grammar.WriteJSONString(b, m.key, false)
 			b.WriteString(": ")
 			write(b, m.val, depth+1)
 		}
@@ -230,7 +231,7 @@ func write(b *bytes.Buffer, n *node, depth int) {
 				b.WriteString("false")
 			}
 		case string:
-			writeString(b, x)
+			grammar.WriteJSONString(b, x, false)
 		case json.Number:
 			b.WriteString(x.String())
 		default:
@@ -243,33 +244,4 @@ func write(b *bytes.Buffer, n *node, depth int) {
 func indent(b *bytes.Buffer, depth int) {
 	b.WriteByte('\n')
 	b.WriteString(strings.Repeat("  ", depth))
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20 || r == utf8.RuneError && size == 1:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('"')
 }
