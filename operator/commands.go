@@ -2,6 +2,7 @@ package operator
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -28,7 +29,7 @@ func skipOptions(args []arg, spec optSpec) []arg {
 			return args[i+1:]
 		case strings.HasPrefix(s, "--"):
 			name, _, hasValue := strings.Cut(s[2:], "=")
-			if !hasValue && contains(spec.long, name) {
+			if !hasValue && slices.Contains(spec.long, name) {
 				i++
 			}
 		case len(s) > 1 && s[0] == '-':
@@ -46,15 +47,6 @@ func skipOptions(args []arg, spec optSpec) []arg {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // isAssignment: NAME=VALUE, NAME a shell identifier.
@@ -675,7 +667,7 @@ func parallelStarts(rest []arg) []int {
 			if hasValue {
 				continue
 			}
-			if contains(parallelSpec.long, name) {
+			if slices.Contains(parallelSpec.long, name) {
 				i++
 				continue
 			}
@@ -940,7 +932,7 @@ func (a *analyzer) interpreter(name string, rest []arg, in input) {
 		// Combined short flags ending in the code flag: perl -pie, python -Bc.
 		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) {
 			last := "-" + w.val[len(w.val)-1:]
-			if contains(flags, last) {
+			if slices.Contains(flags, last) {
 				code, _ := joinArgs(rest[i+1 : i+2])
 				a.code(name, code)
 				return

@@ -3,6 +3,7 @@ package operator
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -48,7 +49,7 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int) ([]string, g
 			call.dir = joinDir(call.dir, s[2:])
 			continue
 		}
-		if contains(gitGlobalWithValue, name) && !hasValue {
+		if slices.Contains(gitGlobalWithValue, name) && !hasValue {
 			if i+1 < len(rest) {
 				i++
 				value = rest[i].val

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -66,5 +67,5 @@ var packCompiled = func() []compiledPackRule {
 // mkfs). gen checks examples the same way.
 func (r *compiledPackRule) appliesTo(name string) bool {
 	base, _, _ := strings.Cut(name, ".")
-	return contains(r.commands, name) || contains(r.commands, strings.TrimRight(name, "0123456789.")) || contains(r.commands, base)
+	return slices.Contains(r.commands, name) || slices.Contains(r.commands, strings.TrimRight(name, "0123456789.")) || slices.Contains(r.commands, base)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,7 +87,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 		allowed := allowedFields[what]
 		var extra []string
 		for _, f := range d.Fields {
-			if !contains(allowed, f) {
+			if !slices.Contains(allowed, f) {
 				extra = append(extra, f)
 			}
 		}
@@ -220,15 +221,6 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 		return nil, viol
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func uniq(list []string) []string {

@@ -17,19 +17,11 @@ import (
 // run's agents), newest first, each with its agent's name.
 var completeAgentRuns = cli.Dynamic(func(*cobra.Command) ([]string, error) {
 	ctx := context.Background()
-	b, err := openReader()
+	st, fid, err := fleetOf(ctx, ".", true)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = b.Close() }()
-	st, err := b.Fleet()
-	if err != nil {
-		return nil, err
-	}
-	fid, err := fleet.ID(ctx, ".")
-	if err != nil {
-		return nil, err
-	}
+	defer func() { _ = st.Close() }()
 	runs, err := st.ListRuns(ctx, fleet.RunFilter{Fleet: fid})
 	if err != nil {
 		return nil, err
@@ -45,19 +37,11 @@ var completeAgentRuns = cli.Dynamic(func(*cobra.Command) ([]string, error) {
 // action.
 var completeAuthorizations = cli.Dynamic(func(*cobra.Command) ([]string, error) {
 	ctx := context.Background()
-	b, err := openReader()
+	st, fid, err := fleetOf(ctx, ".", true)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = b.Close() }()
-	st, err := b.Fleet()
-	if err != nil {
-		return nil, err
-	}
-	fid, err := fleet.ID(ctx, ".")
-	if err != nil {
-		return nil, err
-	}
+	defer func() { _ = st.Close() }()
 	all, err := st.ListAuthorizations(ctx, fid)
 	if err != nil {
 		return nil, err

@@ -330,6 +330,26 @@ func fleetOf(ctx context.Context, repo string, readOnly bool) (fleet.Store, stri
 	return closingFleet{st, b}, fid, nil
 }
 
+// journalOf reads the supervisor's journal of the repository's fleet (the
+// one containing repo, default the current directory), the store opened
+// for reading; the caller closes it.
+func journalOf(ctx context.Context, repo string) (fleet.Store, string, []fleet.JournalRecord, error) {
+	root, err := repoRoot(repo)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	st, fid, err := fleetOf(ctx, root, true)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	recs, err := st.JournalRecords(ctx, fid, 0)
+	if err != nil {
+		_ = st.Close()
+		return nil, "", nil, cli.Failure(err)
+	}
+	return st, fid, recs, nil
+}
+
 // closingFleet is a fleet store whose Close closes its backend too.
 type closingFleet struct {
 	fleet.Store
@@ -357,19 +377,11 @@ verify_audit accepts as a list.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			repo, err := repoRoot(opts.repo)
-			if err != nil {
-				return err
-			}
-			st, fid, err := fleetOf(ctx, repo, true)
+			st, _, recs, err := journalOf(ctx, opts.repo)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			recs, err := st.JournalRecords(ctx, fid, 0)
-			if err != nil {
-				return cli.Failure(err)
-			}
 			w := bufio.NewWriter(streams.Out)
 			defer func() { _ = w.Flush() }()
 			for _, r := range recs {
@@ -409,19 +421,11 @@ any edit, deletion, insertion or reordering it names the first bad record
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			repo, err := repoRoot(opts.repo)
-			if err != nil {
-				return err
-			}
-			st, fid, err := fleetOf(ctx, repo, true)
+			st, fid, recs, err := journalOf(ctx, opts.repo)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			recs, err := st.JournalRecords(ctx, fid, 0)
-			if err != nil {
-				return cli.Failure(err)
-			}
 			head, err := st.JournalHead(ctx, fid)
 			if err != nil {
 				return cli.Failure(err)

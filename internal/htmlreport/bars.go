@@ -60,30 +60,9 @@ func (b Bars) render(w *writer) {
 	if len(b.Categories) == 0 {
 		h = 40
 	}
-	w.raw("<figure class=\"plotfig\" data-plot=\"bars\" id=\"")
-	w.attr(id)
-	w.raw("\"><figcaption>")
-	w.text(b.Title)
-	if b.Subtitle != "" {
-		w.raw("<span class=\"sub\">")
-		w.text(b.Subtitle)
-		w.raw("</span>")
-	}
-	w.raw("</figcaption>\n<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
-	w.num(barsW)
-	w.raw(" ")
-	w.num(h)
-	w.raw("\" role=\"img\" aria-labelledby=\"")
-	w.raw(id + "-t " + id + "-d")
-	w.raw("\"><title id=\"")
-	w.raw(id + "-t")
-	w.raw("\">")
-	w.text(b.Title)
-	w.raw("</title><desc id=\"")
-	w.raw(id + "-d")
-	w.raw("\">")
-	w.text(b.describe(totals))
-	w.raw("</desc><defs>")
+	w.openPlot("bars", id, b.Title, b.Subtitle, barsW, h)
+	w.closePlotHead(id, b.Title, b.describe(totals))
+	w.raw("<defs>")
 	for _, s := range b.Stacks {
 		w.pattern(id, s.Tone, s.Pattern)
 	}

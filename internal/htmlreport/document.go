@@ -140,6 +140,43 @@ func (w *writer) maybeFlush() {
 
 func (w *writer) raw(s string) { w.b = append(w.b, s...) }
 
+// openPlot writes a plot's figure and caption, and opens its svg as far as
+// its aria-labelledby attribute; the caller may add attributes (each
+// starting with the closing quote), then calls closePlotHead.
+func (w *writer) openPlot(kind, id, title, subtitle string, width, height float64) {
+	w.raw("<figure class=\"plotfig\" data-plot=\"")
+	w.raw(kind)
+	w.raw("\" id=\"")
+	w.attr(id)
+	w.raw("\"><figcaption>")
+	w.text(title)
+	if subtitle != "" {
+		w.raw("<span class=\"sub\">")
+		w.text(subtitle)
+		w.raw("</span>")
+	}
+	w.raw("</figcaption>\n<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
+	w.num(width)
+	w.raw(" ")
+	w.num(height)
+	w.raw("\" role=\"img\" aria-labelledby=\"")
+	w.raw(id + "-t " + id + "-d")
+}
+
+// closePlotHead ends the svg's opening tag with the title and the
+// description its aria-labelledby names.
+func (w *writer) closePlotHead(id, title, desc string) {
+	w.raw("\"><title id=\"")
+	w.raw(id + "-t")
+	w.raw("\">")
+	w.text(title)
+	w.raw("</title><desc id=\"")
+	w.raw(id + "-d")
+	w.raw("\">")
+	w.text(desc)
+	w.raw("</desc>")
+}
+
 // text writes s escaped for element content and attribute values alike.
 // Control characters that XML cannot carry become U+FFFD, so the page
 // stays well-formed whatever an agent wrote into its goal.

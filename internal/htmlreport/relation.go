@@ -95,30 +95,8 @@ func (r Relation) render(w *writer) {
 		pos[n.ID] = [2]float64{cx + rad*math.Cos(a), cy + rad*math.Sin(a)}
 	}
 
-	w.raw("<figure class=\"plotfig\" data-plot=\"relation\" id=\"")
-	w.attr(id)
-	w.raw("\"><figcaption>")
-	w.text(r.Title)
-	if r.Subtitle != "" {
-		w.raw("<span class=\"sub\">")
-		w.text(r.Subtitle)
-		w.raw("</span>")
-	}
-	w.raw("</figcaption>\n<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
-	w.num(relW)
-	w.raw(" ")
-	w.num(h)
-	w.raw("\" role=\"img\" aria-labelledby=\"")
-	w.raw(id + "-t " + id + "-d")
-	w.raw("\"><title id=\"")
-	w.raw(id + "-t")
-	w.raw("\">")
-	w.text(r.Title)
-	w.raw("</title><desc id=\"")
-	w.raw(id + "-d")
-	w.raw("\">")
-	w.text(r.describe(left))
-	w.raw("</desc>")
+	w.openPlot("relation", id, r.Title, r.Subtitle, relW, h)
+	w.closePlotHead(id, r.Title, r.describe(left))
 	if len(r.Nodes) == 0 {
 		w.raw("<text x=\"")
 		w.num(cx)

@@ -205,34 +205,12 @@ func (t Timeline) render(w *writer) {
 		}
 	}
 
-	w.raw("<figure class=\"plotfig\" data-plot=\"timeline\" id=\"")
-	w.attr(id)
-	w.raw("\"><figcaption>")
-	w.text(t.Title)
-	if t.Subtitle != "" {
-		w.raw("<span class=\"sub\">")
-		w.text(t.Subtitle)
-		w.raw("</span>")
-	}
-	w.raw("</figcaption>\n<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 ")
-	w.num(plW)
-	w.raw(" ")
-	w.num(plH)
-	w.raw("\" role=\"img\" aria-labelledby=\"")
-	w.raw(id + "-t " + id + "-d")
+	w.openPlot("timeline", id, t.Title, t.Subtitle, plW, plH)
 	w.raw("\" data-x-label=\"")
 	w.attr(t.XLabel)
 	w.raw("\" data-y-label=\"")
 	w.attr(t.YLabel)
-	w.raw("\"><title id=\"")
-	w.raw(id + "-t")
-	w.raw("\">")
-	w.text(t.Title)
-	w.raw("</title><desc id=\"")
-	w.raw(id + "-d")
-	w.raw("\">")
-	w.text(t.describe(notes))
-	w.raw("</desc>")
+	w.closePlotHead(id, t.Title, t.describe(notes))
 
 	if len(t.Bands) > 0 {
 		w.raw("<defs>")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -384,7 +385,7 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 			return fleet.Run{}, err
 		}
 	}
-	if c.Session != "" && !contains(r.Sessions, c.Session) {
+	if c.Session != "" && !slices.Contains(r.Sessions, c.Session) {
 		if err := st.AttachSession(ctx, r.ID, c.Session); err != nil {
 			return fleet.Run{}, err
 		}
@@ -396,15 +397,6 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 		}
 	}
 	return r, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // CheckInput is one spelled state, as check_state takes it.

@@ -103,6 +103,30 @@ func writeJSON(path string, v any) error {
 	return fsx.WriteFile(path, buf.Bytes(), 0o644)
 }
 
+// readAll reads every record of one of the store's directories (sub/*.json)
+// that keep accepts, in file-name order; a file removed while it is read is
+// passed over.
+func readAll[T any](l *Local, sub string, keep func(*T) bool) ([]T, error) {
+	names, err := filepath.Glob(filepath.Join(l.dir, sub, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for _, n := range names {
+		var v T
+		if err := readJSON(n, &v); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		if keep(&v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -240,23 +264,9 @@ func (l *Local) RunForSession(ctx context.Context, session string) (Run, error) 
 
 // ListRuns implements Runs.
 func (l *Local) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	names, err := filepath.Glob(filepath.Join(l.dir, "runs", "*.json"))
+	out, err := readAll(l, "runs", func(r *Run) bool { return f.Fleet == "" || r.Fleet == f.Fleet })
 	if err != nil {
 		return nil, err
-	}
-	var out []Run
-	for _, n := range names {
-		var r Run
-		if err := readJSON(n, &r); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, err
-		}
-		if f.Fleet != "" && r.Fleet != f.Fleet {
-			continue
-		}
-		out = append(out, r)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].Created.Equal(out[j].Created) {
@@ -394,22 +404,9 @@ func (l *Local) AddAuthorization(ctx context.Context, a Authorization) error {
 
 // ListAuthorizations implements Authorizations.
 func (l *Local) ListAuthorizations(ctx context.Context, fleet string) ([]Authorization, error) {
-	names, err := filepath.Glob(filepath.Join(l.dir, "authorizations", "*.json"))
+	out, err := readAll(l, "authorizations", func(a *Authorization) bool { return fleet == "" || a.Fleet == fleet })
 	if err != nil {
 		return nil, err
-	}
-	var out []Authorization
-	for _, n := range names {
-		var a Authorization
-		if err := readJSON(n, &a); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, err
-		}
-		if fleet == "" || a.Fleet == fleet {
-			out = append(out, a)
-		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
 	return out, nil

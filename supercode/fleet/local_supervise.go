@@ -136,22 +136,9 @@ func (l *Local) ActiveHalt(ctx context.Context, fleet, agent string) (Halt, bool
 
 // ListHalts implements Halts.
 func (l *Local) ListHalts(ctx context.Context, fleet string) ([]Halt, error) {
-	names, err := filepath.Glob(filepath.Join(l.dir, "halts", "*.json"))
+	out, err := readAll(l, "halts", func(h *Halt) bool { return fleet == "" || h.Fleet == fleet })
 	if err != nil {
 		return nil, err
-	}
-	var out []Halt
-	for _, n := range names {
-		var h Halt
-		if err := readJSON(n, &h); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, err
-		}
-		if fleet == "" || h.Fleet == fleet {
-			out = append(out, h)
-		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].At.Equal(out[j].At) {

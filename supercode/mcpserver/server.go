@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -298,15 +299,22 @@ func (s *Server) checkState(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	o, run, err := s.check(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return verdictOut(o, run), nil
+}
+
+// check checks one state on the caller's run: the one way every checking
+// tool records a check.
+func (s *Server) check(ctx context.Context, in agentrun.CheckInput) (agentrun.CheckOutcome, string, error) {
 	r, err := s.callerRun(ctx)
 	if err != nil {
-		return nil, err
+		return agentrun.CheckOutcome{}, "", err
 	}
 	o, err := s.sup.Check(ctx, r.ID, in)
-	if err != nil {
-		return nil, err
-	}
-	return verdictOut(o, r.ID), nil
+	return o, r.ID, err
 }
 
 func (s *Server) modulate(ctx context.Context, a args) (any, error) {
@@ -323,7 +331,7 @@ func (s *Server) modulate(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	// An unknown team or role is refused before the check is recorded.
-	if team != "" && !contains(laserbrain.Presets(), team) {
+	if team != "" && !slices.Contains(laserbrain.Presets(), team) {
 		return nil, badf("no preset named %q (valid: %s)", team, strings.Join(laserbrain.Presets(), ", "))
 	}
 	// A role without a team is unstyled, as laserbrain.Modulate and the
@@ -333,11 +341,7 @@ func (s *Server) modulate(ctx context.Context, a args) (any, error) {
 			return nil, badf("%v", err)
 		}
 	}
-	r, err := s.callerRun(ctx)
-	if err != nil {
-		return nil, err
-	}
-	o, err := s.sup.Check(ctx, r.ID, in)
+	o, run, err := s.check(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -348,18 +352,9 @@ func (s *Server) modulate(ctx context.Context, a args) (any, error) {
 	if m.Advice == "" {
 		m.Advice = o.Advice
 	}
-	out := verdictOut(o, r.ID)
+	out := verdictOut(o, run)
 	out["modulation"] = m
 	return out, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) resetTask(ctx context.Context, a args) (any, error) {
@@ -435,7 +430,7 @@ func (s *Server) similarity(ctx context.Context, a args) (any, error) {
 	na, nb := laserbrain.Norm(x), laserbrain.Norm(y)
 	var shared []string
 	for _, t := range na {
-		if contains(nb, t) {
+		if slices.Contains(nb, t) {
 			shared = append(shared, t)
 		}
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -247,7 +248,7 @@ func drift(f *Fleet) hr.Section {
 		interrupt, held = append(interrupt, c[0]), append(held, c[1])
 	}
 	for v, c := range counts { // a reason outside the grammar's list
-		if !contains(verdictOrder, v) {
+		if !slices.Contains(verdictOrder, v) {
 			cats = append(cats, v)
 			interrupt, held = append(interrupt, c[0]), append(held, c[1])
 		}
@@ -271,15 +272,6 @@ func drift(f *Fleet) hr.Section {
 	}
 	sec.Blocks = append(sec.Blocks, hr.Heading{Text: "Agents"}, t)
 	return sec
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func yesNo(b bool) string {
