@@ -14,6 +14,8 @@ import (
 
 	"github.com/dlclark/regexp2"
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/laserkit/laserkit/internal/schemas"
 )
 
 // The operator's extra pack of irreversible commands lives beside the code
@@ -56,12 +58,7 @@ func (e PackError) Error() string { return e.Pointer + ": " + e.Message }
 // (or do not) as they say. Every problem found is reported, each with its
 // JSON pointer.
 func loadPack(data, schemaJSON []byte) (*Pack, error) {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource("pack.schema.json", bytes.NewReader(schemaJSON)); err != nil {
-		return nil, fmt.Errorf("%s: %w", packSchemaPath, err)
-	}
-	schema, err := c.Compile("pack.schema.json")
+	schema, err := schemas.Compile("pack.schema.json", schemaJSON)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", packSchemaPath, err)
 	}

@@ -521,7 +521,8 @@ func (a *analyzer) xargs(rest []arg, d int, in input) {
 }
 
 // xargsSplit splits input the way xargs does by default: blanks and
-// newlines separate items, quotes and backslashes protect them.
+// newlines separate items, quotes and backslashes protect them. git splits
+// an alias definition the same way (splitWords).
 func xargsSplit(s string) []string {
 	var out []string
 	var cur strings.Builder

@@ -624,39 +624,13 @@ func (a *analyzer) gitFilterBranch(args []arg, d int) gitVerdict {
 	return v
 }
 
-// splitWords splits an alias definition the way git does (shell-like
-// quoting, no expansion).
+// splitWords splits an alias definition the way git does: shell-like
+// quoting, no expansion — the same reading xargs gives its input.
 func splitWords(s string) []arg {
-	var out []arg
-	var cur strings.Builder
-	started := false
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '\'' || c == '"':
-			quote, started = c, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			started = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if started {
-				out = append(out, arg{val: cur.String(), known: true})
-				cur.Reset()
-				started = false
-			}
-		default:
-			cur.WriteByte(c)
-			started = true
-		}
-	}
-	if started {
-		out = append(out, arg{val: cur.String(), known: true})
+	words := xargsSplit(s)
+	out := make([]arg, len(words))
+	for i, w := range words {
+		out[i] = arg{val: w, known: true}
 	}
 	return out
 }

@@ -14,32 +14,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/laserkit/laserkit/grammar"
+	"github.com/laserkit/laserkit/internal/schemas"
 )
 
-var (
-	schemaOnce sync.Once
-	compiled   *jsonschema.Schema
-	schemaErr  error
-)
-
-func compiledSchema() (*jsonschema.Schema, error) {
-	schemaOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		const url = "grammar.schema.json"
-		if err := c.AddResource(url, bytes.NewReader(grammar.SchemaJSON)); err != nil {
-			schemaErr = err
-			return
-		}
-		compiled, schemaErr = c.Compile(url)
-	})
-	return compiled, schemaErr
-}
+var compiledSchema = schemas.Lazy("grammar.schema.json", grammar.SchemaJSON)
 
 // Validate checks a grammar document against the schema and then against the
 // rules a schema cannot state (weights summing to 1, patterns that compile,

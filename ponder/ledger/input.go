@@ -9,10 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/laserkit/laserkit/internal/schemas"
 )
 
 // DeltaSchema is the JSON Schema (2020-12) of a delta batch as an agent
@@ -23,24 +24,7 @@ var DeltaSchema []byte
 
 const deltaSchemaURL = "https://laserkit.invalid/ponder/delta.schema.json"
 
-var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
-)
-
-func deltaSchema() (*jsonschema.Schema, error) {
-	schemaOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		if err := c.AddResource(deltaSchemaURL, bytes.NewReader(DeltaSchema)); err != nil {
-			schemaErr = err
-			return
-		}
-		schema, schemaErr = c.Compile(deltaSchemaURL)
-	})
-	return schema, schemaErr
-}
+var deltaSchema = schemas.Lazy(deltaSchemaURL, DeltaSchema)
 
 // Violation is one reason a batch is rejected. Record is 1-based (0 = the
 // batch as a whole); Line is the input line for JSON Lines input (0 for an

@@ -19,9 +19,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/laserkit/laserkit/internal/schemas"
 )
 
 // Schema is verdict.schema.json as shipped.
@@ -97,24 +98,7 @@ func (v Verdict) Signature() string {
 	return fmt.Sprintf("%t;%s", v.Sufficient, strings.Join(parts, ";"))
 }
 
-var (
-	compileOnce sync.Once
-	compiled    *jsonschema.Schema
-	compileErr  error
-)
-
-func schema() (*jsonschema.Schema, error) {
-	compileOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		if err := c.AddResource(schemaURL, bytes.NewReader(Schema)); err != nil {
-			compileErr = err
-			return
-		}
-		compiled, compileErr = c.Compile(schemaURL)
-	})
-	return compiled, compileErr
-}
+var schema = schemas.Lazy(schemaURL, Schema)
 
 // MalformedError says why a verdict was refused, one reason a line, in
 // words a model can act on.
