@@ -22,13 +22,16 @@ func newRootCmd(streams *cli.IOStreams) *cobra.Command {
 		Long: `laserbrain reads an agent's spelled state (goal, progress, distance),
 writes its laserscore, measures drift (Φ) against the run's frozen ground
 and returns one of nine verdicts. It supervises agents under Claude Code's
-hooks and its MCP server, runs the verified fixpoint loop, gates
+hooks and its MCP server, watches the agents and ponder sessions working on
+one repository (supervise), runs the verified fixpoint loop, gates
 irreversible and outward shell commands, lints workflow methods and checks
 test vectors against the Python reference.
 
 Runs live in $LASERBRAIN_HOME (default: the user config directory's
-laserbrain/). Every command's help lists its exit codes; 'laserbrain help
-exit-codes' prints the table laserbrain and ponder share.`,
+laserbrain/), or in the PostgreSQL database LASERBRAIN_STORE names (one
+fleet across machines; see 'laserbrain store'). Every command's help lists
+its exit codes; 'laserbrain help exit-codes' prints the table laserbrain
+and ponder share.`,
 		Example: `  laserbrain check --goal "add a CSV importer" --distance 7
   laserbrain install claude
   laserbrain run -- claude "fix the flaky test"
@@ -45,17 +48,11 @@ exit-codes' prints the table laserbrain and ponder share.`,
 		&cobra.Group{ID: groupSettings, Title: "Set-up:"},
 		&cobra.Group{ID: cli.GroupMore, Title: "More:"},
 	)
-	add := func(group string, cmds ...*cobra.Command) {
-		for _, c := range cmds {
-			c.GroupID = group
-			root.AddCommand(c)
-		}
-	}
-	add(groupDrift, newCheckCmd(streams), newHistoryCmd(streams), newJudgeRunCmd(streams), newRunsCmd(streams), newReportCmd(streams))
-	add(groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newHookCmd(streams), newMCPCmd(streams))
-	add(groupGate, newClassifyCmd(streams), newLintCmd(streams))
-	add(groupGrammar, newGrammarCmd(streams), newVectorsCmd(streams))
-	add(groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true), newStoreCmd(streams))
+	cli.AddToGroup(root, groupDrift, newCheckCmd(streams), newHistoryCmd(streams), newJudgeRunCmd(streams), newRunsCmd(streams), newReportCmd(streams))
+	cli.AddToGroup(root, groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newHookCmd(streams), newMCPCmd(streams))
+	cli.AddToGroup(root, groupGate, newClassifyCmd(streams), newLintCmd(streams))
+	cli.AddToGroup(root, groupGrammar, newGrammarCmd(streams), newVectorsCmd(streams))
+	cli.AddToGroup(root, groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true), newStoreCmd(streams))
 	cli.AddVersion(root, streams, cli.SnakeCase)
 	cli.SetExits(root)
 	return root

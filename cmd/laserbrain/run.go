@@ -141,7 +141,7 @@ func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
 	opts := &runsOptions{}
 	cmd := &cobra.Command{
 		Use:   "runs [--fleet DIR | --all] [--json]",
-		Short: "List agent runs: agent, run id, fleet, steps, last verdict, judgment",
+		Short: "List agent runs: agent, run id, fleet, checks, last verdict, judgment",
 		Long: `runs lists the runs of one fleet (the repository containing --fleet DIR,
 default the current directory), oldest first, or of every fleet with --all:
 agent, run id, fleet, checks, last verdict, whole-run judgment, and whether

@@ -27,9 +27,13 @@ A pass: [predict] → deliberate → delta* → judge → decide continue|stop.
 
 PONDER_OCA (` + ocaModes + `) says whether sessions are also written to an
 OCA PostgreSQL database (PONDER_OCA_DSN): auto uses it when it is reachable,
-on requires it (exit 3 when it is not), off never connects. Every command's
-help lists its exit codes; 'ponder help exit-codes' prints the table ponder
-and laserbrain share. See ponder/SPEC.md.`,
+on requires it (exit 3 when it is not), off never connects.
+
+laserbrain supervise watches every session of a repository as the agent
+ponder:<slug>; a session it halts refuses writing commands (exit 2) until a
+person runs laserbrain supervise release. Every command's help lists its
+exit codes; 'ponder help exit-codes' prints the table ponder and laserbrain
+share. See ponder/SPEC.md.`,
 		Example: `  ponder start "the checkout flow" --lens security
   ponder units --scan src
   ponder deliberate --skeptic "the retry loop hides failures" --skeptic-confidence 0.7
@@ -50,16 +54,10 @@ and laserbrain share. See ponder/SPEC.md.`,
 		&cobra.Group{ID: groupCare, Title: "Care and OCA:"},
 		&cobra.Group{ID: cli.GroupMore, Title: "More:"},
 	)
-	add := func(group string, cmds ...*cobra.Command) {
-		for _, c := range cmds {
-			c.GroupID = group
-			root.AddCommand(c)
-		}
-	}
-	add(groupSession, newStartCmd(a), newUnitsCmd(a), newStatusCmd(a), newListCmd(a), newAbortCmd(a))
-	add(groupPass, newPredictCmd(a), newDeliberateCmd(a), newDeltaCmd(a), newGradeCmd(a), newMetacognizeCmd(a), newJudgeCmd(a), newDecideCmd(a))
-	add(groupResults, newReportCmd(a), newApplyCmd(a))
-	add(groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a.streams))
+	cli.AddToGroup(root, groupSession, newStartCmd(a), newUnitsCmd(a), newStatusCmd(a), newListCmd(a), newAbortCmd(a))
+	cli.AddToGroup(root, groupPass, newPredictCmd(a), newDeliberateCmd(a), newDeltaCmd(a), newGradeCmd(a), newMetacognizeCmd(a), newJudgeCmd(a), newDecideCmd(a))
+	cli.AddToGroup(root, groupResults, newReportCmd(a), newApplyCmd(a))
+	cli.AddToGroup(root, groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a.streams))
 	cli.AddVersion(root, a.streams, cli.CamelCase)
 	cli.SetExits(root)
 	return root

@@ -51,6 +51,14 @@ var templateFuncs sync.Once
 // completion, help.
 const GroupMore = "more"
 
+// AddToGroup adds cmds to root under the help group group.
+func AddToGroup(root *cobra.Command, group string, cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		c.GroupID = group
+		root.AddCommand(c)
+	}
+}
+
 func prepareRoot(root *cobra.Command) {
 	templateFuncs.Do(func() { cobra.AddTemplateFunc("laserkitExitStatus", exitStatusHelp) })
 	root.SetUsageTemplate(usageTemplate)
