@@ -1,5 +1,3 @@
-// Command laserbrain is the drift instrument's front end: grammar tools,
-// drift checks, the operator gate and hook, method lint and test vectors.
 package main
 
 import (

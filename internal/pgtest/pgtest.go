@@ -30,11 +30,18 @@ const skipMessage = "SKIPPED: no PostgreSQL for the integration tests: " + Admin
 	"installing PostgreSQL as root when missing) or set " + AdminEnv + " to a superuser DSN."
 
 // AdminDSN returns the superuser DSN of the test server, or skips t with a
-// message that says how to get one (printed on stderr too, once).
+// message that says how to get one (printed on stderr too, once); under
+// CI=true it fails t instead.
 func AdminDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv(AdminEnv)
 	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			// CI runs make test, which starts a server: a skip there would
+			// hide every database test (as a missing Claude Code CLI or
+			// Chromium fails there too).
+			t.Fatal("no PostgreSQL under CI=true: " + skipMessage)
+		}
 		warnOnce.Do(func() { fmt.Fprintln(os.Stderr, "pgtest: "+skipMessage) })
 		t.Skip(skipMessage)
 	}

@@ -31,6 +31,10 @@
 // recorded, its footprint the files its file tools wrote and its shell
 // commands wrote or named.
 //
+// How a session and a run read — SessionStart, SessionStep, SessionFiles,
+// EventFiles — is exported, and the fleet report (supercode/report) reads
+// the fleet through the same functions, under the same names.
+//
 // Every decision is journaled before it is carried out (a halt before it
 // is put, a question before it is asked, then the answer), and a round's
 // readings after it, when anything changed. Open resumes from the journal:
