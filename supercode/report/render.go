@@ -202,8 +202,8 @@ func drift(f *Fleet) hr.Section {
 		sub := []string{}
 		if a.Kind == "ponder" {
 			sub = append(sub, "ponder session")
-		} else if a.Run != "" && a.Run != a.Name {
-			sub = append(sub, "run "+a.Run)
+		} else if a.Run != "" && a.Run != a.Name && !strings.HasSuffix(a.Name, ":"+a.Run) {
+			sub = append(sub, "run "+a.Run) // the name says it already (<agent>:<run id>)
 		}
 		sub = append(sub, "ground “"+clip(a.Ground, 80)+"”", count(len(a.Steps), "check", "checks"))
 		if l := a.Last(); l != nil {

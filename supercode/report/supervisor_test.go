@@ -127,6 +127,10 @@ func TestReportReadsAsTheSupervisor(t *testing.T) {
 			t.Errorf("%s: last %s Φ %v; the supervisor: %s Φ %v", row.Agent, a.Last().Reason, a.Last().Phi, *row.Verdict, *row.Phi)
 		}
 	}
+	// The page names each agent once: a run's id is in its name already.
+	if page := string(Render(f)); !strings.Contains(page, "a1:run-a1") || strings.Contains(page, "run run-a1") {
+		t.Errorf("the page does not name a1:run-a1 once")
+	}
 	pairs := func(names [2]string) string {
 		s := names[:]
 		s = slices.Clone(s)
