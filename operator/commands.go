@@ -361,8 +361,15 @@ func (a *analyzer) code(name, text string) {
 	a.packOn(name, text, InlineCode)
 }
 
+// rmRecursiveLabel is a recursive rm without force: an agent's rm has no
+// terminal on its standard input, so GNU rm asks nothing (write-protected
+// files included) and deletes as much as rm -rf.
+const rmRecursiveLabel = "rm -r (recursive delete: with no terminal, rm asks nothing)"
+
 // rm reads rm's options as GNU rm does (abbreviated long options, options
-// after operands): recursive and forced is the grammar's rm -rf.
+// after operands): recursive and forced is the grammar's rm -rf; recursive
+// alone deletes as much when nobody is at a terminal, which an agent never
+// is, so it is irreversible too.
 func (a *analyzer) rm(rest []arg) {
 	r := rmOptions.parse(rest)
 	if r.bad || r.set["help"] > 0 || r.set["version"] > 0 || len(r.operands) == 0 {
@@ -373,10 +380,14 @@ func (a *analyzer) rm(rest []arg) {
 		a.add(Finding{Label: "parsed: " + grammarIrreversible[grammarRmRf].label, Where: Executed, grammar: grammarRmRf})
 		return
 	}
-	if recursive || force {
+	if recursive {
+		a.add(Finding{Label: "parsed: " + rmRecursiveLabel, Where: Executed, grammar: -1})
+		return
+	}
+	if force {
 		for _, w := range r.operands {
 			if !w.known {
-				a.unknown("rm with an argument known only at run time", "it may be the missing -r or -f")
+				a.unknown("rm with an argument known only at run time", "it may be the missing -r")
 				return
 			}
 		}
