@@ -175,6 +175,11 @@ func (a *analyzer) command(argv []arg, d int, in input) {
 			continue
 		}
 		switch name {
+		case "go":
+			if lb := goRunLaserbrain(rest); lb != nil {
+				argv = lb
+				continue
+			}
 		case "command":
 			if len(rest) > 0 && rest[0].known && (hasShortFlag(rest[0].val, 'v') || hasShortFlag(rest[0].val, 'V')) {
 				return // only looks the name up
@@ -248,6 +253,8 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 		a.rm(rest)
 		a.packOn(name, strings.Join(norm, " "), Executed)
 		return
+	case isLaserbrain(name):
+		a.laserbrain(rest)
 	case name == "git" || strings.HasPrefix(name, "git-") && len(name) > 4:
 		if name != "git" {
 			// The dashed form (git-push in git's exec path) is the subcommand.
