@@ -134,7 +134,7 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	}
 	cfg, err := backend.FromEnv()
 	if err != nil {
-		return cli.Usagef("%v", err)
+		return err // a configuration mistake: exit 2 (internal/cli)
 	}
 	b := backend.New(cfg)
 	defer b.Close()
@@ -318,7 +318,7 @@ func fleetOf(ctx context.Context, repo string, readOnly bool) (fleet.Store, stri
 	}
 	cfg, err := backend.FromEnv()
 	if err != nil {
-		return nil, "", cli.Usagef("%v", err)
+		return nil, "", err // a configuration mistake: exit 2 (internal/cli)
 	}
 	cfg.ReadOnly = readOnly
 	b := backend.New(cfg)

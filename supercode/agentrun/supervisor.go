@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
@@ -191,8 +192,11 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 		}
 	}
 	st, err := open()
-	if err != nil {
+	if err != nil && !envconfig.Is(err) { // a bad setting names itself
 		return nil, fmt.Errorf("fleet store: %w", err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	s.fleet = st
 	return st, nil

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/laserbrain"
 )
@@ -43,7 +44,11 @@ var LockTimeout = 10 * time.Second
 
 // DefaultDir is $LASERBRAIN_HOME/fleet, else <user config dir>/laserbrain/fleet.
 func DefaultDir() (string, error) {
-	if h := os.Getenv("LASERBRAIN_HOME"); h != "" {
+	h, err := envconfig.Home()
+	if err != nil {
+		return "", err
+	}
+	if h != "" {
 		return filepath.Join(h, "fleet"), nil
 	}
 	d, err := os.UserConfigDir()
