@@ -65,9 +65,12 @@ start, and a check on it goes where its hooks' checks go (its current task,
 counted on the run), so laserbrain runs and laserbrain supervise see it.
 Runs live in $LASERBRAIN_HOME, else in the user config directory.
 
---distance is a whole number from 0 (done) to 10, or "unknown"; anything
-else is refused with the accepted range (the MCP server's check_state reads
-distances as the Python reference does).
+--distance is a whole number from 0 (done) to 10, or "unknown", and
+--progress one of advancing, stuck or circling; anything else is refused
+with the accepted values. A stream line and the MCP server's check_state
+read them as the Python reference's check_state does (a distance clamped
+to 0-10, any other progress ungrammatical): that is the agent's spelled
+state, which parity keeps exactly.
 
 With --stream, check reads one JSON object per line from standard input,
 {"goal", "progress", "distance", "parent_goal", "user_turn", "doing", "next",
@@ -148,6 +151,17 @@ func parseDistance(s string) (laserbrain.Distance, error) {
 		return laserbrain.Distance{}, cli.Usagef("--distance %q: want a whole number from 0 (done) to 10, or unknown", s)
 	}
 	return laserbrain.Dist(n), nil
+}
+
+// checkProgress refuses a --progress the help does not list: a typo in a
+// flag is the caller's, not the agent's spelled state (which --stream and
+// the MCP server still read as the reference does: ungrammatical).
+func checkProgress(p string) error {
+	switch p {
+	case laserbrain.ProgressAdvancing, laserbrain.ProgressStuck, laserbrain.ProgressCircling:
+		return nil
+	}
+	return cli.Usagef("--progress %q: want advancing, stuck or circling", p)
 }
 
 // openStore opens laserbrain's run store on the backend LASERBRAIN_STORE
@@ -296,6 +310,9 @@ func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) er
 	}
 	d, err := parseDistance(opts.distance)
 	if err != nil {
+		return err
+	}
+	if err := checkProgress(opts.progress); err != nil {
 		return err
 	}
 	id := opts.run

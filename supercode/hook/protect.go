@@ -226,3 +226,32 @@ func writeWhy(tool, abs string) string {
 	}
 	return fmt.Sprintf("the %s would write %s", tool, abs)
 }
+
+// Authorizable reports whether a person's authorization of command (run
+// in dir) could ever be used by the gate: it is a shell command the gate
+// refuses or asks about, or one writing a protected file. A person's
+// command, or a write into what is never authorizable, is refused whatever
+// is authorized, and a command the gate lets through needs nothing; why
+// says which.
+func Authorizable(command, dir string) (ok bool, why string) {
+	r := operator.ClassifyIn(dir, command, true, false)
+	if f, person := r.PersonOnly(); person {
+		what := strings.TrimPrefix(f.Label, "parsed: ")
+		if i := strings.Index(what, " ("); i >= 0 {
+			what = what[:i]
+		}
+		return false, what + " is a person's command: the gate refuses it to agents whatever is authorized; run it yourself"
+	}
+	never, abs, writes, unsure := shellWrites(command, dir)
+	if never != "" {
+		where := never
+		if abs != "" {
+			where = abs + " (" + never + ")"
+		}
+		return false, "it writes " + where + ", which no authorization opens to an agent"
+	}
+	if len(writes) > 0 || unsure != "" || r.Decision != operator.Allow {
+		return true, ""
+	}
+	return false, "the gate does not refuse it (nothing irreversible or outward, no protected file), so there is nothing to authorize"
+}
