@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -67,6 +68,10 @@ type Finding struct {
 	// escalates the classification but does not block in a hook.
 	CarvedOut bool   `json:"carved_out,omitempty"`
 	Note      string `json:"note,omitempty"`
+	// PersonOnly marks a person's command (laserbrain authorize, …): the
+	// gate refuses it in every presence and no authorization lets it
+	// through (person.go).
+	PersonOnly bool `json:"person_only,omitempty"`
 	// grammar is the index of the grammar pattern this finding is a parsed
 	// view of, or -1.
 	grammar int
@@ -273,6 +278,28 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 	r.Why = strings.Join(why, "; ")
 	r.Decision = decide(r.Findings)
 	return r
+}
+
+// Add escalates r with a finding the caller made (the hook's protected
+// paths, say): it is listed, labelled and explained like the parsed
+// view's own findings, and the decision is taken again.
+func (r *Result) Add(f Finding) {
+	f.grammar = -1
+	r.Findings = append(r.Findings, f)
+	r.Reversible = false
+	r.Outward = r.Outward || f.Outward
+	if !slices.Contains(r.Labels, f.Label) {
+		r.Labels = append(r.Labels, f.Label)
+		w := f.Label
+		if f.Note != "" {
+			w += " (" + f.Note + ")"
+		}
+		if r.Why != "" {
+			r.Why += "; "
+		}
+		r.Why += w
+	}
+	r.Decision = decide(r.Findings)
 }
 
 func decide(fs []Finding) Decision {

@@ -175,6 +175,11 @@ func (a *analyzer) command(argv []arg, d int, in input) {
 			continue
 		}
 		switch name {
+		case "go":
+			if lb := goRunLaserbrain(rest); lb != nil {
+				argv = lb
+				continue
+			}
 		case "command":
 			if len(rest) > 0 && rest[0].known && (hasShortFlag(rest[0].val, 'v') || hasShortFlag(rest[0].val, 'V')) {
 				return // only looks the name up
@@ -248,6 +253,8 @@ func (a *analyzer) simple(name string, rest []arg, d int, in input) {
 		a.rm(rest)
 		a.packOn(name, strings.Join(norm, " "), Executed)
 		return
+	case isLaserbrain(name):
+		a.laserbrain(rest)
 	case name == "git" || strings.HasPrefix(name, "git-") && len(name) > 4:
 		if name != "git" {
 			// The dashed form (git-push in git's exec path) is the subcommand.
@@ -361,8 +368,15 @@ func (a *analyzer) code(name, text string) {
 	a.packOn(name, text, InlineCode)
 }
 
+// rmRecursiveLabel is a recursive rm without force: an agent's rm has no
+// terminal on its standard input, so GNU rm asks nothing (write-protected
+// files included) and deletes as much as rm -rf.
+const rmRecursiveLabel = "rm -r (recursive delete: with no terminal, rm asks nothing)"
+
 // rm reads rm's options as GNU rm does (abbreviated long options, options
-// after operands): recursive and forced is the grammar's rm -rf.
+// after operands): recursive and forced is the grammar's rm -rf; recursive
+// alone deletes as much when nobody is at a terminal, which an agent never
+// is, so it is irreversible too.
 func (a *analyzer) rm(rest []arg) {
 	r := rmOptions.parse(rest)
 	if r.bad || r.set["help"] > 0 || r.set["version"] > 0 || len(r.operands) == 0 {
@@ -373,10 +387,14 @@ func (a *analyzer) rm(rest []arg) {
 		a.add(Finding{Label: "parsed: " + grammarIrreversible[grammarRmRf].label, Where: Executed, grammar: grammarRmRf})
 		return
 	}
-	if recursive || force {
+	if recursive {
+		a.add(Finding{Label: "parsed: " + rmRecursiveLabel, Where: Executed, grammar: -1})
+		return
+	}
+	if force {
 		for _, w := range r.operands {
 			if !w.known {
-				a.unknown("rm with an argument known only at run time", "it may be the missing -r or -f")
+				a.unknown("rm with an argument known only at run time", "it may be the missing -r")
 				return
 			}
 		}

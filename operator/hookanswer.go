@@ -97,6 +97,12 @@ func (r Result) HookAnswerFor(p Presence, why string) HookAnswer {
 			a.Findings = append(a.Findings, f)
 		}
 	}
+	if f, ok := r.PersonOnly(); ok {
+		// Whoever is there: no authorization lets it through.
+		a.Decision, a.Findings, a.Context = Deny, []Finding{f}, ""
+		a.Reason = PersonOnlyReason(f)
+		return a
+	}
 	switch {
 	case a.Decision == Deny && hasRole(a.Findings, Executed):
 		a.Reason = "laserbrain operator gate: this command is irreversible or outward and nobody authorized it — " + r.Why +
@@ -162,7 +168,7 @@ func unattendedRefusal(fs []Finding, why string) string {
 	if hasRole(fs, Unknown) {
 		b.WriteString(" Split the command into simple commands the gate can read: name every command literally (not through a variable or a substitution) and run a script's commands directly instead of piping them into a shell or an interpreter.")
 	}
-	b.WriteString(" If it must run as it is, ask the user to run it or to authorize exactly this command (laserbrain authorize -- followed by the whole command quoted as one argument);" +
+	b.WriteString(" If it must run as it is, ask the user to run it or to authorize exactly this command;" +
 		" do not hide an irreversible action in another form.")
 	return b.String()
 }
@@ -182,13 +188,13 @@ func unattendedNote(fs []Finding, why string) string {
 	b.WriteString("laserbrain operator gate: ")
 	if len(data) > 0 {
 		b.WriteString("your command mentions " + strings.Join(data, "; ") +
-			" only as data (an argument, a message, a heredoc or a comment); no command it runs does that, so it was not run. ")
+			" only as data (an argument, a message, a heredoc or a comment): no command in it does that, so that action itself does not run. ")
 	}
 	if len(dry) > 0 {
 		b.WriteString("your command runs " + strings.Join(dry, "; ") +
 			" as a dry run or a help request, which changes nothing; the same command without it would be refused. ")
 	}
 	b.WriteString("Nobody is attending this run " + presenceClause(Unattended, why) +
-		", so the call went ahead without asking and the finding is recorded on the run. Doing it for real needs a person's authorization.")
+		", so your command went ahead without asking, and the finding is recorded on the run. Doing that action for real needs a person's authorization.")
 	return b.String()
 }

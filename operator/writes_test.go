@@ -1,7 +1,11 @@
 package operator
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,4 +64,43 @@ func FuzzWrittenPaths(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd string) {
 		WrittenPaths(cmd) // must not panic
 	})
+}
+
+// TestRecursiveRmWithoutTerminal: real GNU rm, with standard input not a
+// terminal (as an agent's is), removes a tree holding a write-protected
+// file without asking, in every recursive spelling; the gate denies each,
+// while rm -f of one file stays allowed.
+func TestRecursiveRmWithoutTerminal(t *testing.T) {
+	rm, err := exec.LookPath("rm")
+	if err != nil {
+		t.Skip("no rm on PATH")
+	}
+	for _, flags := range [][]string{{"-r"}, {"-R"}, {"--recursive"}, {"--rec"}, {"-rv"}} {
+		dir := t.TempDir()
+		tree := filepath.Join(dir, "d")
+		if err := os.MkdirAll(filepath.Join(tree, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tree, "sub", "f"), []byte("x"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		args := append(append([]string{}, flags...), "d")
+		cmd := exec.Command(rm, args...)
+		cmd.Dir = dir // stdin: the null device, not a terminal
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("rm %v: %v\n%s", args, err, out)
+		}
+		if _, err := os.Stat(tree); !os.IsNotExist(err) {
+			t.Fatalf("rm %v without a terminal left the tree (%v): the policy's premise does not hold", args, err)
+		}
+		line := "rm " + strings.Join(args, " ")
+		if r := Classify(line, true, false); r.Decision != Deny {
+			t.Errorf("Classify(%q) = %s (%s), want deny", line, r.Decision, r.Why)
+		}
+	}
+	for _, line := range []string{"rm -f build/out.o", "rm -r", "rm --help -r d"} {
+		if r := Classify(line, true, false); r.Decision != Allow {
+			t.Errorf("Classify(%q) = %s (%s), want allow", line, r.Decision, r.Why)
+		}
+	}
 }

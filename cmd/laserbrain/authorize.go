@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/hook"
 )
 
 type authorizeOptions struct {
@@ -40,7 +42,13 @@ data in the fleet store: scoped to this fleet (the repository containing
 one agent, dated, expiring (--for, default 15m), and good for --uses actions
 (default 1). The hook looks it up afresh for every action and spends one use
 each time it lets one through. It never lets a drifting run act: the drift
-and judgment refusals come first.`,
+and judgment refusals come first.
+
+A command the gate never refuses (ls), a person's command (authorize,
+supervise release, install, …) and a write into the supervisor's records
+or .ponder/ are refused with exit 2: no authorization would ever be used.
+A --for longer than a day is written, with a warning. --revoke of an
+authorization revoked already says so and changes nothing.`,
 		Example: `  laserbrain authorize --run 9d14c2e07a11 --reason "release 1.4" -- npm publish
   laserbrain authorize --agent reviewer --for 1h --uses 3 -- git push origin main
   laserbrain authorize --write .claude/settings.json --reason "add a hook"
@@ -58,11 +66,7 @@ and judgment refusals come first.`,
 			now := time.Now().UTC()
 			switch {
 			case opts.revoke != "":
-				if err := st.RevokeAuthorization(ctx, opts.revoke, now); err != nil {
-					return storeError(err, "laserbrain authorize --list shows the fleet's authorizations")
-				}
-				fmt.Fprintf(streams.Out, "revoked %s\n", opts.revoke)
-				return nil
+				return revokeAuthorization(ctx, streams, st, opts.revoke, now)
 			case opts.list:
 				return listAuthorizations(ctx, streams, st, opts, now)
 			}
@@ -81,6 +85,13 @@ and judgment refusals come first.`,
 					return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(args, " "))
 				}
 				action = fleet.NormalizeAction(strings.Join(args, " "))
+				dir := opts.fleetDir
+				if dir == "" {
+					dir = "."
+				}
+				if ok, why := hook.Authorizable(action, dir); !ok {
+					return cli.Usagef("nothing authorized: %s", why)
+				}
 			default:
 				return cli.Usagef("nothing to authorize: give a command after -- or --write PATH")
 			}
@@ -89,6 +100,10 @@ and judgment refusals come first.`,
 			}
 			if opts.forDur <= 0 {
 				return cli.Usagef("--for must be a positive duration, e.g. 15m")
+			}
+			if opts.forDur > longAuthorization {
+				fmt.Fprintf(streams.ErrOut, "laserbrain: warning: --for %s: this authorization holds until %s; one meant for an action now is better short (minutes), and --revoke ends it early\n",
+					opts.forDur, now.Add(opts.forDur).Format(time.RFC3339))
 			}
 			dir := opts.fleetDir
 			if dir == "" {
@@ -100,8 +115,8 @@ and judgment refusals come first.`,
 			}
 			if opts.run != "" {
 				r, err := st.Run(ctx, opts.run)
-				if err != nil {
-					return storeError(fmt.Errorf("run %s: %w", opts.run, err), "laserbrain runs lists this fleet's runs")
+				if err != nil { // the store's error names the run
+					return storeError(err, "laserbrain runs lists this fleet's runs")
 				}
 				fid = r.Fleet
 			}
@@ -140,6 +155,36 @@ and judgment refusals come first.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "nothing to authorize, a bad flag value, or a run or authorization that does not exist"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+// longAuthorization is the --for beyond which authorize warns: an
+// authorization is a person's yes to an action about to happen.
+const longAuthorization = 24 * time.Hour
+
+// revokeAuthorization ends authorization id now, or says it had ended.
+func revokeAuthorization(ctx context.Context, streams *cli.IOStreams, st fleet.Store, id string, now time.Time) error {
+	if err := laserbrain.ValidateRunID(id); err != nil {
+		return cli.Usagef("--revoke %q: not an authorization id (laserbrain authorize --list shows them)", id)
+	}
+	all, err := st.ListAuthorizations(ctx, "")
+	if err != nil {
+		return cli.Failure(err)
+	}
+	for _, a := range all {
+		if a.ID != id {
+			continue
+		}
+		if !a.Revoked.IsZero() {
+			fmt.Fprintf(streams.Out, "%s was revoked already, at %s\n", id, a.Revoked.Format(time.RFC3339))
+			return nil
+		}
+		if err := st.RevokeAuthorization(ctx, id, now); err != nil {
+			return storeError(err, "laserbrain authorize --list shows the fleet's authorizations")
+		}
+		fmt.Fprintf(streams.Out, "revoked %s\n", id)
+		return nil
+	}
+	return cli.Usagef("authorization %s: not found (laserbrain authorize --list shows the fleet's authorizations)", id)
 }
 
 func listAuthorizations(ctx context.Context, streams *cli.IOStreams, st fleet.Store, opts *authorizeOptions, now time.Time) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,25 @@ type checkOptions struct {
 	newRun                               bool
 	json                                 bool
 	stream                               bool
+	// runFromEnv: run came from $LASERBRAIN_RUN, not --run.
+	runFromEnv bool
+}
+
+// runSource names where the run id came from.
+func (o *checkOptions) runSource() string {
+	if o.runFromEnv {
+		return "LASERBRAIN_RUN"
+	}
+	return "--run"
+}
+
+// runWords say how to fix the run the check names, in the words of where
+// it was named.
+func (o *checkOptions) runWords() runWords {
+	if o.runFromEnv {
+		return envRunWords
+	}
+	return flagRunWords
 }
 
 func newCheckCmd(streams *cli.IOStreams) *cobra.Command {
@@ -34,17 +54,23 @@ func newCheckCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "Check one spelled state against its run's ground (or a stream of them)",
 		Long: `check measures one state (goal, progress, distance) against the run's frozen
 ground and prints the verdict. The first check of a run sets the ground.
-Without --run it starts a new run and prints its id; --run ID continues that
-run, and a run that does not exist is refused (a mistyped id would otherwise
+Without --run it continues $LASERBRAIN_RUN when that is set (laserbrain run
+exports it to the agent, so an agent's checks reach the run its gate and
+its supervisor read), and otherwise starts a new run and prints its id;
+--new-run without an id, or --run '', starts a new run even then. --run ID
+continues that run, and a run that does not exist is refused (a mistyped id would otherwise
 start a new run and hide the drift) unless --new-run asks to start one
 under that id. A run laserbrain run registered for an agent exists from the
 start, and a check on it goes where its hooks' checks go (its current task,
 counted on the run), so laserbrain runs and laserbrain supervise see it.
 Runs live in $LASERBRAIN_HOME, else in the user config directory.
 
---distance is a whole number from 0 (done) to 10, or "unknown"; anything
-else is refused with the accepted range (the MCP server's check_state reads
-distances as the Python reference does).
+--distance is a whole number from 0 (done) to 10, or "unknown", and
+--progress one of advancing, stuck or circling; anything else is refused
+with the accepted values. A stream line and the MCP server's check_state
+read them as the Python reference's check_state does (a distance clamped
+to 0-10, any other progress ungrammatical): that is the agent's spelled
+state, which parity keeps exactly.
 
 With --stream, check reads one JSON object per line from standard input,
 {"goal", "progress", "distance", "parent_goal", "user_turn", "doing", "next",
@@ -67,6 +93,12 @@ elsewhere waits), and saves runs and contexts every second and at the end.`,
   printf '%s\n' '{"goal":"ship it","distance":3}' | laserbrain check --stream --run release-1.4`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Under laserbrain run, checks go to the agent's run, which
+			// the gate and the supervisor read.
+			if !cmd.Flags().Changed("run") && !opts.newRun {
+				opts.run = strings.TrimSpace(os.Getenv(agentrun.EnvRun))
+				opts.runFromEnv = opts.run != ""
+			}
 			if opts.stream {
 				return runCheckStream(cmd, opts, streams)
 			}
@@ -82,7 +114,7 @@ elsewhere waits), and saves runs and contexts every second and at the end.`,
 	f.StringVar(&opts.doing, "doing", "", "what this step does (read for cause-claims and observations)")
 	f.StringVar(&opts.next, "next", "", "the single next action")
 	f.StringVar(&opts.blocked, "blocked", "", "what blocks you")
-	f.StringVar(&opts.run, "run", "", "continue this run (default: start a new one)")
+	f.StringVar(&opts.run, "run", "", "continue this run (default: $LASERBRAIN_RUN when set, else start a new one)")
 	f.BoolVar(&opts.newRun, "new-run", false, "start a new run (under the --run id, which must not exist yet)")
 	f.BoolVar(&opts.json, "json", false, "print the verdict as JSON (with --stream: the stream is JSON already)")
 	f.BoolVar(&opts.stream, "stream", false, "read JSON lines from standard input, write one JSON verdict per line")
@@ -119,6 +151,17 @@ func parseDistance(s string) (laserbrain.Distance, error) {
 		return laserbrain.Distance{}, cli.Usagef("--distance %q: want a whole number from 0 (done) to 10, or unknown", s)
 	}
 	return laserbrain.Dist(n), nil
+}
+
+// checkProgress refuses a --progress the help does not list: a typo in a
+// flag is the caller's, not the agent's spelled state (which --stream and
+// the MCP server still read as the reference does: ungrammatical).
+func checkProgress(p string) error {
+	switch p {
+	case laserbrain.ProgressAdvancing, laserbrain.ProgressStuck, laserbrain.ProgressCircling:
+		return nil
+	}
+	return cli.Usagef("--progress %q: want advancing, stuck or circling", p)
 }
 
 // openStore opens laserbrain's run store on the backend LASERBRAIN_STORE
@@ -175,6 +218,10 @@ func openCheckedRun(ctx context.Context, store laserbrain.Store, id string, newR
 // runWords say how to fix a run that is missing or exists, in the words of
 // the place it was named.
 type runWords struct{ missing, exists string }
+
+var envRunWords = runWords{
+	missing: "$LASERBRAIN_RUN names it; unset LASERBRAIN_RUN, or add --new-run to start a new run (laserbrain runs lists agents' runs)",
+}
 
 var flagRunWords = runWords{
 	missing: "to start a new run under this id, add --new-run (laserbrain runs lists agents' runs)",
@@ -265,12 +312,15 @@ func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) er
 	if err != nil {
 		return err
 	}
+	if err := checkProgress(opts.progress); err != nil {
+		return err
+	}
 	id := opts.run
 	if id == "" {
 		id = laserbrain.NewRunID()
 		opts.newRun = true
 	} else if err := laserbrain.ValidateRunID(id); err != nil {
-		return cli.Usagef("--run: %v", err)
+		return cli.Usagef("%s: %v", opts.runSource(), err)
 	}
 	in := laserbrain.StepInput{
 		Goal: opts.goal, Progress: opts.progress, Distance: d, ParentGoal: opts.parentGoal, UserTurn: opts.userTurn,
@@ -301,7 +351,7 @@ func checkOne(ctx context.Context, id string, opts *checkOptions, in laserbrain.
 		agents := newAgentRuns()
 		r, err := agents.lookup(ctx, id)
 		if err == nil && r != nil {
-			v, created, err = agents.check(ctx, r, in, opts.newRun, flagRunWords)
+			v, created, err = agents.check(ctx, r, in, opts.newRun, opts.runWords())
 		}
 		if cerr := agents.close(); err == nil && cerr != nil {
 			err = cli.Failure(fmt.Errorf("run %s not saved: %w", id, cerr))
@@ -314,7 +364,7 @@ func checkOne(ctx context.Context, id string, opts *checkOptions, in laserbrain.
 	if err != nil {
 		return v, false, cli.Failure(err)
 	}
-	h, err := openCheckedRun(ctx, store, id, opts.newRun, flagRunWords)
+	h, err := openCheckedRun(ctx, store, id, opts.newRun, opts.runWords())
 	if err != nil {
 		_ = store.Close()
 		return v, false, err

@@ -22,7 +22,7 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 	}
 	if opts.run != "" {
 		if err := laserbrain.ValidateRunID(opts.run); err != nil {
-			return cli.Usagef("--run: %v", err)
+			return cli.Usagef("%s: %v", opts.runSource(), err)
 		}
 	}
 	store, err := openStore()
@@ -36,7 +36,7 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 		r, err := s.agents.lookup(context.Background(), opts.run)
 		if err == nil && r == nil {
 			var h laserbrain.RunHandle
-			if h, err = openCheckedRun(context.Background(), store, opts.run, opts.newRun, flagRunWords); err == nil {
+			if h, err = openCheckedRun(context.Background(), store, opts.run, opts.newRun, opts.runWords()); err == nil {
 				s.handles[opts.run] = h
 			}
 		}

@@ -99,10 +99,15 @@ func TestClaudeUnattendedAnswers(t *testing.T) {
 	// Inline code: denied with what to do instead.
 	tr := s.toolResult(t, "toolu_py")
 	for _, want := range []string{"nobody is attending this run", "CLAUDE_CODE_SESSION_ATTENDED=0", "in code run by python3",
-		"split the command", "pass it as an argument", "laserbrain authorize"} {
+		"split the command", "pass it as an argument", "ask the user to run it or to authorize exactly this command"} {
 		if !tr.IsError || !strings.Contains(tr.Text, want) {
 			t.Errorf("the inline python: is_error=%v, %q does not say %q", tr.IsError, tr.Text, want)
 		}
+	}
+	// The model is never taught the command that grants an authorization
+	// (trial 1): it asks the user.
+	if strings.Contains(tr.Text, "laserbrain authorize") {
+		t.Errorf("the inline python's refusal names laserbrain authorize: %q", tr.Text)
 	}
 	for _, marker := range []string{"push-marker", "python-marker"} {
 		if _, err := os.Stat(filepath.Join(s.Dir, marker)); err == nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,12 +42,22 @@ and the laserbrain MCP server into Claude Code's settings for a scope:
 Every key already in those files is kept, in its place; our own entries are
 replaced in place, so running it again changes no byte. --dry-run prints the
 diff and writes nothing. A file that is not a JSON object is refused, with
-nothing written. --dir is the project (default: the current directory).
+nothing written. Each file is reported created, updated, removed or
+unchanged: uninstall removes a project's .mcp.json left with no servers and
+a project settings file left as {} (it configures nothing; ~/.claude.json
+and the user's settings stay). --dir is the project (default: the current
+directory); it must exist, and a warning says so when it is not the top of
+its git repository (Claude Code reads the project settings there).
 
 Only Claude Code is supported: codex and gemini are refused (see the README
 for what their documentation shows and why it is not installed yet).`,
 		Example: "  laserbrain " + verb + " claude\n  laserbrain " + verb + " claude --scope user --dry-run\n  laserbrain " + verb + " claude --dir ~/src/shop --scope local",
-		Args:    cli.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cli.Usagef("name the client: laserbrain %s claude", verb)
+			}
+			return cli.ExactArgs(1)(cmd, args)
+		},
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -77,6 +89,14 @@ for what their documentation shows and why it is not installed yet).`,
 			if dir, err = filepath.Abs(dir); err != nil {
 				return cli.Usagef("--dir: %v", err)
 			}
+			// A mistyped --dir must not install hooks into a new, empty
+			// directory and report success.
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return cli.Usagef("--dir %s: not an existing directory", opts.dir)
+			}
+			if opts.scope != string(install.User) {
+				warnNotTopLevel(streams, dir)
+			}
 			home, err := os.UserHomeDir()
 			if err != nil {
 				return cli.Failure(err)
@@ -107,11 +127,7 @@ for what their documentation shows and why it is not installed yet).`,
 				return cli.Failure(err)
 			}
 			for _, c := range changes {
-				state := "unchanged"
-				if c.Changed() {
-					state = "updated"
-				}
-				fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, state)
+				fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, c.State())
 			}
 			return nil
 		},
@@ -125,4 +141,24 @@ for what their documentation shows and why it is not installed yet).`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "not claude, a bad --scope, or a settings file that is not a JSON object (nothing written)"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+// warnNotTopLevel warns when dir is inside a git repository but not its
+// top level: Claude Code started at the top would not read settings
+// written here.
+func warnNotTopLevel(streams *cli.IOStreams, dir string) {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return // not a repository (or no git): nothing to compare
+	}
+	top := strings.TrimSpace(string(out))
+	same := top == dir
+	if a, err := filepath.EvalSymlinks(top); err == nil {
+		if b, err := filepath.EvalSymlinks(dir); err == nil {
+			same = a == b
+		}
+	}
+	if !same {
+		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %s is not the top of its git repository (%s); Claude Code started there will not read these project settings\n", dir, top)
+	}
 }

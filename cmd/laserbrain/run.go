@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -145,7 +147,9 @@ func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
 		Long: `runs lists the runs of one fleet (the repository containing --fleet DIR,
 default the current directory), oldest first, or of every fleet with --all:
 agent, run id, fleet, checks, last verdict, whole-run judgment, and whether
-it ended.`,
+it ended. --all also lists the runs laserbrain check started on its own
+(no agent, no fleet; STATE "checks"), oldest first after the agents' runs,
+so a run id that scrolled away can be found again.`,
 		Example: `  laserbrain runs
   laserbrain runs --all --json
   laserbrain runs --fleet ~/src/shop`,
@@ -199,6 +203,13 @@ it ended.`,
 				}
 				rows = append(rows, row)
 			}
+			if opts.all {
+				checks, err := checkRuns(ctx, sup, runs)
+				if err != nil {
+					return cli.Failure(err)
+				}
+				rows = append(rows, checks...)
+			}
 			if opts.json {
 				return cli.WriteJSON(streams.Out, rows)
 			}
@@ -206,6 +217,9 @@ it ended.`,
 			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
 			for _, r := range rows {
 				state := "running"
+				if r.Agent == "" {
+					state = "checks" // laserbrain check's own run: no process
+				}
 				if r.Ended != nil {
 					state = "ended"
 					if r.ExitCode != nil {
@@ -220,7 +234,11 @@ it ended.`,
 				if len(fl) > 12 && !strings.HasPrefix(fl, "dir:") {
 					fl = fl[:12]
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Run, r.Agent, r.Steps, last, r.Judgment, state, fl)
+				agent := r.Agent
+				if agent == "" {
+					agent, fl = "-", "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, last, r.Judgment, state, fl)
 			}
 			return tw.Flush()
 		},
@@ -231,4 +249,54 @@ it ended.`,
 	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "--fleet is not a directory"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+// checkRuns are the runs in laserbrain's run store that no agent run owns
+// (laserbrain check's own), oldest first: every id the store lists except
+// the registered runs' tasks (RUN, RUN.2, …).
+func checkRuns(ctx context.Context, sup *agentrun.Supervisor, registered []fleet.Run) ([]runRow, error) {
+	store, err := sup.Runs()
+	if err != nil {
+		return nil, err
+	}
+	lister, ok := store.(interface {
+		RecentRunIDs(context.Context) ([]string, error)
+	})
+	if !ok {
+		return nil, nil
+	}
+	ids, err := lister.RecentRunIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	owned := map[string]bool{}
+	for _, r := range registered {
+		owned[r.ID] = true
+	}
+	var rows []runRow
+	for i := len(ids) - 1; i >= 0; i-- {
+		id := ids[i]
+		if owned[id] {
+			continue
+		}
+		if base, n, dotted := strings.Cut(id, "."); dotted && owned[base] {
+			if _, err := strconv.Atoi(n); err == nil {
+				continue
+			}
+		}
+		lr, err := store.ReadRun(ctx, id)
+		if errors.Is(err, laserbrain.ErrNoRun) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", id, err)
+		}
+		row := runRow{Run: id, Steps: lr.StepCount(), Judgment: lr.Phronesis().Verdict, Sessions: []string{}}
+		if steps := lr.Steps(); len(steps) > 0 {
+			row.Created = steps[0].At
+		}
+		row.Drifting, row.LastVerdict, _ = lr.LastVerdict()
+		rows = append(rows, row)
+	}
+	return rows, nil
 }

@@ -47,11 +47,7 @@ connection strings are never printed.
 }
 
 func storeConfig() (backend.Config, error) {
-	cfg, err := backend.FromEnv()
-	if err != nil {
-		return cfg, cli.Usagef("%v", err)
-	}
-	return cfg, nil
+	return backend.FromEnv() // a bad value is a configuration mistake: exit 2 (internal/cli)
 }
 
 func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {

@@ -134,7 +134,7 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	}
 	cfg, err := backend.FromEnv()
 	if err != nil {
-		return cli.Usagef("%v", err)
+		return err // a configuration mistake: exit 2 (internal/cli)
 	}
 	b := backend.New(cfg)
 	defer b.Close()
@@ -260,6 +260,12 @@ and ponder let it go on, and journals who released it and why.`,
 		Example: `  laserbrain supervise release ponder:ui-2026-08-24 --reason "they split the work"
   laserbrain supervise release claude:9d14c2e07a11`,
 		Args: cli.ExactArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeHalted(cmd, opts.repo, toComplete)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
 			repo, err := repoRoot(opts.repo)
@@ -318,7 +324,7 @@ func fleetOf(ctx context.Context, repo string, readOnly bool) (fleet.Store, stri
 	}
 	cfg, err := backend.FromEnv()
 	if err != nil {
-		return nil, "", cli.Usagef("%v", err)
+		return nil, "", err // a configuration mistake: exit 2 (internal/cli)
 	}
 	cfg.ReadOnly = readOnly
 	b := backend.New(cfg)
@@ -468,4 +474,30 @@ func shortHash(h string) string {
 		return "(empty)"
 	}
 	return h
+}
+
+// completeHalted offers the agents halted in the repository's fleet, each
+// with its halt's reason, read without creating anything.
+func completeHalted(cmd *cobra.Command, repo, toComplete string) ([]string, cobra.ShellCompDirective) {
+	ctx := context.Background()
+	root, err := repoRoot(repo)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	st, fid, err := fleetOf(ctx, root, true)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer st.Close()
+	halts, err := st.ListHalts(ctx, fid)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, h := range halts {
+		if h.InForce() {
+			out = append(out, h.Agent+"\t"+h.Reason)
+		}
+	}
+	return cli.Values(out...)(cmd, nil, toComplete)
 }

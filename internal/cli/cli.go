@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/envconfig"
 )
 
 // IOStreams are the standard streams a command reads and writes. Tests pass
@@ -133,6 +135,8 @@ func CodeOf(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case envconfig.Is(err):
+		return ExitUsage
 	case errors.As(err, &exit):
 		return exit.Code
 	case IsUsage(err):
@@ -148,6 +152,12 @@ func Code(cmd *cobra.Command, err error, errOut io.Writer) int {
 		return ExitOK
 	}
 	name := cmd.Root().Name()
+	if envconfig.Is(err) {
+		// A bad LASERBRAIN_HOME or LASERBRAIN_STORE, wherever a command
+		// met it (often wrapped as a store failure): the caller's to fix.
+		fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
+		return ExitUsage
+	}
 	var exit *ExitError
 	if errors.As(err, &exit) {
 		if !exit.Silent && exit.Err != nil {

@@ -130,6 +130,16 @@ func hasCommand(c *cobra.Command, name string) bool {
 // cmd, with cobra's suggestions.
 func unknownCommand(cmd *cobra.Command, word string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", word, cmd.CommandPath())
+	if cmd.Name() == "completion" {
+		// A shell's name is not a typo to correct: say which shells.
+		var shells []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				shells = append(shells, c.Name())
+			}
+		}
+		return &UsageError{Err: fmt.Errorf("%s — it completes %s", msg, quoteOr(shells))}
+	}
 	if s := cmd.SuggestionsFor(word); len(s) > 0 {
 		msg += " — did you mean " + quoteOr(s) + "?"
 	}

@@ -256,7 +256,7 @@ func Wrap(err error, dsn string) error {
 		return err
 	}
 	if Unreachable(err) {
-		return &UnavailableError{Where: pgdsn.Mask(dsn), Err: scrubbed{err, dsn}}
+		return &UnavailableError{Where: pgdsn.Mask(dsn), Err: scrubbed{cause{err}, dsn}}
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "42703" || pe.Code == "3F000") {
@@ -269,6 +269,49 @@ func Wrap(err error, dsn string) error {
 		return err
 	}
 	return scrubbed{err, dsn}
+}
+
+// cause is an unreachable database's error said once: pgx reports every
+// connection attempt (TLS, then plain; each address) in one message behind
+// "failed to connect to `user=… database=…`", so the same dial error
+// appears twice. Its message is the distinct network errors, which name
+// the address and the cause; the error itself is kept for errors.Is/As.
+type cause struct{ err error }
+
+func (c cause) Unwrap() error { return c.err }
+
+func (c cause) Error() string {
+	var msgs []string
+	seen := map[string]bool{}
+	var walk func(error)
+	walk = func(e error) {
+		var op *net.OpError
+		if oe, ok := e.(*net.OpError); ok {
+			op = oe
+		}
+		if op != nil {
+			if m := op.Error(); !seen[m] {
+				seen[m] = true
+				msgs = append(msgs, m)
+			}
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			if x := u.Unwrap(); x != nil {
+				walk(x)
+			}
+		}
+	}
+	walk(c.err)
+	if len(msgs) == 0 {
+		return c.err.Error()
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // scrubbed is an error whose message has the DSN's password taken out.

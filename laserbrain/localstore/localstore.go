@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -30,7 +31,11 @@ type Paths struct {
 // is that directory and the config directory is its config/; otherwise both
 // are <user config dir>/laserbrain (~/.config/laserbrain on Linux).
 func DefaultPaths() (Paths, error) {
-	if h := os.Getenv("LASERBRAIN_HOME"); h != "" {
+	h, err := envconfig.Home()
+	if err != nil {
+		return Paths{}, err
+	}
+	if h != "" {
 		return Paths{Home: h, Config: filepath.Join(h, "config")}, nil
 	}
 	dir, err := os.UserConfigDir()

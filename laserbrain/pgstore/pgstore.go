@@ -146,7 +146,10 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 		return nil, err
 	}
 	if err := s.locks.lock(ctx, id, s.opts.LockTimeout); err != nil {
-		return nil, s.wrap(fmt.Errorf("run %s is in use: %w", id, err))
+		if errors.Is(err, errLockHeld) {
+			return nil, fmt.Errorf("run %s is in use: %w", id, err)
+		}
+		return nil, s.wrap(err) // the database, not another process
 	}
 	h := &runHandle{s: s, id: id}
 	var state []byte
@@ -530,6 +533,9 @@ func lockKey(id string) int64 {
 	return int64(h.Sum64())
 }
 
+// errLockHeld: another process holds the run's lock.
+var errLockHeld = errors.New("still held by another process")
+
 func (l *locker) lock(ctx context.Context, id string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -538,7 +544,7 @@ func (l *locker) lock(ctx context.Context, id string, timeout time.Duration) err
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("still held by another process after %s", timeout)
+			return fmt.Errorf("%w after %s", errLockHeld, timeout)
 		}
 		select {
 		case <-ctx.Done():

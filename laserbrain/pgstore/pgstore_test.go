@@ -231,3 +231,22 @@ func TestSchema(t *testing.T) {
 		t.Fatalf("%d tables after a refused Init, want the 1 that was there", n)
 	}
 }
+
+// TestOpenRunDatabaseDown: with the database out of reach, opening a run is
+// "cannot reach", never "is in use" — nothing else holds a brand new run
+// (trial 15).
+func TestOpenRunDatabaseDown(t *testing.T) {
+	s, err := Open("postgres://laserkit@127.0.0.1:1/fleet?connect_timeout=2", Options{LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.OpenRun(context.Background(), laserbrain.NewRunID())
+	if err == nil {
+		t.Skip("something answers on 127.0.0.1:1")
+	}
+	if !errors.Is(err, laserbrain.ErrUnavailable) || strings.Contains(err.Error(), "in use") ||
+		strings.Count(err.Error(), "connection refused") != 1 {
+		t.Fatalf("OpenRun with the database down: %v", err)
+	}
+}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
+	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
@@ -189,8 +192,11 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 		}
 	}
 	st, err := open()
-	if err != nil {
+	if err != nil && !envconfig.Is(err) { // a bad setting names itself
 		return nil, fmt.Errorf("fleet store: %w", err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	s.fleet = st
 	return st, nil
@@ -283,8 +289,12 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 //   - laserbrain loop: LASERBRAIN_LOOP_RUN, set for everything SCRIPT runs;
 //     a loop never has a person at hand.
 //   - laserbrain run: LASERBRAIN_ATTENDED, "0" or "1" (SpawnPresence).
-//   - CI: set and not "false" or "0" (CI=true in GitHub Actions, GitLab,
-//     CircleCI, Travis, Buildkite).
+//   - CI: set and not "false", "no" or "0" (CI=true in GitHub Actions,
+//     GitLab, CircleCI, Travis, Buildkite; CI=woodpecker counts too).
+//
+// The two presence variables take 1/0, true/false or yes/no in any case;
+// any other value is ignored — answered as if unset — and named in the
+// reason, so a typo does not silently read as "nothing says".
 //
 // Without Claude Code's word, any sign of nobody wins over a sign of
 // somebody: an ask that finds nobody is refused. Other agent CLIs' hook
@@ -294,26 +304,68 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 // variable. Under them presence comes from laserbrain run, laserbrain loop
 // or CI, and is otherwise unknown, which is answered as attended.
 func Attendance(getenv func(string) string) (operator.Presence, string) {
-	switch getenv("CLAUDE_CODE_SESSION_ATTENDED") {
-	case "0":
-		return operator.Unattended, "Claude Code says nobody is attending the session (CLAUDE_CODE_SESSION_ATTENDED=0)"
-	case "1":
-		return operator.Attended, "Claude Code says a person is attending the session (CLAUDE_CODE_SESSION_ATTENDED=1)"
+	var ignored []string
+	flag := func(name string) (value, ok bool) {
+		raw := getenv(name)
+		if raw == "" {
+			return false, false
+		}
+		v, ok := parseYesNo(raw)
+		if !ok {
+			if len(raw) > 40 {
+				raw = raw[:40] + "…"
+			}
+			shown := raw
+			if strings.IndexFunc(raw, func(r rune) bool { return !unicode.IsGraphic(r) || unicode.IsSpace(r) }) >= 0 {
+				shown = strconv.Quote(raw)
+			}
+			ignored = append(ignored, name+"="+shown)
+		}
+		return v, ok
 	}
-	run := getenv(EnvAttended)
+	p, why := attendance(getenv, flag)
+	if len(ignored) > 0 {
+		why += "; ignored " + strings.Join(ignored, ", ") + " (not 1/0, true/false or yes/no)"
+	}
+	return p, why
+}
+
+func attendance(getenv func(string) string, flag func(string) (bool, bool)) (operator.Presence, string) {
+	if v, ok := flag("CLAUDE_CODE_SESSION_ATTENDED"); ok {
+		raw := getenv("CLAUDE_CODE_SESSION_ATTENDED")
+		if !v {
+			return operator.Unattended, "Claude Code says nobody is attending the session (CLAUDE_CODE_SESSION_ATTENDED=" + raw + ")"
+		}
+		return operator.Attended, "Claude Code says a person is attending the session (CLAUDE_CODE_SESSION_ATTENDED=" + raw + ")"
+	}
+	run, runOK := flag(EnvAttended)
 	if loop := getenv(envLoopRun); loop != "" {
 		return operator.Unattended, "the agent runs under laserbrain loop (" + envLoopRun + "=" + loop + ")"
 	}
-	if run == "0" {
-		return operator.Unattended, "laserbrain run started the agent where nobody can answer it (" + EnvAttended + "=0)"
+	if runOK && !run {
+		return operator.Unattended, "laserbrain run started the agent where nobody can answer it (" + EnvAttended + "=" + getenv(EnvAttended) + ")"
 	}
-	if ci := strings.TrimSpace(getenv("CI")); ci != "" && ci != "false" && ci != "0" {
-		return operator.Unattended, "a CI job (CI=" + ci + ")"
+	if ci := strings.TrimSpace(getenv("CI")); ci != "" {
+		if v, ok := parseYesNo(ci); !ok || v {
+			return operator.Unattended, "a CI job (CI=" + ci + ")"
+		}
 	}
-	if run == "1" {
-		return operator.Attended, "laserbrain run started the agent on a terminal (" + EnvAttended + "=1)"
+	if runOK && run {
+		return operator.Attended, "laserbrain run started the agent on a terminal (" + EnvAttended + "=" + getenv(EnvAttended) + ")"
 	}
 	return operator.PresenceUnknown, "nothing in the environment says whether a person is there"
+}
+
+// parseYesNo reads a presence variable's value: 1/0, true/false, yes/no,
+// in any case, spaces around ignored.
+func parseYesNo(s string) (value, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes":
+		return true, true
+	case "0", "false", "no":
+		return false, true
+	}
+	return false, false
 }
 
 // attendedName is how a run records presence ("" when not known).

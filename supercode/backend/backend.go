@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/internal/pgdb"
 	"github.com/laserkit/laserkit/internal/pgdsn"
 	"github.com/laserkit/laserkit/laserbrain"
@@ -48,11 +49,11 @@ type Config struct {
 
 // FromEnv reads LASERBRAIN_STORE and LASERBRAIN_HOME.
 func FromEnv() (Config, error) {
-	cfg, err := Parse(os.Getenv(Env), "")
-	if err != nil {
-		return Config{}, fmt.Errorf("%s=%w", Env, err)
+	spec := os.Getenv(Env)
+	if err := checkSpec(spec); err != nil {
+		return Config{}, envconfig.Errorf("%s=%w", Env, err)
 	}
-	return cfg, nil
+	return Parse(spec, "")
 }
 
 // Parse reads a store's name: "local" (or "") for the files under home
@@ -78,16 +79,25 @@ func Parse(spec, home string) (Config, error) {
 		}
 		cfg.Home, cfg.FleetDir = p, fdir
 	}
+	if err := checkSpec(spec); err != nil {
+		return Config{}, envconfig.Errorf("%w", err)
+	}
 	v := strings.TrimSpace(spec)
-	switch {
-	case v == "" || v == Local:
-		cfg.Kind = Local
-	case strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://"):
+	cfg.Kind = Local
+	if v != "" && v != Local {
 		cfg.Kind, cfg.DSN = Postgres, v
-	default:
-		return Config{}, fmt.Errorf("%s: want %q (the files under LASERBRAIN_HOME, the default) or a postgres:// URL", pgdsn.Mask(v), Local)
 	}
 	return cfg, nil
+}
+
+// checkSpec refuses a store's name that is neither local nor a PostgreSQL
+// URL.
+func checkSpec(spec string) error {
+	v := strings.TrimSpace(spec)
+	if v == "" || v == Local || strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
+		return nil
+	}
+	return fmt.Errorf("%s: want %q (the files under LASERBRAIN_HOME, the default) or a postgres:// URL", pgdsn.Mask(v), Local)
 }
 
 // String says where the stores are, without a password.

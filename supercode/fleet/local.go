@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/laserbrain"
 )
@@ -43,7 +44,11 @@ var LockTimeout = 10 * time.Second
 
 // DefaultDir is $LASERBRAIN_HOME/fleet, else <user config dir>/laserbrain/fleet.
 func DefaultDir() (string, error) {
-	if h := os.Getenv("LASERBRAIN_HOME"); h != "" {
+	h, err := envconfig.Home()
+	if err != nil {
+		return "", err
+	}
+	if h != "" {
 		return filepath.Join(h, "fleet"), nil
 	}
 	d, err := os.UserConfigDir()
@@ -387,8 +392,8 @@ func (l *Local) Events(ctx context.Context, run string) ([]Event, error) {
 
 // AddAuthorization implements Authorizations.
 func (l *Local) AddAuthorization(ctx context.Context, a Authorization) error {
-	if err := laserbrain.ValidateRunID(a.ID); err != nil {
-		return fmt.Errorf("authorization id: %w", err)
+	if err := validAuthorizationID(a.ID); err != nil {
+		return err
 	}
 	p := l.authPath(a.ID)
 	lk, err := l.lock(p)
@@ -412,11 +417,25 @@ func (l *Local) ListAuthorizations(ctx context.Context, fleet string) ([]Authori
 	return out, nil
 }
 
+// validAuthorizationID holds an authorization id to the rule run ids
+// follow (it names a file), in words about an authorization.
+func validAuthorizationID(id string) error {
+	if laserbrain.ValidateRunID(id) != nil {
+		return fmt.Errorf("authorization id %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+	}
+	return nil
+}
+
 func (l *Local) updateAuthorization(id string, f func(*Authorization) error) error {
-	if err := laserbrain.ValidateRunID(id); err != nil {
-		return fmt.Errorf("authorization id: %w", err)
+	if err := validAuthorizationID(id); err != nil {
+		return err
 	}
 	p := l.authPath(id)
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		// Authorizations are never deleted: one missing now was never
+		// there, and no lock file is left for it.
+		return fmt.Errorf("authorization %s: %w", id, ErrNotFound)
+	}
 	lk, err := l.lock(p)
 	if err != nil {
 		return err

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/laserkit/laserkit/operator"
@@ -68,8 +66,8 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 			return h.failed(PreToolUse, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field))
 		}
 		what, abs, protected := protectedPath(path, p.Cwd)
-		if what == ponderFiles {
-			return h.refuseIntegrity(ctx, p, fmt.Sprintf("%s would write %s", name, abs))
+		if outright(what) {
+			return h.refuseWrite(ctx, p, what, fmt.Sprintf("%s would write %s", name, abs))
 		}
 		if !protected {
 			return Answer{}
@@ -84,14 +82,29 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	if !isShell {
 		return Answer{}
 	}
-	if paths, complete := operator.WrittenPaths(command); len(paths) > 0 || !complete {
-		if ans, stop := h.ponderWrite(ctx, p, paths, complete, command); stop {
-			return ans
-		}
-	}
 	// Read in the event's directory: "git checkout NAME" discards NAME's
 	// changes when NAME is a file there, and switches branches otherwise.
 	r := operator.ClassifyIn(p.Cwd, command, true, false)
+	// A person's command (laserbrain authorize, …) is refused whoever is
+	// there, and no authorization lets it through.
+	if f, ok := r.PersonOnly(); ok {
+		return h.refuseOutright(ctx, p, operator.PersonOnlyReason(f), strings.TrimPrefix(f.Label, "parsed: "))
+	}
+	// Where the command writes: into what is never authorizable, refused;
+	// into other protected files, an action needing authorization like a
+	// Write of them; a protected file named where the gate cannot tell
+	// whether the command writes it, not cleared.
+	never, neverAbs, writes, unsure := shellWrites(command, p.Cwd)
+	if never != "" {
+		return h.refuseWrite(ctx, p, never, writeWhy("command", neverAbs))
+	}
+	for _, w := range writes {
+		r.Add(operator.Finding{Label: "writes a protected file: " + w, Where: operator.Executed})
+	}
+	if unsure != "" {
+		r.Add(operator.Finding{Label: "may write a protected file (" + unsure + ")", Where: operator.Unknown,
+			Note: "the gate cannot tell where this command writes"})
+	}
 	switch r.Decision {
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
@@ -277,11 +290,11 @@ func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, acti
 	switch {
 	case err == nil:
 		reason := fmt.Sprintf("laserbrain: authorized by %s (%s), use %d of %d", granted.ID, granted.By, len(granted.Used), granted.Uses)
-		h.record(ctx, run, found, p, true, reason, facts.result(fleet.GateAllow, c, nil))
+		h.record(ctx, c, run, found, p, true, reason, facts.result(fleet.GateAllow, c, nil))
 		return decision("allow", reason)
 	case errors.As(err, &refused):
 		reason := refusalReason(refused, a, why, plain)
-		h.record(ctx, run, found, p, false, reason, facts.result(fleet.GateDeny, c, nil))
+		h.record(ctx, c, run, found, p, false, reason, facts.result(fleet.GateDeny, c, nil))
 		return h.deny(reason)
 	case errors.Is(err, agentrun.ErrStoreElsewhere):
 		return Answer{Delegate: true}
@@ -339,7 +352,7 @@ func refusalReason(r *operator.Refused, a operator.Action, why, plain string) st
 	if plain != "" {
 		return plain
 	}
-	return "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it (laserbrain authorize)."
+	return "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it."
 }
 
 func capitalize(s string) string {
@@ -350,9 +363,28 @@ func capitalize(s string) string {
 }
 
 // record keeps the decision on the run, best effort: a decision that cannot
-// be recorded still stands (a refusal must not turn into an allow).
-func (h *Handler) record(ctx context.Context, run fleet.Run, found bool, p Payload, ok bool, text string, result json.RawMessage) {
+// be recorded still stands (a refusal must not turn into an allow). When
+// the caller has no run yet, one is opened as for a noted allow.
+func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, p Payload, ok bool, text string, result json.RawMessage) {
 	if !found {
+		h.recordDecision(ctx, c, p, ok, text, result)
+		return
+	}
+	h.recordOn(ctx, run.ID, p, ok, text, result)
+}
+
+// recordDecision keeps a gate decision on the caller's run, best effort,
+// opening the run when the caller names one (LASERBRAIN_RUN, or a session)
+// that is not registered yet: a Claude Code session whose SessionStart
+// never reached the hooks has its refusals recorded like its noted allows,
+// so a report counts both. A caller naming nothing has no run to keep it on.
+func (h *Handler) recordDecision(ctx context.Context, c agentrun.Caller, p Payload, ok bool, text string, result json.RawMessage) {
+	if c.Run == "" && c.Session == "" {
+		return
+	}
+	run, err := h.Sup.Open(ctx, c)
+	if err != nil {
+		h.log(fmt.Sprintf("laserbrain hook %s: the gate's decision could not be recorded on the run: %v", PreToolUse, err))
 		return
 	}
 	h.recordOn(ctx, run.ID, p, ok, text, result)
@@ -446,61 +478,4 @@ func joinArgv(argv []string) string {
 		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(words, " ")
-}
-
-// ponderFiles is protectedPath's name for what lies under .ponder.
-const ponderFiles = "ponder's session files"
-
-// protectedPath reports whether writing path (relative to cwd) would touch
-// what supervision relies on: a repository's .git, ponder's .ponder session
-// files, Claude Code's settings files (they hold the hooks) or laserbrain's
-// own home. Symbolic links are followed as far as the path exists.
-func protectedPath(path, cwd string) (what, abs string, protected bool) {
-	if path == "" {
-		return "", "", false
-	}
-	abs = path
-	if !filepath.IsAbs(abs) {
-		if cwd == "" {
-			cwd, _ = os.Getwd()
-		}
-		abs = filepath.Join(cwd, abs)
-	}
-	abs = resolve(filepath.Clean(abs))
-	parts := strings.Split(filepath.ToSlash(abs), "/")
-	for i, part := range parts {
-		switch part {
-		case ".git":
-			return "inside a repository's .git", abs, true
-		case ".ponder":
-			return ponderFiles, abs, true
-		case ".claude":
-			if i == len(parts)-2 && strings.HasPrefix(parts[i+1], "settings") && strings.HasSuffix(parts[i+1], ".json") {
-				return "Claude Code settings, which hold the hooks", abs, true
-			}
-		}
-	}
-	if home := laserbrainHome(); home != "" {
-		home = resolve(filepath.Clean(home))
-		if abs == home || strings.HasPrefix(abs, home+string(filepath.Separator)) {
-			return "laserbrain's own state", abs, true
-		}
-	}
-	return "", abs, false
-}
-
-// resolve follows symbolic links in the longest existing prefix of p.
-func resolve(p string) string {
-	rest := ""
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
@@ -219,4 +221,151 @@ func FuzzHookPayload(f *testing.F) {
 			t.Fatalf("%s exited %d on %q", ev, a.Exit, in)
 		}
 	})
+}
+
+// TestShellWritesProtected: a shell command writing, truncating, moving
+// onto or deleting what supervision relies on gets the answer a Write of
+// the same file gets — refused unless a person authorized it — and the
+// fleet's records are refused even then (trial item 2). Reading them, and
+// git's own commands, pass.
+func TestShellWritesProtected(t *testing.T) {
+	lbHome := t.TempDir()
+	t.Setenv("LASERBRAIN_HOME", lbHome)
+	t.Setenv("LB_TEST_HOME", lbHome)
+	h, _ := newHandler(t, nil)
+	h.Sup.OpenFleet = func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(lbHome, "fleet")) }
+	ctx := context.Background()
+	cwd := t.TempDir()
+	for _, d := range []string{".git/hooks", ".claude", "src"} {
+		if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	halts := filepath.Join(lbHome, "fleet", "halts", "active")
+	const (
+		pass = iota
+		authorizable
+		never
+		asks
+	)
+	for _, c := range []struct {
+		command string
+		want    int
+	}{
+		{`echo {} > .claude/settings.json`, authorizable},
+		{`sed -i s/laserbrain/x/ .claude/settings.json`, authorizable},
+		{`tee .git/hooks/pre-push < /dev/null`, authorizable},
+		{`echo x > .git/config`, authorizable},
+		{`echo 0000 > .git/refs/heads/main`, authorizable},
+		{`cp /tmp/hook .git/hooks/pre-commit`, authorizable},
+		{`ln -sf /tmp/evil .git/hooks/pre-push`, authorizable},
+		{`install -m 755 hook .git/hooks/post-merge`, authorizable},
+		{`truncate -s 0 .claude/settings.local.json`, authorizable},
+		{`rm .mcp.json`, authorizable},
+		{`dd if=/dev/null of=.mcp.json`, authorizable},
+		{`mv .claude/settings.json /tmp/`, authorizable},
+		{`echo x > ` + filepath.Join(lbHome, "runs", "x.json"), authorizable},
+		{`python3 -c "open('.git/hooks/pre-push','w')"`, asks}, // not cleared: the gate cannot see where code writes
+		{`rm -f ` + filepath.Join(halts, "x"), never},
+		{`rm -f $LB_TEST_HOME/fleet/halts/active/*`, never},
+		{`rm -f "${LASERBRAIN_HOME}/fleet/halts/active/x"`, never},
+		{`echo '{}' > ` + filepath.Join(lbHome, "fleet", "authorizations", "a.json"), never},
+		{`cd ` + lbHome + ` && : > fleet/journal/x.jsonl`, never},
+		{`mv ` + filepath.Join(lbHome, "fleet") + ` /tmp/gone`, never},
+		{`find ` + halts + ` -type f -exec rm {} +`, never},
+		{`cat .git/config .claude/settings.json`, pass},
+		{`git config user.name x && git commit -m x`, pass},
+		{`grep -r laserbrain .claude/settings.json > /tmp/out`, pass},
+		{`echo x > src/main.go && ls ` + halts, pass},
+	} {
+		a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": c.command}, cwd)))
+		got := pass
+		switch {
+		case a.Exit == 2 && strings.Contains(a.Stderr, "not something a person authorizes"):
+			got = never
+		case a.Exit == 2 && strings.Contains(a.Stderr, "protected"):
+			got = authorizable
+		case a.Exit == 0 && strings.Contains(a.Stdout, `"permissionDecision":"ask"`) && strings.Contains(a.Stdout, "may write a protected file"):
+			got = asks
+		case a.Exit != 0 || a.Stdout != "":
+			t.Errorf("%s: exit %d %q %q", c.command, a.Exit, a.Stdout, a.Stderr)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s: exit %d %q; got class %d, want %d", c.command, a.Exit, a.Stderr, got, c.want)
+		}
+	}
+	// A person's authorization of exactly the command lets it through;
+	// none lets an agent change the records, nor a Write of them.
+	st, _ := h.Sup.Fleet()
+	fid, err := fleet.ID(ctx, cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i, action := range []string{`echo {} > .claude/settings.json`, `rm -f ` + filepath.Join(halts, "x"), "write " + filepath.Join(halts, "x")} {
+		if err := st.AddAuthorization(ctx, fleet.Authorization{ID: fmt.Sprint("au", i), Fleet: fid, Action: action, Created: now, Expires: now.Add(time.Hour), Uses: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": `echo {} > .claude/settings.json`}, cwd))); a.Exit != 0 || !strings.Contains(a.Stdout, `"permissionDecision":"allow"`) {
+		t.Errorf("an authorized write of the settings: %+v", a)
+	}
+	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": `rm -f ` + filepath.Join(halts, "x")}, cwd))); a.Exit != 2 {
+		t.Errorf("an authorization let an agent delete a halt: %+v", a)
+	}
+	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Write", map[string]any{"file_path": filepath.Join(halts, "x")}, cwd))); a.Exit != 2 || !strings.Contains(a.Stderr, "not something a person authorizes") {
+		t.Errorf("an authorization let an agent Write a halt: %+v", a)
+	}
+}
+
+// TestPersonCommandsRefused: laserbrain's person-only commands run through
+// a shell tool are refused whoever is there, even when a person authorized
+// exactly that command, and the refusal is recorded on the caller's run —
+// opened for a session that never had a SessionStart (trial items 1, 18).
+func TestPersonCommandsRefused(t *testing.T) {
+	for _, env := range []map[string]string{
+		{"CLAUDE_CODE_SESSION_ATTENDED": "1"}, {"CLAUDE_CODE_SESSION_ATTENDED": "0"}, {agentrun.EnvAttended: "0"}, nil,
+	} {
+		h, _ := newHandler(t, env)
+		ctx := context.Background()
+		cwd := t.TempDir()
+		cmd := "laserbrain authorize --run r1 -- git push -f origin HEAD:main"
+		st, _ := h.Sup.Fleet()
+		fid, err := fleet.ID(ctx, cwd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		if err := st.AddAuthorization(ctx, fleet.Authorization{ID: "au", Fleet: fid, Action: cmd, Created: now, Expires: now.Add(time.Hour), Uses: 5}); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{cmd, "laserbrain supervise release bob --reason x", "/opt/lb/laserbrain uninstall claude",
+			"laserbrain install claude --scope user", "laserbrain store migrate --from local --to postgres://x/y", "go run ./cmd/laserbrain authorize --list"} {
+			a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": c}, cwd)))
+			if a.Exit != 2 || !strings.Contains(a.Stderr, "is a person's command") || !strings.Contains(a.Stderr, "not something a person authorizes for an agent") {
+				t.Errorf("%v %s: %+v", env, c, a)
+			}
+			if strings.Contains(a.Stderr, "laserbrain authorize (") || strings.Contains(a.Stderr, "laserbrain authorize --") {
+				t.Errorf("%v %s: the refusal teaches the command: %q", env, c, a.Stderr)
+			}
+		}
+		run, err := st.RunForSession(ctx, "s-1")
+		if err != nil {
+			t.Fatalf("%v: the refusals opened no run for the session: %v", env, err)
+		}
+		evs, _ := st.Events(ctx, run.ID)
+		denied := 0
+		for _, e := range evs {
+			if e.Kind == fleet.KindGate && e.OK != nil && !*e.OK {
+				denied++
+			}
+		}
+		if denied != 1 { // one tool_use_id: recorded once
+			t.Errorf("%v: %d refusals recorded, want 1: %+v", env, denied, evs)
+		}
+		if a, _ := st.ListAuthorizations(ctx, fid); len(a) != 1 || len(a[0].Used) != 0 {
+			t.Errorf("%v: the authorization was spent: %+v", env, a)
+		}
+	}
 }

@@ -3,9 +3,6 @@ package hook
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -52,50 +49,6 @@ func (h *Handler) halted(ctx context.Context, p Payload) (Answer, bool) {
 		return Answer{}, false
 	}
 	reason := "laserbrain: refused: " + halt.Message()
-	h.record(ctx, run, found, p, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(p), nil))
+	h.record(ctx, h.caller(p), run, found, p, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(p), nil))
 	return h.deny(reason), true
-}
-
-// ponderWrite denies writing ponder's session files other than through
-// ponder: a ledger line forged by an agent would buy coverage the audit
-// never did. Shell commands are read for every path they would write
-// (operator.WrittenPaths); a command that may write somewhere its text does
-// not show and names .ponder is refused too.
-func (h *Handler) ponderWrite(ctx context.Context, p Payload, paths []string, complete bool, command string) (Answer, bool) {
-	for _, path := range paths {
-		if _, abs, ok := ponderPath(path, p.Cwd); ok {
-			return h.refuseIntegrity(ctx, p, fmt.Sprintf("the command would write %s", abs)), true
-		}
-	}
-	if !complete && strings.Contains(command, ".ponder") {
-		return h.refuseIntegrity(ctx, p, "the command names .ponder and may write where the gate cannot tell"), true
-	}
-	return Answer{}, false
-}
-
-func (h *Handler) refuseIntegrity(ctx context.Context, p Payload, why string) Answer {
-	reason := "laserbrain: refused: this file is protected (" + ponderFiles + "): " + why + ". Only ponder writes .ponder/ (ponder delta, grade, judge, …): the supervisor judges a session on its ledger, so the ledger must be ponder's own. This is not something a person authorizes for an agent; run the ponder command instead."
-	c := h.caller(p)
-	run, found, _ := h.Sup.Find(ctx, c)
-	h.record(ctx, run, found, p, false, reason, gateFacts{labels: []string{"protected file: " + ponderFiles}}.result(fleet.GateDeny, c, nil))
-	return h.deny(reason)
-}
-
-// ponderPath reports whether path (relative to cwd) is inside a .ponder
-// directory, following symbolic links as far as the path exists.
-func ponderPath(path, cwd string) (what, abs string, ok bool) {
-	if path == "" {
-		return "", "", false
-	}
-	path = strings.TrimPrefix(path, "~")
-	what, abs, protected := protectedPath(path, cwd)
-	if !protected || what != ponderFiles {
-		// The path as written names .ponder even when it does not resolve
-		// there yet (a directory made by the same command).
-		if strings.Contains("/"+filepath.ToSlash(path)+"/", "/.ponder/") {
-			return ponderFiles, abs, true
-		}
-		return "", abs, false
-	}
-	return what, abs, true
 }

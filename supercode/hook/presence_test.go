@@ -129,7 +129,7 @@ func TestUnattendedDataNotedOnTheRun(t *testing.T) {
 			gates = append(gates, e)
 		}
 	}
-	if len(gates) != 1 || gates[0].OK == nil || !*gates[0].OK || gates[0].Name != "Bash" || !strings.Contains(gates[0].Text, "it was not run") {
+	if len(gates) != 1 || gates[0].OK == nil || !*gates[0].OK || gates[0].Name != "Bash" || !strings.Contains(gates[0].Text, "itself does not run") {
 		t.Fatalf("gate events on the run: %+v", gates)
 	}
 	var res struct {

@@ -43,11 +43,31 @@ type Change struct {
 	Before []byte // nil when the file does not exist
 	After  []byte
 	Mode   fs.FileMode
+	// Delete: the file is removed (an uninstall left a project file that
+	// configures nothing).
+	Delete bool
 }
 
 // Changed reports whether the file would change.
 func (c Change) Changed() bool {
+	if c.Delete {
+		return c.Before != nil
+	}
 	return c.Before == nil && c.After != nil || !bytes.Equal(c.Before, c.After)
+}
+
+// State says what Apply does to the file: created, updated, removed or
+// unchanged.
+func (c Change) State() string {
+	switch {
+	case !c.Changed():
+		return "unchanged"
+	case c.Delete:
+		return "removed"
+	case c.Before == nil:
+		return "created"
+	}
+	return "updated"
 }
 
 // Diff is a unified diff of the change ("" when none).
@@ -98,7 +118,39 @@ func Claude(o Options) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Remove {
+		// The project's own files that configure nothing once ours are
+		// out go (~/.claude.json and the user's settings stay: Claude
+		// Code keeps more there).
+		if o.Scope != User {
+			settings = dropIfEmpty(settings)
+		}
+		if o.Scope == Project {
+			mcp = dropIfEmpty(mcp)
+		}
+	}
 	return []Change{settings, mcp}, nil
+}
+
+// dropIfEmpty turns a change that leaves {} — or {"mcpServers": {}} — into
+// the file's removal: an empty settings file or an .mcp.json without
+// servers configures nothing, and is what install itself would have
+// created.
+func dropIfEmpty(c Change) Change {
+	if c.After == nil {
+		return c
+	}
+	root, err := parseJSON(c.After)
+	if err != nil || root.kind != '{' {
+		return c
+	}
+	if s := root.get("mcpServers"); s != nil && s.kind == '{' && len(s.members) == 0 {
+		root.del("mcpServers")
+	}
+	if len(root.members) == 0 {
+		c.After, c.Delete = nil, true
+	}
+	return c
 }
 
 // edit reads a JSON settings file (a missing or empty one is {}), applies f
@@ -316,7 +368,7 @@ func mergeEnabled(root *node, remove bool, path string) error {
 // since Claude read it is not overwritten.
 func Apply(changes []Change) error {
 	for _, c := range changes {
-		if !c.Changed() || c.After == nil {
+		if !c.Changed() || c.After == nil && !c.Delete {
 			continue
 		}
 		now, err := os.ReadFile(c.Path)
@@ -327,6 +379,12 @@ func Apply(changes []Change) error {
 		}
 		if !bytes.Equal(now, c.Before) {
 			return fmt.Errorf("%s changed while it was being edited; run the command again", c.Path)
+		}
+		if c.Delete {
+			if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
 		}
 		if err := fsx.WriteFile(c.Path, c.After, c.Mode); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/method"
@@ -25,8 +26,9 @@ import (
 // Name is the server's name: Claude Code calls its tools mcp__laserbrain__*.
 const Name = "laserbrain"
 
-// Version is reported in the server's implementation info.
-const Version = "0.1.0"
+// Version is reported in the server's implementation info: the binary's
+// own version (laserbrain version), so a client sees which build answers.
+func Version() string { return version.Get(Name).Version }
 
 // Server holds one agent's connection: its supervisor and, once a tool
 // needed it, the caller's run.
@@ -52,7 +54,7 @@ func newServer(sup *agentrun.Supervisor, opts Options) *mcp.Server {
 			instructions += " End every turn by calling verdict exactly once."
 		}
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "laserbrain drift instrument", Version: Version}, &mcp.ServerOptions{
+	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "laserbrain drift instrument", Version: Version()}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
 	for _, t := range s.allTools() {

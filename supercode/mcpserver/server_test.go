@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -278,4 +279,19 @@ func FuzzToolArguments(f *testing.F) {
 			t.Fatalf("%s(%s) panicked: %s", td.tool.Name, raw, res.Content[0].(*mcp.TextContent).Text)
 		}
 	})
+}
+
+// TestServerVersionIsTheBinarys: the server reports the version laserbrain
+// version prints, not a number of its own (trial 18).
+func TestServerVersionIsTheBinarys(t *testing.T) {
+	sup, _ := testSupervisor(t, nil)
+	cs := connect(t, sup)
+	want := version.Get("laserbrain").Version
+	if got := cs.InitializeResult().ServerInfo.Version; got != want || got == "0.1.0" {
+		t.Fatalf("server version %q, the binary's %q", got, want)
+	}
+	capa, _ := call(t, cs, "capabilities", nil)
+	if s, _ := capa["server"].(string); !strings.Contains(s, "(laserkit "+want+")") {
+		t.Fatalf("capabilities server = %q", s)
+	}
 }

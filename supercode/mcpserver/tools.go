@@ -115,7 +115,7 @@ func (s *Server) capabilities(ctx context.Context, a args) (any, error) {
 	}
 	sort.Strings(names)
 	return map[string]any{
-		"server":           Name + " (laserkit " + Version + ")",
+		"server":           Name + " (laserkit " + Version() + ")",
 		"grammar":          grammarVersion(),
 		"transport":        "stdio (MCP, newline-delimited JSON-RPC)",
 		"offline":          true,

@@ -1,0 +1,45 @@
+// Package envconfig reads the environment variables a person sets to place
+// laserbrain's state (LASERBRAIN_HOME), and marks a bad value as the
+// caller's configuration mistake: every command reports it the same way,
+// with exit 2 (internal/cli), instead of as a store failure.
+package envconfig
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// HomeEnv names laserbrain's home directory.
+const HomeEnv = "LASERBRAIN_HOME"
+
+// Error is a configuration mistake: a variable (or a setting like one)
+// whose value cannot be used. Nothing was changed.
+type Error struct{ Err error }
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(format string, a ...any) error { return &Error{Err: fmt.Errorf(format, a...)} }
+
+// Is reports whether err is, or wraps, a configuration mistake.
+func Is(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// Home is $LASERBRAIN_HOME, or "" when it is unset or empty. A relative
+// value is refused: the hooks run in the session's directory and the CLI
+// in the user's, so a relative home would be a different home for each.
+func Home() (string, error) {
+	h := os.Getenv(HomeEnv)
+	if h == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(h) {
+		return "", Errorf("%s=%s: want an absolute path (a relative home would follow each process's working directory)", HomeEnv, h)
+	}
+	return filepath.Clean(h), nil
+}

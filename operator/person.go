@@ -1,0 +1,172 @@
+package operator
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// A person's commands: laserbrain's own commands that only the person
+// supervising agents may run, because each one changes the supervision
+// itself — granting an authorization, releasing a halted agent, installing
+// or removing the hooks, moving the fleet's store. An agent that runs one
+// through its shell tool would be supervising itself, so the gate denies
+// them in every presence, and no authorization lets one through (as with
+// writes into .ponder/): a person authorizing an agent to authorize itself
+// is the same person running the command.
+//
+// The command is recognised by the executable's name after wrappers, the
+// way every other command is (laserbrain or laserbrain-gate, any directory,
+// `go run` of a laserbrain package), and by its subcommand after any
+// leading options. A help request changes nothing and is left alone, and so
+// is install's or uninstall's --dry-run.
+
+// personCommands are the subcommands a person runs, by their first word;
+// a nil list means every form, otherwise only the listed second words.
+var personCommands = map[string][]string{
+	"authorize": nil,
+	"install":   nil,
+	"uninstall": nil,
+	"supervise": {"release"},
+	"store":     {"migrate", "init"},
+}
+
+// personLabel is the finding's label for a person's command.
+func personLabel(words string) string {
+	return "parsed: laserbrain " + words + " (a person's command: it changes the supervision itself)"
+}
+
+// isLaserbrain reports whether a command name is laserbrain's own binary.
+func isLaserbrain(name string) bool { return name == "laserbrain" || name == "laserbrain-gate" }
+
+// laserbrain reads a laserbrain command line: a person's command is a
+// finding no authorization lets through.
+func (a *analyzer) laserbrain(rest []arg) {
+	i := 0
+	for i < len(rest) && rest[i].known && strings.HasPrefix(rest[i].val, "-") && rest[i].val != "--" {
+		if helpWord(rest[i].val) {
+			return
+		}
+		i++
+	}
+	if i >= len(rest) {
+		return
+	}
+	if !rest[i].known {
+		a.unknown("laserbrain subcommand known only at run time", "it may be a person's command")
+		return
+	}
+	sub := rest[i].val
+	second, ok := personCommands[sub]
+	if !ok {
+		return
+	}
+	words := sub
+	tail := rest[i+1:]
+	if second != nil {
+		// The second word may follow options with values (supervise
+		// --repo DIR release AGENT), which cobra reads as flags of the
+		// parent: any such word before "--" counts.
+		found := ""
+		for _, w := range tail {
+			if w.known && w.val == "--" {
+				break
+			}
+			if w.known && slices.Contains(second, w.val) {
+				found = w.val
+				break
+			}
+		}
+		if found == "" {
+			return
+		}
+		words += " " + found
+	}
+	// Options up to "--" decide help and dry runs; what follows is an
+	// argument (authorize -- --help authorizes a command named --help).
+	for _, w := range tail {
+		if w.known && w.val == "--" {
+			break
+		}
+		if !w.known {
+			continue
+		}
+		if helpWord(w.val) || (sub == "install" || sub == "uninstall") && (w.val == "--dry-run" || w.val == "--dry-run=true") {
+			return
+		}
+	}
+	a.add(Finding{Label: personLabel(words), Where: Executed, PersonOnly: true, grammar: -1})
+}
+
+func helpWord(s string) bool { return s == "-h" || s == "--help" || s == "--help=true" }
+
+// goRunBuildFlags are the go build flags that take a value as the next
+// word (go help build).
+var goRunBuildFlags = map[string]bool{
+	"-C": true, "-p": true, "-asmflags": true, "-buildmode": true, "-compiler": true, "-gccgoflags": true,
+	"-gcflags": true, "-installsuffix": true, "-ldflags": true, "-mod": true, "-modfile": true, "-overlay": true,
+	"-pgo": true, "-pkgdir": true, "-tags": true, "-toolexec": true, "-exec": true, "-covermode": true,
+	"-coverpkg": true, "-o": true,
+}
+
+// goRunLaserbrain reads `go run [build flags] PKG ARGS…`: when PKG is a
+// laserbrain command (./cmd/laserbrain, the module path, @version, or its
+// Go files), the words it runs are laserbrain ARGS…; otherwise nil.
+func goRunLaserbrain(rest []arg) []arg {
+	if len(rest) == 0 || !rest[0].known || rest[0].val != "run" {
+		return nil
+	}
+	args := rest[1:]
+	i := 0
+	for i < len(args) && args[i].known && strings.HasPrefix(args[i].val, "-") {
+		flag := strings.TrimPrefix(args[i].val, "-") // -flag and --flag are the same to Go's flag package
+		name, _, hasValue := strings.Cut(flag, "=")
+		i++
+		if !hasValue && goRunBuildFlags["-"+name] {
+			i++
+		}
+	}
+	// The package: one path, or the .go files of one directory.
+	j := i
+	for j < len(args) && args[j].known && strings.HasSuffix(args[j].val, ".go") {
+		j++
+	}
+	var pkg string
+	switch {
+	case j > i:
+		pkg = path.Dir(args[i].val)
+	case i < len(args) && args[i].known:
+		pkg, _, _ = strings.Cut(args[i].val, "@")
+		j = i + 1
+	default:
+		return nil
+	}
+	if !isLaserbrain(path.Base(strings.TrimSuffix(pkg, "/"))) {
+		return nil
+	}
+	return append([]arg{{val: "laserbrain", known: true}}, args[j:]...)
+}
+
+// PersonOnly is the first finding of a person's command that would run,
+// if any: the gate refuses it outright, in every presence, and no
+// authorization lets it through.
+func (r Result) PersonOnly() (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.PersonOnly && !f.CarvedOut {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+// PersonOnlyReason is the refusal of a person's command run by an agent.
+// It names what was refused and why, and not how a person would grant it.
+func PersonOnlyReason(f Finding) string {
+	what := strings.TrimPrefix(f.Label, "parsed: ")
+	if i := strings.Index(what, " ("); i >= 0 {
+		what = what[:i]
+	}
+	return "laserbrain operator gate: refused: " + what + " is a person's command — it grants authorizations, releases halted agents, " +
+		"installs or removes the hooks, or moves the fleet's store, which is the supervision itself. An agent never runs it, in any form, " +
+		"and it is not something a person authorizes for an agent. Do not retry it in another form; if it is needed, tell the user what and why."
+}

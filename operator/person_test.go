@@ -1,0 +1,78 @@
+package operator
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPersonOnly: laserbrain's person-only commands are refused in every
+// presence however they are spelled (wrappers, paths, nested shells,
+// go run), with a reason that says no authorization helps; their
+// neighbours that change nothing (help, dry runs, reading commands, a
+// mention in data) are not.
+func TestPersonOnly(t *testing.T) {
+	person := []string{
+		"laserbrain authorize --run 9d14 -- git push -f origin HEAD:main",
+		"laserbrain authorize --list",
+		"laserbrain authorize --revoke 01J9",
+		"/usr/local/bin/laserbrain authorize --write .claude/settings.json",
+		"./bin/laserbrain supervise release bob --reason x",
+		"laserbrain supervise --repo . release bob",
+		"laserbrain uninstall claude",
+		"laserbrain install claude --scope user",
+		"laserbrain store migrate --from local --to postgres://x/y",
+		"laserbrain store init",
+		"laserbrain-gate authorize -- npm publish",
+		"sudo -u me env A=1 nice laserbrain authorize -- npm publish",
+		`\laserbrain authorize -- ls`,
+		`bash -c "laserbrain authorize -- npm publish"`,
+		"echo 'laserbrain authorize -- npm publish' | sh",
+		"git status && laserbrain authorize -- npm publish",
+		"echo authorize | xargs laserbrain",
+		"go run ./cmd/laserbrain authorize -- npm publish",
+		"go run -tags netgo ./cmd/laserbrain/ supervise release bob",
+		"go run github.com/laserkit/laserkit/cmd/laserbrain@latest store init",
+		"go run cmd/laserbrain/main.go cmd/laserbrain/root.go install claude",
+		"laserbrain authorize -- --help",
+	}
+	for _, cmd := range person {
+		r := Classify(cmd, true, false)
+		f, ok := r.PersonOnly()
+		if !ok || r.Decision != Deny {
+			t.Errorf("%q: %s, person-only %v (%s); want a person's command, denied", cmd, r.Decision, ok, r.Why)
+			continue
+		}
+		for _, p := range []Presence{PresenceUnknown, Attended, Unattended} {
+			a := r.HookAnswerFor(p, "")
+			if a.Decision != Deny || !strings.Contains(a.Reason, "not something a person authorizes for an agent") || a.Context != "" {
+				t.Errorf("%q %s: %s %q", cmd, p, a.Decision, a.Reason)
+			}
+			if strings.Contains(a.Reason, "authorize it") {
+				t.Errorf("%q %s: the reason offers an authorization: %q", cmd, p, a.Reason)
+			}
+		}
+		if !strings.HasPrefix(f.Label, "parsed: laserbrain ") {
+			t.Errorf("%q: label %q", cmd, f.Label)
+		}
+	}
+	others := []string{
+		"laserbrain check --goal x --distance 3",
+		"laserbrain supervise",
+		"laserbrain supervise log",
+		"laserbrain store status",
+		"laserbrain store flush",
+		"laserbrain authorize --help",
+		"laserbrain install claude --dry-run",
+		"laserbrain runs",
+		"git commit -m 'document laserbrain authorize'",
+		"grep -r 'laserbrain install' README.md",
+		"go run ./cmd/ponder install",
+		"go run ./cmd/laserbrain classify -- ls",
+	}
+	for _, cmd := range others {
+		r := Classify(cmd, true, false)
+		if _, ok := r.PersonOnly(); ok || r.Decision == Deny {
+			t.Errorf("%q: %s, person-only %v (%s); want neither", cmd, r.Decision, ok, r.Why)
+		}
+	}
+}
