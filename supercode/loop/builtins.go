@@ -196,7 +196,7 @@ func (l *Loop) begin(ctx context.Context, role string, svc *Service, cctx *cappe
 // agent is `agent NAME [INSTR...]`: a fresh session per call; stdin is its
 // context, the arguments its instruction. 0 it completed (which says
 // nothing about the task), 3 it escalated, 5 it failed, 7 a config error.
-func (l *Loop) agent(ctx context.Context, argv []string) error {
+func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	hc := interp.HandlerCtx(ctx)
 	key := l.key(hc.Pos)
 	name, instr := "", ""
@@ -228,6 +228,7 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 	step, opened, iteration, ref, treeBefore := cs.step, cs.opened, cs.st.Iteration, cs.ref, cs.tree
 	workPending, iterCI := cs.st.WorkPending, cs.st.IterCI
 	child := l.childRun(ctx, svc, roleAgent, step)
+	defer func() { l.endChild(ctx, child, status) }()
 	session := child
 	if svc.Kind == KindClaude {
 		session = newUUID()
@@ -429,7 +430,7 @@ type judgeOutcome struct {
 // (after --soak/--jury), 1 it does not, 3 escalated, 5 transport, 6
 // malformed, 7 config. The rendered verdict goes to stdout, the judge's
 // transcript to stderr.
-func (l *Loop) judge(ctx context.Context, argv []string) error {
+func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	hc := interp.HandlerCtx(ctx)
 	key := l.key(hc.Pos)
 	if rec := l.replay.take(key, argv); rec != nil {
@@ -478,6 +479,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) error {
 		mode = "soak"
 	}
 	child := l.childRun(ctx, svc, roleJudge, step)
+	defer func() { l.endChild(ctx, child, status) }()
 	// The pinned session: born at the judge's first completed call (a first
 	// call interrupted before it completed starts afresh).
 	if !goldfish && !js.Born {

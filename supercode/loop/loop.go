@@ -465,6 +465,8 @@ func (l *Loop) openResume() error {
 		l.step = max(l.step, r.Step)
 	}
 	l.replay = newReplayer(recs)
+	l.endOrphans(context.Background(), recs)
+	l.reopenDrift(context.Background())
 	if b, err := os.ReadFile(filepath.Join(l.dir, "seed.md")); err == nil {
 		l.seed = string(b)
 	}
