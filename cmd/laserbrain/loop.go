@@ -39,8 +39,10 @@ starter fix, task and judge Claude Code services).
 
 The journal is $LASERBRAIN_HOME/loop/RUN/ ($RUN_DIR in SCRIPT): steps.jsonl,
 suggestions.md, ci-NNN.log, checkpoints refs/laserkit/loop/RUN/STEP before each
-agent and judge call. One summary is printed on standard error at the end
-(--json: on standard output).
+agent and judge call. One summary is printed on standard error at the end.
+With --json the summary is the one JSON document on standard output, and
+SCRIPT's standard output (./ci, the rendered verdicts, anything it echoes)
+goes to standard error instead.
 
 The loop exits with SCRIPT's own status unless it stopped SCRIPT itself.
 After a signal the step in flight is killed and the journal left intact:
@@ -72,6 +74,11 @@ After a signal the step in flight is killed and the journal left intact:
 			}
 			o.Self = self
 			o.Stdin, o.Stdout, o.Stderr = streams.In, streams.Out, streams.ErrOut
+			if opts.json {
+				// Standard output holds one JSON document, the summary:
+				// what SCRIPT writes there goes to standard error.
+				o.Stdout = streams.ErrOut
+			}
 			o.HandleSignals = true
 			sup := &agentrun.Supervisor{}
 			defer sup.Close()
@@ -117,7 +124,7 @@ After a signal the step in flight is killed and the journal left intact:
 	f.StringVar(&opts.Seed, "seed", "", "the judge's seed from the launching thread: full, compact or none (default: full if it fits, else compact)")
 	f.StringVar(&opts.Thread, "thread", "", "the launching thread (a Claude Code transcript .jsonl or text); default: the Claude Code session this runs in")
 	f.StringVar(&opts.Agents, "agents", "", "the agents.conf to use (default: ./agents.conf when there is one)")
-	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output")
+	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output (SCRIPT's standard output then goes to standard error)")
 	cli.CompleteFlag(cmd, "seed", cli.Values("full\tthe whole launching thread", "compact\ta summary of it", "none\tno seed"))
 	cli.CompleteFlag(cmd, "resume", completeLoopRuns)
 	cli.CompleteFlag(cmd, "agents", cli.Files("conf"))

@@ -29,7 +29,9 @@
 //	  7 config: unknown service, or one without verdict in its _TOOLS
 //
 // The rendered verdict (markdown) is the judge's stdout, its transcript
-// goes to stderr. Loop-level --soak, --jury, --goldfish and --pedantic are
+// goes to stderr. SCRIPT's stdout is the loop's (Options.Stdout);
+// `laserbrain loop --json` points it at stderr, so that stdout holds one
+// JSON document, the summary. Loop-level --soak, --jury, --goldfish and --pedantic are
 // the defaults of every judge call; the call's own flags win.
 //
 // # Exit codes of laserbrain loop
