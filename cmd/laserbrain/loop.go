@@ -132,9 +132,9 @@ After a signal the step in flight is killed and the journal left intact:
 	cli.CompleteFlag(cmd, "goal", cli.NoValue)
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "SCRIPT's own status (the reference loop: 3 escalated, 4 a malfunction)"},
-		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing ran"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, an input file (SCRIPT, --agents, --thread) missing or unreadable, a --resume of a run that does not exist, is over or is being run; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
-		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory or a checkpoint failed"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
 	return cmd
 }

@@ -218,7 +218,7 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	waitFor(t, filepath.Join(dir, "ready-judge"))
 	// The run is in use: a second --resume is refused, and changes nothing.
 	busy := startLoop(t, lb, dir, home, "--resume", run)
-	if code := busy.wait(t); code != 7 || !strings.Contains(busy.stderr.String(), "being run by another process") {
+	if code := busy.wait(t); code != 2 || !strings.Contains(busy.stderr.String(), "being run by another process") {
 		t.Fatalf("a --resume of a running run: exit %d\n%s", code, busy.stderr)
 	}
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {

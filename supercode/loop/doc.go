@@ -42,16 +42,20 @@
 // SCRIPT, which it always says on stderr, journals (a "halt" record) and
 // puts in the summary:
 //
-//	2    bad usage: flags, no SCRIPT, --soak with --jury; nothing ran
+//	2    bad usage: flags, no SCRIPT, --soak with --jury; an input file
+//	     that is not there or cannot be read (SCRIPT, --agents, --thread);
+//	     --resume of a run that does not exist, is over, or is being run
+//	     by another process; nothing ran (the shared exit-code table's 2)
 //	4    exhausted: --max-iters reached before another iteration could
 //	     start, the token --budget spent, the wall-clock --timeout, or two
 //	     agent calls in a row that changed nothing while there was work
 //	     to do (a run stopped so can go on with --resume)
 //	7    config: agents.conf or SCRIPT invalid; an agent/judge SCRIPT names
 //	     literally is unknown, disabled, or a judge without verdict (found
-//	     before anything runs); --resume of an unknown, finished or busy run
-//	8    internal: the journal, the run directory or a checkpoint could
-//	     not be written
+//	     before anything runs); --resume of a run whose copy of SCRIPT was
+//	     changed
+//	8    internal: the journal, the run directory, the store or a
+//	     checkpoint could not be read or written
 //	128+N a signal stopped the run (130 SIGINT, 143 SIGTERM, 129 SIGHUP):
 //	     the step in flight was killed, the journal is intact, --resume
 //	     goes on from the last completed step

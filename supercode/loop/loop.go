@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -115,6 +116,18 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
+// fileCode is the code for an error reading a file the caller named: one
+// that is missing, not permitted or not a file is the call's mistake
+// (usage, as the project's exit-code table has it); anything else is
+// otherwise.
+func fileCode(err error, otherwise int) int {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+		return ExitUsage
+	}
+	return otherwise
+}
+
 func fail(code int, format string, a ...any) error {
 	return &Error{Code: code, Err: fmt.Errorf(format, a...)}
 }
@@ -160,7 +173,9 @@ type Loop struct {
 	sup      *agentrun.Supervisor
 	fleetID  string
 	seed     string
-	self     string
+	// seedSource is where the seed came from (the run record says).
+	seedSource string
+	self       string
 
 	stdin          *os.File
 	interactive    bool // stdin is a terminal
@@ -223,7 +238,7 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	if home == "" {
 		h, err := DefaultHome()
 		if err != nil {
-			return nil, fail(ExitConfig, "%v", err)
+			return nil, fail(ExitInternal, "%v", err)
 		}
 		home = h
 	}
@@ -248,19 +263,19 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		l.id, l.dir = o.Resume, filepath.Join(home, o.Resume)
 		m, err := readMeta(l.dir)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fail(ExitConfig, "--resume %s: no such run in %s", o.Resume, home)
+			return nil, fail(ExitUsage, "--resume %s: no such run in %s", o.Resume, home)
 		}
 		if err != nil {
-			return nil, fail(ExitConfig, "--resume %s: %v", o.Resume, err)
+			return nil, fail(ExitInternal, "--resume %s: %v", o.Resume, err)
 		}
 		if m.Status == "ended" && !m.Resumable {
-			return nil, fail(ExitConfig, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
+			return nil, fail(ExitUsage, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
 		}
 		l.meta = m
 		l.work = m.Dir
 		script, err = os.ReadFile(filepath.Join(l.dir, "script.sh"))
 		if err != nil {
-			return nil, fail(ExitConfig, "--resume %s: %v", o.Resume, err)
+			return nil, fail(ExitInternal, "--resume %s: the run directory is damaged: %v", o.Resume, err)
 		}
 		if sum := sha256.Sum256(script); hex.EncodeToString(sum[:]) != m.ScriptSum {
 			return nil, fail(ExitConfig, "--resume %s: the run's copy of SCRIPT was changed since it started", o.Resume)
@@ -288,6 +303,11 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		if l.o.Timeout == 0 {
 			l.o.Timeout = DefaultTimeout
 		}
+		// Read before anything is made: a --thread that cannot be read
+		// leaves nothing behind.
+		if l.seed, l.seedSource, err = launchSeed(l.o.Seed, l.o.Thread, l.getenv); err != nil {
+			return nil, fail(fileCode(err, ExitInternal), "%v", err)
+		}
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(string(script)), l.o.Script)
 	if err != nil {
@@ -296,7 +316,9 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	l.file = f
 	cfg, err := LoadConfig(l.o.Agents, l.work)
 	if err != nil {
-		return nil, fail(ExitConfig, "%v", err)
+		// A file that is not there (or not readable) is the call's mistake;
+		// one that is there and wrong is a config error.
+		return nil, fail(fileCode(err, ExitConfig), "%v", err)
 	}
 	l.cfg = cfg
 	if err := l.checkServices(); err != nil {
@@ -305,7 +327,7 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	l.verifier = filepath.Join(l.work, "ci")
 	l.git = findRepo(ctx, l.work)
 	if err := os.MkdirAll(home, 0o755); err != nil {
-		return nil, fail(ExitConfig, "%v", err)
+		return nil, fail(ExitInternal, "%v", err)
 	}
 	if l.git != nil {
 		l.git.excludeInside(ctx, home, l.getenv("LASERBRAIN_HOME"))
@@ -313,7 +335,7 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	if fid, err := fleet.ID(ctx, l.work); err == nil {
 		l.fleetID = fid
 	} else {
-		return nil, fail(ExitConfig, "fleet: %v", err)
+		return nil, fail(ExitInternal, "fleet: %v", err)
 	}
 	if o.Resume != "" {
 		if err := l.openResume(); err != nil {
@@ -403,7 +425,7 @@ func (l *Loop) create(home string, script []byte) error {
 	l.id = fleet.NewID()
 	l.dir = filepath.Join(home, l.id)
 	if err := os.MkdirAll(filepath.Join(l.dir, "ops"), 0o755); err != nil {
-		return fail(ExitConfig, "run directory: %v", err)
+		return fail(ExitInternal, "run directory: %v", err)
 	}
 	lk, err := fsx.LockFile(filepath.Join(l.dir, "lock"), time.Second)
 	if err != nil {
@@ -424,22 +446,17 @@ func (l *Loop) create(home string, script []byte) error {
 	}
 	l.j = &journal{path: filepath.Join(l.dir, "steps.jsonl")}
 	l.st = &state{}
-	seed, source, err := launchSeed(l.o.Seed, l.o.Thread, l.getenv)
-	if err != nil {
-		return fail(ExitConfig, "%v", err)
-	}
-	l.seed = seed
-	if seed != "" {
-		if err := fsx.WriteFile(filepath.Join(l.dir, "seed.md"), []byte(seed), 0o644); err != nil {
+	if l.seed != "" {
+		if err := fsx.WriteFile(filepath.Join(l.dir, "seed.md"), []byte(l.seed), 0o644); err != nil {
 			return fail(ExitInternal, "%v", err)
 		}
 	}
 	meta := l.meta
-	if err := l.j.append(Record{Kind: recRun, Meta: &meta, Reason: source}); err != nil {
+	if err := l.j.append(Record{Kind: recRun, Meta: &meta, Reason: l.seedSource}); err != nil {
 		return fail(ExitInternal, "%v", err)
 	}
 	if err := l.registerDrift(context.Background()); err != nil {
-		return fail(ExitConfig, "the loop's drift run: %v", err)
+		return fail(ExitInternal, "the loop's drift run: %v", err)
 	}
 	return nil
 }
@@ -449,14 +466,14 @@ func (l *Loop) create(home string, script []byte) error {
 func (l *Loop) openResume() error {
 	lk, err := fsx.LockFile(filepath.Join(l.dir, "lock"), 200*time.Millisecond)
 	if err != nil {
-		return fail(ExitConfig, "--resume %s: the run is being run by another process", l.id)
+		return fail(ExitUsage, "--resume %s: the run is being run by another process", l.id)
 	}
 	l.lock = lk
 	l.j = &journal{path: filepath.Join(l.dir, "steps.jsonl")}
 	recs, err := readJournal(l.j.path)
 	if err != nil {
 		lk.Unlock()
-		return fail(ExitConfig, "--resume %s: %v", l.id, err)
+		return fail(ExitInternal, "--resume %s: %v", l.id, err)
 	}
 	// The state starts empty: replay restores it step by step, each
 	// completed step carrying the state after it.
