@@ -31,7 +31,10 @@ session pinned per run, answering through a schema-checked verdict; the
 rendered verdict on stdout). agent exits 0 completed (which says nothing
 about the task), 3 escalated, 5 transport failure, 7 config; judge exits 0
 the verdict passes (after --soak/--jury), 1 it does not, 3 escalated, 5
-transport, 6 no valid verdict after one bounce, 7 config. Every other
+transport, 6 no valid verdict after one bounce, 7 config. Before anything
+runs, the loop refuses (7) a service SCRIPT names whose program (claude, or
+_COMMAND's first word) is not on PATH, and a SCRIPT that runs ./ci when ./ci
+is missing or not executable. Every other
 command SCRIPT runs passes the operator gate: a refused one gets its reason
 on stderr and status 126.
 Services come from agents.conf (--agents, else ./agents.conf, over the
@@ -131,7 +134,7 @@ After a signal the step in flight is killed and the journal left intact:
 	cli.CompleteFlag(cmd, "thread", cli.Files("jsonl", "md", "txt"))
 	cli.CompleteFlag(cmd, "goal", cli.NoValue)
 	cli.SetExits(cmd,
-		cli.ExitDoc{Code: cli.ExitPassThrough, When: "SCRIPT's own status (the reference loop: 3 escalated, 4 a malfunction)"},
+		cli.ExitDoc{Code: cli.ExitPassThrough, When: "SCRIPT's own status (the reference loop: 3 escalated; 5, 6 or 7 a builtin's failure, passed on)"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, an input file (SCRIPT, --agents, --thread) missing or unreadable, a --resume of a run that does not exist, is over or is being run; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},

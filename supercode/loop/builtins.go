@@ -31,6 +31,9 @@ func (l *Loop) service(hc interp.HandlerContext, role, name string) (*Service, e
 	if err == nil {
 		err = svc.CheckRole(role)
 	}
+	if err == nil {
+		err = svc.checkExecutable(l.work, execEnv(hc.Env))
+	}
 	if err == nil && svc.Enabled == "MANUAL" {
 		err = l.confirm(svc, role)
 	}

@@ -20,13 +20,15 @@
 //	  0 the session completed (says nothing about the task)
 //	  3 it escalated (escalate tool; a command service: exit 3)
 //	  5 transport: the service failed, could not start, or crashed
-//	  7 config: unknown or disabled service, DEFAULT_AGENT missing
+//	  7 config: unknown or disabled service, its program not found on
+//	    PATH, DEFAULT_AGENT missing
 //	judge NAME [--jury N | --soak N] [--goldfish] [--pedantic] [INSTR...]
 //	  0 the verdict passes (all N jurors; N consecutive soak passes)
 //	  1 it does not (a pass still short of --soak N is 1 too)
 //	  3 escalated   5 transport   6 malformed: no valid verdict after the
 //	  one bounce (a schema error, or a rejection without blocker/required)
-//	  7 config: unknown service, or one without verdict in its _TOOLS
+//	  7 config: unknown service, one without verdict in its _TOOLS, or
+//	    its program not found
 //
 // The rendered verdict (markdown) is the judge's stdout, its transcript
 // goes to stderr. SCRIPT's stdout is the loop's (Options.Stdout);
@@ -38,7 +40,8 @@
 //
 // The loop exits with SCRIPT's own status (0 when it ends normally, and
 // whatever it passes on: the reference loop exits 3 when an agent or the
-// judge escalates, 4 on any malfunction), except when the loop itself stops
+// judge escalates, and passes a builtin's 5, 6 or 7 on as it is — never 4,
+// which stays the loop's "exhausted"), except when the loop itself stops
 // SCRIPT, which it always says on stderr, journals (a "halt" record) and
 // puts in the summary:
 //
@@ -51,9 +54,12 @@
 //	     agent calls in a row that changed nothing while there was work
 //	     to do (a run stopped so can go on with --resume)
 //	7    config: agents.conf or SCRIPT invalid; an agent/judge SCRIPT names
-//	     literally is unknown, disabled, or a judge without verdict (found
-//	     before anything runs); --resume of a run whose copy of SCRIPT was
-//	     changed
+//	     literally is unknown, disabled, a judge without verdict, or its
+//	     program (claude, or _COMMAND's first word) is not found from the
+//	     working directory with the loop's PATH; SCRIPT runs ./ci and ./ci
+//	     is missing or not executable (all found before anything runs and
+//	     listed together, so no model is asked to make a missing verifier
+//	     pass); --resume of a run whose copy of SCRIPT was changed
 //	8    internal: the journal, the run directory, the store or a
 //	     checkpoint could not be read or written
 //	128+N a signal stopped the run (130 SIGINT, 143 SIGTERM, 129 SIGHUP):

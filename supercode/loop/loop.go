@@ -321,10 +321,10 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		return nil, fail(fileCode(err, ExitConfig), "%v", err)
 	}
 	l.cfg = cfg
-	if err := l.checkServices(); err != nil {
+	l.verifier = filepath.Join(l.work, "ci")
+	if err := l.preflight(); err != nil {
 		return nil, fail(ExitConfig, "%v", err)
 	}
-	l.verifier = filepath.Join(l.work, "ci")
 	l.git = findRepo(ctx, l.work)
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, fail(ExitInternal, "%v", err)
@@ -378,18 +378,37 @@ func mergeSettings(stored, given Settings, set map[string]bool) Settings {
 	return s
 }
 
-// checkServices finds every `agent NAME` and `judge NAME` SCRIPT spells
-// with a literal name and refuses, before anything runs, a service that is
-// unknown, disabled, or a judge without the verdict tool.
-func (l *Loop) checkServices() error {
-	var err error
+// preflight refuses, before anything runs, what would only fail later:
+// every `agent NAME` and `judge NAME` SCRIPT spells with a literal name
+// whose service is unknown, disabled, a judge without the verdict tool, or
+// whose program (claude, or _COMMAND's first word) is not found from the
+// working directory with the loop's PATH; and a SCRIPT that runs ./ci, the
+// verifier, when ./ci is not an executable file. Every problem is listed,
+// each service once. A name known only at run time is checked the same
+// way when the call is made (the builtin's 7).
+func (l *Loop) preflight() error {
+	env := l.o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	var errs []error
+	seen := map[string]bool{}
+	ciChecked := false
 	syntax.Walk(l.file, func(n syntax.Node) bool {
 		call, ok := n.(*syntax.CallExpr)
-		if !ok || err != nil || len(call.Args) == 0 {
-			return err == nil
+		if !ok || len(call.Args) == 0 {
+			return true
 		}
-		role := call.Args[0].Lit()
-		if role != roleAgent && role != roleJudge {
+		line := call.Pos().Line()
+		word := call.Args[0].Lit()
+		if !ciChecked && strings.Contains(word, "/") && filepath.Join(l.work, word) == l.verifier {
+			ciChecked = true
+			if err := checkVerifier(l.verifier); err != nil {
+				errs = append(errs, fmt.Errorf("SCRIPT line %d runs %s, the verifier: %v", line, word, err))
+			}
+			return true
+		}
+		if word != roleAgent && word != roleJudge {
 			return true
 		}
 		name := ""
@@ -397,26 +416,48 @@ func (l *Loop) checkServices() error {
 			if name = call.Args[1].Lit(); name == "" {
 				return true // a name known only when it runs
 			}
-		} else if role == roleAgent {
+		} else if word == roleAgent {
 			name = l.cfg.DefaultAgent
 			if name == "" {
-				err = fmt.Errorf("%s: `agent` without a NAME needs DEFAULT_AGENT in agents.conf", call.Pos())
-				return false
+				errs = append(errs, fmt.Errorf("SCRIPT line %d: `agent` without a NAME needs DEFAULT_AGENT in agents.conf", line))
+				return true
 			}
 		}
-		if strings.HasPrefix(name, "-") {
+		if strings.HasPrefix(name, "-") || seen[word+" "+name] {
 			return true
 		}
-		s, lerr := l.cfg.Lookup(name)
-		if lerr == nil {
-			lerr = s.CheckRole(role)
+		seen[word+" "+name] = true
+		s, err := l.cfg.Lookup(name)
+		if err == nil {
+			err = s.CheckRole(word)
 		}
-		if lerr != nil {
-			err = fmt.Errorf("SCRIPT line %d: %s %s: %v", call.Pos().Line(), role, name, lerr)
+		if err == nil && !seen["exec "+s.Name] {
+			seen["exec "+s.Name] = true
+			err = s.checkExecutable(l.work, env)
 		}
-		return err == nil
+		if err != nil {
+			errs = append(errs, fmt.Errorf("SCRIPT line %d: %s %s: %v", line, word, name, err))
+		}
+		return true
 	})
-	return err
+	return errors.Join(errs...)
+}
+
+// checkVerifier says why path cannot run as ./ci: missing, not a regular
+// file, or not executable.
+func checkVerifier(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist (write ./ci: it exits 0 when the work is done)", path)
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a file", path)
+	case fi.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("%s is not executable (chmod +x %s)", path, filepath.Base(path))
+	}
+	return nil
 }
 
 // create makes the run directory, its copy of SCRIPT and run.json, and
