@@ -30,7 +30,8 @@ and ` + "`judge NAME [--soak N | --jury N] [--goldfish] [--pedantic] [INSTR]`" +
 session pinned per run, answering through a schema-checked verdict; the
 rendered verdict on stdout). agent exits 0 completed (which says nothing
 about the task), 3 escalated, 5 transport failure, 7 config; judge exits 0
-the verdict passes (after --soak/--jury), 1 it does not, 3 escalated, 5
+the verdict passes (after --soak/--jury), 1 it does not (a work order), 2 it
+passes but --soak N is not reached yet (judge again), 3 escalated, 5
 transport, 6 no valid verdict after one bounce, 7 config. Before anything
 runs, the loop refuses (7) a service SCRIPT names whose program (claude, or
 _COMMAND's first word) is not on PATH, and a SCRIPT that runs ./ci when ./ci

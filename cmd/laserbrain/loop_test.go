@@ -150,7 +150,7 @@ func pidAlive(t *testing.T, pidFile string) bool {
 const resumeScript = `while :; do
 	./ci > "$RUN_DIR/ci.log" 2>&1 || { agent fix < "$RUN_DIR/ci.log" || exit $?; continue; }
 	v=$(judge judge --soak 3 "Is it done?")
-	case $? in 0) break ;; 1) ;; *) exit 4 ;; esac
+	case $? in 0) break ;; 1|2) ;; *) exit 4 ;; esac
 done
 echo "converged"
 `

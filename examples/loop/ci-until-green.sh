@@ -8,7 +8,8 @@
 #   laserbrain loop examples/loop/ci-until-green.sh [--max-iters 25] [--goal TEXT]
 #
 # Variables: PLAN (default PLAN.md) is what the judge checks the tree
-# against; SOAK (default 3) is how many passing verdicts in a row end it.
+# against; SOAK, when set, is how many passing verdicts in a row end it
+# (unset: the loop's --soak, else one passing verdict).
 #
 # Exit status: 0 the work converged; 3 an agent or the judge escalated to
 # a person; otherwise the failing builtin's own code, passed on as it is:
@@ -18,7 +19,6 @@
 # to start (7) when ./ci is missing or not executable, or a service's
 # program is not installed.
 PLAN=${PLAN:-PLAN.md}
-SOAK=${SOAK:-3}
 
 # failed names a builtin's failure status.
 failed() {
@@ -49,10 +49,13 @@ while :; do
 		esac
 	fi
 
-	findings=$(judge judge --soak "$SOAK" "CI passes. Is $PLAN complete given the current tree? You are mid-soak; vary your scrutiny.")
+	findings=$(judge judge ${SOAK:+--soak "$SOAK"} "CI passes. Is $PLAN complete given the current tree?")
 	rc=$?
 	case $rc in
 	0) break ;;
+	# A pass short of the soak count: no work to hand out; verify and
+	# judge again.
+	2) continue ;;
 	1)
 		printf '%s\n' "$findings" | agent task "Execute this work order against $PLAN."
 		rc=$?

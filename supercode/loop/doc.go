@@ -24,7 +24,10 @@
 //	    PATH, DEFAULT_AGENT missing
 //	judge NAME [--jury N | --soak N] [--goldfish] [--pedantic] [INSTR...]
 //	  0 the verdict passes (all N jurors; N consecutive soak passes)
-//	  1 it does not (a pass still short of --soak N is 1 too)
+//	  1 it does not: a rejection, whose rendered verdict is a work order
+//	  2 it passes, but --soak N is not reached yet: no work to hand out;
+//	    judge again (`judge && break || agent task` would send a soaking
+//	    pass to an agent — use `case $?`, as the reference loop does)
 //	  3 escalated   5 transport   6 malformed: no valid verdict after the
 //	  one bounce (a schema error, or a rejection without blocker/required)
 //	  7 config: unknown service, one without verdict in its _TOOLS, or
@@ -89,7 +92,11 @@
 // the head, "[truncated: full log at …]" and the tail), ops/ (recorded
 // output SCRIPT reads back), calls/ (each session's prompt files, MCP
 // config, transcript, verdict), judges/ (pinned judge transcripts),
-// seed.md. Runs never share state: two loops on one repository each have
+// seed.md. suggestions.md is the suggestions ledger: every suggestion of a
+// passing verdict once (the same where and what, whitespace and case
+// aside, is one entry), naming the judges and steps that made it; it is
+// rendered from suggestions.json, and both are rewritten whole, atomically.
+// Runs never share state: two loops on one repository each have
 // their own directory, checkpoints and drift run. Before every agent and
 // judge call the tree (tracked and untracked, not ignored, through a
 // private index) is committed to refs/laserkit/loop/<run>/<step>; the
