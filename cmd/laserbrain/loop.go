@@ -140,5 +140,90 @@ After a signal the step in flight is killed and the journal left intact:
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
+	cmd.AddCommand(newLoopPruneCmd(streams))
 	return cmd
+}
+
+type loopPruneOptions struct {
+	all, dryRun, json bool
+}
+
+func newLoopPruneCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &loopPruneOptions{}
+	cmd := &cobra.Command{
+		Use:   "prune [--all] [--dry-run]",
+		Short: "Remove the checkpoint refs of finished loop runs from this repository",
+		Long: `prune removes the checkpoints laserbrain loop committed before every agent
+and judge call (refs/laserkit/loop/RUN/STEP) of runs that are over: SCRIPT
+ended on its own, so nothing will resume them. It keeps, unless --all, the
+checkpoints of a run that can still go on with --resume (the loop stopped it:
+a budget, a timeout, a signal; or it was killed) and of a run whose journal
+is not in this laserbrain home. A run a process is running now keeps its
+checkpoints even with --all. The refs go in one git transaction; the
+journals are left as they are. --dry-run says what would go.`,
+		Example: `  laserbrain loop prune --dry-run
+  laserbrain loop prune
+  laserbrain loop prune --all --json`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := loop.Prune(ctx, loop.PruneOptions{All: opts.all, DryRun: opts.dryRun})
+			var le *loop.Error
+			if errors.As(err, &le) {
+				if le.Code == loop.ExitUsage {
+					return cli.Usagef("%v", le.Err)
+				}
+				return cli.Exit(le.Code, le.Err)
+			}
+			if err != nil {
+				return cli.Failure(err)
+			}
+			if opts.json {
+				return cli.WriteJSON(streams.Out, res)
+			}
+			printPrune(streams, res)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.all, "all", false, "remove the checkpoints of resumable runs and of runs with no journal here too (never a running one's)")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would be removed, and remove nothing")
+	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, or not in a git repository"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "git could not remove the refs (nothing was removed), or the laserbrain home cannot be found"})
+	return cmd
+}
+
+func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
+	removed := "removed"
+	if res.DryRun {
+		removed = "would remove"
+	}
+	for _, r := range res.Runs {
+		what := "kept"
+		if r.Removed {
+			what = removed
+		}
+		why := r.State
+		if r.Reason != "" {
+			why += ": " + r.Reason
+		}
+		hint := ""
+		if !r.Removed && r.State != loop.RunBusy {
+			hint = "; --all removes them"
+		}
+		fmt.Fprintf(streams.Out, "%s %d checkpoint%s of run %s (%s%s)\n", what, r.Refs, plural(r.Refs), r.Run, why, hint)
+	}
+	fmt.Fprintf(streams.Out, "%s %d checkpoint%s, kept %d, in %s\n", removed, res.Removed, plural(res.Removed), res.Kept, res.Repo)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
