@@ -20,6 +20,7 @@ import (
 
 var (
 	laserbrainOnce sync.Once
+	laserbrainDir  string // removed when the test binary is done (TestMain)
 	laserbrainPath string
 	laserbrainErr  error
 )
@@ -29,12 +30,11 @@ var (
 func laserbrainBinary(t testing.TB) string {
 	t.Helper()
 	laserbrainOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "laserbrain-e2e-")
-		if err != nil {
-			laserbrainErr = err
+		laserbrainDir, laserbrainErr = os.MkdirTemp("", "laserbrain-e2e-")
+		if laserbrainErr != nil {
 			return
 		}
-		laserbrainPath = filepath.Join(dir, "laserbrain")
+		laserbrainPath = filepath.Join(laserbrainDir, "laserbrain")
 		build := exec.Command("go", "build", "-trimpath", "-o", laserbrainPath, ".")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {

@@ -30,8 +30,12 @@ and ` + "`judge NAME [--soak N | --jury N] [--goldfish] [--pedantic] [INSTR]`" +
 session pinned per run, answering through a schema-checked verdict; the
 rendered verdict on stdout). agent exits 0 completed (which says nothing
 about the task), 3 escalated, 5 transport failure, 7 config; judge exits 0
-the verdict passes (after --soak/--jury), 1 it does not, 3 escalated, 5
-transport, 6 no valid verdict after one bounce, 7 config. Every other
+the verdict passes (after --soak/--jury), 1 it does not (a work order), 2 it
+passes but --soak N is not reached yet (judge again), 3 escalated, 5
+transport, 6 no valid verdict after one bounce, 7 config. Before anything
+runs, the loop refuses (7) a service SCRIPT names whose program (claude, or
+_COMMAND's first word) is not on PATH, and a SCRIPT that runs ./ci when ./ci
+is missing or not executable. Every other
 command SCRIPT runs passes the operator gate: a refused one gets its reason
 on stderr and status 126.
 Services come from agents.conf (--agents, else ./agents.conf, over the
@@ -39,8 +43,10 @@ starter fix, task and judge Claude Code services).
 
 The journal is $LASERBRAIN_HOME/loop/RUN/ ($RUN_DIR in SCRIPT): steps.jsonl,
 suggestions.md, ci-NNN.log, checkpoints refs/laserkit/loop/RUN/STEP before each
-agent and judge call. One summary is printed on standard error at the end
-(--json: on standard output).
+agent and judge call. One summary is printed on standard error at the end.
+With --json the summary is the one JSON document on standard output, and
+SCRIPT's standard output (./ci, the rendered verdicts, anything it echoes)
+goes to standard error instead.
 
 The loop exits with SCRIPT's own status unless it stopped SCRIPT itself.
 After a signal the step in flight is killed and the journal left intact:
@@ -72,6 +78,11 @@ After a signal the step in flight is killed and the journal left intact:
 			}
 			o.Self = self
 			o.Stdin, o.Stdout, o.Stderr = streams.In, streams.Out, streams.ErrOut
+			if opts.json {
+				// Standard output holds one JSON document, the summary:
+				// what SCRIPT writes there goes to standard error.
+				o.Stdout = streams.ErrOut
+			}
 			o.HandleSignals = true
 			sup := &agentrun.Supervisor{}
 			defer sup.Close()
@@ -117,17 +128,102 @@ After a signal the step in flight is killed and the journal left intact:
 	f.StringVar(&opts.Seed, "seed", "", "the judge's seed from the launching thread: full, compact or none (default: full if it fits, else compact)")
 	f.StringVar(&opts.Thread, "thread", "", "the launching thread (a Claude Code transcript .jsonl or text); default: the Claude Code session this runs in")
 	f.StringVar(&opts.Agents, "agents", "", "the agents.conf to use (default: ./agents.conf when there is one)")
-	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output")
+	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output (SCRIPT's standard output then goes to standard error)")
 	cli.CompleteFlag(cmd, "seed", cli.Values("full\tthe whole launching thread", "compact\ta summary of it", "none\tno seed"))
 	cli.CompleteFlag(cmd, "resume", completeLoopRuns)
 	cli.CompleteFlag(cmd, "agents", cli.Files("conf"))
 	cli.CompleteFlag(cmd, "thread", cli.Files("jsonl", "md", "txt"))
 	cli.CompleteFlag(cmd, "goal", cli.NoValue)
 	cli.SetExits(cmd,
-		cli.ExitDoc{Code: cli.ExitPassThrough, When: "SCRIPT's own status (the reference loop: 3 escalated, 4 a malfunction)"},
-		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing ran"},
+		cli.ExitDoc{Code: cli.ExitPassThrough, When: "SCRIPT's own status (the reference loop: 3 escalated; 5, 6 or 7 a builtin's failure, passed on)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, an input file (SCRIPT, --agents, --thread) missing or unreadable, a --resume of a run that does not exist, is over or is being run; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
-		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory or a checkpoint failed"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
+	cmd.AddCommand(newLoopPruneCmd(streams))
 	return cmd
+}
+
+type loopPruneOptions struct {
+	all, dryRun, json bool
+}
+
+func newLoopPruneCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &loopPruneOptions{}
+	cmd := &cobra.Command{
+		Use:   "prune [--all] [--dry-run]",
+		Short: "Remove the checkpoint refs of finished loop runs from this repository",
+		Long: `prune removes the checkpoints laserbrain loop committed before every agent
+and judge call (refs/laserkit/loop/RUN/STEP) of runs that are over: SCRIPT
+ended on its own, so nothing will resume them. It keeps, unless --all, the
+checkpoints of a run that can still go on with --resume (the loop stopped it:
+a budget, a timeout, a signal; or it was killed) and of a run whose journal
+is not in this laserbrain home. A run a process is running now keeps its
+checkpoints even with --all. The refs go in one git transaction; the
+journals are left as they are. --dry-run says what would go.`,
+		Example: `  laserbrain loop prune --dry-run
+  laserbrain loop prune
+  laserbrain loop prune --all --json`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := loop.Prune(ctx, loop.PruneOptions{All: opts.all, DryRun: opts.dryRun})
+			var le *loop.Error
+			if errors.As(err, &le) {
+				if le.Code == loop.ExitUsage {
+					return cli.Usagef("%v", le.Err)
+				}
+				return cli.Exit(le.Code, le.Err)
+			}
+			if err != nil {
+				return cli.Failure(err)
+			}
+			if opts.json {
+				return cli.WriteJSON(streams.Out, res)
+			}
+			printPrune(streams, res)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.all, "all", false, "remove the checkpoints of resumable runs and of runs with no journal here too (never a running one's)")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would be removed, and remove nothing")
+	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, or not in a git repository"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "git could not remove the refs (nothing was removed), or the laserbrain home cannot be found"})
+	return cmd
+}
+
+func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
+	removed := "removed"
+	if res.DryRun {
+		removed = "would remove"
+	}
+	for _, r := range res.Runs {
+		what := "kept"
+		if r.Removed {
+			what = removed
+		}
+		why := r.State
+		if r.Reason != "" {
+			why += ": " + r.Reason
+		}
+		hint := ""
+		if !r.Removed && r.State != loop.RunBusy {
+			hint = "; --all removes them"
+		}
+		fmt.Fprintf(streams.Out, "%s %d checkpoint%s of run %s (%s%s)\n", what, r.Refs, plural(r.Refs), r.Run, why, hint)
+	}
+	fmt.Fprintf(streams.Out, "%s %d checkpoint%s, kept %d, in %s\n", removed, res.Removed, plural(res.Removed), res.Kept, res.Repo)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

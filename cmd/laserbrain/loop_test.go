@@ -150,7 +150,7 @@ func pidAlive(t *testing.T, pidFile string) bool {
 const resumeScript = `while :; do
 	./ci > "$RUN_DIR/ci.log" 2>&1 || { agent fix < "$RUN_DIR/ci.log" || exit $?; continue; }
 	v=$(judge judge --soak 3 "Is it done?")
-	case $? in 0) break ;; 1) ;; *) exit 4 ;; esac
+	case $? in 0) break ;; 1|2) ;; *) exit 4 ;; esac
 done
 echo "converged"
 `
@@ -218,7 +218,7 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	waitFor(t, filepath.Join(dir, "ready-judge"))
 	// The run is in use: a second --resume is refused, and changes nothing.
 	busy := startLoop(t, lb, dir, home, "--resume", run)
-	if code := busy.wait(t); code != 7 || !strings.Contains(busy.stderr.String(), "being run by another process") {
+	if code := busy.wait(t); code != 2 || !strings.Contains(busy.stderr.String(), "being run by another process") {
 		t.Fatalf("a --resume of a running run: exit %d\n%s", code, busy.stderr)
 	}
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {

@@ -23,13 +23,29 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("LASERBRAIN_TEST_HOOKED_AGENT"); dir != "" {
 		hookedAgent(dir) // an agent stand-in for TestHookedAgentHalted
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingBuilds{m}, map[string]func(){
 		"laserbrain": func() {
 			code, cmd := runCmd(os.Args[1:], cli.System())
 			clitest.Record(cmd, code)
 			os.Exit(code)
 		},
 	})
+}
+
+// removingBuilds runs the tests, then removes the binaries they built once
+// for the whole process (laserbrainBinary, ponderBinary): a temporary
+// directory of their own each, which t.TempDir cannot give as it ends with
+// the test that asked first.
+type removingBuilds struct{ m *testing.M }
+
+func (r removingBuilds) Run() int {
+	code := r.m.Run()
+	for _, dir := range []string{laserbrainDir, ponderDir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+	return code
 }
 
 // unobservedExits are the exit codes commands document that no script

@@ -177,22 +177,11 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	code := exitCode(cmd.ProcessState, werr)
 
 	res := SpawnResult{ExitCode: code}
-	run, err = st.UpdateRun(ctx, run.ID, func(r *fleet.Run) error {
-		r.Ended = s.now()
-		r.ExitCode = &code
-		return nil
-	})
+	run, j, err := s.End(ctx, run.ID, &code, "")
 	if err != nil {
 		return res, err
 	}
-	ok := code == 0
-	_, _ = st.AppendEvent(ctx, run.ID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "run-end", OK: &ok, Text: fmt.Sprintf("exit %d", code)})
-	j, err := s.Judge(ctx, run.ID)
-	if err != nil {
-		return res, err
-	}
-	res.Judgment = j
-	res.Run, _ = st.Run(ctx, run.ID)
+	res.Judgment, res.Run = j, run
 	return res, nil
 }
 

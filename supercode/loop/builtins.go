@@ -2,11 +2,13 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +32,9 @@ func (l *Loop) service(hc interp.HandlerContext, role, name string) (*Service, e
 	svc, err := l.cfg.Lookup(name)
 	if err == nil {
 		err = svc.CheckRole(role)
+	}
+	if err == nil {
+		err = svc.checkExecutable(l.work, execEnv(hc.Env))
 	}
 	if err == nil && svc.Enabled == "MANUAL" {
 		err = l.confirm(svc, role)
@@ -196,7 +201,7 @@ func (l *Loop) begin(ctx context.Context, role string, svc *Service, cctx *cappe
 // agent is `agent NAME [INSTR...]`: a fresh session per call; stdin is its
 // context, the arguments its instruction. 0 it completed (which says
 // nothing about the task), 3 it escalated, 5 it failed, 7 a config error.
-func (l *Loop) agent(ctx context.Context, argv []string) error {
+func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	hc := interp.HandlerCtx(ctx)
 	key := l.key(hc.Pos)
 	name, instr := "", ""
@@ -228,6 +233,7 @@ func (l *Loop) agent(ctx context.Context, argv []string) error {
 	step, opened, iteration, ref, treeBefore := cs.step, cs.opened, cs.st.Iteration, cs.ref, cs.tree
 	workPending, iterCI := cs.st.WorkPending, cs.st.IterCI
 	child := l.childRun(ctx, svc, roleAgent, step)
+	defer func() { l.endChild(ctx, child, status) }()
 	session := child
 	if svc.Kind == KindClaude {
 		session = newUUID()
@@ -426,10 +432,10 @@ type judgeOutcome struct {
 
 // judge is `judge NAME [flags] [INSTR...]`: one session pinned per run
 // (goldfish and jurors: a fresh one per sample). 0 the verdict passes
-// (after --soak/--jury), 1 it does not, 3 escalated, 5 transport, 6
-// malformed, 7 config. The rendered verdict goes to stdout, the judge's
+// (after --soak/--jury), 1 it does not, 2 it passes but --soak N is not
+// reached yet, 3 escalated, 5 transport, 6 malformed, 7 config. The rendered verdict goes to stdout, the judge's
 // transcript to stderr.
-func (l *Loop) judge(ctx context.Context, argv []string) error {
+func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	hc := interp.HandlerCtx(ctx)
 	key := l.key(hc.Pos)
 	if rec := l.replay.take(key, argv); rec != nil {
@@ -478,6 +484,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) error {
 		mode = "soak"
 	}
 	child := l.childRun(ctx, svc, roleJudge, step)
+	defer func() { l.endChild(ctx, child, status) }()
 	// The pinned session: born at the judge's first completed call (a first
 	// call interrupted before it completed starts afresh).
 	if !goldfish && !js.Born {
@@ -588,9 +595,13 @@ func (l *Loop) judge(ctx context.Context, argv []string) error {
 			n := st.Soak[svc.Name]
 			rec.Soak, rec.SoakTarget = intp(n), ja.soak
 			st.FinalPassed, st.FinalOf = n, ja.soak
-			out.code = 1
-			if n >= ja.soak {
+			switch {
+			case n >= ja.soak:
 				out.code = 0
+			case out.passed:
+				out.code = JudgeSoaking
+			default:
+				out.code = 1
 			}
 		case "jury":
 			rec.Jurors = jurors
@@ -619,7 +630,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) error {
 		rendered = renderJudge(out, mode, rec.Soak, ja.soak, jurors)
 	}
 	l.mu.Unlock()
-	if out.code == 0 || out.code == 1 {
+	if out.code == 0 || out.code == 1 || out.code == JudgeSoaking {
 		if n, err := l.ledger(step, svc.Name, out); err != nil {
 			return l.halt(ExitInternal, "suggestions ledger: %v", err)
 		} else if n > 0 {
@@ -650,7 +661,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) error {
 	if err := l.j.append(rec); err != nil {
 		return l.halt(ExitInternal, "%v", err)
 	}
-	l.event(ctx, fleet.KindTool, "verdict:"+svc.Name, out.code == 0, fmt.Sprintf("judge %s exit %d: %s", svc.Name, out.code, rec.Summary), step)
+	l.event(ctx, fleet.KindTool, "verdict:"+svc.Name, out.code == 0 || out.code == JudgeSoaking, fmt.Sprintf("judge %s exit %d: %s", svc.Name, out.code, rec.Summary), step)
 	return exitStatus(out.code)
 }
 
@@ -791,23 +802,98 @@ func renderJudge(out judgeOutcome, mode string, soak *int, soakOf, jurors int) s
 	return b.String()
 }
 
-// ledger appends the suggestions of passing verdicts to suggestions.md.
+// suggestion is one entry of the run's suggestions ledger: a suggestion
+// the judges made, once, with every step and judge that made it. Two
+// suggestions are the same when their where and what are, whitespace and
+// case aside; the first one's words are kept.
+type suggestion struct {
+	Where  string   `json:"where"`
+	What   string   `json:"what"`
+	Why    string   `json:"why"`
+	Judges []string `json:"judges"`
+	Steps  []int    `json:"steps"`
+}
+
+func (s suggestion) key() string {
+	return strings.ToLower(oneLine(s.Where)) + "\x00" + strings.ToLower(oneLine(s.What))
+}
+
+// ledger adds the suggestions of passing verdicts to the run's ledger
+// (suggestions.json, rendered as suggestions.md, both rewritten whole and
+// atomically) and says how many entries are new: a suggestion made again
+// gains a step rather than a line, so soak passes and jurors that agree do
+// not repeat it.
 func (l *Loop) ledger(step int, judge string, out judgeOutcome) (int, error) {
-	var b strings.Builder
-	n := 0
+	var made []suggestion
 	for i, v := range out.verdicts {
 		if !out.samples[min(i, len(out.samples)-1)].Passed {
 			continue
 		}
 		for _, f := range v.Suggestions() {
-			fmt.Fprintf(&b, "- step %d, judge %s: `%s` — %s (why: %s)\n", step, judge, oneLine(f.Where), oneLine(f.What), oneLine(f.Why))
-			n++
+			made = append(made, suggestion{Where: oneLine(f.Where), What: oneLine(f.What), Why: oneLine(f.Why)})
 		}
 	}
-	if n == 0 {
+	if len(made) == 0 {
 		return 0, nil
 	}
-	return n, fsx.AppendSync(filepath.Join(l.dir, "suggestions.md"), []byte(b.String()), 0o644)
+	path := filepath.Join(l.dir, "suggestions.json")
+	var entries []suggestion
+	switch b, err := os.ReadFile(path); {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return 0, err
+	default:
+		if err := json.Unmarshal(b, &entries); err != nil {
+			return 0, fmt.Errorf("%s: %v", path, err)
+		}
+	}
+	index := map[string]int{}
+	for i, e := range entries {
+		index[e.key()] = i
+	}
+	n := 0
+	for _, m := range made {
+		i, ok := index[m.key()]
+		if !ok {
+			i, n = len(entries), n+1
+			index[m.key()] = i
+			entries = append(entries, m)
+		}
+		e := &entries[i]
+		if !slices.Contains(e.Judges, judge) {
+			e.Judges = append(e.Judges, judge)
+		}
+		if !slices.Contains(e.Steps, step) {
+			e.Steps = append(e.Steps, step)
+		}
+	}
+	b, err := json.MarshalIndent(entries, "", "  ")
+	if err != nil {
+		return 0, err
+	}
+	if err := fsx.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return 0, err
+	}
+	return n, fsx.WriteFile(filepath.Join(l.dir, "suggestions.md"), []byte(renderLedger(entries)), 0o644)
+}
+
+// renderLedger is suggestions.md: one line per suggestion, naming the
+// judges and the steps it was made at.
+func renderLedger(entries []suggestion) string {
+	var b strings.Builder
+	for _, e := range entries {
+		steps := make([]string, len(e.Steps))
+		for i, s := range e.Steps {
+			steps[i] = strconv.Itoa(s)
+		}
+		word := "step"
+		if len(steps) > 1 {
+			word = "steps"
+		}
+		fmt.Fprintf(&b, "- judge %s, %s %s: `%s` — %s (why: %s)\n", strings.Join(e.Judges, ", judge "), word,
+			strings.Join(steps, ", "), e.Where, e.What, e.Why)
+	}
+	return b.String()
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

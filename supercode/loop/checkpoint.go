@@ -34,11 +34,17 @@ func findRepo(ctx context.Context, dir string) *repo {
 	return &repo{top: strings.TrimSpace(out)}
 }
 
-func gitOut(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+// gitCmd is git run in dir with env added, never prompting.
+func gitCmd(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Env = append(cmd.Env, "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	return cmd
+}
+
+func gitOut(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := gitCmd(ctx, dir, env, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -428,6 +428,40 @@ func (s *Service) CheckRole(role string) error {
 	return nil
 }
 
+// Executable is the program the service runs: the first word of
+// _COMMAND, else, for a claude service, claude.
+func (s *Service) Executable() string {
+	if len(s.Command) > 0 {
+		return s.Command[0]
+	}
+	if s.Kind == KindClaude {
+		return "claude"
+	}
+	return ""
+}
+
+// checkExecutable reports a service whose program cannot be found from dir
+// with env's PATH (a relative path is taken from dir): a config error,
+// found before the service is called.
+func (s *Service) checkExecutable(dir string, env []string) error {
+	bin := s.Executable()
+	if bin == "" {
+		return fmt.Errorf("service %s has no %s_COMMAND", s.Name, s.Name)
+	}
+	if _, err := lookPath(dir, env, bin); err != nil {
+		how := fmt.Sprintf("check %s_COMMAND in agents.conf", s.Name)
+		if s.Kind == KindClaude && len(s.Command) == 0 {
+			how = fmt.Sprintf("install Claude Code, or set %s_COMMAND, or %s_KIND=command, in agents.conf", s.Name, s.Name)
+		}
+		why := fmt.Sprintf("its program %q is not found on PATH", bin)
+		if strings.Contains(bin, "/") {
+			why = fmt.Sprintf("its program %s cannot be run: %v", bin, err)
+		}
+		return fmt.Errorf("service %s cannot be started: %s (%s)", s.Name, why, how)
+	}
+	return nil
+}
+
 // systemPrompt is the service's own prompt text: its _PROMPT files (or the
 // starter prompt), then _SYSTEM.
 func (s *Service) systemPrompt() (string, error) {

@@ -20,36 +20,51 @@
 //	  0 the session completed (says nothing about the task)
 //	  3 it escalated (escalate tool; a command service: exit 3)
 //	  5 transport: the service failed, could not start, or crashed
-//	  7 config: unknown or disabled service, DEFAULT_AGENT missing
+//	  7 config: unknown or disabled service, its program not found on
+//	    PATH, DEFAULT_AGENT missing
 //	judge NAME [--jury N | --soak N] [--goldfish] [--pedantic] [INSTR...]
 //	  0 the verdict passes (all N jurors; N consecutive soak passes)
-//	  1 it does not (a pass still short of --soak N is 1 too)
+//	  1 it does not: a rejection, whose rendered verdict is a work order
+//	  2 it passes, but --soak N is not reached yet: no work to hand out;
+//	    judge again (`judge && break || agent task` would send a soaking
+//	    pass to an agent — use `case $?`, as the reference loop does)
 //	  3 escalated   5 transport   6 malformed: no valid verdict after the
 //	  one bounce (a schema error, or a rejection without blocker/required)
-//	  7 config: unknown service, or one without verdict in its _TOOLS
+//	  7 config: unknown service, one without verdict in its _TOOLS, or
+//	    its program not found
 //
 // The rendered verdict (markdown) is the judge's stdout, its transcript
-// goes to stderr. Loop-level --soak, --jury, --goldfish and --pedantic are
+// goes to stderr. SCRIPT's stdout is the loop's (Options.Stdout);
+// `laserbrain loop --json` points it at stderr, so that stdout holds one
+// JSON document, the summary. Loop-level --soak, --jury, --goldfish and --pedantic are
 // the defaults of every judge call; the call's own flags win.
 //
 // # Exit codes of laserbrain loop
 //
 // The loop exits with SCRIPT's own status (0 when it ends normally, and
 // whatever it passes on: the reference loop exits 3 when an agent or the
-// judge escalates, 4 on any malfunction), except when the loop itself stops
+// judge escalates, and passes a builtin's 5, 6 or 7 on as it is — never 4,
+// which stays the loop's "exhausted"), except when the loop itself stops
 // SCRIPT, which it always says on stderr, journals (a "halt" record) and
 // puts in the summary:
 //
-//	2    bad usage: flags, no SCRIPT, --soak with --jury; nothing ran
+//	2    bad usage: flags, no SCRIPT, --soak with --jury; an input file
+//	     that is not there or cannot be read (SCRIPT, --agents, --thread);
+//	     --resume of a run that does not exist, is over, or is being run
+//	     by another process; nothing ran (the shared exit-code table's 2)
 //	4    exhausted: --max-iters reached before another iteration could
 //	     start, the token --budget spent, the wall-clock --timeout, or two
 //	     agent calls in a row that changed nothing while there was work
 //	     to do (a run stopped so can go on with --resume)
 //	7    config: agents.conf or SCRIPT invalid; an agent/judge SCRIPT names
-//	     literally is unknown, disabled, or a judge without verdict (found
-//	     before anything runs); --resume of an unknown, finished or busy run
-//	8    internal: the journal, the run directory or a checkpoint could
-//	     not be written
+//	     literally is unknown, disabled, a judge without verdict, or its
+//	     program (claude, or _COMMAND's first word) is not found from the
+//	     working directory with the loop's PATH; SCRIPT runs ./ci and ./ci
+//	     is missing or not executable (all found before anything runs and
+//	     listed together, so no model is asked to make a missing verifier
+//	     pass); --resume of a run whose copy of SCRIPT was changed
+//	8    internal: the journal, the run directory, the store or a
+//	     checkpoint could not be read or written
 //	128+N a signal stopped the run (130 SIGINT, 143 SIGTERM, 129 SIGHUP):
 //	     the step in flight was killed, the journal is intact, --resume
 //	     goes on from the last completed step
@@ -77,11 +92,19 @@
 // the head, "[truncated: full log at …]" and the tail), ops/ (recorded
 // output SCRIPT reads back), calls/ (each session's prompt files, MCP
 // config, transcript, verdict), judges/ (pinned judge transcripts),
-// seed.md. Runs never share state: two loops on one repository each have
+// seed.md. suggestions.md is the suggestions ledger: every suggestion of a
+// passing verdict once (the same where and what, whitespace and case
+// aside, is one entry), naming the judges and steps that made it; it is
+// rendered from suggestions.json, and both are rewritten whole, atomically.
+// Runs never share state: two loops on one repository each have
 // their own directory, checkpoints and drift run. Before every agent and
 // judge call the tree (tracked and untracked, not ignored, through a
 // private index) is committed to refs/laserkit/loop/<run>/<step>; the
-// judge's prompt names the checkpoint of its previous verdict.
+// judge's prompt names the checkpoint of its previous verdict. Prune
+// (`laserbrain loop prune`) removes the checkpoints of runs that are over
+// (SCRIPT ended on its own); those of a resumable run and of a run with no
+// journal in this home only with All; a run a process holds keeps its own
+// always. The journal is left as it is.
 //
 // # Resume
 //

@@ -70,6 +70,63 @@ func (l *Loop) childRun(ctx context.Context, svc *Service, role string, step int
 	return id
 }
 
+// endChild ends a session's run when its call returns, with the status
+// the builtin returns to SCRIPT (128+N when a signal stopped the run, the
+// loop's code when it stopped SCRIPT), as `laserbrain run` ends its run
+// when the agent exits: a finished session is never left "running" for
+// `laserbrain runs` and `laserbrain supervise` to see. Best effort: a
+// failure is reported, the call's status stands.
+func (l *Loop) endChild(ctx context.Context, child string, status error) {
+	code := statusCode(status)
+	why := ""
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			why = cause.Error()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, _, err := l.sup.End(ctx, child, &code, why); err != nil && !errors.Is(err, fleet.ErrNotFound) {
+		l.note("the session's run %s could not be ended: %v", child, err)
+	}
+}
+
+// endOrphans ends the session runs of calls the journal started and never
+// finished: their loop was killed outright (SIGKILL, a crash) before it
+// could end them. Their status is not known. Ending a run twice keeps the
+// first end, so a call ended when it was interrupted is left as it was.
+func (l *Loop) endOrphans(ctx context.Context, recs []Record) {
+	started := map[int]string{}
+	for _, r := range recs {
+		switch {
+		case r.Phase == "start" && r.ChildRun != "":
+			started[r.Step] = r.ChildRun
+		case r.Phase == "" && (r.Kind == recAgent || r.Kind == recJudge):
+			delete(started, r.Step)
+		}
+	}
+	for _, child := range started {
+		if _, _, err := l.sup.End(ctx, child, nil, "its loop stopped before the call returned"); err != nil && !errors.Is(err, fleet.ErrNotFound) {
+			l.note("the session's run %s could not be ended: %v", child, err)
+		}
+	}
+}
+
+// reopenDrift marks the loop's own run as running again for --resume
+// (finish ends it once more).
+func (l *Loop) reopenDrift(ctx context.Context) {
+	st, err := l.sup.Fleet()
+	if err == nil {
+		_, err = st.UpdateRun(ctx, l.id, func(r *fleet.Run) error {
+			r.Ended, r.ExitCode = time.Time{}, nil
+			return nil
+		})
+	}
+	if err != nil && !errors.Is(err, fleet.ErrNotFound) {
+		l.note("the loop's drift run could not be reopened: %v", err)
+	}
+}
+
 // event records what the loop observed on its own run, best effort.
 func (l *Loop) event(ctx context.Context, kind, name string, ok bool, text string, step int) {
 	l.recordEvent(ctx, fleet.Event{Kind: kind, Name: name, OK: &ok, Text: text}, step)
@@ -103,7 +160,7 @@ func (l *Loop) driftAfterAgent(ctx context.Context, svc string, ci *int, c cappe
 // driftAfterJudge steps the drift run for a judge's iteration; a judge
 // that gave no verdict (escalated, failed) leaves no reading.
 func (l *Loop) driftAfterJudge(ctx context.Context, svc string, ci *int, out judgeOutcome, soakBefore int, mode string) *DriftStep {
-	if len(out.verdicts) == 0 || (out.code != 0 && out.code != 1) {
+	if len(out.verdicts) == 0 || (out.code != 0 && out.code != 1 && out.code != JudgeSoaking) {
 		return nil
 	}
 	d := 3

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,6 +38,11 @@ const (
 	ExitInternal  = 8
 	ExitRefused   = 126
 )
+
+// JudgeSoaking is the judge builtin's status for a verdict that passes
+// while its --soak count is not yet reached: not a rejection (1), so a
+// script re-judges without sending work to an agent.
+const JudgeSoaking = 2
 
 // Defaults that stop runaways.
 const (
@@ -115,6 +121,18 @@ type Error struct {
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
+// fileCode is the code for an error reading a file the caller named: one
+// that is missing, not permitted or not a file is the call's mistake
+// (usage, as the project's exit-code table has it); anything else is
+// otherwise.
+func fileCode(err error, otherwise int) int {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+		return ExitUsage
+	}
+	return otherwise
+}
+
 func fail(code int, format string, a ...any) error {
 	return &Error{Code: code, Err: fmt.Errorf(format, a...)}
 }
@@ -160,7 +178,9 @@ type Loop struct {
 	sup      *agentrun.Supervisor
 	fleetID  string
 	seed     string
-	self     string
+	// seedSource is where the seed came from (the run record says).
+	seedSource string
+	self       string
 
 	stdin          *os.File
 	interactive    bool // stdin is a terminal
@@ -223,7 +243,7 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	if home == "" {
 		h, err := DefaultHome()
 		if err != nil {
-			return nil, fail(ExitConfig, "%v", err)
+			return nil, fail(ExitInternal, "%v", err)
 		}
 		home = h
 	}
@@ -248,19 +268,19 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		l.id, l.dir = o.Resume, filepath.Join(home, o.Resume)
 		m, err := readMeta(l.dir)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fail(ExitConfig, "--resume %s: no such run in %s", o.Resume, home)
+			return nil, fail(ExitUsage, "--resume %s: no such run in %s", o.Resume, home)
 		}
 		if err != nil {
-			return nil, fail(ExitConfig, "--resume %s: %v", o.Resume, err)
+			return nil, fail(ExitInternal, "--resume %s: %v", o.Resume, err)
 		}
 		if m.Status == "ended" && !m.Resumable {
-			return nil, fail(ExitConfig, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
+			return nil, fail(ExitUsage, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
 		}
 		l.meta = m
 		l.work = m.Dir
 		script, err = os.ReadFile(filepath.Join(l.dir, "script.sh"))
 		if err != nil {
-			return nil, fail(ExitConfig, "--resume %s: %v", o.Resume, err)
+			return nil, fail(ExitInternal, "--resume %s: the run directory is damaged: %v", o.Resume, err)
 		}
 		if sum := sha256.Sum256(script); hex.EncodeToString(sum[:]) != m.ScriptSum {
 			return nil, fail(ExitConfig, "--resume %s: the run's copy of SCRIPT was changed since it started", o.Resume)
@@ -288,6 +308,11 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		if l.o.Timeout == 0 {
 			l.o.Timeout = DefaultTimeout
 		}
+		// Read before anything is made: a --thread that cannot be read
+		// leaves nothing behind.
+		if l.seed, l.seedSource, err = launchSeed(l.o.Seed, l.o.Thread, l.getenv); err != nil {
+			return nil, fail(fileCode(err, ExitInternal), "%v", err)
+		}
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(string(script)), l.o.Script)
 	if err != nil {
@@ -296,16 +321,18 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	l.file = f
 	cfg, err := LoadConfig(l.o.Agents, l.work)
 	if err != nil {
-		return nil, fail(ExitConfig, "%v", err)
+		// A file that is not there (or not readable) is the call's mistake;
+		// one that is there and wrong is a config error.
+		return nil, fail(fileCode(err, ExitConfig), "%v", err)
 	}
 	l.cfg = cfg
-	if err := l.checkServices(); err != nil {
+	l.verifier = filepath.Join(l.work, "ci")
+	if err := l.preflight(); err != nil {
 		return nil, fail(ExitConfig, "%v", err)
 	}
-	l.verifier = filepath.Join(l.work, "ci")
 	l.git = findRepo(ctx, l.work)
 	if err := os.MkdirAll(home, 0o755); err != nil {
-		return nil, fail(ExitConfig, "%v", err)
+		return nil, fail(ExitInternal, "%v", err)
 	}
 	if l.git != nil {
 		l.git.excludeInside(ctx, home, l.getenv("LASERBRAIN_HOME"))
@@ -313,7 +340,7 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	if fid, err := fleet.ID(ctx, l.work); err == nil {
 		l.fleetID = fid
 	} else {
-		return nil, fail(ExitConfig, "fleet: %v", err)
+		return nil, fail(ExitInternal, "fleet: %v", err)
 	}
 	if o.Resume != "" {
 		if err := l.openResume(); err != nil {
@@ -356,18 +383,37 @@ func mergeSettings(stored, given Settings, set map[string]bool) Settings {
 	return s
 }
 
-// checkServices finds every `agent NAME` and `judge NAME` SCRIPT spells
-// with a literal name and refuses, before anything runs, a service that is
-// unknown, disabled, or a judge without the verdict tool.
-func (l *Loop) checkServices() error {
-	var err error
+// preflight refuses, before anything runs, what would only fail later:
+// every `agent NAME` and `judge NAME` SCRIPT spells with a literal name
+// whose service is unknown, disabled, a judge without the verdict tool, or
+// whose program (claude, or _COMMAND's first word) is not found from the
+// working directory with the loop's PATH; and a SCRIPT that runs ./ci, the
+// verifier, when ./ci is not an executable file. Every problem is listed,
+// each service once. A name known only at run time is checked the same
+// way when the call is made (the builtin's 7).
+func (l *Loop) preflight() error {
+	env := l.o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	var errs []error
+	seen := map[string]bool{}
+	ciChecked := false
 	syntax.Walk(l.file, func(n syntax.Node) bool {
 		call, ok := n.(*syntax.CallExpr)
-		if !ok || err != nil || len(call.Args) == 0 {
-			return err == nil
+		if !ok || len(call.Args) == 0 {
+			return true
 		}
-		role := call.Args[0].Lit()
-		if role != roleAgent && role != roleJudge {
+		line := call.Pos().Line()
+		word := call.Args[0].Lit()
+		if !ciChecked && strings.Contains(word, "/") && filepath.Join(l.work, word) == l.verifier {
+			ciChecked = true
+			if err := checkVerifier(l.verifier); err != nil {
+				errs = append(errs, fmt.Errorf("SCRIPT line %d runs %s, the verifier: %v", line, word, err))
+			}
+			return true
+		}
+		if word != roleAgent && word != roleJudge {
 			return true
 		}
 		name := ""
@@ -375,26 +421,48 @@ func (l *Loop) checkServices() error {
 			if name = call.Args[1].Lit(); name == "" {
 				return true // a name known only when it runs
 			}
-		} else if role == roleAgent {
+		} else if word == roleAgent {
 			name = l.cfg.DefaultAgent
 			if name == "" {
-				err = fmt.Errorf("%s: `agent` without a NAME needs DEFAULT_AGENT in agents.conf", call.Pos())
-				return false
+				errs = append(errs, fmt.Errorf("SCRIPT line %d: `agent` without a NAME needs DEFAULT_AGENT in agents.conf", line))
+				return true
 			}
 		}
-		if strings.HasPrefix(name, "-") {
+		if strings.HasPrefix(name, "-") || seen[word+" "+name] {
 			return true
 		}
-		s, lerr := l.cfg.Lookup(name)
-		if lerr == nil {
-			lerr = s.CheckRole(role)
+		seen[word+" "+name] = true
+		s, err := l.cfg.Lookup(name)
+		if err == nil {
+			err = s.CheckRole(word)
 		}
-		if lerr != nil {
-			err = fmt.Errorf("SCRIPT line %d: %s %s: %v", call.Pos().Line(), role, name, lerr)
+		if err == nil && !seen["exec "+s.Name] {
+			seen["exec "+s.Name] = true
+			err = s.checkExecutable(l.work, env)
 		}
-		return err == nil
+		if err != nil {
+			errs = append(errs, fmt.Errorf("SCRIPT line %d: %s %s: %v", line, word, name, err))
+		}
+		return true
 	})
-	return err
+	return errors.Join(errs...)
+}
+
+// checkVerifier says why path cannot run as ./ci: missing, not a regular
+// file, or not executable.
+func checkVerifier(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist (write ./ci: it exits 0 when the work is done)", path)
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a file", path)
+	case fi.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("%s is not executable (chmod +x %s)", path, filepath.Base(path))
+	}
+	return nil
 }
 
 // create makes the run directory, its copy of SCRIPT and run.json, and
@@ -403,7 +471,7 @@ func (l *Loop) create(home string, script []byte) error {
 	l.id = fleet.NewID()
 	l.dir = filepath.Join(home, l.id)
 	if err := os.MkdirAll(filepath.Join(l.dir, "ops"), 0o755); err != nil {
-		return fail(ExitConfig, "run directory: %v", err)
+		return fail(ExitInternal, "run directory: %v", err)
 	}
 	lk, err := fsx.LockFile(filepath.Join(l.dir, "lock"), time.Second)
 	if err != nil {
@@ -424,22 +492,17 @@ func (l *Loop) create(home string, script []byte) error {
 	}
 	l.j = &journal{path: filepath.Join(l.dir, "steps.jsonl")}
 	l.st = &state{}
-	seed, source, err := launchSeed(l.o.Seed, l.o.Thread, l.getenv)
-	if err != nil {
-		return fail(ExitConfig, "%v", err)
-	}
-	l.seed = seed
-	if seed != "" {
-		if err := fsx.WriteFile(filepath.Join(l.dir, "seed.md"), []byte(seed), 0o644); err != nil {
+	if l.seed != "" {
+		if err := fsx.WriteFile(filepath.Join(l.dir, "seed.md"), []byte(l.seed), 0o644); err != nil {
 			return fail(ExitInternal, "%v", err)
 		}
 	}
 	meta := l.meta
-	if err := l.j.append(Record{Kind: recRun, Meta: &meta, Reason: source}); err != nil {
+	if err := l.j.append(Record{Kind: recRun, Meta: &meta, Reason: l.seedSource}); err != nil {
 		return fail(ExitInternal, "%v", err)
 	}
 	if err := l.registerDrift(context.Background()); err != nil {
-		return fail(ExitConfig, "the loop's drift run: %v", err)
+		return fail(ExitInternal, "the loop's drift run: %v", err)
 	}
 	return nil
 }
@@ -449,14 +512,14 @@ func (l *Loop) create(home string, script []byte) error {
 func (l *Loop) openResume() error {
 	lk, err := fsx.LockFile(filepath.Join(l.dir, "lock"), 200*time.Millisecond)
 	if err != nil {
-		return fail(ExitConfig, "--resume %s: the run is being run by another process", l.id)
+		return fail(ExitUsage, "--resume %s: the run is being run by another process", l.id)
 	}
 	l.lock = lk
 	l.j = &journal{path: filepath.Join(l.dir, "steps.jsonl")}
 	recs, err := readJournal(l.j.path)
 	if err != nil {
 		lk.Unlock()
-		return fail(ExitConfig, "--resume %s: %v", l.id, err)
+		return fail(ExitInternal, "--resume %s: %v", l.id, err)
 	}
 	// The state starts empty: replay restores it step by step, each
 	// completed step carrying the state after it.
@@ -465,6 +528,8 @@ func (l *Loop) openResume() error {
 		l.step = max(l.step, r.Step)
 	}
 	l.replay = newReplayer(recs)
+	l.endOrphans(context.Background(), recs)
+	l.reopenDrift(context.Background())
 	if b, err := os.ReadFile(filepath.Join(l.dir, "seed.md")); err == nil {
 		l.seed = string(b)
 	}

@@ -126,6 +126,18 @@ func stdinOf(r io.Reader) io.Reader {
 	return r
 }
 
+// statusCode is the status a builtin's or step's error stands for.
+func statusCode(err error) int {
+	var st interp.ExitStatus
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &st):
+		return int(st)
+	}
+	return ExitInternal
+}
+
 func exitStatus(code int) error {
 	if code == 0 {
 		return nil

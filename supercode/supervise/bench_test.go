@@ -44,6 +44,16 @@ var (
 	benchErr  error
 )
 
+// TestMain removes the benchmarks' fleet, built once for the whole process
+// in a temporary directory of its own, when the process is done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench.repo != "" {
+		os.RemoveAll(filepath.Dir(bench.repo))
+	}
+	os.Exit(code)
+}
+
 func buildBenchFleet(tb testing.TB) benchFleet {
 	benchOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "supervise-bench-")
