@@ -190,7 +190,7 @@ func BenchmarkJudgeLedger(b *testing.B) {
 		b.Run(fmt.Sprintf("records=%d", records), func(b *testing.B) {
 			e, slug := genSession(b, b.TempDir(), records)
 			// Locked, as judge reads: through the memory map.
-			h, err := e.open(slug, true)
+			h, err := e.open(slug, writer("CMD"))
 			if err != nil {
 				b.Fatal(err)
 			}
