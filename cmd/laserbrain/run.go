@@ -173,6 +173,7 @@ it ended.`,
 				if filter.Fleet, err = fleet.ID(ctx, dir); err != nil {
 					return cli.Usagef("--fleet %s: %v", dir, err)
 				}
+				noteDirFleet(streams.ErrOut, "runs", filter.Fleet)
 			}
 			runs, err := st.ListRuns(ctx, filter)
 			if err != nil {

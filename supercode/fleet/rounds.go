@@ -30,7 +30,9 @@ import (
 // from an earlier record is evident against it (CheckJournal). end(round)
 // with a round at or below the last moves only the mark, and only forward:
 // a writer that appends outside a round (a supervisor's stop, a release)
-// takes the lock and ends "no new round" to have its record witnessed.
+// takes the lock and ends "no new round" to have its record witnessed. A
+// negative round lets the lock go and writes nothing (a writer that found
+// the journal broken and appended nothing).
 type Rounds interface {
 	StartRound(ctx context.Context, fleet string) (last int64, end func(round int64) error, err error)
 	// LastRound reads the fleet's counter without waiting for a round:
@@ -70,6 +72,9 @@ func (l *Local) StartRound(ctx context.Context, fleet string) (int64, func(int64
 	last := mark.Round
 	end := func(round int64) error {
 		defer lk.Unlock()
+		if round < 0 {
+			return nil
+		}
 		head, err := l.readHead(fleet)
 		if err != nil {
 			return err

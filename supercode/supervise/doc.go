@@ -41,7 +41,17 @@
 // rounds go on from the last one journaled, a halt the store never got is
 // put, an answered question is not asked again, and a question the journal
 // shows asked but never answered (the supervisor died in between) is asked
-// again, marked redelivered — at least once rather than lost.
+// again, marked redelivered — at least once rather than lost. Only exit 0
+// of the --on-escalate command answers; any other status (or none) is
+// journaled with the answer and the question is asked again next round,
+// marked redelivered, what the command printed deciding nothing.
+//
+// Nothing is appended to a journal whose chain does not hold: Open checks
+// it whole (fleet.CheckJournal, the round counter included), each round its
+// tail under the round lock (fleet.CheckJournalTail), and a supervisor's
+// stop and a release take the round lock to check it and have their record
+// witnessed by the counter. A broken journal is a *fleet.JournalBrokenError
+// (ErrJournalBroken); laserbrain supervise then reports read-only.
 //
 // Decided where the issue is silent:
 //

@@ -98,6 +98,9 @@ type EscalationRow struct {
 	Error       string `json:"error,omitempty"`
 	Halted      string `json:"halted,omitempty"`
 	Redelivered bool   `json:"redelivered,omitempty"`
+	// Undelivered: the command did not exit 0, so the question was not
+	// answered and is asked again next round.
+	Undelivered bool `json:"undelivered,omitempty"`
 }
 
 // SelfRow is the supervisor's own check: its goal at a distance of how many
@@ -271,6 +274,9 @@ func (r *Round) WriteText(w io.Writer) error {
 			outcome = fmt.Sprintf(" (asked; exit %d)", *e.Exit)
 		case e.Asked:
 			outcome = " (asked; " + e.Error + ")"
+		}
+		if e.Undelivered {
+			outcome += "; not delivered, asked again next round"
 		}
 		if e.Halted != "" {
 			outcome += "; halted " + e.Halted

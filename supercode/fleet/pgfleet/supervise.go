@@ -333,11 +333,11 @@ func (s *Store) StartRound(ctx context.Context, fl string) (int64, func(int64) e
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		var err error
-		if round > last {
+		if round > last { // a negative round writes nothing: the lock only goes
 			_, err = conn.Exec(ctx, `INSERT INTO laserbrain.rounds (fleet, last) VALUES ($1, $2)
 ON CONFLICT (fleet) DO UPDATE SET last = greatest(laserbrain.rounds.last, EXCLUDED.last)`, fl, round)
 		}
-		if err == nil {
+		if err == nil && round >= 0 {
 			// The journal's head as this round leaves it: one statement, so
 			// the mark and the head it copies are one snapshot; it only
 			// ever moves forward.
