@@ -52,6 +52,9 @@ type AgentView struct {
 
 type agent struct {
 	AgentView
+	// ended: the agent no longer runs (SetEnded); it keeps its view and
+	// findings, and leaves the collisions and the route.
+	ended   bool
 	tokens  []string           // Norm(Ground)
 	catches []laserbrain.Catch // Catches(Events), nil when stale
 	fresh   bool               // catches is current
@@ -162,6 +165,28 @@ func (s *Supercode) Saw(name string, events ...laserbrain.Event) {
 	}
 }
 
+// SetEnded marks an agent as no longer running (its run ended, its
+// session closed or its goal reached), or running again. An ended agent
+// stays among the agents, with its view and findings, but two agents
+// collide only while both run, so it leaves Collisions and Route (and
+// what Publish writes of them). Marking an agent never seen records it.
+func (s *Supercode) SetEnded(name string, ended bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.agentLocked(name); a.ended != ended {
+		a.ended = ended
+		s.colsFresh = false
+	}
+}
+
+// Ended reports whether the agent is marked ended (SetEnded).
+func (s *Supercode) Ended(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.agents[name]
+	return ok && a.ended
+}
+
 // Agents lists the agents seen so far, sorted.
 func (s *Supercode) Agents() []string {
 	s.mu.Lock()
@@ -240,11 +265,13 @@ func (s *Supercode) findingsLocked() []Finding {
 	return out
 }
 
-// Collisions is every pair of agents whose grounds overlap at least
-// laserbrain.CollisionMin(): two agents on the same job. Each may be
+// Collisions is every pair of running agents whose grounds overlap at
+// least laserbrain.CollisionMin(): two agents on the same job. Each may be
 // perfectly on its own ground; the duplication exists only as a relation,
 // which is why no verdict of either can show it. Compared on grounds, which
-// are fixed for a run, not on current goals, which touch in passing.
+// are fixed for a run, not on current goals, which touch in passing. An
+// agent that ended (SetEnded) is compared with nobody: duplicate work is work
+// being done twice, and a finished run does none.
 func (s *Supercode) Collisions() []laserbrain.Collision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -257,10 +284,11 @@ func (s *Supercode) collisionsLocked() []laserbrain.Collision {
 	if s.colsFresh {
 		return s.cols
 	}
-	gs := make([]laserbrain.AgentGround, len(s.names))
-	for i, name := range s.names {
-		a := s.agents[name]
-		gs[i] = laserbrain.AgentGround{Agent: name, Ground: a.Ground, Tokens: a.tokens}
+	gs := make([]laserbrain.AgentGround, 0, len(s.names))
+	for _, name := range s.names {
+		if a := s.agents[name]; !a.ended {
+			gs = append(gs, laserbrain.AgentGround{Agent: name, Ground: a.Ground, Tokens: a.tokens})
+		}
 	}
 	s.cols, s.colsFresh = laserbrain.CollisionsAmong(gs), true
 	return s.cols

@@ -60,8 +60,11 @@
 //   - A ponder session's pass is not a step until decided: an undecided
 //     pass can still change (grades, a re-run judge), and a step is never
 //     taken back. So a session is read one pass behind its live state.
-//   - Decisions are taken only on live agents (not finished, not halted);
-//     a collision with a finished agent is reported and left alone.
+//   - Only agents still running collide: a finished run (ended, or at
+//     distance 0) or a closed session is reported in its row and collides
+//     with nobody. Decisions are taken only on live agents (not finished,
+//     not halted); a halted agent still collides, so its halt's cause
+//     stays in view.
 //   - A round that changed nothing is not journaled; round numbers go on
 //     from the last journaled round after a restart.
 //   - The self-check (Supercode.SelfCheck, a step of the supervisor's own

@@ -397,6 +397,11 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Only agents that still run collide: a finished run or a closed
+	// session does no duplicate work.
+	for name, a := range s.agents {
+		s.sc.SetEnded(name, a.finished)
+	}
 	inForce, released, err := s.halts(ctx)
 	if err != nil {
 		return nil, err

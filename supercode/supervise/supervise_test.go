@@ -399,6 +399,15 @@ func TestAgentRuns(t *testing.T) {
 	if len(rd.Collisions) != 1 || strings.Join(rd.Collisions[0].SharedFiles, " ") != "parser/lexer.go parser/parse.go" {
 		t.Fatalf("collisions = %+v", rd.Collisions)
 	}
+	// The run exits: it is finished, and collides with nobody any more
+	// (nor is routed); the session goes on alone.
+	if _, err := r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Ended = time.Now(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	rd = r.round()
+	if row := agentRow(t, rd, "claude:r1"); row.Status != StatusFinished || len(rd.Collisions) != 0 || len(rd.Route) != 0 || len(rd.Halts) != 0 {
+		t.Fatalf("after the run ended: %+v, collisions %+v, route %+v", row, rd.Collisions, rd.Route)
+	}
 }
 
 // TestDriftEscalation: an agent drifting three checks in a row goes to a
