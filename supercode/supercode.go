@@ -54,10 +54,15 @@ type agent struct {
 	AgentView
 	// ended: the agent no longer runs (SetEnded); it keeps its view and
 	// findings, and leaves the collisions and the route.
-	ended   bool
-	tokens  []string           // Norm(Ground)
-	catches []laserbrain.Catch // Catches(Events), nil when stale
-	fresh   bool               // catches is current
+	ended bool
+	// subject and lens, when set (SetSubject), are what the agent
+	// collides on instead of its whole ground: a ponder session's subject,
+	// its lens compared apart.
+	subject, lens []string // Norm of each; subject nil when not set
+	subjectText   string
+	tokens        []string           // Norm(Ground)
+	catches       []laserbrain.Catch // Catches(Events), nil when stale
+	fresh         bool               // catches is current
 }
 
 // Supercode watches N agents, each against its own ground, judges them on
@@ -179,6 +184,22 @@ func (s *Supercode) SetEnded(name string, ended bool) {
 	}
 }
 
+// SetSubject makes an agent collide on its subject alone, with its lens
+// compared apart, instead of on its whole ground (a ponder session, whose
+// ground is its subject and lens: a lens must not dilute the subject).
+// Two such agents collide when their subjects overlap at least
+// laserbrain.CollisionMin(), unless both have a lens and the lenses do not
+// overlap that much: two lenses on one subject split the work. An agent
+// with a subject and one without compare the subject with the other's
+// ground. The grounds a collision names are then the subjects compared.
+func (s *Supercode) SetSubject(name, subject, lens string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.agentLocked(name)
+	a.subjectText, a.subject, a.lens = subject, laserbrain.Norm(subject), laserbrain.Norm(lens)
+	s.colsFresh = false
+}
+
 // Ended reports whether the agent is marked ended (SetEnded).
 func (s *Supercode) Ended(name string) bool {
 	s.mu.Lock()
@@ -286,11 +307,24 @@ func (s *Supercode) collisionsLocked() []laserbrain.Collision {
 	}
 	gs := make([]laserbrain.AgentGround, 0, len(s.names))
 	for _, name := range s.names {
-		if a := s.agents[name]; !a.ended {
+		a := s.agents[name]
+		switch {
+		case a.ended:
+		case a.subject != nil:
+			if a.Ground != "" {
+				gs = append(gs, laserbrain.AgentGround{Agent: name, Ground: a.subjectText, Tokens: a.subject})
+			}
+		default:
 			gs = append(gs, laserbrain.AgentGround{Agent: name, Ground: a.Ground, Tokens: a.tokens})
 		}
 	}
-	s.cols, s.colsFresh = laserbrain.CollisionsAmong(gs), true
+	cols := laserbrain.CollisionsAmong(gs)
+	// Two lenses on one subject that do not overlap split the work.
+	cols = slices.DeleteFunc(cols, func(c laserbrain.Collision) bool {
+		a, b := s.agents[c.Agents[0]], s.agents[c.Agents[1]]
+		return len(a.lens) > 0 && len(b.lens) > 0 && laserbrain.Overlap(a.lens, b.lens) < laserbrain.CollisionMin()
+	})
+	s.cols, s.colsFresh = cols, true
 	return s.cols
 }
 

@@ -21,7 +21,10 @@
 // It never regrounds, never sets a ground and never routes execution.
 //
 // A ponder session is the agent ponder:<slug>. Its start grounds it on its
-// subject (and lens), distance unknown; each pass becomes one step once it
+// subject (and lens), distance unknown — but it collides on its subject
+// alone, the lens compared apart (supercode.SetSubject): a lens does not
+// dilute the subject, and two different lenses on one subject split the
+// work; each pass becomes one step once it
 // is decided (or the session closed after judging it), read from the
 // ledger's facts by PassStep (ponder/SPEC.md §10 has the table), with
 // PassEvents as its observed events. Its footprint is every path its units
@@ -60,6 +63,11 @@
 //   - A ponder session's pass is not a step until decided: an undecided
 //     pass can still change (grades, a re-run judge), and a step is never
 //     taken back. So a session is read one pass behind its live state.
+//   - Two live agents whose grounds do not collide but whose footprints
+//     overlap at least SharedFilesMin (Jaccard 0.5) are reported as
+//     sharing files (shares_files_with in each agent's row, a "shares"
+//     line): a possible collision for a person to look at, never a
+//     verdict, a route or a halt.
 //   - Only agents still running collide: a finished run (ended, or at
 //     distance 0) or a closed session is reported in its row and collides
 //     with nobody. Decisions are taken only on live agents (not finished,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -444,6 +445,7 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	for _, name := range s.names() {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
 	}
+	s.fileShares(r, cols, live)
 	r.Self = *s.self
 	if r.Route == nil {
 		r.Route = []supercode.Route{}
@@ -712,6 +714,31 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 		return err
 	})
 	return h, err
+}
+
+// fileShares fills the agents' SharesFilesWith: two live agents whose
+// grounds do not collide, with footprints overlapping at least
+// SharedFilesMin.
+func (s *Supervisor) fileShares(r *Round, cols []laserbrain.Collision, live func(string) bool) {
+	colliding := map[[2]string]bool{}
+	for _, c := range cols {
+		colliding[c.Agents] = true
+	}
+	for i := range r.Agents {
+		for j := i + 1; j < len(r.Agents); j++ {
+			x, y := &r.Agents[i], &r.Agents[j]
+			if !live(x.Agent) || !live(y.Agent) || colliding[[2]string{x.Agent, y.Agent}] {
+				continue
+			}
+			shared, overlap := sharedFiles(s.agents[x.Agent], s.agents[y.Agent])
+			if len(shared) == 0 || overlap < SharedFilesMin {
+				continue
+			}
+			overlap = math.Round(overlap*100) / 100
+			x.SharesFilesWith = append(x.SharesFilesWith, FileShare{Agent: y.Agent, SharedFiles: shared, FileOverlap: overlap})
+			y.SharesFilesWith = append(y.SharesFilesWith, FileShare{Agent: x.Agent, SharedFiles: shared, FileOverlap: overlap})
+		}
+	}
 }
 
 func sharedFiles(a, b *agent) ([]string, float64) {
