@@ -31,7 +31,7 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 	if decision != "continue" && decision != "stop" {
 		return nil, usageErr("decide takes continue or stop, not %q", decision)
 	}
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("decide "+decision))
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +128,16 @@ type AbortResult struct {
 	Slug      string `json:"slug"`
 	Status    string `json:"status"`
 	AbortedAt string `json:"abortedAt"`
+	// Halted is the halt in force when the session was aborted (absent
+	// when there was none): abort is the one writing command a halt lets
+	// through, since ending the session answers "which one yields?".
+	Halted *string `json:"halted,omitempty"`
 }
 
-// Abort marks an active session aborted.
+// Abort marks an active session aborted. A halted session may be aborted,
+// and the halt it ended under is recorded in session.json (abortedHalted).
 func (e *Engine) Abort(slug string) (*AbortResult, error) {
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, access{cmd: "abort", evenHalted: true})
 	if err != nil {
 		return nil, err
 	}
@@ -140,12 +145,21 @@ func (e *Engine) Abort(slug string) (*AbortResult, error) {
 	if err := h.requireActive("abort"); err != nil {
 		return nil, err
 	}
+	// A halt does not stop abort, so one that cannot be read does not
+	// either: it is said, and the session ends without the record.
+	halt, err := e.sessionHalt(h.slug)
+	if err != nil {
+		e.Warn(err.Error())
+	}
 	now := e.stamp()
 	h.s.Status, h.s.Phase, h.s.AbortedAt = StatusAborted, PhaseClosed, &now
+	if halt != nil {
+		h.s.AbortedHalted = &halt.Reason
+	}
 	if err := h.save(); err != nil {
 		return nil, err
 	}
-	return &AbortResult{Slug: h.slug, Status: h.s.Status, AbortedAt: now}, nil
+	return &AbortResult{Slug: h.slug, Status: h.s.Status, AbortedAt: now, Halted: h.s.AbortedHalted}, nil
 }
 
 // ApplyResult is what apply reports.
@@ -163,7 +177,11 @@ type ApplyResult struct {
 // converged or stopped session, writes apply-plan.md and marks the session
 // applied; --dry-run only prints the plan, at any time.
 func (e *Engine) Apply(slug string, dryRun bool) (*ApplyResult, error) {
-	h, err := e.open(slug, !dryRun)
+	a := writer("apply")
+	if dryRun {
+		a = reader
+	}
+	h, err := e.open(slug, a)
 	if err != nil {
 		return nil, err
 	}

@@ -158,7 +158,7 @@ type RepairResult struct {
 // rebuilt when it differs from the ledger. Corrupt and forged ledgers are
 // refused.
 func (e *Engine) Repair(slug string) (*RepairResult, error) {
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, access{cmd: "repair", evenDamaged: true})
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,10 @@ type handle struct {
 	lock      *fsx.Lock
 	// ocaFailed names the bridge calls that failed under PONDER_OCA=on.
 	ocaFailed []string
+	// verified is the state a writer's open read and checked, handed to
+	// its first state() so the ledger is read once.
+	verified    *State
+	verifiedLog *ledger.Log
 }
 
 // resolve picks the session: --slug, else .ponder/current.
@@ -101,17 +105,41 @@ func (e *Engine) resolve(slug string) (string, error) {
 	return slug, nil
 }
 
-// open resolves and loads a session; write takes the session lock first so
-// that everything read afterwards is current.
-func (e *Engine) open(slug string, write bool) (*handle, error) {
+// access is how a command opens a session.
+type access struct {
+	// cmd names a writing command ("" for a reader): it takes the session
+	// lock, is refused on a halted session, and refuses a ledger whose
+	// chain does not hold before it changes anything.
+	cmd string
+	// evenHalted lets a writer go on while the session is halted: abort,
+	// since ending a session is the natural answer to "which one yields?".
+	evenHalted bool
+	// evenDamaged lets a writer open a damaged ledger: repair, which mends
+	// a torn one and refuses the rest itself.
+	evenDamaged bool
+}
+
+// reader opens a session for reading; writer for the writing command cmd.
+var reader = access{}
+
+func writer(cmd string) access { return access{cmd: cmd} }
+
+// open resolves and loads a session. A writer takes the session lock first,
+// so that everything read afterwards is current, and then reads the ledger
+// whole: a chain that does not hold (torn, corrupt, forged) refuses the
+// command before anything is written, as status and report refuse to read
+// it. The state read there is handed to the command's first h.state().
+func (e *Engine) open(slug string, a access) (*handle, error) {
 	slug, err := e.resolve(slug)
 	if err != nil {
 		return nil, err
 	}
 	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug)}
-	if write {
-		if err := e.checkHalt(slug); err != nil {
-			return nil, err
+	if a.cmd != "" {
+		if !a.evenHalted {
+			if err := e.checkHalt(slug); err != nil {
+				return nil, err
+			}
 		}
 		h.lock, err = fsx.LockFile(filepath.Join(h.dir, lockFile), e.LockTimeout)
 		if err != nil {
@@ -122,6 +150,18 @@ func (e *Engine) open(slug string, write bool) (*handle, error) {
 	if err != nil {
 		h.release()
 		return nil, err
+	}
+	if a.cmd != "" && !a.evenDamaged {
+		st, l, err := h.state()
+		if err != nil {
+			h.release()
+			var pe *Error
+			if errors.As(err, &pe) && pe.Kind == "stateError" {
+				return nil, stateErr(nil, "%s refused, nothing was written: %s (ponder doctor shows the damage)", a.cmd, pe.Message)
+			}
+			return nil, err
+		}
+		h.verified, h.verifiedLog = st, l
 	}
 	e.Bridge.Attach(h.dir)
 	return h, nil
@@ -144,7 +184,13 @@ func (h *handle) ledgerPath() string { return filepath.Join(h.dir, ledgerFile) }
 // torn tail waits for the lock and reads again: the tail may be a writer's
 // append in flight. Only a lock holder reads through a memory map, because
 // a writer may cut the file in place (a failed append, repair).
-func (h *handle) state() (*State, *ledger.Log, error) { return h.stateWith(nil) }
+func (h *handle) state() (*State, *ledger.Log, error) {
+	if st, l := h.verified, h.verifiedLog; st != nil {
+		h.verified, h.verifiedLog = nil, nil
+		return st, l, nil
+	}
+	return h.stateWith(nil)
+}
 
 // stateWith is state with a reader of every record: replay is called for
 // each fresh state (again when a torn tail makes state read twice) and

@@ -32,23 +32,30 @@ type Halts interface {
 	SessionHalt(root, slug string) (*Halt, error)
 }
 
-// checkHalt refuses a writing command on a halted session.
-func (e *Engine) checkHalt(slug string) error {
+// sessionHalt is the halt in force on a session, nil when there is none
+// (or no Halts is wired); an error when the halts cannot be read.
+func (e *Engine) sessionHalt(slug string) (*Halt, error) {
 	if e.Halts == nil {
-		return nil
+		return nil, nil
 	}
 	h, err := e.Halts.SessionHalt(e.Root, slug)
 	if err != nil {
-		return stateErr(nil, "session %s: cannot tell whether it is halted, so nothing was changed: %v", slug, err)
+		return nil, stateErr(nil, "session %s: cannot tell whether it is halted, so nothing was changed: %v", slug, err)
 	}
-	if h == nil {
-		return nil
+	return h, nil
+}
+
+// checkHalt refuses a writing command on a halted session.
+func (e *Engine) checkHalt(slug string) error {
+	h, err := e.sessionHalt(slug)
+	if err != nil || h == nil {
+		return err
 	}
 	msg := fmt.Sprintf("session %s is halted: %s", slug, strings.TrimSuffix(h.Reason, "."))
 	if h.Release != "" {
 		msg += fmt.Sprintf("; nothing is written until a person releases it (%s)", h.Release)
 	}
-	return stateErr(nil, "%s", msg)
+	return stateErr(nil, "%s; ending it is allowed (ponder abort)", msg)
 }
 
 // SessionFacts is a session as its files show it, pass by pass: the one
@@ -165,7 +172,7 @@ type PhantomFact struct {
 // forecast — without changing anything. A damaged ledger is refused as every reader refuses it
 // (a state error naming the first forged record).
 func (e *Engine) Facts(slug string) (*SessionFacts, error) {
-	h, err := e.open(slug, false)
+	h, err := e.open(slug, reader)
 	if err != nil {
 		return nil, err
 	}

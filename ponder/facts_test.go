@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,7 +194,6 @@ func TestHaltRefusesWrites(t *testing.T) {
 		},
 		"grade": func() error { _, err := e.Grade("", []string{"a.go"}, nil); return err },
 		"judge": func() error { _, err := e.Judge(""); return err },
-		"abort": func() error { _, err := e.Abort(""); return err },
 	} {
 		err := call()
 		var pe *Error
@@ -202,9 +202,14 @@ func TestHaltRefusesWrites(t *testing.T) {
 			t.Errorf("%s on a halted session: %v", name, err)
 		}
 	}
-	if _, err := e.Status(""); err != nil {
+	res, err := e.Status("")
+	if err != nil {
 		t.Fatalf("status on a halted session: %v", err)
 	}
+	if res.Halted == nil || res.Halted.Reason != stub.halt.Reason || res.Halted.Release != stub.halt.Release || !slices.Equal(res.Next, []string{"abort"}) {
+		t.Fatalf("status on a halted session shows %+v, next %v", res.Halted, res.Next)
+	}
+	halt := stub.halt
 	stub.halt, stub.err = nil, errors.New("store unreadable")
 	if _, err := e.Grade("", []string{"a.go"}, nil); err == nil || !strings.Contains(err.Error(), "cannot tell whether it is halted") {
 		t.Fatalf("an unreadable halt store: %v", err)
@@ -212,5 +217,23 @@ func TestHaltRefusesWrites(t *testing.T) {
 	stub.err = nil
 	if _, err := e.Grade("", []string{"a.go"}, nil); err != nil {
 		t.Fatalf("after the release: %v", err)
+	}
+	if res, err := e.Status(""); err != nil || res.Halted != nil {
+		t.Fatalf("status after the release: %+v, %v", res, err)
+	}
+
+	// Halted again, the session may still be ended: abort goes through and
+	// records the halt it ended under.
+	stub.halt = halt
+	ab, err := e.Abort("")
+	if err != nil {
+		t.Fatalf("abort on a halted session: %v", err)
+	}
+	if ab.Halted == nil || *ab.Halted != halt.Reason {
+		t.Fatalf("abort of a halted session reports halted %v", ab.Halted)
+	}
+	s, err := readSession(e.sessionDir(st.Slug))
+	if err != nil || s.Status != StatusAborted || s.AbortedHalted == nil || *s.AbortedHalted != halt.Reason {
+		t.Fatalf("session.json after aborting a halted session: %+v, %v", s, err)
 	}
 }

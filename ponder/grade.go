@@ -44,7 +44,7 @@ func (e *Engine) Grade(slug string, units []string, label *string) (*GradeResult
 	if len(units) == 0 {
 		return nil, usageErr("grade needs at least one unit id or path")
 	}
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("grade"))
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 		evidence = buf.Bytes()
 	}
 	severity := oca.ParseSeverity(o.Severity)
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("metacognize"))
 	if err != nil {
 		return nil, err
 	}

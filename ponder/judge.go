@@ -49,7 +49,7 @@ var advice = map[string]string{
 // judge.json → recordPass → resolveDeliberation. It can be re-run until
 // decide.
 func (e *Engine) Judge(slug string) (*Judgement, error) {
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("judge"))
 	if err != nil {
 		return nil, err
 	}

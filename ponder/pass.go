@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func (e *Engine) Predict(slug string, churn float64, claim *string) (*Forecast, 
 	if math.IsNaN(churn) || churn < 0 || churn > 1 {
 		return nil, usageErr("--churn must be in [0,1], got %v", churn)
 	}
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("predict"))
 	if err != nil {
 		return nil, err
 	}
@@ -161,11 +162,18 @@ func (in *DeliberationInput) normalise() error {
 			return fmt.Errorf("voice %s: confidence must be in [0,1], got %v", name, *c)
 		}
 	}
-	if strings.TrimSpace(in.Stakes) == "" {
+	switch in.Stakes = strings.TrimSpace(in.Stakes); {
+	case in.Stakes == "":
 		in.Stakes = "medium"
+	case !slices.Contains(Stakes, in.Stakes):
+		return fmt.Errorf("stakes must be one of %s, got %q", strings.Join(Stakes, ", "), in.Stakes)
 	}
 	return nil
 }
+
+// Stakes are the stakes a deliberation may declare (medium when none is
+// given). OCA records them with the pass's deliberation.
+var Stakes = []string{"low", "medium", "high"}
 
 // DeliberateResult is what deliberate reports.
 type DeliberateResult struct {
@@ -190,7 +198,7 @@ func (e *Engine) Deliberate(slug string, in *DeliberationInput, skip bool) (*Del
 	if !skip && in.Voices.Count() == 0 {
 		return nil, usageErr("deliberate records the voices that argued, and none did: give at least one (--skeptic A, --builder A, --dreamer A, --empath A, or a file), or --skip to record a pass without deliberation; nothing was recorded")
 	}
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("deliberate"))
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +266,7 @@ type DeltaResult struct {
 // paths — and appends it all-or-nothing.
 func (e *Engine) Delta(slug string, data []byte) (*DeltaResult, error) {
 	ds, parseViol := ledger.ParseBatch(data)
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("delta"))
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +286,7 @@ func (e *Engine) Delta(slug string, data []byte) (*DeltaResult, error) {
 	}
 	k := h.s.CurrentPass
 	before := *st.Pass(k)
-	recs, viol := st.admit(ds, k, h.diskRoot())
+	recs, viol := st.admit(ds, k, h.diskRoot(), deref(h.s.ScanRoot))
 	if viol = append(parseViol, viol...); len(viol) > 0 {
 		sort.SliceStable(viol, func(a, b int) bool { return viol[a].Record < viol[b].Record })
 		return nil, rejected(viol)

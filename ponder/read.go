@@ -33,11 +33,21 @@ type StatusResult struct {
 	LastVerdict *string  `json:"lastVerdict"`
 	Records     int      `json:"records"`
 	Current     bool     `json:"current"`
+	// Halted is the halt in force on the session (absent when there is
+	// none): while it holds, next is only abort, and a person's release
+	// (Halted.Release) is the way back.
+	Halted *StatusHalt `json:"halted,omitempty"`
+}
+
+// StatusHalt is a halt as status shows it.
+type StatusHalt struct {
+	Reason  string `json:"reason"`
+	Release string `json:"release"`
 }
 
 // Status reads a session without changing anything.
 func (e *Engine) Status(slug string) (*StatusResult, error) {
-	h, err := e.open(slug, false)
+	h, err := e.open(slug, reader)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +65,17 @@ func (e *Engine) Status(slug string) (*StatusResult, error) {
 		if s.History[i].Verdict != nil {
 			res.LastVerdict = s.History[i].Verdict
 			break
+		}
+	}
+	if s.Status == StatusActive {
+		// Reading goes on whatever the halts say; one that cannot be read
+		// is said, not assumed away.
+		switch halt, err := e.sessionHalt(s.Slug); {
+		case err != nil:
+			e.Warn(err.Error())
+		case halt != nil:
+			res.Halted = &StatusHalt{Reason: halt.Reason, Release: halt.Release}
+			res.Next = []string{"abort"}
 		}
 	}
 	return res, nil
@@ -155,7 +176,7 @@ type ReportResult struct {
 
 // Report reads a session's passes and findings.
 func (e *Engine) Report(slug string) (*ReportResult, error) {
-	h, err := e.open(slug, false)
+	h, err := e.open(slug, reader)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,9 @@ type Session struct {
 	StoppedAt *string        `json:"stoppedAt"`
 	AppliedAt *string        `json:"appliedAt"`
 	AbortedAt *string        `json:"abortedAt"`
+	// AbortedHalted is the reason of the halt in force when the session
+	// was aborted; absent when it was not halted.
+	AbortedHalted *string `json:"abortedHalted,omitempty"`
 }
 
 // PassHistory is one pass's line in session.json: opened by start or decide

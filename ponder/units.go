@@ -104,7 +104,7 @@ func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\xef\xb
 // omits are reported, and --strict-scope refuses the list instead.
 func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 	if o.Scan == "" && o.FromName == "" {
-		return nil, usageErr("units needs --scan <dir> or --from FILE|-")
+		return nil, usageErr("units needs --scan <dir> or --from FILE|- to seed the inventory; ponder units --list prints it")
 	}
 	if o.StrictScope && o.Scan == "" {
 		return nil, usageErr("--strict-scope checks the inventory against the files on disk under --scan <dir>: give --scan")
@@ -116,7 +116,7 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 			return nil, usageErr("--from %s: %v", o.FromName, err)
 		}
 	}
-	h, err := e.open(slug, true)
+	h, err := e.open(slug, writer("units"))
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ type UnitListResult struct {
 // UnitList lists the inventory — the way from a unit id to its path and
 // back — without changing anything.
 func (e *Engine) UnitList(slug string) (*UnitListResult, error) {
-	h, err := e.open(slug, false)
+	h, err := e.open(slug, reader)
 	if err != nil {
 		return nil, err
 	}

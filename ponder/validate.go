@@ -56,7 +56,7 @@ func cleanRawPath(p string) (string, error) {
 // acceptable record to st as it goes (so later records see earlier ones).
 // It returns the records to append, or every violation; on violations the
 // state is half-applied and must be discarded.
-func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.Record, []ledger.Violation) {
+func (st *State) admit(ds []ledger.Delta, pass int, diskRoot, scanRoot string) ([]ledger.Record, []ledger.Violation) {
 	var (
 		out      []ledger.Record
 		viol     []ledger.Violation
@@ -169,7 +169,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot string) ([]ledger.R
 				byPath := st.livePaths[p]
 				switch {
 				case byPath == nil && u == nil:
-					bad("add names an unknown unit: no live unit carries path %s", p)
+					bad("add names an unknown unit: no live unit carries path %s%s", p, st.pathHint(p, scanRoot))
 					continue
 				case u != nil && byPath != u:
 					bad("add: unit %s does not carry path %s", u.ID, p)
@@ -233,4 +233,64 @@ func uniq(list []string) []string {
 		}
 	}
 	return out
+}
+
+// pathHint says what an unknown unit path may have meant. Unit paths are
+// relative to the scan root, so a path written from the project (src/f3.go
+// after units --scan src) is the commonest slip: the hint says so and names
+// the live unit nearest to it — one whose path the given one ends with, else
+// the closest by edit distance, if any is close.
+func (st *State) pathHint(p, scanRoot string) string {
+	where := "relative to the scan root"
+	if scanRoot != "" && scanRoot != "." {
+		where += " (" + scanRoot + ")"
+	}
+	var best *Unit
+	bestLen, bestDist := 0, len(p)/3+2
+	for path, u := range st.livePaths {
+		switch {
+		case strings.HasSuffix(p, "/"+path):
+			if len(path) > bestLen || len(path) == bestLen && best != nil && path < best.Path() {
+				best, bestLen = u, len(path)
+			}
+		case bestLen == 0:
+			if d := editDistance(p, path, bestDist); d < bestDist || d == bestDist && best != nil && path < best.Path() {
+				best, bestDist = u, d
+			}
+		}
+	}
+	if best == nil {
+		return " (unit paths are " + where + "; ponder units --list shows them)"
+	}
+	return fmt.Sprintf(" (unit paths are %s; the nearest live unit is %s, %s)", where, best.Path(), best.ID)
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes, or limit
+// when it is at least limit (the rows stop early).
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			low = min(low, cur[j])
+		}
+		if low >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
 }

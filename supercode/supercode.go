@@ -52,9 +52,17 @@ type AgentView struct {
 
 type agent struct {
 	AgentView
-	tokens  []string           // Norm(Ground)
-	catches []laserbrain.Catch // Catches(Events), nil when stale
-	fresh   bool               // catches is current
+	// ended: the agent no longer runs (SetEnded); it keeps its view and
+	// findings, and leaves the collisions and the route.
+	ended bool
+	// subject and lens, when set (SetSubject), are what the agent
+	// collides on instead of its whole ground: a ponder session's subject,
+	// its lens compared apart.
+	subject, lens []string // Norm of each; subject nil when not set
+	subjectText   string
+	tokens        []string           // Norm(Ground)
+	catches       []laserbrain.Catch // Catches(Events), nil when stale
+	fresh         bool               // catches is current
 }
 
 // Supercode watches N agents, each against its own ground, judges them on
@@ -162,6 +170,44 @@ func (s *Supercode) Saw(name string, events ...laserbrain.Event) {
 	}
 }
 
+// SetEnded marks an agent as no longer running (its run ended, its
+// session closed or its goal reached), or running again. An ended agent
+// stays among the agents, with its view and findings, but two agents
+// collide only while both run, so it leaves Collisions and Route (and
+// what Publish writes of them). Marking an agent never seen records it.
+func (s *Supercode) SetEnded(name string, ended bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.agentLocked(name); a.ended != ended {
+		a.ended = ended
+		s.colsFresh = false
+	}
+}
+
+// SetSubject makes an agent collide on its subject alone, with its lens
+// compared apart, instead of on its whole ground (a ponder session, whose
+// ground is its subject and lens: a lens must not dilute the subject).
+// Two such agents collide when their subjects overlap at least
+// laserbrain.CollisionMin(), unless both have a lens and the lenses do not
+// overlap that much: two lenses on one subject split the work. An agent
+// with a subject and one without compare the subject with the other's
+// ground. The grounds a collision names are then the subjects compared.
+func (s *Supercode) SetSubject(name, subject, lens string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.agentLocked(name)
+	a.subjectText, a.subject, a.lens = subject, laserbrain.Norm(subject), laserbrain.Norm(lens)
+	s.colsFresh = false
+}
+
+// Ended reports whether the agent is marked ended (SetEnded).
+func (s *Supercode) Ended(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.agents[name]
+	return ok && a.ended
+}
+
 // Agents lists the agents seen so far, sorted.
 func (s *Supercode) Agents() []string {
 	s.mu.Lock()
@@ -240,11 +286,13 @@ func (s *Supercode) findingsLocked() []Finding {
 	return out
 }
 
-// Collisions is every pair of agents whose grounds overlap at least
-// laserbrain.CollisionMin(): two agents on the same job. Each may be
+// Collisions is every pair of running agents whose grounds overlap at
+// least laserbrain.CollisionMin(): two agents on the same job. Each may be
 // perfectly on its own ground; the duplication exists only as a relation,
 // which is why no verdict of either can show it. Compared on grounds, which
-// are fixed for a run, not on current goals, which touch in passing.
+// are fixed for a run, not on current goals, which touch in passing. An
+// agent that ended (SetEnded) is compared with nobody: duplicate work is work
+// being done twice, and a finished run does none.
 func (s *Supercode) Collisions() []laserbrain.Collision {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -257,12 +305,26 @@ func (s *Supercode) collisionsLocked() []laserbrain.Collision {
 	if s.colsFresh {
 		return s.cols
 	}
-	gs := make([]laserbrain.AgentGround, len(s.names))
-	for i, name := range s.names {
+	gs := make([]laserbrain.AgentGround, 0, len(s.names))
+	for _, name := range s.names {
 		a := s.agents[name]
-		gs[i] = laserbrain.AgentGround{Agent: name, Ground: a.Ground, Tokens: a.tokens}
+		switch {
+		case a.ended:
+		case a.subject != nil:
+			if a.Ground != "" {
+				gs = append(gs, laserbrain.AgentGround{Agent: name, Ground: a.subjectText, Tokens: a.subject})
+			}
+		default:
+			gs = append(gs, laserbrain.AgentGround{Agent: name, Ground: a.Ground, Tokens: a.tokens})
+		}
 	}
-	s.cols, s.colsFresh = laserbrain.CollisionsAmong(gs), true
+	cols := laserbrain.CollisionsAmong(gs)
+	// Two lenses on one subject that do not overlap split the work.
+	cols = slices.DeleteFunc(cols, func(c laserbrain.Collision) bool {
+		a, b := s.agents[c.Agents[0]], s.agents[c.Agents[1]]
+		return len(a.lens) > 0 && len(b.lens) > 0 && laserbrain.Overlap(a.lens, b.lens) < laserbrain.CollisionMin()
+	})
+	s.cols, s.colsFresh = cols, true
 	return s.cols
 }
 

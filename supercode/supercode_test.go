@@ -106,6 +106,42 @@ func TestCollisionsOnGrounds(t *testing.T) {
 	}
 }
 
+// TestSubjectAndLens: agents with a subject (ponder sessions) collide on
+// it, the lens compared apart: a lens does not dilute the subject (their
+// whole grounds overlap 0.5, under the 0.6 minimum), two different lenses
+// on one subject split the work, two alike collide, and an ended agent
+// collides with nobody.
+func TestSubjectAndLens(t *testing.T) {
+	s := newSC(t)
+	session := func(name, subject, lens string) {
+		observe(t, s, name, laserbrain.StepInput{Goal: strings.TrimSpace(subject + " " + lens), Progress: adv})
+		s.SetSubject(name, subject, lens)
+	}
+	pairs := func() []string {
+		var out []string
+		for _, c := range s.Collisions() {
+			out = append(out, c.Agents[0]+"+"+c.Agents[1]+"@"+c.Grounds[0])
+		}
+		slices.Sort(out)
+		return out
+	}
+	session("a", "the parser", "architecture")
+	session("b", "the parser", "")
+	if got := pairs(); !slices.Equal(got, []string{"a+b@the parser"}) {
+		t.Fatalf("a lens diluted the subject: %v", got)
+	}
+	session("c", "the parser", "security")
+	session("d", "the parser", "security")
+	want := []string{"a+b@the parser", "b+c@the parser", "b+d@the parser", "c+d@the parser"}
+	if got := pairs(); !slices.Equal(got, want) {
+		t.Fatalf("collisions %v, want %v (architecture and security split the work)", got, want)
+	}
+	s.SetEnded("b", true)
+	if got := pairs(); !slices.Equal(got, []string{"c+d@the parser"}) {
+		t.Fatalf("after b ended: %v", got)
+	}
+}
+
 // Fleet catches in both directions.
 func TestFleetCatchesAccuseAndExonerate(t *testing.T) {
 	// Accuse: one tool gives two agents the identical result.

@@ -216,14 +216,8 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 		if !r.Removed && r.State != loop.RunBusy {
 			hint = "; --all removes them"
 		}
-		fmt.Fprintf(streams.Out, "%s %d checkpoint%s of run %s (%s%s)\n", what, r.Refs, plural(r.Refs), r.Run, why, hint)
+		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
 	}
-	fmt.Fprintf(streams.Out, "%s %d checkpoint%s, kept %d, in %s\n", removed, res.Removed, plural(res.Removed), res.Kept, res.Repo)
+	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}

@@ -90,11 +90,16 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 				return cli.SilentExit(res.ExitCode)
 			}
 			r, j := res.Run, res.Judgment
-			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %d checks", r.ID, r.Agent, res.ExitCode, r.Checks)
+			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, plural(int64(r.Checks), "check"))
 			if r.Last != nil {
 				fmt.Fprintf(w, ", last verdict %s", r.Last.Reason)
 			}
-			fmt.Fprintf(w, "\njudgment: %s — %s\ncounsel:  %s\n", j.Verdict, j.Because, j.Counsel)
+			if st, err := sup.Fleet(); err == nil {
+				if h, ok, err := st.ActiveHalt(ctx, r.Fleet, fleet.RunAgent(r)); err == nil && ok {
+					fmt.Fprintf(w, "\nhalted: %s (by %s; release: %s)", h.Reason, h.By, fleet.ReleaseCommand(h.Agent))
+				}
+			}
+			fmt.Fprintf(w, "\njudgment: %s — %s\ncounsel:  %s\n", j.Verdict, summaryText(j.Because), j.Counsel)
 			if res.ExitCode != 0 {
 				return cli.SilentExit(res.ExitCode)
 			}
@@ -177,6 +182,7 @@ so a run id that scrolled away can be found again.`,
 				if filter.Fleet, err = fleet.ID(ctx, dir); err != nil {
 					return cli.Usagef("--fleet %s: %v", dir, err)
 				}
+				noteDirFleet(streams.ErrOut, "runs", filter.Fleet)
 			}
 			runs, err := st.ListRuns(ctx, filter)
 			if err != nil {
@@ -299,4 +305,14 @@ func checkRuns(ctx context.Context, sup *agentrun.Supervisor, registered []fleet
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// summaryText is a judgment's reason as the run's summary prints it: the
+// reference's words (which the vectors hold, and the agent reads through
+// judge_run) without its Python spellings — a distance never spelled is
+// "unknown", not None — and "1 check", not "1 checks".
+func summaryText(because string) string {
+	because = strings.ReplaceAll(because, "Distance None → None", "Distance never spelled")
+	because = strings.ReplaceAll(because, "None", "unknown")
+	return strings.ReplaceAll(because, " 1 checks", " 1 check")
 }

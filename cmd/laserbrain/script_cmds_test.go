@@ -28,6 +28,8 @@ import (
 //	forgephantom SLUG UNIT  appends a phantom delete of UNIT to the session's
 //	                        ledger behind ponder's back, chained and anchored
 //	                        as ponder would (a forger using ponder's own library)
+//	cutlast DIR          drops the last record of the one journal in DIR and
+//	                     rewrites its .head to match (records, hash, size)
 //
 // PATH is dot-separated: object keys, array indexes, and key=value to pick
 // the first array element whose key is value (agents.agent=ponder:x.steps).
@@ -101,6 +103,35 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			out, err := json.MarshalIndent(&sess, "", "  ")
 			ts.Check(err)
 			ts.Check(os.WriteFile(filepath.Join(dir, "session.json"), append(out, '\n'), 0o644))
+		},
+		"cutlast": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: cutlast DIR")
+			}
+			paths, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "*.jsonl"))
+			ts.Check(err)
+			if len(paths) != 1 {
+				ts.Fatalf("cutlast: %d journals in %s", len(paths), args[0])
+			}
+			data, err := os.ReadFile(paths[0])
+			ts.Check(err)
+			lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+			kept := strings.Join(lines[:len(lines)-1], "")
+			var last struct {
+				Seq  int64  `json:"seq"`
+				Hash string `json:"hash"`
+			}
+			ts.Check(json.Unmarshal([]byte(lines[len(lines)-2]), &last))
+			ts.Check(os.WriteFile(paths[0], []byte(kept), 0o644))
+			headPath := strings.TrimSuffix(paths[0], ".jsonl") + ".head"
+			var head map[string]any
+			hd, err := os.ReadFile(headPath)
+			ts.Check(err)
+			ts.Check(json.Unmarshal(hd, &head))
+			head["records"], head["hash"], head["size"] = last.Seq, last.Hash, len(kept)
+			out, err := json.Marshal(head)
+			ts.Check(err)
+			ts.Check(os.WriteFile(headPath, out, 0o644))
 		},
 		"setjson": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 2 || neg {

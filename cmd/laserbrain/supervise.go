@@ -108,7 +108,8 @@ reading into the link.`,
 	cmd.AddCommand(newSuperviseReleaseCmd(streams), newSuperviseLogCmd(streams), newSuperviseVerifyCmd(streams))
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "on-escalate", "goal", "watch", "rounds", "escalate-after", "escalate-timeout")
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, or --repo is not a directory"},
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "the journal's chain does not hold (named on stderr; the rounds were reported read-only: no decision taken, nothing journaled), or an --on-escalate command did not exit 0 and its question is still waiting (it is asked again next round)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, or --repo is not a directory"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the stores could not be read or the journal written"})
 	return cmd
 }
@@ -165,15 +166,35 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 		l.Agent = "supercode"
 		o.Publish = l
 	}
+	noteDirFleet(streams.ErrOut, "supervise", fidOf(ctx, repo))
+	// A journal whose chain does not hold gets nothing more: the rounds are
+	// reported read-only (no decision, nothing journaled or published),
+	// the reason is on stderr, and supervise exits 1.
+	var broken error
+	readOnly := func(err error) (*supervise.Supervisor, error) {
+		broken = err
+		fmt.Fprintf(streams.ErrOut, "laserbrain supervise: %v\nlaserbrain supervise: reporting read-only: no halt, no question, nothing journaled until the journal holds\n", err)
+		ro := o
+		ro.ReadOnly, ro.Publish, ro.OnEscalate = true, nil, nil
+		return supervise.Open(ctx, ro)
+	}
 	sup, err := supervise.Open(ctx, o)
+	if errors.Is(err, fleet.ErrJournalBroken) {
+		sup, err = readOnly(err)
+	}
 	if err != nil {
 		return cli.Failure(err)
 	}
 	// Journal where this supervisor stopped, even when interrupted.
-	defer sup.Close(context.WithoutCancel(ctx))
+	defer func() { _ = sup.Close(context.WithoutCancel(ctx)) }()
 	redraw := !opts.json && opts.watch > 0 && tty.Is(streams.Out)
 	for n := 1; ; n++ {
 		r, err := sup.Round(ctx)
+		if errors.Is(err, fleet.ErrJournalBroken) && broken == nil {
+			if sup, err = readOnly(err); err == nil {
+				r, err = sup.Round(ctx)
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil && opts.watch > 0 {
 				return nil // interrupted, perhaps while waiting for another supervisor's round
@@ -196,15 +217,35 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 			}
 			_ = r.WriteText(streams.Out)
 		}
+		for _, e := range r.Escalations {
+			if e.Undelivered {
+				status := e.Error
+				if e.Exit != nil {
+					status = fmt.Sprintf("exited %d", *e.Exit)
+				}
+				fmt.Fprintf(streams.ErrOut, "laserbrain supervise: --on-escalate %s for %s (%s): the question was not delivered; it is asked again next round\n", status, e.ID, ponder.Printable(e.Who))
+			}
+		}
 		if opts.watch <= 0 || (opts.rounds > 0 && n >= opts.rounds) {
-			return nil
+			break
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(opts.watch):
+			continue
 		}
 	}
+	if broken != nil || sup.Undelivered() > 0 {
+		return cli.SilentExit(cli.ExitFinding)
+	}
+	return nil
+}
+
+// fidOf is the repository's fleet, "" when it cannot be told.
+func fidOf(ctx context.Context, repo string) string {
+	fid, _ := fleet.ID(ctx, repo)
+	return fid
 }
 
 // escalationCommand runs CMD with sh -c, the escalation as JSON on its
@@ -286,10 +327,14 @@ and ponder let it go on, and journals who released it and why.`,
 				// Nothing to release: the halt named is not in force.
 				return cli.Usagef("%v (laserbrain supervise log shows the halts)", err)
 			}
-			if err != nil {
+			if err != nil && !errors.Is(err, fleet.ErrJournalBroken) {
 				return cli.Failure(err)
 			}
 			fmt.Fprintf(streams.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
+			if err != nil {
+				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: the release is not journaled: %v\n", err)
+				return cli.SilentExit(cli.ExitFinding)
+			}
 			return nil
 		},
 	}
@@ -299,6 +344,7 @@ and ponder let it go on, and journals who released it and why.`,
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "released"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "released, but not journaled: the journal's chain does not hold"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "AGENT is not halted (1 before the shared exit-code table), or bad usage"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
@@ -364,6 +410,26 @@ type closingFleet struct {
 
 func (c closingFleet) Close() error { return c.b.Close() }
 
+// JournalLocation, StartRound and LastRound pass the store's own through
+// (fleet.JournalLocator, fleet.Rounds): the embedded interface hides them.
+func (c closingFleet) JournalLocation(fl string) string { return fleet.JournalLocation(c.Store, fl) }
+
+func (c closingFleet) StartRound(ctx context.Context, fl string) (int64, func(int64) error, error) {
+	rl, ok := c.Store.(fleet.Rounds)
+	if !ok {
+		return 0, nil, errors.New("the fleet store keeps no round counter")
+	}
+	return rl.StartRound(ctx, fl)
+}
+
+func (c closingFleet) LastRound(ctx context.Context, fl string) (fleet.RoundMark, error) {
+	rl, ok := c.Store.(fleet.Rounds)
+	if !ok {
+		return fleet.RoundMark{}, nil
+	}
+	return rl.LastRound(ctx, fl)
+}
+
 type journalOptions struct {
 	repo string
 	json bool
@@ -374,22 +440,25 @@ func newSuperviseLogCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log [--json]",
 		Short: "Print the supervisor's journal of this repository's fleet",
-		Long: `log prints the journal: every round's decisions, halts, releases and
-escalations with their answers, oldest first. --json prints the records
-exactly as stored, one a line: the reference's audit format, which its
-verify_audit accepts as a list.`,
+		Long: `log prints where the journal is kept, then the journal: every round's
+decisions, halts, releases and escalations with their answers, oldest
+first. --json prints only the records, exactly as stored, one a line: the
+reference's audit format, which its verify_audit accepts as a list.`,
 		Example: `  laserbrain supervise log
   laserbrain supervise log --json --repo ~/src/shop`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			st, _, recs, err := journalOf(ctx, opts.repo)
+			st, fid, recs, err := journalOf(ctx, opts.repo)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			w := bufio.NewWriter(streams.Out)
 			defer func() { _ = w.Flush() }()
+			if !opts.json {
+				fmt.Fprintf(w, "journal: %s\n", fleet.JournalLocation(st, fid))
+			}
 			for _, r := range recs {
 				if opts.json {
 					_, _ = w.Write(r.Raw)
@@ -419,39 +488,64 @@ func newSuperviseVerifyCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "Check the journal's hash chain",
 		Long: `verify checks the journal of this repository's fleet: each record's hash over
 its content, each record's prev against the record before it, the seq
-without a gap, and the head the store keeps apart from the records. After
-any edit, deletion, insertion or reordering it names the first bad record
-(its position, its seq and what was done) and exits 1.`,
+without a gap, the head the store keeps apart from the records, and the
+fleet's round counter, which records where the head stood at the end of
+each round (and after a supervisor's stop or a release). After any edit,
+deletion, insertion or reordering it names the first bad record (its
+position, its seq and what was done) and exits 1. It prints where the
+journal is kept.
+
+What it can and cannot show, without a key: a journal deleted, or cut
+short with its head rewritten to match, does not verify while the round
+counter stands (a fleet whose counter says rounds ran has a journal); a
+record edited in place does not, nor one rewritten with its hash. Records
+appended by a writer that died before ending its round are beyond the
+counter, and whoever can rewrite the journal, its head and the counter
+together (the same files or tables) can forge a consistent history: the
+chain makes a change evident, it does not stop one.`,
 		Example: `  laserbrain supervise verify
   laserbrain supervise verify --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			st, fid, recs, err := journalOf(ctx, opts.repo)
+			root, err := repoRoot(opts.repo)
+			if err != nil {
+				return err
+			}
+			st, fid, err := fleetOf(ctx, root, true)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			head, err := st.JournalHead(ctx, fid)
+			c, err := fleet.CheckJournal(ctx, st, fid)
 			if err != nil {
 				return cli.Failure(err)
 			}
-			unack, problem := fleet.VerifyJournal(recs, head)
+			loc := fleet.JournalLocation(st, fid)
 			if opts.json {
-				if err := cli.WriteJSON(streams.Out, map[string]any{"fleet": fid, "records": len(recs), "head": head, "unacknowledged": unack, "ok": problem == nil, "problem": problem}); err != nil {
+				var round any
+				if c.Mark != nil {
+					round = c.Mark.Round
+				}
+				if err := cli.WriteJSON(streams.Out, map[string]any{"fleet": fid, "location": loc, "records": len(c.Records), "head": c.Head,
+					"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil, "problem": c.Problem}); err != nil {
 					return cli.Failure(err)
 				}
 			}
-			if problem != nil {
+			if p := c.Problem; p != nil {
 				if !opts.json {
-					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\n", problem.Index, problem.Seq, problem.Kind, problem.Detail)
+					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\njournal: %s\n", p.Index, p.Seq, p.Kind, p.Detail, loc)
 				}
 				return cli.SilentExit(cli.ExitFinding)
 			}
 			if !opts.json {
-				fmt.Fprintf(streams.Out, "journal verified: %d record(s), head %s\n", head.Records, shortHash(head.Hash))
-				if unack > 0 {
-					fmt.Fprintf(streams.Out, "%d record(s) past the head chain correctly: a writer died before acknowledging them\n", unack)
+				fmt.Fprintf(streams.Out, "journal verified: %s, head %s", plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
+				if c.Mark != nil && c.Mark.Round > 0 {
+					fmt.Fprintf(streams.Out, ", %s counted", plural(c.Mark.Round, "round"))
+				}
+				fmt.Fprintf(streams.Out, "\njournal: %s\n", loc)
+				if c.Unacknowledged > 0 {
+					fmt.Fprintf(streams.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", plural(int64(c.Unacknowledged), "record"))
 				}
 			}
 			return nil
@@ -464,6 +558,14 @@ any edit, deletion, insertion or reordering it names the first bad record
 		cli.ExitDoc{Code: cli.ExitFinding, When: "it does not: the first bad record is named"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the journal cannot be read"})
 	return cmd
+}
+
+// plural is "1 record", "2 records".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func shortHash(h string) string {

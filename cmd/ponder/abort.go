@@ -15,7 +15,9 @@ func newAbortCmd(a *app) *cobra.Command {
 		Short: "Mark the session aborted",
 		Long: `abort ends an active session without a verdict: its status becomes aborted
 and every command that would change it is refused from then on. Its files
-stay, for report and list.`,
+stay, for report and list. It is the one writing command a halted session
+allows (ending it answers the supervisor's "which one yields?"); the halt's
+reason is recorded in session.json (abortedHalted).`,
 		Example: `  ponder abort
   ponder abort --slug ui-2026-08-24`,
 		Args: cli.NoArgs,
@@ -25,7 +27,13 @@ stay, for report and list.`,
 				return a.finish(nil, err, nil)
 			}
 			res, err := e.Abort(a.slug)
-			return a.finish(res, err, func(w io.Writer) { fmt.Fprintf(w, "session %s aborted\n", res.Slug) })
+			return a.finish(res, err, func(w io.Writer) {
+				if res.Halted != nil {
+					fmt.Fprintf(w, "session %s aborted; it was halted: %s\n", res.Slug, term(*res.Halted))
+					return
+				}
+				fmt.Fprintf(w, "session %s aborted\n", res.Slug)
+			})
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or one that is not active (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})

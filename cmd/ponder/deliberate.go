@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +27,8 @@ func newDeliberateCmd(a *app) *cobra.Command {
 		Long: `deliberate writes passes/NN/deliberation.json. Give the voices as flags or as
 a file {"stakes": S, "voices": {"skeptic": {"argument": A, "confidence": C}, …}}.
 A blank or missing argument is a silent voice (null). --skip records four
-silent voices (voices = 0). Under PONDER_OCA it also opens the pass's
+silent voices (voices = 0). Stakes are low, medium or high (medium when not
+given); anything else is refused. Under PONDER_OCA it also opens the pass's
 deliberations row.`,
 		Example: `  ponder deliberate --skeptic "the retry loop hides failures" --skeptic-confidence 0.7 --stakes high
   ponder deliberate voices.json
@@ -78,14 +80,14 @@ deliberations row.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.skip, "skip", false, "record four silent voices")
-	cmd.Flags().StringVar(&o.stakes, "stakes", "", "stakes of the pass (default medium)")
+	cmd.Flags().StringVar(&o.stakes, "stakes", "", "stakes of the pass: "+strings.Join(ponder.Stakes, ", ")+" (default medium)")
 	for _, v := range ledger.Voices {
 		o.arguments[v] = new(string)
 		o.confidence[v] = new(float64)
 		cmd.Flags().StringVar(o.arguments[v], v, "", "the "+v+"'s argument")
 		cmd.Flags().Float64Var(o.confidence[v], v+"-confidence", 0, "the "+v+"'s confidence, in [0,1]")
 	}
-	cli.CompleteFlag(cmd, "stakes", cli.Values("low", "medium", "high"))
+	cli.CompleteFlag(cmd, "stakes", cli.Values(ponder.Stakes...))
 	for _, v := range ledger.Voices {
 		cli.CompleteFlags(cmd, cli.NoValue, v, v+"-confidence")
 	}

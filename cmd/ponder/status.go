@@ -16,7 +16,8 @@ func newStatusCmd(a *app) *cobra.Command {
 		Short: "Show where the session is and what comes next (read-only)",
 		Long: `status prints the current session's phase, pass, coverage, live findings
 and last verdict, and the commands that may come next. It reads the files
-and changes nothing.`,
+and changes nothing. A session the supervisor (laserbrain supervise) halted
+shows the halt's reason, and next names the release a person runs, or abort.`,
 		Example: `  ponder status
   ponder status --json`,
 		Args: cli.NoArgs,
@@ -29,7 +30,10 @@ and changes nothing.`,
 			return a.finish(res, err, func(w io.Writer) {
 				fmt.Fprintf(w, "%s: %s — %s, pass %d of %d (%s)\n", res.Slug, term(res.Subject), res.Status, res.Pass, res.PassBudget, res.Phase)
 				fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Coverage.Graded, res.Coverage.Counted, res.Live, sval(res.LastVerdict))
-				if len(res.Next) > 0 {
+				if res.Halted != nil {
+					fmt.Fprintf(w, "halted: %s\n", term(res.Halted.Reason))
+					fmt.Fprintf(w, "next: %s (a person lifts the halt) | ponder abort (ends the session)\n", res.Halted.Release)
+				} else if len(res.Next) > 0 {
 					fmt.Fprintf(w, "next: ponder %s\n", strings.Join(res.Next, " | ponder "))
 				}
 			})

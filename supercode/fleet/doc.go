@@ -30,6 +30,21 @@
 // to it. Rounds lets supervisors of one fleet take turns, so that a round
 // number is taken once across all of them.
 //
+// The round counter is also the journal's witness. Each round's end (and a
+// supervisor's stop, and a release, which take the same lock) records
+// where the journal's head stood (RoundMark), never moving it back.
+// CheckJournal checks the chain, then the head, then the counter;
+// CheckJournalTail checks only the records the head and the counter name,
+// what a writer checks before it appends. Without a key this is what can
+// and cannot be shown: a record edited, inserted, reordered or deleted in
+// the middle is named; a journal deleted, or cut short with its head
+// rewritten to match, is named while the counter stands (a fleet whose
+// counter says a round ran has a journal, holding at least the records the
+// counter saw); records a writer appended and died before its round ended
+// are beyond the counter, and a journal, head and counter rewritten
+// together — the same directory, the same database — make a consistent
+// forgery. The chain makes a change evident; it does not stop one.
+//
 // Nothing here is opened at package init: the pre-tool-use hook opens the
 // store only when a decision needs it.
 package fleet

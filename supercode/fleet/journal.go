@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -259,7 +260,7 @@ func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, 
 				}
 				return at(j+1, recs[j+1].Seq, TamperInserted, "seq %d follows seq %d directly, so the records between them were inserted", seq, recs[j].Seq)
 			case seq > want && !known:
-				return at(i, want, TamperDeleted, "records %s are missing: seq jumps to %d, whose prev names a record that is gone", span(want, seq-1), seq)
+				return at(i, want, TamperDeleted, "%s missing: seq jumps to %d, whose prev names a record that is gone", missing(want, seq-1), seq)
 			case i > 0 && !known:
 				// The record before this one hashes consistently, but not to
 				// what this one says it follows: it was changed and its hash
@@ -284,18 +285,20 @@ func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, 
 	switch {
 	case n < head.Records:
 		return 0, &JournalProblem{Index: len(recs) + 1, Seq: n + 1, Kind: TamperDeleted,
-			Detail: fmt.Sprintf("records %s are missing from the end (the head counts %d)", span(n+1, head.Records), head.Records)}
+			Detail: fmt.Sprintf("%s missing from the end (the head counts %d)", missing(n+1, head.Records), head.Records)}
 	case n > head.Records:
 		return int(n - head.Records), nil
 	}
 	return 0, nil
 }
 
-func span(from, to int64) string {
+// missing names the records from…to as the subject of "missing":
+// "record 7 is", "records 7–9 are".
+func missing(from, to int64) string {
 	if from == to {
-		return fmt.Sprint(from)
+		return fmt.Sprintf("record %d is", from)
 	}
-	return fmt.Sprintf("%d–%d", from, to)
+	return fmt.Sprintf("records %d–%d are", from, to)
 }
 
 func clip(s string, n int) string {
@@ -303,4 +306,204 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// ErrJournalBroken is wrapped by the refusal of a writer that will not
+// append to a journal whose chain does not hold (see JournalBrokenError).
+var ErrJournalBroken = errors.New("the journal's chain does not hold")
+
+// JournalBrokenError is that refusal: the fleet, the first problem found
+// and where the journal is kept.
+type JournalBrokenError struct {
+	Fleet    string
+	Problem  *JournalProblem
+	Location string
+}
+
+func (e *JournalBrokenError) Error() string {
+	where := ""
+	if e.Location != "" {
+		where = " (" + e.Location + ")"
+	}
+	return fmt.Sprintf("the journal of fleet %s%s is broken at %v; nothing was appended to it — run laserbrain supervise verify, and restore the journal or move it aside", e.Fleet, where, e.Problem)
+}
+
+func (e *JournalBrokenError) Unwrap() error { return ErrJournalBroken }
+
+// JournalLocator is an optional method of a store: where a fleet's journal
+// is kept, in words a person can follow (a file, a table).
+type JournalLocator interface {
+	JournalLocation(fleet string) string
+}
+
+// JournalLocation is where st keeps fleet's journal ("" when it does not
+// say).
+func JournalLocation(st any, fleet string) string {
+	if l, ok := st.(JournalLocator); ok {
+		return l.JournalLocation(fleet)
+	}
+	return ""
+}
+
+// CheckMark checks a journal read whole, whose chain holds, against the
+// fleet's round counter: the journal must hold at least the records the
+// counter saw at the last round's end, the last of them with the hash it
+// recorded — and, once any round ran, at least one record (a supervisor
+// journals its start before its first round). This catches what the chain
+// and head alone cannot: the journal deleted with its head, or cut short
+// and its head rewritten to match. It cannot catch what the counter did
+// not see (records appended by a writer that died before ending its round
+// or taking the lock), nor a journal, head and counter rewritten together:
+// without a key, whoever can write all three can forge a consistent
+// history.
+func CheckMark(recs []JournalRecord, mark RoundMark) *JournalProblem {
+	n := int64(len(recs))
+	switch {
+	case mark.Round == 0 && mark.Records == 0:
+		return nil
+	case n == 0 && mark.Records == 0:
+		return &JournalProblem{Index: 1, Seq: 1, Kind: TamperDeleted, Detail: fmt.Sprintf(
+			"the journal is missing: the fleet's round counter says round %d ran, and the journal holds no record (a supervisor journals its start before its first round)", mark.Round)}
+	case n < mark.Records:
+		what := missing(n+1, mark.Records) + " missing from the end"
+		if n == 0 {
+			what = "the journal is missing"
+		}
+		return &JournalProblem{Index: len(recs) + 1, Seq: n + 1, Kind: TamperDeleted, Detail: fmt.Sprintf(
+			"%s: the fleet's round counter saw %s (head %s) %s", what, plural(mark.Records, "record"), clip(mark.Hash, 12), markWhen(mark))}
+	case mark.Records > 0 && recs[mark.Records-1].Hash != mark.Hash:
+		return &JournalProblem{Index: int(mark.Records), Seq: mark.Records, Kind: TamperEdited, Detail: fmt.Sprintf(
+			"it is not the record the fleet's round counter saw there %s (hash %s): the journal was rewritten up to it", markWhen(mark), clip(mark.Hash, 12))}
+	}
+	return nil
+}
+
+// markWhen says when the counter saw the journal.
+func markWhen(m RoundMark) string {
+	if m.Round == 0 {
+		return "before any round"
+	}
+	return fmt.Sprintf("by the end of round %d", m.Round)
+}
+
+// JournalCheck is a fleet's journal read whole and checked.
+type JournalCheck struct {
+	Records []JournalRecord
+	Head    JournalHead
+	// Mark is the fleet's round counter; nil for a store without one.
+	Mark *RoundMark
+	// Unacknowledged counts records past the head that chain correctly.
+	Unacknowledged int
+	// Problem is the first thing wrong, nil when the journal holds.
+	Problem *JournalProblem
+}
+
+// CheckJournal reads fleet's journal whole, with its head and (when st
+// keeps one) its round counter, and checks the chain (VerifyJournal) and
+// then the counter (CheckMark).
+func CheckJournal(ctx context.Context, st Journal, fleet string) (JournalCheck, error) {
+	var c JournalCheck
+	var err error
+	if rl, ok := st.(Rounds); ok {
+		m, err := rl.LastRound(ctx, fleet)
+		if err != nil {
+			return c, fmt.Errorf("reading the fleet's round counter: %w", err)
+		}
+		c.Mark = &m
+	}
+	if c.Head, err = st.JournalHead(ctx, fleet); err != nil {
+		return c, err
+	}
+	if c.Records, err = st.JournalRecords(ctx, fleet, 0); err != nil {
+		return c, err
+	}
+	c.Unacknowledged, c.Problem = VerifyJournal(c.Records, c.Head)
+	if c.Problem == nil && c.Mark != nil {
+		c.Problem = CheckMark(c.Records, *c.Mark)
+	}
+	return c, nil
+}
+
+// CheckJournalTail is the check a writer makes before it appends, reading
+// only the journal's end: the record the head names is there and hashes to
+// the head, and the record the round counter names is there and hashes to
+// what the counter recorded. An edit further back is left to CheckJournal
+// (laserbrain supervise verify, and a supervisor when it starts).
+func CheckJournalTail(ctx context.Context, st Journal, fleet string) (*JournalProblem, error) {
+	var mark RoundMark
+	if rl, ok := st.(Rounds); ok {
+		m, err := rl.LastRound(ctx, fleet)
+		if err != nil {
+			return nil, fmt.Errorf("reading the fleet's round counter: %w", err)
+		}
+		mark = m
+	}
+	head, err := st.JournalHead(ctx, fleet)
+	if err != nil {
+		return nil, err
+	}
+	from := head.Records
+	if mark.Records > 0 && mark.Records < from {
+		from = mark.Records
+	}
+	if from == 0 {
+		if mark.Round == 0 && mark.Records == 0 {
+			return nil, nil
+		}
+		recs, err := st.JournalRecords(ctx, fleet, 0)
+		if err != nil {
+			return nil, err
+		}
+		if _, p := VerifyJournal(recs, head); p != nil {
+			return p, nil
+		}
+		return CheckMark(recs, mark), nil
+	}
+	recs, err := st.JournalRecords(ctx, fleet, from-1)
+	if err != nil {
+		return nil, err
+	}
+	bySeq := make(map[int64]*JournalRecord, len(recs))
+	for i := range recs {
+		if recs[i].Seq > 0 {
+			bySeq[recs[i].Seq] = &recs[i]
+		}
+	}
+	// holds checks that record seq is there and hashes to want.
+	holds := func(seq int64, want, whose string) *JournalProblem {
+		r := bySeq[seq]
+		if r == nil {
+			return &JournalProblem{Index: int(seq), Seq: seq, Kind: TamperDeleted, Detail: fmt.Sprintf(
+				"record %d, the last one %s counts, is missing: the journal was cut short", seq, whose)}
+		}
+		if got, err := JournalHash(r.Prev, r.Raw); err != nil || got != r.Hash || r.Hash != want {
+			return &JournalProblem{Index: int(seq), Seq: seq, Kind: TamperEdited, Detail: fmt.Sprintf(
+				"its content no longer hashes to what %s recorded for it", whose)}
+		}
+		return nil
+	}
+	if head.Records > 0 {
+		if p := holds(head.Records, head.Hash, "the head"); p != nil {
+			return p, nil
+		}
+	}
+	switch {
+	case mark.Records > head.Records:
+		return &JournalProblem{Index: int(head.Records) + 1, Seq: head.Records + 1, Kind: TamperDeleted, Detail: fmt.Sprintf(
+			"%s missing from the end: the fleet's round counter saw %s %s, the head counts %d",
+			missing(head.Records+1, mark.Records), plural(mark.Records, "record"), markWhen(mark), head.Records)}, nil
+	case mark.Records > 0:
+		if p := holds(mark.Records, mark.Hash, "the fleet's round counter"); p != nil {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+// plural is "1 record", "2 records".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

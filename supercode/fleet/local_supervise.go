@@ -176,6 +176,12 @@ func (l *Local) journalPath(fleet, ext string) string {
 	return filepath.Join(l.dir, "journal", fileKey(fleet)+ext)
 }
 
+// JournalLocation implements JournalLocator: the journal's file; its head
+// (.head) and the fleet's round counter (.round) are beside it.
+func (l *Local) JournalLocation(fleet string) string {
+	return l.journalPath(fleet, ".jsonl")
+}
+
 // localHead is a journal's head file: the chain's end and the journal's
 // size when it was recorded.
 type localHead struct {

@@ -2,9 +2,11 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -102,5 +104,48 @@ func TestFleetID(t *testing.T) {
 	t.Setenv("LASERBRAIN_FLEET", "shared-fleet")
 	if got, _ := fleet.ID(ctx, repo); got != "shared-fleet" {
 		t.Errorf("LASERBRAIN_FLEET not honoured: %q", got)
+	}
+}
+
+// TestLocalWitness runs the round counter's witness on the local store,
+// the forger editing the files as a person with a shell would.
+func TestLocalWitness(t *testing.T) {
+	fleettest.Witness(t, func(t *testing.T) fleet.Store {
+		s, err := fleet.OpenLocal(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, cutLocal)
+}
+
+func cutLocal(t *testing.T, s fleet.Store, fl string, keep int64) {
+	t.Helper()
+	path := fleet.JournalLocation(s, fl)
+	head := strings.TrimSuffix(path, ".jsonl") + ".head"
+	if keep == 0 {
+		for _, p := range []string{path, head} {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	kept := strings.Join(lines[:keep], "")
+	var last fleet.JournalRecord
+	if err := json.Unmarshal([]byte(lines[keep-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(kept), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := json.Marshal(map[string]any{"fleet": fl, "records": keep, "hash": last.Hash, "size": len(kept)})
+	if err := os.WriteFile(head, h, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -21,7 +21,10 @@
 // It never regrounds, never sets a ground and never routes execution.
 //
 // A ponder session is the agent ponder:<slug>. Its start grounds it on its
-// subject (and lens), distance unknown; each pass becomes one step once it
+// subject (and lens), distance unknown — but it collides on its subject
+// alone, the lens compared apart (supercode.SetSubject): a lens does not
+// dilute the subject, and two different lenses on one subject split the
+// work; each pass becomes one step once it
 // is decided (or the session closed after judging it), read from the
 // ledger's facts by PassStep (ponder/SPEC.md §10 has the table), with
 // PassEvents as its observed events. Its footprint is every path its units
@@ -41,7 +44,17 @@
 // rounds go on from the last one journaled, a halt the store never got is
 // put, an answered question is not asked again, and a question the journal
 // shows asked but never answered (the supervisor died in between) is asked
-// again, marked redelivered — at least once rather than lost.
+// again, marked redelivered — at least once rather than lost. Only exit 0
+// of the --on-escalate command answers; any other status (or none) is
+// journaled with the answer and the question is asked again next round,
+// marked redelivered, what the command printed deciding nothing.
+//
+// Nothing is appended to a journal whose chain does not hold: Open checks
+// it whole (fleet.CheckJournal, the round counter included), each round its
+// tail under the round lock (fleet.CheckJournalTail), and a supervisor's
+// stop and a release take the round lock to check it and have their record
+// witnessed by the counter. A broken journal is a *fleet.JournalBrokenError
+// (ErrJournalBroken); laserbrain supervise then reports read-only.
 //
 // Decided where the issue is silent:
 //
@@ -50,8 +63,16 @@
 //   - A ponder session's pass is not a step until decided: an undecided
 //     pass can still change (grades, a re-run judge), and a step is never
 //     taken back. So a session is read one pass behind its live state.
-//   - Decisions are taken only on live agents (not finished, not halted);
-//     a collision with a finished agent is reported and left alone.
+//   - Two live agents whose grounds do not collide but whose footprints
+//     overlap at least SharedFilesMin (Jaccard 0.5) are reported as
+//     sharing files (shares_files_with in each agent's row, a "shares"
+//     line): a possible collision for a person to look at, never a
+//     verdict, a route or a halt.
+//   - Only agents still running collide: a finished run (ended, or at
+//     distance 0) or a closed session is reported in its row and collides
+//     with nobody. Decisions are taken only on live agents (not finished,
+//     not halted); a halted agent still collides, so its halt's cause
+//     stays in view.
 //   - A round that changed nothing is not journaled; round numbers go on
 //     from the last journaled round after a restart.
 //   - The self-check (Supercode.SelfCheck, a step of the supervisor's own

@@ -112,6 +112,12 @@ func (s *Supervisor) observeSessions(ctx context.Context) (bool, error) {
 		if a.ground == "" {
 			start := SessionStart(f)
 			a.ground = start.Goal
+			lens := ""
+			if f.Lens != nil {
+				lens = *f.Lens
+			}
+			// It collides on its subject; the lens is compared apart.
+			s.sc.SetSubject(a.name, f.Subject, lens)
 			if err := s.step(a, start); err != nil {
 				return false, err
 			}

@@ -56,7 +56,25 @@ type AgentRow struct {
 	Status string  `json:"status"`
 	Halt   *string `json:"halt,omitempty"`
 	Error  string  `json:"error,omitempty"`
+	// SharesFilesWith is every other running agent whose footprint
+	// overlaps this one's at least SharedFilesMin while their grounds do
+	// not collide: a possible collision, a signal for a person, never a
+	// verdict or a decision.
+	SharesFilesWith []FileShare `json:"shares_files_with"`
 }
+
+// FileShare is one agent whose files overlap another's.
+type FileShare struct {
+	Agent       string   `json:"agent"`
+	SharedFiles []string `json:"shared_files"`
+	// FileOverlap is the Jaccard overlap of the two footprints.
+	FileOverlap float64 `json:"file_overlap"`
+}
+
+// SharedFilesMin is the footprint overlap (Jaccard) at which two running
+// agents whose grounds do not collide are reported as sharing files: half
+// of all the files either touched, touched by both.
+const SharedFilesMin = 0.5
 
 // Agent statuses.
 const (
@@ -98,6 +116,9 @@ type EscalationRow struct {
 	Error       string `json:"error,omitempty"`
 	Halted      string `json:"halted,omitempty"`
 	Redelivered bool   `json:"redelivered,omitempty"`
+	// Undelivered: the command did not exit 0, so the question was not
+	// answered and is asked again next round.
+	Undelivered bool `json:"undelivered,omitempty"`
 }
 
 // SelfRow is the supervisor's own check: its goal at a distance of how many
@@ -112,7 +133,7 @@ type SelfRow struct {
 func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inForce map[string]fleet.Halt) AgentRow {
 	a := s.agents[name]
 	row := AgentRow{Agent: name, Kind: a.kind, Ground: a.ground, Catches: []string{}, Files: len(a.files), Distance: a.distance,
-		Progress: a.progress, Status: StatusActive, Error: a.damaged}
+		Progress: a.progress, Status: StatusActive, Error: a.damaged, SharesFilesWith: []FileShare{}}
 	if v, ok := s.sc.View(name); ok {
 		row.Steps = v.Steps
 		if v.Last != nil {
@@ -241,15 +262,15 @@ func (r *Round) WriteText(w io.Writer) error {
 		}
 	}
 	for _, c := range r.Collisions {
-		files := ""
-		if n := len(c.SharedFiles); n > 0 {
-			shown, more := c.SharedFiles, ""
-			if n > 5 {
-				shown, more = shown[:5], fmt.Sprintf(", … %d more", n-5)
+		add("  collision  %s + %s  same ground (overlap %.2f); %d shared file(s)%s", c.Agents[0], c.Agents[1], c.Overlap, len(c.SharedFiles), fileList(c.SharedFiles))
+	}
+	for _, a := range r.Agents {
+		for _, fs := range a.SharesFilesWith {
+			if a.Agent < fs.Agent { // each pair once
+				add("  shares     %s + %s  %s (file overlap %.2f)%s — a possible collision: the grounds differ", a.Agent, fs.Agent,
+					plural(len(fs.SharedFiles), "shared file"), fs.FileOverlap, fileList(fs.SharedFiles))
 			}
-			files = ": " + strings.Join(shown, ", ") + more
 		}
-		add("  collision  %s + %s  same ground (overlap %.2f); %d shared file(s)%s", c.Agents[0], c.Agents[1], c.Overlap, len(c.SharedFiles), files)
 	}
 	for _, rt := range r.Route {
 		if rt.Yield != "" {
@@ -272,6 +293,9 @@ func (r *Round) WriteText(w io.Writer) error {
 		case e.Asked:
 			outcome = " (asked; " + e.Error + ")"
 		}
+		if e.Undelivered {
+			outcome += "; not delivered, asked again next round"
+		}
 		if e.Halted != "" {
 			outcome += "; halted " + e.Halted
 		}
@@ -284,6 +308,26 @@ func (r *Round) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fileList is ": a, b, c" with at most five named.
+func fileList(files []string) string {
+	n := len(files)
+	if n == 0 {
+		return ""
+	}
+	shown, more := files, ""
+	if n > 5 {
+		shown, more = shown[:5], fmt.Sprintf(", … %d more", n-5)
+	}
+	return ": " + strings.Join(shown, ", ") + more
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func pad(s string, n int) string {

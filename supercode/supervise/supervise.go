@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -98,6 +99,11 @@ type Answer struct {
 	Decision string `json:"decision,omitempty"`
 	Error    string `json:"error,omitempty"`
 }
+
+// Delivered reports whether the question reached a person: the command
+// exited 0. Any other status (a mistyped path's 127, a failure's 1, a
+// signal, a timeout) leaves the question unanswered, to be asked again.
+func (a Answer) Delivered() bool { return a.Exit != nil && *a.Exit == 0 }
 
 // Supervisor watches one repository's ponder sessions and agent runs in
 // rounds. Its three powers, and no more: it halts the yielding agent of a
@@ -194,10 +200,17 @@ func (s *Supervisor) now() time.Time { return s.o.Now().UTC() }
 
 // resume reads the journal back.
 func (s *Supervisor) resume(ctx context.Context) error {
-	recs, err := s.o.Fleet.JournalRecords(ctx, s.fleet, 0)
+	check, err := fleet.CheckJournal(ctx, s.o.Fleet, s.fleet)
 	if err != nil {
 		return fmt.Errorf("reading the journal: %w", err)
 	}
+	if check.Problem != nil && !s.o.ReadOnly {
+		// Nothing is appended to a chain that does not hold: a record
+		// after the break would read as vouching for it, and the round
+		// counter would move its mark over the evidence.
+		return s.broken(check.Problem)
+	}
+	recs := check.Records
 	questions := map[string]Escalation{}
 	var order []string
 	var halts []fleet.Halt
@@ -224,8 +237,9 @@ func (s *Supervisor) resume(ctx context.Context) error {
 		case fleet.JournalAnswer:
 			var a struct {
 				ID string `json:"id"`
+				Answer
 			}
-			if json.Unmarshal(r.Data, &a) == nil {
+			if json.Unmarshal(r.Data, &a) == nil && a.Delivered() {
 				s.answered[a.ID] = true
 			}
 		case fleet.JournalHalt:
@@ -270,12 +284,60 @@ func (s *Supervisor) Close(ctx context.Context) error {
 	if s.o.ReadOnly || s.round == s.logged {
 		return nil
 	}
-	_, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStop,
-		Round: s.round, Text: fmt.Sprintf("supervisor stopped after round %d", s.round)})
+	err := witnessed(ctx, s.o.Fleet, s.fleet, false, func() error {
+		_, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStop,
+			Round: s.round, Text: fmt.Sprintf("supervisor stopped after round %d", s.round)})
+		return err
+	})
 	if err == nil {
 		s.logged = s.round
 	}
 	return err
+}
+
+// broken is the refusal to append to fleet's journal: problem, where the
+// journal is.
+func (s *Supervisor) broken(problem *fleet.JournalProblem) error {
+	return &fleet.JournalBrokenError{Fleet: s.fleet, Problem: problem, Location: fleet.JournalLocation(s.o.Fleet, s.fleet)}
+}
+
+// witnessed appends outside a round: under the fleet's round lock (when
+// the store keeps one), after checking the journal (whole, or its tail for
+// a supervisor that checked it whole when it opened), so that the
+// round counter's mark moves over the record appended (fleet.Rounds). A
+// journal whose tail does not hold gets nothing: the error is a
+// *fleet.JournalBrokenError.
+func witnessed(ctx context.Context, st fleet.Store, fleetID string, whole bool, appendRec func() error) (err error) {
+	if rl, ok := st.(fleet.Rounds); ok {
+		_, end, serr := rl.StartRound(ctx, fleetID)
+		if serr != nil {
+			return fmt.Errorf("waiting for the fleet's round: %w", serr)
+		}
+		next := int64(0) // no new round: the mark only
+		defer func() {
+			if eerr := end(next); eerr != nil && err == nil {
+				err = eerr
+			}
+		}()
+		var problem *fleet.JournalProblem
+		var cerr error
+		if whole {
+			var c fleet.JournalCheck
+			c, cerr = fleet.CheckJournal(ctx, st, fleetID)
+			problem = c.Problem
+		} else {
+			problem, cerr = fleet.CheckJournalTail(ctx, st, fleetID)
+		}
+		if cerr != nil {
+			next = -1
+			return fmt.Errorf("checking the journal: %w", cerr)
+		}
+		if problem != nil {
+			next = -1
+			return &fleet.JournalBrokenError{Fleet: fleetID, Problem: problem, Location: fleet.JournalLocation(st, fleetID)}
+		}
+	}
+	return appendRec()
 }
 
 // Round observes what is new, takes the decisions the supervisor may take,
@@ -286,15 +348,27 @@ func (s *Supervisor) Close(ctx context.Context) error {
 // many, take turns and never number a round twice.
 func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 	if rl, ok := s.o.Fleet.(fleet.Rounds); ok && !s.o.ReadOnly {
-		last, end, err := rl.StartRound(ctx, s.fleet)
-		if err != nil {
-			return nil, fmt.Errorf("waiting for the fleet's round: %w", err)
+		last, end, serr := rl.StartRound(ctx, s.fleet)
+		if serr != nil {
+			return nil, fmt.Errorf("waiting for the fleet's round: %w", serr)
 		}
+		ended := int64(-1) // until the journal is checked, the round ends writing nothing
 		defer func() {
-			if eerr := end(s.round); eerr != nil && err == nil {
+			if ended >= 0 {
+				ended = s.round
+			}
+			if eerr := end(ended); eerr != nil && err == nil {
 				r, err = nil, fmt.Errorf("ending round %d: %w", s.round, eerr)
 			}
 		}()
+		problem, cerr := fleet.CheckJournalTail(ctx, s.o.Fleet, s.fleet)
+		if cerr != nil {
+			return nil, fmt.Errorf("checking the journal: %w", cerr)
+		}
+		if problem != nil {
+			return nil, s.broken(problem)
+		}
+		ended = 0
 		if err := s.catchUp(ctx); err != nil {
 			return nil, err
 		}
@@ -323,6 +397,11 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	changed, err := s.observe(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// Only agents that still run collide: a finished run or a closed
+	// session does no duplicate work.
+	for name, a := range s.agents {
+		s.sc.SetEnded(name, a.finished)
 	}
 	inForce, released, err := s.halts(ctx)
 	if err != nil {
@@ -366,6 +445,7 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	for _, name := range s.names() {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
 	}
+	s.fileShares(r, cols, live)
 	r.Self = *s.self
 	if r.Route == nil {
 		r.Route = []supercode.Route{}
@@ -397,14 +477,15 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 // (unless a person released it from that very collision), a question for
 // each collision with no basis to choose, and one for each drift streak.
 func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) bool, inForce map[string]fleet.Halt, released map[string]map[string]bool) error {
-	for _, e := range s.pending {
+	pending := s.pending
+	s.pending = nil // a question not delivered again goes back on it
+	for _, e := range pending {
 		row, err := s.escalate(ctx, e, inForce)
 		if err != nil {
 			return err
 		}
 		r.Escalations = append(r.Escalations, row)
 	}
-	s.pending = nil
 	for _, rt := range r.Route {
 		switch {
 		case rt.Yield != "" && live(rt.Yield) && !released[rt.Yield]["collision:"+rt.Keep]:
@@ -548,9 +629,20 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 	if ans.Exit != nil {
 		text = fmt.Sprintf("exit status %d", *ans.Exit)
 	}
+	if !ans.Delivered() {
+		text += ": not delivered, asked again next round"
+	}
 	if _, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalAnswer,
 		Round: s.round, Agent: e.Who, Text: text, Data: adata}); err != nil {
 		return EscalationRow{}, err
+	}
+	if !ans.Delivered() {
+		// Only exit 0 answers: the question goes again next round, and
+		// what the command printed decides nothing.
+		row.Undelivered = true
+		e.Redelivered = true
+		s.pending = append(s.pending, e)
+		return row, nil
 	}
 	s.answered[e.ID] = true
 	switch e.Kind {
@@ -578,7 +670,10 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 }
 
 // Release lifts the halt in force on an agent — named as the supervisor
-// names it, or by its run id or session slug — and journals it.
+// names it, or by its run id or session slug — and journals it. A person's
+// release goes through even when the journal's chain does not hold; the
+// release is then not journaled, and the error (a
+// *fleet.JournalBrokenError) says so beside the released halt.
 func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason string, now time.Time) (fleet.Halt, error) {
 	agentName := name
 	if _, ok, err := st.ActiveHalt(ctx, fleetID, name); err != nil {
@@ -613,9 +708,37 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 	if reason != "" {
 		text += ": " + reason
 	}
-	_, err = st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
-		Round: h.Round, Agent: agentName, Text: text, Data: data})
+	err = witnessed(ctx, st, fleetID, true, func() error {
+		_, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
+			Round: h.Round, Agent: agentName, Text: text, Data: data})
+		return err
+	})
 	return h, err
+}
+
+// fileShares fills the agents' SharesFilesWith: two live agents whose
+// grounds do not collide, with footprints overlapping at least
+// SharedFilesMin.
+func (s *Supervisor) fileShares(r *Round, cols []laserbrain.Collision, live func(string) bool) {
+	colliding := map[[2]string]bool{}
+	for _, c := range cols {
+		colliding[c.Agents] = true
+	}
+	for i := range r.Agents {
+		for j := i + 1; j < len(r.Agents); j++ {
+			x, y := &r.Agents[i], &r.Agents[j]
+			if !live(x.Agent) || !live(y.Agent) || colliding[[2]string{x.Agent, y.Agent}] {
+				continue
+			}
+			shared, overlap := sharedFiles(s.agents[x.Agent], s.agents[y.Agent])
+			if len(shared) == 0 || overlap < SharedFilesMin {
+				continue
+			}
+			overlap = math.Round(overlap*100) / 100
+			x.SharesFilesWith = append(x.SharesFilesWith, FileShare{Agent: y.Agent, SharedFiles: shared, FileOverlap: overlap})
+			y.SharesFilesWith = append(y.SharesFilesWith, FileShare{Agent: x.Agent, SharedFiles: shared, FileOverlap: overlap})
+		}
+	}
 }
 
 func sharedFiles(a, b *agent) ([]string, float64) {
@@ -637,3 +760,7 @@ func sharedFiles(a, b *agent) ([]string, float64) {
 	}
 	return shared, float64(len(shared)) / float64(union)
 }
+
+// Undelivered counts the questions waiting to be asked again: their
+// command did not exit 0 (or a supervisor died before the answer).
+func (s *Supervisor) Undelivered() int { return len(s.pending) }

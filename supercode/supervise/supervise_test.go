@@ -326,12 +326,12 @@ func TestResumeAfterCrash(t *testing.T) {
 	var asked []Escalation
 	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
 		asked = append(asked, e)
-		one := 1
-		return Answer{Exit: &one}
+		zero := 0
+		return Answer{Exit: &zero}
 	}
 	r.sup = nil
 	rd := r.round()
-	if rd.Round != 2 || len(asked) != 1 || !asked[0].Redelivered || len(rd.Escalations) != 1 || *rd.Escalations[0].Exit != 1 {
+	if rd.Round != 2 || len(asked) != 1 || !asked[0].Redelivered || len(rd.Escalations) != 1 || *rd.Escalations[0].Exit != 0 {
 		t.Fatalf("round %d, asked %+v, escalations %+v", rd.Round, asked, rd.Escalations)
 	}
 	r.sup = nil
@@ -354,7 +354,7 @@ func TestResumeAfterCrash(t *testing.T) {
 			if err := json.Unmarshal(rec.Data, &a); err != nil {
 				t.Fatal(err)
 			}
-			if a.Exit == nil || *a.Exit != 1 {
+			if a.Exit == nil || *a.Exit != 0 {
 				t.Fatalf("the answer's exit status was not journaled: %s", rec.Raw)
 			}
 		}
@@ -398,6 +398,15 @@ func TestAgentRuns(t *testing.T) {
 	}
 	if len(rd.Collisions) != 1 || strings.Join(rd.Collisions[0].SharedFiles, " ") != "parser/lexer.go parser/parse.go" {
 		t.Fatalf("collisions = %+v", rd.Collisions)
+	}
+	// The run exits: it is finished, and collides with nobody any more
+	// (nor is routed); the session goes on alone.
+	if _, err := r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Ended = time.Now(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	rd = r.round()
+	if row := agentRow(t, rd, "claude:r1"); row.Status != StatusFinished || len(rd.Collisions) != 0 || len(rd.Route) != 0 || len(rd.Halts) != 0 {
+		t.Fatalf("after the run ended: %+v, collisions %+v, route %+v", row, rd.Collisions, rd.Route)
 	}
 }
 
@@ -479,3 +488,40 @@ func TestDamagedLedger(t *testing.T) {
 		t.Fatalf("the damage was counted again: %+v", v.Events)
 	}
 }
+
+// TestUndeliveredAskedAgain: only exit 0 answers a question. A handler
+// that exits 127 (a mistyped path) or 1, or cannot run at all, leaves it
+// unanswered: the round says so, the question goes again next round (and
+// to the next supervisor), marked redelivered, and what the failed command
+// printed decides nothing; exit 0 ends it.
+func TestUndeliveredAskedAgain(t *testing.T) {
+	r := newRepo(t, "a.go", "b.go")
+	r.session("the parser architecture", []string{"a.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
+	b := r.session("architecture of the parser", []string{"b.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
+	var asked []Escalation
+	answers := []Answer{{Exit: ptr(127), Decision: fleet.PonderAgent(b)}, {Exit: ptr(1)}, {Error: "killed after 1m0s"}, {Exit: ptr(0)}}
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+		asked = append(asked, e)
+		return answers[len(asked)-1]
+	}
+	for i, want := range []bool{true, true, true, false} {
+		if i == 2 {
+			r.sup = nil // a new supervisor finds it unanswered in the journal
+		}
+		rd := r.round()
+		if len(asked) != i+1 || len(rd.Escalations) != 1 || rd.Escalations[0].Undelivered != want || asked[i].ID != asked[0].ID || asked[i].Redelivered != (i > 0) {
+			t.Fatalf("round %d: asked %d times, escalations %+v", i+1, len(asked), rd.Escalations)
+		}
+		if rd.Escalations[0].Halted != "" || agentRow(t, rd, fleet.PonderAgent(b)).Status == StatusHalted {
+			t.Fatalf("round %d: the output of a command that failed halted %s", i+1, fleet.PonderAgent(b))
+		}
+		if got := r.sup.Undelivered(); got != map[bool]int{true: 1, false: 0}[want] {
+			t.Fatalf("round %d: %d undelivered", i+1, got)
+		}
+	}
+	if rd := r.round(); len(asked) != 4 || len(rd.Escalations) != 0 {
+		t.Fatalf("asked after exit 0: %d, %+v", len(asked), rd.Escalations)
+	}
+}
+
+func ptr(n int) *int { return &n }

@@ -588,3 +588,111 @@ func Processes(t *testing.T, newPlace func(t *testing.T) Place) {
 		}
 	})
 }
+
+// Cut is a forger's edit of a store: keep the first keep records of
+// fleet's journal, drop the rest, and rewrite the head to match (keep 0
+// deletes the journal and its head), leaving the round counter alone.
+type Cut func(t *testing.T, s fleet.Store, fleet string, keep int64)
+
+// Witness runs the round counter's witness of the journal: a journal cut
+// short with its head rewritten to match — which the chain and the head
+// alone cannot show — or deleted outright, does not check clean against the
+// counter; the counter's mark never moves back; a rewritten last record is
+// named as edited.
+func Witness(t *testing.T, open func(t *testing.T) fleet.Store, cut Cut) {
+	ctx := context.Background()
+	appendN := func(t *testing.T, s fleet.Store, fl string, n int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: fl, Kind: fleet.JournalRound, Round: 1, Text: fmt.Sprint("r", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	endRound := func(t *testing.T, s fleet.Store, fl string, round int64) {
+		t.Helper()
+		if _, end, err := s.(fleet.Rounds).StartRound(ctx, fl); err != nil {
+			t.Fatal(err)
+		} else if err := end(round); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(t *testing.T, s fleet.Store, fl string) (fleet.JournalCheck, *fleet.JournalProblem) {
+		t.Helper()
+		c, err := fleet.CheckJournal(ctx, s, fl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail, err := fleet.CheckJournalTail(ctx, s, fl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (c.Problem == nil) != (tail == nil) {
+			t.Fatalf("the whole check says %v, the tail check %v", c.Problem, tail)
+		}
+		return c, tail
+	}
+
+	t.Run("the round counter witnesses the journal", func(t *testing.T) {
+		s := open(t)
+		if _, ok := s.(fleet.Rounds); !ok {
+			t.Fatal("the store keeps no round counter (fleet.Rounds)")
+		}
+		if c, _ := check(t, s, "f"); c.Problem != nil || c.Mark == nil || *c.Mark != (fleet.RoundMark{}) {
+			t.Fatalf("an empty fleet: %+v", c)
+		}
+		appendN(t, s, "f", 3)
+		endRound(t, s, "f", 1)
+		c, _ := check(t, s, "f")
+		if c.Problem != nil || *c.Mark != (fleet.RoundMark{Round: 1, Records: 3, Hash: c.Records[2].Hash}) {
+			t.Fatalf("after round 1: mark %+v, problem %v", c.Mark, c.Problem)
+		}
+		// Records appended outside a round are witnessed by ending "no new
+		// round" (what a supervisor's stop and a release do).
+		appendN(t, s, "f", 2)
+		endRound(t, s, "f", 0)
+		c, _ = check(t, s, "f")
+		if c.Problem != nil || *c.Mark != (fleet.RoundMark{Round: 1, Records: 5, Hash: c.Records[4].Hash}) {
+			t.Fatalf("after two more records: mark %+v, problem %v", c.Mark, c.Problem)
+		}
+
+		// The forger drops the last record and rewrites the head.
+		cut(t, s, "f", 4)
+		recs, _ := s.JournalRecords(ctx, "f", 0)
+		head, _ := s.JournalHead(ctx, "f")
+		if _, p := fleet.VerifyJournal(recs, head); p != nil || len(recs) != 4 || head.Records != 4 {
+			t.Fatalf("the cut is not consistent (%d records, head %d, %v): the test proves nothing", len(recs), head.Records, p)
+		}
+		c, tail := check(t, s, "f")
+		if p := c.Problem; p == nil || p.Kind != fleet.TamperDeleted || p.Seq != 5 || !strings.Contains(p.Detail, "record 5 is missing") {
+			t.Fatalf("the cut journal checks as %v", p)
+		}
+		if tail.Kind != fleet.TamperDeleted || tail.Seq != 5 {
+			t.Fatalf("the tail check says %v", tail)
+		}
+		// A later round's end does not move the mark back over the cut.
+		endRound(t, s, "f", 2)
+		if c, _ := check(t, s, "f"); c.Problem == nil || c.Mark.Round != 2 || c.Mark.Records != 5 {
+			t.Fatalf("after another round: mark %+v, problem %v", c.Mark, c.Problem)
+		}
+		// A different record 5 in place of the one the counter saw.
+		appendN(t, s, "f", 1)
+		if c, _ := check(t, s, "f"); c.Problem == nil || c.Problem.Kind != fleet.TamperEdited || c.Problem.Seq != 5 {
+			t.Fatalf("a rewritten record 5 checks as %v", c.Problem)
+		}
+		// The journal deleted with its head.
+		cut(t, s, "f", 0)
+		if c, _ := check(t, s, "f"); c.Problem == nil || c.Problem.Kind != fleet.TamperDeleted || !strings.Contains(c.Problem.Detail, "the journal is missing") {
+			t.Fatalf("a deleted journal checks as %v", c.Problem)
+		}
+	})
+
+	t.Run("rounds ran and no journal", func(t *testing.T) {
+		s := open(t)
+		endRound(t, s, "g", 3)
+		c, _ := check(t, s, "g")
+		if c.Problem == nil || c.Problem.Kind != fleet.TamperDeleted || !strings.Contains(c.Problem.Detail, "round 3 ran") {
+			t.Fatalf("a fleet whose counter says round 3 ran, without a journal, checks as %v", c.Problem)
+		}
+	})
+}

@@ -45,3 +45,22 @@ func TestConformance(t *testing.T) {
 	fleettest.Run(t, func(t *testing.T) fleet.Store { return database(newDatabase(t)).Open(t) })
 	fleettest.Processes(t, func(t *testing.T) fleettest.Place { return database(newDatabase(t)) })
 }
+
+// TestWitness runs the round counter's witness on PostgreSQL, the forger
+// editing the tables as a person with psql would.
+func TestWitness(t *testing.T) {
+	fleettest.Witness(t, func(t *testing.T) fleet.Store { return database(newDatabase(t)).Open(t) },
+		func(t *testing.T, st fleet.Store, fl string, keep int64) {
+			t.Helper()
+			s := st.(*Store)
+			ctx := context.Background()
+			stmts := []string{`DELETE FROM laserbrain.journal WHERE fleet = $1 AND seq > $2`,
+				`UPDATE laserbrain.journal_heads SET records = $2, hash = (SELECT coalesce((SELECT raw::jsonb->>'hash' FROM laserbrain.journal WHERE fleet = $1 AND seq = $2), '')) WHERE fleet = $1`,
+				`DELETE FROM laserbrain.journal_heads WHERE fleet = $1 AND $2 = 0`}
+			for _, q := range stmts {
+				if _, err := s.pool.Exec(ctx, q, fl, keep); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+}

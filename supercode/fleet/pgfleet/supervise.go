@@ -13,11 +13,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/internal/pgdsn"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // SuperviseComponent is the supervisor's part of the schema: halts, the
-// journal with its heads, and the fleets' last rounds.
+// journal with its heads, the fleets' last rounds, and the journal's head
+// as each fleet's last round left it (journal_marks: the round counter's
+// witness of the journal, a table of its own because laserbrain never
+// alters a table it created).
 var SuperviseComponent = pgdb.Component{Name: "supervise", Tables: []pgdb.Table{
 	{Name: "halts", Columns: []string{"id", "fleet", "agent", "at", "in_force", "halt"}, DDL: []string{`
 CREATE TABLE IF NOT EXISTS laserbrain.halts (
@@ -46,6 +50,13 @@ CREATE TABLE IF NOT EXISTS laserbrain.journal_heads (
 CREATE TABLE IF NOT EXISTS laserbrain.rounds (
 	fleet text PRIMARY KEY,
 	last  bigint NOT NULL
+)`}},
+	{Name: "journal_marks", Columns: []string{"fleet", "round", "records", "hash"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.journal_marks (
+	fleet   text PRIMARY KEY,
+	round   bigint NOT NULL,
+	records bigint NOT NULL,
+	hash    text NOT NULL
 )`}},
 }}
 
@@ -322,9 +333,19 @@ func (s *Store) StartRound(ctx context.Context, fl string) (int64, func(int64) e
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		var err error
-		if round > last {
+		if round > last { // a negative round writes nothing: the lock only goes
 			_, err = conn.Exec(ctx, `INSERT INTO laserbrain.rounds (fleet, last) VALUES ($1, $2)
 ON CONFLICT (fleet) DO UPDATE SET last = greatest(laserbrain.rounds.last, EXCLUDED.last)`, fl, round)
+		}
+		if err == nil && round >= 0 {
+			// The journal's head as this round leaves it: one statement, so
+			// the mark and the head it copies are one snapshot; it only
+			// ever moves forward.
+			_, err = conn.Exec(ctx, `INSERT INTO laserbrain.journal_marks (fleet, round, records, hash)
+SELECT $1, $2, h.records, h.hash FROM laserbrain.journal_heads h WHERE h.fleet = $1
+ON CONFLICT (fleet) DO UPDATE SET round = EXCLUDED.round, records = EXCLUDED.records, hash = EXCLUDED.hash
+WHERE laserbrain.journal_marks.records <= EXCLUDED.records
+  AND (laserbrain.journal_marks.round < EXCLUDED.round OR laserbrain.journal_marks.records < EXCLUDED.records)`, fl, max(round, last))
 		}
 		if err == nil {
 			_, err = conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, key)
@@ -336,4 +357,24 @@ ON CONFLICT (fleet) DO UPDATE SET last = greatest(laserbrain.rounds.last, EXCLUD
 		return pgdb.Wrap(err, s.dsn)
 	}
 	return last, end, nil
+}
+
+// LastRound implements fleet.Rounds: the fleet's last round and the
+// furthest journal head a round's end saw (journal_marks; a fleet whose
+// rounds were counted before marks were kept has its round and no head).
+func (s *Store) LastRound(ctx context.Context, fl string) (fleet.RoundMark, error) {
+	var m fleet.RoundMark
+	err := s.pool.QueryRow(ctx, `SELECT greatest(m.round, r.last), coalesce(m.records, 0), coalesce(m.hash, '')
+FROM laserbrain.rounds r FULL JOIN laserbrain.journal_marks m ON m.fleet = r.fleet
+WHERE coalesce(r.fleet, m.fleet) = $1`, fl).Scan(&m.Round, &m.Records, &m.Hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fleet.RoundMark{}, nil
+	}
+	return m, pgdb.Wrap(err, s.dsn)
+}
+
+// JournalLocation implements fleet.JournalLocator: the table, the database
+// (its password masked) and the fleet.
+func (s *Store) JournalLocation(fl string) string {
+	return fmt.Sprintf("table laserbrain.journal at %s, fleet %s", pgdsn.Mask(s.dsn), fl)
 }
