@@ -220,4 +220,3 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 	}
 	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
 }
-
