@@ -44,6 +44,11 @@
 //     in insertion order), stops when its context.Context is done, and
 //     observes no step as a user turn, so nothing it runs can reground. A
 //     Spelled progress is not defaulted: "" is ungrammatical.
+//   - Route ranks as the reference does: fewer catches, then more steps,
+//     then smaller Φ. Steps come before Φ, so of a colliding pair the one
+//     that invested more keeps the ground even when it is the one drifting;
+//     its drift is a finding of its own. Kept for parity (the vectors hold
+//     the reference's routes).
 //   - Routing refusal: an agent implementing Routable() == false is
 //     operator work, and the whole fleet is refused before anything runs.
 //   - Saw feeds only the catches, as in the reference; Options.CorroborateSaw
