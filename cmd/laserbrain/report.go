@@ -101,7 +101,7 @@ has no script; it reads the stores and changes nothing.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, res)
 			}
-			fmt.Fprintf(streams.Out, "wrote %s: %d agent(s), %d collision(s), %d ponder session(s), %d bytes\n", opts.html, res.Agents, res.Collisions, res.Sessions, res.Bytes)
+			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(res.Collisions), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
 			return nil
 		},
 	}

@@ -51,7 +51,7 @@ against the churn that came. The page fetches nothing and has no script.
 				}
 				res, err := writeHTMLReport(e, a.slug, opts)
 				return a.finish(res, err, func(w io.Writer) {
-					fmt.Fprintf(w, "wrote %s: %d session(s), %d bytes\n", res.HTML, len(res.Sessions), res.Bytes)
+					fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, plural(int64(len(res.Sessions)), "session"), plural(int64(res.Bytes), "byte"))
 				})
 			}
 			res, err := e.Report(a.slug)
