@@ -254,7 +254,9 @@ func (st *State) pathHint(p, scanRoot string) string {
 				best, bestLen = u, len(path)
 			}
 		case bestLen == 0:
-			if d := editDistance(p, path, bestDist); d < bestDist || d == bestDist && best != nil && path < best.Path() {
+			// The limit is one past bestDist, so a d equal to bestDist is a
+			// true tie, not a capped farther path winning on name order.
+			if d := editDistance(p, path, bestDist+1); d < bestDist || d == bestDist && best != nil && path < best.Path() {
 				best, bestDist = u, d
 			}
 		}

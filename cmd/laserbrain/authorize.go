@@ -132,7 +132,7 @@ authorization revoked already says so and changes nothing.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, a)
 			}
-			fmt.Fprintf(streams.Out, "authorization %s: %q, %d use(s), until %s\n", a.ID, a.Action, a.Uses, a.Expires.Format(time.RFC3339))
+			fmt.Fprintf(streams.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
 			return nil
 		},
 	}

@@ -44,6 +44,9 @@ has no script; it reads the stores and changes nothing.`,
 			if opts.html == "" {
 				return cli.Usagef("--html FILE is required")
 			}
+			if err := fsx.CheckParentDir(opts.html); err != nil {
+				return cli.Usagef("--html: %v", err)
+			}
 			if opts.run != "" && cmd.Flags().Changed("fleet") {
 				return cli.Usagef("--fleet and --run exclude each other")
 			}
@@ -82,7 +85,11 @@ has no script; it reads the stores and changes nothing.`,
 				return cli.Failure(err)
 			}
 			page := report.Render(f)
-			if err := fsx.WriteFile(opts.html, page, 0o644); err != nil {
+			if err := fsx.WriteFileInDir(opts.html, page, 0o644); err != nil {
+				var np *fsx.ErrNoParent
+				if errors.As(err, &np) {
+					return cli.Usagef("--html: %v", err)
+				}
 				return cli.Failure(fmt.Errorf("--html: %w", err))
 			}
 			res := reportResult{HTML: opts.html, Bytes: len(page), Agents: len(f.Agents), Collisions: len(f.Collisions), Sessions: len(f.Sessions), Waiting: []string{}}
@@ -94,7 +101,7 @@ has no script; it reads the stores and changes nothing.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, res)
 			}
-			fmt.Fprintf(streams.Out, "wrote %s: %d agent(s), %d collision(s), %d ponder session(s), %d bytes\n", opts.html, res.Agents, res.Collisions, res.Sessions, res.Bytes)
+			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(res.Collisions), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
 			return nil
 		},
 	}
@@ -105,7 +112,7 @@ has no script; it reads the stores and changes nothing.`,
 	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
 	cli.CompleteFlag(cmd, "run", completeRunIDs)
 	cli.CompleteFlag(cmd, "html", cli.Files("html"))
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no --html, no such run, or a --fleet that is not a repository"}, cli.ExitDoc{Code: cli.ExitFailure})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no --html, an --html whose directory does not exist, no such run, or a --fleet that is not a repository"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 

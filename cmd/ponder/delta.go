@@ -50,8 +50,8 @@ written Go-quoted, "\"caf\\xe9.go\"" in JSON (see ponder/SPEC.md).`,
 			}
 			res, err := e.Delta(a.slug, data)
 			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "pass %d: appended %d record(s) (seq %d–%d): add %d, edit %d, change %d, delete %d; %d live finding(s)\n",
-					res.Pass, res.Appended, res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, res.Live)
+				fmt.Fprintf(w, "pass %d: appended %s (seq %d–%d): add %d, edit %d, change %d, delete %d; %s\n",
+					res.Pass, plural(int64(res.Appended), "record"), res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, plural(int64(res.Live), "live finding"))
 				if len(res.FindingIDs) > 0 {
 					fmt.Fprintf(w, "new findings: %s\n", strings.Join(res.FindingIDs, " "))
 				}

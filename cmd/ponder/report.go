@@ -46,9 +46,12 @@ against the churn that came. The page fetches nothing and has no script.
 				return a.finish(nil, err, nil)
 			}
 			if opts.html != "" {
+				if err := fsx.CheckParentDir(opts.html); err != nil {
+					return a.finish(nil, cli.Usagef("--html: %v", err), nil)
+				}
 				res, err := writeHTMLReport(e, a.slug, opts)
 				return a.finish(res, err, func(w io.Writer) {
-					fmt.Fprintf(w, "wrote %s: %d session(s), %d bytes\n", res.HTML, len(res.Sessions), res.Bytes)
+					fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, plural(int64(len(res.Sessions)), "session"), plural(int64(res.Bytes), "byte"))
 				})
 			}
 			res, err := e.Report(a.slug)
@@ -89,7 +92,7 @@ func writeHTMLReport(e *ponder.Engine, slug string, opts *reportOptions) (*htmlR
 		return nil, err
 	}
 	page := htmlreport.Render(preport.Document(sessions, root, clock()))
-	if err := fsx.WriteFile(opts.html, page, 0o644); err != nil {
+	if err := fsx.WriteFileInDir(opts.html, page, 0o644); err != nil {
 		return nil, cli.Usagef("--html: %v", err)
 	}
 	res := &htmlReportResult{HTML: opts.html, Sessions: []string{}, Bytes: len(page)}

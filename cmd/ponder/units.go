@@ -71,7 +71,7 @@ ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
 				}
 				fmt.Fprintf(w, "seeded %d units from %s\n", res.Units, how)
 				if len(res.Missing) > 0 {
-					fmt.Fprintf(w, "the list omits %d file(s) on disk under %s:\n", len(res.Missing), term(*res.ScanRoot))
+					fmt.Fprintf(w, "the list omits %s on disk under %s:\n", plural(int64(len(res.Missing)), "file"), term(*res.ScanRoot))
 					for _, m := range capped(res.Missing) {
 						fmt.Fprintf(w, "  %s\n", term(m))
 					}

@@ -2,7 +2,9 @@ package fsx
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -119,4 +121,50 @@ func TruncateSync(path string, size int64) error {
 		return fmt.Errorf("fsync %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// ErrNoParent reports that a file's directory does not exist (or is not a
+// directory). WriteFileInDir returns it instead of creating the directory,
+// for user-named paths where a typo should be refused, not materialised.
+type ErrNoParent struct {
+	Path string // the file that was to be written
+	Dir  string // its parent, which is missing
+	Err  error  // why: not exist, or not a directory
+}
+
+func (e *ErrNoParent) Error() string {
+	if errors.Is(e.Err, fs.ErrNotExist) {
+		return fmt.Sprintf("directory %s does not exist (not creating it for %s)", e.Dir, e.Path)
+	}
+	return fmt.Sprintf("cannot write %s: %v", e.Path, e.Err)
+}
+
+func (e *ErrNoParent) Unwrap() error { return e.Err }
+
+// CheckParentDir returns an *ErrNoParent when path's parent directory does
+// not exist or is not a directory, and nil when path can be created there.
+func CheckParentDir(path string) error {
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	if err == nil && !info.IsDir() {
+		err = fmt.Errorf("%s is not a directory", dir)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if err != nil {
+		return &ErrNoParent{Path: path, Dir: dir, Err: err}
+	}
+	return nil
+}
+
+// WriteFileInDir is WriteFile for a path a user named: the parent directory
+// must already exist; it is never created.
+func WriteFileInDir(path string, data []byte, perm os.FileMode) error {
+	if err := CheckParentDir(path); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, data, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }

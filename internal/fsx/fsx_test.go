@@ -1,7 +1,9 @@
 package fsx
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +27,33 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(p))
 	if len(entries) != 1 {
 		t.Fatalf("temp files left behind: %v", entries)
+	}
+}
+
+func TestWriteFileInDirRefusesMissingParent(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "missing", "f.html")
+	err := WriteFileInDir(p, []byte("x"), 0o644)
+	var np *ErrNoParent
+	if !errors.As(err, &np) || np.Dir != filepath.Join(root, "missing") || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("want ErrNoParent for %s wrapping not-exist, got %v", filepath.Join(root, "missing"), err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the missing parent was created: %v", err)
+	}
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileInDir(filepath.Join(file, "f.html"), []byte("x"), 0o644); !errors.As(err, &np) {
+		t.Fatalf("parent is a file: want ErrNoParent, got %v", err)
+	}
+	ok := filepath.Join(root, "f.html")
+	if err := WriteFileInDir(ok, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(ok); err != nil || string(b) != "x" {
+		t.Fatalf("got %q, %v", b, err)
 	}
 }
 

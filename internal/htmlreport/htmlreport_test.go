@@ -104,6 +104,42 @@ func TestTimelinePlacesValues(t *testing.T) {
 // A long series is drawn as min–max buckets, says so on the plot and in
 // the text, keeps the most severe mark of each bucket, and its table lists
 // the buckets with their true extremes.
+// Band and threshold labels never share a box, wherever the band lies
+// against its threshold: a thin band on the threshold (the case that drew
+// both on one baseline), a band whose top is the threshold, a band hanging
+// from the top of the plot, and a threshold at the very top.
+func TestTimelineLabelsKeepApart(t *testing.T) {
+	long := "none of the findings below the floor (= 0)"
+	cases := []struct {
+		name string
+		th   float64
+		band Band
+	}{
+		{"thin band on the threshold at 0", 0, Band{From: -0.02, To: 0.02, Label: "accepted: " + long}},
+		{"band below its threshold", 0.5, Band{From: 0, To: 0.5, Label: "accepted, nothing above this"}},
+		{"band above its threshold", 0.5, Band{From: 0.5, To: 1, Label: "accepted, nothing under this"}},
+		{"threshold at the top", 1, Band{From: 0.98, To: 1.02, Label: "accepted: " + long}},
+	}
+	for _, c := range cases {
+		for _, width := range []int{360, 480} {
+			doc := &Document{Title: "t", Sections: []Section{{ID: "s", Title: "S", Blocks: []Block{
+				Timeline{ID: "p", Title: "p", YMin: 0, YMax: 1, XInteger: true, Height: 170, Width: width,
+					Series:     []Series{{Name: "v", Points: []Point{{X: 1, Y: 0.2}, {X: 2, Y: 0.7}}}},
+					Thresholds: []Threshold{{Y: c.th, Label: long, Tone: Good}},
+					Bands:      []Band{c.band}},
+			}}}}
+			root, _ := parse(t, doc)
+			svg := root.ByID("p").Child("svg")
+			if n := len(ht.LabelBoxes(svg)); n != 2 {
+				t.Fatalf("%s: %d labels, want the band's and the threshold's", c.name, n)
+			}
+			for _, o := range ht.OverlappingLabels(svg) {
+				t.Errorf("%s, width %d: labels overlap: %s", c.name, width, o)
+			}
+		}
+	}
+}
+
 func TestTimelineDownsamples(t *testing.T) {
 	n := 5000
 	pts := make([]Point, n)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Point is one value of a series.
@@ -225,6 +226,13 @@ func (t Timeline) render(w *writer) {
 		w.raw("</defs>")
 	}
 	t.axes(w, sc, plH)
+	// Threshold labels sit on their lines, so they are placed first; band
+	// labels then take a baseline whose box meets none of them.
+	var placed []labelBox
+	thY := make([]float64, len(t.Thresholds))
+	for i, th := range t.Thresholds {
+		thY[i] = placeThresholdLabel(sc, th.Label, sc.y(th.Y), &placed)
+	}
 	for _, b := range t.Bands {
 		lo, hi := sc.y(math.Min(b.From, b.To)), sc.y(math.Max(b.From, b.To))
 		w.raw("<rect class=\"band ")
@@ -246,15 +254,18 @@ func (t Timeline) render(w *writer) {
 		w.raw("\"><title>")
 		w.text(b.Label)
 		w.raw("</title></rect>")
+		if b.Label == "" {
+			continue
+		}
 		w.raw("<text class=\"label band-label\" x=\"")
 		w.num(sc.px0 + 4)
 		w.raw("\" y=\"")
-		w.num(math.Min(lo-3, hi+11))
+		w.num(placeBandLabel(sc, b.Label, lo, hi, &placed))
 		w.raw("\">")
 		w.text(b.Label)
 		w.raw("</text>")
 	}
-	for _, th := range t.Thresholds {
+	for i, th := range t.Thresholds {
 		y := sc.y(th.Y)
 		w.raw("<line class=\"threshold ")
 		w.raw(th.Tone.class())
@@ -279,7 +290,7 @@ func (t Timeline) render(w *writer) {
 		w.raw("</title></line><text class=\"label threshold-label\" text-anchor=\"end\" x=\"")
 		w.num(sc.px1 - 2)
 		w.raw("\" y=\"")
-		w.num(y - 3)
+		w.num(thY[i])
 		w.raw("\">")
 		w.text(th.Label)
 		w.raw("</text>")
@@ -831,4 +842,79 @@ func (t *Timeline) legend() Legend {
 		}
 	}
 	return l
+}
+
+// labelFont is the size of plot labels (style.go: svg.plot text), and
+// labelAdvance the width per rune this layout assumes. The SVG carries no
+// font metrics, so the estimate errs wide: sans-serif averages nearer
+// 0.5em.
+const (
+	labelFont    = 11.0
+	labelAdvance = 0.62 * labelFont
+)
+
+// labelBox is the box a label's text covers, estimated from its length.
+type labelBox struct{ x0, y0, x1, y1 float64 }
+
+// textBox is the box of text s on baseline y, starting at x, or ending at
+// x when anchorEnd.
+func textBox(x, y float64, s string, anchorEnd bool) labelBox {
+	w := float64(utf8.RuneCountInString(s)) * labelAdvance
+	if anchorEnd {
+		x -= w
+	}
+	return labelBox{x0: x, y0: y - 0.8*labelFont, x1: x + w, y1: y + 0.25*labelFont}
+}
+
+func (a labelBox) overlaps(b labelBox) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// free reports whether box stays inside the plot area and meets no placed box.
+func free(sc scale, box labelBox, placed []labelBox) bool {
+	if box.y0 < sc.py1-2 || box.y1 > sc.py0+2 {
+		return false
+	}
+	for _, p := range placed {
+		if box.overlaps(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// place returns the first of the candidate baselines whose box (text s at
+// x) is free, records that box, and falls back to the first candidate.
+func place(sc scale, s string, x float64, anchorEnd bool, placed *[]labelBox, ys ...float64) float64 {
+	y := ys[0]
+	for _, c := range ys {
+		if free(sc, textBox(x, c, s, anchorEnd), *placed) {
+			y = c
+			break
+		}
+	}
+	*placed = append(*placed, textBox(x, y, s, anchorEnd))
+	return y
+}
+
+// placeThresholdLabel puts a threshold's label just above its line at the
+// right end, or just below when above is taken or outside the plot.
+func placeThresholdLabel(sc scale, s string, y float64, placed *[]labelBox) float64 {
+	return place(sc, s, sc.px1-2, true, placed, y-3, y+0.8*labelFont+2)
+}
+
+// placeBandLabel puts a band's label at the left end, inside the band's top
+// edge if free, else inside its bottom edge, else outside it (a band
+// thinner than the text goes straight to outside).
+func placeBandLabel(sc scale, s string, lo, hi float64, placed *[]labelBox) float64 {
+	var ys []float64
+	if lo-hi >= labelFont+3 {
+		ys = append(ys, hi+labelFont, lo-3)
+	}
+	// Outside the band (or beside one too thin to hold the text), one line
+	// further out each time until a free baseline turns up.
+	for k := 0.0; k < 4; k++ {
+		ys = append(ys, lo+labelFont+k*(labelFont+2), hi-3-k*(labelFont+2))
+	}
+	return place(sc, s, sc.px0+4, false, placed, ys...)
 }

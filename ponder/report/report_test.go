@@ -192,6 +192,27 @@ func TestPagePlacesEveryPass(t *testing.T) {
 	if strings.Join(tb.Rows[0], "|") != "1|null|null|null" || strings.Join(tb.Rows[1], "|") != "2|0.5|1|0.5" || strings.Join(tb.Rows[3], "|") != "4|0|0|0" {
 		t.Errorf("forecast table %v", tb.Rows)
 	}
+	// In every plot the labels' boxes stay apart (the band label and the
+	// threshold label once shared a baseline and overlapped), and each
+	// threshold's condition is written once, on its line.
+	for _, f := range root.All(ht.Has("data-plot")) {
+		svg := f.Child("svg")
+		for _, o := range ht.OverlappingLabels(svg) {
+			t.Errorf("plot %s: labels overlap: %s", f.Attr["id"], o)
+		}
+		for _, th := range svg.All(ht.Class("threshold")) {
+			cond := th.Child("title").Text()
+			n := 0
+			for _, l := range ht.LabelBoxes(svg) {
+				if strings.Contains(l.Text, cond) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("plot %s: threshold %q written %d times, want once", f.Attr["id"], cond, n)
+			}
+		}
+	}
 	// Every plot has a title, a description and a table.
 	for _, f := range root.All(ht.Has("data-plot")) {
 		svg := f.Child("svg")

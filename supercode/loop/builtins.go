@@ -669,7 +669,7 @@ func noVerdictWords(n int) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d turn(s) ended without a verdict", n)}
+	return []string{fmt.Sprintf("%d turn%s ended without a verdict", n, plural(n))}
 }
 
 // sample runs one judge session to a verdict: a turn, and at most one

@@ -343,7 +343,7 @@ func collisions(f *Fleet) hr.Section {
 		if c.Outcome.Yield != "" {
 			e.From, e.To, e.Arrow = c.Outcome.Yield, c.Outcome.Keep, true
 		}
-		e.Title = fmt.Sprintf("%s and %s: overlap %s since %s; %s; %d shared file(s)", c.Agents[0], c.Agents[1], hr.FormatNumber(c.Overlap), when(c.FirstSeen), outcomeText(c.Outcome), len(c.SharedFiles))
+		e.Title = fmt.Sprintf("%s and %s: overlap %s since %s; %s; %s", c.Agents[0], c.Agents[1], hr.FormatNumber(c.Overlap), when(c.FirstSeen), outcomeText(c.Outcome), plural(len(c.SharedFiles), "shared file"))
 		edges = append(edges, e)
 		files := c.SharedFiles
 		more := ""
@@ -517,4 +517,12 @@ func sources(f *Fleet) hr.Section {
 		t.Rows = append(t.Rows, []string{s.Panel, st, s.From})
 	}
 	return hr.Section{ID: "sources", Title: "Data sources", Blocks: []hr.Block{t}}
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -214,7 +214,7 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) error {
 	if err != nil {
 		return err
 	}
-	text := fmt.Sprintf("%d agent(s), %d collision(s), %d halt(s), %d escalation(s); self %s", len(r.Agents), len(r.Collisions), len(r.Halts), len(r.Escalations), r.Self.Reason)
+	text := fmt.Sprintf("%s, %s, %s, %s; self %s", plural(len(r.Agents), "agent"), plural(len(r.Collisions), "collision"), plural(len(r.Halts), "halt"), plural(len(r.Escalations), "escalation"), r.Self.Reason)
 	_, err = s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalRound,
 		Round: r.Round, Text: text, Data: b})
 	return err
@@ -227,7 +227,7 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) error {
 func (r *Round) WriteText(w io.Writer) error {
 	var lines []string
 	add := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
-	add("round %d · %d agent(s) · %d collision(s) · self: %s Φ=%.2f", r.Round, len(r.Agents), len(r.Collisions), r.Self.Reason, r.Self.Phi)
+	add("round %d · %s · %s · self: %s Φ=%.2f", r.Round, plural(len(r.Agents), "agent"), plural(len(r.Collisions), "collision"), r.Self.Reason, r.Self.Phi)
 	width := len("AGENT")
 	for _, a := range r.Agents {
 		width = max(width, utf8.RuneCountInString(a.Agent))
@@ -262,7 +262,7 @@ func (r *Round) WriteText(w io.Writer) error {
 		}
 	}
 	for _, c := range r.Collisions {
-		add("  collision  %s + %s  same ground (overlap %.2f); %d shared file(s)%s", c.Agents[0], c.Agents[1], c.Overlap, len(c.SharedFiles), fileList(c.SharedFiles))
+		add("  collision  %s + %s  same ground (overlap %.2f); %s%s", c.Agents[0], c.Agents[1], c.Overlap, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
 	}
 	for _, a := range r.Agents {
 		for _, fs := range a.SharesFilesWith {

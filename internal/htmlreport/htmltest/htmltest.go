@@ -244,3 +244,48 @@ func (t Table) Col(title string) int {
 	}
 	return -1
 }
+
+// LabelBox is the box a plot label's text covers, estimated from the text
+// element's x, y (baseline) and text-anchor: 11px text, 0.6em a rune, 0.8em
+// above the baseline and 0.25em below. The SVG has no font metrics; the
+// estimate is about a tenth wider than sans-serif's average.
+type LabelBox struct {
+	Text           string
+	Baseline       float64
+	X0, Y0, X1, Y1 float64
+}
+
+// LabelBoxes reads the boxes of svg's text labels (class label).
+func LabelBoxes(svg *Node) []LabelBox {
+	const font = 11.0
+	var out []LabelBox
+	for _, t := range svg.All(And(Tag("text"), Class("label"))) {
+		x, y := t.Float("x"), t.Float("y")
+		s := t.Text()
+		w := float64(len([]rune(s))) * 0.6 * font
+		switch t.Attr["text-anchor"] {
+		case "end":
+			x -= w
+		case "middle":
+			x -= w / 2
+		}
+		out = append(out, LabelBox{Text: s, Baseline: y, X0: x, Y0: y - 0.8*font, X1: x + w, Y1: y + 0.25*font})
+	}
+	return out
+}
+
+// OverlappingLabels lists the pairs of svg's labels whose boxes meet, each
+// as "A" / "B" with their baselines.
+func OverlappingLabels(svg *Node) []string {
+	bs := LabelBoxes(svg)
+	var out []string
+	for i := range bs {
+		for j := i + 1; j < len(bs); j++ {
+			a, b := bs[i], bs[j]
+			if a.X0 < b.X1 && b.X0 < a.X1 && a.Y0 < b.Y1 && b.Y0 < a.Y1 {
+				out = append(out, fmt.Sprintf("%q (y=%g) / %q (y=%g)", a.Text, a.Baseline, b.Text, b.Baseline))
+			}
+		}
+	}
+	return out
+}
