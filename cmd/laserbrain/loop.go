@@ -92,15 +92,8 @@ After a signal the step in flight is killed and the journal left intact:
 				ctx = context.Background()
 			}
 			res, err := loop.Run(ctx, o)
-			var le *loop.Error
-			if errors.As(err, &le) {
-				if le.Code == loop.ExitUsage {
-					return cli.Usagef("%v", le.Err)
-				}
-				return cli.Exit(le.Code, le.Err)
-			}
 			if err != nil {
-				return cli.Exit(loop.ExitInternal, err)
+				return loopExit(err, loop.ExitInternal)
 			}
 			if opts.json {
 				if err := cli.WriteJSON(streams.Out, res); err != nil {
@@ -171,15 +164,8 @@ journals are left as they are. --dry-run says what would go.`,
 				ctx = context.Background()
 			}
 			res, err := loop.Prune(ctx, loop.PruneOptions{All: opts.all, DryRun: opts.dryRun})
-			var le *loop.Error
-			if errors.As(err, &le) {
-				if le.Code == loop.ExitUsage {
-					return cli.Usagef("%v", le.Err)
-				}
-				return cli.Exit(le.Code, le.Err)
-			}
 			if err != nil {
-				return cli.Failure(err)
+				return loopExit(err, cli.ExitFailure)
 			}
 			if opts.json {
 				return cli.WriteJSON(streams.Out, res)
@@ -219,4 +205,18 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
 	}
 	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
+}
+
+// loopExit maps a loop error to the command's exit: the loop's own code
+// when it carries one (usage through cli.Usagef, so the hint is printed),
+// otherwise fallback.
+func loopExit(err error, fallback int) error {
+	var le *loop.Error
+	if errors.As(err, &le) {
+		if le.Code == loop.ExitUsage {
+			return cli.Usagef("%v", le.Err)
+		}
+		return cli.Exit(le.Code, le.Err)
+	}
+	return cli.Exit(fallback, err)
 }
