@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/editdist"
 	"github.com/laserkit/laserkit/ponder/ledger"
 )
 
@@ -256,7 +257,7 @@ func (st *State) pathHint(p, scanRoot string) string {
 		case bestLen == 0:
 			// The limit is one past bestDist, so a d equal to bestDist is a
 			// true tie, not a capped farther path winning on name order.
-			if d := editDistance(p, path, bestDist+1); d < bestDist || d == bestDist && best != nil && path < best.Path() {
+			if d := editdist.Within(p, path, bestDist+1); d < bestDist || d == bestDist && best != nil && path < best.Path() {
 				best, bestDist = u, d
 			}
 		}
@@ -265,34 +266,4 @@ func (st *State) pathHint(p, scanRoot string) string {
 		return " (unit paths are " + where + "; ponder units --list shows them)"
 	}
 	return fmt.Sprintf(" (unit paths are %s; the nearest live unit is %s, %s)", where, best.Path(), best.ID)
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes, or limit
-// when it is at least limit (the rows stop early).
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		low := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			low = min(low, cur[j])
-		}
-		if low >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
 }

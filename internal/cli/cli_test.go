@@ -92,17 +92,6 @@ func TestEnvelopeUnderJSON(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"goal", "gaol", 2}, {"chek", "check", 1}, {"kitten", "sitting", 3}, {"", "abc", 3}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
-
 // The table holds each code once per scope, and every scoped code names
 // commands that exist in some binary's path form.
 func TestExitCodeTable(t *testing.T) {

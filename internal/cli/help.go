@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/laserkit/laserkit/internal/editdist"
 )
 
 // usageTemplate is cobra's, with the command's exit statuses after its
@@ -176,7 +178,7 @@ func closestFlags(cmd *cobra.Command, name string) []string {
 			return
 		}
 		seen[f.Name] = true
-		if editDistance(name, f.Name) <= 2 || len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+		if editdist.Within(name, f.Name, 3) <= 2 || len(name) >= 3 && strings.HasPrefix(f.Name, name) {
 			out = append(out, "--"+f.Name)
 		}
 	}
@@ -197,25 +199,4 @@ func quoteOr(words []string) string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
