@@ -1,0 +1,62 @@
+package coverage
+
+import (
+	"sync"
+
+	"github.com/dlclark/regexp2"
+)
+
+// The reference reads a tool's response for failure in words (a tool that
+// exited 0 but printed "fatal:" failed), and its own refusal as no failure
+// at all. Its patterns are Python re; regexp2 reads \b, \w and \s the same
+// Unicode way. Compiled on first use: a hook pays only for what it reads.
+
+var (
+	failRE = sync.OnceValue(func() *regexp2.Regexp {
+		return regexp2.MustCompile(`^\s*error\b|:\s*error:|command not found|no such file or directory|permission denied|`+
+			`^\s*Traceback \(most recent call last\)|\bBUILD FAILED\b|\bEXPORT FAILED\b|\bARCHIVE FAILED\b|`+
+			`\bTHIS CALL DID NOT RUN\b|\bfatal:|\bfatal error\b|^\s*FAIL\b|\bexit code [1-9]|\bexit status [1-9]|`+
+			`\bAssertionError\b|\bSyntaxError\b`, regexp2.IgnoreCase|regexp2.Multiline)
+	})
+	notFailRE = sync.OnceValue(func() *regexp2.Regexp {
+		return regexp2.MustCompile(`\b(0|no|zero)\s+(errors?|failures?)\b|\berrors?:\s*0\b|\bno errors found\b`, regexp2.IgnoreCase)
+	})
+	selfRefusalRE = sync.OnceValue(func() *regexp2.Regexp {
+		return regexp2.MustCompile(`laserbrain gate:.*?\bcoverage\b`, regexp2.IgnoreCase|regexp2.Singleline)
+	})
+	reportRE = sync.OnceValue(func() *regexp2.Regexp {
+		return regexp2.MustCompile(`^\s*(?:confirmed|found|promoted|shipped|verified|discovered|learned|identified|determined|`+
+			`established|noted|observed|settled|decided|chose|approved|completed|finished|landed|`+
+			`merged|fixed|added|committed|created|validated|pushed|reviewed|replaced|updated|built|`+
+			`wrote|ran|removed|renamed|moved|deleted|refactored|implemented|deployed|published|`+
+			`tested|checked|design settled|build (?:blocked|failed)|blocked by)\b`, regexp2.IgnoreCase)
+	})
+)
+
+func matches(re *regexp2.Regexp, s string) bool {
+	ok, err := re.MatchString(s)
+	return err == nil && ok
+}
+
+// selfRefusal: the text is the coverage gate refusing its own agent — the
+// call never ran, so it is no failure of the work.
+func selfRefusal(text string) bool { return text != "" && matches(selfRefusalRE(), text) }
+
+// looksFailed: a response whose text says it failed, though nothing
+// structural did (a tool that reports failure in prose).
+func looksFailed(text string) bool {
+	if text == "" || selfRefusal(text) || matches(notFailRE(), text) {
+		return false
+	}
+	return matches(failRE(), text)
+}
+
+// readsAsReport: a goal that narrates what happened ("fixed the parser")
+// rather than naming what is pursued.
+func readsAsReport(goal string) bool {
+	if goal == "" {
+		return false
+	}
+	m, err := reportRE().FindStringMatch(goal)
+	return err == nil && m != nil && m.Index == 0
+}
