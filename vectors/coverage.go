@@ -36,6 +36,7 @@ var coverageKind = &Kind{
 	Doc:    "the reference's coverage hooks over whole sessions: every answer, the records and logs they leave",
 	Strict: true,
 	Run:    runCoverage,
+	Emit:   emitCoverage,
 }
 
 func init() { register(coverageKind) }
@@ -100,6 +101,52 @@ func runCoverage(f *File) ([]Outcome, error) {
 		out = append(out, replayCoverage(i, c)...)
 	}
 	return out, nil
+}
+
+// emitCoverage writes the file back with our answers: every hook step's
+// out and decision, and each case's state (the parts compared).
+func emitCoverage(f *File) (any, error) {
+	var doc struct {
+		Kind  string            `json:"kind"`
+		Cases []json.RawMessage `json:"cases"`
+	}
+	if err := json.Unmarshal(f.Raw, &doc); err != nil {
+		return nil, fmt.Errorf(`"cases": %w`, err)
+	}
+	var cf covFile
+	if err := json.Unmarshal(f.Raw, &cf); err != nil {
+		return nil, fmt.Errorf(`"cases": %w`, err)
+	}
+	cases := make([]map[string]any, len(cf.Cases))
+	for i, c := range cf.Cases {
+		outs := replayCoverage(i, c)
+		var m map[string]any
+		if err := json.Unmarshal(doc.Cases[i], &m); err != nil {
+			return nil, fmt.Errorf("case %d: %w", i, err)
+		}
+		steps, _ := m["steps"].([]any)
+		k := 0
+		for j, st := range c.Steps {
+			if st.Op != "hook" {
+				continue
+			}
+			o := outs[k]
+			k++
+			if o.Err != nil {
+				return nil, fmt.Errorf("%s: %v", o.Label, o.Err)
+			}
+			step := steps[j].(map[string]any)
+			a := o.Got.(covAnswer)
+			delete(step, "out")
+			delete(step, "decision")
+			if st.Script != nil {
+				step["out"], step["decision"] = a.Out, a.Decision
+			}
+		}
+		m["state"] = outs[len(outs)-1].Got
+		cases[i] = m
+	}
+	return map[string]any{"kind": "coverage", "source": EmitSource, "cases": cases}, nil
 }
 
 // covReplay is one case's world: the sessions' records, the logs, the
