@@ -79,11 +79,11 @@ var refGapDraws = [...]int{4, 6, 8, 12}
 const MinSteps = refMinSteps
 
 // Default is our configuration: a check is due every 5 steps — a reminder
-// after 3 unchecked steps, calls that change something refused from the
-// 5th (reads pass, warned), every call from the 10th — the same numbers
-// for every session, no floor beyond the cadence (a session that checks
-// when asked is never refused for its ratio), and a Stop with 3 or more
-// unchecked steps is held once for a final check.
+// after 3 unchecked steps; once 5 have passed, calls that change something
+// are refused (reads run, warned); once 10 have, every call is — the same
+// numbers for every session, no floor beyond the cadence (a session that
+// checks when asked is never refused for its ratio), and a Stop with 3 or
+// more unchecked steps is held once for a final check.
 func Default() Config {
 	return Config{Mode: On, BlockAfter: 5, HardMultiple: 2, NudgeEvery: 3, StopAfter: 3}
 }
@@ -291,7 +291,7 @@ func (c Config) String() string {
 	case Reference:
 		return fmt.Sprintf("coverage as the reference holds it (floor %s, probe share %d%%)", pct(c.Floor), c.ProbeShare)
 	}
-	s := fmt.Sprintf("a check every %d steps (reminder after %d, everything refused at %d)", c.BlockAfter, c.NudgeEvery, c.BlockAfter*c.HardMultiple)
+	s := fmt.Sprintf("a check every %d steps (a reminder after %d, every call refused after %d)", c.BlockAfter, c.NudgeEvery, c.BlockAfter*c.HardMultiple)
 	if c.Floor > 0 {
 		s += ", floor " + pct(c.Floor)
 	}

@@ -65,9 +65,9 @@ func refusalText(stage string, late bool, f Facts, ground, checkTool string) str
 	var what string
 	switch stage {
 	case StageWarn:
-		what = fmt.Sprintf("This call runs (it only reads), but calls that change something are refused until you check, and at %s every call is.", plural(f.HardAfter, "step"))
+		what = fmt.Sprintf("This call runs (it only reads), but calls that change something are refused until you check, and after %s every call is.", plural(f.HardAfter, "step"))
 	case StageActing:
-		what = fmt.Sprintf("THIS CALL DID NOT RUN: calls that change something are refused until you check (reads still run until %s). Reissue it after the check.", plural(f.HardAfter, "step"))
+		what = fmt.Sprintf("THIS CALL DID NOT RUN: calls that change something are refused until you check (reads still run until %s have passed). Reissue it after the check.", plural(f.HardAfter, "step"))
 	default:
 		what = "THIS CALL DID NOT RUN: every call is refused until you check. Reissue it after the check."
 	}
@@ -79,7 +79,7 @@ func refusalText(stage string, late bool, f Facts, ground, checkTool string) str
 func nudgeText(since int, c Config, ground, checkTool string) string {
 	s := fmt.Sprintf("laserbrain: %s since your last check.", plural(since, "step"))
 	if since < c.BlockAfter {
-		s += fmt.Sprintf(" From %s, calls that change something are refused until you check.", plural(c.BlockAfter, "step"))
+		s += fmt.Sprintf(" After %s without a check, calls that change something are refused until you check.", plural(c.BlockAfter, "step"))
 	}
 	return s + "\n" + HowTo(checkTool, ground)
 }
@@ -120,7 +120,7 @@ func (c Config) Brief(ground, checkTool string) string {
 	b.WriteString(n.Use + "\n")
 	switch c.Mode {
 	case On:
-		fmt.Fprintf(&b, "Check at least every %s: from %s without a check, calls that change something are refused until you check (reads still run); from %s every call is. laserbrain's own tools are never refused.\n",
+		fmt.Fprintf(&b, "Check at least every %s: after %s without a check, calls that change something are refused until you check (reads still run); after %s, every call is. laserbrain's own tools are never refused.\n",
 			plural(c.BlockAfter, "step"), plural(c.BlockAfter, "step"), plural(c.BlockAfter*max(1, c.HardMultiple), "step"))
 	case Reference:
 		fmt.Fprintf(&b, "Check at least every %s: the gate refuses calls that change something after %s without a check, and every call after %s.\n",
