@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -144,6 +145,7 @@ type agent struct {
 	events int
 	estamp string
 	files  map[string]bool
+	cov    coverage.Tally // its tool calls and checks, for coverage
 	// what its verdicts were
 	finished    bool
 	streak      int
@@ -444,6 +446,9 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	}
 	for _, name := range s.names() {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
+	}
+	if c, ok := unmeasuredCatch(r.Agents); ok {
+		r.FleetCatches = append(r.FleetCatches, c)
 	}
 	s.fileShares(r, cols, live)
 	r.Self = *s.self
