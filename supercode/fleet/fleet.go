@@ -234,6 +234,7 @@ type Store interface {
 	Authorizations
 	Halts
 	Journal
+	Voice
 	Close() error
 }
 
