@@ -46,11 +46,11 @@ func (s *session) call(tool string, kind Kind) Outcome {
 func (s *session) check(goal string) {
 	s.t.Helper()
 	tool := "mcp__laserbrain__check_state"
-	if d := s.pre(tool, Self); d.Action != Allow {
+	if d := s.pre(tool, Own); d.Action != Allow {
 		s.t.Fatalf("check_state not allowed: %+v", d)
 	}
 	in, _ := json.Marshal(map[string]any{"goal": goal, "progress": "advancing", "distance": 4})
-	s.post(Event{Tool: tool, Kind: Self, Self: CheckState, Input: in})
+	s.post(Event{Tool: tool, Kind: Own, Own: CheckState, Input: in})
 }
 
 func TestDefaultCadence(t *testing.T) {
@@ -95,7 +95,7 @@ func TestDefaultCadence(t *testing.T) {
 		t.Fatalf("read at 10 unchecked steps: %+v", d)
 	}
 	for _, self := range []string{"mcp__laserbrain__supervision", "mcp__laserbrain__get_history"} {
-		if d := s.pre(self, Self); d.Action != Allow {
+		if d := s.pre(self, Own); d.Action != Allow {
 			t.Errorf("%s refused: %+v", self, d)
 		}
 	}
@@ -138,10 +138,10 @@ func TestChecksFromOtherRoutesCount(t *testing.T) {
 	}
 	// A `laserbrain check` command line is never refused and not counted
 	// by the hook: the command counts itself.
-	if d := c.Gate(Input{Event: Event{Name: PreToolUse, Tool: "Bash", Kind: Shell, Self: CheckCommand}, Record: s.rec}); d.Action != Allow {
+	if d := c.Gate(Input{Event: Event{Name: PreToolUse, Tool: "Bash", Kind: Shell, Own: CheckCommand}, Record: s.rec}); d.Action != Allow {
 		t.Fatalf("laserbrain check refused: %+v", d)
 	}
-	s.post(Event{Tool: "Bash", Kind: Shell, Self: CheckCommand})
+	s.post(Event{Tool: "Bash", Kind: Shell, Own: CheckCommand})
 	if s.rec.Steps != 5 {
 		t.Errorf("the check command's call counted as a step: %d", s.rec.Steps)
 	}
@@ -164,7 +164,7 @@ func TestResetStartsOver(t *testing.T) {
 	for range 4 {
 		s.call("Bash", Shell)
 	}
-	s.post(Event{Tool: "mcp__laserbrain__reset_task", Kind: Self, Self: ResetTask})
+	s.post(Event{Tool: "mcp__laserbrain__reset_task", Kind: Own, Own: ResetTask})
 	if s.rec.Steps != 0 || len(s.rec.Segments) != 1 || s.rec.Goal != "" || s.rec.WasReset == nil || !*s.rec.WasReset {
 		t.Fatalf("after reset: %+v", s.rec)
 	}

@@ -15,7 +15,7 @@ const (
 	Shell Kind = "shell" // runs a command
 	Write Kind = "write" // writes files
 	Read  Kind = "read"  // reads, lists, searches, fetches: changes nothing
-	Self  Kind = "self"  // laserbrain's own tool (check_state, reset_task, …)
+	Own   Kind = "own"   // laserbrain's own tool (check_state, reset_task, …)
 	MCP   Kind = "mcp"   // another MCP server's tool
 	Other Kind = "other"
 )
@@ -44,7 +44,7 @@ const (
 
 // Event is one hook event as coverage reads it: a small typed view the
 // client seam fills. Our mode reads the seam's classification (Kind,
-// Self, OK, Files); reference mode reads the tool's name, input and
+// Own, OK, Files); reference mode reads the tool's name, input and
 // response as the reference does, so it agrees with it byte for byte.
 type Event struct {
 	// Name is the hook event (PreToolUse, PostToolUse, …).
@@ -56,9 +56,9 @@ type Event struct {
 	// Tool is the tool's name as the client spells it ("" for no tool).
 	Tool string
 	Kind Kind
-	// Self is the base name of laserbrain's own tool (CheckState,
+	// Own is the base name of laserbrain's own tool (CheckState,
 	// ResetTask, …), "" for any other.
-	Self string
+	Own string
 	// Files are the paths a write tool writes.
 	Files []string
 	// Input is the tool's input as the client sent it.

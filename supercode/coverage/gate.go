@@ -258,7 +258,7 @@ func hash8(s string) uint64 {
 func (c Config) onGate(in Input) Decision {
 	ev := &in.Event
 	// laserbrain's own tools are how an agent gets out: never held.
-	if ev.Kind == Self || ev.Self != "" {
+	if ev.Kind == Own || ev.Own != "" {
 		return Decision{Action: Allow}
 	}
 	rec := in.Record

@@ -293,13 +293,13 @@ func (c Config) onObserve(in Input) Outcome {
 	}
 	r := loaded(in.Record, ev.Agent)
 	switch {
-	case ev.Self == CheckState:
+	case ev.Own == CheckState:
 		args := coerce(value(ev.Input))
 		r.check(Check{Goal: cut(str(argOr(args, "goal", "")), 400), Progress: str(argOr(args, "progress", "")),
 			Distance: raw(get(args, "distance")), Reason: "no-reading", Tokens: ev.Tokens}, str(argOr(args, "goal", "")))
-	case ev.Self == ResetTask:
+	case ev.Own == ResetTask:
 		r.reset()
-	case ev.Kind == Self || ev.Self != "":
+	case ev.Kind == Own || ev.Own != "":
 		// laserbrain's own tools are reporting, not work; a `laserbrain
 		// check` command counts where it runs (Checked).
 		return out
