@@ -293,7 +293,7 @@ func (w *covReplay) hook(st covStep) (covAnswer, error) {
 		}
 		return gateAnswer(d), nil
 	case "lb_coverage":
-		if tp := p.TranscriptPath; tp != "" {
+		if tp := p.TranscriptPath; tp != "" && cfg.NeedsTokens(ev) {
 			if rows := w.transcripts[tp]; len(rows) > 0 {
 				var buf bytes.Buffer
 				for _, r := range rows {

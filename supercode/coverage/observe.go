@@ -37,6 +37,18 @@ func (c Config) Observe(in Input) Outcome {
 	return Outcome{Record: in.Record}
 }
 
+// NeedsTokens reports whether Observe keeps the session's token count for
+// this event (Event.Tokens, read from the transcript): only a check does.
+func (c Config) NeedsTokens(ev Event) bool {
+	switch c.Mode {
+	case Reference:
+		return !isStop(ev.Name) && normalise(&ev).kind == refCheck
+	case On:
+		return ev.Own == CheckState
+	}
+	return false
+}
+
 // CheckInput is a check as the agent spelled it, arriving by a route that
 // is not a tool call the hooks see: `laserbrain check` (keyed by
 // LASERBRAIN_RUN, once or --stream) or a loop step.

@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/dlclark/regexp2"
@@ -40,12 +41,37 @@ func matches(re *regexp2.Regexp, s string) bool {
 
 // selfRefusal: the text is the coverage gate refusing its own agent — the
 // call never ran, so it is no failure of the work.
-func selfRefusal(text string) bool { return text != "" && matches(selfRefusalRE(), text) }
+func selfRefusal(text string) bool {
+	return text != "" && mayHold(text, []string{"laserbrain gate:"}) && matches(selfRefusalRE(), text)
+}
+
+// failWords: every failure pattern holds one of these (lowercased), so a
+// text with none of them cannot match — the common case, decided without
+// running a pattern.
+var failWords = []string{"error", "not found", "no such file", "permission denied", "traceback", "fail", "did not run", "fatal", "exit"}
+
+// mayHold reports whether text could hold one of words, ignoring case. It
+// answers yes for any text that is not ASCII: Python folds case over all
+// of Unicode (ſ reads as s), so only an ASCII text can be ruled out.
+func mayHold(text string, words []string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			return true
+		}
+	}
+	low := strings.ToLower(text)
+	for _, w := range words {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // looksFailed: a response whose text says it failed, though nothing
 // structural did (a tool that reports failure in prose).
 func looksFailed(text string) bool {
-	if text == "" || selfRefusal(text) || matches(notFailRE(), text) {
+	if text == "" || !mayHold(text, failWords) || selfRefusal(text) || matches(notFailRE(), text) {
 		return false
 	}
 	return matches(failRE(), text)
