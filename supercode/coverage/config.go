@@ -211,9 +211,9 @@ func Configure(s Settings, lookup func(string) (string, bool)) (Config, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	mode, where := s.Mode, "coverage.mode"
+	mode, where := s.Mode, "coverage.mode %q"
 	if v, ok := lookup(ModeEnv); ok && v != "" {
-		mode, where = v, ModeEnv
+		mode, where = v, ModeEnv+"=%s"
 	}
 	if mode == "" {
 		_, share := lookup("LASERBRAIN_PROBE_SHARE")
@@ -229,7 +229,7 @@ func Configure(s Settings, lookup func(string) (string, bool)) (Config, error) {
 	case Reference:
 		return ReferenceConfig(lookup), nil
 	default:
-		return Config{}, envconfig.Errorf("%s %q: want on, off or reference", where, mode)
+		return Config{}, envconfig.Errorf(where+": want on, off or reference", mode)
 	}
 	c := Default()
 	if s.Floor != nil {
@@ -241,13 +241,15 @@ func Configure(s Settings, lookup func(string) (string, bool)) (Config, error) {
 	if s.NudgeEvery != nil {
 		c.NudgeEvery = *s.NudgeEvery
 	}
+	if err := c.validate("coverage.floor", "coverage.block_after", "coverage.nudge_every", "%s %v"); err != nil {
+		return Config{}, err
+	}
 	if v, ok := lookup(FloorEnv); ok && v != "" {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil {
 			return Config{}, envconfig.Errorf("%s=%s: want a number from 0 to 1", FloorEnv, v)
 		}
 		c.Floor = f
-		where = FloorEnv
 	}
 	for _, e := range []struct {
 		name string
@@ -261,7 +263,7 @@ func Configure(s Settings, lookup func(string) (string, bool)) (Config, error) {
 			*e.dst = n
 		}
 	}
-	if err := c.validate(); err != nil {
+	if err := c.validate(FloorEnv, BlockAfterEnv, NudgeEveryEnv, "%s=%v"); err != nil {
 		return Config{}, err
 	}
 	c.StopAfter = c.NudgeEvery
@@ -271,14 +273,16 @@ func Configure(s Settings, lookup func(string) (string, bool)) (Config, error) {
 	return c, nil
 }
 
-func (c Config) validate() error {
+// validate names the setting (by the names given, in format) whose value
+// cannot be used.
+func (c Config) validate(floor, blockAfter, nudgeEvery, format string) error {
 	switch {
 	case math.IsNaN(c.Floor) || c.Floor < 0 || c.Floor > 1:
-		return envconfig.Errorf("coverage floor %v: want a number from 0 to 1", c.Floor)
+		return envconfig.Errorf(format+": want a number from 0 to 1", floor, c.Floor)
 	case c.BlockAfter < 1:
-		return envconfig.Errorf("coverage block_after %d: want at least 1 step", c.BlockAfter)
+		return envconfig.Errorf(format+": want at least 1 step", blockAfter, c.BlockAfter)
 	case c.NudgeEvery < 0:
-		return envconfig.Errorf("coverage nudge_every %d: want 0 (never) or more steps", c.NudgeEvery)
+		return envconfig.Errorf(format+": want 0 (never) or more steps", nudgeEvery, c.NudgeEvery)
 	}
 	return nil
 }

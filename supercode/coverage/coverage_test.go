@@ -403,3 +403,22 @@ func env(m map[string]string) func(string) (string, bool) {
 }
 
 var _ = math.Inf
+
+func TestConfigureNamesTheBadSetting(t *testing.T) {
+	f := 1.5
+	for _, c := range []struct {
+		s    Settings
+		env  map[string]string
+		want string
+	}{
+		{Settings{Floor: &f}, nil, "coverage.floor 1.5: want a number from 0 to 1"},
+		{Settings{}, map[string]string{FloorEnv: "1.5"}, "LASERBRAIN_COVERAGE_FLOOR=1.5: want a number from 0 to 1"},
+		{Settings{BlockAfter: iptr(0)}, nil, "coverage.block_after 0: want at least 1 step"},
+		{Settings{Mode: "strict"}, nil, `coverage.mode "strict": want on, off or reference`},
+		{Settings{}, map[string]string{ModeEnv: "strict"}, "LASERBRAIN_COVERAGE=strict: want on, off or reference"},
+	} {
+		if _, err := Configure(c.s, env(c.env)); err == nil || err.Error() != c.want {
+			t.Errorf("%+v %v: error %v, want %q", c.s, c.env, err, c.want)
+		}
+	}
+}
