@@ -49,7 +49,8 @@ type covCase struct {
 	In    covIn           `json:"in"`
 	Steps []covStep       `json:"steps"`
 	State json.RawMessage `json:"state"`
-	Raw   json.RawMessage `json:"-"`
+	// rawIn is "in" as the file has it, for a failure's report.
+	rawIn json.RawMessage
 }
 
 type covIn struct {
@@ -96,8 +97,17 @@ func runCoverage(f *File) ([]Outcome, error) {
 	if err := json.Unmarshal(f.Raw, &cf); err != nil {
 		return nil, fmt.Errorf(`"cases": %w`, err)
 	}
+	var raws struct {
+		Cases []struct {
+			In json.RawMessage `json:"in"`
+		} `json:"cases"`
+	}
+	_ = json.Unmarshal(f.Raw, &raws)
 	var out []Outcome
 	for i, c := range cf.Cases {
+		if i < len(raws.Cases) {
+			c.rawIn = raws.Cases[i].In
+		}
 		out = append(out, replayCoverage(i, c)...)
 	}
 	return out, nil
@@ -177,24 +187,33 @@ func replayCoverage(n int, c covCase) []Outcome {
 				w.transcripts[p] = append(w.transcripts[p], st.Append...)
 			}
 		case "hook":
-			want, _ := json.Marshal(covAnswer{Decision: st.Decision})
-			if st.Out != nil {
+			var want json.RawMessage
+			switch {
+			case st.Script == nil:
+				want, _ = json.Marshal(covAnswer{})
+			case st.Out != nil:
 				want, _ = json.Marshal(struct {
 					Out      json.RawMessage `json:"out"`
 					Decision *string         `json:"decision"`
 				}{st.Out, st.Decision})
 			}
+			// A step that ran with no recorded answer has nothing to
+			// agree with: reported as such, never passed.
 			got, err := w.hook(st)
 			outs = append(outs, Outcome{Label: label + " " + st.Event, In: st.Payload, Want: want, Got: got, Err: err})
 		default:
 			outs = append(outs, Outcome{Label: label, In: mustJSON(st), Want: json.RawMessage(`{}`), Err: fmt.Errorf("unknown op %q", st.Op)})
 		}
 	}
-	state := c.State
-	if state == nil {
-		state = json.RawMessage(`{}`)
+	var want json.RawMessage
+	if c.State != nil {
+		want = comparedState(c.State)
 	}
-	outs = append(outs, Outcome{Label: fmt.Sprintf("case %d state", n), In: mustJSON(c.In), Want: comparedState(state), Got: w.state()})
+	in := c.rawIn
+	if in == nil {
+		in = mustJSON(c.In)
+	}
+	outs = append(outs, Outcome{Label: fmt.Sprintf("case %d state", n), In: in, Want: want, Got: w.state()})
 	return outs
 }
 
