@@ -82,6 +82,14 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 		}
 		return nil, stateErr(details, "decide stop refused: coverage %d/%d is below 1.00; %d counted unit(s) are ungraded (ponder grade <unit-id>…)", graded, counted, len(details))
 	}
+	// The gate is disk-anchored: every file in scope must be a unit's.
+	uncovered, err := h.uncovered(st)
+	if err != nil {
+		return nil, err
+	}
+	if len(uncovered) > 0 {
+		return nil, stateErr(uncovered, "decide stop refused: %d file(s) on disk under %s are no unit's path; a unit must carry each (a unit-edit for a renamed file, a unit-add for a new one) and be graded", len(uncovered), deref(h.s.ScanRoot))
+	}
 	if err := h.requireOCA(); err != nil {
 		return nil, err
 	}

@@ -79,6 +79,9 @@ type handle struct {
 	// its first state() so the ledger is read once.
 	verified    *State
 	verifiedLog *ledger.Log
+	// heads are the record counts whose chain heads a read reports
+	// (ledger.Chain.Heads).
+	heads []int
 }
 
 // resolve picks the session: --slug, else .ponder/current.
@@ -117,6 +120,11 @@ type access struct {
 	// evenDamaged lets a writer open a damaged ledger: repair, which mends
 	// a torn one and refuses the rest itself.
 	evenDamaged bool
+	// replay, when set, is how the writer's read applies each record to a
+	// fresh state (the default is st.apply): a command that measures the
+	// ledger at points along the way does it in the one read. It may set
+	// h.heads before the read.
+	replay func(h *handle, st *State) func(*ledger.Record)
 }
 
 // reader opens a session for reading; writer for the writing command cmd.
@@ -152,7 +160,11 @@ func (e *Engine) open(slug string, a access) (*handle, error) {
 		return nil, err
 	}
 	if a.cmd != "" && !a.evenDamaged {
-		st, l, err := h.state()
+		var replay func(*State) func(*ledger.Record)
+		if a.replay != nil {
+			replay = func(st *State) func(*ledger.Record) { return a.replay(h, st) }
+		}
+		st, l, err := h.stateWith(replay)
 		if err != nil {
 			h.release()
 			var pe *Error
@@ -196,15 +208,21 @@ func (h *handle) state() (*State, *ledger.Log, error) {
 // each fresh state (again when a torn tail makes state read twice) and
 // returns what applies each record — st.apply, wrapped.
 func (h *handle) stateWith(replay func(*State) func(*ledger.Record)) (*State, *ledger.Log, error) {
-	read := ledger.Read
+	readFile := ledger.Read
 	if h.e.MapLedger && h.lock != nil {
-		read = ledger.ReadMapped
+		readFile = ledger.ReadMapped
+	}
+	// visit is made first (replay may set h.heads), then the chain.
+	read := func(visit func(*ledger.Record)) (*ledger.Log, error) {
+		c := h.s.Chain()
+		c.Heads = h.heads
+		return readFile(h.ledgerPath(), c, visit)
 	}
 	if replay == nil {
 		replay = func(st *State) func(*ledger.Record) { return st.apply }
 	}
 	st := newState()
-	l, err := read(h.ledgerPath(), h.s.Chain(), replay(st))
+	l, err := read(replay(st))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,7 +232,7 @@ func (h *handle) stateWith(replay func(*State) func(*ledger.Record)) (*State, *l
 				h.s = s
 			}
 			st = newState()
-			l, err = read(h.ledgerPath(), h.s.Chain(), replay(st))
+			l, err = read(replay(st))
 			_ = lk.Unlock()
 			if err != nil {
 				return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -30,13 +31,13 @@ type Damage struct {
 	// Unacknowledged: the tail is whole, chained records past the anchor
 	// (Torn is set too: repair cuts them, a reader waits for a writer).
 	Unacknowledged bool
-	Forged         bool // the chain or the anchor does not hold
-	Tamper string // forged only: edited | inserted | deleted | reordered
-	Line   int    // first damaged line, 1-based (for forged: the forged record's line)
-	Seq    int    // forged only: the forged (or first missing) record's seq
-	Offset int64  // byte offset where the damaged tail (or line) starts
-	Bytes  int64  // bytes from Offset to the end of the file (torn only)
-	Detail string // what is wrong, one line
+	Forged         bool   // the chain or the anchor does not hold
+	Tamper         string // forged only: edited | inserted | deleted | reordered
+	Line           int    // first damaged line, 1-based (for forged: the forged record's line)
+	Seq            int    // forged only: the forged (or first missing) record's seq
+	Offset         int64  // byte offset where the damaged tail (or line) starts
+	Bytes          int64  // bytes from Offset to the end of the file (torn only)
+	Detail         string // what is wrong, one line
 }
 
 func (d *Damage) Error() string {
@@ -59,6 +60,9 @@ type Log struct {
 	Good   int64  // bytes of whole batches (== Size when undamaged)
 	Head   string // hash of the last whole record; the genesis when there is none
 	Damage *Damage
+	// Heads are the chain's heads after the record counts Chain.Heads asked
+	// for, where the ledger holds that many (0: the genesis).
+	Heads map[int]string
 }
 
 // NextSeq is the seq the next appended record gets.
@@ -126,6 +130,12 @@ func ReadMapped(path string, chain Chain, visit func(*Record)) (l *Log, err erro
 // must not keep the *Record.
 func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 	l := &Log{Size: int64(len(data)), Head: chain.Genesis}
+	if len(chain.Heads) > 0 {
+		l.Heads = map[int]string{}
+		if slices.Contains(chain.Heads, 0) {
+			l.Heads[0] = chain.Genesis
+		}
+	}
 	var (
 		off       int64
 		line      int
@@ -245,6 +255,9 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 		hex.Encode(head[cur][:], hasher.Sum(sum[:0]))
 		if anchor != nil && r.Seq == anchor.Records {
 			anchored = string(head[cur][:])
+		}
+		if l.Heads != nil && slices.Contains(chain.Heads, r.Seq) {
+			l.Heads[r.Seq] = string(head[cur][:])
 		}
 		if r.Seq == bound+1 {
 			boundOff, boundLine, boundHead = off, line, string(head[cur^1][:])
