@@ -46,7 +46,8 @@ type Connector func(ctx context.Context, dsn string) (Backend, error)
 
 // ProbeReport is the database's half of probe(): whether the schema is
 // complete, and if not what is missing ("table", "table.column",
-// "enum:label").
+// "enum:label"); with the schema complete, Missing lists the privileges the
+// role lacks to write it ("privilege:INSERT on episodic_memory").
 type ProbeReport struct {
 	Schema  bool
 	Missing []string

@@ -245,11 +245,16 @@ func (b *Bridge) probeLocked(mode Mode) *Probe {
 			if rep.Missing != nil {
 				p.Missing = append(p.Missing, rep.Missing...)
 			}
-			if rep.Schema && len(rep.Missing) == 0 {
+			switch {
+			case rep.Schema && len(rep.Missing) == 0:
 				p.Reachable = true
 				p.Note = "ok"
 				b.backend = be
-			} else {
+			case rep.Schema:
+				// Every table is there, but this role may not write them.
+				p.Note = "cannot write: missing " + strings.Join(rep.Missing, ", ")
+				safeClose(be)
+			default:
 				p.Note = "not an OCA database: missing " + strings.Join(rep.Missing, ", ")
 				safeClose(be)
 			}
