@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
@@ -268,13 +270,36 @@ func (h *handle) ocaCall(ok bool, fn string) {
 	}
 }
 
-// ocaResult is the command's closing error under PONDER_OCA=on.
+// ocaResult is the command's closing error under PONDER_OCA=on. It says
+// exactly what recovers: the rows a write lost are written by ponder oca
+// sync (idempotent); a read that failed (judge's open observations, the
+// tie-breaker) is taken again by re-running judge.
 func (h *handle) ocaResult() error {
 	if len(h.ocaFailed) == 0 {
 		return nil
 	}
-	return ocaErr("OCA is required (PONDER_OCA=on) but %v failed; local files are written — see %s and re-run once OCA is back",
-		h.ocaFailed, filepath.Join(h.dir, "oca.log"))
+	var writes, reads []string
+	for _, fn := range h.ocaFailed {
+		if fn == "openObservations" {
+			reads = append(reads, fn)
+		} else {
+			writes = append(writes, fn)
+		}
+	}
+	failed := strings.Join(h.ocaFailed, ", ")
+	msg := fmt.Sprintf("OCA is required (PONDER_OCA=on) but %s failed; the local work is done (see %s): once OCA is back, ", failed, filepath.Join(h.dir, "oca.log"))
+	var ways []string
+	if len(writes) > 0 {
+		ways = append(ways, fmt.Sprintf("`ponder oca sync --slug %s` writes the rows this session is missing (running it again writes nothing twice)", h.slug))
+	}
+	if len(reads) > 0 {
+		ways = append(ways, "re-running `ponder judge` before decide reads the open observations again (the tie-breaker was not applied)")
+	}
+	msg += strings.Join(ways, ", and ")
+	if slices.Contains(writes, "recordStart") {
+		msg += "; do not re-run start, which would begin a second session"
+	}
+	return ocaErr("%s", msg)
 }
 
 // diskRoot is where unit paths resolve: the scan root, else the project.

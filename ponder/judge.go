@@ -211,20 +211,7 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	// The OCA half: the episode and the hypothesis lifecycle, then the
 	// deliberation's resolution (or the complete row, if none is open).
 	m := j.Metrics
-	rec := oca.PassRecord{Session: h.s.ocaSession(), Pass: k, Metrics: oca.PassMetrics{
-		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
-		Voices: m.Voices, DeltaVoices: m.DeltaVoices, Skeptic: m.Skeptic, ConfidenceFloor: m.ConfidenceFloor,
-		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
-		Verdict: j.Verdict,
-	}}
-	if j.Forecast != nil {
-		claim := ""
-		if j.Forecast.Claim != nil {
-			claim = *j.Forecast.Claim
-		}
-		rec.Predict = &oca.Forecast{Churn: j.Forecast.Churn, Claim: claim}
-	}
-	j.OCA.Pass = e.Bridge.RecordPass(rec)
+	j.OCA.Pass = e.Bridge.RecordPass(passRecord(h.s, j))
 	h.ocaCall(j.OCA.Pass != nil, "recordPass")
 	if p := j.OCA.Pass; p != nil {
 		h.s.OCA.Hypotheses[strconv.Itoa(k)] = HypothesisNote{HypothesisID: p.HypothesisID, ClosedHypothesisID: p.ClosedHypothesisID,
@@ -253,6 +240,25 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 		return nil, err
 	}
 	return j, h.ocaResult()
+}
+
+// passRecord is what recordPass writes of a judged pass.
+func passRecord(s *Session, j *Judgement) oca.PassRecord {
+	m := j.Metrics
+	rec := oca.PassRecord{Session: s.ocaSession(), Pass: j.Pass, Metrics: oca.PassMetrics{
+		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
+		Voices: m.Voices, DeltaVoices: m.DeltaVoices, Skeptic: m.Skeptic, ConfidenceFloor: m.ConfidenceFloor,
+		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
+		Verdict: j.Verdict,
+	}}
+	if j.Forecast != nil {
+		claim := ""
+		if j.Forecast.Claim != nil {
+			claim = *j.Forecast.Claim
+		}
+		rec.Predict = &oca.Forecast{Churn: j.Forecast.Churn, Claim: claim}
+	}
+	return rec
 }
 
 // deltaSummary is the deliberation's resolution: what the pass's deltas did.

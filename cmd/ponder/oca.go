@@ -32,7 +32,8 @@ type ocaOptions struct {
 	arguments bool
 }
 
-func newOCACmd(streams *cli.IOStreams) *cobra.Command {
+func newOCACmd(a *app) *cobra.Command {
+	streams := a.streams
 	cmd := &cobra.Command{
 		Use:   "oca",
 		Short: "Create ponder's tables in an OCA database, and read sessions back out of it",
@@ -47,6 +48,7 @@ Exit 3 means the database is unreachable or its schema incomplete.`,
 	}
 	cmd.AddCommand(
 		newOCAInitCmd(streams),
+		newOCASyncCmd(a),
 		ocaQueryCmd(streams, "sessions", "List every ponder session in the database, newest first", false, runSessions),
 		ocaQueryCmd(streams, "session", "Print a session's episodic rows in order", true, runTimeline),
 		ocaQueryCmd(streams, "ledger", "Print a session's prediction ledger: forecasts, outcomes, surprise", true, runLedger),
@@ -115,6 +117,86 @@ table lacks a column ponder writes, it says which and exits 3.`,
 	addDSNFlags(cmd, o)
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOCA, When: "the database is unreachable, or an existing table lacks a column ponder writes"})
 	return cmd
+}
+
+func newOCASyncCmd(a *app) *cobra.Command {
+	var dsn string
+	cmd := &cobra.Command{
+		Use:   "sync [--slug S] [--dsn DSN]",
+		Short: "Write the OCA rows a session is missing (the recovery after a lost row)",
+		Long: `sync writes into OCA the rows the session's commands would have written had
+OCA been there — its start episode, each pass's deliberation and, once judged,
+its episode and forecast, the closing and apply episodes, its observations —
+and nothing OCA already holds, so running it twice writes nothing twice. It is
+what the writing commands name under PONDER_OCA=on when a row was lost after
+their local work was done (re-running them would be refused, or start a second
+session). A closed session's pending forecasts are expired. It needs OCA
+whatever PONDER_OCA says (--dsn, else PONDER_OCA_DSN).`,
+		Example: `  ponder oca sync
+  ponder oca sync --slug ui-2026-08-24 --json`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engWith(func(k string) string {
+				switch k {
+				case "PONDER_OCA":
+					return string(oca.ModeOn) // the rows are the point
+				case "PONDER_OCA_DSN":
+					if dsn != "" {
+						return dsn
+					}
+				}
+				return os.Getenv(k)
+			})
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.SyncOCA(a.slug)
+			return a.finish(res, err, func(w io.Writer) { printSync(w, res) })
+		},
+	}
+	cmd.Flags().StringVar(&dsn, "dsn", "", "OCA connection string (default $PONDER_OCA_DSN, else "+oca.DefaultDSN+")")
+	cli.CompleteFlag(cmd, "dsn", cli.NoValue)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such session (usage); a damaged ledger (stateError)"},
+		cli.ExitDoc{Code: cli.ExitOCA, When: "OCA is unreachable, or a write failed (what was written is kept: run it again)"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO)"})
+	return cmd
+}
+
+func printSync(w io.Writer, r *ponder.SyncResult) {
+	var parts []string
+	wr := r.Written
+	if wr.Start {
+		parts = append(parts, "the start episode")
+	}
+	add := func(what string, passes []int) {
+		if len(passes) > 0 {
+			ns := make([]string, len(passes))
+			for i, p := range passes {
+				ns[i] = strconv.Itoa(p)
+			}
+			parts = append(parts, what+" of pass "+strings.Join(ns, ", "))
+		}
+	}
+	add("the deliberation", wr.Deliberations)
+	add("the resolution", wr.Resolved)
+	add("the episode and forecast", wr.Passes)
+	if wr.End {
+		parts = append(parts, "the closing episode")
+	}
+	if wr.Apply {
+		parts = append(parts, "the apply episode")
+	}
+	if len(wr.Observations) > 0 {
+		parts = append(parts, "observation(s) "+strings.Join(wr.Observations, ", "))
+	}
+	if len(parts) == 0 {
+		fmt.Fprintf(w, "%s: OCA already holds every row of this session; nothing written\n", r.Slug)
+	} else {
+		fmt.Fprintf(w, "%s: wrote %s\n", r.Slug, strings.Join(parts, "; "))
+	}
+	if r.ExpiredHypotheses > 0 {
+		fmt.Fprintf(w, "%s: expired %d pending forecast(s) of the closed session\n", r.Slug, r.ExpiredHypotheses)
+	}
 }
 
 func printInitReport(w io.Writer, rep pgstore.InitReport) {

@@ -57,7 +57,7 @@ share. See ponder/SPEC.md.`,
 	cli.AddToGroup(root, groupSession, newStartCmd(a), newUnitsCmd(a), newStatusCmd(a), newListCmd(a), newAbortCmd(a))
 	cli.AddToGroup(root, groupPass, newPredictCmd(a), newDeliberateCmd(a), newDeltaCmd(a), newGradeCmd(a), newMetacognizeCmd(a), newJudgeCmd(a), newDecideCmd(a))
 	cli.AddToGroup(root, groupResults, newReportCmd(a), newApplyCmd(a))
-	cli.AddToGroup(root, groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a.streams))
+	cli.AddToGroup(root, groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a))
 	cli.AddVersion(root, a.streams, cli.CamelCase)
 	cli.SetExits(root)
 	return root

@@ -55,7 +55,7 @@ var unobservedExits = map[string]string{
 	"ponder oca session 0": "needs PostgreSQL (script-oca)", "ponder oca ledger 0": "needs PostgreSQL (script-oca)",
 	"ponder oca self-model 0": "needs PostgreSQL (script-oca)", "ponder oca perspectives 0": "needs PostgreSQL (script-oca)",
 	"ponder oca observations 0": "needs PostgreSQL (script-oca)", "ponder oca events 0": "needs PostgreSQL (script-oca)",
-	"ponder oca prior 0": "needs PostgreSQL (script-oca)",
+	"ponder oca prior 0": "needs PostgreSQL (script-oca)", "ponder oca sync 0": "needs PostgreSQL (script-oca)",
 }
 
 // preparedRoot is ponder's command tree as it runs.

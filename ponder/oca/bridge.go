@@ -506,6 +506,29 @@ func (b *Bridge) RecordConverged(rec ConvergedRecord) *ConvergedResult {
 	return &r
 }
 
+// ExpireForecasts expires the session's pending forecasts (abort's
+// best-effort cleanup).
+func (b *Bridge) ExpireForecasts(s Session) *ExpireResult {
+	r, ok := call(b, "expireForecasts", func(ctx context.Context, be Backend) (ExpireResult, error) {
+		return be.ExpireForecasts(ctx, s)
+	})
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
+// SessionRows reads what the database holds of a session, or nil.
+func (b *Bridge) SessionRows(s Session) *SessionRows {
+	r, ok := call(b, "sessionRows", func(ctx context.Context, be Backend) (SessionRows, error) {
+		return be.SessionRows(ctx, s)
+	})
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
 // RecordApply is recordApply(session, summary).
 func (b *Bridge) RecordApply(rec ApplyRecord) *ApplyResult {
 	r, ok := call(b, "recordApply", func(ctx context.Context, be Backend) (ApplyResult, error) {
