@@ -42,6 +42,10 @@ type Engine struct {
 	// Halts, when set, is asked before every writing command whether the
 	// session is halted from outside (see Halts).
 	Halts Halts
+	// Selected is the session this process works on when a command is
+	// given no slug: PONDER_SLUG in the binary, so that each agent on a
+	// repository keeps to its own session ("" = none selected).
+	Selected string
 }
 
 // New returns an Engine on root with the given bridge and default clocks.
@@ -84,30 +88,85 @@ type handle struct {
 	// heads are the record counts whose chain heads a read reports
 	// (ledger.Chain.Heads).
 	heads []int
+	// selectedBy is where the session was selected from (SelectedBy…).
+	selectedBy string
 }
 
-// resolve picks the session: --slug, else .ponder/current.
+// Where a session was selected from, as messages and status say it.
+const (
+	SelectedByFlag    = "--slug"
+	SelectedByEnv     = "PONDER_SLUG"
+	SelectedByCurrent = ".ponder/current"
+)
+
+// resolve picks the session: --slug, else PONDER_SLUG (Engine.Selected),
+// else .ponder/current — the last only while at most one session is
+// active: with several, .ponder/current names whichever started last, and
+// taking it would put one agent's work in another's session, so the
+// command refuses and lists them instead of guessing.
 func (e *Engine) resolve(slug string) (string, error) {
+	slug, _, err := e.Resolve(slug)
+	return slug, err
+}
+
+// Resolve is the session a command given slug works on, and where it was
+// selected from (SelectedBy…). The error is a usage error (exit 2): no
+// such session, none selected, or several active and none selected.
+func (e *Engine) Resolve(slug string) (string, string, error) {
+	from := SelectedByFlag
+	if slug == "" && e.Selected != "" {
+		slug, from = e.Selected, SelectedByEnv
+	}
 	if slug == "" {
+		active, err := e.activeSessions()
+		if err != nil {
+			return "", "", err
+		}
+		if len(active) > 1 {
+			details := make([]string, len(active))
+			for i, s := range active {
+				details[i] = s.describe()
+			}
+			err := usageErr("%d sessions are active in %s, and this command was not told which one is its own: pass --slug, or set PONDER_SLUG in the agent's shell (ponder start prints the export line); %s is not used while several are active", len(active), e.stateDir(), SelectedByCurrent)
+			err.Details = details
+			return "", "", err
+		}
 		cur, err := e.currentSlug()
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if cur == "" {
-			return "", usageErr("no session selected: pass --slug or run `ponder start` (no %s)", filepath.Join(stateDirName, currentFile))
+			return "", "", usageErr("no session selected: pass --slug, set PONDER_SLUG, or run `ponder start` (no %s)", filepath.Join(stateDirName, currentFile))
 		}
-		slug = cur
+		slug, from = cur, SelectedByCurrent
 	}
 	if !validSlug(slug) {
-		return "", usageErr("%q is not a session slug", slug)
+		return "", "", usageErr("%q (%s) is not a session slug", slug, from)
 	}
 	if _, err := os.Stat(filepath.Join(e.sessionDir(slug), sessionFile)); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", usageErr("no session %q under %s", slug, e.stateDir())
+			return "", "", usageErr("no session %q under %s (from %s)", slug, e.stateDir(), from)
 		}
-		return "", err
+		return "", "", err
 	}
-	return slug, nil
+	return slug, from, nil
+}
+
+// activeSessions are the sessions under .ponder/ whose status is active,
+// by slug.
+func (e *Engine) activeSessions() ([]*Session, error) {
+	slugs, err := e.Slugs()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Session
+	for _, sl := range slugs {
+		s, err := readSession(e.sessionDir(sl))
+		if err == nil && s.Status == StatusActive {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // access is how a command opens a session.
@@ -140,11 +199,11 @@ func writer(cmd string) access { return access{cmd: cmd} }
 // command before anything is written, as status and report refuse to read
 // it. The state read there is handed to the command's first h.state().
 func (e *Engine) open(slug string, a access) (*handle, error) {
-	slug, err := e.resolve(slug)
+	slug, from, err := e.Resolve(slug)
 	if err != nil {
 		return nil, err
 	}
-	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug)}
+	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug), selectedBy: from}
 	if a.cmd != "" {
 		if !a.evenHalted {
 			if err := e.checkHalt(slug); err != nil {

@@ -120,6 +120,16 @@ func (s *Session) Chain() ledger.Chain {
 	return ledger.Chain{Genesis: genesis, Anchor: anchor}
 }
 
+// describe is one line naming the session for a person: slug, subject,
+// lens, and the shell line that selects it.
+func (s *Session) describe() string {
+	lens := ""
+	if s.Lens != nil {
+		lens = " (lens " + Printable(*s.Lens) + ")"
+	}
+	return fmt.Sprintf("%s: \"%s\"%s, pass %d — export %s=%s", s.Slug, Printable(s.Subject), lens, s.CurrentPass, SelectedByEnv, s.Slug)
+}
+
 // ocaSession is the session as the bridge names it.
 func (s *Session) ocaSession() oca.Session {
 	lens := ""

@@ -69,6 +69,7 @@ func (a *app) engWith(getenv func(string) string) (*ponder.Engine, error) {
 	e.Now = clock
 	e.MapLedger = true // one command per process
 	e.Halts = fleetHalts{}
+	e.Selected = strings.TrimSpace(getenv("PONDER_SLUG"))
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }
 	if tty.Is(a.streams.ErrOut) {
 		e.Progress = func(label string) ponder.Progress { return scan.NewProgress(a.streams.ErrOut, label) }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -253,7 +251,7 @@ whatever PONDER_OCA says, and prints a table, or the rows as JSON with
 	}
 	addDSNFlags(cmd, o)
 	if needsSlug {
-		cmd.Flags().StringVar(&o.slug, "slug", "", "session slug (default: .ponder/current)")
+		cmd.Flags().StringVar(&o.slug, "slug", "", "session slug (default: $PONDER_SLUG, else .ponder/current)")
 	}
 	switch name {
 	case "prior":
@@ -270,7 +268,8 @@ whatever PONDER_OCA says, and prints a table, or the rows as JSON with
 	return cmd
 }
 
-// resolveSlug falls back to the session ponder start made current.
+// resolveSlug picks the session as every ponder command does: --slug,
+// else PONDER_SLUG, else .ponder/current while only one session is active.
 func (o *ocaOptions) resolveSlug() error {
 	if o.slug != "" {
 		return nil
@@ -279,16 +278,13 @@ func (o *ocaOptions) resolveSlug() error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(filepath.Join(ponder.FindRoot(cwd), ".ponder", "current"))
-	if errors.Is(err, os.ErrNotExist) {
-		return cli.Usagef("no --slug and no current session (.ponder/current)")
-	}
+	e := ponder.NewReader(cwd)
+	e.Selected = strings.TrimSpace(os.Getenv("PONDER_SLUG"))
+	slug, _, err := e.Resolve("")
 	if err != nil {
-		return err
+		return cli.Usagef("%v", err)
 	}
-	if o.slug = strings.TrimSpace(string(data)); o.slug == "" {
-		return cli.Usagef("no --slug and .ponder/current is empty")
-	}
+	o.slug = slug
 	return nil
 }
 
