@@ -19,15 +19,15 @@ type StartOptions struct {
 
 // StartResult is what start reports.
 type StartResult struct {
-	Slug       string   `json:"slug"`
-	Subject    string   `json:"subject"`
-	Lens       *string  `json:"lens"`
-	Project    string   `json:"project"`
-	PassBudget int      `json:"passBudget"`
-	Status     string   `json:"status"`
-	Pass       int      `json:"pass"`
-	CreatedAt  string   `json:"createdAt"`
-	Dir        string   `json:"dir"`
+	Slug       string  `json:"slug"`
+	Subject    string  `json:"subject"`
+	Lens       *string `json:"lens"`
+	Project    string  `json:"project"`
+	PassBudget int     `json:"passBudget"`
+	Status     string  `json:"status"`
+	Pass       int     `json:"pass"`
+	CreatedAt  string  `json:"createdAt"`
+	Dir        string  `json:"dir"`
 	// Export is the shell line that makes this session the one of every
 	// later ponder command of the shell (PONDER_SLUG): one per agent when
 	// several work on one repository.
