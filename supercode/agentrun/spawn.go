@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -47,6 +48,11 @@ type SpawnOptions struct {
 	// Unattended says nobody will answer the agent's questions, whatever
 	// SpawnPresence would read from the command and its standard input.
 	Unattended bool
+	// Ponder is the ponder session the agent works on ("" = none): it must
+	// name a session of the repository, is exported to the agent as
+	// PONDER_SLUG (so every ponder command it runs keeps to that session)
+	// and is recorded on the run.
+	Ponder string
 }
 
 // SpawnResult is how the run ended.
@@ -93,6 +99,14 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	if agent == "" {
 		agent = filepath.Base(o.Command[0])
 	}
+	if o.Ponder != "" {
+		// The session must exist before an agent is started on it: a
+		// PONDER_SLUG that names nothing makes every ponder command fail.
+		e := ponder.NewReader(dir)
+		if _, _, err := e.Resolve(o.Ponder); err != nil {
+			return SpawnResult{}, &SpawnError{2, fmt.Errorf("--ponder %s: %v", o.Ponder, err)}
+		}
+	}
 	fid, err := fleet.ID(ctx, dir)
 	if err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
@@ -104,7 +118,7 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	fromTerminal := tty.Is(o.Stdin)
 	presence, _ := SpawnPresence(o.Command, fromTerminal, o.Unattended)
 	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal,
-		Attended: attendedName(presence), Created: s.now()}
+		Ponder: o.Ponder, Attended: attendedName(presence), Created: s.now()}
 	if err := st.CreateRun(ctx, run); err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
@@ -142,6 +156,9 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	}
 	env = append(withoutKeys(env, EnvRun, EnvAgent, EnvFleet, EnvAttended),
 		EnvRun+"="+run.ID, EnvAgent+"="+agent, EnvFleet+"="+fid, EnvAttended+"="+attended)
+	if o.Ponder != "" {
+		env = append(withoutKeys(env, EnvPonder), EnvPonder+"="+o.Ponder)
+	}
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env

@@ -87,9 +87,14 @@ const (
 // CollisionRow is two agents on one ground, with the files both touched
 // beside it: evidence, never the verdict.
 type CollisionRow struct {
-	Agents      [2]string `json:"agents"`
-	Overlap     float64   `json:"overlap"`
-	Grounds     [2]string `json:"grounds"`
+	Agents  [2]string `json:"agents"`
+	Overlap float64   `json:"overlap"`
+	// Grounds are what was compared: a session's subject, an agent run's
+	// ground (supercode.Collide).
+	Grounds [2]string `json:"grounds"`
+	// Lenses are the two sessions' lenses, reported beside the subjects
+	// they were compared apart from ("" for none, and for an agent run).
+	Lenses      [2]string `json:"lenses"`
 	SharedFiles []string  `json:"shared_files"`
 	// FileOverlap is the Jaccard overlap of the two footprints.
 	FileOverlap float64 `json:"file_overlap"`
