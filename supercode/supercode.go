@@ -62,10 +62,10 @@ type agent struct {
 	subjectText   string
 	// sameAs is the agent this one is another view of (SetSameAs): the
 	// two never collide.
-	sameAs string
-	tokens        []string           // Norm(Ground)
-	catches       []laserbrain.Catch // Catches(Events), nil when stale
-	fresh         bool               // catches is current
+	sameAs  string
+	tokens  []string           // Norm(Ground)
+	catches []laserbrain.Catch // Catches(Events), nil when stale
+	fresh   bool               // catches is current
 }
 
 // Supercode watches N agents, each against its own ground, judges them on
