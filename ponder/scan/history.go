@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -55,7 +56,15 @@ func Hashes(dir string, names []string) map[string]string {
 	out := map[string]string{}
 	// --stdin-paths reads a name a line: a name holding a newline cannot
 	// be asked for.
-	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return strings.ContainsAny(n, "\n\r") })
+	// hash-object fails whole on one name it cannot read: ask only for
+	// regular files.
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		if strings.ContainsAny(n, "\n\r") {
+			return true
+		}
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(n)))
+		return err != nil || !fi.Mode().IsRegular()
+	})
 	if len(names) == 0 {
 		return out
 	}
