@@ -14,6 +14,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -87,6 +88,17 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 			ponderSlug := opts.ponder
 			if ponderSlug == "" {
 				ponderSlug = strings.TrimSpace(os.Getenv(agentrun.EnvPonder))
+			}
+			if ponderSlug != "" {
+				// The session must exist before an agent starts on it: a
+				// PONDER_SLUG that names nothing fails every ponder command.
+				cwd, err := os.Getwd()
+				if err != nil {
+					return cli.Exit(agentrun.ExitSetup, err)
+				}
+				if _, _, err := ponder.NewReader(cwd).Resolve(ponderSlug); err != nil {
+					return cli.Usagef("--ponder %s: %v; nothing was started", ponderSlug, err)
+				}
 			}
 			so := agentrun.SpawnOptions{
 				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended, Ponder: ponderSlug,

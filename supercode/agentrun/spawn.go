@@ -15,7 +15,6 @@ import (
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
-	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -46,10 +45,11 @@ type SpawnOptions struct {
 	// Unattended says nobody will answer the agent's questions, whatever
 	// SpawnPresence would read from the command and its standard input.
 	Unattended bool
-	// Ponder is the ponder session the agent works on ("" = none): it must
-	// name a session of the repository, is exported to the agent as
+	// Ponder is the ponder session the agent works on ("" = none; the
+	// caller checks it names one): it is exported to the agent as
 	// PONDER_SLUG (so every ponder command it runs keeps to that session)
-	// and is recorded on the run.
+	// and recorded on the run. (Checked by the caller, so that the gate,
+	// which links this package, does not link ponder.)
 	Ponder string
 	// Prepare, when set, adds the agent client's per-run configuration
 	// (supercode/client's RunConfig: our hooks and MCP server for this one
@@ -102,14 +102,6 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	agent := o.Agent
 	if agent == "" {
 		agent = filepath.Base(o.Command[0])
-	}
-	if o.Ponder != "" {
-		// The session must exist before an agent is started on it: a
-		// PONDER_SLUG that names nothing makes every ponder command fail.
-		e := ponder.NewReader(dir)
-		if _, _, err := e.Resolve(o.Ponder); err != nil {
-			return SpawnResult{}, &SpawnError{2, fmt.Errorf("--ponder %s: %v", o.Ponder, err)}
-		}
 	}
 	fid, err := fleet.ID(ctx, dir)
 	if err != nil {
