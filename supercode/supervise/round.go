@@ -267,7 +267,11 @@ func (r *Round) WriteText(w io.Writer) error {
 		}
 	}
 	for _, c := range r.Collisions {
-		add("  collision  %s + %s  same ground (overlap %.2f); %s%s", c.Agents[0], c.Agents[1], c.Overlap, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
+		lenses := ""
+		if c.Lenses[0] != "" || c.Lenses[1] != "" {
+			lenses = fmt.Sprintf(", lenses %s / %s", lensName(c.Lenses[0]), lensName(c.Lenses[1]))
+		}
+		add("  collision  %s + %s  same ground (overlap %.2f%s); %s%s", c.Agents[0], c.Agents[1], c.Overlap, lenses, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
 	}
 	for _, a := range r.Agents {
 		for _, fs := range a.SharesFilesWith {
@@ -313,6 +317,14 @@ func (r *Round) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lensName is a session's lens as the text report shows it.
+func lensName(l string) string {
+	if l == "" {
+		return "none"
+	}
+	return l
 }
 
 // fileList is ": a, b, c" with at most five named.
