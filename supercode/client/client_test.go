@@ -368,3 +368,21 @@ func TestHeadless(t *testing.T) {
 		t.Error("aider detected as a client")
 	}
 }
+
+// Denied reads back every client's denial as Encode writes it, and no
+// other answer.
+func TestDeniedReadsEveryDenial(t *testing.T) {
+	for _, n := range Names {
+		for _, format := range []string{"", "json"} {
+			ad, _ := For(n, format)
+			if r := ad.Encode(PreToolUse, Answer{Decision: Deny, Reason: "no"}); !Denied(n, r) {
+				t.Errorf("%s %s: a denial %+v not read as one", n, format, r)
+			}
+			for _, a := range []Answer{{}, {Decision: Allow, Reason: "ok"}, {Context: "note"}} {
+				if r := ad.Encode(PreToolUse, a); Denied(n, r) {
+					t.Errorf("%s %s: %+v read as a denial", n, format, r)
+				}
+			}
+		}
+	}
+}

@@ -392,6 +392,16 @@ func firstLines(data []byte, n int) []byte {
 // clineMarker marks a Cline hook script as laserbrain's.
 const clineMarker = "laserbrain hook for Cline"
 
+// IsClineHook reports whether data is one of laserbrain's Cline hook
+// scripts, and the command it runs (its last line).
+func IsClineHook(data []byte) (command string, ok bool) {
+	if !bytes.Contains(firstLines(data, 3), []byte(clineMarker)) {
+		return "", false
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return lines[len(lines)-1], true
+}
+
 // clineScript is the executable Cline runs for one hook: the guarded
 // command, so a moved binary still cancels the call.
 func clineScript(self string, h client.Hook) []byte {

@@ -257,7 +257,7 @@ func checkServer(o Options) error {
 		return err
 	}
 	if o.Client == client.Codex {
-		cmd, vars, ok, err := codexServerVars(data)
+		cmd, vars, ok, err := CodexServerVars(data)
 		if err != nil || !ok || cmd != self || !slices.Equal(vars, client.MCPEnv) {
 			return &serverErr{f.MCP, string(data)}
 		}

@@ -1,8 +1,10 @@
 package install
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -14,6 +16,32 @@ var pluginSource string
 
 // pluginMarker marks the opencode plugin as laserbrain's.
 const pluginMarker = "laserbrain opencode plugin"
+
+// IsPlugin reports whether data is laserbrain's opencode plugin.
+func IsPlugin(data []byte) bool { return bytes.Contains(firstLines(data, 3), []byte(pluginMarker)) }
+
+var pluginArgv = regexp.MustCompile(`(?m)^const ARGV = (\{.*\});$`)
+
+// PluginArgv reads the programs an installed plugin runs, by our event
+// name (PreToolUse, PostToolUse, SessionStart, Stop).
+func PluginArgv(data []byte) (map[client.EventName][]string, bool) {
+	m := pluginArgv.FindSubmatch(data)
+	if m == nil {
+		return nil, false
+	}
+	var raw map[string][]string
+	if json.Unmarshal(m[1], &raw) != nil {
+		return nil, false
+	}
+	out := map[client.EventName][]string{}
+	for k, v := range raw {
+		ev := map[string]client.EventName{"pre": client.PreToolUse, "post": client.PostToolUse, "start": client.SessionStart, "stop": client.Stop}[k]
+		if ev != "" && len(v) > 0 {
+			out[ev] = v
+		}
+	}
+	return out, true
+}
 
 // renderPlugin is the opencode plugin for the laserbrain binary self: the
 // shipped source with the programs that answer each event (the same argv
@@ -29,7 +57,7 @@ func renderPlugin(self string) []byte {
 	a, _ := json.Marshal(argv)
 	m, _ := json.Marshal(client.MissingReason(argv["pre"][0]))
 	r := strings.NewReplacer(
-		"/*ARGV*/ {}", string(a),
+		"/*ARGV*/ {};", string(a)+";",
 		"/*DEADLINE_MS*/ 30000", strconv.Itoa(client.HookTimeout*1000),
 		`/*MISSING*/ ""`, string(m),
 	)

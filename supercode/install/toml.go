@@ -204,19 +204,26 @@ func withoutServer(m map[string]any) map[string]any {
 	return out
 }
 
-// codexServerVars are the variables an installed server's env_vars lists
-// (doctor checks them against client.MCPEnv); ok is false when the config
-// has no server of ours.
-func codexServerVars(data []byte) (command string, vars []string, ok bool, err error) {
+// CodexServerVars reads our server from a Codex config.toml: its command
+// and the variables its env_vars lists (doctor checks them against
+// client.MCPEnv); ok is false when the config has no server of ours.
+func CodexServerVars(data []byte) (command string, vars []string, ok bool, err error) {
 	var cfg struct {
-		MCPServers map[string]struct {
-			Command string   `toml:"command"`
-			EnvVars []string `toml:"env_vars"`
-		} `toml:"mcp_servers"`
+		MCPServers map[string]map[string]any `toml:"mcp_servers"`
 	}
 	if _, err := toml.Decode(string(data), &cfg); err != nil {
 		return "", nil, false, err
 	}
 	s, ok := cfg.MCPServers[client.ServerName]
-	return s.Command, s.EnvVars, ok, nil
+	if !ok {
+		return "", nil, false, nil
+	}
+	command, _ = s["command"].(string)
+	list, _ := s["env_vars"].([]any)
+	for _, v := range list {
+		if name, ok := v.(string); ok {
+			vars = append(vars, name)
+		}
+	}
+	return command, vars, true, nil
 }
