@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/doctor"
+	"github.com/laserkit/laserkit/supercode/install"
 )
 
 // doctorWorld is a fresh home and project with the built laserbrain in a
@@ -232,4 +235,41 @@ func codexBinary(t *testing.T) string {
 	}
 	t.Skip("no codex")
 	return ""
+}
+
+// laserbrain run -- codex: the per-run session layer (-c overrides) is
+// trusted through the real codex app-server before codex starts, so codex
+// runs our hooks for that invocation; codex itself, asked with the same
+// overrides, lists every one trusted.
+func TestCodexRunLayerTrusted(t *testing.T) {
+	codex := codexBinary(t)
+	w := newDoctorWorld(t)
+	codexHome := filepath.Join(w.home, ".codex")
+	env := append(w.env[:len(w.env):len(w.env)], "CODEX_HOME="+codexHome)
+	o := install.RunOptions{Client: client.Codex, Program: codex, Self: w.lb, Dir: w.dir, Home: w.home,
+		Getenv: func(k string) string { return map[string]string{"CODEX_HOME": codexHome}[k] }, Environ: env}
+	args, _, err := install.Prepare(o, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(args) == 0 || args[0] != "-c" {
+		t.Fatalf("args %v", args)
+	}
+	hooks, _, err := install.CodexHooks(context.Background(), install.CodexOptions{Bin: codex, Env: env, Dir: w.dir, Overrides: install.CodexOverrides(w.lb)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := 0
+	for _, h := range hooks {
+		if !h.Ours() {
+			continue
+		}
+		ours++
+		if h.TrustStatus != "trusted" || h.Source != "sessionFlags" {
+			t.Errorf("%s: %s from %s", h.Key, h.TrustStatus, h.Source)
+		}
+	}
+	if ours != len(client.Hooks(client.Codex)) {
+		t.Fatalf("codex lists %d of our hooks in the session layer, want %d: %+v", ours, len(client.Hooks(client.Codex)), hooks)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -81,7 +82,14 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 			}
 			if c, ok := client.Detect(args[0]); ok {
 				so.Headless = client.Headless(c, args[1:])
-				ro := install.RunOptions{Client: c, Program: args[0], Args: args[1:], Self: self}
+				dir, _ := os.Getwd()
+				home, _ := os.UserHomeDir()
+				program, err := exec.LookPath(args[0])
+				if err != nil {
+					program = args[0] // Spawn reports it
+				}
+				ro := install.RunOptions{Client: c, Program: program, Args: args[1:], Self: self, Dir: dir, Home: home,
+					Getenv: os.Getenv, Environ: os.Environ(), Ctx: ctx}
 				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
 			}
 			res, err := sup.Spawn(ctx, so)

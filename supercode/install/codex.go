@@ -169,8 +169,12 @@ func (s *codexServer) trust(hooks []CodexHook) error {
 	}
 	var edits []map[string]any
 	for _, h := range hooks {
-		key, _ := json.Marshal(h.Key)
-		edits = append(edits, map[string]any{"keyPath": "hooks.state." + string(key), "mergeStrategy": "upsert",
+		// The key in quotes, as a TOML key; not json.Marshal's, which
+		// writes < and > as \u003c and \u003e, which Codex's key path
+		// does not read back (a session layer's keys start
+		// "/<session-flags>/").
+		key := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(h.Key) + `"`
+		edits = append(edits, map[string]any{"keyPath": "hooks.state." + key, "mergeStrategy": "upsert",
 			"value": map[string]string{"trusted_hash": h.CurrentHash}})
 	}
 	return s.call("config/batchWrite", map[string]any{"edits": edits}, nil)
