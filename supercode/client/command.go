@@ -322,3 +322,47 @@ func Denied(n Name, r Reply) bool {
 	hso, _ := v["hookSpecificOutput"].(map[string]any)
 	return hso["permissionDecision"] == "deny"
 }
+
+// HoldsHooks reports whether a file (an absolute, cleaned path) is one of
+// the agent clients' settings that hold hooks or the MCP servers — what an
+// agent that rewrote it could switch its own supervision off with — and
+// whose it is.
+func HoldsHooks(path string) (Name, bool) {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	n := len(parts)
+	if n < 2 {
+		return "", false
+	}
+	base, dir := parts[n-1], parts[n-2]
+	up := ""
+	if n >= 3 {
+		up = parts[n-3]
+	}
+	switch {
+	case dir == ".claude" && strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".json"),
+		base == ".mcp.json", base == ".claude.json":
+		return Claude, true
+	case dir == ".gemini" && base == "settings.json":
+		return Gemini, true
+	case dir == ".qwen" && base == "settings.json":
+		return Qwen, true
+	case dir == ".codex" && (base == "config.toml" || base == "hooks.json"):
+		return Codex, true
+	case (dir == "plugin" || dir == "plugins") && (up == ".opencode" || up == "opencode"),
+		(dir == ".opencode" || dir == "opencode") && strings.HasPrefix(base, "opencode.json"):
+		return OpenCode, true
+	case dir == "hooks" && (up == ".clinerules" || up == ".cline"), base == "cline_mcp_settings.json":
+		return Cline, true
+	case dir == "hooks" && up == ".github" && strings.HasSuffix(base, ".json"),
+		dir == "copilot" && up == ".github" && strings.HasPrefix(base, "settings"),
+		dir == ".copilot" && (base == "settings.json" || base == "mcp-config.json" || base == "config.json"):
+		return Copilot, true
+	}
+	return "", false
+}
+
+// HookMarkers are pieces of those files' paths: a shell command naming one
+// where the gate cannot tell what it writes is not cleared.
+var HookMarkers = []string{".claude/settings", ".mcp.json", ".gemini/settings", ".qwen/settings", ".codex/config.toml",
+	".codex/hooks.json", ".opencode/plugin", "opencode/plugin", ".clinerules/hooks", ".cline/hooks", ".github/hooks",
+	".copilot/settings", ".copilot/mcp-config", "cline_mcp_settings"}
