@@ -29,7 +29,7 @@ const (
 	// servers (client.HoldsHooks): an agent that rewrote them could take
 	// its own hooks out.
 	clientFiles = "an agent client's settings, which hold the hooks"
-	homeFiles    = "laserbrain's own state"
+	homeFiles   = "laserbrain's own state"
 )
 
 // outright reports whether a write into what is never authorizable.
