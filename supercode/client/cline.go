@@ -61,11 +61,11 @@ type clineCall struct {
 }
 
 type clinePayload struct {
-	HookName       string   `json:"hookName"`
-	TaskID         string   `json:"taskId"`
-	WorkspaceRoots []string `json:"workspaceRoots"`
-	AgentID        string   `json:"agent_id"`
-	ParentAgentID  *string  `json:"parent_agent_id"`
+	HookName       string     `json:"hookName"`
+	TaskID         string     `json:"taskId"`
+	WorkspaceRoots []string   `json:"workspaceRoots"`
+	AgentID        string     `json:"agent_id"`
+	ParentAgentID  *string    `json:"parent_agent_id"`
 	ToolCall       *clineCall `json:"tool_call"`
 	// ToolResult is PostToolUse's record of the call (Cline 3.0.65 sends
 	// it instead of tool_call there): its output, for run_commands one
