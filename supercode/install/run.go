@@ -124,7 +124,7 @@ func Prepare(o RunOptions, tmp string) (args, env []string, err error) {
 		return []string{"--hooks-dir", hooks}, []string{"CLINE_MCP_SETTINGS_PATH=" + mcpPath}, nil
 	case client.Copilot:
 		if !copilotHooksInstalled(o) {
-			return nil, nil, fmt.Errorf("Copilot CLI takes no hooks for one invocation, and laserbrain's are not installed here: run laserbrain install copilot first (laserbrain run would otherwise start it unsupervised)")
+			return nil, nil, fmt.Errorf("laserbrain's hooks are not installed for Copilot CLI here, and it takes none for one invocation: run laserbrain install copilot first (laserbrain run would otherwise start it unsupervised)")
 		}
 		mcpPath := filepath.Join(tmp, "mcp-config.json")
 		b, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{client.ServerName: mapOf(MCPEntry(client.Copilot, o.Self))}}, "", "  ")
