@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // copilot is Copilot CLI (agents.md §4): camelCase events and fields
@@ -59,7 +60,7 @@ type copilotPayload struct {
 // copilotExit is the exit status Copilot CLI's bash tool writes at the end
 // of its result ("<shellId: 1 completed with exit code 3>"): a failing
 // command's postToolUse still says resultType "success".
-var copilotExit = regexp.MustCompile(`completed with exit code (\d+)>\s*$`)
+var copilotExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`completed with exit code (\d+)>\s*$`) }) // compiled on first use: the gate starts without it
 
 func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
 	obj, err := object(input)
@@ -102,7 +103,7 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 		case "failure", "rejected", "denied":
 			ok = boolPtr(false)
 		}
-		if m := copilotExit.FindStringSubmatch(r.TextResultForLlm); m != nil {
+		if m := copilotExit().FindStringSubmatch(r.TextResultForLlm); m != nil {
 			ok = boolPtr(m[1] == "0")
 		}
 		raw, _ := json.Marshal(r)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // gemini is Gemini CLI (agents.md §4): its own event names (BeforeTool is
@@ -40,7 +41,7 @@ func GeminiEvent(ev EventName) string {
 
 // geminiExit finds the exit status in a shell tool's result ("Exit Code:
 // 3"), which Gemini CLI and Qwen Code write.
-var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (\d+)`)
+var geminiExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (\d+)`) }) // compiled on first use: the gate starts without it
 
 type geminiPayload struct {
 	SessionID      string          `json:"session_id"`
@@ -111,7 +112,7 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 		text := responseText(p.ToolResponse)
 		// A failing command is an AfterTool too (Gemini CLI has no
 		// failure event): its exit status is in the text.
-		if m := geminiExit.FindStringSubmatch(text); m != nil && e.Tool.Kind == KindShell && m[1] != "0" {
+		if m := geminiExit().FindStringSubmatch(text); m != nil && e.Tool.Kind == KindShell && m[1] != "0" {
 			failed = true
 		}
 		e.Response = &Response{Text: text, Raw: p.ToolResponse, OK: boolPtr(!failed)}
