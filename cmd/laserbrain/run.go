@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/install"
 )
@@ -118,9 +119,24 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 				return cli.SilentExit(res.ExitCode)
 			}
 			r, j := res.Run, res.Judgment
+			var figs coverage.Figures
+			if st, err := sup.Fleet(); err == nil {
+				if events, err := st.Events(ctx, r.ID); err == nil {
+					figs = coverage.Measure(events)
+				}
+			}
 			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, plural(int64(r.Checks), "check"))
-			if r.Last != nil {
+			if figs.ToolCalls > 0 {
+				fmt.Fprintf(w, ", %s", plural(int64(figs.ToolCalls), "tool call"))
+			}
+			switch {
+			case figs.Unmeasured:
+				fmt.Fprintf(w, ", %s", coverage.Unmeasured)
+			case r.Last != nil:
 				fmt.Fprintf(w, ", last verdict %s", r.Last.Reason)
+			}
+			if figs.ToolCalls > 0 {
+				fmt.Fprintf(w, "\ncoverage: %s", figs.Summary())
 			}
 			if st, err := sup.Fleet(); err == nil {
 				if h, ok, err := st.ActiveHalt(ctx, r.Fleet, fleet.RunAgent(r)); err == nil && ok {
@@ -170,6 +186,10 @@ type runRow struct {
 	// Attended is whether a person could answer the agent: "attended",
 	// "unattended", or absent when nothing said.
 	Attended string `json:"attended,omitempty"`
+	// Coverage is what the run's hooks and checks recorded (an agent's
+	// run only); an unmeasured run's last verdict and judgment both read
+	// "unmeasured".
+	Coverage *coverage.Figures `json:"coverage,omitempty"`
 }
 
 func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
@@ -179,8 +199,11 @@ func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "List agent runs: agent, run id, fleet, checks, last verdict, judgment",
 		Long: `runs lists the runs of one fleet (the repository containing --fleet DIR,
 default the current directory), oldest first, or of every fleet with --all:
-agent, run id, fleet, checks, last verdict, whole-run judgment, and whether
-it ended. --all also lists the runs laserbrain check started on its own
+agent, run id, fleet, checks, tool calls and coverage (checks over steps),
+last verdict, whole-run judgment, and whether it ended. A run whose agent
+made tool calls and spelled no check since its ground is unmeasured: its
+last verdict and judgment say so, never grounded or continue. --json adds
+each run's coverage figures (laserbrain coverage explains them). --all also lists the runs laserbrain check started on its own
 (no agent, no fleet; STATE "checks"), oldest first after the agents' runs,
 so a run id that scrolled away can be found again.`,
 		Example: `  laserbrain runs
@@ -235,6 +258,15 @@ so a run id that scrolled away can be found again.`,
 				} else if row.Judgment == "" {
 					row.Judgment = "ungrounded"
 				}
+				events, err := st.Events(ctx, r.ID)
+				if err != nil {
+					return cli.Failure(err)
+				}
+				figs := coverage.Measure(events)
+				row.Coverage = &figs
+				if figs.Unmeasured {
+					row.LastVerdict, row.Drifting, row.Judgment = coverage.Unmeasured, false, coverage.Unmeasured
+				}
 				rows = append(rows, row)
 			}
 			if opts.all {
@@ -248,7 +280,7 @@ so a run id that scrolled away can be found again.`,
 				return cli.WriteJSON(streams.Out, rows)
 			}
 			tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
+			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tCALLS\tCOVERAGE\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
 			for _, r := range rows {
 				state := "running"
 				if r.Agent == "" {
@@ -272,7 +304,14 @@ so a run id that scrolled away can be found again.`,
 				if agent == "" {
 					agent, fl = "-", "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, last, r.Judgment, state, fl)
+				calls, cov := "-", "-"
+				if c := r.Coverage; c != nil {
+					calls = strconv.Itoa(c.ToolCalls)
+					if c.ToolCalls+c.Checks > 0 {
+						cov = fmt.Sprintf("%.0f%%", c.Coverage*100)
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, calls, cov, last, r.Judgment, state, fl)
 			}
 			return tw.Flush()
 		},

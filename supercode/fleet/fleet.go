@@ -113,6 +113,7 @@ const (
 	KindSession  = "session" // session start / end, run start / end
 	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
 	KindStop     = "stop"    // a Stop event and what the hook answered
+	KindTask     = "task"    // reset_task set the run's task aside (the next check grounds a new one)
 	KindAuthUsed = "authorized"
 )
 
@@ -237,6 +238,7 @@ type Store interface {
 	Authorizations
 	Halts
 	Journal
+	Voice
 	Close() error
 }
 
