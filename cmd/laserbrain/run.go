@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -129,6 +130,15 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 				ro := install.RunOptions{Client: c, Program: program, Args: args[1:], Self: self, Dir: dir, Home: home,
 					Getenv: os.Getenv, Environ: os.Environ(), Ctx: ctx}
 				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
+			}
+			started, stopTree := superviseTree()
+			defer stopTree()
+			so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
+			if fn, why := agentConfinement(self, func(r fleet.Run) broker.Ops { return broker.Ops{Run: r.ID} }); fn != nil {
+				so.Confine = fn
+			} else {
+				so.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises this agent (laserbrain doctor)"
+				fmt.Fprintf(streams.ErrOut, "laserbrain run: %s\n", so.Unconfined)
 			}
 			res, err := sup.Spawn(ctx, so)
 			var se *agentrun.SpawnError

@@ -98,7 +98,7 @@ func TestOps(t *testing.T) {
 	o := Ops{Run: "r1"}
 	ok := [][]string{
 		{"hook", "pre-tool-use"}, {"hook", "post-tool-use", "--client", "codex"}, {"hook", "pre-tool-use", "--format", "json"},
-		{"hook", "stop", "--client=gemini"}, {"mcp"}, {"check", "--goal", "g", "--distance", "3"}, {"check", "--run", "r1", "--stream"},
+		{"hook", "stop", "--client=gemini"}, {"mcp"}, {"check", "--goal", "g", "--distance", "3"}, {"check", "--run", "r1", "--json"},
 	}
 	for _, a := range ok {
 		if err := o.Allow(a); err != nil {
@@ -108,7 +108,7 @@ func TestOps(t *testing.T) {
 	bad := [][]string{
 		{}, {"authorize", "--", "git", "push"}, {"supervise", "release", "x"}, {"hook", "nope"}, {"hook", "stop", "--client", "evil"},
 		{"hook", "stop", "--format", "x"}, {"hook", "stop", "--home", "/tmp"}, {"mcp", "--loop-call", "/home/x/fleet/halts", "--loop-role", "agent"},
-		{"check", "--run", "other"}, {"check", "--new-run"}, {"check", "extra"}, {"store", "init"}, {"install", "claude"},
+		{"check", "--run", "other"}, {"check", "--new-run"}, {"check", "--stream"}, {"check", "extra"}, {"store", "init"}, {"install", "claude"},
 	}
 	for _, a := range bad {
 		if err := o.Allow(a); err == nil {
@@ -121,5 +121,15 @@ func TestOps(t *testing.T) {
 	}
 	if err := lo.Allow([]string{"mcp", "--loop-call", "/h/loop/x/call-2", "--loop-role", "agent"}); err == nil {
 		t.Error("another call's server allowed")
+	}
+}
+
+func TestOpsLoopInline(t *testing.T) {
+	lo := Ops{Run: "r2", LoopCall: "/h/c", LoopRole: "judge"}
+	if err := lo.Allow([]string{"mcp", "--loop-call=/h/c", "--loop-role=judge"}); err != nil {
+		t.Error(err)
+	}
+	if err := lo.Allow([]string{"mcp", "--loop-call=/h/c", "--loop-role=agent"}); err == nil {
+		t.Error("another role allowed")
 	}
 }

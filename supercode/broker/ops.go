@@ -80,8 +80,16 @@ func (o Ops) allowMCP(args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	want := []string{"--loop-call", o.LoopCall, "--loop-role", o.LoopRole}
-	if o.LoopCall != "" && slices.Equal(args, want) {
+	got := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		flag, val, inline := strings.Cut(args[i], "=")
+		if !inline && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+		got[flag] = val
+	}
+	if o.LoopCall != "" && len(got) == 2 && got["--loop-call"] == o.LoopCall && got["--loop-role"] == o.LoopRole {
 		return nil
 	}
 	return fmt.Errorf("mcp %s: only this session's own server is served", strings.Join(args, " "))
@@ -115,7 +123,7 @@ func (o Ops) allowCheck(args []string) error {
 		case "--new-run":
 			return errors.New("check --new-run: an agent checks only its own run")
 		case "--goal", "--progress", "--distance", "--parent-goal", "--doing", "--next", "--blocked",
-			"--user-turn", "--json", "--stream":
+			"--user-turn", "--json":
 		default:
 			return fmt.Errorf("check: %q is not a flag an agent's check hands over", flag)
 		}

@@ -41,6 +41,7 @@ func self(t *testing.T) string {
 func confined(t *testing.T, spec Spec, script string, env ...string) string {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = filepath.Dir(spec.ReadOnly[0])
 	cmd.Env = append(os.Environ(), env...)
 	if err := Wrap(cmd, self(t), spec); err != nil {
 		t.Fatal(err)
@@ -80,6 +81,7 @@ func TestConfinementHolds(t *testing.T) {
 	}
 	steps := []struct{ name, sh, want string }{
 		{"write", "echo forged > " + halt, "Read-only file system"},
+		{"write by a relative path", "echo forged > " + strings.TrimPrefix(halt, filepath.Dir(home)+"/"), "Read-only file system"},
 		{"remove", "rm -f " + halt, "Read-only file system"},
 		{"truncate", "truncate -s0 " + halt, "Read-only file system"},
 		{"rename the home", "mv " + home + " " + home + ".x", "busy"},

@@ -87,6 +87,13 @@ func setup(spec Spec) error {
 			return fmt.Errorf("making %s read-only: %w", b.path, err)
 		}
 	}
+	// The working directory was entered before the mounts: entered again,
+	// a relative path goes through them too.
+	if wd, err := os.Getwd(); err == nil {
+		if err := os.Chdir(wd); err != nil {
+			return fmt.Errorf("entering %s again: %w", wd, err)
+		}
+	}
 	// What root could use to leave: loading modules, raw devices,
 	// tracing, new mounts, changing the clock, … (Landlock forbids mounts
 	// and tracing outside the tree too).
