@@ -56,6 +56,11 @@ authorization revoked already says so and changes nothing.`,
   laserbrain authorize --revoke 01J9Z2QK3T`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !opts.list {
+				if err := personOnly("laserbrain authorize"); err != nil {
+					return err
+				}
+			}
 			ctx := context.Background()
 			sup := &agentrun.Supervisor{}
 			defer sup.Close()

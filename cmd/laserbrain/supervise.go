@@ -308,6 +308,9 @@ and ponder let it go on, and journals who released it and why.`,
 			return completeHalted(cmd, opts.repo, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := personOnly("laserbrain supervise release"); err != nil {
+				return err
+			}
 			ctx := context.Background()
 			repo, err := repoRoot(opts.repo)
 			if err != nil {
