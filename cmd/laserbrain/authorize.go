@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/user"
@@ -17,6 +18,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/hook"
+	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 type authorizeOptions struct {
@@ -131,6 +133,11 @@ authorization revoked already says so and changes nothing.`,
 			}
 			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
 				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
+			// The journal witnesses it first: the gate honours no
+			// authorization the journal does not hold.
+			if err := supervise.Journal(ctx, st, fid, fleet.AuthorizationRecord(a)); err != nil {
+				return cli.Failure(fmt.Errorf("nothing was authorized: the authorization could not be journaled, and the gate honours none the journal does not witness: %w", err))
+			}
 			if err := st.AddAuthorization(ctx, a); err != nil {
 				return cli.Failure(err)
 			}
@@ -183,8 +190,17 @@ func revokeAuthorization(ctx context.Context, streams *cli.IOStreams, st fleet.S
 			fmt.Fprintf(streams.Out, "%s was revoked already, at %s\n", id, a.Revoked.Format(time.RFC3339))
 			return nil
 		}
+		// Revoking only takes away: it is done even when the journal
+		// cannot take its record (the gate honours the file's revocation
+		// too), and said.
+		data, _ := json.Marshal(map[string]string{"id": id})
+		jerr := supervise.Journal(ctx, st, a.Fleet, fleet.JournalRecord{At: fleet.JournalTime(now), Kind: fleet.JournalRevoke, Agent: a.Agent,
+			Text: "revoked " + id + ": " + a.Action, Data: data})
 		if err := st.RevokeAuthorization(ctx, id, now); err != nil {
 			return storeError(err, "laserbrain authorize --list shows the fleet's authorizations")
+		}
+		if jerr != nil {
+			fmt.Fprintf(streams.ErrOut, "laserbrain authorize: the revocation is not journaled: %v\n", jerr)
 		}
 		fmt.Fprintf(streams.Out, "revoked %s\n", id)
 		return nil

@@ -246,9 +246,10 @@ type Store interface {
 	Close() error
 }
 
-// Authorize finds a live authorization covering the action and spends one
-// use of it. ok is false when none covers it. Each call looks afresh:
-// nothing is cached between actions.
+// Authorize finds a live authorization covering the action, witnessed by
+// the fleet's journal (s must keep one: Witness), and spends one use of
+// it. ok is false when none covers it. Each call looks afresh: nothing is
+// cached between actions but what the journal was read up to.
 func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action string, now time.Time) (a Authorization, ok bool, err error) {
 	all, err := s.ListAuthorizations(ctx, fleet)
 	if err != nil {
@@ -256,8 +257,26 @@ func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action 
 	}
 	// Oldest first: the one closest to expiry is spent first.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Expires.Before(all[j].Expires) })
+	var w *Witness
 	for _, cand := range all {
 		if !cand.Live(now) || !cand.Covers(fleet, run, agent, action) {
+			continue
+		}
+		// Only what laserbrain authorize journaled is honoured: a file
+		// written any other way is ignored (Unwitnessed names it).
+		if w == nil {
+			j, ok := s.(Journal)
+			if !ok {
+				return Authorization{}, false, errors.New("the fleet store keeps no journal to witness authorizations")
+			}
+			m := ReadMachine()
+			wit, err := ReadWitness(ctx, j, fleet, m.Witness[fleet])
+			if err != nil {
+				return Authorization{}, false, err
+			}
+			w = &wit
+		}
+		if !w.Witnesses(cand) {
 			continue
 		}
 		err := s.UseAuthorization(ctx, cand.ID, Use{At: now, Run: run})

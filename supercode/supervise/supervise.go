@@ -343,6 +343,18 @@ func witnessed(ctx context.Context, st fleet.Store, fleetID string, whole bool, 
 	return appendRec()
 }
 
+// Journal appends a person's record (an authorization, a revocation) to the
+// fleet's journal as a release is: under the fleet's round lock, after
+// checking the journal's tail, witnessed by the round counter. A journal
+// whose tail does not hold gets nothing (a *fleet.JournalBrokenError).
+func Journal(ctx context.Context, st fleet.Store, fleetID string, rec fleet.JournalRecord) error {
+	rec.Fleet = fleetID
+	return witnessed(ctx, st, fleetID, false, func() error {
+		_, err := st.AppendJournal(ctx, rec)
+		return err
+	})
+}
+
 // Round observes what is new, takes the decisions the supervisor may take,
 // journals them and reports. When the fleet store numbers rounds across
 // supervisors (fleet.Rounds), the round waits for any other supervisor's
