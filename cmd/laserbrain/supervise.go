@@ -335,7 +335,7 @@ and ponder let it go on, and journals who released it and why.`,
 			}
 			fmt.Fprintf(streams.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
 			if err != nil {
-				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: the release is not journaled: %v\n", err)
+				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: the release is not journaled, so the gate still holds the halt (only a journaled release lifts one): %v\n", err)
 				return cli.SilentExit(cli.ExitFinding)
 			}
 			return nil
@@ -498,6 +498,15 @@ deletion, insertion or reordering it names the first bad record (its
 position, its seq and what was done) and exits 1. It prints where the
 journal is kept.
 
+It also holds the fleet's records to the journal, which witnesses a
+person's: an authorization no journal record witnesses (a file written by
+hand, or one whose terms changed since laserbrain authorize journaled it)
+and a halt lifted in the store without a journaled release (a "released"
+added by hand, an index removed) are named, with their files, and verify
+exits 1 — the gate ignores them (it honours only journaled authorizations,
+and lifts a halt only on a journaled release). A halt in force that was
+never journaled is named too; it holds.
+
 What it can and cannot show, without a key: a journal deleted, or cut
 short with its head rewritten to match, does not verify while the round
 counter stands (a fleet whose counter says rounds ran has a journal); a
@@ -524,6 +533,12 @@ chain makes a change evident, it does not stop one.`,
 			if err != nil {
 				return cli.Failure(err)
 			}
+			// Records changed outside a person's command: the gate ignores
+			// them; verify names them and fails.
+			unwitnessed, err := fleet.Unwitnessed(ctx, st, fid)
+			if err != nil {
+				return cli.Failure(err)
+			}
 			loc := fleet.JournalLocation(st, fid)
 			if opts.json {
 				var round any
@@ -531,13 +546,24 @@ chain makes a change evident, it does not stop one.`,
 					round = c.Mark.Round
 				}
 				if err := cli.WriteJSON(streams.Out, map[string]any{"fleet": fid, "location": loc, "records": len(c.Records), "head": c.Head,
-					"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil, "problem": c.Problem}); err != nil {
+					"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil && len(unwitnessed) == 0, "problem": c.Problem,
+					"unwitnessed": unwitnessed}); err != nil {
 					return cli.Failure(err)
 				}
 			}
 			if p := c.Problem; p != nil {
 				if !opts.json {
 					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\njournal: %s\n", p.Index, p.Seq, p.Kind, p.Detail, loc)
+				}
+				return cli.SilentExit(cli.ExitFinding)
+			}
+			if len(unwitnessed) > 0 {
+				if !opts.json {
+					for _, u := range unwitnessed {
+						fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s\n", u)
+					}
+					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
+						plural(int64(len(unwitnessed)), "record"), plural(c.Head.Records, "record"))
 				}
 				return cli.SilentExit(cli.ExitFinding)
 			}

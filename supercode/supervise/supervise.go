@@ -717,6 +717,9 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 	if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
 		return HaltRow{}, err
 	}
+	// This machine's gate holds it from now on, even if the store goes
+	// out of reach before a hook reads it (best effort: the store has it).
+	_ = fleet.NoteMachineHalt(h, s.now())
 	if err := s.say(ctx, name, "halt:"+h.ID, fleet.MessageHalt, h.Message()); err != nil {
 		return HaltRow{}, err
 	}
