@@ -327,7 +327,7 @@ func (h *Handler) gateAs(ctx context.Context, e client.Event, a operator.Action,
 // reach. The decision is queued for the run like the observers' events,
 // and the session's first refusal explains the outage.
 func (h *Handler) cannotRead(e client.Event, a operator.Action, why, what string, cause error, result json.RawMessage) client.Answer {
-	reason := "laserbrain: cannot read " + what + ": " + reasonOf(cause) + ". " + capitalize(actionWhat(a, why)) +
+	reason := "laserbrain: cannot read " + what + late(cause) + ": " + reasonOf(cause) + ". " + capitalize(actionWhat(a, why)) +
 		", and nothing irreversible or outward runs while the run cannot be read; reversible actions go on. Do not retry it in another form."
 	if h.firstTold(e.Session) {
 		reason += " " + outageNotice(cause)

@@ -223,7 +223,7 @@ func Run(ctx context.Context, ev Event, c client.Name, format string, stdin io.R
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
 	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format}
-	defer h.Sup.Close()
+	defer closeSoon(h.Sup)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
 		// Unreadable input is answered like an empty event, with the read
@@ -232,7 +232,7 @@ func Run(ctx context.Context, ev Event, c client.Name, format string, stdin io.R
 	}
 	ans := h.Handle(ctx, ev, input)
 	if ans.Delegate && err == nil {
-		h.Sup.Close()
+		closeSoon(h.Sup)
 		return delegate(ctx, ev, c, format, input, stdout, stderr)
 	}
 	if err != nil {
@@ -257,6 +257,27 @@ func Run(ctx context.Context, ev Event, c client.Name, format string, stdin io.R
 // leaves room above that, so the client never kills a hook that was about
 // to answer (a killed hook is a non-blocking error: the call would go on).
 const StoreDeadline = 4 * time.Second
+
+// closeGrace bounds how long a hook waits, after it answered, for its
+// stores to close: a connection to a database that stopped answering would
+// hold the process for pgx's clean close (15 s), and the client waits for
+// the process to exit. What the local files keep is flushed well within.
+const closeGrace = time.Second
+
+// closeSoon closes the supervisor's stores, giving up after closeGrace.
+func closeSoon(sup *agentrun.Supervisor) {
+	done := make(chan struct{})
+	go func() {
+		_ = sup.Close()
+		close(done)
+	}()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
 
 // relayDeadline bounds a confined hook's exchange with the broker: the
 // broker's own process gets StoreDeadline, and its start and exit.
