@@ -1,0 +1,354 @@
+package agenttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// RunTimeout is the deadline of one Session.Run unless Session.Timeout says
+// otherwise.
+const RunTimeout = 3 * time.Minute
+
+// Session is one client's world for one test: a fresh HOME (and the
+// client's own config directories under it), a project directory, the
+// scripted model the client is configured against, and the environment
+// that says all that.
+type Session struct {
+	Client *Client
+	Bin    string // the client's binary
+	// Claude is Bin when Client is Claude Code (the Claude-only tests use it).
+	Claude string
+	Home   string // fresh per session; XDG_* directories live under it
+	Dir    string // the working directory (a project)
+	Model  *Model
+	// Env is added to the base environment (KEY=VALUE), after the client's own.
+	Env []string
+	// Timeout bounds each Run (default RunTimeout).
+	Timeout time.Duration
+	// UserConfig is the client's user configuration file or directory in
+	// Home (~/.claude/settings.json, $CODEX_HOME/config.toml, …): where an
+	// install into this session's user scope writes.
+	UserConfig string
+	extra      []string // the client's per-session settings (its setup adds them)
+
+	// Reaped lists the processes ("PID command line") a run left behind
+	// and Run stopped, such as Cline's hub daemon.
+	Reaped []string
+}
+
+// NewSession makes a Claude Code session with a fresh HOME and work
+// directory under the test's temp dir, against model (a Messages server).
+func NewSession(t testing.TB, claude string, model *Model) *Session {
+	t.Helper()
+	s := newSession(t, ClaudeCode, claude, model)
+	ClaudeCode.setup(t, s)
+	return s
+}
+
+// NewAgent is the whole world for one test with client c: its binary
+// (skipped loudly when missing, failing under CI=true), a scripted model of
+// its API playing turns, a fresh HOME and project (a git repository with
+// one commit), and the client configured there against the model, headless,
+// every tool allowed. Run(t, prompt) then drives it.
+func NewAgent(t testing.TB, c *Client, turns ...Turn) *Session {
+	t.Helper()
+	bin := c.Require(t)
+	s := newSession(t, c, bin, NewModelFor(t, c.API, turns...))
+	s.git(t, "init", "-q", "-b", "main")
+	s.git(t, "-c", "user.name=agenttest", "-c", "user.email=agenttest@localhost", "commit", "-q", "--allow-empty", "-m", "start")
+	c.setup(t, s)
+	return s
+}
+
+func newSession(t testing.TB, c *Client, bin string, model *Model) *Session {
+	t.Helper()
+	if model.API != c.API {
+		t.Fatalf("agenttest: %s speaks the %s API, the model %s", c.Name, c.API, model.API)
+	}
+	root := t.TempDir()
+	s := &Session{Client: c, Bin: bin, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Model: model}
+	if c == ClaudeCode {
+		s.Claude = bin
+	}
+	for _, d := range []string{s.Home, s.Dir, s.xdg("config"), s.xdg("data"), s.xdg("state"), s.xdg("cache")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { s.reap(t) })
+	return s
+}
+
+func (s *Session) xdg(kind string) string {
+	switch kind {
+	case "config":
+		return filepath.Join(s.Home, ".config")
+	case "data":
+		return filepath.Join(s.Home, ".local", "share")
+	case "state":
+		return filepath.Join(s.Home, ".local", "state")
+	}
+	return filepath.Join(s.Home, ".cache")
+}
+
+func (s *Session) git(t testing.TB, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.BaseEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// BaseEnv is the environment the client runs in: PATH (with the client's
+// own directory first, so `codex` and the like resolve by name), HOME, the
+// XDG directories under it, a UTF-8 locale, the client's settings that
+// point it at the model, and Env — none of the caller's own agent settings.
+func (s *Session) BaseEnv() []string {
+	path := os.Getenv("PATH")
+	if s.Bin != "" {
+		path = filepath.Dir(s.Bin) + string(os.PathListSeparator) + path
+	}
+	env := []string{
+		"PATH=" + path,
+		"HOME=" + s.Home,
+		"USER=" + os.Getenv("USER"),
+		"LANG=C.UTF-8",
+		"TMPDIR=" + os.TempDir(),
+		"XDG_CONFIG_HOME=" + s.xdg("config"),
+		"XDG_DATA_HOME=" + s.xdg("data"),
+		"XDG_STATE_HOME=" + s.xdg("state"),
+		"XDG_CACHE_HOME=" + s.xdg("cache"),
+		"NO_COLOR=1",
+	}
+	if s.Client != nil && s.Client.env != nil {
+		env = append(env, s.Client.env(s)...)
+	}
+	env = append(env, s.extra...)
+	return append(env, s.Env...)
+}
+
+// Result is what one run produced.
+type Result struct {
+	Stdout, Stderr string
+	ExitCode       int
+	// JSON is the result object ({"type":"result",…}) of Claude Code's and
+	// Qwen Code's --output-format json, when stdout holds one.
+	JSON map[string]any
+}
+
+// ClaudeArgs are the flags every scripted Claude Code run needs: print
+// mode, JSON output, and acceptEdits with an explicit tool list (as root,
+// --dangerously-skip-permissions is refused).
+func ClaudeArgs(prompt string, allowedTools ...string) []string {
+	args := []string{"-p", prompt, "--output-format", "json", "--permission-mode", "acceptEdits"}
+	if len(allowedTools) > 0 {
+		args = append(args, "--allowedTools", strings.Join(allowedTools, " "))
+	}
+	return args
+}
+
+// Args are the client's headless flags for one prompt (its binary not
+// included), as a wrapper such as `laserbrain run -- BIN ARGS…` passes them.
+func (s *Session) Args(prompt string) []string { return s.Client.args(s, prompt) }
+
+// Prompt runs the client itself, headless, on prompt.
+func (s *Session) Prompt(t testing.TB, prompt string) Result {
+	t.Helper()
+	return s.Run(t, s.Bin, s.Args(prompt)...)
+}
+
+// PromptVia runs the client on prompt through a wrapper: name pre… BIN
+// ARGS…, e.g. PromptVia(t, laserbrain, []string{"run", "--agent", "a1", "--"}, "…").
+func (s *Session) PromptVia(t testing.TB, name string, pre []string, prompt string) Result {
+	t.Helper()
+	args := append(append(append([]string(nil), pre...), s.Bin), s.Args(prompt)...)
+	return s.Run(t, name, args...)
+}
+
+// Install runs `laserbrain install CLIENT ARGS…` (laserbrain is its path)
+// in this session's project with its environment: HOME, the client's config
+// directories and the client on PATH, so the install lands where this
+// client will read it. It fails the test on a non-zero exit.
+func (s *Session) Install(t testing.TB, laserbrain string, args ...string) Result {
+	t.Helper()
+	r := s.Run(t, laserbrain, append([]string{"install", s.Client.Name}, args...)...)
+	if r.ExitCode != 0 {
+		t.Fatalf("laserbrain install %s %s: exit %d\nstdout: %s\nstderr: %s", s.Client.Name, strings.Join(args, " "), r.ExitCode, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// Run starts name (the client, or a wrapper such as laserbrain run) with
+// args in s.Dir, stdin empty, and waits up to the deadline; on the deadline
+// its whole process group is killed and the test fails. Every process the
+// run left behind in this session (a detached daemon) is stopped before Run
+// returns.
+func (s *Session) Run(t testing.TB, name string, args ...string) Result {
+	t.Helper()
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = RunTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.BaseEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	err := cmd.Run()
+	s.reap(t)
+	r := Result{Stdout: out.String(), Stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("%s did not finish within %s\nstdout: %s\nstderr: %s", filepath.Base(name), timeout, clipText(r.Stdout), clipText(r.Stderr))
+	case errors.As(err, &ee):
+		r.ExitCode = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running %s: %v\nstderr: %s", name, err, r.Stderr)
+	}
+	r.JSON = resultObject(r.Stdout)
+	return r
+}
+
+// resultObject finds the {"type":"result"} object in a client's output:
+// the last line that is one (Claude Code prints one line), or the last such
+// element of a JSON array (Qwen Code prints its whole transcript as one).
+func resultObject(stdout string) map[string]any {
+	var all []map[string]any
+	if json.Unmarshal([]byte(strings.TrimSpace(stdout)), &all) == nil {
+		for i := len(all) - 1; i >= 0; i-- {
+			if all[i]["type"] == "result" {
+				return all[i]
+			}
+		}
+		return nil
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var m map[string]any
+		if json.Unmarshal([]byte(lines[i]), &m) == nil && m["type"] == "result" {
+			return m
+		}
+	}
+	return nil
+}
+
+func clipText(s string) string {
+	if len(s) > 6000 {
+		return s[:2000] + "\n…\n" + s[len(s)-4000:]
+	}
+	return s
+}
+
+// Processes are the processes still running in this session: every
+// process whose environment has this session's HOME (its HOME is a fresh
+// temp directory, so nothing else has it).
+func (s *Session) Processes() []int {
+	want := []byte("HOME=" + s.Home + "\x00")
+	self := os.Getpid()
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !(bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && zombie(stat) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+func zombie(stat []byte) bool {
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// reap stops what a run left behind (Cline's hub daemon, a stray MCP
+// server): SIGTERM, then SIGKILL after a grace period, and fails the test
+// when a process of this session still runs after that.
+func (s *Session) reap(t testing.TB) {
+	t.Helper()
+	pids := s.Processes()
+	if len(pids) == 0 {
+		return
+	}
+	left := describe(pids)
+	s.Reaped = append(s.Reaped, left...)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && len(s.Processes()) > 0; time.Sleep(50 * time.Millisecond) {
+	}
+	for _, pid := range s.Processes() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if len(s.Processes()) == 0 {
+			t.Logf("agenttest: stopped what the run left behind: %s", strings.Join(left, "; "))
+			return
+		}
+	}
+	t.Errorf("agenttest: processes of this session still run after SIGKILL: %s", strings.Join(describe(s.Processes()), "; "))
+}
+
+// describe is each process as "PID command line".
+func describe(pids []int) []string {
+	var out []string
+	for _, pid := range pids {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		out = append(out, fmt.Sprintf("%d %s", pid, strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
+	}
+	return out
+}
+
+// WriteJSON writes v as JSON to a file under s.Dir and returns its path.
+func (s *Session) WriteJSON(t testing.TB, name string, v any) string {
+	t.Helper()
+	p := filepath.Join(s.Dir, name)
+	writeFile(t, p, mustJSON(t, v))
+	return p
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func writeFile(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
