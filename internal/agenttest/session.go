@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,7 +87,7 @@ func newSession(t testing.TB, c *Client, bin string, model *Model) *Session {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { s.reap(t) })
+	t.Cleanup(func() { s.reap(t, nil) })
 	return s
 }
 
@@ -212,8 +213,9 @@ func (s *Session) Run(t testing.TB, name string, args ...string) Result {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
+	running := s.Processes() // an Interactive session, say: not this run's to stop
 	err := cmd.Run()
-	s.reap(t)
+	s.reap(t, running)
 	r := Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
@@ -289,11 +291,12 @@ func zombie(stat []byte) bool {
 }
 
 // reap stops what a run left behind (Cline's hub daemon, a stray MCP
-// server): SIGTERM, then SIGKILL after a grace period, and fails the test
-// when a process of this session still runs after that.
-func (s *Session) reap(t testing.TB) {
+// server) — every process of the session but those in keep: SIGTERM, then
+// SIGKILL after a grace period, and fails the test when one still runs
+// after that.
+func (s *Session) reap(t testing.TB, keep []int) {
 	t.Helper()
-	pids := s.Processes()
+	pids := s.left(keep)
 	if len(pids) == 0 {
 		return
 	}
@@ -302,18 +305,29 @@ func (s *Session) reap(t testing.TB) {
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 	}
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && len(s.Processes()) > 0; time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && len(s.left(keep)) > 0; time.Sleep(50 * time.Millisecond) {
 	}
-	for _, pid := range s.Processes() {
+	for _, pid := range s.left(keep) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if len(s.Processes()) == 0 {
+		if len(s.left(keep)) == 0 {
 			t.Logf("agenttest: stopped what the run left behind: %s", strings.Join(left, "; "))
 			return
 		}
 	}
-	t.Errorf("agenttest: processes of this session still run after SIGKILL: %s", strings.Join(describe(s.Processes()), "; "))
+	t.Errorf("agenttest: processes of this session still run after SIGKILL: %s", strings.Join(describe(s.left(keep)), "; "))
+}
+
+// left is the session's processes but those in keep.
+func (s *Session) left(keep []int) []int {
+	var out []int
+	for _, pid := range s.Processes() {
+		if !slices.Contains(keep, pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // describe is each process as "PID command line".
