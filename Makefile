@@ -26,9 +26,12 @@ install: build
 	install -m 0755 $(BIN)/laserbrain $(BIN)/laserbrain-gate $(BIN)/ponder $(DESTDIR)$(PREFIX)/bin/
 
 # Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
-# one the OCA integration tests skip, and the script says so loudly.
+# one the OCA integration tests skip, and the script says so loudly. The
+# packages that drive real agent clients take minutes on a busy machine:
+# a package may take up to TEST_TIMEOUT (go test's own default is 10m).
+TEST_TIMEOUT ?= 30m
 test:
-	scripts/with-postgres.sh $(GO) test -count=1 $(PKGS)
+	scripts/with-postgres.sh $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 # The pinned agent clients the end-to-end tests drive (npm, into a cache
 # outside the tree, in parallel; a second run reuses them offline).
@@ -46,7 +49,7 @@ claude:
 AGENT_TESTS := TestAgent|TestClaude|TestRunForwardsSignals
 AGENT_PARALLEL ?= 2
 test-agents: agents
-	$(GO) test -count=1 -parallel $(AGENT_PARALLEL) -run '$(AGENT_TESTS)' ./internal/agenttest ./cmd/laserbrain
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -parallel $(AGENT_PARALLEL) -run '$(AGENT_TESTS)' ./internal/agenttest ./cmd/laserbrain
 
 # A real fleet report: three agents under laserbrain run and two ponder
 # sessions on a throwaway repository, drawn by laserbrain report --fleet, and

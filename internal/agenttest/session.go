@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,7 +18,7 @@ import (
 
 // RunTimeout is the deadline of one Session.Run unless Session.Timeout says
 // otherwise.
-const RunTimeout = 3 * time.Minute
+const RunTimeout = 5 * time.Minute
 
 // Session is one client's world for one test: a fresh HOME (and the
 // client's own config directories under it), a project directory, the
@@ -41,7 +40,10 @@ type Session struct {
 	// Home (~/.claude/settings.json, $CODEX_HOME/config.toml, …): where an
 	// install into this session's user scope writes.
 	UserConfig string
-	extra      []string // the client's per-session settings (its setup adds them)
+
+	extra []string // the client's per-session settings (its setup adds them)
+	id    string   // the value of AGENTTEST_SESSION
+	runs  int      // runs started, for AGENTTEST_RUN
 
 	// Reaped lists the processes ("PID command line") a run left behind
 	// and Run stopped, such as Cline's hub daemon.
@@ -78,7 +80,7 @@ func newSession(t testing.TB, c *Client, bin string, model *Model) *Session {
 		t.Fatalf("agenttest: %s speaks the %s API, the model %s", c.Name, c.API, model.API)
 	}
 	root := t.TempDir()
-	s := &Session{Client: c, Bin: bin, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Model: model}
+	s := &Session{Client: c, Bin: bin, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Model: model, id: root}
 	if c == ClaudeCode {
 		s.Claude = bin
 	}
@@ -87,8 +89,35 @@ func newSession(t testing.TB, c *Client, bin string, model *Model) *Session {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { s.reap(t, nil) })
+	t.Cleanup(func() { s.reap(t, "") })
 	return s
+}
+
+// Join adds a second client to this session's HOME and project — two
+// agents on one repository, on one person's machine. c gets its own
+// scripted model and is configured in the same HOME (it must be another
+// client: each keeps its own config files there); it starts with a copy of
+// s.Env. The two can work at once (Start both, then Wait both); each one's
+// Wait stops only what its own run left.
+func (s *Session) Join(t testing.TB, c *Client, turns ...Turn) *Session {
+	t.Helper()
+	if c == s.Client {
+		t.Fatalf("agenttest: %s is already in this session; a second %s needs a HOME of its own (NewAgent)", c.Name, c.Name)
+	}
+	j := s.join(t, c, c.Require(t), NewModelFor(t, c.API, turns...))
+	c.setup(t, j)
+	return j
+}
+
+func (s *Session) join(t testing.TB, c *Client, bin string, model *Model) *Session {
+	t.Helper()
+	j := &Session{Client: c, Bin: bin, Home: s.Home, Dir: s.Dir, Model: model, id: t.TempDir(),
+		Env: append([]string(nil), s.Env...)}
+	if c == ClaudeCode {
+		j.Claude = bin
+	}
+	t.Cleanup(func() { j.reap(t, "") })
+	return j
 }
 
 func (s *Session) xdg(kind string) string {
@@ -133,6 +162,7 @@ func (s *Session) BaseEnv() []string {
 		"XDG_STATE_HOME=" + s.xdg("state"),
 		"XDG_CACHE_HOME=" + s.xdg("cache"),
 		"NO_COLOR=1",
+		sessionVar + "=" + s.id,
 	}
 	if s.Client != nil && s.Client.env != nil {
 		env = append(env, s.Client.env(s)...)
@@ -195,39 +225,78 @@ func (s *Session) Install(t testing.TB, laserbrain string, args ...string) Resul
 // Run starts name (the client, or a wrapper such as laserbrain run) with
 // args in s.Dir, stdin empty, and waits up to the deadline; on the deadline
 // its whole process group is killed and the test fails. Every process the
-// run left behind in this session (a detached daemon) is stopped before Run
-// returns.
+// run left behind (a detached daemon) is stopped before Run returns.
 func (s *Session) Run(t testing.TB, name string, args ...string) Result {
+	t.Helper()
+	return s.Start(t, name, args...).Wait(t)
+}
+
+// Running is a process Start started; Wait ends it.
+type Running struct {
+	s       *Session
+	cmd     *exec.Cmd
+	marker  string
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
+	out     bytes.Buffer
+	errb    bytes.Buffer
+	err     error
+	done    chan struct{}
+}
+
+// Start is Run without the waiting, so that two clients (two sessions) can
+// work at once; Wait must be called from the test's goroutine. The deadline
+// counts from Start.
+func (s *Session) Start(t testing.TB, name string, args ...string) *Running {
 	t.Helper()
 	timeout := s.Timeout
 	if timeout == 0 {
 		timeout = RunTimeout
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
+	s.runs++
+	r := &Running{s: s, timeout: timeout, marker: fmt.Sprintf("%s=%s.%d", runVar, s.id, s.runs), done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithTimeout(context.Background(), timeout)
+	cmd := exec.CommandContext(r.ctx, name, args...)
 	cmd.Dir = s.Dir
-	cmd.Env = s.BaseEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(s.BaseEnv(), r.marker)
+	cmd.Stdout, cmd.Stderr = &r.out, &r.errb
+	// Its own group, so the deadline kills its children too; and killed with
+	// the test binary (a go test -timeout panic) instead of left waiting on
+	// a model server that is gone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
-	running := s.Processes() // an Interactive session, say: not this run's to stop
-	err := cmd.Run()
-	s.reap(t, running)
-	r := Result{Stdout: out.String(), Stderr: errb.String()}
+	r.cmd = cmd
+	if err := cmd.Start(); err != nil {
+		r.cancel()
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() { r.err = cmd.Wait(); close(r.done) }()
+	return r
+}
+
+// Wait waits for the process, stops what it left behind, and returns what
+// it printed and its exit code; past the deadline it fails the test.
+func (r *Running) Wait(t testing.TB) Result {
+	t.Helper()
+	<-r.done
+	r.cancel()
+	r.s.reap(t, r.marker)
+	res := Result{Stdout: r.out.String(), Stderr: r.errb.String()}
+	name := filepath.Base(r.cmd.Path)
 	var ee *exec.ExitError
 	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("%s did not finish within %s\nstdout: %s\nstderr: %s", filepath.Base(name), timeout, clipText(r.Stdout), clipText(r.Stderr))
-	case errors.As(err, &ee):
-		r.ExitCode = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running %s: %v\nstderr: %s", name, err, r.Stderr)
+	case r.ctx.Err() == context.DeadlineExceeded:
+		t.Fatalf("%s did not finish within %s (the model had %d requests, played %d turns)\nstdout: %s\nstderr: %s",
+			name, r.timeout, len(r.s.Model.Requests()), r.s.Model.Played(), clipText(res.Stdout), clipText(res.Stderr))
+	case errors.As(r.err, &ee):
+		res.ExitCode = ee.ExitCode()
+	case r.err != nil:
+		t.Fatalf("running %s: %v\nstderr: %s", name, r.err, res.Stderr)
 	}
-	r.JSON = resultObject(r.Stdout)
-	return r
+	res.JSON = resultObject(res.Stdout)
+	return res
 }
 
 // resultObject finds the {"type":"result"} object in a client's output:
@@ -260,11 +329,27 @@ func clipText(s string) string {
 	return s
 }
 
-// Processes are the processes still running in this session: every
-// process whose environment has this session's HOME (its HOME is a fresh
-// temp directory, so nothing else has it).
+// The variables that mark a session's processes: every process a session
+// starts carries sessionVar, every one a run starts runVar too, and their
+// children inherit them (a client that scrubs its children's environment
+// keeps HOME at least, which is fresh per session).
+const (
+	sessionVar = "AGENTTEST_SESSION"
+	runVar     = "AGENTTEST_RUN"
+)
+
+// Processes are the processes still running in this session: those marked
+// with its AGENTTEST_SESSION, and unmarked ones with its HOME.
 func (s *Session) Processes() []int {
-	want := []byte("HOME=" + s.Home + "\x00")
+	mark := []byte(sessionVar + "=" + s.id + "\x00")
+	home := []byte("HOME=" + s.Home + "\x00")
+	return processes(func(env []byte) bool {
+		return hasVar(env, mark) || (hasVar(env, home) && !bytes.Contains(env, []byte(sessionVar+"=")))
+	})
+}
+
+// processes lists the live processes whose environment matches.
+func processes(match func(env []byte) bool) []int {
 	self := os.Getpid()
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
@@ -274,7 +359,7 @@ func (s *Session) Processes() []int {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !(bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))) {
+		if err != nil || !match(env) {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && zombie(stat) {
@@ -285,18 +370,28 @@ func (s *Session) Processes() []int {
 	return pids
 }
 
+// hasVar: env (NUL-separated) holds the entry kv, which ends in NUL.
+func hasVar(env, kv []byte) bool {
+	return bytes.HasPrefix(env, kv) || bytes.Contains(env, append([]byte{0}, kv...))
+}
+
 func zombie(stat []byte) bool {
 	i := bytes.LastIndexByte(stat, ')')
 	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
 // reap stops what a run left behind (Cline's hub daemon, a stray MCP
-// server) — every process of the session but those in keep: SIGTERM, then
-// SIGKILL after a grace period, and fails the test when one still runs
-// after that.
-func (s *Session) reap(t testing.TB, keep []int) {
+// server): the processes marked with marker (a run's, as KEY=VALUE), or
+// with marker "" every process of the session. SIGTERM, then SIGKILL after
+// a grace period; the test fails when one still runs after that.
+func (s *Session) reap(t testing.TB, marker string) {
 	t.Helper()
-	pids := s.left(keep)
+	find := s.Processes
+	if marker != "" {
+		kv := []byte(marker + "\x00")
+		find = func() []int { return processes(func(env []byte) bool { return hasVar(env, kv) }) }
+	}
+	pids := find()
 	if len(pids) == 0 {
 		return
 	}
@@ -305,29 +400,18 @@ func (s *Session) reap(t testing.TB, keep []int) {
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 	}
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && len(s.left(keep)) > 0; time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && len(find()) > 0; time.Sleep(50 * time.Millisecond) {
 	}
-	for _, pid := range s.left(keep) {
+	for _, pid := range find() {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if len(s.left(keep)) == 0 {
+		if len(find()) == 0 {
 			t.Logf("agenttest: stopped what the run left behind: %s", strings.Join(left, "; "))
 			return
 		}
 	}
-	t.Errorf("agenttest: processes of this session still run after SIGKILL: %s", strings.Join(describe(s.left(keep)), "; "))
-}
-
-// left is the session's processes but those in keep.
-func (s *Session) left(keep []int) []int {
-	var out []int
-	for _, pid := range s.Processes() {
-		if !slices.Contains(keep, pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	t.Errorf("agenttest: processes of this session still run after SIGKILL: %s", strings.Join(describe(find()), "; "))
 }
 
 // describe is each process as "PID command line".

@@ -61,3 +61,34 @@ func TestRunDeadlineKillsTheGroup(t *testing.T) {
 		t.Fatalf("still running: %v", describe(left))
 	}
 }
+
+// Two clients in one session's HOME at once: each Wait stops only what its
+// own run left behind, never the other's.
+func TestJoinedRunsStopOnlyTheirOwn(t *testing.T) {
+	a := fakeSession(t, "setsid sleep 300 </dev/null >/dev/null 2>&1 &\n")
+	bBin := filepath.Join(t.TempDir(), "fake-b")
+	if err := os.WriteFile(bBin, []byte("#!/bin/sh\nsetsid sleep 301 </dev/null >/dev/null 2>&1 &\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := a.join(t, &Client{Name: "fake-b", API: ChatAPI}, bBin, NewModelFor(t, ChatAPI))
+	ra, rb := a.Start(t, a.Bin), b.Start(t, b.Bin)
+	for end := time.Now().Add(10 * time.Second); len(b.Processes()) == 0 || !strings.Contains(strings.Join(describe(b.Processes()), " "), "301"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("b's sleep never started")
+		}
+	}
+	ra.Wait(t)
+	if len(a.Reaped) != 1 || !strings.Contains(a.Reaped[0], "300") {
+		t.Fatalf("a stopped %q; want its own sleep only", a.Reaped)
+	}
+	if !strings.Contains(strings.Join(describe(b.Processes()), " "), "sleep 301") {
+		t.Fatalf("a's Wait stopped b's sleep; b runs %v", describe(b.Processes()))
+	}
+	rb.Wait(t)
+	if len(b.Reaped) != 1 || !strings.Contains(b.Reaped[0], "301") {
+		t.Fatalf("b stopped %q", b.Reaped)
+	}
+	if len(a.Processes())+len(b.Processes()) != 0 {
+		t.Fatalf("left: %v %v", describe(a.Processes()), describe(b.Processes()))
+	}
+}
