@@ -14,7 +14,7 @@ const ClaudeVersion = "2.1.328"
 var ClaudeCode = &Client{
 	Name: "claude", Package: "@anthropic-ai/claude-code", Version: ClaudeVersion,
 	CacheDir: "claude-code", Bin: "claude", EnvVar: "LASERKIT_CLAUDE",
-	API: MessagesAPI, ShellTool: "Bash", version: []string{"--version"},
+	API: MessagesAPI, ShellTool: "Bash",
 	shell: Bash,
 	mcp:   func(server, tool string) (string, string) { return "", "mcp__" + server + "__" + tool },
 	env: func(s *Session) []string {

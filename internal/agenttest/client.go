@@ -30,12 +30,11 @@ type Client struct {
 	// ShellTool is the name of the client's shell tool as the model calls it.
 	ShellTool string
 
-	shell   func(id, command string) Turn
-	mcp     func(server, tool string) (namespace, name string)
-	env     func(s *Session) []string
-	setup   func(t testing.TB, s *Session)
-	args    func(s *Session, prompt string) []string
-	version []string // the arguments that print the version
+	shell func(id, command string) Turn
+	mcp   func(server, tool string) (namespace, name string)
+	env   func(s *Session) []string
+	setup func(t testing.TB, s *Session)
+	args  func(s *Session, prompt string) []string
 }
 
 // Shell is a turn that runs command through the client's shell tool, with
@@ -94,8 +93,14 @@ func (c *Client) Locate() (path, why string) {
 	if err != nil {
 		return "", "not in " + c.CachePath() + " nor on PATH (" + c.EnvVar + " names one)"
 	}
-	cmd := exec.Command(p, c.version...)
-	cmd.Env = append(os.Environ(), "HOME="+os.TempDir())
+	// In a throwaway HOME: some clients write their config on any start.
+	home, err := os.MkdirTemp("", "agenttest-version-")
+	if err != nil {
+		return "", err.Error()
+	}
+	defer os.RemoveAll(home)
+	cmd := exec.Command(p, "--version")
+	cmd.Env = append(os.Environ(), "HOME="+home)
 	out, _ := cmd.Output()
 	if !strings.Contains(string(out), c.Version) {
 		return "", fmt.Sprintf("%s reports %q, not %s", p, strings.TrimSpace(string(out)), c.Version)

@@ -16,7 +16,7 @@ const scriptedModel = "scripted"
 var Codex = &Client{
 	Name: "codex", Package: "@openai/codex", Version: "0.171.0",
 	CacheDir: "codex", Bin: "codex", EnvVar: "LASERKIT_CODEX",
-	API: ResponsesAPI, ShellTool: "exec_command", version: []string{"--version"},
+	API: ResponsesAPI, ShellTool: "exec_command",
 	mcp: func(server, tool string) (string, string) { return "mcp__" + server, tool },
 	shell: func(id, command string) Turn {
 		return CallID(id, "exec_command", map[string]any{"cmd": command})
@@ -52,7 +52,7 @@ trust_level = "trusted"
 var GeminiCLI = &Client{
 	Name: "gemini", Package: "@google/gemini-cli", Version: "0.61.0",
 	CacheDir: "gemini-cli", Bin: "gemini", EnvVar: "LASERKIT_GEMINI",
-	API: GeminiAPI, ShellTool: "run_shell_command", version: []string{"--version"},
+	API: GeminiAPI, ShellTool: "run_shell_command",
 	mcp: func(server, tool string) (string, string) { return "", "mcp_" + server + "_" + tool },
 	shell: func(id, command string) Turn {
 		return CallID(id, "run_shell_command", map[string]any{"command": command, "description": "scripted"})
@@ -76,7 +76,7 @@ var GeminiCLI = &Client{
 var QwenCode = &Client{
 	Name: "qwen", Package: "@qwen-code/qwen-code", Version: "0.24.4",
 	CacheDir: "qwen-code", Bin: "qwen", EnvVar: "LASERKIT_QWEN",
-	API: ChatAPI, ShellTool: "run_shell_command", version: []string{"--version"},
+	API: ChatAPI, ShellTool: "run_shell_command",
 	mcp: func(server, tool string) (string, string) { return "", "mcp__" + server + "__" + tool },
 	shell: func(id, command string) Turn {
 		return CallID(id, "run_shell_command", map[string]any{"command": command, "description": "scripted"})
@@ -100,7 +100,7 @@ var QwenCode = &Client{
 var OpenCode = &Client{
 	Name: "opencode", Package: "opencode-ai", Version: "1.18.33",
 	CacheDir: "opencode", Bin: "opencode", EnvVar: "LASERKIT_OPENCODE",
-	API: ChatAPI, ShellTool: "bash", version: []string{"--version"},
+	API: ChatAPI, ShellTool: "bash",
 	mcp: func(server, tool string) (string, string) { return "", server + "_" + tool },
 	shell: func(id, command string) Turn {
 		return CallID(id, "bash", map[string]any{"command": command, "description": "scripted"})
@@ -137,7 +137,7 @@ var OpenCode = &Client{
 var Cline = &Client{
 	Name: "cline", Package: "cline", Version: "3.0.65",
 	CacheDir: "cline", Bin: "cline", EnvVar: "LASERKIT_CLINE",
-	API: ChatAPI, ShellTool: "run_commands", version: []string{"--version"},
+	API: ChatAPI, ShellTool: "run_commands",
 	mcp: func(server, tool string) (string, string) { return "", server + "__" + tool },
 	shell: func(id, command string) Turn {
 		return CallID(id, "run_commands", map[string]any{"commands": []string{command}})
@@ -162,7 +162,7 @@ var Cline = &Client{
 var Copilot = &Client{
 	Name: "copilot", Package: "@github/copilot", Version: "1.0.102",
 	CacheDir: "copilot", Bin: "copilot", EnvVar: "LASERKIT_COPILOT",
-	API: ChatAPI, ShellTool: "bash", version: []string{"--version"},
+	API: ChatAPI, ShellTool: "bash",
 	mcp: func(server, tool string) (string, string) { return "", server + "-" + tool },
 	shell: func(id, command string) Turn {
 		return CallID(id, "bash", map[string]any{"command": command, "description": "scripted"})

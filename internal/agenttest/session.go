@@ -63,7 +63,7 @@ func NewSession(t testing.TB, claude string, model *Model) *Session {
 // (skipped loudly when missing, failing under CI=true), a scripted model of
 // its API playing turns, a fresh HOME and project (a git repository with
 // one commit), and the client configured there against the model, headless,
-// every tool allowed. Run(t, prompt) then drives it.
+// every tool allowed. Prompt(t, prompt) then drives it.
 func NewAgent(t testing.TB, c *Client, turns ...Turn) *Session {
 	t.Helper()
 	bin := c.Require(t)
