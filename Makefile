@@ -44,9 +44,10 @@ claude:
 
 # Every end-to-end test with a real agent client: the harness baseline of
 # all seven (internal/agenttest) and the supervised ones (cmd/laserbrain).
-# Tests that drive a real client are named TestAgent… or TestClaude…;
+# Tests that drive a real client are named TestAgent…, TestClaude…,
+# TestCodex… or TestDoctor…;
 # -parallel bounds how many clients run at once.
-AGENT_TESTS := TestAgent|TestClaude|TestRunForwardsSignals
+AGENT_TESTS := TestAgent|TestClaude|TestCodex|TestDoctor|TestRunForwardsSignals
 AGENT_PARALLEL ?= 2
 test-agents: agents
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -parallel $(AGENT_PARALLEL) -run '$(AGENT_TESTS)' ./internal/agenttest ./cmd/laserbrain
