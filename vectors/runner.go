@@ -27,6 +27,9 @@ type RunOptions struct {
 	// Timeout bounds each case's answer (0: DefaultCaseTimeout); the
 	// handshake and the stop have their own bounds.
 	Timeout time.Duration
+	// Limit sends at most this many cases of each file (0: all), for a
+	// quick look at a slow implementation.
+	Limit int
 }
 
 // Timeouts of the protocol.
@@ -95,6 +98,9 @@ func RunImplementation(ctx context.Context, opts RunOptions, files []VectorFile)
 		if k.Runnable() {
 			if cases, err = CasesOf(k, d); err != nil {
 				return nil, fmt.Errorf("%s: %w", f.Name, err)
+			}
+			if opts.Limit > 0 && len(cases) > opts.Limit {
+				cases = cases[:opts.Limit]
 			}
 		}
 		work = append(work, fileCases{f.Name, k, cases})

@@ -162,6 +162,7 @@ type vectorsRunOptions struct {
 	report  string
 	asJSON  bool
 	timeout time.Duration
+	limit   int
 	files   []string
 }
 
@@ -202,6 +203,7 @@ report.json, report.txt and report.html (the report's style) into DIR.`,
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write report.json, report.txt and report.html into this directory")
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print the report as JSON: {\"impl\", \"restarts\", \"kinds\": [report per kind]}")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", vectors.DefaultCaseTimeout, "how long one case may take to be answered")
+	cmd.Flags().IntVar(&opts.limit, "limit", 0, "send at most this many cases of each file (0: all)")
 	_ = cmd.MarkFlagRequired("impl")
 	cli.CompleteFlag(cmd, "kinds", cli.Dynamic(func(*cobra.Command) ([]string, error) { return vectorKinds(), nil }))
 	cli.CompleteFlag(cmd, "report", cli.Dirs)
@@ -230,6 +232,9 @@ func vectorsRun(ctx context.Context, streams *cli.IOStreams, opts *vectorsRunOpt
 	if opts.timeout <= 0 {
 		return cli.Usagef("--timeout %s: give a positive duration", opts.timeout)
 	}
+	if opts.limit < 0 {
+		return cli.Usagef("--limit %d: give a number of cases, 0 for all", opts.limit)
+	}
 	if opts.report != "" {
 		if st, err := os.Stat(opts.report); err != nil || !st.IsDir() {
 			return cli.Usagef("--report %s: not a directory (create it first)", opts.report)
@@ -239,7 +244,7 @@ func vectorsRun(ctx context.Context, streams *cli.IOStreams, opts *vectorsRunOpt
 	if err != nil {
 		return err
 	}
-	run, err := vectors.RunImplementation(ctx, vectors.RunOptions{Command: argv, Kinds: opts.kinds, Timeout: opts.timeout}, files)
+	run, err := vectors.RunImplementation(ctx, vectors.RunOptions{Command: argv, Kinds: opts.kinds, Timeout: opts.timeout, Limit: opts.limit}, files)
 	if err != nil {
 		if run == nil {
 			return cli.Usagef("%v", err)
