@@ -114,7 +114,7 @@ func shippedFile(t *testing.T, name string) VectorFile {
 	t.Helper()
 	for _, f := range Shipped() {
 		if f.Name == name {
-			return VectorFile{Name: f.Name, Data: f.Data}
+			return VectorFile(f)
 		}
 	}
 	t.Fatalf("no shipped file %s", name)

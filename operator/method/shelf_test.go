@@ -42,7 +42,7 @@ func TestShelfLocalMethods(t *testing.T) {
 		t.Fatalf("find release = %+v", rows)
 	}
 	var goal string
-	if json.Unmarshal(rows[0].Goal, &goal); goal != "publish a verified laserbrain release" {
+	if err := json.Unmarshal(rows[0].Goal, &goal); err != nil || goal != "publish a verified laserbrain release" {
 		t.Errorf("goal %s", rows[0].Goal)
 	}
 	if rows, _ := sh.Find("the of and"); len(rows) != 0 {
