@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser vectors-python
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard oracle lint fmt clean claude test-agents report-example test-browser vectors-python
 
 all: build
 
@@ -28,7 +28,7 @@ install: build
 # Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
 # one the OCA integration tests skip, and the script says so loudly.
 test:
-	scripts/with-postgres.sh $(GO) test -count=1 $(PKGS)
+	scripts/with-postgres.sh $(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The pinned Claude Code CLI the end-to-end agent tests drive (npm, into a
 # cache outside the tree; a second run reuses it).
@@ -98,6 +98,12 @@ bench-stream:
 bench-hook:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/laserbrain
 	LASERBRAIN_BIN=$(CURDIR)/$(BIN)/laserbrain $(GO) test -run '^$$' -bench HookProcess -benchtime 300x ./cmd/laserbrain-gate
+
+# What the fail-closed guard around the installed hook command costs:
+# whole processes, medians, interleaved with /bin/true, the bare gate and
+# the unguarded command line through sh -c. Fails over 1.2x the unguarded.
+bench-guard:
+	$(GO) test -run '^$$' -bench GuardedHook -benchtime 300x ./cmd/laserbrain-gate
 
 # Every git oracle variant in throwaway repositories (go test runs a sample);
 # prints the counts operator/POLICY.md quotes.
