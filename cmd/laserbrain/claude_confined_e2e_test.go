@@ -9,10 +9,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +27,20 @@ import (
 // directory of their own (the installed pair the hooks run).
 func confinedBinaries(t *testing.T) (lb, gate string) {
 	t.Helper()
+	gateOnce.Do(func() {
+		gateDir, gateErr = os.MkdirTemp("", "laserbrain-gate-e2e-")
+		if gateErr != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(gateDir, "laserbrain-gate"), "../laserbrain-gate")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			gateErr = fmt.Errorf("building laserbrain-gate: %v\n%s", err, out)
+		}
+	})
+	if gateErr != nil {
+		t.Fatal(gateErr)
+	}
 	dir := t.TempDir()
 	lb = filepath.Join(dir, "laserbrain")
 	data, err := os.ReadFile(laserbrainBinary(t))
@@ -35,10 +51,12 @@ func confinedBinaries(t *testing.T) (lb, gate string) {
 		t.Fatal(err)
 	}
 	gate = filepath.Join(dir, "laserbrain-gate")
-	build := exec.Command("go", "build", "-trimpath", "-o", gate, "../laserbrain-gate")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building laserbrain-gate: %v\n%s", err, out)
+	gdata, err := os.ReadFile(filepath.Join(gateDir, "laserbrain-gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, gdata, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if err := confine.Check(lb); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -48,6 +66,12 @@ func confinedBinaries(t *testing.T) (lb, gate string) {
 	}
 	return lb, gate
 }
+
+var (
+	gateOnce sync.Once
+	gateDir  string
+	gateErr  error
+)
 
 func TestClaudeConfinedKernelRefuses(t *testing.T) {
 	lb, gate := confinedBinaries(t)

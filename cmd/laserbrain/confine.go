@@ -45,8 +45,15 @@ func agentConfinement(self string, ops func(fleet.Run) broker.Ops) (confineFn fu
 		if err := srv.Listen(sock); err != nil {
 			return "", nil, err
 		}
-		done := func() { srv.Close(5 * time.Second) }
-		spec, held, absent := confine.Plan(planOptions(self, cmd.Dir, dir))
+		po := planOptions(self, cmd.Dir, dir)
+		po.Create = true
+		spec, held, absent := confine.Plan(po)
+		done := func() {
+			srv.Close(5 * time.Second)
+			for _, d := range confine.Created(spec) {
+				_ = os.Remove(d) // only when the agent left it empty
+			}
+		}
 		env := make([]string, 0, len(cmd.Env)+1)
 		for _, kv := range cmd.Env {
 			k, _, _ := strings.Cut(kv, "=")

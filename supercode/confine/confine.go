@@ -51,6 +51,8 @@ type Spec struct {
 	DenyTCP []uint16 `json:"deny_tcp,omitempty"`
 	// Root: the parent is root (no user namespace).
 	Root bool `json:"root"`
+	// Created are directories Plan made to hold them (Options.Create).
+	Created []string `json:"created,omitempty"`
 }
 
 // Protected is one path the confinement holds, and what it is.
@@ -78,7 +80,17 @@ type Options struct {
 	Writable []string
 	// DenyTCP are ports the agent may not connect to.
 	DenyTCP []uint16
+	// Create makes the project's .laserbrain and .claude directories when
+	// they are missing, so that they can be bound read-only: an agent that
+	// could create .laserbrain/policy.json or .claude/settings.local.json
+	// would write its own policy or switch its hooks off. The caller
+	// removes them afterwards (Created, when still empty).
+	Create bool
 }
+
+// Created are the directories Plan made (Options.Create), for the caller
+// to remove when the agent is done and they are still empty.
+func Created(spec Spec) []string { return spec.Created }
 
 // Plan is the Spec for o, and the paths it holds and leaves (a protected
 // path that does not exist cannot be bound: the gate alone stands there).
@@ -120,6 +132,14 @@ func Plan(o Options) (spec Spec, held, absent []Protected) {
 		add(filepath.Join(g, "config.worktree"), "the worktree's git configuration")
 	}
 	if repo != "" {
+		if o.Create {
+			for _, d := range []string{".laserbrain", ".claude"} {
+				p := filepath.Join(repo, d)
+				if _, err := os.Lstat(p); os.IsNotExist(err) && os.Mkdir(p, 0o755) == nil {
+					spec.Created = append(spec.Created, p)
+				}
+			}
+		}
 		add(filepath.Join(repo, ".laserbrain"), "the project's laserbrain policy")
 	}
 	for _, f := range o.Files {
