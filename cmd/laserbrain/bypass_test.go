@@ -371,7 +371,7 @@ func battery(w *world) []attempt {
 		{name: "the read-only mounts unmounted", bash: "umount " + H + "; umount -l " + filepath.Join(w.repo, ".git", "hooks") + "; rm -f " + w.haltFile, kernel: true},
 		{name: "a new user and mount namespace", bash: "unshare -Urm sh -c 'umount " + H + "; rm -f " + w.haltFile + "'", kernel: true},
 		{name: "the run's settings and socket", kernel: true, noControl: true,
-			bash: `d=$(dirname "$LASERBRAIN_BROKER"); printf '{}' > $d/settings.json && echo SETTINGS-WRITTEN; rm -f $d/broker.sock; [ -e $d/broker.sock ] || echo SOCKET-GONE; true`,
+			bash:   `d=$(dirname "$LASERBRAIN_BROKER"); printf '{}' > $d/settings.json && echo SETTINGS-WRITTEN; rm -f $d/broker.sock; [ -e $d/broker.sock ] || echo SOCKET-GONE; true`,
 			effect: func(w *world) string { return marks(w.lastRan, "SETTINGS-WRITTEN", "SOCKET-GONE") }},
 	}
 }
