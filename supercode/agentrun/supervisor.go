@@ -507,8 +507,13 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 		return CheckOutcome{}, err
 	}
 	var out CheckOutcome
+	self := false
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
 		out = CheckOutcome{}
+		// A person spoke (user-prompt-submit) when r.UserTurn is set; a
+		// user turn or a reset the agent claims without that is its own.
+		byPerson := r.UserTurn
+		self = !byPerson && (in.UserTurn || in.ResetTask || r.ResetBySelf)
 		if in.ResetTask {
 			if err := s.suspend(ctx, runs, r); err != nil {
 				return err
@@ -543,7 +548,10 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
 		}
 		out.CheckResult, out.Task = v, r.Task
-		r.UserTurn = false
+		r.UserTurn, r.ResetBySelf = false, false
+		if self {
+			r.SelfReground = append(r.SelfReground, fleet.SelfRegroundKey(fleet.TaskNumber(r.ID, r.Task), v.Step))
+		}
 		r.Checks++
 		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
 			Advice: v.Advice, Ground: v.Ground, At: s.now()}
@@ -554,6 +562,12 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	}
 	if in.ResetTask {
 		if _, err := st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"}); err != nil {
+			return out, err
+		}
+	}
+	if self {
+		if _, err := st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "self-reground",
+			Text: "the agent regrounded its own run (no person spoke): " + out.Ground}); err != nil {
 			return out, err
 		}
 	}
@@ -578,7 +592,12 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, runs, r) })
+	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
+		// Unless a person spoke, the next check's new ground is the
+		// agent's own: a self-reground.
+		r.ResetBySelf = !r.UserTurn
+		return s.suspend(ctx, runs, r)
+	})
 	if err != nil {
 		return 0, err
 	}

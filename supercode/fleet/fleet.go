@@ -66,6 +66,32 @@ type Run struct {
 	Judgment string `json:"judgment,omitempty"`
 	// StopsBlocked counts Stop events held back because the run drifted.
 	StopsBlocked int `json:"stops_blocked,omitempty"`
+	// SelfReground are the checks by which the agent regrounded its own
+	// run — a user turn it claimed when no person spoke (check
+	// --user-turn, MCP user_turn), the first check after its own
+	// reset_task — as SelfRegroundKey(task, step): the supervisor reads them
+	// as the agent's, not a person's, so they do not clear its drift
+	// streak.
+	SelfReground []string `json:"self_reground,omitempty"`
+	// ResetBySelf: the agent set its task aside (reset_task); the next
+	// check is a self-reground.
+	ResetBySelf bool `json:"reset_by_self,omitempty"`
+}
+
+// SelfRegroundKey names a run's check: its task's number (1, 2, …) and
+// the step's number in that task (1, 2, …, as the run's history counts).
+func SelfRegroundKey(task, step int) string { return fmt.Sprintf("%d:%d", task, step) }
+
+// TaskNumber is the number of a run's task id (TaskID's inverse): 1 for
+// the run's own id.
+func TaskNumber(run, task string) int {
+	if rest, ok := strings.CutPrefix(task, run+"."); ok {
+		var n int
+		if _, err := fmt.Sscanf(rest, "%d", &n); err == nil && n > 1 {
+			return n
+		}
+	}
+	return 1
 }
 
 // Suspended is a task set aside by reset_task, resumable by its ground goal.
