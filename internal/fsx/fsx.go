@@ -157,11 +157,49 @@ func CheckParentDir(path string) error {
 	return nil
 }
 
+// ErrNotRegular is a path a user named to be replaced that holds something
+// other than a regular file: a symbolic link, a device node, a FIFO, a
+// socket or a directory. WriteFileInDir replaces none of them: a link
+// would be swapped for a file (or, followed, write where it points), and a
+// device or FIFO is not a report's place.
+type ErrNotRegular struct {
+	Path string
+	What string
+}
+
+func (e *ErrNotRegular) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file: not replaced", e.Path, e.What)
+}
+
+// notRegular names what a non-regular file mode is.
+func notRegular(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	default:
+		return "not a regular file (" + m.Type().String() + ")"
+	}
+}
+
 // WriteFileInDir is WriteFile for a path a user named: the parent directory
-// must already exist; it is never created.
+// must already exist; it is never created; what the path holds now, if
+// anything, must be a regular file (ErrNotRegular).
 func WriteFileInDir(path string, data []byte, perm os.FileMode) error {
 	if err := CheckParentDir(path); err != nil {
 		return err
+	}
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return &ErrNotRegular{Path: path, What: notRegular(info.Mode())}
 	}
 	if err := renameio.WriteFile(path, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
