@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -205,4 +206,47 @@ func WriteFileInDir(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ErrTooLarge is an input that holds more than a command reads: Name is the
+// file (or "standard input"), Max the cap in bytes.
+type ErrTooLarge struct {
+	Name string
+	Max  int64
+}
+
+func (e *ErrTooLarge) Error() string {
+	return fmt.Sprintf("%s holds more than %s, the most this command reads: nothing was done", e.Name, sizeText(e.Max))
+}
+
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ReadCapped reads r whole, as long as it holds at most max bytes; one more
+// is an ErrTooLarge naming name. A device or FIFO that never ends (a
+// /dev/zero, a writer that keeps going) ends at the cap.
+func ReadCapped(r io.Reader, name string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, &ErrTooLarge{Name: name, Max: max}
+	}
+	return data, nil
+}
+
+// ReadFileCapped is ReadCapped of the file at path. The open's error is
+// returned as it is (fs.ErrNotExist and the like stay testable).
+func ReadFileCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadCapped(f, path, max)
 }

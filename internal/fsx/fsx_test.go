@@ -187,3 +187,19 @@ func TestWriteFileInDirRefusesNonRegular(t *testing.T) {
 		t.Fatalf("a regular file was not replaced: %q", b)
 	}
 }
+
+// TestReadCapped: exactly the cap is read whole, one byte more is refused
+// with ErrTooLarge naming the input and the cap.
+func TestReadCapped(t *testing.T) {
+	if b, err := ReadCapped(strings.NewReader("abcd"), "in", 4); err != nil || string(b) != "abcd" {
+		t.Fatalf("at the cap: %q %v", b, err)
+	}
+	_, err := ReadCapped(strings.NewReader("abcde"), "in", 4)
+	var big *ErrTooLarge
+	if !errors.As(err, &big) || big.Name != "in" || big.Max != 4 || err.Error() != "in holds more than 4 bytes, the most this command reads: nothing was done" {
+		t.Fatalf("over the cap: %v", err)
+	}
+	if _, err := ReadFileCapped(filepath.Join(t.TempDir(), "none"), 4); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a missing file: %v", err)
+	}
+}
