@@ -35,7 +35,7 @@ func BenchmarkHostile(b *testing.B) {
 	for _, h := range hostileInputs() {
 		b.Run(h.name, func(b *testing.B) {
 			for b.Loop() {
-				Classify(h.cmd, true, false)
+				classify(h.cmd)
 			}
 		})
 	}
@@ -48,7 +48,7 @@ func BenchmarkHostile(b *testing.B) {
 func TestHostileInputsAnswer(t *testing.T) {
 	for _, h := range hostileInputs() {
 		start := time.Now()
-		r := Classify(h.cmd, true, false)
+		r := classify(h.cmd)
 		took := time.Since(start)
 		t.Logf("%s: %s in %v (%s)", h.name, r.Decision, took, trim(r.Why))
 		if took > 10*h.bound {

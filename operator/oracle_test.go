@@ -441,7 +441,7 @@ func destroyed(t testing.TB, dir string, pre, post oracleState) []string {
 type oracleResult struct {
 	cmd      string
 	lost     []string
-	decision Decision
+	decision Answer
 	why      string
 }
 
@@ -527,12 +527,12 @@ func oracleRun(t testing.TB, dir, tmpl, cmd string, pre oracleState) oracleResul
 		t.Errorf("cp: %v %s", err, out)
 	}
 	work := filepath.Join(dir, "work")
-	r := ClassifyIn(work, cmd, true, false)
+	r := classifyIn(work, cmd)
 	for try := 0; try < 3 && strings.Contains(r.Why, "stopped after"); try++ {
 		// The budget is wall time: on a starved machine it can run out
 		// before a 20 µs classification gets a core. This test is about
 		// the model, so ask again.
-		r = ClassifyIn(work, cmd, true, false)
+		r = classifyIn(work, cmd)
 	}
 	c := exec.Command("bash", "-c", cmd)
 	c.Dir = work

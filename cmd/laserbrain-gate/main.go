@@ -53,5 +53,5 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guard error: --format must be exit or json, not %q\n", format)
 		return 2
 	}
-	return hook.Run(context.Background(), hook.PreToolUse, format, stdin, stdout, stderr)
+	return hook.Run(context.Background(), hook.PreToolUse, format, nil, stdin, stdout, stderr)
 }

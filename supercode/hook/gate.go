@@ -33,20 +33,22 @@ var nonShellTools = map[string]bool{
 	"google_web_search": true, "web_fetch": true, "save_memory": true,
 }
 
-// File-writing tools and the input field naming the file: Claude Code's
-// Write, Edit, MultiEdit and NotebookEdit, Gemini CLI's write_file and
-// replace.
-var writeTools = map[string]string{
-	"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
-	"write_file": "file_path", "replace": "file_path",
+// File-writing tools and the input fields naming the files they write:
+// Claude Code's Write, Edit, MultiEdit and NotebookEdit, Gemini CLI's
+// write_file and replace, and the MCP filesystem server's write_file,
+// edit_file and move_file (whose source goes away).
+var writeTools = map[string][]string{
+	"Write": {"file_path"}, "Edit": {"file_path"}, "MultiEdit": {"file_path"}, "NotebookEdit": {"notebook_path"},
+	"replace": {"file_path"}, "write_file": {"file_path|path"}, "edit_file": {"path|file_path"}, "move_file": {"source", "destination"},
 }
 
-// preToolUse gates one tool call. A shell command the operator classifies
-// as irreversible or outward, and a write into a protected path, is an
-// action needing authorization: it goes through operator.Act joined to the
-// caller's run, so it is refused while the run drifts or its judgment says
-// abandon, wrong-problem or repeating, and otherwise needs a person's
-// authorization (laserbrain authorize), looked up afresh for every action.
+// preToolUse gates one tool call, in one straight line: the event is read
+// into an analysis (a shell command's, or the paths a file tool writes),
+// the operator decides (operator.Decide: the analysis, who is there, the
+// run's state, the project policy), the decision is recorded once on the
+// caller's run, and answered. The hook keeps only the I/O: it reads the
+// run once and a person's authorizations once, and only when the decision
+// needs them.
 func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	if p.ToolName == nil {
 		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
@@ -60,153 +62,149 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	if ans, stop := h.halted(ctx, p); stop {
 		return ans
 	}
-	if field, ok := writeTools[name]; ok {
-		path, err := stringField(p.ToolInput, field)
-		if err != nil {
-			return h.failed(PreToolUse, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field))
-		}
-		what, abs, protected := protectedPath(path, p.Cwd)
-		if outright(what) {
-			return h.refuseWrite(ctx, p, what, fmt.Sprintf("%s would write %s", name, abs))
-		}
-		if !protected {
-			return Answer{}
-		}
-		a := operator.Action{Kind: "write", Target: abs, Reversible: false}
-		return h.gate(ctx, p, a, "write "+abs, what, gateFacts{labels: []string{"protected file: " + what}})
-	}
-	command, isShell, err := shellCommand(name, p.ToolInput)
+	an, isAction, err := analyzeCall(name, p.ToolInput, p.Cwd)
 	if err != nil {
 		return h.failed(PreToolUse, err)
 	}
-	if !isShell {
+	if !isAction {
 		return Answer{}
+	}
+	pol, err := agentrun.LoadPolicy(p.Cwd, h.ValidatePolicy)
+	if agentrun.IsPolicyUnchecked(err) {
+		return Answer{Delegate: true}
+	}
+	c := h.caller(p)
+	rs := operator.RunState{PresenceWhy: c.PresenceWhy}
+	d := operator.Decide(an, c.Presence, rs, pol)
+	var run fleet.Run
+	found := false
+	if d.NeedsRun {
+		rs, run, found, err = h.Sup.RunState(ctx, c)
+		if err == nil {
+			d = operator.Decide(an, c.Presence, rs, pol)
+		}
+		if err == nil && d.WantsAuthorization() {
+			var au fleet.Authorization
+			var ok bool
+			au, ok, err = h.Sup.Authorize(ctx, c, run, found, fleet.NormalizeAction(d.Target))
+			if ok {
+				rs.Authorized, rs.AuthorizedBy = true, agentrun.AuthorizedBy(au)
+				d = operator.Decide(an, c.Presence, rs, pol)
+			}
+		}
+		switch {
+		case errors.Is(err, agentrun.ErrStoreElsewhere):
+			return Answer{Delegate: true}
+		case isUnreachable(err):
+			return h.cannotRead(p, d, err)
+		case err != nil:
+			return h.failed(PreToolUse, err)
+		}
+	}
+	h.record(ctx, c, run, found, p, d)
+	return h.answer(d)
+}
+
+// analyzeCall reads a tool call into the operator's analysis: a file
+// tool's paths, or a shell-like tool's command. isAction is false for a
+// tool that neither writes files nor runs commands.
+func analyzeCall(name string, input json.RawMessage, cwd string) (an operator.Analysis, isAction bool, err error) {
+	base := toolBase(name)
+	if fields, ok := writeTools[base]; ok {
+		var paths []string
+		for _, field := range fields {
+			var path string
+			err := errors.New("missing")
+			for _, alt := range strings.Split(field, "|") {
+				if path, err = stringField(input, alt); err == nil {
+					break
+				}
+			}
+			if err != nil {
+				return an, true, fmt.Errorf("a %s event needs tool_input.%s as a string", name, strings.ReplaceAll(field, "|", " (or "+")"))
+			}
+			paths = append(paths, path)
+		}
+		return operator.AnalyzeWrite(name, cwd, paths...), true, nil
+	}
+	command, isShell, err := shellCommand(name, input)
+	if err != nil || !isShell {
+		return an, isShell, err
 	}
 	// Read in the event's directory: "git checkout NAME" discards NAME's
-	// changes when NAME is a file there, and switches branches otherwise.
-	r := operator.ClassifyIn(p.Cwd, command, true, false)
-	// A person's command (laserbrain authorize, …) is refused whoever is
-	// there, and no authorization lets it through.
-	if f, ok := r.PersonOnly(); ok {
-		return h.refuseOutright(ctx, p, operator.PersonOnlyReason(f), strings.TrimPrefix(f.Label, "parsed: "))
-	}
-	// Where the command writes: into what is never authorizable, refused;
-	// into other protected files, an action needing authorization like a
-	// Write of them; a protected file named where the gate cannot tell
-	// whether the command writes it, not cleared.
-	never, neverAbs, writes, unsure := shellWrites(command, p.Cwd)
-	if never != "" {
-		return h.refuseWrite(ctx, p, never, writeWhy("command", neverAbs))
-	}
-	for _, w := range writes {
-		r.Add(operator.Finding{Label: "writes a protected file: " + w, Where: operator.Executed})
-	}
-	if unsure != "" {
-		r.Add(operator.Finding{Label: "may write a protected file (" + unsure + ")", Where: operator.Unknown,
-			Note: "the gate cannot tell where this command writes"})
-	}
-	switch r.Decision {
-	case operator.Deny:
-		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gate(ctx, p, a, command, r.Why, commandFacts(r, r.Findings))
-	case operator.Ask:
-		return h.unsure(ctx, p, command, r)
-	}
-	return Answer{}
+	// changes when NAME is a file there, and switches branches otherwise;
+	// a script the command runs is read from there.
+	return operator.Analyze(command, cwd), true, nil
 }
 
-// unsure answers a call the gate could not clear: a match only in data or
-// in code, a dry run, or a command it could not read. It is the one place
-// that decides what to do without a clear finding, by who is there
-// (operator.RoleAnswer's table): with a person there, or nobody saying,
-// it asks. With nobody there an ask would be a refusal nobody explained
-// (Claude Code refuses it), so code and what the gate cannot read are
-// refused as actions needing authorization, with what to do instead, and
-// a match only in data or a dry run goes ahead: the finding is recorded
-// on the run and put before the model, and the agent's own permission
-// rules still decide (no permissionDecision is given).
-func (h *Handler) unsure(ctx context.Context, p Payload, command string, r operator.Result) Answer {
-	c := h.caller(p)
-	ans := r.HookAnswerFor(c.Presence, c.PresenceWhy)
-	facts := commandFacts(r, ans.Findings)
-	switch ans.Decision {
-	case operator.Ask:
-		h.recordUnsure(ctx, c, p, facts, fleet.GateAsk, nil, ans.Reason)
-		return decision("ask", ans.Reason)
-	case operator.Deny:
-		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gateAs(ctx, p, a, command, r.Why, ans.Reason, facts)
+// toolBase is a tool's name without an MCP server's prefix
+// (mcp__filesystem__write_file is write_file).
+func toolBase(name string) string {
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if i := strings.Index(rest, "__"); i >= 0 {
+			return rest[i+2:]
+		}
 	}
-	if len(ans.Findings) > 0 {
-		h.recordUnsure(ctx, c, p, facts, fleet.GateAllow, ans.Findings, ans.Context)
-	}
-	if ans.Context == "" {
-		return Answer{}
-	}
-	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName":     string(PreToolUse),
-		"additionalContext": ans.Context,
-	}})
-	return Answer{Stdout: string(b) + "\n"}
+	return name
 }
 
-// gateFacts is what the gate knows of an action besides its text: the
-// operator's labels and the role of the match that decides.
-type gateFacts struct {
-	labels []string
-	role   string
-}
-
-// commandFacts are a classified command's labels and the strongest role
-// among the findings that decided.
-func commandFacts(r operator.Result, deciding []operator.Finding) gateFacts {
-	f := gateFacts{labels: r.Labels}
-	if w, ok := operator.Strongest(deciding); ok {
-		f.role = w.String()
-	}
-	return f
-}
-
-// result is the recorded event's result: the decision and the facts, for
-// caller c (whose presence decided how unsure calls are answered).
-func (g gateFacts) result(decision string, c agentrun.Caller, findings []operator.Finding) json.RawMessage {
-	labels := g.labels
-	if labels == nil {
-		labels = []string{}
-	}
-	res := fleet.GateResult{Decision: decision, Labels: labels, Role: g.role, Presence: c.Presence.String()}
-	if len(findings) > 0 {
-		res.Findings = findings
-	}
-	b, _ := json.Marshal(res) // strings and the operator's findings: cannot fail
-	return b
-}
-
-// recordUnsure records a call the gate asked about, or let go ahead with a
-// finding, on the caller's run, best effort: the run is opened when the
-// caller names one (a session or LASERBRAIN_RUN), and a record that cannot
-// be written is logged, not turned into a refusal.
-func (h *Handler) recordUnsure(ctx context.Context, c agentrun.Caller, p Payload, facts gateFacts, decision string, findings []operator.Finding, text string) {
-	if c.Run == "" && c.Session == "" {
+// record keeps a decision on the caller's run, best effort (a decision
+// that cannot be recorded still stands: a refusal must not turn into an
+// allow): refusals, asks, calls that went ahead with a note, by a person's
+// authorization or by the project policy. A plain allow records nothing.
+// When the caller has no run yet but names one (LASERBRAIN_RUN, or a
+// session), it is opened, so a report counts every decision.
+func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, p Payload, d operator.Decision) {
+	if d.Action == operator.Allow && d.Rule == operator.RuleNothing || d.Action == operator.Allow && d.Rule == operator.RuleCarveOut {
 		return
 	}
-	run, err := h.Sup.Open(ctx, c)
-	var st fleet.Store
-	if err == nil {
-		st, err = h.Sup.Fleet()
-	}
-	if err == nil {
-		var ok *bool // an ask: nobody knows yet
-		if decision == fleet.GateAllow {
-			yes := true
-			ok = &yes
+	if !found {
+		if c.Run == "" && c.Session == "" {
+			return
 		}
-		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(p, ""), At: h.now(), Kind: fleet.KindGate, Name: toolName(p), OK: ok,
-			Result: facts.result(decision, c, findings), Text: text, Session: p.SessionID})
+		var err error
+		if run, err = h.Sup.Open(ctx, c); err != nil {
+			h.log(fmt.Sprintf("laserbrain hook %s: the gate's decision could not be recorded on the run: %v", PreToolUse, err))
+			return
+		}
 	}
+	st, err := h.Sup.Fleet()
 	if err != nil {
-		h.log(fmt.Sprintf("laserbrain hook %s: the gate's %s could not be recorded on the run: %v", PreToolUse, decision, err))
+		return
 	}
+	var ok *bool // an ask: nobody knows yet
+	if d.Action != operator.Ask {
+		yes := d.Action == operator.Allow
+		ok = &yes
+	}
+	id := gateEventID(p, h.eventID("gate"))
+	if _, err := st.AppendEvent(ctx, run.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindGate, Name: toolName(p), OK: ok,
+		Result: agentrun.GateResult(d), Text: d.Reason, Session: p.SessionID}); err != nil {
+		h.log(fmt.Sprintf("laserbrain hook %s: the gate's %s could not be recorded on the run: %v", PreToolUse, d.Action, err))
+	}
+}
+
+// answer encodes a decision for Claude Code: a refusal (exit 2 and the
+// reason, or permissionDecision deny with --format json); an ask; an
+// allow by a person's authorization (permissionDecision allow with whose);
+// an allow with a note (additionalContext, no permissionDecision: the
+// agent's own rules still decide); otherwise nothing.
+func (h *Handler) answer(d operator.Decision) Answer {
+	switch {
+	case d.Action == operator.Deny:
+		return h.deny(d.Reason)
+	case d.Action == operator.Ask:
+		return decision("ask", d.Reason)
+	case d.UseAuthorization:
+		return decision("allow", d.Reason)
+	case d.Context != "":
+		b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+			"hookEventName":     string(PreToolUse),
+			"additionalContext": d.Context,
+		}})
+		return Answer{Stdout: string(b) + "\n"}
+	}
+	return Answer{}
 }
 
 func gateEventID(p Payload, fallback string) string {
@@ -223,136 +221,25 @@ func toolName(p Payload) string {
 	return ""
 }
 
-// gate puts an action needing authorization to the operator, joined to
-// the caller's run.
-func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string, facts gateFacts) Answer {
-	return h.gateAs(ctx, p, a, actionText, why, "", facts)
-}
-
-// gateAs is gate with the reason for a plain refusal (nobody authorized
-// it) given by the caller; "" is the gate's own.
-//
-// When the run cannot be read because the store's database is out of
-// reach, the action is refused with the reason (the command alone decided
-// it needs the run; a call the gate clears never gets here).
-func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, actionText, why, plain string, facts gateFacts) Answer {
-	c := h.caller(p)
-	run, found, err := h.Sup.Find(ctx, c)
-	if errors.Is(err, agentrun.ErrStoreElsewhere) {
-		return Answer{Delegate: true}
-	}
-	if isUnreachable(err) {
-		return h.cannotRead(p, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil))
-	}
-	if err != nil {
-		return h.failed(PreToolUse, err)
-	}
-	op := &operator.Operator{}
-	if found {
-		task, err := h.Sup.Task(ctx, run)
-		if isUnreachable(err) {
-			return h.cannotRead(p, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil))
-		}
-		if err != nil {
-			return h.failed(PreToolUse, err)
-		}
-		if task != nil {
-			op.Harness = task
-		}
-	}
-	var granted fleet.Authorization
-	op.Authorizer = operator.AuthorizerFunc(func(ctx context.Context, _ operator.Action) (bool, error) {
-		st, err := h.Sup.Fleet()
-		if err != nil {
-			return false, err
-		}
-		// No authorization at all (the usual case): no need to resolve the
-		// fleet, which costs a git process.
-		if all, err := st.ListAuthorizations(ctx, ""); err != nil || len(all) == 0 {
-			return false, err
-		}
-		fid := run.Fleet
-		if !found {
-			if fid, err = fleet.ID(ctx, c.Dir); err != nil {
-				return false, err
-			}
-		}
-		agent := run.Agent
-		if agent == "" {
-			agent = c.Agent
-		}
-		au, ok, err := fleet.Authorize(ctx, st, fid, run.ID, agent, actionText, h.now())
-		granted = au
-		return ok, err
-	})
-	err = op.Act(ctx, a, func(context.Context) error { return nil })
-	var refused *operator.Refused
-	switch {
-	case err == nil:
-		reason := fmt.Sprintf("laserbrain: authorized by %s (%s), use %d of %d", granted.ID, granted.By, len(granted.Used), granted.Uses)
-		h.record(ctx, c, run, found, p, true, reason, facts.result(fleet.GateAllow, c, nil))
-		return decision("allow", reason)
-	case errors.As(err, &refused):
-		reason := refusalReason(refused, a, why, plain)
-		h.record(ctx, c, run, found, p, false, reason, facts.result(fleet.GateDeny, c, nil))
-		return h.deny(reason)
-	case errors.Is(err, agentrun.ErrStoreElsewhere):
-		return Answer{Delegate: true}
-	case isUnreachable(err):
-		return h.cannotRead(p, a, why, "the authorizations", err, facts.result(fleet.GateDeny, c, nil))
-	default:
-		return h.failed(PreToolUse, err)
-	}
-}
-
 // cannotRead refuses an action needing authorization whose run (or
 // authorizations) the gate cannot read: the store's database is out of
 // reach. The decision is queued for the run like the observers' events,
 // and the session's first refusal explains the outage.
-func (h *Handler) cannotRead(p Payload, a operator.Action, why, what string, cause error, result json.RawMessage) Answer {
-	reason := "laserbrain: cannot read " + what + ": " + reasonOf(cause) + ". " + capitalize(actionWhat(a, why)) +
+func (h *Handler) cannotRead(p Payload, d operator.Decision, cause error) Answer {
+	what := "this command is irreversible or outward"
+	if d.Kind == "write" {
+		what = "this file is protected"
+	}
+	reason := "laserbrain: cannot read the run: " + reasonOf(cause) + ". " + capitalize(what) +
 		", and nothing irreversible or outward runs while the run cannot be read; reversible actions go on. Do not retry it in another form."
 	if h.firstTold(p.SessionID) {
 		reason += " " + outageNotice(cause)
 	}
-	if err := h.enqueue(PreToolUse, h.input, &gateDecision{OK: false, Text: reason, Result: result}); err != nil {
+	d.Action, d.Reason = operator.Deny, reason
+	if err := h.enqueue(PreToolUse, h.input, &gateDecision{OK: false, Text: reason, Result: agentrun.GateResult(d)}); err != nil {
 		h.log(fmt.Sprintf("laserbrain hook pre-tool-use: the refusal could not be queued: %v", err))
 	}
 	return h.deny(reason)
-}
-
-// actionWhat says what kind of action was refused.
-func actionWhat(a operator.Action, why string) string {
-	what := "this command is irreversible or outward"
-	if a.Kind == "write" {
-		return "this file is protected (" + why + ")"
-	}
-	if why != "" {
-		what += " — " + why
-	}
-	return what
-}
-
-// refusalReason is written for the model: what was refused, why, and what
-// to do instead. The reasons differ by cause, so the agent (and a test)
-// can tell a drifting run's refusal from a plain one; plain, when given,
-// is the reason for a plain refusal.
-func refusalReason(r *operator.Refused, a operator.Action, why, plain string) string {
-	what := actionWhat(a, why)
-	switch r.Code {
-	case operator.RefusedDrift:
-		return "laserbrain: refused because your run is drifting: " + r.Reason + ". " + capitalize(what) +
-			", and nothing irreversible or outward runs while the run is off its ground. Check your state (check_state) and return to your goal first; do not retry it in another form."
-	case operator.RefusedJudgment:
-		return "laserbrain: refused because " + r.Reason + ": the run as a whole should stop, not act. " + capitalize(what) +
-			". Do not retry it in another form; tell the user."
-	case operator.RefusedNoReading:
-		return "laserbrain: refused: " + r.Reason + ". " + capitalize(what) + "."
-	}
-	if plain != "" {
-		return plain
-	}
-	return "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it."
 }
 
 func capitalize(s string) string {
@@ -360,43 +247,6 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// record keeps the decision on the run, best effort: a decision that cannot
-// be recorded still stands (a refusal must not turn into an allow). When
-// the caller has no run yet, one is opened as for a noted allow.
-func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, p Payload, ok bool, text string, result json.RawMessage) {
-	if !found {
-		h.recordDecision(ctx, c, p, ok, text, result)
-		return
-	}
-	h.recordOn(ctx, run.ID, p, ok, text, result)
-}
-
-// recordDecision keeps a gate decision on the caller's run, best effort,
-// opening the run when the caller names one (LASERBRAIN_RUN, or a session)
-// that is not registered yet: a Claude Code session whose SessionStart
-// never reached the hooks has its refusals recorded like its noted allows,
-// so a report counts both. A caller naming nothing has no run to keep it on.
-func (h *Handler) recordDecision(ctx context.Context, c agentrun.Caller, p Payload, ok bool, text string, result json.RawMessage) {
-	if c.Run == "" && c.Session == "" {
-		return
-	}
-	run, err := h.Sup.Open(ctx, c)
-	if err != nil {
-		h.log(fmt.Sprintf("laserbrain hook %s: the gate's decision could not be recorded on the run: %v", PreToolUse, err))
-		return
-	}
-	h.recordOn(ctx, run.ID, p, ok, text, result)
-}
-
-func (h *Handler) recordOn(ctx context.Context, runID string, p Payload, ok bool, text string, result json.RawMessage) {
-	st, err := h.Sup.Fleet()
-	if err != nil {
-		return
-	}
-	_, _ = st.AppendEvent(ctx, runID, fleet.Event{ID: gateEventID(p, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
-		Result: result, Text: text, Session: p.SessionID})
 }
 
 func (h *Handler) deny(reason string) Answer {
@@ -429,8 +279,9 @@ func stringField(input json.RawMessage, field string) (string, error) {
 
 // shellCommand reads the command of a shell-like call: a known shell tool
 // must carry one (a string, or an argv array as Codex sends); any other
-// tool not known to be something else is shell-like when its input has a
-// "command" string or array.
+// tool not known to be something else is shell-like when its input
+// carries a command under "command", "cmd" or "script" (a string, or an
+// argv array, with "args" after it), or an argv under "args".
 func shellCommand(name string, input json.RawMessage) (cmd string, isShell bool, err error) {
 	known := shellTools[name]
 	if nonShellTools[name] {
@@ -443,23 +294,46 @@ func shellCommand(name string, input json.RawMessage) (cmd string, isShell bool,
 		}
 		return "", false, nil
 	}
-	raw, has := in["command"]
-	if !has {
-		if known {
-			return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
+	keys := []string{"command"}
+	if !known {
+		keys = append(keys, "cmd", "script")
+	}
+	var args []string
+	if raw, ok := in["args"]; ok && !known {
+		if json.Unmarshal(raw, &args) != nil {
+			var one string
+			if json.Unmarshal(raw, &one) != nil {
+				return "", true, fmt.Errorf("a %s event's tool_input.args is neither a string nor a list of strings", name)
+			}
+			args = []string{one}
 		}
-		return "", false, nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true, nil
+	for _, key := range keys {
+		raw, has := in[key]
+		if !has {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			if len(args) > 0 {
+				return joinArgv(append([]string{s}, args...)), true, nil
+			}
+			return s, true, nil
+		}
+		var argv []string
+		if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+			return joinArgv(append(argv, args...)), true, nil
+		}
+		// A command we cannot read is not waved through.
+		return "", true, fmt.Errorf("a %s event needs tool_input.%s as a string", name, key)
 	}
-	var argv []string
-	if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
-		return joinArgv(argv), true, nil
+	if known {
+		return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
 	}
-	// A command we cannot read is not waved through.
-	return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
+	if len(args) > 0 {
+		return joinArgv(args), true, nil
+	}
+	return "", false, nil
 }
 
 // joinArgv writes an argv as one shell command line, each word quoted when

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -86,6 +87,11 @@ type Handler struct {
 	// QueueDir holds the events observed while the store's database was
 	// out of reach (default: queue/ under $LASERBRAIN_HOME).
 	QueueDir string
+	// ValidatePolicy checks a project policy file against its schema
+	// (operator/policyschema.Validate); nil in a binary that links no
+	// schema validator, which then hands an unchecked policy to
+	// laserbrain (Run's delegate).
+	ValidatePolicy operator.PolicyValidator
 
 	replayID string // the queue entry being replayed
 	input    []byte // the event as it came, for the queue
@@ -206,9 +212,9 @@ func (h *Handler) caller(p Payload) agentrun.Caller { return h.Sup.Caller(p.Sess
 // Run is one hook process: it reads the event from stdin (at most
 // MaxInput), answers it with a fresh handler and writes the answer; the
 // result is the exit status. `laserbrain hook EVENT` and laserbrain-gate
-// both run it.
-func Run(ctx context.Context, ev Event, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	h := &Handler{Sup: &agentrun.Supervisor{}, Format: format}
+// both run it; validate checks a project policy (nil in laserbrain-gate).
+func Run(ctx context.Context, ev Event, format string, validate operator.PolicyValidator, stdin io.Reader, stdout, stderr io.Writer) int {
+	h := &Handler{Sup: &agentrun.Supervisor{}, Format: format, ValidatePolicy: validate}
 	defer h.Sup.Close()
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {

@@ -102,7 +102,8 @@ func TestProtectedPaths(t *testing.T) {
 		{"NotebookEdit", "notebook_path", filepath.Join(lbHome, "runs", "x.json"), true},
 		{"write_file", "file_path", ".git/HEAD", true},
 		{"Write", "file_path", "src/main.go", false},
-		{"Write", "file_path", ".claude/agents/x.md", false},
+		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude (issue 24)
+		{"Write", "file_path", ".claude-notes/x.md", false},
 		{"Write", "file_path", ".gitignore", false},
 	} {
 		a := h.Handle(ctx, PreToolUse, payload(t, pre(c.tool, map[string]any{c.field: c.path}, cwd)))

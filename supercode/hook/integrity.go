@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -48,7 +49,8 @@ func (h *Handler) halted(ctx context.Context, p Payload) (Answer, bool) {
 	if !ok {
 		return Answer{}, false
 	}
-	reason := "laserbrain: refused: " + halt.Message()
-	h.record(ctx, h.caller(p), run, found, p, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(p), nil))
-	return h.deny(reason), true
+	c := h.caller(p)
+	d := operator.Decide(operator.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + halt.Message(), PresenceWhy: c.PresenceWhy}, operator.Policy{})
+	h.record(ctx, c, run, found, p, d)
+	return h.answer(d), true
 }

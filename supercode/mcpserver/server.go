@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/method"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -483,12 +485,29 @@ func (s *Server) classify(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := operator.Classify(command, !irreversible, outward)
+	// The gate's own decision (operator.Decide), for the presence this
+	// server's agent has, read in the directory the server runs in.
+	dir, _ := os.Getwd()
+	an := operator.Analyze(command, dir)
+	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	if err != nil {
+		return nil, err
+	}
+	c := s.sup.Caller("", dir)
+	d := operator.Decide(an, c.Presence, operator.RunState{PresenceWhy: c.PresenceWhy}, pol)
+	v := an.Escalate(!irreversible, outward)
 	return struct {
 		Command            string `json:"command"`
 		NeedsAuthorization bool   `json:"needs_authorization"`
-		operator.Result
-	}{command, r.NeedsAuthorization(), r}, nil
+		operator.Verdict
+		Findings []operator.Finding `json:"findings"`
+		Writes   []operator.Write   `json:"writes,omitempty"`
+		Complete bool               `json:"complete"`
+		Decision operator.Answer    `json:"decision"`
+		Rule     string             `json:"rule"`
+		Reason   string             `json:"reason,omitempty"`
+		Presence operator.Presence  `json:"presence"`
+	}{command, v.NeedsAuthorization(), v, an.Findings, an.Writes, an.Complete, d.Action, d.Rule, d.Reason, d.Presence}, nil
 }
 
 func (s *Server) lint(ctx context.Context, a args) (any, error) {

@@ -1,0 +1,257 @@
+package operator
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// What supervision relies on. Writes into the first three are refused
+// outright — no authorization lets an agent write them — and into the
+// rest need a person's authorization. Names are matched in any case
+// (.GIT is .git on a case-insensitive file system), and a pattern the
+// shell expands (.g*) matches what it may expand to.
+const (
+	// ProtectedPonder: a ledger line forged by an agent would buy
+	// coverage the audit never did; only ponder writes .ponder/.
+	ProtectedPonder = "ponder's session files"
+	// ProtectedFleet: the supervisor's halts, the people's
+	// authorizations and the journal, in the laserbrain home. An agent
+	// that could delete a halt would release itself; one that could
+	// write an authorization would grant itself one.
+	ProtectedFleet = "the supervisor's records (halts, authorizations, journal)"
+	// ProtectedPolicy: the project policy a person commits; an agent that
+	// wrote it would set its own rules.
+	ProtectedPolicy = "the project's laserbrain policy (.laserbrain/)"
+	ProtectedGit    = "inside a repository's .git"
+	ProtectedClaude = "Claude Code settings, which hold the hooks"
+	ProtectedClient = "an agent client's settings, which hold the hooks"
+	ProtectedMCP    = "the project's MCP servers (.mcp.json)"
+	ProtectedHome   = "laserbrain's own state"
+	ProtectedExtra  = "a path the project policy protects"
+)
+
+// Outright reports whether a write into what is never authorizable.
+func Outright(what string) bool {
+	return what == ProtectedPonder || what == ProtectedFleet || what == ProtectedPolicy
+}
+
+// clientDirs are the directories (and files) where the agent clients keep
+// their settings and hooks.
+var clientDirs = []string{".codex", ".gemini", ".qwen", ".opencode", ".cline", ".clinerules", ".cursor"}
+
+// ProtectedPlace reports whether writing p (absolute, or relative to
+// where the command runs) touches what supervision relies on, and what.
+func (pol Policy) ProtectedPlace(p string) (what string, ok bool) {
+	if p == "" {
+		return "", false
+	}
+	clean := filepath.ToSlash(filepath.Clean(p))
+	if pol.Home != "" && filepath.IsAbs(p) {
+		home := filepath.ToSlash(filepath.Clean(pol.Home))
+		if rel, in := inside(clean, home); in {
+			if isFleetRecord(rel) {
+				return ProtectedFleet, true
+			}
+			for _, own := range pol.Own {
+				if _, mine := inside(clean, filepath.ToSlash(filepath.Clean(own))); mine {
+					return "", false
+				}
+			}
+			return ProtectedHome, true
+		}
+	}
+	parts := strings.Split(clean, "/")
+	for i, part := range parts {
+		last := i == len(parts)-1
+		switch {
+		case nameIs(part, ".git"):
+			return ProtectedGit, true
+		case nameIs(part, ".ponder"):
+			return ProtectedPonder, true
+		case nameIs(part, ".laserbrain"):
+			return ProtectedPolicy, true
+		case nameIs(part, ".claude"):
+			return ProtectedClaude, true
+		case nameIs(part, ".github") && !last && nameIs(parts[i+1], "hooks"):
+			return ProtectedClient, true
+		}
+		for _, c := range clientDirs {
+			if nameIs(part, c) {
+				return ProtectedClient, true
+			}
+		}
+		if last && (nameIs(part, ".mcp.json") || nameIs(part, "opencode.json") || nameIs(part, "opencode.jsonc")) {
+			if nameIs(part, ".mcp.json") {
+				return ProtectedMCP, true
+			}
+			return ProtectedClient, true
+		}
+	}
+	for _, x := range pol.Protected {
+		scope := pol.resolveScope(x)
+		if scope == "" {
+			continue
+		}
+		if _, in := inside(clean, filepath.ToSlash(scope)); in || globWithin(clean, filepath.ToSlash(scope)) {
+			return ProtectedExtra + " (" + x + ")", true
+		}
+	}
+	return "", false
+}
+
+// nameIs: a path component is name, in any case, or a pattern that may
+// expand to it.
+func nameIs(part, name string) bool {
+	if strings.EqualFold(part, name) {
+		return true
+	}
+	if strings.ContainsAny(part, "*?[") {
+		ok, _ := path.Match(strings.ToLower(part), name)
+		return ok
+	}
+	return false
+}
+
+// inside: p is base or inside it; rel is p relative to base.
+func inside(p, base string) (string, bool) {
+	if p == base {
+		return ".", true
+	}
+	if strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/") {
+		return strings.TrimPrefix(p, strings.TrimSuffix(base, "/")+"/"), true
+	}
+	return "", false
+}
+
+// globWithin: a pattern path whose expansion may lie inside base.
+func globWithin(p, base string) bool {
+	if !strings.ContainsAny(p, "*?[") {
+		return false
+	}
+	pp, bp := strings.Split(p, "/"), strings.Split(base, "/")
+	for i := 0; i < len(pp) && i < len(bp); i++ {
+		if ok, _ := path.Match(pp[i], bp[i]); !ok {
+			return false
+		}
+	}
+	return len(pp) >= len(bp) || strings.Contains(pp[len(pp)-1], "*")
+}
+
+// isFleetRecord: rel (inside the laserbrain home) is the home itself, its
+// fleet directory, or inside the fleet's halts, authorizations or journal
+// — removing or moving any of them removes the records.
+func isFleetRecord(rel string) bool {
+	switch rel {
+	case ".", "fleet":
+		return true
+	}
+	for _, d := range []string{"fleet/halts", "fleet/authorizations", "fleet/journal"} {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// protectedMarkers are the names of protected places a command may write
+// without its text showing where (an interpreter's code, a path only the
+// shell expands, a program the gate does not know): such a command is not
+// cleared.
+var protectedMarkers = []string{".git/hooks", ".git/config", ".git/refs", ".git/info", ".claude", ".mcp.json", "LASERBRAIN_HOME",
+	".codex", ".gemini", ".qwen", ".opencode", ".cline", ".github/hooks", "opencode.json"}
+
+// protection is what a call writes that is protected.
+type protection struct {
+	outright, outrightWhy string   // the first write into what is never authorizable
+	writes                []string // "PATH (what)" of the other protected writes
+	whats                 []string // what each of them is
+	writeWhat             string   // what the first protected write is
+	unsure                string   // a protected place named where the writes are not all known
+}
+
+// protectedWrites reads an analysis's writes against what is protected.
+// A command whose writes are not all known and that names a protected
+// place is not cleared: .ponder, .laserbrain or a fleet record is refused
+// outright, any other place is unknown.
+func (pol Policy) protectedWrites(an Analysis) protection {
+	var pr protection
+	complete := true
+	seen := map[string]bool{}
+	for _, w := range an.Writes {
+		if !w.Known {
+			complete = false
+		}
+		for _, p := range []string{w.Path, w.Real} {
+			what, ok := pol.ProtectedPlace(p)
+			if !ok {
+				continue
+			}
+			if Outright(what) {
+				pr.outright = what
+				pr.outrightWhy = writeWhy(an, w.Path)
+				return pr
+			}
+			if pr.writeWhat == "" {
+				pr.writeWhat = what
+			}
+			if key := what + "\x00" + w.Path; !seen[key] {
+				seen[key] = true
+				pr.writes = append(pr.writes, w.Path+" ("+what+")")
+				pr.whats = append(pr.whats, what)
+			}
+			break
+		}
+	}
+	if complete || an.tool != "" {
+		return pr
+	}
+	text := strings.ToLower(an.Command)
+	for _, m := range []string{".ponder", ".laserbrain/", ".laserbrain\\", "fleet/halts", "fleet/authorizations", "fleet/journal"} {
+		if strings.Contains(text, m) {
+			what := ProtectedPonder
+			switch {
+			case strings.HasPrefix(m, ".laserbrain"):
+				what = ProtectedPolicy
+			case strings.HasPrefix(m, "fleet/"):
+				what = ProtectedFleet
+			}
+			pr.outright, pr.outrightWhy = what, "the command names it and may write where the gate cannot tell"
+			return pr
+		}
+	}
+	markers := protectedMarkers
+	if pol.Home != "" {
+		markers = append(markers, strings.ToLower(pol.Home))
+	}
+	for _, x := range pol.Protected {
+		markers = append(markers, strings.ToLower(strings.TrimPrefix(x, "./")))
+	}
+	for _, m := range markers {
+		if strings.Contains(text, strings.ToLower(m)) {
+			pr.unsure = m
+			return pr
+		}
+	}
+	return pr
+}
+
+// writeWhy says what would write a protected place.
+func writeWhy(an Analysis, p string) string {
+	if an.tool != "" {
+		return an.tool + " would write " + p
+	}
+	return "the command would write " + p
+}
+
+// outrightReason is the refusal of a write into what is never
+// authorizable.
+func outrightReason(what, why string) string {
+	switch what {
+	case ProtectedPonder:
+		return "laserbrain: refused: this file is protected (" + ProtectedPonder + "): " + why + ". Only ponder writes .ponder/ (ponder delta, grade, judge, …): the supervisor judges a session on its ledger, so the ledger must be ponder's own. This is not something a person authorizes for an agent; run the ponder command instead."
+	case ProtectedPolicy:
+		return "laserbrain: refused: this file is protected (" + ProtectedPolicy + "): " + why + ". The project policy is a person's: it says what the gate lets through, so an agent that wrote it would set its own rules. This is not something a person authorizes for an agent; if the policy should change, tell the user what and why."
+	}
+	return "laserbrain: refused: this file is protected (" + ProtectedFleet + "): " + why + ". The supervisor's halts, the people's authorizations and the journal are written by laserbrain alone; an agent that could change them would supervise itself. This is not something a person authorizes for an agent; do not retry it in another form, and tell the user if you think a record is wrong."
+}
