@@ -665,9 +665,16 @@ func (a *analyzer) call(c *syntax.CallExpr, d int, io stdio, s *syntax.Stmt) {
 	}
 	var argv []arg
 	for i, w := range c.Args {
+		if i%64 == 63 && a.overTime() {
+			return
+		}
 		a.nested(w, d)
 		words := []*syntax.Word{w}
-		if syntax.SplitBraces(w) {
+		if n := braceCount(w); n > maxBraceGroups {
+			// More brace groups than make a bounded number of words:
+			// unknown, without expanding them.
+			words = []*syntax.Word{{Parts: []syntax.WordPart{&syntax.CmdSubst{}}}}
+		} else if n > 0 && syntax.SplitBraces(w) {
 			words = a.braces(w)
 		}
 		for _, bw := range words {
@@ -698,6 +705,21 @@ func (a *analyzer) call(c *syntax.CallExpr, d int, io stdio, s *syntax.Stmt) {
 		}
 	}
 	a.command(argv, d, io, e)
+}
+
+// maxBraceGroups bounds the { in one word the analysis expands: more make
+// more words than maxBraceWords anyway.
+const maxBraceGroups = 16
+
+// braceCount counts the { in a word's unquoted literal parts.
+func braceCount(w *syntax.Word) int {
+	n := 0
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			n += strings.Count(lit.Value, "{")
+		}
+	}
+	return n
 }
 
 // isPlainWord: the word is unquoted literal text (alias expansion applies

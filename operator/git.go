@@ -515,6 +515,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		if !worktree || !hasPaths || p.on("patch") {
 			return finish(p)
 		}
+		a.gitWorktreeWrites(call, paths)
 		return finish(p, effect(labelRestore))
 	case "clean":
 		p := parse("clean")
@@ -773,6 +774,18 @@ func (a *analyzer) gitFindings(gv gitVerdict, text string) {
 	}
 }
 
+// gitWorktreeWrites records the working-tree files a git command writes
+// from the index or a commit (checkout and restore of paths): a protected
+// file checked out is written like any other.
+func (a *analyzer) gitWorktreeWrites(call gitCall, paths []string) {
+	for _, p := range paths {
+		if call.dir != "" && !filepath.IsAbs(p) {
+			p = filepath.Join(call.dir, p)
+		}
+		a.addWrite(arg{val: p, known: !pathMagic(p) || p == "."}, "git", false)
+	}
+}
+
 // gcPrunes: configuration makes gc (and maintenance's gc task) prune
 // unreachable objects or reflogs before they expire.
 func gcPrunes(call gitCall) bool {
@@ -905,6 +918,7 @@ func (a *analyzer) gitCheckout(p *gitParse, call gitCall, in input, finish func(
 	case pathMode && p.on("patch"):
 		return finish(p)
 	case pathMode:
+		a.gitWorktreeWrites(call, paths)
 		return finish(p, effect(labelCheckoutPath))
 	case force:
 		return finish(p, effect(labelCheckoutF))

@@ -164,13 +164,21 @@ func interesting(name string) bool {
 	if p := lookupProgram(name); p != nil {
 		return p.kind != progData
 	}
+	return packCommands()[name] || packCommands()[strings.TrimRight(name, "0123456789.")] || packCommands()[strings.SplitN(name, ".", 2)[0]]
+}
+
+// packCommands are the commands the pack's command rules apply to.
+var packCommands = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for i := range packCompiled {
-		if packCompiled[i].scope == "command" && packCompiled[i].appliesTo(name) {
-			return true
+		if packCompiled[i].scope == "command" {
+			for _, c := range packCompiled[i].commands {
+				m[c] = true
+			}
 		}
 	}
-	return false
-}
+	return m
+})
 
 // optSpec says which options of a wrapper take a value, so the wrapped
 // command can be found after them.

@@ -222,6 +222,21 @@ const maxBraceWords = 256
 // braces expands a word holding brace expansions (SplitBraces found them)
 // into the words the shell would produce: {rm,-rf,d} is rm -rf d.
 func (a *analyzer) braces(w *syntax.Word) []*syntax.Word {
+	// How many words it makes: past the bound, the words are unknown
+	// (without building them).
+	n := 1
+	for _, p := range w.Parts {
+		if br, ok := p.(*syntax.BraceExp); ok {
+			k := len(br.Elems)
+			if br.Sequence {
+				k = len(braceSequence(br))
+			}
+			n *= max(k, 1)
+			if n > maxBraceWords {
+				return []*syntax.Word{{Parts: []syntax.WordPart{&syntax.CmdSubst{}}}}
+			}
+		}
+	}
 	var out []*syntax.Word
 	ok := bracesRec(w.Parts, nil, func(parts []syntax.WordPart) bool {
 		if len(out) >= maxBraceWords {
