@@ -15,7 +15,9 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/install"
 )
 
 type runOptions struct {
@@ -73,10 +75,16 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			res, err := sup.Spawn(ctx, agentrun.SpawnOptions{
+			so := agentrun.SpawnOptions{
 				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended,
 				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut,
-			})
+			}
+			if c, ok := client.Detect(args[0]); ok {
+				so.Headless = client.Headless(c, args[1:])
+				ro := install.RunOptions{Client: c, Program: args[0], Args: args[1:], Self: self}
+				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
+			}
+			res, err := sup.Spawn(ctx, so)
 			var se *agentrun.SpawnError
 			if errors.As(err, &se) {
 				if se.Code == 2 {
