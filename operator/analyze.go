@@ -104,6 +104,9 @@ type Write struct {
 	// Glob: Path holds a pattern the shell expands.
 	Glob bool   `json:"glob,omitempty"`
 	By   string `json:"by"`
+	// expanded: a pattern whose matches (the files that exist) are
+	// recorded as writes of their own.
+	expanded bool
 }
 
 // Analyze reads a shell command that will run in directory dir (the hook

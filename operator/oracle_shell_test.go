@@ -205,10 +205,10 @@ var shellCases = []shellCase{
 // failClosed are variants that are harmless on this machine and that the
 // gate refuses (or asks about) on purpose.
 var failClosed = map[string]string{
-	"echo x > .GIT/hooks/pre-commit": "on a case-insensitive file system (macOS, Windows) .GIT is .git: the gate protects every case; this Linux file system is case-sensitive",
+	"echo x > .GIT/hooks/pre-commit":                        "on a case-insensitive file system (macOS, Windows) .GIT is .git: the gate protects every case; this Linux file system is case-sensitive",
 	"mkdir -p .Claude && echo '{}' > .Claude/settings.json": "on a case-insensitive file system .Claude is .claude: the gate protects every case",
-	"find d -name '*.tmp' -delete": "find -delete removes whatever its filter matches, which the gate cannot see (spec A.4 rule 4); here nothing matched",
-	"alias x='rm -rf d'; x": "bash reads a whole line before it expands aliases, and expands none without expand_aliases; the gate expands an alias wherever it is used (the agent's shell may enable expand_aliases, and a later line would run it)",
+	"find d -name '*.tmp' -delete":                          "find -delete removes whatever its filter matches, which the gate cannot see (spec A.4 rule 4); here nothing matched",
+	"alias x='rm -rf d'; x":                                 "bash reads a whole line before it expands aliases, and expands none without expand_aliases; the gate expands an alias wherever it is used (the agent's shell may enable expand_aliases, and a later line would run it)",
 }
 
 func TestShellOracle(t *testing.T) {

@@ -56,7 +56,7 @@ type cmdCall struct {
 func wrapper(opts optSpec) *program { return &program{kind: progWrapper, opts: opts} }
 
 // dataNames are the programs known to treat their arguments as data.
-var dataNames = strings.Fields(`echo printf grep egrep fgrep rg ag ack cat tac less more most head tail wc sort uniq cut paste
+const dataNames = (`echo printf grep egrep fgrep rg ag ack cat tac less more most head tail wc sort uniq cut paste
 	column tr jq yq diff cmp comm ls dir stat file basename dirname realpath readlink test [ [[ true false : read
 	type which whereis hash help man info whatis apropos tldr date cal sleep printenv id whoami groups hostname
 	uname pwd mkdir touch base64 base32 xxd od hexdump strings md5sum sha1sum sha256sum sha512sum cksum b2sum
@@ -102,7 +102,7 @@ func programs() map[string]*program {
 			"timeout": {kind: progWrapper, opts: optSpec{short: "sk", long: []string{"signal", "kill-after"}}, skip: 1},
 			"chroot":  {kind: progWrapper, opts: optSpec{long: []string{"userspec", "groups"}}, skip: 1},
 		}
-		for _, n := range dataNames {
+		for _, n := range strings.Fields(dataNames) {
 			t[n] = &program{kind: progData}
 		}
 		for n := range shellNames {
@@ -559,8 +559,6 @@ func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 	}
 }
 
-// readsCode are database clients whose standard input is a program (SQL).
-var readsCode = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite": true, "sqlcmd": true, "cockroach": true, "clickhouse-client": true, "clickhouse": true, "duckdb": true, "pgcli": true, "mycli": true, "mongosh": true, "mongo": true, "redis-cli": true}
 
 var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true}
 

@@ -107,6 +107,11 @@ func nameIs(part, name string) bool {
 		return true
 	}
 	if strings.ContainsAny(part, "*?[") {
+		// As the shell expands it: a pattern matches a leading dot only
+		// when it spells one.
+		if strings.HasPrefix(name, ".") && !strings.HasPrefix(part, ".") {
+			return false
+		}
 		ok, _ := path.Match(strings.ToLower(part), name)
 		return ok
 	}
@@ -181,6 +186,9 @@ func (pol Policy) protectedWrites(an Analysis) protection {
 	for _, w := range an.Writes {
 		if !w.Known {
 			complete = false
+		}
+		if w.expanded {
+			continue // its matches are writes of their own
 		}
 		for _, p := range []string{w.Path, w.Real} {
 			what, ok := pol.ProtectedPlace(p)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Where a command writes, read in the same walk as everything else: the
@@ -62,9 +63,47 @@ func (a *analyzer) addWrite(w arg, by string, del bool) int {
 		a.mayWrite(by)
 		return -1
 	}
+	var matches []string
+	if wr.Glob && known && filepath.IsAbs(p) {
+		// The shell expands a pattern against the files there: those
+		// are what it writes (a pattern that matches nothing stays a
+		// word of its own).
+		matches, wr.expanded = shellGlob(p), true
+	}
 	a.seenWrites[key] = true
 	a.writes = append(a.writes, wr)
-	return len(a.writes) - 1
+	i := len(a.writes) - 1
+	for _, m := range matches {
+		a.addWrite(arg{val: m, known: true}, by, del)
+	}
+	return i
+}
+
+// shellGlob expands a pattern as bash does by default: a * or ? matches
+// no leading dot; at most 256 matches.
+func shellGlob(pattern string) []string {
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil
+	}
+	pp := strings.Split(filepath.ToSlash(pattern), "/")
+	var out []string
+	for _, m := range matches {
+		mp := strings.Split(filepath.ToSlash(m), "/")
+		hidden := false
+		for i := range mp {
+			if i < len(pp) && strings.ContainsAny(pp[i], "*?[") && strings.HasPrefix(mp[i], ".") && !strings.HasPrefix(pp[i], ".") {
+				hidden = true
+			}
+		}
+		if !hidden {
+			out = append(out, m)
+		}
+		if len(out) >= 256 {
+			break
+		}
+	}
+	return out
 }
 
 // mayWrite records that a program may write where the gate cannot see.
@@ -294,7 +333,7 @@ func (a *analyzer) curlModel(c *cmdCall) bool {
 		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 2 && strings.ContainsRune(v, 'O'):
 			remote = true
 		case len(v) == 2 && strings.Contains("dFHuUAeErTxXwKmYy", v[1:]) && v[0] == '-',
-			strings.HasPrefix(v, "--") && curlValue[v]:
+			strings.HasPrefix(v, "--") && curlValue()[v]:
 			next()
 		case strings.HasPrefix(v, "-"):
 		default:
@@ -319,9 +358,11 @@ func (a *analyzer) curlModel(c *cmdCall) bool {
 	return true
 }
 
-var curlValue = map[string]bool{"--data": true, "--data-raw": true, "--data-binary": true, "--form": true, "--header": true, "--user": true,
-	"--user-agent": true, "--request": true, "--referer": true, "--cookie": true, "--config": true, "--max-time": true, "--retry": true,
-	"--upload-file": true, "--url": false, "--proxy": true, "--cacert": true, "--cert": true, "--key": true, "--resolve": true, "--connect-to": true}
+var curlValue = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"--data": true, "--data-raw": true, "--data-binary": true, "--form": true, "--header": true, "--user": true,
+		"--user-agent": true, "--request": true, "--referer": true, "--cookie": true, "--config": true, "--max-time": true, "--retry": true,
+		"--upload-file": true, "--url": false, "--proxy": true, "--cacert": true, "--cert": true, "--key": true, "--resolve": true, "--connect-to": true}
+})
 
 // remoteName records the file a download names after its URL.
 func (a *analyzer) remoteName(u arg, dir, by string) {
@@ -681,7 +722,7 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 			}
 			a.subshell(func() { a.script(val, c.d+1) })
 		case strings.HasPrefix(name, "--"):
-			if !glued && rsyncValue[name] && i+1 < len(rest) {
+			if !glued && rsyncValue()[name] && i+1 < len(rest) {
 				i++
 			}
 		case strings.HasPrefix(v, "-") && len(v) > 1:
@@ -750,11 +791,13 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 }
 
 // rsyncValue are rsync's long options that take a value.
-var rsyncValue = map[string]bool{"--exclude": true, "--include": true, "--exclude-from": true, "--include-from": true, "--filter": true,
-	"--files-from": true, "--backup-dir": true, "--suffix": true, "--rsync-path": true, "--temp-dir": true, "--compare-dest": true,
-	"--copy-dest": true, "--link-dest": true, "--max-size": true, "--min-size": true, "--max-delete": true, "--timeout": true,
-	"--contimeout": true, "--port": true, "--log-file": true, "--log-file-format": true, "--out-format": true, "--password-file": true,
-	"--chmod": true, "--chown": true, "--usermap": true, "--groupmap": true, "--bwlimit": true, "--partial-dir": true, "--modify-window": true,
-	"--compress-level": true, "--compress-choice": true, "--checksum-choice": true, "--block-size": true, "--skip-compress": true,
-	"--info": true, "--debug": true, "--iconv": true, "--sockopts": true, "--address": true, "--protocol": true, "--outbuf": true,
-	"--remote-option": true, "--write-batch": true, "--read-batch": true, "--only-write-batch": true, "--stop-after": true, "--stop-at": true}
+var rsyncValue = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"--exclude": true, "--include": true, "--exclude-from": true, "--include-from": true, "--filter": true,
+		"--files-from": true, "--backup-dir": true, "--suffix": true, "--rsync-path": true, "--temp-dir": true, "--compare-dest": true,
+		"--copy-dest": true, "--link-dest": true, "--max-size": true, "--min-size": true, "--max-delete": true, "--timeout": true,
+		"--contimeout": true, "--port": true, "--log-file": true, "--log-file-format": true, "--out-format": true, "--password-file": true,
+		"--chmod": true, "--chown": true, "--usermap": true, "--groupmap": true, "--bwlimit": true, "--partial-dir": true, "--modify-window": true,
+		"--compress-level": true, "--compress-choice": true, "--checksum-choice": true, "--block-size": true, "--skip-compress": true,
+		"--info": true, "--debug": true, "--iconv": true, "--sockopts": true, "--address": true, "--protocol": true, "--outbuf": true,
+		"--remote-option": true, "--write-batch": true, "--read-batch": true, "--only-write-batch": true, "--stop-after": true, "--stop-at": true}
+})
