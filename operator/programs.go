@@ -559,7 +559,6 @@ func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 	}
 }
 
-
 var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true}
 
 func isShell(name string) bool { return shellNames[name] }
