@@ -108,6 +108,9 @@ func PolicyRoot(dir string) string {
 	if dir == "" {
 		return ""
 	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	for d := filepath.Clean(dir); ; {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d

@@ -47,6 +47,12 @@ func (pol Policy) ProtectedPlace(p string) (what string, ok bool) {
 		return "", false
 	}
 	clean := filepath.ToSlash(filepath.Clean(p))
+	parts := strings.Split(clean, "/")
+	if n := len(parts); n >= 2 && nameIs(parts[n-2], ".laserbrain") && nameIs(parts[n-1], "policy.json") {
+		// The policy file, even where the laserbrain home is the
+		// project's .laserbrain.
+		return ProtectedPolicy, true
+	}
 	if pol.Home != "" && filepath.IsAbs(p) {
 		home := filepath.ToSlash(filepath.Clean(pol.Home))
 		if rel, in := inside(clean, home); in {
@@ -61,7 +67,6 @@ func (pol Policy) ProtectedPlace(p string) (what string, ok bool) {
 			return ProtectedHome, true
 		}
 	}
-	parts := strings.Split(clean, "/")
 	for i, part := range parts {
 		last := i == len(parts)-1
 		switch {

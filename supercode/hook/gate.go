@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/laserkit/laserkit/operator"
@@ -33,6 +34,11 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 	}
 	if ans, stop, err := h.halted(ctx, e); stop || err != nil {
 		return ans, err
+	}
+	if e.Cwd != "" && !filepath.IsAbs(e.Cwd) {
+		if abs, err := filepath.Abs(e.Cwd); err == nil {
+			e.Cwd = abs
+		}
 	}
 	var analyses []operator.Analysis
 	switch t.Kind {
