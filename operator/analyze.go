@@ -20,12 +20,16 @@ const MaxDepth = 5
 const maxCommands = 5000
 
 // AnalysisBudget bounds the time Analyze spends on one input, every phase
-// together (raw scan, parse, analysis, script files read); past it each
-// phase stops and the analysis is incomplete (unknown: asked when a person
-// is there, refused when nobody is), so any input is answered within the
-// budget plus one regexp match timeout at most. It leaves a hook process
-// room to start and answer within 250 ms.
+// together (raw scan, parse, analysis, script files read). No new work
+// starts once all but one regexp match timeout of it is spent (workBudget),
+// so a match in flight still ends within it; what was not read makes the
+// analysis incomplete (unknown: asked when a person is there, refused when
+// nobody is), never allowed. It leaves a hook process room to start and
+// answer within 250 ms.
 const AnalysisBudget = 150 * time.Millisecond
+
+// workBudget is the part of the budget in which new work starts.
+const workBudget = AnalysisBudget - MatchTimeout
 
 // maxNesting bounds how deeply commands may nest (subshells, substitutions,
 // blocks) before the analysis stops following them. A text whose
@@ -120,7 +124,7 @@ type Write struct {
 // read from dir (up to MaxScriptFile); the git model looks there to tell a
 // file from a ref.
 func Analyze(command, dir string) Analysis {
-	deadline := time.Now().Add(AnalysisBudget)
+	deadline := time.Now().Add(workBudget)
 	v, raw := classifyRaw(command, true, false, deadline)
 	a := newAnalyzer(deadline, dir)
 	a.script(command, 0)
@@ -132,7 +136,7 @@ func Analyze(command, dir string) Analysis {
 // Edit, an MCP server's write_file or move_file): no command, only the
 // paths, relative ones read against dir.
 func AnalyzeWrite(tool, dir string, paths ...string) Analysis {
-	a := newAnalyzer(time.Now().Add(AnalysisBudget), dir)
+	a := newAnalyzer(time.Now().Add(workBudget), dir)
 	for _, p := range paths {
 		a.addWrite(arg{val: p, known: true}, tool, false)
 	}

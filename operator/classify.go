@@ -103,9 +103,15 @@ func (v Verdict) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.
 func ClassifyGrammar(command string, reversible, outward bool) Verdict {
-	v, _ := classifyRaw(command, reversible, outward, time.Now().Add(AnalysisBudget))
+	v, _ := classifyRaw(command, reversible, outward, time.Time{})
 	return v
 }
+
+// maxRawScan bounds the text the raw grammar scan runs a pattern on when
+// the pattern's words are in it: the patterns backtrack, and on a longer
+// text one match can take longer than the whole budget. Past it a pattern
+// whose words occur counts as a match (unknown), as one that timed out.
+const maxRawScan = 256 << 10
 
 type rawMatch struct {
 	matchResult
@@ -133,7 +139,14 @@ func classifyRaw(command string, reversible, outward bool, deadline time.Time) (
 		if !p.mayMatch(lower) {
 			continue
 		}
-		m := findBy(p.regexp(), command, deadline)
+		var m matchResult
+		if !deadline.IsZero() && (time.Now().After(deadline) || len(command) > maxRawScan) {
+			// The budget is spent: a pattern not run counts as a match
+			// (fail closed), like one that timed out.
+			m = matchResult{found: true, timedOut: true}
+		} else {
+			m = findBy(p.regexp(), command, deadline)
+		}
 		raw[i] = rawMatch{matchResult: m}
 		if !m.found {
 			continue

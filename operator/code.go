@@ -2,6 +2,7 @@ package operator
 
 import (
 	"encoding/base64"
+	"fmt"
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -30,6 +31,8 @@ func (a *analyzer) code(name, text string, d int) {
 		return
 	}
 	if len(text) > MaxScriptFile {
+		// Past what the gate reads: the rest is unknown.
+		a.unknown("code run by "+name+" is longer than the gate reads", fmt.Sprintf("more than %d KiB", MaxScriptFile>>10))
 		text = text[:MaxScriptFile]
 	}
 	note := "in code run by " + name

@@ -24,7 +24,7 @@ func (a *analyzer) packAs(name, text string, where Where, note, command string) 
 		if (where == InlineCode) != (r.scope == "code") {
 			continue
 		}
-		if !r.appliesTo(name) {
+		if !r.appliesTo(name) || a.overTime() {
 			continue
 		}
 		m, err := r.regexp().FindStringMatch(text)

@@ -523,7 +523,7 @@ func (a *analyzer) grammarAs(text string, where Where, note, command string) {
 		}
 	}
 	for i, p := range grammarIrreversible {
-		if !p.mayMatch(lower) {
+		if !p.mayMatch(lower) || a.overTime() {
 			continue
 		}
 		m, err := grammarAtStart[i].regexp().FindStringMatch(text)
@@ -544,7 +544,7 @@ func (a *analyzer) grammarAs(text string, where Where, note, command string) {
 func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 	lower := lowerForPrefilter(text)
 	for i, p := range grammarIrreversible {
-		if !p.mayMatch(lower) {
+		if !p.mayMatch(lower) || a.overTime() {
 			continue
 		}
 		m := find(p.regexp(), text)

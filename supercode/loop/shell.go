@@ -163,16 +163,11 @@ func (l *Loop) isVerifier(path string) bool {
 // runs; the project policy's rules apply.
 func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result json.RawMessage) {
 	text := quoteArgv(argv)
-	dir := interp.HandlerCtx(ctx).Dir
-	an := operator.Analyze(text, dir)
-	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	an, pol, d, err := GateDecision(text, interp.HandlerCtx(ctx).Dir, l.dir)
 	if err != nil {
 		return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — the project policy could not be read: %v. Nothing ran.", text, err), nil
 	}
-	// SCRIPT keeps its own journal ($RUN_DIR: ci logs, suggestions).
-	pol.Own = []string{l.dir}
-	rs := operator.RunState{PresenceWhy: "laserbrain loop: nobody answers a loop's SCRIPT"}
-	d := operator.Decide(an, operator.Unattended, rs, pol)
+	rs := operator.RunState{PresenceWhy: loopPresence}
 	if d.NeedsRun {
 		rs.Read = true
 		st, err := l.sup.Fleet()
@@ -224,6 +219,25 @@ func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result 
 		refusal += " Nothing ran."
 	}
 	return refusal, agentrun.GateResult(d)
+}
+
+// loopPresence says who answers a loop's SCRIPT: nobody.
+const loopPresence = "laserbrain loop: nobody answers a loop's SCRIPT"
+
+// GateDecision is the loop's gate for a command SCRIPT runs in dir, before
+// the run's state is read: the operator's analysis and decision with
+// nobody there, under the project policy, SCRIPT's own journal (runDir)
+// open to it.
+func GateDecision(text, dir, runDir string) (operator.Analysis, operator.Policy, operator.Decision, error) {
+	an := operator.Analyze(text, dir)
+	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	if err != nil {
+		return an, pol, operator.Decision{}, err
+	}
+	if runDir != "" {
+		pol.Own = []string{runDir}
+	}
+	return an, pol, operator.Decide(an, operator.Unattended, operator.RunState{PresenceWhy: loopPresence}, pol), nil
 }
 
 func quoteArgv(argv []string) string {

@@ -485,30 +485,40 @@ func (s *Server) classify(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The gate's own decision (operator.Decide), for the presence this
-	// server's agent has, read in the directory the server runs in.
+	// Read in the directory the server runs in (the agent's project).
 	dir, _ := os.Getwd()
+	return Classify(s.sup.Caller("", dir), command, dir, irreversible, outward)
+}
+
+// ClassifyResult is the classify tool's answer: the classification with
+// the caller's declaration, the findings and writes, and the gate's own
+// decision for the caller's presence.
+type ClassifyResult struct {
+	Command            string `json:"command"`
+	NeedsAuthorization bool   `json:"needs_authorization"`
+	operator.Verdict
+	Findings []operator.Finding `json:"findings"`
+	Writes   []operator.Write   `json:"writes,omitempty"`
+	Complete bool               `json:"complete"`
+	Decision operator.Answer    `json:"decision"`
+	Rule     string             `json:"rule"`
+	Reason   string             `json:"reason,omitempty"`
+	Presence operator.Presence  `json:"presence"`
+}
+
+// Classify is the classify tool: operator.Decide for a command run in dir
+// by caller c (its presence), before the run's state is read.
+func Classify(c agentrun.Caller, command, dir string, irreversible, outward bool) (ClassifyResult, error) {
 	an := operator.Analyze(command, dir)
 	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 	if err != nil {
-		return nil, err
+		return ClassifyResult{}, err
 	}
-	c := s.sup.Caller("", dir)
 	d := operator.Decide(an, c.Presence, operator.RunState{PresenceWhy: c.PresenceWhy}, pol)
 	v := an.Escalate(!irreversible, outward)
-	return struct {
-		Command            string `json:"command"`
-		NeedsAuthorization bool   `json:"needs_authorization"`
-		operator.Verdict
-		Findings []operator.Finding `json:"findings"`
-		Writes   []operator.Write   `json:"writes,omitempty"`
-		Complete bool               `json:"complete"`
-		Decision operator.Answer    `json:"decision"`
-		Rule     string             `json:"rule"`
-		Reason   string             `json:"reason,omitempty"`
-		Presence operator.Presence  `json:"presence"`
-	}{command, v.NeedsAuthorization(), v, an.Findings, an.Writes, an.Complete, d.Action, d.Rule, d.Reason, d.Presence}, nil
+	return ClassifyResult{command, v.NeedsAuthorization(), v, an.Findings, an.Writes, an.Complete, d.Action, d.Rule, d.Reason, d.Presence}, nil
 }
+
 
 func (s *Server) lint(ctx context.Context, a args) (any, error) {
 	if name, err := a.str("name"); err != nil {
