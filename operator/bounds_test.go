@@ -124,7 +124,9 @@ func TestBudgetSpentFailsClosed(t *testing.T) {
 // Each limit at its edge: one under is followed to the finding, one over
 // is unknown (never allowed).
 func TestLimitsAtTheEdge(t *testing.T) {
-	followed := func(cmd string) bool { return Decide(Analyze(cmd, ""), Unattended, RunState{Read: true}, Policy{}).Rule == RuleExecuted }
+	followed := func(cmd string) bool {
+		return Decide(Analyze(cmd, ""), Unattended, RunState{Read: true}, Policy{}).Rule == RuleExecuted
+	}
 	unknown := func(cmd string) bool {
 		an := Analyze(cmd, "")
 		d := Decide(an, Unattended, RunState{Read: true}, Policy{})

@@ -2,8 +2,8 @@ package operator
 
 import (
 	"encoding/base64"
-	"fmt"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"

@@ -519,7 +519,6 @@ func Classify(c agentrun.Caller, command, dir string, irreversible, outward bool
 	return ClassifyResult{command, v.NeedsAuthorization(), v, an.Findings, an.Writes, an.Complete, d.Action, d.Rule, d.Reason, d.Presence}, nil
 }
 
-
 func (s *Server) lint(ctx context.Context, a args) (any, error) {
 	if name, err := a.str("name"); err != nil {
 		return nil, err
