@@ -488,7 +488,17 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 			a.stmts(item.Stmts, d, io)
 		}
 	case *syntax.FuncDecl:
-		a.sc.setFunc(c.Name.Value, c)
+		names := c.Names
+		if c.Name != nil {
+			names = append(names, c.Name)
+		}
+		if len(names) == 0 {
+			// An anonymous function runs where it stands.
+			a.subshell(func() { a.stmt(c.Body, d, io) })
+		}
+		for _, n := range names {
+			a.sc.setFunc(n.Value, c)
+		}
 	case *syntax.DeclClause:
 		for _, as := range c.Args {
 			a.assign(as, d, true)

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -38,6 +39,17 @@ func (w Where) String() string { return whereNames[w] }
 
 // MarshalText writes the role's name in JSON output.
 func (w Where) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalText reads a role by its name.
+func (w *Where) UnmarshalText(b []byte) error {
+	for i, n := range whereNames {
+		if string(b) == n {
+			*w = Where(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("role %q: want executed, inline code, data, unknown or dry run", b)
+}
 
 // Finding is one reason a command escalated.
 type Finding struct {

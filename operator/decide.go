@@ -27,6 +27,17 @@ func (d Answer) String() string { return answerNames[d] }
 // MarshalText writes the answer's name in JSON output.
 func (d Answer) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
+// UnmarshalText reads an answer by its name.
+func (d *Answer) UnmarshalText(b []byte) error {
+	for i, n := range answerNames {
+		if string(b) == n {
+			*d = Answer(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("answer %q: want allow, ask or deny", b)
+}
+
 // Presence says whether a person is there to answer a question. An ask
 // with nobody to answer it is a deny (Claude Code under -p refuses the
 // call), so the answer to an unclear command depends on it.
@@ -49,6 +60,13 @@ func (p Presence) String() string { return presenceNames[p] }
 
 // MarshalText writes the presence's name in JSON output.
 func (p Presence) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads a presence by its name.
+func (p *Presence) UnmarshalText(b []byte) error {
+	v, err := ParsePresence(string(b))
+	*p = v
+	return err
+}
 
 // ParsePresence reads a presence by name.
 func ParsePresence(s string) (Presence, error) {
