@@ -67,7 +67,9 @@ func FuzzCallersAgree(f *testing.F) {
 		}
 		ref := operator.Decide(an, operator.Unattended, operator.RunState{Read: true, PresenceWhy: "x"}, pol)
 		want := view(ref.Action, ref.Context)
-		stopped := func(why string) bool { return strings.Contains(why, "stopped after") || strings.Contains(why, "timed out") }
+		stopped := func(why string) bool {
+			return strings.Contains(why, "stopped after") || strings.Contains(why, "timed out")
+		}
 
 		// The hook, as Claude Code calls it.
 		h := &hook.Handler{Sup: &agentrun.Supervisor{Getenv: getenv}, ValidatePolicy: policyschema.Validate}
