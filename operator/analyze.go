@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -525,7 +526,7 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 		}
 		fd := 0
 		if r.N != nil {
-			fmt.Sscan(r.N.Value, &fd)
+			fd, _ = strconv.Atoi(r.N.Value)
 		}
 		var in input
 		reads := false

@@ -138,13 +138,6 @@ func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
 // codeLiteral reads the literal starting at text[i] (its quote) and
 // returns its value and the index after it. Backslash escapes are
 // resolved the way C-like languages and Python do.

@@ -83,7 +83,7 @@ func (a *analyzer) gitConfigFrom(e env) map[string]configValue {
 		if !n.known {
 			a.unknown("git configuration from GIT_CONFIG_COUNT known only at run time", "")
 		} else {
-			fmtSscan(n.val, &count)
+			count, _ = strconv.Atoi(strings.TrimSpace(n.val))
 		}
 		for i := 0; i < count && i < 64; i++ {
 			k, okk := a.envVar(e, "GIT_CONFIG_KEY_"+strconv.Itoa(i))

@@ -61,7 +61,7 @@ func (r *fakeRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		fmt.Fprint(w, `{"warnings":{"invalid_categories":[],"invalid_badges":[],"other":[]}}`)
 	case strings.HasPrefix(req.URL.Path, "/index/") && r.published[filepath.Base(req.URL.Path)]:
 		b, _ := json.Marshal(map[string]any{"name": filepath.Base(req.URL.Path), "vers": "0.1.0", "deps": []any{}, "cksum": strings.Repeat("0", 64), "features": map[string]any{}, "yanked": false})
-		w.Write(append(b, '\n'))
+		_, _ = w.Write(append(b, '\n'))
 	default:
 		http.NotFound(w, req)
 	}

@@ -493,12 +493,7 @@ func runObserved(t *testing.T, dir, cmd string, redisPort int) observation {
 		}
 	}
 	o.lostFiles = kept
-	var pdirs []string
-	for _, p := range o.protectedW {
-		pdirs = append(pdirs, p)
-	}
-	sort.Strings(pdirs)
-	o.protectedW = pdirs
+	sort.Strings(o.protectedW)
 	for _, tb := range preTables {
 		if !strings.Contains(" "+strings.Join(sqliteTables(filepath.Join(work, "db.sqlite")), " ")+" ", " "+tb+" ") {
 			o.dataLost = append(o.dataLost, "dropped table "+tb)

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -592,11 +593,11 @@ func (a *analyzer) patchModel(c *cmdCall) bool {
 		case v == "-d" || v == "--directory":
 			dir = next().val
 		case v == "-p" || v == "--strip":
-			fmtSscan(next().val, &strip)
+			strip = atoiOr(next().val, strip)
 		case strings.HasPrefix(v, "-p") && len(v) > 2:
-			fmtSscan(v[2:], &strip)
+			strip = atoiOr(v[2:], strip)
 		case strings.HasPrefix(v, "--strip="):
-			fmtSscan(strings.TrimPrefix(v, "--strip="), &strip)
+			strip = atoiOr(strings.TrimPrefix(v, "--strip="), strip)
 		case v == "-B" || v == "--prefix" || v == "-D" || v == "-F" || v == "-r" || v == "-V" || v == "-Y" || v == "-z" || v == "-g":
 			next()
 		case strings.HasPrefix(v, "-"):
@@ -649,6 +650,14 @@ func (a *analyzer) patchModel(c *cmdCall) bool {
 		a.addWrite(at(f), "patch", false)
 	}
 	return true
+}
+
+// atoiOr is s as a number, or def when it is none.
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
 }
 
 // patchTargets are the files a unified or context diff changes: each
