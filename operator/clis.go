@@ -143,7 +143,7 @@ func keys(m map[string]string) []string {
 }
 
 // cliAliases are other names of the same tool.
-var cliAliases = map[string]string{"podman": "docker", "oc": "kubectl", "tofu": "terraform", "flyctl": "fly", "pnpx": "pnpm"}
+var cliAliases = map[string]string{"podman": "docker", "oc": "kubectl", "tofu": "terraform", "flyctl": "fly"}
 
 func cliSpecOf(name string) (*cliSpec, string) {
 	if n, ok := cliAliases[name]; ok {
@@ -159,21 +159,6 @@ func isCLIModelled(name string) bool {
 	return s != nil || name == "rsync"
 }
 
-func cliModels() map[string]func(a *analyzer, c *cmdCall) bool {
-	m := map[string]func(a *analyzer, c *cmdCall) bool{}
-	for n := range cliSpecs() {
-		m[n] = (*analyzer).cliModel
-	}
-	for n := range cliAliases {
-		m[n] = (*analyzer).cliModel
-	}
-	for n := range sqlClients() {
-		m[n] = (*analyzer).sqlModel
-	}
-	m["redis-cli"] = (*analyzer).redisModel
-	m["rsync"] = (*analyzer).rsyncModel
-	return m
-}
 
 // cliRead is one reading of a tool's command line: its subcommand words
 // (canonical, wrappers gone), the other words (options before the

@@ -35,9 +35,6 @@ type program struct {
 	// operands before its command (timeout's duration, chroot's root).
 	opts optSpec
 	skip int
-	// code are the options with which an interpreter takes its program
-	// as an argument.
-	code []string
 	// model reads a modelled program; it returns false when what the
 	// program runs is not explained (docker run's command): the
 	// arguments are then read as an unknown program's.
@@ -53,105 +50,167 @@ type cmdCall struct {
 	env  env
 }
 
-func wrapper(opts optSpec) *program { return &program{kind: progWrapper, opts: opts} }
-
-// dataNames are the programs known to treat their arguments as data.
-const dataNames = (`echo printf grep egrep fgrep rg ag ack cat tac less more most head tail wc sort uniq cut paste
-	column tr jq yq diff cmp comm ls dir stat file basename dirname realpath readlink test [ [[ true false : read
-	type which whereis hash help man info whatis apropos tldr date cal sleep printenv id whoami groups hostname
-	uname pwd mkdir touch base64 base32 xxd od hexdump strings md5sum sha1sum sha256sum sha512sum cksum b2sum
-	nl fold fmt expand unexpand numfmt seq yes tput clear notify-send logger wall say espeak fc history jobs
-	disown wait kill shift exit return break continue local getopts ulimit umask let du df free uptime ps top
-	htop lsof pgrep tree fd locate shopt unalias popd dirs tsort join split csplit iconv look rev shuf factor expr
-	bc dc sum ping dig nslookup host whois nproc lscpu env-test`)
-
-var (
-	programsOnce sync.Once
-	programTable map[string]*program
-)
-
-// programs is the table, built on first use.
-func programs() map[string]*program {
-	programsOnce.Do(func() {
-		t := map[string]*program{
-			"sudo":        wrapper(optSpec{short: "CDghpRrTtUu", long: []string{"user", "group", "host", "prompt", "role", "type", "close-from", "chdir", "chroot", "command-timeout", "other-user"}, assigns: true}),
-			"doas":        wrapper(optSpec{short: "uC"}),
-			"env":         wrapper(optSpec{short: "uCP", long: []string{"unset", "chdir"}, assigns: true}),
-			"builtin":     wrapper(optSpec{}),
-			"exec":        wrapper(optSpec{short: "a"}),
-			"nohup":       wrapper(optSpec{}),
-			"setsid":      wrapper(optSpec{}),
-			"time":        wrapper(optSpec{short: "fo", long: []string{"format", "output"}}),
-			"nice":        wrapper(optSpec{short: "n", long: []string{"adjustment"}}),
-			"ionice":      wrapper(optSpec{short: "cnpPtu", long: []string{"class", "classdata"}}),
-			"stdbuf":      wrapper(optSpec{short: "ioe", long: []string{"input", "output", "error"}}),
-			"caffeinate":  wrapper(optSpec{short: "tw"}),
-			"npx":         wrapper(optSpec{short: "p", long: []string{"package"}}),
-			"bunx":        wrapper(optSpec{short: "p", long: []string{"package"}}),
-			"pnpx":        wrapper(optSpec{}),
-			"uvx":         wrapper(optSpec{long: []string{"from", "with", "python", "index", "index-url"}}),
-			"dotenv":      wrapper(optSpec{short: "ecv"}),
-			"proxychains": wrapper(optSpec{short: "f"}), "proxychains4": wrapper(optSpec{short: "f"}),
-			"unbuffer": wrapper(optSpec{}),
-			"xvfb-run": wrapper(optSpec{short: "nsfe", long: []string{"server-num", "server-args", "auth-file", "error-file"}}),
-			"chronic":  wrapper(optSpec{}),
-			"torsocks": wrapper(optSpec{}),
-			// Multi-call binaries: the first word is the applet.
-			"busybox": wrapper(optSpec{}),
-			"toybox":  wrapper(optSpec{}),
-			"timeout": {kind: progWrapper, opts: optSpec{short: "sk", long: []string{"signal", "kill-after"}}, skip: 1},
-			"chroot":  {kind: progWrapper, opts: optSpec{long: []string{"userspec", "groups"}}, skip: 1},
-		}
-		for _, n := range strings.Fields(dataNames) {
-			t[n] = &program{kind: progData}
-		}
-		for n := range shellNames {
-			t[n] = &program{kind: progShell, model: (*analyzer).shellModel}
-		}
-		for base, flags := range codeFlags {
-			t[base] = &program{kind: progInterpreter, code: flags, model: (*analyzer).interpreterModel}
-		}
-		for _, n := range []string{"awk", "gawk", "mawk", "nawk", "tclsh", "julia"} {
-			t[n] = &program{kind: progInterpreter, model: (*analyzer).interpreterModel}
-		}
-		models := map[string]func(a *analyzer, c *cmdCall) bool{
-			"rm": (*analyzer).rmModel, "git": (*analyzer).gitModel, "cd": (*analyzer).cdModel, "pushd": (*analyzer).cdModel,
-			"find": (*analyzer).findModel, "xargs": (*analyzer).xargsModel, "parallel": (*analyzer).parallelModel,
-			"eval": (*analyzer).evalModel, "source": (*analyzer).sourceModel, ".": (*analyzer).sourceModel,
-			"su": (*analyzer).dashCModel, "runuser": (*analyzer).dashCModel, "script": (*analyzer).dashCModel,
-			"flock": (*analyzer).flockModel, "sg": (*analyzer).dashCModel,
-			"ssh": (*analyzer).sshModel, "watch": (*analyzer).watchModel,
-			"trap": (*analyzer).trapModel, "alias": (*analyzer).aliasModel, "unalias": (*analyzer).unaliasModel,
-			"unset": (*analyzer).unsetModel, "set": (*analyzer).setModel, "read": (*analyzer).readModel, "mapfile": (*analyzer).readModel,
-			"readarray": (*analyzer).readModel, "command": (*analyzer).commandModel,
-			"sed": (*analyzer).sedModel, "gsed": (*analyzer).sedModel,
-			"laserbrain": (*analyzer).laserbrainModel, "laserbrain-gate": (*analyzer).laserbrainModel,
-			"go": (*analyzer).goModel,
-		}
-		for n, m := range writerModels() {
-			models[n] = m
-		}
-		for n, m := range cliModels() {
-			models[n] = m
-		}
-		for n, m := range models {
-			t[n] = &program{kind: progModel, model: m}
-		}
-		programTable = t
-	})
-	return programTable
+// programOf is the table: how the analysis reads a command of this name
+// (false: a program it does not know). A switch, not a map, so a hook
+// process builds nothing to look one up.
+func programOf(name string) (program, bool) {
+	switch name {
+	case "sudo":
+		return program{kind: progWrapper, opts: optSpec{short: "CDghpRrTtUu", long: []string{"user", "group", "host", "prompt", "role", "type", "close-from", "chdir", "chroot", "command-timeout", "other-user"}, assigns: true}}, true
+	case "doas":
+		return program{kind: progWrapper, opts: optSpec{short: "uC"}}, true
+	case "env":
+		return program{kind: progWrapper, opts: optSpec{short: "uCP", long: []string{"unset", "chdir"}, assigns: true}}, true
+	case "builtin":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "exec":
+		return program{kind: progWrapper, opts: optSpec{short: "a"}}, true
+	case "nohup":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "setsid":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "time":
+		return program{kind: progWrapper, opts: optSpec{short: "fo", long: []string{"format", "output"}}}, true
+	case "nice":
+		return program{kind: progWrapper, opts: optSpec{short: "n", long: []string{"adjustment"}}}, true
+	case "ionice":
+		return program{kind: progWrapper, opts: optSpec{short: "cnpPtu", long: []string{"class", "classdata"}}}, true
+	case "stdbuf":
+		return program{kind: progWrapper, opts: optSpec{short: "ioe", long: []string{"input", "output", "error"}}}, true
+	case "caffeinate":
+		return program{kind: progWrapper, opts: optSpec{short: "tw"}}, true
+	case "npx":
+		return program{kind: progWrapper, opts: optSpec{short: "p", long: []string{"package"}}}, true
+	case "bunx":
+		return program{kind: progWrapper, opts: optSpec{short: "p", long: []string{"package"}}}, true
+	case "pnpx":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "uvx":
+		return program{kind: progWrapper, opts: optSpec{long: []string{"from", "with", "python", "index", "index-url"}}}, true
+	case "dotenv":
+		return program{kind: progWrapper, opts: optSpec{short: "ecv"}}, true
+	case "proxychains":
+		return program{kind: progWrapper, opts: optSpec{short: "f"}}, true
+	case "proxychains4":
+		return program{kind: progWrapper, opts: optSpec{short: "f"}}, true
+	case "unbuffer":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "xvfb-run":
+		return program{kind: progWrapper, opts: optSpec{short: "nsfe", long: []string{"server-num", "server-args", "auth-file", "error-file"}}}, true
+	case "chronic":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "torsocks":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "busybox":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "toybox":
+		return program{kind: progWrapper, opts: optSpec{}}, true
+	case "timeout":
+		return program{kind: progWrapper, opts: optSpec{short: "sk", long: []string{"signal", "kill-after"}}, skip: 1}, true
+	case "chroot":
+		return program{kind: progWrapper, opts: optSpec{long: []string{"userspec", "groups"}}, skip: 1}, true
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish":
+		return program{kind: progShell, model: (*analyzer).shellModel}, true
+	case "python", "pypy", "node", "nodejs", "deno", "ruby", "perl", "php", "lua", "rscript", "osascript", "pwsh", "powershell", "awk", "gawk", "mawk", "nawk", "tclsh", "julia":
+		return program{kind: progInterpreter, model: (*analyzer).interpreterModel}, true
+	case "rm":
+		return program{kind: progModel, model: (*analyzer).rmModel}, true
+	case "git":
+		return program{kind: progModel, model: (*analyzer).gitModel}, true
+	case "cd", "pushd":
+		return program{kind: progModel, model: (*analyzer).cdModel}, true
+	case "find":
+		return program{kind: progModel, model: (*analyzer).findModel}, true
+	case "xargs":
+		return program{kind: progModel, model: (*analyzer).xargsModel}, true
+	case "parallel":
+		return program{kind: progModel, model: (*analyzer).parallelModel}, true
+	case "eval":
+		return program{kind: progModel, model: (*analyzer).evalModel}, true
+	case "source", ".":
+		return program{kind: progModel, model: (*analyzer).sourceModel}, true
+	case "su", "runuser", "script", "sg":
+		return program{kind: progModel, model: (*analyzer).dashCModel}, true
+	case "flock":
+		return program{kind: progModel, model: (*analyzer).flockModel}, true
+	case "ssh":
+		return program{kind: progModel, model: (*analyzer).sshModel}, true
+	case "watch":
+		return program{kind: progModel, model: (*analyzer).watchModel}, true
+	case "trap":
+		return program{kind: progModel, model: (*analyzer).trapModel}, true
+	case "alias":
+		return program{kind: progModel, model: (*analyzer).aliasModel}, true
+	case "unalias":
+		return program{kind: progModel, model: (*analyzer).unaliasModel}, true
+	case "unset":
+		return program{kind: progModel, model: (*analyzer).unsetModel}, true
+	case "set":
+		return program{kind: progModel, model: (*analyzer).setModel}, true
+	case "read", "mapfile", "readarray":
+		return program{kind: progModel, model: (*analyzer).readModel}, true
+	case "command":
+		return program{kind: progModel, model: (*analyzer).commandModel}, true
+	case "sed", "gsed":
+		return program{kind: progModel, model: (*analyzer).sedModel}, true
+	case "laserbrain", "laserbrain-gate":
+		return program{kind: progModel, model: (*analyzer).laserbrainModel}, true
+	case "go":
+		return program{kind: progModel, model: (*analyzer).goModel}, true
+	case "tee":
+		return program{kind: progModel, model: (*analyzer).teeModel}, true
+	case "cp", "mv", "install", "ln", "scp":
+		return program{kind: progModel, model: (*analyzer).copyModel}, true
+	case "dd":
+		return program{kind: progModel, model: (*analyzer).ddModel}, true
+	case "truncate", "touch", "unlink", "shred", "rmdir":
+		return program{kind: progModel, model: (*analyzer).fileArgsModel}, true
+	case "chmod", "chown", "chgrp":
+		return program{kind: progModel, model: (*analyzer).modeModel}, true
+	case "curl":
+		return program{kind: progModel, model: (*analyzer).curlModel}, true
+	case "wget":
+		return program{kind: progModel, model: (*analyzer).wgetModel}, true
+	case "tar":
+		return program{kind: progModel, model: (*analyzer).tarModel}, true
+	case "unzip":
+		return program{kind: progModel, model: (*analyzer).unzipModel}, true
+	case "zip":
+		return program{kind: progModel, model: (*analyzer).zipModel}, true
+	case "patch":
+		return program{kind: progModel, model: (*analyzer).patchModel}, true
+	case "redis-cli":
+		return program{kind: progModel, model: (*analyzer).redisModel}, true
+	case "rsync":
+		return program{kind: progModel, model: (*analyzer).rsyncModel}, true
+	case "psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "sqlcmd", "cockroach", "clickhouse-client", "pgcli", "mycli", "mongosh", "mongo":
+		return program{kind: progModel, model: (*analyzer).sqlModel}, true
+	case "npm", "pnpm", "yarn", "bun", "cargo", "docker", "kubectl", "helm", "terraform", "terragrunt", "gh", "vercel", "netlify", "wrangler", "fly", "twine", "uv", "poetry", "flit", "hatch", "gem", "firebase", "gcloud", "podman", "oc", "tofu", "flyctl":
+		return program{kind: progModel, model: (*analyzer).cliModel}, true
+	case "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "tac", "less", "more", "most", "head",
+		"tail", "wc", "sort", "uniq", "cut", "paste", "column", "tr", "jq", "yq", "diff", "cmp", "comm", "ls", "dir", "stat",
+		"file", "basename", "dirname", "realpath", "readlink", "test", "[", "[[", "true", "false", ":", "type", "which",
+		"whereis", "hash", "help", "man", "info", "whatis", "apropos", "tldr", "date", "cal", "sleep", "printenv", "id",
+		"whoami", "groups", "hostname", "uname", "pwd", "mkdir", "base64", "base32", "xxd", "od", "hexdump", "strings",
+		"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "nl", "fold", "fmt", "expand", "unexpand", "numfmt",
+		"seq", "yes", "tput", "clear", "notify-send", "logger", "wall", "say", "espeak", "fc", "history", "jobs", "disown",
+		"wait", "kill", "shift", "exit", "return", "break", "continue", "local", "getopts", "ulimit", "umask", "let", "du",
+		"df", "free", "uptime", "ps", "top", "htop", "lsof", "pgrep", "tree", "fd", "locate", "shopt", "popd", "dirs", "tsort",
+		"join", "split", "csplit", "iconv", "look", "rev", "shuf", "factor", "expr", "bc", "dc", "sum", "ping", "dig",
+		"nslookup", "host", "whois", "nproc", "lscpu", "env-test":
+		return program{kind: progData}, true
+	}
+	return program{}, false
 }
 
-// lookupProgram finds a program by its command name; python3.11 is python,
-// mkfs.ext4 is mkfs for the pack.
+// lookupProgram finds a program by its command name; python3.11 is python.
 func lookupProgram(name string) *program {
-	t := programs()
-	if p, ok := t[name]; ok {
-		return p
+	if p, ok := programOf(name); ok {
+		return &p
 	}
 	if base := strings.TrimRight(name, "0123456789."); base != name {
-		if p, ok := t[base]; ok && p.kind == progInterpreter {
-			return p
+		if p, ok := programOf(base); ok && p.kind == progInterpreter {
+			return &p
 		}
 	}
 	return nil

@@ -185,16 +185,6 @@ func operands(args []arg, takesValue ...string) []arg {
 	return out
 }
 
-func writerModels() map[string]func(a *analyzer, c *cmdCall) bool {
-	return map[string]func(a *analyzer, c *cmdCall) bool{
-		"tee": (*analyzer).teeModel, "cp": (*analyzer).copyModel, "mv": (*analyzer).copyModel, "install": (*analyzer).copyModel,
-		"ln": (*analyzer).copyModel, "scp": (*analyzer).copyModel, "dd": (*analyzer).ddModel, "truncate": (*analyzer).fileArgsModel,
-		"touch": (*analyzer).fileArgsModel, "unlink": (*analyzer).fileArgsModel, "shred": (*analyzer).fileArgsModel,
-		"rmdir": (*analyzer).fileArgsModel, "chmod": (*analyzer).modeModel, "chown": (*analyzer).modeModel, "chgrp": (*analyzer).modeModel,
-		"curl": (*analyzer).curlModel, "wget": (*analyzer).wgetModel, "tar": (*analyzer).tarModel, "unzip": (*analyzer).unzipModel,
-		"zip": (*analyzer).zipModel, "patch": (*analyzer).patchModel,
-	}
-}
 
 func (a *analyzer) teeModel(c *cmdCall) bool {
 	appendTo := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "-a" || w.val == "--append") })
