@@ -159,7 +159,6 @@ func isCLIModelled(name string) bool {
 	return s != nil || name == "rsync"
 }
 
-
 // cliRead is one reading of a tool's command line: its subcommand words
 // (canonical, wrappers gone), the other words (options before the
 // subcommand included), and whether nothing happens.
@@ -471,12 +470,9 @@ func (a *analyzer) containerExec(c *cmdCall, rest []arg) {
 	}
 }
 
-// sqlClients read SQL from -c/-e/--command/--execute, from an argument
-// after the database (sqlite3, duckdb), and from their input.
-var sqlClients = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true, "duckdb": true, "sqlcmd": true,
-		"cockroach": true, "clickhouse-client": true, "pgcli": true, "mycli": true, "mongosh": true, "mongo": true}
-})
+// The database clients (programOf lists them) read SQL from
+// -c/-e/--command/--execute, from an argument after the database (sqlite3,
+// duckdb), and from their input.
 
 // sqlModel reads the SQL a database client runs, with its comments taken
 // out (DROP/**/TABLE is DROP TABLE), and the shell commands its

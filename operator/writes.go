@@ -185,7 +185,6 @@ func operands(args []arg, takesValue ...string) []arg {
 	return out
 }
 
-
 func (a *analyzer) teeModel(c *cmdCall) bool {
 	appendTo := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "-a" || w.val == "--append") })
 	for _, w := range operands(c.args) {
