@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // gitGlobalWithValue are git's global options that take a separate value.
@@ -290,7 +289,7 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]st
 	}
 	sub := rest[0].val
 	// An alias: git ignores one that shadows a builtin command.
-	if !gitBuiltins()[sub] {
+	if !gitBuiltins(sub) {
 		def, ok := call.config["alias."+strings.ToLower(sub)]
 		if !ok {
 			if v, found := a.gitConfigFileAlias(call.dir, sub); found {
@@ -322,7 +321,7 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]st
 		return words, gitVerdict{}, false
 	}
 	gv := a.gitSubcommand(sub, rest[1:], call, d, in, e)
-	return words, gv, gv.modelled || gitDataCommands()[sub]
+	return words, gv, gv.modelled || gitDataCommands(sub)
 }
 
 // joinDir resolves a directory change against the current one; the result
@@ -855,7 +854,7 @@ func (a *analyzer) gitConfigCommand(args []arg, d int) {
 	v := configValue{val: ops[1].val, known: ops[1].known}
 	a.gitConf[k] = v
 	a.configEffect(k, v, d)
-	if alias, ok := strings.CutPrefix(k, "alias."); ok && v.known && !strings.HasPrefix(v.val, "!") && !gitBuiltins()[alias] {
+	if alias, ok := strings.CutPrefix(k, "alias."); ok && v.known && !strings.HasPrefix(v.val, "!") && !gitBuiltins(alias) {
 		// A git alias set now runs as written the next time it is
 		// called, in this line or a later one.
 		words, gv, explained := a.git(splitWords(v.val), d, input{}, 1, nil)
@@ -1025,44 +1024,58 @@ func splitWords(s string) []arg {
 // gitBuiltins are git 2.39's own commands (git --list-cmds=builtins,main)
 // and the external ones the model reads: an alias of one of these names
 // is ignored, as git ignores it.
-var gitBuiltins = sync.OnceValue(func() map[string]bool {
-	return setOf(`add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr check-ignore
-	check-mailmap check-ref-format checkout checkout-index cherry cherry-pick clean clone column commit commit-graph commit-tree
-	config count-objects credential credential-cache credential-store daemon describe diagnose diff diff-files diff-index
-	diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo
-	format-patch fsck fsck-objects fsmonitor--daemon gc get-tar-commit-id grep hash-object help hook http-backend http-fetch
-	http-push imap-send index-pack init init-db instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit
-	maintenance merge merge-base merge-file merge-index merge-octopus merge-one-file merge-ours merge-recursive merge-resolve
-	merge-subtree merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects pack-redundant pack-refs
-	patch-id prune prune-packed pull push quiltimport range-diff read-tree rebase receive-pack reflog remote repack replace
-	request-pull rerere reset restore rev-list rev-parse revert rm send-pack shell shortlog show show-branch show-index
-	show-ref sparse-checkout stage stash status stripspace submodule subtree switch symbolic-ref tag unpack-file unpack-objects
-	update-index update-ref update-server-info upload-archive upload-pack var verify-commit verify-pack verify-tag version
-	web--browse whatchanged worktree write-tree filter-repo`)
-})
+var gitBuiltinsList = [...]string{
+	"add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bugreport", "bundle", "cat-file",
+	"check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry",
+	"cherry-pick", "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config", "count-objects",
+	"credential", "credential-cache", "credential-store", "daemon", "describe", "diagnose", "diff", "diff-files",
+	"diff-index", "diff-tree", "difftool", "fast-export", "fast-import", "fetch", "fetch-pack", "filter-branch",
+	"filter-repo", "fmt-merge-msg", "for-each-ref", "for-each-repo", "format-patch", "fsck", "fsck-objects",
+	"fsmonitor--daemon", "gc", "get-tar-commit-id", "grep", "hash-object", "help", "hook", "http-backend", "http-fetch",
+	"http-push", "imap-send", "index-pack", "init", "init-db", "instaweb", "interpret-trailers", "log", "ls-files",
+	"ls-remote", "ls-tree", "mailinfo", "mailsplit", "maintenance", "merge", "merge-base", "merge-file", "merge-index",
+	"merge-octopus", "merge-one-file", "merge-ours", "merge-recursive", "merge-resolve", "merge-subtree", "merge-tree",
+	"mergetool", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "pack-objects", "pack-redundant",
+	"pack-refs", "patch-id", "prune", "prune-packed", "pull", "push", "quiltimport", "range-diff", "read-tree",
+	"rebase", "receive-pack", "reflog", "remote", "repack", "replace", "request-pull", "rerere", "reset", "restore",
+	"rev-list", "rev-parse", "revert", "rm", "send-pack", "shell", "shortlog", "show", "show-branch", "show-index",
+	"show-ref", "sparse-checkout", "stage", "stash", "status", "stripspace", "submodule", "subtree", "switch",
+	"symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index", "update-ref", "update-server-info",
+	"upload-archive", "upload-pack", "var", "verify-commit", "verify-pack", "verify-tag", "version", "web--browse",
+	"whatchanged", "worktree", "write-tree",
+}
+
+// gitBuiltins reports whether name is in the list (sorted: a binary search, no
+// table built per process).
+func gitBuiltins(name string) bool {
+	_, ok := slices.BinarySearch(gitBuiltinsList[:], name)
+	return ok
+}
 
 // gitDataCommands are the builtins whose arguments are data (a commit
 // message, a pattern, paths, refs) and that run nothing else; the rest
 // either have a model or run what the gate cannot read (git hook run,
 // git for-each-repo, git instaweb).
-var gitDataCommands = sync.OnceValue(func() map[string]bool {
-	return setOf(`add am annotate apply archive blame bugreport bundle cat-file check-attr check-ignore check-mailmap
-	check-ref-format cherry cherry-pick clone column commit commit-graph commit-tree count-objects describe diagnose diff
-	diff-files diff-index diff-tree fast-export fast-import fetch fetch-pack fmt-merge-msg for-each-ref format-patch fsck
-	fsck-objects get-tar-commit-id grep hash-object help index-pack init init-db interpret-trailers log ls-files ls-remote
-	ls-tree mailinfo mailsplit merge merge-base merge-file merge-tree mktag mktree multi-pack-index mv name-rev notes
-	pack-objects pack-redundant pack-refs patch-id pull range-diff remote repack replace request-pull rerere rev-list
-	rev-parse revert shortlog show show-branch show-index show-ref sparse-checkout stage status stripspace symbolic-ref tag
-	unpack-file unpack-objects update-index update-server-info var verify-commit verify-pack verify-tag version whatchanged
-	write-tree`)
-})
+var gitDataCommandsList = [...]string{
+	"add", "am", "annotate", "apply", "archive", "blame", "bugreport", "bundle", "cat-file", "check-attr",
+	"check-ignore", "check-mailmap", "check-ref-format", "cherry", "cherry-pick", "clone", "column", "commit",
+	"commit-graph", "commit-tree", "count-objects", "describe", "diagnose", "diff", "diff-files", "diff-index",
+	"diff-tree", "fast-export", "fast-import", "fetch", "fetch-pack", "fmt-merge-msg", "for-each-ref", "format-patch",
+	"fsck", "fsck-objects", "get-tar-commit-id", "grep", "hash-object", "help", "index-pack", "init", "init-db",
+	"interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo", "mailsplit", "merge", "merge-base",
+	"merge-file", "merge-tree", "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "pack-objects",
+	"pack-redundant", "pack-refs", "patch-id", "pull", "range-diff", "remote", "repack", "replace", "request-pull",
+	"rerere", "rev-list", "rev-parse", "revert", "shortlog", "show", "show-branch", "show-index", "show-ref",
+	"sparse-checkout", "stage", "status", "stripspace", "symbolic-ref", "tag", "unpack-file", "unpack-objects",
+	"update-index", "update-server-info", "var", "verify-commit", "verify-pack", "verify-tag", "version", "whatchanged",
+	"write-tree",
+}
 
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
+// gitDataCommands reports whether name is in the list (sorted: a binary search, no
+// table built per process).
+func gitDataCommands(name string) bool {
+	_, ok := slices.BinarySearch(gitDataCommandsList[:], name)
+	return ok
 }
 
 // gitConfigFileAlias looks an alias up in the configuration files git
