@@ -480,9 +480,10 @@ type oracleResult struct {
 // gitFailClosed are variants that destroy nothing on this fixture and that
 // the gate does not let go ahead unattended on purpose, with the reason.
 var gitFailClosed = map[string]string{
-	"git clean -i":    "git clean -i deletes what the answers on its input choose; here its input is empty",
-	"git clean -f -i": "git clean -i deletes what the answers on its input choose; here its input is empty",
-	"git clean -fi":   "git clean -i deletes what the answers on its input choose; here its input is empty",
+	"git clean -i":               "git clean -i deletes what the answers on its input choose; here its input is empty",
+	"git clean -f -i":            "git clean -i deletes what the answers on its input choose; here its input is empty",
+	"git clean -fi":              "git clean -i deletes what the answers on its input choose; here its input is empty",
+	"git clean -f --interactive": "git clean -i deletes what the answers on its input choose; here its input is empty",
 }
 
 func TestGitOracle(t *testing.T) {
