@@ -146,3 +146,37 @@ func TestProjectPolicyInvalidAndUnchecked(t *testing.T) {
 		t.Fatalf("the lean gate, after laserbrain checked the policy: %+v", a)
 	}
 }
+
+// MCP servers' tools: a file tool writes the files it names (move_file's
+// source goes away), a tool carrying a command under cmd, script or args
+// runs it; each is gated like Write and Bash.
+func TestMCPToolsGated(t *testing.T) {
+	t.Setenv("LASERBRAIN_HOME", t.TempDir())
+	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "0"})
+	ctx := context.Background()
+	cwd := t.TempDir()
+	for _, c := range []struct {
+		tool  string
+		input map[string]any
+		want  string
+		says  string
+	}{
+		{"mcp__filesystem__write_file", map[string]any{"path": ".git/hooks/pre-commit", "content": "x"}, "deny", "inside a repository's .git"},
+		{"mcp__filesystem__edit_file", map[string]any{"path": ".claude/settings.json", "edits": []any{}}, "deny", "Claude Code settings"},
+		{"mcp__filesystem__move_file", map[string]any{"source": ".claude", "destination": "old"}, "deny", "Claude Code settings"},
+		{"mcp__filesystem__move_file", map[string]any{"source": "a.txt", "destination": ".mcp.json"}, "deny", ".mcp.json"},
+		{"mcp__filesystem__write_file", map[string]any{"path": ".ponder/s/ledger.jsonl", "content": "x"}, "deny", "ponder's session files"},
+		{"mcp__filesystem__write_file", map[string]any{"path": "notes.md", "content": "rm -rf is refused"}, "pass", ""},
+		{"mcp__tools__run", map[string]any{"cmd": "rm -rf build"}, "deny", "rm -rf"},
+		{"mcp__tools__run", map[string]any{"script": "git push --force origin main"}, "deny", "git push --force"},
+		{"mcp__tools__exec", map[string]any{"command": "rm", "args": []any{"-rf", "build"}}, "deny", "rm -rf"},
+		{"mcp__tools__exec", map[string]any{"args": []any{"git", "push", "--mirror", "origin"}}, "deny", "--mirror"},
+		{"mcp__tools__exec", map[string]any{"args": []any{"go", "test", "./..."}}, "pass", ""},
+		{"mcp__tools__run", map[string]any{"cmd": "ls -la"}, "pass", ""},
+	} {
+		kind, text := answerOf(t, h.Handle(ctx, PreToolUse, payload(t, pre(c.tool, c.input, cwd))))
+		if kind != c.want || !strings.Contains(text, c.says) {
+			t.Errorf("%s %v: %s %q; want %s saying %q", c.tool, c.input, kind, text, c.want, c.says)
+		}
+	}
+}
