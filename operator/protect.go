@@ -36,15 +36,63 @@ func Outright(what string) bool {
 	return what == ProtectedPonder || what == ProtectedFleet || what == ProtectedPolicy
 }
 
-// clientDirs are the directories (and files) where the agent clients keep
-// their settings and hooks.
-var clientDirs = []string{".codex", ".gemini", ".qwen", ".opencode", ".cline", ".clinerules", ".cursor"}
+// holdsHooks reports whether a path's last components name one of the
+// agent clients' files that hold their hooks or MCP servers (what an agent
+// that rewrote it could switch its own supervision off with), as the
+// clients keep them (spec agents.md): Claude Code's .claude/settings*.json,
+// .mcp.json and ~/.claude.json; Gemini CLI's and Qwen Code's
+// settings.json; Codex's config.toml and hooks.json; opencode's plugins
+// and opencode.json; Cline's hooks and cline_mcp_settings.json; Copilot
+// CLI's .github/hooks, .github/copilot settings and ~/.copilot files.
+func holdsHooks(parts []string, nameIs func(part, name string) bool) bool {
+	n := len(parts)
+	if n < 1 {
+		return false
+	}
+	base, dir, up := parts[n-1], "", ""
+	if n >= 2 {
+		dir = parts[n-2]
+	}
+	if n >= 3 {
+		up = parts[n-3]
+	}
+	is := nameIs
+	switch {
+	case is(base, ".mcp.json"), is(base, ".claude.json"), is(base, "cline_mcp_settings.json"):
+		return true
+	case is(dir, ".gemini") && is(base, "settings.json"), is(dir, ".qwen") && is(base, "settings.json"):
+		return true
+	case is(dir, ".codex") && (is(base, "config.toml") || is(base, "hooks.json")):
+		return true
+	case (is(dir, "plugin") || is(dir, "plugins")) && (is(up, ".opencode") || is(up, "opencode")),
+		strings.HasPrefix(strings.ToLower(base), "opencode.json"):
+		return true
+	case is(dir, "hooks") && (is(up, ".clinerules") || is(up, ".cline")):
+		return true
+	case is(dir, "hooks") && is(up, ".github") && strings.HasSuffix(strings.ToLower(base), ".json"),
+		is(dir, "copilot") && is(up, ".github") && strings.HasPrefix(strings.ToLower(base), "settings"),
+		is(dir, ".copilot") && (is(base, "settings.json") || is(base, "mcp-config.json") || is(base, "config.json")):
+		return true
+	}
+	return false
+}
 
 // ProtectedPlace reports whether writing p (absolute, or relative to
-// where the command runs) touches what supervision relies on, and what.
+// where the command runs) touches what supervision relies on, and what. A
+// pattern in p matches what it may expand to.
 func (pol Policy) ProtectedPlace(p string) (what string, ok bool) {
+	return pol.protectedPlace(p, false)
+}
+
+// protectedPlace is ProtectedPlace; literal: p's pattern characters are
+// its own (a pattern that matched no file is the word itself).
+func (pol Policy) protectedPlace(p string, literal bool) (what string, ok bool) {
 	if p == "" {
 		return "", false
+	}
+	nameIs := globNameIs
+	if literal {
+		nameIs = strings.EqualFold
 	}
 	clean := filepath.ToSlash(filepath.Clean(p))
 	parts := strings.Split(clean, "/")
@@ -67,8 +115,7 @@ func (pol Policy) ProtectedPlace(p string) (what string, ok bool) {
 			return ProtectedHome, true
 		}
 	}
-	for i, part := range parts {
-		last := i == len(parts)-1
+	for _, part := range parts {
 		switch {
 		case nameIs(part, ".git"):
 			return ProtectedGit, true
@@ -77,21 +124,17 @@ func (pol Policy) ProtectedPlace(p string) (what string, ok bool) {
 		case nameIs(part, ".laserbrain"):
 			return ProtectedPolicy, true
 		case nameIs(part, ".claude"):
+			// All of it (and the directory itself: a rename takes the
+			// settings away).
 			return ProtectedClaude, true
-		case nameIs(part, ".github") && !last && nameIs(parts[i+1], "hooks"):
-			return ProtectedClient, true
 		}
-		for _, c := range clientDirs {
-			if nameIs(part, c) {
-				return ProtectedClient, true
-			}
-		}
-		if last && (nameIs(part, ".mcp.json") || nameIs(part, "opencode.json") || nameIs(part, "opencode.jsonc")) {
-			if nameIs(part, ".mcp.json") {
-				return ProtectedMCP, true
-			}
-			return ProtectedClient, true
-		}
+	}
+	if nameIs(parts[len(parts)-1], ".mcp.json") {
+		return ProtectedMCP, true
+	}
+	// A directory that holds one of those files goes with it.
+	if holdsHooks(parts, nameIs) || holdsHooksDir(parts, nameIs) {
+		return ProtectedClient, true
 	}
 	for _, x := range pol.Protected {
 		scope := pol.resolveScope(x)
@@ -105,9 +148,9 @@ func (pol Policy) ProtectedPlace(p string) (what string, ok bool) {
 	return "", false
 }
 
-// nameIs: a path component is name, in any case, or a pattern that may
+// globNameIs: a path component is name, in any case, or a pattern that may
 // expand to it.
-func nameIs(part, name string) bool {
+func globNameIs(part, name string) bool {
 	if strings.EqualFold(part, name) {
 		return true
 	}
@@ -164,12 +207,37 @@ func isFleetRecord(rel string) bool {
 	return false
 }
 
+// holdsHooksDir: the path is a directory that holds the clients' hook
+// files (a rename or delete of .codex, .clinerules/hooks, .github/hooks,
+// .opencode/plugin takes them away).
+func holdsHooksDir(parts []string, nameIs func(part, name string) bool) bool {
+	n := len(parts)
+	last := parts[n-1]
+	up := ""
+	if n >= 2 {
+		up = parts[n-2]
+	}
+	switch {
+	case nameIs(last, ".codex"), nameIs(last, ".copilot"), nameIs(last, ".clinerules"), nameIs(last, ".cline"),
+		nameIs(last, ".gemini"), nameIs(last, ".qwen"), nameIs(last, ".github"):
+		return true
+	case nameIs(last, "hooks") && (nameIs(up, ".clinerules") || nameIs(up, ".cline") || nameIs(up, ".github")):
+		return true
+	case (nameIs(last, "plugin") || nameIs(last, "plugins")) && (nameIs(up, ".opencode") || nameIs(up, "opencode")):
+		return true
+	case nameIs(last, ".opencode"), nameIs(last, "copilot") && nameIs(up, ".github"):
+		return true
+	}
+	return false
+}
+
 // protectedMarkers are the names of protected places a command may write
 // without its text showing where (an interpreter's code, a path only the
 // shell expands, a program the gate does not know): such a command is not
 // cleared.
 var protectedMarkers = []string{".git/hooks", ".git/config", ".git/refs", ".git/info", ".claude", ".mcp.json", "LASERBRAIN_HOME",
-	".codex", ".gemini", ".qwen", ".opencode", ".cline", ".github/hooks", "opencode.json"}
+	".gemini/settings", ".qwen/settings", ".codex/config.toml", ".codex/hooks.json", ".opencode/plugin", "opencode/plugin",
+	".clinerules/hooks", ".cline/hooks", ".github/hooks", ".copilot/settings", ".copilot/mcp-config", "cline_mcp_settings", "opencode.json"}
 
 // protection is what a call writes that is protected.
 type protection struct {
@@ -195,8 +263,9 @@ func (pol Policy) protectedWrites(an Analysis) protection {
 		if w.expanded {
 			continue // its matches are writes of their own
 		}
+		literal := w.Glob && w.Known && filepath.IsAbs(w.Path)
 		for _, p := range []string{w.Path, w.Real} {
-			what, ok := pol.ProtectedPlace(p)
+			what, ok := pol.protectedPlace(p, literal)
 			if !ok {
 				continue
 			}

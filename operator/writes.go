@@ -69,7 +69,8 @@ func (a *analyzer) addWrite(w arg, by string, del bool) int {
 		// The shell expands a pattern against the files there: those
 		// are what it writes (a pattern that matches nothing stays a
 		// word of its own).
-		matches, wr.expanded = shellGlob(p), true
+		matches = shellGlob(p)
+		wr.expanded = len(matches) > 0
 	}
 	a.seenWrites[key] = true
 	a.writes = append(a.writes, wr)

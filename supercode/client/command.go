@@ -300,3 +300,25 @@ func shellWords(s string) []string {
 	}
 	return words
 }
+
+// Denied reports whether a hook's reply is client n's denial of the call:
+// what Encode writes for a Deny (exit 2 for the Claude-shaped clients,
+// Gemini CLI's and opencode's decision, Cline's cancel, Copilot CLI's
+// permissionDecision) — or permissionDecision deny in Claude Code's JSON.
+func Denied(n Name, r Reply) bool {
+	var v map[string]any
+	_ = json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &v)
+	switch n {
+	case Gemini, OpenCode:
+		return v["decision"] == "deny"
+	case Cline:
+		return v["cancel"] == true
+	case Copilot:
+		return v["permissionDecision"] == "deny" || r.Exit == 2
+	}
+	if r.Exit == 2 {
+		return true
+	}
+	hso, _ := v["hookSpecificOutput"].(map[string]any)
+	return hso["permissionDecision"] == "deny"
+}
