@@ -26,13 +26,15 @@ func newLoopCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
 		Long: `loop runs SCRIPT, a POSIX shell script, in an embedded interpreter with two
 builtins: ` + "`agent NAME [INSTR]`" + ` (a fresh session per call; stdin is its context)
-and ` + "`judge NAME [--soak N | --jury N] [--goldfish] [--pedantic] [INSTR]`" + ` (one
-session pinned per run, answering through a schema-checked verdict; the
-rendered verdict on stdout). agent exits 0 completed (which says nothing
-about the task), 3 escalated, 5 transport failure, 7 config; judge exits 0
-the verdict passes (after --soak/--jury), 1 it does not (a work order), 2 it
-passes but --soak N is not reached yet (judge again), 3 escalated, 5
-transport, 6 no valid verdict after one bounce, 7 config. Before anything
+and ` + "`judge NAME [--soak N [--soak-pending S] | --jury N] [--goldfish] [--pedantic] [INSTR]`" + `
+(one session pinned per run, answering through a schema-checked verdict;
+the rendered verdict on stdout). agent exits 0 completed (which says
+nothing about the task), 3 escalated, 5 transport failure, 7 config; judge
+exits 0 the verdict passes (after --soak/--jury), 1 it does not (a work
+order) or it passes short of --soak N (rendered as "no work to do; the
+judge looks again"; --soak-pending S makes that S instead), 3 escalated,
+5 transport, 6 no valid verdict after one bounce, 7 config: seed 002's
+protocol, so its scripts run unchanged. Before anything
 runs, the loop refuses (7) a service SCRIPT names whose program (claude, or
 _COMMAND's first word) is not on PATH, and a SCRIPT that runs ./ci when ./ci
 is missing or not executable. Every other

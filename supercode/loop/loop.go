@@ -39,11 +39,6 @@ const (
 	ExitRefused   = 126
 )
 
-// JudgeSoaking is the judge builtin's status for a verdict that passes
-// while its --soak count is not yet reached: not a rejection (1), so a
-// script re-judges without sending work to an agent.
-const JudgeSoaking = 2
-
 // Defaults that stop runaways.
 const (
 	DefaultMaxIters = 25
