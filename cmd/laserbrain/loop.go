@@ -135,7 +135,7 @@ After a signal the step in flight is killed and the journal left intact:
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
-	cmd.AddCommand(newLoopPruneCmd(streams))
+	cmd.AddCommand(newLoopPruneCmd(streams), newLoopListCmd(streams), newLoopStatusCmd(streams), newLoopCancelCmd(streams))
 	return cmd
 }
 

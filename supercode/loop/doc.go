@@ -113,6 +113,19 @@
 // journal in this home only with All; a run a process holds keeps its own
 // always. The journal is left as it is.
 //
+// # Seeing and stopping loops
+//
+// A running loop holds its run directory's lock (gofrs/flock) for as long
+// as it runs, and names itself in run.json: its pid and that pid's start
+// time (/proc). List and Status (`laserbrain loop list`, `loop status
+// RUN`) read whether a run is running off the lock alone, and its
+// iteration, soak count, last steps, verdict and budgets left off the
+// journal. Cancel (`loop cancel RUN`, a person's command the gate refuses
+// to agents) sends the loop SIGINT only while the lock is held and the
+// pid still names the process that started when the loop said, through a
+// handle on that process (a pidfd), so a reused pid is never signalled;
+// the loop then stops as on Ctrl-C (130, resumable).
+//
 // # Resume
 //
 // --resume RUN re-runs the run's own copy of SCRIPT, answering every step

@@ -481,7 +481,7 @@ func (l *Loop) create(home string, script []byte) error {
 	}
 	sum := sha256.Sum256(script)
 	l.meta = Meta{ID: l.id, Script: l.o.Script, ScriptSum: hex.EncodeToString(sum[:]), Dir: l.work, Args: l.o.Args,
-		Settings: l.o.Settings, Created: time.Now().UTC(), Status: "running"}
+		Settings: l.o.Settings, Created: time.Now().UTC(), Status: "running", Process: selfProcess(home)}
 	if err := writeMeta(l.dir, l.meta); err != nil {
 		return fail(ExitInternal, "%v", err)
 	}
@@ -530,6 +530,7 @@ func (l *Loop) openResume() error {
 	}
 	l.meta.Status, l.meta.ExitCode, l.meta.Reason, l.meta.Resumable, l.meta.Ended = "running", nil, "", false, time.Time{}
 	l.meta.Settings = l.o.Settings
+	l.meta.Process = selfProcess(filepath.Dir(l.dir))
 	if err := writeMeta(l.dir, l.meta); err != nil {
 		lk.Unlock()
 		return fail(ExitInternal, "%v", err)
@@ -687,6 +688,7 @@ func (l *Loop) finish(res Result) Result {
 	// A run the loop stopped (signal, budget, timeout) can go on with
 	// --resume; one whose SCRIPT ended by itself is over.
 	l.meta.Resumable = res.Stopped
+	l.meta.Process = nil
 	if err := writeMeta(l.dir, l.meta); err != nil {
 		l.note("%v", err)
 	}
