@@ -6,7 +6,11 @@
 // is `laserbrain run`: it registers a run, starts the agent command with the
 // run in its environment (and, for claude, our hooks and MCP server added
 // through --settings and --mcp-config), forwards signals, keeps the agent's
-// exit code and prints the whole-run judgment at the end.
+// exit code and prints the whole-run judgment at the end. It holds the
+// agent to runaway limits (a timeout, a number of tool calls, drifting
+// checks in a row): its hooks and MCP server tell it of each tool call and
+// check on a socket it owns, and past a limit it refuses the calls and
+// stops the agent (limits.go).
 //
 // Attendance is the one place presence is read (whether a person can
 // answer the agent's questions): Claude Code's CLAUDE_CODE_SESSION_ATTENDED,

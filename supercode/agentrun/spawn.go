@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain"
@@ -47,13 +48,23 @@ type SpawnOptions struct {
 	// Unattended says nobody will answer the agent's questions, whatever
 	// SpawnPresence would read from the command and its standard input.
 	Unattended bool
+	// Limits are the runaway limits the agent is held to (zero: none; see
+	// limits.go), and Grace how long an agent past a limit other than the
+	// timeout has to end its turn before it is sent SIGTERM (0:
+	// DefaultStopGrace).
+	Limits fleet.Limits
+	Grace  time.Duration
 }
 
 // SpawnResult is how the run ended.
 type SpawnResult struct {
-	Run      fleet.Run
+	Run fleet.Run
+	// ExitCode is laserbrain run's status: the agent's own, or ExitLimit
+	// when a limit stopped it (Stopped says which; its AgentExit is the
+	// agent's own status).
 	ExitCode int
 	Judgment laserbrain.Judgment
+	Stopped  *LimitStop
 }
 
 // SpawnError is a failure before the agent ran, with the exit code to use.
@@ -105,6 +116,10 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	presence, _ := SpawnPresence(o.Command, fromTerminal, o.Unattended)
 	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal,
 		Attended: attendedName(presence), Created: s.now()}
+	if anyLimit(o.Limits) {
+		lim := o.Limits
+		run.Limits = &lim
+	}
 	if err := st.CreateRun(ctx, run); err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
@@ -120,12 +135,25 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	}
 
 	args := o.Command[1:]
-	if IsClaude(o.Command[0]) {
-		tmp, err := os.MkdirTemp("", "laserbrain-run-")
+	tmp, err := os.MkdirTemp("", "laserbrain-run-")
+	if err != nil {
+		return SpawnResult{}, &SpawnError{ExitSetup, err}
+	}
+	defer os.RemoveAll(tmp)
+	var lim *limiter
+	if anyLimit(o.Limits) {
+		grace := o.Grace
+		if grace <= 0 {
+			grace = DefaultStopGrace
+		}
+		l, cleanup, err := s.newLimiter(tmp, run.ID, o.Limits, grace)
 		if err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
-		defer os.RemoveAll(tmp)
+		defer cleanup()
+		lim = l
+	}
+	if IsClaude(o.Command[0]) {
 		extra, err := ClaudeFlags(tmp, o.Self)
 		if err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
@@ -142,6 +170,10 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	}
 	env = append(withoutKeys(env, EnvRun, EnvAgent, EnvFleet, EnvAttended),
 		EnvRun+"="+run.ID, EnvAgent+"="+agent, EnvFleet+"="+fid, EnvAttended+"="+attended)
+	if lim != nil {
+		// The outer run's socket, if any, is asked by this run's limiter.
+		env = append(withoutKeys(env, EnvControl), EnvControl+"="+lim.path)
+	}
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -150,7 +182,13 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
+		if lim != nil {
+			lim.done(0)
+		}
 		return SpawnResult{}, &SpawnError{ExitNotRunnable, err}
+	}
+	if lim != nil {
+		lim.started(cmd.Process)
 	}
 	if o.Started != nil {
 		o.Started(run, cmd.Process)
@@ -177,7 +215,19 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	code := exitCode(cmd.ProcessState, werr)
 
 	res := SpawnResult{ExitCode: code}
-	run, j, err := s.End(ctx, run.ID, &code, "")
+	why := ""
+	if lim != nil {
+		// Nothing more is answered: the agent is gone.
+		res.Stopped = lim.done(code)
+		calls := lim.toolCalls()
+		if _, err := st.UpdateRun(ctx, run.ID, func(r *fleet.Run) error { r.ToolCalls = calls; return nil }); err != nil {
+			return res, err
+		}
+		if res.Stopped != nil {
+			res.ExitCode, why = ExitLimit, res.Stopped.Text()
+		}
+	}
+	run, j, err := s.End(ctx, run.ID, &code, why)
 	if err != nil {
 		return res, err
 	}

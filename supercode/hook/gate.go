@@ -48,6 +48,9 @@ var writeTools = map[string]string{
 // abandon, wrong-problem or repeating, and otherwise needs a person's
 // authorization (laserbrain authorize), looked up afresh for every action.
 func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
+	if reason := h.Sup.LimitToolCall(toolName(p), p.ToolUseID); reason != "" {
+		return h.deny(reason)
+	}
 	if p.ToolName == nil {
 		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
 	}
