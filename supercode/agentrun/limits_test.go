@@ -2,11 +2,18 @@ package agentrun
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // A control socket held by a process that is not an ancestor of the hook —
@@ -64,4 +71,62 @@ func TestIsAncestor(t *testing.T) {
 	if isAncestor(os.Getpid()) || isAncestor(1<<30) {
 		t.Fatal("this process or no process counted as an ancestor")
 	}
+}
+
+// TestMain lets the test binary act as an agent's hook process for
+// BenchmarkLimitedToolCall: a child of the benchmark, so the benchmark's
+// limiter is its ancestor, as laserbrain run is a hook's.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("AGENTRUN_BENCH_ASK"); path != "" {
+		n, _ := strconv.Atoi(os.Getenv("AGENTRUN_BENCH_N"))
+		s := &Supervisor{Getenv: func(k string) string {
+			if k == EnvControl {
+				return path
+			}
+			return ""
+		}}
+		for i := 0; i < n; i++ {
+			if r := s.LimitToolCall("Bash", ""); r != "" {
+				fmt.Fprintln(os.Stderr, r)
+				os.Exit(1)
+			}
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// BenchmarkLimitedToolCall is what a limit costs a tool call: one question
+// to laserbrain run's socket (the owner's ancestry checked each time),
+// against the baseline every hook pays anyway, starting a process
+// (/bin/true), measured in the same run; the ratio is x-true.
+func BenchmarkLimitedToolCall(b *testing.B) {
+	var baseline float64
+	b.Run("true", func(b *testing.B) {
+		for b.Loop() {
+			_ = exec.Command("/bin/true").Run()
+		}
+		baseline = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	})
+	b.Run("ask", func(b *testing.B) {
+		s := &Supervisor{OpenFleet: func() (fleet.Store, error) { return nil, errors.New("no store in the benchmark") }}
+		l, cleanup, err := s.newLimiter(b.TempDir(), "bench", fleet.Limits{MaxToolCalls: 1 << 30}, time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cleanup()
+		defer l.done(0)
+		self, _ := os.Executable()
+		// One child asks b.N times: the process start is paid once.
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), "AGENTRUN_BENCH_ASK="+l.path, "AGENTRUN_BENCH_N="+strconv.Itoa(b.N))
+		cmd.Stderr = os.Stderr
+		b.ResetTimer()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		if baseline > 0 {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/baseline, "x-true")
+		}
+	})
 }
