@@ -165,3 +165,20 @@ func allUserText(m *agenttest.Model) string {
 	}
 	return strings.ReplaceAll(b.String(), `\n`, "\n")
 }
+
+// Seed 002 §7 criterion 2 with the real CLI: the model's API answers the
+// fix agent's session with an error (404: not retried); claude -p reports
+// it, and `agent fix` is transport (5: ≥ 4, never a completion).
+func TestSeed002AgentClaudeAPIError(t *testing.T) {
+	// Claude Code asks again on a first failure (without streaming): every
+	// request fails.
+	fail := agenttest.Fail(404, "not_found_error", "model: claude-scripted-gone")
+	s := loopSession(t, "agent fix 'repair it' < /dev/null\necho \"agent=$?\"\n", fail, fail, fail, fail)
+	r := s.Run(t, s.lb, "loop", "loop.sh")
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "agent=5") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "agent fix: service fix: claude failed") || !strings.Contains(r.Stderr, "API status 404") {
+		t.Fatalf("the API error is not named on the terminal:\n%s", r.Stderr)
+	}
+}

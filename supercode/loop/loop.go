@@ -39,6 +39,9 @@ const (
 	ExitRefused   = 126
 )
 
+// InlineScript is the name of a run whose SCRIPT was given as text (-c).
+const InlineScript = "-c"
+
 // Defaults that stop runaways.
 const (
 	DefaultMaxIters = 25
@@ -56,6 +59,9 @@ const (
 // Options are one `laserbrain loop` invocation.
 type Options struct {
 	Script string   // SCRIPT (ignored with Resume: the run's own copy is replayed)
+	// Inline is SCRIPT's text itself (laserbrain loop -c TEXT), in place
+	// of a file; the run is named "-c".
+	Inline string
 	Args   []string // SCRIPT's positional parameters
 	Settings
 	Resume string // a run id to resume
@@ -224,6 +230,12 @@ func (o *Options) normalize() error {
 	default:
 		return fail(ExitUsage, "--seed %q: want full, compact or none", o.Seed)
 	}
+	if o.Inline != "" {
+		if o.Script != "" || o.Resume != "" {
+			return fail(ExitUsage, "-c TEXT is SCRIPT: give no SCRIPT file or --resume with it")
+		}
+		o.Script = InlineScript
+	}
 	if o.Resume == "" && o.Script == "" {
 		return fail(ExitUsage, "no SCRIPT given")
 	}
@@ -293,8 +305,9 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 			return nil, fail(ExitUsage, "%v", err)
 		}
 		l.work = abs
-		script, err = os.ReadFile(o.Script)
-		if err != nil {
+		if o.Inline != "" {
+			script = []byte(o.Inline)
+		} else if script, err = os.ReadFile(o.Script); err != nil {
 			return nil, fail(ExitUsage, "SCRIPT: %v", err)
 		}
 		if l.o.MaxIters == 0 {
