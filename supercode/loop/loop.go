@@ -58,7 +58,7 @@ const (
 
 // Options are one `laserbrain loop` invocation.
 type Options struct {
-	Script string   // SCRIPT (ignored with Resume: the run's own copy is replayed)
+	Script string // SCRIPT (ignored with Resume: the run's own copy is replayed)
 	// Inline is SCRIPT's text itself (laserbrain loop -c TEXT), in place
 	// of a file; the run is named "-c".
 	Inline string
