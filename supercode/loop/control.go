@@ -403,7 +403,7 @@ func Cancel(ctx context.Context, o CancelOptions) (CancelResult, error) {
 	if err != nil {
 		return res, fail(ExitUsage, "run %s: its process %d is gone", o.Run, pr.PID)
 	}
-	defer proc.Release()
+	defer func() { _ = proc.Release() }()
 	if start, err := procStart(pr.PID); err != nil || start != pr.Start {
 		return res, fail(ExitUsage, "run %s: process %d is not the loop that took the run (it started at another time); nothing was signalled", o.Run, pr.PID)
 	}
