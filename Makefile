@@ -28,7 +28,7 @@ install: build
 # Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
 # one the OCA integration tests skip, and the script says so loudly.
 test:
-	scripts/with-postgres.sh $(GO) test -count=1 $(PKGS)
+	scripts/with-postgres.sh $(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The pinned Claude Code CLI the end-to-end agent tests drive (npm, into a
 # cache outside the tree; a second run reuses it).

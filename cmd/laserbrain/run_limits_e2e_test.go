@@ -23,7 +23,9 @@ func TestClaudeRunMaxToolCalls(t *testing.T) {
 		agenttest.Bash("toolu_3", "echo 3 >> calls.log"),
 		agenttest.Bash("toolu_4", "echo 4 >> calls.log"),
 		agenttest.Say("Stopping: the run's tool-call limit was reached."))
-	r := s.runClaude(t, "runaway", []string{"--max-tool-calls", "3"}, "Bash", allMCP)
+	// A long grace: the agent ends its turn on its own, however slow the
+	// machine (a shorter one would stop it with SIGTERM: exit 4 all the same).
+	r := s.runClaude(t, "runaway", []string{"--max-tool-calls", "3", "--grace", "2m"}, "Bash", allMCP)
 	if r.ExitCode != 4 {
 		t.Fatalf("laserbrain run exit %d, want 4\nstderr: %s", r.ExitCode, r.Stderr)
 	}
@@ -59,7 +61,7 @@ func TestClaudeRunChecksOffGround(t *testing.T) {
 		check("toolu_d2", "paint the office walls green", 5),
 		agenttest.Bash("toolu_after", "touch after-drift"),
 		agenttest.Say("Stopping."))
-	r := s.runClaude(t, "drifter", []string{"--max-checks-off-ground", "2"}, "Bash", allMCP)
+	r := s.runClaude(t, "drifter", []string{"--max-checks-off-ground", "2", "--grace", "2m"}, "Bash", allMCP)
 	for _, id := range []string{"toolu_d1", "toolu_d2"} {
 		if v := s.checkResult(t, id); v["drifting"] != true {
 			t.Fatalf("check %s was meant to drift: %v", id, v)

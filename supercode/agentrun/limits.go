@@ -194,7 +194,7 @@ type limiter struct {
 	timer   *time.Timer
 }
 
-// any reports whether l sets any limit.
+// anyLimit reports whether l sets any limit.
 func anyLimit(l fleet.Limits) bool {
 	return l.Timeout > 0 || l.MaxToolCalls > 0 || l.MaxOffGround > 0
 }
