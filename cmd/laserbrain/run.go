@@ -15,7 +15,9 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/install"
 )
 
 type runOptions struct {
@@ -97,10 +99,16 @@ when a limit stopped it.`,
 			if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.grace < 0 {
 				return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground and --grace cannot be negative (0 turns a limit off)")
 			}
-			res, err := sup.Spawn(ctx, agentrun.SpawnOptions{
+			so := agentrun.SpawnOptions{
 				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended,
 				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut, Limits: opts.limits, Grace: opts.grace,
-			})
+			}
+			if c, ok := client.Detect(args[0]); ok {
+				so.Headless = client.Headless(c, args[1:])
+				ro := install.RunOptions{Client: c, Program: args[0], Args: args[1:], Self: self}
+				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
+			}
+			res, err := sup.Spawn(ctx, so)
 			var se *agentrun.SpawnError
 			if errors.As(err, &se) {
 				if se.Code == 2 {

@@ -56,24 +56,22 @@ func TestAttendance(t *testing.T) {
 }
 
 // laserbrain run: nobody answers an agent without a terminal on its
-// standard input, claude in print mode, or when told so.
+// standard input, a command in its client's headless mode (the seam reads
+// that, supercode/client's Headless), or when told so.
 func TestSpawnPresence(t *testing.T) {
 	for _, c := range []struct {
-		command    []string
+		headless   string
 		terminal   bool
 		unattended bool
 		want       operator.Presence
 	}{
-		{[]string{"claude"}, true, false, operator.Attended},
-		{[]string{"/usr/local/bin/claude", "--model", "x", "-p", "do it"}, true, false, operator.Unattended},
-		{[]string{"claude", "--print", "do it"}, true, false, operator.Unattended},
-		{[]string{"claude"}, false, false, operator.Unattended},
-		{[]string{"codex", "exec", "do it"}, true, true, operator.Unattended},
-		{[]string{"codex"}, true, false, operator.Attended},
-		{[]string{"aider", "-p"}, true, false, operator.Attended}, // -p is claude's, not every agent's
+		{"", true, false, operator.Attended},
+		{"claude -p (print mode) asks nobody", true, false, operator.Unattended},
+		{"", false, false, operator.Unattended},
+		{"", true, true, operator.Unattended},
 	} {
-		if p, why := SpawnPresence(c.command, c.terminal, c.unattended); p != c.want || why == "" {
-			t.Errorf("%v terminal=%v unattended=%v: %s (%q), want %s", c.command, c.terminal, c.unattended, p, why, c.want)
+		if p, why := SpawnPresence(c.headless, c.terminal, c.unattended); p != c.want || why == "" {
+			t.Errorf("%q terminal=%v unattended=%v: %s (%q), want %s", c.headless, c.terminal, c.unattended, p, why, c.want)
 		}
 	}
 }

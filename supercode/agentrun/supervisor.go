@@ -85,7 +85,7 @@ type localStores struct {
 }
 
 func openLocalStores() (Stores, error) {
-	if v := strings.TrimSpace(os.Getenv("LASERBRAIN_STORE")); v != "" && v != "local" {
+	if v := strings.TrimSpace(os.Getenv(envconfig.StoreEnv)); v != "" && v != "local" {
 		return nil, ErrStoreElsewhere
 	}
 	return &localStores{}, nil
@@ -659,11 +659,6 @@ func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgme
 	}
 	return j, nil
 }
-
-// SelfTool reports whether a tool is one of laserbrain's own MCP tools:
-// calling them is reporting, not work, so they are never observed as
-// evidence (a check_state call would otherwise corroborate itself).
-func SelfTool(name string) bool { return strings.HasPrefix(name, "mcp__laserbrain__") }
 
 // Observe records a completed tool call on the run: as an event (kept once
 // per id, so two hook layers firing for one call count it once), in the

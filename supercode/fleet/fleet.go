@@ -117,6 +117,10 @@ type Event struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Text    string          `json:"text,omitempty"`
 	Session string          `json:"session,omitempty"`
+	// Subagent is the subagent of the session that made the call (its
+	// type, as Claude Code's agent_type names it), "" for the session's
+	// own agent.
+	Subagent string `json:"subagent,omitempty"`
 }
 
 // Event kinds.

@@ -67,7 +67,13 @@ func TestShellToolsOfEveryShape(t *testing.T) {
 		{"Bash", map[string]any{"command": "ls -la"}, 0},
 		{"shell", map[string]any{"command": []string{"ls", "-la"}}, 0},
 		{"Bash", map[string]any{"command": 7}, 2},
-		{"shell", map[string]any{"cmd": "ls"}, 2},
+		{"shell", map[string]any{"cmd": 7}, 2},
+		{"shell", map[string]any{"description": "no command"}, 2},
+		// Codex's exec_command carries cmd (agents.md §4: it went through
+		// unread before the seam).
+		{"exec_command", map[string]any{"cmd": "git push --force origin main"}, 2},
+		{"exec_command", map[string]any{"cmd": []string{"bash", "-lc", "git push --force origin main"}}, 2},
+		{"exec_command", map[string]any{"cmd": "ls"}, 0},
 	} {
 		a := h.Handle(ctx, PreToolUse, payload(t, pre(c.tool, c.input, cwd)))
 		if a.Exit != c.exit {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -200,14 +201,14 @@ func shellWrites(command, cwd string) (never, neverAbs string, protected []strin
 // refuseOutright denies what no authorization lets an agent do — a person's
 // command, a write into ponder's files or the fleet's records — recorded on
 // the caller's run like every refusal.
-func (h *Handler) refuseOutright(ctx context.Context, p Payload, reason, label string) Answer {
-	c := h.caller(p)
-	h.recordDecision(ctx, c, p, false, reason, gateFacts{labels: []string{label}}.result(fleet.GateDeny, c, nil))
-	return h.deny(reason)
+func (h *Handler) refuseOutright(ctx context.Context, e client.Event, reason, label string) client.Answer {
+	c := h.caller(e)
+	h.recordDecision(ctx, c, e, false, reason, gateFacts{labels: []string{label}}.result(fleet.GateDeny, c, nil))
+	return deny(reason)
 }
 
 // refuseWrite is the refusal of a write into what is never authorizable.
-func (h *Handler) refuseWrite(ctx context.Context, p Payload, what, why string) Answer {
+func (h *Handler) refuseWrite(ctx context.Context, e client.Event, what, why string) client.Answer {
 	var reason string
 	switch what {
 	case ponderFiles:
@@ -215,7 +216,7 @@ func (h *Handler) refuseWrite(ctx context.Context, p Payload, what, why string) 
 	default:
 		reason = "laserbrain: refused: this file is protected (" + fleetRecords + "): " + why + ". The supervisor's halts, the people's authorizations and the journal are written by laserbrain alone; an agent that could change them would supervise itself. This is not something a person authorizes for an agent; do not retry it in another form, and tell the user if you think a record is wrong."
 	}
-	return h.refuseOutright(ctx, p, reason, "protected file: "+what)
+	return h.refuseOutright(ctx, e, reason, "protected file: "+what)
 }
 
 // writeWhy says what a tool would write (abs "": a command that names the

@@ -7,12 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/laserkit/laserkit/internal/fsx"
-	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 )
 
 // Scope is where Claude Code settings are installed.
@@ -191,32 +190,16 @@ func edit(path string, f func(*node) error) (Change, error) {
 	return c, nil
 }
 
-// isOurs recognises a hook command laserbrain installed: a program named
-// laserbrain (or this very binary), then "hook", then one of our event names — at any path, so a
-// reinstall from a new location replaces the old entry; or laserbrain-gate
-// (the pre-tool-use hook's own binary).
-func isOurs(command, self string) (name string, ok bool) {
-	f := strings.Fields(command)
-	for _, w := range f {
-		if filepath.Base(strings.Trim(w, `'"`)) == agentrun.GateName {
-			return "pre-tool-use", true
-		}
-	}
-	for i := 0; i+2 < len(f); i++ {
-		prog := strings.Trim(f[i], `'"`)
-		if (filepath.Base(prog) == "laserbrain" || prog == self) && f[i+1] == "hook" {
-			for _, e := range agentrun.HookEvents {
-				if f[i+2] == e.Name {
-					return e.Name, true
-				}
-			}
-		}
-	}
-	return "", false
+// isOurs recognises a hook command laserbrain installed (client.ParseCommand):
+// at any path, guarded or not, so a reinstall from a new location replaces
+// the old entry.
+func isOurs(command, self string) (ev client.EventName, ok bool) {
+	p, ok := client.ParseCommand(command, self)
+	return p.Event, ok
 }
 
-func hookObject(self, name string) *node {
-	return fromValue(orderedMap{{"type", "command"}, {"command", agentrun.HookCommand(self, name)}})
+func hookObject(self string, ev client.EventName) *node {
+	return fromValue(orderedMap{{"type", "command"}, {"command", client.HookCommand(self, client.Claude, ev)}, {"timeout", client.HookTimeout}})
 }
 
 // mergeHooks puts every laserbrain hook in settings.hooks: an entry of ours
@@ -232,10 +215,10 @@ func mergeHooks(root *node, self string, remove bool, path string) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range agentrun.HookEvents {
-		list := hooks.get(e.Event)
+	for _, e := range client.Hooks(client.Claude) {
+		list := hooks.get(e.ClientEvent)
 		if list != nil && list.kind != '[' {
-			return fmt.Errorf("%s: hooks.%s is not a list; fix it by hand (nothing was changed)", path, e.Event)
+			return fmt.Errorf("%s: hooks.%s is not a list; fix it by hand (nothing was changed)", path, e.ClientEvent)
 		}
 		found := false
 		if list != nil {
@@ -250,12 +233,12 @@ func mergeHooks(root *node, self string, remove bool, path string) error {
 				kept := inner.items[:0:0]
 				for _, h := range inner.items {
 					cmd, _ := h.get("command").str()
-					if name, ok := isOurs(cmd, self); ok && name == e.Name {
+					if ev, ok := isOurs(cmd, self); ok && ev == e.Event {
 						if remove || found {
 							continue // removed, or a duplicate of ours
 						}
 						found = true
-						h = hookObject(self, e.Name)
+						h = hookObject(self, e.Event)
 						// Keep the group's matcher ours, too.
 						if e.Matcher != "" {
 							if m, _ := g.get("matcher").str(); m == "" {
@@ -284,15 +267,15 @@ func mergeHooks(root *node, self string, remove bool, path string) error {
 			group = append(group, struct {
 				key string
 				val any
-			}{"hooks", []any{hookObject(self, e.Name)}})
+			}{"hooks", []any{hookObject(self, e.Event)}})
 			if list == nil {
 				list = &node{kind: '['}
-				hooks.set(e.Event, list)
+				hooks.set(e.ClientEvent, list)
 			}
 			list.items = append(list.items, fromValue(group))
 		}
 		if remove && list != nil && len(list.items) == 0 {
-			hooks.del(e.Event)
+			hooks.del(e.ClientEvent)
 		}
 	}
 	if remove && len(hooks.members) == 0 {
