@@ -40,6 +40,10 @@ type Engine struct {
 	// Halts, when set, is asked before every writing command whether the
 	// session is halted from outside (see Halts).
 	Halts Halts
+	// Notices, when set, is asked by every command that opens a session for
+	// what it is told from outside (see Notices); Tell shows each one.
+	Notices Notices
+	Tell    func(notice string)
 }
 
 // New returns an Engine on root with the given bridge and default clocks.
@@ -135,6 +139,7 @@ func (e *Engine) open(slug string, a access) (*handle, error) {
 		return nil, err
 	}
 	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug)}
+	e.tellNotices(slug)
 	if a.cmd != "" {
 		if !a.evenHalted {
 			if err := e.checkHalt(slug); err != nil {

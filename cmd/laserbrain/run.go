@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/install"
 )
@@ -122,9 +123,24 @@ when a limit stopped it.`,
 				return cli.SilentExit(res.ExitCode)
 			}
 			r, j := res.Run, res.Judgment
+			var figs coverage.Figures
+			if st, err := sup.Fleet(); err == nil {
+				if events, err := st.Events(ctx, r.ID); err == nil {
+					figs = coverage.Measure(events)
+				}
+			}
 			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, plural(int64(r.Checks), "check"))
-			if r.Last != nil {
+			if figs.ToolCalls > 0 {
+				fmt.Fprintf(w, ", %s", plural(int64(figs.ToolCalls), "tool call"))
+			}
+			switch {
+			case figs.Unmeasured:
+				fmt.Fprintf(w, ", %s", coverage.Unmeasured)
+			case r.Last != nil:
 				fmt.Fprintf(w, ", last verdict %s", r.Last.Reason)
+			}
+			if figs.ToolCalls > 0 {
+				fmt.Fprintf(w, "\ncoverage: %s", figs.Summary())
 			}
 			if res.Stopped != nil {
 				fmt.Fprintf(w, "\nstopped: %s", res.Stopped.Text())
@@ -182,11 +198,16 @@ type runRow struct {
 	// Attended is whether a person could answer the agent: "attended",
 	// "unattended", or absent when nothing said.
 	Attended string `json:"attended,omitempty"`
+	// Coverage is what the run's hooks and checks recorded (an agent's
+	// run only); an unmeasured run's last verdict and judgment both read
+	// "unmeasured".
+	Coverage *coverage.Figures `json:"coverage,omitempty"`
 	// Limits are the runaway limits laserbrain run held the agent to, the
-	// tool calls it counted, and the limit that stopped it, if one did.
-	Limits    *fleet.Limits `json:"limits,omitempty"`
-	ToolCalls int           `json:"tool_calls,omitempty"`
-	Stopped   string        `json:"stopped,omitempty"`
+	// tool calls its hooks asked it about (refused ones included), and the
+	// limit that stopped it, if one did.
+	Limits         *fleet.Limits `json:"limits,omitempty"`
+	ToolCallsAsked int           `json:"tool_calls_asked,omitempty"`
+	Stopped        string        `json:"stopped,omitempty"`
 }
 
 func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
@@ -196,8 +217,11 @@ func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "List agent runs: agent, run id, fleet, checks, last verdict, judgment",
 		Long: `runs lists the runs of one fleet (the repository containing --fleet DIR,
 default the current directory), oldest first, or of every fleet with --all:
-agent, run id, fleet, checks, last verdict, whole-run judgment, and whether
-it ended. --all also lists the runs laserbrain check started on its own
+agent, run id, fleet, checks, tool calls and coverage (checks over steps),
+last verdict, whole-run judgment, and whether it ended. A run whose agent
+made tool calls and spelled no check since its ground is unmeasured: its
+last verdict and judgment say so, never grounded or continue. --json adds
+each run's coverage figures (laserbrain coverage explains them). --all also lists the runs laserbrain check started on its own
 (no agent, no fleet; STATE "checks"), oldest first after the agents' runs,
 so a run id that scrolled away can be found again.`,
 		Example: `  laserbrain runs
@@ -237,7 +261,7 @@ so a run id that scrolled away can be found again.`,
 			for _, r := range runs {
 				row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
 					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended,
-					Limits: r.Limits, ToolCalls: r.ToolCalls, Stopped: r.Stopped}
+					Limits: r.Limits, ToolCallsAsked: r.ToolCallsAsked, Stopped: r.Stopped}
 				if r.Sessions == nil {
 					row.Sessions = []string{}
 				}
@@ -253,6 +277,15 @@ so a run id that scrolled away can be found again.`,
 				} else if row.Judgment == "" {
 					row.Judgment = "ungrounded"
 				}
+				events, err := st.Events(ctx, r.ID)
+				if err != nil {
+					return cli.Failure(err)
+				}
+				figs := coverage.Measure(events)
+				row.Coverage = &figs
+				if figs.Unmeasured {
+					row.LastVerdict, row.Drifting, row.Judgment = coverage.Unmeasured, false, coverage.Unmeasured
+				}
 				rows = append(rows, row)
 			}
 			if opts.all {
@@ -266,7 +299,7 @@ so a run id that scrolled away can be found again.`,
 				return cli.WriteJSON(streams.Out, rows)
 			}
 			tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
+			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tCALLS\tCOVERAGE\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
 			for _, r := range rows {
 				state := "running"
 				if r.Agent == "" {
@@ -290,7 +323,14 @@ so a run id that scrolled away can be found again.`,
 				if agent == "" {
 					agent, fl = "-", "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, last, r.Judgment, state, fl)
+				calls, cov := "-", "-"
+				if c := r.Coverage; c != nil {
+					calls = strconv.Itoa(c.ToolCalls)
+					if c.ToolCalls+c.Checks > 0 {
+						cov = fmt.Sprintf("%.0f%%", c.Coverage*100)
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, calls, cov, last, r.Judgment, state, fl)
 			}
 			return tw.Flush()
 		},

@@ -47,7 +47,7 @@ func TestClaudeRunMaxToolCalls(t *testing.T) {
 		t.Fatalf("the summary does not name the limit:\n%s", r.Stderr)
 	}
 	rows := s.runsJSON(t)
-	if len(rows) != 1 || rows[0]["tool_calls"] != 4.0 || !strings.HasPrefix(rows[0]["stopped"].(string), "--max-tool-calls 3 reached") {
+	if len(rows) != 1 || rows[0]["tool_calls_asked"] != 4.0 || !strings.HasPrefix(rows[0]["stopped"].(string), "--max-tool-calls 3 reached") {
 		t.Fatalf("the run does not record the stop: %v", rows)
 	}
 }

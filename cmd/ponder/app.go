@@ -65,6 +65,8 @@ func (a *app) eng() (*ponder.Engine, error) {
 	e.Now = clock
 	e.MapLedger = true // one command per process
 	e.Halts = fleetHalts{}
+	e.Notices = fleetNotices{}
+	e.Tell = func(notice string) { fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", term(notice)) }
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }
 	if tty.Is(a.streams.ErrOut) {
 		e.Progress = func(label string) ponder.Progress { return scan.NewProgress(a.streams.ErrOut, label) }

@@ -227,7 +227,7 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 		// Nothing more is answered: the agent is gone.
 		res.Stopped = lim.done(code)
 		calls := lim.toolCalls()
-		if _, err := st.UpdateRun(ctx, run.ID, func(r *fleet.Run) error { r.ToolCalls = calls; return nil }); err != nil {
+		if _, err := st.UpdateRun(ctx, run.ID, func(r *fleet.Run) error { r.ToolCallsAsked = calls; return nil }); err != nil {
 			return res, err
 		}
 		if res.Stopped != nil {

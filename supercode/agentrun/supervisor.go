@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -533,6 +534,11 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	if err != nil {
 		return CheckOutcome{}, err
 	}
+	if in.ResetTask {
+		if _, err := st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"}); err != nil {
+			return out, err
+		}
+	}
 	ok := !out.Drifting
 	ls := ""
 	if out.Laserscore != nil {
@@ -558,6 +564,12 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 		return 0, err
 	}
 	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, runs, r) })
+	if err != nil {
+		return 0, err
+	}
+	// The next check grounds a new task: until it comes, the run's tool
+	// calls are unmeasured.
+	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"})
 	return len(r.Suspended), err
 }
 
@@ -634,7 +646,8 @@ func (s *Supervisor) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, er
 }
 
 // Judge is the whole-run judgment of the run's current task, recorded on
-// the run.
+// the run — unmeasured (coverage.Judge) when the run made tool calls and
+// no check since its last ground.
 func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgment, error) {
 	st, err := s.Fleet()
 	if err != nil {
@@ -651,7 +664,13 @@ func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgme
 	if lr == nil {
 		lr = laserbrain.NewRun(laserbrain.RunOptions{ID: runID})
 	}
-	j := lr.Phronesis()
+	events, err := st.Events(ctx, runID)
+	if err != nil {
+		return laserbrain.Judgment{}, err
+	}
+	// A run that worked and never spelled its state again has no verdict
+	// of its own: it is unmeasured, whatever its ground said.
+	j := coverage.Judge(lr.Phronesis(), coverage.Measure(events))
 	if r.Judgment != j.Verdict {
 		if _, err := st.UpdateRun(ctx, runID, func(x *fleet.Run) error { x.Judgment = j.Verdict; return nil }); err != nil {
 			return j, err

@@ -67,11 +67,12 @@ type Run struct {
 	OffGround int `json:"off_ground,omitempty"`
 
 	// Limits are the runaway limits laserbrain run holds the agent to;
-	// ToolCalls is how many tool calls it counted against them, and
-	// Stopped which limit stopped the agent, and why ("" when none did).
-	Limits    *Limits `json:"limits,omitempty"`
-	ToolCalls int     `json:"tool_calls,omitempty"`
-	Stopped   string  `json:"stopped,omitempty"`
+	// ToolCallsAsked is how many tool calls its hooks asked it about
+	// (refused ones included: what the limit counts), and Stopped which
+	// limit stopped the agent, and why ("" when none did).
+	Limits         *Limits `json:"limits,omitempty"`
+	ToolCallsAsked int     `json:"tool_calls_asked,omitempty"`
+	Stopped        string  `json:"stopped,omitempty"`
 }
 
 // Limits are a run's runaway limits (0: none).
@@ -131,6 +132,7 @@ const (
 	KindSession  = "session" // session start / end, run start / end
 	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
 	KindStop     = "stop"    // a Stop event and what the hook answered
+	KindTask     = "task"    // reset_task set the run's task aside (the next check grounds a new one)
 	KindAuthUsed = "authorized"
 )
 
@@ -255,6 +257,7 @@ type Store interface {
 	Authorizations
 	Halts
 	Journal
+	Voice
 	Close() error
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
 // Fleet is everything the fleet report shows: the view model. Each field is
@@ -57,7 +58,15 @@ type Agent struct {
 	Footprint []string `json:"footprint"`
 	// Halt is the agent's standing halt, nil when it may act.
 	Halt *Halt `json:"halt"`
+	// Coverage is an agent run's tool calls and checks as its hooks
+	// recorded them (nil for a ponder session or a bare run). An
+	// unmeasured run is judged "unmeasured".
+	Coverage *coverage.Figures `json:"coverage,omitempty"`
 }
+
+// Unmeasured reports whether the agent worked without being measured:
+// tool calls and no check since its ground.
+func (a *Agent) Unmeasured() bool { return a.Coverage != nil && a.Coverage.Unmeasured }
 
 // Last is the agent's latest step, nil before any.
 func (a *Agent) Last() *Step {

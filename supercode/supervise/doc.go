@@ -20,6 +20,19 @@
 //
 // It never regrounds, never sets a ground and never routes execution.
 //
+// What it decides about an agent it also says to the agent
+// (fleet.Voice): a drifting verdict's advice, once per drifting check; a
+// person's answer to its escalation; a halt (why, who can release it) and,
+// from Release, its release; a route that makes it yield. Each message
+// carries the round it came from and waits in the agent's queue until the
+// agent's next hook event (or ponder command) takes it, exactly once.
+//
+// An agent run that made tool calls and spelled no check since its last
+// ground is unmeasured (supercode/coverage): its row's verdict says so,
+// with no Φ, whatever its ground read, and every running unmeasured run is
+// named in an "unmeasured" fleet catch. Each run's row carries its
+// coverage figures.
+//
 // A ponder session is the agent ponder:<slug>. Its start grounds it on its
 // subject (and lens), distance unknown — but it collides on its subject
 // alone, the lens compared apart (supercode.SetSubject): a lens does not

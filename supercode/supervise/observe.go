@@ -221,6 +221,7 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 	}
 	var seen []laserbrain.Event
 	for _, e := range evs[a.events:] {
+		a.cov.Add(e)
 		if ev, ok := observedEvent(e); ok {
 			seen = append(seen, ev)
 		}

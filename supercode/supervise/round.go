@@ -12,6 +12,7 @@ import (
 
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -56,6 +57,11 @@ type AgentRow struct {
 	Status string  `json:"status"`
 	Halt   *string `json:"halt,omitempty"`
 	Error  string  `json:"error,omitempty"`
+	// Coverage is an agent run's tool calls and checks as its hooks
+	// recorded them (absent for a ponder session, whose passes are its
+	// checks). An unmeasured run — tool calls and no check since its
+	// ground — has verdict "unmeasured" and no Φ, whatever its ground read.
+	Coverage *coverage.Figures `json:"coverage,omitempty"`
 	// SharesFilesWith is every other running agent whose footprint
 	// overlaps this one's at least SharedFilesMin while their grounds do
 	// not collide: a possible collision, a signal for a person, never a
@@ -144,6 +150,14 @@ func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inF
 	if f, ok := findings[name]; ok {
 		row.Catches = f.Catches
 	}
+	if a.kind == KindRun {
+		f := a.cov.Figures()
+		row.Coverage = &f
+		if f.Unmeasured {
+			v := coverage.Unmeasured
+			row.Verdict, row.Phi, row.Drifting = &v, nil, false
+		}
+	}
 	if row.Drifting {
 		row.Advice = a.advice
 		if a.decision != "" {
@@ -161,6 +175,29 @@ func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inF
 		row.Status = StatusFinished
 	}
 	return row
+}
+
+// CatchUnmeasured is the fleet catch of the agent runs that work without
+// being measured: tool calls and no check since their ground.
+const CatchUnmeasured = coverage.Unmeasured
+
+// unmeasuredCatch is the round's unmeasured catch, when any running agent
+// is unmeasured.
+func unmeasuredCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
+	c := supercode.FleetCatch{Signature: CatchUnmeasured, Subject: "coverage", Agents: []string{}}
+	var parts []string
+	for _, a := range rows {
+		if a.Coverage == nil || !a.Coverage.Unmeasured || a.Status == StatusFinished {
+			continue
+		}
+		c.Agents = append(c.Agents, a.Agent)
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.Agent, plural(a.Coverage.SinceGround, "tool call")))
+	}
+	if len(c.Agents) == 0 {
+		return c, false
+	}
+	c.Detail = "working with no check since the ground: " + strings.Join(parts, ", ")
+	return c, true
 }
 
 // digest is what a round's journal record stands for: a round whose digest
@@ -234,10 +271,13 @@ func (r *Round) WriteText(w io.Writer) error {
 	}
 	width = min(width, 60)
 	if len(r.Agents) > 0 {
-		add("  %s  %-8s %5s  %-22s %5s %3s  %s", pad("AGENT", width), "STATUS", "STEPS", "VERDICT", "Φ", "D", "CATCHES")
+		add("  %s  %-8s %5s  %-22s %5s %3s %8s  %s", pad("AGENT", width), "STATUS", "STEPS", "VERDICT", "Φ", "D", "COVERAGE", "CATCHES")
 	}
 	for _, a := range r.Agents {
-		verdict, phi, d, catches := "-", "-", "-", "-"
+		verdict, phi, d, catches, cov := "-", "-", "-", "-", "-"
+		if c := a.Coverage; c != nil && c.ToolCalls+c.Checks > 0 {
+			cov = fmt.Sprintf("%.0f%%", c.Coverage*100)
+		}
 		if a.Verdict != nil {
 			verdict = *a.Verdict
 		}
@@ -250,7 +290,10 @@ func (r *Round) WriteText(w io.Writer) error {
 		if len(a.Catches) > 0 {
 			catches = strings.Join(a.Catches, ", ")
 		}
-		add("  %s  %-8s %5d  %-22s %5s %3s  %s", pad(clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, catches)
+		add("  %s  %-8s %5d  %-22s %5s %3s %8s  %s", pad(clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, cov, catches)
+		if c := a.Coverage; c != nil && c.Unmeasured {
+			add("      unmeasured: %s since the ground and no check", plural(c.SinceGround, "tool call"))
+		}
 		if a.Advice != "" {
 			add("      advice: %s", a.Advice)
 		}

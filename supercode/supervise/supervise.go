@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -144,6 +145,7 @@ type agent struct {
 	events int
 	estamp string
 	files  map[string]bool
+	cov    coverage.Tally // its tool calls and checks, for coverage
 	// what its verdicts were
 	finished    bool
 	streak      int
@@ -445,6 +447,9 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	for _, name := range s.names() {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
 	}
+	if c, ok := unmeasuredCatch(r.Agents); ok {
+		r.FleetCatches = append(r.FleetCatches, c)
+	}
 	s.fileShares(r, cols, live)
 	r.Self = *s.self
 	if r.Route == nil {
@@ -460,6 +465,9 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	digest := r.digest()
 	if !s.o.ReadOnly && (changed || digest != s.digest || len(r.Halts) > 0 || len(r.Escalations) > 0) {
 		if err := s.journalRound(ctx, r); err != nil {
+			return nil, err
+		}
+		if err := s.tell(ctx, r, live); err != nil {
 			return nil, err
 		}
 		s.digest, s.logged = digest, r.Round
@@ -595,6 +603,9 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 	if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
 		return HaltRow{}, err
 	}
+	if err := s.say(ctx, name, "halt:"+h.ID, fleet.MessageHalt, h.Message()); err != nil {
+		return HaltRow{}, err
+	}
 	inForce[name] = h
 	return HaltRow{ID: h.ID, Agent: name, Reason: why, By: by, Route: route}, nil
 }
@@ -666,7 +677,50 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 			a.decision = ans.Decision
 		}
 	}
+	if ans.Decision != "" {
+		for _, who := range e.Agents {
+			if err := s.say(ctx, who, "answer:"+e.ID, fleet.MessageAnswer, "a person answered the supervisor's question ("+e.Why+"): "+ans.Decision); err != nil {
+				return EscalationRow{}, err
+			}
+		}
+	}
 	return row, nil
+}
+
+// say queues a message for an agent from this round: the agent is told
+// on its next event that can carry text (the hooks, ponder's next
+// command). The id says what it is about, so a round re-run says it once.
+func (s *Supervisor) say(ctx context.Context, agent, id, kind, text string) error {
+	_, err := s.o.Fleet.Say(ctx, fleet.Message{ID: id, Fleet: s.fleet, Agent: agent, Kind: kind, Round: s.round, Text: text, At: s.now()})
+	if err != nil {
+		return fmt.Errorf("telling %s: %w", agent, err)
+	}
+	return nil
+}
+
+// tell queues what the round decided about each agent that the agent has
+// not been told yet: a drifting verdict's advice (once per drifting
+// step), and a route naming it to yield (once per agent it yields to).
+func (s *Supervisor) tell(ctx context.Context, r *Round, live func(string) bool) error {
+	for _, row := range r.Agents {
+		a := s.agents[row.Agent]
+		if a == nil || row.Advice == "" || a.decision != "" || !live(row.Agent) {
+			continue // a person's answer was said when it came
+		}
+		if err := s.say(ctx, row.Agent, fmt.Sprintf("advice:%s:%d", row.Agent, row.Steps), fleet.MessageAdvice, row.Advice); err != nil {
+			return err
+		}
+	}
+	for _, rt := range r.Route {
+		if rt.Yield == "" {
+			continue
+		}
+		text := fmt.Sprintf("you and %s are doing the same job (overlap %.2f): the supervisor's route says you yield to %s — %s", rt.Keep, rt.Overlap, rt.Keep, rt.Why)
+		if err := s.say(ctx, rt.Yield, "yield:"+rt.Yield+":"+rt.Keep, fleet.MessageYield, text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Release lifts the halt in force on an agent — named as the supervisor
@@ -707,6 +761,14 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 	text := "released by " + by
 	if reason != "" {
 		text += ": " + reason
+	}
+	told := fmt.Sprintf("the halt on %s (%s) was released by %s", agentName, h.Reason, by)
+	if reason != "" {
+		told += ": " + reason
+	}
+	if _, serr := st.Say(ctx, fleet.Message{ID: "release:" + h.ID, Fleet: fleetID, Agent: agentName, Kind: fleet.MessageRelease, Round: h.Round,
+		Text: told + ". You may go on.", At: now.UTC()}); serr != nil {
+		return h, fmt.Errorf("the halt is released, but %s could not be told: %w", agentName, serr)
 	}
 	err = witnessed(ctx, st, fleetID, true, func() error {
 		_, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
