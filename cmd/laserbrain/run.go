@@ -14,6 +14,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -23,6 +24,7 @@ import (
 
 type runOptions struct {
 	agent, goal string
+	ponder      string
 	unattended  bool
 	limits      fleet.Limits
 	grace       time.Duration
@@ -47,6 +49,13 @@ without changing them, --mcp-config (laserbrain mcp; its tools allowed) and
 
 --goal grounds the run before the agent starts (distance unknown); without
 it the agent's first check_state does.
+
+--ponder SLUG starts a ponder agent on its own session: the agent gets
+PONDER_SLUG=SLUG, so every ponder command it runs works on that session (one
+per agent on a repository), and the run records it — the supervisor then sees
+the run and ponder:SLUG as one worker, never as a collision. Without --ponder,
+a PONDER_SLUG already in run's environment is passed through and recorded the
+same way. The session must exist (ponder start prints its slug).
 
 The run says whether a person can answer the agent (LASERBRAIN_ATTENDED=1
 or 0, which the hooks read): nobody when standard input is not a terminal,
@@ -78,7 +87,8 @@ when a limit stopped it.`,
 		Example: `  laserbrain run -- claude "fix the flaky checkout test"
   laserbrain run --agent reviewer --goal "review the billing PR" -- claude -p "review PR 42"
   laserbrain run --timeout 30m --max-tool-calls 200 --max-checks-off-ground 3 -- claude -p "fix the build"
-  laserbrain run -- aider --message "add input validation"`,
+  laserbrain run -- aider --message "add input validation"
+  laserbrain run --ponder security-2026-08-24 -- claude "audit the checkout flow with ponder"`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() < 0 && len(args) > 0 {
@@ -100,8 +110,23 @@ when a limit stopped it.`,
 			if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.grace < 0 {
 				return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground and --grace cannot be negative (0 turns a limit off)")
 			}
+			ponderSlug := opts.ponder
+			if ponderSlug == "" {
+				ponderSlug = strings.TrimSpace(os.Getenv(agentrun.EnvPonder))
+			}
+			if ponderSlug != "" {
+				// The session must exist before an agent starts on it: a
+				// PONDER_SLUG that names nothing fails every ponder command.
+				cwd, err := os.Getwd()
+				if err != nil {
+					return cli.Exit(agentrun.ExitSetup, err)
+				}
+				if _, _, err := ponder.NewReader(cwd).Resolve(ponderSlug); err != nil {
+					return cli.Usagef("--ponder %s: %v; nothing was started", ponderSlug, err)
+				}
+			}
 			so := agentrun.SpawnOptions{
-				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended,
+				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended, Ponder: ponderSlug,
 				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut, Limits: opts.limits, Grace: opts.grace,
 			}
 			if c, ok := client.Detect(args[0]); ok {
@@ -159,13 +184,14 @@ when a limit stopped it.`,
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", "", "the agent's name (default: the command's name)")
 	cmd.Flags().StringVar(&opts.goal, "goal", "", "ground the run on this goal before the agent starts")
+	cmd.Flags().StringVar(&opts.ponder, "ponder", "", "the ponder session the agent works on: exported as PONDER_SLUG and recorded on the run")
 	cmd.Flags().BoolVar(&opts.unattended, "unattended", false, "nobody will answer the agent's questions (the default without a terminal on standard input)")
 	cmd.Flags().DurationVar(&opts.limits.Timeout, "timeout", agentrun.DefaultRunTimeout, "stop the agent after this much wall-clock time (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxToolCalls, "max-tool-calls", agentrun.DefaultMaxToolCalls, "refuse tool call N+1 and stop the agent (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxOffGround, "max-checks-off-ground", agentrun.DefaultMaxOffGround, "stop the agent after N drifting checks in a row (0: no limit)")
 	cmd.Flags().DurationVar(&opts.grace, "grace", agentrun.DefaultStopGrace, "how long an agent past --max-tool-calls or --max-checks-off-ground has to end its turn before SIGTERM")
 	cmd.Flags().SetInterspersed(false)
-	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "timeout", "max-tool-calls", "max-checks-off-ground", "grace")
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder", "timeout", "max-tool-calls", "max-checks-off-ground", "grace")
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
 		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (the summary names it)"},
@@ -195,6 +221,9 @@ type runRow struct {
 	ExitCode    *int       `json:"exit_code"`
 	Sessions    []string   `json:"sessions"`
 	Command     []string   `json:"command,omitempty"`
+	// Ponder is the ponder session the run works on (laserbrain run
+	// --ponder), absent when none.
+	Ponder string `json:"ponder,omitempty"`
 	// Attended is whether a person could answer the agent: "attended",
 	// "unattended", or absent when nothing said.
 	Attended string `json:"attended,omitempty"`
@@ -260,7 +289,7 @@ so a run id that scrolled away can be found again.`,
 			rows := []runRow{}
 			for _, r := range runs {
 				row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
-					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended,
+					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended, Ponder: r.Ponder,
 					Limits: r.Limits, ToolCallsAsked: r.ToolCallsAsked, Stopped: r.Stopped}
 				if r.Sessions == nil {
 					row.Sessions = []string{}

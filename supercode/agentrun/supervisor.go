@@ -29,6 +29,9 @@ const (
 	// EnvAttended is "1" when laserbrain run started the agent where a
 	// person can answer it, "0" when not (see SpawnPresence).
 	EnvAttended = "LASERBRAIN_ATTENDED"
+	// EnvPonder selects the ponder session of every ponder command the
+	// agent runs (ponder's PONDER_SLUG).
+	EnvPonder = "PONDER_SLUG"
 	// envLoopRun is set by laserbrain loop for everything its SCRIPT runs
 	// (package loop owns it; loop imports this package, not the reverse).
 	envLoopRun = "LASERBRAIN_LOOP_RUN"

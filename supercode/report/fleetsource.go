@@ -48,6 +48,10 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 		if r.Judgment != "" {
 			a.Judgment = r.Judgment
 		}
+		if r.Ponder != "" {
+			a.SameAs = fleet.PonderAgent(r.Ponder)
+		}
+		a.Finished = supervise.Finished(r.IsEnded(), lastDistance(a))
 		events, err := st.Events(ctx, r.ID)
 		if err != nil {
 			return nil, nil, err
