@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard oracle lint fmt clean claude test-agents report-example test-browser
 
 all: build
 
@@ -86,6 +86,12 @@ bench-stream:
 bench-hook:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/laserbrain
 	LASERBRAIN_BIN=$(CURDIR)/$(BIN)/laserbrain $(GO) test -run '^$$' -bench HookProcess -benchtime 300x ./cmd/laserbrain-gate
+
+# What the fail-closed guard around the installed hook command costs:
+# whole processes, medians, interleaved with /bin/true, the bare gate and
+# the unguarded command line through sh -c. Fails over 1.2x the unguarded.
+bench-guard:
+	$(GO) test -run '^$$' -bench GuardedHook -benchtime 300x ./cmd/laserbrain-gate
 
 # Every git oracle variant in throwaway repositories (go test runs a sample);
 # prints the counts operator/POLICY.md quotes.

@@ -52,7 +52,7 @@ and ponder share.`,
 	cli.AddToGroup(root, groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newHookCmd(streams), newMCPCmd(streams))
 	cli.AddToGroup(root, groupGate, newClassifyCmd(streams), newLintCmd(streams))
 	cli.AddToGroup(root, groupGrammar, newGrammarCmd(streams), newVectorsCmd(streams))
-	cli.AddToGroup(root, groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true), newStoreCmd(streams))
+	cli.AddToGroup(root, groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true), newDoctorCmd(streams), newStoreCmd(streams))
 	cli.AddVersion(root, streams, cli.SnakeCase)
 	cli.SetExits(root)
 	return root

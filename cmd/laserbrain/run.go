@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -43,9 +44,20 @@ func newRunCmd(streams *cli.IOStreams) *cobra.Command {
 first commit, or LASERBRAIN_FLEET, so worktrees and clones of one repository
 share a fleet), then runs COMMAND with LASERBRAIN_RUN, LASERBRAIN_AGENT and
 LASERBRAIN_FLEET in its environment. The hooks and the MCP server find the run
-through them. For claude it also adds, ahead of your own arguments and
-without changing them, --mcp-config (laserbrain mcp; its tools allowed) and
---settings (every laserbrain hook, by this binary's absolute path).
+through them. For an agent client it recognises by its program's name, it
+also adds — ahead of your own arguments, which stay as they are — our hooks
+(by this binary's absolute path) and MCP server for that one invocation:
+
+  claude    --settings and --mcp-config files (the server's tools allowed)
+  codex     -c hooks.EVENT=… and -c mcp_servers.laserbrain=… (a session
+            layer), trusted through codex app-server first
+  gemini    GEMINI_CLI_SYSTEM_SETTINGS_PATH: a system settings layer
+  qwen      QWEN_CODE_SYSTEM_SETTINGS_PATH: a system settings layer
+  opencode  OPENCODE_CONFIG_DIR: a config directory with our plugin
+  cline     --hooks-dir, and CLINE_MCP_SETTINGS_PATH (your servers and ours)
+  copilot   --additional-mcp-config; Copilot CLI takes no hooks for one
+            invocation, so run laserbrain install copilot first (without
+            it the run is refused rather than started unsupervised)
 
 --goal grounds the run before the agent starts (distance unknown); without
 it the agent's first check_state does.
@@ -59,8 +71,8 @@ same way. The session must exist (ponder start prints its slug).
 
 The run says whether a person can answer the agent (LASERBRAIN_ATTENDED=1
 or 0, which the hooks read): nobody when standard input is not a terminal,
-for claude -p, or with --unattended (for an agent's own headless mode, such
-as codex exec, run from a terminal). With nobody there the gate never asks:
+in a client's headless mode (claude -p, codex exec, gemini -p, qwen -p,
+opencode run, cline --json, copilot -p), or with --unattended. With nobody there the gate never asks:
 a match only in data goes ahead with a note, code or a command it cannot
 read is refused with what to do instead (operator/POLICY.md).
 
@@ -87,6 +99,7 @@ when a limit stopped it.`,
 		Example: `  laserbrain run -- claude "fix the flaky checkout test"
   laserbrain run --agent reviewer --goal "review the billing PR" -- claude -p "review PR 42"
   laserbrain run --timeout 30m --max-tool-calls 200 --max-checks-off-ground 3 -- claude -p "fix the build"
+  laserbrain run -- codex exec "fix the importer"
   laserbrain run -- aider --message "add input validation"
   laserbrain run --ponder security-2026-08-24 -- claude "audit the checkout flow with ponder"`,
 		Args: cli.ArbitraryArgs,
@@ -131,7 +144,14 @@ when a limit stopped it.`,
 			}
 			if c, ok := client.Detect(args[0]); ok {
 				so.Headless = client.Headless(c, args[1:])
-				ro := install.RunOptions{Client: c, Program: args[0], Args: args[1:], Self: self}
+				dir, _ := os.Getwd()
+				home, _ := os.UserHomeDir()
+				program, err := exec.LookPath(args[0])
+				if err != nil {
+					program = args[0] // Spawn reports it
+				}
+				ro := install.RunOptions{Client: c, Program: program, Args: args[1:], Self: self, Dir: dir, Home: home,
+					Getenv: os.Getenv, Environ: os.Environ(), Ctx: ctx}
 				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
 			}
 			res, err := sup.Spawn(ctx, so)

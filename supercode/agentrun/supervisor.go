@@ -247,11 +247,20 @@ func (s *Supervisor) Close() error {
 	return errors.Join(errs...)
 }
 
+// SessionEnv are the variables in which agent clients tell the processes
+// they start — hooks and MCP servers — the session's id (the same id their
+// hook payloads carry): Claude Code's CLAUDE_CODE_SESSION_ID and Qwen
+// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. It is how
+// the MCP server finds the run the session's hooks opened. (Gemini CLI,
+// Codex and opencode give an MCP server no session id: there the server
+// finds the run through LASERBRAIN_RUN, which laserbrain run exports.)
+var SessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "QWEN_CODE_SESSION_ID"}
+
 // Caller is who a hook event or tool call comes from.
 type Caller struct {
 	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
 	Agent   string // LASERBRAIN_AGENT
-	Session string // the Claude Code session id (payload or CLAUDE_CODE_SESSION_ID)
+	Session string // the client's session id (payload, or SessionEnv)
 	Dir     string // the project directory
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
@@ -269,8 +278,11 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 		Dir:     dir,
 	}
 	c.Presence, c.PresenceWhy = Attendance(s.getenv)
-	if c.Session == "" {
-		c.Session = s.getenv("CLAUDE_CODE_SESSION_ID")
+	for _, k := range SessionEnv {
+		if c.Session != "" {
+			break
+		}
+		c.Session = strings.TrimSpace(s.getenv(k))
 	}
 	if c.Dir == "" {
 		c.Dir = s.getenv("CLAUDE_PROJECT_DIR")
