@@ -68,14 +68,33 @@ type Run struct {
 	StopsBlocked int `json:"stops_blocked,omitempty"`
 	// SelfReground are the checks by which the agent regrounded its own
 	// run — a user turn it claimed when no person spoke (check
-	// --user-turn, MCP user_turn), the first check after its own
-	// reset_task — as SelfRegroundKey(task, step): the supervisor reads them
+	// --user-turn), the first check after its own reset_task (MCP, or
+	// check --reset-task) — as SelfRegroundKey(task, step): the supervisor reads them
 	// as the agent's, not a person's, so they do not clear its drift
 	// streak.
 	SelfReground []string `json:"self_reground,omitempty"`
 	// ResetBySelf: the agent set its task aside (reset_task); the next
 	// check is a self-reground.
 	ResetBySelf bool `json:"reset_by_self,omitempty"`
+	// OffGround counts the checks in a row that drifted (0 after one that
+	// did not).
+	OffGround int `json:"off_ground,omitempty"`
+
+	// Limits are the runaway limits laserbrain run holds the agent to;
+	// ToolCallsAsked is how many tool calls its hooks asked it about
+	// (refused ones included: what the limit counts), and Stopped which
+	// limit stopped the agent, and why ("" when none did).
+	Limits         *Limits `json:"limits,omitempty"`
+	ToolCallsAsked int     `json:"tool_calls_asked,omitempty"`
+	Stopped        string  `json:"stopped,omitempty"`
+}
+
+// Limits are a run's runaway limits (0: none).
+type Limits struct {
+	Timeout      time.Duration `json:"timeout,omitempty"`
+	MaxToolCalls int           `json:"max_tool_calls,omitempty"`
+	// MaxOffGround stops the agent after this many drifting checks in a row.
+	MaxOffGround int `json:"max_checks_off_ground,omitempty"`
 }
 
 // SelfRegroundKey names a run's check: its task's number (1, 2, …) and
@@ -164,8 +183,12 @@ type GateResult struct {
 	// Presence is who could answer: attended, unattended or unknown.
 	Presence string `json:"presence"`
 	// Findings are the operator's findings behind the decision, when it
-	// went ahead with a note.
+	// went ahead with a note (or the project policy let them through).
 	Findings any `json:"findings,omitempty"`
+	// Rule is the operator's rule that decided (operator.Rule…); Policy
+	// the project policy's rules that let findings through, "id: reason".
+	Rule   string   `json:"rule,omitempty"`
+	Policy []string `json:"policy,omitempty"`
 }
 
 // Gate decisions.

@@ -3,8 +3,8 @@ package hook
 import (
 	"context"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/client"
-	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // halted denies a call by an agent the supervisor halted, with the halt's
@@ -28,7 +28,7 @@ func (h *Handler) halted(ctx context.Context, e client.Event) (client.Answer, bo
 		msg += " (the store is out of reach: this is the halt as this machine last read it, at " + stale + ")"
 	}
 	run, found, _ := h.Sup.Find(ctx, c)
-	reason := "laserbrain: refused: " + msg
-	h.record(ctx, h.caller(e), run, found, e, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(e), nil))
-	return deny(reason), true, nil
+	d := operator.Decide(operator.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + msg, PresenceWhy: c.PresenceWhy}, operator.Policy{})
+	h.record(ctx, c, run, found, e, d)
+	return answer(d), true, nil
 }
