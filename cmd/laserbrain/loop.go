@@ -94,6 +94,11 @@ After a signal the step in flight is killed and the journal left intact:
 				o.Stdout = streams.ErrOut
 			}
 			o.HandleSignals = true
+			// The kernel's confinement covers laserbrain run's agent; a
+			// loop's sessions (their MCP server answering into the loop's
+			// journal) are not behind it yet: said on the run and here.
+			o.Unconfined = "not confined by the kernel: a loop's sessions are not behind the kernel's boundary yet (laserbrain run's agents are); the gate alone supervises them (laserbrain doctor)"
+			fmt.Fprintf(streams.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
 			sup := &agentrun.Supervisor{}
 			defer sup.Close()
 			o.Sup = sup

@@ -79,6 +79,10 @@ type Options struct {
 	Env            []string // SCRIPT's base environment (nil: this process's)
 
 	Sup *agentrun.Supervisor
+	// Unconfined says why the sessions this loop starts are not behind the
+	// kernel's boundary (laserbrain run's agents are; a loop's are not
+	// yet): recorded on the loop's run, as laserbrain run records it.
+	Unconfined string
 	// HandleSignals: INT, TERM and HUP stop the run (exit 128+N, the step
 	// in flight killed, resumable); a second one kills at once.
 	HandleSignals bool
