@@ -104,6 +104,18 @@ func planOptions(self, dir, runDir string) confine.Options {
 	return o
 }
 
+// protectedPaths are the paths supervision stands on for an agent working
+// in dir, whether they exist yet or not: what the kernel's confinement
+// binds read-only (confine.Plan), for the clients' own rules.
+func protectedPaths(self, dir string) []string {
+	_, held, absent := confine.Plan(planOptions(self, dir, ""))
+	out := make([]string, 0, len(held)+len(absent))
+	for _, p := range append(held, absent...) {
+		out = append(out, p.Path)
+	}
+	return out
+}
+
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0

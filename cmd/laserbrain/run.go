@@ -153,7 +153,14 @@ when a limit stopped it.`,
 				}
 				ro := install.RunOptions{Client: c, Program: program, Args: args[1:], Self: self, Dir: dir, Home: home,
 					Getenv: os.Getenv, Environ: os.Environ(), Ctx: ctx}
-				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
+				// What the kernel holds (or would), the client's own rules
+				// deny its file tools too, where it has them.
+				ro.Protect = protectedPaths(self, dir)
+				so.Prepare = func(tmp string) ([]string, []string, error) {
+					ro := ro
+					ro.Protect = append(ro.Protect[:len(ro.Protect):len(ro.Protect)], tmp)
+					return install.Prepare(ro, tmp)
+				}
 			}
 			started, stopTree := superviseTree()
 			defer stopTree()
