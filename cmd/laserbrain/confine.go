@@ -30,18 +30,19 @@ var secretEnv = []string{envconfig.StoreEnv, "PGPASSWORD", "PGPASSFILE", "PGSERV
 
 // agentConfinement is how laserbrain run and laserbrain loop put an agent
 // behind the kernel's boundary: it says whether the kernel here can, and
-// returns the function that confines one agent command (its broker
-// accepting ops(run)). unconfined says why not, for the run and doctor.
-func agentConfinement(self string, ops func(fleet.Run) broker.Ops) (confineFn func(cmd *exec.Cmd, run fleet.Run, dir string) (string, func(), error), unconfined string) {
+// returns the function that confines one agent command (its broker, with
+// its socket in dir, accepting ops). unconfined says why not, for the run
+// and doctor.
+func agentConfinement(self string) (confineFn func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error), unconfined string) {
 	if v := strings.TrimSpace(os.Getenv(confine.EnvOff)); v == "off" || v == "0" {
 		return nil, confine.EnvOff + "=" + v + " turned the kernel's confinement off"
 	}
 	if err := confine.Check(self); err != nil {
 		return nil, err.Error()
 	}
-	return func(cmd *exec.Cmd, run fleet.Run, dir string) (string, func(), error) {
+	return func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error) {
 		sock := filepath.Join(dir, "broker.sock")
-		srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: ops(run).Allow}
+		srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: ops.Allow}
 		if err := srv.Listen(sock); err != nil {
 			return "", nil, err
 		}

@@ -165,8 +165,10 @@ when a limit stopped it.`,
 			started, stopTree := superviseTree()
 			defer stopTree()
 			so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
-			if fn, why := agentConfinement(self, func(r fleet.Run) broker.Ops { return broker.Ops{Run: r.ID} }); fn != nil {
-				so.Confine = fn
+			if fn, why := agentConfinement(self); fn != nil {
+				so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
+					return fn(cmd, broker.Ops{Run: r.ID}, dir)
+				}
 			} else {
 				so.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises this agent (laserbrain doctor)"
 				fmt.Fprintf(streams.ErrOut, "laserbrain run: %s\n", so.Unconfined)

@@ -330,14 +330,14 @@ and ponder let it go on, and journals who released it and why.`,
 				// Nothing to release: the halt named is not in force.
 				return cli.Usagef("%v (laserbrain supervise log shows the halts)", err)
 			}
-			if err != nil && !errors.Is(err, fleet.ErrJournalBroken) {
+			if errors.Is(err, fleet.ErrJournalBroken) {
+				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: nothing was released: the gate lifts only a journaled release, and the journal cannot take one: %v\n", err)
+				return cli.SilentExit(cli.ExitFinding)
+			}
+			if err != nil {
 				return cli.Failure(err)
 			}
 			fmt.Fprintf(streams.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
-			if err != nil {
-				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: the release is not journaled, so the gate still holds the halt (only a journaled release lifts one): %v\n", err)
-				return cli.SilentExit(cli.ExitFinding)
-			}
 			return nil
 		},
 	}
@@ -347,7 +347,7 @@ and ponder let it go on, and journals who released it and why.`,
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "released"},
-		cli.ExitDoc{Code: cli.ExitFinding, When: "released, but not journaled: the journal's chain does not hold"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "nothing released: the journal's chain does not hold, and the gate lifts only a journaled release"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "AGENT is not halted (1 before the shared exit-code table), or bad usage"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd

@@ -841,10 +841,11 @@ func (s *Supervisor) tell(ctx context.Context, r *Round, live func(string) bool)
 }
 
 // Release lifts the halt in force on an agent — named as the supervisor
-// names it, or by its run id or session slug — and journals it. A person's
-// release goes through even when the journal's chain does not hold; the
-// release is then not journaled, and the error (a
-// *fleet.JournalBrokenError) says so beside the released halt.
+// names it, or by its run id or session slug — journaled first: the gate
+// lifts only a halt the journal witnesses released, so when the journal
+// cannot take the record (its chain does not hold: a
+// *fleet.JournalBrokenError) nothing is released, and the halt in force is
+// returned beside the error.
 func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason string, now time.Time) (fleet.Halt, error) {
 	agentName := name
 	if _, ok, err := st.ActiveHalt(ctx, fleetID, name); err != nil {
@@ -870,14 +871,33 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 			return fleet.Halt{}, fmt.Errorf("%s names several halted agents (%s): give one of them", name, strings.Join(match, ", "))
 		}
 	}
-	h, err := st.ReleaseHalt(ctx, fleetID, agentName, fleet.Release{At: now.UTC(), By: by, Reason: reason})
+	cur, ok, err := st.ActiveHalt(ctx, fleetID, agentName)
 	if err != nil {
 		return fleet.Halt{}, err
 	}
-	data, _ := json.Marshal(h)
+	if !ok {
+		return fleet.Halt{}, fmt.Errorf("%s is not halted in fleet %s: %w", agentName, fleetID, fleet.ErrNotFound)
+	}
+	rel := fleet.Release{At: now.UTC(), By: by, Reason: reason}
 	text := "released by " + by
 	if reason != "" {
 		text += ": " + reason
+	}
+	// The journal witnesses the release first: the gate lifts no halt the
+	// journal does not, so a release it cannot take changes nothing.
+	released := cur
+	released.Released = &rel
+	data, _ := json.Marshal(released)
+	if err := witnessed(ctx, st, fleetID, true, func() error {
+		_, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
+			Round: cur.Round, Agent: agentName, Text: text, Data: data})
+		return err
+	}); err != nil {
+		return cur, err
+	}
+	h, err := st.ReleaseHalt(ctx, fleetID, agentName, rel)
+	if err != nil {
+		return fleet.Halt{}, err
 	}
 	told := fmt.Sprintf("the halt on %s (%s) was released by %s", agentName, h.Reason, by)
 	if reason != "" {
@@ -887,12 +907,7 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 		Text: told + ". You may go on.", At: now.UTC()}); serr != nil {
 		return h, fmt.Errorf("the halt is released, but %s could not be told: %w", agentName, serr)
 	}
-	err = witnessed(ctx, st, fleetID, true, func() error {
-		_, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
-			Round: h.Round, Agent: agentName, Text: text, Data: data})
-		return err
-	})
-	return h, err
+	return h, nil
 }
 
 // fileShares fills the agents' SharesFilesWith: two live agents whose
