@@ -197,7 +197,7 @@ func TestHaltsTableLocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(ctx)
+	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := tx.Exec(ctx, `LOCK TABLE laserbrain.halts IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func Main(args []string) int {
 	if err := json.Unmarshal([]byte(os.Getenv(envSpec)), &spec); err != nil {
 		return fail("no setup given (%s): %v", envSpec, err)
 	}
-	os.Unsetenv(envSpec)
+	_ = os.Unsetenv(envSpec)
 	if err := setup(spec); err != nil {
 		return fail("%v", err)
 	}
@@ -144,7 +144,7 @@ func restrict(spec Spec) error {
 				ports = append(ports, landlock.ConnectTCP(uint16(p)))
 			}
 		}
-		net := landlock.MustConfig(landlock.AccessNetSet(ll.AccessNetConnectTCP)).BestEffort()
+		net := landlock.Config{HandledAccessNet: landlock.AccessNetSet(ll.AccessNetConnectTCP)}.BestEffort()
 		if err := net.RestrictNet(ports...); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}

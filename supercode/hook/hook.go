@@ -329,8 +329,8 @@ func relay(ctx context.Context, sock string, ev Event, c client.Name, format str
 		io.WriteString(stderr, r.Stderr)
 		return r.Exit
 	}
-	io.Copy(stdout, &out)
-	io.Copy(stderr, &errb)
+	_, _ = io.Copy(stdout, &out)
+	_, _ = io.Copy(stderr, &errb)
 	return code
 }
 
