@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/operator"
@@ -314,6 +315,13 @@ func relay(ctx context.Context, sock string, ev Event, c client.Name, format str
 	dir, _ := os.Getwd()
 	var out, errb bytes.Buffer
 	code, rerr := broker.Relay(ctx, sock, argv, os.Getenv, dir, bytes.NewReader(input), &out, &errb)
+	if rerr == nil && code != 0 && code != 2 {
+		// Not an answer (0) or a refusal (2): the supervisor's hook did not
+		// run to its end (the broker could not run it, or it was killed).
+		// Handed on, a client would read the status as a non-blocking
+		// error and go on: it fails closed here instead.
+		rerr = fmt.Errorf("the supervisor's hook ended with status %d: %s", code, strings.TrimSpace(errb.String()))
+	}
 	if rerr != nil {
 		why := rerr.Error()
 		if ctx.Err() != nil {
