@@ -250,6 +250,9 @@ type Caller struct {
 	Agent   string // LASERBRAIN_AGENT
 	Session string // the Claude Code session id (payload or CLAUDE_CODE_SESSION_ID)
 	Dir     string // the project directory
+	// Client is the agent client whose hook this is (claude, gemini, …;
+	// "" from the CLI and the MCP server): a run it opens keeps it.
+	Client string
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
 	Presence    operator.Presence
@@ -430,7 +433,7 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 				agent = "agent"
 			}
 		}
-		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: attendedName(c.Presence), Created: s.now()}
+		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Client: c.Client, Attended: attendedName(c.Presence), Created: s.now()}
 		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {
 			return fleet.Run{}, err
 		}
