@@ -154,6 +154,10 @@ type GateResult struct {
 	// Findings are the operator's findings behind the decision, when it
 	// went ahead with a note.
 	Findings any `json:"findings,omitempty"`
+	// Action is the action's text as an authorization must name it (the
+	// shell command, or "write <path>"), for a decision on an action a
+	// person may authorize; "" otherwise.
+	Action string `json:"action,omitempty"`
 }
 
 // Gate decisions.
@@ -247,6 +251,14 @@ type Authorizations interface {
 	UseAuthorization(ctx context.Context, id string, u Use) error
 	// RevokeAuthorization ends authorization id at t.
 	RevokeAuthorization(ctx context.Context, id string, t time.Time) error
+}
+
+// Versioner is an optional method of a fleet store: a value that changes
+// whenever anything of a fleet does — its runs, their events, its halts,
+// its journal, what the supervisor says — read in one cheap step, so a
+// live view reads the fleet again only when it moved.
+type Versioner interface {
+	Version(ctx context.Context, fleet string) (string, error)
 }
 
 // Store is the fleet store.

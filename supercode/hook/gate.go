@@ -146,6 +146,7 @@ func (h *Handler) unsure(ctx context.Context, e client.Event, command string, r 
 	c := h.caller(e)
 	ans := r.HookAnswerFor(c.Presence, c.PresenceWhy)
 	facts := commandFacts(r, ans.Findings)
+	facts.action = command
 	switch ans.Decision {
 	case operator.Ask:
 		h.recordUnsure(ctx, c, e, facts, fleet.GateAsk, nil, ans.Reason)
@@ -165,6 +166,8 @@ func (h *Handler) unsure(ctx context.Context, e client.Event, command string, r 
 type gateFacts struct {
 	labels []string
 	role   string
+	// action is the text an authorization of it names.
+	action string
 }
 
 // commandFacts are a classified command's labels and the strongest role
@@ -184,7 +187,7 @@ func (g gateFacts) result(decision string, c agentrun.Caller, findings []operato
 	if labels == nil {
 		labels = []string{}
 	}
-	res := fleet.GateResult{Decision: decision, Labels: labels, Role: g.role, Presence: c.Presence.String()}
+	res := fleet.GateResult{Decision: decision, Labels: labels, Role: g.role, Presence: c.Presence.String(), Action: g.action}
 	if len(findings) > 0 {
 		res.Findings = findings
 	}
@@ -258,6 +261,7 @@ func (h *Handler) gate(ctx context.Context, e client.Event, a operator.Action, a
 // reach, the action is refused with the reason (the command alone decided
 // it needs the run; a call the gate clears never gets here).
 func (h *Handler) gateAs(ctx context.Context, e client.Event, a operator.Action, actionText, why, plain string, facts gateFacts) (client.Answer, error) {
+	facts.action = actionText
 	c := h.caller(e)
 	run, found, err := h.Sup.Find(ctx, c)
 	if isUnreachable(err) {
