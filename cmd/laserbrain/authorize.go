@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/hook"
+	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 type authorizeOptions struct {
@@ -126,7 +127,7 @@ authorization revoked already says so and changes nothing.`,
 			}
 			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
 				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
-			if err := st.AddAuthorization(ctx, a); err != nil {
+			if err := supervise.Authorize(ctx, st, a); err != nil {
 				return cli.Failure(err)
 			}
 			if opts.json {
