@@ -70,8 +70,14 @@ func AgentFromSession(repo string, f *ponder.SessionFacts) (Agent, error) {
 		}
 	}
 	a := AgentFromRuns(fleet.PonderAgent(f.Slug), f.Slug, []*laserbrain.Run{r})
-	a.Kind = "ponder"
+	a.Kind, a.Client = "ponder", "ponder"
 	a.Created = stamp(f.CreatedAt, a.Created)
+	if f.Status != ponder.StatusActive {
+		a.Status = StatusFinished
+	}
+	if l := a.Last(); l != nil {
+		a.LastEvent = l.At
+	}
 	a.Footprint = supervise.SessionFiles(repo, f)
 	return a, nil
 }
