@@ -45,9 +45,10 @@ test-agents: claude
 report-example: build
 	scripts/report-example.sh $(BIN)/report-example.html docs/report-example.png
 
-# Only the HTML reports' tests in a real Chromium (Debian's chromium package).
+# Only the browser tests in a real Chromium (Debian's chromium package): the
+# HTML reports, and laserbrain ui live (the binary, a fleet, the page).
 test-browser:
-	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report
+	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report ./cmd/laserbrain
 
 # The stores side by side in one run: the local home against a durable
 # PostgreSQL over its Unix socket (checks/s, hook latency), and new runs in
