@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-ui oracle lint fmt clean claude test-agents report-example ui-example test-browser
 
 all: build
 
@@ -72,7 +72,7 @@ check-generated:
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*zz_generated*' 'vectors/*.json')" || { echo "go generate created untracked files"; exit 1; }
 
 bench: bench-stream
-	$(GO) test -run '^$$' -bench . -skip 'CheckStream10k' -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -skip 'CheckStream10k|UI50Agents' -benchmem $(PKGS)
 
 # laserbrain check --stream on 10,000 steps, the real binary end to end:
 # ns/step, CPU ns/step, and the throughput ratio to the Python reference's
@@ -87,6 +87,12 @@ bench-stream:
 bench-hook:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/laserbrain
 	LASERBRAIN_BIN=$(CURDIR)/$(BIN)/laserbrain $(GO) test -run '^$$' -bench HookProcess -benchtime 300x ./cmd/laserbrain-gate
+
+# laserbrain ui under fifty agents checking at once (250 checks a second):
+# latency from a check to the page's stream, the server's cores beside its
+# idle cores and the writers' CPU, in one run. Fails at a core or a p95 of 2 s.
+bench-ui:
+	$(GO) test -run '^$$' -bench UI50Agents -benchtime 25x ./cmd/laserbrain
 
 # Every git oracle variant in throwaway repositories (go test runs a sample);
 # prints the counts operator/POLICY.md quotes.
