@@ -45,6 +45,11 @@ test-agents: claude
 report-example: build
 	scripts/report-example.sh $(BIN)/report-example.html docs/report-example.png
 
+# The live view of a scripted fleet (three agents: one drifting, one halted by
+# a supervisor round) in headless Chromium: the README's picture of laserbrain ui.
+ui-example: build
+	scripts/ui-example.sh docs/ui-example.png
+
 # Only the browser tests in a real Chromium (Debian's chromium package): the
 # HTML reports, and laserbrain ui live (the binary, a fleet, the page).
 test-browser:

@@ -147,6 +147,13 @@ func (s *Session) Scheme(dark bool) error {
 	}))
 }
 
+// Screenshot is a PNG of the window as it is.
+func (s *Session) Screenshot() ([]byte, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.CaptureScreenshot())
+}
+
 // Requests are the URLs the page asked for, its own included.
 func (s *Session) Requests() []string {
 	s.mu.Lock()
