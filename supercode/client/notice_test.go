@@ -7,7 +7,8 @@ import (
 
 // Notifications as the clients send them: Claude Code 2.1.328's schema
 // for its Notification hook input (hook_event_name, message, optional
-// title, notification_type; its kinds read from the binary) — Qwen Code
+// title, notification_type; its kinds read from the binary, and its
+// permission prompt's message as TestClaudeWaitingForAPerson saw it) — Qwen Code
 // 0.24.4 sends the same names — and Gemini CLI 0.61.0's
 // (fireNotificationEvent: notification_type, message, details). Those
 // that stop for a person wait; the others do not.
@@ -19,8 +20,8 @@ func TestNotificationsThatWait(t *testing.T) {
 		message string
 		waits   bool
 	}{
-		{Claude, `{"session_id":"s-1","transcript_path":"/t.jsonl","cwd":"/repo","hook_event_name":"Notification","message":"Claude needs your permission to use Bash","notification_type":"permission_prompt"}`,
-			"permission_prompt", "Claude needs your permission to use Bash", true},
+		{Claude, `{"session_id":"s-1","transcript_path":"/t.jsonl","cwd":"/repo","hook_event_name":"Notification","message":"Claude needs your permission","notification_type":"permission_prompt"}`,
+			"permission_prompt", "Claude needs your permission", true},
 		{Claude, `{"session_id":"s-1","cwd":"/repo","hook_event_name":"Notification","message":"Claude is waiting for your input","title":"Claude Code","notification_type":"idle_prompt"}`,
 			"idle_prompt", "Claude is waiting for your input", true},
 		{Claude, `{"session_id":"s-1","cwd":"/repo","hook_event_name":"Notification","message":"a question from the github server","notification_type":"elicitation_dialog"}`,
@@ -29,8 +30,8 @@ func TestNotificationsThatWait(t *testing.T) {
 			"auth_success", "Logged in", false},
 		{Claude, `{"session_id":"s-1","cwd":"/repo","hook_event_name":"Notification","message":"answered","notification_type":"elicitation_response"}`,
 			"elicitation_response", "answered", false},
-		{Claude, `{"session_id":"s-1","cwd":"/repo","hook_event_name":"Notification","message":"Claude needs your permission to use Bash"}`,
-			"", "Claude needs your permission to use Bash", true},
+		{Claude, `{"session_id":"s-1","cwd":"/repo","hook_event_name":"Notification","message":"Claude needs your permission"}`,
+			"", "Claude needs your permission", true},
 		{Qwen, `{"session_id":"q-1","cwd":"/repo","hook_event_name":"Notification","message":"Approve run_shell_command?","notification_type":"permission_prompt"}`,
 			"permission_prompt", "Approve run_shell_command?", true},
 		{Gemini, `{"session_id":"g-1","cwd":"/repo","hook_event_name":"Notification","timestamp":"2026-12-01T00:00:00Z","notification_type":"ToolPermission","message":"Allow run_shell_command?","details":{"type":"exec"}}`,

@@ -146,7 +146,7 @@ func TestWaitingEscalation(t *testing.T) {
 	}
 	wait := func(id string) {
 		if _, err := r.st.AppendEvent(ctx, "r1", fleet.Event{ID: id, At: time.Now(), Kind: fleet.KindWaiting, Name: "permission_prompt",
-			Text: "Claude needs your permission to use Bash"}); err != nil {
+			Text: "Claude needs your permission"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,7 +157,7 @@ func TestWaitingEscalation(t *testing.T) {
 		t.Fatalf("row %+v", row)
 	}
 	if len(asked) != 1 || asked[0].Kind != EscalateWaiting || asked[0].Who != "claude:r1" ||
-		!strings.Contains(asked[0].Question, "is waiting for a person: Claude needs your permission to use Bash") {
+		!strings.Contains(asked[0].Question, "is waiting for a person: Claude needs your permission") {
 		t.Fatalf("asked %+v", asked)
 	}
 	if got := r.deliver("claude:r1"); len(got) != 1 || got[0].Kind != fleet.MessageAnswer || !strings.HasSuffix(got[0].Text, ": allow it") {
