@@ -13,8 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/fleet/pgfleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
@@ -37,7 +41,7 @@ func TestLoopbackAddr(t *testing.T) {
 type world struct {
 	t    *testing.T
 	repo string
-	st   *fleet.Local
+	st   fleet.Store
 	fid  string
 	srv  *Server
 	link string
@@ -46,6 +50,16 @@ type world struct {
 }
 
 func newWorld(t *testing.T) *world {
+	t.Helper()
+	st, err := fleet.OpenLocal(filepath.Join(t.TempDir(), "fleet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newWorldOn(t, st)
+}
+
+// newWorldOn is a world whose fleet store is st.
+func newWorldOn(t *testing.T, st fleet.Store) *world {
 	t.Helper()
 	repo := t.TempDir()
 	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "--allow-empty", "-m", "init"}} {
@@ -56,12 +70,8 @@ func newWorld(t *testing.T) *world {
 	if r, err := filepath.EvalSymlinks(repo); err == nil {
 		repo = r
 	}
-	st, err := fleet.OpenLocal(filepath.Join(t.TempDir(), "fleet"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := &world{t: t, repo: repo, st: st, fid: "fleet-ui-test"}
-	srv, err := New(Options{Repo: repo, FleetID: w.fid, Fleet: st, Runs: laserbrain.NewMemStore(), Addr: "127.0.0.1:0", By: "ana"})
+	srv, err := New(Options{Repo: repo, FleetID: w.fid, Fleet: st, Runs: laserbrain.NewMemStore(), Addr: "127.0.0.1:0", By: "ana", Poll: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,4 +409,37 @@ func (w *world) until(what string, ok func(*View) bool) {
 			w.t.Fatalf("%s: not within 5 s", what)
 		}
 	}
+}
+
+// Under PostgreSQL the view follows the store's version (one query a
+// poll): a gate decision another process records shows.
+func TestViewFollowsPostgres(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	if _, err := pgdb.InitDSN(context.Background(), dsn, pgfleet.Component, pgfleet.SuperviseComponent); err != nil {
+		t.Fatal(err)
+	}
+	st, err := pgfleet.Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	w := newWorldOn(t, st)
+	ctx := context.Background()
+	w.must(st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
+	w.until("the run", func(v *View) bool { return len(v.Fleet.Agents) == 1 })
+	no := false
+	_, err = st.AppendEvent(ctx, "r1", fleet.Event{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Text: "refused"})
+	w.must(err)
+	w.until("the denial", func(v *View) bool { return len(v.Fleet.Gate) == 1 })
+}
+
+// A ponder session started in the repository appears live, as an agent.
+func TestViewFollowsPonder(t *testing.T) {
+	w := newWorld(t)
+	w.until("the empty fleet", func(v *View) bool { return v.Fleet != nil })
+	s, err := ponder.New(w.repo, nil).Start(ponder.StartOptions{Subject: "the parser architecture", Passes: 4})
+	w.must(err)
+	w.until("the session", func(v *View) bool {
+		return len(v.Fleet.Agents) == 1 && v.Fleet.Agents[0].Name == fleet.PonderAgent(s.Slug) && v.Fleet.Agents[0].Client == "ponder"
+	})
 }
