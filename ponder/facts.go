@@ -349,18 +349,8 @@ func (b *factsBuilder) closeThrough(k int) {
 
 func (b *factsBuilder) measure(p *PassFacts) {
 	st := b.st
-	for _, u := range st.Units {
-		counted := u.Counted()
-		if u.Phantom && len(b.pathsOnDisk(u)) > 0 {
-			counted = !u.Graded // the phantom does not hold: the unit counts again
-		}
-		if counted {
-			p.Counted++
-			if u.Graded {
-				p.Graded++
-			}
-		}
-	}
+	// A phantom whose path is on disk does not hold: the unit counts again.
+	p.Graded, p.Counted = st.coverageWith(func(u *Unit) bool { return len(b.pathsOnDisk(u)) > 0 })
 	ps := st.Pass(p.Pass)
 	p.Live, p.Ops, p.UnitOps = st.Live, ps.Ops, ps.Units
 	full := p.Counted > 0 && p.Graded == p.Counted

@@ -35,9 +35,9 @@ fails closed, with the setting to fix (usually --client).
 The run is found from LASERBRAIN_RUN (set by laserbrain run) or from the
 event's session_id. A payload whose hook_event_name is another event is
 refused. No hook ever exits 1 (Claude Code would go ahead): an internal
-error denies in pre-tool-use (exit 2, "guard error: ...") and is logged and
-passed over (exit 0) elsewhere. laserbrain-gate answers pre-tool-use the
-same way from a binary that starts faster.`,
+error denies in pre-tool-use ("guard error: ...", in the client's form of a
+denial) and is logged and passed over (exit 0) elsewhere. laserbrain-gate
+answers pre-tool-use the same way from a binary that starts faster.`,
 		Example: `  echo '{"tool_name":"Bash","tool_input":{"command":"git push --force"}}' | laserbrain hook pre-tool-use
   laserbrain install claude   # puts every hook into .claude/settings.json`,
 		Args: cli.NoArgs,
@@ -52,12 +52,15 @@ same way from a binary that starts faster.`,
 var hookHelp = map[hook.Event]string{
 	hook.PreToolUse: `pre-tool-use gates one tool call before it runs.
 
-Shell commands (Bash, and the shell tools of other agent CLIs: shell,
-run_shell_command, run_terminal_command; any other tool whose input has a
-"command") are classified by the operator gate, and Write, Edit, MultiEdit
-and NotebookEdit (and Gemini CLI's write_file, replace) are checked against
-protected paths (.git/, .ponder/, .claude/settings*.json, the laserbrain
-home):
+Shell commands (Claude Code's and Codex's Bash, Codex's exec_command,
+Gemini CLI's and Qwen Code's run_shell_command, opencode's and Copilot
+CLI's bash, Cline's run_commands — each of its commands — and any other
+tool whose input has a "command") are classified by the operator gate, and
+the files write tools write (Write, Edit, MultiEdit, NotebookEdit,
+write_file, replace, edit, write, write_to_file, create, apply_patch's) are
+checked against protected paths (.git/, .ponder/, every client's hook
+settings, the laserbrain home). The answers below are Claude Code's; other
+clients get the same decision in the form they obey (--client):
 
   deny   an irreversible or outward command would run, or a protected file
          would be written, and it is refused: while the agent's run drifts

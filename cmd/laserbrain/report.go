@@ -96,8 +96,15 @@ page and each run's coverage; --json says the same as JSON.`,
 			if err != nil {
 				return cli.Failure(err)
 			}
-			res := reportResult{HTML: opts.html, Agents: len(f.Agents), Collisions: len(f.Collisions), Sessions: len(f.Sessions), Waiting: []string{},
+			res := reportResult{HTML: opts.html, Agents: len(f.Agents), Collisions: []reportCollision{}, Sessions: len(f.Sessions), Waiting: []string{},
 				Coverage: []agentCoverage{}, Unmeasured: []string{}}
+			for _, c := range f.Collisions {
+				if c.Over {
+					res.PastCollisions++
+					continue
+				}
+				res.Collisions = append(res.Collisions, reportCollision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, Lenses: c.Lenses})
+			}
 			if opts.html == "" {
 				sum := report.Summarize(f)
 				if opts.json {
@@ -133,7 +140,7 @@ page and each run's coverage; --json says the same as JSON.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, res)
 			}
-			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(res.Collisions), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
+			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(len(f.Collisions)), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
 			for _, c := range res.Coverage {
 				state := ""
 				if c.Unmeasured {
@@ -157,12 +164,17 @@ page and each run's coverage; --json says the same as JSON.`,
 
 type reportResult struct {
 	// HTML and Bytes say what --html wrote (absent without it).
-	HTML       string   `json:"html,omitempty"`
-	Bytes      int      `json:"bytes,omitempty"`
-	Agents     int      `json:"agents"`
-	Collisions int      `json:"collisions"`
-	Sessions   int      `json:"sessions"`
-	Waiting    []string `json:"waiting"`
+	HTML   string `json:"html,omitempty"`
+	Bytes  int    `json:"bytes,omitempty"`
+	Agents int    `json:"agents"`
+	// Collisions are the collisions between running agents, the very list
+	// laserbrain supervise --json gives (one collision model,
+	// supercode.Collide); PastCollisions counts those the page also shows
+	// whose agents have since finished.
+	Collisions     []reportCollision `json:"collisions"`
+	PastCollisions int               `json:"past_collisions"`
+	Sessions       int               `json:"sessions"`
+	Waiting        []string          `json:"waiting"`
 	// Coverage is every agent run's figures (laserbrain coverage);
 	// Unmeasured names the runs that worked with no check since their
 	// ground.
@@ -170,6 +182,15 @@ type reportResult struct {
 	Unmeasured []string        `json:"unmeasured"`
 	// Summary is the summary printed without --html.
 	Summary *report.Summary `json:"summary,omitempty"`
+}
+
+// reportCollision is one collision as report --json lists it, in
+// supervise --json's words.
+type reportCollision struct {
+	Agents  [2]string `json:"agents"`
+	Overlap float64   `json:"overlap"`
+	Grounds [2]string `json:"grounds"`
+	Lenses  [2]string `json:"lenses"`
 }
 
 // agentCoverage is one agent run's coverage figures.

@@ -75,3 +75,24 @@ func TestSpawnPresence(t *testing.T) {
 		}
 	}
 }
+
+// The MCP server finds the session from the client's variable: Claude
+// Code's, or Qwen Code's (seen: QWEN_CODE_SESSION_ID is the payloads'
+// session_id and reaches the MCP server); a payload's own id wins.
+func TestCallerSessionFromTheClientsVariable(t *testing.T) {
+	for _, c := range []struct {
+		env     map[string]string
+		payload string
+		want    string
+	}{
+		{map[string]string{"CLAUDE_CODE_SESSION_ID": "c-1"}, "", "c-1"},
+		{map[string]string{"QWEN_CODE_SESSION_ID": "q-1"}, "", "q-1"},
+		{map[string]string{"QWEN_CODE_SESSION_ID": "q-1"}, "p-1", "p-1"},
+		{nil, "", ""},
+	} {
+		s := &Supervisor{Getenv: func(k string) string { return c.env[k] }}
+		if got := s.Caller(c.payload, "/r").Session; got != c.want {
+			t.Errorf("%v %q: session %q, want %q", c.env, c.payload, got, c.want)
+		}
+	}
+}

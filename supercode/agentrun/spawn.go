@@ -45,6 +45,12 @@ type SpawnOptions struct {
 	// Unattended says nobody will answer the agent's questions, whatever
 	// SpawnPresence would read from the command and its standard input.
 	Unattended bool
+	// Ponder is the ponder session the agent works on ("" = none; the
+	// caller checks it names one): it is exported to the agent as
+	// PONDER_SLUG (so every ponder command it runs keeps to that session)
+	// and recorded on the run. (Checked by the caller, so that the gate,
+	// which links this package, does not link ponder.)
+	Ponder string
 	// Prepare, when set, adds the agent client's per-run configuration
 	// (supercode/client's RunConfig: our hooks and MCP server for this one
 	// run): it is given a private directory, removed when the run ends,
@@ -108,7 +114,7 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	fromTerminal := tty.Is(o.Stdin)
 	presence, _ := SpawnPresence(o.Headless, fromTerminal, o.Unattended)
 	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal,
-		Attended: attendedName(presence), Created: s.now()}
+		Ponder: o.Ponder, Attended: attendedName(presence), Created: s.now()}
 	if err := st.CreateRun(ctx, run); err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
@@ -147,6 +153,9 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	}
 	env = append(withoutKeys(env, EnvRun, EnvAgent, EnvFleet, EnvAttended),
 		EnvRun+"="+run.ID, EnvAgent+"="+agent, EnvFleet+"="+fid, EnvAttended+"="+attended)
+	if o.Ponder != "" {
+		env = append(withoutKeys(env, EnvPonder), EnvPonder+"="+o.Ponder)
+	}
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env

@@ -29,6 +29,9 @@ const (
 	// EnvAttended is "1" when laserbrain run started the agent where a
 	// person can answer it, "0" when not (see SpawnPresence).
 	EnvAttended = "LASERBRAIN_ATTENDED"
+	// EnvPonder selects the ponder session of every ponder command the
+	// agent runs (ponder's PONDER_SLUG).
+	EnvPonder = "PONDER_SLUG"
 	// envLoopRun is set by laserbrain loop for everything its SCRIPT runs
 	// (package loop owns it; loop imports this package, not the reverse).
 	envLoopRun = "LASERBRAIN_LOOP_RUN"
@@ -244,11 +247,20 @@ func (s *Supervisor) Close() error {
 	return errors.Join(errs...)
 }
 
+// SessionEnv are the variables in which agent clients tell the processes
+// they start — hooks and MCP servers — the session's id (the same id their
+// hook payloads carry): Claude Code's CLAUDE_CODE_SESSION_ID and Qwen
+// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. It is how
+// the MCP server finds the run the session's hooks opened. (Gemini CLI,
+// Codex and opencode give an MCP server no session id: there the server
+// finds the run through LASERBRAIN_RUN, which laserbrain run exports.)
+var SessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "QWEN_CODE_SESSION_ID"}
+
 // Caller is who a hook event or tool call comes from.
 type Caller struct {
 	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
 	Agent   string // LASERBRAIN_AGENT
-	Session string // the Claude Code session id (payload or CLAUDE_CODE_SESSION_ID)
+	Session string // the client's session id (payload, or SessionEnv)
 	Dir     string // the project directory
 	// Client is the agent client whose hook this is (claude, gemini, …;
 	// "" from the CLI and the MCP server): a run it opens keeps it.
@@ -269,8 +281,11 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 		Dir:     dir,
 	}
 	c.Presence, c.PresenceWhy = Attendance(s.getenv)
-	if c.Session == "" {
-		c.Session = s.getenv("CLAUDE_CODE_SESSION_ID")
+	for _, k := range SessionEnv {
+		if c.Session != "" {
+			break
+		}
+		c.Session = strings.TrimSpace(s.getenv(k))
 	}
 	if c.Dir == "" {
 		c.Dir = s.getenv("CLAUDE_PROJECT_DIR")
@@ -461,6 +476,10 @@ type CheckInput struct {
 	// ResetTask sets the current task aside before this check (the next
 	// ground is this check's goal).
 	ResetTask bool
+	// KeepTask checks the live task even when the goal is nearer a
+	// set-aside one: only a plain check resumes (the reference's modulate
+	// does not).
+	KeepTask bool
 }
 
 // CheckOutcome is a check's verdict and what the run did around it.
@@ -479,7 +498,8 @@ const maxSuspended = 8
 // Check steps the run's current task with one spelled state. A pending
 // user turn (user-prompt-submit) is consumed by it. A goal closer to a
 // suspended task's ground than to the live one resumes that task (the
-// reference's MCP server does the same), and says so.
+// reference's MCP server does the same for check_state), and says so —
+// unless in.KeepTask.
 func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
 	st, err := s.Fleet()
 	if err != nil {
@@ -497,8 +517,10 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 				return err
 			}
 		}
-		if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
-			return err
+		if !in.KeepTask {
+			if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
+				return err
+			}
 		}
 		if r.Task == "" {
 			r.Tasks++
@@ -506,6 +528,7 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 		}
 		step := in.StepInput
 		step.UserTurn = step.UserTurn || r.UserTurn
+		step.Resumed = out.Resumed
 		out.UserTurn = step.UserTurn
 		h, err := runs.OpenRun(ctx, r.Task)
 		if err != nil {
@@ -616,8 +639,12 @@ func (s *Supervisor) maybeResume(ctx context.Context, runs laserbrain.Store, r *
 	}
 	resumed := r.Suspended[best]
 	r.Suspended = append(r.Suspended[:best], r.Suspended[best+1:]...)
-	if g := lr.GroundGoal(); g != "" {
-		r.Suspended = append(r.Suspended, fleet.Suspended{Goal: g, Task: r.Task})
+	// The live task goes aside in its place even when it never grounded
+	// (its first check was ungrammatical): it still counts, as the
+	// reference counts it, though no goal can resume it.
+	r.Suspended = append(r.Suspended, fleet.Suspended{Goal: lr.GroundGoal(), Task: r.Task})
+	if len(r.Suspended) > maxSuspended {
+		r.Suspended = r.Suspended[len(r.Suspended)-maxSuspended:]
 	}
 	r.Task = resumed.Task
 	out.Resumed = resumed.Goal

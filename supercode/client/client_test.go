@@ -144,6 +144,26 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"cline PostToolUse", Cline, PostToolUse,
 			`{"hookName":"tool_result","taskId":"task-1","workspaceRoots":["/repo"],"tool_call":{"id":"tc-3","name":"execute_command","input":{"command":"make"}},"postToolUse":{"toolName":"execute_command","parameters":{"command":"make"},"result":"built","success":true,"executionTimeMs":9}}`,
 			want{name: PostToolUse, session: "task-1", cwd: "/repo", toolUse: "tc-3", tool: "execute_command", kind: KindShell, commands: []string{"make"}, ok: yes(), text: "built"}},
+		// Recorded by branch agents against the real clients (notes
+		// agents-facts.md): Cline's PostToolUse carries tool_result, not
+		// tool_call, and a failing command of run_commands says so only
+		// in its output; Copilot CLI and Gemini CLI report a failing shell
+		// command as a success, its exit status in the text.
+		{"cline PostToolUse tool_result", Cline, PostToolUse,
+			`{"hookName":"tool_result","taskId":"task-1","workspaceRoots":["/repo"],"tool_result":{"id":"call_f","name":"run_commands","input":{"commands":["exit 3"]},"output":[{"query":"exit 3","result":"","success":false,"error":"exit 3"}],"durationMs":5},"postToolUse":{"toolName":"run_commands","parameters":{"commands":"[\"exit 3\"]"},"result":"[]","success":true}}`,
+			want{name: PostToolUse, session: "task-1", cwd: "/repo", toolUse: "call_f", tool: "run_commands", kind: KindShell, commands: []string{"exit 3"}, ok: no(), text: "[]"}},
+		{"copilot failing bash", Copilot, PostToolUse,
+			`{"sessionId":"cp-1","timestamp":1,"cwd":"/repo","toolName":"bash","toolArgs":{"command":"exit 3"},"toolResult":{"resultType":"success","textResultForLlm":"<shellId: 1 completed with exit code 3>"}}`,
+			want{name: PostToolUse, session: "cp-1", cwd: "/repo", tool: "bash", kind: KindShell, commands: []string{"exit 3"}, ok: no(), text: "<shellId: 1 completed with exit code 3>"}},
+		{"copilot agentStop", Copilot, Stop,
+			`{"sessionId":"cp-1","timestamp":1,"cwd":"/repo","stopReason":"end_turn","stop_hook_active":true,"transcriptPath":"/t"}`,
+			want{name: Stop, session: "cp-1", cwd: "/repo", stopOn: true}},
+		{"gemini failing shell", Gemini, PostToolUse,
+			`{"session_id":"g-1","cwd":"/repo","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"exit 3"},"tool_response":{"llmContent":"Command: exit 3\nExit Code: 3","returnDisplay":"Command exited with code: 3"}}`,
+			want{name: PostToolUse, session: "g-1", cwd: "/repo", tool: "run_shell_command", kind: KindShell, commands: []string{"exit 3"}, ok: no(), text: "Command: exit 3\nExit Code: 3"}},
+		{"gemini MCP parts", Gemini, PostToolUse,
+			`{"session_id":"g-1","cwd":"/repo","hook_event_name":"AfterTool","tool_name":"mcp_github_list","tool_input":{},"tool_response":{"llmContent":[{"text":"one"},{"text":"two"}],"returnDisplay":"x"},"mcp_context":{"server_name":"github","tool_name":"list"}}`,
+			want{name: PostToolUse, session: "g-1", cwd: "/repo", tool: "mcp_github_list", kind: KindMCP, ok: yes(), text: "onetwo"}},
 		// Copilot CLI, agents.md §4: camelCase events and fields.
 		{"copilot bash", Copilot, PreToolUse,
 			`{"sessionId":"cp-1","timestamp":1764547200000,"cwd":"/repo","toolName":"bash","toolArgs":{"command":"git push --force origin main","description":"d"}}`,
@@ -327,6 +347,7 @@ func TestOwnToolNaming(t *testing.T) {
 	for name, base := range map[string]string{
 		"mcp__laserbrain__check_state": "check_state", "mcp__laserbrain__verdict": "verdict",
 		"mcp_laserbrain_check_state": "check_state", "laserbrain_reset_task": "reset_task", "laserbrain-judge_run": "judge_run",
+		"laserbrain__check_state": "check_state", "laserbrain-check_state": "check_state", // Cline, Copilot CLI (branch agents saw both)
 		"mcp__laserbrain__anything_new": "anything_new",
 		"laserbrain_x_check_state":      "", "mcp_laserbrain_x_y": "", "mcp__laserbrainx__check_state": "", "Bash": "",
 		"mcp__other__check_state": "", "laserbrain": "", "mcp__laserbrain__": "",
@@ -366,5 +387,23 @@ func TestHeadless(t *testing.T) {
 	}
 	if _, ok := Detect("aider"); ok {
 		t.Error("aider detected as a client")
+	}
+}
+
+// Denied reads back every client's denial as Encode writes it, and no
+// other answer.
+func TestDeniedReadsEveryDenial(t *testing.T) {
+	for _, n := range Names {
+		for _, format := range []string{"", "json"} {
+			ad, _ := For(n, format)
+			if r := ad.Encode(PreToolUse, Answer{Decision: Deny, Reason: "no"}); !Denied(n, r) {
+				t.Errorf("%s %s: a denial %+v not read as one", n, format, r)
+			}
+			for _, a := range []Answer{{}, {Decision: Allow, Reason: "ok"}, {Context: "note"}} {
+				if r := ad.Encode(PreToolUse, a); Denied(n, r) {
+					t.Errorf("%s %s: %+v read as a denial", n, format, r)
+				}
+			}
+		}
 	}
 }

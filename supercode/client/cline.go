@@ -53,17 +53,24 @@ func clineEvent(hookName string) (EventName, bool) {
 	return "", false
 }
 
+type clineCall struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Input  json.RawMessage `json:"input"`
+	Output json.RawMessage `json:"output"`
+}
+
 type clinePayload struct {
-	HookName       string   `json:"hookName"`
-	TaskID         string   `json:"taskId"`
-	WorkspaceRoots []string `json:"workspaceRoots"`
-	AgentID        string   `json:"agent_id"`
-	ParentAgentID  *string  `json:"parent_agent_id"`
-	ToolCall       *struct {
-		ID    string          `json:"id"`
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
-	} `json:"tool_call"`
+	HookName       string     `json:"hookName"`
+	TaskID         string     `json:"taskId"`
+	WorkspaceRoots []string   `json:"workspaceRoots"`
+	AgentID        string     `json:"agent_id"`
+	ParentAgentID  *string    `json:"parent_agent_id"`
+	ToolCall       *clineCall `json:"tool_call"`
+	// ToolResult is PostToolUse's record of the call (Cline 3.0.65 sends
+	// it instead of tool_call there): its output, for run_commands one
+	// {query,result,success,error} per command.
+	ToolResult *clineCall `json:"tool_result"`
 	PreToolUse *struct {
 		ToolName   string                     `json:"toolName"`
 		Parameters map[string]json.RawMessage `json:"parameters"`
@@ -119,12 +126,15 @@ func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (E
 	if p.PostToolUse != nil {
 		name, params = p.PostToolUse.ToolName, p.PostToolUse.Parameters
 	}
-	if p.ToolCall != nil {
-		e.ToolUseID = p.ToolCall.ID
-		if p.ToolCall.Name != "" {
-			name = p.ToolCall.Name
+	for _, call := range []*clineCall{p.ToolCall, p.ToolResult} {
+		if call == nil {
+			continue
 		}
-		input2 = p.ToolCall.Input
+		e.ToolUseID = call.ID
+		if call.Name != "" {
+			name = call.Name
+		}
+		input2 = call.Input
 	}
 	if len(input2) == 0 || string(input2) == "null" {
 		input2 = parametersObject(params)
@@ -138,6 +148,20 @@ func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (E
 	if r := p.PostToolUse; r != nil {
 		e.Response = &Response{Text: r.Result, OK: r.Success}
 		e.Response.Raw, _ = json.Marshal(map[string]any{"result": r.Result, "success": r.Success})
+		// postToolUse.success stays true when one of run_commands'
+		// commands failed: each command's own success is in the output.
+		if p.ToolResult != nil {
+			var outs []struct {
+				Success *bool `json:"success"`
+			}
+			if json.Unmarshal(p.ToolResult.Output, &outs) == nil {
+				for _, o := range outs {
+					if o.Success != nil && !*o.Success {
+						e.Response.OK = boolPtr(false)
+					}
+				}
+			}
+		}
 	}
 	return e, nil
 }

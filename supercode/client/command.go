@@ -303,3 +303,69 @@ func shellWords(s string) []string {
 	}
 	return words
 }
+
+// Denied reports whether a hook's reply is client n's denial of the call:
+// what Encode writes for a Deny (exit 2 for the Claude-shaped clients,
+// Gemini CLI's and opencode's decision, Cline's cancel, Copilot CLI's
+// permissionDecision) — or permissionDecision deny in Claude Code's JSON.
+func Denied(n Name, r Reply) bool {
+	var v map[string]any
+	_ = json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &v)
+	switch n {
+	case Gemini, OpenCode:
+		return v["decision"] == "deny"
+	case Cline:
+		return v["cancel"] == true
+	case Copilot:
+		return v["permissionDecision"] == "deny" || r.Exit == 2
+	}
+	if r.Exit == 2 {
+		return true
+	}
+	hso, _ := v["hookSpecificOutput"].(map[string]any)
+	return hso["permissionDecision"] == "deny"
+}
+
+// HoldsHooks reports whether a file (an absolute, cleaned path) is one of
+// the agent clients' settings that hold hooks or the MCP servers — what an
+// agent that rewrote it could switch its own supervision off with — and
+// whose it is.
+func HoldsHooks(path string) (Name, bool) {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	n := len(parts)
+	if n < 2 {
+		return "", false
+	}
+	base, dir := parts[n-1], parts[n-2]
+	up := ""
+	if n >= 3 {
+		up = parts[n-3]
+	}
+	switch {
+	case dir == ".claude" && strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".json"),
+		base == ".mcp.json", base == ".claude.json":
+		return Claude, true
+	case dir == ".gemini" && base == "settings.json":
+		return Gemini, true
+	case dir == ".qwen" && base == "settings.json":
+		return Qwen, true
+	case dir == ".codex" && (base == "config.toml" || base == "hooks.json"):
+		return Codex, true
+	case (dir == "plugin" || dir == "plugins") && (up == ".opencode" || up == "opencode"),
+		(dir == ".opencode" || dir == "opencode") && strings.HasPrefix(base, "opencode.json"):
+		return OpenCode, true
+	case dir == "hooks" && (up == ".clinerules" || up == ".cline"), base == "cline_mcp_settings.json":
+		return Cline, true
+	case dir == "hooks" && up == ".github" && strings.HasSuffix(base, ".json"),
+		dir == "copilot" && up == ".github" && strings.HasPrefix(base, "settings"),
+		dir == ".copilot" && (base == "settings.json" || base == "mcp-config.json" || base == "config.json"):
+		return Copilot, true
+	}
+	return "", false
+}
+
+// HookMarkers are pieces of those files' paths: a shell command naming one
+// where the gate cannot tell what it writes is not cleared.
+var HookMarkers = []string{".claude/settings", ".mcp.json", ".gemini/settings", ".qwen/settings", ".codex/config.toml",
+	".codex/hooks.json", ".opencode/plugin", "opencode/plugin", ".clinerules/hooks", ".cline/hooks", ".github/hooks",
+	".copilot/settings", ".copilot/mcp-config", "cline_mcp_settings"}

@@ -3,7 +3,9 @@ package client
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // copilot is Copilot CLI (agents.md §4): camelCase events and fields
@@ -47,11 +49,18 @@ type copilotPayload struct {
 		ResultType       string `json:"resultType"`
 		TextResultForLlm string `json:"textResultForLlm"`
 	} `json:"toolResult"`
-	Prompt     string `json:"prompt"`
-	Source     string `json:"source"`
-	Reason     string `json:"reason"`
-	StopReason string `json:"stopReason"`
+	Prompt         string `json:"prompt"`
+	Source         string `json:"source"`
+	Reason         string `json:"reason"`
+	StopReason     string `json:"stopReason"`
+	StopHookActive bool   `json:"stop_hook_active"`
+	TranscriptPath string `json:"transcriptPath"`
 }
+
+// copilotExit is the exit status Copilot CLI's bash tool writes at the end
+// of its result ("<shellId: 1 completed with exit code 3>"): a failing
+// command's postToolUse still says resultType "success".
+var copilotExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`completed with exit code (\d+)>\s*$`) }) // compiled on first use: the gate starts without it
 
 func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
 	obj, err := object(input)
@@ -70,7 +79,7 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 		return Event{}, errors.New("this is the " + string(hook) + " hook (Copilot CLI's " + want + "), but the event is " + p.HookEventName)
 	}
 	e := Event{Name: hook, ClientEvent: want, Client: Copilot, Session: p.SessionID, Cwd: p.Cwd, Prompt: p.Prompt,
-		Source: p.Source, Reason: p.Reason, Raw: json.RawMessage(input)}
+		Source: p.Source, Reason: p.Reason, StopHookActive: p.StopHookActive, Transcript: p.TranscriptPath, Raw: json.RawMessage(input)}
 	presence(&e, getenv)
 	switch hook {
 	case PreToolUse, PostToolUse:
@@ -93,6 +102,9 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 			ok = boolPtr(true)
 		case "failure", "rejected", "denied":
 			ok = boolPtr(false)
+		}
+		if m := copilotExit().FindStringSubmatch(r.TextResultForLlm); m != nil {
+			ok = boolPtr(m[1] == "0")
 		}
 		raw, _ := json.Marshal(r)
 		e.Response = &Response{Text: r.TextResultForLlm, OK: ok, Raw: raw}

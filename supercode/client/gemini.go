@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"sync"
 )
 
 // gemini is Gemini CLI (agents.md §4): its own event names (BeforeTool is
@@ -36,6 +38,10 @@ func GeminiEvent(ev EventName) string {
 	}
 	return ""
 }
+
+// geminiExit finds the exit status in a shell tool's result ("Exit Code:
+// 3"), which Gemini CLI and Qwen Code write.
+var geminiExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (\d+)`) }) // compiled on first use: the gate starts without it
 
 type geminiPayload struct {
 	SessionID      string          `json:"session_id"`
@@ -109,7 +115,13 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 		}
 		_ = json.Unmarshal(p.ToolResponse, &r)
 		failed := len(r.Error) > 0 && string(r.Error) != "null" && string(r.Error) != `""`
-		e.Response = &Response{Text: responseText(p.ToolResponse), Raw: p.ToolResponse, OK: boolPtr(!failed)}
+		text := responseText(p.ToolResponse)
+		// A failing command is an AfterTool too (Gemini CLI has no
+		// failure event): its exit status is in the text.
+		if m := geminiExit().FindStringSubmatch(text); m != nil && e.Tool.Kind == KindShell && m[1] != "0" {
+			failed = true
+		}
+		e.Response = &Response{Text: text, Raw: p.ToolResponse, OK: boolPtr(!failed)}
 	}
 	return e, nil
 }

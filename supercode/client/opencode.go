@@ -22,10 +22,8 @@ func (opencode) Name() Name { return OpenCode }
 var openCodeEvents = map[string]EventName{
 	"tool.execute.before": PreToolUse,
 	"tool.execute.after":  PostToolUse,
-	"chat.message":        UserPromptSubmit,
 	"session.created":     SessionStart,
 	"session.idle":        Stop,
-	"session.deleted":     SessionEnd,
 }
 
 // OpenCodeEvent is the plugin's name for our event ("" when it has none).

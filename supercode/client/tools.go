@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ServerName is the name laserbrain's MCP server is installed under; each
@@ -215,7 +216,9 @@ func commandArray(raw json.RawMessage, list bool) ([]Command, bool) {
 	return out, true
 }
 
-var patchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$`)
+var patchFile = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$`)
+}) // compiled on first use: the gate starts without it
 
 // writtenFiles are the files a write tool's input names.
 func writtenFiles(name string, in map[string]json.RawMessage) []string {
@@ -226,7 +229,7 @@ func writtenFiles(name string, in map[string]json.RawMessage) []string {
 			if !ok {
 				continue
 			}
-			for _, m := range patchFile.FindAllStringSubmatch(s, -1) {
+			for _, m := range patchFile().FindAllStringSubmatch(s, -1) {
 				f := strings.TrimSpace(m[1] + m[2])
 				if f != "" && !slices.Contains(files, f) {
 					files = append(files, f)

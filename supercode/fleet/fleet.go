@@ -38,6 +38,10 @@ type Run struct {
 	Client string `json:"client,omitempty"`
 	// Goal is the goal declared at the start (laserbrain run --goal).
 	Goal string `json:"goal,omitempty"`
+	// Ponder is the ponder session the agent works on (laserbrain run
+	// --ponder, or PONDER_SLUG in run's own environment): the run and the
+	// session ponder:<Ponder> are one worker, seen twice.
+	Ponder string `json:"ponder,omitempty"`
 	// Sessions are the Claude Code session ids seen on this run.
 	Sessions []string `json:"sessions,omitempty"`
 	// Attended says whether a person was there to answer: "attended",

@@ -107,7 +107,18 @@ func TestProtectedPaths(t *testing.T) {
 		{"Write", "file_path", ".ponder/session.json", true},
 		{"NotebookEdit", "notebook_path", filepath.Join(lbHome, "runs", "x.json"), true},
 		{"write_file", "file_path", ".git/HEAD", true},
+		// Every client's hook settings: an agent that rewrote them could
+		// take its own hooks out.
+		{"write_file", "file_path", ".gemini/settings.json", true},
+		{"edit", "file_path", ".qwen/settings.json", true},
+		{"apply_patch", "input", "*** Begin Patch\n*** Update File: .codex/hooks.json\n*** End Patch", true},
+		{"write", "filePath", ".opencode/plugin/laserbrain.js", true},
+		{"write_to_file", "path", ".clinerules/hooks/PreToolUse", true},
+		{"create", "path", ".github/hooks/laserbrain.json", true},
+		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},
+		{"create", "path", ".github/workflows/ci.yml", false},
+		{"write_file", "file_path", ".gemini/GEMINI.md", false},
 		{"Write", "file_path", ".claude/agents/x.md", false},
 		{"Write", "file_path", ".gitignore", false},
 	} {

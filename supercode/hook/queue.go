@@ -65,7 +65,7 @@ type gateDecision struct {
 }
 
 // queueEnv is the environment a replay needs to find the caller's run.
-var queueEnv = []string{agentrun.EnvRun, agentrun.EnvAgent, agentrun.EnvFleet, "CLAUDE_CODE_SESSION_ID", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ATTENDED"}
+var queueEnv = append([]string{agentrun.EnvRun, agentrun.EnvAgent, agentrun.EnvFleet, "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ATTENDED"}, agentrun.SessionEnv...)
 
 func (h *Handler) queueDir() (string, error) {
 	if h.QueueDir != "" {

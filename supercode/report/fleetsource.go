@@ -51,6 +51,10 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 		if r.Judgment != "" {
 			a.Judgment = r.Judgment
 		}
+		if r.Ponder != "" {
+			a.SameAs = fleet.PonderAgent(r.Ponder)
+		}
+		a.Finished = supervise.Finished(r.IsEnded(), lastDistance(a))
 		events, err := st.Events(ctx, r.ID)
 		if err != nil {
 			return nil, nil, err
@@ -115,12 +119,14 @@ func live(a *Agent, events []fleet.Event) {
 	}
 }
 
-// settle gives each agent its status, once its halt is known.
+// settle gives each agent its status, once its halt is known: finished as
+// the supervisor reads it (supervise.Finished: ended, closed, or at its
+// ground), else halted, waiting, unmeasured or working.
 func settle(agents []Agent) {
 	for i := range agents {
 		a := &agents[i]
 		switch {
-		case !a.Ended.IsZero() || a.Status == StatusFinished:
+		case a.Finished || !a.Ended.IsZero():
 			a.Status, a.Waiting = StatusFinished, nil
 		case a.Halt != nil && a.Halt.Released.IsZero():
 			a.Status = StatusHalted

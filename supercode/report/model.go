@@ -62,6 +62,16 @@ type Agent struct {
 	// recorded them (nil for a ponder session or a bare run). An
 	// unmeasured run is judged "unmeasured".
 	Coverage *coverage.Figures `json:"coverage,omitempty"`
+	// Subject and Lens are a ponder session's: it collides on its subject,
+	// the lens compared apart (supercode.Collide).
+	Subject *string `json:"subject,omitempty"`
+	Lens    string  `json:"lens,omitempty"`
+	// SameAs is the ponder session an agent run drives (laserbrain run
+	// --ponder): the two are one worker and never collide.
+	SameAs string `json:"sameAs,omitempty"`
+	// Finished: the run ended or the session closed, or it reached its
+	// ground (supervise.Finished); a finished agent collides with nobody.
+	Finished bool `json:"finished"`
 	// Client is the agent client the run is (Claude Code, Gemini CLI, …),
 	// or the program `laserbrain run` started; "ponder" for a session.
 	Client string `json:"client,omitempty"`
@@ -145,6 +155,13 @@ type Collision struct {
 	Agents  [2]string `json:"agents"`
 	Overlap float64   `json:"overlap"`
 	Grounds [2]string `json:"grounds"`
+	// Lenses are the sessions' lenses beside the subjects compared.
+	Lenses [2]string `json:"lenses"`
+	// Over: one of the two has finished (supervise.Finished), so the
+	// supervisor no longer counts the collision — the report still shows
+	// it, as history. The collisions not over are exactly the ones
+	// laserbrain supervise reports.
+	Over bool `json:"over"`
 	// FirstSeen is when the collision began to exist: when the later of
 	// the two grounds was set.
 	FirstSeen time.Time `json:"firstSeen"`

@@ -383,8 +383,12 @@ func collisions(f *Fleet) hr.Section {
 		if len(files) > 12 {
 			files, more = files[:12], fmt.Sprintf(" … and %d more", len(c.SharedFiles)-12)
 		}
-		t.Rows = append(t.Rows, []string{c.Agents[0] + " + " + c.Agents[1], hr.FormatNumber(c.Overlap), "“" + c.Grounds[0] + "” / “" + c.Grounds[1] + "”",
-			when(c.FirstSeen), outcomeText(c.Outcome), strconv.Itoa(len(c.SharedFiles)), strings.Join(files, ", ") + more})
+		outcome := outcomeText(c.Outcome)
+		if c.Over {
+			outcome += "; over: one of the two has finished"
+		}
+		t.Rows = append(t.Rows, []string{c.Agents[0] + " + " + c.Agents[1], hr.FormatNumber(c.Overlap), groundText(c.Grounds[0], c.Lenses[0]) + " / " + groundText(c.Grounds[1], c.Lenses[1]),
+			when(c.FirstSeen), outcome, strconv.Itoa(len(c.SharedFiles)), strings.Join(files, ", ") + more})
 	}
 	lg := &hr.Legend{Title: "Key", Lines: []hr.LegendLine{}}
 	for _, k := range []string{"halted", "escalated", "routed", ""} {
@@ -399,6 +403,14 @@ func collisions(f *Fleet) hr.Section {
 		Desc:     "Agents whose grounds overlap, joined by a line as thick as the overlap; the label gives the overlap and what the supervisor did.",
 		Nodes:    nodes, Edges: edges, Table: &t, Legend: lg})
 	return sec
+}
+
+// groundText is a ground as compared, with its lens beside it.
+func groundText(ground, lens string) string {
+	if lens == "" {
+		return "“" + ground + "”"
+	}
+	return "“" + ground + "” (lens " + lens + ")"
 }
 
 func outcomeText(o Outcome) string {

@@ -136,7 +136,7 @@ func AnswerEscalation(ctx context.Context, st fleet.Store, fleetID, id, by, deci
 			return *q, err
 		} else if !halted {
 			h := fleet.Halt{ID: personHaltID(fleetID, decision, id), Fleet: fleetID, Agent: decision, Reason: "human decision: yield to " + other,
-				By: by, Round: q.Round, Cause: "collision:" + other, At: now}
+				By: by, Round: q.Round, Cause: CollisionCause(other, nil), At: now}
 			if run, ok := strings.CutPrefix(decision, agentPrefix(decision)); ok && run != "" {
 				h.Run = run
 			}

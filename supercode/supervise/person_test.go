@@ -46,7 +46,7 @@ func TestAnswerEscalation(t *testing.T) {
 	}
 	h, halted, err := r.st.ActiveHalt(ctx, r.fid, B)
 	r.must(err)
-	if !halted || h.By != "ana" || h.Reason != "human decision: yield to "+A || h.Cause != "collision:"+A {
+	if !halted || h.By != "ana" || h.Reason != "human decision: yield to "+A || h.Cause != CollisionCause(A, nil) {
 		t.Fatalf("halt on %s: %v %+v", B, halted, h)
 	}
 	if _, halted, _ := r.st.ActiveHalt(ctx, r.fid, A); halted {

@@ -106,9 +106,14 @@ const (
 // CollisionRow is two agents on one ground, with the files both touched
 // beside it: evidence, never the verdict.
 type CollisionRow struct {
-	Agents      [2]string `json:"agents"`
-	Overlap     float64   `json:"overlap"`
-	Grounds     [2]string `json:"grounds"`
+	Agents  [2]string `json:"agents"`
+	Overlap float64   `json:"overlap"`
+	// Grounds are what was compared: a session's subject, an agent run's
+	// ground (supercode.Collide).
+	Grounds [2]string `json:"grounds"`
+	// Lenses are the two sessions' lenses, reported beside the subjects
+	// they were compared apart from ("" for none, and for an agent run).
+	Lenses      [2]string `json:"lenses"`
 	SharedFiles []string  `json:"shared_files"`
 	// FileOverlap is the Jaccard overlap of the two footprints.
 	FileOverlap float64 `json:"file_overlap"`
@@ -326,7 +331,11 @@ func (r *Round) WriteText(w io.Writer) error {
 		}
 	}
 	for _, c := range r.Collisions {
-		add("  collision  %s + %s  same ground (overlap %.2f); %s%s", c.Agents[0], c.Agents[1], c.Overlap, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
+		lenses := ""
+		if c.Lenses[0] != "" || c.Lenses[1] != "" {
+			lenses = fmt.Sprintf(", lenses %s / %s", lensName(c.Lenses[0]), lensName(c.Lenses[1]))
+		}
+		add("  collision  %s + %s  same ground (overlap %.2f%s); %s%s", c.Agents[0], c.Agents[1], c.Overlap, lenses, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
 	}
 	for _, a := range r.Agents {
 		for _, fs := range a.SharesFilesWith {
@@ -372,6 +381,14 @@ func (r *Round) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lensName is a session's lens as the text report shows it.
+func lensName(l string) string {
+	if l == "" {
+		return "none"
+	}
+	return l
 }
 
 // fileList is ": a, b, c" with at most five named.

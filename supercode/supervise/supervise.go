@@ -143,6 +143,7 @@ type Supervisor struct {
 type agent struct {
 	name, kind string
 	ground     string
+	lens       string // a ponder session's lens, reported beside its collisions
 	// a ponder session
 	slug, stamp string
 	passes      int // passes stepped
@@ -469,7 +470,7 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	}
 
 	if !s.o.ReadOnly {
-		if err := s.decide(ctx, r, live, inForce, released); err != nil {
+		if err := s.decide(ctx, r, live, inForce, released, groups(cols)); err != nil {
 			return nil, err
 		}
 	}
@@ -478,7 +479,11 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	for _, c := range cols {
 		a, b := s.agents[c.Agents[0]], s.agents[c.Agents[1]]
 		shared, overlap := sharedFiles(a, b)
-		r.Collisions = append(r.Collisions, CollisionRow{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, SharedFiles: shared, FileOverlap: overlap})
+		row := CollisionRow{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, SharedFiles: shared, FileOverlap: overlap}
+		if a != nil && b != nil {
+			row.Lenses = [2]string{a.lens, b.lens}
+		}
+		r.Collisions = append(r.Collisions, row)
 	}
 	for _, name := range s.names() {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
@@ -518,9 +523,10 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 
 // decide takes the round's decisions: first any question a crash left
 // unanswered, then a halt for each route naming a live agent that yields
-// (unless a person released it from that very collision), a question for
-// each collision with no basis to choose, and one for each drift streak.
-func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) bool, inForce map[string]fleet.Halt, released map[string]map[string]bool) error {
+// (unless a person released the pair: see Released), a question for each
+// collision with no basis to choose (the same), and one for each drift
+// streak. groups are the round's collision groups, by agent.
+func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) bool, inForce map[string]fleet.Halt, released Released, groups map[string][]string) error {
 	pending := s.pending
 	s.pending = nil // a question not delivered again goes back on it
 	for _, e := range pending {
@@ -531,7 +537,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 				continue
 			}
 		}
-		row, err := s.escalate(ctx, e, inForce)
+		row, err := s.escalate(ctx, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -539,14 +545,14 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 	}
 	for _, rt := range r.Route {
 		switch {
-		case rt.Yield != "" && live(rt.Yield) && !released[rt.Yield]["collision:"+rt.Keep]:
+		case rt.Yield != "" && live(rt.Yield) && !released.Pair(rt.Yield, rt.Keep):
 			why := fmt.Sprintf("shares a ground with %s (overlap %.2f) — halted to stop duplicate work. Choosing what %s does next is not the supervisor's call", rt.Keep, rt.Overlap, rt.Yield)
-			h, err := s.halt(ctx, rt.Yield, why, "supervisor", "collision:"+rt.Keep, &rt, inForce)
+			h, err := s.halt(ctx, rt.Yield, why, "supervisor", CollisionCause(rt.Keep, groups[rt.Yield]), &rt, inForce)
 			if err != nil {
 				return err
 			}
 			r.Halts = append(r.Halts, h)
-		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]]:
+		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]] && !released.Pair(rt.Agents[0], rt.Agents[1]):
 			// As the reference's manage: both are marked, and the question
 			// goes up only while the pair's first agent is unmarked.
 			s.marked[rt.Agents[0]], s.marked[rt.Agents[1]] = true, true
@@ -557,7 +563,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 			if s.asked[e.ID] {
 				continue
 			}
-			row, err := s.escalate(ctx, e, inForce)
+			row, err := s.escalate(ctx, e, inForce, groups)
 			if err != nil {
 				return err
 			}
@@ -579,7 +585,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, e, inForce)
+		row, err := s.escalate(ctx, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -594,7 +600,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, e, inForce)
+		row, err := s.escalate(ctx, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -624,11 +630,11 @@ func (s *Supervisor) names() []string {
 	return out
 }
 
-// halts reads the fleet's halts: those in force by agent, and the causes a
-// person released by agent — a released cause does not halt the agent
+// halts reads the fleet's halts: those in force by agent, and the pairs a
+// person released (Released) — a released pair halts neither of its two
 // again (the person's decision outranks the route).
-func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, released map[string]map[string]bool, err error) {
-	inForce, released = map[string]fleet.Halt{}, map[string]map[string]bool{}
+func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, released Released, err error) {
+	inForce, released = map[string]fleet.Halt{}, Released{}
 	all, err := s.o.Fleet.ListHalts(ctx, s.fleet)
 	if err != nil {
 		return nil, nil, err
@@ -637,14 +643,110 @@ func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, 
 		switch {
 		case h.InForce():
 			inForce[h.Agent] = h
-		case h.Cause != "":
-			if released[h.Agent] == nil {
-				released[h.Agent] = map[string]bool{}
-			}
-			released[h.Agent][h.Cause] = true
+		default:
+			released.add(h)
 		}
 	}
 	return inForce, released, nil
+}
+
+// Released are the pairs of agents a person released from a collision: a
+// collision halt names, in its cause, every partner of the collision group
+// it was put in (CollisionCause) — the agent kept, and every other agent
+// colliding with the yielding one directly or through others — and its
+// release lifts the halt for the agent against each of them, in both
+// directions, for as long as they collide: neither of a released pair is
+// halted for the pair again, and no question is asked about it. The
+// grounds changing — an agent joining the group that was not in it — is a
+// new collision, decided as any other.
+type Released map[[2]string]bool
+
+func pairKey(a, b string) [2]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
+// Pair reports whether a person released a and b from their collision.
+func (r Released) Pair(a, b string) bool { return r[pairKey(a, b)] }
+
+func (r Released) add(h fleet.Halt) {
+	for _, p := range CausePartners(h.Cause) {
+		r[pairKey(h.Agent, p)] = true
+	}
+}
+
+// collisionPrefix starts a collision halt's cause.
+const collisionPrefix = "collision:"
+
+// CollisionCause is the cause of a halt put for a collision: the agent
+// kept first, then the rest of the yielding agent's collision group,
+// "collision:" and a JSON array of their names.
+func CollisionCause(keep string, group []string) string {
+	partners := []string{keep}
+	for _, g := range group {
+		if g != keep {
+			partners = append(partners, g)
+		}
+	}
+	b, _ := json.Marshal(partners)
+	return collisionPrefix + string(b)
+}
+
+// CausePartners are the agents a collision halt's cause names: the JSON
+// array CollisionCause writes, or the one agent of the earlier form
+// "collision:<agent kept>". Nil for any other cause.
+func CausePartners(cause string) []string {
+	rest, ok := strings.CutPrefix(cause, collisionPrefix)
+	if !ok || rest == "" {
+		return nil
+	}
+	var partners []string
+	if strings.HasPrefix(rest, "[") {
+		if json.Unmarshal([]byte(rest), &partners) != nil {
+			return nil
+		}
+		return partners
+	}
+	return []string{rest}
+}
+
+// groups are the collision groups of a round's collisions, by agent: every
+// other agent it collides with, directly or through others, sorted.
+func groups(cols []laserbrain.Collision) map[string][]string {
+	adj := map[string][]string{}
+	for _, c := range cols {
+		adj[c.Agents[0]] = append(adj[c.Agents[0]], c.Agents[1])
+		adj[c.Agents[1]] = append(adj[c.Agents[1]], c.Agents[0])
+	}
+	out := map[string][]string{}
+	for start := range adj {
+		if _, done := out[start]; done {
+			continue
+		}
+		seen := map[string]bool{start: true}
+		queue := []string{start}
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			for _, m := range adj[n] {
+				if !seen[m] {
+					seen[m] = true
+					queue = append(queue, m)
+				}
+			}
+		}
+		members := make([]string, 0, len(seen))
+		for m := range seen {
+			members = append(members, m)
+		}
+		sort.Strings(members)
+		for _, m := range members {
+			out[m] = slices.DeleteFunc(slices.Clone(members), func(x string) bool { return x == m })
+		}
+	}
+	return out
 }
 
 // haltID names the halt one round puts on one agent, so a round re-run
@@ -691,7 +793,7 @@ func putHalt(ctx context.Context, st fleet.Store, h fleet.Halt) error {
 
 // escalate journals the question, asks, and journals the answer; a
 // collision answer naming one of the two halts it.
-func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[string]fleet.Halt) (EscalationRow, error) {
+func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[string]fleet.Halt, groups map[string][]string) (EscalationRow, error) {
 	e.Repo, e.Fleet = s.o.Repo, s.fleet
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -745,7 +847,7 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 			}
 			if a := s.agents[d]; a != nil && !a.finished {
 				if _, halted := inForce[d]; !halted {
-					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", "collision:"+other, e.Route, inForce); err != nil {
+					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", CollisionCause(other, groups[d]), e.Route, inForce); err != nil {
 						return EscalationRow{}, err
 					}
 					row.Halted = d
