@@ -14,9 +14,9 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
-	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
@@ -90,7 +90,11 @@ authorization revoked already says so and changes nothing.`,
 				if dir == "" {
 					dir = "."
 				}
-				if ok, why := hook.Authorizable(action, dir); !ok {
+				ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
+				if err != nil {
+					return cli.Failure(err)
+				}
+				if !ok {
 					return cli.Usagef("nothing authorized: %s", why)
 				}
 			default:

@@ -226,13 +226,3 @@ func (h *Handler) notification(ctx context.Context, e client.Event) error {
 		Session: e.Session, Subagent: subagentOf(e)})
 	return err
 }
-
-// laserbrainHome is where laserbrain keeps its own state; agents may not
-// write there.
-func laserbrainHome() string {
-	p, err := localstore.DefaultPaths()
-	if err != nil {
-		return ""
-	}
-	return p.Home
-}

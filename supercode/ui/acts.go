@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
-	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
@@ -146,7 +147,11 @@ func (s *Server) authorize(r *http.Request, body map[string]string) (string, err
 		if dir == "" {
 			dir = s.o.Repo
 		}
-		if ok, why := hook.Authorizable(action, dir); !ok {
+		ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
 			return "", badAct(http.StatusBadRequest, "nothing authorized: %s", why)
 		}
 	}
