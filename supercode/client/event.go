@@ -153,7 +153,7 @@ type Response struct {
 // Notice is a client's notification to its user.
 type Notice struct {
 	// Type is the client's own kind (Claude Code: permission_prompt,
-	// idle_prompt, …; Gemini CLI: ToolPermission).
+	// idle_prompt, …; Gemini CLI: ToolPermission; opencode: permission.asked).
 	Type    string
 	Title   string
 	Message string
@@ -206,7 +206,8 @@ func boolPtr(b bool) *bool { return &b }
 
 // waitingNotices are the notification kinds that mean the agent stopped
 // for a person, and what it waits for. Claude Code's (2.1.328; Qwen Code
-// sends the same names) and Gemini CLI's (0.61.0) kinds do not overlap.
+// sends the same names), Gemini CLI's (0.61.0) and opencode's (1.18.33,
+// its bus event) kinds do not overlap.
 // The others — a login done (auth_success), a question answered
 // (elicitation_complete, elicitation_response), a turn ended elsewhere
 // (agent_completed), a plugin's or the model's own message — tell the
@@ -218,6 +219,7 @@ var waitingNotices = map[string]string{
 	"elicitation_dialog":       "an answer to a question (MCP elicitation)",
 	"agent_needs_input":        "the person's input",
 	"ToolPermission":           "a permission prompt",
+	"permission.asked":         "a permission prompt",
 }
 
 // WaitsFor says what a notification waits for — a person's permission,

@@ -10,8 +10,9 @@ import (
 // title, notification_type; its kinds read from the binary, and its
 // permission prompt's message as TestClaudeWaitingForAPerson saw it) — Qwen Code
 // 0.24.4 sends the same names — and Gemini CLI 0.61.0's
-// (fireNotificationEvent: notification_type, message, details). Those
-// that stop for a person wait; the others do not.
+// (fireNotificationEvent: notification_type, message, details), and
+// opencode's permission.asked as our plugin hands it on. Those that stop
+// for a person wait; the others do not.
 func TestNotificationsThatWait(t *testing.T) {
 	for _, c := range []struct {
 		client  Name
@@ -36,6 +37,10 @@ func TestNotificationsThatWait(t *testing.T) {
 			"permission_prompt", "Approve run_shell_command?", true},
 		{Gemini, `{"session_id":"g-1","cwd":"/repo","hook_event_name":"Notification","timestamp":"2026-12-01T00:00:00Z","notification_type":"ToolPermission","message":"Allow run_shell_command?","details":{"type":"exec"}}`,
 			"ToolPermission", "Allow run_shell_command?", true},
+		// What our opencode plugin sends on opencode 1.18.33's
+		// permission.asked (TestAgentOpenCodeWaitsForAPerson).
+		{OpenCode, `{"hook_event_name":"permission.asked","sessionID":"ses_1","directory":"/repo","message":"opencode asks permission: bash (touch asked-marker)"}`,
+			"permission.asked", "opencode asks permission: bash (touch asked-marker)", true},
 	} {
 		ad, err := For(c.client, "")
 		if err != nil {
@@ -58,18 +63,19 @@ func TestNotificationsThatWait(t *testing.T) {
 }
 
 // The Notification hook is installed where the client has one the seam
-// reads — Claude Code, Qwen Code, Gemini CLI — and not where it has none
-// (Codex, opencode, Cline) or its payload was never seen (Copilot CLI).
+// reads — Claude Code, Qwen Code, Gemini CLI, opencode (its plugin, on the
+// permission.asked bus event) — and not where it has none (Codex, Cline)
+// or its payload was never seen (Copilot CLI).
 func TestNotificationHookInstalled(t *testing.T) {
 	has := func(n Name) bool {
 		return slices.ContainsFunc(Hooks(n), func(h Hook) bool { return h.Event == Notification })
 	}
-	for _, n := range []Name{Claude, Qwen, Gemini} {
+	for _, n := range []Name{Claude, Qwen, Gemini, OpenCode} {
 		if !has(n) {
 			t.Errorf("%s: no Notification hook", n)
 		}
 	}
-	for _, n := range []Name{Codex, OpenCode, Cline, Copilot} {
+	for _, n := range []Name{Codex, Cline, Copilot} {
 		if has(n) {
 			t.Errorf("%s: a Notification hook it does not have", n)
 		}
