@@ -441,12 +441,17 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 		if err != nil {
 			return fleet.Run{}, err
 		}
+		// Unnamed, a run is named after the client whose hook opened it
+		// (gemini:SESSION, not claude:SESSION).
 		agent := c.Agent
-		if agent == "" {
+		switch {
+		case agent != "":
+		case c.Session == "":
+			agent = "agent"
+		case c.Client != "":
+			agent = c.Client
+		default:
 			agent = "claude"
-			if c.Session == "" {
-				agent = "agent"
-			}
 		}
 		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Client: c.Client, Attended: attendedName(c.Presence), Created: s.now()}
 		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {
