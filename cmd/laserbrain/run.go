@@ -27,6 +27,51 @@ type runOptions struct {
 	agent, goal string
 	ponder      string
 	unattended  bool
+	// The run's coverage (--coverage, --coverage-floor, …), exported to
+	// the agent's hooks as coverage's variables; unset flags leave the
+	// project's settings.
+	coverage, floor, blockAfter, nudgeEvery string
+}
+
+// coverageFlags are run's coverage flags and the variable each becomes.
+var coverageFlags = []struct{ flag, env string }{
+	{"coverage", coverage.ModeEnv},
+	{"coverage-floor", coverage.FloorEnv},
+	{"coverage-block-after", coverage.BlockAfterEnv},
+	{"coverage-nudge-every", coverage.NudgeEveryEnv},
+}
+
+// coverageEnv is the environment the run's coverage flags give the agent,
+// each checked as the hooks will read it: a value they could not use is
+// refused here, naming the flag, before anything starts.
+func coverageEnv(cmd *cobra.Command, opts *runOptions) ([]string, error) {
+	values := map[string]string{"coverage": opts.coverage, "coverage-floor": opts.floor,
+		"coverage-block-after": opts.blockAfter, "coverage-nudge-every": opts.nudgeEvery}
+	set := map[string]string{}
+	var env []string
+	for _, f := range coverageFlags {
+		if !cmd.Flags().Changed(f.flag) {
+			continue
+		}
+		v := strings.TrimSpace(values[f.flag])
+		one := map[string]string{f.env: v}
+		if f.flag != "coverage" {
+			one[coverage.ModeEnv] = string(coverage.On)
+		}
+		if _, err := coverage.Configure(coverage.Settings{}, func(k string) (string, bool) { s, ok := one[k]; return s, ok }); err != nil || v == "" {
+			why := "give a value"
+			if err != nil {
+				why = err.Error()
+			}
+			return nil, cli.Usagef("--%s %q: %s; nothing was started", f.flag, values[f.flag], why)
+		}
+		set[f.env] = v
+		env = append(env, f.env+"="+v)
+	}
+	if _, err := coverage.Configure(coverage.Settings{}, func(k string) (string, bool) { s, ok := set[k]; return s, ok }); err != nil {
+		return nil, cli.Usagef("the coverage flags: %v; nothing was started", err)
+	}
+	return env, nil
 }
 
 func newRunCmd(streams *cli.IOStreams) *cobra.Command {
@@ -114,9 +159,16 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 					return cli.Usagef("--ponder %s: %v; nothing was started", ponderSlug, err)
 				}
 			}
+			covEnv, err := coverageEnv(cmd, opts)
+			if err != nil {
+				return err
+			}
 			so := agentrun.SpawnOptions{
 				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended, Ponder: ponderSlug,
 				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut,
+			}
+			if len(covEnv) > 0 {
+				so.Env = append(os.Environ(), covEnv...)
 			}
 			if c, ok := client.Detect(args[0]); ok {
 				so.Headless = client.Headless(c, args[1:])
@@ -179,8 +231,13 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 	cmd.Flags().StringVar(&opts.goal, "goal", "", "ground the run on this goal before the agent starts")
 	cmd.Flags().StringVar(&opts.ponder, "ponder", "", "the ponder session the agent works on: exported as PONDER_SLUG and recorded on the run")
 	cmd.Flags().BoolVar(&opts.unattended, "unattended", false, "nobody will answer the agent's questions (the default without a terminal on standard input)")
+	cmd.Flags().StringVar(&opts.coverage, "coverage", "", "hold the agent to coverage: on (the default), off, or reference (the Python reference's gate)")
+	cmd.Flags().StringVar(&opts.floor, "coverage-floor", "", "the share of steps that must be checks, 0 to 1, once the run has 8 steps (default: none)")
+	cmd.Flags().StringVar(&opts.blockAfter, "coverage-block-after", "", "refuse calls that change something after this many steps without a check (default 5; every call after twice that)")
+	cmd.Flags().StringVar(&opts.nudgeEvery, "coverage-nudge-every", "", "remind the agent after every this many unchecked steps (default 3; 0: never)")
 	cmd.Flags().SetInterspersed(false)
-	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder")
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder", "coverage-floor", "coverage-block-after", "coverage-nudge-every")
+	cli.CompleteFlag(cmd, "coverage", cli.Values(string(coverage.On), string(coverage.Off), string(coverage.Reference)))
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},

@@ -473,6 +473,10 @@ type CheckInput struct {
 	// ResetTask sets the current task aside before this check (the next
 	// ground is this check's goal).
 	ResetTask bool
+	// Via is how the check arrived (ViaTool, ViaCLI, …): every route but
+	// the MCP server's and run's own grounding is counted for coverage
+	// here.
+	Via string
 }
 
 // CheckOutcome is a check's verdict and what the run did around it.
@@ -500,6 +504,14 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	runs, err := s.Runs()
 	if err != nil {
 		return CheckOutcome{}, err
+	}
+	var cov coverage.Config
+	if counts(in.Via) {
+		// Read before the run is held: a setting that cannot be used
+		// refuses the check whole, naming it.
+		if cov, err = s.CoverageConfig(""); err != nil {
+			return CheckOutcome{}, err
+		}
 	}
 	var out CheckOutcome
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
@@ -535,6 +547,11 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
 		}
 		out.CheckResult, out.Task = v, r.Task
+		if counts(in.Via) && cov.Mode != coverage.Off {
+			if err := s.countCheck(cov, r, in, v); err != nil {
+				return err
+			}
+		}
 		r.UserTurn = false
 		r.Checks++
 		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,

@@ -66,6 +66,11 @@ type Run struct {
 	Judgment string `json:"judgment,omitempty"`
 	// StopsBlocked counts Stop events held back because the run drifted.
 	StopsBlocked int `json:"stops_blocked,omitempty"`
+	// Coverage is what the hooks keep to hold the run to being measured
+	// (supercode/coverage's Record, as JSON: the steps since the last
+	// check, the checks, the ground): it lives with the run, written by
+	// UpdateRun like everything else on it. Empty until the first step.
+	Coverage json.RawMessage `json:"coverage,omitempty"`
 }
 
 // Suspended is a task set aside by reset_task, resumable by its ground goal.
@@ -118,6 +123,7 @@ const (
 	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
 	KindStop     = "stop"    // a Stop event and what the hook answered
 	KindTask     = "task"    // reset_task set the run's task aside (the next check grounds a new one)
+	KindOwn      = "own"     // a call of laserbrain's own tools (check_state, …), as the hooks saw it: reporting, not work
 	KindAuthUsed = "authorized"
 )
 

@@ -34,6 +34,20 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 	if ans, stop, err := h.halted(ctx, e); stop || err != nil {
 		return ans, err
 	}
+	warned, stop, err := h.coverageGate(ctx, e)
+	if stop || err != nil {
+		return warned, err
+	}
+	a, err := h.gateCall(ctx, e)
+	if err == nil && a.Decision != client.Deny {
+		a.Context = joinText(warned.Context, a.Context)
+	}
+	return a, err
+}
+
+// gateCall gates what the call does: a write's files, each shell command.
+func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, error) {
+	t := e.Tool
 	switch t.Kind {
 	case client.KindWrite:
 		return h.gateWrite(ctx, e)

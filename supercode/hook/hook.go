@@ -13,6 +13,7 @@ import (
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -68,6 +69,13 @@ type Handler struct {
 
 	replayID string // the queue entry being replayed
 	input    []byte // the event as it came, for the queue
+
+	// What one event reads once: its coverage configuration and the
+	// caller's run.
+	cov      *coverage.Config
+	runNow   fleet.Run
+	runFound bool
+	runRead  bool
 }
 
 func (h *Handler) now() time.Time {
@@ -97,6 +105,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
+	h.cov, h.runRead = nil, false
 	a, err := h.handle(ctx, e, input)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) {
 		return Answer{Delegate: true}
@@ -104,6 +113,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
+	h.speak(ctx, e, &a)
 	return reply(ad, ev, a)
 }
 
@@ -123,13 +133,13 @@ func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (cli
 	var err error
 	switch ev {
 	case PostToolUse, PostToolUseFailure:
-		err = h.postToolUse(ctx, e)
+		a, err = h.postToolUse(ctx, e)
 	case UserPromptSubmit:
-		err = h.userPromptSubmit(ctx, e)
+		a, err = h.userPromptSubmit(ctx, e)
 	case Stop:
 		a, err = h.stop(ctx, e)
 	case SessionStart:
-		err = h.sessionStart(ctx, e)
+		a, err = h.sessionStart(ctx, e)
 	case SessionEnd:
 		err = h.sessionEnd(ctx, e)
 	default:
