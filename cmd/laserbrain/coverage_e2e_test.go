@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
 )
@@ -235,5 +238,174 @@ func TestClaudeCoverageReference(t *testing.T) {
 	rows := s.runsJSON(t)
 	if cov, _ := rows[0]["coverage"].(map[string]any); cov["refusals"] != float64(refusals) {
 		t.Fatalf("runs --json coverage %v; want %d refusals", cov, refusals)
+	}
+}
+
+// between runs laserbrain with args in the session's world from a model
+// turn's Before (the server's goroutine, where a test may not fail): its
+// output and error are kept for the test to read afterwards.
+type between struct {
+	out []byte
+	err error
+}
+
+func (s *supervised) between(args ...string) *between {
+	b := &between{}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, s.lb, args...)
+	cmd.Dir, cmd.Env = s.Dir, s.BaseEnv()
+	b.out, b.err = cmd.CombinedOutput()
+	return b
+}
+
+func (b *between) must(t *testing.T, what string) string {
+	t.Helper()
+	if b.out == nil && b.err == nil {
+		t.Fatalf("%s never ran", what)
+	}
+	if b.err != nil {
+		t.Fatalf("%s: %v\n%s", what, b.err, b.out)
+	}
+	return string(b.out)
+}
+
+// The supervisor's voice reaches the agent: while the agent runs, a
+// supervise round escalates its drift and a person (--on-escalate) answers;
+// the answer is in the very next request the model receives, exactly once
+// in the whole conversation, and the journal records its delivery with
+// the round.
+func TestClaudeSupervisorAnswerDelivered(t *testing.T) {
+	const said = "PERSON-SAYS: go back to the parser"
+	var round *between
+	var s *supervised
+	b1 := agenttest.Bash("toolu_b1", "echo one")
+	b1.Before = func() {
+		round = s.between("supervise", "--json", "--escalate-after", "1", "--on-escalate", `cat > question.json; echo "`+said+`"`)
+	}
+	s = newSupervised(t,
+		check("toolu_g", "write a JSON parser in Python", 6),
+		check("toolu_d", "redesign the company logo in purple", 5),
+		b1,
+		agenttest.Bash("toolu_b2", "echo two"),
+		agenttest.Say("Back to the parser."))
+	s.runClaude(t, "drifter", nil, "Bash", allMCP)
+	out := round.must(t, "the supervise round")
+	var r1 struct {
+		Escalations []struct{ Kind, Who, Decision string } `json:"escalations"`
+	}
+	if err := json.Unmarshal([]byte(out), &r1); err != nil || len(r1.Escalations) != 1 || r1.Escalations[0].Kind != "drift" ||
+		r1.Escalations[0].Decision != said || !strings.HasPrefix(r1.Escalations[0].Who, "drifter:") {
+		t.Fatalf("the round did not escalate the drift and take the answer (%v):\n%s", err, out)
+	}
+	mains := s.Model.MainRequests()
+	for i, r := range mains {
+		if r.Turn == 2 && strings.Contains(string(r.Body), said) {
+			t.Fatalf("request %d, before the round, already carries the answer", i)
+		}
+		if r.Turn == 3 && !strings.Contains(string(r.Body), said) {
+			t.Fatalf("the request right after the round (turn 3) does not carry the answer:\n%s", r.Body)
+		}
+	}
+	if n := strings.Count(s.lastRequest(t), said); n != 1 {
+		t.Fatalf("the answer is %d times in the conversation; want exactly once", n)
+	}
+	log := s.Run(t, s.lb, "supervise", "log", "--json")
+	var delivered []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(log.Stdout), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["kind"] == "delivery" {
+			delivered = append(delivered, rec)
+		}
+	}
+	if len(delivered) != 1 || delivered[0]["round"] != 1.0 || !strings.HasPrefix(fmt.Sprint(delivered[0]["agent"]), "drifter:") ||
+		!strings.Contains(fmt.Sprint(delivered[0]["text"]), said) {
+		t.Fatalf("the journal's deliveries: %v\n%s", delivered, log.Stdout)
+	}
+}
+
+// A halted agent's next tool call is denied with the halt's reason and the
+// command that releases it; after a person's release, the agent's next
+// event tells it so. The agent is Claude Code (bob); the agent it collides
+// with (alice, more checks on the same job) is a shell under laserbrain run
+// that waits on a FIFO while the rounds run.
+func TestClaudeHaltedThenReleased(t *testing.T) {
+	var s *supervised
+	var round, release *between
+	fifos := t.TempDir()
+	ready, goOn := filepath.Join(fifos, "ready"), filepath.Join(fifos, "go")
+	for _, f := range []string{ready, goOn} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b1 := agenttest.Bash("toolu_b1", "touch ran-1")
+	b1.Before = func() {
+		// Alice has checked when she opens the FIFO to say so.
+		got := make(chan error, 1)
+		go func() { _, err := os.ReadFile(ready); got <- err }()
+		select {
+		case err := <-got:
+			if err != nil {
+				round = &between{err: err}
+				return
+			}
+		case <-time.After(time.Minute):
+			round = &between{err: errors.New("alice never got ready")}
+			return
+		}
+		round = s.between("supervise", "--json")
+	}
+	b2 := agenttest.Bash("toolu_b2", "touch ran-2")
+	b2.Before = func() {
+		var r struct{ Halts []struct{ Agent string } }
+		if round == nil || json.Unmarshal(round.out, &r) != nil || len(r.Halts) != 1 {
+			release = &between{err: errors.New("no halt to release")}
+			return
+		}
+		release = s.between("supervise", "release", r.Halts[0].Agent, "--reason", "bob takes the tests")
+	}
+	s = newSupervised(t, check("toolu_c1", "the parser module refactor", 6), b1, b2, agenttest.Say("Done."))
+
+	goal := "refactor the parser module"
+	alice := s.Start(t, s.lb, "run", "--agent", "alice", "--goal", goal, "--", "sh", "-c",
+		`for d in 5 4 3; do "$0" check --goal "$1" --distance $d > /dev/null || exit 1; done; echo ready > "$2"; read x < "$3"`,
+		s.lb, goal, ready, goOn)
+	s.runClaude(t, "bob", []string{"--goal", "the parser module refactor"}, "Bash", allMCP)
+	if err := os.WriteFile(goOn, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := alice.Wait(t); r.ExitCode != 0 {
+		t.Fatalf("alice: exit %d\n%s", r.ExitCode, r.Stderr)
+	}
+
+	var r1 struct {
+		Halts []struct{ Agent, Reason string } `json:"halts"`
+	}
+	if err := json.Unmarshal([]byte(round.must(t, "the supervise round")), &r1); err != nil || len(r1.Halts) != 1 || !strings.HasPrefix(r1.Halts[0].Agent, "bob:") {
+		t.Fatalf("the round did not halt bob (%v): %s", err, round.out)
+	}
+	bob := r1.Halts[0].Agent
+	denied := s.Model.ResultAfter(t, "toolu_b1")
+	ran := s.ran(2)
+	if !denied.IsError || ran[1] || !strings.Contains(denied.Text, bob+" is halted by supervisor: shares a ground with alice:") ||
+		!strings.Contains(denied.Text, "laserbrain supervise release "+bob) {
+		t.Fatalf("the halted agent's call: ran=%v, shown %+v; want it denied with why and the release command", ran[1], denied)
+	}
+	if out := release.must(t, "the release"); !strings.Contains(out, "released "+bob) {
+		t.Fatalf("release: %s", out)
+	}
+	if tr := s.Model.ResultAfter(t, "toolu_b2"); tr.IsError || !ran[2] {
+		t.Fatalf("after the release the call was refused: %+v", tr)
+	}
+	conv := s.lastRequest(t)
+	told := "(round 1, release): the halt on " + bob
+	if n := strings.Count(conv, told); n != 1 || !strings.Contains(conv, "bob takes the tests. You may go on.") {
+		t.Fatalf("the release was told %d times; want once, after the release:\n%s", n, conv)
+	}
+	for _, r := range s.Model.MainRequests() {
+		if r.Turn == 2 && strings.Contains(string(r.Body), told) {
+			t.Fatal("the release was told before it was given")
+		}
 	}
 }
