@@ -134,7 +134,7 @@ func plainWord(w *syntax.Word) (string, bool) {
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, `*?[\~`) {
+			if strings.ContainsAny(p.Value, `*?[{\~`) {
 				return "", false
 			}
 			b.WriteString(p.Value)
