@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard oracle lint fmt clean claude agents test-agents report-example test-browser
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard bench-coverage oracle lint fmt clean claude agents test-agents report-example test-browser
 
 all: build
 
@@ -105,6 +105,12 @@ bench-hook:
 # the unguarded command line through sh -c. Fails over 1.2x the unguarded.
 bench-guard:
 	$(GO) test -run '^$$' -bench GuardedHook -benchtime 300x ./cmd/laserbrain-gate
+
+# What holding an agent to coverage adds to the gate: whole processes,
+# medians, interleaved with /bin/true and the same call with coverage off.
+# Fails over 0.3 ms added to an allowed call under laserbrain run.
+bench-coverage:
+	$(GO) test -run '^$$' -bench CoverageGate -benchtime 300x ./cmd/laserbrain-gate
 
 # Every git oracle variant in throwaway repositories (go test runs a sample);
 # prints the counts operator/POLICY.md quotes.

@@ -3,8 +3,10 @@ package hook
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -45,15 +47,15 @@ func (h *Handler) speak(ctx context.Context, e client.Event, a *client.Answer) {
 	if !ok {
 		return
 	}
-	run, found, err := h.run(ctx, e)
-	if err != nil || !found {
+	fleetID, agent, ok := h.listener(ctx, e)
+	if !ok {
 		return
 	}
 	st, err := h.Sup.Fleet()
 	if err != nil {
 		return
 	}
-	msgs, err := st.Deliver(ctx, run.Fleet, fleet.RunAgent(run), fleet.Delivery{At: h.now(), Via: string(e.Name)})
+	msgs, err := st.Deliver(ctx, fleetID, agent, fleet.Delivery{At: h.now(), Via: string(e.Name)})
 	if err != nil {
 		h.log(fmt.Sprintf("laserbrain hook %s: the supervisor's messages could not be handed out: %v", e.Name, err))
 	}
@@ -74,6 +76,28 @@ func (h *Handler) speak(ctx context.Context, e client.Event, a *client.Answer) {
 	default:
 		a.Context = joinText(a.Context, text)
 	}
+}
+
+// listener is who the caller is in its fleet's voice (fleet.RunAgent): the
+// run the event already read, or, under laserbrain run, what it exported
+// (LASERBRAIN_FLEET, LASERBRAIN_AGENT, LASERBRAIN_RUN: the run as it
+// registered it) — no read while nothing waits — else the caller's run.
+func (h *Handler) listener(ctx context.Context, e client.Event) (fleetID, agent string, ok bool) {
+	if !h.runRead {
+		env := h.Sup.Getenv
+		if env == nil {
+			env = os.Getenv
+		}
+		f, a, r := strings.TrimSpace(env(agentrun.EnvFleet)), strings.TrimSpace(env(agentrun.EnvAgent)), strings.TrimSpace(env(agentrun.EnvRun))
+		if f != "" && a != "" && r != "" {
+			return f, fleet.RunAgent(fleet.Run{ID: r, Agent: a}), true
+		}
+	}
+	run, found, err := h.run(ctx, e)
+	if err != nil || !found {
+		return "", "", false
+	}
+	return run.Fleet, fleet.RunAgent(run), true
 }
 
 // joinText puts b after a, on a line of its own.
