@@ -70,9 +70,10 @@ var channels = map[Name]map[EventName]channel{
 	// opencode: our plugin throws a denial's reason, which becomes the
 	// tool error; it passes nothing else on.
 	OpenCode: {PreToolUse: byDenial},
-	// Cline: contextModification on its hooks; a denial cancels the whole
-	// task, so its reason is the last thing said.
-	Cline: {PreToolUse: byContext | byDenial, PostToolUse: byContext, UserPromptSubmit: byContext, SessionStart: byContext},
+	// Cline: contextModification before and after a tool (seen), and on a
+	// prompt; TaskStart's was seen never to reach the model. A denial
+	// cancels the whole task, so its reason is the last thing said.
+	Cline: {PreToolUse: byContext | byDenial, PostToolUse: byContext, UserPromptSubmit: byContext},
 	// Copilot CLI: only a preToolUse denial's reason reaches the model.
 	Copilot: {PreToolUse: byDenial},
 }
