@@ -113,4 +113,3 @@ func sayTo(dir, fleetID, text string) (string, error) {
 	_, err = st.Say(ctx, fleet.Message{ID: "probe", Fleet: fleetID, Agent: agent, Kind: fleet.MessageAnswer, Round: 1, Text: text, At: time.Now().UTC()})
 	return agent, err
 }
-
