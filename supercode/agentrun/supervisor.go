@@ -473,6 +473,10 @@ type CheckInput struct {
 	// ResetTask sets the current task aside before this check (the next
 	// ground is this check's goal).
 	ResetTask bool
+	// KeepTask checks the live task even when the goal is nearer a
+	// set-aside one: only a plain check resumes (the reference's modulate
+	// does not).
+	KeepTask bool
 	// Via is how the check arrived (ViaTool, ViaCLI, …): every route but
 	// the MCP server's and run's own grounding is counted for coverage
 	// here.
@@ -495,7 +499,8 @@ const maxSuspended = 8
 // Check steps the run's current task with one spelled state. A pending
 // user turn (user-prompt-submit) is consumed by it. A goal closer to a
 // suspended task's ground than to the live one resumes that task (the
-// reference's MCP server does the same), and says so.
+// reference's MCP server does the same for check_state), and says so —
+// unless in.KeepTask.
 func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
 	st, err := s.Fleet()
 	if err != nil {
@@ -521,8 +526,10 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 				return err
 			}
 		}
-		if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
-			return err
+		if !in.KeepTask {
+			if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
+				return err
+			}
 		}
 		if r.Task == "" {
 			r.Tasks++
@@ -530,6 +537,7 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 		}
 		step := in.StepInput
 		step.UserTurn = step.UserTurn || r.UserTurn
+		step.Resumed = out.Resumed
 		out.UserTurn = step.UserTurn
 		h, err := runs.OpenRun(ctx, r.Task)
 		if err != nil {
@@ -645,8 +653,12 @@ func (s *Supervisor) maybeResume(ctx context.Context, runs laserbrain.Store, r *
 	}
 	resumed := r.Suspended[best]
 	r.Suspended = append(r.Suspended[:best], r.Suspended[best+1:]...)
-	if g := lr.GroundGoal(); g != "" {
-		r.Suspended = append(r.Suspended, fleet.Suspended{Goal: g, Task: r.Task})
+	// The live task goes aside in its place even when it never grounded
+	// (its first check was ungrammatical): it still counts, as the
+	// reference counts it, though no goal can resume it.
+	r.Suspended = append(r.Suspended, fleet.Suspended{Goal: lr.GroundGoal(), Task: r.Task})
+	if len(r.Suspended) > maxSuspended {
+		r.Suspended = r.Suspended[len(r.Suspended)-maxSuspended:]
 	}
 	r.Task = resumed.Task
 	out.Resumed = resumed.Goal
