@@ -23,6 +23,22 @@ type Turn struct {
 	// world between two turns there (a supervisor round, a release)
 	// without sleeping.
 	Before func()
+	// Fail, when set, answers the request with this API error instead.
+	Fail *APIError
+}
+
+// APIError is an error response of the Messages API: the HTTP status and
+// the error object's type and message.
+type APIError struct {
+	Status  int
+	Type    string
+	Message string
+}
+
+// Fail is a turn that answers with an API error. A 4xx other than 429 is
+// not retried by the client.
+func Fail(status int, typ, message string) Turn {
+	return Turn{Fail: &APIError{Status: status, Type: typ, Message: message}}
 }
 
 // ToolUse is one scripted tool call. An empty ID is filled in by the server
@@ -239,6 +255,15 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Unlock()
 	if turn.Before != nil {
 		turn.Before()
+	}
+	if turn.Fail != nil {
+		// The Messages API's error object; the OpenAI-style APIs read the
+		// same "error" member.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(turn.Fail.Status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"type": "error",
+			"error": map[string]string{"type": turn.Fail.Type, "message": turn.Fail.Message}})
+		return
 	}
 	m.wire.write(w, c, turn)
 }

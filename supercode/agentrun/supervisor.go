@@ -562,6 +562,11 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 		}
 		r.UserTurn = false
 		r.Checks++
+		if v.Drifting {
+			r.OffGround++
+		} else {
+			r.OffGround = 0
+		}
 		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
 			Advice: v.Advice, Ground: v.Ground, At: s.now()}
 		return nil
@@ -581,6 +586,9 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	}
 	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
 		Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
+	// laserbrain run, when it holds the agent to limits, reads the run
+	// again: the checks off the ground may have reached its limit.
+	s.checked()
 	return out, err
 }
 
