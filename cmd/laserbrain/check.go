@@ -13,6 +13,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -201,7 +202,7 @@ func readingSupervisor() (sup *agentrun.Supervisor, done func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &agentrun.Supervisor{OpenFleet: b.Fleet, OpenRuns: b.Runs}, func() { _ = b.Close() }, nil
+	return &agentrun.Supervisor{OpenFleet: b.Fleet, OpenRuns: b.Runs, ValidatePolicy: policyschema.Validate}, func() { _ = b.Close() }, nil
 }
 
 // openCheckedRun opens run id for stepping and holds the check to what was
@@ -249,7 +250,7 @@ type agentRuns struct {
 }
 
 func newAgentRuns() *agentRuns {
-	return &agentRuns{sup: &agentrun.Supervisor{}, known: map[string]*fleet.Run{}}
+	return &agentRuns{sup: &agentrun.Supervisor{ValidatePolicy: policyschema.Validate}, known: map[string]*fleet.Run{}}
 }
 
 // lookup reports whether id is a registered run. A fleet store that cannot

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -41,13 +42,35 @@ func (s *Supervisor) lookupEnv(k string) (string, bool) {
 	return v, v != ""
 }
 
+// CoverageSettings are a project policy's coverage settings
+// (.laserbrain/policy.json's "coverage") as the engine takes them. A
+// policy file that is not valid gives none: our default holds, never less.
+func CoverageSettings(pol operator.Policy) coverage.Settings {
+	c := pol.Coverage
+	return coverage.Settings{Mode: c.Mode, Floor: c.Floor, BlockAfter: c.BlockAfter, NudgeEvery: c.NudgeEvery}
+}
+
 // CoverageConfig is how the caller is held to coverage: the run's
 // variables (laserbrain run --coverage …: coverage.ModeEnv and the others)
-// over the project's settings over our default. dir is the project
-// directory whose settings apply. A setting that cannot be used is an
-// error naming it.
-func (s *Supervisor) CoverageConfig(dir string) (coverage.Config, error) {
-	return coverage.Configure(coverage.Settings{}, s.lookupEnv)
+// over pol's settings (the project policy of the directory the caller
+// works in) over our default. A setting that cannot be used is an error
+// naming it, and the policy file when it is from there.
+func (s *Supervisor) CoverageConfig(pol operator.Policy) (coverage.Config, error) {
+	cfg, err := coverage.Configure(CoverageSettings(pol), s.lookupEnv)
+	if err != nil && pol.Source != "" {
+		err = fmt.Errorf("%w (the project policy is %s)", err, pol.Source)
+	}
+	return cfg, err
+}
+
+// ProjectCoverage is CoverageConfig for a caller working in dir: the
+// project policy read there (LoadPolicy, checked by s.ValidatePolicy).
+func (s *Supervisor) ProjectCoverage(dir string) (coverage.Config, error) {
+	pol, err := LoadPolicy(dir, s.ValidatePolicy)
+	if err != nil {
+		return coverage.Config{}, err
+	}
+	return s.CoverageConfig(pol)
 }
 
 // CoverageRecord is the coverage record kept with run r (nil while it has

@@ -52,6 +52,11 @@ type Supervisor struct {
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
+	// ValidatePolicy checks a project policy file against its schema
+	// (operator/policyschema.Validate) where the supervisor reads one (a
+	// check's coverage settings); nil: only a policy laserbrain has checked
+	// before is taken (LoadPolicy).
+	ValidatePolicy operator.PolicyValidator
 
 	fleet  fleet.Store
 	runs   laserbrain.Store
@@ -512,9 +517,18 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	}
 	var cov coverage.Config
 	if counts(in.Via) {
-		// Read before the run is held: a setting that cannot be used
+		// Read before the run is held, under the project policy of the
+		// directory the run works in (else the caller's): a setting that cannot be used
 		// refuses the check whole, naming it.
-		if cov, err = s.CoverageConfig(""); err != nil {
+		r, err := st.Run(ctx, runID)
+		if err != nil {
+			return CheckOutcome{}, err
+		}
+		dir := r.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		if cov, err = s.ProjectCoverage(dir); err != nil {
 			return CheckOutcome{}, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -19,17 +20,43 @@ import (
 // call's outcome a step, check_state's post-tool-use a check; the gate
 // reads the record before each call.
 
-// coverageConfig is how this event's caller is held to coverage, read
-// once per event.
+// coverageConfig is how this event's caller is held to coverage (its
+// run's variables over the project policy where it works), read once per
+// event.
 func (h *Handler) coverageConfig(e client.Event) (coverage.Config, error) {
 	if h.cov == nil {
-		cfg, err := h.Sup.CoverageConfig(e.Cwd)
+		pol, err := h.policy(e)
+		if err != nil {
+			return coverage.Config{}, err
+		}
+		cfg, err := h.Sup.CoverageConfig(pol)
 		if err != nil {
 			return coverage.Config{}, err
 		}
 		h.cov = &cfg
 	}
 	return *h.cov, nil
+}
+
+// policy is the project policy of the directory the event comes from
+// (agentrun.LoadPolicy), read once per event: the gate and coverage read
+// the same one. An event that names no directory comes from the one the
+// client runs its hooks in, this process's. A policy this binary cannot
+// check is operator.ErrPolicyUnchecked, which hands the event to
+// laserbrain.
+func (h *Handler) policy(e client.Event) (operator.Policy, error) {
+	if !h.polRead {
+		dir := e.Cwd
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		pol, err := agentrun.LoadPolicy(dir, h.ValidatePolicy)
+		if err != nil {
+			return pol, err
+		}
+		h.pol, h.polRead = pol, true
+	}
+	return h.pol, nil
 }
 
 // covEvent is an event as coverage reads it.

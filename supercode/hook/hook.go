@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -66,6 +67,11 @@ type Handler struct {
 	// QueueDir holds the events observed while the store's database was
 	// out of reach (default: queue/ under $LASERBRAIN_HOME).
 	QueueDir string
+	// ValidatePolicy checks a project policy file against its schema
+	// (operator/policyschema.Validate); nil in a binary that links no
+	// schema validator, which then hands a policy laserbrain has not
+	// checked yet to laserbrain (Run's delegate).
+	ValidatePolicy operator.PolicyValidator
 
 	replayID string // the queue entry being replayed
 	input    []byte // the event as it came, for the queue
@@ -73,6 +79,8 @@ type Handler struct {
 	// What one event reads once: its coverage configuration and the
 	// caller's run.
 	cov      *coverage.Config
+	pol      operator.Policy
+	polRead  bool
 	runNow   fleet.Run
 	runFound bool
 	runRead  bool
@@ -105,9 +113,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
-	h.cov, h.runRead = nil, false
+	h.cov, h.runRead, h.polRead = nil, false, false
 	a, err := h.handle(ctx, e, input)
-	if errors.Is(err, agentrun.ErrStoreElsewhere) {
+	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
 		return Answer{Delegate: true}
 	}
 	if err != nil {
@@ -223,9 +231,10 @@ func (h *Handler) caller(e client.Event) agentrun.Caller { return h.Sup.Caller(e
 // MaxInput), answers it with a fresh handler reading client c's payloads
 // (format: how a Claude-shaped client's denial is answered) and writes the
 // answer; the result is the exit status. `laserbrain hook EVENT` and
-// laserbrain-gate both run it.
-func Run(ctx context.Context, ev Event, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format}
+// laserbrain-gate both run it; validate checks a project policy (nil in
+// laserbrain-gate, which hands an unchecked one to laserbrain).
+func Run(ctx context.Context, ev Event, c client.Name, format string, validate operator.PolicyValidator, stdin io.Reader, stdout, stderr io.Writer) int {
+	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format, ValidatePolicy: validate}
 	defer h.Sup.Close()
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {

@@ -238,7 +238,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		OpenRuns:  h.Sup.Runs,
 		Replaying: true,
 	}
-	r := &Handler{Sup: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, replayID: q.ID}
+	r := &Handler{Sup: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, ValidatePolicy: h.ValidatePolicy, replayID: q.ID}
 	ad, err := r.adapter()
 	if err != nil {
 		return err
@@ -253,8 +253,14 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		if err != nil || !found {
 			return err
 		}
-		r.recordOn(ctx, run.ID, p, q.Decision.OK, q.Decision.Text, q.Decision.Result)
-		return nil
+		st, err := sup.Fleet()
+		if err != nil {
+			return err
+		}
+		ok := q.Decision.OK
+		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(p, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
+			Result: q.Decision.Result, Text: q.Decision.Text, Session: p.Session, Subagent: subagentOf(p)})
+		return err
 	}
 	switch q.Event {
 	case PostToolUse, PostToolUseFailure:
