@@ -105,7 +105,24 @@ also adds — ahead of your own arguments, which stay as they are — our hooks
             it the run is refused rather than started unsupervised)
 
 --goal grounds the run before the agent starts (distance unknown); without
-it the agent's first check_state does.
+it the agent's first check_state does. At its session's start the agent is
+told how to spell its state (the grammar's fields, the name its client
+gives check_state) and the run's ground, where its client carries text.
+
+Coverage holds the agent to being measured: by default a reminder after
+every 3 steps without a check, calls that change something refused after 5
+(reads run, warned), every call after 10, a Stop with 3 or more unchecked
+steps held once for a last check; laserbrain's own tools are never refused.
+A check counts however it comes: check_state, laserbrain check (--stream
+too), a loop step. --coverage on|off|reference, --coverage-floor,
+--coverage-block-after and --coverage-nudge-every set it for this run (the
+hooks read them as LASERBRAIN_COVERAGE, _FLOOR, _BLOCK_AFTER, _NUDGE_EVERY),
+over the project's .laserbrain/policy.json "coverage" (operator/POLICY.md).
+laserbrain coverage and runs --json show the figures.
+
+What a supervisor says to the agent (a drifting verdict's advice, a
+person's answer, a halt and its release) is handed to it once, on its next
+hook event whose answer its client shows the model, and journaled.
 
 --ponder SLUG starts a ponder agent on its own session: the agent gets
 PONDER_SLUG=SLUG, so every ponder command it runs works on that session (one
