@@ -3,7 +3,6 @@ package agentrun
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
@@ -35,10 +34,8 @@ func counts(via string) bool { return via != ViaTool && via != ViaGoal }
 // lookupEnv reads the caller's environment the way coverage.Configure
 // wants it (set and non-empty, through Getenv when one is given).
 func (s *Supervisor) lookupEnv(k string) (string, bool) {
-	if s.Getenv == nil {
-		return os.LookupEnv(k)
-	}
-	v := s.Getenv(k)
+	// An empty variable is unset: LASERBRAIN_PROBE_SHARE= selects nothing.
+	v := s.getenv(k)
 	return v, v != ""
 }
 
