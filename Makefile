@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard bench-ui oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard bench-ui bench-coverage oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
 
 all: build
 
@@ -129,6 +129,12 @@ bench-guard:
 # idle cores and the writers' CPU, in one run. Fails at a core or a p95 of 2 s.
 bench-ui:
 	$(GO) test -run '^$$' -bench UI50Agents -benchtime 25x ./cmd/laserbrain
+
+# What holding an agent to coverage adds to the gate: whole processes,
+# medians, interleaved with /bin/true and the same call with coverage off.
+# Fails over 0.3 ms added to an allowed call under laserbrain run.
+bench-coverage:
+	$(GO) test -run '^$$' -bench CoverageGate -benchtime 300x ./cmd/laserbrain-gate
 
 # Every oracle variant (git, the shell and its tools, npm and cargo registries)
 # in throwaway fixtures (go test runs a sample);

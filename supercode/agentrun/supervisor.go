@@ -52,6 +52,11 @@ type Supervisor struct {
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
+	// ValidatePolicy checks a project policy file against its schema
+	// (operator/policyschema.Validate) where the supervisor reads one (a
+	// check's coverage settings); nil: only a policy laserbrain has checked
+	// before is taken (LoadPolicy).
+	ValidatePolicy operator.PolicyValidator
 
 	fleet  fleet.Store
 	runs   laserbrain.Store
@@ -485,6 +490,10 @@ type CheckInput struct {
 	// set-aside one: only a plain check resumes (the reference's modulate
 	// does not).
 	KeepTask bool
+	// Via is how the check arrived (ViaTool, ViaCLI, …): every route but
+	// the MCP server's and run's own grounding is counted for coverage
+	// here.
+	Via string
 }
 
 // CheckOutcome is a check's verdict and what the run did around it.
@@ -513,6 +522,23 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	runs, err := s.Runs()
 	if err != nil {
 		return CheckOutcome{}, err
+	}
+	var cov coverage.Config
+	if counts(in.Via) {
+		// Read before the run is held, under the project policy of the
+		// directory the run works in (else the caller's): a setting that cannot be used
+		// refuses the check whole, naming it.
+		r, err := st.Run(ctx, runID)
+		if err != nil {
+			return CheckOutcome{}, err
+		}
+		dir := r.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		if cov, err = s.ProjectCoverage(dir); err != nil {
+			return CheckOutcome{}, err
+		}
 	}
 	var out CheckOutcome
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
@@ -551,6 +577,11 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
 		}
 		out.CheckResult, out.Task = v, r.Task
+		if counts(in.Via) && cov.Mode != coverage.Off {
+			if err := s.countCheck(cov, r, in, v); err != nil {
+				return err
+			}
+		}
 		r.UserTurn = false
 		r.Checks++
 		if v.Drifting {

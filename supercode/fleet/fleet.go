@@ -69,6 +69,12 @@ type Run struct {
 	Judgment string `json:"judgment,omitempty"`
 	// StopsBlocked counts Stop events held back because the run drifted.
 	StopsBlocked int `json:"stops_blocked,omitempty"`
+	// Coverage is what the hooks keep to hold the run to being measured
+	// (supercode/coverage's Record, as JSON: the steps since the last
+	// check, the checks, the ground): it lives with the run, written by
+	// UpdateRun like everything else on it. Empty until the first step.
+	Coverage json.RawMessage `json:"coverage,omitempty"`
+
 	// OffGround counts the checks in a row that drifted (0 after one that
 	// did not).
 	OffGround int `json:"off_ground,omitempty"`
@@ -140,6 +146,7 @@ const (
 	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
 	KindStop     = "stop"    // a Stop event and what the hook answered
 	KindTask     = "task"    // reset_task set the run's task aside (the next check grounds a new one)
+	KindOwn      = "own"     // a call of laserbrain's own tools (check_state, …), as the hooks saw it: reporting, not work
 	KindAuthUsed = "authorized"
 	// KindWaiting: the client told its user the agent waits for them (a
 	// permission prompt, an idle prompt); Name is the client's kind for

@@ -20,7 +20,9 @@
 // Every pre-tool-use first asks the fleet store whether any halt is in force
 // (one directory read when none is) and denies a halted agent's every call
 // with the halt's reason — laserbrain's own MCP tools excepted, so a halted
-// agent can still read why. Then it is one straight line (gate.go): the
+// agent can still read why. Then coverage holds it, in one call
+// (coverage.go): past the threshold without a check it is refused with how
+// to check under this client. Then it is one straight line (gate.go): the
 // event is read into operator.Analyze (a shell command) or
 // operator.AnalyzeWrite (a write tool's files), operator.Decide answers
 // with the project policy (agentrun.LoadPolicy), the run is read once and a
@@ -29,6 +31,15 @@
 // file the lean laserbrain-gate cannot check (it links no schema
 // validator) is handed to laserbrain, which checks it and keeps a record of
 // the bytes it passed.
+//
+// Coverage (supercode/coverage decides; the record lives with the run, in
+// either store): every observed tool call is a step, check_state's
+// post-tool-use a check, a Stop with unchecked steps is held once, and
+// session-start tells the model the grammar's notation and the run's
+// ground. Settings: the run's variables over the project policy's
+// "coverage" over our default. The supervisor's voice (voice.go): every
+// answer whose text the client shows its model (client.Tells) also hands
+// out what waits in the agent's queue, once, journaled.
 //
 // When the store is a database out of reach (queue.go): the gate decides
 // from the command alone — a call it clears goes on, an action needing
