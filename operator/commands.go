@@ -571,6 +571,15 @@ func (a *analyzer) dashCModel(c *cmdCall) bool {
 			return true
 		}
 	}
+	if c.name == "runuser" && slices.ContainsFunc(rest, func(w arg) bool {
+		return w.known && (w.val == "-u" || w.val == "--user" || strings.HasPrefix(w.val, "--user="))
+	}) {
+		// runuser -u USER [--] COMMAND…: the command runs as it is.
+		if cmd := skipOptions(rest, optSpec{short: "ugGw", long: []string{"user", "group", "supp-group", "whitelist-environment"}}); len(cmd) > 0 {
+			a.command(cmd, c.d+1, c.io, nil)
+		}
+		return true
+	}
 	if c.name == "sg" && len(rest) > 1 {
 		// sg GROUP COMMAND: the command is run by a shell.
 		text, _ := joinArgs(rest[1:])

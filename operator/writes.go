@@ -263,6 +263,9 @@ func (a *analyzer) ddModel(c *cmdCall) bool {
 // they are given (the last three remove them).
 func (a *analyzer) fileArgsModel(c *cmdCall) bool {
 	del := c.name == "unlink" || c.name == "rmdir"
+	if c.name == "shred" && refusedLine(c.name, c.args) {
+		return true
+	}
 	if c.name == "shred" {
 		del = slices.ContainsFunc(c.args, func(w arg) bool {
 			return w.known && (hasShortFlag(w.val, 'u') || strings.HasPrefix(w.val, "--remove"))
