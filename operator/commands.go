@@ -1008,8 +1008,13 @@ func (a *analyzer) interpreterModel(c *cmdCall) bool {
 				return true
 			}
 		}
+		// perl's -M, -m, -I, -x, -d and -D carry their value glued on
+		// (-MFile::Path=rmtree, -Mre): the word is one option, not flags.
+		if base == "perl" && len(w.val) > 2 && strings.ContainsRune("MmIxdD", rune(w.val[1])) && w.val[0] == '-' {
+			continue
+		}
 		// Combined short flags ending in the code flag: perl -pie, python -Bc.
-		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) {
+		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) && isLetters(w.val[1:]) {
 			last := "-" + w.val[len(w.val)-1:]
 			if slices.Contains(flags, last) {
 				code, _ := joinArgs(rest[i+1 : i+2])
@@ -1047,6 +1052,15 @@ func (a *analyzer) interpreterModel(c *cmdCall) bool {
 			} else {
 				a.unknown(name+" runs a program from its input", "read from "+in.text+": "+why)
 			}
+		}
+	}
+	return true
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
 		}
 	}
 	return true
