@@ -725,6 +725,24 @@ func (a *analyzer) aliasModel(c *cmdCall) bool {
 	return true
 }
 
+// hashModel: hash -p PATH NAME makes NAME run PATH from then on, like
+// an alias of it (hash alone, or -r, -d, -t, changes nothing that runs).
+func (a *analyzer) hashModel(c *cmdCall) bool {
+	for i, w := range c.args {
+		if w.known && w.val == "-p" && i+2 < len(c.args) {
+			path, name := c.args[i+1], c.args[i+2]
+			if !path.known || !name.known {
+				a.unknown("hash -p with a path or a name known only at run time", "")
+				return true
+			}
+			def := "'" + strings.ReplaceAll(path.val, "'", `'\''`) + "'"
+			a.sc.setAlias(name.val, &def)
+			return true
+		}
+	}
+	return true
+}
+
 func (a *analyzer) unaliasModel(c *cmdCall) bool {
 	for _, w := range c.args {
 		if w.known && !strings.HasPrefix(w.val, "-") {

@@ -98,6 +98,8 @@ var shellCases = []shellCase{
 	{"expansion", "./run.sh", ""},
 	{"expansion", "source run.sh", ""},
 	{"expansion", "X=rm; $X -rf d", ""},
+	{"expansion", "hash -p /bin/rm x; x -rf d", ""},
+	{"expansion", "hash -p /bin/ls x; x d", ""},
 	{"expansion", "{ls,-la}", ""},
 	{"expansion", "f() { ls \"$@\"; }; f d", ""},
 	{"expansion", "echo 'ls d' > s.sh; bash s.sh", ""},
@@ -230,6 +232,11 @@ var shellCases = []shellCase{
 	{"delete", "find d -delete", ""},
 	{"delete", "find d -type f -exec rm {} +", ""},
 	{"delete", "echo d | xargs rm -rf", ""},
+	{"delete", "tar --remove-files -cf d.tar d", "tar"},
+	{"delete", "zip -qrm d.zip d", "zip"},
+	{"delete", "zip -q -r --move d.zip d", "zip"},
+	{"delete", "tar -cf d.tar d", "tar"},
+	{"delete", "zip -qr d.zip d", "zip"},
 	{"delete", "rm b.txt", ""},
 	{"delete", "rm -f b.txt", ""},
 	{"delete", "rm -rf --help", ""},
@@ -320,7 +327,7 @@ func TestShellOracle(t *testing.T) {
 		}()
 	}
 	for _, tool := range []string{"flock", "taskset", "script", "strace", "setpriv", "chrt", "unshare", "fakeroot", "prlimit", "tar", "sed",
-		"python3", "node", "perl", "sqlite3", "rsync", "curl", "wget", "unzip", "patch", "shred", "runuser", "make"} {
+		"python3", "node", "perl", "sqlite3", "rsync", "curl", "wget", "unzip", "patch", "shred", "runuser", "make", "zip"} {
 		works[tool] = toolWorks(tool)
 	}
 	for i := range cases {

@@ -141,6 +141,8 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).trapModel}, true
 	case "alias":
 		return program{kind: progModel, model: (*analyzer).aliasModel}, true
+	case "hash":
+		return program{kind: progModel, model: (*analyzer).hashModel}, true
 	case "unalias":
 		return program{kind: progModel, model: (*analyzer).unaliasModel}, true
 	case "unset":
@@ -190,7 +192,7 @@ func programOf(name string) (program, bool) {
 	case "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "tac", "less", "more", "most", "head",
 		"tail", "wc", "sort", "uniq", "cut", "paste", "column", "tr", "jq", "yq", "diff", "cmp", "comm", "ls", "dir", "stat",
 		"file", "basename", "dirname", "realpath", "readlink", "test", "[", "[[", "true", "false", ":", "type", "which",
-		"whereis", "hash", "help", "man", "info", "whatis", "apropos", "tldr", "date", "cal", "sleep", "printenv", "id",
+		"whereis", "help", "man", "info", "whatis", "apropos", "tldr", "date", "cal", "sleep", "printenv", "id",
 		"whoami", "groups", "hostname", "uname", "pwd", "mkdir", "base64", "base32", "xxd", "od", "hexdump", "strings",
 		"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "nl", "fold", "fmt", "expand", "unexpand", "numfmt",
 		"seq", "yes", "tput", "clear", "notify-send", "logger", "wall", "say", "espeak", "fc", "history", "jobs", "disown",
