@@ -61,3 +61,26 @@ func TestDeployersWithoutTheirTool(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownProgramsRunTheirInput: what a program the gate does not know
+// reads on standard input is no more data than its arguments (at and
+// batch run it later, with no atd here to prove it; make -f /dev/stdin is
+// proven by TestShellOracle), and the runners behind global options run
+// their words.
+func TestUnknownProgramsRunTheirInput(t *testing.T) {
+	for _, cmd := range []string{"at now <<< 'rm -rf d'", "echo 'rm -rf d' | at now", "batch <<< 'rm -rf d'", "at now <<EOF\nrm -rf d\nEOF",
+		"runuser -u nobody -- rm -rf d", "pnpm -r exec rm -rf dist", "npm --workspaces exec -- rm -rf d"} {
+		an := Analyze(cmd, "")
+		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
+		att := Decide(an, Attended, RunState{Read: true}, Policy{})
+		if una.Action != Deny || att.Action == Allow {
+			t.Errorf("%q: %s unattended (%s), %s attended (%s)", cmd, una.Action, una.Rule, att.Action, att.Rule)
+		}
+	}
+	for _, cmd := range []string{"at now <<< 'ls'", "cat <<< 'rm -rf d'", "grep x <<< 'rm -rf d'", "runuser -u nobody -- ls"} {
+		an := Analyze(cmd, "")
+		if d := Decide(an, Unattended, RunState{Read: true}, Policy{}); d.Action != Allow {
+			t.Errorf("%q: %s unattended (%s)", cmd, d.Action, d.Rule)
+		}
+	}
+}
