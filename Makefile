@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard oracle lint fmt clean claude agents test-agents report-example test-browser vectors-python
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard bench-ui oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
 
 all: build
 
@@ -58,9 +58,15 @@ test-agents: agents
 report-example: build
 	scripts/report-example.sh $(BIN)/report-example.html docs/report-example.png
 
-# Only the HTML reports' tests in a real Chromium (Debian's chromium package).
+# The live view of a scripted fleet (three agents: one drifting, one halted by
+# a supervisor round) in headless Chromium: the README's picture of laserbrain ui.
+ui-example: build
+	scripts/ui-example.sh docs/ui-example.png
+
+# Only the browser tests in a real Chromium (Debian's chromium package): the
+# HTML reports, and laserbrain ui live (the binary, a fleet, the page).
 test-browser:
-	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report
+	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report ./cmd/laserbrain
 
 # The stores side by side in one run: the local home against a durable
 # PostgreSQL over its Unix socket (checks/s, hook latency), and new runs in
@@ -96,7 +102,7 @@ check-generated:
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*zz_generated*' 'vectors/*.json')" || { echo "go generate created untracked files"; exit 1; }
 
 bench: bench-stream
-	$(GO) test -run '^$$' -bench . -skip 'CheckStream10k' -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -skip 'CheckStream10k|UI50Agents' -benchmem $(PKGS)
 
 # laserbrain check --stream on 10,000 steps, the real binary end to end:
 # ns/step, CPU ns/step, and the throughput ratio to the Python reference's
@@ -117,6 +123,12 @@ bench-hook:
 # the unguarded command line through sh -c. Fails over 1.2x the unguarded.
 bench-guard:
 	$(GO) test -run '^$$' -bench GuardedHook -benchtime 300x ./cmd/laserbrain-gate
+
+# laserbrain ui under fifty agents checking at once (250 checks a second):
+# latency from a check to the page's stream, the server's cores beside its
+# idle cores and the writers' CPU, in one run. Fails at a core or a p95 of 2 s.
+bench-ui:
+	$(GO) test -run '^$$' -bench UI50Agents -benchtime 25x ./cmd/laserbrain
 
 # Every oracle variant (git, the shell and its tools, npm and cargo registries)
 # in throwaway fixtures (go test runs a sample);

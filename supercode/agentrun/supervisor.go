@@ -262,6 +262,9 @@ type Caller struct {
 	Agent   string // LASERBRAIN_AGENT
 	Session string // the client's session id (payload, or SessionEnv)
 	Dir     string // the project directory
+	// Client is the agent client whose hook this is (claude, gemini, …;
+	// "" from the CLI and the MCP server): a run it opens keeps it.
+	Client string
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
 	Presence    operator.Presence
@@ -438,14 +441,19 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 		if err != nil {
 			return fleet.Run{}, err
 		}
+		// Unnamed, a run is named after the client whose hook opened it
+		// (gemini:SESSION, not claude:SESSION).
 		agent := c.Agent
-		if agent == "" {
+		switch {
+		case agent != "":
+		case c.Session == "":
+			agent = "agent"
+		case c.Client != "":
+			agent = c.Client
+		default:
 			agent = "claude"
-			if c.Session == "" {
-				agent = "agent"
-			}
 		}
-		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: attendedName(c.Presence), Created: s.now()}
+		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Client: c.Client, Attended: attendedName(c.Presence), Created: s.now()}
 		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {
 			return fleet.Run{}, err
 		}

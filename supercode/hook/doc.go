@@ -9,7 +9,10 @@
 // the run (as the subagent that made it, when one did); user-prompt-submit
 // marks the next check a user turn (an empty prompt is not one); stop
 // blocks a drifting run's stop once with its own advice; session-start and
-// session-end open and close the run. A payload for another event, or
+// session-end open and close the run; notification records that the agent
+// waits for a person, when the client's notification says it does (a
+// permission or an idle prompt: client.Notice.WaitsFor), until the run's
+// next event (fleet.Waiting). A payload for another event, or
 // another client, is refused. Hooks never fail open: an internal error
 // denies in pre-tool-use (in the client's form of a denial) and is logged
 // and passed over (exit 0) by the observers; nothing exits 1.

@@ -138,6 +138,8 @@ func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (cli
 		err = h.sessionStart(ctx, e)
 	case SessionEnd:
 		err = h.sessionEnd(ctx, e)
+	case client.Notification:
+		err = h.notification(ctx, e)
 	default:
 		err = fmt.Errorf("unknown hook event %q", ev)
 	}
@@ -213,7 +215,11 @@ func (h *Handler) log(msg string) {
 	f.Close()
 }
 
-func (h *Handler) caller(e client.Event) agentrun.Caller { return h.Sup.Caller(e.Session, e.Cwd) }
+func (h *Handler) caller(e client.Event) agentrun.Caller {
+	c := h.Sup.Caller(e.Session, e.Cwd)
+	c.Client = string(e.Client)
+	return c
+}
 
 // Run is one hook process: it reads the event from stdin (at most
 // MaxInput), answers it with a fresh handler reading client c's payloads

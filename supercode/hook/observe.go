@@ -193,3 +193,36 @@ func (h *Handler) sessionEnd(ctx context.Context, e client.Event) error {
 	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: e.Reason, Session: e.Session})
 	return err
 }
+
+// notification records that the agent waits for a person, when the
+// client's notification says so (a permission prompt, an idle prompt): the
+// run waits until its next event (fleet.Waiting). A notification that
+// waits for nobody (a login done) is not recorded.
+func (h *Handler) notification(ctx context.Context, e client.Event) error {
+	what, waits := e.Notice.WaitsFor()
+	if !waits {
+		return nil
+	}
+	r, err := h.Sup.Open(ctx, h.caller(e))
+	if err != nil {
+		return err
+	}
+	st, err := h.Sup.Fleet()
+	if err != nil {
+		return err
+	}
+	text := e.Notice.Message
+	if text == "" {
+		text = "waiting for " + what
+	}
+	if len(text) > 1000 {
+		text = text[:1000] + "…"
+	}
+	kind := e.Notice.Type
+	if kind == "" {
+		kind = "notification"
+	}
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("waiting"), At: h.now(), Kind: fleet.KindWaiting, Name: kind, Text: text,
+		Session: e.Session, Subagent: subagentOf(e)})
+	return err
+}
