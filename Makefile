@@ -141,7 +141,7 @@ bench-coverage:
 # prints the counts operator/POLICY.md quotes.
 oracle:
 	@log=$$(mktemp); $(GO) test ./operator -count=1 -run 'Oracle' -v -oracle.full >$$log 2>&1; s=$$?; \
-	grep -E 'oracle_[a-z]*_?test|shell oracle|publish oracle|    [a-z-]+ +destroyed|FAIL|^ok|panic' $$log; rm -f $$log; exit $$s
+	grep -E 'oracle_[a-z]*_?test|shell oracle|publish oracle|cli oracle|    [a-z-]+ +destroyed|FAIL|^ok|panic' $$log; rm -f $$log; exit $$s
 
 # golangci-lint, pinned: `go run` fetches it through the module proxy once
 # and reuses the build cache afterwards (.golangci.yml says what it checks).
