@@ -15,7 +15,6 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -97,12 +96,11 @@ authorization revoked already says so and changes nothing.`,
 				if dir == "" {
 					dir = "."
 				}
-				abs, _ := filepath.Abs(dir)
-				pol, err := agentrun.LoadPolicy(abs, policyschema.Validate)
+				ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
 				if err != nil {
 					return cli.Failure(err)
 				}
-				if ok, why := operator.Authorizable(operator.Analyze(action, abs), pol); !ok {
+				if !ok {
 					return cli.Usagef("nothing authorized: %s", why)
 				}
 			default:
@@ -139,12 +137,7 @@ authorization revoked already says so and changes nothing.`,
 			}
 			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
 				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
-			// The journal witnesses it first: the gate honours no
-			// authorization the journal does not hold.
-			if err := supervise.Journal(ctx, st, fid, fleet.AuthorizationRecord(a)); err != nil {
-				return cli.Failure(fmt.Errorf("nothing was authorized: the authorization could not be journaled, and the gate honours none the journal does not witness: %w", err))
-			}
-			if err := st.AddAuthorization(ctx, a); err != nil {
+			if err := supervise.Authorize(ctx, st, a); err != nil {
 				return cli.Failure(err)
 			}
 			if opts.json {

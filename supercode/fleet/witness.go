@@ -16,7 +16,7 @@ import (
 
 // The journal witnesses a person's records. An authorization is honoured
 // only when the journal holds the record its command wrote
-// (JournalAuthorization, with the authorization's terms), a revocation
+// (JournalAuthorize, with the authorization's terms), a revocation
 // when it holds one (JournalRevoke, or the file says so: revoking only
 // takes away), and a halt is lifted only by a journaled release
 // (JournalRelease). A file under authorizations/ that no record witnesses,
@@ -32,8 +32,7 @@ import (
 
 // Journal kinds of a person's records.
 const (
-	JournalAuthorization = "authorization" // a person authorized an action (Data: the Authorization)
-	JournalRevoke        = "revoke"        // a person revoked one (Data: {"id"})
+	JournalRevoke = "revoke" // a person revoked one (Data: {"id"})
 )
 
 // Witness is what a fleet's journal says of its halts and authorizations,
@@ -82,7 +81,7 @@ func (w *Witness) apply(r JournalRecord) {
 			}
 			w.Halts = slices.DeleteFunc(w.Halts, func(x Halt) bool { return x.ID == h.ID })
 		}
-	case JournalAuthorization:
+	case JournalAuthorize:
 		var a Authorization
 		if json.Unmarshal(r.Data, &a) == nil && a.ID != "" {
 			if w.Terms == nil {
@@ -392,6 +391,6 @@ func HaltInForce(ctx context.Context, st Store, fleet, agent, run string, known 
 // authorize appends it before it stores a.
 func AuthorizationRecord(a Authorization) JournalRecord {
 	data, _ := json.Marshal(a) // strings, times and numbers: cannot fail
-	return JournalRecord{At: JournalTime(a.Created), Fleet: a.Fleet, Kind: JournalAuthorization, Agent: a.Agent,
+	return JournalRecord{At: JournalTime(a.Created), Fleet: a.Fleet, Kind: JournalAuthorize, Agent: a.Agent,
 		Text: "authorized by " + a.By + ": " + a.Action, Data: data}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -76,6 +77,15 @@ type Handler struct {
 
 	replayID string // the queue entry being replayed
 	input    []byte // the event as it came, for the queue
+
+	// What one event reads once: its coverage configuration and the
+	// caller's run.
+	cov      *coverage.Config
+	pol      operator.Policy
+	polRead  bool
+	runNow   fleet.Run
+	runFound bool
+	runRead  bool
 }
 
 func (h *Handler) now() time.Time {
@@ -105,6 +115,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
+	h.cov, h.runRead, h.polRead = nil, false, false
 	a, err := h.handle(ctx, e, input)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
 		return Answer{Delegate: true}
@@ -112,6 +123,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
+	h.speak(ctx, e, &a)
 	return reply(ad, ev, a)
 }
 
@@ -131,15 +143,17 @@ func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (cli
 	var err error
 	switch ev {
 	case PostToolUse, PostToolUseFailure:
-		err = h.postToolUse(ctx, e)
+		a, err = h.postToolUse(ctx, e)
 	case UserPromptSubmit:
-		err = h.userPromptSubmit(ctx, e)
+		a, err = h.userPromptSubmit(ctx, e)
 	case Stop:
 		a, err = h.stop(ctx, e)
 	case SessionStart:
-		err = h.sessionStart(ctx, e)
+		a, err = h.sessionStart(ctx, e)
 	case SessionEnd:
 		err = h.sessionEnd(ctx, e)
+	case client.Notification:
+		err = h.notification(ctx, e)
 	default:
 		err = fmt.Errorf("unknown hook event %q", ev)
 	}
@@ -215,7 +229,11 @@ func (h *Handler) log(msg string) {
 	f.Close()
 }
 
-func (h *Handler) caller(e client.Event) agentrun.Caller { return h.Sup.Caller(e.Session, e.Cwd) }
+func (h *Handler) caller(e client.Event) agentrun.Caller {
+	c := h.Sup.Caller(e.Session, e.Cwd)
+	c.Client = string(e.Client)
+	return c
+}
 
 // Run is one hook process: it reads the event from stdin (at most
 // MaxInput), answers it with a fresh handler reading client c's payloads
