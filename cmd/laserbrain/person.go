@@ -8,7 +8,7 @@ import (
 )
 
 // personOnly refuses a person's command — authorize, supervise release,
-// install, uninstall, store init and migrate, loop cancel — when this process runs
+// install, uninstall, store init and migrate, loop cancel, ui — when this process runs
 // inside a supervised agent's process tree, whatever this binary is called,
 // wherever it was copied, however it was started (supercode/confine.Where:
 // the kernel's confinement, or a supervising laserbrain run or loop among

@@ -234,7 +234,14 @@ when a limit stopped it.`,
 			started, stopTree := superviseTree()
 			defer stopTree()
 			so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
-			if fn, why := agentConfinement(self); fn != nil {
+			fn, why := agentConfinement(self)
+			if c, ok := client.Detect(args[0]); ok && c == client.OpenCode && fn != nil {
+				// opencode writes its config directory (a .gitignore, a
+				// package.json, node_modules), which is the run's own, held
+				// read-only with our plugin in it: not confined yet.
+				fn, why = nil, "opencode writes its config directory, where the run's plugin is, and it cannot be held read-only yet"
+			}
+			if fn != nil {
 				so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
 					return fn(cmd, broker.Ops{Run: r.ID}, dir)
 				}
