@@ -475,67 +475,161 @@ const maxSuspended = 8
 // Check steps the run's current task with one spelled state. A pending
 // user turn (user-prompt-submit) is consumed by it. A goal closer to a
 // suspended task's ground than to the live one resumes that task (the
-// reference's MCP server does the same), and says so.
+// reference's MCP server does the same), and says so. It returns once the
+// check is durable: it is CheckBatch with a batch of one.
 func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
-	st, err := s.Fleet()
+	out, err := s.CheckBatch(ctx, runID, []CheckInput{in})
 	if err != nil {
 		return CheckOutcome{}, err
+	}
+	return out[0], nil
+}
+
+// CheckBatch checks states on the run one after the other, exactly as as
+// many Checks would, and makes them durable together — group commit: the
+// run is held once (its fleet record and its current task, each under its
+// lock), the task saved once, the run store flushed once (one fsync), the
+// record written once and the checks' events appended in one write. It
+// returns when all of it is durable, so a caller that answers only then
+// never answers for a check a crash could lose. On an error nothing of the
+// batch is answered for: the task and the record are written together or
+// not at all (a crash between the task's flush and the record's write
+// leaves the steps saved and the record's count behind, which the next
+// check does not repeat: steps are numbered by the task).
+func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckInput) ([]CheckOutcome, error) {
+	if len(ins) == 0 {
+		return nil, nil
+	}
+	st, err := s.Fleet()
+	if err != nil {
+		return nil, err
 	}
 	runs, err := s.Runs()
 	if err != nil {
-		return CheckOutcome{}, err
+		return nil, err
 	}
-	var out CheckOutcome
+	var (
+		outs  []CheckOutcome
+		saved *fleet.Run // the record as the saved batch left it
+	)
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
-		out = CheckOutcome{}
-		if in.ResetTask {
-			if err := s.suspend(ctx, runs, r); err != nil {
+		if saved != nil {
+			// The store runs f again (a database connection lost after the
+			// batch was saved): the steps are in the task already, so only
+			// the record's share is applied again, never the steps.
+			r.Task, r.Tasks, r.Suspended, r.Last, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, false
+			r.Checks += len(outs)
+			return nil
+		}
+		outs = make([]CheckOutcome, 0, len(ins))
+		t := &heldTask{runs: runs}
+		defer t.close()
+		for _, in := range ins {
+			out := CheckOutcome{}
+			if in.ResetTask {
+				if err := s.suspend(ctx, t, r); err != nil {
+					return err
+				}
+			}
+			if err := s.maybeResume(ctx, t, r, in.Goal, &out); err != nil {
 				return err
 			}
+			if r.Task == "" {
+				r.Tasks++
+				r.Task = fleet.TaskID(r.ID, r.Tasks)
+			}
+			step := in.StepInput
+			step.UserTurn = step.UserTurn || r.UserTurn
+			out.UserTurn = step.UserTurn
+			h, err := t.open(ctx, r.Task)
+			if err != nil {
+				return err
+			}
+			v, err := h.Run().Step(step)
+			if err != nil {
+				return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
+			}
+			out.CheckResult, out.Task = v, r.Task
+			r.UserTurn = false
+			r.Checks++
+			r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
+				Advice: v.Advice, Ground: v.Ground, At: s.now()}
+			outs = append(outs, out)
 		}
-		if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
+		if err := t.save(ctx); err != nil {
 			return err
 		}
-		if r.Task == "" {
-			r.Tasks++
-			r.Task = fleet.TaskID(r.ID, r.Tasks)
+		if err := runs.Flush(ctx); err != nil {
+			return fmt.Errorf("run %s: checks not saved: %w", r.Task, err)
 		}
-		step := in.StepInput
-		step.UserTurn = step.UserTurn || r.UserTurn
-		out.UserTurn = step.UserTurn
-		h, err := runs.OpenRun(ctx, r.Task)
-		if err != nil {
-			return err
-		}
-		defer h.Close()
-		v, err := h.Run().Step(step)
-		if err == nil {
-			err = h.Save(ctx)
-		}
-		if err == nil {
-			err = runs.Flush(ctx)
-		}
-		if err != nil {
-			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
-		}
-		out.CheckResult, out.Task = v, r.Task
-		r.UserTurn = false
-		r.Checks++
-		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
-			Advice: v.Advice, Ground: v.Ground, At: s.now()}
+		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last}
 		return nil
 	})
 	if err != nil {
-		return CheckOutcome{}, err
+		return nil, err
 	}
-	ok := !out.Drifting
-	ls := ""
-	if out.Laserscore != nil {
-		ls = *out.Laserscore
+	evs := make([]fleet.Event, len(outs))
+	for i, out := range outs {
+		ok := !out.Drifting
+		ls := ""
+		if out.Laserscore != nil {
+			ls = *out.Laserscore
+		}
+		evs[i] = fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))}
 	}
-	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
-		Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
-	return out, err
+	if _, err := st.AppendEvents(ctx, runID, evs); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// heldTask is the tasks a batch of checks opened, each held until the
+// batch is saved (a batch moves to another task on a reset or a resume).
+type heldTask struct {
+	runs    laserbrain.Store
+	handles map[string]laserbrain.RunHandle
+	order   []string
+}
+
+// open holds task id for the batch (once).
+func (t *heldTask) open(ctx context.Context, id string) (laserbrain.RunHandle, error) {
+	if h := t.handles[id]; h != nil {
+		return h, nil
+	}
+	h, err := t.runs.OpenRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.handles == nil {
+		t.handles = map[string]laserbrain.RunHandle{}
+	}
+	t.handles[id] = h
+	t.order = append(t.order, id)
+	return h, nil
+}
+
+// read is task id as the batch has it: held, or read from the store.
+func (t *heldTask) read(ctx context.Context, id string) (*laserbrain.Run, error) {
+	if h := t.handles[id]; h != nil {
+		return h.Run(), nil
+	}
+	return t.runs.ReadRun(ctx, id)
+}
+
+func (t *heldTask) save(ctx context.Context) error {
+	for _, id := range t.order {
+		if err := t.handles[id].Save(ctx); err != nil {
+			return fmt.Errorf("run %s: check not saved: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (t *heldTask) close() {
+	for _, id := range t.order {
+		_ = t.handles[id].Close()
+	}
 }
 
 // ResetTask sets the run's current task aside; the next check grounds a new
@@ -549,15 +643,15 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, runs, r) })
+	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, &heldTask{runs: runs}, r) })
 	return len(r.Suspended), err
 }
 
-func (s *Supervisor) suspend(ctx context.Context, runs laserbrain.Store, r *fleet.Run) error {
+func (s *Supervisor) suspend(ctx context.Context, t *heldTask, r *fleet.Run) error {
 	if r.Task == "" {
 		return nil
 	}
-	lr, err := runs.ReadRun(ctx, r.Task)
+	lr, err := t.read(ctx, r.Task)
 	if errors.Is(err, laserbrain.ErrNoRun) {
 		r.Task = ""
 		return nil
@@ -578,11 +672,11 @@ func (s *Supervisor) suspend(ctx context.Context, runs laserbrain.Store, r *flee
 // maybeResume swaps a suspended task back in when goal overlaps its ground
 // strictly more than the live ground (no threshold: a comparison). Only
 // with a live task: right after a reset the next check opens a fresh one.
-func (s *Supervisor) maybeResume(ctx context.Context, runs laserbrain.Store, r *fleet.Run, goal string, out *CheckOutcome) error {
+func (s *Supervisor) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run, goal string, out *CheckOutcome) error {
 	if r.Task == "" || len(r.Suspended) == 0 {
 		return nil
 	}
-	lr, err := runs.ReadRun(ctx, r.Task)
+	lr, err := t.read(ctx, r.Task)
 	if err != nil {
 		if errors.Is(err, laserbrain.ErrNoRun) {
 			return nil
