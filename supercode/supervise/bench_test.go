@@ -304,7 +304,10 @@ const (
 	onceSteps  = 100
 )
 
-type onceFleet struct{ dir, repo string }
+type onceFleet struct {
+	dir, repo     string
+	agents, steps int
+}
 
 func (o onceFleet) stores(tb testing.TB) (*fleet.Local, *localstore.Store) {
 	fl, err := fleet.OpenLocal(filepath.Join(o.dir, "fleet"))
@@ -319,17 +322,22 @@ func (o onceFleet) stores(tb testing.TB) (*fleet.Local, *localstore.Store) {
 }
 
 func buildOnceFleet(tb testing.TB, dir string) onceFleet {
+	return buildFleetOf(tb, dir, onceAgents, onceSteps)
+}
+
+// buildFleetOf is a fleet of agents agent runs of steps checks each.
+func buildFleetOf(tb testing.TB, dir string, agents, steps int) onceFleet {
 	ctx := context.Background()
-	o := onceFleet{dir: dir, repo: filepath.Join(dir, "repo")}
+	o := onceFleet{dir: dir, repo: filepath.Join(dir, "repo"), agents: agents, steps: steps}
 	if err := os.MkdirAll(o.repo, 0o755); err != nil {
 		tb.Fatal(err)
 	}
 	fl, runs := o.stores(tb)
 	defer runs.Close()
 	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
-	for a := 0; a < onceAgents; a++ {
+	for a := 0; a < agents; a++ {
 		id := fmt.Sprintf("run%02d", a)
-		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "agent", Fleet: "bench", Dir: o.repo, Created: t0, Task: id, Tasks: 1, Checks: onceSteps}); err != nil {
+		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "agent", Fleet: "bench", Dir: o.repo, Created: t0, Task: id, Tasks: 1, Checks: steps}); err != nil {
 			tb.Fatal(err)
 		}
 		h, err := runs.OpenRun(ctx, id)
@@ -337,7 +345,7 @@ func buildOnceFleet(tb testing.TB, dir string) onceFleet {
 			tb.Fatal(err)
 		}
 		goal := "build the " + words[a%len(words)] + " feature for release " + fmt.Sprint(a)
-		for i := 0; i < onceSteps; i++ {
+		for i := 0; i < steps; i++ {
 			if _, err := h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5 + i%4)}); err != nil {
 				tb.Fatal(err)
 			}
@@ -358,7 +366,7 @@ func (o onceFleet) check(tb testing.TB, a int) {
 	ctx := context.Background()
 	fl, runs := o.stores(tb)
 	defer runs.Close()
-	id := fmt.Sprintf("run%02d", a%onceAgents)
+	id := fmt.Sprintf("run%02d", a%o.agents)
 	h, err := runs.OpenRun(ctx, id)
 	if err != nil {
 		tb.Fatal(err)
@@ -392,8 +400,8 @@ func (o onceFleet) once(tb testing.TB) *Round {
 	if err := s.Close(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	if len(r.Agents) != onceAgents {
-		tb.Fatalf("%d agents in the round, want %d", len(r.Agents), onceAgents)
+	if len(r.Agents) != o.agents {
+		tb.Fatalf("%d agents in the round, want %d", len(r.Agents), o.agents)
 	}
 	return r
 }
@@ -401,10 +409,11 @@ func (o onceFleet) once(tb testing.TB) *Round {
 // BenchmarkSuperviseOnceAfter1000: laserbrain supervise --once on a fleet
 // of 50 agents × 100 checks whose journal holds 1,000 earlier rounds
 // (each after one agent made one more check, as a supervisor from cron
-// sees it), against the first round on the same fleet with no journal,
-// interleaved; before each pair one agent makes one more check. x-first
-// is the ratio of the medians: a start verifies only what was journaled
-// since its last checkpoint, so it is bounded at 1.3.
+// sees it), against the first round on the same fleet — the same runs and
+// checks, built side by side — with no journal, interleaved; before each
+// pair one agent makes one more check. x-first is the ratio of the
+// medians: a start verifies only what was journaled since its last
+// checkpoint, so it is bounded at 1.3.
 func BenchmarkSuperviseOnceAfter1000(b *testing.B) {
 	dir := b.TempDir()
 	first := buildOnceFleet(b, filepath.Join(dir, "first"))
@@ -414,6 +423,8 @@ func BenchmarkSuperviseOnceAfter1000(b *testing.B) {
 		prior = n // a shorter history, to measure a build that cannot afford 1,000
 	}
 	for i := 0; i < prior; i++ {
+		// The same checks on both fleets: they differ by their journals.
+		first.check(b, i)
 		after.check(b, i)
 		after.once(b)
 	}
