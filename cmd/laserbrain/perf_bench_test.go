@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // The fleet-scale benchmarks of the real binary: each measures two
@@ -182,5 +188,114 @@ func BenchmarkLongRunRSS(b *testing.B) {
 	b.Logf("peak RSS: 30,000 steps %.1f MB, 300,000 steps %.1f MB: %.2f×", float64(sm)/1024, float64(lm)/1024, float64(lm)/float64(sm))
 	if float64(lm) > 1.5*float64(sm) {
 		b.Errorf("300,000 steps peak at %.2f× 30,000 steps' memory, over 1.5×", float64(lm)/float64(sm))
+	}
+}
+
+// buildReportFleet leaves in home a fleet of agents agent runs of steps
+// checks each on repo, as laserbrain run and the hooks record them: the
+// run in the fleet store, its task's checks in laserbrain's store, a check
+// event per check and a tool call for every other check.
+func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
+	tb.Helper()
+	ctx := context.Background()
+	fl, err := fleet.OpenLocal(filepath.Join(home, "fleet"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	runs, err := localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer runs.Close()
+	t0 := time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC)
+	words := []string{"importer", "exporter", "parser", "indexer", "scheduler", "renderer", "router", "cache", "ledger", "mailer"}
+	yes := true
+	for a := 0; a < agents; a++ {
+		id := fmt.Sprintf("agent%03d", a)
+		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "claude", Fleet: "bench", Dir: repo, Created: t0.Add(time.Duration(a) * time.Second), Task: id, Tasks: 1, Checks: steps}); err != nil {
+			tb.Fatal(err)
+		}
+		h, err := runs.OpenRun(ctx, id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		goal := fmt.Sprintf("add a CSV %s to the admin panel for tenant %d", words[a%len(words)], a)
+		evs := make([]fleet.Event, 0, steps+steps/2)
+		for i := 0; i < steps; i++ {
+			in := laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(9 - i*9/steps), Doing: "editing src/" + words[i%len(words)] + ".go"}
+			v, err := h.Run().Step(in)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			ok := !v.Drifting
+			evs = append(evs, fleet.Event{At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindCheck, Name: v.Reason, OK: &ok, Text: v.Reason})
+			if i%2 == 0 {
+				evs = append(evs, fleet.Event{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindTool, Name: "Bash", OK: &yes,
+					Text: "go test ./src/... -run T" + fmt.Sprint(i), Result: json.RawMessage(`{"stdout":"ok"}`)})
+			}
+			if i%1000 == 999 {
+				if err := h.Save(ctx); err != nil {
+					tb.Fatal(err)
+				}
+			}
+		}
+		if err := h.Save(ctx); err != nil {
+			tb.Fatal(err)
+		}
+		h.Close()
+		if _, err := fl.AppendEvents(ctx, id, evs); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := runs.Flush(ctx); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkReportFleet100x1000: laserbrain report --fleet on 100 agents ×
+// 1,000 checks (and 1,500 recorded events each), the real binary end to
+// end: reading the stores, the page, the file. The acceptance is under a
+// second; the baseline in the same run is reading the same store files
+// whole (cat), what streaming them cannot go below.
+func BenchmarkReportFleet100x1000(b *testing.B) {
+	bin := buildLaserbrain(b)
+	dir := b.TempDir()
+	home, repo := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	buildReportFleet(b, home, repo, 100, 1000)
+	env := append(streamEnv(home), "LASERBRAIN_FLEET=bench")
+	var files []string
+	_ = filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	var rep, cat []time.Duration
+	for b.Loop() {
+		out := filepath.Join(dir, "fleet.html")
+		cmd := exec.Command(bin, "report", "--fleet", repo, "--html", out)
+		cmd.Env = env
+		start := time.Now()
+		if o, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("report: %v\n%s", err, o)
+		}
+		rep = append(rep, time.Since(start))
+		c := exec.Command("cat", files...)
+		start = time.Now()
+		if err := c.Run(); err != nil {
+			b.Fatal(err)
+		}
+		cat = append(cat, time.Since(start))
+	}
+	r, c := medianOf(rep), medianOf(cat)
+	b.ReportMetric(float64(r.Microseconds())/1000, "report-ms")
+	b.ReportMetric(float64(c.Microseconds())/1000, "cat-ms")
+	b.ReportMetric(float64(r)/float64(c), "x-cat")
+	b.Logf("report of 100 agents × 1,000 checks: %v (reading the store files whole: %v)", r, c)
+	if r > time.Second {
+		b.Errorf("the report took %v, over a second", r)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/internal/fsx"
 )
@@ -230,4 +232,254 @@ func LastLineEnd(f *os.File) (int64, error) {
 		end -= n
 	}
 	return 0, nil
+}
+
+// errUnusual is what the fast readers below say of a line they leave to
+// encoding/json: not wrong, only not in the plain shape they read.
+var errUnusual = errors.New("jsonl: not a plain object")
+
+// Members calls fn with each member of the JSON object line holds: its key
+// and its value's raw bytes. It is the fast path of a record's decoder for
+// the lines laserkit writes itself: a key with an escape, a value it
+// cannot delimit, or anything but one object returns an error, and the
+// caller decodes the line with encoding/json instead (which then says what
+// is wrong, if anything is). The value bytes are line's.
+func Members(line []byte, fn func(key string, val []byte) error) error {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return errUnusual
+	}
+	i = skipSpace(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		if skipSpace(line, i+1) != len(line) {
+			return errUnusual
+		}
+		return nil
+	}
+	for {
+		if i >= len(line) || line[i] != '"' {
+			return errUnusual
+		}
+		end := plainStringEnd(line, i)
+		if end < 0 {
+			return errUnusual
+		}
+		key := string(line[i+1 : end-1])
+		i = skipSpace(line, end)
+		if i >= len(line) || line[i] != ':' {
+			return errUnusual
+		}
+		i = skipSpace(line, i+1)
+		vend := valueEnd(line, i)
+		if vend < 0 {
+			return errUnusual
+		}
+		if err := fn(key, line[i:vend]); err != nil {
+			return err
+		}
+		i = skipSpace(line, vend)
+		if i >= len(line) {
+			return errUnusual
+		}
+		switch line[i] {
+		case ',':
+			i = skipSpace(line, i+1)
+		case '}':
+			if skipSpace(line, i+1) != len(line) {
+				return errUnusual
+			}
+			return nil
+		default:
+			return errUnusual
+		}
+	}
+}
+
+// Plain reads a JSON string value with no escape in it, whose bytes are
+// valid UTF-8 without control characters: the string is those bytes, as
+// encoding/json reads them. ok is false for anything else.
+func Plain(val []byte) (string, bool) {
+	if len(val) < 2 || val[0] != '"' || plainStringEnd(val, 0) != len(val) {
+		return "", false
+	}
+	return string(val[1 : len(val)-1]), true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// plainStringEnd is the offset after the string starting at i, when it has
+// no escape and no byte encoding/json would change; -1 otherwise.
+func plainStringEnd(b []byte, i int) int {
+	j := i + 1
+	for j < len(b) {
+		c := b[j]
+		switch {
+		case c == '"':
+			if !utf8.Valid(b[i+1 : j]) {
+				return -1
+			}
+			return j + 1
+		case c == '\\' || c < 0x20:
+			return -1
+		}
+		j++
+	}
+	return -1
+}
+
+// valueEnd is the offset after the JSON value starting at i (a plain
+// string, a literal, a number, or an object or array whose strings may
+// hold escapes), or -1 when it cannot tell; the value is checked only as
+// far as delimiting it needs, so a caller that keeps it raw has
+// encoding/json validate it where it must.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return plainStringEnd(b, i)
+	case c == '{' || c == '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				for j++; j < len(b) && b[j] != '"'; j++ {
+					if b[j] == '\\' {
+						j++
+					}
+				}
+				if j >= len(b) {
+					return -1
+				}
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					if !json.Valid(b[i : j+1]) {
+						return -1
+					}
+					return j + 1
+				}
+			}
+		}
+		return -1
+	default:
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+			j++
+		}
+		if lit := string(b[i:j]); lit != "true" && lit != "false" && lit != "null" && !isNumber(b[i:j]) {
+			return -1
+		}
+		return j
+	}
+}
+
+// Int reads a JSON integer (no fraction, no exponent) as encoding/json
+// reads one into an int.
+func Int(val []byte) (int, bool) {
+	if !isNumber(val) || bytes.ContainsAny(val, ".eE") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(val))
+	return n, err == nil
+}
+
+// Float reads a JSON number as encoding/json reads one into a float64.
+func Float(val []byte) (float64, bool) {
+	if !isNumber(val) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(val), 64)
+	return f, err == nil
+}
+
+// Bool reads true or false.
+func Bool(val []byte) (bool, bool) {
+	switch string(val) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// isNumber: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isNumber(b []byte) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		digits()
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// Interner hands out one string per distinct value, up to a bound: a
+// reader of many records whose strings repeat (a run's goal, its verdicts)
+// keeps one copy of each. The zero value is ready to use.
+type Interner struct{ m map[string]string }
+
+// internMax bounds an Interner: past it, it starts afresh.
+const internMax = 4096
+
+// String is b as a string, the same string every time for the same bytes.
+func (in *Interner) String(b []byte) string {
+	if s, ok := in.m[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	s := string(b)
+	if in.m == nil || len(in.m) >= internMax {
+		in.m = make(map[string]string, 64)
+	}
+	in.m[s] = s
+	return s
+}
+
+// PlainIn is Plain with the string from in.
+func PlainIn(val []byte, in *Interner) (string, bool) {
+	if in == nil {
+		return Plain(val)
+	}
+	if len(val) < 2 || val[0] != '"' || plainStringEnd(val, 0) != len(val) {
+		return "", false
+	}
+	return in.String(val[1 : len(val)-1]), true
 }

@@ -246,10 +246,11 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 // its steps from the log, a line at a time.
 func (s *Store) readHistory(id string, st *stored) ([]laserbrain.StepRecord, error) {
 	out := make([]laserbrain.StepRecord, 0, st.count)
+	steps := laserbrain.StepReader{Strings: &jsonl.Interner{}}
 	decode := func(where string, base int) func([]byte, int) error {
 		return func(line []byte, n int) error {
-			var rec laserbrain.StepRecord
-			if err := json.Unmarshal(line, &rec); err != nil {
+			rec, err := steps.Parse(line)
+			if err != nil {
 				return fmt.Errorf("run %s: %s step %d: %w", id, where, base+n, err)
 			}
 			out = append(out, rec)

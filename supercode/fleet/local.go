@@ -407,7 +407,17 @@ func (l *Local) Events(ctx context.Context, run string) ([]Event, error) {
 	if err := ValidateRunID(run); err != nil {
 		return nil, err
 	}
-	return jsonl.ReadAll[Event](l.eventPath(run))
+	var out []Event
+	path := l.eventPath(run)
+	_, err := jsonl.Scan(path, jsonl.Start, func(line []byte, n int) error {
+		e, err := parseEvent(line)
+		if err != nil {
+			return &jsonl.LineError{Path: path, Line: n, Err: err}
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }
 
 // AddAuthorization implements Authorizations.

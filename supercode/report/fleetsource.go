@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strconv"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -62,11 +63,27 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 	return agents, gate, nil
 }
 
-// footprint is the files an agent's events touched, sorted.
+// footprint is the files an agent's events touched, sorted. An event
+// that repeats one already read (the same tool on the same text, with the
+// same outcome: an agent runs its tests again and again) adds nothing new
+// and is not read again.
 func footprint(events []fleet.Event, repo, dir string) []string {
 	seen := map[string]bool{}
+	read := map[[3]string]bool{}
+	var fr supervise.FileReader
 	for _, e := range events {
-		for _, p := range supervise.EventFiles(repo, dir, e) {
+		if e.Kind != fleet.KindTool {
+			continue
+		}
+		key := [3]string{e.Name, e.Text, "?"}
+		if e.OK != nil {
+			key[2] = strconv.FormatBool(*e.OK)
+		}
+		if read[key] {
+			continue
+		}
+		read[key] = true
+		for _, p := range fr.EventFiles(repo, dir, e) {
 			seen[p] = true
 		}
 	}
