@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -133,7 +134,7 @@ func grammarVersion() string { return laserbrain.GrammarVersion }
 // over all content words (1.0 for none). Under 12 words is short; variety
 // under 0.55 is circling; else connectivity over 0.7 is connected; else loose.
 var (
-	readingWord      = regexp.MustCompile(`[a-z']+`)
+	readingWord      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) })
 	readingStopwords = map[string]bool{}
 )
 
@@ -173,7 +174,7 @@ func (s *Server) readText(ctx context.Context, a args) (any, error) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
-	words := readingWord.FindAllString(pyLowerForReading(text), -1)
+	words := readingWord().FindAllString(pyLowerForReading(text), -1)
 	var content []string
 	distinct := map[string]bool{}
 	for _, w := range words {
