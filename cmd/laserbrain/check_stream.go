@@ -187,7 +187,9 @@ func appendStreamError(b []byte, err error, line int) []byte {
 // line. It returns how many lines were bad; err is an I/O or store failure
 // that ends the stream.
 func (s *streamer) run(in io.Reader, out io.Writer) (bad int, err error) {
-	r := bufio.NewReaderSize(in, 64<<10)
+	// A large read buffer: lines that arrive together are read together,
+	// and committed as one batch.
+	r := bufio.NewReaderSize(in, 256<<10)
 	s.mu.Lock()
 	s.w = bufio.NewWriterSize(out, 64<<10)
 	s.mu.Unlock()

@@ -128,7 +128,7 @@ func BenchmarkStreamRunLocks(b *testing.B) {
 	input := func(runs int) string {
 		p := filepath.Join(dir, fmt.Sprintf("in-%d-%d.jsonl", runs, iter))
 		it := iter
-		if err := os.WriteFile(p, streamInputRuns(steps, func(i int) string { return fmt.Sprintf("i%d-r%d", it, i%runs) }), 0o644); err != nil {
+		if err := os.WriteFile(p, streamInputRuns(steps, func(i int) string { return fmt.Sprintf("i%d-%d-r%d", it, runs, i%runs) }), 0o644); err != nil {
 			b.Fatal(err)
 		}
 		return p

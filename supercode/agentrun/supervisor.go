@@ -509,8 +509,9 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 		return nil, err
 	}
 	var (
-		outs  []CheckOutcome
-		saved *fleet.Run // the record as the saved batch left it
+		outs   []CheckOutcome
+		saved  *fleet.Run // the record as the saved batch left it
+		events chan error // the checks' events, appended while the record is written
 	)
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
 		if saved != nil {
@@ -563,11 +564,26 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			return fmt.Errorf("run %s: checks not saved: %w", r.Task, err)
 		}
 		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last}
+		// The steps are durable: the checks' events are appended while the
+		// store writes the record (two files, synced at once).
+		evs := checkEvents(outs, s.now())
+		events = make(chan error, 1)
+		go func() { _, err := st.AppendEvents(ctx, runID, evs); events <- err }()
 		return nil
 	})
+	if events != nil {
+		if eerr := <-events; err == nil {
+			err = eerr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
+	return outs, nil
+}
+
+// checkEvents are the events a batch of checks records on its run.
+func checkEvents(outs []CheckOutcome, at time.Time) []fleet.Event {
 	evs := make([]fleet.Event, len(outs))
 	for i, out := range outs {
 		ok := !out.Drifting
@@ -575,13 +591,10 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 		if out.Laserscore != nil {
 			ls = *out.Laserscore
 		}
-		evs[i] = fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+		evs[i] = fleet.Event{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
 			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))}
 	}
-	if _, err := st.AppendEvents(ctx, runID, evs); err != nil {
-		return nil, err
-	}
-	return outs, nil
+	return evs
 }
 
 // heldTask is the tasks a batch of checks opened, each held until the
