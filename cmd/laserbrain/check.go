@@ -87,8 +87,8 @@ time, so its hooks go on between batches.
 
 Checks are made durable in batches (group commit): the lines read since the
 last commit are saved together, with one fsync, and only then answered. A
-batch is committed when no whole line is waiting in the input, after 1,024
-lines, 20 ms after its first line, at the end of the input, and on SIGTERM
+batch is committed when no whole line is waiting in the input, after 4,096
+lines, 50 ms after its first line, at the end of the input, and on SIGTERM
 or an interrupt (the stream then answers what it read and stops). So a
 verdict is never printed before its check is on disk: after a crash, even
 kill -9, every step whose verdict was printed is in its run, none is there

@@ -110,8 +110,8 @@ const maxStreamLine = 1 << 20
 // holds batchMax lines, when its first line was read batchWindow ago, at
 // the end of the input, and on SIGTERM or an interrupt.
 var (
-	batchMax    = 1024
-	batchWindow = 20 * time.Millisecond
+	batchMax    = 4096
+	batchWindow = 50 * time.Millisecond
 )
 
 // streamer checks a stream of states, holding each run it touches open for
