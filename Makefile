@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook oracle lint fmt clean claude test-agents report-example test-browser
+.PHONY: all build install test generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-guard oracle lint fmt clean claude agents test-agents report-example test-browser
 
 all: build
 
@@ -26,18 +26,31 @@ install: build
 	install -m 0755 $(BIN)/laserbrain $(BIN)/laserbrain-gate $(BIN)/ponder $(DESTDIR)$(PREFIX)/bin/
 
 # Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
-# one the OCA integration tests skip, and the script says so loudly.
+# one the OCA integration tests skip, and the script says so loudly. The
+# packages that drive real agent clients take minutes on a busy machine:
+# a package may take up to TEST_TIMEOUT (go test's own default is 10m).
+TEST_TIMEOUT ?= 30m
 test:
-	scripts/with-postgres.sh $(GO) test -count=1 $(PKGS)
+	scripts/with-postgres.sh $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
-# The pinned Claude Code CLI the end-to-end agent tests drive (npm, into a
-# cache outside the tree; a second run reuses it).
+# The pinned agent clients the end-to-end tests drive (npm, into a cache
+# outside the tree, in parallel; a second run reuses them offline).
+agents:
+	scripts/install-agents.sh
+
+# Only the Claude Code CLI (make claude keeps working).
 claude:
 	scripts/install-claude.sh
 
-# Only the end-to-end tests with the real Claude Code CLI.
-test-agents: claude
-	$(GO) test -count=1 -run 'TestClaude|TestRunForwardsSignals' ./cmd/laserbrain
+# Every end-to-end test with a real agent client: the harness baseline of
+# all seven (internal/agenttest) and the supervised ones (cmd/laserbrain).
+# Tests that drive a real client are named TestAgent…, TestClaude…,
+# TestCodex… or TestDoctor…;
+# -parallel bounds how many clients run at once.
+AGENT_TESTS := TestAgent|TestClaude|TestCodex|TestDoctor|TestRunForwardsSignals
+AGENT_PARALLEL ?= 2
+test-agents: agents
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -parallel $(AGENT_PARALLEL) -run '$(AGENT_TESTS)' ./internal/agenttest ./cmd/laserbrain
 
 # A real fleet report: three agents under laserbrain run and two ponder
 # sessions on a throwaway repository, drawn by laserbrain report --fleet, and
@@ -100,6 +113,12 @@ bench-stream:
 bench-hook:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/laserbrain
 	LASERBRAIN_BIN=$(CURDIR)/$(BIN)/laserbrain $(GO) test -run '^$$' -bench HookProcess -benchtime 300x ./cmd/laserbrain-gate
+
+# What the fail-closed guard around the installed hook command costs:
+# whole processes, medians, interleaved with /bin/true, the bare gate and
+# the unguarded command line through sh -c. Fails over 1.2x the unguarded.
+bench-guard:
+	$(GO) test -run '^$$' -bench GuardedHook -benchtime 300x ./cmd/laserbrain-gate
 
 # Every git oracle variant in throwaway repositories (go test runs a sample);
 # prints the counts operator/POLICY.md quotes.

@@ -160,6 +160,8 @@ func edited(t *testing.T) string {
 		sw.Items = append(sw.Items, str("zebra"))
 		at(t, v, "/calibration/weights/goal").Num = "0.6"
 		at(t, v, "/calibration/weights/distance").Num = "0.2"
+		at(t, v, "/use").Str = "Spell your state each step, zebra."
+		at(t, v, "/fields/distance").Str = "integer 0-10 — zebra steps to go"
 		irr := at(t, v, "/operator_patterns/irreversible")
 		irr.Items = append(irr.Items, grammar.Value{Kind: grammar.Object, Members: []grammar.Member{
 			{Key: "pattern", Value: str(`\bterraform\s+destroy\b`)},
@@ -238,6 +240,14 @@ func TestTablesFollowModifiedGrammar(t *testing.T) {
 	}
 	if lit := valueOf(t, before, "weightGoal").(*ast.BasicLit); lit.Value != "0.5" {
 		t.Errorf("weightGoal = %s in the shipped grammar, want 0.5", lit.Value)
+	}
+
+	// What an agent is told follows the grammar too.
+	if lit, ok := valueOf(t, after, "grammarUse").(*ast.BasicLit); !ok || lit.Value != `"Spell your state each step, zebra."` {
+		t.Errorf("grammarUse = %v after the edit", valueOf(t, after, "grammarUse"))
+	}
+	if !contains(stringsIn(valueOf(t, after, "grammarFields")), "integer 0-10 — zebra steps to go") {
+		t.Error("the edited field text did not reach grammarFields")
 	}
 
 	opBefore, opAfter := parseGen(t, "operator", canonical), parseGen(t, "operator", changed)

@@ -112,9 +112,20 @@ type Grammar struct {
 		} `json:"presets"`
 	} `json:"modulation"`
 
+	// What an agent is told (/use, /well_formed, /laserscore).
+	Kind       string `json:"kind"`
+	Use        string `json:"use"`
+	WellFormed string `json:"well_formed"`
+	Laserscore struct {
+		Measured []string `json:"measured"`
+		Carried  []string `json:"carried"`
+		Example  string   `json:"example"`
+	} `json:"laserscore"`
+
 	// Kept in document order, which encoding/json maps would lose.
 	Depths          []NamedList
 	VerifiedRejects []NamedText
+	Fields          []NamedText `json:"-"` // /fields: what each field of a state says
 
 	// Derived.
 	TokenBytes   string   // every byte the token pattern's class admits
@@ -152,12 +163,18 @@ func load(data []byte) (*Grammar, error) {
 		}
 		g.Depths = append(g.Depths, nl)
 	}
+	fields, err := doc.Lookup("/fields")
+	if err != nil || fields.Kind != grammar.Object {
+		return nil, fmt.Errorf("/fields: want an object of field: what it says")
+	}
+	for _, m := range fields.Members {
+		g.Fields = append(g.Fields, NamedText{Key: m.Key, Text: m.Value.Str})
+	}
 	rejects, _ := doc.Lookup("/dictionary/phases/shape_language/verified_rejects")
 	for _, m := range rejects.Members {
 		g.VerifiedRejects = append(g.VerifiedRejects, NamedText{Key: m.Key, Text: m.Value.Str})
 	}
 
-	var err error
 	if g.TokenBytes, err = classBytes(g.Normalizer.TokenPattern); err != nil {
 		return nil, fmt.Errorf("/normalizer/token_pattern: %w", err)
 	}

@@ -145,6 +145,17 @@ func renderLaserbrain(g *Grammar) []byte {
 	p("var ceilingObservation = [...]string%s\n\n", goStrings(g.Ceiling.Observation))
 	p("// ceilingPattern is the single scan: group 1 a cause-claim, group 2 an observation.\nconst ceilingPattern = %s\n\n", goString(g.CeilingPattern()))
 
+	p("// What an agent is told to spell (/kind, /fields, /laserscore, /well_formed,\n// /use), in grammar order.\n")
+	p("const (\n\tgrammarKind = %s\n\tgrammarUse = %s\n\tgrammarWellFormed = %s\n\tlaserscoreExample = %s\n)\n\n",
+		goString(g.Kind), goString(g.Use), goString(g.WellFormed), goString(g.Laserscore.Example))
+	p("var grammarFields = [...]GrammarField{\n")
+	for _, f := range g.Fields {
+		p("\t{Name: %s, Says: %s},\n", goString(f.Key), goString(f.Text))
+	}
+	p("}\n\n")
+	p("var laserscoreMeasured = [...]string%s\n\n", goStrings(g.Laserscore.Measured))
+	p("var laserscoreCarried = [...]string%s\n\n", goStrings(g.Laserscore.Carried))
+
 	m := g.Modulation
 	p("// Modulation (/modulation): which drift modes a role acts on.\nvar modulationModes = [...]string%s\n\n", goStrings(m.Modes))
 	p("// modulationDepth is one named depth and the modes it returns on.\ntype modulationDepth struct {\n\tName  string\n\tModes []string\n}\n\n")

@@ -152,3 +152,23 @@ func firstDiff(a, b []byte) int {
 	}
 	return min(len(a), len(b))
 }
+
+func TestRenderLineASCIIMatchesPython(t *testing.T) {
+	// json.dumps(json.loads(in)) in CPython 3.11: one line, ", " and ": ",
+	// ensure_ascii.
+	cases := []struct{ in, want string }{
+		{`{"b":{"x":[1E2,-0,0.50]},"a":"é😀\u007f\n","c":null,"d":true}`,
+			`{"b": {"x": [100.0, 0, 0.5]}, "a": "\u00e9\ud83d\ude00\u007f\n", "c": null, "d": true}`},
+		{`[{"type":"text","text":"{\n  \"drifting\": false}"}]`,
+			`[{"type": "text", "text": "{\n  \"drifting\": false}"}]`},
+	}
+	for _, c := range cases {
+		v, err := Parse([]byte(c.in))
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if got := string(RenderLineASCII(v)); got != c.want {
+			t.Errorf("RenderLineASCII(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -208,11 +208,19 @@ func WriteJSONString(b TextWriter, s string, ascii bool) {
 // of the reference's JSONL files.
 func RenderLine(v Value) []byte {
 	var b strings.Builder
-	renderLine(&b, v)
+	renderLine(&b, v, false)
 	return []byte(b.String())
 }
 
-func renderLine(b *strings.Builder, v Value) {
+// RenderLineASCII is RenderLine with Python's default ensure_ascii=True:
+// json.dumps(v) exactly, non-ASCII escaped as lowercase \uXXXX.
+func RenderLineASCII(v Value) []byte {
+	var b strings.Builder
+	renderLine(&b, v, true)
+	return []byte(b.String())
+}
+
+func renderLine(b *strings.Builder, v Value, ascii bool) {
 	switch v.Kind {
 	case Array:
 		b.WriteByte('[')
@@ -220,7 +228,7 @@ func renderLine(b *strings.Builder, v Value) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			renderLine(b, item)
+			renderLine(b, item, ascii)
 		}
 		b.WriteByte(']')
 	case Object:
@@ -229,12 +237,12 @@ func renderLine(b *strings.Builder, v Value) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			WriteJSONString(b, m.Key, false)
+			WriteJSONString(b, m.Key, ascii)
 			b.WriteString(": ")
-			renderLine(b, m.Value)
+			renderLine(b, m.Value, ascii)
 		}
 		b.WriteByte('}')
 	default:
-		render(b, v, 0, false)
+		render(b, v, 0, ascii)
 	}
 }

@@ -239,7 +239,8 @@ func (d Distance) String() string {
 // PyRepr writes v as Python's repr() writes the value json.loads (or a Go
 // caller) would have made of it: None, True, 'text', 1, 1.5, [1, 2],
 // {'k': 0}. Map keys are sorted: Go maps have no insertion order, so two
-// equal results always read the same.
+// equal results always read the same; a grammar.Value keeps its document
+// order, as a dict from json.loads does.
 func PyRepr(v any) string {
 	var b strings.Builder
 	writePy(&b, v, &pyReprStyle)
@@ -300,6 +301,8 @@ func writePy(b *strings.Builder, v any, st *pyStyle) {
 			writePy(b, e, st)
 		}
 		b.WriteByte(']')
+	case grammar.Value:
+		writePyValue(b, x, st)
 	case map[string]any:
 		b.WriteByte('{')
 		for i, k := range slices.Sorted(maps.Keys(x)) {
@@ -318,6 +321,41 @@ func writePy(b *strings.Builder, v any, st *pyStyle) {
 			return
 		}
 		st.str(b, fmt.Sprint(x))
+	}
+}
+
+// writePyValue writes a value read by grammar.Parse, which keeps what a
+// Python dict keeps and a Go map loses: its keys in document order.
+func writePyValue(b *strings.Builder, v grammar.Value, st *pyStyle) {
+	switch v.Kind {
+	case grammar.Null:
+		writePy(b, nil, st)
+	case grammar.Bool:
+		writePy(b, v.Bool, st)
+	case grammar.Number:
+		writePy(b, json.Number(v.Num), st)
+	case grammar.String:
+		st.str(b, v.Str)
+	case grammar.Array:
+		b.WriteByte('[')
+		for i, e := range v.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePyValue(b, e, st)
+		}
+		b.WriteByte(']')
+	case grammar.Object:
+		b.WriteByte('{')
+		for i, m := range v.Members {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			st.str(b, m.Key)
+			b.WriteString(": ")
+			writePyValue(b, m.Value, st)
+		}
+		b.WriteByte('}')
 	}
 }
 

@@ -194,6 +194,29 @@ var ceilingObservation = [...]string{"exit code", "exit 0", "exit 1", "tests pas
 // ceilingPattern is the single scan: group 1 a cause-claim, group 2 an observation.
 const ceilingPattern = `\b(?:(that['’]s why|the reason|must have been|must be|should work|should fix|should be|should now|will fix|will work|would fix|which means|this means|that means|caused by|due to|so that|because|therefore|presumably|obviously|clearly|probably|i think|i believe|i expect|i assume|seems to|appears to|looks like|since)|(exit code|exit 0|exit 1|tests passed|tests failed|test passed|test failed|output was|returned|printed|logged|the file contains|grep found|i read|i saw|i ran|confirmed|verified|observed|measured|reported|showed|says))\b`
 
+// What an agent is told to spell (/kind, /fields, /laserscore, /well_formed,
+// /use), in grammar order.
+const (
+	grammarKind       = "reasoning-state"
+	grammarUse        = "Spell your state into this schema each step. Ungrammaticality, a stuck/circling self-report, a goal drifted from your first goal, or a stalled distance is your signal to return to ground. If the user redirected you, reset. If you are on a sub-task, name its parent_goal."
+	grammarWellFormed = "a non-empty goal and a progress in progress_enum"
+	laserscoreExample = "⟨class|first|laserscore|make⟩ advancing d7"
+)
+
+var grammarFields = [...]GrammarField{
+	{Name: "goal", Says: "string, non-empty — the ONE goal, held stable across steps"},
+	{Name: "doing", Says: "string — what this step does"},
+	{Name: "parent_goal", Says: "string or null — optional. The goal THIS one serves, when you are on a sub-task. Lets an excursion be spelled instead of collapsed into the single goal slot."},
+	{Name: "progress", Says: "one of: advancing | stuck | circling"},
+	{Name: "distance", Says: "integer 0-10 — how far from done (0 = done)"},
+	{Name: "next", Says: "string — the single next action"},
+	{Name: "blocked", Says: "string or null — what blocks you, or null"},
+}
+
+var laserscoreMeasured = [...]string{"goal", "progress", "distance"}
+
+var laserscoreCarried = [...]string{"doing", "next", "blocked", "parent_goal"}
+
 // Modulation (/modulation): which drift modes a role acts on.
 var modulationModes = [...]string{"ungrammatical", "topic-drift", "echo-spiral", "oscillating", "deliberation-stall", "goal-drift", "stalled", "self-report:stuck", "self-report:circling"}
 

@@ -82,6 +82,14 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 		}
 		return nil, stateErr(details, "decide stop refused: coverage %d/%d is below 1.00; %d counted unit(s) are ungraded (ponder grade <unit-id>…)", graded, counted, len(details))
 	}
+	// The gate is disk-anchored: every file in scope must be a unit's.
+	uncovered, err := h.uncovered(st)
+	if err != nil {
+		return nil, err
+	}
+	if len(uncovered) > 0 {
+		return nil, stateErr(uncovered, "decide stop refused: %d file(s) on disk under %s are no unit's path; a unit must carry each (a unit-edit for a renamed file, a unit-add for a new one) and be graded", len(uncovered), deref(h.s.ScanRoot))
+	}
 	if err := h.requireOCA(); err != nil {
 		return nil, err
 	}
@@ -132,6 +140,9 @@ type AbortResult struct {
 	// when there was none): abort is the one writing command a halt lets
 	// through, since ending the session answers "which one yields?".
 	Halted *string `json:"halted,omitempty"`
+	// OCA is the expiry of the session's pending forecasts (null when OCA
+	// is off or could not be reached: abort never waits on it).
+	OCA *oca.ExpireResult `json:"oca"`
 }
 
 // Abort marks an active session aborted. A halted session may be aborted,
@@ -159,7 +170,11 @@ func (e *Engine) Abort(slug string) (*AbortResult, error) {
 	if err := h.save(); err != nil {
 		return nil, err
 	}
-	return &AbortResult{Slug: h.slug, Status: h.s.Status, AbortedAt: now, Halted: h.s.AbortedHalted}, nil
+	res := &AbortResult{Slug: h.slug, Status: h.s.Status, AbortedAt: now, Halted: h.s.AbortedHalted}
+	// An aborted session is finished: like decide stop, it leaves no
+	// forecast pending — best-effort, since abort works with OCA down.
+	res.OCA = e.Bridge.ExpireForecasts(h.s.ocaSession())
+	return res, nil
 }
 
 // ApplyResult is what apply reports.
@@ -212,16 +227,21 @@ func (e *Engine) Apply(slug string, dryRun bool) (*ApplyResult, error) {
 		return nil, err
 	}
 	res.Status, res.PlanPath = h.s.Status, &path
+	res.OCA = e.Bridge.RecordApply(oca.ApplyRecord{Session: h.s.ocaSession(), Outcome: applyOutcome(st)})
+	h.ocaCall(res.OCA != nil, "recordApply")
+	return res, h.ocaResult()
+}
+
+// applyOutcome is the compact JSON of what an apply plan covers.
+func applyOutcome(st *State) json.RawMessage {
 	sev := map[string]int{"must": 0, "should": 0, "could": 0}
 	units := map[string]bool{}
 	for _, f := range st.LiveFindings() {
 		sev[f.Severity]++
 		units[f.UnitID] = true
 	}
-	outcome, _ := json.Marshal(map[string]any{"findings": st.Live, "must": sev["must"], "should": sev["should"], "could": sev["could"], "units": len(units), "plan": applyPlanFile})
-	res.OCA = e.Bridge.RecordApply(oca.ApplyRecord{Session: h.s.ocaSession(), Outcome: outcome})
-	h.ocaCall(res.OCA != nil, "recordApply")
-	return res, h.ocaResult()
+	out, _ := json.Marshal(map[string]any{"findings": st.Live, "must": sev["must"], "should": sev["should"], "could": sev["could"], "units": len(units), "plan": applyPlanFile})
+	return out
 }
 
 // sortedFindings orders live findings by severity, then id.

@@ -84,15 +84,40 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 			add("session "+sl, true, "session.json unreadable: %v", err)
 			continue
 		}
+		// Each pass's judge.json is checked against the ledger at the
+		// prefix it measured, in the same read.
+		h := &handle{e: e, slug: sl, dir: dir, s: s}
+		js, jerr := h.storedJudgements(s.CurrentPass)
+		if jerr != nil {
+			add("judge "+sl, true, "%v", jerr)
+		}
+		marks, heads := judgementMarks(js, s.ConfidenceFloorValue)
 		st := newState()
-		l, err := ledger.Read(filepath.Join(dir, ledgerFile), s.Chain(), st.apply)
+		snaps := &snapshots{st: st}
+		for _, p := range sortedPasses(marks) {
+			snaps.marks = append(snaps.marks, marks[p])
+		}
+		chain := s.Chain()
+		chain.Heads = heads
+		l, err := ledger.Read(filepath.Join(dir, ledgerFile), chain, snaps.apply)
 		switch {
 		case err != nil:
 			add("session "+sl, true, "ledger unreadable: %v", err)
 		case l.Damage != nil:
 			add("session "+sl, true, "%v", l.Damage)
 		default:
+			snaps.finish()
 			add("session "+sl, false, "session.json and ledger.jsonl (%d records, hash chain intact) are sound", l.Count)
+			voices := map[int]*Voices{}
+			for p := range js {
+				if v, err := h.storedVoices(p); err == nil {
+					voices[p] = v
+				}
+			}
+			problems := verifyJudgements(js, l, marks, voices)
+			for _, p := range sortedPasses(problems) {
+				add("judge "+sl, true, "%s", problems[p])
+			}
 			// units.json is a view of the ledger; a write that failed after
 			// the ledger's commit can leave it behind.
 			if st.Seeded {

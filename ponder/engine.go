@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
@@ -40,6 +42,14 @@ type Engine struct {
 	// Halts, when set, is asked before every writing command whether the
 	// session is halted from outside (see Halts).
 	Halts Halts
+	// Notices, when set, is asked by every command that opens a session for
+	// what it is told from outside (see Notices); Tell shows each one.
+	Notices Notices
+	Tell    func(notice string)
+	// Selected is the session this process works on when a command is
+	// given no slug: PONDER_SLUG in the binary, so that each agent on a
+	// repository keeps to its own session ("" = none selected).
+	Selected string
 }
 
 // New returns an Engine on root with the given bridge and default clocks.
@@ -79,30 +89,88 @@ type handle struct {
 	// its first state() so the ledger is read once.
 	verified    *State
 	verifiedLog *ledger.Log
+	// heads are the record counts whose chain heads a read reports
+	// (ledger.Chain.Heads).
+	heads []int
+	// selectedBy is where the session was selected from (SelectedBy…).
+	selectedBy string
 }
 
-// resolve picks the session: --slug, else .ponder/current.
+// Where a session was selected from, as messages and status say it.
+const (
+	SelectedByFlag    = "--slug"
+	SelectedByEnv     = "PONDER_SLUG"
+	SelectedByCurrent = ".ponder/current"
+)
+
+// resolve picks the session: --slug, else PONDER_SLUG (Engine.Selected),
+// else .ponder/current — the last only while at most one session is
+// active: with several, .ponder/current names whichever started last, and
+// taking it would put one agent's work in another's session, so the
+// command refuses and lists them instead of guessing.
 func (e *Engine) resolve(slug string) (string, error) {
+	slug, _, err := e.Resolve(slug)
+	return slug, err
+}
+
+// Resolve is the session a command given slug works on, and where it was
+// selected from (SelectedBy…). The error is a usage error (exit 2): no
+// such session, none selected, or several active and none selected.
+func (e *Engine) Resolve(slug string) (string, string, error) {
+	from := SelectedByFlag
+	if slug == "" && e.Selected != "" {
+		slug, from = e.Selected, SelectedByEnv
+	}
 	if slug == "" {
+		active, err := e.activeSessions()
+		if err != nil {
+			return "", "", err
+		}
+		if len(active) > 1 {
+			details := make([]string, len(active))
+			for i, s := range active {
+				details[i] = s.describe()
+			}
+			err := usageErr("%d sessions are active in %s, and this command was not told which one is its own: pass --slug, or set PONDER_SLUG in the agent's shell (ponder start prints the export line); %s is not used while several are active", len(active), e.stateDir(), SelectedByCurrent)
+			err.Details = details
+			return "", "", err
+		}
 		cur, err := e.currentSlug()
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if cur == "" {
-			return "", usageErr("no session selected: pass --slug or run `ponder start` (no %s)", filepath.Join(stateDirName, currentFile))
+			return "", "", usageErr("no session selected: pass --slug, set PONDER_SLUG, or run `ponder start` (no %s)", filepath.Join(stateDirName, currentFile))
 		}
-		slug = cur
+		slug, from = cur, SelectedByCurrent
 	}
 	if !validSlug(slug) {
-		return "", usageErr("%q is not a session slug", slug)
+		return "", "", usageErr("%q (%s) is not a session slug", slug, from)
 	}
 	if _, err := os.Stat(filepath.Join(e.sessionDir(slug), sessionFile)); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return "", usageErr("no session %q under %s", slug, e.stateDir())
+			return "", "", usageErr("no session %q under %s (from %s)", slug, e.stateDir(), from)
 		}
-		return "", err
+		return "", "", err
 	}
-	return slug, nil
+	return slug, from, nil
+}
+
+// activeSessions are the sessions under .ponder/ whose status is active,
+// by slug.
+func (e *Engine) activeSessions() ([]*Session, error) {
+	slugs, err := e.Slugs()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Session
+	for _, sl := range slugs {
+		s, err := readSession(e.sessionDir(sl))
+		if err == nil && s.Status == StatusActive {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // access is how a command opens a session.
@@ -117,6 +185,11 @@ type access struct {
 	// evenDamaged lets a writer open a damaged ledger: repair, which mends
 	// a torn one and refuses the rest itself.
 	evenDamaged bool
+	// replay, when set, is how the writer's read applies each record to a
+	// fresh state (the default is st.apply): a command that measures the
+	// ledger at points along the way does it in the one read. It may set
+	// h.heads before the read.
+	replay func(h *handle, st *State) func(*ledger.Record)
 }
 
 // reader opens a session for reading; writer for the writing command cmd.
@@ -130,11 +203,12 @@ func writer(cmd string) access { return access{cmd: cmd} }
 // command before anything is written, as status and report refuse to read
 // it. The state read there is handed to the command's first h.state().
 func (e *Engine) open(slug string, a access) (*handle, error) {
-	slug, err := e.resolve(slug)
+	slug, from, err := e.Resolve(slug)
 	if err != nil {
 		return nil, err
 	}
-	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug)}
+	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug), selectedBy: from}
+	e.tellNotices(slug)
 	if a.cmd != "" {
 		if !a.evenHalted {
 			if err := e.checkHalt(slug); err != nil {
@@ -152,7 +226,11 @@ func (e *Engine) open(slug string, a access) (*handle, error) {
 		return nil, err
 	}
 	if a.cmd != "" && !a.evenDamaged {
-		st, l, err := h.state()
+		var replay func(*State) func(*ledger.Record)
+		if a.replay != nil {
+			replay = func(st *State) func(*ledger.Record) { return a.replay(h, st) }
+		}
+		st, l, err := h.stateWith(replay)
 		if err != nil {
 			h.release()
 			var pe *Error
@@ -196,15 +274,21 @@ func (h *handle) state() (*State, *ledger.Log, error) {
 // each fresh state (again when a torn tail makes state read twice) and
 // returns what applies each record — st.apply, wrapped.
 func (h *handle) stateWith(replay func(*State) func(*ledger.Record)) (*State, *ledger.Log, error) {
-	read := ledger.Read
+	readFile := ledger.Read
 	if h.e.MapLedger && h.lock != nil {
-		read = ledger.ReadMapped
+		readFile = ledger.ReadMapped
+	}
+	// visit is made first (replay may set h.heads), then the chain.
+	read := func(visit func(*ledger.Record)) (*ledger.Log, error) {
+		c := h.s.Chain()
+		c.Heads = h.heads
+		return readFile(h.ledgerPath(), c, visit)
 	}
 	if replay == nil {
 		replay = func(st *State) func(*ledger.Record) { return st.apply }
 	}
 	st := newState()
-	l, err := read(h.ledgerPath(), h.s.Chain(), replay(st))
+	l, err := read(replay(st))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,7 +298,7 @@ func (h *handle) stateWith(replay func(*State) func(*ledger.Record)) (*State, *l
 				h.s = s
 			}
 			st = newState()
-			l, err = read(h.ledgerPath(), h.s.Chain(), replay(st))
+			l, err = read(replay(st))
 			_ = lk.Unlock()
 			if err != nil {
 				return nil, nil, err
@@ -250,13 +334,36 @@ func (h *handle) ocaCall(ok bool, fn string) {
 	}
 }
 
-// ocaResult is the command's closing error under PONDER_OCA=on.
+// ocaResult is the command's closing error under PONDER_OCA=on. It says
+// exactly what recovers: the rows a write lost are written by ponder oca
+// sync (idempotent); a read that failed (judge's open observations, the
+// tie-breaker) is taken again by re-running judge.
 func (h *handle) ocaResult() error {
 	if len(h.ocaFailed) == 0 {
 		return nil
 	}
-	return ocaErr("OCA is required (PONDER_OCA=on) but %v failed; local files are written — see %s and re-run once OCA is back",
-		h.ocaFailed, filepath.Join(h.dir, "oca.log"))
+	var writes, reads []string
+	for _, fn := range h.ocaFailed {
+		if fn == "openObservations" {
+			reads = append(reads, fn)
+		} else {
+			writes = append(writes, fn)
+		}
+	}
+	failed := strings.Join(h.ocaFailed, ", ")
+	msg := fmt.Sprintf("OCA is required (PONDER_OCA=on) but %s failed; the local work is done (see %s): once OCA is back, ", failed, filepath.Join(h.dir, "oca.log"))
+	var ways []string
+	if len(writes) > 0 {
+		ways = append(ways, fmt.Sprintf("`ponder oca sync --slug %s` writes the rows this session is missing (running it again writes nothing twice)", h.slug))
+	}
+	if len(reads) > 0 {
+		ways = append(ways, "re-running `ponder judge` before decide reads the open observations again (the tie-breaker was not applied)")
+	}
+	msg += strings.Join(ways, ", and ")
+	if slices.Contains(writes, "recordStart") {
+		msg += "; do not re-run start, which would begin a second session"
+	}
+	return ocaErr("%s", msg)
 }
 
 // diskRoot is where unit paths resolve: the scan root, else the project.

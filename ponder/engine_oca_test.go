@@ -43,6 +43,12 @@ func (writesFail) RecordConverged(context.Context, oca.ConvergedRecord) (oca.Con
 func (writesFail) RecordApply(context.Context, oca.ApplyRecord) (oca.ApplyResult, error) {
 	return oca.ApplyResult{}, errGone
 }
+func (writesFail) ExpireForecasts(context.Context, oca.Session) (oca.ExpireResult, error) {
+	return oca.ExpireResult{}, errGone
+}
+func (writesFail) SessionRows(context.Context, oca.Session) (oca.SessionRows, error) {
+	return oca.SessionRows{}, nil
+}
 func (writesFail) OpenObservations(context.Context, oca.Session) ([]oca.Observation, error) {
 	return []oca.Observation{}, nil
 }

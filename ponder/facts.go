@@ -32,6 +32,35 @@ type Halts interface {
 	SessionHalt(root, slug string) (*Halt, error)
 }
 
+// Notices hands a session what it is told from outside ponder: laserkit's
+// supervisor speaking to it (its drift advice, a person's answer to its
+// escalation, a halt and its release, a collision it should yield in).
+// ponder defines it and never imports the party that speaks; the ponder
+// binary wires laserkit's fleet store in, and an Engine without Notices is
+// told nothing.
+type Notices interface {
+	// SessionNotices hands out what waits for the session slug of the
+	// project at root, each notice once, as the text to show.
+	SessionNotices(root, slug string) ([]string, error)
+}
+
+// tellNotices shows what waits for a session (Engine.Tell), once; a store
+// that cannot be read is a warning, never a refusal: being told is not a
+// precondition of the work.
+func (e *Engine) tellNotices(slug string) {
+	if e.Notices == nil || e.Tell == nil {
+		return
+	}
+	notices, err := e.Notices.SessionNotices(e.Root, slug)
+	if err != nil {
+		e.Warn("what the supervisor said to session " + slug + " cannot be read: " + err.Error())
+		return
+	}
+	for _, n := range notices {
+		e.Tell(n)
+	}
+}
+
 // sessionHalt is the halt in force on a session, nil when there is none
 // (or no Halts is wired); an error when the halts cannot be read.
 func (e *Engine) sessionHalt(slug string) (*Halt, error) {
@@ -320,18 +349,8 @@ func (b *factsBuilder) closeThrough(k int) {
 
 func (b *factsBuilder) measure(p *PassFacts) {
 	st := b.st
-	for _, u := range st.Units {
-		counted := u.Counted()
-		if u.Phantom && len(b.pathsOnDisk(u)) > 0 {
-			counted = !u.Graded // the phantom does not hold: the unit counts again
-		}
-		if counted {
-			p.Counted++
-			if u.Graded {
-				p.Graded++
-			}
-		}
-	}
+	// A phantom whose path is on disk does not hold: the unit counts again.
+	p.Graded, p.Counted = st.coverageWith(func(u *Unit) bool { return len(b.pathsOnDisk(u)) > 0 })
 	ps := st.Pass(p.Pass)
 	p.Live, p.Ops, p.UnitOps = st.Live, ps.Ops, ps.Units
 	full := p.Counted > 0 && p.Graded == p.Counted

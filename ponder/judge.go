@@ -37,10 +37,12 @@ type JudgeOCA struct {
 	Observations  []oca.Observation `json:"observations"`
 }
 
+// advice is what the agent does next, by verdict: a rule it can follow,
+// not a comment.
 var advice = map[string]string{
-	VerdictBlocked:  "grade the ungraded units (ponder grade) before stopping",
+	VerdictBlocked:  "grade the ungraded units (ponder grade) and give every file in scope a unit (a unit-edit or unit-add delta next pass), then judge again; decide stop is refused until then",
 	VerdictContinue: "run another pass: ponder decide continue",
-	VerdictEscalate: "a human should look before the loop goes on",
+	VerdictEscalate: "stop and hand this session to a person with the reason above; run no further pass on your own. The person decides: ponder decide continue (another pass), ponder decide stop (end it) or ponder abort",
 	VerdictStop:     "converged: ponder decide stop",
 }
 
@@ -49,11 +51,60 @@ var advice = map[string]string{
 // judge.json → recordPass → resolveDeliberation. It can be re-run until
 // decide.
 func (e *Engine) Judge(slug string) (*Judgement, error) {
-	h, err := e.open(slug, writer("judge"))
+	// Rule 6 reads pass k−1 too: it is measured again from the ledger, at
+	// its end, in the same read that checks the ledger — and at the prefix
+	// its judge.json names, to tell whether that file still says what the
+	// ledger does.
+	// The scope on disk is scanned once: for this pass and the one before.
+	var (
+		snaps          *snapshots
+		prev, atStored *snapshot
+		storedPrev     *Judgement
+		storedErr      error
+		files          []string
+		scanErr        error
+	)
+	a := writer("judge")
+	a.replay = func(h *handle, st *State) func(*ledger.Record) {
+		snaps, prev, atStored, storedPrev, storedErr = &snapshots{st: st}, nil, nil, nil, nil
+		k, floor := h.s.CurrentPass, h.s.ConfidenceFloorValue
+		if files == nil && scanErr == nil {
+			files, scanErr = h.scope()
+		}
+		if k < 2 {
+			return snaps.apply
+		}
+		root, onDisk := h.diskRoot(), map[*Unit]bool{}
+		now := func(u *Unit) bool {
+			if b, ok := onDisk[u]; ok {
+				return b
+			}
+			onDisk[u] = len(u.PathsOnDisk(root)) > 0
+			return onDisk[u]
+		}
+		prev = &snapshot{Pass: k - 1, atEnd: true, fails: now, floor: floor, files: files}
+		snaps.marks = append(snaps.marks, prev)
+		var j Judgement
+		ok, err := readJSON(filepath.Join(passDir(h.dir, k-1), judgeFile), &j)
+		switch {
+		case err != nil:
+			storedErr = err
+		case ok:
+			storedPrev = &j
+			atStored = &snapshot{Pass: j.Pass, Records: j.Ledger.Records, fails: storedFails(&j), floor: floor}
+			snaps.marks = append(snaps.marks, atStored)
+			h.heads = []int{j.Ledger.Records}
+		}
+		return snaps.apply
+	}
+	h, err := e.open(slug, a)
 	if err != nil {
 		return nil, err
 	}
 	defer h.release()
+	if snaps != nil {
+		snaps.finish()
+	}
 	if err := h.phaseGate("judge", PhaseDeliberated, PhaseJudged); err != nil {
 		return nil, err
 	}
@@ -87,23 +138,45 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	checked, onDisk := st.ReverifyPhantoms(h.diskRoot())
 	j.Metrics = computeMetrics(st, k, &delib.Voices, j.Forecast, h.s.ConfidenceFloorValue)
 	j.Metrics.Phantoms = PhantomCheck{Checked: checked, OnDisk: onDisk}
+	// The gate is disk-anchored: a file in scope that no unit carries (a
+	// rename, a new file) is a gap too.
+	if scanErr != nil {
+		return nil, scanErr
+	}
+	if files != nil {
+		j.Metrics.Uncovered = st.Uncovered(files)
+	}
 	if len(onDisk) > 0 {
 		j.Warnings = append(j.Warnings, fmt.Sprintf("%d phantom-deleted unit(s) are on disk again and count toward coverage: %s", len(onDisk), phantomList(onDisk)))
 	}
 	if k >= 2 && !j.Metrics.Skeptic {
 		j.Warnings = append(j.Warnings, fmt.Sprintf("the Skeptic did not take part in pass %d: pass 2 onward always includes an adversarial falsification pass, so this pass cannot count toward convergence (deliberate --skeptic, with or without deltas)", k))
 	}
-	in := VerdictInput{Pass: k, Budget: h.s.PassBudget, Current: j.Metrics}
+	in := VerdictInput{Pass: k, Budget: h.s.PassBudget, Current: j.Metrics, ScanRoot: deref(h.s.ScanRoot)}
+	for _, u := range st.Ungraded() {
+		in.Ungraded = append(in.Ungraded, UnitRef{Unit: u.ID, Path: u.Path()})
+	}
 	if k >= 2 {
-		var prev Judgement
-		ok, err := readJSON(filepath.Join(passDir(h.dir, k-1), judgeFile), &prev)
+		switch {
+		case storedErr != nil:
+			return nil, storedErr
+		case storedPrev == nil || prev == nil || !prev.taken:
+			return nil, stateErr(nil, "judge: pass %d has no %s to compare with", k-1, judgeFile)
+		}
+		voices, err := h.storedVoices(k - 1)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			return nil, stateErr(nil, "judge: pass %d has no %s to compare with", k-1, judgeFile)
+		if problem := verifyJudgements(map[int]*Judgement{k - 1: storedPrev}, l, map[int]*snapshot{k - 1: atStored}, map[int]*Voices{k - 1: voices})[k-1]; problem != "" {
+			j.Warnings = append(j.Warnings, fmt.Sprintf("%s; pass %d is judged on the ledger", problem, k-1))
 		}
-		in.Previous = &prev.Metrics
+		// Pass k−1 as the ledger stood at its end, with its deliberation's
+		// voices: never the figures its judge.json holds.
+		pm := prev.Metrics
+		if voices != nil {
+			pm.Voices, pm.Skeptic = voices.Count(), voices.Skeptic.Argument != nil
+		}
+		in.Previous = &pm
 	}
 	obs := e.Bridge.OpenObservations(h.s.ocaSession())
 	h.ocaCall(obs != nil || e.Bridge.Mode() == oca.ModeOff, "openObservations")
@@ -138,20 +211,7 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	// The OCA half: the episode and the hypothesis lifecycle, then the
 	// deliberation's resolution (or the complete row, if none is open).
 	m := j.Metrics
-	rec := oca.PassRecord{Session: h.s.ocaSession(), Pass: k, Metrics: oca.PassMetrics{
-		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
-		Voices: m.Voices, DeltaVoices: m.DeltaVoices, Skeptic: m.Skeptic, ConfidenceFloor: m.ConfidenceFloor,
-		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
-		Verdict: j.Verdict,
-	}}
-	if j.Forecast != nil {
-		claim := ""
-		if j.Forecast.Claim != nil {
-			claim = *j.Forecast.Claim
-		}
-		rec.Predict = &oca.Forecast{Churn: j.Forecast.Churn, Claim: claim}
-	}
-	j.OCA.Pass = e.Bridge.RecordPass(rec)
+	j.OCA.Pass = e.Bridge.RecordPass(passRecord(h.s, j))
 	h.ocaCall(j.OCA.Pass != nil, "recordPass")
 	if p := j.OCA.Pass; p != nil {
 		h.s.OCA.Hypotheses[strconv.Itoa(k)] = HypothesisNote{HypothesisID: p.HypothesisID, ClosedHypothesisID: p.ClosedHypothesisID,
@@ -180,6 +240,25 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 		return nil, err
 	}
 	return j, h.ocaResult()
+}
+
+// passRecord is what recordPass writes of a judged pass.
+func passRecord(s *Session, j *Judgement) oca.PassRecord {
+	m := j.Metrics
+	rec := oca.PassRecord{Session: s.ocaSession(), Pass: j.Pass, Metrics: oca.PassMetrics{
+		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
+		Voices: m.Voices, DeltaVoices: m.DeltaVoices, Skeptic: m.Skeptic, ConfidenceFloor: m.ConfidenceFloor,
+		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
+		Verdict: j.Verdict,
+	}}
+	if j.Forecast != nil {
+		claim := ""
+		if j.Forecast.Claim != nil {
+			claim = *j.Forecast.Claim
+		}
+		rec.Predict = &oca.Forecast{Churn: j.Forecast.Churn, Claim: claim}
+	}
+	return rec
 }
 
 // deltaSummary is the deliberation's resolution: what the pass's deltas did.

@@ -55,6 +55,10 @@ type Metrics struct {
 	// Phantoms is the re-verification of every phantom delete against the
 	// disk at judge time.
 	Phantoms PhantomCheck `json:"phantoms"`
+	// Uncovered are the files on disk under the scan root that no unit
+	// carries (a file renamed or added since the seed): they block silence
+	// (R1) until a unit carries them. Empty without a scan root.
+	Uncovered []string `json:"uncovered"`
 }
 
 // PhantomCheck is judge's re-verification of the phantom deletes: how many
@@ -67,19 +71,34 @@ type PhantomCheck struct {
 
 // fullCoverage is "coverage = 1.00" as integer equality; zero counted units
 // is not full coverage.
-func (m *Metrics) fullCoverage() bool { return m.Counted > 0 && m.Graded == m.Counted }
+func (m *Metrics) fullCoverage() bool {
+	return m.Counted > 0 && m.Graded == m.Counted && len(m.Uncovered) == 0
+}
 
 // computeMetrics measures pass k from the replayed state (after the pass's
 // deltas and the phantom re-verification), the pass's deliberation voices
 // and its forecast (nil without predict.json).
 func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor float64) Metrics {
+	m := ledgerMetrics(st, k, floor, nil)
+	m.Voices, m.Skeptic = voices.Count(), voices.Skeptic.Argument != nil
+	if m.Churn != nil && forecast != nil {
+		s := math.Abs(forecast.Churn - *m.Churn)
+		m.Surprise = &s
+	}
+	return m
+}
+
+// ledgerMetrics are the figures of pass k that the ledger alone decides,
+// as st stands (the voices, the Skeptic and the surprise come from the
+// pass's files). phantomFails, when set, says which phantom-deleted units
+// count again because a path of theirs is on disk; nil reads the units'
+// Phantom flags as they are (after ReverifyPhantoms).
+func ledgerMetrics(st *State, k int, floor float64, phantomFails func(*Unit) bool) Metrics {
 	ps := st.Pass(k)
-	graded, counted := st.Coverage()
+	graded, counted := st.coverageWith(phantomFails)
 	m := Metrics{
 		Graded:          graded,
 		Counted:         counted,
-		Voices:          voices.Count(),
-		Skeptic:         voices.Skeptic.Argument != nil,
 		DeltaVoices:     ps.DeltaVoices(),
 		ConfidenceFloor: st.BelowFloor(floor),
 		FloorValue:      floor,
@@ -90,6 +109,7 @@ func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor 
 		ReAdds:          ps.ReAdds,
 		Falsified:       ps.Falsified,
 		Phantoms:        PhantomCheck{OnDisk: []PhantomOnDisk{}},
+		Uncovered:       []string{},
 	}
 	if counted > 0 {
 		m.Coverage = float64(graded) / float64(counted)
@@ -97,10 +117,6 @@ func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor 
 	if k >= 2 {
 		churn, novelty, thrash := passRatios(ps, st.Live)
 		m.Churn, m.Novelty, m.Thrash = &churn, &novelty, &thrash
-		if forecast != nil {
-			s := math.Abs(forecast.Churn - churn)
-			m.Surprise = &s
-		}
 	}
 	return m
 }
@@ -122,8 +138,11 @@ func passRatios(ps *PassStats, live int) (churn, novelty, thrash float64) {
 // A null metric fails its threshold.
 func rule6Failures(m *Metrics) []string {
 	out := []string{}
-	if !m.fullCoverage() {
+	if m.Counted == 0 || m.Graded != m.Counted {
 		out = append(out, fmt.Sprintf("coverage %d/%d", m.Graded, m.Counted))
+	}
+	if n := len(m.Uncovered); n > 0 {
+		out = append(out, fmt.Sprintf("%d file(s) on disk that no unit carries", n))
 	}
 	switch {
 	case m.Novelty == nil:
@@ -164,6 +183,16 @@ type VerdictInput struct {
 	// Severities of the open observations; nil when they could not be read
 	// (OCA off or down), which removes the tie-breaker.
 	Observations []float64
+	// Ungraded are the counted units not yet graded, which a blocked
+	// verdict names; ScanRoot is where Current.Uncovered lie.
+	Ungraded []UnitRef
+	ScanRoot string
+}
+
+// UnitRef names a unit and its current path.
+type UnitRef struct {
+	Unit string `json:"unit"`
+	Path string `json:"path"`
 }
 
 // Verdict is judge's advice and why.
@@ -173,6 +202,8 @@ type Verdict struct {
 	Reason     string     `json:"reason"`
 	Rule6      Rule6Check `json:"rule6"`
 	TieBreaker TieBreaker `json:"tieBreaker"`
+	// Ungraded are the counted units not yet graded (what R1 waits for).
+	Ungraded []UnitRef `json:"ungraded"`
 }
 
 // Rule6Check shows which thresholds each of the two passes missed.
@@ -193,7 +224,10 @@ type TieBreaker struct {
 // tie-breaker (spec §5).
 func Decide(in VerdictInput) Verdict {
 	cur := in.Current
-	v := Verdict{Rule6: Rule6Check{Current: rule6Failures(&cur)}}
+	v := Verdict{Rule6: Rule6Check{Current: rule6Failures(&cur)}, Ungraded: in.Ungraded}
+	if v.Ungraded == nil {
+		v.Ungraded = []UnitRef{}
+	}
 	if in.Previous != nil {
 		v.Rule6.Previous = rule6Failures(in.Previous)
 	}
@@ -201,11 +235,29 @@ func Decide(in VerdictInput) Verdict {
 	set := func(verdict, rule, reason string) { v.Verdict, v.Rule, v.Reason = verdict, rule, reason }
 	switch {
 	case !cur.fullCoverage():
-		why := fmt.Sprintf("coverage %d/%d is below 1.00: grade every counted unit", cur.Graded, cur.Counted)
-		if n := len(cur.Phantoms.OnDisk); n > 0 {
-			why += fmt.Sprintf(" (%d phantom-deleted unit(s) are on disk again, so counted: %s)", n, phantomList(cur.Phantoms.OnDisk))
+		var why []string
+		if cur.Counted == 0 || cur.Graded != cur.Counted {
+			w := fmt.Sprintf("coverage %d/%d is below 1.00: grade every counted unit", cur.Graded, cur.Counted)
+			if n := len(cur.Phantoms.OnDisk); n > 0 {
+				w += fmt.Sprintf(" (%d phantom-deleted unit(s) are on disk again, so counted: %s)", n, phantomList(cur.Phantoms.OnDisk))
+			}
+			if len(in.Ungraded) > 0 {
+				w += "; ungraded: " + unitList(in.Ungraded)
+			}
+			why = append(why, w)
 		}
-		set(VerdictBlocked, "R1", why)
+		if n := len(cur.Uncovered); n > 0 {
+			root := in.ScanRoot
+			if root == "" {
+				root = "the scan root"
+			}
+			if n == 1 {
+				why = append(why, fmt.Sprintf("%s is on disk under %s but no unit carries it: give a renamed file's unit its new path (a unit-edit), or add a unit for a new file (a unit-add)", cur.Uncovered[0], root))
+			} else {
+				why = append(why, fmt.Sprintf("%d files are on disk under %s but no unit carries them (%s): give a renamed file's unit its new path (a unit-edit), or add a unit for a new file (a unit-add)", n, root, nameList(cur.Uncovered)))
+			}
+		}
+		set(VerdictBlocked, "R1", strings.Join(why, "; and "))
 	case in.Pass == 1:
 		set(VerdictContinue, "R2", "pass 1 is the survey: continue")
 	case cur.Thrash != nil && *cur.Thrash > maxThrash:
@@ -242,6 +294,27 @@ func Decide(in VerdictInput) Verdict {
 		}
 	}
 	return v
+}
+
+// unitList names units, at most five: "u0002 (b.go), u0003 (c.go), and 4 more".
+func unitList(us []UnitRef) string {
+	var parts []string
+	for i, u := range us {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(us)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", u.Unit, u.Path))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nameList names paths, at most five.
+func nameList(names []string) string {
+	if len(names) > 5 {
+		return strings.Join(names[:5], ", ") + fmt.Sprintf(", and %d more", len(names)-5)
+	}
+	return strings.Join(names, ", ")
 }
 
 // phantomList names failed phantoms, at most five: "u0003 (src/c.go), …".

@@ -33,6 +33,9 @@ type StatusResult struct {
 	LastVerdict *string  `json:"lastVerdict"`
 	Records     int      `json:"records"`
 	Current     bool     `json:"current"`
+	// SelectedBy says where this session was selected from: --slug,
+	// PONDER_SLUG or .ponder/current.
+	SelectedBy string `json:"selectedBy"`
 	// Halted is the halt in force on the session (absent when there is
 	// none): while it holds, next is only abort, and a person's release
 	// (Halted.Release) is the way back.
@@ -60,7 +63,7 @@ func (e *Engine) Status(slug string) (*StatusResult, error) {
 	res := &StatusResult{Slug: s.Slug, Subject: s.Subject, Lens: s.Lens, Project: s.Project, Status: s.Status,
 		Pass: s.CurrentPass, PassBudget: s.PassBudget, Phase: s.Phase, Next: expectedNext(s, st.Seeded, h.hasForecast(s.CurrentPass)),
 		Seeded: st.Seeded, Units: len(st.Units), Coverage: coverageOf(st), Live: st.Live, Records: st.Records,
-		Current: cur == s.Slug}
+		Current: cur == s.Slug, SelectedBy: h.selectedBy}
 	for i := len(s.History) - 1; i >= 0; i-- {
 		if s.History[i].Verdict != nil {
 			res.LastVerdict = s.History[i].Verdict

@@ -108,9 +108,26 @@ func (s *Session) history(pass int) *PassHistory {
 }
 
 // Chain is what the session's ledger is checked against: its genesis (made
-// from the slug and createdAt at start) and its anchor.
+// from the slug and createdAt at start) and its anchor — before the first
+// acknowledged append, an anchor of no records, so that nothing appended
+// behind ponder's back is ever read.
 func (s *Session) Chain() ledger.Chain {
-	return ledger.Chain{Genesis: ledger.Genesis(s.Slug, s.CreatedAt), Anchor: s.Ledger}
+	genesis := ledger.Genesis(s.Slug, s.CreatedAt)
+	anchor := s.Ledger
+	if anchor == nil {
+		anchor = &ledger.Anchor{Records: 0, Head: genesis}
+	}
+	return ledger.Chain{Genesis: genesis, Anchor: anchor}
+}
+
+// describe is one line naming the session for a person: slug, subject,
+// lens, and the shell line that selects it.
+func (s *Session) describe() string {
+	lens := ""
+	if s.Lens != nil {
+		lens = " (lens " + Printable(*s.Lens) + ")"
+	}
+	return fmt.Sprintf("%s: \"%s\"%s, pass %d — export %s=%s", s.Slug, Printable(s.Subject), lens, s.CurrentPass, SelectedByEnv, s.Slug)
 }
 
 // ocaSession is the session as the bridge names it.

@@ -19,16 +19,20 @@ type StartOptions struct {
 
 // StartResult is what start reports.
 type StartResult struct {
-	Slug       string   `json:"slug"`
-	Subject    string   `json:"subject"`
-	Lens       *string  `json:"lens"`
-	Project    string   `json:"project"`
-	PassBudget int      `json:"passBudget"`
-	Status     string   `json:"status"`
-	Pass       int      `json:"pass"`
-	CreatedAt  string   `json:"createdAt"`
-	Dir        string   `json:"dir"`
-	OCA        StartOCA `json:"oca"`
+	Slug       string  `json:"slug"`
+	Subject    string  `json:"subject"`
+	Lens       *string `json:"lens"`
+	Project    string  `json:"project"`
+	PassBudget int     `json:"passBudget"`
+	Status     string  `json:"status"`
+	Pass       int     `json:"pass"`
+	CreatedAt  string  `json:"createdAt"`
+	Dir        string  `json:"dir"`
+	// Export is the shell line that makes this session the one of every
+	// later ponder command of the shell (PONDER_SLUG): one per agent when
+	// several work on one repository.
+	Export string   `json:"export"`
+	OCA    StartOCA `json:"oca"`
 }
 
 // StartOCA is the bridge's part of start.
@@ -97,6 +101,7 @@ func (e *Engine) Start(o StartOptions) (*StartResult, error) {
 		}
 	}
 	res.Slug, res.Lens, res.Project, res.CreatedAt, res.Dir = slug, s.Lens, project, s.CreatedAt, dir
+	res.Export = "export " + SelectedByEnv + "=" + slug
 	res.OCA.SessionRef = s.OCA.SessionRef
 	return res, h.ocaResult()
 }

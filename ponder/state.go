@@ -246,9 +246,18 @@ func (st *State) pass(pass int) *PassStats {
 }
 
 // Coverage is |{u ∈ U_counted : graded(u)}| and |U_counted|.
-func (st *State) Coverage() (graded, counted int) {
+func (st *State) Coverage() (graded, counted int) { return st.coverageWith(nil) }
+
+// coverageWith is Coverage where phantomFails, when set, says which
+// phantom-deleted units count again (a path of theirs is on disk: the
+// phantom does not hold), without changing the units.
+func (st *State) coverageWith(phantomFails func(*Unit) bool) (graded, counted int) {
 	for _, u := range st.Units {
-		if u.Counted() {
+		c := u.Counted()
+		if phantomFails != nil && u.Deleted && u.Phantom && phantomFails(u) {
+			c = !u.Graded
+		}
+		if c {
 			counted++
 			if u.Graded {
 				graded++
@@ -256,6 +265,24 @@ func (st *State) Coverage() (graded, counted int) {
 		}
 	}
 	return graded, counted
+}
+
+// Uncovered are the files of a scope (names as scan lists them, bytes)
+// that no unit carries as its current path, in stored form, in scope
+// order: a file renamed or added since the seed. The disk-anchored gate
+// counts them as gaps in coverage.
+func (st *State) Uncovered(files []string) []string {
+	carried := make(map[string]bool, len(st.Units))
+	for _, u := range st.Units {
+		carried[u.Path()] = true
+	}
+	out := []string{}
+	for _, f := range files {
+		if n := ledger.EncodeName(f); !carried[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Ungraded lists the counted units not yet graded, in id order.

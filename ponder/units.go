@@ -275,3 +275,30 @@ func (e *Engine) UnitList(slug string) (*UnitListResult, error) {
 	}
 	return res, nil
 }
+
+// scope is what is on disk in the session's scope now: the files under
+// its scan root (nil for a session seeded without a scan: its scope is its
+// list).
+func (h *handle) scope() ([]string, error) {
+	if h.s.ScanRoot == nil {
+		return nil, nil
+	}
+	res, err := scan.Dir(h.diskRoot(), nil)
+	if err != nil {
+		return nil, stateErr(nil, "the scan root %s cannot be scanned (%v): ponder cannot tell which files are on disk", *h.s.ScanRoot, err)
+	}
+	if res.Paths == nil {
+		res.Paths = []string{}
+	}
+	return res.Paths, nil
+}
+
+// uncovered are the files on disk in the session's scope that no unit
+// carries ([] without a scan root).
+func (h *handle) uncovered(st *State) ([]string, error) {
+	files, err := h.scope()
+	if err != nil || files == nil {
+		return []string{}, err
+	}
+	return st.Uncovered(files), nil
+}

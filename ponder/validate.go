@@ -11,6 +11,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/editdist"
 	"github.com/laserkit/laserkit/ponder/ledger"
+	"github.com/laserkit/laserkit/ponder/scan"
 )
 
 // allowedFields is rule (4) of spec §4 and its unit counterpart: the keys
@@ -208,13 +209,20 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot, scanRoot string) (
 		out = append(out, rec)
 	}
 	// Phantom verification, over every path the unit ever carried
-	// (including edits earlier in this batch).
+	// (including edits earlier in this batch): none may be on disk, and
+	// none may be a file git knows — a phantom is a unit that never
+	// existed, and a file in the last commit or the index did (renamed or
+	// deleted since: neither is a phantom).
 	for _, i := range phantoms {
 		u := st.units.get(ds[i].UnitID)
 		if present := u.PathsOnDisk(diskRoot); len(present) > 0 {
 			viol = append(viol, ledger.Violation{Record: i + 1, Line: ds[i].Line, Message: fmt.Sprintf(
 				"phantom delete of %s rejected: it carried %d path(s) and %s still exist(s) on disk (checked with lstat under %s)",
 				u.ID, len(uniq(u.Paths)), strings.Join(present, ", "), diskRoot)})
+			continue
+		}
+		if msg := st.knownToGit(u, diskRoot); msg != "" {
+			viol = append(viol, ledger.Violation{Record: i + 1, Line: ds[i].Line, Message: "phantom delete of " + u.ID + " rejected: " + msg})
 		}
 	}
 	sort.SliceStable(viol, func(a, b int) bool { return viol[a].Record < viol[b].Record })
@@ -267,3 +275,70 @@ func (st *State) pathHint(p, scanRoot string) string {
 	}
 	return fmt.Sprintf(" (unit paths are %s; the nearest live unit is %s, %s)", where, best.Path(), best.ID)
 }
+
+// knownToGit says why u is no phantom when git knows one of its paths (in
+// the last commit or the index), naming the file it was renamed to when a
+// file in scope that no unit carries has the same content; "" when git
+// knows none (or there is no work tree to ask).
+func (st *State) knownToGit(u *Unit, diskRoot string) string {
+	paths := uniq(u.Paths)
+	raw := make([]string, len(paths))
+	for i, p := range paths {
+		if r, err := ledger.DecodeName(p); err == nil {
+			raw[i] = r
+		} else {
+			raw[i] = p
+		}
+	}
+	known, ok := scan.Known(diskRoot, raw)
+	if !ok {
+		return ""
+	}
+	for i, r := range raw {
+		blob, found := known[r]
+		if !found {
+			continue
+		}
+		where := "in HEAD"
+		if blob == "" {
+			where = "in the index"
+		}
+		msg := fmt.Sprintf("%s is not on disk, but git knows it (%s): it existed, so it is no phantom", paths[i], where)
+		if to := st.renamedTo(diskRoot, blob); to != "" {
+			return msg + fmt.Sprintf("; it was renamed to %s (same content): give %s its new path (a unit-edit)", to, u.ID)
+		}
+		return msg + fmt.Sprintf(": if it was renamed, give %s its new path (a unit-edit); if it was deleted, delete %s without phantom (it stays counted until graded)", u.ID, u.ID)
+	}
+	return ""
+}
+
+// renamedTo is the file in scope that no unit carries whose content is
+// blob (a git blob id), in stored form; "" when none is.
+func (st *State) renamedTo(diskRoot, blob string) string {
+	if blob == "" {
+		return ""
+	}
+	res, err := scan.Dir(diskRoot, nil)
+	if err != nil {
+		return ""
+	}
+	var raw []string
+	for _, p := range st.Uncovered(res.Paths) {
+		if r, err := ledger.DecodeName(p); err == nil {
+			raw = append(raw, r)
+		}
+		if len(raw) == maxRenameCandidates {
+			break
+		}
+	}
+	hashes := scan.Hashes(diskRoot, raw)
+	for _, r := range raw {
+		if hashes[r] == blob {
+			return ledger.EncodeName(r)
+		}
+	}
+	return ""
+}
+
+// maxRenameCandidates bounds the files hashed looking for a rename.
+const maxRenameCandidates = 256

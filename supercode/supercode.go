@@ -60,9 +60,12 @@ type agent struct {
 	// its lens compared apart.
 	subject, lens []string // Norm of each; subject nil when not set
 	subjectText   string
-	tokens        []string           // Norm(Ground)
-	catches       []laserbrain.Catch // Catches(Events), nil when stale
-	fresh         bool               // catches is current
+	// sameAs is the agent this one is another view of (SetSameAs): the
+	// two never collide.
+	sameAs  string
+	tokens  []string           // Norm(Ground)
+	catches []laserbrain.Catch // Catches(Events), nil when stale
+	fresh   bool               // catches is current
 }
 
 // Supercode watches N agents, each against its own ground, judges them on
@@ -200,6 +203,19 @@ func (s *Supercode) SetSubject(name, subject, lens string) {
 	s.colsFresh = false
 }
 
+// SetSameAs says that agent name is another view of agent other — a
+// laserbrain run driving a ponder session (ponder:<slug>) — so that the
+// worker collides once, as other: name is not compared itself (it keeps its
+// row, its verdicts and its catches).
+func (s *Supercode) SetSameAs(name, other string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.agentLocked(name); a.sameAs != other {
+		a.sameAs = other
+		s.colsFresh = false
+	}
+}
+
 // Ended reports whether the agent is marked ended (SetEnded).
 func (s *Supercode) Ended(name string) bool {
 	s.mu.Lock()
@@ -305,27 +321,88 @@ func (s *Supercode) collisionsLocked() []laserbrain.Collision {
 	if s.colsFresh {
 		return s.cols
 	}
-	gs := make([]laserbrain.AgentGround, 0, len(s.names))
+	gs := make([]Ground, 0, len(s.names))
 	for _, name := range s.names {
 		a := s.agents[name]
+		g := Ground{Agent: name, Ground: a.Ground, SameAs: a.sameAs, Ended: a.ended,
+			tokens: a.tokens, lensTokens: a.lens, normalised: true}
+		if a.subject != nil {
+			g.Subject, g.subjectTokens = &a.subjectText, a.subject
+		}
+		gs = append(gs, g)
+	}
+	s.cols, s.colsFresh = Collide(gs), true
+	return s.cols
+}
+
+// Ground is one agent as the collision model compares it (Collide).
+type Ground struct {
+	Agent string
+	// Ground is the agent's ground as spelled; an agent with none yet
+	// collides with nobody.
+	Ground string
+	// Subject, when set, is what the agent collides on instead of its
+	// whole ground — a ponder session's subject — and Lens its lens,
+	// compared apart (SetSubject).
+	Subject *string
+	Lens    string
+	// SameAs is the agent this one is another view of (SetSameAs): it is
+	// not compared itself — the agent it names collides for both.
+	SameAs string
+	// Ended: the agent no longer runs, and collides with nobody.
+	Ended bool
+
+	// Normalised tokens a caller keeps between rounds (the Supercode);
+	// computed here when not given.
+	tokens, subjectTokens, lensTokens []string
+	normalised                        bool
+}
+
+// Collide is the fleet's one collision model — the supervisor's rounds,
+// the fleet report and the MCP supervision tool all go through it: every
+// pair of running agents whose grounds overlap at least
+// laserbrain.CollisionMin(), highest overlap first. An agent with a
+// subject (a ponder session) is compared by its subject, so that a lens
+// never dilutes it; when both agents of a pair have a lens and the lenses
+// overlap less than CollisionMin, the two split the work and do not collide
+// (the lens is reported beside the collision, not folded into it). An
+// agent that is another view of one compared itself (SameAs: a laserbrain
+// run driving a ponder session) is not compared: the session collides for
+// the worker, once, on its subject; an ended agent collides with nobody. The grounds a collision names are what was
+// compared: the subjects, for sessions.
+func Collide(gs []Ground) []laserbrain.Collision {
+	sorted := slices.Clone(gs)
+	slices.SortStableFunc(sorted, func(a, b Ground) int { return strings.Compare(a.Agent, b.Agent) })
+	byName := make(map[string]*Ground, len(sorted))
+	ags := make([]laserbrain.AgentGround, 0, len(sorted))
+	for i := range sorted {
+		g := &sorted[i]
+		if !g.normalised {
+			g.tokens, g.lensTokens = laserbrain.Norm(g.Ground), laserbrain.Norm(g.Lens)
+			if g.Subject != nil {
+				g.subjectTokens = laserbrain.Norm(*g.Subject)
+			}
+			g.normalised = true
+		}
 		switch {
-		case a.ended:
-		case a.subject != nil:
-			if a.Ground != "" {
-				gs = append(gs, laserbrain.AgentGround{Agent: name, Ground: a.subjectText, Tokens: a.subject})
+		case g.Ended:
+		case g.SameAs != "":
+			// Another view of an agent that is compared itself: one
+			// worker, one collision — it collides as that agent.
+		case g.Subject != nil:
+			if g.Ground != "" {
+				ags = append(ags, laserbrain.AgentGround{Agent: g.Agent, Ground: *g.Subject, Tokens: g.subjectTokens})
 			}
 		default:
-			gs = append(gs, laserbrain.AgentGround{Agent: name, Ground: a.Ground, Tokens: a.tokens})
+			ags = append(ags, laserbrain.AgentGround{Agent: g.Agent, Ground: g.Ground, Tokens: g.tokens})
 		}
+		byName[g.Agent] = g
 	}
-	cols := laserbrain.CollisionsAmong(gs)
-	// Two lenses on one subject that do not overlap split the work.
-	cols = slices.DeleteFunc(cols, func(c laserbrain.Collision) bool {
-		a, b := s.agents[c.Agents[0]], s.agents[c.Agents[1]]
-		return len(a.lens) > 0 && len(b.lens) > 0 && laserbrain.Overlap(a.lens, b.lens) < laserbrain.CollisionMin()
+	return slices.DeleteFunc(laserbrain.CollisionsAmong(ags), func(c laserbrain.Collision) bool {
+		a, b := byName[c.Agents[0]], byName[c.Agents[1]]
+		// Two lenses on one subject that do not overlap split the work.
+		return len(a.lensTokens) > 0 && len(b.lensTokens) > 0 && laserbrain.Overlap(a.lensTokens, b.lensTokens) < laserbrain.CollisionMin()
 	})
-	s.cols, s.colsFresh = cols, true
-	return s.cols
 }
 
 // Route is the recommendation for one collision: which agent keeps the

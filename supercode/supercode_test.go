@@ -142,6 +142,65 @@ func TestSubjectAndLens(t *testing.T) {
 	}
 }
 
+// TestCollideIsTheSupervisorsModel: Collide gives what a Supercode fed the
+// same agents gives — the one model every reader uses — and: a session is
+// compared by its subject (lens apart, lenses that differ split the work),
+// a run driving a session collides only as that session (SameAs), an ended
+// agent and one with no ground yet collide with nobody.
+func TestCollideIsTheSupervisorsModel(t *testing.T) {
+	subject := func(s string) *string { return &s }
+	gs := []Ground{
+		{Agent: "ponder:sec", Ground: "the checkout flow security", Subject: subject("the checkout flow"), Lens: "security"},
+		{Agent: "ponder:sec2", Ground: "the checkout flow security", Subject: subject("the checkout flow"), Lens: "security"},
+		{Agent: "ponder:perf", Ground: "the checkout flow perf", Subject: subject("the checkout flow"), Lens: "perf"},
+		{Agent: "ponder:plain", Ground: "the checkout flow", Subject: subject("the checkout flow")},
+		{Agent: "claude:r1", Ground: "audit the checkout flow", SameAs: "ponder:plain"},
+		{Agent: "claude:r2", Ground: "audit the checkout flow"},
+		{Agent: "ponder:done", Ground: "the checkout flow", Subject: subject("the checkout flow"), Ended: true},
+		{Agent: "ponder:new", Subject: subject("the checkout flow")},
+	}
+	pairs := func(cols []laserbrain.Collision) []string {
+		var out []string
+		for _, c := range cols {
+			out = append(out, c.Agents[0]+"+"+c.Agents[1]+"@"+c.Grounds[0])
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := pairs(Collide(gs))
+	want := []string{
+		// r1 drives plain, which collides for both; r2 is on the subject
+		// ("audit the checkout flow" against "the checkout flow": 2/3).
+		"claude:r2+ponder:perf@audit the checkout flow", "claude:r2+ponder:plain@audit the checkout flow",
+		"claude:r2+ponder:sec2@audit the checkout flow", "claude:r2+ponder:sec@audit the checkout flow",
+		// perf splits the work with both security sessions; plain (no lens)
+		// collides with each lens.
+		"ponder:perf+ponder:plain@the checkout flow",
+		"ponder:plain+ponder:sec2@the checkout flow", "ponder:plain+ponder:sec@the checkout flow",
+		"ponder:sec+ponder:sec2@the checkout flow",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Collide:\n got %v\nwant %v", got, want)
+	}
+	// The Supercode fed the same agents answers the same.
+	s := newSC(t)
+	for _, g := range gs {
+		if g.Ground != "" {
+			observe(t, s, g.Agent, laserbrain.StepInput{Goal: g.Ground, Progress: adv})
+		}
+		if g.Subject != nil {
+			s.SetSubject(g.Agent, *g.Subject, g.Lens)
+		}
+		if g.SameAs != "" {
+			s.SetSameAs(g.Agent, g.SameAs)
+		}
+		s.SetEnded(g.Agent, g.Ended)
+	}
+	if sc := pairs(s.Collisions()); !slices.Equal(sc, want) {
+		t.Fatalf("Supercode.Collisions:\n got %v\nwant %v", sc, want)
+	}
+}
+
 // Fleet catches in both directions.
 func TestFleetCatchesAccuseAndExonerate(t *testing.T) {
 	// Accuse: one tool gives two agents the identical result.

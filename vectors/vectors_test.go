@@ -115,7 +115,7 @@ func TestEveryKindHasVectors(t *testing.T) {
 			t.Errorf("%s has no source", f.Name)
 		}
 	}
-	for _, k := range []string{"drift", "normalise", "laserscore", "ceiling", "collisions", "phronesis", "supercode", "drift-full"} {
+	for _, k := range []string{"drift", "normalise", "laserscore", "ceiling", "collisions", "phronesis", "supercode", "drift-full", "coverage"} {
 		if !have[k] {
 			t.Errorf("no shipped vectors of kind %s", k)
 		}

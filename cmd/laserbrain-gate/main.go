@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/version"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
 
@@ -15,21 +16,25 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage: laserbrain-gate [--format exit|json] < event.json
+const usage = `usage: laserbrain-gate [--client CLIENT] [--format exit|json] < event.json
        laserbrain-gate --version
 
-Answers one Claude Code PreToolUse event exactly as laserbrain hook
-pre-tool-use does (see its help). deny: exit status 2 and the reason on
-stderr (--format exit, the default) or permissionDecision "deny" on stdout
-(--format json); ask, an authorized allow, or (with nobody attending) a
-note for the model: JSON on stdout; nothing found: no output. An event that
-cannot be read exits 2 with "guard error: ...". It exits only 0 or 2:
-Claude Code treats any other status as not blocking (laserbrain help
+Answers one PreToolUse event exactly as laserbrain hook pre-tool-use does
+(see its help). --client names the agent client whose payload it reads and
+whose answer it writes: claude (the default), codex, gemini, qwen,
+opencode, cline or copilot. For Claude Code: deny is exit status 2 and the
+reason on stderr (--format exit, the default) or permissionDecision "deny"
+on stdout (--format json); ask, an authorized allow, or (with nobody
+attending) a note for the model: JSON on stdout; nothing found: no output.
+Other clients get the form they obey (Gemini CLI {"decision":"deny"},
+Cline {"cancel":true}, Copilot CLI permissionDecisionReason, …). An event
+that cannot be read is denied with "guard error: ...". It exits only 0 or
+2: Claude Code treats any other status as not blocking (laserbrain help
 exit-codes).
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	format := "exit"
+	format, name := "exit", "claude"
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-h" || a == "--help":
@@ -43,6 +48,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			format = args[i]
 		case strings.HasPrefix(a, "--format="):
 			format = strings.TrimPrefix(a, "--format=")
+		case a == "--client" && i+1 < len(args):
+			i++
+			name = args[i]
+		case strings.HasPrefix(a, "--client="):
+			name = strings.TrimPrefix(a, "--client=")
 		default:
 			// Exit 2, not 1: a misconfigured hook must block, not pass.
 			fmt.Fprintf(stderr, "guard error: unknown argument %q\n%s", a, usage)
@@ -53,5 +63,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guard error: --format must be exit or json, not %q\n", format)
 		return 2
 	}
-	return hook.Run(context.Background(), hook.PreToolUse, format, stdin, stdout, stderr)
+	if _, err := client.For(client.Name(name), format); err != nil {
+		fmt.Fprintf(stderr, "guard error: --client: %v\n", err)
+		return 2
+	}
+	return hook.Run(context.Background(), hook.PreToolUse, client.Name(name), format, stdin, stdout, stderr)
 }

@@ -6,23 +6,38 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
+
+// clientValues completes --client and a client argument: each name with
+// its client's title.
+func clientValues() []string {
+	out := make([]string, len(client.Names))
+	for i, n := range client.Names {
+		out[i] = string(n) + "\t" + n.Title()
+	}
+	return out
+}
 
 func newHookCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook EVENT",
-		Short: "Claude Code hooks: gate, observe and judge an agent's run",
-		Long: `hook EVENT reads one Claude Code hook event (JSON) on standard input and
-answers it. laserbrain install claude puts every one of them in a settings
-file; laserbrain run adds them for one claude invocation.
+		Short: "Agent client hooks: gate, observe and judge an agent's run",
+		Long: `hook EVENT reads one hook event (JSON) on standard input and answers it,
+for the agent client --client names: claude (Claude Code, the default),
+codex, gemini, qwen, opencode, cline or copilot. Each client's payload is
+read, and the answer written, in that client's own form. laserbrain install
+CLIENT puts every one of them in the client's settings; laserbrain run adds
+them for one invocation. A payload the hook cannot read as that client's
+fails closed, with the setting to fix (usually --client).
 
 The run is found from LASERBRAIN_RUN (set by laserbrain run) or from the
 event's session_id. A payload whose hook_event_name is another event is
 refused. No hook ever exits 1 (Claude Code would go ahead): an internal
-error denies in pre-tool-use (exit 2, "guard error: ...") and is logged and
-passed over (exit 0) elsewhere. laserbrain-gate answers pre-tool-use the
-same way from a binary that starts faster.`,
+error denies in pre-tool-use ("guard error: ...", in the client's form of a
+denial) and is logged and passed over (exit 0) elsewhere. laserbrain-gate
+answers pre-tool-use the same way from a binary that starts faster.`,
 		Example: `  echo '{"tool_name":"Bash","tool_input":{"command":"git push --force"}}' | laserbrain hook pre-tool-use
   laserbrain install claude   # puts every hook into .claude/settings.json`,
 		Args: cli.NoArgs,
@@ -37,12 +52,15 @@ same way from a binary that starts faster.`,
 var hookHelp = map[hook.Event]string{
 	hook.PreToolUse: `pre-tool-use gates one tool call before it runs.
 
-Shell commands (Bash, and the shell tools of other agent CLIs: shell,
-run_shell_command, run_terminal_command; any other tool whose input has a
-"command") are classified by the operator gate, and Write, Edit, MultiEdit
-and NotebookEdit (and Gemini CLI's write_file, replace) are checked against
-protected paths (.git/, .ponder/, .claude/settings*.json, the laserbrain
-home):
+Shell commands (Claude Code's and Codex's Bash, Codex's exec_command,
+Gemini CLI's and Qwen Code's run_shell_command, opencode's and Copilot
+CLI's bash, Cline's run_commands — each of its commands — and any other
+tool whose input has a "command") are classified by the operator gate, and
+the files write tools write (Write, Edit, MultiEdit, NotebookEdit,
+write_file, replace, edit, write, write_to_file, create, apply_patch's) are
+checked against protected paths (.git/, .ponder/, every client's hook
+settings, the laserbrain home). The answers below are Claude Code's; other
+clients get the same decision in the form they obey (--client):
 
   deny   an irreversible or outward command would run, or a protected file
          would be written, and it is refused: while the agent's run drifts
@@ -81,31 +99,40 @@ note and unattended denial says which it assumed and why
 	hook.SessionEnd:         `session-end records the end of the session, and ends a run the session opened by itself. Exit 0.`,
 }
 
-func newHookEventCmd(streams *cli.IOStreams, c struct{ Event, Name, Matcher string }) *cobra.Command {
-	ev := hook.Event(c.Event)
-	var format string
+func newHookEventCmd(streams *cli.IOStreams, c struct {
+	Event client.EventName
+	Name  string
+}) *cobra.Command {
+	ev := c.Event
+	var format, clientName string
 	cmd := &cobra.Command{
 		Use:   c.Name,
-		Short: "Answer a Claude Code " + c.Event + " event",
+		Short: "Answer a " + string(c.Event) + " event",
 		Long:  hookHelp[ev],
 		Example: "  laserbrain hook " + c.Name + " < event.json\n" +
 			"  # in .claude/settings.json (laserbrain install claude writes it, with this binary's absolute path):\n" +
-			`  {"hooks": {"` + c.Event + `": [{"hooks": [{"type": "command", "command": "/usr/local/bin/laserbrain hook ` + c.Name + `"}]}]}}`,
+			`  {"hooks": {"` + string(c.Event) + `": [{"hooks": [{"type": "command", "command": "/usr/local/bin/laserbrain hook ` + c.Name + `"}]}]}}` + "\n" +
+			"  laserbrain hook " + c.Name + " --client gemini < event.json",
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "exit" && format != "json" {
 				return cli.Usagef("--format must be exit or json, not %q", format)
 			}
+			if _, err := client.For(client.Name(clientName), format); err != nil {
+				return cli.Usagef("--client: %v", err)
+			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			if code := hook.Run(ctx, ev, format, streams.In, streams.Out, streams.ErrOut); code != 0 {
+			if code := hook.Run(ctx, ev, client.Name(clientName), format, streams.In, streams.Out, streams.ErrOut); code != 0 {
 				return cli.SilentExit(code)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&clientName, "client", "claude", "the agent client running this hook: claude, codex, gemini, qwen, opencode, cline or copilot")
+	cli.CompleteFlag(cmd, "client", cli.Values(clientValues()...))
 	if ev == hook.PreToolUse {
 		cmd.Flags().StringVar(&format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
 		cli.CompleteFlag(cmd, "format", cli.Values("exit\tdeny with status 2, the reason on stderr", "json\tdeny with permissionDecision on stdout"))

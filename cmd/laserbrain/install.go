@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/install"
 )
 
@@ -21,40 +23,52 @@ type installOptions struct {
 
 func newInstallCmd(streams *cli.IOStreams, remove bool) *cobra.Command {
 	opts := &installOptions{}
-	verb, use := "install", "install claude [--scope project|local|user] [--dry-run]"
-	short := "Put laserbrain's hooks and MCP server into Claude Code's settings"
+	verb := "install"
+	short := "Put laserbrain's hooks and MCP server into an agent client's settings"
 	if remove {
-		verb, use = "uninstall", "uninstall claude [--scope project|local|user] [--dry-run]"
-		short = "Take laserbrain's hooks and MCP server out of Claude Code's settings"
+		verb = "uninstall"
+		short = "Take laserbrain's hooks and MCP server out of an agent client's settings"
 	}
 	cmd := &cobra.Command{
-		Use:   use,
+		Use:   verb + " CLIENT [--scope project|local|user] [--dry-run]",
 		Short: short,
-		Long: verb + ` claude merges (or removes) every laserbrain hook — run by this binary's
-absolute path, so a PATH without laserbrain cannot silently disable the gate —
-and the laserbrain MCP server into Claude Code's settings for a scope:
+		Long: verb + ` CLIENT merges (or removes) every laserbrain hook — run by this binary's
+absolute path, guarded so that a moved binary denies the next tool call
+(telling to run laserbrain doctor) instead of silently turning the gate off —
+and the laserbrain MCP server into an agent client's settings for a scope:
 
-  project  .claude/settings.json (hooks; enabledMcpjsonServers approves the
-           server) and .mcp.json — shared with everyone using the repository
-  local    .claude/settings.local.json, and this project's entry in ~/.claude.json
-  user     ~/.claude/settings.json, and ~/.claude.json (every project)
+  claude    project: .claude/settings.json (hooks; enabledMcpjsonServers
+            approves the server) and .mcp.json. local: .claude/settings.local.json
+            and this project's entry in ~/.claude.json. user: ~/.claude/settings.json
+            and ~/.claude.json
+  codex     user (the default): hooks.json and config.toml ([mcp_servers.laserbrain]
+            with env_vars, for Codex scrubs an MCP server's environment) in
+            $CODEX_HOME (~/.codex). project: .codex/ (loaded only in a project
+            the user trusts). The hooks are then trusted through codex
+            app-server (hooks/list, config/batchWrite): codex must be on PATH
+  gemini    project: .gemini/settings.json. user: ~/.gemini/settings.json
+            (hooks under Gemini CLI's names: BeforeTool, AfterTool, …; the
+            server with trust; our variables allowed past its redaction)
+  qwen      project: .qwen/settings.json. user: ~/.qwen/settings.json
+  opencode  project: .opencode/plugin/laserbrain.js (our plugin) and
+            .opencode/opencode.json. user: the same under ~/.config/opencode
+  cline     project: .clinerules/hooks/ (an executable per event). user:
+            ~/.cline/hooks/. The server: Cline's cline_mcp_settings.json
+  copilot   project: .github/hooks/laserbrain.json. user: ~/.copilot/settings.json.
+            The server: ~/.copilot/mcp-config.json
 
 Every key already in those files is kept, in its place; our own entries are
 replaced in place, so running it again changes no byte. --dry-run prints the
-diff and writes nothing. A file that is not a JSON object is refused, with
+diff and writes nothing. A file that cannot be read as what it should be
+(JSON, TOML), or one of ours that someone else wrote, is refused, with
 nothing written. Each file is reported created, updated, removed or
-unchanged: uninstall removes a project's .mcp.json left with no servers and
-a project settings file left as {} (it configures nothing; ~/.claude.json
-and the user's settings stay). --dir is the project (default: the current
-directory); it must exist, and a warning says so when it is not the top of
-its git repository (Claude Code reads the project settings there).
-
-Only Claude Code is supported: codex and gemini are refused (see the README
-for what their documentation shows and why it is not installed yet).`,
-		Example: "  laserbrain " + verb + " claude\n  laserbrain " + verb + " claude --scope user --dry-run\n  laserbrain " + verb + " claude --dir ~/src/shop --scope local",
+unchanged. --dir is the project (default: the current directory); it must
+exist, and a warning says so when it is not the top of its git repository.
+laserbrain doctor checks the result.`,
+		Example: "  laserbrain " + verb + " claude\n  laserbrain " + verb + " codex\n  laserbrain " + verb + " gemini --scope user --dry-run\n  laserbrain " + verb + " claude --dir ~/src/shop --scope local",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return cli.Usagef("name the client: laserbrain %s claude", verb)
+				return cli.Usagef("name the client: laserbrain %s CLIENT (%s)", verb, clientList())
 			}
 			return cli.ExactArgs(1)(cmd, args)
 		},
@@ -62,25 +76,20 @@ for what their documentation shows and why it is not installed yet).`,
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return []string{"claude\tClaude Code"}, cobra.ShellCompDirectiveNoFileComp
+			return clientValues(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch args[0] {
-			case "claude":
-			case "codex", "gemini":
-				return cli.Usagef("%s %s: not supported — laserbrain has not verified that CLI's hook payloads against the real client; see the README", verb, args[0])
-			default:
-				return cli.Usagef("%s what? Only claude is supported, not %q", verb, args[0])
+			n := client.Name(args[0])
+			if !n.Known() {
+				return cli.Usagef("%s what? %q is not a client laserbrain supervises: %s", verb, args[0], clientList())
 			}
-			self, err := os.Executable()
-			if err == nil {
-				self, err = filepath.EvalSymlinks(self)
+			scope := install.Scope(opts.scope)
+			if scope == "" {
+				scope = install.Scopes(n)[0]
 			}
+			self, err := selfPath()
 			if err != nil {
-				return cli.Failure(fmt.Errorf("cannot find this binary's absolute path: %w", err))
-			}
-			if p := os.Getenv("LASERBRAIN_INSTALL_SELF"); p != "" {
-				self = p // tests install a stable path rather than the test binary's
+				return cli.Failure(err)
 			}
 			dir := opts.dir
 			if dir == "" {
@@ -94,16 +103,25 @@ for what their documentation shows and why it is not installed yet).`,
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 				return cli.Usagef("--dir %s: not an existing directory", opts.dir)
 			}
-			if opts.scope != string(install.User) {
-				warnNotTopLevel(streams, dir)
+			if scope != install.User {
+				warnNotTopLevel(streams, dir, n)
 			}
 			home, err := os.UserHomeDir()
 			if err != nil {
 				return cli.Failure(err)
 			}
-			changes, err := install.Claude(install.Options{Scope: install.Scope(opts.scope), Dir: dir, Home: home, Self: self, Remove: remove})
+			o := install.Options{Client: n, Scope: scope, Dir: dir, Home: home, Self: self, Remove: remove, Getenv: os.Getenv}
+			var codex string
+			if n == client.Codex && !remove {
+				// Trust needs codex itself: without it the hooks would be
+				// written and skipped.
+				if codex, err = exec.LookPath("codex"); err != nil {
+					return cli.Failure(fmt.Errorf("codex is not on PATH: laserbrain trusts its hooks through codex app-server, and Codex skips hooks nobody trusted; put codex on PATH and run this again (nothing was changed)"))
+				}
+			}
+			changes, err := install.Plan(o)
 			if err != nil {
-				// A bad scope, or a settings file that is not a JSON object:
+				// A bad scope, or a file that is not what it should be:
 				// refused, nothing written.
 				return cli.Usagef("%v", err)
 			}
@@ -121,6 +139,9 @@ for what their documentation shows and why it is not installed yet).`,
 				if changed == 0 {
 					fmt.Fprintln(streams.ErrOut, "nothing to change")
 				}
+				if codex != "" {
+					fmt.Fprintf(streams.ErrOut, "then: laserbrain's hooks would be trusted through %s app-server\n", codex)
+				}
 				return nil
 			}
 			if err := install.Apply(changes); err != nil {
@@ -129,24 +150,68 @@ for what their documentation shows and why it is not installed yet).`,
 			for _, c := range changes {
 				fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, c.State())
 			}
+			if codex != "" {
+				ctx := cmd.Context()
+				if ctx == nil {
+					ctx = context.Background()
+				}
+				trusted, err := install.TrustCodex(ctx, install.CodexOptions{Bin: codex, Env: os.Environ(), Dir: dir})
+				if err != nil {
+					if scope == install.Project {
+						err = fmt.Errorf("%w; Codex loads a project's .codex/ only when the user trusts the project: trust it in codex, or install with --scope user", err)
+					}
+					return cli.Failure(fmt.Errorf("the hooks are written but not trusted, so Codex skips them: %w", err))
+				}
+				for _, h := range trusted {
+					fmt.Fprintf(streams.Out, "%s: trusted (it was %s)\n", h.Key, h.TrustStatus)
+				}
+				if len(trusted) == 0 {
+					fmt.Fprintln(streams.Out, "codex hooks: already trusted")
+				}
+			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&opts.scope, "scope", "project", "project, local or user")
+	cmd.Flags().StringVar(&opts.scope, "scope", "", "project, local (claude only) or user (default: project; user for codex)")
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "the project directory (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the diff and write nothing")
-	cli.CompleteFlag(cmd, "scope", cli.Values("project\t.claude/settings.json and .mcp.json", "local\t.claude/settings.local.json", "user\t~/.claude/settings.json"))
+	cli.CompleteFlag(cmd, "scope", cli.Values("project\tthe project's settings", "local\tClaude Code's .claude/settings.local.json", "user\tthe user's settings"))
 	cli.CompleteFlag(cmd, "dir", cli.Dirs)
 	cli.SetExits(cmd,
-		cli.ExitDoc{Code: cli.ExitUsage, When: "not claude, a bad --scope, or a settings file that is not a JSON object (nothing written)"},
-		cli.ExitDoc{Code: cli.ExitFailure})
+		cli.ExitDoc{Code: cli.ExitUsage, When: "not a client, a bad --scope, or a settings file that cannot be read as it should (nothing written)"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "a file could not be written, or Codex's hooks could not be trusted"})
 	return cmd
 }
 
+func clientList() string {
+	names := make([]string, len(client.Names))
+	for i, n := range client.Names {
+		names[i] = string(n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// selfPath is this binary's absolute path, links resolved, for the hooks
+// to run (LASERBRAIN_INSTALL_SELF in tests, which install a stable path
+// rather than the test binary's).
+func selfPath() (string, error) {
+	if p := os.Getenv("LASERBRAIN_INSTALL_SELF"); p != "" {
+		return p, nil
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot find this binary's absolute path: %w", err)
+	}
+	return self, nil
+}
+
 // warnNotTopLevel warns when dir is inside a git repository but not its
-// top level: Claude Code started at the top would not read settings
+// top level: the client started at the top would not read settings
 // written here.
-func warnNotTopLevel(streams *cli.IOStreams, dir string) {
+func warnNotTopLevel(streams *cli.IOStreams, dir string, n client.Name) {
 	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
 	if err != nil {
 		return // not a repository (or no git): nothing to compare
@@ -159,6 +224,6 @@ func warnNotTopLevel(streams *cli.IOStreams, dir string) {
 		}
 	}
 	if !same {
-		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %s is not the top of its git repository (%s); Claude Code started there will not read these project settings\n", dir, top)
+		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %s is not the top of its git repository (%s); %s started there will not read these project settings\n", dir, top, n.Title())
 	}
 }

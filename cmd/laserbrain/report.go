@@ -12,6 +12,7 @@ import (
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/report"
 )
 
@@ -34,9 +35,12 @@ func newReportCmd(streams *cli.IOStreams) *cobra.Command {
 repository at DIR, default the current directory) or about one run: Φ at every
 check with the verdicts marked, agents on the same job and the files both
 touched, the gate's decisions per label, the repository's ponder sessions,
-halts, escalations and whether the supervisor's journal verifies. Panels
-whose data source does not exist yet say so. The page fetches nothing and
-has no script; it reads the stores and changes nothing.`,
+halts, escalations and whether the supervisor's journal verifies, and each
+agent run's coverage (tool calls, checks, coverage, longest unchecked
+stretch, refusals for coverage; an unmeasured run says so). Panels whose
+data source does not exist yet say so. The page fetches nothing and has no
+script; it reads the stores and changes nothing. Standard output names the
+page and each run's coverage; --json says the same as JSON.`,
 		Example: `  laserbrain report --html fleet.html
   laserbrain report --run 9d14c2e07a11 --html run.html --json`,
 		Args: cli.NoArgs,
@@ -92,7 +96,24 @@ has no script; it reads the stores and changes nothing.`,
 				}
 				return cli.Failure(fmt.Errorf("--html: %w", err))
 			}
-			res := reportResult{HTML: opts.html, Bytes: len(page), Agents: len(f.Agents), Collisions: len(f.Collisions), Sessions: len(f.Sessions), Waiting: []string{}}
+			res := reportResult{HTML: opts.html, Bytes: len(page), Agents: len(f.Agents), Collisions: []reportCollision{}, Sessions: len(f.Sessions), Waiting: []string{},
+				Coverage: []agentCoverage{}, Unmeasured: []string{}}
+			for _, c := range f.Collisions {
+				if c.Over {
+					res.PastCollisions++
+					continue
+				}
+				res.Collisions = append(res.Collisions, reportCollision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, Lenses: c.Lenses})
+			}
+			for i := range f.Agents {
+				a := &f.Agents[i]
+				if a.Coverage != nil {
+					res.Coverage = append(res.Coverage, agentCoverage{Agent: a.Name, Run: a.Run, Figures: *a.Coverage})
+				}
+				if a.Unmeasured() {
+					res.Unmeasured = append(res.Unmeasured, a.Name)
+				}
+			}
 			for _, s := range f.Sources {
 				if !s.Fed {
 					res.Waiting = append(res.Waiting, s.Panel)
@@ -101,7 +122,14 @@ has no script; it reads the stores and changes nothing.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, res)
 			}
-			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(res.Collisions), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
+			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(len(f.Collisions)), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
+			for _, c := range res.Coverage {
+				state := ""
+				if c.Unmeasured {
+					state = " — " + coverage.Unmeasured
+				}
+				fmt.Fprintf(streams.Out, "  %s: %s%s\n", c.Agent, c.Summary(), state)
+			}
 			return nil
 		},
 	}
@@ -117,10 +145,36 @@ has no script; it reads the stores and changes nothing.`,
 }
 
 type reportResult struct {
-	HTML       string   `json:"html"`
-	Bytes      int      `json:"bytes"`
-	Agents     int      `json:"agents"`
-	Collisions int      `json:"collisions"`
-	Sessions   int      `json:"sessions"`
-	Waiting    []string `json:"waiting"`
+	HTML   string `json:"html"`
+	Bytes  int    `json:"bytes"`
+	Agents int    `json:"agents"`
+	// Collisions are the collisions between running agents, the very list
+	// laserbrain supervise --json gives (one collision model,
+	// supercode.Collide); PastCollisions counts those the page also shows
+	// whose agents have since finished.
+	Collisions     []reportCollision `json:"collisions"`
+	PastCollisions int               `json:"past_collisions"`
+	Sessions       int               `json:"sessions"`
+	Waiting        []string          `json:"waiting"`
+	// Coverage is every agent run's figures (laserbrain coverage);
+	// Unmeasured names the runs that worked with no check since their
+	// ground.
+	Coverage   []agentCoverage `json:"coverage"`
+	Unmeasured []string        `json:"unmeasured"`
+}
+
+// reportCollision is one collision as report --json lists it, in
+// supervise --json's words.
+type reportCollision struct {
+	Agents  [2]string `json:"agents"`
+	Overlap float64   `json:"overlap"`
+	Grounds [2]string `json:"grounds"`
+	Lenses  [2]string `json:"lenses"`
+}
+
+// agentCoverage is one agent run's coverage figures.
+type agentCoverage struct {
+	Agent string `json:"agent"`
+	Run   string `json:"run"`
+	coverage.Figures
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,12 +15,17 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/install"
 )
 
 type runOptions struct {
 	agent, goal string
+	ponder      string
 	unattended  bool
 }
 
@@ -32,17 +38,35 @@ func newRunCmd(streams *cli.IOStreams) *cobra.Command {
 first commit, or LASERBRAIN_FLEET, so worktrees and clones of one repository
 share a fleet), then runs COMMAND with LASERBRAIN_RUN, LASERBRAIN_AGENT and
 LASERBRAIN_FLEET in its environment. The hooks and the MCP server find the run
-through them. For claude it also adds, ahead of your own arguments and
-without changing them, --mcp-config (laserbrain mcp; its tools allowed) and
---settings (every laserbrain hook, by this binary's absolute path).
+through them. For an agent client it recognises by its program's name, it
+also adds — ahead of your own arguments, which stay as they are — our hooks
+(by this binary's absolute path) and MCP server for that one invocation:
+
+  claude    --settings and --mcp-config files (the server's tools allowed)
+  codex     -c hooks.EVENT=… and -c mcp_servers.laserbrain=… (a session
+            layer), trusted through codex app-server first
+  gemini    GEMINI_CLI_SYSTEM_SETTINGS_PATH: a system settings layer
+  qwen      QWEN_CODE_SYSTEM_SETTINGS_PATH: a system settings layer
+  opencode  OPENCODE_CONFIG_DIR: a config directory with our plugin
+  cline     --hooks-dir, and CLINE_MCP_SETTINGS_PATH (your servers and ours)
+  copilot   --additional-mcp-config; Copilot CLI takes no hooks for one
+            invocation, so run laserbrain install copilot first (without
+            it the run is refused rather than started unsupervised)
 
 --goal grounds the run before the agent starts (distance unknown); without
 it the agent's first check_state does.
 
+--ponder SLUG starts a ponder agent on its own session: the agent gets
+PONDER_SLUG=SLUG, so every ponder command it runs works on that session (one
+per agent on a repository), and the run records it — the supervisor then sees
+the run and ponder:SLUG as one worker, never as a collision. Without --ponder,
+a PONDER_SLUG already in run's environment is passed through and recorded the
+same way. The session must exist (ponder start prints its slug).
+
 The run says whether a person can answer the agent (LASERBRAIN_ATTENDED=1
 or 0, which the hooks read): nobody when standard input is not a terminal,
-for claude -p, or with --unattended (for an agent's own headless mode, such
-as codex exec, run from a terminal). With nobody there the gate never asks:
+in a client's headless mode (claude -p, codex exec, gemini -p, qwen -p,
+opencode run, cline --json, copilot -p), or with --unattended. With nobody there the gate never asks:
 a match only in data goes ahead with a note, code or a command it cannot
 read is refused with what to do instead (operator/POLICY.md).
 
@@ -54,7 +78,9 @@ judgment is printed on standard error.
 run exits with the agent's own status, 128+N when a signal N killed it.`,
 		Example: `  laserbrain run -- claude "fix the flaky checkout test"
   laserbrain run --agent reviewer --goal "review the billing PR" -- claude -p "review PR 42"
-  laserbrain run -- aider --message "add input validation"`,
+  laserbrain run -- codex exec "fix the importer"
+  laserbrain run -- aider --message "add input validation"
+  laserbrain run --ponder security-2026-08-24 -- claude "audit the checkout flow with ponder"`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() < 0 && len(args) > 0 {
@@ -73,10 +99,38 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			res, err := sup.Spawn(ctx, agentrun.SpawnOptions{
-				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended,
+			ponderSlug := opts.ponder
+			if ponderSlug == "" {
+				ponderSlug = strings.TrimSpace(os.Getenv(agentrun.EnvPonder))
+			}
+			if ponderSlug != "" {
+				// The session must exist before an agent starts on it: a
+				// PONDER_SLUG that names nothing fails every ponder command.
+				cwd, err := os.Getwd()
+				if err != nil {
+					return cli.Exit(agentrun.ExitSetup, err)
+				}
+				if _, _, err := ponder.NewReader(cwd).Resolve(ponderSlug); err != nil {
+					return cli.Usagef("--ponder %s: %v; nothing was started", ponderSlug, err)
+				}
+			}
+			so := agentrun.SpawnOptions{
+				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended, Ponder: ponderSlug,
 				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut,
-			})
+			}
+			if c, ok := client.Detect(args[0]); ok {
+				so.Headless = client.Headless(c, args[1:])
+				dir, _ := os.Getwd()
+				home, _ := os.UserHomeDir()
+				program, err := exec.LookPath(args[0])
+				if err != nil {
+					program = args[0] // Spawn reports it
+				}
+				ro := install.RunOptions{Client: c, Program: program, Args: args[1:], Self: self, Dir: dir, Home: home,
+					Getenv: os.Getenv, Environ: os.Environ(), Ctx: ctx}
+				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
+			}
+			res, err := sup.Spawn(ctx, so)
 			var se *agentrun.SpawnError
 			if errors.As(err, &se) {
 				if se.Code == 2 {
@@ -90,9 +144,24 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 				return cli.SilentExit(res.ExitCode)
 			}
 			r, j := res.Run, res.Judgment
+			var figs coverage.Figures
+			if st, err := sup.Fleet(); err == nil {
+				if events, err := st.Events(ctx, r.ID); err == nil {
+					figs = coverage.Measure(events)
+				}
+			}
 			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, plural(int64(r.Checks), "check"))
-			if r.Last != nil {
+			if figs.ToolCalls > 0 {
+				fmt.Fprintf(w, ", %s", plural(int64(figs.ToolCalls), "tool call"))
+			}
+			switch {
+			case figs.Unmeasured:
+				fmt.Fprintf(w, ", %s", coverage.Unmeasured)
+			case r.Last != nil:
 				fmt.Fprintf(w, ", last verdict %s", r.Last.Reason)
+			}
+			if figs.ToolCalls > 0 {
+				fmt.Fprintf(w, "\ncoverage: %s", figs.Summary())
 			}
 			if st, err := sup.Fleet(); err == nil {
 				if h, ok, err := st.ActiveHalt(ctx, r.Fleet, fleet.RunAgent(r)); err == nil && ok {
@@ -108,9 +177,10 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 	}
 	cmd.Flags().StringVar(&opts.agent, "agent", "", "the agent's name (default: the command's name)")
 	cmd.Flags().StringVar(&opts.goal, "goal", "", "ground the run on this goal before the agent starts")
+	cmd.Flags().StringVar(&opts.ponder, "ponder", "", "the ponder session the agent works on: exported as PONDER_SLUG and recorded on the run")
 	cmd.Flags().BoolVar(&opts.unattended, "unattended", false, "nobody will answer the agent's questions (the default without a terminal on standard input)")
 	cmd.Flags().SetInterspersed(false)
-	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal")
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder")
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},
@@ -139,9 +209,16 @@ type runRow struct {
 	ExitCode    *int       `json:"exit_code"`
 	Sessions    []string   `json:"sessions"`
 	Command     []string   `json:"command,omitempty"`
+	// Ponder is the ponder session the run works on (laserbrain run
+	// --ponder), absent when none.
+	Ponder string `json:"ponder,omitempty"`
 	// Attended is whether a person could answer the agent: "attended",
 	// "unattended", or absent when nothing said.
 	Attended string `json:"attended,omitempty"`
+	// Coverage is what the run's hooks and checks recorded (an agent's
+	// run only); an unmeasured run's last verdict and judgment both read
+	// "unmeasured".
+	Coverage *coverage.Figures `json:"coverage,omitempty"`
 }
 
 func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
@@ -151,8 +228,11 @@ func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "List agent runs: agent, run id, fleet, checks, last verdict, judgment",
 		Long: `runs lists the runs of one fleet (the repository containing --fleet DIR,
 default the current directory), oldest first, or of every fleet with --all:
-agent, run id, fleet, checks, last verdict, whole-run judgment, and whether
-it ended. --all also lists the runs laserbrain check started on its own
+agent, run id, fleet, checks, tool calls and coverage (checks over steps),
+last verdict, whole-run judgment, and whether it ended. A run whose agent
+made tool calls and spelled no check since its ground is unmeasured: its
+last verdict and judgment say so, never grounded or continue. --json adds
+each run's coverage figures (laserbrain coverage explains them). --all also lists the runs laserbrain check started on its own
 (no agent, no fleet; STATE "checks"), oldest first after the agents' runs,
 so a run id that scrolled away can be found again.`,
 		Example: `  laserbrain runs
@@ -191,7 +271,7 @@ so a run id that scrolled away can be found again.`,
 			rows := []runRow{}
 			for _, r := range runs {
 				row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
-					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended}
+					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended, Ponder: r.Ponder}
 				if r.Sessions == nil {
 					row.Sessions = []string{}
 				}
@@ -207,6 +287,15 @@ so a run id that scrolled away can be found again.`,
 				} else if row.Judgment == "" {
 					row.Judgment = "ungrounded"
 				}
+				events, err := st.Events(ctx, r.ID)
+				if err != nil {
+					return cli.Failure(err)
+				}
+				figs := coverage.Measure(events)
+				row.Coverage = &figs
+				if figs.Unmeasured {
+					row.LastVerdict, row.Drifting, row.Judgment = coverage.Unmeasured, false, coverage.Unmeasured
+				}
 				rows = append(rows, row)
 			}
 			if opts.all {
@@ -220,7 +309,7 @@ so a run id that scrolled away can be found again.`,
 				return cli.WriteJSON(streams.Out, rows)
 			}
 			tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
+			fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tCALLS\tCOVERAGE\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
 			for _, r := range rows {
 				state := "running"
 				if r.Agent == "" {
@@ -244,7 +333,14 @@ so a run id that scrolled away can be found again.`,
 				if agent == "" {
 					agent, fl = "-", "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, last, r.Judgment, state, fl)
+				calls, cov := "-", "-"
+				if c := r.Coverage; c != nil {
+					calls = strconv.Itoa(c.ToolCalls)
+					if c.ToolCalls+c.Checks > 0 {
+						cov = fmt.Sprintf("%.0f%%", c.Coverage*100)
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, calls, cov, last, r.Judgment, state, fl)
 			}
 			return tw.Flush()
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,6 +133,35 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			out, err := json.Marshal(head)
 			ts.Check(err)
 			ts.Check(os.WriteFile(headPath, out, 0o644))
+		},
+		"samecollisions": func(ts *testscript.TestScript, neg bool, args []string) {
+			// samecollisions A B: the "collisions" lists of the JSON files A
+			// and B name the same pairs, grounds and lenses (in any order).
+			if len(args) != 2 || neg {
+				ts.Fatalf("usage: samecollisions FILE FILE")
+			}
+			list := func(file string) []string {
+				var doc struct {
+					Collisions []struct {
+						Agents  [2]string `json:"agents"`
+						Grounds [2]string `json:"grounds"`
+						Lenses  [2]string `json:"lenses"`
+						Overlap float64   `json:"overlap"`
+					} `json:"collisions"`
+				}
+				ts.Check(json.Unmarshal([]byte(ts.ReadFile(file)), &doc))
+				var out []string
+				for _, c := range doc.Collisions {
+					out = append(out, fmt.Sprintf("%s + %s on %q/%q (lenses %q/%q, overlap %v)", c.Agents[0], c.Agents[1], c.Grounds[0], c.Grounds[1], c.Lenses[0], c.Lenses[1], c.Overlap))
+				}
+				sort.Strings(out)
+				return out
+			}
+			a, b := list(args[0]), list(args[1])
+			fmt.Fprintf(ts.Stdout(), "%s\n", strings.Join(a, "\n"))
+			if strings.Join(a, "\n") != strings.Join(b, "\n") {
+				ts.Fatalf("%s lists\n  %s\nbut %s lists\n  %s", args[0], strings.Join(a, "\n  "), args[1], strings.Join(b, "\n  "))
+			}
 		},
 		"setjson": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 2 || neg {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,11 +44,14 @@ var ocaModes = strings.Join([]string{string(oca.ModeAuto), string(oca.ModeOn), s
 func newApp(streams *cli.IOStreams) *app { return &app{streams: streams} }
 
 // eng builds the engine on the working directory, with the OCA bridge.
-func (a *app) eng() (*ponder.Engine, error) {
+func (a *app) eng() (*ponder.Engine, error) { return a.engWith(os.Getenv) }
+
+// engWith is eng with the bridge reading its variables through getenv.
+func (a *app) engWith(getenv func(string) string) (*ponder.Engine, error) {
 	if a.engine != nil {
 		return a.engine, nil
 	}
-	if v := os.Getenv("PONDER_OCA"); !a.anyOCAMode {
+	if v := getenv("PONDER_OCA"); !a.anyOCAMode {
 		if _, ok := oca.ParseMode(v); !ok {
 			return nil, cli.Usagef("PONDER_OCA=%q: want auto (the default: use OCA when it is reachable), on (require it) or off", v)
 		}
@@ -60,11 +64,14 @@ func (a *app) eng() (*ponder.Engine, error) {
 	// project's .ponder rather than starting a second one.
 	a.cwd = cwd
 	root := ponder.FindRoot(cwd)
-	a.bridge = oca.New(oca.Config{Connect: connector, Stderr: a.streams.ErrOut, Now: clock})
+	a.bridge = oca.New(oca.Config{Connect: connector, Getenv: getenv, Stderr: a.streams.ErrOut, Now: clock})
 	e := ponder.New(root, a.bridge)
 	e.Now = clock
 	e.MapLedger = true // one command per process
 	e.Halts = fleetHalts{}
+	e.Notices = fleetNotices{}
+	e.Tell = func(notice string) { fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", term(notice)) }
+	e.Selected = strings.TrimSpace(getenv("PONDER_SLUG"))
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }
 	if tty.Is(a.streams.ErrOut) {
 		e.Progress = func(label string) ponder.Progress { return scan.NewProgress(a.streams.ErrOut, label) }
@@ -85,9 +92,15 @@ func (a *app) close() {
 // local work is done but an OCA write failed.
 func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	isNil := isNilResult(result)
+	var pe *ponder.Error
+	if err != nil {
+		pe = errorObject(err)
+	}
 	if !isNil {
 		if a.json {
-			if err := emitJSON(a.streams.Out, result); err != nil {
+			// A result with an error (an OCA write lost after the local
+			// work, exit 3) is one object: the result, and its "error".
+			if err := emitJSON(a.streams.Out, withError(result, pe)); err != nil {
 				return err
 			}
 		} else if text != nil {
@@ -98,7 +111,6 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 		return nil
 	}
 	a.reported = true
-	pe := errorObject(err)
 	if a.json && isNil {
 		_ = emitJSON(a.streams.Out, map[string]any{"error": pe})
 	}
@@ -110,6 +122,22 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 		fmt.Fprintf(a.streams.ErrOut, "Run '%s --help' for usage.\n", a.cmd.CommandPath())
 	}
 	return cli.SilentExit(pe.Code)
+}
+
+// withError is result as --json prints it: itself without an error, else
+// its fields and "error" beside them.
+func withError(result any, pe *ponder.Error) any {
+	if pe == nil {
+		return result
+	}
+	data, err := json.Marshal(result)
+	var obj map[string]json.RawMessage
+	if err != nil || json.Unmarshal(data, &obj) != nil {
+		return map[string]any{"result": result, "error": pe}
+	}
+	e, _ := json.Marshal(pe)
+	obj["error"] = e
+	return obj
 }
 
 // errorObject is err as the error object --json prints: the engine's own

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -51,4 +53,47 @@ func by(h fleet.Halt) string {
 		return "the supervisor"
 	}
 	return h.By
+}
+
+// fleetNotices is ponder.Notices over the same fleet store: what the
+// supervisor said to ponder:<slug> in the project's fleet, handed out once
+// (and journaled) by the store. Asked first of a store opened for reading,
+// so that while nothing waits nothing is created and it costs one file
+// stat (one query in a database); only a waiting message opens it to write.
+type fleetNotices struct{}
+
+func (fleetNotices) SessionNotices(root, slug string) ([]string, error) {
+	cfg, err := backend.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fid, err := fleet.ID(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	agent := fleet.PonderAgent(slug)
+	d := fleet.Delivery{At: clock().UTC(), Via: "ponder"}
+	var got []fleet.Message
+	for _, readOnly := range []bool{true, false} {
+		cfg.ReadOnly = readOnly
+		b := backend.New(cfg)
+		st, err := b.Fleet()
+		if err == nil {
+			got, err = st.Deliver(ctx, fid, agent, d)
+		}
+		b.Close()
+		if err == nil {
+			break
+		}
+		if !readOnly || !errors.Is(err, laserbrain.ErrReadOnly) {
+			return nil, err
+		}
+	}
+	out := make([]string, len(got))
+	for i, m := range got {
+		out[i] = m.Told()
+	}
+	return out, nil
 }

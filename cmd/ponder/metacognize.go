@@ -32,7 +32,7 @@ moderate, warning, high, major, severe, critical, fatal); default medium.
 An open OCA observation with severity ≥ 0.7 turns judge's continue into
 escalate until a human sets intervention_applied.`,
 		Example: `  ponder metacognize --type low_confidence --description "unsure about the cache's eviction" --severity 0.6
-  ponder metacognize --type stuck_loop --description "pass 4 repeats pass 3" --severity high --intervention "narrow the scope"`,
+  ponder metacognize --type stuck_state --description "pass 4 repeats pass 3" --severity high --intervention "narrow the scope"`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.eng()

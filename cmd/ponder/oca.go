@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -32,7 +30,8 @@ type ocaOptions struct {
 	arguments bool
 }
 
-func newOCACmd(streams *cli.IOStreams) *cobra.Command {
+func newOCACmd(a *app) *cobra.Command {
+	streams := a.streams
 	cmd := &cobra.Command{
 		Use:   "oca",
 		Short: "Create ponder's tables in an OCA database, and read sessions back out of it",
@@ -47,6 +46,7 @@ Exit 3 means the database is unreachable or its schema incomplete.`,
 	}
 	cmd.AddCommand(
 		newOCAInitCmd(streams),
+		newOCASyncCmd(a),
 		ocaQueryCmd(streams, "sessions", "List every ponder session in the database, newest first", false, runSessions),
 		ocaQueryCmd(streams, "session", "Print a session's episodic rows in order", true, runTimeline),
 		ocaQueryCmd(streams, "ledger", "Print a session's prediction ledger: forecasts, outcomes, surprise", true, runLedger),
@@ -117,6 +117,86 @@ table lacks a column ponder writes, it says which and exits 3.`,
 	return cmd
 }
 
+func newOCASyncCmd(a *app) *cobra.Command {
+	var dsn string
+	cmd := &cobra.Command{
+		Use:   "sync [--slug S] [--dsn DSN]",
+		Short: "Write the OCA rows a session is missing (the recovery after a lost row)",
+		Long: `sync writes into OCA the rows the session's commands would have written had
+OCA been there — its start episode, each pass's deliberation and, once judged,
+its episode and forecast, the closing and apply episodes, its observations —
+and nothing OCA already holds, so running it twice writes nothing twice. It is
+what the writing commands name under PONDER_OCA=on when a row was lost after
+their local work was done (re-running them would be refused, or start a second
+session). A closed session's pending forecasts are expired. It needs OCA
+whatever PONDER_OCA says (--dsn, else PONDER_OCA_DSN).`,
+		Example: `  ponder oca sync
+  ponder oca sync --slug ui-2026-08-24 --json`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.engWith(func(k string) string {
+				switch k {
+				case "PONDER_OCA":
+					return string(oca.ModeOn) // the rows are the point
+				case "PONDER_OCA_DSN":
+					if dsn != "" {
+						return dsn
+					}
+				}
+				return os.Getenv(k)
+			})
+			if err != nil {
+				return a.finish(nil, err, nil)
+			}
+			res, err := e.SyncOCA(a.slug)
+			return a.finish(res, err, func(w io.Writer) { printSync(w, res) })
+		},
+	}
+	cmd.Flags().StringVar(&dsn, "dsn", "", "OCA connection string (default $PONDER_OCA_DSN, else "+oca.DefaultDSN+")")
+	cli.CompleteFlag(cmd, "dsn", cli.NoValue)
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such session (usage); a damaged ledger (stateError)"},
+		cli.ExitDoc{Code: cli.ExitOCA, When: "OCA is unreachable, or a write failed (what was written is kept: run it again)"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO)"})
+	return cmd
+}
+
+func printSync(w io.Writer, r *ponder.SyncResult) {
+	var parts []string
+	wr := r.Written
+	if wr.Start {
+		parts = append(parts, "the start episode")
+	}
+	add := func(what string, passes []int) {
+		if len(passes) > 0 {
+			ns := make([]string, len(passes))
+			for i, p := range passes {
+				ns[i] = strconv.Itoa(p)
+			}
+			parts = append(parts, what+" of pass "+strings.Join(ns, ", "))
+		}
+	}
+	add("the deliberation", wr.Deliberations)
+	add("the resolution", wr.Resolved)
+	add("the episode and forecast", wr.Passes)
+	if wr.End {
+		parts = append(parts, "the closing episode")
+	}
+	if wr.Apply {
+		parts = append(parts, "the apply episode")
+	}
+	if len(wr.Observations) > 0 {
+		parts = append(parts, "observation(s) "+strings.Join(wr.Observations, ", "))
+	}
+	if len(parts) == 0 {
+		fmt.Fprintf(w, "%s: OCA already holds every row of this session; nothing written\n", r.Slug)
+	} else {
+		fmt.Fprintf(w, "%s: wrote %s\n", r.Slug, strings.Join(parts, "; "))
+	}
+	if r.ExpiredHypotheses > 0 {
+		fmt.Fprintf(w, "%s: expired %d pending forecast(s) of the closed session\n", r.Slug, r.ExpiredHypotheses)
+	}
+}
+
 func printInitReport(w io.Writer, rep pgstore.InitReport) {
 	if rep.CreatedEnum {
 		fmt.Fprintln(w, "created enum cognitive_event_type")
@@ -171,7 +251,7 @@ whatever PONDER_OCA says, and prints a table, or the rows as JSON with
 	}
 	addDSNFlags(cmd, o)
 	if needsSlug {
-		cmd.Flags().StringVar(&o.slug, "slug", "", "session slug (default: .ponder/current)")
+		cmd.Flags().StringVar(&o.slug, "slug", "", "session slug (default: $PONDER_SLUG, else .ponder/current)")
 	}
 	switch name {
 	case "prior":
@@ -188,7 +268,8 @@ whatever PONDER_OCA says, and prints a table, or the rows as JSON with
 	return cmd
 }
 
-// resolveSlug falls back to the session ponder start made current.
+// resolveSlug picks the session as every ponder command does: --slug,
+// else PONDER_SLUG, else .ponder/current while only one session is active.
 func (o *ocaOptions) resolveSlug() error {
 	if o.slug != "" {
 		return nil
@@ -197,16 +278,13 @@ func (o *ocaOptions) resolveSlug() error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(filepath.Join(ponder.FindRoot(cwd), ".ponder", "current"))
-	if errors.Is(err, os.ErrNotExist) {
-		return cli.Usagef("no --slug and no current session (.ponder/current)")
-	}
+	e := ponder.NewReader(cwd)
+	e.Selected = strings.TrimSpace(os.Getenv("PONDER_SLUG"))
+	slug, _, err := e.Resolve("")
 	if err != nil {
-		return err
+		return cli.Usagef("%v", err)
 	}
-	if o.slug = strings.TrimSpace(string(data)); o.slug == "" {
-		return cli.Usagef("no --slug and .ponder/current is empty")
-	}
+	o.slug = slug
 	return nil
 }
 

@@ -21,8 +21,9 @@ func newPredictCmd(a *app) *cobra.Command {
 		Short: "Forecast the next pass's churn, in [0,1]",
 		Long: `predict writes passes/NN/predict.json for the next pass to deliberate:
 after pass N's judge (or before pass N+1's deliberate) it is about pass N+1.
-judge scores it as surprise = |forecast − churn|. Optional: without it the
-pass's surprise is null.`,
+judge scores it as surprise = |forecast − churn|.
+The forecast is obligatory from pass 2: deliberate refuses a pass ≥ 2 until
+its forecast is recorded (pass 1 has no churn to forecast; predict refuses it).`,
 		Example: `  ponder predict --churn 0.3
   ponder predict --churn 0.1 --claim "only the retry path is left"`,
 		Args: cli.NoArgs,

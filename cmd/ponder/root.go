@@ -25,6 +25,11 @@ directory (or the nearest parent that has one, as git does).
 
 A pass: [predict] → deliberate → delta* → judge → decide continue|stop.
 
+Each command works on the session --slug names, else PONDER_SLUG (start
+prints its export line), else .ponder/current while at most one session is
+active; with several active and none named, it refuses and lists them. Give
+each agent on a repository its own shell with its own PONDER_SLUG.
+
 PONDER_OCA (` + ocaModes + `) says whether sessions are also written to an
 OCA PostgreSQL database (PONDER_OCA_DSN): auto uses it when it is reachable,
 on requires it (exit 3 when it is not), off never connects.
@@ -44,7 +49,7 @@ share. See ponder/SPEC.md.`,
 		// The command that runs, for a refusal's pointer to its help.
 		PersistentPreRun: func(cmd *cobra.Command, args []string) { a.cmd = cmd },
 	}
-	root.PersistentFlags().StringVar(&a.slug, "slug", "", "session to act on (default: the one in .ponder/current)")
+	root.PersistentFlags().StringVar(&a.slug, "slug", "", "session to act on (default: $PONDER_SLUG, else .ponder/current while only one session is active)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the result as JSON (explicit nulls)")
 	cli.CompleteFlag(root, "slug", completeSlugs)
 	root.AddGroup(
@@ -57,7 +62,7 @@ share. See ponder/SPEC.md.`,
 	cli.AddToGroup(root, groupSession, newStartCmd(a), newUnitsCmd(a), newStatusCmd(a), newListCmd(a), newAbortCmd(a))
 	cli.AddToGroup(root, groupPass, newPredictCmd(a), newDeliberateCmd(a), newDeltaCmd(a), newGradeCmd(a), newMetacognizeCmd(a), newJudgeCmd(a), newDecideCmd(a))
 	cli.AddToGroup(root, groupResults, newReportCmd(a), newApplyCmd(a))
-	cli.AddToGroup(root, groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a.streams))
+	cli.AddToGroup(root, groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a))
 	cli.AddVersion(root, a.streams, cli.CamelCase)
 	cli.SetExits(root)
 	return root

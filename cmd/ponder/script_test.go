@@ -19,9 +19,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/shell"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/cli/clitest"
+	"github.com/laserkit/laserkit/ponder/ledger"
 )
 
 func TestMain(m *testing.M) {
@@ -53,7 +55,7 @@ var unobservedExits = map[string]string{
 	"ponder oca session 0": "needs PostgreSQL (script-oca)", "ponder oca ledger 0": "needs PostgreSQL (script-oca)",
 	"ponder oca self-model 0": "needs PostgreSQL (script-oca)", "ponder oca perspectives 0": "needs PostgreSQL (script-oca)",
 	"ponder oca observations 0": "needs PostgreSQL (script-oca)", "ponder oca events 0": "needs PostgreSQL (script-oca)",
-	"ponder oca prior 0": "needs PostgreSQL (script-oca)",
+	"ponder oca prior 0": "needs PostgreSQL (script-oca)", "ponder oca sync 0": "needs PostgreSQL (script-oca)",
 }
 
 // preparedRoot is ponder's command tree as it runs.
@@ -103,19 +105,22 @@ func setupScript(env *testscript.Env) error {
 // scriptCmds are the scripts' own commands, plus extra.
 func scriptCmds(extra map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"json":      cmdJSON,
-		"jsonkeys":  cmdJSONKeys,
-		"jsonlen":   cmdJSONLen,
-		"layout":    cmdLayout,
-		"truncate":  cmdTruncate,
-		"lines":     cmdLines,
-		"listener":  cmdListener,
-		"grepcount": cmdGrepCount,
-		"rawfile":   cmdRawFile,
-		"rawrm":     cmdRawRm,
-		"ledit":     cmdLedit,
-		"tmpfs":     cmdTmpfs,
-		"fill":      cmdFill,
+		"json":        cmdJSON,
+		"jsonkeys":    cmdJSONKeys,
+		"jsonlen":     cmdJSONLen,
+		"layout":      cmdLayout,
+		"truncate":    cmdTruncate,
+		"lines":       cmdLines,
+		"listener":    cmdListener,
+		"grepcount":   cmdGrepCount,
+		"rawfile":     cmdRawFile,
+		"rawrm":       cmdRawRm,
+		"ledit":       cmdLedit,
+		"tmpfs":       cmdTmpfs,
+		"fill":        cmdFill,
+		"jsonset":     cmdJSONSet,
+		"forgeappend": cmdForgeAppend,
+		"examples":    cmdExamples,
 	}
 	for k, v := range extra {
 		cmds[k] = v
@@ -194,6 +199,102 @@ func jsonEqual(a, b any) bool {
 	ab, _ := json.Marshal(a)
 	bb, _ := json.Marshal(b)
 	return bytes.Equal(ab, bb)
+}
+
+// jsonset FILE PATH VALUE: set the value at PATH (an object key, dotted)
+// to VALUE (a JSON literal) and write FILE back indented, as ponder writes
+// its files — a hand edit behind ponder's back.
+func cmdJSONSet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: jsonset FILE PATH VALUE")
+	}
+	var doc any
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+	dec.UseNumber()
+	ts.Check(dec.Decode(&doc))
+	var val any
+	vdec := json.NewDecoder(strings.NewReader(args[2]))
+	vdec.UseNumber()
+	if err := vdec.Decode(&val); err != nil {
+		ts.Fatalf("jsonset: VALUE %q is not a JSON literal: %v", args[2], err)
+	}
+	parts := strings.Split(strings.Trim(args[1], "."), ".")
+	cur := doc
+	for i, part := range parts {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			ts.Fatalf("jsonset: %s: %s is not an object", args[0], strings.Join(parts[:i], "."))
+		}
+		if i == len(parts)-1 {
+			obj[part] = val
+			break
+		}
+		cur = obj[part]
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(out, '\n'), 0o644))
+}
+
+// forgeappend LEDGER FILE: append the records of FILE (JSON Lines, in the
+// ledger's own record form) to LEDGER as one batch, numbered and chained
+// after its last line with ponder's own library — but without telling
+// session.json: a forger who knows the format, working behind ponder's back.
+func cmdForgeAppend(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: forgeappend LEDGER FILE")
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	last := lines[len(lines)-1]
+	var prev ledger.Record
+	ts.Check(json.Unmarshal([]byte(last), &prev))
+	var recs []ledger.Record
+	for _, l := range strings.Split(strings.TrimSpace(ts.ReadFile(args[1])), "\n") {
+		var r ledger.Record
+		ts.Check(json.Unmarshal([]byte(l), &r))
+		recs = append(recs, r)
+	}
+	ledger.Stamp(recs, prev.Seq+1, prev.Pass, time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC))
+	out, _, err := ledger.Seal(recs, ledger.HashLine([]byte(last)))
+	ts.Check(err)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	ts.Check(err)
+	_, err = f.Write(out)
+	ts.Check(err)
+	ts.Check(f.Close())
+}
+
+// examples CMD…: run every line of the Example of `ponder CMD…`'s help, as
+// a person would paste it, through the real binary; each must exit 0.
+func cmdExamples(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 || neg {
+		ts.Fatalf("usage: examples CMD...")
+	}
+	var out bytes.Buffer
+	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
+	root := newRootCmd(newApp(streams))
+	cmd, _, err := root.Find(args)
+	ts.Check(err)
+	if strings.TrimSpace(cmd.Example) == "" {
+		ts.Fatalf("ponder %s has no example", strings.Join(args, " "))
+	}
+	for _, line := range strings.Split(cmd.Example, "\n") {
+		fields, err := shell.Fields(strings.TrimSpace(line), func(string) string { return "" })
+		ts.Check(err)
+		if len(fields) == 0 {
+			continue
+		}
+		if fields[0] != "ponder" {
+			ts.Fatalf("example %q does not run ponder", line)
+		}
+		fmt.Fprintf(ts.Stdout(), "$ %s\n", strings.TrimSpace(line))
+		if err := ts.Exec("ponder", fields[1:]...); err != nil {
+			ts.Fatalf("the example %q of ponder %s --help fails: %v", strings.TrimSpace(line), strings.Join(args, " "), err)
+		}
+	}
 }
 
 // jsonkeys FILE PATH KEY…: the object at PATH has exactly these keys, so a

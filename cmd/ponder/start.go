@@ -24,7 +24,12 @@ func newStartCmd(a *app) *cobra.Command {
 		Long: `start creates .ponder/<slug>/session.json and writes .ponder/current.
 The slug is <lens>-<YYYY-MM-DD> (UTC), or the subject's words without --lens;
 an existing slug gets -2, -3, … With OCA reachable it prints Prior pondering
-on the same subject; otherwise the probe's reason.`,
+on the same subject; otherwise the probe's reason.
+
+It prints "export PONDER_SLUG=<slug>": run it in the agent's shell. Every
+ponder command picks its session from --slug, else PONDER_SLUG, else
+.ponder/current — the last only while at most one session is active, so
+several agents on one repository each keep to their own.`,
 		Example: `  ponder start "the checkout flow" --lens security
   ponder start "payments retries" --passes 6 --project shop --json`,
 		Args: cli.ExactArgs(1),
@@ -63,5 +68,6 @@ func printStart(w io.Writer, r *ponder.StartResult) {
 			}
 		}
 	}
-	fmt.Fprintln(w, "next: ponder units --scan <dir>, then ponder deliberate")
+	fmt.Fprintln(w, r.Export)
+	fmt.Fprintln(w, "next: run the export line above in this agent's shell (every ponder command then works on this session), then ponder units --scan <dir> and ponder deliberate")
 }

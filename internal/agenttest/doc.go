@@ -1,12 +1,21 @@
-// Package agenttest runs the real Claude Code CLI against a scripted model,
-// for tests only.
+// Package agenttest runs the real agent clients against scripted models,
+// for tests only: the client's whole agent loop — tools, permissions,
+// hooks, MCP — is its own; only the model's turns are written by the test.
 //
-// Model is a Messages API server on 127.0.0.1: it answers the CLI's
-// main-loop requests with scripted turns (texts and tool calls, in order)
-// and records every request, so a test can read the tool results the model
-// was shown (ToolResult) — that is how a test proves a hook's reason reached
-// the agent. Claude locates the pinned CLI (scripts/install-claude.sh puts it
-// in a cache); without it a test is skipped with a loud banner, and fails
-// when CI=true. Session gives each run a fresh HOME and work directory.
-// shared/spec/agents.md records the protocol facts this relies on.
+// Model is a server on 127.0.0.1 speaking one of the four API shapes the
+// clients use (Messages, Responses, Chat Completions, Gemini). It plays one
+// script format for all of them — turns of text and tool calls, in order —
+// answers side requests (titles, summaries, anything offered no tools) with
+// a short text, and records every request, so a test can read what the
+// model was told: ResultAfter finds a call's result in the very next
+// request, in that API's shape.
+//
+// Client describes one real CLI (Claude Code, Codex, Gemini CLI, Qwen Code,
+// opencode, Cline, Copilot CLI): the pinned npm version and where
+// scripts/install-agents.sh caches it, how it is configured headless
+// against a model, and how its shell and MCP tools are called. NewAgent
+// gives a test a fresh HOME and project with the client set up; Run puts a
+// deadline on every process and stops what a client leaves behind (Cline's
+// hub daemon). A missing client skips the test loudly, and fails it when
+// CI=true. README.md records what each client really sends and needs.
 package agenttest

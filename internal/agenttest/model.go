@@ -6,25 +6,29 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 )
 
 // Turn is one scripted assistant message: text, tool calls, or both (text
-// first). A turn with tool calls ends with stop_reason "tool_use", so the
-// client runs them and comes back with their results; a text-only turn ends
-// the agent's loop ("end_turn").
+// first). A turn with tool calls ends the way the API says "run these" (the
+// client runs them and comes back with their results); a text-only turn
+// ends the agent's loop.
 type Turn struct {
 	Text  string
 	Tools []ToolUse
 }
 
-// ToolUse is one scripted tool call. An empty ID is filled in as toolu_N.
+// ToolUse is one scripted tool call. An empty ID is filled in by the server
+// (toolu_N for the Messages API, call_N for the others).
 type ToolUse struct {
 	ID    string
 	Name  string
 	Input any
+	// Namespace is the Responses API's tool namespace (Codex 0.171.0 offers
+	// each MCP server's tools as one namespace, mcp__SERVER); empty for the
+	// other APIs.
+	Namespace string
 }
 
 // Say is a text-only turn.
@@ -33,36 +37,74 @@ func Say(text string) Turn { return Turn{Text: text} }
 // Call is a turn that calls one tool with input (marshalled to JSON).
 func Call(name string, input any) Turn { return Turn{Tools: []ToolUse{{Name: name, Input: input}}} }
 
-// CallID is Call with a chosen tool_use id, so a test can find its result.
+// CallID is Call with a chosen call id, so a test can find its result.
 func CallID(id, name string, input any) Turn {
 	return Turn{Tools: []ToolUse{{ID: id, Name: name, Input: input}}}
 }
 
+// Calls is a turn that makes several tool calls at once.
+func Calls(calls ...ToolUse) Turn { return Turn{Tools: calls} }
+
 // Bash is a turn that runs one shell command through Claude Code's Bash tool.
+// For the other clients use Client.Shell.
 func Bash(id, command string) Turn {
 	return CallID(id, "Bash", map[string]any{"command": command, "description": "scripted"})
+}
+
+// API is the wire shape a scripted model speaks.
+type API int
+
+const (
+	// MessagesAPI is Anthropic's POST /v1/messages (Claude Code).
+	MessagesAPI API = iota
+	// ResponsesAPI is OpenAI's POST /v1/responses with SSE (Codex).
+	ResponsesAPI
+	// ChatAPI is OpenAI's POST /v1/chat/completions, streamed or not (Qwen
+	// Code, opencode, Cline, Copilot CLI).
+	ChatAPI
+	// GeminiAPI is generateContent and streamGenerateContent?alt=sse under
+	// /v1beta/models/M (Gemini CLI).
+	GeminiAPI
+)
+
+func (a API) String() string {
+	return [...]string{"Messages", "Responses", "Chat Completions", "Gemini"}[a]
 }
 
 // Request is one request the client made, as received.
 type Request struct {
 	Method string
 	Path   string
+	Query  string
 	Body   json.RawMessage
-	// Main is true for a main-loop request (one that carries a tools array);
-	// side requests (titles, summaries) are answered with a short text and do
-	// not consume the script.
+	// Main is true for a main-loop request (a model call that offers tools);
+	// side requests (titles, summaries, checks without tools) are answered
+	// with a short text and do not consume the script.
 	Main bool
+	// Model is true for a model call of the API (main or side); false for
+	// probes such as GET /v1/models or count_tokens.
+	Model bool
 	// Turn is the index of the scripted turn this request was answered with
 	// (-1 for side requests and for requests after the script ran out).
 	Turn int
 }
 
-// Model is a Messages API server on 127.0.0.1 that answers main-loop
-// requests with scripted turns, in order, and records every request.
+// SideText answers side requests (titles, summaries, requests without
+// tools) unless Model.Side says otherwise.
+const SideText = "ok"
+
+// Model is a scripted model server on 127.0.0.1: it answers main-loop
+// requests with the scripted turns, in order, side requests with a short
+// text, and records every request. One script format serves every API.
 type Model struct {
 	URL string
+	API API
+	// Side, when set, chooses the text a side request is answered with
+	// (default SideText). It runs on the server's goroutine.
+	Side func(Request) string
 
 	t      testing.TB
+	wire   wire
 	mu     sync.Mutex
 	script []Turn
 	next   int
@@ -70,11 +112,47 @@ type Model struct {
 	ids    int
 }
 
-// NewModel starts the server for the life of the test. After the script
-// runs out, every main-loop request gets a text turn ending the loop.
-func NewModel(t testing.TB, turns ...Turn) *Model {
+// wire is one API's shape: which requests are model calls, how a turn is
+// written, and where the tool results and user texts are in a request.
+type wire interface {
+	// call reads a request: ok is false for a non-model request (a probe),
+	// which probe answers.
+	call(r *http.Request, body []byte) (c modelCall, ok bool)
+	probe(w http.ResponseWriter, r *http.Request)
+	write(w http.ResponseWriter, c modelCall, t Turn)
+	toolResults(body []byte) []ToolResult
+	userTexts(body []byte) []string
+	idPrefix() string
+}
+
+// modelCall is what the server needs to know of one model call.
+type modelCall struct {
+	main   bool
+	stream bool
+	model  string
+}
+
+// NewModel starts a Messages API server (Claude Code) for the life of the
+// test. After the script runs out, every main-loop request gets a text
+// turn ending the loop.
+func NewModel(t testing.TB, turns ...Turn) *Model { return NewModelFor(t, MessagesAPI, turns...) }
+
+// NewModelFor starts a scripted server speaking api for the life of the test.
+func NewModelFor(t testing.TB, api API, turns ...Turn) *Model {
 	t.Helper()
-	m := &Model{t: t, script: turns}
+	m := &Model{t: t, API: api, script: turns}
+	switch api {
+	case MessagesAPI:
+		m.wire = messagesWire{}
+	case ResponsesAPI:
+		m.wire = responsesWire{}
+	case ChatAPI:
+		m.wire = chatWire{}
+	case GeminiAPI:
+		m.wire = geminiWire{}
+	default:
+		t.Fatalf("agenttest: unknown API %d", api)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("agenttest: listen on 127.0.0.1: %v", err)
@@ -93,6 +171,17 @@ func (m *Model) Requests() []Request {
 	return append([]Request(nil), m.reqs...)
 }
 
+// MainRequests returns the main-loop requests received so far, in order.
+func (m *Model) MainRequests() []Request {
+	var out []Request
+	for _, r := range m.Requests() {
+		if r.Main {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Played reports how many scripted turns were sent.
 func (m *Model) Played() int {
 	m.mu.Lock()
@@ -102,30 +191,27 @@ func (m *Model) Played() int {
 
 func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	req := Request{Method: r.Method, Path: r.URL.Path, Body: body, Turn: -1}
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-		// HEAD/GET probes and count_tokens: a small JSON answer.
-		m.record(req)
-		w.Header().Set("Content-Type", "application/json")
-		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
-			io.WriteString(w, `{"input_tokens":10}`)
-			return
-		}
-		io.WriteString(w, `{}`)
+	req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: body, Turn: -1}
+	c, ok := m.wire.call(r, body)
+	if !ok {
+		m.mu.Lock()
+		m.reqs = append(m.reqs, req)
+		m.mu.Unlock()
+		m.wire.probe(w, r)
 		return
 	}
-	var in struct {
-		Model  string            `json:"model"`
-		Tools  []json.RawMessage `json:"tools"`
-		Stream bool              `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &in)
-	req.Main = len(in.Tools) > 0
+	req.Main, req.Model = c.main, true
 	var turn Turn
 	m.mu.Lock()
 	switch {
 	case !req.Main:
-		turn = Say("ok")
+		text := SideText
+		if m.Side != nil {
+			m.mu.Unlock()
+			text = m.Side(req)
+			m.mu.Lock()
+		}
+		turn = Say(text)
 	case m.next < len(m.script):
 		turn = m.script[m.next]
 		req.Turn = m.next
@@ -133,104 +219,33 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		turn = Say("Done.")
 	}
+	turn.Tools = append([]ToolUse(nil), turn.Tools...)
 	for i := range turn.Tools {
 		if turn.Tools[i].ID == "" {
 			m.ids++
-			turn.Tools[i].ID = fmt.Sprintf("toolu_%d", m.ids)
+			turn.Tools[i].ID = fmt.Sprintf("%s%d", m.wire.idPrefix(), m.ids)
+		}
+		if turn.Tools[i].Input == nil {
+			turn.Tools[i].Input = map[string]any{}
 		}
 	}
 	m.reqs = append(m.reqs, req)
 	m.mu.Unlock()
-	if in.Model == "" {
-		in.Model = "claude-scripted"
-	}
-	if !in.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(message(in.Model, turn))
-		return
-	}
-	writeStream(w, in.Model, turn)
+	m.wire.write(w, c, turn)
 }
 
-func (m *Model) record(r Request) {
-	m.mu.Lock()
-	m.reqs = append(m.reqs, r)
-	m.mu.Unlock()
-}
-
-func stopReason(t Turn) string {
-	if len(t.Tools) > 0 {
-		return "tool_use"
-	}
-	return "end_turn"
-}
-
-// message is the whole (non-streamed) answer for a turn.
-func message(model string, t Turn) map[string]any {
-	var content []any
-	if t.Text != "" {
-		content = append(content, map[string]any{"type": "text", "text": t.Text})
-	}
-	for _, tu := range t.Tools {
-		content = append(content, map[string]any{"type": "tool_use", "id": tu.ID, "name": tu.Name, "input": tu.Input})
-	}
-	return map[string]any{
-		"id": "msg_scripted", "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": stopReason(t), "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": 10, "output_tokens": 10},
-	}
-}
-
-// writeStream sends a turn as the Messages API's server-sent events
-// (agents.md §1): message_start, one block per text or tool call, message_delta
-// with the stop reason, message_stop.
-func writeStream(w http.ResponseWriter, model string, t Turn) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	send := func(name string, data any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-	}
-	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": "msg_scripted", "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 1},
-	}})
-	i := 0
-	if t.Text != "" {
-		send("content_block_start", map[string]any{"type": "content_block_start", "index": i,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-			"delta": map[string]any{"type": "text_delta", "text": t.Text}})
-		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-		i++
-	}
-	for _, tu := range t.Tools {
-		input, _ := json.Marshal(tu.Input)
-		if tu.Input == nil {
-			input = []byte("{}")
-		}
-		send("content_block_start", map[string]any{"type": "content_block_start", "index": i,
-			"content_block": map[string]any{"type": "tool_use", "id": tu.ID, "name": tu.Name, "input": map[string]any{}}})
-		send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
-		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-		i++
-	}
-	send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stopReason(t), "stop_sequence": nil},
-		"usage": map[string]int{"output_tokens": 10}})
-	send("message_stop", map[string]any{"type": "message_stop"})
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// ToolResult is a tool_result block the client sent back to the model.
+// ToolResult is the result of one tool call as the client sent it back.
 type ToolResult struct {
+	// ToolUseID is the call's id (tool_use_id, call_id, tool_call_id, or a
+	// Gemini functionResponse's id).
 	ToolUseID string
-	IsError   bool
-	// Text is the result's text: the content string, or the text blocks of
-	// a content array joined by newlines.
+	// Name is the tool's name where the API repeats it (Gemini).
+	Name string
+	// IsError is the API's own error flag where it has one (Messages:
+	// is_error; Gemini: a response with an "error" key).
+	IsError bool
+	// Text is the result's text: a string content, or the text parts of a
+	// structured one joined by newlines.
 	Text string
 }
 
@@ -242,7 +257,7 @@ func (m *Model) ToolResult(toolUseID string) (ToolResult, bool) {
 		if !reqs[i].Main {
 			continue
 		}
-		for _, r := range toolResults(reqs[i].Body) {
+		for _, r := range m.wire.toolResults(reqs[i].Body) {
 			if r.ToolUseID == toolUseID {
 				return r, true
 			}
@@ -251,133 +266,116 @@ func (m *Model) ToolResult(toolUseID string) (ToolResult, bool) {
 	return ToolResult{}, false
 }
 
-// UserTexts are the plain text blocks of the user messages the model was
-// shown in the last main-loop request (prompts, hook feedback, system
-// reminders).
+// ResultAfter finds the result of a tool call in the main-loop request
+// that came right after the scripted turn that made it: the very next thing
+// the model was told. It fails the test when the call was never scripted or
+// the next request does not carry its result.
+func (m *Model) ResultAfter(t testing.TB, toolUseID string) ToolResult {
+	t.Helper()
+	mains := m.MainRequests()
+	turn := -1
+	for i, tn := range m.script {
+		for _, tu := range tn.Tools {
+			if tu.ID == toolUseID {
+				turn = i
+			}
+		}
+	}
+	if turn < 0 {
+		t.Fatalf("agenttest: no scripted call has id %q (give it one with CallID or Client.Shell)", toolUseID)
+	}
+	for i, r := range mains {
+		if r.Turn != turn {
+			continue
+		}
+		if i+1 >= len(mains) {
+			t.Fatalf("agenttest: the model was never called again after turn %d (the call %s)", turn, toolUseID)
+		}
+		for _, tr := range m.wire.toolResults(mains[i+1].Body) {
+			if tr.ToolUseID == toolUseID {
+				return tr
+			}
+		}
+		t.Fatalf("agenttest: the request after turn %d carries no result for %s; it was:\n%s", turn, toolUseID, clip(mains[i+1].Body))
+	}
+	t.Fatalf("agenttest: turn %d (the call %s) was never played; %d of %d turns were", turn, toolUseID, m.Played(), len(m.script))
+	return ToolResult{}
+}
+
+// UserTexts are the plain user texts of the last main-loop request (prompts,
+// hook feedback, reminders), in the API's shape.
 func (m *Model) UserTexts() []string {
 	reqs := m.Requests()
 	for i := len(reqs) - 1; i >= 0; i-- {
 		if reqs[i].Main {
-			return userTexts(reqs[i].Body)
+			return m.wire.userTexts(reqs[i].Body)
 		}
 	}
 	return nil
 }
 
-// SystemTexts are the text blocks of the system messages inside the last
-// main-loop request's conversation: what the client put before the model
-// between turns, such as a PreToolUse hook's additionalContext (Claude Code
-// 2.1.328 sends it as {"role":"system"} right after the tool result,
-// prefixed "PreToolUse:Bash hook additional context: ").
-func (m *Model) SystemTexts() []string {
-	reqs := m.Requests()
-	for i := len(reqs) - 1; i >= 0; i-- {
-		if !reqs[i].Main {
-			continue
-		}
-		var in struct {
-			Messages []wireMessage `json:"messages"`
-		}
-		if json.Unmarshal(reqs[i].Body, &in) != nil {
-			return nil
-		}
-		var out []string
-		for _, msg := range in.Messages {
-			if msg.Role != "system" {
-				continue
-			}
-			var s string
-			if json.Unmarshal(msg.Content, &s) == nil {
-				out = append(out, s)
-				continue
-			}
-			var bs []wireBlock
-			if json.Unmarshal(msg.Content, &bs) == nil {
-				for _, b := range bs {
-					if b.Type == "text" {
-						out = append(out, b.Text)
-					}
-				}
-			}
-		}
-		return out
+func clip(b []byte) string {
+	if len(b) > 4000 {
+		return string(b[:2000]) + " … " + string(b[len(b)-2000:])
 	}
-	return nil
+	return string(b)
 }
 
-type wireMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+// sse writes one server-sent event; name may be empty.
+func sse(w io.Writer, name string, data any) {
+	b, _ := json.Marshal(data)
+	if name != "" {
+		fmt.Fprintf(w, "event: %s\n", name)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", b)
 }
 
-type wireBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ToolUseID string          `json:"tool_use_id"`
-	IsError   bool            `json:"is_error"`
-	Content   json.RawMessage `json:"content"`
+func sseHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
 }
 
-func blocks(body []byte) []wireBlock {
-	var in struct {
-		Messages []wireMessage `json:"messages"`
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
 	}
-	if json.Unmarshal(body, &in) != nil {
-		return nil
-	}
-	var out []wireBlock
-	for _, msg := range in.Messages {
-		if msg.Role != "user" {
-			continue
-		}
-		var s string
-		if json.Unmarshal(msg.Content, &s) == nil {
-			out = append(out, wireBlock{Type: "text", Text: s})
-			continue
-		}
-		var bs []wireBlock
-		if json.Unmarshal(msg.Content, &bs) == nil {
-			out = append(out, bs...)
-		}
-	}
-	return out
 }
 
-func toolResults(body []byte) []ToolResult {
-	var out []ToolResult
-	for _, b := range blocks(body) {
-		if b.Type != "tool_result" {
-			continue
-		}
-		out = append(out, ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError, Text: contentText(b.Content)})
-	}
-	return out
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
 }
 
-func userTexts(body []byte) []string {
-	var out []string
-	for _, b := range blocks(body) {
-		if b.Type == "text" {
-			out = append(out, b.Text)
-		}
+func inputJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil || v == nil {
+		return "{}"
 	}
-	return out
+	return string(b)
 }
 
-func contentText(raw json.RawMessage) string {
+// textOf reads content that is a string or a list of parts with "text".
+func textOf(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var bs []wireBlock
-	if json.Unmarshal(raw, &bs) != nil {
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
 		return string(raw)
 	}
-	var parts []string
-	for _, b := range bs {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
+	var out string
+	for i, p := range parts {
+		if p.Text == "" {
+			continue
 		}
+		if i > 0 && out != "" {
+			out += "\n"
+		}
+		out += p.Text
 	}
-	return strings.Join(parts, "\n")
+	return out
 }

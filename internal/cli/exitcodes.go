@@ -47,7 +47,7 @@ type ExitCode struct {
 // ExitCodes is the table, by code.
 var ExitCodes = []ExitCode{
 	{ExitOK, "ok", "", "the command did what was asked"},
-	{ExitFinding, "finding", "", "the command worked, and its answer is the one the caller asked to be told about: a drifting state (check), a command that needs authorization (classify), lint findings, failing vectors, a grammar or a journal that does not verify, an escalation not delivered (supervise), a store that cannot be used now (store status), problems (ponder doctor)"},
+	{ExitFinding, "finding", "", "the command worked, and its answer is the one the caller asked to be told about: a drifting state (check), a command that needs authorization (classify), lint findings, failing vectors, a grammar or a journal that does not verify, an escalation not delivered (supervise), a store that cannot be used now (store status), problems (ponder doctor, laserbrain doctor)"},
 	{ExitUsage, "usage", "", "the call could not be acted on, and nothing was changed: an unknown command or flag, a value out of range, an input file missing or unreadable, a run or session that does not exist; in ponder also a command the session's state refuses (stateError)"},
 	{ExitUsage, "deny", "laserbrain hook pre-tool-use, laserbrain-gate", "the tool call is blocked and the reason goes to the model; these exit only 0 or 2, as Claude Code treats any other status as not blocking"},
 	{ExitOCA, "ocaRequired", "ponder", "PONDER_OCA=on and OCA is unusable (nothing was written), or an OCA write failed after the local work was done"},

@@ -14,6 +14,10 @@ import (
 // HomeEnv names laserbrain's home directory.
 const HomeEnv = "LASERBRAIN_HOME"
 
+// StoreEnv names the store: "local" (or unset) for the files under the
+// home, or a PostgreSQL connection (supercode/backend reads it).
+const StoreEnv = "LASERBRAIN_STORE"
+
 // Error is a configuration mistake: a variable (or a setting like one)
 // whose value cannot be used. Nothing was changed.
 type Error struct{ Err error }

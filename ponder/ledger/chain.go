@@ -22,6 +22,10 @@ import (
 type Chain struct {
 	Genesis string  // prev of the first record
 	Anchor  *Anchor // the last acknowledged append; nil when none was recorded
+	// Heads asks for the chain's head after each of these record counts
+	// (Log.Heads): a reader checking that something stored elsewhere — a
+	// judgement's ledger prefix — is a prefix of this ledger.
+	Heads []int
 }
 
 // Anchor is the session's record of the ledger after its last acknowledged

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -19,22 +20,30 @@ import (
 // Damage describes a ledger that is not a clean, chained sequence of whole
 // batches. Torn damage (a crash mid-append, past the last acknowledged
 // append) is repairable: the tail from Offset on belongs to one unfinished
-// batch. Corrupt damage (a line that is not JSON, a batch broken inside) and
-// forged damage (the hash chain, a seq or the session's anchor does not
-// hold: a line edited, inserted, deleted or moved) are not.
+// batch — or, Unacknowledged, to whole batches the session's anchor does not
+// count (a crash between the ledger's write and the anchor's, or records
+// added behind ponder's back: either way nothing vouches for them). Corrupt
+// damage (a line that is not JSON, a batch broken inside) and forged damage
+// (the hash chain, a seq or the session's anchor does not hold: a line
+// edited, inserted, deleted or moved) are not.
 type Damage struct {
-	Torn   bool   // repairable by cutting the tail
-	Forged bool   // the chain or the anchor does not hold
-	Tamper string // forged only: edited | inserted | deleted | reordered
-	Line   int    // first damaged line, 1-based (for forged: the forged record's line)
-	Seq    int    // forged only: the forged (or first missing) record's seq
-	Offset int64  // byte offset where the damaged tail (or line) starts
-	Bytes  int64  // bytes from Offset to the end of the file (torn only)
-	Detail string // what is wrong, one line
+	Torn bool // repairable by cutting the tail
+	// Unacknowledged: the tail is whole, chained records past the anchor
+	// (Torn is set too: repair cuts them, a reader waits for a writer).
+	Unacknowledged bool
+	Forged         bool   // the chain or the anchor does not hold
+	Tamper         string // forged only: edited | inserted | deleted | reordered
+	Line           int    // first damaged line, 1-based (for forged: the forged record's line)
+	Seq            int    // forged only: the forged (or first missing) record's seq
+	Offset         int64  // byte offset where the damaged tail (or line) starts
+	Bytes          int64  // bytes from Offset to the end of the file (torn only)
+	Detail         string // what is wrong, one line
 }
 
 func (d *Damage) Error() string {
 	switch {
+	case d.Unacknowledged:
+		return fmt.Sprintf("ledger.jsonl holds %s past session.json's anchor (seq %d, from line %d): an append that was never acknowledged — a crash between the ledger's write and session.json's, or records added behind ponder's back — so they are not read; run `ponder repair` to cut them off (they are kept beside the ledger)", d.Detail, d.Seq, d.Line)
 	case d.Torn:
 		return fmt.Sprintf("ledger.jsonl has a torn tail from line %d (byte %d, %d bytes): %s; an append was interrupted — run `ponder repair` to cut the unfinished batch", d.Line, d.Offset, d.Bytes, d.Detail)
 	case d.Forged:
@@ -51,6 +60,9 @@ type Log struct {
 	Good   int64  // bytes of whole batches (== Size when undamaged)
 	Head   string // hash of the last whole record; the genesis when there is none
 	Damage *Damage
+	// Heads are the chain's heads after the record counts Chain.Heads asked
+	// for, where the ledger holds that many (0: the genesis).
+	Heads map[int]string
 }
 
 // NextSeq is the seq the next appended record gets.
@@ -60,10 +72,10 @@ func (l *Log) NextSeq() int { return l.Count + 1 }
 func (l *Log) Anchor() Anchor { return Anchor{Records: l.Count, Head: l.Head} }
 
 // Read reads and checks a ledger: every line whole JSON, seq 1, 2, 3, …,
-// every batch complete, the hash chain from chain.Genesis and the anchor,
-// handing each record of a whole batch to visit (nil to only check). A
-// missing file is an empty ledger. The error is for I/O only; damage is
-// reported in Log.Damage.
+// every batch complete, the hash chain from chain.Genesis to the anchor and
+// nothing past it, handing each record of a whole batch the anchor counts
+// to visit (nil to only check). A missing file is an empty ledger. The error
+// is for I/O only; damage is reported in Log.Damage.
 func Read(path string, chain Chain, visit func(*Record)) (*Log, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -118,6 +130,12 @@ func ReadMapped(path string, chain Chain, visit func(*Record)) (l *Log, err erro
 // must not keep the *Record.
 func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 	l := &Log{Size: int64(len(data)), Head: chain.Genesis}
+	if len(chain.Heads) > 0 {
+		l.Heads = map[int]string{}
+		if slices.Contains(chain.Heads, 0) {
+			l.Heads[0] = chain.Genesis
+		}
+	}
 	var (
 		off       int64
 		line      int
@@ -135,6 +153,17 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 	if anchor != nil && anchor.Records <= 0 {
 		anchor = nil // anchors nothing
 	}
+	// bound is how many records the session acknowledged: none are read
+	// past it (nil: a bare ledger, checked without a session).
+	bound := -1
+	if chain.Anchor != nil {
+		bound = max(chain.Anchor.Records, 0)
+	}
+	var (
+		boundOff  int64 = -1 // where the first record past bound starts
+		boundLine int
+		boundHead string
+	)
 	torn := func(at int64, ln int, detail string) *Log {
 		l.Damage = &Damage{Torn: true, Line: ln, Offset: at, Bytes: l.Size - at, Detail: detail}
 		l.Good = at
@@ -227,11 +256,19 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 		if anchor != nil && r.Seq == anchor.Records {
 			anchored = string(head[cur][:])
 		}
+		if l.Heads != nil && slices.Contains(chain.Heads, r.Seq) {
+			l.Heads[r.Seq] = string(head[cur][:])
+		}
+		if r.Seq == bound+1 {
+			boundOff, boundLine, boundHead = off, line, string(head[cur^1][:])
+		}
 		off += int64(end) + 1
 		if len(batch) == r.BatchSize {
 			if visit != nil {
 				for i := range batch {
-					visit(&batch[i])
+					if bound < 0 || batch[i].Seq <= bound {
+						visit(&batch[i])
+					}
 				}
 			}
 			l.Count += len(batch)
@@ -244,17 +281,21 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 	}
 	l.Good = l.Size
 	switch {
-	case anchor == nil:
-	case anchor.Records > l.Count:
+	case anchor != nil && anchor.Records > l.Count:
 		l.Damage = &Damage{Forged: true, Tamper: Deleted, Line: l.Count + 1, Seq: l.Count + 1, Offset: l.Size,
 			Detail: fmt.Sprintf("record(s) seq %d–%d are missing from the end: session.json's anchor says the ledger held %d records", l.Count+1, anchor.Records, anchor.Records)}
-	case anchored != anchor.Head:
+	case anchor != nil && anchored != anchor.Head:
 		d := diagnose(data, anchor.Records-1, chain.Genesis, "session.json's anchor holds a different hash of it")
 		if d.Line != anchor.Records || d.Tamper != Edited {
 			d = &Damage{Forged: true, Tamper: Edited, Line: anchor.Records, Seq: anchor.Records,
 				Detail: fmt.Sprintf("line %d (seq %d) was edited after it was written: session.json's anchor holds a different hash of it", anchor.Records, anchor.Records)}
 		}
 		l.Damage = d
+	case bound >= 0 && l.Count > bound:
+		// Whole, chained records the session never acknowledged.
+		l.Damage = &Damage{Torn: true, Unacknowledged: true, Line: boundLine, Seq: bound + 1, Offset: boundOff, Bytes: l.Size - boundOff,
+			Detail: fmt.Sprintf("%d record(s)", l.Count-bound)}
+		l.Good, l.Count, l.Head = boundOff, bound, boundHead
 	}
 	return l
 }

@@ -233,6 +233,53 @@ func TestRepairCutsInPlaceAndKeepsTheTail(t *testing.T) {
 	}
 }
 
+// Records past the anchor — whole, chained batches the session never
+// acknowledged — are not read: the damage is repairable (Torn,
+// Unacknowledged), visit never sees them, and the log ends at the anchor.
+// An anchor of no records (a session before its first append) bounds too;
+// a bare ledger (no anchor at all) is read whole.
+func TestRecordsPastTheAnchor(t *testing.T) {
+	data := chained(t, 2, 1, 2)
+	head := func(n int) string { return HashLine(bytes.TrimSuffix(lines(data)[n-1], []byte{'\n'})) }
+	for _, c := range []struct {
+		name    string
+		anchor  Anchor
+		visited int
+		line    int
+	}{
+		{"after the first batch", Anchor{Records: 2, Head: head(2)}, 2, 3},
+		{"after the second", Anchor{Records: 3, Head: head(3)}, 3, 4},
+		{"before any append", Anchor{Records: 0, Head: testGenesis}, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			anchor := c.anchor
+			visited := 0
+			l := Parse(data, Chain{Genesis: testGenesis, Anchor: &anchor}, func(*Record) { visited++ })
+			d := l.Damage
+			if d == nil || !d.Torn || !d.Unacknowledged || d.Forged || d.Line != c.line || d.Seq != c.anchor.Records+1 {
+				t.Fatalf("damage = %+v, want unacknowledged records from line %d", d, c.line)
+			}
+			if visited != c.visited || l.Count != c.anchor.Records || l.Head != c.anchor.Head || l.Good != int64(len(bytes.Join(lines(data)[:c.anchor.Records], nil))) {
+				t.Errorf("visited %d, log %+v; want %d records up to the anchor", visited, l, c.visited)
+			}
+			if !strings.Contains(d.Error(), "past session.json's anchor") {
+				t.Errorf("message %q", d.Error())
+			}
+			path := writeTemp(t, data)
+			r, err := Repair(path, filepath.Join(t.TempDir(), "torn"), Chain{Genesis: testGenesis, Anchor: &anchor})
+			if err != nil || r == nil || r.RemovedRecords != 5-c.anchor.Records {
+				t.Fatalf("repair = %+v, %v", r, err)
+			}
+			if l, _ := Read(path, Chain{Genesis: testGenesis, Anchor: &anchor}, nil); l.Damage != nil || l.Count != c.anchor.Records {
+				t.Errorf("after repair: %+v", l)
+			}
+		})
+	}
+	if l := Parse(data, testChain, nil); l.Damage != nil || l.Count != 5 {
+		t.Errorf("a bare ledger: %+v", l)
+	}
+}
+
 func TestAppendChainsOneBatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	var anchor Anchor

@@ -35,6 +35,12 @@ type Backend interface {
 	// pending forecast of the session and emits reasoning_trace_created.
 	RecordConverged(ctx context.Context, r ConvergedRecord) (ConvergedResult, error)
 	RecordApply(ctx context.Context, r ApplyRecord) (ApplyResult, error)
+	// ExpireForecasts expires every pending forecast of the session (abort:
+	// a finished session leaves no untestable hypothesis pending).
+	ExpireForecasts(ctx context.Context, s Session) (ExpireResult, error)
+	// SessionRows reads what the database holds of the session, so that
+	// a sync writes only the rows it is missing.
+	SessionRows(ctx context.Context, s Session) (SessionRows, error)
 	// OpenObservations returns the session's observations with
 	// intervention_applied = false, highest severity first.
 	OpenObservations(ctx context.Context, s Session) ([]Observation, error)
@@ -46,7 +52,8 @@ type Connector func(ctx context.Context, dsn string) (Backend, error)
 
 // ProbeReport is the database's half of probe(): whether the schema is
 // complete, and if not what is missing ("table", "table.column",
-// "enum:label").
+// "enum:label"); with the schema complete, Missing lists the privileges the
+// role lacks to write it ("privilege:INSERT on episodic_memory").
 type ProbeReport struct {
 	Schema  bool
 	Missing []string
@@ -194,6 +201,37 @@ type ConvergedResult struct {
 	EpisodeID         int64 `json:"episodeId"`
 	EventID           int64 `json:"eventId"`
 	ExpiredHypotheses int   `json:"expiredHypotheses"`
+}
+
+// ExpireResult is what expireForecasts returns.
+type ExpireResult struct {
+	ExpiredHypotheses int `json:"expiredHypotheses"`
+}
+
+// SessionRows is what the database holds of one session.
+type SessionRows struct {
+	Start bool // a ponder_start episode
+	// Passes are the passes with a ponder_pass episode, ascending.
+	Passes  []int
+	End     bool // a ponder_converged or ponder_stopped episode
+	Applied bool // a ponder_applied episode
+	// Deliberations are the session's deliberations rows, by pass.
+	Deliberations map[int]DeliberationRow
+	Observations  []ObservationRow
+}
+
+// DeliberationRow is one deliberations row of a session.
+type DeliberationRow struct {
+	ID       int64 `json:"id"`
+	Resolved bool  `json:"resolved"`
+}
+
+// ObservationRow is one metacognitive_observations row of a session.
+type ObservationRow struct {
+	ID          int64
+	Type        string
+	Description string
+	Severity    float64
 }
 
 // ApplyRecord is what a committed apply writes.

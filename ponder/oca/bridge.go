@@ -245,11 +245,16 @@ func (b *Bridge) probeLocked(mode Mode) *Probe {
 			if rep.Missing != nil {
 				p.Missing = append(p.Missing, rep.Missing...)
 			}
-			if rep.Schema && len(rep.Missing) == 0 {
+			switch {
+			case rep.Schema && len(rep.Missing) == 0:
 				p.Reachable = true
 				p.Note = "ok"
 				b.backend = be
-			} else {
+			case rep.Schema:
+				// Every table is there, but this role may not write them.
+				p.Note = "cannot write: missing " + strings.Join(rep.Missing, ", ")
+				safeClose(be)
+			default:
 				p.Note = "not an OCA database: missing " + strings.Join(rep.Missing, ", ")
 				safeClose(be)
 			}
@@ -494,6 +499,29 @@ func (b *Bridge) RecordObservation(rec ObservationRecord) *ObservationResult {
 func (b *Bridge) RecordConverged(rec ConvergedRecord) *ConvergedResult {
 	r, ok := call(b, "recordConverged", func(ctx context.Context, be Backend) (ConvergedResult, error) {
 		return be.RecordConverged(ctx, rec)
+	})
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
+// ExpireForecasts expires the session's pending forecasts (abort's
+// best-effort cleanup).
+func (b *Bridge) ExpireForecasts(s Session) *ExpireResult {
+	r, ok := call(b, "expireForecasts", func(ctx context.Context, be Backend) (ExpireResult, error) {
+		return be.ExpireForecasts(ctx, s)
+	})
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
+// SessionRows reads what the database holds of a session, or nil.
+func (b *Bridge) SessionRows(s Session) *SessionRows {
+	r, ok := call(b, "sessionRows", func(ctx context.Context, be Backend) (SessionRows, error) {
+		return be.SessionRows(ctx, s)
 	})
 	if !ok {
 		return nil

@@ -60,6 +60,12 @@ func (s *stubBackend) RecordConverged(ctx context.Context, _ ConvergedRecord) (C
 func (s *stubBackend) RecordApply(ctx context.Context, _ ApplyRecord) (ApplyResult, error) {
 	return ApplyResult{}, s.do(ctx)
 }
+func (s *stubBackend) ExpireForecasts(ctx context.Context, _ Session) (ExpireResult, error) {
+	return ExpireResult{}, s.do(ctx)
+}
+func (s *stubBackend) SessionRows(ctx context.Context, _ Session) (SessionRows, error) {
+	return SessionRows{}, s.do(ctx)
+}
 func (s *stubBackend) OpenObservations(ctx context.Context, _ Session) ([]Observation, error) {
 	return nil, s.do(ctx)
 }

@@ -56,24 +56,43 @@ func TestAttendance(t *testing.T) {
 }
 
 // laserbrain run: nobody answers an agent without a terminal on its
-// standard input, claude in print mode, or when told so.
+// standard input, a command in its client's headless mode (the seam reads
+// that, supercode/client's Headless), or when told so.
 func TestSpawnPresence(t *testing.T) {
 	for _, c := range []struct {
-		command    []string
+		headless   string
 		terminal   bool
 		unattended bool
 		want       operator.Presence
 	}{
-		{[]string{"claude"}, true, false, operator.Attended},
-		{[]string{"/usr/local/bin/claude", "--model", "x", "-p", "do it"}, true, false, operator.Unattended},
-		{[]string{"claude", "--print", "do it"}, true, false, operator.Unattended},
-		{[]string{"claude"}, false, false, operator.Unattended},
-		{[]string{"codex", "exec", "do it"}, true, true, operator.Unattended},
-		{[]string{"codex"}, true, false, operator.Attended},
-		{[]string{"aider", "-p"}, true, false, operator.Attended}, // -p is claude's, not every agent's
+		{"", true, false, operator.Attended},
+		{"claude -p (print mode) asks nobody", true, false, operator.Unattended},
+		{"", false, false, operator.Unattended},
+		{"", true, true, operator.Unattended},
 	} {
-		if p, why := SpawnPresence(c.command, c.terminal, c.unattended); p != c.want || why == "" {
-			t.Errorf("%v terminal=%v unattended=%v: %s (%q), want %s", c.command, c.terminal, c.unattended, p, why, c.want)
+		if p, why := SpawnPresence(c.headless, c.terminal, c.unattended); p != c.want || why == "" {
+			t.Errorf("%q terminal=%v unattended=%v: %s (%q), want %s", c.headless, c.terminal, c.unattended, p, why, c.want)
+		}
+	}
+}
+
+// The MCP server finds the session from the client's variable: Claude
+// Code's, or Qwen Code's (seen: QWEN_CODE_SESSION_ID is the payloads'
+// session_id and reaches the MCP server); a payload's own id wins.
+func TestCallerSessionFromTheClientsVariable(t *testing.T) {
+	for _, c := range []struct {
+		env     map[string]string
+		payload string
+		want    string
+	}{
+		{map[string]string{"CLAUDE_CODE_SESSION_ID": "c-1"}, "", "c-1"},
+		{map[string]string{"QWEN_CODE_SESSION_ID": "q-1"}, "", "q-1"},
+		{map[string]string{"QWEN_CODE_SESSION_ID": "q-1"}, "p-1", "p-1"},
+		{nil, "", ""},
+	} {
+		s := &Supervisor{Getenv: func(k string) string { return c.env[k] }}
+		if got := s.Caller(c.payload, "/r").Session; got != c.want {
+			t.Errorf("%v %q: session %q, want %q", c.env, c.payload, got, c.want)
 		}
 	}
 }

@@ -4,15 +4,17 @@
 // session id), checks spelled states on the run's current task, records the
 // tool calls the agent's runtime observed, and judges the whole run. Spawn
 // is `laserbrain run`: it registers a run, starts the agent command with the
-// run in its environment (and, for claude, our hooks and MCP server added
-// through --settings and --mcp-config), forwards signals, keeps the agent's
-// exit code and prints the whole-run judgment at the end.
+// run in its environment (and what its client needs for one run — our
+// hooks and MCP server, which the caller prepares: supercode/install's
+// Prepare), forwards signals, keeps the agent's exit code and prints the
+// whole-run judgment at the end.
 //
 // Attendance is the one place presence is read (whether a person can
 // answer the agent's questions): Claude Code's CLAUDE_CODE_SESSION_ATTENDED,
 // laserbrain loop, LASERBRAIN_ATTENDED (which Spawn exports from
 // SpawnPresence: nobody without a terminal on the agent's standard input,
-// for claude -p, or with --unattended) and CI.
+// in a client's headless mode such as claude -p, or with --unattended) and
+// CI.
 //
 // Checks are made durable in batches (Supervisor.CheckBatch, group commit):
 // a batch holds the run's record and its task once, saves the task and
@@ -23,6 +25,5 @@
 //
 // A run's checks go to a laserbrain run (its task) in laserbrain's own store;
 // reset_task sets a task aside and the next check grounds a new one, and a
-// later goal closer to a set-aside ground resumes it. laserbrain's own MCP
-// tools are reporting, not work: they are never observed as evidence.
+// later goal closer to a set-aside ground resumes it.
 package agentrun

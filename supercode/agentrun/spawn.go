@@ -2,7 +2,6 @@ package agentrun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -47,6 +45,21 @@ type SpawnOptions struct {
 	// Unattended says nobody will answer the agent's questions, whatever
 	// SpawnPresence would read from the command and its standard input.
 	Unattended bool
+	// Ponder is the ponder session the agent works on ("" = none; the
+	// caller checks it names one): it is exported to the agent as
+	// PONDER_SLUG (so every ponder command it runs keeps to that session)
+	// and recorded on the run. (Checked by the caller, so that the gate,
+	// which links this package, does not link ponder.)
+	Ponder string
+	// Prepare, when set, adds the agent client's per-run configuration
+	// (supercode/client's RunConfig: our hooks and MCP server for this one
+	// run): it is given a private directory, removed when the run ends,
+	// and returns the arguments to put before the command's own and the
+	// variables to add to its environment.
+	Prepare func(dir string) (args, env []string, err error)
+	// Headless is why the command asks nobody, when its own arguments say
+	// so (claude -p, codex exec, gemini -p, …); "" when they do not.
+	Headless string
 }
 
 // SpawnResult is how the run ended.
@@ -65,14 +78,11 @@ type SpawnError struct {
 func (e *SpawnError) Error() string { return e.Err.Error() }
 func (e *SpawnError) Unwrap() error { return e.Err }
 
-// IsClaude reports whether a command is Claude Code's CLI, by its name.
-func IsClaude(command string) bool { return filepath.Base(command) == "claude" }
-
 // Spawn registers a run, starts the agent with the run in its environment
-// (LASERBRAIN_RUN, LASERBRAIN_AGENT, LASERBRAIN_FLEET) — for claude adding
-// our hooks (--settings) and MCP server (--mcp-config, its tools allowed)
-// ahead of the user's own arguments, which are left as they are — forwards
-// signals, waits, records the end and judges the run.
+// (LASERBRAIN_RUN, LASERBRAIN_AGENT, LASERBRAIN_FLEET) — with the client's
+// per-run configuration Prepare adds ahead of the user's own arguments,
+// which are left as they are — forwards signals, waits, records the end
+// and judges the run.
 func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error) {
 	if len(o.Command) == 0 {
 		return SpawnResult{}, &SpawnError{2, errors.New("no agent command given")}
@@ -102,9 +112,9 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
 	fromTerminal := tty.Is(o.Stdin)
-	presence, _ := SpawnPresence(o.Command, fromTerminal, o.Unattended)
+	presence, _ := SpawnPresence(o.Headless, fromTerminal, o.Unattended)
 	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal,
-		Attended: attendedName(presence), Created: s.now()}
+		Ponder: o.Ponder, Attended: attendedName(presence), Created: s.now()}
 	if err := st.CreateRun(ctx, run); err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
@@ -120,21 +130,22 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	}
 
 	args := o.Command[1:]
-	if IsClaude(o.Command[0]) {
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if o.Prepare != nil {
 		tmp, err := os.MkdirTemp("", "laserbrain-run-")
 		if err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
 		defer os.RemoveAll(tmp)
-		extra, err := ClaudeFlags(tmp, o.Self)
+		extra, extraEnv, err := o.Prepare(tmp)
 		if err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
 		args = append(extra, args...)
-	}
-	env := o.Env
-	if env == nil {
-		env = os.Environ()
+		env = append(env[:len(env):len(env)], extraEnv...)
 	}
 	attended := "1"
 	if presence == operator.Unattended {
@@ -142,6 +153,9 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	}
 	env = append(withoutKeys(env, EnvRun, EnvAgent, EnvFleet, EnvAttended),
 		EnvRun+"="+run.ID, EnvAgent+"="+agent, EnvFleet+"="+fid, EnvAttended+"="+attended)
+	if o.Ponder != "" {
+		env = append(withoutKeys(env, EnvPonder), EnvPonder+"="+o.Ponder)
+	}
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -188,17 +202,18 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 // SpawnPresence says whether a person can answer the questions of an agent
 // laserbrain run starts, and why: nobody when the caller says so
 // (unattended), when the agent's standard input is not a terminal (nobody
-// types into it: a pipe, /dev/null, a CI job), or for claude -p/--print
-// (print mode asks nobody); somebody otherwise. Its hooks read the answer
-// from LASERBRAIN_ATTENDED (see Attendance).
-func SpawnPresence(command []string, stdinTerminal, unattended bool) (operator.Presence, string) {
+// types into it: a pipe, /dev/null, a CI job), or when the command's own
+// arguments ask nobody (headless: claude -p, codex exec, … — the client
+// seam reads them); somebody otherwise. Its hooks read the answer from
+// LASERBRAIN_ATTENDED (see Attendance).
+func SpawnPresence(headless string, stdinTerminal, unattended bool) (operator.Presence, string) {
 	switch {
 	case unattended:
 		return operator.Unattended, "laserbrain run --unattended"
 	case !stdinTerminal:
 		return operator.Unattended, "the agent's standard input is not a terminal"
-	case len(command) > 0 && IsClaude(command[0]) && slices.ContainsFunc(command[1:], func(a string) bool { return a == "-p" || a == "--print" }):
-		return operator.Unattended, "claude -p (print mode) asks nobody"
+	case headless != "":
+		return operator.Unattended, headless
 	}
 	return operator.Attended, "the agent's standard input is a terminal"
 }
@@ -230,95 +245,4 @@ func withoutKeys(env []string, keys ...string) []string {
 		}
 	}
 	return out
-}
-
-// HookCommand is the command line Claude Code runs for a hook: the
-// absolute path of laserbrain, so a PATH without it cannot silently turn the
-// gate off (exit 127 is a non-blocking hook error).
-func HookCommand(self, name string) string {
-	if name == "pre-tool-use" {
-		if gate := GateBeside(self); gate != "" {
-			return shellQuote(gate)
-		}
-	}
-	return shellQuote(self) + " hook " + name
-}
-
-// GateName is the pre-tool-use hook's own binary: the same handler as
-// "laserbrain hook pre-tool-use" in a binary that starts in ~2 ms instead of
-// ~8 (it links none of the CLI), which every tool call pays.
-const GateName = "laserbrain-gate"
-
-// GateBeside is the laserbrain-gate installed next to the laserbrain
-// binary self, or "" when there is none (then "laserbrain hook
-// pre-tool-use" answers, the same way, only slower).
-func GateBeside(self string) string {
-	gate := filepath.Join(filepath.Dir(self), GateName)
-	if fi, err := os.Stat(gate); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-		return gate
-	}
-	return ""
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// HookEvents pairs Claude Code's event names with our subcommands and
-// matchers, in install order. (Kept here, not imported from package hook,
-// so the settings writer does not pull the hook handlers in.)
-var HookEvents = []struct{ Event, Name, Matcher string }{
-	{"SessionStart", "session-start", ""},
-	{"UserPromptSubmit", "user-prompt-submit", ""},
-	{"PreToolUse", "pre-tool-use", "*"},
-	{"PostToolUse", "post-tool-use", "*"},
-	{"PostToolUseFailure", "post-tool-use-failure", "*"},
-	{"Stop", "stop", ""},
-	{"SessionEnd", "session-end", ""},
-}
-
-// Hooks is the settings "hooks" object that runs every laserbrain hook.
-func Hooks(self string) map[string]any {
-	hooks := map[string]any{}
-	for _, e := range HookEvents {
-		entry := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": HookCommand(self, e.Name)}}}
-		if e.Matcher != "" {
-			entry["matcher"] = e.Matcher
-		}
-		hooks[e.Event] = []any{entry}
-	}
-	return hooks
-}
-
-// MCPServer is the MCP configuration entry for `laserbrain mcp`.
-func MCPServer(self string) map[string]any {
-	return map[string]any{"type": "stdio", "command": self, "args": []string{"mcp"}}
-}
-
-// ClaudeFlags writes a settings layer with our hooks and an MCP config with
-// our server into dir, and returns the flags that add them to one claude
-// invocation. The variadic flags come first and --settings last, so
-// claude's option parser cannot take the user's first argument as one more
-// MCP config or allowed tool.
-func ClaudeFlags(dir, self string) ([]string, error) {
-	settings := filepath.Join(dir, "settings.json")
-	mcpConfig := filepath.Join(dir, "mcp.json")
-	for path, v := range map[string]any{
-		settings:  map[string]any{"hooks": Hooks(self)},
-		mcpConfig: map[string]any{"mcpServers": map[string]any{"laserbrain": MCPServer(self)}},
-	} {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			return nil, err
-		}
-	}
-	return []string{"--mcp-config", mcpConfig, "--allowedTools", "mcp__laserbrain", "--settings", settings}, nil
 }

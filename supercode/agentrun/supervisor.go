@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -28,6 +29,9 @@ const (
 	// EnvAttended is "1" when laserbrain run started the agent where a
 	// person can answer it, "0" when not (see SpawnPresence).
 	EnvAttended = "LASERBRAIN_ATTENDED"
+	// EnvPonder selects the ponder session of every ponder command the
+	// agent runs (ponder's PONDER_SLUG).
+	EnvPonder = "PONDER_SLUG"
 	// envLoopRun is set by laserbrain loop for everything its SCRIPT runs
 	// (package loop owns it; loop imports this package, not the reverse).
 	envLoopRun = "LASERBRAIN_LOOP_RUN"
@@ -85,7 +89,7 @@ type localStores struct {
 }
 
 func openLocalStores() (Stores, error) {
-	if v := strings.TrimSpace(os.Getenv("LASERBRAIN_STORE")); v != "" && v != "local" {
+	if v := strings.TrimSpace(os.Getenv(envconfig.StoreEnv)); v != "" && v != "local" {
 		return nil, ErrStoreElsewhere
 	}
 	return &localStores{}, nil
@@ -243,11 +247,20 @@ func (s *Supervisor) Close() error {
 	return errors.Join(errs...)
 }
 
+// SessionEnv are the variables in which agent clients tell the processes
+// they start — hooks and MCP servers — the session's id (the same id their
+// hook payloads carry): Claude Code's CLAUDE_CODE_SESSION_ID and Qwen
+// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. It is how
+// the MCP server finds the run the session's hooks opened. (Gemini CLI,
+// Codex and opencode give an MCP server no session id: there the server
+// finds the run through LASERBRAIN_RUN, which laserbrain run exports.)
+var SessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "QWEN_CODE_SESSION_ID"}
+
 // Caller is who a hook event or tool call comes from.
 type Caller struct {
 	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
 	Agent   string // LASERBRAIN_AGENT
-	Session string // the Claude Code session id (payload or CLAUDE_CODE_SESSION_ID)
+	Session string // the client's session id (payload, or SessionEnv)
 	Dir     string // the project directory
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
@@ -265,8 +278,11 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 		Dir:     dir,
 	}
 	c.Presence, c.PresenceWhy = Attendance(s.getenv)
-	if c.Session == "" {
-		c.Session = s.getenv("CLAUDE_CODE_SESSION_ID")
+	for _, k := range SessionEnv {
+		if c.Session != "" {
+			break
+		}
+		c.Session = strings.TrimSpace(s.getenv(k))
 	}
 	if c.Dir == "" {
 		c.Dir = s.getenv("CLAUDE_PROJECT_DIR")
@@ -566,7 +582,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last}
 		// The steps are durable: the checks' events are appended while the
 		// store writes the record (two files, synced at once).
-		evs := checkEvents(outs, s.now())
+		evs := checkEvents(ins, outs, s.now())
 		events = make(chan error, 1)
 		go func() { _, err := st.AppendEvents(ctx, runID, evs); events <- err }()
 		return nil
@@ -582,17 +598,21 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 	return outs, nil
 }
 
-// checkEvents are the events a batch of checks records on its run.
-func checkEvents(outs []CheckOutcome, at time.Time) []fleet.Event {
-	evs := make([]fleet.Event, len(outs))
+// checkEvents are the events a batch of checks records on its run: each
+// check's, after a reset_task when the check set its task aside.
+func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Event {
+	evs := make([]fleet.Event, 0, len(outs))
 	for i, out := range outs {
+		if ins[i].ResetTask {
+			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindTask, Name: "reset_task"})
+		}
 		ok := !out.Drifting
 		ls := ""
 		if out.Laserscore != nil {
 			ls = *out.Laserscore
 		}
-		evs[i] = fleet.Event{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
-			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))}
+		evs = append(evs, fleet.Event{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
 	}
 	return evs
 }
@@ -657,6 +677,12 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 		return 0, err
 	}
 	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, &heldTask{runs: runs}, r) })
+	if err != nil {
+		return 0, err
+	}
+	// The next check grounds a new task: until it comes, the run's tool
+	// calls are unmeasured.
+	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"})
 	return len(r.Suspended), err
 }
 
@@ -733,7 +759,8 @@ func (s *Supervisor) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, er
 }
 
 // Judge is the whole-run judgment of the run's current task, recorded on
-// the run.
+// the run — unmeasured (coverage.Judge) when the run made tool calls and
+// no check since its last ground.
 func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgment, error) {
 	st, err := s.Fleet()
 	if err != nil {
@@ -750,7 +777,13 @@ func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgme
 	if lr == nil {
 		lr = laserbrain.NewRun(laserbrain.RunOptions{ID: runID})
 	}
-	j := lr.Phronesis()
+	events, err := st.Events(ctx, runID)
+	if err != nil {
+		return laserbrain.Judgment{}, err
+	}
+	// A run that worked and never spelled its state again has no verdict
+	// of its own: it is unmeasured, whatever its ground said.
+	j := coverage.Judge(lr.Phronesis(), coverage.Measure(events))
 	if r.Judgment != j.Verdict {
 		if _, err := st.UpdateRun(ctx, runID, func(x *fleet.Run) error { x.Judgment = j.Verdict; return nil }); err != nil {
 			return j, err
@@ -758,11 +791,6 @@ func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgme
 	}
 	return j, nil
 }
-
-// SelfTool reports whether a tool is one of laserbrain's own MCP tools:
-// calling them is reporting, not work, so they are never observed as
-// evidence (a check_state call would otherwise corroborate itself).
-func SelfTool(name string) bool { return strings.HasPrefix(name, "mcp__laserbrain__") }
 
 // Observe records a completed tool call on the run: as an event (kept once
 // per id, so two hook layers firing for one call count it once), in the

@@ -23,7 +23,7 @@ import (
 )
 
 // Env is the variable that chooses the backend.
-const Env = "LASERBRAIN_STORE"
+const Env = envconfig.StoreEnv
 
 // Kinds of backend.
 const (

@@ -3,7 +3,8 @@
 // Claude session ids, attended or not, command, created and ended), the
 // events observed on each run, the authorizations a person gave for
 // single irreversible or outward actions (dated, scoped, expiring, held as
-// data), the halts the supervisor put on agents and their releases, and the
+// data), the halts the supervisor put on agents and their releases, what
+// the supervisor says to each agent until the agent is told, and the
 // supervisor's hash-chained journal.
 //
 // A fleet is one repository: its id is the repository's root commit
@@ -17,8 +18,11 @@
 // batch of them in one durable write). UpdateRun is a read-modify-write
 // under the run's lock (a row lock in a database).
 //
-// Halts and Journal are two more small interfaces beside Runs, Events and
-// Authorizations. A halt is keyed by fleet and agent, one in force at a
+// Halts, Journal and Voice are three more small interfaces beside Runs,
+// Events and Authorizations. Voice is the supervisor's per-agent message
+// queue: Say is idempotent on the message's id, Deliver hands each message
+// out exactly once however many processes ask, and journals each delivery
+// with the round the message came from. A halt is keyed by fleet and agent, one in force at a
 // time, and its id is the caller's, so a re-run round puts it once. The
 // journal is one hash chain per fleet in the reference's audit format (see
 // JournalRecord): the hash covers the record's content only, so a database

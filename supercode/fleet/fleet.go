@@ -35,6 +35,10 @@ type Run struct {
 	Command []string `json:"command,omitempty"`
 	// Goal is the goal declared at the start (laserbrain run --goal).
 	Goal string `json:"goal,omitempty"`
+	// Ponder is the ponder session the agent works on (laserbrain run
+	// --ponder, or PONDER_SLUG in run's own environment): the run and the
+	// session ponder:<Ponder> are one worker, seen twice.
+	Ponder string `json:"ponder,omitempty"`
 	// Sessions are the Claude Code session ids seen on this run.
 	Sessions []string `json:"sessions,omitempty"`
 	// Attended says whether a person was there to answer: "attended",
@@ -99,6 +103,10 @@ type Event struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Text    string          `json:"text,omitempty"`
 	Session string          `json:"session,omitempty"`
+	// Subagent is the subagent of the session that made the call (its
+	// type, as Claude Code's agent_type names it), "" for the session's
+	// own agent.
+	Subagent string `json:"subagent,omitempty"`
 }
 
 // Event kinds.
@@ -109,6 +117,7 @@ const (
 	KindSession  = "session" // session start / end, run start / end
 	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
 	KindStop     = "stop"    // a Stop event and what the hook answered
+	KindTask     = "task"    // reset_task set the run's task aside (the next check grounds a new one)
 	KindAuthUsed = "authorized"
 )
 
@@ -238,6 +247,7 @@ type Store interface {
 	Authorizations
 	Halts
 	Journal
+	Voice
 	Close() error
 }
 

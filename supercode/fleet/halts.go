@@ -29,7 +29,10 @@ type Halt struct {
 	// Round is the supervisor round that decided it (0 when a person did).
 	Round int64 `json:"round,omitempty"`
 	// Cause names what it stops, so that once a person released it the
-	// same cause does not halt the agent again: "collision:<agent kept>".
+	// same cause does not halt the agent again: for a collision,
+	// "collision:" and a JSON array of every partner of the collision
+	// group it was put in, the agent kept first (supervise.CollisionCause;
+	// "collision:<agent kept>" in the earlier form).
 	Cause    string    `json:"cause,omitempty"`
 	At       time.Time `json:"at"`
 	Released *Release  `json:"released,omitempty"`

@@ -1,13 +1,18 @@
-// Package hook is laserbrain's Claude Code hooks as a library, one handler
-// per event, so the command stays thin: pre-tool-use gates shell commands
-// (Bash and the shell tools of other agent CLIs) and writes into protected
-// paths through the operator, joined to the agent's run; post-tool-use and
-// post-tool-use-failure record the observed call on the run; user-prompt-
-// submit marks the next check a user turn; stop blocks a drifting run's stop
-// once with its own advice; session-start and session-end open and close
-// the run. A payload for another event is refused. Hooks never fail open:
-// an internal error denies in pre-tool-use (exit 2) and is logged and passed
-// over (exit 0) by the observers; nothing exits 1.
+// Package hook is laserbrain's agent hooks as a library, one handler per
+// event, so the command stays thin. Every client's payload comes in through
+// its adapter (supercode/client) as one client.Event, and every answer goes
+// out as one client.Answer that the adapter writes the way that client
+// obeys; nothing here reads a client's field names. pre-tool-use gates
+// shell commands (each of a call's commands: Cline sends several) and
+// writes into protected paths through the operator, joined to the agent's
+// run; post-tool-use and post-tool-use-failure record the observed call on
+// the run (as the subagent that made it, when one did); user-prompt-submit
+// marks the next check a user turn (an empty prompt is not one); stop
+// blocks a drifting run's stop once with its own advice; session-start and
+// session-end open and close the run. A payload for another event, or
+// another client, is refused. Hooks never fail open: an internal error
+// denies in pre-tool-use (in the client's form of a denial) and is logged
+// and passed over (exit 0) by the observers; nothing exits 1.
 //
 // Every pre-tool-use first asks the fleet store whether any halt is in force
 // (one directory read when none is) and denies a halted agent's every call

@@ -9,37 +9,9 @@ import (
 
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
-
-// Shell tools of the agent CLIs, by the name their payloads use (agents.md
-// §4): Claude Code's Bash, Codex's shell, Gemini CLI's run_shell_command,
-// Cursor's run_terminal_command. Any other tool whose input carries a
-// "command" is read as a shell command too: a shell tool we do not know is
-// gated, never waved through.
-var shellTools = map[string]bool{
-	"Bash": true, "shell": true, "local_shell": true, "run_shell_command": true, "run_terminal_command": true,
-}
-
-// Tools known not to run commands: Claude Code's own (as 2.1.328 lists
-// them, plus older names) and the read-only tools of other CLIs. A
-// "command" in their input is data, not a command line.
-var nonShellTools = map[string]bool{
-	"Agent": true, "Task": true, "ListAgents": true, "Read": true, "ReportFindings": true, "ScheduleWakeup": true,
-	"Skill": true, "ToolSearch": true, "Workflow": true, "DeferredToolPlaceholder": true, "Glob": true, "Grep": true,
-	"LS": true, "WebFetch": true, "WebSearch": true, "TodoWrite": true, "NotebookRead": true, "ExitPlanMode": true,
-	"BashOutput": true, "KillShell": true, "SlashCommand": true,
-	"read_file": true, "read_many_files": true, "list_directory": true, "glob": true, "search_file_content": true,
-	"google_web_search": true, "web_fetch": true, "save_memory": true,
-}
-
-// File-writing tools and the input field naming the file: Claude Code's
-// Write, Edit, MultiEdit and NotebookEdit, Gemini CLI's write_file and
-// replace.
-var writeTools = map[string]string{
-	"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path",
-	"write_file": "file_path", "replace": "file_path",
-}
 
 // preToolUse gates one tool call. A shell command the operator classifies
 // as irreversible or outward, and a write into a protected path, is an
@@ -47,56 +19,101 @@ var writeTools = map[string]string{
 // caller's run, so it is refused while the run drifts or its judgment says
 // abandon, wrong-problem or repeating, and otherwise needs a person's
 // authorization (laserbrain authorize), looked up afresh for every action.
-func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
-	if p.ToolName == nil {
-		return h.failed(PreToolUse, errors.New(`the event has no "tool_name"`))
+// A call with several commands (Cline's run_commands) has each gated: the
+// first refused refuses the call.
+func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer, error) {
+	t := e.Tool
+	if t == nil {
+		return client.Answer{}, errors.New(`the event has no "tool_name"`)
 	}
-	name := *p.ToolName
 	// laserbrain's own tools are reporting, never work: a halted agent may
 	// still read why (supervision, check_state).
-	if agentrun.SelfTool(name) {
-		return Answer{}
+	if t.Kind == client.KindOwn {
+		return client.Answer{}, nil
 	}
-	if ans, stop := h.halted(ctx, p); stop {
-		return ans
+	if ans, stop, err := h.halted(ctx, e); stop || err != nil {
+		return ans, err
 	}
-	if field, ok := writeTools[name]; ok {
-		path, err := stringField(p.ToolInput, field)
-		if err != nil {
-			return h.failed(PreToolUse, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field))
+	switch t.Kind {
+	case client.KindWrite:
+		return h.gateWrite(ctx, e)
+	case client.KindShell:
+	default:
+		return client.Answer{}, nil
+	}
+	var held client.Answer
+	for i, c := range t.Commands {
+		a, err := h.gateCommand(ctx, e, i, c.Line)
+		if err != nil || a.Decision == client.Deny {
+			return a, err
 		}
-		what, abs, protected := protectedPath(path, p.Cwd)
+		// An ask outweighs an allow, and either a note.
+		if rank(a) > rank(held) {
+			held = a
+		} else if held.Decision == client.None && a.Context != "" && held.Context != "" {
+			held.Context += "\n" + a.Context
+		}
+	}
+	return held, nil
+}
+
+func rank(a client.Answer) int {
+	switch a.Decision {
+	case client.Ask:
+		return 3
+	case client.Allow:
+		return 2
+	}
+	if a.Context != "" {
+		return 1
+	}
+	return 0
+}
+
+// gateWrite gates a write tool's files: into what is never authorizable,
+// refused; into other protected files, an action needing authorization.
+func (h *Handler) gateWrite(ctx context.Context, e client.Event) (client.Answer, error) {
+	var protected []string
+	whats := ""
+	for _, path := range e.Tool.Files {
+		what, abs, ok := protectedPath(path, e.Cwd)
 		if outright(what) {
-			return h.refuseWrite(ctx, p, what, fmt.Sprintf("%s would write %s", name, abs))
+			return h.refuseWrite(ctx, e, what, fmt.Sprintf("%s would write %s", e.Tool.Name, abs)), nil
 		}
-		if !protected {
-			return Answer{}
+		if ok {
+			protected = append(protected, abs)
+			whats = what
 		}
-		a := operator.Action{Kind: "write", Target: abs, Reversible: false}
-		return h.gate(ctx, p, a, "write "+abs, what, gateFacts{labels: []string{"protected file: " + what}})
 	}
-	command, isShell, err := shellCommand(name, p.ToolInput)
-	if err != nil {
-		return h.failed(PreToolUse, err)
+	if len(protected) == 0 {
+		return client.Answer{}, nil
 	}
-	if !isShell {
-		return Answer{}
+	target := strings.Join(protected, ", ")
+	a := operator.Action{Kind: "write", Target: target, Reversible: false}
+	return h.gate(ctx, e, a, "write "+target, whats, gateFacts{labels: []string{"protected file: " + whats}})
+}
+
+// gateCommand gates one shell command of a call (the i-th).
+func (h *Handler) gateCommand(ctx context.Context, e client.Event, i int, command string) (client.Answer, error) {
+	if i > 0 {
+		// Each command's decision is recorded under an id of its own.
+		e.ToolUseID = fmt.Sprintf("%s#%d", e.ToolUseID, i)
 	}
 	// Read in the event's directory: "git checkout NAME" discards NAME's
 	// changes when NAME is a file there, and switches branches otherwise.
-	r := operator.ClassifyIn(p.Cwd, command, true, false)
+	r := operator.ClassifyIn(e.Cwd, command, true, false)
 	// A person's command (laserbrain authorize, …) is refused whoever is
 	// there, and no authorization lets it through.
 	if f, ok := r.PersonOnly(); ok {
-		return h.refuseOutright(ctx, p, operator.PersonOnlyReason(f), strings.TrimPrefix(f.Label, "parsed: "))
+		return h.refuseOutright(ctx, e, operator.PersonOnlyReason(f), strings.TrimPrefix(f.Label, "parsed: ")), nil
 	}
 	// Where the command writes: into what is never authorizable, refused;
 	// into other protected files, an action needing authorization like a
 	// Write of them; a protected file named where the gate cannot tell
 	// whether the command writes it, not cleared.
-	never, neverAbs, writes, unsure := shellWrites(command, p.Cwd)
+	never, neverAbs, writes, unsure := shellWrites(command, e.Cwd)
 	if never != "" {
-		return h.refuseWrite(ctx, p, never, writeWhy("command", neverAbs))
+		return h.refuseWrite(ctx, e, never, writeWhy("command", neverAbs)), nil
 	}
 	for _, w := range writes {
 		r.Add(operator.Finding{Label: "writes a protected file: " + w, Where: operator.Executed})
@@ -108,11 +125,11 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 	switch r.Decision {
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gate(ctx, p, a, command, r.Why, commandFacts(r, r.Findings))
+		return h.gate(ctx, e, a, command, r.Why, commandFacts(r, r.Findings))
 	case operator.Ask:
-		return h.unsure(ctx, p, command, r)
+		return h.unsure(ctx, e, command, r)
 	}
-	return Answer{}
+	return client.Answer{}, nil
 }
 
 // unsure answers a call the gate could not clear: a match only in data or
@@ -125,29 +142,22 @@ func (h *Handler) preToolUse(ctx context.Context, p Payload) Answer {
 // a match only in data or a dry run goes ahead: the finding is recorded
 // on the run and put before the model, and the agent's own permission
 // rules still decide (no permissionDecision is given).
-func (h *Handler) unsure(ctx context.Context, p Payload, command string, r operator.Result) Answer {
-	c := h.caller(p)
+func (h *Handler) unsure(ctx context.Context, e client.Event, command string, r operator.Result) (client.Answer, error) {
+	c := h.caller(e)
 	ans := r.HookAnswerFor(c.Presence, c.PresenceWhy)
 	facts := commandFacts(r, ans.Findings)
 	switch ans.Decision {
 	case operator.Ask:
-		h.recordUnsure(ctx, c, p, facts, fleet.GateAsk, nil, ans.Reason)
-		return decision("ask", ans.Reason)
+		h.recordUnsure(ctx, c, e, facts, fleet.GateAsk, nil, ans.Reason)
+		return client.Answer{Decision: client.Ask, Reason: ans.Reason}, nil
 	case operator.Deny:
 		a := operator.Action{Kind: "shell", Target: command, Reversible: false, Outward: r.Outward}
-		return h.gateAs(ctx, p, a, command, r.Why, ans.Reason, facts)
+		return h.gateAs(ctx, e, a, command, r.Why, ans.Reason, facts)
 	}
 	if len(ans.Findings) > 0 {
-		h.recordUnsure(ctx, c, p, facts, fleet.GateAllow, ans.Findings, ans.Context)
+		h.recordUnsure(ctx, c, e, facts, fleet.GateAllow, ans.Findings, ans.Context)
 	}
-	if ans.Context == "" {
-		return Answer{}
-	}
-	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName":     string(PreToolUse),
-		"additionalContext": ans.Context,
-	}})
-	return Answer{Stdout: string(b) + "\n"}
+	return client.Answer{Context: ans.Context}, nil
 }
 
 // gateFacts is what the gate knows of an action besides its text: the
@@ -186,7 +196,7 @@ func (g gateFacts) result(decision string, c agentrun.Caller, findings []operato
 // finding, on the caller's run, best effort: the run is opened when the
 // caller names one (a session or LASERBRAIN_RUN), and a record that cannot
 // be written is logged, not turned into a refusal.
-func (h *Handler) recordUnsure(ctx context.Context, c agentrun.Caller, p Payload, facts gateFacts, decision string, findings []operator.Finding, text string) {
+func (h *Handler) recordUnsure(ctx context.Context, c agentrun.Caller, e client.Event, facts gateFacts, decision string, findings []operator.Finding, text string) {
 	if c.Run == "" && c.Session == "" {
 		return
 	}
@@ -201,32 +211,44 @@ func (h *Handler) recordUnsure(ctx context.Context, c agentrun.Caller, p Payload
 			yes := true
 			ok = &yes
 		}
-		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(p, ""), At: h.now(), Kind: fleet.KindGate, Name: toolName(p), OK: ok,
-			Result: facts.result(decision, c, findings), Text: text, Session: p.SessionID})
+		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(e, ""), At: h.now(), Kind: fleet.KindGate, Name: toolName(e), OK: ok,
+			Result: facts.result(decision, c, findings), Text: text, Session: e.Session, Subagent: subagentOf(e)})
 	}
 	if err != nil {
 		h.log(fmt.Sprintf("laserbrain hook %s: the gate's %s could not be recorded on the run: %v", PreToolUse, decision, err))
 	}
 }
 
-func gateEventID(p Payload, fallback string) string {
-	if p.ToolUseID != "" {
-		return "gate:" + p.ToolUseID
+func gateEventID(e client.Event, fallback string) string {
+	if e.ToolUseID != "" {
+		return "gate:" + e.ToolUseID
 	}
 	return fallback
 }
 
-func toolName(p Payload) string {
-	if p.ToolName != nil {
-		return *p.ToolName
+func toolName(e client.Event) string {
+	if e.Tool != nil {
+		return e.Tool.Name
 	}
 	return ""
 }
 
+// subagentOf names the subagent that made a call, for the run's events:
+// its type, else its id ("" for the session's own agent).
+func subagentOf(e client.Event) string {
+	if e.Subagent == nil {
+		return ""
+	}
+	if e.Subagent.Type != "" {
+		return e.Subagent.Type
+	}
+	return e.Subagent.ID
+}
+
 // gate puts an action needing authorization to the operator, joined to
 // the caller's run.
-func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, actionText, why string, facts gateFacts) Answer {
-	return h.gateAs(ctx, p, a, actionText, why, "", facts)
+func (h *Handler) gate(ctx context.Context, e client.Event, a operator.Action, actionText, why string, facts gateFacts) (client.Answer, error) {
+	return h.gateAs(ctx, e, a, actionText, why, "", facts)
 }
 
 // gateAs is gate with the reason for a plain refusal (nobody authorized
@@ -235,26 +257,23 @@ func (h *Handler) gate(ctx context.Context, p Payload, a operator.Action, action
 // When the run cannot be read because the store's database is out of
 // reach, the action is refused with the reason (the command alone decided
 // it needs the run; a call the gate clears never gets here).
-func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, actionText, why, plain string, facts gateFacts) Answer {
-	c := h.caller(p)
+func (h *Handler) gateAs(ctx context.Context, e client.Event, a operator.Action, actionText, why, plain string, facts gateFacts) (client.Answer, error) {
+	c := h.caller(e)
 	run, found, err := h.Sup.Find(ctx, c)
-	if errors.Is(err, agentrun.ErrStoreElsewhere) {
-		return Answer{Delegate: true}
-	}
 	if isUnreachable(err) {
-		return h.cannotRead(p, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil))
+		return h.cannotRead(e, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil)), nil
 	}
 	if err != nil {
-		return h.failed(PreToolUse, err)
+		return client.Answer{}, err
 	}
 	op := &operator.Operator{}
 	if found {
 		task, err := h.Sup.Task(ctx, run)
 		if isUnreachable(err) {
-			return h.cannotRead(p, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil))
+			return h.cannotRead(e, a, why, "the run", err, facts.result(fleet.GateDeny, c, nil)), nil
 		}
 		if err != nil {
-			return h.failed(PreToolUse, err)
+			return client.Answer{}, err
 		}
 		if task != nil {
 			op.Harness = task
@@ -290,18 +309,16 @@ func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, acti
 	switch {
 	case err == nil:
 		reason := fmt.Sprintf("laserbrain: authorized by %s (%s), use %d of %d", granted.ID, granted.By, len(granted.Used), granted.Uses)
-		h.record(ctx, c, run, found, p, true, reason, facts.result(fleet.GateAllow, c, nil))
-		return decision("allow", reason)
+		h.record(ctx, c, run, found, e, true, reason, facts.result(fleet.GateAllow, c, nil))
+		return client.Answer{Decision: client.Allow, Reason: reason}, nil
 	case errors.As(err, &refused):
 		reason := refusalReason(refused, a, why, plain)
-		h.record(ctx, c, run, found, p, false, reason, facts.result(fleet.GateDeny, c, nil))
-		return h.deny(reason)
-	case errors.Is(err, agentrun.ErrStoreElsewhere):
-		return Answer{Delegate: true}
+		h.record(ctx, c, run, found, e, false, reason, facts.result(fleet.GateDeny, c, nil))
+		return deny(reason), nil
 	case isUnreachable(err):
-		return h.cannotRead(p, a, why, "the authorizations", err, facts.result(fleet.GateDeny, c, nil))
+		return h.cannotRead(e, a, why, "the authorizations", err, facts.result(fleet.GateDeny, c, nil)), nil
 	default:
-		return h.failed(PreToolUse, err)
+		return client.Answer{}, err
 	}
 }
 
@@ -309,16 +326,16 @@ func (h *Handler) gateAs(ctx context.Context, p Payload, a operator.Action, acti
 // authorizations) the gate cannot read: the store's database is out of
 // reach. The decision is queued for the run like the observers' events,
 // and the session's first refusal explains the outage.
-func (h *Handler) cannotRead(p Payload, a operator.Action, why, what string, cause error, result json.RawMessage) Answer {
+func (h *Handler) cannotRead(e client.Event, a operator.Action, why, what string, cause error, result json.RawMessage) client.Answer {
 	reason := "laserbrain: cannot read " + what + ": " + reasonOf(cause) + ". " + capitalize(actionWhat(a, why)) +
 		", and nothing irreversible or outward runs while the run cannot be read; reversible actions go on. Do not retry it in another form."
-	if h.firstTold(p.SessionID) {
+	if h.firstTold(e.Session) {
 		reason += " " + outageNotice(cause)
 	}
 	if err := h.enqueue(PreToolUse, h.input, &gateDecision{OK: false, Text: reason, Result: result}); err != nil {
 		h.log(fmt.Sprintf("laserbrain hook pre-tool-use: the refusal could not be queued: %v", err))
 	}
-	return h.deny(reason)
+	return deny(reason)
 }
 
 // actionWhat says what kind of action was refused.
@@ -365,12 +382,12 @@ func capitalize(s string) string {
 // record keeps the decision on the run, best effort: a decision that cannot
 // be recorded still stands (a refusal must not turn into an allow). When
 // the caller has no run yet, one is opened as for a noted allow.
-func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, p Payload, ok bool, text string, result json.RawMessage) {
+func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, e client.Event, ok bool, text string, result json.RawMessage) {
 	if !found {
-		h.recordDecision(ctx, c, p, ok, text, result)
+		h.recordDecision(ctx, c, e, ok, text, result)
 		return
 	}
-	h.recordOn(ctx, run.ID, p, ok, text, result)
+	h.recordOn(ctx, run.ID, e, ok, text, result)
 }
 
 // recordDecision keeps a gate decision on the caller's run, best effort,
@@ -378,7 +395,7 @@ func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, 
 // that is not registered yet: a Claude Code session whose SessionStart
 // never reached the hooks has its refusals recorded like its noted allows,
 // so a report counts both. A caller naming nothing has no run to keep it on.
-func (h *Handler) recordDecision(ctx context.Context, c agentrun.Caller, p Payload, ok bool, text string, result json.RawMessage) {
+func (h *Handler) recordDecision(ctx context.Context, c agentrun.Caller, e client.Event, ok bool, text string, result json.RawMessage) {
 	if c.Run == "" && c.Session == "" {
 		return
 	}
@@ -387,95 +404,17 @@ func (h *Handler) recordDecision(ctx context.Context, c agentrun.Caller, p Paylo
 		h.log(fmt.Sprintf("laserbrain hook %s: the gate's decision could not be recorded on the run: %v", PreToolUse, err))
 		return
 	}
-	h.recordOn(ctx, run.ID, p, ok, text, result)
+	h.recordOn(ctx, run.ID, e, ok, text, result)
 }
 
-func (h *Handler) recordOn(ctx context.Context, runID string, p Payload, ok bool, text string, result json.RawMessage) {
+func (h *Handler) recordOn(ctx context.Context, runID string, e client.Event, ok bool, text string, result json.RawMessage) {
 	st, err := h.Sup.Fleet()
 	if err != nil {
 		return
 	}
-	_, _ = st.AppendEvent(ctx, runID, fleet.Event{ID: gateEventID(p, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
-		Result: result, Text: text, Session: p.SessionID})
+	_, _ = st.AppendEvent(ctx, runID, fleet.Event{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(e), OK: &ok,
+		Result: result, Text: text, Session: e.Session, Subagent: subagentOf(e)})
 }
 
-func (h *Handler) deny(reason string) Answer {
-	if h.Format == "json" {
-		return decision("deny", reason)
-	}
-	return Answer{Exit: 2, Stderr: reason + "\n"}
-}
-
-func decision(d, reason string) Answer {
-	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName":            string(PreToolUse),
-		"permissionDecision":       d,
-		"permissionDecisionReason": reason,
-	}})
-	return Answer{Stdout: string(b) + "\n"}
-}
-
-func stringField(input json.RawMessage, field string) (string, error) {
-	var in map[string]json.RawMessage
-	if err := json.Unmarshal(input, &in); err != nil {
-		return "", err
-	}
-	var s string
-	if err := json.Unmarshal(in[field], &s); err != nil {
-		return "", err
-	}
-	return s, nil
-}
-
-// shellCommand reads the command of a shell-like call: a known shell tool
-// must carry one (a string, or an argv array as Codex sends); any other
-// tool not known to be something else is shell-like when its input has a
-// "command" string or array.
-func shellCommand(name string, input json.RawMessage) (cmd string, isShell bool, err error) {
-	known := shellTools[name]
-	if nonShellTools[name] {
-		return "", false, nil
-	}
-	var in map[string]json.RawMessage
-	if json.Unmarshal(input, &in) != nil {
-		if known {
-			return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
-		}
-		return "", false, nil
-	}
-	raw, has := in["command"]
-	if !has {
-		if known {
-			return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
-		}
-		return "", false, nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true, nil
-	}
-	var argv []string
-	if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
-		return joinArgv(argv), true, nil
-	}
-	// A command we cannot read is not waved through.
-	return "", true, fmt.Errorf("a %s event needs tool_input.command as a string", name)
-}
-
-// joinArgv writes an argv as one shell command line, each word quoted when
-// it needs to be; `bash -lc SCRIPT` becomes SCRIPT's text inside quotes,
-// which the operator's parser follows into.
-func joinArgv(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == '+' || r == ',' || r == '@' ||
-				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-		}) < 0 {
-			words[i] = a
-			continue
-		}
-		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(words, " ")
-}
+// deny is a refusal, with its reason for the model.
+func deny(reason string) client.Answer { return client.Answer{Decision: client.Deny, Reason: reason} }

@@ -3,65 +3,40 @@ package hook
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"time"
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// Event is a Claude Code hook event, as hook_event_name spells it.
-type Event string
+// Event is one of our hook events (client.EventName: every client's
+// events are mapped onto these by the seam).
+type Event = client.EventName
 
 // The events laserbrain handles.
 const (
-	PreToolUse         Event = "PreToolUse"
-	PostToolUse        Event = "PostToolUse"
-	PostToolUseFailure Event = "PostToolUseFailure"
-	UserPromptSubmit   Event = "UserPromptSubmit"
-	Stop               Event = "Stop"
-	SessionStart       Event = "SessionStart"
-	SessionEnd         Event = "SessionEnd"
+	PreToolUse         = client.PreToolUse
+	PostToolUse        = client.PostToolUse
+	PostToolUseFailure = client.PostToolUseFailure
+	UserPromptSubmit   = client.UserPromptSubmit
+	Stop               = client.Stop
+	SessionStart       = client.SessionStart
+	SessionEnd         = client.SessionEnd
 )
 
-// Commands lists every hook (event, subcommand name, matcher), in the
-// order they are installed.
-var Commands = agentrun.HookEvents
+// Commands lists every hook (event, subcommand name), in the order they
+// are installed.
+var Commands = client.Events
 
-// Payload is a hook event's stdin object (agents.md §2): the common keys and
-// each event's own.
-type Payload struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	Cwd            string `json:"cwd"`
-	HookEventName  string `json:"hook_event_name"`
-	PermissionMode string `json:"permission_mode"`
-
-	ToolName     *string         `json:"tool_name"`
-	ToolInput    json.RawMessage `json:"tool_input"`
-	ToolUseID    string          `json:"tool_use_id"`
-	ToolResponse json.RawMessage `json:"tool_response"`
-	DurationMS   *float64        `json:"duration_ms"`
-	Error        string          `json:"error"`
-	IsInterrupt  bool            `json:"is_interrupt"`
-
-	Prompt string `json:"prompt"`
-
-	StopHookActive       bool   `json:"stop_hook_active"`
-	LastAssistantMessage string `json:"last_assistant_message"`
-
-	Source string `json:"source"`
-	Reason string `json:"reason"`
-}
-
-// Answer is a hook's whole reply: its exit status and what it prints.
+// Answer is a hook's whole reply, as the client's adapter encoded it: its
+// exit status and what it prints.
 type Answer struct {
 	Exit   int
 	Stdout string
@@ -78,8 +53,12 @@ const MaxInput = 8 << 20
 // event needs them.
 type Handler struct {
 	Sup *agentrun.Supervisor
-	// Format is how pre-tool-use answers a denial: "exit" (status 2, reason
-	// on stderr; the default) or "json" (permissionDecision on stdout).
+	// Client is the client whose payloads the hook reads and whose format
+	// it answers in ("": Claude Code).
+	Client client.Name
+	// Format is how a Claude-shaped client's pre-tool-use answers a
+	// denial: "exit" (status 2, reason on stderr; the default) or "json"
+	// (permissionDecision on stdout).
 	Format string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
@@ -98,89 +77,116 @@ func (h *Handler) now() time.Time {
 	return time.Now().UTC()
 }
 
-// Handle answers one event. It never panics and never exits 1: an internal
-// failure denies in pre-tool-use (exit 2, "guard error: …") and is logged
-// and passed over (exit 0) in every other event, which only observe.
+// Handle answers one event, read and answered through the client's
+// adapter. It never panics and never exits 1: an internal failure denies
+// in pre-tool-use ("guard error: …", in the client's form of a denial) and
+// is logged and passed over (exit 0) in every other event, which only
+// observe.
 func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answer) {
+	ad, err := h.adapter()
+	if err != nil {
+		ad, _ = client.For(client.Claude, "")
+		return reply(ad, ev, h.failed(ev, err))
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			ans = h.failed(ev, fmt.Errorf("internal: %v", p))
+			ans = reply(ad, ev, h.failed(ev, fmt.Errorf("internal: %v", p)))
 		}
 	}()
-	p, err := parse(ev, input)
+	e, err := h.decode(ad, ev, input)
 	if err != nil {
-		return h.failed(ev, err)
+		return reply(ad, ev, h.failed(ev, err))
 	}
+	a, err := h.handle(ctx, e, input)
+	if errors.Is(err, agentrun.ErrStoreElsewhere) {
+		return Answer{Delegate: true}
+	}
+	if err != nil {
+		return reply(ad, ev, h.failed(ev, err))
+	}
+	return reply(ad, ev, a)
+}
+
+// handle answers one event read.
+func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (client.Answer, error) {
+	ev := e.Name
 	if ev == PreToolUse {
 		h.input = input
-		return h.preToolUse(ctx, p)
+		return h.preToolUse(ctx, e)
 	}
 	// An observer first records what waits in the queue (in order, before
 	// its own event), if the store is back.
 	if _, ferr := h.Flush(ctx); ferr != nil && !isUnreachable(ferr) {
 		h.log(fmt.Sprintf("laserbrain hook %s: flushing the queue: %v", ev, ferr))
 	}
+	var a client.Answer
+	var err error
 	switch ev {
 	case PostToolUse, PostToolUseFailure:
-		err = h.postToolUse(ctx, ev, p)
+		err = h.postToolUse(ctx, e)
 	case UserPromptSubmit:
-		err = h.userPromptSubmit(ctx, p)
+		err = h.userPromptSubmit(ctx, e)
 	case Stop:
-		ans, err = h.stop(ctx, p)
+		a, err = h.stop(ctx, e)
 	case SessionStart:
-		err = h.sessionStart(ctx, p)
+		err = h.sessionStart(ctx, e)
 	case SessionEnd:
-		err = h.sessionEnd(ctx, p)
+		err = h.sessionEnd(ctx, e)
 	default:
 		err = fmt.Errorf("unknown hook event %q", ev)
-	}
-	if errors.Is(err, agentrun.ErrStoreElsewhere) {
-		return Answer{Delegate: true}
 	}
 	if isUnreachable(err) {
 		// The store's database is out of reach: keep the event for later.
 		if qerr := h.enqueue(ev, input, nil); qerr != nil {
-			return h.failed(ev, fmt.Errorf("%v, and the event could not be queued: %w", err, qerr))
+			return client.Answer{}, fmt.Errorf("%v, and the event could not be queued: %w", err, qerr)
 		}
-		return h.unreachable(ev, p, err)
+		return h.unreachable(ev, e, err), nil
 	}
-	if err != nil {
-		return h.failed(ev, err)
-	}
-	return ans
+	return a, err
 }
 
-func parse(ev Event, input []byte) (Payload, error) {
-	var p Payload
+func (h *Handler) adapter() (client.Adapter, error) {
+	name := h.Client
+	if name == "" {
+		name = client.Claude
+	}
+	return client.For(name, h.Format)
+}
+
+// decode reads one event through the adapter (at most MaxInput bytes).
+func (h *Handler) decode(ad client.Adapter, ev Event, input []byte) (client.Event, error) {
 	if len(input) > MaxInput {
-		return p, fmt.Errorf("event larger than %d bytes", MaxInput)
+		return client.Event{}, fmt.Errorf("event larger than %d bytes", MaxInput)
 	}
-	if len(bytes.TrimSpace(input)) == 0 {
-		return p, errors.New("no event on standard input")
+	getenv := os.Getenv
+	if h.Sup != nil && h.Sup.Getenv != nil {
+		getenv = h.Sup.Getenv
 	}
-	if err := json.Unmarshal(input, &p); err != nil {
-		return p, fmt.Errorf("the event is not a JSON object: %s", plainJSONError(err))
+	e, err := ad.Decode(ev, input, getenv)
+	if err != nil {
+		return e, err
 	}
-	// A payload for another event is refused: a hook installed under the
-	// wrong event must not act as if it were this one.
-	if p.HookEventName != "" && p.HookEventName != string(ev) {
-		return p, fmt.Errorf("this is the %s hook, but the event is %q", ev, p.HookEventName)
+	if e.Session != "" && fleet.ValidateRunID(e.Session) != nil {
+		return e, fmt.Errorf("session_id %q is not a session id", e.Session)
 	}
-	if p.SessionID != "" && fleet.ValidateRunID(p.SessionID) != nil {
-		return p, fmt.Errorf("session_id %q is not a session id", p.SessionID)
-	}
-	return p, nil
+	return e, nil
+}
+
+// reply encodes an answer for the client.
+func reply(ad client.Adapter, ev Event, a client.Answer) Answer {
+	r := ad.Encode(ev, a)
+	return Answer{Exit: r.Exit, Stdout: r.Stdout, Stderr: r.Stderr}
 }
 
 // failed is the answer to an internal failure: fail closed in the gate,
 // log and go on in an observer.
-func (h *Handler) failed(ev Event, err error) Answer {
+func (h *Handler) failed(ev Event, err error) client.Answer {
 	if ev == PreToolUse {
-		return Answer{Exit: 2, Stderr: "guard error: " + err.Error() + "\n"}
+		return client.Answer{Decision: client.Deny, Reason: "guard error: " + err.Error()}
 	}
 	msg := fmt.Sprintf("laserbrain hook %s: %v", ev, err)
 	h.log(msg)
-	return Answer{Exit: 0, Stderr: msg + "\n"}
+	return client.Answer{Log: msg}
 }
 
 // log appends an observer's failure to hook-errors.log beside the fleet
@@ -201,14 +207,15 @@ func (h *Handler) log(msg string) {
 	f.Close()
 }
 
-func (h *Handler) caller(p Payload) agentrun.Caller { return h.Sup.Caller(p.SessionID, p.Cwd) }
+func (h *Handler) caller(e client.Event) agentrun.Caller { return h.Sup.Caller(e.Session, e.Cwd) }
 
 // Run is one hook process: it reads the event from stdin (at most
-// MaxInput), answers it with a fresh handler and writes the answer; the
-// result is the exit status. `laserbrain hook EVENT` and laserbrain-gate
-// both run it.
-func Run(ctx context.Context, ev Event, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	h := &Handler{Sup: &agentrun.Supervisor{}, Format: format}
+// MaxInput), answers it with a fresh handler reading client c's payloads
+// (format: how a Claude-shaped client's denial is answered) and writes the
+// answer; the result is the exit status. `laserbrain hook EVENT` and
+// laserbrain-gate both run it.
+func Run(ctx context.Context, ev Event, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
+	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format}
 	defer h.Sup.Close()
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
@@ -219,10 +226,13 @@ func Run(ctx context.Context, ev Event, format string, stdin io.Reader, stdout, 
 	ans := h.Handle(ctx, ev, input)
 	if ans.Delegate && err == nil {
 		h.Sup.Close()
-		return delegate(ctx, ev, format, input, stdout, stderr)
+		return delegate(ctx, ev, c, format, input, stdout, stderr)
 	}
-	if err != nil && ans.Stderr != "" {
-		ans.Stderr = fmt.Sprintf("guard error: reading the event: %v\n", err)
+	if err != nil {
+		ad, aerr := h.adapter()
+		if aerr == nil {
+			ans = reply(ad, ev, h.failed(ev, fmt.Errorf("reading the event: %v", err)))
+		}
 	}
 	io.WriteString(stdout, ans.Stdout)
 	io.WriteString(stderr, ans.Stderr)
@@ -233,21 +243,23 @@ func Run(ctx context.Context, ev Event, format string, stdin io.Reader, stdout, 
 // the lean laserbrain-gate links no database driver, so an event that
 // needs a store in PostgreSQL goes to laserbrain, which reads it. Only
 // such events pay for the second process; the rest never get here.
-func delegate(ctx context.Context, ev Event, format string, input []byte, stdout, stderr io.Writer) int {
-	name := ""
-	for _, c := range Commands {
-		if c.Event == string(ev) {
-			name = c.Name
-		}
+func delegate(ctx context.Context, ev Event, c client.Name, format string, input []byte, stdout, stderr io.Writer) int {
+	h := &Handler{Client: c, Format: format}
+	ad, err := h.adapter()
+	if err != nil {
+		ad, _ = client.For(client.Claude, "")
 	}
 	fail := func(msg string) int {
-		if ev == PreToolUse {
-			fmt.Fprintf(stderr, "guard error: %s\n", msg)
-			return 2
+		a := client.Answer{Decision: client.Deny, Reason: "guard error: " + msg}
+		if ev != PreToolUse {
+			a = client.Answer{Log: fmt.Sprintf("laserbrain hook %s: %s", ev, msg)}
 		}
-		fmt.Fprintf(stderr, "laserbrain hook %s: %s\n", ev, msg)
-		return 0
+		r := ad.Encode(ev, a)
+		io.WriteString(stdout, r.Stdout)
+		io.WriteString(stderr, r.Stderr)
+		return r.Exit
 	}
+	name := client.Subcommand(ev)
 	self, err := os.Executable()
 	if err != nil || name == "" {
 		return fail(fmt.Sprintf("%v, and this event cannot be handed to laserbrain", agentrun.ErrStoreElsewhere))
@@ -257,7 +269,10 @@ func delegate(ctx context.Context, ev Event, format string, input []byte, stdout
 		return fail(fmt.Sprintf("%v, and there is no laserbrain beside %s to read it", agentrun.ErrStoreElsewhere, self))
 	}
 	args := []string{"hook", name}
-	if ev == PreToolUse {
+	if c != "" && c != client.Claude {
+		args = append(args, "--client", string(c))
+	}
+	if ev == PreToolUse && format != "" {
 		args = append(args, "--format", format)
 	}
 	cmd := exec.CommandContext(ctx, lb, args...)
@@ -271,35 +286,4 @@ func delegate(ctx context.Context, ev Event, format string, input []byte, stdout
 		return ee.ExitCode()
 	}
 	return fail(fmt.Sprintf("handing the event to %s: %v", lb, err))
-}
-
-// plainJSONError says what was wrong with an event in words a model reads,
-// without encoding/json's Go type names ("cannot unmarshal array into Go
-// struct field ... of type string").
-func plainJSONError(err error) string {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return err.Error()
-	}
-	t := te.Type
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	want := "a " + t.Kind().String()
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		want = "an object"
-	case reflect.Slice, reflect.Array:
-		want = "an array"
-	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Float32, reflect.Float64:
-		want = "a number"
-	case reflect.Bool:
-		want = "true or false"
-	case reflect.Interface:
-		want = "a value"
-	}
-	if te.Field == "" {
-		return fmt.Sprintf("want %s, got %s", want, te.Value)
-	}
-	return fmt.Sprintf("%s: want %s, got %s", te.Field, want, te.Value)
 }

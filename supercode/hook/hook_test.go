@@ -67,7 +67,13 @@ func TestShellToolsOfEveryShape(t *testing.T) {
 		{"Bash", map[string]any{"command": "ls -la"}, 0},
 		{"shell", map[string]any{"command": []string{"ls", "-la"}}, 0},
 		{"Bash", map[string]any{"command": 7}, 2},
-		{"shell", map[string]any{"cmd": "ls"}, 2},
+		{"shell", map[string]any{"cmd": 7}, 2},
+		{"shell", map[string]any{"description": "no command"}, 2},
+		// Codex's exec_command carries cmd (agents.md §4: it went through
+		// unread before the seam).
+		{"exec_command", map[string]any{"cmd": "git push --force origin main"}, 2},
+		{"exec_command", map[string]any{"cmd": []string{"bash", "-lc", "git push --force origin main"}}, 2},
+		{"exec_command", map[string]any{"cmd": "ls"}, 0},
 	} {
 		a := h.Handle(ctx, PreToolUse, payload(t, pre(c.tool, c.input, cwd)))
 		if a.Exit != c.exit {
@@ -101,7 +107,18 @@ func TestProtectedPaths(t *testing.T) {
 		{"Write", "file_path", ".ponder/session.json", true},
 		{"NotebookEdit", "notebook_path", filepath.Join(lbHome, "runs", "x.json"), true},
 		{"write_file", "file_path", ".git/HEAD", true},
+		// Every client's hook settings: an agent that rewrote them could
+		// take its own hooks out.
+		{"write_file", "file_path", ".gemini/settings.json", true},
+		{"edit", "file_path", ".qwen/settings.json", true},
+		{"apply_patch", "input", "*** Begin Patch\n*** Update File: .codex/hooks.json\n*** End Patch", true},
+		{"write", "filePath", ".opencode/plugin/laserbrain.js", true},
+		{"write_to_file", "path", ".clinerules/hooks/PreToolUse", true},
+		{"create", "path", ".github/hooks/laserbrain.json", true},
+		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},
+		{"create", "path", ".github/workflows/ci.yml", false},
+		{"write_file", "file_path", ".gemini/GEMINI.md", false},
 		{"Write", "file_path", ".claude/agents/x.md", false},
 		{"Write", "file_path", ".gitignore", false},
 	} {

@@ -2,9 +2,8 @@ package hook
 
 import (
 	"context"
-	"errors"
 
-	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -15,15 +14,12 @@ import (
 // halts cannot be read, and the call is decided from the command alone
 // (the failure policy: an action needing authorization is refused, the rest
 // goes on); a binary that cannot read the store hands the event on.
-func (h *Handler) halted(ctx context.Context, p Payload) (Answer, bool) {
-	unreadable := func(err error) (Answer, bool) {
-		switch {
-		case errors.Is(err, agentrun.ErrStoreElsewhere):
-			return Answer{Delegate: true}, true
-		case isUnreachable(err):
-			return Answer{}, false
+func (h *Handler) halted(ctx context.Context, e client.Event) (client.Answer, bool, error) {
+	unreadable := func(err error) (client.Answer, bool, error) {
+		if isUnreachable(err) {
+			return client.Answer{}, false, nil
 		}
-		return h.failed(PreToolUse, err), true
+		return client.Answer{}, true, err
 	}
 	st, err := h.Sup.Fleet()
 	if err != nil {
@@ -32,23 +28,23 @@ func (h *Handler) halted(ctx context.Context, p Payload) (Answer, bool) {
 	if any, err := st.AnyHaltInForce(ctx); err != nil {
 		return unreadable(err)
 	} else if !any {
-		return Answer{}, false
+		return client.Answer{}, false, nil
 	}
-	run, found, err := h.Sup.Find(ctx, h.caller(p))
+	run, found, err := h.Sup.Find(ctx, h.caller(e))
 	if err != nil {
 		return unreadable(err)
 	}
 	if !found {
-		return Answer{}, false
+		return client.Answer{}, false, nil
 	}
 	halt, ok, err := st.ActiveHalt(ctx, run.Fleet, fleet.RunAgent(run))
 	if err != nil {
 		return unreadable(err)
 	}
 	if !ok {
-		return Answer{}, false
+		return client.Answer{}, false, nil
 	}
 	reason := "laserbrain: refused: " + halt.Message()
-	h.record(ctx, h.caller(p), run, found, p, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(p), nil))
-	return h.deny(reason), true
+	h.record(ctx, h.caller(e), run, found, e, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(e), nil))
+	return deny(reason), true, nil
 }

@@ -5,56 +5,58 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
-	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // maxResult bounds the tool result kept on an event.
 const maxResult = 16 << 10
 
-// postToolUse records a completed call (PostToolUse: it worked unless it
-// was interrupted; PostToolUseFailure: it failed) on the caller's run.
-func (h *Handler) postToolUse(ctx context.Context, ev Event, p Payload) error {
-	if p.ToolName == nil {
+// postToolUse records a completed call (PostToolUse: it worked unless the
+// client says it failed or was interrupted; PostToolUseFailure: it failed)
+// on the caller's run, as the subagent that made it when one did.
+func (h *Handler) postToolUse(ctx context.Context, e client.Event) error {
+	t := e.Tool
+	if t == nil {
 		return fmt.Errorf(`the event has no "tool_name"`)
 	}
-	name := *p.ToolName
-	if agentrun.SelfTool(name) {
+	if t.Kind == client.KindOwn {
 		return nil
 	}
-	ok := ev == PostToolUse
-	result := p.ToolResponse
-	if ev == PostToolUse && interrupted(p.ToolResponse) {
-		ok = false
-	}
-	text := describeCall(name, p.ToolInput)
-	if ev == PostToolUseFailure {
-		b, _ := json.Marshal(map[string]any{"error": p.Error, "is_interrupt": p.IsInterrupt})
-		result = b
-		if p.Error != "" {
-			text += " — " + p.Error
+	ok := e.Name == PostToolUse
+	var result json.RawMessage
+	if r := e.Response; r != nil {
+		result = r.Raw
+		if r.OK != nil {
+			ok = ok && *r.OK
 		}
+	}
+	text := describeCall(t)
+	if e.Name == PostToolUseFailure && e.Response != nil && e.Response.Text != "" {
+		text += " — " + e.Response.Text
 	}
 	if len(result) > maxResult {
 		result = nil // kept small; the transcript has it whole
 	}
 	id := h.eventID("tool")
-	if p.ToolUseID != "" {
-		id = "tool:" + p.ToolUseID
+	if e.ToolUseID != "" {
+		id = "tool:" + e.ToolUseID
 	}
 	var args any
-	if len(p.ToolInput) > 0 {
-		d := json.NewDecoder(bytes.NewReader(p.ToolInput))
+	if len(t.Input) > 0 {
+		d := json.NewDecoder(bytes.NewReader(t.Input))
 		d.UseNumber()
 		_ = d.Decode(&args)
 	}
-	fe := fleet.Event{ID: id, At: h.now(), Kind: fleet.KindTool, Name: name, OK: &ok, Result: result, Text: text, Session: p.SessionID}
+	fe := fleet.Event{ID: id, At: h.now(), Kind: fleet.KindTool, Name: t.Name, OK: &ok, Result: result, Text: text, Session: e.Session,
+		Subagent: subagentOf(e)}
 	// The observed tool event: what machine evidence counts (tool, args, ok).
-	obs := laserbrain.ToolCall(name, args, ok)
-	r, err := h.Sup.Open(ctx, h.caller(p))
+	obs := laserbrain.ToolCall(t.Name, args, ok)
+	r, err := h.Sup.Open(ctx, h.caller(e))
 	counted := false
 	if err == nil {
 		_, counted, err = h.Sup.Observe(ctx, r.ID, fe, obs)
@@ -64,41 +66,46 @@ func (h *Handler) postToolUse(ctx context.Context, ev Event, p Payload) error {
 		// on this machine and counts it now, not at the replay.
 		if p, perr := localstore.DefaultPaths(); perr == nil {
 			if rerr := localstore.OpenEvidence(p.Config).Record(obs); rerr != nil {
-				h.log(fmt.Sprintf("laserbrain hook %s: evidence not recorded: %v", ev, rerr))
+				h.log(fmt.Sprintf("laserbrain hook %s: evidence not recorded: %v", e.Name, rerr))
 			}
 		}
 	}
 	return err
 }
 
-func interrupted(resp json.RawMessage) bool {
-	var r struct {
-		Interrupted bool `json:"interrupted"`
-	}
-	return json.Unmarshal(resp, &r) == nil && r.Interrupted
-}
-
 // describeCall is a one-line account of a call for the run's event list.
-func describeCall(name string, input json.RawMessage) string {
-	var in map[string]any
-	if json.Unmarshal(input, &in) != nil {
-		return name
+func describeCall(t *client.Tool) string {
+	if lines := t.Lines(); len(lines) > 0 {
+		return clip(strings.Join(lines, "; "))
 	}
-	for _, k := range []string{"command", "file_path", "notebook_path", "path", "url", "pattern", "query"} {
+	var in map[string]any
+	if json.Unmarshal(t.Input, &in) != nil {
+		return t.Name
+	}
+	for _, k := range []string{"command", "file_path", "filePath", "notebook_path", "path", "url", "pattern", "query"} {
 		if s, ok := in[k].(string); ok {
-			if len(s) > 300 {
-				s = s[:300] + "…"
-			}
-			return s
+			return clip(s)
 		}
 	}
-	return name
+	return t.Name
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
 }
 
 // userPromptSubmit: a person spoke, so the next check is a user turn (a new
-// goal is then a new instruction, not drift).
-func (h *Handler) userPromptSubmit(ctx context.Context, p Payload) error {
-	r, err := h.Sup.Open(ctx, h.caller(p))
+// goal is then a new instruction, not drift). An empty prompt is nobody
+// speaking: Qwen Code fires UserPromptSubmit with prompt "" after every
+// tool round (agents.md §4), which is not a user turn.
+func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) error {
+	if strings.TrimSpace(e.Prompt) == "" {
+		return nil
+	}
+	r, err := h.Sup.Open(ctx, h.caller(e))
 	if err != nil {
 		return err
 	}
@@ -109,47 +116,43 @@ func (h *Handler) userPromptSubmit(ctx context.Context, p Payload) error {
 	if _, err := st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.UserTurn = true; return nil }); err != nil {
 		return err
 	}
-	text := p.Prompt
+	text := e.Prompt
 	if len(text) > 1000 {
 		text = text[:1000] + "…"
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("prompt"), At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: p.SessionID})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("prompt"), At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: e.Session})
 	return err
 }
 
 // stop judges the run. When its last check drifted, the stop is blocked
 // once with the agent's own advice; a Stop that follows a block
 // (stop_hook_active) always goes through.
-func (h *Handler) stop(ctx context.Context, p Payload) (Answer, error) {
-	c := h.caller(p)
+func (h *Handler) stop(ctx context.Context, e client.Event) (client.Answer, error) {
+	c := h.caller(e)
 	r, ok, err := h.Sup.Find(ctx, c)
 	if err != nil || !ok {
-		return Answer{}, err
+		return client.Answer{}, err
 	}
 	j, err := h.Sup.Judge(ctx, r.ID)
 	if err != nil {
-		return Answer{}, err
+		return client.Answer{}, err
 	}
 	st, err := h.Sup.Fleet()
 	if err != nil {
-		return Answer{}, err
+		return client.Answer{}, err
 	}
-	block := r.Last != nil && r.Last.Drifting && !p.StopHookActive
+	block := r.Last != nil && r.Last.Drifting && !e.StopHookActive
 	yes, no := true, false
-	ev := fleet.Event{ID: h.eventID("stop"), At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: &yes, Session: p.SessionID,
+	ev := fleet.Event{ID: h.eventID("stop"), At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: &yes, Session: e.Session,
 		Text: "judgment " + j.Verdict}
-	var ans Answer
+	var ans client.Answer
 	if block {
 		reason := fmt.Sprintf("laserbrain: you are stopping while your run is drifting (%s, Φ=%.2f, ground %q). %s Whole-run judgment: %s — %s",
 			r.Last.Reason, r.Last.Phi, r.Last.Ground, r.Last.Advice, j.Verdict, j.Counsel)
-		b, err := json.Marshal(map[string]string{"decision": "block", "reason": reason})
-		if err != nil {
-			return Answer{}, err
-		}
-		ans.Stdout = string(b) + "\n"
+		ans = client.Answer{Block: true, Reason: reason}
 		ev.OK, ev.Text = &no, "blocked: "+reason
 		if _, err := st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.StopsBlocked++; return nil }); err != nil {
-			return Answer{}, err
+			return client.Answer{}, err
 		}
 	}
 	_, err = st.AppendEvent(ctx, r.ID, ev)
@@ -158,8 +161,8 @@ func (h *Handler) stop(ctx context.Context, p Payload) (Answer, error) {
 
 // sessionStart opens the run (or attaches the session to the run
 // `laserbrain run` made) and records the start.
-func (h *Handler) sessionStart(ctx context.Context, p Payload) error {
-	r, err := h.Sup.Open(ctx, h.caller(p))
+func (h *Handler) sessionStart(ctx context.Context, e client.Event) error {
+	r, err := h.Sup.Open(ctx, h.caller(e))
 	if err != nil {
 		return err
 	}
@@ -167,14 +170,14 @@ func (h *Handler) sessionStart(ctx context.Context, p Payload) error {
 	if err != nil {
 		return err
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: p.Source, Session: p.SessionID})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: e.Source, Session: e.Session})
 	return err
 }
 
 // sessionEnd records the end; a run the session opened by itself ends with
 // it (one `laserbrain run` made ends when its command exits).
-func (h *Handler) sessionEnd(ctx context.Context, p Payload) error {
-	r, ok, err := h.Sup.Find(ctx, h.caller(p))
+func (h *Handler) sessionEnd(ctx context.Context, e client.Event) error {
+	r, ok, err := h.Sup.Find(ctx, h.caller(e))
 	if err != nil || !ok {
 		return err
 	}
@@ -187,7 +190,7 @@ func (h *Handler) sessionEnd(ctx context.Context, p Payload) error {
 			return err
 		}
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: p.Reason, Session: p.SessionID})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: e.Reason, Session: e.Session})
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -24,9 +25,11 @@ const (
 	// would grant itself one.
 	fleetRecords = "the supervisor's records (halts, authorizations, journal)"
 	gitFiles     = "inside a repository's .git"
-	claudeFiles  = "Claude Code settings, which hold the hooks"
-	mcpFiles     = "the project's MCP servers (.mcp.json)"
-	homeFiles    = "laserbrain's own state"
+	// clientFiles: an agent client's settings holding its hooks or MCP
+	// servers (client.HoldsHooks): an agent that rewrote them could take
+	// its own hooks out.
+	clientFiles = "an agent client's settings, which hold the hooks"
+	homeFiles   = "laserbrain's own state"
 )
 
 // outright reports whether a write into what is never authorizable.
@@ -34,10 +37,12 @@ func outright(what string) bool { return what == ponderFiles || what == fleetRec
 
 // protectedPath reports whether writing path (relative to cwd) would touch
 // what supervision relies on: a repository's .git, ponder's .ponder session
-// files, Claude Code's settings files (they hold the hooks), a project's
-// .mcp.json, or laserbrain's own home — whose fleet records (halts,
-// authorizations, journal) are a class of their own. Symbolic links are
-// followed as far as the path exists.
+// files, an agent client's settings that hold the hooks or the MCP servers
+// (client.HoldsHooks: .claude/settings*.json, .mcp.json, .gemini/ and
+// .qwen/settings.json, .codex/, opencode's plugins, Cline's hooks,
+// .github/hooks, …), or laserbrain's own home — whose fleet records
+// (halts, authorizations, journal) are a class of their own. Symbolic links
+// are followed as far as the path exists.
 func protectedPath(path, cwd string) (what, abs string, protected bool) {
 	if path == "" {
 		return "", "", false
@@ -59,21 +64,16 @@ func protectedPath(path, cwd string) (what, abs string, protected bool) {
 			return homeFiles, abs, true
 		}
 	}
-	parts := strings.Split(filepath.ToSlash(abs), "/")
-	for i, part := range parts {
+	for _, part := range strings.Split(filepath.ToSlash(abs), "/") {
 		switch part {
 		case ".git":
 			return gitFiles, abs, true
 		case ".ponder":
 			return ponderFiles, abs, true
-		case ".claude":
-			if i == len(parts)-2 && strings.HasPrefix(parts[i+1], "settings") && strings.HasSuffix(parts[i+1], ".json") {
-				return claudeFiles, abs, true
-			}
 		}
 	}
-	if filepath.Base(abs) == ".mcp.json" {
-		return mcpFiles, abs, true
+	if _, ok := client.HoldsHooks(abs); ok {
+		return clientFiles, abs, true
 	}
 	return "", abs, false
 }
@@ -144,7 +144,7 @@ func expandPath(p string) (string, bool) {
 // protectedMarkers are the names of protected files a command may write
 // without its text showing where (an interpreter's code, find -exec, a
 // path only the shell expands): the command is then not cleared.
-var protectedMarkers = []string{".git/hooks", ".git/config", ".git/refs", ".claude/settings", ".mcp.json", "LASERBRAIN_HOME"}
+var protectedMarkers = append([]string{".git/hooks", ".git/config", ".git/refs", "LASERBRAIN_HOME"}, client.HookMarkers...)
 
 // shellWrites reads where a shell command would write (operator.WrittenPaths)
 // against what is protected: the first path into what is never
@@ -200,14 +200,14 @@ func shellWrites(command, cwd string) (never, neverAbs string, protected []strin
 // refuseOutright denies what no authorization lets an agent do — a person's
 // command, a write into ponder's files or the fleet's records — recorded on
 // the caller's run like every refusal.
-func (h *Handler) refuseOutright(ctx context.Context, p Payload, reason, label string) Answer {
-	c := h.caller(p)
-	h.recordDecision(ctx, c, p, false, reason, gateFacts{labels: []string{label}}.result(fleet.GateDeny, c, nil))
-	return h.deny(reason)
+func (h *Handler) refuseOutright(ctx context.Context, e client.Event, reason, label string) client.Answer {
+	c := h.caller(e)
+	h.recordDecision(ctx, c, e, false, reason, gateFacts{labels: []string{label}}.result(fleet.GateDeny, c, nil))
+	return deny(reason)
 }
 
 // refuseWrite is the refusal of a write into what is never authorizable.
-func (h *Handler) refuseWrite(ctx context.Context, p Payload, what, why string) Answer {
+func (h *Handler) refuseWrite(ctx context.Context, e client.Event, what, why string) client.Answer {
 	var reason string
 	switch what {
 	case ponderFiles:
@@ -215,7 +215,7 @@ func (h *Handler) refuseWrite(ctx context.Context, p Payload, what, why string) 
 	default:
 		reason = "laserbrain: refused: this file is protected (" + fleetRecords + "): " + why + ". The supervisor's halts, the people's authorizations and the journal are written by laserbrain alone; an agent that could change them would supervise itself. This is not something a person authorizes for an agent; do not retry it in another form, and tell the user if you think a record is wrong."
 	}
-	return h.refuseOutright(ctx, p, reason, "protected file: "+what)
+	return h.refuseOutright(ctx, e, reason, "protected file: "+what)
 }
 
 // writeWhy says what a tool would write (abs "": a command that names the

@@ -20,6 +20,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -45,11 +46,13 @@ import (
 
 // queued is one queue entry.
 type queued struct {
-	ID    string            `json:"id"`
-	At    time.Time         `json:"at"`
-	Event Event             `json:"event"`
-	Input json.RawMessage   `json:"input"`
-	Env   map[string]string `json:"env"`
+	ID    string    `json:"id"`
+	At    time.Time `json:"at"`
+	Event Event     `json:"event"`
+	// Client is whose payload Input is ("": Claude Code).
+	Client client.Name       `json:"client,omitempty"`
+	Input  json.RawMessage   `json:"input"`
+	Env    map[string]string `json:"env"`
 	// Decision is the gate's answer, for an entry that records one.
 	Decision *gateDecision `json:"decision,omitempty"`
 }
@@ -62,7 +65,7 @@ type gateDecision struct {
 }
 
 // queueEnv is the environment a replay needs to find the caller's run.
-var queueEnv = []string{agentrun.EnvRun, agentrun.EnvAgent, agentrun.EnvFleet, "CLAUDE_CODE_SESSION_ID", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ATTENDED"}
+var queueEnv = append([]string{agentrun.EnvRun, agentrun.EnvAgent, agentrun.EnvFleet, "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ATTENDED"}, agentrun.SessionEnv...)
 
 func (h *Handler) queueDir() (string, error) {
 	if h.QueueDir != "" {
@@ -93,7 +96,7 @@ func (h *Handler) enqueue(ev Event, input []byte, dec *gateDecision) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	q := queued{ID: newQueueID(), At: h.now(), Event: ev, Input: json.RawMessage(bytes.TrimSpace(input)), Env: map[string]string{}, Decision: dec}
+	q := queued{ID: newQueueID(), At: h.now(), Event: ev, Client: h.Client, Input: json.RawMessage(bytes.TrimSpace(input)), Env: map[string]string{}, Decision: dec}
 	if !json.Valid(q.Input) {
 		return errors.New("the event is not JSON")
 	}
@@ -240,8 +243,12 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		OpenRuns:  h.Sup.Runs,
 		Replaying: true,
 	}
-	r := &Handler{Sup: sup, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, replayID: q.ID}
-	p, err := parse(q.Event, q.Input)
+	r := &Handler{Sup: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, replayID: q.ID}
+	ad, err := r.adapter()
+	if err != nil {
+		return err
+	}
+	p, err := r.decode(ad, q.Event, q.Input)
 	if err != nil {
 		return err
 	}
@@ -256,7 +263,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 	}
 	switch q.Event {
 	case PostToolUse, PostToolUseFailure:
-		return r.postToolUse(ctx, q.Event, p)
+		return r.postToolUse(ctx, p)
 	case UserPromptSubmit:
 		return r.userPromptSubmit(ctx, p)
 	case Stop:
@@ -271,7 +278,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		}
 		yes := true
 		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: &yes,
-			Session: p.SessionID, Text: "not judged: the store was out of reach when the agent stopped"})
+			Session: p.Session, Text: "not judged: the store was out of reach when the agent stopped"})
 		return err
 	case SessionStart:
 		return r.sessionStart(ctx, p)
@@ -294,18 +301,12 @@ func (h *Handler) eventID(kind string) string {
 // queue: exit 0, and the first time in the session, a word to the person
 // (systemMessage) and to the model (additionalContext, where the event
 // takes it).
-func (h *Handler) unreachable(ev Event, p Payload, cause error) Answer {
-	if !h.firstTold(p.SessionID) {
-		return Answer{}
+func (h *Handler) unreachable(ev Event, e client.Event, cause error) client.Answer {
+	if !h.firstTold(e.Session) {
+		return client.Answer{}
 	}
 	msg := outageNotice(cause)
-	out := map[string]any{"systemMessage": msg}
-	switch ev {
-	case PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart:
-		out["hookSpecificOutput"] = map[string]string{"hookEventName": string(ev), "additionalContext": msg}
-	}
-	b, _ := json.Marshal(out)
-	return Answer{Stdout: string(b) + "\n"}
+	return client.Answer{Notice: msg, Context: msg}
 }
 
 func outageNotice(cause error) string {

@@ -7,34 +7,47 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/laserkit/laserkit/internal/fsx"
-	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 )
 
-// Scope is where Claude Code settings are installed.
+// Scope is which of a client's settings layers laserbrain is installed
+// into.
 type Scope string
 
-// The scopes, as Claude Code names its settings layers.
+// The scopes. Every client has project and user; local is Claude Code's
+// alone.
 const (
-	Project Scope = "project" // .claude/settings.json and .mcp.json, shared with the repository
-	Local   Scope = "local"   // .claude/settings.local.json; the MCP server in ~/.claude.json for this project
-	User    Scope = "user"    // ~/.claude/settings.json; the MCP server in ~/.claude.json for every project
+	Project Scope = "project" // the project's own settings, shared with the repository
+	Local   Scope = "local"   // Claude Code: .claude/settings.local.json; the MCP server in ~/.claude.json for this project
+	User    Scope = "user"    // the user's settings, for every project
 )
 
 // Options say what to install where.
 type Options struct {
-	Scope Scope
-	Dir   string // the project directory (project and local scopes)
-	Home  string // the user's home directory
+	// Client is the agent client ("": Claude Code).
+	Client client.Name
+	Scope  Scope
+	Dir    string // the project directory (project and local scopes)
+	Home   string // the user's home directory
 	// Self is the absolute path of the laserbrain binary the hooks and the
 	// MCP server run as.
 	Self string
 	// Remove uninstalls instead.
 	Remove bool
+	// Getenv reads the variables that move a client's settings (CODEX_HOME,
+	// XDG_CONFIG_HOME, COPILOT_HOME, CLINE_DIR, …); nil: none set.
+	Getenv func(string) string
+}
+
+func (o Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(k)
 }
 
 // Change is one file's new content.
@@ -101,7 +114,7 @@ func Claude(o Options) ([]Change, error) {
 		return nil, fmt.Errorf("scope %q: use project, local or user", o.Scope)
 	}
 	settings, err := edit(settingsPath, func(root *node) error {
-		if err := mergeHooks(root, o.Self, o.Remove, settingsPath); err != nil {
+		if err := mergeGroupedHooks(root, client.Claude, o.Self, o.Remove, settingsPath); err != nil {
 			return err
 		}
 		if o.Scope == Project {
@@ -114,7 +127,8 @@ func Claude(o Options) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	mcp, err := edit(mcpPath, func(root *node) error { return mergeServer(root, mcpKeys, o.Self, o.Remove, mcpPath) })
+	entry := fromValue(orderedMap{{"type", "stdio"}, {"command", o.Self}, {"args", []string{"mcp"}}})
+	mcp, err := edit(mcpPath, func(root *node) error { return mergeServer(root, mcpKeys, entry, o.Self, o.Remove, mcpPath) })
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +146,8 @@ func Claude(o Options) ([]Change, error) {
 	return []Change{settings, mcp}, nil
 }
 
-// dropIfEmpty turns a change that leaves {} — or {"mcpServers": {}} — into
+// dropIfEmpty turns a change that leaves {} — or {"mcpServers": {}}, or
+// opencode's {"mcp": {}} — into
 // the file's removal: an empty settings file or an .mcp.json without
 // servers configures nothing, and is what install itself would have
 // created.
@@ -144,8 +159,10 @@ func dropIfEmpty(c Change) Change {
 	if err != nil || root.kind != '{' {
 		return c
 	}
-	if s := root.get("mcpServers"); s != nil && s.kind == '{' && len(s.members) == 0 {
-		root.del("mcpServers")
+	for _, k := range []string{"mcpServers", "mcp"} {
+		if s := root.get(k); s != nil && s.kind == '{' && len(s.members) == 0 {
+			root.del(k)
+		}
 	}
 	if len(root.members) == 0 {
 		c.After, c.Delete = nil, true
@@ -191,120 +208,11 @@ func edit(path string, f func(*node) error) (Change, error) {
 	return c, nil
 }
 
-// isOurs recognises a hook command laserbrain installed: a program named
-// laserbrain (or this very binary), then "hook", then one of our event names — at any path, so a
-// reinstall from a new location replaces the old entry; or laserbrain-gate
-// (the pre-tool-use hook's own binary).
-func isOurs(command, self string) (name string, ok bool) {
-	f := strings.Fields(command)
-	for _, w := range f {
-		if filepath.Base(strings.Trim(w, `'"`)) == agentrun.GateName {
-			return "pre-tool-use", true
-		}
-	}
-	for i := 0; i+2 < len(f); i++ {
-		prog := strings.Trim(f[i], `'"`)
-		if (filepath.Base(prog) == "laserbrain" || prog == self) && f[i+1] == "hook" {
-			for _, e := range agentrun.HookEvents {
-				if f[i+2] == e.Name {
-					return e.Name, true
-				}
-			}
-		}
-	}
-	return "", false
-}
-
-func hookObject(self, name string) *node {
-	return fromValue(orderedMap{{"type", "command"}, {"command", agentrun.HookCommand(self, name)}})
-}
-
-// mergeHooks puts every laserbrain hook in settings.hooks: an entry of ours
-// already there (any path) is replaced in place; a missing one is appended
-// as a new matcher group. Remove takes ours out, and drops the groups and
-// event lists that held only ours. The user's own hooks are untouched.
-func mergeHooks(root *node, self string, remove bool, path string) error {
-	hooks := root.get("hooks")
-	if hooks == nil && remove {
-		return nil
-	}
-	hooks, err := root.objectAt("hooks", path)
-	if err != nil {
-		return err
-	}
-	for _, e := range agentrun.HookEvents {
-		list := hooks.get(e.Event)
-		if list != nil && list.kind != '[' {
-			return fmt.Errorf("%s: hooks.%s is not a list; fix it by hand (nothing was changed)", path, e.Event)
-		}
-		found := false
-		if list != nil {
-			keptGroups := list.items[:0:0]
-			for _, g := range list.items {
-				inner := g.get("hooks")
-				if inner == nil || inner.kind != '[' {
-					keptGroups = append(keptGroups, g)
-					continue
-				}
-				had := len(inner.items)
-				kept := inner.items[:0:0]
-				for _, h := range inner.items {
-					cmd, _ := h.get("command").str()
-					if name, ok := isOurs(cmd, self); ok && name == e.Name {
-						if remove || found {
-							continue // removed, or a duplicate of ours
-						}
-						found = true
-						h = hookObject(self, e.Name)
-						// Keep the group's matcher ours, too.
-						if e.Matcher != "" {
-							if m, _ := g.get("matcher").str(); m == "" {
-								g.set("matcher", &node{kind: 's', scalar: e.Matcher})
-							}
-						}
-					}
-					kept = append(kept, h)
-				}
-				inner.items = kept
-				if len(kept) == 0 && had > 0 {
-					continue // the group held only ours
-				}
-				keptGroups = append(keptGroups, g)
-			}
-			list.items = keptGroups
-		}
-		if !remove && !found {
-			group := orderedMap{}
-			if e.Matcher != "" {
-				group = append(group, struct {
-					key string
-					val any
-				}{"matcher", e.Matcher})
-			}
-			group = append(group, struct {
-				key string
-				val any
-			}{"hooks", []any{hookObject(self, e.Name)}})
-			if list == nil {
-				list = &node{kind: '['}
-				hooks.set(e.Event, list)
-			}
-			list.items = append(list.items, fromValue(group))
-		}
-		if remove && list != nil && len(list.items) == 0 {
-			hooks.del(e.Event)
-		}
-	}
-	if remove && len(hooks.members) == 0 {
-		root.del("hooks")
-	}
-	return nil
-}
-
 // mergeServer sets (or removes) mcpServers.laserbrain at keys.
-func mergeServer(root *node, keys []string, self string, remove bool, path string) error {
+func mergeServer(root *node, keys []string, entry *node, self string, remove bool, path string) error {
 	cur := root
 	where := path
+	chain := []*node{root}
 	for _, k := range keys {
 		if remove && cur.get(k) == nil {
 			return nil
@@ -315,17 +223,31 @@ func mergeServer(root *node, keys []string, self string, remove bool, path strin
 		}
 		where += "." + k
 		cur = next
+		chain = append(chain, cur)
 	}
 	if remove {
-		if s := cur.get("laserbrain"); s != nil {
-			if cmd, _ := s.get("command").str(); filepath.Base(cmd) == "laserbrain" || cmd == self {
-				cur.del("laserbrain")
+		if s := cur.get(client.ServerName); s != nil && serverIsOurs(s, self) {
+			cur.del(client.ServerName)
+			// The objects taking ours out emptied go too: the file is as
+			// it was before install made them.
+			for i := len(keys) - 1; i >= 0 && len(chain[i+1].members) == 0; i-- {
+				chain[i].del(keys[i])
 			}
 		}
 		return nil
 	}
-	cur.set("laserbrain", fromValue(orderedMap{{"type", "stdio"}, {"command", self}, {"args", []string{"mcp"}}}))
+	cur.set(client.ServerName, entry)
 	return nil
+}
+
+// serverIsOurs: an MCP server entry runs a program named laserbrain (or
+// self), as a command string or an argv's first word.
+func serverIsOurs(s *node, self string) bool {
+	cmd, _ := s.get("command").str()
+	if c := s.get("command"); c != nil && c.kind == '[' && len(c.items) > 0 {
+		cmd, _ = c.items[0].str()
+	}
+	return filepath.Base(cmd) == "laserbrain" || cmd == self
 }
 
 // mergeEnabled approves (or un-approves) our .mcp.json server in the

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/supercode/client"
 )
 
 const self = "/opt/laser kit/bin/laserbrain"
@@ -54,7 +56,7 @@ func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
 	apply(t, o)
 	first, _ := os.ReadFile(settings)
 	for _, want := range []string{`"n": 1.50`, `"big": 12345678901234567890`, `"text": "<b>é</b>"`, `"command": "my-own-hook"`,
-		`"command": "'/opt/laser kit/bin/laserbrain' hook pre-tool-use"`, `"enabledMcpjsonServers": [`} {
+		`exec '/opt/laser kit/bin/laserbrain' hook pre-tool-use;`, `"timeout": 30`, `"enabledMcpjsonServers": [`} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Errorf("installed settings lack %s:\n%s", want, first)
 		}
@@ -192,13 +194,13 @@ func TestPreToolUseUsesTheGateBeside(t *testing.T) {
 	apply(t, o)
 	settings := filepath.Join(dir, ".claude", "settings.json")
 	hooks := decode(t, settings)["hooks"].(map[string]any)
-	pre := hooks["PreToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"]
-	if pre != gate {
-		t.Fatalf("PreToolUse command %q, want the gate %q", pre, gate)
+	pre := hooks["PreToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"].(string)
+	if p, ok := client.ParseCommand(pre, lb); !ok || p.Program != gate || !p.Guarded {
+		t.Fatalf("PreToolUse command %q runs %+v, want the gate %q, guarded", pre, p, gate)
 	}
-	post := hooks["PostToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"]
-	if post != lb+" hook post-tool-use" {
-		t.Fatalf("PostToolUse command %q", post)
+	post := hooks["PostToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"].(string)
+	if p, ok := client.ParseCommand(post, lb); !ok || p.Program != lb || p.Event != client.PostToolUse {
+		t.Fatalf("PostToolUse command %q runs %+v", post, p)
 	}
 	before, _ := os.ReadFile(settings)
 	for _, c := range apply(t, o) {

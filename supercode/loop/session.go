@@ -19,6 +19,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 )
 
 // turn is one session turn: an agent call, or one attempt of one judge
@@ -220,11 +221,11 @@ func (l *Loop) runClaudeTurn(ctx context.Context, t turn) turnResult {
 	}
 	mcpPath := filepath.Join(t.callDir, "mcp.json")
 	settingsPath := filepath.Join(t.callDir, "settings.json")
-	server := agentrun.MCPServer(l.self)
+	server := client.MCPServer(l.self)
 	server["args"] = []string{"mcp", "--loop-call", t.callDir, "--loop-role", t.role}
 	for p, v := range map[string]any{
 		mcpPath:      map[string]any{"mcpServers": map[string]any{"laserbrain": server}},
-		settingsPath: map[string]any{"hooks": agentrun.Hooks(l.self)},
+		settingsPath: map[string]any{"hooks": client.ClaudeHooks(l.self, client.Claude)},
 	} {
 		b, _ := json.MarshalIndent(v, "", "  ")
 		if err := fsx.WriteFile(p, b, 0o644); err != nil {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/loop/verdict"
 )
 
@@ -119,5 +121,20 @@ func TestEscalateTool(t *testing.T) {
 	c, err := verdict.Read(dir)
 	if err != nil || c.Escalated != "the test database is down" {
 		t.Fatalf("call dir: %+v %v", c, err)
+	}
+}
+
+// The client seam recognises laserbrain's own tools under every client's
+// MCP naming by their names (client.OwnToolNames): the list is exactly the
+// tools this server offers, loop tools included.
+func TestOwnToolNamesAreTheServers(t *testing.T) {
+	judge := toolNames(t, connectWith(t, Options{Loop: &LoopCall{Dir: t.TempDir(), Role: RoleJudge}}))
+	own := slices.Clone(client.OwnToolNames)
+	sort.Strings(own)
+	if strings.Join(judge, " ") != strings.Join(own, " ") {
+		t.Errorf("the server offers %v; client.OwnToolNames is %v", judge, own)
+	}
+	if Name != client.ServerName {
+		t.Errorf("server name %q, the seam's %q", Name, client.ServerName)
 	}
 }

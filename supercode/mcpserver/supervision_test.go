@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,11 @@ import (
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/link"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/report"
 )
 
 // TestModulateRoleWithoutTeam: a role without a team is unstyled, as
@@ -121,5 +125,60 @@ func TestSupervisionTool(t *testing.T) {
 	}
 	if recs, _ := st.JournalRecords(ctx, "f", 0); len(recs) != 0 {
 		t.Fatalf("a read-only report journaled %d record(s)", len(recs))
+	}
+}
+
+// TestSupervisionToolSharesTheReportsCollisions: the supervision tool, the
+// fleet report and laserbrain supervise go through one collision model.
+// On a repository with three sessions on one subject — two through the
+// same lens, one through another — and the caller's run, the tool lists
+// exactly the collisions the report lists as current: the two same-lens
+// sessions (the other lens splits the work), on their subject, the lenses
+// beside it.
+func TestSupervisionToolSharesTheReportsCollisions(t *testing.T) {
+	ctx := context.Background()
+	repo := t.TempDir()
+	t.Setenv("PONDER_OCA", "off")
+	eng := ponder.New(repo, nil)
+	eng.Now = func() time.Time { return time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC) }
+	for _, lens := range []string{"security", "security", "performance"} {
+		if _, err := eng.Start(ponder.StartOptions{Subject: "the checkout flow", Lens: lens, Passes: 4}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sup, home := testSupervisor(t, map[string]string{agentrun.EnvRun: "run-a", agentrun.EnvAgent: "alice", agentrun.EnvFleet: "f", "CLAUDE_PROJECT_DIR": repo})
+	st, _ := sup.Fleet()
+	if err := st.CreateRun(ctx, fleet.Run{ID: "run-a", Agent: "alice", Fleet: "f", Dir: repo, Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sup.Check(ctx, "run-a", agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: "speed up the build", Progress: "advancing", Distance: laserbrain.Dist(4)}}); err != nil {
+		t.Fatal(err)
+	}
+	out, isErr := call(t, connect(t, sup), "supervision", nil)
+	if isErr {
+		t.Fatalf("supervision = %v", out)
+	}
+	var tool []string
+	for _, c := range out["report"].(map[string]any)["collisions"].([]any) {
+		m := c.(map[string]any)
+		tool = append(tool, fmt.Sprint(m["agents"], m["grounds"], m["lenses"]))
+	}
+	runs, err := localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := report.Load(ctx, report.Options{Repo: repo, Runs: runs, Fleet: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep []string
+	for _, c := range f.Collisions {
+		if !c.Over {
+			rep = append(rep, fmt.Sprint([]any{c.Agents[0], c.Agents[1]}, []any{c.Grounds[0], c.Grounds[1]}, []any{c.Lenses[0], c.Lenses[1]}))
+		}
+	}
+	want := "[ponder:security-2026-08-24 ponder:security-2026-08-24-2] [the checkout flow the checkout flow] [security security]"
+	if len(tool) != 1 || tool[0] != want || strings.Join(rep, "|") != strings.Join(tool, "|") {
+		t.Fatalf("the tool lists %v, the report %v; want both [%s]", tool, rep, want)
 	}
 }

@@ -5,31 +5,33 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode"
 )
 
-// FindCollisions is the adapter from the agents' grounds to the fleet's
-// collisions: laserbrain's pairwise ground overlap (collision_min from the
-// grammar), with when each began and the files both agents touched.
+// FindCollisions is the adapter from the agents to the fleet's
+// collisions: the supervisor's own collision model (supercode.Collide — a
+// session by its subject with its lens beside it, a run and the session it
+// drives never), with when each began and the files both agents touched.
+// The report is history too, so a pair one of whose agents has finished
+// is kept, marked Over; the rest are exactly the supervisor's collisions.
 // Outcomes come from the supervisor's records (Outcomes).
 func FindCollisions(agents []Agent) []Collision {
-	grounds := map[string]string{}
+	gs := make([]supercode.Ground, 0, len(agents))
 	byName := map[string]*Agent{}
 	for i := range agents {
 		a := &agents[i]
-		if a.Ground != "" {
-			grounds[a.Name] = a.Ground
-			byName[a.Name] = a
-		}
+		byName[a.Name] = a
+		gs = append(gs, supercode.Ground{Agent: a.Name, Ground: a.Ground, Subject: a.Subject, Lens: a.Lens, SameAs: a.SameAs})
 	}
 	out := []Collision{}
-	for _, c := range laserbrain.Collisions(grounds) {
+	for _, c := range supercode.Collide(gs) {
 		a, b := byName[c.Agents[0]], byName[c.Agents[1]]
 		first := groundedAt(a)
 		if t := groundedAt(b); t.After(first) {
 			first = t
 		}
-		out = append(out, Collision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, FirstSeen: first,
-			SharedFiles: shared(a.Footprint, b.Footprint)})
+		out = append(out, Collision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, Lenses: [2]string{a.Lens, b.Lens},
+			Over: a.Finished || b.Finished, FirstSeen: first, SharedFiles: shared(a.Footprint, b.Footprint)})
 	}
 	return out
 }

@@ -8,13 +8,15 @@ import (
 	"strconv"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 // FromFleet is the adapter from the fleet store (supercode/fleet) to the
 // report: every run of the fleet is an agent, named as the supervisor names
-// it (fleet.RunAgent), its tasks' checks read from laserbrain's run store;
+// it (fleet.RunAgent), its tasks' checks read from laserbrain's run store,
+// its coverage from its events (an unmeasured run is judged unmeasured);
 // its footprint is what the supervisor counts (supervise.EventFiles: the
 // files its file tools wrote, and those its shell commands wrote or
 // named), relative to repo; the gate's recorded decisions are listed with
@@ -47,11 +49,18 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 		if r.Judgment != "" {
 			a.Judgment = r.Judgment
 		}
+		if r.Ponder != "" {
+			a.SameAs = fleet.PonderAgent(r.Ponder)
+		}
+		a.Finished = supervise.Finished(r.IsEnded(), lastDistance(a))
 		events, err := st.Events(ctx, r.ID)
 		if err != nil {
 			return nil, nil, err
 		}
 		a.Footprint = footprint(events, repo, r.Dir)
+		figs := coverage.Measure(events)
+		a.Coverage = &figs
+		a.Judgment = coverage.Judge(laserbrain.Judgment{Verdict: a.Judgment}, figs).Verdict
 		for _, e := range events {
 			if e.Kind == fleet.KindGate {
 				gate = append(gate, gateDecision(name, r.ID, e))

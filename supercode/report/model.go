@@ -4,6 +4,7 @@ import (
 	"time"
 
 	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
 // Fleet is everything the fleet report shows: the view model. Each field is
@@ -57,7 +58,25 @@ type Agent struct {
 	Footprint []string `json:"footprint"`
 	// Halt is the agent's standing halt, nil when it may act.
 	Halt *Halt `json:"halt"`
+	// Coverage is an agent run's tool calls and checks as its hooks
+	// recorded them (nil for a ponder session or a bare run). An
+	// unmeasured run is judged "unmeasured".
+	Coverage *coverage.Figures `json:"coverage,omitempty"`
+	// Subject and Lens are a ponder session's: it collides on its subject,
+	// the lens compared apart (supercode.Collide).
+	Subject *string `json:"subject,omitempty"`
+	Lens    string  `json:"lens,omitempty"`
+	// SameAs is the ponder session an agent run drives (laserbrain run
+	// --ponder): the two are one worker and never collide.
+	SameAs string `json:"sameAs,omitempty"`
+	// Finished: the run ended or the session closed, or it reached its
+	// ground (supervise.Finished); a finished agent collides with nobody.
+	Finished bool `json:"finished"`
 }
+
+// Unmeasured reports whether the agent worked without being measured:
+// tool calls and no check since its ground.
+func (a *Agent) Unmeasured() bool { return a.Coverage != nil && a.Coverage.Unmeasured }
 
 // Last is the agent's latest step, nil before any.
 func (a *Agent) Last() *Step {
@@ -90,6 +109,13 @@ type Collision struct {
 	Agents  [2]string `json:"agents"`
 	Overlap float64   `json:"overlap"`
 	Grounds [2]string `json:"grounds"`
+	// Lenses are the sessions' lenses beside the subjects compared.
+	Lenses [2]string `json:"lenses"`
+	// Over: one of the two has finished (supervise.Finished), so the
+	// supervisor no longer counts the collision — the report still shows
+	// it, as history. The collisions not over are exactly the ones
+	// laserbrain supervise reports.
+	Over bool `json:"over"`
 	// FirstSeen is when the collision began to exist: when the later of
 	// the two grounds was set.
 	FirstSeen time.Time `json:"firstSeen"`

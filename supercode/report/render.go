@@ -11,6 +11,7 @@ import (
 
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
 	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
 // verdictLook is how a verdict is drawn: its shape carries it without
@@ -115,10 +116,13 @@ func tone(bad bool, t hr.Tone) hr.Tone {
 }
 
 func overview(f *Fleet) hr.Section {
-	drifting, denied := 0, 0
+	drifting, denied, unmeasured := 0, 0, 0
 	for i := range f.Agents {
 		if l := f.Agents[i].Last(); l != nil && l.Drifting {
 			drifting++
+		}
+		if f.Agents[i].Unmeasured() {
+			unmeasured++
 		}
 	}
 	for _, g := range f.Gate {
@@ -140,6 +144,7 @@ func overview(f *Fleet) hr.Section {
 		hr.Stats{Items: []hr.Stat{
 			{Label: "agents", Value: strconv.Itoa(len(f.Agents))},
 			{Label: "drifting now", Value: strconv.Itoa(drifting), Tone: tone(drifting > 0, hr.Bad)},
+			{Label: "unmeasured", Value: strconv.Itoa(unmeasured), Tone: tone(unmeasured > 0, hr.Warn)},
 			{Label: "collisions", Value: strconv.Itoa(len(f.Collisions)), Tone: tone(len(f.Collisions) > 0, hr.Warn)},
 			{Label: "gate denials", Value: strconv.Itoa(denied), Tone: tone(denied > 0, hr.Warn)},
 			{Label: "halts standing", Value: strconv.Itoa(standingHalts), Tone: tone(standingHalts > 0, hr.Warn)},
@@ -206,12 +211,15 @@ func drift(f *Fleet) hr.Section {
 			sub = append(sub, "run "+a.Run) // the name says it already (<agent>:<run id>)
 		}
 		sub = append(sub, "ground “"+clip(a.Ground, 80)+"”", count(len(a.Steps), "check", "checks"))
-		if l := a.Last(); l != nil {
+		if l := a.Last(); l != nil && !a.Unmeasured() {
 			st := "last " + l.Reason + ", Φ " + hr.FormatNumber(l.Phi)
 			if l.Drifting {
 				st += " — DRIFTING"
 			}
 			sub = append(sub, st)
+		}
+		if a.Unmeasured() {
+			sub = append(sub, "UNMEASURED: "+count(a.Coverage.SinceGround, "tool call", "tool calls")+" since the ground, no check")
 		}
 		if a.Halt != nil && a.Halt.Released.IsZero() {
 			sub = append(sub, "HALTED: "+a.Halt.Reason)
@@ -258,17 +266,28 @@ func drift(f *Fleet) hr.Section {
 		Categories: cats, Stacks: []hr.BarStack{{Name: "interrupting", Tone: hr.Bad, Pattern: hr.Solid, Values: interrupt}, {Name: "not interrupting", Tone: hr.Info, Pattern: hr.Hatch, Values: held}}})
 
 	t := hr.Table{Caption: "Agents", Columns: []hr.Column{{Title: "agent"}, {Title: "kind"}, {Title: "run"}, {Title: "ground", Wrap: true},
-		{Title: "checks", Numeric: true}, {Title: "last verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"}, {Title: "judgment"}, {Title: "catches", Wrap: true}, {Title: "halt", Wrap: true}}}
+		{Title: "checks", Numeric: true}, {Title: "tool calls", Numeric: true}, {Title: "coverage", Numeric: true}, {Title: "longest unchecked", Numeric: true},
+		{Title: "coverage refusals", Numeric: true}, {Title: "last verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"}, {Title: "judgment"}, {Title: "catches", Wrap: true}, {Title: "halt", Wrap: true}}}
 	for _, a := range agentOrder(f.Agents) {
 		last, phi, drifting := "—", "—", "—"
 		if l := a.Last(); l != nil {
 			last, phi, drifting = l.Reason, hr.FormatNumber(l.Phi), yesNo(l.Drifting)
 		}
+		calls, cov, longest, refusals := "—", "—", "—", "—"
+		if c := a.Coverage; c != nil {
+			calls, longest, refusals = strconv.Itoa(c.ToolCalls), strconv.Itoa(c.LongestUnchecked), strconv.Itoa(c.Refusals)
+			if c.ToolCalls+c.Checks > 0 {
+				cov = hr.FormatNumber(c.Coverage*100) + "%"
+			}
+			if c.Unmeasured {
+				last, phi, drifting = coverage.Unmeasured, "—", "—"
+			}
+		}
 		halt := ""
 		if a.Halt != nil && a.Halt.Released.IsZero() {
 			halt = "halted: " + a.Halt.Reason
 		}
-		t.Rows = append(t.Rows, []string{a.Name, a.Kind, a.Run, a.Ground, strconv.Itoa(len(a.Steps)), last, phi, drifting, a.Judgment, strings.Join(a.Catches, ", "), halt})
+		t.Rows = append(t.Rows, []string{a.Name, a.Kind, a.Run, a.Ground, strconv.Itoa(len(a.Steps)), calls, cov, longest, refusals, last, phi, drifting, a.Judgment, strings.Join(a.Catches, ", "), halt})
 	}
 	sec.Blocks = append(sec.Blocks, hr.Heading{Text: "Agents"}, t)
 	return sec
@@ -350,8 +369,12 @@ func collisions(f *Fleet) hr.Section {
 		if len(files) > 12 {
 			files, more = files[:12], fmt.Sprintf(" … and %d more", len(c.SharedFiles)-12)
 		}
-		t.Rows = append(t.Rows, []string{c.Agents[0] + " + " + c.Agents[1], hr.FormatNumber(c.Overlap), "“" + c.Grounds[0] + "” / “" + c.Grounds[1] + "”",
-			when(c.FirstSeen), outcomeText(c.Outcome), strconv.Itoa(len(c.SharedFiles)), strings.Join(files, ", ") + more})
+		outcome := outcomeText(c.Outcome)
+		if c.Over {
+			outcome += "; over: one of the two has finished"
+		}
+		t.Rows = append(t.Rows, []string{c.Agents[0] + " + " + c.Agents[1], hr.FormatNumber(c.Overlap), groundText(c.Grounds[0], c.Lenses[0]) + " / " + groundText(c.Grounds[1], c.Lenses[1]),
+			when(c.FirstSeen), outcome, strconv.Itoa(len(c.SharedFiles)), strings.Join(files, ", ") + more})
 	}
 	lg := &hr.Legend{Title: "Key", Lines: []hr.LegendLine{}}
 	for _, k := range []string{"halted", "escalated", "routed", ""} {
@@ -366,6 +389,14 @@ func collisions(f *Fleet) hr.Section {
 		Desc:     "Agents whose grounds overlap, joined by a line as thick as the overlap; the label gives the overlap and what the supervisor did.",
 		Nodes:    nodes, Edges: edges, Table: &t, Legend: lg})
 	return sec
+}
+
+// groundText is a ground as compared, with its lens beside it.
+func groundText(ground, lens string) string {
+	if lens == "" {
+		return "“" + ground + "”"
+	}
+	return "“" + ground + "” (lens " + lens + ")"
 }
 
 func outcomeText(o Outcome) string {

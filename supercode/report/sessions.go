@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
@@ -73,6 +74,12 @@ func AgentFromSession(repo string, f *ponder.SessionFacts) (Agent, error) {
 	a.Kind = "ponder"
 	a.Created = stamp(f.CreatedAt, a.Created)
 	a.Footprint = supervise.SessionFiles(repo, f)
+	subject := f.Subject
+	a.Subject = &subject
+	if f.Lens != nil {
+		a.Lens = *f.Lens
+	}
+	a.Finished = supervise.Finished(f.Status != ponder.StatusActive, lastDistance(a))
 	return a, nil
 }
 
@@ -82,4 +89,16 @@ func stamp(s string, def time.Time) time.Time {
 		return t
 	}
 	return def
+}
+
+// lastDistance is the last distance the agent's steps spelled (as the
+// supervisor keeps it: a step of unknown distance leaves it), nil when none
+// did.
+func lastDistance(a Agent) *int {
+	for i := len(a.Steps) - 1; i >= 0; i-- {
+		if d, err := strconv.Atoi(a.Steps[i].Distance); err == nil {
+			return &d
+		}
+	}
+	return nil
 }

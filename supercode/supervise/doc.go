@@ -20,11 +20,27 @@
 //
 // It never regrounds, never sets a ground and never routes execution.
 //
-// A ponder session is the agent ponder:<slug>. Its start grounds it on its
-// subject (and lens), distance unknown — but it collides on its subject
-// alone, the lens compared apart (supercode.SetSubject): a lens does not
-// dilute the subject, and two different lenses on one subject split the
-// work; each pass becomes one step once it
+// What it decides about an agent it also says to the agent
+// (fleet.Voice): a drifting verdict's advice, once per drifting check; a
+// person's answer to its escalation; a halt (why, who can release it) and,
+// from Release, its release; a route that makes it yield. Each message
+// carries the round it came from and waits in the agent's queue until the
+// agent's next hook event (or ponder command) takes it, exactly once.
+//
+// An agent run that made tool calls and spelled no check since its last
+// ground is unmeasured (supercode/coverage): its row's verdict says so,
+// with no Φ, whatever its ground read, and every running unmeasured run is
+// named in an "unmeasured" fleet catch. Each run's row carries its
+// coverage figures.
+//
+// Collisions are supercode.Collide's, the one model the fleet report and
+// the MCP supervision tool share. A ponder session is the agent
+// ponder:<slug>. Its start grounds it on its subject (and lens), distance
+// unknown — but it collides on its subject alone, the lens compared apart
+// and reported beside the collision (supercode.SetSubject): a lens does
+// not dilute the subject, and two different lenses on one subject split the
+// work. An agent run that drives a session (laserbrain run --ponder) is the
+// same worker: the session collides for it. Each pass becomes one step once it
 // is decided (or the session closed after judging it), read from the
 // ledger's facts by PassStep (ponder/SPEC.md §10 has the table), with
 // PassEvents as its observed events. Its footprint is every path its units
@@ -69,6 +85,12 @@
 //
 //   - A round's halts and escalations are the ones it decided; the agents'
 //     rows show every halt in force.
+//   - A release sticks for the whole collision group: a collision halt's
+//     cause names every agent the yielding one collided with, directly or
+//     through others, when it was put, and a person's release frees each
+//     of those pairs in both directions — neither is halted, nor asked
+//     about, for the pair again, however the route turns. An agent that
+//     joins the group later is a change of grounds, decided afresh.
 //   - A ponder session's pass is not a step until decided: an undecided
 //     pass can still change (grades, a re-run judge), and a step is never
 //     taken back. So a session is read one pass behind its live state.

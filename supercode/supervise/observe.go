@@ -116,7 +116,9 @@ func (s *Supervisor) observeSessions(ctx context.Context) (bool, error) {
 			if f.Lens != nil {
 				lens = *f.Lens
 			}
-			// It collides on its subject; the lens is compared apart.
+			// It collides on its subject; the lens is compared apart, and
+			// reported beside it.
+			a.lens = lens
 			s.sc.SetSubject(a.name, f.Subject, lens)
 			if err := s.step(a, start); err != nil {
 				return false, err
@@ -136,10 +138,15 @@ func (s *Supervisor) observeSessions(ctx context.Context) (bool, error) {
 		for _, p := range SessionFiles(s.o.Repo, f) {
 			a.files[p] = true
 		}
-		a.finished = f.Status != ponder.StatusActive || (a.distance != nil && *a.distance == 0)
+		a.finished = Finished(f.Status != ponder.StatusActive, a.distance)
 	}
 	return changed, nil
 }
+
+// Finished reports whether an agent no longer runs, as the supervisor and
+// the fleet report read it: its run ended or its session closed, or it
+// reached its ground (distance 0). A finished agent collides with nobody.
+func Finished(ended bool, distance *int) bool { return ended || (distance != nil && *distance == 0) }
 
 func (s *Supervisor) observeRuns(ctx context.Context) (bool, error) {
 	runs, err := s.o.Fleet.ListRuns(ctx, fleet.RunFilter{Fleet: s.fleet})
@@ -152,6 +159,11 @@ func (s *Supervisor) observeRuns(ctx context.Context) (bool, error) {
 		a := s.agent(fleet.RunAgent(r), KindRun)
 		wasEnded := a.run.IsEnded()
 		a.run = r
+		if r.Ponder != "" {
+			// laserbrain run --ponder: the run and its session are one
+			// worker, never a collision.
+			s.sc.SetSameAs(a.name, fleet.PonderAgent(r.Ponder))
+		}
 		if wasEnded {
 			continue // an ended run changes no more
 		}
@@ -164,7 +176,7 @@ func (s *Supervisor) observeRuns(ctx context.Context) (bool, error) {
 			return false, err
 		}
 		changed = changed || more || moreEvents || r.IsEnded()
-		a.finished = r.IsEnded() || (a.distance != nil && *a.distance == 0)
+		a.finished = Finished(r.IsEnded(), a.distance)
 	}
 	return changed, nil
 }
@@ -221,6 +233,7 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 	}
 	var seen []laserbrain.Event
 	for _, e := range evs[a.events:] {
+		a.cov.Add(e)
 		if ev, ok := observedEvent(e); ok {
 			seen = append(seen, ev)
 		}

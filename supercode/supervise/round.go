@@ -12,6 +12,7 @@ import (
 
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -56,6 +57,11 @@ type AgentRow struct {
 	Status string  `json:"status"`
 	Halt   *string `json:"halt,omitempty"`
 	Error  string  `json:"error,omitempty"`
+	// Coverage is an agent run's tool calls and checks as its hooks
+	// recorded them (absent for a ponder session, whose passes are its
+	// checks). An unmeasured run — tool calls and no check since its
+	// ground — has verdict "unmeasured" and no Φ, whatever its ground read.
+	Coverage *coverage.Figures `json:"coverage,omitempty"`
 	// SharesFilesWith is every other running agent whose footprint
 	// overlaps this one's at least SharedFilesMin while their grounds do
 	// not collide: a possible collision, a signal for a person, never a
@@ -87,9 +93,14 @@ const (
 // CollisionRow is two agents on one ground, with the files both touched
 // beside it: evidence, never the verdict.
 type CollisionRow struct {
-	Agents      [2]string `json:"agents"`
-	Overlap     float64   `json:"overlap"`
-	Grounds     [2]string `json:"grounds"`
+	Agents  [2]string `json:"agents"`
+	Overlap float64   `json:"overlap"`
+	// Grounds are what was compared: a session's subject, an agent run's
+	// ground (supercode.Collide).
+	Grounds [2]string `json:"grounds"`
+	// Lenses are the two sessions' lenses, reported beside the subjects
+	// they were compared apart from ("" for none, and for an agent run).
+	Lenses      [2]string `json:"lenses"`
 	SharedFiles []string  `json:"shared_files"`
 	// FileOverlap is the Jaccard overlap of the two footprints.
 	FileOverlap float64 `json:"file_overlap"`
@@ -144,6 +155,14 @@ func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inF
 	if f, ok := findings[name]; ok {
 		row.Catches = f.Catches
 	}
+	if a.kind == KindRun {
+		f := a.cov.Figures()
+		row.Coverage = &f
+		if f.Unmeasured {
+			v := coverage.Unmeasured
+			row.Verdict, row.Phi, row.Drifting = &v, nil, false
+		}
+	}
 	if row.Drifting {
 		row.Advice = a.advice
 		if a.decision != "" {
@@ -161,6 +180,29 @@ func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inF
 		row.Status = StatusFinished
 	}
 	return row
+}
+
+// CatchUnmeasured is the fleet catch of the agent runs that work without
+// being measured: tool calls and no check since their ground.
+const CatchUnmeasured = coverage.Unmeasured
+
+// unmeasuredCatch is the round's unmeasured catch, when any running agent
+// is unmeasured.
+func unmeasuredCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
+	c := supercode.FleetCatch{Signature: CatchUnmeasured, Subject: "coverage", Agents: []string{}}
+	var parts []string
+	for _, a := range rows {
+		if a.Coverage == nil || !a.Coverage.Unmeasured || a.Status == StatusFinished {
+			continue
+		}
+		c.Agents = append(c.Agents, a.Agent)
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.Agent, plural(a.Coverage.SinceGround, "tool call")))
+	}
+	if len(c.Agents) == 0 {
+		return c, false
+	}
+	c.Detail = "working with no check since the ground: " + strings.Join(parts, ", ")
+	return c, true
 }
 
 // journalRound records the round when its readings changed since the last
@@ -219,10 +261,13 @@ func (r *Round) WriteText(w io.Writer) error {
 	}
 	width = min(width, 60)
 	if len(r.Agents) > 0 {
-		add("  %s  %-8s %5s  %-22s %5s %3s  %s", pad("AGENT", width), "STATUS", "STEPS", "VERDICT", "Φ", "D", "CATCHES")
+		add("  %s  %-8s %5s  %-22s %5s %3s %8s  %s", pad("AGENT", width), "STATUS", "STEPS", "VERDICT", "Φ", "D", "COVERAGE", "CATCHES")
 	}
 	for _, a := range r.Agents {
-		verdict, phi, d, catches := "-", "-", "-", "-"
+		verdict, phi, d, catches, cov := "-", "-", "-", "-", "-"
+		if c := a.Coverage; c != nil && c.ToolCalls+c.Checks > 0 {
+			cov = fmt.Sprintf("%.0f%%", c.Coverage*100)
+		}
 		if a.Verdict != nil {
 			verdict = *a.Verdict
 		}
@@ -235,7 +280,10 @@ func (r *Round) WriteText(w io.Writer) error {
 		if len(a.Catches) > 0 {
 			catches = strings.Join(a.Catches, ", ")
 		}
-		add("  %s  %-8s %5d  %-22s %5s %3s  %s", pad(clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, catches)
+		add("  %s  %-8s %5d  %-22s %5s %3s %8s  %s", pad(clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, cov, catches)
+		if c := a.Coverage; c != nil && c.Unmeasured {
+			add("      unmeasured: %s since the ground and no check", plural(c.SinceGround, "tool call"))
+		}
 		if a.Advice != "" {
 			add("      advice: %s", a.Advice)
 		}
@@ -247,7 +295,11 @@ func (r *Round) WriteText(w io.Writer) error {
 		}
 	}
 	for _, c := range r.Collisions {
-		add("  collision  %s + %s  same ground (overlap %.2f); %s%s", c.Agents[0], c.Agents[1], c.Overlap, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
+		lenses := ""
+		if c.Lenses[0] != "" || c.Lenses[1] != "" {
+			lenses = fmt.Sprintf(", lenses %s / %s", lensName(c.Lenses[0]), lensName(c.Lenses[1]))
+		}
+		add("  collision  %s + %s  same ground (overlap %.2f%s); %s%s", c.Agents[0], c.Agents[1], c.Overlap, lenses, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
 	}
 	for _, a := range r.Agents {
 		for _, fs := range a.SharesFilesWith {
@@ -293,6 +345,14 @@ func (r *Round) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// lensName is a session's lens as the text report shows it.
+func lensName(l string) string {
+	if l == "" {
+		return "none"
+	}
+	return l
 }
 
 // fileList is ": a, b, c" with at most five named.

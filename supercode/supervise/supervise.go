@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain/link"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -135,6 +136,7 @@ type Supervisor struct {
 type agent struct {
 	name, kind string
 	ground     string
+	lens       string // a ponder session's lens, reported beside its collisions
 	// a ponder session
 	slug, stamp string
 	passes      int // passes stepped
@@ -147,6 +149,7 @@ type agent struct {
 	events int
 	estamp string
 	files  map[string]bool
+	cov    coverage.Tally // its tool calls and checks, for coverage
 	// what its verdicts were
 	finished    bool
 	streak      int
@@ -433,7 +436,7 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	}
 
 	if !s.o.ReadOnly {
-		if err := s.decide(ctx, r, live, inForce, released); err != nil {
+		if err := s.decide(ctx, r, live, inForce, released, groups(cols)); err != nil {
 			return nil, err
 		}
 	}
@@ -442,10 +445,17 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	for _, c := range cols {
 		a, b := s.agents[c.Agents[0]], s.agents[c.Agents[1]]
 		shared, overlap := sharedFiles(a, b)
-		r.Collisions = append(r.Collisions, CollisionRow{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, SharedFiles: shared, FileOverlap: overlap})
+		row := CollisionRow{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, SharedFiles: shared, FileOverlap: overlap}
+		if a != nil && b != nil {
+			row.Lenses = [2]string{a.lens, b.lens}
+		}
+		r.Collisions = append(r.Collisions, row)
 	}
 	for _, name := range s.names() {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
+	}
+	if c, ok := unmeasuredCatch(r.Agents); ok {
+		r.FleetCatches = append(r.FleetCatches, c)
 	}
 	s.fileShares(r, cols, live)
 	r.Self = *s.self
@@ -464,6 +474,13 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 		if err != nil {
 			return nil, err
 		}
+		if journaled || changed {
+			// What the round decided about each agent, said once (the
+			// messages' ids make a repeat a no-op).
+			if err := s.tell(ctx, r, live); err != nil {
+				return nil, err
+			}
+		}
 		if journaled {
 			s.logged = r.Round
 			if s.o.Publish != nil {
@@ -478,13 +495,14 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 
 // decide takes the round's decisions: first any question a crash left
 // unanswered, then a halt for each route naming a live agent that yields
-// (unless a person released it from that very collision), a question for
-// each collision with no basis to choose, and one for each drift streak.
-func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) bool, inForce map[string]fleet.Halt, released map[string]map[string]bool) error {
+// (unless a person released the pair: see Released), a question for each
+// collision with no basis to choose (the same), and one for each drift
+// streak. groups are the round's collision groups, by agent.
+func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) bool, inForce map[string]fleet.Halt, released Released, groups map[string][]string) error {
 	pending := s.pending
 	s.pending = nil // a question not delivered again goes back on it
 	for _, e := range pending {
-		row, err := s.escalate(ctx, e, inForce)
+		row, err := s.escalate(ctx, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -492,14 +510,14 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 	}
 	for _, rt := range r.Route {
 		switch {
-		case rt.Yield != "" && live(rt.Yield) && !released[rt.Yield]["collision:"+rt.Keep]:
+		case rt.Yield != "" && live(rt.Yield) && !released.Pair(rt.Yield, rt.Keep):
 			why := fmt.Sprintf("shares a ground with %s (overlap %.2f) — halted to stop duplicate work. Choosing what %s does next is not the supervisor's call", rt.Keep, rt.Overlap, rt.Yield)
-			h, err := s.halt(ctx, rt.Yield, why, "supervisor", "collision:"+rt.Keep, &rt, inForce)
+			h, err := s.halt(ctx, rt.Yield, why, "supervisor", CollisionCause(rt.Keep, groups[rt.Yield]), &rt, inForce)
 			if err != nil {
 				return err
 			}
 			r.Halts = append(r.Halts, h)
-		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]]:
+		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]] && !released.Pair(rt.Agents[0], rt.Agents[1]):
 			// As the reference's manage: both are marked, and the question
 			// goes up only while the pair's first agent is unmarked.
 			s.marked[rt.Agents[0]], s.marked[rt.Agents[1]] = true, true
@@ -510,7 +528,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 			if s.asked[e.ID] {
 				continue
 			}
-			row, err := s.escalate(ctx, e, inForce)
+			row, err := s.escalate(ctx, e, inForce, groups)
 			if err != nil {
 				return err
 			}
@@ -532,7 +550,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, e, inForce)
+		row, err := s.escalate(ctx, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -551,11 +569,11 @@ func (s *Supervisor) names() []string {
 	return out
 }
 
-// halts reads the fleet's halts: those in force by agent, and the causes a
-// person released by agent — a released cause does not halt the agent
+// halts reads the fleet's halts: those in force by agent, and the pairs a
+// person released (Released) — a released pair halts neither of its two
 // again (the person's decision outranks the route).
-func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, released map[string]map[string]bool, err error) {
-	inForce, released = map[string]fleet.Halt{}, map[string]map[string]bool{}
+func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, released Released, err error) {
+	inForce, released = map[string]fleet.Halt{}, Released{}
 	all, err := s.o.Fleet.ListHalts(ctx, s.fleet)
 	if err != nil {
 		return nil, nil, err
@@ -564,14 +582,110 @@ func (s *Supervisor) halts(ctx context.Context) (inForce map[string]fleet.Halt, 
 		switch {
 		case h.InForce():
 			inForce[h.Agent] = h
-		case h.Cause != "":
-			if released[h.Agent] == nil {
-				released[h.Agent] = map[string]bool{}
-			}
-			released[h.Agent][h.Cause] = true
+		default:
+			released.add(h)
 		}
 	}
 	return inForce, released, nil
+}
+
+// Released are the pairs of agents a person released from a collision: a
+// collision halt names, in its cause, every partner of the collision group
+// it was put in (CollisionCause) — the agent kept, and every other agent
+// colliding with the yielding one directly or through others — and its
+// release lifts the halt for the agent against each of them, in both
+// directions, for as long as they collide: neither of a released pair is
+// halted for the pair again, and no question is asked about it. The
+// grounds changing — an agent joining the group that was not in it — is a
+// new collision, decided as any other.
+type Released map[[2]string]bool
+
+func pairKey(a, b string) [2]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
+// Pair reports whether a person released a and b from their collision.
+func (r Released) Pair(a, b string) bool { return r[pairKey(a, b)] }
+
+func (r Released) add(h fleet.Halt) {
+	for _, p := range CausePartners(h.Cause) {
+		r[pairKey(h.Agent, p)] = true
+	}
+}
+
+// collisionPrefix starts a collision halt's cause.
+const collisionPrefix = "collision:"
+
+// CollisionCause is the cause of a halt put for a collision: the agent
+// kept first, then the rest of the yielding agent's collision group,
+// "collision:" and a JSON array of their names.
+func CollisionCause(keep string, group []string) string {
+	partners := []string{keep}
+	for _, g := range group {
+		if g != keep {
+			partners = append(partners, g)
+		}
+	}
+	b, _ := json.Marshal(partners)
+	return collisionPrefix + string(b)
+}
+
+// CausePartners are the agents a collision halt's cause names: the JSON
+// array CollisionCause writes, or the one agent of the earlier form
+// "collision:<agent kept>". Nil for any other cause.
+func CausePartners(cause string) []string {
+	rest, ok := strings.CutPrefix(cause, collisionPrefix)
+	if !ok || rest == "" {
+		return nil
+	}
+	var partners []string
+	if strings.HasPrefix(rest, "[") {
+		if json.Unmarshal([]byte(rest), &partners) != nil {
+			return nil
+		}
+		return partners
+	}
+	return []string{rest}
+}
+
+// groups are the collision groups of a round's collisions, by agent: every
+// other agent it collides with, directly or through others, sorted.
+func groups(cols []laserbrain.Collision) map[string][]string {
+	adj := map[string][]string{}
+	for _, c := range cols {
+		adj[c.Agents[0]] = append(adj[c.Agents[0]], c.Agents[1])
+		adj[c.Agents[1]] = append(adj[c.Agents[1]], c.Agents[0])
+	}
+	out := map[string][]string{}
+	for start := range adj {
+		if _, done := out[start]; done {
+			continue
+		}
+		seen := map[string]bool{start: true}
+		queue := []string{start}
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			for _, m := range adj[n] {
+				if !seen[m] {
+					seen[m] = true
+					queue = append(queue, m)
+				}
+			}
+		}
+		members := make([]string, 0, len(seen))
+		for m := range seen {
+			members = append(members, m)
+		}
+		sort.Strings(members)
+		for _, m := range members {
+			out[m] = slices.DeleteFunc(slices.Clone(members), func(x string) bool { return x == m })
+		}
+	}
+	return out
 }
 
 // haltID names the halt one round puts on one agent, so a round re-run
@@ -599,13 +713,16 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 	if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
 		return HaltRow{}, err
 	}
+	if err := s.say(ctx, name, "halt:"+h.ID, fleet.MessageHalt, h.Message()); err != nil {
+		return HaltRow{}, err
+	}
 	inForce[name] = h
 	return HaltRow{ID: h.ID, Agent: name, Reason: why, By: by, Route: route}, nil
 }
 
 // escalate journals the question, asks, and journals the answer; a
 // collision answer naming one of the two halts it.
-func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[string]fleet.Halt) (EscalationRow, error) {
+func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[string]fleet.Halt, groups map[string][]string) (EscalationRow, error) {
 	e.Repo, e.Fleet = s.o.Repo, s.fleet
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -658,7 +775,7 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 			}
 			if a := s.agents[d]; a != nil && !a.finished {
 				if _, halted := inForce[d]; !halted {
-					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", "collision:"+other, e.Route, inForce); err != nil {
+					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", CollisionCause(other, groups[d]), e.Route, inForce); err != nil {
 						return EscalationRow{}, err
 					}
 					row.Halted = d
@@ -670,7 +787,50 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 			a.decision = ans.Decision
 		}
 	}
+	if ans.Decision != "" {
+		for _, who := range e.Agents {
+			if err := s.say(ctx, who, "answer:"+e.ID, fleet.MessageAnswer, "a person answered the supervisor's question ("+e.Why+"): "+ans.Decision); err != nil {
+				return EscalationRow{}, err
+			}
+		}
+	}
 	return row, nil
+}
+
+// say queues a message for an agent from this round: the agent is told
+// on its next event that can carry text (the hooks, ponder's next
+// command). The id says what it is about, so a round re-run says it once.
+func (s *Supervisor) say(ctx context.Context, agent, id, kind, text string) error {
+	_, err := s.o.Fleet.Say(ctx, fleet.Message{ID: id, Fleet: s.fleet, Agent: agent, Kind: kind, Round: s.round, Text: text, At: s.now()})
+	if err != nil {
+		return fmt.Errorf("telling %s: %w", agent, err)
+	}
+	return nil
+}
+
+// tell queues what the round decided about each agent that the agent has
+// not been told yet: a drifting verdict's advice (once per drifting
+// step), and a route naming it to yield (once per agent it yields to).
+func (s *Supervisor) tell(ctx context.Context, r *Round, live func(string) bool) error {
+	for _, row := range r.Agents {
+		a := s.agents[row.Agent]
+		if a == nil || row.Advice == "" || a.decision != "" || !live(row.Agent) {
+			continue // a person's answer was said when it came
+		}
+		if err := s.say(ctx, row.Agent, fmt.Sprintf("advice:%s:%d", row.Agent, row.Steps), fleet.MessageAdvice, row.Advice); err != nil {
+			return err
+		}
+	}
+	for _, rt := range r.Route {
+		if rt.Yield == "" {
+			continue
+		}
+		text := fmt.Sprintf("you and %s are doing the same job (overlap %.2f): the supervisor's route says you yield to %s — %s", rt.Keep, rt.Overlap, rt.Keep, rt.Why)
+		if err := s.say(ctx, rt.Yield, "yield:"+rt.Yield+":"+rt.Keep, fleet.MessageYield, text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Release lifts the halt in force on an agent — named as the supervisor
@@ -711,6 +871,14 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 	text := "released by " + by
 	if reason != "" {
 		text += ": " + reason
+	}
+	told := fmt.Sprintf("the halt on %s (%s) was released by %s", agentName, h.Reason, by)
+	if reason != "" {
+		told += ": " + reason
+	}
+	if _, serr := st.Say(ctx, fleet.Message{ID: "release:" + h.ID, Fleet: fleetID, Agent: agentName, Kind: fleet.MessageRelease, Round: h.Round,
+		Text: told + ". You may go on.", At: now.UTC()}); serr != nil {
+		return h, fmt.Errorf("the halt is released, but %s could not be told: %w", agentName, serr)
 	}
 	err = witnessed(ctx, st, fleetID, true, func() error {
 		_, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,

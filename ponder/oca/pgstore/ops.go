@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -50,14 +51,25 @@ VALUES ($1, $2, $3, $4, $5::float8)
 RETURNING id`
 
 // priorPonderingSQL is the seed's query with the subject as a parameter and
-// backslash as the explicit LIKE escape.
+// backslash as the explicit LIKE escape — matched against the subject part
+// of the content only ($2, subjectRE), so that another session's lens=
+// or project= text is not taken for its subject. A content ponder did not
+// write (no such suffix) is matched whole, as the seed's query matches it.
 const priorPonderingSQL = `
 SELECT content, actual_outcome, timestamp
 FROM episodic_memory
 WHERE event_type IN ('ponder_converged', 'ponder_stopped', 'ponder_start')
-  AND content ILIKE '%' || $1::text || '%' ESCAPE '\'
+  AND coalesce(substring(content from $2::text), content) ILIKE '%' || $1::text || '%' ESCAPE '\'
 ORDER BY timestamp DESC, id DESC
 LIMIT 5`
+
+// subjectRE takes the subject out of an episodic row's content,
+// "[<slug>] <subject> :: lens=<v> project=<v> passes=<n> mode=deliberate
+// [pass=<n>]" (sessionContent), reading the fixed suffix from the end: a
+// value there is one bare token or a JSON string (fieldValue), so a subject
+// that itself holds " :: lens=" is read whole. (PostgreSQL's regular
+// expressions; '.' matches a newline.)
+const subjectRE = `^\[[^]]*\] (.*) :: lens=(?:"(?:[^"\\]|\\.)*"|[^"\\[:space:]]+) project=(?:"(?:[^"\\]|\\.)*"|[^"\\[:space:]]+) passes=[0-9]+ mode=deliberate(?: pass=[0-9]+)?$`
 
 // likeLiteral escapes LIKE's metacharacters so s matches only itself.
 func likeLiteral(s string) string {
@@ -67,7 +79,7 @@ func likeLiteral(s string) string {
 // PriorPondering runs before the session's own start row is written, so it
 // finds only earlier sessions.
 func (s *Store) PriorPondering(ctx context.Context, subject string) ([]oca.Episode, error) {
-	rows, err := s.conn.Query(ctx, priorPonderingSQL, likeLiteral(subject))
+	rows, err := s.conn.Query(ctx, priorPonderingSQL, likeLiteral(subject), subjectRE)
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +309,36 @@ func (s *Store) RecordConverged(ctx context.Context, r oca.ConvergedRecord) (oca
 	return res, nil
 }
 
+// expireSQL expires every pending forecast of the session (tested_at
+// stays NULL: nothing tested them).
+const expireSQL = `
+WITH ex AS (
+	UPDATE hypotheses SET status = 'expired'
+	WHERE domain = $1 AND status = 'pending'
+	RETURNING id
+)
+SELECT count(*) FROM ex`
+
+// ExpireForecasts expires a session's pending forecasts, under the
+// lifecycle lock as decide stop does, so a judge opening one right now is
+// waited for and its forecast expired too.
+func (s *Store) ExpireForecasts(ctx context.Context, se oca.Session) (oca.ExpireResult, error) {
+	if err := checkSession(se); err != nil {
+		return oca.ExpireResult{}, err
+	}
+	var res oca.ExpireResult
+	err := pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockSQL, se.Domain()); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, expireSQL, se.Domain()).Scan(&res.ExpiredHypotheses)
+	})
+	if err != nil {
+		return oca.ExpireResult{}, err
+	}
+	return res, nil
+}
+
 func (s *Store) RecordApply(ctx context.Context, r oca.ApplyRecord) (oca.ApplyResult, error) {
 	if err := checkSession(r.Session); err != nil {
 		return oca.ApplyResult{}, err
@@ -357,4 +399,87 @@ func (s *Store) OpenObservations(ctx context.Context, se oca.Session) ([]oca.Obs
 		obs = []oca.Observation{} // none open is an answer, not a failure
 	}
 	return obs, nil
+}
+
+// sessionRowsSQL lists what a session left in the database: its episodes
+// (content "[<slug>] …", $1 the bracketed prefix as a LIKE literal), its
+// deliberations (decision "ponder <slug> pass N: …", $2) and its
+// observations (target_layer, $3).
+const sessionRowsSQL = `
+SELECT 'episode', event_type, content, NULL::bigint, NULL::bool, NULL::float8
+FROM episodic_memory
+WHERE event_type IN ('ponder_start', 'ponder_pass', 'ponder_converged', 'ponder_stopped', 'ponder_applied')
+  AND content LIKE $1::text || '%' ESCAPE '\'
+UNION ALL
+SELECT 'deliberation', NULL, decision, id, resolution IS NOT NULL, NULL
+FROM deliberations
+WHERE resolution_method = 'ponder-pass' AND decision LIKE $2::text || '%' ESCAPE '\'
+UNION ALL
+SELECT 'observation', observation_type, description, id, NULL, severity
+FROM metacognitive_observations
+WHERE target_layer = $3
+ORDER BY 1, 4`
+
+// SessionRows reads what the database holds of a session.
+func (s *Store) SessionRows(ctx context.Context, se oca.Session) (oca.SessionRows, error) {
+	if err := checkSession(se); err != nil {
+		return oca.SessionRows{}, err
+	}
+	episodes := likeLiteral("[" + se.Slug + "] ")
+	delibs := likeLiteral("ponder " + se.Slug + " pass ")
+	rows, err := s.conn.Query(ctx, sessionRowsSQL, episodes, delibs, se.Domain())
+	if err != nil {
+		return oca.SessionRows{}, err
+	}
+	defer rows.Close()
+	out := oca.SessionRows{Passes: []int{}, Deliberations: map[int]oca.DeliberationRow{}, Observations: []oca.ObservationRow{}}
+	prefix := "ponder " + se.Slug + " pass "
+	for rows.Next() {
+		var kind, text string
+		var typ *string
+		var id *int64
+		var resolved *bool
+		var severity *float64
+		if err := rows.Scan(&kind, &typ, &text, &id, &resolved, &severity); err != nil {
+			return oca.SessionRows{}, err
+		}
+		switch kind {
+		case "episode":
+			switch *typ {
+			case epStart:
+				out.Start = true
+			case epConverged, epStopped:
+				out.End = true
+			case epApplied:
+				out.Applied = true
+			case epPass:
+				if i := strings.LastIndex(text, " pass="); i >= 0 {
+					if n, err := strconv.Atoi(text[i+len(" pass="):]); err == nil && !slices.Contains(out.Passes, n) {
+						out.Passes = append(out.Passes, n)
+					}
+				}
+			}
+		case "deliberation":
+			num, _, _ := strings.Cut(strings.TrimPrefix(text, prefix), ":")
+			if n, err := strconv.Atoi(num); err == nil {
+				if _, seen := out.Deliberations[n]; !seen {
+					out.Deliberations[n] = oca.DeliberationRow{ID: *id, Resolved: *resolved}
+				}
+			}
+		case "observation":
+			o := oca.ObservationRow{ID: *id, Description: text}
+			if typ != nil {
+				o.Type = *typ
+			}
+			if severity != nil {
+				o.Severity = *severity
+			}
+			out.Observations = append(out.Observations, o)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return oca.SessionRows{}, err
+	}
+	slices.Sort(out.Passes)
+	return out, nil
 }

@@ -384,6 +384,129 @@ func runHalts(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 // however many writers append at once.
 func runJournal(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 	ctx := context.Background()
+	t.Run("voice", func(t *testing.T) {
+		s := open(t)
+		say := func(m fleet.Message) bool {
+			t.Helper()
+			added, err := s.Say(ctx, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return added
+		}
+		if got, err := s.Deliver(ctx, "f", "a:r1", fleet.Delivery{At: t0, Via: "PreToolUse"}); err != nil || len(got) != 0 {
+			t.Fatalf("Deliver on an empty queue = %v, %v", got, err)
+		}
+		m1 := fleet.Message{ID: "advice:a:r1:3", Fleet: "f", Agent: "a:r1", Kind: fleet.MessageAdvice, Round: 4, Text: "return to the parser", At: t0}
+		m2 := fleet.Message{ID: "answer:drift:a:r1:2", Fleet: "f", Agent: "a:r1", Kind: fleet.MessageAnswer, Round: 5, Text: "PERSON-SAYS: go back", At: t0.Add(time.Second)}
+		other := fleet.Message{ID: "halt:h1", Fleet: "f", Agent: "b:r2", Kind: fleet.MessageHalt, Round: 5, Text: "b:r2 is halted", At: t0}
+		if !say(m1) || !say(m2) || !say(other) {
+			t.Fatal("a new message was not added")
+		}
+		again := m1
+		again.Text = "something else"
+		if say(again) {
+			t.Fatal("a message said twice (one id) was added twice")
+		}
+		for _, bad := range []fleet.Message{{ID: "x", Fleet: "f", Agent: "a", Kind: "gossip", Text: "t"}, {ID: "x", Fleet: "f", Agent: "a", Kind: fleet.MessageAdvice}, {Fleet: "f", Agent: "a", Kind: fleet.MessageAdvice, Text: "t"}} {
+			if _, err := s.Say(ctx, bad); err == nil {
+				t.Errorf("Say accepted %+v", bad)
+			}
+		}
+		d := fleet.Delivery{At: t0.Add(time.Minute), Via: "PostToolUse"}
+		got, err := s.Deliver(ctx, "f", "a:r1", d)
+		if err != nil || len(got) != 2 || got[0].ID != m1.ID || got[1].ID != m2.ID || got[0].Text != m1.Text {
+			t.Fatalf("Deliver = %+v, %v; want m1 (its first text) then m2", got, err)
+		}
+		if got[0].Delivered == nil || got[0].Delivered.Via != "PostToolUse" || !got[0].Delivered.At.Equal(d.At) {
+			t.Fatalf("delivery %+v", got[0].Delivered)
+		}
+		if got, err := s.Deliver(ctx, "f", "a:r1", d); err != nil || len(got) != 0 {
+			t.Fatalf("a second Deliver = %+v, %v; want nothing", got, err)
+		}
+		all, err := s.Messages(ctx, "f", "a:r1")
+		if err != nil || len(all) != 2 || all[0].Delivered == nil || all[1].Delivered == nil {
+			t.Fatalf("Messages = %+v, %v; want both, delivered", all, err)
+		}
+		if waiting, _ := s.Messages(ctx, "f", "b:r2"); len(waiting) != 1 || waiting[0].Delivered != nil {
+			t.Fatalf("another agent's message: %+v", waiting)
+		}
+		// Each delivery is journaled, with the round its message came from.
+		recs, err := s.JournalRecords(ctx, "f", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rounds []int64
+		for _, r := range recs {
+			if r.Kind == fleet.JournalDelivery && r.Agent == "a:r1" {
+				rounds = append(rounds, r.Round)
+			}
+		}
+		if fmt.Sprint(rounds) != "[4 5]" {
+			t.Fatalf("delivery records' rounds %v, want [4 5]", rounds)
+		}
+		if _, p := fleet.VerifyJournal(recs, mustHead(t, s, "f")); p != nil {
+			t.Fatalf("the journal with deliveries does not verify: %v", p)
+		}
+		// A message said after a delivery waits for the next one.
+		m3 := fleet.Message{ID: "release:h9", Fleet: "f", Agent: "a:r1", Kind: fleet.MessageRelease, Round: 6, Text: "released", At: t0}
+		say(m3)
+		if got, _ := s.Deliver(ctx, "f", "a:r1", d); len(got) != 1 || got[0].ID != m3.ID {
+			t.Fatalf("Deliver after a new message = %+v", got)
+		}
+	})
+
+	t.Run("voice delivers each message once under contention", func(t *testing.T) {
+		s := open(t)
+		const n, readers = 40, 8
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		seen := map[string]int{}
+		stop := make(chan struct{})
+		for i := 0; i < readers; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for done := false; !done; {
+					select {
+					case <-stop:
+						done = true // one last Deliver after the last Say
+					default:
+					}
+					got, err := s.Deliver(ctx, "f", "a", fleet.Delivery{At: t0, Via: "PreToolUse"})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					for _, m := range got {
+						seen[m.ID]++
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		for i := 0; i < n; i++ {
+			if _, err := s.Say(ctx, fleet.Message{ID: fmt.Sprint("m", i), Fleet: "f", Agent: "a", Kind: fleet.MessageAdvice, Round: int64(i), Text: "t", At: t0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		close(stop)
+		wg.Wait()
+		if len(seen) != n {
+			t.Fatalf("%d of %d messages delivered", len(seen), n)
+		}
+		for id, k := range seen {
+			if k != 1 {
+				t.Fatalf("%s delivered %d times", id, k)
+			}
+		}
+		recs, _ := s.JournalRecords(ctx, "f", 0)
+		if deliveries := countKind(recs, fleet.JournalDelivery); deliveries != n {
+			t.Fatalf("%d delivery records, want %d", deliveries, n)
+		}
+	})
+
 	t.Run("journal", func(t *testing.T) {
 		s := open(t)
 		if h, err := s.JournalHead(ctx, "f"); err != nil || h.Records != 0 || h.Hash != "" {
@@ -474,6 +597,25 @@ func ids(rs []fleet.Run) []string {
 	return out
 }
 
+func mustHead(t *testing.T, s fleet.Store, fl string) fleet.JournalHead {
+	t.Helper()
+	h, err := s.JournalHead(context.Background(), fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func countKind(recs []fleet.JournalRecord, kind string) int {
+	n := 0
+	for _, r := range recs {
+		if r.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
 // Place is one empty fleet store location (a directory, a database).
 type Place interface {
 	// Open opens a new Store on the place, as another process would.
@@ -496,6 +638,8 @@ func Child(open func() (fleet.Store, error)) {
 //	update RUN N          N increments of the run's Checks, each on a fresh store
 //	events RUN PREFIX N   N events PREFIX-0…, each appended twice
 //	authorize FLEET RUN   one attempt to spend an authorization for "npm publish"
+//	deliver FLEET AGENT N  Deliver until the agent's N messages are all
+//	                      delivered (by anyone), printing each id it got
 func runChild(job string, open func() (fleet.Store, error)) error {
 	f := strings.Fields(job)
 	ctx := context.Background()
@@ -525,6 +669,32 @@ func runChild(job string, open func() (fleet.Store, error)) error {
 				if _, err := s.AppendEvent(ctx, f[1], fleet.Event{ID: fmt.Sprintf("%s-%d", f[2], i), Kind: fleet.KindTool, Name: "Bash"}); err != nil {
 					return err
 				}
+			}
+		}
+	case len(f) == 4 && f[0] == "deliver":
+		n, _ := strconv.Atoi(f[3])
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			got, err := s.Deliver(ctx, f[1], f[2], fleet.Delivery{At: time.Now(), Via: "child"})
+			if err != nil {
+				return err
+			}
+			for _, m := range got {
+				fmt.Println("got", m.ID)
+			}
+			all, err := s.Messages(ctx, f[1], f[2])
+			if err != nil {
+				return err
+			}
+			done := len(all) == n
+			for _, m := range all {
+				done = done && m.Delivered != nil
+			}
+			if done {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("after 60s, %d of %d messages said", len(all), n)
 			}
 		}
 	case len(f) == 3 && f[0] == "authorize":
@@ -597,6 +767,55 @@ func Processes(t *testing.T, newPlace func(t *testing.T) Place) {
 				t.Fatalf("event %s kept twice", e.ID)
 			}
 			seen[e.ID] = true
+		}
+	})
+
+	t.Run("processes delivering one queue hand each message out once", func(t *testing.T) {
+		p := newPlace(t)
+		const n = 30
+		// The readers start first and deliver while the messages are said.
+		var cmds []*exec.Cmd
+		var outs []*strings.Builder
+		for i := 0; i < 4; i++ {
+			cmd := childtest.Command(childEnv, fmt.Sprintf("deliver f a %d", n), p.Env())
+			out := &strings.Builder{}
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, outs = append(cmds, cmd), append(outs, out)
+		}
+		s := p.Open(t)
+		for i := 0; i < n; i++ {
+			if _, err := s.Say(ctx, fleet.Message{ID: fmt.Sprint("m", i), Fleet: "f", Agent: "a", Kind: fleet.MessageAdvice, Round: int64(i + 1), Text: "t", At: t0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seen := map[string]int{}
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("child: %v: %s", err, outs[i])
+			}
+			for _, line := range strings.Split(outs[i].String(), "\n") {
+				if id, ok := strings.CutPrefix(line, "got "); ok {
+					seen[id]++
+				}
+			}
+		}
+		if len(seen) != n {
+			t.Fatalf("%d of %d messages handed out", len(seen), n)
+		}
+		for id, k := range seen {
+			if k != 1 {
+				t.Fatalf("%s handed out %d times among 4 processes", id, k)
+			}
+		}
+		recs, err := p.Open(t).JournalRecords(ctx, "f", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := countKind(recs, fleet.JournalDelivery); d != n {
+			t.Fatalf("%d delivery records, want %d", d, n)
 		}
 	})
 

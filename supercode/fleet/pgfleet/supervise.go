@@ -18,10 +18,11 @@ import (
 )
 
 // SuperviseComponent is the supervisor's part of the schema: halts, the
-// journal with its heads, the fleets' last rounds, and the journal's head
-// as each fleet's last round left it (journal_marks: the round counter's
+// journal with its heads, the fleets' last rounds, the journal's head as
+// each fleet's last round left it (journal_marks: the round counter's
 // witness of the journal, a table of its own because laserbrain never
-// alters a table it created).
+// alters a table it created), and what the supervisor says to each agent
+// (voice).
 var SuperviseComponent = pgdb.Component{Name: "supervise", Tables: []pgdb.Table{
 	{Name: "halts", Columns: []string{"id", "fleet", "agent", "at", "in_force", "halt"}, DDL: []string{`
 CREATE TABLE IF NOT EXISTS laserbrain.halts (
@@ -58,6 +59,16 @@ CREATE TABLE IF NOT EXISTS laserbrain.journal_marks (
 	records bigint NOT NULL,
 	hash    text NOT NULL
 )`}},
+	{Name: "voice", Columns: []string{"fleet", "agent", "id", "seq", "message", "delivered"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.voice (
+	fleet     text NOT NULL,
+	agent     text NOT NULL,
+	id        text NOT NULL,
+	seq       bigserial,
+	message   jsonb NOT NULL,
+	delivered timestamptz,
+	PRIMARY KEY (fleet, agent, id)
+)`, `CREATE INDEX IF NOT EXISTS voice_waiting ON laserbrain.voice (fleet, agent, seq) WHERE delivered IS NULL`}},
 }}
 
 // PutHalt implements fleet.Halts: the partial unique index keeps one halt
@@ -199,43 +210,50 @@ func (s *Store) AppendJournal(ctx context.Context, rec fleet.JournalRecord) (fle
 	tries := 0
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		tries++
-		if journalLock {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, journalKey(rec.Fleet)); err != nil {
-				return err
-			}
-		}
-		var head fleet.JournalHead
-		err := tx.QueryRow(ctx, `SELECT records, hash FROM laserbrain.journal_heads WHERE fleet = $1`, rec.Fleet).Scan(&head.Records, &head.Hash)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return err
-		}
-		if tries > 1 && head.Records > 0 {
-			var raw string
-			if err := tx.QueryRow(ctx, `SELECT raw FROM laserbrain.journal WHERE fleet = $1 AND seq = $2`, rec.Fleet, head.Records).Scan(&raw); err != nil {
-				return err
-			}
-			if mine, ok := sameAppend(raw, rec); ok {
-				out = mine
-				return nil
-			}
-		}
-		r := rec
-		r.Seq = head.Records + 1
-		sealed, err := fleet.SealJournal(r, head.Hash)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal (fleet, seq, raw) VALUES ($1, $2, $3)`, rec.Fleet, sealed.Seq, string(sealed.Raw)); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal_heads (fleet, records, hash) VALUES ($1, $2, $3)
-ON CONFLICT (fleet) DO UPDATE SET records = EXCLUDED.records, hash = EXCLUDED.hash`, rec.Fleet, sealed.Seq, sealed.Hash); err != nil {
-			return err
-		}
-		out = sealed
-		return nil
+		var err error
+		out, err = appendJournal(ctx, tx, rec, tries > 1)
+		return err
 	})
 	return out, err
+}
+
+// appendJournal appends rec inside tx, holding the fleet's journal lock
+// until tx ends. retry: an earlier try may have appended rec already (its
+// commit's answer was lost), in which case that record is returned.
+func appendJournal(ctx context.Context, tx pgx.Tx, rec fleet.JournalRecord, retry bool) (fleet.JournalRecord, error) {
+	if journalLock {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, journalKey(rec.Fleet)); err != nil {
+			return fleet.JournalRecord{}, err
+		}
+	}
+	var head fleet.JournalHead
+	err := tx.QueryRow(ctx, `SELECT records, hash FROM laserbrain.journal_heads WHERE fleet = $1`, rec.Fleet).Scan(&head.Records, &head.Hash)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fleet.JournalRecord{}, err
+	}
+	if retry && head.Records > 0 {
+		var raw string
+		if err := tx.QueryRow(ctx, `SELECT raw FROM laserbrain.journal WHERE fleet = $1 AND seq = $2`, rec.Fleet, head.Records).Scan(&raw); err != nil {
+			return fleet.JournalRecord{}, err
+		}
+		if mine, ok := sameAppend(raw, rec); ok {
+			return mine, nil
+		}
+	}
+	r := rec
+	r.Seq = head.Records + 1
+	sealed, err := fleet.SealJournal(r, head.Hash)
+	if err != nil {
+		return fleet.JournalRecord{}, err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal (fleet, seq, raw) VALUES ($1, $2, $3)`, rec.Fleet, sealed.Seq, string(sealed.Raw)); err != nil {
+		return fleet.JournalRecord{}, err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal_heads (fleet, records, hash) VALUES ($1, $2, $3)
+ON CONFLICT (fleet) DO UPDATE SET records = EXCLUDED.records, hash = EXCLUDED.hash`, rec.Fleet, sealed.Seq, sealed.Hash); err != nil {
+		return fleet.JournalRecord{}, err
+	}
+	return sealed, nil
 }
 
 // sameAppend reports whether raw is rec as an earlier try appended it.

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/client"
+)
+
+// BenchmarkGuardedHook is `make bench-guard`: what the fail-closed guard
+// around the installed hook command costs (client.HookCommand: test the
+// program is executable, exec it, else deny). Whole processes, medians,
+// interleaved in a fresh order each round: /bin/true; the bare gate, as a
+// client that runs the program itself would; the unguarded command line
+// through sh -c, as clients run hook commands; the guarded one; and the
+// guarded one with the gate gone (the denial). It fails when the guard
+// costs more than 20% over the unguarded command line: it adds one shell
+// builtin, and exec keeps the process count the same.
+func BenchmarkGuardedHook(b *testing.B) {
+	gate := buildGate(b)
+	b.Setenv("LASERBRAIN_HOME", b.TempDir())
+	self := filepath.Join(filepath.Dir(gate), "laserbrain") // beside the gate: the guard targets the gate
+	gone := filepath.Join(b.TempDir(), "laserbrain")        // no gate beside it
+	guarded := client.HookCommand(self, client.Claude, client.PreToolUse)
+	type contender struct {
+		name  string
+		argv  []string
+		times []time.Duration
+	}
+	cs := []*contender{
+		{name: "true", argv: []string{"/bin/true"}},
+		{name: "gate-bare", argv: []string{gate}},
+		{name: "sh-gate-unguarded", argv: []string{"/bin/sh", "-c", client.ShellQuote(gate)}},
+		{name: "sh-gate-guarded", argv: []string{"/bin/sh", "-c", guarded}},
+		{name: "sh-guard-gate-missing", argv: []string{"/bin/sh", "-c", client.HookCommand(gone, client.Claude, client.PreToolUse)}},
+	}
+	event := filepath.Join(b.TempDir(), "event.json")
+	if err := os.WriteFile(event, []byte(hookEvents[0].event), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	stdin, err := os.Open(event)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stdin.Close()
+	env := quietEnv()
+	rng := rand.New(rand.NewPCG(3, 4))
+	order := append([]*contender(nil), cs...)
+	for b.Loop() {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, c := range order {
+			if _, err := stdin.Seek(0, io.SeekStart); err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(c.argv[0], c.argv[1:]...)
+			cmd.Stdin, cmd.Env = stdin, env
+			start := time.Now()
+			_ = cmd.Run() // the missing gate denies: exit 2
+			c.times = append(c.times, time.Since(start))
+		}
+	}
+	base := median(cs[0].times)
+	report := fmt.Sprintf("medians over %d runs each:\n", len(cs[0].times))
+	for _, c := range cs {
+		m := median(c.times)
+		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
+		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
+	}
+	bare, unguarded, withGuard := median(cs[1].times), median(cs[2].times), median(cs[3].times)
+	report += fmt.Sprintf("  the guard: %.2f× the unguarded command line, %.2f× the bare gate\n",
+		float64(withGuard)/float64(unguarded), float64(withGuard)/float64(bare))
+	b.ReportMetric(float64(withGuard)/float64(unguarded), "x-unguarded")
+	b.ReportMetric(float64(withGuard)/float64(bare), "x-bare")
+	b.Log(report)
+	if float64(withGuard) > 1.2*float64(unguarded) {
+		b.Errorf("the guarded hook's median %v is over 1.2× the unguarded command line's %v", withGuard, unguarded)
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/version"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/doctor"
+)
+
+type doctorOptions struct {
+	dir  string
+	json bool
+}
+
+func newDoctorCmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &doctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor [--dir DIR] [--json]",
+		Short: "Check that every agent client here is supervised, and say how to fix what is not",
+		Long: `doctor looks at every agent client found on PATH or configured in this
+project (--dir, default the current directory) or the user's settings —
+claude, codex, gemini, qwen, opencode, cline, copilot — and checks:
+
+  hooks installed       every event laserbrain hooks has its hook
+  hooks guarded         a moved binary makes the hook deny, not exit 127
+  hook programs exist   the programs the hooks run are there and executable
+  gate answers          the installed pre-tool-use hook, run as the client
+                        runs it, denies a probe force push in the client's form
+  hooks trusted         Codex (asked through codex app-server) trusts them
+  MCP server registered our server is there, with the variables it needs
+                        (Codex: env_vars; Gemini CLI: past its redaction)
+  versions agree        the programs the hooks run are this laserbrain's build
+  store reachable       the store LASERBRAIN_STORE names answers
+
+A client on PATH with laserbrain installed nowhere is a problem too: it
+runs unsupervised. Each problem comes with the command that fixes it.
+doctor changes nothing (the probe is recorded on no run).`,
+		Example: "  laserbrain doctor\n  laserbrain doctor --json\n  laserbrain doctor --dir ~/src/shop",
+		Args:    cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := opts.dir
+			if dir == "" {
+				dir = "."
+			}
+			dir, err := filepath.Abs(dir)
+			if err != nil {
+				return cli.Usagef("--dir: %v", err)
+			}
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return cli.Usagef("--dir %s: not an existing directory", opts.dir)
+			}
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return cli.Failure(err)
+			}
+			self, err := selfPath()
+			if err != nil {
+				return cli.Failure(err)
+			}
+			text := version.Get("laserbrain").Text()
+			_, ver, _ := strings.Cut(text, " ")
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			r := doctor.Run(ctx, doctor.Options{
+				Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
+				Store: func(ctx context.Context) error {
+					sup := &agentrun.Supervisor{}
+					defer sup.Close()
+					st, err := sup.Fleet()
+					if err != nil {
+						return err
+					}
+					_, err = st.AnyHaltInForce(ctx)
+					return err
+				},
+			})
+			if opts.json {
+				if err := cli.WriteJSON(streams.Out, r); err != nil {
+					return cli.Failure(err)
+				}
+			} else {
+				printDoctor(streams, r)
+			}
+			if !r.OK {
+				return cli.SilentExit(cli.ExitFinding)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.dir, "dir", "", "the project (default: the current directory)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the checks as JSON")
+	cli.CompleteFlag(cmd, "dir", cli.Dirs)
+	cli.SetExits(cmd,
+		cli.ExitDoc{Code: cli.ExitFinding, When: "a problem was found (each is printed with its fix)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "--dir is not a directory"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "this binary's path or the home directory cannot be found"})
+	return cmd
+}
+
+func printDoctor(streams *cli.IOStreams, r doctor.Report) {
+	tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tCLIENT\tSCOPE\tCHECK\tDETAIL")
+	for _, c := range r.Checks {
+		mark := "ok"
+		if !c.OK {
+			mark = "PROBLEM"
+		}
+		client, scope := string(c.Client), c.Scope
+		if client == "" {
+			client = "-"
+		}
+		if scope == "" {
+			scope = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", mark, client, scope, c.What, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(tw, "\t\t\t  fix:\t%s\n", c.Fix)
+		}
+	}
+	tw.Flush()
+	clients := 0
+	for _, c := range r.Checks {
+		if c.Client != "" {
+			clients++
+		}
+	}
+	switch {
+	case clients == 0 && r.OK:
+		fmt.Fprintln(streams.Out, "no agent client found on PATH or configured here")
+	case r.OK:
+		fmt.Fprintln(streams.Out, "every client found is supervised")
+	default:
+		fmt.Fprintf(streams.Out, "%s found\n", plural(int64(r.Problems), "problem"))
+	}
+}

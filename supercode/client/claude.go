@@ -1,0 +1,156 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// claudeFamily reads Claude Code's payloads, and the clients that took
+// them over: Codex (its events and fields, plus turn_id; a tool response
+// is a string) and Qwen Code (plus tool_call_id; its shell tool is
+// run_shell_command). They differ in what they obey: Codex refuses
+// permissionDecision "allow" and "ask" from a PreToolUse hook
+// ("unsupported permissionDecision", in its 0.171.0 binary), so an ask is
+// a denial there and an allow no decision at all.
+type claudeFamily struct {
+	name Name
+	json bool // deny with permissionDecision on stdout, not exit 2
+}
+
+func (c *claudeFamily) Name() Name { return c.name }
+
+// claudePayload is a Claude Code hook event's stdin object (agents.md §2):
+// the common keys and each event's own.
+type claudePayload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+
+	ToolName     *string         `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolUseID    string          `json:"tool_use_id"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	Error        string          `json:"error"`
+	IsInterrupt  bool            `json:"is_interrupt"`
+
+	Prompt string `json:"prompt"`
+
+	StopHookActive       bool   `json:"stop_hook_active"`
+	LastAssistantMessage string `json:"last_assistant_message"`
+
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+
+	AgentID   string `json:"agent_id"`
+	AgentType string `json:"agent_type"`
+}
+
+func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+	obj, err := object(input)
+	if err != nil {
+		return Event{}, err
+	}
+	// Codex and Qwen Code send Claude Code's payloads plus a field of
+	// their own: each reads the others' too, Claude Code reads neither (a
+	// Codex or Qwen hook installed as Claude Code's would be answered in
+	// the wrong format).
+	alike := []Name{Claude, Codex, Qwen}
+	if c.name == Claude {
+		alike = []Name{Claude}
+	}
+	if claims(c.name, obj, alike...) {
+		return Event{}, wrongClient(c.name, obj, "session_id, hook_event_name, tool_name")
+	}
+	var p claudePayload
+	if err := decodeInto(input, &p); err != nil {
+		return Event{}, err
+	}
+	// A payload for another event is refused: a hook installed under the
+	// wrong event must not act as if it were this one.
+	if p.HookEventName != "" && p.HookEventName != string(hook) {
+		return Event{}, fmt.Errorf("this is the %s hook, but the event is %q", hook, p.HookEventName)
+	}
+	e := Event{Name: hook, ClientEvent: string(hook), Client: c.name, Session: p.SessionID, Cwd: p.Cwd,
+		Transcript: p.TranscriptPath, ToolUseID: p.ToolUseID, Prompt: p.Prompt, StopHookActive: p.StopHookActive,
+		LastMessage: p.LastAssistantMessage, Source: p.Source, Reason: p.Reason, Raw: json.RawMessage(input)}
+	if p.AgentID != "" || p.AgentType != "" {
+		e.Subagent = &Subagent{ID: p.AgentID, Type: p.AgentType}
+	}
+	presence(&e, getenv)
+	switch hook {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		if p.ToolName == nil {
+			return e, errors.New(`the event has no "tool_name"`)
+		}
+		if e.Tool, err = classify(*p.ToolName, p.ToolInput, hook == PreToolUse); err != nil {
+			return e, err
+		}
+	}
+	switch hook {
+	case PostToolUse:
+		r := &Response{Text: responseText(p.ToolResponse), Raw: p.ToolResponse, OK: boolPtr(!interrupted(p.ToolResponse))}
+		e.Response = r
+	case PostToolUseFailure:
+		raw, _ := json.Marshal(map[string]any{"error": p.Error, "is_interrupt": p.IsInterrupt})
+		e.Response = &Response{Text: p.Error, Raw: raw, OK: boolPtr(false)}
+	}
+	return e, nil
+}
+
+func interrupted(resp json.RawMessage) bool {
+	var r struct {
+		Interrupted bool `json:"interrupted"`
+	}
+	return json.Unmarshal(resp, &r) == nil && r.Interrupted
+}
+
+func (c *claudeFamily) Encode(hook EventName, a Answer) Reply {
+	var r Reply
+	if a.Log != "" {
+		r.Stderr = a.Log + "\n"
+	}
+	specific := map[string]string{}
+	if hook == PreToolUse {
+		d := a.Decision
+		if c.name == Codex {
+			// Codex takes only deny from a PreToolUse hook.
+			switch d {
+			case Ask:
+				d = Deny
+			case Allow:
+				d = None
+			}
+		}
+		if d == Deny && !c.json {
+			r.Exit, r.Stderr = 2, a.Reason+"\n"
+			return r
+		}
+		if d != None {
+			specific["permissionDecision"] = string(d)
+			specific["permissionDecisionReason"] = a.Reason
+		}
+	}
+	out := map[string]any{}
+	if a.Context != "" {
+		switch hook {
+		case PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, SessionStart:
+			specific["additionalContext"] = a.Context
+		}
+	}
+	if len(specific) > 0 {
+		specific["hookEventName"] = string(hook)
+		out["hookSpecificOutput"] = specific
+	}
+	if hook == Stop && a.Block {
+		out["decision"], out["reason"] = "block", a.Reason
+	}
+	if a.Notice != "" {
+		out["systemMessage"] = a.Notice
+	}
+	if len(out) > 0 {
+		r.Stdout = jsonLine(out)
+	}
+	return r
+}

@@ -1,0 +1,201 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// cline is Cline (agents.md §4): an executable per event in a hooks
+// directory (TaskStart, UserPromptSubmit, PreToolUse, PostToolUse,
+// TaskComplete, TaskCancel, SessionShutdown, …); the payload names its hook
+// in Cline's inner words (hookName "tool_call" for PreToolUse,
+// "tool_result" for PostToolUse, …), the task is the session, the
+// workspace roots the directory, and tool_call{id,name,input} the call,
+// with preToolUse{toolName, parameters} beside it (each parameter a JSON
+// string). Exit 2 does not block: only {"cancel":true} does — and it ends
+// the task — with errorMessage as the reason.
+type cline struct{}
+
+func (cline) Name() Name { return Cline }
+
+// ClineHooks maps Cline's hook file names onto our events, in the order
+// they are installed.
+var ClineHooks = []struct {
+	File  string
+	Event EventName
+}{
+	{"TaskStart", SessionStart},
+	{"TaskResume", SessionStart},
+	{"UserPromptSubmit", UserPromptSubmit},
+	{"PreToolUse", PreToolUse},
+	{"PostToolUse", PostToolUse},
+	{"TaskComplete", Stop},
+	{"TaskCancel", SessionEnd},
+	{"SessionShutdown", SessionEnd},
+}
+
+// clineInner are the hookName values Cline 3.0.65 sends, by file name.
+var clineInner = map[string]string{
+	"TaskStart": "agent_start", "TaskResume": "agent_resume", "TaskCancel": "agent_abort", "TaskComplete": "agent_end",
+	"TaskError": "agent_error", "PreToolUse": "tool_call", "PostToolUse": "tool_result", "UserPromptSubmit": "prompt_submit",
+	"SessionShutdown": "session_shutdown",
+}
+
+// clineEvent is our event for a Cline hookName (either spelling).
+func clineEvent(hookName string) (EventName, bool) {
+	for _, h := range ClineHooks {
+		if strings.EqualFold(h.File, hookName) || clineInner[h.File] == hookName {
+			return h.Event, true
+		}
+	}
+	return "", false
+}
+
+type clineCall struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Input  json.RawMessage `json:"input"`
+	Output json.RawMessage `json:"output"`
+}
+
+type clinePayload struct {
+	HookName       string     `json:"hookName"`
+	TaskID         string     `json:"taskId"`
+	WorkspaceRoots []string   `json:"workspaceRoots"`
+	AgentID        string     `json:"agent_id"`
+	ParentAgentID  *string    `json:"parent_agent_id"`
+	ToolCall       *clineCall `json:"tool_call"`
+	// ToolResult is PostToolUse's record of the call (Cline 3.0.65 sends
+	// it instead of tool_call there): its output, for run_commands one
+	// {query,result,success,error} per command.
+	ToolResult *clineCall `json:"tool_result"`
+	PreToolUse *struct {
+		ToolName   string                     `json:"toolName"`
+		Parameters map[string]json.RawMessage `json:"parameters"`
+	} `json:"preToolUse"`
+	PostToolUse *struct {
+		ToolName   string                     `json:"toolName"`
+		Parameters map[string]json.RawMessage `json:"parameters"`
+		Result     string                     `json:"result"`
+		Success    *bool                      `json:"success"`
+	} `json:"postToolUse"`
+	UserPromptSubmit *struct {
+		Prompt string `json:"prompt"`
+	} `json:"userPromptSubmit"`
+}
+
+func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+	obj, err := object(input)
+	if err != nil {
+		return Event{}, err
+	}
+	if claims(Cline, obj) {
+		return Event{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
+	}
+	var p clinePayload
+	if err := decodeInto(input, &p); err != nil {
+		return Event{}, err
+	}
+	if p.HookName == "" {
+		return Event{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
+	}
+	if ev, ok := clineEvent(p.HookName); !ok || ev != hook {
+		return Event{}, fmt.Errorf("this is the %s hook, but Cline's event is %q", hook, p.HookName)
+	}
+	e := Event{Name: hook, ClientEvent: p.HookName, Client: Cline, Session: p.TaskID, Raw: json.RawMessage(input)}
+	if len(p.WorkspaceRoots) > 0 {
+		e.Cwd = p.WorkspaceRoots[0]
+	}
+	if p.ParentAgentID != nil && *p.ParentAgentID != "" {
+		e.Subagent = &Subagent{ID: p.AgentID}
+	}
+	if p.UserPromptSubmit != nil {
+		e.Prompt = p.UserPromptSubmit.Prompt
+	}
+	presence(&e, getenv)
+	if hook != PreToolUse && hook != PostToolUse {
+		return e, nil
+	}
+	name, input2 := "", json.RawMessage(nil)
+	var params map[string]json.RawMessage
+	if p.PreToolUse != nil {
+		name, params = p.PreToolUse.ToolName, p.PreToolUse.Parameters
+	}
+	if p.PostToolUse != nil {
+		name, params = p.PostToolUse.ToolName, p.PostToolUse.Parameters
+	}
+	for _, call := range []*clineCall{p.ToolCall, p.ToolResult} {
+		if call == nil {
+			continue
+		}
+		e.ToolUseID = call.ID
+		if call.Name != "" {
+			name = call.Name
+		}
+		input2 = call.Input
+	}
+	if len(input2) == 0 || string(input2) == "null" {
+		input2 = parametersObject(params)
+	}
+	if name == "" {
+		return e, errors.New(`the event has no tool name (tool_call.name, preToolUse.toolName)`)
+	}
+	if e.Tool, err = classify(name, input2, hook == PreToolUse); err != nil {
+		return e, err
+	}
+	if r := p.PostToolUse; r != nil {
+		e.Response = &Response{Text: r.Result, OK: r.Success}
+		e.Response.Raw, _ = json.Marshal(map[string]any{"result": r.Result, "success": r.Success})
+		// postToolUse.success stays true when one of run_commands'
+		// commands failed: each command's own success is in the output.
+		if p.ToolResult != nil {
+			var outs []struct {
+				Success *bool `json:"success"`
+			}
+			if json.Unmarshal(p.ToolResult.Output, &outs) == nil {
+				for _, o := range outs {
+					if o.Success != nil && !*o.Success {
+						e.Response.OK = boolPtr(false)
+					}
+				}
+			}
+		}
+	}
+	return e, nil
+}
+
+// parametersObject turns Cline's parameters (every value a string, the
+// non-string ones JSON-encoded) back into an input object.
+func parametersObject(params map[string]json.RawMessage) json.RawMessage {
+	obj := map[string]json.RawMessage{}
+	for k, raw := range params {
+		obj[k] = raw
+		if v, ok := stringOf(raw); ok {
+			if t := strings.TrimSpace(v); (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) && json.Valid([]byte(t)) {
+				obj[k] = json.RawMessage(t)
+			}
+		}
+	}
+	b, _ := json.Marshal(obj)
+	return b
+}
+
+func (cline) Encode(hook EventName, a Answer) Reply {
+	var r Reply
+	if a.Log != "" {
+		r.Stderr = a.Log + "\n"
+	}
+	out := map[string]any{}
+	if hook == PreToolUse && (a.Decision == Deny || a.Decision == Ask) {
+		// Cline has no ask and blocks only by cancelling.
+		out["cancel"], out["errorMessage"] = true, a.Reason
+	} else if a.Context != "" {
+		out["contextModification"] = a.Context
+	}
+	if len(out) > 0 {
+		r.Stdout = jsonLine(out)
+	}
+	return r
+}

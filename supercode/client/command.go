@@ -1,0 +1,368 @@
+package client
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Events are our hook events with the subcommand of `laserbrain hook`
+// that answers each, in install order.
+var Events = []struct {
+	Event EventName
+	Name  string
+}{
+	{SessionStart, "session-start"},
+	{UserPromptSubmit, "user-prompt-submit"},
+	{PreToolUse, "pre-tool-use"},
+	{PostToolUse, "post-tool-use"},
+	{PostToolUseFailure, "post-tool-use-failure"},
+	{Stop, "stop"},
+	{SessionEnd, "session-end"},
+}
+
+// Subcommand is the `laserbrain hook` subcommand answering ev ("" when
+// none does).
+func Subcommand(ev EventName) string {
+	for _, e := range Events {
+		if e.Event == ev {
+			return e.Name
+		}
+	}
+	return ""
+}
+
+// EventOf is the event a `laserbrain hook` subcommand answers.
+func EventOf(sub string) (EventName, bool) {
+	for _, e := range Events {
+		if e.Name == sub {
+			return e.Event, true
+		}
+	}
+	return "", false
+}
+
+// Hook is one hook laserbrain installs for a client.
+type Hook struct {
+	// ClientEvent is the client's name for the event: a settings key, a
+	// Cline hook file's name, a plugin hook.
+	ClientEvent string
+	Event       EventName
+	// Matcher is the tool pattern the client filters on ("" = every tool,
+	// or an event without tools).
+	Matcher string
+}
+
+// Hooks are the hooks laserbrain installs for a client, in order.
+func Hooks(n Name) []Hook {
+	var out []Hook
+	add := func(clientEvent string, ev EventName, matcher string) {
+		out = append(out, Hook{ClientEvent: clientEvent, Event: ev, Matcher: matcher})
+	}
+	switch n {
+	case Claude:
+		for _, e := range Events {
+			m := ""
+			switch e.Event {
+			case PreToolUse, PostToolUse, PostToolUseFailure:
+				m = "*"
+			}
+			add(string(e.Event), e.Event, m)
+		}
+	case Qwen:
+		for _, e := range Events {
+			add(string(e.Event), e.Event, "")
+		}
+	case Codex:
+		// Codex has no PostToolUseFailure: a failed call is a
+		// PostToolUse.
+		for _, e := range Events {
+			if e.Event != PostToolUseFailure {
+				add(string(e.Event), e.Event, "")
+			}
+		}
+	case Gemini:
+		for _, e := range Events {
+			if g := GeminiEvent(e.Event); g != "" {
+				add(g, e.Event, "")
+			}
+		}
+	case Copilot:
+		for _, e := range Events {
+			if c := CopilotEvent(e.Event); c != "" {
+				add(c, e.Event, "")
+			}
+		}
+	case Cline:
+		for _, h := range ClineHooks {
+			add(h.File, h.Event, "")
+		}
+	case OpenCode:
+		for _, e := range Events {
+			if o := OpenCodeEvent(e.Event); o != "" {
+				add(o, e.Event, "")
+			}
+		}
+	}
+	return out
+}
+
+// HookTimeout is the deadline, in seconds, written into a client's hook
+// entry where it has one (Claude Code, Codex, Qwen Code: seconds; Gemini
+// CLI: milliseconds; Copilot CLI: timeoutSec). A hook past it is killed,
+// and the client decides what that means; our hooks answer well within.
+var HookTimeout = 30
+
+// GateName is the pre-tool-use hook's own binary: the same handler as
+// "laserbrain hook pre-tool-use" in a binary that starts faster (it links
+// none of the CLI), which every tool call pays.
+const GateName = "laserbrain-gate"
+
+// GateBeside is the laserbrain-gate installed next to the laserbrain
+// binary self, or "" when there is none (then "laserbrain hook
+// pre-tool-use" answers, the same way, only slower).
+func GateBeside(self string) string {
+	gate := filepath.Join(filepath.Dir(self), GateName)
+	if fi, err := os.Stat(gate); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return gate
+	}
+	return ""
+}
+
+// Argv is the program and arguments that answer event ev for client n:
+// laserbrain-gate beside self for pre-tool-use when there is one, else
+// `self hook SUBCOMMAND`; --client names every client but Claude Code
+// (the default).
+func Argv(self string, n Name, ev EventName) []string {
+	var argv []string
+	if ev == PreToolUse {
+		if gate := GateBeside(self); gate != "" {
+			argv = []string{gate}
+		}
+	}
+	if argv == nil {
+		argv = []string{self, "hook", Subcommand(ev)}
+	}
+	if n != Claude && n != "" {
+		argv = append(argv, "--client", string(n))
+	}
+	return argv
+}
+
+// HookCommand is the command line a client runs (through a POSIX shell) for
+// our hook on event ev: Argv, guarded so that when the program has gone
+// missing or lost its execute bit the hook still answers — a denial for
+// pre-tool-use, in the form the client obeys, telling to run laserbrain
+// doctor; a note on stderr for the others, which only observe. Without
+// the guard the shell would exit 127, which Claude Code, Codex and
+// Copilot CLI take for a non-blocking error: the gate would be off
+// without a word.
+func HookCommand(self string, n Name, ev EventName) string {
+	argv := Argv(self, n, ev)
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = ShellQuote(a)
+	}
+	out, code := missing(n, ev, argv[0])
+	return "if [ -x " + quoted[0] + " ]; then exec " + strings.Join(quoted, " ") + "; fi; printf '%s\\n' " +
+		ShellQuote(out.text) + out.redirect + "; exit " + code
+}
+
+type missingOut struct {
+	text     string
+	redirect string // "" for stdout, " >&2" for stderr
+}
+
+// MissingReason is what a hook says when its program is gone.
+func MissingReason(prog string) string {
+	return "laserbrain: refused: " + prog + " is missing or not executable, so this call cannot be checked. " +
+		"Ask the user to run laserbrain doctor, which says how to repair the install; do not retry it in another form."
+}
+
+// missing is what the guard prints and its exit status when prog is gone:
+// the client's own denial for pre-tool-use, a note for the observers.
+func missing(n Name, ev EventName, prog string) (missingOut, string) {
+	if ev != PreToolUse {
+		return missingOut{"laserbrain: " + prog + " is missing or not executable; nothing is recorded until it is back: run laserbrain doctor", " >&2"}, "0"
+	}
+	reason := MissingReason(prog)
+	switch n {
+	case Copilot:
+		// The reason reaches the model only in permissionDecisionReason;
+		// exit 2 blocks too.
+		return missingOut{jsonText(map[string]string{"permissionDecision": "deny", "permissionDecisionReason": reason}), ""}, "2"
+	case Cline:
+		return missingOut{jsonText(map[string]any{"cancel": true, "errorMessage": reason}), ""}, "0"
+	case OpenCode:
+		return missingOut{jsonText(map[string]string{"decision": "deny", "reason": reason}), ""}, "0"
+	}
+	return missingOut{reason, " >&2"}, "2"
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Parsed is what an installed hook command says: the program it runs, the
+// event it answers and the client it names.
+type Parsed struct {
+	Program string
+	Event   EventName
+	Client  Name
+	Guarded bool // it answers when the program is gone (Command's guard)
+}
+
+// ParseCommand recognises a hook command laserbrain installed — a
+// program named laserbrain (or self) running `hook SUBCOMMAND`, or
+// laserbrain-gate — at any path, guarded or not, so a reinstall from a new
+// location replaces the old entry and doctor can check it.
+func ParseCommand(command, self string) (Parsed, bool) {
+	words := shellWords(command)
+	for i, w := range words {
+		words[i] = strings.TrimSuffix(w, ";")
+	}
+	p := Parsed{Client: Claude, Guarded: strings.HasPrefix(strings.TrimSpace(command), "if [ -x ")}
+	found := false
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if found {
+			switch {
+			case w == "--client" && i+1 < len(words):
+				p.Client = Name(words[i+1])
+				i++
+			case strings.HasPrefix(w, "--client="):
+				p.Client = Name(strings.TrimPrefix(w, "--client="))
+			case w == "fi" || w == "&&" || w == "||" || w == "|":
+				return p, true
+			}
+			continue
+		}
+		switch {
+		case filepath.Base(w) == GateName:
+			p.Program, p.Event, found = w, PreToolUse, true
+		case (filepath.Base(w) == "laserbrain" || w == self) && i+2 < len(words) && words[i+1] == "hook":
+			if ev, ok := EventOf(words[i+2]); ok {
+				p.Program, p.Event, found = w, ev, true
+				i += 2
+			}
+		}
+	}
+	return p, found
+}
+
+// shellWords splits a command line into words, single and double quotes
+// taken off (enough for the commands Command writes and the ones users
+// write by hand; a word's trailing ";" is kept).
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+				continue
+			}
+			cur.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// Denied reports whether a hook's reply is client n's denial of the call:
+// what Encode writes for a Deny (exit 2 for the Claude-shaped clients,
+// Gemini CLI's and opencode's decision, Cline's cancel, Copilot CLI's
+// permissionDecision) — or permissionDecision deny in Claude Code's JSON.
+func Denied(n Name, r Reply) bool {
+	var v map[string]any
+	_ = json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &v)
+	switch n {
+	case Gemini, OpenCode:
+		return v["decision"] == "deny"
+	case Cline:
+		return v["cancel"] == true
+	case Copilot:
+		return v["permissionDecision"] == "deny" || r.Exit == 2
+	}
+	if r.Exit == 2 {
+		return true
+	}
+	hso, _ := v["hookSpecificOutput"].(map[string]any)
+	return hso["permissionDecision"] == "deny"
+}
+
+// HoldsHooks reports whether a file (an absolute, cleaned path) is one of
+// the agent clients' settings that hold hooks or the MCP servers — what an
+// agent that rewrote it could switch its own supervision off with — and
+// whose it is.
+func HoldsHooks(path string) (Name, bool) {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	n := len(parts)
+	if n < 2 {
+		return "", false
+	}
+	base, dir := parts[n-1], parts[n-2]
+	up := ""
+	if n >= 3 {
+		up = parts[n-3]
+	}
+	switch {
+	case dir == ".claude" && strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".json"),
+		base == ".mcp.json", base == ".claude.json":
+		return Claude, true
+	case dir == ".gemini" && base == "settings.json":
+		return Gemini, true
+	case dir == ".qwen" && base == "settings.json":
+		return Qwen, true
+	case dir == ".codex" && (base == "config.toml" || base == "hooks.json"):
+		return Codex, true
+	case (dir == "plugin" || dir == "plugins") && (up == ".opencode" || up == "opencode"),
+		(dir == ".opencode" || dir == "opencode") && strings.HasPrefix(base, "opencode.json"):
+		return OpenCode, true
+	case dir == "hooks" && (up == ".clinerules" || up == ".cline"), base == "cline_mcp_settings.json":
+		return Cline, true
+	case dir == "hooks" && up == ".github" && strings.HasSuffix(base, ".json"),
+		dir == "copilot" && up == ".github" && strings.HasPrefix(base, "settings"),
+		dir == ".copilot" && (base == "settings.json" || base == "mcp-config.json" || base == "config.json"):
+		return Copilot, true
+	}
+	return "", false
+}
+
+// HookMarkers are pieces of those files' paths: a shell command naming one
+// where the gate cannot tell what it writes is not cleared.
+var HookMarkers = []string{".claude/settings", ".mcp.json", ".gemini/settings", ".qwen/settings", ".codex/config.toml",
+	".codex/hooks.json", ".opencode/plugin", "opencode/plugin", ".clinerules/hooks", ".cline/hooks", ".github/hooks",
+	".copilot/settings", ".copilot/mcp-config", "cline_mcp_settings"}

@@ -1,0 +1,155 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeBinaries puts a laserbrain and a laserbrain-gate in a directory whose
+// path needs quoting; each prints its argv and exits 0.
+func fakeBinaries(t *testing.T) (self, gate string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "laser kit's bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, gate = filepath.Join(dir, "laserbrain"), filepath.Join(dir, GateName)
+	for _, p := range []string{self, gate} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho \"ran $(basename \"$0\") $*\"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return self, gate
+}
+
+func runShell(t *testing.T, shell, command string) (stdout, stderr string, exit int) {
+	t.Helper()
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Stdin = strings.NewReader(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		exit = ee.ExitCode()
+	default:
+		t.Fatalf("%s: %v", shell, err)
+	}
+	return o.String(), e.String(), exit
+}
+
+// The installed command runs our program while it is there, and when it
+// has been removed or lost its execute bit still answers: a denial in the
+// form the client obeys, never the shell's exit 127 (which Claude Code,
+// Codex and Copilot CLI take for a non-blocking error), under sh and bash
+// (Copilot CLI runs hooks with bash).
+func TestHookCommandFailsClosedWhenTheBinaryMoves(t *testing.T) {
+	shells := []string{"/bin/sh"}
+	if p, err := exec.LookPath("bash"); err == nil {
+		shells = append(shells, p)
+	}
+	for _, n := range Names {
+		for _, gone := range []string{"removed", "not executable"} {
+			self, gate := fakeBinaries(t)
+			pre := HookCommand(self, n, PreToolUse)
+			post := HookCommand(self, n, PostToolUse)
+			for _, sh := range shells {
+				out, _, code := runShell(t, sh, pre)
+				wantArgs := ""
+				if n != Claude {
+					wantArgs = "--client " + string(n)
+				}
+				if code != 0 || strings.TrimSpace(out) != strings.TrimSpace("ran laserbrain-gate "+wantArgs) {
+					t.Fatalf("%s %s: the gate did not run: exit %d %q", n, sh, code, out)
+				}
+				out, _, _ = runShell(t, sh, post)
+				if strings.TrimSpace(out) != strings.TrimSpace("ran laserbrain hook post-tool-use "+wantArgs) {
+					t.Fatalf("%s %s: post-tool-use did not run laserbrain: %q", n, sh, out)
+				}
+			}
+			for _, p := range []string{self, gate} {
+				var err error
+				if gone == "removed" {
+					err = os.Remove(p)
+				} else {
+					err = os.Chmod(p, 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, sh := range shells {
+				out, errOut, code := runShell(t, sh, pre)
+				denied := false
+				var v map[string]any
+				switch n {
+				case Copilot:
+					denied = code == 2 && json.Unmarshal([]byte(out), &v) == nil && v["permissionDecision"] == "deny" &&
+						strings.Contains(v["permissionDecisionReason"].(string), "laserbrain doctor")
+				case Cline:
+					denied = code == 0 && json.Unmarshal([]byte(out), &v) == nil && v["cancel"] == true &&
+						strings.Contains(v["errorMessage"].(string), "laserbrain doctor")
+				case OpenCode:
+					denied = code == 0 && json.Unmarshal([]byte(out), &v) == nil && v["decision"] == "deny"
+				default:
+					denied = code == 2 && out == "" && strings.Contains(errOut, "laserbrain doctor") && strings.Contains(errOut, gate)
+				}
+				if !denied {
+					t.Errorf("%s, gate %s, %s: exit %d stdout %q stderr %q; want the client's denial naming laserbrain doctor", n, gone, sh, code, out, errOut)
+				}
+				out, errOut, code = runShell(t, sh, post)
+				if code != 0 || out != "" || !strings.Contains(errOut, "laserbrain doctor") {
+					t.Errorf("%s, laserbrain %s, %s: post-tool-use exit %d stdout %q stderr %q; want exit 0 and a note", n, gone, sh, code, out, errOut)
+				}
+			}
+		}
+	}
+}
+
+// Without a gate beside laserbrain, pre-tool-use runs `laserbrain hook
+// pre-tool-use`; every installed command is recognised as ours, with its
+// event, program and client.
+func TestHookCommandsAreRecognised(t *testing.T) {
+	self, gate := fakeBinaries(t)
+	for _, n := range Names {
+		for _, e := range Events {
+			p, ok := ParseCommand(HookCommand(self, n, e.Event), "")
+			want := self
+			if e.Event == PreToolUse {
+				want = gate
+			}
+			if !ok || p.Event != e.Event || p.Client != n || p.Program != want || !p.Guarded {
+				t.Errorf("%s %s: parsed %+v %v", n, e.Event, p, ok)
+			}
+		}
+	}
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	if argv := Argv(self, Gemini, PreToolUse); strings.Join(argv, " ") != self+" hook pre-tool-use --client gemini" {
+		t.Errorf("argv without a gate: %q", argv)
+	}
+	// Commands written by hand, and by earlier versions.
+	for cmd, want := range map[string]Parsed{
+		"/usr/local/bin/laserbrain hook stop":                 {Program: "/usr/local/bin/laserbrain", Event: Stop, Client: Claude},
+		"'/opt/x y/laserbrain-gate' --format json":            {Program: "/opt/x y/laserbrain-gate", Event: PreToolUse, Client: Claude},
+		"laserbrain hook pre-tool-use --client=qwen":          {Program: "laserbrain", Event: PreToolUse, Client: Qwen},
+		"/bin/laserbrain-gate --client copilot && echo done":  {Program: "/bin/laserbrain-gate", Event: PreToolUse, Client: Copilot},
+		"my-own-hook --client laserbrain":                     {},
+		"laserbrain doctor":                                   {},
+		"/usr/bin/laserbrain hook not-an-event --client qwen": {},
+	} {
+		p, ok := ParseCommand(cmd, "")
+		if ok != (want.Program != "") || ok && (p.Program != want.Program || p.Event != want.Event || p.Client != want.Client || p.Guarded) {
+			t.Errorf("%q: parsed %+v %v, want %+v", cmd, p, ok, want)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package client
+
+import (
+	"encoding/json"
+
+	"github.com/laserkit/laserkit/operator"
+)
+
+// Name is a client, as `laserbrain install` and --client spell it.
+type Name string
+
+// The clients laserbrain supervises.
+const (
+	Claude   Name = "claude"
+	Codex    Name = "codex"
+	Gemini   Name = "gemini"
+	Qwen     Name = "qwen"
+	OpenCode Name = "opencode"
+	Cline    Name = "cline"
+	Copilot  Name = "copilot"
+)
+
+// EventName is one of our hook events. Clients spell theirs differently
+// (Gemini CLI's BeforeTool is our PreToolUse, Copilot CLI's preToolUse,
+// Cline's PreToolUse file gets hookName "tool_call"); each adapter maps
+// its own onto these.
+type EventName string
+
+// Our events.
+const (
+	PreToolUse         EventName = "PreToolUse"
+	PostToolUse        EventName = "PostToolUse"
+	PostToolUseFailure EventName = "PostToolUseFailure"
+	UserPromptSubmit   EventName = "UserPromptSubmit"
+	Stop               EventName = "Stop"
+	SessionStart       EventName = "SessionStart"
+	SessionEnd         EventName = "SessionEnd"
+	Notification       EventName = "Notification"
+	SubagentStart      EventName = "SubagentStart"
+	SubagentStop       EventName = "SubagentStop"
+)
+
+// Event is one hook event, whichever client sent it.
+type Event struct {
+	// Name is our event; ClientEvent the client's own name for it, as the
+	// payload (or the hook it was installed under) spells it.
+	Name        EventName
+	ClientEvent string
+	Client      Name
+
+	Session    string // the client's session (Cline: the task)
+	Cwd        string // the project directory the client runs in
+	Transcript string // the transcript file, when the client keeps one
+	ToolUseID  string // the tool call's id, when the client gives one
+
+	// Tool is the call (PreToolUse, PostToolUse, PostToolUseFailure).
+	Tool *Tool
+	// Response is what the tool gave back (PostToolUse,
+	// PostToolUseFailure).
+	Response *Response
+
+	Prompt         string // UserPromptSubmit
+	StopHookActive bool   // Stop: the agent goes on because a Stop hook blocked
+	LastMessage    string // Stop: the agent's last message, when given
+	Source         string // SessionStart: startup, resume, …
+	Reason         string // SessionEnd: why the session ended
+
+	// Subagent is set when a subagent of the session made the call
+	// (Claude Code's agent_id / agent_type).
+	Subagent *Subagent
+
+	// Presence is whether a person can answer the agent's questions, and
+	// PresenceWhy what said so (agentrun.Attendance on the hook's
+	// environment).
+	Presence    operator.Presence
+	PresenceWhy string
+
+	// Raw is the payload as it came.
+	Raw json.RawMessage
+}
+
+// ToolKind says what a tool does, as far as supervision cares.
+type ToolKind string
+
+// Tool kinds.
+const (
+	KindShell ToolKind = "shell" // runs commands
+	KindWrite ToolKind = "write" // writes files (Files says which)
+	KindRead  ToolKind = "read"  // reads or searches, changes nothing
+	KindOwn   ToolKind = "own"   // one of laserbrain's own MCP tools (Own says which)
+	KindMCP   ToolKind = "mcp"   // another MCP server's tool
+	KindOther ToolKind = "other" // anything else
+)
+
+// Tool is a tool call.
+type Tool struct {
+	// Name is the tool's name as the client spells it (Bash,
+	// run_shell_command, mcp__laserbrain__check_state, laserbrain_check_state).
+	Name string
+	Kind ToolKind
+	// Own is the base name of one of laserbrain's own tools (check_state,
+	// reset_task), whatever the client's MCP naming.
+	Own string
+	// Server is the MCP server, when the client says which.
+	Server string
+	// Commands are a shell tool's commands: one for a command string or
+	// an argv, several for Cline's run_commands. Each is gated.
+	Commands []Command
+	// Files are the paths a write tool writes, as given (relative to Cwd
+	// when not absolute).
+	Files []string
+	// Input is the tool's input as the client gave it (an object; Cline's
+	// and Copilot's JSON-encoded strings decoded).
+	Input json.RawMessage
+}
+
+// Command is one shell command of a call.
+type Command struct {
+	// Line is the command as one shell command line: the string given, or
+	// an argv written with each word quoted as it needs.
+	Line string
+	// Argv is the argv when the client gave one.
+	Argv []string
+}
+
+// Lines are the call's command lines.
+func (t *Tool) Lines() []string {
+	if t == nil {
+		return nil
+	}
+	out := make([]string, len(t.Commands))
+	for i, c := range t.Commands {
+		out[i] = c.Line
+	}
+	return out
+}
+
+// Response is what a tool gave back.
+type Response struct {
+	// Text is the result as the model sees it, or the error.
+	Text string
+	// OK is true when the call worked, false when it failed or was
+	// interrupted, nil when the client does not say.
+	OK *bool
+	// Raw is the response as the client gave it.
+	Raw json.RawMessage
+}
+
+// Subagent is a subagent of a session.
+type Subagent struct {
+	ID   string
+	Type string
+}
+
+// Decision is what an answer says of a tool call.
+type Decision string
+
+// Decisions. None gives no opinion: the client's own rules decide.
+const (
+	None  Decision = ""
+	Allow Decision = "allow"
+	Deny  Decision = "deny"
+	Ask   Decision = "ask"
+)
+
+// Answer is our answer to an event, before a client's encoding.
+type Answer struct {
+	// Decision and Reason answer a PreToolUse; Reason is written for the
+	// model.
+	Decision Decision
+	Reason   string
+	// Context is put in front of the model (additional context), where
+	// the event takes it.
+	Context string
+	// Block makes a Stop go on, with Reason as what to do.
+	Block bool
+	// Notice is for the person (a system message), never a decision.
+	Notice string
+	// Log is an observer's failure: it goes to standard error, and the
+	// session goes on.
+	Log string
+}
+
+// Reply is a hook process's whole reply: its exit status and what it
+// prints.
+type Reply struct {
+	Exit   int
+	Stdout string
+	Stderr string
+}
+
+func boolPtr(b bool) *bool { return &b }

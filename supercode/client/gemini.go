@@ -1,0 +1,145 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+)
+
+// gemini is Gemini CLI (agents.md §4): its own event names (BeforeTool is
+// our PreToolUse, AfterTool PostToolUse, BeforeAgent UserPromptSubmit,
+// AfterAgent Stop), Claude Code's field names otherwise, no tool-use id;
+// MCP calls carry mcp_context. It obeys {"decision":"deny","reason"} (the
+// model reads "Tool execution blocked: <reason>") and "ask"; an
+// AfterAgent deny makes the agent go on with the reason.
+type gemini struct{}
+
+func (gemini) Name() Name { return Gemini }
+
+// geminiEvents maps Gemini CLI's event names onto ours.
+var geminiEvents = map[string]EventName{
+	"SessionStart": SessionStart,
+	"BeforeAgent":  UserPromptSubmit,
+	"BeforeTool":   PreToolUse,
+	"AfterTool":    PostToolUse,
+	"AfterAgent":   Stop,
+	"SessionEnd":   SessionEnd,
+	"Notification": Notification,
+}
+
+// GeminiEvent is Gemini CLI's name for our event ("" when it has none).
+func GeminiEvent(ev EventName) string {
+	for g, ours := range geminiEvents {
+		if ours == ev {
+			return g
+		}
+	}
+	return ""
+}
+
+// geminiExit finds the exit status in a shell tool's result ("Exit Code:
+// 3"), which Gemini CLI and Qwen Code write.
+var geminiExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (\d+)`) }) // compiled on first use: the gate starts without it
+
+type geminiPayload struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       *string         `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	MCPContext     *struct {
+		ServerName string `json:"server_name"`
+		ToolName   string `json:"tool_name"`
+	} `json:"mcp_context"`
+	Prompt         string `json:"prompt"`
+	PromptResponse string `json:"prompt_response"`
+	StopHookActive bool   `json:"stop_hook_active"`
+	Source         string `json:"source"`
+	Reason         string `json:"reason"`
+}
+
+func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+	obj, err := object(input)
+	if err != nil {
+		return Event{}, err
+	}
+	if claims(Gemini, obj, Claude) {
+		return Event{}, wrongClient(Gemini, obj, "session_id, hook_event_name, tool_name")
+	}
+	var p geminiPayload
+	if err := decodeInto(input, &p); err != nil {
+		return Event{}, err
+	}
+	want := GeminiEvent(hook)
+	if p.HookEventName != "" && p.HookEventName != want {
+		if ours, ok := geminiEvents[p.HookEventName]; ok {
+			return Event{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q (our %s)", hook, want, p.HookEventName, ours)
+		}
+		return Event{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q: if Claude Code runs this hook, drop --client gemini from its command (laserbrain install claude writes it)", hook, want, p.HookEventName)
+	}
+	e := Event{Name: hook, ClientEvent: want, Client: Gemini, Session: p.SessionID, Cwd: p.Cwd, Transcript: p.TranscriptPath,
+		Prompt: p.Prompt, StopHookActive: p.StopHookActive, LastMessage: p.PromptResponse, Source: p.Source, Reason: p.Reason,
+		Raw: json.RawMessage(input)}
+	presence(&e, getenv)
+	switch hook {
+	case PreToolUse, PostToolUse:
+		if p.ToolName == nil {
+			return e, errors.New(`the event has no "tool_name"`)
+		}
+		if e.Tool, err = classify(*p.ToolName, p.ToolInput, hook == PreToolUse); err != nil {
+			return e, err
+		}
+		if m := p.MCPContext; m != nil {
+			e.Tool.Server = m.ServerName
+			if e.Tool.Kind != KindOwn && e.Tool.Kind != KindShell {
+				e.Tool.Kind = KindMCP
+			}
+			if _, own := OwnTool("mcp__" + m.ServerName + "__" + m.ToolName); own && m.ServerName == ServerName {
+				e.Tool.Kind, e.Tool.Own, e.Tool.Commands = KindOwn, m.ToolName, nil
+			}
+		}
+	}
+	if hook == PostToolUse {
+		var r struct {
+			Error json.RawMessage `json:"error"`
+		}
+		_ = json.Unmarshal(p.ToolResponse, &r)
+		failed := len(r.Error) > 0 && string(r.Error) != "null" && string(r.Error) != `""`
+		text := responseText(p.ToolResponse)
+		// A failing command is an AfterTool too (Gemini CLI has no
+		// failure event): its exit status is in the text.
+		if m := geminiExit().FindStringSubmatch(text); m != nil && e.Tool.Kind == KindShell && m[1] != "0" {
+			failed = true
+		}
+		e.Response = &Response{Text: text, Raw: p.ToolResponse, OK: boolPtr(!failed)}
+	}
+	return e, nil
+}
+
+func (gemini) Encode(hook EventName, a Answer) Reply {
+	var r Reply
+	if a.Log != "" {
+		r.Stderr = a.Log + "\n"
+	}
+	out := map[string]any{}
+	switch {
+	case hook == PreToolUse && a.Decision != None:
+		out["decision"], out["reason"] = string(a.Decision), a.Reason
+	case hook == Stop && a.Block:
+		out["decision"], out["reason"] = "deny", a.Reason
+	}
+	if a.Context != "" {
+		out["hookSpecificOutput"] = map[string]string{"hookEventName": GeminiEvent(hook), "additionalContext": a.Context}
+	}
+	if a.Notice != "" {
+		out["systemMessage"] = a.Notice
+	}
+	if len(out) > 0 {
+		r.Stdout = jsonLine(out)
+	}
+	return r
+}

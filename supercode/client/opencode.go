@@ -1,0 +1,116 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// opencode runs no command hooks: our plugin (plugin/laserbrain.js, which
+// `laserbrain install opencode` writes) runs in opencode, hands each event
+// to laserbrain as one JSON object — opencode's own names: the hook
+// ("tool.execute.before"), sessionID, callID, tool, args, directory, and
+// after the call its output — and throws our denial's reason, which
+// opencode makes the tool error the model sees. Its answer is always JSON
+// on stdout, {"decision","reason","context"}; the plugin treats anything
+// else (no binary, a crash, unreadable output) as a denial.
+type opencode struct{}
+
+func (opencode) Name() Name { return OpenCode }
+
+// openCodeEvents maps the plugin's hook names onto ours.
+var openCodeEvents = map[string]EventName{
+	"tool.execute.before": PreToolUse,
+	"tool.execute.after":  PostToolUse,
+	"session.created":     SessionStart,
+	"session.idle":        Stop,
+}
+
+// OpenCodeEvent is the plugin's name for our event ("" when it has none).
+func OpenCodeEvent(ev EventName) string {
+	for o, ours := range openCodeEvents {
+		if ours == ev {
+			return o
+		}
+	}
+	return ""
+}
+
+type openCodePayload struct {
+	HookEventName string          `json:"hook_event_name"`
+	SessionID     string          `json:"sessionID"`
+	CallID        string          `json:"callID"`
+	Tool          *string         `json:"tool"`
+	Args          json.RawMessage `json:"args"`
+	Directory     string          `json:"directory"`
+	Output        *struct {
+		Title    string          `json:"title"`
+		Output   json.RawMessage `json:"output"`
+		Metadata json.RawMessage `json:"metadata"`
+	} `json:"output"`
+	Prompt string `json:"prompt"`
+}
+
+func (opencode) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+	obj, err := object(input)
+	if err != nil {
+		return Event{}, err
+	}
+	if claims(OpenCode, obj) {
+		return Event{}, wrongClient(OpenCode, obj, "hook_event_name, sessionID, tool, args")
+	}
+	var p openCodePayload
+	if err := decodeInto(input, &p); err != nil {
+		return Event{}, err
+	}
+	want := OpenCodeEvent(hook)
+	if p.HookEventName != want {
+		return Event{}, fmt.Errorf("this is the %s hook (opencode's %s), but the event is %q: reinstall the plugin (laserbrain install opencode)", hook, want, p.HookEventName)
+	}
+	e := Event{Name: hook, ClientEvent: want, Client: OpenCode, Session: p.SessionID, Cwd: p.Directory, ToolUseID: p.CallID,
+		Prompt: p.Prompt, Raw: json.RawMessage(input)}
+	presence(&e, getenv)
+	switch hook {
+	case PreToolUse, PostToolUse:
+		if p.Tool == nil {
+			return e, errors.New(`the event has no "tool"`)
+		}
+		if e.Tool, err = classify(*p.Tool, p.Args, hook == PreToolUse); err != nil {
+			return e, err
+		}
+	}
+	if hook == PostToolUse && p.Output != nil {
+		var meta struct {
+			Exit *int `json:"exit"`
+		}
+		_ = json.Unmarshal(p.Output.Metadata, &meta)
+		var ok *bool
+		if meta.Exit != nil {
+			ok = boolPtr(*meta.Exit == 0)
+		}
+		raw, _ := json.Marshal(p.Output)
+		e.Response = &Response{Text: responseText(p.Output.Output), Raw: raw, OK: ok}
+	}
+	return e, nil
+}
+
+func (opencode) Encode(hook EventName, a Answer) Reply {
+	out := map[string]string{}
+	d := a.Decision
+	if d == Ask {
+		d = Deny // a plugin cannot ask a person
+	}
+	if hook == PreToolUse && d != None {
+		out["decision"], out["reason"] = string(d), a.Reason
+	}
+	if a.Context != "" {
+		out["context"] = a.Context
+	}
+	if a.Notice != "" {
+		out["notice"] = a.Notice
+	}
+	if a.Log != "" {
+		out["log"] = a.Log
+	}
+	return Reply{Stdout: jsonLine(out)}
+}

@@ -1,0 +1,282 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ServerName is the name laserbrain's MCP server is installed under; each
+// client builds its tools' names from it.
+const ServerName = "laserbrain"
+
+// OwnToolNames are the tools laserbrain's MCP server offers (the loop's
+// escalate and verdict included). Calling them is reporting, not work:
+// they are never observed as evidence, and a halted agent may still call
+// them to read why. (supercode/mcpserver's tests check this list against
+// the tools the server registers.)
+var OwnToolNames = []string{
+	"capabilities", "check_state", "classify", "escalate", "get_history", "judge_run", "laserscore", "link_read",
+	"link_write", "lint", "modulate", "read_text", "reset_task", "similarity", "store_find", "store_list",
+	"store_vend", "supervision", "verdict",
+}
+
+// OwnTool reports whether a tool name is one of laserbrain's own tools
+// under any client's MCP naming, and its base name: Claude Code, Codex and
+// Qwen Code call it mcp__laserbrain__check_state, Gemini CLI
+// mcp_laserbrain_check_state, opencode laserbrain_check_state. Where the
+// name's separator is ambiguous (a server named laserbrain_x would make
+// the same names) only a tool laserbrain really has counts.
+func OwnTool(name string) (base string, ok bool) {
+	if rest, ok := strings.CutPrefix(name, "mcp__"+ServerName+"__"); ok && rest != "" {
+		return rest, true
+	}
+	for _, prefix := range []string{"mcp_" + ServerName + "_", ServerName + "__", ServerName + "_", ServerName + "-", ServerName + "/", ServerName + "."} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok && slices.Contains(OwnToolNames, rest) {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// Shell tools of the clients, by the name their payloads use: Claude Code
+// and Codex's Bash (Codex also shell, local_shell, exec_command), Gemini
+// CLI and Qwen Code's run_shell_command, opencode and Copilot CLI's bash,
+// Cline's run_commands (an array of commands) and execute_command,
+// Cursor's run_terminal_command. Any other tool whose input carries a
+// command is read as a shell command too: a shell tool we do not know is
+// gated, never waved through.
+var shellTools = map[string]bool{
+	"Bash": true, "shell": true, "local_shell": true, "exec_command": true, "run_shell_command": true,
+	"run_terminal_command": true, "bash": true, "run_commands": true, "execute_command": true,
+}
+
+// Tools known to read or search and change nothing.
+var readTools = map[string]bool{
+	"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true, "WebFetch": true, "WebSearch": true,
+	"BashOutput": true, "read_file": true, "read_many_files": true, "list_directory": true, "glob": true,
+	"search_file_content": true, "google_web_search": true, "web_fetch": true, "read": true, "grep": true, "list": true,
+	"webfetch": true, "websearch": true, "view": true, "list_files": true, "search_files": true,
+	"list_code_definition_names": true, "view_image": true, "web_search": true,
+}
+
+// Tools known not to run commands nor write files: the clients' agents,
+// plans, todo lists and questions. A "command" in their input is data.
+var otherTools = map[string]bool{
+	"Agent": true, "Task": true, "ListAgents": true, "ReportFindings": true, "ScheduleWakeup": true, "Skill": true,
+	"ToolSearch": true, "Workflow": true, "DeferredToolPlaceholder": true, "TodoWrite": true, "ExitPlanMode": true,
+	"KillShell": true, "SlashCommand": true, "save_memory": true, "write_todos": true, "todowrite": true,
+	"todoread": true, "task": true, "skill": true, "update_plan": true, "ask_followup_question": true,
+	"attempt_completion": true, "plan_mode_respond": true, "report_intent": true,
+}
+
+// File-writing tools: Claude Code's Write, Edit, MultiEdit and
+// NotebookEdit; Gemini CLI's write_file and replace, Qwen Code's edit;
+// opencode's write and edit (filePath); Cline's write_to_file and
+// replace_in_file, Copilot CLI's create and edit (path); Codex's
+// apply_patch (the files its patch names).
+var writeTools = map[string]bool{
+	"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "write_file": true, "replace": true,
+	"edit": true, "write": true, "write_to_file": true, "replace_in_file": true, "create": true, "apply_patch": true,
+}
+
+// fileFields are the input fields naming the file a write tool writes.
+var fileFields = []string{"file_path", "filePath", "notebook_path", "path"}
+
+// commandFields are the input fields holding a shell tool's command.
+var commandFields = []string{"command", "cmd", "commands"}
+
+// classify reads a tool call: its kind and what supervision needs of it.
+// strict (PreToolUse) makes a shell tool without a readable command, or a
+// write tool without the file it writes, an error: a call the gate cannot
+// read is refused, not waved through. Otherwise what cannot be read is
+// left out.
+func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
+	t := &Tool{Name: name, Kind: KindOther, Input: input}
+	if base, ok := OwnTool(name); ok {
+		t.Kind, t.Own, t.Server = KindOwn, base, ServerName
+		return t, nil
+	}
+	var in map[string]json.RawMessage
+	isObject := json.Unmarshal(input, &in) == nil && in != nil
+	// Cline's use_mcp_tool names the server and the tool in its input.
+	if name == "use_mcp_tool" || name == "access_mcp_resource" {
+		server, _ := stringOf(in["server_name"])
+		t.Kind, t.Server = KindMCP, server
+		if tool, _ := stringOf(in["tool_name"]); server == ServerName && slices.Contains(OwnToolNames, tool) {
+			t.Kind, t.Own = KindOwn, tool
+		}
+		return t, nil
+	}
+	switch {
+	case readTools[name]:
+		t.Kind = KindRead
+		return t, nil
+	case otherTools[name]:
+		return t, nil
+	case writeTools[name]:
+		t.Kind = KindWrite
+		t.Files = writtenFiles(name, in)
+		if len(t.Files) == 0 && strict {
+			if name == "apply_patch" {
+				return t, fmt.Errorf("a %s event needs a patch naming the files it writes", name)
+			}
+			return t, fmt.Errorf("a %s event needs tool_input.%s as a string", name, fileFieldOf(in))
+		}
+		return t, nil
+	}
+	if strings.HasPrefix(name, "mcp__") || strings.HasPrefix(name, "mcp_") {
+		t.Kind = KindMCP
+		if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+			t.Server, _, _ = strings.Cut(rest, "__")
+		}
+	}
+	known := shellTools[name]
+	field, raw := "", json.RawMessage(nil)
+	if isObject {
+		for _, f := range commandFields {
+			if r, ok := in[f]; ok {
+				field, raw = f, r
+				break
+			}
+		}
+	}
+	if raw == nil {
+		if known {
+			t.Kind = KindShell
+			if strict {
+				return t, fmt.Errorf("a %s event needs tool_input.command as a string", name)
+			}
+		}
+		return t, nil
+	}
+	cmds, ok := commandsOf(raw, name == "run_commands" || field == "commands")
+	t.Kind = KindShell
+	if !ok {
+		if strict {
+			// A command we cannot read is not waved through.
+			return t, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field)
+		}
+		return t, nil
+	}
+	t.Commands = cmds
+	return t, nil
+}
+
+// commandsOf reads a command field: a string, or an array of strings —
+// an argv (Codex's ["bash","-lc","…"]), or, when list is set (Cline's
+// run_commands, a "commands" field), commands of their own, each a line
+// (objects with a "command" each are read the same way). A JSON string
+// holding such an array (Cline's parameters) is read through.
+func commandsOf(raw json.RawMessage, list bool) ([]Command, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if t := strings.TrimSpace(s); list && strings.HasPrefix(t, "[") {
+			return commandArray(json.RawMessage(t), list)
+		}
+		return []Command{{Line: s}}, true
+	}
+	return commandArray(raw, list)
+}
+
+func commandArray(raw json.RawMessage, list bool) ([]Command, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return nil, false
+	}
+	var strs []string
+	if json.Unmarshal(raw, &strs) == nil {
+		if !list {
+			return []Command{{Line: JoinArgv(strs), Argv: strs}}, true
+		}
+		out := make([]Command, len(strs))
+		for i, s := range strs {
+			out[i] = Command{Line: s}
+		}
+		return out, true
+	}
+	if !list {
+		return nil, false
+	}
+	out := make([]Command, 0, len(items))
+	for _, it := range items {
+		var o map[string]json.RawMessage
+		if json.Unmarshal(it, &o) != nil {
+			return nil, false
+		}
+		c, ok := stringOf(o["command"])
+		if !ok {
+			return nil, false
+		}
+		out = append(out, Command{Line: c})
+	}
+	return out, true
+}
+
+var patchFile = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$`)
+}) // compiled on first use: the gate starts without it
+
+// writtenFiles are the files a write tool's input names.
+func writtenFiles(name string, in map[string]json.RawMessage) []string {
+	if name == "apply_patch" {
+		var files []string
+		for _, raw := range in {
+			s, ok := stringOf(raw)
+			if !ok {
+				continue
+			}
+			for _, m := range patchFile().FindAllStringSubmatch(s, -1) {
+				f := strings.TrimSpace(m[1] + m[2])
+				if f != "" && !slices.Contains(files, f) {
+					files = append(files, f)
+				}
+			}
+		}
+		return files
+	}
+	for _, f := range fileFields {
+		if s, ok := stringOf(in[f]); ok && s != "" {
+			return []string{s}
+		}
+	}
+	return nil
+}
+
+func fileFieldOf(in map[string]json.RawMessage) string {
+	for _, f := range fileFields {
+		if _, ok := in[f]; ok {
+			return f
+		}
+	}
+	return fileFields[0]
+}
+
+func stringOf(raw json.RawMessage) (string, bool) {
+	var s string
+	if raw == nil || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// JoinArgv writes an argv as one shell command line, each word quoted when
+// it needs to be; `bash -lc SCRIPT` becomes SCRIPT's text inside quotes,
+// which the operator's parser follows into.
+func JoinArgv(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == '+' || r == ',' || r == '@' ||
+				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+		}) < 0 {
+			words[i] = a
+			continue
+		}
+		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,570 @@
+// Package doctor checks that every agent client here is supervised: for
+// each client found on PATH or configured in the project or the user's
+// settings, that laserbrain's hooks are installed and guarded, their
+// programs exist and the gate answers a probe with a denial in the
+// client's form, Codex trusts them, the MCP server is registered with the
+// variables it needs, the store is reachable and the binaries the hooks
+// run are this laserbrain's build. Each problem comes with the command
+// that fixes it. It reads and probes; it changes nothing.
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/install"
+)
+
+// Check is one thing doctor looked at.
+type Check struct {
+	Client client.Name `json:"client,omitempty"`
+	Scope  string      `json:"scope,omitempty"`
+	What   string      `json:"check"`
+	OK     bool        `json:"ok"`
+	Detail string      `json:"detail,omitempty"`
+	// Fix is the command that fixes a problem.
+	Fix string `json:"fix,omitempty"`
+}
+
+// Report is everything doctor found.
+type Report struct {
+	OK       bool    `json:"ok"`
+	Problems int     `json:"problems"`
+	Checks   []Check `json:"checks"`
+}
+
+func (r *Report) add(c Check) {
+	r.Checks = append(r.Checks, c)
+	if !c.OK {
+		r.Problems++
+	}
+}
+
+// Options say where to look and how.
+type Options struct {
+	Dir  string // the project
+	Home string // the user's home
+	// Self is this laserbrain's absolute path; Version its version text
+	// (version.Info.Text without the name), which the programs the hooks
+	// run must report too.
+	Self    string
+	Version string
+	// Getenv reads this process's environment (CODEX_HOME, …); Environ
+	// is the environment the probes and codex run with.
+	Getenv  func(string) string
+	Environ []string
+	// LookPath finds a client's program (nil: exec.LookPath).
+	LookPath func(string) (string, error)
+	// Store reads the store once; an error is reported as unreachable
+	// (nil: not checked).
+	Store func(context.Context) error
+	// Timeout bounds each probe and each codex conversation.
+	Timeout time.Duration
+}
+
+func (o Options) lookPath(name string) (string, error) {
+	if o.LookPath != nil {
+		return o.LookPath(name)
+	}
+	return exec.LookPath(name)
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return 20 * time.Second
+}
+
+// Run checks every client found on PATH or configured, and the store.
+func Run(ctx context.Context, o Options) Report {
+	r := Report{}
+	programs := map[string][]client.Name{}
+	for _, n := range client.Names {
+		bin, pathErr := o.lookPath(client.Binaries[n])
+		onPath := pathErr == nil
+		any := false
+		mcpFiles := map[string]int{}
+		for _, scope := range install.Scopes(n) {
+			if f, err := install.Locate(install.Options{Client: n, Scope: scope, Dir: o.Dir, Home: o.Home, Getenv: o.Getenv}); err == nil {
+				mcpFiles[f.MCP]++
+			}
+		}
+		for _, scope := range install.Scopes(n) {
+			io := install.Options{Client: n, Scope: scope, Dir: o.Dir, Home: o.Home, Self: o.Self, Getenv: o.Getenv}
+			f, err := install.Locate(io)
+			if err != nil {
+				continue
+			}
+			// The MCP server alone says a scope is configured only when
+			// no other scope shares its file (Cline's and Copilot CLI's
+			// servers live in the user's file for both).
+			in := inspect(n, f, mcpFiles[f.MCP] == 1)
+			if !in.found {
+				continue
+			}
+			any = true
+			checkInstall(ctx, o, &r, n, scope, f, in, programs)
+		}
+		if !any {
+			if onPath {
+				r.add(Check{Client: n, What: "installed", OK: false,
+					Detail: fmt.Sprintf("%s (%s) is on PATH, and laserbrain is installed for it in neither this project nor the user's settings: it runs unsupervised", n.Title(), bin),
+					Fix:    "laserbrain install " + string(n)})
+			}
+			continue
+		}
+		if n == client.Codex {
+			checkCodexTrust(ctx, o, &r, bin, pathErr)
+		}
+	}
+	checkVersions(ctx, o, &r, programs)
+	if o.Store != nil {
+		sctx, cancel := context.WithTimeout(ctx, o.timeout())
+		err := o.Store(sctx)
+		cancel()
+		c := Check{What: "store reachable", OK: err == nil, Detail: "the store LASERBRAIN_STORE names (the local files when unset) answers"}
+		if err != nil {
+			c.Detail = err.Error()
+			c.Fix = "laserbrain store status (then start the database, or set LASERBRAIN_STORE to one that answers)"
+		}
+		r.add(c)
+	}
+	r.OK = r.Problems == 0
+	return r
+}
+
+// installed is what one scope of one client has of ours.
+type installed struct {
+	found bool
+	// hooks: the command each of our events runs ("" when missing); for
+	// opencode the plugin's argv, joined.
+	hooks map[client.EventName]string
+	argv  map[client.EventName][]string
+	// problems reading the files.
+	problems []string
+}
+
+// inspect reads a client's settings for one scope.
+func inspect(n client.Name, f install.Files, mcpAlone bool) installed {
+	in := installed{hooks: map[client.EventName]string{}, argv: map[client.EventName][]string{}}
+	switch n {
+	case client.Cline:
+		for _, h := range client.Hooks(n) {
+			data, err := os.ReadFile(filepath.Join(f.Hooks, h.ClientEvent))
+			if err != nil {
+				continue
+			}
+			if cmd, ok := install.IsClineHook(data); ok {
+				in.found = true
+				in.hooks[h.Event] = cmd
+			}
+		}
+	case client.OpenCode:
+		data, err := os.ReadFile(f.Hooks)
+		if err == nil && install.IsPlugin(data) {
+			in.found = true
+			argv, ok := install.PluginArgv(data)
+			if !ok {
+				in.problems = append(in.problems, f.Hooks+": the plugin's programs cannot be read")
+			}
+			for ev, a := range argv {
+				in.argv[ev] = a
+				in.hooks[ev] = strings.Join(a, " ")
+			}
+		}
+	default:
+		data, err := os.ReadFile(f.Hooks)
+		if err != nil {
+			break
+		}
+		var v struct {
+			Hooks map[string][]map[string]any `json:"hooks"`
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			in.problems = append(in.problems, f.Hooks+": "+err.Error())
+			break
+		}
+		for _, h := range client.Hooks(n) {
+			for _, g := range v.Hooks[h.ClientEvent] {
+				var cmds []string
+				if n == client.Copilot {
+					c, _ := g["bash"].(string)
+					cmds = append(cmds, c)
+				} else {
+					inner, _ := g["hooks"].([]any)
+					for _, x := range inner {
+						if m, ok := x.(map[string]any); ok {
+							c, _ := m["command"].(string)
+							cmds = append(cmds, c)
+						}
+					}
+				}
+				for _, c := range cmds {
+					if p, ok := client.ParseCommand(c, ""); ok && p.Event == h.Event {
+						in.found = true
+						in.hooks[h.Event] = c
+					}
+				}
+			}
+		}
+	}
+	if !in.found && mcpAlone {
+		// The MCP server alone still counts as configured.
+		if cmd, _ := mcpCommand(n, f); cmd != "" {
+			in.found = true
+		}
+	}
+	return in
+}
+
+func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scope install.Scope, f install.Files, in installed, programs map[string][]client.Name) {
+	fix := "laserbrain install " + string(n)
+	if scope != install.Scopes(n)[0] {
+		fix += " --scope " + string(scope)
+	}
+	add := func(what string, ok bool, detail string) {
+		c := Check{Client: n, Scope: string(scope), What: what, OK: ok, Detail: detail}
+		if !ok {
+			c.Fix = fix
+		}
+		r.add(c)
+	}
+	for _, p := range in.problems {
+		add("settings readable", false, p)
+	}
+	var missing, unguarded, wrong, gone []string
+	for _, h := range client.Hooks(n) {
+		cmd := in.hooks[h.Event]
+		if cmd == "" {
+			missing = append(missing, h.ClientEvent)
+			continue
+		}
+		var prog string
+		if a := in.argv[h.Event]; len(a) > 0 {
+			prog = a[0]
+			if !slices.Contains(a, "--client") || !slices.Contains(a, string(n)) {
+				wrong = append(wrong, h.ClientEvent)
+			}
+		} else {
+			p, _ := client.ParseCommand(cmd, "")
+			prog = p.Program
+			if !p.Guarded {
+				unguarded = append(unguarded, h.ClientEvent)
+			}
+			if p.Client != n {
+				wrong = append(wrong, h.ClientEvent+" (reads "+string(p.Client)+")")
+			}
+		}
+		if err := executable(prog); err != nil {
+			gone = append(gone, h.ClientEvent+": "+err.Error())
+		} else if !slices.Contains(programs[prog], n) {
+			programs[prog] = append(programs[prog], n)
+		}
+	}
+	where := f.Hooks
+	add("hooks installed", len(missing) == 0, detail(where, "every event hooked", "no hook for "+strings.Join(missing, ", "), len(missing) == 0))
+	if len(unguarded) > 0 {
+		add("hooks guarded", false, where+": "+strings.Join(unguarded, ", ")+" would exit 127 if the binary moved — a non-blocking error, the gate silently off")
+	}
+	if len(wrong) > 0 {
+		add("hooks read this client", false, where+": "+strings.Join(wrong, ", ")+": the hook would refuse every payload (wrong --client)")
+	}
+	add("hook programs exist", len(gone) == 0, detail(where, "every hook's program is there and executable", strings.Join(gone, "; "), len(gone) == 0))
+	if cmd := in.hooks[client.PreToolUse]; cmd != "" && len(gone) == 0 {
+		ok, d := probe(ctx, o, n, f, in)
+		add("gate answers", ok, d)
+	}
+	checkMCP(o, r, n, scope, f, fix, programs)
+}
+
+func detail(where, good, bad string, ok bool) string {
+	if ok {
+		return where + ": " + good
+	}
+	return where + ": " + bad
+}
+
+// executable says what is wrong with a program a hook runs.
+func executable(prog string) error {
+	if prog == "" {
+		return errors.New("no program")
+	}
+	if !filepath.IsAbs(prog) {
+		return fmt.Errorf("%s is not an absolute path (a PATH without it would switch the hook off)", prog)
+	}
+	fi, err := os.Stat(prog)
+	if err != nil {
+		return fmt.Errorf("%s is missing", prog)
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not executable", prog)
+	}
+	return nil
+}
+
+// probePayload is a force push as client n's pre-tool-use hook receives
+// it, with no session (the probe is recorded on no run).
+func probePayload(n client.Name, cwd string) []byte {
+	const push = "git push --force origin main"
+	var v any
+	switch n {
+	case client.Gemini:
+		v = map[string]any{"hook_event_name": "BeforeTool", "cwd": cwd, "tool_name": "run_shell_command", "tool_input": map[string]string{"command": push}}
+	case client.Copilot:
+		v = map[string]any{"cwd": cwd, "timestamp": 0, "toolName": "bash", "toolArgs": map[string]string{"command": push}}
+	case client.Cline:
+		v = map[string]any{"hookName": "tool_call", "workspaceRoots": []string{cwd},
+			"tool_call": map[string]any{"id": "doctor", "name": "run_commands", "input": map[string]any{"commands": []string{push}}}}
+	case client.OpenCode:
+		v = map[string]any{"hook_event_name": "tool.execute.before", "callID": "doctor", "tool": "bash", "args": map[string]string{"command": push}, "directory": cwd}
+	default:
+		v = map[string]any{"hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "Bash", "tool_input": map[string]string{"command": push}}
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// probeEnv is the environment a probe runs in: no run, no session, no
+// word on who is there.
+func probeEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "LASERBRAIN_RUN" || k == "LASERBRAIN_AGENT" || k == "LASERBRAIN_ATTENDED" || k == "LASERBRAIN_LOOP_RUN" ||
+			strings.HasPrefix(k, "CLAUDE_CODE_") || k == "CLAUDE_PROJECT_DIR" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// probe runs the installed pre-tool-use hook the way the client would,
+// on a force push, and checks the client's denial comes back in time.
+func probe(ctx context.Context, o Options, n client.Name, f install.Files, in installed) (bool, string) {
+	cwd, err := os.MkdirTemp("", "laserbrain-doctor-")
+	if err != nil {
+		return false, err.Error()
+	}
+	defer os.RemoveAll(cwd)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout())
+	defer cancel()
+	var cmd *exec.Cmd
+	switch n {
+	case client.Cline:
+		cmd = exec.CommandContext(ctx, filepath.Join(f.Hooks, "PreToolUse"))
+	case client.OpenCode:
+		a := in.argv[client.PreToolUse]
+		cmd = exec.CommandContext(ctx, a[0], a[1:]...)
+	default:
+		cmd = exec.CommandContext(ctx, "/bin/sh", "-c", in.hooks[client.PreToolUse])
+	}
+	cmd.Dir, cmd.Env = cwd, probeEnv(o.Environ)
+	cmd.Stdin = bytes.NewReader(probePayload(n, cwd))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	reply := client.Reply{Stdout: out.String(), Stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return false, fmt.Sprintf("the pre-tool-use hook gave no answer within %v", o.timeout())
+	case errors.As(err, &ee):
+		reply.Exit = ee.ExitCode()
+	case err != nil:
+		return false, err.Error()
+	}
+	if !client.Denied(n, reply) {
+		return false, fmt.Sprintf("a probe force push was not denied: exit %d, stdout %q, stderr %q", reply.Exit, strings.TrimSpace(reply.Stdout), strings.TrimSpace(reply.Stderr))
+	}
+	return true, fmt.Sprintf("a probe force push was denied in %s's form in %v", n.Title(), took.Round(time.Millisecond))
+}
+
+// mcpCommand is the program our MCP server entry runs ("" when there is
+// none), and for Codex the variables it passes.
+func mcpCommand(n client.Name, f install.Files) (string, []string) {
+	data, err := os.ReadFile(f.MCP)
+	if err != nil {
+		return "", nil
+	}
+	if n == client.Codex {
+		cmd, vars, ok, err := install.CodexServerVars(data)
+		if err != nil || !ok {
+			return "", nil
+		}
+		return cmd, vars
+	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return "", nil
+	}
+	for _, k := range f.MCPKeys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	m, _ := v.(map[string]any)
+	entry, _ := m[client.ServerName].(map[string]any)
+	switch c := entry["command"].(type) {
+	case string:
+		return c, nil
+	case []any:
+		if len(c) > 0 {
+			s, _ := c[0].(string)
+			return s, nil
+		}
+	}
+	return "", nil
+}
+
+func checkMCP(o Options, r *Report, n client.Name, scope install.Scope, f install.Files, fix string, programs map[string][]client.Name) {
+	cmd, vars := mcpCommand(n, f)
+	c := Check{Client: n, Scope: string(scope), What: "MCP server registered", OK: cmd != "", Detail: f.MCP + ": " + client.ServerName + " runs " + cmd}
+	if cmd == "" {
+		c.Detail = f.MCP + ": no " + client.ServerName + " server (check_state and the other tools are out of the agent's reach)"
+		c.Fix = fix
+		r.add(c)
+		return
+	}
+	if err := executable(cmd); err != nil {
+		c.OK, c.Detail, c.Fix = false, f.MCP+": "+err.Error(), fix
+	} else if !slices.Contains(programs[cmd], n) {
+		programs[cmd] = append(programs[cmd], n)
+	}
+	r.add(c)
+	switch n {
+	case client.Codex:
+		var lacking []string
+		for _, v := range client.MCPEnv {
+			if !slices.Contains(vars, v) {
+				lacking = append(lacking, v)
+			}
+		}
+		vc := Check{Client: n, Scope: string(scope), What: "MCP server's variables", OK: len(lacking) == 0,
+			Detail: f.MCP + ": env_vars passes " + strings.Join(client.MCPEnv, ", ")}
+		if len(lacking) > 0 {
+			vc.Detail = f.MCP + ": env_vars lacks " + strings.Join(lacking, ", ") + ": Codex starts MCP servers with a scrubbed environment, so the server would check the wrong run or store"
+			vc.Fix = fix
+		}
+		r.add(vc)
+	case client.Gemini:
+		data, _ := os.ReadFile(f.MCP)
+		var v struct {
+			Security struct {
+				Redaction struct {
+					Allowed []string `json:"allowed"`
+				} `json:"environmentVariableRedaction"`
+			} `json:"security"`
+		}
+		_ = json.Unmarshal(data, &v)
+		var lacking []string
+		for _, name := range client.MCPEnv {
+			if !slices.Contains(v.Security.Redaction.Allowed, name) {
+				lacking = append(lacking, name)
+			}
+		}
+		vc := Check{Client: n, Scope: string(scope), What: "MCP server's variables", OK: len(lacking) == 0,
+			Detail: f.MCP + ": security.environmentVariableRedaction.allowed keeps " + strings.Join(client.MCPEnv, ", ")}
+		if len(lacking) > 0 {
+			vc.Detail = f.MCP + ": security.environmentVariableRedaction.allowed lacks " + strings.Join(lacking, ", ") + ": with redaction on (always under GitHub Actions) hooks and the server would lose them"
+			vc.Fix = fix
+		}
+		r.add(vc)
+	}
+}
+
+// checkCodexTrust asks codex itself whether it trusts our hooks.
+func checkCodexTrust(ctx context.Context, o Options, r *Report, bin string, pathErr error) {
+	c := Check{Client: client.Codex, What: "hooks trusted"}
+	if pathErr != nil {
+		c.Detail = "codex is not on PATH, so its trust in the hooks cannot be read; Codex skips untrusted hooks without a word"
+		c.Fix = "put codex on PATH and run laserbrain doctor again"
+		r.add(c)
+		return
+	}
+	hooks, problems, err := install.CodexHooks(ctx, install.CodexOptions{Bin: bin, Env: o.Environ, Dir: o.Dir})
+	if err != nil {
+		c.Detail, c.Fix = err.Error(), "laserbrain install codex"
+		r.add(c)
+		return
+	}
+	var bad, good []string
+	for _, h := range hooks {
+		if !h.Ours() {
+			continue
+		}
+		if h.TrustStatus == "trusted" || h.TrustStatus == "managed" {
+			good = append(good, h.Key)
+		} else {
+			bad = append(bad, h.Key+" ("+h.TrustStatus+")")
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		c.Detail = "codex skips these without a word: " + strings.Join(bad, ", ")
+		c.Fix = "laserbrain install codex (it trusts them through codex app-server)"
+	case len(good) == 0:
+		c.Detail = "codex lists none of laserbrain's hooks for " + o.Dir
+		if len(problems) > 0 {
+			c.Detail += " (" + strings.Join(problems, "; ") + ")"
+		}
+		c.Detail += "; a project's .codex/ loads only when the user trusts the project"
+		c.Fix = "laserbrain install codex"
+	default:
+		c.OK, c.Detail = true, fmt.Sprintf("codex trusts all %d of laserbrain's hooks", len(good))
+	}
+	r.add(c)
+}
+
+// checkVersions: every program the hooks and servers run reports this
+// laserbrain's version.
+func checkVersions(ctx context.Context, o Options, r *Report, programs map[string][]client.Name) {
+	if o.Version == "" || len(programs) == 0 {
+		return
+	}
+	var progs []string
+	for p := range programs {
+		progs = append(progs, p)
+	}
+	slices.Sort(progs)
+	for _, p := range progs {
+		cctx, cancel := context.WithTimeout(ctx, o.timeout())
+		out, err := exec.CommandContext(cctx, p, "--version").Output()
+		cancel()
+		got := ""
+		if err == nil {
+			_, got, _ = strings.Cut(string(out), " ")
+		}
+		c := Check{What: "versions agree", OK: err == nil && strings.TrimSpace(got) == strings.TrimSpace(o.Version),
+			Detail: fmt.Sprintf("%s (run by %s) is this laserbrain's build", p, names(programs[p]))}
+		if !c.OK {
+			first := strings.SplitN(strings.TrimSpace(got), "\n", 2)[0]
+			if err != nil {
+				first = err.Error()
+			}
+			c.Detail = fmt.Sprintf("%s (run by %s) reports %q; this laserbrain is %q", p, names(programs[p]), first, strings.SplitN(o.Version, "\n", 2)[0])
+			c.Fix = "laserbrain install " + string(programs[p][0]) + " (run by the build you mean the hooks to run)"
+		}
+		r.add(c)
+	}
+}
+
+func names(ns []client.Name) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,267 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/laserkit/laserkit/supercode/client"
+)
+
+// RunOptions describe one client invocation `laserbrain run` starts.
+type RunOptions struct {
+	Client client.Name
+	// Program is the client's program, as found on PATH.
+	Program string
+	// Args are the user's own arguments (left as they are).
+	Args []string
+	// Self is the absolute path of the laserbrain binary the hooks and the
+	// MCP server run as.
+	Self string
+	// Dir is the project directory; Home the user's home.
+	Dir, Home string
+	// Getenv reads the environment the client will run in; Environ is it
+	// whole (for codex app-server).
+	Getenv  func(string) string
+	Environ []string
+	// Ctx bounds what Prepare asks other programs (codex app-server).
+	Ctx context.Context
+}
+
+func (o RunOptions) getenv(k string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(k)
+}
+
+// Prepare writes one client invocation's per-run configuration into tmp (a
+// private directory removed when the run ends) and returns the arguments
+// to put before the user's and the variables to add. Where the client has
+// a layer for one invocation it is used; nothing persistent of the user's
+// is changed, but for Codex's trust:
+//
+//   - claude: a settings layer with our hooks (--settings) and an MCP
+//     config with our server (--mcp-config, its tools allowed).
+//   - codex: a session layer (-c hooks.EVENT=…, -c mcp_servers.laserbrain=…
+//     with env_vars), its hooks trusted through codex app-server — the
+//     trust, a hash of our exact commands, is kept in the user's
+//     config.toml as Codex keeps all trust.
+//   - gemini, qwen: a system settings layer (GEMINI_CLI_SYSTEM_SETTINGS_PATH,
+//     QWEN_CODE_SYSTEM_SETTINGS_PATH: the system file, if any, with ours
+//     merged in; both clients add hooks of every layer together).
+//   - opencode: a config directory of its own (OPENCODE_CONFIG_DIR) with
+//     our plugin and server.
+//   - cline: --hooks-dir with our hook scripts, and CLINE_MCP_SETTINGS_PATH
+//     naming a copy of the user's MCP settings with ours added.
+//   - copilot: --additional-mcp-config for the server; Copilot CLI has no
+//     hook layer for one invocation, so the hooks must be installed
+//     (laserbrain install copilot) — without them the run is refused
+//     rather than started unsupervised.
+func Prepare(o RunOptions, tmp string) (args, env []string, err error) {
+	if !filepath.IsAbs(o.Self) {
+		return nil, nil, fmt.Errorf("the laserbrain path %q is not absolute (hooks must not depend on PATH)", o.Self)
+	}
+	switch o.Client {
+	case client.Claude:
+		args, err := ClaudeFlags(tmp, o.Self)
+		return args, nil, err
+	case client.Codex:
+		return codexRun(o)
+	case client.Gemini, client.Qwen:
+		return settingsLayer(o, tmp)
+	case client.OpenCode:
+		if d := o.getenv("OPENCODE_CONFIG_DIR"); d != "" {
+			return nil, nil, fmt.Errorf("OPENCODE_CONFIG_DIR is set (%s): laserbrain run puts its plugin in a config directory of its own; unset it, or laserbrain install opencode and run opencode without laserbrain run", d)
+		}
+		o2 := Options{Client: client.OpenCode, Scope: Project, Dir: tmp, Self: o.Self}
+		f := Files{filepath.Join(tmp, "plugin", "laserbrain.js"), filepath.Join(tmp, "opencode.json"), []string{"mcp"}}
+		plugin, err := ownFile(f.Hooks, pluginMarker, renderPlugin(o.Self), 0o644, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		mcp, err := edit(f.MCP, func(root *node) error {
+			return mergeServer(root, f.MCPKeys, fromValue(MCPEntry(o2.Client, o.Self)), o.Self, false, f.MCP)
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := Apply([]Change{plugin, mcp}); err != nil {
+			return nil, nil, err
+		}
+		return nil, []string{"OPENCODE_CONFIG_DIR=" + tmp}, nil
+	case client.Cline:
+		hooks := filepath.Join(tmp, "hooks")
+		var cs []Change
+		for _, h := range client.Hooks(client.Cline) {
+			c, err := ownFile(filepath.Join(hooks, h.ClientEvent), clineMarker, clineScript(o.Self, h), 0o755, false)
+			if err != nil {
+				return nil, nil, err
+			}
+			cs = append(cs, c)
+		}
+		// The user's servers, and ours.
+		mcpPath := filepath.Join(tmp, "cline_mcp_settings.json")
+		user := clineMCPSettings(Options{Home: o.Home, Getenv: o.Getenv})
+		if data, err := os.ReadFile(user); err == nil {
+			if err := os.WriteFile(mcpPath, data, 0o600); err != nil {
+				return nil, nil, err
+			}
+		}
+		mcp, err := edit(mcpPath, func(root *node) error {
+			return mergeServer(root, []string{"mcpServers"}, fromValue(MCPEntry(client.Cline, o.Self)), o.Self, false, user)
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := Apply(append(cs, mcp)); err != nil {
+			return nil, nil, err
+		}
+		return []string{"--hooks-dir", hooks}, []string{"CLINE_MCP_SETTINGS_PATH=" + mcpPath}, nil
+	case client.Copilot:
+		if !copilotHooksInstalled(o) {
+			return nil, nil, fmt.Errorf("laserbrain's hooks are not installed for Copilot CLI here, and it takes none for one invocation: run laserbrain install copilot first (laserbrain run would otherwise start it unsupervised)")
+		}
+		mcpPath := filepath.Join(tmp, "mcp-config.json")
+		b, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{client.ServerName: mapOf(MCPEntry(client.Copilot, o.Self))}}, "", "  ")
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := os.WriteFile(mcpPath, b, 0o644); err != nil {
+			return nil, nil, err
+		}
+		return []string{"--additional-mcp-config", "@" + mcpPath}, nil, nil
+	}
+	return nil, nil, nil
+}
+
+func mapOf(m orderedMap) map[string]any {
+	out := map[string]any{}
+	for _, kv := range m {
+		out[kv.key] = kv.val
+	}
+	return out
+}
+
+// copilotHooksInstalled: every one of our Copilot CLI hooks is in the
+// project's or the user's settings (a fresh plan would change nothing).
+func copilotHooksInstalled(o RunOptions) bool {
+	for _, scope := range Scopes(client.Copilot) {
+		io := Options{Client: client.Copilot, Scope: scope, Dir: o.Dir, Home: o.Home, Self: o.Self, Getenv: o.Getenv}
+		f, err := Locate(io)
+		if err != nil {
+			continue
+		}
+		c, err := edit(f.Hooks, func(root *node) error { return mergeFlatHooks(root, o.Self, false, f.Hooks) })
+		if err == nil && c.Before != nil && !c.Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+// settingsLayer is Gemini CLI's or Qwen Code's system settings layer for
+// one run: the system file the client would read (if there is one) with
+// our hooks, server and variables merged in.
+func settingsLayer(o RunOptions, tmp string) ([]string, []string, error) {
+	envVar, def := "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "/etc/gemini-cli/settings.json"
+	if o.Client == client.Qwen {
+		envVar, def = "QWEN_CODE_SYSTEM_SETTINGS_PATH", "/etc/qwen-code/settings.json"
+	}
+	system := o.getenv(envVar)
+	if system == "" {
+		system = def
+	}
+	layer := filepath.Join(tmp, "settings.json")
+	if data, err := os.ReadFile(system); err == nil {
+		if err := os.WriteFile(layer, data, 0o600); err != nil {
+			return nil, nil, err
+		}
+	}
+	c, err := edit(layer, func(root *node) error {
+		if err := mergeGroupedHooks(root, o.Client, o.Self, false, system); err != nil {
+			return err
+		}
+		if o.Client == client.Gemini {
+			if err := mergeRedactionAllowed(root, false, system); err != nil {
+				return err
+			}
+		}
+		return mergeServer(root, []string{"mcpServers"}, fromValue(MCPEntry(o.Client, o.Self)), o.Self, false, system)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := Apply([]Change{c}); err != nil {
+		return nil, nil, err
+	}
+	return nil, []string{envVar + "=" + layer}, nil
+}
+
+// CodexOverrides are the -c settings that add our hooks and server to one
+// codex invocation (a session layer).
+func CodexOverrides(self string) []string {
+	var out []string
+	for _, h := range client.Hooks(client.Codex) {
+		out = append(out, "hooks."+h.ClientEvent+"=[{hooks=[{type=\"command\",command="+tomlString(client.HookCommand(self, client.Codex, h.Event))+
+			",timeout="+strconv.Itoa(client.HookTimeout)+"}]}]")
+	}
+	vars := make([]string, len(client.MCPEnv))
+	for i, v := range client.MCPEnv {
+		vars[i] = tomlString(v)
+	}
+	out = append(out, "mcp_servers."+client.ServerName+"={command="+tomlString(self)+",args=[\"mcp\"],env_vars=["+strings.Join(vars, ",")+"]}")
+	return out
+}
+
+func codexRun(o RunOptions) ([]string, []string, error) {
+	overrides := CodexOverrides(o.Self)
+	ctx := o.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	env := o.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	// Codex refuses a CODEX_HOME that does not exist; the trust goes in
+	// its config.toml.
+	if err := os.MkdirAll(CodexHome(Options{Home: o.Home, Getenv: o.Getenv}), 0o755); err != nil {
+		return nil, nil, err
+	}
+	if _, err := TrustCodex(ctx, CodexOptions{Bin: o.Program, Env: env, Dir: o.Dir, Overrides: overrides}); err != nil {
+		return nil, nil, fmt.Errorf("codex would skip laserbrain's hooks for this run, untrusted: %w", err)
+	}
+	var args []string
+	for _, c := range overrides {
+		args = append(args, "-c", c)
+	}
+	return args, nil, nil
+}
+
+// ClaudeFlags writes a settings layer with our hooks and an MCP config with
+// our server into dir, and returns the flags that add them to one claude
+// invocation. The variadic flags come first and --settings last, so
+// claude's option parser cannot take the user's first argument as one more
+// MCP config or allowed tool.
+func ClaudeFlags(dir, self string) ([]string, error) {
+	settings := filepath.Join(dir, "settings.json")
+	mcpConfig := filepath.Join(dir, "mcp.json")
+	for path, v := range map[string]any{
+		settings:  map[string]any{"hooks": client.ClaudeHooks(self, client.Claude)},
+		mcpConfig: map[string]any{"mcpServers": map[string]any{client.ServerName: client.MCPServer(self)}},
+	} {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return []string{"--mcp-config", mcpConfig, "--allowedTools", "mcp__" + client.ServerName, "--settings", settings}, nil
+}

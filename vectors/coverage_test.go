@@ -1,0 +1,112 @@
+package vectors
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const coverageCopy = "coverage-upstream-0.53.0.json.gz"
+
+func shippedCoverage(t *testing.T) []byte {
+	t.Helper()
+	for _, f := range Shipped() {
+		if f.Name == coverageCopy {
+			if f.Data == nil {
+				t.Fatalf("%s does not decompress", f.Name)
+			}
+			return f.Data
+		}
+	}
+	t.Fatalf("%s is not in the built-in set", coverageCopy)
+	return nil
+}
+
+// The reference's coverage sessions pass, every step and every state, and
+// the built-in copy holds exactly them.
+func TestCoverageVectorsUpstream(t *testing.T) {
+	data := shippedCoverage(t)
+	r, err := Check(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range r.Failures {
+		if i < 5 {
+			t.Errorf("%s\n  expected: %s\n  actual:   %s", f.Label, f.Expected, f.Actual)
+		}
+	}
+	// 5,787 hook calls and 150 end states.
+	if r.Passed != 5787+150 || len(r.Failures) != 0 {
+		t.Errorf("%d passed, %d failed; want all 5937", r.Passed, len(r.Failures))
+	}
+	var prov struct {
+		Upstream struct{ Repo, Path, Commit, SHA256 string }
+	}
+	if err := json.Unmarshal(data, &prov); err != nil || len(prov.Upstream.Commit) != 40 || prov.Upstream.SHA256 == "" {
+		t.Errorf("%s does not record its upstream: %+v (%v)", coverageCopy, prov.Upstream, err)
+	}
+	orig, err := os.ReadFile(filepath.Join(upstreamDir, "coverage-vectors.json"))
+	if os.IsNotExist(err) {
+		t.Logf("%s not present; checked the copy only", upstreamDir)
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(orig); prov.Upstream.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("the copy records sha256 %s, the upstream file hashes to %x", prov.Upstream.SHA256, sum)
+	}
+	var a, b struct {
+		Kind, Source string
+		Cases        any
+	}
+	if json.Unmarshal(orig, &a) != nil || json.Unmarshal(data, &b) != nil {
+		t.Fatal("unreadable")
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the built-in copy no longer holds the upstream cases")
+	}
+}
+
+// A wrong expectation is caught, in a step's answer and in a state.
+func TestCoverageVectorsCatchWrongExpectations(t *testing.T) {
+	data := shippedCoverage(t)
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	cases := doc["cases"].([]any)
+	c0 := cases[0].(map[string]any)
+	for _, s := range c0["steps"].([]any) {
+		st := s.(map[string]any)
+		if st["decision"] == "warn" {
+			out := st["out"].(map[string]any)
+			out["stderr"] = strings.Replace(out["stderr"].(string), "Reads still pass", "Reads pass", 1)
+			break
+		}
+	}
+	sess := c0["state"].(map[string]any)["sessions"].(map[string]any)["s1"].(map[string]any)
+	sess["agent"] = "someone"
+	doc["cases"] = cases[:1]
+	bad, _ := json.Marshal(doc)
+	r, err := Check(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, f := range r.Failures {
+		labels = append(labels, f.Label)
+	}
+	if len(labels) != 2 || !strings.HasSuffix(labels[0], "PreToolUse") || labels[1] != "case 0 state" {
+		t.Errorf("failures %v, want one warn step and case 0's state", labels)
+	}
+	if !bytes.Contains(data, []byte(`"kind":"coverage"`)) {
+		t.Error("the copy is not a coverage file")
+	}
+}
