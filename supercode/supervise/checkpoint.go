@@ -52,17 +52,20 @@ type resumeState struct {
 
 // agentLine is one agent as a round's journal record has it.
 type agentLine struct {
-	Agent    string  `json:"agent"`
-	Steps    int     `json:"steps"`
-	Verdict  *string `json:"verdict"`
-	Drifting bool    `json:"drifting"`
-	Status   string  `json:"status"`
-	Advice   string  `json:"advice,omitempty"`
+	Agent    string   `json:"agent"`
+	Steps    int      `json:"steps"`
+	Verdict  *string  `json:"verdict"`
+	Drifting bool     `json:"drifting"`
+	Status   string   `json:"status"`
+	Advice   string   `json:"advice,omitempty"`
+	Files    int      `json:"files,omitempty"`
+	Catches  []string `json:"catches,omitempty"`
 }
 
 func (a agentLine) same(b agentLine) bool {
 	return a.Agent == b.Agent && a.Steps == b.Steps && (a.Verdict == nil) == (b.Verdict == nil) &&
-		(a.Verdict == nil || *a.Verdict == *b.Verdict) && a.Drifting == b.Drifting && a.Status == b.Status && a.Advice == b.Advice
+		(a.Verdict == nil || *a.Verdict == *b.Verdict) && a.Drifting == b.Drifting && a.Status == b.Status && a.Advice == b.Advice &&
+		a.Files == b.Files && slices.Equal(a.Catches, b.Catches)
 }
 
 // roundData is a round record's data: the agents whose line changed since

@@ -207,13 +207,14 @@ func unmeasuredCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
 
 // journalRound records the round when its readings changed since the last
 // journaled round, or it decided anything: the agents whose line (steps,
-// last verdict, status, advice) changed — not the whole fleet each time —
+// last verdict, status, advice, files, catches) changed — not the whole
+// fleet each time —
 // the collisions, the route, the halts and questions it decided and the
 // self-check. journaled reports whether it did.
 func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool, err error) {
 	data := roundData{Agents: []agentLine{}, Collisions: [][2]string{}, Route: r.Route, Halts: []string{}, Escalations: []string{}, Self: r.Self.Reason}
 	for _, a := range r.Agents {
-		line := agentLine{a.Agent, a.Steps, a.Verdict, a.Drifting, a.Status, a.Advice}
+		line := agentLine{Agent: a.Agent, Steps: a.Steps, Verdict: a.Verdict, Drifting: a.Drifting, Status: a.Status, Advice: a.Advice, Files: a.Files, Catches: a.Catches}
 		if last, ok := s.fold.Agents[a.Agent]; ok && last.same(line) {
 			data.Unchanged++
 			continue
