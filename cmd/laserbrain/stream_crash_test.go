@@ -12,7 +12,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/internal/pgtest"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -98,7 +99,7 @@ func killedStream(t *testing.T, bin string, env []string, after int) []verdictLi
 // printed once, and every one of them is in the run's history with the
 // reason that was printed (the history may hold more: a batch made durable
 // whose answers the kill cut off).
-func checkPrinted(t *testing.T, home string, printed []verdictLine) (run string, base, onDisk int) {
+func checkPrinted(t *testing.T, b *backend.Backend, printed []verdictLine) (run string, base, onDisk int) {
 	t.Helper()
 	if len(printed) == 0 {
 		t.Fatal("nothing was printed before the kill")
@@ -112,11 +113,10 @@ func checkPrinted(t *testing.T, home string, printed []verdictLine) (run string,
 			t.Fatalf("answer %d is step %d of run %s: a verdict lost, duplicated or out of order", i+1, v.Step, v.Run)
 		}
 	}
-	store, err := localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
+	store, err := b.Runs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
 	r, err := store.ReadRun(context.Background(), printed[0].Run)
 	if err != nil {
 		t.Fatalf("the run whose verdicts were printed: %v", err)
@@ -138,69 +138,99 @@ func checkPrinted(t *testing.T, home string, printed []verdictLine) (run string,
 // and the run goes on after the last step on disk. It counts, for a run
 // laserbrain run registered (the fleet record and the run's events as
 // well) and for a run of laserbrain's store alone, at several points of
-// the stream.
+// the stream, on the local store.
 func TestStreamKilledLosesNoPrintedVerdict(t *testing.T) {
-	bin := laserbrainBinary(t)
 	for _, registered := range []bool{true, false} {
 		for _, after := range []int{1, 300, 2500} {
-			name := fmt.Sprintf("registered=%v/after %d", registered, after)
-			t.Run(name, func(t *testing.T) {
-				home := filepath.Join(t.TempDir(), "home")
-				env := streamEnv(home)
-				var id string
-				if registered {
-					id = registerRun(t, bin, env)
-					env = append(env, "LASERBRAIN_RUN="+id)
-				}
-				printed := killedStream(t, bin, env, after)
-				run, base, onDisk := checkPrinted(t, home, printed)
-				if registered {
-					if run != id {
-						t.Fatalf("the verdicts are of run %s, not the registered %s", run, id)
-					}
-					fl, err := fleet.OpenLocal(filepath.Join(home, "fleet"))
-					if err != nil {
-						t.Fatal(err)
-					}
-					r, err := fl.Run(context.Background(), id)
-					if err != nil {
-						t.Fatal(err)
-					}
-					// The record is written after the steps and before the
-					// answers: it counts every answered check, and none that
-					// is not on disk.
-					if r.Checks < base+len(printed) || r.Checks > onDisk {
-						t.Fatalf("the fleet record counts %d checks: %d before, %d printed, %d on disk", r.Checks, base, len(printed), onDisk)
-					}
-					evs, err := fl.Events(context.Background(), id)
-					if err != nil {
-						t.Fatal(err)
-					}
-					checks := 0
-					for _, e := range evs {
-						if e.Kind == fleet.KindCheck {
-							checks++
-						}
-					}
-					if checks < base+len(printed) {
-						t.Fatalf("%d check events for %d printed verdicts", checks, len(printed))
-					}
-				}
-				// The run goes on from the last step on disk: no step number
-				// is given twice.
-				next := exec.Command(bin, "check", "--stream", "--run", run)
-				next.Env = env
-				next.Stdin = strings.NewReader(`{"goal":"add a CSV importer to the admin panel","distance":4}` + "\n")
-				out, err := next.Output()
-				if err != nil {
-					t.Fatalf("the next stream: %v", err)
-				}
-				var v verdictLine
-				if err := json.Unmarshal(out, &v); err != nil || v.Step != onDisk+1 {
-					t.Fatalf("the next check is step %d (%s), want %d", v.Step, out, onDisk+1)
-				}
+			t.Run(fmt.Sprintf("registered=%v/after %d", registered, after), func(t *testing.T) {
+				killAndCount(t, "local", registered, after)
 			})
 		}
+	}
+}
+
+// The same on PostgreSQL: a batch is a transaction of each store, and what
+// was answered was committed.
+func TestStreamKilledLosesNoPrintedVerdictPostgres(t *testing.T) {
+	dsn := pgtest.URL(t, pgtest.NewDatabase(t))
+	for _, registered := range []bool{true, false} {
+		t.Run(fmt.Sprintf("registered=%v", registered), func(t *testing.T) {
+			killAndCount(t, dsn, registered, 300)
+		})
+	}
+}
+
+// killAndCount kills a stream on the store named by spec (local, or a
+// PostgreSQL URL) after it answered after lines, and counts.
+func killAndCount(t *testing.T, spec string, registered bool, after int) {
+	t.Helper()
+	bin := laserbrainBinary(t)
+	home := filepath.Join(t.TempDir(), "home")
+	env := streamEnv(home)
+	if spec != "local" {
+		env = append(env, "LASERBRAIN_STORE="+spec)
+		init := exec.Command(bin, "store", "init")
+		init.Env = env
+		if out, err := init.CombinedOutput(); err != nil {
+			t.Fatalf("store init: %v\n%s", err, out)
+		}
+	}
+	var id string
+	if registered {
+		id = registerRun(t, bin, env)
+		env = append(env, "LASERBRAIN_RUN="+id)
+	}
+	printed := killedStream(t, bin, env, after)
+	cfg, err := backend.Parse(spec, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := backend.New(cfg)
+	defer b.Close()
+	run, base, onDisk := checkPrinted(t, b, printed)
+	if registered {
+		if run != id {
+			t.Fatalf("the verdicts are of run %s, not the registered %s", run, id)
+		}
+		fl, err := b.Fleet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := fl.Run(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The record is written after the steps and before the answers:
+		// it counts every answered check, and none that is not on disk.
+		if r.Checks < base+len(printed) || r.Checks > onDisk {
+			t.Fatalf("the fleet record counts %d checks: %d before, %d printed, %d on disk", r.Checks, base, len(printed), onDisk)
+		}
+		evs, err := fl.Events(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checks := 0
+		for _, e := range evs {
+			if e.Kind == fleet.KindCheck {
+				checks++
+			}
+		}
+		if checks < base+len(printed) {
+			t.Fatalf("%d check events for %d printed verdicts", checks, len(printed))
+		}
+	}
+	// The run goes on from the last step on disk: no step number is given
+	// twice.
+	next := exec.Command(bin, "check", "--stream", "--run", run)
+	next.Env = env
+	next.Stdin = strings.NewReader(`{"goal":"add a CSV importer to the admin panel","distance":4}` + "\n")
+	out, err := next.Output()
+	if err != nil {
+		t.Fatalf("the next stream: %v", err)
+	}
+	var v verdictLine
+	if err := json.Unmarshal(out, &v); err != nil || v.Step != onDisk+1 {
+		t.Fatalf("the next check is step %d (%s), want %d", v.Step, out, onDisk+1)
 	}
 }
 
