@@ -70,8 +70,12 @@ func (s *StepRecord) member(key string, val []byte, in *jsonl.Interner) error {
 		s.Laserscore = &ls
 	case "anchored":
 		s.Anchored, ok = jsonl.Float(val)
+	case "advice":
+		s.Advice, ok = jsonl.PlainIn(val, in)
 	case "underlying":
 		s.Underlying, ok = jsonl.PlainIn(val, in)
+	case "resumed_ground":
+		s.Resumed, ok = jsonl.PlainIn(val, in)
 	default:
 		ok = false
 	}

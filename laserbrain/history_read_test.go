@@ -13,7 +13,7 @@ func FuzzParseStepRecord(f *testing.F) {
 	ls := "⟨ship⟩ advancing d5"
 	for _, r := range []StepRecord{
 		{N: 1, At: time.Date(2026, 8, 24, 15, 0, 0, 123456789, time.UTC), Goal: "ship the sky billboard", Progress: "advancing", Distance: Dist(5), Reason: "grounded", Phi: 0.03, Laserscore: &ls, Anchored: 0.5},
-		{N: 12, Goal: "x", Progress: "stuck", Distance: NoDistance, ParentGoal: "y", UserTurn: true, Reason: "oscillating", Drifting: true, Phi: 1, Underlying: "stalled"},
+		{N: 12, Goal: "x", Progress: "stuck", Distance: NoDistance, ParentGoal: "y", UserTurn: true, Reason: "oscillating", Drifting: true, Phi: 1, Underlying: "stalled", Advice: "re-ground on the importer", Resumed: "ship the sky billboard"},
 	} {
 		f.Add(r.AppendJSON(nil))
 	}

@@ -473,6 +473,10 @@ type CheckInput struct {
 	// ResetTask sets the current task aside before this check (the next
 	// ground is this check's goal).
 	ResetTask bool
+	// KeepTask checks the live task even when the goal is nearer a
+	// set-aside one: only a plain check resumes (the reference's modulate
+	// does not).
+	KeepTask bool
 }
 
 // CheckOutcome is a check's verdict and what the run did around it.
@@ -491,8 +495,9 @@ const maxSuspended = 8
 // Check steps the run's current task with one spelled state. A pending
 // user turn (user-prompt-submit) is consumed by it. A goal closer to a
 // suspended task's ground than to the live one resumes that task (the
-// reference's MCP server does the same), and says so. It returns once the
-// check is durable: it is CheckBatch with a batch of one.
+// reference's MCP server does the same for check_state), and says so —
+// unless in.KeepTask. It returns once the check is durable: it is
+// CheckBatch with a batch of one.
 func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
 	out, err := s.CheckBatch(ctx, runID, []CheckInput{in})
 	if err != nil {
@@ -548,8 +553,10 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 					return err
 				}
 			}
-			if err := s.maybeResume(ctx, t, r, in.Goal, &out); err != nil {
-				return err
+			if !in.KeepTask {
+				if err := s.maybeResume(ctx, t, r, in.Goal, &out); err != nil {
+					return err
+				}
 			}
 			if r.Task == "" {
 				r.Tasks++
@@ -557,6 +564,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			}
 			step := in.StepInput
 			step.UserTurn = step.UserTurn || r.UserTurn
+			step.Resumed = out.Resumed
 			out.UserTurn = step.UserTurn
 			h, err := t.open(ctx, r.Task)
 			if err != nil {
@@ -734,8 +742,12 @@ func (s *Supervisor) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run,
 	}
 	resumed := r.Suspended[best]
 	r.Suspended = append(r.Suspended[:best], r.Suspended[best+1:]...)
-	if g := lr.GroundGoal(); g != "" {
-		r.Suspended = append(r.Suspended, fleet.Suspended{Goal: g, Task: r.Task})
+	// The live task goes aside in its place even when it never grounded
+	// (its first check was ungrammatical): it still counts, as the
+	// reference counts it, though no goal can resume it.
+	r.Suspended = append(r.Suspended, fleet.Suspended{Goal: lr.GroundGoal(), Task: r.Task})
+	if len(r.Suspended) > maxSuspended {
+		r.Suspended = r.Suspended[len(r.Suspended)-maxSuspended:]
 	}
 	r.Task = resumed.Task
 	out.Resumed = resumed.Goal
