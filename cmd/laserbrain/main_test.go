@@ -88,12 +88,21 @@ func TestScripts(t *testing.T) {
 			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
 			env.Setenv("PATH", ponder+string(os.PathListSeparator)+env.Getenv("PATH"))
-			// The loop scripts run the shipped reference loop.
+			// The loop scripts run the shipped reference loop, and seed
+			// 002's own (ralph.sid, from the seed when it is there).
 			ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
 			if err != nil {
 				return err
 			}
-			return os.WriteFile(env.WorkDir+"/ci-until-green.sh", ref, 0o755)
+			if err := os.WriteFile(env.WorkDir+"/ci-until-green.sh", ref, 0o755); err != nil {
+				return err
+			}
+			ralph, from, err := ralphScript()
+			if err != nil {
+				return err
+			}
+			env.Setenv("RALPH_FROM", from)
+			return os.WriteFile(env.WorkDir+"/ralph.sid", ralph, 0o755)
 		},
 	})
 }

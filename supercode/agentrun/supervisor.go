@@ -539,7 +539,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			// The store runs f again (a database connection lost after the
 			// batch was saved): the steps are in the task already, so only
 			// the record's share is applied again, never the steps.
-			r.Task, r.Tasks, r.Suspended, r.Last, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, false
+			r.Task, r.Tasks, r.Suspended, r.Last, r.OffGround, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, saved.OffGround, false
 			r.Checks += len(outs)
 			return nil
 		}
@@ -577,6 +577,11 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			out.CheckResult, out.Task = v, r.Task
 			r.UserTurn = false
 			r.Checks++
+			if v.Drifting {
+				r.OffGround++
+			} else {
+				r.OffGround = 0
+			}
 			r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
 				Advice: v.Advice, Ground: v.Ground, At: s.now()}
 			outs = append(outs, out)
@@ -587,7 +592,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 		if err := runs.Flush(ctx); err != nil {
 			return fmt.Errorf("run %s: checks not saved: %w", r.Task, err)
 		}
-		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last}
+		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last, OffGround: r.OffGround}
 		// The steps are durable: the checks' events are appended while the
 		// store writes the record (two files, synced at once).
 		evs := checkEvents(ins, outs, s.now())
@@ -603,6 +608,9 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 	if err != nil {
 		return nil, err
 	}
+	// laserbrain run, when it holds the agent to limits, reads the run
+	// again: the checks off the ground may have reached its limit.
+	s.checked()
 	return outs, nil
 }
 
