@@ -44,7 +44,9 @@ func TestTornLastLineIsLeftOut(t *testing.T) {
 	}
 	// The writer finishes its line: the next read from end takes it.
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`ished"}` + "\n")
+	if _, err := f.WriteString(`ished"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	got, end = ns(t, p, end)
 	if fmt.Sprint(got) != "[3]" || end.Line != 4 {

@@ -220,7 +220,9 @@ func TestContextsLogTornRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(`{"at":"2026-08-24T15:00:00Z","ctx":[{"id":"` + billboard + `","st`)
+	if _, err := f.WriteString(`{"at":"2026-08-24T15:00:00Z","ctx":[{"id":"` + billboard + `","st`); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	other := open(t, dir)
 	e, ok, err := other.Contexts().Context(billboard)

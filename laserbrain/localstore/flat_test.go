@@ -170,7 +170,9 @@ func TestBigRecordsAcrossTheWindow(t *testing.T) {
 	// A whole big record reads whole; changed by one byte, it is passed over.
 	c := encodeRecord(nil, "c", 0, 2999, steps, []byte(`{"id":"c","step_count":2999}`))
 	f, _ = os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	f.Write(c)
+	if _, err := f.Write(c); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if _, count, _ := mustChain(t, open(t, dir), "c"); count != 2999 {
 		t.Fatalf("the whole big record chains to %d steps", count)
@@ -178,7 +180,9 @@ func TestBigRecordsAcrossTheWindow(t *testing.T) {
 	data, _ := os.ReadFile(logPath)
 	i := bytes.LastIndex(data, []byte(`"n":1500,`))
 	data[i+len(`"n":1500,`)+1] ^= 1
-	os.WriteFile(logPath, data, 0o644)
+	if err := os.WriteFile(logPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if saves, _, _ := mustChain(t, open(t, dir), "c"); len(saves) != 0 {
 		t.Fatal("a big record with a changed byte still chains")
 	}

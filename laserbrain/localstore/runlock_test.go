@@ -48,7 +48,7 @@ func TestRunLockAcrossProcesses(t *testing.T) {
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer child.Process.Kill()
+	defer func() { _ = child.Process.Kill() }()
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
 	if strings.TrimSpace(line) != "held" {
 		t.Fatalf("the other process said %q", line)

@@ -68,7 +68,9 @@ func TestTornEventLine(t *testing.T) {
 	if strings.Contains(string(data), `"ki`+"\n") || strings.Count(string(data), "\n") != 2 {
 		t.Fatalf("the torn line is still in the file:\n%s", data)
 	}
-	os.WriteFile(filepath.Join(dir, "events", "r.jsonl"), append([]byte(`{"id":"x",`+"\n"), data...), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "events", "r.jsonl"), append([]byte(`{"id":"x",`+"\n"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Events(ctx, "r"); err == nil || !strings.Contains(err.Error(), "r.jsonl line 1") {
 		t.Fatalf("a damaged first line: %v", err)
 	}
@@ -205,7 +207,9 @@ func TestJournalRecordsAfter(t *testing.T) {
 		}
 	}
 	f, _ := os.OpenFile(s.JournalLocation("f"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"seq":1501,"at":"`)
+	if _, err := f.WriteString(`{"seq":1501,"at":"`); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	if got, _ := s.JournalRecords(ctx, "f", 1499); len(got) != 1 || got[0].Seq != 1500 {
 		t.Fatalf("with a torn last line: %d records after 1499", len(got))
