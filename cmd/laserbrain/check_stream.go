@@ -345,7 +345,7 @@ func (s *streamer) checkAgent(ctx context.Context, idx []int) {
 			p.err = fmt.Errorf("run %q exists already: %s", r.ID, lineRunWords.exists)
 			continue
 		}
-		ins = append(ins, agentrun.CheckInput{StepInput: p.in})
+		ins = append(ins, agentrun.CheckInput{StepInput: p.in, Via: agentrun.ViaStream})
 		take = append(take, i)
 	}
 	if len(ins) == 0 {

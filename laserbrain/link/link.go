@@ -226,21 +226,36 @@ func (l *Link) Records() ([]Record, error) {
 	return out, err
 }
 
+// Lines are the link's lines as they were written, oldest first, for a
+// reader that holds every line to its own rules (the claim gate reads a
+// link with one torn line as holding no claims). A missing file is an
+// empty link.
+func (l *Link) Lines() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := l.lines(func(line []byte) { out = append(out, json.RawMessage(bytes.Clone(line))) })
+	return out, err
+}
+
 func (l *Link) scan(fn func(Record)) error {
+	return l.lines(func(line []byte) {
+		if r, ok := parseLine(line); ok {
+			fn(r)
+		}
+	})
+}
+
+// lines hands every line of the link to fn, line ends left off.
+func (l *Link) lines(fn func([]byte)) error {
 	if l.Log != nil {
-		return l.Log.Lines(func(line []byte) {
-			if r, ok := parseLine(line); ok {
-				fn(r)
-			}
-		})
+		return l.Log.Lines(fn)
 	}
 	// The one JSON-lines reader: a torn last line is not a record yet. A
 	// foreign or damaged line is skipped, as the reference skips it: the
 	// link has no lock (any number of processes append, Python ones too),
 	// so no writer can cut a torn line off, and the next record ends it.
 	_, err := jsonl.Scan(l.Path, jsonl.Start, func(line []byte, _ int) error {
-		if r, ok := parseLine(line); ok {
-			fn(r)
+		if line = bytes.TrimRight(line, "\r"); len(line) > 0 {
+			fn(line)
 		}
 		return nil
 	})

@@ -52,6 +52,11 @@ type Supervisor struct {
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
+	// ValidatePolicy checks a project policy file against its schema
+	// (operator/policyschema.Validate) where the supervisor reads one (a
+	// check's coverage settings); nil: only a policy laserbrain has checked
+	// before is taken (LoadPolicy).
+	ValidatePolicy operator.PolicyValidator
 
 	fleet  fleet.Store
 	runs   laserbrain.Store
@@ -262,6 +267,9 @@ type Caller struct {
 	Agent   string // LASERBRAIN_AGENT
 	Session string // the client's session id (payload, or SessionEnv)
 	Dir     string // the project directory
+	// Client is the agent client whose hook this is (claude, gemini, …;
+	// "" from the CLI and the MCP server): a run it opens keeps it.
+	Client string
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
 	Presence    operator.Presence
@@ -438,14 +446,19 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 		if err != nil {
 			return fleet.Run{}, err
 		}
+		// Unnamed, a run is named after the client whose hook opened it
+		// (gemini:SESSION, not claude:SESSION).
 		agent := c.Agent
-		if agent == "" {
+		switch {
+		case agent != "":
+		case c.Session == "":
+			agent = "agent"
+		case c.Client != "":
+			agent = c.Client
+		default:
 			agent = "claude"
-			if c.Session == "" {
-				agent = "agent"
-			}
 		}
-		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: attendedName(c.Presence), Created: s.now()}
+		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Client: c.Client, Attended: attendedName(c.Presence), Created: s.now()}
 		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {
 			return fleet.Run{}, err
 		}
@@ -477,6 +490,10 @@ type CheckInput struct {
 	// set-aside one: only a plain check resumes (the reference's modulate
 	// does not).
 	KeepTask bool
+	// Via is how the check arrived (ViaTool, ViaCLI, …): every route but
+	// the MCP server's and run's own grounding is counted for coverage
+	// here.
+	Via string
 }
 
 // CheckOutcome is a check's verdict and what the run did around it.
@@ -529,6 +546,23 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 	if err != nil {
 		return nil, err
 	}
+	var cov coverage.Config
+	if slices.ContainsFunc(ins, func(in CheckInput) bool { return counts(in.Via) }) {
+		// Read before the run is held, under the project policy of the
+		// directory the run works in (else the caller's): a setting that
+		// cannot be used refuses the batch whole, naming it.
+		r, err := st.Run(ctx, runID)
+		if err != nil {
+			return nil, err
+		}
+		dir := r.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		if cov, err = s.ProjectCoverage(dir); err != nil {
+			return nil, err
+		}
+	}
 	var (
 		outs   []CheckOutcome
 		saved  *fleet.Run // the record as the saved batch left it
@@ -539,7 +573,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			// The store runs f again (a database connection lost after the
 			// batch was saved): the steps are in the task already, so only
 			// the record's share is applied again, never the steps.
-			r.Task, r.Tasks, r.Suspended, r.Last, r.OffGround, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, saved.OffGround, false
+			r.Task, r.Tasks, r.Suspended, r.Last, r.OffGround, r.Coverage, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, saved.OffGround, saved.Coverage, false
 			r.Checks += len(outs)
 			return nil
 		}
@@ -575,6 +609,11 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 				return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
 			}
 			out.CheckResult, out.Task = v, r.Task
+			if counts(in.Via) && cov.Mode != coverage.Off {
+				if err := s.countCheck(cov, r, in, v); err != nil {
+					return err
+				}
+			}
 			r.UserTurn = false
 			r.Checks++
 			if v.Drifting {
@@ -592,7 +631,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 		if err := runs.Flush(ctx); err != nil {
 			return fmt.Errorf("run %s: checks not saved: %w", r.Task, err)
 		}
-		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last, OffGround: r.OffGround}
+		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last, OffGround: r.OffGround, Coverage: slices.Clone(r.Coverage)}
 		// The steps are durable: the checks' events are appended while the
 		// store writes the record (two files, synced at once).
 		evs := checkEvents(ins, outs, s.now())

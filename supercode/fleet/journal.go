@@ -63,6 +63,7 @@ const (
 	// resumes from), so that a start reads and verifies only the records
 	// from the last checkpoint the round counter has seen on.
 	JournalCheckpoint = "checkpoint"
+	JournalAuthorize  = "authorize" // a person authorized one action (laserbrain authorize, laserbrain ui)
 )
 
 // JournalHead is where a fleet's chain ends, as the store recorded it with
