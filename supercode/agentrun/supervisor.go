@@ -52,6 +52,12 @@ type Supervisor struct {
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
+	// ClientProcess finds the agent client this process runs under (nil:
+	// the package's ClientProcess, from /proc), and BindingDir is where
+	// client processes are bound to sessions ("": clients/ in the
+	// laserbrain home); see BindSession.
+	ClientProcess func() (Process, error)
+	BindingDir    string
 
 	fleet  fleet.Store
 	runs   laserbrain.Store
@@ -250,18 +256,23 @@ func (s *Supervisor) Close() error {
 // SessionEnv are the variables in which agent clients tell the processes
 // they start — hooks and MCP servers — the session's id (the same id their
 // hook payloads carry): Claude Code's CLAUDE_CODE_SESSION_ID and Qwen
-// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. It is how
-// the MCP server finds the run the session's hooks opened. (Gemini CLI,
-// Codex and opencode give an MCP server no session id: there the server
-// finds the run through LASERBRAIN_RUN, which laserbrain run exports.)
+// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. (Gemini
+// CLI, Codex, opencode, Cline and Copilot CLI give an MCP server no session
+// id: there the server finds the session through its client process's
+// binding, see BindSession, or the run through LASERBRAIN_RUN, which
+// laserbrain run exports.)
 var SessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "QWEN_CODE_SESSION_ID"}
 
 // Caller is who a hook event or tool call comes from.
 type Caller struct {
 	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
 	Agent   string // LASERBRAIN_AGENT
-	Session string // the client's session id (payload, or SessionEnv)
-	Dir     string // the project directory
+	Session string // the client's session id (payload, binding, or SessionEnv)
+	// Client is the agent client (supercode/client's name: claude, codex,
+	// gemini, …) when the caller knows it: a hook's --client, a binding's.
+	// A run opened without LASERBRAIN_AGENT is named after it.
+	Client string
+	Dir    string // the project directory
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
 	Presence    operator.Presence
@@ -269,7 +280,11 @@ type Caller struct {
 }
 
 // Caller reads the caller from the environment; session and dir, when the
-// payload has them, take precedence over the environment's.
+// payload has them, take precedence over the environment's. Without a
+// session or LASERBRAIN_RUN (an MCP server's case) the session is the one
+// the client process is bound to (BindSession), else the one SessionEnv
+// names: the binding is the fresher, for a client that starts a new
+// session in the same process rebinds on its next call of our tools.
 func (s *Supervisor) Caller(session, dir string) Caller {
 	c := Caller{
 		Run:     strings.TrimSpace(s.getenv(EnvRun)),
@@ -278,6 +293,11 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 		Dir:     dir,
 	}
 	c.Presence, c.PresenceWhy = Attendance(s.getenv)
+	if c.Session == "" && c.Run == "" {
+		if b, ok := s.BoundSession(); ok {
+			c.Session, c.Client = b.Session, b.Client
+		}
+	}
 	for _, k := range SessionEnv {
 		if c.Session != "" {
 			break
@@ -439,11 +459,14 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 			return fleet.Run{}, err
 		}
 		agent := c.Agent
-		if agent == "" {
-			agent = "claude"
-			if c.Session == "" {
-				agent = "agent"
-			}
+		switch {
+		case agent != "":
+		case c.Client != "":
+			agent = c.Client
+		case c.Session != "":
+			agent = "claude" // a session without a named client: Claude Code's hooks
+		default:
+			agent = "agent"
 		}
 		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: attendedName(c.Presence), Created: s.now()}
 		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {

@@ -102,7 +102,10 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 		return Answer{Delegate: true}
 	}
 	if err != nil {
-		return reply(ad, ev, h.failed(ev, err))
+		a = h.failed(ev, err)
+	}
+	if ev == PreToolUse {
+		a.Call = e.Tool
 	}
 	return reply(ad, ev, a)
 }
@@ -207,7 +210,15 @@ func (h *Handler) log(msg string) {
 	f.Close()
 }
 
-func (h *Handler) caller(e client.Event) agentrun.Caller { return h.Sup.Caller(e.Session, e.Cwd) }
+// caller is who sent e: the session and directory of its payload, the
+// client it came from, and the rest from the environment.
+func (h *Handler) caller(e client.Event) agentrun.Caller {
+	c := h.Sup.Caller(e.Session, e.Cwd)
+	if e.Client != "" {
+		c.Client = string(e.Client)
+	}
+	return c
+}
 
 // Run is one hook process: it reads the event from stdin (at most
 // MaxInput), answers it with a fresh handler reading client c's payloads

@@ -24,7 +24,7 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Event) error {
 	if t == nil {
 		return fmt.Errorf(`the event has no "tool_name"`)
 	}
-	if t.Kind == client.KindOwn {
+	if t.Kind == client.KindOwn || e.Refused {
 		return nil
 	}
 	ok := e.Name == PostToolUse
