@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard oracle lint fmt clean claude agents test-agents report-example test-browser
+.PHONY: all build install test generate check-generated bench bench-stream bench-store bench-oca bench-hook bench-guard oracle lint fmt clean claude agents test-agents report-example test-browser vectors-python
 
 all: build
 
@@ -73,6 +73,18 @@ bench-store:
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.
 bench-oca:
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchmem ./ponder/oca/pgstore/
+
+# The Python SDK behind the runner protocol (vectors/adapters/python), sent
+# every case of every built-in kind: the reference must agree with all of
+# them (CI expects 0 failed, 0 errored). SDK is the directory holding the
+# laserbrain package: the reference copy beside the worktree when there is
+# one, else an installed laserbrain (pip install laserbrain==0.53.0).
+SDK ?= $(wildcard ../shared/reference/laserbrain-sdk-0.53.0)
+VECTORS_REPORT ?= $(BIN)/vectors-python
+vectors-python:
+	mkdir -p $(VECTORS_REPORT)
+	$(GO) run ./cmd/laserbrain vectors run --report $(VECTORS_REPORT) \
+		--impl 'python3 vectors/adapters/python/laserbrain_vectors.py $(if $(SDK),--sdk $(SDK))'
 
 generate:
 	$(GO) generate $(PKGS)

@@ -40,9 +40,17 @@ func (s *StepRecord) AppendJSON(b []byte) []byte {
 	b = appendJSONStringPtr(b, s.Laserscore)
 	b = append(b, `,"anchored":`...)
 	b = appendJSONFloat(b, s.Anchored)
+	if s.Advice != "" {
+		b = append(b, `,"advice":`...)
+		b = appendJSONString(b, s.Advice)
+	}
 	if s.Underlying != "" {
 		b = append(b, `,"underlying":`...)
 		b = appendJSONString(b, s.Underlying)
+	}
+	if s.Resumed != "" {
+		b = append(b, `,"resumed_ground":`...)
+		b = appendJSONString(b, s.Resumed)
 	}
 	return append(b, '}')
 }

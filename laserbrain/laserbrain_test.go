@@ -455,7 +455,10 @@ func TestModulate(t *testing.T) {
 		{"stalled", "deep-search", "", true, "advice of stalled"}, // a team with no role: unstyled
 		{"stalled", "deep-search", "explorer", false, "explorer (recurse: deep) tolerates stalled — recursing on."},
 		{"goal-drift", "deep-search", "explorer", true, "advice of goal-drift"},
-		{"stalled", "deep-search", "checker", true, "The exploration has drifted. Restate the goal and verify the last step against it."},
+		// The checker's text is the one the reference acts on (its package's
+		// presets, as its modulate answers in the mcp vectors), not its
+		// grammar copy's, which opens "The exploration has drifted. ".
+		{"stalled", "deep-search", "checker", true, "Restate the goal and verify the last step against it."},
 		{"oscillating", "iterative-refinement", "drafter", true, "advice of oscillating"}, // the seed's balanced depth has it
 		{"goal-drift", "iterative-refinement", "critic", false, "critic (recurse: balanced) tolerates goal-drift — recursing on."},
 		{"ungrammatical", "iterative-refinement", "critic", true, "You are agreeing, not improving. Name one concrete flaw and change it."},

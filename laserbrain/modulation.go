@@ -65,20 +65,17 @@ func IsDriftMode(reason string) bool { return slices.Contains(modulationModes[:]
 // depth's, decide. The advice is the verdict's, the role's return text, or
 // a note that the role tolerates the drift.
 func Modulate(v CheckResult, team, role string) (Modulation, error) {
-	var preset *modulationPreset
+	var preset *TeamPreset
 	if team != "" {
-		for i := range modulationPresets {
-			if modulationPresets[i].Name == team {
-				preset = &modulationPresets[i]
-			}
-		}
-		if preset == nil {
+		p, ok := teamPreset(team)
+		if !ok {
 			names := Presets()
 			slices.Sort(names)
 			return Modulation{}, fmt.Errorf("no preset named %s (presets: %s)", PyRepr(team), strings.Join(names, ", "))
 		}
+		preset = &p
 	}
-	var rl *modulationRole
+	var rl *TeamRole
 	if preset != nil && role != "" {
 		var roles []string
 		for i := range preset.Roles {

@@ -30,6 +30,9 @@ type StepInput struct {
 	// Doing, Next and Blocked are free text; when any is given the verdict
 	// carries the ceiling marker's reading of them (claims).
 	Doing, Next, Blocked string
+	// Resumed is the ground goal of a set-aside task the caller went back
+	// to for this check (a supervisor's resume); the step records it.
+	Resumed string
 }
 
 // CheckResult is the verdict of one check, with its evidence.
@@ -214,9 +217,16 @@ type StepRecord struct {
 	Phi        float64   `json:"phi"`
 	Laserscore *string   `json:"laserscore"`
 	Anchored   float64   `json:"anchored"`
+	// Advice is what the verdict told the agent.
+	Advice string `json:"advice,omitempty"`
 	// Underlying is the verdict an oscillating report replaced.
 	Underlying string `json:"underlying,omitempty"`
+	// Resumed is the set-aside ground this check went back to.
+	Resumed string `json:"resumed_ground,omitempty"`
 }
+
+// GroundScore is the step's bounded reading of its reported Φ.
+func (s StepRecord) GroundScore() float64 { return GroundScore(s.Phi) }
 
 // evidenceMarks is the run's memory of the evidence counters.
 type evidenceMarks struct {

@@ -333,7 +333,7 @@ func (r *Run) emit(in StepInput, toks []string, cid *string, d Distance, ls *str
 		N: s.StepCount, At: now,
 		Goal: in.Goal, Progress: in.Progress, Distance: d, ParentGoal: in.ParentGoal, UserTurn: in.UserTurn,
 		Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi, Laserscore: ls, Anchored: v.Anchored,
-		Underlying: underlying,
+		Advice: v.Advice, Underlying: underlying, Resumed: in.Resumed,
 	})
 	s.Last = r.history[len(r.history)-1]
 	v.Step = s.StepCount

@@ -28,6 +28,7 @@ var personCommands = map[string][]string{
 	"install":   nil,
 	"uninstall": nil,
 	"supervise": {"release"},
+	"loop":      {"cancel"},
 	"store":     {"migrate", "init"},
 }
 

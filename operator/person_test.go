@@ -34,6 +34,8 @@ func TestPersonOnly(t *testing.T) {
 		"go run github.com/laserkit/laserkit/cmd/laserbrain@latest store init",
 		"go run cmd/laserbrain/main.go cmd/laserbrain/root.go install claude",
 		"laserbrain authorize -- --help",
+		"laserbrain loop cancel 2f9c0a1d7e3b",
+		"laserbrain loop cancel --wait 1s 2f9c0a1d7e3b",
 	}
 	for _, cmd := range person {
 		r := Classify(cmd, true, false)
@@ -64,6 +66,9 @@ func TestPersonOnly(t *testing.T) {
 		"laserbrain authorize --help",
 		"laserbrain install claude --dry-run",
 		"laserbrain runs",
+		"laserbrain loop list --json",
+		"laserbrain loop status 2f9c0a1d7e3b",
+		"laserbrain loop cancel --help",
 		"git commit -m 'document laserbrain authorize'",
 		"grep -r 'laserbrain install' README.md",
 		"go run ./cmd/ponder install",

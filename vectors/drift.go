@@ -64,69 +64,77 @@ type driftStep struct {
 	Why string          `json:"why,omitempty"`
 }
 
-// runDrift runs each sequence on a fresh run with its own context store and
-// no evidence, and returns one outcome per step.
-func runDrift(f *File) ([]Outcome, [][]DriftOut, error) {
+// driftCases makes each sequence one case: its input the list of step
+// inputs, its answer the list of step outputs, compared step by step.
+func driftCases(f *File) ([]Case, error) {
 	var df driftFile
 	if err := json.Unmarshal(f.Raw, &df); err != nil {
-		return nil, nil, fmt.Errorf(`"vectors": %w`, err)
+		return nil, fmt.Errorf(`/vectors: %w`, err)
 	}
-	var outs []Outcome
-	var got [][]DriftOut
+	out := make([]Case, 0, len(df.Vectors))
 	for i, seq := range df.Vectors {
-		n := i
-		if seq.Seq != nil {
-			n = *seq.Seq
-		}
+		n, label := seqLabel(i, seq.Seq)
 		if len(seq.Steps) == 0 {
-			return nil, nil, fmt.Errorf("seq %d has no steps", n)
+			return nil, fmt.Errorf("seq %d has no steps", n)
 		}
-		run := laserbrain.NewRun(laserbrain.RunOptions{ID: fmt.Sprintf("vector-seq-%d", n)})
-		var seqGot []DriftOut
+		c := Case{Label: label}
+		ins := make([]json.RawMessage, len(seq.Steps))
+		wants := make([]json.RawMessage, len(seq.Steps))
+		haveWant := true
 		for j, st := range seq.Steps {
-			o := Outcome{Label: fmt.Sprintf("seq %d step %d", n, j+1), In: st.In, Want: st.Out}
-			var in StepIn
 			if st.In == nil {
-				return nil, nil, fmt.Errorf("%s has no \"in\"", o.Label)
+				return nil, fmt.Errorf(`seq %d step %d has no "in"`, n, j+1)
 			}
-			if err := strictUnmarshal(st.In, &in); err != nil {
-				// A broken step poisons the rest of its sequence: stop here.
-				o.Err = fmt.Errorf("bad input: %w", err)
-				outs = append(outs, o)
-				break
-			}
-			v, err := run.Step(in.Input())
-			d := driftOut(v)
-			o.Got, o.Err = d, err
-			seqGot = append(seqGot, d)
-			outs = append(outs, o)
+			ins[j], wants[j] = st.In, st.Out
+			haveWant = haveWant && st.Out != nil
+			c.Parts = append(c.Parts, fmt.Sprintf("seq %d step %d", n, j+1))
 		}
-		got = append(got, seqGot)
+		c.In, _ = json.Marshal(ins)
+		if haveWant {
+			c.Want, _ = json.Marshal(wants)
+		}
+		out = append(out, c)
 	}
-	return outs, got, nil
+	return out, nil
+}
+
+// runDrift runs one sequence on a fresh run with its own context store and
+// no evidence.
+func runDrift(raw json.RawMessage) (any, error) {
+	var steps []json.RawMessage
+	if err := json.Unmarshal(raw, &steps); err != nil {
+		return nil, fmt.Errorf("bad input: a drift case is a list of step inputs: %v", jsonProblem(err))
+	}
+	run := laserbrain.NewRun(laserbrain.RunOptions{ID: "vector-drift"})
+	out := make([]DriftOut, 0, len(steps))
+	for j, st := range steps {
+		var in StepIn
+		if err := strictUnmarshal(st, &in); err != nil {
+			return nil, fmt.Errorf("bad input: step %d: %w", j+1, err)
+		}
+		v, err := run.Step(in.Input())
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", j+1, err)
+		}
+		out = append(out, driftOut(v))
+	}
+	return out, nil
 }
 
 func init() {
 	register(&Kind{
-		Name: "drift",
-		Doc:  `sequences of checks, each on a fresh run; in: {goal, progress, distance, parent_goal?, user_turn?}; out: {drifting, reason, phi, laserscore}`,
-		Run: func(f *File) ([]Outcome, error) {
-			outs, _, err := runDrift(f)
-			return outs, err
-		},
+		Name:    "drift",
+		Doc:     `sequences of checks, each on a fresh run; in: {goal, progress, distance, parent_goal?, user_turn?}; out: {drifting, reason, phi, laserscore}`,
+		Cases:   driftCases,
+		Compute: runDrift,
 		Emit: func(f *File) (any, error) {
 			var df driftFile
 			if err := json.Unmarshal(f.Raw, &df); err != nil {
-				return nil, fmt.Errorf(`"vectors": %w`, err)
+				return nil, fmt.Errorf(`/vectors: %w`, err)
 			}
-			outs, got, err := runDrift(f)
+			cases, err := driftCases(f)
 			if err != nil {
 				return nil, err
-			}
-			for _, o := range outs {
-				if o.Err != nil {
-					return nil, fmt.Errorf("%s: %v", o.Label, o.Err)
-				}
 			}
 			type step struct {
 				In  json.RawMessage `json:"in"`
@@ -140,15 +148,16 @@ func init() {
 				Kind    string `json:"kind"`
 				Source  string `json:"source"`
 				Vectors []seq  `json:"vectors"`
-			}{Kind: "drift", Source: EmitSource}
-			for i, s := range df.Vectors {
-				n := i
-				if s.Seq != nil {
-					n = *s.Seq
+			}{Kind: "drift", Source: EmitSource, Vectors: []seq{}}
+			for i, c := range cases {
+				got, err := runDrift(c.In)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", c.Label, err)
 				}
+				n, _ := seqLabel(i, df.Vectors[i].Seq)
 				q := seq{Seq: n}
-				for j, st := range s.Steps {
-					q.Steps = append(q.Steps, step{In: st.In, Out: got[i][j]})
+				for j, st := range df.Vectors[i].Steps {
+					q.Steps = append(q.Steps, step{In: st.In, Out: got.([]DriftOut)[j]})
 				}
 				doc.Vectors = append(doc.Vectors, q)
 			}

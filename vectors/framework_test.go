@@ -38,8 +38,8 @@ func TestDecode(t *testing.T) {
 		`{"cases":[]}`:                         `no "kind" field`,
 		`{"kind":"nope","cases":[]}`:           `unknown vector kind "nope"`,
 		`[1,2]`:                                "not a vector file",
-		`{"kind":"normalise","cases":[{}]}`:    `case 0 has no "in"`,
-		`{"kind":"normalise","cases":{"a":1}}`: `"cases"`,
+		`{"kind":"normalise","cases":[{}]}`:    `/cases/0: missing properties: 'in'`,
+		`{"kind":"normalise","cases":{"a":1}}`: `/cases: expected array, but got object`,
 	} {
 		if _, err := Decode([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Decode(%s) = %v, want error containing %q", in, err, want)

@@ -39,7 +39,7 @@ func TestLintKindRejectsBadSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Failures) != 1 || !bytes.Contains([]byte(r.Failures[0].Actual), []byte("spec_version is 2")) {
+	if len(r.Failures) != 1 || r.Errored() != 1 || !bytes.Contains([]byte(r.Failures[0].Error), []byte("spec_version is 2")) {
 		t.Fatalf("want the spec_version refusal as the failure, got %+v", r.Failures)
 	}
 }

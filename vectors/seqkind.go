@@ -17,46 +17,49 @@ type seqCase struct {
 	Out json.RawMessage `json:"out,omitempty"`
 }
 
+func seqLabel(i int, seq *int) (int, string) {
+	n := i
+	if seq != nil {
+		n = *seq
+	}
+	return n, fmt.Sprintf("seq %d", n)
+}
+
 // seqKind builds a Kind for the {seq, in, out} layout. Its cases compare
 // strictly: an object must have exactly the expected keys, because these
 // outputs are whole records of the reference's, where a key being absent
 // (a context without "return") is part of the answer.
-func seqKind(name, doc string, run func(in json.RawMessage) (any, error)) *Kind {
-	outcomes := func(f *File) ([]Outcome, error) {
+func seqKind(name, doc string, compute func(in json.RawMessage) (any, error)) *Kind {
+	cases := func(f *File) ([]Case, error) {
 		var sf seqFile
 		if err := json.Unmarshal(f.Raw, &sf); err != nil {
-			return nil, fmt.Errorf(`"vectors": %w`, err)
+			return nil, fmt.Errorf(`/vectors: %w`, err)
 		}
 		if sf.Vectors == nil {
 			return nil, fmt.Errorf(`a %s file needs "vectors": [{"seq", "in", "out"}]`, name)
 		}
-		out := make([]Outcome, len(sf.Vectors))
+		out := make([]Case, len(sf.Vectors))
 		for i, c := range sf.Vectors {
-			n := i
-			if c.Seq != nil {
-				n = *c.Seq
-			}
-			o := Outcome{Label: fmt.Sprintf("seq %d", n), In: c.In, Want: c.Out}
+			_, label := seqLabel(i, c.Seq)
 			if c.In == nil {
-				o.Err = fmt.Errorf("no \"in\"")
-			} else {
-				o.Got, o.Err = run(c.In)
+				return nil, fmt.Errorf(`/vectors/%d: no "in"`, i)
 			}
-			out[i] = o
+			out[i] = Case{Label: label, In: c.In, Want: c.Out}
 		}
 		return out, nil
 	}
 	return &Kind{
-		Name:   name,
-		Doc:    doc,
-		Strict: true,
-		Run:    outcomes,
+		Name:    name,
+		Doc:     doc,
+		Strict:  true,
+		Cases:   cases,
+		Compute: compute,
 		Emit: func(f *File) (any, error) {
 			var sf seqFile
 			if err := json.Unmarshal(f.Raw, &sf); err != nil {
-				return nil, fmt.Errorf(`"vectors": %w`, err)
+				return nil, fmt.Errorf(`/vectors: %w`, err)
 			}
-			outs, err := outcomes(f)
+			cs, err := cases(f)
 			if err != nil {
 				return nil, err
 			}
@@ -69,16 +72,14 @@ func seqKind(name, doc string, run func(in json.RawMessage) (any, error)) *Kind 
 				Kind    string    `json:"kind"`
 				Source  string    `json:"source"`
 				Vectors []emitted `json:"vectors"`
-			}{Kind: name, Source: EmitSource}
-			for i, o := range outs {
-				if o.Err != nil {
-					return nil, fmt.Errorf("%s: %v", o.Label, o.Err)
+			}{Kind: name, Source: EmitSource, Vectors: []emitted{}}
+			for i, c := range cs {
+				got, err := compute(c.In)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", c.Label, err)
 				}
-				n := i
-				if s := sf.Vectors[i].Seq; s != nil {
-					n = *s
-				}
-				doc.Vectors = append(doc.Vectors, emitted{Seq: n, In: o.In, Out: o.Got})
+				n, _ := seqLabel(i, sf.Vectors[i].Seq)
+				doc.Vectors = append(doc.Vectors, emitted{Seq: n, In: c.In, Out: got})
 			}
 			return doc, nil
 		},

@@ -5,32 +5,73 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
-// A Kind knows how to run the cases of one vector format.
+// A Kind is one vector format: how a file of it splits into cases, how this
+// implementation answers a case, and how an answer is compared with the
+// expected one. Adding a kind is one file (its Kind, registered from init)
+// and one schema (schemas/KIND.schema.json).
 type Kind struct {
 	// Name is the value of the file's "kind" field.
 	Name string
 	// Doc is one line saying what a case's in and out are.
 	Doc string
-	// Run computes our output for every case of a decoded file, in order.
-	// Each element of the result is the JSON our implementation produces for
-	// the corresponding case's "in"; a per-case error is reported as such.
+	// Cases splits a decoded file into self-contained cases; nil reads the
+	// generic layout {"cases": [{"in", "out"}]}.
+	Cases func(f *File) ([]Case, error)
+	// Compute is this implementation's answer to one case's input, the
+	// answer any implementation gives through the runner protocol.
+	Compute func(in json.RawMessage) (any, error)
+	// Compare, when set, decides a case itself (the mcp kind's rules);
+	// otherwise the answer is compared field by field (see Strict).
+	Compare func(c Case, got json.RawMessage) Comparison
+	// Run is for a kind that is checked a whole file at a time: it computes
+	// every outcome itself, and the kind has no per-case form for the
+	// runner. A kind has Compute or Run.
 	Run func(f *File) ([]Outcome, error)
 	// Emit, when set, replaces the default emitter (which writes
 	// {"kind","cases":[{"in","out"}]}) for kinds with a different layout.
 	Emit func(f *File) (any, error)
-	// Strict compares objects key for key: our output may not carry keys
+	// Strict compares objects key for key: an answer may not carry keys
 	// the expected one lacks. Otherwise extra keys are ignored, so older
 	// files with fewer fields still run.
 	Strict bool
+	// Parallel says cases share nothing (each has its own stores), so
+	// Check may compute several at once.
+	Parallel bool
 }
 
-// Outcome is what our implementation said for one case.
+// Case is one self-contained case of a vector file: what an
+// implementation is sent, and what it must answer.
+type Case struct {
+	// Label finds the case again: "case 3", "seq 2".
+	Label string
+	// In is the request: everything an implementation needs to answer.
+	In json.RawMessage
+	// Want is the expected answer; nil when the file has none (inputs to
+	// emit for).
+	Want json.RawMessage
+	// Parts, for a sequence, label the elements of the answer (a list,
+	// one element per step), which are compared one by one.
+	Parts []string
+}
+
+// Comparison is a Compare function's reading of one answer.
+type Comparison struct {
+	// Diff lists what differs; empty when the answer agrees.
+	Diff []string
+	// Tally counts what the comparison did beyond comparing exactly
+	// ("answers compared by error status only": 3), for the report.
+	Tally map[string]int
+}
+
+// Outcome is what an implementation said for one case (or one part of a
+// sequence) of a kind checked a whole file at a time.
 type Outcome struct {
 	Label string          // how to find the case again, e.g. "case 3" or "seq 2 step 4"
 	In    json.RawMessage // the case's input
@@ -40,18 +81,18 @@ type Outcome struct {
 }
 
 // File is a decoded vector file. Cases holds the generic layout; kinds with
-// another layout (drift) read Raw themselves.
+// another layout read Raw themselves.
 type File struct {
 	Kind   string          `json:"kind"`
 	Source string          `json:"source,omitempty"`
-	Cases  []Case          `json:"cases"`
+	Cases  []GenericCase   `json:"cases"`
 	Raw    json.RawMessage `json:"-"`
 
 	inferred bool // no "kind" field: read as drift for its "vectors"
 }
 
-// Case is one input and, in a vector file, its expected output.
-type Case struct {
+// GenericCase is one input and, in a vector file, its expected output.
+type GenericCase struct {
 	In  json.RawMessage `json:"in"`
 	Out json.RawMessage `json:"out,omitempty"`
 }
@@ -76,98 +117,177 @@ func Kinds() []*Kind {
 	return out
 }
 
+// KindNames lists the registered kinds' names, sorted.
+func KindNames() []string {
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
 // Lookup returns the kind called name.
 func Lookup(name string) (*Kind, error) {
 	k, ok := registry[name]
 	if !ok {
-		names := make([]string, 0, len(registry))
-		for n := range registry {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, fmt.Errorf("unknown vector kind %q (known: %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown vector kind %q (known: %s)", name, strings.Join(KindNames(), ", "))
 	}
 	return k, nil
 }
 
-// Decode reads a vector file. A file without "kind" but with "vectors" is a
-// drift file (the upstream reference files have no kind field).
+// Runnable reports whether the kind can be sent case by case to another
+// implementation.
+func (k *Kind) Runnable() bool { return k.Compute != nil }
+
+// Decode reads a vector file and validates it against its kind's schema. A
+// file without "kind" but with "vectors" is a drift file (the upstream
+// reference files have no kind field).
 func Decode(data []byte) (*File, error) {
-	var head struct {
-		Kind    *string         `json:"kind"`
-		Source  string          `json:"source"`
-		Vectors json.RawMessage `json:"vectors"`
-		Cases   json.RawMessage `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not a vector file: %w", err)
-	}
-	f := &File{Raw: data, Source: head.Source}
-	switch {
-	case head.Kind != nil:
-		f.Kind = *head.Kind
-	case head.Vectors != nil:
-		f.Kind, f.inferred = "drift", true
-	default:
-		return nil, errors.New(`not a vector file: no "kind" field (and no "vectors" list to read it as drift)`)
-	}
-	if _, err := Lookup(f.Kind); err != nil {
+	kind, inferred, err := kindOf(data)
+	if err != nil {
 		return nil, err
 	}
-	if head.Cases != nil {
-		if err := json.Unmarshal(head.Cases, &f.Cases); err != nil {
-			return nil, fmt.Errorf(`"cases": %w`, err)
+	if err := ValidateFile(kind, data); err != nil {
+		return nil, err
+	}
+	return decodeBody(data, kind, inferred)
+}
+
+// kindOf reads which kind a file says it is.
+func kindOf(data []byte) (kind string, inferred bool, err error) {
+	var head struct {
+		Kind    *json.RawMessage `json:"kind"`
+		Vectors json.RawMessage  `json:"vectors"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return "", false, fmt.Errorf("not a vector file: %s", jsonProblem(err))
+	}
+	switch {
+	case head.Kind != nil:
+		if err := json.Unmarshal(*head.Kind, &kind); err != nil {
+			return "", false, fmt.Errorf("not a vector file: /kind is %s, not a kind's name", compact(*head.Kind))
+		}
+	case head.Vectors != nil:
+		kind, inferred = "drift", true
+	default:
+		return "", false, errors.New(`not a vector file: no "kind" field (and no "vectors" list to read it as drift)`)
+	}
+	if _, err := Lookup(kind); err != nil {
+		return "", false, err
+	}
+	return kind, inferred, nil
+}
+
+func decodeHead(data []byte) (*File, error) {
+	kind, inferred, err := kindOf(data)
+	if err != nil {
+		return nil, err
+	}
+	return decodeBody(data, kind, inferred)
+}
+
+func decodeBody(data []byte, kind string, inferred bool) (*File, error) {
+	var body struct {
+		Source string          `json:"source"`
+		Cases  json.RawMessage `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		return nil, fmt.Errorf("not a vector file: %s", jsonProblem(err))
+	}
+	f := &File{Kind: kind, Raw: data, Source: body.Source, inferred: inferred}
+	if body.Cases != nil {
+		if err := json.Unmarshal(body.Cases, &f.Cases); err != nil {
+			return nil, fmt.Errorf(`/cases: %s`, jsonProblem(err))
 		}
 		for i, c := range f.Cases {
 			if c.In == nil {
-				return nil, fmt.Errorf("case %d has no \"in\"", i)
+				return nil, fmt.Errorf(`/cases/%d: no "in"`, i)
 			}
 		}
 	}
 	return f, nil
 }
 
-// Report is the result of checking one file.
-type Report struct {
-	Kind     string
-	Passed   int
-	Failures []Failure
+// CasesOf splits a decoded file into its cases.
+func CasesOf(k *Kind, f *File) ([]Case, error) {
+	if k.Cases != nil {
+		return k.Cases(f)
+	}
+	out := make([]Case, len(f.Cases))
+	for i, c := range f.Cases {
+		out[i] = Case{Label: fmt.Sprintf("case %d", i), In: c.In, Want: c.Out}
+	}
+	return out, nil
 }
 
-// Failure is one case whose output differed from the expected one.
-type Failure struct {
-	Label    string
-	In       string
-	Expected string
-	Actual   string
-}
-
-// Check runs every case of a vector file against our implementation. A case
-// passes when every field of its expected output equals ours (fields we emit
-// beyond those are not compared, so older files with fewer fields still run).
+// Check runs every case of a vector file against this implementation. A
+// case passes when every field of its expected output equals ours (for a
+// kind that is not Strict, fields we emit beyond those are not compared, so
+// older files with fewer fields still run).
 func Check(data []byte) (*Report, error) {
 	f, err := Decode(data)
 	if err != nil {
 		return nil, err
 	}
 	k, _ := Lookup(f.Kind)
-	outcomes, err := k.Run(f)
+	r := &Report{Impl: ThisImpl, Kind: f.Kind}
+	if k.Run != nil && k.Compute == nil {
+		outcomes, err := k.Run(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range outcomes {
+			r.addOutcome(k, o)
+		}
+		return r, nil
+	}
+	cases, err := CasesOf(k, f)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Kind: f.Kind}
-	for _, o := range outcomes {
-		if o.Want == nil {
-			r.Failures = append(r.Failures, Failure{Label: o.Label, In: compact(o.In), Expected: "(no \"out\" in the vector)", Actual: render(o.Got, o.Err)})
-			continue
-		}
-		if o.Err == nil && matchesMode(o.Want, o.Got, k.Strict) {
-			r.Passed++
-			continue
-		}
-		r.Failures = append(r.Failures, Failure{Label: o.Label, In: compact(o.In), Expected: compact(o.Want), Actual: render(o.Got, o.Err)})
+	answers := computeAll(k, cases)
+	for i, c := range cases {
+		r.Score(k, c, answers[i].out, answers[i].err)
 	}
 	return r, nil
+}
+
+type computed struct {
+	out json.RawMessage
+	err error
+}
+
+// computeAll answers every case, several at a time for a Parallel kind.
+func computeAll(k *Kind, cases []Case) []computed {
+	out := make([]computed, len(cases))
+	one := func(i int) {
+		got, err := k.Compute(cases[i].In)
+		if err == nil {
+			out[i].out, err = json.Marshal(got)
+		}
+		out[i].err = err
+	}
+	workers := 1
+	if k.Parallel {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				one(i)
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // Emit computes our outputs for the inputs in data (a vector file of kind, or
@@ -178,7 +298,7 @@ func Emit(kind string, data []byte) ([]byte, error) {
 		return nil, err
 	}
 	var f *File
-	if probe, err := Decode(data); err == nil {
+	if probe, err := decodeHead(data); err == nil {
 		switch {
 		case probe.inferred:
 			// {"vectors": [...]} without a kind: inputs for any kind of
@@ -192,10 +312,10 @@ func Emit(kind string, data []byte) ([]byte, error) {
 		// Inputs only: no kind field needed.
 		f = &File{Kind: kind, Raw: data}
 		var body struct {
-			Cases []Case `json:"cases"`
+			Cases []GenericCase `json:"cases"`
 		}
 		if err := json.Unmarshal(data, &body); err != nil {
-			return nil, fmt.Errorf("input: %w", err)
+			return nil, fmt.Errorf("input is not JSON of the form {\"cases\": [{\"in\": ...}]}: %v", jsonProblem(err))
 		}
 		f.Cases = body.Cases
 	}
@@ -205,7 +325,7 @@ func Emit(kind string, data []byte) ([]byte, error) {
 			return nil, err
 		}
 	} else {
-		outcomes, err := k.Run(f)
+		cases, err := CasesOf(k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -213,20 +333,39 @@ func Emit(kind string, data []byte) ([]byte, error) {
 			In  json.RawMessage `json:"in"`
 			Out any             `json:"out"`
 		}
-		cases := make([]emitted, len(outcomes))
-		for i, o := range outcomes {
-			if o.Err != nil {
-				return nil, fmt.Errorf("%s: %v", o.Label, o.Err)
+		out := make([]emitted, len(cases))
+		for i, c := range cases {
+			got, err := k.Compute(c.In)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", c.Label, err)
 			}
-			cases[i] = emitted{In: o.In, Out: o.Got}
+			out[i] = emitted{In: c.In, Out: got}
 		}
 		doc = struct {
 			Kind   string    `json:"kind"`
 			Source string    `json:"source"`
 			Cases  []emitted `json:"cases"`
-		}{kind, EmitSource, cases}
+		}{kind, EmitSource, out}
 	}
 	return Marshal(doc)
+}
+
+// jsonProblem says what is wrong with input encoding/json refused, without
+// Go type names.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		where := "/" + strings.ReplaceAll(te.Field, ".", "/")
+		if te.Field == "" {
+			where = "the document"
+		}
+		return fmt.Sprintf("%s is a JSON %s", where, te.Value)
+	case errors.As(err, &se):
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	return err.Error()
 }
 
 // EmitSource is the source line written into emitted files.
@@ -246,23 +385,29 @@ func Marshal(v any) ([]byte, error) {
 
 // matches reports whether got, rendered as JSON, agrees with want on every
 // field want has. Arrays must match element by element and in length.
-func matches(want json.RawMessage, got any) bool { return matchesMode(want, got, false) }
+func matches(want json.RawMessage, got any) bool { return len(diffMode(want, got, false)) == 0 }
 
-// matchesMode is matches, and with strict also requires every object of got
-// to have no key want's lacks.
-func matchesMode(want json.RawMessage, got any, strict bool) bool {
+// diffMode lists where got, rendered as JSON, differs from want; with strict
+// an object of got may not have a key want's lacks.
+func diffMode(want json.RawMessage, got any, strict bool) []string {
 	var w, g any
 	if err := decodeNumbers(want, &w); err != nil {
-		return false
+		return []string{"the expected output is not JSON: " + err.Error()}
 	}
-	gb, err := json.Marshal(got)
-	if err != nil {
-		return false
+	gb, ok := got.(json.RawMessage)
+	if !ok {
+		var err error
+		if gb, err = json.Marshal(got); err != nil {
+			return []string{"the answer has no JSON form: " + err.Error()}
+		}
 	}
 	if err := decodeNumbers(gb, &g); err != nil {
-		return false
+		return []string{"the answer is not JSON: " + err.Error()}
 	}
-	return subset(w, g, strict)
+	var d differ
+	d.strict = strict
+	d.walk("", w, g)
+	return d.lines
 }
 
 func decodeNumbers(data []byte, v any) error {
@@ -271,42 +416,11 @@ func decodeNumbers(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-func subset(want, got any, strict bool) bool {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok || (strict && len(g) != len(w)) {
-			return false
-		}
-		for k, wv := range w {
-			gv, present := g[k]
-			if !present || !subset(wv, gv, strict) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !subset(w[i], g[i], strict) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		g, ok := got.(json.Number)
-		if !ok {
-			return false
-		}
-		wf, err1 := w.Float64()
-		gf, err2 := g.Float64()
-		return err1 == nil && err2 == nil && (wf == gf || (math.IsNaN(wf) && math.IsNaN(gf)))
-	default:
-		return want == got
-	}
+// numbersEqual compares two JSON numbers by value (0.3 and 0.30 agree).
+func numbersEqual(w, g json.Number) bool {
+	wf, err1 := w.Float64()
+	gf, err2 := g.Float64()
+	return err1 == nil && err2 == nil && (wf == gf || (math.IsNaN(wf) && math.IsNaN(gf)))
 }
 
 func compact(raw json.RawMessage) string {
@@ -317,43 +431,18 @@ func compact(raw json.RawMessage) string {
 	return buf.String()
 }
 
-func render(v any, err error) string {
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	b, mErr := json.Marshal(v)
-	if mErr != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	return string(b)
-}
-
-// WriteReport prints a report's failures, one block per failure.
-func WriteReport(w io.Writer, name string, r *Report) {
-	for _, f := range r.Failures {
-		fmt.Fprintf(w, "FAIL %s: %s (%s)\n  in:       %s\n  expected: %s\n  actual:   %s\n", name, f.Label, r.Kind, f.In, f.Expected, f.Actual)
-	}
-}
-
 // caseKind builds a Kind for the generic {"cases":[{"in","out"}]} layout from
 // a function of one decoded input.
 func caseKind[In any](name, doc string, run func(in In) (any, error)) *Kind {
 	return &Kind{
 		Name: name,
 		Doc:  doc,
-		Run: func(f *File) ([]Outcome, error) {
-			out := make([]Outcome, len(f.Cases))
-			for i, c := range f.Cases {
-				o := Outcome{Label: fmt.Sprintf("case %d", i), In: c.In, Want: c.Out}
-				var in In
-				if err := strictUnmarshal(c.In, &in); err != nil {
-					o.Err = fmt.Errorf("bad input: %w", err)
-				} else {
-					o.Got, o.Err = run(in)
-				}
-				out[i] = o
+		Compute: func(raw json.RawMessage) (any, error) {
+			var in In
+			if err := strictUnmarshal(raw, &in); err != nil {
+				return nil, fmt.Errorf("bad input: %w", err)
 			}
-			return out, nil
+			return run(in)
 		},
 	}
 }
@@ -363,5 +452,8 @@ func caseKind[In any](name, doc string, run func(in In) (any, error)) *Kind {
 func strictUnmarshal(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return errors.New(jsonProblem(err))
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ type checkOptions struct {
 	goal, progress, distance, parentGoal string
 	doing, next, blocked                 string
 	userTurn                             bool
+	against                              string
 	run                                  string
 	newRun                               bool
 	json                                 bool
@@ -65,6 +66,10 @@ start, and a check on it goes where its hooks' checks go (its current task,
 counted on the run), so laserbrain runs and laserbrain supervise see it.
 Runs live in $LASERBRAIN_HOME, else in the user config directory.
 
+--against GOAL first grounds the new run on that prior goal (advancing,
+distance 5), so the state is measured against it: the reference's way to
+see drift in one command.
+
 --distance is a whole number from 0 (done) to 10, or "unknown", and
 --progress one of advancing, stuck or circling; anything else is refused
 with the accepted values. A stream line and the MCP server's check_state
@@ -100,6 +105,9 @@ elsewhere waits), and saves runs and contexts every second and at the end.`,
 				opts.runFromEnv = opts.run != ""
 			}
 			if opts.stream {
+				if opts.against != "" {
+					return cli.Usagef("--against goes with one check, not --stream (a stream's first line grounds its run)")
+				}
 				return runCheckStream(cmd, opts, streams)
 			}
 			return runCheck(cmd, opts, streams)
@@ -111,6 +119,7 @@ elsewhere waits), and saves runs and contexts every second and at the end.`,
 	f.StringVar(&opts.distance, "distance", "5", "how far from done: a whole number from 0 (done) to 10, or unknown")
 	f.StringVar(&opts.parentGoal, "parent-goal", "", "the goal this one serves, when on a sub-task")
 	f.BoolVar(&opts.userTurn, "user-turn", false, "the user spoke since the last check (a new goal is then a new instruction)")
+	f.StringVar(&opts.against, "against", "", "ground a new run on this prior goal first (advancing, distance 5), to see drift from it")
 	f.StringVar(&opts.doing, "doing", "", "what this step does (read for cause-claims and observations)")
 	f.StringVar(&opts.next, "next", "", "the single next action")
 	f.StringVar(&opts.blocked, "blocked", "", "what blocks you")
@@ -322,15 +331,27 @@ func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) er
 	} else if err := laserbrain.ValidateRunID(id); err != nil {
 		return cli.Usagef("%s: %v", opts.runSource(), err)
 	}
+	if opts.against != "" && !opts.newRun {
+		return cli.Usagef("--against grounds a new run, and %s %s continues one that has its ground (add --new-run for a new run under that id)", opts.runSource(), id)
+	}
 	in := laserbrain.StepInput{
 		Goal: opts.goal, Progress: opts.progress, Distance: d, ParentGoal: opts.parentGoal, UserTurn: opts.userTurn,
 		Doing: opts.doing, Next: opts.next, Blocked: opts.blocked,
 	}
 	ctx := context.Background()
-	v, created, err := checkOne(ctx, id, opts, in)
+	created := false
+	if opts.against != "" {
+		// The prior goal is the ground the state is measured against.
+		if _, created, err = checkOne(ctx, id, opts, laserbrain.StepInput{Goal: opts.against, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}); err != nil {
+			return err
+		}
+		opts.newRun = false
+	}
+	v, createdNow, err := checkOne(ctx, id, opts, in)
 	if err != nil {
 		return err
 	}
+	created = created || createdNow
 	if opts.json {
 		if err := cli.WriteJSON(streams.Out, v); err != nil {
 			return cli.Failure(err)

@@ -16,23 +16,26 @@ import (
 type loopOptions struct {
 	loop.Settings
 	resume string
+	inline string
 	json   bool
 }
 
 func newLoopCmd(streams *cli.IOStreams) *cobra.Command {
 	opts := &loopOptions{}
 	cmd := &cobra.Command{
-		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop --resume RUN [flags]",
+		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop -c TEXT [flags] | loop --resume RUN [flags]",
 		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
 		Long: `loop runs SCRIPT, a POSIX shell script, in an embedded interpreter with two
 builtins: ` + "`agent NAME [INSTR]`" + ` (a fresh session per call; stdin is its context)
-and ` + "`judge NAME [--soak N | --jury N] [--goldfish] [--pedantic] [INSTR]`" + ` (one
-session pinned per run, answering through a schema-checked verdict; the
-rendered verdict on stdout). agent exits 0 completed (which says nothing
-about the task), 3 escalated, 5 transport failure, 7 config; judge exits 0
-the verdict passes (after --soak/--jury), 1 it does not (a work order), 2 it
-passes but --soak N is not reached yet (judge again), 3 escalated, 5
-transport, 6 no valid verdict after one bounce, 7 config. Before anything
+and ` + "`judge NAME [--soak N [--soak-pending S] | --jury N] [--goldfish] [--pedantic] [INSTR]`" + `
+(one session pinned per run, answering through a schema-checked verdict;
+the rendered verdict on stdout). agent exits 0 completed (which says
+nothing about the task), 3 escalated, 5 transport failure, 7 config; judge
+exits 0 the verdict passes (after --soak/--jury), 1 it does not (a work
+order) or it passes short of --soak N (rendered as "no work to do; the
+judge looks again"; --soak-pending S makes that S instead), 3 escalated,
+5 transport, 6 no valid verdict after one bounce, 7 config: seed 002's
+protocol, so its scripts run unchanged. Before anything
 runs, the loop refuses (7) a service SCRIPT names whose program (claude, or
 _COMMAND's first word) is not on PATH, and a SCRIPT that runs ./ci when ./ci
 is missing or not executable. Every other
@@ -52,6 +55,7 @@ The loop exits with SCRIPT's own status unless it stopped SCRIPT itself.
 After a signal the step in flight is killed and the journal left intact:
 --resume RUN goes on from the last completed step.`,
 		Example: `  laserbrain loop examples/loop/ci-until-green.sh --max-iters 5
+  laserbrain loop -c 'judge judge --soak 2 "Is PLAN.md done?" && echo done'
   laserbrain loop ci-until-green.sh --agents agents.conf --budget 2000000 -- --branch main
   laserbrain loop --resume 2f9c0a1d7e3b`,
 		Args:              cli.ArbitraryArgs,
@@ -63,6 +67,12 @@ After a signal the step in flight is killed and the journal left intact:
 			}
 			dash := cmd.ArgsLenAtDash()
 			switch {
+			case opts.inline != "" && opts.resume != "":
+				return cli.Usagef("-c TEXT starts a run; --resume %s goes on with one: give one of them", opts.resume)
+			case opts.inline != "" && (dash > 0 || dash < 0 && len(args) > 0):
+				return cli.Usagef("-c TEXT is SCRIPT: put its arguments after -- (laserbrain loop -c TEXT -- ARGS...)")
+			case opts.inline != "":
+				o.Inline, o.Args = opts.inline, args
 			case opts.resume != "" && (dash > 0 || dash < 0 && len(args) > 0):
 				return cli.Usagef("--resume %s takes no SCRIPT: the run replays its own copy", opts.resume)
 			case opts.resume == "" && (len(args) == 0 || dash == 0):
@@ -114,6 +124,7 @@ After a signal the step in flight is killed and the journal left intact:
 	f.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens, as the services report them (0: no limit)")
 	f.DurationVar(&opts.Timeout, "timeout", loop.DefaultTimeout, "stop after this much wall-clock time")
 	f.StringVar(&opts.resume, "resume", "", "go on with run RUN from its last completed step")
+	f.StringVarP(&opts.inline, "command", "c", "", "run TEXT as SCRIPT, as sh -c does (the run keeps a copy, for --resume)")
 	f.IntVar(&opts.Soak, "soak", 0, "judge default: pass only after N consecutive passing verdicts")
 	f.IntVar(&opts.Jury, "jury", 0, "judge default: N independent verdicts, all must pass")
 	f.BoolVar(&opts.Goldfish, "goldfish", false, "judge default: a fresh session (seed only) for every call")
@@ -133,7 +144,7 @@ After a signal the step in flight is killed and the journal left intact:
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
-	cmd.AddCommand(newLoopPruneCmd(streams))
+	cmd.AddCommand(newLoopPruneCmd(streams), newLoopListCmd(streams), newLoopStatusCmd(streams), newLoopCancelCmd(streams))
 	return cmd
 }
 

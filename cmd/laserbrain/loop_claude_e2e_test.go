@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -164,4 +165,101 @@ func allUserText(m *agenttest.Model) string {
 		}
 	}
 	return strings.ReplaceAll(b.String(), `\n`, "\n")
+}
+
+// Seed 002 §7 criterion 2 with the real CLI: the model's API answers the
+// fix agent's session with an error (404: not retried); claude -p reports
+// it, and `agent fix` is transport (5: ≥ 4, never a completion).
+func TestSeed002AgentClaudeAPIError(t *testing.T) {
+	// Claude Code asks again on a first failure (without streaming): every
+	// request fails.
+	fail := agenttest.Fail(404, "not_found_error", "model: claude-scripted-gone")
+	s := loopSession(t, "agent fix 'repair it' < /dev/null\necho \"agent=$?\"\n", fail, fail, fail, fail)
+	r := s.Run(t, s.lb, "loop", "loop.sh")
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "agent=5") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stderr, "agent fix: service fix: claude failed") || !strings.Contains(r.Stderr, "API status 404") {
+		t.Fatalf("the API error is not named on the terminal:\n%s", r.Stderr)
+	}
+}
+
+// Seed 002 §7 criterion 10: a Claude Code session (the parent) runs the
+// seed's ralph.sid through laserbrain loop from its Bash tool; what comes
+// back into its transcript is exactly one paste-style account of the run
+// in §5's shape (run id, exit status with the iteration counts, the final
+// verdict's summary, the journal's path), and the question "why did the
+// judge reject pass 2" is answered from the journal at that path, where
+// the rejection's summary is — the account itself does not carry it.
+func TestSeed002ParentTurn(t *testing.T) {
+	ralph, _, err := ralphScript()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSupervised(t,
+		agenttest.Bash("toolu_loop", "laserbrain loop ralph.sid"),
+		agenttest.Bash("toolu_why", `grep -h '"kind":"judge"' "$LASERBRAIN_HOME"/loop/*/steps.jsonl | grep -v '"phase"' | grep '"passed":false' | grep -o '"summary":"[^"]*"'`),
+		agenttest.Say("The judge rejected pass 2 because the exporter drops null fields."))
+	files := map[string]string{
+		"ralph.sid": string(ralph),
+		"ci":        "#!/bin/sh\necho 'ci: ok'\n",
+		"agents.conf": "fix_KIND=command\nfix_COMMAND=\"sh task.sh\"\ntask_KIND=command\ntask_COMMAND=\"sh task.sh\"\n" +
+			"judge_KIND=command\njudge_COMMAND=\"sh judge.sh\"\n",
+		"task.sh": "cat > /dev/null\necho \"work $(date +%s%N)\" >> work.txt\n",
+		"judge.sh": `n=$(cat judge.count 2>/dev/null || echo 0); n=$((n+1)); echo $n > judge.count
+case $n in
+2) echo '{"sufficient": false, "summary": "The exporter drops null fields.", "findings": [{"severity": "blocker", "where": "export.go", "what": "Keep null fields", "why": "PLAN.md step 3"}]}' ;;
+*) echo '{"sufficient": true, "summary": "The exporter is complete.", "findings": []}' ;;
+esac
+`,
+		".gitignore": "*.count\n",
+	}
+	for name, body := range files {
+		mode := os.FileMode(0o644)
+		if name == "ci" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = s.Dir
+		cmd.Env = append(os.Environ(), gitIdent...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	s.Env = append(s.Env, gitIdent...)
+	s.Env = append(s.Env, "SOAK=2", "PATH="+filepath.Dir(s.lb)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s.runClaude(t, "parent", nil, "Bash", allMCP)
+
+	turn := s.toolResult(t, "toolu_loop")
+	if turn.IsError {
+		t.Fatalf("laserbrain loop failed in the parent's Bash: %s", turn.Text)
+	}
+	if n := strings.Count(turn.Text, "Ran laserbrain loop"); n != 1 {
+		t.Fatalf("the parent was shown %d accounts of the run, want exactly 1:\n%s", n, turn.Text)
+	}
+	shape := regexp.MustCompile(`(?m)^Ran laserbrain loop ralph\.sid \(run [0-9a-f]{12}\)\.\n` +
+		`Exit 0 after 4 iterations \(4 judge judge, 3 agent task\), judge soak 2/2\.\n` +
+		`Final verdict: "The exporter is complete\."\n` +
+		`Journal: (/\S+/loop/[0-9a-f]{12})/$`)
+	m := shape.FindStringSubmatch(turn.Text)
+	if m == nil {
+		t.Fatalf("the account is not in §5's shape:\n%s", turn.Text)
+	}
+	if strings.Contains(turn.Text, "drops null fields") {
+		t.Fatalf("the account carries more than the final verdict's summary:\n%s", turn.Text)
+	}
+	journalDir := m[1]
+	why := s.toolResult(t, "toolu_why")
+	if why.IsError || !strings.Contains(why.Text, `"summary":"The exporter drops null fields."`) {
+		t.Fatalf("the journal did not answer why pass 2 was rejected: %+v", why)
+	}
+	raw, err := os.ReadFile(filepath.Join(journalDir, "steps.jsonl"))
+	if err != nil || !strings.Contains(string(raw), "The exporter drops null fields.") {
+		t.Fatalf("the journal the account names (%s) does not hold the rejection: %v", journalDir, err)
+	}
 }

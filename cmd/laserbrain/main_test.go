@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -63,10 +66,16 @@ func TestScripts(t *testing.T) {
 	t.Cleanup(func() {
 		clitest.CheckExits(t, preparedRoot(t), exitLog, unobservedExits)
 	})
+	adapter, sdkArg := pythonAdapter()
 	testscript.Run(t, testscript.Params{
-		Dir:  "testdata/script",
-		Cmds: scriptCmds(),
+		Dir:       "testdata/script",
+		Cmds:      scriptCmds(),
+		Condition: scriptConditions,
 		Setup: func(env *testscript.Env) error {
+			// The Python SDK's adapter, and where the SDK is (the shared
+			// reference copy, when it is beside the worktree).
+			env.Setenv("ADAPTER", adapter)
+			env.Setenv("SDK_ARG", sdkArg)
 			env.Setenv(clitest.LogEnv, exitLog)
 			// What grammar.json itself says, for the version scripts.
 			version, hash, err := grammarFacts()
@@ -79,14 +88,65 @@ func TestScripts(t *testing.T) {
 			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
 			env.Setenv("PATH", ponder+string(os.PathListSeparator)+env.Getenv("PATH"))
-			// The loop scripts run the shipped reference loop.
+			// The loop scripts run the shipped reference loop, and seed
+			// 002's own (ralph.sid, from the seed when it is there).
 			ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
 			if err != nil {
 				return err
 			}
-			return os.WriteFile(env.WorkDir+"/ci-until-green.sh", ref, 0o755)
+			if err := os.WriteFile(env.WorkDir+"/ci-until-green.sh", ref, 0o755); err != nil {
+				return err
+			}
+			ralph, from, err := ralphScript()
+			if err != nil {
+				return err
+			}
+			env.Setenv("RALPH_FROM", from)
+			return os.WriteFile(env.WorkDir+"/ralph.sid", ralph, 0o755)
 		},
 	})
+}
+
+// pythonAdapter is the shipped Python adapter's path, and the --sdk
+// argument that points it at the reference copy beside the worktree ("" when
+// there is none: it then imports an installed laserbrain).
+func pythonAdapter() (adapter, sdkArg string) {
+	a, _ := filepath.Abs("../../vectors/adapters/python/laserbrain_vectors.py")
+	ref, _ := filepath.Abs("../../../shared/reference/laserbrain-sdk-0.53.0")
+	if _, err := os.Stat(filepath.Join(ref, "laserbrain", "__init__.py")); err == nil {
+		sdkArg = "--sdk " + ref
+	}
+	return a, sdkArg
+}
+
+// scriptConditions are the scripts' own conditions:
+//
+//	[python]      python3 runs (the broken-port fixture is Python)
+//	[python-sdk]  and imports the laserbrain SDK (from $SDK_ARG's copy or
+//	              installed): the Python adapter can run
+//
+// Under CI=true a missing one is an error, not a skip: CI installs them.
+func scriptConditions(cond string) (bool, error) {
+	var ok bool
+	var why string
+	switch cond {
+	case "python":
+		_, err := exec.LookPath("python3")
+		ok, why = err == nil, "python3 is not on PATH"
+	case "python-sdk":
+		_, sdkArg := pythonAdapter()
+		cmd := exec.Command("python3", "-c", "import laserbrain")
+		if dir := strings.TrimPrefix(sdkArg, "--sdk "); dir != "" {
+			cmd.Env = append(os.Environ(), "PYTHONPATH="+dir)
+		}
+		ok, why = cmd.Run() == nil, "python3 cannot import the laserbrain SDK (the reference copy in ../shared, or pip install laserbrain==0.53.0)"
+	default:
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if !ok && os.Getenv("CI") == "true" {
+		return false, fmt.Errorf("CI=true and %s", why)
+	}
+	return ok, nil
 }
 
 // preparedRoot is laserbrain's command tree as it runs (cobra's help and

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
@@ -19,11 +19,16 @@ func newMCPCmd(streams *cli.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the drift instrument to an agent over MCP (stdio)",
-		Long: `mcp speaks the Model Context Protocol on standard input and output (server
-name "laserbrain"), until the client closes the pipe. Tools: check_state,
-modulate, reset_task, get_history, similarity, laserscore, capabilities,
-read_text, store_list, store_find, store_vend (the reference's), judge_run,
-classify and lint.
+		Long: `mcp speaks the Model Context Protocol (2024-11-05, newline-delimited JSON-RPC)
+on standard input and output (server name "laserbrain"), one message at a
+time in the order read, until the client closes its end; every request read
+by then is answered. Tools: check_state, modulate, reset_task, get_history,
+similarity, laserscore, capabilities, store_list, store_find, store_vend,
+read_text (the reference's, answering as it does: laserbrain vectors check
+holds them to its recorded sessions), judge_run, classify, lint, link_read,
+link_write and supervision. The method shelf adds your own methods from
+~/.laserbrain/workflows/NAME.json, a file there shadowing a shipped method
+of its name.
 
 Checks go to the caller's run: LASERBRAIN_RUN (laserbrain run sets it), else
 the Claude Code session (CLAUDE_CODE_SESSION_ID), else a run opened for this
@@ -50,8 +55,7 @@ verdict (validated against the verdict schema), both answering into DIR.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			t := &mcp.IOTransport{Reader: io.NopCloser(streams.In), Writer: nopWriteCloser{streams.Out}}
-			if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isClosed(err) {
+			if err := srv.Serve(ctx, streams.In, streams.Out); err != nil && ctx.Err() == nil && !isClosed(err) {
 				return cli.Failure(err)
 			}
 			return nil
@@ -68,11 +72,7 @@ verdict (validated against the verdict schema), both answering into DIR.`,
 	return cmd
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // isClosed: the client hanging up is the normal end of a session.
 func isClosed(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || strings.Contains(err.Error(), "closed")
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "closed")
 }

@@ -27,12 +27,18 @@ type runOptions struct {
 	agent, goal string
 	ponder      string
 	unattended  bool
+	limits      fleet.Limits
+	grace       time.Duration
 }
+
+// laserbrain run's limit status is the shared table's "exhausted": this
+// fails to compile when they part.
+var _ = [1]int{}[agentrun.ExitLimit-cli.ExitExhausted]
 
 func newRunCmd(streams *cli.IOStreams) *cobra.Command {
 	opts := &runOptions{}
 	cmd := &cobra.Command{
-		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] -- COMMAND [ARGS...]",
+		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
 		Short: "Run an agent command under supervision",
 		Long: `run registers a run (agent name, run id, and the fleet: the repository's
 first commit, or LASERBRAIN_FLEET, so worktrees and clones of one repository
@@ -70,14 +76,29 @@ opencode run, cline --json, copilot -p), or with --unattended. With nobody there
 a match only in data goes ahead with a note, code or a command it cannot
 read is refused with what to do instead (operator/POLICY.md).
 
+Runaway limits stop the agent, each journaled on the run with its reason
+and named in the summary, and run then exits 4: --timeout (wall-clock,
+default 6h), --max-tool-calls (default 1000) and --max-checks-off-ground
+(drifting checks in a row, default 5); 0 turns one off. Tool calls are
+counted by the pre-tool-use hook, which asks run before each one (every
+tool, laserbrain's own included; within 2s, or the call is refused) and
+past the limit refuses it with the reason for the model; checks are those
+of check_state and laserbrain check. An agent past either limit has
+--grace (default 10s) to end its turn, every tool call refused, before it
+is sent SIGTERM; at --timeout it is sent SIGTERM at once; SIGKILL follows
+5s after. An agent without our hooks is held to --timeout alone. A run
+inside another run is held to the outer run's limits too.
+
 Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed to the agent; when
 standard input is a terminal, INT and QUIT are not sent again (the terminal
 already sent them to the agent). When the agent exits, the whole-run
 judgment is printed on standard error.
 
-run exits with the agent's own status, 128+N when a signal N killed it.`,
+run exits with the agent's own status, 128+N when a signal N killed it, 4
+when a limit stopped it.`,
 		Example: `  laserbrain run -- claude "fix the flaky checkout test"
   laserbrain run --agent reviewer --goal "review the billing PR" -- claude -p "review PR 42"
+  laserbrain run --timeout 30m --max-tool-calls 200 --max-checks-off-ground 3 -- claude -p "fix the build"
   laserbrain run -- codex exec "fix the importer"
   laserbrain run -- aider --message "add input validation"
   laserbrain run --ponder security-2026-08-24 -- claude "audit the checkout flow with ponder"`,
@@ -99,6 +120,9 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
+			if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.grace < 0 {
+				return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground and --grace cannot be negative (0 turns a limit off)")
+			}
 			ponderSlug := opts.ponder
 			if ponderSlug == "" {
 				ponderSlug = strings.TrimSpace(os.Getenv(agentrun.EnvPonder))
@@ -116,7 +140,7 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 			}
 			so := agentrun.SpawnOptions{
 				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended, Ponder: ponderSlug,
-				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut,
+				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut, Limits: opts.limits, Grace: opts.grace,
 			}
 			if c, ok := client.Detect(args[0]); ok {
 				so.Headless = client.Headless(c, args[1:])
@@ -163,6 +187,9 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 			if figs.ToolCalls > 0 {
 				fmt.Fprintf(w, "\ncoverage: %s", figs.Summary())
 			}
+			if res.Stopped != nil {
+				fmt.Fprintf(w, "\nstopped: %s", res.Stopped.Text())
+			}
 			if st, err := sup.Fleet(); err == nil {
 				if h, ok, err := st.ActiveHalt(ctx, r.Fleet, fleet.RunAgent(r)); err == nil && ok {
 					fmt.Fprintf(w, "\nhalted: %s (by %s; release: %s)", h.Reason, h.By, fleet.ReleaseCommand(h.Agent))
@@ -179,10 +206,15 @@ run exits with the agent's own status, 128+N when a signal N killed it.`,
 	cmd.Flags().StringVar(&opts.goal, "goal", "", "ground the run on this goal before the agent starts")
 	cmd.Flags().StringVar(&opts.ponder, "ponder", "", "the ponder session the agent works on: exported as PONDER_SLUG and recorded on the run")
 	cmd.Flags().BoolVar(&opts.unattended, "unattended", false, "nobody will answer the agent's questions (the default without a terminal on standard input)")
+	cmd.Flags().DurationVar(&opts.limits.Timeout, "timeout", agentrun.DefaultRunTimeout, "stop the agent after this much wall-clock time (0: no limit)")
+	cmd.Flags().IntVar(&opts.limits.MaxToolCalls, "max-tool-calls", agentrun.DefaultMaxToolCalls, "refuse tool call N+1 and stop the agent (0: no limit)")
+	cmd.Flags().IntVar(&opts.limits.MaxOffGround, "max-checks-off-ground", agentrun.DefaultMaxOffGround, "stop the agent after N drifting checks in a row (0: no limit)")
+	cmd.Flags().DurationVar(&opts.grace, "grace", agentrun.DefaultStopGrace, "how long an agent past --max-tool-calls or --max-checks-off-ground has to end its turn before SIGTERM")
 	cmd.Flags().SetInterspersed(false)
-	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder")
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder", "timeout", "max-tool-calls", "max-checks-off-ground", "grace")
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
+		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (the summary names it)"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},
 		cli.ExitDoc{Code: cli.ExitSetup}, cli.ExitDoc{Code: cli.ExitNotRunning}, cli.ExitDoc{Code: cli.ExitNotFound},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N killed the agent"})
@@ -219,6 +251,12 @@ type runRow struct {
 	// run only); an unmeasured run's last verdict and judgment both read
 	// "unmeasured".
 	Coverage *coverage.Figures `json:"coverage,omitempty"`
+	// Limits are the runaway limits laserbrain run held the agent to, the
+	// tool calls its hooks asked it about (refused ones included), and the
+	// limit that stopped it, if one did.
+	Limits         *fleet.Limits `json:"limits,omitempty"`
+	ToolCallsAsked int           `json:"tool_calls_asked,omitempty"`
+	Stopped        string        `json:"stopped,omitempty"`
 }
 
 func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
@@ -271,7 +309,8 @@ so a run id that scrolled away can be found again.`,
 			rows := []runRow{}
 			for _, r := range runs {
 				row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
-					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended, Ponder: r.Ponder}
+					ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended, Ponder: r.Ponder,
+					Limits: r.Limits, ToolCallsAsked: r.ToolCallsAsked, Stopped: r.Stopped}
 				if r.Sessions == nil {
 					row.Sessions = []string{}
 				}

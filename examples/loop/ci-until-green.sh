@@ -49,12 +49,13 @@ while :; do
 		esac
 	fi
 
-	findings=$(judge judge ${SOAK:+--soak "$SOAK"} "CI passes. Is $PLAN complete given the current tree?")
+	# --soak-pending 2: a pass short of the soak count is 2 here, not the
+	# protocol's 1, so this script verifies and judges again without
+	# calling the task agent to be told there is nothing to do.
+	findings=$(judge judge ${SOAK:+--soak "$SOAK"} --soak-pending 2 "CI passes. Is $PLAN complete given the current tree?")
 	rc=$?
 	case $rc in
 	0) break ;;
-	# A pass short of the soak count: no work to hand out; verify and
-	# judge again.
 	2) continue ;;
 	1)
 		printf '%s\n' "$findings" | agent task "Execute this work order against $PLAN."

@@ -17,6 +17,22 @@ import (
 type Turn struct {
 	Text  string
 	Tools []ToolUse
+	// Fail, when set, answers the request with this API error instead.
+	Fail *APIError
+}
+
+// APIError is an error response of the Messages API: the HTTP status and
+// the error object's type and message.
+type APIError struct {
+	Status  int
+	Type    string
+	Message string
+}
+
+// Fail is a turn that answers with an API error. A 4xx other than 429 is
+// not retried by the client.
+func Fail(status int, typ, message string) Turn {
+	return Turn{Fail: &APIError{Status: status, Type: typ, Message: message}}
 }
 
 // ToolUse is one scripted tool call. An empty ID is filled in by the server
@@ -231,6 +247,15 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m.reqs = append(m.reqs, req)
 	m.mu.Unlock()
+	if turn.Fail != nil {
+		// The Messages API's error object; the OpenAI-style APIs read the
+		// same "error" member.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(turn.Fail.Status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"type": "error",
+			"error": map[string]string{"type": turn.Fail.Type, "message": turn.Fail.Message}})
+		return
+	}
 	m.wire.write(w, c, turn)
 }
 

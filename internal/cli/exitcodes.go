@@ -22,7 +22,7 @@ const (
 
 	ExitOCA        = 3 // ponder: PONDER_OCA=on and OCA unusable
 	ExitEscalated  = 3 // laserbrain loop
-	ExitExhausted  = 4 // laserbrain loop
+	ExitExhausted  = 4 // laserbrain loop, laserbrain run
 	ExitTransport  = 5 // laserbrain loop
 	ExitMalformed  = 6 // laserbrain loop
 	ExitConfig     = 7 // laserbrain loop
@@ -53,6 +53,7 @@ var ExitCodes = []ExitCode{
 	{ExitOCA, "ocaRequired", "ponder", "PONDER_OCA=on and OCA is unusable (nothing was written), or an OCA write failed after the local work was done"},
 	{ExitEscalated, "escalated", "laserbrain loop", "an agent or judge escalated to a person"},
 	{ExitExhausted, "exhausted", "laserbrain loop", "--max-iters, --budget or --timeout ran out, or two agent calls in a row changed nothing (resumable)"},
+	{ExitExhausted, "exhausted", "laserbrain run", "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (journaled on the run, named in the summary)"},
 	{ExitTransport, "transport", "laserbrain loop", "a service failed, could not start, or crashed (the reference loop passes a builtin's 5, 6 and 7 on as they are)"},
 	{ExitMalformed, "malformed", "laserbrain loop", "a judge gave no valid verdict after the one bounce allowed"},
 	{ExitConfig, "config", "laserbrain loop", "agents.conf or SCRIPT is invalid; a service unknown, disabled, or its program not found; ./ci missing or not executable; a --resume that cannot go on"},

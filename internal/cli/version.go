@@ -17,7 +17,7 @@ const (
 	CamelCase
 )
 
-// AddVersion gives root a version command and a --version flag, both
+// AddVersion gives root a version command and a --version (-V) flag, both
 // printing the build (internal/version); `version --json` prints it as
 // JSON in the binary's key style.
 func AddVersion(root *cobra.Command, streams *IOStreams, style KeyStyle) {
@@ -51,7 +51,7 @@ binary's tables were generated from. --version prints the same.`,
 	root.AddCommand(cmd)
 
 	var flag bool
-	root.Flags().BoolVar(&flag, "version", false, "print the version (see the version command)")
+	root.Flags().BoolVarP(&flag, "version", "V", false, "print the version (see the version command)")
 	next := root.RunE
 	root.RunE = func(c *cobra.Command, args []string) error {
 		if flag {

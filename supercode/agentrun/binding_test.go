@@ -15,11 +15,6 @@ import (
 
 const childEnv = "AGENTRUN_TEST_CHILD"
 
-func TestMain(m *testing.M) {
-	childtest.Serve(childEnv, child)
-	os.Exit(m.Run())
-}
-
 // child plays one part of an agent client's process tree, in a real
 // process: the client itself (which starts a hook through sh, as every
 // client runs a hook command, then an MCP server directly), the hook

@@ -7,7 +7,10 @@
 // run in its environment (and what its client needs for one run — our
 // hooks and MCP server, which the caller prepares: supercode/install's
 // Prepare), forwards signals, keeps the agent's exit code and prints the
-// whole-run judgment at the end.
+// whole-run judgment at the end. It holds the agent to runaway limits (a
+// timeout, a number of tool calls, drifting checks in a row): its hooks and
+// MCP server tell it of each tool call and check on a socket it owns, and
+// past a limit it refuses the calls and stops the agent (limits.go).
 //
 // Attendance is the one place presence is read (whether a person can
 // answer the agent's questions): Claude Code's CLAUDE_CODE_SESSION_ATTENDED,

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain"
@@ -60,13 +61,23 @@ type SpawnOptions struct {
 	// Headless is why the command asks nobody, when its own arguments say
 	// so (claude -p, codex exec, gemini -p, …); "" when they do not.
 	Headless string
+	// Limits are the runaway limits the agent is held to (zero: none; see
+	// limits.go), and Grace how long an agent past a limit other than the
+	// timeout has to end its turn before it is sent SIGTERM (0:
+	// DefaultStopGrace).
+	Limits fleet.Limits
+	Grace  time.Duration
 }
 
 // SpawnResult is how the run ended.
 type SpawnResult struct {
-	Run      fleet.Run
+	Run fleet.Run
+	// ExitCode is laserbrain run's status: the agent's own, or ExitLimit
+	// when a limit stopped it (Stopped says which; its AgentExit is the
+	// agent's own status).
 	ExitCode int
 	Judgment laserbrain.Judgment
+	Stopped  *LimitStop
 }
 
 // SpawnError is a failure before the agent ran, with the exit code to use.
@@ -115,6 +126,10 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	presence, _ := SpawnPresence(o.Headless, fromTerminal, o.Unattended)
 	run := fleet.Run{ID: fleet.NewID(), Agent: agent, Fleet: fid, Dir: dir, Command: o.Command, Goal: o.Goal,
 		Ponder: o.Ponder, Attended: attendedName(presence), Created: s.now()}
+	if anyLimit(o.Limits) {
+		lim := o.Limits
+		run.Limits = &lim
+	}
 	if err := st.CreateRun(ctx, run); err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
@@ -134,12 +149,27 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	if env == nil {
 		env = os.Environ()
 	}
-	if o.Prepare != nil {
-		tmp, err := os.MkdirTemp("", "laserbrain-run-")
-		if err != nil {
+	var tmp string
+	if o.Prepare != nil || anyLimit(o.Limits) {
+		if tmp, err = os.MkdirTemp("", "laserbrain-run-"); err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
 		defer os.RemoveAll(tmp)
+	}
+	var lim *limiter
+	if anyLimit(o.Limits) {
+		grace := o.Grace
+		if grace <= 0 {
+			grace = DefaultStopGrace
+		}
+		l, cleanup, err := s.newLimiter(tmp, run.ID, o.Limits, grace)
+		if err != nil {
+			return SpawnResult{}, &SpawnError{ExitSetup, err}
+		}
+		defer cleanup()
+		lim = l
+	}
+	if o.Prepare != nil {
 		extra, extraEnv, err := o.Prepare(tmp)
 		if err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
@@ -156,6 +186,10 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	if o.Ponder != "" {
 		env = append(withoutKeys(env, EnvPonder), EnvPonder+"="+o.Ponder)
 	}
+	if lim != nil {
+		// The outer run's socket, if any, is asked by this run's limiter.
+		env = append(withoutKeys(env, EnvControl), EnvControl+"="+lim.path)
+	}
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -164,7 +198,13 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
+		if lim != nil {
+			lim.done(0)
+		}
 		return SpawnResult{}, &SpawnError{ExitNotRunnable, err}
+	}
+	if lim != nil {
+		lim.started(cmd.Process)
 	}
 	if o.Started != nil {
 		o.Started(run, cmd.Process)
@@ -191,7 +231,19 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	code := exitCode(cmd.ProcessState, werr)
 
 	res := SpawnResult{ExitCode: code}
-	run, j, err := s.End(ctx, run.ID, &code, "")
+	why := ""
+	if lim != nil {
+		// Nothing more is answered: the agent is gone.
+		res.Stopped = lim.done(code)
+		calls := lim.toolCalls()
+		if _, err := st.UpdateRun(ctx, run.ID, func(r *fleet.Run) error { r.ToolCallsAsked = calls; return nil }); err != nil {
+			return res, err
+		}
+		if res.Stopped != nil {
+			res.ExitCode, why = ExitLimit, res.Stopped.Text()
+		}
+	}
+	run, j, err := s.End(ctx, run.ID, &code, why)
 	if err != nil {
 		return res, err
 	}

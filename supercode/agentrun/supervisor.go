@@ -496,6 +496,10 @@ type CheckInput struct {
 	// ResetTask sets the current task aside before this check (the next
 	// ground is this check's goal).
 	ResetTask bool
+	// KeepTask checks the live task even when the goal is nearer a
+	// set-aside one: only a plain check resumes (the reference's modulate
+	// does not).
+	KeepTask bool
 }
 
 // CheckOutcome is a check's verdict and what the run did around it.
@@ -514,7 +518,8 @@ const maxSuspended = 8
 // Check steps the run's current task with one spelled state. A pending
 // user turn (user-prompt-submit) is consumed by it. A goal closer to a
 // suspended task's ground than to the live one resumes that task (the
-// reference's MCP server does the same), and says so.
+// reference's MCP server does the same for check_state), and says so —
+// unless in.KeepTask.
 func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
 	st, err := s.Fleet()
 	if err != nil {
@@ -532,8 +537,10 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 				return err
 			}
 		}
-		if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
-			return err
+		if !in.KeepTask {
+			if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
+				return err
+			}
 		}
 		if r.Task == "" {
 			r.Tasks++
@@ -541,6 +548,7 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 		}
 		step := in.StepInput
 		step.UserTurn = step.UserTurn || r.UserTurn
+		step.Resumed = out.Resumed
 		out.UserTurn = step.UserTurn
 		h, err := runs.OpenRun(ctx, r.Task)
 		if err != nil {
@@ -560,6 +568,11 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 		out.CheckResult, out.Task = v, r.Task
 		r.UserTurn = false
 		r.Checks++
+		if v.Drifting {
+			r.OffGround++
+		} else {
+			r.OffGround = 0
+		}
 		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
 			Advice: v.Advice, Ground: v.Ground, At: s.now()}
 		return nil
@@ -579,6 +592,9 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	}
 	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
 		Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
+	// laserbrain run, when it holds the agent to limits, reads the run
+	// again: the checks off the ground may have reached its limit.
+	s.checked()
 	return out, err
 }
 
@@ -651,8 +667,12 @@ func (s *Supervisor) maybeResume(ctx context.Context, runs laserbrain.Store, r *
 	}
 	resumed := r.Suspended[best]
 	r.Suspended = append(r.Suspended[:best], r.Suspended[best+1:]...)
-	if g := lr.GroundGoal(); g != "" {
-		r.Suspended = append(r.Suspended, fleet.Suspended{Goal: g, Task: r.Task})
+	// The live task goes aside in its place even when it never grounded
+	// (its first check was ungrammatical): it still counts, as the
+	// reference counts it, though no goal can resume it.
+	r.Suspended = append(r.Suspended, fleet.Suspended{Goal: lr.GroundGoal(), Task: r.Task})
+	if len(r.Suspended) > maxSuspended {
+		r.Suspended = r.Suspended[len(r.Suspended)-maxSuspended:]
 	}
 	r.Task = resumed.Task
 	out.Resumed = resumed.Goal

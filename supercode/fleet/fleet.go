@@ -66,6 +66,25 @@ type Run struct {
 	Judgment string `json:"judgment,omitempty"`
 	// StopsBlocked counts Stop events held back because the run drifted.
 	StopsBlocked int `json:"stops_blocked,omitempty"`
+	// OffGround counts the checks in a row that drifted (0 after one that
+	// did not).
+	OffGround int `json:"off_ground,omitempty"`
+
+	// Limits are the runaway limits laserbrain run holds the agent to;
+	// ToolCallsAsked is how many tool calls its hooks asked it about
+	// (refused ones included: what the limit counts), and Stopped which
+	// limit stopped the agent, and why ("" when none did).
+	Limits         *Limits `json:"limits,omitempty"`
+	ToolCallsAsked int     `json:"tool_calls_asked,omitempty"`
+	Stopped        string  `json:"stopped,omitempty"`
+}
+
+// Limits are a run's runaway limits (0: none).
+type Limits struct {
+	Timeout      time.Duration `json:"timeout,omitempty"`
+	MaxToolCalls int           `json:"max_tool_calls,omitempty"`
+	// MaxOffGround stops the agent after this many drifting checks in a row.
+	MaxOffGround int `json:"max_checks_off_ground,omitempty"`
 }
 
 // Suspended is a task set aside by reset_task, resumable by its ground goal.

@@ -23,6 +23,9 @@ import (
 // A call with several commands (Cline's run_commands) has each gated: the
 // first refused refuses the call.
 func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer, error) {
+	if reason := h.Sup.LimitToolCall(toolName(e), e.ToolUseID); reason != "" {
+		return deny(reason), nil
+	}
 	t := e.Tool
 	if t == nil {
 		return client.Answer{}, errors.New(`the event has no "tool_name"`)

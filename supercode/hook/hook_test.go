@@ -25,7 +25,7 @@ func newHandler(t testing.TB, env map[string]string) (*Handler, string) {
 	sup := &agentrun.Supervisor{
 		Getenv:     func(k string) string { return env[k] },
 		BindingDir: filepath.Join(home, "clients"),
-		OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
+		OpenFleet:  func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
 		OpenRuns: func() (laserbrain.Store, error) {
 			return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
 		},

@@ -293,13 +293,15 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 		}
 	}
 	rec.Status, rec.Tokens = intp(code), res.tokens
-	rec.Noop = noop && code == 0
+	// A no-op is an agent that changed nothing while there was work to
+	// do; one handed a passing verdict short of its soak (no work) is not.
+	rec.Noop = noop && code == 0 && workPending
 	l.mu.Lock()
 	l.st.Tokens += res.tokens
 	l.st.count("agent " + svc.Name)
 	l.st.LastRef = ref
 	streak := 0
-	if rec.Noop && workPending {
+	if rec.Noop {
 		l.st.NoopStreak++
 		streak = l.st.NoopStreak
 	} else if !noop {
@@ -352,10 +354,13 @@ type judgeArgs struct {
 	name, instr        string
 	soak, jury         int
 	goldfish, pedantic bool
+	// pending is the status of a pass short of --soak N: 1 (not
+	// sufficient yet, seed 002's protocol) unless --soak-pending says.
+	pending int
 }
 
 func (l *Loop) parseJudge(args []string) (judgeArgs, error) {
-	a := judgeArgs{soak: l.o.Soak, jury: l.o.Jury, goldfish: l.o.Goldfish, pedantic: l.o.Pedantic}
+	a := judgeArgs{soak: l.o.Soak, jury: l.o.Jury, goldfish: l.o.Goldfish, pedantic: l.o.Pedantic, pending: 1}
 	var words []string
 	setSoak, setJury := false, false
 	for i := 0; i < len(args); i++ {
@@ -387,6 +392,10 @@ func (l *Loop) parseJudge(args []string) (judgeArgs, error) {
 		case flag == "--jury":
 			a.jury, err = num()
 			setJury = true
+		case flag == "--soak-pending":
+			if a.pending, err = num(); err == nil && !pendingStatusOK(a.pending) {
+				err = fmt.Errorf("--soak-pending %d: want 1, 2 or 9 to 125 (0 is a pass, 3 to 8 are the builtin's own failures, 126 and up the shell's)", a.pending)
+			}
 		case arg == "--goldfish":
 			a.goldfish = true
 		case arg == "--pedantic":
@@ -395,7 +404,7 @@ func (l *Loop) parseJudge(args []string) (judgeArgs, error) {
 			words = append(words, args[i+1:]...)
 			i = len(args)
 		case strings.HasPrefix(arg, "--"):
-			err = fmt.Errorf("unknown judge flag %s (have --soak N, --jury N, --goldfish, --pedantic)", arg)
+			err = fmt.Errorf("unknown judge flag %s (have --soak N, --soak-pending N, --jury N, --goldfish, --pedantic)", arg)
 		case a.name == "":
 			a.name = arg
 		default:
@@ -421,19 +430,27 @@ func (l *Loop) parseJudge(args []string) (judgeArgs, error) {
 	return a, nil
 }
 
+// pendingStatusOK reports whether n may be the status of a pass short of
+// --soak: a status no verdict, failure or shell status already means.
+func pendingStatusOK(n int) bool { return n == 1 || n == 2 || n >= 9 && n <= 125 }
+
 // judgeOutcome is one judge call's result.
 type judgeOutcome struct {
 	samples  []Sample
 	verdicts []verdict.Verdict
 	passed   bool
-	code     int
-	reason   string
+	// pending: the verdicts pass, but --soak N is not reached yet.
+	pending bool
+	code    int
+	reason  string
 }
 
 // judge is `judge NAME [flags] [INSTR...]`: one session pinned per run
 // (goldfish and jurors: a fresh one per sample). 0 the verdict passes
-// (after --soak/--jury), 1 it does not, 2 it passes but --soak N is not
-// reached yet, 3 escalated, 5 transport, 6 malformed, 7 config. The rendered verdict goes to stdout, the judge's
+// (after --soak/--jury), 1 it does not — or it passes short of --soak N,
+// when the rendered verdict says there is no work to do (--soak-pending N
+// gives such a pass a status of its own) —, 3 escalated, 5 transport, 6
+// malformed, 7 config. The rendered verdict goes to stdout, the judge's
 // transcript to stderr.
 func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	hc := interp.HandlerCtx(ctx)
@@ -599,7 +616,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 			case n >= ja.soak:
 				out.code = 0
 			case out.passed:
-				out.code = JudgeSoaking
+				out.code, out.pending = ja.pending, true
 			default:
 				out.code = 1
 			}
@@ -630,7 +647,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 		rendered = renderJudge(out, mode, rec.Soak, ja.soak, jurors)
 	}
 	l.mu.Unlock()
-	if out.code == 0 || out.code == 1 || out.code == JudgeSoaking {
+	if out.code == 0 || out.code == 1 || out.pending {
 		if n, err := l.ledger(step, svc.Name, out); err != nil {
 			return l.halt(ExitInternal, "suggestions ledger: %v", err)
 		} else if n > 0 {
@@ -661,7 +678,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	if err := l.j.append(rec); err != nil {
 		return l.halt(ExitInternal, "%v", err)
 	}
-	l.event(ctx, fleet.KindTool, "verdict:"+svc.Name, out.code == 0 || out.code == JudgeSoaking, fmt.Sprintf("judge %s exit %d: %s", svc.Name, out.code, rec.Summary), step)
+	l.event(ctx, fleet.KindTool, "verdict:"+svc.Name, out.code == 0 || out.pending, fmt.Sprintf("judge %s exit %d: %s", svc.Name, out.code, rec.Summary), step)
 	return exitStatus(out.code)
 }
 
@@ -774,10 +791,25 @@ func (l *Loop) appendTranscript(path, prompt, answer string) {
 	fmt.Fprintf(f, "## Prompt\n\n%s\n## Answer\n\n%s\n\n", strings.TrimSpace(prompt), answer)
 }
 
+// SoakPendingWords is the rendered verdict's heading for a pass short of
+// the soak count.
+func SoakPendingWords(k, n int) string {
+	return fmt.Sprintf("passed, soak %d of %d: no work to do; the judge looks again", k, n)
+}
+
 // renderJudge is the judge call's stdout: each verdict as markdown, then
-// the soak or jury count.
+// the soak or jury count. A pass short of the soak count renders as no
+// work to do, without the findings (its suggestions go to the ledger).
 func renderJudge(out judgeOutcome, mode string, soak *int, soakOf, jurors int) string {
 	var b strings.Builder
+	if out.pending {
+		// Piped to `agent task` (as seed 002's script does with every
+		// status 1), this is what the agent reads: nothing to change.
+		fmt.Fprintf(&b, "## Verdict: %s\n\n", SoakPendingWords(*soak, soakOf))
+		fmt.Fprintf(&b, "Leave the tree as it is: the verdict passed, and --soak %d wants %d passing verdicts in a row, so the judge examines the tree again before the loop ends. Its suggestions are kept in the run's ledger (suggestions.md) for the sweep after the loop.\n", soakOf, soakOf)
+		fmt.Fprintf(&b, "\nSoak: %d of %d consecutive passes.\n", *soak, soakOf)
+		return b.String()
+	}
 	for i, v := range out.verdicts {
 		if len(out.verdicts) > 1 {
 			fmt.Fprintf(&b, "<!-- juror %d of %d -->\n", i+1, len(out.verdicts))

@@ -22,16 +22,23 @@
 //	  5 transport: the service failed, could not start, or crashed
 //	  7 config: unknown or disabled service, its program not found on
 //	    PATH, DEFAULT_AGENT missing
-//	judge NAME [--jury N | --soak N] [--goldfish] [--pedantic] [INSTR...]
+//	judge NAME [--jury N | --soak N [--soak-pending S]] [--goldfish] [--pedantic] [INSTR...]
 //	  0 the verdict passes (all N jurors; N consecutive soak passes)
-//	  1 it does not: a rejection, whose rendered verdict is a work order
-//	  2 it passes, but --soak N is not reached yet: no work to hand out;
-//	    judge again (`judge && break || agent task` would send a soaking
-//	    pass to an agent — use `case $?`, as the reference loop does)
+//	  1 it does not: a rejection, whose rendered verdict is a work order;
+//	    or it passes short of --soak N, rendered as "passed, soak k of N:
+//	    no work to do; the judge looks again" (seed 002's protocol, so
+//	    its scripts run unchanged: the work order they hand to an agent
+//	    says to change nothing, and that agent call is not a no-op)
+//	  S with --soak-pending S (1, 2 or 9-125): a pass short of --soak N,
+//	    for a script that would rather judge again than call an agent
 //	  3 escalated   5 transport   6 malformed: no valid verdict after the
 //	  one bounce (a schema error, or a rejection without blocker/required)
 //	  7 config: unknown service, one without verdict in its _TOOLS, or
 //	    its program not found
+//
+// Statuses 0 and 1 are verdicts and 3 and up never are, so
+// `judge && break || agent task` loops on verdicts; a script that must
+// tell an escalation or a failure from a rejection uses `case $?`.
 //
 // The rendered verdict (markdown) is the judge's stdout, its transcript
 // goes to stderr. SCRIPT's stdout is the loop's (Options.Stdout);
@@ -105,6 +112,19 @@
 // (SCRIPT ended on its own); those of a resumable run and of a run with no
 // journal in this home only with All; a run a process holds keeps its own
 // always. The journal is left as it is.
+//
+// # Seeing and stopping loops
+//
+// A running loop holds its run directory's lock (gofrs/flock) for as long
+// as it runs, and names itself in run.json: its pid and that pid's start
+// time (/proc). List and Status (`laserbrain loop list`, `loop status
+// RUN`) read whether a run is running off the lock alone, and its
+// iteration, soak count, last steps, verdict and budgets left off the
+// journal. Cancel (`loop cancel RUN`, a person's command the gate refuses
+// to agents) sends the loop SIGINT only while the lock is held and the
+// pid still names the process that started when the loop said, through a
+// handle on that process (a pidfd), so a reused pid is never signalled;
+// the loop then stops as on Ctrl-C (130, resumable).
 //
 // # Resume
 //

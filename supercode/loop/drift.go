@@ -160,7 +160,7 @@ func (l *Loop) driftAfterAgent(ctx context.Context, svc string, ci *int, c cappe
 // driftAfterJudge steps the drift run for a judge's iteration; a judge
 // that gave no verdict (escalated, failed) leaves no reading.
 func (l *Loop) driftAfterJudge(ctx context.Context, svc string, ci *int, out judgeOutcome, soakBefore int, mode string) *DriftStep {
-	if len(out.verdicts) == 0 || (out.code != 0 && out.code != 1 && out.code != JudgeSoaking) {
+	if len(out.verdicts) == 0 || (out.code != 0 && out.code != 1 && !out.pending) {
 		return nil
 	}
 	d := 3
@@ -171,9 +171,9 @@ func (l *Loop) driftAfterJudge(ctx context.Context, svc string, ci *int, out jud
 		sigs = append(sigs, v.Signature())
 	}
 	switch {
-	case out.code == 0:
+	case out.passed && !out.pending:
 		d = 0
-	case out.passed:
+	case out.pending:
 		d = 1 // passing, still soaking
 	case blockers > 0:
 		d = 4

@@ -174,6 +174,8 @@ type Meta struct {
 	// budget) rather than ending on its own.
 	Resumable bool      `json:"resumable,omitempty"`
 	Ended     time.Time `json:"ended,omitzero"`
+	// Process is the loop process running the run, while it runs.
+	Process *Process `json:"process,omitempty"`
 }
 
 // Settings are the options a run keeps across --resume.

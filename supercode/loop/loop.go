@@ -39,10 +39,8 @@ const (
 	ExitRefused   = 126
 )
 
-// JudgeSoaking is the judge builtin's status for a verdict that passes
-// while its --soak count is not yet reached: not a rejection (1), so a
-// script re-judges without sending work to an agent.
-const JudgeSoaking = 2
+// InlineScript is the name of a run whose SCRIPT was given as text (-c).
+const InlineScript = "-c"
 
 // Defaults that stop runaways.
 const (
@@ -60,7 +58,10 @@ const (
 
 // Options are one `laserbrain loop` invocation.
 type Options struct {
-	Script string   // SCRIPT (ignored with Resume: the run's own copy is replayed)
+	Script string // SCRIPT (ignored with Resume: the run's own copy is replayed)
+	// Inline is SCRIPT's text itself (laserbrain loop -c TEXT), in place
+	// of a file; the run is named "-c".
+	Inline string
 	Args   []string // SCRIPT's positional parameters
 	Settings
 	Resume string // a run id to resume
@@ -229,6 +230,12 @@ func (o *Options) normalize() error {
 	default:
 		return fail(ExitUsage, "--seed %q: want full, compact or none", o.Seed)
 	}
+	if o.Inline != "" {
+		if o.Script != "" || o.Resume != "" {
+			return fail(ExitUsage, "-c TEXT is SCRIPT: give no SCRIPT file or --resume with it")
+		}
+		o.Script = InlineScript
+	}
 	if o.Resume == "" && o.Script == "" {
 		return fail(ExitUsage, "no SCRIPT given")
 	}
@@ -298,8 +305,9 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 			return nil, fail(ExitUsage, "%v", err)
 		}
 		l.work = abs
-		script, err = os.ReadFile(o.Script)
-		if err != nil {
+		if o.Inline != "" {
+			script = []byte(o.Inline)
+		} else if script, err = os.ReadFile(o.Script); err != nil {
 			return nil, fail(ExitUsage, "SCRIPT: %v", err)
 		}
 		if l.o.MaxIters == 0 {
@@ -486,7 +494,7 @@ func (l *Loop) create(home string, script []byte) error {
 	}
 	sum := sha256.Sum256(script)
 	l.meta = Meta{ID: l.id, Script: l.o.Script, ScriptSum: hex.EncodeToString(sum[:]), Dir: l.work, Args: l.o.Args,
-		Settings: l.o.Settings, Created: time.Now().UTC(), Status: "running"}
+		Settings: l.o.Settings, Created: time.Now().UTC(), Status: "running", Process: selfProcess(home)}
 	if err := writeMeta(l.dir, l.meta); err != nil {
 		return fail(ExitInternal, "%v", err)
 	}
@@ -535,6 +543,7 @@ func (l *Loop) openResume() error {
 	}
 	l.meta.Status, l.meta.ExitCode, l.meta.Reason, l.meta.Resumable, l.meta.Ended = "running", nil, "", false, time.Time{}
 	l.meta.Settings = l.o.Settings
+	l.meta.Process = selfProcess(filepath.Dir(l.dir))
 	if err := writeMeta(l.dir, l.meta); err != nil {
 		lk.Unlock()
 		return fail(ExitInternal, "%v", err)
@@ -692,6 +701,7 @@ func (l *Loop) finish(res Result) Result {
 	// A run the loop stopped (signal, budget, timeout) can go on with
 	// --resume; one whose SCRIPT ended by itself is over.
 	l.meta.Resumable = res.Stopped
+	l.meta.Process = nil
 	if err := writeMeta(l.dir, l.meta); err != nil {
 		l.note("%v", err)
 	}

@@ -2,11 +2,8 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/loop/verdict"
@@ -18,6 +15,10 @@ type Options struct {
 	// escalate tool, and for a judge the verdict tool, answering into the
 	// call's directory. Without it neither tool is offered.
 	Loop *LoopCall
+	// Workflows is the user's directory of methods the shelf tools add to
+	// the shipped ones ("": ~/.laserbrain/workflows under the caller's
+	// HOME).
+	Workflows string
 }
 
 // LoopCall is the loop session this server answers for.
@@ -33,7 +34,7 @@ const (
 )
 
 // NewWithOptions is New with options.
-func NewWithOptions(sup *agentrun.Supervisor, opts Options) (*mcp.Server, error) {
+func NewWithOptions(sup *agentrun.Supervisor, opts Options) (*Server, error) {
 	if l := opts.Loop; l != nil {
 		if l.Dir == "" {
 			return nil, errors.New("a loop session needs its call directory")
@@ -52,13 +53,11 @@ func (s *Server) loopTools() []toolDef {
 	if l == nil {
 		return nil
 	}
-	tools := []toolDef{{&mcp.Tool{Name: "escalate",
-		Description: "Stop and ask for a person: the failure is environmental, impossible, or needs a decision you cannot make. " +
-			"Give the reason; then end your turn. This is the only way to report that you cannot go on.",
-		InputSchema: schema(map[string]any{"reason": prop("string", "What a person must decide or do, and why.")}, "reason")}, s.escalate}}
+	tools := []toolDef{def("escalate", "Stop and ask for a person: the failure is environmental, impossible, or needs a decision you cannot make. "+
+		"Give the reason; then end your turn. This is the only way to report that you cannot go on.",
+		schema(map[string]any{"reason": prop("string", "What a person must decide or do, and why.")}, "reason"), s.escalate)}
 	if l.Role == RoleJudge {
-		tools = append(tools, toolDef{&mcp.Tool{Name: "verdict", Description: verdict.Description(),
-			InputSchema: verdict.ToolSchema()}, s.verdict})
+		tools = append(tools, def("verdict", verdict.Description(), verdict.ToolSchema(), s.verdict))
 	}
 	return tools
 }
@@ -78,7 +77,7 @@ func (s *Server) escalate(ctx context.Context, a args) (any, error) {
 // every reason, so the judge can correct it at once; the second malformed
 // verdict of the call ends it as a malfunction.
 func (s *Server) verdict(ctx context.Context, a args) (any, error) {
-	raw, err := json.Marshal(a)
+	raw, err := a.object()
 	if err != nil {
 		return nil, err
 	}

@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/laserkit/laserkit/grammar"
 	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
@@ -31,169 +29,234 @@ const Name = "laserbrain"
 func Version() string { return version.Get(Name).Version }
 
 // Server holds one agent's connection: its supervisor and, once a tool
-// needed it, the caller's run.
+// needed it, the caller's run. It answers one message at a time (Serve).
 type Server struct {
-	sup  *agentrun.Supervisor
-	opts Options
-	mu   sync.Mutex // tool calls of one connection run one at a time
-	run  string     // the run opened for this connection, when the caller names none
+	sup   *agentrun.Supervisor
+	opts  Options
+	shelf method.Shelf
+	run   string // the run opened for this connection, when the caller names none
+	tools []toolDef
 }
 
-// New builds the MCP server on sup; the caller's run is found (sup.Caller:
+// New builds the server on sup; the caller's run is found (sup.Caller:
 // LASERBRAIN_RUN, else the session the client process is bound to, else
 // CLAUDE_CODE_SESSION_ID or QWEN_CODE_SESSION_ID) by each tool that needs
 // it, and registered when there is none.
-func New(sup *agentrun.Supervisor) *mcp.Server { return newServer(sup, Options{}) }
+func New(sup *agentrun.Supervisor) *Server { return newServer(sup, Options{}) }
 
-func newServer(sup *agentrun.Supervisor, opts Options) *mcp.Server {
+func newServer(sup *agentrun.Supervisor, opts Options) *Server {
 	s := &Server{sup: sup, opts: opts}
-	instructions := "Call check_state at every step with your goal, progress (advancing, stuck or circling) and distance (0-10, 0 = done). " +
-		"The first call freezes your ground; later calls are measured against it. Irreversible or outward commands are refused while your run drifts."
-	if opts.Loop != nil {
-		instructions += " You are a session of a laserbrain loop: call escalate (with the reason) when a person is needed."
-		if opts.Loop.Role == RoleJudge {
-			instructions += " End every turn by calling verdict exactly once."
+	s.shelf.Local = opts.Workflows
+	if s.shelf.Local == "" {
+		if home := s.home(); home != "" {
+			s.shelf.Local = method.LocalDir(home)
 		}
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "laserbrain drift instrument", Version: Version()}, &mcp.ServerOptions{
-		Instructions: instructions,
-	})
-	for _, t := range s.allTools() {
-		srv.AddTool(t.tool, s.wrap(t.run))
+	s.tools = append(s.instrumentTools(), s.loopTools()...)
+	return s
+}
+
+// home is the caller's home directory, fixed when the server starts (the
+// user's methods live under it).
+func (s *Server) home() string {
+	if s.sup != nil && s.sup.Getenv != nil {
+		return s.sup.Getenv("HOME")
 	}
-	return srv
+	h, _ := os.UserHomeDir()
+	return h
 }
 
+func (s *Server) instructions() string {
+	text := "Call check_state at every step with your goal, progress (advancing, stuck or circling) and distance (0-10, 0 = done). " +
+		"The first call freezes your ground; later calls are measured against it. Irreversible or outward commands are refused while your run drifts."
+	if s.opts.Loop != nil {
+		text += " You are a session of a laserbrain loop: call escalate (with the reason) when a person is needed."
+		if s.opts.Loop.Role == RoleJudge {
+			text += " End every turn by calling verdict exactly once."
+		}
+	}
+	return text
+}
+
+// toolDef is one tool: what tools/list shows and the function answering a
+// call. A function's error is the call's error result (isError, with the
+// reason); a refusal the reference answers as a result (an "error" key and
+// the valid names) is a result.
 type toolDef struct {
-	tool *mcp.Tool
-	run  func(ctx context.Context, args args) (any, error)
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	fn          func(ctx context.Context, a args) (any, error)
 }
 
-// badArgs is a tool error the caller can fix: it is answered as an MCP tool
-// error ({"error": reason}), never as a crash.
+func (s *Server) tool(name string) *toolDef {
+	for i := range s.tools {
+		if s.tools[i].Name == name {
+			return &s.tools[i]
+		}
+	}
+	return nil
+}
+
+// listed is tools/list's answer: the reference's tools in its order, then
+// ours.
+func (s *Server) listed() []toolDef { return s.tools }
+
+// callResult is an MCP tool result: one text block, the answer as JSON.
+type callResult struct {
+	Content []textBlock `json:"content"`
+	IsError bool        `json:"isError,omitempty"`
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// badArgs is a call the caller can fix: an error result with the reason.
 type badArgs struct{ msg string }
 
 func (e *badArgs) Error() string { return e.msg }
 
 func badf(format string, a ...any) error { return &badArgs{fmt.Sprintf(format, a...)} }
 
-// wrap turns a tool function into a handler: arguments are decoded here,
-// errors and panics become tool errors with a reason, results are JSON text.
-func (s *Server) wrap(run func(context.Context, args) (any, error)) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				res, err = errorResult(fmt.Sprintf("internal error: %v", p)), nil
-			}
-		}()
-		a, perr := parseArgs(req.Params.Arguments)
-		if perr != nil {
-			return errorResult(perr.Error()), nil
+// run calls a tool: errors and panics become error results with a reason,
+// answers are JSON text.
+func (s *Server) call(ctx context.Context, t *toolDef, a args) (res callResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = errorResult(fmt.Sprintf("internal error: %v", p))
 		}
-		s.mu.Lock()
-		out, rerr := run(ctx, a)
-		s.mu.Unlock()
-		if rerr != nil {
-			return errorResult(rerr.Error()), nil
-		}
-		text, merr := marshalIndent(out)
-		if merr != nil {
-			return errorResult(merr.Error()), nil
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}()
+	out, err := t.fn(ctx, a)
+	if err != nil {
+		return errorResult(err.Error())
 	}
+	text, err := marshalIndent(out)
+	if err != nil {
+		return errorResult(err.Error())
+	}
+	return callResult{Content: []textBlock{{"text", text}}}
 }
 
-func errorResult(msg string) *mcp.CallToolResult {
+func errorResult(msg string) callResult {
 	text, _ := marshalIndent(map[string]string{"error": msg})
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	return callResult{IsError: true, Content: []textBlock{{"text", text}}}
 }
 
 func marshalIndent(v any) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := marshal(v)
+	if err != nil {
 		return "", err
 	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return "", err
+	}
+	return out.String(), nil
 }
 
-// args are a call's arguments, read field by field with a reason for each
-// mistake.
-type args map[string]json.RawMessage
+// args are a call's arguments, read member by member. The reference's
+// tools read theirs with Python's coercions (str(), int(), truth), and
+// those tools here read them the same way, so a call answers alike; ours
+// read theirs strictly, with a reason for each mistake. Arguments that were
+// not an object fail every read (a tool that reads none still answers).
+type args struct {
+	v   grammar.Value // an object
+	err error
+}
 
-func parseArgs(raw json.RawMessage) (args, error) {
-	a := args{}
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return a, nil
+// get returns the member k, ok false when absent.
+func (a args) get(k string) (grammar.Value, bool, error) {
+	if a.err != nil {
+		return grammar.Value{}, false, a.err
 	}
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, errors.New("arguments must be a JSON object")
+	v, ok := a.v.Get(k)
+	if !ok {
+		return grammar.Value{}, false, nil
 	}
-	return a, nil
+	return *v, true, nil
+}
+
+// pystr is str(arguments.get(k, def)): null reads "None", 5 reads "5".
+func (a args) pystr(k, def string) (string, error) {
+	v, ok, err := a.get(k)
+	if err != nil || !ok {
+		return def, err
+	}
+	return laserbrain.PyStr(v), nil
+}
+
+// pyint is int(arguments.get(k, def)); what int() refuses is an error
+// naming the argument.
+func (a args) pyint(k string, def int) (int, error) {
+	v, ok, err := a.get(k)
+	if err != nil || !ok {
+		return def, err
+	}
+	n, err := laserbrain.PyInt(v)
+	if err != nil {
+		return 0, badf("%s must be a whole number: %v", k, err)
+	}
+	return n, nil
+}
+
+// raw is the member as JSON, nil when absent.
+func (a args) raw(k string) (json.RawMessage, error) {
+	v, ok, err := a.get(k)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return valueJSON(v), nil
 }
 
 func (a args) has(k string) bool {
-	v, ok := a[k]
-	return ok && string(v) != "null"
+	v, ok, err := a.get(k)
+	return err == nil && ok && v.Kind != grammar.Null
 }
 
+// str reads a string member strictly ("" when absent or null).
 func (a args) str(k string) (string, error) {
-	if !a.has(k) {
-		return "", nil
+	v, ok, err := a.get(k)
+	if err != nil || !ok || v.Kind == grammar.Null {
+		return "", err
 	}
-	var s string
-	if err := json.Unmarshal(a[k], &s); err != nil {
+	if v.Kind != grammar.String {
 		return "", badf("%s must be a string", k)
 	}
-	return s, nil
+	return v.Str, nil
 }
 
 func (a args) boolean(k string) (bool, error) {
-	if !a.has(k) {
-		return false, nil
+	v, ok, err := a.get(k)
+	if err != nil || !ok || v.Kind == grammar.Null {
+		return false, err
 	}
-	var b bool
-	if err := json.Unmarshal(a[k], &b); err != nil {
+	if v.Kind != grammar.Bool {
 		return false, badf("%s must be true or false", k)
 	}
-	return b, nil
+	return v.Bool, nil
 }
 
-// integer reads a whole number in [lo, hi], def when absent.
+// integer reads a whole number in [lo, hi] strictly, def when absent.
 func (a args) integer(k string, def, lo, hi int) (int, error) {
-	if !a.has(k) {
-		return def, nil
+	v, ok, err := a.get(k)
+	if err != nil || !ok || v.Kind == grammar.Null {
+		return def, err
 	}
-	var f float64
-	if err := json.Unmarshal(a[k], &f); err != nil || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+	f, ferr := strconv.ParseFloat(v.Num, 64)
+	if v.Kind != grammar.Number || ferr != nil || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
 		return 0, badf("%s must be a whole number from %d to %d", k, lo, hi)
 	}
 	return int(f), nil
 }
 
-// distance reads distance as the reference does: a number (clamped to
-// 0-10), a numeric string, or null/absent for unknown; anything else is
-// refused rather than silently read as unknown.
-func (a args) distance() (laserbrain.Distance, error) {
-	if !a.has("distance") {
-		return laserbrain.Distance{}, nil
+// object returns the arguments as JSON (a tool taking a whole document).
+func (a args) object() (json.RawMessage, error) {
+	if a.err != nil {
+		return nil, a.err
 	}
-	raw := a["distance"]
-	var f float64
-	var s string
-	switch {
-	case json.Unmarshal(raw, &f) == nil:
-	case json.Unmarshal(raw, &s) == nil:
-		if _, ok := laserbrain.DistanceFromString(s); !ok {
-			return laserbrain.Distance{}, badf("distance %q is not a number (0 to 10)", s)
-		}
-	default:
-		return laserbrain.Distance{}, badf("distance must be a number from 0 to 10")
-	}
-	return laserbrain.DistanceFromJSON(raw), nil
+	return valueJSON(a.v), nil
 }
 
 // callerRun opens the caller's run: the one LASERBRAIN_RUN names, or the
@@ -223,47 +286,41 @@ func (s *Server) callerRun(ctx context.Context) (fleet.Run, error) {
 	return r, nil
 }
 
-// checkArgs reads check_state's (and modulate's) state.
-func checkArgs(a args, tool string) (agentrun.CheckInput, error) {
+// stateArgs reads check_state's (and modulate's) state as the reference
+// does: goal is str(goal).strip() (absent: ""), progress str(progress)
+// (absent: advancing), distance as given (absent or null: unknown). Other
+// arguments are not read — the reference reads none, and a parent_goal or
+// user_turn passed to it changes nothing — except doing, next and blocked
+// when they are text: they are reported as claims, never folded into Φ.
+func stateArgs(a args) (agentrun.CheckInput, error) {
 	var in agentrun.CheckInput
-	goal, err := a.str("goal")
+	goal, err := a.pystr("goal", "")
 	if err != nil {
 		return in, err
 	}
-	if strings.TrimSpace(goal) == "" {
-		return in, badf("%s needs a goal — the ground is set from it and frozen", tool)
-	}
-	progress, err := a.str("progress")
+	progress, err := a.pystr("progress", laserbrain.ProgressAdvancing)
 	if err != nil {
 		return in, err
 	}
-	if progress == "" {
-		progress = laserbrain.ProgressAdvancing
-	}
-	d, err := a.distance()
+	d, err := a.raw("distance")
 	if err != nil {
 		return in, err
 	}
-	in.Goal, in.Progress, in.Distance = goal, progress, d
+	in.Goal, in.Progress, in.Distance = laserbrain.PyStrip(goal), progress, laserbrain.DistanceFromJSON(d)
 	for _, f := range []struct {
 		key string
 		dst *string
-	}{{"parent_goal", &in.ParentGoal}, {"doing", &in.Doing}, {"next", &in.Next}, {"blocked", &in.Blocked}} {
-		if *f.dst, err = a.str(f.key); err != nil {
-			return in, err
+	}{{"doing", &in.Doing}, {"next", &in.Next}, {"blocked", &in.Blocked}} {
+		if v, ok, _ := a.get(f.key); ok && v.Kind == grammar.String {
+			*f.dst = v.Str
 		}
-	}
-	if in.UserTurn, err = a.boolean("user_turn"); err != nil {
-		return in, err
-	}
-	if in.ResetTask, err = a.boolean("reset_task"); err != nil {
-		return in, err
 	}
 	return in, nil
 }
 
 // verdictOut is check_state's answer: the reference's fields (phi and
-// anchored to 4 places, ground_score) and the run's.
+// anchored to 4 places, ground_score) and the run's (why, ground, run,
+// task, step).
 func verdictOut(o agentrun.CheckOutcome, run string) map[string]any {
 	out := map[string]any{
 		"drifting":     o.Drifting,
@@ -285,28 +342,21 @@ func verdictOut(o agentrun.CheckOutcome, run string) map[string]any {
 	if o.UserTurn {
 		out["user_turn"] = true
 	}
-	if o.ParentOverlap != nil {
-		out["parent_overlap"] = *o.ParentOverlap
-	}
 	if o.Claims != nil {
 		out["claims"] = o.Claims
 	}
 	return out
 }
 
-// roundN rounds as Python's round(x, n) does: to the nearest n-place
-// decimal of the exact binary value.
-func roundN(x float64, n int) float64 {
-	f, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
-	return f
-}
-
-func round4(x float64) float64 { return roundN(x, 4) }
+func round4(x float64) float64 { return laserbrain.PyRound(x, 4) }
 
 func (s *Server) checkState(ctx context.Context, a args) (any, error) {
-	in, err := checkArgs(a, "check_state")
+	in, err := stateArgs(a)
 	if err != nil {
 		return nil, err
+	}
+	if in.Goal == "" {
+		return map[string]any{"error": "check_state needs a goal — the ground is set from it and frozen"}, nil
 	}
 	o, run, err := s.check(ctx, in)
 	if err != nil {
@@ -326,37 +376,59 @@ func (s *Server) check(ctx context.Context, in agentrun.CheckInput) (agentrun.Ch
 	return o, r.ID, err
 }
 
+// modulate is check_state — recorded first, on the live ground (only
+// check_state resumes a set-aside one) — plus what the role does about the
+// verdict. An unknown team or role is answered after the check is recorded,
+// as the reference answers it: the error and the names there are.
 func (s *Server) modulate(ctx context.Context, a args) (any, error) {
-	in, err := checkArgs(a, "modulate")
+	in, err := stateArgs(a)
 	if err != nil {
 		return nil, err
 	}
-	team, err := a.str("team")
+	if in.Goal == "" {
+		return map[string]any{"error": "modulate needs a goal — the ground is set from it and frozen"}, nil
+	}
+	team, _, err := a.get("team")
 	if err != nil {
 		return nil, err
 	}
-	role, err := a.str("role")
+	role, _, err := a.get("role")
 	if err != nil {
 		return nil, err
 	}
-	// An unknown team or role is refused before the check is recorded.
-	if team != "" && !slices.Contains(laserbrain.Presets(), team) {
-		return nil, badf("no preset named %q (valid: %s)", team, strings.Join(laserbrain.Presets(), ", "))
-	}
-	// A role without a team is unstyled, as laserbrain.Modulate and the
-	// reference read it: every drift returns.
-	if role != "" && team != "" {
-		if _, err := laserbrain.Modulate(laserbrain.CheckResult{Reason: laserbrain.VerdictGoalDrift.String()}, team, role); err != nil {
-			return nil, badf("%v", err)
-		}
-	}
+	in.KeepTask = true
 	o, run, err := s.check(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	m, err := laserbrain.Modulate(o.CheckResult, team, role)
+	teamName, roleName := "", ""
+	if laserbrain.PyTruthy(team) {
+		if team.Kind == grammar.Array || team.Kind == grammar.Object {
+			return nil, badf("team must be a preset name, not %s (the check was recorded)", describe(team))
+		}
+		p, verr := laserbrain.VendTeam(team.Str)
+		if team.Kind != grammar.String || verr != nil {
+			names := laserbrain.Presets()
+			sort.Strings(names)
+			return map[string]any{"error": "no preset named " + laserbrain.PyRepr(team), "presets": names}, nil
+		}
+		teamName = p.Name
+		if laserbrain.PyTruthy(role) {
+			var roles []string
+			for _, r := range p.Roles {
+				roles = append(roles, r.Role)
+				if role.Kind == grammar.String && r.Role == role.Str {
+					roleName = r.Role
+				}
+			}
+			if roleName == "" {
+				return map[string]any{"error": fmt.Sprintf("%s has no role %s", teamName, laserbrain.PyRepr(role)), "roles": roles}, nil
+			}
+		}
+	}
+	m, err := laserbrain.Modulate(o.CheckResult, teamName, roleName)
 	if err != nil {
-		return nil, badf("%v", err)
+		return nil, err
 	}
 	if m.Advice == "" {
 		m.Advice = o.Advice
@@ -366,7 +438,7 @@ func (s *Server) modulate(ctx context.Context, a args) (any, error) {
 	return out, nil
 }
 
-func (s *Server) resetTask(ctx context.Context, a args) (any, error) {
+func (s *Server) resetTask(ctx context.Context, _ args) (any, error) {
 	r, err := s.callerRun(ctx)
 	if err != nil {
 		return nil, err
@@ -378,8 +450,10 @@ func (s *Server) resetTask(ctx context.Context, a args) (any, error) {
 	return map[string]any{"ok": true, "note": "ground set aside — your next check_state sets a new ground (a later goal closer to the old one resumes it)", "suspended": n}, nil
 }
 
+// getHistory is the live task's checks, the last int(limit) of them as a
+// Python slice reads [-limit:] (0: all; negative: all but the first).
 func (s *Server) getHistory(ctx context.Context, a args) (any, error) {
-	limit, err := a.integer("limit", 20, 1, 10000)
+	limit, err := a.pyint("limit", 20)
 	if err != nil {
 		return nil, err
 	}
@@ -398,76 +472,79 @@ func (s *Server) getHistory(ctx context.Context, a args) (any, error) {
 			if st.Drifting {
 				drifting++
 			}
-			checks = append(checks, map[string]any{"goal": st.Goal, "drifting": st.Drifting, "reason": st.Reason,
-				"phi": round4(st.Phi), "anchored": round4(st.Anchored), "laserscore": st.Laserscore, "step": st.N})
+			row := map[string]any{"goal": st.Goal, "drifting": st.Drifting, "reason": st.Reason,
+				"phi": round4(st.Phi), "anchored": round4(st.Anchored), "laserscore": st.Laserscore,
+				"advice": st.Advice, "ground_score": round4(st.GroundScore()), "step": st.N}
+			if st.Resumed != "" {
+				row["resumed_ground"] = st.Resumed
+			}
+			checks = append(checks, row)
 		}
 	}
 	total := len(checks)
-	if len(checks) > limit {
-		checks = checks[len(checks)-limit:]
-	}
-	return map[string]any{"checks": checks, "total": total, "drifting": drifting, "run": r.ID, "task": r.Task}, nil
+	return map[string]any{"checks": checks[pySliceStart(-limit, total):], "total": total, "drifting": drifting, "run": r.ID, "task": r.Task}, nil
 }
 
-func (s *Server) judgeRun(ctx context.Context, a args) (any, error) {
+// pySliceStart is where Python's xs[i:] starts for a list of n.
+func pySliceStart(i, n int) int {
+	if i < 0 {
+		i += n
+	}
+	return max(0, min(i, n))
+}
+
+func (s *Server) judgeRun(ctx context.Context, _ args) (any, error) {
 	r, err := s.callerRun(ctx)
 	if err != nil {
 		return nil, err
 	}
-	j, err := s.sup.Judge(ctx, r.ID)
-	if err != nil {
-		return nil, err
-	}
-	return j, nil
-}
-
-func sortedCopy(xs []string) []string {
-	out := append([]string{}, xs...)
-	sort.Strings(out)
-	return out
+	return s.sup.Judge(ctx, r.ID)
 }
 
 func (s *Server) similarity(ctx context.Context, a args) (any, error) {
-	x, err := a.str("a")
+	x, err := a.pystr("a", "")
 	if err != nil {
 		return nil, err
 	}
-	y, err := a.str("b")
+	y, err := a.pystr("b", "")
 	if err != nil {
 		return nil, err
 	}
 	na, nb := laserbrain.Norm(x), laserbrain.Norm(y)
-	var shared []string
+	shared := []string{}
 	for _, t := range na {
 		if slices.Contains(nb, t) {
 			shared = append(shared, t)
 		}
 	}
-	return map[string]any{"a_tokens": sortedCopy(na), "b_tokens": sortedCopy(nb),
-		"overlap": round4(laserbrain.Overlap(na, nb)), "shared": sortedCopy(shared)}, nil
+	return map[string]any{"a_tokens": nonNilStrings(na), "b_tokens": nonNilStrings(nb),
+		"overlap": round4(laserbrain.Overlap(na, nb)), "shared": shared}, nil
 }
 
+func nonNilStrings(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// laserscore is the reading of goal, progress and distance, read as
+// check_state reads them; a parent_goal is not read (the reference's tool
+// reads none).
 func (s *Server) laserscore(ctx context.Context, a args) (any, error) {
-	goal, err := a.str("goal")
+	goal, err := a.pystr("goal", "")
 	if err != nil {
 		return nil, err
 	}
-	progress, err := a.str("progress")
+	progress, err := a.pystr("progress", laserbrain.ProgressAdvancing)
 	if err != nil {
 		return nil, err
 	}
-	if !a.has("progress") {
-		progress = laserbrain.ProgressAdvancing
-	}
-	d, err := a.distance()
+	d, err := a.raw("distance")
 	if err != nil {
 		return nil, err
 	}
-	parent, err := a.str("parent_goal")
-	if err != nil {
-		return nil, err
-	}
-	ls, ok := laserbrain.Laserscore(goal, progress, d, parent)
+	ls, ok := laserbrain.Laserscore(goal, progress, laserbrain.DistanceFromJSON(d), "")
 	if !ok {
 		return map[string]any{"laserscore": nil}, nil
 	}
@@ -512,7 +589,11 @@ func (s *Server) lint(ctx context.Context, a args) (any, error) {
 	if !a.has("method") {
 		return nil, badf("lint needs a method (a spec object) or the name of a shipped one")
 	}
-	m, err := method.Parse(a["method"])
+	raw, err := a.raw("method")
+	if err != nil {
+		return nil, err
+	}
+	m, err := method.Parse(raw)
 	if err != nil {
 		return nil, badf("method: %v", err)
 	}

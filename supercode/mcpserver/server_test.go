@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -38,22 +40,32 @@ func connect(t *testing.T, sup *agentrun.Supervisor) *mcp.ClientSession {
 	return connectServer(t, New(sup))
 }
 
-// connectServer runs srv in process and returns a go-sdk client session.
-func connectServer(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+// connectServer serves srv (Serve, the loop laserbrain mcp runs) over a
+// pair of pipes and connects the official Go SDK's client to it: the
+// client negotiates, lists and calls as any MCP client does.
+func connectServer(t *testing.T, srv *Server) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := srv.Serve(ctx, inR, outW)
+		outW.Close()
+		done <- err
+	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close() })
+	t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
 	return cs
 }
 
@@ -118,13 +130,23 @@ func TestCheckStateKeyedToTheRun(t *testing.T) {
 	if err != nil || r.Checks != 2 || r.Last == nil || !r.Last.Drifting || r.Agent != "a1" {
 		t.Fatalf("run = %+v, %v", r, err)
 	}
-	// With user_turn the same change is a reground.
+	_ = r
+	// A user_turn argument changes nothing (the reference reads none)...
 	v, _ = call(t, cs, "check_state", map[string]any{"goal": "add an LRU cache", "distance": 5, "user_turn": true})
-	if v["reason"] != "reground" || v["drifting"] != false {
-		t.Fatalf("user-turn check = %v", v)
+	if v["reason"] != "goal-drift" {
+		t.Fatalf("a check passing user_turn = %v", v)
+	}
+	// ...the user turn the hook marks on the run (user-prompt-submit) does:
+	// the same change is then a reground.
+	if _, err := st.UpdateRun(ctx, "run-a", func(r *fleet.Run) error { r.UserTurn = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = call(t, cs, "check_state", map[string]any{"goal": "add an LRU cache", "distance": 5})
+	if v["reason"] != "reground" || v["drifting"] != false || v["user_turn"] != true {
+		t.Fatalf("check after a user turn = %v", v)
 	}
 	h, _ := call(t, cs, "get_history", map[string]any{"limit": 2})
-	if h["total"] != 3.0 || h["drifting"] != 1.0 || len(h["checks"].([]any)) != 2 {
+	if h["total"] != 4.0 || h["drifting"] != 2.0 || len(h["checks"].([]any)) != 2 {
 		t.Fatalf("history = %v", h)
 	}
 	j, isErr := call(t, cs, "judge_run", nil)
@@ -153,44 +175,73 @@ func TestResetAndResume(t *testing.T) {
 	}
 }
 
-// TestBadArguments: every mistake is a tool error with a reason, and the
-// server keeps serving.
-func TestBadArguments(t *testing.T) {
+// TestRefusalsAndErrors: what the reference refuses comes back as it
+// answers it — a result carrying the error and the names there are, not an
+// error result; what the reference reads with Python's coercions is read
+// the same way; a mistake in a call to one of our own tools is an error
+// result with the reason; and the server keeps serving.
+func TestRefusalsAndErrors(t *testing.T) {
 	sup, _ := testSupervisor(t, map[string]string{agentrun.EnvRun: "run-b", agentrun.EnvFleet: "f"})
 	cs := connect(t, sup)
-	cases := []struct {
+	presets := []any{"adversarial-deliberation", "deep-search", "iterative-refinement"}
+	refusals := []struct {
+		tool string
+		args any
+		want map[string]any
+	}{
+		{"check_state", map[string]any{}, map[string]any{"error": "check_state needs a goal — the ground is set from it and frozen"}},
+		{"check_state", map[string]any{"goal": "   "}, map[string]any{"error": "check_state needs a goal — the ground is set from it and frozen"}},
+		{"modulate", map[string]any{"goal": "x", "team": "nope"}, map[string]any{"error": "no preset named 'nope'", "presets": presets}},
+		{"modulate", map[string]any{"goal": "x", "team": 5}, map[string]any{"error": "no preset named 5", "presets": presets}},
+		{"modulate", map[string]any{"goal": "x", "team": "deep-search", "role": "pilot"},
+			map[string]any{"error": "deep-search has no role 'pilot'", "roles": []any{"explorer", "checker"}}},
+		{"store_find", map[string]any{"task": ""}, map[string]any{"error": "store_find needs a task, in words, to match against"}},
+		{"store_vend", map[string]any{"name": " "}, map[string]any{"error": "store_vend needs a name — see store_list or store_find"}},
+		{"store_vend", map[string]any{"name": "x", "kind": "team"},
+			map[string]any{"error": `"no team preset 'x' — have ['adversarial-deliberation', 'deep-search', 'iterative-refinement']"`}},
+	}
+	for _, c := range refusals {
+		out, isErr := call(t, cs, c.tool, c.args)
+		if isErr || !reflect.DeepEqual(out, c.want) {
+			t.Errorf("%s %v = %v (isError %v); want the result %v", c.tool, c.args, out, isErr, c.want)
+		}
+	}
+	if out, _ := call(t, cs, "store_vend", map[string]any{"name": "nope"}); !strings.HasPrefix(out["error"].(string), `"no workflow 'nope' — have ['audit', `) {
+		t.Errorf("store_vend of an unknown workflow = %v", out)
+	}
+	errs := []struct {
 		tool string
 		args any
 		want string
 	}{
-		{"check_state", map[string]any{}, "needs a goal"},
-		{"check_state", map[string]any{"goal": "   "}, "needs a goal"},
-		{"check_state", map[string]any{"goal": 7}, "goal must be a string"},
-		{"check_state", map[string]any{"goal": "x", "distance": "far"}, `distance "far" is not a number`},
-		{"check_state", map[string]any{"goal": "x", "distance": []int{1}}, "distance must be a number"},
-		{"check_state", map[string]any{"goal": "x", "user_turn": "yes"}, "user_turn must be true or false"},
-		{"modulate", map[string]any{"goal": "x", "team": "nope"}, `no preset named "nope"`},
-		{"modulate", map[string]any{"goal": "x", "team": "deep-search", "role": "pilot"}, `deep-search has no role 'pilot'`},
-		{"get_history", map[string]any{"limit": -1}, "limit must be a whole number"},
-		{"store_find", map[string]any{"task": ""}, "needs a task"},
-		{"store_find", map[string]any{"task": "ship", "kind": "robot"}, "kind must be workflow or team"},
-		{"store_vend", map[string]any{"name": "nope"}, `no workflow "nope"`},
+		{"get_history", map[string]any{"limit": "abc"}, "limit must be a whole number"},
+		{"get_history", map[string]any{"limit": []int{2}}, "limit must be a whole number"},
+		{"store_find", map[string]any{"task": "ship", "top": "x"}, "top must be a whole number"},
+		{"modulate", map[string]any{"goal": "x", "team": []string{"deep-search"}}, "team must be a preset name"},
+		{"read_text", map[string]any{"text": []string{"a"}}, "text must be a string"},
+		{"similarity", "a string", "arguments must be a JSON object"},
 		{"classify", map[string]any{"command": ""}, "needs a command"},
+		{"classify", map[string]any{"command": 7}, "command must be a string"},
 		{"lint", map[string]any{"method": map[string]any{"goal": "x"}}, "method:"},
-		{"read_text", map[string]any{"text": "x", "connectivity": "high"}, "connectivity must be a number"},
 	}
-	for _, c := range cases {
+	for _, c := range errs {
 		out, isErr := call(t, cs, c.tool, c.args)
 		if !isErr || !strings.Contains(out["error"].(string), c.want) {
-			t.Errorf("%s %v = %v (isError %v); want an error containing %q", c.tool, c.args, out, isErr, c.want)
+			t.Errorf("%s %v = %v (isError %v); want an error result containing %q", c.tool, c.args, out, isErr, c.want)
 		}
 	}
-	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"}); err == nil {
-		t.Error("an unknown tool did not fail")
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "no such tool: no_such_tool") {
+		t.Errorf("an unknown tool: %v", err)
 	}
-	// Still serving.
-	if v, isErr := call(t, cs, "check_state", map[string]any{"goal": "ship the parser", "distance": "4"}); isErr || v["reason"] != "grounded" {
+	// Still serving, and reading its arguments as the reference does: a
+	// distance string is int(float()), a goal that is a number is its text.
+	// The ground is "x": modulate records its check before it refuses a
+	// team, as the reference does.
+	if v, isErr := call(t, cs, "check_state", map[string]any{"goal": 7, "distance": "4.9"}); isErr || v["ground"] != "x" || v["laserscore"] != "⟨7⟩ advancing d4" {
 		t.Fatalf("after the errors: %v", v)
+	}
+	if r, isErr := call(t, cs, "read_text", map[string]any{"text": "x", "connectivity": "high"}); isErr || r["connectivity"] != 0.0 {
+		t.Fatalf("read_text with a connectivity that is not a number: %v", r)
 	}
 }
 
@@ -220,7 +271,7 @@ func TestStatelessTools(t *testing.T) {
 		}
 	}
 	want := float64(shared) / float64(len(na)+len(nb)-shared)
-	if s["overlap"] != roundN(want, 4) || shared != 2 {
+	if s["overlap"] != round4(want) || shared != 2 {
 		t.Fatalf("similarity = %v, want overlap %v", s, want)
 	}
 	l, _ := call(t, cs, "laserscore", map[string]any{"goal": "", "distance": 3})
@@ -254,29 +305,38 @@ func TestStatelessTools(t *testing.T) {
 }
 
 // FuzzToolArguments: any JSON value as any tool's arguments answers a
-// result or a tool error; nothing panics.
+// JSON-RPC result (or error) for the call's id; nothing panics.
 func FuzzToolArguments(f *testing.F) {
 	for _, seed := range []string{`{}`, `null`, `[]`, `{"goal":"x","distance":"1e400"}`, `{"goal":"x","distance":-3}`,
 		`{"limit":1e9}`, `{"top":0.5}`, `{"method":{"spec_version":1,"goal":"g","steps":[{"name":"a"}]}}`, `{"text":"\u0130stanbul"}`,
-		`{"goal":"ship","progress":"sideways","team":"deep-search","role":"checker"}`, `"string"`, `{"a":null,"b":1}`} {
+		`{"goal":"ship","progress":"sideways","team":"deep-search","role":"checker"}`, `"string"`, `{"a":null,"b":1}`,
+		`{"limit":"-0_1"}`, `{"connectivity":"nan"}`, `{"team":{"a":1}}`} {
 		for i := 0; i < 17; i++ {
 			f.Add(i, seed)
 		}
 	}
 	sup, _ := testSupervisor(f, map[string]string{agentrun.EnvRun: "fuzz", agentrun.EnvFleet: "f"})
-	s := &Server{sup: sup}
-	tools := s.tools()
+	s := New(sup)
 	f.Fuzz(func(t *testing.T, i int, raw string) {
 		if i < 0 {
 			i = -i
 		}
-		td := tools[i%len(tools)]
-		res, err := s.wrap(td.run)(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: td.tool.Name, Arguments: json.RawMessage(raw)}})
-		if err != nil || res == nil || len(res.Content) != 1 {
-			t.Fatalf("%s(%s): %v %v", td.tool.Name, raw, res, err)
+		if !json.Valid([]byte(raw)) {
+			return
 		}
-		if res.IsError && strings.Contains(res.Content[0].(*mcp.TextContent).Text, "internal error") {
-			t.Fatalf("%s(%s) panicked: %s", td.tool.Name, raw, res.Content[0].(*mcp.TextContent).Text)
+		td := s.tools[i%len(s.tools)]
+		line := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"` + td.Name + `","arguments":` + raw + `}}`
+		ans := s.Answer(context.Background(), []byte(line))
+		var m struct {
+			ID     int              `json:"id"`
+			Result *json.RawMessage `json:"result"`
+			Error  *json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(ans, &m); err != nil || m.ID != 9 || (m.Result == nil) == (m.Error == nil) {
+			t.Fatalf("%s(%s): %s", td.Name, raw, ans)
+		}
+		if strings.Contains(string(ans), "internal error") {
+			t.Fatalf("%s(%s) panicked: %s", td.Name, raw, ans)
 		}
 	})
 }

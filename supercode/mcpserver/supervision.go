@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain/link"
@@ -91,7 +90,9 @@ func (s *Server) linkWrite(ctx context.Context, a args) (any, error) {
 		e.Goal = &g
 	}
 	if a.has("payload") {
-		e.Payload = json.RawMessage(a["payload"])
+		if e.Payload, err = a.raw("payload"); err != nil {
+			return nil, err
+		}
 	}
 	l, err := s.callerLink(ctx)
 	if err != nil {

@@ -1,0 +1,162 @@
+package vectors
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// The schemas: one per kind (KIND.schema.json: a vector file of that kind)
+// and the runner protocol's messages (protocol.schema.json). Each compiles
+// on first use, so a process that never validates pays nothing for them.
+//
+//go:embed schemas/*.schema.json
+var schemaFS embed.FS
+
+const schemaBase = "https://laserkit.dev/vectors/"
+
+var (
+	compiledMu sync.Mutex
+	compiled   = map[string]*jsonschema.Schema{}
+)
+
+// lazySchema returns the compiled schema at ref (a file name, with a
+// fragment for one definition: protocol.schema.json#/$defs/answer),
+// compiling it once. Every schema file is known to the compiler, so one may
+// refer to another's definitions.
+func lazySchema(ref string) (*jsonschema.Schema, error) {
+	compiledMu.Lock()
+	defer compiledMu.Unlock()
+	if s, ok := compiled[ref]; ok {
+		return s, nil
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	files, _ := fs.Glob(schemaFS, "schemas/*.schema.json")
+	for _, f := range files {
+		data, err := fs.ReadFile(schemaFS, f)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(schemaBase+strings.TrimPrefix(f, "schemas/"), bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", f, err)
+		}
+	}
+	s, err := c.Compile(schemaBase + ref)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s does not compile: %w", ref, err)
+	}
+	compiled[ref] = s
+	return s, nil
+}
+
+// Schema returns the JSON Schema of a vector file of kind, or of the
+// runner protocol's messages for "protocol".
+func Schema(kind string) ([]byte, error) {
+	if kind != "protocol" {
+		if _, err := Lookup(kind); err != nil {
+			return nil, err
+		}
+	}
+	data, err := fs.ReadFile(schemaFS, "schemas/"+kind+".schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("kind %s has no schema", kind)
+	}
+	return data, nil
+}
+
+// SchemaNames lists what Schema answers: every kind with a schema, and
+// "protocol".
+func SchemaNames() []string {
+	files, _ := fs.Glob(schemaFS, "schemas/*.schema.json")
+	var out []string
+	for _, f := range files {
+		out = append(out, strings.TrimSuffix(strings.TrimPrefix(f, "schemas/"), ".schema.json"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SchemaError is a document that does not follow its schema: each problem
+// named by its JSON pointer.
+type SchemaError struct {
+	What     string   // "a drift vector file", "the answer"
+	Problems []string // "/vectors/0/steps/2/in/progress: expected string, but got number"
+}
+
+func (e *SchemaError) Error() string {
+	const show = 5
+	ps := e.Problems
+	more := ""
+	if len(ps) > show {
+		more = fmt.Sprintf("; and %d more", len(ps)-show)
+		ps = ps[:show]
+	}
+	return fmt.Sprintf("%s does not follow its schema: %s%s", e.What, strings.Join(ps, "; "), more)
+}
+
+// ValidateFile checks data, a vector file of kind, against the kind's
+// schema. A kind without a schema is not checked.
+func ValidateFile(kind string, data []byte) error {
+	if _, err := fs.Stat(schemaFS, "schemas/"+kind+".schema.json"); err != nil {
+		return nil
+	}
+	return validate(kind+".schema.json", data, "a "+kind+" vector file")
+}
+
+// validate checks data against the schema at ref.
+func validate(ref string, data []byte, what string) error {
+	sch, err := lazySchema(ref)
+	if err != nil {
+		return err
+	}
+	var doc any
+	if err := decodeNumbers(data, &doc); err != nil {
+		return &SchemaError{What: what, Problems: []string{"not JSON: " + err.Error()}}
+	}
+	if err := sch.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return &SchemaError{What: what, Problems: leaves(ve)}
+		}
+		return &SchemaError{What: what, Problems: []string{err.Error()}}
+	}
+	return nil
+}
+
+// leaves flattens the validator's error tree into its leaves, each with
+// the JSON pointer of the value at fault.
+func leaves(ve *jsonschema.ValidationError) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		loc := e.InstanceLocation
+		if loc == "" {
+			loc = "/"
+		}
+		s := loc + ": " + e.Message
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	walk(ve)
+	if len(out) == 0 {
+		out = append(out, ve.Message)
+	}
+	return out
+}
