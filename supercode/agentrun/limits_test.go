@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/laserkit/laserkit/internal/childtest"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/childtest"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
