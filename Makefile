@@ -118,11 +118,12 @@ bench-hook:
 bench-guard:
 	$(GO) test -run '^$$' -bench GuardedHook -benchtime 300x ./cmd/laserbrain-gate
 
-# Every git oracle variant in throwaway repositories (go test runs a sample);
+# Every oracle variant (git, the shell and its tools, npm and cargo registries)
+# in throwaway fixtures (go test runs a sample);
 # prints the counts operator/POLICY.md quotes.
 oracle:
-	@log=$$(mktemp); $(GO) test ./operator -count=1 -run TestGitOracle -v -oracle.full >$$log 2>&1; s=$$?; \
-	grep -E 'oracle_test|FAIL|^ok|panic' $$log; rm -f $$log; exit $$s
+	@log=$$(mktemp); $(GO) test ./operator -count=1 -run 'Oracle' -v -oracle.full >$$log 2>&1; s=$$?; \
+	grep -E 'oracle_[a-z]*_?test|shell oracle|publish oracle|    [a-z-]+ +destroyed|FAIL|^ok|panic' $$log; rm -f $$log; exit $$s
 
 # golangci-lint, pinned: `go run` fetches it through the module proxy once
 # and reuses the build cache afterwards (.golangci.yml says what it checks).

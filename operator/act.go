@@ -224,10 +224,10 @@ func (o *Operator) Act(ctx context.Context, a Action, do func(context.Context) e
 // Classify first, so a command the gate knows to be irreversible asks even
 // when declared reversible.
 func (o *Operator) Shell(ctx context.Context, command string, reversible, outward bool, run func(context.Context) error) error {
-	r := Classify(command, reversible, outward)
+	v := Classify(command, reversible, outward)
 	target := command
-	if r.Why != "" {
-		target += "  [" + r.Why + "]"
+	if v.Why != "" {
+		target += "  [" + v.Why + "]"
 	}
-	return o.Act(ctx, Action{Kind: "shell", Target: target, Reversible: r.Reversible, Outward: r.Outward}, run)
+	return o.Act(ctx, Action{Kind: "shell", Target: target, Reversible: v.Reversible, Outward: v.Outward}, run)
 }

@@ -30,7 +30,7 @@ func BenchmarkClassify(b *testing.B) {
 	for _, c := range benchCommands {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				Classify(c.cmd, true, false)
+				classify(c.cmd)
 			}
 		})
 	}

@@ -1,66 +1,191 @@
 package operator
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// hostileInputs are the shapes that once kept the hook busy: deep command
-// substitution (the printer re-printed each level), deep subshells, and
-// sheer size.
+// hostileInputs are the shapes that once kept the hook busy — deep
+// command substitution (the printer re-printed each level; the second
+// walker had no bound at all), deep subshells, sheer size — and the other
+// shapes of one megabyte the analysis meets.
 func hostileInputs() []struct {
-	name  string
-	cmd   string
-	bound time.Duration
+	name, cmd string
 } {
-	return []struct {
-		name  string
-		cmd   string
-		bound time.Duration
-	}{
-		{"cmdsubst-1000", strings.Repeat("echo $(", 1000) + "rm -rf x" + strings.Repeat(")", 1000), 250 * time.Millisecond},
-		{"cmdsubst-unknown-1000", strings.Repeat("$(", 1000) + "x" + strings.Repeat(")", 1000), 250 * time.Millisecond},
-		{"cmdsubst-190", strings.Repeat("echo $(", 190) + "rm -rf x" + strings.Repeat(")", 190), 250 * time.Millisecond},
-		{"subshell-190", strings.Repeat("( ", 190) + "rm -rf x" + strings.Repeat(" )", 190), 250 * time.Millisecond},
-		{"subshell-50000", strings.Repeat("( ", 50000) + "ls" + strings.Repeat(" )", 50000), 250 * time.Millisecond},
-		{"1MB-words", strings.Repeat("echo hello world; ", 1<<20/18), 250 * time.Millisecond},
-		{"1MB-one-word", "echo " + strings.Repeat("a", 1<<20), 250 * time.Millisecond},
-		{"1MB-pipes", strings.Repeat("cat | ", 1<<20/6) + "cat", 250 * time.Millisecond},
-		{"8MB-words", strings.Repeat("git status && ", 8<<20/14), time.Second},
+	mb := 1 << 20
+	return []struct{ name, cmd string }{
+		{"cmdsubst-20000", strings.Repeat("$(", 20000) + "x" + strings.Repeat(")", 20000)},
+		{"echo-cmdsubst-20000", strings.Repeat("echo $(", 20000) + "rm -rf x" + strings.Repeat(")", 20000)},
+		{"cmdsubst-190", strings.Repeat("echo $(", 190) + "rm -rf x" + strings.Repeat(")", 190)},
+		{"subshell-190", strings.Repeat("( ", 190) + "rm -rf x" + strings.Repeat(" )", 190)},
+		{"subshell-50000", strings.Repeat("( ", 50000) + "ls" + strings.Repeat(" )", 50000)},
+		{"backticks-2000", strings.Repeat("echo `", 2000) + "x"},
+		{"1MB-words", strings.Repeat("echo hello world; ", mb/18)},
+		{"1MB-one-word", "echo " + strings.Repeat("a", mb)},
+		{"1MB-pipes", strings.Repeat("cat | ", mb/6) + "cat"},
+		{"1MB-rm", strings.Repeat("rm -rf x; ", mb/10)},
+		{"1MB-git-push", strings.Repeat("git push --force origin main; ", mb/30)},
+		{"1MB-args", "ls " + strings.Repeat("x ", mb/2)},
+		{"1MB-quoted-words", strings.Repeat("'a' ", mb/4)},
+		{"1MB-braces", "echo " + strings.Repeat("{a,b}", mb/5)},
+		{"1MB-heredoc", "cat <<EOF\n" + strings.Repeat("rm -rf x\n", mb/9) + "EOF"},
+		{"1MB-heredoc-to-bash", "bash <<EOF\n" + strings.Repeat("rm -rf x\n", mb/9) + "EOF"},
+		{"1MB-python", "python3 -c '" + strings.Repeat("print(\"a\"); ", mb/13) + "'"},
+		{"1MB-code-lists", `python3 -c "` + strings.Repeat("x=['rm','-rf','d'];", mb/20) + `"`},
+		{"1MB-vars", strings.Repeat("a=$a$a; ", mb/8) + "$a"},
+		{"1MB-functions", strings.Repeat("f() { f; }; ", mb/12) + "f"},
+		{"1MB-unknown-program", "flock " + strings.Repeat("rm ", mb/3)},
 	}
 }
 
+// BenchmarkHostile measures each shape against a trivial command in the
+// same run and asserts the bound as a ratio: no shape takes more than the
+// analysis budget (with a quarter for stopping) in units of the trivial
+// command's time.
 func BenchmarkHostile(b *testing.B) {
+	// The trivial command's time, warm (its tables built), over enough
+	// runs to be steady whatever -benchtime says.
+	Analyze("ls -la", "")
+	const runs = 500
+	start := time.Now()
+	for i := 0; i < runs; i++ {
+		Analyze("ls -la", "")
+	}
+	base := float64(time.Since(start).Nanoseconds()) / runs
+	limit := 1.25 * float64(AnalysisBudget) / base
+	b.Logf("trivial command (ls -la): %v per analysis; bound: %.0f× that", time.Duration(base), limit)
 	for _, h := range hostileInputs() {
 		b.Run(h.name, func(b *testing.B) {
 			for b.Loop() {
-				Classify(h.cmd, true, false)
+				Analyze(h.cmd, "")
+			}
+			ratio := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / base
+			b.ReportMetric(ratio, "x-trivial")
+			if ratio > limit {
+				b.Errorf("%s: %.0f× the trivial command, over the bound of %.0f× (%v)", h.name, ratio, limit, AnalysisBudget)
 			}
 		})
 	}
 }
 
-// TestHostileInputsAnswer checks the answers (fail closed where the
-// analysis stops) and, loosely, that no shape is pathologically slow: the
-// bound the issue sets is measured by BenchmarkHostile and bench-hook; this
-// test only fails past ten times it.
+// TestHostileInputsAnswer: every shape is answered within the budget in
+// CPU time of the analysing thread (a loaded machine stretches wall time,
+// not work), an analysis that stopped says so and is never allowed, and a
+// destructive command inside the limits is followed to a refusal.
 func TestHostileInputsAnswer(t *testing.T) {
 	for _, h := range hostileInputs() {
-		start := time.Now()
-		r := Classify(h.cmd, true, false)
-		took := time.Since(start)
-		t.Logf("%s: %s in %v (%s)", h.name, r.Decision, took, trim(r.Why))
-		if took > 10*h.bound {
-			t.Errorf("%s took %v (bound %v)", h.name, took, h.bound)
+		an, cpu, wall := timedAnalyze(h.cmd)
+		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
+		att := Decide(an, Attended, RunState{Read: true}, Policy{})
+		t.Logf("%-22s %s unattended, %s attended; %v CPU, %v wall; complete %v", h.name, una.Action, att.Action, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), an.Complete)
+		if cpu > AnalysisBudget {
+			t.Errorf("%s: %v of CPU, over the %v budget", h.name, cpu, AnalysisBudget)
 		}
-		if strings.Contains(h.cmd, "rm -rf") && r.Decision == Allow {
-			t.Errorf("%s: allowed", h.name)
+		if !an.Complete && una.Action == Allow && hasRole(an.Findings, Unknown) {
+			t.Errorf("%s: an analysis that stopped is allowed unattended", h.name)
+		}
+		if strings.Contains(h.cmd, "rm -rf") && !strings.Contains(h.name, "heredoc") && !strings.Contains(h.name, "python") && (una.Action != Deny || att.Action == Allow) {
+			t.Errorf("%s: %s unattended, %s attended (%s)", h.name, una.Action, att.Action, trim(an.Why))
 		}
 		// Within the nesting limit the analysis follows every level.
-		if strings.HasSuffix(h.name, "-190") && r.Decision != Deny {
-			t.Errorf("%s: %s, want deny (%s)", h.name, r.Decision, trim(r.Why))
+		if strings.HasSuffix(h.name, "-190") && una.Rule != RuleExecuted {
+			t.Errorf("%s: %s, want an executed rm -rf (%s)", h.name, una.Rule, trim(an.Why))
 		}
+	}
+}
+
+// The budget logic itself: an analysis whose deadline has passed stops at
+// once, says why, and is never allowed — refused with nobody there, asked
+// with a person there.
+func TestBudgetSpentFailsClosed(t *testing.T) {
+	start := time.Now()
+	a := newAnalyzer(time.Now().Add(-time.Millisecond), "")
+	a.script(strings.Repeat("ls; ", 1000), 0)
+	v, raw := classifyRaw("ls", true, false, time.Now().Add(AnalysisBudget))
+	an := a.result("ls", "", v, raw)
+	if took := time.Since(start); took > 20*time.Millisecond {
+		t.Errorf("a spent budget took %v to stop", took)
+	}
+	if an.Complete || !strings.Contains(an.Why, "analysis took too long") {
+		t.Fatalf("a spent budget: complete %v, %s", an.Complete, an.Why)
+	}
+	if d := Decide(an, Unattended, RunState{Read: true}, Policy{}); d.Action != Deny || d.Rule != RuleUnknown {
+		t.Errorf("unattended: %s (%s)", d.Action, d.Rule)
+	}
+	if d := Decide(an, Attended, RunState{Read: true}, Policy{}); d.Action != Ask {
+		t.Errorf("attended: %s (%s)", d.Action, d.Rule)
+	}
+}
+
+// Each limit at its edge: one under is followed to the finding, one over
+// is unknown (never allowed).
+func TestLimitsAtTheEdge(t *testing.T) {
+	followed := func(cmd string) bool {
+		return Decide(Analyze(cmd, ""), Unattended, RunState{Read: true}, Policy{}).Rule == RuleExecuted
+	}
+	unknown := func(cmd string) bool {
+		an := Analyze(cmd, "")
+		d := Decide(an, Unattended, RunState{Read: true}, Policy{})
+		return !an.Complete && d.Action == Deny && Decide(an, Attended, RunState{Read: true}, Policy{}).Action != Allow
+	}
+	nest := func(n int) string { return strings.Repeat("( ", n) + "rm -rf x" + strings.Repeat(" )", n) }
+	if !followed(nest(maxNesting - 1)) {
+		t.Errorf("nesting %d: not followed", maxNesting-1)
+	}
+	if !unknown(nest(maxNesting + 1)) {
+		t.Errorf("nesting %d: not unknown", maxNesting+1)
+	}
+	many := func(n int) string { return strings.Repeat("ls; ", n) + "git push --force origin main" }
+	if !followed(many(maxCommands - 2)) {
+		t.Errorf("%d commands: the last not followed", maxCommands-1)
+	}
+	if !unknown(many(maxCommands)) {
+		t.Errorf("%d commands: not unknown", maxCommands+1)
+	}
+	evals := func(n int) string {
+		cmd := "rm -rf x"
+		for i := 0; i < n; i++ {
+			cmd = "eval " + shellQuote(cmd)
+		}
+		return cmd
+	}
+	if !followed(evals(MaxDepth)) {
+		t.Errorf("eval depth %d: not followed", MaxDepth)
+	}
+	if !unknown(evals(MaxDepth + 1)) {
+		t.Errorf("eval depth %d: not unknown", MaxDepth+1)
+	}
+	// Brace expansion: a word of 8 groups (256 words) is expanded, one of
+	// 9 (512) is a word only the shell knows.
+	if !followed("{rm,rm} -rf " + strings.Repeat("{a,b}", 8)) {
+		t.Errorf("8 brace groups (256 words): not followed")
+	}
+	if !followed(strings.Repeat("{rm,rm}", 1) + strings.Repeat("{,}", 7) + " -rf x") {
+		t.Errorf("a command word of 8 brace groups: not followed")
+	}
+	if !unknown(strings.Repeat("{rm,rm}", 1) + strings.Repeat("{,}", 8) + " -rf x") {
+		t.Errorf("a command word of 9 brace groups: not unknown")
+	}
+	// A script file: read up to MaxScriptFile, unknown past it.
+	dir := t.TempDir()
+	write := func(name string, size int) {
+		body := "rm -rf x\n"
+		body = strings.Repeat("#", size-len(body)-1) + "\n" + body
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("at.sh", MaxScriptFile)
+	write("over.sh", MaxScriptFile+1)
+	if d := Decide(Analyze("bash at.sh", dir), Unattended, RunState{Read: true}, Policy{}); d.Rule != RuleExecuted {
+		t.Errorf("a %d-byte script: %s, want its rm -rf executed", MaxScriptFile, d.Rule)
+	}
+	if an := Analyze("bash over.sh", dir); an.Complete || !strings.Contains(an.Why, fmt.Sprintf("larger than %d KiB", MaxScriptFile>>10)) {
+		t.Errorf("a %d-byte script: complete %v, %s", MaxScriptFile+1, an.Complete, an.Why)
 	}
 }
 

@@ -1,7 +1,7 @@
 package operator
 
 import (
-	"slices"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -29,35 +29,27 @@ const (
 
 var whereNames = [...]string{"executed", "inline code", "data", "unknown", "dry run"}
 
-// whereRank orders roles from strongest: the role of a raw grammar match is
-// the strongest role the parsed view found for it.
-var whereRank = [...]uint8{Executed: 0, InlineCode: 1, DryRun: 2, Data: 3, Unknown: 4}
+// whereRank orders roles from strongest (by the answer they get with
+// nobody there: executed, code and unknown are refused, dry runs and data
+// go ahead with a note): the role of a raw grammar match is the strongest
+// role the parsed view found for it.
+var whereRank = [...]uint8{Executed: 0, InlineCode: 1, Unknown: 2, DryRun: 3, Data: 4}
 
 func (w Where) String() string { return whereNames[w] }
 
 // MarshalText writes the role's name in JSON output.
 func (w Where) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
 
-// Decision is what a pre-execution hook should do with a command.
-type Decision uint8
-
-const (
-	// Allow: nothing irreversible found; let the agent's normal permission
-	// flow decide.
-	Allow Decision = iota
-	// Ask: something irreversible appears only as data or code, or we could
-	// not tell; a person should decide.
-	Ask
-	// Deny: an irreversible or outward command would run.
-	Deny
-)
-
-var decisionNames = [...]string{"allow", "ask", "deny"}
-
-func (d Decision) String() string { return decisionNames[d] }
-
-// MarshalText writes the decision's name in JSON output.
-func (d Decision) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// UnmarshalText reads a role by its name.
+func (w *Where) UnmarshalText(b []byte) error {
+	for i, n := range whereNames {
+		if string(b) == n {
+			*w = Where(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("role %q: want executed, inline code, data, unknown or dry run", b)
+}
 
 // Finding is one reason a command escalated.
 type Finding struct {
@@ -72,9 +64,32 @@ type Finding struct {
 	// gate refuses it in every presence and no authorization lets it
 	// through (person.go).
 	PersonOnly bool `json:"person_only,omitempty"`
+	// Command is the command it was found in, as the analysis read it
+	// (wrappers gone, words normalised); Paths are what it deletes, when
+	// it deletes paths (rm -r, find -delete, rsync --delete).
+	Command string   `json:"command,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
+	// Rule is the policy rule that let it through (Decide sets it).
+	Rule string `json:"rule,omitempty"`
 	// grammar is the index of the grammar pattern this finding is a parsed
 	// view of, or -1.
 	grammar int
+	// unknownPath: some path it deletes is known only at run time.
+	unknownPath bool
+	// also are the other commands the same finding was found in.
+	also []origin
+}
+
+// origin is one command a finding came from.
+type origin struct {
+	command     string
+	paths       []string
+	unknownPath bool
+}
+
+// origins are every command a finding came from.
+func (f Finding) origins() []origin {
+	return append([]origin{{command: f.Command, paths: f.Paths, unknownPath: f.unknownPath}}, f.also...)
 }
 
 // Verdict is the reference classification: the caller's declaration, only
@@ -100,9 +115,15 @@ func (v Verdict) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.
 func ClassifyGrammar(command string, reversible, outward bool) Verdict {
-	v, _ := classifyRaw(command, reversible, outward, time.Now().Add(AnalysisBudget))
+	v, _ := classifyRaw(command, reversible, outward, time.Time{})
 	return v
 }
+
+// maxRawScan bounds the text the raw grammar scan runs a pattern on when
+// the pattern's words are in it: the patterns backtrack, and on a longer
+// text one match can take longer than the whole budget. Past it a pattern
+// whose words occur counts as a match (unknown), as one that timed out.
+const maxRawScan = 256 << 10
 
 type rawMatch struct {
 	matchResult
@@ -130,7 +151,14 @@ func classifyRaw(command string, reversible, outward bool, deadline time.Time) (
 		if !p.mayMatch(lower) {
 			continue
 		}
-		m := findBy(p.regexp(), command, deadline)
+		var m matchResult
+		if !deadline.IsZero() && (time.Now().After(deadline) || len(command) > maxRawScan) {
+			// The budget is spent: a pattern not run counts as a match
+			// (fail closed), like one that timed out.
+			m = matchResult{found: true, timedOut: true}
+		} else {
+			m = findBy(p.regexp(), command, deadline)
+		}
 		raw[i] = rawMatch{matchResult: m}
 		if !m.found {
 			continue
@@ -165,46 +193,23 @@ func within(inner, outer []span) bool {
 	return true
 }
 
-// Result is the full classification: the reference verdict escalated further
-// by the parsed view, every finding with its role, and the hook's decision.
-type Result struct {
-	Verdict
-	Findings []Finding `json:"findings"`
-	Decision Decision  `json:"decision"`
+// Classify is the classification of a shell command with the caller's
+// declaration: Analyze, then Escalate. It only ever escalates: a match
+// forces irreversible (and ORs its outward flag); nothing relaxes a
+// declaration.
+func Classify(command string, reversible, outward bool) Verdict {
+	return Analyze(command, "").Escalate(reversible, outward)
 }
 
-// Classify classifies a shell command for the operator gate. The grammar
-// patterns run on the raw text first (rule 0: their labels always stand);
-// then the command is parsed as bash and every command it would run —
-// through wrappers, lists, pipelines, substitutions, nested shells, find,
-// xargs and git aliases — is checked against the grammar patterns, the
-// structural rules and the extra pack. Parsed findings only add escalations,
-// with labels prefixed "parsed:" after the grammar labels; a parsed finding
-// that repeats a grammar label already present is not listed twice. Text
-// that cannot be parsed is irreversible (fail closed).
-func Classify(command string, reversible, outward bool) Result {
-	return ClassifyIn("", command, reversible, outward)
-}
-
-// ClassifyIn is Classify for a command that will run in directory dir (the
-// hook event's cwd). The git model looks there to tell a file from a ref
-// ("git checkout NAME" discards the changes to file NAME, but switches to
-// branch NAME) and whether a pathspec matches anything; with dir "" it
-// cannot, and such a command asks.
-func ClassifyIn(dir, command string, reversible, outward bool) Result {
-	deadline := time.Now().Add(AnalysisBudget)
-	v, raw := classifyRaw(command, reversible, outward, deadline)
-	a := newAnalyzer(deadline)
-	a.dir = dir
-	a.script(command, 0)
-
-	r := Result{Verdict: v}
+// result turns the walk into the Analysis: the raw matches first, in
+// grammar order, each with the role the parsed view found for it (rule 0:
+// their labels always stand), then the parsed view's own findings.
+func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analysis {
+	an := Analysis{Command: command, Dir: dir, Verdict: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran}
 	seen := map[string]bool{}
 	for _, l := range v.Labels {
 		seen[l] = true
 	}
-	// The raw matches first, in grammar order, each with the role the parsed
-	// view found for it.
 	for i, m := range raw {
 		if !m.found {
 			continue
@@ -225,8 +230,8 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 					continue
 				}
 				if whereRank[pf.Where] < whereRank[f.Where] {
-					f.Where, f.Note = pf.Where, ""
-					if pf.Where == DryRun || pf.Where == InlineCode {
+					f.Where, f.Note, f.Command, f.Paths = pf.Where, "", pf.Command, pf.Paths
+					if pf.Where != Executed {
 						f.Note = pf.Note
 					}
 				}
@@ -238,7 +243,7 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 		if f.Where == Data {
 			f.Note = "in data: no command that runs matches"
 		}
-		r.Findings = append(r.Findings, f)
+		an.Findings = append(an.Findings, f)
 	}
 	// why: the reference's carve-outs and labels, a raw label that only
 	// matched data marked so, then the parsed view's labels.
@@ -246,11 +251,11 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 	for _, c := range v.Carveouts {
 		why = append(why, "carve-out: "+c+" (still asks)")
 	}
-	for _, f := range r.Findings {
+	for _, f := range an.Findings {
 		switch f.Where {
 		case Data:
 			why = append(why, f.Label+" (in data)")
-		case Unknown, DryRun:
+		case Unknown, DryRun, InlineCode:
 			why = append(why, f.Label+" ("+f.Note+")")
 		default:
 			why = append(why, f.Label)
@@ -262,12 +267,12 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 			// us where that match runs (used above).
 			continue
 		}
-		r.Findings = append(r.Findings, f)
-		r.Reversible = false
-		r.Outward = r.Outward || f.Outward
+		an.Findings = append(an.Findings, f)
+		an.Reversible = false
+		an.Outward = an.Outward || f.Outward
 		if !seen[f.Label] {
 			seen[f.Label] = true
-			r.Labels = append(r.Labels, f.Label)
+			an.Labels = append(an.Labels, f.Label)
 			w := f.Label
 			if f.Note != "" {
 				w += " (" + f.Note + ")"
@@ -275,51 +280,22 @@ func ClassifyIn(dir, command string, reversible, outward bool) Result {
 			why = append(why, w)
 		}
 	}
-	r.Why = strings.Join(why, "; ")
-	r.Decision = decide(r.Findings)
-	return r
-}
-
-// Add escalates r with a finding the caller made (the hook's protected
-// paths, say): it is listed, labelled and explained like the parsed
-// view's own findings, and the decision is taken again.
-func (r *Result) Add(f Finding) {
-	f.grammar = -1
-	r.Findings = append(r.Findings, f)
-	r.Reversible = false
-	r.Outward = r.Outward || f.Outward
-	if !slices.Contains(r.Labels, f.Label) {
-		r.Labels = append(r.Labels, f.Label)
-		w := f.Label
-		if f.Note != "" {
-			w += " (" + f.Note + ")"
+	an.Why = strings.Join(why, "; ")
+	an.Writes = a.writes
+	an.Gaps = a.gaps
+	an.Complete = len(a.gaps) == 0
+	for _, f := range an.Findings {
+		if f.Where == Unknown {
+			an.Complete = false
 		}
-		if r.Why != "" {
-			r.Why += "; "
-		}
-		r.Why += w
 	}
-	r.Decision = decide(r.Findings)
+	return an
 }
 
-func decide(fs []Finding) Decision {
-	d := Allow
-	for _, f := range fs {
-		if f.CarvedOut {
-			continue
-		}
-		if f.Where == Executed {
-			return Deny
-		}
-		d = Ask
-	}
-	return d
-}
-
-// Strongest is the strongest role among the findings that count (carved-out
+// strongest is the strongest role among the findings that count (carved-out
 // ones do not): where the match that decides stood. ok is false when none
 // counts.
-func Strongest(findings []Finding) (w Where, ok bool) {
+func strongest(findings []Finding) (w Where, ok bool) {
 	for _, f := range findings {
 		if !f.CarvedOut && (!ok || whereRank[f.Where] < whereRank[w]) {
 			w, ok = f.Where, true
@@ -327,3 +303,25 @@ func Strongest(findings []Finding) (w Where, ok bool) {
 	}
 	return w, ok
 }
+
+// grammarIndex finds a grammar pattern by the start of its label; the
+// structural rules use it to report a parsed form of a grammar class.
+func grammarIndex(prefix string) int {
+	for i, p := range irreversiblePatterns {
+		if strings.HasPrefix(p.Label, prefix) {
+			return i
+		}
+	}
+	panic("operator: no grammar pattern labelled " + prefix)
+}
+
+var (
+	grammarRmRf      = grammarIndex("rm -rf")
+	grammarPushForce = grammarIndex("git push --force ")
+	grammarPushF     = grammarIndex("git push -f")
+	grammarPushLease = grammarIndex("git push --force-with-lease")
+	grammarResetHard = grammarIndex("git reset --hard")
+)
+
+// findArgs are find's primaries that take one argument (two for -fprintf);
+// that argument is never itself a primary (find . -name -delete deletes

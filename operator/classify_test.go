@@ -39,13 +39,13 @@ func TestPackExamplesThroughClassify(t *testing.T) {
 		}
 		label := "parsed: " + r.Label
 		for _, ex := range r.Examples.Match {
-			c := Classify(wrap(ex), true, false)
+			c := classify(wrap(ex))
 			if !slices.Contains(c.Labels, label) || c.Reversible || c.Decision == Allow {
 				t.Errorf("%q: labels %q, decision %s; want %q", wrap(ex), c.Labels, c.Decision, label)
 			}
 		}
 		for _, ex := range r.Examples.NoMatch {
-			if c := Classify(wrap(ex), true, false); slices.Contains(c.Labels, label) {
+			if c := classify(wrap(ex)); slices.Contains(c.Labels, label) {
 				t.Errorf("%q: has %q", wrap(ex), label)
 			}
 		}
@@ -55,7 +55,7 @@ func TestPackExamplesThroughClassify(t *testing.T) {
 func TestLabelsGrammarFirstThenParsed(t *testing.T) {
 	// Hand-derived: the raw text matches grammar #7 (npm publish) only; the
 	// parsed view adds rm's split flags and the + refspec, in command order.
-	r := Classify("rm -r -f dist && git push origin +main && npm publish", true, false)
+	r := classify("rm -r -f dist && git push origin +main && npm publish")
 	want := []string{
 		"npm publish (public package publish)",
 		"parsed: rm -rf (recursive force delete)",
@@ -65,7 +65,7 @@ func TestLabelsGrammarFirstThenParsed(t *testing.T) {
 		t.Fatalf("labels %q\nwant   %q", r.Labels, want)
 	}
 	if r.Reversible || !r.Outward || r.Decision != Deny {
-		t.Fatalf("got %+v", r.Verdict)
+		t.Fatalf("got %+v", r)
 	}
 	if !strings.HasPrefix(r.Why, "npm publish (public package publish); parsed: rm -rf") {
 		t.Fatalf("why = %q", r.Why)
@@ -77,11 +77,11 @@ func TestEscalateOnly(t *testing.T) {
 	for _, decl := range [][2]bool{{true, false}, {false, false}, {true, true}, {false, true}} {
 		r := Classify("ls -la", decl[0], decl[1])
 		if r.Reversible != decl[0] || r.Outward != decl[1] || len(r.Labels) != 0 {
-			t.Errorf("ls with %v: %+v", decl, r.Verdict)
+			t.Errorf("ls with %v: %+v", decl, r)
 		}
 		r = Classify("git reset --hard", decl[0], decl[1])
 		if r.Reversible || r.Outward != decl[1] {
-			t.Errorf("reset --hard with %v: %+v (reset is inward: outward must stay as declared)", decl, r.Verdict)
+			t.Errorf("reset --hard with %v: %+v (reset is inward: outward must stay as declared)", decl, r)
 		}
 	}
 }
@@ -98,7 +98,7 @@ func TestRoles(t *testing.T) {
 		{"echo \"git reset --hard", Unknown},
 	}
 	for _, c := range cases {
-		r := Classify(c.cmd, true, false)
+		r := classify(c.cmd)
 		if len(r.Findings) == 0 || r.Findings[0].Label != "git reset --hard (discards uncommitted work)" || r.Findings[0].Where != c.want {
 			t.Errorf("%q: findings %+v, want the grammar label %s", c.cmd, r.Findings, c.want)
 		}
@@ -106,15 +106,15 @@ func TestRoles(t *testing.T) {
 }
 
 func TestCarveOutIsNarrow(t *testing.T) {
-	r := Classify("wrangler deploy --name laserbrain-mcp-remote", true, false)
+	r := classify("wrangler deploy --name laserbrain-mcp-remote")
 	if r.Decision != Allow || r.Reversible || len(r.Carveouts) != 1 || !strings.HasPrefix(r.Why, "carve-out: laserbrain MCP Worker deploy") {
 		t.Fatalf("own deploy: %+v", r)
 	}
 	// The carve-out annotates the raw text but covers no other command.
-	if r := Classify("wrangler deploy --name other; echo laserbrain-mcp-remote", true, false); r.Decision != Deny {
+	if r := classify("wrangler deploy --name other; echo laserbrain-mcp-remote"); r.Decision != Deny {
 		t.Fatalf("other deploy passed: %+v", r)
 	}
-	if r := Classify("wrangler deploy --name laserbrain-mcp-remote && rm -rf /", true, false); r.Decision != Deny {
+	if r := classify("wrangler deploy --name laserbrain-mcp-remote && rm -rf /"); r.Decision != Deny {
 		t.Fatalf("carve-out carried rm -rf: %+v", r)
 	}
 }
@@ -133,12 +133,12 @@ func TestDepthLimitFailsClosed(t *testing.T) {
 	for i := 0; i <= MaxDepth; i++ {
 		cmd = "eval " + shellQuote(cmd)
 	}
-	r := Classify(cmd, true, false)
+	r := classify(cmd)
 	if r.Reversible || r.Decision != Ask || !strings.Contains(r.Why, "nesting deeper than 5") {
 		t.Fatalf("%q: %+v", cmd, r)
 	}
 	// One level less is followed and harmless.
-	if r := Classify(strings.TrimPrefix(cmd, "eval "), true, false); r.Decision != Allow {
+	if r := classify(strings.TrimPrefix(cmd, "eval ")); r.Decision != Allow {
 		t.Fatalf("depth 5: %+v", r)
 	}
 }

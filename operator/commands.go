@@ -1,446 +1,88 @@
 package operator
 
 import (
-	"regexp"
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 )
 
-// optSpec says which options of a wrapper take a value, so the wrapped
-// command can be found after them.
-type optSpec struct {
-	short   string   // short option letters that take a value
-	long    []string // long option names that take a value unless written --name=value
-	assigns bool     // NAME=VALUE words may appear before the command
-}
-
-// skipOptions returns the words after a wrapper's options: the wrapped
-// command and its arguments.
-func skipOptions(args []arg, spec optSpec) []arg {
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if !w.known {
-			return args[i:]
-		}
-		s := w.val
-		switch {
-		case s == "--":
-			return args[i+1:]
-		case strings.HasPrefix(s, "--"):
-			name, _, hasValue := strings.Cut(s[2:], "=")
-			if !hasValue && slices.Contains(spec.long, name) {
-				i++
-			}
-		case len(s) > 1 && s[0] == '-':
-			for j := 1; j < len(s); j++ {
-				if strings.IndexByte(spec.short, s[j]) >= 0 {
-					if j == len(s)-1 {
-						i++
-					}
-					break
-				}
-			}
-		case spec.assigns && isAssignment(s):
-		default:
-			return args[i:]
-		}
-	}
-	return nil
-}
-
-// isAssignment: NAME=VALUE, NAME a shell identifier.
-func isAssignment(s string) bool {
-	name, _, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// hasShortFlag reports whether a single-dash cluster word contains c.
-func hasShortFlag(s string, c byte) bool {
-	return len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.IndexByte(s[1:], c) >= 0
-}
-
-// vals are the words' values; a word only the running shell knows keeps
-// its source text.
-func vals(args []arg) []string {
-	out := make([]string, len(args))
-	for i, w := range args {
-		out[i] = w.val
-	}
-	return out
-}
-
-func joinArgs(args []arg) (string, bool) {
-	known := true
-	for _, w := range args {
-		known = known && w.known
-	}
-	return strings.Join(vals(args), " "), known
-}
-
-var wrappers = map[string]optSpec{
-	"sudo":        {short: "CDghpRrTtUu", long: []string{"user", "group", "host", "prompt", "role", "type", "close-from", "chdir", "chroot", "command-timeout", "other-user"}, assigns: true},
-	"doas":        {short: "uC"},
-	"env":         {short: "uCP", long: []string{"unset", "chdir"}, assigns: true},
-	"builtin":     {},
-	"exec":        {short: "a"},
-	"nohup":       {},
-	"setsid":      {},
-	"time":        {short: "fo", long: []string{"format", "output"}},
-	"nice":        {short: "n", long: []string{"adjustment"}},
-	"ionice":      {short: "cnpPtu", long: []string{"class", "classdata"}},
-	"stdbuf":      {short: "ioe", long: []string{"input", "output", "error"}},
-	"caffeinate":  {short: "tw"},
-	"npx":         {short: "p", long: []string{"package"}},
-	"bunx":        {short: "p", long: []string{"package"}},
-	"pnpx":        {},
-	"uvx":         {long: []string{"from", "with", "python"}},
-	"dotenv":      {short: "ecv"},
-	"proxychains": {short: "f"},
-	"unbuffer":    {},
-	"xvfb-run":    {short: "nsfe", long: []string{"server-num", "server-args", "auth-file", "error-file"}},
-	// Multi-call binaries: the first word is the applet.
-	"busybox": {},
-	"toybox":  {},
-}
-
-// lazyRegexp compiles a pattern on first use, so a hook process pays only
-// for the patterns its command needs.
-func lazyRegexp(src string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
-}
-
-// readsCode are database clients whose standard input is a program (SQL).
-var readsCode = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite": true, "sqlcmd": true, "cockroach": true, "clickhouse-client": true, "clickhouse": true, "duckdb": true, "pgcli": true, "mycli": true, "mongosh": true, "mongo": true}
-
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true}
-
-// isInterpreter: python[N.N], pypy[N], node, ruby, perl, … — programs that
-// take code as an argument. (A hand matcher: a regexp here would be
-// compiled by every hook process.)
-func isInterpreter(name string) bool {
-	switch base := strings.TrimRight(name, "0123456789."); base {
-	case "python", "pypy":
-		return true
-	case "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "rscript", "osascript", "tclsh", "awk", "gawk", "pwsh", "powershell":
-		return base == name
-	}
-	return false
-}
-
-// codeFlags are the options with which an interpreter takes its program as
-// an argument.
-var codeFlags = map[string][]string{
-	"python": {"-c"}, "pypy": {"-c"}, "node": {"-e", "--eval", "-p", "--print"}, "nodejs": {"-e", "--eval", "-p", "--print"},
-	"deno": {"eval"}, "bun": {"-e", "--eval", "-p", "--print"}, "ruby": {"-e"}, "perl": {"-e", "-E"}, "php": {"-r"},
-	"lua": {"-e"}, "rscript": {"-e"}, "osascript": {"-e"}, "pwsh": {"-c", "-command"}, "powershell": {"-c", "-command"},
-}
-
-// command analyses one simple command: its words after expansion.
-func (a *analyzer) command(argv []arg, d int, in input) {
-	for hop := 0; len(argv) > 0; hop++ {
-		if hop > 32 {
-			a.unknown("too many wrappers", "")
-			return
-		}
-		if !argv[0].known {
-			a.unknown("command name known only at run time", "the shell decides what "+argv[0].val+" runs")
-			return
-		}
-		name := commandName(argv[0].val)
-		rest := argv[1:]
-		if spec, ok := wrappers[name]; ok {
-			if name == "env" {
-				for len(rest) > 0 && rest[0].known && rest[0].val == "-" {
-					rest = rest[1:] // "env -" is env -i
-				}
-				if next, handled := a.envSplit(rest, d); handled {
-					argv = next
-					if argv == nil {
-						return
-					}
-					continue
-				}
-			}
-			argv = skipOptions(rest, spec)
-			continue
-		}
-		switch name {
-		case "go":
-			if lb := goRunLaserbrain(rest); lb != nil {
-				argv = lb
-				continue
-			}
-		case "command":
-			if len(rest) > 0 && rest[0].known && (hasShortFlag(rest[0].val, 'v') || hasShortFlag(rest[0].val, 'V')) {
-				return // only looks the name up
-			}
-			argv = skipOptions(rest, optSpec{})
-			continue
-		case "timeout":
-			rest = skipOptions(rest, optSpec{short: "sk", long: []string{"signal", "kill-after"}})
-			if len(rest) > 0 {
-				rest = rest[1:] // the duration
-			}
-			argv = rest
-			continue
-		case "chroot":
-			rest = skipOptions(rest, optSpec{long: []string{"userspec", "groups"}})
-			if len(rest) > 0 {
-				rest = rest[1:] // the new root
-			}
-			argv = rest
-			continue
-		case "pnpm", "yarn", "npm":
-			if len(rest) > 0 && rest[0].known && (rest[0].val == "exec" || rest[0].val == "dlx" || rest[0].val == "x") {
-				argv = skipOptions(rest[1:], optSpec{short: "p", long: []string{"package"}})
-				continue
-			}
-		case "uv", "poetry", "pipx", "bundle", "pdm", "hatch", "rye":
-			if len(rest) > 0 && rest[0].known && (rest[0].val == "run" || rest[0].val == "exec") {
-				argv = skipOptions(rest[1:], optSpec{long: []string{"with", "from", "python", "env", "spec"}})
-				continue
-			}
-		}
-		a.simple(name, rest, d, in)
-		return
-	}
-}
-
-// envSplit handles env -S / --split-string, whose argument is itself a
-// command line.
-func (a *analyzer) envSplit(rest []arg, d int) ([]arg, bool) {
-	for i, w := range rest {
-		if !w.known || !strings.HasPrefix(w.val, "-") {
-			return nil, false
-		}
-		var script string
-		switch {
-		case w.val == "-S" || w.val == "--split-string":
-			if i+1 >= len(rest) {
-				return nil, false
-			}
-			script, _ = joinArgs(rest[i+1:])
-		case strings.HasPrefix(w.val, "-S"):
-			script = w.val[2:] + " " + strings.Join(vals(rest[i+1:]), " ")
-		case strings.HasPrefix(w.val, "--split-string="):
-			script = strings.TrimPrefix(w.val, "--split-string=") + " " + strings.Join(vals(rest[i+1:]), " ")
-		default:
-			continue
-		}
-		a.script(script, d+1)
-		return nil, true
-	}
-	return nil, false
-}
-
-// simple analyses a command whose name is known and whose wrappers are gone.
-func (a *analyzer) simple(name string, rest []arg, d int, in input) {
-	norm := append([]string{name}, vals(rest)...)
-	switch {
-	case name == "rm":
-		// The option model decides; the text pattern would re-read a
-		// spelling it has understood (rm --help -rf x deletes nothing).
-		a.rm(rest)
-		a.packOn(name, strings.Join(norm, " "), Executed)
-		return
-	case isLaserbrain(name):
-		a.laserbrain(rest)
-	case name == "git" || strings.HasPrefix(name, "git-") && len(name) > 4:
-		if name != "git" {
-			// The dashed form (git-push in git's exec path) is the subcommand.
-			rest = append([]arg{{val: name[4:], known: true}}, rest...)
-		}
-		words, gv := a.git(rest, d, in, 0)
-		if words == nil {
-			return
-		}
-		if gv.modelled || gv.unknown != "" {
-			// The option model decided; the text patterns would only
-			// re-read the spelling it has already understood.
-			a.gitFindings(gv)
-			return
-		}
-		norm = words
-	case name == "cd":
-		a.cd(rest)
-	case name == "npm" && npmDryRun(rest):
-		a.grammarAs(strings.Join(norm, " "), DryRun, "a dry run: changes nothing")
-		return
-	case name == "find":
-		a.find(rest, d)
-	case name == "xargs":
-		a.xargs(rest, d, in)
-	case name == "parallel":
-		a.parallel(rest, d, in)
-	case shells[name]:
-		a.shell(name, rest, d, in)
-	case name == "eval":
-		text, _ := joinArgs(rest)
-		a.script(text, d+1)
-	case name == "su" || name == "runuser" || name == "script" || name == "flock":
-		a.dashC(rest, d)
-	case name == "ssh":
-		a.ssh(rest, d)
-	case name == "watch":
-		a.watch(rest, d)
-	case name == "docker" || name == "podman" || name == "kubectl" || name == "oc":
-		a.container(name, rest, d, in)
-	case isInterpreter(name):
-		a.interpreter(name, rest, in)
-	}
-	// Standard input is a program for a database client, and for an
-	// interpreter given no program of its own (awk's input is always data).
-	if in.kind == literalInput && (readsCode[strings.TrimRight(name, "0123456789.")] ||
-		isInterpreter(name) && name != "awk" && name != "gawk" && readsProgramFromInput(rest)) {
-		a.code(name, in.text)
-	}
-	if a.overTime() {
-		return
-	}
-	text := strings.Join(norm, " ")
-	if len(text) > maxCommandText {
-		text = text[:maxCommandText]
-	}
-	a.grammarOn(text)
-	a.packOn(name, text, Executed)
-}
-
-// grammarOn runs the grammar patterns on one command's normalised text. A
-// pattern counts only if it matches at the start, i.e. names this command
-// rather than appearing in its arguments.
-func (a *analyzer) grammarOn(text string) { a.grammarAs(text, Executed, "") }
-
-// grammarAs is grammarOn for a command that runs in a given role (a dry
-// run, for one).
-func (a *analyzer) grammarAs(text string, where Where, note string) {
-	lower := lowerForPrefilter(text)
-	var allow []span
-	for _, p := range grammarAllow {
-		if p.mayMatch(lower) {
-			allow = append(allow, find(p.regexp(), text).spans...)
-		}
-	}
-	for i, p := range grammarIrreversible {
-		if !p.mayMatch(lower) {
-			continue
-		}
-		m, err := grammarAtStart[i].regexp().FindStringMatch(text)
-		if err != nil {
-			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i})
-			continue
-		}
-		if m == nil {
-			continue
-		}
-		carved := within([]span{{m.Index, m.Index + m.Length}}, allow)
-		a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: where, Note: note, CarvedOut: carved, grammar: i})
-	}
-}
-
-// code scans program text handed to an interpreter (or SQL to a database
-// client): the grammar patterns anywhere in it, and the pack's code rules.
-func (a *analyzer) code(name, text string) {
-	lower := lowerForPrefilter(text)
-	for i, p := range grammarIrreversible {
-		if !p.mayMatch(lower) {
-			continue
-		}
-		m := find(p.regexp(), text)
-		if !m.found {
-			continue
-		}
-		f := Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: InlineCode, Note: "in code run by " + name, grammar: i}
-		if m.timedOut {
-			f.Where, f.Note = Unknown, errTimeout.Error()
-		}
-		a.add(f)
-	}
-	a.packOn(name, text, InlineCode)
-}
+// The models of the programs the table marks modelled (programs.go): each
+// reads its program's options the way the program does and records what
+// it runs, destroys and writes. A model returns false when what its program
+// runs is not explained, so the arguments are read as an unknown
+// program's.
 
 // rmRecursiveLabel is a recursive rm without force: an agent's rm has no
 // terminal on its standard input, so GNU rm asks nothing (write-protected
 // files included) and deletes as much as rm -rf.
 const rmRecursiveLabel = "rm -r (recursive delete: with no terminal, rm asks nothing)"
 
-// rm reads rm's options as GNU rm does (abbreviated long options, options
-// after operands): recursive and forced is the grammar's rm -rf; recursive
-// alone deletes as much when nobody is at a terminal, which an agent never
-// is, so it is irreversible too.
-func (a *analyzer) rm(rest []arg) {
-	r := rmOptions.parse(rest)
+// rmModel reads rm's options as GNU rm does (abbreviated long options,
+// options after operands): recursive and forced is the grammar's rm -rf;
+// recursive alone deletes as much when nobody is at a terminal, which an
+// agent never is, so it is irreversible too.
+func (a *analyzer) rmModel(c *cmdCall) bool {
+	r := rmOptions.parse(c.args)
 	if r.bad || r.set["help"] > 0 || r.set["version"] > 0 || len(r.operands) == 0 {
-		return
+		return true
 	}
+	paths, known := a.deletes(r.operands, "rm", r.set["r"]+r.set["R"] > 0)
+	text := commandText("rm", c.args)
 	recursive, force := r.set["r"]+r.set["R"] > 0, r.set["f"] > 0
-	if recursive && force {
-		a.add(Finding{Label: "parsed: " + grammarIrreversible[grammarRmRf].label, Where: Executed, grammar: grammarRmRf})
-		return
-	}
-	if recursive {
-		a.add(Finding{Label: "parsed: " + rmRecursiveLabel, Where: Executed, grammar: -1})
-		return
-	}
-	if force {
+	f := Finding{Where: Executed, grammar: -1, Command: text, Paths: paths, unknownPath: !known}
+	switch {
+	case recursive && force:
+		f.Label, f.grammar = "parsed: "+grammarIrreversible[grammarRmRf].label, grammarRmRf
+		a.add(f)
+	case recursive:
+		f.Label = "parsed: " + rmRecursiveLabel
+		a.add(f)
+	case force:
 		for _, w := range r.operands {
 			if !w.known {
 				a.unknown("rm with an argument known only at run time", "it may be the missing -r")
-				return
+				return true
 			}
 		}
 	}
+	return true
 }
 
-// npmDryRun: npm publish (or unpublish) with --dry-run in effect, spelled
-// the one way npm documents; anything else is not proof of a dry run.
-func npmDryRun(rest []arg) bool {
-	sub, dry := "", false
-	for _, w := range rest {
-		if !w.known {
-			return false
+// deletes records the paths a deleting command removes and returns them
+// resolved, and whether all are known.
+func (a *analyzer) deletes(ops []arg, by string, tree bool) ([]string, bool) {
+	var paths []string
+	known := true
+	for _, w := range ops {
+		i := a.addWrite(w, by, true)
+		if i < 0 {
+			known = false
+			continue
 		}
-		switch w.val {
-		case "--dry-run", "--dry-run=true":
-			dry = true
-		case "--no-dry-run", "--dry-run=false":
-			dry = false
-		default:
-			if sub == "" && !strings.HasPrefix(w.val, "-") {
-				sub = w.val
-			}
+		wr := &a.writes[i]
+		if tree {
+			wr.Tree = true
 		}
+		if !wr.Known {
+			known = false
+		}
+		p := wr.Path
+		if wr.Real != "" {
+			p = wr.Real
+		}
+		paths = append(paths, p)
 	}
-	return dry && sub == "publish"
+	return paths, known
 }
 
-// grammarIndex finds a grammar pattern by the start of its label; the
-// structural rules use it to report a parsed form of a grammar class.
-func grammarIndex(prefix string) int {
-	for i, p := range irreversiblePatterns {
-		if strings.HasPrefix(p.Label, prefix) {
-			return i
-		}
-	}
-	panic("operator: no grammar pattern labelled " + prefix)
+func (a *analyzer) cdModel(c *cmdCall) bool {
+	a.cd(c.args)
+	return true
 }
-
-var (
-	grammarRmRf      = grammarIndex("rm -rf")
-	grammarPushForce = grammarIndex("git push --force ")
-	grammarPushF     = grammarIndex("git push -f")
-	grammarPushLease = grammarIndex("git push --force-with-lease")
-	grammarResetHard = grammarIndex("git reset --hard")
-)
 
 // findArgs are find's primaries that take one argument (two for -fprintf);
 // that argument is never itself a primary (find . -name -delete deletes
@@ -454,9 +96,26 @@ var findArgs = map[string]int{
 	"-D": 1,
 }
 
-// find reads find's expression: -delete and -exec/-ok of a deleter delete
-// every match; the command -exec runs is analysed like any other.
-func (a *analyzer) find(rest []arg, d int) {
+// findModel reads find's expression: -delete and -exec/-ok of a deleter
+// delete every match under its roots; the command -exec runs is analysed
+// like any other; -fprint and friends write their file.
+func (a *analyzer) findModel(c *cmdCall) bool {
+	rest := c.args
+	var roots []arg
+	for _, w := range rest {
+		if w.known && (strings.HasPrefix(w.val, "-") || w.val == "(" || w.val == "!") {
+			break
+		}
+		roots = append(roots, w)
+	}
+	if len(roots) == 0 {
+		roots = []arg{{val: ".", known: true}}
+	}
+	text := commandText("find", rest)
+	deleted := func(label string) {
+		paths, known := a.deletes(roots, "find", true)
+		a.add(Finding{Label: label, Where: Executed, grammar: -1, Command: text, Paths: paths, unknownPath: !known})
+	}
 	for i := 0; i < len(rest); i++ {
 		s := rest[i].val
 		if !rest[i].known {
@@ -466,12 +125,18 @@ func (a *analyzer) find(rest []arg, d int) {
 			if !ok {
 				n = 1 // -newerXY
 			}
+			switch s {
+			case "-fprint", "-fprint0", "-fls", "-fprintf":
+				if i+1 < len(rest) {
+					a.addWrite(rest[i+1], "find", false)
+				}
+			}
 			i += n
 			continue
 		}
 		switch s {
 		case "-delete":
-			a.add(Finding{Label: "parsed: find -delete (deletes every file it matches)", Where: Executed, grammar: -1})
+			deleted("parsed: find -delete (deletes every file it matches)")
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
 			for j < len(rest) && rest[j].val != ";" && rest[j].val != "+" {
@@ -483,29 +148,32 @@ func (a *analyzer) find(rest []arg, d int) {
 				continue
 			}
 			if sub[0].known && isDeleter(commandName(sub[0].val)) {
-				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)", Where: Executed, grammar: -1})
+				deleted("parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)")
 			}
-			a.command(sub, d, input{})
+			a.command(sub, c.d, stdio{}, nil)
 		}
 	}
+	return true
 }
 
 func isDeleter(name string) bool {
 	return name == "rm" || name == "unlink" || name == "shred" || name == "rmdir"
 }
 
-// xargs reads xargs's options as GNU xargs does and analyses the command it
-// runs with the arguments it will get: when its input is a literal we can
-// read (echo …, a heredoc), the items are split the way xargs splits them
-// and put into the command line (appended, or in place of the -I string).
-func (a *analyzer) xargs(rest []arg, d int, in input) {
-	r := xargsOptions.parse(rest)
+// xargsModel reads xargs's options as GNU xargs does and analyses the
+// command it runs with the arguments it will get: when its input is a
+// literal we can read (echo …, a heredoc), the items are split the way
+// xargs splits them and put into the command line (appended, or in place
+// of the -I string).
+func (a *analyzer) xargsModel(c *cmdCall) bool {
+	in := c.io.in
+	r := xargsOptions.parse(c.args)
 	if r.bad || r.set["help"] > 0 || r.set["version"] > 0 {
-		return
+		return true
 	}
 	sub := r.operands
 	if len(sub) == 0 {
-		return // echo
+		return true // echo
 	}
 	replace, hasReplace := r.values["I"], r.set["I"] > 0
 	if r.set["i"] > 0 {
@@ -515,7 +183,7 @@ func (a *analyzer) xargs(rest []arg, d int, in input) {
 		}
 	}
 	if r.set["a"] > 0 {
-		in = input{kind: fileInput}
+		in = a.fileInput(arg{val: r.values["a"], known: true})
 	}
 	var items []string
 	known := in.kind == literalInput
@@ -535,7 +203,8 @@ func (a *analyzer) xargs(rest []arg, d int, in input) {
 			items = xargsSplit(in.text)
 		}
 	}
-	a.fedCommand("xargs", sub, replace, hasReplace, items, known, d)
+	a.fedCommand("xargs", sub, replace, hasReplace, items, known, c.d)
+	return true
 }
 
 // xargsSplit splits input the way xargs does by default: blanks and
@@ -586,9 +255,11 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 	if sub[0].known {
 		name := commandName(sub[0].val)
 		if isDeleter(name) && !known {
-			a.add(Finding{Label: "parsed: " + via + " " + name + " (deletes every path it reads)", Where: Executed, grammar: -1})
+			a.add(Finding{Label: "parsed: " + via + " " + name + " (deletes every path it reads)", Where: Executed, grammar: -1,
+				Command: commandText(via, sub), unknownPath: true})
+			a.addWrite(arg{val: "", known: false}, via, true)
 		}
-		if shells[name] || name == "eval" {
+		if isShell(name) || name == "eval" {
 			script, hasScript := shellScript(sub[1:])
 			fromInput := !hasScript || hasReplace && strings.Contains(script, replace)
 			if name == "eval" {
@@ -596,20 +267,20 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 			}
 			if fromInput {
 				if !known {
-					a.add(Finding{Label: "parsed: " + via + " runs a shell on its input (runs whatever arrives)", Where: Executed, grammar: -1})
+					a.add(Finding{Label: "parsed: " + via + " runs a shell on its input (runs whatever arrives)", Where: Executed, grammar: -1, Command: commandText(via, sub)})
 				}
 				for _, it := range items {
-					a.script(it, d+1)
+					a.subshell(func() { a.script(it, d+1) })
 				}
 				if len(items) > 0 {
-					a.script(strings.Join(items, " "), d+1)
+					a.subshell(func() { a.script(strings.Join(items, " "), d+1) })
 				}
 			}
 		}
 	}
 	switch {
 	case !known:
-		a.command(sub, d, input{})
+		a.command(sub, d, stdio{}, nil)
 	case hasReplace:
 		for n, it := range items {
 			if n >= 64 || a.overTime() {
@@ -619,17 +290,17 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 			for k, w := range sub {
 				argv[k] = arg{val: strings.ReplaceAll(w.val, replace, it), known: w.known}
 			}
-			a.command(argv, d, input{})
+			a.command(argv, d, stdio{}, nil)
 		}
 		if len(items) == 0 {
-			a.command(sub, d, input{})
+			a.command(sub, d, stdio{}, nil)
 		}
 	default:
 		argv := append([]arg{}, sub...)
 		for _, it := range items {
 			argv = append(argv, arg{val: it, known: true})
 		}
-		a.command(argv, d, input{})
+		a.command(argv, d, stdio{}, nil)
 	}
 }
 
@@ -658,15 +329,16 @@ var parallelSpec = optSpec{short: "jSadEICnNLsX", long: []string{"jobs", "sshlog
 // parallelReplace are GNU parallel's replacement strings.
 var parallelReplace = []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}", "{3}"}
 
-// parallel: GNU parallel joins its command words with spaces and runs the
-// line through a shell, with each input (::: arguments, :::: files or its
-// standard input) put in place of {} or appended. Its long options may be
-// abbreviated (Perl's Getopt::Long), so a word after an option we cannot
+// parallelModel: GNU parallel joins its command words with spaces and runs
+// the line through a shell, with each input (::: arguments, :::: files or
+// its standard input) put in place of {} or appended. Its long options may
+// be abbreviated (Perl's Getopt::Long), so a word after an option we cannot
 // place is read both as that option's value and as the command.
-func (a *analyzer) parallel(rest []arg, d int, in input) {
-	for _, start := range parallelStarts(rest) {
-		a.parallelFrom(rest[start:], d, in)
+func (a *analyzer) parallelModel(c *cmdCall) bool {
+	for _, start := range parallelStarts(c.args) {
+		a.parallelFrom(c.args[start:], c.d, c.io.in)
 	}
+	return true
 }
 
 // parallelStarts are the possible indexes of parallel's command.
@@ -751,20 +423,21 @@ func (a *analyzer) parallelFrom(sub []arg, d int, in input) {
 			}
 		}
 	}
+	run := func(s string) { a.subshell(func() { a.script(s, d+1) }) }
 	if len(cmd) == 0 {
 		// The inputs themselves are the commands.
 		for _, it := range items {
-			a.script(it, d+1)
+			run(it)
 		}
 		if !known && (in.kind != noInput || fromArgs) {
-			a.add(Finding{Label: "parsed: parallel runs commands read from its input (runs whatever arrives)", Where: Executed, grammar: -1})
+			a.add(Finding{Label: "parsed: parallel runs commands read from its input (runs whatever arrives)", Where: Executed, grammar: -1, Command: commandText("parallel", sub)})
 		}
 		return
 	}
 	// parallel hands its command line to a shell: analyse the line as
 	// written, and with each known input in place.
 	text, _ := joinArgs(cmd)
-	a.script(text, d+1)
+	run(text)
 	for n, it := range items {
 		if n >= 64 || a.overTime() {
 			break
@@ -778,7 +451,7 @@ func (a *analyzer) parallelFrom(sub []arg, d int, in input) {
 		if !replaced {
 			line += " " + it
 		}
-		a.script(line, d+1)
+		run(line)
 	}
 	replace := ""
 	for _, r := range parallelReplace {
@@ -789,9 +462,12 @@ func (a *analyzer) parallelFrom(sub []arg, d int, in input) {
 	a.fedCommand("parallel", cmd, replace, replace != "", items, known, d)
 }
 
-// shell analyses sh/bash/zsh: the -c script, a script read from a heredoc or
-// a literal pipe, or a warning when it reads a script nobody can see.
-func (a *analyzer) shell(name string, rest []arg, d int, in input) {
+// shellModel analyses sh/bash/zsh: the -c script, a script file (read and
+// analysed as a script), a script read from a heredoc, a here-string, a
+// literal pipe or a descriptor, or an unknown finding when it runs a
+// script nobody can see.
+func (a *analyzer) shellModel(c *cmdCall) bool {
+	name, rest, d, in := c.name, c.args, c.d, c.io.in
 	cflag, sflag := false, false
 	i := 0
 	for ; i < len(rest); i++ {
@@ -830,122 +506,497 @@ func (a *analyzer) shell(name string, rest []arg, d int, in input) {
 	switch {
 	case cflag:
 		if len(operands) == 0 {
-			return
+			return true
 		}
 		// A script with expansions only the running shell knows is parsed
 		// with those expansions in place, as the inner shell would see it.
-		a.script(operands[0].val, d+1)
+		a.subshell(func() {
+			a.sc.positional, a.sc.hasPositional = operands[1:], true
+			a.script(operands[0].val, d+1)
+		})
 	case len(operands) > 0 && !sflag:
-		// A script file: its contents are not ours to read.
+		a.runScriptFile(name, operands[0], operands[1:], c.io, d, false)
 	default:
 		switch in.kind {
 		case literalInput:
-			a.script(in.text, d+1)
+			a.subshell(func() { a.script(in.text, d+1) })
 		case unknownInput:
 			a.unknown(name+" runs a script from its input", "piped in; the script cannot be read here")
+		case fileInput:
+			if text, ok, why := a.scriptText(arg{val: in.text, known: true}, stdio{}); ok {
+				a.subshell(func() { a.script(text, d+1) })
+			} else {
+				a.unknown(name+" runs a script from its input", "read from "+in.text+": "+why)
+			}
 		}
 	}
+	return true
 }
 
-// dashC handles commands that run their -c argument through a shell (su,
-// runuser, script, flock).
-func (a *analyzer) dashC(rest []arg, d int) {
+// evalModel: eval runs its arguments, joined, as a script in this shell.
+func (a *analyzer) evalModel(c *cmdCall) bool {
+	text, _ := joinArgs(c.args)
+	a.script(text, c.d+1)
+	return true
+}
+
+// sourceModel: source FILE (and . FILE) runs a script in this shell: what
+// it assigns and defines stays.
+func (a *analyzer) sourceModel(c *cmdCall) bool {
+	if len(c.args) == 0 {
+		return true
+	}
+	a.runScriptFile(c.name, c.args[0], c.args[1:], c.io, c.d, true)
+	return true
+}
+
+// dashCModel handles commands that run their -c argument through a shell
+// (su, runuser, script, sg).
+func (a *analyzer) dashCModel(c *cmdCall) bool {
+	rest := c.args
 	for i, w := range rest {
 		if !w.known {
 			continue
 		}
 		if (w.val == "-c" || w.val == "--command") && i+1 < len(rest) {
 			if rest[i+1].known {
-				a.script(rest[i+1].val, d+1)
+				a.subshell(func() { a.script(rest[i+1].val, c.d+1) })
 			} else {
 				a.unknown("-c with a script known only at run time", "")
 			}
-			return
+			return true
 		}
 		if v, ok := strings.CutPrefix(w.val, "--command="); ok {
-			a.script(v, d+1)
-			return
+			a.subshell(func() { a.script(v, c.d+1) })
+			return true
 		}
 	}
+	if c.name == "sg" && len(rest) > 1 {
+		// sg GROUP COMMAND: the command is run by a shell.
+		text, _ := joinArgs(rest[1:])
+		a.subshell(func() { a.script(text, c.d+1) })
+		return true
+	}
+	// su and script without -c run an interactive shell (or write a
+	// typescript file): nothing we can read runs.
+	return c.name != "script" || len(rest) == 0 || !slices.ContainsFunc(rest, func(w arg) bool { return !strings.HasPrefix(w.val, "-") })
 }
 
-// ssh runs its trailing words as a shell command on the remote host; what it
-// does there is as irreversible as here.
-func (a *analyzer) ssh(rest []arg, d int) {
+// flockModel: flock [options] FILE COMMAND… or FILE -c SCRIPT (flock FD
+// takes no command).
+func (a *analyzer) flockModel(c *cmdCall) bool {
+	rest := c.args
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		if !w.known {
+			return false
+		}
+		switch {
+		case w.val == "-c" || w.val == "--command":
+			if i+1 < len(rest) {
+				a.subshell(func() { a.script(rest[i+1].val, c.d+1) })
+			}
+			return true
+		case w.val == "-w" || w.val == "--timeout" || w.val == "-E" || w.val == "--conflict-exit-code":
+			i++
+		case strings.HasPrefix(w.val, "-"):
+		default:
+			// The lock file; the rest is the command (or -c SCRIPT).
+			sub := rest[i+1:]
+			if len(sub) > 0 && sub[0].known && (sub[0].val == "-c" || sub[0].val == "--command") {
+				if len(sub) > 1 {
+					a.subshell(func() { a.script(sub[1].val, c.d+1) })
+				}
+				return true
+			}
+			if len(sub) > 0 {
+				a.command(sub, c.d, c.io, c.env)
+			}
+			return true
+		}
+	}
+	return true
+}
+
+// sshModel: ssh runs its trailing words as a shell command on the remote
+// host; what it does there is as irreversible as here. ProxyCommand and
+// LocalCommand options run here.
+func (a *analyzer) sshModel(c *cmdCall) bool {
+	rest := c.args
+	for i, w := range rest {
+		if !w.known {
+			continue
+		}
+		opt := ""
+		switch {
+		case w.val == "-o" && i+1 < len(rest):
+			opt = rest[i+1].val
+		case strings.HasPrefix(w.val, "-o") && len(w.val) > 2:
+			opt = w.val[2:]
+		}
+		if k, v, ok := strings.Cut(opt, "="); ok {
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "proxycommand", "localcommand", "knownhostscommand":
+				a.subshell(func() { a.script(v, c.d+1) })
+			}
+		}
+	}
 	sub := skipOptions(rest, optSpec{short: "BbcDEeFIiJLlmOoPpQRSWw"})
 	if len(sub) < 2 {
-		return
+		return true
 	}
 	text, _ := joinArgs(sub[1:])
-	a.script(text, d+1)
+	a.subshell(func() { a.script(text, c.d+1) })
+	return true
 }
 
-func (a *analyzer) watch(rest []arg, d int) {
+func (a *analyzer) watchModel(c *cmdCall) bool {
 	exec := false
-	for _, w := range rest {
+	for _, w := range c.args {
 		if w.known && (w.val == "-x" || w.val == "--exec") {
 			exec = true
 		}
 	}
-	sub := skipOptions(rest, optSpec{short: "nq", long: []string{"interval"}})
+	sub := skipOptions(c.args, optSpec{short: "nq", long: []string{"interval"}})
 	if len(sub) == 0 {
-		return
+		return true
 	}
 	if exec {
-		a.command(sub, d, input{})
-		return
+		a.command(sub, c.d, stdio{}, nil)
+		return true
 	}
 	text, _ := joinArgs(sub)
-	a.script(text, d+1)
+	a.subshell(func() { a.script(text, c.d+1) })
+	return true
 }
 
-// container follows docker/podman exec and kubectl exec into the command
-// they run inside the container.
-func (a *analyzer) container(name string, rest []arg, d int, in input) {
-	if len(rest) == 0 || !rest[0].known || rest[0].val != "exec" {
-		return
+// trapModel: trap 'SCRIPT' SIGNAL… runs SCRIPT when the signal (or EXIT)
+// comes: it is read as a script of this shell.
+func (a *analyzer) trapModel(c *cmdCall) bool {
+	rest := c.args
+	for len(rest) > 0 && rest[0].known && strings.HasPrefix(rest[0].val, "-") {
+		if rest[0].val == "-p" || rest[0].val == "-l" {
+			return true
+		}
+		if rest[0].val == "--" || rest[0].val == "-" {
+			if rest[0].val == "-" {
+				return true // reset
+			}
+			rest = rest[1:]
+			break
+		}
+		rest = rest[1:]
 	}
-	if name == "kubectl" || name == "oc" {
-		for i, w := range rest {
-			if w.known && w.val == "--" {
-				a.command(rest[i+1:], d, in)
-				return
+	if len(rest) < 2 {
+		return true
+	}
+	if !rest[0].known {
+		a.unknown("trap with an action known only at run time", "")
+		return true
+	}
+	a.script(rest[0].val, c.d+1)
+	return true
+}
+
+// aliasModel records alias NAME=VALUE definitions; a later command word
+// NAME is replaced by VALUE (call).
+func (a *analyzer) aliasModel(c *cmdCall) bool {
+	for _, w := range c.args {
+		name, def, ok := strings.Cut(w.val, "=")
+		if !ok || strings.HasPrefix(name, "-") {
+			continue
+		}
+		if !w.known {
+			a.unknown("alias "+name+" defined as something known only at run time", "")
+			continue
+		}
+		d := def
+		a.sc.setAlias(name, &d)
+	}
+	return true
+}
+
+func (a *analyzer) unaliasModel(c *cmdCall) bool {
+	for _, w := range c.args {
+		if w.known && !strings.HasPrefix(w.val, "-") {
+			a.sc.setAlias(w.val, nil)
+		}
+	}
+	return true
+}
+
+func (a *analyzer) unsetModel(c *cmdCall) bool {
+	funcs := false
+	for _, w := range c.args {
+		switch {
+		case !w.known:
+		case w.val == "-f":
+			funcs = true
+		case w.val == "-v" || strings.HasPrefix(w.val, "-"):
+		case funcs:
+			a.sc.setFunc(w.val, nil)
+		default:
+			a.sc.setVar(w.val, arg{known: true})
+		}
+	}
+	return true
+}
+
+// setModel: set -- ARGS (or set ARGS after options) sets the positional
+// parameters.
+func (a *analyzer) setModel(c *cmdCall) bool {
+	for i, w := range c.args {
+		if !w.known {
+			return true
+		}
+		if w.val == "--" || !strings.HasPrefix(w.val, "-") && !strings.HasPrefix(w.val, "+") {
+			args := c.args[i:]
+			if w.val == "--" {
+				args = c.args[i+1:]
+			}
+			a.sc.positional, a.sc.hasPositional = args, true
+			return true
+		}
+		if w.val == "-o" || w.val == "+o" {
+			return true
+		}
+	}
+	return true
+}
+
+// readModel: read NAME… (and mapfile) sets variables to what it reads,
+// which only the running shell knows.
+func (a *analyzer) readModel(c *cmdCall) bool {
+	for i := 0; i < len(c.args); i++ {
+		w := c.args[i]
+		switch {
+		case !w.known:
+		case strings.HasPrefix(w.val, "-"):
+			if strings.ContainsAny(w.val[len(w.val)-1:], "adnNptuCcOs") && len(w.val) == 2 {
+				i++
+			}
+		default:
+			a.sc.setVar(w.val, arg{})
+		}
+	}
+	if c.name == "mapfile" || c.name == "readarray" {
+		a.sc.setVar("MAPFILE", arg{})
+	} else {
+		a.sc.setVar("REPLY", arg{})
+	}
+	return true
+}
+
+// commandModel: command [-p] CMD runs CMD (skipping functions and
+// aliases); command -v and -V only look it up.
+func (a *analyzer) commandModel(c *cmdCall) bool {
+	rest := c.args
+	if len(rest) > 0 && rest[0].known && (hasShortFlag(rest[0].val, 'v') || hasShortFlag(rest[0].val, 'V')) {
+		return true
+	}
+	sub := skipOptions(rest, optSpec{})
+	if len(sub) > 0 {
+		a.command(sub, c.d, c.io, c.env)
+	}
+	return true
+}
+
+// goModel: go run of a laserbrain command is laserbrain.
+func (a *analyzer) goModel(c *cmdCall) bool {
+	if lb := goRunLaserbrain(c.args); lb != nil {
+		a.command(lb, c.d, c.io, c.env)
+		return true
+	}
+	a.mayWrite("go")
+	return true
+}
+
+// sedModel reads sed's options and script: -i edits its files in place,
+// w/W write files, and the e command (or s///e) runs the pattern space as
+// a shell command, which only the running sed knows.
+func (a *analyzer) sedModel(c *cmdCall) bool {
+	rest := c.args
+	inPlace := false
+	var scripts []string
+	scriptGiven := false
+	var files []arg
+	for i := 0; i < len(rest); i++ {
+		w := rest[i].val
+		switch {
+		case !rest[i].known:
+			if !scriptGiven {
+				a.unknown("sed with a script known only at run time", "")
+				return true
+			}
+			files = append(files, rest[i])
+		case w == "--in-place" || strings.HasPrefix(w, "--in-place="):
+			inPlace = true
+		case w == "-e" || w == "--expression":
+			scriptGiven = true
+			if i+1 < len(rest) {
+				i++
+				scripts = append(scripts, rest[i].val)
+			}
+		case w == "-f" || w == "--file":
+			scriptGiven = true
+			if i+1 < len(rest) {
+				i++
+				scripts = append(scripts, a.readText(rest[i]))
+			}
+		case strings.HasPrefix(w, "--expression="):
+			scriptGiven = true
+			scripts = append(scripts, strings.TrimPrefix(w, "--expression="))
+		case strings.HasPrefix(w, "--file="):
+			scriptGiven = true
+			scripts = append(scripts, a.readText(arg{val: strings.TrimPrefix(w, "--file="), known: true}))
+		case w == "-l" || w == "--line-length":
+			i++
+		case strings.HasPrefix(w, "--"):
+		case strings.HasPrefix(w, "-") && w != "-":
+			// Clustered short options: -i, -Ei, -ni.bak; -e/-f inside a
+			// cluster take the rest (or the next argument) as the script.
+			for j := 1; j < len(w); j++ {
+				switch w[j] {
+				case 'i':
+					inPlace = true
+					j = len(w) // -i.bak: the rest is a suffix
+				case 'e', 'f':
+					scriptGiven = true
+					v := w[j+1:]
+					if v == "" && i+1 < len(rest) {
+						i++
+						v = rest[i].val
+					}
+					if w[j] == 'f' {
+						v = a.readText(arg{val: v, known: true})
+					}
+					scripts = append(scripts, v)
+					j = len(w)
+				}
+			}
+		default:
+			if !scriptGiven {
+				scriptGiven = true
+				scripts = append(scripts, w)
+				continue
+			}
+			files = append(files, rest[i])
+		}
+	}
+	if inPlace {
+		for _, f := range files {
+			a.addWrite(f, "sed", false)
+		}
+	}
+	for _, s := range scripts {
+		runs, writes := sedScript(s)
+		for _, w := range writes {
+			a.addWrite(arg{val: w, known: true}, "sed", false)
+		}
+		for _, r := range runs {
+			if r == "" {
+				a.unknown("sed runs its pattern space as a command (e)", "what it runs is only known as sed reads its input")
+				continue
+			}
+			a.subshell(func() { a.script(r, c.d+1) })
+		}
+	}
+	return true
+}
+
+// sedScript finds what a sed script runs and writes: the e command's
+// argument ("" for a bare e or an s///e, which run the pattern space) and
+// the files of w, W and s///w.
+func sedScript(s string) (runs, writes []string) {
+	for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' }) {
+		cmd := strings.TrimLeft(line, " \t0123456789,$/!~+")
+		cmd = strings.TrimLeft(cmd, " \t")
+		if cmd == "" {
+			continue
+		}
+		switch cmd[0] {
+		case 'e':
+			runs = append(runs, strings.TrimSpace(cmd[1:]))
+		case 'w', 'W':
+			if f := strings.TrimSpace(cmd[1:]); f != "" && f != "/dev/stdout" && f != "/dev/stderr" {
+				writes = append(writes, f)
+			}
+		case 's':
+			if len(cmd) < 2 {
+				continue
+			}
+			delim := cmd[1]
+			parts, n := 0, 2
+			for ; n < len(cmd) && parts < 2; n++ {
+				if cmd[n] == '\\' {
+					n++
+					continue
+				}
+				if cmd[n] == delim {
+					parts++
+				}
+			}
+			flags := cmd[min(n, len(cmd)):]
+			if i := strings.IndexByte(flags, 'w'); i >= 0 {
+				if f := strings.TrimSpace(flags[i+1:]); f != "" {
+					writes = append(writes, f)
+				}
+				flags = flags[:i]
+			}
+			if strings.ContainsRune(flags, 'e') {
+				runs = append(runs, "")
 			}
 		}
-		return
 	}
-	sub := skipOptions(rest[1:], optSpec{short: "euw", long: []string{"env", "env-file", "user", "workdir", "detach-keys"}})
-	if len(sub) > 1 {
-		a.command(sub[1:], d, in)
-	}
+	return runs, writes
 }
 
-func (a *analyzer) interpreter(name string, rest []arg, in input) {
+// interpreterModel reads an interpreter's command line: its program given
+// with -c/-e (scanned as code), a -m module (its command line read as that
+// module's program), a script file (read and scanned as code), or a
+// program from its input (an unknown finding when nobody can see it).
+func (a *analyzer) interpreterModel(c *cmdCall) bool {
+	name, rest, in := c.name, c.args, c.io.in
 	base := strings.TrimRight(name, "0123456789.")
 	flags := codeFlags[base]
-	if base == "awk" || base == "gawk" {
-		// awk's program is its first operand; system() runs a shell.
-		for _, w := range rest {
+	if isAwk(name) {
+		// awk's program is its first operand (or -f FILE); system() and
+		// print | "cmd" run a shell.
+		for i := 0; i < len(rest); i++ {
+			w := rest[i]
+			if w.known && (w.val == "-f" || w.val == "--file") && i+1 < len(rest) {
+				a.code(name, a.readText(rest[i+1]), c.d)
+				return true
+			}
+			if w.known && (w.val == "-v" || w.val == "-F") {
+				i++
+				continue
+			}
 			if w.known && !strings.HasPrefix(w.val, "-") {
-				a.code(name, w.val)
-				return
+				a.code(name, w.val, c.d)
+				return true
 			}
 		}
-		return
+		return true
 	}
 	for i, w := range rest {
 		if !w.known {
 			continue
 		}
+		if w.val == "-m" && i+1 < len(rest) && (base == "python" || base == "pypy") {
+			// python -m MODULE ARGS: the module's own command line.
+			a.command(rest[i+1:], c.d, c.io, c.env)
+			return true
+		}
 		for _, f := range flags {
 			switch {
 			case w.val == f && i+1 < len(rest):
 				code, _ := joinArgs(rest[i+1 : i+2])
-				a.code(name, code)
-				return
+				a.code(name, code, c.d)
+				return true
 			case strings.HasPrefix(f, "-") && len(f) == 2 && strings.HasPrefix(w.val, f) && len(w.val) > 2 && !strings.HasPrefix(w.val, "--"):
-				a.code(name, w.val[2:])
-				return
+				a.code(name, w.val[2:], c.d)
+				return true
 			}
 		}
 		// Combined short flags ending in the code flag: perl -pie, python -Bc.
@@ -953,14 +1004,57 @@ func (a *analyzer) interpreter(name string, rest []arg, in input) {
 			last := "-" + w.val[len(w.val)-1:]
 			if slices.Contains(flags, last) {
 				code, _ := joinArgs(rest[i+1 : i+2])
-				a.code(name, code)
-				return
+				a.code(name, code, c.d)
+				return true
+			}
+		}
+		if !strings.HasPrefix(w.val, "-") {
+			// The first operand is the program's file.
+			if base == "deno" || base == "bun" {
+				if w.val == "run" || w.val == "x" || w.val == "test" {
+					continue
+				}
+				if isCLIModelled(base) && (w.val == "publish" || w.val == "pm") {
+					return false
+				}
+			}
+			a.runScriptFile(name, w, rest[i+1:], c.io, c.d, false)
+			if base == "perl" {
+				a.perlInPlace(rest)
+			}
+			return true
+		}
+	}
+	if base == "perl" {
+		a.perlInPlace(rest)
+	}
+	if readsProgramFromInput(rest) {
+		switch in.kind {
+		case unknownInput:
+			a.unknown(name+" runs a program from its input", "piped in; the program cannot be read here")
+		case fileInput:
+			if text, ok, why := a.scriptText(arg{val: in.text, known: true}, stdio{}); ok {
+				a.code(name, text, c.d)
+			} else {
+				a.unknown(name+" runs a program from its input", "read from "+in.text+": "+why)
 			}
 		}
 	}
-	if in.kind == unknownInput && readsProgramFromInput(rest) {
-		a.unknown(name+" runs a program from its input", "piped in; the program cannot be read here")
+	return true
+}
+
+// perlInPlace: perl -i edits the files it is given.
+func (a *analyzer) perlInPlace(rest []arg) {
+	inPlace := false
+	for _, w := range rest {
+		if w.known && strings.HasPrefix(w.val, "-") && !strings.HasPrefix(w.val, "--") && strings.ContainsRune(w.val, 'i') {
+			inPlace = true
+		}
 	}
+	if !inPlace {
+		return
+	}
+	a.mayWrite("perl")
 }
 
 // readsProgramFromInput: an interpreter given no program operand (or "-")
@@ -978,4 +1072,219 @@ func readsProgramFromInput(rest []arg) bool {
 		}
 	}
 	return true
+}
+
+// runScriptFile reads a script file a shell or interpreter runs (bash
+// FILE, source FILE, python3 FILE): a file written earlier in the line is
+// read as written, one on disk is read (up to MaxScriptFile), /dev/fd/N
+// and /dev/stdin are the descriptor's input, and a process substitution is
+// the output of its commands when we can read it. Shell scripts are
+// analysed as scripts (source: in this shell), other programs' as code.
+// A file that cannot be read is unknown.
+func (a *analyzer) runScriptFile(name string, file arg, args []arg, io stdio, d int, here bool) {
+	text, ok, why := a.scriptText(file, io)
+	if !ok {
+		if why == whyMissing && !a.mayHaveWritten() {
+			return // no such file: the program fails, nothing runs
+		}
+		a.unknown(name+" runs "+file.val, why)
+		return
+	}
+	interp := name
+	if name == "source" || name == "." {
+		interp = "bash"
+	}
+	if isShell(interp) {
+		run := func() {
+			a.sc.positional, a.sc.hasPositional = args, true
+			a.script(text, d+1)
+		}
+		if here {
+			saved := a.sc
+			a.sc = &scope{parent: saved}
+			run()
+			// What a sourced script defines stays: fold it into the
+			// caller's scope.
+			for k, v := range a.sc.vars {
+				saved.setVar(k, v)
+			}
+			for k, v := range a.sc.funcs {
+				saved.setFunc(k, v)
+			}
+			for k, v := range a.sc.aliases {
+				saved.setAlias(k, v)
+			}
+			a.sc = saved
+			return
+		}
+		a.subshell(run)
+		return
+	}
+	a.code(name, text, d)
+}
+
+// scriptText is the text of a script file a command runs.
+func (a *analyzer) scriptText(file arg, io stdio) (text string, ok bool, why string) {
+	if !file.known {
+		if strings.HasPrefix(file.val, "<(") {
+			if ps, found := a.procs[file.val]; found {
+				if len(ps.Stmts) == 1 {
+					if out := a.output(ps.Stmts[0]); out.kind == literalInput {
+						return out.text, true, ""
+					}
+				}
+				return "", false, "the output of " + file.val + " cannot be read here"
+			}
+		}
+		return "", false, "a file named only at run time"
+	}
+	switch p := file.val; {
+	case p == "/dev/stdin" || p == "-":
+		return inputText(io.in)
+	case strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/"):
+		var fd int
+		_, err := fmtSscan(p[strings.LastIndexByte(p, '/')+1:], &fd)
+		if err != nil {
+			return "", false, "an unknown descriptor"
+		}
+		if fd == 0 {
+			return inputText(io.in)
+		}
+		return inputText(io.fds[fd])
+	}
+	path, known := a.resolve(file)
+	if f, ok := a.files[path]; ok && known {
+		if f.known {
+			return f.text, true, ""
+		}
+		return "", false, "written earlier in the command with content the gate cannot see"
+	}
+	if !known || !filepath.IsAbs(path) {
+		return "", false, "a path the gate cannot place (the directory it runs in is unknown)"
+	}
+	if f, ok := a.files[path]; ok {
+		if f.known {
+			return f.text, true, ""
+		}
+		return "", false, "written earlier in the command with content the gate cannot see"
+	}
+	if a.readBytes >= maxScriptBytes {
+		return "", false, "more script files than the gate reads for one command"
+	}
+	data, err := readScript(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, whyMissing
+	}
+	if err != nil {
+		return "", false, err.Error()
+	}
+	a.readBytes += len(data)
+	return string(data), true, ""
+}
+
+func inputText(in input) (string, bool, string) {
+	if in.kind == literalInput {
+		return in.text, true, ""
+	}
+	return "", false, "its input cannot be read here"
+}
+
+// whyMissing: the file does not exist.
+const whyMissing = "it does not exist"
+
+// mayHaveWritten: something earlier in the line may have written a file
+// the gate cannot name.
+func (a *analyzer) mayHaveWritten() bool {
+	return slices.ContainsFunc(a.writes, func(w Write) bool { return !w.Known })
+}
+
+// readScript reads a regular file of at most MaxScriptFile bytes.
+func readScript(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case err != nil:
+		return nil, errorf("it cannot be read (%v)", pathErr(err))
+	case !fi.Mode().IsRegular():
+		return nil, errorf("it is not a regular file")
+	case fi.Size() > MaxScriptFile:
+		return nil, errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
+	}
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, errorf("it cannot be read (%v)", pathErr(err))
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(limitReader(f, MaxScriptFile+1)); err != nil {
+		return nil, errorf("it cannot be read (%v)", err)
+	}
+	if b.Len() > MaxScriptFile {
+		return nil, errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
+	}
+	return b.Bytes(), nil
+}
+
+// scriptFile runs a program named by its path (./deploy.sh, bin/tool): a
+// script is read and analysed with the interpreter its #! line names (sh
+// without one); a compiled program, or one installed under node_modules,
+// is a program the gate does not know.
+func (a *analyzer) scriptFile(file arg, args []arg, d int, io stdio) {
+	name := commandName(file.val)
+	path, known := a.resolve(file)
+	if known && strings.Contains("/"+filepath.ToSlash(path)+"/", "/node_modules/") {
+		a.simple(&cmdCall{name: name, args: args, d: d, io: io})
+		return
+	}
+	text, ok, why := a.scriptText(file, io)
+	if !ok {
+		if why == whyMissing && !a.mayHaveWritten() {
+			return // no such file: the shell says so, nothing runs
+		}
+		a.unknown("runs "+file.val, why)
+		return
+	}
+	if strings.HasPrefix(text, "\x7fELF") || strings.ContainsRune(text[:min(len(text), 512)], 0) {
+		a.simple(&cmdCall{name: name, args: args, d: d, io: io})
+		return
+	}
+	interp := []string{"sh"}
+	if first, _, _ := strings.Cut(text, "\n"); strings.HasPrefix(first, "#!") {
+		interp = strings.Fields(strings.TrimPrefix(first, "#!"))
+		if len(interp) > 0 && commandName(interp[0]) == "env" {
+			interp = interp[1:]
+			for len(interp) > 0 && strings.HasPrefix(interp[0], "-") {
+				interp = interp[1:]
+			}
+		}
+		if len(interp) == 0 {
+			interp = []string{"sh"}
+		}
+	}
+	in := commandName(interp[0])
+	switch p := lookupProgram(in); {
+	case isShell(in):
+		a.subshell(func() {
+			a.sc.positional, a.sc.hasPositional = args, true
+			a.script(text, d+1)
+		})
+	case p != nil && p.kind == progInterpreter:
+		a.code(in, text, d)
+	default:
+		// Another program reads the file (make -f, a custom tool): we
+		// do not know what it runs.
+		a.unknown("runs "+file.val+" with "+interp[0], "the gate does not know that interpreter")
+	}
+}
+
+// readText is the text of a file a program reads (sed -f, awk -f): one
+// written earlier in the line, or one on disk; "" when it cannot be read
+// (recorded as unknown).
+func (a *analyzer) readText(file arg) string {
+	text, ok, why := a.scriptText(file, stdio{})
+	if !ok {
+		a.unknown("reads its program from "+file.val, why)
+	}
+	return text
 }

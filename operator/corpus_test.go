@@ -116,7 +116,7 @@ func loadDifferences(t testing.TB) map[string]difference {
 		if d.Why == "" {
 			t.Errorf("ask %q has no why", d.Command)
 		}
-		if r := Classify(d.Command, true, false); r.Decision != Ask {
+		if r := classify(d.Command); r.Decision != Ask {
 			t.Errorf("listed as asked, we now %s: %q (%s)", r.Decision, d.Command, r.Why)
 		}
 	}
@@ -147,7 +147,7 @@ func TestDCGCorpus(t *testing.T) {
 	per := map[string]*tally{}
 	var total tally
 	for _, c := range cases {
-		r := Classify(c.command, true, false)
+		r := classify(c.command)
 		tl := per[c.category]
 		if tl == nil {
 			tl = &tally{}
@@ -239,7 +239,7 @@ func TestOwnCorpus(t *testing.T) {
 		if c.Why == "" || (c.Expected != "deny" && c.Expected != "ask" && c.Expected != "allow") {
 			t.Fatalf("case %d (%q): needs expected deny|ask|allow and a why", i, c.Command)
 		}
-		r := Classify(c.Command, true, false)
+		r := classify(c.Command)
 		if got := r.Decision.String(); got != c.Expected {
 			t.Errorf("case %d [%s] %q: %s, want %s (%s); why: %s", i, c.Category, c.Command, got, c.Expected, c.Why, r.Why)
 		}

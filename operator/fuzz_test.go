@@ -1,33 +1,40 @@
 package operator
 
 import (
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
-// FuzzClassify: any input classifies without panicking, the full classifier
-// only adds to the reference layer, and nothing relaxes a declaration.
-// Hangs are bounded by the regexp2 match timeout and the command budget.
-func FuzzClassify(f *testing.F) {
-	for _, s := range []string{
-		"git push origin +main", "ls -la", "sudo -u x rm -r -f d", "bash -c 'git push -f'",
-		"find . -exec rm {} +", "git -c alias.p=push p --force", "echo 'npm publish' | sh",
-		"cat <<EOF | bash\nrm -rf x\nEOF", "X=rm; $X -rf d", "wrangler deploy --name laserbrain-mcp-remote",
-		"python3 -c 'import shutil; shutil.rmtree(1)'", "echo \"unclosed", "$(", "a=$(b=$(c)) ; ${x:-$(rm -rf y)}",
-		"git push \\\n --force", "xargs -I{} sh -c '{}'", "parallel ::: 'rm -r -f a'",
-		"git push --mirr", "git reset -q --hard", "git checkout -bfeature", "echo 'rm -rf x' | xargs -I{} bash -c '{}'",
-		"parallel sh -c 'rm -rf {}' ::: build", "find . -name -delete -print", "git -c core.pager='rm -rf x' log",
-		"$(echo $(echo $(echo rm))) -rf x", "( ( ( ls ) ) )", "git stash drop stash@{1}", "rm --rec --for x",
-	} {
+// FuzzAnalyze: any input is analysed without panicking and within the
+// budget (in CPU time of the analysing thread, so a loaded machine does
+// not make it flaky; an analysis that ran past the budget in wall time
+// must have stopped and said so), the analysis only adds to the reference
+// layer, nothing relaxes a declaration, and nothing is allowed with a
+// finding that counts.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range fuzzSeeds {
 		f.Add(s, true, false)
 	}
 	for _, c := range dcgCases(f) {
 		f.Add(c.command, true, false)
 	}
 	f.Fuzz(func(t *testing.T, cmd string, reversible, outward bool) {
+		if len(cmd) > 1<<20 {
+			return
+		}
 		ref := ClassifyGrammar(cmd, reversible, outward)
-		r := Classify(cmd, reversible, outward)
+		an, cpu, wall := timedAnalyze(cmd)
+		if cpu > AnalysisBudget {
+			t.Fatalf("analysis took %v of CPU (budget %v): %q", cpu, AnalysisBudget, trim(cmd))
+		}
+		if wall > AnalysisBudget+MatchTimeout+50*time.Millisecond && an.Complete {
+			t.Fatalf("analysis took %v and says it is complete: %q", wall, trim(cmd))
+		}
+		r := an.Escalate(reversible, outward)
 		if strings.Contains(ref.Why+r.Why, errTimeout.Error()) || strings.Contains(r.Why, "stopped after") {
 			// A budget ran out in one call and not the other (the fuzzer
 			// loads the machine): the two are no longer the same scan.
@@ -42,23 +49,68 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 		if (r.Reversible && !reversible) || (ref.Reversible && !reversible) || (outward && !r.Outward) {
-			t.Fatalf("a declaration was relaxed: declared (%v, %v), got %+v", reversible, outward, r.Verdict)
+			t.Fatalf("a declaration was relaxed: declared (%v, %v), got %+v", reversible, outward, r)
 		}
 		if len(r.Labels) > 0 && r.Reversible {
-			t.Fatalf("labels but reversible: %+v", r.Verdict)
+			t.Fatalf("labels but reversible: %+v", r)
 		}
 		if len(r.Labels) == 0 && (r.Reversible != reversible || r.Outward != outward) {
-			t.Fatalf("no labels but the declaration changed: %+v", r.Verdict)
+			t.Fatalf("no labels but the declaration changed: %+v", r)
 		}
-		if r.Decision == Allow {
-			for _, fd := range r.Findings {
-				if !fd.CarvedOut {
-					t.Fatalf("allowed with an uncovered finding %+v", fd)
+		for _, p := range []Presence{Attended, Unattended} {
+			d := Decide(an, p, RunState{Read: true}, Policy{})
+			if d.Action == Allow && d.Context == "" {
+				for _, fd := range an.Findings {
+					if !fd.CarvedOut {
+						t.Fatalf("%s: allowed silently with an uncovered finding %+v", p, fd)
+					}
 				}
+			}
+			if !an.Complete && d.Action == Allow && d.Rule == RuleNothing && hasRole(an.Findings, Unknown) {
+				t.Fatalf("%s: an incomplete analysis allowed: %+v", p, an.Findings)
 			}
 		}
 	})
 }
+
+var fuzzSeeds = []string{
+	"git push origin +main", "ls -la", "sudo -u x rm -r -f d", "bash -c 'git push -f'",
+	"find . -exec rm {} +", "git -c alias.p=push p --force", "echo 'npm publish' | sh",
+	"cat <<EOF | bash\nrm -rf x\nEOF", "X=rm; $X -rf d", "wrangler deploy --name laserbrain-mcp-remote",
+	"python3 -c 'import shutil; shutil.rmtree(1)'", "echo \"unclosed", "$(", "a=$(b=$(c)) ; ${x:-$(rm -rf y)}",
+	"git push \\\n --force", "xargs -I{} sh -c '{}'", "parallel ::: 'rm -r -f a'",
+	"git push --mirr", "git reset -q --hard", "git checkout -bfeature", "echo 'rm -rf x' | xargs -I{} bash -c '{}'",
+	"parallel sh -c 'rm -rf {}' ::: build", "find . -name -delete -print", "git -c core.pager='rm -rf x' log",
+	"$(echo $(echo $(echo rm))) -rf x", "( ( ( ls ) ) )", "git stash drop stash@{1}", "rm --rec --for x",
+	"{rm,-rf,d}", "f() { \"$@\"; }; f rm -rf d", "alias x='git push -f'\nx", "trap 'rm -rf d' EXIT",
+	"bash 3<<<'rm -rf d' /dev/fd/3", "source <(echo rm -rf d)", "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf d' git x",
+	"npm --registry=x publ", "cargo +nightly publish", "echo 'rm -rf d' > s.sh; bash s.sh", "sed -n 'e rm -rf d' f",
+	"python3 -c \"import subprocess as s; s.run(['rm','-rf','d'])\"", "mv -t .git/hooks x", "$'\\u0072m' -rf d",
+}
+
+// timedAnalyze analyses cmd on one locked OS thread and returns the CPU
+// time that thread spent, and the wall time.
+func timedAnalyze(cmd string) (Analysis, time.Duration, time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := threadCPU()
+	start := time.Now()
+	an := Analyze(cmd, "")
+	wall := time.Since(start)
+	return an, threadCPU() - before, wall
+}
+
+// threadCPU is the CPU time the calling OS thread has used.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rusageThread is Linux's RUSAGE_THREAD.
+const rusageThread = 1
 
 // FuzzParseGit: git's option parser model never panics on any command line
 // of any covered subcommand, positionals are words of the input, and words

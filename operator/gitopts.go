@@ -43,6 +43,10 @@ var gitOptionTables = map[string]string{
 	"reflog delete":   `dry-run rewrite updateref verbose`,
 	"gc":              `q,quiet prune=? cruft aggressive auto force keep-largest-pack`,
 	"prune":           `n,dry-run v,verbose progress expire= exclude-promisor-objects`,
+	"checkout-index":  `u,index q,quiet f,force a,all n,no-create ignore-skip-worktree-bits stdin temp prefix= stage=! z`,
+	"rm":              `n,dry-run q,quiet cached f,force r ignore-unmatch sparse pathspec-from-file= pathspec-file-nul`,
+	"send-pack":       `v,verbose q,quiet receive-pack= exec= remote= all n,dry-run mirror f,force signed=? push-option= progress thin atomic stateless-rpc stdin helper-status force-with-lease=? force-if-includes`,
+	"maintenance run": `auto schedule= quiet task=!`,
 }
 
 type optArg uint8

@@ -3,6 +3,7 @@ package operator
 import (
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,6 +93,20 @@ func TestGitOptionTables(t *testing.T) {
 			if !found {
 				t.Errorf("git %s: git has -%c (--%s), our table does not", sub, letter, long)
 			}
+		}
+	}
+}
+
+// The git command lists are searched by halves: they must stay sorted.
+func TestGitCommandListsSorted(t *testing.T) {
+	for name, l := range map[string][]string{"gitBuiltins": gitBuiltinsList[:], "gitDataCommands": gitDataCommandsList[:]} {
+		if !slices.IsSorted(l) {
+			t.Errorf("%s is not sorted", name)
+		}
+	}
+	for _, c := range []string{"push", "status", "filter-repo", "commit"} {
+		if !gitBuiltins(c) {
+			t.Errorf("%s is not a builtin", c)
 		}
 	}
 }

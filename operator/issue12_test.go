@@ -18,7 +18,7 @@ func TestIssue12Examples(t *testing.T) {
 	}
 	cases := []struct {
 		cmd  string
-		want Decision
+		want Answer
 	}{
 		// git accepts any unambiguous prefix of a long option.
 		{"git push --mirr", Deny},
@@ -68,7 +68,7 @@ func TestIssue12Examples(t *testing.T) {
 		{"git push --force --help", Ask},
 	}
 	for _, c := range cases {
-		r := ClassifyIn(dir, c.cmd, true, false)
+		r := classifyIn(dir, c.cmd)
 		if r.Decision != c.want {
 			t.Errorf("%q: %s, want %s (%s)", c.cmd, r.Decision, c.want, r.Why)
 		}
@@ -78,7 +78,7 @@ func TestIssue12Examples(t *testing.T) {
 func TestPrintfSubstitution(t *testing.T) {
 	for _, c := range []struct {
 		cmd  string
-		want Decision
+		want Answer
 	}{
 		{"git push origin $(printf -- --force) main", Deny},
 		{`git push origin "$(printf '%s' +main)"`, Deny},
@@ -86,7 +86,7 @@ func TestPrintfSubstitution(t *testing.T) {
 		{`git push origin "$(printf '%d' 1)"`, Ask},
 		{`git push origin "$(printf main)"`, Allow},
 	} {
-		if r := Classify(c.cmd, true, false); r.Decision != c.want {
+		if r := classify(c.cmd); r.Decision != c.want {
 			t.Errorf("%q: %s, want %s (%s)", c.cmd, r.Decision, c.want, r.Why)
 		}
 	}

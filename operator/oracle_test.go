@@ -204,6 +204,34 @@ func oracleVariants() []string {
 			"bash -c 'git "+c+"'", "env GIT_TRACE=0 git "+c, "command git "+c, "/usr/bin/git "+c, "cd ../wt && cd ../work && git "+c,
 			"git -C ../work "+c, "\\git "+c)
 	}
+	// Configuration that executes or changes meaning (issue 24): set by git
+	// config earlier in the line, through the environment, --config-env,
+	// an alias in the repository's config file; variables git runs;
+	// subcommands that destroy without a force flag's usual spelling.
+	add("git config alias.zz 'reset --hard' && git zz", "git config alias.zz '!rm -rf dir' && git zz", "git config clean.requireForce false && git clean -d",
+		"git config remote.origin.mirror true && git push origin", "git config --local alias.zz 'checkout -- a.txt'; git zz",
+		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.zz GIT_CONFIG_VALUE_0='reset --hard' git zz",
+		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=clean.requireForce GIT_CONFIG_VALUE_0=false git clean -d",
+		"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.mirror GIT_CONFIG_VALUE_0=true git push origin",
+		"GIT_CONFIG_PARAMETERS=\"'alias.zz'='reset --hard'\" git zz", "GIT_CONFIG_PARAMETERS=\"'clean.requireforce'='false'\" git clean",
+		"V='reset --hard' git --config-env=alias.zz=V zz", "V=false git --config-env=clean.requireForce=V clean -d",
+		"export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.zz GIT_CONFIG_VALUE_0='!rm -rf dir'; git zz",
+		"git nuke", "git -C ../wt nuke",
+		"git -c gc.pruneExpire=now maintenance run --task=gc", "git -c gc.pruneExpire=now maintenance run",
+		"git checkout-index -f -a", "git checkout-index -f -- a.txt", "git checkout-index --force --all",
+		"git rm -r --force dir", "git rm -f a.txt",
+		"git send-pack --force ../origin.git main", "git send-pack ../origin.git +main", "git send-pack --mirror ../origin.git",
+		"pushd ../wt && git reset --hard", "pushd ../wt >/dev/null; git clean -fd",
+		"GIT_EDITOR='rm -rf dir; true' git commit --allow-empty -q", "GIT_EXTERNAL_DIFF='rm -rf dir; true #' git diff",
+		"GIT_SSH_COMMAND='rm -rf dir; exit 1 #' git fetch -q ssh://nohost/repo", "export GIT_EDITOR='rm -rf dir; true'; git commit --allow-empty -q",
+		"flock /tmp/oracle.lock git reset --hard", "taskset 1 git reset --hard", "fakeroot git clean -fd")
+	// Their harmless neighbours.
+	add("git config alias.st status && git st", "git -c clean.requireForce=true clean -d", "git config user.name oracle && git status",
+		"git maintenance run --task=gc", "git -c gc.pruneExpire=now maintenance run --task=loose-objects", "git checkout-index -a",
+		"git checkout-index -f --prefix=out/ -a", "git rm -r dir", "git rm --cached -rf dir", "git rm -n -rf dir", "git send-pack ../origin.git main",
+		"git send-pack --dry-run --force ../origin.git main", "GIT_EDITOR=true git commit --allow-empty -qm x",
+		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.zz GIT_CONFIG_VALUE_0=status git zz", "GIT_CONFIG_PARAMETERS=\"'alias.zz'='log -1'\" git zz",
+		"V=status git --config-env=alias.zz=V zz", "git ok", "taskset 1 git status", "flock /tmp/oracle.lock git log -1", "pushd ../wt && git status")
 	// xargs and env - feeding git.
 	add("echo a.txt | xargs git checkout --", "printf 'reset --hard' | xargs git", "printf 'git reset --hard\\n' | xargs -I{} sh -c '{}'",
 		"echo '\"git reset --hard\"' | xargs sh -c", "echo topic | xargs git branch -D", "echo topic | xargs git branch -d",
@@ -269,6 +297,9 @@ printf 'new\n' > new.txt && git add new.txt
 printf 'untracked\n' > untracked.txt
 printf 'a.txt\n' > paths.txt
 printf 'log\n' > debug.log
+# Aliases in the repository's own configuration file.
+git config alias.nuke 'reset --hard'
+git config alias.ok 'log -1'
 `)
 }
 
@@ -439,10 +470,20 @@ func destroyed(t testing.TB, dir string, pre, post oracleState) []string {
 }
 
 type oracleResult struct {
-	cmd      string
-	lost     []string
-	decision Decision
-	why      string
+	cmd        string
+	lost       []string
+	decision   Answer // attended (or nothing known about who is there)
+	unattended Answer
+	why        string
+}
+
+// gitFailClosed are variants that destroy nothing on this fixture and that
+// the gate does not let go ahead unattended on purpose, with the reason.
+var gitFailClosed = map[string]string{
+	"git clean -i":               "git clean -i deletes what the answers on its input choose; here its input is empty",
+	"git clean -f -i":            "git clean -i deletes what the answers on its input choose; here its input is empty",
+	"git clean -fi":              "git clean -i deletes what the answers on its input choose; here its input is empty",
+	"git clean -f --interactive": "git clean -i deletes what the answers on its input choose; here its input is empty",
 }
 
 func TestGitOracle(t *testing.T) {
@@ -488,18 +529,30 @@ func TestGitOracle(t *testing.T) {
 	var destructive, harmless, harmlessAsk, harmlessAllow, wrong int
 	for _, r := range results {
 		if len(r.lost) > 0 {
+			// Destroyed something: refused with nobody there, refused or
+			// asked with a person there; never allowed, never a note.
 			destructive++
-			if r.decision != Deny {
+			if r.unattended != Deny || r.decision == Allow {
 				wrong++
-				t.Errorf("destroyed %v, but the gate says %s: %q (%s)", r.lost, r.decision, r.cmd, r.why)
+				t.Errorf("destroyed %v, but the gate says %s attended, %s unattended: %q (%s)", r.lost, r.decision, r.unattended, r.cmd, r.why)
 			}
 			continue
 		}
+		// Destroyed nothing: goes ahead with nobody there (perhaps with a
+		// note), never refused with a person there.
 		harmless++
-		switch r.decision {
-		case Deny:
+		why, listed := gitFailClosed[r.cmd]
+		switch {
+		case r.decision == Deny:
 			wrong++
 			t.Errorf("destroyed nothing, but the gate denies: %q (%s)", r.cmd, r.why)
+		case r.unattended != Allow && !listed:
+			wrong++
+			t.Errorf("destroyed nothing, but the gate refuses it unattended: %q (%s)", r.cmd, r.why)
+		case r.unattended == Allow && listed && why != "":
+			t.Errorf("listed as refused unattended on purpose, now allowed: %q", r.cmd)
+		}
+		switch r.decision {
 		case Ask:
 			harmlessAsk++
 		default:
@@ -527,12 +580,12 @@ func oracleRun(t testing.TB, dir, tmpl, cmd string, pre oracleState) oracleResul
 		t.Errorf("cp: %v %s", err, out)
 	}
 	work := filepath.Join(dir, "work")
-	r := ClassifyIn(work, cmd, true, false)
+	r := classifyIn(work, cmd)
 	for try := 0; try < 3 && strings.Contains(r.Why, "stopped after"); try++ {
 		// The budget is wall time: on a starved machine it can run out
 		// before a 20 µs classification gets a core. This test is about
 		// the model, so ask again.
-		r = ClassifyIn(work, cmd, true, false)
+		r = classifyIn(work, cmd)
 	}
 	c := exec.Command("bash", "-c", cmd)
 	c.Dir = work
@@ -546,5 +599,5 @@ func oracleRun(t testing.TB, dir, tmpl, cmd string, pre oracleState) oracleResul
 	_, _ = c.CombinedOutput() // failing is an answer too: git refused
 	timer.Stop()
 	post := observe(t, dir)
-	return oracleResult{cmd: cmd, lost: destroyed(t, dir, pre, post), decision: r.Decision, why: r.Why}
+	return oracleResult{cmd: cmd, lost: destroyed(t, dir, pre, post), decision: r.Decision, unattended: r.answerFor(Unattended, "").Action, why: r.Why}
 }

@@ -8,26 +8,33 @@ import (
 	"github.com/dlclark/regexp2"
 )
 
-// packOn runs the extra pack's rules of one scope on a text: a command's
-// normalised words (scope "command", anchored at the command) or code handed
-// to an interpreter or database client (scope "code").
-func (a *analyzer) packOn(name, text string, where Where) {
+// packOn runs the pack's command rules on a command's normalised words
+// (anchored at the command).
+func (a *analyzer) packOn(name, text string, where Where, command string) {
+	a.packAs(name, text, where, "", command)
+}
+
+// packAs runs the extra pack's rules of one scope on a text: a command's
+// normalised words (scope "command", anchored at the command; where is the
+// command's role: executed, or a dry run) or code handed to an interpreter
+// or database client (scope "code", where InlineCode).
+func (a *analyzer) packAs(name, text string, where Where, note, command string) {
 	for i := range packCompiled {
 		r := &packCompiled[i]
-		if (where == Executed) != (r.scope == "command") {
+		if (where == InlineCode) != (r.scope == "code") {
 			continue
 		}
-		if !r.appliesTo(name) {
+		if !r.appliesTo(name) || a.overTime() {
 			continue
 		}
 		m, err := r.regexp().FindStringMatch(text)
-		f := Finding{Label: "parsed: " + r.label, Outward: r.outward, Where: where, grammar: -1}
+		f := Finding{Label: "parsed: " + r.label, Outward: r.outward, Where: where, Note: note, grammar: -1, Command: command}
 		switch {
 		case err != nil:
 			f.Where, f.Note = Unknown, errTimeout.Error()
 		case m == nil:
 			continue
-		case where == InlineCode:
+		case where == InlineCode && note == "":
 			f.Note = "in code run by " + name
 		}
 		a.add(f)

@@ -40,8 +40,13 @@ func personLabel(words string) string {
 // isLaserbrain reports whether a command name is laserbrain's own binary.
 func isLaserbrain(name string) bool { return name == "laserbrain" || name == "laserbrain-gate" }
 
-// laserbrain reads a laserbrain command line: a person's command is a
+// laserbrainModel reads a laserbrain command line: a person's command is a
 // finding no authorization lets through.
+func (a *analyzer) laserbrainModel(c *cmdCall) bool {
+	a.laserbrain(c.args)
+	return true
+}
+
 func (a *analyzer) laserbrain(rest []arg) {
 	i := 0
 	for i < len(rest) && rest[i].known && strings.HasPrefix(rest[i].val, "-") && rest[i].val != "--" {
@@ -96,7 +101,7 @@ func (a *analyzer) laserbrain(rest []arg) {
 			return
 		}
 	}
-	a.add(Finding{Label: personLabel(words), Where: Executed, PersonOnly: true, grammar: -1})
+	a.add(Finding{Label: personLabel(words), Where: Executed, PersonOnly: true, grammar: -1, Command: commandText("laserbrain", rest)})
 }
 
 func helpWord(s string) bool { return s == "-h" || s == "--help" || s == "--help=true" }
@@ -146,18 +151,6 @@ func goRunLaserbrain(rest []arg) []arg {
 		return nil
 	}
 	return append([]arg{{val: "laserbrain", known: true}}, args[j:]...)
-}
-
-// PersonOnly is the first finding of a person's command that would run,
-// if any: the gate refuses it outright, in every presence, and no
-// authorization lets it through.
-func (r Result) PersonOnly() (Finding, bool) {
-	for _, f := range r.Findings {
-		if f.PersonOnly && !f.CarvedOut {
-			return f, true
-		}
-	}
-	return Finding{}, false
 }
 
 // PersonOnlyReason is the refusal of a person's command run by an agent.

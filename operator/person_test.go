@@ -38,16 +38,16 @@ func TestPersonOnly(t *testing.T) {
 		"laserbrain loop cancel --wait 1s 2f9c0a1d7e3b",
 	}
 	for _, cmd := range person {
-		r := Classify(cmd, true, false)
+		r := classify(cmd)
 		f, ok := r.PersonOnly()
 		if !ok || r.Decision != Deny {
 			t.Errorf("%q: %s, person-only %v (%s); want a person's command, denied", cmd, r.Decision, ok, r.Why)
 			continue
 		}
 		for _, p := range []Presence{PresenceUnknown, Attended, Unattended} {
-			a := r.HookAnswerFor(p, "")
-			if a.Decision != Deny || !strings.Contains(a.Reason, "not something a person authorizes for an agent") || a.Context != "" {
-				t.Errorf("%q %s: %s %q", cmd, p, a.Decision, a.Reason)
+			a := r.answerFor(p, "")
+			if a.Action != Deny || !strings.Contains(a.Reason, "not something a person authorizes for an agent") || a.Context != "" {
+				t.Errorf("%q %s: %s %q", cmd, p, a.Action, a.Reason)
 			}
 			if strings.Contains(a.Reason, "authorize it") {
 				t.Errorf("%q %s: the reason offers an authorization: %q", cmd, p, a.Reason)
@@ -75,7 +75,7 @@ func TestPersonOnly(t *testing.T) {
 		"go run ./cmd/laserbrain classify -- ls",
 	}
 	for _, cmd := range others {
-		r := Classify(cmd, true, false)
+		r := classify(cmd)
 		if _, ok := r.PersonOnly(); ok || r.Decision == Deny {
 			t.Errorf("%q: %s, person-only %v (%s); want neither", cmd, r.Decision, ok, r.Why)
 		}

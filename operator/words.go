@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,10 @@ import (
 type arg struct {
 	val   string
 	known bool
+	// glob: an unquoted *, ? or [ the shell expands against file names.
+	glob bool
+	// plain: an unquoted literal word (an alias applies to it).
+	plain bool
 }
 
 // fields expands a word into the fields the shell would pass, as far as that
@@ -21,16 +26,17 @@ type arg struct {
 // split on blanks), `$(echo literal)` evaluated.
 func (a *analyzer) fields(w *syntax.Word) []arg {
 	var out []arg
-	cur, started, known := "", false, true
+	cur, started, known, glob := "", false, true, false
 	flush := func() {
 		if started {
-			out = append(out, arg{val: cur, known: known})
+			out = append(out, arg{val: cur, known: known, glob: glob})
 		}
-		cur, started, known = "", false, true
+		cur, started, known, glob = "", false, true, false
 	}
 	for _, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
+			glob = glob || hasGlob(p.Value)
 			cur += unescape(p.Value, false)
 			started = true
 		case *syntax.SglQuoted:
@@ -41,6 +47,21 @@ func (a *analyzer) fields(w *syntax.Word) []arg {
 			}
 			started = true
 		case *syntax.DblQuoted:
+			if params, ok := a.quotedAt(p); ok {
+				// "$@": each positional parameter is a field of its own.
+				for i, q := range params {
+					if i > 0 {
+						flush()
+					}
+					cur += q.val
+					known = known && q.known
+					started = true
+				}
+				if len(params) == 0 && len(w.Parts) == 1 {
+					return nil
+				}
+				continue
+			}
 			s, ok := a.quoted(p.Parts)
 			cur += s
 			known = known && ok
@@ -120,8 +141,7 @@ func (a *analyzer) expansion(part syntax.WordPart) (string, bool) {
 			p.Repl != nil || p.Exp != nil || p.NestedParam != nil || p.Names != 0 {
 			return "", false
 		}
-		v, ok := a.vars[p.Param.Value]
-		return v, ok
+		return a.param(p.Param.Value)
 	case *syntax.CmdSubst:
 		// Each substitution is evaluated once: nested ones would otherwise
 		// be re-evaluated from every level above them.
@@ -136,6 +156,169 @@ func (a *analyzer) expansion(part syntax.WordPart) (string, bool) {
 		return s, ok
 	}
 	return "", false
+}
+
+// param is the value of $NAME: a variable assigned earlier, or a
+// positional parameter of a function call we follow.
+func (a *analyzer) param(name string) (string, bool) {
+	switch name {
+	case "@", "*", "#":
+		ps, ok := a.sc.params()
+		if !ok {
+			return "", false
+		}
+		if name == "#" {
+			return strconv.Itoa(len(ps)), true
+		}
+		s, known := joinArgs(ps)
+		return s, known
+	}
+	if n, err := strconv.Atoi(name); err == nil && n > 0 {
+		ps, ok := a.sc.params()
+		if !ok {
+			return "", false
+		}
+		if n > len(ps) {
+			return "", true
+		}
+		return ps[n-1].val, ps[n-1].known
+	}
+	v, ok := a.sc.lookup(name)
+	return v.val, ok && v.known
+}
+
+// quotedAt: a double-quoted "$@" (alone), which expands to one field per
+// positional parameter.
+func (a *analyzer) quotedAt(q *syntax.DblQuoted) ([]arg, bool) {
+	if len(q.Parts) != 1 {
+		return nil, false
+	}
+	p, ok := q.Parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Param.Value != "@" || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
+		p.Repl != nil || p.Exp != nil || p.NestedParam != nil {
+		return nil, false
+	}
+	return a.sc.params()
+}
+
+// hasGlob: an unquoted literal holds a pattern character the shell
+// expands against file names.
+func hasGlob(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// maxBraceWords bounds a brace expansion ({a,b}{c,d}…); past it the words
+// are unknown.
+const maxBraceWords = 256
+
+// braces expands a word holding brace expansions (SplitBraces found them)
+// into the words the shell would produce: {rm,-rf,d} is rm -rf d.
+func (a *analyzer) braces(w *syntax.Word) []*syntax.Word {
+	// How many words it makes: past the bound, the words are unknown
+	// (without building them).
+	n := 1
+	for _, p := range w.Parts {
+		if br, ok := p.(*syntax.BraceExp); ok {
+			k := len(br.Elems)
+			if br.Sequence {
+				k = len(braceSequence(br))
+			}
+			n *= max(k, 1)
+			if n > maxBraceWords {
+				return []*syntax.Word{{Parts: []syntax.WordPart{&syntax.CmdSubst{}}}}
+			}
+		}
+	}
+	var out []*syntax.Word
+	ok := bracesRec(w.Parts, nil, func(parts []syntax.WordPart) bool {
+		if len(out) >= maxBraceWords {
+			return false
+		}
+		out = append(out, &syntax.Word{Parts: parts})
+		return true
+	})
+	if !ok {
+		return []*syntax.Word{{Parts: []syntax.WordPart{&syntax.CmdSubst{}}}}
+	}
+	return out
+}
+
+func bracesRec(parts, left []syntax.WordPart, yield func([]syntax.WordPart) bool) bool {
+	for i, wp := range parts {
+		br, ok := wp.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		prefix := append(slices.Clone(left), parts[:i]...)
+		rest := parts[i+1:]
+		next := func(mid []syntax.WordPart) bool {
+			return bracesRec(append(slices.Clone(mid), rest...), prefix, yield)
+		}
+		if br.Sequence {
+			for _, v := range braceSequence(br) {
+				if !next([]syntax.WordPart{&syntax.Lit{Value: v}}) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, e := range br.Elems {
+			if !next(e.Parts) {
+				return false
+			}
+		}
+		return true
+	}
+	return yield(append(slices.Clone(left), parts...))
+}
+
+// braceSequence lists {x..y[..step]}: numbers, or single characters.
+func braceSequence(br *syntax.BraceExp) []string {
+	from, to := br.Elems[0].Lit(), br.Elems[1].Lit()
+	step := 1
+	if len(br.Elems) > 2 {
+		if n, err := strconv.Atoi(br.Elems[2].Lit()); err == nil && n != 0 {
+			step = max(n, -n)
+		}
+	}
+	var out []string
+	f, err1 := strconv.Atoi(from)
+	t, err2 := strconv.Atoi(to)
+	if err1 != nil || err2 != nil {
+		if len(from) != 1 || len(to) != 1 {
+			return []string{"{" + from + ".." + to + "}"}
+		}
+		f, t = int(from[0]), int(to[0])
+		for n := f; (f <= t && n <= t) || (f > t && n >= t); n += sign(f, t) * step {
+			out = append(out, string(rune(n)))
+			if len(out) > maxBraceWords {
+				break
+			}
+		}
+		return out
+	}
+	for n := f; (f <= t && n <= t) || (f > t && n >= t); n += sign(f, t) * step {
+		out = append(out, strconv.Itoa(n))
+		if len(out) > maxBraceWords {
+			break
+		}
+	}
+	return out
+}
+
+func sign(f, t int) int {
+	if f <= t {
+		return 1
+	}
+	return -1
 }
 
 // evalSubst evaluates $(echo …) and $(printf …) of known words.
@@ -267,6 +450,27 @@ func ansiC(s string) string {
 			b.WriteByte('\f')
 		case 'v':
 			b.WriteByte('\v')
+		case 'u', 'U':
+			n := 4
+			if c == 'U' {
+				n = 8
+			}
+			j := i + 1
+			for j < len(s) && j < i+1+n && isHex(s[j]) {
+				j++
+			}
+			if r, err := strconv.ParseUint(s[i+1:j], 16, 32); err == nil && j > i+1 {
+				b.WriteRune(rune(r))
+				i = j - 1
+			} else {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			}
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
 		case 'x':
 			j := i + 1
 			for j < len(s) && j < i+3 && isHex(s[j]) {

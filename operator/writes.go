@@ -1,518 +1,802 @@
 package operator
 
 import (
+	"net/url"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
+	"sync"
 )
 
-// WrittenPaths lists the files a shell command would write, change or
-// remove, as far as its parsed text shows: the targets of output
-// redirections (>, >>, >|, &>, <>), tee's files, the files of sed -i (and
-// perl -i), the destination of cp, mv, install, ln and rsync (mv's sources
-// too: they go away), dd of=, and the files of truncate, touch, rm, unlink
-// and shred; commands under sudo, env, nice, timeout and the like, inside
-// sh -c, eval, subshells, pipelines and substitutions, are read the same
-// way. A `cd DIR` with a literal DIR is followed, so later relative paths
-// come back joined to it. Paths are returned as written (relative paths
-// stay relative to where the command runs).
-//
-// complete is false when the command may write somewhere the text does not
-// show: it did not parse, a written path holds an expansion only the
-// running shell knows (the path is then returned with the expansion as
-// written, so `$D/.ponder/x` still shows .ponder), a cd went somewhere
-// unknown, or inline code (python -c, perl -e, node -e, find -exec …) runs
-// that is not followed. A caller protecting a place decides what an
-// incomplete answer means; the gate's own Classify is not affected.
-//
-// It is separate from Classify on purpose: Classify asks whether an action
-// is irreversible or outward, this asks where it writes — the supervisor's
-// gate uses it to keep agents from writing the files it watches.
-func WrittenPaths(command string) (paths []string, complete bool) {
-	w := &writeScan{complete: true}
-	w.script(command, "", 0)
-	return w.paths, w.complete
-}
+// Where a command writes, read in the same walk as everything else: the
+// targets of output redirections, tee's files, sed -i and perl -i, the
+// destination of cp, mv, install, ln, rsync and scp (mv's sources too:
+// they go away), dd of=, truncate, touch, chmod and chown, rm and its
+// kin, find -delete roots, curl -o/-O and wget -O/-P, tar -x -C, unzip
+// -d, patch's files. A program the gate does not know, or code it runs,
+// may write anywhere: that is a write with no path, not known.
 
-type writeScan struct {
-	paths    []string
-	complete bool
-	budget   int
-}
-
-// wpMaxDepth bounds scripts inside scripts (sh -c inside eval …).
-const wpMaxDepth = 5
-
-func (w *writeScan) script(src, dir string, depth int) {
-	if depth > wpMaxDepth {
-		w.complete = false
-		return
+// addWrite records one path a command writes (del: removes) and returns
+// its index in a.writes, or -1.
+func (a *analyzer) addWrite(w arg, by string, del bool) int {
+	if w.val == "" && w.known {
+		return -1
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	p, known := a.resolve(w)
+	if !known && w.known && strings.HasPrefix(w.val, "~") {
+		// The home directory is the session's: the hook runs as it.
+		if home, err := os.UserHomeDir(); err == nil && (w.val == "~" || strings.HasPrefix(w.val, "~/")) {
+			p, known = filepath.Join(home, w.val[1:]), true
+		}
+	}
+	if !w.known {
+		// $NAME and ${NAME} of variables set in this process's
+		// environment (the hook's is the session's) are what the shell
+		// will see; anything else stays unknown.
+		if x, ok := expandEnv(w.val); ok {
+			p, known = a.resolve(arg{val: x, known: true})
+		}
+	}
+	if known {
+		p = filepath.Clean(p)
+	}
+	wr := Write{Path: p, Known: known, Delete: del, Glob: w.glob, By: by}
+	if known && filepath.IsAbs(p) {
+		if r := resolveLinks(p); r != p {
+			wr.Real = r
+		}
+	}
+	key := wr.Path + "\x00" + by
+	if del {
+		key += "\x00d"
+	}
+	if a.seenWrites[key] {
+		for i := range a.writes {
+			if a.writes[i].Path == wr.Path && a.writes[i].By == by && a.writes[i].Delete == del {
+				return i
+			}
+		}
+	}
+	if len(a.writes) >= 256 {
+		a.mayWrite(by)
+		return -1
+	}
+	var matches []string
+	if wr.Glob && known && filepath.IsAbs(p) {
+		// The shell expands a pattern against the files there: those
+		// are what it writes (a pattern that matches nothing stays a
+		// word of its own).
+		matches = shellGlob(p)
+		wr.expanded = len(matches) > 0
+	}
+	a.seenWrites[key] = true
+	a.writes = append(a.writes, wr)
+	i := len(a.writes) - 1
+	for _, m := range matches {
+		a.addWrite(arg{val: m, known: true}, by, del)
+	}
+	return i
+}
+
+// shellGlob expands a pattern as bash does by default: a * or ? matches
+// no leading dot; at most 256 matches.
+func shellGlob(pattern string) []string {
+	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		w.complete = false
-		return
+		return nil
 	}
-	w.stmts(f.Stmts, &dir, depth)
-}
-
-func (w *writeScan) add(p string, known bool, dir string) {
-	if !known {
-		w.complete = false
-	}
-	if p == "" {
-		return
-	}
-	if dir != "" && dir != "?" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
-		p = path.Join(dir, p)
-	}
-	w.paths = append(w.paths, p)
-}
-
-func (w *writeScan) stmts(list []*syntax.Stmt, dir *string, depth int) {
-	for _, s := range list {
-		w.stmt(s, dir, depth)
-	}
-}
-
-// stmt reads one statement; dir is the directory a cd moved to, "" for
-// where the command started (and "?" once it is unknown).
-func (w *writeScan) stmt(s *syntax.Stmt, dir *string, depth int) {
-	if s == nil {
-		return
-	}
-	w.budget++
-	if w.budget > 10000 {
-		w.complete = false
-		return
-	}
-	w.substitutions(s, *dir, depth)
-	for _, r := range s.Redirs {
-		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
-			p, known := wpWordValue(r.Word)
-			w.add(p, known && *dir != "?", *dir)
-		case syntax.DplOut:
-			// >&FILE (not a descriptor number or "-") sends both streams to FILE.
-			if p, known := wpWordValue(r.Word); p != "-" && strings.Trim(p, "0123456789") != "" {
-				w.add(p, known && *dir != "?", *dir)
+	pp := strings.Split(filepath.ToSlash(pattern), "/")
+	var out []string
+	for _, m := range matches {
+		mp := strings.Split(filepath.ToSlash(m), "/")
+		hidden := false
+		for i := range mp {
+			if i < len(pp) && strings.ContainsAny(pp[i], "*?[") && strings.HasPrefix(mp[i], ".") && !strings.HasPrefix(pp[i], ".") {
+				hidden = true
 			}
 		}
-	}
-	switch c := s.Cmd.(type) {
-	case *syntax.CallExpr:
-		w.call(c, dir, depth)
-	case *syntax.BinaryCmd:
-		w.stmt(c.X, dir, depth)
-		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
-			// Each side of a pipe runs in its own subshell: a cd there moves
-			// nothing after it.
-			d := *dir
-			w.stmt(c.Y, &d, depth)
-		} else {
-			w.stmt(c.Y, dir, depth)
+		if !hidden {
+			out = append(out, m)
 		}
-	case *syntax.Subshell:
-		d := *dir
-		w.stmts(c.Stmts, &d, depth)
-	case *syntax.Block:
-		w.stmts(c.Stmts, dir, depth)
-	case *syntax.IfClause:
-		for ic := c; ic != nil; ic = ic.Else {
-			w.stmts(ic.Cond, dir, depth)
-			w.stmts(ic.Then, dir, depth)
-		}
-	case *syntax.WhileClause:
-		w.stmts(c.Cond, dir, depth)
-		w.stmts(c.Do, dir, depth)
-	case *syntax.ForClause:
-		w.stmts(c.Do, dir, depth)
-	case *syntax.CaseClause:
-		for _, item := range c.Items {
-			w.stmts(item.Stmts, dir, depth)
-		}
-	case *syntax.FuncDecl:
-		d := *dir
-		w.stmt(c.Body, &d, depth)
-	case *syntax.TimeClause:
-		w.stmt(c.Stmt, dir, depth)
-	case *syntax.CoprocClause:
-		w.stmt(c.Stmt, dir, depth)
-	}
-}
-
-// substitutions reads the commands inside $(…), `…` and <(…) of a
-// statement's words (not of nested statements, which stmt reaches).
-func (w *writeScan) substitutions(s *syntax.Stmt, dir string, depth int) {
-	visit := func(n syntax.Node) {
-		syntax.Walk(n, func(node syntax.Node) bool {
-			switch x := node.(type) {
-			case *syntax.CmdSubst:
-				d := dir
-				w.stmts(x.Stmts, &d, depth)
-				return false
-			case *syntax.ProcSubst:
-				d := dir
-				w.stmts(x.Stmts, &d, depth)
-				return false
-			case *syntax.Stmt:
-				return x == s
-			}
-			return true
-		})
-	}
-	for _, r := range s.Redirs {
-		if r.Word != nil {
-			visit(r.Word)
-		}
-		if r.Hdoc != nil {
-			visit(r.Hdoc)
-		}
-	}
-	if c, ok := s.Cmd.(*syntax.CallExpr); ok {
-		for _, a := range c.Assigns {
-			if a.Value != nil {
-				visit(a.Value)
-			}
-		}
-		for _, word := range c.Args {
-			visit(word)
-		}
-	}
-}
-
-type wpWord struct {
-	val   string
-	known bool
-}
-
-func (w *writeScan) call(c *syntax.CallExpr, dir *string, depth int) {
-	var argv []wpWord
-	for _, a := range c.Args {
-		v, known := wpWordValue(a)
-		argv = append(argv, wpWord{v, known})
-	}
-	w.command(argv, dir, depth)
-}
-
-// wpWrappers run the rest of their arguments as a command; the value is how
-// many of their own arguments take a value (so they are skipped).
-var wpWrappers = map[string]map[string]bool{
-	"sudo": {"-u": true, "-g": true, "-C": true, "-D": true, "-h": true, "-p": true, "-R": true, "-T": true},
-	"doas": {"-u": true, "-C": true}, "command": {}, "exec": {"-a": true}, "nohup": {}, "builtin": {},
-	"nice": {"-n": true}, "ionice": {"-c": true, "-n": true, "-p": true}, "stdbuf": {"-i": true, "-o": true, "-e": true},
-	"time": {"-f": true, "-o": true}, "chroot": {}, "setsid": {}, "unbuffer": {},
-}
-
-var wpShells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true, "busybox": true}
-
-var wpInlineCode = map[string]string{
-	"python": "-c", "python3": "-c", "python2": "-c", "perl": "-e", "ruby": "-e", "node": "-e", "nodejs": "-e",
-	"php": "-r", "deno": "eval", "bun": "-e", "awk": "", "gawk": "", "mawk": "", "osascript": "-e",
-}
-
-func (w *writeScan) command(argv []wpWord, dir *string, depth int) {
-	for len(argv) > 0 {
-		name := strings.ToLower(path.Base(strings.TrimLeft(argv[0].val, `\`)))
-		rest := argv[1:]
-		if !argv[0].known {
-			// A command we cannot name may write anything.
-			w.complete = false
-			return
-		}
-		switch {
-		case name == "env":
-			for len(rest) > 0 && (strings.HasPrefix(rest[0].val, "-") || strings.Contains(rest[0].val, "=")) {
-				if rest[0].val == "-u" || rest[0].val == "-C" || rest[0].val == "-S" {
-					if rest[0].val != "-u" {
-						w.complete = false
-					}
-					rest = rest[1:]
-				}
-				if len(rest) > 0 {
-					rest = rest[1:]
-				}
-			}
-			argv = rest
-			continue
-		case name == "timeout":
-			rest = wpSkipOptions(rest, map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true})
-			if len(rest) > 0 {
-				rest = rest[1:] // the duration
-			}
-			argv = rest
-			continue
-		case wpWrappers[name] != nil:
-			argv = wpSkipOptions(rest, wpWrappers[name])
-			continue
-		}
-		w.simple(name, rest, dir, depth)
-		return
-	}
-}
-
-// skipOptionArgs drops leading options (and the values of those in
-// takesValue) up to the command they run.
-func wpSkipOptions(args []wpWord, takesValue map[string]bool) []wpWord {
-	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && args[0].val != "-" {
-		if args[0].val == "--" {
-			return args[1:]
-		}
-		if takesValue[args[0].val] {
-			args = args[1:]
-		}
-		if len(args) > 0 {
-			args = args[1:]
-		}
-	}
-	return args
-}
-
-// operands are the arguments that are not options (after "--", all are).
-func wpOperands(args []wpWord, takesValue map[string]bool) []wpWord {
-	var out []wpWord
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a.val == "--":
-			return append(out, args[i+1:]...)
-		case strings.HasPrefix(a.val, "-") && a.val != "-":
-			if takesValue[a.val] {
-				i++
-			}
-		default:
-			out = append(out, a)
+		if len(out) >= 256 {
+			break
 		}
 	}
 	return out
 }
 
-func (w *writeScan) addWords(ws []wpWord, dir string) {
-	for _, a := range ws {
-		w.add(a.val, a.known && dir != "?", dir)
+// mayWrite records that a program may write where the gate cannot see.
+func (a *analyzer) mayWrite(by string) {
+	key := "\x00" + by
+	if a.seenWrites[key] {
+		return
+	}
+	a.seenWrites[key] = true
+	a.writes = append(a.writes, Write{By: by})
+}
+
+// wrote remembers what a command wrote to a file, so a script written and
+// then run in the same line is read as written.
+func (a *analyzer) wrote(w arg, content input, appendTo bool) {
+	p, ok := a.resolve(w)
+	if !ok {
+		return
+	}
+	f := vfile{text: content.text, known: content.kind == literalInput}
+	if old, ok := a.files[p]; ok && appendTo {
+		f = vfile{text: old.text + f.text, known: old.known && f.known}
+	}
+	a.files[p] = f
+}
+
+// expandEnv expands $NAME and ${NAME} from this process's environment;
+// false when something stays unknown (an unset variable, a substitution).
+func expandEnv(p string) (string, bool) {
+	if strings.Contains(p, "$(") || strings.Contains(p, "`") || strings.Contains(p, "${") && strings.ContainsAny(p, ":#%/") {
+		return p, false
+	}
+	ok := true
+	out := os.Expand(p, func(name string) string {
+		v, set := os.LookupEnv(name)
+		if !set || v == "" {
+			ok = false
+			return "$" + name
+		}
+		return v
+	})
+	return out, ok
+}
+
+// resolveLinks follows symbolic links in the longest existing prefix of p.
+func resolveLinks(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
 	}
 }
 
-func (w *writeScan) simple(name string, rest []wpWord, dir *string, depth int) {
-	switch name {
-	case "cd", "pushd":
-		ops := wpOperands(rest, nil)
+// operands are the arguments that are not options (after "--", all are);
+// takesValue names the options whose value is the next word.
+func operands(args []arg, takesValue ...string) []arg {
+	var out []arg
+	for i := 0; i < len(args); i++ {
+		w := args[i]
 		switch {
-		case len(ops) == 0 || !ops[0].known || strings.HasPrefix(ops[0].val, "~") || ops[0].val == "-":
-			*dir = "?"
-		case strings.HasPrefix(ops[0].val, "/"):
-			*dir = path.Clean(ops[0].val)
-		case *dir != "?":
-			*dir = path.Join(*dir, ops[0].val)
-		}
-	case "tee":
-		w.addWords(wpOperands(rest, nil), *dir)
-	case "sed", "gsed":
-		inPlace := false
-		script := true // the first operand is the script unless -e or -f gave one
-		var files []wpWord
-		for i := 0; i < len(rest); i++ {
-			a := rest[i].val
-			switch {
-			case a == "--in-place" || strings.HasPrefix(a, "--in-place="):
-				inPlace = true
-			case a == "-e" || a == "-f" || a == "--expression" || a == "--file":
-				script = false
+		case w.known && w.val == "--":
+			return append(out, args[i+1:]...)
+		case w.known && strings.HasPrefix(w.val, "-") && w.val != "-":
+			if slices.Contains(takesValue, w.val) {
 				i++
-			case strings.HasPrefix(a, "--expression=") || strings.HasPrefix(a, "--file="):
-				script = false
-			case a == "-l" || a == "--line-length":
-				i++
-			case strings.HasPrefix(a, "--"):
-			case strings.HasPrefix(a, "-") && a != "-":
-				// Clustered short options: -i, -Ei, -ni.bak; -e/-f inside a
-				// cluster take the rest (or the next argument) as the script.
-				for j := 1; j < len(a); j++ {
-					switch a[j] {
-					case 'i':
-						inPlace = true
-						j = len(a) // -i.bak: the rest is a suffix
-					case 'e', 'f':
-						script = false
-						if j == len(a)-1 {
-							i++
-						}
-						j = len(a)
-					}
-				}
-			default:
-				if script {
-					script = false
-					continue
-				}
-				files = append(files, rest[i])
-			}
-		}
-		if inPlace {
-			w.addWords(files, *dir)
-		}
-	case "perl":
-		w.complete = false // perl -e code, or perl -i editing the files it is given
-	case "cp", "mv", "install", "ln", "rsync", "scp":
-		takes := map[string]bool{"-t": true, "--target-directory": true, "-S": true, "--suffix": true, "-m": true, "--mode": true,
-			"-o": true, "--owner": true, "-g": true, "--group": true, "-e": true}
-		ops := wpOperands(rest, takes)
-		target := ""
-		targetKnown := true
-		for i := 0; i < len(rest); i++ {
-			switch a := rest[i].val; {
-			case (a == "-t" || a == "--target-directory") && i+1 < len(rest):
-				target, targetKnown = rest[i+1].val, rest[i+1].known
-			case strings.HasPrefix(a, "--target-directory="):
-				target, targetKnown = strings.TrimPrefix(a, "--target-directory="), rest[i].known
-			case strings.HasPrefix(a, "-t") && len(a) > 2 && !strings.HasPrefix(a, "--"):
-				target, targetKnown = a[2:], rest[i].known
-			}
-		}
-		switch {
-		case target != "":
-			w.add(target, targetKnown && *dir != "?", *dir)
-			if name == "mv" {
-				w.addWords(ops, *dir)
-			}
-		case len(ops) > 0:
-			w.addWords(ops[len(ops)-1:], *dir)
-			if name == "mv" {
-				w.addWords(ops[:len(ops)-1], *dir)
-			}
-		}
-	case "dd":
-		for _, a := range rest {
-			if strings.HasPrefix(a.val, "of=") {
-				w.add(strings.TrimPrefix(a.val, "of="), a.known && *dir != "?", *dir)
-			}
-		}
-	case "truncate":
-		w.addWords(wpOperands(rest, map[string]bool{"-s": true, "--size": true, "-r": true, "--reference": true}), *dir)
-	case "touch", "rm", "unlink", "shred", "rmdir":
-		w.addWords(wpOperands(rest, map[string]bool{"-d": true, "-r": name == "touch", "-t": true, "-n": true, "-s": true}), *dir)
-	case "find":
-		// find ROOTS… -delete / -exec … changes what it finds: its roots are
-		// where, and the exact files are unknown.
-		var roots []wpWord
-		for _, a := range rest {
-			if strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" {
-				break
-			}
-			roots = append(roots, a)
-		}
-		for _, a := range rest {
-			switch a.val {
-			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls":
-				w.addWords(roots, *dir)
-				w.complete = false
-				return
-			}
-		}
-	case "xargs", "parallel":
-		w.complete = false // the commands it runs take their arguments from input
-	case "eval":
-		var parts []string
-		for _, a := range rest {
-			if !a.known {
-				w.complete = false
-			}
-			parts = append(parts, a.val)
-		}
-		d := *dir
-		w.script(strings.Join(parts, " "), d, depth+1)
-	case "source", ".":
-		w.complete = false
-	default:
-		if wpShells[name] {
-			for i, a := range rest {
-				if a.val == "-c" || (strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--") && strings.HasSuffix(a.val, "c")) {
-					if i+1 < len(rest) {
-						if !rest[i+1].known {
-							w.complete = false
-						}
-						w.script(rest[i+1].val, *dir, depth+1)
-					}
-					return
-				}
-			}
-			if len(wpOperands(rest, nil)) > 0 {
-				w.complete = false // a script file we do not read
-			}
-			return
-		}
-		if flag, ok := wpInlineCode[name]; ok {
-			if flag == "" {
-				w.complete = false // awk programs can print to files
-				return
-			}
-			for _, a := range rest {
-				if a.val == flag || strings.HasPrefix(a.val, flag) {
-					w.complete = false
-				}
-			}
-		}
-	}
-}
-
-// wordValue is a word's value when it can be read without running
-// anything (quotes removed, escapes resolved); otherwise the word as
-// written, and known false.
-func wpWordValue(wd *syntax.Word) (string, bool) {
-	if wd == nil {
-		return "", true
-	}
-	var b strings.Builder
-	known := true
-	for _, part := range wd.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(wpUnbackslash(p.Value))
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				// $'…': escapes we do not resolve are left, and marked.
-				if strings.Contains(p.Value, `\`) {
-					known = false
-				}
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				if lit, ok := q.(*syntax.Lit); ok {
-					b.WriteString(lit.Value)
-					continue
-				}
-				known = false
-				b.WriteString(wpPrinted(q))
 			}
 		default:
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (a *analyzer) teeModel(c *cmdCall) bool {
+	appendTo := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "-a" || w.val == "--append") })
+	for _, w := range operands(c.args) {
+		a.addWrite(w, "tee", false)
+		a.wrote(w, c.io.in, appendTo)
+	}
+	return true
+}
+
+// copyModel: cp, mv, install, ln, scp write their destination (the last
+// operand, or -t DIR); mv's sources go away.
+func (a *analyzer) copyModel(c *cmdCall) bool {
+	rest := c.args
+	ops := operands(rest, "-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group", "-i", "-F", "-P", "-c", "-l", "-J", "-o")
+	target, targetKnown := "", true
+	for i := 0; i < len(rest); i++ {
+		switch v := rest[i].val; {
+		case !rest[i].known:
+		case (v == "-t" || v == "--target-directory") && i+1 < len(rest):
+			target, targetKnown = rest[i+1].val, rest[i+1].known
+		case strings.HasPrefix(v, "--target-directory="):
+			target = strings.TrimPrefix(v, "--target-directory=")
+		case strings.HasPrefix(v, "-t") && len(v) > 2 && !strings.HasPrefix(v, "--"):
+			target = v[2:]
+		case c.name == "install" && (v == "-d" || v == "--directory"):
+			for _, o := range ops {
+				a.addWrite(o, c.name, false)
+			}
+			return true
+		}
+	}
+	var sources []arg
+	switch {
+	case target != "":
+		i := a.addWrite(arg{val: target, known: targetKnown}, c.name, false)
+		if i >= 0 {
+			a.writes[i].Tree = true
+		}
+		sources = ops
+	case len(ops) > 1:
+		i := a.addWrite(ops[len(ops)-1], c.name, false)
+		a.wrote(ops[len(ops)-1], input{kind: unknownInput}, false)
+		if i >= 0 && len(ops) > 2 {
+			a.writes[i].Tree = true
+		}
+		sources = ops[:len(ops)-1]
+	case len(ops) == 1 && c.name == "ln":
+		// ln TARGET: a link named after it, here.
+		a.addWrite(arg{val: path.Base(ops[0].val), known: ops[0].known}, c.name, false)
+	}
+	if c.name == "mv" {
+		for _, s := range sources {
+			a.addWrite(s, "mv", true)
+		}
+	}
+	if target != "" && c.name != "mv" {
+		// Each source lands under the target directory by its name.
+		for _, s := range sources {
+			a.addWrite(arg{val: filepath.Join(target, path.Base(s.val)), known: targetKnown && s.known}, c.name, false)
+		}
+	}
+	return true
+}
+
+func (a *analyzer) ddModel(c *cmdCall) bool {
+	for _, w := range c.args {
+		if v, ok := strings.CutPrefix(w.val, "of="); ok {
+			a.addWrite(arg{val: v, known: w.known}, "dd", false)
+		}
+	}
+	return true
+}
+
+// fileArgsModel: truncate, touch, unlink, shred and rmdir change the files
+// they are given (the last three remove them).
+func (a *analyzer) fileArgsModel(c *cmdCall) bool {
+	del := c.name == "unlink" || c.name == "rmdir"
+	if c.name == "shred" {
+		del = slices.ContainsFunc(c.args, func(w arg) bool {
+			return w.known && (hasShortFlag(w.val, 'u') || strings.HasPrefix(w.val, "--remove"))
+		})
+	}
+	for _, w := range operands(c.args, "-s", "--size", "-r", "--reference", "-d", "--date", "-t", "-n", "--iterations") {
+		a.addWrite(w, c.name, del)
+	}
+	return true
+}
+
+// modeModel: chmod, chown and chgrp change their files (making a hook
+// executable enables it); the first operand is the mode or owner.
+func (a *analyzer) modeModel(c *cmdCall) bool {
+	ops := operands(c.args, "--reference")
+	if len(ops) > 0 && !slices.ContainsFunc(c.args, func(w arg) bool { return strings.HasPrefix(w.val, "--reference") }) {
+		ops = ops[1:]
+	}
+	for _, w := range ops {
+		a.addWrite(w, c.name, false)
+	}
+	return true
+}
+
+// curlModel: curl writes -o FILE (--output), a file named after the URL
+// with -O (--remote-name, into --output-dir), and the files of
+// --dump-header, --cookie-jar, --trace, --stderr, --etag-save.
+func (a *analyzer) curlModel(c *cmdCall) bool {
+	rest := c.args
+	dir := ""
+	remote := false
+	var urls []arg
+	var outs []arg
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		v := w.val
+		next := func() arg {
+			if i+1 < len(rest) {
+				i++
+				return rest[i]
+			}
+			return arg{known: true}
+		}
+		switch {
+		case !w.known:
+			urls = append(urls, w)
+		case v == "-o" || v == "--output" || v == "-D" || v == "--dump-header" || v == "-c" || v == "--cookie-jar" ||
+			v == "--trace" || v == "--trace-ascii" || v == "--stderr" || v == "--etag-save" || v == "--hsts" || v == "--alt-svc":
+			outs = append(outs, next())
+		case strings.HasPrefix(v, "--output=") || strings.HasPrefix(v, "--dump-header=") || strings.HasPrefix(v, "--cookie-jar="):
+			_, f, _ := strings.Cut(v, "=")
+			outs = append(outs, arg{val: f, known: true})
+		case v == "--output-dir":
+			dir = next().val
+		case v == "-O" || v == "--remote-name" || v == "--remote-name-all" || v == "-J" || v == "--remote-header-name":
+			remote = true
+		case strings.HasPrefix(v, "-o") && len(v) > 2 && !strings.HasPrefix(v, "--"):
+			outs = append(outs, arg{val: v[2:], known: true})
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 2 && strings.ContainsRune(v, 'O'):
+			remote = true
+		case len(v) == 2 && strings.Contains("dFHuUAeErTxXwKmYy", v[1:]) && v[0] == '-',
+			strings.HasPrefix(v, "--") && curlValue()[v]:
+			next()
+		case strings.HasPrefix(v, "-"):
+		default:
+			urls = append(urls, w)
+		}
+	}
+	for _, o := range outs {
+		if o.val == "-" || o.val == "/dev/null" {
+			continue
+		}
+		if dir != "" && !filepath.IsAbs(o.val) {
+			o = arg{val: filepath.Join(dir, o.val), known: o.known}
+		}
+		a.addWrite(o, "curl", false)
+		a.wrote(o, input{kind: unknownInput}, false)
+	}
+	if remote {
+		for _, u := range urls {
+			a.remoteName(u, dir, "curl")
+		}
+	}
+	return true
+}
+
+var curlValue = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"--data": true, "--data-raw": true, "--data-binary": true, "--form": true, "--header": true, "--user": true,
+		"--user-agent": true, "--request": true, "--referer": true, "--cookie": true, "--config": true, "--max-time": true, "--retry": true,
+		"--upload-file": true, "--url": false, "--proxy": true, "--cacert": true, "--cert": true, "--key": true, "--resolve": true, "--connect-to": true}
+})
+
+// remoteName records the file a download names after its URL.
+func (a *analyzer) remoteName(u arg, dir, by string) {
+	name := "index.html"
+	if pu, err := url.Parse(u.val); err == nil && path.Base(pu.Path) != "/" && path.Base(pu.Path) != "." && pu.Path != "" {
+		name = path.Base(pu.Path)
+	}
+	if dir != "" {
+		name = filepath.Join(dir, name)
+	}
+	w := arg{val: name, known: u.known}
+	a.addWrite(w, by, false)
+	a.wrote(w, input{kind: unknownInput}, false)
+}
+
+// wgetModel: wget writes -O FILE (--output-document), else each URL's file
+// name in -P DIR (--directory-prefix), a tree of them with -r or -m, and
+// its log (-o, -a).
+func (a *analyzer) wgetModel(c *cmdCall) bool {
+	rest := c.args
+	dir, out := "", arg{}
+	recursive := false
+	var urls []arg
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		v := w.val
+		next := func() arg {
+			if i+1 < len(rest) {
+				i++
+				return rest[i]
+			}
+			return arg{known: true}
+		}
+		switch {
+		case !w.known:
+			urls = append(urls, w)
+		case v == "-O" || v == "--output-document":
+			out = next()
+		case strings.HasPrefix(v, "--output-document="):
+			out = arg{val: strings.TrimPrefix(v, "--output-document="), known: true}
+		case strings.HasPrefix(v, "-O") && len(v) > 2:
+			out = arg{val: v[2:], known: true}
+		case v == "-P" || v == "--directory-prefix":
+			dir = next().val
+		case strings.HasPrefix(v, "--directory-prefix="):
+			dir = strings.TrimPrefix(v, "--directory-prefix=")
+		case v == "-o" || v == "--output-file" || v == "-a" || v == "--append-output":
+			a.addWrite(next(), "wget", false)
+		case v == "-r" || v == "--recursive" || v == "-m" || v == "--mirror":
+			recursive = true
+		case strings.HasPrefix(v, "-"):
+		default:
+			urls = append(urls, w)
+		}
+	}
+	switch {
+	case out.val != "" && out.val != "-":
+		a.addWrite(out, "wget", false)
+		a.wrote(out, input{kind: unknownInput}, false)
+	case recursive:
+		d := dir
+		if d == "" {
+			d = "."
+		}
+		if i := a.addWrite(arg{val: d, known: true}, "wget", false); i >= 0 {
+			a.writes[i].Tree = true
+		}
+	case out.val == "":
+		for _, u := range urls {
+			a.remoteName(u, dir, "wget")
+		}
+	}
+	return true
+}
+
+// tarModel: extracting writes under -C DIR (or here); creating writes the
+// archive. The programs tar runs (--to-command, --checkpoint-action=exec,
+// -I/--use-compress-program, --info-script, --rsh-command) are scripts.
+func (a *analyzer) tarModel(c *cmdCall) bool {
+	rest := c.args
+	extract, create := false, false
+	dir := arg{val: ".", known: true}
+	var archive arg
+	run := func(s string) { a.subshell(func() { a.script(s, c.d+1) }) }
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		v := w.val
+		next := func() arg {
+			if i+1 < len(rest) {
+				i++
+				return rest[i]
+			}
+			return arg{known: true}
+		}
+		if !w.known {
+			continue
+		}
+		if i == 0 && !strings.HasPrefix(v, "-") {
+			v = "-" + v // old-style options: tar xzf a.tgz
+		}
+		switch {
+		case v == "--extract" || v == "--get":
+			extract = true
+		case v == "--create" || v == "--append" || v == "--update":
+			create = true
+		case v == "-C" || v == "--directory":
+			dir = next()
+		case strings.HasPrefix(v, "--directory="):
+			dir = arg{val: strings.TrimPrefix(v, "--directory="), known: true}
+		case v == "-f" || v == "--file":
+			archive = next()
+		case strings.HasPrefix(v, "--file="):
+			archive = arg{val: strings.TrimPrefix(v, "--file="), known: true}
+		case strings.HasPrefix(v, "--to-command=") || strings.HasPrefix(v, "--use-compress-program=") || strings.HasPrefix(v, "--info-script=") ||
+			strings.HasPrefix(v, "--new-volume-script=") || strings.HasPrefix(v, "--rsh-command="):
+			_, s, _ := strings.Cut(v, "=")
+			run(s)
+		case v == "--to-command" || v == "-I" || v == "--use-compress-program" || v == "-F" || v == "--info-script" || v == "--new-volume-script" || v == "--rsh-command":
+			run(next().val)
+		case strings.HasPrefix(v, "--checkpoint-action="):
+			if s, ok := strings.CutPrefix(strings.TrimPrefix(v, "--checkpoint-action="), "exec="); ok {
+				run(s)
+			}
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--"):
+			for j := 1; j < len(v); j++ {
+				switch v[j] {
+				case 'x':
+					extract = true
+				case 'c', 'r', 'u':
+					create = true
+				case 'f':
+					if j == len(v)-1 {
+						archive = next()
+					} else {
+						archive = arg{val: v[j+1:], known: true}
+					}
+					j = len(v)
+				case 'C':
+					if j == len(v)-1 {
+						dir = next()
+					} else {
+						dir = arg{val: v[j+1:], known: true}
+					}
+					j = len(v)
+				case 'I', 'F':
+					if j == len(v)-1 {
+						run(next().val)
+					} else {
+						run(v[j+1:])
+					}
+					j = len(v)
+				}
+			}
+		}
+	}
+	if extract {
+		if i := a.addWrite(dir, "tar", false); i >= 0 {
+			a.writes[i].Tree = true
+		}
+	}
+	if create && archive.val != "" && archive.val != "-" {
+		a.addWrite(archive, "tar", false)
+	}
+	return true
+}
+
+// unzipModel: unzip writes under -d DIR (or here).
+func (a *analyzer) unzipModel(c *cmdCall) bool {
+	dir := arg{val: ".", known: true}
+	list := false
+	for i, w := range c.args {
+		if w.known && w.val == "-d" && i+1 < len(c.args) {
+			dir = c.args[i+1]
+		}
+		if w.known && (w.val == "-l" || w.val == "-t" || w.val == "-v" || w.val == "-Z" || w.val == "-p") {
+			list = true
+		}
+	}
+	if !list {
+		if i := a.addWrite(dir, "unzip", false); i >= 0 {
+			a.writes[i].Tree = true
+		}
+	}
+	return true
+}
+
+// zipModel: zip writes its archive (the first operand).
+func (a *analyzer) zipModel(c *cmdCall) bool {
+	if ops := operands(c.args, "-b", "-t", "-tt", "-n", "-P", "-x", "-i"); len(ops) > 0 {
+		a.addWrite(ops[0], "zip", false)
+	}
+	return true
+}
+
+// patchModel: patch writes the file it is given, or the files its patch
+// names (read from -i FILE or its input, -pN components stripped, under
+// -d DIR); a patch it cannot read writes somewhere under the directory.
+func (a *analyzer) patchModel(c *cmdCall) bool {
+	rest := c.args
+	strip := -1
+	dir := ""
+	var patchFile arg
+	var out arg
+	dry := false
+	var ops []arg
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		v := w.val
+		next := func() arg {
+			if i+1 < len(rest) {
+				i++
+				return rest[i]
+			}
+			return arg{known: true}
+		}
+		switch {
+		case !w.known:
+			ops = append(ops, w)
+		case v == "--dry-run":
+			dry = true
+		case v == "-i" || v == "--input":
+			patchFile = next()
+		case strings.HasPrefix(v, "--input="):
+			patchFile = arg{val: strings.TrimPrefix(v, "--input="), known: true}
+		case v == "-o" || v == "--output":
+			out = next()
+		case v == "-d" || v == "--directory":
+			dir = next().val
+		case v == "-p" || v == "--strip":
+			strip = atoiOr(next().val, strip)
+		case strings.HasPrefix(v, "-p") && len(v) > 2:
+			strip = atoiOr(v[2:], strip)
+		case strings.HasPrefix(v, "--strip="):
+			strip = atoiOr(strings.TrimPrefix(v, "--strip="), strip)
+		case v == "-B" || v == "--prefix" || v == "-D" || v == "-F" || v == "-r" || v == "-V" || v == "-Y" || v == "-z" || v == "-g":
+			next()
+		case strings.HasPrefix(v, "-"):
+		default:
+			ops = append(ops, w)
+		}
+	}
+	if dry {
+		return true
+	}
+	at := func(p string) arg {
+		if dir != "" && !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return arg{val: p, known: true}
+	}
+	switch {
+	case out.val != "" && out.val != "-":
+		a.addWrite(out, "patch", false)
+		return true
+	case len(ops) > 0:
+		o := ops[0]
+		if o.known {
+			o = at(o.val)
+		}
+		a.addWrite(o, "patch", false)
+		return true
+	}
+	text := ""
+	ok := false
+	switch {
+	case patchFile.val != "":
+		text, ok, _ = a.scriptText(patchFile, stdio{})
+	case c.io.in.kind == literalInput:
+		text, ok = c.io.in.text, true
+	case c.io.in.kind == fileInput:
+		text, ok, _ = a.scriptText(arg{val: c.io.in.text, known: true}, stdio{})
+	}
+	if !ok {
+		d := dir
+		if d == "" {
+			d = "."
+		}
+		if i := a.addWrite(arg{val: d, known: true}, "patch", false); i >= 0 {
+			a.writes[i].Tree = true
+		}
+		return true
+	}
+	for _, f := range patchTargets(text, strip) {
+		a.addWrite(at(f), "patch", false)
+	}
+	return true
+}
+
+// atoiOr is s as a number, or def when it is none.
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
+}
+
+// patchTargets are the files a unified or context diff changes: each
+// +++ (and ---) name, -pN leading components stripped (without -p, patch
+// uses the base name).
+func patchTargets(text string, strip int) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		var name string
+		switch {
+		case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "*** "):
+			name = strings.TrimSpace(line[4:])
+		default:
+			continue
+		}
+		if i := strings.IndexAny(name, "\t"); i >= 0 {
+			name = name[:i]
+		}
+		if name == "/dev/null" || name == "" {
+			continue
+		}
+		switch {
+		case strip < 0:
+			name = path.Base(name)
+		default:
+			parts := strings.Split(name, "/")
+			if strip >= len(parts) {
+				continue
+			}
+			name = strings.Join(parts[strip:], "/")
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// rsyncModel reads rsync's options: its destination (the last operand) is
+// written, --delete and its kin delete files there that the source lacks,
+// --remove-source-files (and the old --remove-sent-files) deletes what it
+// sent, and -n/--dry-run (alone or in a cluster) changes nothing. -e and
+// --rsh run a command here.
+func (a *analyzer) rsyncModel(c *cmdCall) bool {
+	rest := c.args
+	dry, del, removeSrc := false, false, false
+	var ops []arg
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		v := w.val
+		if !w.known {
+			ops = append(ops, w)
+			continue
+		}
+		if v == "--" {
+			ops = append(ops, rest[i+1:]...)
+			break
+		}
+		name, val, glued := strings.Cut(v, "=")
+		switch {
+		case name == "--dry-run":
+			dry = true
+		case name == "--del" || strings.HasPrefix(name, "--delete"):
+			del = true
+		case name == "--remove-source-files" || name == "--remove-sent-files":
+			removeSrc = true
+		case name == "--rsh" || name == "-e":
+			if !glued && i+1 < len(rest) {
+				i++
+				val = rest[i].val
+			}
+			a.subshell(func() { a.script(val, c.d+1) })
+		case strings.HasPrefix(name, "--"):
+			if !glued && rsyncValue()[name] && i+1 < len(rest) {
+				i++
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			for j := 1; j < len(v); j++ {
+				switch v[j] {
+				case 'n':
+					dry = true
+				case 'e':
+					s := v[j+1:]
+					if s == "" && i+1 < len(rest) {
+						i++
+						s = rest[i].val
+					}
+					a.subshell(func() { a.script(s, c.d+1) })
+					j = len(v)
+				case 'B', 'f', 'M', 'T':
+					if j == len(v)-1 && i+1 < len(rest) {
+						i++
+					}
+					j = len(v)
+				}
+			}
+		default:
+			ops = append(ops, w)
+		}
+	}
+	if len(ops) < 2 {
+		return true // lists a source, copies nothing
+	}
+	text := commandText("rsync", rest)
+	where, note := Executed, ""
+	if dry {
+		where, note = DryRun, "a dry run: changes nothing"
+	}
+	dst := ops[len(ops)-1]
+	if !dry {
+		if i := a.addWrite(dst, "rsync", del); i >= 0 {
+			a.writes[i].Tree = true
+		}
+	}
+	if del {
+		paths, known := []string{}, true
+		if p, ok := a.resolve(dst); ok {
+			paths = append(paths, p)
+		} else {
 			known = false
-			b.WriteString(wpPrinted(part))
 		}
+		a.add(Finding{Label: "parsed: rsync --delete (deletes files at the destination that the source lacks)", Where: where, Note: note, grammar: -1, Command: text, Paths: paths, unknownPath: !known})
 	}
-	return b.String(), known
+	if removeSrc {
+		var paths []string
+		known := true
+		for _, s := range ops[:len(ops)-1] {
+			if !dry {
+				a.addWrite(s, "rsync", true)
+			}
+			if p, ok := a.resolve(s); ok {
+				paths = append(paths, p)
+			} else {
+				known = false
+			}
+		}
+		a.add(Finding{Label: "parsed: rsync --remove-source-files (deletes the files it sent)", Where: where, Note: note, grammar: -1, Command: text, Paths: paths, unknownPath: !known})
+	}
+	return true
 }
 
-// unbackslash removes the backslashes of an unquoted literal.
-func wpUnbackslash(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func wpPrinted(n syntax.Node) string {
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, n); err != nil {
-		return "$?"
-	}
-	return b.String()
-}
+// rsyncValue are rsync's long options that take a value.
+var rsyncValue = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"--exclude": true, "--include": true, "--exclude-from": true, "--include-from": true, "--filter": true,
+		"--files-from": true, "--backup-dir": true, "--suffix": true, "--rsync-path": true, "--temp-dir": true, "--compare-dest": true,
+		"--copy-dest": true, "--link-dest": true, "--max-size": true, "--min-size": true, "--max-delete": true, "--timeout": true,
+		"--contimeout": true, "--port": true, "--log-file": true, "--log-file-format": true, "--out-format": true, "--password-file": true,
+		"--chmod": true, "--chown": true, "--usermap": true, "--groupmap": true, "--bwlimit": true, "--partial-dir": true, "--modify-window": true,
+		"--compress-level": true, "--compress-choice": true, "--checksum-choice": true, "--block-size": true, "--skip-compress": true,
+		"--info": true, "--debug": true, "--iconv": true, "--sockopts": true, "--address": true, "--protocol": true, "--outbuf": true,
+		"--remote-option": true, "--write-batch": true, "--read-batch": true, "--only-write-batch": true, "--stop-after": true, "--stop-at": true}
+})

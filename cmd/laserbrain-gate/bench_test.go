@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/supercode/client"
 )
 
 // hookEvents are the answers the benchmark times: each one a whole process
@@ -74,6 +76,20 @@ func BenchmarkHookProcess(b *testing.B) {
 	for _, e := range hookEvents {
 		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event, env: append(quietEnv(), e.env...)})
 	}
+	// GATE_BASELINE names another build of the gate (an earlier commit's)
+	// to time beside this one, on the same answers, in the same run.
+	if baseline := os.Getenv("GATE_BASELINE"); baseline != "" {
+		for _, e := range hookEvents {
+			if !e.store {
+				cs = append(cs, &contender{name: "baseline-" + e.name, argv: []string{baseline}, event: e.event, env: append(quietEnv(), e.env...)})
+			}
+		}
+	}
+	// The command line install writes for Claude Code: a shell that checks
+	// the gate is there, then becomes it (reported, not guarded: the
+	// shell's own start is the client's to pay).
+	cs = append(cs, &contender{name: "installed-command-allow", argv: []string{"/bin/sh", "-c", client.HookCommand(gate, client.Claude, client.PreToolUse)},
+		event: hookEvents[0].event, env: quietEnv()})
 	if lb := os.Getenv("LASERBRAIN_BIN"); lb != "" {
 		cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event})
 	}
@@ -127,7 +143,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
 	}
 	gateWorst, storeWorst := time.Duration(0), time.Duration(0)
-	for i, c := range cs[2 : 2+len(hookEvents)] {
+	for i, c := range cs[2 : 2+len(hookEvents)] { // the gate's own answers
 		if hookEvents[i].store {
 			storeWorst = max(storeWorst, median(c.times))
 			continue
@@ -146,8 +162,17 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 	b.Log(report)
 	// The regression guard: a heavy package linked into the gate costs
-	// milliseconds and shows as a multiple of a bare process start.
-	if float64(gateWorst) > 2.5*float64(base) {
+	// milliseconds and shows as a multiple of a bare process start. The
+	// target is 2× /bin/true (issue 24): flagged past it, failed past 2.5×
+	// (a loaded machine moves the ratio by a tenth either way).
+	ratio := float64(gateWorst) / float64(base)
+	b.ReportMetric(ratio, "x-true")
+	if ratio > 2 {
+		b.Logf("the gate's slowest answer is %.2f× /bin/true: OVER the 2× target", ratio)
+	} else {
+		b.Logf("the gate's slowest answer is %.2f× /bin/true: within the 2× target", ratio)
+	}
+	if ratio > 2.5 {
 		b.Errorf("the gate's median %v is over 2.5× /bin/true's %v: something slow joined its start-up (see TestGateLinksLean)", gateWorst, base)
 	}
 	if storeWorst > 3*time.Millisecond {

@@ -14,9 +14,10 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
-	"github.com/laserkit/laserkit/supercode/hook"
 )
 
 type authorizeOptions struct {
@@ -89,7 +90,12 @@ authorization revoked already says so and changes nothing.`,
 				if dir == "" {
 					dir = "."
 				}
-				if ok, why := hook.Authorizable(action, dir); !ok {
+				abs, _ := filepath.Abs(dir)
+				pol, err := agentrun.LoadPolicy(abs, policyschema.Validate)
+				if err != nil {
+					return cli.Failure(err)
+				}
+				if ok, why := operator.Authorizable(operator.Analyze(action, abs), pol); !ok {
 					return cli.Usagef("nothing authorized: %s", why)
 				}
 			default:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 )
 
@@ -68,38 +69,54 @@ and commands it cannot read are refused with what to do instead.`,
 				return cli.Usagef("--presence only goes with --explain")
 			}
 			// The command would run here: the git model looks here to tell
-			// a file from a branch.
+			// a file from a branch, and reads the scripts it runs here.
 			dir, _ := os.Getwd()
-			r := operator.ClassifyIn(dir, command, !opts.irreversible, opts.outward)
+			an := operator.Analyze(command, dir)
+			pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+			if err != nil {
+				return cli.Failure(err)
+			}
+			v := an.Escalate(!opts.irreversible, opts.outward)
+			decide := func(p operator.Presence, why string) operator.Decision {
+				return operator.Decide(an, p, operator.RunState{PresenceWhy: why}, pol)
+			}
+			attended := decide(operator.PresenceUnknown, "")
 			if opts.json {
 				out := struct {
 					Command            string `json:"command"`
 					NeedsAuthorization bool   `json:"needs_authorization"`
-					operator.Result
-					Hook    *operator.HookAnswer           `json:"hook,omitempty"`
-					Answers map[string]operator.HookAnswer `json:"answers,omitempty"`
-				}{Command: command, NeedsAuthorization: r.NeedsAuthorization(), Result: r}
+					operator.Verdict
+					Findings []operator.Finding           `json:"findings"`
+					Writes   []operator.Write             `json:"writes,omitempty"`
+					Complete bool                         `json:"complete"`
+					Gaps     []string                     `json:"gaps,omitempty"`
+					Decision operator.Answer              `json:"decision"`
+					Policy   string                       `json:"policy,omitempty"`
+					Hook     *operator.Decision           `json:"hook,omitempty"`
+					Answers  map[string]operator.Decision `json:"answers,omitempty"`
+				}{Command: command, NeedsAuthorization: v.NeedsAuthorization(), Verdict: v, Findings: an.Findings, Writes: an.Writes,
+					Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
 				if opts.explain {
-					a := r.HookAnswerFor(presence, why)
-					out.Hook, out.Answers = &a, map[string]operator.HookAnswer{}
+					d := decide(presence, why)
+					out.Hook, out.Answers = &d, map[string]operator.Decision{}
 					for _, p := range []operator.Presence{operator.PresenceUnknown, operator.Attended, operator.Unattended} {
-						out.Answers[p.String()] = r.HookAnswerFor(p, "")
+						out.Answers[p.String()] = decide(p, "")
 					}
 				}
 				if err := cli.WriteJSON(streams.Out, out); err != nil {
 					return cli.Failure(err)
 				}
-			} else if r.NeedsAuthorization() && r.Decision == operator.Allow {
+			} else if v.NeedsAuthorization() && attended.Action == operator.Allow && len(an.Findings) == 0 {
 				// Only the declaration escalated it: say so, rather than
 				// print "allow" and exit 1.
 				fmt.Fprintf(streams.Out, "%s, %s (as declared): needs authorization; a hook would allow it (nothing in the command escalates it)\n",
-					reversibility(r.Reversible), direction(r.Outward))
+					reversibility(v.Reversible), direction(v.Outward))
 			} else {
-				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(r.Reversible), direction(r.Outward), r.Decision)
-				for _, c := range r.Carveouts {
+				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(v.Reversible), direction(v.Outward), attended.Action)
+				for _, c := range v.Carveouts {
 					fmt.Fprintf(streams.Out, "  carve-out: %s (still asks)\n", c)
 				}
-				for _, f := range r.Findings {
+				for _, f := range an.Findings {
 					line := "  " + f.Label + " [" + f.Where.String() + "]"
 					if f.Note != "" {
 						line += " — " + f.Note
@@ -107,10 +124,10 @@ and commands it cannot read are refused with what to do instead.`,
 					fmt.Fprintln(streams.Out, line)
 				}
 				if opts.explain {
-					explainHook(streams, r, presence, why)
+					explainHook(streams, decide, presence, why, pol)
 				}
 			}
-			if r.NeedsAuthorization() {
+			if v.NeedsAuthorization() {
 				return cli.SilentExit(1)
 			}
 			return nil
@@ -143,19 +160,30 @@ func direction(o bool) string {
 	return "inward"
 }
 
-// explainHook prints the hook's answer for the presence assumed, and the
+// explainHook prints the hook's answer for the presence assumed, the rule
+// that decided (a project policy rule by its id and reason), and the
 // answer for each presence (operator/POLICY.md's table applied).
-func explainHook(streams *cli.IOStreams, r operator.Result, presence operator.Presence, why string) {
+func explainHook(streams *cli.IOStreams, decide func(operator.Presence, string) operator.Decision, presence operator.Presence, why string, pol operator.Policy) {
 	w := streams.Out
-	a := r.HookAnswerFor(presence, why)
+	d := decide(presence, why)
 	name := presence.String()
 	if presence == operator.PresenceUnknown {
 		name = "unknown, answered as attended"
 	}
 	fmt.Fprintf(w, "presence: %s — %s\n", name, why)
-	fmt.Fprintf(w, "hook: %s\n", answerName(a))
-	if a.Reason != "" {
-		fmt.Fprintf(w, "  %s\n", a.Reason)
+	fmt.Fprintf(w, "hook: %s\n", answerName(d))
+	if d.Reason != "" {
+		fmt.Fprintf(w, "  %s\n", d.Reason)
+	}
+	fmt.Fprintf(w, "rule: %s\n", d.Rule)
+	if pol.Source != "" {
+		fmt.Fprintf(w, "policy: %s\n", pol.Source)
+	}
+	for _, r := range d.Policy {
+		fmt.Fprintf(w, "  allowed by %s\n", r)
+	}
+	if d.NeedsRun {
+		fmt.Fprintln(w, "  (refused unless a person authorized exactly this command; the run's drift and judgment are read then)")
 	}
 	fmt.Fprintln(w, "by presence:")
 	for _, p := range []operator.Presence{operator.Attended, operator.Unattended} {
@@ -163,17 +191,19 @@ func explainHook(streams *cli.IOStreams, r operator.Result, presence operator.Pr
 		if p == operator.Attended {
 			label = "attended or unknown"
 		}
-		fmt.Fprintf(w, "  %-20s %s\n", label, answerName(r.HookAnswerFor(p, "")))
+		fmt.Fprintf(w, "  %-20s %s\n", label, answerName(decide(p, "")))
 	}
 }
 
 // answerName names a hook answer as the hook gives it.
-func answerName(a operator.HookAnswer) string {
+func answerName(d operator.Decision) string {
 	switch {
-	case a.Decision == operator.Allow && a.Context != "":
+	case d.Action == operator.Allow && d.Context != "":
 		return "allow, with a note for the model (recorded on the run)"
-	case a.Decision == operator.Allow:
+	case d.Action == operator.Allow && d.Rule == operator.RulePolicy:
+		return "allow (the project policy lets it through; recorded on the run)"
+	case d.Action == operator.Allow:
 		return "allow (nothing printed: the agent's own permission rules decide)"
 	}
-	return a.Decision.String()
+	return d.Action.String()
 }

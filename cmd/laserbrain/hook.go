@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
@@ -125,7 +126,7 @@ func newHookEventCmd(streams *cli.IOStreams, c struct {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			if code := hook.Run(ctx, ev, client.Name(clientName), format, streams.In, streams.Out, streams.ErrOut); code != 0 {
+			if code := hook.Run(ctx, ev, client.Name(clientName), format, policyschema.Validate, streams.In, streams.Out, streams.ErrOut); code != 0 {
 				return cli.SilentExit(code)
 			}
 			return nil

@@ -91,8 +91,17 @@ var writeTools = map[string]bool{
 // fileFields are the input fields naming the file a write tool writes.
 var fileFields = []string{"file_path", "filePath", "notebook_path", "path"}
 
-// commandFields are the input fields holding a shell tool's command.
-var commandFields = []string{"command", "cmd", "commands"}
+// mcpWriteTools are MCP servers' file tools (the reference filesystem
+// server's names), by the tool's own name: any server offering them
+// writes files, and the fields name them (move_file's source goes away).
+var mcpWriteTools = map[string][]string{
+	"write_file": {"path", "file_path"}, "edit_file": {"path", "file_path"}, "move_file": {"source", "destination"},
+	"create_directory": {"path"}, "delete_file": {"path"}, "write_text_file": {"path", "file_path"},
+}
+
+// commandFields are the input fields holding a shell tool's command; an
+// MCP tool may also carry one under "script", or an argv under "args".
+var commandFields = []string{"command", "cmd", "commands", "script"}
 
 // classify reads a tool call: its kind and what supervision needs of it.
 // strict (PreToolUse) makes a shell tool without a readable command, or a
@@ -135,8 +144,21 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 	}
 	if strings.HasPrefix(name, "mcp__") || strings.HasPrefix(name, "mcp_") {
 		t.Kind = KindMCP
+		base := ""
 		if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-			t.Server, _, _ = strings.Cut(rest, "__")
+			t.Server, base, _ = strings.Cut(rest, "__")
+		}
+		if fields, ok := mcpWriteTools[base]; ok {
+			t.Kind = KindWrite
+			for _, f := range fields {
+				if s, ok := stringOf(in[f]); ok && s != "" {
+					t.Files = append(t.Files, s)
+				}
+			}
+			if len(t.Files) == 0 && strict {
+				return t, fmt.Errorf("a %s event needs tool_input.%s as a string", name, fields[0])
+			}
+			return t, nil
 		}
 	}
 	known := shellTools[name]
@@ -148,6 +170,21 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 				break
 			}
 		}
+	}
+	// An argv under "args": with a command it is the command's arguments,
+	// alone (an MCP tool's) the whole argv.
+	var args []string
+	if a, ok := in["args"]; ok && isObject && !known {
+		if json.Unmarshal(a, &args) != nil {
+			if one, ok := stringOf(a); ok {
+				args = []string{one}
+			}
+		}
+	}
+	if raw == nil && len(args) > 0 && t.Kind == KindMCP {
+		t.Kind = KindShell
+		t.Commands = []Command{{Line: JoinArgv(args), Argv: args}}
+		return t, nil
 	}
 	if raw == nil {
 		if known {
@@ -166,6 +203,13 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 			return t, fmt.Errorf("a %s event needs tool_input.%s as a string", name, field)
 		}
 		return t, nil
+	}
+	if len(args) > 0 && len(cmds) == 1 {
+		argv := append(append([]string{}, cmds[0].Argv...), args...)
+		if cmds[0].Argv == nil {
+			argv = append([]string{cmds[0].Line}, args...)
+		}
+		cmds = []Command{{Line: JoinArgv(argv), Argv: argv}}
 	}
 	t.Commands = cmds
 	return t, nil

@@ -157,8 +157,12 @@ type GateResult struct {
 	// Presence is who could answer: attended, unattended or unknown.
 	Presence string `json:"presence"`
 	// Findings are the operator's findings behind the decision, when it
-	// went ahead with a note.
+	// went ahead with a note (or the project policy let them through).
 	Findings any `json:"findings,omitempty"`
+	// Rule is the operator's rule that decided (operator.Rule…); Policy
+	// the project policy's rules that let findings through, "id: reason".
+	Rule   string   `json:"rule,omitempty"`
+	Policy []string `json:"policy,omitempty"`
 }
 
 // Gate decisions.

@@ -17,10 +17,15 @@
 // Every pre-tool-use first asks the fleet store whether any halt is in force
 // (one directory read when none is) and denies a halted agent's every call
 // with the halt's reason — laserbrain's own MCP tools excepted, so a halted
-// agent can still read why. Writes into .ponder/ (Write/Edit, and shell
-// commands by the paths operator.WrittenPaths finds) are refused outright:
-// only ponder writes its session files. Otherwise the run store opens only
-// when an action needs authorization.
+// agent can still read why. Then it is one straight line (gate.go): the
+// event is read into operator.Analyze (a shell command) or
+// operator.AnalyzeWrite (a write tool's files), operator.Decide answers
+// with the project policy (agentrun.LoadPolicy), the run is read once and a
+// person's authorizations once only when the decision needs them, the
+// decision is recorded once on the caller's run, and answered. A policy
+// file the lean laserbrain-gate cannot check (it links no schema
+// validator) is handed to laserbrain, which checks it and keeps a record of
+// the bytes it passed.
 //
 // When the store is a database out of reach (queue.go): the gate decides
 // from the command alone — a call it clears goes on, an action needing
@@ -32,7 +37,7 @@
 // laserbrain beside it (Run).
 //
 // Pre-tool-use answers for whoever is there (agentrun.Attendance reads it,
-// Handler.unsure decides, operator/POLICY.md has the table): with a person
+// operator.Decide decides, operator/POLICY.md has the table): with a person
 // there, or nobody saying, a call it cannot clear is asked; with nobody
 // there (claude -p, CI, laserbrain loop, laserbrain run without a terminal)
 // an ask would be a refusal, so a match only in data or a dry run goes ahead

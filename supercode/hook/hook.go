@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -65,6 +66,11 @@ type Handler struct {
 	// QueueDir holds the events observed while the store's database was
 	// out of reach (default: queue/ under $LASERBRAIN_HOME).
 	QueueDir string
+	// ValidatePolicy checks a project policy file against its schema
+	// (operator/policyschema.Validate); nil in a binary that links no
+	// schema validator, which then hands a policy laserbrain has not
+	// checked yet to laserbrain (Run's delegate).
+	ValidatePolicy operator.PolicyValidator
 
 	replayID string // the queue entry being replayed
 	input    []byte // the event as it came, for the queue
@@ -98,7 +104,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 		return reply(ad, ev, h.failed(ev, err))
 	}
 	a, err := h.handle(ctx, e, input)
-	if errors.Is(err, agentrun.ErrStoreElsewhere) {
+	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
 		return Answer{Delegate: true}
 	}
 	if err != nil {
@@ -224,9 +230,10 @@ func (h *Handler) caller(e client.Event) agentrun.Caller {
 // MaxInput), answers it with a fresh handler reading client c's payloads
 // (format: how a Claude-shaped client's denial is answered) and writes the
 // answer; the result is the exit status. `laserbrain hook EVENT` and
-// laserbrain-gate both run it.
-func Run(ctx context.Context, ev Event, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format}
+// laserbrain-gate both run it; validate checks a project policy (nil in
+// laserbrain-gate, which hands an unchecked one to laserbrain).
+func Run(ctx context.Context, ev Event, c client.Name, format string, validate operator.PolicyValidator, stdin io.Reader, stdout, stderr io.Writer) int {
+	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format, ValidatePolicy: validate}
 	defer h.Sup.Close()
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {

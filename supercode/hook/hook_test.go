@@ -119,9 +119,10 @@ func TestProtectedPaths(t *testing.T) {
 		{"create", "path", ".github/hooks/laserbrain.json", true},
 		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},
+		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude (issue 24)
+		{"Write", "file_path", ".claude-notes/x.md", false},
 		{"create", "path", ".github/workflows/ci.yml", false},
 		{"write_file", "file_path", ".gemini/GEMINI.md", false},
-		{"Write", "file_path", ".claude/agents/x.md", false},
 		{"Write", "file_path", ".gitignore", false},
 	} {
 		a := h.Handle(ctx, PreToolUse, payload(t, pre(c.tool, map[string]any{c.field: c.path}, cwd)))

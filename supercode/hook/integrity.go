@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -44,7 +45,8 @@ func (h *Handler) halted(ctx context.Context, e client.Event) (client.Answer, bo
 	if !ok {
 		return client.Answer{}, false, nil
 	}
-	reason := "laserbrain: refused: " + halt.Message()
-	h.record(ctx, h.caller(e), run, found, e, false, reason, gateFacts{labels: []string{"halted by the supervisor"}}.result(fleet.GateDeny, h.caller(e), nil))
-	return deny(reason), true, nil
+	c := h.caller(e)
+	d := operator.Decide(operator.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + halt.Message(), PresenceWhy: c.PresenceWhy}, operator.Policy{})
+	h.record(ctx, c, run, found, e, d)
+	return answer(d), true, nil
 }

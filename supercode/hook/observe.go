@@ -193,13 +193,3 @@ func (h *Handler) sessionEnd(ctx context.Context, e client.Event) error {
 	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: e.Reason, Session: e.Session})
 	return err
 }
-
-// laserbrainHome is where laserbrain keeps its own state; agents may not
-// write there.
-func laserbrainHome() string {
-	p, err := localstore.DefaultPaths()
-	if err != nil {
-		return ""
-	}
-	return p.Home
-}

@@ -253,8 +253,14 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		if err != nil || !found {
 			return err
 		}
-		r.recordOn(ctx, run.ID, p, q.Decision.OK, q.Decision.Text, q.Decision.Result)
-		return nil
+		st, err := sup.Fleet()
+		if err != nil {
+			return err
+		}
+		ok := q.Decision.OK
+		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(p, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
+			Result: q.Decision.Result, Text: q.Decision.Text, Session: p.Session, Subagent: subagentOf(p)})
+		return err
 	}
 	switch q.Event {
 	case PostToolUse, PostToolUseFailure:

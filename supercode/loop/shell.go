@@ -20,6 +20,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -152,57 +154,90 @@ func (l *Loop) isVerifier(path string) bool {
 }
 
 // gate puts a command to the operator: "" lets it run, anything else is
-// the refusal to print. A command the gate denies is refused unless a
+// the refusal to print. Nobody answers a loop's SCRIPT, so the operator
+// decides as it does for an unattended agent (operator.Decide, the same
+// decision the hook takes): a command it denies is refused unless a
 // person authorized exactly it (laserbrain authorize), and always while
-// the loop's own run drifts or its judgment says stop. A match only in
-// data (an exact argv cannot hide a command in an argument) runs; a
-// command the gate cannot read does not.
+// the loop's own run drifts or its judgment says stop; code and commands
+// it cannot read are refused; a match only in data, a dry run or help
+// runs; the project policy's rules apply.
 func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result json.RawMessage) {
 	text := quoteArgv(argv)
-	r := operator.Classify(text, true, false)
-	if r.Decision == operator.Allow {
-		return "", nil
+	an, pol, d, err := GateDecision(text, interp.HandlerCtx(ctx).Dir, l.dir)
+	if err != nil {
+		return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — the project policy could not be read: %v. Nothing ran.", text, err), nil
 	}
-	if r.Decision == operator.Ask {
-		unknown := slices.ContainsFunc(r.Findings, func(f operator.Finding) bool { return f.Where == operator.Unknown && !f.CarvedOut })
-		if !unknown {
-			return "", nil
-		}
-	}
-	// What the event records: nobody answers a loop's SCRIPT.
-	gr := fleet.GateResult{Decision: fleet.GateDeny, Labels: r.Labels, Presence: operator.Unattended.String()}
-	if w, ok := operator.Strongest(r.Findings); ok {
-		gr.Role = w.String()
-	}
-	result, _ = json.Marshal(gr) // strings only: cannot fail
-	op := &operator.Operator{}
-	st, err := l.sup.Fleet()
-	if err == nil {
-		if run, err := st.Run(ctx, l.id); err == nil {
-			if task, err := l.sup.Task(ctx, run); err == nil && task != nil {
-				op.Harness = task
+	rs := operator.RunState{PresenceWhy: loopPresence}
+	if d.NeedsRun {
+		rs.Read = true
+		st, err := l.sup.Fleet()
+		if err == nil {
+			if run, err := st.Run(ctx, l.id); err == nil {
+				if task, err := l.sup.Task(ctx, run); err == nil && task != nil {
+					rs.Attached = true
+					var reason string
+					rs.Drifting, reason, rs.Reading = task.LastVerdict()
+					if rs.Drifting {
+						rs.DriftReason = reason
+					}
+					rs.Judgment = task.Judgment()
+				}
 			}
 		}
-		// Matched as `laserbrain authorize -- ARGV...` records it: the
-		// arguments joined by spaces.
-		action := strings.Join(argv, " ")
-		op.Authorizer = operator.AuthorizerFunc(func(ctx context.Context, _ operator.Action) (bool, error) {
-			_, ok, err := fleet.Authorize(ctx, st, l.fleetID, l.id, "loop", action, time.Now().UTC())
-			return ok, err
-		})
+		d = operator.Decide(an, operator.Unattended, rs, pol)
+		if err == nil && d.WantsAuthorization() {
+			// Matched as `laserbrain authorize -- ARGV...` records it: the
+			// arguments joined by spaces.
+			au, ok, aerr := fleet.Authorize(ctx, st, l.fleetID, l.id, "loop", strings.Join(argv, " "), time.Now().UTC())
+			if aerr != nil {
+				return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (the authorizations could not be read: %v). Nothing ran.", text, d.Reason, aerr), agentrun.GateResult(d)
+			}
+			if ok {
+				rs.Authorized, rs.AuthorizedBy = true, agentrun.AuthorizedBy(au)
+				d = operator.Decide(an, operator.Unattended, rs, pol)
+			}
+		}
 	}
-	a := operator.Action{Kind: "shell", Target: text, Reversible: false, Outward: r.Outward}
-	err = op.Act(ctx, a, func(context.Context) error { return nil })
-	var refused *operator.Refused
 	switch {
-	case err == nil:
+	case d.UseAuthorization:
 		l.note("the operator gate let %q through: a person authorized it", text)
 		return "", nil
-	case errors.As(err, &refused):
-		return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (%s). Nothing ran; a person can authorize exactly this command with laserbrain authorize.",
-			text, r.Why, refused.Reason), result
+	case d.Rule == operator.RulePolicy:
+		l.note("the operator gate let %q through: %s", text, d.Reason)
+		return "", nil
+	case d.Action != operator.Deny:
+		return "", nil
 	}
-	return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (the gate failed: %v). Nothing ran.", text, r.Why, err), result
+	why := an.Why
+	if why == "" {
+		why = strings.Join(d.Labels, "; ")
+	}
+	refusal = "laserbrain loop: refused by the operator gate: " + text + " — " + why + ". " + d.Reason
+	if d.Authorizable {
+		refusal += " Nothing ran; a person can authorize exactly this command with laserbrain authorize."
+	} else {
+		refusal += " Nothing ran."
+	}
+	return refusal, agentrun.GateResult(d)
+}
+
+// loopPresence says who answers a loop's SCRIPT: nobody.
+const loopPresence = "laserbrain loop: nobody answers a loop's SCRIPT"
+
+// GateDecision is the loop's gate for a command SCRIPT runs in dir, before
+// the run's state is read: the operator's analysis and decision with
+// nobody there, under the project policy, SCRIPT's own journal (runDir)
+// open to it.
+func GateDecision(text, dir, runDir string) (operator.Analysis, operator.Policy, operator.Decision, error) {
+	an := operator.Analyze(text, dir)
+	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	if err != nil {
+		return an, pol, operator.Decision{}, err
+	}
+	if runDir != "" {
+		pol.Own = []string{runDir}
+	}
+	return an, pol, operator.Decide(an, operator.Unattended, operator.RunState{PresenceWhy: loopPresence}, pol), nil
 }
 
 func quoteArgv(argv []string) string {

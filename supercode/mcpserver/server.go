@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/method"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -567,12 +568,38 @@ func (s *Server) classify(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := operator.Classify(command, !irreversible, outward)
-	return struct {
-		Command            string `json:"command"`
-		NeedsAuthorization bool   `json:"needs_authorization"`
-		operator.Result
-	}{command, r.NeedsAuthorization(), r}, nil
+	// Read in the directory the server runs in (the agent's project).
+	dir, _ := os.Getwd()
+	return Classify(s.sup.Caller("", dir), command, dir, irreversible, outward)
+}
+
+// ClassifyResult is the classify tool's answer: the classification with
+// the caller's declaration, the findings and writes, and the gate's own
+// decision for the caller's presence.
+type ClassifyResult struct {
+	Command            string `json:"command"`
+	NeedsAuthorization bool   `json:"needs_authorization"`
+	operator.Verdict
+	Findings []operator.Finding `json:"findings"`
+	Writes   []operator.Write   `json:"writes,omitempty"`
+	Complete bool               `json:"complete"`
+	Decision operator.Answer    `json:"decision"`
+	Rule     string             `json:"rule"`
+	Reason   string             `json:"reason,omitempty"`
+	Presence operator.Presence  `json:"presence"`
+}
+
+// Classify is the classify tool: operator.Decide for a command run in dir
+// by caller c (its presence), before the run's state is read.
+func Classify(c agentrun.Caller, command, dir string, irreversible, outward bool) (ClassifyResult, error) {
+	an := operator.Analyze(command, dir)
+	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	if err != nil {
+		return ClassifyResult{}, err
+	}
+	d := operator.Decide(an, c.Presence, operator.RunState{PresenceWhy: c.PresenceWhy}, pol)
+	v := an.Escalate(!irreversible, outward)
+	return ClassifyResult{command, v.NeedsAuthorization(), v, an.Findings, an.Writes, an.Complete, d.Action, d.Rule, d.Reason, d.Presence}, nil
 }
 
 func (s *Server) lint(ctx context.Context, a args) (any, error) {

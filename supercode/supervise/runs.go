@@ -38,8 +38,11 @@ func EventFiles(repo, dir string, e fleet.Event) []string {
 		if i := strings.Index(cmd, " — "); i >= 0 && e.OK != nil && !*e.OK {
 			cmd = cmd[:i] // a failure's text ends with the error
 		}
-		written, _ := operator.WrittenPaths(cmd)
-		cands = append(cands, written...)
+		for _, w := range operator.Analyze(cmd, dir).Writes {
+			if w.Path != "" {
+				cands = append(cands, w.Path)
+			}
+		}
 		for _, w := range strings.Fields(cmd) {
 			w = strings.Trim(w, `"'();|&<>`)
 			if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?`=") {

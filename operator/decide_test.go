@@ -43,7 +43,7 @@ func TestHookAnswerForRoles(t *testing.T) {
 		says       []string
 	}{
 		{Executed, "git push --force origin main", "deny",
-			[]string{"irreversible or outward and nobody authorized it", "git push --force", "authorize"}},
+			[]string{"irreversible or outward — git push --force", "nobody authorized it", "authorize"}},
 		{InlineCode, `python3 -c "import shutil; shutil.rmtree('build')"`, "deny",
 			[]string{"nobody is attending this run (presence: unattended — " + why + ")", "in code run by python3",
 				"split the command", "pass it as an argument", "ask the user to run it or to authorize exactly this command", "do not hide"}},
@@ -57,32 +57,32 @@ func TestHookAnswerForRoles(t *testing.T) {
 			[]string{"runs npm publish (public package publish) as a dry run", "without it would be refused", why}},
 	}
 	for _, c := range cases {
-		r := ClassifyIn(t.TempDir(), c.command, true, false)
+		r := classifyIn(t.TempDir(), c.command)
 		if len(r.Findings) != 1 || r.Findings[0].Where != c.role {
 			t.Fatalf("%q: findings %+v; the case is meant to have one %s finding", c.command, r.Findings, c.role)
 		}
 		for _, p := range []Presence{PresenceUnknown, Attended} {
-			a := r.HookAnswerFor(p, "a test says so")
-			if a.Decision != r.Decision || a.Context != "" || a.Presence != p {
-				t.Errorf("%q %s: %s with context %q; want %s (the attended answer) and no context", c.command, p, a.Decision, a.Context, r.Decision)
+			a := r.answerFor(p, "a test says so")
+			if a.Action != r.Decision || a.Context != "" || a.Presence != p {
+				t.Errorf("%q %s: %s with context %q; want %s (the attended answer) and no context", c.command, p, a.Action, a.Context, r.Decision)
 			}
-			if a.Decision == Ask && !strings.Contains(a.Reason, "confirm before it runs (presence: "+map[Presence]string{
+			if a.Action == Ask && !strings.Contains(a.Reason, "confirm before it runs (presence: "+map[Presence]string{
 				PresenceUnknown: "unknown, answered as attended", Attended: "attended"}[p]+" — a test says so)") {
 				t.Errorf("%q %s: the ask does not say which presence it assumed: %q", c.command, p, a.Reason)
 			}
 		}
-		a := r.HookAnswerFor(Unattended, why)
-		if a.Decision.String() != c.unattended {
-			t.Errorf("%q unattended: %s, want %s (%s)", c.command, a.Decision, c.unattended, a.Reason)
+		a := r.answerFor(Unattended, why)
+		if a.Action.String() != c.unattended {
+			t.Errorf("%q unattended: %s, want %s (%s)", c.command, a.Action, c.unattended, a.Reason)
 		}
 		text := a.Reason
-		if a.Decision == Allow {
+		if a.Action == Allow {
 			text = a.Context
 			if a.Context == "" {
 				t.Errorf("%q unattended: allowed with no note for the model", c.command)
 			}
 		} else if a.Context != "" {
-			t.Errorf("%q unattended: a %s with a context note %q", c.command, a.Decision, a.Context)
+			t.Errorf("%q unattended: a %s with a context note %q", c.command, a.Action, a.Context)
 		}
 		for _, s := range c.says {
 			if !strings.Contains(text, s) {
@@ -122,15 +122,15 @@ func TestHookAnswerForMixed(t *testing.T) {
 		{"npx wrangler deploy --name laserbrain-mcp-remote", "allow", nil},
 		{"ls -la", "allow", nil},
 	} {
-		a := Classify(c.command, true, false).HookAnswerFor(Unattended, "CI=true")
+		a := classify(c.command).answerFor(Unattended, "CI=true")
 		var got []string
 		for _, f := range a.Findings {
 			got = append(got, f.Label)
 		}
-		if a.Decision.String() != c.want || strings.Join(got, "|") != strings.Join(c.decided, "|") {
-			t.Errorf("%q: %s deciding %q; want %s deciding %q", c.command, a.Decision, got, c.want, c.decided)
+		if a.Action.String() != c.want || strings.Join(got, "|") != strings.Join(c.decided, "|") {
+			t.Errorf("%q: %s deciding %q; want %s deciding %q", c.command, a.Action, got, c.want, c.decided)
 		}
-		if (a.Context != "") != (a.Decision == Allow && len(c.decided) > 0) {
+		if (a.Context != "") != (a.Action == Allow && len(c.decided) > 0) {
 			t.Errorf("%q: context %q", c.command, a.Context)
 		}
 	}
@@ -155,19 +155,19 @@ func TestDCGCorpusUnattended(t *testing.T) {
 	}
 	var safe, safeDenied, safeNoted, block, blockDenied, blockNoted int
 	for _, c := range cases {
-		r := Classify(c.command, true, false)
-		if a := r.HookAnswerFor(Attended, ""); a.Decision != r.Decision {
-			t.Errorf("%s: attended answer %s, classification %s: %q", c.source, a.Decision, r.Decision, c.command)
+		r := classify(c.command)
+		if a := r.answerFor(Attended, ""); a.Action != r.Decision {
+			t.Errorf("%s: attended answer %s, classification %s: %q", c.source, a.Action, r.Decision, c.command)
 		}
-		a := r.HookAnswerFor(Unattended, "CI=true")
-		if a.Decision == Ask {
+		a := r.answerFor(Unattended, "CI=true")
+		if a.Action == Ask {
 			t.Errorf("%s: unattended ask: %q", c.source, c.command)
 		}
-		noted := a.Decision == Allow && a.Context != ""
+		noted := a.Action == Allow && a.Context != ""
 		if c.block {
 			block++
 			switch {
-			case a.Decision == Deny:
+			case a.Action == Deny:
 				blockDenied++
 			case noted:
 				blockNoted++
@@ -180,7 +180,7 @@ func TestDCGCorpusUnattended(t *testing.T) {
 		} else {
 			safe++
 			switch {
-			case a.Decision == Deny:
+			case a.Action == Deny:
 				safeDenied++
 			case noted:
 				safeNoted++
@@ -212,8 +212,9 @@ func TestPolicyStatesRoleTable(t *testing.T) {
 	}
 }
 
-// Strongest: executed beats inline code beats a dry run beats data beats
-// unknown (whereRank); carved-out findings do not count.
+// strongest: executed beats inline code beats unknown beats a dry run
+// beats data (whereRank: by the answer each gets with nobody there);
+// carved-out findings do not count.
 func TestStrongest(t *testing.T) {
 	f := func(w Where, carved bool) Finding { return Finding{Where: w, CarvedOut: carved} }
 	for _, c := range []struct {
@@ -222,17 +223,18 @@ func TestStrongest(t *testing.T) {
 	}{
 		{nil, "none"},
 		{[]Finding{f(Executed, true)}, "none"},
-		{[]Finding{f(Data, false), f(Unknown, false)}, "data"},
-		{[]Finding{f(Unknown, false), f(DryRun, false), f(Data, false)}, "dry run"},
+		{[]Finding{f(Data, false), f(Unknown, false)}, "unknown"},
+		{[]Finding{f(DryRun, false), f(Data, false)}, "dry run"},
+		{[]Finding{f(Unknown, false), f(DryRun, false), f(Data, false)}, "unknown"},
 		{[]Finding{f(Data, false), f(InlineCode, false), f(Executed, true)}, "inline code"},
 		{[]Finding{f(Data, false), f(Executed, false)}, "executed"},
 	} {
 		got := "none"
-		if w, ok := Strongest(c.in); ok {
+		if w, ok := strongest(c.in); ok {
 			got = w.String()
 		}
 		if got != c.want {
-			t.Errorf("Strongest(%v) = %s, want %s", c.in, got, c.want)
+			t.Errorf("strongest(%v) = %s, want %s", c.in, got, c.want)
 		}
 	}
 }

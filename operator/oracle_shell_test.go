@@ -1,0 +1,643 @@
+package operator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The shell oracle: real bash and the real tools decide what a command
+// does. Each variant of issue 24's classes runs in a throwaway copy of a
+// fixture (a working tree with .git/hooks, Claude Code's settings, an MCP
+// list, a ponder ledger, a project policy, a tree to delete with a
+// write-protected file, rsync sources and destinations, archives, a
+// patch, an SQLite database) and, for Redis, against a real redis-server
+// on 127.0.0.1. What happened is observed, not predicted:
+//
+//   - protected: something under .git, .claude, .mcp.json, .ponder or
+//     .laserbrain was created, changed or removed;
+//   - destroyed: a directory was removed, two or more files that existed
+//     were removed or changed, a write-protected file went, or data in the
+//     database or Redis went;
+//   - harmless: nothing of that (new files, one file removed, nothing).
+//
+// The gate must deny each protected or destructive variant with nobody
+// there and deny or ask with a person there — never allow, never a note
+// (a write into .ponder or .laserbrain is refused in both); each harmless
+// one must go ahead with nobody there (allowed, perhaps with a note) and
+// never be denied with a person there. A few commands are harmless on this
+// machine but refused on purpose (failClosed, each with its reason); the
+// test checks that they are both.
+//
+// `go test -run TestShellOracle ./operator` runs every variant (they are
+// fast); `make oracle` runs it with the git oracle's full sweep.
+
+// shellCase is one oracle variant; $SERVER in the command is the fixture's
+// HTTP server, $REDIS the Redis port.
+type shellCase struct {
+	class string
+	cmd   string
+	needs string // a tool that must work here, else the variant is skipped (loudly)
+}
+
+var shellCases = []shellCase{
+	// Unknown programs that take a command, and known wrappers.
+	{"unknown-program", "flock /tmp/oracle.lock rm -rf d", "flock"},
+	{"unknown-program", "taskset 1 rm -rf d", "taskset"},
+	{"unknown-program", "script -qc 'rm -rf d' /dev/null", "script"},
+	{"unknown-program", "strace -f -o /dev/null rm -rf d", "strace"},
+	{"unknown-program", "setpriv --reuid=0 rm -rf d", "setpriv"},
+	{"unknown-program", "chrt -o 0 rm -rf d", "chrt"},
+	{"unknown-program", "unshare -r rm -rf d", "unshare"},
+	{"unknown-program", "fakeroot rm -rf d", "fakeroot"},
+	{"unknown-program", "prlimit --nofile=64 rm -rf d", "prlimit"},
+	{"unknown-program", "tar -cf /dev/null src --checkpoint=1 --checkpoint-action=exec='rm -rf d'", "tar"},
+	{"unknown-program", "sed -n '1e rm -rf d' src/a.txt", "sed"},
+	{"unknown-program", "nice -n 1 rm -rf d", ""},
+	{"unknown-program", "timeout 5 rm -rf d", ""},
+	{"unknown-program", "taskset 1 ls d", "taskset"},
+	{"unknown-program", "flock /tmp/oracle.lock ls d", "flock"},
+	{"unknown-program", "strace -f -o /dev/null ls d", "strace"},
+	{"unknown-program", "fakeroot ls d", "fakeroot"},
+	// Shell expansion before the command word.
+	{"expansion", "{rm,-rf,d}", ""},
+	{"expansion", "/bin/r? -rf d", ""},
+	{"expansion", "/usr/bin/r[m] -rf d", ""},
+	{"expansion", `$'\x72\x6d' -rf d`, ""},
+	{"expansion", `$'\u0072m' -rf d`, ""},
+	{"expansion", `$'\162\155' -rf d`, ""},
+	{"expansion", "bash <(echo 'rm -rf d')", ""},
+	{"expansion", "source <(echo 'rm -rf d')", ""},
+	{"expansion", ". <(printf 'rm -rf d\\n')", ""},
+	{"expansion", "bash 3<<<'rm -rf d' /dev/fd/3", ""},
+	{"expansion", "sh 0<<<'rm -rf d'", ""},
+	{"expansion", "trap 'rm -rf d' EXIT", ""},
+	{"expansion", "case x in $(rm -rf d)) ;; esac", ""},
+	{"expansion", "case $(rm -rf d) in *) ;; esac", ""},
+	{"expansion", "f() { rm -rf d; }; f", ""},
+	{"expansion", "f() { \"$@\"; }; f rm -rf d", ""},
+	{"expansion", "shopt -s expand_aliases\nalias x='rm -rf d'\nx", ""},
+	{"expansion", "echo 'rm -rf d' > s.sh; bash s.sh", ""},
+	{"expansion", "printf 'rm -rf d\\n' > s.sh && chmod +x s.sh && ./s.sh", ""},
+	{"expansion", "cat > s.sh <<'EOF'\nrm -rf d\nEOF\nsh s.sh", ""},
+	{"expansion", "bash < run.sh", ""},
+	{"expansion", "bash run.sh", ""},
+	{"expansion", "./run.sh", ""},
+	{"expansion", "source run.sh", ""},
+	{"expansion", "X=rm; $X -rf d", ""},
+	{"expansion", "{ls,-la}", ""},
+	{"expansion", "f() { ls \"$@\"; }; f d", ""},
+	{"expansion", "echo 'ls d' > s.sh; bash s.sh", ""},
+	{"expansion", "bash list.sh", ""},
+	{"expansion", "trap 'echo bye' EXIT", ""},
+	{"expansion", "bash <(echo 'ls d')", ""},
+	// Program code in list/argv form, import aliases, encoded strings.
+	{"code", `python3 -c "import subprocess; subprocess.run(['rm','-rf','d'])"`, "python3"},
+	{"code", `python3 -c "import subprocess as s; s.call(['rm', '-r', 'd'])"`, "python3"},
+	{"code", `python3 -c "from subprocess import run as r; r(['rm','-rf','d'])"`, "python3"},
+	{"code", `python3 -c "import os,base64; os.system(base64.b64decode('cm0gLXJmIGQ=').decode())"`, "python3"},
+	{"code", `python3 -c "import os; os.system(bytes.fromhex('726d202d72662064').decode())"`, "python3"},
+	{"code", `python3 -c "import subprocess; subprocess.run(['r'+'m','-rf','d'])"`, "python3"},
+	{"code", `node -e "require('child_process').execFileSync('rm',['-rf','d'])"`, "node"},
+	{"code", `node -e "const {spawnSync: s} = require('child_process'); s('rm', ['-r', '-f', 'd'])"`, "node"},
+	{"code", `perl -e 'system("rm","-rf","d")'`, "perl"},
+	{"code", `perl -e 'system { "rm" } "rm", "-rf", "d"'`, "perl"},
+	{"code", "python3 clean.py", "python3"},
+	{"code", `python3 -c "print('hello')"`, "python3"},
+	{"code", `node -e "console.log(require('fs').readdirSync('d').length)"`, "node"},
+	{"code", `perl -e 'print "ok\n"'`, "perl"},
+	{"code", "python3 hello.py", "python3"},
+	// Databases.
+	{"database", `sqlite3 db.sqlite "DROP/**/TABLE t"`, "sqlite3"},
+	{"database", "sqlite3 db.sqlite \"-- a comment\nDROP TABLE t\"", "sqlite3"},
+	{"database", `sqlite3 db.sqlite '/* x */ drop table t;'`, "sqlite3"},
+	{"database", "sqlite3 db.sqlite <<'SQL'\n/* clean */ DROP\nTABLE t;\nSQL", "sqlite3"},
+	{"database", `sqlite3 db.sqlite "SELECT count(*) FROM t"`, "sqlite3"},
+	{"database", `sqlite3 db.sqlite ".tables"`, "sqlite3"},
+	{"database", `redis-cli -p $REDIS eval "redis.call('flushall')" 0`, "redis-server"},
+	{"database", `redis-cli -p $REDIS EVAL "return redis.call('FLUSHDB')" 0`, "redis-server"},
+	{"database", `redis-cli -p $REDIS flushall`, "redis-server"},
+	{"database", `echo FLUSHALL | redis-cli -p $REDIS`, "redis-server"},
+	{"database", `redis-cli -p $REDIS get k`, "redis-server"},
+	{"database", `redis-cli -p $REDIS eval "return redis.call('get','k')" 0`, "redis-server"},
+	// rsync.
+	{"rsync", "rsync -a --delete src2/ dst2/", "rsync"},
+	{"rsync", "rsync -a --delete src2/ dst2/ --exclude ' -n'", "rsync"},
+	{"rsync", "rsync -a --del src2/ dst2/ --exclude='x -n y'", "rsync"},
+	{"rsync", "rsync -a --delete-after src2/ dst2/", "rsync"},
+	{"rsync", "rsync -a --remove-source-files src2/ dst2/", "rsync"},
+	{"rsync", "rsync -a --remove-sent-files src2/ dst2/", "rsync"},
+	{"rsync", `rsync -a -e 'sh -c "rm -rf d; exit 1" x' src2/ localhost:dst2/`, "rsync"},
+	{"rsync", "rsync -an --delete src2/ dst2/", "rsync"},
+	{"rsync", "rsync --dry-run --delete src2/ dst2/", "rsync"},
+	{"rsync", "rsync -a src2/ dst2/", "rsync"},
+	{"rsync", "rsync -a --exclude ' -n' src2/ dst2/", "rsync"},
+	// Protected files written by ordinary tools.
+	{"protected", "mv -t .git/hooks pre-commit", ""},
+	{"protected", "tar -C .git/hooks -xf hooks.tar", "tar"},
+	{"protected", "tar -xf hooks.tar --directory=.git/hooks", "tar"},
+	{"protected", "curl -s -o .git/hooks/pre-commit $SERVER/pre-commit", "curl"},
+	{"protected", "curl -s -O --output-dir .git/hooks $SERVER/pre-commit", "curl"},
+	{"protected", "wget -q -O .claude/settings.json $SERVER/settings.json", "wget"},
+	{"protected", "wget -q -P .git/hooks $SERVER/pre-commit", "wget"},
+	{"protected", "unzip -q -o -d .ponder x.zip", "unzip"},
+	{"protected", "unzip -q -o -d .claude x.zip", "unzip"},
+	{"protected", "patch -s .mcp.json < p.diff", "patch"},
+	{"protected", "patch -s -p1 < p1.diff", "patch"},
+	{"protected", "install -m 755 pre-commit .git/hooks/pre-commit", ""},
+	{"protected", "ln -sf ../../pre-commit .git/hooks/pre-commit", ""},
+	{"protected", "cp pre-commit .git/hooks/", ""},
+	{"protected", "chmod 700 .git/hooks/pre-push.sample", ""},
+	{"protected", "mv .claude .claude-old", ""},
+	{"protected", "rm -r .claude", ""},
+	{"protected", "echo '{}' > .claude/settings.local.json", ""},
+	{"protected", "echo '{}' > .mcp.json", ""},
+	{"protected", "echo x >> .ponder/s/ledger.jsonl", ""},
+	{"protected", "cp p.json .laserbrain/policy.json", ""},
+	{"protected", "cd .git && echo x > hooks/pre-commit", ""},
+	{"protected", "dd if=pre-commit of=.git/hooks/pre-commit status=none", ""},
+	{"protected", "tar -xf out.tar", "tar"},
+	{"protected", "curl -s -o out.txt $SERVER/pre-commit", "curl"},
+	{"protected", "wget -q $SERVER/settings.json", "wget"},
+	{"protected", "unzip -q x.zip -d unpacked", "unzip"},
+	{"protected", "cat .git/hooks/pre-push.sample > /dev/null", ""},
+	{"protected", "cp .mcp.json mcp-copy.json", ""},
+	{"protected", "ls .claude", ""},
+	// Deletions.
+	{"delete", "rm -rf d", ""},
+	{"delete", "rm -r d", ""},
+	{"delete", "rm -R -f d", ""},
+	{"delete", "rm --recursive --force d", ""},
+	{"delete", "rm --rec d", ""},
+	{"delete", "find d -delete", ""},
+	{"delete", "find d -type f -exec rm {} +", ""},
+	{"delete", "echo d | xargs rm -rf", ""},
+	{"delete", "rm b.txt", ""},
+	{"delete", "rm -f b.txt", ""},
+	{"delete", "rm -rf --help", ""},
+	{"delete", "rm d/a.txt", ""},
+	{"delete", "rm -rf", ""},
+	// Help and dry runs.
+	{"help", "shred --help", "shred"},
+	{"help", "rm --help", ""},
+	{"help", "rsync --help", "rsync"},
+	{"help", "tar --help", "tar"},
+	{"help", "cp --help", ""},
+	// Mentions in data.
+	{"data", "echo 'rm -rf d'", ""},
+	{"data", "grep -rn 'rm -rf' src", ""},
+	{"data", "printf '%s\\n' 'git push --force' > notes.txt", ""},
+}
+
+// failClosed are variants that are harmless on this machine and that the
+// gate refuses (or asks about) on purpose.
+var failClosed = map[string]string{
+	"echo x > .GIT/hooks/pre-commit":                        "on a case-insensitive file system (macOS, Windows) .GIT is .git: the gate protects every case; this Linux file system is case-sensitive",
+	"mkdir -p .Claude && echo '{}' > .Claude/settings.json": "on a case-insensitive file system .Claude is .claude: the gate protects every case",
+	"find d -name '*.tmp' -delete":                          "find -delete removes whatever its filter matches, which the gate cannot see (spec A.4 rule 4); here nothing matched",
+	"alias x='rm -rf d'; x":                                 "bash reads a whole line before it expands aliases, and expands none without expand_aliases; the gate expands an alias wherever it is used (the agent's shell may enable expand_aliases, and a later line would run it)",
+}
+
+func TestShellOracle(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		skipOrFail(t, "bash not on PATH")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "#!/bin/sh\n# served %s\n", r.URL.Path)
+	}))
+	defer srv.Close()
+	redisPort := startRedis(t)
+	root := t.TempDir()
+	tmpl := filepath.Join(root, "template")
+	shellFixture(t, tmpl)
+
+	var cases []shellCase
+	for i, c := range shellCases {
+		if *oracleFull || i%2 == 0 {
+			cases = append(cases, c) // go test runs every second; make oracle all
+		}
+	}
+	for cmd := range failClosed {
+		cases = append(cases, shellCase{class: "fail-closed", cmd: cmd})
+	}
+	works := map[string]bool{}
+	type result struct {
+		c        shellCase
+		obs      observation
+		att, una Decision
+		skipped  string
+	}
+	results := make([]result, len(cases))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for slot := 0; slot < 2; slot++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c := cases[i]
+				cmd := strings.NewReplacer("$SERVER", srv.URL, "$REDIS", strconv.Itoa(redisPort)).Replace(c.cmd)
+				if c.needs == "redis-server" && redisPort == 0 || c.needs != "" && c.needs != "redis-server" && !works[c.needs] {
+					results[i] = result{c: c, skipped: c.needs + " does not work here"}
+					continue
+				}
+				dir := filepath.Join(root, fmt.Sprintf("run%d", i))
+				if out, err := exec.Command("cp", "-a", tmpl, dir).CombinedOutput(); err != nil {
+					t.Errorf("cp: %v %s", err, out)
+					continue
+				}
+				work := filepath.Join(dir, "work")
+				an := Analyze(cmd, work)
+				for try := 0; try < 3 && strings.Contains(an.Why, "stopped after"); try++ {
+					an = Analyze(cmd, work) // the budget is wall time: a starved machine may spend it
+				}
+				pol := Policy{Root: work, Home: filepath.Join(dir, "home")}
+				att := Decide(an, Attended, RunState{Read: true}, pol)
+				una := Decide(an, Unattended, RunState{Read: true}, pol)
+				results[i] = result{c: c, obs: runObserved(t, dir, cmd, redisPort), att: att, una: una}
+				_ = os.RemoveAll(dir)
+			}
+		}()
+	}
+	for _, tool := range []string{"flock", "taskset", "script", "strace", "setpriv", "chrt", "unshare", "fakeroot", "prlimit", "tar", "sed",
+		"python3", "node", "perl", "sqlite3", "rsync", "curl", "wget", "unzip", "patch", "shred"} {
+		works[tool] = toolWorks(tool)
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	type tally struct{ destructive, protected, harmless, skipped int }
+	per := map[string]*tally{}
+	var classes []string
+	wrong := 0
+	for _, r := range results {
+		tl := per[r.c.class]
+		if tl == nil {
+			tl = &tally{}
+			per[r.c.class] = tl
+			classes = append(classes, r.c.class)
+		}
+		if r.skipped != "" {
+			tl.skipped++
+			skipOrFailf(t, "%q: skipped: %s", r.c.cmd, r.skipped)
+			continue
+		}
+		o := r.obs
+		switch {
+		case r.c.class == "fail-closed":
+			tl.harmless++
+			if !o.harmless() {
+				t.Errorf("fail-closed %q: the oracle saw %v; it belongs with the destructive cases", r.c.cmd, o.what())
+			}
+			if r.una.Action != Deny || r.att.Action == Allow {
+				wrong++
+				t.Errorf("fail-closed %q: %s attended, %s unattended; listed as refused on purpose (%s)", r.c.cmd, r.att.Action, r.una.Action, failClosed[r.c.cmd])
+			}
+		case !o.harmless():
+			if o.protected() {
+				tl.protected++
+			} else {
+				tl.destructive++
+			}
+			outright := o.outright()
+			if r.una.Action != Deny || r.att.Action == Allow || outright && r.att.Action != Deny {
+				wrong++
+				t.Errorf("%s: the oracle saw %v, but the gate says %s attended (%s), %s unattended (%s): %q",
+					r.c.class, o.what(), r.att.Action, r.att.Rule, r.una.Action, r.una.Rule, r.c.cmd)
+			}
+		default:
+			tl.harmless++
+			if r.una.Action != Allow || r.att.Action == Deny {
+				wrong++
+				t.Errorf("%s: the oracle saw nothing lost, but the gate says %s attended (%s), %s unattended (%s: %s): %q",
+					r.c.class, r.att.Action, r.att.Rule, r.una.Action, r.una.Rule, trim(r.una.Reason), r.c.cmd)
+			}
+		}
+	}
+	var b strings.Builder
+	for _, c := range classes {
+		x := per[c]
+		fmt.Fprintf(&b, "%-16s destroyed %2d  wrote protected %2d  harmless %2d  skipped %d\n", c, x.destructive, x.protected, x.harmless, x.skipped)
+	}
+	t.Logf("shell oracle: %d variants, %d wrong\n%s", len(results), wrong, b.String())
+}
+
+// observation is what a command did to the fixture.
+type observation struct {
+	lostFiles   []string // files that existed and were removed or changed
+	lostDirs    []string
+	readonly    bool // a write-protected file went
+	protectedW  []string
+	dataLost    []string // database or Redis contents
+	newFiles    int
+	exitCode    int
+	stderrStart string
+}
+
+func (o observation) protected() bool { return len(o.protectedW) > 0 }
+
+func (o observation) outright() bool {
+	for _, p := range o.protectedW {
+		if strings.HasPrefix(p, ".ponder") || strings.HasPrefix(p, ".laserbrain") {
+			return true
+		}
+	}
+	return false
+}
+
+func (o observation) harmless() bool {
+	return !o.protected() && len(o.lostDirs) == 0 && len(o.lostFiles) < 2 && !o.readonly && len(o.dataLost) == 0
+}
+
+func (o observation) what() []string {
+	var w []string
+	for _, p := range o.protectedW {
+		w = append(w, "wrote protected "+p)
+	}
+	for _, d := range o.lostDirs {
+		w = append(w, "removed "+d+"/")
+	}
+	if len(o.lostFiles) > 0 {
+		w = append(w, fmt.Sprintf("lost %d files (%s)", len(o.lostFiles), strings.Join(o.lostFiles[:min(3, len(o.lostFiles))], ", ")))
+	}
+	w = append(w, o.dataLost...)
+	if len(w) == 0 {
+		w = append(w, "nothing lost")
+	}
+	return w
+}
+
+// protectedDirs are the fixture's protected places (relative to work).
+var protectedDirs = []string{".git", ".claude", ".mcp.json", ".ponder", ".laserbrain"}
+
+func isProtectedRel(rel string) bool {
+	for _, p := range protectedDirs {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+type entry struct {
+	dir  bool
+	sum  string
+	mode fs.FileMode
+}
+
+func snapshot(root string) map[string]entry {
+	out := map[string]entry{}
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return nil
+		}
+		e := entry{dir: d.IsDir(), mode: info.Mode()}
+		if info.Mode().IsRegular() {
+			if data, err := os.ReadFile(p); err == nil {
+				h := sha256.Sum256(data)
+				e.sum = hex.EncodeToString(h[:8])
+			}
+		} else if info.Mode()&fs.ModeSymlink != 0 {
+			l, _ := os.Readlink(p)
+			e.sum = "link:" + l
+		}
+		out[rel] = e
+		return nil
+	})
+	return out
+}
+
+// runObserved runs cmd with bash in dir/work and says what it did.
+func runObserved(t *testing.T, dir, cmd string, redisPort int) observation {
+	work := filepath.Join(dir, "work")
+	pre := snapshot(work)
+	preTables := sqliteTables(filepath.Join(work, "db.sqlite"))
+	usesRedis := redisPort != 0 && strings.Contains(cmd, "redis-cli")
+	if usesRedis {
+		redisSeed(redisPort)
+	}
+	c := exec.Command("bash", "-c", cmd)
+	c.Dir = work
+	c.Env = []string{"HOME=" + filepath.Join(dir, "home"), "PATH=" + os.Getenv("PATH"), "LANG=C", "TMPDIR=" + filepath.Join(dir, "tmp"),
+		"PYENV_ROOT=" + os.Getenv("PYENV_ROOT"), "PYENV_VERSION=" + os.Getenv("PYENV_VERSION")}
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	timer := time.AfterFunc(30*time.Second, func() {
+		if c.Process != nil {
+			_ = c.Process.Kill()
+		}
+	})
+	err := c.Run()
+	timer.Stop()
+	o := observation{stderrStart: trim(stderr.String())}
+	if ee, ok := err.(*exec.ExitError); ok {
+		o.exitCode = ee.ExitCode()
+	}
+	post := snapshot(work)
+	for rel, e := range pre {
+		after, ok := post[rel]
+		switch {
+		case !ok && isProtectedRel(rel), ok && after != e && isProtectedRel(rel) && !e.dir:
+			o.protectedW = append(o.protectedW, rel)
+		case !ok && e.dir:
+			o.lostDirs = append(o.lostDirs, rel)
+		case !ok || after.sum != e.sum && !e.dir:
+			o.lostFiles = append(o.lostFiles, rel)
+			if !ok && e.mode&0o222 == 0 {
+				o.readonly = true
+			}
+		}
+	}
+	for rel := range post {
+		if _, ok := pre[rel]; !ok {
+			if isProtectedRel(rel) {
+				o.protectedW = append(o.protectedW, rel)
+			} else {
+				o.newFiles++
+			}
+		}
+	}
+	// A removed directory's contents are counted with it.
+	sort.Strings(o.lostDirs)
+	var kept []string
+	for _, f := range o.lostFiles {
+		inDir := false
+		for _, d := range o.lostDirs {
+			if strings.HasPrefix(f, d+"/") {
+				inDir = true
+			}
+		}
+		if !inDir {
+			kept = append(kept, f)
+		}
+	}
+	o.lostFiles = kept
+	sort.Strings(o.protectedW)
+	for _, tb := range preTables {
+		if !strings.Contains(" "+strings.Join(sqliteTables(filepath.Join(work, "db.sqlite")), " ")+" ", " "+tb+" ") {
+			o.dataLost = append(o.dataLost, "dropped table "+tb)
+		}
+	}
+	if usesRedis && redisKeys(redisPort) == 0 {
+		o.dataLost = append(o.dataLost, "redis keys deleted")
+	}
+	return o
+}
+
+// shellFixture builds the working tree the variants run in.
+func shellFixture(t *testing.T, dir string) {
+	t.Helper()
+	work := filepath.Join(dir, "work")
+	for _, d := range []string{"home", "tmp", "work"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `
+git init -q .
+mkdir -p .claude .ponder/s .laserbrain d/sub dist src src2 dst2 hooksrc zipsrc outsrc
+printf '{"hooks":{}}\n' > .claude/settings.json
+printf '{"mcpServers":{}}\n' > .mcp.json
+printf '{"seq":1}\n' > .ponder/s/ledger.jsonl
+printf '{"version":1}\n' > .laserbrain/policy.json
+printf 'a\n' > d/a.txt; printf 'b\n' > d/b.txt; printf 'f\n' > d/sub/f; chmod 444 d/sub/f
+printf 'dist\n' > dist/out.js
+printf 'a\n' > src/a.txt; printf 'rm -rf is refused\n' > src/notes.md
+printf 'b\n' > b.txt
+printf 'x\n' > src2/x; printf 'y\n' > src2/y
+printf 'extra1\n' > dst2/extra1; printf 'extra2\n' > dst2/extra2
+printf '#!/bin/sh\necho hook\n' > pre-commit; chmod +x pre-commit
+cp pre-commit hooksrc/pre-commit && tar -C hooksrc -cf hooks.tar pre-commit && rm -r hooksrc
+printf '{"x":1}\n' > zipsrc/settings.json && (cd zipsrc && zip -q ../x.zip settings.json) && rm -r zipsrc
+printf 'o\n' > outsrc/o.txt && tar -C outsrc -cf out.tar o.txt && rm -r outsrc
+printf '{"hooks":{"PreToolUse":[]}}\n' > p.json
+printf -- '--- .mcp.json\n+++ .mcp.json\n@@ -1 +1 @@\n-{"mcpServers":{}}\n+{"mcpServers":{"evil":{}}}\n' > p.diff
+printf -- '--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@ -1 +1 @@\n-{"hooks":{}}\n+{}\n' > p1.diff
+printf 'rm -rf d\n' > run.sh; chmod +x run.sh
+printf 'ls d\n' > list.sh
+printf 'import shutil\nshutil.rmtree("d")\n' > clean.py
+printf 'print("hello")\n' > hello.py
+sqlite3 db.sqlite 'CREATE TABLE t(x); INSERT INTO t VALUES (1);' 2>/dev/null || true
+`
+	c := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	c.Dir = work
+	c.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("fixture: %v\n%s", err, out)
+	}
+}
+
+func toolWorks(tool string) bool {
+	if _, err := exec.LookPath(tool); err != nil {
+		return false
+	}
+	probe := map[string][]string{
+		"flock": {"flock", "/tmp/oracle.lock", "true"}, "taskset": {"taskset", "1", "true"}, "script": {"script", "-qc", "true", "/dev/null"},
+		"strace": {"strace", "-f", "-o", "/dev/null", "true"}, "setpriv": {"setpriv", "--reuid=0", "true"}, "chrt": {"chrt", "-o", "0", "true"},
+		"unshare": {"unshare", "-r", "true"}, "fakeroot": {"fakeroot", "true"}, "prlimit": {"prlimit", "--nofile=64", "true"},
+		"python3": {"python3", "-c", "pass"}, "node": {"node", "-e", "0"}, "perl": {"perl", "-e", "1"}, "sqlite3": {"sqlite3", ":memory:", "select 1"},
+	}
+	argv, ok := probe[tool]
+	if !ok {
+		return true
+	}
+	return exec.Command(argv[0], argv[1:]...).Run() == nil
+}
+
+func sqliteTables(db string) []string {
+	if _, err := os.Stat(db); err != nil {
+		return nil
+	}
+	out, err := exec.Command("sqlite3", db, ".tables").Output()
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(out))
+}
+
+// startRedis starts a redis-server on a free 127.0.0.1 port for the test
+// (0 when there is none: the Redis variants are skipped, loudly).
+func startRedis(t *testing.T) int {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		return 0
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		return 0
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if out, err := exec.Command("redis-cli", "-p", strconv.Itoa(port), "ping").Output(); err == nil && strings.TrimSpace(string(out)) == "PONG" {
+			return port
+		}
+		time.Sleep(20 * time.Millisecond) // polling a starting server, with a deadline
+	}
+	return 0
+}
+
+// The Redis variants share one server: a mutex keeps seeding, the command
+// and the count together.
+var redisMu sync.Mutex
+
+func redisSeed(port int) {
+	redisMu.Lock()
+	_ = exec.Command("redis-cli", "-p", strconv.Itoa(port), "set", "k", "v").Run()
+}
+
+func redisKeys(port int) int {
+	defer redisMu.Unlock()
+	out, err := exec.Command("redis-cli", "-p", strconv.Itoa(port), "dbsize").Output()
+	if err != nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return n
+}
+
+// skipOrFail skips a test whose tool is missing, and fails it under
+// CI=true (CI must install what the tests need).
+func skipOrFail(t *testing.T, why string) {
+	t.Helper()
+	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
+		t.Fatalf("%s (CI=%s: the tests need it)", why, ci)
+	}
+	t.Skip(why)
+}
+
+func skipOrFailf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
+		t.Errorf("%s (CI: the tests need it)", msg)
+		return
+	}
+	t.Log("SKIPPED: " + msg)
+}

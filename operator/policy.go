@@ -1,0 +1,400 @@
+package operator
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// PolicyFile is where a project keeps its policy, relative to the
+// repository's root. A person commits it; the agent cannot write it (it
+// is protected outright).
+const PolicyFile = ".laserbrain/policy.json"
+
+// Policy is a project's policy for the gate, as a person committed it in
+// .laserbrain/policy.json (the JSON Schema in operator/policyschema says
+// what the file may hold), plus where it applies.
+type Policy struct {
+	// Allow rules let findings through that the gate would refuse or ask
+	// about — never a person's command, never a place protected outright.
+	Allow []AllowRule `json:"allow,omitempty"`
+	// Protected are extra paths (relative to the repository root, or
+	// absolute; a trailing / or not, globs allowed) the agent needs a
+	// person's authorization to write.
+	Protected []string `json:"protected,omitempty"`
+	// Publishers are extra commands that publish or deploy: any command
+	// whose words start with one is outward and irreversible.
+	Publishers []Publisher `json:"publishers,omitempty"`
+	// Coverage settings are carried for the coverage rules, which own
+	// their meaning and defaults (nil or "": not set).
+	Coverage Coverage `json:"coverage,omitempty"`
+
+	// Source is the policy file's path ("" for the defaults), Root the
+	// repository root its relative paths are read against.
+	Source string `json:"-"`
+	Root   string `json:"-"`
+	// Home is the laserbrain home (its records are protected); TempDir
+	// is what $TMPDIR in a path scope means. The loader's caller sets
+	// Home; LoadPolicy sets TempDir from the environment.
+	Home    string `json:"-"`
+	TempDir string `json:"-"`
+	// Own are directories in the laserbrain home the caller itself keeps
+	// (a loop's journal, which its SCRIPT writes): not protected from it.
+	Own []string `json:"-"`
+	// Err says why the file is not valid (naming the JSON pointer); the
+	// gate then refuses commands and file writes (Decide).
+	Err string `json:"-"`
+}
+
+// AllowRule lets findings through, with its reason on the record. A rule
+// names a command pattern (the command's words as the gate reads them; *
+// matches any run of characters, ? one) or path scopes for deletions (rm
+// -r, find -delete, rsync --delete of paths under one of them), or both
+// (then both must hold).
+type AllowRule struct {
+	ID      string   `json:"id"`
+	Reason  string   `json:"reason"`
+	Command string   `json:"command,omitempty"`
+	Deletes []string `json:"deletes,omitempty"`
+}
+
+// Publisher is an extra publishing or deploying command: its leading
+// words, and the label its finding gets.
+type Publisher struct {
+	Command string `json:"command"`
+	Label   string `json:"label,omitempty"`
+}
+
+// Coverage are the coverage settings of the project (branch coverage
+// reads them).
+type Coverage struct {
+	Floor      *float64 `json:"floor,omitempty"`
+	BlockAfter *int     `json:"block_after,omitempty"`
+	NudgeEvery *int     `json:"nudge_every,omitempty"`
+	Mode       string   `json:"mode,omitempty"`
+}
+
+// policyDocument is the file as written.
+type policyDocument struct {
+	Version    int         `json:"version"`
+	Allow      []AllowRule `json:"allow"`
+	Protected  []string    `json:"protected"`
+	Publishers []Publisher `json:"publishers"`
+	Coverage   Coverage    `json:"coverage"`
+}
+
+// PolicyValidator checks a policy file's bytes against the schema before
+// they are decoded (operator/policyschema.Validate); its error names the
+// JSON pointer of what is wrong.
+type PolicyValidator func(data []byte) error
+
+// ErrPolicyUnchecked is what a validator returns when it cannot check the
+// file itself (the lean gate, which links no schema validator, before
+// laserbrain has checked these bytes): the caller hands the call to one
+// that can.
+var ErrPolicyUnchecked = errors.New("the project policy has not been checked against its schema yet")
+
+// maxPolicyFile bounds what the loader reads.
+const maxPolicyFile = 256 << 10
+
+// PolicyRoot is the repository root for a directory: the nearest one up
+// that holds .git ("" when there is none).
+func PolicyRoot(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// LoadPolicy reads the policy of the repository containing dir: the
+// defaults when it has no policy file (or dir is in no repository), else
+// the file, checked by validate and decoded. A file that cannot be read,
+// fails the schema or decodes wrongly gives a Policy whose Err says why;
+// ErrPolicyUnchecked is returned as is (the caller delegates).
+func LoadPolicy(dir string, validate PolicyValidator) (Policy, error) {
+	pol := Policy{TempDir: os.Getenv("TMPDIR")}
+	if pol.TempDir == "" {
+		pol.TempDir = os.TempDir()
+	}
+	root := PolicyRoot(dir)
+	if root == "" {
+		return pol, nil
+	}
+	pol.Root = root
+	file := filepath.Join(root, PolicyFile)
+	fi, err := os.Stat(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return pol, nil
+	case err != nil:
+		pol.Source, pol.Err = file, "it cannot be read: "+pathErr(err).Error()
+		return pol, nil
+	case !fi.Mode().IsRegular():
+		pol.Source, pol.Err = file, "it is not a regular file"
+		return pol, nil
+	case fi.Size() > maxPolicyFile:
+		pol.Source, pol.Err = file, fmt.Sprintf("it is larger than %d KiB", maxPolicyFile>>10)
+		return pol, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		pol.Source, pol.Err = file, "it cannot be read: "+pathErr(err).Error()
+		return pol, nil
+	}
+	p, err := ParsePolicy(data, validate)
+	if errors.Is(err, ErrPolicyUnchecked) {
+		return pol, err
+	}
+	p.Root, p.Source, p.TempDir = root, file, pol.TempDir
+	if err != nil {
+		p = Policy{Root: root, Source: file, TempDir: pol.TempDir, Err: err.Error()}
+	}
+	return p, nil
+}
+
+// ParsePolicy checks a policy file's bytes with validate (the schema) and
+// decodes them.
+func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
+	if validate == nil {
+		return Policy{}, ErrPolicyUnchecked
+	}
+	if err := validate(data); err != nil {
+		return Policy{}, err
+	}
+	var doc policyDocument
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return Policy{}, fmt.Errorf("at the top: %v", err)
+	}
+	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Coverage: doc.Coverage}, nil
+}
+
+// resolveScope is where a path of the policy lies: $TMPDIR (and ${TMPDIR})
+// is the temporary directory, ~ the home, a relative path is under the
+// repository root.
+func (pol Policy) resolveScope(s string) string {
+	for _, v := range []string{"$TMPDIR", "${TMPDIR}"} {
+		if rest, ok := strings.CutPrefix(s, v); ok {
+			if pol.TempDir == "" {
+				return ""
+			}
+			s = pol.TempDir + rest
+		}
+	}
+	if s == "~" || strings.HasPrefix(s, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		s = home + s[1:]
+	}
+	if !filepath.IsAbs(s) {
+		if pol.Root == "" {
+			return ""
+		}
+		s = filepath.Join(pol.Root, s)
+	}
+	s = filepath.Clean(s)
+	if r := resolveLinks(s); r != "" {
+		s = r
+	}
+	return s
+}
+
+// covers says, for each finding, which allow rule lets it through
+// ("id: reason"), or "". A rule covers a finding when every command it
+// came from matches the rule's command pattern and every path it deletes
+// lies under one of the rule's scopes; a grammar match is covered when
+// every command the parsed view found it in is. A person's command, and a
+// finding found in no command (data, an unreadable command), is never
+// covered.
+func (pol Policy) covers(an Analysis, findings []Finding) []string {
+	out := make([]string, len(findings))
+	if len(pol.Allow) == 0 {
+		return out
+	}
+	for i, f := range findings {
+		if f.PersonOnly || f.CarvedOut {
+			continue
+		}
+		var origins []origin
+		if f.grammar >= 0 && f.Label == grammarIrreversible[f.grammar].label {
+			// A raw grammar match: every command the parsed view found it
+			// in must be covered.
+			for _, pf := range an.parsed {
+				if pf.grammar == f.grammar {
+					origins = append(origins, pf.origins()...)
+				}
+			}
+		} else {
+			origins = f.origins()
+		}
+		if len(origins) == 0 {
+			continue
+		}
+		for _, r := range pol.Allow {
+			if pol.ruleCovers(r, origins) {
+				out[i] = r.ID + ": " + r.Reason
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (pol Policy) ruleCovers(r AllowRule, origins []origin) bool {
+	if r.Command == "" && len(r.Deletes) == 0 {
+		return false
+	}
+	for _, o := range origins {
+		if o.command == "" {
+			return false
+		}
+		if r.Command != "" && !wildcard(r.Command, o.command) {
+			return false
+		}
+		if len(r.Deletes) > 0 {
+			if o.unknownPath || len(o.paths) == 0 {
+				return false
+			}
+			for _, p := range o.paths {
+				if !pol.underScope(p, r.Deletes) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// underScope: a deleted path (a pattern's fixed part, for a glob) lies in
+// one of the scopes, the scope itself included.
+func (pol Policy) underScope(p string, scopes []string) bool {
+	if !filepath.IsAbs(p) {
+		return false
+	}
+	p = filepath.Clean(p)
+	fixed := p
+	if strings.ContainsAny(p, "*?[") {
+		parts := strings.Split(filepath.ToSlash(p), "/")
+		for i, part := range parts {
+			if strings.ContainsAny(part, "*?[") {
+				fixed = strings.Join(parts[:i], "/")
+				if fixed == "" {
+					fixed = "/"
+				}
+				// The pattern matches names inside fixed: fixed itself
+				// must be a scope or inside one.
+				break
+			}
+		}
+	} else {
+		fixed = resolveLinks(p)
+	}
+	for _, s := range scopes {
+		scope := pol.resolveScope(s)
+		if scope == "" {
+			continue
+		}
+		if _, ok := inside(filepath.ToSlash(fixed), filepath.ToSlash(scope)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// wildcard matches text against a pattern where * is any run of
+// characters and ? one character; blanks in either are collapsed.
+func wildcard(pattern, text string) bool {
+	pattern = strings.Join(strings.Fields(pattern), " ")
+	text = strings.Join(strings.Fields(text), " ")
+	var match func(p, t string) bool
+	match = func(p, t string) bool {
+		for len(p) > 0 {
+			switch p[0] {
+			case '*':
+				for len(p) > 0 && p[0] == '*' {
+					p = p[1:]
+				}
+				if p == "" {
+					return true
+				}
+				for i := 0; i <= len(t); i++ {
+					if match(p, t[i:]) {
+						return true
+					}
+				}
+				return false
+			case '?':
+				if t == "" {
+					return false
+				}
+				p, t = p[1:], t[1:]
+			default:
+				if t == "" || p[0] != t[0] {
+					return false
+				}
+				p, t = p[1:], t[1:]
+			}
+		}
+		return t == ""
+	}
+	return match(pattern, text)
+}
+
+// publisherFindings are the policy's extra publishers found among the
+// commands the analysis read: each an outward finding in the role its
+// command runs in (a help request changes nothing).
+func (pol Policy) publisherFindings(an Analysis) []Finding {
+	var out []Finding
+	for _, pub := range pol.Publishers {
+		words := strings.Fields(pub.Command)
+		if len(words) == 0 {
+			continue
+		}
+		for _, r := range an.ran {
+			got := strings.Fields(r.text)
+			if len(got) < len(words) || !equalWords(got[:len(words)], words) {
+				continue
+			}
+			label := pub.Label
+			if label == "" {
+				label = pub.Command + " (publishes, says the project policy)"
+			}
+			f := Finding{Label: "policy: " + label, Outward: true, Where: r.where, grammar: -1, Command: r.text}
+			if r.inert {
+				f.Where, f.Note = DryRun, "a help request: changes nothing"
+			}
+			out = append(out, f)
+			break
+		}
+	}
+	return out
+}
+
+func equalWords(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

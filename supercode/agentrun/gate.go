@@ -1,0 +1,139 @@
+package agentrun
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// The I/O around operator.Decide, shared by everything that gates an
+// agent's actions (the pre-tool-use hook, laserbrain loop): the run's
+// state read once, a person's authorization looked up (and spent) once,
+// the project policy read, and the decision as recorded.
+
+// RunState reads what the caller's run says for the gate: whether it has
+// a task the operator checks, that task's latest drift verdict and its
+// whole-run judgment. found is false when the caller has no run yet.
+func (s *Supervisor) RunState(ctx context.Context, c Caller) (rs operator.RunState, run fleet.Run, found bool, err error) {
+	rs = operator.RunState{Read: true, PresenceWhy: c.PresenceWhy}
+	run, found, err = s.Find(ctx, c)
+	if err != nil || !found {
+		return rs, run, found, err
+	}
+	task, err := s.Task(ctx, run)
+	if err != nil {
+		return rs, run, found, err
+	}
+	if task != nil {
+		rs.Attached = true
+		var reason string
+		rs.Drifting, reason, rs.Reading = task.LastVerdict()
+		if rs.Drifting {
+			rs.DriftReason = reason
+		}
+		rs.Judgment = task.Judgment()
+	}
+	return rs, run, found, nil
+}
+
+// Authorize looks a person's live authorization of exactly action up for
+// the caller and spends one use of it: ok when one covered it. Most calls
+// find no authorization at all, which needs no fleet id (a git process).
+func (s *Supervisor) Authorize(ctx context.Context, c Caller, run fleet.Run, found bool, action string) (fleet.Authorization, bool, error) {
+	st, err := s.Fleet()
+	if err != nil {
+		return fleet.Authorization{}, false, err
+	}
+	if all, err := st.ListAuthorizations(ctx, ""); err != nil || len(all) == 0 {
+		return fleet.Authorization{}, false, err
+	}
+	fid := run.Fleet
+	if !found {
+		if fid, err = fleet.ID(ctx, c.Dir); err != nil {
+			return fleet.Authorization{}, false, err
+		}
+	}
+	agent := run.Agent
+	if agent == "" {
+		agent = c.Agent
+	}
+	return fleet.Authorize(ctx, st, fid, run.ID, agent, action, s.now())
+}
+
+// AuthorizedBy says which authorization let an action through.
+func AuthorizedBy(a fleet.Authorization) string {
+	return fmt.Sprintf("%s (%s), use %d of %d", a.ID, a.By, len(a.Used), a.Uses)
+}
+
+// GateResult is a decision as the run records it.
+func GateResult(d operator.Decision) json.RawMessage {
+	labels := d.Labels
+	if labels == nil {
+		labels = []string{}
+	}
+	res := fleet.GateResult{Decision: d.Action.String(), Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
+	if d.Action == operator.Allow && len(d.Findings) > 0 {
+		res.Findings = d.Findings
+	}
+	b, _ := json.Marshal(res) // strings and the operator's findings: cannot fail
+	return b
+}
+
+// LoadPolicy reads the project policy for a command run in dir (operator
+// LoadPolicy), with laserbrain's home as the place whose records no agent
+// writes. validate checks the file against the schema; nil means this
+// binary cannot (the lean gate): a policy laserbrain has checked before —
+// the same bytes — is taken, any other is operator.ErrPolicyUnchecked.
+func LoadPolicy(dir string, validate operator.PolicyValidator) (operator.Policy, error) {
+	home := ""
+	if p, err := localstore.DefaultPaths(); err == nil {
+		home = p.Home
+	}
+	pol, err := operator.LoadPolicy(dir, checkedPolicy(home, validate))
+	pol.Home = home
+	return pol, err
+}
+
+// checkedPolicy wraps a schema validator with a record of the policy
+// files it passed, by their bytes' SHA-256, in laserbrain's home (which no
+// agent writes): the lean gate, which links no schema validator, takes a
+// policy laserbrain checked, and hands any other to laserbrain.
+func checkedPolicy(home string, validate operator.PolicyValidator) operator.PolicyValidator {
+	return func(data []byte) error {
+		sum := sha256.Sum256(data)
+		mark := ""
+		if home != "" {
+			mark = filepath.Join(home, "policy-checked", hex.EncodeToString(sum[:]))
+		}
+		if mark != "" {
+			if _, err := os.Stat(mark); err == nil {
+				return nil
+			}
+		}
+		if validate == nil {
+			return operator.ErrPolicyUnchecked
+		}
+		if err := validate(data); err != nil {
+			return err
+		}
+		if mark != "" {
+			// Best effort: the next call checks again if it cannot be kept.
+			if err := os.MkdirAll(filepath.Dir(mark), 0o755); err == nil {
+				_ = os.WriteFile(mark, nil, 0o644)
+			}
+		}
+		return nil
+	}
+}
+
+// IsPolicyUnchecked: the policy needs a binary that can check it.
+func IsPolicyUnchecked(err error) bool { return errors.Is(err, operator.ErrPolicyUnchecked) }
