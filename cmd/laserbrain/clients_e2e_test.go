@@ -160,6 +160,35 @@ func TestAgentInstalledSupervised(t *testing.T) {
 	}
 }
 
+// TestAgentAskAnsweredHeadless: a command the gate wants a person to
+// confirm (eval "$CMD": what runs is known only at run time) is refused in
+// every headless client — the marker chained after it is absent — with
+// the reason in the next request, and the session goes on to its end
+// within the deadline: no client is left waiting for a confirmation nobody
+// can give (Gemini CLI's "ask" did exactly that).
+func TestAgentAskAnsweredHeadless(t *testing.T) {
+	for _, c := range agenttest.Clients {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			a := newInstalledAgent(t, c,
+				c.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "tidy the build", "progress": "advancing", "distance": 3}),
+				c.Shell("call_ask", `eval "$LASERBRAIN_E2E_CMD"; touch asked-marker`),
+				agenttest.Say("Scripted answer 43."))
+			a.Timeout = 3 * time.Minute
+			r := a.Prompt(t, "work on the task")
+			if r.ExitCode != 0 || a.Model.Played() != 3 {
+				t.Fatalf("%s played %d of 3 turns, exit %d\nstdout: %s\nstderr: %s", c.Name, a.Model.Played(), r.ExitCode, clipOut(r.Stdout), clipOut(r.Stderr))
+			}
+			if _, err := os.Stat(filepath.Join(a.Dir, "asked-marker")); err == nil {
+				t.Errorf("asked-marker exists: the command ran unconfirmed")
+			}
+			if tr := a.Model.ResultAfter(t, "call_ask"); !strings.Contains(tr.Text, "laserbrain operator gate") || !strings.Contains(tr.Text, "known only at run time") {
+				t.Errorf("the request after the call carries %+v; want our reason", tr)
+			}
+		})
+	}
+}
+
 // TestAgentsOfTwoClientsOneFleet: Codex and Gemini CLI, each installed, on
 // one repository at once, check the same job in other words, then each
 // holds in a shell command until the test lets it go. While both are
@@ -169,7 +198,7 @@ func TestAgentsOfTwoClientsOneFleet(t *testing.T) {
 	hold := func(name string) string {
 		// A bounded wait: the test writes go-NAME once supervise has run.
 		// (No $(…): Gemini CLI refuses command substitution.)
-		return "touch ready-" + name + "; timeout 180 sh -c 'until [ -e go-" + name + " ]; do sleep 0.1; done'; echo released-" + name
+		return "touch ready-" + name + "; timeout 180 sh -c 'until test -e go-" + name + "; do sleep 0.1; done'; echo released-" + name
 	}
 	cx, gm := agenttest.Codex, agenttest.GeminiCLI
 	codex := newInstalledAgent(t, cx,
@@ -185,7 +214,10 @@ func TestAgentsOfTwoClientsOneFleet(t *testing.T) {
 	runG := gemini.Start(t, gemini.Bin, gemini.Args("work on the parser")...)
 	ready := true
 	for _, name := range []string{"codex", "gemini"} {
-		ready = ready && waitForFile(filepath.Join(codex.Dir, "ready-"+name), 3*time.Minute)
+		if !waitForFile(filepath.Join(codex.Dir, "ready-"+name), 3*time.Minute) {
+			t.Errorf("%s never started its held command (hook errors: %s)", name, codex.hookErrors())
+			ready = false
+		}
 	}
 	var sv agenttest.Result
 	if ready {

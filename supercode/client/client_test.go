@@ -317,7 +317,8 @@ func TestEncodeEachClientsForm(t *testing.T) {
 		{Codex, "", PreToolUse, Answer{Decision: Allow, Reason: "authorized"}, 0, "", ""},
 		{Qwen, "", PreToolUse, deny, 2, "", "laserbrain: no\n"},
 		{Gemini, "", PreToolUse, deny, 0, `{"decision":"deny","reason":"laserbrain: no"}`, ""},
-		{Gemini, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"decision":"ask","reason":"r"}`, ""},
+		// Gemini CLI headless hangs on an ask: it is refused (TestAgentAskAnsweredHeadless).
+		{Gemini, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
 		{Gemini, "", Stop, Answer{Block: true, Reason: "go on"}, 0, `{"decision":"deny","reason":"go on"}`, ""},
 		{Gemini, "", PostToolUse, Answer{Context: "c"}, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"c"}}`, ""},
 		// Cline: a shell call refused is rewritten into the Refusal, the
