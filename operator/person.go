@@ -8,8 +8,8 @@ import (
 
 // A person's commands: laserbrain's own commands that only the person
 // supervising agents may run, because each one changes the supervision
-// itself — granting an authorization, releasing a halted agent, installing
-// or removing the hooks, moving the fleet's store. An agent that runs one
+// itself — granting an authorization, releasing a halted agent, cancelling
+// a running loop, installing or removing the hooks, moving the fleet's store. An agent that runs one
 // through its shell tool would be supervising itself, so the gate denies
 // them in every presence, and no authorization lets one through (as with
 // writes into .ponder/): a person authorizing an agent to authorize itself
@@ -161,6 +161,6 @@ func PersonOnlyReason(f Finding) string {
 		what = what[:i]
 	}
 	return "laserbrain operator gate: refused: " + what + " is a person's command — it grants authorizations, releases halted agents, " +
-		"installs or removes the hooks, or moves the fleet's store, which is the supervision itself. An agent never runs it, in any form, " +
+		"cancels running loops, installs or removes the hooks, or moves the fleet's store, which is the supervision itself. An agent never runs it, in any form, " +
 		"and it is not something a person authorizes for an agent. Do not retry it in another form; if it is needed, tell the user what and why."
 }

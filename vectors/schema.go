@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/laserkit/laserkit/internal/schemas"
 )
 
 // The schemas: one per kind (KIND.schema.json: a vector file of that kind)
@@ -131,32 +133,12 @@ func validate(ref string, data []byte, what string) error {
 	return nil
 }
 
-// leaves flattens the validator's error tree into its leaves, each with
-// the JSON pointer of the value at fault.
+// leaves are the rules broken, each with the JSON pointer of the value at
+// fault.
 func leaves(ve *jsonschema.ValidationError) []string {
 	var out []string
-	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		loc := e.InstanceLocation
-		if loc == "" {
-			loc = "/"
-		}
-		s := loc + ": " + e.Message
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	walk(ve)
-	if len(out) == 0 {
-		out = append(out, ve.Message)
+	for _, e := range schemas.Leaves(ve) {
+		out = append(out, schemas.Pointer(e)+": "+e.Message)
 	}
 	return out
 }

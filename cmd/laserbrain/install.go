@@ -32,10 +32,10 @@ func newInstallCmd(streams *cli.IOStreams, remove bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   verb + " CLIENT [--scope project|local|user] [--dry-run]",
 		Short: short,
-		Long: verb + ` CLIENT merges (or removes) every laserbrain hook — run by this binary's
+		Long: verb + ` CLIENT ` + map[bool]string{false: "merges", true: "removes"}[remove] + ` every laserbrain hook — run by this binary's
 absolute path, guarded so that a moved binary denies the next tool call
 (telling to run laserbrain doctor) instead of silently turning the gate off —
-and the laserbrain MCP server into an agent client's settings for a scope:
+and the laserbrain MCP server ` + map[bool]string{false: "into", true: "from"}[remove] + ` an agent client's settings for a scope:
 
   claude    project: .claude/settings.json (hooks; enabledMcpjsonServers
             approves the server) and .mcp.json. local: .claude/settings.local.json

@@ -21,8 +21,9 @@ func newRootCmd(streams *cli.IOStreams) *cobra.Command {
 		Short: "Measure agent drift against a frozen ground, and gate irreversible actions",
 		Long: `laserbrain reads an agent's spelled state (goal, progress, distance),
 writes its laserscore, measures drift (Φ) against the run's frozen ground
-and returns one of nine verdicts. It supervises agents under Claude Code's
-hooks and its MCP server, watches the agents and ponder sessions working on
+and returns one of nine verdicts. It supervises agents through their
+clients' hooks (Claude Code, Codex, Gemini CLI, Qwen Code, opencode, Cline,
+Copilot CLI) and its MCP server, watches the agents and ponder sessions working on
 one repository (supervise), runs the verified fixpoint loop, gates
 irreversible and outward shell commands, lints workflow methods and checks
 test vectors against the Python reference.

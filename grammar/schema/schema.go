@@ -53,21 +53,13 @@ func Validate(data []byte) error {
 // are the specific rules broken.
 func schemaProblems(ve *jsonschema.ValidationError) []grammar.Problem {
 	var out []grammar.Problem
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			kw := e.KeywordLocation
-			if i := strings.LastIndex(kw, "/"); i >= 0 {
-				kw = kw[i+1:]
-			}
-			out = append(out, grammar.Problem{Pointer: grammar.PointerOrRoot(e.InstanceLocation), Rule: kw, Message: e.Message})
-			return
+	for _, e := range schemas.Leaves(ve) {
+		kw := e.KeywordLocation
+		if i := strings.LastIndex(kw, "/"); i >= 0 {
+			kw = kw[i+1:]
 		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+		out = append(out, grammar.Problem{Pointer: grammar.PointerOrRoot(e.InstanceLocation), Rule: kw, Message: e.Message})
 	}
-	walk(ve)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -14,16 +13,7 @@ type chatWire struct{}
 func (chatWire) idPrefix() string { return "call_" }
 
 func (chatWire) call(r *http.Request, body []byte) (modelCall, bool) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		return modelCall{}, false
-	}
-	var in struct {
-		Model  string            `json:"model"`
-		Tools  []json.RawMessage `json:"tools"`
-		Stream bool              `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &in)
-	return modelCall{main: len(in.Tools) > 0, stream: in.Stream, model: in.Model}, true
+	return openCall(r, body, "/chat/completions")
 }
 
 func (chatWire) probe(w http.ResponseWriter, r *http.Request) { openAIProbe(w, r) }

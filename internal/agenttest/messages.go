@@ -14,19 +14,11 @@ type messagesWire struct{}
 func (messagesWire) idPrefix() string { return "toolu_" }
 
 func (messagesWire) call(r *http.Request, body []byte) (modelCall, bool) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-		return modelCall{}, false
+	c, ok := openCall(r, body, "/v1/messages")
+	if ok && c.model == "" {
+		c.model = "claude-scripted"
 	}
-	var in struct {
-		Model  string            `json:"model"`
-		Tools  []json.RawMessage `json:"tools"`
-		Stream bool              `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &in)
-	if in.Model == "" {
-		in.Model = "claude-scripted"
-	}
-	return modelCall{main: len(in.Tools) > 0, stream: in.Stream, model: in.Model}, true
+	return c, ok
 }
 
 // probe answers HEAD/GET probes and count_tokens with small JSON.
@@ -178,4 +170,20 @@ func (m *Model) SystemTexts() []string {
 		return out
 	}
 	return nil
+}
+
+// openCall reads what the three JSON wires that name the model, the tools
+// and streaming in the body share: a POST to a path ending in suffix is a
+// model call, the agent's main one when it offers tools.
+func openCall(r *http.Request, body []byte, suffix string) (modelCall, bool) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, suffix) {
+		return modelCall{}, false
+	}
+	var in struct {
+		Model  string            `json:"model"`
+		Tools  []json.RawMessage `json:"tools"`
+		Stream bool              `json:"stream"`
+	}
+	_ = json.Unmarshal(body, &in)
+	return modelCall{main: len(in.Tools) > 0, stream: in.Stream, model: in.Model}, true
 }

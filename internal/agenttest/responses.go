@@ -14,16 +14,7 @@ type responsesWire struct{}
 func (responsesWire) idPrefix() string { return "call_" }
 
 func (responsesWire) call(r *http.Request, body []byte) (modelCall, bool) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
-		return modelCall{}, false
-	}
-	var in struct {
-		Model  string            `json:"model"`
-		Tools  []json.RawMessage `json:"tools"`
-		Stream bool              `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &in)
-	return modelCall{main: len(in.Tools) > 0, stream: in.Stream, model: in.Model}, true
+	return openCall(r, body, "/responses")
 }
 
 func (responsesWire) probe(w http.ResponseWriter, r *http.Request) { openAIProbe(w, r) }

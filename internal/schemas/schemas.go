@@ -22,3 +22,41 @@ func Compile(url string, data []byte) (*jsonschema.Schema, error) {
 func Lazy(url string, data []byte) func() (*jsonschema.Schema, error) {
 	return sync.OnceValues(func() (*jsonschema.Schema, error) { return Compile(url, data) })
 }
+
+// Leaves flattens a validation error's tree of causes to its leaves — the
+// concrete rules broken, each at the instance location it names — in the
+// validator's order, each (location, message) once. A tree with no leaves
+// below its root answers the root.
+func Leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	var out []*jsonschema.ValidationError
+	type key struct{ at, msg string }
+	seen := map[key]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		k := key{e.InstanceLocation, e.Message}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	walk(ve)
+	if len(out) == 0 {
+		out = append(out, ve)
+	}
+	return out
+}
+
+// Pointer is a leaf's instance location as a JSON pointer, "/" for the
+// document itself.
+func Pointer(e *jsonschema.ValidationError) string {
+	if e.InstanceLocation == "" {
+		return "/"
+	}
+	return e.InstanceLocation
+}

@@ -1,6 +1,13 @@
 package schemas
 
-import "testing"
+import (
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
 
 // A lazy schema compiles once, when first asked for (declaring one only
 // makes the function: a hook process that never validates pays nothing,
@@ -24,5 +31,30 @@ func TestLazy(t *testing.T) {
 	}
 	if _, err := bad(); err == nil {
 		t.Fatal("a broken schema compiled on the second ask")
+	}
+}
+
+// Leaves answers the rules a document breaks, each at its place, and the
+// same complaint reached twice (through two branches of an allOf) once.
+func TestLeaves(t *testing.T) {
+	s, err := Compile("l.json", []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema",
+		"type":"object","required":["a"],
+		"properties":{"b":{"allOf":[{"type":"string"},{"type":"string"}]},"c":{"minimum":3}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Validate(map[string]any{"b": 1, "c": 1})
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("not a validation error: %v", err)
+	}
+	var got []string
+	for _, e := range Leaves(ve) {
+		got = append(got, Pointer(e)+" "+e.Message)
+	}
+	sort.Strings(got)
+	want := []string{"/ missing properties: 'a'", "/b expected string, but got number", "/c must be >= 3 but found 1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("leaves:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -53,25 +53,12 @@ func Validate(data []byte) error {
 	return nil
 }
 
-// problems flattens the validator's tree of causes to its leaves: the
-// rules broken, each at its JSON pointer.
+// problems are the rules broken, each at its JSON pointer, sorted.
 func problems(ve *jsonschema.ValidationError) []string {
 	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			at := e.InstanceLocation
-			if at == "" {
-				at = "/"
-			}
-			out = append(out, "at "+at+": "+e.Message)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+	for _, e := range schemas.Leaves(ve) {
+		out = append(out, "at "+schemas.Pointer(e)+": "+e.Message)
 	}
-	walk(ve)
 	sort.Strings(out)
 	return out
 }
