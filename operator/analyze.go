@@ -547,11 +547,15 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 			reads = true
 			in = a.fileInput(a.word(r.Word))
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.RdrInOut:
-			if r.N == nil || r.N.Value == "1" || r.N.Value == "2" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.RdrInOut {
-				w := a.word(r.Word)
-				a.addWrite(w, "redirection", false)
-				a.wrote(w, a.output(s), r.Op == syntax.AppOut || r.Op == syntax.AppAll)
+			// Any descriptor: the shell opens (creates, truncates) the
+			// file, and exec 3>>FILE leaves it open for what follows.
+			w := a.word(r.Word)
+			a.addWrite(w, "redirection", false)
+			content := input{kind: unknownInput}
+			if r.N == nil || r.N.Value == "1" || r.N.Value == "2" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
+				content = a.output(s)
 			}
+			a.wrote(w, content, r.Op == syntax.AppOut || r.Op == syntax.AppAll)
 		case syntax.DplOut:
 			// >&FILE (not a descriptor number or "-") sends both streams to FILE.
 			if w := a.word(r.Word); w.val != "-" && strings.Trim(w.val, "0123456789") != "" {

@@ -20,6 +20,10 @@ func hostileInputs() []struct {
 	return []struct{ name, cmd string }{
 		{"cmdsubst-20000", strings.Repeat("$(", 20000) + "x" + strings.Repeat(")", 20000)},
 		{"echo-cmdsubst-20000", strings.Repeat("echo $(", 20000) + "rm -rf x" + strings.Repeat(")", 20000)},
+		// The sizes the issue measured (30 KB: 24 s, 60 KB: 117 s once).
+		{"echo-cmdsubst-30KB", nestedSubst(30 << 10)},
+		{"echo-cmdsubst-60KB", nestedSubst(60 << 10)},
+		{"cmdsubst-60KB", strings.Repeat("$(", 20480) + "rm -rf x" + strings.Repeat(")", 20480)},
 		{"cmdsubst-190", strings.Repeat("echo $(", 190) + "rm -rf x" + strings.Repeat(")", 190)},
 		{"subshell-190", strings.Repeat("( ", 190) + "rm -rf x" + strings.Repeat(" )", 190)},
 		{"subshell-50000", strings.Repeat("( ", 50000) + "ls" + strings.Repeat(" )", 50000)},
@@ -40,6 +44,12 @@ func hostileInputs() []struct {
 		{"1MB-functions", strings.Repeat("f() { f; }; ", mb/12) + "f"},
 		{"1MB-unknown-program", "flock " + strings.Repeat("rm ", mb/3)},
 	}
+}
+
+// nestedSubst is echo $(echo $(… rm -rf x …)) of about size bytes.
+func nestedSubst(size int) string {
+	n := (size - len("rm -rf x")) / len("echo $()")
+	return strings.Repeat("echo $(", n) + "rm -rf x" + strings.Repeat(")", n)
 }
 
 // BenchmarkHostile measures each shape against a trivial command in the

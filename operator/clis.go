@@ -359,6 +359,12 @@ func (a *analyzer) cliModel(c *cmdCall) bool {
 				}
 			}
 			continue
+		case runnerSub(tool, r.subs):
+			// A package runner behind global options or a wrapper
+			// subcommand (pnpm -r exec, npm -w a exec, uv --directory x
+			// run): the words after it are a command that runs.
+			a.command(skipOptions(r.rest, optSpec{short: "pc", long: []string{"package", "call", "with", "from", "python", "env", "directory", "project"}}), c.d, c.io, nil)
+			continue
 		case tool == "docker" && (sub == "run" || sub == "create" || sub == "container run" || sub == "container create" || sub == "compose run" || sub == "compose exec"),
 			tool == "kubectl" && (sub == "run" || sub == "debug"):
 			// The command runs inside a container: what it does there is
@@ -378,6 +384,23 @@ func (a *analyzer) cliModel(c *cmdCall) bool {
 		a.cliRules(tool, r, where, note, text)
 	}
 	return explained
+}
+
+// runnerSub: the subcommand is one that runs the words after it (npm
+// exec and its alias x, pnpm and yarn dlx, bun x, uv and poetry run, uv
+// tool run), whatever global options or wrapper subcommands came first.
+func runnerSub(tool string, subs []string) bool {
+	if len(subs) == 0 {
+		return false
+	}
+	last := subs[len(subs)-1]
+	switch tool {
+	case "npm", "pnpm", "yarn", "bun":
+		return last == "exec" || last == "dlx" || last == "x"
+	case "uv", "poetry", "hatch":
+		return last == "run" || last == "exec"
+	}
+	return false
 }
 
 func argsOf(words []string) []arg {

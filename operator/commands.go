@@ -571,6 +571,15 @@ func (a *analyzer) dashCModel(c *cmdCall) bool {
 			return true
 		}
 	}
+	if c.name == "runuser" && slices.ContainsFunc(rest, func(w arg) bool {
+		return w.known && (w.val == "-u" || w.val == "--user" || strings.HasPrefix(w.val, "--user="))
+	}) {
+		// runuser -u USER [--] COMMAND…: the command runs as it is.
+		if cmd := skipOptions(rest, optSpec{short: "ugGw", long: []string{"user", "group", "supp-group", "whitelist-environment"}}); len(cmd) > 0 {
+			a.command(cmd, c.d+1, c.io, nil)
+		}
+		return true
+	}
 	if c.name == "sg" && len(rest) > 1 {
 		// sg GROUP COMMAND: the command is run by a shell.
 		text, _ := joinArgs(rest[1:])
@@ -712,6 +721,24 @@ func (a *analyzer) aliasModel(c *cmdCall) bool {
 		}
 		d := def
 		a.sc.setAlias(name, &d)
+	}
+	return true
+}
+
+// hashModel: hash -p PATH NAME makes NAME run PATH from then on, like
+// an alias of it (hash alone, or -r, -d, -t, changes nothing that runs).
+func (a *analyzer) hashModel(c *cmdCall) bool {
+	for i, w := range c.args {
+		if w.known && w.val == "-p" && i+2 < len(c.args) {
+			path, name := c.args[i+1], c.args[i+2]
+			if !path.known || !name.known {
+				a.unknown("hash -p with a path or a name known only at run time", "")
+				return true
+			}
+			def := "'" + strings.ReplaceAll(path.val, "'", `'\''`) + "'"
+			a.sc.setAlias(name.val, &def)
+			return true
+		}
 	}
 	return true
 }
@@ -999,8 +1026,13 @@ func (a *analyzer) interpreterModel(c *cmdCall) bool {
 				return true
 			}
 		}
+		// perl's -M, -m, -I, -x, -d and -D carry their value glued on
+		// (-MFile::Path=rmtree, -Mre): the word is one option, not flags.
+		if base == "perl" && len(w.val) > 2 && strings.ContainsRune("MmIxdD", rune(w.val[1])) && w.val[0] == '-' {
+			continue
+		}
 		// Combined short flags ending in the code flag: perl -pie, python -Bc.
-		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) {
+		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) && isLetters(w.val[1:]) {
 			last := "-" + w.val[len(w.val)-1:]
 			if slices.Contains(flags, last) {
 				code, _ := joinArgs(rest[i+1 : i+2])
@@ -1038,6 +1070,15 @@ func (a *analyzer) interpreterModel(c *cmdCall) bool {
 			} else {
 				a.unknown(name+" runs a program from its input", "read from "+in.text+": "+why)
 			}
+		}
+	}
+	return true
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
 		}
 	}
 	return true

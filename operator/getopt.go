@@ -144,6 +144,16 @@ var rmOptions = getoptSpec{
 	},
 }
 
+// shredOptions: GNU coreutils shred (it has no -h: shred -h is refused).
+var shredOptions = getoptSpec{
+	shorts: "fn:s:uvxz",
+	longs: []longOpt{
+		{"force", noValue, "f"}, {"iterations", needsValue, "n"}, {"random-source", needsValue, "random-source"},
+		{"size", needsValue, "s"}, {"remove", optionalValue, "u"}, {"verbose", noValue, "v"}, {"exact", noValue, "x"},
+		{"zero", noValue, "z"}, {"help", noValue, "help"}, {"version", noValue, "version"},
+	},
+}
+
 // xargsOptions: GNU findutils xargs ("+": its options end at the command).
 var xargsOptions = getoptSpec{
 	shorts:  "0a:E:e::i::I:l::L:n:oprs:txP:d:",

@@ -175,6 +175,14 @@ func (a *analyzer) configEffect(k string, v configValue, d int) {
 // gitModel: git, and its dashed commands (git-push).
 func (a *analyzer) gitModel(c *cmdCall) bool {
 	rest := c.args
+	for _, w := range rest {
+		if w.known && strings.HasPrefix(w.val, "ext::") {
+			// git-remote-ext runs the command the address spells (when
+			// protocol.ext.allow lets it, which the line may set):
+			// followed whether or not it is allowed.
+			a.command(extArgv(strings.TrimPrefix(w.val, "ext::")), c.d+1, stdio{}, nil)
+		}
+	}
 	words, gv, explained := a.git(rest, c.d, c.io.in, 0, c.env)
 	if words == nil {
 		return true
@@ -185,6 +193,32 @@ func (a *analyzer) gitModel(c *cmdCall) bool {
 	}
 	a.gitFindings(gv, commandText("git", rest))
 	return true
+}
+
+// extArgv splits an ext:: address's command as git-remote-ext does:
+// words at unescaped spaces, "% " a space inside a word, "%%" a percent
+// sign (its %s, %S, %G and %V placeholders stay as written).
+func extArgv(s string) []arg {
+	var out []arg
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '%' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '%'):
+			b.WriteByte(s[i+1])
+			i++
+		case s[i] == ' ':
+			if b.Len() > 0 {
+				out = append(out, arg{val: b.String(), known: true})
+				b.Reset()
+			}
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, arg{val: b.String(), known: true})
+	}
+	return out
 }
 
 // git strips git's global options (-C dir, -c key=value, --config-env,

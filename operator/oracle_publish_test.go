@@ -89,6 +89,14 @@ var publishCases = []publishCase{
 	{"npm", "npm --registry=$REG view oracle-pkg || true"},
 	{"npm", "npm pack --dry-run"},
 	{"npm", "echo 'npm publish' > notes.txt"},
+	{"pnpm", "pnpm -r publish --no-git-checks"},
+	{"pnpm", "pnpm recursive publish --no-git-checks"},
+	{"pnpm", "pnpm --filter oracle-a publish --no-git-checks"},
+	{"pnpm", "pnpm -r --reporter silent publish --no-git-checks"},
+	{"pnpm", "pnpm -r publish --dry-run --no-git-checks"},
+	{"pnpm", "pnpm publish --help"},
+	{"pnpm", "pnpm -r exec ls"},
+	{"pnpm", "pnpm -r ls"},
 	{"cargo", "cargo publish"},
 	{"cargo", "cargo +nightly publish --no-verify"},
 	{"cargo", "cargo +stable publish --registry fake --no-verify"},
@@ -113,6 +121,7 @@ func TestPublishOracle(t *testing.T) {
 	defer srv.Close()
 	root := t.TempDir()
 	npmOK, cargoOK := publishFixture(t, root, srv.URL)
+	pnpmOK := npmOK && pnpmFixture(t, root, srv.URL)
 	// cargo +toolchain is rustup's: without it the word is an error.
 	rustupOK := exec.Command("rustup", "--version").Run() == nil
 	wrong := 0
@@ -121,8 +130,8 @@ func TestPublishOracle(t *testing.T) {
 		if !*oracleFull && i%2 == 1 {
 			continue // make oracle runs them all
 		}
-		if c.tool == "npm" && !npmOK || c.tool == "cargo" && !cargoOK {
-			skipOrFailf(t, "%q: %s does not work here (cargo needs 1.68 or later, for a sparse registry)", c.cmd, c.tool)
+		if c.tool == "npm" && !npmOK || c.tool == "cargo" && !cargoOK || c.tool == "pnpm" && !pnpmOK {
+			skipOrFailf(t, "%q: %s does not work here (cargo needs 1.68 or later, for a sparse registry; pnpm comes from npm install -g pnpm)", c.cmd, c.tool)
 			continue
 		}
 		if strings.Contains(c.cmd, "cargo +") && !rustupOK {
@@ -207,6 +216,40 @@ func publishFixture(t *testing.T, root, reg string) (npmOK, cargoOK bool) {
 		}
 	}
 	return npmErr == nil && run(npmDir, "npm", "--version") == nil, cargoErr == nil && cargoSparse(root, reg)
+}
+
+// pnpmFixture makes a pnpm workspace of two packages whose registry is
+// the fake one, and says whether pnpm works here.
+func pnpmFixture(t *testing.T, root, reg string) bool {
+	t.Helper()
+	dir := filepath.Join(root, "pnpm")
+	host := strings.TrimPrefix(reg, "http://")
+	files := map[string]string{
+		filepath.Join(dir, "package.json"):              `{"name":"oracle-root","version":"1.0.0","private":true}`,
+		filepath.Join(dir, "pnpm-workspace.yaml"):       "packages:\n  - 'packages/*'\n",
+		filepath.Join(dir, ".npmrc"):                    "registry=" + reg + "/\n//" + host + "/:_authToken=oracle\n",
+		filepath.Join(dir, "packages/a/package.json"):   `{"name":"oracle-a","version":"1.0.0","license":"MIT"}`,
+		filepath.Join(dir, "packages/a/index.js"):       "module.exports = 1\n",
+		filepath.Join(dir, "packages/b/package.json"):   `{"name":"oracle-b","version":"1.0.0","license":"MIT"}`,
+		filepath.Join(dir, "packages/b/index.js"):       "module.exports = 2\n",
+		filepath.Join(dir, "packages/a/dist/keep.js"):   "1\n",
+		filepath.Join(dir, "packages/b/dist/keep.js"):   "2\n",
+		filepath.Join(root, "home", ".config", ".keep"): "",
+	}
+	for p, body := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := exec.LookPath("pnpm"); err != nil {
+		return false
+	}
+	c := exec.Command("pnpm", "--version")
+	c.Dir, c.Env = dir, publishEnv(root, reg)
+	return c.Run() == nil
 }
 
 // cargoSparse: the cargo here speaks the sparse registry protocol (1.68+).

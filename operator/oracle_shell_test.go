@@ -98,6 +98,8 @@ var shellCases = []shellCase{
 	{"expansion", "./run.sh", ""},
 	{"expansion", "source run.sh", ""},
 	{"expansion", "X=rm; $X -rf d", ""},
+	{"expansion", "hash -p /bin/rm x; x -rf d", ""},
+	{"expansion", "hash -p /bin/ls x; x d", ""},
 	{"expansion", "{ls,-la}", ""},
 	{"expansion", "f() { ls \"$@\"; }; f d", ""},
 	{"expansion", "echo 'ls d' > s.sh; bash s.sh", ""},
@@ -115,7 +117,10 @@ var shellCases = []shellCase{
 	{"code", `node -e "const {spawnSync: s} = require('child_process'); s('rm', ['-r', '-f', 'd'])"`, "node"},
 	{"code", `perl -e 'system("rm","-rf","d")'`, "perl"},
 	{"code", `perl -e 'system { "rm" } "rm", "-rf", "d"'`, "perl"},
+	{"code", `perl -MFile::Path=rmtree -e 'rmtree("d")'`, "perl"},
+	{"code", `perl -Mre -e 'system("rm -rf d")'`, "perl"},
 	{"code", "python3 clean.py", "python3"},
+	{"code", `perl -Mstrict -we 'print "ok\n"'`, "perl"},
 	{"code", `python3 -c "print('hello')"`, "python3"},
 	{"code", `node -e "console.log(require('fs').readdirSync('d').length)"`, "node"},
 	{"code", `perl -e 'print "ok\n"'`, "perl"},
@@ -176,6 +181,48 @@ var shellCases = []shellCase{
 	{"protected", "cat .git/hooks/pre-push.sample > /dev/null", ""},
 	{"protected", "cp .mcp.json mcp-copy.json", ""},
 	{"protected", "ls .claude", ""},
+	// The ponder ledger written by the shell (issue 24: 7 of 25 such
+	// writes once went through with no answer): every way a shell and its
+	// tools change .ponder, each refused to an agent whoever is there.
+	{"ponder", "printf x > .ponder/s/units.json", ""},
+	{"ponder", "tee -a .ponder/s/ledger.jsonl <<< x > /dev/null", ""},
+	{"ponder", "echo x | tee .ponder/s/ledger.jsonl > /dev/null", ""},
+	{"ponder", "sed -i 's/1/2/' .ponder/s/ledger.jsonl", "sed"},
+	{"ponder", "perl -pi -e 's/1/2/' .ponder/s/ledger.jsonl", "perl"},
+	{"ponder", "cp b.txt .ponder/s/ledger.jsonl", ""},
+	{"ponder", "mv b.txt .ponder/s/", ""},
+	{"ponder", "mv .ponder/s/ledger.jsonl ledger.bak", ""},
+	{"ponder", "rm .ponder/s/ledger.jsonl", ""},
+	{"ponder", "rm -rf .ponder", ""},
+	{"ponder", "truncate -s 0 .ponder/s/ledger.jsonl", ""},
+	{"ponder", "touch .ponder/s/new.json", ""},
+	{"ponder", "ln -s ../../b.txt .ponder/s/link", ""},
+	{"ponder", "dd if=b.txt of=.ponder/s/ledger.jsonl status=none", ""},
+	{"ponder", "cd .ponder; echo x > s/ledger.jsonl", ""},
+	{"ponder", "bash -c 'echo x >> .ponder/s/ledger.jsonl'", ""},
+	{"ponder", `sh -c "echo x > \"$PWD/.ponder/s/ledger.jsonl\""`, ""},
+	{"ponder", `python3 -c "open('.ponder/s/ledger.jsonl','a').write('x')"`, "python3"},
+	{"ponder", `node -e "require('fs').appendFileSync('.ponder/s/ledger.jsonl','x')"`, "node"},
+	{"ponder", "find .ponder -name '*.jsonl' -delete", ""},
+	{"ponder", "D=.ponder/s; echo x > $D/ledger.jsonl", ""},
+	{"ponder", "echo x > ./.ponder//s/../s/ledger.jsonl", ""},
+	{"ponder", "tar -C .ponder -xf out.tar", "tar"},
+	{"ponder", "cat b.txt > .ponder/s/ledger.jsonl", ""},
+	{"ponder", "exec 3>>.ponder/s/ledger.jsonl; echo x >&3", ""},
+	{"ponder", "install -m 644 b.txt .ponder/s/ledger.jsonl", ""},
+	{"ponder", "chmod 000 .ponder/s/ledger.jsonl", ""},
+	{"ponder", "rsync -a b.txt .ponder/s/", "rsync"},
+	{"ponder", "{ echo x; } >> .ponder/s/ledger.jsonl", ""},
+	{"ponder", `echo x >> "$(pwd)/.ponder/s/ledger.jsonl"`, ""},
+	{"ponder", "curl -s -o .ponder/s/x $SERVER/x", "curl"},
+	{"ponder", "echo x >> .p*/s/ledger.jsonl", ""},
+	{"ponder", "wc -l .ponder/s/ledger.jsonl", ""},
+	{"ponder", "cp .ponder/s/ledger.jsonl ledger.copy", ""},
+	// Runners and wrappers behind their own options, and programs fed
+	// the command on their standard input.
+	{"unknown-program", "runuser -u $(id -un) -- rm -rf d", "runuser"},
+	{"unknown-program", "make -s -f /dev/stdin <<< $'all:\n\trm -rf d'", "make"},
+	{"unknown-program", "make -s -f /dev/stdin <<< $'all:\n\tls d'", "make"},
 	// Deletions.
 	{"delete", "rm -rf d", ""},
 	{"delete", "rm -r d", ""},
@@ -185,6 +232,11 @@ var shellCases = []shellCase{
 	{"delete", "find d -delete", ""},
 	{"delete", "find d -type f -exec rm {} +", ""},
 	{"delete", "echo d | xargs rm -rf", ""},
+	{"delete", "tar --remove-files -cf d.tar d", "tar"},
+	{"delete", "zip -qrm d.zip d", "zip"},
+	{"delete", "zip -q -r --move d.zip d", "zip"},
+	{"delete", "tar -cf d.tar d", "tar"},
+	{"delete", "zip -qr d.zip d", "zip"},
 	{"delete", "rm b.txt", ""},
 	{"delete", "rm -f b.txt", ""},
 	{"delete", "rm -rf --help", ""},
@@ -192,6 +244,8 @@ var shellCases = []shellCase{
 	{"delete", "rm -rf", ""},
 	// Help and dry runs.
 	{"help", "shred --help", "shred"},
+	{"help", "shred -h", "shred"},
+	{"help", "shred -u -h b.txt", "shred"},
 	{"help", "rm --help", ""},
 	{"help", "rsync --help", "rsync"},
 	{"help", "tar --help", "tar"},
@@ -273,7 +327,7 @@ func TestShellOracle(t *testing.T) {
 		}()
 	}
 	for _, tool := range []string{"flock", "taskset", "script", "strace", "setpriv", "chrt", "unshare", "fakeroot", "prlimit", "tar", "sed",
-		"python3", "node", "perl", "sqlite3", "rsync", "curl", "wget", "unzip", "patch", "shred"} {
+		"python3", "node", "perl", "sqlite3", "rsync", "curl", "wget", "unzip", "patch", "shred", "runuser", "make", "zip"} {
 		works[tool] = toolWorks(tool)
 	}
 	for i := range cases {
@@ -548,6 +602,14 @@ sqlite3 db.sqlite 'CREATE TABLE t(x); INSERT INTO t VALUES (1);' 2>/dev/null || 
 	}
 }
 
+func currentUser() string {
+	out, err := exec.Command("id", "-un").Output()
+	if err != nil {
+		return "root"
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func toolWorks(tool string) bool {
 	if _, err := exec.LookPath(tool); err != nil {
 		return false
@@ -556,6 +618,7 @@ func toolWorks(tool string) bool {
 		"flock": {"flock", "/tmp/oracle.lock", "true"}, "taskset": {"taskset", "1", "true"}, "script": {"script", "-qc", "true", "/dev/null"},
 		"strace": {"strace", "-f", "-o", "/dev/null", "true"}, "setpriv": {"setpriv", "--reuid=0", "true"}, "chrt": {"chrt", "-o", "0", "true"},
 		"unshare": {"unshare", "-r", "true"}, "fakeroot": {"fakeroot", "true"}, "prlimit": {"prlimit", "--nofile=64", "true"},
+		"runuser": {"runuser", "-u", currentUser(), "--", "true"}, "make": {"make", "--version"},
 		"python3": {"python3", "-c", "pass"}, "node": {"node", "-e", "0"}, "perl": {"perl", "-e", "1"}, "sqlite3": {"sqlite3", ":memory:", "select 1"},
 	}
 	argv, ok := probe[tool]

@@ -224,14 +224,15 @@ func oracleVariants() []string {
 		"pushd ../wt && git reset --hard", "pushd ../wt >/dev/null; git clean -fd",
 		"GIT_EDITOR='rm -rf dir; true' git commit --allow-empty -q", "GIT_EXTERNAL_DIFF='rm -rf dir; true #' git diff",
 		"GIT_SSH_COMMAND='rm -rf dir; exit 1 #' git fetch -q ssh://nohost/repo", "export GIT_EDITOR='rm -rf dir; true'; git commit --allow-empty -q",
-		"flock /tmp/oracle.lock git reset --hard", "taskset 1 git reset --hard", "fakeroot git clean -fd")
+		"flock /tmp/oracle.lock git reset --hard", "taskset 1 git reset --hard", "fakeroot git clean -fd",
+		"git -c protocol.ext.allow=always fetch -q 'ext::sh -c rm% -rf% dir'", "git -c protocol.ext.allow=always ls-remote 'ext::rm -rf dir'")
 	// Their harmless neighbours.
 	add("git config alias.st status && git st", "git -c clean.requireForce=true clean -d", "git config user.name oracle && git status",
 		"git maintenance run --task=gc", "git -c gc.pruneExpire=now maintenance run --task=loose-objects", "git checkout-index -a",
 		"git checkout-index -f --prefix=out/ -a", "git rm -r dir", "git rm --cached -rf dir", "git rm -n -rf dir", "git send-pack ../origin.git main",
 		"git send-pack --dry-run --force ../origin.git main", "GIT_EDITOR=true git commit --allow-empty -qm x",
 		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.zz GIT_CONFIG_VALUE_0=status git zz", "GIT_CONFIG_PARAMETERS=\"'alias.zz'='log -1'\" git zz",
-		"V=status git --config-env=alias.zz=V zz", "git ok", "taskset 1 git status", "flock /tmp/oracle.lock git log -1", "pushd ../wt && git status")
+		"V=status git --config-env=alias.zz=V zz", "git -c protocol.ext.allow=always ls-remote 'ext::ls' || true", "git ok", "taskset 1 git status", "flock /tmp/oracle.lock git log -1", "pushd ../wt && git status")
 	// xargs and env - feeding git.
 	add("echo a.txt | xargs git checkout --", "printf 'reset --hard' | xargs git", "printf 'git reset --hard\\n' | xargs -I{} sh -c '{}'",
 		"echo '\"git reset --hard\"' | xargs sh -c", "echo topic | xargs git branch -D", "echo topic | xargs git branch -d",

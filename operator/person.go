@@ -9,11 +9,12 @@ import (
 // A person's commands: laserbrain's own commands that only the person
 // supervising agents may run, because each one changes the supervision
 // itself — granting an authorization, releasing a halted agent, cancelling
-// a running loop, installing or removing the hooks, moving the fleet's store. An agent that runs one
-// through its shell tool would be supervising itself, so the gate denies
-// them in every presence, and no authorization lets one through (as with
-// writes into .ponder/): a person authorizing an agent to authorize itself
-// is the same person running the command.
+// a running loop, serving the live view whose acts do both of the first,
+// installing or removing the hooks, moving the fleet's store. An agent
+// that runs one through its shell tool would be supervising itself, so the
+// gate denies them in every presence, and no authorization lets one
+// through (as with writes into .ponder/): a person authorizing an agent to
+// authorize itself is the same person running the command.
 //
 // The command is recognised by the executable's name after wrappers, the
 // way every other command is (laserbrain or laserbrain-gate, any directory,
@@ -25,6 +26,7 @@ import (
 // a nil list means every form, otherwise only the listed second words.
 var personCommands = map[string][]string{
 	"authorize": nil,
+	"ui":        nil, // its acts release, answer and authorize
 	"install":   nil,
 	"uninstall": nil,
 	"supervise": {"release"},

@@ -34,6 +34,8 @@ func TestPersonOnly(t *testing.T) {
 		"go run github.com/laserkit/laserkit/cmd/laserbrain@latest store init",
 		"go run cmd/laserbrain/main.go cmd/laserbrain/root.go install claude",
 		"laserbrain authorize -- --help",
+		"laserbrain ui --addr 127.0.0.1:8377",
+		"nohup laserbrain ui &",
 		"laserbrain loop cancel 2f9c0a1d7e3b",
 		"laserbrain loop cancel --wait 1s 2f9c0a1d7e3b",
 	}
@@ -64,6 +66,7 @@ func TestPersonOnly(t *testing.T) {
 		"laserbrain store status",
 		"laserbrain store flush",
 		"laserbrain authorize --help",
+		"laserbrain ui --help",
 		"laserbrain install claude --dry-run",
 		"laserbrain runs",
 		"laserbrain loop list --json",

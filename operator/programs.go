@@ -141,6 +141,8 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).trapModel}, true
 	case "alias":
 		return program{kind: progModel, model: (*analyzer).aliasModel}, true
+	case "hash":
+		return program{kind: progModel, model: (*analyzer).hashModel}, true
 	case "unalias":
 		return program{kind: progModel, model: (*analyzer).unaliasModel}, true
 	case "unset":
@@ -190,7 +192,7 @@ func programOf(name string) (program, bool) {
 	case "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "tac", "less", "more", "most", "head",
 		"tail", "wc", "sort", "uniq", "cut", "paste", "column", "tr", "jq", "yq", "diff", "cmp", "comm", "ls", "dir", "stat",
 		"file", "basename", "dirname", "realpath", "readlink", "test", "[", "[[", "true", "false", ":", "type", "which",
-		"whereis", "hash", "help", "man", "info", "whatis", "apropos", "tldr", "date", "cal", "sleep", "printenv", "id",
+		"whereis", "help", "man", "info", "whatis", "apropos", "tldr", "date", "cal", "sleep", "printenv", "id",
 		"whoami", "groups", "hostname", "uname", "pwd", "mkdir", "base64", "base32", "xxd", "od", "hexdump", "strings",
 		"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "b2sum", "nl", "fold", "fmt", "expand", "unexpand", "numfmt",
 		"seq", "yes", "tput", "clear", "notify-send", "logger", "wall", "say", "espeak", "fc", "history", "jobs", "disown",
@@ -483,6 +485,12 @@ func (a *analyzer) simple(c *cmdCall) {
 		// the spelling itself (rm --help -rf x deletes nothing).
 		return
 	}
+	if refusedLine(name, c.args) {
+		note := name + " refuses this command line (an option it does not know, or help): nothing runs"
+		a.grammarAs(text, DryRun, note, text)
+		a.packAs(name, text, DryRun, note, text)
+		return
+	}
 	if helpRequest(c.args) {
 		// --help prints usage and exits, whatever else the line says.
 		a.grammarAs(text, DryRun, "a help request: changes nothing", text)
@@ -491,6 +499,22 @@ func (a *analyzer) simple(c *cmdCall) {
 	}
 	a.grammarOn(text, text)
 	a.packOn(name, text, Executed, text)
+}
+
+// refusedLine: a tool whose options are modelled (getopt) rejects the
+// command line, or is asked for help or its version: it exits having done
+// nothing (shred -h is an invalid option, not help).
+func refusedLine(name string, args []arg) bool {
+	if name != "shred" {
+		return false
+	}
+	for _, w := range args {
+		if !w.known {
+			return false
+		}
+	}
+	r := shredOptions.parse(args)
+	return r.bad || r.set["help"] > 0 || r.set["version"] > 0
 }
 
 // helpRequest: a --help word before "--".
@@ -550,6 +574,13 @@ func (a *analyzer) unknownProgram(c *cmdCall, text string) {
 	a.grammarAnywhere(text, Unknown, note, text)
 	if a.role == Unknown || c.d >= MaxDepth {
 		return
+	}
+	if c.io.in.kind == literalInput && c.io.in.text != "" {
+		// What it reads on standard input is no more data than its
+		// arguments: at, batch and make -f - run what they read.
+		in := "on the standard input of " + c.name + ", which the gate does not know: it may run it"
+		a.grammarAnywhere(c.io.in.text, Unknown, in, text)
+		a.withRole(Unknown, in, func() { a.script(c.io.in.text, c.d+1) })
 	}
 	a.withRole(Unknown, note, func() {
 		starts := 0

@@ -263,6 +263,9 @@ func (a *analyzer) ddModel(c *cmdCall) bool {
 // they are given (the last three remove them).
 func (a *analyzer) fileArgsModel(c *cmdCall) bool {
 	del := c.name == "unlink" || c.name == "rmdir"
+	if c.name == "shred" && refusedLine(c.name, c.args) {
+		return true
+	}
 	if c.name == "shred" {
 		del = slices.ContainsFunc(c.args, func(w arg) bool {
 			return w.known && (hasShortFlag(w.val, 'u') || strings.HasPrefix(w.val, "--remove"))
@@ -517,6 +520,11 @@ func (a *analyzer) tarModel(c *cmdCall) bool {
 	if create && archive.val != "" && archive.val != "-" {
 		a.addWrite(archive, "tar", false)
 	}
+	if create && slices.ContainsFunc(rest, func(w arg) bool { return w.known && w.val == "--remove-files" }) {
+		// The files it archives go (like rsync --remove-source-files).
+		a.mayWrite("tar")
+		a.add(Finding{Label: "parsed: tar --remove-files (deletes the files it archives)", Where: Executed, grammar: -1, Command: commandText("tar", rest), unknownPath: true})
+	}
 	return true
 }
 
@@ -542,8 +550,22 @@ func (a *analyzer) unzipModel(c *cmdCall) bool {
 
 // zipModel: zip writes its archive (the first operand).
 func (a *analyzer) zipModel(c *cmdCall) bool {
-	if ops := operands(c.args, "-b", "-t", "-tt", "-n", "-P", "-x", "-i"); len(ops) > 0 {
+	ops := operands(c.args, "-b", "-t", "-tt", "-n", "-P", "-x", "-i")
+	if len(ops) > 0 {
 		a.addWrite(ops[0], "zip", false)
+	}
+	if slices.ContainsFunc(c.args, func(w arg) bool {
+		return w.known && (w.val == "--move" || len(w.val) > 1 && w.val[0] == '-' && w.val[1] != '-' && hasShortFlag(w.val, 'm'))
+	}) {
+		// zip -m moves the files into the archive: they go.
+		var paths []string
+		for _, w := range ops[min(1, len(ops)):] {
+			a.addWrite(w, "zip", true)
+			if p, ok := a.resolve(w); ok {
+				paths = append(paths, p)
+			}
+		}
+		a.add(Finding{Label: "parsed: zip -m (deletes the files it archives)", Where: Executed, grammar: -1, Command: commandText("zip", c.args), Paths: paths, unknownPath: len(paths) < len(ops)-1 || len(ops) < 2})
 	}
 	return true
 }

@@ -35,7 +35,8 @@ func FuzzCallersAgree(f *testing.F) {
 		"flock /tmp/l rm -rf d", "{rm,-rf,d}", "cat > s.sh <<'EOF'\nrm -rf d\nEOF\nbash s.sh", "echo x > .claude/settings.json",
 		"git -c alias.p='push --force' p", "terraform destroy -help", "rsync -a --delete a/ b/ --exclude ' -n'",
 		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf d' git x", "wrangler deploy --name laserbrain-mcp-remote",
-		"$(", "echo \"unclosed",
+		"$(", "echo \"unclosed", "pnpm -r exec rm -rf dist", "at now <<< 'rm -rf d'", "exec 3>>.ponder/s/ledger.jsonl; echo x >&3",
+		"shred -h", "runuser -u nobody -- rm -rf d", "helm --namespace prod un web", "terraform -chdir=infra destroy -auto-approve",
 	} {
 		f.Add(s)
 	}

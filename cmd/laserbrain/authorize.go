@@ -14,10 +14,10 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 type authorizeOptions struct {
@@ -90,12 +90,11 @@ authorization revoked already says so and changes nothing.`,
 				if dir == "" {
 					dir = "."
 				}
-				abs, _ := filepath.Abs(dir)
-				pol, err := agentrun.LoadPolicy(abs, policyschema.Validate)
+				ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
 				if err != nil {
 					return cli.Failure(err)
 				}
-				if ok, why := operator.Authorizable(operator.Analyze(action, abs), pol); !ok {
+				if !ok {
 					return cli.Usagef("nothing authorized: %s", why)
 				}
 			default:
@@ -132,7 +131,7 @@ authorization revoked already says so and changes nothing.`,
 			}
 			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
 				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
-			if err := st.AddAuthorization(ctx, a); err != nil {
+			if err := supervise.Authorize(ctx, st, a); err != nil {
 				return cli.Failure(err)
 			}
 			if opts.json {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -201,7 +202,7 @@ func readingSupervisor() (sup *agentrun.Supervisor, done func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &agentrun.Supervisor{OpenFleet: b.Fleet, OpenRuns: b.Runs}, func() { _ = b.Close() }, nil
+	return &agentrun.Supervisor{OpenFleet: b.Fleet, OpenRuns: b.Runs, ValidatePolicy: policyschema.Validate}, func() { _ = b.Close() }, nil
 }
 
 // openCheckedRun opens run id for stepping and holds the check to what was
@@ -249,7 +250,7 @@ type agentRuns struct {
 }
 
 func newAgentRuns() *agentRuns {
-	return &agentRuns{sup: &agentrun.Supervisor{}, known: map[string]*fleet.Run{}}
+	return &agentRuns{sup: &agentrun.Supervisor{ValidatePolicy: policyschema.Validate}, known: map[string]*fleet.Run{}}
 }
 
 // lookup reports whether id is a registered run. A fleet store that cannot
@@ -277,11 +278,12 @@ func (a *agentRuns) lookup(ctx context.Context, id string) (*fleet.Run, error) {
 
 // check checks one state on registered run r; created reports whether it
 // was the run's first check.
-func (a *agentRuns) check(ctx context.Context, r *fleet.Run, in laserbrain.StepInput, newRun bool, how runWords) (v laserbrain.CheckResult, created bool, err error) {
+// via is how it came (agentrun.ViaCLI, ViaStream): counted for coverage.
+func (a *agentRuns) check(ctx context.Context, r *fleet.Run, in laserbrain.StepInput, newRun bool, how runWords, via string) (v laserbrain.CheckResult, created bool, err error) {
 	if newRun && r.Checks > 0 {
 		return v, false, cli.Usagef("run %q exists already: %s", r.ID, how.exists)
 	}
-	out, err := a.sup.Check(ctx, r.ID, agentrun.CheckInput{StepInput: in})
+	out, err := a.sup.Check(ctx, r.ID, agentrun.CheckInput{StepInput: in, Via: via})
 	if err != nil {
 		return v, false, cli.Failure(fmt.Errorf("run %s: %w", r.ID, err))
 	}
@@ -372,7 +374,7 @@ func checkOne(ctx context.Context, id string, opts *checkOptions, in laserbrain.
 		agents := newAgentRuns()
 		r, err := agents.lookup(ctx, id)
 		if err == nil && r != nil {
-			v, created, err = agents.check(ctx, r, in, opts.newRun, opts.runWords())
+			v, created, err = agents.check(ctx, r, in, opts.newRun, opts.runWords(), agentrun.ViaCLI)
 		}
 		if cerr := agents.close(); err == nil && cerr != nil {
 			err = cli.Failure(fmt.Errorf("run %s not saved: %w", id, cerr))

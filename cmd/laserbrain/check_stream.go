@@ -12,6 +12,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 )
 
 func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {
@@ -246,7 +247,7 @@ func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
 			return laserbrain.CheckResult{}, lineFailure{err}
 		}
 		if r != nil {
-			v, _, err := s.agents.check(context.Background(), r, in, run.New, lineRunWords)
+			v, _, err := s.agents.check(context.Background(), r, in, run.New, lineRunWords, agentrun.ViaStream)
 			if cli.CodeOf(err) == cli.ExitFailure {
 				return v, lineFailure{err}
 			}

@@ -98,6 +98,7 @@ note and unattended denial says which it assumed and why
 	hook.Stop:               `stop judges the whole run. When its last check drifted, the stop is blocked once ({"decision":"block","reason":...} with the agent's own advice); a stop after a block (stop_hook_active) goes through. Exit 0.`,
 	hook.SessionStart:       `session-start opens the agent's run (or attaches the session to the run laserbrain run made). Exit 0.`,
 	hook.SessionEnd:         `session-end records the end of the session, and ends a run the session opened by itself. Exit 0.`,
+	client.Notification:     `notification records that the agent waits for a person, when the client's notification says so: Claude Code's (and Qwen Code's) permission_prompt, worker_permission_prompt, idle_prompt, elicitation_dialog and agent_needs_input, Gemini CLI's ToolPermission, opencode's permission.asked (through laserbrain's plugin). The run then shows as waiting for a person (laserbrain report, laserbrain ui, laserbrain supervise --escalate-waiting) until its next event. Other notifications (auth_success, …) are not recorded. Exit 0.`,
 }
 
 func newHookEventCmd(streams *cli.IOStreams, c struct {

@@ -29,10 +29,18 @@ var reportClock = time.Now
 func newReportCmd(streams *cli.IOStreams) *cobra.Command {
 	opts := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report [--fleet DIR | --run ID] --html FILE",
-		Short: "Write a self-contained HTML report: drift per agent, collisions, gate decisions, ponder sessions, the journal",
-		Long: `Write one self-contained HTML page about a fleet (the agents working on the
-repository at DIR, default the current directory) or about one run: Φ at every
+		Use:   "report [--fleet DIR | --run ID] [--html FILE] [--json]",
+		Short: "Summarize a fleet in the terminal, or write a self-contained HTML report of it",
+		Long: `Without --html, print a summary of a fleet (the agents working on the
+repository at DIR, default the current directory) or of one run: the agents
+waiting for a person first, then a line per agent (client, status —
+working, waiting, halted, finished or unmeasured —, last verdict, Φ, checks,
+coverage, when it was last seen and its last tool call), the collisions with
+the files both touched, the gate's decisions with its latest denials, the
+halts in force with the command that lifts each, and the questions no person
+answered yet. --json prints the same as JSON ("summary"), beside the counts.
+
+With --html FILE, write one self-contained HTML page instead: Φ at every
 check with the verdicts marked, agents on the same job and the files both
 touched, the gate's decisions per label, the repository's ponder sessions,
 halts, escalations and whether the supervisor's journal verifies, and each
@@ -41,15 +49,15 @@ stretch, refusals for coverage; an unmeasured run says so). Panels whose
 data source does not exist yet say so. The page fetches nothing and has no
 script; it reads the stores and changes nothing. Standard output names the
 page and each run's coverage; --json says the same as JSON.`,
-		Example: `  laserbrain report --html fleet.html
+		Example: `  laserbrain report
+  laserbrain report --html fleet.html
   laserbrain report --run 9d14c2e07a11 --html run.html --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.html == "" {
-				return cli.Usagef("--html FILE is required")
-			}
-			if err := fsx.CheckParentDir(opts.html); err != nil {
-				return cli.Usagef("--html: %v", err)
+			if opts.html != "" {
+				if err := fsx.CheckParentDir(opts.html); err != nil {
+					return cli.Usagef("--html: %v", err)
+				}
 			}
 			if opts.run != "" && cmd.Flags().Changed("fleet") {
 				return cli.Usagef("--fleet and --run exclude each other")
@@ -88,15 +96,7 @@ page and each run's coverage; --json says the same as JSON.`,
 			if err != nil {
 				return cli.Failure(err)
 			}
-			page := report.Render(f)
-			if err := fsx.WriteFileInDir(opts.html, page, 0o644); err != nil {
-				var np *fsx.ErrNoParent
-				if errors.As(err, &np) {
-					return cli.Usagef("--html: %v", err)
-				}
-				return cli.Failure(fmt.Errorf("--html: %w", err))
-			}
-			res := reportResult{HTML: opts.html, Bytes: len(page), Agents: len(f.Agents), Collisions: []reportCollision{}, Sessions: len(f.Sessions), Waiting: []string{},
+			res := reportResult{HTML: opts.html, Agents: len(f.Agents), Collisions: []reportCollision{}, Sessions: len(f.Sessions), Waiting: []string{},
 				Coverage: []agentCoverage{}, Unmeasured: []string{}}
 			for _, c := range f.Collisions {
 				if c.Over {
@@ -104,6 +104,24 @@ page and each run's coverage; --json says the same as JSON.`,
 					continue
 				}
 				res.Collisions = append(res.Collisions, reportCollision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, Lenses: c.Lenses})
+			}
+			if opts.html == "" {
+				sum := report.Summarize(f)
+				if opts.json {
+					res.Summary = &sum
+				} else {
+					return sum.WriteText(streams.Out)
+				}
+			} else {
+				page := report.Render(f)
+				if err := fsx.WriteFileInDir(opts.html, page, 0o644); err != nil {
+					var np *fsx.ErrNoParent
+					if errors.As(err, &np) {
+						return cli.Usagef("--html: %v", err)
+					}
+					return cli.Failure(fmt.Errorf("--html: %w", err))
+				}
+				res.Bytes = len(page)
 			}
 			for i := range f.Agents {
 				a := &f.Agents[i]
@@ -135,18 +153,19 @@ page and each run's coverage; --json says the same as JSON.`,
 	}
 	cmd.Flags().StringVar(&opts.fleet, "fleet", ".", "the repository whose fleet to report on")
 	cmd.Flags().StringVar(&opts.run, "run", "", "report one run instead of a fleet")
-	cmd.Flags().StringVar(&opts.html, "html", "", "the HTML file to write (replaced whole)")
-	cmd.Flags().BoolVar(&opts.json, "json", false, "say what was written as JSON")
+	cmd.Flags().StringVar(&opts.html, "html", "", "write the HTML report to this file (replaced whole) instead of the summary")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print as JSON: the counts, and the summary (or what --html wrote)")
 	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
 	cli.CompleteFlag(cmd, "run", completeRunIDs)
 	cli.CompleteFlag(cmd, "html", cli.Files("html"))
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no --html, an --html whose directory does not exist, no such run, or a --fleet that is not a repository"}, cli.ExitDoc{Code: cli.ExitFailure})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an --html whose directory does not exist, no such run, or a --fleet that is not a repository"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 
 type reportResult struct {
-	HTML   string `json:"html"`
-	Bytes  int    `json:"bytes"`
+	// HTML and Bytes say what --html wrote (absent without it).
+	HTML   string `json:"html,omitempty"`
+	Bytes  int    `json:"bytes,omitempty"`
 	Agents int    `json:"agents"`
 	// Collisions are the collisions between running agents, the very list
 	// laserbrain supervise --json gives (one collision model,
@@ -161,6 +180,8 @@ type reportResult struct {
 	// ground.
 	Coverage   []agentCoverage `json:"coverage"`
 	Unmeasured []string        `json:"unmeasured"`
+	// Summary is the summary printed without --html.
+	Summary *report.Summary `json:"summary,omitempty"`
 }
 
 // reportCollision is one collision as report --json lists it, in

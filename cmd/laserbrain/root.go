@@ -50,7 +50,7 @@ and ponder share.`,
 		&cobra.Group{ID: cli.GroupMore, Title: "More:"},
 	)
 	cli.AddToGroup(root, groupDrift, newCheckCmd(streams), newHistoryCmd(streams), newJudgeRunCmd(streams), newRunsCmd(streams), newCoverageCmd(streams), newReportCmd(streams), newReadCmd(streams), newDemoCmd(streams))
-	cli.AddToGroup(root, groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newHookCmd(streams), newMCPCmd(streams), newAttentionCmd(streams))
+	cli.AddToGroup(root, groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newUICmd(streams), newHookCmd(streams), newMCPCmd(streams), newAttentionCmd(streams))
 	cli.AddToGroup(root, groupGate, newClassifyCmd(streams), newLintCmd(streams), newShelfCmd(streams))
 	cli.AddToGroup(root, groupGrammar, newGrammarCmd(streams), newVectorsCmd(streams))
 	cli.AddToGroup(root, groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true), newDoctorCmd(streams), newStoreCmd(streams))

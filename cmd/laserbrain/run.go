@@ -27,8 +27,53 @@ type runOptions struct {
 	agent, goal string
 	ponder      string
 	unattended  bool
-	limits      fleet.Limits
-	grace       time.Duration
+	// The run's coverage (--coverage, --coverage-floor, …), exported to
+	// the agent's hooks as coverage's variables; unset flags leave the
+	// project's settings.
+	coverage, floor, blockAfter, nudgeEvery string
+	limits                                  fleet.Limits
+	grace                                   time.Duration
+}
+
+// coverageFlags are run's coverage flags and the variable each becomes.
+var coverageFlags = []struct{ flag, env string }{
+	{"coverage", coverage.ModeEnv},
+	{"coverage-floor", coverage.FloorEnv},
+	{"coverage-block-after", coverage.BlockAfterEnv},
+	{"coverage-nudge-every", coverage.NudgeEveryEnv},
+}
+
+// coverageEnv is the environment the run's coverage flags give the agent,
+// each checked as the hooks will read it: a value they could not use is
+// refused here, naming the flag, before anything starts.
+func coverageEnv(cmd *cobra.Command, opts *runOptions) ([]string, error) {
+	values := map[string]string{"coverage": opts.coverage, "coverage-floor": opts.floor,
+		"coverage-block-after": opts.blockAfter, "coverage-nudge-every": opts.nudgeEvery}
+	set := map[string]string{}
+	var env []string
+	for _, f := range coverageFlags {
+		if !cmd.Flags().Changed(f.flag) {
+			continue
+		}
+		v := strings.TrimSpace(values[f.flag])
+		one := map[string]string{f.env: v}
+		if f.flag != "coverage" {
+			one[coverage.ModeEnv] = string(coverage.On)
+		}
+		if _, err := coverage.Configure(coverage.Settings{}, func(k string) (string, bool) { s, ok := one[k]; return s, ok }); err != nil || v == "" {
+			why := "give a value"
+			if err != nil {
+				why = err.Error()
+			}
+			return nil, cli.Usagef("--%s %q: %s; nothing was started", f.flag, values[f.flag], why)
+		}
+		set[f.env] = v
+		env = append(env, f.env+"="+v)
+	}
+	if _, err := coverage.Configure(coverage.Settings{}, func(k string) (string, bool) { s, ok := set[k]; return s, ok }); err != nil {
+		return nil, cli.Usagef("the coverage flags: %v; nothing was started", err)
+	}
+	return env, nil
 }
 
 // laserbrain run's limit status is the shared table's "exhausted": this
@@ -60,7 +105,24 @@ also adds — ahead of your own arguments, which stay as they are — our hooks
             it the run is refused rather than started unsupervised)
 
 --goal grounds the run before the agent starts (distance unknown); without
-it the agent's first check_state does.
+it the agent's first check_state does. At its session's start the agent is
+told how to spell its state (the grammar's fields, the name its client
+gives check_state) and the run's ground, where its client carries text.
+
+Coverage holds the agent to being measured: by default a reminder after
+every 3 steps without a check, calls that change something refused after 5
+(reads run, warned), every call after 10, a Stop with 3 or more unchecked
+steps held once for a last check; laserbrain's own tools are never refused.
+A check counts however it comes: check_state, laserbrain check (--stream
+too), a loop step. --coverage on|off|reference, --coverage-floor,
+--coverage-block-after and --coverage-nudge-every set it for this run (the
+hooks read them as LASERBRAIN_COVERAGE, _FLOOR, _BLOCK_AFTER, _NUDGE_EVERY),
+over the project's .laserbrain/policy.json "coverage" (operator/POLICY.md).
+laserbrain coverage and runs --json show the figures.
+
+What a supervisor says to the agent (a drifting verdict's advice, a
+person's answer, a halt and its release) is handed to it once, on its next
+hook event whose answer its client shows the model, and journaled.
 
 --ponder SLUG starts a ponder agent on its own session: the agent gets
 PONDER_SLUG=SLUG, so every ponder command it runs works on that session (one
@@ -138,9 +200,16 @@ when a limit stopped it.`,
 					return cli.Usagef("--ponder %s: %v; nothing was started", ponderSlug, err)
 				}
 			}
+			covEnv, err := coverageEnv(cmd, opts)
+			if err != nil {
+				return err
+			}
 			so := agentrun.SpawnOptions{
 				Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended, Ponder: ponderSlug,
 				Stdin: streams.In, Stdout: streams.Out, Stderr: streams.ErrOut, Limits: opts.limits, Grace: opts.grace,
+			}
+			if len(covEnv) > 0 {
+				so.Env = append(os.Environ(), covEnv...)
 			}
 			if c, ok := client.Detect(args[0]); ok {
 				so.Headless = client.Headless(c, args[1:])
@@ -210,8 +279,13 @@ when a limit stopped it.`,
 	cmd.Flags().IntVar(&opts.limits.MaxToolCalls, "max-tool-calls", agentrun.DefaultMaxToolCalls, "refuse tool call N+1 and stop the agent (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxOffGround, "max-checks-off-ground", agentrun.DefaultMaxOffGround, "stop the agent after N drifting checks in a row (0: no limit)")
 	cmd.Flags().DurationVar(&opts.grace, "grace", agentrun.DefaultStopGrace, "how long an agent past --max-tool-calls or --max-checks-off-ground has to end its turn before SIGTERM")
+	cmd.Flags().StringVar(&opts.coverage, "coverage", "", "hold the agent to coverage: on (the default), off, or reference (the Python reference's gate)")
+	cmd.Flags().StringVar(&opts.floor, "coverage-floor", "", "the share of steps that must be checks, 0 to 1, once the run has 8 steps (default: none)")
+	cmd.Flags().StringVar(&opts.blockAfter, "coverage-block-after", "", "refuse calls that change something after this many steps without a check (default 5; every call after twice that)")
+	cmd.Flags().StringVar(&opts.nudgeEvery, "coverage-nudge-every", "", "remind the agent after every this many unchecked steps (default 3; 0: never)")
 	cmd.Flags().SetInterspersed(false)
-	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder", "timeout", "max-tool-calls", "max-checks-off-ground", "grace")
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder", "timeout", "max-tool-calls", "max-checks-off-ground", "grace", "coverage-floor", "coverage-block-after", "coverage-nudge-every")
+	cli.CompleteFlag(cmd, "coverage", cli.Values(string(coverage.On), string(coverage.Off), string(coverage.Reference)))
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
 		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (the summary names it)"},

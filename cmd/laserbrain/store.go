@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -246,7 +247,7 @@ cannot take stays queued.`,
 			if _, err := storeConfig(); err != nil {
 				return err
 			}
-			h := &hook.Handler{Sup: &agentrun.Supervisor{}}
+			h := &hook.Handler{Sup: &agentrun.Supervisor{}, ValidatePolicy: policyschema.Validate}
 			defer h.Sup.Close()
 			n, err := h.Flush(context.Background())
 			if errors.Is(err, pgdb.ErrUnavailable) {

@@ -36,6 +36,7 @@ type superviseOptions struct {
 	onEscalate      string
 	escalateAfter   int
 	escalateTimeout time.Duration
+	escalateWaiting bool
 	goal            string
 }
 
@@ -63,7 +64,10 @@ It takes three decisions, and no more:
             with the question as JSON on standard input; its exit status is
             journaled; the first line it prints, when it names one agent of
             a collision, halts that agent, and for a drift is delivered to
-            the agent instead of its advice
+            the agent instead of its advice; with --escalate-waiting, an
+            agent that starts waiting for a person (its client's
+            Notification hook: a permission or an idle prompt) is asked
+            about too, once per wait, its answer told to the agent
 It never regrounds, never sets a ground and never routes execution. Every
 decision, halt, release and escalation is journaled, hash-chained
 (laserbrain supervise log, laserbrain supervise verify); a supervisor that
@@ -104,6 +108,7 @@ reading into the link.`,
 	f.StringVar(&opts.onEscalate, "on-escalate", "", "a shell command to ask a person; the escalation is JSON on its standard input")
 	f.IntVar(&opts.escalateAfter, "escalate-after", supervise.DefaultEscalateAfter, "escalate after this many drifting verdicts in a row (0: never)")
 	f.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
+	f.BoolVar(&opts.escalateWaiting, "escalate-waiting", false, "also escalate each agent that starts waiting for a person (its client's permission or idle prompt), once per wait")
 	f.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
 	cmd.AddCommand(newSuperviseReleaseCmd(streams), newSuperviseLogCmd(streams), newSuperviseVerifyCmd(streams))
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
@@ -147,7 +152,7 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	if err != nil {
 		return cli.Failure(err)
 	}
-	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter}
+	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter, EscalateWaiting: opts.escalateWaiting}
 	if opts.escalateAfter == 0 {
 		o.EscalateAfter = -1
 	}

@@ -17,6 +17,12 @@ import (
 type Turn struct {
 	Text  string
 	Tools []ToolUse
+	// Before, when set, runs on the server's goroutine before the turn is
+	// sent: the client has asked for it, so everything the turn before
+	// set off (its tools, their hooks) has finished. A test acts on the
+	// world between two turns there (a supervisor round, a release)
+	// without sleeping.
+	Before func()
 	// Fail, when set, answers the request with this API error instead.
 	Fail *APIError
 }
@@ -247,6 +253,9 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m.reqs = append(m.reqs, req)
 	m.mu.Unlock()
+	if turn.Before != nil {
+		turn.Before()
+	}
 	if turn.Fail != nil {
 		// The Messages API's error object; the OpenAI-style APIs read the
 		// same "error" member.

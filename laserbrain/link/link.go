@@ -227,13 +227,28 @@ func (l *Link) Records() ([]Record, error) {
 	return out, err
 }
 
+// Lines are the link's lines as they were written, oldest first, for a
+// reader that holds every line to its own rules (the claim gate reads a
+// link with one torn line as holding no claims). A missing file is an
+// empty link.
+func (l *Link) Lines() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := l.lines(func(line []byte) { out = append(out, json.RawMessage(bytes.Clone(line))) })
+	return out, err
+}
+
 func (l *Link) scan(fn func(Record)) error {
+	return l.lines(func(line []byte) {
+		if r, ok := parseLine(line); ok {
+			fn(r)
+		}
+	})
+}
+
+// lines hands every line of the link to fn, line ends left off.
+func (l *Link) lines(fn func([]byte)) error {
 	if l.Log != nil {
-		return l.Log.Lines(func(line []byte) {
-			if r, ok := parseLine(line); ok {
-				fn(r)
-			}
-		})
+		return l.Log.Lines(fn)
 	}
 	f, err := os.Open(l.Path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -246,10 +261,8 @@ func (l *Link) scan(fn func(Record)) error {
 	br := bufio.NewReaderSize(f, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			if r, ok := parseLine(line); ok {
-				fn(r)
-			}
+		if line = bytes.TrimRight(line, "\r\n"); len(line) > 0 {
+			fn(line)
 		}
 		if err == io.EOF {
 			return nil

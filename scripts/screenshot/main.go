@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/browsertest"
 	"github.com/laserkit/laserkit/internal/fsx"
@@ -13,18 +15,26 @@ import (
 func main() {
 	width := flag.Int("width", 1000, "window width")
 	height := flag.Int("height", 1300, "window height (the picture's height)")
+	ready := flag.String("ready", "", "for a live page: a JavaScript expression that is true once the page is ready")
 	flag.Parse()
 	if flag.NArg() != 2 {
-		fmt.Fprintln(os.Stderr, "usage: screenshot [-width N] [-height N] PAGE.html OUT.png")
+		fmt.Fprintln(os.Stderr, "usage: screenshot [-width N] [-height N] [-ready JS] PAGE.html|http://127.0.0.1:PORT/… OUT.png")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), flag.Arg(1), *width, *height); err != nil {
+	page, out := flag.Arg(0), flag.Arg(1)
+	var err error
+	if strings.HasPrefix(page, "http://") {
+		err = live(page, out, *ready, *width, *height)
+	} else {
+		err = file(page, out, *width, *height)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "screenshot:", err)
 		os.Exit(1)
 	}
 }
 
-func run(page, out string, width, height int) error {
+func file(page, out string, width, height int) error {
 	exe, err := browsertest.Chromium()
 	if err != nil {
 		return err
@@ -40,4 +50,43 @@ func run(page, out string, width, height int) error {
 		return fmt.Errorf("the page complained: %v", r.Problems)
 	}
 	return fsx.WriteFile(out, r.Screenshot, 0o644)
+}
+
+// live opens a page a local server serves (laserbrain ui's one-time link),
+// waits until ready is true, and takes the window.
+func live(link, out, ready string, width, height int) error {
+	exe, err := browsertest.Chromium()
+	if err != nil {
+		return err
+	}
+	s, err := browsertest.Open(context.Background(), exe, width, height)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Navigate(link); err != nil {
+		return err
+	}
+	if ready != "" {
+		if _, err := s.WaitTrue(ready, 30*time.Second); err != nil {
+			return err
+		}
+	}
+	base := link
+	if i := strings.Index(link[len("http://"):], "/"); i >= 0 {
+		base = link[:len("http://")+i]
+	}
+	for _, u := range s.Requests() {
+		if !strings.HasPrefix(u, base+"/") {
+			return fmt.Errorf("the page asked for %s", u)
+		}
+	}
+	if p := s.Problems(); len(p) > 0 {
+		return fmt.Errorf("the page complained: %v", p)
+	}
+	png, err := s.Screenshot()
+	if err != nil {
+		return err
+	}
+	return fsx.WriteFile(out, png, 0o644)
 }

@@ -81,11 +81,31 @@ func GateResult(d operator.Decision) json.RawMessage {
 		labels = []string{}
 	}
 	res := fleet.GateResult{Decision: d.Action.String(), Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
+	if d.Action != operator.Allow || d.UseAuthorization {
+		// What a person's authorization must name to let it through.
+		res.Action = d.Target
+	}
 	if d.Action == operator.Allow && len(d.Findings) > 0 {
 		res.Findings = d.Findings
 	}
 	b, _ := json.Marshal(res) // strings and the operator's findings: cannot fail
 	return b
+}
+
+// Authorizable says whether a person may authorize the shell command for
+// an agent working in dir (operator.Authorizable under the project policy
+// there), and why not: laserbrain authorize and laserbrain ui ask it.
+func Authorizable(command, dir string, validate operator.PolicyValidator) (bool, string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false, "", err
+	}
+	pol, err := LoadPolicy(abs, validate)
+	if err != nil {
+		return false, "", err
+	}
+	ok, why := operator.Authorizable(operator.Analyze(command, abs), pol)
+	return ok, why, nil
 }
 
 // LoadPolicy reads the project policy for a command run in dir (operator

@@ -135,7 +135,7 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	}
 	if strings.TrimSpace(o.Goal) != "" {
 		// The declared goal is the ground; its distance is not known.
-		in := CheckInput{StepInput: laserbrain.StepInput{Goal: o.Goal, Progress: laserbrain.ProgressAdvancing}}
+		in := CheckInput{StepInput: laserbrain.StepInput{Goal: o.Goal, Progress: laserbrain.ProgressAdvancing}, Via: ViaGoal}
 		if _, err := s.Check(ctx, run.ID, in); err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}

@@ -58,6 +58,11 @@ type Supervisor struct {
 	// laserbrain home); see BindSession.
 	ClientProcess func() (Process, error)
 	BindingDir    string
+	// ValidatePolicy checks a project policy file against its schema
+	// (operator/policyschema.Validate) where the supervisor reads one (a
+	// check's coverage settings); nil: only a policy laserbrain has checked
+	// before is taken (LoadPolicy).
+	ValidatePolicy operator.PolicyValidator
 
 	fleet  fleet.Store
 	runs   laserbrain.Store
@@ -268,11 +273,11 @@ type Caller struct {
 	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
 	Agent   string // LASERBRAIN_AGENT
 	Session string // the client's session id (payload, binding, or SessionEnv)
-	// Client is the agent client (supercode/client's name: claude, codex,
-	// gemini, …) when the caller knows it: a hook's --client, a binding's.
-	// A run opened without LASERBRAIN_AGENT is named after it.
+	Dir     string // the project directory
+	// Client is the agent client (claude, gemini, …) whose hook this is,
+	// or whose process an MCP server's binding names ("" from the CLI): a
+	// run it opens keeps it.
 	Client string
-	Dir    string // the project directory
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
 	Presence    operator.Presence
@@ -458,17 +463,19 @@ func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 		if err != nil {
 			return fleet.Run{}, err
 		}
+		// Unnamed, a run is named after the client whose hook opened it
+		// (gemini:SESSION, not claude:SESSION).
 		agent := c.Agent
 		switch {
 		case agent != "":
+		case c.Session == "":
+			agent = "agent"
 		case c.Client != "":
 			agent = c.Client
-		case c.Session != "":
-			agent = "claude" // a session without a named client: Claude Code's hooks
 		default:
-			agent = "agent"
+			agent = "claude"
 		}
-		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Attended: attendedName(c.Presence), Created: s.now()}
+		r = fleet.Run{ID: id, Agent: agent, Fleet: fid, Dir: c.Dir, Client: c.Client, Attended: attendedName(c.Presence), Created: s.now()}
 		if err := st.CreateRun(ctx, r); err != nil && !errors.Is(err, fleet.ErrExists) {
 			return fleet.Run{}, err
 		}
@@ -500,6 +507,10 @@ type CheckInput struct {
 	// set-aside one: only a plain check resumes (the reference's modulate
 	// does not).
 	KeepTask bool
+	// Via is how the check arrived (ViaTool, ViaCLI, …): every route but
+	// the MCP server's and run's own grounding is counted for coverage
+	// here.
+	Via string
 }
 
 // CheckOutcome is a check's verdict and what the run did around it.
@@ -528,6 +539,23 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 	runs, err := s.Runs()
 	if err != nil {
 		return CheckOutcome{}, err
+	}
+	var cov coverage.Config
+	if counts(in.Via) {
+		// Read before the run is held, under the project policy of the
+		// directory the run works in (else the caller's): a setting that cannot be used
+		// refuses the check whole, naming it.
+		r, err := st.Run(ctx, runID)
+		if err != nil {
+			return CheckOutcome{}, err
+		}
+		dir := r.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		if cov, err = s.ProjectCoverage(dir); err != nil {
+			return CheckOutcome{}, err
+		}
 	}
 	var out CheckOutcome
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
@@ -566,6 +594,11 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
 		}
 		out.CheckResult, out.Task = v, r.Task
+		if counts(in.Via) && cov.Mode != coverage.Off {
+			if err := s.countCheck(cov, r, in, v); err != nil {
+				return err
+			}
+		}
 		r.UserTurn = false
 		r.Checks++
 		if v.Drifting {

@@ -43,6 +43,10 @@ type claudePayload struct {
 	Source string `json:"source"`
 	Reason string `json:"reason"`
 
+	Message          string `json:"message"`
+	Title            string `json:"title"`
+	NotificationType string `json:"notification_type"`
+
 	AgentID   string `json:"agent_id"`
 	AgentType string `json:"agent_type"`
 }
@@ -79,6 +83,9 @@ func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) 
 		e.Subagent = &Subagent{ID: p.AgentID, Type: p.AgentType}
 	}
 	presence(&e, getenv)
+	if hook == Notification {
+		e.Notice = &Notice{Type: p.NotificationType, Title: p.Title, Message: p.Message}
+	}
 	switch hook {
 	case PreToolUse, PostToolUse, PostToolUseFailure:
 		if p.ToolName == nil {

@@ -20,6 +20,7 @@ var Events = []struct {
 	{PostToolUseFailure, "post-tool-use-failure"},
 	{Stop, "stop"},
 	{SessionEnd, "session-end"},
+	{Notification, "notification"},
 }
 
 // Subcommand is the `laserbrain hook` subcommand answering ev ("" when
@@ -76,9 +77,10 @@ func Hooks(n Name) []Hook {
 		}
 	case Codex:
 		// Codex has no PostToolUseFailure: a failed call is a
-		// PostToolUse.
+		// PostToolUse; nor a Notification hook (its notify program is
+		// configuration, not a hook).
 		for _, e := range Events {
-			if e.Event != PostToolUseFailure {
+			if e.Event != PostToolUseFailure && e.Event != Notification {
 				add(string(e.Event), e.Event, "")
 			}
 		}
@@ -89,8 +91,9 @@ func Hooks(n Name) []Hook {
 			}
 		}
 	case Copilot:
+		// Copilot CLI's notification payload was never seen: not hooked.
 		for _, e := range Events {
-			if c := CopilotEvent(e.Event); c != "" {
+			if c := CopilotEvent(e.Event); c != "" && e.Event != Notification {
 				add(c, e.Event, "")
 			}
 		}

@@ -65,6 +65,10 @@ type Event struct {
 	Source         string // SessionStart: startup, resume, …
 	Reason         string // SessionEnd: why the session ended
 
+	// Notice is what a Notification says: the client's kind for it and
+	// its message (Claude Code's notification_type and message).
+	Notice *Notice
+
 	// Subagent is set when a subagent of the session made the call
 	// (Claude Code's agent_id / agent_type).
 	Subagent *Subagent
@@ -151,6 +155,15 @@ type Response struct {
 	Raw json.RawMessage
 }
 
+// Notice is a client's notification to its user.
+type Notice struct {
+	// Type is the client's own kind (Claude Code: permission_prompt,
+	// idle_prompt, …; Gemini CLI: ToolPermission; opencode: permission.asked).
+	Type    string
+	Title   string
+	Message string
+}
+
 // Subagent is a subagent of a session.
 type Subagent struct {
 	ID   string
@@ -200,3 +213,36 @@ type Reply struct {
 }
 
 func boolPtr(b bool) *bool { return &b }
+
+// waitingNotices are the notification kinds that mean the agent stopped
+// for a person, and what it waits for. Claude Code's (2.1.328; Qwen Code
+// sends the same names), Gemini CLI's (0.61.0) and opencode's (1.18.33,
+// its bus event) kinds do not overlap.
+// The others — a login done (auth_success), a question answered
+// (elicitation_complete, elicitation_response), a turn ended elsewhere
+// (agent_completed), a plugin's or the model's own message — tell the
+// person something without anyone being waited for.
+var waitingNotices = map[string]string{
+	"permission_prompt":        "a permission prompt",
+	"worker_permission_prompt": "a permission prompt (a worker agent)",
+	"idle_prompt":              "the person's next prompt",
+	"elicitation_dialog":       "an answer to a question (MCP elicitation)",
+	"agent_needs_input":        "the person's input",
+	"ToolPermission":           "a permission prompt",
+	"permission.asked":         "a permission prompt",
+}
+
+// WaitsFor says what a notification waits for — a person's permission,
+// answer or next prompt — and ok is false when it waits for nobody. A
+// notification without a kind (Claude Code before notification_type) was
+// only ever sent for a permission or an idle prompt: it waits.
+func (n *Notice) WaitsFor() (what string, ok bool) {
+	if n == nil {
+		return "", false
+	}
+	if n.Type == "" {
+		return "a person", true
+	}
+	what, ok = waitingNotices[n.Type]
+	return what, ok
+}

@@ -60,6 +60,9 @@ type geminiPayload struct {
 	StopHookActive bool   `json:"stop_hook_active"`
 	Source         string `json:"source"`
 	Reason         string `json:"reason"`
+	// Notification: notification_type (ToolPermission), message, details.
+	NotificationType string `json:"notification_type"`
+	Message          string `json:"message"`
 }
 
 func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
@@ -85,6 +88,9 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 		Prompt: p.Prompt, StopHookActive: p.StopHookActive, LastMessage: p.PromptResponse, Source: p.Source, Reason: p.Reason,
 		Raw: json.RawMessage(input)}
 	presence(&e, getenv)
+	if hook == Notification {
+		e.Notice = &Notice{Type: p.NotificationType, Message: p.Message}
+	}
 	switch hook {
 	case PreToolUse, PostToolUse:
 		if p.ToolName == nil {

@@ -24,6 +24,10 @@ var openCodeEvents = map[string]EventName{
 	"tool.execute.after":  PostToolUse,
 	"session.created":     SessionStart,
 	"session.idle":        Stop,
+	// opencode's bus event for a permission it puts to its user (1.18.33:
+	// properties id, sessionID, permission, patterns); the plugin sends
+	// the permission and its patterns as the message.
+	"permission.asked": Notification,
 }
 
 // OpenCodeEvent is the plugin's name for our event ("" when it has none).
@@ -49,6 +53,8 @@ type openCodePayload struct {
 		Metadata json.RawMessage `json:"metadata"`
 	} `json:"output"`
 	Prompt string `json:"prompt"`
+	// Message is a notification's text (permission.asked).
+	Message string `json:"message"`
 }
 
 func (opencode) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
@@ -70,6 +76,9 @@ func (opencode) Decode(hook EventName, input []byte, getenv func(string) string)
 	e := Event{Name: hook, ClientEvent: want, Client: OpenCode, Session: p.SessionID, Cwd: p.Directory, ToolUseID: p.CallID,
 		Prompt: p.Prompt, Raw: json.RawMessage(input)}
 	presence(&e, getenv)
+	if hook == Notification {
+		e.Notice = &Notice{Type: want, Message: p.Message}
+	}
 	switch hook {
 	case PreToolUse, PostToolUse:
 		if p.Tool == nil {

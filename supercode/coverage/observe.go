@@ -62,15 +62,13 @@ type CheckInput struct {
 
 // Checked counts a check that came by another route than a check_state
 // tool call (whose post-tool-use Observe counts). The record is created
-// when the session has none.
+// when the session has none, and stamped with the agent while it is not
+// known.
 func (c Config) Checked(rec *Record, agent string, in CheckInput) *Record {
 	if c.Mode == Off {
 		return rec
 	}
-	r := rec.clone()
-	if r == nil {
-		r = &Record{Agent: agentOf(agent)}
-	}
+	r := loaded(rec, agent)
 	reason := in.Reason
 	if reason == "" {
 		reason = "no-reading"

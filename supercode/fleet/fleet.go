@@ -33,6 +33,9 @@ type Run struct {
 	// Command is what `laserbrain run` started ("" for a run a Claude Code
 	// session opened by itself).
 	Command []string `json:"command,omitempty"`
+	// Client is the agent client whose hooks opened the run (claude,
+	// gemini, …; "" when `laserbrain run` made it, or before it was kept).
+	Client string `json:"client,omitempty"`
 	// Goal is the goal declared at the start (laserbrain run --goal).
 	Goal string `json:"goal,omitempty"`
 	// Ponder is the ponder session the agent works on (laserbrain run
@@ -66,6 +69,12 @@ type Run struct {
 	Judgment string `json:"judgment,omitempty"`
 	// StopsBlocked counts Stop events held back because the run drifted.
 	StopsBlocked int `json:"stops_blocked,omitempty"`
+	// Coverage is what the hooks keep to hold the run to being measured
+	// (supercode/coverage's Record, as JSON: the steps since the last
+	// check, the checks, the ground): it lives with the run, written by
+	// UpdateRun like everything else on it. Empty until the first step.
+	Coverage json.RawMessage `json:"coverage,omitempty"`
+
 	// OffGround counts the checks in a row that drifted (0 after one that
 	// did not).
 	OffGround int `json:"off_ground,omitempty"`
@@ -137,8 +146,24 @@ const (
 	KindPrompt   = "prompt"  // a person spoke (user-prompt-submit)
 	KindStop     = "stop"    // a Stop event and what the hook answered
 	KindTask     = "task"    // reset_task set the run's task aside (the next check grounds a new one)
+	KindOwn      = "own"     // a call of laserbrain's own tools (check_state, …), as the hooks saw it: reporting, not work
 	KindAuthUsed = "authorized"
+	// KindWaiting: the client told its user the agent waits for them (a
+	// permission prompt, an idle prompt); Name is the client's kind for
+	// it, Text its message. The run waits until its next event.
+	KindWaiting = "waiting"
 )
+
+// Waiting is the event a run waits on a person for: its latest event,
+// when that is a waiting notification (KindWaiting). Any later event —
+// the call the person allowed, their next prompt, a check — means
+// someone answered. ok is false when the run waits for nobody.
+func Waiting(events []Event) (Event, bool) {
+	if len(events) == 0 || events[len(events)-1].Kind != KindWaiting {
+		return Event{}, false
+	}
+	return events[len(events)-1], true
+}
 
 // GateResult is the Result of a KindGate event: what the gate decided,
 // in fields rather than in the reason's words, so a reader (the fleet
@@ -163,6 +188,10 @@ type GateResult struct {
 	// the project policy's rules that let findings through, "id: reason".
 	Rule   string   `json:"rule,omitempty"`
 	Policy []string `json:"policy,omitempty"`
+	// Action is the action's text as an authorization must name it (the
+	// shell command, or "write <path>"), for a decision on an action a
+	// person may authorize; "" otherwise.
+	Action string `json:"action,omitempty"`
 }
 
 // Gate decisions.
@@ -256,6 +285,14 @@ type Authorizations interface {
 	UseAuthorization(ctx context.Context, id string, u Use) error
 	// RevokeAuthorization ends authorization id at t.
 	RevokeAuthorization(ctx context.Context, id string, t time.Time) error
+}
+
+// Versioner is an optional method of a fleet store: a value that changes
+// whenever anything of a fleet does — its runs, their events, its halts,
+// its journal, what the supervisor says — read in one cheap step, so a
+// live view reads the fleet again only when it moved.
+type Versioner interface {
+	Version(ctx context.Context, fleet string) (string, error)
 }
 
 // Store is the fleet store.

@@ -59,6 +59,7 @@ const (
 	JournalAnswer     = "answer"     // what the escalation command did: exit status, output
 	JournalStart      = "start"      // a supervisor started (or resumed) on the fleet
 	JournalStop       = "stop"       // a supervisor stopped, after its last round
+	JournalAuthorize  = "authorize"  // a person authorized one action (laserbrain authorize, laserbrain ui)
 )
 
 // JournalHead is where a fleet's chain ends, as the store recorded it with

@@ -9,7 +9,10 @@
 // the run (as the subagent that made it, when one did); user-prompt-submit
 // marks the next check a user turn (an empty prompt is not one); stop
 // blocks a drifting run's stop once with its own advice; session-start and
-// session-end open and close the run. A payload for another event, or
+// session-end open and close the run; notification records that the agent
+// waits for a person, when the client's notification says it does (a
+// permission or an idle prompt: client.Notice.WaitsFor), until the run's
+// next event (fleet.Waiting). A payload for another event, or
 // another client, is refused. Hooks never fail open: an internal error
 // denies in pre-tool-use (in the client's form of a denial) and is logged
 // and passed over (exit 0) by the observers; nothing exits 1.
@@ -17,7 +20,9 @@
 // Every pre-tool-use first asks the fleet store whether any halt is in force
 // (one directory read when none is) and denies a halted agent's every call
 // with the halt's reason — laserbrain's own MCP tools excepted, so a halted
-// agent can still read why. Then it is one straight line (gate.go): the
+// agent can still read why. Then coverage holds it, in one call
+// (coverage.go): past the threshold without a check it is refused with how
+// to check under this client. Then it is one straight line (gate.go): the
 // event is read into operator.Analyze (a shell command) or
 // operator.AnalyzeWrite (a write tool's files), operator.Decide answers
 // with the project policy (agentrun.LoadPolicy), the run is read once and a
@@ -26,6 +31,15 @@
 // file the lean laserbrain-gate cannot check (it links no schema
 // validator) is handed to laserbrain, which checks it and keeps a record of
 // the bytes it passed.
+//
+// Coverage (supercode/coverage decides; the record lives with the run, in
+// either store): every observed tool call is a step, check_state's
+// post-tool-use a check, a Stop with unchecked steps is held once, and
+// session-start tells the model the grammar's notation and the run's
+// ground. Settings: the run's variables over the project policy's
+// "coverage" over our default. The supervisor's voice (voice.go): every
+// answer whose text the client shows its model (client.Tells) also hands
+// out what waits in the agent's queue, once, journaled.
 //
 // When the store is a database out of reach (queue.go): the gate decides
 // from the command alone — a call it clears goes on, an action needing

@@ -14,8 +14,10 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// preToolUse gates one tool call in one straight line: the event (one
-// type for every client, supercode/client) is read into the operator's
+// preToolUse gates one tool call in one straight line: the runaway limit,
+// laserbrain's own tools let through, the halt, coverage (one call:
+// coverageGate), then the event (one type for every client,
+// supercode/client) is read into the operator's
 // analysis — a write tool's files, or each shell command of the call —,
 // the operator decides (operator.Decide: the analysis, who is there, the
 // run's state, the project policy), the decision is recorded once on the
@@ -47,6 +49,21 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 			e.Cwd = abs
 		}
 	}
+	warned, stop, err := h.coverageGate(ctx, e)
+	if stop || err != nil {
+		return warned, err
+	}
+	a, err := h.gateCall(ctx, e)
+	if err == nil && a.Decision != client.Deny {
+		a.Context = joinText(warned.Context, a.Context)
+	}
+	return a, err
+}
+
+// gateCall decides what the call does: a write's files, each shell
+// command, read into the operator's analysis and decided.
+func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, error) {
+	t := e.Tool
 	var analyses []operator.Analysis
 	switch t.Kind {
 	case client.KindWrite:
@@ -61,7 +78,7 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 	default:
 		return client.Answer{}, nil
 	}
-	pol, err := agentrun.LoadPolicy(e.Cwd, h.ValidatePolicy)
+	pol, err := h.policy(e)
 	if err != nil {
 		return client.Answer{}, err // unchecked: laserbrain checks it
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -74,6 +75,15 @@ type Handler struct {
 
 	replayID string // the queue entry being replayed
 	input    []byte // the event as it came, for the queue
+
+	// What one event reads once: its coverage configuration and the
+	// caller's run.
+	cov      *coverage.Config
+	pol      operator.Policy
+	polRead  bool
+	runNow   fleet.Run
+	runFound bool
+	runRead  bool
 }
 
 func (h *Handler) now() time.Time {
@@ -103,6 +113,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
+	h.cov, h.runRead, h.polRead = nil, false, false
 	a, err := h.handle(ctx, e, input)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
 		return Answer{Delegate: true}
@@ -113,6 +124,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if ev == PreToolUse {
 		a.Call = e.Tool
 	}
+	h.speak(ctx, e, &a)
 	return reply(ad, ev, a)
 }
 
@@ -132,15 +144,17 @@ func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (cli
 	var err error
 	switch ev {
 	case PostToolUse, PostToolUseFailure:
-		err = h.postToolUse(ctx, e)
+		a, err = h.postToolUse(ctx, e)
 	case UserPromptSubmit:
-		err = h.userPromptSubmit(ctx, e)
+		a, err = h.userPromptSubmit(ctx, e)
 	case Stop:
 		a, err = h.stop(ctx, e)
 	case SessionStart:
-		err = h.sessionStart(ctx, e)
+		a, err = h.sessionStart(ctx, e)
 	case SessionEnd:
 		err = h.sessionEnd(ctx, e)
+	case client.Notification:
+		err = h.notification(ctx, e)
 	default:
 		err = fmt.Errorf("unknown hook event %q", ev)
 	}

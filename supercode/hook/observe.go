@@ -19,13 +19,43 @@ const maxResult = 16 << 10
 // postToolUse records a completed call (PostToolUse: it worked unless the
 // client says it failed or was interrupted; PostToolUseFailure: it failed)
 // on the caller's run, as the subagent that made it when one did.
-func (h *Handler) postToolUse(ctx context.Context, e client.Event) error {
+//
+// Every call, laserbrain's own included, is taken into the run's coverage
+// record (a step; check_state a check, reset_task a new task), and a
+// reminder due is the answer's context.
+func (h *Handler) postToolUse(ctx context.Context, e client.Event) (client.Answer, error) {
 	t := e.Tool
 	if t == nil {
-		return fmt.Errorf(`the event has no "tool_name"`)
+		return client.Answer{}, fmt.Errorf(`the event has no "tool_name"`)
 	}
-	if t.Kind == client.KindOwn || e.Refused {
-		return nil
+	if e.Refused {
+		// laserbrain's refusal that ran in the call's place (Cline): the
+		// refusal is already on the run, and this is no work of the agent.
+		return client.Answer{}, nil
+	}
+	if t.Kind == client.KindOwn {
+		// Reporting, not work: no evidence, not a tool call of the run;
+		// kept once per call (two hook layers firing for one call count
+		// it once) and counted for coverage.
+		r, err := h.open(ctx, e)
+		if err != nil {
+			return client.Answer{}, err
+		}
+		st, err := h.Sup.Fleet()
+		if err != nil {
+			return client.Answer{}, err
+		}
+		id := h.eventID("own")
+		if e.ToolUseID != "" {
+			id = "own:" + e.ToolUseID
+		}
+		ok := e.Name == PostToolUse && (e.Response == nil || e.Response.OK == nil || *e.Response.OK)
+		added, err := st.AppendEvent(ctx, r.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindOwn, Name: t.Name, OK: &ok,
+			Session: e.Session, Subagent: subagentOf(e)})
+		if err != nil || !added {
+			return client.Answer{}, err
+		}
+		return h.coverageAnswer(ctx, e, r)
 	}
 	ok := e.Name == PostToolUse
 	var result json.RawMessage
@@ -56,10 +86,10 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Event) error {
 		Subagent: subagentOf(e)}
 	// The observed tool event: what machine evidence counts (tool, args, ok).
 	obs := laserbrain.ToolCall(t.Name, args, ok)
-	r, err := h.Sup.Open(ctx, h.caller(e))
-	counted := false
+	r, err := h.open(ctx, e)
+	counted, added := false, false
 	if err == nil {
-		_, counted, err = h.Sup.Observe(ctx, r.ID, fe, obs)
+		added, counted, err = h.Sup.Observe(ctx, r.ID, fe, obs)
 	}
 	if isUnreachable(err) && !counted && !h.Sup.Replaying {
 		// The call goes to the queue (Handle); the machine's evidence is
@@ -70,7 +100,32 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Event) error {
 			}
 		}
 	}
-	return err
+	if err != nil || !added {
+		// A call already recorded (a second hook layer for one call, a
+		// replay) was counted the first time.
+		return client.Answer{}, err
+	}
+	return h.coverageAnswer(ctx, e, r)
+}
+
+// open opens the caller's run (registering it when there is none) and
+// keeps it for the rest of the event.
+func (h *Handler) open(ctx context.Context, e client.Event) (fleet.Run, error) {
+	r, err := h.Sup.Open(ctx, h.caller(e))
+	if err == nil {
+		h.keepRun(r, true)
+	}
+	return r, err
+}
+
+// coverageAnswer takes the event into the run's coverage record and says
+// what coverage has for the model.
+func (h *Handler) coverageAnswer(ctx context.Context, e client.Event, r fleet.Run) (client.Answer, error) {
+	out, err := h.observeCoverage(ctx, e, r)
+	if err != nil {
+		return client.Answer{}, err
+	}
+	return client.Answer{Context: out.Context}, nil
 }
 
 // describeCall is a one-line account of a call for the run's event list.
@@ -101,36 +156,47 @@ func clip(s string) string {
 // goal is then a new instruction, not drift). An empty prompt is nobody
 // speaking: Qwen Code fires UserPromptSubmit with prompt "" after every
 // tool round (agents.md §4), which is not a user turn.
-func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) error {
+//
+// The prompt may ground the run's coverage record (the first groundable
+// one, when the run has no ground yet).
+func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) (client.Answer, error) {
 	if strings.TrimSpace(e.Prompt) == "" {
-		return nil
+		return client.Answer{}, nil
 	}
-	r, err := h.Sup.Open(ctx, h.caller(e))
+	r, err := h.open(ctx, e)
 	if err != nil {
-		return err
+		return client.Answer{}, err
 	}
 	st, err := h.Sup.Fleet()
 	if err != nil {
-		return err
+		return client.Answer{}, err
 	}
-	if _, err := st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.UserTurn = true; return nil }); err != nil {
-		return err
+	if r, err = st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.UserTurn = true; return nil }); err != nil {
+		return client.Answer{}, err
 	}
 	text := e.Prompt
 	if len(text) > 1000 {
 		text = text[:1000] + "…"
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("prompt"), At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: e.Session})
-	return err
+	if _, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("prompt"), At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: e.Session}); err != nil {
+		return client.Answer{}, err
+	}
+	return h.coverageAnswer(ctx, e, r)
 }
 
 // stop judges the run. When its last check drifted, the stop is blocked
 // once with the agent's own advice; a Stop that follows a block
 // (stop_hook_active) always goes through.
+//
+// A Stop that would end the run unmeasured (coverage's StopAfter unchecked
+// steps) is held once too, for a last check.
 func (h *Handler) stop(ctx context.Context, e client.Event) (client.Answer, error) {
-	c := h.caller(e)
-	r, ok, err := h.Sup.Find(ctx, c)
+	r, ok, err := h.run(ctx, e)
 	if err != nil || !ok {
+		return client.Answer{}, err
+	}
+	cov, err := h.observeCoverage(ctx, e, r)
+	if err != nil {
 		return client.Answer{}, err
 	}
 	j, err := h.Sup.Judge(ctx, r.ID)
@@ -155,23 +221,35 @@ func (h *Handler) stop(ctx context.Context, e client.Event) (client.Answer, erro
 			return client.Answer{}, err
 		}
 	}
+	ans.Context = cov.Context
+	if cov.Block != "" {
+		ans.Block, ans.Reason = true, joinText(ans.Reason, cov.Block)
+		ev.OK, ev.Text = &no, "blocked: "+ans.Reason
+	}
 	_, err = st.AppendEvent(ctx, r.ID, ev)
 	return ans, err
 }
 
 // sessionStart opens the run (or attaches the session to the run
 // `laserbrain run` made) and records the start.
-func (h *Handler) sessionStart(ctx context.Context, e client.Event) error {
-	r, err := h.Sup.Open(ctx, h.caller(e))
+//
+// The session is told, as its start's context, what laserbrain measures
+// and how to spell it (the grammar's notation), its ground, and how
+// coverage holds it.
+func (h *Handler) sessionStart(ctx context.Context, e client.Event) (client.Answer, error) {
+	r, err := h.open(ctx, e)
 	if err != nil {
-		return err
+		return client.Answer{}, err
 	}
 	st, err := h.Sup.Fleet()
 	if err != nil {
-		return err
+		return client.Answer{}, err
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: e.Source, Session: e.Session})
-	return err
+	if _, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: e.Source, Session: e.Session}); err != nil {
+		return client.Answer{}, err
+	}
+	brief, err := h.sessionBrief(e, r)
+	return client.Answer{Context: brief}, err
 }
 
 // sessionEnd records the end; a run the session opened by itself ends with
@@ -191,5 +269,38 @@ func (h *Handler) sessionEnd(ctx context.Context, e client.Event) error {
 		}
 	}
 	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: e.Reason, Session: e.Session})
+	return err
+}
+
+// notification records that the agent waits for a person, when the
+// client's notification says so (a permission prompt, an idle prompt): the
+// run waits until its next event (fleet.Waiting). A notification that
+// waits for nobody (a login done) is not recorded.
+func (h *Handler) notification(ctx context.Context, e client.Event) error {
+	what, waits := e.Notice.WaitsFor()
+	if !waits {
+		return nil
+	}
+	r, err := h.Sup.Open(ctx, h.caller(e))
+	if err != nil {
+		return err
+	}
+	st, err := h.Sup.Fleet()
+	if err != nil {
+		return err
+	}
+	text := e.Notice.Message
+	if text == "" {
+		text = "waiting for " + what
+	}
+	if len(text) > 1000 {
+		text = text[:1000] + "…"
+	}
+	kind := e.Notice.Type
+	if kind == "" {
+		kind = "notification"
+	}
+	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("waiting"), At: h.now(), Kind: fleet.KindWaiting, Name: kind, Text: text,
+		Session: e.Session, Subagent: subagentOf(e)})
 	return err
 }

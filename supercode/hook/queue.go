@@ -238,7 +238,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		OpenRuns:  h.Sup.Runs,
 		Replaying: true,
 	}
-	r := &Handler{Sup: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, replayID: q.ID}
+	r := &Handler{Sup: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, ValidatePolicy: h.ValidatePolicy, replayID: q.ID}
 	ad, err := r.adapter()
 	if err != nil {
 		return err
@@ -264,9 +264,11 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 	}
 	switch q.Event {
 	case PostToolUse, PostToolUseFailure:
-		return r.postToolUse(ctx, p)
+		_, err := r.postToolUse(ctx, p)
+		return err
 	case UserPromptSubmit:
-		return r.userPromptSubmit(ctx, p)
+		_, err := r.userPromptSubmit(ctx, p)
+		return err
 	case Stop:
 		c := r.caller(p)
 		run, found, err := sup.Find(ctx, c)
@@ -282,7 +284,8 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 			Session: p.Session, Text: "not judged: the store was out of reach when the agent stopped"})
 		return err
 	case SessionStart:
-		return r.sessionStart(ctx, p)
+		_, err := r.sessionStart(ctx, p)
+		return err
 	case SessionEnd:
 		return r.sessionEnd(ctx, p)
 	}

@@ -23,7 +23,7 @@ func IsPlugin(data []byte) bool { return bytes.Contains(firstLines(data, 3), []b
 var pluginArgv = regexp.MustCompile(`(?m)^const ARGV = (\{.*\});$`)
 
 // PluginArgv reads the programs an installed plugin runs, by our event
-// name (PreToolUse, PostToolUse, SessionStart, Stop).
+// name (PreToolUse, PostToolUse, SessionStart, Stop, Notification).
 func PluginArgv(data []byte) (map[client.EventName][]string, bool) {
 	m := pluginArgv.FindSubmatch(data)
 	if m == nil {
@@ -35,7 +35,7 @@ func PluginArgv(data []byte) (map[client.EventName][]string, bool) {
 	}
 	out := map[client.EventName][]string{}
 	for k, v := range raw {
-		ev := map[string]client.EventName{"pre": client.PreToolUse, "post": client.PostToolUse, "start": client.SessionStart, "stop": client.Stop}[k]
+		ev := map[string]client.EventName{"pre": client.PreToolUse, "post": client.PostToolUse, "start": client.SessionStart, "stop": client.Stop, "notify": client.Notification}[k]
 		if ev != "" && len(v) > 0 {
 			out[ev] = v
 		}
@@ -49,10 +49,11 @@ func PluginArgv(data []byte) (map[client.EventName][]string, bool) {
 // missing binary gets.
 func renderPlugin(self string) []byte {
 	argv := map[string][]string{
-		"pre":   client.Argv(self, client.OpenCode, client.PreToolUse),
-		"post":  client.Argv(self, client.OpenCode, client.PostToolUse),
-		"start": client.Argv(self, client.OpenCode, client.SessionStart),
-		"stop":  client.Argv(self, client.OpenCode, client.Stop),
+		"pre":    client.Argv(self, client.OpenCode, client.PreToolUse),
+		"post":   client.Argv(self, client.OpenCode, client.PostToolUse),
+		"start":  client.Argv(self, client.OpenCode, client.SessionStart),
+		"stop":   client.Argv(self, client.OpenCode, client.Stop),
+		"notify": client.Argv(self, client.OpenCode, client.Notification),
 	}
 	a, _ := json.Marshal(argv)
 	m, _ := json.Marshal(client.MissingReason(argv["pre"][0]))

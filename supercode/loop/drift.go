@@ -46,7 +46,7 @@ func (l *Loop) registerDrift(ctx context.Context) error {
 		return err
 	}
 	// The goal is the ground; how far from it is not known yet.
-	in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: l.goal(), Progress: laserbrain.ProgressAdvancing}}
+	in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: l.goal(), Progress: laserbrain.ProgressAdvancing}, Via: agentrun.ViaGoal}
 	if _, err := l.sup.Check(ctx, l.id, in); err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (l *Loop) driftStep(ctx context.Context, dist *int, sig string, rose bool) 
 	}
 	l.mu.Unlock()
 	step := &DriftStep{Distance: dist, Progress: progress}
-	in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: l.goal(), Progress: progress}}
+	in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: l.goal(), Progress: progress}, Via: agentrun.ViaLoop}
 	if dist != nil {
 		in.Distance = laserbrain.Dist(*dist)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -257,6 +258,10 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	l := &Loop{o: o, stdout: o.Stdout, stderr: o.Stderr, posCount: map[string]int{}, hardKill: make(chan struct{}), sup: o.Sup}
 	if l.sup == nil {
 		l.sup = &agentrun.Supervisor{}
+	}
+	if l.sup.ValidatePolicy == nil {
+		// Its steps' coverage reads the project policy.
+		l.sup.ValidatePolicy = policyschema.Validate
 	}
 	l.self = o.Self
 	if l.self == "" {

@@ -13,6 +13,12 @@
 // supervise.SessionFiles), so its halts attach to the report's collisions
 // and agents.
 //
+// Summarize reads the same model as a terminal's summary (laserbrain
+// report without --html): the agents waiting for a person first, then each
+// agent's status, client, verdict, coverage and last tool call, the
+// collisions, the gate's denials, the halts in force and the open
+// questions. The live view (supercode/ui) draws it too.
+//
 // Fleet is the view model. Each source has one adapter into it:
 // AgentFromRuns (laserbrain's runs), AgentFromSession (ponder's read API),
 // FromFleet (the fleet store's runs, events and gate decisions),

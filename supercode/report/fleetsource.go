@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
@@ -57,6 +60,12 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 			return nil, nil, err
 		}
 		a.Footprint = footprint(events, repo, r.Dir)
+		a.Client = ClientOf(r)
+		live(&a, events)
+		if a.LastTool != nil && repo != "" {
+			// Paths in the repository, as the person names them.
+			a.LastTool.Text = strings.ReplaceAll(a.LastTool.Text, repo+string(filepath.Separator), "")
+		}
 		figs := coverage.Measure(events)
 		a.Coverage = &figs
 		a.Judgment = coverage.Judge(laserbrain.Judgment{Verdict: a.Judgment}, figs).Verdict
@@ -69,6 +78,66 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 	}
 	sort.SliceStable(gate, func(i, j int) bool { return gate[i].At.Before(gate[j].At) })
 	return agents, gate, nil
+}
+
+// ClientOf names the agent client of a run: the one whose hooks opened
+// it, else the one `laserbrain run` started (by its program's name), else
+// that program's name; "" when nothing says.
+func ClientOf(r fleet.Run) string {
+	if r.Client != "" {
+		return client.Name(r.Client).Title()
+	}
+	if len(r.Command) > 0 {
+		if n, ok := client.Detect(r.Command[0]); ok {
+			return n.Title()
+		}
+		return filepath.Base(r.Command[0])
+	}
+	return ""
+}
+
+// live fills what an agent is doing now from its events: what it waits on
+// a person for (fleet.Waiting), its latest tool call and when anything
+// was last seen of it.
+func live(a *Agent, events []fleet.Event) {
+	if w, ok := fleet.Waiting(events); ok {
+		a.Waiting = &Waiting{Kind: w.Name, Message: w.Text, Since: w.At}
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		if e := events[i]; e.Kind == fleet.KindTool {
+			a.LastTool = &ToolCall{At: e.At, Tool: e.Name, Text: e.Text, OK: e.OK}
+			break
+		}
+	}
+	for _, e := range events {
+		if e.At.After(a.LastEvent) {
+			a.LastEvent = e.At
+		}
+	}
+	if l := a.Last(); l != nil && l.At.After(a.LastEvent) {
+		a.LastEvent = l.At
+	}
+}
+
+// settle gives each agent its status, once its halt is known: finished as
+// the supervisor reads it (supervise.Finished: ended, closed, or at its
+// ground), else halted, waiting, unmeasured or working.
+func settle(agents []Agent) {
+	for i := range agents {
+		a := &agents[i]
+		switch {
+		case a.Finished || !a.Ended.IsZero():
+			a.Status, a.Waiting = StatusFinished, nil
+		case a.Halt != nil && a.Halt.Released.IsZero():
+			a.Status = StatusHalted
+		case a.Waiting != nil:
+			a.Status = StatusWaiting
+		case a.Unmeasured():
+			a.Status = StatusUnmeasured
+		default:
+			a.Status = StatusWorking
+		}
+	}
 }
 
 // footprint is the files an agent's events touched, sorted.
@@ -92,13 +161,13 @@ func footprint(events []fleet.Event, repo, dir string) []string {
 // (fleet.GateResult). An event without one (none is recorded so now) is a
 // refusal when not ok, an allow when ok, with no label recorded.
 func gateDecision(agent, run string, e fleet.Event) GateDecision {
-	d := GateDecision{At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: fleet.GateDeny, Reason: e.Text, Labels: []string{}}
+	d := GateDecision{ID: e.ID, At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: fleet.GateDeny, Reason: e.Text, Labels: []string{}}
 	if e.OK != nil && *e.OK {
 		d.Decision = fleet.GateAllow
 	}
 	var res fleet.GateResult
 	if len(e.Result) > 0 && json.Unmarshal(e.Result, &res) == nil && res.Decision != "" {
-		d.Decision, d.Role, d.Presence = res.Decision, res.Role, res.Presence
+		d.Decision, d.Role, d.Presence, d.Action = res.Decision, res.Role, res.Presence, res.Action
 		d.Labels = append(d.Labels, res.Labels...)
 	}
 	return d

@@ -28,6 +28,10 @@ type Options struct {
 	Fleet fleet.Store
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// FleetID, when given, is Repo's fleet, and Repo its root already
+	// resolved: a caller loading one fleet again and again (laserbrain
+	// ui) spares the git processes that find them.
+	FleetID string
 }
 
 // Panels, as Sources names them.
@@ -96,24 +100,11 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		}
 	default:
 		f.Scope = "fleet"
-		repo := opts.Repo
-		if repo == "" {
-			repo = "."
-		}
-		abs, err := filepath.Abs(repo)
+		abs, id, err := resolve(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, &InputError{"--fleet " + repo + " is not a directory"}
-		}
-		if abs, err = supervise.RepoRoot(abs); err != nil {
-			return nil, err
-		}
-		f.Repo = abs
-		if f.ID, err = fleet.ID(ctx, abs); err != nil {
-			return nil, err
-		}
+		f.Repo, f.ID = abs, id
 		if opts.Fleet != nil {
 			if f.Agents, f.Gate, err = FromFleet(ctx, opts.Fleet, opts.Runs, f.ID, abs); err != nil {
 				return nil, err
@@ -134,6 +125,7 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 			Source{Panel: PanelGate, Fed: true, From: "the gate decisions the hooks record in the fleet store, with their labels"},
 			Source{Panel: PanelSessions, Fed: true, From: "the repository's .ponder/ sessions, read through ponder's read-only API"})
 	}
+	settle(f.Agents)
 	f.Collisions = FindCollisions(f.Agents)
 	Outcomes(f.Collisions, f.Halts, f.Escalations)
 	f.Sources = append(f.Sources,
@@ -148,6 +140,29 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 		f.Sources = append(f.Sources, Source{Panel: PanelSessions, From: "only in a fleet report (--fleet DIR)"})
 	}
 	return f, nil
+}
+
+// resolve is the fleet's repository root and id.
+func resolve(ctx context.Context, opts Options) (string, string, error) {
+	if opts.FleetID != "" {
+		return opts.Repo, opts.FleetID, nil
+	}
+	repo := opts.Repo
+	if repo == "" {
+		repo = "."
+	}
+	abs, err := filepath.Abs(repo)
+	if err != nil {
+		return "", "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", "", &InputError{"--fleet " + repo + " is not a directory"}
+	}
+	if abs, err = supervise.RepoRoot(abs); err != nil {
+		return "", "", err
+	}
+	id, err := fleet.ID(ctx, abs)
+	return abs, id, err
 }
 
 // oneRun is a fleet store narrowed to one run, so that a run report and a

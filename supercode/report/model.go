@@ -72,6 +72,52 @@ type Agent struct {
 	// Finished: the run ended or the session closed, or it reached its
 	// ground (supervise.Finished); a finished agent collides with nobody.
 	Finished bool `json:"finished"`
+	// Client is the agent client the run is (Claude Code, Gemini CLI, …),
+	// or the program `laserbrain run` started; "ponder" for a session.
+	Client string `json:"client,omitempty"`
+	// Status is what the agent is doing now (one of the Status* values).
+	Status string `json:"status"`
+	// Waiting is what it waits on a person for, while it waits.
+	Waiting *Waiting `json:"waiting,omitempty"`
+	// LastTool is its latest tool call; LastEvent when anything was last
+	// seen of it (a call, a check, a gate decision, a prompt).
+	LastTool  *ToolCall `json:"lastTool,omitempty"`
+	LastEvent time.Time `json:"lastEvent,omitzero"`
+}
+
+// Agent statuses: finished outranks halted, halted waiting, waiting
+// unmeasured, and an agent none of these is working.
+const (
+	StatusWorking    = "working"
+	StatusWaiting    = "waiting"
+	StatusHalted     = "halted"
+	StatusFinished   = "finished"
+	StatusUnmeasured = coverage.Unmeasured
+)
+
+// StatusText is a status in words.
+func StatusText(status string) string {
+	if status == StatusWaiting {
+		return "waiting for a person"
+	}
+	return status
+}
+
+// Waiting is what an agent waits on a person for: its client's kind of
+// notification (permission_prompt, idle_prompt, …) and its message.
+type Waiting struct {
+	Kind    string    `json:"kind"`
+	Message string    `json:"message"`
+	Since   time.Time `json:"since"`
+}
+
+// ToolCall is one tool call an agent's hooks recorded.
+type ToolCall struct {
+	At   time.Time `json:"at"`
+	Tool string    `json:"tool"`
+	// Text is the call in one line (its command, its file).
+	Text string `json:"text"`
+	OK   *bool  `json:"ok"`
 }
 
 // Unmeasured reports whether the agent worked without being measured:
@@ -151,6 +197,11 @@ type GateDecision struct {
 	// data, …); Presence who could answer (attended, unattended, unknown).
 	Role     string `json:"role,omitempty"`
 	Presence string `json:"presence,omitempty"`
+	// Action is the action decided on as an authorization names it (the
+	// command, "write <path>"), when the gate recorded it.
+	Action string `json:"action,omitempty"`
+	// ID is the recorded event's id.
+	ID string `json:"id,omitempty"`
 }
 
 // Halt is a halt the supervisor put on an agent, and its release.
@@ -165,12 +216,22 @@ type Halt struct {
 
 // Escalation is a question the supervisor sent to a person.
 type Escalation struct {
-	At  time.Time `json:"at"`
-	Who string    `json:"who"`
-	Why string    `json:"why"`
+	ID string `json:"id"`
+	// Kind is drift, collision or waiting.
+	Kind     string    `json:"kind"`
+	At       time.Time `json:"at"`
+	Who      string    `json:"who"`
+	Agents   []string  `json:"agents"`
+	Why      string    `json:"why"`
+	Question string    `json:"question"`
 	// ExitStatus is the --on-escalate command's exit status, nil when none
 	// ran.
 	ExitStatus *int `json:"exitStatus"`
+	// Answered is set once it was answered (the command exited 0, or a
+	// person answered it in laserbrain ui: By), with the Decision given.
+	Answered bool   `json:"answered"`
+	Decision string `json:"decision,omitempty"`
+	By       string `json:"by,omitempty"`
 }
 
 // Journal is the supervisor journal's verification.

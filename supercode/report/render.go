@@ -183,19 +183,9 @@ func drift(f *Fleet) hr.Section {
 	counts := map[string][2]float64{}
 	var plots []hr.Block
 	for _, a := range agentOrder(f.Agents) {
-		ser := hr.Series{Name: "Φ", Tone: hr.Info, Step: true, Dots: len(a.Steps) <= 40, Points: make([]hr.Point, len(a.Steps))}
 		for i := range a.Steps {
 			s := &a.Steps[i]
-			k := markKey(s)
-			used[k] = true
-			note := s.Reason
-			if s.Underlying != "" {
-				note += " (" + s.Underlying + ")"
-			}
-			if s.Task > 1 {
-				note += " · task " + strconv.Itoa(s.Task)
-			}
-			ser.Points[i] = hr.Point{X: float64(s.N), Y: s.Phi, XText: strconv.Itoa(s.N), Mark: k, Note: note}
+			used[markKey(s)] = true
 			c := counts[verdictClass(s.Reason)]
 			if s.Drifting {
 				c[0]++
@@ -204,33 +194,7 @@ func drift(f *Fleet) hr.Section {
 			}
 			counts[verdictClass(s.Reason)] = c
 		}
-		sub := []string{}
-		if a.Kind == "ponder" {
-			sub = append(sub, "ponder session")
-		} else if a.Run != "" && a.Run != a.Name && !strings.HasSuffix(a.Name, ":"+a.Run) {
-			sub = append(sub, "run "+a.Run) // the name says it already (<agent>:<run id>)
-		}
-		sub = append(sub, "ground “"+clip(a.Ground, 80)+"”", count(len(a.Steps), "check", "checks"))
-		if l := a.Last(); l != nil && !a.Unmeasured() {
-			st := "last " + l.Reason + ", Φ " + hr.FormatNumber(l.Phi)
-			if l.Drifting {
-				st += " — DRIFTING"
-			}
-			sub = append(sub, st)
-		}
-		if a.Unmeasured() {
-			sub = append(sub, "UNMEASURED: "+count(a.Coverage.SinceGround, "tool call", "tool calls")+" since the ground, no check")
-		}
-		if a.Halt != nil && a.Halt.Released.IsZero() {
-			sub = append(sub, "HALTED: "+a.Halt.Reason)
-		}
-		plots = append(plots, hr.Timeline{ID: "phi-" + a.Name, Title: a.Name, Subtitle: strings.Join(sub, " · "),
-			Desc:   "Φ of agent " + a.Name + " at each check against its own ground.",
-			XLabel: "check", YLabel: "Φ", YMin: 0, YMax: th.PhiMax, XInteger: true, Width: 400, Height: 180,
-			Series:     []hr.Series{ser},
-			Thresholds: []hr.Threshold{{Y: th.SelfReportFloor, Label: "self-report floor " + hr.FormatNumber(th.SelfReportFloor), Tone: hr.Warn}},
-			Bands:      []hr.Band{{From: th.GoalDriftPhi, To: th.PhiMax, Label: "goal-drift zone", Tone: hr.Bad, Pattern: hr.BackHatch}},
-			Marks:      verdictMarks})
+		plots = append(plots, AgentTimeline(a, th))
 	}
 	var lm hr.MarkSet
 	for _, m := range verdictMarks {
@@ -292,6 +256,56 @@ func drift(f *Fleet) hr.Section {
 	sec.Blocks = append(sec.Blocks, hr.Heading{Text: "Agents"}, t)
 	return sec
 }
+
+// AgentTimeline is one agent's Φ plot as the report draws it: every
+// check against the agent's own ground, its verdicts marked (filled when
+// the check interrupted), the self-report floor and the goal-drift zone;
+// the subtitle says its ground, its last reading, and whether it is
+// unmeasured or halted.
+func AgentTimeline(a *Agent, th PhiThresholds) hr.Timeline {
+	ser := hr.Series{Name: "Φ", Tone: hr.Info, Step: true, Dots: len(a.Steps) <= 40, Points: make([]hr.Point, len(a.Steps))}
+	for i := range a.Steps {
+		s := &a.Steps[i]
+		note := s.Reason
+		if s.Underlying != "" {
+			note += " (" + s.Underlying + ")"
+		}
+		if s.Task > 1 {
+			note += " · task " + strconv.Itoa(s.Task)
+		}
+		ser.Points[i] = hr.Point{X: float64(s.N), Y: s.Phi, XText: strconv.Itoa(s.N), Mark: markKey(s), Note: note}
+	}
+	sub := []string{}
+	if a.Kind == "ponder" {
+		sub = append(sub, "ponder session")
+	} else if a.Run != "" && a.Run != a.Name && !strings.HasSuffix(a.Name, ":"+a.Run) {
+		sub = append(sub, "run "+a.Run) // the name says it already (<agent>:<run id>)
+	}
+	sub = append(sub, "ground “"+clip(a.Ground, 80)+"”", count(len(a.Steps), "check", "checks"))
+	if l := a.Last(); l != nil && !a.Unmeasured() {
+		st := "last " + l.Reason + ", Φ " + hr.FormatNumber(l.Phi)
+		if l.Drifting {
+			st += " — DRIFTING"
+		}
+		sub = append(sub, st)
+	}
+	if a.Unmeasured() {
+		sub = append(sub, "UNMEASURED: "+count(a.Coverage.SinceGround, "tool call", "tool calls")+" since the ground, no check")
+	}
+	if a.Halt != nil && a.Halt.Released.IsZero() {
+		sub = append(sub, "HALTED: "+a.Halt.Reason)
+	}
+	return hr.Timeline{ID: "phi-" + a.Name, Title: a.Name, Subtitle: strings.Join(sub, " · "),
+		Desc:   "Φ of agent " + a.Name + " at each check against its own ground.",
+		XLabel: "check", YLabel: "Φ", YMin: 0, YMax: th.PhiMax, XInteger: true, Width: 400, Height: 180,
+		Series:     []hr.Series{ser},
+		Thresholds: []hr.Threshold{{Y: th.SelfReportFloor, Label: "self-report floor " + hr.FormatNumber(th.SelfReportFloor), Tone: hr.Warn}},
+		Bands:      []hr.Band{{From: th.GoalDriftPhi, To: th.PhiMax, Label: "goal-drift zone", Tone: hr.Bad, Pattern: hr.BackHatch}},
+		Marks:      verdictMarks}
+}
+
+// VerdictMarks are the marks AgentTimeline draws, for a legend.
+func VerdictMarks() hr.MarkSet { return verdictMarks }
 
 func yesNo(b bool) string {
 	if b {

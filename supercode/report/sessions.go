@@ -71,8 +71,11 @@ func AgentFromSession(repo string, f *ponder.SessionFacts) (Agent, error) {
 		}
 	}
 	a := AgentFromRuns(fleet.PonderAgent(f.Slug), f.Slug, []*laserbrain.Run{r})
-	a.Kind = "ponder"
+	a.Kind, a.Client = "ponder", "ponder"
 	a.Created = stamp(f.CreatedAt, a.Created)
+	if l := a.Last(); l != nil {
+		a.LastEvent = l.At
+	}
 	a.Footprint = supervise.SessionFiles(repo, f)
 	subject := f.Subject
 	a.Subject = &subject

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 // fromSupervisor reads what laserbrain supervise decided for a fleet: its
@@ -41,12 +42,11 @@ func fromSupervisor(ctx context.Context, st fleet.Store, fleetID string) ([]Halt
 		j = Journal{State: JournalBroken, Records: len(recs), FirstBad: p.Index, Problem: p.Kind + ": " + p.Detail}
 	}
 	escs := []Escalation{}
-	byID := map[string]int{}
+	exits := map[string]*int{}
+	asked := map[string]time.Time{}
 	for _, r := range recs {
 		var d struct {
 			ID   string `json:"id"`
-			Who  string `json:"who"`
-			Why  string `json:"why"`
 			Exit *int   `json:"exit"`
 		}
 		if json.Unmarshal(r.Data, &d) != nil || d.ID == "" {
@@ -54,17 +54,22 @@ func fromSupervisor(ctx context.Context, st fleet.Store, fleetID string) ([]Halt
 		}
 		switch r.Kind {
 		case fleet.JournalEscalation:
-			if _, seen := byID[d.ID]; seen {
-				continue // asked again after a crash: one question
+			if _, seen := asked[d.ID]; !seen {
+				asked[d.ID], _ = time.Parse("2006-01-02T15:04:05.000Z", r.At)
 			}
-			at, _ := time.Parse("2006-01-02T15:04:05.000Z", r.At)
-			byID[d.ID] = len(escs)
-			escs = append(escs, Escalation{At: at, Who: d.Who, Why: d.Why})
 		case fleet.JournalAnswer:
-			if i, ok := byID[d.ID]; ok {
-				escs[i].ExitStatus = d.Exit
+			if d.Exit != nil {
+				exits[d.ID] = d.Exit
 			}
 		}
+	}
+	for _, q := range supervise.QuestionsIn(recs) {
+		agents := q.Agents
+		if agents == nil {
+			agents = []string{}
+		}
+		escs = append(escs, Escalation{ID: q.ID, Kind: q.Kind, At: asked[q.ID], Who: q.Who, Agents: agents, Why: q.Why, Question: q.Question,
+			ExitStatus: exits[q.ID], Answered: q.Answered, Decision: q.Decision, By: q.By})
 	}
 	return halts, escs, j, nil
 }

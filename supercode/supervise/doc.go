@@ -16,7 +16,15 @@
 //     journal, the link with Publish, and the supervision MCP tool);
 //   - escalate to a person after a drift streak, or when a collision has no
 //     basis to choose (Options.OnEscalate; a collision answer naming one of
-//     the two halts it, a drift answer replaces the agent's advice).
+//     the two halts it, a drift answer replaces the agent's advice) — and,
+//     with Options.EscalateWaiting, when an agent starts waiting for a
+//     person (its client's permission or idle prompt), once per wait.
+//
+// A person may also answer a question outside the supervisor, and
+// authorize an action (person.go: AnswerEscalation, Authorize, used by
+// laserbrain ui and laserbrain authorize): journaled as theirs and
+// witnessed like a release, then carried out as the supervisor would; a
+// running supervisor takes such an answer in at its next round.
 //
 // It never regrounds, never sets a ground and never routes execution.
 //

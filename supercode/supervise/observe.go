@@ -231,6 +231,10 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 	if err != nil || len(evs) <= a.events {
 		return false, err
 	}
+	a.waiting = nil
+	if w, ok := fleet.Waiting(evs); ok {
+		a.waiting = &w
+	}
 	var seen []laserbrain.Event
 	for _, e := range evs[a.events:] {
 		a.cov.Add(e)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/ponder"
@@ -52,11 +53,15 @@ type AgentRow struct {
 	// or a person's answer to its escalation.
 	Advice string `json:"advice,omitempty"`
 	Files  int    `json:"files"`
-	// Status is active, finished, halted, or damaged (a ponder ledger ponder
-	// refuses to read).
+	// Status is active, waiting (for a person: its client's notification
+	// said so, and nothing happened since), finished, halted, or damaged
+	// (a ponder ledger ponder refuses to read).
 	Status string  `json:"status"`
 	Halt   *string `json:"halt,omitempty"`
-	Error  string  `json:"error,omitempty"`
+	// Waiting is what a waiting agent waits for: its client's kind of
+	// notification and its message.
+	Waiting *WaitingRow `json:"waiting,omitempty"`
+	Error   string      `json:"error,omitempty"`
 	// Coverage is an agent run's tool calls and checks as its hooks
 	// recorded them (absent for a ponder session, whose passes are its
 	// checks). An unmeasured run — tool calls and no check since its
@@ -82,9 +87,17 @@ type FileShare struct {
 // of all the files either touched, touched by both.
 const SharedFilesMin = 0.5
 
+// WaitingRow is what an agent waits on a person for.
+type WaitingRow struct {
+	Kind    string    `json:"kind"`
+	Message string    `json:"message"`
+	Since   time.Time `json:"since"`
+}
+
 // Agent statuses.
 const (
 	StatusActive   = "active"
+	StatusWaiting  = "waiting"
 	StatusFinished = "finished"
 	StatusHalted   = "halted"
 	StatusDamaged  = "damaged"
@@ -178,6 +191,11 @@ func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inF
 		row.Status = StatusDamaged
 	case a.finished:
 		row.Status = StatusFinished
+	case a.waiting != nil:
+		row.Status = StatusWaiting
+	}
+	if a.waiting != nil && !a.finished {
+		row.Waiting = &WaitingRow{Kind: a.waiting.Name, Message: a.waiting.Text, Since: a.waiting.At}
 	}
 	return row
 }
@@ -304,6 +322,9 @@ func (r *Round) WriteText(w io.Writer) error {
 		}
 		if a.Halt != nil {
 			add("      halted: %s", *a.Halt)
+		}
+		if a.Waiting != nil {
+			add("      waiting for a person (%s): %s", a.Waiting.Kind, a.Waiting.Message)
 		}
 		if a.Error != "" {
 			add("      ledger: %s", a.Error)

@@ -52,6 +52,10 @@ type Options struct {
 	// ReadOnly reports without deciding: no halt, no question, nothing
 	// journaled or published (what an agent reading its fleet gets).
 	ReadOnly bool
+	// EscalateWaiting sends each agent that starts waiting for a person
+	// (a permission or idle prompt, as its client's Notification hook
+	// recorded it) to a person, once per wait.
+	EscalateWaiting bool
 }
 
 // Escalation is a question sent to a person: a drift that persisted, or
@@ -62,7 +66,7 @@ type Escalation struct {
 	// before the answer was journaled asks again, marked Redelivered).
 	ID          string            `json:"id"`
 	Round       int64             `json:"round"`
-	Kind        string            `json:"kind"` // drift | collision
+	Kind        string            `json:"kind"` // drift | collision | waiting
 	Who         string            `json:"who"`
 	Agents      []string          `json:"agents"`
 	Why         string            `json:"why"`
@@ -87,6 +91,7 @@ type EscalatedVerdict struct {
 const (
 	EscalateDrift     = "drift"
 	EscalateCollision = "collision"
+	EscalateWaiting   = "waiting"
 )
 
 // Answer is what became of an escalation.
@@ -99,12 +104,16 @@ type Answer struct {
 	// to the agent instead of its own advice.
 	Decision string `json:"decision,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// By is the person who answered outside --on-escalate (laserbrain
+	// ui: AnswerEscalation); "" for the command's answer.
+	By string `json:"by,omitempty"`
 }
 
 // Delivered reports whether the question reached a person: the command
-// exited 0. Any other status (a mistyped path's 127, a failure's 1, a
-// signal, a timeout) leaves the question unanswered, to be asked again.
-func (a Answer) Delivered() bool { return a.Exit != nil && *a.Exit == 0 }
+// exited 0, or a person answered it themselves. Any other status (a
+// mistyped path's 127, a failure's 1, a signal, a timeout) leaves the
+// question unanswered, to be asked again.
+func (a Answer) Delivered() bool { return a.Exit != nil && *a.Exit == 0 || a.By != "" }
 
 // Supervisor watches one repository's ponder sessions and agent runs in
 // rounds. Its three powers, and no more: it halts the yielding agent of a
@@ -123,11 +132,12 @@ type Supervisor struct {
 	asked    map[string]bool
 	answered map[string]bool
 	marked   map[string]bool
-	pending  []Escalation // asked before a crash, never answered
-	digest   string       // the last journaled round's state
-	logged   int64        // the last round the journal knows of
-	self     *SelfRow     // the last self-check
-	seen     int64        // the journal's records read so far (seq)
+	pending  []Escalation      // asked before a crash, never answered
+	whom     map[string]string // who each question asked was about (its id: Who)
+	digest   string            // the last journaled round's state
+	logged   int64             // the last round the journal knows of
+	self     *SelfRow          // the last self-check
+	seen     int64             // the journal's records read so far (seq)
 }
 
 type agent struct {
@@ -147,6 +157,8 @@ type agent struct {
 	estamp string
 	files  map[string]bool
 	cov    coverage.Tally // its tool calls and checks, for coverage
+	// waiting is the notification it waits on a person for (nil: none).
+	waiting *fleet.Event
 	// what its verdicts were
 	finished    bool
 	streak      int
@@ -186,7 +198,7 @@ func Open(ctx context.Context, o Options) (*Supervisor, error) {
 	}
 	eng := ponder.NewReader(o.Repo)
 	s := &Supervisor{o: o, fleet: fid, sc: sc, eng: eng, agents: map[string]*agent{},
-		asked: map[string]bool{}, answered: map[string]bool{}, marked: map[string]bool{}}
+		asked: map[string]bool{}, answered: map[string]bool{}, marked: map[string]bool{}, whom: map[string]string{}}
 	if err := s.resume(ctx); err != nil {
 		return nil, err
 	}
@@ -231,6 +243,7 @@ func (s *Supervisor) resume(ctx context.Context) error {
 				order = append(order, e.ID)
 			}
 			s.asked[e.ID] = true
+			s.whom[e.ID] = e.Who
 			questions[e.ID] = e
 			if e.Kind == EscalateCollision {
 				for _, a := range e.Agents {
@@ -390,8 +403,31 @@ func (s *Supervisor) catchUp(ctx context.Context) error {
 	for _, r := range recs {
 		s.round = max(s.round, r.Round)
 		s.seen = max(s.seen, r.Seq)
+		if r.Kind == fleet.JournalAnswer {
+			s.answeredElsewhere(r)
+		}
 	}
 	return nil
+}
+
+// answeredElsewhere takes in an answer another process journaled (a
+// person in laserbrain ui): the question is not asked again, and a drift's
+// answer replaces the agent's advice, as if --on-escalate had given it.
+func (s *Supervisor) answeredElsewhere(r fleet.JournalRecord) {
+	var a struct {
+		ID string `json:"id"`
+		Answer
+	}
+	if json.Unmarshal(r.Data, &a) != nil || !a.Delivered() || s.answered[a.ID] {
+		return
+	}
+	s.answered[a.ID] = true
+	s.pending = slices.DeleteFunc(s.pending, func(e Escalation) bool { return e.ID == a.ID })
+	if strings.HasPrefix(a.ID, EscalateDrift+":") && a.Decision != "" {
+		if ag := s.agents[s.whom[a.ID]]; ag != nil && ag.streak > 0 {
+			ag.decision = a.Decision
+		}
+	}
 }
 
 func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
@@ -494,6 +530,13 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 	pending := s.pending
 	s.pending = nil // a question not delivered again goes back on it
 	for _, e := range pending {
+		if e.Kind == EscalateWaiting {
+			// A wait that ended (someone answered at the terminal) is
+			// not asked about again.
+			if a := s.agents[e.Who]; a == nil || a.waiting == nil || waitingEscalation(0, e.Who, *a.waiting).ID != e.ID {
+				continue
+			}
+		}
 		row, err := s.escalate(ctx, e, inForce, groups)
 		if err != nil {
 			return err
@@ -548,8 +591,34 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		}
 		r.Escalations = append(r.Escalations, row)
 	}
-
+	for _, name := range s.names() {
+		a := s.agents[name]
+		if !s.o.EscalateWaiting || a.waiting == nil || !live(name) {
+			continue
+		}
+		e := waitingEscalation(s.round, name, *a.waiting)
+		if s.asked[e.ID] {
+			continue
+		}
+		row, err := s.escalate(ctx, e, inForce, groups)
+		if err != nil {
+			return err
+		}
+		r.Escalations = append(r.Escalations, row)
+	}
 	return nil
+}
+
+// waitingEscalation is the question for an agent waiting on a person:
+// asked once per wait (the waiting event's id).
+func waitingEscalation(round int64, name string, w fleet.Event) Escalation {
+	key := w.ID
+	if key == "" {
+		key = w.At.UTC().Format(time.RFC3339Nano)
+	}
+	return Escalation{ID: "waiting:" + name + ":" + key, Round: round, Kind: EscalateWaiting, Who: name, Agents: []string{name},
+		Why:      "waiting for a person (" + w.Name + "): " + w.Text,
+		Question: fmt.Sprintf("%s is waiting for a person: %s. Answer it where it runs; a line answered here is told to the agent at its next event.", name, w.Text)}
 }
 
 func (s *Supervisor) names() []string {
@@ -694,22 +763,32 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 	if a != nil && a.kind == KindRun {
 		h.Run = a.run.ID
 	}
-	data, err := json.Marshal(h)
-	if err != nil {
-		return HaltRow{}, err
-	}
-	if _, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(h.At), Fleet: s.fleet, Kind: fleet.JournalHalt,
-		Round: s.round, Agent: name, Text: why, Data: data}); err != nil {
-		return HaltRow{}, err
-	}
-	if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
-		return HaltRow{}, err
-	}
-	if err := s.say(ctx, name, "halt:"+h.ID, fleet.MessageHalt, h.Message()); err != nil {
+	if err := putHalt(ctx, s.o.Fleet, h); err != nil {
 		return HaltRow{}, err
 	}
 	inForce[name] = h
 	return HaltRow{ID: h.ID, Agent: name, Reason: why, By: by, Route: route}, nil
+}
+
+// putHalt journals a halt, puts it in force (a halt put already stands)
+// and tells the agent why.
+func putHalt(ctx context.Context, st fleet.Store, h fleet.Halt) error {
+	data, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	if _, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(h.At), Fleet: h.Fleet, Kind: fleet.JournalHalt,
+		Round: h.Round, Agent: h.Agent, Text: h.Reason, Data: data}); err != nil {
+		return err
+	}
+	if err := st.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
+		return err
+	}
+	_, err = st.Say(ctx, fleet.Message{ID: "halt:" + h.ID, Fleet: h.Fleet, Agent: h.Agent, Kind: fleet.MessageHalt, Round: h.Round, Text: h.Message(), At: h.At})
+	if err != nil {
+		return fmt.Errorf("telling %s: %w", h.Agent, err)
+	}
+	return nil
 }
 
 // escalate journals the question, asks, and journals the answer; a
@@ -725,6 +804,7 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 		return EscalationRow{}, err
 	}
 	s.asked[e.ID] = true
+	s.whom[e.ID] = e.Who
 	row := EscalationRow{ID: e.ID, Kind: e.Kind, Who: e.Who, Why: e.Why, Redelivered: e.Redelivered}
 	if s.o.OnEscalate == nil {
 		return row, nil
@@ -781,12 +861,17 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 	}
 	if ans.Decision != "" {
 		for _, who := range e.Agents {
-			if err := s.say(ctx, who, "answer:"+e.ID, fleet.MessageAnswer, "a person answered the supervisor's question ("+e.Why+"): "+ans.Decision); err != nil {
+			if err := s.say(ctx, who, "answer:"+e.ID, fleet.MessageAnswer, answerText(e, ans.Decision)); err != nil {
 				return EscalationRow{}, err
 			}
 		}
 	}
 	return row, nil
+}
+
+// answerText is what an agent is told of a person's answer.
+func answerText(e Escalation, decision string) string {
+	return "a person answered the supervisor's question (" + e.Why + "): " + decision
 }
 
 // say queues a message for an agent from this round: the agent is told

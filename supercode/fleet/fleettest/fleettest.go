@@ -83,6 +83,67 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 		}
 	})
 
+	t.Run("a run keeps its coverage record, under concurrent hooks", func(t *testing.T) {
+		s := open(t)
+		if err := s.CreateRun(ctx, fleet.Run{ID: "cov", Created: t0}); err != nil {
+			t.Fatal(err)
+		}
+		type record struct {
+			Steps  int   `json:"steps"`
+			Checks []int `json:"checks"`
+		}
+		const n = 16
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				_, err := s.UpdateRun(ctx, "cov", func(r *fleet.Run) error {
+					var rec record
+					if len(r.Coverage) > 0 {
+						if err := json.Unmarshal(r.Coverage, &rec); err != nil {
+							return err
+						}
+					}
+					rec.Steps++
+					if i%4 == 0 {
+						rec.Checks = append(rec.Checks, rec.Steps)
+					}
+					b, err := json.Marshal(rec)
+					r.Coverage = b
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}(i)
+		}
+		wg.Wait()
+		// An update that does not touch the record keeps it.
+		if _, err := s.UpdateRun(ctx, "cov", func(r *fleet.Run) error { r.Checks++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for _, read := range []func() (fleet.Run, error){
+			func() (fleet.Run, error) { return s.Run(ctx, "cov") },
+			func() (fleet.Run, error) {
+				all, err := s.ListRuns(ctx, fleet.RunFilter{})
+				if err != nil || len(all) != 1 {
+					return fleet.Run{}, fmt.Errorf("ListRuns = %v, %v", ids(all), err)
+				}
+				return all[0], nil
+			},
+		} {
+			r, err := read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec record
+			if err := json.Unmarshal(r.Coverage, &rec); err != nil || rec.Steps != n || len(rec.Checks) != n/4 {
+				t.Fatalf("coverage record %s (%v): want %d steps and %d checks", r.Coverage, err, n, n/4)
+			}
+		}
+	})
+
 	t.Run("sessions", func(t *testing.T) {
 		s := open(t)
 		if err := s.CreateRun(ctx, fleet.Run{ID: "r", Created: t0}); err != nil {

@@ -428,3 +428,21 @@ func (s *Store) RevokeAuthorization(ctx context.Context, id string, t time.Time)
 		return true, nil
 	})
 }
+
+// Version implements fleet.Versioner in one cheap query: the events' and
+// the voice's sequences (every event and message appended moves one), the
+// fleet's journal head, its halts in force, and its runs' row versions
+// (every update of a run writes a new one).
+func (s *Store) Version(ctx context.Context, fl string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, `
+SELECT coalesce(pg_sequence_last_value('laserbrain.fleet_events_seq_seq'::regclass), 0)::text
+	|| '/' || coalesce(pg_sequence_last_value('laserbrain.voice_seq_seq'::regclass), 0)::text
+	|| '/' || coalesce((SELECT records FROM laserbrain.journal_heads WHERE fleet = $1), 0)::text
+	|| '/' || (SELECT count(*) FROM laserbrain.halts WHERE fleet = $1 AND in_force)::text
+	|| '/' || (SELECT count(*) || ':' || coalesce(sum(hashtext(xmin::text)::bigint), 0) FROM laserbrain.fleet_runs WHERE fleet = $1)`, fl).Scan(&v)
+	if err != nil {
+		return "", pgdb.Wrap(err, s.dsn)
+	}
+	return v, nil
+}

@@ -8,7 +8,8 @@
 // Anything but a clear answer — the binary gone or not executable, a crash,
 // a deadline passed, output that is not laserbrain's JSON — is a denial
 // too: the gate never fails open. Observed events (after a call, a new or
-// idle session) never stop the session; a failure there is only logged.
+// idle session, a permission put to the person) never stop the session; a
+// failure there is only logged.
 import { spawn } from "node:child_process";
 
 // Filled in at install: the programs that answer each event, and the
@@ -108,6 +109,16 @@ export const LaserbrainPlugin = async ({ directory }) => ({
       await observe(ARGV.start, { hook_event_name: "session.created", sessionID: sessionOf(event), directory });
     } else if (event.type === "session.idle") {
       await observe(ARGV.stop, { hook_event_name: "session.idle", sessionID: sessionOf(event), directory });
+    } else if (event.type === "permission.asked") {
+      // opencode puts a permission to its user: the agent waits for them.
+      const p = event.properties || {};
+      const patterns = Array.isArray(p.patterns) && p.patterns.length ? ` (${p.patterns.join(", ")})` : "";
+      await observe(ARGV.notify, {
+        hook_event_name: "permission.asked",
+        sessionID: sessionOf(event),
+        directory,
+        message: `opencode asks permission: ${p.permission || "?"}${patterns}`,
+      });
     }
   },
 });

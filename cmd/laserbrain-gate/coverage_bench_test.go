@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/coverage"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// BenchmarkCoverageGate is `make bench-coverage`: what holding an agent to
+// coverage adds to the installed gate's whole process. Medians of whole
+// processes, interleaved in a fresh order each round: /bin/true; the gate on
+// a Bash call of no session (nothing to look up); the same call under
+// laserbrain run (LASERBRAIN_RUN and the rest exported) with coverage off
+// (LASERBRAIN_COVERAGE=off: the halt check, the operator, the voice's one
+// stat); with coverage on, which reads the run and its record (3 steps
+// since a check: allowed); the same for a session keyed by its id (its run
+// found through the session); a read in the warning band (6 steps: allowed,
+// warned) and an acting call past it (refused, the refusal recorded on the
+// run). It fails when coverage adds more than 0.3 ms to the allowed call's
+// median under laserbrain run.
+func BenchmarkCoverageGate(b *testing.B) {
+	gate := buildGate(b)
+	home := b.TempDir()
+	b.Setenv("LASERBRAIN_HOME", home)
+	st, err := fleet.OpenLocal(filepath.Join(home, "fleet"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, r := range []struct {
+		id    string
+		steps int
+	}{{"bench-ok", 3}, {"bench-late", 6}} {
+		rec := &coverage.Record{Agent: "bench", Goal: "make the parser pass its tests", Steps: r.steps + 1,
+			Checks: []coverage.Check{{Step: 1, Goal: "make the parser pass its tests", Progress: "advancing", Distance: json.RawMessage("5"), Reason: "grounded"}}}
+		raw, err := json.Marshal(rec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.CreateRun(ctx, fleet.Run{ID: r.id, Agent: "bench", Fleet: "bench", Sessions: []string{r.id}, Created: time.Now().UTC(), Coverage: raw}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bash := func(session string) string {
+		return fmt.Sprintf(`{"session_id":%q,"tool_use_id":"t","tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./... && git status"}}`, session)
+	}
+	read := `{"session_id":"s","tool_use_id":"t","tool_name":"Read","cwd":"/tmp","tool_input":{"file_path":"/tmp/x"}}`
+	type contender struct {
+		name, event string
+		env         []string
+		argv        []string
+		times       []time.Duration
+		stdin       *os.File
+		wantExit    int
+	}
+	base := quietEnv()
+	// Under laserbrain run the hooks know the run from what it exported.
+	runEnv := func(id string) []string {
+		return append(append([]string(nil), base...), "LASERBRAIN_RUN="+id, "LASERBRAIN_AGENT=bench", "LASERBRAIN_FLEET=bench")
+	}
+	cs := []*contender{
+		{name: "true", argv: []string{"/bin/true"}},
+		{name: "gate-no-session", argv: []string{gate}, event: bash(""), env: base},
+		{name: "gate-run-coverage-off", argv: []string{gate}, event: bash("s"), env: append(runEnv("bench-ok"), coverage.ModeEnv+"="+string(coverage.Off))},
+		{name: "gate-run-coverage-on", argv: []string{gate}, event: bash("s"), env: runEnv("bench-ok")},
+		{name: "gate-session-coverage-on", argv: []string{gate}, event: bash("bench-ok"), env: base},
+		{name: "gate-run-warn-read", argv: []string{gate}, event: read, env: runEnv("bench-late")},
+		{name: "gate-run-refused", argv: []string{gate}, event: bash("s"), env: runEnv("bench-late"), wantExit: 2},
+	}
+	for i, c := range cs {
+		path := filepath.Join(b.TempDir(), fmt.Sprintf("event%d.json", i))
+		if err := os.WriteFile(path, []byte(c.event), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		c.stdin = f
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	order := append([]*contender(nil), cs...)
+	for b.Loop() {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, c := range order {
+			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(c.argv[0], c.argv[1:]...)
+			cmd.Stdin, cmd.Env = c.stdin, c.env
+			start := time.Now()
+			err := cmd.Run()
+			c.times = append(c.times, time.Since(start))
+			if code := cmd.ProcessState.ExitCode(); code != c.wantExit {
+				b.Fatalf("%s exited %d (%v), want %d", c.name, code, err, c.wantExit)
+			}
+		}
+	}
+	floor := median(cs[0].times)
+	report := fmt.Sprintf("medians over %d runs each:\n", len(cs[0].times))
+	for _, c := range cs {
+		m := median(c.times)
+		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
+		report += fmt.Sprintf("  %-26s %8.3f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(floor))
+	}
+	off, on := median(cs[2].times), median(cs[3].times)
+	report += fmt.Sprintf("  a session keyed by its id (no LASERBRAIN_RUN) pays %.3f ms over the run's own, to find its run\n",
+		float64((median(cs[4].times)-on).Microseconds())/1000)
+	added := on - off
+	report += fmt.Sprintf("  coverage adds %.3f ms to the allowed call (%.3f× the gate without it)\n", float64(added.Microseconds())/1000, float64(on)/float64(off))
+	b.ReportMetric(float64(on)/float64(off), "x-without")
+	b.ReportMetric(float64(added.Microseconds())/1000, "added-ms")
+	b.Log(report)
+	if added > 300*time.Microsecond {
+		b.Errorf("coverage adds %v to the gate's median (%v without it, %v with): over the 0.3 ms budget", added, off, on)
+	}
+}

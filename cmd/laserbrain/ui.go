@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/ui"
+)
+
+type uiOptions struct {
+	repo, addr string
+}
+
+func newUICmd(streams *cli.IOStreams) *cobra.Command {
+	opts := &uiOptions{}
+	cmd := &cobra.Command{
+		Use:   "ui [--repo DIR] [--addr 127.0.0.1:PORT]",
+		Short: "Watch the fleet live in a browser, and release, answer and authorize from it",
+		Long: `ui serves a live view of the repository's fleet on the loopback interface: a
+row per agent run and ponder session (client, agent, ground, status —
+working, waiting for a person, halted, finished, unmeasured —, verdict, a
+Φ sparkline, coverage, checks, last tool call, when it was last seen), the
+agents waiting for a person and the questions and halts that need one at
+the top, collisions with the files both touched, the fleet catches and the
+route, and a live feed of the gate's decisions and the supervisor's
+questions. Choosing an agent shows its checks with their advice, its
+observed events, its gate decisions, its journal entries and what the
+supervisor told it. The page is one self-contained document (nothing is
+fetched from anywhere else) and changes within a second of a hook event, a
+check or a supervisor round, without a reload.
+
+From the page a person can release a halt, answer an escalation (the answer
+is told to the agent at its next event, through the supervisor's voice)
+and authorize the one action a gate decision named, once. Each act is
+journaled as theirs, like laserbrain supervise release and laserbrain
+authorize.
+
+ui prints a one-time link with a random token, kept in memory only: the
+first browser to open it gets the session; every request needs it, and an
+act also needs the page's own token and the server's Origin. Anything else
+— another process on this machine calling the port, another site's page —
+is refused 403. --addr must be a loopback address (127.0.0.1, ::1,
+localhost); port 0, the default, picks a free one. ui runs until
+interrupted.`,
+		Example: `  laserbrain ui
+  laserbrain ui --repo ~/src/shop --addr 127.0.0.1:8377`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := ui.LoopbackAddr(opts.addr); err != nil {
+				return cli.Usagef("%v", err)
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			repo, err := repoRoot(opts.repo)
+			if err != nil {
+				return err
+			}
+			fid, err := fleet.ID(ctx, repo)
+			if err != nil {
+				return cli.Failure(err)
+			}
+			cfg, err := backend.FromEnv()
+			if err != nil {
+				return err // a configuration mistake: exit 2 (internal/cli)
+			}
+			b := backend.New(cfg)
+			defer b.Close()
+			st, err := b.Fleet()
+			if err != nil {
+				return cli.Failure(err)
+			}
+			runs, err := b.Runs()
+			if err != nil {
+				return cli.Failure(err)
+			}
+			srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Addr: opts.addr, By: currentUser(), Log: streams.ErrOut})
+			if err != nil {
+				return cli.Usagef("%v", err)
+			}
+			link, err := srv.Listen()
+			if err != nil {
+				return cli.Failure(fmt.Errorf("--addr %s: %w", opts.addr, err))
+			}
+			noteDirFleet(streams.ErrOut, "ui", fid)
+			fmt.Fprintf(streams.Out, "laserbrain ui: fleet %s of %s\nopen this link once (it is spent by the first browser to use it):\n%s\n", fid, repo, link)
+			if err := srv.Serve(ctx); err != nil {
+				return cli.Failure(err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	cmd.Flags().StringVar(&opts.addr, "addr", "127.0.0.1:0", "where to listen: a loopback HOST:PORT (port 0: any free one)")
+	cli.CompleteFlag(cmd, "repo", cli.Dirs)
+	cli.CompleteFlags(cmd, cli.NoValue, "addr")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "interrupted (the server stopped cleanly)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "an --addr that is not a loopback address, or bad usage"},
+		cli.ExitDoc{Code: cli.ExitFailure, When: "the stores could not be read, or the address could not be bound"})
+	return cmd
+}

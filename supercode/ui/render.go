@@ -1,0 +1,387 @@
+package ui
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hr "github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/report"
+	"github.com/laserkit/laserkit/supercode/supervise"
+)
+
+//go:embed page.html page.css page.js
+var assets embed.FS
+
+var (
+	pageCSS = mustRead("page.css")
+	pageJS  = mustRead("page.js")
+	tmpl    = template.Must(template.New("page.html").Funcs(funcs).ParseFS(assets, "page.html"))
+)
+
+func mustRead(name string) string {
+	b, err := assets.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// sectionIDs are the page's live parts, in page order.
+var sectionIDs = []string{"needs", "overview", "agents", "fleet", "feed"}
+
+var funcs = template.FuncMap{
+	"clip":   clip,
+	"status": report.StatusText,
+	"when":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"clock":  func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
+	"zero":   func(t time.Time) bool { return t.IsZero() },
+	"num":    func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) },
+	"pct":    report.Percent,
+	"join":   strings.Join,
+	"shape":  statusShape,
+	"frag":   func(b []byte) template.HTML { return template.HTML(b) }, // htmlreport escapes what it writes
+	"anchor": anchor,
+	"hint":   questionHint,
+	"deref":  func(b *bool) bool { return b != nil && *b },
+}
+
+// statusShape is the glyph beside a status word: each status has its own
+// shape, so the colour never carries it alone.
+func statusShape(status string) string {
+	switch status {
+	case report.StatusWaiting:
+		return "◆"
+	case report.StatusHalted:
+		return "■"
+	case report.StatusFinished:
+		return "✓"
+	case report.StatusUnmeasured:
+		return "○"
+	}
+	return "●"
+}
+
+// anchor is an element id for a name (letters, digits and '-' kept).
+func anchor(prefix, name string) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func clip(n int, s string) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// row is an agent's line in the table.
+type row struct {
+	*report.Agent
+	Verdict  string
+	Phi      string
+	Drifting bool
+	Coverage string
+	Spark    template.HTML
+}
+
+// sectionData is what the section templates read.
+type sectionData struct {
+	V         *View
+	Rows      []row
+	Waiting   []*report.Agent
+	Questions []report.Escalation
+	Halts     []report.Halt
+	Stats     template.HTML
+	Catches   []supercodeCatch
+	Route     []routeLine
+	Collide   []report.Collision
+}
+
+type supercodeCatch struct{ Signature, Subject, Agents, Detail string }
+
+type routeLine struct{ Text string }
+
+func (s *Server) renderSections(v *View) map[string]string {
+	return renderSections(v)
+}
+
+// renderSections draws each live part of the page.
+func renderSections(v *View) map[string]string {
+	d := sectionData{V: v}
+	f := v.Fleet
+	agents := make([]*report.Agent, len(f.Agents))
+	for i := range f.Agents {
+		agents[i] = &f.Agents[i]
+	}
+	// Those that need a person first, then the drifting, then by name.
+	rank := func(a *report.Agent) int {
+		switch {
+		case a.Status == report.StatusWaiting:
+			return 0
+		case a.Status == report.StatusHalted:
+			return 1
+		case a.Last() != nil && a.Last().Drifting && a.Status != report.StatusFinished:
+			return 2
+		case a.Status == report.StatusFinished:
+			return 4
+		}
+		return 3
+	}
+	sort.SliceStable(agents, func(i, j int) bool {
+		if ri, rj := rank(agents[i]), rank(agents[j]); ri != rj {
+			return ri < rj
+		}
+		return agents[i].Name < agents[j].Name
+	})
+	drifting, waiting, halted := 0, 0, 0
+	for _, a := range agents {
+		r := row{Agent: a, Verdict: "—", Phi: "—", Coverage: "—"}
+		if l := a.Last(); l != nil && !a.Unmeasured() {
+			r.Verdict, r.Phi, r.Drifting = l.Reason, strconv.FormatFloat(l.Phi, 'f', 2, 64), l.Drifting
+			if l.Drifting && a.Status != report.StatusFinished {
+				drifting++
+			}
+		}
+		if a.Unmeasured() {
+			r.Verdict = report.StatusUnmeasured
+		}
+		if c := a.Coverage; c != nil && c.ToolCalls+c.Checks > 0 {
+			cov := c.Coverage
+			r.Coverage = report.Percent(&cov)
+		}
+		r.Spark = spark(a, f.Thresholds)
+		d.Rows = append(d.Rows, r)
+		switch a.Status {
+		case report.StatusWaiting:
+			waiting++
+			d.Waiting = append(d.Waiting, a)
+		case report.StatusHalted:
+			halted++
+		}
+	}
+	for _, e := range f.Escalations {
+		if !e.Answered {
+			d.Questions = append(d.Questions, e)
+		}
+	}
+	for _, h := range f.Halts {
+		if h.Released.IsZero() {
+			d.Halts = append(d.Halts, h)
+		}
+	}
+	denied := 0
+	for _, g := range f.Gate {
+		if g.Decision == fleet.GateDeny {
+			denied++
+		}
+	}
+	tone := func(bad bool, t hr.Tone) hr.Tone {
+		if bad {
+			return t
+		}
+		return hr.Good
+	}
+	journal := f.Journal.State
+	d.Stats = template.HTML(hr.Fragment(hr.Stats{Items: []hr.Stat{
+		{Label: "agents", Value: strconv.Itoa(len(agents))},
+		{Label: "waiting for a person", Value: strconv.Itoa(waiting), Tone: tone(waiting > 0, hr.Warn)},
+		{Label: "drifting now", Value: strconv.Itoa(drifting), Tone: tone(drifting > 0, hr.Bad)},
+		{Label: "halted", Value: strconv.Itoa(halted), Tone: tone(halted > 0, hr.Warn)},
+		{Label: "collisions", Value: strconv.Itoa(len(f.Collisions)), Tone: tone(len(f.Collisions) > 0, hr.Warn)},
+		{Label: "gate denials", Value: strconv.Itoa(denied), Tone: tone(denied > 0, hr.Warn)},
+		{Label: "open questions", Value: strconv.Itoa(len(d.Questions)), Tone: tone(len(d.Questions) > 0, hr.Warn)},
+		{Label: "journal", Value: journal, Tone: map[string]hr.Tone{report.JournalVerified: hr.Good, report.JournalBroken: hr.Bad}[journal]},
+	}}))
+	d.Collide = f.Collisions
+	if r := v.Round; r != nil {
+		for _, c := range r.FleetCatches {
+			d.Catches = append(d.Catches, supercodeCatch{Signature: c.Signature, Subject: c.Subject, Agents: strings.Join(c.Agents, ", "), Detail: c.Detail})
+		}
+		for _, rt := range r.Route {
+			if rt.Yield != "" {
+				d.Route = append(d.Route, routeLine{fmt.Sprintf("%s yields to %s: %s", rt.Yield, rt.Keep, rt.Why)})
+			} else {
+				d.Route = append(d.Route, routeLine{fmt.Sprintf("%s + %s: %s", rt.Agents[0], rt.Agents[1], rt.Why)})
+			}
+		}
+	}
+	out := make(map[string]string, len(sectionIDs))
+	for _, id := range sectionIDs {
+		var b bytes.Buffer
+		if err := tmpl.ExecuteTemplate(&b, id, d); err != nil {
+			b.Reset()
+			template.HTMLEscape(&b, []byte("laserbrain ui: drawing "+id+": "+err.Error()))
+		}
+		out[id] = b.String()
+	}
+	return out
+}
+
+// spark is an agent's Φ sparkline: its checks' Φ held until the next,
+// the drifting ones marked.
+func spark(a *report.Agent, th report.PhiThresholds) template.HTML {
+	if len(a.Steps) == 0 {
+		return ""
+	}
+	s := hr.Sparkline{Title: "Φ of " + a.Name, YMin: 0, YMax: th.PhiMax,
+		Mark: hr.MarkStyle{Key: "drifting", Shape: hr.Square, Tone: hr.Bad, Filled: true}}
+	drift := 0
+	for i, st := range a.Steps {
+		s.Values = append(s.Values, st.Phi)
+		if st.Drifting {
+			s.Marked = append(s.Marked, i)
+			drift++
+		}
+	}
+	last := a.Steps[len(a.Steps)-1]
+	s.Desc = fmt.Sprintf("%s, %d drifting; the last %s at Φ %.2f", plural(len(a.Steps), "check"), drift, last.Reason, last.Phi)
+	return template.HTML(hr.Fragment(s))
+}
+
+// pageData is what the page template reads.
+type pageData struct {
+	Title    string
+	Fleet    string
+	Repo     string
+	Token    string
+	Nonce    string
+	Version  uint64
+	CSS      template.CSS
+	JS       template.JS
+	Sections map[string]template.HTML
+}
+
+func (s *Server) renderPage(secs map[string]string, version uint64) []byte {
+	pd := pageData{Title: "laserbrain ui", Fleet: s.o.FleetID, Repo: s.o.Repo, Token: s.g.csrf, Nonce: s.nonce, Version: version,
+		CSS: template.CSS(hr.Stylesheet() + pageCSS), JS: template.JS(pageJS), Sections: map[string]template.HTML{}}
+	for id, html := range secs {
+		pd.Sections[id] = template.HTML(html) // drawn by renderSections, escaped there
+	}
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, "page", pd); err != nil {
+		return []byte("laserbrain ui: drawing the page: " + template.HTMLEscapeString(err.Error()))
+	}
+	return b.Bytes()
+}
+
+// detailData is what the drill-down template reads.
+type detailData struct {
+	*Detail
+	Timeline template.HTML
+	Checks   template.HTML
+	Events   template.HTML
+	Gate     template.HTML
+	Journal  template.HTML
+	Said     template.HTML
+	Halted   bool
+}
+
+// renderDetail draws an agent's drill-down: its Φ timeline as the report
+// draws it, and tables of its checks with their advice, its observed
+// events, its gate decisions, its journal entries and what the supervisor
+// said to it.
+func renderDetail(d *Detail) []byte {
+	a := d.Agent
+	dd := detailData{Detail: d, Halted: a.Status == report.StatusHalted}
+	if len(a.Steps) > 0 {
+		dd.Timeline = template.HTML(hr.Fragment(report.AgentTimeline(a, d.Th)))
+	}
+	checks := hr.Table{Caption: "Checks, with the advice given", Columns: []hr.Column{{Title: "check", Numeric: true}, {Title: "when"},
+		{Title: "goal", Wrap: true}, {Title: "progress"}, {Title: "distance"}, {Title: "verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"},
+		{Title: "advice", Wrap: true}}}
+	for i := len(a.Steps) - 1; i >= 0; i-- {
+		st := a.Steps[i]
+		checks.Rows = append(checks.Rows, []string{strconv.Itoa(st.N), st.At.UTC().Format(time.RFC3339), st.Goal, st.Progress, st.Distance,
+			st.Reason, strconv.FormatFloat(st.Phi, 'f', 2, 64), yesNo(st.Drifting), d.Advice[st.N]})
+	}
+	checks.Collapsed, checks.Summary = len(checks.Rows) > 30, fmt.Sprintf("Every check (%d)", len(checks.Rows))
+	dd.Checks = template.HTML(hr.Fragment(checks))
+	if a.Kind == "run" {
+		evs := hr.Table{Caption: "Observed events, newest first", Columns: []hr.Column{{Title: "when"}, {Title: "kind"}, {Title: "name"},
+			{Title: "ok"}, {Title: "what", Wrap: true}}}
+		for i := len(d.Events) - 1; i >= 0; i-- {
+			e := d.Events[i]
+			ok := "—"
+			if e.OK != nil {
+				ok = yesNo(*e.OK)
+			}
+			evs.Rows = append(evs.Rows, []string{e.At.UTC().Format(time.RFC3339), e.Kind, e.Name, ok, clip(300, e.Text)})
+		}
+		evs.Collapsed, evs.Summary = len(evs.Rows) > 30, fmt.Sprintf("Every event (%d)", len(evs.Rows))
+		dd.Events = template.HTML(hr.Fragment(evs))
+	}
+	gate := hr.Table{Caption: "Its gate decisions", Columns: []hr.Column{{Title: "when"}, {Title: "tool"}, {Title: "decision"},
+		{Title: "action", Wrap: true}, {Title: "labels", Wrap: true}, {Title: "role"}, {Title: "reason", Wrap: true}}}
+	for i := len(d.Gate) - 1; i >= 0; i-- {
+		g := d.Gate[i]
+		gate.Rows = append(gate.Rows, []string{g.At.UTC().Format(time.RFC3339), g.Tool, g.Decision, g.Action, strings.Join(g.Labels, "; "), g.Role, g.Reason})
+	}
+	dd.Gate = template.HTML(hr.Fragment(gate))
+	jt := hr.Table{Caption: "Its entries in the supervisor's journal", Columns: []hr.Column{{Title: "seq", Numeric: true}, {Title: "when"},
+		{Title: "round", Numeric: true}, {Title: "kind"}, {Title: "what", Wrap: true}}}
+	for i := len(d.Journal) - 1; i >= 0; i-- {
+		r := d.Journal[i]
+		jt.Rows = append(jt.Rows, []string{strconv.FormatInt(r.Seq, 10), r.At, strconv.FormatInt(r.Round, 10), r.Kind, r.Text})
+	}
+	dd.Journal = template.HTML(hr.Fragment(jt))
+	said := hr.Table{Caption: "What the supervisor said to it", Columns: []hr.Column{{Title: "when"}, {Title: "round", Numeric: true},
+		{Title: "kind"}, {Title: "told", Wrap: true}, {Title: "delivered"}}}
+	for i := len(d.Messages) - 1; i >= 0; i-- {
+		m := d.Messages[i]
+		del := "waiting for its next event"
+		if m.Delivered != nil {
+			del = m.Delivered.At.UTC().Format(time.RFC3339) + " via " + m.Delivered.Via
+		}
+		said.Rows = append(said.Rows, []string{m.At.UTC().Format(time.RFC3339), strconv.FormatInt(m.Round, 10), m.Kind, m.Text, del})
+	}
+	dd.Said = template.HTML(hr.Fragment(said))
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, "detail", dd); err != nil {
+		return []byte("laserbrain ui: drawing the drill-down: " + template.HTMLEscapeString(err.Error()))
+	}
+	return b.Bytes()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// questionHint says how an escalation is answered.
+func questionHint(e report.Escalation) string {
+	switch e.Kind {
+	case supervise.EscalateCollision:
+		return "Name the agent that yields (" + strings.Join(e.Agents, " or ") + ") to halt it, or answer nothing to let both go on."
+	case supervise.EscalateDrift:
+		return "Your answer replaces its own advice: it is told at its next event."
+	case supervise.EscalateWaiting:
+		return "Answer it where it runs; a line given here is told to it at its next event."
+	}
+	return ""
+}
