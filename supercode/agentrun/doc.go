@@ -1,7 +1,9 @@
 // Package agentrun is an agent's run under supervision. Supervisor is what
 // the hooks and the MCP server share: it finds the caller's run (from
-// LASERBRAIN_RUN, which `laserbrain run` exports, or from the Claude Code
-// session id), checks spelled states on the run's current task, records the
+// LASERBRAIN_RUN, which `laserbrain run` exports, or from the client's
+// session id: in the payload for a hook, and for an MCP server in its
+// environment (Claude Code, Qwen Code) or through the binding its client
+// process's hooks made (binding.go)), checks spelled states on the run's current task, records the
 // tool calls the agent's runtime observed, and judges the whole run. Spawn
 // is `laserbrain run`: it registers a run, starts the agent command with the
 // run in its environment (and what its client needs for one run — our

@@ -52,6 +52,12 @@ type Supervisor struct {
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
+	// ClientProcess finds the agent client this process runs under (nil:
+	// the package's ClientProcess, from /proc), and BindingDir is where
+	// client processes are bound to sessions ("": clients/ in the
+	// laserbrain home); see BindSession.
+	ClientProcess func() (Process, error)
+	BindingDir    string
 	// ValidatePolicy checks a project policy file against its schema
 	// (operator/policyschema.Validate) where the supervisor reads one (a
 	// check's coverage settings); nil: only a policy laserbrain has checked
@@ -255,20 +261,22 @@ func (s *Supervisor) Close() error {
 // SessionEnv are the variables in which agent clients tell the processes
 // they start — hooks and MCP servers — the session's id (the same id their
 // hook payloads carry): Claude Code's CLAUDE_CODE_SESSION_ID and Qwen
-// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. It is how
-// the MCP server finds the run the session's hooks opened. (Gemini CLI,
-// Codex and opencode give an MCP server no session id: there the server
-// finds the run through LASERBRAIN_RUN, which laserbrain run exports.)
+// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. (Gemini
+// CLI, Codex, opencode, Cline and Copilot CLI give an MCP server no session
+// id: there the server finds the session through its client process's
+// binding, see BindSession, or the run through LASERBRAIN_RUN, which
+// laserbrain run exports.)
 var SessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "QWEN_CODE_SESSION_ID"}
 
 // Caller is who a hook event or tool call comes from.
 type Caller struct {
 	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
 	Agent   string // LASERBRAIN_AGENT
-	Session string // the client's session id (payload, or SessionEnv)
+	Session string // the client's session id (payload, binding, or SessionEnv)
 	Dir     string // the project directory
-	// Client is the agent client whose hook this is (claude, gemini, …;
-	// "" from the CLI and the MCP server): a run it opens keeps it.
+	// Client is the agent client (claude, gemini, …) whose hook this is,
+	// or whose process an MCP server's binding names ("" from the CLI): a
+	// run it opens keeps it.
 	Client string
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
@@ -277,7 +285,11 @@ type Caller struct {
 }
 
 // Caller reads the caller from the environment; session and dir, when the
-// payload has them, take precedence over the environment's.
+// payload has them, take precedence over the environment's. Without a
+// session or LASERBRAIN_RUN (an MCP server's case) the session is the one
+// the client process is bound to (BindSession), else the one SessionEnv
+// names: the binding is the fresher, for a client that starts a new
+// session in the same process rebinds on its next call of our tools.
 func (s *Supervisor) Caller(session, dir string) Caller {
 	c := Caller{
 		Run:     strings.TrimSpace(s.getenv(EnvRun)),
@@ -286,6 +298,11 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 		Dir:     dir,
 	}
 	c.Presence, c.PresenceWhy = Attendance(s.getenv)
+	if c.Session == "" && c.Run == "" {
+		if b, ok := s.BoundSession(); ok {
+			c.Session, c.Client = b.Session, b.Client
+		}
+	}
 	for _, k := range SessionEnv {
 		if c.Session != "" {
 			break
