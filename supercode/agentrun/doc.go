@@ -21,6 +21,13 @@
 // in a client's headless mode such as claude -p, or with --unattended) and
 // CI.
 //
+// Checks are made durable in batches (Supervisor.CheckBatch, group commit):
+// a batch holds the run's record and its task once, saves the task and
+// flushes the store once, writes the record and appends the checks' events
+// together, and returns only when all of it is durable — check --stream
+// answers a batch of lines after one such commit, a hook or an MCP call
+// (whose answer depends on its check) commits a batch of one.
+//
 // A run's checks go to a laserbrain run (its task) in laserbrain's own store;
 // reset_task sets a task aside and the next check grounds a new one, and a
 // later goal closer to a set-aside ground resumes it.

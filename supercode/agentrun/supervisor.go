@@ -530,105 +530,211 @@ const maxSuspended = 8
 // user turn (user-prompt-submit) is consumed by it. A goal closer to a
 // suspended task's ground than to the live one resumes that task (the
 // reference's MCP server does the same for check_state), and says so —
-// unless in.KeepTask.
+// unless in.KeepTask. It returns once the check is durable: it is
+// CheckBatch with a batch of one.
 func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
-	st, err := s.Fleet()
+	out, err := s.CheckBatch(ctx, runID, []CheckInput{in})
 	if err != nil {
 		return CheckOutcome{}, err
+	}
+	return out[0], nil
+}
+
+// CheckBatch checks states on the run one after the other, exactly as as
+// many Checks would, and makes them durable together — group commit: the
+// run is held once (its fleet record and its current task, each under its
+// lock), the task saved once, the run store flushed once (one fsync), the
+// record written once and the checks' events appended in one write. It
+// returns when all of it is durable, so a caller that answers only then
+// never answers for a check a crash could lose. On an error nothing of the
+// batch is answered for: the task and the record are written together or
+// not at all (a crash between the task's flush and the record's write
+// leaves the steps saved and the record's count behind, which the next
+// check does not repeat: steps are numbered by the task).
+func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckInput) ([]CheckOutcome, error) {
+	if len(ins) == 0 {
+		return nil, nil
+	}
+	st, err := s.Fleet()
+	if err != nil {
+		return nil, err
 	}
 	runs, err := s.Runs()
 	if err != nil {
-		return CheckOutcome{}, err
+		return nil, err
 	}
 	var cov coverage.Config
-	if counts(in.Via) {
+	if slices.ContainsFunc(ins, func(in CheckInput) bool { return counts(in.Via) }) {
 		// Read before the run is held, under the project policy of the
-		// directory the run works in (else the caller's): a setting that cannot be used
-		// refuses the check whole, naming it.
+		// directory the run works in (else the caller's): a setting that
+		// cannot be used refuses the batch whole, naming it.
 		r, err := st.Run(ctx, runID)
 		if err != nil {
-			return CheckOutcome{}, err
+			return nil, err
 		}
 		dir := r.Dir
 		if dir == "" {
 			dir, _ = os.Getwd()
 		}
 		if cov, err = s.ProjectCoverage(dir); err != nil {
-			return CheckOutcome{}, err
+			return nil, err
 		}
 	}
-	var out CheckOutcome
+	var (
+		outs   []CheckOutcome
+		saved  *fleet.Run // the record as the saved batch left it
+		events chan error // the checks' events, appended while the record is written
+	)
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
-		out = CheckOutcome{}
-		if in.ResetTask {
-			if err := s.suspend(ctx, runs, r); err != nil {
+		if saved != nil {
+			// The store runs f again (a database connection lost after the
+			// batch was saved): the steps are in the task already, so only
+			// the record's share is applied again, never the steps.
+			r.Task, r.Tasks, r.Suspended, r.Last, r.OffGround, r.Coverage, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, saved.OffGround, saved.Coverage, false
+			r.Checks += len(outs)
+			return nil
+		}
+		outs = make([]CheckOutcome, 0, len(ins))
+		t := &heldTask{runs: runs}
+		defer t.close()
+		for _, in := range ins {
+			out := CheckOutcome{}
+			if in.ResetTask {
+				if err := s.suspend(ctx, t, r); err != nil {
+					return err
+				}
+			}
+			if !in.KeepTask {
+				if err := s.maybeResume(ctx, t, r, in.Goal, &out); err != nil {
+					return err
+				}
+			}
+			if r.Task == "" {
+				r.Tasks++
+				r.Task = fleet.TaskID(r.ID, r.Tasks)
+			}
+			step := in.StepInput
+			step.UserTurn = step.UserTurn || r.UserTurn
+			step.Resumed = out.Resumed
+			out.UserTurn = step.UserTurn
+			h, err := t.open(ctx, r.Task)
+			if err != nil {
 				return err
 			}
-		}
-		if !in.KeepTask {
-			if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
-				return err
+			v, err := h.Run().Step(step)
+			if err != nil {
+				return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
 			}
+			out.CheckResult, out.Task = v, r.Task
+			if counts(in.Via) && cov.Mode != coverage.Off {
+				if err := s.countCheck(cov, r, in, v); err != nil {
+					return err
+				}
+			}
+			r.UserTurn = false
+			r.Checks++
+			if v.Drifting {
+				r.OffGround++
+			} else {
+				r.OffGround = 0
+			}
+			r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
+				Advice: v.Advice, Ground: v.Ground, At: s.now()}
+			outs = append(outs, out)
 		}
-		if r.Task == "" {
-			r.Tasks++
-			r.Task = fleet.TaskID(r.ID, r.Tasks)
-		}
-		step := in.StepInput
-		step.UserTurn = step.UserTurn || r.UserTurn
-		step.Resumed = out.Resumed
-		out.UserTurn = step.UserTurn
-		h, err := runs.OpenRun(ctx, r.Task)
-		if err != nil {
+		if err := t.save(ctx); err != nil {
 			return err
 		}
-		defer h.Close()
-		v, err := h.Run().Step(step)
-		if err == nil {
-			err = h.Save(ctx)
+		if err := runs.Flush(ctx); err != nil {
+			return fmt.Errorf("run %s: checks not saved: %w", r.Task, err)
 		}
-		if err == nil {
-			err = runs.Flush(ctx)
-		}
-		if err != nil {
-			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
-		}
-		out.CheckResult, out.Task = v, r.Task
-		if counts(in.Via) && cov.Mode != coverage.Off {
-			if err := s.countCheck(cov, r, in, v); err != nil {
-				return err
-			}
-		}
-		r.UserTurn = false
-		r.Checks++
-		if v.Drifting {
-			r.OffGround++
-		} else {
-			r.OffGround = 0
-		}
-		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
-			Advice: v.Advice, Ground: v.Ground, At: s.now()}
+		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last, OffGround: r.OffGround, Coverage: slices.Clone(r.Coverage)}
+		// The steps are durable: the checks' events are appended while the
+		// store writes the record (two files, synced at once).
+		evs := checkEvents(ins, outs, s.now())
+		events = make(chan error, 1)
+		go func() { _, err := st.AppendEvents(ctx, runID, evs); events <- err }()
 		return nil
 	})
-	if err != nil {
-		return CheckOutcome{}, err
-	}
-	if in.ResetTask {
-		if _, err := st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"}); err != nil {
-			return out, err
+	if events != nil {
+		if eerr := <-events; err == nil {
+			err = eerr
 		}
 	}
-	ok := !out.Drifting
-	ls := ""
-	if out.Laserscore != nil {
-		ls = *out.Laserscore
+	if err != nil {
+		return nil, err
 	}
-	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
-		Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
 	// laserbrain run, when it holds the agent to limits, reads the run
 	// again: the checks off the ground may have reached its limit.
 	s.checked()
-	return out, err
+	return outs, nil
+}
+
+// checkEvents are the events a batch of checks records on its run: each
+// check's, after a reset_task when the check set its task aside.
+func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Event {
+	evs := make([]fleet.Event, 0, len(outs))
+	for i, out := range outs {
+		if ins[i].ResetTask {
+			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindTask, Name: "reset_task"})
+		}
+		ok := !out.Drifting
+		ls := ""
+		if out.Laserscore != nil {
+			ls = *out.Laserscore
+		}
+		evs = append(evs, fleet.Event{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
+	}
+	return evs
+}
+
+// heldTask is the tasks a batch of checks opened, each held until the
+// batch is saved (a batch moves to another task on a reset or a resume).
+type heldTask struct {
+	runs    laserbrain.Store
+	handles map[string]laserbrain.RunHandle
+	order   []string
+}
+
+// open holds task id for the batch (once).
+func (t *heldTask) open(ctx context.Context, id string) (laserbrain.RunHandle, error) {
+	if h := t.handles[id]; h != nil {
+		return h, nil
+	}
+	h, err := t.runs.OpenRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.handles == nil {
+		t.handles = map[string]laserbrain.RunHandle{}
+	}
+	t.handles[id] = h
+	t.order = append(t.order, id)
+	return h, nil
+}
+
+// read is task id as the batch has it: held, or read from the store.
+func (t *heldTask) read(ctx context.Context, id string) (*laserbrain.Run, error) {
+	if h := t.handles[id]; h != nil {
+		return h.Run(), nil
+	}
+	return t.runs.ReadRun(ctx, id)
+}
+
+func (t *heldTask) save(ctx context.Context) error {
+	for _, id := range t.order {
+		if err := t.handles[id].Save(ctx); err != nil {
+			return fmt.Errorf("run %s: check not saved: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (t *heldTask) close() {
+	for _, id := range t.order {
+		_ = t.handles[id].Close()
+	}
 }
 
 // ResetTask sets the run's current task aside; the next check grounds a new
@@ -642,7 +748,7 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, runs, r) })
+	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, &heldTask{runs: runs}, r) })
 	if err != nil {
 		return 0, err
 	}
@@ -652,11 +758,11 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 	return len(r.Suspended), err
 }
 
-func (s *Supervisor) suspend(ctx context.Context, runs laserbrain.Store, r *fleet.Run) error {
+func (s *Supervisor) suspend(ctx context.Context, t *heldTask, r *fleet.Run) error {
 	if r.Task == "" {
 		return nil
 	}
-	lr, err := runs.ReadRun(ctx, r.Task)
+	lr, err := t.read(ctx, r.Task)
 	if errors.Is(err, laserbrain.ErrNoRun) {
 		r.Task = ""
 		return nil
@@ -677,11 +783,11 @@ func (s *Supervisor) suspend(ctx context.Context, runs laserbrain.Store, r *flee
 // maybeResume swaps a suspended task back in when goal overlaps its ground
 // strictly more than the live ground (no threshold: a comparison). Only
 // with a live task: right after a reset the next check opens a fresh one.
-func (s *Supervisor) maybeResume(ctx context.Context, runs laserbrain.Store, r *fleet.Run, goal string, out *CheckOutcome) error {
+func (s *Supervisor) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run, goal string, out *CheckOutcome) error {
 	if r.Task == "" || len(r.Suspended) == 0 {
 		return nil
 	}
-	lr, err := runs.ReadRun(ctx, r.Task)
+	lr, err := t.read(ctx, r.Task)
 	if err != nil {
 		if errors.Is(err, laserbrain.ErrNoRun) {
 			return nil
