@@ -196,6 +196,30 @@ func openStore() (laserbrain.Store, error) {
 	return backend.OpenRuns(cfg)
 }
 
+// openStores opens both stores LASERBRAIN_STORE names — for reading only
+// when readOnly (nothing is created) — for a command that reads a fleet
+// with its runs; the caller closes the backend. A bad setting is a
+// configuration mistake (exit 2), a store that cannot be opened a failure.
+func openStores(readOnly bool) (*backend.Backend, fleet.Store, laserbrain.Store, error) {
+	cfg, err := backend.FromEnv()
+	if err != nil {
+		return nil, nil, nil, err // a configuration mistake: exit 2 (internal/cli)
+	}
+	cfg.ReadOnly = readOnly
+	b := backend.New(cfg)
+	st, err := b.Fleet()
+	if err != nil {
+		b.Close()
+		return nil, nil, nil, cli.Failure(err)
+	}
+	runs, err := b.Runs()
+	if err != nil {
+		b.Close()
+		return nil, nil, nil, cli.Failure(err)
+	}
+	return b, st, runs, nil
+}
+
 // openReader opens the stores LASERBRAIN_STORE names for a command that
 // only reads: it creates nothing (asking about a fresh home leaves none).
 func openReader() (*backend.Backend, error) {
