@@ -3,6 +3,7 @@ package laserbrain
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -25,7 +26,7 @@ type Reading struct {
 // for none). Under 12 words is short; variety under 0.55 is circling; else
 // connectivity over 0.7 is connected; else loose.
 var (
-	readingWord      = regexp.MustCompile(`[a-z']+`)
+	readingWord      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) })
 	readingStopwords = map[string]bool{}
 )
 
@@ -52,7 +53,7 @@ func ReadText(text string, connectivity float64) Reading {
 	// Python's lower() maps U+0130 to "i" plus a combining dot, which
 	// splits the word; Go's maps it to a plain "i".
 	lower := strings.ToLower(strings.ReplaceAll(text, "\u0130", "i\u0307"))
-	words := readingWord.FindAllString(lower, -1)
+	words := readingWord().FindAllString(lower, -1)
 	content, distinct := 0, map[string]bool{}
 	for _, w := range words {
 		if !readingStopwords[w] && len(w) > 2 {

@@ -208,7 +208,27 @@ func hasGlob(s string) bool {
 		switch s[i] {
 		case '\\':
 			i++
-		case '*', '?', '[':
+		case '*', '?':
+			return true
+		case '[':
+			if closesBracket(s[i+1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// closesBracket says whether a ] follows a [, which is when bash takes the
+// word for a pattern (even a bracket expression it then reads as plain
+// characters, like []). A [ that no ] follows is a plain character to it:
+// `[ -e x ]`'s [ is the test command, not a pattern.
+func closesBracket(rest string) bool {
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '\\':
+			i++
+		case ']':
 			return true
 		}
 	}

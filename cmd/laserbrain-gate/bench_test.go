@@ -52,8 +52,10 @@ func quietEnv() []string {
 // interleaved so every contender sees the same machine — /bin/true (process
 // start alone), an empty Go program (the Go runtime's floor),
 // laserbrain-gate on each answer, `laserbrain hook
-// pre-tool-use` for comparison and, when LB_SAFETY names the Python
-// reference hook (lb_safety.py), the reference. It fails when the gate's
+// pre-tool-use` and `laserbrain --version` (LASERBRAIN_BIN, else built
+// here) and, when LB_SAFETY names the Python reference hook
+// (lb_safety.py), the reference. Each one's ratio to /bin/true is
+// reported (*-x-true), with the issue-30 targets it is above. It fails when the gate's
 // slowest median is over 2.5× /bin/true's (a regression: on an idle 2-core
 // machine it is about 1.7×, a median near 2 ms); it flags a median over 3 ms
 // and a ratio to the reference under 100× (both bounded by the machine's
@@ -90,9 +92,12 @@ func BenchmarkHookProcess(b *testing.B) {
 	// shell's own start is the client's to pay).
 	cs = append(cs, &contender{name: "installed-command-allow", argv: []string{"/bin/sh", "-c", client.HookCommand(gate, client.Claude, client.PreToolUse)},
 		event: hookEvents[0].event, env: quietEnv()})
-	if lb := os.Getenv("LASERBRAIN_BIN"); lb != "" {
-		cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event})
+	lb := os.Getenv("LASERBRAIN_BIN")
+	if lb == "" {
+		lb = buildLaserbrain(b)
 	}
+	cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event},
+		&contender{name: "laserbrain-version", argv: []string{lb, "--version"}})
 	ref := os.Getenv("LB_SAFETY")
 	if ref != "" {
 		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event, every: 5},
@@ -160,6 +165,25 @@ func BenchmarkHookProcess(b *testing.B) {
 			report += fmt.Sprintf("  BELOW the 100× target: a bare /bin/true is already 1/%.0f of the reference here\n", float64(py)/float64(base))
 		}
 	}
+	// The issue-30 targets, whole-process medians over /bin/true's: the
+	// gate 1.5×, laserbrain hook and --version 3×. Reported, not failed:
+	// what is left above them is the Go runtime's and the linked packages'
+	// start (go-empty-program shows the floor), not the answer's work.
+	byName := map[string]time.Duration{}
+	for _, c := range cs {
+		byName[c.name] = median(c.times)
+	}
+	for _, t := range []struct {
+		name  string
+		ratio float64
+		got   time.Duration
+	}{{"the gate's slowest answer", 1.5, gateWorst}, {"laserbrain hook pre-tool-use", 3, byName["laserbrain-hook-allow"]}, {"laserbrain --version", 3, byName["laserbrain-version"]}} {
+		r := float64(t.got) / float64(base)
+		b.ReportMetric(r, strings.ReplaceAll(strings.TrimPrefix(t.name, "the "), " ", "-")+"-x-true")
+		if r > t.ratio {
+			report += fmt.Sprintf("  %s: %.2f× /bin/true, above the %.1f× target\n", t.name, r, t.ratio)
+		}
+	}
 	b.Log(report)
 	// The regression guard: a heavy package linked into the gate costs
 	// milliseconds and shows as a multiple of a bare process start. The
@@ -185,6 +209,17 @@ func BenchmarkHookProcess(b *testing.B) {
 
 // buildEmpty builds a Go program that does nothing: the floor any Go hook
 // stands on (the runtime's own start).
+// buildLaserbrain builds laserbrain from its package beside this one.
+func buildLaserbrain(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "laserbrain")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "../laserbrain")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building laserbrain: %v\n%s", err, out)
+	}
+	return bin
+}
+
 func buildEmpty(b *testing.B) string {
 	dir := b.TempDir()
 	src := filepath.Join(dir, "main.go")

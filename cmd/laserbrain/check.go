@@ -88,7 +88,19 @@ not such an object, or that names a run that does not exist (without
 its output line and the stream goes on. Lines without "run" continue the
 --run run, or one new run for the whole stream. Blank lines are skipped.
 The stream holds each run it touches until it ends (a check on the same run
-elsewhere waits), and saves runs and contexts every second and at the end.`,
+elsewhere waits); a run laserbrain run registered is held a batch at a
+time, so its hooks go on between batches.
+
+Checks are made durable in batches (group commit): the lines read since the
+last commit are saved together, with one fsync, and only then answered. A
+batch is committed when no whole line is waiting in the input, after 4,096
+lines, 50 ms after its first line, at the end of the input, and on SIGTERM
+or an interrupt (the stream then answers what it read and stops). So a
+verdict is never printed before its check is on disk: after a crash, even
+kill -9, every step whose verdict was printed is in its run, none is there
+twice, and the run goes on after the last step saved. A check that could
+not be saved is answered with an error saying so (exit 8), never with a
+verdict.`,
 		Example: `  # A new run: the first check grounds it and prints its id.
   laserbrain check --goal "add a CSV importer to the admin panel" --distance 8
   # Continue it; exit 1 when the state drifts.
@@ -185,6 +197,30 @@ func openStore() (laserbrain.Store, error) {
 		return nil, err
 	}
 	return backend.OpenRuns(cfg)
+}
+
+// openStores opens both stores LASERBRAIN_STORE names — for reading only
+// when readOnly (nothing is created) — for a command that reads a fleet
+// with its runs; the caller closes the backend. A bad setting is a
+// configuration mistake (exit 2), a store that cannot be opened a failure.
+func openStores(readOnly bool) (*backend.Backend, fleet.Store, laserbrain.Store, error) {
+	cfg, err := backend.FromEnv()
+	if err != nil {
+		return nil, nil, nil, err // a configuration mistake: exit 2 (internal/cli)
+	}
+	cfg.ReadOnly = readOnly
+	b := backend.New(cfg)
+	st, err := b.Fleet()
+	if err != nil {
+		b.Close()
+		return nil, nil, nil, cli.Failure(err)
+	}
+	runs, err := b.Runs()
+	if err != nil {
+		b.Close()
+		return nil, nil, nil, cli.Failure(err)
+	}
+	return b, st, runs, nil
 }
 
 // openReader opens the stores LASERBRAIN_STORE names for a command that
@@ -293,6 +329,17 @@ func (a *agentRuns) check(ctx context.Context, r *fleet.Run, in laserbrain.StepI
 	created = r.Checks == 0
 	r.Checks++
 	return out.CheckResult, created, nil
+}
+
+// checkBatch checks states on registered run r as one batch of its
+// supervision: durable together before it returns.
+func (a *agentRuns) checkBatch(ctx context.Context, r *fleet.Run, ins []agentrun.CheckInput) ([]agentrun.CheckOutcome, error) {
+	outs, err := a.sup.CheckBatch(ctx, r.ID, ins)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	r.Checks += len(outs)
+	return outs, nil
 }
 
 func (a *agentRuns) close() error { return a.sup.Close() }

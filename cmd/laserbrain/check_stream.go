@@ -6,6 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {
@@ -50,6 +55,7 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 			return err
 		}
 	}
+	stopOnSignal(s, store)
 	bad, err := s.run(streams.In, streams.Out)
 	if cerr := s.close(); err == nil {
 		err = cerr
@@ -69,13 +75,44 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 	return nil
 }
 
+// stopOnSignal makes SIGTERM and an interrupt end the stream as its input's
+// end would, but at once: the batch in flight is committed and answered,
+// the store closed, and then the process goes as the signal says (killed
+// by it, exit status 128+N to a shell). A stream waiting for input has
+// nothing uncommitted; one in the middle of a line finishes that line
+// first.
+func stopOnSignal(s *streamer, store laserbrain.Store) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	go func() {
+		sig := <-sigs
+		if err := s.stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "laserbrain: %v\n", err)
+		}
+		_ = store.Close()
+		signal.Reset(sig)
+		if n, ok := sig.(syscall.Signal); ok {
+			_ = syscall.Kill(os.Getpid(), n)
+			time.Sleep(time.Second) // the signal is on its way
+			os.Exit(128 + int(n))
+		}
+		os.Exit(cli.ExitFailure)
+	}()
+}
+
 // maxStreamLine bounds one input line; a longer line is reported as bad and
 // skipped, and the stream goes on.
 const maxStreamLine = 1 << 20
 
-// saveEvery is how often a stream writes its runs and contexts, so a killed
-// stream loses at most this much.
-const saveEvery = time.Second
+// The stream's group commit: the checks of the lines read since the last
+// commit are made durable together, then answered. A batch is committed
+// when no whole line is waiting in the input (its answers are due), when it
+// holds batchMax lines, when its first line was read batchWindow ago, at
+// the end of the input, and on SIGTERM or an interrupt.
+var (
+	batchMax    = 4096
+	batchWindow = 50 * time.Millisecond
+)
 
 // streamer checks a stream of states, holding each run it touches open for
 // the length of the stream.
@@ -84,19 +121,42 @@ type streamer struct {
 	defaultRun string
 	handles    map[string]laserbrain.RunHandle
 	dirty      map[string]bool
-	lastSave   time.Time
 	intern     interner
+	bad        int // lines answered with an error
 	failed     int // lines the store could not check (a run held elsewhere too long)
 	// agents are the registered agent runs: their lines are checked
-	// through their supervision, one by one, not held here.
+	// through their supervision (agentrun.Supervisor.CheckBatch), a batch
+	// at a time.
 	agents *agentRuns
 	// fresh: defaultRun is an id the stream made up (nobody registered it).
 	fresh bool
+
+	// The batch: every line read since the last commit, in order, and
+	// when the first of them was read. mu is held while a line is handled
+	// or a batch committed, so a signal commits between lines, never in
+	// the middle of one.
+	mu      sync.Mutex
+	w       *bufio.Writer
+	batch   []pending
+	batchAt time.Time
+	stopped bool // a signal committed the batch: read nothing more
+}
+
+// pending is one line of the batch: its answer once known, or the
+// registered run whose batch checks it at the commit.
+type pending struct {
+	line   int
+	answer []byte // the verdict or the error object, without its line feed
+	err    error
+	agent  *fleet.Run // a line on a registered run, checked at the commit
+	in     laserbrain.StepInput
+	newRun bool
+	local  bool // a verdict of laserbrain's store: durable at the commit's flush
 }
 
 func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
 	return &streamer{store: store, defaultRun: defaultRun, handles: map[string]laserbrain.RunHandle{},
-		dirty: map[string]bool{}, lastSave: time.Now(), agents: newAgentRuns()}
+		dirty: map[string]bool{}, agents: newAgentRuns()}
 }
 
 // streamError is the output line for a bad input line: the error envelope
@@ -127,13 +187,19 @@ func appendStreamError(b []byte, err error, line int) []byte {
 // line. It returns how many lines were bad; err is an I/O or store failure
 // that ends the stream.
 func (s *streamer) run(in io.Reader, out io.Writer) (bad int, err error) {
-	r := bufio.NewReaderSize(in, 64<<10)
-	w := bufio.NewWriterSize(out, 64<<10)
-	bad, err = s.loop(r, w)
-	if ferr := w.Flush(); err == nil && ferr != nil {
+	// A large read buffer: lines that arrive together are read together,
+	// and committed as one batch.
+	r := bufio.NewReaderSize(in, 256<<10)
+	s.mu.Lock()
+	s.w = bufio.NewWriterSize(out, 64<<10)
+	s.mu.Unlock()
+	err = s.loop(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ferr := s.w.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write: %w", ferr)
 	}
-	return bad, err
+	return s.bad, err
 }
 
 // lineReady reports whether a whole input line is already buffered, so that
@@ -143,53 +209,156 @@ func lineReady(r *bufio.Reader) bool {
 	return bytes.IndexByte(b, '\n') >= 0
 }
 
-func (s *streamer) loop(r *bufio.Reader, w *bufio.Writer) (bad int, err error) {
-	var buf []byte
+func (s *streamer) loop(r *bufio.Reader) error {
 	for n := 1; ; n++ {
 		line, tooLong, rerr := readLine(r)
 		if rerr != nil && rerr != io.EOF {
-			return bad, fmt.Errorf("read line %d: %w", n, rerr)
+			return fmt.Errorf("read line %d: %w", n, rerr)
 		}
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			buf = buf[:0]
-			var lerr error
-			if tooLong {
-				lerr = fmt.Errorf("line is longer than %d bytes", maxStreamLine)
-			} else {
-				var v laserbrain.CheckResult
-				if v, lerr = s.check(line); lerr == nil {
-					buf = v.AppendJSON(buf)
-				} else if f, ok := lerr.(fatalError); ok {
-					return bad, f.err
-				}
+		s.mu.Lock()
+		err := s.take(n, line, tooLong)
+		// Every verdict for the input read so far leaves before the stream
+		// could wait for more input, and only once its check is durable.
+		if err == nil && (rerr == io.EOF || !lineReady(r) || len(s.batch) >= batchMax ||
+			(len(s.batch) > 0 && time.Since(s.batchAt) >= batchWindow)) {
+			err = s.commit()
+		}
+		stopped := s.stopped
+		s.mu.Unlock()
+		if err != nil || rerr == io.EOF || stopped {
+			return err
+		}
+	}
+}
+
+// take handles one input line: a line for laserbrain's store is checked
+// now (its verdict waits for the commit), a registered run's line is
+// queued for its run's batch. The caller holds s.mu.
+func (s *streamer) take(n int, line []byte, tooLong bool) error {
+	if len(bytes.TrimSpace(line)) == 0 && !tooLong {
+		return nil
+	}
+	if len(s.batch) == 0 {
+		s.batchAt = time.Now()
+	}
+	p := pending{line: n}
+	switch {
+	case tooLong:
+		p.err = fmt.Errorf("line is longer than %d bytes", maxStreamLine)
+	default:
+		var err error
+		if p, err = s.check(p, line); err != nil {
+			if f, ok := err.(fatalError); ok {
+				return f.err
 			}
-			if lerr != nil {
-				bad++
-				if _, ok := lerr.(lineFailure); ok {
-					s.failed++
-				}
-				buf = appendStreamError(buf, lerr, n)
+			p.err = err
+		}
+	}
+	s.batch = append(s.batch, p)
+	return nil
+}
+
+// stop commits the batch and answers it, and keeps the stream from reading
+// on: what SIGTERM or an interrupt does before the process goes.
+func (s *streamer) stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	if s.w == nil {
+		return nil
+	}
+	err := s.commit()
+	if ferr := s.w.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write: %w", ferr)
+	}
+	return err
+}
+
+// commit makes the batch durable and writes its answers, in input order:
+// the registered runs' lines are checked, a batch per run
+// (agentrun.Supervisor.CheckBatch), the runs of laserbrain's store saved
+// and the store flushed (one fsync), and only then is any of it answered.
+// A verdict whose check could not be made durable is answered with an
+// error saying so, never as a verdict. The caller holds s.mu.
+func (s *streamer) commit() error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	ctx := context.Background()
+	// The registered runs' lines, a batch per run in the order the runs
+	// first appear.
+	var order []string
+	queued := map[string][]int{}
+	for i := range s.batch {
+		if a := s.batch[i].agent; a != nil && s.batch[i].err == nil {
+			if queued[a.ID] == nil {
+				order = append(order, a.ID)
 			}
-			if _, werr := w.Write(append(buf, '\n')); werr != nil {
-				return bad, fmt.Errorf("write: %w", werr)
-			}
-			// Every verdict for the input read so far leaves before the
-			// stream could wait for more input; lines that arrived together
-			// leave together, in one write.
-			if !lineReady(r) {
-				if werr := w.Flush(); werr != nil {
-					return bad, fmt.Errorf("write: %w", werr)
-				}
+			queued[a.ID] = append(queued[a.ID], i)
+		}
+	}
+	for _, id := range order {
+		s.checkAgent(ctx, queued[id])
+	}
+	var fatal error
+	if err := s.persist(); err != nil {
+		fatal = err
+		for i := range s.batch {
+			if s.batch[i].local && s.batch[i].err == nil {
+				s.batch[i].err = lineFailure{fmt.Errorf("not saved, so not answered: %w", err)}
 			}
 		}
-		if time.Since(s.lastSave) >= saveEvery {
-			if err := s.persist(); err != nil {
-				return bad, err
+	}
+	var buf []byte
+	for i := range s.batch {
+		p := &s.batch[i]
+		buf = buf[:0]
+		if p.err != nil {
+			s.bad++
+			if _, ok := p.err.(lineFailure); ok {
+				s.failed++
 			}
+			buf = appendStreamError(buf, p.err, p.line)
+		} else {
+			buf = append(buf, p.answer...)
 		}
-		if rerr == io.EOF {
-			return bad, s.persist()
+		if _, err := s.w.Write(append(buf, '\n')); err != nil {
+			return fmt.Errorf("write: %w", err)
 		}
+	}
+	s.batch = s.batch[:0]
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return fatal
+}
+
+// checkAgent checks the lines at idx, all on one registered run, as one
+// batch of its supervision.
+func (s *streamer) checkAgent(ctx context.Context, idx []int) {
+	r := s.batch[idx[0]].agent
+	var ins []agentrun.CheckInput
+	var take []int
+	for _, i := range idx {
+		p := &s.batch[i]
+		if p.newRun && r.Checks+len(take) > 0 {
+			p.err = fmt.Errorf("run %q exists already: %s", r.ID, lineRunWords.exists)
+			continue
+		}
+		ins = append(ins, agentrun.CheckInput{StepInput: p.in, Via: agentrun.ViaStream})
+		take = append(take, i)
+	}
+	if len(ins) == 0 {
+		return
+	}
+	outs, err := s.agents.checkBatch(ctx, r, ins)
+	for k, i := range take {
+		p := &s.batch[i]
+		if err != nil {
+			p.err = lineFailure{err}
+			continue
+		}
+		p.answer = outs[k].CheckResult.AppendJSON(nil)
 	}
 }
 
@@ -226,11 +395,12 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check runs one line against its run.
-func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
+// check reads one line: a line for laserbrain's store is stepped now, and
+// a registered run's is queued for the commit (p.agent).
+func (s *streamer) check(p pending, line []byte) (pending, error) {
 	in, run, err := parseStreamLineInterned(line, &s.intern)
 	if err != nil {
-		return laserbrain.CheckResult{}, err
+		return p, err
 	}
 	id, newRun := run.ID, run.New
 	if id == "" {
@@ -244,39 +414,37 @@ func (s *streamer) check(line []byte) (laserbrain.CheckResult, error) {
 	if h == nil && !(s.fresh && id == s.defaultRun) {
 		r, err := s.agents.lookup(context.Background(), id)
 		if err != nil {
-			return laserbrain.CheckResult{}, lineFailure{err}
+			return p, lineFailure{err}
 		}
 		if r != nil {
-			v, _, err := s.agents.check(context.Background(), r, in, run.New, lineRunWords, agentrun.ViaStream)
-			if cli.CodeOf(err) == cli.ExitFailure {
-				return v, lineFailure{err}
-			}
-			return v, err
+			p.agent, p.in, p.newRun = r, in, run.New
+			return p, nil
 		}
 	}
 	switch {
 	case h != nil && run.New:
-		return laserbrain.CheckResult{}, fmt.Errorf("run %q exists already: drop \"new_run\" to continue it", id)
+		return p, fmt.Errorf("run %q exists already: drop \"new_run\" to continue it", id)
 	case h == nil:
 		if h, err = openCheckedRun(context.Background(), s.store, id, newRun, lineRunWords); err != nil {
 			if cli.CodeOf(err) == cli.ExitFailure {
-				return laserbrain.CheckResult{}, lineFailure{err}
+				return p, lineFailure{err}
 			}
-			return laserbrain.CheckResult{}, err
+			return p, err
 		}
 		s.handles[id] = h
 	}
 	s.dirty[id] = true
 	v, err := h.Run().Step(in)
 	if err != nil {
-		return laserbrain.CheckResult{}, err
+		return p, err
 	}
 	if sp, ok := h.(spiller); ok {
 		if err := sp.Spill(); err != nil {
-			return laserbrain.CheckResult{}, fatalError{fmt.Errorf("run %s: %w", id, err)}
+			return p, fatalError{fmt.Errorf("run %s: %w", id, err)}
 		}
 	}
-	return v, nil
+	p.answer, p.local = v.AppendJSON(nil), true
+	return p, nil
 }
 
 var lineRunWords = runWords{
@@ -293,7 +461,8 @@ func (f fatalError) Error() string { return f.err.Error() }
 // saves (the directory store does).
 type spiller interface{ Spill() error }
 
-// persist writes every run changed since the last save, then the contexts.
+// persist saves every run changed since the last commit, then flushes the
+// store: every step so far is durable when it returns.
 func (s *streamer) persist() error {
 	ctx := context.Background()
 	for id := range s.dirty {
@@ -302,7 +471,6 @@ func (s *streamer) persist() error {
 		}
 		delete(s.dirty, id)
 	}
-	s.lastSave = time.Now()
 	if err := s.store.Flush(ctx); err != nil {
 		return fmt.Errorf("context store not saved: %w", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/report"
 )
@@ -67,21 +66,11 @@ page and each run's coverage; --json says the same as JSON.`,
 					return cli.Usagef("--run: %v", err)
 				}
 			}
-			cfg, err := backend.FromEnv()
+			b, fl, store, err := openStores(true) // a report reads; it creates no home
 			if err != nil {
-				return cli.Usagef("%v", err)
+				return err
 			}
-			cfg.ReadOnly = true // a report reads; it creates no home
-			b := backend.New(cfg)
 			defer b.Close()
-			store, err := b.Runs()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			fl, err := b.Fleet()
-			if err != nil {
-				return cli.Failure(err)
-			}
 			lo := report.Options{Runs: store, Fleet: fl, Now: reportClock}
 			if opts.run != "" {
 				lo.Run = opts.run

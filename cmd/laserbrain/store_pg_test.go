@@ -422,8 +422,11 @@ func TestEightSupervisorsOneFleet(t *testing.T) {
 			i := n % len(goals)
 			c := exec.Command(bin, "hook", "post-tool-use")
 			c.Dir, c.Env = repo, append(env, fmt.Sprintf("LASERBRAIN_AGENT=w%d", i))
+			// Each call writes a file of its own: the agent's footprint grows,
+			// so the rounds have changes to journal (a round journals what
+			// changed since the last one).
 			c.Stdin = strings.NewReader(hookPayload("PostToolUse", map[string]any{"session_id": fmt.Sprintf("sess-%d", i), "cwd": repo,
-				"tool_name": "Bash", "tool_use_id": fmt.Sprintf("t%d", n), "tool_input": map[string]any{"command": fmt.Sprintf("make test-%d", n)}}))
+				"tool_name": "Write", "tool_use_id": fmt.Sprintf("t%d", n), "tool_input": map[string]any{"file_path": filepath.Join(repo, fmt.Sprintf("f%d.go", n)), "content": "package f"}}))
 			if err := c.Run(); err != nil {
 				t.Error(err)
 			}

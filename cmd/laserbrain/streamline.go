@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -99,21 +100,7 @@ type lineParser struct {
 }
 
 // interner hands out one string per distinct plain value, up to a bound.
-type interner struct{ m map[string]string }
-
-const internMax = 4096
-
-func (in *interner) get(b []byte) string {
-	if s, ok := in.m[string(b)]; ok { // no allocation for the lookup
-		return s
-	}
-	s := string(b)
-	if in.m == nil || len(in.m) >= internMax {
-		in.m = make(map[string]string, 64)
-	}
-	in.m[s] = s
-	return s
-}
+type interner = jsonl.Interner
 
 func (p *lineParser) peek() byte {
 	if p.i < len(p.b) {
@@ -179,7 +166,7 @@ func (p *lineParser) str() (string, error) {
 			raw := p.b[start:p.i]
 			if plain {
 				if p.intern != nil {
-					return p.intern.get(raw[1 : len(raw)-1]), nil
+					return p.intern.String(raw[1 : len(raw)-1]), nil
 				}
 				return string(raw[1 : len(raw)-1]), nil
 			}

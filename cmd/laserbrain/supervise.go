@@ -138,20 +138,11 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	if err != nil {
 		return err
 	}
-	cfg, err := backend.FromEnv()
+	b, st, runs, err := openStores(false)
 	if err != nil {
-		return err // a configuration mistake: exit 2 (internal/cli)
+		return err
 	}
-	b := backend.New(cfg)
 	defer b.Close()
-	st, err := b.Fleet()
-	if err != nil {
-		return cli.Failure(err)
-	}
-	runs, err := b.Runs()
-	if err != nil {
-		return cli.Failure(err)
-	}
 	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter, EscalateWaiting: opts.escalateWaiting}
 	if opts.escalateAfter == 0 {
 		o.EscalateAfter = -1

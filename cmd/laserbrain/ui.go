@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/ui"
 )
@@ -76,20 +75,11 @@ interrupted.`,
 			if err != nil {
 				return cli.Failure(err)
 			}
-			cfg, err := backend.FromEnv()
+			b, st, runs, err := openStores(false)
 			if err != nil {
-				return err // a configuration mistake: exit 2 (internal/cli)
+				return err
 			}
-			b := backend.New(cfg)
 			defer b.Close()
-			st, err := b.Fleet()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			runs, err := b.Runs()
-			if err != nil {
-				return cli.Failure(err)
-			}
 			srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Addr: opts.addr, By: currentUser(), Log: streams.ErrOut})
 			if err != nil {
 				return cli.Usagef("%v", err)

@@ -72,9 +72,16 @@ func TestJoinedRunsStopOnlyTheirOwn(t *testing.T) {
 	}
 	b := a.join(t, &Client{Name: "fake-b", API: ChatAPI}, bBin, NewModelFor(t, ChatAPI))
 	ra, rb := a.Start(t, a.Bin), b.Start(t, b.Bin)
-	for end := time.Now().Add(10 * time.Second); len(b.Processes()) == 0 || !strings.Contains(strings.Join(describe(b.Processes()), " "), "301"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("b's sleep never started")
+	// Both sleeps running before a's Wait looks (under load a's may not
+	// have been started yet: then there is nothing of a's to stop).
+	for _, w := range []struct {
+		s    *Session
+		name string
+	}{{a, "sleep 300"}, {b, "sleep 301"}} {
+		for end := time.Now().Add(10 * time.Second); !strings.Contains(strings.Join(describe(w.s.Processes()), " "), w.name); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("%s never started", w.name)
+			}
 		}
 	}
 	ra.Wait(t)

@@ -4,14 +4,19 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // keyValuePassword matches password=... in a libpq key/value DSN, quoted or
 // not (libpq quotes with single quotes and escapes with backslash).
-var keyValuePassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+// Compiled on first use: every laserbrain process links this package, few
+// mask a connection string.
+var keyValuePassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+})
 
 // urlQueryPassword matches ?password=... or &password=... in a URL DSN.
-var urlQueryPassword = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+var urlQueryPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)([?&]password=)[^&#]*`) })
 
 // Mask hides the password of a connection string, in URL form
 // (postgres://user:pw@host) and key/value form (password=pw), as ***.
@@ -28,9 +33,9 @@ func Mask(dsn string) string {
 				dsn = dsn[:i] + userinfo[:c] + ":***" + dsn[i+at:]
 			}
 		}
-		return urlQueryPassword.ReplaceAllString(dsn, "${1}***")
+		return urlQueryPassword().ReplaceAllString(dsn, "${1}***")
 	}
-	return keyValuePassword.ReplaceAllString(dsn, "${1}***")
+	return keyValuePassword().ReplaceAllString(dsn, "${1}***")
 }
 
 // dsnPassword extracts the password of dsn, if any, so that it can also be
@@ -47,7 +52,7 @@ func dsnPassword(dsn string) string {
 		}
 		return ""
 	}
-	m := keyValuePassword.FindStringSubmatch(dsn)
+	m := keyValuePassword().FindStringSubmatch(dsn)
 	if m == nil {
 		return ""
 	}
@@ -88,6 +93,6 @@ func Scrub(msg, dsn string) string {
 	if pw := dsnPassword(dsn); len(pw) >= 3 {
 		msg = strings.ReplaceAll(msg, pw, "***")
 	}
-	msg = keyValuePassword.ReplaceAllString(msg, "${1}***")
+	msg = keyValuePassword().ReplaceAllString(msg, "${1}***")
 	return OneLine(msg)
 }

@@ -1,19 +1,17 @@
 package link
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/laserkit/laserkit/grammar"
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 )
 
@@ -219,8 +217,9 @@ func str(s string) grammar.Value { return grammar.Value{Kind: grammar.String, St
 
 // Records reads every record, oldest first. Blank lines are skipped, and
 // so is a line that is not a JSON object with string fields (a torn or
-// foreign line must not blind the reader to the rest). A missing file is
-// an empty link.
+// foreign line must not blind the reader to the rest); a last line without
+// its line feed is a write still under way, read once it is whole. A
+// missing file is an empty link.
 func (l *Link) Records() ([]Record, error) {
 	var out []Record
 	err := l.scan(func(r Record) { out = append(out, r) })
@@ -250,27 +249,20 @@ func (l *Link) lines(fn func([]byte)) error {
 	if l.Log != nil {
 		return l.Log.Lines(fn)
 	}
-	f, err := os.Open(l.Path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// The one JSON-lines reader: a torn last line is not a record yet. A
+	// foreign or damaged line is skipped, as the reference skips it: the
+	// link has no lock (any number of processes append, Python ones too),
+	// so no writer can cut a torn line off, and the next record ends it.
+	_, err := jsonl.Scan(l.Path, jsonl.Start, func(line []byte, _ int) error {
+		if line = bytes.TrimRight(line, "\r"); len(line) > 0 {
+			fn(line)
+		}
 		return nil
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("link: %w", err)
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if line = bytes.TrimRight(line, "\r\n"); len(line) > 0 {
-			fn(line)
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("link: read %s: %w", l.Path, err)
-		}
-	}
+	return nil
 }
 
 // parseLine decodes one line; ok is false for a line to skip.

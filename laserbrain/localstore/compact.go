@@ -10,10 +10,13 @@ import (
 // the log. Writers wait meanwhile; runs held open elsewhere stay held and
 // go on saving into the new log.
 //
-// Each run's history is cut back to its committed length and extended,
-// its new state written beside the old; then every file written is synced
-// at once (one syncfs on Linux), the states renamed into place, the
-// directory synced, and the log replaced by an empty one. A crash at any point leaves each run
+// Each run's history is cut back to its committed length and extended by
+// its steps in the log, copied a window at a time, its new state written
+// beside the old, and both files closed before the next run: however many
+// runs and steps the log holds, a compaction keeps a bounded buffer and two
+// files open. Then every file written is made durable at once (one syncfs
+// on Linux), the states renamed into place, the directory synced, and the
+// log replaced by an empty one. A crash at any point leaves each run
 // readable: the log is dropped last, and its records that are already on
 // file no longer chain onto the files and are passed over.
 func (s *Store) Compact() error {
@@ -25,51 +28,29 @@ func (s *Store) Compact() error {
 		if len(ids) == 0 {
 			return nil
 		}
-		var files []*os.File
-		defer func() {
-			for _, f := range files {
-				f.Close()
-			}
-		}()
+		sy := newSyncer(s.runsDir)
 		var renames [][2]string
 		for _, id := range ids {
-			st, err := s.lookup(id, true)
+			st, err := s.lookup(id)
 			if err != nil {
 				return err
 			}
-			if st == nil || !st.fromLog {
+			if st == nil || !st.fromLog() {
 				continue
 			}
-			n := st.historyBytes
-			if len(st.logSteps) > 0 {
-				hf, err := os.OpenFile(s.historyPath(id), os.O_WRONLY|os.O_CREATE, 0o644)
-				if err != nil {
-					return err
-				}
-				files = append(files, hf)
-				buf := st.logSteps
-				if err := hf.Truncate(n); err != nil {
-					return fmt.Errorf("compact run %s: %w", id, err)
-				}
-				if _, err := hf.WriteAt(buf, n); err != nil {
-					return fmt.Errorf("compact run %s: %w", id, err)
-				}
-				n += int64(len(buf))
+			n, err := s.compactHistory(id, st, sy)
+			if err != nil {
+				return fmt.Errorf("compact run %s: %w", id, err)
 			}
 			tmp := s.runPath(id) + ".compact"
-			sf, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-			if err != nil {
-				return err
-			}
-			files = append(files, sf)
 			data := append(append([]byte(`{"run":`), st.state...), `,"history_bytes":`...)
 			data = append(strconv.AppendInt(data, n, 10), "}\n"...)
-			if _, err := sf.Write(data); err != nil {
+			if err := writeSynced(tmp, data, sy); err != nil {
 				return fmt.Errorf("compact run %s: %w", id, err)
 			}
 			renames = append(renames, [2]string{tmp, s.runPath(id)})
 		}
-		if err := syncFiles(files); err != nil {
+		if err := sy.done(); err != nil {
 			return err
 		}
 		for _, r := range renames {
@@ -82,4 +63,45 @@ func (s *Store) Compact() error {
 		}
 		return s.log.replaceWithEmpty()
 	})
+}
+
+// compactHistory extends run id's history file by its steps in the log
+// and returns the file's committed length after them.
+func (s *Store) compactHistory(id string, st *stored, sy *syncer) (int64, error) {
+	n := st.historyBytes
+	hf, err := os.OpenFile(s.historyPath(id), os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer hf.Close()
+	if err := hf.Truncate(n); err != nil {
+		return 0, err
+	}
+	if _, err := hf.Seek(n, 0); err != nil {
+		return 0, err
+	}
+	copied, err := s.log.copySteps(st.saves, hf)
+	if err != nil {
+		return 0, err
+	}
+	if err := sy.add(hf); err != nil {
+		return 0, err
+	}
+	return n + copied, hf.Close()
+}
+
+// writeSynced writes a new file at path, made durable through sy.
+func writeSynced(path string, data []byte, sy *syncer) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := sy.add(f); err != nil {
+		return err
+	}
+	return f.Close()
 }

@@ -1,7 +1,6 @@
 package localstore
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -23,7 +23,9 @@ import (
 // Python process reads and writes it too, under the reference's marker
 // lock. Rewriting it whole for every flush made a check cost more the more
 // contexts the machine knew, so a flush appends its records to
-// contexts.log instead (one line, one write, synced), and compaction
+// contexts.log instead (one line, one write, synced, the log's lock held
+// exclusively: internal/jsonl's appender cuts off a line a crash left
+// unfinished), and compaction
 // merges the log into contexts.json now and then: at a flush when the log
 // passes ContextsCompactAt or holds a record older than ContextsCompactAge,
 // and at the close of a store unless contexts.json was written less than
@@ -57,7 +59,7 @@ var (
 
 type contexts struct {
 	jsonPath, logPath string
-	lock              *flock.Flock // contexts.log.lock: shared to append or read, exclusive to compact
+	lock              *flock.Flock // contexts.log.lock: shared to read, exclusive to append or compact
 
 	mu        sync.Mutex
 	view      *laserbrain.MemContexts // contexts.json + log, as last read
@@ -161,42 +163,16 @@ type contextRecord struct {
 	Ctx []laserbrain.ContextDelta `json:"ctx"`
 }
 
-// readContextLog reads whole lines from off on; n is how many bytes they
-// took. Lines that are not records (a torn write) are skipped.
+// readContextLog reads the log's records from off on, through the one
+// JSON-lines reader; n is how many bytes they took. A torn last line is
+// not read (its writer may still be at it; the next writer cuts it off), a
+// damaged line is an error naming it.
 func readContextLog(path string, off int64) (recs []contextRecord, n int64, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	if fi.Size() <= off {
-		return nil, 0, nil
-	}
-	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil {
-		return nil, 0, err
-	}
-	end := bytes.LastIndexByte(buf, '\n')
-	if end < 0 {
-		return nil, 0, nil
-	}
-	for _, line := range bytes.Split(buf[:end], []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		var r contextRecord
-		if json.Unmarshal(line, &r) == nil {
-			recs = append(recs, r)
-		}
-	}
-	return recs, int64(end + 1), nil
+	end, err := jsonl.Decode(path, jsonl.Pos{Off: off}, func(r contextRecord, _ int) error {
+		recs = append(recs, r)
+		return nil
+	})
+	return recs, end.Off - off, err
 }
 
 func readContexts(path string) (map[string]laserbrain.ContextEntry, error) {
@@ -259,9 +235,11 @@ func (c *contexts) flush(closing bool) error {
 		if err != nil {
 			return err
 		}
-		line = append(append([]byte{'\n'}, line...), '\n')
-		if err := c.withLock(false, func() error {
-			if err := fsx.AppendSync(c.logPath, line, 0o644); err != nil {
+		line = append(line, '\n')
+		// One writer at a time: the append cuts off a line a crashed
+		// writer left unfinished (jsonl.Append).
+		if err := c.withLock(true, func() error {
+			if _, err := jsonl.Append(c.logPath, line, 0o644); err != nil {
 				return err
 			}
 			return c.refresh()
@@ -301,22 +279,19 @@ func (c *contexts) due(closing bool) bool {
 		jfi, err := os.Stat(c.jsonPath)
 		return err != nil || time.Since(jfi.ModTime()) >= contextsCloseAge
 	}
-	f, err := os.Open(c.logPath)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
+	var first time.Time
+	stop := errors.New("found")
+	_, _ = jsonl.Scan(c.logPath, jsonl.Start, func(line []byte, _ int) error {
 		var r struct {
 			At time.Time `json:"at"`
 		}
-		if json.Unmarshal(sc.Bytes(), &r) == nil && !r.At.IsZero() {
-			return time.Since(r.At) >= ContextsCompactAge
+		if json.Unmarshal(line, &r) == nil && !r.At.IsZero() {
+			first = r.At
+			return stop
 		}
-	}
-	return false
+		return nil
+	})
+	return !first.IsZero() && time.Since(first) >= ContextsCompactAge
 }
 
 // compact merges the log into contexts.json (steps 1-5 above). The caller

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,5 +204,38 @@ func TestImportContextsOncePerSource(t *testing.T) {
 	e, _, _ := open(t, dir).Contexts().Context(billboard)
 	if e.Checks != 6 || e.SessionCount != 3 || len(e.Sessions) != 3 {
 		t.Fatalf("after the import: %+v, want 6 checks from 3 runs", e)
+	}
+}
+
+// A record a crash left unfinished at the end of contexts.log is not read,
+// and the next flush cuts it off before its own: every complete record is
+// counted once, the torn one never, and the log reads whole after.
+func TestContextsLogTornRecord(t *testing.T) {
+	setAges(t, time.Hour, time.Hour)
+	dir := t.TempDir()
+	s := open(t, dir)
+	checkBillboard(t, s, 2)
+	logPath := filepath.Join(dir, "config", "contexts.log")
+	f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"at":"2026-08-24T15:00:00Z","ctx":[{"id":"` + billboard + `","st`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	other := open(t, dir)
+	e, ok, err := other.Contexts().Context(billboard)
+	if err != nil || !ok || e.Checks != 2 {
+		t.Fatalf("with a torn record: %+v, %v, %v; want the 2 steps flushed", e, ok, err)
+	}
+	checkBillboard(t, other, 1)
+	data, _ := os.ReadFile(logPath)
+	if strings.Contains(string(data), `"st`+"{") || !strings.HasSuffix(string(data), "\n") {
+		t.Fatalf("the torn record is still in the log:\n%s", data)
+	}
+	e, ok, err = open(t, dir).Contexts().Context(billboard)
+	if err != nil || !ok || e.Checks != 3 {
+		t.Fatalf("after the next flush: %+v, %v, %v; want 3 steps", e, ok, err)
 	}
 }

@@ -14,10 +14,18 @@
 // are passed over. Homes written by earlier versions (own files, no log)
 // are read as they are.
 //
-// A process holds a run while it steps it: on Linux a one-byte lock on
-// runs/locks at an offset hashed from the run id (no file per run),
-// elsewhere runs/<id>.lock. All processes on a home must run this version
-// or later: an earlier one writes runs only to their own files.
+// The log is read through a bounded window (its records' bodies are
+// checked and skipped, not held) and compaction copies a run's steps a
+// window at a time and closes its files before the next run, so neither
+// the memory nor the open files of a process grow with a run's length or
+// the number of runs.
+//
+// A process holds a run while it steps it: on Linux a one-byte lock in one
+// of 256 files under runs/locks.d at an offset hashed from the run id (no
+// file per run, and a lock costs the same however many runs are held; see
+// runlock_linux.go), elsewhere runs/<id>.lock. All processes on a home must
+// run this version or later: an earlier one writes runs only to their own
+// files, and locks runs in runs/locks, which this one does not look at.
 //
 // Contexts. contexts.json stays the Python reference's file, shared both
 // ways; flushes append to contexts.log and compaction merges it in, exactly

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/envconfig"
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -111,16 +111,18 @@ type runFile struct {
 }
 
 // stored is a run as the store holds it: its own files, then the chain of
-// its saves in the log.
+// its saves in the log (read from the log when needed, not held).
 type stored struct {
 	state        []byte
 	count        int // steps committed
 	onFile       bool
 	fileCount    int
 	historyBytes int64
-	logSteps     []byte // committed step lines from the log, after the file's
-	fromLog      bool   // a log record applied
+	saves        []span // the saves in the log that apply, after the file's
 }
+
+// fromLog reports whether a save in the log applies.
+func (st *stored) fromLog() bool { return len(st.saves) > 0 }
 
 // stepCount reads a state's step_count.
 func stepCount(state []byte) (int, error) {
@@ -134,10 +136,9 @@ func stepCount(state []byte) (int, error) {
 	return c.StepCount, nil
 }
 
-// lookup reads run id; nil when there is none. withSteps reads the steps
-// in the log too (ReadRun, compaction); opening a run needs only its
-// state. The caller holds the log's lock.
-func (s *Store) lookup(id string, withSteps bool) (*stored, error) {
+// lookup reads run id; nil when there is none. The caller holds the log's
+// lock.
+func (s *Store) lookup(id string) (*stored, error) {
 	st := &stored{}
 	data, err := os.ReadFile(s.runPath(id))
 	switch {
@@ -155,14 +156,17 @@ func (s *Store) lookup(id string, withSteps bool) (*stored, error) {
 		}
 		st.state, st.count, st.onFile, st.fileCount, st.historyBytes = f.Run, n, true, n, f.HistoryBytes
 	}
-	state, count, steps, applied, err := s.log.chain(id, st.count, withSteps)
+	saves, count, err := s.log.chain(id, st.count)
 	if err != nil {
 		return nil, err
 	}
-	if applied {
-		st.state, st.count, st.logSteps, st.fromLog = state, count, steps, true
+	if len(saves) > 0 {
+		if st.state, err = s.log.state(saves[len(saves)-1]); err != nil {
+			return nil, err
+		}
+		st.count, st.saves = count, saves
 	}
-	if !st.onFile && !st.fromLog {
+	if !st.onFile && !st.fromLog() {
 		return nil, nil
 	}
 	return st, nil
@@ -190,7 +194,7 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 		return nil, fmt.Errorf("run %s is in use: %w", id, err)
 	}
 	var st *stored
-	if err := s.log.withLock(false, func() (err error) { st, err = s.lookup(id, false); return err }); err != nil {
+	if err := s.log.withLock(false, func() (err error) { st, err = s.lookup(id); return err }); err != nil {
 		lock.Unlock()
 		return nil, err
 	}
@@ -218,7 +222,7 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 		hist []laserbrain.StepRecord
 	)
 	err := s.log.withLock(false, func() (err error) {
-		if st, err = s.lookup(id, true); err != nil || st == nil {
+		if st, err = s.lookup(id); err != nil || st == nil {
 			return err
 		}
 		hist, err = s.readHistory(id, st)
@@ -239,37 +243,36 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 }
 
 // readHistory reads the committed part of the run's history file, then
-// its steps from the log.
+// its steps from the log, a line at a time.
 func (s *Store) readHistory(id string, st *stored) ([]laserbrain.StepRecord, error) {
 	out := make([]laserbrain.StepRecord, 0, st.count)
+	steps := laserbrain.StepReader{Strings: &jsonl.Interner{}}
+	decode := func(where string, base int) func([]byte, int) error {
+		return func(line []byte, n int) error {
+			rec, err := steps.Parse(line)
+			if err != nil {
+				return fmt.Errorf("run %s: %s step %d: %w", id, where, base+n, err)
+			}
+			out = append(out, rec)
+			return nil
+		}
+	}
 	if st.historyBytes > 0 {
 		fh, err := os.Open(s.historyPath(id))
 		if err != nil {
 			return nil, fmt.Errorf("run %s: history: %w", id, err)
 		}
-		data := make([]byte, st.historyBytes)
-		_, err = io.ReadFull(fh, data)
+		end, err := jsonl.ScanFile(fh, jsonl.Start, st.historyBytes, decode(s.historyPath(id)+":", 0))
 		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("run %s: history is shorter than its state says: %w", id, err)
+		if err == nil && end.Off != st.historyBytes {
+			err = fmt.Errorf("run %s: history is shorter than its state says (%d of %d bytes)", id, end.Off, st.historyBytes)
 		}
-		for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-			var rec laserbrain.StepRecord
-			if err := json.Unmarshal(line, &rec); err != nil {
-				return nil, fmt.Errorf("run %s: history line %d: %w", id, i+1, err)
-			}
-			out = append(out, rec)
+		if err != nil {
+			return nil, err
 		}
 	}
-	for i, line := range bytes.Split(bytes.TrimSuffix(st.logSteps, []byte("\n")), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		var rec laserbrain.StepRecord
-		if err := json.Unmarshal(line, &rec); err != nil {
-			return nil, fmt.Errorf("run %s: step %d in the log: %w", id, st.fileCount+i+1, err)
-		}
-		out = append(out, rec)
+	if err := s.log.eachStep(st.saves, decode("the log:", len(out))); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -338,7 +341,7 @@ func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
 		}
 		for _, id := range logIDs {
 			if !seen[id] {
-				if st, err := s.lookup(id, false); err != nil {
+				if st, err := s.lookup(id); err != nil {
 					return err
 				} else if st != nil {
 					seen[id] = true
@@ -427,7 +430,7 @@ func (s *Store) ImportRun(ctx context.Context, r *laserbrain.Run) error {
 		lines = append(steps[i].AppendJSON(lines), '\n')
 	}
 	return s.log.withLock(false, func() error {
-		st, err := s.lookup(id, false)
+		st, err := s.lookup(id)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
 // The run log (runs/log.jsonl) is where saves go: one line per save of one
@@ -73,6 +74,7 @@ type runLog struct {
 	indexed int64 // bytes of the log indexed into spans
 	spans   map[string][]span
 	dirty   bool // appended since the last sync
+	copyBuf []byte
 }
 
 func openRunLog(dir string) (*runLog, error) {
@@ -181,7 +183,9 @@ func (l *runLog) replaceWithEmpty() error {
 }
 
 // index reads the log from where it was last read, recording where each
-// run's records are. A record still being written is read next time.
+// run's records are. A record still being written is read next time. It
+// reads through a bounded window, never the log whole: a record's body is
+// checked (its CRC) and skipped without being held.
 func (l *runLog) index() error {
 	if l.f == nil {
 		return nil
@@ -200,40 +204,146 @@ func (l *runLog) index() error {
 	if size == l.indexed {
 		return nil
 	}
-	buf := make([]byte, size-l.indexed)
-	if _, err := l.f.ReadAt(buf, l.indexed); err != nil && err != io.EOF {
-		return err
-	}
-	pos := 0
-	for pos < len(buf) {
-		nl := bytes.IndexByte(buf[pos:], '\n')
-		if nl < 0 {
-			break
+	c := &cursor{f: l.f, end: size}
+	pos := l.indexed
+	for pos < size {
+		head, next, ok, err := c.line(pos)
+		if err != nil {
+			return err
 		}
-		line := buf[pos : pos+nl]
-		if bytes.HasPrefix(line, headerPrefix) {
+		if !ok {
+			break // the last line, still being written
+		}
+		if bytes.HasPrefix(head, headerPrefix) && next-pos == int64(len(head))+1 {
 			var h recordHeader
-			if json.Unmarshal(line, &h) == nil && h.Steps >= 0 && h.State > 0 {
-				start := pos + nl + 1
-				end := start + int(h.Steps+h.State)
-				if end > len(buf) || end < start {
-					if bytes.Contains(buf[start:], fence) {
-						pos += nl + 1 // torn: a later record begins inside it
+			if json.Unmarshal(head, &h) == nil && h.Steps >= 0 && h.State > 0 {
+				start, end := next, next+h.Steps+h.State
+				if end > size || end < start {
+					torn, err := c.contains(start, size, fence)
+					if err != nil {
+						return err
+					}
+					if torn {
+						pos = next // torn: a later record begins inside it
 						continue
 					}
 					break // still being written
 				}
-				if crc32.Checksum(buf[start:end], castagnoli()) == h.CRC {
-					l.spans[h.Run] = append(l.spans[h.Run], span{body: l.indexed + int64(start), base: h.Base, n: h.N, steps: h.Steps, state: h.State})
+				sum, err := c.crc(start, end)
+				if err != nil {
+					return err
+				}
+				if sum == h.CRC {
+					l.spans[h.Run] = append(l.spans[h.Run], span{body: start, base: h.Base, n: h.N, steps: h.Steps, state: h.State})
 					pos = end
 					continue
 				}
 			}
 		}
-		pos += nl + 1
+		pos = next
 	}
-	l.indexed += int64(pos)
+	l.indexed = pos
 	return nil
+}
+
+// cursor reads a file through one bounded window, at any offset below end.
+type cursor struct {
+	f       *os.File
+	end     int64
+	buf     []byte
+	bufOff  int64
+	scratch []byte
+}
+
+const cursorWindow = 64 << 10
+
+// window returns the buffered bytes from off on (at least one, unless off
+// is at the end), reading when off is outside the window.
+func (c *cursor) window(off int64) ([]byte, error) {
+	if off >= c.bufOff && off < c.bufOff+int64(len(c.buf)) {
+		return c.buf[off-c.bufOff:], nil
+	}
+	if off >= c.end {
+		return nil, nil
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, cursorWindow)
+	}
+	n := min(int64(cursorWindow), c.end-off)
+	c.buf = c.buf[:cursorWindow]
+	m, err := c.f.ReadAt(c.buf[:n], off)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	c.buf, c.bufOff = c.buf[:m], off
+	return c.buf, nil
+}
+
+// line finds the line starting at off: head is its first bytes (up to a
+// window's worth, enough for any header), next the offset after its line
+// feed; ok is false when the line has none before end.
+func (c *cursor) line(off int64) (head []byte, next int64, ok bool, err error) {
+	at := off
+	for at < c.end {
+		w, err := c.window(at)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if i := bytes.IndexByte(w, '\n'); i >= 0 {
+			next = at + int64(i) + 1
+			break
+		}
+		at += int64(len(w))
+	}
+	if next == 0 {
+		return nil, 0, false, nil
+	}
+	w, err := c.window(off)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	n := min(int64(len(w)), next-off-1)
+	c.scratch = append(c.scratch[:0], w[:n]...)
+	return c.scratch, next, true, nil
+}
+
+// crc is the CRC-32C of the bytes from start to end.
+func (c *cursor) crc(start, end int64) (uint32, error) {
+	var sum uint32
+	for at := start; at < end; {
+		w, err := c.window(at)
+		if err != nil {
+			return 0, err
+		}
+		if len(w) == 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		w = w[:min(int64(len(w)), end-at)]
+		sum = crc32.Update(sum, castagnoli(), w)
+		at += int64(len(w))
+	}
+	return sum, nil
+}
+
+// contains reports whether needle occurs between start and end.
+func (c *cursor) contains(start, end int64, needle []byte) (bool, error) {
+	var carry []byte
+	for at := start; at < end; {
+		w, err := c.window(at)
+		if err != nil {
+			return false, err
+		}
+		if len(w) == 0 {
+			return false, nil
+		}
+		w = w[:min(int64(len(w)), end-at)]
+		if bytes.Contains(append(carry, w[:min(len(w), len(needle))]...), needle) || bytes.Contains(w, needle) {
+			return true, nil
+		}
+		carry = append(carry[:0], w[max(0, len(w)-len(needle)+1):]...)
+		at += int64(len(w))
+	}
+	return false, nil
 }
 
 var (
@@ -255,37 +365,75 @@ type recordHeader struct {
 }
 
 // chain follows run id's saves in the log on top of base steps (those on
-// file): a save applies when it starts where the run stands. It returns
-// the last applied save's state and the step count after it, and with
-// withSteps the applied saves' step lines; applied is false when no save
-// chains. Only the bodies needed are read.
-func (l *runLog) chain(id string, base int, withSteps bool) (state []byte, count int, steps []byte, applied bool, err error) {
+// file): a save applies when it starts where the run stands. It returns the
+// saves that apply, in order, and the step count after them (none: the
+// run's saves do not chain, and count is base). Nothing is read but the
+// index: the bodies stay on disk until state or steps reads them.
+func (l *runLog) chain(id string, base int) (applied []span, count int, err error) {
 	if err := l.index(); err != nil {
-		return nil, 0, nil, false, err
+		return nil, 0, err
 	}
 	count = base
-	var last span
 	for _, sp := range l.spans[id] {
 		if sp.base != count {
 			continue // not the next save in the chain
 		}
-		if withSteps && sp.steps > 0 {
-			buf := make([]byte, sp.steps)
-			if _, err := l.f.ReadAt(buf, sp.body); err != nil {
-				return nil, 0, nil, false, err
-			}
-			steps = append(steps, buf...)
+		applied = append(applied, sp)
+		count = sp.n
+	}
+	return applied, count, nil
+}
+
+// state reads the state a save wrote.
+func (l *runLog) state(sp span) ([]byte, error) {
+	state := make([]byte, sp.state)
+	if _, err := l.f.ReadAt(state, sp.body+sp.steps); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(state, []byte("\n")), nil
+}
+
+// eachStep calls fn with every step line the saves wrote, in order,
+// reading through a bounded window.
+func (l *runLog) eachStep(spans []span, fn func(line []byte, n int) error) error {
+	n := 0
+	for _, sp := range spans {
+		if sp.steps == 0 {
+			continue
 		}
-		count, last, applied = sp.n, sp, true
+		_, err := jsonl.ScanFile(l.f, jsonl.Pos{Off: sp.body, Line: n + 1}, sp.body+sp.steps, func(line []byte, k int) error {
+			n = k
+			return fn(line, k)
+		})
+		if err != nil {
+			return err
+		}
 	}
-	if !applied {
-		return nil, base, nil, false, nil
+	return nil
+}
+
+// copySteps appends the step lines the saves wrote to w through one
+// window-sized buffer, and returns how many bytes it copied.
+func (l *runLog) copySteps(spans []span, w io.Writer) (int64, error) {
+	if l.copyBuf == nil {
+		l.copyBuf = make([]byte, cursorWindow)
 	}
-	state = make([]byte, last.state)
-	if _, err := l.f.ReadAt(state, last.body+last.steps); err != nil {
-		return nil, 0, nil, false, err
+	buf := l.copyBuf
+	var total int64
+	for _, sp := range spans {
+		for at, end := sp.body, sp.body+sp.steps; at < end; {
+			n := min(int64(len(buf)), end-at)
+			if _, err := l.f.ReadAt(buf[:n], at); err != nil {
+				return total, err
+			}
+			if _, err := w.Write(buf[:n]); err != nil {
+				return total, err
+			}
+			at += n
+			total += n
+		}
 	}
-	return bytes.TrimSuffix(state, []byte("\n")), count, steps, true, nil
+	return total, nil
 }
 
 // appendRecord writes one save. The caller holds the lock shared.

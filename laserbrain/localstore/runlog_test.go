@@ -92,7 +92,7 @@ func TestCreatingARunCreatesNoFile(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := listDir(t, filepath.Join(dir, "runs")); fmt.Sprint(got) != "[locks log.jsonl log.lock]" {
+	if got := listDir(t, filepath.Join(dir, "runs")); fmt.Sprint(got) != "[locks.d log.jsonl log.lock]" {
 		t.Errorf("runs/ holds %v, want only the log and the lock files", got)
 	}
 	snap := snapshot(t, open(t, dir))

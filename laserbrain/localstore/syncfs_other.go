@@ -5,37 +5,19 @@ package localstore
 import (
 	"fmt"
 	"os"
-	"sync"
 )
 
-// syncFiles makes files durable: elsewhere than Linux, an fsync each (in
-// parallel).
-func syncFiles(files []*os.File) error { return syncAll(files) }
+// syncer makes a compaction's files durable: elsewhere than Linux, an fsync
+// of each as it is written (before it is closed).
+type syncer struct{}
 
-// syncAll syncs files concurrently: the file system commits them in a few
-// journal transactions instead of one each.
-func syncAll(files []*os.File) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	sem := make(chan struct{}, 16)
-	for _, f := range files {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := f.Sync(); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("fsync %s: %w", f.Name(), err)
-				}
-				mu.Unlock()
-			}
-		}()
+func newSyncer(string) *syncer { return &syncer{} }
+
+func (s *syncer) add(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", f.Name(), err)
 	}
-	wg.Wait()
-	return first
+	return nil
 }
+
+func (s *syncer) done() error { return nil }

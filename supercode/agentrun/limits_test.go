@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/childtest"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -75,8 +76,10 @@ func TestIsAncestor(t *testing.T) {
 
 // TestMain lets the test binary act as an agent's hook process for
 // BenchmarkLimitedToolCall: a child of the benchmark, so the benchmark's
-// limiter is its ancestor, as laserbrain run is a hook's.
+// limiter is its ancestor, as laserbrain run is a hook's — and as one part
+// of an agent client's process tree for the binding tests (child).
 func TestMain(m *testing.M) {
+	childtest.Serve(childEnv, child)
 	if path := os.Getenv("AGENTRUN_BENCH_ASK"); path != "" {
 		n, _ := strconv.Atoi(os.Getenv("AGENTRUN_BENCH_N"))
 		s := &Supervisor{Getenv: func(k string) string {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,20 +50,8 @@ func isAncestor(pid int) bool {
 	return pid == p && pid > 0
 }
 
-// parentOf reads a process's parent from /proc/PID/stat (field 4).
+// parentOf is a process's parent (readStat).
 func parentOf(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
-	}
-	return strconv.Atoi(f[1])
+	st, err := readStat(pid)
+	return st.ppid, err
 }

@@ -52,6 +52,12 @@ type Supervisor struct {
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
+	// ClientProcess finds the agent client this process runs under (nil:
+	// the package's ClientProcess, from /proc), and BindingDir is where
+	// client processes are bound to sessions ("": clients/ in the
+	// laserbrain home); see BindSession.
+	ClientProcess func() (Process, error)
+	BindingDir    string
 	// ValidatePolicy checks a project policy file against its schema
 	// (operator/policyschema.Validate) where the supervisor reads one (a
 	// check's coverage settings); nil: only a policy laserbrain has checked
@@ -255,20 +261,22 @@ func (s *Supervisor) Close() error {
 // SessionEnv are the variables in which agent clients tell the processes
 // they start — hooks and MCP servers — the session's id (the same id their
 // hook payloads carry): Claude Code's CLAUDE_CODE_SESSION_ID and Qwen
-// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. It is how
-// the MCP server finds the run the session's hooks opened. (Gemini CLI,
-// Codex and opencode give an MCP server no session id: there the server
-// finds the run through LASERBRAIN_RUN, which laserbrain run exports.)
+// Code's QWEN_CODE_SESSION_ID, both seen reaching an MCP server. (Gemini
+// CLI, Codex, opencode, Cline and Copilot CLI give an MCP server no session
+// id: there the server finds the session through its client process's
+// binding, see BindSession, or the run through LASERBRAIN_RUN, which
+// laserbrain run exports.)
 var SessionEnv = []string{"CLAUDE_CODE_SESSION_ID", "QWEN_CODE_SESSION_ID"}
 
 // Caller is who a hook event or tool call comes from.
 type Caller struct {
 	Run     string // LASERBRAIN_RUN: set by `laserbrain run`
 	Agent   string // LASERBRAIN_AGENT
-	Session string // the client's session id (payload, or SessionEnv)
+	Session string // the client's session id (payload, binding, or SessionEnv)
 	Dir     string // the project directory
-	// Client is the agent client whose hook this is (claude, gemini, …;
-	// "" from the CLI and the MCP server): a run it opens keeps it.
+	// Client is the agent client (claude, gemini, …) whose hook this is,
+	// or whose process an MCP server's binding names ("" from the CLI): a
+	// run it opens keeps it.
 	Client string
 	// Presence is whether a person answers the agent's questions, and
 	// PresenceWhy what said so (see Attendance).
@@ -277,7 +285,11 @@ type Caller struct {
 }
 
 // Caller reads the caller from the environment; session and dir, when the
-// payload has them, take precedence over the environment's.
+// payload has them, take precedence over the environment's. Without a
+// session or LASERBRAIN_RUN (an MCP server's case) the session is the one
+// the client process is bound to (BindSession), else the one SessionEnv
+// names: the binding is the fresher, for a client that starts a new
+// session in the same process rebinds on its next call of our tools.
 func (s *Supervisor) Caller(session, dir string) Caller {
 	c := Caller{
 		Run:     strings.TrimSpace(s.getenv(EnvRun)),
@@ -286,6 +298,11 @@ func (s *Supervisor) Caller(session, dir string) Caller {
 		Dir:     dir,
 	}
 	c.Presence, c.PresenceWhy = Attendance(s.getenv)
+	if c.Session == "" && c.Run == "" {
+		if b, ok := s.BoundSession(); ok {
+			c.Session, c.Client = b.Session, b.Client
+		}
+	}
 	for _, k := range SessionEnv {
 		if c.Session != "" {
 			break
@@ -503,7 +520,10 @@ type CheckOutcome struct {
 	Resumed string
 	// UserTurn reports whether the check counted as a user turn.
 	UserTurn bool
-	Task     string
+	// SelfReground: the agent regrounded its own run with this check (a
+	// user turn or a reset it claimed when no person spoke).
+	SelfReground bool
+	Task         string
 }
 
 // maxSuspended bounds the tasks reset_task sets aside; the oldest goes.
@@ -513,119 +533,225 @@ const maxSuspended = 8
 // user turn (user-prompt-submit) is consumed by it. A goal closer to a
 // suspended task's ground than to the live one resumes that task (the
 // reference's MCP server does the same for check_state), and says so —
-// unless in.KeepTask.
+// unless in.KeepTask. It returns once the check is durable: it is
+// CheckBatch with a batch of one.
 func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
-	st, err := s.Fleet()
+	out, err := s.CheckBatch(ctx, runID, []CheckInput{in})
 	if err != nil {
 		return CheckOutcome{}, err
+	}
+	return out[0], nil
+}
+
+// CheckBatch checks states on the run one after the other, exactly as as
+// many Checks would, and makes them durable together — group commit: the
+// run is held once (its fleet record and its current task, each under its
+// lock), the task saved once, the run store flushed once (one fsync), the
+// record written once and the checks' events appended in one write. It
+// returns when all of it is durable, so a caller that answers only then
+// never answers for a check a crash could lose. On an error nothing of the
+// batch is answered for: the task and the record are written together or
+// not at all (a crash between the task's flush and the record's write
+// leaves the steps saved and the record's count behind, which the next
+// check does not repeat: steps are numbered by the task).
+func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckInput) ([]CheckOutcome, error) {
+	if len(ins) == 0 {
+		return nil, nil
+	}
+	st, err := s.Fleet()
+	if err != nil {
+		return nil, err
 	}
 	runs, err := s.Runs()
 	if err != nil {
-		return CheckOutcome{}, err
+		return nil, err
 	}
 	var cov coverage.Config
-	if counts(in.Via) {
+	if slices.ContainsFunc(ins, func(in CheckInput) bool { return counts(in.Via) }) {
 		// Read before the run is held, under the project policy of the
-		// directory the run works in (else the caller's): a setting that cannot be used
-		// refuses the check whole, naming it.
+		// directory the run works in (else the caller's): a setting that
+		// cannot be used refuses the batch whole, naming it.
 		r, err := st.Run(ctx, runID)
 		if err != nil {
-			return CheckOutcome{}, err
+			return nil, err
 		}
 		dir := r.Dir
 		if dir == "" {
 			dir, _ = os.Getwd()
 		}
 		if cov, err = s.ProjectCoverage(dir); err != nil {
-			return CheckOutcome{}, err
+			return nil, err
 		}
 	}
-	var out CheckOutcome
-	self := false
+	var (
+		outs   []CheckOutcome
+		saved  *fleet.Run // the record as the saved batch left it
+		events chan error // the checks' events, appended while the record is written
+	)
 	_, err = st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
-		out = CheckOutcome{}
-		// A person spoke (user-prompt-submit) when r.UserTurn is set; a
-		// user turn or a reset the agent claims without that is its own.
-		byPerson := r.UserTurn
-		self = !byPerson && (in.UserTurn || in.ResetTask || r.ResetBySelf)
-		if in.ResetTask {
-			if err := s.suspend(ctx, runs, r); err != nil {
+		if saved != nil {
+			// The store runs f again (a database connection lost after the
+			// batch was saved): the steps are in the task already, so only
+			// the record's share is applied again, never the steps.
+			r.Task, r.Tasks, r.Suspended, r.Last, r.OffGround, r.Coverage, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, saved.OffGround, saved.Coverage, false
+			r.SelfReground, r.ResetBySelf = saved.SelfReground, false
+			r.Checks += len(outs)
+			return nil
+		}
+		outs = make([]CheckOutcome, 0, len(ins))
+		t := &heldTask{runs: runs}
+		defer t.close()
+		for _, in := range ins {
+			out := CheckOutcome{}
+			// A person spoke (user-prompt-submit) when r.UserTurn is set;
+			// a user turn or a reset the agent claims without that is its
+			// own: a self-reground.
+			self := !r.UserTurn && (in.UserTurn || in.ResetTask || r.ResetBySelf)
+			if in.ResetTask {
+				if err := s.suspend(ctx, t, r); err != nil {
+					return err
+				}
+			}
+			if !in.KeepTask {
+				if err := s.maybeResume(ctx, t, r, in.Goal, &out); err != nil {
+					return err
+				}
+			}
+			if r.Task == "" {
+				r.Tasks++
+				r.Task = fleet.TaskID(r.ID, r.Tasks)
+			}
+			step := in.StepInput
+			step.UserTurn = step.UserTurn || r.UserTurn
+			step.Resumed = out.Resumed
+			out.UserTurn = step.UserTurn
+			h, err := t.open(ctx, r.Task)
+			if err != nil {
 				return err
 			}
-		}
-		if !in.KeepTask {
-			if err := s.maybeResume(ctx, runs, r, in.Goal, &out); err != nil {
-				return err
+			v, err := h.Run().Step(step)
+			if err != nil {
+				return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
 			}
+			out.CheckResult, out.Task = v, r.Task
+			if counts(in.Via) && cov.Mode != coverage.Off {
+				if err := s.countCheck(cov, r, in, v); err != nil {
+					return err
+				}
+			}
+			r.UserTurn, r.ResetBySelf = false, false
+			if self {
+				r.SelfReground = append(r.SelfReground, fleet.SelfRegroundKey(fleet.TaskNumber(r.ID, r.Task), v.Step))
+				out.SelfReground = true
+			}
+			r.Checks++
+			if v.Drifting {
+				r.OffGround++
+			} else {
+				r.OffGround = 0
+			}
+			r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
+				Advice: v.Advice, Ground: v.Ground, At: s.now()}
+			outs = append(outs, out)
 		}
-		if r.Task == "" {
-			r.Tasks++
-			r.Task = fleet.TaskID(r.ID, r.Tasks)
-		}
-		step := in.StepInput
-		step.UserTurn = step.UserTurn || r.UserTurn
-		step.Resumed = out.Resumed
-		out.UserTurn = step.UserTurn
-		h, err := runs.OpenRun(ctx, r.Task)
-		if err != nil {
+		if err := t.save(ctx); err != nil {
 			return err
 		}
-		defer h.Close()
-		v, err := h.Run().Step(step)
-		if err == nil {
-			err = h.Save(ctx)
+		if err := runs.Flush(ctx); err != nil {
+			return fmt.Errorf("run %s: checks not saved: %w", r.Task, err)
 		}
-		if err == nil {
-			err = runs.Flush(ctx)
-		}
-		if err != nil {
-			return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
-		}
-		out.CheckResult, out.Task = v, r.Task
-		if counts(in.Via) && cov.Mode != coverage.Off {
-			if err := s.countCheck(cov, r, in, v); err != nil {
-				return err
-			}
-		}
-		r.UserTurn, r.ResetBySelf = false, false
-		if self {
-			r.SelfReground = append(r.SelfReground, fleet.SelfRegroundKey(fleet.TaskNumber(r.ID, r.Task), v.Step))
-		}
-		r.Checks++
-		if v.Drifting {
-			r.OffGround++
-		} else {
-			r.OffGround = 0
-		}
-		r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
-			Advice: v.Advice, Ground: v.Ground, At: s.now()}
+		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last, OffGround: r.OffGround, Coverage: slices.Clone(r.Coverage),
+			SelfReground: slices.Clone(r.SelfReground)}
+		// The steps are durable: the checks' events are appended while the
+		// store writes the record (two files, synced at once).
+		evs := checkEvents(ins, outs, s.now())
+		events = make(chan error, 1)
+		go func() { _, err := st.AppendEvents(ctx, runID, evs); events <- err }()
 		return nil
 	})
+	if events != nil {
+		if eerr := <-events; err == nil {
+			err = eerr
+		}
+	}
 	if err != nil {
-		return CheckOutcome{}, err
+		return nil, err
 	}
-	if in.ResetTask {
-		if _, err := st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"}); err != nil {
-			return out, err
-		}
-	}
-	if self {
-		if _, err := st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "self-reground",
-			Text: "the agent regrounded its own run (no person spoke): " + out.Ground}); err != nil {
-			return out, err
-		}
-	}
-	ok := !out.Drifting
-	ls := ""
-	if out.Laserscore != nil {
-		ls = *out.Laserscore
-	}
-	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
-		Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
 	// laserbrain run, when it holds the agent to limits, reads the run
 	// again: the checks off the ground may have reached its limit.
 	s.checked()
-	return out, err
+	return outs, nil
+}
+
+// checkEvents are the events a batch of checks records on its run: each
+// check's, after a reset_task when the check set its task aside.
+func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Event {
+	evs := make([]fleet.Event, 0, len(outs))
+	for i, out := range outs {
+		if ins[i].ResetTask {
+			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindTask, Name: "reset_task"})
+		}
+		if out.SelfReground {
+			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindSession, Name: "self-reground",
+				Text: "the agent regrounded its own run (no person spoke): " + out.Ground})
+		}
+		ok := !out.Drifting
+		ls := ""
+		if out.Laserscore != nil {
+			ls = *out.Laserscore
+		}
+		evs = append(evs, fleet.Event{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
+	}
+	return evs
+}
+
+// heldTask is the tasks a batch of checks opened, each held until the
+// batch is saved (a batch moves to another task on a reset or a resume).
+type heldTask struct {
+	runs    laserbrain.Store
+	handles map[string]laserbrain.RunHandle
+	order   []string
+}
+
+// open holds task id for the batch (once).
+func (t *heldTask) open(ctx context.Context, id string) (laserbrain.RunHandle, error) {
+	if h := t.handles[id]; h != nil {
+		return h, nil
+	}
+	h, err := t.runs.OpenRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.handles == nil {
+		t.handles = map[string]laserbrain.RunHandle{}
+	}
+	t.handles[id] = h
+	t.order = append(t.order, id)
+	return h, nil
+}
+
+// read is task id as the batch has it: held, or read from the store.
+func (t *heldTask) read(ctx context.Context, id string) (*laserbrain.Run, error) {
+	if h := t.handles[id]; h != nil {
+		return h.Run(), nil
+	}
+	return t.runs.ReadRun(ctx, id)
+}
+
+func (t *heldTask) save(ctx context.Context) error {
+	for _, id := range t.order {
+		if err := t.handles[id].Save(ctx); err != nil {
+			return fmt.Errorf("run %s: check not saved: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (t *heldTask) close() {
+	for _, id := range t.order {
+		_ = t.handles[id].Close()
+	}
 }
 
 // ResetTask sets the run's current task aside; the next check grounds a new
@@ -643,7 +769,7 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 		// Unless a person spoke, the next check's new ground is the
 		// agent's own: a self-reground.
 		r.ResetBySelf = !r.UserTurn
-		return s.suspend(ctx, runs, r)
+		return s.suspend(ctx, &heldTask{runs: runs}, r)
 	})
 	if err != nil {
 		return 0, err
@@ -654,11 +780,11 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 	return len(r.Suspended), err
 }
 
-func (s *Supervisor) suspend(ctx context.Context, runs laserbrain.Store, r *fleet.Run) error {
+func (s *Supervisor) suspend(ctx context.Context, t *heldTask, r *fleet.Run) error {
 	if r.Task == "" {
 		return nil
 	}
-	lr, err := runs.ReadRun(ctx, r.Task)
+	lr, err := t.read(ctx, r.Task)
 	if errors.Is(err, laserbrain.ErrNoRun) {
 		r.Task = ""
 		return nil
@@ -679,11 +805,11 @@ func (s *Supervisor) suspend(ctx context.Context, runs laserbrain.Store, r *flee
 // maybeResume swaps a suspended task back in when goal overlaps its ground
 // strictly more than the live ground (no threshold: a comparison). Only
 // with a live task: right after a reset the next check opens a fresh one.
-func (s *Supervisor) maybeResume(ctx context.Context, runs laserbrain.Store, r *fleet.Run, goal string, out *CheckOutcome) error {
+func (s *Supervisor) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run, goal string, out *CheckOutcome) error {
 	if r.Task == "" || len(r.Suspended) == 0 {
 		return nil
 	}
-	lr, err := runs.ReadRun(ctx, r.Task)
+	lr, err := t.read(ctx, r.Task)
 	if err != nil {
 		if errors.Is(err, laserbrain.ErrNoRun) {
 			return nil

@@ -2,6 +2,9 @@ package client
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -141,6 +144,14 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"cline subagent", Cline, PreToolUse,
 			`{"hookName":"tool_call","taskId":"task-1","workspaceRoots":["/repo"],"agent_id":"sub-1","parent_agent_id":"a-1","tool_call":{"id":"tc-2","name":"read_file","input":{"path":"a.go"}}}`,
 			want{name: PreToolUse, session: "task-1", cwd: "/repo", toolUse: "tc-2", tool: "read_file", kind: KindRead, subagent: "sub-1"}},
+		// Cline 3.0.65's own tools, as its requests offered them: editor
+		// writes (path; it creates a missing file), read_files reads.
+		{"cline editor", Cline, PreToolUse,
+			`{"hookName":"tool_call","taskId":"task-1","workspaceRoots":["/repo"],"tool_call":{"id":"tc-4","name":"editor","input":{"path":"/repo/.clinerules/hooks/PreToolUse","new_text":"exit 0"}}}`,
+			want{name: PreToolUse, session: "task-1", cwd: "/repo", toolUse: "tc-4", tool: "editor", kind: KindWrite, files: []string{"/repo/.clinerules/hooks/PreToolUse"}}},
+		{"cline read_files", Cline, PreToolUse,
+			`{"hookName":"tool_call","taskId":"task-1","workspaceRoots":["/repo"],"tool_call":{"id":"tc-5","name":"read_files","input":{"files":[{"path":"/repo/a.go"}]}}}`,
+			want{name: PreToolUse, session: "task-1", cwd: "/repo", toolUse: "tc-5", tool: "read_files", kind: KindRead}},
 		{"cline PostToolUse", Cline, PostToolUse,
 			`{"hookName":"tool_result","taskId":"task-1","workspaceRoots":["/repo"],"tool_call":{"id":"tc-3","name":"execute_command","input":{"command":"make"}},"postToolUse":{"toolName":"execute_command","parameters":{"command":"make"},"result":"built","success":true,"executionTimeMs":9}}`,
 			want{name: PostToolUse, session: "task-1", cwd: "/repo", toolUse: "tc-3", tool: "execute_command", kind: KindShell, commands: []string{"make"}, ok: yes(), text: "built"}},
@@ -306,9 +317,18 @@ func TestEncodeEachClientsForm(t *testing.T) {
 		{Codex, "", PreToolUse, Answer{Decision: Allow, Reason: "authorized"}, 0, "", ""},
 		{Qwen, "", PreToolUse, deny, 2, "", "laserbrain: no\n"},
 		{Gemini, "", PreToolUse, deny, 0, `{"decision":"deny","reason":"laserbrain: no"}`, ""},
-		{Gemini, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"decision":"ask","reason":"r"}`, ""},
+		// Gemini CLI headless hangs on an ask: it is refused (TestAgentAskAnsweredHeadless).
+		{Gemini, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
 		{Gemini, "", Stop, Answer{Block: true, Reason: "go on"}, 0, `{"decision":"deny","reason":"go on"}`, ""},
 		{Gemini, "", PostToolUse, Answer{Context: "c"}, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"c"}}`, ""},
+		// Cline: a shell call refused is rewritten into the Refusal, the
+		// reason put before the model; any other call (or one the hook
+		// could not read) is cancelled, which ends the task.
+		{Cline, "", PreToolUse, denyCall("run_commands"), 0,
+			`{"overrideInput":{"commands":[` + jsonString(Refusal("laserbrain: no")) + `]},"contextModification":"laserbrain: no"}`, ""},
+		{Cline, "", PreToolUse, denyCall("execute_command"), 0,
+			`{"overrideInput":{"command":` + jsonString(Refusal("laserbrain: no")) + `},"contextModification":"laserbrain: no"}`, ""},
+		{Cline, "", PreToolUse, denyCall("editor"), 0, `{"cancel":true,"errorMessage":"laserbrain: no"}`, ""},
 		{Cline, "", PreToolUse, deny, 0, `{"cancel":true,"errorMessage":"laserbrain: no"}`, ""},
 		{Cline, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"cancel":true,"errorMessage":"r"}`, ""},
 		{Cline, "", PreToolUse, Answer{Context: "c"}, 0, `{"contextModification":"c"}`, ""},
@@ -326,6 +346,20 @@ func TestEncodeEachClientsForm(t *testing.T) {
 			t.Errorf("%s %s %+v: got %+v, want exit %d stdout %s stderr %q", c.client, c.hook, c.a, r, c.exit, c.stdout, c.stderr)
 		}
 	}
+}
+
+// denyCall is a denial of a call of tool (a shell tool when it is one).
+func denyCall(tool string) Answer {
+	kind := KindWrite
+	if shellTools[tool] {
+		kind = KindShell
+	}
+	return Answer{Decision: Deny, Reason: "laserbrain: no", Call: &Tool{Name: tool, Kind: kind}}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func sameJSON(got, want string) bool {
@@ -396,8 +430,10 @@ func TestDeniedReadsEveryDenial(t *testing.T) {
 	for _, n := range Names {
 		for _, format := range []string{"", "json"} {
 			ad, _ := For(n, format)
-			if r := ad.Encode(PreToolUse, Answer{Decision: Deny, Reason: "no"}); !Denied(n, r) {
-				t.Errorf("%s %s: a denial %+v not read as one", n, format, r)
+			for _, d := range []Answer{{Decision: Deny, Reason: "no"}, denyCall("run_commands"), denyCall("bash")} {
+				if r := ad.Encode(PreToolUse, d); !Denied(n, r) {
+					t.Errorf("%s %s: a denial %+v not read as one", n, format, r)
+				}
 			}
 			for _, a := range []Answer{{}, {Decision: Allow, Reason: "ok"}, {Context: "note"}} {
 				if r := ad.Encode(PreToolUse, a); Denied(n, r) {
@@ -405,5 +441,54 @@ func TestDeniedReadsEveryDenial(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The Refusal a refused Cline shell call runs instead, run by a real sh:
+// it prints the reason as given — quotes, $, backquotes and newlines
+// included, none of them interpreted — exits 1, and writes nothing. Only
+// a command that is exactly a Refusal is read as one (its PostToolUse is
+// not the agent's work); anything added to it is the agent's.
+func TestRefusalRunsNothing(t *testing.T) {
+	dir := t.TempDir()
+	reason := "laserbrain: it's `rm -rf` and $(touch pwned) — \"no\"\nnext line \\n %s"
+	cmd := exec.Command("sh", "-c", Refusal(reason))
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || string(out) != reason+"\n" {
+		t.Fatalf("exit %v, printed %q; want exit 1 and %q", err, out, reason+"\n")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("the refusal wrote %v", ents)
+	}
+	if !isRefusal(Refusal(reason)) || !isRefusal(Refusal("")) {
+		t.Fatal("a Refusal is not read as one")
+	}
+	for _, c := range []string{
+		Refusal("x") + "; touch y",
+		"touch y; " + Refusal("x"),
+		refusalPrefix + "'x'; touch y; echo 'z'; exit 1",
+		refusalPrefix + "'a'b'; exit 1",
+		"printf x",
+	} {
+		if isRefusal(c) {
+			t.Errorf("%q read as a refusal", c)
+		}
+	}
+	ad, _ := For(Cline, "")
+	post := func(cmd string) Event {
+		b, _ := json.Marshal(map[string]any{"hookName": "tool_result", "taskId": "t", "workspaceRoots": []string{"/r"},
+			"tool_result": map[string]any{"id": "c", "name": "run_commands", "input": map[string]any{"commands": []string{cmd}},
+				"output": []any{map[string]any{"query": cmd, "result": "", "success": false}}},
+			"postToolUse": map[string]any{"toolName": "run_commands", "result": "[]", "success": true}})
+		e, err := ad.Decode(PostToolUse, b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if !post(Refusal(reason)).Refused || post(Refusal("x")+"; touch y").Refused || post("ls").Refused {
+		t.Fatal("Refused marks the wrong PostToolUse")
 	}
 }

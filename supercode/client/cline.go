@@ -14,9 +14,52 @@ import (
 // "tool_result" for PostToolUse, …), the task is the session, the
 // workspace roots the directory, and tool_call{id,name,input} the call,
 // with preToolUse{toolName, parameters} beside it (each parameter a JSON
-// string). Exit 2 does not block: only {"cancel":true} does — and it ends
-// the task — with errorMessage as the reason.
+// string). Exit 2 does not block, and {"cancel":true} ends the whole task
+// (the model never hears why). Cline 3.0.65 also obeys overrideInput — the
+// call runs with the input the hook gives — and contextModification, which
+// reaches the model in the next request as a <hook_context> message. So a
+// refused shell call is rewritten into a command that prints the reason
+// and fails (Refusal), with the reason as context too: the marker a
+// chained command would write stays absent, the model reads why, and the
+// task goes on. A refused call of any other tool, whose input we cannot
+// rewrite into something harmless, is cancelled.
 type cline struct{}
+
+// refusalPrefix starts every refusal command, so that its PostToolUse is
+// known for laserbrain's and not observed as the agent's work.
+const refusalPrefix = ": laserbrain refused; printf '%s\\n' "
+
+// Refusal is the shell command a refused Cline shell call runs instead:
+// it prints reason and exits 1, and does nothing else.
+func Refusal(reason string) string {
+	return refusalPrefix + "'" + strings.ReplaceAll(reason, "'", `'\''`) + "'; exit 1"
+}
+
+// isRefusal reports whether command is exactly a Refusal.
+func isRefusal(command string) bool {
+	rest, ok := strings.CutPrefix(command, refusalPrefix+"'")
+	if !ok {
+		return false
+	}
+	body, ok := strings.CutSuffix(rest, "'; exit 1")
+	return ok && Refusal(strings.ReplaceAll(body, `'\''`, "'")) == command
+}
+
+// clineShellInput is the input a refused shell call of Cline's is
+// rewritten to, for the tools that take a command: run_commands (an
+// array) and execute_command (a string). ok is false for any other tool.
+func clineShellInput(t *Tool, reason string) (map[string]any, bool) {
+	if t == nil || t.Kind != KindShell {
+		return nil, false
+	}
+	switch t.Name {
+	case "run_commands":
+		return map[string]any{"commands": []string{Refusal(reason)}}, true
+	case "execute_command":
+		return map[string]any{"command": Refusal(reason)}, true
+	}
+	return nil, false
+}
 
 func (cline) Name() Name { return Cline }
 
@@ -145,6 +188,9 @@ func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (E
 	if e.Tool, err = classify(name, input2, hook == PreToolUse); err != nil {
 		return e, err
 	}
+	if hook == PostToolUse && e.Tool.Kind == KindShell && len(e.Tool.Commands) == 1 && isRefusal(e.Tool.Commands[0].Line) {
+		e.Refused = true
+	}
 	if r := p.PostToolUse; r != nil {
 		e.Response = &Response{Text: r.Result, OK: r.Success}
 		e.Response.Raw, _ = json.Marshal(map[string]any{"result": r.Result, "success": r.Success})
@@ -189,8 +235,12 @@ func (cline) Encode(hook EventName, a Answer) Reply {
 	}
 	out := map[string]any{}
 	if hook == PreToolUse && (a.Decision == Deny || a.Decision == Ask) {
-		// Cline has no ask and blocks only by cancelling.
-		out["cancel"], out["errorMessage"] = true, a.Reason
+		// Cline has no ask: a refusal either way.
+		if in, ok := clineShellInput(a.Call, a.Reason); ok {
+			out["overrideInput"], out["contextModification"] = in, a.Reason
+		} else {
+			out["cancel"], out["errorMessage"] = true, a.Reason
+		}
 	} else if a.Context != "" {
 		out["contextModification"] = a.Context
 	}

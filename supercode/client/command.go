@@ -306,8 +306,9 @@ func shellWords(s string) []string {
 
 // Denied reports whether a hook's reply is client n's denial of the call:
 // what Encode writes for a Deny (exit 2 for the Claude-shaped clients,
-// Gemini CLI's and opencode's decision, Cline's cancel, Copilot CLI's
-// permissionDecision) — or permissionDecision deny in Claude Code's JSON.
+// Gemini CLI's and opencode's decision, Cline's cancel or its call
+// rewritten into a Refusal, Copilot CLI's permissionDecision) — or
+// permissionDecision deny in Claude Code's JSON.
 func Denied(n Name, r Reply) bool {
 	var v map[string]any
 	_ = json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &v)
@@ -315,7 +316,20 @@ func Denied(n Name, r Reply) bool {
 	case Gemini, OpenCode:
 		return v["decision"] == "deny"
 	case Cline:
-		return v["cancel"] == true
+		if v["cancel"] == true {
+			return true
+		}
+		in, _ := v["overrideInput"].(map[string]any)
+		if c, ok := in["command"].(string); ok {
+			return isRefusal(c)
+		}
+		cs, _ := in["commands"].([]any)
+		for _, c := range cs {
+			if s, _ := c.(string); !isRefusal(s) {
+				return false
+			}
+		}
+		return len(cs) > 0
 	case Copilot:
 		return v["permissionDecision"] == "deny" || r.Exit == 2
 	}

@@ -73,6 +73,11 @@ type Event struct {
 	// (Claude Code's agent_id / agent_type).
 	Subagent *Subagent
 
+	// Refused marks the PostToolUse of a call the gate refused by
+	// rewriting it (Cline: the refusal that ran in the call's place). It
+	// is laserbrain's answer, not the agent's work: never observed.
+	Refused bool
+
 	// Presence is whether a person can answer the agent's questions, and
 	// PresenceWhy what said so (agentrun.Attendance on the hook's
 	// environment).
@@ -192,6 +197,11 @@ type Answer struct {
 	// Log is an observer's failure: it goes to standard error, and the
 	// session goes on.
 	Log string
+	// Call is the tool call a PreToolUse answer is about (the hook sets it
+	// from the event; nil when the event could not be read). A client
+	// that refuses a call only by rewriting it (Cline) needs to know what
+	// to rewrite.
+	Call *Tool
 }
 
 // Reply is a hook process's whole reply: its exit status and what it

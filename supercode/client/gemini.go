@@ -134,7 +134,15 @@ func (gemini) Encode(hook EventName, a Answer) Reply {
 	out := map[string]any{}
 	switch {
 	case hook == PreToolUse && a.Decision != None:
-		out["decision"], out["reason"] = string(a.Decision), a.Reason
+		// Gemini CLI 0.61.0 headless (-p) never comes back from an "ask":
+		// the session waits for a confirmation nobody can give, the tool
+		// result is never sent. An ask is a refusal with its reason, as
+		// Claude Code answers one unattended; the person can authorize.
+		d := a.Decision
+		if d == Ask {
+			d = Deny
+		}
+		out["decision"], out["reason"] = string(d), a.Reason
 	case hook == Stop && a.Block:
 		out["decision"], out["reason"] = "deny", a.Reason
 	}

@@ -61,6 +61,8 @@ var readTools = map[string]bool{
 	"search_file_content": true, "google_web_search": true, "web_fetch": true, "read": true, "grep": true, "list": true,
 	"webfetch": true, "websearch": true, "view": true, "list_files": true, "search_files": true,
 	"list_code_definition_names": true, "view_image": true, "web_search": true,
+	// Cline 3.0.65's (read_files {files:[{path}]}, search_codebase {queries}, fetch_web_content {requests}).
+	"read_files": true, "search_codebase": true, "fetch_web_content": true,
 }
 
 // Tools known not to run commands nor write files: the clients' agents,
@@ -71,16 +73,19 @@ var otherTools = map[string]bool{
 	"KillShell": true, "SlashCommand": true, "save_memory": true, "write_todos": true, "todowrite": true,
 	"todoread": true, "task": true, "skill": true, "update_plan": true, "ask_followup_question": true,
 	"attempt_completion": true, "plan_mode_respond": true, "report_intent": true,
+	"ask_question": true, "spawn_agent": true,
 }
 
 // File-writing tools: Claude Code's Write, Edit, MultiEdit and
 // NotebookEdit; Gemini CLI's write_file and replace, Qwen Code's edit;
-// opencode's write and edit (filePath); Cline's write_to_file and
-// replace_in_file, Copilot CLI's create and edit (path); Codex's
-// apply_patch (the files its patch names).
+// opencode's write and edit (filePath); Cline's editor (3.0.65: path,
+// old_text, new_text — it creates a file that is not there), and its
+// older write_to_file and replace_in_file; Copilot CLI's create and edit
+// (path); Codex's apply_patch (the files its patch names).
 var writeTools = map[string]bool{
 	"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "write_file": true, "replace": true,
 	"edit": true, "write": true, "write_to_file": true, "replace_in_file": true, "create": true, "apply_patch": true,
+	"editor": true,
 }
 
 // fileFields are the input fields naming the file a write tool writes.

@@ -14,8 +14,9 @@
 // PostgreSQL (supercode/backend picks by LASERBRAIN_STORE). Every method takes a context,
 // does one small thing, returns explicit errors (ErrNotFound, ErrExists,
 // ErrSpent), and writes are idempotent on caller-chosen ids (an event
-// recorded twice by two hook layers is kept once). UpdateRun is a
-// read-modify-write under the run's lock (a row lock in a database).
+// recorded twice by two hook layers is kept once; AppendEvents records a
+// batch of them in one durable write). UpdateRun is a read-modify-write
+// under the run's lock (a row lock in a database).
 //
 // Halts, Journal and Voice are three more small interfaces beside Runs,
 // Events and Authorizations. Voice is the supervisor's per-agent message
@@ -48,6 +49,14 @@
 // are beyond the counter, and a journal, head and counter rewritten
 // together — the same directory, the same database — make a consistent
 // forgery. The chain makes a change evident; it does not stop one.
+//
+// A supervisor does not read the whole journal at every start: it
+// resumes from its last checkpoint record (JournalCheckpoint) the round
+// counter has seen, and VerifyJournalFrom checks the records from it to the
+// head; CheckJournal, laserbrain supervise verify, still reads them all.
+// The local store reads what was appended after a record by reading the
+// file backwards as far as that record, and every append-only file here
+// goes through internal/jsonl (one rule for a torn last line).
 //
 // Nothing here is opened at package init: the pre-tool-use hook opens the
 // store only when a decision needs it.

@@ -296,6 +296,11 @@ type Events interface {
 	// AppendEvent records e on run id; added is false when the run already
 	// had an event with e's ID.
 	AppendEvent(ctx context.Context, run string, e Event) (added bool, err error)
+	// AppendEvents records es on run id, in order, as one durable write
+	// (a batch of checks records its events at once); an event whose ID
+	// the run already has, or an earlier one of es has, is left out.
+	// added counts the events recorded.
+	AppendEvents(ctx context.Context, run string, es []Event) (added int, err error)
 	// Events lists run id's events, oldest first.
 	Events(ctx context.Context, run string) ([]Event, error)
 }

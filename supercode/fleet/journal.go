@@ -59,7 +59,11 @@ const (
 	JournalAnswer     = "answer"     // what the escalation command did: exit status, output
 	JournalStart      = "start"      // a supervisor started (or resumed) on the fleet
 	JournalStop       = "stop"       // a supervisor stopped, after its last round
-	JournalAuthorize  = "authorize"  // a person authorized one action (laserbrain authorize, laserbrain ui)
+	// JournalCheckpoint sums up every record before it (what a supervisor
+	// resumes from), so that a start reads and verifies only the records
+	// from the last checkpoint the round counter has seen on.
+	JournalCheckpoint = "checkpoint"
+	JournalAuthorize  = "authorize" // a person authorized one action (laserbrain authorize, laserbrain ui)
 )
 
 // JournalHead is where a fleet's chain ends, as the store recorded it with
@@ -218,6 +222,32 @@ const (
 // writer died after writing them and before moving the head. They are not
 // a problem.
 func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, problem *JournalProblem) {
+	return verifyChain(recs, 1, "", head)
+}
+
+// VerifyJournalFrom checks the journal from one of its records on: recs
+// starts with that record (a checkpoint), whose own content must match its
+// hash and whose prev is taken as it stands — the records before it are
+// not read — and goes on to the end, checked as VerifyJournal checks a
+// whole journal. A change before the first record is left to
+// VerifyJournal (laserbrain supervise verify).
+func VerifyJournalFrom(recs []JournalRecord, head JournalHead) (unacknowledged int, problem *JournalProblem) {
+	if len(recs) == 0 {
+		return VerifyJournal(nil, head)
+	}
+	var probe struct {
+		Seq  int64  `json:"seq"`
+		Prev string `json:"prev"`
+	}
+	if json.Unmarshal(recs[0].Raw, &probe) != nil || probe.Seq < 1 {
+		return 0, &JournalProblem{Index: int(recs[0].Seq), Seq: recs[0].Seq, Kind: TamperCorrupt, Detail: fmt.Sprintf("not a journal record: %q", clip(string(recs[0].Raw), 80))}
+	}
+	return verifyChain(recs, probe.Seq, probe.Prev, head)
+}
+
+// verifyChain checks recs, which should be seq first, first+1, … after a
+// record hashing to prev.
+func verifyChain(recs []JournalRecord, first int64, prev string, head JournalHead) (unacknowledged int, problem *JournalProblem) {
 	hashes := make(map[string]int, len(recs)) // hash → index
 	for i := range recs {
 		if recs[i].Hash != "" {
@@ -226,13 +256,12 @@ func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, 
 			}
 		}
 	}
-	prev := ""
 	for i := range recs {
 		r := &recs[i]
-		want := int64(i) + 1
+		want := first + int64(i)
 		// at names the bad record by its 0-based index.
 		at := func(idx int, seq int64, kind, format string, a ...any) (int, *JournalProblem) {
-			return 0, &JournalProblem{Index: idx + 1, Seq: seq, Kind: kind, Detail: fmt.Sprintf(format, a...)}
+			return 0, &JournalProblem{Index: int(first) + idx, Seq: seq, Kind: kind, Detail: fmt.Sprintf(format, a...)}
 		}
 		var probe struct {
 			Seq  *int64  `json:"seq"`
@@ -256,8 +285,8 @@ func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, 
 			case known && j > i:
 				return at(i, seq, TamperReordered, "it follows seq %d, which comes after it", recs[j].Seq)
 			case known && j < i-1:
-				if first := hashes[*probe.Hash]; first < i {
-					return at(i, seq, TamperInserted, "it is a copy of the record at %d", first+1)
+				if orig := hashes[*probe.Hash]; orig < i {
+					return at(i, seq, TamperInserted, "it is a copy of the record at %d", int(first)+orig)
 				}
 				return at(j+1, recs[j+1].Seq, TamperInserted, "seq %d follows seq %d directly, so the records between them were inserted", seq, recs[j].Seq)
 			case seq > want && !known:
@@ -282,10 +311,10 @@ func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, 
 			return at(i, want, TamperEdited, "it was changed and its hash rewritten (the head records another hash for it)")
 		}
 	}
-	n := int64(len(recs))
+	n := first - 1 + int64(len(recs)) // the last seq read
 	switch {
 	case n < head.Records:
-		return 0, &JournalProblem{Index: len(recs) + 1, Seq: n + 1, Kind: TamperDeleted,
+		return 0, &JournalProblem{Index: int(n) + 1, Seq: n + 1, Kind: TamperDeleted,
 			Detail: fmt.Sprintf("%s missing from the end (the head counts %d)", missing(n+1, head.Records), head.Records)}
 	case n > head.Records:
 		return int(n - head.Records), nil

@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -288,33 +288,64 @@ const maxEventLine = 64 << 10
 
 // AppendEvent implements Events.
 func (l *Local) AppendEvent(ctx context.Context, run string, e Event) (bool, error) {
+	n, err := l.AppendEvents(ctx, run, []Event{e})
+	return n == 1, err
+}
+
+// AppendEvents implements Events: one lock, one append and one fsync for
+// the batch. Only events that come with an ID of their own are looked for
+// in the run's file (a fresh id cannot be there).
+func (l *Local) AppendEvents(ctx context.Context, run string, es []Event) (int, error) {
 	if err := ValidateRunID(run); err != nil {
-		return false, err
+		return 0, err
 	}
-	if e.ID == "" {
-		e.ID = NewID()
-	}
-	if e.At.IsZero() {
-		e.At = time.Now().UTC()
+	if len(es) == 0 {
+		return 0, nil
 	}
 	p := l.eventPath(run)
 	lk, err := l.lock(p)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	defer lk.Unlock()
-	seen, err := l.hasEvent(p, e.ID)
-	if err != nil || seen {
-		return false, err
+	wanted := map[string]bool{}
+	for _, e := range es {
+		if e.ID != "" {
+			wanted[e.ID] = false
+		}
 	}
-	line, err := marshalEvent(e)
-	if err != nil {
-		return false, err
+	if len(wanted) > 0 {
+		if err := l.seenEvents(p, wanted); err != nil {
+			return 0, err
+		}
 	}
-	if err := fsx.AppendSync(p, line, 0o644); err != nil {
-		return false, err
+	var buf []byte
+	n := 0
+	now := time.Now().UTC()
+	for _, e := range es {
+		if e.ID == "" {
+			e.ID = NewID()
+		} else if wanted[e.ID] {
+			continue // the run has it, or an earlier event of the batch
+		}
+		wanted[e.ID] = true
+		if e.At.IsZero() {
+			e.At = now
+		}
+		line, err := marshalEvent(e)
+		if err != nil {
+			return 0, err
+		}
+		buf = append(buf, line...)
+		n++
 	}
-	return true, nil
+	if n == 0 {
+		return 0, nil
+	}
+	if _, err := jsonl.Append(p, buf, 0o644); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 func marshalEvent(e Event) ([]byte, error) {
@@ -334,60 +365,59 @@ func marshalEvent(e Event) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func (l *Local) hasEvent(path, id string) (bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+// seenEvents marks which of the ids the run's file already holds.
+func (l *Local) seenEvents(path string, ids map[string]bool) error {
+	_, err := jsonl.Scan(path, jsonl.Start, func(line []byte, _ int) error {
+		if id, ok := eventID(line); ok {
+			if _, want := ids[id]; want {
+				ids[id] = true
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+// eventID reads the id an event line starts with (marshalEvent writes it
+// first) without decoding the rest of the line.
+func eventID(line []byte) (string, bool) {
+	const prefix = `{"id":"`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return "", false
 	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	needle := []byte(`{"id":` + quote(id) + `,`)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine+1024)
-	for sc.Scan() {
-		if bytes.HasPrefix(sc.Bytes(), needle) {
-			return true, nil
+	for i := len(prefix); i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '"':
+			var id string
+			if json.Unmarshal(line[len(prefix)-1:i+1], &id) != nil {
+				return "", false
+			}
+			return id, true
 		}
 	}
-	return false, sc.Err()
+	return "", false
 }
 
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// Events implements Events. A line a crash left half-written at the end is
-// skipped.
+// Events implements Events, through the one JSON-lines reader: a line a
+// crash left half-written at the end is not an event yet, a damaged line
+// before it is an error naming it.
 func (l *Local) Events(ctx context.Context, run string) ([]Event, error) {
 	if err := ValidateRunID(run); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(l.eventPath(run))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var out []Event
-	lines := bytes.Split(data, []byte("\n"))
-	for i, line := range lines {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var e Event
-		if err := json.Unmarshal(line, &e); err != nil {
-			if i == len(lines)-1 {
-				break // torn last line
-			}
-			return nil, fmt.Errorf("%s line %d: %w", l.eventPath(run), i+1, err)
+	path := l.eventPath(run)
+	_, err := jsonl.Scan(path, jsonl.Start, func(line []byte, n int) error {
+		e, err := parseEvent(line)
+		if err != nil {
+			return &jsonl.LineError{Path: path, Line: n, Err: err}
 		}
 		out = append(out, e)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // AddAuthorization implements Authorizations.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
 // The local store's halts and journal:
@@ -271,26 +272,22 @@ func (l *Local) cutUnacknowledged(path string, size int64) error {
 	return fsx.TruncateSync(path, size)
 }
 
-// JournalRecords implements Journal.
+// JournalRecords implements Journal, through the one JSON-lines reader (a
+// torn last line is not a record yet). With after > 0 it reads the file
+// backwards only as far as record after, so reading what is new costs what
+// is new, however long the journal.
 func (l *Local) JournalRecords(ctx context.Context, fleet string, after int64) ([]JournalRecord, error) {
-	data, err := os.ReadFile(l.journalPath(fleet, ".jsonl"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
+	path := l.journalPath(fleet, ".jsonl")
+	from := jsonl.Start
+	if after > 0 {
+		off, err := journalOffsetAfter(path, after)
+		if err != nil {
+			return nil, err
+		}
+		from = jsonl.Pos{Off: off}
 	}
 	var out []JournalRecord
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
+	_, err := jsonl.Scan(path, from, func(line []byte, _ int) error {
 		var r JournalRecord
 		if json.Unmarshal(line, &r) != nil {
 			r = JournalRecord{}
@@ -299,8 +296,76 @@ func (l *Local) JournalRecords(ctx context.Context, fleet string, after int64) (
 		if r.Seq > after || r.Seq == 0 {
 			out = append(out, r)
 		}
+		return nil
+	})
+	return out, err
+}
+
+// journalOffsetAfter is where the line after record seq starts: found by
+// reading the journal backwards from its end to the last line whose seq is
+// seq or below (0 when there is none).
+func journalOffsetAfter(path string, seq int64) (int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
 	}
-	return out, nil
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	end, err := jsonl.LastLineEnd(f)
+	if err != nil {
+		return 0, err
+	}
+	const chunk = 64 << 10
+	var tail []byte // bytes from pos to the next line start already seen
+	pos := end
+	for pos > 0 {
+		n := min(int64(chunk), pos)
+		buf := make([]byte, n, n+int64(len(tail)))
+		if _, err := f.ReadAt(buf, pos-n); err != nil {
+			return 0, err
+		}
+		buf = append(buf, tail...)
+		base := pos - n
+		// Lines that start in this chunk, last first: each starts after a
+		// line feed (or at the file's start).
+		stop := len(buf)
+		for i := len(buf) - 1; i >= -1; i-- {
+			if i >= 0 && buf[i] != '\n' {
+				continue
+			}
+			if i == -1 && base > 0 {
+				break // the line goes on in the chunk before
+			}
+			line := buf[i+1 : stop]
+			if s, ok := seqOf(line); ok && s <= seq {
+				return base + int64(stop) + 1, nil
+			}
+			stop = i
+		}
+		tail = append([]byte(nil), buf[:stop]...)
+		pos = base
+	}
+	return 0, nil
+}
+
+// seqOf reads the seq a journal line starts with.
+func seqOf(line []byte) (int64, bool) {
+	const prefix = `{"seq":`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return 0, false
+	}
+	var n int64
+	digits := 0
+	for _, c := range line[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+		digits++
+	}
+	return n, digits > 0 && digits < 19
 }
 
 // JournalHead implements Journal.

@@ -39,7 +39,8 @@ func TestLocal(t *testing.T) {
 }
 
 // TestTornEventLine: a line a crash cut short at the end is skipped, the
-// events before it are read.
+// events before it are read; the next append cuts it off, so it never ends
+// up in the middle; a damaged line in the middle is named by its line.
 func TestTornEventLine(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := fleet.OpenLocal(dir)
@@ -55,6 +56,23 @@ func TestTornEventLine(t *testing.T) {
 	evs, err := s.Events(ctx, "r")
 	if err != nil || len(evs) != 1 || evs[0].ID != "a" {
 		t.Fatalf("Events = %+v, %v", evs, err)
+	}
+	if _, err := s.AppendEvent(ctx, "r", fleet.Event{ID: "c", Kind: fleet.KindTool}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err = s.Events(ctx, "r")
+	if err != nil || len(evs) != 2 || evs[1].ID != "c" {
+		t.Fatalf("after the next append: %+v, %v", evs, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "events", "r.jsonl"))
+	if strings.Contains(string(data), `"ki`+"\n") || strings.Count(string(data), "\n") != 2 {
+		t.Fatalf("the torn line is still in the file:\n%s", data)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "events", "r.jsonl"), append([]byte(`{"id":"x",`+"\n"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Events(ctx, "r"); err == nil || !strings.Contains(err.Error(), "r.jsonl line 1") {
+		t.Fatalf("a damaged first line: %v", err)
 	}
 }
 
@@ -147,5 +165,53 @@ func cutLocal(t *testing.T, s fleet.Store, fl string, keep int64) {
 	h, _ := json.Marshal(map[string]any{"fleet": fl, "records": keep, "hash": last.Hash, "size": len(kept)})
 	if err := os.WriteFile(head, h, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestJournalRecordsAfter: reading the journal after a record reads it from
+// the end backwards, and gives exactly what reading it whole and keeping
+// the later records gives, on both sides of every 64 KB boundary; a torn
+// last line is not a record.
+func TestJournalRecordsAfter(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := fleet.OpenLocal(dir)
+	ctx := context.Background()
+	for i := 1; i <= 1500; i++ {
+		text := strings.Repeat("x", i%300)
+		if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: "f", Kind: fleet.JournalRound, Round: int64(i), Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.JournalRecords(ctx, "f", 0)
+	if err != nil || len(all) != 1500 {
+		t.Fatalf("%d records, %v", len(all), err)
+	}
+	for _, after := range []int64{1, 2, 299, 300, 301, 777, 1400, 1499, 1500, 1600} {
+		got, err := s.JournalRecords(ctx, "f", after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []fleet.JournalRecord
+		for _, r := range all {
+			if r.Seq > after {
+				want = append(want, r)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("after %d: %d records, want %d", after, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Seq != want[i].Seq || string(got[i].Raw) != string(want[i].Raw) {
+				t.Fatalf("after %d: record %d is seq %d, want %d", after, i, got[i].Seq, want[i].Seq)
+			}
+		}
+	}
+	f, _ := os.OpenFile(s.JournalLocation("f"), os.O_APPEND|os.O_WRONLY, 0)
+	if _, err := f.WriteString(`{"seq":1501,"at":"`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got, _ := s.JournalRecords(ctx, "f", 1499); len(got) != 1 || got[0].Seq != 1500 {
+		t.Fatalf("with a torn last line: %d records after 1499", len(got))
 	}
 }

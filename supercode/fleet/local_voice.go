@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
 // The local store's voice, one file per agent:
@@ -56,26 +57,11 @@ type queue struct {
 
 func (l *Local) readQueue(path string) (queue, error) {
 	q := queue{journaled: map[string]bool{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return q, nil
-	}
-	if err != nil {
-		return q, err
-	}
 	index := map[string]int{}
-	lines := bytes.Split(data, []byte("\n"))
-	for i, line := range lines {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var v voiceLine
-		if err := json.Unmarshal(line, &v); err != nil {
-			if i == len(lines)-1 {
-				break // a torn last line: a write that never finished
-			}
-			return q, fmt.Errorf("%s line %d: %w", path, i+1, err)
-		}
+	// The one JSON-lines reader: a torn last line is a write that never
+	// finished (the next append cuts it off), a damaged one before it an
+	// error naming its line.
+	_, err := jsonl.Decode(path, jsonl.Start, func(v voiceLine, _ int) error {
 		switch {
 		case v.Say != nil:
 			if _, dup := index[v.Say.ID]; !dup {
@@ -93,8 +79,9 @@ func (l *Local) readQueue(path string) (queue, error) {
 		case v.Journaled != "":
 			q.journaled[v.Journaled] = true
 		}
-	}
-	return q, nil
+		return nil
+	})
+	return q, err
 }
 
 func appendLines(path string, lines ...voiceLine) error {
@@ -107,7 +94,8 @@ func appendLines(path string, lines ...voiceLine) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	return fsx.AppendSync(path, buf.Bytes(), 0o644)
+	_, err := jsonl.Append(path, buf.Bytes(), 0o644)
+	return err
 }
 
 // Say implements Voice.

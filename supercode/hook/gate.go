@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -33,8 +34,11 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 		return client.Answer{}, errors.New(`the event has no "tool_name"`)
 	}
 	// laserbrain's own tools are reporting, never work: a halted agent may
-	// still read why (supervision, check_state).
+	// still read why (supervision, check_state). The call goes next to our
+	// MCP server, which may have no other way to know the session: the
+	// client process is bound to it first (agentrun.BindSession).
 	if t.Kind == client.KindOwn {
+		h.bind(e)
 		return client.Answer{}, nil
 	}
 	if ans, stop, err := h.halted(ctx, e); stop || err != nil {
@@ -125,6 +129,21 @@ func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, 
 		}
 	}
 	return held, nil
+}
+
+// bind binds the client process to e's session, unless laserbrain run
+// names the run (the MCP server has it then). A binding that cannot be
+// written costs the call nothing: it is logged, and the server checks on
+// a run of its own.
+func (h *Handler) bind(e client.Event) {
+	c := h.caller(e)
+	if c.Run != "" || c.Session == "" {
+		return
+	}
+	// Without /proc (or with the client gone) there is nothing to bind.
+	if err := h.Sup.BindSession(c); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		h.log(fmt.Sprintf("laserbrain hook %s: the MCP server cannot be told this session (%v); its checks go to a run of its own", PreToolUse, err))
+	}
 }
 
 func rank(a client.Answer) int {

@@ -121,7 +121,10 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 		return Answer{Delegate: true}
 	}
 	if err != nil {
-		return reply(ad, ev, h.failed(ev, err))
+		a = h.failed(ev, err)
+	}
+	if ev == PreToolUse {
+		a.Call = e.Tool
 	}
 	h.speak(ctx, e, &a)
 	return reply(ad, ev, a)
@@ -229,9 +232,13 @@ func (h *Handler) log(msg string) {
 	f.Close()
 }
 
+// caller is who sent e: the session and directory of its payload, the
+// client it came from, and the rest from the environment.
 func (h *Handler) caller(e client.Event) agentrun.Caller {
 	c := h.Sup.Caller(e.Session, e.Cwd)
-	c.Client = string(e.Client)
+	if e.Client != "" {
+		c.Client = string(e.Client)
+	}
 	return c
 }
 

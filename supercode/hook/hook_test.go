@@ -24,8 +24,9 @@ func newHandler(t testing.TB, env map[string]string) (*Handler, string) {
 		env = map[string]string{}
 	}
 	sup := &agentrun.Supervisor{
-		Getenv:    func(k string) string { return env[k] },
-		OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
+		Getenv:     func(k string) string { return env[k] },
+		BindingDir: filepath.Join(home, "clients"),
+		OpenFleet:  func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
 		OpenRuns: func() (laserbrain.Store, error) {
 			return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
 		},
@@ -115,6 +116,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"apply_patch", "input", "*** Begin Patch\n*** Update File: .codex/hooks.json\n*** End Patch", true},
 		{"write", "filePath", ".opencode/plugin/laserbrain.js", true},
 		{"write_to_file", "path", ".clinerules/hooks/PreToolUse", true},
+		{"editor", "path", ".clinerules/hooks/PreToolUse", true},
 		{"create", "path", ".github/hooks/laserbrain.json", true},
 		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},

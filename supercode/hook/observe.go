@@ -28,6 +28,11 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Event) (client.Answe
 	if t == nil {
 		return client.Answer{}, fmt.Errorf(`the event has no "tool_name"`)
 	}
+	if e.Refused {
+		// laserbrain's refusal that ran in the call's place (Cline): the
+		// refusal is already on the run, and this is no work of the agent.
+		return client.Answer{}, nil
+	}
 	if t.Kind == client.KindOwn {
 		// Reporting, not work: no evidence, not a tool call of the run;
 		// kept once per call (two hook layers firing for one call count

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -18,6 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -115,11 +115,12 @@ func (h *Handler) enqueue(ev Event, input []byte, dec *gateDecision) error {
 		return err
 	}
 	lk := flock.New(filepath.Join(dir, "queue.lock"))
-	if err := lk.RLock(); err != nil {
+	if err := lk.Lock(); err != nil {
 		return err
 	}
 	defer lk.Unlock()
-	return fsx.AppendSync(filepath.Join(dir, "pending.jsonl"), append(line, '\n'), 0o644)
+	_, err = jsonl.Append(filepath.Join(dir, "pending.jsonl"), append(line, '\n'), 0o644)
+	return err
 }
 
 // QueueLength counts the events waiting in the queue under dir.
@@ -198,18 +199,22 @@ func (h *Handler) replayFile(ctx context.Context, path string) (int, error) {
 		}
 		return 0, err
 	}
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), MaxInput*2)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
-			lines = append(lines, bytes.Clone(sc.Bytes()))
-		}
+	// The one JSON-lines reader: a torn last line (a hook killed mid-append)
+	// is not an entry; the next append cuts it off.
+	var (
+		lines [][]byte
+		nums  []int
+	)
+	if _, err := jsonl.ScanBytes(path, data, jsonl.Start, func(line []byte, n int) error {
+		lines, nums = append(lines, bytes.Clone(line)), append(nums, n)
+		return nil
+	}); err != nil {
+		return 0, err
 	}
 	for i, line := range lines {
 		var q queued
 		if err := json.Unmarshal(line, &q); err != nil {
-			h.log(fmt.Sprintf("laserbrain hook queue: dropped an unreadable entry: %v", err))
+			h.log(fmt.Sprintf("laserbrain hook queue: dropped a damaged entry: %v", &jsonl.LineError{Path: path, Line: nums[i], Err: err}))
 			continue
 		}
 		if err := h.replay(ctx, q); err != nil {

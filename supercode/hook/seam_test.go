@@ -3,6 +3,8 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,23 +24,59 @@ func handleAs(t *testing.T, h *Handler, c client.Name, ev Event, payload string)
 }
 
 // Cline's run_commands carries an array: every command is gated, and one
-// refused refuses the call — with {"cancel":true}, the only answer Cline
-// obeys (exit 2 does not block it).
+// refused refuses the call. Exit 2 does not block Cline and a cancel ends
+// its whole task, so the call is rewritten into a Refusal that prints the
+// reason (overrideInput) with the reason as context too; the Refusal's own
+// PostToolUse is not recorded as the agent's work. A refused call of
+// another tool (an editor write into the hooks) is cancelled, and so is a
+// call the hook cannot read.
 func TestClineEveryCommandGated(t *testing.T) {
 	h, _ := newHandler(t, nil)
+	cwd := t.TempDir()
 	call := func(cmds ...string) string {
 		b, _ := json.Marshal(cmds)
-		return `{"hookName":"tool_call","taskId":"task-1","workspaceRoots":["` + t.TempDir() + `"],"agent_id":"a","parent_agent_id":null,` +
+		return `{"hookName":"tool_call","taskId":"task-1","workspaceRoots":["` + cwd + `"],"agent_id":"a","parent_agent_id":null,` +
 			`"tool_call":{"id":"tc-1","name":"run_commands","input":{"commands":` + string(b) + `}}}`
 	}
 	a := handleAs(t, h, client.Cline, PreToolUse, call("echo hi", "git push --force origin main", "ls"))
-	var v map[string]any
-	if a.Exit != 0 || json.Unmarshal([]byte(a.Stdout), &v) != nil || v["cancel"] != true ||
-		!strings.Contains(v["errorMessage"].(string), "force") {
+	var v struct {
+		Override struct {
+			Commands []string `json:"commands"`
+		} `json:"overrideInput"`
+		Context string `json:"contextModification"`
+		Cancel  bool   `json:"cancel"`
+	}
+	if a.Exit != 0 || json.Unmarshal([]byte(a.Stdout), &v) != nil || v.Cancel || !strings.Contains(v.Context, "force") ||
+		len(v.Override.Commands) != 1 || v.Override.Commands[0] != client.Refusal(v.Context) {
 		t.Fatalf("force push among harmless commands: %+v", a)
 	}
 	if a := handleAs(t, h, client.Cline, PreToolUse, call("echo hi", "ls -la")); a.Exit != 0 || a.Stdout != "" || a.Stderr != "" {
 		t.Fatalf("harmless commands: %+v", a)
+	}
+	post := func(cmd string) string {
+		b, _ := json.Marshal(map[string]any{"hookName": "tool_result", "taskId": "task-1", "workspaceRoots": []string{cwd},
+			"tool_result": map[string]any{"id": "tc-1", "name": "run_commands", "input": map[string]any{"commands": []string{cmd}},
+				"output": []any{map[string]any{"query": cmd, "result": "x", "success": false}}},
+			"postToolUse": map[string]any{"toolName": "run_commands", "result": "x", "success": true}})
+		return string(b)
+	}
+	handleAs(t, h, client.Cline, PostToolUse, post(v.Override.Commands[0]))
+	handleAs(t, h, client.Cline, PostToolUse, strings.Replace(post("echo done"), `"tc-1"`, `"tc-2"`, 1))
+	st, _ := h.Sup.Fleet()
+	evs, _ := st.Events(context.Background(), "task-1")
+	var tools []string
+	for _, e := range evs {
+		if e.Kind == fleet.KindTool {
+			tools = append(tools, e.Text)
+		}
+	}
+	if strings.Join(tools, "|") != "echo done" {
+		t.Fatalf("observed %q; want only the agent's own call", tools)
+	}
+	// An editor write into Cline's hooks: cancelled.
+	edit := `{"hookName":"tool_call","taskId":"task-1","workspaceRoots":["` + cwd + `"],"tool_call":{"id":"tc-3","name":"editor","input":{"path":".clinerules/hooks/PreToolUse","new_text":"exit 0"}}}`
+	if a := handleAs(t, h, client.Cline, PreToolUse, edit); !strings.Contains(a.Stdout, `"cancel":true`) || !strings.Contains(a.Stdout, "protected") {
+		t.Fatalf("an editor write into the hooks: %+v", a)
 	}
 	// A guard error is a cancel too, never an exit 2 Cline would ignore.
 	a = handleAs(t, h, client.Cline, PreToolUse, `{"hookName":"tool_call","taskId":"task-1","tool_call":{"id":"x","name":"run_commands","input":{"commands":7}}}`)
@@ -173,5 +211,45 @@ func TestOwnToolsNotObservedUnderAnyNaming(t *testing.T) {
 	}
 	if strings.Join(tools, " ") != "mcp_github_list" {
 		t.Fatalf("observed tools %v, want only the other server's", tools)
+	}
+}
+
+// A run a client's hooks open without LASERBRAIN_AGENT is named after the
+// client, not after Claude Code. A PreToolUse of one of our own tools binds
+// the client process to the session (and nothing else does): a server
+// under that process then finds the session, and its run.
+func TestOwnToolCallBindsTheSession(t *testing.T) {
+	h, home := newHandler(t, nil)
+	ctx := context.Background()
+	proc := agentrun.Process{PID: 31337, Start: 99, Boot: "b"}
+	h.Sup.ClientProcess = func() (agentrun.Process, error) { return proc, nil }
+	cwd := t.TempDir()
+	shell := `{"session_id":"g-7","cwd":"` + cwd + `","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":{"llmContent":"Exit Code: 0"}}`
+	if a := handleAs(t, h, client.Gemini, PostToolUse, shell); a.Exit != 0 || a.Stderr != "" {
+		t.Fatalf("after tool: %+v", a)
+	}
+	server := &agentrun.Supervisor{Getenv: func(string) string { return "" }, BindingDir: filepath.Join(home, "clients"),
+		ClientProcess: h.Sup.ClientProcess}
+	if c := server.Caller("", ""); c.Session != "" {
+		t.Fatalf("bound by a shell call: %+v", c)
+	}
+	own := `{"session_id":"g-7","cwd":"` + cwd + `","hook_event_name":"BeforeTool","tool_name":"mcp_laserbrain_check_state","tool_input":{"goal":"x"},"mcp_context":{"server_name":"laserbrain","tool_name":"check_state"}}`
+	if a := handleAs(t, h, client.Gemini, PreToolUse, own); a.Exit != 0 || a.Stdout != "" {
+		t.Fatalf("own tool: %+v", a)
+	}
+	c := server.Caller("", "")
+	if c.Session != "g-7" || c.Client != "gemini" {
+		t.Fatalf("the server's caller: %+v", c)
+	}
+	r, ok, err := h.Sup.Find(ctx, c)
+	if err != nil || !ok || r.Agent != "gemini" || r.ID != "g-7" {
+		t.Fatalf("the server finds %+v %v %v; want the session's run, agent gemini", r, ok, err)
+	}
+	// Under laserbrain run the server has the run already: no binding.
+	h2, home2 := newHandler(t, map[string]string{agentrun.EnvRun: "r-run"})
+	h2.Sup.ClientProcess = h.Sup.ClientProcess
+	handleAs(t, h2, client.Gemini, PreToolUse, own)
+	if ents, _ := os.ReadDir(filepath.Join(home2, "clients")); len(ents) != 0 {
+		t.Fatalf("bound under laserbrain run: %v", ents)
 	}
 }

@@ -1,18 +1,16 @@
 package loop
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/supercode/loop/verdict"
 )
 
@@ -120,42 +118,17 @@ func (j *journal) append(r Record) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := fsx.AppendSync(j.path, buf.Bytes(), 0o644); err != nil {
+	if _, err := jsonl.Append(j.path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	return nil
 }
 
-// readJournal reads steps.jsonl. A torn last line (a crash mid-write) is
-// skipped; a damaged line elsewhere is an error naming it.
+// readJournal reads steps.jsonl through the one JSON-lines reader: a torn
+// last line (a crash mid-write) is not a record yet; a damaged line
+// elsewhere is an error naming it.
 func readJournal(path string) ([]Record, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []Record
-	r := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var rec Record
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				if err != nil { // the last line, without its newline: torn
-					break
-				}
-				return nil, fmt.Errorf("%s line %d is damaged: %w", path, n, jerr)
-			}
-			out = append(out, rec)
-		}
-		if err != nil {
-			break
-		}
-	}
-	return out, nil
+	return jsonl.ReadAll[Record](path)
 }
 
 // Meta is run.json: what the run is, how it was started, and how it ended.

@@ -35,13 +35,14 @@ type Server struct {
 	sup   *agentrun.Supervisor
 	opts  Options
 	shelf method.Shelf
-	run   string // the caller's run id, once opened
+	run   string // the run opened for this connection, when the caller names none
 	tools []toolDef
 }
 
-// New builds the server on sup; the caller's run is found from sup's
-// environment (LASERBRAIN_RUN, else CLAUDE_CODE_SESSION_ID) on the first
-// tool that needs it, and registered when there is none.
+// New builds the server on sup; the caller's run is found (sup.Caller:
+// LASERBRAIN_RUN, else the session the client process is bound to, else
+// CLAUDE_CODE_SESSION_ID or QWEN_CODE_SESSION_ID) by each tool that needs
+// it, and registered when there is none.
 func New(sup *agentrun.Supervisor) *Server { return newServer(sup, Options{}) }
 
 func newServer(sup *agentrun.Supervisor, opts Options) *Server {
@@ -259,17 +260,23 @@ func (a args) object() (json.RawMessage, error) {
 	return valueJSON(a.v), nil
 }
 
-// callerRun opens the caller's run once per connection.
+// callerRun opens the caller's run: the one LASERBRAIN_RUN names, or the
+// session's — the session its client process is bound to is read afresh
+// on every call, for the client may have moved on to a new one — else a
+// run opened once for this connection.
 func (s *Server) callerRun(ctx context.Context) (fleet.Run, error) {
 	st, err := s.sup.Fleet()
 	if err != nil {
 		return fleet.Run{}, err
 	}
+	c := s.sup.Caller("", "")
+	if c.Session != "" || c.Run != "" {
+		return s.sup.Open(ctx, c)
+	}
 	if s.run != "" {
 		return st.Run(ctx, s.run)
 	}
-	c := s.sup.Caller("", "")
-	if c.Agent == "" && c.Session == "" && c.Run == "" {
+	if c.Agent == "" {
 		c.Agent = "mcp"
 	}
 	r, err := s.sup.Open(ctx, c)

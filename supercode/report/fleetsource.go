@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
@@ -140,11 +141,27 @@ func settle(agents []Agent) {
 	}
 }
 
-// footprint is the files an agent's events touched, sorted.
+// footprint is the files an agent's events touched, sorted. An event
+// that repeats one already read (the same tool on the same text, with the
+// same outcome: an agent runs its tests again and again) adds nothing new
+// and is not read again.
 func footprint(events []fleet.Event, repo, dir string) []string {
 	seen := map[string]bool{}
+	read := map[[3]string]bool{}
+	var fr supervise.FileReader
 	for _, e := range events {
-		for _, p := range supervise.EventFiles(repo, dir, e) {
+		if e.Kind != fleet.KindTool {
+			continue
+		}
+		key := [3]string{e.Name, e.Text, "?"}
+		if e.OK != nil {
+			key[2] = strconv.FormatBool(*e.OK)
+		}
+		if read[key] {
+			continue
+		}
+		read[key] = true
+		for _, p := range fr.EventFiles(repo, dir, e) {
 			seen[p] = true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -292,5 +294,170 @@ func TestBenchFleetShape(t *testing.T) {
 	}
 	if sessions != benchSessions || agents != benchAgents || !strings.HasPrefix(r.Self.Reason, "") {
 		t.Fatalf("%d sessions of %d steps, %d agents of %d steps", sessions, benchPasses+1, agents, benchSteps)
+	}
+}
+
+// onceFleet is a fleet of onceAgents agent runs of onceSteps checks each,
+// with its own fleet and run stores in dir.
+const (
+	onceAgents = 50
+	onceSteps  = 100
+)
+
+type onceFleet struct {
+	dir, repo     string
+	agents, steps int
+}
+
+func (o onceFleet) stores(tb testing.TB) (*fleet.Local, *localstore.Store) {
+	fl, err := fleet.OpenLocal(filepath.Join(o.dir, "fleet"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	runs, err := localstore.Open(localstore.Paths{Home: filepath.Join(o.dir, "runs"), Config: filepath.Join(o.dir, "runs", "config")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fl, runs
+}
+
+func buildOnceFleet(tb testing.TB, dir string) onceFleet {
+	return buildFleetOf(tb, dir, onceAgents, onceSteps)
+}
+
+// buildFleetOf is a fleet of agents agent runs of steps checks each.
+func buildFleetOf(tb testing.TB, dir string, agents, steps int) onceFleet {
+	ctx := context.Background()
+	o := onceFleet{dir: dir, repo: filepath.Join(dir, "repo"), agents: agents, steps: steps}
+	if err := os.MkdirAll(o.repo, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	fl, runs := o.stores(tb)
+	defer runs.Close()
+	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+	for a := 0; a < agents; a++ {
+		id := fmt.Sprintf("run%02d", a)
+		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "agent", Fleet: "bench", Dir: o.repo, Created: t0, Task: id, Tasks: 1, Checks: steps}); err != nil {
+			tb.Fatal(err)
+		}
+		h, err := runs.OpenRun(ctx, id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		goal := "build the " + words[a%len(words)] + " feature for release " + fmt.Sprint(a)
+		for i := 0; i < steps; i++ {
+			if _, err := h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5 + i%4)}); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := h.Save(ctx); err != nil {
+			tb.Fatal(err)
+		}
+		h.Close()
+	}
+	if err := runs.Flush(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return o
+}
+
+// check makes one more check on agent a, as its hooks would record it.
+func (o onceFleet) check(tb testing.TB, a int) {
+	ctx := context.Background()
+	fl, runs := o.stores(tb)
+	defer runs.Close()
+	id := fmt.Sprintf("run%02d", a%o.agents)
+	h, err := runs.OpenRun(ctx, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := h.Run().Step(laserbrain.StepInput{Goal: h.Run().GroundGoal(), Progress: "advancing", Distance: laserbrain.Dist(5)}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.Save(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	h.Close()
+	if _, err := fl.UpdateRun(ctx, id, func(r *fleet.Run) error { r.Checks++; return nil }); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// once is laserbrain supervise --once: open (resuming from the journal),
+// one round, close.
+func (o onceFleet) once(tb testing.TB) *Round {
+	ctx := context.Background()
+	fl, runs := o.stores(tb)
+	defer runs.Close()
+	s, err := Open(ctx, Options{Repo: o.repo, FleetID: "bench", Fleet: fl, Runs: runs, EscalateAfter: -1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := s.Round(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Close(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if len(r.Agents) != o.agents {
+		tb.Fatalf("%d agents in the round, want %d", len(r.Agents), o.agents)
+	}
+	return r
+}
+
+// BenchmarkSuperviseOnceAfter1000: laserbrain supervise --once on a fleet
+// of 50 agents × 100 checks whose journal holds 1,000 earlier rounds
+// (each after one agent made one more check, as a supervisor from cron
+// sees it), against the first round on the same fleet — the same runs and
+// checks, built side by side — with no journal, interleaved; before each
+// pair one agent makes one more check. x-first is the ratio of the
+// medians: a start verifies only what was journaled since its last
+// checkpoint, so it is bounded at 1.3.
+func BenchmarkSuperviseOnceAfter1000(b *testing.B) {
+	dir := b.TempDir()
+	first := buildOnceFleet(b, filepath.Join(dir, "first"))
+	after := buildOnceFleet(b, filepath.Join(dir, "after"))
+	prior := 1000
+	if n, err := strconv.Atoi(os.Getenv("SUPERVISE_BENCH_PRIOR")); err == nil && n > 0 {
+		prior = n // a shorter history, to measure a build that cannot afford 1,000
+	}
+	for i := 0; i < prior; i++ {
+		// The same checks on both fleets: they differ by their journals.
+		first.check(b, i)
+		after.check(b, i)
+		after.once(b)
+	}
+	journal := filepath.Join(first.dir, "fleet", "journal")
+	var tf, ta []time.Duration
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		first.check(b, i)
+		after.check(b, i)
+		i++
+		if err := os.RemoveAll(journal); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.MkdirAll(journal, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		first.once(b)
+		tf = append(tf, time.Since(start))
+		start = time.Now()
+		after.once(b)
+		ta = append(ta, time.Since(start))
+	}
+	slices.Sort(tf)
+	slices.Sort(ta)
+	f, a := tf[len(tf)/2], ta[len(ta)/2]
+	b.ReportMetric(float64(f.Microseconds())/1000, "first-ms")
+	b.ReportMetric(float64(a.Microseconds())/1000, "after1000-ms")
+	b.ReportMetric(float64(a)/float64(f), "x-first")
+	b.Logf("--once: first round %v, after %d rounds %v (medians of %d): %.2f×", f, prior, a, len(tf), float64(a)/float64(f))
+	if float64(a) > 1.3*float64(f) {
+		b.Errorf("--once after 1,000 rounds takes %.2f× a first round, over 1.3×", float64(a)/float64(f))
 	}
 }

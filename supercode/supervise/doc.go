@@ -73,11 +73,20 @@
 // journaled with the answer and the question is asked again next round,
 // marked redelivered, what the command printed deciding nothing.
 //
+// A start costs what was journaled since the last checkpoint, not the
+// journal's length: every CheckpointEvery records a supervisor journals a
+// checkpoint (what the records before it amount to), and Open reads the
+// journal from the last one the round counter has seen, verifying the
+// records from it to the head (checkpoint.go). A round journals the agents
+// whose line changed since the last journaled round, not the fleet; a round
+// that saw nothing new, and decided nothing, journals nothing; a
+// supervisor's start record goes with its first record.
+//
 // Nothing is appended to a journal whose chain does not hold: Open checks
-// it whole (fleet.CheckJournal, the round counter included), each round its
-// tail under the round lock (fleet.CheckJournalTail), and a supervisor's
-// stop and a release take the round lock to check it and have their record
-// witnessed by the counter. A broken journal is a *fleet.JournalBrokenError
+// it from its checkpoint (or whole, when it has none; the round counter
+// included), each round its tail under the round lock
+// (fleet.CheckJournalTail), and a supervisor's stop and a release take the
+// round lock to check it and have their record witnessed by the counter. A broken journal is a *fleet.JournalBrokenError
 // (ErrJournalBroken); laserbrain supervise then reports read-only.
 //
 // Decided where the issue is silent:
@@ -104,7 +113,8 @@
 //     not halted); a halted agent still collides, so its halt's cause
 //     stays in view.
 //   - A round that changed nothing is not journaled; round numbers go on
-//     from the last journaled round after a restart.
+//     from the fleet's round counter (or the last journaled round, for a
+//     store without one) after a restart.
 //   - The self-check (Supercode.SelfCheck, a step of the supervisor's own
 //     run) is taken on rounds that saw something new, not on idle polls.
 //   - Two supervisors on one fleet are safe (the journal stays one chain,

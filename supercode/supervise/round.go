@@ -223,43 +223,21 @@ func unmeasuredCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
 	return c, true
 }
 
-// digest is what a round's journal record stands for: a round whose digest
-// equals the last journaled one's (and that decided nothing) is not
-// journaled again.
-func (r *Round) digest() string {
-	b, _ := json.Marshal(struct {
-		A []AgentRow
-		R []supercode.Route
-	}{r.Agents, r.Route})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// journalRound records the round's decisions and readings: per agent its
-// steps and last verdict, the route, the halts and questions it decided,
-// the advice it delivered and the self-check.
-func (s *Supervisor) journalRound(ctx context.Context, r *Round) error {
-	type agentLine struct {
-		Agent    string  `json:"agent"`
-		Steps    int     `json:"steps"`
-		Verdict  *string `json:"verdict"`
-		Drifting bool    `json:"drifting"`
-		Status   string  `json:"status"`
-	}
-	data := struct {
-		Agents      []agentLine       `json:"agents"`
-		Collisions  [][2]string       `json:"collisions"`
-		Route       []supercode.Route `json:"route"`
-		Halts       []string          `json:"halts"`
-		Escalations []string          `json:"escalations"`
-		Advice      map[string]string `json:"advice"`
-		Self        string            `json:"self"`
-	}{Agents: []agentLine{}, Collisions: [][2]string{}, Route: r.Route, Halts: []string{}, Escalations: []string{}, Advice: map[string]string{}, Self: r.Self.Reason}
+// journalRound records the round when its readings changed since the last
+// journaled round, or it decided anything: the agents whose line (steps,
+// last verdict, status, advice, files, catches) changed — not the whole
+// fleet each time —
+// the collisions, the route, the halts and questions it decided and the
+// self-check. journaled reports whether it did.
+func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool, err error) {
+	data := roundData{Agents: []agentLine{}, Collisions: [][2]string{}, Route: r.Route, Halts: []string{}, Escalations: []string{}, Self: r.Self.Reason}
 	for _, a := range r.Agents {
-		data.Agents = append(data.Agents, agentLine{a.Agent, a.Steps, a.Verdict, a.Drifting, a.Status})
-		if a.Advice != "" {
-			data.Advice[a.Agent] = a.Advice
+		line := agentLine{Agent: a.Agent, Steps: a.Steps, Verdict: a.Verdict, Drifting: a.Drifting, Status: a.Status, Advice: a.Advice, Files: a.Files, Catches: a.Catches}
+		if last, ok := s.fold.Agents[a.Agent]; ok && last.same(line) {
+			data.Unchanged++
+			continue
 		}
+		data.Agents = append(data.Agents, line)
 	}
 	for _, c := range r.Collisions {
 		data.Collisions = append(data.Collisions, c.Agents)
@@ -270,14 +248,22 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) error {
 	for _, e := range r.Escalations {
 		data.Escalations = append(data.Escalations, e.ID)
 	}
+	route, _ := json.Marshal(r.Route)
+	sum := sha256.Sum256(route)
+	data.RouteDigest = hex.EncodeToString(sum[:8])
+	// An empty journal gets its first round whatever it saw: once the
+	// fleet's round counter says a round ran, the journal has a record.
+	if s.fold.Seen > 0 && len(data.Agents) == 0 && data.RouteDigest == s.fold.Route && len(data.Halts) == 0 && len(data.Escalations) == 0 {
+		return false, nil
+	}
 	b, err := json.Marshal(data)
 	if err != nil {
-		return err
+		return false, err
 	}
-	text := fmt.Sprintf("%s, %s, %s, %s; self %s", plural(len(r.Agents), "agent"), plural(len(r.Collisions), "collision"), plural(len(r.Halts), "halt"), plural(len(r.Escalations), "escalation"), r.Self.Reason)
-	_, err = s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalRound,
+	text := fmt.Sprintf("%s (%d changed), %s, %s, %s; self %s", plural(len(r.Agents), "agent"), len(data.Agents), plural(len(r.Collisions), "collision"), plural(len(r.Halts), "halt"), plural(len(r.Escalations), "escalation"), r.Self.Reason)
+	_, err = s.journal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalRound,
 		Round: r.Round, Text: text, Data: b})
-	return err
+	return err == nil, err
 }
 
 // WriteText writes the round for a person: a head line, one line per

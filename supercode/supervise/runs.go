@@ -26,6 +26,18 @@ var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": tru
 // dir (the run's directory); files outside the repository, and its .git
 // and .ponder, are left out.
 func EventFiles(repo, dir string, e fleet.Event) []string {
+	return (&FileReader{}).EventFiles(repo, dir, e)
+}
+
+// FileReader is EventFiles for a reader of many events (a round, a
+// report): it asks the file system once whether a path a command names is
+// a file, however many commands name it.
+type FileReader struct {
+	isFile map[string]bool
+}
+
+// EventFiles is the package's EventFiles, with the answers kept.
+func (fr *FileReader) EventFiles(repo, dir string, e fleet.Event) []string {
 	if e.Kind != fleet.KindTool || e.Text == "" {
 		return nil
 	}
@@ -48,7 +60,7 @@ func EventFiles(repo, dir string, e fleet.Event) []string {
 			if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "$*?`=") {
 				continue
 			}
-			if info, err := os.Stat(abs(dir, w)); err == nil && info.Mode().IsRegular() {
+			if fr.regular(abs(dir, w)) {
 				cands = append(cands, w)
 			}
 		}
@@ -62,6 +74,20 @@ func EventFiles(repo, dir string, e fleet.Event) []string {
 		}
 	}
 	return out
+}
+
+// regular reports whether p is a regular file, asking once.
+func (fr *FileReader) regular(p string) bool {
+	if ok, known := fr.isFile[p]; known {
+		return ok
+	}
+	info, err := os.Stat(p)
+	ok := err == nil && info.Mode().IsRegular()
+	if fr.isFile == nil {
+		fr.isFile = map[string]bool{}
+	}
+	fr.isFile[p] = ok
+	return ok
 }
 
 func abs(dir, p string) string {

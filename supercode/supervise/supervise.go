@@ -134,10 +134,13 @@ type Supervisor struct {
 	marked   map[string]bool
 	pending  []Escalation      // asked before a crash, never answered
 	whom     map[string]string // who each question asked was about (its id: Who)
-	digest   string            // the last journaled round's state
 	logged   int64             // the last round the journal knows of
 	self     *SelfRow          // the last self-check
-	seen     int64             // the journal's records read so far (seq)
+	// fold is what the journal's records amount to, kept as records are
+	// read and appended (what a checkpoint journals); started: this
+	// supervisor journaled its start.
+	fold    resumeState
+	started bool
 }
 
 type agent struct {
@@ -213,95 +216,84 @@ func (s *Supervisor) Supercode() *supercode.Supercode { return s.sc }
 
 func (s *Supervisor) now() time.Time { return s.o.Now().UTC() }
 
-// resume reads the journal back.
+// resume reads the journal back: from its last checkpoint on (see
+// checkpoint.go), or whole when it has none.
 func (s *Supervisor) resume(ctx context.Context) error {
-	check, err := fleet.CheckJournal(ctx, s.o.Fleet, s.fleet)
+	st, problem, err := s.loadJournal(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the journal: %w", err)
+		return err
 	}
-	if check.Problem != nil && !s.o.ReadOnly {
+	if problem != nil && !s.o.ReadOnly {
 		// Nothing is appended to a chain that does not hold: a record
 		// after the break would read as vouching for it, and the round
 		// counter would move its mark over the evidence.
-		return s.broken(check.Problem)
+		return s.broken(problem)
 	}
-	recs := check.Records
-	questions := map[string]Escalation{}
-	var order []string
-	var halts []fleet.Halt
-	for _, r := range recs {
-		s.round = max(s.round, r.Round)
-		s.logged = s.round
-		s.seen = max(s.seen, r.Seq)
-		switch r.Kind {
-		case fleet.JournalEscalation:
-			var e Escalation
-			if json.Unmarshal(r.Data, &e) != nil || e.ID == "" {
-				continue
-			}
-			if !s.asked[e.ID] {
-				order = append(order, e.ID)
-			}
-			s.asked[e.ID] = true
-			s.whom[e.ID] = e.Who
-			questions[e.ID] = e
-			if e.Kind == EscalateCollision {
-				for _, a := range e.Agents {
-					s.marked[a] = true
-				}
-			}
-		case fleet.JournalAnswer:
-			var a struct {
-				ID string `json:"id"`
-				Answer
-			}
-			if json.Unmarshal(r.Data, &a) == nil && a.Delivered() {
-				s.answered[a.ID] = true
-			}
-		case fleet.JournalHalt:
-			var h fleet.Halt
-			if json.Unmarshal(r.Data, &h) == nil && h.ID != "" {
-				halts = append(halts, h)
-			}
-		}
+	s.fold = st
+	s.round, s.logged = st.Round, st.Round
+	for _, id := range st.Asked {
+		s.asked[id] = true
 	}
-	for _, id := range order {
-		if !s.answered[id] {
-			e := questions[id]
-			e.Redelivered = true
-			s.pending = append(s.pending, e)
-		}
+	for _, id := range st.Answered {
+		s.answered[id] = true
 	}
-	for _, h := range halts {
-		if s.o.ReadOnly {
-			break
-		}
+	for _, a := range st.Marked {
+		s.marked[a] = true
+	}
+	for _, e := range st.Questions {
+		s.whom[e.ID] = e.Who
+		e.Redelivered = true
+		s.pending = append(s.pending, e)
+	}
+	if s.o.ReadOnly {
+		s.pending = nil
+		return nil
+	}
+	for _, h := range st.Halts {
 		// Put is idempotent on the id: a halt already stored (released
 		// since, or in force) is left as it is.
 		if err := s.o.Fleet.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
 			return fmt.Errorf("re-putting halt %s from the journal: %w", h.ID, err)
 		}
 	}
-	if s.o.ReadOnly {
-		s.pending = nil
-		return nil
+	return nil
+}
+
+// journal appends rec to the fleet's journal, after this supervisor's
+// start record when it is its first, and folds it in.
+func (s *Supervisor) journal(ctx context.Context, rec fleet.JournalRecord) (fleet.JournalRecord, error) {
+	if !s.started {
+		s.started = true
+		data, _ := json.Marshal(map[string]any{"after_round": s.fold.Round, "unanswered": len(s.fold.Questions), "repo": s.o.Repo})
+		start, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStart,
+			Round: s.fold.Round, Text: fmt.Sprintf("supervisor started after round %d", s.fold.Round), Data: data})
+		if err != nil {
+			return fleet.JournalRecord{}, err
+		}
+		s.fold.apply(start)
 	}
-	data, _ := json.Marshal(map[string]any{"after_round": s.round, "unanswered": len(s.pending), "repo": s.o.Repo})
-	_, err = s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStart,
-		Round: s.round, Text: fmt.Sprintf("supervisor started after round %d", s.round), Data: data})
-	return err
+	out, err := s.o.Fleet.AppendJournal(ctx, rec)
+	if err != nil {
+		return fleet.JournalRecord{}, err
+	}
+	s.fold.apply(out)
+	return out, nil
 }
 
 // Close journals where the supervisor stopped, so the next one numbers its
 // rounds after the last one run even when the last rounds changed nothing
-// (and so were not journaled). A supervisor that dies without Close is
-// numbered on from its last journaled round.
+// (and so were not journaled) — unless the store keeps a round counter
+// (fleet.Rounds), which numbers them already. A supervisor that dies
+// without Close is numbered on from its last journaled round.
 func (s *Supervisor) Close(ctx context.Context) error {
 	if s.o.ReadOnly || s.round == s.logged {
 		return nil
 	}
+	if _, ok := s.o.Fleet.(fleet.Rounds); ok {
+		return nil
+	}
 	err := witnessed(ctx, s.o.Fleet, s.fleet, false, func() error {
-		_, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStop,
+		_, err := s.journal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalStop,
 			Round: s.round, Text: fmt.Sprintf("supervisor stopped after round %d", s.round)})
 		return err
 	})
@@ -401,20 +393,30 @@ func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 			return nil, err
 		}
 		s.round = max(s.round, last)
+		if r, err = s.runRound(ctx); err != nil {
+			return nil, err
+		}
+		return r, s.checkpoint(ctx)
 	}
-	return s.runRound(ctx)
+	if r, err = s.runRound(ctx); err != nil {
+		return nil, err
+	}
+	return r, s.checkpoint(ctx)
 }
 
-// catchUp reads what other supervisors journaled since this one last
-// looked, for the round numbers they took.
+// catchUp reads what others journaled since this supervisor last looked
+// (other supervisors' rounds, a person's release), for the round numbers
+// they took and to keep the fold whole.
 func (s *Supervisor) catchUp(ctx context.Context) error {
-	recs, err := s.o.Fleet.JournalRecords(ctx, s.fleet, s.seen)
+	recs, err := s.o.Fleet.JournalRecords(ctx, s.fleet, s.fold.Seen)
 	if err != nil {
 		return fmt.Errorf("reading the journal: %w", err)
 	}
 	for _, r := range recs {
+		if r.Seq > s.fold.Seen {
+			s.fold.apply(r)
+		}
 		s.round = max(s.round, r.Round)
-		s.seen = max(s.seen, r.Seq)
 		if r.Kind == fleet.JournalAnswer {
 			s.answeredElsewhere(r)
 		}
@@ -515,18 +517,24 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 		a.newSteps = 0
 	}
 
-	digest := r.digest()
-	if !s.o.ReadOnly && (changed || digest != s.digest || len(r.Halts) > 0 || len(r.Escalations) > 0) {
-		if err := s.journalRound(ctx, r); err != nil {
+	if !s.o.ReadOnly {
+		journaled, err := s.journalRound(ctx, r)
+		if err != nil {
 			return nil, err
 		}
-		if err := s.tell(ctx, r, live); err != nil {
-			return nil, err
-		}
-		s.digest, s.logged = digest, r.Round
-		if s.o.Publish != nil {
-			if _, err := s.sc.Publish(s.o.Publish, ""); err != nil {
+		if journaled || changed {
+			// What the round decided about each agent, said once (the
+			// messages' ids make a repeat a no-op).
+			if err := s.tell(ctx, r, live); err != nil {
 				return nil, err
+			}
+		}
+		if journaled {
+			s.logged = r.Round
+			if s.o.Publish != nil {
+				if _, err := s.sc.Publish(s.o.Publish, ""); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -775,7 +783,7 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 	if a != nil && a.kind == KindRun {
 		h.Run = a.run.ID
 	}
-	if err := putHalt(ctx, s.o.Fleet, h); err != nil {
+	if err := putHaltVia(ctx, s.o.Fleet, h, func(rec fleet.JournalRecord) error { _, err := s.journal(ctx, rec); return err }); err != nil {
 		return HaltRow{}, err
 	}
 	inForce[name] = h
@@ -785,11 +793,17 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 // putHalt journals a halt, puts it in force (a halt put already stands)
 // and tells the agent why.
 func putHalt(ctx context.Context, st fleet.Store, h fleet.Halt) error {
+	return putHaltVia(ctx, st, h, func(rec fleet.JournalRecord) error { _, err := st.AppendJournal(ctx, rec); return err })
+}
+
+// putHaltVia is putHalt journaling through journal (a supervisor's own
+// halts go through its journal, which keeps what a checkpoint sums up).
+func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(fleet.JournalRecord) error) error {
 	data, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
-	if _, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(h.At), Fleet: h.Fleet, Kind: fleet.JournalHalt,
+	if err := journal(fleet.JournalRecord{At: fleet.JournalTime(h.At), Fleet: h.Fleet, Kind: fleet.JournalHalt,
 		Round: h.Round, Agent: h.Agent, Text: h.Reason, Data: data}); err != nil {
 		return err
 	}
@@ -814,7 +828,7 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 	if err != nil {
 		return EscalationRow{}, err
 	}
-	if _, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalEscalation,
+	if _, err := s.journal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalEscalation,
 		Round: s.round, Agent: e.Who, Text: e.Why, Data: data}); err != nil {
 		return EscalationRow{}, err
 	}
@@ -840,7 +854,7 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 	if !ans.Delivered() {
 		text += ": not delivered, asked again next round"
 	}
-	if _, err := s.o.Fleet.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalAnswer,
+	if _, err := s.journal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalAnswer,
 		Round: s.round, Agent: e.Who, Text: text, Data: adata}); err != nil {
 		return EscalationRow{}, err
 	}

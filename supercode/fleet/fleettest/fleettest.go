@@ -186,6 +186,39 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 		}
 	})
 
+	t.Run("a batch of events is recorded in order, once per id", func(t *testing.T) {
+		s := open(t)
+		yes := true
+		if _, err := s.AppendEvent(ctx, "b", fleet.Event{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
+			t.Fatal(err)
+		}
+		batch := []fleet.Event{
+			{Kind: fleet.KindCheck, At: t0, Name: "advancing"},
+			{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash"}, // the run has it
+			{ID: "post:toolu_2", At: t0, Kind: fleet.KindTool, Name: "Edit"},
+			{ID: "post:toolu_2", At: t0, Kind: fleet.KindTool, Name: "Edit"}, // twice in the batch
+			{Kind: fleet.KindCheck, At: t0, Name: "stalled"},
+		}
+		added, err := s.AppendEvents(ctx, "b", batch)
+		if err != nil || added != 3 {
+			t.Fatalf("AppendEvents added %d, %v; want 3", added, err)
+		}
+		evs, err := s.Events(ctx, "b")
+		var got []string
+		for _, e := range evs {
+			got = append(got, e.Kind+":"+e.Name)
+		}
+		if err != nil || fmt.Sprint(got) != "[tool:Bash check:advancing tool:Edit check:stalled]" {
+			t.Fatalf("Events = %v, %v", got, err)
+		}
+		if evs[1].ID == "" || evs[1].ID == evs[3].ID {
+			t.Fatalf("fresh events got ids %q and %q", evs[1].ID, evs[3].ID)
+		}
+		if n, err := s.AppendEvents(ctx, "b", nil); err != nil || n != 0 {
+			t.Fatalf("an empty batch: %d, %v", n, err)
+		}
+	})
+
 	t.Run("authorizations", func(t *testing.T) {
 		s := open(t)
 		a := fleet.Authorization{ID: "au1", Fleet: "f", Action: "npm   publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}

@@ -260,33 +260,60 @@ const maxEvent = 64 << 10
 
 // AppendEvent implements fleet.Events.
 func (s *Store) AppendEvent(ctx context.Context, run string, e fleet.Event) (bool, error) {
+	n, err := s.AppendEvents(ctx, run, []fleet.Event{e})
+	return n == 1, err
+}
+
+// AppendEvents implements fleet.Events: one transaction for the batch.
+func (s *Store) AppendEvents(ctx context.Context, run string, es []fleet.Event) (int, error) {
 	if err := fleet.ValidateRunID(run); err != nil {
-		return false, err
+		return 0, err
 	}
-	if e.ID == "" {
-		e.ID = fleet.NewID()
+	if len(es) == 0 {
+		return 0, nil
 	}
-	if e.At.IsZero() {
-		e.At = time.Now().UTC()
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return false, err
-	}
-	if len(data) > maxEvent {
-		e.Result = nil
-		if len(e.Text) > maxEvent/2 {
-			e.Text = e.Text[:maxEvent/2] + "…"
+	ids := make([]string, len(es))
+	datas := make([]string, len(es))
+	now := time.Now().UTC()
+	for i, e := range es {
+		if e.ID == "" {
+			e.ID = fleet.NewID()
 		}
-		if data, err = json.Marshal(e); err != nil {
-			return false, err
+		if e.At.IsZero() {
+			e.At = now
 		}
+		data, err := json.Marshal(e)
+		if err != nil {
+			return 0, err
+		}
+		if len(data) > maxEvent {
+			e.Result = nil
+			if len(e.Text) > maxEvent/2 {
+				e.Text = e.Text[:maxEvent/2] + "…"
+			}
+			if data, err = json.Marshal(e); err != nil {
+				return 0, err
+			}
+		}
+		ids[i], datas[i] = e.ID, string(data)
 	}
-	added := false
-	err = s.tx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.fleet_events (run_id, id, event) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`, run, e.ID, string(data))
-		added = err == nil && tag.RowsAffected() == 1
-		return err
+	added := 0
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		added = 0
+		b := &pgx.Batch{}
+		for i := range ids {
+			b.Queue(`INSERT INTO laserbrain.fleet_events (run_id, id, event) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING`, run, ids[i], datas[i])
+		}
+		br := tx.SendBatch(ctx, b)
+		for range ids {
+			tag, err := br.Exec()
+			if err != nil {
+				br.Close()
+				return err
+			}
+			added += int(tag.RowsAffected())
+		}
+		return br.Close()
 	})
 	return added, err
 }

@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
 // A call directory is where one agent or judge session hands its answer to
@@ -75,7 +75,7 @@ func Submit(dir string, raw []byte) (v Verdict, malformed int, err error) {
 			input, _ = json.Marshal(string(raw))
 		}
 		line, _ := json.Marshal(malformedLine{At: time.Now().UTC(), Error: perr.Error(), Input: input})
-		if err := fsx.AppendSync(filepath.Join(dir, fileMalformed), append(line, '\n'), 0o644); err != nil {
+		if _, err := jsonl.Append(filepath.Join(dir, fileMalformed), append(line, '\n'), 0o644); err != nil {
 			return Verdict{}, 0, err
 		}
 		return Verdict{}, len(prior) + 1, perr
@@ -139,22 +139,5 @@ func Read(dir string) (Call, error) {
 }
 
 func readMalformed(dir string) ([]malformedLine, error) {
-	f, err := os.Open(filepath.Join(dir, fileMalformed))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []malformedLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		var l malformedLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil {
-			out = append(out, l)
-		}
-	}
-	return out, sc.Err()
+	return jsonl.ReadAll[malformedLine](filepath.Join(dir, fileMalformed))
 }

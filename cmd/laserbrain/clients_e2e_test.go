@@ -1,0 +1,301 @@
+package main
+
+// Every client that runs here is supervised, proven with its real CLI: for
+// each of the seven, `laserbrain install CLIENT` (the built binary) into a
+// fresh HOME and project, then one headless session of the client against
+// the scripted model of its API. No --settings, no laserbrain run: only
+// what install wrote makes the client supervised.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// installedAgent is one real client in a fresh HOME and project with
+// `laserbrain install CLIENT` done there, and the laserbrain state of that
+// HOME.
+type installedAgent struct {
+	*agenttest.Session
+	lb     string
+	lbHome string
+}
+
+func newInstalledAgent(t *testing.T, c *agenttest.Client, turns ...agenttest.Turn) *installedAgent {
+	t.Helper()
+	lb := laserbrainBinary(t)
+	s := agenttest.NewAgent(t, c, turns...)
+	a := &installedAgent{Session: s, lb: lb, lbHome: filepath.Join(s.Home, "laserbrain")}
+	s.Env = append(s.Env, "LASERBRAIN_HOME="+a.lbHome)
+	s.Install(t, lb)
+	return a
+}
+
+// joinInstalled adds client c to a's HOME and project, installed there too.
+func (a *installedAgent) joinInstalled(t *testing.T, c *agenttest.Client, turns ...agenttest.Turn) *installedAgent {
+	t.Helper()
+	j := a.Join(t, c, turns...)
+	j.Install(t, a.lb)
+	return &installedAgent{Session: j, lb: a.lb, lbHome: a.lbHome}
+}
+
+// runs is `laserbrain runs --json`.
+func (a *installedAgent) runs(t *testing.T) []map[string]any {
+	t.Helper()
+	r := a.Run(t, a.lb, "runs", "--json")
+	var rows []map[string]any
+	if r.ExitCode != 0 || json.Unmarshal([]byte(r.Stdout), &rows) != nil {
+		t.Fatalf("laserbrain runs --json: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	return rows
+}
+
+// events are what the hooks recorded on run id, read from the fleet store
+// the hooks write (LASERBRAIN_HOME/fleet).
+func (a *installedAgent) events(t *testing.T, id string) []fleet.Event {
+	t.Helper()
+	evs, err := fleet.OpenLocalReader(filepath.Join(a.lbHome, "fleet")).Events(context.Background(), id)
+	if err != nil {
+		t.Fatalf("the events of run %s: %v", id, err)
+	}
+	return evs
+}
+
+// hookErrors is the hooks' error log (empty when they logged nothing).
+func (a *installedAgent) hookErrors() string {
+	b, _ := os.ReadFile(filepath.Join(a.lbHome, "fleet", "hook-errors.log"))
+	return string(b)
+}
+
+// verdictRun reads the run id out of a check_state result as the model was
+// shown it: the verdict's JSON as text (Claude Code, Qwen Code, opencode,
+// Copilot CLI), wrapped in <untrusted_context> (Gemini CLI), after Codex's
+// "Wall time" preamble, or inside the raw MCP result, escaped (Cline).
+var verdictRun = regexp.MustCompile(`\\?"run\\?"\s*:\s*\\?"([A-Za-z0-9_.:-]+)\\?"`)
+
+// TestAgentInstalledSupervised: in one session of each client, after a
+// check_state through our MCP server (under the client's own name for it),
+// a scripted `git push --force origin main; touch ran-marker` is denied —
+// the marker never appears and the very next request the model gets
+// carries our reason, in that API's shape — and the session goes on: a
+// harmless command runs (its file is there) and is recorded as an observed
+// event on the agent's run, which `laserbrain runs --json` lists as that
+// client's, holding the check. The check comes first, as an agent checking
+// its state before it acts would: coverage has nothing to refuse.
+func TestAgentInstalledSupervised(t *testing.T) {
+	for _, c := range agenttest.Clients {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			a := newInstalledAgent(t, c,
+				c.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "ship the parser", "progress": "advancing", "distance": 4}),
+				c.Shell("call_push", "git push --force origin main; touch ran-marker"),
+				c.Shell("call_ok", "echo harmless > harmless.txt && echo made-harmless"),
+				agenttest.Say("Scripted answer 42."))
+			r := a.Prompt(t, "work on the task")
+			report := func() string {
+				return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s\nhook errors: %s", r.ExitCode, clipOut(r.Stdout), clipOut(r.Stderr), a.hookErrors())
+			}
+			if r.ExitCode != 0 || a.Model.Played() != 4 {
+				t.Fatalf("%s played %d of 4 turns\n%s", c.Name, a.Model.Played(), report())
+			}
+
+			// The force push: denied, nothing after it ran, the reason is
+			// what the model reads next.
+			if _, err := os.Stat(filepath.Join(a.Dir, "ran-marker")); err == nil {
+				t.Errorf("ran-marker exists: the denied command ran")
+			}
+			if tr := a.Model.ResultAfter(t, "call_push"); !strings.Contains(tr.Text, "laserbrain operator gate") ||
+				!strings.Contains(tr.Text, "git push --force") || !strings.Contains(tr.Text, "nobody authorized it") {
+				t.Errorf("the request after the force push carries %+v; want our reason", tr)
+			}
+
+			// The harmless command: ran after the denial.
+			if b, err := os.ReadFile(filepath.Join(a.Dir, "harmless.txt")); err != nil || string(b) != "harmless\n" {
+				t.Errorf("harmless.txt: %q %v", b, err)
+			}
+			if tr := a.Model.ResultAfter(t, "call_ok"); !strings.Contains(tr.Text, "made-harmless") {
+				t.Errorf("the request after the harmless command carries %+v", tr)
+			}
+
+			// The check: on the run runs --json shows for this client.
+			check := a.Model.ResultAfter(t, "call_check")
+			m := verdictRun.FindStringSubmatch(check.Text)
+			if m == nil || !strings.Contains(check.Text, "grounded") || !strings.Contains(check.Text, "ship the parser") {
+				t.Fatalf("check_state answered %+v; want a grounding verdict naming its run\n%s", check, report())
+			}
+			rows := a.runs(t)
+			if len(rows) != 1 {
+				t.Fatalf("runs --json lists %d runs, want the client's one: %v\n%s", len(rows), rows, report())
+			}
+			row := rows[0]
+			cov, _ := row["coverage"].(map[string]any)
+			if row["run"] != m[1] || row["agent"] != c.Name || row["steps"] != 1.0 || len(row["sessions"].([]any)) != 1 || cov["tool_calls"] != 1.0 {
+				t.Errorf("the check landed on run %s; runs --json shows %v", m[1], row)
+			}
+
+			// Observed: the harmless command, once; never the refused one
+			// (nor, for Cline, the refusal that ran in its place).
+			var tools []string
+			for _, e := range a.events(t, m[1]) {
+				if e.Kind == fleet.KindTool {
+					tools = append(tools, e.Text)
+				}
+			}
+			if len(tools) != 1 || !strings.Contains(tools[0], "echo harmless > harmless.txt") {
+				t.Errorf("observed tool calls on the run: %q; want the harmless command alone", tools)
+			}
+			if log := a.hookErrors(); log != "" {
+				t.Errorf("the hooks logged errors:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestAgentAskAnsweredHeadless: a command the gate wants a person to
+// confirm (eval "$CMD": what runs is known only at run time) is refused in
+// every headless client — the marker chained after it is absent — with
+// the reason in the next request, and the session goes on to its end
+// within the deadline: no client is left waiting for a confirmation nobody
+// can give (Gemini CLI's "ask" did exactly that).
+func TestAgentAskAnsweredHeadless(t *testing.T) {
+	for _, c := range agenttest.Clients {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			a := newInstalledAgent(t, c,
+				c.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "tidy the build", "progress": "advancing", "distance": 3}),
+				c.Shell("call_ask", `eval "$LASERBRAIN_E2E_CMD"; touch asked-marker`),
+				agenttest.Say("Scripted answer 43."))
+			a.Timeout = 3 * time.Minute
+			r := a.Prompt(t, "work on the task")
+			if r.ExitCode != 0 || a.Model.Played() != 3 {
+				t.Fatalf("%s played %d of 3 turns, exit %d\nstdout: %s\nstderr: %s", c.Name, a.Model.Played(), r.ExitCode, clipOut(r.Stdout), clipOut(r.Stderr))
+			}
+			if _, err := os.Stat(filepath.Join(a.Dir, "asked-marker")); err == nil {
+				t.Errorf("asked-marker exists: the command ran unconfirmed")
+			}
+			if tr := a.Model.ResultAfter(t, "call_ask"); !strings.Contains(tr.Text, "laserbrain operator gate") || !strings.Contains(tr.Text, "known only at run time") {
+				t.Errorf("the request after the call carries %+v; want our reason", tr)
+			}
+		})
+	}
+}
+
+// TestAgentsOfTwoClientsOneFleet: Codex and Gemini CLI, each installed, on
+// one repository at once, check the same job in other words, then each
+// holds in a shell command until the test lets it go. While both are
+// running, `laserbrain supervise --once --json` sees one fleet of two
+// runs, one per client, and reports their collision.
+func TestAgentsOfTwoClientsOneFleet(t *testing.T) {
+	hold := func(name string) string {
+		// A bounded wait: the test writes go-NAME once supervise has run.
+		// (No $(…): Gemini CLI refuses command substitution.)
+		return "touch ready-" + name + "; timeout 180 sh -c 'until test -e go-" + name + "; do sleep 0.1; done'; echo released-" + name
+	}
+	cx, gm := agenttest.Codex, agenttest.GeminiCLI
+	codex := newInstalledAgent(t, cx,
+		cx.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "refactor the parser module", "progress": "advancing", "distance": 5}),
+		cx.Shell("call_hold", hold("codex")),
+		agenttest.Say("Codex done."))
+	gemini := codex.joinInstalled(t, gm,
+		gm.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "the parser module refactor", "progress": "advancing", "distance": 5}),
+		gm.Shell("call_hold", hold("gemini")),
+		agenttest.Say("Gemini done."))
+
+	runC := codex.Start(t, codex.Bin, codex.Args("work on the parser")...)
+	runG := gemini.Start(t, gemini.Bin, gemini.Args("work on the parser")...)
+	ready := true
+	for _, name := range []string{"codex", "gemini"} {
+		if !waitForFile(filepath.Join(codex.Dir, "ready-"+name), 3*time.Minute) {
+			t.Errorf("%s never started its held command (hook errors: %s)", name, codex.hookErrors())
+			ready = false
+		}
+	}
+	var sv agenttest.Result
+	if ready {
+		sv = codex.Run(t, codex.lb, "supervise", "--once", "--json", "--repo", codex.Dir)
+	}
+	for _, name := range []string{"codex", "gemini"} {
+		if err := os.WriteFile(filepath.Join(codex.Dir, "go-"+name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc, rg := runC.Wait(t), runG.Wait(t)
+	if !ready || rc.ExitCode != 0 || rg.ExitCode != 0 {
+		t.Logf("ready: %v", ready)
+		t.Fatalf("codex exit %d, gemini exit %d\n%s\n%s\nhook errors: %s", rc.ExitCode, rg.ExitCode, clipOut(rc.Stderr), clipOut(rg.Stderr), codex.hookErrors())
+	}
+	if sv.ExitCode != 0 {
+		t.Fatalf("supervise: exit %d\n%s\n%s", sv.ExitCode, sv.Stdout, sv.Stderr)
+	}
+	var round struct {
+		Agents []struct {
+			Agent, Status, Ground string
+		} `json:"agents"`
+		Collisions []struct {
+			Agents  [2]string `json:"agents"`
+			Grounds [2]string `json:"grounds"`
+		} `json:"collisions"`
+	}
+	if err := json.Unmarshal([]byte(firstLine(sv.Stdout)), &round); err != nil {
+		t.Fatalf("supervise --json: %v\n%s", err, sv.Stdout)
+	}
+	active := map[string]bool{}
+	for _, ag := range round.Agents {
+		if ag.Status == "active" {
+			active[strings.SplitN(ag.Agent, ":", 2)[0]] = true
+		}
+	}
+	if len(round.Agents) != 2 || !active["codex"] || !active["gemini"] {
+		t.Fatalf("supervise saw %+v; want the codex and the gemini run, both active", round.Agents)
+	}
+	if len(round.Collisions) != 1 {
+		t.Fatalf("supervise reported %d collisions, want codex's with gemini's: %s", len(round.Collisions), sv.Stdout)
+	}
+	pair := round.Collisions[0].Agents
+	clients := []string{strings.SplitN(pair[0], ":", 2)[0], strings.SplitN(pair[1], ":", 2)[0]}
+	if !(clients[0] == "codex" && clients[1] == "gemini") && !(clients[0] == "gemini" && clients[1] == "codex") {
+		t.Fatalf("the collision is between %v; want codex and gemini", pair)
+	}
+	for _, id := range []string{"call_hold"} {
+		if tr := codex.Model.ResultAfter(t, id); !strings.Contains(tr.Text, "released-codex") {
+			t.Errorf("codex's hold: %+v", tr)
+		}
+		if tr := gemini.Model.ResultAfter(t, id); !strings.Contains(tr.Text, "released-gemini") {
+			t.Errorf("gemini's hold: %+v", tr)
+		}
+	}
+}
+
+// waitForFile reports whether path appeared within d (clients start
+// slowly on a loaded machine).
+func waitForFile(path string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func clipOut(s string) string {
+	if len(s) > 3000 {
+		return s[:1000] + "\n…\n" + s[len(s)-2000:]
+	}
+	return s
+}

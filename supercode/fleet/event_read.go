@@ -1,0 +1,63 @@
+package fleet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/laserkit/laserkit/internal/jsonl"
+)
+
+// parseEvent reads one line of a run's events: the shape marshalEvent
+// writes is read by hand, a field at a time (the report and a supervisor
+// read whole fleets of events, and encoding/json's reflection was most of
+// their time); any other is read by encoding/json, so the result is always
+// what json.Unmarshal gives (FuzzParseEvent holds it to that).
+func parseEvent(line []byte) (Event, error) {
+	var e Event
+	if err := jsonl.Members(line, e.member); err == nil {
+		return e, nil
+	}
+	e = Event{}
+	err := json.Unmarshal(line, &e)
+	return e, err
+}
+
+var errSlowPath = errors.New("not the fast path")
+
+func (e *Event) member(key string, val []byte) error {
+	ok := true
+	switch key {
+	case "id":
+		e.ID, ok = jsonl.Plain(val)
+	case "at":
+		if len(val) == 0 || val[0] != '"' {
+			return errSlowPath
+		}
+		ok = e.At.UnmarshalJSON(val) == nil
+	case "kind":
+		e.Kind, ok = jsonl.Plain(val)
+	case "name":
+		e.Name, ok = jsonl.Plain(val)
+	case "ok":
+		if string(val) == "null" {
+			e.OK = nil
+			break
+		}
+		var b bool
+		b, ok = jsonl.Bool(val)
+		e.OK = &b
+	case "result":
+		e.Result = bytes.Clone(val)
+	case "text":
+		e.Text, ok = jsonl.Plain(val)
+	case "session":
+		e.Session, ok = jsonl.Plain(val)
+	default:
+		ok = false
+	}
+	if !ok {
+		return errSlowPath
+	}
+	return nil
+}
