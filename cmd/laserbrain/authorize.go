@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/user"
@@ -57,6 +58,11 @@ authorization revoked already says so and changes nothing.`,
   laserbrain authorize --revoke 01J9Z2QK3T`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !opts.list {
+				if err := personOnly("laserbrain authorize"); err != nil {
+					return err
+				}
+			}
 			ctx := context.Background()
 			sup := &agentrun.Supervisor{}
 			defer sup.Close()
@@ -183,8 +189,17 @@ func revokeAuthorization(ctx context.Context, streams *cli.IOStreams, st fleet.S
 			fmt.Fprintf(streams.Out, "%s was revoked already, at %s\n", id, a.Revoked.Format(time.RFC3339))
 			return nil
 		}
+		// Revoking only takes away: it is done even when the journal
+		// cannot take its record (the gate honours the file's revocation
+		// too), and said.
+		data, _ := json.Marshal(map[string]string{"id": id})
+		jerr := supervise.Journal(ctx, st, a.Fleet, fleet.JournalRecord{At: fleet.JournalTime(now), Kind: fleet.JournalRevoke, Agent: a.Agent,
+			Text: "revoked " + id + ": " + a.Action, Data: data})
 		if err := st.RevokeAuthorization(ctx, id, now); err != nil {
 			return storeError(err, "laserbrain authorize --list shows the fleet's authorizations")
+		}
+		if jerr != nil {
+			fmt.Fprintf(streams.ErrOut, "laserbrain authorize: the revocation is not journaled: %v\n", jerr)
 		}
 		fmt.Fprintf(streams.Out, "revoked %s\n", id)
 		return nil

@@ -111,6 +111,9 @@ verdict.`,
   printf '%s\n' '{"goal":"ship it","distance":3}' | laserbrain check --stream --run release-1.4`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if handled, err := relayed(cmd, streams, "check"); handled {
+				return err
+			}
 			// Under laserbrain run, checks go to the agent's run, which
 			// the gate and the supervisor read.
 			if !cmd.Flags().Changed("run") && !opts.newRun {

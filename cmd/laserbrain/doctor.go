@@ -13,7 +13,9 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/doctor"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 type doctorOptions struct {
@@ -39,6 +41,11 @@ claude, codex, gemini, qwen, opencode, cline, copilot — and checks:
   MCP server registered our server is there, with the variables it needs
                         (Codex: env_vars; Gemini CLI: past its redaction)
   versions agree        the programs the hooks run are this laserbrain's build
+  agents confined       laserbrain run and loop can confine an agent by the
+                        kernel here; when not, what it would hold is named,
+                        unprotected
+  records witnessed     every authorization and release of this fleet is
+                        one the journal witnesses (laserbrain supervise verify)
   store reachable       the store LASERBRAIN_STORE names answers
 
 A client on PATH with laserbrain installed nowhere is a problem too: it
@@ -83,6 +90,27 @@ doctor changes nothing (the probe is recorded on no run).`,
 					}
 					_, err = st.AnyHaltInForce(ctx)
 					return err
+				},
+				Confinement: func() ([]string, error) {
+					_, held, _ := confine.Plan(planOptions(self, dir, ""))
+					var paths []string
+					for _, h := range held {
+						paths = append(paths, h.Path)
+					}
+					return paths, confine.Check(self)
+				},
+				Unwitnessed: func(ctx context.Context) ([]string, error) {
+					sup := &agentrun.Supervisor{}
+					defer sup.Close()
+					st, err := sup.Fleet()
+					if err != nil {
+						return nil, err
+					}
+					fid, err := fleet.ID(ctx, dir)
+					if err != nil {
+						return nil, err
+					}
+					return fleet.Unwitnessed(ctx, st, fid)
 				},
 			})
 			if opts.json {

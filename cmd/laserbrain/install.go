@@ -79,6 +79,9 @@ laserbrain doctor checks the result.`,
 			return clientValues(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := personOnly("laserbrain " + verb); err != nil {
+				return err
+			}
 			n := client.Name(args[0])
 			if !n.Known() {
 				return cli.Usagef("%s what? %q is not a client laserbrain supervises: %s", verb, args[0], clientList())

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/loop"
 )
 
@@ -94,6 +96,17 @@ After a signal the step in flight is killed and the journal left intact:
 				o.Stdout = streams.ErrOut
 			}
 			o.HandleSignals = true
+			// Each session behind the kernel's boundary, as laserbrain
+			// run's agent: its hooks, its MCP server (its own call only)
+			// and its checks handed to the loop's broker for it.
+			if fn, why := agentConfinement(self); fn != nil {
+				o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
+					return fn(cmd, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, s.Dir)
+				}
+			} else {
+				o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
+				fmt.Fprintf(streams.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
+			}
 			sup := &agentrun.Supervisor{}
 			defer sup.Close()
 			o.Sup = sup

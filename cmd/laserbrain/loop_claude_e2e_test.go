@@ -233,6 +233,10 @@ esac
 	}
 	s.Env = append(s.Env, gitIdent...)
 	s.Env = append(s.Env, "SOAK=2", "PATH="+filepath.Dir(s.lb)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// A loop started from inside a confined agent cannot write its journal
+	// (the laserbrain home is read-only to the agent's tree): the parent
+	// session here runs without the kernel's confinement.
+	s.Env = append(s.Env, "LASERBRAIN_CONFINE=off")
 	s.runClaude(t, "parent", nil, "Bash", allMCP)
 
 	turn := s.toolResult(t, "toolu_loop")

@@ -220,12 +220,16 @@ on from the last completed step. The process is the one holding the run's
 lock, checked by its pid and the time it started, so a process that got a
 reused pid is never signalled. A run that is not running, and a loop of
 another home, are refused. It is a person's command: the gate refuses it
-to an agent, as it refuses laserbrain authorize.`,
+to an agent, as it refuses laserbrain authorize, and it refuses itself
+inside a supervised agent's process tree however it was started.`,
 		Example: `  laserbrain loop cancel 2f9c0a1d7e3b
   laserbrain loop cancel 2f9c0a1d7e3b --wait 2m`,
 		Args:              cli.ExactArgs(1),
 		ValidArgsFunction: completeLoopRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := personOnly("laserbrain loop cancel"); err != nil {
+				return err
+			}
 			ctx := cmdContext(cmd)
 			st, done := fleetForLoops()
 			defer done()
@@ -254,7 +258,7 @@ to an agent, as it refuses laserbrain authorize.`,
 	cmd.Flags().DurationVar(&opts.wait, "wait", loop.DefaultCancelWait, "how long to wait for the loop to stop")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
 	cli.SetExits(cmd,
-		cli.ExitDoc{Code: cli.ExitUsage, When: "RUN is not a run id, not a loop of this home, or not running; nothing was signalled"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "RUN is not a run id, not a loop of this home, or not running, or this runs inside a supervised agent's tree; nothing was signalled"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the loop could not be signalled, or did not stop within --wait"})
 	return cmd
 }

@@ -8,9 +8,14 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/confine"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {
+		// The setup step between laserbrain run and its confined agent.
+		os.Exit(confine.Main(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], cli.System()))
 }
 

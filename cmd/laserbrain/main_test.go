@@ -15,6 +15,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/cli/clitest"
+	"github.com/laserkit/laserkit/supercode/confine"
 )
 
 // TestMain lets the test binary act as the laserbrain command inside the
@@ -28,6 +29,12 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(removingBuilds{m}, map[string]func(){
 		"laserbrain": func() {
+			if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {
+				// The confinement's setup step, as main runs it: the
+				// scripts' runs and loops are confined as the real
+				// binary's are.
+				os.Exit(confine.Main(os.Args[2:]))
+			}
 			code, cmd := runCmd(os.Args[1:], cli.System())
 			clitest.Record(cmd, code)
 			os.Exit(code)

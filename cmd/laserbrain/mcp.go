@@ -41,6 +41,9 @@ verdict (validated against the verdict schema), both answering into DIR.`,
   laserbrain install claude   # adds it to .mcp.json with the hooks`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if handled, err := relayed(cmd, streams, "mcp"); handled {
+				return err
+			}
 			var opts mcpserver.Options
 			if loopCall != "" || loopRole != "" {
 				opts.Loop = &mcpserver.LoopCall{Dir: loopCall, Role: loopRole}

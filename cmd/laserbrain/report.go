@@ -105,7 +105,8 @@ page and each run's coverage; --json says the same as JSON.`,
 				page := report.Render(f)
 				if err := fsx.WriteFileInDir(opts.html, page, 0o644); err != nil {
 					var np *fsx.ErrNoParent
-					if errors.As(err, &np) {
+					var nr *fsx.ErrNotRegular
+					if errors.As(err, &np) || errors.As(err, &nr) {
 						return cli.Usagef("--html: %v", err)
 					}
 					return cli.Failure(fmt.Errorf("--html: %w", err))

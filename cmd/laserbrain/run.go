@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -221,7 +222,32 @@ when a limit stopped it.`,
 				}
 				ro := install.RunOptions{Client: c, Program: program, Args: args[1:], Self: self, Dir: dir, Home: home,
 					Getenv: os.Getenv, Environ: os.Environ(), Ctx: ctx}
-				so.Prepare = func(tmp string) ([]string, []string, error) { return install.Prepare(ro, tmp) }
+				// What the kernel holds (or would), the client's own rules
+				// deny its file tools too, where it has them.
+				ro.Protect = protectedPaths(self, dir)
+				so.Prepare = func(tmp string) ([]string, []string, error) {
+					ro := ro
+					ro.Protect = append(ro.Protect[:len(ro.Protect):len(ro.Protect)], tmp)
+					return install.Prepare(ro, tmp)
+				}
+			}
+			started, stopTree := superviseTree()
+			defer stopTree()
+			so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
+			fn, why := agentConfinement(self)
+			if c, ok := client.Detect(args[0]); ok && c == client.OpenCode && fn != nil {
+				// opencode writes its config directory (a .gitignore, a
+				// package.json, node_modules), which is the run's own, held
+				// read-only with our plugin in it: not confined yet.
+				fn, why = nil, "opencode writes its config directory, where the run's plugin is, and it cannot be held read-only yet"
+			}
+			if fn != nil {
+				so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
+					return fn(cmd, broker.Ops{Run: r.ID}, dir)
+				}
+			} else {
+				so.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises this agent (laserbrain doctor)"
+				fmt.Fprintf(streams.ErrOut, "laserbrain run: %s\n", so.Unconfined)
 			}
 			res, err := sup.Spawn(ctx, so)
 			var se *agentrun.SpawnError

@@ -63,6 +63,9 @@ there), and how many events the hooks keep on this machine waiting for it.`,
 		Example: "  laserbrain store status\n  laserbrain store status --json",
 		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := personOnly("laserbrain store init"); err != nil {
+				return err
+			}
 			cfg, err := storeConfig()
 			if err != nil {
 				return err
@@ -170,6 +173,9 @@ source's contexts are combined into the target once.
   laserbrain store migrate --from postgres://laserbrain@db.internal/fleet --to local --to-home ~/lb-copy`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := personOnly("laserbrain store migrate"); err != nil {
+				return err
+			}
 			if opts.from == "" {
 				return cli.Usagef("--from is required: local, or a postgres:// URL")
 			}

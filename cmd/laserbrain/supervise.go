@@ -304,6 +304,9 @@ and ponder let it go on, and journals who released it and why.`,
 			return completeHalted(cmd, opts.repo, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := personOnly("laserbrain supervise release"); err != nil {
+				return err
+			}
 			ctx := context.Background()
 			repo, err := repoRoot(opts.repo)
 			if err != nil {
@@ -323,14 +326,14 @@ and ponder let it go on, and journals who released it and why.`,
 				// Nothing to release: the halt named is not in force.
 				return cli.Usagef("%v (laserbrain supervise log shows the halts)", err)
 			}
-			if err != nil && !errors.Is(err, fleet.ErrJournalBroken) {
+			if errors.Is(err, fleet.ErrJournalBroken) {
+				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: nothing was released: the gate lifts only a journaled release, and the journal cannot take one: %v\n", err)
+				return cli.SilentExit(cli.ExitFinding)
+			}
+			if err != nil {
 				return cli.Failure(err)
 			}
 			fmt.Fprintf(streams.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
-			if err != nil {
-				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: the release is not journaled: %v\n", err)
-				return cli.SilentExit(cli.ExitFinding)
-			}
 			return nil
 		},
 	}
@@ -340,7 +343,7 @@ and ponder let it go on, and journals who released it and why.`,
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "released"},
-		cli.ExitDoc{Code: cli.ExitFinding, When: "released, but not journaled: the journal's chain does not hold"},
+		cli.ExitDoc{Code: cli.ExitFinding, When: "nothing released: the journal's chain does not hold, and the gate lifts only a journaled release"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "AGENT is not halted (1 before the shared exit-code table), or bad usage"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
@@ -491,6 +494,15 @@ deletion, insertion or reordering it names the first bad record (its
 position, its seq and what was done) and exits 1. It prints where the
 journal is kept.
 
+It also holds the fleet's records to the journal, which witnesses a
+person's: an authorization no journal record witnesses (a file written by
+hand, or one whose terms changed since laserbrain authorize journaled it)
+and a halt lifted in the store without a journaled release (a "released"
+added by hand, an index removed) are named, with their files, and verify
+exits 1 — the gate ignores them (it honours only journaled authorizations,
+and lifts a halt only on a journaled release). A halt in force that was
+never journaled is named too; it holds.
+
 What it can and cannot show, without a key: a journal deleted, or cut
 short with its head rewritten to match, does not verify while the round
 counter stands (a fleet whose counter says rounds ran has a journal); a
@@ -517,6 +529,12 @@ chain makes a change evident, it does not stop one.`,
 			if err != nil {
 				return cli.Failure(err)
 			}
+			// Records changed outside a person's command: the gate ignores
+			// them; verify names them and fails.
+			unwitnessed, err := fleet.Unwitnessed(ctx, st, fid)
+			if err != nil {
+				return cli.Failure(err)
+			}
 			loc := fleet.JournalLocation(st, fid)
 			if opts.json {
 				var round any
@@ -524,13 +542,24 @@ chain makes a change evident, it does not stop one.`,
 					round = c.Mark.Round
 				}
 				if err := cli.WriteJSON(streams.Out, map[string]any{"fleet": fid, "location": loc, "records": len(c.Records), "head": c.Head,
-					"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil, "problem": c.Problem}); err != nil {
+					"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil && len(unwitnessed) == 0, "problem": c.Problem,
+					"unwitnessed": unwitnessed}); err != nil {
 					return cli.Failure(err)
 				}
 			}
 			if p := c.Problem; p != nil {
 				if !opts.json {
 					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\njournal: %s\n", p.Index, p.Seq, p.Kind, p.Detail, loc)
+				}
+				return cli.SilentExit(cli.ExitFinding)
+			}
+			if len(unwitnessed) > 0 {
+				if !opts.json {
+					for _, u := range unwitnessed {
+						fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s\n", u)
+					}
+					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
+						plural(int64(len(unwitnessed)), "record"), plural(c.Head.Records, "record"))
 				}
 				return cli.SilentExit(cli.ExitFinding)
 			}

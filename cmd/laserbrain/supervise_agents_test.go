@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 )
 
@@ -23,17 +21,18 @@ import (
 // process of its own, the event JSON on its stdin, as Claude Code does —
 // whether it may run a Bash command, and writes down the answer.
 func hookedAgent(dir string) {
-	ctx := context.Background()
 	goal, checks := os.Getenv("HOOKED_GOAL"), os.Getenv("HOOKED_CHECKS")
 	n, _ := strconv.Atoi(checks)
-	sup := &agentrun.Supervisor{}
+	// Its checks go as an agent's do, through laserbrain check (which,
+	// confined, hands them to the run's broker).
 	for i := 0; i < n; i++ {
-		if _, err := sup.Check(ctx, os.Getenv(agentrun.EnvRun), agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5 - i)}}); err != nil {
-			_ = os.WriteFile(filepath.Join(dir, "error"), []byte(err.Error()), 0o644)
+		c := exec.Command(os.Getenv("HOOKED_LASERBRAIN"), "check", "--run", os.Getenv(agentrun.EnvRun), "--goal", goal,
+			"--progress", "advancing", "--distance", strconv.Itoa(5-i))
+		if out, err := c.CombinedOutput(); err != nil {
+			_ = os.WriteFile(filepath.Join(dir, "error"), append([]byte(err.Error()+"\n"), out...), 0o644)
 			os.Exit(1)
 		}
 	}
-	sup.Close()
 	_ = os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 	deadline := time.Now().Add(60 * time.Second)
 	for {

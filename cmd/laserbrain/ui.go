@@ -53,6 +53,11 @@ interrupted.`,
   laserbrain ui --repo ~/src/shop --addr 127.0.0.1:8377`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Its acts are a person's (release, authorize, answer), and
+			// its link carries their token to whoever started it.
+			if err := personOnly("laserbrain ui"); err != nil {
+				return err
+			}
 			if _, err := ui.LoopbackAddr(opts.addr); err != nil {
 				return cli.Usagef("%v", err)
 			}

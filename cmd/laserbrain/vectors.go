@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/htmlreport"
 	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/vectors"
@@ -95,6 +96,11 @@ one object a file: {"impl", "file", "kind", "passed", "failed", "errored",
 	return cmd
 }
 
+// maxVectorsFile caps what vectors check and emit read of one file: ten
+// times the largest the reference produces (its coverage vectors, 6.5 MB),
+// so a /dev/zero or a runaway writer ends with a clear error.
+const maxVectorsFile = 64 << 20
+
 func vectorsCheck(streams *cli.IOStreams, opts *vectorsCheckOptions) error {
 	type input struct {
 		name string
@@ -108,7 +114,7 @@ func vectorsCheck(streams *cli.IOStreams, opts *vectorsCheckOptions) error {
 		}
 	}
 	for _, path := range opts.files {
-		data, err := os.ReadFile(path)
+		data, err := fsx.ReadFileCapped(path, maxVectorsFile)
 		inputs = append(inputs, input{name: path, data: data, err: err})
 	}
 	passed, failed, errored, broken := 0, 0, 0, 0
@@ -383,9 +389,9 @@ DIR, or to standard output when the selection is one file.`,
 			var data []byte
 			var err error
 			if opts.in == "" || opts.in == "-" {
-				data, err = io.ReadAll(streams.In)
+				data, err = fsx.ReadCapped(streams.In, "standard input", maxVectorsFile)
 			} else {
-				data, err = os.ReadFile(opts.in)
+				data, err = fsx.ReadFileCapped(opts.in, maxVectorsFile)
 			}
 			if err != nil {
 				return cli.FileError(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/ponder/oca"
@@ -179,12 +180,20 @@ func isNilResult(v any) bool {
 
 func emitJSON(w io.Writer, v any) error { return cli.WriteJSON(w, v) }
 
-// readInput reads FILE, or stdin for "-".
+// maxInput caps what ponder reads of one input (a delta, voices, grades,
+// a units list): far above any real one, and a /dev/zero or a writer that
+// never stops ends at it with a clear error.
+const maxInput = 16 << 20
+
+// readInput reads FILE, or stdin for "-", up to maxInput.
 func (a *app) readInput(name string) ([]byte, error) {
+	var data []byte
+	var err error
 	if name == "-" {
-		return io.ReadAll(a.streams.In)
+		data, err = fsx.ReadCapped(a.streams.In, "standard input", maxInput)
+	} else {
+		data, err = fsx.ReadFileCapped(name, maxInput)
 	}
-	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, cli.FileError(err)
 	}

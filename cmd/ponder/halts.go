@@ -33,15 +33,19 @@ func (fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if any, err := st.AnyHaltInForce(ctx); err != nil || !any {
+	agent := fleet.PonderAgent(slug)
+	m := fleet.ReadMachine()
+	if any, err := st.AnyHaltInForce(ctx); err != nil {
 		return nil, err
+	} else if _, known := m.For(agent, ""); !any && !known {
+		return nil, nil
 	}
 	fid, err := fleet.ID(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	agent := fleet.PonderAgent(slug)
-	h, ok, err := st.ActiveHalt(ctx, fid, agent)
+	// A halt lifted by hand still holds: only a journaled release lifts it.
+	h, ok, _, err := fleet.HaltInForce(ctx, st, fid, agent, "", m.Witness[fid])
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/envconfig"
+	"github.com/laserkit/laserkit/internal/fsx"
 )
 
 // IOStreams are the standard streams a command reads and writes. Tests pass
@@ -221,8 +222,9 @@ func FileError(err error) error {
 	if err == nil {
 		return nil
 	}
+	var big *fsx.ErrTooLarge
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
-		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) || errors.As(err, &big) {
 		return &UsageError{Err: err}
 	}
 	return Failure(err)

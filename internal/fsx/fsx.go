@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -157,14 +158,95 @@ func CheckParentDir(path string) error {
 	return nil
 }
 
+// ErrNotRegular is a path a user named to be replaced that holds something
+// other than a regular file: a symbolic link, a device node, a FIFO, a
+// socket or a directory. WriteFileInDir replaces none of them: a link
+// would be swapped for a file (or, followed, write where it points), and a
+// device or FIFO is not a report's place.
+type ErrNotRegular struct {
+	Path string
+	What string
+}
+
+func (e *ErrNotRegular) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file: not replaced", e.Path, e.What)
+}
+
+// notRegular names what a non-regular file mode is.
+func notRegular(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	default:
+		return "not a regular file (" + m.Type().String() + ")"
+	}
+}
+
 // WriteFileInDir is WriteFile for a path a user named: the parent directory
-// must already exist; it is never created.
+// must already exist; it is never created; what the path holds now, if
+// anything, must be a regular file (ErrNotRegular).
 func WriteFileInDir(path string, data []byte, perm os.FileMode) error {
 	if err := CheckParentDir(path); err != nil {
 		return err
+	}
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return &ErrNotRegular{Path: path, What: notRegular(info.Mode())}
 	}
 	if err := renameio.WriteFile(path, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ErrTooLarge is an input that holds more than a command reads: Name is the
+// file (or "standard input"), Max the cap in bytes.
+type ErrTooLarge struct {
+	Name string
+	Max  int64
+}
+
+func (e *ErrTooLarge) Error() string {
+	return fmt.Sprintf("%s holds more than %s, the most this command reads: nothing was done", e.Name, sizeText(e.Max))
+}
+
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ReadCapped reads r whole, as long as it holds at most max bytes; one more
+// is an ErrTooLarge naming name. A device or FIFO that never ends (a
+// /dev/zero, a writer that keeps going) ends at the cap.
+func ReadCapped(r io.Reader, name string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if int64(len(data)) > max {
+		return nil, &ErrTooLarge{Name: name, Max: max}
+	}
+	return data, nil
+}
+
+// ReadFileCapped is ReadCapped of the file at path. The open's error is
+// returned as it is (fs.ErrNotExist and the like stay testable).
+func ReadFileCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadCapped(f, path, max)
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -128,5 +130,76 @@ func TestAppendSync(t *testing.T) {
 	b, _ := os.ReadFile(p)
 	if string(b) != "a\nb\n" {
 		t.Fatalf("got %q", b)
+	}
+}
+
+// TestWriteFileInDirRefusesNonRegular: a path holding a symbolic link, a
+// FIFO, a device node, a socket or a directory is not replaced — the kernel
+// made each of them here, and each is still what it was afterwards, the
+// link's target unchanged — while a regular file is.
+func TestWriteFileInDirRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, what string
+		make       func(p string) error
+		mode       fs.FileMode
+	}{
+		{"link", "a symbolic link", func(p string) error { return os.Symlink(target, p) }, fs.ModeSymlink},
+		{"fifo", "a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, fs.ModeNamedPipe},
+		{"null", "a character device", func(p string) error { return syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|3) }, fs.ModeDevice | fs.ModeCharDevice},
+		{"sock", "a socket", func(p string) error {
+			l, err := net.Listen("unix", p)
+			if err == nil {
+				t.Cleanup(func() { l.Close() })
+			}
+			return err
+		}, fs.ModeSocket},
+		{"dir", "a directory", func(p string) error { return os.Mkdir(p, 0o755) }, fs.ModeDir},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := tc.make(p); err != nil {
+			if errors.Is(err, syscall.EPERM) && os.Getenv("CI") != "true" {
+				t.Logf("SKIP %s: cannot make one here: %v", tc.name, err)
+				continue
+			}
+			t.Fatal(err)
+		}
+		err := WriteFileInDir(p, []byte("report"), 0o644)
+		var nr *ErrNotRegular
+		if !errors.As(err, &nr) || !strings.Contains(err.Error(), p+" is "+tc.what) {
+			t.Errorf("%s: err = %v, want ErrNotRegular naming %s", tc.name, err, tc.what)
+		}
+		if info, err := os.Lstat(p); err != nil || info.Mode().Type() != tc.mode.Type() {
+			t.Errorf("%s: after the refusal: %v %v", tc.name, info.Mode(), err)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "kept" {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+	if err := WriteFileInDir(target, []byte("replaced"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "replaced" {
+		t.Fatalf("a regular file was not replaced: %q", b)
+	}
+}
+
+// TestReadCapped: exactly the cap is read whole, one byte more is refused
+// with ErrTooLarge naming the input and the cap.
+func TestReadCapped(t *testing.T) {
+	if b, err := ReadCapped(strings.NewReader("abcd"), "in", 4); err != nil || string(b) != "abcd" {
+		t.Fatalf("at the cap: %q %v", b, err)
+	}
+	_, err := ReadCapped(strings.NewReader("abcde"), "in", 4)
+	var big *ErrTooLarge
+	if !errors.As(err, &big) || big.Name != "in" || big.Max != 4 || err.Error() != "in holds more than 4 bytes, the most this command reads: nothing was done" {
+		t.Fatalf("over the cap: %v", err)
+	}
+	if _, err := ReadFileCapped(filepath.Join(t.TempDir(), "none"), 4); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a missing file: %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,7 +43,7 @@ func lockShared(path string) (func(), error) {
 			fl.Unlock()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		if fi, statErr := os.Stat(marker); statErr == nil && time.Since(fi.ModTime()) > markerStale {
+		if fi, statErr := os.Stat(marker); statErr == nil && (time.Since(fi.ModTime()) > markerStale || markerDead(marker)) {
 			os.Remove(marker) // abandoned by a process that died holding it
 			continue
 		}
@@ -51,6 +53,24 @@ func lockShared(path string) (func(), error) {
 		}
 		time.Sleep(markerPoll)
 	}
+}
+
+// markerDead reports whether the process that wrote a marker (its pid,
+// the marker's first line, as both this package and the reference write
+// it) is gone from this machine: the marker is abandoned now, and a hook
+// need not wait out markerStale for it. A marker without a readable pid is
+// left to markerStale.
+func markerDead(marker string) bool {
+	b, err := os.ReadFile(marker)
+	if err != nil {
+		return false
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == syscall.ESRCH
 }
 
 func stampOf(fi fs.FileInfo) fileStamp {

@@ -28,6 +28,11 @@ const (
 	ExitNotFound    = 127 // the command was not found
 )
 
+// RunDirPrefix names a run's private directory (its clients' per-run
+// settings, the supervisor's socket); under the kernel's confinement it is
+// what tells a process it is inside (supercode/confine.Marker).
+const RunDirPrefix = "laserbrain-run-"
+
 // SpawnOptions describe an agent command to run under supervision.
 type SpawnOptions struct {
 	Agent   string   // default: the command's base name
@@ -61,6 +66,16 @@ type SpawnOptions struct {
 	// Headless is why the command asks nobody, when its own arguments say
 	// so (claude -p, codex exec, gemini -p, …); "" when they do not.
 	Headless string
+	// Confine, when set, puts the agent's command behind the kernel's
+	// boundary before it starts (supercode/confine: cmd is rewritten, its
+	// environment holding the run's as given): it is given the run's
+	// private directory, returns a note recorded on the run and what to
+	// undo once the agent has exited. (A function, so that the gate,
+	// which links this package, links no confinement.)
+	Confine func(cmd *exec.Cmd, run fleet.Run, dir string) (note string, done func(), err error)
+	// Unconfined, when the run is not confined, says why; it is recorded
+	// on the run.
+	Unconfined string
 	// Limits are the runaway limits the agent is held to (zero: none; see
 	// limits.go), and Grace how long an agent past a limit other than the
 	// timeout has to end its turn before it is sent SIGTERM (0:
@@ -150,8 +165,8 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 		env = os.Environ()
 	}
 	var tmp string
-	if o.Prepare != nil || anyLimit(o.Limits) {
-		if tmp, err = os.MkdirTemp("", "laserbrain-run-"); err != nil {
+	if o.Prepare != nil || o.Confine != nil || anyLimit(o.Limits) {
+		if tmp, err = os.MkdirTemp("", RunDirPrefix); err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
 		defer os.RemoveAll(tmp)
@@ -194,6 +209,22 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	note := o.Unconfined
+	if o.Confine != nil {
+		n, done, err := o.Confine(cmd, run, tmp)
+		if err != nil {
+			return SpawnResult{}, &SpawnError{ExitSetup, fmt.Errorf("confining the agent: %w", err)}
+		}
+		if done != nil {
+			defer done()
+		}
+		note = n
+	}
+	if note != "" {
+		if _, err := st.AppendEvent(ctx, run.ID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "confinement", Text: note}); err != nil {
+			return SpawnResult{}, &SpawnError{ExitSetup, err}
+		}
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)

@@ -520,7 +520,10 @@ type CheckOutcome struct {
 	Resumed string
 	// UserTurn reports whether the check counted as a user turn.
 	UserTurn bool
-	Task     string
+	// SelfReground: the agent regrounded its own run with this check (a
+	// user turn or a reset it claimed when no person spoke).
+	SelfReground bool
+	Task         string
 }
 
 // maxSuspended bounds the tasks reset_task sets aside; the oldest goes.
@@ -591,6 +594,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			// batch was saved): the steps are in the task already, so only
 			// the record's share is applied again, never the steps.
 			r.Task, r.Tasks, r.Suspended, r.Last, r.OffGround, r.Coverage, r.UserTurn = saved.Task, saved.Tasks, saved.Suspended, saved.Last, saved.OffGround, saved.Coverage, false
+			r.SelfReground, r.ResetBySelf = saved.SelfReground, false
 			r.Checks += len(outs)
 			return nil
 		}
@@ -599,6 +603,10 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 		defer t.close()
 		for _, in := range ins {
 			out := CheckOutcome{}
+			// A person spoke (user-prompt-submit) when r.UserTurn is set;
+			// a user turn or a reset the agent claims without that is its
+			// own: a self-reground.
+			self := !r.UserTurn && (in.UserTurn || in.ResetTask || r.ResetBySelf)
 			if in.ResetTask {
 				if err := s.suspend(ctx, t, r); err != nil {
 					return err
@@ -631,7 +639,11 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 					return err
 				}
 			}
-			r.UserTurn = false
+			r.UserTurn, r.ResetBySelf = false, false
+			if self {
+				r.SelfReground = append(r.SelfReground, fleet.SelfRegroundKey(fleet.TaskNumber(r.ID, r.Task), v.Step))
+				out.SelfReground = true
+			}
 			r.Checks++
 			if v.Drifting {
 				r.OffGround++
@@ -648,7 +660,8 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 		if err := runs.Flush(ctx); err != nil {
 			return fmt.Errorf("run %s: checks not saved: %w", r.Task, err)
 		}
-		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last, OffGround: r.OffGround, Coverage: slices.Clone(r.Coverage)}
+		saved = &fleet.Run{Task: r.Task, Tasks: r.Tasks, Suspended: slices.Clone(r.Suspended), Last: r.Last, OffGround: r.OffGround, Coverage: slices.Clone(r.Coverage),
+			SelfReground: slices.Clone(r.SelfReground)}
 		// The steps are durable: the checks' events are appended while the
 		// store writes the record (two files, synced at once).
 		evs := checkEvents(ins, outs, s.now())
@@ -677,6 +690,10 @@ func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Ev
 	for i, out := range outs {
 		if ins[i].ResetTask {
 			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindTask, Name: "reset_task"})
+		}
+		if out.SelfReground {
+			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindSession, Name: "self-reground",
+				Text: "the agent regrounded its own run (no person spoke): " + out.Ground})
 		}
 		ok := !out.Drifting
 		ls := ""
@@ -748,7 +765,12 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error { return s.suspend(ctx, &heldTask{runs: runs}, r) })
+	r, err := st.UpdateRun(ctx, runID, func(r *fleet.Run) error {
+		// Unless a person spoke, the next check's new ground is the
+		// agent's own: a self-reground.
+		r.ResetBySelf = !r.UserTurn
+		return s.suspend(ctx, &heldTask{runs: runs}, r)
+	})
 	if err != nil {
 		return 0, err
 	}

@@ -70,6 +70,13 @@ type Options struct {
 	Store func(context.Context) error
 	// Timeout bounds each probe and each codex conversation.
 	Timeout time.Duration
+	// Confinement says whether laserbrain run can confine an agent here
+	// (nil error), and what the confinement holds for an agent working in
+	// Dir; nil: not checked.
+	Confinement func() (held []string, err error)
+	// Unwitnessed names the fleet's records changed outside a person's
+	// command (fleet.Unwitnessed); nil: not checked.
+	Unwitnessed func(context.Context) ([]string, error)
 }
 
 func (o Options) lookPath(name string) (string, error) {
@@ -129,6 +136,30 @@ func Run(ctx context.Context, o Options) Report {
 		}
 	}
 	checkVersions(ctx, o, &r, programs)
+	if o.Confinement != nil {
+		held, err := o.Confinement()
+		c := Check{What: "agents confined", OK: err == nil,
+			Detail: fmt.Sprintf("laserbrain run and loop confine an agent by the kernel (Landlock and a mount namespace): %d paths read-only to it", len(held))}
+		if err != nil {
+			c.Detail = fmt.Sprintf("%v: under laserbrain run the gate alone supervises an agent, and it is unprotected against a process that writes these: %s",
+				err, strings.Join(held, ", "))
+			c.Fix = "run on Linux with Landlock enabled (lsm=landlock) and mount namespaces allowed (user namespaces, when not root)"
+		}
+		r.add(c)
+	}
+	if o.Unwitnessed != nil {
+		bad, err := o.Unwitnessed(ctx)
+		c := Check{What: "records witnessed", OK: err == nil && len(bad) == 0,
+			Detail: "every authorization and release of this fleet is one the journal witnesses"}
+		switch {
+		case err != nil:
+			c.Detail = "the fleet's records could not be checked: " + err.Error()
+		case len(bad) > 0:
+			c.Detail = strings.Join(bad, "; ")
+			c.Fix = "laserbrain supervise verify (then move the files it names aside, and authorize or release again with laserbrain)"
+		}
+		r.add(c)
+	}
 	if o.Store != nil {
 		sctx, cancel := context.WithTimeout(ctx, o.timeout())
 		err := o.Store(sctx)

@@ -69,6 +69,16 @@ type Run struct {
 	Judgment string `json:"judgment,omitempty"`
 	// StopsBlocked counts Stop events held back because the run drifted.
 	StopsBlocked int `json:"stops_blocked,omitempty"`
+	// SelfReground are the checks by which the agent regrounded its own
+	// run — a user turn it claimed when no person spoke (check
+	// --user-turn), the first check after its own reset_task (MCP, or
+	// check --reset-task) — as SelfRegroundKey(task, step): the supervisor reads them
+	// as the agent's, not a person's, so they do not clear its drift
+	// streak.
+	SelfReground []string `json:"self_reground,omitempty"`
+	// ResetBySelf: the agent set its task aside (reset_task); the next
+	// check is a self-reground.
+	ResetBySelf bool `json:"reset_by_self,omitempty"`
 	// Coverage is what the hooks keep to hold the run to being measured
 	// (supercode/coverage's Record, as JSON: the steps since the last
 	// check, the checks, the ground): it lives with the run, written by
@@ -94,6 +104,22 @@ type Limits struct {
 	MaxToolCalls int           `json:"max_tool_calls,omitempty"`
 	// MaxOffGround stops the agent after this many drifting checks in a row.
 	MaxOffGround int `json:"max_checks_off_ground,omitempty"`
+}
+
+// SelfRegroundKey names a run's check: its task's number (1, 2, …) and
+// the step's number in that task (1, 2, …, as the run's history counts).
+func SelfRegroundKey(task, step int) string { return fmt.Sprintf("%d:%d", task, step) }
+
+// TaskNumber is the number of a run's task id (TaskID's inverse): 1 for
+// the run's own id.
+func TaskNumber(run, task string) int {
+	if rest, ok := strings.CutPrefix(task, run+"."); ok {
+		var n int
+		if _, err := fmt.Sscanf(rest, "%d", &n); err == nil && n > 1 {
+			return n
+		}
+	}
+	return 1
 }
 
 // Suspended is a task set aside by reset_task, resumable by its ground goal.
@@ -311,9 +337,10 @@ type Store interface {
 	Close() error
 }
 
-// Authorize finds a live authorization covering the action and spends one
-// use of it. ok is false when none covers it. Each call looks afresh:
-// nothing is cached between actions.
+// Authorize finds a live authorization covering the action, witnessed by
+// the fleet's journal (s must keep one: Witness), and spends one use of
+// it. ok is false when none covers it. Each call looks afresh: nothing is
+// cached between actions but what the journal was read up to.
 func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action string, now time.Time) (a Authorization, ok bool, err error) {
 	all, err := s.ListAuthorizations(ctx, fleet)
 	if err != nil {
@@ -321,8 +348,26 @@ func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action 
 	}
 	// Oldest first: the one closest to expiry is spent first.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Expires.Before(all[j].Expires) })
+	var w *Witness
 	for _, cand := range all {
 		if !cand.Live(now) || !cand.Covers(fleet, run, agent, action) {
+			continue
+		}
+		// Only what laserbrain authorize journaled is honoured: a file
+		// written any other way is ignored (Unwitnessed names it).
+		if w == nil {
+			j, ok := s.(Journal)
+			if !ok {
+				return Authorization{}, false, errors.New("the fleet store keeps no journal to witness authorizations")
+			}
+			m := ReadMachine()
+			wit, err := ReadWitness(ctx, j, fleet, m.Witness[fleet])
+			if err != nil {
+				return Authorization{}, false, err
+			}
+			w = &wit
+		}
+		if !w.Witnesses(cand) {
 			continue
 		}
 		err := s.UseAuthorization(ctx, cand.ID, Use{At: now, Run: run})

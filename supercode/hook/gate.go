@@ -259,7 +259,7 @@ func (h *Handler) cannotRead(e client.Event, d operator.Decision, cause error) c
 	if d.Kind == "write" {
 		what = "this file is protected"
 	}
-	reason := "laserbrain: cannot read the run: " + reasonOf(cause) + ". " + capitalize(what) +
+	reason := "laserbrain: cannot read the run" + late(cause) + ": " + reasonOf(cause) + ". " + capitalize(what) +
 		", and nothing irreversible or outward runs while the run cannot be read; reversible actions go on. Do not retry it in another form."
 	if h.firstTold(e.Session) {
 		reason += " " + outageNotice(cause)

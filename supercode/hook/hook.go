@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -247,8 +249,14 @@ func (h *Handler) caller(e client.Event) agentrun.Caller {
 // laserbrain-gate both run it; validate checks a project policy (nil in
 // laserbrain-gate, which hands an unchecked one to laserbrain).
 func Run(ctx context.Context, ev Event, c client.Name, format string, validate operator.PolicyValidator, stdin io.Reader, stdout, stderr io.Writer) int {
+	if sock := os.Getenv(broker.EnvSocket); sock != "" {
+		// Confined: the supervisor's broker answers, outside the tree.
+		return relay(ctx, sock, ev, c, format, stdin, stdout, stderr)
+	}
+	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
+	defer cancel()
 	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format, ValidatePolicy: validate}
-	defer h.Sup.Close()
+	defer closeSoon(h.Sup)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
 		// Unreadable input is answered like an empty event, with the read
@@ -257,7 +265,7 @@ func Run(ctx context.Context, ev Event, c client.Name, format string, validate o
 	}
 	ans := h.Handle(ctx, ev, input)
 	if ans.Delegate && err == nil {
-		h.Sup.Close()
+		closeSoon(h.Sup)
 		return delegate(ctx, ev, c, format, input, stdout, stderr)
 	}
 	if err != nil {
@@ -269,6 +277,94 @@ func Run(ctx context.Context, ev Event, c client.Name, format string, validate o
 	io.WriteString(stdout, ans.Stdout)
 	io.WriteString(stderr, ans.Stderr)
 	return ans.Exit
+}
+
+// StoreDeadline bounds what one hook spends on the stores, from its
+// start: every statement and every connection of the event's handling
+// runs under it. Past it pre-tool-use denies what needed the store ("cannot
+// read the run in time": irreversible and outward actions wait, reversible
+// ones go on, halts known on the machine hold) and the observers queue
+// their event on the machine, recorded by a later hook exactly once. A
+// hook therefore answers within StoreDeadline and its own start and exit;
+// client.HookTimeout, what install writes into each client's settings,
+// leaves room above that, so the client never kills a hook that was about
+// to answer (a killed hook is a non-blocking error: the call would go on).
+const StoreDeadline = 4 * time.Second
+
+// closeGrace bounds how long a hook waits, after it answered, for its
+// stores to close: a connection to a database that stopped answering would
+// hold the process for pgx's clean close (15 s), and the client waits for
+// the process to exit. What the local files keep is flushed well within.
+const closeGrace = time.Second
+
+// closeSoon closes the supervisor's stores, giving up after closeGrace.
+func closeSoon(sup *agentrun.Supervisor) {
+	done := make(chan struct{})
+	go func() {
+		_ = sup.Close()
+		close(done)
+	}()
+	t := time.NewTimer(closeGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// relayDeadline bounds a confined hook's exchange with the broker: the
+// broker's own process gets StoreDeadline, and its start and exit.
+const relayDeadline = StoreDeadline + 3*time.Second
+
+// relay hands one event to the supervisor's broker (supercode/broker) and
+// copies its answer; a broker that does not answer in time fails closed.
+func relay(ctx context.Context, sock string, ev Event, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, relayDeadline)
+	defer cancel()
+	h := &Handler{Client: c, Format: format}
+	ad, err := h.adapter()
+	if err != nil {
+		ad, _ = client.For(client.Claude, "")
+	}
+	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
+	if err != nil {
+		input = nil
+	}
+	argv := []string{"hook", client.Subcommand(ev)}
+	if c != "" && c != client.Claude {
+		argv = append(argv, "--client", string(c))
+	}
+	if ev == PreToolUse && format != "" {
+		argv = append(argv, "--format", format)
+	}
+	dir, _ := os.Getwd()
+	var out, errb bytes.Buffer
+	code, rerr := broker.Relay(ctx, sock, argv, os.Getenv, dir, bytes.NewReader(input), &out, &errb)
+	if rerr == nil && code != 0 && code != 2 {
+		// Not an answer (0) or a refusal (2): the supervisor's hook did not
+		// run to its end (the broker could not run it, or it was killed).
+		// Handed on, a client would read the status as a non-blocking
+		// error and go on: it fails closed here instead.
+		rerr = fmt.Errorf("the supervisor's hook ended with status %d: %s", code, strings.TrimSpace(errb.String()))
+	}
+	if rerr != nil {
+		why := rerr.Error()
+		if ctx.Err() != nil {
+			why = "the supervisor gave no answer in time (" + relayDeadline.String() + ")"
+		}
+		a := h.failed(ev, fmt.Errorf("%s; nothing irreversible or outward runs without it", why))
+		if ev == PreToolUse {
+			a.Reason = "laserbrain: refused: cannot reach the supervisor of this confined run: " + why +
+				". Do not retry it in another form; tell the user if this goes on."
+		}
+		r := reply(ad, ev, a)
+		io.WriteString(stdout, r.Stdout)
+		io.WriteString(stderr, r.Stderr)
+		return r.Exit
+	}
+	_, _ = io.Copy(stdout, &out)
+	_, _ = io.Copy(stderr, &errb)
+	return code
 }
 
 // delegate answers an event with the laserbrain binary beside this one:

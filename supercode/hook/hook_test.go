@@ -15,6 +15,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
 
 func newHandler(t testing.TB, env map[string]string) (*Handler, string) {
@@ -324,7 +325,7 @@ func TestShellWritesProtected(t *testing.T) {
 	}
 	now := time.Now()
 	for i, action := range []string{`echo {} > .claude/settings.json`, `rm -f ` + filepath.Join(halts, "x"), "write " + filepath.Join(halts, "x")} {
-		if err := st.AddAuthorization(ctx, fleet.Authorization{ID: fmt.Sprint("au", i), Fleet: fid, Action: action, Created: now, Expires: now.Add(time.Hour), Uses: 5}); err != nil {
+		if err := fleettest.Grant(ctx, st, fleet.Authorization{ID: fmt.Sprint("au", i), Fleet: fid, Action: action, Created: now, Expires: now.Add(time.Hour), Uses: 5}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -357,7 +358,7 @@ func TestPersonCommandsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Now()
-		if err := st.AddAuthorization(ctx, fleet.Authorization{ID: "au", Fleet: fid, Action: cmd, Created: now, Expires: now.Add(time.Hour), Uses: 5}); err != nil {
+		if err := fleettest.Grant(ctx, st, fleet.Authorization{ID: "au", Fleet: fid, Action: cmd, Created: now, Expires: now.Add(time.Hour), Uses: 5}); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []string{cmd, "laserbrain supervise release bob --reason x", "/opt/lb/laserbrain uninstall claude",

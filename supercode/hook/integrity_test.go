@@ -10,6 +10,7 @@ import (
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
 
 // TestPonderWritesRefused: every way an agent could write ponder's session
@@ -52,7 +53,7 @@ func TestPonderWritesRefused(t *testing.T) {
 	}
 	// Not even a person's authorization lets an agent write them.
 	st, _ := h.Sup.Fleet()
-	_ = st.AddAuthorization(ctx, fleet.Authorization{ID: "au", Fleet: "f", Action: "write " + filepath.Join(cwd, ".ponder/s/ledger.jsonl"),
+	_ = fleettest.Grant(ctx, st, fleet.Authorization{ID: "au", Fleet: "f", Action: "write " + filepath.Join(cwd, ".ponder/s/ledger.jsonl"),
 		Created: time.Now(), Expires: time.Now().Add(time.Hour), Uses: 5})
 	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Write", map[string]any{"file_path": ".ponder/s/ledger.jsonl"}, cwd))); a.Exit != 2 {
 		t.Errorf("an authorization let an agent write the ledger: %+v", a)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
 
 // hookOutput is what pre-tool-use printed on stdout, decoded.
@@ -164,7 +165,7 @@ func TestUnattendedInlineCodeAuthorized(t *testing.T) {
 		t.Fatalf("unauthorized: %s %q", kind, text)
 	}
 	now := time.Now().UTC()
-	if err := st.AddAuthorization(ctx, fleet.Authorization{ID: "au1", Fleet: "f", Action: cmd, By: "test", Created: now, Expires: now.Add(time.Hour), Uses: 1}); err != nil {
+	if err := fleettest.Grant(ctx, st, fleet.Authorization{ID: "au1", Fleet: "f", Action: cmd, By: "test", Created: now, Expires: now.Add(time.Hour), Uses: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if a := call("t2"); a.Exit != 0 || !strings.Contains(a.Stdout, `"permissionDecision":"allow"`) || !strings.Contains(a.Stdout, "authorized by au1") {
@@ -228,7 +229,7 @@ func TestGateEventsCarryTheDecision(t *testing.T) {
 		t.Fatalf("write into .git: %s", k)
 	}
 	now := time.Now().UTC()
-	if err := st.AddAuthorization(ctx, fleet.Authorization{ID: "au1", Fleet: "f", Action: "git push --force origin main", By: "test", Created: now, Expires: now.Add(time.Hour), Uses: 1}); err != nil {
+	if err := fleettest.Grant(ctx, st, fleet.Authorization{ID: "au1", Fleet: "f", Action: "git push --force origin main", By: "test", Created: now, Expires: now.Add(time.Hour), Uses: 1}); err != nil {
 		t.Fatal(err)
 	}
 	h.Format = "json"

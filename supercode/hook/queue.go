@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -355,6 +356,17 @@ func (h *Handler) firstTold(session string) bool {
 	}
 	f.Close()
 	return true
+}
+
+// late is " in time" when the store did not answer within the hook's
+// deadline (StoreDeadline): it was reached and did not answer, or could
+// not be reached in that time.
+func late(err error) string {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return " in time (" + StoreDeadline.String() + ")"
+	}
+	return ""
 }
 
 // isUnreachable reports whether err means the store's database is out of

@@ -408,3 +408,40 @@ func clineScript(self string, h client.Hook) []byte {
 	return []byte("#!/bin/sh\n# " + clineMarker + " (" + h.ClientEvent + "): written by laserbrain install cline; reinstall rather than edit.\n" +
 		client.HookCommand(self, client.Cline, h.Event) + "\n")
 }
+
+// HeldFile is a client's settings or hook file that an agent must not
+// write, and what it is.
+type HeldFile struct {
+	Path, What string
+}
+
+// HeldFiles are every client's settings and hook files for the project in
+// dir and the user's home: what the kernel's confinement binds read-only
+// under laserbrain run (supercode/confine). The project's .claude
+// directory is held whole (settings.local.json, hook scripts); Claude
+// Code's own ~/.claude.json is left out, since Claude Code rewrites it all
+// the time (the gate still refuses an agent's writes into it).
+func HeldFiles(dir, home string, getenv func(string) string) []HeldFile {
+	var out []HeldFile
+	seen := map[string]bool{}
+	add := func(p, what string) {
+		if p != "" && !seen[p] && p != filepath.Join(home, ".claude.json") {
+			seen[p] = true
+			out = append(out, HeldFile{p, what})
+		}
+	}
+	add(filepath.Join(dir, ".claude"), "Claude Code's project settings and hooks")
+	add(filepath.Join(dir, ".github", "hooks"), "Copilot CLI's project hooks")
+	for _, n := range client.Names {
+		for _, scope := range Scopes(n) {
+			f, err := Locate(Options{Client: n, Scope: scope, Dir: dir, Home: home, Getenv: getenv})
+			if err != nil {
+				continue
+			}
+			what := n.Title() + "'s " + string(scope) + " settings"
+			add(f.Hooks, what+" (its hooks)")
+			add(f.MCP, what+" (its MCP servers)")
+		}
+	}
+	return out
+}

@@ -30,6 +30,12 @@ type RunOptions struct {
 	Environ []string
 	// Ctx bounds what Prepare asks other programs (codex app-server).
 	Ctx context.Context
+	// Protect are the paths supervision stands on (the laserbrain home,
+	// the binaries, the clients' settings and hook files, the repository's
+	// .git/hooks and .git/config): for a client whose own rules can keep
+	// its file tools off them (Claude Code's permissions.deny), they are
+	// denied there too — beside the gate and the kernel, never instead.
+	Protect []string
 }
 
 func (o RunOptions) getenv(k string) string {
@@ -68,7 +74,7 @@ func Prepare(o RunOptions, tmp string) (args, env []string, err error) {
 	}
 	switch o.Client {
 	case client.Claude:
-		args, err := ClaudeFlags(tmp, o.Self)
+		args, err := ClaudeFlags(tmp, o.Self, o.Protect...)
 		return args, nil, err
 	case client.Codex:
 		return codexRun(o)
@@ -248,11 +254,15 @@ func codexRun(o RunOptions) ([]string, []string, error) {
 // invocation. The variadic flags come first and --settings last, so
 // claude's option parser cannot take the user's first argument as one more
 // MCP config or allowed tool.
-func ClaudeFlags(dir, self string) ([]string, error) {
+func ClaudeFlags(dir, self string, protect ...string) ([]string, error) {
 	settings := filepath.Join(dir, "settings.json")
 	mcpConfig := filepath.Join(dir, "mcp.json")
+	layer := map[string]any{"hooks": client.ClaudeHooks(self, client.Claude)}
+	if deny := ClaudeDeny(protect); len(deny) > 0 {
+		layer["permissions"] = map[string]any{"deny": deny}
+	}
 	for path, v := range map[string]any{
-		settings:  map[string]any{"hooks": client.ClaudeHooks(self, client.Claude)},
+		settings:  layer,
 		mcpConfig: map[string]any{"mcpServers": map[string]any{client.ServerName: client.MCPServer(self)}},
 	} {
 		b, err := json.MarshalIndent(v, "", "  ")
@@ -264,4 +274,21 @@ func ClaudeFlags(dir, self string) ([]string, error) {
 		}
 	}
 	return []string{"--mcp-config", mcpConfig, "--allowedTools", "mcp__" + client.ServerName, "--settings", settings}, nil
+}
+
+// ClaudeDeny are Claude Code permission rules keeping its own file tools
+// (Edit, which covers Write and NotebookEdit) off each path and what is
+// below it: "//" starts an absolute path in a rule. They bind the tools
+// Claude Code runs itself; what its Bash runs is the gate's and the
+// kernel's.
+func ClaudeDeny(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		out = append(out, "Edit(/"+p+")", "Edit(/"+p+"/**)")
+	}
+	return out
 }

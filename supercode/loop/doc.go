@@ -163,4 +163,13 @@
 // there to count against --budget), and for a judge
 // LASERBRAIN_JUDGE_SESSION, LASERBRAIN_JUDGE_TRANSCRIPT and
 // LASERBRAIN_VERDICT_SCHEMA; its verdict is the last line of its stdout.
+//
+// Where the kernel can (Options.Confine), each session runs behind the
+// same boundary as laserbrain run's agent: it cannot write the laserbrain
+// home (the loop's journal among it), the binaries or the clients' and
+// git's hook files; its hooks, its MCP server (its own call only) and its
+// checks go through the loop's broker; LASERBRAIN_ESCALATE and
+// LASERBRAIN_USAGE then name a writable place of the call's own, copied
+// into the journal after. SCRIPT itself, the person's, is not confined:
+// its commands pass the gate.
 package loop

@@ -50,7 +50,12 @@ func (l *Loop) registerDrift(ctx context.Context) error {
 	if _, err := l.sup.Check(ctx, l.id, in); err != nil {
 		return err
 	}
-	_, err = st.AppendEvent(ctx, l.id, fleet.Event{ID: "loop:start", Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(cmd, " ")})
+	if _, err = st.AppendEvent(ctx, l.id, fleet.Event{ID: "loop:start", Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(cmd, " ")}); err != nil {
+		return err
+	}
+	if l.o.Unconfined != "" {
+		_, err = st.AppendEvent(ctx, l.id, fleet.Event{ID: "loop:confinement", Kind: fleet.KindSession, Name: "confinement", Text: l.o.Unconfined})
+	}
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,13 @@ type Options struct {
 	Env            []string // SCRIPT's base environment (nil: this process's)
 
 	Sup *agentrun.Supervisor
+	// Confine, when set, puts each session's command behind the kernel's
+	// boundary before it starts (cmd is rewritten; see Session), as
+	// laserbrain run confines its agent: it returns a note and what to
+	// undo once the session has exited. Unconfined, when it is not set,
+	// says why; either is recorded on the loop's run.
+	Confine    func(cmd *exec.Cmd, s Session) (note string, done func(), err error)
+	Unconfined string
 	// HandleSignals: INT, TERM and HUP stop the run (exit 128+N, the step
 	// in flight killed, resumable); a second one kills at once.
 	HandleSignals bool

@@ -124,8 +124,13 @@ func (l *Loop) runCommandTurn(ctx context.Context, t turn) turnResult {
 	if err != nil {
 		return turnResult{transport: err.Error()}
 	}
-	escalate := filepath.Join(t.callDir, "escalate.txt")
-	usage := filepath.Join(t.callDir, "usage.json")
+	xdir, xdone, err := l.exchange(t)
+	if err != nil {
+		return turnResult{transport: err.Error()}
+	}
+	defer xdone()
+	escalate := filepath.Join(xdir, "escalate.txt")
+	usage := filepath.Join(xdir, "usage.json")
 	env = append(env, "LASERBRAIN_ESCALATE="+escalate, "LASERBRAIN_USAGE="+usage)
 	if t.role == roleJudge {
 		env = append(env, "LASERBRAIN_JUDGE_SESSION="+t.session, "LASERBRAIN_JUDGE_TRANSCRIPT="+t.transcript,
@@ -153,7 +158,13 @@ func (l *Loop) runCommandTurn(ctx context.Context, t turn) turnResult {
 	default:
 		cmd.Stdout = &out
 	}
+	undo, err := l.confine(cmd, t)
+	if err != nil {
+		errw.Close()
+		return turnResult{transport: fmt.Sprintf("service %s: %v", t.svc.Name, err)}
+	}
 	code, interrupted, err := l.runChild(ctx, cmd, true)
+	undo()
 	errw.Close()
 	res := turnResult{interrupted: interrupted, session: t.session, text: out.String()}
 	if last != nil {
@@ -283,7 +294,13 @@ func (l *Loop) runClaudeTurn(ctx context.Context, t turn) turnResult {
 		}
 	}
 	cmd.Stdout = stream
+	undo, err := l.confine(cmd, t)
+	if err != nil {
+		errw.Close()
+		return turnResult{transport: fmt.Sprintf("service %s: %v", t.svc.Name, err)}
+	}
 	code, interrupted, err := l.runChild(ctx, cmd, true)
+	undo()
 	stream.flush()
 	errw.Close()
 	res := turnResult{interrupted: interrupted, session: t.session, toolCalls: stream.toolCalls}

@@ -276,7 +276,11 @@ func execEnv(env expand.Environ) []string {
 // control, and the terminal's Ctrl-C reaches them directly.
 func (l *Loop) runChild(ctx context.Context, cmd *exec.Cmd, group bool) (code int, interrupted bool, err error) {
 	if group {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		// Kept: what the confinement set (its namespaces).
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true
 	}
 	cmd.WaitDelay = killGrace
 	if err := cmd.Start(); err != nil {

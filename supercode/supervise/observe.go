@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
@@ -199,10 +200,13 @@ func (s *Supervisor) runSteps(ctx context.Context, a *agent, r fleet.Run) (bool,
 		steps := lr.Steps()
 		for i := a.fed[n]; i < len(steps); i++ {
 			st := steps[i]
-			// A later task's first check is the agent's own new ground
-			// (reset_task): read as a user turn, never as drift.
+			// A later task's first check is a new ground (reset_task): read
+			// as a user turn, never as drift — unless the run recorded it
+			// as the agent's own reground (a reset or a user turn it
+			// claimed when no person spoke), which is read as any other
+			// check, so it does not clear the supervisor's drift streak.
 			in := laserbrain.StepInput{Goal: st.Goal, Progress: st.Progress, Distance: st.Distance, ParentGoal: st.ParentGoal,
-				UserTurn: st.UserTurn || (n > 1 && i == 0)}
+				UserTurn: (st.UserTurn || (n > 1 && i == 0)) && !slices.Contains(r.SelfReground, fleet.SelfRegroundKey(n, st.N))}
 			if a.ground == "" {
 				a.ground = st.Goal
 			}

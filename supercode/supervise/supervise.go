@@ -348,6 +348,18 @@ func witnessed(ctx context.Context, st fleet.Store, fleetID string, whole bool, 
 	return appendRec()
 }
 
+// Journal appends a person's record (an authorization, a revocation) to the
+// fleet's journal as a release is: under the fleet's round lock, after
+// checking the journal's tail, witnessed by the round counter. A journal
+// whose tail does not hold gets nothing (a *fleet.JournalBrokenError).
+func Journal(ctx context.Context, st fleet.Store, fleetID string, rec fleet.JournalRecord) error {
+	rec.Fleet = fleetID
+	return witnessed(ctx, st, fleetID, false, func() error {
+		_, err := st.AppendJournal(ctx, rec)
+		return err
+	})
+}
+
 // Round observes what is new, takes the decisions the supervisor may take,
 // journals them and reports. When the fleet store numbers rounds across
 // supervisors (fleet.Rounds), the round waits for any other supervisor's
@@ -798,6 +810,9 @@ func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(
 	if err := st.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
 		return err
 	}
+	// This machine's gate holds it from now on, even if the store goes
+	// out of reach before a hook reads it (best effort: the store has it).
+	_ = fleet.NoteMachineHalt(h, h.At)
 	_, err = st.Say(ctx, fleet.Message{ID: "halt:" + h.ID, Fleet: h.Fleet, Agent: h.Agent, Kind: fleet.MessageHalt, Round: h.Round, Text: h.Message(), At: h.At})
 	if err != nil {
 		return fmt.Errorf("telling %s: %w", h.Agent, err)
@@ -925,10 +940,11 @@ func (s *Supervisor) tell(ctx context.Context, r *Round, live func(string) bool)
 }
 
 // Release lifts the halt in force on an agent — named as the supervisor
-// names it, or by its run id or session slug — and journals it. A person's
-// release goes through even when the journal's chain does not hold; the
-// release is then not journaled, and the error (a
-// *fleet.JournalBrokenError) says so beside the released halt.
+// names it, or by its run id or session slug — journaled first: the gate
+// lifts only a halt the journal witnesses released, so when the journal
+// cannot take the record (its chain does not hold: a
+// *fleet.JournalBrokenError) nothing is released, and the halt in force is
+// returned beside the error.
 func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason string, now time.Time) (fleet.Halt, error) {
 	agentName := name
 	if _, ok, err := st.ActiveHalt(ctx, fleetID, name); err != nil {
@@ -954,14 +970,33 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 			return fleet.Halt{}, fmt.Errorf("%s names several halted agents (%s): give one of them", name, strings.Join(match, ", "))
 		}
 	}
-	h, err := st.ReleaseHalt(ctx, fleetID, agentName, fleet.Release{At: now.UTC(), By: by, Reason: reason})
+	cur, ok, err := st.ActiveHalt(ctx, fleetID, agentName)
 	if err != nil {
 		return fleet.Halt{}, err
 	}
-	data, _ := json.Marshal(h)
+	if !ok {
+		return fleet.Halt{}, fmt.Errorf("%s is not halted in fleet %s: %w", agentName, fleetID, fleet.ErrNotFound)
+	}
+	rel := fleet.Release{At: now.UTC(), By: by, Reason: reason}
 	text := "released by " + by
 	if reason != "" {
 		text += ": " + reason
+	}
+	// The journal witnesses the release first: the gate lifts no halt the
+	// journal does not, so a release it cannot take changes nothing.
+	released := cur
+	released.Released = &rel
+	data, _ := json.Marshal(released)
+	if err := witnessed(ctx, st, fleetID, true, func() error {
+		_, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
+			Round: cur.Round, Agent: agentName, Text: text, Data: data})
+		return err
+	}); err != nil {
+		return cur, err
+	}
+	h, err := st.ReleaseHalt(ctx, fleetID, agentName, rel)
+	if err != nil {
+		return fleet.Halt{}, err
 	}
 	told := fmt.Sprintf("the halt on %s (%s) was released by %s", agentName, h.Reason, by)
 	if reason != "" {
@@ -971,12 +1006,7 @@ func Release(ctx context.Context, st fleet.Store, fleetID, name, by, reason stri
 		Text: told + ". You may go on.", At: now.UTC()}); serr != nil {
 		return h, fmt.Errorf("the halt is released, but %s could not be told: %w", agentName, serr)
 	}
-	err = witnessed(ctx, st, fleetID, true, func() error {
-		_, err := st.AppendJournal(ctx, fleet.JournalRecord{At: fleet.JournalTime(now), Fleet: fleetID, Kind: fleet.JournalRelease,
-			Round: h.Round, Agent: agentName, Text: text, Data: data})
-		return err
-	})
-	return h, err
+	return h, nil
 }
 
 // fileShares fills the agents' SharesFilesWith: two live agents whose

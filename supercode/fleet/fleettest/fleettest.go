@@ -223,7 +223,7 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 		s := open(t)
 		a := fleet.Authorization{ID: "au1", Fleet: "f", Action: "npm   publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
 		a.Action = fleet.NormalizeAction(a.Action)
-		if err := s.AddAuthorization(ctx, a); err != nil {
+		if err := Grant(ctx, s, a); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.AddAuthorization(ctx, a); !errors.Is(err, fleet.ErrExists) {
@@ -249,7 +249,7 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 			t.Fatalf("UseAuthorization on a spent one: %v", err)
 		}
 		b := fleet.Authorization{ID: "au2", Fleet: "f", Run: "r9", Action: "deploy", Created: t0, Expires: t0.Add(time.Hour), Uses: 3}
-		if err := s.AddAuthorization(ctx, b); err != nil {
+		if err := Grant(ctx, s, b); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok, _ := fleet.Authorize(ctx, s, "f", "r", "a", "deploy", t0); ok {
@@ -266,10 +266,74 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 		}
 	})
 
+	t.Run("only a journaled authorization is honoured", func(t *testing.T) {
+		s := open(t)
+		// Written as a hand would: the file alone.
+		forged := fleet.Authorization{ID: "forged", Fleet: "f", Action: "rm -rf /", Created: t0, Expires: t0.Add(time.Hour), Uses: 9}
+		if err := s.AddAuthorization(ctx, forged); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := fleet.Authorize(ctx, s, "f", "r1", "a", "rm -rf /", t0.Add(time.Minute)); err != nil || ok {
+			t.Fatalf("an authorization no journal record witnesses was honoured: %v, %v", ok, err)
+		}
+		// Journaled for one use, then raised to five uses by hand.
+		a := fleet.Authorization{ID: "raised", Fleet: "f", Action: "npm publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
+		if _, err := s.AppendJournal(ctx, fleet.AuthorizationRecord(a)); err != nil {
+			t.Fatal(err)
+		}
+		a.Uses = 5
+		if err := s.AddAuthorization(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := fleet.Authorize(ctx, s, "f", "r1", "a", "npm publish", t0.Add(time.Minute)); err != nil || ok {
+			t.Fatalf("an authorization whose terms changed after the journal took them was honoured: %v, %v", ok, err)
+		}
+		bad, err := fleet.Unwitnessed(ctx, s, "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) != 2 || !strings.Contains(strings.Join(bad, "\n"), "forged") || !strings.Contains(strings.Join(bad, "\n"), "raised") {
+			t.Fatalf("Unwitnessed = %q, want both named", bad)
+		}
+	})
+
+	t.Run("a halt lifted by hand holds; a journaled release lifts it", func(t *testing.T) {
+		s := open(t)
+		h := fleet.Halt{ID: "h1", Fleet: "f", Agent: "claude:r1", Run: "r1", Reason: "collides", By: "supervisor", At: t0}
+		data, _ := json.Marshal(h)
+		if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: "f", Kind: fleet.JournalHalt, Agent: h.Agent, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutHalt(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		// The store's own release, without the journal's record: what a
+		// hand-edited halt file or a removed index amounts to.
+		if _, err := s.ReleaseHalt(ctx, "f", h.Agent, fleet.Release{At: t0, By: "agent"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _, err := fleet.HaltInForce(ctx, s, "f", h.Agent, "r1", nil); err != nil || !ok {
+			t.Fatalf("a halt released outside the journal was lifted: %v %v", ok, err)
+		}
+		bad, err := fleet.Unwitnessed(ctx, s, "f")
+		if err != nil || len(bad) != 1 || !strings.Contains(bad[0], "h1") {
+			t.Fatalf("Unwitnessed = %q, %v, want the halt named", bad, err)
+		}
+		rel := h
+		rel.Released = &fleet.Release{At: t0, By: "a person"}
+		data, _ = json.Marshal(rel)
+		if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: "f", Kind: fleet.JournalRelease, Agent: h.Agent, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _, err := fleet.HaltInForce(ctx, s, "f", h.Agent, "r1", nil); err != nil || ok {
+			t.Fatalf("a journaled release did not lift the halt: %v %v", ok, err)
+		}
+	})
+
 	t.Run("an authorization is spent once under contention", func(t *testing.T) {
 		s := open(t)
 		a := fleet.Authorization{ID: "one", Fleet: "f", Action: "npm publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
-		if err := s.AddAuthorization(ctx, a); err != nil {
+		if err := Grant(ctx, s, a); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
@@ -883,7 +947,7 @@ func Processes(t *testing.T, newPlace func(t *testing.T) Place) {
 	t.Run("an authorization is spent once among processes", func(t *testing.T) {
 		p := newPlace(t)
 		a := fleet.Authorization{ID: "once", Fleet: "f", Action: "npm publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
-		if err := p.Open(t).AddAuthorization(ctx, a); err != nil {
+		if err := Grant(ctx, p.Open(t), a); err != nil {
 			t.Fatal(err)
 		}
 		var jobs []string
@@ -1008,4 +1072,14 @@ func Witness(t *testing.T, open func(t *testing.T) fleet.Store, cut Cut) {
 			t.Fatalf("a fleet whose counter says round 3 ran, without a journal, checks as %v", c.Problem)
 		}
 	})
+}
+
+// Grant stores a person's authorization as laserbrain authorize does: its
+// journal record first (fleet.AuthorizationRecord), which the gate needs to
+// honour it, then the authorization.
+func Grant(ctx context.Context, s fleet.Store, a fleet.Authorization) error {
+	if _, err := s.AppendJournal(ctx, fleet.AuthorizationRecord(a)); err != nil {
+		return err
+	}
+	return s.AddAuthorization(ctx, a)
 }

@@ -1,0 +1,150 @@
+package main
+
+// Issue 25 with the real Claude Code CLI under laserbrain run: what the
+// gate cannot see (a Makefile the agent wrote, then ran) still cannot
+// touch what supervision stands on — the kernel refuses it, the model is
+// shown the kernel's error, and the run records the attempt.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/supercode/confine"
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// confinedBinaries are laserbrain and laserbrain-gate side by side in a
+// directory of their own (the installed pair the hooks run).
+func confinedBinaries(t *testing.T) (lb, gate string) {
+	t.Helper()
+	gateOnce.Do(func() {
+		gateDir, gateErr = os.MkdirTemp("", "laserbrain-gate-e2e-")
+		if gateErr != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(gateDir, "laserbrain-gate"), "../laserbrain-gate")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			gateErr = fmt.Errorf("building laserbrain-gate: %v\n%s", err, out)
+		}
+	})
+	if gateErr != nil {
+		t.Fatal(gateErr)
+	}
+	dir := t.TempDir()
+	lb = filepath.Join(dir, "laserbrain")
+	data, err := os.ReadFile(laserbrainBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lb, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gate = filepath.Join(dir, "laserbrain-gate")
+	gdata, err := os.ReadFile(filepath.Join(gateDir, "laserbrain-gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, gdata, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := confine.Check(lb); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the kernel's confinement must work in CI: %v", err)
+		}
+		t.Skipf("SKIP (loudly): %v", err)
+	}
+	return lb, gate
+}
+
+var (
+	gateOnce sync.Once
+	gateDir  string
+	gateErr  error
+)
+
+func TestClaudeConfinedKernelRefuses(t *testing.T) {
+	lb, gate := confinedBinaries(t)
+	s := newSupervised(t, agenttest.Bash("toolu_make", "make -k lift gate"), agenttest.Say("Done."))
+	s.lb = lb
+	// Another agent of the fleet is halted: its halt is what the agent
+	// tries to lift.
+	st, err := fleet.OpenLocal(filepath.Join(s.lbHome, "fleet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h := fleet.Halt{ID: "h1", Fleet: "e2e-fleet", Agent: "ponder:other", Reason: "it duplicates the work", By: "supervisor", At: time.Now().UTC()}
+	data, _ := json.Marshal(h)
+	if _, err := st.AppendJournal(ctx, fleet.JournalRecord{Fleet: h.Fleet, Kind: fleet.JournalHalt, Agent: h.Agent, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutHalt(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	active := filepath.Join(s.lbHome, "fleet", "halts", "active")
+	entries, err := os.ReadDir(active)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the halt's index: %v %v", entries, err)
+	}
+	haltFile := filepath.Join(active, entries[0].Name())
+	gateBefore, err := os.ReadFile(gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Makefile the gate does not read (an agent wrote it in an earlier
+	// session, say): `make` is nothing the gate refuses.
+	makefile := "lift:\n\trm -f " + haltFile + "\ngate:\n\tcp /bin/true " + gate + "\n"
+	if err := os.WriteFile(filepath.Join(s.Dir, "Makefile"), []byte(makefile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Run(t, s.lb, append([]string{"run", "--agent", "lifter", "--", s.Claude}, agenttest.ClaudeArgs("tidy up", "Bash")...)...)
+	if r.JSON == nil {
+		t.Fatalf("claude printed no result (exit %d)\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	tr := s.toolResult(t, "toolu_make")
+	if !strings.Contains(tr.Text, "rm: cannot remove '"+haltFile+"': Read-only file system") {
+		t.Errorf("the rm of the halt was not refused by the kernel in the tool result: %q", tr.Text)
+	}
+	if !strings.Contains(tr.Text, "cp: cannot create regular file '"+gate+"': Read-only file system") {
+		t.Errorf("the write of the gate was not refused by the kernel in the tool result: %q", tr.Text)
+	}
+	if _, err := os.Stat(haltFile); err != nil {
+		t.Errorf("the halt is gone: %v", err)
+	}
+	if after, _ := os.ReadFile(gate); !bytes.Equal(after, gateBefore) {
+		t.Error("the gate binary was changed")
+	}
+	// The run records the attempt: the call, failed, with the kernel's
+	// words, and the confinement it ran under.
+	rows := s.runsJSON(t)
+	if len(rows) != 1 {
+		t.Fatalf("runs: %v", rows)
+	}
+	events, err := st.Events(ctx, rows[0]["run"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempt, confined bool
+	for _, e := range events {
+		if e.Kind == fleet.KindTool && strings.Contains(e.Text, "make -k lift gate") && e.OK != nil && !*e.OK && strings.Contains(e.Text+string(e.Result), "Read-only file system") {
+			attempt = true
+		}
+		if e.Name == "confinement" && strings.Contains(e.Text, "confined by the kernel") && strings.Contains(e.Text, gate) {
+			confined = true
+		}
+	}
+	if !attempt || !confined {
+		t.Errorf("the run does not record the attempt (%v) or its confinement (%v): %+v", attempt, confined, events)
+	}
+}

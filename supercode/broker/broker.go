@@ -1,0 +1,363 @@
+package broker
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// EnvSocket names the broker's socket in a confined agent's environment:
+// laserbrain's hooks, MCP server and check hand their operation to it when
+// it is set.
+const EnvSocket = "LASERBRAIN_BROKER"
+
+// Request is what a client asks: a laserbrain subcommand and its
+// arguments, the client's own variables and its working directory.
+type Request struct {
+	Argv []string          `json:"argv"`
+	Env  map[string]string `json:"env,omitempty"`
+	Dir  string            `json:"dir,omitempty"`
+}
+
+// maxHeader bounds the request line.
+const maxHeader = 256 << 10
+
+// SessionEnv are the variables a client's hooks and MCP server get from the
+// agent client and the broker takes from a request: the session's id,
+// whether a person attends it, the project directory. Every other variable
+// comes from the environment the supervisor gave the agent.
+var SessionEnv = []string{
+	"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ATTENDED", "CLAUDE_CODE_SESSION_ID",
+	"CLAUDE_CODE_CHILD_SESSION", "CLAUDE_PROJECT_DIR", "AI_AGENT",
+	"QWEN_CODE_SESSION_ID", "GEMINI_PROJECT_DIR",
+}
+
+// Frame kinds.
+const (
+	frameStdout = 'o'
+	frameStderr = 'e'
+	frameExit   = 'x'
+)
+
+// Server runs the operations confined clients hand it.
+type Server struct {
+	// Self is the laserbrain binary that runs each operation.
+	Self string
+	// Env is the environment the supervisor gave the agent: each
+	// operation runs with it (EnvSocket taken out), plus the request's
+	// SessionEnv variables.
+	Env []string
+	// Dir is where an operation runs when the request names no existing
+	// directory.
+	Dir string
+	// Allow refuses an operation (nil: none is allowed).
+	Allow func(argv []string) error
+	// Log receives what the broker refused or could not do (nil: dropped).
+	Log func(string)
+
+	ln   net.Listener
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	cmds map[*exec.Cmd]bool
+	done bool
+}
+
+// Listen opens the socket at path (its directory must be private to the
+// supervisor and the agent) and serves it until Close.
+func (s *Server) Listen(path string) error {
+	_ = os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return fmt.Errorf("the supervisor's broker: %w", err)
+	}
+	s.ln = ln
+	s.cmds = map[*exec.Cmd]bool{}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.serve(c)
+			}()
+		}
+	}()
+	return nil
+}
+
+// Close stops accepting, lets the operations in flight finish for up to
+// grace, then kills what is left and waits for it.
+func (s *Server) Close(grace time.Duration) {
+	if s.ln == nil {
+		return
+	}
+	s.ln.Close()
+	s.mu.Lock()
+	s.done = true
+	s.mu.Unlock()
+	finished := make(chan struct{})
+	go func() { s.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+		return
+	case <-time.After(grace):
+	}
+	s.mu.Lock()
+	for c := range s.cmds {
+		if c.Process != nil {
+			_ = c.Process.Kill()
+		}
+	}
+	s.mu.Unlock()
+	<-finished
+}
+
+func (s *Server) log(format string, a ...any) {
+	if s.Log != nil {
+		s.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+// frames writes the answer's frames, one writer at a time.
+type frames struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (f *frames) frame(kind byte, p []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var hdr [5]byte
+	hdr[0] = kind
+	binary.BigEndian.PutUint32(hdr[1:], uint32(len(p)))
+	if _, err := f.w.Write(hdr[:]); err != nil {
+		return err
+	}
+	_, err := f.w.Write(p)
+	return err
+}
+
+type frameWriter struct {
+	f    *frames
+	kind byte
+}
+
+func (w frameWriter) Write(p []byte) (int, error) {
+	for off := 0; off < len(p); off += 1 << 20 {
+		end := min(len(p), off+1<<20)
+		if err := w.f.frame(w.kind, p[off:end]); err != nil {
+			return off, err
+		}
+	}
+	return len(p), nil
+}
+
+func (s *Server) serve(c net.Conn) {
+	defer c.Close()
+	f := &frames{w: c}
+	fail := func(code int, format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		s.log("laserbrain broker: %s", msg)
+		_ = f.frame(frameStderr, []byte("laserbrain broker: "+msg+"\n"))
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], uint32(code))
+		_ = f.frame(frameExit, b[:])
+	}
+	br := bufio.NewReaderSize(c, 64<<10)
+	line, err := readLine(br, maxHeader)
+	if err != nil {
+		fail(2, "reading the request: %v", err)
+		return
+	}
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		fail(2, "the request is not JSON: %v", err)
+		return
+	}
+	if s.Allow == nil {
+		fail(2, "no operation is allowed")
+		return
+	}
+	if err := s.Allow(req.Argv); err != nil {
+		fail(2, "refused %s: %v", strings.Join(req.Argv, " "), err)
+		return
+	}
+	s.mu.Lock()
+	closing := s.done
+	s.mu.Unlock()
+	if closing {
+		fail(2, "the run is ending")
+		return
+	}
+	cmd := exec.Command(s.Self, req.Argv...)
+	cmd.Env = s.env(req.Env)
+	cmd.Dir = s.Dir
+	if d := req.Dir; d != "" && filepath.IsAbs(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			cmd.Dir = d
+		}
+	}
+	cmd.Stdin = br
+	cmd.Stdout = frameWriter{f, frameStdout}
+	cmd.Stderr = frameWriter{f, frameStderr}
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		fail(126, "starting %s: %v", s.Self, err)
+		return
+	}
+	s.mu.Lock()
+	s.cmds[cmd] = true
+	s.mu.Unlock()
+	err = cmd.Wait()
+	s.mu.Lock()
+	delete(s.cmds, cmd)
+	s.mu.Unlock()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+	default:
+		s.log("laserbrain broker: %s: %v", strings.Join(req.Argv, " "), err)
+		code = 125
+	}
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(code))
+	_ = f.frame(frameExit, b[:])
+}
+
+// env is the supervisor's environment for the agent, without the socket,
+// with the request's session variables.
+func (s *Server) env(from map[string]string) []string {
+	env := make([]string, 0, len(s.Env)+len(from))
+	for _, kv := range s.Env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == EnvSocket || slices.Contains(SessionEnv, k) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, k := range SessionEnv {
+		if v, ok := from[k]; ok && len(v) <= 4096 && !strings.ContainsRune(v, 0) {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		line = append(line, chunk...)
+		if len(line) > limit {
+			return nil, fmt.Errorf("request longer than %d bytes", limit)
+		}
+		if !isPrefix {
+			return line, nil
+		}
+	}
+}
+
+// ErrNoAnswer is what Relay returns when the broker did not answer: the
+// socket is gone (the supervisor ended) or the connection broke before an
+// exit status.
+var ErrNoAnswer = errors.New("the supervisor's broker gave no answer")
+
+// Relay hands the operation argv to the broker at socket, with this
+// process's session variables (getenv) and directory, copies stdin to it
+// and its answer to stdout and stderr, and returns the operation's exit
+// status. The context bounds the whole exchange.
+func Relay(ctx context.Context, socket string, argv []string, getenv func(string) string, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrNoAnswer, err)
+	}
+	defer c.Close()
+	uc := c.(*net.UnixConn)
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
+	defer stop()
+	req := Request{Argv: argv, Dir: dir, Env: map[string]string{}}
+	for _, k := range SessionEnv {
+		if v := getenv(k); v != "" {
+			req.Env[k] = v
+		}
+	}
+	hdr, err := json.Marshal(req)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := c.Write(append(hdr, '\n')); err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrNoAnswer, err)
+	}
+	go func() {
+		if stdin != nil {
+			_, _ = io.Copy(c, stdin)
+		}
+		_ = uc.CloseWrite()
+	}()
+	br := bufio.NewReaderSize(c, 64<<10)
+	for {
+		var h [5]byte
+		if _, err := io.ReadFull(br, h[:]); err != nil {
+			if ctx.Err() != nil {
+				return 0, fmt.Errorf("%w in time: %v", ErrNoAnswer, ctx.Err())
+			}
+			return 0, fmt.Errorf("%w: %v", ErrNoAnswer, err)
+		}
+		n := binary.BigEndian.Uint32(h[1:])
+		if n > 16<<20 {
+			return 0, fmt.Errorf("%w: a frame of %d bytes", ErrNoAnswer, n)
+		}
+		switch h[0] {
+		case frameStdout, frameStderr:
+			w := stdout
+			if h[0] == frameStderr {
+				w = stderr
+			}
+			if _, err := io.CopyN(w, br, int64(n)); err != nil {
+				return 0, fmt.Errorf("%w: %v", ErrNoAnswer, err)
+			}
+		case frameExit:
+			if n != 4 {
+				return 0, fmt.Errorf("%w: a bad exit frame", ErrNoAnswer)
+			}
+			var b [4]byte
+			if _, err := io.ReadFull(br, b[:]); err != nil {
+				return 0, fmt.Errorf("%w: %v", ErrNoAnswer, err)
+			}
+			return int(int32(binary.BigEndian.Uint32(b[:]))), nil
+		default:
+			return 0, fmt.Errorf("%w: an unknown frame %q", ErrNoAnswer, h[0])
+		}
+	}
+}

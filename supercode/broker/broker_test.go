@@ -1,0 +1,135 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func serve(t *testing.T, allow func([]string) error) string {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "b.sock")
+	s := &Server{Self: "/bin/sh", Env: []string{"LASERBRAIN_HOME=/forced", "PATH=/usr/bin:/bin", EnvSocket + "=/nope"}, Dir: "/", Allow: allow}
+	if err := s.Listen(sock); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(5 * time.Second) })
+	return sock
+}
+
+func TestRelayRunsWithTheSupervisorsEnvironment(t *testing.T) {
+	sock := serve(t, func([]string) error { return nil })
+	env := map[string]string{"LASERBRAIN_HOME": "/agents-own", "CLAUDE_CODE_SESSION_ID": "s1", "EVIL": "x"}
+	var out, errb bytes.Buffer
+	dir := t.TempDir()
+	code, err := Relay(context.Background(), sock,
+		[]string{"-c", `cat; echo "home=$LASERBRAIN_HOME session=$CLAUDE_CODE_SESSION_ID evil=$EVIL broker=$` + EnvSocket + ` dir=$(pwd)"; echo oops >&2; exit 3`},
+		func(k string) string { return env[k] }, dir, strings.NewReader("payload\n"), &out, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 3 {
+		t.Errorf("exit %d, want 3", code)
+	}
+	want := "payload\nhome=/forced session=s1 evil= broker= dir=" + dir + "\n"
+	if out.String() != want {
+		t.Errorf("stdout %q, want %q", out.String(), want)
+	}
+	if errb.String() != "oops\n" {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+func TestRelayRefused(t *testing.T) {
+	sock := serve(t, func(argv []string) error { return errors.New("not this") })
+	var out, errb bytes.Buffer
+	code, err := Relay(context.Background(), sock, []string{"-c", "touch /tmp/should-not"}, func(string) string { return "" }, "", nil, &out, &errb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 2 || !strings.Contains(errb.String(), "refused") || !strings.Contains(errb.String(), "not this") {
+		t.Errorf("exit %d stderr %q", code, errb.String())
+	}
+}
+
+func TestRelayWithoutBroker(t *testing.T) {
+	_, err := Relay(context.Background(), filepath.Join(t.TempDir(), "none.sock"), []string{"hook", "stop"}, func(string) string { return "" }, "", nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("err %v, want ErrNoAnswer", err)
+	}
+}
+
+// A broker that accepts and never answers: the relay gives up at its
+// deadline.
+func TestRelayDeadline(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "mute.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = Relay(ctx, sock, []string{"hook", "pre-tool-use"}, func(string) string { return "" }, "", strings.NewReader("{}"), &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("err %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v past a 300ms deadline", took)
+	}
+}
+
+func TestOps(t *testing.T) {
+	o := Ops{Run: "r1"}
+	ok := [][]string{
+		{"hook", "pre-tool-use"}, {"hook", "post-tool-use", "--client", "codex"}, {"hook", "pre-tool-use", "--format", "json"},
+		{"hook", "stop", "--client=gemini"}, {"mcp"}, {"check", "--goal", "g", "--distance", "3"}, {"check", "--run", "r1", "--json"},
+	}
+	for _, a := range ok {
+		if err := o.Allow(a); err != nil {
+			t.Errorf("%v refused: %v", a, err)
+		}
+	}
+	bad := [][]string{
+		{}, {"authorize", "--", "git", "push"}, {"supervise", "release", "x"}, {"hook", "nope"}, {"hook", "stop", "--client", "evil"},
+		{"hook", "stop", "--format", "x"}, {"hook", "stop", "--home", "/tmp"}, {"mcp", "--loop-call", "/home/x/fleet/halts", "--loop-role", "agent"},
+		{"check", "--run", "other"}, {"check", "--new-run"}, {"check", "--stream"}, {"check", "extra"}, {"store", "init"}, {"install", "claude"},
+	}
+	for _, a := range bad {
+		if err := o.Allow(a); err == nil {
+			t.Errorf("%v allowed", a)
+		}
+	}
+	lo := Ops{Run: "r2", LoopCall: "/h/loop/x/call-1", LoopRole: "agent"}
+	if err := lo.Allow([]string{"mcp", "--loop-call", "/h/loop/x/call-1", "--loop-role", "agent"}); err != nil {
+		t.Error(err)
+	}
+	if err := lo.Allow([]string{"mcp", "--loop-call", "/h/loop/x/call-2", "--loop-role", "agent"}); err == nil {
+		t.Error("another call's server allowed")
+	}
+}
+
+func TestOpsLoopInline(t *testing.T) {
+	lo := Ops{Run: "r2", LoopCall: "/h/c", LoopRole: "judge"}
+	if err := lo.Allow([]string{"mcp", "--loop-call=/h/c", "--loop-role=judge"}); err != nil {
+		t.Error(err)
+	}
+	if err := lo.Allow([]string{"mcp", "--loop-call=/h/c", "--loop-role=agent"}); err == nil {
+		t.Error("another role allowed")
+	}
+}

@@ -1,0 +1,140 @@
+package confine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		os.Exit(Main(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "where" {
+		fmt.Print(Where())
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func self(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(exe); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the kernel's confinement must work in CI: %v", err)
+		}
+		t.Skipf("SKIP (loudly): %v", err)
+	}
+	return exe
+}
+
+// confined runs script under sh in a tree confined by spec and returns
+// its combined output.
+func confined(t *testing.T, spec Spec, script string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = filepath.Dir(spec.ReadOnly[0])
+	cmd.Env = append(os.Environ(), env...)
+	if err := Wrap(cmd, self(t), spec); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	_ = cmd.Run()
+	return out.String()
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every way a same-user process has of changing a protected file, tried
+// from inside the tree: each fails at the kernel, and the file is as it
+// was; the writable place takes writes.
+func TestConfinementHolds(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	home := filepath.Join(root, "user", ".config", "laserbrain")
+	halt := filepath.Join(home, "fleet", "halts", "active", "h1")
+	write(t, halt, "h1\n")
+	write(t, filepath.Join(work, "f"), "x")
+	outside := filepath.Join(root, "outside")
+	write(t, filepath.Join(outside, "g"), "y")
+	spec := Spec{ReadOnly: []string{home}, Writable: []string{work, filepath.Join(root, "user")}, Root: os.Geteuid() == 0}
+	spec.Pin = pins(spec.ReadOnly, spec.Writable)
+	if want := filepath.Join(root, "user", ".config"); len(spec.Pin) != 1 || spec.Pin[0] != want {
+		t.Fatalf("pins %v, want [%s] (the directory above the home, in a writable place)", spec.Pin, want)
+	}
+	steps := []struct{ name, sh, want string }{
+		{"write", "echo forged > " + halt, "Read-only file system"},
+		{"write by a relative path", "echo forged > " + strings.TrimPrefix(halt, filepath.Dir(home)+"/"), "Read-only file system"},
+		{"remove", "rm -f " + halt, "Read-only file system"},
+		{"truncate", "truncate -s0 " + halt, "Read-only file system"},
+		{"rename the home", "mv " + home + " " + home + ".x", "busy"},
+		{"rename the directory above it", "mv " + filepath.Dir(home) + " " + filepath.Dir(home) + ".x", "busy"},
+		{"unmount", "umount " + home, ""},
+		{"remount", "mount -o remount,rw " + home, ""},
+		{"write outside the writable places", "echo z > " + filepath.Join(outside, "g"), "ermission denied"},
+		{"the parent's root", "ls /proc/$PPID_OUTER/root/", "ermission denied"},
+	}
+	for _, s := range steps {
+		out := confined(t, spec, s.sh+"; echo status=$?", fmt.Sprintf("PPID_OUTER=%d", os.Getpid()))
+		if strings.Contains(out, "status=0") {
+			t.Errorf("%s: succeeded inside the confinement: %s", s.name, out)
+		}
+		if s.want != "" && !strings.Contains(out, s.want) {
+			t.Errorf("%s: %q, want the kernel's %q", s.name, out, s.want)
+		}
+	}
+	if b, err := os.ReadFile(halt); err != nil || string(b) != "h1\n" {
+		t.Errorf("the halt is %q (%v) after the attempts", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "g")); string(b) != "y" {
+		t.Errorf("the file outside was changed: %q", b)
+	}
+	out := confined(t, spec, "echo ok > "+filepath.Join(work, "new")+" && echo written")
+	if !strings.Contains(out, "written") {
+		t.Errorf("a write into the writable place failed: %s", out)
+	}
+}
+
+// Where finds the confinement from inside however the process was made
+// (a fresh environment, a double fork, a new session), and nothing
+// outside.
+func TestWhere(t *testing.T) {
+	exe := self(t)
+	if w := Where(); w != "" {
+		t.Fatalf("the test itself is inside: %s", w)
+	}
+	run := filepath.Join(t.TempDir(), Marker+"x")
+	if err := os.Mkdir(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{ReadOnly: []string{run}, Writable: []string{os.TempDir()}, Root: os.Geteuid() == 0}
+	for _, how := range []string{
+		exe + " where",
+		"env -i " + exe + " where",
+		// A double fork in a new session: the poll has a deadline (10 s).
+		"f=" + filepath.Join(t.TempDir(), "where") + "; setsid sh -c '(" + exe + " where > $0.tmp && mv $0.tmp $0 &)' $f; " +
+			"i=0; while [ ! -e $f ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; cat $f",
+	} {
+		out := confined(t, spec, how)
+		if !strings.Contains(out, "confinement") {
+			t.Errorf("%s: %q, want the confinement named", how, out)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package confine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// Main is the setup step, run as `laserbrain HelperArg PROGRAM ARGV0 ARGS…`
+// in the agent's new namespaces: it makes the mounts, drops what could
+// undo them, restricts itself with Landlock and execs PROGRAM. With
+// `--probe` instead of a program it stops before the exec (Check). It
+// returns only on failure, with the exit status to use (125: the agent
+// did not start).
+func Main(args []string) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "laserbrain: confinement: "+format+"\n", a...)
+		return 125
+	}
+	var spec Spec
+	if err := json.Unmarshal([]byte(os.Getenv(envSpec)), &spec); err != nil {
+		return fail("no setup given (%s): %v", envSpec, err)
+	}
+	_ = os.Unsetenv(envSpec)
+	if err := setup(spec); err != nil {
+		return fail("%v", err)
+	}
+	if len(args) == 1 && args[0] == "--probe" {
+		return 0
+	}
+	if len(args) < 2 {
+		return fail("no program to run")
+	}
+	env := os.Environ()
+	if err := syscall.Exec(args[0], args[1:], env); err != nil {
+		code := 126
+		if os.IsNotExist(err) {
+			code = 127
+		}
+		fmt.Fprintf(os.Stderr, "laserbrain run: %s: %v\n", args[0], err)
+		return code
+	}
+	return 0
+}
+
+func setup(spec Spec) error {
+	// Nothing mounted here reaches the parent's namespace.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mounts private: %w", err)
+	}
+	type bind struct {
+		path string
+		ro   bool
+	}
+	var binds []bind
+	for _, p := range sorted(append(slices.Clone(spec.Pin), spec.ReadOnly...)) {
+		binds = append(binds, bind{p, slices.Contains(spec.ReadOnly, p)})
+	}
+	for _, b := range binds {
+		if err := unix.Mount(b.path, b.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("binding %s: %w", b.path, err)
+		}
+		if !b.ro {
+			continue
+		}
+		// A remount keeps the flags the kernel locks in a user namespace.
+		var st unix.Statfs_t
+		if err := unix.Statfs(b.path, &st); err != nil {
+			return fmt.Errorf("reading %s's mount: %w", b.path, err)
+		}
+		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+		for _, f := range []struct{ st, ms int64 }{
+			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+		} {
+			if st.Flags&f.st != 0 {
+				flags |= uintptr(f.ms)
+			}
+		}
+		if err := unix.Mount("", b.path, "", flags, ""); err != nil {
+			return fmt.Errorf("making %s read-only: %w", b.path, err)
+		}
+	}
+	// The working directory was entered before the mounts: entered again,
+	// a relative path goes through them too.
+	if wd, err := os.Getwd(); err == nil {
+		if err := os.Chdir(wd); err != nil {
+			return fmt.Errorf("entering %s again: %w", wd, err)
+		}
+	}
+	// What root could use to leave: loading modules, raw devices,
+	// tracing, new mounts, changing the clock, … (Landlock forbids mounts
+	// and tracing outside the tree too).
+	for _, c := range dropCaps {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	return restrict(spec)
+}
+
+var dropCaps = []int{
+	unix.CAP_SYS_MODULE, unix.CAP_SYS_RAWIO, unix.CAP_SYS_PTRACE, unix.CAP_SYS_BOOT, unix.CAP_MKNOD, unix.CAP_BPF,
+	unix.CAP_PERFMON, unix.CAP_SYS_ADMIN, unix.CAP_MAC_ADMIN, unix.CAP_MAC_OVERRIDE, unix.CAP_LINUX_IMMUTABLE,
+	unix.CAP_SYS_TIME, unix.CAP_SYSLOG, unix.CAP_AUDIT_CONTROL, unix.CAP_SETFCAP, unix.CAP_NET_ADMIN,
+}
+
+// restrict is the Landlock part: read and run everything, write only the
+// writable places and devices; no mounts, no tracing (and, from ABI 6, no
+// signals) beyond the tree.
+func restrict(spec Spec) error {
+	cfg := landlock.V6.BestEffort()
+	rules := []landlock.Rule{landlock.RODirs("/")}
+	if len(spec.Writable) > 0 {
+		rules = append(rules, landlock.RWDirs(spec.Writable...).WithRefer().WithIoctlDev())
+	}
+	for _, d := range spec.Devices {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			rules = append(rules, landlock.RWDirs(d).WithIoctlDev())
+		} else {
+			rules = append(rules, landlock.RWFiles(d).WithIoctlDev())
+		}
+	}
+	if err := cfg.RestrictPaths(rules...); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if err := cfg.RestrictScoped(); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if len(spec.DenyTCP) > 0 {
+		// Landlock allows by port: every port but the database's.
+		ports := make([]landlock.Rule, 0, 65535)
+		for p := 1; p <= 65535; p++ {
+			if !slices.Contains(spec.DenyTCP, uint16(p)) {
+				ports = append(ports, landlock.ConnectTCP(uint16(p)))
+			}
+		}
+		net := landlock.Config{HandledAccessNet: landlock.AccessNetSet(ll.AccessNetConnectTCP)}.BestEffort()
+		if err := net.RestrictNet(ports...); err != nil {
+			return fmt.Errorf("landlock: %w", err)
+		}
+	}
+	return nil
+}

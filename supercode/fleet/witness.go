@@ -1,0 +1,396 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+)
+
+// The journal witnesses a person's records. An authorization is honoured
+// only when the journal holds the record its command wrote
+// (JournalAuthorize, with the authorization's terms), a revocation
+// when it holds one (JournalRevoke, or the file says so: revoking only
+// takes away), and a halt is lifted only by a journaled release
+// (JournalRelease). A file under authorizations/ that no record witnesses,
+// one whose terms changed, a "released" added to a halt by hand or a halt
+// index removed is ignored by the gate and named by Unwitnessed
+// (laserbrain supervise verify, laserbrain doctor). A halt that appears
+// without a record still holds: it can only stop an agent.
+//
+// The gate reads the witness cheaply: what the journal amounts to is kept
+// on the machine (Machine) with the head it was read at, and only records
+// past that head are read and chained onto it; a head that does not chain
+// is read from the start and verified whole.
+
+// Journal kinds of a person's records.
+const (
+	JournalRevoke = "revoke" // a person revoked one (Data: {"id"})
+)
+
+// Witness is what a fleet's journal says of its halts and authorizations,
+// read up to record Records (whose hash is Hash).
+type Witness struct {
+	Fleet   string `json:"fleet"`
+	Records int64  `json:"records"`
+	Hash    string `json:"hash"`
+	// Halts are the journaled halts no journaled release lifted.
+	Halts []Halt `json:"halts,omitempty"`
+	// Released are the ids of halts a journaled release lifted.
+	Released []string `json:"released,omitempty"`
+	// Terms are the journaled authorizations' terms, by id.
+	Terms map[string]string `json:"terms,omitempty"`
+	// Revoked are the ids of journaled revocations.
+	Revoked []string `json:"revoked,omitempty"`
+	// Problem: the chain does not hold, so it witnesses no authorization
+	// (its halts still hold).
+	Problem *JournalProblem `json:"problem,omitempty"`
+}
+
+// AuthorizationTerms is what the journal fixes of an authorization: all but
+// its uses and its revocation, which the gate and a person's revoke change
+// later. A digest, so a record does not repeat them.
+func AuthorizationTerms(a Authorization) string {
+	t := a
+	t.Used, t.Revoked = nil, time.Time{}
+	b, _ := json.Marshal(t)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (w *Witness) apply(r JournalRecord) {
+	switch r.Kind {
+	case JournalHalt:
+		var h Halt
+		if json.Unmarshal(r.Data, &h) == nil && h.ID != "" && !slices.Contains(w.Released, h.ID) {
+			h.Released = nil
+			w.Halts = append(slices.DeleteFunc(w.Halts, func(x Halt) bool { return x.ID == h.ID }), h)
+		}
+	case JournalRelease:
+		var h Halt
+		if json.Unmarshal(r.Data, &h) == nil && h.ID != "" {
+			if !slices.Contains(w.Released, h.ID) {
+				w.Released = append(w.Released, h.ID)
+			}
+			w.Halts = slices.DeleteFunc(w.Halts, func(x Halt) bool { return x.ID == h.ID })
+		}
+	case JournalAuthorize:
+		var a Authorization
+		if json.Unmarshal(r.Data, &a) == nil && a.ID != "" {
+			if w.Terms == nil {
+				w.Terms = map[string]string{}
+			}
+			w.Terms[a.ID] = AuthorizationTerms(a)
+		}
+	case JournalRevoke:
+		var v struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(r.Data, &v) == nil && v.ID != "" && !slices.Contains(w.Revoked, v.ID) {
+			w.Revoked = append(w.Revoked, v.ID)
+		}
+	}
+}
+
+// Witnesses reports whether the journal witnesses a as it stands: its
+// record is there with the same terms, and no journaled revocation.
+func (w *Witness) Witnesses(a Authorization) bool {
+	if w == nil || w.Problem != nil {
+		return false
+	}
+	t, ok := w.Terms[a.ID]
+	return ok && t == AuthorizationTerms(a) && !slices.Contains(w.Revoked, a.ID)
+}
+
+// HaltOn is the journaled halt in force on agent (or on run, an agent run's
+// id), if any.
+func (w *Witness) HaltOn(agent, run string) (Halt, bool) {
+	if w == nil {
+		return Halt{}, false
+	}
+	for _, h := range w.Halts {
+		if h.Agent == agent || (run != "" && h.Run == run) {
+			return h, true
+		}
+	}
+	return Halt{}, false
+}
+
+// ReadWitness is what fleet's journal witnesses, read on from known (what
+// was read before, when it still chains to the journal) or from the start.
+func ReadWitness(ctx context.Context, j Journal, fleet string, known *Witness) (Witness, error) {
+	head, err := j.JournalHead(ctx, fleet)
+	if err != nil {
+		return Witness{}, err
+	}
+	if k := known; k != nil && k.Fleet == fleet && k.Problem == nil && k.Records > 0 && k.Records <= head.Records {
+		if k.Records == head.Records && k.Hash == head.Hash {
+			return *k, nil
+		}
+		if w, ok, err := readOn(ctx, j, *k, head); err != nil || ok {
+			return w, err
+		}
+	}
+	w := Witness{Fleet: fleet}
+	c, err := CheckJournal(ctx, j, fleet)
+	if err != nil {
+		return Witness{}, err
+	}
+	for _, r := range c.Records {
+		w.apply(r)
+	}
+	w.Problem = c.Problem
+	w.Records, w.Hash = head.Records, head.Hash
+	return w, nil
+}
+
+// readOn chains the records after k onto it, up to head; ok is false when
+// they do not chain (read from the start instead).
+func readOn(ctx context.Context, j Journal, k Witness, head JournalHead) (Witness, bool, error) {
+	recs, err := j.JournalRecords(ctx, k.Fleet, k.Records-1)
+	if err != nil {
+		return Witness{}, false, err
+	}
+	if len(recs) == 0 || recs[0].Seq != k.Records || recs[0].Hash != k.Hash {
+		return Witness{}, false, nil
+	}
+	if got, err := JournalHash(recs[0].Prev, recs[0].Raw); err != nil || got != k.Hash {
+		return Witness{}, false, nil
+	}
+	w := k
+	w.Halts, w.Released, w.Revoked = slices.Clone(k.Halts), slices.Clone(k.Released), slices.Clone(k.Revoked)
+	w.Terms = map[string]string{}
+	for id, t := range k.Terms {
+		w.Terms[id] = t
+	}
+	prev, seq := k.Hash, k.Records
+	for _, r := range recs[1:] {
+		if r.Seq > head.Records {
+			break // past the head: not acknowledged yet
+		}
+		got, err := JournalHash(r.Prev, r.Raw)
+		if err != nil || r.Seq != seq+1 || r.Prev != prev || got != r.Hash {
+			return Witness{}, false, nil
+		}
+		w.apply(r)
+		prev, seq = r.Hash, r.Seq
+	}
+	if seq != head.Records || prev != head.Hash {
+		return Witness{}, false, nil
+	}
+	w.Records, w.Hash = seq, prev
+	return w, true, nil
+}
+
+// Machine is what this machine last knew of the fleets' halts and their
+// journals' witness: kept beside the local fleet store (MachinePath), so
+// that the gate enforces a halt while the store's database is out of reach
+// and reads a journal only from where it last stopped. Every hook that
+// reads the halts keeps it up to date; it is a cache of the store, never
+// a source of permissions.
+type Machine struct {
+	// Witness is each fleet's, as last read.
+	Witness map[string]*Witness `json:"witness,omitempty"`
+	// InForce are the halts in force as last read from the store, each
+	// with when.
+	InForce []KnownHalt `json:"in_force,omitempty"`
+
+	loaded []byte // as read: Save writes only a change
+}
+
+// KnownHalt is a halt in force as read at At.
+type KnownHalt struct {
+	Halt
+	ReadAt time.Time `json:"read_at"`
+}
+
+// MachinePath is where Machine is kept: beside the local fleet store.
+func MachinePath() (string, error) {
+	dir, err := DefaultDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "machine.json"), nil
+}
+
+// ReadMachine reads what this machine knows; nothing (not an error) when
+// it knows nothing yet or the file cannot be read.
+func ReadMachine() *Machine {
+	m := &Machine{}
+	p, err := MachinePath()
+	if err != nil {
+		return m
+	}
+	data, err := os.ReadFile(p)
+	if err == nil && json.Unmarshal(data, m) == nil {
+		m.loaded = data
+	}
+	return m
+}
+
+// For is the halt in force this machine knows of on the agent of run (by
+// its run id, or its name), if any.
+func (m *Machine) For(agent, run string) (KnownHalt, bool) {
+	for _, k := range m.InForce {
+		if (agent != "" && k.Agent == agent) || (run != "" && k.Run == run) {
+			return k, true
+		}
+	}
+	return KnownHalt{}, false
+}
+
+// Note records what was read of one agent: its halt in force (ok) or
+// none, and its fleet's witness.
+func (m *Machine) Note(fleet, agent, run string, h Halt, ok bool, w *Witness, at time.Time) {
+	m.InForce = slices.DeleteFunc(m.InForce, func(k KnownHalt) bool {
+		return k.Fleet == fleet && (k.Agent == agent || (run != "" && k.Run == run))
+	})
+	if ok {
+		m.InForce = append(m.InForce, KnownHalt{Halt: h, ReadAt: at.UTC()})
+	}
+	if w != nil {
+		if m.Witness == nil {
+			m.Witness = map[string]*Witness{}
+		}
+		m.Witness[fleet] = w
+	}
+}
+
+// Save writes what this machine knows, best effort under a short lock (a
+// hook must not wait on it); a failure is returned for a log, nothing
+// depends on it.
+func (m *Machine) Save() error {
+	p, err := MachinePath()
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(m)
+	if err != nil || string(data) == string(m.loaded) {
+		return err
+	}
+	lk, err := fsx.LockFile(p+".lock", 200*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	if err := fsx.WriteFile(p, data, 0o644); err != nil {
+		return err
+	}
+	m.loaded = data
+	return nil
+}
+
+// NoteMachineHalt adds a halt just put to what this machine knows, so that
+// it holds here from now on even if the store goes out of reach before a
+// hook reads it.
+func NoteMachineHalt(h Halt, at time.Time) error {
+	m := ReadMachine()
+	m.Note(h.Fleet, h.Agent, h.Run, h, true, nil, at)
+	return m.Save()
+}
+
+// Unwitnessed names the fleet's records that changed outside a person's
+// command — what the gate ignores: authorizations no journal record
+// witnesses (or whose terms changed), halts the store shows lifted that no
+// journaled release lifted, and halts in force that were never journaled
+// (they hold; they are named).
+func Unwitnessed(ctx context.Context, st Store, fleet string) ([]string, error) {
+	w, err := ReadWitness(ctx, st, fleet, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	auths, err := st.ListAuthorizations(ctx, fleet)
+	if err != nil {
+		return nil, err
+	}
+	loc := func(kind, id string) string {
+		if l, ok := st.(interface{ RecordLocation(kind, id string) string }); ok {
+			return l.RecordLocation(kind, id)
+		}
+		return kind + " " + id
+	}
+	for _, a := range auths {
+		t, ok := w.Terms[a.ID]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: an authorization no journal record witnesses (not written by laserbrain authorize): ignored", loc("authorization", a.ID)))
+		case t != AuthorizationTerms(a):
+			out = append(out, fmt.Sprintf("%s: the authorization's terms differ from what laserbrain authorize journaled: ignored", loc("authorization", a.ID)))
+		}
+	}
+	halts, err := st.ListHalts(ctx, fleet)
+	if err != nil {
+		return nil, err
+	}
+	journaled := map[string]bool{}
+	for _, h := range w.Halts {
+		journaled[h.ID] = true
+	}
+	for _, id := range w.Released {
+		journaled[id] = true
+	}
+	for _, h := range halts {
+		inForce := false
+		if cur, ok, err := st.ActiveHalt(ctx, fleet, h.Agent); err == nil && ok && cur.ID == h.ID {
+			inForce = true
+		}
+		switch {
+		case !inForce && !slices.Contains(w.Released, h.ID) && journaled[h.ID]:
+			out = append(out, fmt.Sprintf("%s: the halt on %s is lifted in the store, and no journaled release lifted it (a hand-edited release): the gate still holds it", loc("halt", h.ID), h.Agent))
+		case inForce && !journaled[h.ID]:
+			out = append(out, fmt.Sprintf("%s: the halt on %s was never journaled (it holds all the same)", loc("halt", h.ID), h.Agent))
+		}
+	}
+	return out, nil
+}
+
+// RecordLocation implements the optional location of a record: its file.
+func (l *Local) RecordLocation(kind, id string) string {
+	switch kind {
+	case "authorization":
+		return l.authPath(id)
+	case "halt":
+		return l.haltPath(id)
+	}
+	return kind + " " + id
+}
+
+// HaltInForce is the halt in force on agent (run: its run id) in fleet:
+// the store's, or else one the journal witnesses that no journaled release
+// lifted — a halt lifted by hand in the store still holds. known is what
+// was read of the journal before (Machine); the witness read is returned
+// for it.
+func HaltInForce(ctx context.Context, st Store, fleet, agent, run string, known *Witness) (Halt, bool, *Witness, error) {
+	h, ok, err := st.ActiveHalt(ctx, fleet, agent)
+	if err != nil {
+		return Halt{}, false, nil, err
+	}
+	w, err := ReadWitness(ctx, st, fleet, known)
+	if err != nil {
+		if ok {
+			return h, true, nil, nil
+		}
+		return Halt{}, false, nil, err
+	}
+	if ok {
+		return h, true, &w, nil
+	}
+	h, ok = w.HaltOn(agent, run)
+	return h, ok, &w, nil
+}
+
+// AuthorizationRecord is the journal record that witnesses a: laserbrain
+// authorize appends it before it stores a.
+func AuthorizationRecord(a Authorization) JournalRecord {
+	data, _ := json.Marshal(a) // strings, times and numbers: cannot fail
+	return JournalRecord{At: JournalTime(a.Created), Fleet: a.Fleet, Kind: JournalAuthorize, Agent: a.Agent,
+		Text: "authorized by " + a.By + ": " + a.Action, Data: data}
+}
