@@ -114,6 +114,12 @@ laserbrain doctor checks the result.`,
 				return cli.Failure(err)
 			}
 			o := install.Options{Client: n, Scope: scope, Dir: dir, Home: home, Self: self, Remove: remove, Getenv: os.Getenv}
+			if n == client.Claude {
+				// Claude Code's own file tools kept off what supervision
+				// stands on: the list laserbrain run denies and the kernel
+				// holds read-only there.
+				o.Protect = protectedPaths(self, dir)
+			}
 			var codex string
 			if n == client.Codex && !remove {
 				// Trust needs codex itself: without it the hooks would be
