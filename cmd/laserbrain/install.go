@@ -114,10 +114,11 @@ laserbrain doctor checks the result.`,
 				return cli.Failure(err)
 			}
 			o := install.Options{Client: n, Scope: scope, Dir: dir, Home: home, Self: self, Remove: remove, Getenv: os.Getenv}
-			if n == client.Claude {
-				// Claude Code's own file tools kept off what supervision
-				// stands on: the list laserbrain run denies and the kernel
-				// holds read-only there.
+			if n == client.Claude || n == client.Codex {
+				// What supervision stands on, the list laserbrain run
+				// denies and the kernel holds read-only there: kept off
+				// Claude Code's own file tools (permissions.deny); for
+				// Codex, whether its sandbox must leave /tmp out.
 				o.Protect = protectedPaths(self, dir)
 			}
 			var codex string
@@ -158,6 +159,9 @@ laserbrain doctor checks the result.`,
 			}
 			for _, c := range changes {
 				fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, c.State())
+			}
+			if n == client.Codex && !remove {
+				reportCodexSandbox(streams, changes)
 			}
 			if codex != "" {
 				ctx := cmd.Context()
@@ -234,5 +238,24 @@ func warnNotTopLevel(streams *cli.IOStreams, dir string, n client.Name) {
 	}
 	if !same {
 		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %s is not the top of its git repository (%s); %s started there will not read these project settings\n", dir, top, n.Title())
+	}
+}
+
+// reportCodexSandbox says what install decided about Codex's own sandbox:
+// workspace-write written by laserbrain, or the user's sandbox_mode kept.
+func reportCodexSandbox(streams *cli.IOStreams, changes []install.Change) {
+	for _, c := range changes {
+		if filepath.Base(c.Path) != "config.toml" {
+			continue
+		}
+		sb, err := install.CodexSandboxOf(c.Path)
+		switch {
+		case err != nil:
+			fmt.Fprintf(streams.ErrOut, "laserbrain: cannot read Codex's sandbox from %s: %v\n", c.Path, err)
+		case sb.Ours:
+			fmt.Fprintf(streams.Out, "codex sandbox: %s (laserbrain's: the agent's shell writes only the workspace and the temporary directories)\n", sb.Mode)
+		case sb.Mode != "":
+			fmt.Fprintf(streams.Out, "codex sandbox: %s, the user's own choice, kept as it is\n", sb.Mode)
+		}
 	}
 }

@@ -205,6 +205,9 @@ func Plan(o Options) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
+		if cfg, _, err = editCodexSandbox(cfg, o.Protect, o.getenv("TMPDIR"), o.Remove); err != nil {
+			return nil, err
+		}
 		return []Change{removeEmpty(hooks, o.Remove), cfg}, nil
 	case client.OpenCode:
 		plugin, err := ownFile(f.Hooks, pluginMarker, renderPlugin(o.Self), 0o644, o.Remove)
