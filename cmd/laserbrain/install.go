@@ -57,6 +57,17 @@ and the laserbrain MCP server ` + map[bool]string{false: "into", true: "from"}[r
   copilot   project: .github/hooks/laserbrain.json. user: ~/.copilot/settings.json.
             The server: ~/.copilot/mcp-config.json
 
+For claude, the settings also get permissions.deny rules (Edit(//PATH),
+Edit(//PATH/**)) keeping Claude Code's own file tools off what supervision
+stands on: the laserbrain home, the installed binaries, the clients'
+settings and hook files, .git/hooks, .git/config, .laserbrain/ (the list
+laserbrain run denies; at the user scope without one project's paths).
+For codex, a config.toml that names no sandbox_mode (nor, for a project,
+the user's) gets Codex's own sandbox: sandbox_mode = "workspace-write", no
+writable root beyond the workspace and the temporary directories, those
+too left out when a protected path lies below them. A sandbox_mode of the
+user's own is never replaced; install says which it found.
+
 Every key already in those files is kept, in its place; our own entries are
 replaced in place, so running it again changes no byte. --dry-run prints the
 diff and writes nothing. A file that cannot be read as what it should be

@@ -205,7 +205,15 @@ func Plan(o Options) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cfg, _, err = editCodexSandbox(cfg, o.Protect, o.getenv("TMPDIR"), o.Remove); err != nil {
+		var userMode string
+		if o.Scope == Project {
+			sb, err := CodexSandboxOf(filepath.Join(CodexHome(o), "config.toml"))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("the user's Codex config: %w", err)
+			}
+			userMode = sb.Mode
+		}
+		if cfg, _, err = editCodexSandbox(cfg, o.Protect, o.getenv("TMPDIR"), userMode, o.Remove); err != nil {
 			return nil, err
 		}
 		return []Change{removeEmpty(hooks, o.Remove), cfg}, nil

@@ -68,7 +68,11 @@ func underTmp(protect []string, tmpdir string) bool {
 // one with its own [sandbox_workspace_write] keeps that: laserbrain never
 // replaces a person's choice, stricter or not. The result is read back:
 // apart from our keys it must mean what it meant.
-func editCodexSandbox(c Change, protect []string, tmpdir string, remove bool) (Change, CodexSandbox, error) {
+//
+// userMode is the sandbox_mode a layer below c names (the user's
+// config.toml, for a project's .codex/config.toml): a project layer would
+// override it, so none is written there either.
+func editCodexSandbox(c Change, protect []string, tmpdir, userMode string, remove bool) (Change, CodexSandbox, error) {
 	var dec CodexSandbox
 	text := string(c.After)
 	if c.After == nil && !c.Delete {
@@ -104,6 +108,8 @@ func editCodexSandbox(c Change, protect []string, tmpdir string, remove bool) (C
 	out := rest
 	if mode, ok := user["sandbox_mode"].(string); ok {
 		dec.Mode = mode // the person's own choice
+	} else if userMode != "" {
+		dec.Mode = userMode // theirs, in the user's own config
 	} else if !remove {
 		_, table := user["sandbox_workspace_write"]
 		dec.Mode, dec.Ours = "workspace-write", true

@@ -114,3 +114,31 @@ func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 		t.Fatalf("uninstall did not give the user's config back:\n%s", b)
 	}
 }
+
+// A project's .codex/config.toml overrides the user's: where the user's
+// config names a sandbox_mode, install --scope project writes none.
+func TestCodexProjectSandboxKeepsTheUsersChoice(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	ucfg := filepath.Join(home, ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(ucfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ucfg, []byte("sandbox_mode = \"read-only\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Client: client.Codex, Scope: Project, Home: home, Dir: dir, Self: self}
+	planCodex(t, o)
+	b, err := os.ReadFile(filepath.Join(dir, ".codex", "config.toml"))
+	if err != nil || strings.Contains(string(b), "sandbox") {
+		t.Fatalf("the project layer would override the user's read-only: %v\n%s", err, b)
+	}
+	// Without the user's choice the project layer gets workspace-write.
+	if err := os.WriteFile(ucfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planCodex(t, o)
+	b, _ = os.ReadFile(filepath.Join(dir, ".codex", "config.toml"))
+	if sb, err := CodexSandboxOf(filepath.Join(dir, ".codex", "config.toml")); err != nil || !sb.Ours || sb.Mode != "workspace-write" {
+		t.Fatalf("project layer: %+v %v\n%s", sb, err, b)
+	}
+}

@@ -123,11 +123,7 @@ func Claude(o Options) ([]Change, error) {
 		if err := mergeGroupedHooks(root, client.Claude, o.Self, o.Remove, settingsPath); err != nil {
 			return err
 		}
-		protect := o.Protect
-		if o.Scope == User {
-			protect = outside(protect, o.Dir)
-		}
-		if err := mergeDeny(root, ClaudeDeny(protect), o.Remove, settingsPath); err != nil {
+		if err := mergeDeny(root, ClaudeDenyFor(o), o.Remove, settingsPath); err != nil {
 			return err
 		}
 		if o.Scope == Project {
@@ -261,6 +257,17 @@ func serverIsOurs(s *node, self string) bool {
 		cmd, _ = c.items[0].str()
 	}
 	return filepath.Base(cmd) == "laserbrain" || cmd == self
+}
+
+// ClaudeDenyFor are the permissions.deny rules install writes for o's
+// scope: ClaudeDeny of o.Protect, at the user scope without the paths in
+// o.Dir.
+func ClaudeDenyFor(o Options) []string {
+	protect := o.Protect
+	if o.Scope == User {
+		protect = outside(protect, o.Dir)
+	}
+	return ClaudeDeny(protect)
 }
 
 // outside are the paths not at or below dir.
