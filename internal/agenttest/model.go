@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -109,6 +110,10 @@ type Request struct {
 	// Turn is the index of the scripted turn this request was answered with
 	// (-1 for side requests and for requests after the script ran out).
 	Turn int
+	// Retry is true for a main-loop request the client sent again: the
+	// same body as the main-loop request before it. It is answered with
+	// that request's turn again and does not consume the script.
+	Retry bool
 }
 
 // SideText answers side requests (titles, summaries, requests without
@@ -132,6 +137,11 @@ type Model struct {
 	next   int
 	reqs   []Request
 	ids    int
+	// last is the body of the last main-loop request and lastTurn its
+	// answer, to know a retry (Claude Code's bodies carry the session id,
+	// so one body twice in a row is one request sent again).
+	last     []byte
+	lastTurn int
 }
 
 // wire is one API's shape: which requests are model calls, how a turn is
@@ -234,9 +244,17 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			m.mu.Lock()
 		}
 		turn = Say(text)
+	case m.API == MessagesAPI && m.last != nil && m.lastTurn >= 0 && m.script[m.lastTurn].Fail == nil && bytes.Equal(body, m.last):
+		// The client sent the request again (its connection dropped or
+		// timed out under load): the model's answer to one conversation
+		// is one turn, whatever the transport did.
+		turn = m.script[m.lastTurn]
+		turn.Before = nil
+		req.Turn, req.Retry = m.lastTurn, true
 	case m.next < len(m.script):
 		turn = m.script[m.next]
 		req.Turn = m.next
+		m.last, m.lastTurn = body, m.next
 		m.next++
 	default:
 		turn = Say("Done.")

@@ -234,3 +234,36 @@ func dig(v any, path ...any) any {
 	}
 	return v
 }
+
+// A main-loop request sent again (the same body right after itself, as a
+// client retries over a dropped connection) gets the turn it got before
+// and leaves the script where it was; the next conversation goes on.
+func TestModelAnswersARetryWithItsTurn(t *testing.T) {
+	m := NewModel(t, Bash("toolu_a", "ls"), Bash("toolu_b", "pwd"), Say("done"))
+	post := func(body string) string {
+		resp, err := http.Post(m.URL+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	first := `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"metadata":{"user_id":"{\"session_id\":\"s1\"}"},"messages":[{"role":"user","content":"go"}]}`
+	if out := post(first); !strings.Contains(out, "toolu_a") {
+		t.Fatalf("first answer: %s", out)
+	}
+	if out := post(first); !strings.Contains(out, "toolu_a") {
+		t.Fatalf("the retry was answered with another turn: %s", out)
+	}
+	if m.Played() != 1 {
+		t.Fatalf("played %d turns after a request and its retry, want 1", m.Played())
+	}
+	if out := post(`{"model":"m","stream":true,"tools":[{"name":"Bash"}],"metadata":{"user_id":"{\"session_id\":\"s1\"}"},"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"x"}]}]}`); !strings.Contains(out, "toolu_b") {
+		t.Fatalf("the next conversation: %s", out)
+	}
+	mains := m.MainRequests()
+	if len(mains) != 3 || mains[0].Retry || !mains[1].Retry || mains[1].Turn != 0 || mains[2].Turn != 1 {
+		t.Fatalf("main requests: %+v", mains)
+	}
+}
