@@ -312,7 +312,10 @@ func TestClaudeInstalledProject(t *testing.T) {
 		t.Fatalf("install: %s", r.Stderr)
 	}
 	installed, _ := os.ReadFile(settings)
-	if !strings.HasPrefix(string(installed), "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls *)\"\n    ]\n  },\n  \"env\": {\n    \"MY_VAR\": \"kept\"\n  },\n  \"hooks\": {") {
+	// The user's keys in their places; our deny rules join their
+	// permissions (after the user's allow), our hooks come last.
+	if !strings.HasPrefix(string(installed), "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls *)\"\n    ],\n    \"deny\": [\n      \"Edit(/") ||
+		!strings.Contains(string(installed), "\n    ]\n  },\n  \"env\": {\n    \"MY_VAR\": \"kept\"\n  },\n  \"hooks\": {") {
 		t.Fatalf("the user's settings were not kept as they were:\n%s", installed)
 	}
 	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 || strings.Contains(r.Stdout, "updated") {

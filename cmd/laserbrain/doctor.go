@@ -40,6 +40,10 @@ claude, codex, gemini, qwen, opencode, cline, copilot — and checks:
   hooks trusted         Codex (asked through codex app-server) trusts them
   MCP server registered our server is there, with the variables it needs
                         (Codex: env_vars; Gemini CLI: past its redaction)
+  client sandbox        the client's own protection, as install sets it:
+                        Claude Code's permissions.deny for the protected
+                        paths; Codex's sandbox_mode (workspace-write, or the
+                        user's own choice, named)
   versions agree        the programs the hooks run are this laserbrain's build
   agents confined       laserbrain run and loop can confine an agent by the
                         kernel here; when not, what it would hold is named,
@@ -81,6 +85,7 @@ doctor changes nothing (the probe is recorded on no run).`,
 			}
 			r := doctor.Run(ctx, doctor.Options{
 				Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
+				Protect: protectedPaths(self, dir),
 				Store: func(ctx context.Context) error {
 					sup := &agentrun.Supervisor{}
 					defer sup.Close()

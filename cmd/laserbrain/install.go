@@ -57,6 +57,17 @@ and the laserbrain MCP server ` + map[bool]string{false: "into", true: "from"}[r
   copilot   project: .github/hooks/laserbrain.json. user: ~/.copilot/settings.json.
             The server: ~/.copilot/mcp-config.json
 
+For claude, the settings also get permissions.deny rules (Edit(//PATH),
+Edit(//PATH/**)) keeping Claude Code's own file tools off what supervision
+stands on: the laserbrain home, the installed binaries, the clients'
+settings and hook files, .git/hooks, .git/config, .laserbrain/ (the list
+laserbrain run denies; at the user scope without one project's paths).
+For codex, a config.toml that names no sandbox_mode (nor, for a project,
+the user's) gets Codex's own sandbox: sandbox_mode = "workspace-write", no
+writable root beyond the workspace and the temporary directories, those
+too left out when a protected path lies below them. A sandbox_mode of the
+user's own is never replaced; install says which it found.
+
 Every key already in those files is kept, in its place; our own entries are
 replaced in place, so running it again changes no byte. --dry-run prints the
 diff and writes nothing. A file that cannot be read as what it should be
@@ -114,6 +125,13 @@ laserbrain doctor checks the result.`,
 				return cli.Failure(err)
 			}
 			o := install.Options{Client: n, Scope: scope, Dir: dir, Home: home, Self: self, Remove: remove, Getenv: os.Getenv}
+			if n == client.Claude || n == client.Codex {
+				// What supervision stands on, the list laserbrain run
+				// denies and the kernel holds read-only there: kept off
+				// Claude Code's own file tools (permissions.deny); for
+				// Codex, whether its sandbox must leave /tmp out.
+				o.Protect = protectedPaths(self, dir)
+			}
 			var codex string
 			if n == client.Codex && !remove {
 				// Trust needs codex itself: without it the hooks would be
@@ -152,6 +170,9 @@ laserbrain doctor checks the result.`,
 			}
 			for _, c := range changes {
 				fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, c.State())
+			}
+			if n == client.Codex && !remove {
+				reportCodexSandbox(streams, changes)
 			}
 			if codex != "" {
 				ctx := cmd.Context()
@@ -228,5 +249,24 @@ func warnNotTopLevel(streams *cli.IOStreams, dir string, n client.Name) {
 	}
 	if !same {
 		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %s is not the top of its git repository (%s); %s started there will not read these project settings\n", dir, top, n.Title())
+	}
+}
+
+// reportCodexSandbox says what install decided about Codex's own sandbox:
+// workspace-write written by laserbrain, or the user's sandbox_mode kept.
+func reportCodexSandbox(streams *cli.IOStreams, changes []install.Change) {
+	for _, c := range changes {
+		if filepath.Base(c.Path) != "config.toml" {
+			continue
+		}
+		sb, err := install.CodexSandboxOf(c.Path)
+		switch {
+		case err != nil:
+			fmt.Fprintf(streams.ErrOut, "laserbrain: cannot read Codex's sandbox from %s: %v\n", c.Path, err)
+		case sb.Ours:
+			fmt.Fprintf(streams.Out, "codex sandbox: %s (laserbrain's: the agent's shell writes only the workspace and the temporary directories)\n", sb.Mode)
+		case sb.Mode != "":
+			fmt.Fprintf(streams.Out, "codex sandbox: %s, the user's own choice, kept as it is\n", sb.Mode)
+		}
 	}
 }

@@ -74,6 +74,9 @@ type Options struct {
 	// (nil error), and what the confinement holds for an agent working in
 	// Dir; nil: not checked.
 	Confinement func() (held []string, err error)
+	// Protect are the paths supervision stands on (what install keeps
+	// off Claude Code's file tools); nil: the client sandbox not checked.
+	Protect []string
 	// Unwitnessed names the fleet's records changed outside a person's
 	// command (fleet.Unwitnessed); nil: not checked.
 	Unwitnessed func(context.Context) ([]string, error)
@@ -317,6 +320,70 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 		add("gate answers", ok, d)
 	}
 	checkMCP(o, r, n, scope, f, fix, programs)
+	checkClientSandbox(o, r, n, scope, f, fix)
+}
+
+// checkClientSandbox reports the client's own protection as install sets
+// it: Claude Code's permissions.deny rules for the protected paths, Codex's
+// sandbox_mode.
+func checkClientSandbox(o Options, r *Report, n client.Name, scope install.Scope, f install.Files, fix string) {
+	switch {
+	case n == client.Claude && o.Protect != nil:
+		want := install.ClaudeDenyFor(install.Options{Scope: scope, Dir: o.Dir, Protect: o.Protect})
+		have := map[string]bool{}
+		if data, err := os.ReadFile(f.Hooks); err == nil {
+			var v struct {
+				Permissions struct {
+					Deny []string `json:"deny"`
+				} `json:"permissions"`
+			}
+			_ = json.Unmarshal(data, &v)
+			for _, d := range v.Permissions.Deny {
+				have[d] = true
+			}
+		}
+		var missing []string
+		for _, w := range want {
+			if !have[w] {
+				missing = append(missing, w)
+			}
+		}
+		c := Check{Client: n, Scope: string(scope), What: "client sandbox", OK: len(missing) == 0,
+			Detail: detail(f.Hooks, fmt.Sprintf("permissions.deny keeps Claude Code's file tools off the %d protected paths", len(want)/2),
+				"Claude Code's own file tools may write what supervision stands on; no rule "+strings.Join(missing, ", "), len(missing) == 0)}
+		if !c.OK {
+			c.Fix = fix
+		}
+		r.add(c)
+	case n == client.Codex:
+		sb, err := install.CodexSandboxOf(f.MCP)
+		c := Check{Client: n, Scope: string(scope), What: "client sandbox", OK: true}
+		switch {
+		case err != nil:
+			return // the MCP check reports an unreadable config
+		case sb.Mode == "" && scope == install.Project:
+			// The user's layer below names it (install writes none here
+			// then).
+			if uf, err := install.Locate(install.Options{Client: n, Scope: install.User, Home: o.Home, Getenv: o.Getenv}); err == nil {
+				if us, err := install.CodexSandboxOf(uf.MCP); err == nil && us.Mode != "" {
+					c.Detail = f.MCP + ": names no sandbox_mode; the user's " + uf.MCP + " names " + us.Mode
+					break
+				}
+			}
+			c.OK, c.Fix = false, fix
+			c.Detail = f.MCP + ": names no sandbox_mode, nor does the user's config: install again to turn Codex's workspace-write sandbox on"
+		case sb.Ours:
+			c.Detail = f.MCP + ": sandbox_mode = " + sb.Mode + " (laserbrain's): the agent's shell writes only the workspace and the temporary directories"
+		case sb.Mode == "danger-full-access":
+			c.Detail = f.MCP + ": sandbox_mode = danger-full-access, the user's own choice: Codex does not confine the agent's shell; the gate (and, under laserbrain run, the kernel) alone holds the protected paths"
+		case sb.Mode != "":
+			c.Detail = f.MCP + ": sandbox_mode = " + sb.Mode + ", the user's own choice"
+		default:
+			c.OK, c.Fix = false, fix
+			c.Detail = f.MCP + ": names no sandbox_mode: install again to turn Codex's workspace-write sandbox on"
+		}
+		r.add(c)
+	}
 }
 
 func detail(where, good, bad string, ok bool) string {

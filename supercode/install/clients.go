@@ -205,6 +205,17 @@ func Plan(o Options) ([]Change, error) {
 		if err != nil {
 			return nil, err
 		}
+		var userMode string
+		if o.Scope == Project {
+			sb, err := CodexSandboxOf(filepath.Join(CodexHome(o), "config.toml"))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("the user's Codex config: %w", err)
+			}
+			userMode = sb.Mode
+		}
+		if cfg, _, err = editCodexSandbox(cfg, o.Protect, o.getenv("TMPDIR"), userMode, o.Remove); err != nil {
+			return nil, err
+		}
 		return []Change{removeEmpty(hooks, o.Remove), cfg}, nil
 	case client.OpenCode:
 		plugin, err := ownFile(f.Hooks, pluginMarker, renderPlugin(o.Self), 0o644, o.Remove)

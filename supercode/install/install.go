@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
 
@@ -41,6 +42,11 @@ type Options struct {
 	// Getenv reads the variables that move a client's settings (CODEX_HOME,
 	// XDG_CONFIG_HOME, COPILOT_HOME, CLINE_DIR, …); nil: none set.
 	Getenv func(string) string
+	// Protect are the paths supervision stands on (as RunOptions.Protect):
+	// for Claude Code, its permissions.deny keeps its own file tools off
+	// them (ClaudeDeny), beside the gate, never instead. At the user scope
+	// the paths inside Dir are left out (they are one project's).
+	Protect []string
 }
 
 func (o Options) getenv(k string) string {
@@ -115,6 +121,9 @@ func Claude(o Options) ([]Change, error) {
 	}
 	settings, err := edit(settingsPath, func(root *node) error {
 		if err := mergeGroupedHooks(root, client.Claude, o.Self, o.Remove, settingsPath); err != nil {
+			return err
+		}
+		if err := mergeDeny(root, ClaudeDenyFor(o), o.Remove, settingsPath); err != nil {
 			return err
 		}
 		if o.Scope == Project {
@@ -248,6 +257,90 @@ func serverIsOurs(s *node, self string) bool {
 		cmd, _ = c.items[0].str()
 	}
 	return filepath.Base(cmd) == "laserbrain" || cmd == self
+}
+
+// ClaudeDenyFor are the permissions.deny rules install writes for o's
+// scope: ClaudeDeny of o.Protect, at the user scope without the paths in
+// o.Dir.
+func ClaudeDenyFor(o Options) []string {
+	protect := o.Protect
+	if o.Scope == User {
+		protect = outside(protect, o.Dir)
+	}
+	return ClaudeDeny(protect)
+}
+
+// outside are the paths not at or below dir.
+func outside(paths []string, dir string) []string {
+	var out []string
+	for _, p := range paths {
+		if rel, err := filepath.Rel(dir, p); dir == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mergeDeny adds (or removes) rules in permissions.deny: the user's rules
+// stay where they are, ours already there stay in place, the missing ones
+// go at the end. Removing takes out exactly these rules, and the list and
+// the permissions object when that leaves them empty.
+func mergeDeny(root *node, rules []string, remove bool, path string) error {
+	if len(rules) == 0 {
+		return nil
+	}
+	perms := root.get("permissions")
+	if perms == nil && remove {
+		return nil
+	}
+	perms, err := root.objectAt("permissions", path)
+	if err != nil {
+		return err
+	}
+	list := perms.get("deny")
+	if list == nil {
+		if remove {
+			return nil
+		}
+		list = &node{kind: '['}
+		perms.set("deny", list)
+	}
+	if list.kind != '[' {
+		return fmt.Errorf("%s: permissions.deny is not a list; fix it by hand (nothing was changed)", path)
+	}
+	ours := map[string]bool{}
+	for _, r := range rules {
+		ours[r] = true
+	}
+	have := map[string]bool{}
+	kept := list.items[:0:0]
+	dropped := 0
+	for _, it := range list.items {
+		s, _ := it.str()
+		if ours[s] && (remove || have[s]) {
+			dropped++
+			continue
+		}
+		have[s] = true
+		kept = append(kept, it)
+	}
+	if !remove {
+		for _, r := range rules {
+			if !have[r] {
+				kept = append(kept, &node{kind: 's', scalar: r})
+				have[r] = true
+			}
+		}
+	}
+	list.items = kept
+	if remove && dropped > 0 && len(kept) == 0 {
+		// Emptied by taking ours out (a user's own empty list stays).
+		perms.del("deny")
+		if len(perms.members) == 0 {
+			root.del("permissions")
+		}
+	}
+	return nil
 }
 
 // mergeEnabled approves (or un-approves) our .mcp.json server in the

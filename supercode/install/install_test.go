@@ -218,3 +218,78 @@ func TestPreToolUseUsesTheGateBeside(t *testing.T) {
 		t.Fatalf("uninstall left the gate in:\n%s", data)
 	}
 }
+
+// install claude writes the protected paths' Edit deny rules (ClaudeDeny,
+// as laserbrain run does) after the user's own, keeps them in place on a
+// second install, and uninstall takes out exactly ours.
+func TestClaudeInstallDeniesProtectedPaths(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	user := `{"permissions":{"deny":["Read(./.env)","Edit(//lb/home)"],"ask":["Bash(git push *)"]}}`
+	if err := os.WriteFile(settings, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	protect := []string{"/lb/home", filepath.Join(dir, ".git", "hooks")}
+	o := Options{Scope: Project, Dir: dir, Home: t.TempDir(), Self: self, Protect: protect}
+	apply(t, o)
+	first, _ := os.ReadFile(settings)
+	var got struct {
+		Permissions struct{ Deny, Ask []string }
+	}
+	if err := json.Unmarshal(first, &got); err != nil {
+		t.Fatal(err)
+	}
+	// The user's rule that equals one of ours stays in its place, once.
+	want := []string{"Read(./.env)", "Edit(//lb/home)", "Edit(//lb/home/**)",
+		"Edit(/" + protect[1] + ")", "Edit(/" + protect[1] + "/**)"}
+	if strings.Join(got.Permissions.Deny, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("deny = %q, want %q", got.Permissions.Deny, want)
+	}
+	if len(got.Permissions.Ask) != 1 {
+		t.Fatalf("the user's ask rules changed: %q", got.Permissions.Ask)
+	}
+	if cs := apply(t, o); cs[0].Changed() {
+		t.Fatalf("a second install changed the settings:\n%s", cs[0].Diff())
+	}
+	o.Remove = true
+	apply(t, o)
+	after := decode(t, settings)
+	deny := after["permissions"].(map[string]any)["deny"].([]any)
+	if len(deny) != 1 || deny[0] != "Read(./.env)" {
+		t.Fatalf("uninstall left deny = %v, want only the user's Read(./.env)", deny)
+	}
+
+	// Into settings without permissions: uninstall leaves none behind.
+	dir2 := t.TempDir()
+	o2 := Options{Scope: Local, Dir: dir2, Home: t.TempDir(), Self: self, Protect: []string{"/lb/home"}}
+	apply(t, o2)
+	local := filepath.Join(dir2, ".claude", "settings.local.json")
+	if !bytes.Contains(mustRead(t, local), []byte(`"Edit(//lb/home/**)"`)) {
+		t.Fatalf("local scope: no deny rule in\n%s", mustRead(t, local))
+	}
+	o2.Remove = true
+	apply(t, o2)
+	if _, err := os.Stat(local); !os.IsNotExist(err) {
+		t.Fatalf("uninstall left %s: %s", local, mustRead(t, local))
+	}
+
+	// The user scope leaves out one project's paths.
+	o3 := Options{Scope: User, Dir: dir, Home: t.TempDir(), Self: self, Protect: protect}
+	apply(t, o3)
+	us := mustRead(t, filepath.Join(o3.Home, ".claude", "settings.json"))
+	if !bytes.Contains(us, []byte(`"Edit(//lb/home)"`)) || bytes.Contains(us, []byte(".git/hooks")) {
+		t.Fatalf("user scope deny rules wrong:\n%s", us)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,144 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/laserkit/laserkit/supercode/client"
+)
+
+func planCodex(t *testing.T, o Options) []Change {
+	t.Helper()
+	cs, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(cs); err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// install codex names workspace-write when the user's config names no
+// sandbox_mode (decoded by the TOML library, as Codex reads it), leaves /tmp
+// out of the writable roots only when a protected path lies below it, is
+// byte-idempotent, and uninstall gives the user's file back byte for byte.
+func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const user = "# my settings\nmodel = \"o3\"\n\n[profiles.fast]\nmodel = \"mini\"\n"
+	if err := os.WriteFile(cfg, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string {
+		if k == "TMPDIR" {
+			return "/var/tmp/mine"
+		}
+		return ""
+	}
+	o := Options{Client: client.Codex, Scope: User, Home: home, Dir: t.TempDir(), Self: self, Getenv: env,
+		Protect: []string{"/home/u/.local/share/laserbrain", "/var/tmp/mine/laserbrain"}}
+	planCodex(t, o)
+	var got struct {
+		Model string `toml:"model"`
+		Mode  string `toml:"sandbox_mode"`
+		WS    *struct {
+			Roots   []string `toml:"writable_roots"`
+			NoTmp   bool     `toml:"exclude_slash_tmp"`
+			NoTmpEn bool     `toml:"exclude_tmpdir_env_var"`
+		} `toml:"sandbox_workspace_write"`
+		Profiles map[string]map[string]any `toml:"profiles"`
+	}
+	first, _ := os.ReadFile(cfg)
+	if _, err := toml.Decode(string(first), &got); err != nil {
+		t.Fatalf("%v\n%s", err, first)
+	}
+	if got.Mode != "workspace-write" || got.WS == nil || len(got.WS.Roots) != 0 || !got.WS.NoTmp || !got.WS.NoTmpEn {
+		t.Fatalf("sandbox not as decided (the home is below $TMPDIR): %+v\n%s", got, first)
+	}
+	if got.Model != "o3" || got.Profiles["fast"]["model"] != "mini" {
+		t.Fatalf("the user's settings changed meaning:\n%s", first)
+	}
+	if cs := planCodex(t, o); cs[1].Changed() {
+		t.Fatalf("a second install changed config.toml:\n%s", cs[1].Diff())
+	}
+	rm := o
+	rm.Remove = true
+	planCodex(t, rm)
+	if b, _ := os.ReadFile(cfg); string(b) != user {
+		t.Fatalf("uninstall did not give the user's config back:\n%q\nwant\n%q", b, user)
+	}
+
+	// Nothing protected below the temporary directories: they stay writable.
+	o.Protect = []string{"/home/u/.local/share/laserbrain"}
+	planCodex(t, o)
+	got.WS = nil
+	b, _ := os.ReadFile(cfg)
+	if _, err := toml.Decode(string(b), &got); err != nil || got.WS == nil || got.WS.NoTmp || got.WS.NoTmpEn {
+		t.Fatalf("/tmp left out with nothing protected below it: %v\n%s", err, b)
+	}
+	planCodex(t, rm)
+
+	// The user's own sandbox_mode — stricter or not — and their own
+	// [sandbox_workspace_write] are never replaced.
+	for _, own := range []string{"sandbox_mode = \"read-only\"\n", "sandbox_mode = \"danger-full-access\"\n"} {
+		if err := os.WriteFile(cfg, []byte(own+user), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		planCodex(t, o)
+		b, _ := os.ReadFile(cfg)
+		if !strings.HasPrefix(string(b), own+user) || strings.Contains(string(b), "workspace-write") {
+			t.Fatalf("the user's %q was not kept as it was:\n%s", own, b)
+		}
+		planCodex(t, rm)
+	}
+	table := user + "\n[sandbox_workspace_write]\nwritable_roots = [\"/srv/data\"]\n"
+	if err := os.WriteFile(cfg, []byte(table), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planCodex(t, o)
+	b, _ = os.ReadFile(cfg)
+	got.WS = nil
+	if _, err := toml.Decode(string(b), &got); err != nil || got.Mode != "workspace-write" || got.WS == nil || len(got.WS.Roots) != 1 || got.WS.Roots[0] != "/srv/data" {
+		t.Fatalf("the user's [sandbox_workspace_write] was not kept: %v\n%s", err, b)
+	}
+	planCodex(t, rm)
+	if b, _ := os.ReadFile(cfg); string(b) != table {
+		t.Fatalf("uninstall did not give the user's config back:\n%s", b)
+	}
+}
+
+// A project's .codex/config.toml overrides the user's: where the user's
+// config names a sandbox_mode, install --scope project writes none.
+func TestCodexProjectSandboxKeepsTheUsersChoice(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	ucfg := filepath.Join(home, ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(ucfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ucfg, []byte("sandbox_mode = \"read-only\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Client: client.Codex, Scope: Project, Home: home, Dir: dir, Self: self}
+	planCodex(t, o)
+	b, err := os.ReadFile(filepath.Join(dir, ".codex", "config.toml"))
+	if err != nil || strings.Contains(string(b), "sandbox") {
+		t.Fatalf("the project layer would override the user's read-only: %v\n%s", err, b)
+	}
+	// Without the user's choice the project layer gets workspace-write.
+	if err := os.WriteFile(ucfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planCodex(t, o)
+	b, _ = os.ReadFile(filepath.Join(dir, ".codex", "config.toml"))
+	if sb, err := CodexSandboxOf(filepath.Join(dir, ".codex", "config.toml")); err != nil || !sb.Ours || sb.Mode != "workspace-write" {
+		t.Fatalf("project layer: %+v %v\n%s", sb, err, b)
+	}
+}
