@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/supercode/confine"
 )
 
 // laserbrain install codex, into a config that names no sandbox_mode,
@@ -81,5 +82,56 @@ func TestCodexInstalledSandboxHoldsTheHome(t *testing.T) {
 	}
 	if e := a.hookErrors(); e != "" {
 		t.Errorf("hook errors: %s", e)
+	}
+}
+
+// laserbrain run -- codex, with a config that names no sandbox_mode (so
+// Codex would put its shell under bubblewrap, which cannot start inside
+// our confinement), still gives the agent a working shell: under the
+// kernel's boundary the run's layer takes Codex's own sandbox off, and the
+// boundary holds the laserbrain home instead (the halt there unchanged).
+func TestCodexRunConfinedShellWorks(t *testing.T) {
+	cx := agenttest.Codex
+	lb := laserbrainBinary(t)
+	s := agenttest.NewAgent(t, cx,
+		cx.Shell("call_make", `echo made > made.txt`),
+		cx.Shell("call_halt", `echo '{}' > "$LASERBRAIN_HOME/halts/runner.json"`),
+		agenttest.Say("Done."))
+	home := filepath.Join(s.Home, "laserbrain")
+	s.Env = append(s.Env, "LASERBRAIN_HOME="+home)
+	cfg, err := os.ReadFile(s.UserConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := strings.Replace(string(cfg), "sandbox_mode = \"danger-full-access\"\n", "", 1)
+	if user == string(cfg) {
+		t.Fatalf("the harness's config names no danger-full-access to take out:\n%s", cfg)
+	}
+	if err := os.WriteFile(s.UserConfig, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	halt := filepath.Join(home, "halts", "runner.json")
+	if err := os.MkdirAll(filepath.Dir(halt), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const held = `{"agent":"runner","reason":"held by a person"}` + "\n"
+	if err := os.WriteFile(halt, []byte(held), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := confine.Check(lb); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the kernel's confinement must work in CI: %v", err)
+		}
+		t.Skipf("SKIP (loudly): %v", err)
+	}
+	r := s.PromptVia(t, lb, []string{"run", "--agent", "runner", "--"}, "work")
+	if strings.Contains(r.Stderr, "not confined by the kernel") {
+		t.Fatalf("laserbrain run did not confine the agent: %s", r.Stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.Dir, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Fatalf("the agent's shell did not run a plain write (%v): %q", err, s.Model.ResultAfter(t, "call_make").Text)
+	}
+	if b, _ := os.ReadFile(halt); string(b) != held {
+		t.Errorf("the agent's shell changed the halt: %q", b)
 	}
 }

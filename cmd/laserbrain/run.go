@@ -212,6 +212,7 @@ when a limit stopped it.`,
 			if len(covEnv) > 0 {
 				so.Env = append(os.Environ(), covEnv...)
 			}
+			confined := false // set below, once the confinement is known
 			if c, ok := client.Detect(args[0]); ok {
 				so.Headless = client.Headless(c, args[1:])
 				dir, _ := os.Getwd()
@@ -227,6 +228,7 @@ when a limit stopped it.`,
 				ro.Protect = protectedPaths(self, dir)
 				so.Prepare = func(tmp string) ([]string, []string, error) {
 					ro := ro
+					ro.Confined = confined
 					ro.Protect = append(ro.Protect[:len(ro.Protect):len(ro.Protect)], tmp)
 					return install.Prepare(ro, tmp)
 				}
@@ -241,6 +243,7 @@ when a limit stopped it.`,
 				// read-only with our plugin in it: not confined yet.
 				fn, why = nil, "opencode writes its config directory, where the run's plugin is, and it cannot be held read-only yet"
 			}
+			confined = fn != nil // read when the run's layer is prepared
 			if fn != nil {
 				so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
 					return fn(cmd, broker.Ops{Run: r.ID}, dir)

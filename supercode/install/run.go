@@ -36,6 +36,11 @@ type RunOptions struct {
 	// its file tools off them (Claude Code's permissions.deny), they are
 	// denied there too — beside the gate and the kernel, never instead.
 	Protect []string
+	// Confined is set when laserbrain run puts the client behind the
+	// kernel's boundary (supercode/confine). A client sandbox of its own
+	// that needs namespaces (Codex's bubblewrap) cannot start inside it,
+	// so the kernel's boundary is the sandbox there.
+	Confined bool
 }
 
 func (o RunOptions) getenv(k string) string {
@@ -241,6 +246,13 @@ func codexRun(o RunOptions) ([]string, []string, error) {
 	}
 	if _, err := TrustCodex(ctx, CodexOptions{Bin: o.Program, Env: env, Dir: o.Dir, Overrides: overrides}); err != nil {
 		return nil, nil, fmt.Errorf("codex would skip laserbrain's hooks for this run, untrusted: %w", err)
+	}
+	if o.Confined {
+		// Codex's shell sandbox is bubblewrap, which cannot map its user
+		// inside our confinement ("bwrap: setting up uid map: Permission
+		// denied": every shell call would fail). The kernel's boundary
+		// around the whole tree holds what supervision stands on instead.
+		overrides = append(overrides, `sandbox_mode="danger-full-access"`)
 	}
 	var args []string
 	for _, c := range overrides {
