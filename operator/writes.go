@@ -25,6 +25,12 @@ func (a *analyzer) addWrite(w arg, by string, del bool) int {
 	if w.val == "" && w.known {
 		return -1
 	}
+	// Each path may cost a walk of its links (a system call per part): a
+	// huge argument list stops at the budget, and the analysis is then
+	// incomplete (unknown), never allowed.
+	if a.overTime() {
+		return -1
+	}
 	p, known := a.resolve(w)
 	if !known && w.known && strings.HasPrefix(w.val, "~") {
 		// The home directory is the session's: the hook runs as it.
