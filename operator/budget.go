@@ -27,6 +27,10 @@ var productionLimits = limits{total: AnalysisBudget, match: MatchTimeout, now: t
 // active are the limits Analyze and the compiled patterns use.
 var active = productionLimits
 
+// TestBudgetFactor is the factor the test binaries widen the budget by:
+// 150 ms becomes 30 s, a 50 ms match 10 s.
+const TestBudgetFactor = 200
+
 // maxTestFactor bounds WidenBudgetForTest: even a test binary's budget is
 // a bound.
 const maxTestFactor = 1000

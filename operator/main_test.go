@@ -12,9 +12,6 @@ import (
 // and benchmarks about the budget run under productionLimits or cpuLimits
 // (analyzeUnder), with the production match timeout.
 func TestMain(m *testing.M) {
-	WidenBudgetForTest(testBudgetFactor)
+	WidenBudgetForTest(TestBudgetFactor)
 	os.Exit(m.Run())
 }
-
-// testBudgetFactor widens 150 ms to 30 s and a 50 ms match to 10 s.
-const testBudgetFactor = 200
