@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -22,15 +23,12 @@ const maxCommands = 5000
 
 // AnalysisBudget bounds the time Analyze spends on one input, every phase
 // together (raw scan, parse, analysis, script files read). No new work
-// starts once all but one regexp match timeout of it is spent (workBudget),
-// so a match in flight still ends within it; what was not read makes the
+// starts once all but one regexp match timeout of it is spent, so a match
+// in flight still ends within it; what was not read makes the
 // analysis incomplete (unknown: asked when a person is there, refused when
 // nobody is), never allowed. It leaves a hook process room to start and
 // answer within 250 ms.
 const AnalysisBudget = 150 * time.Millisecond
-
-// workBudget is the part of the budget in which new work starts.
-const workBudget = AnalysisBudget - MatchTimeout
 
 // maxNesting bounds how deeply commands may nest (subshells, substitutions,
 // blocks) before the analysis stops following them. A text whose
@@ -124,8 +122,11 @@ type Write struct {
 // deleted, and what it could not follow. Script files the command runs are
 // read from dir (up to MaxScriptFile); the git model looks there to tell a
 // file from a ref.
-func Analyze(command, dir string) Analysis {
-	deadline := time.Now().Add(workBudget)
+func Analyze(command, dir string) Analysis { return analyzeUnder(active, command, dir) }
+
+// analyzeUnder is Analyze under the given limits.
+func analyzeUnder(l limits, command, dir string) Analysis {
+	deadline := l.start()
 	v, raw := classifyRaw(command, true, false, deadline)
 	a := newAnalyzer(deadline, dir)
 	a.script(command, 0)
@@ -137,7 +138,7 @@ func Analyze(command, dir string) Analysis {
 // Edit, an MCP server's write_file or move_file): no command, only the
 // paths, relative ones read against dir.
 func AnalyzeWrite(tool, dir string, paths ...string) Analysis {
-	a := newAnalyzer(time.Now().Add(workBudget), dir)
+	a := newAnalyzer(active.start(), dir)
 	for _, p := range paths {
 		a.addWrite(arg{val: p, known: true}, tool, false)
 	}
@@ -178,7 +179,7 @@ type analyzer struct {
 	src      string // the text being parsed (nested scripts have their own)
 	nest     int    // current nesting of statements
 	expanded map[*syntax.CmdSubst]arg
-	deadline time.Time
+	deadline deadline
 	expired  bool
 	failed   bool // the top-level text did not parse
 	commands int
@@ -229,7 +230,7 @@ type configValue struct {
 	known bool
 }
 
-func newAnalyzer(deadline time.Time, dir string) *analyzer {
+func newAnalyzer(deadline deadline, dir string) *analyzer {
 	return &analyzer{
 		start: dir, deadline: deadline, sc: &scope{}, seen: map[string]bool{}, seenWrites: map[string]bool{},
 		files: map[string]vfile{}, gitConf: map[string]configValue{}, procs: map[string]*syntax.ProcSubst{},
@@ -273,9 +274,9 @@ func (a *analyzer) gap(why string) {
 
 // overTime reports (and records once) that the analysis ran out of time.
 func (a *analyzer) overTime() bool {
-	if !a.expired && time.Now().After(a.deadline) {
+	if !a.expired && a.deadline.passed() {
 		a.expired = true
-		a.unknown("analysis took too long", fmt.Sprintf("stopped after %v", AnalysisBudget))
+		a.unknown("analysis took too long", a.deadline.stopped())
 	}
 	return a.expired
 }
@@ -368,11 +369,9 @@ type budgetReader struct {
 	a *analyzer
 }
 
-var errBudget = fmt.Errorf("stopped after %v", AnalysisBudget)
-
 func (b *budgetReader) Read(p []byte) (int, error) {
 	if b.a.overTime() {
-		return 0, errBudget
+		return 0, errors.New(b.a.deadline.stopped())
 	}
 	if len(p) > 4096 {
 		p = p[:4096]

@@ -3,7 +3,6 @@ package operator
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // Where says in what role a command's text was found to match.
@@ -115,7 +114,7 @@ func (v Verdict) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.
 func ClassifyGrammar(command string, reversible, outward bool) Verdict {
-	v, _ := classifyRaw(command, reversible, outward, time.Time{})
+	v, _ := classifyRaw(command, reversible, outward, deadline{})
 	return v
 }
 
@@ -130,7 +129,7 @@ type rawMatch struct {
 	carved bool // every match lies inside an allow match
 }
 
-func classifyRaw(command string, reversible, outward bool, deadline time.Time) (Verdict, []rawMatch) {
+func classifyRaw(command string, reversible, outward bool, deadline deadline) (Verdict, []rawMatch) {
 	v := Verdict{Reversible: reversible, Outward: outward, Labels: []string{}}
 	var why []string
 	var allowSpans []span
@@ -139,7 +138,7 @@ func classifyRaw(command string, reversible, outward bool, deadline time.Time) (
 		if !p.mayMatch(lower) {
 			continue
 		}
-		m := findBy(p.regexp(), command, deadline)
+		m := findBy(p.regexp(deadline.timeout()), command, deadline)
 		if m.found {
 			v.Carveouts = append(v.Carveouts, p.label)
 			why = append(why, "carve-out: "+p.label+" (still asks)")
@@ -152,12 +151,12 @@ func classifyRaw(command string, reversible, outward bool, deadline time.Time) (
 			continue
 		}
 		var m matchResult
-		if !deadline.IsZero() && (time.Now().After(deadline) || len(command) > maxRawScan) {
+		if deadline.set() && (deadline.passed() || len(command) > maxRawScan) {
 			// The budget is spent: a pattern not run counts as a match
 			// (fail closed), like one that timed out.
 			m = matchResult{found: true, timedOut: true}
 		} else {
-			m = findBy(p.regexp(), command, deadline)
+			m = findBy(p.regexp(deadline.timeout()), command, deadline)
 		}
 		raw[i] = rawMatch{matchResult: m}
 		if !m.found {

@@ -3,7 +3,7 @@ package operator
 import (
 	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/dlclark/regexp2"
 )
@@ -27,7 +27,7 @@ func (a *analyzer) packAs(name, text string, where Where, note, command string) 
 		if !r.appliesTo(name) || a.overTime() {
 			continue
 		}
-		m, err := r.regexp().FindStringMatch(text)
+		m, err := r.regexp(a.deadline.timeout()).FindStringMatch(text)
 		f := Finding{Label: "parsed: " + r.label, Outward: r.outward, Where: where, Note: note, grammar: -1, Command: command}
 		switch {
 		case err != nil:
@@ -49,16 +49,16 @@ type compiledPackRule struct {
 	scope    string
 	commands []string
 	source   string
-	once     sync.Once
-	compiled *regexp2.Regexp
+	re       compiledOnce
 }
 
-func (r *compiledPackRule) regexp() *regexp2.Regexp {
-	r.once.Do(func() {
-		r.compiled = regexp2.MustCompile(r.source, regexp2.None)
-		r.compiled.MatchTimeout = MatchTimeout
+// regexp is the rule's pattern with the given match timeout.
+func (r *compiledPackRule) regexp(match time.Duration) *regexp2.Regexp {
+	return r.re.get(match, func(match time.Duration) *regexp2.Regexp {
+		re := regexp2.MustCompile(r.source, regexp2.None)
+		re.MatchTimeout = match
+		return re
 	})
-	return r.compiled
 }
 
 var packCompiled = func() []compiledPackRule {

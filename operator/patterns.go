@@ -2,6 +2,7 @@ package operator
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -29,10 +30,32 @@ const MatchTimeout = 50 * time.Millisecond
 // regexp2's default (.NET) mode, ignoring case, with a match timeout. The
 // generator has already compiled every pattern once, so a failure here means
 // the generated file was edited by hand.
-func compile(src string) *regexp2.Regexp {
+func compile(src string, match time.Duration) *regexp2.Regexp {
 	re := regexp2.MustCompile(src, regexp2.IgnoreCase)
-	re.MatchTimeout = MatchTimeout
+	re.MatchTimeout = match
 	return re
+}
+
+// compiledOnce is a pattern compiled on first use, with the active match
+// timeout; and, in a test binary whose budget is widened, once more with
+// the production one for the tests about the budget (analyzeUnder).
+type compiledOnce struct {
+	once, prodOnce sync.Once
+	re, prod       *regexp2.Regexp
+}
+
+// get is the pattern compiled with match timeout match, which is the
+// active limits' or the production limits'.
+func (c *compiledOnce) get(match time.Duration, compile func(time.Duration) *regexp2.Regexp) *regexp2.Regexp {
+	if match == active.match {
+		c.once.Do(func() { c.re = compile(match) })
+		return c.re
+	}
+	if match != productionLimits.match {
+		panic(fmt.Sprintf("operator: a match timeout of %v is neither the active nor the production one", match))
+	}
+	c.prodOnce.Do(func() { c.prod = compile(match) })
+	return c.prod
 }
 
 // pattern is an operator pattern, compiled on first use: a hook process
@@ -44,13 +67,12 @@ type pattern struct {
 	// needs are words the text must contain (lowercased) for the pattern
 	// to have any chance: every group, one word of each. Nil: always run.
 	needs [][]string
-	once  sync.Once
-	re    *regexp2.Regexp
+	re    compiledOnce
 }
 
-func (p *pattern) regexp() *regexp2.Regexp {
-	p.once.Do(func() { p.re = compile(p.source) })
-	return p.re
+// regexp is the pattern with the given match timeout.
+func (p *pattern) regexp(match time.Duration) *regexp2.Regexp {
+	return p.re.get(match, func(match time.Duration) *regexp2.Regexp { return compile(p.source, match) })
 }
 
 // mayMatch is the prefilter: false only when the pattern cannot match.
@@ -125,18 +147,18 @@ type matchResult struct {
 // find searches text for every match of re. A timeout (or any other engine
 // error) reports a match, so the caller escalates.
 func find(re *regexp2.Regexp, text string) matchResult {
-	return findBy(re, text, time.Time{})
+	return findBy(re, text, deadline{})
 }
 
 // findBy is find that also stops at a deadline (zero: none), reporting a
 // timeout: a text with thousands of matches takes thousands of searches.
-func findBy(re *regexp2.Regexp, text string, deadline time.Time) matchResult {
+func findBy(re *regexp2.Regexp, text string, deadline deadline) matchResult {
 	var r matchResult
 	m, err := re.FindStringMatch(text)
 	for err == nil && m != nil {
 		r.found = true
 		r.spans = append(r.spans, span{m.Index, m.Index + m.Length})
-		if !deadline.IsZero() && time.Now().After(deadline) {
+		if deadline.passed() {
 			err = errTimeout
 			break
 		}

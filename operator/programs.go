@@ -609,14 +609,14 @@ func (a *analyzer) grammarAs(text string, where Where, note, command string) {
 	var allow []span
 	for _, p := range grammarAllow {
 		if p.mayMatch(lower) {
-			allow = append(allow, find(p.regexp(), text).spans...)
+			allow = append(allow, find(p.regexp(a.deadline.timeout()), text).spans...)
 		}
 	}
 	for i, p := range grammarIrreversible {
 		if !p.mayMatch(lower) || a.overTime() {
 			continue
 		}
-		m, err := grammarAtStart[i].regexp().FindStringMatch(text)
+		m, err := grammarAtStart[i].regexp(a.deadline.timeout()).FindStringMatch(text)
 		if err != nil {
 			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i, Command: command})
 			continue
@@ -637,7 +637,7 @@ func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 		if !p.mayMatch(lower) || a.overTime() {
 			continue
 		}
-		m := find(p.regexp(), text)
+		m := find(p.regexp(a.deadline.timeout()), text)
 		if !m.found {
 			continue
 		}

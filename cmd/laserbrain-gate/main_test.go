@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"github.com/laserkit/laserkit/operator"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,10 @@ import (
 // TestMain lets the test binary act as laserbrain-gate inside the txtar
 // scripts of testdata/script, so they drive the real command.
 func TestMain(m *testing.M) {
+	// In every process of the test binary, the scripts' laserbrain too: a
+	// script not about the analysis budget must not meet it on a loaded
+	// machine (operator.WidenBudgetForTest).
+	operator.WidenBudgetForTest(operator.TestBudgetFactor)
 	testscript.Main(m, map[string]func(){
 		"laserbrain-gate": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

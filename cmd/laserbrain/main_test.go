@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/laserkit/laserkit/operator"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,10 @@ import (
 // TestMain lets the test binary act as the laserbrain command inside the
 // txtar scripts of testdata/script, so they drive the real CLI.
 func TestMain(m *testing.M) {
+	// In every process of the test binary, the scripts' laserbrain too: a
+	// script not about the analysis budget must not meet it on a loaded
+	// machine (operator.WidenBudgetForTest).
+	operator.WidenBudgetForTest(operator.TestBudgetFactor)
 	if dir := os.Getenv("LASERBRAIN_TEST_SIGNAL_CHILD"); dir != "" {
 		signalChild(dir) // an agent stand-in for TestRunForwardsSignals
 	}

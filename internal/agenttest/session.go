@@ -358,7 +358,7 @@ func processes(match func(env []byte) bool) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		env, err := environ(e.Name())
 		if err != nil || !match(env) {
 			continue
 		}
@@ -368,6 +368,27 @@ func processes(match func(env []byte) bool) []int {
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// environ is a process's environment. A process in the middle of an exec
+// shows an empty one (its new memory has no environment yet): a client's
+// daemon detaching as the client exits is there, so a user process that
+// shows none is read again until it shows one, it is gone, or 2 s pass.
+// (A kernel thread has no executable to read and none to show.)
+func environ(pid string) ([]byte, error) {
+	path := filepath.Join("/proc", pid, "environ")
+	env, err := os.ReadFile(path)
+	if err != nil || len(env) > 0 {
+		return env, err
+	}
+	if _, err := os.Readlink(filepath.Join("/proc", pid, "exe")); err != nil {
+		return env, nil
+	}
+	for end := time.Now().Add(2 * time.Second); len(env) == 0 && err == nil && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
+		env, err = os.ReadFile(path)
+	}
+	return env, err
 }
 
 // hasVar: env (NUL-separated) holds the entry kv, which ends in NUL.

@@ -25,7 +25,12 @@ func fakeSession(t *testing.T, script string) *Session {
 // run returns; one that was already running (an interactive session) is
 // left alone.
 func TestRunStopsWhatTheClientLeaves(t *testing.T) {
-	s := fakeSession(t, "setsid sleep 300 </dev/null >/dev/null 2>&1 &\necho started\n")
+	// The client returns once its daemon runs (as a daemonising client
+	// does): until sleep has replaced the forked shell, the process the run
+	// leaves is still named fake-client.
+	s := fakeSession(t, "setsid sleep 300 </dev/null >/dev/null 2>&1 &\n"+
+		"i=0; until tr '\\0' ' ' </proc/$!/cmdline 2>/dev/null | grep -q '^sleep 300'; do i=$((i+1)); [ $i -lt 2000 ] || exit 3; sleep 0.01; done\n"+
+		"echo started\n")
 	// Already running in the session when the run starts, as an Interactive one would be.
 	earlier := exec.Command("sleep", "301")
 	earlier.Env = s.BaseEnv()

@@ -1,0 +1,16 @@
+package hook
+
+import (
+	"os"
+	"testing"
+
+	"github.com/laserkit/laserkit/operator"
+)
+
+// TestMain widens the gate's analysis budget (test binary only): these
+// tests read what the gate decides, not how long it took, and on a loaded
+// machine a command's analysis can run past 150 ms of wall time.
+func TestMain(m *testing.M) {
+	operator.WidenBudgetForTest(operator.TestBudgetFactor)
+	os.Exit(m.Run())
+}
