@@ -312,39 +312,15 @@ func mergeRedactionAllowed(root *node, remove bool, path string) error {
 		}
 		cur = next
 	}
-	list := cur.get("allowed")
-	if list == nil {
-		if remove {
-			return nil
-		}
-		list = &node{kind: '['}
-		cur.set("allowed", list)
+	if remove && cur.get("allowed") == nil {
+		return nil
 	}
-	if list.kind != '[' {
-		return fmt.Errorf("%s: security.environmentVariableRedaction.allowed is not a list; fix it by hand (nothing was changed)", path)
+	_, empty, err := mergeStrings(cur, "allowed", client.MCPEnv, remove, "security.environmentVariableRedaction.allowed", path)
+	if err != nil {
+		return err
 	}
-	var kept []*node
-	have := map[string]bool{}
-	for _, it := range list.items {
-		s, _ := it.str()
-		if slices.Contains(client.MCPEnv, s) {
-			if remove || have[s] {
-				continue
-			}
-			have[s] = true
-		}
-		kept = append(kept, it)
-	}
-	if !remove {
-		for _, v := range client.MCPEnv {
-			if !have[v] {
-				kept = append(kept, &node{kind: 's', scalar: v})
-			}
-		}
-	}
-	list.items = kept
 	if remove {
-		if len(kept) == 0 {
+		if empty {
 			cur.del("allowed")
 		}
 		if len(cur.members) == 0 {

@@ -297,43 +297,11 @@ func mergeDeny(root *node, rules []string, remove bool, path string) error {
 	if err != nil {
 		return err
 	}
-	list := perms.get("deny")
-	if list == nil {
-		if remove {
-			return nil
-		}
-		list = &node{kind: '['}
-		perms.set("deny", list)
+	dropped, empty, err := mergeStrings(perms, "deny", rules, remove, "permissions.deny", path)
+	if err != nil {
+		return err
 	}
-	if list.kind != '[' {
-		return fmt.Errorf("%s: permissions.deny is not a list; fix it by hand (nothing was changed)", path)
-	}
-	ours := map[string]bool{}
-	for _, r := range rules {
-		ours[r] = true
-	}
-	have := map[string]bool{}
-	kept := list.items[:0:0]
-	dropped := 0
-	for _, it := range list.items {
-		s, _ := it.str()
-		if ours[s] && (remove || have[s]) {
-			dropped++
-			continue
-		}
-		have[s] = true
-		kept = append(kept, it)
-	}
-	if !remove {
-		for _, r := range rules {
-			if !have[r] {
-				kept = append(kept, &node{kind: 's', scalar: r})
-				have[r] = true
-			}
-		}
-	}
-	list.items = kept
-	if remove && dropped > 0 && len(kept) == 0 {
+	if remove && dropped > 0 && empty {
 		// Emptied by taking ours out (a user's own empty list stays).
 		perms.del("deny")
 		if len(perms.members) == 0 {
@@ -346,36 +314,60 @@ func mergeDeny(root *node, rules []string, remove bool, path string) error {
 // mergeEnabled approves (or un-approves) our .mcp.json server in the
 // project's settings.
 func mergeEnabled(root *node, remove bool, path string) error {
-	list := root.get("enabledMcpjsonServers")
-	if list == nil {
-		if remove {
-			return nil
-		}
-		list = &node{kind: '['}
-		root.set("enabledMcpjsonServers", list)
+	_, empty, err := mergeStrings(root, "enabledMcpjsonServers", []string{"laserbrain"}, remove, "enabledMcpjsonServers", path)
+	if err != nil {
+		return err
 	}
-	if list.kind != '[' {
-		return fmt.Errorf("%s: enabledMcpjsonServers is not a list; fix it by hand (nothing was changed)", path)
-	}
-	kept := list.items[:0:0]
-	has := false
-	for _, it := range list.items {
-		if s, _ := it.str(); s == "laserbrain" {
-			if remove || has {
-				continue
-			}
-			has = true
-		}
-		kept = append(kept, it)
-	}
-	if !remove && !has {
-		kept = append(kept, &node{kind: 's', scalar: "laserbrain"})
-	}
-	list.items = kept
-	if remove && len(kept) == 0 {
+	if remove && empty {
 		root.del("enabledMcpjsonServers")
 	}
 	return nil
+}
+
+// mergeStrings puts each of ours once into the list of strings at
+// parent[key] — the user's entries stay where they are, ours already there
+// stay in place (a second copy goes), the missing ones go at the end — or,
+// with remove, takes every copy of ours out. It reports how many of ours
+// it took out and whether the list is left empty; a list that is missing
+// is made (not when removing), one that is not a list is an error naming
+// what and path, and nothing is changed.
+func mergeStrings(parent *node, key string, ours []string, remove bool, what, path string) (dropped int, empty bool, err error) {
+	list := parent.get(key)
+	if list == nil {
+		if remove {
+			return 0, false, nil
+		}
+		list = &node{kind: '['}
+		parent.set(key, list)
+	}
+	if list.kind != '[' {
+		return 0, false, fmt.Errorf("%s: %s is not a list; fix it by hand (nothing was changed)", path, what)
+	}
+	mine := map[string]bool{}
+	for _, r := range ours {
+		mine[r] = true
+	}
+	have := map[string]bool{}
+	kept := list.items[:0:0]
+	for _, it := range list.items {
+		s, _ := it.str()
+		if mine[s] && (remove || have[s]) {
+			dropped++
+			continue
+		}
+		have[s] = true
+		kept = append(kept, it)
+	}
+	if !remove {
+		for _, r := range ours {
+			if !have[r] {
+				kept = append(kept, &node{kind: 's', scalar: r})
+				have[r] = true
+			}
+		}
+	}
+	list.items = kept
+	return dropped, len(kept) == 0, nil
 }
 
 // Apply writes the changes that change something, each file replaced whole
