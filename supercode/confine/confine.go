@@ -53,6 +53,11 @@ type Spec struct {
 	Root bool `json:"root"`
 	// Created are directories Plan made to hold them (Options.Create).
 	Created []string `json:"created,omitempty"`
+	// Ensure are the directories Plan makes when missing (Created or
+	// not): the setup step makes one again when it is gone by the time it
+	// binds it — another run on the repository that made it removes it
+	// when its agent is done — rather than fail, or leave it unheld.
+	Ensure []string `json:"ensure,omitempty"`
 }
 
 // Protected is one path the confinement holds, and what it is.
@@ -135,6 +140,7 @@ func Plan(o Options) (spec Spec, held, absent []Protected) {
 		if o.Create {
 			for _, d := range []string{".laserbrain", ".claude"} {
 				p := filepath.Join(repo, d)
+				spec.Ensure = append(spec.Ensure, p)
 				if _, err := os.Lstat(p); os.IsNotExist(err) && os.Mkdir(p, 0o755) == nil {
 					spec.Created = append(spec.Created, p)
 				}

@@ -2,6 +2,7 @@ package confine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -63,7 +64,13 @@ func setup(spec Spec) error {
 		binds = append(binds, bind{p, slices.Contains(spec.ReadOnly, p)})
 	}
 	for _, b := range binds {
-		if err := unix.Mount(b.path, b.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		err := unix.Mount(b.path, b.path, "", unix.MS_BIND|unix.MS_REC, "")
+		if errors.Is(err, unix.ENOENT) && slices.Contains(spec.Ensure, b.path) {
+			if merr := os.Mkdir(b.path, 0o755); merr == nil || errors.Is(merr, os.ErrExist) {
+				err = unix.Mount(b.path, b.path, "", unix.MS_BIND|unix.MS_REC, "")
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("binding %s: %w", b.path, err)
 		}
 		if !b.ro {
