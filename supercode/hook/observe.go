@@ -171,7 +171,16 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) (client.
 	if err != nil {
 		return client.Answer{}, err
 	}
-	if r, err = st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.UserTurn = true; return nil }); err != nil {
+	at := h.now()
+	if r, err = st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error {
+		// A prompt recorded late (replayed from the queue) marks no check
+		// that came after it: that check has been answered already.
+		if h.replayID != "" && x.Last != nil && x.Last.At.After(at) {
+			return nil
+		}
+		x.UserTurn = true
+		return nil
+	}); err != nil {
 		return client.Answer{}, err
 	}
 	text := e.Prompt
