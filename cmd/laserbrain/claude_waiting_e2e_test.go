@@ -47,12 +47,17 @@ func TestClaudeWaitingForAPerson(t *testing.T) {
 	until := func(what string, ok func([]map[string]any) bool) []map[string]any {
 		t.Helper()
 		deadline := time.After(45 * time.Second)
+		// The store's change signal wakes the check; a slow tick as well,
+		// for a change the watch saw before it was armed on a new tree.
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
 		for {
 			if w := waiting(); ok(w) {
 				return w
 			}
 			select {
 			case <-changed:
+			case <-tick.C:
 			case <-deadline:
 				t.Fatalf("%s: not within 45 s (waiting: %v)", what, waiting())
 			}
