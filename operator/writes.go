@@ -308,13 +308,7 @@ func (a *analyzer) curlModel(c *cmdCall) bool {
 	for i := 0; i < len(rest); i++ {
 		w := rest[i]
 		v := w.val
-		next := func() arg {
-			if i+1 < len(rest) {
-				i++
-				return rest[i]
-			}
-			return arg{known: true}
-		}
+		next := func() arg { return optionValue(rest, &i) }
 		switch {
 		case !w.known:
 			urls = append(urls, w)
@@ -389,13 +383,7 @@ func (a *analyzer) wgetModel(c *cmdCall) bool {
 	for i := 0; i < len(rest); i++ {
 		w := rest[i]
 		v := w.val
-		next := func() arg {
-			if i+1 < len(rest) {
-				i++
-				return rest[i]
-			}
-			return arg{known: true}
-		}
+		next := func() arg { return optionValue(rest, &i) }
 		switch {
 		case !w.known:
 			urls = append(urls, w)
@@ -450,13 +438,7 @@ func (a *analyzer) tarModel(c *cmdCall) bool {
 	for i := 0; i < len(rest); i++ {
 		w := rest[i]
 		v := w.val
-		next := func() arg {
-			if i+1 < len(rest) {
-				i++
-				return rest[i]
-			}
-			return arg{known: true}
-		}
+		next := func() arg { return optionValue(rest, &i) }
 		if !w.known {
 			continue
 		}
@@ -590,13 +572,7 @@ func (a *analyzer) patchModel(c *cmdCall) bool {
 	for i := 0; i < len(rest); i++ {
 		w := rest[i]
 		v := w.val
-		next := func() arg {
-			if i+1 < len(rest) {
-				i++
-				return rest[i]
-			}
-			return arg{known: true}
-		}
+		next := func() arg { return optionValue(rest, &i) }
 		switch {
 		case !w.known:
 			ops = append(ops, w)
@@ -828,3 +804,13 @@ var rsyncValue = sync.OnceValue(func() map[string]bool {
 		"--info": true, "--debug": true, "--iconv": true, "--sockopts": true, "--address": true, "--protocol": true, "--outbuf": true,
 		"--remote-option": true, "--write-batch": true, "--read-batch": true, "--only-write-batch": true, "--stop-after": true, "--stop-at": true}
 })
+
+// optionValue is the word after rest[*i] — an option's value — and moves
+// *i onto it; past the end it is an empty known word.
+func optionValue(rest []arg, i *int) arg {
+	if *i+1 < len(rest) {
+		*i++
+		return rest[*i]
+	}
+	return arg{known: true}
+}
