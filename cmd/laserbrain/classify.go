@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,10 +35,13 @@ xargs, git global options and inline aliases) is checked again, with the
 extra pack. The declaration flags start from irreversible and/or outward;
 classification only ever escalates them.
 
-The exit status says whether the command needs authorization; the decision
-printed is what the pre-tool-use hook would do with it, which reads the
-command alone (an agent declares nothing): a command you declare outward
-needs authorization, and a hook would still allow it when nothing in it
+The exit status is 1 when the command needs authorization: it is
+irreversible or outward as read or as declared, or the hook would not let
+it through on its own (a project policy's publishers, a protected file, a
+person's command); 0 otherwise. The decision printed is what the
+pre-tool-use hook would do with it, which reads the command alone (an
+agent declares nothing): a command you declare outward needs
+authorization, and a hook would still allow it when nothing in it
 escalates. --json prints the full result, including each finding's role
 (executed, inline code, data, unknown, dry run). The command is read as if
 run in the current directory (git checkout NAME: a file here, or a branch).
@@ -81,6 +85,11 @@ and commands it cannot read are refused with what to do instead.`,
 				return operator.Decide(an, p, operator.RunState{PresenceWhy: why}, pol)
 			}
 			attended := decide(operator.PresenceUnknown, "")
+			// Needing authorization is the command's nature (irreversible
+			// or outward as read, or as declared) or anything the gate
+			// would not let through on its own: the policy's publishers,
+			// a protected file, a person's command.
+			needs := v.NeedsAuthorization() || attended.Action != operator.Allow
 			if opts.json {
 				out := struct {
 					Command            string `json:"command"`
@@ -94,7 +103,7 @@ and commands it cannot read are refused with what to do instead.`,
 					Policy   string                       `json:"policy,omitempty"`
 					Hook     *operator.Decision           `json:"hook,omitempty"`
 					Answers  map[string]operator.Decision `json:"answers,omitempty"`
-				}{Command: command, NeedsAuthorization: v.NeedsAuthorization(), Verdict: v, Findings: an.Findings, Writes: an.Writes,
+				}{Command: command, NeedsAuthorization: needs, Verdict: v, Findings: an.Findings, Writes: an.Writes,
 					Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
 				if opts.explain {
 					d := decide(presence, why)
@@ -112,11 +121,15 @@ and commands it cannot read are refused with what to do instead.`,
 				fmt.Fprintf(streams.Out, "%s, %s (as declared): needs authorization; a hook would allow it (nothing in the command escalates it)\n",
 					reversibility(v.Reversible), direction(v.Outward))
 			} else {
-				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(v.Reversible), direction(v.Outward), attended.Action)
+				// The findings the gate adds from the project policy (its
+				// publishers, its protected files) are the command's too.
+				added := policyFindings(an.Findings, attended.Findings)
+				rev := v.Reversible && len(added) == 0
+				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(rev), direction(v.Outward || attended.Outward), attended.Action)
 				for _, c := range v.Carveouts {
 					fmt.Fprintf(streams.Out, "  carve-out: %s (still asks)\n", c)
 				}
-				for _, f := range an.Findings {
+				for _, f := range append(slices.Clone(an.Findings), added...) {
 					line := "  " + f.Label + " [" + f.Where.String() + "]"
 					if f.Note != "" {
 						line += " — " + f.Note
@@ -127,7 +140,7 @@ and commands it cannot read are refused with what to do instead.`,
 					explainHook(streams, decide, presence, why, pol)
 				}
 			}
-			if v.NeedsAuthorization() {
+			if needs {
 				return cli.SilentExit(1)
 			}
 			return nil
@@ -206,4 +219,16 @@ func answerName(d operator.Decision) string {
 		return "allow (nothing printed: the agent's own permission rules decide)"
 	}
 	return d.Action.String()
+}
+
+// policyFindings are the decision's findings the analysis did not make:
+// what the project policy and the protected files added.
+func policyFindings(analysed, decided []operator.Finding) []operator.Finding {
+	var out []operator.Finding
+	for _, f := range decided {
+		if !slices.ContainsFunc(analysed, func(a operator.Finding) bool { return a.Label == f.Label }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
