@@ -1,0 +1,68 @@
+package hook
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
+)
+
+// A user prompt queued while the store was out of reach and replayed after
+// a check was answered marks no user turn: that check has been answered
+// without it, and the next check is the agent's own. A prompt queued after
+// the check (the control) is the user's turn for the next one.
+func TestReplayedPromptAfterACheckIsNoUserTurn(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		promptAt time.Time
+		want     bool
+	}{
+		{"spoken before the check, recorded after it", t0.Add(-time.Minute), false},
+		{"spoken after the check", t0.Add(time.Minute), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, home := newHandler(t, map[string]string{agentrun.EnvRun: "r-replay", agentrun.EnvFleet: "f"})
+			h.QueueDir = QueueDirOf(home)
+			h.Client = client.Claude
+			ctx := context.Background()
+			cwd := t.TempDir()
+			now := t0
+			h.Sup.Now = func() time.Time { return now }
+			prompt := []byte(`{"session_id":"s-r","cwd":"` + cwd + `","hook_event_name":"UserPromptSubmit","prompt":"now fix the importer"}`)
+			// The run and its first check, at t0.
+			if a := h.Handle(ctx, UserPromptSubmit, prompt); a.Exit != 0 {
+				t.Fatalf("prompt: %+v", a)
+			}
+			in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: "fix the importer", Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}}
+			out, err := h.Sup.Check(ctx, "r-replay", in)
+			if err != nil || !out.UserTurn {
+				t.Fatalf("first check: %+v %v; want it to take the prompt's user turn", out, err)
+			}
+			// A prompt kept in the queue (the store was out of reach when it
+			// was spoken), replayed now.
+			h.Now = func() time.Time { return tc.promptAt }
+			if err := h.enqueue(UserPromptSubmit, prompt, nil); err != nil {
+				t.Fatal(err)
+			}
+			h.Now = nil
+			if n, err := h.Flush(ctx); err != nil || n != 1 {
+				t.Fatalf("flush: %d %v; want the one prompt replayed", n, err)
+			}
+			st, err := h.Sup.Fleet()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := st.Run(ctx, "r-replay")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.UserTurn != tc.want {
+				t.Fatalf("user turn after the replay = %v, want %v (last check at %v, prompt at %v)", r.UserTurn, tc.want, r.Last.At, tc.promptAt)
+			}
+		})
+	}
+}
