@@ -75,7 +75,8 @@ type Handler struct {
 	// checked yet to laserbrain (Run's delegate).
 	ValidatePolicy operator.PolicyValidator
 
-	replayID string // the queue entry being replayed
+	replayID string    // the queue entry being replayed
+	arrived  time.Time // when the event came: a queued entry keeps it
 	input    []byte // the event as it came, for the queue
 
 	// What one event reads once: its coverage configuration and the
@@ -116,6 +117,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 		return reply(ad, ev, h.failed(ev, err))
 	}
 	h.cov, h.runRead, h.polRead = nil, false, false
+	h.arrived = h.now()
 	a, err := h.handle(ctx, e, input)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
 		return Answer{Delegate: true}

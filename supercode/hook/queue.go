@@ -97,7 +97,13 @@ func (h *Handler) enqueue(ev Event, input []byte, dec *gateDecision) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	q := queued{ID: newQueueID(), At: h.now(), Event: ev, Client: h.Client, Input: json.RawMessage(bytes.TrimSpace(input)), Env: map[string]string{}, Decision: dec}
+	// The entry is dated when the event came, not when the store was
+	// given up on: a replay orders it among the checks by that time.
+	at := h.arrived
+	if at.IsZero() {
+		at = h.now()
+	}
+	q := queued{ID: newQueueID(), At: at, Event: ev, Client: h.Client, Input: json.RawMessage(bytes.TrimSpace(input)), Env: map[string]string{}, Decision: dec}
 	if !json.Valid(q.Input) {
 		return errors.New("the event is not JSON")
 	}

@@ -1,13 +1,19 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // A user prompt queued while the store was out of reach and replayed after
@@ -44,11 +50,10 @@ func TestReplayedPromptAfterACheckIsNoUserTurn(t *testing.T) {
 			}
 			// A prompt kept in the queue (the store was out of reach when it
 			// was spoken), replayed now.
-			h.Now = func() time.Time { return tc.promptAt }
+			h.arrived = tc.promptAt
 			if err := h.enqueue(UserPromptSubmit, prompt, nil); err != nil {
 				t.Fatal(err)
 			}
-			h.Now = nil
 			if n, err := h.Flush(ctx); err != nil || n != 1 {
 				t.Fatalf("flush: %d %v; want the one prompt replayed", n, err)
 			}
@@ -64,5 +69,36 @@ func TestReplayedPromptAfterACheckIsNoUserTurn(t *testing.T) {
 				t.Fatalf("user turn after the replay = %v, want %v (last check at %v, prompt at %v)", r.UserTurn, tc.want, r.Last.At, tc.promptAt)
 			}
 		})
+	}
+}
+
+// An event queued because the store did not answer in time is dated when
+// it came, not when the hook gave up on the store: a prompt spoken before a
+// check that the store was too slow to take is replayed as before it.
+func TestQueuedEventKeepsItsArrivalTime(t *testing.T) {
+	h, home := newHandler(t, map[string]string{agentrun.EnvRun: "r-slow", agentrun.EnvFleet: "f"})
+	h.QueueDir = QueueDirOf(home)
+	arrived := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	now := arrived
+	h.Now = func() time.Time { return now }
+	h.Sup.Now = h.Now
+	h.Sup.OpenFleet = func() (fleet.Store, error) {
+		now = now.Add(4 * time.Second) // the store's deadline, spent
+		return nil, fmt.Errorf("the fleet store: %w", laserbrain.ErrUnavailable)
+	}
+	prompt := `{"session_id":"s-slow","cwd":"` + t.TempDir() + `","hook_event_name":"UserPromptSubmit","prompt":"now fix the importer"}`
+	if a := h.Handle(context.Background(), UserPromptSubmit, []byte(prompt)); a.Exit != 0 {
+		t.Fatalf("an observer with the store out of reach: %+v; want it answered and queued", a)
+	}
+	data, err := os.ReadFile(filepath.Join(h.QueueDir, "pending.jsonl"))
+	if err != nil {
+		t.Fatalf("nothing queued: %v", err)
+	}
+	var q queued
+	if err := json.Unmarshal(bytes.TrimSpace(data), &q); err != nil {
+		t.Fatalf("the queue holds %q: %v", data, err)
+	}
+	if !q.At.Equal(arrived) || !now.After(arrived) {
+		t.Fatalf("queued at %v, the event came at %v (the clock is now %v)", q.At, arrived, now)
 	}
 }
