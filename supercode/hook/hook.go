@@ -77,7 +77,7 @@ type Handler struct {
 
 	replayID string    // the queue entry being replayed
 	arrived  time.Time // when the event came: a queued entry keeps it
-	input    []byte // the event as it came, for the queue
+	input    []byte    // the event as it came, for the queue
 
 	// What one event reads once: its coverage configuration and the
 	// caller's run.
