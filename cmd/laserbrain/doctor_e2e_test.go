@@ -273,3 +273,63 @@ func TestCodexRunLayerTrusted(t *testing.T) {
 		t.Fatalf("codex lists %d of our hooks in the session layer, want %d: %+v", ours, len(client.Hooks(client.Codex)), hooks)
 	}
 }
+
+// Claude Code's Bash sandbox as doctor reports it: laserbrain's after an
+// install; a problem, with the packages to install, where bwrap and socat
+// are not on PATH (Claude Code would run Bash unsandboxed); the user's own
+// choice to keep it off is named, not a problem; no sandbox named in any
+// layer is a problem, fixed by installing again.
+func TestDoctorClaudeBashSandbox(t *testing.T) {
+	w := newDoctorWorld(t)
+	w.install(t, "claude")
+	find := func(r doctor.Report) doctor.Check {
+		t.Helper()
+		for _, c := range r.Checks {
+			if c.Client == "claude" && c.What == "client sandbox (Bash)" {
+				return c
+			}
+		}
+		t.Fatalf("doctor has no client sandbox (Bash) check\n%s", describe(r))
+		return doctor.Check{}
+	}
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		r, _ := w.doctor(t, w.lb)
+		if c := find(r); !c.OK || !strings.Contains(c.Detail, "(laserbrain's)") {
+			t.Errorf("after install: %+v", c)
+		}
+	}
+	// No bwrap nor socat: only laserbrain's own directory on PATH.
+	env := w.env
+	w.env = append(append([]string(nil), env...), "PATH="+w.bin)
+	r, _ := w.doctor(t, w.lb)
+	w.env = env
+	if c := find(r); c.OK || !strings.Contains(c.Detail, "bwrap and socat not on PATH") || !strings.Contains(c.Detail, "unconfined") || !strings.Contains(c.Fix, "bubblewrap") {
+		t.Errorf("without bwrap: %+v", c)
+	}
+	// The user's own choice: off, in their settings; the project's layer
+	// names none (uninstall, then install again, keeps theirs).
+	if _, _, code := w.run(t, w.lb, "uninstall", "claude"); code != 0 {
+		t.Fatal("uninstall failed")
+	}
+	user := filepath.Join(w.home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte(`{"sandbox": {"enabled": false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.install(t, "claude")
+	r, _ = w.doctor(t, w.lb)
+	if c := find(r); !c.OK || !strings.Contains(c.Detail, user+": sandbox off, the user's own choice") {
+		t.Errorf("the user's own off: %+v", c)
+	}
+	// Nothing named anywhere (the user's file gone, the project's without
+	// ours): a problem.
+	if err := os.Remove(user); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = w.doctor(t, w.lb)
+	if c := find(r); c.OK || c.Fix != "laserbrain install claude" {
+		t.Errorf("no sandbox named: %+v", c)
+	}
+}
