@@ -18,9 +18,9 @@ func needBwrap(t *testing.T) {
 	for _, p := range []string{"bwrap", "socat"} {
 		if _, err := exec.LookPath(p); err != nil {
 			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not on PATH: CI must install bubblewrap and socat for Claude Code's sandbox", p)
+				t.Fatalf("%s is not on PATH: CI must put bubblewrap 0.9 or newer and socat there for Claude Code's sandbox", p)
 			}
-			t.Skipf("SKIP (loudly): %s is not on PATH; Claude Code's sandbox cannot start (apt-get install bubblewrap socat)", p)
+			t.Skipf("SKIP (loudly): %s is not on PATH; Claude Code's sandbox cannot start (bubblewrap 0.9 or newer, and socat)", p)
 		}
 	}
 }

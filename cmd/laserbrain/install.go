@@ -284,7 +284,7 @@ func reportClaudeSandbox(streams *cli.IOStreams, dir, home string) {
 		fmt.Fprintf(streams.Out, "claude sandbox: on, the user's own choice in %s, kept as it is\n", sb.Path)
 	}
 	if missing := install.ClaudeSandboxMissing(nil); sb.On() && len(missing) > 0 {
-		fmt.Fprintf(streams.Out, "claude sandbox: cannot start here: %s not on PATH (Debian, Ubuntu: apt-get install bubblewrap socat); Claude Code then runs Bash unsandboxed, held by the gate alone\n", strings.Join(missing, " and "))
+		fmt.Fprintf(streams.Out, "claude sandbox: cannot start here: %s not on PATH (install bubblewrap 0.9 or newer and socat); Claude Code then runs Bash unsandboxed, held by the gate alone\n", strings.Join(missing, " and "))
 	}
 }
 

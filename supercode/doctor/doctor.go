@@ -409,7 +409,7 @@ func checkClaudeBash(o Options, r *Report) {
 	case !sb.On():
 		c.Detail = sb.Path + ": sandbox off, the user's own choice: Claude Code's Bash is unconfined, held by the gate alone (and, under laserbrain run, the kernel)"
 	case len(missing) > 0:
-		c.OK, c.Fix = false, "apt-get install bubblewrap socat (or your system's packages for bwrap and socat)"
+		c.OK, c.Fix = false, "put bubblewrap 0.9 or newer (bwrap) and socat on PATH (Debian 12's bubblewrap 0.8.0 makes Codex 0.171.0 fail every shell call)"
 		c.Detail = sb.Path + ": the sandbox is on but cannot start here (" + strings.Join(missing, " and ") + " not on PATH): Claude Code runs Bash unsandboxed, unconfined, held by the gate alone"
 	case !sb.Closed():
 		c.Detail = sb.Path + ": sandbox on, the user's own choice; the model may ask to run a command outside it (dangerouslyDisableSandbox) unless sandbox.allowUnsandboxedCommands is false"
