@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -183,9 +182,9 @@ var (
 // imports it names) to a directory of its own under /tmp and runs it as
 // an agent would: with go run, or built first and run by its path.
 func goProgram(imports []string, body string, built bool) string {
-	goBin, err := exec.LookPath("go")
+	goBin, err := exec.LookPath("go") // go test runs: go is there
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = "go"
 	}
 	src := "package main\n\nimport (\n"
 	for _, i := range imports {
