@@ -20,7 +20,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-func TestOpenCodeConfinedKernelRefuses(t *testing.T) {
+func TestAgentOpenCodeConfinedKernelRefuses(t *testing.T) {
 	lb, gate := confinedBinaries(t)
 	oc := agenttest.OpenCode
 	s := agenttest.NewAgent(t, oc,
@@ -150,7 +150,7 @@ func TestOpenCodeConfinedKernelRefuses(t *testing.T) {
 // run's — cannot get past ours: opencode runs the run's config
 // directory's plugins last, so a plugin that rewrites a harmless shell
 // call into a force push has the gate read the force push.
-func TestOpenCodePluginBesideOursComesFirst(t *testing.T) {
+func TestAgentOpenCodePluginBesideOursComesFirst(t *testing.T) {
 	for _, where := range []string{"project", "user"} {
 		t.Run(where, func(t *testing.T) {
 			lb, _ := confinedBinaries(t)
