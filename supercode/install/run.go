@@ -158,7 +158,7 @@ func openCodeConfigDir(dir, self string) error {
 		return err
 	}
 	cfg, err := json.MarshalIndent(map[string]any{
-		"$schema": OpenCodeSchema,
+		"$schema": openCodeSchema,
 		"mcp":     map[string]any{client.ServerName: mapOf(MCPEntry(client.OpenCode, self))},
 	}, "", "  ")
 	if err != nil {
@@ -170,9 +170,9 @@ func openCodeConfigDir(dir, self string) error {
 	return os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(strings.Join(openCodeIgnored, "\n")+"\n"), 0o644)
 }
 
-// OpenCodeSchema is the "$schema" opencode adds to a config file that has
+// openCodeSchema is the "$schema" opencode adds to a config file that has
 // none (rewriting the file).
-const OpenCodeSchema = "https://opencode.ai/config.json"
+const openCodeSchema = "https://opencode.ai/config.json"
 
 // openCodeIgnored is what opencode's own .gitignore in a config directory
 // names: what it installs there.
