@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
@@ -22,7 +23,11 @@ var assets embed.FS
 var (
 	pageCSS = mustRead("page.css")
 	pageJS  = mustRead("page.js")
-	tmpl    = template.Must(template.New("page.html").Funcs(funcs).ParseFS(assets, "page.html"))
+	// tmpl is parsed on first use: every laserbrain process links this
+	// package, and only the ones that render a page need the templates.
+	tmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("page.html").Funcs(funcs).ParseFS(assets, "page.html"))
+	})
 )
 
 func mustRead(name string) string {
@@ -225,7 +230,7 @@ func renderSections(v *View) map[string]string {
 	out := make(map[string]string, len(sectionIDs))
 	for _, id := range sectionIDs {
 		var b bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&b, id, d); err != nil {
+		if err := tmpl().ExecuteTemplate(&b, id, d); err != nil {
 			b.Reset()
 			template.HTMLEscape(&b, []byte("laserbrain ui: drawing "+id+": "+err.Error()))
 		}
@@ -275,7 +280,7 @@ func (s *Server) renderPage(secs map[string]string, version uint64) []byte {
 		pd.Sections[id] = template.HTML(html) // drawn by renderSections, escaped there
 	}
 	var b bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&b, "page", pd); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, "page", pd); err != nil {
 		return []byte("laserbrain ui: drawing the page: " + template.HTMLEscapeString(err.Error()))
 	}
 	return b.Bytes()
@@ -353,7 +358,7 @@ func renderDetail(d *Detail) []byte {
 	}
 	dd.Said = template.HTML(hr.Fragment(said))
 	var b bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&b, "detail", dd); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, "detail", dd); err != nil {
 		return []byte("laserbrain ui: drawing the drill-down: " + template.HTMLEscapeString(err.Error()))
 	}
 	return b.Bytes()
