@@ -256,11 +256,16 @@ func (s *Supervisor) BindSession(c Caller) error {
 // BoundSession is the binding of the client process this process runs
 // under, when its hooks made one.
 func (s *Supervisor) BoundSession() (Binding, bool) {
-	p, err := s.clientProcess()
+	dir, err := s.bindingDir()
 	if err != nil {
 		return Binding{}, false
 	}
-	dir, err := s.bindingDir()
+	if _, err := os.Stat(dir); err != nil {
+		// No binding was ever written here: this process's client (three
+		// reads of /proc) cannot have one.
+		return Binding{}, false
+	}
+	p, err := s.clientProcess()
 	if err != nil {
 		return Binding{}, false
 	}
