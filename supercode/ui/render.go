@@ -17,26 +17,23 @@ import (
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
-//go:embed page.html page.css page.js
+//go:embed page.html
 var assets embed.FS
 
+// The page's stylesheet and script, as strings the binary holds (no copy
+// at start).
 var (
-	pageCSS = mustRead("page.css")
-	pageJS  = mustRead("page.js")
-	// tmpl is parsed on first use: every laserbrain process links this
-	// package, and only the ones that render a page need the templates.
-	tmpl = sync.OnceValue(func() *template.Template {
-		return template.Must(template.New("page.html").Funcs(funcs).ParseFS(assets, "page.html"))
-	})
+	//go:embed page.css
+	pageCSS string
+	//go:embed page.js
+	pageJS string
 )
 
-func mustRead(name string) string {
-	b, err := assets.ReadFile(name)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
+// tmpl is parsed on first use: every laserbrain process links this
+// package, and only the ones that render a page need the templates.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page.html").Funcs(funcs).ParseFS(assets, "page.html"))
+})
 
 // sectionIDs are the page's live parts, in page order.
 var sectionIDs = []string{"needs", "overview", "agents", "fleet", "feed"}
