@@ -55,11 +55,17 @@ func quietEnv() []string {
 // pre-tool-use` and `laserbrain --version` (LASERBRAIN_BIN, else built
 // here) and, when LB_SAFETY names the Python reference hook
 // (lb_safety.py), the reference. Each one's ratio to /bin/true is
-// reported (*-x-true), with the issue-30 targets it is above. It fails when the gate's
-// slowest median is over 2.5× /bin/true's (a regression: on an idle 2-core
-// machine it is about 1.7×, a median near 2 ms); it flags a median over 3 ms
-// and a ratio to the reference under 100× (both bounded by the machine's
-// process start cost, which /bin/true shows).
+// reported (*-x-true), with the issue-30 targets it is above (the gate
+// 1.5×, laserbrain hook and --version 3×). Those targets are reported, not
+// asserted: they do not hold with margin here (what is left above them is
+// the Go runtime's start, which go-empty-program shows, and the package
+// inits and page faults of a large binary, which `laserbrain --version`
+// is now all of). It fails when the gate's slowest median is over 2.5×
+// /bin/true's (a regression); it flags a median over 3 ms and a ratio to
+// the reference under 100× (both bounded by the machine's process start
+// cost, which /bin/true shows). What the inits allocate, exact where
+// clock times are not, is held by TestStartupInitsAllocateLittle
+// (cmd/laserbrain).
 func BenchmarkHookProcess(b *testing.B) {
 	gate := buildGate(b)
 	// The handler looks for the caller's run in the laserbrain home: a
@@ -166,9 +172,9 @@ func BenchmarkHookProcess(b *testing.B) {
 		}
 	}
 	// The issue-30 targets, whole-process medians over /bin/true's: the
-	// gate 1.5×, laserbrain hook and --version 3×. Reported, not failed:
-	// what is left above them is the Go runtime's and the linked packages'
-	// start (go-empty-program shows the floor), not the answer's work.
+	// gate 1.5×, laserbrain hook and --version 3×. Reported, not failed
+	// (see above): what is left above them is the Go runtime's and the
+	// linked packages' start, not the answer's work.
 	byName := map[string]time.Duration{}
 	for _, c := range cs {
 		byName[c.name] = median(c.times)
