@@ -171,11 +171,15 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) (client.
 	if err != nil {
 		return client.Answer{}, err
 	}
-	at := h.now()
+	at := h.arrived // a replay's clock is its entry's time
+	if at.IsZero() {
+		at = h.now()
+	}
 	if r, err = st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error {
-		// A prompt recorded late (replayed from the queue) marks no check
-		// that came after it: that check has been answered already.
-		if h.replayID != "" && x.Last != nil && x.Last.At.After(at) {
+		// A prompt recorded late — replayed from the queue, or written by
+		// a hook the client stopped waiting for — marks no check that came
+		// after it: that check has been answered already, without it.
+		if x.Last != nil && x.Last.At.After(at) {
 			return nil
 		}
 		x.UserTurn = true

@@ -102,3 +102,55 @@ func TestQueuedEventKeepsItsArrivalTime(t *testing.T) {
 		t.Fatalf("queued at %v, the event came at %v (the clock is now %v)", q.At, arrived, now)
 	}
 }
+
+// A prompt whose hook the client stopped waiting for (a slow store under
+// a broker) and that is written after the agent's next check was answered
+// marks no user turn either: it is dated when it came.
+func TestLatePromptAfterACheckIsNoUserTurn(t *testing.T) {
+	h, _ := newHandler(t, map[string]string{agentrun.EnvRun: "r-late", agentrun.EnvFleet: "f"})
+	ctx := context.Background()
+	cwd := t.TempDir()
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	now := t0
+	h.Now = func() time.Time { return now }
+	h.Sup.Now = h.Now
+	prompt := []byte(`{"session_id":"s-l","cwd":"` + cwd + `","hook_event_name":"UserPromptSubmit","prompt":"fix the importer"}`)
+	if a := h.Handle(ctx, UserPromptSubmit, prompt); a.Exit != 0 {
+		t.Fatalf("prompt: %+v", a)
+	}
+	in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: "fix the importer", Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}}
+	now = t0.Add(time.Second)
+	if _, err := h.Sup.Check(ctx, "r-late", in); err != nil {
+		t.Fatal(err)
+	}
+	// The second prompt came at t0+2s; its hook reaches the store at t0+9s,
+	// after the check at t0+5s.
+	h.Sup.Now = func() time.Time { return t0.Add(5 * time.Second) }
+	if _, err := h.Sup.Check(ctx, "r-late", in); err != nil {
+		t.Fatal(err)
+	}
+	now = t0.Add(2 * time.Second)
+	h.arrived = now
+	h.Now = func() time.Time { return t0.Add(9 * time.Second) }
+	e, err := h.decode(mustAdapter(t, h), UserPromptSubmit, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.userPromptSubmit(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := h.Sup.Fleet()
+	r, err := st.Run(ctx, "r-late")
+	if err != nil || r.UserTurn {
+		t.Fatalf("run after the late prompt: user turn %v (%v); want none", r.UserTurn, err)
+	}
+}
+
+func mustAdapter(t *testing.T, h *Handler) client.Adapter {
+	t.Helper()
+	ad, err := h.adapter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ad
+}
