@@ -53,7 +53,8 @@ func quietEnv() []string {
 // start alone), an empty Go program (the Go runtime's floor),
 // laserbrain-gate on each answer, `laserbrain hook
 // pre-tool-use` and `laserbrain --version` (LASERBRAIN_BIN, else built
-// here) and, when LB_SAFETY names the Python reference hook
+// here; LASERBRAIN_BASELINE and GATE_BASELINE name earlier builds to time
+// beside them) and, when LB_SAFETY names the Python reference hook
 // (lb_safety.py), the reference. Each one's ratio to /bin/true is
 // reported (*-x-true), with the issue-30 targets it is above (the gate
 // 1.5×, laserbrain hook and --version 3×). Those targets are reported, not
@@ -104,6 +105,12 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 	cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event},
 		&contender{name: "laserbrain-version", argv: []string{lb, "--version"}})
+	// LASERBRAIN_BASELINE names another build of laserbrain (an earlier
+	// commit's) to time beside this one, in the same run.
+	if baseline := os.Getenv("LASERBRAIN_BASELINE"); baseline != "" {
+		cs = append(cs, &contender{name: "baseline-laserbrain-hook", argv: []string{baseline, "hook", "pre-tool-use"}, event: hookEvents[0].event},
+			&contender{name: "baseline-laserbrain-version", argv: []string{baseline, "--version"}})
+	}
 	ref := os.Getenv("LB_SAFETY")
 	if ref != "" {
 		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event, every: 5},
