@@ -80,7 +80,7 @@ func Prepare(o RunOptions, tmp string) (args, env []string, err error) {
 	}
 	switch o.Client {
 	case client.Claude:
-		args, err := ClaudeFlags(tmp, o.Self, o.Protect...)
+		args, err := ClaudeFlags(tmp, o.Self, o.Confined, o.Protect...)
 		return args, nil, err
 	case client.Codex:
 		return codexRun(o)
@@ -293,13 +293,18 @@ func codexRun(o RunOptions) ([]string, []string, error) {
 // our server into dir, and returns the flags that add them to one claude
 // invocation. The variadic flags come first and --settings last, so
 // claude's option parser cannot take the user's first argument as one more
-// MCP config or allowed tool.
-func ClaudeFlags(dir, self string, protect ...string) ([]string, error) {
+// MCP config or allowed tool. Confined: the claude runs behind the
+// kernel's boundary, where its own sandbox cannot start, and the layer
+// (which wins over the project's and the user's settings) turns it off.
+func ClaudeFlags(dir, self string, confined bool, protect ...string) ([]string, error) {
 	settings := filepath.Join(dir, "settings.json")
 	mcpConfig := filepath.Join(dir, "mcp.json")
 	layer := map[string]any{"hooks": client.ClaudeHooks(self, client.Claude)}
 	if deny := ClaudeDeny(protect); len(deny) > 0 {
 		layer["permissions"] = map[string]any{"deny": deny}
+	}
+	if confined {
+		layer["sandbox"] = claudeRunSandboxOff()
 	}
 	for path, v := range map[string]any{
 		settings:  layer,
