@@ -39,3 +39,5 @@ require (
 	golang.org/x/tools v0.48.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
+
+replace github.com/santhosh-tekuri/jsonschema/v5 => ./third_party/jsonschema/v5

@@ -65,74 +65,118 @@ func npmAliases() map[string]string {
 	}
 }
 
-// cliSpecs is the table, built on first use (a hook process pays only for
-// what its command needs).
-var cliSpecs = sync.OnceValue(func() map[string]*cliSpec {
-	npmDry := map[string][]string{"--dry-run": {"false"}}
-	aliases := npmAliases()
-	npmCommands := strings.Fields(npmCommandList)
-	return map[string]*cliSpec{
-		"npm": {values: []string{"--registry", "--userconfig", "--globalconfig", "--prefix", "-C", "--cache", "--loglevel", "--workspace", "-w",
+// cliSpecs is the table: each tool's entry is built when a command first
+// names the tool (builtSpecs keeps it), so a hook process pays only for the
+// tools its command names; the table itself maps names to builders.
+var cliSpecs = map[string]func() *cliSpec{
+	"npm": func() *cliSpec {
+		aliases := npmAliases()
+		npmCommands := strings.Fields(npmCommandList)
+		return &cliSpec{values: []string{"--registry", "--userconfig", "--globalconfig", "--prefix", "-C", "--cache", "--loglevel", "--workspace", "-w",
 			"--tag", "--otp", "--access", "--scope", "--auth-type", "--cafile", "--proxy", "--https-proxy", "--before", "--include", "--omit"},
 			bools:        []string{"-g", "--global", "-ws", "--workspaces", "--json", "-d", "-dd", "--silent", "-s", "-q", "--quiet", "-f", "--force", "-y", "--yes"},
 			unknownValue: true, nopt: true, aliases: aliases, abbrev: append(slices.Clone(npmCommands), keys(aliases)...),
-			helpShort: true, dry: npmDry},
-		"pnpm": {values: []string{"--filter", "-F", "--dir", "-C", "--workspace-dir", "--reporter", "--loglevel", "--registry", "--tag", "--otp", "--access"},
+			helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	},
+	"pnpm": func() *cliSpec {
+		return &cliSpec{values: []string{"--filter", "-F", "--dir", "-C", "--workspace-dir", "--reporter", "--loglevel", "--registry", "--tag", "--otp", "--access"},
 			bools: []string{"-r", "--recursive", "-w", "--workspace-root", "--silent", "-s"}, unknownValue: true, nopt: true,
 			aliases: map[string]string{"pub": "publish"}, wraps: map[string]int{"recursive": 0, "m": 0, "multi": 0},
-			helpShort: true, dry: npmDry},
-		"yarn": {values: []string{"--cwd", "--registry", "--tag", "--otp", "--access"}, unknownValue: true,
-			wraps: map[string]int{"workspace": 1, "npm": 0}, helpShort: true, dry: npmDry},
-		"bun": {values: []string{"--cwd", "--registry", "--tag", "--otp", "--access", "--config", "-c"}, helpShort: true, dry: npmDry,
-			wraps: map[string]int{"pm": 0}},
-		"cargo": {values: []string{"--config", "-Z", "--color", "-C", "--manifest-path", "--registry", "--index", "--token", "-p", "--package", "--target", "--features", "-F", "-j", "--jobs"},
+			helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	},
+	"yarn": func() *cliSpec {
+		return &cliSpec{values: []string{"--cwd", "--registry", "--tag", "--otp", "--access"}, unknownValue: true,
+			wraps: map[string]int{"workspace": 1, "npm": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	},
+	"bun": func() *cliSpec {
+		return &cliSpec{values: []string{"--cwd", "--registry", "--tag", "--otp", "--access", "--config", "-c"}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}},
+			wraps: map[string]int{"pm": 0}}
+	},
+	"cargo": func() *cliSpec {
+		return &cliSpec{values: []string{"--config", "-Z", "--color", "-C", "--manifest-path", "--registry", "--index", "--token", "-p", "--package", "--target", "--features", "-F", "-j", "--jobs"},
 			bools: []string{"--locked", "--offline", "--frozen", "-v", "-vv", "--verbose", "-q", "--quiet", "--no-verify", "--allow-dirty", "--all-features"},
 			plus:  true, aliases: map[string]string{"b": "build", "c": "check", "d": "doc", "r": "run", "t": "test", "rm": "remove"},
-			helpShort: true, dry: map[string][]string{"--dry-run": nil, "-n": nil}},
-		"docker": {values: []string{"--context", "-c", "--host", "-H", "--config", "--log-level", "-l", "--tlscacert", "--tlscert", "--tlskey",
+			helpShort: true, dry: map[string][]string{"--dry-run": nil, "-n": nil}}
+	},
+	"docker": func() *cliSpec {
+		return &cliSpec{values: []string{"--context", "-c", "--host", "-H", "--config", "--log-level", "-l", "--tlscacert", "--tlscert", "--tlskey",
 			"--platform", "--tag", "-t", "--file", "-f", "--output", "-o", "--builder", "--build-arg", "--target", "--progress", "--cache-from", "--cache-to", "--label"},
 			bools:   []string{"-D", "--debug", "--tls", "--tlsverify", "--push", "--load", "-q", "--quiet", "--all-tags", "-a", "--pull", "--no-cache"},
 			aliases: map[string]string{"b": "build"}, wraps: map[string]int{"image": 0, "container": 0, "compose": 0, "manifest": 0, "buildx": 0},
-			helpShort: true},
-		"kubectl": {values: []string{"--context", "--namespace", "-n", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token", "--as",
+			helpShort: true}
+	},
+	"kubectl": func() *cliSpec {
+		return &cliSpec{values: []string{"--context", "--namespace", "-n", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token", "--as",
 			"--as-group", "--request-timeout", "-v", "-l", "--selector", "-f", "--filename", "-o", "--output", "--field-selector", "--grace-period", "--timeout"},
 			bools:     []string{"--all", "-A", "--all-namespaces", "--force", "--wait", "--now", "-R", "--recursive", "--ignore-not-found"},
-			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}},
-		"helm": {values: []string{"--kube-context", "--namespace", "-n", "--kubeconfig", "--registry-config", "--repository-config", "--repository-cache",
+			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}}
+	},
+	"helm": func() *cliSpec {
+		return &cliSpec{values: []string{"--kube-context", "--namespace", "-n", "--kubeconfig", "--registry-config", "--repository-config", "--repository-cache",
 			"--burst-limit", "--qps", "--timeout", "--description", "--cascade"},
 			bools:     []string{"--wait", "--keep-history", "--no-hooks", "--debug", "--ignore-not-found"},
 			aliases:   map[string]string{"un": "uninstall", "del": "uninstall", "delete": "uninstall", "uninstal": "uninstall"},
-			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}},
-		"terraform": {values: []string{"-chdir", "-var", "-var-file", "-target", "-state", "-lock-timeout", "-parallelism"}, helpShort: true, helpDash: true},
-		"terragrunt": {values: []string{"--terragrunt-working-dir", "--working-dir", "--terragrunt-config", "--config", "--terragrunt-log-level", "--log-level",
+			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}}
+	},
+	"terraform": func() *cliSpec {
+		return &cliSpec{values: []string{"-chdir", "-var", "-var-file", "-target", "-state", "-lock-timeout", "-parallelism"}, helpShort: true, helpDash: true}
+	},
+	"terragrunt": func() *cliSpec {
+		return &cliSpec{values: []string{"--terragrunt-working-dir", "--working-dir", "--terragrunt-config", "--config", "--terragrunt-log-level", "--log-level",
 			"--terragrunt-source", "--source", "--terragrunt-iam-role", "--iam-assume-role"},
 			bools:   []string{"--all", "-a", "--terragrunt-non-interactive", "--non-interactive"},
 			aliases: map[string]string{"destroy-all": "destroy", "apply-all": "apply"}, wraps: map[string]int{"run-all": 0, "run": 0},
-			helpShort: true, helpDash: true},
-		"gh": {values: []string{"-R", "--repo", "-X", "--method", "-H", "--header", "-f", "--raw-field", "-F", "--field", "--hostname", "--jq", "-q", "--template", "-t", "--input"},
-			bools: []string{"--paginate", "-i", "--include", "--silent", "--verbose", "--yes", "-y", "--confirm"}, helpShort: true},
-		"vercel": {values: []string{"--token", "-t", "--scope", "-S", "--cwd", "--local-config", "-A", "--global-config", "-Q", "--target", "--env", "-e", "--build-env", "-b", "--meta", "-m", "--regions", "--team", "-T"},
-			bools: []string{"--prod", "--yes", "-y", "--force", "-f", "--public", "-p", "--debug", "-d", "--prebuilt", "--no-wait"}, helpShort: true},
-		"netlify": {values: []string{"--dir", "-d", "--site", "-s", "--auth", "--alias", "--message", "-m", "--functions", "-f", "--filter"},
-			bools: []string{"--prod", "-p", "--prodIfUnlocked", "--json", "--open", "-o", "--build"}, helpShort: true},
-		"wrangler": {values: []string{"--config", "-c", "--env", "-e", "--cwd", "--name", "--compatibility-date", "--var", "--define"},
-			aliases: map[string]string{"publish": "deploy"}, wraps: map[string]int{"versions": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}},
-		"fly": {values: []string{"--app", "-a", "--config", "-c", "--access-token", "-t", "--org", "-o", "--image", "-i", "--region", "-r"}, helpShort: true},
-		"twine": {values: []string{"--repository", "-r", "--repository-url", "--username", "-u", "--password", "-p", "--config-file", "--comment", "-c", "--cert", "--client-cert", "--sign-with", "--identity", "-i"},
-			helpShort: true},
-		"uv": {values: []string{"--directory", "--project", "--config-file", "--cache-dir", "--color", "--index", "--index-url", "--publish-url", "--token", "--username", "--password", "--python", "-p"},
+			helpShort: true, helpDash: true}
+	},
+	"gh": func() *cliSpec {
+		return &cliSpec{values: []string{"-R", "--repo", "-X", "--method", "-H", "--header", "-f", "--raw-field", "-F", "--field", "--hostname", "--jq", "-q", "--template", "-t", "--input"},
+			bools: []string{"--paginate", "-i", "--include", "--silent", "--verbose", "--yes", "-y", "--confirm"}, helpShort: true}
+	},
+	"vercel": func() *cliSpec {
+		return &cliSpec{values: []string{"--token", "-t", "--scope", "-S", "--cwd", "--local-config", "-A", "--global-config", "-Q", "--target", "--env", "-e", "--build-env", "-b", "--meta", "-m", "--regions", "--team", "-T"},
+			bools: []string{"--prod", "--yes", "-y", "--force", "-f", "--public", "-p", "--debug", "-d", "--prebuilt", "--no-wait"}, helpShort: true}
+	},
+	"netlify": func() *cliSpec {
+		return &cliSpec{values: []string{"--dir", "-d", "--site", "-s", "--auth", "--alias", "--message", "-m", "--functions", "-f", "--filter"},
+			bools: []string{"--prod", "-p", "--prodIfUnlocked", "--json", "--open", "-o", "--build"}, helpShort: true}
+	},
+	"wrangler": func() *cliSpec {
+		return &cliSpec{values: []string{"--config", "-c", "--env", "-e", "--cwd", "--name", "--compatibility-date", "--var", "--define"},
+			aliases: map[string]string{"publish": "deploy"}, wraps: map[string]int{"versions": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	},
+	"fly": func() *cliSpec {
+		return &cliSpec{values: []string{"--app", "-a", "--config", "-c", "--access-token", "-t", "--org", "-o", "--image", "-i", "--region", "-r"}, helpShort: true}
+	},
+	"twine": func() *cliSpec {
+		return &cliSpec{values: []string{"--repository", "-r", "--repository-url", "--username", "-u", "--password", "-p", "--config-file", "--comment", "-c", "--cert", "--client-cert", "--sign-with", "--identity", "-i"},
+			helpShort: true}
+	},
+	"uv": func() *cliSpec {
+		return &cliSpec{values: []string{"--directory", "--project", "--config-file", "--cache-dir", "--color", "--index", "--index-url", "--publish-url", "--token", "--username", "--password", "--python", "-p"},
 			bools:     []string{"--no-cache", "-n", "--offline", "-q", "--quiet", "-v", "--verbose", "--native-tls", "--no-progress"},
-			helpShort: true, dry: map[string][]string{"--dry-run": nil}},
-		"poetry": {values: []string{"--directory", "-C", "--project", "-P", "--repository", "-r", "--username", "-u", "--password", "-p", "--cert", "--client-cert", "--dist-dir"},
+			helpShort: true, dry: map[string][]string{"--dry-run": nil}}
+	},
+	"poetry": func() *cliSpec {
+		return &cliSpec{values: []string{"--directory", "-C", "--project", "-P", "--repository", "-r", "--username", "-u", "--password", "-p", "--cert", "--client-cert", "--dist-dir"},
 			bools:     []string{"--build", "-n", "--no-interaction", "-q", "-v", "--skip-existing", "--no-ansi", "--ansi"},
-			helpShort: true, dry: map[string][]string{"--dry-run": nil}},
-		"flit":     {values: []string{"--repository", "--pypirc", "--format"}, helpShort: true},
-		"hatch":    {values: []string{"--env", "-e", "--project", "-p", "--data-dir", "--cache-dir", "--config", "--repo", "-r", "--user", "-u", "--auth", "-a"}, helpShort: true},
-		"gem":      {values: []string{"--host", "--key", "-k", "--otp", "--config-file"}, helpShort: true},
-		"firebase": {values: []string{"--project", "-P", "--only", "--except", "--token", "--config", "-c", "--message", "-m"}, helpShort: true},
-		"gcloud":   {values: []string{"--project", "--account", "--configuration", "--region", "--zone", "--format", "--verbosity"}, helpShort: false},
-	}
-})
+			helpShort: true, dry: map[string][]string{"--dry-run": nil}}
+	},
+	"flit": func() *cliSpec {
+		return &cliSpec{values: []string{"--repository", "--pypirc", "--format"}, helpShort: true}
+	},
+	"hatch": func() *cliSpec {
+		return &cliSpec{values: []string{"--env", "-e", "--project", "-p", "--data-dir", "--cache-dir", "--config", "--repo", "-r", "--user", "-u", "--auth", "-a"}, helpShort: true}
+	},
+	"gem": func() *cliSpec {
+		return &cliSpec{values: []string{"--host", "--key", "-k", "--otp", "--config-file"}, helpShort: true}
+	},
+	"firebase": func() *cliSpec {
+		return &cliSpec{values: []string{"--project", "-P", "--only", "--except", "--token", "--config", "-c", "--message", "-m"}, helpShort: true}
+	},
+	"gcloud": func() *cliSpec {
+		return &cliSpec{values: []string{"--project", "--account", "--configuration", "--region", "--zone", "--format", "--verbosity"}, helpShort: false}
+	},
+}
 
 func keys(m map[string]string) []string {
 	out := make([]string, 0, len(m))
@@ -147,10 +191,21 @@ var cliAliases = map[string]string{"podman": "docker", "oc": "kubectl", "tofu": 
 
 func cliSpecOf(name string) (*cliSpec, string) {
 	if n, ok := cliAliases[name]; ok {
-		return cliSpecs()[n], n
+		name = n
 	}
-	return cliSpecs()[name], name
+	if spec, ok := builtSpecs.Load(name); ok {
+		return spec.(*cliSpec), name
+	}
+	build, ok := cliSpecs[name]
+	if !ok {
+		return nil, name
+	}
+	spec, _ := builtSpecs.LoadOrStore(name, build())
+	return spec.(*cliSpec), name
 }
+
+// builtSpecs are the cliSpecs entries built so far, by tool.
+var builtSpecs sync.Map
 
 // isCLIModelled: the tool is read by its CLI model (which runs the
 // patterns on its canonical words itself).

@@ -53,13 +53,20 @@ func quietEnv() []string {
 // start alone), an empty Go program (the Go runtime's floor),
 // laserbrain-gate on each answer, `laserbrain hook
 // pre-tool-use` and `laserbrain --version` (LASERBRAIN_BIN, else built
-// here) and, when LB_SAFETY names the Python reference hook
+// here; LASERBRAIN_BASELINE and GATE_BASELINE name earlier builds to time
+// beside them) and, when LB_SAFETY names the Python reference hook
 // (lb_safety.py), the reference. Each one's ratio to /bin/true is
-// reported (*-x-true), with the issue-30 targets it is above. It fails when the gate's
-// slowest median is over 2.5× /bin/true's (a regression: on an idle 2-core
-// machine it is about 1.7×, a median near 2 ms); it flags a median over 3 ms
-// and a ratio to the reference under 100× (both bounded by the machine's
-// process start cost, which /bin/true shows).
+// reported (*-x-true), with the issue-30 targets it is above (the gate
+// 1.5×, laserbrain hook and --version 3×). Those targets are reported, not
+// asserted: they do not hold with margin here (what is left above them is
+// the Go runtime's start, which go-empty-program shows, and the package
+// inits and page faults of a large binary, which `laserbrain --version`
+// is now all of). It fails when the gate's slowest median is over 2.5×
+// /bin/true's (a regression); it flags a median over 3 ms and a ratio to
+// the reference under 100× (both bounded by the machine's process start
+// cost, which /bin/true shows). What the inits allocate, exact where
+// clock times are not, is held by TestStartupInitsAllocateLittle
+// (cmd/laserbrain).
 func BenchmarkHookProcess(b *testing.B) {
 	gate := buildGate(b)
 	// The handler looks for the caller's run in the laserbrain home: a
@@ -98,6 +105,12 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 	cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event},
 		&contender{name: "laserbrain-version", argv: []string{lb, "--version"}})
+	// LASERBRAIN_BASELINE names another build of laserbrain (an earlier
+	// commit's) to time beside this one, in the same run.
+	if baseline := os.Getenv("LASERBRAIN_BASELINE"); baseline != "" {
+		cs = append(cs, &contender{name: "baseline-laserbrain-hook", argv: []string{baseline, "hook", "pre-tool-use"}, event: hookEvents[0].event},
+			&contender{name: "baseline-laserbrain-version", argv: []string{baseline, "--version"}})
+	}
 	ref := os.Getenv("LB_SAFETY")
 	if ref != "" {
 		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event, every: 5},
@@ -166,9 +179,9 @@ func BenchmarkHookProcess(b *testing.B) {
 		}
 	}
 	// The issue-30 targets, whole-process medians over /bin/true's: the
-	// gate 1.5×, laserbrain hook and --version 3×. Reported, not failed:
-	// what is left above them is the Go runtime's and the linked packages'
-	// start (go-empty-program shows the floor), not the answer's work.
+	// gate 1.5×, laserbrain hook and --version 3×. Reported, not failed
+	// (see above): what is left above them is the Go runtime's and the
+	// linked packages' start, not the answer's work.
 	byName := map[string]time.Duration{}
 	for _, c := range cs {
 		byName[c.name] = median(c.times)

@@ -30,7 +30,7 @@ func runCmd(args []string, streams *cli.IOStreams) (int, *cobra.Command) {
 	// Every supervisor this binary makes (hooks, run, mcp, authorize,
 	// supervise) opens its stores on the backend LASERBRAIN_STORE names.
 	agentrun.OpenStores = openBackend
-	return cli.Run(newRootCmd(streams), args, streams)
+	return cli.Run(newRootCmdFor(streams, args), args, streams)
 }
 
 func openBackend() (agentrun.Stores, error) {

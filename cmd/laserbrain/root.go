@@ -15,7 +15,54 @@ const (
 	groupSettings = "settings"
 )
 
+// commands are laserbrain's commands, by group, in the help's order: each
+// one's name (the first word of its Use) and how it is built. The tree is
+// built from this table alone, whole or (newRootCmdFor) in part.
+var commands = []struct {
+	group, name string
+	build       func(*cli.IOStreams) *cobra.Command
+}{
+	{groupDrift, "check", newCheckCmd},
+	{groupDrift, "history", newHistoryCmd},
+	{groupDrift, "judge-run", newJudgeRunCmd},
+	{groupDrift, "runs", newRunsCmd},
+	{groupDrift, "coverage", newCoverageCmd},
+	{groupDrift, "report", newReportCmd},
+	{groupDrift, "read", newReadCmd},
+	{groupDrift, "demo", newDemoCmd},
+	{groupAgents, "run", newRunCmd},
+	{groupAgents, "loop", newLoopCmd},
+	{groupAgents, "supervise", newSuperviseCmd},
+	{groupAgents, "authorize", newAuthorizeCmd},
+	{groupAgents, "ui", newUICmd},
+	{groupAgents, "hook", newHookCmd},
+	{groupAgents, "mcp", newMCPCmd},
+	{groupAgents, "attention", newAttentionCmd},
+	{groupGate, "classify", newClassifyCmd},
+	{groupGate, "lint", newLintCmd},
+	{groupGate, "shelf", newShelfCmd},
+	{groupGrammar, "grammar", newGrammarCmd},
+	{groupGrammar, "vectors", newVectorsCmd},
+	{groupSettings, "install", func(s *cli.IOStreams) *cobra.Command { return newInstallCmd(s, false) }},
+	{groupSettings, "uninstall", func(s *cli.IOStreams) *cobra.Command { return newInstallCmd(s, true) }},
+	{groupSettings, "doctor", newDoctorCmd},
+	{groupSettings, "store", newStoreCmd},
+}
+
+// newRootCmd is the whole tree: what help, completion and every command
+// but the fast ones below run in.
 func newRootCmd(streams *cli.IOStreams) *cobra.Command {
+	return newRootCmdFor(streams, nil)
+}
+
+// newRootCmdFor is the tree a call with args runs in. A client's hook
+// (`laserbrain hook EVENT`, a process per tool call) and `--version` get
+// the root with only the command they run: building the other two dozen
+// commands, their flags and help texts is most of what such a call would
+// otherwise do. The command they get is the same one the whole tree holds
+// (TestFastTreeAgreesWithWholeTree), and the same cli.Run maps its errors.
+func newRootCmdFor(streams *cli.IOStreams, args []string) *cobra.Command {
+	only, fast := fastCommand(args)
 	root := &cobra.Command{
 		Use:   "laserbrain",
 		Short: "Measure agent drift against a frozen ground, and gate irreversible actions",
@@ -49,12 +96,25 @@ and ponder share.`,
 		&cobra.Group{ID: groupSettings, Title: "Set-up:"},
 		&cobra.Group{ID: cli.GroupMore, Title: "More:"},
 	)
-	cli.AddToGroup(root, groupDrift, newCheckCmd(streams), newHistoryCmd(streams), newJudgeRunCmd(streams), newRunsCmd(streams), newCoverageCmd(streams), newReportCmd(streams), newReadCmd(streams), newDemoCmd(streams))
-	cli.AddToGroup(root, groupAgents, newRunCmd(streams), newLoopCmd(streams), newSuperviseCmd(streams), newAuthorizeCmd(streams), newUICmd(streams), newHookCmd(streams), newMCPCmd(streams), newAttentionCmd(streams))
-	cli.AddToGroup(root, groupGate, newClassifyCmd(streams), newLintCmd(streams), newShelfCmd(streams))
-	cli.AddToGroup(root, groupGrammar, newGrammarCmd(streams), newVectorsCmd(streams))
-	cli.AddToGroup(root, groupSettings, newInstallCmd(streams, false), newInstallCmd(streams, true), newDoctorCmd(streams), newStoreCmd(streams))
+	for _, c := range commands {
+		if !fast || c.name == only {
+			cli.AddToGroup(root, c.group, c.build(streams))
+		}
+	}
 	cli.AddVersion(root, streams, cli.SnakeCase)
 	cli.SetExits(root)
 	return root
+}
+
+// fastCommand says whether args are a call that starts fast, and the one
+// command it runs ("" for the root's own --version): exactly `--version`
+// or `-V`, or `hook` and its arguments.
+func fastCommand(args []string) (only string, fast bool) {
+	switch {
+	case len(args) == 1 && (args[0] == "--version" || args[0] == "-V"):
+		return "", true
+	case len(args) > 0 && args[0] == "hook":
+		return "hook", true
+	}
+	return "", false
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
@@ -106,7 +107,8 @@ type procStat struct {
 // /proc/PID/stat (the name is in parentheses and may hold anything, so the
 // fields are counted after its last ')').
 func readStat(pid int) (procStat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	var buf [4096]byte
+	b, err := readProc(&buf, "/proc/"+strconv.Itoa(pid)+"/stat")
 	if err != nil {
 		return procStat{}, err
 	}
@@ -114,23 +116,65 @@ func readStat(pid int) (procStat, error) {
 	if open < 0 || end < open || end+2 > len(b) {
 		return procStat{}, fmt.Errorf("/proc/%d/stat: unreadable", pid)
 	}
-	f := strings.Fields(string(b[end+2:]))
 	// After the name: state(0) ppid(1) pgrp session tty tpgid flags minflt
 	// cminflt majflt cmajflt utime stime cutime cstime priority nice
 	// num_threads itrealvalue starttime(19).
-	if len(f) < 20 {
-		return procStat{}, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	var ppidField, startField []byte
+	rest := b[end+2:]
+	for i := 0; i <= 19; i++ {
+		rest = bytes.TrimLeft(rest, " \n")
+		n := bytes.IndexAny(rest, " \n")
+		if n < 0 {
+			n = len(rest)
+		}
+		if n == 0 {
+			return procStat{}, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+		}
+		switch i {
+		case 1:
+			ppidField = rest[:n]
+		case 19:
+			startField = rest[:n]
+		}
+		rest = rest[n:]
 	}
-	ppid, err1 := strconv.Atoi(f[1])
-	start, err2 := strconv.ParseUint(f[19], 10, 64)
+	ppid, err1 := strconv.Atoi(string(ppidField))
+	start, err2 := strconv.ParseUint(string(startField), 10, 64)
 	if err1 != nil || err2 != nil {
 		return procStat{}, fmt.Errorf("/proc/%d/stat: unreadable", pid)
 	}
 	return procStat{comm: string(b[open+1 : end]), ppid: ppid, start: start}, nil
 }
 
+// readProc reads a small /proc file whole into buf, with plain system
+// calls: os.ReadFile would register the file with the runtime's poller
+// first (four more calls per file, each hook process reads three).
+func readProc(buf *[4096]byte, path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if m == 0 {
+			return buf[:n], nil
+		}
+		n += m
+	}
+	return nil, fmt.Errorf("%s: longer than %d bytes", path, len(buf))
+}
+
 func bootID() (string, error) {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	var buf [4096]byte
+	b, err := readProc(&buf, "/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return "", err
 	}
@@ -212,11 +256,16 @@ func (s *Supervisor) BindSession(c Caller) error {
 // BoundSession is the binding of the client process this process runs
 // under, when its hooks made one.
 func (s *Supervisor) BoundSession() (Binding, bool) {
-	p, err := s.clientProcess()
+	dir, err := s.bindingDir()
 	if err != nil {
 		return Binding{}, false
 	}
-	dir, err := s.bindingDir()
+	if _, err := os.Stat(dir); err != nil {
+		// No binding was ever written here: this process's client (three
+		// reads of /proc) cannot have one.
+		return Binding{}, false
+	}
+	p, err := s.clientProcess()
 	if err != nil {
 		return Binding{}, false
 	}

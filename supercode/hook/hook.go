@@ -87,6 +87,11 @@ type Handler struct {
 	runNow   fleet.Run
 	runFound bool
 	runRead  bool
+	// The caller, read once per event (its binding lookup reads /proc and
+	// a file): for the session, directory and client it was read for.
+	callerFor  [3]string
+	callerNow  agentrun.Caller
+	callerRead bool
 }
 
 func (h *Handler) now() time.Time {
@@ -116,7 +121,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
-	h.cov, h.runRead, h.polRead = nil, false, false
+	h.cov, h.runRead, h.polRead, h.callerRead = nil, false, false, false
 	h.arrived = h.now()
 	a, err := h.handle(ctx, e, input)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
@@ -237,10 +242,15 @@ func (h *Handler) log(msg string) {
 // caller is who sent e: the session and directory of its payload, the
 // client it came from, and the rest from the environment.
 func (h *Handler) caller(e client.Event) agentrun.Caller {
+	key := [3]string{e.Session, e.Cwd, string(e.Client)}
+	if h.callerRead && h.callerFor == key {
+		return h.callerNow
+	}
 	c := h.Sup.Caller(e.Session, e.Cwd)
 	if e.Client != "" {
 		c.Client = string(e.Client)
 	}
+	h.callerFor, h.callerNow, h.callerRead = key, c, true
 	return c
 }
 

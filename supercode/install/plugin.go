@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/laserkit/laserkit/supercode/client"
 )
@@ -20,12 +21,12 @@ const pluginMarker = "laserbrain opencode plugin"
 // IsPlugin reports whether data is laserbrain's opencode plugin.
 func IsPlugin(data []byte) bool { return bytes.Contains(firstLines(data, 3), []byte(pluginMarker)) }
 
-var pluginArgv = regexp.MustCompile(`(?m)^const ARGV = (\{.*\});$`)
+var pluginArgv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const ARGV = (\{.*\});$`) })
 
 // PluginArgv reads the programs an installed plugin runs, by our event
 // name (PreToolUse, PostToolUse, SessionStart, Stop, Notification).
 func PluginArgv(data []byte) (map[client.EventName][]string, bool) {
-	m := pluginArgv.FindSubmatch(data)
+	m := pluginArgv().FindSubmatch(data)
 	if m == nil {
 		return nil, false
 	}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -53,10 +54,12 @@ func tomlString(s string) string {
 
 // ourHeader matches the header of our server's table or one of its
 // subtables: [mcp_servers.laserbrain], [mcp_servers."laserbrain".env], …
-var ourHeader = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*(?:"` + client.ServerName + `"|'` + client.ServerName + `'|` + client.ServerName + `)\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$`)
+var ourHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*(?:"` + client.ServerName + `"|'` + client.ServerName + `'|` + client.ServerName + `)\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$`)
+})
 
 // anyHeader matches a table or array-of-tables header.
-var anyHeader = regexp.MustCompile(`^\s*\[`)
+var anyHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[`) })
 
 // editCodexConfig puts our MCP server in Codex's config.toml (or takes it
 // out), as text: every other line of the user's file stays as it was,
@@ -89,7 +92,7 @@ func editCodexConfig(path, self string, remove bool) (Change, error) {
 	// without the blank and comment lines just before that header.
 	start, end, next := -1, -1, -1
 	for i := 0; i < len(lines); i++ {
-		if !ourHeader.MatchString(strings.TrimRight(lines[i], "\r\n")) {
+		if !ourHeader().MatchString(strings.TrimRight(lines[i], "\r\n")) {
 			continue
 		}
 		if start >= 0 && next != i {
@@ -99,7 +102,7 @@ func editCodexConfig(path, self string, remove bool) (Change, error) {
 			start = i
 		}
 		j := i + 1
-		for j < len(lines) && !anyHeader.MatchString(lines[j]) {
+		for j < len(lines) && !anyHeader().MatchString(lines[j]) {
 			j++
 		}
 		end, next = j, j

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
@@ -16,22 +17,23 @@ import (
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
-//go:embed page.html page.css page.js
+//go:embed page.html
 var assets embed.FS
 
+// The page's stylesheet and script, as strings the binary holds (no copy
+// at start).
 var (
-	pageCSS = mustRead("page.css")
-	pageJS  = mustRead("page.js")
-	tmpl    = template.Must(template.New("page.html").Funcs(funcs).ParseFS(assets, "page.html"))
+	//go:embed page.css
+	pageCSS string
+	//go:embed page.js
+	pageJS string
 )
 
-func mustRead(name string) string {
-	b, err := assets.ReadFile(name)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
+// tmpl is parsed on first use: every laserbrain process links this
+// package, and only the ones that render a page need the templates.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page.html").Funcs(funcs).ParseFS(assets, "page.html"))
+})
 
 // sectionIDs are the page's live parts, in page order.
 var sectionIDs = []string{"needs", "overview", "agents", "fleet", "feed"}
@@ -225,7 +227,7 @@ func renderSections(v *View) map[string]string {
 	out := make(map[string]string, len(sectionIDs))
 	for _, id := range sectionIDs {
 		var b bytes.Buffer
-		if err := tmpl.ExecuteTemplate(&b, id, d); err != nil {
+		if err := tmpl().ExecuteTemplate(&b, id, d); err != nil {
 			b.Reset()
 			template.HTMLEscape(&b, []byte("laserbrain ui: drawing "+id+": "+err.Error()))
 		}
@@ -275,7 +277,7 @@ func (s *Server) renderPage(secs map[string]string, version uint64) []byte {
 		pd.Sections[id] = template.HTML(html) // drawn by renderSections, escaped there
 	}
 	var b bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&b, "page", pd); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, "page", pd); err != nil {
 		return []byte("laserbrain ui: drawing the page: " + template.HTMLEscapeString(err.Error()))
 	}
 	return b.Bytes()
@@ -353,7 +355,7 @@ func renderDetail(d *Detail) []byte {
 	}
 	dd.Said = template.HTML(hr.Fragment(said))
 	var b bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&b, "detail", dd); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, "detail", dd); err != nil {
 		return []byte("laserbrain ui: drawing the drill-down: " + template.HTMLEscapeString(err.Error()))
 	}
 	return b.Bytes()
