@@ -208,7 +208,10 @@ type analyzer struct {
 	writes     []Write
 	seenWrites map[string]bool
 	gaps       []string
-	ran        []ranCommand
+	// feed: the files a find -exec or xargs hands the command being read
+	// (clobber.go).
+	feed *feed
+	ran  []ranCommand
 }
 
 // cwdState is the directory commands run in: rel is where cd moved
@@ -474,6 +477,12 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 					a.sc.setVar(wi.Name.Value, f[0])
 				}
 			}
+			if len(wi.Items) == 0 && !wi.InPos.IsValid() {
+				// for NAME; do …: the positional parameters.
+				if ps, ok := a.sc.params(); ok && len(ps) == 1 {
+					a.sc.setVar(wi.Name.Value, ps[0])
+				}
+			}
 		}
 		a.stmts(c.Do, d, io)
 	case *syntax.CaseClause:
@@ -549,6 +558,9 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 			// Any descriptor: the shell opens (creates, truncates) the
 			// file, and exec 3>>FILE leaves it open for what follows.
 			w := a.word(r.Word)
+			if a.feed.isItem(w) && (r.Op == syntax.RdrOut || r.Op == syntax.RdrAll || r.Op == syntax.RdrClob) {
+				a.feed.each = true // > "$1" under find -exec sh -c: each file emptied
+			}
 			a.addWrite(w, "redirection", false)
 			content := input{kind: unknownInput}
 			if r.N == nil || r.N.Value == "1" || r.N.Value == "2" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {

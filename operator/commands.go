@@ -150,10 +150,29 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 			if sub[0].known && isDeleter(commandName(sub[0].val)) {
 				deleted("parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)")
 			}
-			a.command(sub, c.d, stdio{}, nil)
+			if a.feeding("{}", func() { a.command(sub, c.d, stdio{}, nil) }) {
+				paths, known := a.roots(roots)
+				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + clobberLabel + ")", Where: Executed, grammar: -1,
+					Command: text, Paths: paths, unknownPath: !known})
+			}
 		}
 	}
 	return true
+}
+
+// roots are find's roots resolved, and whether all are known.
+func (a *analyzer) roots(roots []arg) ([]string, bool) {
+	var paths []string
+	known := true
+	for _, w := range roots {
+		p, ok := a.resolve(w)
+		if !ok || w.glob {
+			known = false
+			continue
+		}
+		paths = append(paths, filepath.Clean(p))
+	}
+	return paths, known
 }
 
 func isDeleter(name string) bool {
@@ -279,7 +298,22 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 		}
 	}
 	switch {
+	case !known && hasReplace:
+		if a.feeding(replace, func() { a.command(sub, d, stdio{}, nil) }) {
+			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + clobberLabel + ")", Where: Executed, grammar: -1,
+				Command: commandText(via, sub), unknownPath: true})
+		}
 	case !known:
+		// The items are appended: the files a truncation or a shell's
+		// script is given are each one it reads.
+		if _, script := shellScript(sub[1:]); sub[0].known && (commandName(sub[0].val) == "truncate" || isShell(commandName(sub[0].val)) && script) {
+			fed := append(slices.Clone(sub), arg{val: "{}", known: true})
+			if a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }) {
+				a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + clobberLabel + ")", Where: Executed, grammar: -1,
+					Command: commandText(via, sub), unknownPath: true})
+			}
+			return
+		}
 		a.command(sub, d, stdio{}, nil)
 	case hasReplace:
 		for n, it := range items {
@@ -511,7 +545,8 @@ func (a *analyzer) shellModel(c *cmdCall) bool {
 		// A script with expansions only the running shell knows is parsed
 		// with those expansions in place, as the inner shell would see it.
 		a.subshell(func() {
-			a.sc.positional, a.sc.hasPositional = operands[1:], true
+			// sh -c SCRIPT NAME ARGS…: NAME is $0, ARGS are $1….
+			a.sc.positional, a.sc.hasPositional = operands[min(2, len(operands)):], true
 			a.script(operands[0].val, d+1)
 		})
 	case len(operands) > 0 && !sflag:

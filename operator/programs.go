@@ -165,7 +165,9 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).copyModel}, true
 	case "dd":
 		return program{kind: progModel, model: (*analyzer).ddModel}, true
-	case "truncate", "touch", "unlink", "shred", "rmdir":
+	case "truncate":
+		return program{kind: progModel, model: (*analyzer).truncateModel}, true
+	case "touch", "unlink", "shred", "rmdir":
 		return program{kind: progModel, model: (*analyzer).fileArgsModel}, true
 	case "chmod", "chown", "chgrp":
 		return program{kind: progModel, model: (*analyzer).modeModel}, true

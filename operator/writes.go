@@ -25,6 +25,11 @@ func (a *analyzer) addWrite(w arg, by string, del bool) int {
 	if w.val == "" && w.known {
 		return -1
 	}
+	if a.feed.isItem(w) {
+		// find's {} (xargs -I's string) is each file it hands over: no
+		// path the gate knows.
+		w = arg{val: w.val}
+	}
 	// Each path may cost a walk of its links (a system call per part): a
 	// huge argument list stops at the budget, and the analysis is then
 	// incomplete (unknown), never allowed.
@@ -194,9 +199,13 @@ func operands(args []arg, takesValue ...string) []arg {
 
 func (a *analyzer) teeModel(c *cmdCall) bool {
 	appendTo := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "-a" || w.val == "--append") })
-	for _, w := range operands(c.args) {
+	ops := operands(c.args)
+	for _, w := range ops {
 		a.addWrite(w, "tee", false)
 		a.wrote(w, c.io.in, appendTo)
+	}
+	if !appendTo {
+		a.clobbers(c, ops)
 	}
 	return true
 }
@@ -232,6 +241,9 @@ func (a *analyzer) copyModel(c *cmdCall) bool {
 		}
 		sources = ops
 	case len(ops) > 1:
+		if c.name != "ln" && c.name != "mv" || len(ops) == 2 {
+			a.clobbers(c, ops[len(ops)-1:]) // find -exec cp /dev/null {}
+		}
 		i := a.addWrite(ops[len(ops)-1], c.name, false)
 		a.wrote(ops[len(ops)-1], input{kind: unknownInput}, false)
 		if i >= 0 && len(ops) > 2 {
@@ -259,6 +271,9 @@ func (a *analyzer) copyModel(c *cmdCall) bool {
 func (a *analyzer) ddModel(c *cmdCall) bool {
 	for _, w := range c.args {
 		if v, ok := strings.CutPrefix(w.val, "of="); ok {
+			if !slices.ContainsFunc(c.args, func(w arg) bool { return strings.HasPrefix(w.val, "conv=") && strings.Contains(w.val, "notrunc") }) {
+				a.clobbers(c, []arg{{val: v, known: w.known}})
+			}
 			a.addWrite(arg{val: v, known: w.known}, "dd", false)
 		}
 	}
