@@ -554,7 +554,15 @@ func (a *analyzer) sql(client, text string, d int) {
 	}
 	stripped := stripSQLComments(text)
 	// SQL given to a client is what it runs: its DROP is executed.
-	a.packOn(client, client+" "+strings.Join(strings.Fields(stripped), " "), Executed, commandText(client, []arg{{val: text, known: true}}))
+	command := commandText(client, []arg{{val: text, known: true}})
+	a.packOn(client, client+" "+strings.Join(strings.Fields(stripped), " "), Executed, command)
+	for _, verb := range sqlEveryRow(stripped) {
+		label := "parsed: DELETE without WHERE through a database client (deletes every row, like TRUNCATE)"
+		if verb == "UPDATE" {
+			label = "parsed: UPDATE without WHERE through a database client (overwrites every row)"
+		}
+		a.add(Finding{Label: label, Where: Executed, grammar: -1, Command: command})
+	}
 	a.code(client, stripped, d)
 }
 
