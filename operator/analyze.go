@@ -730,6 +730,18 @@ func (a *analyzer) call(c *syntax.CallExpr, d int, io stdio, s *syntax.Stmt) {
 			return
 		}
 	}
+	// IFS=x before eval, source or a function is in force while it runs
+	// (before any other command it only reaches the child's environment,
+	// and a child shell resets IFS).
+	if v, ok := e["IFS"]; ok && argv[0].known {
+		_, fn := a.sc.function(argv[0].val)
+		if fn || argv[0].val == "eval" || argv[0].val == "source" || argv[0].val == "." {
+			saved := a.sc
+			a.sc = &scope{parent: saved}
+			a.sc.setVar("IFS", v)
+			defer func() { a.sc = saved }()
+		}
+	}
 	// A function defined earlier runs its body with these arguments.
 	if argv[0].known {
 		if fn, ok := a.sc.function(argv[0].val); ok {

@@ -797,6 +797,8 @@ func (a *analyzer) unsetModel(c *cmdCall) bool {
 		case w.val == "-v" || strings.HasPrefix(w.val, "-"):
 		case funcs:
 			a.sc.setFunc(w.val, nil)
+		case w.val == "IFS":
+			a.sc.setVar(w.val, arg{val: defaultIFS, known: true}) // unset IFS splits as the default does
 		default:
 			a.sc.setVar(w.val, arg{known: true})
 		}
@@ -826,15 +828,46 @@ func (a *analyzer) setModel(c *cmdCall) bool {
 	return true
 }
 
+// printfVar: printf -v NAME FORMAT… sets NAME (printf stays a data
+// program: it prints nothing then). Its value is the format when that
+// holds no % or \ and no arguments follow, else known only at run time.
+func (a *analyzer) printfVar(args []arg) {
+	if len(args) < 2 || !args[0].known {
+		return
+	}
+	name, rest := "", args[1:]
+	switch {
+	case args[0].val == "-v":
+		name, rest = args[1].val, args[2:]
+	case strings.HasPrefix(args[0].val, "-v"):
+		name = args[0].val[2:]
+	default:
+		return
+	}
+	if len(rest) > 0 && rest[0].known && rest[0].val == "--" {
+		rest = rest[1:]
+	}
+	v := arg{}
+	if len(rest) == 1 && rest[0].known && !strings.ContainsAny(rest[0].val, `%\`) {
+		v = rest[0]
+	}
+	a.sc.setVar(name, v)
+}
+
 // readModel: read NAME… (and mapfile) sets variables to what it reads,
 // which only the running shell knows.
 func (a *analyzer) readModel(c *cmdCall) bool {
+	// The options that take a value: read's, or mapfile's.
+	valued := "adinNptu"
+	if c.name == "mapfile" || c.name == "readarray" {
+		valued = "dnOsuCc"
+	}
 	for i := 0; i < len(c.args); i++ {
 		w := c.args[i]
 		switch {
 		case !w.known:
 		case strings.HasPrefix(w.val, "-"):
-			if strings.ContainsAny(w.val[len(w.val)-1:], "adnNptuCcOs") && len(w.val) == 2 {
+			if len(w.val) == 2 && strings.ContainsAny(w.val[1:], valued) {
 				i++
 			}
 		default:

@@ -463,6 +463,9 @@ func (a *analyzer) simple(c *cmdCall) {
 		inert := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "--help" || w.val == "-h") })
 		a.ran = append(a.ran, ranCommand{text: text, where: a.role, inert: inert})
 	}
+	if name == "printf" {
+		a.printfVar(c.args)
+	}
 	explained := true
 	switch {
 	case p == nil:
