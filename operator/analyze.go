@@ -559,7 +559,7 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 			// file, and exec 3>>FILE leaves it open for what follows.
 			w := a.word(r.Word)
 			if a.feed.isItem(w) && (r.Op == syntax.RdrOut || r.Op == syntax.RdrAll || r.Op == syntax.RdrClob) {
-				a.feed.each = true // > "$1" under find -exec sh -c: each file emptied
+				a.feed.fed(clobberLabel) // > "$1" under find -exec sh -c: each file emptied
 			}
 			a.addWrite(w, "redirection", false)
 			content := input{kind: unknownInput}

@@ -22,8 +22,16 @@ const clobberLabel = "destroys the content of every file it is given"
 // each file they find or read, spelled mark in its arguments.
 type feed struct {
 	mark string
-	// each: the command replaces the content of the item it is fed.
-	each bool
+	// what the command does to each item it is fed, when it destroys
+	// something of it (clobberLabel, modesLabel); "" nothing.
+	what string
+}
+
+// fed records what the command fed the item does to each one.
+func (f *feed) fed(what string) {
+	if f.what == "" || what == clobberLabel {
+		f.what = what
+	}
 }
 
 // isItem: the word is the file the feed puts there (find replaces {} in
@@ -33,14 +41,14 @@ func (f *feed) isItem(w arg) bool {
 }
 
 // feeding runs f with the files a find or xargs hands it spelled mark, and
-// says whether what ran replaced the content of each of them.
-func (a *analyzer) feeding(mark string, f func()) bool {
+// says what what ran destroys of each of them ("" nothing).
+func (a *analyzer) feeding(mark string, f func()) string {
 	saved := a.feed
 	a.feed = &feed{mark: mark}
 	f()
-	each := a.feed.each
+	what := a.feed.what
 	a.feed = saved
-	return each
+	return what
 }
 
 // clobbers records that one command replaces the content of files (a
@@ -54,7 +62,7 @@ func (a *analyzer) clobbers(c *cmdCall, files []arg) {
 	var paths []string
 	for _, w := range files {
 		if a.feed.isItem(w) {
-			a.feed.each = true
+			a.feed.fed(clobberLabel)
 			continue
 		}
 		p, ok := a.resolve(w)
@@ -155,6 +163,113 @@ func (a *analyzer) truncateModel(c *cmdCall) bool {
 	}
 	if truncateShrinks(c.args) {
 		a.clobbers(c, ops)
+	}
+	return true
+}
+
+// Modes. A recursive chmod that sets modes outright or takes permissions
+// away (an octal mode, =, -, --reference) replaces the mode of every file
+// under it: a tree holds executables, read-only and private files side by
+// side, nothing recorded which was which (git keeps only the executable
+// bit of the files it tracks), so the modes cannot be put back. One that
+// only adds (u+w, +X) loses nothing but which files lacked the bit, and a
+// chmod of named files leaves the agent knowing what it changed: both stay
+// as they are.
+
+// modesLabel is the finding of a command that replaces the modes of every
+// file under a tree, or of every file a find or xargs feeds it.
+const modesLabel = "replaces the mode of every file it is given: a tree of mixed modes cannot be put back"
+
+// chmodLine reads chmod's command line as GNU chmod does: options (-R, -c,
+// -f, -v and the long ones, anywhere), the mode (which may start with a
+// dash: chmod -w f), then the files.
+func chmodLine(args []arg) (mode arg, recursive, reference bool, files []arg) {
+	hasMode := false
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.val
+		switch {
+		case w.known && v == "--":
+			for _, f := range args[i+1:] {
+				if !hasMode && !reference {
+					mode, hasMode = f, true
+					continue
+				}
+				files = append(files, f)
+			}
+			return mode, recursive, reference, files
+		case w.known && strings.HasPrefix(v, "--"):
+			name, _, _ := strings.Cut(v[2:], "=")
+			switch {
+			case len(name) >= 3 && strings.HasPrefix("recursive", name):
+				recursive = true
+			case len(name) >= 3 && strings.HasPrefix("reference", name):
+				reference = true
+				if !strings.Contains(v, "=") {
+					i++
+				}
+			}
+		case w.known && len(v) > 1 && v[0] == '-' && strings.Trim(v[1:], "cfvR") == "":
+			recursive = recursive || strings.Contains(v, "R")
+		case !hasMode && !reference:
+			mode, hasMode = w, true
+		default:
+			files = append(files, w)
+		}
+	}
+	return mode, recursive, reference, files
+}
+
+// modeReplaces: a chmod mode sets permissions outright or takes some away
+// (or is known only at run time).
+func modeReplaces(mode arg, reference bool) bool {
+	if reference || !mode.known {
+		return true
+	}
+	for _, clause := range strings.Split(mode.val, ",") {
+		if strings.Trim(clause, "01234567") == "" || strings.ContainsAny(strings.TrimLeft(clause, "ugoa"), "-=") {
+			return true
+		}
+	}
+	return false
+}
+
+// chmodModel: chmod changes its files (making a hook executable enables
+// it); a recursive one that replaces modes does so to every file under
+// its directories.
+func (a *analyzer) chmodModel(c *cmdCall) bool {
+	mode, recursive, reference, files := chmodLine(c.args)
+	for _, w := range files {
+		a.addWrite(w, c.name, false)
+	}
+	if !modeReplaces(mode, reference) {
+		return true
+	}
+	for _, w := range files {
+		if a.feed.isItem(w) {
+			a.feed.fed(modesLabel)
+		}
+	}
+	if !recursive {
+		return true
+	}
+	var paths []string
+	tree, unknown := false, false
+	for _, w := range files {
+		p, ok := a.resolve(w)
+		if !ok || w.glob || !filepath.IsAbs(p) {
+			tree, unknown = true, true
+			continue
+		}
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			continue // one file: as without -R
+		}
+		tree = true
+		paths = append(paths, filepath.Clean(p))
+	}
+	if tree {
+		a.add(Finding{Label: "parsed: chmod -R (" + modesLabel + ")", Where: Executed, grammar: -1,
+			Command: commandText(c.name, c.args), Paths: paths, unknownPath: unknown})
 	}
 	return true
 }

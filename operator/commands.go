@@ -150,9 +150,9 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 			if sub[0].known && isDeleter(commandName(sub[0].val)) {
 				deleted("parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)")
 			}
-			if a.feeding("{}", func() { a.command(sub, c.d, stdio{}, nil) }) {
+			if what := a.feeding("{}", func() { a.command(sub, c.d, stdio{}, nil) }); what != "" {
 				paths, known := a.roots(roots)
-				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + clobberLabel + ")", Where: Executed, grammar: -1,
+				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed, grammar: -1,
 					Command: text, Paths: paths, unknownPath: !known})
 			}
 		}
@@ -299,17 +299,18 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 	}
 	switch {
 	case !known && hasReplace:
-		if a.feeding(replace, func() { a.command(sub, d, stdio{}, nil) }) {
-			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + clobberLabel + ")", Where: Executed, grammar: -1,
+		if what := a.feeding(replace, func() { a.command(sub, d, stdio{}, nil) }); what != "" {
+			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed, grammar: -1,
 				Command: commandText(via, sub), unknownPath: true})
 		}
 	case !known:
 		// The items are appended: the files a truncation or a shell's
 		// script is given are each one it reads.
-		if _, script := shellScript(sub[1:]); sub[0].known && (commandName(sub[0].val) == "truncate" || isShell(commandName(sub[0].val)) && script) {
+		name := commandName(sub[0].val)
+		if _, script := shellScript(sub[1:]); sub[0].known && (name == "truncate" || name == "chmod" || isShell(name) && script) {
 			fed := append(slices.Clone(sub), arg{val: "{}", known: true})
-			if a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }) {
-				a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + clobberLabel + ")", Where: Executed, grammar: -1,
+			if what := a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }); what != "" {
+				a.add(Finding{Label: "parsed: " + via + " " + name + " (" + what + ")", Where: Executed, grammar: -1,
 					Command: commandText(via, sub), unknownPath: true})
 			}
 			return

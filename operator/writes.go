@@ -301,6 +301,9 @@ func (a *analyzer) fileArgsModel(c *cmdCall) bool {
 // modeModel: chmod, chown and chgrp change their files (making a hook
 // executable enables it); the first operand is the mode or owner.
 func (a *analyzer) modeModel(c *cmdCall) bool {
+	if c.name == "chmod" {
+		return a.chmodModel(c)
+	}
 	ops := operands(c.args, "--reference")
 	if len(ops) > 0 && !slices.ContainsFunc(c.args, func(w arg) bool { return strings.HasPrefix(w.val, "--reference") }) {
 		ops = ops[1:]
