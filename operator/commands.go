@@ -548,6 +548,9 @@ func (a *analyzer) shellModel(c *cmdCall) bool {
 		a.subshell(func() {
 			// sh -c SCRIPT NAME ARGS…: NAME is $0, ARGS are $1….
 			a.sc.positional, a.sc.hasPositional = operands[min(2, len(operands)):], true
+			if len(operands) > 1 {
+				a.sc.setVar("0", operands[1])
+			}
 			a.script(operands[0].val, d+1)
 		})
 	case len(operands) > 0 && !sflag:
