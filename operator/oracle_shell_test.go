@@ -278,7 +278,7 @@ var shellCases = []shellCase{
 	// A DELETE or UPDATE with no WHERE (or one naming no column) changes
 	// every row; one that selects rows leaves the rest.
 	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t"`, "sqlite3"},
-	{"sql-rows", `sqlite3 db.sqlite 'delete from t where 1=1'`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "delete from t where 1=1"`, "sqlite3"},
 	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE true;"`, "sqlite3"},
 	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE 'a'='a'"`, "sqlite3"},
 	{"sql-rows", "sqlite3 db.sqlite <<'SQL'\nDELETE\nFROM t;\nSQL", "sqlite3"},
