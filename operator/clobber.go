@@ -61,6 +61,9 @@ func (a *analyzer) clobbers(c *cmdCall, files []arg) {
 	unknown := false
 	var paths []string
 	for _, w := range files {
+		if a.overTime() {
+			return // incomplete: unknown, never allowed
+		}
 		if a.feed.isItem(w) {
 			a.feed.fed(clobberLabel)
 			continue
@@ -256,6 +259,9 @@ func (a *analyzer) chmodModel(c *cmdCall) bool {
 	var paths []string
 	tree, unknown := false, false
 	for _, w := range files {
+		if a.overTime() {
+			return true
+		}
 		p, ok := a.resolve(w)
 		if !ok || w.glob || !filepath.IsAbs(p) {
 			tree, unknown = true, true
