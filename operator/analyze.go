@@ -463,6 +463,14 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 		}
 	case *syntax.WhileClause:
 		a.stmts(c.Cond, d, io)
+		if names := readNames(c.Cond); len(names) > 0 && !c.Until {
+			// while read f; do …: each line read is one more file.
+			if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
+				a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed, grammar: -1,
+					Command: oneLine(a.nodeText(c)), unknownPath: true})
+			}
+			break
+		}
 		a.stmts(c.Do, d, io)
 	case *syntax.ForClause:
 		if c.Loop != nil {
@@ -472,16 +480,44 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 			// The loop variable takes each word in turn: one value we
 			// know is no value we know.
 			a.sc.setVar(wi.Name.Value, arg{})
+			one := false
+			items := []arg{} // the list's words, nil when not all are literal
+			for _, it := range wi.Items {
+				for _, f := range a.fields(it) {
+					if !f.known || f.glob {
+						items = nil
+						break
+					}
+					items = append(items, f)
+				}
+				if items == nil {
+					break
+				}
+			}
 			if len(wi.Items) == 1 {
-				if f := a.fields(wi.Items[0]); len(f) == 1 {
+				if f := a.fields(wi.Items[0]); len(f) == 1 && !f[0].glob && f[0].known {
 					a.sc.setVar(wi.Name.Value, f[0])
+					one = true
 				}
 			}
 			if len(wi.Items) == 0 && !wi.InPos.IsValid() {
 				// for NAME; do …: the positional parameters.
 				if ps, ok := a.sc.params(); ok && len(ps) == 1 {
 					a.sc.setVar(wi.Name.Value, ps[0])
+					one = true
 				}
+			}
+			if !one {
+				// Many words, a pattern, or words known at run time:
+				// the body runs once for each file.
+				if len(wi.Items) == 0 {
+					items = nil // the positional parameters
+				}
+				if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
+					a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed, grammar: -1,
+						Command: oneLine(a.nodeText(c)), unknownPath: true})
+				}
+				break
 			}
 		}
 		a.stmts(c.Do, d, io)
@@ -559,7 +595,7 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 			// file, and exec 3>>FILE leaves it open for what follows.
 			w := a.word(r.Word)
 			if a.feed.isItem(w) && (r.Op == syntax.RdrOut || r.Op == syntax.RdrAll || r.Op == syntax.RdrClob) {
-				a.feed.fed(clobberLabel) // > "$1" under find -exec sh -c: each file emptied
+				a.itemClobbered() // > "$1" under find -exec sh -c: each file emptied
 			}
 			a.addWrite(w, "redirection", false)
 			content := input{kind: unknownInput}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Mass truncation. Replacing one named file's content is an overwrite, like
@@ -22,6 +24,12 @@ const clobberLabel = "destroys the content of every file it is given"
 // each file they find or read, spelled mark in its arguments.
 type feed struct {
 	mark string
+	// names: variables that take each item in turn (a for or while read
+	// loop): $NAME and ${NAME} are the item.
+	names []string
+	// items are the words a loop over a literal list hands its variable
+	// (nil: files the gate cannot list — find's matches, a pattern, input).
+	items []arg
 	// what the command does to each item it is fed, when it destroys
 	// something of it (clobberLabel, modesLabel); "" nothing.
 	what string
@@ -37,7 +45,18 @@ func (f *feed) fed(what string) {
 // isItem: the word is the file the feed puts there (find replaces {} in
 // -exec's words; -execdir's ./{} too).
 func (f *feed) isItem(w arg) bool {
-	return f != nil && f.mark != "" && w.known && (w.val == f.mark || strings.HasSuffix(w.val, "/"+f.mark))
+	if f == nil {
+		return false
+	}
+	if !w.known {
+		for _, n := range f.names {
+			if w.val == "$"+n || w.val == "${"+n+"}" {
+				return true
+			}
+		}
+		return false
+	}
+	return f.mark != "" && (w.val == f.mark || strings.HasSuffix(w.val, "/"+f.mark))
 }
 
 // feeding runs f with the files a find or xargs hands it spelled mark, and
@@ -49,6 +68,65 @@ func (a *analyzer) feeding(mark string, f func()) string {
 	what := a.feed.what
 	a.feed = saved
 	return what
+}
+
+// feedingVars is feeding for a loop whose variables take each item (items:
+// the literal words of its list, nil when the gate cannot list them).
+func (a *analyzer) feedingVars(names []string, items []arg, f func()) string {
+	saved := a.feed
+	a.feed = &feed{names: names, items: items}
+	f()
+	what := a.feed.what
+	a.feed = saved
+	return what
+}
+
+// readNames are the variables a while loop's condition reads each line
+// into (while read -r f; while IFS= read -r f), if it is a read.
+func readNames(cond []*syntax.Stmt) []string {
+	if len(cond) != 1 {
+		return nil
+	}
+	call, ok := cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "read" {
+		return nil
+	}
+	var names []string
+	for i := 1; i < len(call.Args); i++ {
+		w := call.Args[i].Lit()
+		switch {
+		case w == "":
+			return nil
+		case strings.HasPrefix(w, "-"):
+			if len(w) == 2 && strings.ContainsAny(w[1:], "adinNptu") {
+				i++
+			}
+		default:
+			names = append(names, w)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"REPLY"}
+	}
+	return names
+}
+
+// itemClobbered: the command a feed runs replaces the content of the item
+// it is handed. A loop over named files is as many files as exist of
+// them; any other feed hands files the gate cannot list.
+func (a *analyzer) itemClobbered() {
+	if a.feed.items != nil {
+		n := 0
+		for _, w := range a.feed.items {
+			if p, ok := a.resolve(w); !ok || a.holds(p) {
+				n++
+			}
+		}
+		if n < 2 {
+			return
+		}
+	}
+	a.feed.fed(clobberLabel)
 }
 
 // clobbers records that one command replaces the content of files (a
@@ -65,7 +143,7 @@ func (a *analyzer) clobbers(c *cmdCall, files []arg) {
 			return // incomplete: unknown, never allowed
 		}
 		if a.feed.isItem(w) {
-			a.feed.fed(clobberLabel)
+			a.itemClobbered()
 			continue
 		}
 		p, ok := a.resolve(w)
@@ -174,10 +252,11 @@ func (a *analyzer) truncateModel(c *cmdCall) bool {
 // away (an octal mode, =, -, --reference) replaces the mode of every file
 // under it: a tree holds executables, read-only and private files side by
 // side, nothing recorded which was which (git keeps only the executable
-// bit of the files it tracks), so the modes cannot be put back. One that
-// only adds (u+w, +X) loses nothing but which files lacked the bit, and a
-// chmod of named files leaves the agent knowing what it changed: both stay
-// as they are.
+// bit of the files it tracks), so the modes cannot be put back; so does a
+// chmod of a pattern matching several files, or of what find, xargs or a
+// loop over a pattern hands it. One that only adds (u+w, +X) loses nothing
+// but which files lacked the bit, and a chmod of named files leaves the
+// agent knowing what it changed: both stay as they are.
 
 // modesLabel is the finding of a command that replaces the modes of every
 // file under a tree, or of every file a find or xargs feeds it.
@@ -249,12 +328,9 @@ func (a *analyzer) chmodModel(c *cmdCall) bool {
 		return true
 	}
 	for _, w := range files {
-		if a.feed.isItem(w) {
-			a.feed.fed(modesLabel)
+		if a.feed.isItem(w) && a.feed.items == nil {
+			a.feed.fed(modesLabel) // not named files: what find or a pattern hands it
 		}
-	}
-	if !recursive {
-		return true
 	}
 	var paths []string
 	tree, unknown := false, false
@@ -263,6 +339,14 @@ func (a *analyzer) chmodModel(c *cmdCall) bool {
 			return true
 		}
 		p, ok := a.resolve(w)
+		if !recursive {
+			// A pattern is files nobody named: as many as it matches.
+			if w.glob && (!ok || !filepath.IsAbs(p) || len(shellGlob(p)) >= 2) {
+				tree, unknown = true, unknown || !ok || !filepath.IsAbs(p)
+				paths = append(paths, shellGlob(p)...)
+			}
+			continue
+		}
 		if !ok || w.glob || !filepath.IsAbs(p) {
 			tree, unknown = true, true
 			continue
@@ -274,7 +358,11 @@ func (a *analyzer) chmodModel(c *cmdCall) bool {
 		paths = append(paths, filepath.Clean(p))
 	}
 	if tree {
-		a.add(Finding{Label: "parsed: chmod -R (" + modesLabel + ")", Where: Executed, grammar: -1,
+		label := "parsed: chmod -R (" + modesLabel + ")"
+		if !recursive {
+			label = "parsed: chmod of a pattern (" + modesLabel + ")"
+		}
+		a.add(Finding{Label: label, Where: Executed, grammar: -1,
 			Command: commandText(c.name, c.args), Paths: paths, unknownPath: unknown})
 	}
 	return true

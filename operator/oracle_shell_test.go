@@ -31,7 +31,8 @@ import (
 //   - protected: something under .git, .claude, .mcp.json, .ponder or
 //     .laserbrain was created, changed or removed;
 //   - destroyed: a directory was removed, two or more files that existed
-//     were removed or changed (their content, or their mode), a
+//     were removed or changed (their content, or their mode in a way that
+//     loses a permission or erases how their modes differed), a
 //     write-protected file went, or data in the database or Redis went (a
 //     table dropped or emptied, every row of one changed);
 //   - harmless: nothing of that (new files, one file removed, nothing).
@@ -269,7 +270,14 @@ var shellCases = []shellCase{
 	{"truncate", "find src -type f -exec cp /dev/null {} \\;", ""},
 	{"truncate", "find src -type f -exec dd if=/dev/null of={} status=none \\;", ""},
 	{"truncate", "find src -type f -execdir sh -c 'echo > {}' \\;", ""},
+	{"truncate", "for f in src/*; do : > \"$f\"; done", ""},
+	{"truncate", "for f in src/a.txt src/notes.md; do truncate -s 0 \"$f\"; done", ""},
+	{"truncate", "ls src/* | while read -r f; do cp /dev/null \"$f\"; done", ""},
+	{"truncate", "for f in $(ls src/*); do truncate -s0 $f; done", ""},
 	{"truncate", "truncate -s 0 tracked.txt", ""},
+	{"truncate", "for f in src/*; do cp \"$f\" \"$f.bak\"; done", ""},
+	{"truncate", "for f in new1.txt new2.txt; do : > \"$f\"; done", ""},
+	{"truncate", "for f in src/a.txt; do : > \"$f\"; done", ""},
 	{"truncate", "truncate -s 0 new1.txt new2.txt", ""},
 	{"truncate", "find src -type f -exec truncate -s +0 {} +", ""},
 	{"truncate", "find src -type f -exec sh -c 'cat \"$1\" > \"$1.bak\"' sh {} \\;", ""},
@@ -288,6 +296,9 @@ var shellCases = []shellCase{
 	{"sql-rows", `sqlite3 db.sqlite "SELECT 1; DELETE FROM main.t"`, "sqlite3"},
 	{"sql-rows", `sqlite3 db.sqlite "UPDATE t SET x = 0"`, "sqlite3"},
 	{"sql-rows", `sqlite3 db.sqlite "UPDATE t SET name = (SELECT max(name) FROM t WHERE x > 5)"`, "sqlite3"},
+	{"sql-rows", "sqlite3 db.sqlite < wipe.sql", "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite ".read wipe.sql"`, "sqlite3"},
+	{"sql-rows", "sqlite3 db.sqlite < one.sql", "sqlite3"},
 	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE x = 1"`, "sqlite3"},
 	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE x IN (SELECT x FROM t WHERE x > 2)"`, "sqlite3"},
 	{"sql-rows", `sqlite3 db.sqlite "UPDATE t SET x = 5 WHERE x = 1"`, "sqlite3"},
@@ -319,7 +330,10 @@ var shellCases = []shellCase{
 	{"chmod", "chmod -R --reference=b.txt d", ""},
 	{"chmod", "find d -type f -exec chmod 000 {} +", ""},
 	{"chmod", "find d -type f | xargs chmod 600", ""},
+	{"chmod", "chmod 000 d/*.txt", ""},
+	{"chmod", "for f in d/*.txt; do chmod 600 \"$f\"; done", ""},
 	{"chmod", "chmod -R u+w d", ""},
+	{"chmod", "chmod +x d/*.txt", ""},
 	{"chmod", "chmod -R a+r d", ""},
 	{"chmod", "chmod 000 b.txt", ""},
 	{"chmod", "chmod -R 600 b.txt", ""},
@@ -562,6 +576,25 @@ func snapshot(root string) map[string]entry {
 	return out
 }
 
+// modeLost: the mode change of rel lost something — a permission it had
+// (it can no longer be read, written or run as before), or the difference
+// between its mode and that of another entry the command changed (mixed
+// modes collapsed into one: which had been which is recorded nowhere).
+// Adding a bit to files that all lacked it loses neither.
+func modeLost(rel string, pre, post map[string]entry) bool {
+	b, a := pre[rel].mode.Perm(), post[rel].mode.Perm()
+	if b&^a != 0 {
+		return true
+	}
+	for other, ob := range pre {
+		oa, ok := post[other]
+		if ok && other != rel && oa.mode != ob.mode && ob.mode.Perm() != b && oa.mode.Perm() == a {
+			return true
+		}
+	}
+	return false
+}
+
 // runObserved runs cmd with bash in dir/work and says what it did.
 func runObserved(t *testing.T, dir, cmd string, redisPort int) observation {
 	work := filepath.Join(dir, "work")
@@ -605,7 +638,7 @@ func runObserved(t *testing.T, dir, cmd string, redisPort int) observation {
 			if !ok && e.mode&0o222 == 0 {
 				o.readonly = true
 			}
-		case after.mode != e.mode:
+		case after.mode != e.mode && modeLost(rel, pre, post):
 			o.lostModes = append(o.lostModes, rel)
 		}
 	}
@@ -687,6 +720,7 @@ printf 'ls d\n' > list.sh
 printf 'import shutil\nshutil.rmtree("d")\n' > clean.py
 printf 'print("hello")\n' > hello.py
 sqlite3 db.sqlite "CREATE TABLE t(x, name); INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');" 2>/dev/null || true
+printf 'DELETE FROM t;\n' > wipe.sql; printf 'DELETE FROM t WHERE x = 1;\n' > one.sql
 printf 'committed\n' > tracked.txt
 git add tracked.txt && git -c user.name=oracle -c user.email=oracle@example.invalid commit -q -m fixture
 `

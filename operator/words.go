@@ -581,3 +581,13 @@ func (a *analyzer) source(part syntax.WordPart) string {
 	}
 	return "$?"
 }
+
+// nodeText is a statement as written (a loop, for a finding's command),
+// cut at maxCommandText.
+func (a *analyzer) nodeText(n syntax.Node) string {
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if !n.Pos().IsValid() || !n.End().IsValid() || s < 0 || s > e || e > len(a.src) {
+		return ""
+	}
+	return a.src[s:min(e, s+maxCommandText)]
+}
