@@ -307,7 +307,7 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 		// The items are appended: the files a truncation or a shell's
 		// script is given are each one it reads.
 		name := commandName(sub[0].val)
-		if _, script := shellScript(sub[1:]); sub[0].known && (name == "truncate" || name == "chmod" || isShell(name) && script) {
+		if _, script := shellScript(sub[1:]); sub[0].known && (name == "truncate" || name == "chmod" || name == "cp" || isShell(name) && script) {
 			fed := append(slices.Clone(sub), arg{val: "{}", known: true})
 			if what := a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }); what != "" {
 				a.add(Finding{Label: "parsed: " + via + " " + name + " (" + what + ")", Where: Executed, grammar: -1,

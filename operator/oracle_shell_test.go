@@ -268,6 +268,7 @@ var shellCases = []shellCase{
 	{"truncate", "find src -type f -exec sh -c 'for f; do : > \"$f\"; done' sh {} +", ""},
 	{"truncate", "find src -type f -exec sh -c 'sort \"$1\" > \"$1\"' sh {} \\;", ""},
 	{"truncate", "find src -type f -exec cp /dev/null {} \\;", ""},
+	{"truncate", "find src -type f -print0 | xargs -0 -n1 cp /dev/null", ""},
 	{"truncate", "find src -type f -exec dd if=/dev/null of={} status=none \\;", ""},
 	{"truncate", "find src -type f -execdir sh -c 'echo > {}' \\;", ""},
 	{"truncate", "for f in src/*; do : > \"$f\"; done", ""},
