@@ -280,8 +280,8 @@ func (a *analyzer) ddModel(c *cmdCall) bool {
 	return true
 }
 
-// fileArgsModel: truncate, touch, unlink, shred and rmdir change the files
-// they are given (the last three remove them).
+// fileArgsModel: touch, unlink, shred and rmdir change the files they are
+// given (the last three may remove them; truncate has a model of its own).
 func (a *analyzer) fileArgsModel(c *cmdCall) bool {
 	del := c.name == "unlink" || c.name == "rmdir"
 	if c.name == "shred" && refusedLine(c.name, c.args) {
@@ -298,8 +298,8 @@ func (a *analyzer) fileArgsModel(c *cmdCall) bool {
 	return true
 }
 
-// modeModel: chmod, chown and chgrp change their files (making a hook
-// executable enables it); the first operand is the mode or owner.
+// modeModel: chown and chgrp change their files; the first operand is the
+// owner (chmod, whose mode may start with a dash, has chmodModel).
 func (a *analyzer) modeModel(c *cmdCall) bool {
 	if c.name == "chmod" {
 		return a.chmodModel(c)
