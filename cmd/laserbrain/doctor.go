@@ -44,6 +44,11 @@ claude, codex, gemini, qwen, opencode, cline, copilot — and checks:
                         Claude Code's permissions.deny for the protected
                         paths; Codex's sandbox_mode (workspace-write, or the
                         user's own choice, named)
+  client sandbox (Bash) Claude Code's Bash sandbox in this project, by its
+                        settings layers: laserbrain's (install turns it on),
+                        the user's own choice, or none; and whether bwrap
+                        and socat, which it needs, are on PATH (without
+                        them Claude Code runs Bash unconfined)
   versions agree        the programs the hooks run are this laserbrain's build
   agents confined       laserbrain run and loop can confine an agent by the
                         kernel here; when not, what it would hold is named,

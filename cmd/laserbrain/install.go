@@ -62,6 +62,13 @@ Edit(//PATH/**)) keeping Claude Code's own file tools off what supervision
 stands on: the laserbrain home, the installed binaries, the clients'
 settings and hook files, .git/hooks, .git/config, .laserbrain/ (the list
 laserbrain run denies; at the user scope without one project's paths).
+They also turn on Claude Code's own sandbox for its Bash (sandbox.enabled,
+and allowUnsandboxedCommands false, so the model cannot ask for a command
+outside it) where neither this file nor a layer it overrides names a
+sandbox choice: Bash then runs under bubblewrap, writing only the project
+and its temporary directory, never a path the deny rules name. A sandbox
+choice of the user's own is never replaced; install says which it found,
+and whether bwrap and socat, which the sandbox needs, are on PATH.
 For codex, a config.toml that names no sandbox_mode (nor, for a project,
 the user's) gets Codex's own sandbox: sandbox_mode = "workspace-write", no
 writable root beyond the workspace and the temporary directories, those
@@ -174,6 +181,9 @@ laserbrain doctor checks the result.`,
 			if n == client.Codex && !remove {
 				reportCodexSandbox(streams, changes)
 			}
+			if n == client.Claude && !remove {
+				reportClaudeSandbox(streams, dir, home)
+			}
 			if codex != "" {
 				ctx := cmd.Context()
 				if ctx == nil {
@@ -249,6 +259,32 @@ func warnNotTopLevel(streams *cli.IOStreams, dir string, n client.Name) {
 	}
 	if !same {
 		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %s is not the top of its git repository (%s); %s started there will not read these project settings\n", dir, top, n.Title())
+	}
+}
+
+// reportClaudeSandbox says what Claude Code's Bash runs under in dir after
+// install: laserbrain's sandbox, the user's own choice, or none that can
+// start here.
+func reportClaudeSandbox(streams *cli.IOStreams, dir, home string) {
+	sb, err := install.ClaudeSandboxFor(dir, home)
+	if err != nil {
+		fmt.Fprintf(streams.ErrOut, "laserbrain: cannot read Claude Code's sandbox: %v\n", err)
+		return
+	}
+	switch {
+	case sb.Ours && sb.On() && sb.Closed():
+		fmt.Fprintf(streams.Out, "claude sandbox: on (laserbrain's, in %s: Bash writes only the project and its temporary directory, never a protected path, and no command runs outside it)\n", sb.Path)
+	case !sb.Named():
+		fmt.Fprintln(streams.Out, "claude sandbox: none named; Claude Code's Bash is held by the gate alone")
+	case !sb.On():
+		fmt.Fprintf(streams.Out, "claude sandbox: off, the user's own choice in %s, kept as it is: Claude Code's Bash is held by the gate alone\n", sb.Path)
+	case !sb.Closed():
+		fmt.Fprintf(streams.Out, "claude sandbox: on, the user's own choice in %s, kept as it is; the model may still ask to run a command outside it (dangerouslyDisableSandbox) unless sandbox.allowUnsandboxedCommands is false\n", sb.Path)
+	default:
+		fmt.Fprintf(streams.Out, "claude sandbox: on, the user's own choice in %s, kept as it is\n", sb.Path)
+	}
+	if missing := install.ClaudeSandboxMissing(nil); sb.On() && len(missing) > 0 {
+		fmt.Fprintf(streams.Out, "claude sandbox: cannot start here: %s not on PATH (install bubblewrap 0.9 or newer and socat); Claude Code then runs Bash unsandboxed, held by the gate alone\n", strings.Join(missing, " and "))
 	}
 }
 

@@ -137,6 +137,9 @@ func Run(ctx context.Context, o Options) Report {
 		if n == client.Codex {
 			checkCodexTrust(ctx, o, &r, bin, pathErr)
 		}
+		if n == client.Claude && o.Protect != nil {
+			checkClaudeBash(o, &r)
+		}
 	}
 	checkVersions(ctx, o, &r, programs)
 	if o.Confinement != nil {
@@ -384,6 +387,38 @@ func checkClientSandbox(o Options, r *Report, n client.Name, scope install.Scope
 		}
 		r.add(c)
 	}
+}
+
+// checkClaudeBash reports what Claude Code's Bash runs under in the
+// project, by the three settings layers: the sandbox install turns on
+// (bubblewrap, writes only in the project, the protected paths denied, no
+// command let out), the user's own choice, or none — and whether the
+// sandbox can start here (Claude Code needs bwrap and socat on PATH, and
+// without them runs Bash unsandboxed with a warning).
+func checkClaudeBash(o Options, r *Report) {
+	c := Check{Client: client.Claude, What: "client sandbox (Bash)", OK: true}
+	sb, err := install.ClaudeSandboxFor(o.Dir, o.Home)
+	if err != nil {
+		return // the settings check reports an unreadable file
+	}
+	missing := install.ClaudeSandboxMissing(o.lookPath)
+	switch {
+	case !sb.Named():
+		c.OK, c.Fix = false, "laserbrain install claude"
+		c.Detail = "no settings layer names Claude Code's sandbox: its Bash is unconfined, held by the gate alone; install again to turn the sandbox on"
+	case !sb.On():
+		c.Detail = sb.Path + ": sandbox off, the user's own choice: Claude Code's Bash is unconfined, held by the gate alone (and, under laserbrain run, the kernel)"
+	case len(missing) > 0:
+		c.OK, c.Fix = false, "put bubblewrap 0.9 or newer (bwrap) and socat on PATH (Debian 12's bubblewrap 0.8.0 makes Codex 0.171.0 fail every shell call)"
+		c.Detail = sb.Path + ": the sandbox is on but cannot start here (" + strings.Join(missing, " and ") + " not on PATH): Claude Code runs Bash unsandboxed, unconfined, held by the gate alone"
+	case !sb.Closed():
+		c.Detail = sb.Path + ": sandbox on, the user's own choice; the model may ask to run a command outside it (dangerouslyDisableSandbox) unless sandbox.allowUnsandboxedCommands is false"
+	case sb.Ours:
+		c.Detail = sb.Path + ": sandbox on (laserbrain's): Bash runs under bubblewrap, writes only the project and its temporary directory, never a protected path, and no command runs outside it"
+	default:
+		c.Detail = sb.Path + ": sandbox on, the user's own choice, no command let outside it"
+	}
+	r.add(c)
 }
 
 func detail(where, good, bad string, ok bool) string {

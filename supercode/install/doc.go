@@ -20,4 +20,10 @@
 // non-blocking error, so a moved binary would silently turn the gate off.
 // A file that cannot be read as what it should be, or one laserbrain
 // writes whole that someone else wrote, is refused with nothing written.
+//
+// Where a client has a sandbox of its own for the agent's shell, install
+// turns it on beside the gate when the person named no choice of their
+// own (Claude Code's sandbox settings, marked ours; Codex's
+// workspace-write), and Prepare turns it off for a run the kernel already
+// confines, where it cannot start.
 package install

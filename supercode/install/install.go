@@ -45,7 +45,9 @@ type Options struct {
 	// Protect are the paths supervision stands on (as RunOptions.Protect):
 	// for Claude Code, its permissions.deny keeps its own file tools off
 	// them (ClaudeDeny), beside the gate, never instead. At the user scope
-	// the paths inside Dir are left out (they are one project's).
+	// the paths inside Dir are left out (they are one project's). Claude
+	// Code's sandbox, which install turns on for its Bash, denies writes to
+	// the same paths (it reads the Edit deny rules).
 	Protect []string
 }
 
@@ -124,6 +126,9 @@ func Claude(o Options) ([]Change, error) {
 			return err
 		}
 		if err := mergeDeny(root, ClaudeDenyFor(o), o.Remove, settingsPath); err != nil {
+			return err
+		}
+		if err := mergeClaudeSandbox(root, below(o), o.Remove, settingsPath); err != nil {
 			return err
 		}
 		if o.Scope == Project {
