@@ -208,7 +208,10 @@ type analyzer struct {
 	writes     []Write
 	seenWrites map[string]bool
 	gaps       []string
-	ran        []ranCommand
+	// feed: the files a find -exec or xargs hands the command being read
+	// (clobber.go).
+	feed *feed
+	ran  []ranCommand
 }
 
 // cwdState is the directory commands run in: rel is where cd moved
@@ -460,6 +463,14 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 		}
 	case *syntax.WhileClause:
 		a.stmts(c.Cond, d, io)
+		if names := readNames(c.Cond); len(names) > 0 && !c.Until {
+			// while read f; do …: each line read is one more file.
+			if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
+				a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed, grammar: -1,
+					Command: oneLine(a.nodeText(c)), unknownPath: true})
+			}
+			break
+		}
 		a.stmts(c.Do, d, io)
 	case *syntax.ForClause:
 		if c.Loop != nil {
@@ -469,10 +480,44 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 			// The loop variable takes each word in turn: one value we
 			// know is no value we know.
 			a.sc.setVar(wi.Name.Value, arg{})
-			if len(wi.Items) == 1 {
-				if f := a.fields(wi.Items[0]); len(f) == 1 {
-					a.sc.setVar(wi.Name.Value, f[0])
+			one := false
+			items := []arg{} // the list's words, nil when not all are literal
+			for _, it := range wi.Items {
+				for _, f := range a.fields(it) {
+					if !f.known || f.glob {
+						items = nil
+						break
+					}
+					items = append(items, f)
 				}
+				if items == nil {
+					break
+				}
+			}
+			if len(wi.Items) == 1 {
+				if f := a.fields(wi.Items[0]); len(f) == 1 && !f[0].glob && f[0].known {
+					a.sc.setVar(wi.Name.Value, f[0])
+					one = true
+				}
+			}
+			if len(wi.Items) == 0 && !wi.InPos.IsValid() {
+				// for NAME; do …: the positional parameters.
+				if ps, ok := a.sc.params(); ok && len(ps) == 1 {
+					a.sc.setVar(wi.Name.Value, ps[0])
+					one = true
+				}
+			}
+			if !one {
+				// Many words, a pattern, or words known at run time:
+				// the body runs once for each file.
+				if len(wi.Items) == 0 {
+					items = nil // the positional parameters
+				}
+				if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
+					a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed, grammar: -1,
+						Command: oneLine(a.nodeText(c)), unknownPath: true})
+				}
+				break
 			}
 		}
 		a.stmts(c.Do, d, io)
@@ -549,6 +594,9 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 			// Any descriptor: the shell opens (creates, truncates) the
 			// file, and exec 3>>FILE leaves it open for what follows.
 			w := a.word(r.Word)
+			if a.feed.isItem(w) && (r.Op == syntax.RdrOut || r.Op == syntax.RdrAll || r.Op == syntax.RdrClob) {
+				a.itemClobbered() // > "$1" under find -exec sh -c: each file emptied
+			}
 			a.addWrite(w, "redirection", false)
 			content := input{kind: unknownInput}
 			if r.N == nil || r.N.Value == "1" || r.N.Value == "2" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
@@ -716,6 +764,18 @@ func (a *analyzer) call(c *syntax.CallExpr, d int, io stdio, s *syntax.Stmt) {
 			rest, _ := joinArgs(argv[1:])
 			a.script(def+" "+rest, d+1)
 			return
+		}
+	}
+	// IFS=x before eval, source or a function is in force while it runs
+	// (before any other command it only reaches the child's environment,
+	// and a child shell resets IFS).
+	if v, ok := e["IFS"]; ok && argv[0].known {
+		_, fn := a.sc.function(argv[0].val)
+		if fn || argv[0].val == "eval" || argv[0].val == "source" || argv[0].val == "." {
+			saved := a.sc
+			a.sc = &scope{parent: saved}
+			a.sc.setVar("IFS", v)
+			defer func() { a.sc = saved }()
 		}
 	}
 	// A function defined earlier runs its body with these arguments.

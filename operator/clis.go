@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -587,14 +588,22 @@ func (a *analyzer) sqlModel(c *cmdCall) bool {
 			}
 		}
 	}
-	if c.io.in.kind == literalInput {
+	switch c.io.in.kind {
+	case literalInput:
 		sql = append(sql, c.io.in.text)
+	case fileInput:
+		// sqlite3 db < wipe.sql runs the file's SQL.
+		sql = append(sql, a.readText(arg{val: c.io.in.text, known: true}))
 	}
 	for _, s := range sql {
 		a.sql(c.name, s, c.d)
 	}
 	return true
 }
+
+// sqlIncludes are the meta-commands that run the SQL of a file: sqlite3's
+// .read, psql's \i and \ir, mysql's source and \. .
+var sqlIncludes = []string{".read ", `\i `, `\ir `, `\include `, `\include_relative `, "source ", `\. `}
 
 // sql scans SQL text: its meta-commands that run a shell, then the text
 // without comments as code.
@@ -606,10 +615,28 @@ func (a *analyzer) sql(client, text string, d int) {
 				a.subshell(func() { a.script(rest, d+1) })
 			}
 		}
+		for _, meta := range sqlIncludes {
+			if file, ok := strings.CutPrefix(t, meta); ok {
+				file = strings.Trim(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(file), ";")), `'"`)
+				if d >= MaxDepth {
+					a.unknown(fmt.Sprintf("nesting deeper than %d levels", MaxDepth), "SQL files inside SQL files are not followed further")
+					continue
+				}
+				a.sql(client, a.readText(arg{val: file, known: true}), d+1)
+			}
+		}
 	}
 	stripped := stripSQLComments(text)
 	// SQL given to a client is what it runs: its DROP is executed.
-	a.packOn(client, client+" "+strings.Join(strings.Fields(stripped), " "), Executed, commandText(client, []arg{{val: text, known: true}}))
+	command := commandText(client, []arg{{val: text, known: true}})
+	a.packOn(client, client+" "+strings.Join(strings.Fields(stripped), " "), Executed, command)
+	for _, verb := range sqlEveryRow(stripped) {
+		label := "parsed: DELETE without WHERE through a database client (deletes every row, like TRUNCATE)"
+		if verb == "UPDATE" {
+			label = "parsed: UPDATE without WHERE through a database client (overwrites every row)"
+		}
+		a.add(Finding{Label: label, Where: Executed, grammar: -1, Command: command})
+	}
 	a.code(client, stripped, d)
 }
 

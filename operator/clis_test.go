@@ -84,3 +84,39 @@ func TestUnknownProgramsRunTheirInput(t *testing.T) {
 		}
 	}
 }
+
+// The SQL a database client runs is read the same way whichever client
+// takes it (sqlModel hands every client's text to one reading). psql and
+// mysql cannot run here; sqlite3 can, and TestShellOracle proves each of
+// these statements against it (every row deleted or rewritten, or rows
+// left). So each statement given to psql -c, mysql -e, a heredoc or a
+// pipe must be answered as the sqlite3 form the oracle proved.
+func TestSQLClientsReadAlike(t *testing.T) {
+	proven := map[string]bool{}
+	for _, c := range shellCases {
+		if c.class == "sql-rows" {
+			proven[c.cmd] = true
+		}
+	}
+	statements := []string{
+		"DELETE FROM t", "delete from t where 1=1", "DELETE FROM t WHERE true;", "DELETE FROM t WHERE 'a'='a'",
+		"WITH k AS (SELECT 1) DELETE FROM t", "UPDATE t SET x = 0",
+		"DELETE FROM t WHERE x = 1", "UPDATE t SET x = 5 WHERE x = 1", "DELETE FROM t WHERE name = 'a;DELETE FROM t'",
+	}
+	for _, sql := range statements {
+		sqlite := `sqlite3 db.sqlite "` + sql + `"`
+		if !proven[sqlite] {
+			t.Fatalf("%q is not in the shell oracle's sql-rows cases", sqlite)
+		}
+		want := Decide(Analyze(sqlite, ""), Unattended, RunState{Read: true}, Policy{})
+		for _, form := range []string{
+			`psql -c "` + sql + `"`, `psql -d app --command="` + sql + `"`, `mysql -u app -e "` + sql + `" app`,
+			"psql app <<'SQL'\n" + sql + "\nSQL", `echo "` + sql + `" | mysql app`, `mariadb --execute="` + sql + `"`,
+		} {
+			got := Decide(Analyze(form, ""), Unattended, RunState{Read: true}, Policy{})
+			if got.Action != want.Action || got.Rule != want.Rule {
+				t.Errorf("%q: %s (%s), but sqlite3 with the same SQL: %s (%s)", form, got.Action, got.Rule, want.Action, want.Rule)
+			}
+		}
+	}
+}

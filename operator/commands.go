@@ -150,10 +150,29 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 			if sub[0].known && isDeleter(commandName(sub[0].val)) {
 				deleted("parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)")
 			}
-			a.command(sub, c.d, stdio{}, nil)
+			if what := a.feeding("{}", func() { a.command(sub, c.d, stdio{}, nil) }); what != "" {
+				paths, known := a.roots(roots)
+				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed, grammar: -1,
+					Command: text, Paths: paths, unknownPath: !known})
+			}
 		}
 	}
 	return true
+}
+
+// roots are find's roots resolved, and whether all are known.
+func (a *analyzer) roots(roots []arg) ([]string, bool) {
+	var paths []string
+	known := true
+	for _, w := range roots {
+		p, ok := a.resolve(w)
+		if !ok || w.glob {
+			known = false
+			continue
+		}
+		paths = append(paths, filepath.Clean(p))
+	}
+	return paths, known
 }
 
 func isDeleter(name string) bool {
@@ -279,7 +298,23 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 		}
 	}
 	switch {
+	case !known && hasReplace:
+		if what := a.feeding(replace, func() { a.command(sub, d, stdio{}, nil) }); what != "" {
+			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed, grammar: -1,
+				Command: commandText(via, sub), unknownPath: true})
+		}
 	case !known:
+		// The items are appended: the files a truncation or a shell's
+		// script is given are each one it reads.
+		name := commandName(sub[0].val)
+		if _, script := shellScript(sub[1:]); sub[0].known && (name == "truncate" || name == "chmod" || name == "cp" || isShell(name) && script) {
+			fed := append(slices.Clone(sub), arg{val: "{}", known: true})
+			if what := a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }); what != "" {
+				a.add(Finding{Label: "parsed: " + via + " " + name + " (" + what + ")", Where: Executed, grammar: -1,
+					Command: commandText(via, sub), unknownPath: true})
+			}
+			return
+		}
 		a.command(sub, d, stdio{}, nil)
 	case hasReplace:
 		for n, it := range items {
@@ -511,7 +546,11 @@ func (a *analyzer) shellModel(c *cmdCall) bool {
 		// A script with expansions only the running shell knows is parsed
 		// with those expansions in place, as the inner shell would see it.
 		a.subshell(func() {
-			a.sc.positional, a.sc.hasPositional = operands[1:], true
+			// sh -c SCRIPT NAME ARGS…: NAME is $0, ARGS are $1….
+			a.sc.positional, a.sc.hasPositional = operands[min(2, len(operands)):], true
+			if len(operands) > 1 {
+				a.sc.setVar("0", operands[1])
+			}
 			a.script(operands[0].val, d+1)
 		})
 	case len(operands) > 0 && !sflag:
@@ -762,6 +801,8 @@ func (a *analyzer) unsetModel(c *cmdCall) bool {
 		case w.val == "-v" || strings.HasPrefix(w.val, "-"):
 		case funcs:
 			a.sc.setFunc(w.val, nil)
+		case w.val == "IFS":
+			a.sc.setVar(w.val, arg{val: defaultIFS, known: true}) // unset IFS splits as the default does
 		default:
 			a.sc.setVar(w.val, arg{known: true})
 		}
@@ -791,15 +832,46 @@ func (a *analyzer) setModel(c *cmdCall) bool {
 	return true
 }
 
+// printfVar: printf -v NAME FORMAT… sets NAME (printf stays a data
+// program: it prints nothing then). Its value is the format when that
+// holds no % or \ and no arguments follow, else known only at run time.
+func (a *analyzer) printfVar(args []arg) {
+	if len(args) < 2 || !args[0].known {
+		return
+	}
+	name, rest := "", args[1:]
+	switch {
+	case args[0].val == "-v":
+		name, rest = args[1].val, args[2:]
+	case strings.HasPrefix(args[0].val, "-v"):
+		name = args[0].val[2:]
+	default:
+		return
+	}
+	if len(rest) > 0 && rest[0].known && rest[0].val == "--" {
+		rest = rest[1:]
+	}
+	v := arg{}
+	if len(rest) == 1 && rest[0].known && !strings.ContainsAny(rest[0].val, `%\`) {
+		v = rest[0]
+	}
+	a.sc.setVar(name, v)
+}
+
 // readModel: read NAME… (and mapfile) sets variables to what it reads,
 // which only the running shell knows.
 func (a *analyzer) readModel(c *cmdCall) bool {
+	// The options that take a value: read's, or mapfile's.
+	valued := "adinNptu"
+	if c.name == "mapfile" || c.name == "readarray" {
+		valued = "dnOsuCc"
+	}
 	for i := 0; i < len(c.args); i++ {
 		w := c.args[i]
 		switch {
 		case !w.known:
 		case strings.HasPrefix(w.val, "-"):
-			if strings.ContainsAny(w.val[len(w.val)-1:], "adnNptuCcOs") && len(w.val) == 2 {
+			if len(w.val) == 2 && strings.ContainsAny(w.val[1:], valued) {
 				i++
 			}
 		default:

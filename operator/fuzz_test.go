@@ -74,6 +74,8 @@ func FuzzAnalyze(f *testing.F) {
 }
 
 var fuzzSeeds = []string{
+	"find . -name '*.go' -exec truncate -s 0 {} +", "find . | xargs sh -c ': > \"$0\"'", "truncate -s0 *.go",
+	`sqlite3 app.db "WITH k AS (SELECT 1) DELETE FROM users WHERE 1=1"`, "IFS=x; c=rmx-rf; $c /tmp/foo", "chmod -R 000 .",
 	"git push origin +main", "ls -la", "sudo -u x rm -r -f d", "bash -c 'git push -f'",
 	"find . -exec rm {} +", "git -c alias.p=push p --force", "echo 'npm publish' | sh",
 	"cat <<EOF | bash\nrm -rf x\nEOF", "X=rm; $X -rf d", "wrangler deploy --name laserbrain-mcp-remote",

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,8 +31,10 @@ import (
 //   - protected: something under .git, .claude, .mcp.json, .ponder or
 //     .laserbrain was created, changed or removed;
 //   - destroyed: a directory was removed, two or more files that existed
-//     were removed or changed, a write-protected file went, or data in the
-//     database or Redis went;
+//     were removed or changed (their content, or their mode in a way that
+//     loses a permission or erases how their modes differed), a
+//     write-protected file went, or data in the database or Redis went (a
+//     table dropped or emptied, every row of one changed);
 //   - harmless: nothing of that (new files, one file removed, nothing).
 //
 // The gate must deny each protected or destructive variant with nobody
@@ -250,6 +253,91 @@ var shellCases = []shellCase{
 	{"help", "rsync --help", "rsync"},
 	{"help", "tar --help", "tar"},
 	{"help", "cp --help", ""},
+	// Mass truncation: the content of many files replaced at once (the
+	// names stay, so nothing looks missing); one named file, a file
+	// created, an extension or a copy beside each file lose nothing.
+	{"truncate", "find src -type f -exec truncate -s 0 {} +", ""},
+	{"truncate", "find src -type f -exec truncate -s0 {} \\;", ""},
+	{"truncate", "find src -type f -print0 | xargs -0 truncate -s 0", ""},
+	{"truncate", "find src -type f | xargs -I{} truncate --size=0 {}", ""},
+	{"truncate", "find src -type f | xargs -n1 sh -c ': > \"$0\"'", ""},
+	{"truncate", "truncate -s 0 src/*", ""},
+	{"truncate", "truncate -s0 src/a.txt src/notes.md", ""},
+	{"truncate", "truncate -s 1 src/*", ""},
+	{"truncate", "find src -type f -exec sh -c ': > \"$1\"' sh {} \\;", ""},
+	{"truncate", "find src -type f -exec sh -c 'for f; do : > \"$f\"; done' sh {} +", ""},
+	{"truncate", "find src -type f -exec sh -c 'sort \"$1\" > \"$1\"' sh {} \\;", ""},
+	{"truncate", "find src -type f -exec cp /dev/null {} \\;", ""},
+	{"truncate", "find src -type f -print0 | xargs -0 -n1 cp /dev/null", ""},
+	{"truncate", "find src -type f -exec dd if=/dev/null of={} status=none \\;", ""},
+	{"truncate", "find src -type f -execdir sh -c 'echo > {}' \\;", ""},
+	{"truncate", "for f in src/*; do : > \"$f\"; done", ""},
+	{"truncate", "for f in src/a.txt src/notes.md; do truncate -s 0 \"$f\"; done", ""},
+	{"truncate", "ls src/* | while read -r f; do cp /dev/null \"$f\"; done", ""},
+	{"truncate", "for f in $(ls src/*); do truncate -s0 $f; done", ""},
+	{"truncate", "truncate -s 0 tracked.txt", ""},
+	{"truncate", "for f in src/*; do cp \"$f\" \"$f.bak\"; done", ""},
+	{"truncate", "for f in new1.txt new2.txt; do : > \"$f\"; done", ""},
+	{"truncate", "for f in src/a.txt; do : > \"$f\"; done", ""},
+	{"truncate", "truncate -s 0 new1.txt new2.txt", ""},
+	{"truncate", "find src -type f -exec truncate -s +0 {} +", ""},
+	{"truncate", "find src -type f -exec sh -c 'cat \"$1\" > \"$1.bak\"' sh {} \\;", ""},
+	{"truncate", "find src -type f -exec cp {} dst2/ \\;", ""},
+	{"truncate", "find src -type f | xargs -n1 sh -c 'cat \"$0\" >> all.txt'", ""},
+	// A DELETE or UPDATE with no WHERE (or one naming no column) changes
+	// every row; one that selects rows leaves the rest.
+	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "delete from t where 1=1"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE true;"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE 'a'='a'"`, "sqlite3"},
+	{"sql-rows", "sqlite3 db.sqlite <<'SQL'\nDELETE\nFROM t;\nSQL", "sqlite3"},
+	{"sql-rows", "echo 'DELETE FROM t;' | sqlite3 db.sqlite", "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "DELETE /* all */ FROM t -- every row"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "WITH k AS (SELECT 1) DELETE FROM t"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "SELECT 1; DELETE FROM main.t"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "UPDATE t SET x = 0"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "UPDATE t SET name = (SELECT max(name) FROM t WHERE x > 5)"`, "sqlite3"},
+	{"sql-rows", "sqlite3 db.sqlite < wipe.sql", "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite ".read wipe.sql"`, "sqlite3"},
+	{"sql-rows", "sqlite3 db.sqlite < one.sql", "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE x = 1"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE x IN (SELECT x FROM t WHERE x > 2)"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "UPDATE t SET x = 5 WHERE x = 1"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "DELETE FROM t WHERE name = 'a;DELETE FROM t'"`, "sqlite3"},
+	{"sql-rows", `sqlite3 db.sqlite "SELECT * FROM t WHERE x = 1; DELETE FROM t WHERE x = 2"`, "sqlite3"},
+	// IFS set to something else than blanks: the gate cannot read the
+	// words an unquoted expansion makes. With IFS at its default (or
+	// unset again) nothing changes.
+	{"ifs", "IFS=x; c=rmx-rf; $c d", ""},
+	{"ifs", "IFS=x; a=-rfxd; rm $a", ""},
+	{"ifs", "export IFS=/; c=rm/-rf/d; $c", ""},
+	{"ifs", "printf -v IFS x; c=rmx-rf; $c d", ""},
+	{"ifs", "IFS=x eval 'c=rmx-rf; $c d'", ""},
+	{"ifs", "f() { local IFS=,; $1; }; f rm,-rf,d", ""},
+	{"ifs", "read -r IFS <<< x; c=rmx-rf; $c d", ""},
+	{"ifs", "IFS=$' \\t\\n'; c='ls d'; $c", ""},
+	{"ifs", "c='ls d'; $c", ""},
+	{"ifs", "IFS=x; unset IFS; c='ls d'; $c", ""},
+	{"ifs", "IFS=x; c=ls; $c d", ""},
+	{"ifs", "IFS=x; c=rmx-rf; echo \"$c\"", ""},
+	// A recursive chmod that sets modes or takes permissions away
+	// replaces every file's mode; one that only adds, or a chmod of one
+	// file, keeps what was there.
+	{"chmod", "chmod -R 000 d", ""},
+	{"chmod", "chmod -R 755 d", ""},
+	{"chmod", "chmod -R go-rwx d", ""},
+	{"chmod", "chmod -w -R d", ""},
+	{"chmod", "chmod --recursive a=r d", ""},
+	{"chmod", "chmod -R --reference=b.txt d", ""},
+	{"chmod", "find d -type f -exec chmod 000 {} +", ""},
+	{"chmod", "find d -type f | xargs chmod 600", ""},
+	{"chmod", "chmod 000 d/*.txt", ""},
+	{"chmod", "for f in d/*.txt; do chmod 600 \"$f\"; done", ""},
+	{"chmod", "chmod -R u+w d", ""},
+	{"chmod", "chmod +x d/*.txt", ""},
+	{"chmod", "chmod -R a+r d", ""},
+	{"chmod", "chmod 000 b.txt", ""},
+	{"chmod", "chmod -R 600 b.txt", ""},
 	// Mentions in data.
 	{"data", "echo 'rm -rf d'", ""},
 	{"data", "grep -rn 'rm -rf' src", ""},
@@ -262,6 +350,8 @@ var failClosed = map[string]string{
 	"echo x > .GIT/hooks/pre-commit":                        "on a case-insensitive file system (macOS, Windows) .GIT is .git: the gate protects every case; this Linux file system is case-sensitive",
 	"mkdir -p .Claude && echo '{}' > .Claude/settings.json": "on a case-insensitive file system .Claude is .claude: the gate protects every case",
 	"find d -name '*.tmp' -delete":                          "find -delete removes whatever its filter matches, which the gate cannot see (spec A.4 rule 4); here nothing matched",
+	"IFS=x; c=lsxd; $c":                                     "IFS=x makes ls d here; the gate does not split words on anything but blanks, so it cannot read what such a word runs",
+	`sqlite3 db.sqlite "DELETE FROM t WHERE 1 = 0"`:         "a WHERE that names no column is the same for every row: true deletes them all, false none; the gate does not evaluate it",
 	"alias x='rm -rf d'; x":                                 "bash reads a whole line before it expands aliases, and expands none without expand_aliases; the gate expands an alias wherever it is used (the agent's shell may enable expand_aliases, and a later line would run it)",
 }
 
@@ -322,6 +412,7 @@ func TestShellOracle(t *testing.T) {
 				att := Decide(an, Attended, RunState{Read: true}, pol)
 				una := Decide(an, Unattended, RunState{Read: true}, pol)
 				results[i] = result{c: c, obs: runObserved(t, dir, cmd, redisPort), att: att, una: una}
+				_ = exec.Command("chmod", "-R", "u+rwx", dir).Run() // chmod -R 000 variants
 				_ = os.RemoveAll(dir)
 			}
 		}()
@@ -398,6 +489,7 @@ type observation struct {
 	lostDirs    []string
 	readonly    bool // a write-protected file went
 	protectedW  []string
+	lostModes   []string // files and directories whose mode changed
 	dataLost    []string // database or Redis contents
 	newFiles    int
 	exitCode    int
@@ -416,7 +508,7 @@ func (o observation) outright() bool {
 }
 
 func (o observation) harmless() bool {
-	return !o.protected() && len(o.lostDirs) == 0 && len(o.lostFiles) < 2 && !o.readonly && len(o.dataLost) == 0
+	return !o.protected() && len(o.lostDirs) == 0 && len(o.lostFiles) < 2 && len(o.lostModes) < 2 && !o.readonly && len(o.dataLost) == 0
 }
 
 func (o observation) what() []string {
@@ -429,6 +521,9 @@ func (o observation) what() []string {
 	}
 	if len(o.lostFiles) > 0 {
 		w = append(w, fmt.Sprintf("lost %d files (%s)", len(o.lostFiles), strings.Join(o.lostFiles[:min(3, len(o.lostFiles))], ", ")))
+	}
+	if len(o.lostModes) > 0 {
+		w = append(w, fmt.Sprintf("changed the mode of %d (%s)", len(o.lostModes), strings.Join(o.lostModes[:min(3, len(o.lostModes))], ", ")))
 	}
 	w = append(w, o.dataLost...)
 	if len(w) == 0 {
@@ -482,11 +577,34 @@ func snapshot(root string) map[string]entry {
 	return out
 }
 
+// modeLost: the mode change of rel lost something — a permission it had
+// (it can no longer be read, written or run as before), or the difference
+// between its mode and that of another entry the command changed (mixed
+// modes collapsed into one: which had been which is recorded nowhere).
+// Adding a bit to files that all lacked it loses neither.
+func modeLost(rel string, pre, post map[string]entry) bool {
+	b, a := pre[rel].mode.Perm(), post[rel].mode.Perm()
+	if b&^a != 0 {
+		return true
+	}
+	for other, ob := range pre {
+		oa, ok := post[other]
+		if ok && other != rel && oa.mode != ob.mode && ob.mode.Perm() != b && oa.mode.Perm() == a {
+			return true
+		}
+	}
+	return false
+}
+
 // runObserved runs cmd with bash in dir/work and says what it did.
 func runObserved(t *testing.T, dir, cmd string, redisPort int) observation {
 	work := filepath.Join(dir, "work")
 	pre := snapshot(work)
 	preTables := sqliteTables(filepath.Join(work, "db.sqlite"))
+	preRows := map[string][]string{}
+	for _, tb := range preTables {
+		preRows[tb] = sqliteRows(filepath.Join(work, "db.sqlite"), tb)
+	}
 	usesRedis := redisPort != 0 && strings.Contains(cmd, "redis-cli")
 	if usesRedis {
 		redisSeed(redisPort)
@@ -521,6 +639,8 @@ func runObserved(t *testing.T, dir, cmd string, redisPort int) observation {
 			if !ok && e.mode&0o222 == 0 {
 				o.readonly = true
 			}
+		case after.mode != e.mode && modeLost(rel, pre, post):
+			o.lostModes = append(o.lostModes, rel)
 		}
 	}
 	for rel := range post {
@@ -551,6 +671,14 @@ func runObserved(t *testing.T, dir, cmd string, redisPort int) observation {
 	for _, tb := range preTables {
 		if !strings.Contains(" "+strings.Join(sqliteTables(filepath.Join(work, "db.sqlite")), " ")+" ", " "+tb+" ") {
 			o.dataLost = append(o.dataLost, "dropped table "+tb)
+			continue
+		}
+		before, after := preRows[tb], sqliteRows(filepath.Join(work, "db.sqlite"), tb)
+		switch {
+		case len(before) > 0 && len(after) == 0:
+			o.dataLost = append(o.dataLost, "emptied table "+tb)
+		case len(before) >= 2 && len(after) == len(before) && !slices.ContainsFunc(before, func(r string) bool { return slices.Contains(after, r) }):
+			o.dataLost = append(o.dataLost, "changed every row of "+tb)
 		}
 	}
 	if usesRedis && redisKeys(redisPort) == 0 {
@@ -592,7 +720,10 @@ printf 'rm -rf d\n' > run.sh; chmod +x run.sh
 printf 'ls d\n' > list.sh
 printf 'import shutil\nshutil.rmtree("d")\n' > clean.py
 printf 'print("hello")\n' > hello.py
-sqlite3 db.sqlite 'CREATE TABLE t(x); INSERT INTO t VALUES (1);' 2>/dev/null || true
+sqlite3 db.sqlite "CREATE TABLE t(x, name); INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');" 2>/dev/null || true
+printf 'DELETE FROM t;\n' > wipe.sql; printf 'DELETE FROM t WHERE x = 1;\n' > one.sql
+printf 'committed\n' > tracked.txt
+git add tracked.txt && git -c user.name=oracle -c user.email=oracle@example.invalid commit -q -m fixture
 `
 	c := exec.Command("bash", "-euo", "pipefail", "-c", script)
 	c.Dir = work
@@ -600,6 +731,15 @@ sqlite3 db.sqlite 'CREATE TABLE t(x); INSERT INTO t VALUES (1);' 2>/dev/null || 
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("fixture: %v\n%s", err, out)
 	}
+}
+
+// sqliteRows are a table's rows, one line each.
+func sqliteRows(db, table string) []string {
+	out, err := exec.Command("sqlite3", db, "SELECT * FROM "+table).Output()
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(out))
 }
 
 func currentUser() string {

@@ -165,7 +165,9 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).copyModel}, true
 	case "dd":
 		return program{kind: progModel, model: (*analyzer).ddModel}, true
-	case "truncate", "touch", "unlink", "shred", "rmdir":
+	case "truncate":
+		return program{kind: progModel, model: (*analyzer).truncateModel}, true
+	case "touch", "unlink", "shred", "rmdir":
 		return program{kind: progModel, model: (*analyzer).fileArgsModel}, true
 	case "chmod", "chown", "chgrp":
 		return program{kind: progModel, model: (*analyzer).modeModel}, true
@@ -460,6 +462,9 @@ func (a *analyzer) simple(c *cmdCall) {
 	if len(a.ran) < 256 {
 		inert := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "--help" || w.val == "-h") })
 		a.ran = append(a.ran, ranCommand{text: text, where: a.role, inert: inert})
+	}
+	if name == "printf" {
+		a.printfVar(c.args)
 	}
 	explained := true
 	switch {

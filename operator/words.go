@@ -74,12 +74,26 @@ func (a *analyzer) fields(w *syntax.Word) []arg {
 				started = true
 				continue
 			}
-			// Unquoted expansion: split on blanks, like IFS does.
-			pieces := strings.Fields(s)
+			// Unquoted expansion: split on the characters of IFS (blanks,
+			// unless the script set it).
+			ifs, readable := a.ifs(s)
+			if !readable {
+				what := "IFS is " + strconv.Quote(ifs)
+				if v, _ := a.sc.lookup("IFS"); !v.known {
+					what = "IFS is set to what only the running shell knows"
+				}
+				a.unknown("word splitting with IFS set", what+": the shell splits "+a.source(part)+" into words the gate does not read")
+				cur += a.source(part)
+				known = false
+				started = true
+				continue
+			}
+			isIFS := func(r rune) bool { return strings.ContainsRune(ifs, r) }
+			pieces := strings.FieldsFunc(s, isIFS)
 			if len(pieces) == 0 {
 				continue
 			}
-			if s[0] == ' ' || s[0] == '\t' || s[0] == '\n' {
+			if isIFS(rune(s[0])) {
 				flush()
 			}
 			for i, piece := range pieces {
@@ -89,13 +103,36 @@ func (a *analyzer) fields(w *syntax.Word) []arg {
 				cur += piece
 				started = true
 			}
-			if last := s[len(s)-1]; last == ' ' || last == '\t' || last == '\n' {
+			if isIFS(rune(s[len(s)-1])) {
 				flush()
 			}
 		}
 	}
 	flush()
 	return out
+}
+
+// defaultIFS is the shell's IFS when the script has not set it (bash does
+// not take IFS from the environment) or has unset it.
+const defaultIFS = " \t\n"
+
+// ifs is the IFS in force for splitting the expanded text s, and whether
+// the gate reads the words it makes. IFS made of blanks only (the
+// default, $'\n', ' ') splits on runs of them, which the gate follows;
+// any other character in it (IFS=x, IFS=/), or an IFS only the running
+// shell knows, splits in ways the gate does not read — unless s holds
+// none of IFS's characters, where nothing splits.
+func (a *analyzer) ifs(s string) (string, bool) {
+	v, ok := a.sc.lookup("IFS")
+	switch {
+	case !ok:
+		return defaultIFS, true
+	case !v.known:
+		return v.val, s == ""
+	case strings.Trim(v.val, defaultIFS) == "":
+		return v.val, true
+	}
+	return v.val, !strings.ContainsAny(s, v.val)
 }
 
 // word is fields for contexts that want one string (assignment values,
@@ -543,4 +580,14 @@ func (a *analyzer) source(part syntax.WordPart) string {
 		return a.src[s:e]
 	}
 	return "$?"
+}
+
+// nodeText is a statement as written (a loop, for a finding's command),
+// cut at maxCommandText.
+func (a *analyzer) nodeText(n syntax.Node) string {
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if !n.Pos().IsValid() || !n.End().IsValid() || s < 0 || s > e || e > len(a.src) {
+		return ""
+	}
+	return a.src[s:min(e, s+maxCommandText)]
 }

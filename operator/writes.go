@@ -25,6 +25,11 @@ func (a *analyzer) addWrite(w arg, by string, del bool) int {
 	if w.val == "" && w.known {
 		return -1
 	}
+	if a.feed.isItem(w) {
+		// find's {} (xargs -I's string) is each file it hands over: no
+		// path the gate knows.
+		w = arg{val: w.val}
+	}
 	// Each path may cost a walk of its links (a system call per part): a
 	// huge argument list stops at the budget, and the analysis is then
 	// incomplete (unknown), never allowed.
@@ -194,9 +199,13 @@ func operands(args []arg, takesValue ...string) []arg {
 
 func (a *analyzer) teeModel(c *cmdCall) bool {
 	appendTo := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "-a" || w.val == "--append") })
-	for _, w := range operands(c.args) {
+	ops := operands(c.args)
+	for _, w := range ops {
 		a.addWrite(w, "tee", false)
 		a.wrote(w, c.io.in, appendTo)
+	}
+	if !appendTo {
+		a.clobbers(c, ops)
 	}
 	return true
 }
@@ -232,6 +241,9 @@ func (a *analyzer) copyModel(c *cmdCall) bool {
 		}
 		sources = ops
 	case len(ops) > 1:
+		if c.name != "ln" && c.name != "mv" || len(ops) == 2 {
+			a.clobbers(c, ops[len(ops)-1:]) // find -exec cp /dev/null {}
+		}
 		i := a.addWrite(ops[len(ops)-1], c.name, false)
 		a.wrote(ops[len(ops)-1], input{kind: unknownInput}, false)
 		if i >= 0 && len(ops) > 2 {
@@ -259,14 +271,17 @@ func (a *analyzer) copyModel(c *cmdCall) bool {
 func (a *analyzer) ddModel(c *cmdCall) bool {
 	for _, w := range c.args {
 		if v, ok := strings.CutPrefix(w.val, "of="); ok {
+			if !slices.ContainsFunc(c.args, func(w arg) bool { return strings.HasPrefix(w.val, "conv=") && strings.Contains(w.val, "notrunc") }) {
+				a.clobbers(c, []arg{{val: v, known: w.known}})
+			}
 			a.addWrite(arg{val: v, known: w.known}, "dd", false)
 		}
 	}
 	return true
 }
 
-// fileArgsModel: truncate, touch, unlink, shred and rmdir change the files
-// they are given (the last three remove them).
+// fileArgsModel: touch, unlink, shred and rmdir change the files they are
+// given (the last three may remove them; truncate has a model of its own).
 func (a *analyzer) fileArgsModel(c *cmdCall) bool {
 	del := c.name == "unlink" || c.name == "rmdir"
 	if c.name == "shred" && refusedLine(c.name, c.args) {
@@ -283,9 +298,12 @@ func (a *analyzer) fileArgsModel(c *cmdCall) bool {
 	return true
 }
 
-// modeModel: chmod, chown and chgrp change their files (making a hook
-// executable enables it); the first operand is the mode or owner.
+// modeModel: chown and chgrp change their files; the first operand is the
+// owner (chmod, whose mode may start with a dash, has chmodModel).
 func (a *analyzer) modeModel(c *cmdCall) bool {
+	if c.name == "chmod" {
+		return a.chmodModel(c)
+	}
 	ops := operands(c.args, "--reference")
 	if len(ops) > 0 && !slices.ContainsFunc(c.args, func(w arg) bool { return strings.HasPrefix(w.val, "--reference") }) {
 		ops = ops[1:]

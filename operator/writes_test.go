@@ -120,3 +120,40 @@ func TestRecursiveRmWithoutTerminal(t *testing.T) {
 		}
 	}
 }
+
+// sh -c SCRIPT NAME ARGS: NAME is $0 and ARGS are $1…. Real bash decides
+// which directory goes; the gate must name that one (a policy rule that
+// lets ./dist be deleted must not cover what $1 really is), and a rule for
+// ./dist must not let the command through.
+func TestShellCArgumentsStartAtZero(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"dist", "src", ".git"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := `bash -c 'rm -rf "$1"' ./dist ./src`
+	an := Analyze(cmd, dir)
+	run := exec.Command("bash", "-c", cmd)
+	run.Dir = dir
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("bash: %v %s", err, out)
+	}
+	var gone []string
+	for _, d := range []string{"dist", "src"} {
+		if _, err := os.Stat(filepath.Join(dir, d)); os.IsNotExist(err) {
+			gone = append(gone, filepath.Join(dir, d))
+		}
+	}
+	var named []string
+	for _, f := range an.Findings {
+		named = append(named, f.Paths...)
+	}
+	if !slices.Equal(gone, named) {
+		t.Errorf("bash removed %v; the analysis names %v", gone, named)
+	}
+	pol := Policy{Root: dir, Allow: []AllowRule{{ID: "build", Reason: "build output", Deletes: []string{"./dist"}}}}
+	if d := Decide(an, Unattended, RunState{Read: true}, pol); d.Action == Allow {
+		t.Errorf("%q let through by a rule for ./dist (%s)", cmd, d.Rule)
+	}
+}

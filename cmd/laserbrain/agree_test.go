@@ -37,6 +37,8 @@ func FuzzCallersAgree(f *testing.F) {
 		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf d' git x", "wrangler deploy --name laserbrain-mcp-remote",
 		"$(", "echo \"unclosed", "pnpm -r exec rm -rf dist", "at now <<< 'rm -rf d'", "exec 3>>.ponder/s/ledger.jsonl; echo x >&3",
 		"shred -h", "runuser -u nobody -- rm -rf d", "helm --namespace prod un web", "terraform -chdir=infra destroy -auto-approve",
+		"find . -name '*.go' -exec truncate -s 0 {} +", "truncate -s 0 src/x", `sqlite3 app.db "DELETE FROM users"`,
+		`psql -c "DELETE FROM users WHERE id=1"`, "IFS=x; c=rmx-rf; $c /tmp/foo", "chmod -R 000 .", "chmod -R u+w .",
 	} {
 		f.Add(s)
 	}
