@@ -61,6 +61,7 @@ type Store struct {
 	paths    Paths
 	runsDir  string
 	log      *runLog
+	packs    *packSet
 	contexts *contexts
 	evidence *Evidence
 	closed   sync.Once
@@ -84,7 +85,7 @@ func Open(paths Paths) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	s := &Store{paths: paths, runsDir: runs, log: log, contexts: newContexts(paths.Config), evidence: OpenEvidence(paths.Config)}
+	s := &Store{paths: paths, runsDir: runs, log: log, packs: &packSet{dir: filepath.Join(runs, "packs")}, contexts: newContexts(paths.Config), evidence: OpenEvidence(paths.Config)}
 	if err := s.contexts.load(); err != nil {
 		_ = log.close() // nothing was written through it
 		return nil, err
@@ -110,15 +111,29 @@ type runFile struct {
 	HistoryBytes int64 `json:"history_bytes"`
 }
 
-// stored is a run as the store holds it: its own files, then the chain of
-// its saves in the log (read from the log when needed, not held).
+// stored is a run as the store holds it: its own files or its record in
+// a pack, then the chain of its saves in the log (read when needed, not
+// held).
 type stored struct {
 	state        []byte
 	count        int // steps committed
 	onFile       bool
 	fileCount    int
 	historyBytes int64
-	saves        []span // the saves in the log that apply, after the file's
+	packed       *packRun // when not on file: its record in the newest pack holding it
+	saves        []span   // the saves in the log that apply, after the file's or the pack's
+}
+
+// size is how many bytes the run's steps and state come to.
+func (st *stored) size() int64 {
+	n := st.historyBytes + int64(len(st.state))
+	if st.packed != nil {
+		n += st.packed.sp.steps
+	}
+	for _, sp := range st.saves {
+		n += sp.steps
+	}
+	return n
 }
 
 // fromLog reports whether a save in the log applies.
@@ -156,6 +171,21 @@ func (s *Store) lookup(id string) (*stored, error) {
 		}
 		st.state, st.count, st.onFile, st.fileCount, st.historyBytes = f.Run, n, true, n, f.HistoryBytes
 	}
+	if !st.onFile {
+		if err := s.packs.current(s.log.generation); err != nil {
+			return nil, err
+		}
+		pr, err := s.packs.find(id)
+		if err != nil {
+			return nil, err
+		}
+		if pr != nil {
+			if st.state, err = pr.state(); err != nil {
+				return nil, fmt.Errorf("run %s: %s: %w", id, pr.p.path, err)
+			}
+			st.count, st.packed = pr.sp.n, pr
+		}
+	}
 	saves, count, err := s.log.chain(id, st.count)
 	if err != nil {
 		return nil, err
@@ -166,7 +196,7 @@ func (s *Store) lookup(id string) (*stored, error) {
 		}
 		st.count, st.saves = count, saves
 	}
-	if !st.onFile && !st.fromLog() {
+	if !st.onFile && st.packed == nil && !st.fromLog() {
 		return nil, nil
 	}
 	return st, nil
@@ -271,6 +301,11 @@ func (s *Store) readHistory(id string, st *stored) ([]laserbrain.StepRecord, err
 			return nil, err
 		}
 	}
+	if pr := st.packed; pr != nil && pr.sp.steps > 0 {
+		if _, err := jsonl.ScanFile(pr.p.f, jsonl.Pos{Off: pr.sp.body, Line: 1}, pr.sp.body+pr.sp.steps, decode(pr.p.path+":", 0)); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.log.eachStep(st.saves, decode("the log:", len(out))); err != nil {
 		return nil, err
 	}
@@ -311,6 +346,9 @@ func (s *Store) Close() error {
 		if cerr := s.log.close(); err == nil {
 			err = cerr
 		}
+		s.log.mu.Lock()
+		s.packs.close()
+		s.log.mu.Unlock()
 	})
 	return err
 }
@@ -335,6 +373,10 @@ func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
 				seen[id] = true
 			}
 		}
+		if err := s.packs.current(s.log.generation); err != nil {
+			return err
+		}
+		s.packs.eachID(func(id string, _ *pack) { seen[id] = true })
 		logIDs, err := s.log.ids()
 		if err != nil {
 			return err
@@ -377,6 +419,7 @@ func (s *Store) RecentRunIDs(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		listed := map[string]bool{}
 		for _, n := range names {
 			id := strings.TrimSuffix(filepath.Base(n), ".json")
 			if _, logged := s.log.spans[id]; logged || laserbrain.ValidateRunID(id) != nil {
@@ -384,7 +427,25 @@ func (s *Store) RecentRunIDs(ctx context.Context) ([]string, error) {
 			}
 			if fi, err := os.Stat(n); err == nil {
 				onFile = append(onFile, run{id, fi.ModTime().UnixNano()})
+				listed[id] = true
 			}
+		}
+		// A run in a pack was last saved when its pack was written.
+		if err := s.packs.current(s.log.generation); err != nil {
+			return err
+		}
+		for i := len(s.packs.packs) - 1; i >= 0; i-- {
+			p := s.packs.packs[i]
+			fi, err := p.f.Stat()
+			if err != nil {
+				return err
+			}
+			p.eachID(func(id string) {
+				if _, logged := s.log.spans[id]; !logged && !listed[id] {
+					onFile = append(onFile, run{id, fi.ModTime().UnixNano()})
+					listed[id] = true
+				}
+			})
 		}
 		return nil
 	})

@@ -75,6 +75,9 @@ type runLog struct {
 	spans   map[string][]span
 	dirty   bool // appended since the last sync
 	copyBuf []byte
+	// generation counts the logs this process has indexed: it moves on
+	// whenever the index is dropped (the log was replaced or cut short).
+	generation int
 }
 
 func openRunLog(dir string) (*runLog, error) {
@@ -165,6 +168,7 @@ func (l *runLog) checkGen() error {
 
 func (l *runLog) resetIndex() {
 	l.indexed, l.spans, l.gen = 0, map[string][]span{}, ""
+	l.generation++
 }
 
 // replaceWithEmpty puts a new, empty log (a header with a fresh
