@@ -180,10 +180,7 @@ func (s *Store) lookup(id string) (*stored, error) {
 			return nil, err
 		}
 		if pr != nil {
-			if st.state, err = pr.state(); err != nil {
-				return nil, fmt.Errorf("run %s: %s: %w", id, pr.p.path, err)
-			}
-			st.count, st.packed = pr.sp.n, pr
+			st.state, st.count, st.packed = pr.state, pr.sp.n, pr
 		}
 	}
 	saves, count, err := s.log.chain(id, st.count)

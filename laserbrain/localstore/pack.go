@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,10 +68,11 @@ type pack struct {
 	index []byte
 }
 
-// packRun is a run's place in a pack.
+// packRun is a run's place in a pack, and the state its record holds.
 type packRun struct {
-	p  *pack
-	sp span
+	p     *pack
+	sp    span
+	state []byte
 }
 
 // openPack opens the pack at path and reads its index.
@@ -158,38 +160,41 @@ func (p *pack) eachID(fn func(id string)) {
 	}
 }
 
-// record reads and checks the record of run id at off.
-func (p *pack) record(id string, off int64) (span, error) {
-	c := &cursor{f: p.f, end: p.size - packTrailerSize}
-	head, next, ok, err := c.line(off)
-	if err != nil {
-		return span{}, err
+// maxHeader is more than any record header's length (an id is at most 64
+// bytes).
+const maxHeader = 512
+
+// record reads and checks the record of run id at off, through buf (which
+// it returns, grown).
+func (p *pack) record(id string, off int64, buf []byte) (span, []byte, error) {
+	end := p.size - packTrailerSize
+	damaged := func(what string) (span, []byte, error) {
+		return span{}, buf, fmt.Errorf("pack %s is damaged: run %s's record at byte %d %s", p.path, id, off, what)
 	}
+	if off < 0 || off >= end {
+		return damaged("is past its records")
+	}
+	buf = slices.Grow(buf[:0], maxHeader)[:min(maxHeader, end-off)]
+	if _, err := p.f.ReadAt(buf, off); err != nil {
+		return span{}, buf, err
+	}
+	head, _, ok := bytes.Cut(buf, []byte("\n"))
 	var h recordHeader
 	if !ok || !bytes.HasPrefix(head, headerPrefix) || json.Unmarshal(head, &h) != nil || h.Run != id || h.Base != 0 {
-		return span{}, fmt.Errorf("pack %s is damaged: no record of run %s at byte %d", p.path, id, off)
+		return damaged("is not there")
 	}
-	sp := span{body: next, base: 0, n: h.N, steps: h.Steps, state: h.State}
-	if h.Steps < 0 || h.State <= 0 || next+h.Steps+h.State > c.end {
-		return span{}, fmt.Errorf("pack %s is damaged: run %s's record at byte %d runs past its end", p.path, id, off)
+	body := off + int64(len(head)) + 1
+	if h.Steps < 0 || h.State <= 0 || body+h.Steps+h.State > end {
+		return damaged("runs past the records")
 	}
-	sum, err := c.crc(next, next+h.Steps+h.State)
-	if err != nil {
-		return span{}, err
+	buf = slices.Grow(buf[:0], int(h.Steps+h.State))[:h.Steps+h.State]
+	if _, err := p.f.ReadAt(buf, body); err != nil {
+		return span{}, buf, err
 	}
-	if sum != h.CRC {
-		return span{}, fmt.Errorf("pack %s is damaged: run %s's record at byte %d does not match its checksum", p.path, id, off)
+	if crc32.Checksum(buf, castagnoli()) != h.CRC {
+		return damaged("does not match its checksum")
 	}
-	return sp, nil
-}
-
-// state reads the state the record holds.
-func (pr *packRun) state() ([]byte, error) {
-	state := make([]byte, pr.sp.state)
-	if _, err := pr.p.f.ReadAt(state, pr.sp.body+pr.sp.steps); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(state, []byte("\n")), nil
+	return span{body: body, n: h.N, steps: h.Steps, state: h.State}, buf, nil
 }
 
 // appendSteps appends the record's step lines to buf.
@@ -211,6 +216,7 @@ type packSet struct {
 	gen    int  // the log generation it was read at
 	pinned bool // a compaction holds the set as it read it
 	packs  []*pack
+	buf    []byte
 }
 
 // current brings the set up to date with the directory.
@@ -263,11 +269,13 @@ func (ps *packSet) find(id string) (*packRun, error) {
 		if !ok {
 			continue
 		}
-		sp, err := p.record(id, off)
+		sp, buf, err := p.record(id, off, ps.buf)
+		ps.buf = buf
 		if err != nil {
 			return nil, err
 		}
-		return &packRun{p: p, sp: sp}, nil
+		state := bytes.TrimSuffix(buf[sp.steps:], []byte("\n"))
+		return &packRun{p: p, sp: sp, state: bytes.Clone(state)}, nil
 	}
 	return nil, nil
 }

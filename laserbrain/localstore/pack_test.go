@@ -412,13 +412,12 @@ func TestPackIndexSearch(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s not found", id)
 		}
-		sp, err := p.record(id, off)
+		sp, body, err := p.record(id, off, nil)
 		if err != nil || sp.n != 1 {
 			t.Fatalf("%s's record: %+v %v", id, sp, err)
 		}
-		st, _ := (&packRun{p: p, sp: sp}).state()
 		var v struct{ ID string }
-		if json.Unmarshal(st, &v); v.ID != id {
+		if json.Unmarshal(body[sp.steps:], &v); v.ID != id {
 			t.Fatalf("%s's record holds the state of %q", id, v.ID)
 		}
 	}
