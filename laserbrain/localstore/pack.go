@@ -221,6 +221,9 @@ type packSet struct {
 
 // current brings the set up to date with the directory.
 func (ps *packSet) current(gen int) error {
+	if ps.pinned {
+		return nil
+	}
 	fi, err := os.Stat(ps.dir)
 	var st fileStamp
 	switch {
@@ -230,7 +233,7 @@ func (ps *packSet) current(gen int) error {
 	default:
 		st = stampOf(fi)
 	}
-	if ps.pinned || ps.loaded && st == ps.stamp && gen == ps.gen {
+	if ps.loaded && st == ps.stamp && gen == ps.gen {
 		return nil
 	}
 	return ps.load(st, gen)

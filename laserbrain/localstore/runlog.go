@@ -17,8 +17,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/gofrs/flock"
-
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/jsonl"
 )
@@ -65,7 +63,7 @@ type span struct {
 type runLog struct {
 	dir  string // runs/
 	path string
-	lock *flock.Flock
+	lock *logLock
 
 	mu      sync.Mutex // one log operation at a time in this process
 	f       *os.File   // the log, O_APPEND; reopened after a compaction elsewhere
@@ -81,7 +79,7 @@ type runLog struct {
 }
 
 func openRunLog(dir string) (*runLog, error) {
-	l := &runLog{dir: dir, path: filepath.Join(dir, "log.jsonl"), lock: flock.New(filepath.Join(dir, "log.lock"))}
+	l := &runLog{dir: dir, path: filepath.Join(dir, "log.jsonl"), lock: newLogLock(filepath.Join(dir, "log.lock"))}
 	if _, err := os.Stat(l.path); errors.Is(err, fs.ErrNotExist) {
 		if err := l.withLock(true, func() error {
 			if _, err := os.Stat(l.path); err == nil {
@@ -504,6 +502,7 @@ func (l *runLog) size() int64 {
 func (l *runLog) close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.lock.close()
 	if l.f == nil {
 		return nil
 	}
