@@ -102,6 +102,14 @@ func (s *Store) Compact() error {
 			if err != nil {
 				return fmt.Errorf("compact run %s: %w", id, err)
 			}
+			if st.packed != nil { // its records in the packs are no longer it
+				if pw == nil {
+					if pw, err = newPackWriter(packsDir, s.packs.nextSeq()); err != nil {
+						return err
+					}
+				}
+				pw.leave(id)
+			}
 			tmp := s.runPath(id) + ".compact"
 			data := append(append([]byte(`{"run":`), st.state...), `,"history_bytes":`...)
 			data = append(strconv.AppendInt(data, n, 10), "}\n"...)
@@ -110,33 +118,32 @@ func (s *Store) Compact() error {
 			}
 			renames = append(renames, [2]string{tmp, s.runPath(id)})
 		}
-		// The newest packs are folded into this one: their runs that are
-		// still theirs (not moved above, not on file) are copied over.
+		// The newest packs are folded into this one: each run's newest
+		// record among them is copied over, unless the run was moved above
+		// or left the packs; that it left is kept while an older pack may
+		// still hold a record of it.
 		fold := s.packs.toFold(s.log.size())
 		if pw == nil {
 			fold = nil // nothing new to pack: the packs stay as they are
 		}
-		folded := map[*pack]bool{}
-		for _, p := range fold {
-			folded[p] = true
-		}
-		for _, p := range fold {
+		keepGone := len(fold) < len(s.packs.packs)
+		for k := len(fold) - 1; k >= 0; k-- {
+			p := fold[k]
 			var ferr error
-			p.eachID(func(id string) {
+			p.entries(func(id string, off int64) {
 				if ferr != nil || moved[id] {
 					return
 				}
 				moved[id] = true
-				st, err := s.lookup(id)
-				if err != nil {
-					ferr = err
+				if off == gone {
+					if keepGone {
+						pw.leave(id)
+					}
 					return
 				}
-				if st == nil || st.onFile || st.packed == nil || !folded[st.packed.p] {
-					return // on file, or its record here is an old one
-				}
-				if buf, err = st.packed.appendSteps(buf[:0]); err == nil {
-					err = toPack(id, st, buf)
+				sp, body, err := p.record(id, off, buf)
+				if buf = body; err == nil {
+					err = pw.add(id, sp.n, body[:sp.steps], body[sp.steps:len(body)-1])
 				}
 				if err != nil {
 					ferr = fmt.Errorf("compact run %s: %w", id, err)

@@ -431,19 +431,19 @@ func (s *Store) RecentRunIDs(ctx context.Context) ([]string, error) {
 		if err := s.packs.current(s.log.generation); err != nil {
 			return err
 		}
-		for i := len(s.packs.packs) - 1; i >= 0; i-- {
-			p := s.packs.packs[i]
+		mod := map[*pack]int64{}
+		for _, p := range s.packs.packs {
 			fi, err := p.f.Stat()
 			if err != nil {
 				return err
 			}
-			p.eachID(func(id string) {
-				if _, logged := s.log.spans[id]; !logged && !listed[id] {
-					onFile = append(onFile, run{id, fi.ModTime().UnixNano()})
-					listed[id] = true
-				}
-			})
+			mod[p] = fi.ModTime().UnixNano()
 		}
+		s.packs.eachID(func(id string, p *pack) {
+			if _, logged := s.log.spans[id]; !logged && !listed[id] {
+				onFile = append(onFile, run{id, mod[p]})
+			}
+		})
 		return nil
 	})
 	newest := func(rs []run) {

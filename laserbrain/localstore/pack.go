@@ -150,15 +150,24 @@ func (p *pack) find(id string) (int64, bool) {
 	return 0, false
 }
 
-// eachID calls fn with every run id in the pack, in order.
-func (p *pack) eachID(fn func(id string)) {
+// entries calls fn with every index entry of the pack, in id order: the
+// offset of the run's record, or gone for a run that left the packs.
+func (p *pack) entries(fn func(id string, off int64)) {
 	for rest := p.index; len(rest) > 0; {
 		line, after, _ := bytes.Cut(rest, []byte("\n"))
-		name, _, _ := bytes.Cut(line, []byte(" "))
-		fn(string(name))
+		name, off, _ := bytes.Cut(line, []byte(" "))
+		n, err := strconv.ParseInt(string(off), 10, 64)
+		if err != nil {
+			n = gone
+		}
+		fn(string(name), n)
 		rest = after
 	}
 }
+
+// gone is the offset an index gives a run that left the packs for files
+// of its own: its records in older packs are no longer it.
+const gone = -1
 
 // maxHeader is more than any record header's length (an id is at most 64
 // bytes).
@@ -272,6 +281,9 @@ func (ps *packSet) find(id string) (*packRun, error) {
 		if !ok {
 			continue
 		}
+		if off == gone {
+			return nil, nil
+		}
 		sp, buf, err := p.record(id, off, ps.buf)
 		ps.buf = buf
 		if err != nil {
@@ -283,26 +295,57 @@ func (ps *packSet) find(id string) (*packRun, error) {
 	return nil, nil
 }
 
-// eachID calls fn with every run id in every pack (an id may come more
-// than once).
+// eachID calls fn with every run id the packs hold, once, from the newest
+// pack holding it.
 func (ps *packSet) eachID(fn func(id string, p *pack)) {
-	for _, p := range ps.packs {
-		p.eachID(func(id string) { fn(id, p) })
+	seen := map[string]bool{}
+	for i := len(ps.packs) - 1; i >= 0; i-- {
+		p := ps.packs[i]
+		p.entries(func(id string, off int64) {
+			if !seen[id] {
+				seen[id] = true
+				if off != gone {
+					fn(id, p)
+				}
+			}
+		})
 	}
 }
 
+// foldTiers is how many packs of one size tier make a compaction fold them
+// (with its own) into one pack of the next.
+const foldTiers = 4
+
+// tier is a pack size's tier: 0 below 4× CompactAt, then one more for
+// every factor of 4.
+func tier(size int64) int {
+	t := 0
+	for base := max(CompactAt, 1) * foldTiers; size >= base && t < 40; base *= foldTiers {
+		t++
+	}
+	return t
+}
+
 // toFold picks the newest packs a compaction that writes about fresh
-// bytes folds into its pack: each while it is smaller than twice the bytes
-// after it, none past packMergeMax.
+// bytes folds into its pack, as a counter in base foldTiers carries: when
+// the newest packs and the new one are foldTiers of one tier, they become
+// one of the next, which may carry on. Packs stay O(log) in number, and a
+// run's bytes are rewritten once per tier. A pack past packMergeMax is left
+// as it is.
 func (ps *packSet) toFold(fresh int64) []*pack {
 	acc, i := fresh, len(ps.packs)
-	for i > 0 {
-		p := ps.packs[i-1]
-		if p.size >= 2*acc || p.size > packMergeMax {
+	for {
+		t, j := tier(acc), i
+		for j > 0 && tier(ps.packs[j-1].size) <= t && ps.packs[j-1].size <= packMergeMax {
+			j--
+		}
+		if i-j+1 < foldTiers {
 			break
 		}
-		acc += p.size
-		i--
+		for _, p := range ps.packs[j:i] {
+			acc += p.size
+		}
+		i = j
 	}
 	return ps.packs[i:]
 }
@@ -364,6 +407,11 @@ func (pw *packWriter) add(id string, n int, steps, state []byte) error {
 	_, err := pw.w.Write(pw.buf)
 	pw.off += int64(len(pw.buf))
 	return err
+}
+
+// leave notes that run id left the packs.
+func (pw *packWriter) leave(id string) {
+	pw.index = append(pw.index, packEntry{id: id, off: gone})
 }
 
 // finish writes the index and the trailer and closes the file, made

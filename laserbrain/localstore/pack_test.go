@@ -105,7 +105,8 @@ func TestSmallRunsGoIntoOnePack(t *testing.T) {
 
 // A run in a pack that grows past PackBelow leaves it for files of its own
 // at the next compaction, with every step it had; its record left in the
-// pack is passed over, and is dropped when the pack is folded.
+// pack is passed over (the new pack says it left), and both go when the
+// packs are folded.
 func TestRunLeavesItsPack(t *testing.T) {
 	packBelow(t, 8<<10)
 	dir := t.TempDir()
@@ -135,21 +136,51 @@ func TestRunLeavesItsPack(t *testing.T) {
 	if n := strings.Count(string(hist), "\n"); n != 52 {
 		t.Errorf("grow's history file holds %d steps, want all 52", n)
 	}
-	// The pack written at the move folded the first one: grow is no
-	// longer in any pack, stay is.
 	s2 := open(t, dir)
-	if err := s2.log.withLock(false, func() error { return s2.packs.current(s2.log.generation) }); err != nil {
-		t.Fatal(err)
+	if got := packEntries(t, s2); got != "1:grow 1:stay 2:grow=gone 2:stay" {
+		t.Errorf("the packs hold %s", got)
 	}
-	var inPacks []string
-	s2.packs.eachID(func(id string, _ *pack) { inPacks = append(inPacks, id) })
-	if fmt.Sprint(inPacks) != "[stay]" {
-		t.Errorf("the packs hold %v, want [stay]", inPacks)
+	// Two more compactions make four packs of one tier, folded into one:
+	// grow's record and that it left are gone from the packs.
+	for i := 0; i < 2; i++ {
+		stepRun(t, s2, fmt.Sprint("more", i), 1)
+		if err := s2.Compact(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := packEntries(t, s2); got != "4:more0 4:more1 4:stay" {
+		t.Errorf("the packs hold %s after folding", got)
 	}
 	stepRun(t, s2, "grow", 1)
 	if r, err := open(t, dir).ReadRun(ctx, "grow"); err != nil || len(r.Steps()) != 53 || r.Steps()[52].N != 53 {
 		t.Fatalf("grow after one more step: %v", err)
 	}
+}
+
+// packEntries is every entry of s's packs, as seq:id (=gone for a run
+// that left them).
+func packEntries(t *testing.T, s *Store) string {
+	t.Helper()
+	var out []string
+	err := s.log.withLock(false, func() error {
+		if err := s.packs.current(s.log.generation); err != nil {
+			return err
+		}
+		for _, p := range s.packs.packs {
+			p.entries(func(id string, off int64) {
+				e := fmt.Sprintf("%d:%s", p.seq, id)
+				if off == gone {
+					e += "=gone"
+				}
+				out = append(out, e)
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, " ")
 }
 
 // A reader in another store reads a run while it is stepped, packed, moved
