@@ -39,7 +39,7 @@ func (s *Store) Compact() error {
 		// A fresh view of the packs: another process may have cut a
 		// compaction short since this one last read them.
 		packsDir := s.packs.dir
-		if err := s.packs.load(fileStamp{}, -1); err != nil {
+		if err := s.packs.load(-1); err != nil {
 			return err
 		}
 		// Held as read for the whole compaction (writing its pack changes

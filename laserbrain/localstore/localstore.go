@@ -534,7 +534,9 @@ func (h *runHandle) Save(ctx context.Context) error {
 	if h.closed {
 		return fmt.Errorf("run %s: saved after close", h.run.ID())
 	}
-	state, err := json.Marshal(h.run)
+	// The run's own encoding is compact already: json.Marshal would
+	// only scan it again.
+	state, err := h.run.MarshalJSON()
 	if err != nil {
 		return err
 	}

@@ -215,40 +215,31 @@ func (pr *packRun) appendSteps(buf []byte) ([]byte, error) {
 }
 
 // packSet is the packs of one runs directory as this process last read
-// them. It is read again when the directory changed or the log is another
-// generation (every compaction ends by replacing the log), and always at
-// the start of a compaction; the caller holds the log's lock.
+// them; the caller holds the log's lock. It is read again when the log is
+// another generation — every compaction that finishes ends by replacing
+// the log — and always at the start of a compaction, which holds it as it
+// read it to its end. A view older than a compaction cut short is still
+// whole: its packs stay readable through the descriptors it holds even if
+// they were removed, and whatever a pack it does not know holds is still in
+// the log, which the compaction had not dropped.
 type packSet struct {
 	dir    string // runs/packs
 	loaded bool
-	stamp  fileStamp
 	gen    int  // the log generation it was read at
 	pinned bool // a compaction holds the set as it read it
 	packs  []*pack
 	buf    []byte
 }
 
-// current brings the set up to date with the directory.
+// current brings the set up to date with the log's generation gen.
 func (ps *packSet) current(gen int) error {
-	if ps.pinned {
+	if ps.pinned || ps.loaded && gen == ps.gen {
 		return nil
 	}
-	fi, err := os.Stat(ps.dir)
-	var st fileStamp
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	default:
-		st = stampOf(fi)
-	}
-	if ps.loaded && st == ps.stamp && gen == ps.gen {
-		return nil
-	}
-	return ps.load(st, gen)
+	return ps.load(gen)
 }
 
-func (ps *packSet) load(st fileStamp, gen int) error {
+func (ps *packSet) load(gen int) error {
 	ps.close()
 	ents, err := os.ReadDir(ps.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -268,7 +259,7 @@ func (ps *packSet) load(st fileStamp, gen int) error {
 		ps.packs = append(ps.packs, p)
 	}
 	sort.Slice(ps.packs, func(i, j int) bool { return ps.packs[i].seq < ps.packs[j].seq })
-	ps.loaded, ps.stamp, ps.gen = true, st, gen
+	ps.loaded, ps.gen = true, gen
 	return nil
 }
 
