@@ -545,8 +545,10 @@ func (h *runHandle) Save(ctx context.Context) error {
 	for i := range steps {
 		h.buf = append(steps[i].AppendJSON(h.buf), '\n')
 	}
-	rec := encodeRecord(nil, h.id, h.count, h.count+len(steps), h.buf, state)
-	if err := h.store.log.withLock(false, func() error { return h.store.log.appendRecord(rec) }); err != nil {
+	l := h.store.log
+	if err := l.withLock(false, func() error {
+		return l.appendRecord(l.encode(h.id, h.count, h.count+len(steps), h.buf, state))
+	}); err != nil {
 		return fmt.Errorf("run %s: %w", h.id, err)
 	}
 	h.count += len(steps)

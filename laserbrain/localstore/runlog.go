@@ -73,6 +73,7 @@ type runLog struct {
 	spans   map[string][]span
 	dirty   bool // appended since the last sync
 	copyBuf []byte
+	recBuf  []byte // the record being appended
 	// generation counts the logs this process has indexed: it moves on
 	// whenever the index is dropped (the log was replaced or cut short).
 	generation int
@@ -436,6 +437,16 @@ func (l *runLog) copySteps(spans []span, w io.Writer) (int64, error) {
 		}
 	}
 	return total, nil
+}
+
+// encode renders a save into the log's buffer (the caller holds l.mu,
+// through withLock, until the record is appended).
+func (l *runLog) encode(id string, base, n int, steps, state []byte) []byte {
+	if cap(l.recBuf) > 1<<20 {
+		l.recBuf = nil // a spill's worth is not kept for the next small save
+	}
+	l.recBuf = encodeRecord(l.recBuf[:0], id, base, n, steps, state)
+	return l.recBuf
 }
 
 // appendRecord writes one save. The caller holds the lock shared.
