@@ -527,9 +527,11 @@ func (h *runHandle) Spill() error {
 	return h.Save(context.Background())
 }
 
-// Save appends the run's new steps and its state to the run log, as one
-// record: every process sees it at once, and the store's next Flush makes
-// it durable.
+// Save adds the run's new steps and its state to the run log, as one
+// record. This process's saves are appended together — at the store's next
+// Flush (which makes them durable), when this process next reads the log,
+// when a run is let go, or once they come to pendingMax — and every process
+// sees them from then on.
 func (h *runHandle) Save(ctx context.Context) error {
 	if h.closed {
 		return fmt.Errorf("run %s: saved after close", h.run.ID())
@@ -545,10 +547,7 @@ func (h *runHandle) Save(ctx context.Context) error {
 	for i := range steps {
 		h.buf = append(steps[i].AppendJSON(h.buf), '\n')
 	}
-	l := h.store.log
-	if err := l.withLock(false, func() error {
-		return l.appendRecord(l.encode(h.id, h.count, h.count+len(steps), h.buf, state))
-	}); err != nil {
+	if err := h.store.log.addPending(h.id, h.count, h.count+len(steps), h.buf, state); err != nil {
 		return fmt.Errorf("run %s: %w", h.id, err)
 	}
 	h.count += len(steps)
@@ -557,10 +556,16 @@ func (h *runHandle) Save(ctx context.Context) error {
 	return nil
 }
 
+// Close lets the run go, its saves appended first: whoever takes it next
+// must find them in the log.
 func (h *runHandle) Close() error {
 	if h.closed {
 		return nil
 	}
 	h.closed = true
-	return h.lock.Unlock()
+	var err error
+	if h.store.log.hasPending() {
+		err = h.store.log.withLock(false, func() error { return nil })
+	}
+	return errors.Join(err, h.lock.Unlock())
 }

@@ -73,7 +73,7 @@ type runLog struct {
 	spans   map[string][]span
 	dirty   bool // appended since the last sync
 	copyBuf []byte
-	recBuf  []byte // the record being appended
+	pending []byte // saves not yet appended (addPending)
 	// generation counts the logs this process has indexed: it moves on
 	// whenever the index is dropped (the log was replaced or cut short).
 	generation int
@@ -112,12 +112,67 @@ func (l *runLog) withLock(exclusive bool, f func() error) error {
 	if err := l.reopen(); err != nil {
 		return err
 	}
+	if err := l.writePending(); err != nil {
+		return err
+	}
 	return f()
+}
+
+// pendingMax is how many bytes of saves a process gathers before it
+// appends them without waiting for a flush.
+const pendingMax = 1 << 20
+
+// addPending gathers one save, to be appended with the others at the next
+// flush, read of the log, release of a run, or past pendingMax.
+func (l *runLog) addPending(id string, base, n int, steps, state []byte) error {
+	l.mu.Lock()
+	l.pending = encodeRecord(l.pending, id, base, n, steps, state)
+	full := len(l.pending) >= pendingMax
+	l.mu.Unlock()
+	if full {
+		return l.withLock(false, func() error { return nil })
+	}
+	return nil
+}
+
+// hasPending reports whether saves are waiting to be appended.
+func (l *runLog) hasPending() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pending) > 0
+}
+
+// writePending appends the gathered saves with one write. The caller holds
+// the lock. Saves a failed write may have left behind are appended again
+// by the next try: a record written twice chains once.
+func (l *runLog) writePending() error {
+	if len(l.pending) == 0 {
+		return nil
+	}
+	if err := l.appendRecord(l.pending); err != nil {
+		return err
+	}
+	if cap(l.pending) > 4*pendingMax {
+		l.pending = nil
+	} else {
+		l.pending = l.pending[:0]
+	}
+	return nil
 }
 
 // reopen makes l.f the file now at l.path (a compaction replaces it) and
 // drops the index when the log is another one than the one indexed.
 func (l *runLog) reopen() error {
+	// The file this process has open is the log while it is linked: a
+	// compaction renames a new log over it, which unlinks it (and an inode
+	// held open cannot come back under another file).
+	if l.f != nil {
+		if fi, err := l.f.Stat(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 0 {
+				return nil
+			}
+		}
+	}
 	fi, err := os.Stat(l.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && l.f == nil {
@@ -439,16 +494,6 @@ func (l *runLog) copySteps(spans []span, w io.Writer) (int64, error) {
 	return total, nil
 }
 
-// encode renders a save into the log's buffer (the caller holds l.mu,
-// through withLock, until the record is appended).
-func (l *runLog) encode(id string, base, n int, steps, state []byte) []byte {
-	if cap(l.recBuf) > 1<<20 {
-		l.recBuf = nil // a spill's worth is not kept for the next small save
-	}
-	l.recBuf = encodeRecord(l.recBuf[:0], id, base, n, steps, state)
-	return l.recBuf
-}
-
 // appendRecord writes one save. The caller holds the lock shared.
 func (l *runLog) appendRecord(rec []byte) error {
 	if l.f == nil {
@@ -487,8 +532,13 @@ func (l *runLog) replaceWithEmptyShared() error {
 	return l.reopen()
 }
 
-// sync makes every append so far durable.
+// sync makes every save so far durable.
 func (l *runLog) sync() error {
+	if l.hasPending() {
+		if err := l.withLock(false, func() error { return nil }); err != nil {
+			return err
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.dirty || l.f == nil {
