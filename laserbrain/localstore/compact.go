@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Compact moves every run in the run log out of it and empties the log: a
@@ -47,6 +48,12 @@ func (s *Store) Compact() error {
 		s.packs.pinned = true
 		defer func() { s.packs.pinned, s.packs.loaded = false, false }()
 		removeUnfinished(packsDir)
+		// Which runs have files of their own, read once: nobody makes one
+		// while the lock is held exclusively.
+		if s.onFile, err = listOnFile(s.runsDir); err != nil {
+			return err
+		}
+		defer func() { s.onFile = nil }()
 		sy := newSyncer(s.runsDir)
 		var (
 			renames [][2]string
@@ -265,4 +272,24 @@ func writeSynced(path string, data []byte, sy *syncer) error {
 		return err
 	}
 	return f.Close()
+}
+
+// listOnFile lists the runs in dir that have files of their own.
+func listOnFile(dir string) (map[string]bool, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		if id, ok := strings.CutSuffix(n, ".json"); ok {
+			out[id] = true
+		}
+	}
+	return out, nil
 }

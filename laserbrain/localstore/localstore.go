@@ -58,10 +58,13 @@ var SpillSteps = 1024
 // written by Flush (the CLI flushes after each check, and every second
 // while streaming).
 type Store struct {
-	paths    Paths
-	runsDir  string
-	log      *runLog
-	packs    *packSet
+	paths   Paths
+	runsDir string
+	log     *runLog
+	packs   *packSet
+	// onFile, while a compaction runs, lists the runs with files of their
+	// own, so that it need not look for each run's file by name.
+	onFile   map[string]bool
 	contexts *contexts
 	evidence *Evidence
 	closed   sync.Once
@@ -155,7 +158,11 @@ func stepCount(state []byte) (int, error) {
 // lock.
 func (s *Store) lookup(id string) (*stored, error) {
 	st := &stored{}
-	data, err := os.ReadFile(s.runPath(id))
+	var data []byte
+	err := fs.ErrNotExist
+	if s.onFile == nil || s.onFile[id] {
+		data, err = os.ReadFile(s.runPath(id))
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
