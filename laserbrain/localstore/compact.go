@@ -53,6 +53,7 @@ func (s *Store) Compact() error {
 		if s.onFile, err = listOnFile(s.runsDir); err != nil {
 			return err
 		}
+		s.onFileGen = duringCompaction
 		defer func() { s.onFile = nil }()
 		sy := newSyncer(s.runsDir)
 		var (

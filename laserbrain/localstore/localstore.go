@@ -62,12 +62,21 @@ type Store struct {
 	runsDir string
 	log     *runLog
 	packs   *packSet
-	// onFile, while a compaction runs, lists the runs with files of their
-	// own, so that it need not look for each run's file by name.
-	onFile   map[string]bool
-	contexts *contexts
-	evidence *Evidence
-	closed   sync.Once
+	// onFile lists the runs with files of their own, read while a
+	// compaction runs (onFileGen duringCompaction) or once a process has
+	// looked for listAfterMisses runs' files in vain in one generation of
+	// the log (onFileGen that generation), so that it need not look for
+	// each by name. Only a compaction makes such files, and every
+	// compaction that finishes replaces the log: the list holds until the
+	// log's generation moves on. (A compaction cut short may have made some
+	// in the meantime; the runs it made them for read the same without
+	// them, from their packs and the log it left whole.)
+	onFile         map[string]bool
+	onFileGen      int
+	misses, missAt int
+	contexts       *contexts
+	evidence       *Evidence
+	closed         sync.Once
 }
 
 var (
@@ -158,11 +167,7 @@ func stepCount(state []byte) (int, error) {
 // lock.
 func (s *Store) lookup(id string) (*stored, error) {
 	st := &stored{}
-	var data []byte
-	err := fs.ErrNotExist
-	if s.onFile == nil || s.onFile[id] {
-		data, err = os.ReadFile(s.runPath(id))
-	}
+	data, err := s.readOnFile(id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -204,6 +209,38 @@ func (s *Store) lookup(id string) (*stored, error) {
 		return nil, nil
 	}
 	return st, nil
+}
+
+const (
+	listAfterMisses  = 64
+	duringCompaction = -2
+)
+
+// readOnFile reads run id's state file; the caller holds the log's lock.
+func (s *Store) readOnFile(id string) ([]byte, error) {
+	gen := s.log.generation
+	if s.onFile != nil && (s.onFileGen == duringCompaction || s.onFileGen == gen) {
+		if !s.onFile[id] {
+			return nil, fs.ErrNotExist
+		}
+		return os.ReadFile(s.runPath(id))
+	}
+	if s.missAt != gen {
+		s.misses, s.missAt = 0, gen
+	}
+	if s.misses >= listAfterMisses {
+		m, err := listOnFile(s.runsDir)
+		if err != nil {
+			return nil, err
+		}
+		s.onFile, s.onFileGen = m, gen
+		return s.readOnFile(id)
+	}
+	data, err := os.ReadFile(s.runPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		s.misses++
+	}
+	return data, err
 }
 
 func (s *Store) decode(id string, state []byte) (*laserbrain.Run, error) {

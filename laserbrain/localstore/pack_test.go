@@ -458,3 +458,50 @@ func TestPackIndexSearch(t *testing.T) {
 		}
 	}
 }
+
+// A store that looked for many runs' files in vain lists the runs on file
+// instead, for as long as the log is the same: a run another store moves
+// to files of its own is seen there once its compaction replaced the log,
+// and read the same from the log while a compaction cut short left it.
+func TestListedRunsFollowCompactions(t *testing.T) {
+	packBelow(t, 4<<10)
+	for _, cut := range []bool{false, true} {
+		t.Run(fmt.Sprint("cut short ", cut), func(t *testing.T) {
+			dir := t.TempDir()
+			ctx := context.Background()
+			a, b := open(t, dir), open(t, dir)
+			for i := 0; i < listAfterMisses+6; i++ {
+				stepRun(t, a, fmt.Sprintf("a%02d", i), 1)
+			}
+			if a.onFile == nil {
+				t.Fatal("the store did not list the runs on file")
+			}
+			for i := 0; i < 8; i++ {
+				stepRun(t, b, "own", 5)
+			}
+			if cut {
+				compactCrashAt = func(at string) bool { return at == "pack in place" }
+			}
+			err := b.Compact()
+			compactCrashAt = nil
+			if (err != nil) != cut {
+				t.Fatalf("compaction: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "runs", "own.json")); err != nil {
+				t.Fatalf("own was not moved to its files: %v", err)
+			}
+			r, err := a.ReadRun(ctx, "own")
+			if err != nil || len(r.Steps()) != 40 || r.StepCount() != 40 {
+				t.Fatalf("own read by the listing store: %v", err)
+			}
+			stepRun(t, a, "own", 1)
+			r, err = open(t, dir).ReadRun(ctx, "own")
+			if err != nil || len(r.Steps()) != 41 || r.Steps()[40].N != 41 {
+				t.Fatalf("own after a step by the listing store: %v", err)
+			}
+			if !cut && a.onFile != nil && a.onFileGen == a.log.generation && !a.onFile["own"] {
+				t.Error("the listing store kept a list from before the compaction")
+			}
+		})
+	}
+}
