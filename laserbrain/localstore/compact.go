@@ -151,7 +151,7 @@ func (s *Store) Compact() error {
 				}
 				sp, body, err := p.record(id, off, buf)
 				if buf = body; err == nil {
-					err = pw.add(id, sp.n, body[:sp.steps], body[sp.steps:len(body)-1])
+					err = pw.copyRecord(id, sp, body)
 				}
 				if err != nil {
 					ferr = fmt.Errorf("compact run %s: %w", id, err)

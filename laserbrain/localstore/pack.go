@@ -400,6 +400,29 @@ func (pw *packWriter) add(id string, n int, steps, state []byte) error {
 	return err
 }
 
+// copyRecord writes a record read from another pack (its body checked)
+// as it is.
+func (pw *packWriter) copyRecord(id string, sp span, body []byte) error {
+	pw.buf = append(pw.buf[:0], "\n{\"run\":\""...)
+	pw.buf = append(pw.buf, id...)
+	pw.buf = append(pw.buf, "\",\"base\":0,\"n\":"...)
+	pw.buf = strconv.AppendInt(pw.buf, int64(sp.n), 10)
+	pw.buf = append(pw.buf, ",\"steps\":"...)
+	pw.buf = strconv.AppendInt(pw.buf, sp.steps, 10)
+	pw.buf = append(pw.buf, ",\"state\":"...)
+	pw.buf = strconv.AppendInt(pw.buf, sp.state, 10)
+	pw.buf = append(pw.buf, ",\"crc\":"...)
+	pw.buf = strconv.AppendUint(pw.buf, uint64(crc32.Checksum(body, castagnoli())), 10)
+	pw.buf = append(pw.buf, "}\n"...)
+	pw.index = append(pw.index, packEntry{id: id, off: pw.off + 1})
+	if _, err := pw.w.Write(pw.buf); err != nil {
+		return err
+	}
+	_, err := pw.w.Write(body)
+	pw.off += int64(len(pw.buf) + len(body))
+	return err
+}
+
 // leave notes that run id left the packs.
 func (pw *packWriter) leave(id string) {
 	pw.index = append(pw.index, packEntry{id: id, off: gone})
