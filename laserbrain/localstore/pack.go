@@ -37,12 +37,13 @@ import (
 // renamed into place, and never changed after: a pack in place is complete
 // (one that is not is damage, and an error naming it). A run reads from the
 // newest pack that holds it — unless it has its own files, which always
-// win — with the chain of its saves in the log on top. So that packs stay
-// few, a compaction folds the newest packs into the one it writes while
-// each is smaller than twice what comes after it (sizes stay geometric:
-// O(log) packs, every byte rewritten O(log) times), the live runs of the
-// folded packs copied over and the folded packs removed only once the new
-// one is durable in place.
+// win — with the chain of its saves in the log on top; a pack's index also
+// says of a run that left the packs for files of its own that it did. So
+// that packs stay few, a compaction folds the newest packs into the one it
+// writes when they make foldTiers of one size tier (toFold): O(log) packs,
+// a run's bytes rewritten once per tier, each run's newest record copied
+// over and the folded packs removed only once the new one is durable in
+// place.
 
 // PackBelow is the size (steps and state, in bytes) under which a
 // compaction keeps a run in a pack rather than in files of its own; 0 puts
@@ -304,8 +305,9 @@ func (ps *packSet) eachID(fn func(id string, p *pack)) {
 }
 
 // foldTiers is how many packs of one size tier make a compaction fold them
-// (with its own) into one pack of the next.
-const foldTiers = 4
+// (with its own) into one pack of the next: eight rather than four
+// rewrites a run's bytes fewer times for a few more packs to search.
+const foldTiers = 8
 
 // tier is a pack size's tier: 0 below 4× CompactAt, then one more for
 // every factor of 4.
