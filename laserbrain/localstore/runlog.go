@@ -21,13 +21,14 @@ import (
 	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
-// The run log (runs/log.jsonl) is where saves go: one line per save of one
-// run, appended with one write call, so creating a run costs an append
-// like any other step instead of creating files and syncing each. Flush
-// syncs the log once for every save before it. When the log passes
-// CompactAt, a flush compacts it: every run in it is written to its own
-// files (the layout of earlier versions, which are read as they are), the
-// file system is synced once, and the log starts again empty.
+// The run log (runs/log.jsonl) is where saves go: one record per save of
+// one run, a process's records appended together with one write call, so
+// creating a run costs an append like any other step instead of creating
+// files and syncing each. Flush syncs the log once for every save before
+// it. When the log passes CompactAt, a flush compacts it: every run in it
+// is written to a new pack (the small ones, pack.go) or to its own files
+// (the layout of earlier versions, which are read as they are), the file
+// system is synced once, and the log starts again empty.
 //
 //	{"log":"laserbrain runs","gen":"<random>"}                     first line
 //	{"run":"<id>","base":N,"n":K,"steps":B,"state":S,"crc":C}      one save: a header,
