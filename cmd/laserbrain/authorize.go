@@ -50,7 +50,12 @@ A command the gate never refuses (ls), a person's command (authorize,
 supervise release, install, …) and a write into the supervisor's records
 or .ponder/ are refused with exit 2: no authorization would ever be used.
 A --for longer than a day is written, with a warning. --revoke of an
-authorization revoked already says so and changes nothing.`,
+authorization revoked already says so and changes nothing.
+
+--list shows the fleet's authorizations with their state (live, spent,
+expired, revoked) and the journal's word on each, which is the gate's:
+honoured, or ignored with why — a file no journal record witnesses (not
+written by laserbrain authorize) or one whose terms changed since.`,
 		Example: `  laserbrain authorize --run 9d14c2e07a11 --reason "release 1.4" -- npm publish
   laserbrain authorize --agent reviewer --for 1h --uses 3 -- git push origin main
   laserbrain authorize --write .claude/settings.json --reason "add a hook"
@@ -207,6 +212,20 @@ func revokeAuthorization(ctx context.Context, streams *cli.IOStreams, st fleet.S
 	return cli.Usagef("authorization %s: not found (laserbrain authorize --list shows the fleet's authorizations)", id)
 }
 
+// listedAuthorization is one authorization as authorize --list shows it:
+// the record, its state, and the journal's word on it — the gate's own
+// decision (fleet.Witness.Standing): a file no journal record witnesses,
+// or one changed since, is listed as ignored, never as live.
+type listedAuthorization struct {
+	fleet.Authorization
+	// State is live, spent, expired or revoked, as the record says.
+	State string `json:"state"`
+	// Witnessed: honoured (the gate spends it while it is live) or ignored.
+	Witnessed string `json:"witnessed"`
+	// Ignored says why the gate ignores it.
+	Ignored string `json:"ignored,omitempty"`
+}
+
 func listAuthorizations(ctx context.Context, streams *cli.IOStreams, st fleet.Store, opts *authorizeOptions, now time.Time) error {
 	dir := opts.fleetDir
 	if dir == "" {
@@ -220,31 +239,43 @@ func listAuthorizations(ctx context.Context, streams *cli.IOStreams, st fleet.St
 	if err != nil {
 		return cli.Failure(err)
 	}
-	if opts.json {
-		if all == nil {
-			all = []fleet.Authorization{}
-		}
-		return cli.WriteJSON(streams.Out, all)
+	w, err := fleet.ReadWitness(ctx, st, fid, nil)
+	if err != nil {
+		return cli.Failure(fmt.Errorf("reading the fleet's journal, which says which authorizations are honoured: %w", err))
 	}
-	tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tACTION\tSCOPE\tUSED\tSTATE\tEXPIRES")
+	rows := make([]listedAuthorization, 0, len(all))
 	for _, a := range all {
-		scope := "fleet"
-		if a.Run != "" {
-			scope = "run " + a.Run
-		} else if a.Agent != "" {
-			scope = "agent " + a.Agent
-		}
-		state := "live"
+		row := listedAuthorization{Authorization: a, State: "live", Witnessed: "honoured"}
 		switch {
 		case !a.Revoked.IsZero():
-			state = "revoked"
+			row.State = "revoked"
 		case !now.Before(a.Expires):
-			state = "expired"
+			row.State = "expired"
 		case len(a.Used) >= a.Uses:
-			state = "spent"
+			row.State = "spent"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", a.ID, a.Action, scope, len(a.Used), a.Uses, state, a.Expires.Format(time.RFC3339))
+		if ok, why := w.Standing(a); !ok {
+			row.Witnessed, row.Ignored = "ignored", why
+		}
+		rows = append(rows, row)
+	}
+	if opts.json {
+		return cli.WriteJSON(streams.Out, rows)
+	}
+	tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tACTION\tSCOPE\tUSED\tSTATE\tEXPIRES\tWITNESSED")
+	for _, r := range rows {
+		scope := "fleet"
+		if r.Run != "" {
+			scope = "run " + r.Run
+		} else if r.Agent != "" {
+			scope = "agent " + r.Agent
+		}
+		witnessed := r.Witnessed
+		if r.Ignored != "" {
+			witnessed += ": " + r.Ignored
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, r.Action, scope, len(r.Used), r.Uses, r.State, r.Expires.Format(time.RFC3339), witnessed)
 	}
 	return tw.Flush()
 }

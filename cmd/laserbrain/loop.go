@@ -12,6 +12,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/broker"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/loop"
 )
 
@@ -53,6 +54,11 @@ With --json the summary is the one JSON document on standard output, and
 SCRIPT's standard output (./ci, the rendered verdicts, anything it echoes)
 goes to standard error instead.
 
+A loop started inside a confined agent (laserbrain run's or a loop's own
+session) is refused (2) before anything is written: the laserbrain home,
+where its journal and its sessions' runs go, is read-only there. Start it
+from your own terminal.
+
 The loop exits with SCRIPT's own status unless it stopped SCRIPT itself.
 After a signal the step in flight is killed and the journal left intact:
 --resume RUN goes on from the last completed step.`,
@@ -83,6 +89,9 @@ After a signal the step in flight is killed and the journal left intact:
 				return cli.Usagef("put SCRIPT's arguments after --: laserbrain loop %s -- %v", args[0], args[1:])
 			case opts.resume == "":
 				o.Script, o.Args = args[0], args[1:]
+			}
+			if err := loopInsideAgent(); err != nil {
+				return err
 			}
 			self, err := os.Executable()
 			if err != nil {
@@ -153,7 +162,7 @@ After a signal the step in flight is killed and the journal left intact:
 	cli.CompleteFlag(cmd, "goal", cli.NoValue)
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "SCRIPT's own status (the reference loop: 3 escalated; 5, 6 or 7 a builtin's failure, passed on)"},
-		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, an input file (SCRIPT, --agents, --thread) missing or unreadable, a --resume of a run that does not exist, is over or is being run; nothing ran"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, an input file (SCRIPT, --agents, --thread) missing or unreadable, a --resume of a run that does not exist, is over or is being run, or a loop started inside a confined agent; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
@@ -243,4 +252,20 @@ func loopExit(err error, fallback int) error {
 		return cli.Exit(le.Code, le.Err)
 	}
 	return cli.Exit(fallback, err)
+}
+
+// loopInsideAgent refuses a loop inside the kernel's confinement of an
+// agent, before anything is written. The loop's journal, its drift run and
+// its sessions' runs are the supervisor's records, which the confinement
+// holds read-only to the agent's tree; the run's broker opens on the
+// agent's own hooks and checks alone, and a loop that could write through
+// it would be an agent starting agents that record for themselves. So it
+// is refused whole, with what to do instead.
+func loopInsideAgent() error {
+	m := confine.Confined()
+	if m == "" {
+		return nil
+	}
+	return cli.Exit(cli.ExitUsage, fmt.Errorf("a loop started inside a supervised agent cannot keep its journal: the laserbrain home is read-only to the agent's "+
+		"process tree (the kernel's confinement; %s is mounted read-only here), so nothing was started. Start it from your own terminal; an agent: ask the user to", m))
 }

@@ -55,7 +55,7 @@ type removingBuilds struct{ m *testing.M }
 
 func (r removingBuilds) Run() int {
 	code := r.m.Run()
-	for _, dir := range []string{laserbrainDir, ponderDir} {
+	for _, dir := range []string{laserbrainDir, ponderDir, batteryGoCache} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

@@ -237,12 +237,6 @@ when a limit stopped it.`,
 			defer stopTree()
 			so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
 			fn, why := agentConfinement(self)
-			if c, ok := client.Detect(args[0]); ok && c == client.OpenCode && fn != nil {
-				// opencode writes its config directory (a .gitignore, a
-				// package.json, node_modules), which is the run's own, held
-				// read-only with our plugin in it: not confined yet.
-				fn, why = nil, "opencode writes its config directory, where the run's plugin is, and it cannot be held read-only yet"
-			}
 			confined = fn != nil // read when the run's layer is prepared
 			if fn != nil {
 				so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {

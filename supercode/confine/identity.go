@@ -65,6 +65,12 @@ func Where() string {
 	return ""
 }
 
+// Confined is the run's private directory when this process is inside the
+// kernel's confinement of an agent (its mount table holds it read-only),
+// "" when it is not: the laserbrain home and the stores are read-only
+// here, whatever the environment says.
+func Confined() string { return confinedMount() }
+
 // confinedMount is the run's private directory as mounted in a confined
 // tree, "" when this process's mount table has none.
 func confinedMount() string {

@@ -100,13 +100,41 @@ func (w *Witness) apply(r JournalRecord) {
 }
 
 // Witnesses reports whether the journal witnesses a as it stands: its
-// record is there with the same terms, and no journaled revocation.
+// record is there with the same terms, and no journaled revocation. It is
+// the gate's decision (Authorize); Standing says why not.
 func (w *Witness) Witnesses(a Authorization) bool {
-	if w == nil || w.Problem != nil {
-		return false
+	ok, _ := w.Standing(a)
+	return ok
+}
+
+// Why an authorization is ignored (Standing).
+const (
+	IgnoredNoRecord = "no journal record witnesses it (not written by laserbrain authorize)"
+	IgnoredChanged  = "its terms differ from what laserbrain authorize journaled"
+	IgnoredRevoked  = "the journal holds its revocation"
+)
+
+// Standing is the journal's word on a: honoured (the gate may spend it
+// while it is live) or ignored, with why — no record of it, its terms
+// changed since, a journaled revocation, or a journal whose chain does not
+// hold (which witnesses no authorization).
+func (w *Witness) Standing(a Authorization) (honoured bool, why string) {
+	if w == nil {
+		return false, "the journal was not read"
+	}
+	if w.Problem != nil {
+		return false, "the journal's chain does not hold (" + w.Problem.Error() + ")"
 	}
 	t, ok := w.Terms[a.ID]
-	return ok && t == AuthorizationTerms(a) && !slices.Contains(w.Revoked, a.ID)
+	switch {
+	case !ok:
+		return false, IgnoredNoRecord
+	case t != AuthorizationTerms(a):
+		return false, IgnoredChanged
+	case slices.Contains(w.Revoked, a.ID):
+		return false, IgnoredRevoked
+	}
+	return true, ""
 }
 
 // HaltOn is the journaled halt in force on agent (or on run, an agent run's
@@ -318,12 +346,14 @@ func Unwitnessed(ctx context.Context, st Store, fleet string) ([]string, error) 
 		return kind + " " + id
 	}
 	for _, a := range auths {
-		t, ok := w.Terms[a.ID]
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s: an authorization no journal record witnesses (not written by laserbrain authorize): ignored", loc("authorization", a.ID)))
-		case t != AuthorizationTerms(a):
-			out = append(out, fmt.Sprintf("%s: the authorization's terms differ from what laserbrain authorize journaled: ignored", loc("authorization", a.ID)))
+		// A journaled revocation only takes away: the file not saying so
+		// is no change to report. A broken chain is the journal's own
+		// problem (supervise verify names it); the records read before it
+		// still say which files changed.
+		terms := w
+		terms.Problem = nil
+		if ok, why := terms.Standing(a); !ok && why != IgnoredRevoked {
+			out = append(out, fmt.Sprintf("%s: %s: ignored", loc("authorization", a.ID), why))
 		}
 	}
 	halts, err := st.ListHalts(ctx, fleet)

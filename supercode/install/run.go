@@ -66,7 +66,8 @@ func (o RunOptions) getenv(k string) string {
 //     QWEN_CODE_SYSTEM_SETTINGS_PATH: the system file, if any, with ours
 //     merged in; both clients add hooks of every layer together).
 //   - opencode: a config directory of its own (OPENCODE_CONFIG_DIR) with
-//     our plugin and server.
+//     our plugin and server, written whole so that opencode has nothing to
+//     write there (it is held read-only to a confined agent).
 //   - cline: --hooks-dir with our hook scripts, and CLINE_MCP_SETTINGS_PATH
 //     naming a copy of the user's MCP settings with ours added.
 //   - copilot: --additional-mcp-config for the server; Copilot CLI has no
@@ -89,19 +90,7 @@ func Prepare(o RunOptions, tmp string) (args, env []string, err error) {
 		if d := o.getenv("OPENCODE_CONFIG_DIR"); d != "" {
 			return nil, nil, fmt.Errorf("OPENCODE_CONFIG_DIR is set (%s): laserbrain run puts its plugin in a config directory of its own; unset it, or laserbrain install opencode and run opencode without laserbrain run", d)
 		}
-		o2 := Options{Client: client.OpenCode, Scope: Project, Dir: tmp, Self: o.Self}
-		f := Files{filepath.Join(tmp, "plugin", "laserbrain.js"), filepath.Join(tmp, "opencode.json"), []string{"mcp"}}
-		plugin, err := ownFile(f.Hooks, pluginMarker, renderPlugin(o.Self), 0o644, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		mcp, err := edit(f.MCP, func(root *node) error {
-			return mergeServer(root, f.MCPKeys, fromValue(MCPEntry(o2.Client, o.Self)), o.Self, false, f.MCP)
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := Apply([]Change{plugin, mcp}); err != nil {
+		if err := openCodeConfigDir(tmp, o.Self); err != nil {
 			return nil, nil, err
 		}
 		return nil, []string{"OPENCODE_CONFIG_DIR=" + tmp}, nil
@@ -149,6 +138,45 @@ func Prepare(o RunOptions, tmp string) (args, env []string, err error) {
 	}
 	return nil, nil, nil
 }
+
+// openCodeConfigDir writes the run's opencode config directory whole, so
+// that opencode 1.18.33 finds nothing in it to write and it can be held
+// read-only to the agent with the rest of the run's directory. At start
+// opencode writes a .gitignore into each config directory that has none,
+// rewrites a config file without "$schema" to add one, and (in the
+// background, a failure only logged) installs its plugin SDK there as
+// package.json and node_modules; our plugin imports nothing from it. It
+// loads opencode.json, opencode.jsonc and the plugin, plugins, agent,
+// agents, command, commands, mode, modes, tool, tools, skill and skills
+// directories from there: held read-only, none can be added beside ours.
+func openCodeConfigDir(dir, self string) error {
+	plugin, err := ownFile(filepath.Join(dir, "plugin", "laserbrain.js"), pluginMarker, renderPlugin(self), 0o644, false)
+	if err != nil {
+		return err
+	}
+	if err := Apply([]Change{plugin}); err != nil {
+		return err
+	}
+	cfg, err := json.MarshalIndent(map[string]any{
+		"$schema": openCodeSchema,
+		"mcp":     map[string]any{client.ServerName: mapOf(MCPEntry(client.OpenCode, self))},
+	}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), append(cfg, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(strings.Join(openCodeIgnored, "\n")+"\n"), 0o644)
+}
+
+// openCodeSchema is the "$schema" opencode adds to a config file that has
+// none (rewriting the file).
+const openCodeSchema = "https://opencode.ai/config.json"
+
+// openCodeIgnored is what opencode's own .gitignore in a config directory
+// names: what it installs there.
+var openCodeIgnored = []string{"node_modules", "package.json", "package-lock.json", "bun.lock", ".gitignore"}
 
 func mapOf(m orderedMap) map[string]any {
 	out := map[string]any{}

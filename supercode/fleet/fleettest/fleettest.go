@@ -295,6 +295,36 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 		if len(bad) != 2 || !strings.Contains(strings.Join(bad, "\n"), "forged") || !strings.Contains(strings.Join(bad, "\n"), "raised") {
 			t.Fatalf("Unwitnessed = %q, want both named", bad)
 		}
+		// Standing, the gate's decision with its reason (authorize --list):
+		// each ignored one says why, a journaled one is honoured until the
+		// journal takes its revocation.
+		kept := fleet.Authorization{ID: "kept", Fleet: "f", Action: "make release", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
+		if err := Grant(ctx, s, kept); err != nil {
+			t.Fatal(err)
+		}
+		w, err := fleet.ReadWitness(ctx, s, "f", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			a    fleet.Authorization
+			ok   bool
+			want string
+		}{{forged, false, fleet.IgnoredNoRecord}, {a, false, fleet.IgnoredChanged}, {kept, true, ""}} {
+			if ok, why := w.Standing(c.a); ok != c.ok || why != c.want || w.Witnesses(c.a) != c.ok {
+				t.Errorf("Standing(%s) = %v %q, want %v %q", c.a.ID, ok, why, c.ok, c.want)
+			}
+		}
+		rv, _ := json.Marshal(map[string]string{"id": kept.ID})
+		if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: "f", Kind: fleet.JournalRevoke, Data: rv}); err != nil {
+			t.Fatal(err)
+		}
+		if w, err = fleet.ReadWitness(ctx, s, "f", &w); err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := w.Standing(kept); ok || why != fleet.IgnoredRevoked {
+			t.Errorf("Standing(kept) after its journaled revocation = %v %q", ok, why)
+		}
 	})
 
 	t.Run("a halt lifted by hand holds; a journaled release lifts it", func(t *testing.T) {
