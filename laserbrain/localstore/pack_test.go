@@ -453,7 +453,7 @@ func TestPackIndexSearch(t *testing.T) {
 			t.Fatalf("%s's record: %+v %v", id, sp, err)
 		}
 		var v struct{ ID string }
-		if json.Unmarshal(body[sp.steps:], &v); v.ID != id {
+		if err := json.Unmarshal(body[sp.steps:], &v); err != nil || v.ID != id {
 			t.Fatalf("%s's record holds the state of %q", id, v.ID)
 		}
 	}
