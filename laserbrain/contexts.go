@@ -96,6 +96,10 @@ type ContextDelta struct {
 	Outcomes     map[string]int `json:"outcomes"`
 	Spellings    map[string]int `json:"spellings,omitempty"`
 	Runs         []string       `json:"runs"` // distinct, in order of last occurrence
+	// inRuns holds the runs in Runs, so that a run new to the delta is
+	// appended without a search (made on first use: a decoded delta has
+	// none).
+	inRuns map[string]bool
 }
 
 // Add gathers one step.
@@ -113,12 +117,24 @@ func (d *ContextDelta) Add(s ContextStep) {
 	d.BestDistance = min(d.BestDistance, dist)
 	d.Outcomes[s.Reason]++
 	if s.Laserscore != "" {
+		if d.Spellings == nil { // read back without any (omitempty)
+			d.Spellings = map[string]int{}
+		}
 		d.Spellings[s.Laserscore]++
 	}
 	if n := len(d.Runs); n == 0 || d.Runs[n-1] != s.Run {
-		if i := slices.Index(d.Runs, s.Run); i >= 0 {
-			d.Runs = slices.Delete(d.Runs, i, i+1)
+		if d.inRuns == nil {
+			d.inRuns = make(map[string]bool, len(d.Runs)+1)
+			for _, r := range d.Runs {
+				d.inRuns[r] = true
+			}
 		}
+		if d.inRuns[s.Run] {
+			if i := slices.Index(d.Runs, s.Run); i >= 0 {
+				d.Runs = slices.Delete(d.Runs, i, i+1)
+			}
+		}
+		d.inRuns[s.Run] = true
 		d.Runs = append(d.Runs, s.Run)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -593,7 +594,16 @@ func TestContextDeltaMatchesSteps(t *testing.T) {
 		}
 		one, all := start.Clone(), start.Clone()
 		var d ContextDelta
+		var order []string // the runs by last occurrence, worked out plainly
+		cut := rng.IntN(30)
 		for i, n := 0, 1+rng.IntN(30); i < n; i++ {
+			if i == cut { // a delta read back (as a store reads one) goes on the same
+				data, _ := json.Marshal(&d)
+				d = ContextDelta{}
+				if err := json.Unmarshal(data, &d); err != nil {
+					t.Fatal(err)
+				}
+			}
 			s := ContextStep{ID: "ctx_a", Tokens: []string{"a"}, At: base.Add(time.Duration(i) * time.Second),
 				Distance: Dist(rng.IntN(11)), Reason: []string{"advancing", "stalled", "goal-drift"}[rng.IntN(3)],
 				Run: fmt.Sprint("r", rng.IntN(6)), Laserscore: fmt.Sprint("⟨a⟩ advancing d", rng.IntN(3))}
@@ -602,6 +612,10 @@ func TestContextDeltaMatchesSteps(t *testing.T) {
 			}
 			one.Apply(s)
 			d.Add(s)
+			order = append(slices.DeleteFunc(order, func(r string) bool { return r == s.Run }), s.Run)
+		}
+		if !slices.Equal(d.Runs, order) {
+			t.Fatalf("trial %d: the delta's runs %v, want %v", trial, d.Runs, order)
 		}
 		all.Merge(&d)
 		if a, b := fmt.Sprintf("%+v", one), fmt.Sprintf("%+v", all); a != b {

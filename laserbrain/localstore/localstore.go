@@ -58,12 +58,25 @@ var SpillSteps = 1024
 // written by Flush (the CLI flushes after each check, and every second
 // while streaming).
 type Store struct {
-	paths    Paths
-	runsDir  string
-	log      *runLog
-	contexts *contexts
-	evidence *Evidence
-	closed   sync.Once
+	paths   Paths
+	runsDir string
+	log     *runLog
+	packs   *packSet
+	// onFile lists the runs with files of their own, read while a
+	// compaction runs (onFileGen duringCompaction) or once a process has
+	// looked for listAfterMisses runs' files in vain in one generation of
+	// the log (onFileGen that generation), so that it need not look for
+	// each by name. Only a compaction makes such files, and every
+	// compaction that finishes replaces the log: the list holds until the
+	// log's generation moves on. (A compaction cut short may have made some
+	// in the meantime; the runs it made them for read the same without
+	// them, from their packs and the log it left whole.)
+	onFile         map[string]bool
+	onFileGen      int
+	misses, missAt int
+	contexts       *contexts
+	evidence       *Evidence
+	closed         sync.Once
 }
 
 var (
@@ -84,7 +97,7 @@ func Open(paths Paths) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	s := &Store{paths: paths, runsDir: runs, log: log, contexts: newContexts(paths.Config), evidence: OpenEvidence(paths.Config)}
+	s := &Store{paths: paths, runsDir: runs, log: log, packs: &packSet{dir: filepath.Join(runs, "packs")}, contexts: newContexts(paths.Config), evidence: OpenEvidence(paths.Config)}
 	if err := s.contexts.load(); err != nil {
 		_ = log.close() // nothing was written through it
 		return nil, err
@@ -110,15 +123,29 @@ type runFile struct {
 	HistoryBytes int64 `json:"history_bytes"`
 }
 
-// stored is a run as the store holds it: its own files, then the chain of
-// its saves in the log (read from the log when needed, not held).
+// stored is a run as the store holds it: its own files or its record in
+// a pack, then the chain of its saves in the log (read when needed, not
+// held).
 type stored struct {
 	state        []byte
 	count        int // steps committed
 	onFile       bool
 	fileCount    int
 	historyBytes int64
-	saves        []span // the saves in the log that apply, after the file's
+	packed       *packRun // when not on file: its record in the newest pack holding it
+	saves        []span   // the saves in the log that apply, after the file's or the pack's
+}
+
+// size is how many bytes the run's steps and state come to.
+func (st *stored) size() int64 {
+	n := st.historyBytes + int64(len(st.state))
+	if st.packed != nil {
+		n += st.packed.sp.steps
+	}
+	for _, sp := range st.saves {
+		n += sp.steps
+	}
+	return n
 }
 
 // fromLog reports whether a save in the log applies.
@@ -140,7 +167,7 @@ func stepCount(state []byte) (int, error) {
 // lock.
 func (s *Store) lookup(id string) (*stored, error) {
 	st := &stored{}
-	data, err := os.ReadFile(s.runPath(id))
+	data, err := s.readOnFile(id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -156,6 +183,18 @@ func (s *Store) lookup(id string) (*stored, error) {
 		}
 		st.state, st.count, st.onFile, st.fileCount, st.historyBytes = f.Run, n, true, n, f.HistoryBytes
 	}
+	if !st.onFile {
+		if err := s.packs.current(s.log.generation); err != nil {
+			return nil, err
+		}
+		pr, err := s.packs.find(id)
+		if err != nil {
+			return nil, err
+		}
+		if pr != nil {
+			st.state, st.count, st.packed = pr.state, pr.sp.n, pr
+		}
+	}
 	saves, count, err := s.log.chain(id, st.count)
 	if err != nil {
 		return nil, err
@@ -166,10 +205,42 @@ func (s *Store) lookup(id string) (*stored, error) {
 		}
 		st.count, st.saves = count, saves
 	}
-	if !st.onFile && !st.fromLog() {
+	if !st.onFile && st.packed == nil && !st.fromLog() {
 		return nil, nil
 	}
 	return st, nil
+}
+
+const (
+	listAfterMisses  = 64
+	duringCompaction = -2
+)
+
+// readOnFile reads run id's state file; the caller holds the log's lock.
+func (s *Store) readOnFile(id string) ([]byte, error) {
+	gen := s.log.generation
+	if s.onFile != nil && (s.onFileGen == duringCompaction || s.onFileGen == gen) {
+		if !s.onFile[id] {
+			return nil, fs.ErrNotExist
+		}
+		return os.ReadFile(s.runPath(id))
+	}
+	if s.missAt != gen {
+		s.misses, s.missAt = 0, gen
+	}
+	if s.misses >= listAfterMisses {
+		m, err := listOnFile(s.runsDir)
+		if err != nil {
+			return nil, err
+		}
+		s.onFile, s.onFileGen = m, gen
+		return s.readOnFile(id)
+	}
+	data, err := os.ReadFile(s.runPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		s.misses++
+	}
+	return data, err
 }
 
 func (s *Store) decode(id string, state []byte) (*laserbrain.Run, error) {
@@ -271,6 +342,11 @@ func (s *Store) readHistory(id string, st *stored) ([]laserbrain.StepRecord, err
 			return nil, err
 		}
 	}
+	if pr := st.packed; pr != nil && pr.sp.steps > 0 {
+		if _, err := jsonl.ScanFile(pr.p.f, jsonl.Pos{Off: pr.sp.body, Line: 1}, pr.sp.body+pr.sp.steps, decode(pr.p.path+":", 0)); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.log.eachStep(st.saves, decode("the log:", len(out))); err != nil {
 		return nil, err
 	}
@@ -311,6 +387,9 @@ func (s *Store) Close() error {
 		if cerr := s.log.close(); err == nil {
 			err = cerr
 		}
+		s.log.mu.Lock()
+		s.packs.close()
+		s.log.mu.Unlock()
 	})
 	return err
 }
@@ -335,6 +414,10 @@ func (s *Store) RunIDs(ctx context.Context) ([]string, error) {
 				seen[id] = true
 			}
 		}
+		if err := s.packs.current(s.log.generation); err != nil {
+			return err
+		}
+		s.packs.eachID(func(id string, _ *pack) { seen[id] = true })
 		logIDs, err := s.log.ids()
 		if err != nil {
 			return err
@@ -377,6 +460,7 @@ func (s *Store) RecentRunIDs(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		listed := map[string]bool{}
 		for _, n := range names {
 			id := strings.TrimSuffix(filepath.Base(n), ".json")
 			if _, logged := s.log.spans[id]; logged || laserbrain.ValidateRunID(id) != nil {
@@ -384,8 +468,26 @@ func (s *Store) RecentRunIDs(ctx context.Context) ([]string, error) {
 			}
 			if fi, err := os.Stat(n); err == nil {
 				onFile = append(onFile, run{id, fi.ModTime().UnixNano()})
+				listed[id] = true
 			}
 		}
+		// A run in a pack was last saved when its pack was written.
+		if err := s.packs.current(s.log.generation); err != nil {
+			return err
+		}
+		mod := map[*pack]int64{}
+		for _, p := range s.packs.packs {
+			fi, err := p.f.Stat()
+			if err != nil {
+				return err
+			}
+			mod[p] = fi.ModTime().UnixNano()
+		}
+		s.packs.eachID(func(id string, p *pack) {
+			if _, logged := s.log.spans[id]; !logged && !listed[id] {
+				onFile = append(onFile, run{id, mod[p]})
+			}
+		})
 		return nil
 	})
 	newest := func(rs []run) {
@@ -469,14 +571,18 @@ func (h *runHandle) Spill() error {
 	return h.Save(context.Background())
 }
 
-// Save appends the run's new steps and its state to the run log, as one
-// record: every process sees it at once, and the store's next Flush makes
-// it durable.
+// Save adds the run's new steps and its state to the run log, as one
+// record. This process's saves are appended together — at the store's next
+// Flush (which makes them durable), when this process next reads the log,
+// when a run is let go, or once they come to pendingMax — and every process
+// sees them from then on.
 func (h *runHandle) Save(ctx context.Context) error {
 	if h.closed {
 		return fmt.Errorf("run %s: saved after close", h.run.ID())
 	}
-	state, err := json.Marshal(h.run)
+	// The run's own encoding is compact already: json.Marshal would
+	// only scan it again.
+	state, err := h.run.MarshalJSON()
 	if err != nil {
 		return err
 	}
@@ -485,8 +591,7 @@ func (h *runHandle) Save(ctx context.Context) error {
 	for i := range steps {
 		h.buf = append(steps[i].AppendJSON(h.buf), '\n')
 	}
-	rec := encodeRecord(nil, h.id, h.count, h.count+len(steps), h.buf, state)
-	if err := h.store.log.withLock(false, func() error { return h.store.log.appendRecord(rec) }); err != nil {
+	if err := h.store.log.addPending(h.id, h.count, h.count+len(steps), h.buf, state); err != nil {
 		return fmt.Errorf("run %s: %w", h.id, err)
 	}
 	h.count += len(steps)
@@ -495,10 +600,16 @@ func (h *runHandle) Save(ctx context.Context) error {
 	return nil
 }
 
+// Close lets the run go, its saves appended first: whoever takes it next
+// must find them in the log.
 func (h *runHandle) Close() error {
 	if h.closed {
 		return nil
 	}
 	h.closed = true
-	return h.lock.Unlock()
+	var err error
+	if h.store.log.hasPending() {
+		err = h.store.log.withLock(false, func() error { return nil })
+	}
+	return errors.Join(err, h.lock.Unlock())
 }

@@ -193,6 +193,7 @@ func TestRecordToolEvent(t *testing.T) {
 // (a compaction cut short between the history append and the state's
 // rename): readers ignore them and the next compaction writes over them.
 func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
+	ownFiles(t)
 	dir := t.TempDir()
 	ctx := context.Background()
 	s := open(t, dir)

@@ -56,6 +56,9 @@ func tableFor(dir string) *lockTable {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
+	if t, ok := lockTables.Load(dir); ok { // a table is 4 KB: made once
+		return t.(*lockTable)
+	}
 	t, _ := lockTables.LoadOrStore(dir, &lockTable{dir: dir, held: map[lockKey]bool{}})
 	return t.(*lockTable)
 }

@@ -17,19 +17,18 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/gofrs/flock"
-
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
-// The run log (runs/log.jsonl) is where saves go: one line per save of one
-// run, appended with one write call, so creating a run costs an append
-// like any other step instead of creating files and syncing each. Flush
-// syncs the log once for every save before it. When the log passes
-// CompactAt, a flush compacts it: every run in it is written to its own
-// files (the layout of earlier versions, which are read as they are), the
-// file system is synced once, and the log starts again empty.
+// The run log (runs/log.jsonl) is where saves go: one record per save of
+// one run, a process's records appended together with one write call, so
+// creating a run costs an append like any other step instead of creating
+// files and syncing each. Flush syncs the log once for every save before
+// it. When the log passes CompactAt, a flush compacts it: every run in it
+// is written to a new pack (the small ones, pack.go) or to its own files
+// (the layout of earlier versions, which are read as they are), the file
+// system is synced once, and the log starts again empty.
 //
 //	{"log":"laserbrain runs","gen":"<random>"}                     first line
 //	{"run":"<id>","base":N,"n":K,"steps":B,"state":S,"crc":C}      one save: a header,
@@ -65,7 +64,7 @@ type span struct {
 type runLog struct {
 	dir  string // runs/
 	path string
-	lock *flock.Flock
+	lock *logLock
 
 	mu      sync.Mutex // one log operation at a time in this process
 	f       *os.File   // the log, O_APPEND; reopened after a compaction elsewhere
@@ -75,10 +74,14 @@ type runLog struct {
 	spans   map[string][]span
 	dirty   bool // appended since the last sync
 	copyBuf []byte
+	pending []byte // saves not yet appended (addPending)
+	// generation counts the logs this process has indexed: it moves on
+	// whenever the index is dropped (the log was replaced or cut short).
+	generation int
 }
 
 func openRunLog(dir string) (*runLog, error) {
-	l := &runLog{dir: dir, path: filepath.Join(dir, "log.jsonl"), lock: flock.New(filepath.Join(dir, "log.lock"))}
+	l := &runLog{dir: dir, path: filepath.Join(dir, "log.jsonl"), lock: newLogLock(filepath.Join(dir, "log.lock"))}
 	if _, err := os.Stat(l.path); errors.Is(err, fs.ErrNotExist) {
 		if err := l.withLock(true, func() error {
 			if _, err := os.Stat(l.path); err == nil {
@@ -110,12 +113,67 @@ func (l *runLog) withLock(exclusive bool, f func() error) error {
 	if err := l.reopen(); err != nil {
 		return err
 	}
+	if err := l.writePending(); err != nil {
+		return err
+	}
 	return f()
+}
+
+// pendingMax is how many bytes of saves a process gathers before it
+// appends them without waiting for a flush.
+const pendingMax = 1 << 20
+
+// addPending gathers one save, to be appended with the others at the next
+// flush, read of the log, release of a run, or past pendingMax.
+func (l *runLog) addPending(id string, base, n int, steps, state []byte) error {
+	l.mu.Lock()
+	l.pending = encodeRecord(l.pending, id, base, n, steps, state)
+	full := len(l.pending) >= pendingMax
+	l.mu.Unlock()
+	if full {
+		return l.withLock(false, func() error { return nil })
+	}
+	return nil
+}
+
+// hasPending reports whether saves are waiting to be appended.
+func (l *runLog) hasPending() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pending) > 0
+}
+
+// writePending appends the gathered saves with one write. The caller holds
+// the lock. Saves a failed write may have left behind are appended again
+// by the next try: a record written twice chains once.
+func (l *runLog) writePending() error {
+	if len(l.pending) == 0 {
+		return nil
+	}
+	if err := l.appendRecord(l.pending); err != nil {
+		return err
+	}
+	if cap(l.pending) > 4*pendingMax {
+		l.pending = nil
+	} else {
+		l.pending = l.pending[:0]
+	}
+	return nil
 }
 
 // reopen makes l.f the file now at l.path (a compaction replaces it) and
 // drops the index when the log is another one than the one indexed.
 func (l *runLog) reopen() error {
+	// The file this process has open is the log while it is linked: a
+	// compaction renames a new log over it, which unlinks it (and an inode
+	// held open cannot come back under another file).
+	if l.f != nil {
+		if fi, err := l.f.Stat(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 0 {
+				return nil
+			}
+		}
+	}
 	fi, err := os.Stat(l.path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && l.f == nil {
@@ -165,6 +223,7 @@ func (l *runLog) checkGen() error {
 
 func (l *runLog) resetIndex() {
 	l.indexed, l.spans, l.gen = 0, map[string][]span{}, ""
+	l.generation++
 }
 
 // replaceWithEmpty puts a new, empty log (a header with a fresh
@@ -474,8 +533,13 @@ func (l *runLog) replaceWithEmptyShared() error {
 	return l.reopen()
 }
 
-// sync makes every append so far durable.
+// sync makes every save so far durable.
 func (l *runLog) sync() error {
+	if l.hasPending() {
+		if err := l.withLock(false, func() error { return nil }); err != nil {
+			return err
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.dirty || l.f == nil {
@@ -500,6 +564,7 @@ func (l *runLog) size() int64 {
 func (l *runLog) close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.lock.close()
 	if l.f == nil {
 		return nil
 	}

@@ -108,6 +108,7 @@ func TestCreatingARunCreatesNoFile(t *testing.T) {
 // Compaction moves every run to its own files and empties the log; what
 // ReadRun gives is the same before and after, and runs go on afterwards.
 func TestCompactionKeepsEveryRun(t *testing.T) {
+	ownFiles(t)
 	dir := t.TempDir()
 	s := open(t, dir)
 	ctx := context.Background()
@@ -153,6 +154,7 @@ func TestCompactionKeepsEveryRun(t *testing.T) {
 // with the states not yet renamed either, the history files' extra bytes
 // are past the committed length and ignored.
 func TestCompactionCutShort(t *testing.T) {
+	ownFiles(t)
 	for _, stage := range []string{"log not replaced", "states not renamed"} {
 		t.Run(stage, func(t *testing.T) {
 			dir := t.TempDir()
