@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -192,6 +193,7 @@ laserbrain doctor checks the result.`,
 				if len(trusted) == 0 {
 					fmt.Fprintln(streams.Out, "codex hooks: already trusted")
 				}
+				warnCodexSandbox(ctx, streams, codex, o)
 			}
 			return nil
 		},
@@ -268,5 +270,29 @@ func reportCodexSandbox(streams *cli.IOStreams, changes []install.Change) {
 		case sb.Mode != "":
 			fmt.Fprintf(streams.Out, "codex sandbox: %s, the user's own choice, kept as it is\n", sb.Mode)
 		}
+	}
+}
+
+// warnCodexSandbox runs one harmless command under Codex's own sandbox, in
+// the mode Codex will use for the project, and says plainly when it does
+// not run: the sandbox is on (install never takes it off), and every shell
+// call the agent makes would fail the same way until the cause is fixed.
+func warnCodexSandbox(ctx context.Context, streams *cli.IOStreams, codex string, o install.Options) {
+	mode := install.CodexSandboxMode(o)
+	if mode == "danger-full-access" {
+		return // no sandbox of Codex's to run
+	}
+	err := install.CodexSandboxRuns(ctx, install.CodexOptions{Bin: codex, Env: os.Environ(), Dir: o.Dir}, mode)
+	var sb *install.CodexSandboxError
+	switch {
+	case err == nil:
+		fmt.Fprintln(streams.Out, "codex sandbox: runs the agent's commands here (checked with /bin/true)")
+	case errors.As(err, &sb):
+		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %v\n", err)
+		if sb.Fix != "" {
+			fmt.Fprintf(streams.ErrOut, "laserbrain: to fix: %s\n", sb.Fix)
+		}
+	default:
+		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: could not check that Codex's sandbox runs commands: %v\n", err)
 	}
 }
