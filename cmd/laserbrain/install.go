@@ -67,7 +67,10 @@ For codex, a config.toml that names no sandbox_mode (nor, for a project,
 the user's) gets Codex's own sandbox: sandbox_mode = "workspace-write", no
 writable root beyond the workspace and the temporary directories, those
 too left out when a protected path lies below them. A sandbox_mode of the
-user's own is never replaced; install says which it found.
+user's own is never replaced; install says which it found, and runs
+/bin/true under that sandbox: when Codex's sandbox runs no command here
+(a bwrap without --argv0 first on PATH and a CODEX_HOME under the temporary
+directory), it says so, why, and what to do, and leaves the sandbox on.
 
 Every key already in those files is kept, in its place; our own entries are
 replaced in place, so running it again changes no byte. --dry-run prints the
