@@ -49,6 +49,9 @@ claude, codex, gemini, qwen, opencode, cline, copilot — and checks:
                         the user's own choice, or none; and whether bwrap
                         and socat, which it needs, are on PATH (without
                         them Claude Code runs Bash unconfined)
+  client sandbox runs   Codex's own sandbox runs a harmless command
+                        (/bin/true) in the mode it will use here; when it
+                        cannot, Codex's words, the cause and what to do
   versions agree        the programs the hooks run are this laserbrain's build
   agents confined       laserbrain run and loop can confine an agent by the
                         kernel here; when not, what it would hold is named,

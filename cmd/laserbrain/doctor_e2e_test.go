@@ -30,7 +30,11 @@ func newDoctorWorld(t *testing.T) *doctorWorld {
 	t.Helper()
 	root := t.TempDir()
 	w := &doctorWorld{home: filepath.Join(root, "home"), dir: filepath.Join(root, "work"), bin: filepath.Join(root, "bin")}
-	for _, d := range []string{w.home, w.dir} {
+	// TMPDIR beside HOME, not above it, as on a person's machine (Codex
+	// keeps its sandbox helper's aliases in CODEX_HOME, never under the
+	// temporary directory).
+	tmp := filepath.Join(root, "tmp")
+	for _, d := range []string{w.home, w.dir, tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +51,7 @@ func newDoctorWorld(t *testing.T) *doctorWorld {
 		}
 	}
 	w.env = []string{"HOME=" + w.home, "PATH=" + path + ":/usr/bin:/bin", "LASERBRAIN_HOME=" + filepath.Join(w.home, "lb"),
-		"LANG=C.UTF-8", "TMPDIR=" + os.TempDir()}
+		"LANG=C.UTF-8", "TMPDIR=" + tmp}
 	return w
 }
 

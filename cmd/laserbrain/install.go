@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -73,7 +74,10 @@ For codex, a config.toml that names no sandbox_mode (nor, for a project,
 the user's) gets Codex's own sandbox: sandbox_mode = "workspace-write", no
 writable root beyond the workspace and the temporary directories, those
 too left out when a protected path lies below them. A sandbox_mode of the
-user's own is never replaced; install says which it found.
+user's own is never replaced; install says which it found, and runs
+/bin/true under that sandbox: when Codex's sandbox runs no command here
+(a bwrap without --argv0 first on PATH and a CODEX_HOME under the temporary
+directory), it says so, why, and what to do, and leaves the sandbox on.
 
 Every key already in those files is kept, in its place; our own entries are
 replaced in place, so running it again changes no byte. --dry-run prints the
@@ -202,6 +206,7 @@ laserbrain doctor checks the result.`,
 				if len(trusted) == 0 {
 					fmt.Fprintln(streams.Out, "codex hooks: already trusted")
 				}
+				warnCodexSandbox(ctx, streams, codex, o)
 			}
 			return nil
 		},
@@ -304,5 +309,29 @@ func reportCodexSandbox(streams *cli.IOStreams, changes []install.Change) {
 		case sb.Mode != "":
 			fmt.Fprintf(streams.Out, "codex sandbox: %s, the user's own choice, kept as it is\n", sb.Mode)
 		}
+	}
+}
+
+// warnCodexSandbox runs one harmless command under Codex's own sandbox, in
+// the mode Codex will use for the project, and says plainly when it does
+// not run: the sandbox is on (install never takes it off), and every shell
+// call the agent makes would fail the same way until the cause is fixed.
+func warnCodexSandbox(ctx context.Context, streams *cli.IOStreams, codex string, o install.Options) {
+	mode := install.CodexSandboxMode(o)
+	if mode == "danger-full-access" {
+		return // no sandbox of Codex's to run
+	}
+	err := install.CodexSandboxRuns(ctx, install.CodexOptions{Bin: codex, Env: os.Environ(), Dir: o.Dir}, mode)
+	var sb *install.CodexSandboxError
+	switch {
+	case err == nil:
+		fmt.Fprintln(streams.Out, "codex sandbox: runs the agent's commands here (checked with /bin/true)")
+	case errors.As(err, &sb):
+		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: %v\n", err)
+		if sb.Fix != "" {
+			fmt.Fprintf(streams.ErrOut, "laserbrain: to fix: %s\n", sb.Fix)
+		}
+	default:
+		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: could not check that Codex's sandbox runs commands: %v\n", err)
 	}
 }

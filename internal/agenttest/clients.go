@@ -26,6 +26,14 @@ var Codex = &Client{
 	},
 	setup: func(t testing.TB, s *Session) {
 		s.UserConfig = filepath.Join(s.Home, ".codex", "config.toml")
+		// A person's CODEX_HOME (~/.codex) is not under their temporary
+		// directory; a session's HOME is under the test's. Codex makes
+		// the helper aliases its sandbox starts by (codex-linux-sandbox)
+		// in CODEX_HOME, never under the temporary directory, and a bwrap
+		// on PATH without --argv0 (Debian 12's bubblewrap 0.8.0) finds
+		// its helper only there: so the session gets a TMPDIR of its own,
+		// beside its HOME rather than above it, as on a person's machine.
+		s.tmp = t.TempDir()
 		cfg := fmt.Sprintf(`model = %q
 model_provider = "agenttest"
 approval_policy = "never"

@@ -42,6 +42,7 @@ type Session struct {
 	UserConfig string
 
 	extra []string // the client's per-session settings (its setup adds them)
+	tmp   string   // TMPDIR, when the client's setup gives the session one of its own
 	id    string   // the value of AGENTTEST_SESSION
 	runs  int      // runs started, for AGENTTEST_RUN
 
@@ -148,6 +149,10 @@ func (s *Session) git(t testing.TB, args ...string) {
 // point it at the model, and Env — none of the caller's own agent settings.
 func (s *Session) BaseEnv() []string {
 	path := os.Getenv("PATH")
+	tmp := os.TempDir()
+	if s.tmp != "" {
+		tmp = s.tmp
+	}
 	if s.Bin != "" {
 		path = filepath.Dir(s.Bin) + string(os.PathListSeparator) + path
 	}
@@ -156,7 +161,7 @@ func (s *Session) BaseEnv() []string {
 		"HOME=" + s.Home,
 		"USER=" + os.Getenv("USER"),
 		"LANG=C.UTF-8",
-		"TMPDIR=" + os.TempDir(),
+		"TMPDIR=" + tmp,
 		"XDG_CONFIG_HOME=" + s.xdg("config"),
 		"XDG_DATA_HOME=" + s.xdg("data"),
 		"XDG_STATE_HOME=" + s.xdg("state"),

@@ -136,6 +136,9 @@ func Run(ctx context.Context, o Options) Report {
 		}
 		if n == client.Codex {
 			checkCodexTrust(ctx, o, &r, bin, pathErr)
+			if pathErr == nil {
+				checkCodexSandboxRuns(ctx, o, &r, bin)
+			}
 		}
 		if n == client.Claude && o.Protect != nil {
 			checkClaudeBash(o, &r)
@@ -657,6 +660,40 @@ func checkCodexTrust(ctx context.Context, o Options, r *Report, bin string, path
 		c.Fix = "laserbrain install codex"
 	default:
 		c.OK, c.Detail = true, fmt.Sprintf("codex trusts all %d of laserbrain's hooks", len(good))
+	}
+	r.add(c)
+}
+
+// checkCodexSandboxRuns runs a harmless command under Codex's own sandbox,
+// in the mode Codex will use for the project: a sandbox that is on and
+// runs nothing leaves the agent a shell that fails every call.
+func checkCodexSandboxRuns(ctx context.Context, o Options, r *Report, bin string) {
+	mode := install.CodexSandboxMode(install.Options{Dir: o.Dir, Home: o.Home, Getenv: o.Getenv})
+	if mode == "danger-full-access" {
+		return // Codex runs the shell unconfined: the client sandbox check says so
+	}
+	named := mode
+	if named == "" {
+		named = "Codex's default"
+	}
+	c := Check{Client: client.Codex, What: "client sandbox runs", OK: true,
+		Detail: "Codex's sandbox (" + named + ") runs a command here (/bin/true)"}
+	err := install.CodexSandboxRuns(ctx, install.CodexOptions{Bin: bin, Env: o.Environ, Dir: o.Dir}, mode)
+	var sb *install.CodexSandboxError
+	switch {
+	case err == nil:
+	case errors.As(err, &sb):
+		c.OK, c.Detail = false, "Codex's sandbox ("+named+") is on and runs no command, so every shell call of the agent fails: "+sb.Said
+		if sb.Cause != "" {
+			c.Detail += "; " + sb.Cause
+		}
+		c.Fix = sb.Fix
+		if c.Fix == "" {
+			c.Fix = bin + " sandbox -- /bin/true (see what Codex says)"
+		}
+	default:
+		c.OK, c.Detail = false, "cannot ask codex to run a command in its sandbox: "+err.Error()
+		c.Fix = "put a working codex on PATH and run laserbrain doctor again"
 	}
 	r.add(c)
 }

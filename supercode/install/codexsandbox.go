@@ -1,13 +1,19 @@
 package install
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/laserkit/laserkit/supercode/client"
 )
 
 // The lines that open and close our sandbox block in Codex's config.toml.
@@ -159,4 +165,159 @@ func CodexSandboxOf(path string) (CodexSandbox, error) {
 	}
 	mode, _ := m["sandbox_mode"].(string)
 	return CodexSandbox{Mode: mode, Ours: strings.Contains(string(data), codexSandboxBegin+"\n")}, nil
+}
+
+// CodexSandboxError is Codex's own sandbox, on, failing to run even a
+// harmless command: every shell call the agent makes would fail the same
+// way.
+type CodexSandboxError struct {
+	// Said is what Codex printed (its last lines).
+	Said string
+	// Cause is why, when laserbrain can tell; Fix, what to do then.
+	Cause, Fix string
+}
+
+func (e *CodexSandboxError) Error() string {
+	msg := "Codex's sandbox runs no command here: " + e.Said
+	if e.Cause != "" {
+		msg += "; " + e.Cause
+	}
+	return msg
+}
+
+// CodexSandboxRuns runs one harmless command (/bin/true) in o.Dir under
+// Codex's own sandbox, as Codex runs the agent's shell: in mode, or in
+// Codex's default when mode is "". It returns nil when the command ran, a
+// *CodexSandboxError when the sandbox would not run it, another error when
+// codex itself could not be asked.
+//
+// The case it is for: a bwrap on PATH without --argv0 (Debian 12's
+// bubblewrap 0.8.0). Codex prefers it to the bwrap it bundles, and then
+// starts its sandbox helper by name, codex-linux-sandbox, from aliases it
+// keeps in CODEX_HOME; it makes none when CODEX_HOME lies under the
+// temporary directory, and every shell call fails "bwrap: execvp
+// codex-linux-sandbox: No such file or directory".
+func CodexSandboxRuns(ctx context.Context, o CodexOptions, mode string) error {
+	ctx, cancel := context.WithTimeout(ctx, CodexTimeout)
+	defer cancel()
+	args := []string{"sandbox"}
+	args = append(args, o.args()...)
+	if mode != "" {
+		args = append(args, "-c", "sandbox_mode="+tomlString(mode))
+	}
+	args = append(args, "--", "/bin/true")
+	cmd := exec.CommandContext(ctx, o.Bin, args...)
+	cmd.Dir, cmd.Env = o.Dir, o.Env
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if err == nil {
+		return nil
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || ctx.Err() != nil {
+		return fmt.Errorf("%s sandbox: %w", o.Bin, err)
+	}
+	e := &CodexSandboxError{}
+	said := out.String()
+	if e.Cause, e.Fix = codexSandboxCause(ctx, said, o.Env); e.Cause != "" {
+		// The cause quotes Codex's warning about its aliases already.
+		said = dropLines(said, "could not create PATH aliases: ")
+	}
+	if e.Said = lastLines(said, 3); e.Said == "" {
+		e.Said = "exit " + strconv.Itoa(exit.ExitCode()) + ", nothing said"
+	}
+	return e
+}
+
+// codexSandboxCause says why Codex's helper was not found, when the bwrap
+// first on the PATH Codex runs with has no --argv0.
+func codexSandboxCause(ctx context.Context, said string, env []string) (cause, fix string) {
+	if !strings.Contains(said, "execvp codex-linux-sandbox") {
+		return "", ""
+	}
+	bwrap := lookPathIn("bwrap", envValue(env, "PATH"))
+	if bwrap == "" {
+		return "", ""
+	}
+	help, _ := exec.CommandContext(ctx, bwrap, "--help").CombinedOutput()
+	if strings.Contains(string(help), "--argv0") {
+		return "", ""
+	}
+	cause = "the bwrap first on PATH, " + bwrap + ", has no --argv0, so Codex starts its sandbox helper by name, from the aliases it keeps in CODEX_HOME"
+	for _, l := range strings.Split(said, "\n") {
+		if _, why, ok := strings.Cut(l, "could not create PATH aliases: "); ok {
+			cause += ", and it made none (" + strings.TrimSpace(why) + ")"
+			break
+		}
+	}
+	fix = "run Codex with a CODEX_HOME outside the temporary directory (its default, ~/.codex, is), or put a bwrap that has --argv0 first on PATH; the sandbox stays on meanwhile, and the agent's shell runs nothing"
+	return cause, fix
+}
+
+// lookPathIn finds an executable file name in a PATH value.
+func lookPathIn(name, path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// envValue is KEY's value in env (the last one, as exec reads it).
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+// dropLines is s without the lines that contain sub.
+func dropLines(s, sub string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, sub) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// lastLines is s's last n non-empty lines, joined by " / ".
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}
+
+// CodexSandboxMode is the sandbox_mode Codex runs with for a project: the
+// project's .codex/config.toml, else the user's config.toml; "" when
+// neither names one (Codex's own default).
+func CodexSandboxMode(o Options) string {
+	for _, scope := range []Scope{Project, User} {
+		o.Client, o.Scope = client.Codex, scope
+		f, err := Locate(o)
+		if err != nil {
+			continue
+		}
+		if sb, err := CodexSandboxOf(f.MCP); err == nil && sb.Mode != "" {
+			return sb.Mode
+		}
+	}
+	return ""
 }
