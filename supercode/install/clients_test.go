@@ -342,7 +342,7 @@ func TestRefusedWithNothingWritten(t *testing.T) {
 		{client.Gemini, Project, func(f Files) string { return f.Hooks }, `{"hooks": [}`, "is not valid JSON"},
 		{client.Qwen, User, func(f Files) string { return f.Hooks }, `["a list"]`, "does not hold a JSON object"},
 		{client.Copilot, Project, func(f Files) string { return f.Hooks }, `{"version":1,"hooks":{"preToolUse":{}}}`, "hooks.preToolUse is not a list"},
-		{client.Codex, User, func(f Files) string { return f.MCP }, "model = \n", "is not valid TOML"},
+		{client.Codex, User, func(f Files) string { return f.MCP }, "model = \n", "is not valid TOML (fix it by hand; nothing was changed): line 1, column"},
 		{client.Codex, User, func(f Files) string { return f.MCP }, "mcp_servers.laserbrain.command = \"/x\"\n", "other than as a [mcp_servers.laserbrain] table"},
 		{client.Codex, User, func(f Files) string { return f.MCP }, "[mcp_servers]\nlaserbrain = { command = \"/x\" }\n", "other than as a [mcp_servers.laserbrain] table"},
 		{client.OpenCode, Project, func(f Files) string { return f.Hooks }, "export const Mine = async () => ({})\n", "is not laserbrain's"},

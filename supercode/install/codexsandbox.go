@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 
 	"github.com/laserkit/laserkit/supercode/client"
 )
@@ -108,7 +107,7 @@ func editCodexSandbox(c Change, protect []string, tmpdir, userMode string, remov
 		rest = strings.Join(lines[:begin], "") + strings.Join(after, "")
 	}
 	user := map[string]any{}
-	if _, err := toml.Decode(rest, &user); err != nil {
+	if err := decodeTOML(rest, &user); err != nil {
 		return c, dec, fmt.Errorf("%s is not valid TOML (fix it by hand; nothing was changed): %w", c.Path, err)
 	}
 	out := rest
@@ -127,7 +126,7 @@ func editCodexSandbox(c Change, protect []string, tmpdir, userMode string, remov
 		out = block + rest
 	}
 	got := map[string]any{}
-	if _, err := toml.Decode(out, &got); err != nil {
+	if err := decodeTOML(out, &got); err != nil {
 		return c, dec, fmt.Errorf("%s: adding Codex's sandbox would not leave valid TOML (%v); nothing was changed", c.Path, err)
 	}
 	if dec.Ours {
@@ -160,7 +159,7 @@ func CodexSandboxOf(path string) (CodexSandbox, error) {
 		return CodexSandbox{}, err
 	}
 	m := map[string]any{}
-	if _, err := toml.Decode(string(data), &m); err != nil {
+	if err := decodeTOML(string(data), &m); err != nil {
 		return CodexSandbox{}, err
 	}
 	mode, _ := m["sandbox_mode"].(string)

@@ -3,14 +3,13 @@ package install
 import (
 	"errors"
 	"fmt"
+	"github.com/pelletier/go-toml/v2"
 	"io/fs"
 	"os"
 	"reflect"
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/laserkit/laserkit/supercode/client"
 )
@@ -27,6 +26,20 @@ func codexServerTable(self string) string {
 		"command = " + tomlString(self) + "\n" +
 		"args = [\"mcp\"]\n" +
 		"env_vars = [" + strings.Join(vars, ", ") + "]\n"
+}
+
+// decodeTOML reads a TOML document into v: the one TOML reader install
+// and doctor use (go-toml v2, which does no work at package init; every
+// laserbrain process links it).
+// An error names the line and column.
+func decodeTOML(doc string, v any) error {
+	err := toml.Unmarshal([]byte(doc), v)
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("line %d, column %d: %v", row, col, de)
+	}
+	return err
 }
 
 // tomlString is s as a TOML basic string.
@@ -81,7 +94,7 @@ func editCodexConfig(path, self string, remove bool) (Change, error) {
 		}
 	}
 	before := map[string]any{}
-	if _, err := toml.Decode(string(data), &before); err != nil {
+	if err := decodeTOML(string(data), &before); err != nil {
 		return c, fmt.Errorf("%s is not valid TOML (fix it by hand; nothing was changed): %w", path, err)
 	}
 	lines := strings.SplitAfter(string(data), "\n")
@@ -162,7 +175,7 @@ func editCodexConfig(path, self string, remove bool) (Change, error) {
 	// Read it back: the user's settings mean what they meant, ours is
 	// there (or gone).
 	got := map[string]any{}
-	if _, err := toml.Decode(after, &got); err != nil {
+	if err := decodeTOML(after, &got); err != nil {
 		return c, fmt.Errorf("%s: adding the %s server would not leave valid TOML (%v); add it by hand:\n%s", path, client.ServerName, err, ours)
 	}
 	if hasServer(got) == remove || !reflect.DeepEqual(withoutServer(before), withoutServer(got)) {
@@ -214,7 +227,7 @@ func CodexServerVars(data []byte) (command string, vars []string, ok bool, err e
 	var cfg struct {
 		MCPServers map[string]map[string]any `toml:"mcp_servers"`
 	}
-	if _, err := toml.Decode(string(data), &cfg); err != nil {
+	if err := decodeTOML(string(data), &cfg); err != nil {
 		return "", nil, false, err
 	}
 	s, ok := cfg.MCPServers[client.ServerName]
