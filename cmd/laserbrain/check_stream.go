@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -114,16 +116,25 @@ var (
 	batchWindow = 50 * time.Millisecond
 )
 
-// streamer checks a stream of states, holding each run it touches open for
-// the length of the stream.
+// heldRuns is how many runs a stream keeps open between commits: past it,
+// the runs idle longest are closed once the commit has made them durable,
+// and one a later line names again is reopened. A stream over many runs
+// then holds as much memory and as many locks as one over heldRuns.
+var heldRuns = 1024
+
+// streamer checks a stream of states, holding the runs it touched last
+// open (heldRuns of them) for the next line on them.
 type streamer struct {
 	store      laserbrain.Store
 	defaultRun string
 	handles    map[string]laserbrain.RunHandle
 	dirty      map[string]bool
-	intern     interner
-	bad        int // lines answered with an error
-	failed     int // lines the store could not check (a run held elsewhere too long)
+	// used is when each held run was last stepped (a count of lines).
+	used   map[string]int
+	lines  int
+	intern interner
+	bad    int // lines answered with an error
+	failed int // lines the store could not check (a run held elsewhere too long)
 	// agents are the registered agent runs: their lines are checked
 	// through their supervision (agentrun.Supervisor.CheckBatch), a batch
 	// at a time.
@@ -156,7 +167,7 @@ type pending struct {
 
 func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
 	return &streamer{store: store, defaultRun: defaultRun, handles: map[string]laserbrain.RunHandle{},
-		dirty: map[string]bool{}, agents: newAgentRuns()}
+		dirty: map[string]bool{}, used: map[string]int{}, agents: newAgentRuns()}
 }
 
 // streamError is the output line for a bad input line: the error envelope
@@ -330,7 +341,10 @@ func (s *streamer) commit() error {
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
-	return fatal
+	if fatal != nil {
+		return fatal
+	}
+	return s.evict()
 }
 
 // checkAgent checks the lines at idx, all on one registered run, as one
@@ -434,6 +448,8 @@ func (s *streamer) check(p pending, line []byte) (pending, error) {
 		s.handles[id] = h
 	}
 	s.dirty[id] = true
+	s.lines++
+	s.used[id] = s.lines
 	v, err := h.Run().Step(in)
 	if err != nil {
 		return p, err
@@ -477,6 +493,29 @@ func (s *streamer) persist() error {
 	return nil
 }
 
+// evict closes the runs idle longest once more than twice heldRuns are
+// open, down to heldRuns (a sort paid once per heldRuns new runs, not at
+// every line). It runs after a commit: every run is durable and answered.
+func (s *streamer) evict() error {
+	if len(s.handles) <= heldRuns+heldRuns/4 {
+		return nil
+	}
+	ids := make([]string, 0, len(s.handles))
+	for id := range s.handles {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(s.used[a], s.used[b]) })
+	for _, id := range ids[:len(ids)-heldRuns] {
+		h := s.handles[id]
+		delete(s.handles, id)
+		delete(s.used, id)
+		if err := h.Close(); err != nil {
+			return fmt.Errorf("run %s not closed: %w", id, err)
+		}
+	}
+	return nil
+}
+
 // close releases every run.
 func (s *streamer) close() error {
 	first := s.agents.close()
@@ -485,6 +524,7 @@ func (s *streamer) close() error {
 			first = err
 		}
 		delete(s.handles, id)
+		delete(s.used, id)
 	}
 	return first
 }
