@@ -297,7 +297,9 @@ func (r *Run) goal(text string) ([]string, *string) {
 		cid = &id
 	}
 	if r.memo == nil || len(r.memo) >= memoMax {
-		r.memo = make(map[string]goalMemo, 16)
+		// No size hint: most runs check a few goals, and a fleet holds
+		// thousands of runs.
+		r.memo = map[string]goalMemo{}
 	}
 	r.memo[text] = goalMemo{toks, cid}
 	return toks, cid

@@ -303,7 +303,7 @@ func (a *agentRuns) lookup(ctx context.Context, id string) (*fleet.Run, error) {
 	if err != nil {
 		return nil, cli.Failure(err)
 	}
-	r, err := st.Run(ctx, id)
+	found, err := st.Run(ctx, id)
 	switch {
 	case errors.Is(err, fleet.ErrNotFound):
 		a.known[id] = nil
@@ -311,8 +311,10 @@ func (a *agentRuns) lookup(ctx context.Context, id string) (*fleet.Run, error) {
 	case err != nil:
 		return nil, cli.Failure(err)
 	}
-	a.known[id] = &r
-	return &r, nil
+	r := new(fleet.Run) // on the heap only when found
+	*r = found
+	a.known[id] = r
+	return r, nil
 }
 
 // check checks one state on registered run r; created reports whether it

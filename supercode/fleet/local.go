@@ -137,6 +137,11 @@ func readJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	return decodeJSON(path, data, v)
+}
+
+// decodeJSON decodes data, read from path, into v.
+func decodeJSON(path string, data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%s is damaged (fix or move it; nothing was changed): %w", path, err)
 	}
@@ -173,12 +178,18 @@ func (l *Local) Run(ctx context.Context, id string) (Run, error) {
 	if err := ValidateRunID(id); err != nil {
 		return Run{}, err
 	}
-	var r Run
-	err := readJSON(l.runPath(id), &r)
+	// Read before a Run is made: most lookups find none (an unregistered
+	// id), and a Run decoded through an interface lives on the heap.
+	path := l.runPath(id)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Run{}, fmt.Errorf("run %s: %w", id, ErrNotFound)
 	}
-	return r, err
+	if err != nil {
+		return Run{}, err
+	}
+	var r Run
+	return r, decodeJSON(path, data, &r)
 }
 
 // UpdateRun implements Runs.
