@@ -88,19 +88,36 @@ func (s *Server) Listen(path string) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.serve(c)
-			}()
-		}
+		s.accept(ln)
 	}()
 	return nil
+}
+
+// accept serves each connection until the listener is closed. Any other
+// accept error (out of descriptors, a connection aborted before it was
+// taken) is logged and retried after a pause that grows to a second: a
+// broker that stopped accepting would leave every confined hook waiting
+// for its deadline and then denying.
+func (s *Server) accept(ln net.Listener) {
+	pause := time.Duration(0)
+	for {
+		c, err := ln.Accept()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			s.log("accept: %v; retrying in %v", err, pause)
+			time.Sleep(pause)
+			continue
+		}
+		pause = 0
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serve(c)
+		}()
+	}
 }
 
 // Close stops accepting, lets the operations in flight finish for up to

@@ -1,0 +1,91 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A broker that runs out of file descriptors keeps accepting once it has
+// them again. The test makes the kernel refuse the broker's accept for
+// real (EMFILE: the soft descriptor limit lowered and every descriptor
+// under it taken), waits for the broker to say so, gives the descriptors
+// back, and relays through it. A broker whose accept loop ended at the
+// first error would leave the relay waiting for its deadline.
+func TestBrokerAcceptsAgainAfterRunningOutOfDescriptors(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "b.sock")
+	logs := make(chan string, 64)
+	s := &Server{Self: "/bin/sh", Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Allow: func([]string) error { return nil },
+		Log: func(m string) {
+			select {
+			case logs <- m:
+			default:
+			}
+		}}
+	if err := s.Listen(sock); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(5 * time.Second) })
+
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	// A connection waits in the listener's backlog; then no descriptor is
+	// left for the broker to take it with.
+	pending, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pending.Close()
+	var fill []*os.File
+	lim := old
+	lim.Cur = 64
+	for {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			break
+		}
+		fill = append(fill, f)
+		if len(fill) > 1<<16 {
+			t.Fatal("could not run out of descriptors")
+		}
+		if len(fill) == 1 {
+			// Lower the limit only once this process is under it.
+			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	restore := func() {
+		for _, f := range fill {
+			f.Close()
+		}
+		fill = nil
+		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
+	}
+	defer restore()
+	select {
+	case m := <-logs:
+		if !strings.Contains(m, "too many open files") {
+			t.Fatalf("the broker logged %q, not running out of descriptors", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the broker did not report its failed accept within 10 s")
+	}
+	restore()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code, err := Relay(ctx, sock, []string{"-c", "echo served"}, func(string) string { return "" }, "", nil, &out, &errb)
+	if err != nil || code != 0 || out.String() != "served\n" {
+		t.Fatalf("relay after the broker ran out of descriptors: exit %d, %v, stdout %q, stderr %q", code, err, out.String(), errb.String())
+	}
+}
