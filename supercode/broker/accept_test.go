@@ -37,13 +37,8 @@ func TestBrokerAcceptsAgainAfterRunningOutOfDescriptors(t *testing.T) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
 		t.Fatal(err)
 	}
-	// A connection waits in the listener's backlog; then no descriptor is
-	// left for the broker to take it with.
-	pending, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pending.Close()
+	// Every descriptor under a lowered limit taken but one, which the
+	// connection takes: none is left for the broker to accept it with.
 	var fill []*os.File
 	lim := old
 	lim.Cur = 64
@@ -63,6 +58,8 @@ func TestBrokerAcceptsAgainAfterRunningOutOfDescriptors(t *testing.T) {
 			}
 		}
 	}
+	fill[len(fill)-1].Close()
+	fill = fill[:len(fill)-1]
 	restore := func() {
 		for _, f := range fill {
 			f.Close()
@@ -71,6 +68,11 @@ func TestBrokerAcceptsAgainAfterRunningOutOfDescriptors(t *testing.T) {
 		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
 	}
 	defer restore()
+	pending, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pending.Close()
 	select {
 	case m := <-logs:
 		if !strings.Contains(m, "too many open files") {
