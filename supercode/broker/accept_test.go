@@ -65,7 +65,9 @@ func TestBrokerAcceptsAgainAfterRunningOutOfDescriptors(t *testing.T) {
 			f.Close()
 		}
 		fill = nil
-		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+			t.Errorf("restoring the descriptor limit: %v", err)
+		}
 	}
 	defer restore()
 	pending, err := net.Dial("unix", sock)
