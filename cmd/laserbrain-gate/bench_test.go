@@ -64,8 +64,8 @@ func quietEnv() []string {
 // asserted: they do not hold with margin here (what is left above them is
 // the start of the parts linked, which floor-gate-parts shows for the
 // gate, and the package inits and page faults of a large binary, which
-// `laserbrain --version` is all of). It fails when the gate's slowest median is over 2.5×
-// /bin/true's (a regression); it flags a median over 3 ms and a ratio to
+// `laserbrain --version` is all of). It fails when the gate's slowest
+// median is over 2.5× /bin/true's (a regression); it flags a median over 3 ms and a ratio to
 // the reference under 100× (both bounded by the machine's process start
 // cost, which /bin/true shows). What the inits allocate, exact where
 // clock times are not, is held by TestStartupInitsAllocateLittle
@@ -86,6 +86,7 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}, {name: "go-empty-program", argv: []string{buildEmpty(b)}},
 		{name: "floor-gate-parts", argv: []string{buildFloor(b)}}}
+	gates := len(cs) // the gate's own answers start here, one per event
 	for _, e := range hookEvents {
 		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event, env: append(quietEnv(), e.env...)})
 	}
@@ -165,7 +166,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
 	}
 	gateWorst, storeWorst := time.Duration(0), time.Duration(0)
-	for i, c := range cs[3 : 3+len(hookEvents)] { // the gate's own answers
+	for i, c := range cs[gates : gates+len(hookEvents)] {
 		if hookEvents[i].store {
 			storeWorst = max(storeWorst, median(c.times))
 			continue
@@ -230,42 +231,31 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 }
 
-// buildEmpty builds a Go program that does nothing: the floor any Go hook
-// stands on (the runtime's own start).
-// buildLaserbrain builds laserbrain from its package beside this one.
-func buildLaserbrain(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "laserbrain")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "../laserbrain")
+// goBuild builds target (a package path or one file) into a fresh
+// directory as name, without cgo, as the Makefile builds.
+func goBuild(b *testing.B, name, target string) string {
+	bin := filepath.Join(b.TempDir(), name)
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, target)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building laserbrain: %v\n%s", err, out)
+		b.Fatalf("building %s: %v\n%s", name, err, out)
 	}
 	return bin
 }
+
+// buildLaserbrain builds laserbrain from its package beside this one.
+func buildLaserbrain(b *testing.B) string { return goBuild(b, "laserbrain", "../laserbrain") }
 
 // buildFloor builds testdata/startfloor: the packages the gate's decision
 // needs (encoding/json, sh/v3/syntax, regexp2), linked, doing nothing.
-func buildFloor(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "startfloor")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./testdata/startfloor")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building the floor program: %v\n%s", err, out)
-	}
-	return bin
-}
+func buildFloor(b *testing.B) string { return goBuild(b, "startfloor", "./testdata/startfloor") }
 
+// buildEmpty builds a Go program that does nothing: the floor any Go hook
+// stands on (the runtime's own start).
 func buildEmpty(b *testing.B) string {
-	dir := b.TempDir()
-	src := filepath.Join(dir, "main.go")
+	src := filepath.Join(b.TempDir(), "main.go")
 	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	bin := filepath.Join(dir, "empty")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, src)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building the empty program: %v\n%s", err, out)
-	}
-	return bin
+	return goBuild(b, "empty", src)
 }

@@ -493,9 +493,10 @@ func (s *streamer) persist() error {
 	return nil
 }
 
-// evict closes the runs idle longest once more than twice heldRuns are
-// open, down to heldRuns (a sort paid once per heldRuns new runs, not at
-// every line). It runs after a commit: every run is durable and answered.
+// evict closes the runs idle longest once more than a quarter over
+// heldRuns are open, down to heldRuns (a sort paid once per heldRuns/4 new
+// runs, not at every line). It runs after a commit: every run is durable
+// and answered.
 func (s *streamer) evict() error {
 	if len(s.handles) <= heldRuns+heldRuns/4 {
 		return nil

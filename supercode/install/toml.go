@@ -3,13 +3,14 @@ package install
 import (
 	"errors"
 	"fmt"
-	"github.com/pelletier/go-toml/v2"
 	"io/fs"
 	"os"
 	"reflect"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/laserkit/laserkit/supercode/client"
 )
@@ -28,10 +29,9 @@ func codexServerTable(self string) string {
 		"env_vars = [" + strings.Join(vars, ", ") + "]\n"
 }
 
-// decodeTOML reads a TOML document into v: the one TOML reader install
-// and doctor use (go-toml v2, which does no work at package init; every
-// laserbrain process links it).
-// An error names the line and column.
+// decodeTOML reads a TOML document into v, with an error naming the line
+// and column: the one TOML reader install and doctor use (go-toml v2,
+// which does no work at package init; every laserbrain process links it).
 func decodeTOML(doc string, v any) error {
 	err := toml.Unmarshal([]byte(doc), v)
 	var de *toml.DecodeError
