@@ -20,6 +20,10 @@ func main() {
 }
 
 func run(args []string, streams *cli.IOStreams) int {
+	if hc, ok := fastHook(args); ok {
+		agentrun.OpenStores = openBackend
+		return hc.run(streams)
+	}
 	code, _ := runCmd(args, streams)
 	return code
 }
