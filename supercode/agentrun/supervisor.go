@@ -258,6 +258,23 @@ func (s *Supervisor) Close() error {
 	return errors.Join(errs...)
 }
 
+// CloseMayWait reports whether Close may wait on another machine: a
+// database connection the stores opened. Files on this machine close at
+// once. Stores opened through OpenRuns or OpenFleet, or a Stores that does
+// not say (with a Remote() bool method), may wait.
+func (s *Supervisor) CloseMayWait() bool {
+	if (s.runs != nil && s.OpenRuns != nil) || (s.fleet != nil && s.OpenFleet != nil) {
+		return true
+	}
+	switch st := s.stores.(type) {
+	case nil, *localStores:
+		return false
+	case interface{ Remote() bool }:
+		return st.Remote()
+	}
+	return true
+}
+
 // SessionEnv are the variables in which agent clients tell the processes
 // they start — hooks and MCP servers — the session's id (the same id their
 // hook payloads carry): Claude Code's CLAUDE_CODE_SESSION_ID and Qwen

@@ -237,6 +237,14 @@ func (b *Backend) Link(fleetID string) (*link.Link, error) {
 	return &link.Link{Log: pgstore.NewLinkLog(pool, b.cfg.DSN, fleetID), Agent: l.Agent, Hub: l.Hub}, nil
 }
 
+// Remote reports whether the backend holds connections to its database:
+// closing them may wait on it.
+func (b *Backend) Remote() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pool != nil
+}
+
 // Close flushes and closes whatever was opened.
 func (b *Backend) Close() error {
 	b.mu.Lock()

@@ -257,3 +257,36 @@ func TestLinkAcrossHomes(t *testing.T) {
 		t.Fatalf("fleet g's link holds %d records of fleet f", len(recs))
 	}
 }
+
+// TestRemoteOnceConnected: a PostgreSQL backend says it may wait on close
+// once it holds connections (a hook then closes it with a deadline); a
+// local one never does.
+func TestRemoteOnceConnected(t *testing.T) {
+	dsn := pgtest.URL(t, pgtest.NewDatabase(t))
+	pg, _ := Parse(dsn, filepath.Join(t.TempDir(), "h"))
+	if _, err := Init(context.Background(), pg); err != nil {
+		t.Fatal(err)
+	}
+	local, _ := Parse("local", filepath.Join(t.TempDir(), "l"))
+	for _, c := range []struct {
+		cfg  Config
+		want bool
+	}{{pg, true}, {local, false}} {
+		b := New(c.cfg)
+		if b.Remote() {
+			t.Errorf("%v: remote before anything was opened", c.cfg.Kind)
+		}
+		if _, err := b.Runs(); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.Remote(); got != c.want {
+			t.Errorf("%v: Remote %v once the run store is open, want %v", c.cfg.Kind, got, c.want)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b.Remote() {
+			t.Errorf("%v: remote after Close", c.cfg.Kind)
+		}
+	}
+}

@@ -309,8 +309,13 @@ const StoreDeadline = 4 * time.Second
 // the process to exit. What the local files keep is flushed well within.
 const closeGrace = time.Second
 
-// closeSoon closes the supervisor's stores, giving up after closeGrace.
+// closeSoon closes the supervisor's stores, giving up after closeGrace
+// on those that may wait on another machine; local files close at once.
 func closeSoon(sup *agentrun.Supervisor) {
+	if !sup.CloseMayWait() {
+		_ = sup.Close()
+		return
+	}
 	done := make(chan struct{})
 	go func() {
 		_ = sup.Close()
