@@ -52,13 +52,15 @@ func quietEnv() []string {
 // interleaved so every contender sees the same machine — /bin/true (process
 // start alone), an empty Go program (the Go runtime's floor), the floor of
 // the gate's required parts (testdata/startfloor: encoding/json, sh/v3's
-// parser and regexp2 linked, nothing done; its ratio is what the 1.5×
-// gate target leaves nothing under),
+// parser and regexp2 linked, nothing done) and of their least work
+// (testdata/workfloor: the event decoded, its command parsed and matched),
 // laserbrain-gate on each answer, `laserbrain hook
 // pre-tool-use` and `laserbrain --version` (LASERBRAIN_BIN, else built
 // here; LASERBRAIN_BASELINE and GATE_BASELINE name earlier builds to time
 // beside them) and, when LB_SAFETY names the Python reference hook
-// (lb_safety.py), the reference. Each one's ratio to /bin/true is
+// (lb_safety.py), the reference. Every program is timed as installed: a
+// copy, not the linker's own file (see installed). Each one's ratio to
+// /bin/true is
 // reported (*-x-true), with the issue-30 targets it is above (the gate
 // 1.5×, laserbrain hook and --version 3×). Those targets are reported, not
 // asserted: they do not hold with margin here (what is left above them is
@@ -71,7 +73,7 @@ func quietEnv() []string {
 // clock times are not, is held by TestStartupInitsAllocateLittle
 // (cmd/laserbrain).
 func BenchmarkHookProcess(b *testing.B) {
-	gate := buildGate(b)
+	gate := installed(b, buildGate(b))
 	// The handler looks for the caller's run in the laserbrain home: a
 	// fresh one, never the user's.
 	b.Setenv("LASERBRAIN_HOME", b.TempDir())
@@ -85,7 +87,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		every int // run in every n-th round only (the slow reference)
 	}
 	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}, {name: "go-empty-program", argv: []string{buildEmpty(b)}},
-		{name: "floor-gate-parts", argv: []string{buildFloor(b)}}}
+		{name: "floor-gate-parts", argv: []string{buildFloor(b)}}, {name: "floor-gate-work", argv: []string{buildWorkFloor(b)}, event: hookEvents[0].event}}
 	gates := len(cs) // the gate's own answers start here, one per event
 	for _, e := range hookEvents {
 		cs = append(cs, &contender{name: "gate-" + e.name, argv: []string{gate}, event: e.event, env: append(quietEnv(), e.env...)})
@@ -93,6 +95,7 @@ func BenchmarkHookProcess(b *testing.B) {
 	// GATE_BASELINE names another build of the gate (an earlier commit's)
 	// to time beside this one, on the same answers, in the same run.
 	if baseline := os.Getenv("GATE_BASELINE"); baseline != "" {
+		baseline = installed(b, baseline)
 		for _, e := range hookEvents {
 			if !e.store {
 				cs = append(cs, &contender{name: "baseline-" + e.name, argv: []string{baseline}, event: e.event, env: append(quietEnv(), e.env...)})
@@ -107,12 +110,15 @@ func BenchmarkHookProcess(b *testing.B) {
 	lb := os.Getenv("LASERBRAIN_BIN")
 	if lb == "" {
 		lb = buildLaserbrain(b)
+	} else {
+		lb = installed(b, lb)
 	}
 	cs = append(cs, &contender{name: "laserbrain-hook-allow", argv: []string{lb, "hook", "pre-tool-use"}, event: hookEvents[0].event},
 		&contender{name: "laserbrain-version", argv: []string{lb, "--version"}})
 	// LASERBRAIN_BASELINE names another build of laserbrain (an earlier
 	// commit's) to time beside this one, in the same run.
 	if baseline := os.Getenv("LASERBRAIN_BASELINE"); baseline != "" {
+		baseline = installed(b, baseline)
 		cs = append(cs, &contender{name: "baseline-laserbrain-hook", argv: []string{baseline, "hook", "pre-tool-use"}, event: hookEvents[0].event},
 			&contender{name: "baseline-laserbrain-version", argv: []string{baseline, "--version"}})
 	}
@@ -202,12 +208,19 @@ func BenchmarkHookProcess(b *testing.B) {
 			report += fmt.Sprintf("  %s: %.2f× /bin/true, above the %.1f× target\n", t.name, r, t.ratio)
 		}
 	}
-	// The floor of the gate's required parts: what is left of the 1.5×
-	// target once they have started, for reading the event and deciding.
-	floor := float64(byName["floor-gate-parts"]) / float64(base)
-	b.ReportMetric(floor, "floor-gate-parts-x-true")
-	report += fmt.Sprintf("  the gate's required parts, linked and doing nothing: %.2f× /bin/true (%.2f ms left under 1.5× for everything else)\n",
-		floor, (1.5*float64(base)-float64(byName["floor-gate-parts"]))/1e6)
+	// The floors of the gate's required parts: what is left of the 1.5×
+	// target once they have started, and once they have done the least
+	// any gate does with them (the event decoded, the command parsed and
+	// matched), for the halts, the stores and the decision.
+	for _, f := range []struct{ name, what string }{
+		{"floor-gate-parts", "linked and doing nothing"},
+		{"floor-gate-work", "decoding the event, parsing and matching its command"},
+	} {
+		floor := float64(byName[f.name]) / float64(base)
+		b.ReportMetric(floor, f.name+"-x-true")
+		report += fmt.Sprintf("  the gate's required parts, %s: %.2f× /bin/true (%.2f ms left under 1.5× for everything else)\n",
+			f.what, floor, (1.5*float64(base)-float64(byName[f.name]))/1e6)
+	}
 	b.Log(report)
 	// The regression guard: a heavy package linked into the gate costs
 	// milliseconds and shows as a multiple of a bare process start. The
@@ -231,8 +244,9 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 }
 
-// goBuild builds target (a package path or one file) into a fresh
-// directory as name, without cgo, as the Makefile builds.
+// goBuild builds target (a package path or one file) without cgo, as the
+// Makefile builds, and installs it (installed) into a fresh directory as
+// name.
 func goBuild(b *testing.B, name, target string) string {
 	bin := filepath.Join(b.TempDir(), name)
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, target)
@@ -240,7 +254,35 @@ func goBuild(b *testing.B, name, target string) string {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("building %s: %v\n%s", name, err, out)
 	}
-	return bin
+	return installed(b, bin)
+}
+
+// installed copies the program at path into a fresh directory, byte by
+// byte as make install (install(1)) does, and returns the copy: the
+// benchmarks time programs as installed. A program straight from the
+// linker is written through a memory map, and until its pages leave the
+// page cache each start maps them in more, smaller pieces: on this
+// machine's kernel (6.18, ext4) the same gate measured 2.21× /bin/true
+// from the linker's file and 2.02× from a copy, in one interleaved run.
+func installed(b *testing.B, path string) string {
+	b.Helper()
+	in, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	dst := filepath.Join(b.TempDir(), filepath.Base(path))
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(struct{ io.Writer }{out}, in); err != nil { // plain writes, no copy_file_range
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return dst
 }
 
 // buildLaserbrain builds laserbrain from its package beside this one.
@@ -249,6 +291,11 @@ func buildLaserbrain(b *testing.B) string { return goBuild(b, "laserbrain", "../
 // buildFloor builds testdata/startfloor: the packages the gate's decision
 // needs (encoding/json, sh/v3/syntax, regexp2), linked, doing nothing.
 func buildFloor(b *testing.B) string { return goBuild(b, "startfloor", "./testdata/startfloor") }
+
+// buildWorkFloor builds testdata/workfloor: the same packages doing the
+// least a gate must do with them (decode the event, parse the command,
+// match it).
+func buildWorkFloor(b *testing.B) string { return goBuild(b, "workfloor", "./testdata/workfloor") }
 
 // buildEmpty builds a Go program that does nothing: the floor any Go hook
 // stands on (the runtime's own start).
