@@ -22,9 +22,17 @@ type Harness interface {
 	Judgment() string
 }
 
-// blockingJudgments are the whole-run verdicts that refuse an action needing
-// authorization (narrow, verify, unbacked and over-budget do not).
-var blockingJudgments = map[string]bool{"abandon": true, "wrong-problem": true, "repeating": true}
+// blockingJudgment: the whole-run verdicts that refuse an action needing
+// authorization (narrow, verify, unbacked and over-budget do not). A
+// switch, not a map: a map literal is built at package init, in every
+// hook process.
+func blockingJudgment(j string) bool {
+	switch j {
+	case "abandon", "wrong-problem", "repeating":
+		return true
+	}
+	return false
+}
 
 // Action is something about to be done to the world. Reversible and Outward
 // are the caller's declaration (for a shell command, escalated by Classify).
@@ -189,7 +197,7 @@ func (o *Operator) Act(ctx context.Context, a Action, do func(context.Context) e
 		case drifting:
 			return o.refuse(a, RefusedDrift, "the agent is off its ground ("+reason+"); return to it before acting irreversibly")
 		}
-		if j := o.Harness.Judgment(); blockingJudgments[j] {
+		if j := o.Harness.Judgment(); blockingJudgment(j) {
 			return o.refuse(a, RefusedJudgment, "the whole-run judgment is "+j)
 		}
 	}

@@ -134,19 +134,21 @@ func classifyRaw(command string, reversible, outward bool, deadline deadline) (V
 	var why []string
 	var allowSpans []span
 	lower := lowerForPrefilter(command)
-	for _, p := range grammarAllow {
+	for i := range allowPatterns {
+		p := allowPattern(i)
 		if !p.mayMatch(lower) {
 			continue
 		}
 		m := findBy(p.regexp(deadline.timeout()), command, deadline)
 		if m.found {
-			v.Carveouts = append(v.Carveouts, p.label)
-			why = append(why, "carve-out: "+p.label+" (still asks)")
+			v.Carveouts = append(v.Carveouts, p.Label)
+			why = append(why, "carve-out: "+p.Label+" (still asks)")
 			allowSpans = append(allowSpans, m.spans...)
 		}
 	}
-	raw := make([]rawMatch, len(grammarIrreversible))
-	for i, p := range grammarIrreversible {
+	raw := make([]rawMatch, len(irreversiblePatterns))
+	for i := range irreversiblePatterns {
+		p := irreversiblePattern(i)
 		if !p.mayMatch(lower) {
 			continue
 		}
@@ -163,9 +165,9 @@ func classifyRaw(command string, reversible, outward bool, deadline deadline) (V
 			continue
 		}
 		v.Reversible = false
-		v.Outward = v.Outward || p.outward
-		v.Labels = append(v.Labels, p.label)
-		why = append(why, p.label)
+		v.Outward = v.Outward || p.Outward
+		v.Labels = append(v.Labels, p.Label)
+		why = append(why, p.Label)
 		raw[i].carved = !m.timedOut && within(m.spans, allowSpans)
 	}
 	v.Why = strings.Join(why, "; ")
@@ -213,8 +215,8 @@ func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analys
 		if !m.found {
 			continue
 		}
-		p := grammarIrreversible[i]
-		f := Finding{Label: p.label, Outward: p.outward, CarvedOut: m.carved, grammar: i, Where: Data}
+		p := &irreversiblePatterns[i]
+		f := Finding{Label: p.Label, Outward: p.Outward, CarvedOut: m.carved, grammar: i, Where: Data}
 		switch {
 		case m.timedOut:
 			f.Where, f.Note = Unknown, errTimeout.Error()

@@ -66,11 +66,14 @@ func npmAliases() map[string]string {
 	}
 }
 
-// cliSpecs is the table: each tool's entry is built when a command first
-// names the tool (builtSpecs keeps it), so a hook process pays only for the
-// tools its command names; the table itself maps names to builders.
-var cliSpecs = map[string]func() *cliSpec{
-	"npm": func() *cliSpec {
+// newCLISpec builds the table of a tool (nil: not modelled). A switch,
+// not a map of builders: a map is built at package init, in every hook
+// process; an entry is built when a command first names its tool
+// (builtSpecs keeps it), so a process pays only for the tools its command
+// names.
+func newCLISpec(name string) *cliSpec {
+	switch name {
+	case "npm":
 		aliases := npmAliases()
 		npmCommands := strings.Fields(npmCommandList)
 		return &cliSpec{values: []string{"--registry", "--userconfig", "--globalconfig", "--prefix", "-C", "--cache", "--loglevel", "--workspace", "-w",
@@ -78,105 +81,84 @@ var cliSpecs = map[string]func() *cliSpec{
 			bools:        []string{"-g", "--global", "-ws", "--workspaces", "--json", "-d", "-dd", "--silent", "-s", "-q", "--quiet", "-f", "--force", "-y", "--yes"},
 			unknownValue: true, nopt: true, aliases: aliases, abbrev: append(slices.Clone(npmCommands), keys(aliases)...),
 			helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
-	},
-	"pnpm": func() *cliSpec {
+	case "pnpm":
 		return &cliSpec{values: []string{"--filter", "-F", "--dir", "-C", "--workspace-dir", "--reporter", "--loglevel", "--registry", "--tag", "--otp", "--access"},
 			bools: []string{"-r", "--recursive", "-w", "--workspace-root", "--silent", "-s"}, unknownValue: true, nopt: true,
 			aliases: map[string]string{"pub": "publish"}, wraps: map[string]int{"recursive": 0, "m": 0, "multi": 0},
 			helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
-	},
-	"yarn": func() *cliSpec {
+	case "yarn":
 		return &cliSpec{values: []string{"--cwd", "--registry", "--tag", "--otp", "--access"}, unknownValue: true,
 			wraps: map[string]int{"workspace": 1, "npm": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
-	},
-	"bun": func() *cliSpec {
+	case "bun":
 		return &cliSpec{values: []string{"--cwd", "--registry", "--tag", "--otp", "--access", "--config", "-c"}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}},
 			wraps: map[string]int{"pm": 0}}
-	},
-	"cargo": func() *cliSpec {
+	case "cargo":
 		return &cliSpec{values: []string{"--config", "-Z", "--color", "-C", "--manifest-path", "--registry", "--index", "--token", "-p", "--package", "--target", "--features", "-F", "-j", "--jobs"},
 			bools: []string{"--locked", "--offline", "--frozen", "-v", "-vv", "--verbose", "-q", "--quiet", "--no-verify", "--allow-dirty", "--all-features"},
 			plus:  true, aliases: map[string]string{"b": "build", "c": "check", "d": "doc", "r": "run", "t": "test", "rm": "remove"},
 			helpShort: true, dry: map[string][]string{"--dry-run": nil, "-n": nil}}
-	},
-	"docker": func() *cliSpec {
+	case "docker":
 		return &cliSpec{values: []string{"--context", "-c", "--host", "-H", "--config", "--log-level", "-l", "--tlscacert", "--tlscert", "--tlskey",
 			"--platform", "--tag", "-t", "--file", "-f", "--output", "-o", "--builder", "--build-arg", "--target", "--progress", "--cache-from", "--cache-to", "--label"},
 			bools:   []string{"-D", "--debug", "--tls", "--tlsverify", "--push", "--load", "-q", "--quiet", "--all-tags", "-a", "--pull", "--no-cache"},
 			aliases: map[string]string{"b": "build"}, wraps: map[string]int{"image": 0, "container": 0, "compose": 0, "manifest": 0, "buildx": 0},
 			helpShort: true}
-	},
-	"kubectl": func() *cliSpec {
+	case "kubectl":
 		return &cliSpec{values: []string{"--context", "--namespace", "-n", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token", "--as",
 			"--as-group", "--request-timeout", "-v", "-l", "--selector", "-f", "--filename", "-o", "--output", "--field-selector", "--grace-period", "--timeout"},
 			bools:     []string{"--all", "-A", "--all-namespaces", "--force", "--wait", "--now", "-R", "--recursive", "--ignore-not-found"},
 			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}}
-	},
-	"helm": func() *cliSpec {
+	case "helm":
 		return &cliSpec{values: []string{"--kube-context", "--namespace", "-n", "--kubeconfig", "--registry-config", "--repository-config", "--repository-cache",
 			"--burst-limit", "--qps", "--timeout", "--description", "--cascade"},
 			bools:     []string{"--wait", "--keep-history", "--no-hooks", "--debug", "--ignore-not-found"},
 			aliases:   map[string]string{"un": "uninstall", "del": "uninstall", "delete": "uninstall", "uninstal": "uninstall"},
 			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}}
-	},
-	"terraform": func() *cliSpec {
+	case "terraform":
 		return &cliSpec{values: []string{"-chdir", "-var", "-var-file", "-target", "-state", "-lock-timeout", "-parallelism"}, helpShort: true, helpDash: true}
-	},
-	"terragrunt": func() *cliSpec {
+	case "terragrunt":
 		return &cliSpec{values: []string{"--terragrunt-working-dir", "--working-dir", "--terragrunt-config", "--config", "--terragrunt-log-level", "--log-level",
 			"--terragrunt-source", "--source", "--terragrunt-iam-role", "--iam-assume-role"},
 			bools:   []string{"--all", "-a", "--terragrunt-non-interactive", "--non-interactive"},
 			aliases: map[string]string{"destroy-all": "destroy", "apply-all": "apply"}, wraps: map[string]int{"run-all": 0, "run": 0},
 			helpShort: true, helpDash: true}
-	},
-	"gh": func() *cliSpec {
+	case "gh":
 		return &cliSpec{values: []string{"-R", "--repo", "-X", "--method", "-H", "--header", "-f", "--raw-field", "-F", "--field", "--hostname", "--jq", "-q", "--template", "-t", "--input"},
 			bools: []string{"--paginate", "-i", "--include", "--silent", "--verbose", "--yes", "-y", "--confirm"}, helpShort: true}
-	},
-	"vercel": func() *cliSpec {
+	case "vercel":
 		return &cliSpec{values: []string{"--token", "-t", "--scope", "-S", "--cwd", "--local-config", "-A", "--global-config", "-Q", "--target", "--env", "-e", "--build-env", "-b", "--meta", "-m", "--regions", "--team", "-T"},
 			bools: []string{"--prod", "--yes", "-y", "--force", "-f", "--public", "-p", "--debug", "-d", "--prebuilt", "--no-wait"}, helpShort: true}
-	},
-	"netlify": func() *cliSpec {
+	case "netlify":
 		return &cliSpec{values: []string{"--dir", "-d", "--site", "-s", "--auth", "--alias", "--message", "-m", "--functions", "-f", "--filter"},
 			bools: []string{"--prod", "-p", "--prodIfUnlocked", "--json", "--open", "-o", "--build"}, helpShort: true}
-	},
-	"wrangler": func() *cliSpec {
+	case "wrangler":
 		return &cliSpec{values: []string{"--config", "-c", "--env", "-e", "--cwd", "--name", "--compatibility-date", "--var", "--define"},
 			aliases: map[string]string{"publish": "deploy"}, wraps: map[string]int{"versions": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
-	},
-	"fly": func() *cliSpec {
+	case "fly":
 		return &cliSpec{values: []string{"--app", "-a", "--config", "-c", "--access-token", "-t", "--org", "-o", "--image", "-i", "--region", "-r"}, helpShort: true}
-	},
-	"twine": func() *cliSpec {
+	case "twine":
 		return &cliSpec{values: []string{"--repository", "-r", "--repository-url", "--username", "-u", "--password", "-p", "--config-file", "--comment", "-c", "--cert", "--client-cert", "--sign-with", "--identity", "-i"},
 			helpShort: true}
-	},
-	"uv": func() *cliSpec {
+	case "uv":
 		return &cliSpec{values: []string{"--directory", "--project", "--config-file", "--cache-dir", "--color", "--index", "--index-url", "--publish-url", "--token", "--username", "--password", "--python", "-p"},
 			bools:     []string{"--no-cache", "-n", "--offline", "-q", "--quiet", "-v", "--verbose", "--native-tls", "--no-progress"},
 			helpShort: true, dry: map[string][]string{"--dry-run": nil}}
-	},
-	"poetry": func() *cliSpec {
+	case "poetry":
 		return &cliSpec{values: []string{"--directory", "-C", "--project", "-P", "--repository", "-r", "--username", "-u", "--password", "-p", "--cert", "--client-cert", "--dist-dir"},
 			bools:     []string{"--build", "-n", "--no-interaction", "-q", "-v", "--skip-existing", "--no-ansi", "--ansi"},
 			helpShort: true, dry: map[string][]string{"--dry-run": nil}}
-	},
-	"flit": func() *cliSpec {
+	case "flit":
 		return &cliSpec{values: []string{"--repository", "--pypirc", "--format"}, helpShort: true}
-	},
-	"hatch": func() *cliSpec {
+	case "hatch":
 		return &cliSpec{values: []string{"--env", "-e", "--project", "-p", "--data-dir", "--cache-dir", "--config", "--repo", "-r", "--user", "-u", "--auth", "-a"}, helpShort: true}
-	},
-	"gem": func() *cliSpec {
+	case "gem":
 		return &cliSpec{values: []string{"--host", "--key", "-k", "--otp", "--config-file"}, helpShort: true}
-	},
-	"firebase": func() *cliSpec {
+	case "firebase":
 		return &cliSpec{values: []string{"--project", "-P", "--only", "--except", "--token", "--config", "-c", "--message", "-m"}, helpShort: true}
-	},
-	"gcloud": func() *cliSpec {
+	case "gcloud":
 		return &cliSpec{values: []string{"--project", "--account", "--configuration", "--region", "--zone", "--format", "--verbosity"}, helpShort: false}
-	},
+	}
+	return nil
 }
 
 func keys(m map[string]string) []string {
@@ -187,25 +169,36 @@ func keys(m map[string]string) []string {
 	return out
 }
 
-// cliAliases are other names of the same tool.
-var cliAliases = map[string]string{"podman": "docker", "oc": "kubectl", "tofu": "terraform", "flyctl": "fly"}
+// cliAlias is the tool another name of it names (the name itself when it
+// is no alias).
+func cliAlias(name string) string {
+	switch name {
+	case "podman":
+		return "docker"
+	case "oc":
+		return "kubectl"
+	case "tofu":
+		return "terraform"
+	case "flyctl":
+		return "fly"
+	}
+	return name
+}
 
 func cliSpecOf(name string) (*cliSpec, string) {
-	if n, ok := cliAliases[name]; ok {
-		name = n
-	}
+	name = cliAlias(name)
 	if spec, ok := builtSpecs.Load(name); ok {
 		return spec.(*cliSpec), name
 	}
-	build, ok := cliSpecs[name]
-	if !ok {
+	built := newCLISpec(name)
+	if built == nil {
 		return nil, name
 	}
-	spec, _ := builtSpecs.LoadOrStore(name, build())
+	spec, _ := builtSpecs.LoadOrStore(name, built)
 	return spec.(*cliSpec), name
 }
 
-// builtSpecs are the cliSpecs entries built so far, by tool.
+// builtSpecs are the tools' tables built so far, by tool.
 var builtSpecs sync.Map
 
 // isCLIModelled: the tool is read by its CLI model (which runs the

@@ -36,7 +36,7 @@ func (a *analyzer) rmModel(c *cmdCall) bool {
 	f := Finding{Where: Executed, grammar: -1, Command: text, Paths: paths, unknownPath: !known}
 	switch {
 	case recursive && force:
-		f.Label, f.grammar = "parsed: "+grammarIrreversible[grammarRmRf].label, grammarRmRf
+		f.Label, f.grammar = "parsed: "+irreversiblePatterns[grammarRmRf].Label, grammarRmRf
 		a.add(f)
 	case recursive:
 		f.Label = "parsed: " + rmRecursiveLabel
@@ -84,16 +84,22 @@ func (a *analyzer) cdModel(c *cmdCall) bool {
 	return true
 }
 
-// findArgs are find's primaries that take one argument (two for -fprintf);
-// that argument is never itself a primary (find . -name -delete deletes
-// nothing).
-var findArgs = map[string]int{
-	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
-	"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-perm": 1,
-	"-size": 1, "-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1,
-	"-cnewer": 1, "-samefile": 1, "-inum": 1, "-links": 1, "-maxdepth": 1, "-mindepth": 1, "-fstype": 1, "-used": 1,
-	"-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-context": 1, "-regextype": 1, "-files0-from": 1, "-fprintf": 2,
-	"-D": 1,
+// findArgs is how many arguments a find primary takes: one (two for
+// -fprintf), or ok false for a primary that takes none. That argument is
+// never itself a primary (find . -name -delete deletes nothing).
+func findArgs(primary string) (n int, ok bool) {
+	switch primary {
+	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+		"-lname", "-ilname", "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm",
+		"-size", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-newer", "-anewer",
+		"-cnewer", "-samefile", "-inum", "-links", "-maxdepth", "-mindepth", "-fstype", "-used",
+		"-printf", "-fprint", "-fprint0", "-fls", "-context", "-regextype", "-files0-from",
+		"-D":
+		return 1, true
+	case "-fprintf":
+		return 2, true
+	}
+	return 0, false
 }
 
 // findModel reads find's expression: -delete and -exec/-ok of a deleter
@@ -121,7 +127,7 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 		if !rest[i].known {
 			continue
 		}
-		if n, ok := findArgs[s]; ok || len(s) == 10 && strings.HasPrefix(s, "-newer") {
+		if n, ok := findArgs(s); ok || len(s) == 10 && strings.HasPrefix(s, "-newer") {
 			if !ok {
 				n = 1 // -newerXY
 			}
@@ -1057,7 +1063,7 @@ func sedScript(s string) (runs, writes []string) {
 func (a *analyzer) interpreterModel(c *cmdCall) bool {
 	name, rest, in := c.name, c.args, c.io.in
 	base := strings.TrimRight(name, "0123456789.")
-	flags := codeFlags[base]
+	flags := codeFlags(base)
 	if isAwk(name) {
 		// awk's program is its first operand (or -f FILE); system() and
 		// print | "cmd" run a shell.

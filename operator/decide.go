@@ -355,7 +355,7 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 	case rs.Drifting:
 		return deny(RuleDrifting, "laserbrain: refused because your run is drifting: the agent is off its ground ("+rs.DriftReason+"); return to it before acting irreversibly. "+capitalize(what)+
 			", and nothing irreversible or outward runs while the run is off its ground. Check your state (check_state) and return to your goal first; do not retry it in another form.")
-	case blockingJudgments[rs.Judgment]:
+	case blockingJudgment(rs.Judgment):
 		return deny(RuleJudgment, "laserbrain: refused because the whole-run judgment is "+rs.Judgment+": the run as a whole should stop, not act. "+capitalize(what)+
 			". Do not retry it in another form; tell the user.")
 	case rs.Authorized:

@@ -129,11 +129,9 @@ func FuzzParseGit(f *testing.F) {
 		f.Add("checkout", s)
 	}
 	f.Fuzz(func(t *testing.T, sub, line string) {
-		table, ok := gitOptionTables[sub]
-		if !ok {
-			sub, table = "push", gitOptionTables["push"]
+		if _, ok := gitOptionSpec(sub); !ok {
+			sub = "push"
 		}
-		_ = table
 		var args []arg
 		for _, w := range strings.Fields(line) {
 			args = append(args, arg{val: w, known: true})

@@ -3,9 +3,12 @@ package operator
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // gitGlobalWithValue are git's global options that take a separate value.
@@ -446,10 +449,10 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 			if p.opts["force"].short {
 				g = grammarPushF
 			}
-			es = append(es, gitEffect{label: grammarIrreversible[g].label, outward: true, grammar: g})
+			es = append(es, gitEffect{label: irreversiblePatterns[g].Label, outward: true, grammar: g})
 		}
 		if p.on("force-with-lease") {
-			es = append(es, gitEffect{label: grammarIrreversible[grammarPushLease].label, outward: true, grammar: grammarPushLease})
+			es = append(es, gitEffect{label: irreversiblePatterns[grammarPushLease].Label, outward: true, grammar: grammarPushLease})
 		}
 		refspecs := p.positionals
 		if len(refspecs) > 0 {
@@ -523,7 +526,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		case p.dashdash < 0 && len(ops) == 1 && call.dir != "" && pathExists(call.dir, ops[0]):
 			return finish(p) // a path (or ambiguous): refused
 		}
-		return finish(p, gitEffect{label: grammarIrreversible[grammarResetHard].label, grammar: grammarResetHard})
+		return finish(p, gitEffect{label: irreversiblePatterns[grammarResetHard].Label, grammar: grammarResetHard})
 	case "checkout":
 		return a.gitCheckout(parse("checkout"), call, in, finish)
 	case "switch":
@@ -717,7 +720,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		p := parse("send-pack")
 		var es []gitEffect
 		if p.on("force") || p.on("force-with-lease") {
-			es = append(es, gitEffect{label: grammarIrreversible[grammarPushForce].label, outward: true, grammar: grammarPushForce})
+			es = append(es, gitEffect{label: irreversiblePatterns[grammarPushForce].Label, outward: true, grammar: grammarPushForce})
 		}
 		if p.on("mirror") {
 			es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
@@ -803,7 +806,7 @@ func (a *analyzer) gitFindings(gv gitVerdict, text string) {
 		a.add(Finding{Label: "parsed: " + e.label, Outward: e.outward, Where: where, Note: note, grammar: e.grammar, Command: text})
 		if e.grammar == grammarPushLease {
 			// The grammar's --force pattern fires on a lease too.
-			a.add(Finding{Label: "parsed: " + grammarIrreversible[grammarPushForce].label, Outward: true, Where: where, Note: note, grammar: grammarPushForce, Command: text})
+			a.add(Finding{Label: "parsed: " + irreversiblePatterns[grammarPushForce].Label, Outward: true, Where: where, Note: note, grammar: grammarPushForce, Command: text})
 		}
 	}
 }
@@ -999,7 +1002,7 @@ func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) git
 	case "drop":
 		p := parseGit(gitTable("stash drop"), args[1:])
 		for _, ref := range p.positionals {
-			if !stashRefRe().MatchString(ref) {
+			if !stashRefRe.Get().MatchString(ref) {
 				return finish(p) // not a stash: git refuses
 			}
 		}
@@ -1015,7 +1018,10 @@ func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) git
 }
 
 // stashRefRe: the ways to name a stash entry (stash@{1}, 1, a commit id).
-var stashRefRe = lazyRegexp(`^((refs/)?stash(@\{[0-9]+\})?|[0-9]+|@\{[0-9]+\}|[0-9a-fA-F]{4,64})$`)
+// It is compiled on first use: few commands name a stash.
+var stashRefRe = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`^((refs/)?stash(@\{[0-9]+\})?|[0-9]+|@\{[0-9]+\}|[0-9a-fA-F]{4,64})$`)
+}}
 
 // gitFilterBranch: a shell script that matches its options word for word;
 // its filters are shell code it evaluates.

@@ -19,34 +19,37 @@ import (
 // options take --no-). TestGitOptionTables checks them against the git on
 // PATH. Syntax per option: [s,]long, or s alone for a short-only option;
 // "=" after the name: takes a value, "=?": takes an optional value (glued
-// on only); "!": cannot be negated with --no-.
-var gitOptionTables = map[string]string{
-	"push":            `v,verbose q,quiet repo= all mirror d,delete tags n,dry-run porcelain f,force force-with-lease=? force-if-includes recurse-submodules= thin receive-pack= exec= u,set-upstream progress prune no-verify follow-tags signed=? atomic o,push-option= 4,ipv4 6,ipv6`,
-	"reset":           `q,quiet no-refresh mixed soft hard merge keep recurse-submodules=? p,patch N,intent-to-add pathspec-from-file= pathspec-file-nul`,
-	"checkout":        `guess overlay q,quiet recurse-submodules=? progress m,merge conflict= d,detach t,track=? f,force orphan= overwrite-ignore ignore-other-worktrees 2,ours! 3,theirs! p,patch ignore-skip-worktree-bits pathspec-from-file= pathspec-file-nul b= B= l`,
-	"switch":          `c,create= C,force-create= guess discard-changes q,quiet recurse-submodules=? progress m,merge conflict= d,detach t,track=? f,force orphan= overwrite-ignore ignore-other-worktrees`,
-	"restore":         `s,source= S,staged W,worktree ignore-unmerged overlay q,quiet recurse-submodules=? progress m,merge conflict= 2,ours! 3,theirs! p,patch ignore-skip-worktree-bits pathspec-from-file= pathspec-file-nul`,
-	"clean":           `q,quiet n,dry-run f,force i,interactive e,exclude=! d x X`,
-	"branch":          `v,verbose q,quiet t,track=? u,set-upstream-to= unset-upstream color=? r,remotes contains=? no-contains=? abbrev=? a,all d,delete m,move c,copy l,list show-current create-reflog edit-description f,force merged=? no-merged=? column=? sort= points-at= i,ignore-case recurse-submodules format= set-upstream with=?! without=?! D M C`,
-	"stash drop":      `q,quiet`,
-	"stash clear":     ``,
-	"stash pop":       `q,quiet index`,
-	"stash apply":     `q,quiet index`,
-	"stash push":      `k,keep-index S,staged p,patch q,quiet u,include-untracked a,all m,message= pathspec-from-file= pathspec-file-nul`,
-	"stash save":      `k,keep-index S,staged p,patch q,quiet u,include-untracked a,all m,message=`,
-	"worktree remove": `f,force`,
-	"worktree prune":  `n,dry-run v,verbose expire=`,
-	"read-tree":       `index-output=! empty v,verbose trivial aggressive reset prefix=! exclude-per-directory=! n,dry-run no-sparse-checkout debug-unpack recurse-submodules=? q,quiet m u i`,
-	"rebase":          `onto= keep-base no-verify q,quiet v,verbose n,no-stat signoff committer-date-is-author-date reset-author-date ignore-whitespace whitespace= f,force-rebase no-ff continue! skip! abort! quit! edit-todo! show-current-patch! apply! m,merge! i,interactive! rerere-autoupdate empty=! autosquash update-refs S,gpg-sign=? autostash x,exec= r,rebase-merges=? fork-point s,strategy= X,strategy-option= root reschedule-failed-exec reapply-cherry-picks allow-empty-message ignore-date keep-empty preserve-merges C=`,
-	"update-ref":      `no-deref stdin create-reflog m= d z`,
-	"reflog expire":   `dry-run rewrite updateref verbose expire=! expire-unreachable=! stale-fix all single-worktree`,
-	"reflog delete":   `dry-run rewrite updateref verbose`,
-	"gc":              `q,quiet prune=? cruft aggressive auto force keep-largest-pack`,
-	"prune":           `n,dry-run v,verbose progress expire= exclude-promisor-objects`,
-	"checkout-index":  `u,index q,quiet f,force a,all n,no-create ignore-skip-worktree-bits stdin temp prefix= stage=! z`,
-	"rm":              `n,dry-run q,quiet cached f,force r ignore-unmatch sparse pathspec-from-file= pathspec-file-nul`,
-	"send-pack":       `v,verbose q,quiet receive-pack= exec= remote= all n,dry-run mirror f,force signed=? push-option= progress thin atomic stateless-rpc stdin helper-status force-with-lease=? force-if-includes`,
-	"maintenance run": `auto schedule= quiet task=!`,
+// on only); "!": cannot be negated with --no-. An array of constants, not
+// a map: the compiler lays it out, where a map is built at package init in
+// every hook process; it is looked up only when a subcommand's table is
+// first parsed (gitTable).
+var gitOptionTables = [...]struct{ sub, spec string }{
+	{"push", `v,verbose q,quiet repo= all mirror d,delete tags n,dry-run porcelain f,force force-with-lease=? force-if-includes recurse-submodules= thin receive-pack= exec= u,set-upstream progress prune no-verify follow-tags signed=? atomic o,push-option= 4,ipv4 6,ipv6`},
+	{"reset", `q,quiet no-refresh mixed soft hard merge keep recurse-submodules=? p,patch N,intent-to-add pathspec-from-file= pathspec-file-nul`},
+	{"checkout", `guess overlay q,quiet recurse-submodules=? progress m,merge conflict= d,detach t,track=? f,force orphan= overwrite-ignore ignore-other-worktrees 2,ours! 3,theirs! p,patch ignore-skip-worktree-bits pathspec-from-file= pathspec-file-nul b= B= l`},
+	{"switch", `c,create= C,force-create= guess discard-changes q,quiet recurse-submodules=? progress m,merge conflict= d,detach t,track=? f,force orphan= overwrite-ignore ignore-other-worktrees`},
+	{"restore", `s,source= S,staged W,worktree ignore-unmerged overlay q,quiet recurse-submodules=? progress m,merge conflict= 2,ours! 3,theirs! p,patch ignore-skip-worktree-bits pathspec-from-file= pathspec-file-nul`},
+	{"clean", `q,quiet n,dry-run f,force i,interactive e,exclude=! d x X`},
+	{"branch", `v,verbose q,quiet t,track=? u,set-upstream-to= unset-upstream color=? r,remotes contains=? no-contains=? abbrev=? a,all d,delete m,move c,copy l,list show-current create-reflog edit-description f,force merged=? no-merged=? column=? sort= points-at= i,ignore-case recurse-submodules format= set-upstream with=?! without=?! D M C`},
+	{"stash drop", `q,quiet`},
+	{"stash clear", ``},
+	{"stash pop", `q,quiet index`},
+	{"stash apply", `q,quiet index`},
+	{"stash push", `k,keep-index S,staged p,patch q,quiet u,include-untracked a,all m,message= pathspec-from-file= pathspec-file-nul`},
+	{"stash save", `k,keep-index S,staged p,patch q,quiet u,include-untracked a,all m,message=`},
+	{"worktree remove", `f,force`},
+	{"worktree prune", `n,dry-run v,verbose expire=`},
+	{"read-tree", `index-output=! empty v,verbose trivial aggressive reset prefix=! exclude-per-directory=! n,dry-run no-sparse-checkout debug-unpack recurse-submodules=? q,quiet m u i`},
+	{"rebase", `onto= keep-base no-verify q,quiet v,verbose n,no-stat signoff committer-date-is-author-date reset-author-date ignore-whitespace whitespace= f,force-rebase no-ff continue! skip! abort! quit! edit-todo! show-current-patch! apply! m,merge! i,interactive! rerere-autoupdate empty=! autosquash update-refs S,gpg-sign=? autostash x,exec= r,rebase-merges=? fork-point s,strategy= X,strategy-option= root reschedule-failed-exec reapply-cherry-picks allow-empty-message ignore-date keep-empty preserve-merges C=`},
+	{"update-ref", `no-deref stdin create-reflog m= d z`},
+	{"reflog expire", `dry-run rewrite updateref verbose expire=! expire-unreachable=! stale-fix all single-worktree`},
+	{"reflog delete", `dry-run rewrite updateref verbose`},
+	{"gc", `q,quiet prune=? cruft aggressive auto force keep-largest-pack`},
+	{"prune", `n,dry-run v,verbose progress expire= exclude-promisor-objects`},
+	{"checkout-index", `u,index q,quiet f,force a,all n,no-create ignore-skip-worktree-bits stdin temp prefix= stage=! z`},
+	{"rm", `n,dry-run q,quiet cached f,force r ignore-unmatch sparse pathspec-from-file= pathspec-file-nul`},
+	{"send-pack", `v,verbose q,quiet receive-pack= exec= remote= all n,dry-run mirror f,force signed=? push-option= progress thin atomic stateless-rpc stdin helper-status force-with-lease=? force-if-includes`},
+	{"maintenance run", `auto schedule= quiet task=!`},
 }
 
 type optArg uint8
@@ -98,9 +101,21 @@ func parseOptTable(spec string) []gitOpt {
 	return out
 }
 
+// gitOptionSpec is a subcommand's entry of gitOptionTables ("" when the
+// table has none: it takes no options).
+func gitOptionSpec(sub string) (string, bool) {
+	for _, t := range gitOptionTables {
+		if t.sub == sub {
+			return t.spec, true
+		}
+	}
+	return "", false
+}
+
 var (
-	gitTablesMu     sync.Mutex
-	gitTablesParsed = map[string][]gitOpt{}
+	gitTablesMu sync.Mutex
+	// gitTablesParsed is made on first use, not at package init.
+	gitTablesParsed map[string][]gitOpt
 )
 
 // gitTable is a subcommand's option table, parsed on first use.
@@ -109,7 +124,11 @@ func gitTable(name string) []gitOpt {
 	defer gitTablesMu.Unlock()
 	t, ok := gitTablesParsed[name]
 	if !ok {
-		t = parseOptTable(gitOptionTables[name])
+		spec, _ := gitOptionSpec(name)
+		t = parseOptTable(spec)
+		if gitTablesParsed == nil {
+			gitTablesParsed = map[string][]gitOpt{}
+		}
 		gitTablesParsed[name] = t
 	}
 	return t

@@ -28,7 +28,8 @@ func TestGitOptionTables(t *testing.T) {
 		return string(out)
 	}
 	shortLine := regexp.MustCompile(`^\s{4}-([A-Za-z0-9])(?:, --(?:\[no-\])?([A-Za-z0-9-]+))?(?:\s|$)`)
-	for sub := range gitOptionTables {
+	for _, entry := range gitOptionTables {
+		sub := entry.sub
 		args := strings.Fields(sub)
 		table := gitTable(sub)
 		ours := map[string]*gitOpt{}

@@ -58,21 +58,57 @@ func (c *compiledOnce) get(match time.Duration, compile func(time.Duration) *reg
 	return c.prod
 }
 
-// pattern is an operator pattern, compiled on first use: a hook process
-// compiles only the patterns its command can meet.
+// pattern is a grammar pattern as the analysis runs it, compiled on first
+// use: a hook process compiles only the patterns its command can meet. It
+// is a view made per use (irreversiblePattern, allowPattern) of the
+// generated pattern, its prefilter and its compiled forms, all of which
+// the compiler lays out or leaves zero: nothing is built at package init.
 type pattern struct {
-	source  string
-	label   string
-	outward bool
+	*grammarPattern
+	// anchored: the pattern is run at the start of the text only.
+	anchored bool
 	// needs are words the text must contain (lowercased) for the pattern
 	// to have any chance: every group, one word of each. Nil: always run.
 	needs [][]string
-	re    compiledOnce
+	re    *compiledOnce
+}
+
+// The grammar patterns' compiled forms, by index in irreversiblePatterns
+// and allowPatterns; atStart are the irreversible patterns anchored at the
+// start of the text: the parsed view asks only whether a command itself
+// matches, which anchoring answers in one pass instead of one per position.
+var (
+	irreversibleRes, atStartRes [len(irreversiblePatterns)]compiledOnce
+	allowRes                    [len(allowPatterns)]compiledOnce
+)
+
+// irreversiblePattern is irreversible pattern i, run anywhere in a text.
+func irreversiblePattern(i int) pattern {
+	g := &irreversiblePatterns[i]
+	return pattern{grammarPattern: g, needs: prefilterOf(irreversibleNeeds[:], i, g.Source), re: &irreversibleRes[i]}
+}
+
+// atStartPattern is irreversible pattern i, run at the start of a text.
+func atStartPattern(i int) pattern {
+	g := &irreversiblePatterns[i]
+	return pattern{grammarPattern: g, anchored: true, needs: prefilterOf(irreversibleNeeds[:], i, g.Source), re: &atStartRes[i]}
+}
+
+// allowPattern is carve-out i.
+func allowPattern(i int) pattern {
+	g := &allowPatterns[i]
+	return pattern{grammarPattern: g, needs: prefilterOf(allowNeeds[:], i, g.Source), re: &allowRes[i]}
 }
 
 // regexp is the pattern with the given match timeout.
 func (p *pattern) regexp(match time.Duration) *regexp2.Regexp {
-	return p.re.get(match, func(match time.Duration) *regexp2.Regexp { return compile(p.source, match) })
+	src, anchored := p.Source, p.anchored
+	return p.re.get(match, func(match time.Duration) *regexp2.Regexp {
+		if anchored {
+			return compile(`^(?:`+src+`)`, match)
+		}
+		return compile(src, match)
+	})
 }
 
 // mayMatch is the prefilter: false only when the pattern cannot match.
@@ -96,42 +132,43 @@ func (p *pattern) mayMatch(lower string) bool {
 // unicode.ToLower), so a word the pattern needs is found in any case.
 func lowerForPrefilter(s string) string { return strings.ToLower(s) }
 
-// prefilters are the literal words each grammar pattern needs, keyed by the
-// pattern's exact source. A pattern whose source is not here (the grammar
-// changed) always runs; TestPrefiltersCoverGrammar says when to update.
-var prefilters = map[string][][]string{
-	`\bgit\s+push\s+[^\n]*--force\b`:              {{"git"}, {"push"}, {"--force"}},
-	`\bgit\s+push\b[^\n]*\s-f\b`:                  {{"git"}, {"push"}, {"-f"}},
-	`\bgit\s+push\s+[^\n]*--force-with-lease\b`:   {{"git"}, {"push"}, {"--force-with-lease"}},
-	`\bgit\s+reset\s+--hard\b`:                    {{"git"}, {"reset"}, {"--hard"}},
-	`\brm\s+(-[a-zA-Z]*r[a-zA-Z]*f|-rf|-fr)\b`:    {{"rm"}, {"-"}},
-	`\bwrangler\s+deploy\b(?![^\n|;&]*--dry-run)`: {{"wrangler"}, {"deploy"}},
-	`\bnpm\s+publish\b`:                           {{"npm"}, {"publish"}},
-	`\b(twine\s+upload|flit\s+publish|poetry\s+publish|uv\s+publish|python\d?\s+-m\s+twine\s+upload)\b`:   {{"upload", "publish"}},
-	`\bwrangler\s+deploy\b[\s\S]*laserbrain-mcp-remote|laserbrain-mcp-remote[\s\S]*\bwrangler\s+deploy\b`: {{"wrangler"}, {"deploy"}, {"laserbrain-mcp-remote"}},
+// prefilter is the literal words a grammar pattern needs, with the
+// pattern's exact source.
+type prefilter struct {
+	source string
+	needs  [][]string
 }
 
+// irreversibleNeeds and allowNeeds are the prefilters of the grammar's
+// patterns, in grammar order: arrays of constants, which the compiler lays
+// out (a map keyed by source would be built at package init, in every hook
+// process). An entry whose source is not its pattern's (the grammar
+// changed) is not used: the pattern always runs;
+// TestPrefiltersCoverGrammar says when to update.
 var (
-	grammarIrreversible = patternsOf(irreversiblePatterns[:])
-	grammarAllow        = patternsOf(allowPatterns[:])
-	// grammarAtStart are the same patterns anchored at the start of the
-	// text: the parsed view asks only whether a command itself matches,
-	// which anchoring answers in one pass instead of one per position.
-	grammarAtStart = func() []*pattern {
-		out := make([]*pattern, len(irreversiblePatterns))
-		for i, p := range irreversiblePatterns {
-			out[i] = &pattern{source: `^(?:` + p.Source + `)`, label: p.Label, outward: p.Outward, needs: prefilters[p.Source]}
-		}
-		return out
-	}()
+	irreversibleNeeds = [...]prefilter{
+		{`\bgit\s+push\s+[^\n]*--force\b`, [][]string{{"git"}, {"push"}, {"--force"}}},
+		{`\bgit\s+push\b[^\n]*\s-f\b`, [][]string{{"git"}, {"push"}, {"-f"}}},
+		{`\bgit\s+push\s+[^\n]*--force-with-lease\b`, [][]string{{"git"}, {"push"}, {"--force-with-lease"}}},
+		{`\bgit\s+reset\s+--hard\b`, [][]string{{"git"}, {"reset"}, {"--hard"}}},
+		{`\brm\s+(-[a-zA-Z]*r[a-zA-Z]*f|-rf|-fr)\b`, [][]string{{"rm"}, {"-"}}},
+		{`\bwrangler\s+deploy\b(?![^\n|;&]*--dry-run)`, [][]string{{"wrangler"}, {"deploy"}}},
+		{`\bnpm\s+publish\b`, [][]string{{"npm"}, {"publish"}}},
+		{`\b(twine\s+upload|flit\s+publish|poetry\s+publish|uv\s+publish|python\d?\s+-m\s+twine\s+upload)\b`, [][]string{{"upload", "publish"}}},
+	}
+	allowNeeds = [...]prefilter{
+		{`\bwrangler\s+deploy\b[\s\S]*laserbrain-mcp-remote|laserbrain-mcp-remote[\s\S]*\bwrangler\s+deploy\b`, [][]string{{"wrangler"}, {"deploy"}, {"laserbrain-mcp-remote"}}},
+	}
 )
 
-func patternsOf(ps []grammarPattern) []*pattern {
-	out := make([]*pattern, len(ps))
-	for i, p := range ps {
-		out[i] = &pattern{source: p.Source, label: p.Label, outward: p.Outward, needs: prefilters[p.Source]}
+// prefilterOf is the needs of pattern i of a table, or nil (always run)
+// when the table's entry i is not for this source. Equal sources are one
+// string in the binary, so the comparison is cheap.
+func prefilterOf(table []prefilter, i int, source string) [][]string {
+	if i < len(table) && table[i].source == source {
+		return table[i].needs
 	}
-	return out
+	return nil
 }
 
 // span is a match position in runes (regexp2 counts runes).

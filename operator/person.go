@@ -22,17 +22,32 @@ import (
 // leading options. A help request changes nothing and is left alone, and so
 // is install's or uninstall's --dry-run.
 
-// personCommands are the subcommands a person runs, by their first word;
-// a nil list means every form, otherwise only the listed second words.
-var personCommands = map[string][]string{
-	"authorize": nil,
-	"ui":        nil, // its acts release, answer and authorize
-	"install":   nil,
-	"uninstall": nil,
-	"supervise": {"release"},
-	"loop":      {"cancel"},
-	"store":     {"migrate", "init"},
+// personCommands are the subcommands a person runs, by their first word
+// (ok false: not a person's); a nil list means every form, otherwise only
+// the listed second words.
+func personCommands(sub string) (second []string, ok bool) {
+	switch sub {
+	case "authorize", "install", "uninstall":
+		return nil, true
+	case "ui": // its acts release, answer and authorize
+		return nil, true
+	case "supervise":
+		return personSupervise, true
+	case "loop":
+		return personLoop, true
+	case "store":
+		return personStore, true
+	}
+	return nil, false
 }
+
+// The second words, as package-level slices: laid out by the compiler,
+// where a literal returned from personCommands would be allocated per call.
+var (
+	personSupervise = []string{"release"}
+	personLoop      = []string{"cancel"}
+	personStore     = []string{"migrate", "init"}
+)
 
 // personLabel is the finding's label for a person's command.
 func personLabel(words string) string {
@@ -65,7 +80,7 @@ func (a *analyzer) laserbrain(rest []arg) {
 		return
 	}
 	sub := rest[i].val
-	second, ok := personCommands[sub]
+	second, ok := personCommands(sub)
 	if !ok {
 		return
 	}
@@ -108,13 +123,17 @@ func (a *analyzer) laserbrain(rest []arg) {
 
 func helpWord(s string) bool { return s == "-h" || s == "--help" || s == "--help=true" }
 
-// goRunBuildFlags are the go build flags that take a value as the next
-// word (go help build).
-var goRunBuildFlags = map[string]bool{
-	"-C": true, "-p": true, "-asmflags": true, "-buildmode": true, "-compiler": true, "-gccgoflags": true,
-	"-gcflags": true, "-installsuffix": true, "-ldflags": true, "-mod": true, "-modfile": true, "-overlay": true,
-	"-pgo": true, "-pkgdir": true, "-tags": true, "-toolexec": true, "-exec": true, "-covermode": true,
-	"-coverpkg": true, "-o": true,
+// goRunBuildFlag: the go build flags that take a value as the next word
+// (go help build).
+func goRunBuildFlag(flag string) bool {
+	switch flag {
+	case "-C", "-p", "-asmflags", "-buildmode", "-compiler", "-gccgoflags",
+		"-gcflags", "-installsuffix", "-ldflags", "-mod", "-modfile", "-overlay",
+		"-pgo", "-pkgdir", "-tags", "-toolexec", "-exec", "-covermode",
+		"-coverpkg", "-o":
+		return true
+	}
+	return false
 }
 
 // goRunLaserbrain reads `go run [build flags] PKG ARGS…`: when PKG is a
@@ -130,7 +149,7 @@ func goRunLaserbrain(rest []arg) []arg {
 		flag := strings.TrimPrefix(args[i].val, "-") // -flag and --flag are the same to Go's flag package
 		name, _, hasValue := strings.Cut(flag, "=")
 		i++
-		if !hasValue && goRunBuildFlags["-"+name] {
+		if !hasValue && goRunBuildFlag("-"+name) {
 			i++
 		}
 	}

@@ -236,7 +236,7 @@ func (pol Policy) covers(an Analysis, findings []Finding) []string {
 			continue
 		}
 		var origins []origin
-		if f.grammar >= 0 && f.Label == grammarIrreversible[f.grammar].label {
+		if f.grammar >= 0 && f.Label == irreversiblePatterns[f.grammar].Label {
 			// A raw grammar match: every command the parsed view found it
 			// in must be covered.
 			for _, pf := range an.parsed {

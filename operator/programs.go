@@ -1,10 +1,10 @@
 package operator
 
 import (
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // The one table of programs: how the analysis reads each command it meets.
@@ -227,21 +227,23 @@ func interesting(name string) bool {
 	if p := lookupProgram(name); p != nil {
 		return p.kind != progData
 	}
-	return packCommands()[name] || packCommands()[strings.TrimRight(name, "0123456789.")] || packCommands()[strings.SplitN(name, ".", 2)[0]]
+	commands := packCommands.Get()
+	return commands[name] || commands[strings.TrimRight(name, "0123456789.")] || commands[strings.SplitN(name, ".", 2)[0]]
 }
 
-// packCommands are the commands the pack's command rules apply to.
-var packCommands = sync.OnceValue(func() map[string]bool {
+// packCommands are the commands the pack's command rules apply to, built
+// when an unknown program's arguments are first looked at.
+var packCommands = firstuse.Value[map[string]bool]{New: func() map[string]bool {
 	m := map[string]bool{}
-	for i := range packCompiled {
-		if packCompiled[i].scope == "command" {
-			for _, c := range packCompiled[i].commands {
+	for i := range packRules {
+		if packRules[i].Scope == "command" {
+			for _, c := range packRules[i].Commands {
 				m[c] = true
 			}
 		}
 	}
 	return m
-})
+}}
 
 // optSpec says which options of a wrapper take a value, so the wrapped
 // command can be found after them.
@@ -321,12 +323,6 @@ func joinArgs(args []arg) (string, bool) {
 		known = known && w.known
 	}
 	return strings.Join(vals(args), " "), known
-}
-
-// lazyRegexp compiles a pattern on first use, so a hook process pays only
-// for the patterns its command needs.
-func lazyRegexp(src string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // command analyses one simple command: its words after expansion.
@@ -612,25 +608,26 @@ func (a *analyzer) grammarOn(text, command string) { a.grammarAs(text, Executed,
 func (a *analyzer) grammarAs(text string, where Where, note, command string) {
 	lower := lowerForPrefilter(text)
 	var allow []span
-	for _, p := range grammarAllow {
-		if p.mayMatch(lower) {
+	for i := range allowPatterns {
+		if p := allowPattern(i); p.mayMatch(lower) {
 			allow = append(allow, find(p.regexp(a.deadline.timeout()), text).spans...)
 		}
 	}
-	for i, p := range grammarIrreversible {
+	for i := range irreversiblePatterns {
+		p := atStartPattern(i)
 		if !p.mayMatch(lower) || a.overTime() {
 			continue
 		}
-		m, err := grammarAtStart[i].regexp(a.deadline.timeout()).FindStringMatch(text)
+		m, err := p.regexp(a.deadline.timeout()).FindStringMatch(text)
 		if err != nil {
-			a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: Unknown, Note: errTimeout.Error(), grammar: i, Command: command})
+			a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: Unknown, Note: errTimeout.Error(), grammar: i, Command: command})
 			continue
 		}
 		if m == nil {
 			continue
 		}
 		carved := within([]span{{m.Index, m.Index + m.Length}}, allow)
-		a.add(Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: where, Note: note, CarvedOut: carved, grammar: i, Command: command})
+		a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: where, Note: note, CarvedOut: carved, grammar: i, Command: command})
 	}
 }
 
@@ -638,7 +635,8 @@ func (a *analyzer) grammarAs(text string, where Where, note, command string) {
 // finding in role w.
 func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 	lower := lowerForPrefilter(text)
-	for i, p := range grammarIrreversible {
+	for i := range irreversiblePatterns {
+		p := irreversiblePattern(i)
 		if !p.mayMatch(lower) || a.overTime() {
 			continue
 		}
@@ -646,7 +644,7 @@ func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 		if !m.found {
 			continue
 		}
-		f := Finding{Label: "parsed: " + p.label, Outward: p.outward, Where: w, Note: note, grammar: i, Command: command}
+		f := Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: w, Note: note, grammar: i, Command: command}
 		if m.timedOut {
 			f.Where, f.Note = Unknown, errTimeout.Error()
 		}
@@ -654,9 +652,13 @@ func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 	}
 }
 
-var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true, "mksh": true, "yash": true, "fish": true}
-
-func isShell(name string) bool { return shellNames[name] }
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish":
+		return true
+	}
+	return false
+}
 
 func isAwk(name string) bool {
 	switch name {
@@ -667,9 +669,36 @@ func isAwk(name string) bool {
 }
 
 // codeFlags are the options with which an interpreter takes its program as
-// an argument, by the interpreter's name without version digits.
-var codeFlags = map[string][]string{
-	"python": {"-c"}, "pypy": {"-c"}, "node": {"-e", "--eval", "-p", "--print"}, "nodejs": {"-e", "--eval", "-p", "--print"},
-	"deno": {"eval"}, "bun": {"-e", "--eval", "-p", "--print"}, "ruby": {"-e"}, "perl": {"-e", "-E"}, "php": {"-r"},
-	"lua": {"-e"}, "rscript": {"-e"}, "osascript": {"-e"}, "pwsh": {"-c", "-command"}, "powershell": {"-c", "-command"},
+// an argument, by the interpreter's name without version digits. The
+// lists are package-level slices of constants, which the compiler lays
+// out statically (returned from a switch as literals they would be
+// allocated on every call; as a map they were built at package init).
+func codeFlags(base string) []string {
+	switch base {
+	case "python", "pypy":
+		return flagsC
+	case "node", "nodejs", "bun":
+		return flagsNode
+	case "deno":
+		return flagsEval
+	case "ruby", "lua", "rscript", "osascript":
+		return flagsE
+	case "perl":
+		return flagsPerl
+	case "php":
+		return flagsR
+	case "pwsh", "powershell":
+		return flagsPowerShell
+	}
+	return nil
 }
+
+var (
+	flagsC          = []string{"-c"}
+	flagsNode       = []string{"-e", "--eval", "-p", "--print"}
+	flagsEval       = []string{"eval"}
+	flagsE          = []string{"-e"}
+	flagsPerl       = []string{"-e", "-E"}
+	flagsR          = []string{"-r"}
+	flagsPowerShell = []string{"-c", "-command"}
+)

@@ -3,17 +3,18 @@ package operator
 import (
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // shapeRe is compiled on first use: the hook never needs it.
-var shapeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(shapePattern) })
+var shapeRe = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(shapePattern) }}
 
 // ShapeKnown reports whether a sequence of phases, space-separated, is a shape
 // the grammar's shape language admits. Adjacent repeats are collapsed first
 // ("change change verify" is "change verify"), as the pattern expects.
 func ShapeKnown(phases string) bool {
-	return shapeRe().MatchString(CollapseShape(phases))
+	return shapeRe.Get().MatchString(CollapseShape(phases))
 }
 
 // CollapseShape normalises a phase sequence: single spaces, adjacent repeats

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Where a command writes, read in the same walk as everything else: the
@@ -345,7 +344,7 @@ func (a *analyzer) curlModel(c *cmdCall) bool {
 		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 2 && strings.ContainsRune(v, 'O'):
 			remote = true
 		case len(v) == 2 && strings.Contains("dFHuUAeErTxXwKmYy", v[1:]) && v[0] == '-',
-			strings.HasPrefix(v, "--") && curlValue()[v]:
+			strings.HasPrefix(v, "--") && curlValue(v):
 			next()
 		case strings.HasPrefix(v, "-"):
 		default:
@@ -370,11 +369,17 @@ func (a *analyzer) curlModel(c *cmdCall) bool {
 	return true
 }
 
-var curlValue = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"--data": true, "--data-raw": true, "--data-binary": true, "--form": true, "--header": true, "--user": true,
-		"--user-agent": true, "--request": true, "--referer": true, "--cookie": true, "--config": true, "--max-time": true, "--retry": true,
-		"--upload-file": true, "--url": false, "--proxy": true, "--cacert": true, "--cert": true, "--key": true, "--resolve": true, "--connect-to": true}
-})
+// curlValue: curl's long options (of those the model reads) that take a
+// value; --url does too, but the model reads it as a URL.
+func curlValue(option string) bool {
+	switch option {
+	case "--data", "--data-raw", "--data-binary", "--form", "--header", "--user",
+		"--user-agent", "--request", "--referer", "--cookie", "--config", "--max-time", "--retry",
+		"--upload-file", "--proxy", "--cacert", "--cert", "--key", "--resolve", "--connect-to":
+		return true
+	}
+	return false
+}
 
 // remoteName records the file a download names after its URL.
 func (a *analyzer) remoteName(u arg, dir, by string) {
@@ -743,7 +748,7 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 			}
 			a.subshell(func() { a.script(val, c.d+1) })
 		case strings.HasPrefix(name, "--"):
-			if !glued && rsyncValue()[name] && i+1 < len(rest) {
+			if !glued && rsyncValue(name) && i+1 < len(rest) {
 				i++
 			}
 		case strings.HasPrefix(v, "-") && len(v) > 1:
@@ -811,17 +816,21 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 	return true
 }
 
-// rsyncValue are rsync's long options that take a value.
-var rsyncValue = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"--exclude": true, "--include": true, "--exclude-from": true, "--include-from": true, "--filter": true,
-		"--files-from": true, "--backup-dir": true, "--suffix": true, "--rsync-path": true, "--temp-dir": true, "--compare-dest": true,
-		"--copy-dest": true, "--link-dest": true, "--max-size": true, "--min-size": true, "--max-delete": true, "--timeout": true,
-		"--contimeout": true, "--port": true, "--log-file": true, "--log-file-format": true, "--out-format": true, "--password-file": true,
-		"--chmod": true, "--chown": true, "--usermap": true, "--groupmap": true, "--bwlimit": true, "--partial-dir": true, "--modify-window": true,
-		"--compress-level": true, "--compress-choice": true, "--checksum-choice": true, "--block-size": true, "--skip-compress": true,
-		"--info": true, "--debug": true, "--iconv": true, "--sockopts": true, "--address": true, "--protocol": true, "--outbuf": true,
-		"--remote-option": true, "--write-batch": true, "--read-batch": true, "--only-write-batch": true, "--stop-after": true, "--stop-at": true}
-})
+// rsyncValue: rsync's long options that take a value.
+func rsyncValue(option string) bool {
+	switch option {
+	case "--exclude", "--include", "--exclude-from", "--include-from", "--filter",
+		"--files-from", "--backup-dir", "--suffix", "--rsync-path", "--temp-dir", "--compare-dest",
+		"--copy-dest", "--link-dest", "--max-size", "--min-size", "--max-delete", "--timeout",
+		"--contimeout", "--port", "--log-file", "--log-file-format", "--out-format", "--password-file",
+		"--chmod", "--chown", "--usermap", "--groupmap", "--bwlimit", "--partial-dir", "--modify-window",
+		"--compress-level", "--compress-choice", "--checksum-choice", "--block-size", "--skip-compress",
+		"--info", "--debug", "--iconv", "--sockopts", "--address", "--protocol", "--outbuf",
+		"--remote-option", "--write-batch", "--read-batch", "--only-write-batch", "--stop-after", "--stop-at":
+		return true
+	}
+	return false
+}
 
 // optionValue is the word after rest[*i] — an option's value — and moves
 // *i onto it; past the end it is an empty known word.

@@ -56,14 +56,18 @@ type Binding struct {
 	At      time.Time `json:"at"`
 }
 
-// wrappers are the programs between a client and what it starts that
+// wrapper: the programs between a client and what it starts that
 // are not the client: shells (a hook command runs through one, which
 // execs laserbrain), the usual launchers, and laserbrain's own binaries
 // (laserbrain-gate hands an event to laserbrain when it must).
-var wrappers = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "ash": true, "zsh": true, "ksh": true, "mksh": true, "fish": true,
-	"busybox": true, "env": true, "timeout": true, "nice": true, "nohup": true, "setsid": true,
-	"laserbrain": true, "laserbrain-gate": true,
+func wrapper(comm string) bool {
+	switch comm {
+	case "sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "fish",
+		"busybox", "env", "timeout", "nice", "nohup", "setsid",
+		"laserbrain", "laserbrain-gate":
+		return true
+	}
+	return false
 }
 
 // ClientProcess is the agent client this process runs under: its nearest
@@ -89,7 +93,7 @@ func ClientProcess() (Process, error) {
 		if err != nil {
 			return Process{}, err
 		}
-		if !wrappers[parent.comm] {
+		if !wrapper(parent.comm) {
 			return Process{PID: st.ppid, Start: parent.start, Boot: boot}, nil
 		}
 		pid = st.ppid

@@ -125,8 +125,8 @@ func sniff(obj map[string]json.RawMessage) (Name, string) {
 		return Cline, has("hookName", "taskId", "preToolUse", "postToolUse", "workspaceRoots")
 	case has("toolName", "toolArgs", "sessionId", "toolResult") != "":
 		return Copilot, has("toolName", "toolArgs", "sessionId", "toolResult")
-	case geminiEvents[event] != "" && geminiEvents[event] != EventName(event) || has("mcp_context", "prompt_response") != "":
-		if event != "" && geminiEvents[event] != EventName(event) {
+	case geminiEvent(event) != "" && geminiEvent(event) != EventName(event) || has("mcp_context", "prompt_response") != "":
+		if event != "" && geminiEvent(event) != EventName(event) {
 			return Gemini, "hook_event_name " + event
 		}
 		return Gemini, has("mcp_context", "prompt_response")

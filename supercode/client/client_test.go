@@ -351,7 +351,7 @@ func TestEncodeEachClientsForm(t *testing.T) {
 // denyCall is a denial of a call of tool (a shell tool when it is one).
 func denyCall(tool string) Answer {
 	kind := KindWrite
-	if shellTools[tool] {
+	if isShellTool(tool) {
 		kind = KindShell
 	}
 	return Answer{Decision: Deny, Reason: "laserbrain: no", Call: &Tool{Name: tool, Kind: kind}}

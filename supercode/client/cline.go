@@ -80,16 +80,34 @@ var ClineHooks = []struct {
 }
 
 // clineInner are the hookName values Cline 3.0.65 sends, by file name.
-var clineInner = map[string]string{
-	"TaskStart": "agent_start", "TaskResume": "agent_resume", "TaskCancel": "agent_abort", "TaskComplete": "agent_end",
-	"TaskError": "agent_error", "PreToolUse": "tool_call", "PostToolUse": "tool_result", "UserPromptSubmit": "prompt_submit",
-	"SessionShutdown": "session_shutdown",
+func clineInner(file string) string {
+	switch file {
+	case "TaskStart":
+		return "agent_start"
+	case "TaskResume":
+		return "agent_resume"
+	case "TaskCancel":
+		return "agent_abort"
+	case "TaskComplete":
+		return "agent_end"
+	case "TaskError":
+		return "agent_error"
+	case "PreToolUse":
+		return "tool_call"
+	case "PostToolUse":
+		return "tool_result"
+	case "UserPromptSubmit":
+		return "prompt_submit"
+	case "SessionShutdown":
+		return "session_shutdown"
+	}
+	return ""
 }
 
 // clineEvent is our event for a Cline hookName (either spelling).
 func clineEvent(hookName string) (EventName, bool) {
 	for _, h := range ClineHooks {
-		if strings.EqualFold(h.File, hookName) || clineInner[h.File] == hookName {
+		if strings.EqualFold(h.File, hookName) || clineInner(h.File) == hookName {
 			return h.Event, true
 		}
 	}

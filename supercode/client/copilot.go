@@ -5,7 +5,8 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // copilot is Copilot CLI (agents.md §4): camelCase events and fields
@@ -18,22 +19,22 @@ type copilot struct{}
 func (copilot) Name() Name { return Copilot }
 
 // copilotEvents maps Copilot CLI's event names onto ours.
-var copilotEvents = map[string]EventName{
-	"sessionStart":        SessionStart,
-	"userPromptSubmitted": UserPromptSubmit,
-	"preToolUse":          PreToolUse,
-	"postToolUse":         PostToolUse,
-	"agentStop":           Stop,
-	"sessionEnd":          SessionEnd,
-	"notification":        Notification,
-	"subagentStop":        SubagentStop,
+var copilotEvents = [...]clientEvent{
+	{"sessionStart", SessionStart},
+	{"userPromptSubmitted", UserPromptSubmit},
+	{"preToolUse", PreToolUse},
+	{"postToolUse", PostToolUse},
+	{"agentStop", Stop},
+	{"sessionEnd", SessionEnd},
+	{"notification", Notification},
+	{"subagentStop", SubagentStop},
 }
 
 // CopilotEvent is Copilot CLI's name for our event ("" when it has none).
 func CopilotEvent(ev EventName) string {
-	for c, ours := range copilotEvents {
-		if ours == ev {
-			return c
+	for _, e := range copilotEvents {
+		if e.ours == ev {
+			return e.theirs
 		}
 	}
 	return ""
@@ -60,7 +61,7 @@ type copilotPayload struct {
 // copilotExit is the exit status Copilot CLI's bash tool writes at the end
 // of its result ("<shellId: 1 completed with exit code 3>"): a failing
 // command's postToolUse still says resultType "success".
-var copilotExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`completed with exit code (\d+)>\s*$`) }) // compiled on first use: the gate starts without it
+var copilotExit = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`completed with exit code (\d+)>\s*$`) }} // compiled on first use: the gate starts without it
 
 func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
 	obj, err := object(input)
@@ -103,7 +104,7 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 		case "failure", "rejected", "denied":
 			ok = boolPtr(false)
 		}
-		if m := copilotExit().FindStringSubmatch(r.TextResultForLlm); m != nil {
+		if m := copilotExit.Get().FindStringSubmatch(r.TextResultForLlm); m != nil {
 			ok = boolPtr(m[1] == "0")
 		}
 		raw, _ := json.Marshal(r)

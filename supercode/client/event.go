@@ -214,6 +214,14 @@ type Reply struct {
 
 func boolPtr(b bool) *bool { return &b }
 
+// clientEvent is a client's name for one of our events. The clients'
+// tables of them are arrays of constants, which the compiler lays out,
+// where maps would be built at package init in every hook process.
+type clientEvent struct {
+	theirs string
+	ours   EventName
+}
+
 // waitingNotices are the notification kinds that mean the agent stopped
 // for a person, and what it waits for. Claude Code's (2.1.328; Qwen Code
 // sends the same names), Gemini CLI's (0.61.0) and opencode's (1.18.33,
@@ -222,14 +230,20 @@ func boolPtr(b bool) *bool { return &b }
 // (elicitation_complete, elicitation_response), a turn ended elsewhere
 // (agent_completed), a plugin's or the model's own message — tell the
 // person something without anyone being waited for.
-var waitingNotices = map[string]string{
-	"permission_prompt":        "a permission prompt",
-	"worker_permission_prompt": "a permission prompt (a worker agent)",
-	"idle_prompt":              "the person's next prompt",
-	"elicitation_dialog":       "an answer to a question (MCP elicitation)",
-	"agent_needs_input":        "the person's input",
-	"ToolPermission":           "a permission prompt",
-	"permission.asked":         "a permission prompt",
+func waitingNotices(kind string) (string, bool) {
+	switch kind {
+	case "permission_prompt", "ToolPermission", "permission.asked":
+		return "a permission prompt", true
+	case "worker_permission_prompt":
+		return "a permission prompt (a worker agent)", true
+	case "idle_prompt":
+		return "the person's next prompt", true
+	case "elicitation_dialog":
+		return "an answer to a question (MCP elicitation)", true
+	case "agent_needs_input":
+		return "the person's input", true
+	}
+	return "", false
 }
 
 // WaitsFor says what a notification waits for — a person's permission,
@@ -243,6 +257,6 @@ func (n *Notice) WaitsFor() (what string, ok bool) {
 	if n.Type == "" {
 		return "a person", true
 	}
-	what, ok = waitingNotices[n.Type]
+	what, ok = waitingNotices(n.Type)
 	return what, ok
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // gemini is Gemini CLI (agents.md §4): its own event names (BeforeTool is
@@ -19,21 +20,37 @@ type gemini struct{}
 func (gemini) Name() Name { return Gemini }
 
 // geminiEvents maps Gemini CLI's event names onto ours.
-var geminiEvents = map[string]EventName{
-	"SessionStart": SessionStart,
-	"BeforeAgent":  UserPromptSubmit,
-	"BeforeTool":   PreToolUse,
-	"AfterTool":    PostToolUse,
-	"AfterAgent":   Stop,
-	"SessionEnd":   SessionEnd,
-	"Notification": Notification,
+var geminiEvents = [...]clientEvent{
+	{"SessionStart", SessionStart},
+	{"BeforeAgent", UserPromptSubmit},
+	{"BeforeTool", PreToolUse},
+	{"AfterTool", PostToolUse},
+	{"AfterAgent", Stop},
+	{"SessionEnd", SessionEnd},
+	{"Notification", Notification},
+}
+
+// geminiEvent is geminiOurs without ok.
+func geminiEvent(name string) EventName {
+	ours, _ := geminiOurs(name)
+	return ours
+}
+
+// geminiOurs is our event for a Gemini CLI event name ("" when none).
+func geminiOurs(name string) (EventName, bool) {
+	for _, e := range geminiEvents {
+		if e.theirs == name {
+			return e.ours, true
+		}
+	}
+	return "", false
 }
 
 // GeminiEvent is Gemini CLI's name for our event ("" when it has none).
 func GeminiEvent(ev EventName) string {
-	for g, ours := range geminiEvents {
-		if ours == ev {
-			return g
+	for _, e := range geminiEvents {
+		if e.ours == ev {
+			return e.theirs
 		}
 	}
 	return ""
@@ -41,7 +58,7 @@ func GeminiEvent(ev EventName) string {
 
 // geminiExit finds the exit status in a shell tool's result ("Exit Code:
 // 3"), which Gemini CLI and Qwen Code write.
-var geminiExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (\d+)`) }) // compiled on first use: the gate starts without it
+var geminiExit = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (\d+)`) }} // compiled on first use: the gate starts without it
 
 type geminiPayload struct {
 	SessionID      string          `json:"session_id"`
@@ -79,7 +96,7 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 	}
 	want := GeminiEvent(hook)
 	if p.HookEventName != "" && p.HookEventName != want {
-		if ours, ok := geminiEvents[p.HookEventName]; ok {
+		if ours, ok := geminiOurs(p.HookEventName); ok {
 			return Event{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q (our %s)", hook, want, p.HookEventName, ours)
 		}
 		return Event{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q: if Claude Code runs this hook, drop --client gemini from its command (laserbrain install claude writes it)", hook, want, p.HookEventName)
@@ -118,7 +135,7 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 		text := responseText(p.ToolResponse)
 		// A failing command is an AfterTool too (Gemini CLI has no
 		// failure event): its exit status is in the text.
-		if m := geminiExit().FindStringSubmatch(text); m != nil && e.Tool.Kind == KindShell && m[1] != "0" {
+		if m := geminiExit.Get().FindStringSubmatch(text); m != nil && e.Tool.Kind == KindShell && m[1] != "0" {
 			failed = true
 		}
 		e.Response = &Response{Text: text, Raw: p.ToolResponse, OK: boolPtr(!failed)}

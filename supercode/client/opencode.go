@@ -19,22 +19,22 @@ type opencode struct{}
 func (opencode) Name() Name { return OpenCode }
 
 // openCodeEvents maps the plugin's hook names onto ours.
-var openCodeEvents = map[string]EventName{
-	"tool.execute.before": PreToolUse,
-	"tool.execute.after":  PostToolUse,
-	"session.created":     SessionStart,
-	"session.idle":        Stop,
+var openCodeEvents = [...]clientEvent{
+	{"tool.execute.before", PreToolUse},
+	{"tool.execute.after", PostToolUse},
+	{"session.created", SessionStart},
+	{"session.idle", Stop},
 	// opencode's bus event for a permission it puts to its user (1.18.33:
 	// properties id, sessionID, permission, patterns); the plugin sends
 	// the permission and its patterns as the message.
-	"permission.asked": Notification,
+	{"permission.asked", Notification},
 }
 
 // OpenCodeEvent is the plugin's name for our event ("" when it has none).
 func OpenCodeEvent(ev EventName) string {
-	for o, ours := range openCodeEvents {
-		if ours == ev {
-			return o
+	for _, e := range openCodeEvents {
+		if e.ours == ev {
+			return e.theirs
 		}
 	}
 	return ""

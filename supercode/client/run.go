@@ -6,16 +6,22 @@ import (
 	"strings"
 )
 
-// Binaries are the clients' programs, by the name they install as.
-var Binaries = map[Name]string{
-	Claude: "claude", Codex: "codex", Gemini: "gemini", Qwen: "qwen", OpenCode: "opencode", Cline: "cline", Copilot: "copilot",
+// Binary is client n's program, by the name it installs as ("" for no
+// client): each installs under its Name. A switch, not a map: a map is
+// built at package init, in every hook process.
+func Binary(n Name) string {
+	switch n {
+	case Claude, Codex, Gemini, Qwen, OpenCode, Cline, Copilot:
+		return string(n)
+	}
+	return ""
 }
 
 // Detect is the client a command runs, by its program's base name.
 func Detect(program string) (Name, bool) {
 	base := filepath.Base(program)
-	for n, bin := range Binaries {
-		if base == bin {
+	for _, n := range Names {
+		if base == Binary(n) {
 			return n, true
 		}
 	}

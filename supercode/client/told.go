@@ -45,49 +45,78 @@ const (
 	byBlock
 )
 
-// channels are the ways each client carries our text to its model, by
+// channelsOf are the ways client n carries our text to its model, by
 // event: what was seen reach a scripted model (agents.md, agents-facts)
 // or what its makers document, and what its adapter writes. Text put in
 // an answer its client drops is lost, so an event is listed only where the
-// text surely arrives; a message waits for one that is.
-var channels = map[Name]map[EventName]channel{
+// text surely arrives; a message waits for one that is. An unknown client
+// is read as Claude Code. A switch over arrays of constants, which the
+// compiler lays out: a map of maps would be built at package init, in
+// every hook process.
+func channelsOf(n Name) []eventChannel {
+	switch n {
+	case Codex:
+		return codexChannels
+	case Qwen:
+		return qwenChannels
+	case Gemini:
+		return geminiChannels
+	case OpenCode:
+		return openCodeChannels
+	case Cline:
+		return clineChannels
+	case Copilot:
+		return copilotChannels
+	}
+	return claudeChannels
+}
+
+// eventChannel is how a client carries our text on one event.
+type eventChannel struct {
+	ev EventName
+	c  channel
+}
+
+var (
 	// Claude Code: additionalContext on every event but Stop (PreToolUse's
 	// seen as a system message after the tool result), a denial's reason
 	// as the tool result, a held Stop's reason as the next turn.
-	Claude: {PreToolUse: byContext | byDenial, PostToolUse: byContext, PostToolUseFailure: byContext,
-		UserPromptSubmit: byContext, SessionStart: byContext, Stop: byBlock},
+	claudeChannels = []eventChannel{{PreToolUse, byContext | byDenial}, {PostToolUse, byContext}, {PostToolUseFailure, byContext},
+		{UserPromptSubmit, byContext}, {SessionStart, byContext}, {Stop, byBlock}}
 	// Codex: "Command blocked by PreToolUse hook: <reason>", a held Stop
 	// (both seen); additionalContext after a tool, on a prompt and at the
 	// start (its hook schemas).
-	Codex: {PreToolUse: byDenial, PostToolUse: byContext, UserPromptSubmit: byContext, SessionStart: byContext, Stop: byBlock},
+	codexChannels = []eventChannel{{PreToolUse, byDenial}, {PostToolUse, byContext}, {UserPromptSubmit, byContext}, {SessionStart, byContext}, {Stop, byBlock}}
 	// Qwen Code: Claude Code's protocol; a denial seen blocking.
-	Qwen: {PreToolUse: byDenial, PostToolUse: byContext, PostToolUseFailure: byContext, UserPromptSubmit: byContext,
-		SessionStart: byContext, Stop: byBlock},
+	qwenChannels = []eventChannel{{PreToolUse, byDenial}, {PostToolUse, byContext}, {PostToolUseFailure, byContext}, {UserPromptSubmit, byContext},
+		{SessionStart, byContext}, {Stop, byBlock}}
 	// Gemini CLI: "Tool execution blocked: <reason>", AfterAgent's deny
 	// going on with the reason (both seen); additionalContext after a
 	// tool, before the agent and at the start.
-	Gemini: {PreToolUse: byDenial, PostToolUse: byContext, UserPromptSubmit: byContext, SessionStart: byContext, Stop: byBlock},
+	geminiChannels = []eventChannel{{PreToolUse, byDenial}, {PostToolUse, byContext}, {UserPromptSubmit, byContext}, {SessionStart, byContext}, {Stop, byBlock}}
 	// opencode: our plugin throws a denial's reason, which becomes the
 	// tool error; it passes nothing else on.
-	OpenCode: {PreToolUse: byDenial},
+	openCodeChannels = []eventChannel{{PreToolUse, byDenial}}
 	// Cline: contextModification before and after a tool (seen), and on a
 	// prompt; TaskStart's was seen never to reach the model. A denial
 	// cancels the whole task, so its reason is the last thing said.
-	Cline: {PreToolUse: byContext | byDenial, PostToolUse: byContext, UserPromptSubmit: byContext},
+	clineChannels = []eventChannel{{PreToolUse, byContext | byDenial}, {PostToolUse, byContext}, {UserPromptSubmit, byContext}}
 	// Copilot CLI: only a preToolUse denial's reason reaches the model.
-	Copilot: {PreToolUse: byDenial},
-}
+	copilotChannels = []eventChannel{{PreToolUse, byDenial}}
+)
 
 // Tells reports whether answer a to event ev can put text before client
 // n's model, and how: as a denial's reason (a PreToolUse a denies), as a
 // held Stop's reason (blocking it is how the text arrives), or as
 // additional context. An unknown client is read as Claude Code.
 func Tells(n Name, ev EventName, a Answer) (ok, reason, block bool) {
-	ch, known := channels[n]
-	if !known {
-		ch = channels[Claude]
+	var c channel
+	for _, ec := range channelsOf(n) {
+		if ec.ev == ev {
+			c = ec.c
+			break
+		}
 	}
-	c := ch[ev]
 	switch {
 	case ev == PreToolUse && a.Decision == Deny:
 		return c&byDenial != 0, true, false

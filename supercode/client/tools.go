@@ -6,7 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // ServerName is the name laserbrain's MCP server is installed under; each
@@ -49,31 +50,43 @@ func OwnTool(name string) (base string, ok bool) {
 // Cursor's run_terminal_command. Any other tool whose input carries a
 // command is read as a shell command too: a shell tool we do not know is
 // gated, never waved through.
-var shellTools = map[string]bool{
-	"Bash": true, "shell": true, "local_shell": true, "exec_command": true, "run_shell_command": true,
-	"run_terminal_command": true, "bash": true, "run_commands": true, "execute_command": true,
+func isShellTool(name string) bool {
+	switch name {
+	case "Bash", "shell", "local_shell", "exec_command", "run_shell_command",
+		"run_terminal_command", "bash", "run_commands", "execute_command":
+		return true
+	}
+	return false
 }
 
 // Tools known to read or search and change nothing.
-var readTools = map[string]bool{
-	"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true, "WebFetch": true, "WebSearch": true,
-	"BashOutput": true, "read_file": true, "read_many_files": true, "list_directory": true, "glob": true,
-	"search_file_content": true, "google_web_search": true, "web_fetch": true, "read": true, "grep": true, "list": true,
-	"webfetch": true, "websearch": true, "view": true, "list_files": true, "search_files": true,
-	"list_code_definition_names": true, "view_image": true, "web_search": true,
-	// Cline 3.0.65's (read_files {files:[{path}]}, search_codebase {queries}, fetch_web_content {requests}).
-	"read_files": true, "search_codebase": true, "fetch_web_content": true,
+func isReadTool(name string) bool {
+	switch name {
+	case "Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch",
+		"BashOutput", "read_file", "read_many_files", "list_directory", "glob",
+		"search_file_content", "google_web_search", "web_fetch", "read", "grep", "list",
+		"webfetch", "websearch", "view", "list_files", "search_files",
+		"list_code_definition_names", "view_image", "web_search",
+		// Cline 3.0.65's (read_files {files:[{path}]}, search_codebase {queries}, fetch_web_content {requests}).
+		"read_files", "search_codebase", "fetch_web_content":
+		return true
+	}
+	return false
 }
 
 // Tools known not to run commands nor write files: the clients' agents,
 // plans, todo lists and questions. A "command" in their input is data.
-var otherTools = map[string]bool{
-	"Agent": true, "Task": true, "ListAgents": true, "ReportFindings": true, "ScheduleWakeup": true, "Skill": true,
-	"ToolSearch": true, "Workflow": true, "DeferredToolPlaceholder": true, "TodoWrite": true, "ExitPlanMode": true,
-	"KillShell": true, "SlashCommand": true, "save_memory": true, "write_todos": true, "todowrite": true,
-	"todoread": true, "task": true, "skill": true, "update_plan": true, "ask_followup_question": true,
-	"attempt_completion": true, "plan_mode_respond": true, "report_intent": true,
-	"ask_question": true, "spawn_agent": true,
+func isOtherTool(name string) bool {
+	switch name {
+	case "Agent", "Task", "ListAgents", "ReportFindings", "ScheduleWakeup", "Skill",
+		"ToolSearch", "Workflow", "DeferredToolPlaceholder", "TodoWrite", "ExitPlanMode",
+		"KillShell", "SlashCommand", "save_memory", "write_todos", "todowrite",
+		"todoread", "task", "skill", "update_plan", "ask_followup_question",
+		"attempt_completion", "plan_mode_respond", "report_intent",
+		"ask_question", "spawn_agent":
+		return true
+	}
+	return false
 }
 
 // File-writing tools: Claude Code's Write, Edit, MultiEdit and
@@ -82,10 +95,14 @@ var otherTools = map[string]bool{
 // old_text, new_text — it creates a file that is not there), and its
 // older write_to_file and replace_in_file; Copilot CLI's create and edit
 // (path); Codex's apply_patch (the files its patch names).
-var writeTools = map[string]bool{
-	"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, "write_file": true, "replace": true,
-	"edit": true, "write": true, "write_to_file": true, "replace_in_file": true, "create": true, "apply_patch": true,
-	"editor": true,
+func isWriteTool(name string) bool {
+	switch name {
+	case "Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "replace",
+		"edit", "write", "write_to_file", "replace_in_file", "create", "apply_patch",
+		"editor":
+		return true
+	}
+	return false
 }
 
 // fileFields are the input fields naming the file a write tool writes.
@@ -93,11 +110,26 @@ var fileFields = []string{"file_path", "filePath", "notebook_path", "path"}
 
 // mcpWriteTools are MCP servers' file tools (the reference filesystem
 // server's names), by the tool's own name: any server offering them
-// writes files, and the fields name them (move_file's source goes away).
-var mcpWriteTools = map[string][]string{
-	"write_file": {"path", "file_path"}, "edit_file": {"path", "file_path"}, "move_file": {"source", "destination"},
-	"create_directory": {"path"}, "delete_file": {"path"}, "write_text_file": {"path", "file_path"},
+// writes files, and the fields name them (move_file's source goes away)
+// (ok false: not one of them). The field lists are package-level slices,
+// laid out by the compiler; a map here would be built at package init.
+func mcpWriteTools(tool string) (fields []string, ok bool) {
+	switch tool {
+	case "write_file", "edit_file", "write_text_file":
+		return pathFields, true
+	case "move_file":
+		return moveFields, true
+	case "create_directory", "delete_file":
+		return pathOnly, true
+	}
+	return nil, false
 }
+
+var (
+	pathFields = []string{"path", "file_path"}
+	moveFields = []string{"source", "destination"}
+	pathOnly   = []string{"path"}
+)
 
 // commandFields are the input fields holding a shell tool's command; an
 // MCP tool may also carry one under "script", or an argv under "args".
@@ -126,12 +158,12 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 		return t, nil
 	}
 	switch {
-	case readTools[name]:
+	case isReadTool(name):
 		t.Kind = KindRead
 		return t, nil
-	case otherTools[name]:
+	case isOtherTool(name):
 		return t, nil
-	case writeTools[name]:
+	case isWriteTool(name):
 		t.Kind = KindWrite
 		t.Files = writtenFiles(name, in)
 		if len(t.Files) == 0 && strict {
@@ -148,7 +180,7 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 		if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
 			t.Server, base, _ = strings.Cut(rest, "__")
 		}
-		if fields, ok := mcpWriteTools[base]; ok {
+		if fields, ok := mcpWriteTools(base); ok {
 			t.Kind = KindWrite
 			for _, f := range fields {
 				if s, ok := stringOf(in[f]); ok && s != "" {
@@ -161,7 +193,7 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 			return t, nil
 		}
 	}
-	known := shellTools[name]
+	known := isShellTool(name)
 	field, raw := "", json.RawMessage(nil)
 	if isObject {
 		for _, f := range commandFields {
@@ -265,9 +297,9 @@ func commandArray(raw json.RawMessage, list bool) ([]Command, bool) {
 	return out, true
 }
 
-var patchFile = sync.OnceValue(func() *regexp.Regexp {
+var patchFile = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$`)
-}) // compiled on first use: the gate starts without it
+}} // compiled on first use: the gate starts without it
 
 // writtenFiles are the files a write tool's input names.
 func writtenFiles(name string, in map[string]json.RawMessage) []string {
@@ -278,7 +310,7 @@ func writtenFiles(name string, in map[string]json.RawMessage) []string {
 			if !ok {
 				continue
 			}
-			for _, m := range patchFile().FindAllStringSubmatch(s, -1) {
+			for _, m := range patchFile.Get().FindAllStringSubmatch(s, -1) {
 				f := strings.TrimSpace(m[1] + m[2])
 				if f != "" && !slices.Contains(files, f) {
 					files = append(files, f)

@@ -222,16 +222,17 @@ func cleanPrompt(text string) string {
 	return pyStrip(t)
 }
 
-// notATask are prompts that ground nothing: greetings and acknowledgements.
-var notATask = map[string]bool{}
-
-func init() {
-	for _, s := range []string{"hello", "hi", "hey", "yo", "hiya", "hello there", "hey there", "good morning",
+// notATask: prompts that ground nothing, greetings and acknowledgements. A
+// switch, not a map filled by an init func, which every hook process ran.
+func notATask(prompt string) bool {
+	switch prompt {
+	case "hello", "hi", "hey", "yo", "hiya", "hello there", "hey there", "good morning",
 		"good afternoon", "good evening", "morning", "thanks", "thank you", "ty", "ok",
 		"okay", "k", "cool", "nice", "great", "sure", "yes", "no", "yep", "nope", "test",
-		"ping", "you there", "are you there", "hello?", "still there"} {
-		notATask[s] = true
+		"ping", "you there", "are you there", "hello?", "still there":
+		return true
 	}
+	return false
 }
 
 // groundable: a prompt that can be the fixed reference later readings are
@@ -241,5 +242,5 @@ func groundable(text string) bool {
 	if t == "" || strings.HasPrefix(t, "/") {
 		return false
 	}
-	return !notATask[strings.TrimRight(strings.ToLower(pyStrip(t)), ".!?")]
+	return !notATask(strings.TrimRight(strings.ToLower(pyStrip(t)), ".!?"))
 }

@@ -2,9 +2,10 @@ package coverage
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // The reference reads a tool's response for failure in words (a tool that
@@ -13,25 +14,25 @@ import (
 // Unicode way. Compiled on first use: a hook pays only for what it reads.
 
 var (
-	failRE = sync.OnceValue(func() *regexp2.Regexp {
+	failRE = firstuse.Value[*regexp2.Regexp]{New: func() *regexp2.Regexp {
 		return regexp2.MustCompile(`^\s*error\b|:\s*error:|command not found|no such file or directory|permission denied|`+
 			`^\s*Traceback \(most recent call last\)|\bBUILD FAILED\b|\bEXPORT FAILED\b|\bARCHIVE FAILED\b|`+
 			`\bTHIS CALL DID NOT RUN\b|\bfatal:|\bfatal error\b|^\s*FAIL\b|\bexit code [1-9]|\bexit status [1-9]|`+
 			`\bAssertionError\b|\bSyntaxError\b`, regexp2.IgnoreCase|regexp2.Multiline)
-	})
-	notFailRE = sync.OnceValue(func() *regexp2.Regexp {
+	}}
+	notFailRE = firstuse.Value[*regexp2.Regexp]{New: func() *regexp2.Regexp {
 		return regexp2.MustCompile(`\b(0|no|zero)\s+(errors?|failures?)\b|\berrors?:\s*0\b|\bno errors found\b`, regexp2.IgnoreCase)
-	})
-	selfRefusalRE = sync.OnceValue(func() *regexp2.Regexp {
+	}}
+	selfRefusalRE = firstuse.Value[*regexp2.Regexp]{New: func() *regexp2.Regexp {
 		return regexp2.MustCompile(`laserbrain gate:.*?\bcoverage\b`, regexp2.IgnoreCase|regexp2.Singleline)
-	})
-	reportRE = sync.OnceValue(func() *regexp2.Regexp {
+	}}
+	reportRE = firstuse.Value[*regexp2.Regexp]{New: func() *regexp2.Regexp {
 		return regexp2.MustCompile(`^\s*(?:confirmed|found|promoted|shipped|verified|discovered|learned|identified|determined|`+
 			`established|noted|observed|settled|decided|chose|approved|completed|finished|landed|`+
 			`merged|fixed|added|committed|created|validated|pushed|reviewed|replaced|updated|built|`+
 			`wrote|ran|removed|renamed|moved|deleted|refactored|implemented|deployed|published|`+
 			`tested|checked|design settled|build (?:blocked|failed)|blocked by)\b`, regexp2.IgnoreCase)
-	})
+	}}
 )
 
 func matches(re *regexp2.Regexp, s string) bool {
@@ -42,7 +43,7 @@ func matches(re *regexp2.Regexp, s string) bool {
 // selfRefusal: the text is the coverage gate refusing its own agent — the
 // call never ran, so it is no failure of the work.
 func selfRefusal(text string) bool {
-	return text != "" && mayHold(text, []string{"laserbrain gate:"}) && matches(selfRefusalRE(), text)
+	return text != "" && mayHold(text, []string{"laserbrain gate:"}) && matches(selfRefusalRE.Get(), text)
 }
 
 // failWords: every failure pattern holds one of these (lowercased), so a
@@ -71,10 +72,10 @@ func mayHold(text string, words []string) bool {
 // looksFailed: a response whose text says it failed, though nothing
 // structural did (a tool that reports failure in prose).
 func looksFailed(text string) bool {
-	if text == "" || !mayHold(text, failWords) || selfRefusal(text) || matches(notFailRE(), text) {
+	if text == "" || !mayHold(text, failWords) || selfRefusal(text) || matches(notFailRE.Get(), text) {
 		return false
 	}
-	return matches(failRE(), text)
+	return matches(failRE.Get(), text)
 }
 
 // readsAsReport: a goal that narrates what happened ("fixed the parser")
@@ -83,6 +84,6 @@ func readsAsReport(goal string) bool {
 	if goal == "" {
 		return false
 	}
-	m, err := reportRE().FindStringMatch(goal)
+	m, err := reportRE.Get().FindStringMatch(goal)
 	return err == nil && m != nil && m.Index == 0
 }

@@ -200,8 +200,14 @@ func coerce(v grammar.Value) grammar.Value {
 	return grammar.Value{Kind: grammar.Object, Members: []grammar.Member{{Key: "_", Value: v}}}
 }
 
-// wrapperTools are the tools some clients route MCP calls through.
-var wrapperTools = map[string]bool{"use_tool": true, "CallMcpTool": true, "call_mcp_tool": true, "mcp_tool": true}
+// wrapperTool: the tools some clients route MCP calls through.
+func wrapperTool(tool string) bool {
+	switch tool {
+	case "use_tool", "CallMcpTool", "call_mcp_tool", "mcp_tool":
+		return true
+	}
+	return false
+}
 
 // unwrap peels use_tool-style envelopes (at most four) down to the tool
 // really called and its arguments, as the reference does: while the
@@ -214,8 +220,8 @@ func unwrap(tool string, args grammar.Value) (string, grammar.Value) {
 	for range 4 {
 		nestedName := str(firstTruthy(get(args, "tool_name"), get(args, "toolName"), get(args, "name"), grammar.Value{Kind: grammar.String}))
 		nestedIn := firstNonNull(get(args, "tool_input"), get(args, "toolInput"), get(args, "arguments"), get(args, "parameters"), get(args, "input"))
-		envelope := nestedIn.Kind != grammar.Null && (wrapperTools[tool] || nestedName != "" || has(args, "tool_input") || has(args, "toolInput"))
-		if envelope && (get(args, "goal").Kind != grammar.Null || get(args, "progress").Kind != grammar.Null) && !wrapperTools[tool] {
+		envelope := nestedIn.Kind != grammar.Null && (wrapperTool(tool) || nestedName != "" || has(args, "tool_input") || has(args, "toolInput"))
+		if envelope && (get(args, "goal").Kind != grammar.Null || get(args, "progress").Kind != grammar.Null) && !wrapperTool(tool) {
 			break
 		}
 		if !envelope {

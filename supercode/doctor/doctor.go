@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) Report {
 	r := Report{}
 	programs := map[string][]client.Name{}
 	for _, n := range client.Names {
-		bin, pathErr := o.lookPath(client.Binaries[n])
+		bin, pathErr := o.lookPath(client.Binary(n))
 		onPath := pathErr == nil
 		any := false
 		mcpFiles := map[string]int{}
