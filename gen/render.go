@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,12 +29,39 @@ func goFloat(n json.Number) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-func goStrings(items []string) string {
+// quoteAll renders each of items as a Go string literal.
+func quoteAll(items []string) []string {
 	parts := make([]string, len(items))
 	for i, s := range items {
 		parts[i] = goString(s)
 	}
-	return "{" + strings.Join(parts, ", ") + "}"
+	return parts
+}
+
+// suffixesByLast groups suffixes by their last byte, the groups in byte
+// order and each longest first (bytewise among equal lengths, which cannot
+// both end one token).
+func suffixesByLast(suffixes []string) [][]string {
+	by := map[byte][]string{}
+	for _, s := range suffixes {
+		by[s[len(s)-1]] = append(by[s[len(s)-1]], s)
+	}
+	out := make([][]string, 0, len(by))
+	for _, last := range slices.Sorted(maps.Keys(by)) {
+		group := by[last]
+		sort.Slice(group, func(i, j int) bool {
+			if len(group[i]) != len(group[j]) {
+				return len(group[i]) > len(group[j])
+			}
+			return group[i] < group[j]
+		})
+		out = append(out, group)
+	}
+	return out
+}
+
+func goStrings(items []string) string {
+	return "{" + strings.Join(quoteAll(items), ", ") + "}"
 }
 
 // ident turns a grammar name ("self-report", "goal-drift") into an exported
@@ -95,20 +124,23 @@ func renderLaserbrain(g *Grammar) []byte {
 	p("\t// tokenBytes lists every byte tokenPattern's character class admits.\n\ttokenBytes = %q\n", g.TokenBytes)
 	p("\tstemPattern = %s\n", goString(g.Normalizer.StemPattern))
 	p("\tstemMinLength = %d\n)\n\n", g.Normalizer.StemMinLength)
-	sw := append([]string(nil), g.Normalizer.Stopwords...)
-	sort.Strings(sw)
-	p("var stopwords = map[string]bool{\n")
-	for _, w := range sw {
-		p("\t%q: true,\n", w)
+
+	// The normaliser's tables are code and static data, not maps: a map
+	// literal is built by the package's init in every process, and the hook
+	// processes are short-lived. The linker lays these out ready to use.
+	p("// tokenByte[c] reports whether byte c may appear in a token (tokenBytes).\nvar tokenByte = [256]bool{")
+	for i := 0; i < len(g.TokenBytes); i++ {
+		p("%q: true, ", g.TokenBytes[i])
 	}
 	p("}\n\n")
-	p("// stemSuffixes is stemPattern's language. A token of at least stemMinLength\n// loses the longest of these it ends with, which is the leftmost match.\nvar stemSuffixes = map[string]bool{\n")
-	maxSuffix := 0
-	for _, s := range g.StemSuffixes {
-		p("\t%q: true,\n", s)
-		maxSuffix = max(maxSuffix, len(s))
+	sw := append([]string(nil), g.Normalizer.Stopwords...)
+	sort.Strings(sw)
+	p("// isStopword reports whether tok is one of /normalizer/stopwords. Switching\n// on string(tok) does not allocate.\nfunc isStopword(tok []byte) bool {\n\tswitch string(tok) {\n\tcase %s:\n\t\treturn true\n\t}\n\treturn false\n}\n\n", strings.Join(quoteAll(sw), ", "))
+	p("// stemSuffixesByLast is stemPattern's language by last byte, longest first.\n// A token of at least stemMinLength loses the first of its last byte's\n// suffixes it ends with: the longest in the language, the leftmost match.\nvar stemSuffixesByLast = [256][]string{\n")
+	for _, last := range suffixesByLast(g.StemSuffixes) {
+		p("\t%q: %s,\n", last[0][len(last[0])-1], goStrings(last))
 	}
-	p("}\n\nconst stemMaxSuffix = %d\n\n", maxSuffix)
+	p("}\n\n")
 
 	c := g.Calibration
 	p("// Calibration (/calibration). Variables, not constants: Go folds constant\n// expressions exactly, and Φ must be computed in float64 at run time as the\n// reference implementation computes it.\nvar (\n")
@@ -134,6 +166,11 @@ func renderLaserbrain(g *Grammar) []byte {
 		names, classes = append(names, n), append(classes, "ClassMeta")
 	}
 	enum(&b, "Verdict", "Verdict", "Verdict is one of the grammar's verdicts (/verdicts), in grammar order.", names)
+	p("// The verdicts' names as constants, for the texts built from them.\nconst (\n")
+	for _, n := range names {
+		p("\tverdictName%s = %q\n", ident(n), n)
+	}
+	p(")\n\n")
 	enum(&b, "VerdictClass", "Class", "VerdictClass says how a verdict treats the drifting flag.", []string{"hold", "warn-then-interrupt", "interrupt", "meta"})
 	p("var verdictClasses = [...]VerdictClass{%s}\n\n", strings.Join(classes, ", "))
 
@@ -204,15 +241,17 @@ func renderOperator(g *Grammar) []byte {
 	ph := g.Dictionary.Phases
 	enum(&b, "Phase", "Phase", "Phase is one phase of the method backbone (/dictionary/phases/backbone).", ph.Backbone)
 	p("// verbDefault is a step verb's default position on the operator's two axes\n// (/dictionary/steps).\ntype verbDefault struct {\n\tReversible bool\n\tOutward    bool\n\tGloss      string\n}\n\n")
-	p("var stepVerbs = map[string]verbDefault{\n")
+	// Switches, not maps: a map literal is built at init in every process.
+	p("// stepVerb returns a step verb's defaults (/dictionary/steps).\nfunc stepVerb(verb string) (verbDefault, bool) {\n\tswitch verb {\n")
 	for _, verb := range sortedKeys(g.Dictionary.Steps) {
 		s := g.Dictionary.Steps[verb]
-		p("\t%q: {Reversible: %t, Outward: %t, Gloss: %q},\n", verb, s.Reversible, s.Outward, s.Gloss)
+		p("\tcase %q:\n\t\treturn verbDefault{Reversible: %t, Outward: %t, Gloss: %q}, true\n", verb, s.Reversible, s.Outward, s.Gloss)
 	}
-	p("}\n\n// phaseOfVerb maps a step verb to its phase (/dictionary/phases/of_verb).\nvar phaseOfVerb = map[string]Phase{\n")
+	p("\t}\n\treturn verbDefault{}, false\n}\n\n// phaseOfVerb returns a step verb's phase (/dictionary/phases/of_verb).\nfunc phaseOfVerb(verb string) (Phase, bool) {\n\tswitch verb {\n")
 	for _, verb := range sortedKeys(ph.OfVerb) {
-		p("\t%q: Phase%s,\n", verb, ident(ph.OfVerb[verb]))
+		p("\tcase %q:\n\t\treturn Phase%s, true\n", verb, ident(ph.OfVerb[verb]))
 	}
+	p("\t}\n\treturn 0, false\n")
 	p("}\n\n// The phase rules the lint implements, by name (/dictionary/phases/rules).\nconst (\n")
 	for _, r := range ph.Rules {
 		p("\tRule%s = %q\n", ident(r.Name), r.Name)

@@ -3,7 +3,6 @@ package laserbrain
 import (
 	_ "embed"
 	"encoding/json"
-	"sync"
 )
 
 // Attention: when should a person look? The reference's calibration of
@@ -56,14 +55,18 @@ type AgentClock struct {
 	Censoring      string          `json:"censoring"`
 }
 
-// Attention returns the calibration.
-var Attention = sync.OnceValue(func() AttentionTable {
+var attention onceValue[AttentionTable]
+
+// Attention returns the calibration, decoded on first use.
+func Attention() AttentionTable { return attention.get(decodeAttention) }
+
+func decodeAttention() AttentionTable {
 	var t AttentionTable
 	if err := json.Unmarshal(attentionJSON, &t); err != nil {
 		panic("laserbrain: attention-0.53.0.json: " + err.Error()) // embedded; its test reads it
 	}
 	return t
-})
+}
 
 // Risk is a clock's reading: the band, its rate (nil, and Known false,
 // where the corpus cannot say), its readings and drifts.

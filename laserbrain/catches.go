@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dlclark/regexp2"
@@ -224,7 +223,11 @@ func Residue(before, after string, pattern *regexp.Regexp) []Catch {
 // Unicode \b and \s as in Python (regexp2's default mode).
 // Compiled on first use: a hook process that never sweeps output does not
 // pay for them.
-var contaminants = sync.OnceValue(func() []contaminantRule {
+var contaminantRules onceValue[[]contaminantRule]
+
+func contaminants() []contaminantRule { return contaminantRules.get(compileContaminants) }
+
+func compileContaminants() []contaminantRule {
 	return []contaminantRule{
 		{contaminant(`/\*[\s\S]{0,400}?\*/`), "a block comment"},
 		{contaminant(`\b(?:TODO|FIXME|XXX|HACK)\b[:\s]`), "a work note"},
@@ -233,7 +236,7 @@ var contaminants = sync.OnceValue(func() []contaminantRule {
 		{contaminant(`\[object Object\]`), "a stringified object"},
 		{contaminant(`>\s*(?:undefined|null|NaN)\s*<`), "a leaked value"},
 	}
-})
+}
 
 type contaminantRule struct {
 	re  *regexp2.Regexp

@@ -2,7 +2,6 @@ package laserbrain
 
 import (
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dlclark/regexp2"
@@ -32,11 +31,15 @@ const ceilingTimeout = time.Second
 // ceilingRegexp is compiled with regexp2 in its default mode so that \b is
 // Unicode-aware like Python's (Go's regexp \b is ASCII-only: it would find
 // "since" inside "ésince").
-var ceilingRegexp = sync.OnceValue(func() *regexp2.Regexp {
+var ceilingCompiled onceValue[*regexp2.Regexp]
+
+func ceilingRegexp() *regexp2.Regexp { return ceilingCompiled.get(compileCeiling) }
+
+func compileCeiling() *regexp2.Regexp {
 	re := regexp2.MustCompile(ceilingPattern, regexp2.IgnoreCase)
 	re.MatchTimeout = ceilingTimeout
 	return re
-})
+}
 
 // Mark reads doing, next and blocked (the non-empty ones, joined by one
 // space) for cause-claims and observations, scanning left to right with the

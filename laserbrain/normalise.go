@@ -6,14 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// tokenByte[c] reports whether byte c may appear in a token (tokenPattern).
-var tokenByte = func() (t [256]bool) {
-	for i := 0; i < len(tokenBytes); i++ {
-		t[tokenBytes[i]] = true
-	}
-	return t
-}()
-
 // capitalDotI is U+0130. Python lowercases it to "i" + U+0307 (full case
 // mapping), so it contributes an "i" and then ends the token; Go's
 // unicode.ToLower would give a plain "i" and keep the token going.
@@ -96,13 +88,13 @@ type span struct{ from, to int32 }
 // normToken applies the stopword list and the stemmer to one raw token and
 // returns the length of what remains.
 func normToken(tok []byte) (int, bool) {
-	if len(tok) <= stopwordMaxLen && stopwords[string(tok)] { // no allocation: map[string(b)]
+	if isStopword(tok) {
 		return 0, false
 	}
 	if len(tok) >= stemMinLength {
 		// The leftmost match of an end-anchored suffix set is the longest
-		// suffix in the set; suffixesByLast lists them longest first.
-		for _, suf := range suffixesByLast[tok[len(tok)-1]] {
+		// suffix in the set; stemSuffixesByLast lists them longest first.
+		for _, suf := range stemSuffixesByLast[tok[len(tok)-1]] {
 			if len(suf) <= len(tok) && string(tok[len(tok)-len(suf):]) == suf {
 				return len(tok) - len(suf), true
 			}
@@ -110,20 +102,3 @@ func normToken(tok []byte) (int, bool) {
 	}
 	return len(tok), true
 }
-
-// stopwordMaxLen and suffixesByLast are derived from the generated tables so
-// that most tokens cost one comparison, not a map lookup per suffix length.
-var stopwordMaxLen, suffixesByLast = func() (int, [256][]string) {
-	n := 0
-	for w := range stopwords {
-		n = max(n, len(w))
-	}
-	var by [256][]string
-	for suf := range stemSuffixes {
-		by[suf[len(suf)-1]] = append(by[suf[len(suf)-1]], suf)
-	}
-	for i := range by {
-		slices.SortFunc(by[i], func(a, b string) int { return len(b) - len(a) })
-	}
-	return n, by
-}()

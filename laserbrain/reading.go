@@ -3,7 +3,6 @@ package laserbrain
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -25,10 +24,11 @@ type Reading struct {
 // longer than two letters; variety is distinct over all content words (1.0
 // for none). Under 12 words is short; variety under 0.55 is circling; else
 // connectivity over 0.7 is connected; else loose.
-var (
-	readingWord      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) })
-	readingStopwords = map[string]bool{}
-)
+var readingWordRegexp onceValue[*regexp.Regexp]
+
+func readingWord() *regexp.Regexp {
+	return readingWordRegexp.get(func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) })
+}
 
 const (
 	circlingVariety = 0.55
@@ -36,12 +36,19 @@ const (
 	connectedAbove  = 0.7
 )
 
-func init() {
-	for _, w := range strings.Fields(`the a an and or but in on at to of is are it i my me that this so for be was were has have had not
-		no do does did if then than they them their you your we our he she his her as with by from about into more most
-		some any all can will would should could been being which when where what how why there here`) {
-		readingStopwords[w] = true
+// isReadingStopword reports whether w is on the reading's stopword list, a
+// switch rather than a map so that no init has to build it.
+func isReadingStopword(w string) bool {
+	switch w {
+	case "the", "a", "an", "and", "or", "but", "in", "on", "at", "to", "of", "is", "are", "it", "i", "my", "me",
+		"that", "this", "so", "for", "be", "was", "were", "has", "have", "had", "not",
+		"no", "do", "does", "did", "if", "then", "than", "they", "them", "their", "you", "your",
+		"we", "our", "he", "she", "his", "her", "as", "with", "by", "from", "about", "into", "more", "most",
+		"some", "any", "all", "can", "will", "would", "should", "could", "been", "being",
+		"which", "when", "where", "what", "how", "why", "there", "here":
+		return true
 	}
+	return false
 }
 
 // ReadText reads the shape of text; connectivity is the caller's, 0 when it
@@ -56,7 +63,7 @@ func ReadText(text string, connectivity float64) Reading {
 	words := readingWord().FindAllString(lower, -1)
 	content, distinct := 0, map[string]bool{}
 	for _, w := range words {
-		if !readingStopwords[w] && len(w) > 2 {
+		if len(w) > 2 && !isReadingStopword(w) {
 			content++
 			distinct[w] = true
 		}

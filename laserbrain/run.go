@@ -78,18 +78,18 @@ type Scores struct {
 func (v CheckResult) PhiExact() float64 { return v.phiExact }
 
 // The verdict names, from the grammar's table, and the two self-report
-// spellings the reference reports.
-var (
-	reasonGrounded      = VerdictGrounded.String()
-	reasonAdvancing     = VerdictAdvancing.String()
-	reasonReground      = VerdictReground.String()
-	reasonExcursion     = VerdictExcursion.String()
-	reasonStalled       = VerdictStalled.String()
-	reasonGoalDrift     = VerdictGoalDrift.String()
-	reasonUngrammatical = VerdictUngrammatical.String()
-	reasonOscillating   = VerdictOscillating.String()
-	reasonSelfStuck     = VerdictSelfReport.String() + ":" + ProgressStuck
-	reasonSelfCircling  = VerdictSelfReport.String() + ":" + ProgressCircling
+// spellings the reference reports. Constants, so no init builds them.
+const (
+	reasonGrounded      = verdictNameGrounded
+	reasonAdvancing     = verdictNameAdvancing
+	reasonReground      = verdictNameReground
+	reasonExcursion     = verdictNameExcursion
+	reasonStalled       = verdictNameStalled
+	reasonGoalDrift     = verdictNameGoalDrift
+	reasonUngrammatical = verdictNameUngrammatical
+	reasonOscillating   = verdictNameOscillating
+	reasonSelfStuck     = verdictNameSelfReport + ":" + ProgressStuck
+	reasonSelfCircling  = verdictNameSelfReport + ":" + ProgressCircling
 )
 
 // verdictOf maps a reported reason to its grammar verdict.

@@ -63,15 +63,18 @@ func (r *Run) Step(in StepInput) (CheckResult, error) {
 		if goal == "" {
 			o.why = "the goal is empty"
 		} else {
-			o.why = PyRepr(in.Progress) + " is not one of " + progressList
+			o.why = PyRepr(in.Progress) + " is not one of " + progressList.get(sortedProgressRepr)
 		}
 	}
 	return r.emit(in, toks, cid, d, ls, o, corroborated)
 }
 
 // progressList is the grammar's progress values as the reference's
-// sorted() list prints: ['advancing', 'circling', 'stuck'].
-var progressList = func() string {
+// sorted() list prints: ['advancing', 'circling', 'stuck']. Only an
+// ungrammatical state needs it, so it is written on first use.
+var progressList onceValue[string]
+
+func sortedProgressRepr() string {
 	vals := progressEnum
 	slices.Sort(vals[:])
 	parts := make([]string, len(vals))
@@ -79,7 +82,7 @@ var progressList = func() string {
 		parts[i] = PyRepr(v)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}()
+}
 
 // The verdict texts are the reference's, word for word: an agent reads
 // them, and the vectors hold them to it. Numbers are "%.2f".

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
 )
 
 // Store keeps what outlives one process: runs (so a run can be continued by
@@ -99,7 +98,11 @@ type Importer interface {
 
 // runIDPattern is ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$, compiled on first use
 // (hook processes start with this package linked).
-var runIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+var runIDCompiled onceValue[*regexp.Regexp]
+
+func runIDPattern() *regexp.Regexp {
+	return runIDCompiled.get(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+}
 
 // ValidateRunID rejects ids a store could not use as a name: 1 to 64
 // characters of letters, digits, '.', '_' and '-', starting with a letter

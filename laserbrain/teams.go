@@ -28,8 +28,19 @@ type TeamPreset struct {
 // have come apart in one line: the deep-search checker's text lacks the
 // grammar's opening sentence. modulate and store_vend answer with the
 // package's, so ours do too; the grammar stays as it is published.
-var liveReturns = map[[2]string]string{
-	{"deep-search", "checker"}: "Restate the goal and verify the last step against it.",
+// An array, not a map: a map literal is built at init in every process.
+var liveReturns = [...]struct{ preset, role, ret string }{
+	{"deep-search", "checker", "Restate the goal and verify the last step against it."},
+}
+
+// liveReturn returns the reference's live return text for a preset's role.
+func liveReturn(preset, role string) (string, bool) {
+	for _, l := range liveReturns {
+		if l.preset == preset && l.role == role {
+			return l.ret, true
+		}
+	}
+	return "", false
 }
 
 // TeamPresets returns copies of the presets, in grammar order, with the
@@ -40,7 +51,7 @@ func TeamPresets() []TeamPreset {
 		out[i] = TeamPreset{Name: p.Name, Task: p.Task}
 		for _, r := range p.Roles {
 			ret := r.Return
-			if live, ok := liveReturns[[2]string{p.Name, r.Role}]; ok {
+			if live, ok := liveReturn(p.Name, r.Role); ok {
 				ret = live
 			}
 			out[i].Roles = append(out[i].Roles, TeamRole{Role: r.Role, Recurse: r.Recurse, Modes: slices.Clone(r.Modes), Return: ret})

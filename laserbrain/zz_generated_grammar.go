@@ -34,55 +34,31 @@ const (
 	stemMinLength = 5
 )
 
-var stopwords = map[string]bool{
-	"a":    true,
-	"an":   true,
-	"and":  true,
-	"as":   true,
-	"at":   true,
-	"be":   true,
-	"by":   true,
-	"for":  true,
-	"from": true,
-	"i":    true,
-	"in":   true,
-	"into": true,
-	"is":   true,
-	"it":   true,
-	"my":   true,
-	"of":   true,
-	"on":   true,
-	"or":   true,
-	"our":  true,
-	"out":  true,
-	"so":   true,
-	"that": true,
-	"the":  true,
-	"then": true,
-	"this": true,
-	"to":   true,
-	"up":   true,
-	"we":   true,
-	"with": true,
-	"your": true,
+// tokenByte[c] reports whether byte c may appear in a token (tokenBytes).
+var tokenByte = [256]bool{'\'': true, '0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true, 'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true, 'g': true, 'h': true, 'i': true, 'j': true, 'k': true, 'l': true, 'm': true, 'n': true, 'o': true, 'p': true, 'q': true, 'r': true, 's': true, 't': true, 'u': true, 'v': true, 'w': true, 'x': true, 'y': true, 'z': true}
+
+// isStopword reports whether tok is one of /normalizer/stopwords. Switching
+// on string(tok) does not allocate.
+func isStopword(tok []byte) bool {
+	switch string(tok) {
+	case "a", "an", "and", "as", "at", "be", "by", "for", "from", "i", "in", "into", "is", "it", "my", "of", "on", "or", "our", "out", "so", "that", "the", "then", "this", "to", "up", "we", "with", "your":
+		return true
+	}
+	return false
 }
 
-// stemSuffixes is stemPattern's language. A token of at least stemMinLength
-// loses the longest of these it ends with, which is the leftmost match.
-var stemSuffixes = map[string]bool{
-	"ed":   true,
-	"edly": true,
-	"er":   true,
-	"ers":  true,
-	"es":   true,
-	"ing":  true,
-	"ings": true,
-	"ment": true,
-	"s":    true,
-	"tion": true,
+// stemSuffixesByLast is stemPattern's language by last byte, longest first.
+// A token of at least stemMinLength loses the first of its last byte's
+// suffixes it ends with: the longest in the language, the leftmost match.
+var stemSuffixesByLast = [256][]string{
+	'd': {"ed"},
+	'g': {"ing"},
+	'n': {"tion"},
+	'r': {"er"},
+	's': {"ings", "ers", "es", "s"},
+	't': {"ment"},
+	'y': {"edly"},
 }
-
-const stemMaxSuffix = 4
 
 // Calibration (/calibration). Variables, not constants: Go folds constant
 // expressions exactly, and Φ must be computed in float64 at run time as the
@@ -145,6 +121,19 @@ func (x Verdict) String() string {
 	}
 	return "Verdict(" + strconv.Itoa(int(x)) + ")"
 }
+
+// The verdicts' names as constants, for the texts built from them.
+const (
+	verdictNameGrounded      = "grounded"
+	verdictNameAdvancing     = "advancing"
+	verdictNameReground      = "reground"
+	verdictNameExcursion     = "excursion"
+	verdictNameStalled       = "stalled"
+	verdictNameSelfReport    = "self-report"
+	verdictNameGoalDrift     = "goal-drift"
+	verdictNameUngrammatical = "ungrammatical"
+	verdictNameOscillating   = "oscillating"
+)
 
 // VerdictClass says how a verdict treats the drifting flag.
 type VerdictClass uint8

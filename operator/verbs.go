@@ -10,14 +10,13 @@ type VerbDefault struct {
 
 // LookupVerb returns the dictionary's defaults for a step verb.
 func LookupVerb(verb string) (VerbDefault, bool) {
-	v, ok := stepVerbs[verb]
+	v, ok := stepVerb(verb)
 	return VerbDefault(v), ok
 }
 
 // PhaseOfVerb returns the backbone phase a step verb belongs to.
 func PhaseOfVerb(verb string) (Phase, bool) {
-	p, ok := phaseOfVerb[verb]
-	return p, ok
+	return phaseOfVerb(verb)
 }
 
 // PhaseRule is one of the grammar's method-shape rules: its name and what

@@ -77,59 +77,114 @@ type verbDefault struct {
 	Gloss      string
 }
 
-var stepVerbs = map[string]verbDefault{
-	"bind":     {Reversible: true, Outward: false, Gloss: "attach an implementation to a declared step"},
-	"build":    {Reversible: true, Outward: false, Gloss: "produce an artifact from source"},
-	"bump":     {Reversible: true, Outward: false, Gloss: "raise a version so a change has a name"},
-	"commit":   {Reversible: true, Outward: false, Gloss: "record local changes in version history"},
-	"delete":   {Reversible: false, Outward: false, Gloss: "remove something with no other copy"},
-	"deploy":   {Reversible: false, Outward: true, Gloss: "put a build in front of users"},
-	"edit":     {Reversible: true, Outward: false, Gloss: "change a file that is under version control"},
-	"gate":     {Reversible: true, Outward: false, Gloss: "refuse to continue unless a condition holds"},
-	"generate": {Reversible: true, Outward: false, Gloss: "write a derived file from a source of truth"},
-	"inspect":  {Reversible: true, Outward: false, Gloss: "look at state to decide what follows"},
-	"measure":  {Reversible: true, Outward: false, Gloss: "take a reading and record the number"},
-	"migrate":  {Reversible: false, Outward: false, Gloss: "move data into a new shape, one way"},
-	"plan":     {Reversible: true, Outward: false, Gloss: "decide the order of what follows"},
-	"publish":  {Reversible: false, Outward: true, Gloss: "make something available to others, permanently"},
-	"purchase": {Reversible: false, Outward: true, Gloss: "spend money"},
-	"push":     {Reversible: false, Outward: true, Gloss: "update a shared remote others read from"},
-	"read":     {Reversible: true, Outward: false, Gloss: "load something without changing it"},
-	"rewrite":  {Reversible: false, Outward: false, Gloss: "rewrite history or overwrite an original"},
-	"search":   {Reversible: true, Outward: false, Gloss: "look for something whose location is unknown"},
-	"send":     {Reversible: false, Outward: true, Gloss: "deliver a message to a person or service"},
-	"sync":     {Reversible: true, Outward: false, Gloss: "propagate a canonical file to its copies"},
-	"test":     {Reversible: true, Outward: false, Gloss: "run checks that can fail without changing anything"},
-	"upload":   {Reversible: false, Outward: true, Gloss: "transfer to a service that keeps it"},
-	"verify":   {Reversible: true, Outward: false, Gloss: "confirm a claim against the artifact, not the source"},
+// stepVerb returns a step verb's defaults (/dictionary/steps).
+func stepVerb(verb string) (verbDefault, bool) {
+	switch verb {
+	case "bind":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "attach an implementation to a declared step"}, true
+	case "build":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "produce an artifact from source"}, true
+	case "bump":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "raise a version so a change has a name"}, true
+	case "commit":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "record local changes in version history"}, true
+	case "delete":
+		return verbDefault{Reversible: false, Outward: false, Gloss: "remove something with no other copy"}, true
+	case "deploy":
+		return verbDefault{Reversible: false, Outward: true, Gloss: "put a build in front of users"}, true
+	case "edit":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "change a file that is under version control"}, true
+	case "gate":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "refuse to continue unless a condition holds"}, true
+	case "generate":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "write a derived file from a source of truth"}, true
+	case "inspect":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "look at state to decide what follows"}, true
+	case "measure":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "take a reading and record the number"}, true
+	case "migrate":
+		return verbDefault{Reversible: false, Outward: false, Gloss: "move data into a new shape, one way"}, true
+	case "plan":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "decide the order of what follows"}, true
+	case "publish":
+		return verbDefault{Reversible: false, Outward: true, Gloss: "make something available to others, permanently"}, true
+	case "purchase":
+		return verbDefault{Reversible: false, Outward: true, Gloss: "spend money"}, true
+	case "push":
+		return verbDefault{Reversible: false, Outward: true, Gloss: "update a shared remote others read from"}, true
+	case "read":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "load something without changing it"}, true
+	case "rewrite":
+		return verbDefault{Reversible: false, Outward: false, Gloss: "rewrite history or overwrite an original"}, true
+	case "search":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "look for something whose location is unknown"}, true
+	case "send":
+		return verbDefault{Reversible: false, Outward: true, Gloss: "deliver a message to a person or service"}, true
+	case "sync":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "propagate a canonical file to its copies"}, true
+	case "test":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "run checks that can fail without changing anything"}, true
+	case "upload":
+		return verbDefault{Reversible: false, Outward: true, Gloss: "transfer to a service that keeps it"}, true
+	case "verify":
+		return verbDefault{Reversible: true, Outward: false, Gloss: "confirm a claim against the artifact, not the source"}, true
+	}
+	return verbDefault{}, false
 }
 
-// phaseOfVerb maps a step verb to its phase (/dictionary/phases/of_verb).
-var phaseOfVerb = map[string]Phase{
-	"bind":     PhaseChange,
-	"build":    PhaseChange,
-	"bump":     PhaseChange,
-	"commit":   PhaseRecord,
-	"delete":   PhaseAct,
-	"deploy":   PhaseAct,
-	"edit":     PhaseChange,
-	"gate":     PhaseVerify,
-	"generate": PhaseChange,
-	"inspect":  PhaseCheck,
-	"measure":  PhaseCheck,
-	"migrate":  PhaseAct,
-	"plan":     PhaseCheck,
-	"publish":  PhaseAct,
-	"purchase": PhaseAct,
-	"push":     PhaseAct,
-	"read":     PhaseCheck,
-	"rewrite":  PhaseAct,
-	"search":   PhaseCheck,
-	"send":     PhaseAct,
-	"sync":     PhaseChange,
-	"test":     PhaseCheck,
-	"upload":   PhaseAct,
-	"verify":   PhaseVerify,
+// phaseOfVerb returns a step verb's phase (/dictionary/phases/of_verb).
+func phaseOfVerb(verb string) (Phase, bool) {
+	switch verb {
+	case "bind":
+		return PhaseChange, true
+	case "build":
+		return PhaseChange, true
+	case "bump":
+		return PhaseChange, true
+	case "commit":
+		return PhaseRecord, true
+	case "delete":
+		return PhaseAct, true
+	case "deploy":
+		return PhaseAct, true
+	case "edit":
+		return PhaseChange, true
+	case "gate":
+		return PhaseVerify, true
+	case "generate":
+		return PhaseChange, true
+	case "inspect":
+		return PhaseCheck, true
+	case "measure":
+		return PhaseCheck, true
+	case "migrate":
+		return PhaseAct, true
+	case "plan":
+		return PhaseCheck, true
+	case "publish":
+		return PhaseAct, true
+	case "purchase":
+		return PhaseAct, true
+	case "push":
+		return PhaseAct, true
+	case "read":
+		return PhaseCheck, true
+	case "rewrite":
+		return PhaseAct, true
+	case "search":
+		return PhaseCheck, true
+	case "send":
+		return PhaseAct, true
+	case "sync":
+		return PhaseChange, true
+	case "test":
+		return PhaseCheck, true
+	case "upload":
+		return PhaseAct, true
+	case "verify":
+		return PhaseVerify, true
+	}
+	return 0, false
 }
 
 // The phase rules the lint implements, by name (/dictionary/phases/rules).

@@ -21,9 +21,9 @@ func deref(s *string) string {
 	return *s
 }
 
-func init() {
-	register(caseKind("ceiling", `in: {doing, next, blocked}; out: {cause, observation, grounded} (grounded null when nothing matched)`, func(in ceilingIn) (any, error) {
+func ceilingKind() *Kind {
+	return caseKind("ceiling", `in: {doing, next, blocked}; out: {cause, observation, grounded} (grounded null when nothing matched)`, func(in ceilingIn) (any, error) {
 		c := laserbrain.Mark(deref(in.Doing), deref(in.Next), deref(in.Blocked))
 		return ceilingOut{Cause: c.Cause, Observation: c.Observation, Grounded: c.Grounded}, nil
-	}))
+	})
 }

@@ -10,13 +10,13 @@ type classifyIn struct {
 	Outward    bool   `json:"outward"`
 }
 
-func init() {
-	register(caseKind("classify", `in: {command, reversible, outward}; out: {reversible, outward, labels} from the grammar patterns alone (the reference layer every port shares)`, func(in classifyIn) (any, error) {
+func classifyKind() *Kind {
+	return caseKind("classify", `in: {command, reversible, outward}; out: {reversible, outward, labels} from the grammar patterns alone (the reference layer every port shares)`, func(in classifyIn) (any, error) {
 		v := operator.ClassifyGrammar(in.Command, in.Reversible, in.Outward)
 		return struct {
 			Reversible bool     `json:"reversible"`
 			Outward    bool     `json:"outward"`
 			Labels     []string `json:"labels"`
 		}{v.Reversible, v.Outward, v.Labels}, nil
-	}))
+	})
 }

@@ -11,12 +11,12 @@ type collisionOut struct {
 	Overlap float64   `json:"overlap"`
 }
 
-func init() {
-	register(caseKind("collisions", `in: {agents: {name: ground goal}}; out: [{agents: [a, b], overlap}] at or above collision_min, highest first`, func(in collisionsIn) (any, error) {
+func collisionsKind() *Kind {
+	return caseKind("collisions", `in: {agents: {name: ground goal}}; out: [{agents: [a, b], overlap}] at or above collision_min, highest first`, func(in collisionsIn) (any, error) {
 		out := []collisionOut{}
 		for _, c := range laserbrain.Collisions(in.Agents) {
 			out = append(out, collisionOut{Agents: c.Agents, Overlap: c.Overlap})
 		}
 		return out, nil
-	}))
+	})
 }

@@ -39,8 +39,6 @@ var coverageKind = &Kind{
 	Emit:   emitCoverage,
 }
 
-func init() { register(coverageKind) }
-
 type covFile struct {
 	Cases []covCase `json:"cases"`
 }

@@ -121,8 +121,8 @@ func runDrift(raw json.RawMessage) (any, error) {
 	return out, nil
 }
 
-func init() {
-	register(&Kind{
+func driftKind() *Kind {
+	return &Kind{
 		Name:    "drift",
 		Doc:     `sequences of checks, each on a fresh run; in: {goal, progress, distance, parent_goal?, user_turn?}; out: {drifting, reason, phi, laserscore}`,
 		Cases:   driftCases,
@@ -163,5 +163,5 @@ func init() {
 			}
 			return doc, nil
 		},
-	})
+	}
 }

@@ -104,6 +104,6 @@ func runDriftFull(raw json.RawMessage) (any, error) {
 	return out, nil
 }
 
-func init() {
-	register(seqKind("drift-full", `a fresh run per case; in: {steps: [{check: {goal, progress, distance, parent_goal?, user_turn?}} | {saw: event}]}; out: {results: [full verdict | null], phronesis, corroboration}`, runDriftFull))
+func driftFullKind() *Kind {
+	return seqKind("drift-full", `a fresh run per case; in: {steps: [{check: {goal, progress, distance, parent_goal?, user_turn?}} | {saw: event}]}; out: {results: [full verdict | null], phronesis, corroboration}`, runDriftFull)
 }

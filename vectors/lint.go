@@ -6,8 +6,8 @@ import (
 	"github.com/laserkit/laserkit/operator/method"
 )
 
-func init() {
-	register(caseKind("lint", `in: a method spec {spec_version, goal, steps}; out: the lint findings [{step, finding, verb}] in order (verb null for shape findings)`, func(in json.RawMessage) (any, error) {
+func lintKind() *Kind {
+	return caseKind("lint", `in: a method spec {spec_version, goal, steps}; out: the lint findings [{step, finding, verb}] in order (verb null for shape findings)`, func(in json.RawMessage) (any, error) {
 		m, err := method.Parse(in)
 		if err != nil {
 			return nil, err
@@ -17,5 +17,5 @@ func init() {
 			fs = []method.Finding{}
 		}
 		return fs, nil
-	}))
+	})
 }

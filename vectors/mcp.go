@@ -53,8 +53,6 @@ var mcpKind = &Kind{
 	Parallel: true,
 }
 
-func init() { register(mcpKind) }
-
 type mcpFile struct {
 	Cases []mcpCase `json:"cases"`
 }
@@ -203,20 +201,20 @@ func runMCP(raw json.RawMessage) (any, error) {
 func withoutExtras(tool string, msg json.RawMessage) json.RawMessage {
 	var m map[string]json.RawMessage
 	var tr toolResult
-	if extraKeys[tool] == nil || json.Unmarshal(msg, &m) != nil || json.Unmarshal(m["result"], &tr) != nil || len(tr.Content) != 1 || tr.IsError {
+	if extraKeys(tool) == nil || json.Unmarshal(msg, &m) != nil || json.Unmarshal(m["result"], &tr) != nil || len(tr.Content) != 1 || tr.IsError {
 		return msg
 	}
 	var v map[string]any
 	if decodeNumbers([]byte(tr.Content[0].Text), &v) != nil {
 		return msg
 	}
-	for _, k := range extraKeys[tool] {
+	for _, k := range extraKeys(tool) {
 		delete(v, k)
 	}
 	if checks, ok := v["checks"].([]any); ok {
 		for _, c := range checks {
 			if row, ok := c.(map[string]any); ok {
-				for _, k := range extraKeys[tool+".check"] {
+				for _, k := range extraKeys(tool + ".check") {
 					delete(row, k)
 				}
 			}
@@ -296,16 +294,29 @@ const (
 	tallyExact    = "answers compared field by field"
 )
 
-// extraKeys are the keys a tool's result may carry beyond the reference's:
+// extraKeys returns the keys a tool's result may carry beyond the reference's:
 // the run in the stores that laserbrain's checks go to (run, task, step),
 // the verdict's evidence (why), the ground's goal, the claims marker's
-// reading of doing/next/blocked, and a user turn the hooks marked.
-var extraKeys = map[string][]string{
-	"check_state":       {"why", "ground", "run", "task", "step", "claims", "user_turn"},
-	"modulate":          {"why", "ground", "run", "task", "step", "claims", "user_turn"},
-	"get_history":       {"run", "task"},
-	"get_history.check": {"step"},
+// reading of doing/next/blocked, and a user turn the hooks marked. A switch
+// over arrays, not a map literal, which the package's init would build in
+// every process.
+func extraKeys(tool string) []string {
+	switch tool {
+	case "check_state", "modulate":
+		return checkExtraKeys[:]
+	case "get_history":
+		return historyExtraKeys[:]
+	case "get_history.check":
+		return historyCheckExtraKeys[:]
+	}
+	return nil
 }
+
+var (
+	checkExtraKeys        = [...]string{"why", "ground", "run", "task", "step", "claims", "user_turn"}
+	historyExtraKeys      = [...]string{"run", "task"}
+	historyCheckExtraKeys = [...]string{"step"}
+)
 
 // compareMCP compares one session.
 func compareMCP(c Case, gotRaw json.RawMessage) Comparison {
@@ -468,9 +479,15 @@ func isErrorMessage(raw json.RawMessage) bool {
 	return json.Unmarshal(m.Result, &tr) == nil && tr.IsError
 }
 
-// referenceToolNames are the reference's tools.
-var referenceToolNames = map[string]bool{"check_state": true, "modulate": true, "reset_task": true, "get_history": true,
-	"similarity": true, "laserscore": true, "capabilities": true, "store_list": true, "store_find": true, "store_vend": true, "read_text": true}
+// isReferenceTool reports whether name is one of the reference's tools.
+func isReferenceTool(name string) bool {
+	switch name {
+	case "check_state", "modulate", "reset_task", "get_history", "similarity", "laserscore", "capabilities",
+		"store_list", "store_find", "store_vend", "read_text":
+		return true
+	}
+	return false
+}
 
 // compareMessage compares one JSON-RPC answer.
 func compareMessage(send, wantRaw, gotRaw json.RawMessage, tally map[string]int) []string {
@@ -484,7 +501,7 @@ func compareMessage(send, wantRaw, gotRaw json.RawMessage, tally map[string]int)
 	}
 	method, tool := sendTool(send)
 	if w.Error != nil {
-		if method == "tools/call" && !referenceToolNames[tool] && g.Error == nil {
+		if method == "tools/call" && !isReferenceTool(tool) && g.Error == nil {
 			tally[tallyOwnTools]++
 			return nil
 		}
@@ -646,7 +663,7 @@ func dropSetAside(tool string, want, got any) {
 	if _, refused := w["error"]; refused {
 		return
 	}
-	for _, k := range extraKeys[tool] {
+	for _, k := range extraKeys(tool) {
 		if _, inWant := w[k]; !inWant {
 			delete(g, k)
 		}
@@ -669,7 +686,7 @@ func dropSetAside(tool string, want, got any) {
 		for i := 0; i < len(ws) && i < len(gs); i++ {
 			wc, _ := ws[i].(map[string]any)
 			gc, _ := gs[i].(map[string]any)
-			for _, k := range extraKeys["get_history.check"] {
+			for _, k := range extraKeys("get_history.check") {
 				if _, inWant := wc[k]; !inWant && gc != nil {
 					delete(gc, k)
 				}

@@ -2,12 +2,12 @@ package vectors
 
 import "github.com/laserkit/laserkit/laserbrain"
 
-func init() {
-	register(caseKind("normalise", `in: a text; out: its normalised tokens, sorted`, func(in string) (any, error) {
+func normaliseKind() *Kind {
+	return caseKind("normalise", `in: a text; out: its normalised tokens, sorted`, func(in string) (any, error) {
 		toks := laserbrain.Norm(in)
 		if toks == nil {
 			toks = []string{}
 		}
 		return toks, nil
-	}))
+	})
 }

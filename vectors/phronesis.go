@@ -15,8 +15,8 @@ type phronesisOut struct {
 	Control string `json:"control,omitempty"`
 }
 
-func init() {
-	register(caseKind("phronesis", `in: {steps: [drift step inputs]} on a fresh run and store, no evidence; out: {verdict, control?}`, func(in phronesisIn) (any, error) {
+func phronesisKind() *Kind {
+	return caseKind("phronesis", `in: {steps: [drift step inputs]} on a fresh run and store, no evidence; out: {verdict, control?}`, func(in phronesisIn) (any, error) {
 		run := laserbrain.NewRun(laserbrain.RunOptions{ID: "vector-phronesis"})
 		for i, s := range in.Steps {
 			if _, err := run.Step(s.Input()); err != nil {
@@ -29,5 +29,5 @@ func init() {
 			out.Control = j.Control.Decision
 		}
 		return out, nil
-	}))
+	})
 }

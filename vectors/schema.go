@@ -26,7 +26,7 @@ const schemaBase = "https://laserkit.dev/vectors/"
 
 var (
 	compiledMu sync.Mutex
-	compiled   = map[string]*jsonschema.Schema{}
+	compiled   map[string]*jsonschema.Schema // made on first use
 )
 
 // lazySchema returns the compiled schema at ref (a file name, with a
@@ -54,6 +54,9 @@ func lazySchema(ref string) (*jsonschema.Schema, error) {
 	s, err := c.Compile(schemaBase + ref)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s does not compile: %w", ref, err)
+	}
+	if compiled == nil {
+		compiled = map[string]*jsonschema.Schema{}
 	}
 	compiled[ref] = s
 	return s, nil

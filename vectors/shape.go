@@ -2,8 +2,8 @@ package vectors
 
 import "github.com/laserkit/laserkit/operator"
 
-func init() {
-	register(caseKind("shape", `in: phases, space-separated; out: whether the shape language admits it (adjacent repeats collapsed)`, func(in string) (any, error) {
+func shapeKind() *Kind {
+	return caseKind("shape", `in: phases, space-separated; out: whether the shape language admits it (adjacent repeats collapsed)`, func(in string) (any, error) {
 		return operator.ShapeKnown(in), nil
-	}))
+	})
 }

@@ -337,6 +337,6 @@ func manage(sc *supercode.Supercode, in scIn) (any, error) {
 	return out, nil
 }
 
-func init() {
-	register(seqKind("supercode", `a fresh supervisor per case; in: {sub: "watch", ops: [observe | saw | read]} or {sub: "manage", scripts: {agent: [steps]}, max_steps, escalate_after?, decisions?}; out: {results: one per op} or {contexts, escalations, report}`, runSupercode))
+func supercodeKind() *Kind {
+	return seqKind("supercode", `a fresh supervisor per case; in: {sub: "watch", ops: [observe | saw | read]} or {sub: "manage", scripts: {agent: [steps]}, max_steps, escalate_after?, decisions?}; out: {results: one per op} or {contexts, escalations, report}`, runSupercode)
 }

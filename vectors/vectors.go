@@ -14,8 +14,8 @@ import (
 
 // A Kind is one vector format: how a file of it splits into cases, how this
 // implementation answers a case, and how an answer is compared with the
-// expected one. Adding a kind is one file (its Kind, registered from init)
-// and one schema (schemas/KIND.schema.json).
+// expected one. Adding a kind is one file (a function building its Kind,
+// listed in kinds), and one schema (schemas/KIND.schema.json).
 type Kind struct {
 	// Name is the value of the file's "kind" field.
 	Name string
@@ -97,20 +97,34 @@ type GenericCase struct {
 	Out json.RawMessage `json:"out,omitempty"`
 }
 
-var registry = map[string]*Kind{}
+// The kinds are built on first use rather than registered from inits: a
+// Kind holds closures that are allocated when it is built, and every hook
+// process links this package without checking a vector.
+var (
+	registryOnce sync.Once
+	registry     map[string]*Kind
+)
 
-// register adds a kind; each kind's file calls it from init.
-func register(k *Kind) {
-	if _, dup := registry[k.Name]; dup {
-		panic("vectors: kind registered twice: " + k.Name)
-	}
-	registry[k.Name] = k
+// kinds returns every kind by name.
+func kinds() map[string]*Kind {
+	registryOnce.Do(func() {
+		all := [...]*Kind{ceilingKind(), classifyKind(), collisionsKind(), coverageKind, driftKind(), driftFullKind(),
+			laserscoreKind(), lintKind(), mcpKind, normaliseKind(), phronesisKind(), shapeKind(), supercodeKind()}
+		registry = make(map[string]*Kind, len(all))
+		for _, k := range all {
+			if _, dup := registry[k.Name]; dup {
+				panic("vectors: two kinds called " + k.Name)
+			}
+			registry[k.Name] = k
+		}
+	})
+	return registry
 }
 
 // Kinds lists the registered kinds, sorted by name.
 func Kinds() []*Kind {
-	out := make([]*Kind, 0, len(registry))
-	for _, k := range registry {
+	out := make([]*Kind, 0, len(kinds()))
+	for _, k := range kinds() {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -128,7 +142,7 @@ func KindNames() []string {
 
 // Lookup returns the kind called name.
 func Lookup(name string) (*Kind, error) {
-	k, ok := registry[name]
+	k, ok := kinds()[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown vector kind %q (known: %s)", name, strings.Join(KindNames(), ", "))
 	}
