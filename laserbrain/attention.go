@@ -3,6 +3,8 @@ package laserbrain
 import (
 	_ "embed"
 	"encoding/json"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // Attention: when should a person look? The reference's calibration of
@@ -55,10 +57,10 @@ type AgentClock struct {
 	Censoring      string          `json:"censoring"`
 }
 
-var attention onceValue[AttentionTable]
+var attention = firstuse.Value[AttentionTable]{New: decodeAttention}
 
 // Attention returns the calibration, decoded on first use.
-func Attention() AttentionTable { return attention.get(decodeAttention) }
+func Attention() AttentionTable { return attention.Get() }
 
 func decodeAttention() AttentionTable {
 	var t AttentionTable

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // A Catch is drift in how an agent verifies, read from what was observed
@@ -223,9 +225,9 @@ func Residue(before, after string, pattern *regexp.Regexp) []Catch {
 // Unicode \b and \s as in Python (regexp2's default mode).
 // Compiled on first use: a hook process that never sweeps output does not
 // pay for them.
-var contaminantRules onceValue[[]contaminantRule]
+var contaminantRules = firstuse.Value[[]contaminantRule]{New: compileContaminants}
 
-func contaminants() []contaminantRule { return contaminantRules.get(compileContaminants) }
+func contaminants() []contaminantRule { return contaminantRules.Get() }
 
 func compileContaminants() []contaminantRule {
 	return []contaminantRule{

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // Claims is the ceiling marker's reading of an agent's free text: how many
@@ -31,9 +33,9 @@ const ceilingTimeout = time.Second
 // ceilingRegexp is compiled with regexp2 in its default mode so that \b is
 // Unicode-aware like Python's (Go's regexp \b is ASCII-only: it would find
 // "since" inside "ésince").
-var ceilingCompiled onceValue[*regexp2.Regexp]
+var ceilingCompiled = firstuse.Value[*regexp2.Regexp]{New: compileCeiling}
 
-func ceilingRegexp() *regexp2.Regexp { return ceilingCompiled.get(compileCeiling) }
+func ceilingRegexp() *regexp2.Regexp { return ceilingCompiled.Get() }
 
 func compileCeiling() *regexp2.Regexp {
 	re := regexp2.MustCompile(ceilingPattern, regexp2.IgnoreCase)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // Reading is the shape of a piece of text read from its lexical variety:
@@ -24,10 +26,10 @@ type Reading struct {
 // longer than two letters; variety is distinct over all content words (1.0
 // for none). Under 12 words is short; variety under 0.55 is circling; else
 // connectivity over 0.7 is connected; else loose.
-var readingWordRegexp onceValue[*regexp.Regexp]
+var readingWordRegexp = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) }}
 
 func readingWord() *regexp.Regexp {
-	return readingWordRegexp.get(func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) })
+	return readingWordRegexp.Get()
 }
 
 const (

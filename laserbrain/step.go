@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // outcome is what the rules decided before the emitter runs.
@@ -63,7 +65,7 @@ func (r *Run) Step(in StepInput) (CheckResult, error) {
 		if goal == "" {
 			o.why = "the goal is empty"
 		} else {
-			o.why = PyRepr(in.Progress) + " is not one of " + progressList.get(sortedProgressRepr)
+			o.why = PyRepr(in.Progress) + " is not one of " + progressList.Get()
 		}
 	}
 	return r.emit(in, toks, cid, d, ls, o, corroborated)
@@ -72,7 +74,7 @@ func (r *Run) Step(in StepInput) (CheckResult, error) {
 // progressList is the grammar's progress values as the reference's
 // sorted() list prints: ['advancing', 'circling', 'stuck']. Only an
 // ungrammatical state needs it, so it is written on first use.
-var progressList onceValue[string]
+var progressList = firstuse.Value[string]{New: sortedProgressRepr}
 
 func sortedProgressRepr() string {
 	vals := progressEnum

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // Store keeps what outlives one process: runs (so a run can be continued by
@@ -98,10 +100,10 @@ type Importer interface {
 
 // runIDPattern is ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$, compiled on first use
 // (hook processes start with this package linked).
-var runIDCompiled onceValue[*regexp.Regexp]
+var runIDCompiled = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) }}
 
 func runIDPattern() *regexp.Regexp {
-	return runIDCompiled.get(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
+	return runIDCompiled.Get()
 }
 
 // ValidateRunID rejects ids a store could not use as a name: 1 to 64
