@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/firstuse"
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -23,26 +24,40 @@ type verdictLook struct {
 	prio  int
 }
 
-var verdictLooks = map[string]verdictLook{
-	"grounded":      {hr.Circle, hr.Info, 1},
-	"reground":      {hr.Plus, hr.Info, 2},
-	"excursion":     {hr.Diamond, hr.Meta, 3},
-	"stalled":       {hr.Triangle, hr.Warn, 4},
-	"self-report":   {hr.TriangleDown, hr.Warn, 5},
-	"oscillating":   {hr.Hexagon, hr.Meta, 6},
-	"goal-drift":    {hr.Square, hr.Bad, 7},
-	"ungrammatical": {hr.Cross, hr.Bad, 8},
+// verdictLookOf is how verdict v is drawn; ok false for one drawn as the
+// line alone (advancing) or not a verdict.
+func verdictLookOf(v string) (l verdictLook, ok bool) {
+	switch v {
+	case "grounded":
+		return verdictLook{hr.Circle, hr.Info, 1}, true
+	case "reground":
+		return verdictLook{hr.Plus, hr.Info, 2}, true
+	case "excursion":
+		return verdictLook{hr.Diamond, hr.Meta, 3}, true
+	case "stalled":
+		return verdictLook{hr.Triangle, hr.Warn, 4}, true
+	case "self-report":
+		return verdictLook{hr.TriangleDown, hr.Warn, 5}, true
+	case "oscillating":
+		return verdictLook{hr.Hexagon, hr.Meta, 6}, true
+	case "goal-drift":
+		return verdictLook{hr.Square, hr.Bad, 7}, true
+	case "ungrammatical":
+		return verdictLook{hr.Cross, hr.Bad, 8}, true
+	}
+	return verdictLook{}, false
 }
 
 // verdictOrder lists the verdicts for legends and counts.
-var verdictOrder = []string{"grounded", "advancing", "reground", "excursion", "stalled", "self-report", "oscillating", "goal-drift", "ungrammatical"}
+var verdictOrder = [...]string{"grounded", "advancing", "reground", "excursion", "stalled", "self-report", "oscillating", "goal-drift", "ungrammatical"}
 
 // verdictMarks has two marks per drawn verdict: hollow (held) and filled
 // (interrupted). Advancing, the common case, is drawn as the line alone.
-var verdictMarks = func() hr.MarkSet {
+// Built on first use: most processes that link the report draw none.
+var verdictMarks = firstuse.Value[hr.MarkSet]{New: func() hr.MarkSet {
 	var ms hr.MarkSet
 	for _, v := range verdictOrder {
-		l, ok := verdictLooks[v]
+		l, ok := verdictLookOf(v)
 		if !ok {
 			continue
 		}
@@ -51,7 +66,7 @@ var verdictMarks = func() hr.MarkSet {
 			hr.MarkStyle{Key: v + "!", Label: v + ", interrupting", Shape: l.shape, Tone: l.tone, Filled: true, Priority: 2*l.prio + 1})
 	}
 	return ms
-}()
+}}
 
 // verdictClass folds "self-report:stuck" into "self-report".
 func verdictClass(reason string) string {
@@ -63,7 +78,7 @@ func verdictClass(reason string) string {
 
 func markKey(s *Step) string {
 	v := verdictClass(s.Reason)
-	if _, ok := verdictLooks[v]; !ok {
+	if _, ok := verdictLookOf(v); !ok {
 		return ""
 	}
 	if s.Drifting {
@@ -197,7 +212,7 @@ func drift(f *Fleet) hr.Section {
 		plots = append(plots, AgentTimeline(a, th))
 	}
 	var lm hr.MarkSet
-	for _, m := range verdictMarks {
+	for _, m := range verdictMarks.Get() {
 		if used[m.Key] {
 			lm = append(lm, m)
 		}
@@ -220,7 +235,7 @@ func drift(f *Fleet) hr.Section {
 		interrupt, held = append(interrupt, c[0]), append(held, c[1])
 	}
 	for v, c := range counts { // a reason outside the grammar's list
-		if !slices.Contains(verdictOrder, v) {
+		if !slices.Contains(verdictOrder[:], v) {
 			cats = append(cats, v)
 			interrupt, held = append(interrupt, c[0]), append(held, c[1])
 		}
@@ -301,11 +316,11 @@ func AgentTimeline(a *Agent, th PhiThresholds) hr.Timeline {
 		Series:     []hr.Series{ser},
 		Thresholds: []hr.Threshold{{Y: th.SelfReportFloor, Label: "self-report floor " + hr.FormatNumber(th.SelfReportFloor), Tone: hr.Warn}},
 		Bands:      []hr.Band{{From: th.GoalDriftPhi, To: th.PhiMax, Label: "goal-drift zone", Tone: hr.Bad, Pattern: hr.BackHatch}},
-		Marks:      verdictMarks}
+		Marks:      verdictMarks.Get()}
 }
 
 // VerdictMarks are the marks AgentTimeline draws, for a legend.
-func VerdictMarks() hr.MarkSet { return verdictMarks }
+func VerdictMarks() hr.MarkSet { return verdictMarks.Get() }
 
 func yesNo(b bool) string {
 	if b {
@@ -329,17 +344,28 @@ func when(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05Z")
 }
 
-// outcomeLooks: how each outcome's edge is drawn (dash and tone both
+// outcomeLook is how an outcome's edge is drawn (dash and tone both
 // differ, and the label says it in words).
-var outcomeLooks = map[string]struct {
+type outcomeLook struct {
 	dash hr.Dash
 	tone hr.Tone
 	word string
-}{
-	"halted":    {hr.SolidLine, hr.Bad, "halted"},
-	"escalated": {hr.Dashed, hr.Warn, "escalated"},
-	"routed":    {hr.Dotted, hr.Info, "routed"},
-	"":          {hr.DashDot, hr.Neutral, "no outcome recorded"},
+}
+
+// outcomeLookOf is the look of outcome kind k ("" for none recorded); an
+// unknown kind is drawn plain.
+func outcomeLookOf(k string) outcomeLook {
+	switch k {
+	case "halted":
+		return outcomeLook{hr.SolidLine, hr.Bad, "halted"}
+	case "escalated":
+		return outcomeLook{hr.Dashed, hr.Warn, "escalated"}
+	case "routed":
+		return outcomeLook{hr.Dotted, hr.Info, "routed"}
+	case "":
+		return outcomeLook{hr.DashDot, hr.Neutral, "no outcome recorded"}
+	}
+	return outcomeLook{}
 }
 
 func collisions(f *Fleet) hr.Section {
@@ -369,7 +395,7 @@ func collisions(f *Fleet) hr.Section {
 	t := hr.Table{Caption: "Collisions", Columns: []hr.Column{{Title: "agents"}, {Title: "overlap", Numeric: true}, {Title: "grounds", Wrap: true},
 		{Title: "first seen"}, {Title: "outcome", Wrap: true}, {Title: "shared files", Numeric: true}, {Title: "file evidence", Wrap: true}}}
 	for _, c := range f.Collisions {
-		look := outcomeLooks[c.Outcome.Kind]
+		look := outcomeLookOf(c.Outcome.Kind)
 		used[c.Outcome.Kind] = true
 		e := hr.Edge{From: c.Agents[0], To: c.Agents[1], Weight: c.Overlap, Tone: look.tone, Dash: look.dash,
 			Label: hr.FormatNumber(c.Overlap) + " · " + look.word}
@@ -393,7 +419,7 @@ func collisions(f *Fleet) hr.Section {
 	lg := &hr.Legend{Title: "Key", Lines: []hr.LegendLine{}}
 	for _, k := range []string{"halted", "escalated", "routed", ""} {
 		if used[k] {
-			l := outcomeLooks[k]
+			l := outcomeLookOf(k)
 			lg.Lines = append(lg.Lines, hr.LegendLine{Label: l.word, Tone: l.tone, Dash: l.dash})
 		}
 	}
