@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/testhome"
 	"github.com/laserkit/laserkit/operator"
 )
 
@@ -12,5 +13,5 @@ import (
 // machine a command's analysis can run past 150 ms of wall time.
 func TestMain(m *testing.M) {
 	operator.WidenBudgetForTest(operator.TestBudgetFactor)
-	os.Exit(m.Run())
+	os.Exit(testhome.Main(m))
 }

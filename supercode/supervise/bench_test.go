@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/testhome"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/ponder"
@@ -49,7 +50,7 @@ var (
 // TestMain removes the benchmarks' fleet, built once for the whole process
 // in a temporary directory of its own, when the process is done.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testhome.Main(m)
 	if bench.repo != "" {
 		os.RemoveAll(filepath.Dir(bench.repo))
 	}
