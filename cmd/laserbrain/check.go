@@ -317,6 +317,16 @@ func (a *agentRuns) lookup(ctx context.Context, id string) (*fleet.Run, error) {
 	return r, nil
 }
 
+// forget drops what lookup learned of id when it was not registered: a
+// stream over ever more runs keeps no entry for each, and a later line on
+// id looks again (laserbrain run may have registered it since). A
+// registered run's entry is kept: it counts the run's checks.
+func (a *agentRuns) forget(id string) {
+	if r, ok := a.known[id]; ok && r == nil {
+		delete(a.known, id)
+	}
+}
+
 // check checks one state on registered run r; created reports whether it
 // was the run's first check.
 // via is how it came (agentrun.ViaCLI, ViaStream): counted for coverage.

@@ -510,6 +510,7 @@ func (s *streamer) evict() error {
 		h := s.handles[id]
 		delete(s.handles, id)
 		delete(s.used, id)
+		s.agents.forget(id)
 		if err := h.Close(); err != nil {
 			return fmt.Errorf("run %s not closed: %w", id, err)
 		}

@@ -39,6 +39,9 @@ func TestStreamClosesIdleRunsWithoutChangingAnswers(t *testing.T) {
 			t.Fatalf("stream (holding %d): %d bad lines, %v\n%s", held, bad, err, out.String())
 		}
 		open := len(s.handles)
+		if known := len(s.agents.known); known > len(s.handles) {
+			t.Errorf("holding %d: the stream remembers %d unregistered runs, more than the %d it holds", held, known, len(s.handles))
+		}
 		if err := s.close(); err != nil {
 			t.Fatal(err)
 		}
