@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"github.com/laserkit/laserkit/operator"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testhome"
+	"github.com/laserkit/laserkit/operator"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 	// script not about the analysis budget must not meet it on a loaded
 	// machine (operator.WidenBudgetForTest).
 	operator.WidenBudgetForTest(operator.TestBudgetFactor)
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testhome.M{Runner: m}, map[string]func(){
 		"laserbrain-gate": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
