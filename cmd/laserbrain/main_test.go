@@ -4,18 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/laserkit/laserkit/operator"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/operator"
+
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/cli/clitest"
+	"github.com/laserkit/laserkit/internal/testhome"
 	"github.com/laserkit/laserkit/supercode/confine"
 )
 
@@ -32,7 +34,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("LASERBRAIN_TEST_HOOKED_AGENT"); dir != "" {
 		hookedAgent(dir) // an agent stand-in for TestHookedAgentHalted
 	}
-	testscript.Main(removingBuilds{m}, map[string]func(){
+	testscript.Main(testhome.M{Runner: removingBuilds{m}}, map[string]func(){
 		"laserbrain": func() {
 			if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {
 				// The confinement's setup step, as main runs it: the
