@@ -109,18 +109,39 @@ func SetCoverageRecord(r *fleet.Run, rec *coverage.Record) error {
 	return nil
 }
 
+// batchCoverage is a batch's view of its run's coverage record: read on
+// the first check it counts, counted on in memory, written back once for
+// the batch. A record keeps every check since its task began, so reading
+// and writing it per check made a batch quadratic in the run's length.
+type batchCoverage struct {
+	rec    *coverage.Record
+	loaded bool
+}
+
 // countCheck counts a check made by another route than a check_state tool
 // call on r's coverage record: the agent spelled its state, so its gate
 // opens again.
-func (s *Supervisor) countCheck(cov coverage.Config, r *fleet.Run, in CheckInput, v laserbrain.CheckResult) error {
-	rec, err := Grounded(*r)
-	if err != nil {
-		return err
+func (s *Supervisor) countCheck(cov coverage.Config, b *batchCoverage, r *fleet.Run, in CheckInput, v laserbrain.CheckResult) error {
+	if !b.loaded {
+		rec, err := Grounded(*r)
+		if err != nil {
+			return err
+		}
+		b.rec, b.loaded = rec, true
 	}
 	dist, err := json.Marshal(in.Distance)
 	if err != nil {
 		return err
 	}
-	rec = cov.Checked(rec, s.getenv(EnvAgent), coverage.CheckInput{Goal: in.Goal, Progress: in.Progress, Distance: dist, Reason: v.Reason})
-	return SetCoverageRecord(r, rec)
+	b.rec = cov.Count(b.rec, s.getenv(EnvAgent), coverage.CheckInput{Goal: in.Goal, Progress: in.Progress, Distance: dist, Reason: v.Reason})
+	return nil
+}
+
+// save writes the counted record back on r (the caller writes r:
+// UpdateRun); nothing when no check was counted.
+func (b *batchCoverage) save(r *fleet.Run) error {
+	if !b.loaded {
+		return nil
+	}
+	return SetCoverageRecord(r, b.rec)
 }

@@ -2,6 +2,7 @@ package agentrun
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -113,5 +114,47 @@ func TestCheckReadsTheRunsProjectPolicy(t *testing.T) {
 	t.Setenv(coverage.FloorEnv, "1.5")
 	if _, err := s.Check(context.Background(), id, in); err == nil {
 		t.Fatal("a check under LASERBRAIN_COVERAGE_FLOOR=1.5 was taken")
+	}
+}
+
+// A batch of checks leaves the run's coverage record as the same checks
+// made one by one do: the batch counts on one copy of the record and
+// writes it once.
+func TestCheckBatchCountsAsSingleChecks(t *testing.T) {
+	ins := make([]CheckInput, 7)
+	for i := range ins {
+		ins[i] = CheckInput{StepInput: laserbrain.StepInput{Goal: "ship the parser", Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(9 - i)}, Via: ViaStream}
+	}
+	ins[3].Via = ViaTool // counted by its post-tool-use hook, not here
+	record := func(batched bool) string {
+		s, st, id := unchecked(t, t.TempDir())
+		ctx := context.Background()
+		if batched {
+			if _, err := s.CheckBatch(ctx, id, ins); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for _, in := range ins {
+				if _, err := s.CheckBatch(ctx, id, []CheckInput{in}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		r, err := st.Run(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Coverage)
+	}
+	one, batch := record(false), record(true)
+	if one != batch {
+		t.Fatalf("a batch's record differs from single checks':\nsingle: %s\nbatch:  %s", one, batch)
+	}
+	rec := &coverage.Record{}
+	if err := json.Unmarshal([]byte(batch), rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Checks) != 6 || rec.Steps != 5+6 {
+		t.Fatalf("the record counts %d checks over %d steps; want 6 over 11: %s", len(rec.Checks), rec.Steps, batch)
 	}
 }

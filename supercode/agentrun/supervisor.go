@@ -616,6 +616,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			return nil
 		}
 		outs = make([]CheckOutcome, 0, len(ins))
+		var counted batchCoverage
 		t := &heldTask{runs: runs}
 		defer t.close()
 		for _, in := range ins {
@@ -652,7 +653,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			}
 			out.CheckResult, out.Task = v, r.Task
 			if counts(in.Via) && cov.Mode != coverage.Off {
-				if err := s.countCheck(cov, r, in, v); err != nil {
+				if err := s.countCheck(cov, &counted, r, in, v); err != nil {
 					return err
 				}
 			}
@@ -670,6 +671,9 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
 				Advice: v.Advice, Ground: v.Ground, At: s.now()}
 			outs = append(outs, out)
+		}
+		if err := counted.save(r); err != nil {
+			return err
 		}
 		if err := t.save(ctx); err != nil {
 			return err

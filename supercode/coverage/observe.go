@@ -68,7 +68,27 @@ func (c Config) Checked(rec *Record, agent string, in CheckInput) *Record {
 	if c.Mode == Off {
 		return rec
 	}
-	r := loaded(rec, agent)
+	return c.count(loaded(rec, agent), in)
+}
+
+// Count is Checked on a record the caller owns and keeps counting on (a
+// batch of checks): rec itself is changed and returned, a new one when
+// nil, so a batch does not copy the record (every check since its task
+// began) once per check.
+func (c Config) Count(rec *Record, agent string, in CheckInput) *Record {
+	if c.Mode == Off {
+		return rec
+	}
+	if rec == nil {
+		rec = &Record{}
+	}
+	if rec.Agent == "" || rec.Agent == "unknown" {
+		rec.Agent = agentOf(agent)
+	}
+	return c.count(rec, in)
+}
+
+func (c Config) count(r *Record, in CheckInput) *Record {
 	reason := in.Reason
 	if reason == "" {
 		reason = "no-reading"
