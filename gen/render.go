@@ -121,14 +121,13 @@ func renderLaserbrain(g *Grammar) []byte {
 
 	p("// The normaliser (/normalizer).\nconst (\n")
 	p("\ttokenPattern = %s\n", goString(g.Normalizer.TokenPattern))
-	p("\t// tokenBytes lists every byte tokenPattern's character class admits.\n\ttokenBytes = %q\n", g.TokenBytes)
 	p("\tstemPattern = %s\n", goString(g.Normalizer.StemPattern))
 	p("\tstemMinLength = %d\n)\n\n", g.Normalizer.StemMinLength)
 
 	// The normaliser's tables are code and static data, not maps: a map
 	// literal is built by the package's init in every process, and the hook
 	// processes are short-lived. The linker lays these out ready to use.
-	p("// tokenByte[c] reports whether byte c may appear in a token (tokenBytes).\nvar tokenByte = [256]bool{")
+	p("// tokenByte[c] reports whether byte c may appear in a token: the bytes\n// tokenPattern's character class admits.\nvar tokenByte = [256]bool{")
 	for i := 0; i < len(g.TokenBytes); i++ {
 		p("%q: true, ", g.TokenBytes[i])
 	}

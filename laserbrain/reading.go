@@ -26,11 +26,7 @@ type Reading struct {
 // longer than two letters; variety is distinct over all content words (1.0
 // for none). Under 12 words is short; variety under 0.55 is circling; else
 // connectivity over 0.7 is connected; else loose.
-var readingWordRegexp = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) }}
-
-func readingWord() *regexp.Regexp {
-	return readingWordRegexp.Get()
-}
+var readingWord = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`[a-z']+`) }}
 
 const (
 	circlingVariety = 0.55
@@ -62,7 +58,7 @@ func ReadText(text string, connectivity float64) Reading {
 	// Python's lower() maps U+0130 to "i" plus a combining dot, which
 	// splits the word; Go's maps it to a plain "i".
 	lower := strings.ToLower(strings.ReplaceAll(text, "\u0130", "i\u0307"))
-	words := readingWord().FindAllString(lower, -1)
+	words := readingWord.Get().FindAllString(lower, -1)
 	content, distinct := 0, map[string]bool{}
 	for _, w := range words {
 		if len(w) > 2 && !isReadingStopword(w) {

@@ -27,14 +27,13 @@ const (
 
 // The normaliser (/normalizer).
 const (
-	tokenPattern = "[a-z0-9']+"
-	// tokenBytes lists every byte tokenPattern's character class admits.
-	tokenBytes    = "'0123456789abcdefghijklmnopqrstuvwxyz"
+	tokenPattern  = "[a-z0-9']+"
 	stemPattern   = "(ings?|edly|ed|ers?|es|s|tion|ment)$"
 	stemMinLength = 5
 )
 
-// tokenByte[c] reports whether byte c may appear in a token (tokenBytes).
+// tokenByte[c] reports whether byte c may appear in a token: the bytes
+// tokenPattern's character class admits.
 var tokenByte = [256]bool{'\'': true, '0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true, 'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true, 'g': true, 'h': true, 'i': true, 'j': true, 'k': true, 'l': true, 'm': true, 'n': true, 'o': true, 'p': true, 'q': true, 'r': true, 's': true, 't': true, 'u': true, 'v': true, 'w': true, 'x': true, 'y': true, 'z': true}
 
 // isStopword reports whether tok is one of /normalizer/stopwords. Switching

@@ -1,35 +1,24 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/inittrace"
 )
-
-// maxLaserkitInitBytes is what one of laserkit's own packages may allocate
-// in its init in the gate. The gate runs as a process per tool call, so a
-// table built at init (a map literal, a closure stored in a package var) is
-// paid on every call whether or not the call looks at it; laserkit's tables
-// are switches, static arrays or built on first use instead. GODEBUG
-// counts the bytes exactly (its clock times are noise on a shared
-// machine), so the budget can be tight: what is left is a handful of
-// small values the runtime cannot lay out statically.
-const maxLaserkitInitBytes = 1 << 10
-
-var initAllocLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, [0-9.]+ ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
 
 // TestGateInitsAllocateLittle runs the built gate (as make build builds
 // it) on the calls an agent makes most, with GODEBUG=inittrace=1, and
-// names every laserkit package whose init allocates over the budget.
+// names every laserkit package whose init allocates over the module's
+// budget (inittrace.OverModuleBudget). The gate runs as a process per tool
+// call, so a table built at init is paid on every call whether or not the
+// call looks at it.
 func TestGateInitsAllocateLittle(t *testing.T) {
 	bin := buildGate(t)
-	over := map[string]string{}
 	for _, command := range []string{"ls", "git status", "go test ./..."} {
 		cmd := exec.Command(bin)
 		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "HOME="+t.TempDir(), "LASERBRAIN_HOME="+t.TempDir())
@@ -39,30 +28,24 @@ func TestGateInitsAllocateLittle(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%q: %v\n%s", command, err, stderr.String())
 		}
-		laserkit := 0
-		sc := bufio.NewScanner(&stderr)
-		for sc.Scan() {
-			m := initAllocLine.FindStringSubmatch(sc.Text())
-			if m == nil || !strings.HasPrefix(m[1], "github.com/laserkit/laserkit/") {
-				continue
-			}
-			laserkit++
-			if n, _ := strconv.Atoi(m[2]); n > maxLaserkitInitBytes {
-				over[m[1]] = m[2] + " bytes, " + m[3] + " allocs"
-			}
+		inits, err := inittrace.Parse(&stderr)
+		if err != nil {
+			t.Fatal(err)
 		}
 		// The gate links operator, hook, client and more: finding none
 		// means the trace went unread, not that the inits are free.
+		laserkit := 0
+		for _, in := range inits {
+			if strings.HasPrefix(in.Package, inittrace.ModulePrefix) {
+				laserkit++
+			}
+		}
 		if laserkit < 3 {
 			t.Fatalf("%q: %d laserkit package inits traced; GODEBUG=inittrace=1 unread?\n%s", command, laserkit, stderr.String())
 		}
-	}
-	names := make([]string, 0, len(over))
-	for name := range over {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		t.Errorf("%s allocates %s at init, over %d bytes: build its tables on first use or as code", name, over[name], maxLaserkitInitBytes)
+		if over := inittrace.OverModuleBudget(inits); len(over) > 0 {
+			t.Errorf("%q: %d of this module's packages allocate at init over %d bytes or %d allocations (build the table on first use or as code):\n\t%s",
+				command, len(over), inittrace.MaxModuleBytes, inittrace.MaxModuleAllocs, strings.Join(over, "\n\t"))
+		}
 	}
 }

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/inittrace"
 )
 
 // The start-up budget of a laserbrain process, in what its package inits
@@ -23,20 +21,6 @@ const (
 	maxInitBytesPerPackage = 64 << 10
 	maxInitBytes           = 512 << 10
 )
-
-// This module's own packages are held much tighter: nothing a hook needs
-// has to exist before main, so their inits should come to (almost) nothing.
-// A table is generated as code or static data, or built on first use; a
-// map literal, an init() filling a table, a sync.OnceValue package var or
-// a fmt.Errorf at package level each allocate here, in every process. The
-// margin is for an errors.New or two, which the linker cannot lay out.
-const (
-	laserkitPrefix        = "github.com/laserkit/laserkit/"
-	maxLaserkitInitBytes  = 1 << 10
-	maxLaserkitInitAllocs = 8
-)
-
-var inittraceLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, [0-9.]+ ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
 
 // TestStartupInitsAllocateLittle runs the built binary as a client runs a
 // hook, and as --version, and holds every package init to the budget.
@@ -56,28 +40,20 @@ func TestStartupInitsAllocateLittle(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
 		}
-		total, packages := 0, 0
-		var over []string // this module's packages over their budget
-		sc := bufio.NewScanner(&stderr)
-		for sc.Scan() {
-			m := inittraceLine.FindStringSubmatch(sc.Text())
-			if m == nil {
-				continue
-			}
-			packages++
-			n, _ := strconv.Atoi(m[2])
-			allocs, _ := strconv.Atoi(m[3])
-			total += n
-			if n > maxInitBytesPerPackage {
-				t.Errorf("%v: %s allocates %d bytes (%d allocations) at init, over %d: do it on first use", args, m[1], n, allocs, maxInitBytesPerPackage)
-			}
-			if strings.HasPrefix(m[1], laserkitPrefix) && (n > maxLaserkitInitBytes || allocs > maxLaserkitInitAllocs) {
-				over = append(over, fmt.Sprintf("%s: %d bytes, %d allocations", m[1], n, allocs))
+		inits, err := inittrace.Parse(&stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total, packages := 0, len(inits)
+		for _, in := range inits {
+			total += in.Bytes
+			if in.Bytes > maxInitBytesPerPackage {
+				t.Errorf("%v: %s allocates %d bytes (%d allocations) at init, over %d: do it on first use", args, in.Package, in.Bytes, in.Allocs, maxInitBytesPerPackage)
 			}
 		}
-		if len(over) > 0 {
+		if over := inittrace.OverModuleBudget(inits); len(over) > 0 {
 			t.Errorf("%v: %d of this module's packages allocate at init over %d bytes or %d allocations (generate the table as code, or build it on first use):\n\t%s",
-				args, len(over), maxLaserkitInitBytes, maxLaserkitInitAllocs, strings.Join(over, "\n\t"))
+				args, len(over), inittrace.MaxModuleBytes, inittrace.MaxModuleAllocs, strings.Join(over, "\n\t"))
 		}
 		if packages < 50 {
 			t.Fatalf("%v: %d package inits traced; want laserbrain's (GODEBUG=inittrace=1 unread?)\n%s", args, packages, stderr.String())

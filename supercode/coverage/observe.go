@@ -79,13 +79,7 @@ func (c Config) Count(rec *Record, agent string, in CheckInput) *Record {
 	if c.Mode == Off {
 		return rec
 	}
-	if rec == nil {
-		rec = &Record{}
-	}
-	if rec.Agent == "" || rec.Agent == "unknown" {
-		rec.Agent = agentOf(agent)
-	}
-	return c.count(rec, in)
+	return c.count(stamped(rec, agent), in)
 }
 
 func (c Config) count(r *Record, in CheckInput) *Record {
@@ -161,8 +155,11 @@ func (r *Record) prompt(text string) bool {
 // loaded is the record as a hook holds it: the saved one, or a fresh one
 // for a session without; either stamped with the agent while it is not
 // known.
-func loaded(rec *Record, agent string) *Record {
-	r := rec.clone()
+func loaded(rec *Record, agent string) *Record { return stamped(rec.clone(), agent) }
+
+// stamped is r (a new record when nil) with the agent, while it is not
+// known; r itself is changed.
+func stamped(r *Record, agent string) *Record {
 	if r == nil {
 		r = &Record{}
 	}
