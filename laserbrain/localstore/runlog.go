@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,13 +76,18 @@ type runLog struct {
 	dirty   bool // appended since the last sync
 	copyBuf []byte
 	pending []byte // saves not yet appended (addPending)
+	// seen is the log's size as reopen found it under the lock, for the
+	// index to start from without a second fstat; -1 once anything may
+	// have been appended since (by this process: others only append
+	// saves of runs they hold, which a lookup here is not waiting for).
+	seen int64
 	// generation counts the logs this process has indexed: it moves on
 	// whenever the index is dropped (the log was replaced or cut short).
 	generation int
 }
 
 func openRunLog(dir string) (*runLog, error) {
-	l := &runLog{dir: dir, path: filepath.Join(dir, "log.jsonl"), lock: newLogLock(filepath.Join(dir, "log.lock"))}
+	l := &runLog{dir: dir, path: filepath.Join(dir, "log.jsonl"), lock: newLogLock(filepath.Join(dir, "log.lock")), seen: -1}
 	if _, err := os.Stat(l.path); errors.Is(err, fs.ErrNotExist) {
 		if err := l.withLock(true, func() error {
 			if _, err := os.Stat(l.path); err == nil {
@@ -167,9 +173,11 @@ func (l *runLog) reopen() error {
 	// The file this process has open is the log while it is linked: a
 	// compaction renames a new log over it, which unlinks it (and an inode
 	// held open cannot come back under another file).
+	l.seen = -1
 	if l.f != nil {
 		if fi, err := l.f.Stat(); err == nil {
 			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 0 {
+				l.seen = fi.Size()
 				return nil
 			}
 		}
@@ -249,11 +257,14 @@ func (l *runLog) index() error {
 	if l.f == nil {
 		return nil
 	}
-	fi, err := l.f.Stat()
-	if err != nil {
-		return err
+	size := l.seen
+	if l.seen = -1; size < 0 {
+		fi, err := l.f.Stat()
+		if err != nil {
+			return err
+		}
+		size = fi.Size()
 	}
-	size := fi.Size()
 	if size < l.indexed { // cut short by hand: start again
 		l.resetIndex()
 		if err := l.checkGen(); err != nil {
@@ -275,7 +286,7 @@ func (l *runLog) index() error {
 		}
 		if bytes.HasPrefix(head, headerPrefix) && next-pos == int64(len(head))+1 {
 			var h recordHeader
-			if json.Unmarshal(head, &h) == nil && h.Steps >= 0 && h.State > 0 {
+			if decodeHeader(head, &h) && h.Steps >= 0 && h.State > 0 {
 				start, end := next, next+h.Steps+h.State
 				if end > size || end < start {
 					torn, err := c.contains(start, size, fence)
@@ -423,6 +434,74 @@ type recordHeader struct {
 	CRC   uint32 `json:"crc"`
 }
 
+// decodeHeader reads a record's header line. The form encodeRecord writes
+// (keys in its order, an id with nothing to escape, plain decimal numbers)
+// is read without encoding/json, which a compaction and every index would
+// otherwise pay once per record; anything else is left to encoding/json,
+// so a header reads the same either way.
+func decodeHeader(head []byte, h *recordHeader) bool {
+	if readHeader(head, h) {
+		return true
+	}
+	*h = recordHeader{}
+	return json.Unmarshal(head, h) == nil
+}
+
+// readHeader reads the form encodeRecord writes, and only it.
+func readHeader(head []byte, h *recordHeader) bool {
+	rest, ok := bytes.CutPrefix(head, headerPrefix)
+	if !ok {
+		return false
+	}
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		return false
+	}
+	id := rest[:q]
+	for _, c := range id {
+		if c < 0x20 || c == '\\' || c >= 0x80 {
+			return false // escapes, control bytes or UTF-8: encoding/json's to judge
+		}
+	}
+	rest = rest[q:]
+	var v [5]uint64
+	for i, key := range headerKeys {
+		if rest, ok = bytes.CutPrefix(rest, key); !ok {
+			return false
+		}
+		if v[i], rest, ok = readUint(rest); !ok {
+			return false
+		}
+	}
+	if string(rest) != "}" || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[4] > math.MaxUint32 {
+		return false
+	}
+	*h = recordHeader{Run: string(id), Base: int(v[0]), N: int(v[1]), Steps: int64(v[2]), State: int64(v[3]), CRC: uint32(v[4])}
+	return true
+}
+
+var headerKeys = [5][]byte{[]byte(`","base":`), []byte(`,"n":`), []byte(`,"steps":`), []byte(`,"state":`), []byte(`,"crc":`)}
+
+// readUint reads a JSON number that is a whole number of at most 15
+// digits, without a sign or leading zero.
+func readUint(b []byte) (uint64, []byte, bool) {
+	n := 0
+	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 15 || n > 1 && b[0] == '0' {
+		return 0, b, false
+	}
+	if n < len(b) && (b[n] == '.' || b[n] == 'e' || b[n] == 'E') {
+		return 0, b, false
+	}
+	var v uint64
+	for _, c := range b[:n] {
+		v = v*10 + uint64(c-'0')
+	}
+	return v, b[n:], true
+}
+
 // chain follows run id's saves in the log on top of base steps (those on
 // file): a save applies when it starts where the run stands. It returns the
 // saves that apply, in order, and the step count after them (none: the
@@ -502,6 +581,7 @@ func (l *runLog) appendRecord(rec []byte) error {
 			return err
 		}
 	}
+	l.seen = -1
 	n, err := l.f.Write(rec)
 	if err == nil && n < len(rec) {
 		err = io.ErrShortWrite
