@@ -136,29 +136,8 @@ func (s *Store) Compact() error {
 		}
 		keepGone := len(fold) < len(s.packs.packs)
 		for k := len(fold) - 1; k >= 0; k-- {
-			p := fold[k]
-			var ferr error
-			p.entries(func(id string, off int64) {
-				if ferr != nil || moved[id] {
-					return
-				}
-				moved[id] = true
-				if off == gone {
-					if keepGone {
-						pw.leave(id)
-					}
-					return
-				}
-				sp, body, err := p.record(id, off, buf)
-				if buf = body; err == nil {
-					err = pw.copyRecord(id, sp, body)
-				}
-				if err != nil {
-					ferr = fmt.Errorf("compact run %s: %w", id, err)
-				}
-			})
-			if ferr != nil {
-				return ferr
+			if err := fold[k].fold(pw, moved, keepGone); err != nil {
+				return err
 			}
 		}
 		if err := stage("pack records written"); err != nil {

@@ -3,6 +3,7 @@ package localstore
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,6 +68,12 @@ type pack struct {
 	f     *os.File
 	size  int64
 	index []byte
+	// absent answers most lookups of a run the pack does not hold without
+	// a search of its index; built once the pack has been searched in vain
+	// often enough to pay for it (see find).
+	absent  *absentFilter
+	entries int
+	misses  int
 }
 
 // packRun is a run's place in a pack, and the state its record holds.
@@ -121,12 +128,28 @@ func readPack(f *os.File, path string, seq int) (*pack, error) {
 	if crc32.Checksum(index, castagnoli()) != t.CRC {
 		return nil, errors.New("its index does not match its checksum")
 	}
-	return &pack{seq: seq, path: path, f: f, size: size, index: index}, nil
+	return &pack{seq: seq, path: path, f: f, size: size, index: index, entries: bytes.Count(index, []byte("\n"))}, nil
 }
 
 // find returns the offset of run id's record, by binary search over the
-// index lines.
+// index lines. A pack searched in vain about once for every 32 of its runs
+// gets an absentFilter, which then turns most misses away at the cost of
+// one word read: a stream starting many runs looks each up in every pack,
+// and each search of a large index is a string of cache misses.
 func (p *pack) find(id string) (int64, bool) {
+	if p.absent != nil && p.absent.surelyAbsent(id) {
+		return 0, false
+	}
+	off, ok := p.search(id)
+	if !ok && p.absent == nil {
+		if p.misses++; p.misses > 16+p.entries/32 {
+			p.absent = newAbsentFilter(p.index, p.entries)
+		}
+	}
+	return off, ok
+}
+
+func (p *pack) search(id string) (int64, bool) {
 	key := []byte(id)
 	idx := p.index
 	lo, hi := 0, len(idx)
@@ -151,9 +174,9 @@ func (p *pack) find(id string) (int64, bool) {
 	return 0, false
 }
 
-// entries calls fn with every index entry of the pack, in id order: the
+// eachEntry calls fn with every index entry of the pack, in id order: the
 // offset of the run's record, or gone for a run that left the packs.
-func (p *pack) entries(fn func(id string, off int64)) {
+func (p *pack) eachEntry(fn func(id string, off int64)) {
 	for rest := p.index; len(rest) > 0; {
 		line, after, _ := bytes.Cut(rest, []byte("\n"))
 		name, off, _ := bytes.Cut(line, []byte(" "))
@@ -175,7 +198,8 @@ const gone = -1
 const maxHeader = 512
 
 // record reads and checks the record of run id at off, through buf (which
-// it returns, grown).
+// it returns, grown): one read when the record is under recordRead bytes,
+// as a small run's is, else a second for the rest of its body.
 func (p *pack) record(id string, off int64, buf []byte) (span, []byte, error) {
 	end := p.size - packTrailerSize
 	damaged := func(what string) (span, []byte, error) {
@@ -184,28 +208,38 @@ func (p *pack) record(id string, off int64, buf []byte) (span, []byte, error) {
 	if off < 0 || off >= end {
 		return damaged("is past its records")
 	}
-	buf = slices.Grow(buf[:0], maxHeader)[:min(maxHeader, end-off)]
+	buf = slices.Grow(buf[:0], recordRead)[:min(recordRead, end-off)]
 	if _, err := p.f.ReadAt(buf, off); err != nil {
 		return span{}, buf, err
 	}
-	head, _, ok := bytes.Cut(buf, []byte("\n"))
+	head, _, ok := bytes.Cut(buf[:min(len(buf), maxHeader)], []byte("\n"))
 	var h recordHeader
-	if !ok || !bytes.HasPrefix(head, headerPrefix) || json.Unmarshal(head, &h) != nil || h.Run != id || h.Base != 0 {
+	if !ok || !bytes.HasPrefix(head, headerPrefix) || !decodeHeader(head, &h) || h.Run != id || h.Base != 0 {
 		return damaged("is not there")
 	}
 	body := off + int64(len(head)) + 1
 	if h.Steps < 0 || h.State <= 0 || body+h.Steps+h.State > end {
 		return damaged("runs past the records")
 	}
-	buf = slices.Grow(buf[:0], int(h.Steps+h.State))[:h.Steps+h.State]
-	if _, err := p.f.ReadAt(buf, body); err != nil {
-		return span{}, buf, err
+	n, from := h.Steps+h.State, int64(len(head))+1
+	if from+n <= int64(len(buf)) {
+		copy(buf, buf[from:from+n])
+		buf = buf[:n]
+	} else {
+		have := copy(buf, buf[from:])
+		buf = slices.Grow(buf[:have], int(n)-have)[:n]
+		if _, err := p.f.ReadAt(buf[have:], body+int64(have)); err != nil {
+			return span{}, buf, err
+		}
 	}
 	if crc32.Checksum(buf, castagnoli()) != h.CRC {
 		return damaged("does not match its checksum")
 	}
 	return span{body: body, n: h.N, steps: h.Steps, state: h.State}, buf, nil
 }
+
+// recordRead is how much of a pack a record's first read takes.
+const recordRead = 4 << 10
 
 // appendSteps appends the record's step lines to buf.
 func (pr *packRun) appendSteps(buf []byte) ([]byte, error) {
@@ -293,7 +327,7 @@ func (ps *packSet) eachID(fn func(id string, p *pack)) {
 	seen := map[string]bool{}
 	for i := len(ps.packs) - 1; i >= 0; i-- {
 		p := ps.packs[i]
-		p.entries(func(id string, off int64) {
+		p.eachEntry(func(id string, off int64) {
 			if !seen[id] {
 				seen[id] = true
 				if off != gone {
@@ -365,6 +399,8 @@ type packWriter struct {
 	off            int64
 	index          []packEntry
 	buf            []byte
+	pending        []byte // a copied record's header, written with its body
+	foldBuf        []byte // the window folds read through
 }
 
 type packEntry struct {
@@ -402,9 +438,80 @@ func (pw *packWriter) add(id string, n int, steps, state []byte) error {
 	return err
 }
 
-// copyRecord writes a record read from another pack (its body checked)
-// as it is.
-func (pw *packWriter) copyRecord(id string, sp span, body []byte) error {
+// fold copies into pw every record of p whose run moved does not name yet,
+// and marks it; a run that left the packs is noted as such when keepGone.
+// The records are read in the pack's file order, through one window, so a
+// fold reads each pack once from start to end.
+func (p *pack) fold(pw *packWriter, moved map[string]bool, keepGone bool) error {
+	type at struct {
+		id  string
+		off int64
+	}
+	var recs []at
+	p.eachEntry(func(id string, off int64) {
+		if moved[id] {
+			return
+		}
+		moved[id] = true
+		if off == gone {
+			if keepGone {
+				pw.leave(id)
+			}
+			return
+		}
+		recs = append(recs, at{id, off})
+	})
+	slices.SortFunc(recs, func(a, b at) int { return cmp.Compare(a.off, b.off) })
+	end := p.size - packTrailerSize
+	c := &cursor{f: p.f, end: end, buf: pw.foldBuf[:0]}
+	defer func() { pw.foldBuf = c.buf }()
+	for _, r := range recs {
+		damaged := func(what string) error {
+			return fmt.Errorf("compact run %s: pack %s is damaged: run %s's record at byte %d %s", r.id, p.path, r.id, r.off, what)
+		}
+		if r.off < 0 || r.off >= end {
+			return damaged("is past its records")
+		}
+		head, body, ok, err := c.line(r.off)
+		if err != nil {
+			return err
+		}
+		var h recordHeader
+		if !ok || !bytes.HasPrefix(head, headerPrefix) || !decodeHeader(head, &h) || h.Run != r.id || h.Base != 0 {
+			return damaged("is not there")
+		}
+		if h.Steps < 0 || h.State <= 0 || body+h.Steps+h.State > end {
+			return damaged("runs past the records")
+		}
+		// Checked as it is copied: a mismatch ends the compaction, whose
+		// pack is then never put in place.
+		pw.header(r.id, span{n: h.N, steps: h.Steps, state: h.State}, h.CRC)
+		var sum uint32
+		for at, stop := body, body+h.Steps+h.State; at < stop; {
+			w, err := c.window(at)
+			if err != nil {
+				return err
+			}
+			if len(w) == 0 {
+				return damaged("runs past the records")
+			}
+			w = w[:min(int64(len(w)), stop-at)]
+			sum = crc32.Update(sum, castagnoli(), w)
+			if err := pw.body(w); err != nil {
+				return err
+			}
+			at += int64(len(w))
+		}
+		if sum != h.CRC {
+			return damaged("does not match its checksum")
+		}
+	}
+	return nil
+}
+
+// header starts a record copied from another pack: its header line, at
+// the offset the index will give it.
+func (pw *packWriter) header(id string, sp span, crc uint32) {
 	pw.buf = append(pw.buf[:0], "\n{\"run\":\""...)
 	pw.buf = append(pw.buf, id...)
 	pw.buf = append(pw.buf, "\",\"base\":0,\"n\":"...)
@@ -414,14 +521,23 @@ func (pw *packWriter) copyRecord(id string, sp span, body []byte) error {
 	pw.buf = append(pw.buf, ",\"state\":"...)
 	pw.buf = strconv.AppendInt(pw.buf, sp.state, 10)
 	pw.buf = append(pw.buf, ",\"crc\":"...)
-	pw.buf = strconv.AppendUint(pw.buf, uint64(crc32.Checksum(body, castagnoli())), 10)
+	pw.buf = strconv.AppendUint(pw.buf, uint64(crc), 10)
 	pw.buf = append(pw.buf, "}\n"...)
 	pw.index = append(pw.index, packEntry{id: id, off: pw.off + 1})
-	if _, err := pw.w.Write(pw.buf); err != nil {
-		return err
+	pw.pending = pw.buf
+}
+
+// body writes the next bytes of the record header began.
+func (pw *packWriter) body(b []byte) error {
+	if len(pw.pending) > 0 {
+		if _, err := pw.w.Write(pw.pending); err != nil {
+			return err
+		}
+		pw.off += int64(len(pw.pending))
+		pw.pending = nil
 	}
-	_, err := pw.w.Write(body)
-	pw.off += int64(len(pw.buf) + len(body))
+	_, err := pw.w.Write(b)
+	pw.off += int64(len(b))
 	return err
 }
 

@@ -1,6 +1,7 @@
 package localstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -172,7 +173,7 @@ func packEntries(t *testing.T, s *Store) string {
 			return err
 		}
 		for _, p := range s.packs.packs {
-			p.entries(func(id string, off int64) {
+			p.eachEntry(func(id string, off int64) {
 				e := fmt.Sprintf("%d:%s", p.seq, id)
 				if off == gone {
 					e += "=gone"
@@ -509,4 +510,60 @@ func TestListedRunsFollowCompactions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A fold reads the packs it folds record by record in file order, through
+// one window: runs whose records straddle windows come through whole, and
+// a record damaged since its pack was written ends the compaction with an
+// error naming the pack, leaving every pack as it was.
+func TestFoldCopiesWholeAndStopsAtDamage(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	fill := func(c int) {
+		for i := 0; i < 4; i++ {
+			stepRun(t, s, fmt.Sprintf("f%02d-%d", c, i), 40+i*13) // tens of KB: records cross 64 KB windows
+		}
+		if err := s.Compact(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c := 0; c < foldTiers-1; c++ {
+		fill(c)
+	}
+	if got := packNames(t, dir); len(got) != foldTiers-1 {
+		t.Fatalf("%d packs before the fold: %v", len(got), got)
+	}
+	before := snapshot(t, open(t, dir))
+	first := filepath.Join(dir, "runs", "packs", "0000000001.pack")
+	data, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := []byte(strings.Replace(string(data), `"step_count":53`, `"step_count":54`, 1))
+	if bytes.Equal(bad, data) {
+		t.Fatal("no record to damage")
+	}
+	if err := os.WriteFile(first, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	packsBefore := packNames(t, dir)
+	stepRun(t, s, "last", 1)
+	err = s.Compact()
+	if err == nil || !strings.Contains(err.Error(), first) || !strings.Contains(err.Error(), "does not match its checksum") {
+		t.Fatalf("compaction folding a damaged pack: %v; want an error naming %s", err, first)
+	}
+	if got := packNames(t, dir); fmt.Sprint(got) != fmt.Sprint(packsBefore) {
+		t.Fatalf("packs after the failed fold: %v, before: %v", got, packsBefore)
+	}
+	if err := os.WriteFile(first, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before["last"] = snapshot(t, open(t, dir))["last"]
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if got := packNames(t, dir); len(got) != 1 {
+		t.Fatalf("packs after the fold: %v, want one", got)
+	}
+	sameSnapshot(t, "after the fold", snapshot(t, open(t, dir)), before)
 }
