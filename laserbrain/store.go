@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-
-	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // Store keeps what outlives one process: runs (so a run can be continued by
@@ -98,20 +95,28 @@ type Importer interface {
 	ImportContexts(ctx context.Context, source string, entries map[string]ContextEntry) (imported bool, err error)
 }
 
-// runIDPattern is ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$, compiled on first use
-// (hook processes start with this package linked).
-var runIDCompiled = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) }}
-
-func runIDPattern() *regexp.Regexp {
-	return runIDCompiled.Get()
-}
-
 // ValidateRunID rejects ids a store could not use as a name: 1 to 64
 // characters of letters, digits, '.', '_' and '-', starting with a letter
 // or digit.
+// Checked byte by byte: every new run passes here several times.
 func ValidateRunID(id string) error {
-	if !runIDPattern().MatchString(id) {
+	if !validRunID(id) {
 		return fmt.Errorf("run id %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
 	return nil
+}
+
+func validRunID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }
