@@ -32,7 +32,8 @@ import (
 // appends atomically, so hooks of one session running at once never lose
 // each other's updates.
 type Local struct {
-	dir string
+	dir     string
+	runsDir string // dir/runs
 	// readOnly: opened by OpenLocalReader; every write is refused.
 	readOnly bool
 }
@@ -65,14 +66,16 @@ func OpenLocal(dir string) (*Local, error) {
 			return nil, fmt.Errorf("open fleet store: %w", err)
 		}
 	}
-	return &Local{dir: dir}, nil
+	return &Local{dir: dir, runsDir: filepath.Join(dir, "runs")}, nil
 }
 
 // OpenLocalReader opens the store in dir for reading only: nothing is
 // created (a store never written reads as empty), and every write is
 // refused with laserbrain.ErrReadOnly. Commands that only read use it, so
 // asking about a fleet never makes a home.
-func OpenLocalReader(dir string) *Local { return &Local{dir: dir, readOnly: true} }
+func OpenLocalReader(dir string) *Local {
+	return &Local{dir: dir, runsDir: filepath.Join(dir, "runs"), readOnly: true}
+}
 
 // Dir is where the store lives.
 func (l *Local) Dir() string { return l.dir }
@@ -80,7 +83,11 @@ func (l *Local) Dir() string { return l.dir }
 // Close implements Store; the local store holds nothing open.
 func (l *Local) Close() error { return nil }
 
-func (l *Local) runPath(id string) string   { return filepath.Join(l.dir, "runs", id+".json") }
+// runPath is joined by hand: a valid id has no separator, and every check
+// on a run that is not registered asks for it.
+func (l *Local) runPath(id string) string {
+	return l.runsDir + string(filepath.Separator) + id + ".json"
+}
 func (l *Local) eventPath(id string) string { return filepath.Join(l.dir, "events", id+".jsonl") }
 func (l *Local) authPath(id string) string {
 	return filepath.Join(l.dir, "authorizations", id+".json")
@@ -183,7 +190,7 @@ func (l *Local) Run(ctx context.Context, id string) (Run, error) {
 	path := l.runPath(id)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Run{}, fmt.Errorf("run %s: %w", id, ErrNotFound)
+		return Run{}, runNotFound(id)
 	}
 	if err != nil {
 		return Run{}, err
@@ -515,3 +522,10 @@ func (l *Local) RevokeAuthorization(ctx context.Context, id string, t time.Time)
 		return nil
 	})
 }
+
+// runNotFound is "run <id>: not found", an ErrNotFound, formatted only
+// when read: most lookups are of runs that are not registered.
+type runNotFound string
+
+func (e runNotFound) Error() string { return "run " + string(e) + ": " + ErrNotFound.Error() }
+func (e runNotFound) Unwrap() error { return ErrNotFound }

@@ -27,7 +27,7 @@ func TestOpenLocalReader(t *testing.T) {
 	if recs, err := r.JournalRecords(ctx, "f", 0); err != nil || len(recs) != 0 {
 		t.Fatalf("JournalRecords = %v, %v", recs, err)
 	}
-	if _, err := r.Run(ctx, "r1"); !errors.Is(err, ErrNotFound) {
+	if _, err := r.Run(ctx, "r1"); !errors.Is(err, ErrNotFound) || err.Error() != "run r1: not found" {
 		t.Fatalf("Run = %v", err)
 	}
 	now := time.Now()
