@@ -73,16 +73,16 @@ func (s *Store) Compact() error {
 			crashed = err != nil
 			return err
 		}
-		toPack := func(id string, st *stored, steps []byte) error {
+		toPack := func(id string, n int, steps, state []byte) error {
 			if pw == nil {
 				if pw, err = newPackWriter(packsDir, s.packs.nextSeq()); err != nil {
 					return err
 				}
 			}
-			return pw.add(id, st.count, steps, st.state)
+			return pw.add(id, n, steps, state)
 		}
 		for _, id := range ids {
-			st, err := s.lookup(id)
+			st, err := s.locate(id)
 			if err != nil {
 				return err
 			}
@@ -90,6 +90,21 @@ func (s *Store) Compact() error {
 				continue
 			}
 			moved[id] = true
+			if last := st.saves[0]; !st.onFile && st.packed == nil && len(st.saves) == 1 && last.steps+last.state < PackBelow {
+				// A run saved once since it began, as a new run mostly
+				// is: its steps and state, one after the other in the
+				// log, are read together.
+				if buf, err = s.log.body(last, buf); err != nil {
+					return fmt.Errorf("compact run %s: %w", id, err)
+				}
+				if err := toPack(id, st.count, buf[:last.steps], bytes.TrimSuffix(buf[last.steps:], []byte("\n"))); err != nil {
+					return fmt.Errorf("compact run %s: %w", id, err)
+				}
+				continue
+			}
+			if st.state, err = s.log.state(st.saves[len(st.saves)-1]); err != nil {
+				return fmt.Errorf("compact run %s: %w", id, err)
+			}
 			if !st.onFile && st.size() < PackBelow {
 				if buf = buf[:0]; st.packed != nil {
 					if buf, err = st.packed.appendSteps(buf); err != nil {
@@ -101,7 +116,7 @@ func (s *Store) Compact() error {
 					return fmt.Errorf("compact run %s: %w", id, err)
 				}
 				buf = w.Bytes()
-				if err := toPack(id, st, buf); err != nil {
+				if err := toPack(id, st.count, buf, st.state); err != nil {
 					return fmt.Errorf("compact run %s: %w", id, err)
 				}
 				continue

@@ -166,6 +166,20 @@ func stepCount(state []byte) (int, error) {
 // lookup reads run id; nil when there is none. The caller holds the log's
 // lock.
 func (s *Store) lookup(id string) (*stored, error) {
+	st, err := s.locate(id)
+	if err != nil || st == nil || !st.fromLog() {
+		return st, err
+	}
+	if st.state, err = s.log.state(st.saves[len(st.saves)-1]); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// locate is lookup without reading the state of the run's last save in the
+// log (st.state is nil when st.fromLog()): a compaction reads it with the
+// steps.
+func (s *Store) locate(id string) (*stored, error) {
 	st := &stored{}
 	data, err := s.readOnFile(id)
 	switch {
@@ -200,10 +214,7 @@ func (s *Store) lookup(id string) (*stored, error) {
 		return nil, err
 	}
 	if len(saves) > 0 {
-		if st.state, err = s.log.state(saves[len(saves)-1]); err != nil {
-			return nil, err
-		}
-		st.count, st.saves = count, saves
+		st.state, st.count, st.saves = nil, count, saves
 	}
 	if !st.onFile && st.packed == nil && !st.fromLog() {
 		return nil, nil

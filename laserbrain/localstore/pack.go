@@ -74,6 +74,13 @@ type pack struct {
 	absent  *absentFilter
 	entries int
 	misses  int
+	ino     uint64 // the file opened, to know it again at the next load
+	mtime   int64
+}
+
+// same reports whether fi (a stat of p's path) is the file p has open.
+func (p *pack) same(fi fs.FileInfo) bool {
+	return inode(fi) == p.ino && fi.Size() == p.size && fi.ModTime().UnixNano() == p.mtime
 }
 
 // packRun is a run's place in a pack, and the state its record holds.
@@ -128,7 +135,8 @@ func readPack(f *os.File, path string, seq int) (*pack, error) {
 	if crc32.Checksum(index, castagnoli()) != t.CRC {
 		return nil, errors.New("its index does not match its checksum")
 	}
-	return &pack{seq: seq, path: path, f: f, size: size, index: index, entries: bytes.Count(index, []byte("\n"))}, nil
+	return &pack{seq: seq, path: path, f: f, size: size, index: index, entries: bytes.Count(index, []byte("\n")),
+		ino: inode(fi), mtime: fi.ModTime().UnixNano()}, nil
 }
 
 // find returns the offset of run id's record, by binary search over the
@@ -274,10 +282,24 @@ func (ps *packSet) current(gen int) error {
 	return ps.load(gen)
 }
 
+// load reads the packs in place now. A pack this process has open already
+// is kept as it is, index and filter too, when the file at its path is
+// still the one it opened: a pack is never changed once in place, so only
+// the packs new since the last load are read.
 func (ps *packSet) load(gen int) error {
-	ps.close()
+	old := map[string]*pack{}
+	for _, p := range ps.packs {
+		old[p.path] = p
+	}
+	ps.packs, ps.loaded = nil, false
+	closeAll := func() {
+		for _, p := range old {
+			p.f.Close()
+		}
+	}
 	ents, err := os.ReadDir(ps.dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		closeAll()
 		return err
 	}
 	for _, e := range ents {
@@ -286,13 +308,23 @@ func (ps *packSet) load(gen int) error {
 		if !strings.HasSuffix(name, ".pack") || err != nil || seq < 0 {
 			continue // a pack being written, or not ours
 		}
-		p, err := openPack(filepath.Join(ps.dir, name), seq)
+		path := filepath.Join(ps.dir, name)
+		if p := old[path]; p != nil {
+			if fi, err := os.Stat(path); err == nil && p.same(fi) {
+				delete(old, path)
+				ps.packs = append(ps.packs, p)
+				continue
+			}
+		}
+		p, err := openPack(path, seq)
 		if err != nil {
+			closeAll()
 			ps.close()
 			return err
 		}
 		ps.packs = append(ps.packs, p)
 	}
+	closeAll()
 	sort.Slice(ps.packs, func(i, j int) bool { return ps.packs[i].seq < ps.packs[j].seq })
 	ps.loaded, ps.gen = true, gen
 	return nil

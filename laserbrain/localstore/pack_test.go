@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
 )
@@ -566,4 +568,61 @@ func TestFoldCopiesWholeAndStopsAtDamage(t *testing.T) {
 		t.Fatalf("packs after the fold: %v, want one", got)
 	}
 	sameSnapshot(t, "after the fold", snapshot(t, open(t, dir)), before)
+}
+
+// A load keeps the packs it has open when their files are unchanged (their
+// indexes and filters are not read again), reads a pack whose file changed,
+// and closes those no longer in place.
+func TestPackLoadKeepsUnchangedPacks(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	for c := 0; c < 2; c++ {
+		stepRun(t, s, fmt.Sprintf("p%d", c), 2)
+		if err := s.Compact(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps := s.packs
+	load := func() map[string]*pack {
+		t.Helper()
+		if err := ps.load(0); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]*pack{}
+		for _, p := range ps.packs {
+			m[filepath.Base(p.path)] = p
+		}
+		return m
+	}
+	first := load()
+	if len(first) != 2 {
+		t.Fatalf("packs: %v", first)
+	}
+	second := load()
+	for name, p := range first {
+		if second[name] != p {
+			t.Errorf("%s read again though unchanged", name)
+		}
+	}
+	one := filepath.Join(dir, "runs", "packs", "0000000001.pack")
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(one, later, later); err != nil {
+		t.Fatal(err)
+	}
+	third := load()
+	if third["0000000001.pack"] == first["0000000001.pack"] || third["0000000002.pack"] != first["0000000002.pack"] {
+		t.Errorf("after 0000000001.pack changed: %v, before %v", third, first)
+	}
+	if _, err := first["0000000001.pack"].f.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("the replaced pack's file is still open: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "runs", "packs", "0000000002.pack")); err != nil {
+		t.Fatal(err)
+	}
+	if fourth := load(); len(fourth) != 1 || fourth["0000000001.pack"] != third["0000000001.pack"] {
+		t.Errorf("after 0000000002.pack went: %v", fourth)
+	}
+	if _, err := first["0000000002.pack"].f.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("the removed pack's file is still open: %v", err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -76,10 +77,12 @@ type runLog struct {
 	dirty   bool // appended since the last sync
 	copyBuf []byte
 	pending []byte // saves not yet appended (addPending)
-	// seen is the log's size as reopen found it under the lock, for the
-	// index to start from without a second fstat; -1 once anything may
-	// have been appended since (by this process: others only append
-	// saves of runs they hold, which a lookup here is not waiting for).
+	// seen is the log's size as first found under the lock held now, so
+	// that the lookups made under one hold stat it once; -1 when the lock
+	// is not held or this process has appended since. Other processes
+	// append meanwhile only saves of runs they hold, which no lookup here
+	// is waiting for: what a run's last holder saved was appended before
+	// it let the run go, so before this hold began.
 	seen int64
 	// generation counts the logs this process has indexed: it moves on
 	// whenever the index is dropped (the log was replaced or cut short).
@@ -116,6 +119,7 @@ func (l *runLog) withLock(exclusive bool, f func() error) error {
 		return fmt.Errorf("lock %s: %w", l.lock.Path(), err)
 	}
 	defer l.lock.Unlock()
+	defer func() { l.seen = -1 }()
 	if err := l.reopen(); err != nil {
 		return err
 	}
@@ -175,11 +179,10 @@ func (l *runLog) reopen() error {
 	// held open cannot come back under another file).
 	l.seen = -1
 	if l.f != nil {
-		if fi, err := l.f.Stat(); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 0 {
-				l.seen = fi.Size()
-				return nil
-			}
+		var st syscall.Stat_t
+		if syscall.Fstat(int(l.f.Fd()), &st) == nil && st.Nlink > 0 {
+			l.seen = st.Size
+			return nil
 		}
 	}
 	fi, err := os.Stat(l.path)
@@ -258,12 +261,12 @@ func (l *runLog) index() error {
 		return nil
 	}
 	size := l.seen
-	if l.seen = -1; size < 0 {
-		fi, err := l.f.Stat()
-		if err != nil {
-			return err
+	if size < 0 {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(int(l.f.Fd()), &st); err != nil {
+			return &fs.PathError{Op: "fstat", Path: l.path, Err: err}
 		}
-		size = fi.Size()
+		size, l.seen = st.Size, st.Size
 	}
 	if size < l.indexed { // cut short by hand: start again
 		l.resetIndex()
@@ -529,6 +532,13 @@ func (l *runLog) state(sp span) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(state, []byte("\n")), nil
+}
+
+// body reads a save's steps and state together into buf.
+func (l *runLog) body(sp span, buf []byte) ([]byte, error) {
+	buf = slices.Grow(buf[:0], int(sp.steps+sp.state))[:sp.steps+sp.state]
+	_, err := l.f.ReadAt(buf, sp.body)
+	return buf, err
 }
 
 // eachStep calls fn with every step line the saves wrote, in order,

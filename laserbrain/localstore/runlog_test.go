@@ -378,3 +378,41 @@ func TestRecordInProgressAndDamaged(t *testing.T) {
 		t.Fatalf("with the record damaged: %v, %d steps, want 1", err, r.StepCount())
 	}
 }
+
+// A compaction moves a run's saved state byte for byte, whether the run
+// was saved once (its steps and state read together) or several times.
+func TestCompactionKeepsStateBytes(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	stepRun(t, s, "once", 3)
+	for i := 0; i < 3; i++ {
+		stepRun(t, s, "thrice", 2)
+	}
+	states := func() map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		if err := s.log.withLock(false, func() error {
+			for _, id := range []string{"once", "thrice"} {
+				st, err := s.lookup(id)
+				if err != nil || st == nil {
+					return fmt.Errorf("lookup %s: %v %v", id, st, err)
+				}
+				out[id] = string(st.state)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := states()
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	after := states()
+	for id, want := range before {
+		if after[id] != want {
+			t.Errorf("%s's state after compaction:\n%q\nbefore:\n%q", id, after[id], want)
+		}
+	}
+}
