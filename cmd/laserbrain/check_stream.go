@@ -501,12 +501,17 @@ func (s *streamer) evict() error {
 	if len(s.handles) <= heldRuns+heldRuns/4 {
 		return nil
 	}
-	ids := make([]string, 0, len(s.handles))
-	for id := range s.handles {
-		ids = append(ids, id)
+	type held struct {
+		id   string
+		used int
 	}
-	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(s.used[a], s.used[b]) })
-	for _, id := range ids[:len(ids)-heldRuns] {
+	ids := make([]held, 0, len(s.handles))
+	for id := range s.handles {
+		ids = append(ids, held{id, s.used[id]})
+	}
+	slices.SortFunc(ids, func(a, b held) int { return cmp.Compare(a.used, b.used) })
+	for _, e := range ids[:len(ids)-heldRuns] {
+		id := e.id
 		h := s.handles[id]
 		delete(s.handles, id)
 		delete(s.used, id)
