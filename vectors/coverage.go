@@ -167,10 +167,20 @@ type covReplay struct {
 	gateOff     bool
 	arms        []map[string]any
 	refusals    []map[string]any
+	// kept: each record is stored as a run keeps it between hook calls
+	// (coverage.Record.Kept, through its JSON), not whole.
+	kept bool
 }
 
 func replayCoverage(n int, c covCase) []Outcome {
-	w := &covReplay{in: c.In, records: map[string]*coverage.Record{}, names: map[string]string{}, transcripts: map[string][]json.RawMessage{}}
+	outs, _ := replayCoverageAs(n, c, false)
+	return outs
+}
+
+// replayCoverageAs replays case c, keeping each record whole or as a run
+// keeps it, and returns the outcomes and the replay's end.
+func replayCoverageAs(n int, c covCase, kept bool) ([]Outcome, *covReplay) {
+	w := &covReplay{in: c.In, records: map[string]*coverage.Record{}, names: map[string]string{}, transcripts: map[string][]json.RawMessage{}, kept: kept}
 	for name, s := range c.In.Sessions {
 		w.names[s.SID] = name
 	}
@@ -212,7 +222,22 @@ func replayCoverage(n int, c covCase) []Outcome {
 		in = mustJSON(c.In)
 	}
 	outs = append(outs, Outcome{Label: fmt.Sprintf("case %d state", n), In: in, Want: want, Got: w.state()})
-	return outs
+	return outs, w
+}
+
+// store keeps session sid's record as the engine handed it back.
+func (w *covReplay) store(sid string, r *coverage.Record) {
+	if w.kept && r != nil {
+		b, err := json.Marshal(r.Kept())
+		r = &coverage.Record{}
+		if err == nil {
+			err = json.Unmarshal(b, r)
+		}
+		if err != nil {
+			panic(err) // a record of plain fields always encodes
+		}
+	}
+	w.records[sid] = r
 }
 
 func mustJSON(v any) json.RawMessage {
@@ -300,7 +325,7 @@ func (w *covReplay) hook(st covStep) (covAnswer, error) {
 		}
 		d := cfg.Gate(in)
 		if d.Arm != nil {
-			w.records[p.SessionID] = d.Record
+			w.store(p.SessionID, d.Record)
 			w.arms = append(w.arms, map[string]any{"session": w.name(d.Arm.Session), "arm": d.Arm.Arm, "share": d.Arm.Share, "block_after": d.Arm.BlockAfter})
 		}
 		if d.Rule == coverage.RuleCoverage {
@@ -325,7 +350,7 @@ func (w *covReplay) hook(st covStep) (covAnswer, error) {
 		}
 		o := cfg.Observe(in)
 		if o.Changed {
-			w.records[p.SessionID] = o.Record
+			w.store(p.SessionID, o.Record)
 		}
 		return observeAnswer(ev, o), nil
 	}

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
 const coverageCopy = "coverage-upstream-0.53.0.json.gz"
@@ -109,4 +111,62 @@ func TestCoverageVectorsCatchWrongExpectations(t *testing.T) {
 	if !bytes.Contains(data, []byte(`"kind":"coverage"`)) {
 		t.Error("the copy is not a coverage file")
 	}
+}
+
+// A run keeps its coverage record between hook calls with only the rows
+// the engine reads (coverage.Record.Kept). Replayed that way, every one of
+// the reference's 5,787 hook calls still gets the reference's answer, and
+// each session ends with the counts, ground and last checks of the record
+// kept whole.
+func TestCoverageVectorsOnKeptRecords(t *testing.T) {
+	var cf covFile
+	if err := json.Unmarshal(shippedCoverage(t), &cf); err != nil {
+		t.Fatal(err)
+	}
+	calls, trimmed := 0, 0
+	for i, c := range cf.Cases {
+		outs, kept := replayCoverageAs(i, c, true)
+		_, whole := replayCoverageAs(i, c, false)
+		for _, o := range outs[:len(outs)-1] {
+			calls++
+			got, _ := json.Marshal(o.Got)
+			if o.Err != nil || !jsonEqual(got, o.Want) {
+				t.Fatalf("%s on a kept record: %s (%v), the reference: %s", o.Label, got, o.Err, o.Want)
+			}
+		}
+		for sid, w := range whole.records {
+			k := kept.records[sid]
+			if w == nil || k == nil {
+				if (w == nil) != (k == nil) {
+					t.Fatalf("case %d session %s: whole %v, kept %v", i, sid, w, k)
+				}
+				continue
+			}
+			if len(w.Checks) > len(k.Checks) {
+				trimmed++
+			}
+			last := func(r *coverage.Record) string {
+				b, _ := json.Marshal(r.Checks[max(0, len(r.Checks)-2):])
+				return string(b)
+			}
+			if w.Steps != k.Steps || w.NumChecks() != k.NumChecks() || w.Goal != k.Goal || w.Inferred != k.Inferred ||
+				len(w.Segments) != len(k.Segments) || last(w) != last(k) || w.Since() != k.Since() || w.Coverage() != k.Coverage() {
+				t.Fatalf("case %d session %s: kept %+v, whole %+v", i, sid, k, w)
+			}
+			for j := range w.Segments {
+				if a, b := w.Segments[j], k.Segments[j]; len(a.Checks)+a.EarlierChecks != len(b.Checks)+b.EarlierChecks || a.Steps != b.Steps {
+					t.Fatalf("case %d session %s segment %d: kept %+v, whole %+v", i, sid, j, b, a)
+				}
+			}
+		}
+	}
+	if calls != 5787 || trimmed == 0 {
+		t.Fatalf("%d hook calls replayed, %d records trimmed; want 5787 and some", calls, trimmed)
+	}
+	t.Logf("%d hook calls, %d sessions ending with rows a kept record does not list", calls, trimmed)
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -51,6 +52,30 @@ func BenchmarkCoverageGate(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	// A run 1,000 checks in (each after a tool call), its record as the
+	// hooks keep it (agentrun.SetCoverageRecord) and, beside it, the same
+	// record kept whole, as it was before: every check listed.
+	long := &coverage.Record{Agent: "bench", Goal: "make the parser pass its tests"}
+	for i := 0; i < 1000; i++ {
+		long.Steps += 2
+		long.Checks = append(long.Checks, coverage.Check{Step: long.Steps, Goal: "make the parser pass its tests", Progress: "advancing",
+			Distance: json.RawMessage("5"), Reason: "grounded", Phi: json.RawMessage("0.12"), Anchored: json.RawMessage("0.5")})
+	}
+	long.Steps += 3
+	whole, err := json.Marshal(long)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var keptRun fleet.Run
+	if err := agentrun.SetCoverageRecord(&keptRun, long); err != nil {
+		b.Fatal(err)
+	}
+	for id, raw := range map[string][]byte{"bench-long": keptRun.Coverage, "bench-long-whole": whole} {
+		if err := st.CreateRun(ctx, fleet.Run{ID: id, Agent: "bench", Fleet: "bench", Created: time.Now().UTC(), Coverage: raw}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("the long run's record: %d bytes kept, %d whole", len(keptRun.Coverage), len(whole))
 	bash := func(session string) string {
 		return fmt.Sprintf(`{"session_id":%q,"tool_use_id":"t","tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./... && git status"}}`, session)
 	}
@@ -76,6 +101,8 @@ func BenchmarkCoverageGate(b *testing.B) {
 		{name: "gate-session-coverage-on", argv: []string{gate}, event: bash("bench-ok"), env: base},
 		{name: "gate-run-warn-read", argv: []string{gate}, event: read, env: runEnv("bench-late")},
 		{name: "gate-run-refused", argv: []string{gate}, event: bash("s"), env: runEnv("bench-late"), wantExit: 2},
+		{name: "gate-run-1000-checks", argv: []string{gate}, event: bash("s"), env: runEnv("bench-long")},
+		{name: "gate-run-1000-checks-whole", argv: []string{gate}, event: bash("s"), env: runEnv("bench-long-whole")},
 	}
 	for i, c := range cs {
 		path := filepath.Join(b.TempDir(), fmt.Sprintf("event%d.json", i))
@@ -119,6 +146,10 @@ func BenchmarkCoverageGate(b *testing.B) {
 		float64((median(cs[4].times)-on).Microseconds())/1000)
 	added := on - off
 	report += fmt.Sprintf("  coverage adds %.3f ms to the allowed call (%.3f× the gate without it)\n", float64(added.Microseconds())/1000, float64(on)/float64(off))
+	longKept, longWhole := median(cs[7].times), median(cs[8].times)
+	report += fmt.Sprintf("  1,000 checks in: %.3f ms as the hooks keep the record (%.2f× a fresh run's), %.3f ms were it kept whole\n",
+		float64(longKept.Microseconds())/1000, float64(longKept)/float64(on), float64(longWhole.Microseconds())/1000)
+	b.ReportMetric(float64(longKept)/float64(on), "x-fresh-at-1000")
 	b.ReportMetric(float64(on)/float64(off), "x-without")
 	b.ReportMetric(float64(added.Microseconds())/1000, "added-ms")
 	b.Log(report)

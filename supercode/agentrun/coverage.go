@@ -95,13 +95,15 @@ func Grounded(r fleet.Run) (*coverage.Record, error) {
 	return &coverage.Record{Goal: r.Goal}, nil
 }
 
-// SetCoverageRecord keeps rec with run r (the caller writes r: UpdateRun).
+// SetCoverageRecord keeps rec with run r (the caller writes r: UpdateRun),
+// as coverage.Record.Kept has it: a record that listed every check would
+// make every hook call of a long run read and write them all.
 func SetCoverageRecord(r *fleet.Run, rec *coverage.Record) error {
 	if rec == nil {
 		r.Coverage = nil
 		return nil
 	}
-	b, err := json.Marshal(rec)
+	b, err := json.Marshal(rec.Kept())
 	if err != nil {
 		return err
 	}

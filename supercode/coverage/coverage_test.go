@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -420,5 +421,37 @@ func TestConfigureNamesTheBadSetting(t *testing.T) {
 		if _, err := Configure(c.s, env(c.env)); err == nil || err.Error() != c.want {
 			t.Errorf("%+v %v: error %v, want %q", c.s, c.env, err, c.want)
 		}
+	}
+}
+
+// A kept record lists the last two checks and counts the rest, its catches
+// and its closed tasks' rows; the record it came from is left as it was.
+func TestKeptRecordCountsWhatItDropsLeavingTheOriginal(t *testing.T) {
+	r := &Record{Agent: "a", Goal: "g", Steps: 9}
+	for i := 1; i <= 5; i++ {
+		r.Checks = append(r.Checks, Check{Step: i, Goal: "g", Progress: "advancing"})
+	}
+	r.Catches = []Catch{{Step: 6, What: "failed call: Bash"}, {Step: 7, What: "failed call: Edit"}}
+	r.Segments = []Segment{{Goal: "old", Steps: 4, Checks: []Check{{Step: 1}, {Step: 3}}, Catches: []Catch{{Step: 2}}}}
+	before := fmt.Sprintf("%+v", *r)
+	k := r.Kept()
+	if got := fmt.Sprintf("%+v", *r); got != before {
+		t.Fatalf("Kept changed its record:\n%s\nwas\n%s", got, before)
+	}
+	if len(k.Checks) != 2 || k.Checks[0].Step != 4 || k.Checks[1].Step != 5 || k.NumChecks() != 5 || r.NumChecks() != 5 {
+		t.Fatalf("kept checks %+v (%d in all)", k.Checks, k.NumChecks())
+	}
+	if len(k.Catches) != 0 || k.EarlierCatches != 2 {
+		t.Fatalf("kept catches %+v, %d counted", k.Catches, k.EarlierCatches)
+	}
+	if g := k.Segments[0]; g.Checks != nil || g.Catches != nil || g.EarlierChecks != 2 || g.EarlierCatches != 1 || g.Steps != 4 || g.Goal != "old" {
+		t.Fatalf("kept segment %+v", g)
+	}
+	if k.Since() != r.Since() || k.Coverage() != r.Coverage() {
+		t.Fatalf("kept: since %d coverage %v; whole: %d %v", k.Since(), k.Coverage(), r.Since(), r.Coverage())
+	}
+	// Kept again, nothing more is lost.
+	if kk := k.Kept(); kk.NumChecks() != 5 || kk.EarlierCatches != 2 || kk.Segments[0].EarlierChecks != 2 {
+		t.Fatalf("kept twice: %+v", kk)
 	}
 }

@@ -204,7 +204,7 @@ func (c Config) refGate(in Input) Decision {
 	blockAfter, floor := refBlockAfter, c.Floor
 	if arm == ArmRelaxed && !c.FloorSet {
 		floor = refRelaxedFloor
-		blockAfter = c.gapDraw(ev.Session, len(rec.Checks))
+		blockAfter = c.gapDraw(ev.Session, rec.NumChecks())
 	}
 	f := Facts{Tool: tool, Arm: arm, Since: rec.Since(), Steps: rec.Steps, Coverage: rec.Coverage(),
 		Floor: floor, BlockAfter: blockAfter, HardAfter: blockAfter * refHardMultiple}

@@ -113,9 +113,11 @@ func (r *Record) check(row Check, goal string) {
 // check's goal as its ground.
 func (r *Record) reset() {
 	if r.Steps > 0 {
-		r.Segments = append(r.Segments, Segment{Goal: r.Goal, Steps: r.Steps, Checks: r.Checks, Catches: r.Catches})
+		r.Segments = append(r.Segments, Segment{Goal: r.Goal, Steps: r.Steps, Checks: r.Checks, Catches: r.Catches,
+			EarlierChecks: r.EarlierChecks, EarlierCatches: r.EarlierCatches})
 	}
 	r.Steps, r.Checks, r.Catches, r.Inferred, r.Goal = 0, nil, nil, 0, ""
+	r.EarlierChecks, r.EarlierCatches = 0, 0
 	yes := true
 	r.WasReset = &yes
 }

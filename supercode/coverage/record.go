@@ -30,6 +30,49 @@ type Record struct {
 	// ArmLogged: the session's probe arm has been reported (Decision.Arm),
 	// which the reference does once per session.
 	ArmLogged bool `json:"arm_logged,omitempty"`
+	// EarlierChecks and EarlierCatches count the checks and catches of the
+	// task that Kept no longer lists (0 in a record kept whole).
+	EarlierChecks  int `json:"earlier_checks,omitempty"`
+	EarlierCatches int `json:"earlier_catches,omitempty"`
+}
+
+// keptChecks is how many of its last checks a kept record lists: all the
+// engine reads of them (the last one's step, run and reading; the last
+// two's distances).
+const keptChecks = 2
+
+// Kept is r as a run keeps it between hook calls: the engine decides on
+// the counts and on the last keptChecks checks alone, so the rows before
+// them, the catches and the closed tasks' rows are counted rather than
+// listed, and a hook's cost does not grow with the run. (Every check and
+// failed call is in the run's events as well.) r itself is not changed.
+func (r *Record) Kept() *Record {
+	if r == nil {
+		return nil
+	}
+	k := *r
+	if drop := len(r.Checks) - keptChecks; drop > 0 {
+		k.EarlierChecks += drop
+		k.Checks = r.Checks[drop:]
+	}
+	k.EarlierCatches += len(r.Catches)
+	k.Catches = nil
+	if len(r.Segments) > 0 {
+		k.Segments = make([]Segment, len(r.Segments))
+		for i, g := range r.Segments {
+			k.Segments[i] = Segment{Goal: g.Goal, Steps: g.Steps,
+				EarlierChecks: g.EarlierChecks + len(g.Checks), EarlierCatches: g.EarlierCatches + len(g.Catches)}
+		}
+	}
+	return &k
+}
+
+// NumChecks counts the task's checks, listed or not.
+func (r *Record) NumChecks() int {
+	if r == nil {
+		return 0
+	}
+	return r.EarlierChecks + len(r.Checks)
 }
 
 // Check is one check as the session recorded it: the step it was, what
@@ -70,6 +113,10 @@ type Segment struct {
 	Steps   int     `json:"steps"`
 	Checks  []Check `json:"checks"`
 	Catches []Catch `json:"catches"`
+	// EarlierChecks and EarlierCatches count the rows a kept record no
+	// longer lists (Record.Kept).
+	EarlierChecks  int `json:"earlier_checks,omitempty"`
+	EarlierCatches int `json:"earlier_catches,omitempty"`
 }
 
 // Since is how many steps passed since the last check (all of them when
@@ -90,7 +137,7 @@ func (r *Record) Coverage() float64 {
 	if r == nil || r.Steps == 0 {
 		return 0
 	}
-	return float64(len(r.Checks)) / float64(r.Steps)
+	return float64(r.NumChecks()) / float64(r.Steps)
 }
 
 func (r *Record) clone() *Record {
