@@ -113,8 +113,8 @@ func SetCoverageRecord(r *fleet.Run, rec *coverage.Record) error {
 
 // batchCoverage is a batch's view of its run's coverage record: read on
 // the first check it counts, counted on in memory, written back once for
-// the batch. A record keeps every check since its task began, so reading
-// and writing it per check made a batch quadratic in the run's length.
+// the batch: a record read, copied and written for every check costs a
+// batch that much more per check.
 type batchCoverage struct {
 	rec    *coverage.Record
 	loaded bool
