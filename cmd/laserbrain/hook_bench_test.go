@@ -43,15 +43,27 @@ func BenchmarkHookProcess(b *testing.B) {
 
 // buildLaserbrain builds the binary as `make build` does (static, trimmed)
 // into a temporary directory, so process benchmarks time what users run
-// rather than the test binary standing in for it.
+// rather than the test binary standing in for it, and returns a copy
+// written with plain writes, as `make install` leaves it: the linker
+// writes its output through a memory map, and a program started from those
+// cached pages starts slower (the gate's benchmarks measured 2.21× against
+// 2.02× /bin/true for the same build).
 func buildLaserbrain(b *testing.B) string {
 	b.Helper()
-	bin := filepath.Join(b.TempDir(), "laserbrain")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	linked := filepath.Join(b.TempDir(), "laserbrain")
+	build := exec.Command("go", "build", "-trimpath", "-o", linked, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		b.Fatalf("building laserbrain: %v", err)
+	}
+	data, err := os.ReadFile(linked)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(b.TempDir(), "laserbrain")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		b.Fatal(err)
 	}
 	return bin
 }
