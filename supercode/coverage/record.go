@@ -51,10 +51,9 @@ func (r *Record) Kept() *Record {
 		return nil
 	}
 	k := *r
-	if drop := len(r.Checks) - keptChecks; drop > 0 {
-		k.EarlierChecks += drop
-		k.Checks = r.Checks[drop:]
-	}
+	drop := max(0, len(r.Checks)-keptChecks)
+	k.EarlierChecks += drop
+	k.Checks = append([]Check(nil), r.Checks[drop:]...) // not r's array: k is the caller's to change
 	k.EarlierCatches += len(r.Catches)
 	k.Catches = nil
 	if len(r.Segments) > 0 {
