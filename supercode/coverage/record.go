@@ -17,9 +17,11 @@ type Record struct {
 	WasReset *bool `json:"was_reset,omitempty"`
 	// Steps counts the tool calls and checks since the last reset.
 	Steps int `json:"steps"`
-	// Checks are the checks since the last reset, oldest first.
+	// Checks are the checks since the last reset, oldest first (a kept
+	// record lists the last ones; EarlierChecks counts the others).
 	Checks []Check `json:"checks,omitempty"`
-	// Catches are the failed calls since the last reset.
+	// Catches are the failed calls since the last reset (a kept record
+	// counts them in EarlierCatches).
 	Catches []Catch `json:"catches,omitempty"`
 	// Inferred counts the reference's inferred-progress rows (one per
 	// tool step, at most 200). Each reads "advancing": the reference's
