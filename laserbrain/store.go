@@ -97,8 +97,7 @@ type Importer interface {
 
 // ValidateRunID rejects ids a store could not use as a name: 1 to 64
 // characters of letters, digits, '.', '_' and '-', starting with a letter
-// or digit.
-// Checked byte by byte: every new run passes here several times.
+// or digit (checked byte by byte: every new run passes here several times).
 func ValidateRunID(id string) error {
 	if !validRunID(id) {
 		return fmt.Errorf("run id %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", id)

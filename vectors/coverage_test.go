@@ -129,8 +129,8 @@ func TestCoverageVectorsOnKeptRecords(t *testing.T) {
 		_, whole := replayCoverageAs(i, c, false)
 		for _, o := range outs[:len(outs)-1] {
 			calls++
-			got, _ := json.Marshal(o.Got)
-			if o.Err != nil || !jsonEqual(got, o.Want) {
+			if o.Err != nil || !matches(o.Want, o.Got) {
+				got, _ := json.Marshal(o.Got)
 				t.Fatalf("%s on a kept record: %s (%v), the reference: %s", o.Label, got, o.Err, o.Want)
 			}
 		}
@@ -164,9 +164,4 @@ func TestCoverageVectorsOnKeptRecords(t *testing.T) {
 		t.Fatalf("%d hook calls replayed, %d records trimmed; want 5787 and some", calls, trimmed)
 	}
 	t.Logf("%d hook calls, %d sessions ending with rows a kept record does not list", calls, trimmed)
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

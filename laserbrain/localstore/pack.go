@@ -210,24 +210,18 @@ const maxHeader = 512
 // as a small run's is, else a second for the rest of its body.
 func (p *pack) record(id string, off int64, buf []byte) (span, []byte, error) {
 	end := p.size - packTrailerSize
-	damaged := func(what string) (span, []byte, error) {
-		return span{}, buf, fmt.Errorf("pack %s is damaged: run %s's record at byte %d %s", p.path, id, off, what)
-	}
 	if off < 0 || off >= end {
-		return damaged("is past its records")
+		return span{}, buf, p.damaged(id, off, "is past its records")
 	}
 	buf = slices.Grow(buf[:0], recordRead)[:min(recordRead, end-off)]
 	if _, err := p.f.ReadAt(buf, off); err != nil {
 		return span{}, buf, err
 	}
 	head, _, ok := bytes.Cut(buf[:min(len(buf), maxHeader)], []byte("\n"))
-	var h recordHeader
-	if !ok || !bytes.HasPrefix(head, headerPrefix) || !decodeHeader(head, &h) || h.Run != id || h.Base != 0 {
-		return damaged("is not there")
-	}
 	body := off + int64(len(head)) + 1
-	if h.Steps < 0 || h.State <= 0 || body+h.Steps+h.State > end {
-		return damaged("runs past the records")
+	h, err := p.header(id, off, head, ok, body)
+	if err != nil {
+		return span{}, buf, err
 	}
 	n, from := h.Steps+h.State, int64(len(head))+1
 	if from+n <= int64(len(buf)) {
@@ -241,9 +235,29 @@ func (p *pack) record(id string, off int64, buf []byte) (span, []byte, error) {
 		}
 	}
 	if crc32.Checksum(buf, castagnoli()) != h.CRC {
-		return damaged("does not match its checksum")
+		return span{}, buf, p.damaged(id, off, "does not match its checksum")
 	}
 	return span{body: body, n: h.N, steps: h.Steps, state: h.State}, buf, nil
+}
+
+// header checks head, the first line (found whole: ok) of run id's record
+// at off, whose body starts at body: it must be that run's whole-history
+// header, its body within the pack's records.
+func (p *pack) header(id string, off int64, head []byte, ok bool, body int64) (recordHeader, error) {
+	var h recordHeader
+	if !ok || !bytes.HasPrefix(head, headerPrefix) || !decodeHeader(head, &h) || h.Run != id || h.Base != 0 {
+		return h, p.damaged(id, off, "is not there")
+	}
+	if h.Steps < 0 || h.State <= 0 || body+h.Steps+h.State > p.size-packTrailerSize {
+		return h, p.damaged(id, off, "runs past the records")
+	}
+	return h, nil
+}
+
+// damaged is the error for run id's record at off, which is not as the
+// pack's index says.
+func (p *pack) damaged(id string, off int64, what string) error {
+	return fmt.Errorf("pack %s is damaged: run %s's record at byte %d %s", p.path, id, off, what)
 }
 
 // recordRead is how much of a pack a record's first read takes.
@@ -431,7 +445,6 @@ type packWriter struct {
 	off            int64
 	index          []packEntry
 	buf            []byte
-	pending        []byte // a copied record's header, written with its body
 	foldBuf        []byte // the window folds read through
 }
 
@@ -494,56 +507,60 @@ func (p *pack) fold(pw *packWriter, moved map[string]bool, keepGone bool) error 
 		recs = append(recs, at{id, off})
 	})
 	slices.SortFunc(recs, func(a, b at) int { return cmp.Compare(a.off, b.off) })
-	end := p.size - packTrailerSize
-	c := &cursor{f: p.f, end: end, buf: pw.foldBuf[:0]}
+	c := &cursor{f: p.f, end: p.size - packTrailerSize, buf: pw.foldBuf[:0]}
 	defer func() { pw.foldBuf = c.buf }()
 	for _, r := range recs {
-		damaged := func(what string) error {
-			return fmt.Errorf("compact run %s: pack %s is damaged: run %s's record at byte %d %s", r.id, p.path, r.id, r.off, what)
-		}
-		if r.off < 0 || r.off >= end {
-			return damaged("is past its records")
-		}
-		head, body, ok, err := c.line(r.off)
-		if err != nil {
-			return err
-		}
-		var h recordHeader
-		if !ok || !bytes.HasPrefix(head, headerPrefix) || !decodeHeader(head, &h) || h.Run != r.id || h.Base != 0 {
-			return damaged("is not there")
-		}
-		if h.Steps < 0 || h.State <= 0 || body+h.Steps+h.State > end {
-			return damaged("runs past the records")
-		}
-		// Checked as it is copied: a mismatch ends the compaction, whose
-		// pack is then never put in place.
-		pw.header(r.id, span{n: h.N, steps: h.Steps, state: h.State}, h.CRC)
-		var sum uint32
-		for at, stop := body, body+h.Steps+h.State; at < stop; {
-			w, err := c.window(at)
-			if err != nil {
-				return err
-			}
-			if len(w) == 0 {
-				return damaged("runs past the records")
-			}
-			w = w[:min(int64(len(w)), stop-at)]
-			sum = crc32.Update(sum, castagnoli(), w)
-			if err := pw.body(w); err != nil {
-				return err
-			}
-			at += int64(len(w))
-		}
-		if sum != h.CRC {
-			return damaged("does not match its checksum")
+		if err := p.copyRecord(pw, c, r.id, r.off); err != nil {
+			return fmt.Errorf("compact run %s: %w", r.id, err)
 		}
 	}
 	return nil
 }
 
-// header starts a record copied from another pack: its header line, at
-// the offset the index will give it.
-func (pw *packWriter) header(id string, sp span, crc uint32) {
+// copyRecord copies run id's record at off into pw through c (a cursor
+// over p's records), checking its CRC as it goes: a mismatch ends the
+// compaction, whose pack is then never put in place.
+func (p *pack) copyRecord(pw *packWriter, c *cursor, id string, off int64) error {
+	if off < 0 || off >= c.end {
+		return p.damaged(id, off, "is past its records")
+	}
+	head, body, ok, err := c.line(off)
+	if err != nil {
+		return err
+	}
+	h, err := p.header(id, off, head, ok, body)
+	if err != nil {
+		return err
+	}
+	if err := pw.header(id, span{n: h.N, steps: h.Steps, state: h.State}, h.CRC); err != nil {
+		return err
+	}
+	var sum uint32
+	for at, stop := body, body+h.Steps+h.State; at < stop; {
+		w, err := c.window(at)
+		if err != nil {
+			return err
+		}
+		if len(w) == 0 {
+			return p.damaged(id, off, "runs past the records")
+		}
+		w = w[:min(int64(len(w)), stop-at)]
+		sum = crc32.Update(sum, castagnoli(), w)
+		if _, err := pw.w.Write(w); err != nil {
+			return err
+		}
+		pw.off += int64(len(w))
+		at += int64(len(w))
+	}
+	if sum != h.CRC {
+		return p.damaged(id, off, "does not match its checksum")
+	}
+	return nil
+}
+
+// header writes the header line of a record copied from another pack, at
+// the offset the index will give it; its body follows.
+func (pw *packWriter) header(id string, sp span, crc uint32) error {
 	pw.buf = append(pw.buf[:0], "\n{\"run\":\""...)
 	pw.buf = append(pw.buf, id...)
 	pw.buf = append(pw.buf, "\",\"base\":0,\"n\":"...)
@@ -556,20 +573,8 @@ func (pw *packWriter) header(id string, sp span, crc uint32) {
 	pw.buf = strconv.AppendUint(pw.buf, uint64(crc), 10)
 	pw.buf = append(pw.buf, "}\n"...)
 	pw.index = append(pw.index, packEntry{id: id, off: pw.off + 1})
-	pw.pending = pw.buf
-}
-
-// body writes the next bytes of the record header began.
-func (pw *packWriter) body(b []byte) error {
-	if len(pw.pending) > 0 {
-		if _, err := pw.w.Write(pw.pending); err != nil {
-			return err
-		}
-		pw.off += int64(len(pw.pending))
-		pw.pending = nil
-	}
-	_, err := pw.w.Write(b)
-	pw.off += int64(len(b))
+	_, err := pw.w.Write(pw.buf)
+	pw.off += int64(len(pw.buf))
 	return err
 }
 
