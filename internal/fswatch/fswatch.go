@@ -137,23 +137,43 @@ func (t *tree) cover(dir string) error {
 }
 
 // start watches root when it exists, else waits for it at its nearest
-// existing parent.
+// existing parent. A directory on the way made between the look and the
+// watch reported nothing to the parent's watch, so after each watch the
+// look is taken again, until it finds no more of root's path.
 func (t *tree) start(root string) error {
-	p := root
 	for {
+		p := nearest(root)
+		if p == "" {
+			return nil
+		}
+		if p == root {
+			return t.walk(root)
+		}
+		if t.watched[p] {
+			return nil // watched before this look: whatever is made below it is reported
+		}
+		if err := t.add(p); err != nil {
+			return err
+		}
+		if nearest(root) == p {
+			return nil
+		}
+	}
+}
+
+// nearest is path's nearest directory that exists, path itself included;
+// "" when none does.
+func nearest(path string) string {
+	for p := path; ; {
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			break
+			return p
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return nil
+			return ""
 		}
 		p = parent
 	}
-	if p == root {
-		return t.walk(root)
-	}
-	return t.add(p)
 }
 
 // walk watches dir and every directory below it.
