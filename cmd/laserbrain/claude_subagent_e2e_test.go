@@ -33,6 +33,10 @@ func TestClaudeSubagentGatedOnTheParentsRun(t *testing.T) {
 	if tr := s.toolResult(t, "toolu_sub"); !tr.IsError || !strings.Contains(tr.Text, "laserbrain operator gate") {
 		t.Fatalf("the subagent was shown is_error=%v %q; want our denial", tr.IsError, tr.Text)
 	}
+	if tr, ok := s.Model.ToolResult("toolu_parent"); !ok || tr.IsError {
+		t.Fatalf("the parent's ls: shown=%v %+v; want it run and its result shown\nthe model was asked:\n%s\nhook errors: %s",
+			ok, tr, s.Model.Trace(), s.hookErrors())
+	}
 	rows := s.runsJSON(t)
 	if len(rows) != 1 || rows[0]["agent"] != "parent" || len(rows[0]["sessions"].([]any)) != 1 {
 		t.Fatalf("runs: %v; want the parent's one run with its one session", rows)
@@ -54,7 +58,8 @@ func TestClaudeSubagentGatedOnTheParentsRun(t *testing.T) {
 		t.Fatalf("the subagent's denial on the run: %+v (events %v)", e, evs)
 	}
 	if e, ok := by["tool:toolu_parent"]; !ok || e.Subagent != "" {
-		t.Fatalf("the parent's own call on the run: %+v", e)
+		t.Fatalf("the parent's own call on the run: %+v\nevents: %+v\nthe model was asked:\n%s\nhook errors: %s",
+			e, evs, s.Model.Trace(), s.hookErrors())
 	}
 	r := s.Run(t, s.lb, "supervise", "--once", "--json")
 	var round struct {

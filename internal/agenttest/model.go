@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -352,6 +353,34 @@ func (m *Model) ResultAfter(t testing.TB, toolUseID string) ToolResult {
 	}
 	t.Fatalf("agenttest: turn %d (the call %s) was never played; %d of %d turns were", turn, toolUseID, m.Played(), len(m.script))
 	return ToolResult{}
+}
+
+// Trace is a line for each model call received so far, in order: main
+// or side, the scripted turn it was answered with, a retry, and the tool
+// results it carried. A test prints it when a script went other than
+// planned, to show what the client asked for and when.
+func (m *Model) Trace() string {
+	var b strings.Builder
+	for i, r := range m.Requests() {
+		if !r.Model {
+			continue
+		}
+		kind := "side"
+		if r.Main {
+			kind = "main"
+		}
+		fmt.Fprintf(&b, "%d %s turn=%d", i, kind, r.Turn)
+		if r.Retry {
+			b.WriteString(" retry")
+		}
+		if r.Main {
+			for _, tr := range m.wire.toolResults(r.Body) {
+				fmt.Fprintf(&b, " result(%s error=%v)", tr.ToolUseID, tr.IsError)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // UserTexts are the plain user texts of the last main-loop request (prompts,

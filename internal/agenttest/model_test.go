@@ -267,3 +267,26 @@ func TestModelAnswersARetryWithItsTurn(t *testing.T) {
 		t.Fatalf("main requests: %+v", mains)
 	}
 }
+
+// Trace lists the model calls in order: main or side, the turn each was
+// answered with, a retry, and the tool results a main call carried.
+func TestModelTraceListsTheCalls(t *testing.T) {
+	m := NewModel(t, Bash("toolu_a", "ls"), Say("done"))
+	post := func(body string) {
+		resp, err := http.Post(m.URL+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	first := `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"}]}`
+	post(first)
+	post(first)
+	post(`{"model":"m","stream":true,"messages":[{"role":"user","content":"a title"}]}`)
+	post(`{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"x","is_error":true}]}]}`)
+	want := "0 main turn=0\n1 main turn=0 retry\n2 side turn=-1\n3 main turn=1 result(toolu_a error=true)\n"
+	if got := m.Trace(); got != want {
+		t.Fatalf("trace:\n%s\nwant:\n%s", got, want)
+	}
+}
