@@ -347,9 +347,3 @@ func TestClaudeInstalledProject(t *testing.T) {
 		t.Fatalf("runs: %v", rows)
 	}
 }
-
-// hookErrors is the hooks' error log (empty when they logged nothing).
-func (s *supervised) hookErrors() string {
-	b, _ := os.ReadFile(filepath.Join(s.lbHome, "fleet", "hook-errors.log"))
-	return string(b)
-}

@@ -35,7 +35,7 @@ func TestClaudeSubagentGatedOnTheParentsRun(t *testing.T) {
 	}
 	if tr, ok := s.Model.ToolResult("toolu_parent"); !ok || tr.IsError {
 		t.Fatalf("the parent's ls: shown=%v %+v; want it run and its result shown\nthe model was asked:\n%s\nhook errors: %s",
-			ok, tr, s.Model.Trace(), s.hookErrors())
+			ok, tr, s.Model.Trace(), hookErrorsIn(s.lbHome))
 	}
 	rows := s.runsJSON(t)
 	if len(rows) != 1 || rows[0]["agent"] != "parent" || len(rows[0]["sessions"].([]any)) != 1 {
@@ -59,7 +59,7 @@ func TestClaudeSubagentGatedOnTheParentsRun(t *testing.T) {
 	}
 	if e, ok := by["tool:toolu_parent"]; !ok || e.Subagent != "" {
 		t.Fatalf("the parent's own call on the run: %+v\nevents: %+v\nthe model was asked:\n%s\nhook errors: %s",
-			e, evs, s.Model.Trace(), s.hookErrors())
+			e, evs, s.Model.Trace(), hookErrorsIn(s.lbHome))
 	}
 	r := s.Run(t, s.lb, "supervise", "--once", "--json")
 	var round struct {

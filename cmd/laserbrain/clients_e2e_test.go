@@ -71,8 +71,12 @@ func (a *installedAgent) events(t *testing.T, id string) []fleet.Event {
 }
 
 // hookErrors is the hooks' error log (empty when they logged nothing).
-func (a *installedAgent) hookErrors() string {
-	b, _ := os.ReadFile(filepath.Join(a.lbHome, "fleet", "hook-errors.log"))
+func (a *installedAgent) hookErrors() string { return hookErrorsIn(a.lbHome) }
+
+// hookErrorsIn is the error log of the hooks writing to the laserbrain
+// home lbHome.
+func hookErrorsIn(lbHome string) string {
+	b, _ := os.ReadFile(filepath.Join(lbHome, "fleet", "hook-errors.log"))
 	return string(b)
 }
 

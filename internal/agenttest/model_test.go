@@ -240,15 +240,7 @@ func dig(v any, path ...any) any {
 // and leaves the script where it was; the next conversation goes on.
 func TestModelAnswersARetryWithItsTurn(t *testing.T) {
 	m := NewModel(t, Bash("toolu_a", "ls"), Bash("toolu_b", "pwd"), Say("done"))
-	post := func(body string) string {
-		resp, err := http.Post(m.URL+"/v1/messages", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	post := func(body string) string { return postMessages(t, m, body) }
 	first := `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"metadata":{"user_id":"{\"session_id\":\"s1\"}"},"messages":[{"role":"user","content":"go"}]}`
 	if out := post(first); !strings.Contains(out, "toolu_a") {
 		t.Fatalf("first answer: %s", out)
@@ -272,14 +264,7 @@ func TestModelAnswersARetryWithItsTurn(t *testing.T) {
 // answered with, a retry, and the tool results a main call carried.
 func TestModelTraceListsTheCalls(t *testing.T) {
 	m := NewModel(t, Bash("toolu_a", "ls"), Say("done"))
-	post := func(body string) {
-		resp, err := http.Post(m.URL+"/v1/messages", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
+	post := func(body string) { postMessages(t, m, body) }
 	first := `{"model":"m","stream":true,"tools":[{"name":"Bash"}],"messages":[{"role":"user","content":"go"}]}`
 	post(first)
 	post(first)
@@ -289,4 +274,16 @@ func TestModelTraceListsTheCalls(t *testing.T) {
 	if got := m.Trace(); got != want {
 		t.Fatalf("trace:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// postMessages sends one Messages API request to m and returns the answer.
+func postMessages(t *testing.T, m *Model, body string) string {
+	t.Helper()
+	resp, err := http.Post(m.URL+"/v1/messages", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
