@@ -120,7 +120,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"create", "path", ".github/hooks/laserbrain.json", true},
 		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},
-		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude (issue 24)
+		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude, not only its settings
 		{"Write", "file_path", ".claude-notes/x.md", false},
 		{"create", "path", ".github/workflows/ci.yml", false},
 		{"write_file", "file_path", ".gemini/GEMINI.md", false},
