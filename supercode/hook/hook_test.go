@@ -71,8 +71,8 @@ func TestShellToolsOfEveryShape(t *testing.T) {
 		{"Bash", map[string]any{"command": 7}, 2},
 		{"shell", map[string]any{"cmd": 7}, 2},
 		{"shell", map[string]any{"description": "no command"}, 2},
-		// Codex's exec_command carries cmd (agents.md §4: it went through
-		// unread before the seam).
+		// Codex's exec_command carries cmd (it went through unread before
+		// the seam).
 		{"exec_command", map[string]any{"cmd": "git push --force origin main"}, 2},
 		{"exec_command", map[string]any{"cmd": []string{"bash", "-lc", "git push --force origin main"}}, 2},
 		{"exec_command", map[string]any{"cmd": "ls"}, 0},
