@@ -17,6 +17,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
@@ -24,6 +25,7 @@ import (
 type authorizeOptions struct {
 	run, agent, fleetDir string
 	write                string
+	connect              string
 	forDur               time.Duration
 	uses                 int
 	reason               string
@@ -34,7 +36,7 @@ type authorizeOptions struct {
 func newAuthorizeCmd(streams *cli.IOStreams) *cobra.Command {
 	opts := &authorizeOptions{}
 	cmd := &cobra.Command{
-		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH)",
+		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH | --connect HOST:PORT)",
 		Short: "Let an agent take one irreversible or outward action",
 		Long: `authorize records a person's permission for one action the gate refuses
 without it: a shell command (given after --, matched with its white space
@@ -55,10 +57,17 @@ authorization revoked already says so and changes nothing.
 --list shows the fleet's authorizations with their state (live, spent,
 expired, revoked) and the journal's word on each, which is the gate's:
 honoured, or ignored with why — a file no journal record witnesses (not
-written by laserbrain authorize) or one whose terms changed since.`,
+written by laserbrain authorize) or one whose terms changed since.
+
+Under laserbrain run an agent's tree reaches only the endpoints the project
+policy allows; --connect HOST:PORT lets it connect to one more, one
+connection per use (an attended run's refusal names this command). A
+command authorized after -- is also what laserbrain act, run inside the
+boundary, carries out for the agent outside it, once per use.`,
 		Example: `  laserbrain authorize --run 9d14c2e07a11 --reason "release 1.4" -- npm publish
   laserbrain authorize --agent reviewer --for 1h --uses 3 -- git push origin main
   laserbrain authorize --write .claude/settings.json --reason "add a hook"
+  laserbrain authorize --run 9d14c2e07a11 --uses 5 --connect api.github.com:443
   laserbrain authorize --list
   laserbrain authorize --revoke 01J9Z2QK3T`,
 		Args: cli.ArbitraryArgs,
@@ -84,8 +93,14 @@ written by laserbrain authorize) or one whose terms changed since.`,
 			}
 			action := ""
 			switch {
-			case opts.write != "" && len(args) > 0:
-				return cli.Usagef("give a command after -- or --write PATH, not both")
+			case (opts.write != "") && len(args) > 0, opts.connect != "" && (len(args) > 0 || opts.write != ""):
+				return cli.Usagef("give one of a command after --, --write PATH or --connect HOST:PORT")
+			case opts.connect != "":
+				h, port, err := confine.ParseEndpoint(opts.connect)
+				if err != nil {
+					return cli.Usagef("--connect %v", err)
+				}
+				action = connectAction(confine.Endpoint(h, port))
 			case opts.write != "":
 				abs, err := filepath.Abs(opts.write)
 				if err != nil {
@@ -109,7 +124,7 @@ written by laserbrain authorize) or one whose terms changed since.`,
 					return cli.Usagef("nothing authorized: %s", why)
 				}
 			default:
-				return cli.Usagef("nothing to authorize: give a command after -- or --write PATH")
+				return cli.Usagef("nothing to authorize: give a command after --, --write PATH or --connect HOST:PORT")
 			}
 			if opts.uses < 1 {
 				return cli.Usagef("--uses must be at least 1")
@@ -157,6 +172,7 @@ written by laserbrain authorize) or one whose terms changed since.`,
 	f.StringVar(&opts.agent, "agent", "", "only for this agent")
 	f.StringVar(&opts.fleetDir, "fleet", "", "the fleet: the repository containing DIR (default: the current directory)")
 	f.StringVar(&opts.write, "write", "", "authorize writing this protected path instead of a command")
+	f.StringVar(&opts.connect, "connect", "", "authorize connections from inside laserbrain run's boundary to this HOST:PORT (one per use)")
 	f.DurationVar(&opts.forDur, "for", 15*time.Minute, "how long it holds")
 	f.IntVar(&opts.uses, "uses", 1, "how many actions it allows")
 	f.StringVar(&opts.reason, "reason", "", "why (kept with it)")

@@ -108,16 +108,16 @@ After a signal the step in flight is killed and the journal left intact:
 			// Each session behind the kernel's boundary, as laserbrain
 			// run's agent: its hooks, its MCP server (its own call only)
 			// and its checks handed to the loop's broker for it.
+			sup := &agentrun.Supervisor{}
+			defer sup.Close()
 			if fn, why := agentConfinement(self); fn != nil {
 				o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
-					return fn(cmd, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, s.Dir)
+					return fn(cmd, runBoundary(sup, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, passThrough{}), s.Dir)
 				}
 			} else {
 				o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
 				fmt.Fprintf(streams.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
 			}
-			sup := &agentrun.Supervisor{}
-			defer sup.Close()
 			o.Sup = sup
 			ctx := cmd.Context()
 			if ctx == nil {

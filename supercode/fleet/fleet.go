@@ -178,6 +178,13 @@ const (
 	// permission prompt, an idle prompt); Name is the client's kind for
 	// it, Text its message. The run waits until its next event.
 	KindWaiting = "waiting"
+	// KindNetwork: a connection the agent's tree tried through laserbrain
+	// run's boundary; Name is the answer (allowed, refused, asked), Text
+	// says where, by which rule, with what bytes, Result holds the attempt.
+	KindNetwork = "network"
+	// KindAct: a command laserbrain act carried out, or refused, for the
+	// agent outside its boundary; Name is the answer (done, refused).
+	KindAct = "act"
 )
 
 // Waiting is the event a run waits on a person for: its latest event,

@@ -64,6 +64,11 @@ const (
 	// from the last checkpoint the round counter has seen on.
 	JournalCheckpoint = "checkpoint"
 	JournalAuthorize  = "authorize" // a person authorized one action (laserbrain authorize, laserbrain ui)
+	// JournalAct witnesses laserbrain act: an agent asked the supervisor to
+	// carry a command out outside its boundary; Data says what, on which
+	// run, by what leave (the policy's rule or a person's authorization),
+	// or why it was refused, and how it ended.
+	JournalAct = "act"
 )
 
 // JournalHead is where a fleet's chain ends, as the store recorded it with

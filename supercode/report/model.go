@@ -4,6 +4,7 @@ import (
 	"time"
 
 	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
@@ -62,6 +63,9 @@ type Agent struct {
 	// recorded them (nil for a ponder session or a bare run). An
 	// unmeasured run is judged "unmeasured".
 	Coverage *coverage.Figures `json:"coverage,omitempty"`
+	// Network is what the agent's tree tried on the network through
+	// laserbrain run's boundary (nil when nothing).
+	Network *confine.NetSummary `json:"network,omitempty"`
 	// Subject and Lens are a ponder session's: it collides on its subject,
 	// the lens compared apart (supercode.Collide).
 	Subject *string `json:"subject,omitempty"`
