@@ -247,7 +247,7 @@ func FuzzHookPayload(f *testing.F) {
 // TestShellWritesProtected: a shell command writing, truncating, moving
 // onto or deleting what supervision relies on gets the answer a Write of
 // the same file gets — refused unless a person authorized it — and the
-// fleet's records are refused even then (trial item 2). Reading them, and
+// fleet's records are refused even then. Reading them, and
 // git's own commands, pass.
 func TestShellWritesProtected(t *testing.T) {
 	lbHome := t.TempDir()
@@ -343,7 +343,7 @@ func TestShellWritesProtected(t *testing.T) {
 // TestPersonCommandsRefused: laserbrain's person-only commands run through
 // a shell tool are refused whoever is there, even when a person authorized
 // exactly that command, and the refusal is recorded on the caller's run —
-// opened for a session that never had a SessionStart (trial items 1, 18).
+// opened for a session that never had a SessionStart.
 func TestPersonCommandsRefused(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"CLAUDE_CODE_SESSION_ATTENDED": "1"}, {"CLAUDE_CODE_SESSION_ATTENDED": "0"}, {agentrun.EnvAttended: "0"}, nil,
