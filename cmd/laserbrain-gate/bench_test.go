@@ -224,7 +224,7 @@ func BenchmarkHookProcess(b *testing.B) {
 	b.Log(report)
 	// The regression guard: a heavy package linked into the gate costs
 	// milliseconds and shows as a multiple of a bare process start. The
-	// target is 2× /bin/true (issue 24): flagged past it, failed past 2.5×
+	// target is 2× /bin/true: flagged past it, failed past 2.5×
 	// (a loaded machine moves the ratio by a tenth either way).
 	ratio := float64(gateWorst) / float64(base)
 	b.ReportMetric(ratio, "x-true")

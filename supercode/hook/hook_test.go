@@ -71,8 +71,8 @@ func TestShellToolsOfEveryShape(t *testing.T) {
 		{"Bash", map[string]any{"command": 7}, 2},
 		{"shell", map[string]any{"cmd": 7}, 2},
 		{"shell", map[string]any{"description": "no command"}, 2},
-		// Codex's exec_command carries cmd (agents.md §4: it went through
-		// unread before the seam).
+		// Codex's exec_command carries cmd (it went through unread before
+		// the seam).
 		{"exec_command", map[string]any{"cmd": "git push --force origin main"}, 2},
 		{"exec_command", map[string]any{"cmd": []string{"bash", "-lc", "git push --force origin main"}}, 2},
 		{"exec_command", map[string]any{"cmd": "ls"}, 0},
@@ -120,7 +120,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"create", "path", ".github/hooks/laserbrain.json", true},
 		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},
-		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude (issue 24)
+		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude, not only its settings
 		{"Write", "file_path", ".claude-notes/x.md", false},
 		{"create", "path", ".github/workflows/ci.yml", false},
 		{"write_file", "file_path", ".gemini/GEMINI.md", false},
