@@ -103,8 +103,8 @@ func TestScripts(t *testing.T) {
 			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
 			env.Setenv("PATH", ponder+string(os.PathListSeparator)+env.Getenv("PATH"))
-			// The loop scripts run the shipped reference loop, and seed
-			// 002's own (ralph.sid, from the seed when it is there).
+			// The loop scripts run the shipped reference loop, and ralph.sid
+			// (from its source document when it is there: ralphScript).
 			ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
 			if err != nil {
 				return err

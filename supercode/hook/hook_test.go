@@ -78,8 +78,8 @@ func TestShellToolsOfEveryShape(t *testing.T) {
 		{"Bash", map[string]any{"command": 7}, 2},
 		{"shell", map[string]any{"cmd": 7}, 2},
 		{"shell", map[string]any{"description": "no command"}, 2},
-		// Codex's exec_command carries cmd (agents.md §4: it went through
-		// unread before the seam).
+		// Codex's exec_command carries cmd (it went through unread before
+		// the seam).
 		{"exec_command", map[string]any{"cmd": "git push --force origin main"}, 2},
 		{"exec_command", map[string]any{"cmd": []string{"bash", "-lc", "git push --force origin main"}}, 2},
 		{"exec_command", map[string]any{"cmd": "ls"}, 0},
@@ -127,7 +127,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"create", "path", ".github/hooks/laserbrain.json", true},
 		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},
-		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude (issue 24)
+		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude, not only its settings
 		{"Write", "file_path", ".claude-notes/x.md", false},
 		{"create", "path", ".github/workflows/ci.yml", false},
 		{"write_file", "file_path", ".gemini/GEMINI.md", false},
@@ -254,7 +254,7 @@ func FuzzHookPayload(f *testing.F) {
 // TestShellWritesProtected: a shell command writing, truncating, moving
 // onto or deleting what supervision relies on gets the answer a Write of
 // the same file gets — refused unless a person authorized it — and the
-// fleet's records are refused even then (trial item 2). Reading them, and
+// fleet's records are refused even then. Reading them, and
 // git's own commands, pass.
 func TestShellWritesProtected(t *testing.T) {
 	lbHome := t.TempDir()
@@ -352,7 +352,7 @@ func TestShellWritesProtected(t *testing.T) {
 // TestPersonCommandsRefused: laserbrain's person-only commands run through
 // a shell tool are refused whoever is there, even when a person authorized
 // exactly that command, and the refusal is recorded on the caller's run —
-// opened for a session that never had a SessionStart (trial items 1, 18).
+// opened for a session that never had a SessionStart.
 func TestPersonCommandsRefused(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"CLAUDE_CODE_SESSION_ATTENDED": "1"}, {"CLAUDE_CODE_SESSION_ATTENDED": "0"}, {agentrun.EnvAttended: "0"}, nil,

@@ -344,7 +344,7 @@ func FuzzToolArguments(f *testing.F) {
 }
 
 // TestServerVersionIsTheBinarys: the server reports the version laserbrain
-// version prints, not a number of its own (trial 18).
+// version prints, not a number of its own.
 func TestServerVersionIsTheBinarys(t *testing.T) {
 	sup, _ := testSupervisor(t, nil)
 	cs := connect(t, sup)
