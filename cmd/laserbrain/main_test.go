@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 				// binary's are.
 				os.Exit(confine.Main(os.Args[2:]))
 			}
-			code, cmd := runCmd(os.Args[1:], cli.System())
+			code, cmd := runCmd(newFactory(cli.System()), os.Args[1:])
 			clitest.Record(cmd, code)
 			os.Exit(code)
 		},
@@ -169,7 +169,7 @@ func scriptConditions(cond string) (bool, error) {
 func preparedRoot(t *testing.T) *cobra.Command {
 	var out bytes.Buffer
 	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
-	root := newRootCmd(streams)
+	root := newRootCmd(newFactory(streams))
 	if _, err := cli.Execute(root, []string{"--help"}, streams); err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,13 @@ import (
 func testSupervisor(t testing.TB, env map[string]string) (*agentrun.Supervisor, string) {
 	home := t.TempDir()
 	sup := &agentrun.Supervisor{
-		Getenv:    func(k string) string { return env[k] },
-		OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
-		OpenRuns: func() (laserbrain.Store, error) {
-			return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
-		},
+		Getenv: func(k string) string { return env[k] },
+		Stores: agentrun.StoreFuncs{
+			Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
+			Runs: func() (laserbrain.Store, error) {
+				return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
+			},
+		}.Open,
 	}
 	t.Cleanup(func() { sup.Close() })
 	return sup, home
