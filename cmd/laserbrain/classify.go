@@ -23,7 +23,8 @@ type classifyOptions struct {
 	presence     string
 }
 
-func newClassifyCmd(streams *cli.IOStreams) *cobra.Command {
+func newClassifyCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &classifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "classify [--json] [--irreversible] [--outward] [--explain [--presence P]] -- COMMAND...",
