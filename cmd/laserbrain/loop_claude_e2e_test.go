@@ -167,9 +167,10 @@ func allUserText(m *agenttest.Model) string {
 	return strings.ReplaceAll(b.String(), `\n`, "\n")
 }
 
-// The loop's acceptance criterion 2 (seed002Acceptance) with the real CLI: the model's API answers the
-// fix agent's session with an error (404: not retried); claude -p reports
-// it, and `agent fix` is transport (5: ≥ 4, never a completion).
+// The loop's acceptance criterion 2 (seed002Acceptance) with the real CLI:
+// the model's API answers the fix agent's session with an error (404: not
+// retried); claude -p reports it, and `agent fix` is transport (5: ≥ 4,
+// never a completion).
 func TestSeed002AgentClaudeAPIError(t *testing.T) {
 	// Claude Code asks again on a first failure (without streaming): every
 	// request fails.

@@ -468,5 +468,4 @@ func SystemFiles(getenv func(string) string) []HeldFile {
 		}
 	}
 	return out
-	return out
 }
