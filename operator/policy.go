@@ -436,3 +436,16 @@ func equalWords(a, b []string) bool {
 	}
 	return true
 }
+
+// ActRule is the policy's act rule that lets laserbrain act carry out
+// exactly action (its words with white space collapsed) without a
+// person's authorization.
+func (b Boundary) ActRule(action string) (BoundaryRule, bool) {
+	want := strings.Join(strings.Fields(action), " ")
+	for _, r := range b.Act {
+		if strings.Join(strings.Fields(r.Command), " ") == want {
+			return r, true
+		}
+	}
+	return BoundaryRule{}, false
+}

@@ -121,6 +121,17 @@ boundary, carries out for the agent outside it, once per use.`,
 				if err != nil {
 					return cli.Failure(err)
 				}
+				if !ok && (opts.run != "" || opts.agent != "") {
+					// For an agent's laserbrain act, which carries out
+					// outside laserbrain run's boundary only what is
+					// authorized, whether the gate refuses it or not.
+					if ok, why, err = agentrun.ActAuthorizable(action, dir, policyschema.Validate); err != nil {
+						return cli.Failure(err)
+					}
+					if ok {
+						fmt.Fprintf(streams.ErrOut, "laserbrain authorize: the gate does not refuse %q on its own; this authorizes laserbrain act to carry it out outside laserbrain run's boundary\n", action)
+					}
+				}
 				if !ok {
 					return cli.Usagef("nothing authorized: %s", why)
 				}

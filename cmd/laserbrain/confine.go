@@ -124,7 +124,9 @@ func confineCommand(self string, cmd *exec.Cmd, b boundaryRun, dir string, netEr
 	if netErr != nil {
 		bo.plan.Net = nil
 	}
+	made := install.ReadyHeld(cmd.Dir)
 	spec, rep := confine.Plan(bo.plan)
+	spec.Created = append(made, spec.Created...)
 	undo = append(undo, func() { confine.Release(spec) })
 	env := make([]string, 0, len(cmd.Env)+12)
 	for _, kv := range cmd.Env {

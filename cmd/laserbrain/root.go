@@ -34,6 +34,7 @@ var commands = []struct {
 	{groupAgents, "loop", newLoopCmd},
 	{groupAgents, "supervise", newSuperviseCmd},
 	{groupAgents, "authorize", newAuthorizeCmd},
+	{groupAgents, "act", newActCmd},
 	{groupAgents, "ui", newUICmd},
 	{groupAgents, "hook", newHookCmd},
 	{groupAgents, "mcp", newMCPCmd},

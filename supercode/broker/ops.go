@@ -27,6 +27,7 @@ type Ops struct {
 //	mcp                                  (laserbrain run)
 //	mcp --loop-call DIR --loop-role ROLE  (laserbrain loop: its own call only)
 //	check [flags]                        (on the agent's own run; no --new-run)
+//	act -- COMMAND [ARGS...]             (carried out only as the policy or a person allows)
 func (o Ops) Allow(argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("no operation")
@@ -38,8 +39,15 @@ func (o Ops) Allow(argv []string) error {
 		return o.allowMCP(argv[1:])
 	case "check":
 		return o.allowCheck(argv[1:])
+	case "act":
+		// act decides itself, outside, by the policy and a person's
+		// authorizations of exactly this command on this run.
+		if len(argv) < 3 || argv[1] != "--" {
+			return errors.New("act: give the command after --")
+		}
+		return nil
 	}
-	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check)", argv[0])
+	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check, act)", argv[0])
 }
 
 func allowHook(args []string) error {

@@ -715,7 +715,7 @@ func Release(spec Spec) {
 		if held == nil {
 			held = mountedElsewhere()
 		}
-		if held[d] {
+		if held[d] || held[filepath.Dir(d)] {
 			continue
 		}
 		_ = os.Remove(d) // only when the agent left it empty

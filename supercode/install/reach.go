@@ -224,3 +224,28 @@ func baseURLs(v any) []string {
 	}
 	return out
 }
+
+// ReadyHeld makes what lets each client start with its project directory
+// in dir held read-only under laserbrain run: opencode writes a .gitignore
+// into every config directory of its that has none (and stops when it
+// cannot), so the project's .opencode gets the one opencode would write —
+// it names itself, so git does not see it —, the directory too when it is
+// missing. made lists what it made, deepest last, for the caller to take
+// away afterwards.
+func ReadyHeld(dir string) (made []string) {
+	oc := filepath.Join(dir, ".opencode")
+	ignore := filepath.Join(oc, ".gitignore")
+	if _, err := os.Lstat(ignore); err == nil {
+		return nil
+	}
+	if _, err := os.Lstat(oc); os.IsNotExist(err) {
+		if os.Mkdir(oc, 0o755) != nil {
+			return nil
+		}
+		made = append(made, oc)
+	}
+	if os.WriteFile(ignore, []byte(strings.Join(openCodeIgnored, "\n")+"\n"), 0o644) == nil {
+		made = append(made, ignore)
+	}
+	return made
+}
