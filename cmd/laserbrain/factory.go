@@ -100,6 +100,9 @@ func (f *Factory) Opened(readOnly bool) (*backend.Backend, fleet.Store, laserbra
 	return b, st, runs, nil
 }
 
+// fleetOpener is FleetOf's kind: a command's way to its fleet's store.
+type fleetOpener = func(ctx context.Context, repo string, readOnly bool) (fleet.Store, string, error)
+
 // FleetOf opens the fleet store (closing it closes its backend), for
 // reading only when readOnly (nothing is created), and resolves the fleet
 // of the repository containing repo.

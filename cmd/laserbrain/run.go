@@ -94,12 +94,8 @@ func coverageEnv(opts *runOptions) ([]string, error) {
 // fails to compile when they part.
 var _ = [1]int{}[agentrun.ExitLimit-cli.ExitExhausted]
 
-func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
-	opts := &runOptions{IO: f.IOStreams, Supervisor: f.Supervisor}
-	cmd := &cobra.Command{
-		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
-		Short: "Run an agent command under supervision",
-		Long: `run registers a run (agent name, run id, and the fleet: the repository's
+// runHelp is run's long help: what it does to the agent and what it prints.
+const runHelp = `run registers a run (agent name, run id, and the fleet: the repository's
 first commit, or LASERBRAIN_FLEET, so worktrees and clones of one repository
 share a fleet), then runs COMMAND with LASERBRAIN_RUN, LASERBRAIN_AGENT and
 LASERBRAIN_FLEET in its environment. The hooks and the MCP server find the run
@@ -171,7 +167,14 @@ already sent them to the agent). When the agent exits, the whole-run
 judgment is printed on standard error.
 
 run exits with the agent's own status, 128+N when a signal N killed it, 4
-when a limit stopped it.`,
+when a limit stopped it.`
+
+func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
+	opts := &runOptions{IO: f.IOStreams, Supervisor: f.Supervisor}
+	cmd := &cobra.Command{
+		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
+		Short: "Run an agent command under supervision",
+		Long:  runHelp,
 		Example: `  laserbrain run -- claude "fix the flaky checkout test"
   laserbrain run --agent reviewer --goal "review the billing PR" -- claude -p "review PR 42"
   laserbrain run --timeout 30m --max-tool-calls 200 --max-checks-off-ground 3 -- claude -p "fix the build"
