@@ -1,4 +1,4 @@
-package operator
+package shell_test
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 )
 
 // hostileInputs are the shapes that once kept the hook busy — deep
@@ -59,24 +62,24 @@ func nestedSubst(size int) string {
 func BenchmarkHostile(b *testing.B) {
 	// The trivial command's time, warm (its tables built), over enough
 	// runs to be steady whatever -benchtime says.
-	analyzeUnder(productionLimits, "ls -la", "")
+	shell.AnalyzeUnder(shell.ProductionLimits, "ls -la", "")
 	const runs = 500
 	start := time.Now()
 	for i := 0; i < runs; i++ {
-		analyzeUnder(productionLimits, "ls -la", "")
+		shell.AnalyzeUnder(shell.ProductionLimits, "ls -la", "")
 	}
 	base := float64(time.Since(start).Nanoseconds()) / runs
-	limit := 1.25 * float64(AnalysisBudget) / base
+	limit := 1.25 * float64(shell.AnalysisBudget) / base
 	b.Logf("trivial command (ls -la): %v per analysis; bound: %.0f× that", time.Duration(base), limit)
 	for _, h := range hostileInputs() {
 		b.Run(h.name, func(b *testing.B) {
 			for b.Loop() {
-				analyzeUnder(productionLimits, h.cmd, "")
+				shell.AnalyzeUnder(shell.ProductionLimits, h.cmd, "")
 			}
 			ratio := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / base
 			b.ReportMetric(ratio, "x-trivial")
 			if ratio > limit {
-				b.Errorf("%s: %.0f× the trivial command, over the bound of %.0f× (%v)", h.name, ratio, limit, AnalysisBudget)
+				b.Errorf("%s: %.0f× the trivial command, over the bound of %.0f× (%v)", h.name, ratio, limit, shell.AnalysisBudget)
 			}
 		})
 	}
@@ -90,21 +93,21 @@ func BenchmarkHostile(b *testing.B) {
 // shapes that must be followed could be cut short by the load).
 func TestHostileInputsAnswer(t *testing.T) {
 	for _, h := range hostileInputs() {
-		an, cpu, wall := timedAnalyze(cpuLimits, h.cmd)
-		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
-		att := Decide(an, Attended, RunState{Read: true}, Policy{})
+		an, cpu, wall := shell.TimedAnalyze(shell.CPULimits, h.cmd)
+		una := operator.Decide(an, operator.Unattended, operator.RunState{Read: true}, operator.Policy{})
+		att := operator.Decide(an, operator.Attended, operator.RunState{Read: true}, operator.Policy{})
 		t.Logf("%-22s %s unattended, %s attended; %v CPU, %v wall; complete %v", h.name, una.Action, att.Action, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), an.Complete)
-		if cpu > AnalysisBudget {
-			t.Errorf("%s: %v of CPU, over the %v budget", h.name, cpu, AnalysisBudget)
+		if cpu > shell.AnalysisBudget {
+			t.Errorf("%s: %v of CPU, over the %v budget", h.name, cpu, shell.AnalysisBudget)
 		}
-		if !an.Complete && una.Action == Allow && hasRole(an.Findings, Unknown) {
+		if !an.Complete && una.Action == operator.Allow && hasRole(an.Findings, shell.Unknown) {
 			t.Errorf("%s: an analysis that stopped is allowed unattended", h.name)
 		}
-		if strings.Contains(h.cmd, "rm -rf") && !strings.Contains(h.name, "heredoc") && !strings.Contains(h.name, "python") && (una.Action != Deny || att.Action == Allow) {
+		if strings.Contains(h.cmd, "rm -rf") && !strings.Contains(h.name, "heredoc") && !strings.Contains(h.name, "python") && (una.Action != operator.Deny || att.Action == operator.Allow) {
 			t.Errorf("%s: %s unattended, %s attended (%s)", h.name, una.Action, att.Action, trim(an.Why))
 		}
 		// Within the nesting limit the analysis follows every level.
-		if strings.HasSuffix(h.name, "-190") && una.Rule != RuleExecuted {
+		if strings.HasSuffix(h.name, "-190") && una.Rule != operator.RuleExecuted {
 			t.Errorf("%s: %s, want an executed rm -rf (%s)", h.name, una.Rule, trim(an.Why))
 		}
 	}
@@ -115,22 +118,17 @@ func TestHostileInputsAnswer(t *testing.T) {
 // with a person there.
 func TestBudgetSpentFailsClosed(t *testing.T) {
 	start := time.Now()
-	spent := productionLimits
-	spent.total = spent.match - time.Millisecond // the deadline passed before the analysis began
-	a := newAnalyzer(spent.start(), "")
-	a.script(strings.Repeat("ls; ", 1000), 0)
-	v, raw := classifyRaw("ls", true, false, productionLimits.start())
-	an := a.result("ls", "", v, raw)
+	an := shell.SpentAnalysis(strings.Repeat("ls; ", 1000))
 	if took := time.Since(start); took > 20*time.Millisecond {
 		t.Errorf("a spent budget took %v to stop", took)
 	}
 	if an.Complete || !strings.Contains(an.Why, "analysis took too long") || !strings.Contains(an.Why, "stopped after") {
 		t.Fatalf("a spent budget: complete %v, %s", an.Complete, an.Why)
 	}
-	if d := Decide(an, Unattended, RunState{Read: true}, Policy{}); d.Action != Deny || d.Rule != RuleUnknown {
+	if d := operator.Decide(an, operator.Unattended, operator.RunState{Read: true}, operator.Policy{}); d.Action != operator.Deny || d.Rule != operator.RuleUnknown {
 		t.Errorf("unattended: %s (%s)", d.Action, d.Rule)
 	}
-	if d := Decide(an, Attended, RunState{Read: true}, Policy{}); d.Action != Ask {
+	if d := operator.Decide(an, operator.Attended, operator.RunState{Read: true}, operator.Policy{}); d.Action != operator.Ask {
 		t.Errorf("attended: %s (%s)", d.Action, d.Rule)
 	}
 }
@@ -141,26 +139,26 @@ func TestBudgetSpentFailsClosed(t *testing.T) {
 // an input under a limit come out unknown.
 func TestLimitsAtTheEdge(t *testing.T) {
 	followed := func(cmd string) bool {
-		return Decide(Analyze(cmd, ""), Unattended, RunState{Read: true}, Policy{}).Rule == RuleExecuted
+		return operator.Decide(shell.Analyze(cmd, ""), operator.Unattended, operator.RunState{Read: true}, operator.Policy{}).Rule == operator.RuleExecuted
 	}
 	unknown := func(cmd string) bool {
-		an := Analyze(cmd, "")
-		d := Decide(an, Unattended, RunState{Read: true}, Policy{})
-		return !an.Complete && d.Action == Deny && Decide(an, Attended, RunState{Read: true}, Policy{}).Action != Allow
+		an := shell.Analyze(cmd, "")
+		d := operator.Decide(an, operator.Unattended, operator.RunState{Read: true}, operator.Policy{})
+		return !an.Complete && d.Action == operator.Deny && operator.Decide(an, operator.Attended, operator.RunState{Read: true}, operator.Policy{}).Action != operator.Allow
 	}
 	nest := func(n int) string { return strings.Repeat("( ", n) + "rm -rf x" + strings.Repeat(" )", n) }
-	if !followed(nest(maxNesting - 1)) {
-		t.Errorf("nesting %d: not followed", maxNesting-1)
+	if !followed(nest(shell.MaxNesting - 1)) {
+		t.Errorf("nesting %d: not followed", shell.MaxNesting-1)
 	}
-	if !unknown(nest(maxNesting + 1)) {
-		t.Errorf("nesting %d: not unknown", maxNesting+1)
+	if !unknown(nest(shell.MaxNesting + 1)) {
+		t.Errorf("nesting %d: not unknown", shell.MaxNesting+1)
 	}
 	many := func(n int) string { return strings.Repeat("ls; ", n) + "git push --force origin main" }
-	if !followed(many(maxCommands - 2)) {
-		t.Errorf("%d commands: the last not followed", maxCommands-1)
+	if !followed(many(shell.MaxCommands - 2)) {
+		t.Errorf("%d commands: the last not followed", shell.MaxCommands-1)
 	}
-	if !unknown(many(maxCommands)) {
-		t.Errorf("%d commands: not unknown", maxCommands+1)
+	if !unknown(many(shell.MaxCommands)) {
+		t.Errorf("%d commands: not unknown", shell.MaxCommands+1)
 	}
 	evals := func(n int) string {
 		cmd := "rm -rf x"
@@ -169,11 +167,11 @@ func TestLimitsAtTheEdge(t *testing.T) {
 		}
 		return cmd
 	}
-	if !followed(evals(MaxDepth)) {
-		t.Errorf("eval depth %d: not followed", MaxDepth)
+	if !followed(evals(shell.MaxDepth)) {
+		t.Errorf("eval depth %d: not followed", shell.MaxDepth)
 	}
-	if !unknown(evals(MaxDepth + 1)) {
-		t.Errorf("eval depth %d: not unknown", MaxDepth+1)
+	if !unknown(evals(shell.MaxDepth + 1)) {
+		t.Errorf("eval depth %d: not unknown", shell.MaxDepth+1)
 	}
 	// Brace expansion: a word of 8 groups (256 words) is expanded, one of
 	// 9 (512) is a word only the shell knows.
@@ -186,7 +184,7 @@ func TestLimitsAtTheEdge(t *testing.T) {
 	if !unknown(strings.Repeat("{rm,rm}", 1) + strings.Repeat("{,}", 8) + " -rf x") {
 		t.Errorf("a command word of 9 brace groups: not unknown")
 	}
-	// A script file: read up to MaxScriptFile, unknown past it.
+	// A script file: read up to shell.MaxScriptFile, unknown past it.
 	dir := t.TempDir()
 	write := func(name string, size int) {
 		body := "rm -rf x\n"
@@ -195,13 +193,13 @@ func TestLimitsAtTheEdge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("at.sh", MaxScriptFile)
-	write("over.sh", MaxScriptFile+1)
-	if d := Decide(Analyze("bash at.sh", dir), Unattended, RunState{Read: true}, Policy{}); d.Rule != RuleExecuted {
-		t.Errorf("a %d-byte script: %s, want its rm -rf executed", MaxScriptFile, d.Rule)
+	write("at.sh", shell.MaxScriptFile)
+	write("over.sh", shell.MaxScriptFile+1)
+	if d := operator.Decide(shell.Analyze("bash at.sh", dir), operator.Unattended, operator.RunState{Read: true}, operator.Policy{}); d.Rule != operator.RuleExecuted {
+		t.Errorf("a %d-byte script: %s, want its rm -rf executed", shell.MaxScriptFile, d.Rule)
 	}
-	if an := Analyze("bash over.sh", dir); an.Complete || !strings.Contains(an.Why, fmt.Sprintf("larger than %d KiB", MaxScriptFile>>10)) {
-		t.Errorf("a %d-byte script: complete %v, %s", MaxScriptFile+1, an.Complete, an.Why)
+	if an := shell.Analyze("bash over.sh", dir); an.Complete || !strings.Contains(an.Why, fmt.Sprintf("larger than %d KiB", shell.MaxScriptFile>>10)) {
+		t.Errorf("a %d-byte script: complete %v, %s", shell.MaxScriptFile+1, an.Complete, an.Why)
 	}
 }
 
@@ -211,3 +209,5 @@ func trim(s string) string {
 	}
 	return s
 }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

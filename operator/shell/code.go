@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"encoding/base64"
@@ -66,7 +66,7 @@ func (a *analyzer) code(name, text string, d int) {
 		}
 		if len(a.findings) == found && runsCommands(text) && decodesStrings(text) {
 			a.add(Finding{Label: "parsed: code that decodes a command and runs it", Where: Unknown,
-				Note: "in code run by " + name + ": the gate cannot read what it decodes", grammar: -1})
+				Note: "in code run by " + name + ": the gate cannot read what it decodes"})
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"slices"
@@ -28,7 +28,7 @@ func (a *analyzer) packAs(name, text string, where Where, note, command string) 
 			continue
 		}
 		m, err := packRegexp(i, a.deadline.timeout()).FindStringMatch(text)
-		f := Finding{Label: "parsed: " + r.Label, Outward: r.Outward, Where: where, Note: note, grammar: -1, Command: command}
+		f := Finding{Label: "parsed: " + r.Label, Outward: r.Outward, Where: where, Note: note, Command: command}
 		switch {
 		case err != nil:
 			f.Where, f.Note = Unknown, errTimeout.Error()

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"fmt"
@@ -70,25 +70,44 @@ type Finding struct {
 	Paths   []string `json:"paths,omitempty"`
 	// Rule is the policy rule that let it through (Decide sets it).
 	Rule string `json:"rule,omitempty"`
-	// grammar is the index of the grammar pattern this finding is a parsed
-	// view of, or -1.
-	grammar int
+	// grammarNo is 1 + the index of the grammar pattern this finding is a
+	// parsed view of; 0 when it is none.
+	grammarNo int
 	// unknownPath: some path it deletes is known only at run time.
 	unknownPath bool
 	// also are the other commands the same finding was found in.
-	also []origin
+	also []Origin
 }
 
-// origin is one command a finding came from.
-type origin struct {
-	command     string
-	paths       []string
-	unknownPath bool
+// Origin is one command a finding came from: the command as the analysis
+// read it and the paths it deletes (UnknownPath: some of them are known
+// only at run time).
+type Origin struct {
+	Command     string
+	Paths       []string
+	UnknownPath bool
 }
 
 // origins are every command a finding came from.
-func (f Finding) origins() []origin {
-	return append([]origin{{command: f.Command, paths: f.Paths, unknownPath: f.unknownPath}}, f.also...)
+func (f Finding) origins() []Origin {
+	return append([]Origin{{Command: f.Command, Paths: f.Paths, UnknownPath: f.unknownPath}}, f.also...)
+}
+
+// Origins are every command finding f of this analysis came from. A raw
+// grammar match came from every command the parsed view found it in; a
+// finding found in no command (data, an unreadable command) came from
+// one with no text.
+func (an Analysis) Origins(f Finding) []Origin {
+	if f.grammarNo == 0 || f.Label != irreversiblePatterns[f.grammarNo-1].Label {
+		return f.origins()
+	}
+	var out []Origin
+	for _, pf := range an.parsed {
+		if pf.grammarNo == f.grammarNo {
+			out = append(out, pf.origins()...)
+		}
+	}
+	return out
 }
 
 // Verdict is the reference classification: the caller's declaration, only
@@ -216,7 +235,7 @@ func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analys
 			continue
 		}
 		p := &irreversiblePatterns[i]
-		f := Finding{Label: p.Label, Outward: p.Outward, CarvedOut: m.carved, grammar: i, Where: Data}
+		f := Finding{Label: p.Label, Outward: p.Outward, CarvedOut: m.carved, grammarNo: i + 1, Where: Data}
 		switch {
 		case m.timedOut:
 			f.Where, f.Note = Unknown, errTimeout.Error()
@@ -227,7 +246,7 @@ func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analys
 			// pattern; the carve-out holds only if it covers every
 			// command that matched.
 			for _, pf := range a.findings {
-				if pf.grammar != i {
+				if pf.grammarNo != i+1 {
 					continue
 				}
 				if whereRank[pf.Where] < whereRank[f.Where] {
@@ -263,7 +282,7 @@ func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analys
 		}
 	}
 	for _, f := range a.findings {
-		if f.grammar >= 0 && raw[f.grammar].found {
+		if f.grammarNo > 0 && raw[f.grammarNo-1].found {
 			// Same class as a grammar label already listed; it only told
 			// us where that match runs (used above).
 			continue
@@ -293,10 +312,10 @@ func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analys
 	return an
 }
 
-// strongest is the strongest role among the findings that count (carved-out
+// Strongest is the strongest role among the findings that count (carved-out
 // ones do not): where the match that decides stood. ok is false when none
 // counts.
-func strongest(findings []Finding) (w Where, ok bool) {
+func Strongest(findings []Finding) (w Where, ok bool) {
 	for _, f := range findings {
 		if !f.CarvedOut && (!ok || whereRank[f.Where] < whereRank[w]) {
 			w, ok = f.Where, true
@@ -313,7 +332,7 @@ func grammarIndex(prefix string) int {
 			return i
 		}
 	}
-	panic("operator: no grammar pattern labelled " + prefix)
+	panic("shell: no grammar pattern labelled " + prefix)
 }
 
 var (

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"errors"
@@ -75,16 +75,24 @@ type Analysis struct {
 	tool string
 	// ran are the simple commands the walk read (for the policy's extra
 	// publishers).
-	ran []ranCommand
+	ran []Ran
 }
 
-// ranCommand is one simple command the analysis read, in the role it runs
-// in; inert when it asks for help.
-type ranCommand struct {
-	text  string
-	where Where
-	inert bool
+// Ran is one simple command the analysis read, as it read it (wrappers
+// gone, words normalised), in the role it runs in; Inert when it asks for
+// help.
+type Ran struct {
+	Text  string
+	Where Where
+	Inert bool
 }
+
+// Tool is the name of the tool for a call that is not a shell command (a
+// file write; AnalyzeWrite), "" for a command.
+func (an Analysis) Tool() string { return an.tool }
+
+// Ran are the simple commands the walk read, in the order it read them.
+func (an Analysis) Ran() []Ran { return an.ran }
 
 // Write is one path a command writes or deletes.
 type Write struct {
@@ -111,6 +119,10 @@ type Write struct {
 	// recorded as writes of their own.
 	expanded bool
 }
+
+// Expanded: w is a pattern whose matches (the files that exist) are
+// writes of their own.
+func (w Write) Expanded() bool { return w.expanded }
 
 // Analyze reads a shell command that will run in directory dir (the hook
 // event's cwd; "" when unknown): the grammar patterns on the raw text
@@ -211,7 +223,7 @@ type analyzer struct {
 	// feed: the files a find -exec or xargs hands the command being read
 	// (clobber.go).
 	feed *feed
-	ran  []ranCommand
+	ran  []Ran
 }
 
 // cwdState is the directory commands run in: rel is where cd moved
@@ -258,7 +270,7 @@ func (a *analyzer) add(f Finding) {
 		if f.Command != "" {
 			for i := range a.findings {
 				if a.findings[i].Label == f.Label && a.findings[i].Where == f.Where && a.findings[i].CarvedOut == f.CarvedOut {
-					a.findings[i].also = append(a.findings[i].also, origin{command: f.Command, paths: f.Paths, unknownPath: f.unknownPath})
+					a.findings[i].also = append(a.findings[i].also, Origin{Command: f.Command, Paths: f.Paths, UnknownPath: f.unknownPath})
 				}
 			}
 		}
@@ -285,7 +297,7 @@ func (a *analyzer) overTime() bool {
 }
 
 func (a *analyzer) unknown(label, note string) {
-	a.add(Finding{Label: "parsed: " + label, Where: Unknown, Note: note, grammar: -1})
+	a.add(Finding{Label: "parsed: " + label, Where: Unknown, Note: note})
 	a.gap(strings.TrimSpace(label + " " + note))
 }
 
@@ -466,7 +478,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 		if names := readNames(c.Cond); len(names) > 0 && !c.Until {
 			// while read f; do …: each line read is one more file.
 			if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
-				a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed, grammar: -1,
+				a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed,
 					Command: oneLine(a.nodeText(c)), unknownPath: true})
 			}
 			break
@@ -514,7 +526,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 					items = nil // the positional parameters
 				}
 				if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
-					a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed, grammar: -1,
+					a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed,
 						Command: oneLine(a.nodeText(c)), unknownPath: true})
 				}
 				break

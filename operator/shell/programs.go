@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"slices"
@@ -457,7 +457,7 @@ func (a *analyzer) simple(c *cmdCall) {
 	text := commandText(name, c.args)
 	if len(a.ran) < 256 {
 		inert := slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "--help" || w.val == "-h") })
-		a.ran = append(a.ran, ranCommand{text: text, where: a.role, inert: inert})
+		a.ran = append(a.ran, Ran{Text: text, Where: a.role, Inert: inert})
 	}
 	if name == "printf" {
 		a.printfVar(c.args)
@@ -620,14 +620,14 @@ func (a *analyzer) grammarAs(text string, where Where, note, command string) {
 		}
 		m, err := p.regexp(a.deadline.timeout()).FindStringMatch(text)
 		if err != nil {
-			a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: Unknown, Note: errTimeout.Error(), grammar: i, Command: command})
+			a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: Unknown, Note: errTimeout.Error(), grammarNo: i + 1, Command: command})
 			continue
 		}
 		if m == nil {
 			continue
 		}
 		carved := within([]span{{m.Index, m.Index + m.Length}}, allow)
-		a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: where, Note: note, CarvedOut: carved, grammar: i, Command: command})
+		a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: where, Note: note, CarvedOut: carved, grammarNo: i + 1, Command: command})
 	}
 }
 
@@ -644,7 +644,7 @@ func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
 		if !m.found {
 			continue
 		}
-		f := Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: w, Note: note, grammar: i, Command: command}
+		f := Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: w, Note: note, grammarNo: i + 1, Command: command}
 		if m.timedOut {
 			f.Where, f.Note = Unknown, errTimeout.Error()
 		}

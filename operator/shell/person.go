@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"path"
@@ -118,7 +118,7 @@ func (a *analyzer) laserbrain(rest []arg) {
 			return
 		}
 	}
-	a.add(Finding{Label: personLabel(words), Where: Executed, PersonOnly: true, grammar: -1, Command: commandText("laserbrain", rest)})
+	a.add(Finding{Label: personLabel(words), Where: Executed, PersonOnly: true, Command: commandText("laserbrain", rest)})
 }
 
 func helpWord(s string) bool { return s == "-h" || s == "--help" || s == "--help=true" }
@@ -172,16 +172,4 @@ func goRunLaserbrain(rest []arg) []arg {
 		return nil
 	}
 	return append([]arg{{val: "laserbrain", known: true}}, args[j:]...)
-}
-
-// PersonOnlyReason is the refusal of a person's command run by an agent.
-// It names what was refused and why, and not how a person would grant it.
-func PersonOnlyReason(f Finding) string {
-	what := strings.TrimPrefix(f.Label, "parsed: ")
-	if i := strings.Index(what, " ("); i >= 0 {
-		what = what[:i]
-	}
-	return "laserbrain operator gate: refused: " + what + " is a person's command — it grants authorizations, releases halted agents, " +
-		"cancels running loops, installs or removes the hooks, or moves the fleet's store, which is the supervision itself. An agent never runs it, in any form, " +
-		"and it is not something a person authorizes for an agent. Do not retry it in another form; if it is needed, tell the user what and why."
 }

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/fsx"
 )
 
 // The models of the programs the table marks modelled (programs.go): each
@@ -33,10 +35,10 @@ func (a *analyzer) rmModel(c *cmdCall) bool {
 	paths, known := a.deletes(r.operands, "rm", r.set["r"]+r.set["R"] > 0)
 	text := commandText("rm", c.args)
 	recursive, force := r.set["r"]+r.set["R"] > 0, r.set["f"] > 0
-	f := Finding{Where: Executed, grammar: -1, Command: text, Paths: paths, unknownPath: !known}
+	f := Finding{Where: Executed, Command: text, Paths: paths, unknownPath: !known}
 	switch {
 	case recursive && force:
-		f.Label, f.grammar = "parsed: "+irreversiblePatterns[grammarRmRf].Label, grammarRmRf
+		f.Label, f.grammarNo = "parsed: "+irreversiblePatterns[grammarRmRf].Label, grammarRmRf+1
 		a.add(f)
 	case recursive:
 		f.Label = "parsed: " + rmRecursiveLabel
@@ -120,7 +122,7 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 	text := commandText("find", rest)
 	deleted := func(label string) {
 		paths, known := a.deletes(roots, "find", true)
-		a.add(Finding{Label: label, Where: Executed, grammar: -1, Command: text, Paths: paths, unknownPath: !known})
+		a.add(Finding{Label: label, Where: Executed, Command: text, Paths: paths, unknownPath: !known})
 	}
 	for i := 0; i < len(rest); i++ {
 		s := rest[i].val
@@ -158,7 +160,7 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 			}
 			if what := a.feeding("{}", func() { a.command(sub, c.d, stdio{}, nil) }); what != "" {
 				paths, known := a.roots(roots)
-				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed, grammar: -1,
+				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed,
 					Command: text, Paths: paths, unknownPath: !known})
 			}
 		}
@@ -280,7 +282,7 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 	if sub[0].known {
 		name := commandName(sub[0].val)
 		if isDeleter(name) && !known {
-			a.add(Finding{Label: "parsed: " + via + " " + name + " (deletes every path it reads)", Where: Executed, grammar: -1,
+			a.add(Finding{Label: "parsed: " + via + " " + name + " (deletes every path it reads)", Where: Executed,
 				Command: commandText(via, sub), unknownPath: true})
 			a.addWrite(arg{val: "", known: false}, via, true)
 		}
@@ -292,7 +294,7 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 			}
 			if fromInput {
 				if !known {
-					a.add(Finding{Label: "parsed: " + via + " runs a shell on its input (runs whatever arrives)", Where: Executed, grammar: -1, Command: commandText(via, sub)})
+					a.add(Finding{Label: "parsed: " + via + " runs a shell on its input (runs whatever arrives)", Where: Executed, Command: commandText(via, sub)})
 				}
 				for _, it := range items {
 					a.subshell(func() { a.script(it, d+1) })
@@ -306,7 +308,7 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 	switch {
 	case !known && hasReplace:
 		if what := a.feeding(replace, func() { a.command(sub, d, stdio{}, nil) }); what != "" {
-			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed, grammar: -1,
+			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed,
 				Command: commandText(via, sub), unknownPath: true})
 		}
 	case !known:
@@ -316,7 +318,7 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 		if _, script := shellScript(sub[1:]); sub[0].known && (name == "truncate" || name == "chmod" || name == "cp" || isShell(name) && script) {
 			fed := append(slices.Clone(sub), arg{val: "{}", known: true})
 			if what := a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }); what != "" {
-				a.add(Finding{Label: "parsed: " + via + " " + name + " (" + what + ")", Where: Executed, grammar: -1,
+				a.add(Finding{Label: "parsed: " + via + " " + name + " (" + what + ")", Where: Executed,
 					Command: commandText(via, sub), unknownPath: true})
 			}
 			return
@@ -471,7 +473,7 @@ func (a *analyzer) parallelFrom(sub []arg, d int, in input) {
 			run(it)
 		}
 		if !known && (in.kind != noInput || fromArgs) {
-			a.add(Finding{Label: "parsed: parallel runs commands read from its input (runs whatever arrives)", Where: Executed, grammar: -1, Command: commandText("parallel", sub)})
+			a.add(Finding{Label: "parsed: parallel runs commands read from its input (runs whatever arrives)", Where: Executed, Command: commandText("parallel", sub)})
 		}
 		return
 	}
@@ -1324,7 +1326,7 @@ func readScript(path string) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	case err != nil:
-		return nil, errorf("it cannot be read (%v)", pathErr(err))
+		return nil, errorf("it cannot be read (%v)", fsx.WithoutPath(err))
 	case !fi.Mode().IsRegular():
 		return nil, errorf("it is not a regular file")
 	case fi.Size() > MaxScriptFile:
@@ -1332,7 +1334,7 @@ func readScript(path string) ([]byte, error) {
 	}
 	f, err := openNoBlock(path)
 	if err != nil {
-		return nil, errorf("it cannot be read (%v)", pathErr(err))
+		return nil, errorf("it cannot be read (%v)", fsx.WithoutPath(err))
 	}
 	defer f.Close()
 	var b bytes.Buffer

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"fmt"
@@ -480,7 +480,7 @@ func (a *analyzer) cliRules(tool string, r cliRead, where Where, note, text stri
 		return "", false
 	}
 	add := func(label string, outward bool) {
-		a.add(Finding{Label: "parsed: " + label, Outward: outward, Where: where, Note: note, grammar: -1, Command: text})
+		a.add(Finding{Label: "parsed: " + label, Outward: outward, Where: where, Note: note, Command: text})
 	}
 	switch tool {
 	case "docker":
@@ -628,7 +628,7 @@ func (a *analyzer) sql(client, text string, d int) {
 		if verb == "UPDATE" {
 			label = "parsed: UPDATE without WHERE through a database client (overwrites every row)"
 		}
-		a.add(Finding{Label: label, Where: Executed, grammar: -1, Command: command})
+		a.add(Finding{Label: label, Where: Executed, Command: command})
 	}
 	a.code(client, stripped, d)
 }
@@ -711,7 +711,7 @@ func (a *analyzer) redisModel(c *cmdCall) bool {
 	cmd := strings.ToLower(words[0].val)
 	switch cmd {
 	case "flushall", "flushdb":
-		a.add(Finding{Label: "parsed: redis FLUSHALL/FLUSHDB (deletes every key)", Where: Executed, grammar: -1, Command: text})
+		a.add(Finding{Label: "parsed: redis FLUSHALL/FLUSHDB (deletes every key)", Where: Executed, Command: text})
 	case "eval", "eval_ro", "function", "fcall", "script":
 		for _, w := range words[1:] {
 			a.redisScript(w.val, text)
@@ -726,6 +726,6 @@ func (a *analyzer) redisModel(c *cmdCall) bool {
 func (a *analyzer) redisScript(s, text string) {
 	l := strings.ToLower(s)
 	if strings.Contains(l, "flushall") || strings.Contains(l, "flushdb") {
-		a.add(Finding{Label: "parsed: redis FLUSHALL/FLUSHDB (deletes every key)", Where: Executed, grammar: -1, Command: text})
+		a.add(Finding{Label: "parsed: redis FLUSHALL/FLUSHDB (deletes every key)", Where: Executed, Command: text})
 	}
 }

@@ -1,8 +1,11 @@
-package operator
+package shell
 
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/dlclark/regexp2"
 )
 
 // TestPrefiltersCoverGrammar: every grammar pattern has its prefilter, in
@@ -35,5 +38,14 @@ func TestPrefiltersCoverGrammar(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestTimeoutCountsAsMatch(t *testing.T) {
+	re := regexp2.MustCompile(`^(a+)+$`, regexp2.None)
+	re.MatchTimeout = time.Millisecond
+	m := find(re, strings.Repeat("a", 40)+"!")
+	if !m.found || !m.timedOut {
+		t.Fatalf("catastrophic backtracking did not time out as a match: %+v", m)
 	}
 }

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"os"
@@ -803,10 +803,10 @@ func (a *analyzer) gitFindings(gv gitVerdict, text string) {
 		where, note = DryRun, "a "+gv.inert+": changes nothing"
 	}
 	for _, e := range gv.effects {
-		a.add(Finding{Label: "parsed: " + e.label, Outward: e.outward, Where: where, Note: note, grammar: e.grammar, Command: text})
+		a.add(Finding{Label: "parsed: " + e.label, Outward: e.outward, Where: where, Note: note, grammarNo: e.grammar + 1, Command: text})
 		if e.grammar == grammarPushLease {
 			// The grammar's --force pattern fires on a lease too.
-			a.add(Finding{Label: "parsed: " + irreversiblePatterns[grammarPushForce].Label, Outward: true, Where: where, Note: note, grammar: grammarPushForce, Command: text})
+			a.add(Finding{Label: "parsed: " + irreversiblePatterns[grammarPushForce].Label, Outward: true, Where: where, Note: note, grammarNo: grammarPushForce + 1, Command: text})
 		}
 	}
 }

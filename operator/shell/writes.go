@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"net/url"
@@ -55,7 +55,7 @@ func (a *analyzer) addWrite(w arg, by string, del bool) int {
 	}
 	wr := Write{Path: p, Known: known, Delete: del, Glob: w.glob, By: by}
 	if known && filepath.IsAbs(p) {
-		if r := resolveLinks(p); r != p {
+		if r := ResolveLinks(p); r != p {
 			wr.Real = r
 		}
 	}
@@ -160,8 +160,8 @@ func expandEnv(p string) (string, bool) {
 	return out, ok
 }
 
-// resolveLinks follows symbolic links in the longest existing prefix of p.
-func resolveLinks(p string) string {
+// ResolveLinks follows symbolic links in the longest existing prefix of p.
+func ResolveLinks(p string) string {
 	rest := ""
 	for cur := p; ; {
 		if r, err := filepath.EvalSymlinks(cur); err == nil {
@@ -534,7 +534,7 @@ func (a *analyzer) tarModel(c *cmdCall) bool {
 	if create && slices.ContainsFunc(rest, func(w arg) bool { return w.known && w.val == "--remove-files" }) {
 		// The files it archives go (like rsync --remove-source-files).
 		a.mayWrite("tar")
-		a.add(Finding{Label: "parsed: tar --remove-files (deletes the files it archives)", Where: Executed, grammar: -1, Command: commandText("tar", rest), unknownPath: true})
+		a.add(Finding{Label: "parsed: tar --remove-files (deletes the files it archives)", Where: Executed, Command: commandText("tar", rest), unknownPath: true})
 	}
 	return true
 }
@@ -576,7 +576,7 @@ func (a *analyzer) zipModel(c *cmdCall) bool {
 				paths = append(paths, p)
 			}
 		}
-		a.add(Finding{Label: "parsed: zip -m (deletes the files it archives)", Where: Executed, grammar: -1, Command: commandText("zip", c.args), Paths: paths, unknownPath: len(paths) < len(ops)-1 || len(ops) < 2})
+		a.add(Finding{Label: "parsed: zip -m (deletes the files it archives)", Where: Executed, Command: commandText("zip", c.args), Paths: paths, unknownPath: len(paths) < len(ops)-1 || len(ops) < 2})
 	}
 	return true
 }
@@ -796,7 +796,7 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 		} else {
 			known = false
 		}
-		a.add(Finding{Label: "parsed: rsync --delete (deletes files at the destination that the source lacks)", Where: where, Note: note, grammar: -1, Command: text, Paths: paths, unknownPath: !known})
+		a.add(Finding{Label: "parsed: rsync --delete (deletes files at the destination that the source lacks)", Where: where, Note: note, Command: text, Paths: paths, unknownPath: !known})
 	}
 	if removeSrc {
 		var paths []string
@@ -811,7 +811,7 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 				known = false
 			}
 		}
-		a.add(Finding{Label: "parsed: rsync --remove-source-files (deletes the files it sent)", Where: where, Note: note, grammar: -1, Command: text, Paths: paths, unknownPath: !known})
+		a.add(Finding{Label: "parsed: rsync --remove-source-files (deletes the files it sent)", Where: where, Note: note, Command: text, Paths: paths, unknownPath: !known})
 	}
 	return true
 }

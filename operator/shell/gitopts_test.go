@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import (
 	"os"
@@ -166,7 +166,7 @@ func (a *analyzer) clobbers(c *cmdCall, files []arg) {
 	if n < 2 {
 		return
 	}
-	a.add(Finding{Label: "parsed: " + c.name + " of several files (" + clobberLabel + ")", Where: Executed, grammar: -1,
+	a.add(Finding{Label: "parsed: " + c.name + " of several files (" + clobberLabel + ")", Where: Executed,
 		Command: commandText(c.name, c.args), Paths: paths, unknownPath: unknown})
 }
 
@@ -362,7 +362,7 @@ func (a *analyzer) chmodModel(c *cmdCall) bool {
 		if !recursive {
 			label = "parsed: chmod of a pattern (" + modesLabel + ")"
 		}
-		a.add(Finding{Label: label, Where: Executed, grammar: -1,
+		a.add(Finding{Label: label, Where: Executed,
 			Command: commandText(c.name, c.args), Paths: paths, unknownPath: unknown})
 	}
 	return true

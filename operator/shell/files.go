@@ -1,10 +1,8 @@
-package operator
+package shell
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"syscall"
 )
@@ -20,12 +18,3 @@ func limitReader(r io.Reader, n int64) io.Reader { return io.LimitReader(r, n) }
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 func fmtSscan(s string, v any) (int, error) { return fmt.Sscan(s, v) }
-
-// pathErr is an error without the path it names (the caller says which).
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}

@@ -1,4 +1,4 @@
-package operator
+package shell
 
 import "mvdan.cc/sh/v3/syntax"
 
