@@ -95,7 +95,7 @@ func stopOnSignal(s *streamer, store laserbrain.Store) {
 			time.Sleep(time.Second) // the signal is on its way
 			os.Exit(128 + int(n))
 		}
-		os.Exit(cli.ExitFailure)
+		os.Exit(int(cli.ExitFailure))
 	}()
 }
 

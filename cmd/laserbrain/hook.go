@@ -157,7 +157,7 @@ func runHook(opts *hookOptions) error {
 	}
 	s := opts.IO
 	if code := hook.Run(context.Background(), opts.event, client.Name(opts.clientName), opts.format, opts.Hook(), s.In, s.Out, s.ErrOut); code != 0 {
-		return cli.SilentExit(code)
+		return cli.PassThrough(code)
 	}
 	return nil
 }

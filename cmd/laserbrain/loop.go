@@ -147,7 +147,7 @@ func runLoop(opts *loopOptions) error {
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return cli.Exit(loop.ExitInternal, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
+		return cli.Failure(fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
 	}
 	o.Self = self
 	o.Stdin, o.Stdout, o.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
@@ -174,7 +174,7 @@ func runLoop(opts *loopOptions) error {
 	ctx := context.Background()
 	res, err := loop.Run(ctx, o)
 	if err != nil {
-		return loopExit(err, loop.ExitInternal)
+		return loopError(err)
 	}
 	if opts.json {
 		if err := cli.WriteJSON(opts.IO.Out, res); err != nil {
@@ -184,7 +184,7 @@ func runLoop(opts *loopOptions) error {
 		fmt.Fprint(opts.IO.ErrOut, res.Summary())
 	}
 	if res.ExitCode != 0 {
-		return cli.SilentExit(res.ExitCode)
+		return cli.PassThrough(res.ExitCode)
 	}
 	return nil
 }
@@ -233,7 +233,7 @@ func runLoopPrune(opts *loopPruneOptions) error {
 	ctx := context.Background()
 	res, err := loop.Prune(ctx, loop.PruneOptions{All: opts.all, DryRun: opts.dryRun})
 	if err != nil {
-		return loopExit(err, cli.ExitFailure)
+		return loopError(err)
 	}
 	if opts.json {
 		return cli.WriteJSON(opts.IO.Out, res)
@@ -265,18 +265,14 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
 }
 
-// loopExit maps a loop error to the command's exit: the loop's own code
-// when it carries one (usage through cli.Usagef, so the hint is printed),
-// otherwise fallback.
-func loopExit(err error, fallback int) error {
+// loopError is a loop error as the command returns it: the loop's own,
+// whose kind is its exit code's, or a failure.
+func loopError(err error) error {
 	var le *loop.Error
 	if errors.As(err, &le) {
-		if le.Code == loop.ExitUsage {
-			return cli.Usagef("%v", le.Err)
-		}
-		return cli.Exit(le.Code, le.Err)
+		return le
 	}
-	return cli.Exit(fallback, err)
+	return cli.Failure(err)
 }
 
 // loopInsideAgent refuses a loop inside the kernel's confinement of an

@@ -53,7 +53,7 @@ lock, whatever process ids say; --all lists the finished runs too.`,
 func runLoopList(opts *loopListOptions) error {
 	runs, err := loop.List(loop.ListOptions{All: opts.all})
 	if err != nil {
-		return loopExit(err, cli.ExitFailure)
+		return loopError(err)
 	}
 	if opts.json {
 		return cli.WriteJSON(opts.IO.Out, runs)
@@ -147,7 +147,7 @@ func runLoopStatus(opts *loopStatusOptions) error {
 	defer done()
 	si, err := loop.Status(ctx, loop.StatusOptions{Run: opts.args[0], Steps: opts.steps, Fleet: st})
 	if err != nil {
-		return loopExit(err, cli.ExitFailure)
+		return loopError(err)
 	}
 	if opts.json {
 		return cli.WriteJSON(opts.IO.Out, si)
@@ -281,7 +281,7 @@ func runLoopCancel(opts *loopCancelOptions) error {
 	defer done()
 	res, err := loop.Cancel(ctx, loop.CancelOptions{Run: opts.args[0], Wait: opts.wait, Fleet: st})
 	if err != nil {
-		return loopExit(err, cli.ExitFailure)
+		return loopError(err)
 	}
 	if opts.json {
 		return cli.WriteJSON(opts.IO.Out, res)

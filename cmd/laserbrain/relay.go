@@ -32,7 +32,7 @@ func relayed(cmd *cobra.Command, streams *cli.IOStreams, name string) (handled b
 		return true, cli.Failure(err)
 	}
 	if code != 0 {
-		return true, cli.SilentExit(code)
+		return true, cli.PassThrough(code)
 	}
 	return true, nil
 }

@@ -90,10 +90,6 @@ func coverageEnv(opts *runOptions) ([]string, error) {
 	return env, nil
 }
 
-// laserbrain run's limit status is the shared table's "exhausted": this
-// fails to compile when they part.
-var _ = [1]int{}[agentrun.ExitLimit-cli.ExitExhausted]
-
 // runHelp is run's long help: what it does to the agent and what it prints.
 const runHelp = `run registers a run (agent name, run id, and the fleet: the repository's
 first commit, or LASERBRAIN_FLEET, so worktrees and clones of one repository
@@ -210,7 +206,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
 		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (the summary names it)"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},
-		cli.ExitDoc{Code: cli.ExitSetup}, cli.ExitDoc{Code: cli.ExitNotRunning}, cli.ExitDoc{Code: cli.ExitNotFound},
+		cli.ExitDoc{Code: cli.ExitSetup}, cli.ExitDoc{Code: cli.ExitNotRunnable}, cli.ExitDoc{Code: cli.ExitNotFound},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N killed the agent"})
 	return cmd
 }
@@ -227,7 +223,7 @@ func runRun(opts *runOptions) error {
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return cli.Exit(agentrun.ExitSetup, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
+		return &agentrun.SpawnError{Kind: agentrun.SpawnSetup, Err: fmt.Errorf("cannot find this binary's path for the hooks: %w", err)}
 	}
 	if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.grace < 0 {
 		return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground and --grace cannot be negative (0 turns a limit off)")
@@ -268,18 +264,21 @@ func runRun(opts *runOptions) error {
 	res, err := sup.Spawn(ctx, so)
 	var se *agentrun.SpawnError
 	if errors.As(err, &se) {
-		if se.Code == 2 {
-			return cli.Usagef("%v", se.Err)
-		}
-		return cli.Exit(se.Code, se)
+		return se // its kind is its exit code's
+	}
+	// A limit that stopped the agent is run's own status, whatever the
+	// agent's.
+	exit := cli.PassThrough(res.ExitCode)
+	if res.Stopped != nil {
+		exit = cli.SilentExit(cli.ExitExhausted)
 	}
 	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the agent exited %d, but its run could not be closed: %v\n", res.ExitCode, err)
-		return cli.SilentExit(res.ExitCode)
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the agent exited %d, but its run could not be closed: %v\n", cli.CodeOf(exit), err)
+		return exit
 	}
-	printRunSummary(ctx, opts.IO.ErrOut, sup, res)
-	if res.ExitCode != 0 {
-		return cli.SilentExit(res.ExitCode)
+	printRunSummary(ctx, opts.IO.ErrOut, sup, res, int(cli.CodeOf(exit)))
+	if cli.CodeOf(exit) != cli.ExitOK {
+		return exit
 	}
 	return nil
 }
@@ -297,7 +296,7 @@ func runPonderSession(flag string) (string, error) {
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return "", cli.Exit(agentrun.ExitSetup, err)
+		return "", &agentrun.SpawnError{Kind: agentrun.SpawnSetup, Err: err}
 	}
 	if _, _, err := ponder.NewReader(cwd).Resolve(slug); err != nil {
 		return "", cli.Usagef("--ponder %s: %v; nothing was started", slug, err)
@@ -338,7 +337,7 @@ func prepareClient(ctx context.Context, so *agentrun.SpawnOptions, self string, 
 // printRunSummary prints, on w, what the run did: its checks and tool
 // calls, its coverage, why it stopped, a halt in force and the whole-run
 // judgment.
-func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Supervisor, res agentrun.SpawnResult) {
+func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Supervisor, res agentrun.SpawnResult, status int) {
 	r, j := res.Run, res.Judgment
 	var figs coverage.Figures
 	if st, err := sup.Fleet(); err == nil {
@@ -346,7 +345,7 @@ func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Supervisor,
 			figs = coverage.Measure(events)
 		}
 	}
-	fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, plural(int64(r.Checks), "check"))
+	fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, status, plural(int64(r.Checks), "check"))
 	if figs.ToolCalls > 0 {
 		fmt.Fprintf(w, ", %s", plural(int64(figs.ToolCalls), "tool call"))
 	}
