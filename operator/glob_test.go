@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // Which unquoted words are patterns is bash's to say: in an empty
@@ -11,11 +13,7 @@ import (
 // any other word stays. A lone [ (the test command) is no pattern; a
 // closed bracket expression is.
 func TestGlobAsBashSeesIt(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		skipOrFailf(t, "bash is not installed: %v", err)
-		return
-	}
+	bash := testenv.LookPath(t, "bash")
 	words := []string{"[", "]", "[ab", "a[", "[]", "[!]", "[]]", "[!]]", "[a]", "d[12]", "r[m]x", "[!a]b",
 		"[^a]", `\[a]`, "*", "a?", `a\*`, "x", "-e", "[[", "a[b\\]"}
 	for _, w := range words {

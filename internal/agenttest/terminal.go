@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // Terminal is an interactive claude session on a pseudo-terminal (made by
@@ -47,13 +49,7 @@ func (s *Session) TrustHome(t testing.TB) {
 // or fails when CI=true. The session is killed when the test ends.
 func (s *Session) Interactive(t testing.TB, args ...string) *Terminal {
 	t.Helper()
-	script, err := exec.LookPath("script")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and script(1) is missing: %v", err)
-		}
-		t.Skip("no script(1) to give claude a terminal")
-	}
+	script := testenv.LookPath(t, "script")
 	line := shellWord(s.Claude)
 	for _, a := range args {
 		line += " " + shellWord(a)
@@ -63,6 +59,7 @@ func (s *Session) Interactive(t testing.TB, args ...string) *Terminal {
 	tm.cmd.Dir = s.Dir
 	tm.cmd.Env = append(s.BaseEnv(), "TERM=xterm-256color", "SHELL=/bin/sh")
 	tm.cmd.Stdout, tm.cmd.Stderr = tm, tm
+	var err error
 	if tm.in, err = tm.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
