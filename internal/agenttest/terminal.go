@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/internal/testenv"
 )
 
@@ -50,9 +51,9 @@ func (s *Session) TrustHome(t testing.TB) {
 func (s *Session) Interactive(t testing.TB, args ...string) *Terminal {
 	t.Helper()
 	script := testenv.LookPath(t, "script")
-	line := shellWord(s.Claude)
+	line := shellquote.Word(s.Claude)
 	for _, a := range args {
-		line += " " + shellWord(a)
+		line += " " + shellquote.Word(a)
 	}
 	tm := &Terminal{t: t, done: make(chan struct{})}
 	tm.cmd = exec.Command(script, "-qfec", line, "/dev/null")
@@ -145,13 +146,4 @@ func (tm *Terminal) Close() {
 		}
 		tm.in.Close()
 	})
-}
-
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
