@@ -71,17 +71,25 @@ ui-example: build
 test-browser:
 	$(GO) test -count=1 -run 'Chromium|Harness' ./internal/browsertest ./supercode/report ./ponder/report ./cmd/laserbrain
 
+# Every bench target prints the load average before and after it runs:
+# a figure is quoted with the load it ran at.
+LOADAVG = @echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
+
 # The stores side by side in one run: the local home against a durable
 # PostgreSQL over its Unix socket (checks/s, hook latency), and new runs in
-# the local store against the earlier per-run files (figures in the README).
+# the local store against the earlier per-run files (docs/performance.md).
 bench-store:
+	$(LOADAVG)
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'NewRuns' -benchtime 3x ./laserbrain/localstore/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps|SuperviseRound100' -benchtime 2s ./supercode/backend/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'HookStore|CheckStream10k(Fresh200|Interleaved8)?$$' -benchtime 50x ./cmd/laserbrain/
+	$(LOADAVG)
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.
 bench-oca:
+	$(LOADAVG)
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench . -benchmem ./ponder/oca/pgstore/
+	$(LOADAVG)
 
 # The Python SDK behind the runner protocol (vectors/adapters/python), sent
 # every case of every built-in kind: the reference must agree with all of
@@ -106,7 +114,9 @@ check-generated:
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*zz_generated*' 'vectors/*.json')" || { echo "go generate created untracked files"; exit 1; }
 
 bench: bench-stream bench-fleet
+	$(LOADAVG)
 	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents' -benchmem $(PKGS)
+	$(LOADAVG)
 
 # The fleet-scale figures, each a ratio of interleaved medians measured in
 # one run and bounded as the acceptance has it: a registered stream against
@@ -118,15 +128,19 @@ bench: bench-stream bench-fleet
 FLEET_BENCH := StreamRegistered1000|StreamRunLocks|LongRunRSS|ReportFleet100x1000|SuperviseOnceAfter1000
 
 bench-fleet:
+	$(LOADAVG)
 	$(GO) test -run '^$$' -bench 'StreamRegistered1000|StreamRunLocks' -benchtime 10x ./cmd/laserbrain
 	$(GO) test -run '^$$' -bench 'LongRunRSS|ReportFleet100x1000' -benchtime 3x ./cmd/laserbrain
 	$(GO) test -timeout 60m -run '^$$' -bench 'SuperviseOnceAfter1000' -benchtime 10x ./supercode/supervise
+	$(LOADAVG)
 
 # laserbrain check --stream on 10,000 steps, the real binary end to end:
 # ns/step, CPU ns/step, and the throughput ratio to the Python reference's
 # stated 0.7 ms a step (x-reference; the reference itself is not run).
 bench-stream:
+	$(LOADAVG)
 	$(GO) test -run '^$$' -bench 'CheckStream10k|StreamInProcess10k' -benchtime 5x ./cmd/laserbrain
+	$(LOADAVG)
 
 # The PreToolUse hook as Claude Code runs it: whole processes, medians,
 # interleaved with /bin/true, an empty Go program (the runtime's floor),
@@ -136,26 +150,34 @@ bench-stream:
 # fails when the gate is past 2.5x (a regression), and reports the ratio to
 # the reference (flagged under 100x). -v: the whole report is printed.
 bench-hook:
+	$(LOADAVG)
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/laserbrain
 	LASERBRAIN_BIN=$(CURDIR)/$(BIN)/laserbrain $(GO) test -v -run '^$$' -bench HookProcess -benchtime 300x ./cmd/laserbrain-gate
+	$(LOADAVG)
 
 # What the fail-closed guard around the installed hook command costs:
 # whole processes, medians, interleaved with /bin/true, the bare gate and
 # the unguarded command line through sh -c. Fails over 1.2x the unguarded.
 bench-guard:
+	$(LOADAVG)
 	$(GO) test -run '^$$' -bench GuardedHook -benchtime 300x ./cmd/laserbrain-gate
+	$(LOADAVG)
 
 # laserbrain ui under fifty agents checking at once (250 checks a second):
 # latency from a check to the page's stream, the server's cores beside its
 # idle cores and the writers' CPU, in one run. Fails at a core or a p95 of 2 s.
 bench-ui:
+	$(LOADAVG)
 	$(GO) test -run '^$$' -bench UI50Agents -benchtime 25x ./cmd/laserbrain
+	$(LOADAVG)
 
 # What holding an agent to coverage adds to the gate: whole processes,
 # medians, interleaved with /bin/true and the same call with coverage off.
 # Fails over 0.3 ms added to an allowed call under laserbrain run.
 bench-coverage:
+	$(LOADAVG)
 	$(GO) test -run '^$$' -bench CoverageGate -benchtime 300x ./cmd/laserbrain-gate
+	$(LOADAVG)
 
 # Every oracle variant (git, the shell and its tools, npm and cargo registries)
 # in throwaway fixtures (go test runs a sample);

@@ -9,7 +9,7 @@ import (
 	"github.com/laserkit/laserkit/internal/testenv"
 )
 
-// The declared hash of seed 004 (grammar 1.21.0); spec laserbrain.md §15.
+// The content hash grammar 1.21.0 declares for itself.
 const shippedHash = "6a58931785384ef2"
 
 func TestCanonicalFileIsItsOwnRendering(t *testing.T) {
@@ -32,8 +32,9 @@ func TestShippedHash(t *testing.T) {
 	}
 }
 
-// The spec lists the hashes that the usual wrong renderings give; each must
-// be reproduced, or our renderer is wrong in that way.
+// The hashes the usual wrong renderings of grammar 1.21.0 give, known
+// beside its declared hash; each must be reproduced, or our renderer is
+// wrong in that way.
 func TestKnownWrongRenderings(t *testing.T) {
 	v, _ := Parse(Canonical)
 	corr, err := v.Lookup("/calibration/anchored/corroborated")

@@ -59,7 +59,7 @@ func TestEventJSON(t *testing.T) {
 	}
 }
 
-// Spec §6: with events handed in, a check is corroborated iff at least one
+// With events handed in, a check is corroborated iff at least one
 // has ok ≠ false — so an event whose success is unknown corroborates,
 // which a bool could not say.
 func TestSawUnknownCorroborates(t *testing.T) {

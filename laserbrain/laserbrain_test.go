@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// Spec §4.3 examples and the upstream cycle properties (periods 2..6, need
-// rule, smallest period, one distinct value never fires).
+// The cycle detector: periods 2..6 fire once the trail is long enough (the
+// need rule), the smallest period is the one reported, and a trail of one
+// distinct value never fires.
 func TestPeriod(t *testing.T) {
 	rep := func(pattern string, n int) []string {
 		var out []string
@@ -48,7 +49,7 @@ func TestPeriod(t *testing.T) {
 	}
 }
 
-// Spec §2 context id examples.
+// Context ids, as the Python reference computes them.
 func TestContextID(t *testing.T) {
 	for goal, want := range map[string]string{
 		"build the parser":       "ctx_1sax889",
@@ -64,8 +65,8 @@ func TestContextID(t *testing.T) {
 	}
 }
 
-// Spec §2 asDist: int(float(x)) clamped to 0..10, anything unreadable 5; and
-// Python's float() syntax for strings.
+// A distance is int(float(x)) clamped to 0..10, anything unreadable 5, as
+// the Python reference reads it; and Python's float() syntax for strings.
 func TestDistanceFromJSON(t *testing.T) {
 	for raw, want := range map[string]int{
 		`"7.9"`: 7, `"1e1"`: 10, `true`: 1, `false`: 0, `"abc"`: 5, `12`: 10, `-3`: 0,
@@ -89,7 +90,7 @@ func TestDistanceFromJSON(t *testing.T) {
 	}
 }
 
-// Spec §2 laserscore examples.
+// Laserscores, as the Python reference writes them.
 func TestLaserscore(t *testing.T) {
 	cases := []struct {
 		goal, progress string
@@ -128,7 +129,7 @@ func TestSignature(t *testing.T) {
 	}
 }
 
-// inferBrute reads the spec's rule for observed progress literally.
+// inferBrute reads the rule for observed progress literally.
 func inferBrute(events []WindowEntry) string {
 	if len(events) > 6 {
 		events = events[len(events)-6:]
@@ -192,7 +193,7 @@ func TestObservedProgress(t *testing.T) {
 	}
 }
 
-// Spec §6 anchored, with events handed in: corroborated iff one succeeded;
+// Anchoring with events handed in: corroborated iff one succeeded;
 // and the stall execution veto over the W most recent stored checks.
 func TestSawAnchoringAndVeto(t *testing.T) {
 	r := NewRun(RunOptions{})
@@ -239,7 +240,7 @@ func TestSawAnchoringAndVeto(t *testing.T) {
 	}
 }
 
-// Spec §6 anchored from the machine's counters: dark until they pass their
+// Anchoring from the machine's counters: dark until they pass their
 // value at the run's start; corroborated iff ok advanced since the last check.
 func TestCounterAnchoring(t *testing.T) {
 	store := NewMemStore()
@@ -275,7 +276,8 @@ func TestCounterAnchoring(t *testing.T) {
 	}
 }
 
-// Spec §9 rules that need evidence, a budget or earlier runs.
+// The whole-run judgment's rules that need evidence, a budget or earlier
+// runs.
 func TestPhronesisEvidenceBudgetAndPriorRuns(t *testing.T) {
 	// Rule 4 unbacked: work seen (failures only), 5 checks, distance closed.
 	r := NewRun(RunOptions{})
@@ -375,7 +377,7 @@ func wrongProblemRun(corroborated bool) *Run {
 	return r
 }
 
-// Spec §8: an entry keeps counts, the best distance (none counted as 5) and
+// A context entry keeps counts, the best distance (none counted as 5) and
 // the 20 most recent run ids.
 func TestContextEntry(t *testing.T) {
 	var e ContextEntry
@@ -432,7 +434,7 @@ func TestRunSurvivesStore(t *testing.T) {
 	}
 }
 
-// Spec §7 examples that are not in vectors/ceiling.json: the hits.
+// Ceiling claims that are not in vectors/ceiling.json: the hits.
 func TestMarkHits(t *testing.T) {
 	c := Mark("That’s why it failed", "", "grep found nothing")
 	want := []Claim{{"cause", "that’s why"}, {"observation", "grep found"}}
@@ -441,7 +443,7 @@ func TestMarkHits(t *testing.T) {
 	}
 }
 
-// Spec §13 modulation, from the seed's depths and presets.
+// Modulation, from the grammar's depths and presets.
 func TestModulate(t *testing.T) {
 	v := func(reason string) CheckResult { return CheckResult{Reason: reason, Advice: "advice of " + reason} }
 	cases := []struct {
@@ -460,7 +462,7 @@ func TestModulate(t *testing.T) {
 		// presets, as its modulate answers in the mcp vectors), not its
 		// grammar copy's, which opens "The exploration has drifted. ".
 		{"stalled", "deep-search", "checker", true, "Restate the goal and verify the last step against it."},
-		{"oscillating", "iterative-refinement", "drafter", true, "advice of oscillating"}, // the seed's balanced depth has it
+		{"oscillating", "iterative-refinement", "drafter", true, "advice of oscillating"}, // the grammar's balanced depth has it
 		{"goal-drift", "iterative-refinement", "critic", false, "critic (recurse: balanced) tolerates goal-drift — recursing on."},
 		{"ungrammatical", "iterative-refinement", "critic", true, "You are agreeing, not improving. Name one concrete flaw and change it."},
 		{"self-report:stuck", "adversarial-deliberation", "advocate-b", false, "advocate-b (recurse: deep) tolerates self-report:stuck — recursing on."},
@@ -500,7 +502,7 @@ func TestModulate(t *testing.T) {
 	}
 }
 
-// Spec §10 explore readings, derived by hand.
+// Explore readings, derived by hand.
 func TestExplorer(t *testing.T) {
 	var x Explorer
 	r := x.Ground("map the auth flow") // {auth, flow, map}

@@ -33,7 +33,8 @@ func normRegexp(text string) []string {
 	return out
 }
 
-// Cases from the spec (laserbrain.md §1) and the reference's behaviour.
+// The normaliser's leftmost-suffix stemming and tokenising, as the Python
+// reference normalises these words.
 func TestNormSpecExamples(t *testing.T) {
 	cases := map[string]string{
 		"things": "th", "sings": "s", "classes": "class", "class": "clas", "status": "statu",

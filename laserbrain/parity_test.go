@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// Each test here names the item of the spec's Go parity checklist
-// (../shared/spec/laserbrain.md §18) it guards, and would fail on the common
-// wrong reading that item warns about. Expected values are derived by hand
-// from the spec; float literals were computed with Python 3 as the
-// reference computes them (noted where it matters).
+// Each test here guards one place where a port of the Python reference
+// commonly reads it wrong, and would fail on that wrong reading. Expected
+// values are derived by hand from the reference's rules; float literals
+// were computed with Python 3 as the reference computes them (noted where
+// it matters).
 
 // step is one input of a scripted run and the reason/drifting/phi expected.
 type step struct {
@@ -43,7 +43,7 @@ func play(t *testing.T, steps []step) *Run {
 
 const adv, stuck = ProgressAdvancing, ProgressStuck
 
-// Checklist 1: full-Unicode lowercasing incl. U+0130; ASCII token pattern.
+// Full-Unicode lowercasing incl. U+0130; ASCII token pattern.
 func TestParity01UnicodeLowercasing(t *testing.T) {
 	// Python: "İstanbul".lower() == "i̇stanbul"; the combining dot ends the
 	// token, so "i" (a stopword) and "stanbul". strings.ToLower gives
@@ -62,7 +62,7 @@ func TestParity01UnicodeLowercasing(t *testing.T) {
 	})
 }
 
-// Checklist 2: leftmost, single stem replacement; length test > 4.
+// Leftmost, single stem replacement; length test > 4.
 func TestParity02LeftmostSingleStem(t *testing.T) {
 	for word, want := range map[string]string{
 		"classes": "class", // longest-then-again would give "clas"
@@ -77,7 +77,7 @@ func TestParity02LeftmostSingleStem(t *testing.T) {
 	}
 }
 
-// Checklist 3: Φ with Python grouping, runtime float64, left-to-right sum.
+// Φ with Python grouping, runtime float64, left-to-right sum.
 func TestParity03PhiFloatGrouping(t *testing.T) {
 	g := Ground{Goal: "alpha beta gamma delta", Progress: adv, Dist: Dist(0)}
 	// Python: 0.5*0.25 + 0.3*(7/10) == 0.33499999999999996 (→ 0.33);
@@ -96,7 +96,7 @@ func TestParity03PhiFloatGrouping(t *testing.T) {
 	}
 }
 
-// Checklist 4: ties-to-even 2-dp rounding on the exact binary value;
+// Ties-to-even 2-dp rounding on the exact binary value;
 // thresholds on unrounded values.
 func TestParity04Rounding(t *testing.T) {
 	for x, want := range map[float64]float64{
@@ -121,7 +121,7 @@ func TestParity04Rounding(t *testing.T) {
 	}
 }
 
-// Checklist 5: strict > for self_report_min, strict < for goal_min, ≥ for
+// Strict > for self_report_min, strict < for goal_min, ≥ for
 // the excursion parent and for collisions.
 func TestParity05Thresholds(t *testing.T) {
 	six := "alpha beta gamma delta epsilon zeta"
@@ -148,7 +148,7 @@ func TestParity05Thresholds(t *testing.T) {
 	}
 }
 
-// Checklist 6: prev is the previous reason's class; the trace stores the
+// prev is the previous reason's class; the trace stores the
 // underlying reason under oscillating.
 func TestParity06PrevIsReasonClass(t *testing.T) {
 	// A stall that only warned (drifting false) still makes the next
@@ -186,7 +186,7 @@ func TestParity06PrevIsReasonClass(t *testing.T) {
 	}
 }
 
-// Checklist 7: the latch fires once per contiguous p > 0 stretch and clears
+// The latch fires once per contiguous p > 0 stretch and clears
 // on p = 0.
 func TestParity07Latch(t *testing.T) {
 	a := in("read auth.py", adv, NoDistance)
@@ -204,7 +204,7 @@ func TestParity07Latch(t *testing.T) {
 	})
 }
 
-// Checklist 8: a stopword-only ground makes every later step goal-drift
+// A stopword-only ground makes every later step goal-drift
 // (anchor 0.0) while goal_score stays 1.0.
 func TestParity08StopwordGround(t *testing.T) {
 	r := NewRun(RunOptions{})
@@ -222,7 +222,7 @@ func TestParity08StopwordGround(t *testing.T) {
 	}
 }
 
-// Checklist 9: reground, excursion and goal-drift skip dist_hist; a
+// Reground, excursion and goal-drift skip dist_hist; a
 // none-distance ground zeroes the distance term all run.
 func TestParity09DistanceHistory(t *testing.T) {
 	h, p := "hold the line", "paint the shed"
@@ -257,7 +257,7 @@ func TestParity09DistanceHistory(t *testing.T) {
 	})
 }
 
-// Checklist 10: the ceiling regex runs on regexp2, whose \b is Unicode-aware
+// The ceiling regex runs on regexp2, whose \b is Unicode-aware
 // like Python's, with a match timeout.
 func TestParity10CeilingRegexp(t *testing.T) {
 	if c := Mark("ésince", "", ""); c.Grounded != nil || c.Cause != 0 {
@@ -271,11 +271,11 @@ func TestParity10CeilingRegexp(t *testing.T) {
 	}
 }
 
-// Checklist 11 (ordered JSON with Python float/escape style for hashing) is
+// Ordered JSON with Python float/escape style for hashing is
 // the grammar package's: see grammar_test.go. Signatures use the same
 // Python style (see TestSignature).
 
-// Checklist 12: contexts and evidence are isolated per test — a fresh run
+// Contexts and evidence are isolated per test — a fresh run
 // records into its own store, so two runs never see each other's contexts.
 func TestParity12IsolatedContexts(t *testing.T) {
 	a, b := NewRun(RunOptions{}), NewRun(RunOptions{})

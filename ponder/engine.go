@@ -446,8 +446,8 @@ func (h *handle) hasForecast(k int) bool {
 }
 
 // needsForecast reports whether the current pass may not be deliberated
-// yet: from pass 2 on, "the agent must record a churn forecast before each
-// pass" (the paper, §2.3).
+// yet: from pass 2 on, the agent must record a churn forecast before each
+// pass.
 func (h *handle) needsForecast() bool {
 	return h.s.CurrentPass >= 2 && !h.hasForecast(h.s.CurrentPass)
 }

@@ -111,7 +111,7 @@ type SessionFacts struct {
 	// Passes are 1 … Pass, each as the ledger stood at its end.
 	Passes []PassFacts `json:"passes"`
 	// Files is every path a unit ever carried (its units and so its
-	// findings' paths), sorted, as stored (SPEC §4, names are bytes).
+	// findings' paths), sorted, as stored (names are bytes: SPEC.md §4).
 	Files []string `json:"files"`
 }
 
@@ -133,7 +133,7 @@ type PassFacts struct {
 	// without one.
 	Forecast *Forecast `json:"forecast"`
 	// Graded and Counted are the coverage after the pass's records, with
-	// every phantom delete re-verified against the disk now (SPEC §6).
+	// every phantom delete re-verified against the disk now (SPEC.md §6).
 	Graded  int `json:"graded"`
 	Counted int `json:"counted"`
 	Live    int `json:"live"`
@@ -155,7 +155,7 @@ type PassFacts struct {
 	Phantoms    []PhantomFact `json:"phantoms"`
 }
 
-// Rule6Thresholds are Rule 6's convergence thresholds (SPEC §7), for
+// Rule6Thresholds are Rule 6's convergence thresholds (SPEC.md §7), for
 // readers that draw a session's course against them.
 type Rule6Thresholds struct {
 	MaxNovelty float64 `json:"maxNovelty"` // novelty < MaxNovelty

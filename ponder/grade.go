@@ -120,7 +120,7 @@ func (st *State) resolveUnit(arg string) *Unit {
 	return nil
 }
 
-// ObservationTypes are the five metacognitive observation types (spec §6.6).
+// ObservationTypes are the five metacognitive observation types.
 var ObservationTypes = oca.ObservationTypes
 
 // Observation is one line of observations.jsonl.
@@ -181,8 +181,7 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 	}
 	defer h.release()
 	// Under PONDER_OCA=on the observation's row is the point: a dead OCA
-	// refuses before anything is written (seed 001: never silently lose a
-	// row).
+	// refuses before anything is written: a row is never silently lost.
 	if err := h.requireOCA(); err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ const (
 	VerdictStop     = "stop"
 )
 
-// Rule 6 thresholds and the tie-breaker's (spec §5).
+// Rule 6 thresholds and the tie-breaker's (SPEC.md §7).
 const (
 	maxNovelty       = 0.05 // novelty < 0.05
 	maxChurn         = 0.10 // churn < 0.10
@@ -25,7 +25,7 @@ const (
 )
 
 // Metrics are a judged pass's numbers, stored as computed: no rounding, no
-// clamping; null (nil) where the spec says null.
+// clamping; null (nil) where a metric is undefined for the pass.
 type Metrics struct {
 	Coverage float64  `json:"coverage"`
 	Graded   int      `json:"graded"`
@@ -221,7 +221,7 @@ type TieBreaker struct {
 }
 
 // Decide applies rules R1..R6 in order, first match wins, then the
-// tie-breaker (spec §5).
+// tie-breaker (SPEC.md §7).
 func Decide(in VerdictInput) Verdict {
 	cur := in.Current
 	v := Verdict{Rule6: Rule6Check{Current: rule6Failures(&cur)}, Ungraded: in.Ungraded}

@@ -98,8 +98,8 @@ func parseUnitList(data []byte) ([]listedUnit, error) {
 func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) }
 
 // Units seeds the session's inventory, once. The scope is what is on disk
-// under --scan (the paper's "disk-anchored" gate); the agent's own list
-// comes from --from or, as in the paper, from a units.json the agent wrote
+// under --scan (a "disk-anchored" gate); the agent's own list comes from
+// --from or from a units.json the agent wrote
 // into the unseeded session. With a list and a scan the files the list
 // omits are reported, and --strict-scope refuses the list instead.
 func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
@@ -133,7 +133,7 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 	}
 	fromName := o.FromName
 	if fromName == "" {
-		// The paper's form: the agent wrote its own units.json, and `units
+		// The agent wrote its own units.json, and `units
 		// --scan <dir> [--strict-scope]` checks it against the disk. An
 		// unseeded session has no units.json of ponder's making.
 		agentList := filepath.Join(h.dir, unitsFile)

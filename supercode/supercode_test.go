@@ -14,7 +14,7 @@ import (
 )
 
 // Expected values here are derived by hand from the reference's rules
-// (supercode.py, catches.py, laserbrain-sdk 0.53.0) and the spec; the
+// (supercode.py, catches.py, laserbrain-sdk 0.53.0); the
 // vectors package checks the same code against 150 reference scenarios.
 
 const adv, stuck = laserbrain.ProgressAdvancing, laserbrain.ProgressStuck

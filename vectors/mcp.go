@@ -174,11 +174,13 @@ func runMCP(raw json.RawMessage) (any, error) {
 	}
 	env := map[string]string{"HOME": home, "LASERBRAIN_HOME": filepath.Join(home, "lb"), "CLAUDE_PROJECT_DIR": home}
 	sup := &agentrun.Supervisor{
-		Getenv:    func(k string) string { return env[k] },
-		OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "lb", "fleet")) },
-		OpenRuns: func() (laserbrain.Store, error) {
-			return localstore.Open(localstore.Paths{Home: filepath.Join(home, "lb"), Config: filepath.Join(home, "lb", "config")})
-		},
+		Getenv: func(k string) string { return env[k] },
+		Stores: agentrun.StoreFuncs{
+			Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "lb", "fleet")) },
+			Runs: func() (laserbrain.Store, error) {
+				return localstore.Open(localstore.Paths{Home: filepath.Join(home, "lb"), Config: filepath.Join(home, "lb", "config")})
+			},
+		}.Open,
 	}
 	defer sup.Close()
 	srv, err := mcpserver.NewWithOptions(sup, mcpserver.Options{})

@@ -13,8 +13,8 @@ import (
 )
 
 // TestGateAnswersDeepSubstitution drives the built gate with the inputs
-// that once kept the hook busy past Claude Code's hook timeout (issue 24:
-// echo $(echo $(… rm -rf …)) of 30 KB took 24 s, of 60 KB 117 s): each is
+// that once kept the hook busy past Claude Code's hook timeout (echo
+// $(echo $(… rm -rf …)) of 30 KB took 24 s, of 60 KB 117 s): each is
 // answered, refused with nobody there and asked with a person there,
 // never let through. The deadline is the client's hook timeout (60 s), a
 // bound on a hang, not a measure of speed (BenchmarkHostile measures).

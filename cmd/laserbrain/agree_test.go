@@ -13,6 +13,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/loop"
@@ -60,7 +61,7 @@ func FuzzCallersAgree(f *testing.F) {
 		if len(cmd) > 4096 || !utf8.ValidString(cmd) || strings.ContainsRune(cmd, 0) || strings.TrimSpace(cmd) == "" {
 			return
 		}
-		an := operator.Analyze(cmd, repo)
+		an := shell.Analyze(cmd, repo)
 		if strings.Contains(an.Why, "stopped after") || strings.Contains(an.Why, "timed out") {
 			return // a loaded machine spent a budget: the views would differ by time, not by rule
 		}
@@ -104,7 +105,7 @@ func FuzzCallersAgree(f *testing.F) {
 
 		// classify --explain --json, from the repository.
 		var out, errOut bytes.Buffer
-		c := newClassifyCmd(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		c := newClassifyCmd(newFactory(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}))
 		c.SetArgs([]string{"--json", "--explain", "--presence", "unattended", "--", cmd})
 		c.SilenceUsage, c.SilenceErrors = true, true
 		c.SetOut(&errOut)

@@ -303,3 +303,55 @@ func clipOut(s string) string {
 	}
 	return s
 }
+
+// TestAgentRunCheckLands: under laserbrain run — behind the kernel's
+// boundary, where the store's records are read-only to the agent's whole
+// tree — each client's check_state reaches our MCP server, and the check
+// is recorded on the run laserbrain run opened for it: the server hands
+// the check to the supervisor's broker rather than writing itself. The
+// check is answered with a grounding verdict naming that run (not an
+// error), and `laserbrain runs --json` lists the one run with the step.
+func TestAgentRunCheckLands(t *testing.T) {
+	lb, _ := confinedBinaries(t)
+	for _, c := range agenttest.Clients {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			s := agenttest.NewAgent(t, c,
+				c.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "ship the parser", "progress": "advancing", "distance": 4}),
+				c.Shell("call_act", "echo acted > acted.txt && echo made-acted"),
+				agenttest.Say("Scripted answer 44."))
+			lbHome := filepath.Join(s.Home, "laserbrain")
+			s.Env = append(s.Env, "LASERBRAIN_HOME="+lbHome)
+			switch c {
+			case agenttest.Copilot, agenttest.GeminiCLI, agenttest.Cline, agenttest.QwenCode:
+				s.Install(t, lb) // as TestVoiceEveryClient says why
+			}
+			r := s.PromptVia(t, lb, []string{"run", "--agent", "lander", "--"}, "work on the task")
+			report := func() string {
+				return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s\nhook errors: %s", r.ExitCode, clipOut(r.Stdout), clipOut(r.Stderr), hookErrorsIn(lbHome))
+			}
+			if r.ExitCode != 0 || s.Model.Played() != 3 {
+				t.Fatalf("%s played %d of 3 turns\n%s", c.Name, s.Model.Played(), report())
+			}
+			if strings.Contains(r.Stderr, "not confined") {
+				t.Fatalf("laserbrain run did not confine %s: %s", c.Name, r.Stderr)
+			}
+			check := s.Model.ResultAfter(t, "call_check")
+			m := verdictRun.FindStringSubmatch(check.Text)
+			if m == nil || !strings.Contains(check.Text, "grounded") || strings.Contains(check.Text, "read-only") {
+				t.Fatalf("check_state answered %q; want a grounding verdict naming its run\n%s", check.Text, report())
+			}
+			if tr := s.Model.ResultAfter(t, "call_act"); !strings.Contains(tr.Text, "made-acted") {
+				t.Errorf("the command after the check: %+v", tr)
+			}
+			lr := s.Run(t, lb, "runs", "--json")
+			var rows []map[string]any
+			if lr.ExitCode != 0 || json.Unmarshal([]byte(lr.Stdout), &rows) != nil {
+				t.Fatalf("laserbrain runs --json: exit %d\n%s\n%s", lr.ExitCode, lr.Stdout, lr.Stderr)
+			}
+			if len(rows) != 1 || rows[0]["run"] != m[1] || rows[0]["steps"] != 1.0 {
+				t.Fatalf("the check answered on run %s; runs --json lists %v\n%s", m[1], rows, report())
+			}
+		})
+	}
+}

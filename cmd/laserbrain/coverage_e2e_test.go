@@ -133,8 +133,8 @@ func TestClaudeCoverageStopHeld(t *testing.T) {
 	}
 }
 
-// reference runs the Python reference's hooks (laserbrain-sdk 0.53.0,
-// shared/reference) in a home of their own: the oracle for what it decides.
+// reference runs the Python reference's hooks (laserbrain-sdk 0.53.0) in a
+// home of their own: the oracle for what it decides.
 type reference struct {
 	t       *testing.T
 	env     []string

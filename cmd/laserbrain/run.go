@@ -82,7 +82,8 @@ func coverageEnv(cmd *cobra.Command, opts *runOptions) ([]string, error) {
 // fails to compile when they part.
 var _ = [1]int{}[agentrun.ExitLimit-cli.ExitExhausted]
 
-func newRunCmd(streams *cli.IOStreams) *cobra.Command {
+func newRunCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
@@ -178,7 +179,7 @@ when a limit stopped it.`,
 			if err != nil {
 				return cli.Exit(agentrun.ExitSetup, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
 			}
-			sup := &agentrun.Supervisor{}
+			sup := f.Supervisor()
 			defer sup.Close()
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -357,7 +358,8 @@ type runRow struct {
 	Stopped        string        `json:"stopped,omitempty"`
 }
 
-func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
+func newRunsCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &runsOptions{}
 	cmd := &cobra.Command{
 		Use:   "runs [--fleet DIR | --all] [--json]",
@@ -377,11 +379,8 @@ so a run id that scrolled away can be found again.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			sup, done, err := readingSupervisor()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			defer done()
+			sup := f.Reader()
+			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {
 				return cli.Failure(err)

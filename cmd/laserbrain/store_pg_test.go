@@ -55,7 +55,7 @@ func bash(id, command string) map[string]any {
 	return map[string]any{"tool_name": "Bash", "tool_use_id": id, "tool_input": map[string]any{"command": command}}
 }
 
-// The database stops in the middle of a session (issue 16's acceptance):
+// The database stops in the middle of a session:
 // meanwhile an irreversible command is refused with "cannot read the run"
 // and its reason, a reversible one goes through, the session is told once,
 // and every observed event waits on the machine; once the database is
@@ -220,8 +220,8 @@ func gitRepo(t *testing.T, n int) []string {
 	return clones
 }
 
-// Two homes and two clones standing for two machines, one database (issue
-// 16's acceptance): a1 grounds "write a JSON parser in Python" from home 1,
+// Two homes and two clones standing for two machines, one database: a1
+// grounds "write a JSON parser in Python" from home 1,
 // a2 the same from home 2, both still running; from a third home and clone
 // laserbrain runs sees both in one fleet, laserbrain supervise --once
 // --json reports their collision, and the halt it writes from there (the
@@ -360,7 +360,7 @@ func TestTwoMachinesOneDatabase(t *testing.T) {
 }
 
 // Eight supervisors watch one fleet in one database for 30 seconds while
-// three agents keep working (issue 16's acceptance; LASERKIT_SUPERVISORS_FOR
+// three agents keep working (LASERKIT_SUPERVISORS_FOR
 // shortens it for a quick run): the journal verifies, every round any of
 // them reported is numbered once across all of them, and every round the
 // journal holds was reported by the supervisor that took it — no duplicate,

@@ -18,7 +18,8 @@ type uiOptions struct {
 	repo, addr string
 }
 
-func newUICmd(streams *cli.IOStreams) *cobra.Command {
+func newUICmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &uiOptions{}
 	cmd := &cobra.Command{
 		Use:   "ui [--repo DIR] [--addr 127.0.0.1:PORT]",
@@ -75,7 +76,7 @@ interrupted.`,
 			if err != nil {
 				return cli.Failure(err)
 			}
-			b, st, runs, err := openStores(false)
+			b, st, runs, err := f.Opened(false)
 			if err != nil {
 				return err
 			}

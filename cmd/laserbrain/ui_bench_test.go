@@ -24,7 +24,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// BenchmarkUI50Agents is issue 28's load: fifty agents checking at once,
+// BenchmarkUI50Agents is the live view's load: fifty agents checking at once,
 // every agent a check each round, a round every 200 ms (250 checks a
 // second), while the real `laserbrain ui` process watches the fleet and a
 // page's event stream reads every change. Each iteration is one round.

@@ -198,7 +198,7 @@ func (w *uiWorld) serve() {
 	w.base = w.link[:strings.Index(w.link, "/?")]
 }
 
-// TestUIInChromium is issue 28's acceptance in a real browser: the page
+// TestUIInChromium is the live view in a real browser: the page
 // asks nothing of anyone but the server; a check changes the agent's row
 // within 2 s without a reload; a gate denial appears in the feed; a halt
 // shows, and releasing it from the page lifts it in the journal and for

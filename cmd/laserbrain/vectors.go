@@ -21,7 +21,7 @@ import (
 	"github.com/laserkit/laserkit/vectors"
 )
 
-func newVectorsCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vectors",
 		Short: "Check test vectors against this implementation, or emit ours",
@@ -39,8 +39,8 @@ kind's JSON Schema.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newVectorsCheckCmd(streams), newVectorsRunCmd(streams), newVectorsServeCmd(streams),
-		newVectorsEmitCmd(streams), newVectorsKindsCmd(streams), newVectorsSchemaCmd(streams))
+	cmd.AddCommand(newVectorsCheckCmd(f), newVectorsRunCmd(f), newVectorsServeCmd(f),
+		newVectorsEmitCmd(f), newVectorsKindsCmd(f), newVectorsSchemaCmd(f))
 	return cmd
 }
 
@@ -69,7 +69,8 @@ type vectorsCheckOptions struct {
 	files  []string
 }
 
-func newVectorsCheckCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsCheckCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &vectorsCheckOptions{}
 	cmd := &cobra.Command{
 		Use:   "check [FILE...]",
@@ -173,7 +174,8 @@ type vectorsRunOptions struct {
 	files   []string
 }
 
-func newVectorsRunCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsRunCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &vectorsRunOptions{}
 	cmd := &cobra.Command{
 		Use:   "run --impl 'CMD ...' [--kinds K,...] [--report DIR] [--json] [FILE...]",
@@ -329,7 +331,8 @@ func writeRunReport(dir string, run *vectors.Run, out runJSON, text string) erro
 	return nil
 }
 
-func newVectorsServeCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsServeCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "This implementation behind the runner protocol, on standard input and output",
@@ -359,7 +362,8 @@ type vectorsEmitOptions struct {
 	dir     string
 }
 
-func newVectorsEmitCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsEmitCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &vectorsEmitOptions{}
 	cmd := &cobra.Command{
 		Use:   "emit (--kind KIND [--in FILE] | --builtin [--kind KIND] [--file NAME] [--dir DIR])",
@@ -496,7 +500,8 @@ func vectorKinds() []string {
 	return out
 }
 
-func newVectorsKindsCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsKindsCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "kinds",
@@ -531,7 +536,8 @@ form for vectors run (runnable).`,
 	return cmd
 }
 
-func newVectorsSchemaCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsSchemaCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "schema KIND|protocol",
 		Short: "Print the JSON Schema of a vector kind's files, or of the runner protocol's messages",

@@ -17,10 +17,12 @@ import (
 // store is opened for reading: where no local fleet store exists nothing is
 // halted, and nothing is created; while nothing is halted anywhere it costs
 // one directory read (one query in a database).
-type fleetHalts struct{}
+type fleetHalts struct {
+	storeConfig func() (backend.Config, error)
+}
 
-func (fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
-	cfg, err := backend.FromEnv()
+func (fh fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
+	cfg, err := fh.storeConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -64,10 +66,12 @@ func by(h fleet.Halt) string {
 // (and journaled) by the store. Asked first of a store opened for reading,
 // so that while nothing waits nothing is created and it costs one file
 // stat (one query in a database); only a waiting message opens it to write.
-type fleetNotices struct{}
+type fleetNotices struct {
+	storeConfig func() (backend.Config, error)
+}
 
-func (fleetNotices) SessionNotices(root, slug string) ([]string, error) {
-	cfg, err := backend.FromEnv()
+func (n fleetNotices) SessionNotices(root, slug string) ([]string, error) {
+	cfg, err := n.storeConfig()
 	if err != nil {
 		return nil, err
 	}

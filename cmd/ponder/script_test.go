@@ -75,8 +75,8 @@ func preparedRoot(t *testing.T) *cobra.Command {
 func TestHelpStyle(t *testing.T) { clitest.CheckHelp(t, preparedRoot(t)) }
 
 // TestScripts drives the real binary through the scenarios under
-// testdata/script. Expected values in the scripts come from the spec
-// (ponder.md) or are derived by hand in the scripts' comments.
+// testdata/script. Expected values in the scripts come from ponder's
+// reference (ponder/SPEC.md) or are derived by hand in the scripts' comments.
 func TestScripts(t *testing.T) {
 	exitLog := filepath.Join(t.TempDir(), "exits.log")
 	// After every script: each command exited only with codes its help

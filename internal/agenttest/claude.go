@@ -6,7 +6,7 @@ import (
 )
 
 // ClaudeVersion is the Claude Code CLI the end-to-end tests are written
-// against (shared/spec/agents.md records what was observed with it).
+// against; README.md here records what was observed with it.
 const ClaudeVersion = "2.1.328"
 
 // ClaudeCode is Anthropic's Claude Code: the Messages API, hooks in

@@ -54,7 +54,7 @@ func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 		})
 		return
 	}
-	// The events of agents.md §1: message_start, one block per text or tool
+	// The Messages API's stream events: message_start, one block per text or tool
 	// call, message_delta with the stop reason, message_stop.
 	sseHeaders(w)
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{

@@ -18,6 +18,12 @@ const HomeEnv = "LASERBRAIN_HOME"
 // home, or a PostgreSQL connection (supercode/backend reads it).
 const StoreEnv = "LASERBRAIN_STORE"
 
+// BrokerEnv names the socket of the supervisor's broker in a confined
+// agent's environment (supercode/broker): a hook or MCP server that sees
+// it hands its operation over instead of writing the store itself. Clients
+// that scrub what their hooks and MCP servers inherit must pass it on.
+const BrokerEnv = "LASERBRAIN_BROKER"
+
 // Error is a configuration mistake: a variable (or a setting like one)
 // whose value cannot be used. Nothing was changed.
 type Error struct{ Err error }

@@ -12,7 +12,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
-// billboard is spec §2's context: "ship the sky billboard".
+// billboard is the context id of "ship the sky billboard".
 const billboard = "ctx_2qbvsr"
 
 func checkBillboard(t *testing.T, s *Store, n int) {

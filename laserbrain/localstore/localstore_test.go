@@ -17,7 +17,7 @@ func step(goal string, d int) laserbrain.StepInput {
 	return laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(d)}
 }
 
-// Spec §8 / checklist 12: with LASERBRAIN_HOME the store and its config
+// With LASERBRAIN_HOME the store and its config
 // live under it; without, under the user config directory.
 func TestDefaultPaths(t *testing.T) {
 	home := t.TempDir()
@@ -62,7 +62,7 @@ func TestRunContinuesAcrossStores(t *testing.T) {
 		}
 	}
 	// Three identical spellings on one ground: the judgment reads them back
-	// from contexts.json → repeating (spec §9 rule 7).
+	// from contexts.json → repeating (the judgment's rule 7).
 	r, err := open(t, dir).ReadRun(ctx, "r1")
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestContextsMergeAcrossStores(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	e, ok, err := open(t, dir).Contexts().Context("ctx_2qbvsr") // spec §2 id
+	e, ok, err := open(t, dir).Contexts().Context("ctx_2qbvsr") // "ship the sky billboard"
 	if err != nil || !ok || e.Checks != 20 || e.SessionCount != 20 || e.Spellings["⟨billboard|ship|sky⟩ advancing d5"] != 20 {
 		t.Errorf("merged entry %+v (ok %v, err %v), want 20 checks from 20 runs", e, ok, err)
 	}
@@ -168,7 +168,7 @@ func TestContextsLockMarkerAndCorruptFile(t *testing.T) {
 }
 
 // Tool events bump evidence.json: counters, the last six signatures, and
-// the progress read from them (spec §6).
+// the progress read from them.
 func TestRecordToolEvent(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)

@@ -77,7 +77,7 @@ func stepOnce(ctx context.Context, s laserbrain.Store, run, goal string) error {
 	return s.Flush(ctx)
 }
 
-// sequence is spec-shaped states with every kind of verdict: ground,
+// sequence is grammatical states with every kind of verdict: ground,
 // advancing, a sub-task, drift, a stuck interrupt after a drift, a user
 // turn's reground, a rejected parent, a cycle.
 var sequence = []laserbrain.StepInput{
@@ -240,7 +240,7 @@ func Run(t *testing.T, newPlace func(t *testing.T) Place) {
 			}(i)
 		}
 		wg.Wait()
-		e, ok, err := p.Open(t).Contexts().Context("ctx_2qbvsr") // spec §2's id
+		e, ok, err := p.Open(t).Contexts().Context("ctx_2qbvsr") // "ship the sky billboard"
 		if err != nil || !ok || e.Checks != 20 || e.SessionCount != 20 || e.Spellings["⟨billboard|ship|sky⟩ advancing d5"] != 20 || e.BestDistance != 5 {
 			t.Fatalf("entry %+v (ok %v, err %v), want 20 checks from 20 runs", e, ok, err)
 		}

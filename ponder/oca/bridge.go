@@ -23,7 +23,7 @@ const (
 	ModeOff  Mode = "off"  // connect to nothing, log nothing
 )
 
-// Budgets of the spec (§6.1).
+// The probe's budgets (SPEC.md §8).
 const (
 	AutoProbeBudget = 2 * time.Second
 	OnProbeBudget   = 5 * time.Second
@@ -74,7 +74,7 @@ type Config struct {
 	Getenv  func(string) string
 	Now     func() time.Time
 	Stderr  io.Writer
-	// CallTimeout and ProbeBudgets override the spec's 5 s per call and
+	// CallTimeout and ProbeBudgets override the 5 s per call and
 	// 2 s (auto) / 5 s (on) probe budgets; tests shorten them.
 	CallTimeout     time.Duration
 	AutoProbeBudget time.Duration

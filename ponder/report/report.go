@@ -29,7 +29,7 @@ type Session struct {
 	Thresholds ponder.Rule6Thresholds `json:"thresholds"`
 }
 
-// Pass is one pass: its metrics as judged (nil where the spec says null or
+// Pass is one pass: its metrics as judged (nil where a metric is undefined or
 // the pass was not judged), its forecast and its verdict.
 type Pass struct {
 	N          int  `json:"n"`

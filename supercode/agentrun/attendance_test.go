@@ -7,8 +7,9 @@ import (
 	"github.com/laserkit/laserkit/operator"
 )
 
-// Every source of presence, alone and against each other (agents.md §2 for
-// Claude Code's variable; issue 18 for the rest).
+// Every source of presence, alone and against each other: Claude Code's
+// CLAUDE_CODE_SESSION_ATTENDED (which it sets for its hooks), laserbrain
+// run's LASERBRAIN_ATTENDED, a CI job and a loop's session.
 func TestAttendance(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string
@@ -19,7 +20,7 @@ func TestAttendance(t *testing.T) {
 		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "0"}, operator.Unattended, "CLAUDE_CODE_SESSION_ATTENDED=0"},
 		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1"}, operator.Attended, "CLAUDE_CODE_SESSION_ATTENDED=1"},
 		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "maybe"}, operator.PresenceUnknown, "nothing in the environment says whether a person is there; ignored CLAUDE_CODE_SESSION_ATTENDED=maybe (not 1/0, true/false or yes/no)"},
-		// Every spelling of yes and no, in any case (trial item 17).
+		// Every spelling of yes and no, in any case.
 		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "false"}, operator.Unattended, "CLAUDE_CODE_SESSION_ATTENDED=false"},
 		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "No"}, operator.Unattended, "CLAUDE_CODE_SESSION_ATTENDED=No"},
 		{map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "TRUE"}, operator.Attended, "CLAUDE_CODE_SESSION_ATTENDED=TRUE"},

@@ -28,7 +28,7 @@ func TestCloseMayWait(t *testing.T) {
 	if _, err := local.Runs(); err != nil {
 		t.Fatal(err)
 	}
-	custom := &Supervisor{OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(t.TempDir()) }}
+	custom := &Supervisor{Stores: StoreFuncs{Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(t.TempDir()) }}.Open}
 	if _, err := custom.Fleet(); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -104,7 +105,7 @@ func Authorizable(command, dir string, validate operator.PolicyValidator) (bool,
 	if err != nil {
 		return false, "", err
 	}
-	ok, why := operator.Authorizable(operator.Analyze(command, abs), pol)
+	ok, why := operator.Authorizable(shell.Analyze(command, abs), pol)
 	return ok, why, nil
 }
 

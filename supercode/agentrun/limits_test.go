@@ -112,7 +112,7 @@ func BenchmarkLimitedToolCall(b *testing.B) {
 		baseline = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
 	b.Run("ask", func(b *testing.B) {
-		s := &Supervisor{OpenFleet: func() (fleet.Store, error) { return nil, errors.New("no store in the benchmark") }}
+		s := &Supervisor{Stores: StoreFuncs{Fleet: func() (fleet.Store, error) { return nil, errors.New("no store in the benchmark") }}.Open}
 		l, cleanup, err := s.newLimiter(b.TempDir(), "bench", fleet.Limits{MaxToolCalls: 1 << 30}, time.Second)
 		if err != nil {
 			b.Fatal(err)

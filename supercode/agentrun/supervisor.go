@@ -46,9 +46,15 @@ type Supervisor struct {
 	Getenv func(string) string
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// OpenFleet and OpenRuns open the stores (nil: through OpenStores).
-	OpenFleet func() (fleet.Store, error)
-	OpenRuns  func() (laserbrain.Store, error)
+	// Stores opens the stores, once, on first use; Close closes them.
+	// Nil: the local files under $LASERBRAIN_HOME, and a LASERBRAIN_STORE
+	// naming anything else is ErrStoreElsewhere — a binary built without a
+	// database driver (the lean laserbrain-gate) then hands the event to
+	// laserbrain instead of reading the wrong store. A function, not a
+	// dependency, so that binary links no driver at all; the laserbrain
+	// binary's factory gives every supervisor it makes the backend
+	// LASERBRAIN_STORE names (supercode/backend).
+	Stores func() (Stores, error)
 	// Replaying is set while the hooks replay events queued when the store
 	// was out of reach: the machine's evidence counted them then.
 	Replaying bool
@@ -78,16 +84,6 @@ type Stores interface {
 	Fleet() (fleet.Store, error)
 	Close() error
 }
-
-// OpenStores opens the stores of a Supervisor that has no OpenFleet and
-// OpenRuns. The laserbrain binary sets it, first thing in main, to the
-// backend LASERBRAIN_STORE names. Left nil, the stores are the local files
-// under $LASERBRAIN_HOME, and a LASERBRAIN_STORE naming anything else is
-// ErrStoreElsewhere: a binary built without a database driver (the lean
-// laserbrain-gate) hands such an event to laserbrain instead of reading the
-// wrong store. It is a variable, not a dependency, so that binary links no
-// driver at all.
-var OpenStores func() (Stores, error)
 
 // ErrStoreElsewhere is what the local-only default says when
 // LASERBRAIN_STORE names another store.
@@ -147,24 +143,22 @@ func (l *localStores) Close() error {
 // (supercode/backend under PostgreSQL), else the reference's JSONL file on
 // this machine (link.Default).
 func (s *Supervisor) Link(fleetID string) (*link.Link, error) {
-	if s.OpenFleet == nil && s.OpenRuns == nil {
-		st, err := s.openStores()
-		if err != nil {
-			return nil, err
-		}
-		if ls, ok := st.(interface {
-			Link(fleetID string) (*link.Link, error)
-		}); ok {
-			return ls.Link(fleetID)
-		}
+	st, err := s.openStores()
+	if err != nil {
+		return nil, err
+	}
+	if ls, ok := st.(interface {
+		Link(fleetID string) (*link.Link, error)
+	}); ok {
+		return ls.Link(fleetID)
 	}
 	return link.Default()
 }
 
-// openStores opens the stores once, through OpenStores.
+// openStores opens the stores once, through Stores.
 func (s *Supervisor) openStores() (Stores, error) {
 	if s.stores == nil {
-		open := OpenStores
+		open := s.Stores
 		if open == nil {
 			open = openLocalStores
 		}
@@ -196,17 +190,7 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 	if s.fleet != nil {
 		return s.fleet, nil
 	}
-	open := s.OpenFleet
-	if open == nil {
-		open = func() (fleet.Store, error) {
-			st, err := s.openStores()
-			if err != nil {
-				return nil, err
-			}
-			return st.Fleet()
-		}
-	}
-	st, err := open()
+	st, err := s.openFleet()
 	if err != nil && !envconfig.Is(err) { // a bad setting names itself
 		return nil, fmt.Errorf("fleet store: %w", err)
 	}
@@ -222,50 +206,44 @@ func (s *Supervisor) Runs() (laserbrain.Store, error) {
 	if s.runs != nil {
 		return s.runs, nil
 	}
-	open := s.OpenRuns
-	if open == nil {
-		open = func() (laserbrain.Store, error) {
-			st, err := s.openStores()
-			if err != nil {
-				return nil, err
-			}
-			return st.Runs()
-		}
+	st, err := s.openStores()
+	var runs laserbrain.Store
+	if err == nil {
+		runs, err = st.Runs()
 	}
-	st, err := open()
-	if err != nil {
+	if err != nil && !envconfig.Is(err) { // a bad setting names itself
 		return nil, fmt.Errorf("run store: %w", err)
 	}
-	s.runs = st
-	return st, nil
+	if err != nil {
+		return nil, err
+	}
+	s.runs = runs
+	return runs, nil
+}
+
+func (s *Supervisor) openFleet() (fleet.Store, error) {
+	st, err := s.openStores()
+	if err != nil {
+		return nil, err
+	}
+	return st.Fleet()
 }
 
 // Close flushes and closes whatever was opened.
 func (s *Supervisor) Close() error {
-	var errs []error
-	if s.runs != nil {
-		errs = append(errs, s.runs.Close())
-		s.runs = nil
+	s.runs, s.fleet = nil, nil
+	if s.stores == nil {
+		return nil
 	}
-	if s.fleet != nil {
-		errs = append(errs, s.fleet.Close())
-		s.fleet = nil
-	}
-	if s.stores != nil {
-		errs = append(errs, s.stores.Close())
-		s.stores = nil
-	}
-	return errors.Join(errs...)
+	err := s.stores.Close()
+	s.stores = nil
+	return err
 }
 
 // CloseMayWait reports whether Close may wait on another machine: a
 // database connection the stores opened. Files on this machine close at
-// once. Stores opened through OpenRuns or OpenFleet, or a Stores that does
-// not say (with a Remote() bool method), may wait.
+// once. Stores that do not say (with a Remote() bool method) may wait.
 func (s *Supervisor) CloseMayWait() bool {
-	if (s.runs != nil && s.OpenRuns != nil) || (s.fleet != nil && s.OpenFleet != nil) {
-		return true
-	}
 	switch st := s.stores.(type) {
 	case nil, *localStores:
 		return false

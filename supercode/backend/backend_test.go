@@ -239,10 +239,7 @@ func TestLinkAcrossHomes(t *testing.T) {
 	if _, err := l1.Write(link.Entry{Text: "I take the parser"}); err != nil {
 		t.Fatal(err)
 	}
-	old := agentrun.OpenStores
-	agentrun.OpenStores = func() (agentrun.Stores, error) { return New(c2), nil }
-	defer func() { agentrun.OpenStores = old }()
-	sup := &agentrun.Supervisor{}
+	sup := &agentrun.Supervisor{Stores: func() (agentrun.Stores, error) { return New(c2), nil }}
 	defer sup.Close()
 	l2, err := sup.Link("f")
 	if err != nil {

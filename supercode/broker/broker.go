@@ -17,12 +17,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/envconfig"
 )
 
 // EnvSocket names the broker's socket in a confined agent's environment:
 // laserbrain's hooks, MCP server and check hand their operation to it when
 // it is set.
-const EnvSocket = "LASERBRAIN_BROKER"
+const EnvSocket = envconfig.BrokerEnv
 
 // Request is what a client asks: a laserbrain subcommand and its
 // arguments, the client's own variables and its working directory.

@@ -20,8 +20,8 @@ type claudeFamily struct {
 
 func (c *claudeFamily) Name() Name { return c.name }
 
-// claudePayload is a Claude Code hook event's stdin object (agents.md §2):
-// the common keys and each event's own.
+// claudePayload is a Claude Code hook event's stdin object, as the real
+// CLI sends it: the common keys and each event's own.
 type claudePayload struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`

@@ -11,9 +11,9 @@ import (
 	"github.com/laserkit/laserkit/operator"
 )
 
-// The payloads below are the shapes the real clients sent, as recorded in
-// shared/spec/agents.md (§2 for Claude Code, §4 for the others): the keys,
-// their nesting and the tool names are the clients', the values made up.
+// The payloads below are the shapes the real clients sent, observed running
+// each against a scripted model: the keys, their nesting and the tool names
+// are the clients', the values made up.
 
 type want struct {
 	name     EventName
@@ -43,7 +43,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		payload string
 		want    want
 	}{
-		// Claude Code, agents.md §2.
+		// Claude Code.
 		{"claude Bash", Claude, PreToolUse,
 			`{"session_id":"s-1","transcript_path":"/h/.claude/projects/p/s-1.jsonl","cwd":"/repo","hook_event_name":"PreToolUse","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"git push --force origin main"},"tool_use_id":"toolu_1"}`,
 			want{name: PreToolUse, session: "s-1", cwd: "/repo", toolUse: "toolu_1", tool: "Bash", kind: KindShell, commands: []string{"git push --force origin main"}}},
@@ -71,7 +71,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"claude Stop", Claude, Stop,
 			`{"session_id":"s-1","cwd":"/repo","hook_event_name":"Stop","stop_hook_active":true,"last_assistant_message":"done","background_tasks":[],"session_crons":[]}`,
 			want{name: Stop, session: "s-1", cwd: "/repo", stopOn: true}},
-		// Codex, agents.md §4: Claude Code's names, plus turn_id; a tool
+		// Codex: Claude Code's names, plus turn_id; a tool
 		// response is a string; code mode's exec_command carries cmd.
 		{"codex Bash", Codex, PreToolUse,
 			`{"session_id":"c-1","turn_id":"t-1","transcript_path":null,"cwd":"/repo","hook_event_name":"PreToolUse","model":"m","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"git push --force origin main"},"tool_use_id":"call_1"}`,
@@ -85,7 +85,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"codex apply_patch", Codex, PreToolUse,
 			`{"session_id":"c-1","turn_id":"t-1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"input":"*** Begin Patch\n*** Update File: .git/config\n@@\n-a\n+b\n*** Add File: src/x.go\n+package x\n*** End Patch"},"tool_use_id":"call_4"}`,
 			want{name: PreToolUse, session: "c-1", cwd: "/repo", toolUse: "call_4", tool: "apply_patch", kind: KindWrite, files: []string{".git/config", "src/x.go"}}},
-		// Gemini CLI, agents.md §4: BeforeTool/AfterTool/AfterAgent, no
+		// Gemini CLI: BeforeTool/AfterTool/AfterAgent, no
 		// tool-use id, mcp_context on MCP calls.
 		{"gemini BeforeTool shell", Gemini, PreToolUse,
 			`{"session_id":"g-1","transcript_path":"/h/.gemini/tmp/x.json","cwd":"/repo","hook_event_name":"BeforeTool","timestamp":"2026-12-01T00:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"git push --force origin main","description":"push"}}`,
@@ -105,7 +105,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"gemini BeforeAgent", Gemini, UserPromptSubmit,
 			`{"session_id":"g-1","cwd":"/repo","hook_event_name":"BeforeAgent","prompt":"fix the test"}`,
 			want{name: UserPromptSubmit, session: "g-1", cwd: "/repo", prompt: "fix the test"}},
-		// Qwen Code, agents.md §4: Claude Code's events, run_shell_command,
+		// Qwen Code: Claude Code's events, run_shell_command,
 		// tool_use_id and tool_call_id; an empty UserPromptSubmit after
 		// each tool round.
 		{"qwen shell", Qwen, PreToolUse,
@@ -117,7 +117,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"qwen own MCP tool", Qwen, PreToolUse,
 			`{"session_id":"q-1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"mcp__laserbrain__reset_task","tool_input":{},"tool_use_id":"tu-2","tool_call_id":"tu-2"}`,
 			want{name: PreToolUse, session: "q-1", cwd: "/repo", toolUse: "tu-2", tool: "mcp__laserbrain__reset_task", kind: KindOwn, own: "reset_task"}},
-		// opencode, agents.md §4: tool.execute.before(input{tool,sessionID,
+		// opencode: tool.execute.before(input{tool,sessionID,
 		// callID}, output{args}) as our plugin hands it on; MCP tools are
 		// NAME_TOOL.
 		{"opencode bash", OpenCode, PreToolUse,
@@ -132,7 +132,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"opencode after", OpenCode, PostToolUse,
 			`{"hook_event_name":"tool.execute.after","sessionID":"ses_1","callID":"call_4","tool":"bash","args":{"command":"false"},"directory":"/repo","output":{"title":"false","output":"","metadata":{"exit":1}}}`,
 			want{name: PostToolUse, session: "ses_1", cwd: "/repo", toolUse: "call_4", tool: "bash", kind: KindShell, commands: []string{"false"}, ok: no()}},
-		// Cline, agents.md §4: hookName, taskId, workspaceRoots,
+		// Cline: hookName, taskId, workspaceRoots,
 		// tool_call{id,name,input}, preToolUse{toolName,parameters} with
 		// JSON-encoded string values; run_commands takes an array.
 		{"cline run_commands", Cline, PreToolUse,
@@ -175,7 +175,7 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 		{"gemini MCP parts", Gemini, PostToolUse,
 			`{"session_id":"g-1","cwd":"/repo","hook_event_name":"AfterTool","tool_name":"mcp_github_list","tool_input":{},"tool_response":{"llmContent":[{"text":"one"},{"text":"two"}],"returnDisplay":"x"},"mcp_context":{"server_name":"github","tool_name":"list"}}`,
 			want{name: PostToolUse, session: "g-1", cwd: "/repo", tool: "mcp_github_list", kind: KindMCP, ok: yes(), text: "onetwo"}},
-		// Copilot CLI, agents.md §4: camelCase events and fields.
+		// Copilot CLI: camelCase events and fields.
 		{"copilot bash", Copilot, PreToolUse,
 			`{"sessionId":"cp-1","timestamp":1764547200000,"cwd":"/repo","toolName":"bash","toolArgs":{"command":"git push --force origin main","description":"d"}}`,
 			want{name: PreToolUse, session: "cp-1", cwd: "/repo", tool: "bash", kind: KindShell, commands: []string{"git push --force origin main"}}},
@@ -290,7 +290,8 @@ func TestUnreadablePayloadsNameTheFix(t *testing.T) {
 	}
 }
 
-// Our answer in each client's form, as agents.md records each obeys it.
+// Our answer in each client's form, the form each real client was seen to
+// obey.
 func TestEncodeEachClientsForm(t *testing.T) {
 	deny := Answer{Decision: Deny, Reason: "laserbrain: no"}
 	for _, c := range []struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// cline is Cline (agents.md §4): an executable per event in a hooks
+// cline is Cline: an executable per event in a hooks
 // directory (TaskStart, UserPromptSubmit, PreToolUse, PostToolUse,
 // TaskComplete, TaskCancel, SessionShutdown, …); the payload names its hook
 // in Cline's inner words (hookName "tool_call" for PreToolUse,

@@ -6,9 +6,11 @@ import (
 )
 
 // MCPEnv are the variables laserbrain's MCP server reads to find the
-// caller's run and store. Clients that start MCP servers with a scrubbed
-// environment (Codex: only what env_vars lists) must be told to pass them.
-var MCPEnv = []string{agentrun.EnvRun, agentrun.EnvAgent, agentrun.EnvFleet, envconfig.HomeEnv, envconfig.StoreEnv}
+// caller's run and store, and, behind laserbrain run's boundary, the
+// broker it hands its session to (the store is read-only in there).
+// Clients that start MCP servers with a scrubbed environment (Codex: only
+// what env_vars lists) must be told to pass them.
+var MCPEnv = []string{agentrun.EnvRun, agentrun.EnvAgent, agentrun.EnvFleet, envconfig.HomeEnv, envconfig.StoreEnv, envconfig.BrokerEnv}
 
 // ClaudeHooks is Claude Code's settings "hooks" object running every
 // laserbrain hook (Qwen Code reads the same shape).

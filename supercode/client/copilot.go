@@ -9,7 +9,7 @@ import (
 	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
-// copilot is Copilot CLI (agents.md §4): camelCase events and fields
+// copilot is Copilot CLI: camelCase events and fields
 // (sessionStart, userPromptSubmitted, preToolUse, postToolUse, agentStop,
 // sessionEnd; sessionId, toolName, toolArgs, toolResult). Exit 2 blocks,
 // but the model then reads only "hook exited with code 2": the reason must

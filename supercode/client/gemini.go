@@ -9,7 +9,7 @@ import (
 	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
-// gemini is Gemini CLI (agents.md §4): its own event names (BeforeTool is
+// gemini is Gemini CLI: its own event names (BeforeTool is
 // our PreToolUse, AfterTool PostToolUse, BeforeAgent UserPromptSubmit,
 // AfterAgent Stop), Claude Code's field names otherwise, no tool-use id;
 // MCP calls carry mcp_context. It obeys {"decision":"deny","reason"} (the

@@ -46,8 +46,7 @@ const (
 )
 
 // channelsOf are the ways client n carries our text to its model, by
-// event: what was seen reach a scripted model (agents.md, agents-facts)
-// or what its makers document, and what its adapter writes. Text put in
+// event: what was seen reach a scripted model or what its makers document, and what its adapter writes. Text put in
 // an answer its client drops is lost, so an event is listed only where the
 // text surely arrives; a message waits for one that is. An unknown client
 // is read as Claude Code. A switch over arrays of constants, which the

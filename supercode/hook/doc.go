@@ -23,8 +23,8 @@
 // agent can still read why. Then coverage holds it, in one call
 // (coverage.go): past the threshold without a check it is refused with how
 // to check under this client. Then it is one straight line (gate.go): the
-// event is read into operator.Analyze (a shell command) or
-// operator.AnalyzeWrite (a write tool's files), operator.Decide answers
+// event is read into shell.Analyze (a shell command) or
+// shell.AnalyzeWrite (a write tool's files), operator.Decide answers
 // with the project policy (agentrun.LoadPolicy), the run is read once and a
 // person's authorizations once only when the decision needs them, the
 // decision is recorded once on the caller's run, and answered. A policy

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -64,16 +65,16 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 // command, read into the operator's analysis and decided.
 func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, error) {
 	t := e.Tool
-	var analyses []operator.Analysis
+	var analyses []shell.Analysis
 	switch t.Kind {
 	case client.KindWrite:
-		analyses = append(analyses, operator.AnalyzeWrite(t.Name, e.Cwd, t.Files...))
+		analyses = append(analyses, shell.AnalyzeWrite(t.Name, e.Cwd, t.Files...))
 	case client.KindShell:
 		// Read in the event's directory: "git checkout NAME" discards
 		// NAME's changes when NAME is a file there; a script the command
 		// runs is read from there.
 		for _, c := range t.Commands {
-			analyses = append(analyses, operator.Analyze(c.Line, e.Cwd))
+			analyses = append(analyses, shell.Analyze(c.Line, e.Cwd))
 		}
 	default:
 		return client.Answer{}, nil

@@ -254,20 +254,29 @@ func (h *Handler) caller(e client.Event) agentrun.Caller {
 	return c
 }
 
+// Binary is what a hook process takes from the binary it runs in.
+type Binary struct {
+	// ValidatePolicy checks a project policy (nil in laserbrain-gate,
+	// which hands an unchecked one to laserbrain).
+	ValidatePolicy operator.PolicyValidator
+	// Stores opens the stores (nil in laserbrain-gate: the local files
+	// alone; see agentrun.Supervisor.Stores).
+	Stores func() (agentrun.Stores, error)
+}
+
 // Run is one hook process: it reads the event from stdin (at most
 // MaxInput), answers it with a fresh handler reading client c's payloads
 // (format: how a Claude-shaped client's denial is answered) and writes the
 // answer; the result is the exit status. `laserbrain hook EVENT` and
-// laserbrain-gate both run it; validate checks a project policy (nil in
-// laserbrain-gate, which hands an unchecked one to laserbrain).
-func Run(ctx context.Context, ev Event, c client.Name, format string, validate operator.PolicyValidator, stdin io.Reader, stdout, stderr io.Writer) int {
+// laserbrain-gate both run it, each as b.
+func Run(ctx context.Context, ev Event, c client.Name, format string, b Binary, stdin io.Reader, stdout, stderr io.Writer) int {
 	if sock := os.Getenv(broker.EnvSocket); sock != "" {
 		// Confined: the supervisor's broker answers, outside the tree.
 		return relay(ctx, sock, ev, c, format, stdin, stdout, stderr)
 	}
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
-	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format, ValidatePolicy: validate}
+	h := &Handler{Sup: &agentrun.Supervisor{Stores: b.Stores}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
 	defer closeSoon(h.Sup)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {

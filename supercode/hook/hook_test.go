@@ -26,13 +26,20 @@ func newHandler(t testing.TB, env map[string]string) (*Handler, string) {
 	sup := &agentrun.Supervisor{
 		Getenv:     func(k string) string { return env[k] },
 		BindingDir: filepath.Join(home, "clients"),
-		OpenFleet:  func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
-		OpenRuns: func() (laserbrain.Store, error) {
-			return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
-		},
+		Stores:     homeStores(home).Open,
 	}
 	t.Cleanup(func() { sup.Close() })
 	return &Handler{Sup: sup, Format: "exit"}, home
+}
+
+// homeStores are the stores of a test's home.
+func homeStores(home string) agentrun.StoreFuncs {
+	return agentrun.StoreFuncs{
+		Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
+		Runs: func() (laserbrain.Store, error) {
+			return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
+		},
+	}
 }
 
 func payload(t testing.TB, v map[string]any) []byte {
@@ -71,8 +78,8 @@ func TestShellToolsOfEveryShape(t *testing.T) {
 		{"Bash", map[string]any{"command": 7}, 2},
 		{"shell", map[string]any{"cmd": 7}, 2},
 		{"shell", map[string]any{"description": "no command"}, 2},
-		// Codex's exec_command carries cmd (agents.md §4: it went through
-		// unread before the seam).
+		// Codex's exec_command carries cmd (it went through unread before
+		// the seam).
 		{"exec_command", map[string]any{"cmd": "git push --force origin main"}, 2},
 		{"exec_command", map[string]any{"cmd": []string{"bash", "-lc", "git push --force origin main"}}, 2},
 		{"exec_command", map[string]any{"cmd": "ls"}, 0},
@@ -120,7 +127,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"create", "path", ".github/hooks/laserbrain.json", true},
 		{"Write", "file_path", ".mcp.json", true},
 		{"Write", "file_path", "src/main.go", false},
-		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude (issue 24)
+		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude, not only its settings
 		{"Write", "file_path", ".claude-notes/x.md", false},
 		{"create", "path", ".github/workflows/ci.yml", false},
 		{"write_file", "file_path", ".gemini/GEMINI.md", false},
@@ -156,8 +163,8 @@ func TestWrongEventRefused(t *testing.T) {
 func TestInternalErrorsNeverFailOpen(t *testing.T) {
 	ctx := context.Background()
 	broken := &agentrun.Supervisor{
-		Getenv:    func(k string) string { return map[string]string{agentrun.EnvRun: "r1"}[k] },
-		OpenFleet: func() (fleet.Store, error) { return nil, errors.New("disk on fire") },
+		Getenv: func(k string) string { return map[string]string{agentrun.EnvRun: "r1"}[k] },
+		Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return nil, errors.New("disk on fire") }}.Open,
 	}
 	h := &Handler{Sup: broken}
 	a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": "npm publish"}, t.TempDir())))
@@ -247,14 +254,16 @@ func FuzzHookPayload(f *testing.F) {
 // TestShellWritesProtected: a shell command writing, truncating, moving
 // onto or deleting what supervision relies on gets the answer a Write of
 // the same file gets — refused unless a person authorized it — and the
-// fleet's records are refused even then (trial item 2). Reading them, and
+// fleet's records are refused even then. Reading them, and
 // git's own commands, pass.
 func TestShellWritesProtected(t *testing.T) {
 	lbHome := t.TempDir()
 	t.Setenv("LASERBRAIN_HOME", lbHome)
 	t.Setenv("LB_TEST_HOME", lbHome)
-	h, _ := newHandler(t, nil)
-	h.Sup.OpenFleet = func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(lbHome, "fleet")) }
+	h, home := newHandler(t, nil)
+	stores := homeStores(home)
+	stores.Fleet = func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(lbHome, "fleet")) }
+	h.Sup.Stores = stores.Open
 	ctx := context.Background()
 	cwd := t.TempDir()
 	for _, d := range []string{".git/hooks", ".claude", "src"} {
@@ -343,7 +352,7 @@ func TestShellWritesProtected(t *testing.T) {
 // TestPersonCommandsRefused: laserbrain's person-only commands run through
 // a shell tool are refused whoever is there, even when a person authorized
 // exactly that command, and the refusal is recorded on the caller's run —
-// opened for a session that never had a SessionStart (trial items 1, 18).
+// opened for a session that never had a SessionStart.
 func TestPersonCommandsRefused(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"CLAUDE_CODE_SESSION_ATTENDED": "1"}, {"CLAUDE_CODE_SESSION_ATTENDED": "0"}, {agentrun.EnvAttended: "0"}, nil,

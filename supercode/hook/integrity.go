@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/client"
 )
 
@@ -28,7 +29,7 @@ func (h *Handler) halted(ctx context.Context, e client.Event) (client.Answer, bo
 		msg += " (the store is out of reach: this is the halt as this machine last read it, at " + stale + ")"
 	}
 	run, found, _ := h.Sup.Find(ctx, c)
-	d := operator.Decide(operator.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + msg, PresenceWhy: c.PresenceWhy}, operator.Policy{})
+	d := operator.Decide(shell.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + msg, PresenceWhy: c.PresenceWhy}, operator.Policy{})
 	h.record(ctx, c, run, found, e, d)
 	return answer(d), true, nil
 }

@@ -121,8 +121,10 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	if len(evs) == 0 || evs[len(evs)-1].Kind != fleet.KindGate || !strings.Contains(evs[len(evs)-1].Text, "is halted") {
 		t.Fatalf("the refusal was not recorded on the run: %+v", evs)
 	}
-	other, _ := newHandler(t, map[string]string{agentrun.EnvRun: "r2", agentrun.EnvFleet: "f"})
-	other.Sup.OpenFleet = func() (fleet.Store, error) { return st, nil }
+	other, otherHome := newHandler(t, map[string]string{agentrun.EnvRun: "r2", agentrun.EnvFleet: "f"})
+	stores := homeStores(otherHome)
+	stores.Fleet = func() (fleet.Store, error) { return st, nil }
+	other.Sup.Stores = stores.Open
 	if err := st.CreateRun(ctx, fleet.Run{ID: "r2", Agent: "alice", Fleet: "f", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func describeCall(t *client.Tool) string {
 // userPromptSubmit: a person spoke, so the next check is a user turn (a new
 // goal is then a new instruction, not drift). An empty prompt is nobody
 // speaking: Qwen Code fires UserPromptSubmit with prompt "" after every
-// tool round (agents.md §4), which is not a user turn.
+// tool round, which is not a user turn.
 //
 // The prompt may ground the run's coverage record (the first groundable
 // one, when the run has no ground yet).

@@ -51,8 +51,11 @@ func answerOf(t *testing.T, a Answer) (kind, text string) {
 }
 
 // The hook answers for whoever its environment says is there: every source
-// of presence, one command per role. Expected answers are issue 18's table;
-// "note" is its "allow, put in front of the model".
+// of presence, one command per role. The expected answers are the presence
+// rule: an executed match is denied whoever is there; a match only in data or
+// a dry run is asked with a person there and goes ahead with a note put in
+// front of the model ("note") with nobody there; inline code and what the
+// gate cannot read are asked with a person there and denied without one.
 func TestPreToolUseByPresence(t *testing.T) {
 	t.Setenv("LASERBRAIN_HOME", t.TempDir())
 	commands := map[string]string{
@@ -202,7 +205,8 @@ func TestUnattendedDenyJSON(t *testing.T) {
 // Every gate decision on a run is recorded with what decided it in fields
 // (fleet.GateResult): the decision — ask included —, the operator's labels,
 // the role of the deciding match and who was there. The expected labels
-// are `laserbrain classify`'s for each command; the roles issue 18's.
+// are `laserbrain classify`'s for each command; the roles are where the
+// match stands (executed, data, inline code, unknown, dry run).
 func TestGateEventsCarryTheDecision(t *testing.T) {
 	t.Setenv("LASERBRAIN_HOME", t.TempDir())
 	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})

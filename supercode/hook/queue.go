@@ -246,8 +246,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 	sup := &agentrun.Supervisor{
 		Getenv:    func(k string) string { return q.Env[k] },
 		Now:       func() time.Time { return q.At },
-		OpenFleet: h.Sup.Fleet,
-		OpenRuns:  h.Sup.Runs,
+		Stores:    h.Sup.Shared(),
 		Replaying: true,
 	}
 	r := &Handler{Sup: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, ValidatePolicy: h.ValidatePolicy, replayID: q.ID}

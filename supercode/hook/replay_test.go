@@ -82,10 +82,12 @@ func TestQueuedEventKeepsItsArrivalTime(t *testing.T) {
 	now := arrived
 	h.Now = func() time.Time { return now }
 	h.Sup.Now = h.Now
-	h.Sup.OpenFleet = func() (fleet.Store, error) {
+	stores := homeStores(home)
+	stores.Fleet = func() (fleet.Store, error) {
 		now = now.Add(4 * time.Second) // the store's deadline, spent
 		return nil, fmt.Errorf("the fleet store: %w", laserbrain.ErrUnavailable)
 	}
+	h.Sup.Stores = stores.Open
 	prompt := `{"session_id":"s-slow","cwd":"` + t.TempDir() + `","hook_event_name":"UserPromptSubmit","prompt":"now fix the importer"}`
 	if a := h.Handle(context.Background(), UserPromptSubmit, []byte(prompt)); a.Exit != 0 {
 		t.Fatalf("an observer with the store out of reach: %+v; want it answered and queued", a)

@@ -14,7 +14,7 @@ import (
 )
 
 // The hooks answer every client through its adapter; the payloads are the
-// shapes agents.md §4 records for each.
+// shapes each real client was seen to send.
 
 func handleAs(t *testing.T, h *Handler, c client.Name, ev Event, payload string) Answer {
 	t.Helper()

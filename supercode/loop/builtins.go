@@ -356,7 +356,8 @@ type judgeArgs struct {
 	soak, jury         int
 	goldfish, pedantic bool
 	// pending is the status of a pass short of --soak N: 1 (not
-	// sufficient yet, seed 002's protocol) unless --soak-pending says.
+	// sufficient yet, the builtins' exit-code protocol) unless
+	// --soak-pending says.
 	pending int
 }
 
@@ -804,8 +805,8 @@ func SoakPendingWords(k, n int) string {
 func renderJudge(out judgeOutcome, mode string, soak *int, soakOf, jurors int) string {
 	var b strings.Builder
 	if out.pending {
-		// Piped to `agent task` (as seed 002's script does with every
-		// status 1), this is what the agent reads: nothing to change.
+		// Piped to `agent task` (as ralph.sid does with every status 1),
+		// this is what the agent reads: nothing to change.
 		fmt.Fprintf(&b, "## Verdict: %s\n\n", SoakPendingWords(*soak, soakOf))
 		fmt.Fprintf(&b, "Leave the tree as it is: the verdict passed, and --soak %d wants %d passing verdicts in a row, so the judge examines the tree again before the loop ends. Its suggestions are kept in the run's ledger (suggestions.md) for the sweep after the loop.\n", soakOf, soakOf)
 		fmt.Fprintf(&b, "\nSoak: %d of %d consecutive passes.\n", *soak, soakOf)

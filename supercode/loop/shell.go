@@ -21,6 +21,7 @@ import (
 
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -228,8 +229,8 @@ const loopPresence = "laserbrain loop: nobody answers a loop's SCRIPT"
 // the run's state is read: the operator's analysis and decision with
 // nobody there, under the project policy, SCRIPT's own journal (runDir)
 // open to it.
-func GateDecision(text, dir, runDir string) (operator.Analysis, operator.Policy, operator.Decision, error) {
-	an := operator.Analyze(text, dir)
+func GateDecision(text, dir, runDir string) (shell.Analysis, operator.Policy, operator.Decision, error) {
+	an := shell.Analyze(text, dir)
 	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 	if err != nil {
 		return an, pol, operator.Decision{}, err

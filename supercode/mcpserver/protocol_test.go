@@ -12,7 +12,7 @@ import (
 )
 
 // TestAnswerLineByLine: each line is answered as the reference's stdio
-// server answers it (its protocol as observed, the spec's §9), except the
+// server answers it (its protocol as observed), except the
 // lines its process dies on, which get an error here.
 func TestAnswerLineByLine(t *testing.T) {
 	sup, _ := testSupervisor(t, nil)

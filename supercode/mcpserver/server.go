@@ -18,6 +18,7 @@ import (
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/method"
 	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -581,20 +582,20 @@ func (s *Server) classify(ctx context.Context, a args) (any, error) {
 type ClassifyResult struct {
 	Command            string `json:"command"`
 	NeedsAuthorization bool   `json:"needs_authorization"`
-	operator.Verdict
-	Findings []operator.Finding `json:"findings"`
-	Writes   []operator.Write   `json:"writes,omitempty"`
-	Complete bool               `json:"complete"`
-	Decision operator.Answer    `json:"decision"`
-	Rule     string             `json:"rule"`
-	Reason   string             `json:"reason,omitempty"`
-	Presence operator.Presence  `json:"presence"`
+	shell.Verdict
+	Findings []shell.Finding   `json:"findings"`
+	Writes   []shell.Write     `json:"writes,omitempty"`
+	Complete bool              `json:"complete"`
+	Decision operator.Answer   `json:"decision"`
+	Rule     string            `json:"rule"`
+	Reason   string            `json:"reason,omitempty"`
+	Presence operator.Presence `json:"presence"`
 }
 
 // Classify is the classify tool: operator.Decide for a command run in dir
 // by caller c (its presence), before the run's state is read.
 func Classify(c agentrun.Caller, command, dir string, irreversible, outward bool) (ClassifyResult, error) {
-	an := operator.Analyze(command, dir)
+	an := shell.Analyze(command, dir)
 	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 	if err != nil {
 		return ClassifyResult{}, err

@@ -10,7 +10,7 @@ import (
 )
 
 // bigFleet is 100 agents × 1,000 checks, 20 collisions and 500 gate
-// decisions: the size issue 17 sets the budget for.
+// decisions: the fleet a report must render within its budget.
 func bigFleet() *Fleet {
 	start := time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC)
 	th, _ := GrammarThresholds()

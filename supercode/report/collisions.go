@@ -64,7 +64,7 @@ func shared(a, b []string) []string {
 
 // Outcomes attaches what the supervisor did about each collision: a halt
 // of one of the pair after the collision began, else an escalation naming
-// the pair. Without the supervisor's records (issue 11) every outcome stays
+// the pair. Without the supervisor's records every outcome stays
 // empty and the report says it is not recorded.
 func Outcomes(cols []Collision, halts []Halt, escs []Escalation) {
 	for i := range cols {

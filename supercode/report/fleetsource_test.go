@@ -37,7 +37,7 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 	agent := func(name, ground string, steps int) {
 		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name}
 		sup := &agentrun.Supervisor{Getenv: func(k string) string { return env[k] }, Now: now,
-			OpenFleet: func() (fleet.Store, error) { return fl, nil }, OpenRuns: func() (laserbrain.Store, error) { return runs, nil }}
+			Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return fl, nil }, Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 		if _, err := sup.Open(ctx, sup.Caller("", repo)); err != nil {
 			t.Fatal(err)
 		}

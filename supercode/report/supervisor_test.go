@@ -82,7 +82,7 @@ func TestReportReadsAsTheSupervisor(t *testing.T) {
 	agent := func(name, ground string, checks int, tool, text string) {
 		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name}
 		sup := &agentrun.Supervisor{Getenv: func(k string) string { return env[k] },
-			OpenFleet: func() (fleet.Store, error) { return fl, nil }, OpenRuns: func() (laserbrain.Store, error) { return runs, nil }}
+			Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return fl, nil }, Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 		_, err := sup.Open(ctx, sup.Caller("", repo))
 		must(err)
 		for i := range checks {

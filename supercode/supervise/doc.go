@@ -89,7 +89,7 @@
 // round lock to check it and have their record witnessed by the counter. A broken journal is a *fleet.JournalBrokenError
 // (ErrJournalBroken); laserbrain supervise then reports read-only.
 //
-// Decided where the issue is silent:
+// Decided here, where nothing else settles it:
 //
 //   - A round's halts and escalations are the ones it decided; the agents'
 //     rows show every halt in force.

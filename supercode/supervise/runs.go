@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -50,7 +50,7 @@ func (fr *FileReader) EventFiles(repo, dir string, e fleet.Event) []string {
 		if i := strings.Index(cmd, " — "); i >= 0 && e.OK != nil && !*e.OK {
 			cmd = cmd[:i] // a failure's text ends with the error
 		}
-		for _, w := range operator.Analyze(cmd, dir).Writes {
+		for _, w := range shell.Analyze(cmd, dir).Writes {
 			if w.Path != "" {
 				cands = append(cands, w.Path)
 			}

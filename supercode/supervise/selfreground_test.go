@@ -53,8 +53,8 @@ func TestSelfReground(t *testing.T) {
 			var asked []Escalation
 			r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer { asked = append(asked, e); return Answer{} }
 			r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now()}))
-			sup := &agentrun.Supervisor{OpenFleet: func() (fleet.Store, error) { return r.st, nil },
-				OpenRuns: func() (laserbrain.Store, error) { return runs, nil }}
+			sup := &agentrun.Supervisor{Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return r.st, nil },
+				Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 			check := func(in agentrun.CheckInput, goal string) {
 				in.Goal, in.Progress, in.Distance = goal, laserbrain.ProgressAdvancing, laserbrain.Dist(5)
 				if _, err := sup.Check(ctx, "r1", in); err != nil {

@@ -63,7 +63,7 @@ func TestJudgeTwiceClosesOnceAndOpensOnce(t *testing.T) {
 	}
 }
 
-// Regression 4 and the no-clamp decision: a churn above 1 is stored as is,
+// The no-clamp decision: a churn above 1 is stored as is,
 // and so is the forecast made from it.
 func TestForecastAboveOneStoredUnclamped(t *testing.T) {
 	t.Parallel()
@@ -95,7 +95,7 @@ func TestForecastAboveOneStoredUnclamped(t *testing.T) {
 	}
 }
 
-// Regression 3 and checklist 12: surprise is NULL on start, pass 1,
+// Surprise is NULL on start, pass 1,
 // converged, stopped and applied rows, even if a caller sends one for pass 1.
 func TestSurpriseIsExplicitNull(t *testing.T) {
 	t.Parallel()
