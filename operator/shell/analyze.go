@@ -359,7 +359,7 @@ func (a *analyzer) script(src string, depth int) {
 		if depth == 0 {
 			a.failed = true
 		}
-		a.unknown("cannot parse", oneLine(err.Error()))
+		a.unknown("cannot parse", firstLine(err.Error()))
 		return
 	}
 	outer := a.src
@@ -414,7 +414,8 @@ func bracketDepth(src string) int {
 	return max
 }
 
-func oneLine(s string) string {
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
@@ -479,7 +480,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 			// while read f; do …: each line read is one more file.
 			if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
 				a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed,
-					Command: oneLine(a.nodeText(c)), unknownPath: true})
+					Command: firstLine(a.nodeText(c)), unknownPath: true})
 			}
 			break
 		}
@@ -527,7 +528,7 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 				}
 				if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
 					a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed,
-						Command: oneLine(a.nodeText(c)), unknownPath: true})
+						Command: firstLine(a.nodeText(c)), unknownPath: true})
 				}
 				break
 			}

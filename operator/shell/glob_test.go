@@ -1,8 +1,6 @@
 package shell
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -28,16 +26,4 @@ func TestGlobAsBashSeesIt(t *testing.T) {
 			t.Errorf("%q: hasGlob says %v, bash expands it as a pattern: %v", w, got, bashSays)
 		}
 	}
-}
-
-// skipOrFailf skips a test whose tool is missing, and fails it under
-// CI=true (CI must install what the tests need).
-func skipOrFailf(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Errorf("%s (CI: the tests need it)", msg)
-		return
-	}
-	t.Skip(msg)
 }
