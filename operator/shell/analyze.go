@@ -56,9 +56,9 @@ type Analysis struct {
 	Command string `json:"command"`
 	// Dir is the directory the command runs in ("" when unknown).
 	Dir string `json:"dir,omitempty"`
-	// Verdict is the classification of the command declared reversible
+	// Classification is the classification of the command declared reversible
 	// and inward (Escalate applies another declaration).
-	Verdict
+	Classification
 	Findings []Finding `json:"findings"`
 	// Writes are the paths it writes, truncates, moves onto or deletes.
 	Writes []Write `json:"writes,omitempty"`
@@ -154,14 +154,14 @@ func AnalyzeWrite(tool, dir string, paths ...string) Analysis {
 	for _, p := range paths {
 		a.addWrite(arg{val: p, known: true}, tool, false)
 	}
-	an := Analysis{Dir: dir, Verdict: Verdict{Reversible: true, Labels: []string{}}, Findings: []Finding{}, Writes: a.writes, Complete: true, tool: tool}
+	an := Analysis{Dir: dir, Classification: Classification{Reversible: true, Labels: []string{}}, Findings: []Finding{}, Writes: a.writes, Complete: true, tool: tool}
 	return an
 }
 
 // Escalate applies a caller's declaration: classification only ever
 // escalates, so a declared irreversible or outward action stays so.
-func (an Analysis) Escalate(reversible, outward bool) Verdict {
-	v := an.Verdict
+func (an Analysis) Escalate(reversible, outward bool) Classification {
+	v := an.Classification
 	v.Labels = slices.Clone(v.Labels)
 	v.Reversible = reversible && v.Reversible
 	v.Outward = outward || v.Outward
@@ -170,7 +170,7 @@ func (an Analysis) Escalate(reversible, outward bool) Verdict {
 
 // NeedsAuthorization: the command (declared reversible and inward) is
 // irreversible or outward.
-func (an Analysis) NeedsAuthorization() bool { return an.Verdict.NeedsAuthorization() }
+func (an Analysis) NeedsAuthorization() bool { return an.Classification.NeedsAuthorization() }
 
 // PersonOnly is the first finding of a person's command that would run,
 // if any.

@@ -110,9 +110,9 @@ func (an Analysis) Origins(f Finding) []Origin {
 	return out
 }
 
-// Verdict is the reference classification: the caller's declaration, only
-// ever escalated, and the labels that escalated it.
-type Verdict struct {
+// Classification is the reference classification: the caller's
+// declaration, only ever escalated, and the labels that escalated it.
+type Classification struct {
 	Reversible bool `json:"reversible"`
 	Outward    bool `json:"outward"`
 	// Labels: grammar labels in grammar order, then (Classify only) the
@@ -126,13 +126,13 @@ type Verdict struct {
 }
 
 // NeedsAuthorization is the operator's rule: irreversible or outward.
-func (v Verdict) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
+func (v Classification) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
 
 // ClassifyGrammar is the reference classifier (spec §12): the grammar's
 // patterns searched over the raw text. Every match forces reversible to false
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.
-func ClassifyGrammar(command string, reversible, outward bool) Verdict {
+func ClassifyGrammar(command string, reversible, outward bool) Classification {
 	v, _ := classifyRaw(command, reversible, outward, deadline{})
 	return v
 }
@@ -148,8 +148,8 @@ type rawMatch struct {
 	carved bool // every match lies inside an allow match
 }
 
-func classifyRaw(command string, reversible, outward bool, deadline deadline) (Verdict, []rawMatch) {
-	v := Verdict{Reversible: reversible, Outward: outward, Labels: []string{}}
+func classifyRaw(command string, reversible, outward bool, deadline deadline) (Classification, []rawMatch) {
+	v := Classification{Reversible: reversible, Outward: outward, Labels: []string{}}
 	var why []string
 	var allowSpans []span
 	lower := lowerForPrefilter(command)
@@ -217,15 +217,15 @@ func within(inner, outer []span) bool {
 // declaration: Analyze, then Escalate. It only ever escalates: a match
 // forces irreversible (and ORs its outward flag); nothing relaxes a
 // declaration.
-func Classify(command string, reversible, outward bool) Verdict {
+func Classify(command string, reversible, outward bool) Classification {
 	return Analyze(command, "").Escalate(reversible, outward)
 }
 
 // result turns the walk into the Analysis: the raw matches first, in
 // grammar order, each with the role the parsed view found for it (rule 0:
 // their labels always stand), then the parsed view's own findings.
-func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analysis {
-	an := Analysis{Command: command, Dir: dir, Verdict: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran}
+func (a *analyzer) result(command, dir string, v Classification, raw []rawMatch) Analysis {
+	an := Analysis{Command: command, Dir: dir, Classification: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran}
 	seen := map[string]bool{}
 	for _, l := range v.Labels {
 		seen[l] = true

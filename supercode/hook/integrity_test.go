@@ -53,7 +53,7 @@ func TestPonderWritesRefused(t *testing.T) {
 	}
 	// Not even a person's authorization lets an agent write them, though
 	// the same authorization, for another protected file, lets that through.
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestPonderWritesRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(path string) Answer {
+	write := func(path string) Output {
 		return h.Handle(ctx, PreToolUse, payload(t, pre("Write", map[string]any{"file_path": path, "content": "x"}, cwd)))
 	}
 	authorize := func(path string) {
@@ -93,7 +93,7 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	h, _ := newHandler(t, map[string]string{agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
 	ctx := context.Background()
 	cwd := t.TempDir()
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	run := fleet.Run{ID: "r1", Agent: "bob", Fleet: "f", Created: time.Now()}
 	if err := st.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	other, otherHome := newHandler(t, map[string]string{agentrun.EnvRun: "r2", agentrun.EnvFleet: "f"})
 	stores := homeStores(otherHome)
 	stores.Fleet = func() (fleet.Store, error) { return st, nil }
-	other.Sup.Stores = stores.Open
+	other.Tracker.Stores = stores.Open
 	if err := st.CreateRun(ctx, fleet.Run{ID: "r2", Agent: "alice", Fleet: "f", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
