@@ -1050,17 +1050,6 @@ func (a *analyzer) gitFilterBranch(args []arg, d int) gitVerdict {
 	return v
 }
 
-// splitWords splits an alias definition the way git does: shell-like
-// quoting, no expansion — the same reading xargs gives its input.
-func splitWords(s string) []arg {
-	words := xargsSplit(s)
-	out := make([]arg, len(words))
-	for i, w := range words {
-		out[i] = arg{val: w, known: true}
-	}
-	return out
-}
-
 // gitBuiltins are git 2.39's own commands (git --list-cmds=builtins,main)
 // and the external ones the model reads: an alias of one of these names
 // is ignored, as git ignores it.
