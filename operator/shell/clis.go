@@ -35,7 +35,7 @@ func (a *analyzer) cliModel(c *cmdCall) bool {
 		case tool == "kubectl" && sub == "exec":
 			for i, w := range r.rest {
 				if w.known && w.val == "--" {
-					a.command(r.rest[i+1:], c.d, c.io, nil)
+					a.walk.command(r.rest[i+1:], c.d, c.io, nil)
 				}
 			}
 			continue
@@ -43,7 +43,7 @@ func (a *analyzer) cliModel(c *cmdCall) bool {
 			// A package runner behind global options or a wrapper
 			// subcommand (pnpm -r exec, npm -w a exec, uv --directory x
 			// run): the words after it are a command that runs.
-			a.command(skipOptions(r.rest, optSpec{short: "pc", long: []string{"package", "call", "with", "from", "python", "env", "directory", "project"}}), c.d, c.io, nil)
+			a.walk.command(skipOptions(r.rest, optSpec{short: "pc", long: []string{"package", "call", "with", "from", "python", "env", "directory", "project"}}), c.d, c.io, nil)
 			continue
 		case tool == "docker" && (sub == "run" || sub == "create" || sub == "container run" || sub == "container create" || sub == "compose run" || sub == "compose exec"),
 			tool == "kubectl" && (sub == "run" || sub == "debug"):
@@ -144,7 +144,7 @@ func (a *analyzer) cliRules(tool string, r cliRead, where Where, note, text stri
 func (a *analyzer) containerExec(c *cmdCall, rest []arg) {
 	sub := skipOptions(rest, optSpec{short: "euw", long: []string{"env", "env-file", "user", "workdir", "detach-keys"}})
 	if len(sub) > 1 {
-		a.command(sub[1:], c.d, c.io, nil)
+		a.walk.command(sub[1:], c.d, c.io, nil)
 	}
 }
 
@@ -211,7 +211,7 @@ func (a *analyzer) sql(client, text string, d int) {
 		t := strings.TrimSpace(line)
 		for _, meta := range []string{`\!`, ".shell", ".system", "system "} {
 			if rest, ok := strings.CutPrefix(t, meta); ok && (meta != "system " || client == "mysql" || client == "mariadb") {
-				a.subshell(func() { a.script(rest, d+1) })
+				a.subshell(func() { a.walk.script(rest, d+1) })
 			}
 		}
 		for _, meta := range sqlIncludes {

@@ -52,16 +52,16 @@ func (a *analyzer) code(name, text string, d int) {
 			}
 			n++
 			if len(run) > 1 {
-				a.command(run, d+1, stdio{}, nil)
+				a.walk.command(run, d+1, stdio{}, nil)
 			}
 			if len(run) == 1 && run[0].known && strings.ContainsAny(run[0].val, " \t;|&") {
 				s := run[0].val
-				a.subshell(func() { a.script(s, d+1) })
+				a.subshell(func() { a.walk.script(s, d+1) })
 			}
 			for _, w := range run {
 				if dec, ok := decoded(w.val); ok {
 					a.grammarAnywhere(dec, Executed, "", "")
-					a.subshell(func() { a.script(dec, d+1) })
+					a.subshell(func() { a.walk.script(dec, d+1) })
 				}
 			}
 		}
@@ -309,7 +309,7 @@ func (a *analyzer) interpreterModel(c *cmdCall) bool {
 		}
 		if w.val == "-m" && i+1 < len(rest) && (base == "python" || base == "pypy") {
 			// python -m MODULE ARGS: the module's own command line.
-			a.command(rest[i+1:], c.d, c.io, c.env)
+			a.walk.command(rest[i+1:], c.d, c.io, c.env)
 			return true
 		}
 		for _, f := range flags {
@@ -435,7 +435,7 @@ func (a *analyzer) runScriptFile(name string, file arg, args []arg, io stdio, d 
 	if isShell(interp) {
 		run := func() {
 			a.sc.positional, a.sc.hasPositional = args, true
-			a.script(text, d+1)
+			a.walk.script(text, d+1)
 		}
 		if here {
 			saved := a.sc

@@ -152,7 +152,7 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 			if sub[0].known && isDeleter(commandName(sub[0].val)) {
 				deleted("parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)")
 			}
-			if what := a.feeding("{}", func() { a.command(sub, c.d, stdio{}, nil) }); what != "" {
+			if what := a.feeding("{}", func() { a.walk.command(sub, c.d, stdio{}, nil) }); what != "" {
 				paths, known := a.roots(roots)
 				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed,
 					Command: text, Paths: paths, unknownPath: !known})
@@ -253,17 +253,17 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 					a.add(Finding{Label: "parsed: " + via + " runs a shell on its input (runs whatever arrives)", Where: Executed, Command: commandText(via, sub)})
 				}
 				for _, it := range items {
-					a.subshell(func() { a.script(it, d+1) })
+					a.subshell(func() { a.walk.script(it, d+1) })
 				}
 				if len(items) > 0 {
-					a.subshell(func() { a.script(strings.Join(items, " "), d+1) })
+					a.subshell(func() { a.walk.script(strings.Join(items, " "), d+1) })
 				}
 			}
 		}
 	}
 	switch {
 	case !known && hasReplace:
-		if what := a.feeding(replace, func() { a.command(sub, d, stdio{}, nil) }); what != "" {
+		if what := a.feeding(replace, func() { a.walk.command(sub, d, stdio{}, nil) }); what != "" {
 			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed,
 				Command: commandText(via, sub), unknownPath: true})
 		}
@@ -273,13 +273,13 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 		name := commandName(sub[0].val)
 		if _, script := shellScript(sub[1:]); sub[0].known && (name == "truncate" || name == "chmod" || name == "cp" || isShell(name) && script) {
 			fed := append(slices.Clone(sub), arg{val: "{}", known: true})
-			if what := a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }); what != "" {
+			if what := a.feeding("{}", func() { a.walk.command(fed, d, stdio{}, nil) }); what != "" {
 				a.add(Finding{Label: "parsed: " + via + " " + name + " (" + what + ")", Where: Executed,
 					Command: commandText(via, sub), unknownPath: true})
 			}
 			return
 		}
-		a.command(sub, d, stdio{}, nil)
+		a.walk.command(sub, d, stdio{}, nil)
 	case hasReplace:
 		for n, it := range items {
 			if n >= 64 || a.overTime() {
@@ -289,17 +289,17 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 			for k, w := range sub {
 				argv[k] = arg{val: strings.ReplaceAll(w.val, replace, it), known: w.known}
 			}
-			a.command(argv, d, stdio{}, nil)
+			a.walk.command(argv, d, stdio{}, nil)
 		}
 		if len(items) == 0 {
-			a.command(sub, d, stdio{}, nil)
+			a.walk.command(sub, d, stdio{}, nil)
 		}
 	default:
 		argv := append([]arg{}, sub...)
 		for _, it := range items {
 			argv = append(argv, arg{val: it, known: true})
 		}
-		a.command(argv, d, stdio{}, nil)
+		a.walk.command(argv, d, stdio{}, nil)
 	}
 }
 
@@ -422,7 +422,7 @@ func (a *analyzer) parallelFrom(sub []arg, d int, in input) {
 			}
 		}
 	}
-	run := func(s string) { a.subshell(func() { a.script(s, d+1) }) }
+	run := func(s string) { a.subshell(func() { a.walk.script(s, d+1) }) }
 	if len(cmd) == 0 {
 		// The inputs themselves are the commands.
 		for _, it := range items {
@@ -515,19 +515,19 @@ func (a *analyzer) shellModel(c *cmdCall) bool {
 			if len(operands) > 1 {
 				a.sc.setVar("0", operands[1])
 			}
-			a.script(operands[0].val, d+1)
+			a.walk.script(operands[0].val, d+1)
 		})
 	case len(operands) > 0 && !sflag:
 		a.runScriptFile(name, operands[0], operands[1:], c.io, d, false)
 	default:
 		switch in.kind {
 		case literalInput:
-			a.subshell(func() { a.script(in.text, d+1) })
+			a.subshell(func() { a.walk.script(in.text, d+1) })
 		case unknownInput:
 			a.unknown(name+" runs a script from its input", "piped in; the script cannot be read here")
 		case fileInput:
 			if text, ok, why := a.scriptText(arg{val: in.text, known: true}, stdio{}); ok {
-				a.subshell(func() { a.script(text, d+1) })
+				a.subshell(func() { a.walk.script(text, d+1) })
 			} else {
 				a.unknown(name+" runs a script from its input", "read from "+in.text+": "+why)
 			}
@@ -539,7 +539,7 @@ func (a *analyzer) shellModel(c *cmdCall) bool {
 // evalModel: eval runs its arguments, joined, as a script in this shell.
 func (a *analyzer) evalModel(c *cmdCall) bool {
 	text, _ := joinArgs(c.args)
-	a.script(text, c.d+1)
+	a.walk.script(text, c.d+1)
 	return true
 }
 
@@ -563,14 +563,14 @@ func (a *analyzer) dashCModel(c *cmdCall) bool {
 		}
 		if (w.val == "-c" || w.val == "--command") && i+1 < len(rest) {
 			if rest[i+1].known {
-				a.subshell(func() { a.script(rest[i+1].val, c.d+1) })
+				a.subshell(func() { a.walk.script(rest[i+1].val, c.d+1) })
 			} else {
 				a.unknown("-c with a script known only at run time", "")
 			}
 			return true
 		}
 		if v, ok := strings.CutPrefix(w.val, "--command="); ok {
-			a.subshell(func() { a.script(v, c.d+1) })
+			a.subshell(func() { a.walk.script(v, c.d+1) })
 			return true
 		}
 	}
@@ -579,14 +579,14 @@ func (a *analyzer) dashCModel(c *cmdCall) bool {
 	}) {
 		// runuser -u USER [--] COMMAND…: the command runs as it is.
 		if cmd := skipOptions(rest, optSpec{short: "ugGw", long: []string{"user", "group", "supp-group", "whitelist-environment"}}); len(cmd) > 0 {
-			a.command(cmd, c.d+1, c.io, nil)
+			a.walk.command(cmd, c.d+1, c.io, nil)
 		}
 		return true
 	}
 	if c.name == "sg" && len(rest) > 1 {
 		// sg GROUP COMMAND: the command is run by a shell.
 		text, _ := joinArgs(rest[1:])
-		a.subshell(func() { a.script(text, c.d+1) })
+		a.subshell(func() { a.walk.script(text, c.d+1) })
 		return true
 	}
 	// su and script without -c run an interactive shell (or write a
@@ -606,7 +606,7 @@ func (a *analyzer) flockModel(c *cmdCall) bool {
 		switch {
 		case w.val == "-c" || w.val == "--command":
 			if i+1 < len(rest) {
-				a.subshell(func() { a.script(rest[i+1].val, c.d+1) })
+				a.subshell(func() { a.walk.script(rest[i+1].val, c.d+1) })
 			}
 			return true
 		case w.val == "-w" || w.val == "--timeout" || w.val == "-E" || w.val == "--conflict-exit-code":
@@ -617,12 +617,12 @@ func (a *analyzer) flockModel(c *cmdCall) bool {
 			sub := rest[i+1:]
 			if len(sub) > 0 && sub[0].known && (sub[0].val == "-c" || sub[0].val == "--command") {
 				if len(sub) > 1 {
-					a.subshell(func() { a.script(sub[1].val, c.d+1) })
+					a.subshell(func() { a.walk.script(sub[1].val, c.d+1) })
 				}
 				return true
 			}
 			if len(sub) > 0 {
-				a.command(sub, c.d, c.io, c.env)
+				a.walk.command(sub, c.d, c.io, c.env)
 			}
 			return true
 		}
@@ -649,7 +649,7 @@ func (a *analyzer) sshModel(c *cmdCall) bool {
 		if k, v, ok := strings.Cut(opt, "="); ok {
 			switch strings.ToLower(strings.TrimSpace(k)) {
 			case "proxycommand", "localcommand", "knownhostscommand":
-				a.subshell(func() { a.script(v, c.d+1) })
+				a.subshell(func() { a.walk.script(v, c.d+1) })
 			}
 		}
 	}
@@ -658,7 +658,7 @@ func (a *analyzer) sshModel(c *cmdCall) bool {
 		return true
 	}
 	text, _ := joinArgs(sub[1:])
-	a.subshell(func() { a.script(text, c.d+1) })
+	a.subshell(func() { a.walk.script(text, c.d+1) })
 	return true
 }
 
@@ -674,11 +674,11 @@ func (a *analyzer) watchModel(c *cmdCall) bool {
 		return true
 	}
 	if exec {
-		a.command(sub, c.d, stdio{}, nil)
+		a.walk.command(sub, c.d, stdio{}, nil)
 		return true
 	}
 	text, _ := joinArgs(sub)
-	a.subshell(func() { a.script(text, c.d+1) })
+	a.subshell(func() { a.walk.script(text, c.d+1) })
 	return true
 }
 
@@ -706,7 +706,7 @@ func (a *analyzer) trapModel(c *cmdCall) bool {
 		a.unknown("trap with an action known only at run time", "")
 		return true
 	}
-	a.script(rest[0].val, c.d+1)
+	a.walk.script(rest[0].val, c.d+1)
 	return true
 }
 
@@ -859,7 +859,7 @@ func (a *analyzer) commandModel(c *cmdCall) bool {
 	}
 	sub := skipOptions(rest, optSpec{})
 	if len(sub) > 0 {
-		a.command(sub, c.d, c.io, c.env)
+		a.walk.command(sub, c.d, c.io, c.env)
 	}
 	return true
 }
@@ -867,7 +867,7 @@ func (a *analyzer) commandModel(c *cmdCall) bool {
 // goModel: go run of a laserbrain command is laserbrain.
 func (a *analyzer) goModel(c *cmdCall) bool {
 	if lb := goRunLaserbrain(c.args); lb != nil {
-		a.command(lb, c.d, c.io, c.env)
+		a.walk.command(lb, c.d, c.io, c.env)
 		return true
 	}
 	a.mayWrite("go")
@@ -961,7 +961,7 @@ func (a *analyzer) sedModel(c *cmdCall) bool {
 				a.unknown("sed runs its pattern space as a command (e)", "what it runs is only known as sed reads its input")
 				continue
 			}
-			a.subshell(func() { a.script(r, c.d+1) })
+			a.subshell(func() { a.walk.script(r, c.d+1) })
 		}
 	}
 	return true

@@ -77,15 +77,32 @@ type analyzer struct {
 	// feed: the files a find -exec or xargs hands the command being read
 	// (clobber.go).
 	feed *feed
+	// walk is the analyzer itself, as the programs' models call it back.
+	walk walker
 	ran  []Ran
 }
 
+// walker is the walk over a command line as a program's model calls it
+// back: a model reads its own program's words and hands what the program
+// runs — a script, a command, words it cannot explain — back to the walk.
+// The analyzer is its own walker (newAnalyzer sets it); the models reach
+// it through this interface, so they depend on what the walk does and
+// not on the files that do it (analyze.go, programs.go), which call the
+// models.
+type walker interface {
+	script(src string, depth int)
+	command(argv []arg, d int, io stdio, e env)
+	unknownProgram(c *cmdCall, text string)
+}
+
 func newAnalyzer(deadline deadline, dir string) *analyzer {
-	return &analyzer{
+	a := &analyzer{
 		start: dir, deadline: deadline, sc: &scope{}, seen: map[string]bool{}, seenWrites: map[string]bool{},
 		files: map[string]vfile{}, gitConf: map[string]configValue{}, procs: map[string]*syntax.ProcSubst{},
 		called: map[*syntax.FuncDecl]bool{},
 	}
+	a.walk = a
+	return a
 }
 
 // cwdState is the directory commands run in: rel is where cd moved

@@ -355,7 +355,7 @@ func (a *analyzer) envSplit(rest []arg, d int) bool {
 		default:
 			continue
 		}
-		a.script(script, d+1)
+		a.walk.script(script, d+1)
 		return true
 	}
 	return false
@@ -440,7 +440,7 @@ func (a *analyzer) unknownProgram(c *cmdCall, text string) {
 		// arguments: at, batch and make -f - run what they read.
 		in := "on the standard input of " + c.name + ", which the gate does not know: it may run it"
 		a.grammarAnywhere(c.io.in.text, Unknown, in, text)
-		a.withRole(Unknown, in, func() { a.script(c.io.in.text, c.d+1) })
+		a.withRole(Unknown, in, func() { a.walk.script(c.io.in.text, c.d+1) })
 	}
 	a.withRole(Unknown, note, func() {
 		starts := 0
@@ -498,7 +498,7 @@ func (a *analyzer) scriptFile(file arg, args []arg, d int, io stdio) {
 	case isShell(in):
 		a.subshell(func() {
 			a.sc.positional, a.sc.hasPositional = args, true
-			a.script(text, d+1)
+			a.walk.script(text, d+1)
 		})
 	case p != nil && p.kind == progInterpreter:
 		a.code(in, text, d)

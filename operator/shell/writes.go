@@ -278,7 +278,7 @@ func (a *analyzer) tarModel(c *cmdCall) bool {
 	extract, create := false, false
 	dir := arg{val: ".", known: true}
 	var archive arg
-	run := func(s string) { a.subshell(func() { a.script(s, c.d+1) }) }
+	run := func(s string) { a.subshell(func() { a.walk.script(s, c.d+1) }) }
 	for i := 0; i < len(rest); i++ {
 		w := rest[i]
 		v := w.val
@@ -567,7 +567,7 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 				i++
 				val = rest[i].val
 			}
-			a.subshell(func() { a.script(val, c.d+1) })
+			a.subshell(func() { a.walk.script(val, c.d+1) })
 		case strings.HasPrefix(name, "--"):
 			if !glued && rsyncValue(name) && i+1 < len(rest) {
 				i++
@@ -583,7 +583,7 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 						i++
 						s = rest[i].val
 					}
-					a.subshell(func() { a.script(s, c.d+1) })
+					a.subshell(func() { a.walk.script(s, c.d+1) })
 					j = len(v)
 				case 'B', 'f', 'M', 'T':
 					if j == len(v)-1 && i+1 < len(rest) {
