@@ -96,7 +96,7 @@ and commands it cannot read are refused with what to do instead.`,
 				out := struct {
 					Command            string `json:"command"`
 					NeedsAuthorization bool   `json:"needs_authorization"`
-					shell.Verdict
+					shell.Classification
 					Findings []shell.Finding              `json:"findings"`
 					Writes   []shell.Write                `json:"writes,omitempty"`
 					Complete bool                         `json:"complete"`
@@ -105,7 +105,7 @@ and commands it cannot read are refused with what to do instead.`,
 					Policy   string                       `json:"policy,omitempty"`
 					Hook     *operator.Decision           `json:"hook,omitempty"`
 					Answers  map[string]operator.Decision `json:"answers,omitempty"`
-				}{Command: command, NeedsAuthorization: needs, Verdict: v, Findings: an.Findings, Writes: an.Writes,
+				}{Command: command, NeedsAuthorization: needs, Classification: v, Findings: an.Findings, Writes: an.Writes,
 					Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
 				if opts.explain {
 					d := decide(presence, why)

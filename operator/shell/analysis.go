@@ -17,9 +17,9 @@ type Analysis struct {
 	Command string `json:"command"`
 	// Dir is the directory the command runs in ("" when unknown).
 	Dir string `json:"dir,omitempty"`
-	// Verdict is the classification of the command declared reversible
-	// and inward (Escalate applies another declaration).
-	Verdict
+	// Classification is the classification of the command declared
+	// reversible and inward (Escalate applies another declaration).
+	Classification
 	Findings []Finding `json:"findings"`
 	// Writes are the paths it writes, truncates, moves onto or deletes.
 	Writes []Write `json:"writes,omitempty"`
@@ -146,8 +146,8 @@ func (w Write) Expanded() bool { return w.expanded }
 
 // Escalate applies a caller's declaration: classification only ever
 // escalates, so a declared irreversible or outward action stays so.
-func (an Analysis) Escalate(reversible, outward bool) Verdict {
-	v := an.Verdict
+func (an Analysis) Escalate(reversible, outward bool) Classification {
+	v := an.Classification
 	v.Labels = slices.Clone(v.Labels)
 	v.Reversible = reversible && v.Reversible
 	v.Outward = outward || v.Outward
@@ -156,7 +156,7 @@ func (an Analysis) Escalate(reversible, outward bool) Verdict {
 
 // NeedsAuthorization: the command (declared reversible and inward) is
 // irreversible or outward.
-func (an Analysis) NeedsAuthorization() bool { return an.Verdict.NeedsAuthorization() }
+func (an Analysis) NeedsAuthorization() bool { return an.Classification.NeedsAuthorization() }
 
 // PersonOnly is the first finding of a person's command that would run,
 // if any.
@@ -215,9 +215,9 @@ func (an Analysis) Origins(f Finding) []Origin {
 	return out
 }
 
-// Verdict is the reference classification: the caller's declaration, only
-// ever escalated, and the labels that escalated it.
-type Verdict struct {
+// Classification is the reference classification: the caller's
+// declaration, only ever escalated, and the labels that escalated it.
+type Classification struct {
 	Reversible bool `json:"reversible"`
 	Outward    bool `json:"outward"`
 	// Labels: grammar labels in grammar order, then (Classify only) the
@@ -231,7 +231,7 @@ type Verdict struct {
 }
 
 // NeedsAuthorization is the operator's rule: irreversible or outward.
-func (v Verdict) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
+func (v Classification) NeedsAuthorization() bool { return !v.Reversible || v.Outward }
 
 // Strongest is the strongest role among the findings that count (carved-out
 // ones do not): where the match that decides stood. ok is false when none

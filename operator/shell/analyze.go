@@ -39,7 +39,7 @@ func AnalyzeWrite(tool, dir string, paths ...string) Analysis {
 	for _, p := range paths {
 		a.addWrite(arg{val: p, known: true}, tool, false)
 	}
-	an := Analysis{Dir: dir, Verdict: Verdict{Reversible: true, Labels: []string{}}, Findings: []Finding{}, Writes: a.writes, Complete: true, tool: tool}
+	an := Analysis{Dir: dir, Classification: Classification{Reversible: true, Labels: []string{}}, Findings: []Finding{}, Writes: a.writes, Complete: true, tool: tool}
 	return an
 }
 
@@ -534,15 +534,15 @@ func (a *analyzer) uncalledFunctions() {
 // declaration: Analyze, then Escalate. It only ever escalates: a match
 // forces irreversible (and ORs its outward flag); nothing relaxes a
 // declaration.
-func Classify(command string, reversible, outward bool) Verdict {
+func Classify(command string, reversible, outward bool) Classification {
 	return Analyze(command, "").Escalate(reversible, outward)
 }
 
 // result turns the walk into the Analysis: the raw matches first, in
 // grammar order, each with the role the parsed view found for it (rule 0:
 // their labels always stand), then the parsed view's own findings.
-func (a *analyzer) result(command, dir string, v Verdict, raw []rawMatch) Analysis {
-	an := Analysis{Command: command, Dir: dir, Verdict: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran}
+func (a *analyzer) result(command, dir string, v Classification, raw []rawMatch) Analysis {
+	an := Analysis{Command: command, Dir: dir, Classification: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran}
 	seen := map[string]bool{}
 	for _, l := range v.Labels {
 		seen[l] = true

@@ -8,7 +8,7 @@ import (
 // patterns searched over the raw text. Every match forces reversible to false
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.
-func ClassifyGrammar(command string, reversible, outward bool) Verdict {
+func ClassifyGrammar(command string, reversible, outward bool) Classification {
 	v, _ := classifyRaw(command, reversible, outward, deadline{})
 	return v
 }
@@ -24,8 +24,8 @@ type rawMatch struct {
 	carved bool // every match lies inside an allow match
 }
 
-func classifyRaw(command string, reversible, outward bool, deadline deadline) (Verdict, []rawMatch) {
-	v := Verdict{Reversible: reversible, Outward: outward, Labels: []string{}}
+func classifyRaw(command string, reversible, outward bool, deadline deadline) (Classification, []rawMatch) {
+	v := Classification{Reversible: reversible, Outward: outward, Labels: []string{}}
 	var why []string
 	var allowSpans []span
 	lower := lowerForPrefilter(command)
