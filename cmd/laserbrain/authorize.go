@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -22,8 +23,8 @@ import (
 )
 
 type authorizeOptions struct {
-	IO         *cli.IOStreams
-	Supervisor func() *agentrun.Supervisor
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
 	// args are the command to authorize; dashAt is where -- was among
 	// the arguments (cobra's ArgsLenAtDash: -1 without one).
 	args   []string
@@ -39,7 +40,7 @@ type authorizeOptions struct {
 }
 
 func newAuthorizeCmd(f *Factory, runF func(*authorizeOptions) error) *cobra.Command {
-	opts := &authorizeOptions{IO: f.IOStreams, Supervisor: f.Supervisor}
+	opts := &authorizeOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH)",
 		Short: "Let an agent take one irreversible or outward action",
@@ -105,7 +106,7 @@ func runAuthorize(opts *authorizeOptions) error {
 		}
 	}
 	ctx := context.Background()
-	sup := opts.Supervisor()
+	sup := opts.Tracker()
 	defer sup.Close()
 	st, err := sup.Fleet()
 	if err != nil {
@@ -184,7 +185,7 @@ func runAuthorize(opts *authorizeOptions) error {
 	if opts.json {
 		return cli.WriteJSON(opts.IO.Out, a)
 	}
-	fmt.Fprintf(opts.IO.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
+	fmt.Fprintf(opts.IO.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
 	return nil
 }
 

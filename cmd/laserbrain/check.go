@@ -20,8 +20,8 @@ type checkOptions struct {
 	IO *cli.IOStreams
 	// Supervisor checks a run laserbrain run registered; RunStore opens
 	// laserbrain's run store, where every other run is checked.
-	Supervisor func() *agentrun.Supervisor
-	RunStore   func() (laserbrain.Store, error)
+	Tracker  func() *agentrun.Tracker
+	RunStore func() (laserbrain.Store, error)
 	// Getenv reads LASERBRAIN_RUN.
 	Getenv func(string) string
 
@@ -108,7 +108,7 @@ not be saved is answered with an error saying so (exit 8), never with a
 verdict.`
 
 func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
-	opts := &checkOptions{IO: f.IOStreams, Supervisor: f.Supervisor, RunStore: f.RunStore, Getenv: os.Getenv}
+	opts := &checkOptions{IO: f.IOStreams, Tracker: f.Tracker, RunStore: f.RunStore, Getenv: os.Getenv}
 	cmd := &cobra.Command{
 		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
 		Short: "Check one spelled state against its run's ground (or a stream of them)",
@@ -315,7 +315,7 @@ func runCheck(opts *checkOptions) error {
 // supervision, any other through laserbrain's run store.
 func checkOne(ctx context.Context, id string, opts *checkOptions, in laserbrain.StepInput) (v laserbrain.CheckResult, created bool, err error) {
 	if opts.run != "" {
-		sup := opts.Supervisor()
+		sup := opts.Tracker()
 		checks := agentrun.NewChecks(sup)
 		r, err := checks.Registered(ctx, id)
 		if err == nil && r != nil {

@@ -120,7 +120,7 @@ func runClassify(opts *classifyOptions) error {
 		out := struct {
 			Command            string `json:"command"`
 			NeedsAuthorization bool   `json:"needs_authorization"`
-			shell.Verdict
+			shell.Classification
 			Findings []shell.Finding              `json:"findings"`
 			Writes   []shell.Write                `json:"writes,omitempty"`
 			Complete bool                         `json:"complete"`
@@ -129,7 +129,7 @@ func runClassify(opts *classifyOptions) error {
 			Policy   string                       `json:"policy,omitempty"`
 			Hook     *operator.Decision           `json:"hook,omitempty"`
 			Answers  map[string]operator.Decision `json:"answers,omitempty"`
-		}{Command: command, NeedsAuthorization: needs, Verdict: v, Findings: an.Findings, Writes: an.Writes,
+		}{Command: command, NeedsAuthorization: needs, Classification: v, Findings: an.Findings, Writes: an.Writes,
 			Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
 		if opts.explain {
 			d := decide(presence, why)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/confine"
@@ -19,15 +20,15 @@ import (
 )
 
 type doctorOptions struct {
-	IO         *cli.IOStreams
-	Supervisor func() *agentrun.Supervisor
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
 
 	dir  string
 	json bool
 }
 
 func newDoctorCmd(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
-	opts := &doctorOptions{IO: f.IOStreams, Supervisor: f.Supervisor}
+	opts := &doctorOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "doctor [--dir DIR] [--json]",
 		Short: "Check that every agent client here is supervised, and say how to fix what is not",
@@ -112,7 +113,7 @@ func runDoctor(opts *doctorOptions) error {
 		Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
 		Protect: protectedPaths(self, dir),
 		Store: func(ctx context.Context) error {
-			sup := opts.Supervisor()
+			sup := opts.Tracker()
 			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {
@@ -130,7 +131,7 @@ func runDoctor(opts *doctorOptions) error {
 			return paths, confine.Check(self)
 		},
 		Unwitnessed: func(ctx context.Context) ([]string, error) {
-			sup := opts.Supervisor()
+			sup := opts.Tracker()
 			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {
@@ -189,6 +190,6 @@ func printDoctor(streams *cli.IOStreams, r doctor.Report) {
 	case r.OK:
 		fmt.Fprintln(streams.Out, "every client found is supervised")
 	default:
-		fmt.Fprintf(streams.Out, "%s found\n", plural(int64(r.Problems), "problem"))
+		fmt.Fprintf(streams.Out, "%s found\n", text.Plural(int64(r.Problems), "problem"))
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 type historyOptions struct {
 	IO     *cli.IOStreams
-	Reader func() *agentrun.Supervisor
+	Reader func() *agentrun.Tracker
 
 	run  string
 	json bool

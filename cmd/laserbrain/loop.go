@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/confine"
@@ -18,8 +19,8 @@ import (
 )
 
 type loopOptions struct {
-	IO         *cli.IOStreams
-	Supervisor func() *agentrun.Supervisor
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
 	// args are SCRIPT and its arguments; dashAt is where -- was among
 	// them (-1: nowhere); set are the settings given as flags.
 	args   []string
@@ -37,7 +38,7 @@ type loopOptions struct {
 var loopSettings = []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"}
 
 func newLoopCmd(f *Factory, runF func(*loopOptions) error) *cobra.Command {
-	opts := &loopOptions{IO: f.IOStreams, Supervisor: f.Supervisor}
+	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop -c TEXT [flags] | loop --resume RUN [flags]",
 		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
@@ -168,9 +169,9 @@ func runLoop(opts *loopOptions) error {
 		o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
 		fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
 	}
-	sup := opts.Supervisor()
+	sup := opts.Tracker()
 	defer sup.Close()
-	o.Sup = sup
+	o.Tracker = sup
 	ctx := context.Background()
 	res, err := loop.Run(ctx, o)
 	if err != nil {
@@ -260,9 +261,9 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 		if !r.Removed && r.State != loop.RunBusy {
 			hint = "; --all removes them"
 		}
-		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
+		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, text.Plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
 	}
-	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
+	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, text.Plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
 }
 
 // loopError is a loop error as the command returns it: the loop's own,

@@ -102,7 +102,7 @@ func lastStepText(s *loop.StepInfo) string {
 
 type loopStatusOptions struct {
 	IO     *cli.IOStreams
-	Reader func() *agentrun.Supervisor
+	Reader func() *agentrun.Tracker
 	// args are the positional arguments.
 	args []string
 
@@ -230,7 +230,7 @@ func printLoopStatus(streams *cli.IOStreams, si loop.StatusInfo) {
 
 type loopCancelOptions struct {
 	IO     *cli.IOStreams
-	Reader func() *agentrun.Supervisor
+	Reader func() *agentrun.Tracker
 	// args are the positional arguments.
 	args []string
 
@@ -304,7 +304,7 @@ func runLoopCancel(opts *loopCancelOptions) error {
 // fleetForLoops opens the fleet store, to tell a loop of another home from
 // no loop at all; nil when it cannot be opened (then such a loop is
 // reported as unknown here).
-func fleetForLoops(reader func() *agentrun.Supervisor) (fleet.Store, func()) {
+func fleetForLoops(reader func() *agentrun.Tracker) (fleet.Store, func()) {
 	sup := reader()
 	done := func() { _ = sup.Close() }
 	st, err := sup.Fleet()

@@ -17,11 +17,11 @@ import (
 type mcpOptions struct {
 	IO                 *cli.IOStreams
 	loopCall, loopRole string
-	Supervisor         func() *agentrun.Supervisor
+	Tracker            func() *agentrun.Tracker
 }
 
 func newMCPCmd(f *Factory, runF func(*mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{IO: f.IOStreams, Supervisor: f.Supervisor}
+	opts := &mcpOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the drift instrument to an agent over MCP (stdio)",
@@ -72,7 +72,7 @@ func runMCP(opts *mcpOptions) error {
 	if opts.loopCall != "" || opts.loopRole != "" {
 		so.Loop = &mcpserver.LoopCall{Dir: opts.loopCall, Role: opts.loopRole}
 	}
-	sup := opts.Supervisor()
+	sup := opts.Tracker()
 	defer sup.Close()
 	srv, err := mcpserver.NewWithOptions(sup, so)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -157,7 +158,7 @@ func runReport(opts *reportOptions) error {
 	if opts.json {
 		return cli.WriteJSON(opts.IO.Out, res)
 	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(len(rep.Collisions)), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
+	fmt.Fprintf(opts.IO.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, text.Plural(int64(res.Agents), "agent"), text.Plural(int64(len(rep.Collisions)), "collision"), text.Plural(int64(res.Sessions), "ponder session"), text.Plural(int64(res.Bytes), "byte"))
 	for _, c := range res.Coverage {
 		state := ""
 		if c.Unmeasured {

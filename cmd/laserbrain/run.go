@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -29,7 +30,7 @@ import (
 type runOptions struct {
 	IO *cli.IOStreams
 	// Supervisor supervises the agent's run on the stores.
-	Supervisor func() *agentrun.Supervisor
+	Tracker func() *agentrun.Tracker
 
 	// command is the agent's command and arguments; dashed: given after
 	// "--", where run's own flags end.
@@ -166,7 +167,7 @@ run exits with the agent's own status, 128+N when a signal N killed it, 4
 when a limit stopped it.`
 
 func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
-	opts := &runOptions{IO: f.IOStreams, Supervisor: f.Supervisor}
+	opts := &runOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
 		Short: "Run an agent command under supervision",
@@ -244,7 +245,7 @@ func runRun(opts *runOptions) error {
 	if len(covEnv) > 0 {
 		so.Env = append(os.Environ(), covEnv...)
 	}
-	sup := opts.Supervisor()
+	sup := opts.Tracker()
 	defer sup.Close()
 	confined := false // set below, once the confinement is known
 	prepareClient(ctx, &so, self, &confined)
@@ -337,7 +338,7 @@ func prepareClient(ctx context.Context, so *agentrun.SpawnOptions, self string, 
 // printRunSummary prints, on w, what the run did: its checks and tool
 // calls, its coverage, why it stopped, a halt in force and the whole-run
 // judgment.
-func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Supervisor, res agentrun.SpawnResult, status int) {
+func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Tracker, res agentrun.SpawnResult, status int) {
 	r, j := res.Run, res.Judgment
 	var figs coverage.Figures
 	if st, err := sup.Fleet(); err == nil {
@@ -345,9 +346,9 @@ func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Supervisor,
 			figs = coverage.Measure(events)
 		}
 	}
-	fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, status, plural(int64(r.Checks), "check"))
+	fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, status, text.Plural(int64(r.Checks), "check"))
 	if figs.ToolCalls > 0 {
-		fmt.Fprintf(w, ", %s", plural(int64(figs.ToolCalls), "tool call"))
+		fmt.Fprintf(w, ", %s", text.Plural(int64(figs.ToolCalls), "tool call"))
 	}
 	switch {
 	case figs.Unmeasured:
@@ -372,7 +373,7 @@ func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Supervisor,
 type runsOptions struct {
 	IO *cli.IOStreams
 	// Reader is a supervisor on the stores opened for reading.
-	Reader func() *agentrun.Supervisor
+	Reader func() *agentrun.Tracker
 
 	fleetDir string
 	all      bool
@@ -494,7 +495,7 @@ func runRuns(opts *runsOptions) error {
 
 // agentRunRow is registered run r as runs lists it: its last verdict and
 // judgment read against what its hooks recorded.
-func agentRunRow(ctx context.Context, sup *agentrun.Supervisor, st fleet.Store, r fleet.Run) (runRow, error) {
+func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r fleet.Run) (runRow, error) {
 	row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
 		ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended, Ponder: r.Ponder,
 		Limits: r.Limits, ToolCallsAsked: r.ToolCallsAsked, Stopped: r.Stopped}
@@ -567,7 +568,7 @@ func writeRuns(out io.Writer, rows []runRow) error {
 // checkRuns are the runs in laserbrain's run store that no agent run owns
 // (laserbrain check's own), oldest first: every id the store lists except
 // the registered runs' tasks (RUN, RUN.2, …).
-func checkRuns(ctx context.Context, sup *agentrun.Supervisor, registered []fleet.Run) ([]runRow, error) {
+func checkRuns(ctx context.Context, sup *agentrun.Tracker, registered []fleet.Run) ([]runRow, error) {
 	store, err := sup.Runs()
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
@@ -101,7 +102,7 @@ func runStoreStatus(opts *storeStatusOptions) error {
 		default:
 			fmt.Fprintln(opts.IO.Out, "state:  ready")
 		}
-		fmt.Fprintf(opts.IO.Out, "queued: %s waiting in %s\n", plural(int64(st.Queued), "event"), hook.QueueDirOf(cfg.Home.Home))
+		fmt.Fprintf(opts.IO.Out, "queued: %s waiting in %s\n", text.Plural(int64(st.Queued), "event"), hook.QueueDirOf(cfg.Home.Home))
 	}
 	if !st.Reachable || !st.Schema {
 		return cli.SilentExit(cli.ExitFinding)
@@ -161,7 +162,7 @@ func runStoreInit(opts *storeInitOptions) error {
 		fmt.Fprintf(opts.IO.Out, "%s: the schema is complete; nothing created\n", cfg)
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "%s: created %s:\n", cfg, plural(int64(len(created)), "table"))
+	fmt.Fprintf(opts.IO.Out, "%s: created %s:\n", cfg, text.Plural(int64(len(created)), "table"))
 	for _, t := range created {
 		fmt.Fprintf(opts.IO.Out, "  %s\n", t)
 	}
@@ -274,11 +275,11 @@ func runStoreMigrate(opts *migrateOptions) error {
 type storeFlushOptions struct {
 	IO          *cli.IOStreams
 	StoreConfig func() (backend.Config, error)
-	Supervisor  func() *agentrun.Supervisor
+	Tracker     func() *agentrun.Tracker
 }
 
 func newStoreFlushCmd(f *Factory, runF func(*storeFlushOptions) error) *cobra.Command {
-	opts := &storeFlushOptions{IO: f.IOStreams, StoreConfig: f.StoreConfig, Supervisor: f.Supervisor}
+	opts := &storeFlushOptions{IO: f.IOStreams, StoreConfig: f.StoreConfig, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "flush",
 		Short: "Record now the events hooks queued while the store was out of reach",
@@ -304,15 +305,15 @@ func runStoreFlush(opts *storeFlushOptions) error {
 	if _, err := opts.StoreConfig(); err != nil {
 		return err
 	}
-	h := &hook.Handler{Sup: opts.Supervisor(), ValidatePolicy: policyschema.Validate}
-	defer h.Sup.Close()
+	h := &hook.Handler{Tracker: opts.Tracker(), ValidatePolicy: policyschema.Validate}
+	defer h.Tracker.Close()
 	n, err := h.Flush(context.Background())
 	if errors.Is(err, pgdb.ErrUnavailable) {
-		return cli.Failure(fmt.Errorf("%s recorded, the rest wait: %w", plural(int64(n), "event"), err))
+		return cli.Failure(fmt.Errorf("%s recorded, the rest wait: %w", text.Plural(int64(n), "event"), err))
 	}
 	if err != nil {
 		return cli.Failure(err)
 	}
-	_, _ = fmt.Fprintf(opts.IO.Out, "%s recorded\n", plural(int64(n), "queued event"))
+	_, _ = fmt.Fprintf(opts.IO.Out, "%s recorded\n", text.Plural(int64(n), "queued event"))
 	return nil
 }

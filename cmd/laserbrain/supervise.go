@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
@@ -275,11 +276,11 @@ func fidOf(ctx context.Context, repo string) string {
 // escalationCommand runs CMD with sh -c, the escalation as JSON on its
 // standard input, in the repository; the first line it prints is the
 // person's decision. Its standard error goes to ours.
-func escalationCommand(command, dir string, timeout time.Duration, stderr io.Writer) func(context.Context, supervise.Escalation) supervise.Answer {
-	return func(ctx context.Context, e supervise.Escalation) supervise.Answer {
+func escalationCommand(command, dir string, timeout time.Duration, stderr io.Writer) func(context.Context, supervise.Escalation) supervise.Resolution {
+	return func(ctx context.Context, e supervise.Escalation) supervise.Resolution {
 		in, err := json.Marshal(e)
 		if err != nil {
-			return supervise.Answer{Error: err.Error()}
+			return supervise.Resolution{Error: err.Error()}
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -290,7 +291,7 @@ func escalationCommand(command, dir string, timeout time.Duration, stderr io.Wri
 		cmd.Env = append(os.Environ(), "LASERBRAIN_ESCALATION="+e.ID, "LASERBRAIN_ESCALATION_KIND="+e.Kind)
 		cmd.WaitDelay = 2 * time.Second
 		out, err := cmd.Output()
-		var ans supervise.Answer
+		var ans supervise.Resolution
 		line, _, _ := strings.Cut(string(out), "\n")
 		ans.Decision = strings.TrimSpace(line)
 		var ee *exec.ExitError
@@ -576,29 +577,21 @@ func runSuperviseVerify(opts *journalOptions) error {
 				fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: %s\n", u)
 			}
 			fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
-				plural(int64(len(unwitnessed)), "record"), plural(c.Head.Records, "record"))
+				text.Plural(int64(len(unwitnessed)), "record"), text.Plural(c.Head.Records, "record"))
 		}
 		return cli.SilentExit(cli.ExitFinding)
 	}
 	if !opts.json {
-		fmt.Fprintf(opts.IO.Out, "journal verified: %s, head %s", plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
+		fmt.Fprintf(opts.IO.Out, "journal verified: %s, head %s", text.Plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
 		if c.Mark != nil && c.Mark.Round > 0 {
-			fmt.Fprintf(opts.IO.Out, ", %s counted", plural(c.Mark.Round, "round"))
+			fmt.Fprintf(opts.IO.Out, ", %s counted", text.Plural(c.Mark.Round, "round"))
 		}
 		fmt.Fprintf(opts.IO.Out, "\njournal: %s\n", loc)
 		if c.Unacknowledged > 0 {
-			fmt.Fprintf(opts.IO.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", plural(int64(c.Unacknowledged), "record"))
+			fmt.Fprintf(opts.IO.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", text.Plural(int64(c.Unacknowledged), "record"))
 		}
 	}
 	return nil
-}
-
-// plural is "1 record", "2 records".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func shortHash(h string) string {

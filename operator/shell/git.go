@@ -167,7 +167,7 @@ func (a *analyzer) configEffect(k string, v configValue, d int) {
 			return
 		}
 		script := strings.TrimPrefix(v.val, "!")
-		a.subshell(func() { a.script(script, d+1) })
+		a.subshell(func() { a.walk.script(script, d+1) })
 	case gitFileKey(k):
 		a.unknown("git reads "+k+" = "+v.val, "the gate does not read that file")
 	case strings.HasPrefix(k, "alias.") && !v.known:
@@ -183,7 +183,7 @@ func (a *analyzer) gitModel(c *cmdCall) bool {
 			// git-remote-ext runs the command the address spells (when
 			// protocol.ext.allow lets it, which the line may set):
 			// followed whether or not it is allowed.
-			a.command(extArgv(strings.TrimPrefix(w.val, "ext::")), c.d+1, stdio{}, nil)
+			a.walk.command(extArgv(strings.TrimPrefix(w.val, "ext::")), c.d+1, stdio{}, nil)
 		}
 	}
 	words, gv, explained := a.git(rest, c.d, c.io.in, 0, c.env)
@@ -191,7 +191,7 @@ func (a *analyzer) gitModel(c *cmdCall) bool {
 		return true
 	}
 	if !explained {
-		a.unknownProgram(&cmdCall{name: "git", args: rest, d: c.d, io: c.io, env: c.env}, commandText("git", rest))
+		a.walk.unknownProgram(&cmdCall{name: "git", args: rest, d: c.d, io: c.io, env: c.env}, commandText("git", rest))
 		return true
 	}
 	a.gitFindings(gv, commandText("git", rest))
@@ -243,7 +243,7 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]st
 				continue
 			}
 			if v.val != "" {
-				a.subshell(func() { a.script(v.val, d+1) })
+				a.subshell(func() { a.walk.script(v.val, d+1) })
 			}
 		}
 	}
@@ -344,7 +344,7 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]st
 			}
 			if sh, ok := strings.CutPrefix(def.val, "!"); ok {
 				tail, _ := joinArgs(rest[1:])
-				a.subshell(func() { a.script(sh+" "+tail, d+1) })
+				a.subshell(func() { a.walk.script(sh+" "+tail, d+1) })
 				return nil, gitVerdict{}, true
 			}
 			expanded := splitWords(def.val)
@@ -615,7 +615,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 		p := parse("rebase")
 		if p.bad == "" && !p.help {
 			for _, script := range p.values["exec"] {
-				a.script(script, d+1)
+				a.walk.script(script, d+1)
 			}
 		}
 		return finish(p)
@@ -757,7 +757,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 	case "bisect":
 		// git bisect run CMD…: runs CMD at each step.
 		if len(args) > 1 && args[0].known && args[0].val == "run" {
-			a.command(args[1:], d, stdio{}, nil)
+			a.walk.command(args[1:], d, stdio{}, nil)
 		}
 		return v
 	case "submodule":
@@ -767,7 +767,7 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 			if w.known && w.val == "foreach" {
 				sub := skipOptions(args[i+1:], optSpec{})
 				if text, _ := joinArgs(sub); text != "" {
-					a.subshell(func() { a.script(text, d+1) })
+					a.subshell(func() { a.walk.script(text, d+1) })
 				}
 				return v
 			}
@@ -778,10 +778,10 @@ func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in
 			switch {
 			case w.known && (w.val == "-x" || w.val == "--extcmd") && i+1 < len(args):
 				script := args[i+1].val
-				a.subshell(func() { a.script(script, d+1) })
+				a.subshell(func() { a.walk.script(script, d+1) })
 			case w.known && strings.HasPrefix(w.val, "--extcmd="):
 				script := strings.TrimPrefix(w.val, "--extcmd=")
-				a.subshell(func() { a.script(script, d+1) })
+				a.subshell(func() { a.walk.script(script, d+1) })
 			}
 		}
 		return v
@@ -875,7 +875,7 @@ func (a *analyzer) gitConfigCommand(args []arg, d int) {
 	}
 	if len(ops) >= 2 && ops[0].known && strings.HasPrefix(strings.ToLower(ops[0].val), "alias.") && ops[1].known && strings.HasPrefix(ops[1].val, "!") {
 		script := strings.TrimPrefix(ops[1].val, "!")
-		a.subshell(func() { a.script(script, d+1) })
+		a.subshell(func() { a.walk.script(script, d+1) })
 	}
 	if unset || len(ops) < 2 {
 		if unset && len(ops) > 0 {
@@ -1038,27 +1038,16 @@ func (a *analyzer) gitFilterBranch(args []arg, d int) gitVerdict {
 		case strings.HasSuffix(s, "-filter") && strings.HasPrefix(s, "--") && s != "--subdirectory-filter":
 			if i+1 < len(args) {
 				i++
-				a.script(args[i].val, d+1)
+				a.walk.script(args[i].val, d+1)
 			}
 		case s == "--setup":
 			if i+1 < len(args) {
 				i++
-				a.script(args[i].val, d+1)
+				a.walk.script(args[i].val, d+1)
 			}
 		}
 	}
 	return v
-}
-
-// splitWords splits an alias definition the way git does: shell-like
-// quoting, no expansion — the same reading xargs gives its input.
-func splitWords(s string) []arg {
-	words := xargsSplit(s)
-	out := make([]arg, len(words))
-	for i, w := range words {
-		out[i] = arg{val: w, known: true}
-	}
-	return out
 }
 
 // gitBuiltins are git 2.39's own commands (git --list-cmds=builtins,main)

@@ -72,7 +72,7 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 	}
 	if refusal, result := l.gate(ctx, argv); refusal != "" {
 		fmt.Fprintf(hc.Stderr, "%s\n", refusal)
-		l.recordEvent(ctx, fleet.Event{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
+		l.recordEvent(ctx, fleet.RunEvent{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
 		l.replay.liveDone()
 		return l.doneShell(Record{Step: step, Key: key, Kind: recGate, Argv: argv, Status: intp(statusRefused), Reason: refusal})
 	}
