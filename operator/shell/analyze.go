@@ -68,7 +68,7 @@ func (a *analyzer) script(src string, depth int) {
 		if depth == 0 {
 			a.failed = true
 		}
-		a.unknown("cannot parse", oneLine(err.Error()))
+		a.unknown("cannot parse", firstLine(err.Error()))
 		return
 	}
 	outer := a.src
@@ -114,7 +114,8 @@ func bracketDepth(src string) int {
 	return max
 }
 
-func oneLine(s string) string {
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
@@ -235,7 +236,7 @@ func (a *analyzer) whileLoop(c *syntax.WhileClause, d int, io stdio) {
 	if names := readNames(c.Cond); len(names) > 0 && !c.Until {
 		if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
 			a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed,
-				Command: oneLine(a.nodeText(c)), unknownPath: true})
+				Command: firstLine(a.nodeText(c)), unknownPath: true})
 		}
 		return
 	}
@@ -260,7 +261,7 @@ func (a *analyzer) forLoop(c *syntax.ForClause, d int, io stdio) {
 	}
 	if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
 		a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed,
-			Command: oneLine(a.nodeText(c)), unknownPath: true})
+			Command: firstLine(a.nodeText(c)), unknownPath: true})
 	}
 }
 
