@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-guard bench-ui bench-coverage oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
+.PHONY: all build install test test-race generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-guard bench-ui bench-coverage oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
 
 all: build
 
@@ -35,6 +35,14 @@ install: build
 TEST_TIMEOUT ?= 30m
 test:
 	scripts/skip-summary.sh scripts/with-postgres.sh $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+# The race detector over the packages whose tests drive goroutines and
+# processes at once: the fleet stores, the broker, the file watcher, the
+# local run store, the supervisor's rounds, the hook, and supercode's own
+# Saw/Observe. CI runs it after make test (about twice their plain time).
+RACE_PKGS := ./supercode ./supercode/fleet/... ./supercode/broker ./internal/fswatch ./laserbrain/localstore ./supercode/supervise ./supercode/hook
+test-race:
+	scripts/skip-summary.sh scripts/with-postgres.sh $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
 
 # The pinned agent clients the end-to-end tests drive (npm, into a cache
 # outside the tree, in parallel; a second run reuses them offline).
