@@ -113,8 +113,8 @@ func TestFacts(t *testing.T) {
 	if m := p4.Judgement.Metrics; m.Voices != 4 || !m.Skeptic || m.Coverage != 1 || p4.DecidedAt == nil || p4.Skipped || p4.OverBudget {
 		t.Fatalf("pass 4 judged = %+v, decided at %v", m, p4.DecidedAt)
 	}
-	if f.Coverage != (Coverage{Graded: 4, Counted: 4, Value: 1}) || f.Live != 1 {
-		t.Fatalf("now: coverage %+v, live %d", f.Coverage, f.Live)
+	if f.Grading != (Grading{Graded: 4, Counted: 4, Value: 1}) || f.Live != 1 {
+		t.Fatalf("now: coverage %+v, live %d", f.Grading, f.Live)
 	}
 	stamp, err := e.SessionStamp(slug)
 	if err != nil || stamp == "" {
@@ -197,7 +197,7 @@ func TestHaltRefusesWrites(t *testing.T) {
 	} {
 		err := call()
 		var pe *Error
-		if !errors.As(err, &pe) || pe.Code != ExitState || !strings.Contains(pe.Message, "halted: shares a ground with ponder:other") ||
+		if !errors.As(err, &pe) || pe.Kind != KindState || !strings.Contains(pe.Message, "halted: shares a ground with ponder:other") ||
 			!strings.Contains(pe.Message, "laserbrain supervise release ponder:"+st.Slug) {
 			t.Errorf("%s on a halted session: %v", name, err)
 		}

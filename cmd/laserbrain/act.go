@@ -25,11 +25,16 @@ import (
 )
 
 type actOptions struct {
-	argv []string
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
+	// argv is the command to carry out; dashAt is where -- was among the
+	// arguments (cobra's ArgsLenAtDash: -1 without one).
+	argv   []string
+	dashAt int
 }
 
-func newActCmd(f *Factory) *cobra.Command {
-	opts := &actOptions{}
+func newActCmd(f *Factory, runF func(*actOptions) error) *cobra.Command {
+	opts := &actOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "act -- COMMAND [ARGS...]",
 		Short: "Ask the supervisor to carry out one outward command for this agent, outside its boundary",
@@ -54,14 +59,11 @@ COMMAND where it is called.`,
   laserbrain act -- npm publish`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cli.Usagef("no command given (laserbrain act -- COMMAND [ARGS...])")
+			opts.argv, opts.dashAt = args, cmd.ArgsLenAtDash()
+			if runF != nil {
+				return runF(opts)
 			}
-			if cmd.ArgsLenAtDash() != 0 {
-				return cli.Usagef("put the command after --: laserbrain act -- %s", strings.Join(args, " "))
-			}
-			opts.argv = args
-			return runAct(cmd.Context(), f, opts)
+			return runAct(opts)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
@@ -69,7 +71,7 @@ COMMAND where it is called.`,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the command's own status, once carried out"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "no command, an argument holding white space, no run (LASERBRAIN_RUN), or a directory outside the run's work tree; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the store or the journal failed, or the supervisor's broker gave no answer; nothing ran"},
-		cli.ExitDoc{Code: cli.ExitNotRunning, When: "refused: neither the project policy nor a person's authorization allows exactly this command; nothing ran"},
+		cli.ExitDoc{Code: cli.ExitNotRunnable, When: "refused: neither the project policy nor a person's authorization allows exactly this command; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitNotFound, When: "the command was not found"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N killed the command"})
 	return cmd
@@ -87,11 +89,15 @@ func actSocket() string {
 	return ""
 }
 
-func runAct(ctx context.Context, f *Factory, opts *actOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
+func runAct(opts *actOptions) error {
+	if len(opts.argv) == 0 {
+		return cli.Usagef("no command given (laserbrain act -- COMMAND [ARGS...])")
 	}
-	streams := f.IOStreams
+	if opts.dashAt != 0 {
+		return cli.Usagef("put the command after --: laserbrain act -- %s", strings.Join(opts.argv, " "))
+	}
+	ctx := context.Background()
+	streams := opts.IO
 	for _, a := range opts.argv {
 		if a == "" || strings.ContainsAny(a, " \t\n\r\v\f") {
 			return cli.Usagef("argument %q: an argument holding white space (or none) cannot be matched exactly against an authorization; nothing ran", a)
@@ -104,7 +110,7 @@ func runAct(ctx context.Context, f *Factory, opts *actOptions) error {
 			return cli.Failure(err)
 		}
 		if code != 0 {
-			return cli.SilentExit(code)
+			return cli.PassThrough(code)
 		}
 		return nil
 	}
@@ -112,7 +118,7 @@ func runAct(ctx context.Context, f *Factory, opts *actOptions) error {
 	if runID == "" {
 		return cli.Usagef("laserbrain act carries a command out for an agent's run, and %s is not set (start the agent with laserbrain run); nothing ran", agentrun.EnvRun)
 	}
-	sup := f.Supervisor()
+	sup := opts.Tracker()
 	defer sup.Close()
 	st, err := sup.Fleet()
 	if err != nil {
@@ -149,7 +155,7 @@ func runAct(ctx context.Context, f *Factory, opts *actOptions) error {
 		recordAct(ctx, st, run.ID, rec)
 		fmt.Fprintf(streams.ErrOut, "laserbrain act: refused: neither the project policy nor a person's authorization allows exactly %q for run %s, so nothing ran. "+
 			"A person authorizes it once with: laserbrain authorize --run %s -- %s\n", action, run.ID, run.ID, action)
-		return cli.SilentExit(cli.ExitNotRunning)
+		return cli.SilentExit(cli.ExitNotRunnable)
 	}
 	code := carryOut(ctx, streams, opts.argv, dir)
 	rec.Answer, rec.Exit = "done", &code
@@ -158,7 +164,7 @@ func runAct(ctx context.Context, f *Factory, opts *actOptions) error {
 	}
 	recordAct(ctx, st, run.ID, rec)
 	if code != 0 {
-		return cli.SilentExit(code)
+		return cli.PassThrough(code)
 	}
 	return nil
 }
@@ -200,7 +206,7 @@ func journalAct(ctx context.Context, st fleet.Store, run fleet.Run, r actRecord)
 func recordAct(ctx context.Context, st fleet.Store, run string, r actRecord) {
 	data, _ := json.Marshal(r)
 	ok := r.Answer == "done" && r.Exit != nil && *r.Exit == 0
-	_, _ = st.AppendEvent(ctx, run, fleet.Event{At: time.Now().UTC(), Kind: fleet.KindAct, Name: r.Answer, OK: &ok, Text: r.text(), Result: data})
+	_, _ = st.AppendEvent(ctx, run, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindAct, Name: r.Answer, OK: &ok, Text: r.text(), Result: data})
 }
 
 // carryOut runs argv in dir with this process's environment (the
@@ -210,9 +216,9 @@ func carryOut(ctx context.Context, streams *cli.IOStreams, argv []string, dir st
 	if err != nil {
 		fmt.Fprintf(streams.ErrOut, "laserbrain act: %s: %v\n", argv[0], err)
 		if errors.Is(err, os.ErrPermission) {
-			return cli.ExitNotRunning
+			return int(cli.ExitNotRunnable)
 		}
-		return cli.ExitNotFound
+		return int(cli.ExitNotFound)
 	}
 	c := exec.CommandContext(ctx, path, argv[1:]...)
 	c.Dir = dir
@@ -236,5 +242,5 @@ func carryOut(ctx context.Context, streams *cli.IOStreams, argv []string, dir st
 		return ee.ExitCode()
 	}
 	fmt.Fprintf(streams.ErrOut, "laserbrain act: %s: %v\n", argv[0], err)
-	return cli.ExitNotRunning
+	return int(cli.ExitNotRunnable)
 }

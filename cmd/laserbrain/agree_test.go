@@ -76,8 +76,8 @@ func FuzzCallersAgree(f *testing.F) {
 		}
 
 		// The hook, as Claude Code calls it.
-		h := &hook.Handler{Sup: &agentrun.Supervisor{Getenv: getenv}, ValidatePolicy: policyschema.Validate}
-		defer h.Sup.Close()
+		h := &hook.Handler{Tracker: &agentrun.Tracker{Getenv: getenv}, ValidatePolicy: policyschema.Validate}
+		defer h.Tracker.Close()
 		ev, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": repo, "tool_name": "Bash",
 			"tool_input": map[string]any{"command": cmd}, "tool_use_id": "toolu_fuzz"})
 		a := h.Handle(context.Background(), hook.PreToolUse, ev)
@@ -105,7 +105,7 @@ func FuzzCallersAgree(f *testing.F) {
 
 		// classify --explain --json, from the repository.
 		var out, errOut bytes.Buffer
-		c := newClassifyCmd(newFactory(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}))
+		c := newClassifyCmd(newFactory(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}), nil)
 		c.SetArgs([]string{"--json", "--explain", "--presence", "unattended", "--", cmd})
 		c.SilenceUsage, c.SilenceErrors = true, true
 		c.SetOut(&errOut)
@@ -142,7 +142,7 @@ func view(a operator.Answer, context string) string {
 }
 
 // hookView reads the hook's reply as a client sees it.
-func hookView(t *testing.T, a hook.Answer) string {
+func hookView(t *testing.T, a hook.Output) string {
 	t.Helper()
 	switch {
 	case a.Delegate:

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -23,6 +24,13 @@ import (
 )
 
 type authorizeOptions struct {
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
+	// args are the command to authorize; dashAt is where -- was among
+	// the arguments (cobra's ArgsLenAtDash: -1 without one).
+	args   []string
+	dashAt int
+
 	run, agent, fleetDir string
 	write                string
 	connect              string
@@ -33,9 +41,8 @@ type authorizeOptions struct {
 	revoke               string
 }
 
-func newAuthorizeCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &authorizeOptions{}
+func newAuthorizeCmd(f *Factory, runF func(*authorizeOptions) error) *cobra.Command {
+	opts := &authorizeOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH | --connect HOST:PORT)",
 		Short: "Let an agent take one irreversible or outward action",
@@ -63,8 +70,9 @@ written by laserbrain authorize) or one whose terms changed since.
 Under laserbrain run an agent's tree reaches only the endpoints the project
 policy allows; --connect HOST:PORT lets it connect to one more, one
 connection per use (an attended run's refusal names this command). A
-command authorized after -- is also what laserbrain act, run inside the
-boundary, carries out for the agent outside it, once per use.`,
+command authorized after -- for a run or an agent is also what laserbrain
+act, run inside the boundary, carries out for the agent outside it, once
+per use, whether the gate refuses it or not.`,
 		Example: `  laserbrain authorize --run 9d14c2e07a11 --reason "release 1.4" -- npm publish
   laserbrain authorize --agent reviewer --for 1h --uses 3 -- git push origin main
   laserbrain authorize --write .claude/settings.json --reason "add a hook"
@@ -73,110 +81,11 @@ boundary, carries out for the agent outside it, once per use.`,
   laserbrain authorize --revoke 01J9Z2QK3T`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !opts.list {
-				if err := personOnly("laserbrain authorize"); err != nil {
-					return err
-				}
+			opts.args, opts.dashAt = args, cmd.ArgsLenAtDash()
+			if runF != nil {
+				return runF(opts)
 			}
-			ctx := context.Background()
-			sup := f.Supervisor()
-			defer sup.Close()
-			st, err := sup.Fleet()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			now := time.Now().UTC()
-			switch {
-			case opts.revoke != "":
-				return revokeAuthorization(ctx, streams, st, opts.revoke, now)
-			case opts.list:
-				return listAuthorizations(ctx, streams, st, opts, now)
-			}
-			action := ""
-			switch {
-			case (opts.write != "") && len(args) > 0, opts.connect != "" && (len(args) > 0 || opts.write != ""):
-				return cli.Usagef("give one of a command after --, --write PATH or --connect HOST:PORT")
-			case opts.connect != "":
-				h, port, err := confine.ParseEndpoint(opts.connect)
-				if err != nil {
-					return cli.Usagef("--connect %v", err)
-				}
-				action = connectAction(confine.Endpoint(h, port))
-			case opts.write != "":
-				abs, err := filepath.Abs(opts.write)
-				if err != nil {
-					return cli.Usagef("--write: %v", err)
-				}
-				action = "write " + abs
-			case len(args) > 0:
-				if cmd.ArgsLenAtDash() != 0 {
-					return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(args, " "))
-				}
-				action = fleet.NormalizeAction(strings.Join(args, " "))
-				dir := opts.fleetDir
-				if dir == "" {
-					dir = "."
-				}
-				ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
-				if err != nil {
-					return cli.Failure(err)
-				}
-				if !ok && (opts.run != "" || opts.agent != "") {
-					// For an agent's laserbrain act, which carries out
-					// outside laserbrain run's boundary only what is
-					// authorized, whether the gate refuses it or not.
-					if ok, why, err = agentrun.ActAuthorizable(action, dir, policyschema.Validate); err != nil {
-						return cli.Failure(err)
-					}
-					if ok {
-						fmt.Fprintf(streams.ErrOut, "laserbrain authorize: the gate does not refuse %q on its own; this authorizes laserbrain act to carry it out outside laserbrain run's boundary\n", action)
-					}
-				}
-				if !ok {
-					return cli.Usagef("nothing authorized: %s", why)
-				}
-			default:
-				return cli.Usagef("nothing to authorize: give a command after --, --write PATH or --connect HOST:PORT")
-			}
-			if opts.uses < 1 {
-				return cli.Usagef("--uses must be at least 1")
-			}
-			if opts.forDur <= 0 {
-				return cli.Usagef("--for must be a positive duration, e.g. 15m")
-			}
-			if opts.forDur > longAuthorization {
-				fmt.Fprintf(streams.ErrOut, "laserbrain: warning: --for %s: this authorization holds until %s; one meant for an action now is better short (minutes), and --revoke ends it early\n",
-					opts.forDur, now.Add(opts.forDur).Format(time.RFC3339))
-			}
-			dir := opts.fleetDir
-			if dir == "" {
-				dir = "."
-			}
-			fid, err := fleet.ID(ctx, dir)
-			if err != nil {
-				return cli.Usagef("--fleet %s: %v", dir, err)
-			}
-			if opts.run != "" {
-				r, err := st.Run(ctx, opts.run)
-				if err != nil { // the store's error names the run
-					return storeError(err, "laserbrain runs lists this fleet's runs")
-				}
-				fid = r.Fleet
-			}
-			by := os.Getenv("USER")
-			if u, err := user.Current(); err == nil {
-				by = u.Username
-			}
-			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
-				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
-			if err := supervise.Authorize(ctx, st, a); err != nil {
-				return cli.Failure(err)
-			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, a)
-			}
-			fmt.Fprintf(streams.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
-			return nil
+			return runAuthorize(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -199,6 +108,113 @@ boundary, carries out for the agent outside it, once per use.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "nothing to authorize, a bad flag value, or a run or authorization that does not exist"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runAuthorize(opts *authorizeOptions) error {
+	if !opts.list {
+		if err := personOnly("laserbrain authorize"); err != nil {
+			return err
+		}
+	}
+	ctx := context.Background()
+	sup := opts.Tracker()
+	defer sup.Close()
+	st, err := sup.Fleet()
+	if err != nil {
+		return cli.Failure(err)
+	}
+	now := time.Now().UTC()
+	switch {
+	case opts.revoke != "":
+		return revokeAuthorization(ctx, opts.IO, st, opts.revoke, now)
+	case opts.list:
+		return listAuthorizations(ctx, opts.IO, st, opts, now)
+	}
+	action := ""
+	switch {
+	case opts.write != "" && len(opts.args) > 0, opts.connect != "" && (len(opts.args) > 0 || opts.write != ""):
+		return cli.Usagef("give one of a command after --, --write PATH or --connect HOST:PORT")
+	case opts.connect != "":
+		h, port, err := confine.ParseEndpoint(opts.connect)
+		if err != nil {
+			return cli.Usagef("--connect %v", err)
+		}
+		action = connectAction(confine.Endpoint(h, port))
+	case opts.write != "":
+		abs, err := filepath.Abs(opts.write)
+		if err != nil {
+			return cli.Usagef("--write: %v", err)
+		}
+		action = "write " + abs
+	case len(opts.args) > 0:
+		if opts.dashAt != 0 {
+			return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(opts.args, " "))
+		}
+		action = fleet.NormalizeAction(strings.Join(opts.args, " "))
+		dir := opts.fleetDir
+		if dir == "" {
+			dir = "."
+		}
+		ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
+		if err != nil {
+			return cli.Failure(err)
+		}
+		if !ok && (opts.run != "" || opts.agent != "") {
+			// For an agent's laserbrain act, which carries out outside
+			// laserbrain run's boundary only what is authorized, whether
+			// the gate refuses it or not.
+			if ok, why, err = agentrun.ActAuthorizable(action, dir, policyschema.Validate); err != nil {
+				return cli.Failure(err)
+			}
+			if ok {
+				fmt.Fprintf(opts.IO.ErrOut, "laserbrain authorize: the gate does not refuse %q on its own; this authorizes laserbrain act to carry it out outside laserbrain run's boundary\n", action)
+			}
+		}
+		if !ok {
+			return cli.Usagef("nothing authorized: %s", why)
+		}
+	default:
+		return cli.Usagef("nothing to authorize: give a command after --, --write PATH or --connect HOST:PORT")
+	}
+	if opts.uses < 1 {
+		return cli.Usagef("--uses must be at least 1")
+	}
+	if opts.forDur <= 0 {
+		return cli.Usagef("--for must be a positive duration, e.g. 15m")
+	}
+	if opts.forDur > longAuthorization {
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain: warning: --for %s: this authorization holds until %s; one meant for an action now is better short (minutes), and --revoke ends it early\n",
+			opts.forDur, now.Add(opts.forDur).Format(time.RFC3339))
+	}
+	dir := opts.fleetDir
+	if dir == "" {
+		dir = "."
+	}
+	fid, err := fleet.ID(ctx, dir)
+	if err != nil {
+		return cli.Usagef("--fleet %s: %v", dir, err)
+	}
+	if opts.run != "" {
+		r, err := st.Run(ctx, opts.run)
+		if err != nil { // the store's error names the run
+			return storeError(err, "laserbrain runs lists this fleet's runs")
+		}
+		fid = r.Fleet
+	}
+	by := os.Getenv("USER")
+	if u, err := user.Current(); err == nil {
+		by = u.Username
+	}
+	a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
+		Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
+	if err := supervise.Authorize(ctx, st, a); err != nil {
+		return cli.Failure(err)
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, a)
+	}
+	fmt.Fprintf(opts.IO.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
+	return nil
 }
 
 // longAuthorization is the --for beyond which authorize warns: an

@@ -44,7 +44,7 @@ var secretEnv = []string{envconfig.StoreEnv, "PGPASSWORD", "PGPASSFILE", "PGSERV
 type boundaryRun struct {
 	ops broker.Ops
 	// record appends an event to the run (nil: dropped).
-	record func(fleet.Event)
+	record func(fleet.RunEvent)
 	// permit finds and spends a person's authorization of action (nil:
 	// none is looked for).
 	permit func(action string) (rule string, ok bool)
@@ -61,14 +61,14 @@ type passThrough struct {
 // runBoundary is what the boundary of the run ops names needs of it, read
 // and written through sup's fleet store: the attempts recorded on the run,
 // a person's authorizations looked up (and spent) on it.
-func runBoundary(sup *agentrun.Supervisor, ops broker.Ops, pass passThrough) boundaryRun {
+func runBoundary(sup *agentrun.Tracker, ops broker.Ops, pass passThrough) boundaryRun {
 	b := boundaryRun{ops: ops, pass: pass}
 	st, err := sup.Fleet()
 	if err != nil {
 		return b
 	}
 	ctx := context.Background()
-	b.record = func(e fleet.Event) { _, _ = st.AppendEvent(ctx, ops.Run, e) }
+	b.record = func(e fleet.RunEvent) { _, _ = st.AppendEvent(ctx, ops.Run, e) }
 	b.permit = func(action string) (string, bool) {
 		r, err := st.Run(ctx, ops.Run)
 		if err != nil {
@@ -228,12 +228,8 @@ func boundaryOf(self string, cmd *exec.Cmd, b boundaryRun, dir string, getenv fu
 			connect = append(connect, confine.NetRule{ID: "the project policy's " + c.ID, Host: h, Port: port})
 		}
 	}
-	var never []string
-	for _, e := range storeEndpoints(os.Getenv(envconfig.StoreEnv)) {
-		never = append(never, e)
-	}
 	n, np, proxy, direct := confine.PlanNet(confine.NetOptions{Model: reach.Endpoints, Connect: connect,
-		Registries: pb.Registries == nil || *pb.Registries, Never: never})
+		Registries: pb.Registries == nil || *pb.Registries, Never: storeEndpoints(os.Getenv(envconfig.StoreEnv))})
 	po.Net = &n
 	bo.plan, bo.policy, bo.proxy, bo.direct = po, np, proxy, direct
 	return bo
@@ -256,9 +252,9 @@ func (bo boundary) mediator(b boundaryRun, getenv func(string) string) *confine.
 		defer mu.Unlock()
 		ok := a.Answer == confine.NetAllowed && a.Error == ""
 		data, _ := json.Marshal(a)
-		b.record(fleet.Event{At: a.At, Kind: fleet.KindNetwork, Name: string(a.Answer), OK: &ok, Text: attemptText(a), Result: data})
+		b.record(fleet.RunEvent{At: a.At, Kind: fleet.KindNetwork, Name: string(a.Answer), OK: &ok, Text: attemptText(a), Result: data})
 		if a.Answer == confine.NetAsked {
-			b.record(fleet.Event{At: time.Now().UTC(), Kind: fleet.KindWaiting, Name: "connect",
+			b.record(fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindWaiting, Name: "connect",
 				Text: "the agent asks to connect to " + a.Endpoint + ": laserbrain authorize --run " + run + " --connect " + a.Endpoint})
 		}
 	}

@@ -24,7 +24,7 @@ import (
 // RunState reads what the caller's run says for the gate: whether it has
 // a task the operator checks, that task's latest drift verdict and its
 // whole-run judgment. found is false when the caller has no run yet.
-func (s *Supervisor) RunState(ctx context.Context, c Caller) (rs operator.RunState, run fleet.Run, found bool, err error) {
+func (s *Tracker) RunState(ctx context.Context, c Caller) (rs operator.RunState, run fleet.Run, found bool, err error) {
 	rs = operator.RunState{Read: true, PresenceWhy: c.PresenceWhy}
 	run, found, err = s.Find(ctx, c)
 	if err != nil || !found {
@@ -49,7 +49,7 @@ func (s *Supervisor) RunState(ctx context.Context, c Caller) (rs operator.RunSta
 // Authorize looks a person's live authorization of exactly action up for
 // the caller and spends one use of it: ok when one covered it. Most calls
 // find no authorization at all, which needs no fleet id (a git process).
-func (s *Supervisor) Authorize(ctx context.Context, c Caller, run fleet.Run, found bool, action string) (fleet.Authorization, bool, error) {
+func (s *Tracker) Authorize(ctx context.Context, c Caller, run fleet.Run, found bool, action string) (fleet.Authorization, bool, error) {
 	st, err := s.Fleet()
 	if err != nil {
 		return fleet.Authorization{}, false, err
@@ -179,7 +179,7 @@ func IsPolicyUnchecked(err error) bool { return errors.Is(err, operator.ErrPolic
 // its boundary: the project policy's act rule for exactly that command,
 // else a person's live authorization of it, which is spent (one use per
 // act). ok is false when neither does.
-func (s *Supervisor) ActLeave(ctx context.Context, run fleet.Run, action string, pol operator.Policy) (leave string, ok bool, err error) {
+func (s *Tracker) ActLeave(ctx context.Context, run fleet.Run, action string, pol operator.Policy) (leave string, ok bool, err error) {
 	if pol.Err == "" {
 		if r, ok := pol.Boundary.ActRule(action); ok {
 			return "the project policy's act rule " + r.ID + " (" + r.Reason + ")", true, nil

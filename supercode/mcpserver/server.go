@@ -30,10 +30,10 @@ const Name = "laserbrain"
 // own version (laserbrain version), so a client sees which build answers.
 func Version() string { return version.Get(Name).Version }
 
-// Server holds one agent's connection: its supervisor and, once a tool
+// Server holds one agent's connection: its Tracker and, once a tool
 // needed it, the caller's run. It answers one message at a time (Serve).
 type Server struct {
-	sup   *agentrun.Supervisor
+	sup   *agentrun.Tracker
 	opts  Options
 	shelf method.Shelf
 	run   string // the run opened for this connection, when the caller names none
@@ -44,9 +44,9 @@ type Server struct {
 // LASERBRAIN_RUN, else the session the client process is bound to, else
 // CLAUDE_CODE_SESSION_ID or QWEN_CODE_SESSION_ID) by each tool that needs
 // it, and registered when there is none.
-func New(sup *agentrun.Supervisor) *Server { return newServer(sup, Options{}) }
+func New(sup *agentrun.Tracker) *Server { return newServer(sup, Options{}) }
 
-func newServer(sup *agentrun.Supervisor, opts Options) *Server {
+func newServer(sup *agentrun.Tracker, opts Options) *Server {
 	s := &Server{sup: sup, opts: opts}
 	s.shelf.Local = opts.Workflows
 	if s.shelf.Local == "" {
@@ -582,7 +582,7 @@ func (s *Server) classify(ctx context.Context, a args) (any, error) {
 type ClassifyResult struct {
 	Command            string `json:"command"`
 	NeedsAuthorization bool   `json:"needs_authorization"`
-	shell.Verdict
+	shell.Classification
 	Findings []shell.Finding   `json:"findings"`
 	Writes   []shell.Write     `json:"writes,omitempty"`
 	Complete bool              `json:"complete"`

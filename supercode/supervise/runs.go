@@ -25,7 +25,7 @@ var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": tru
 // writes, and the existing files it names. Relative paths resolve against
 // dir (the run's directory); files outside the repository, and its .git
 // and .ponder, are left out.
-func EventFiles(repo, dir string, e fleet.Event) []string {
+func EventFiles(repo, dir string, e fleet.RunEvent) []string {
 	return (&FileReader{}).EventFiles(repo, dir, e)
 }
 
@@ -37,7 +37,7 @@ type FileReader struct {
 }
 
 // EventFiles is the package's EventFiles, with the answers kept.
-func (fr *FileReader) EventFiles(repo, dir string, e fleet.Event) []string {
+func (fr *FileReader) EventFiles(repo, dir string, e fleet.RunEvent) []string {
 	if e.Kind != fleet.KindTool || e.Text == "" {
 		return nil
 	}
@@ -113,7 +113,7 @@ func inRepo(repo, p string) (string, bool) {
 
 // observedEvent is a recorded tool call as the catches read it: the tool,
 // whether it worked, and what it returned.
-func observedEvent(e fleet.Event) (laserbrain.Event, bool) {
+func observedEvent(e fleet.RunEvent) (laserbrain.Event, bool) {
 	if e.Kind != fleet.KindTool {
 		return laserbrain.Event{}, false
 	}

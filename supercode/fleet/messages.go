@@ -53,9 +53,9 @@ type Delivery struct {
 // with the round the message came from.
 const JournalDelivery = "delivery"
 
-// Voice keeps what the supervisor says to each agent until the agent is
+// Messages keeps what the supervisor says to each agent until the agent is
 // told. Both stores hold it to the same rules (fleettest).
-type Voice interface {
+type Messages interface {
 	// Say queues m for m.Agent; added is false when m.ID was queued
 	// before (the first one stands).
 	Say(ctx context.Context, m Message) (added bool, err error)

@@ -21,7 +21,7 @@ import (
 // client fired can carry it, it is still waiting, never lost. The
 // session's brief reaches the model wherever the client carries
 // SessionStart's context.
-func TestVoiceEveryClient(t *testing.T) {
+func TestMessagesReachEveryClient(t *testing.T) {
 	lb := laserbrainBinary(t)
 	for _, c := range agenttest.Clients {
 		t.Run(c.Name, func(t *testing.T) {
@@ -59,7 +59,7 @@ func TestVoiceEveryClient(t *testing.T) {
 			}
 			conv := string(mains[len(mains)-1].Body)
 			name := client.Name(c.Name)
-			if ok, _, _ := client.Tells(name, client.SessionStart, client.Answer{}); ok &&
+			if ok, _, _ := client.Tells(name, client.SessionStart, client.Reply{}); ok &&
 				!strings.Contains(string(mains[0].Body), "Spell your state with "+client.CheckTool(name)) {
 				t.Errorf("%s carries SessionStart's context, but the brief is not in the first request", c.Name)
 			}
@@ -75,7 +75,7 @@ func TestVoiceEveryClient(t *testing.T) {
 			m := msgs[0]
 			if m.Delivered == nil {
 				for _, ev := range []client.EventName{client.PreToolUse, client.PostToolUse, client.Stop} {
-					if ok, _, _ := client.Tells(name, ev, client.Answer{}); ok {
+					if ok, _, _ := client.Tells(name, ev, client.Reply{}); ok {
 						t.Errorf("%s carries text on %s, and the message was never handed out", c.Name, ev)
 					}
 				}

@@ -15,7 +15,7 @@ import (
 	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
-// The local store's voice, one file per agent:
+// The local store's messages, one file per agent (under voice/):
 //
 //	voice/<key>.jsonl    the agent's queue: a line per message said
 //	                     ({"say": Message}), per delivery ({"delivered":
@@ -29,7 +29,7 @@ import (
 // again; the next Deliver for the agent journals what was left (unless the
 // journal already holds it).
 
-var _ Voice = (*Local)(nil)
+var _ Messages = (*Local)(nil)
 
 func (l *Local) voicePath(fleet, agent string) string {
 	return filepath.Join(l.dir, "voice", fileKey(fleet, agent)+".jsonl")
@@ -98,7 +98,7 @@ func appendLines(path string, lines ...voiceLine) error {
 	return err
 }
 
-// Say implements Voice.
+// Say implements Messages.
 func (l *Local) Say(ctx context.Context, m Message) (bool, error) {
 	if err := validMessage(m); err != nil {
 		return false, err
@@ -125,7 +125,7 @@ func (l *Local) Say(ctx context.Context, m Message) (bool, error) {
 	return true, fsx.WriteFile(l.pendingPath(m.Fleet, m.Agent), []byte(m.Fleet+"\x00"+m.Agent+"\n"), 0o644)
 }
 
-// Deliver implements Voice.
+// Deliver implements Messages.
 func (l *Local) Deliver(ctx context.Context, fleet, agent string, d Delivery) ([]Message, error) {
 	if _, err := os.Stat(l.pendingPath(fleet, agent)); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -227,7 +227,7 @@ func notJournaled(ctx context.Context, j Journal, fleet string, msgs []Message) 
 	return out, nil
 }
 
-// Messages implements Voice.
+// Messages implements Messages.
 func (l *Local) Messages(ctx context.Context, fleet, agent string) ([]Message, error) {
 	q, err := l.readQueue(l.voicePath(fleet, agent))
 	return q.msgs, err

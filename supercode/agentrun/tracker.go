@@ -37,11 +37,11 @@ const (
 	envLoopRun = "LASERBRAIN_LOOP_RUN"
 )
 
-// Supervisor is an agent run's supervision as the hooks and the MCP server
-// see it: find the caller's run, check its spelled state, record what was
-// observed, judge it. It opens its stores on first use, never before, so a
+// Tracker keeps track of an agent run for the hooks and the MCP server:
+// it finds the caller's run, checks spelled states on it, records the tool
+// calls observed and judges the run. It opens its stores on first use, never before, so a
 // hook that decides without them pays nothing for them.
-type Supervisor struct {
+type Tracker struct {
 	// Getenv reads the caller's environment (nil: os.Getenv).
 	Getenv func(string) string
 	// Now is the clock (nil: time.Now).
@@ -52,7 +52,7 @@ type Supervisor struct {
 	// database driver (the lean laserbrain-gate) then hands the event to
 	// laserbrain instead of reading the wrong store. A function, not a
 	// dependency, so that binary links no driver at all; the laserbrain
-	// binary's factory gives every supervisor it makes the backend
+	// binary's factory gives every Tracker it makes the backend
 	// LASERBRAIN_STORE names (supercode/backend).
 	Stores func() (Stores, error)
 	// Replaying is set while the hooks replay events queued when the store
@@ -65,7 +65,7 @@ type Supervisor struct {
 	ClientProcess func() (Process, error)
 	BindingDir    string
 	// ValidatePolicy checks a project policy file against its schema
-	// (operator/policyschema.Validate) where the supervisor reads one (a
+	// (operator/policyschema.Validate) where the tracker reads one (a
 	// check's coverage settings); nil: only a policy laserbrain has checked
 	// before is taken (LoadPolicy).
 	ValidatePolicy operator.PolicyValidator
@@ -75,7 +75,7 @@ type Supervisor struct {
 	stores Stores
 }
 
-// Stores opens the stores a supervisor uses, laserbrain's run store and the
+// Stores opens the stores a Tracker uses, laserbrain's run store and the
 // fleet store, sharing what they can (supercode/backend.Backend is the one
 // the laserbrain binary uses: the local files or a PostgreSQL database, as
 // LASERBRAIN_STORE says).
@@ -142,7 +142,7 @@ func (l *localStores) Close() error {
 // Link is fleet's shared link: the database's for a store that keeps one
 // (supercode/backend under PostgreSQL), else the reference's JSONL file on
 // this machine (link.Default).
-func (s *Supervisor) Link(fleetID string) (*link.Link, error) {
+func (s *Tracker) Link(fleetID string) (*link.Link, error) {
 	st, err := s.openStores()
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (s *Supervisor) Link(fleetID string) (*link.Link, error) {
 }
 
 // openStores opens the stores once, through Stores.
-func (s *Supervisor) openStores() (Stores, error) {
+func (s *Tracker) openStores() (Stores, error) {
 	if s.stores == nil {
 		open := s.Stores
 		if open == nil {
@@ -171,14 +171,14 @@ func (s *Supervisor) openStores() (Stores, error) {
 	return s.stores, nil
 }
 
-func (s *Supervisor) getenv(k string) string {
+func (s *Tracker) getenv(k string) string {
 	if s.Getenv != nil {
 		return s.Getenv(k)
 	}
 	return os.Getenv(k)
 }
 
-func (s *Supervisor) now() time.Time {
+func (s *Tracker) now() time.Time {
 	if s.Now != nil {
 		return s.Now().UTC()
 	}
@@ -186,7 +186,7 @@ func (s *Supervisor) now() time.Time {
 }
 
 // Fleet opens the fleet store once.
-func (s *Supervisor) Fleet() (fleet.Store, error) {
+func (s *Tracker) Fleet() (fleet.Store, error) {
 	if s.fleet != nil {
 		return s.fleet, nil
 	}
@@ -202,7 +202,7 @@ func (s *Supervisor) Fleet() (fleet.Store, error) {
 }
 
 // Runs opens laserbrain's run store once.
-func (s *Supervisor) Runs() (laserbrain.Store, error) {
+func (s *Tracker) Runs() (laserbrain.Store, error) {
 	if s.runs != nil {
 		return s.runs, nil
 	}
@@ -221,7 +221,7 @@ func (s *Supervisor) Runs() (laserbrain.Store, error) {
 	return runs, nil
 }
 
-func (s *Supervisor) openFleet() (fleet.Store, error) {
+func (s *Tracker) openFleet() (fleet.Store, error) {
 	st, err := s.openStores()
 	if err != nil {
 		return nil, err
@@ -230,7 +230,7 @@ func (s *Supervisor) openFleet() (fleet.Store, error) {
 }
 
 // Close flushes and closes whatever was opened.
-func (s *Supervisor) Close() error {
+func (s *Tracker) Close() error {
 	s.runs, s.fleet = nil, nil
 	if s.stores == nil {
 		return nil
@@ -243,7 +243,7 @@ func (s *Supervisor) Close() error {
 // CloseMayWait reports whether Close may wait on another machine: a
 // database connection the stores opened. Files on this machine close at
 // once. Stores that do not say (with a Remote() bool method) may wait.
-func (s *Supervisor) CloseMayWait() bool {
+func (s *Tracker) CloseMayWait() bool {
 	switch st := s.stores.(type) {
 	case nil, *localStores:
 		return false
@@ -285,7 +285,7 @@ type Caller struct {
 // the client process is bound to (BindSession), else the one SessionEnv
 // names: the binding is the fresher, for a client that starts a new
 // session in the same process rebinds on its next call of our tools.
-func (s *Supervisor) Caller(session, dir string) Caller {
+func (s *Tracker) Caller(session, dir string) Caller {
 	c := Caller{
 		Run:     strings.TrimSpace(s.getenv(EnvRun)),
 		Agent:   strings.TrimSpace(s.getenv(EnvAgent)),
@@ -414,7 +414,7 @@ func attendedName(p operator.Presence) string {
 
 // Find returns the caller's run: LASERBRAIN_RUN when set, else the run the
 // session belongs to. ok is false when there is none.
-func (s *Supervisor) Find(ctx context.Context, c Caller) (r fleet.Run, ok bool, err error) {
+func (s *Tracker) Find(ctx context.Context, c Caller) (r fleet.Run, ok bool, err error) {
 	if c.Run == "" && c.Session == "" {
 		return fleet.Run{}, false, nil
 	}
@@ -437,7 +437,7 @@ func (s *Supervisor) Find(ctx context.Context, c Caller) (r fleet.Run, ok bool, 
 // run LASERBRAIN_RUN names (when `laserbrain run` made it in another store,
 // or it was removed), or a run for the session (its id is the session id),
 // or a fresh run. The session is attached to the run.
-func (s *Supervisor) Open(ctx context.Context, c Caller) (fleet.Run, error) {
+func (s *Tracker) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 	r, ok, err := s.Find(ctx, c)
 	if err != nil {
 		return fleet.Run{}, err
@@ -530,7 +530,7 @@ const maxSuspended = 8
 // reference's MCP server does the same for check_state), and says so —
 // unless in.KeepTask. It returns once the check is durable: it is
 // CheckBatch with a batch of one.
-func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
+func (s *Tracker) Check(ctx context.Context, runID string, in CheckInput) (CheckOutcome, error) {
 	out, err := s.CheckBatch(ctx, runID, []CheckInput{in})
 	if err != nil {
 		return CheckOutcome{}, err
@@ -549,7 +549,7 @@ func (s *Supervisor) Check(ctx context.Context, runID string, in CheckInput) (Ch
 // not at all (a crash between the task's flush and the record's write
 // leaves the steps saved and the record's count behind, which the next
 // check does not repeat: steps are numbered by the task).
-func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckInput) ([]CheckOutcome, error) {
+func (s *Tracker) CheckBatch(ctx context.Context, runID string, ins []CheckInput) ([]CheckOutcome, error) {
 	if len(ins) == 0 {
 		return nil, nil
 	}
@@ -646,7 +646,7 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 			} else {
 				r.OffGround = 0
 			}
-			r.Last = &fleet.Verdict{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
+			r.Last = &fleet.LastCheck{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
 				Advice: v.Advice, Ground: v.Ground, At: s.now()}
 			outs = append(outs, out)
 		}
@@ -684,14 +684,14 @@ func (s *Supervisor) CheckBatch(ctx context.Context, runID string, ins []CheckIn
 
 // checkEvents are the events a batch of checks records on its run: each
 // check's, after a reset_task when the check set its task aside.
-func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Event {
-	evs := make([]fleet.Event, 0, len(outs))
+func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.RunEvent {
+	evs := make([]fleet.RunEvent, 0, len(outs))
 	for i, out := range outs {
 		if ins[i].ResetTask {
-			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindTask, Name: "reset_task"})
+			evs = append(evs, fleet.RunEvent{At: at, Kind: fleet.KindTask, Name: "reset_task"})
 		}
 		if out.SelfReground {
-			evs = append(evs, fleet.Event{At: at, Kind: fleet.KindSession, Name: "self-reground",
+			evs = append(evs, fleet.RunEvent{At: at, Kind: fleet.KindSession, Name: "self-reground",
 				Text: "the agent regrounded its own run (no person spoke): " + out.Ground})
 		}
 		ok := !out.Drifting
@@ -699,7 +699,7 @@ func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Ev
 		if out.Laserscore != nil {
 			ls = *out.Laserscore
 		}
-		evs = append(evs, fleet.Event{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+		evs = append(evs, fleet.RunEvent{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
 			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
 	}
 	return evs
@@ -755,7 +755,7 @@ func (t *heldTask) close() {
 
 // ResetTask sets the run's current task aside; the next check grounds a new
 // one. It returns how many tasks are suspended.
-func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
+func (s *Tracker) ResetTask(ctx context.Context, runID string) (int, error) {
 	st, err := s.Fleet()
 	if err != nil {
 		return 0, err
@@ -775,11 +775,11 @@ func (s *Supervisor) ResetTask(ctx context.Context, runID string) (int, error) {
 	}
 	// The next check grounds a new task: until it comes, the run's tool
 	// calls are unmeasured.
-	_, err = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"})
+	_, err = st.AppendEvent(ctx, runID, fleet.RunEvent{At: s.now(), Kind: fleet.KindTask, Name: "reset_task"})
 	return len(r.Suspended), err
 }
 
-func (s *Supervisor) suspend(ctx context.Context, t *heldTask, r *fleet.Run) error {
+func (s *Tracker) suspend(ctx context.Context, t *heldTask, r *fleet.Run) error {
 	if r.Task == "" {
 		return nil
 	}
@@ -804,7 +804,7 @@ func (s *Supervisor) suspend(ctx context.Context, t *heldTask, r *fleet.Run) err
 // maybeResume swaps a suspended task back in when goal overlaps its ground
 // strictly more than the live ground (no threshold: a comparison). Only
 // with a live task: right after a reset the next check opens a fresh one.
-func (s *Supervisor) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run, goal string, out *CheckOutcome) error {
+func (s *Tracker) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run, goal string, out *CheckOutcome) error {
 	if r.Task == "" || len(r.Suspended) == 0 {
 		return nil
 	}
@@ -840,7 +840,7 @@ func (s *Supervisor) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run,
 }
 
 // Task reads the run's current task (nil when it has none yet).
-func (s *Supervisor) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, error) {
+func (s *Tracker) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, error) {
 	if r.Task == "" {
 		return nil, nil
 	}
@@ -858,7 +858,7 @@ func (s *Supervisor) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, er
 // Judge is the whole-run judgment of the run's current task, recorded on
 // the run — unmeasured (coverage.Judge) when the run made tool calls and
 // no check since its last ground.
-func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgment, error) {
+func (s *Tracker) Judge(ctx context.Context, runID string) (laserbrain.Judgment, error) {
 	st, err := s.Fleet()
 	if err != nil {
 		return laserbrain.Judgment{}, err
@@ -897,7 +897,7 @@ func (s *Supervisor) Judge(ctx context.Context, runID string) (laserbrain.Judgme
 // later knows whether to count it itself). A replay (Replaying) never
 // counts, and hands the call to the task even when the event was recorded
 // before: the replayed try may have been cut off between the two.
-func (s *Supervisor) Observe(ctx context.Context, runID string, ev fleet.Event, obs laserbrain.Event) (added, counted bool, err error) {
+func (s *Tracker) Observe(ctx context.Context, runID string, ev fleet.RunEvent, obs laserbrain.Event) (added, counted bool, err error) {
 	st, err := s.Fleet()
 	if err != nil {
 		return false, false, err

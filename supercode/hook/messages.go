@@ -11,20 +11,20 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// The supervisor's voice: what laserbrain supervise decided about an agent
-// (its verdict's advice, a person's answer, a halt, its release, a route
-// to yield) waits in the agent's queue (fleet.Voice) until the agent's next
+// The supervisor's messages: what laserbrain supervise decided about an
+// agent (its verdict's advice, a person's answer, a halt, its release, a
+// route to yield) waits in the agent's queue (fleet.Messages) until the agent's next
 // hook event whose answer can put text before its model (client.Tells),
 // which takes every message waiting, exactly once, and journals each
 // delivery with the round it came from.
 
 // run is the caller's run, looked up once per event (and kept when an
 // observer opened it).
-func (h *Handler) run(ctx context.Context, e client.Event) (fleet.Run, bool, error) {
+func (h *Handler) run(ctx context.Context, e client.Payload) (fleet.Run, bool, error) {
 	if h.runRead {
 		return h.runNow, h.runFound, nil
 	}
-	r, found, err := h.Sup.Find(ctx, h.caller(e))
+	r, found, err := h.Tracker.Find(ctx, h.caller(e))
 	if err != nil {
 		return r, found, err
 	}
@@ -37,12 +37,12 @@ func (h *Handler) keepRun(r fleet.Run, found bool) {
 	h.runNow, h.runFound, h.runRead = r, found, true
 }
 
-// speak puts what waits for the caller into answer a, when the client
+// deliverMessages puts what waits for the caller into answer a, when the client
 // carries text on this event: into a PreToolUse denial's reason, as a held
 // Stop's reason (the Stop is held for it), or as additional context. A
 // message that cannot be handed out now stays queued; a failure here is
 // logged and never changes the decision.
-func (h *Handler) speak(ctx context.Context, e client.Event, a *client.Answer) {
+func (h *Handler) deliverMessages(ctx context.Context, e client.Payload, a *client.Reply) {
 	ok, asReason, block := client.Tells(h.clientName(), e.Name, *a)
 	if !ok {
 		return
@@ -51,7 +51,7 @@ func (h *Handler) speak(ctx context.Context, e client.Event, a *client.Answer) {
 	if !ok {
 		return
 	}
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
 		return
 	}
@@ -78,13 +78,13 @@ func (h *Handler) speak(ctx context.Context, e client.Event, a *client.Answer) {
 	}
 }
 
-// listener is who the caller is in its fleet's voice (fleet.RunAgent): the
+// listener is who the caller is to its fleet's messages (fleet.RunAgent): the
 // run the event already read, or, under laserbrain run, what it exported
 // (LASERBRAIN_FLEET, LASERBRAIN_AGENT, LASERBRAIN_RUN: the run as it
 // registered it) — no read while nothing waits — else the caller's run.
-func (h *Handler) listener(ctx context.Context, e client.Event) (fleetID, agent string, ok bool) {
+func (h *Handler) listener(ctx context.Context, e client.Payload) (fleetID, agent string, ok bool) {
 	if !h.runRead {
-		env := h.Sup.Getenv
+		env := h.Tracker.Getenv
 		if env == nil {
 			env = os.Getenv
 		}

@@ -13,9 +13,9 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-var _ fleet.Voice = (*Store)(nil)
+var _ fleet.Messages = (*Store)(nil)
 
-// Say implements fleet.Voice: the primary key (fleet, agent, id) keeps the
+// Say implements fleet.Messages: the primary key (fleet, agent, id) keeps the
 // first message with an id.
 func (s *Store) Say(ctx context.Context, m fleet.Message) (bool, error) {
 	if m.ID == "" || m.Fleet == "" || m.Agent == "" || m.Text == "" {
@@ -46,7 +46,7 @@ func (s *Store) Say(ctx context.Context, m fleet.Message) (bool, error) {
 	return added, err
 }
 
-// Deliver implements fleet.Voice. One indexed read while nothing waits;
+// Deliver implements fleet.Messages. One indexed read while nothing waits;
 // otherwise one transaction marks every waiting message delivered (an
 // UPDATE whose row locks make a concurrent Deliver wait, then find them
 // delivered and skip them) and journals each delivery under the journal's
@@ -104,7 +104,7 @@ WHERE fleet = $1 AND agent = $2 AND delivered IS NULL RETURNING seq, message`, f
 	return out, err
 }
 
-// Messages implements fleet.Voice.
+// Messages implements fleet.Messages.
 func (s *Store) Messages(ctx context.Context, fl, agent string) ([]fleet.Message, error) {
 	rows, err := s.pool.Query(ctx, `SELECT message FROM laserbrain.voice WHERE fleet = $1 AND agent = $2 ORDER BY seq`, fl, agent)
 	if err != nil {
