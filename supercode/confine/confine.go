@@ -198,9 +198,15 @@ func (p *planner) hold(path, what string) {
 	if path == "" || p.isHeld(path) || slices.Contains(p.spec.Mask, path) {
 		return
 	}
-	if _, err := os.Lstat(path); err != nil {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		p.absent(path, what)
 		return
+	}
+	if p.o.Create && fi.IsDir() && p.repo != "" && within(path, p.repo) && path != p.repo && dirName(path) {
+		// Another run on the project may have made it and remove it when
+		// its agent is done: the setup step makes it again.
+		p.spec.Ensure = append(p.spec.Ensure, path)
 	}
 	p.rep.Held = append(p.rep.Held, Protected{path, what})
 }

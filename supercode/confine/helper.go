@@ -186,7 +186,7 @@ func (b bind) mount(spec Spec, under []bind) error {
 	}
 	err = unix.Mount(from, b.path, "", unix.MS_BIND|unix.MS_REC, "")
 	if errors.Is(err, unix.ENOENT) && b.from == "" && slices.Contains(spec.Ensure, b.path) {
-		if merr := os.Mkdir(b.path, 0o755); merr == nil || errors.Is(merr, os.ErrExist) {
+		if merr := os.MkdirAll(b.path, 0o755); merr == nil || errors.Is(merr, os.ErrExist) {
 			err = unix.Mount(b.path, b.path, "", unix.MS_BIND|unix.MS_REC, "")
 		}
 	}
