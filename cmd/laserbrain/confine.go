@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -26,6 +27,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/install"
 )
 
@@ -49,6 +51,9 @@ type boundaryRun struct {
 	// none is looked for).
 	permit func(action string) (rule string, ok bool)
 	pass   passThrough
+	// serve answers the agent's hook events in the broker's own process
+	// (nil: each in a laserbrain process of its own).
+	serve func(ctx context.Context, argv []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, bool)
 }
 
 // passThrough are credentials a person passes into the boundary on
@@ -61,8 +66,8 @@ type passThrough struct {
 // runBoundary is what the boundary of the run ops names needs of it, read
 // and written through sup's fleet store: the attempts recorded on the run,
 // a person's authorizations looked up (and spent) on it.
-func runBoundary(sup *agentrun.Tracker, ops broker.Ops, pass passThrough) boundaryRun {
-	b := boundaryRun{ops: ops, pass: pass}
+func runBoundary(sup *agentrun.Tracker, hb hook.Binary, ops broker.Ops, pass passThrough) boundaryRun {
+	b := boundaryRun{ops: ops, pass: pass, serve: hookServer(hb)}
 	st, err := sup.Fleet()
 	if err != nil {
 		return b
@@ -83,6 +88,19 @@ func runBoundary(sup *agentrun.Tracker, ops broker.Ops, pass passThrough) bounda
 	return b
 }
 
+// hookServer answers a confined agent's hook events in the broker's own
+// process, as `laserbrain hook EVENT` would in one of its own: the hook's
+// fast form (hookCall), nothing else.
+func hookServer(hb hook.Binary) func(ctx context.Context, argv []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
+	return func(ctx context.Context, argv []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
+		hc, ok := fastHook(argv)
+		if !ok {
+			return 0, false
+		}
+		return hook.Serve(ctx, hc.event, hc.client, hc.format, hb, getenv, stdin, stdout, stderr), true
+	}
+}
+
 // boundaryFn confines one agent command (its broker's socket in dir).
 type boundaryFn func(cmd *exec.Cmd, b boundaryRun, dir string) (note string, done func(), err error)
 
@@ -97,7 +115,12 @@ func agentConfinement(self string) (confineFn boundaryFn, unconfined string) {
 	if err := confine.Check(self); err != nil {
 		return nil, err.Error()
 	}
-	netErr := confine.CheckNet(self)
+	var netErr error
+	if v := strings.TrimSpace(os.Getenv(confine.EnvNetOff)); v == "off" || v == "0" {
+		netErr = fmt.Errorf("%s=%s turned it off", confine.EnvNetOff, v)
+	} else {
+		netErr = confine.CheckNet(self)
+	}
 	return func(cmd *exec.Cmd, b boundaryRun, dir string) (string, func(), error) {
 		return confineCommand(self, cmd, b, dir, netErr)
 	}, ""
@@ -109,7 +132,7 @@ func agentConfinement(self string) (confineFn boundaryFn, unconfined string) {
 // operations handed to a broker of its own.
 func confineCommand(self string, cmd *exec.Cmd, b boundaryRun, dir string, netErr error) (string, func(), error) {
 	sock := filepath.Join(dir, "broker.sock")
-	srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: b.ops.Allow}
+	srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: b.ops.Allow, Serve: b.serve}
 	if err := srv.Listen(sock); err != nil {
 		return "", nil, err
 	}

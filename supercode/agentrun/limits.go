@@ -111,7 +111,7 @@ func (s *Tracker) LimitToolCall(tool, callID string) string {
 	if path == "" {
 		return ""
 	}
-	ans, err := askControl(path, controlRequest{Op: "tool", Tool: tool, CallID: callID})
+	ans, err := askControl(path, controlRequest{Op: "tool", Tool: tool, CallID: callID}, s.OwnControl)
 	if err != nil {
 		return fmt.Sprintf("laserbrain: refused: this run's runaway limits cannot be checked (%v), so no tool call goes ahead. End your turn and say what is done and what is left.", err)
 	}
@@ -125,14 +125,14 @@ func (s *Tracker) LimitToolCall(tool, callID string) string {
 // run counted a check. Best effort: the check stands either way.
 func (s *Tracker) checked() {
 	if path := s.getenv(EnvControl); path != "" {
-		_, _ = askControl(path, controlRequest{Op: "check"})
+		_, _ = askControl(path, controlRequest{Op: "check"}, s.OwnControl)
 	}
 }
 
 // askControl asks laserbrain run one question on its socket, within
 // ControlDeadline, after checking that the socket's owner is an ancestor
 // of this process (the laserbrain run that started the agent).
-func askControl(path string, req controlRequest) (controlAnswer, error) {
+func askControl(path string, req controlRequest, own bool) (controlAnswer, error) {
 	deadline := time.Now().Add(ControlDeadline)
 	d := net.Dialer{Deadline: deadline}
 	conn, err := d.Dial("unix", path)
@@ -140,7 +140,7 @@ func askControl(path string, req controlRequest) (controlAnswer, error) {
 		return controlAnswer{}, fmt.Errorf("laserbrain run does not answer at %s: %w", path, err)
 	}
 	defer conn.Close()
-	if err := checkOwner(conn.(*net.UnixConn)); err != nil {
+	if err := checkOwner(conn.(*net.UnixConn), own); err != nil {
 		return controlAnswer{}, err
 	}
 	_ = conn.SetDeadline(deadline)
@@ -303,7 +303,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 		hit = l.hit
 		l.mu.Unlock()
 		if hit == nil && l.outer != "" {
-			ans, err := askControl(l.outer, req)
+			ans, err := askControl(l.outer, req, false)
 			if err != nil {
 				return controlAnswer{Reason: fmt.Sprintf("laserbrain: refused: the runaway limits of the laserbrain run this one runs under cannot be checked (%v), so no tool call goes ahead. End your turn and say what is done and what is left.", err)}
 			}
@@ -329,7 +329,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 			}
 		}
 		if l.outer != "" {
-			_, _ = askControl(l.outer, req)
+			_, _ = askControl(l.outer, req, false)
 		}
 		return controlAnswer{OK: true}
 	}

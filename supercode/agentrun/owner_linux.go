@@ -12,7 +12,10 @@ import (
 // ancestor of this one: laserbrain run started the agent, whose hooks and
 // MCP server ask it, so a listener the agent started in its place (after
 // removing the socket) is not believed.
-func checkOwner(c *net.UnixConn) error {
+//
+// own accepts this very process as the owner: a confined run's broker
+// answers its agent's hooks in laserbrain run's own process.
+func checkOwner(c *net.UnixConn, own bool) error {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return err
@@ -27,7 +30,7 @@ func checkOwner(c *net.UnixConn) error {
 	if credErr != nil {
 		return fmt.Errorf("the control socket's owner cannot be read: %w", credErr)
 	}
-	if !isAncestor(int(cred.Pid)) {
+	if !(own && int(cred.Pid) == os.Getpid()) && !isAncestor(int(cred.Pid)) {
 		return fmt.Errorf("the control socket is held by process %d, which is not the laserbrain run this agent runs under", cred.Pid)
 	}
 	return nil

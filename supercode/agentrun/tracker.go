@@ -44,6 +44,10 @@ const (
 type Tracker struct {
 	// Getenv reads the caller's environment (nil: os.Getenv).
 	Getenv func(string) string
+	// OwnControl: this tracker answers in the laserbrain run that holds
+	// the runaway limits (its broker serves the agent's hooks in its own
+	// process), so the limits' socket is this process's own.
+	OwnControl bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Stores opens the stores, once, on first use; Close closes them.

@@ -69,6 +69,11 @@ type Server struct {
 	Allow func(argv []string) error
 	// Log receives what the broker refused or could not do (nil: dropped).
 	Log func(string)
+	// Serve, when set, answers an operation in the broker's own process
+	// rather than in a laserbrain process of its own: handled is false
+	// for one it does not serve so (which then runs as a process). It
+	// reads the operation's environment through getenv.
+	Serve func(ctx context.Context, argv []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (code int, handled bool)
 
 	ln   net.Listener
 	wg   sync.WaitGroup
@@ -225,6 +230,20 @@ func (s *Server) serve(c net.Conn) {
 	if closing {
 		fail(2, "the run is ending")
 		return
+	}
+	if s.Serve != nil {
+		env := map[string]string{}
+		for _, kv := range s.env(req.Env) {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		if code, ok := s.Serve(context.Background(), req.Argv, func(k string) string { return env[k] }, br,
+			frameWriter{f, frameStdout}, frameWriter{f, frameStderr}); ok {
+			var b [4]byte
+			binary.BigEndian.PutUint32(b[:], uint32(code))
+			_ = f.frame(frameExit, b[:])
+			return
+		}
 	}
 	cmd := exec.Command(s.Self, req.Argv...)
 	cmd.Env = s.env(req.Env)

@@ -31,6 +31,11 @@ const EnvWritable = "LASERBRAIN_CONFINE_WRITABLE"
 // gate alone, as where the kernel has none); laserbrain run says so.
 const EnvOff = "LASERBRAIN_CONFINE"
 
+// EnvNetOff, set to off, leaves the tree on the host's network (the other
+// parts of the boundary hold); laserbrain run records it. It is how the
+// network part's cost is measured apart.
+const EnvNetOff = "LASERBRAIN_CONFINE_NET"
+
 // Marker is the name the run's private directory starts with: bound
 // read-only in every confined tree, it is what Inside finds in the
 // tree's mountinfo.

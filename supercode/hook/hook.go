@@ -268,9 +268,18 @@ func Run(ctx context.Context, ev client.EventName, c client.Name, format string,
 		// Confined: the supervisor's broker answers, outside the tree.
 		return relay(ctx, sock, ev, c, format, stdin, stdout, stderr)
 	}
+	return Serve(ctx, ev, c, format, b, nil, stdin, stdout, stderr)
+}
+
+// Serve answers one event as Run does. getenv, when set, is the
+// environment of the agent a confined run's broker serves — the one the
+// supervisor gave it, with the client's session variables — and this
+// process is then that laserbrain run, which holds the agent's runaway
+// limits; nil reads this process's own.
+func Serve(ctx context.Context, ev client.EventName, c client.Name, format string, b Binary, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
-	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
+	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores, Getenv: getenv, OwnControl: getenv != nil}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
 	defer closeSoon(h.Tracker)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
