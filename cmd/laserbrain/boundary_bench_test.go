@@ -6,21 +6,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkBoundary is what laserbrain run's boundary costs, each figure a
 // ratio against its baseline measured in the same run:
 //
-//   - git-status: one `git status` in a repository, by a shell that stays
-//     up, inside the boundary against the same shell outside (x-outside);
+//   - git-status: one `git status` in a repository, by a shell laserbrain
+//     run started that stays up, inside the boundary against the same run
+//     with the boundary off (LASERBRAIN_CONFINE=off; x-outside);
 //   - hook-pair: a tool call's pre-tool-use and post-tool-use hooks, run as
-//     a client runs them (a process each, the event on stdin), from inside
-//     the boundary (handed to the run's broker) against outside
-//     (x-outside);
+//     a client runs them (a process each, the event on stdin, recorded on
+//     the run), from inside the boundary (handed to the run's broker)
+//     against the same with the boundary off (x-outside);
 //   - run-true: `laserbrain run -- true` against the same with the network
 //     part off (LASERBRAIN_CONFINE_NET=off; x-no-network).
+//
+// Each pair is timed alternately, and the ratio is of the medians.
 func BenchmarkBoundary(b *testing.B) {
 	lb := buildLaserbrain(b)
 	if err := exec.Command(lb, "__laserbrain-confine", "--probe").Run(); err == nil {
@@ -49,47 +54,64 @@ func BenchmarkBoundary(b *testing.B) {
 	hookPair := "printf '%s' '" + pre + "' | laserbrain hook pre-tool-use; printf '%s' '" + post + "' | laserbrain hook post-tool-use"
 	lines := map[string]string{"git-status": "git status", "hook-pair": hookPair}
 	for _, name := range []string{"git-status", "hook-pair"} {
-		var outside float64
-		for _, where := range []string{"outside", "inside"} {
-			b.Run(name+"/"+where, func(b *testing.B) {
-				args := []string{"sh", "-c", server}
-				if where == "inside" {
-					args = append([]string{lb, "run", "--unattended", "--agent", "bench", "--"}, args...)
-				}
-				ask := startServer(b, repo, env, args)
-				ask(lines[name]) // warm
-				b.ResetTimer()
-				for b.Loop() {
-					ask(lines[name])
-				}
-				per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				if where == "outside" {
-					outside = per
-				} else if outside > 0 {
-					b.ReportMetric(per/outside, "x-outside")
-				}
-			})
-		}
+		b.Run(name, func(b *testing.B) {
+			// Both under laserbrain run, with their hooks recording on a
+			// run: outside with the kernel's boundary off (the hooks alone).
+			run := []string{lb, "run", "--unattended", "--agent", "bench", "--", "sh", "-c", server}
+			outside := startServer(b, repo, append(env[:len(env):len(env)], "LASERBRAIN_CONFINE=off"), run)
+			inside := startServer(b, repo, env, run)
+			outside(lines[name]) // warm both
+			inside(lines[name])
+			interleaved(b, "x-outside", func() { outside(lines[name]) }, func() { inside(lines[name]) })
+		})
 	}
-	var noNet float64
-	for _, net := range []string{"off", "on"} {
-		b.Run("run-true/network-"+net, func(b *testing.B) {
-			e := append(env[:len(env):len(env)], "LASERBRAIN_CONFINE_NET="+map[string]string{"off": "off", "on": ""}[net])
-			for b.Loop() {
+	b.Run("run-true", func(b *testing.B) {
+		run := func(net string) func() {
+			e := append(env[:len(env):len(env)], "LASERBRAIN_CONFINE_NET="+net)
+			return func() {
 				c := exec.Command(lb, "run", "--unattended", "--agent", "bench", "--", "true")
 				c.Dir, c.Env = repo, e
 				if out, err := c.CombinedOutput(); err != nil || strings.Contains(string(out), "not confined") {
 					b.Fatalf("laserbrain run -- true: %v\n%s", err, out)
 				}
 			}
-			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			if net == "off" {
-				noNet = per
-			} else if noNet > 0 {
-				b.ReportMetric(per/noNet, "x-no-network")
-			}
-		})
+		}
+		interleaved(b, "x-no-network", run("off"), run(""))
+	})
+}
+
+// interleaved times base and subject alternately, b.N times each, and
+// reports the median of subject over the median of base as unit, and each
+// median: what the machine's load does to one it does to the other.
+func interleaved(b *testing.B, unit string, base, subject func()) {
+	var bs, ss []float64
+	for i := 0; b.Loop(); i++ {
+		first, second, fs, ssp := base, subject, &bs, &ss
+		if i%2 == 1 {
+			first, second, fs, ssp = subject, base, &ss, &bs
+		}
+		t := time.Now()
+		first()
+		*fs = append(*fs, float64(time.Since(t).Nanoseconds()))
+		t = time.Now()
+		second()
+		*ssp = append(*ssp, float64(time.Since(t).Nanoseconds()))
 	}
+	mb, ms := median(bs), median(ss)
+	b.ReportMetric(mb, "base-ns")
+	b.ReportMetric(ms, "subject-ns")
+	if mb > 0 {
+		b.ReportMetric(ms/mb, unit)
+	}
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // startServer starts args (a shell reading one line per request) in dir
