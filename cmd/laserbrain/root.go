@@ -33,6 +33,7 @@ var commands = []struct {
 	{groupAgents, "run", newRunCmd},
 	{groupAgents, "loop", newLoopCmd},
 	{groupAgents, "supervise", newSuperviseCmd},
+	{groupAgents, "undo", cmdOf(newUndoCmd)},
 	{groupAgents, "authorize", newAuthorizeCmd},
 	{groupAgents, "ui", newUICmd},
 	{groupAgents, "hook", newHookCmd},

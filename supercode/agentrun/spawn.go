@@ -82,6 +82,11 @@ type SpawnOptions struct {
 	// DefaultStopGrace).
 	Limits fleet.Limits
 	Grace  time.Duration
+	// Checkpoint, when set, is called with the registered run before the
+	// agent starts and (end) after it exited, before the run is closed:
+	// laserbrain run takes its undo checkpoints there. (A function, so
+	// that the gate, which links this package, links no more of them.)
+	Checkpoint func(ctx context.Context, run fleet.Run, end bool)
 }
 
 // SpawnResult is how the run ended.
@@ -225,6 +230,9 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
 	}
+	if o.Checkpoint != nil {
+		o.Checkpoint(ctx, run, false)
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
@@ -261,6 +269,9 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 	close(done)
 	code := exitCode(cmd.ProcessState, werr)
 
+	if o.Checkpoint != nil {
+		o.Checkpoint(ctx, run, true)
+	}
 	res := SpawnResult{ExitCode: code}
 	why := ""
 	if lim != nil {

@@ -49,6 +49,10 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 			e.Cwd = abs
 		}
 	}
+	// The undo checkpoint: a step of its own before anything decides.
+	if ans, stop, err := h.checkpoint(ctx, e); stop || err != nil {
+		return ans, err
+	}
 	warned, stop, err := h.coverageGate(ctx, e)
 	if stop || err != nil {
 		return warned, err
