@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/operator/shell"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -80,7 +82,7 @@ func TestCLIOracle(t *testing.T) {
 		if out, err := exec.Command("cp", "-a", tmpl, dir).CombinedOutput(); err != nil {
 			t.Fatalf("cp: %v %s", err, out)
 		}
-		an := Analyze(c.cmd, dir)
+		an := shell.Analyze(c.cmd, dir)
 		att := Decide(an, Attended, RunState{Read: true}, Policy{})
 		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
 

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/operator/shell"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -142,7 +144,7 @@ func TestPublishOracle(t *testing.T) {
 		}
 		cmd := strings.ReplaceAll(c.cmd, "$REG", srv.URL)
 		dir := filepath.Join(root, c.tool)
-		an := Analyze(cmd, dir)
+		an := shell.Analyze(cmd, dir)
 		att := Decide(an, Attended, RunState{Read: true}, Policy{})
 		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
 		reg.reset()

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/operator/shell"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -404,9 +406,9 @@ func TestShellOracle(t *testing.T) {
 					continue
 				}
 				work := filepath.Join(dir, "work")
-				an := Analyze(cmd, work)
+				an := shell.Analyze(cmd, work)
 				for try := 0; try < 3 && strings.Contains(an.Why, "stopped after"); try++ {
-					an = Analyze(cmd, work) // the budget is wall time: a starved machine may spend it
+					an = shell.Analyze(cmd, work) // the budget is wall time: a starved machine may spend it
 				}
 				pol := Policy{Root: work, Home: filepath.Join(dir, "home")}
 				att := Decide(an, Attended, RunState{Read: true}, pol)

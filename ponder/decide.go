@@ -67,7 +67,7 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 	for _, p := range onDisk {
 		back[p.Unit] = true
 	}
-	graded, counted := st.Coverage()
+	graded, counted := st.Grading()
 	if counted == 0 || graded != counted {
 		var details []string
 		for _, u := range st.Ungraded() {
@@ -111,7 +111,7 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 
 // finalCounts is the compact JSON (sorted keys) of how a session ended.
 func finalCounts(s *Session, st *State, status string) json.RawMessage {
-	graded, counted := st.Coverage()
+	graded, counted := st.Grading()
 	sev := map[string]int{"must": 0, "should": 0, "could": 0}
 	for _, f := range st.LiveFindings() {
 		sev[f.Severity]++
@@ -266,7 +266,7 @@ func renderPlan(s *Session, st *State, appliedAt string) string {
 	if s.Lens != nil {
 		lens = *s.Lens
 	}
-	graded, counted := st.Coverage()
+	graded, counted := st.Grading()
 	fmt.Fprintf(&b, "- session: %s (lens %s, project %s)\n", s.Slug, oneLine(lens), oneLine(s.Project))
 	fmt.Fprintf(&b, "- status: %s after %d pass(es); coverage %d/%d units\n", s.Status, s.CurrentPass, graded, counted)
 	if appliedAt != "" {

@@ -13,16 +13,18 @@ import (
 	"github.com/laserkit/laserkit/ponder/oca"
 )
 
-// Coverage is the coverage gate's state.
-type Coverage struct {
+// Grading is the grading gate's state: how many counted units are graded
+// (the spec and the JSON call it coverage; it is not laserbrain's coverage
+// of steps by checks).
+type Grading struct {
 	Graded  int     `json:"graded"`
 	Counted int     `json:"counted"`
 	Value   float64 `json:"value"`
 }
 
-func coverageOf(st *State) Coverage {
-	g, c := st.Coverage()
-	cv := Coverage{Graded: g, Counted: c}
+func gradingOf(st *State) Grading {
+	g, c := st.Grading()
+	cv := Grading{Graded: g, Counted: c}
 	if c > 0 {
 		cv.Value = float64(g) / float64(c)
 	}
@@ -31,10 +33,10 @@ func coverageOf(st *State) Coverage {
 
 // GradeResult is what grade reports.
 type GradeResult struct {
-	Slug     string   `json:"slug"`
-	Graded   []string `json:"graded"`
-	Grade    *string  `json:"grade"`
-	Coverage Coverage `json:"coverage"`
+	Slug    string   `json:"slug"`
+	Graded  []string `json:"graded"`
+	Grade   *string  `json:"grade"`
+	Grading Grading  `json:"coverage"`
 }
 
 // Grade marks units graded with unit-grade records (deleted units too).
@@ -84,7 +86,7 @@ func (e *Engine) Grade(slug string, units []string, label *string) (*GradeResult
 		st.apply(&recs[i])
 		res.Graded = append(res.Graded, recs[i].UnitID)
 	}
-	res.Coverage = coverageOf(st)
+	res.Grading = gradingOf(st)
 	if err := h.writeUnits(st); err != nil {
 		return res, viewErr(err)
 	}

@@ -69,9 +69,9 @@ type PhantomCheck struct {
 	OnDisk  []PhantomOnDisk `json:"onDisk"`
 }
 
-// fullCoverage is "coverage = 1.00" as integer equality; zero counted units
+// fullyGraded is "coverage = 1.00" as integer equality; zero counted units
 // is not full coverage.
-func (m *Metrics) fullCoverage() bool {
+func (m *Metrics) fullyGraded() bool {
 	return m.Counted > 0 && m.Graded == m.Counted && len(m.Uncovered) == 0
 }
 
@@ -95,7 +95,7 @@ func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor 
 // Phantom flags as they are (after ReverifyPhantoms).
 func ledgerMetrics(st *State, k int, floor float64, phantomFails func(*Unit) bool) Metrics {
 	ps := st.Pass(k)
-	graded, counted := st.coverageWith(phantomFails)
+	graded, counted := st.gradingWith(phantomFails)
 	m := Metrics{
 		Graded:          graded,
 		Counted:         counted,
@@ -234,7 +234,7 @@ func Decide(in VerdictInput) Verdict {
 	rule6 := in.Previous != nil && len(v.Rule6.Current) == 0 && len(v.Rule6.Previous) == 0
 	set := func(verdict, rule, reason string) { v.Verdict, v.Rule, v.Reason = verdict, rule, reason }
 	switch {
-	case !cur.fullCoverage():
+	case !cur.fullyGraded():
 		var why []string
 		if cur.Counted == 0 || cur.Graded != cur.Counted {
 			w := fmt.Sprintf("coverage %d/%d is below 1.00: grade every counted unit", cur.Graded, cur.Counted)

@@ -245,13 +245,13 @@ func (st *State) pass(pass int) *PassStats {
 	return p
 }
 
-// Coverage is |{u ∈ U_counted : graded(u)}| and |U_counted|.
-func (st *State) Coverage() (graded, counted int) { return st.coverageWith(nil) }
+// Grading is |{u ∈ U_counted : graded(u)}| and |U_counted|: the grading gate.
+func (st *State) Grading() (graded, counted int) { return st.gradingWith(nil) }
 
-// coverageWith is Coverage where phantomFails, when set, says which
+// gradingWith is Grading where phantomFails, when set, says which
 // phantom-deleted units count again (a path of theirs is on disk: the
 // phantom does not hold), without changing the units.
-func (st *State) coverageWith(phantomFails func(*Unit) bool) (graded, counted int) {
+func (st *State) gradingWith(phantomFails func(*Unit) bool) (graded, counted int) {
 	for _, u := range st.Units {
 		c := u.Counted()
 		if phantomFails != nil && u.Deleted && u.Phantom && phantomFails(u) {

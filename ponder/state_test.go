@@ -57,12 +57,12 @@ func TestCoverageCountedDenominator(t *testing.T) {
 		{add(1, "f0001", "u0004", "must", 0.9), 1, 1, "a finding add grades its unit"},
 	}
 	st := Replay(recs)
-	if g, c := st.Coverage(); g != 1 || c != 4 {
+	if g, c := st.Grading(); g != 1 || c != 4 {
 		t.Fatalf("start: %d/%d, want 1/4", g, c)
 	}
 	for _, s := range steps {
 		st.apply(&s.rec)
-		if g, c := st.Coverage(); g != s.graded || c != s.counted {
+		if g, c := st.Grading(); g != s.graded || c != s.counted {
 			t.Errorf("%s: %d/%d, want %d/%d", s.why, g, c, s.graded, s.counted)
 		}
 	}

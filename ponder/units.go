@@ -253,7 +253,7 @@ type UnitEntry struct {
 type UnitListResult struct {
 	Slug     string      `json:"slug"`
 	ScanRoot *string     `json:"scanRoot"`
-	Coverage Coverage    `json:"coverage"`
+	Grading  Grading     `json:"coverage"`
 	Units    []UnitEntry `json:"units"`
 }
 
@@ -268,7 +268,7 @@ func (e *Engine) UnitList(slug string) (*UnitListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &UnitListResult{Slug: h.slug, ScanRoot: h.s.ScanRoot, Coverage: coverageOf(st), Units: make([]UnitEntry, 0, len(st.Units))}
+	res := &UnitListResult{Slug: h.slug, ScanRoot: h.s.ScanRoot, Grading: gradingOf(st), Units: make([]UnitEntry, 0, len(st.Units))}
 	for _, u := range st.Units {
 		res.Units = append(res.Units, UnitEntry{ID: u.ID, Path: u.Path(), Paths: uniq(u.Paths), Kind: u.Kind, Graded: u.Graded,
 			Grade: u.Grade, Deleted: u.Deleted, Phantom: u.Phantom, Counted: u.Counted()})

@@ -172,7 +172,7 @@ func runMCP(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	env := map[string]string{"HOME": home, "LASERBRAIN_HOME": filepath.Join(home, "lb"), "CLAUDE_PROJECT_DIR": home}
-	sup := &agentrun.Supervisor{
+	sup := &agentrun.Tracker{
 		Getenv: func(k string) string { return env[k] },
 		Stores: agentrun.StoreFuncs{
 			Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "lb", "fleet")) },

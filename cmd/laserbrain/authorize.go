@@ -70,7 +70,7 @@ written by laserbrain authorize) or one whose terms changed since.`,
 				}
 			}
 			ctx := context.Background()
-			sup := f.Supervisor()
+			sup := f.Tracker()
 			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {

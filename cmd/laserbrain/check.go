@@ -20,7 +20,7 @@ type checkOptions struct {
 	IO *cli.IOStreams
 	// Supervisor checks a run laserbrain run registered; RunStore opens
 	// laserbrain's run store, where every other run is checked.
-	Supervisor func() *agentrun.Supervisor
+	Supervisor func() *agentrun.Tracker
 	RunStore   func() (laserbrain.Store, error)
 	// Getenv reads LASERBRAIN_RUN.
 	Getenv func(string) string
@@ -59,7 +59,7 @@ func (o *checkOptions) runWords() runWords {
 }
 
 func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
-	opts := &checkOptions{IO: f.IOStreams, Supervisor: f.Supervisor, RunStore: f.RunStore, Getenv: os.Getenv}
+	opts := &checkOptions{IO: f.IOStreams, Supervisor: f.Tracker, RunStore: f.RunStore, Getenv: os.Getenv}
 	cmd := &cobra.Command{
 		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
 		Short: "Check one spelled state against its run's ground (or a stream of them)",

@@ -133,7 +133,7 @@ type streamer struct {
 	bad    int // lines answered with an error
 	failed int // lines the store could not check (a run held elsewhere too long)
 	// agents are the registered agent runs: their lines are checked
-	// through their supervision (agentrun.Supervisor.CheckBatch), a batch
+	// through their supervision (agentrun.Tracker.CheckBatch), a batch
 	// at a time.
 	agents *agentrun.Checks
 	// fresh: defaultRun is an id the stream made up (nobody registered it).
@@ -284,7 +284,7 @@ func (s *streamer) stop() error {
 
 // commit makes the batch durable and writes its answers, in input order:
 // the registered runs' lines are checked, a batch per run
-// (agentrun.Supervisor.CheckBatch), the runs of laserbrain's store saved
+// (agentrun.Tracker.CheckBatch), the runs of laserbrain's store saved
 // and the store flushed (one fsync), and only then is any of it answered.
 // A verdict whose check could not be made durable is answered with an
 // error saying so, never as a verdict. The caller holds s.mu.
@@ -522,7 +522,7 @@ func (s *streamer) evict() error {
 
 // close releases every run.
 func (s *streamer) close() error {
-	first := s.agents.Sup.Close()
+	first := s.agents.Tracker.Close()
 	for id, h := range s.handles {
 		if err := h.Close(); err != nil && first == nil {
 			first = err

@@ -33,7 +33,7 @@ func TestStreamClosesIdleRunsWithoutChangingAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newStreamer(st, "", agentrun.NewChecks(&agentrun.Supervisor{}))
+		s := newStreamer(st, "", agentrun.NewChecks(&agentrun.Tracker{}))
 		var out bytes.Buffer
 		bad, err := s.run(bytes.NewReader(input), &out)
 		if err != nil || bad != 0 {

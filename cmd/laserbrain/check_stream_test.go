@@ -55,7 +55,7 @@ func TestStreamFlushesPerLine(t *testing.T) {
 // streamOnce runs the stream reader over input on a fresh in-memory store.
 func streamOnce(t testing.TB, input []byte) (out []byte, bad int) {
 	var buf bytes.Buffer
-	s := newStreamer(laserbrain.NewMemStore(), "", agentrun.NewChecks(&agentrun.Supervisor{}))
+	s := newStreamer(laserbrain.NewMemStore(), "", agentrun.NewChecks(&agentrun.Tracker{}))
 	bad, err := s.run(bytes.NewReader(input), &buf)
 	if err != nil {
 		t.Fatalf("stream: %v", err)
@@ -272,7 +272,7 @@ func BenchmarkStreamInProcess10k(b *testing.B) {
 	const steps = 10_000
 	input := streamInput(steps)
 	for b.Loop() {
-		s := newStreamer(laserbrain.NewMemStore(), "", agentrun.NewChecks(&agentrun.Supervisor{}))
+		s := newStreamer(laserbrain.NewMemStore(), "", agentrun.NewChecks(&agentrun.Tracker{}))
 		if _, err := s.run(bytes.NewReader(input), io.Discard); err != nil {
 			b.Fatal(err)
 		}
@@ -404,7 +404,7 @@ func BenchmarkStreamLocalStore10k(b *testing.B) {
 		pr, pw, _ := os.Pipe()
 		done := make(chan struct{})
 		go func() { _, _ = io.Copy(io.Discard, pr); close(done) }()
-		s := newStreamer(store, "", agentrun.NewChecks(&agentrun.Supervisor{}))
+		s := newStreamer(store, "", agentrun.NewChecks(&agentrun.Tracker{}))
 		if _, err := s.run(bytes.NewReader(input), pw); err != nil {
 			b.Fatal(err)
 		}

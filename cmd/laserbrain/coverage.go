@@ -19,7 +19,7 @@ import (
 type coverageOptions struct {
 	IO *cli.IOStreams
 	// Reader is a supervisor on the stores opened for reading.
-	Reader func() *agentrun.Supervisor
+	Reader func() *agentrun.Tracker
 
 	run, fleetDir string
 	json          bool

@@ -95,7 +95,7 @@ doctor changes nothing (the probe is recorded on no run).`,
 				Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
 				Protect: protectedPaths(self, dir),
 				Store: func(ctx context.Context) error {
-					sup := f.Supervisor()
+					sup := f.Tracker()
 					defer sup.Close()
 					st, err := sup.Fleet()
 					if err != nil {
@@ -113,7 +113,7 @@ doctor changes nothing (the probe is recorded on no run).`,
 					return paths, confine.Check(self)
 				},
 				Unwitnessed: func(ctx context.Context) ([]string, error) {
-					sup := f.Supervisor()
+					sup := f.Tracker()
 					defer sup.Close()
 					st, err := sup.Fleet()
 					if err != nil {

@@ -43,23 +43,23 @@ func (f *Factory) Backend(readOnly bool) (*backend.Backend, error) {
 	return backend.New(cfg), nil
 }
 
-// Stores opens the stores for writing: a Supervisor's Stores.
+// Stores opens the stores for writing: a Tracker's Stores.
 func (f *Factory) Stores() (agentrun.Stores, error) { return f.Backend(false) }
 
 // readStores opens the stores for reading only.
 func (f *Factory) readStores() (agentrun.Stores, error) { return f.Backend(true) }
 
-// Supervisor is a supervisor on the stores, opened on its first use;
-// closing it closes them.
-func (f *Factory) Supervisor() *agentrun.Supervisor {
-	return &agentrun.Supervisor{Stores: f.Stores}
+// Tracker is a Tracker on the stores, opened on its first use; closing
+// it closes them.
+func (f *Factory) Tracker() *agentrun.Tracker {
+	return &agentrun.Tracker{Stores: f.Stores}
 }
 
-// Reader is a supervisor on the stores opened for reading, for a command
+// Reader is a Tracker on the stores opened for reading, for a command
 // that only reads: asking about a fresh home creates none. It checks a
 // project policy it reads against its schema.
-func (f *Factory) Reader() *agentrun.Supervisor {
-	return &agentrun.Supervisor{Stores: f.readStores, ValidatePolicy: policyschema.Validate}
+func (f *Factory) Reader() *agentrun.Tracker {
+	return &agentrun.Tracker{Stores: f.readStores, ValidatePolicy: policyschema.Validate}
 }
 
 // RunStore opens laserbrain's run store alone (with its own connections

@@ -49,7 +49,7 @@ answers pre-tool-use the same way from a binary that starts faster.`,
 	return cmd
 }
 
-var hookHelp = map[hook.Event]string{
+var hookHelp = map[client.EventName]string{
 	hook.PreToolUse: `pre-tool-use gates one tool call before it runs.
 
 Shell commands (Claude Code's and Codex's Bash, Codex's exec_command,

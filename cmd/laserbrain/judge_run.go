@@ -18,7 +18,7 @@ import (
 type judgeRunOptions struct {
 	IO *cli.IOStreams
 	// Reader is a supervisor on the stores opened for reading.
-	Reader func() *agentrun.Supervisor
+	Reader func() *agentrun.Tracker
 
 	run  string
 	json bool
@@ -94,7 +94,7 @@ func runJudgeRun(opts *judgeRunOptions) error {
 // judgment read against the run's coverage — unmeasured when its tool
 // calls went unchecked since its ground. A run with no check at all is
 // found in the fleet store alone.
-func judgeRun(sup *agentrun.Supervisor, id string) (laserbrain.Judgment, *coverage.Figures, error) {
+func judgeRun(sup *agentrun.Tracker, id string) (laserbrain.Judgment, *coverage.Figures, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return laserbrain.Judgment{}, nil, cli.Usagef("--run: %v", err)
 	}
@@ -136,7 +136,7 @@ func judgeRun(sup *agentrun.Supervisor, id string) (laserbrain.Judgment, *covera
 }
 
 // readRun loads a saved run; a missing run or a bad id is bad input.
-func readRun(sup *agentrun.Supervisor, id string) (*laserbrain.Run, error) {
+func readRun(sup *agentrun.Tracker, id string) (*laserbrain.Run, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, cli.Usagef("--run: %v", err)
 	}

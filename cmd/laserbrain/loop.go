@@ -116,9 +116,9 @@ After a signal the step in flight is killed and the journal left intact:
 				o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
 				fmt.Fprintf(streams.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
 			}
-			sup := f.Supervisor()
+			sup := f.Tracker()
 			defer sup.Close()
-			o.Sup = sup
+			o.Tracker = sup
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	// In every process of the test binary, the scripts' laserbrain too: a
 	// script not about the analysis budget must not meet it on a loaded
 	// machine (operator.WidenBudgetForTest).
-	operator.WidenBudgetForTest(operator.TestBudgetFactor)
+	shell.WidenBudgetForTest(shell.TestBudgetFactor)
 	if dir := os.Getenv("LASERBRAIN_TEST_SIGNAL_CHILD"); dir != "" {
 		signalChild(dir) // an agent stand-in for TestRunForwardsSignals
 	}

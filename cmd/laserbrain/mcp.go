@@ -48,7 +48,7 @@ verdict (validated against the verdict schema), both answering into DIR.`,
 			if loopCall != "" || loopRole != "" {
 				opts.Loop = &mcpserver.LoopCall{Dir: loopCall, Role: loopRole}
 			}
-			sup := f.Supervisor()
+			sup := f.Tracker()
 			defer sup.Close()
 			srv, err := mcpserver.NewWithOptions(sup, opts)
 			if err != nil {

@@ -187,7 +187,7 @@ when a limit stopped it.`,
 			if err != nil {
 				return cli.Exit(agentrun.ExitSetup, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
 			}
-			sup := f.Supervisor()
+			sup := f.Tracker()
 			defer sup.Close()
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -502,7 +502,7 @@ so a run id that scrolled away can be found again.`,
 // checkRuns are the runs in laserbrain's run store that no agent run owns
 // (laserbrain check's own), oldest first: every id the store lists except
 // the registered runs' tasks (RUN, RUN.2, …).
-func checkRuns(ctx context.Context, sup *agentrun.Supervisor, registered []fleet.Run) ([]runRow, error) {
+func checkRuns(ctx context.Context, sup *agentrun.Tracker, registered []fleet.Run) ([]runRow, error) {
 	store, err := sup.Runs()
 	if err != nil {
 		return nil, err

@@ -20,8 +20,9 @@ const seed002Path = "../../../shared/seeds/002_7c1b37394ef316a8.txt"
 // the seed; TestRalphSidShippedVerbatim holds it to the seed.
 const ralphCopy = "testdata/ralph.sid"
 
-// ralphFromSeed extracts §6.3's script from seed 002: the bytes between
-// the heading's opening ```sh fence and the closing fence, untouched.
+// ralphFromSeed extracts ralph.sid from its source document: the bytes
+// between the heading's opening ```sh fence and the closing fence,
+// untouched.
 func ralphFromSeed(seed []byte) ([]byte, error) {
 	open := []byte("### 6.3 The reference script: `ralph.sid`\n```sh\n")
 	i := bytes.Index(seed, open)
@@ -75,7 +76,8 @@ func TestRalphSidShippedVerbatim(t *testing.T) {
 	}
 }
 
-// seed002Acceptance is seed 002 §7 as tests: each criterion, and the
+// seed002Acceptance is the loop's acceptance criteria as tests, as its
+// source document numbers them: each criterion, and the
 // scripts (testdata/script) and Go tests of this package that check it.
 // Criteria 3, 4 and 10 ask a model what it remembers or reads; here the
 // judge and the parent are command services or the real CLI against the
@@ -109,8 +111,8 @@ var seed002Acceptance = []struct {
 		nil, []string{"TestSeed002ParentTurn"}},
 }
 
-// Every criterion of seed 002 §7 names tests, and every test it names is
-// there: the suite cannot lose a criterion without this failing.
+// Every acceptance criterion of the loop names tests, and every test it
+// names is there: the suite cannot lose a criterion without this failing.
 func TestSeed002AcceptanceIndex(t *testing.T) {
 	var src strings.Builder
 	files, _ := filepath.Glob("*_test.go")

@@ -252,8 +252,8 @@ cannot take stays queued.`,
 			if _, err := f.StoreConfig(); err != nil {
 				return err
 			}
-			h := &hook.Handler{Sup: f.Supervisor(), ValidatePolicy: policyschema.Validate}
-			defer h.Sup.Close()
+			h := &hook.Handler{Tracker: f.Tracker(), ValidatePolicy: policyschema.Validate}
+			defer h.Tracker.Close()
 			n, err := h.Flush(context.Background())
 			if errors.Is(err, pgdb.ErrUnavailable) {
 				return cli.Failure(fmt.Errorf("%s recorded, the rest wait: %w", plural(int64(n), "event"), err))

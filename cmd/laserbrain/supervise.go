@@ -247,11 +247,11 @@ func fidOf(ctx context.Context, repo string) string {
 // escalationCommand runs CMD with sh -c, the escalation as JSON on its
 // standard input, in the repository; the first line it prints is the
 // person's decision. Its standard error goes to ours.
-func escalationCommand(command, dir string, timeout time.Duration, stderr io.Writer) func(context.Context, supervise.Escalation) supervise.Answer {
-	return func(ctx context.Context, e supervise.Escalation) supervise.Answer {
+func escalationCommand(command, dir string, timeout time.Duration, stderr io.Writer) func(context.Context, supervise.Escalation) supervise.Resolution {
+	return func(ctx context.Context, e supervise.Escalation) supervise.Resolution {
 		in, err := json.Marshal(e)
 		if err != nil {
-			return supervise.Answer{Error: err.Error()}
+			return supervise.Resolution{Error: err.Error()}
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -262,7 +262,7 @@ func escalationCommand(command, dir string, timeout time.Duration, stderr io.Wri
 		cmd.Env = append(os.Environ(), "LASERBRAIN_ESCALATION="+e.ID, "LASERBRAIN_ESCALATION_KIND="+e.Kind)
 		cmd.WaitDelay = 2 * time.Second
 		out, err := cmd.Output()
-		var ans supervise.Answer
+		var ans supervise.Resolution
 		line, _, _ := strings.Cut(string(out), "\n")
 		ans.Decision = strings.TrimSpace(line)
 		var ee *exec.ExitError

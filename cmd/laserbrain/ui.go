@@ -38,7 +38,7 @@ fetched from anywhere else) and changes within a second of a hook event, a
 check or a supervisor round, without a reload.
 
 From the page a person can release a halt, answer an escalation (the answer
-is told to the agent at its next event, through the supervisor's voice)
+is told to the agent at its next event, as a message from the supervisor)
 and authorize the one action a gate decision named, once. Each act is
 journaled as theirs, like laserbrain supervise release and laserbrain
 authorize.

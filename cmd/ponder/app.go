@@ -76,7 +76,7 @@ func (a *app) engWith(getenv func(string) string) (*ponder.Engine, error) {
 	e.Now = clock
 	e.MapLedger = true // one command per process
 	e.Halts = fleetHalts{a.storeConfig}
-	e.Notices = fleetNotices{a.storeConfig}
+	e.Messages = fleetMessages{a.storeConfig}
 	e.Tell = func(notice string) { fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", term(notice)) }
 	e.Selected = strings.TrimSpace(getenv("PONDER_SLUG"))
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }

@@ -103,7 +103,7 @@ func writeHTMLReport(e *ponder.Engine, slug string, opts *reportOptions) (*htmlR
 }
 
 func printReport(w io.Writer, r *ponder.ReportResult) {
-	fmt.Fprintf(w, "%s: %s — %s at pass %d; coverage %d/%d\n\n", r.Slug, term(r.Subject), r.Status, r.Pass, r.Coverage.Graded, r.Coverage.Counted)
+	fmt.Fprintf(w, "%s: %s — %s at pass %d; coverage %d/%d\n\n", r.Slug, term(r.Subject), r.Status, r.Pass, r.Grading.Graded, r.Grading.Counted)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "pass\tverdict\trule\tcoverage\tchurn\tnovelty\tthrash\tvoices\tdeltaVoices\tfloor\tsurprise\tdecision")
 	for _, p := range r.Passes {

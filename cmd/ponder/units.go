@@ -107,7 +107,7 @@ func (a *app) rootRelative(dir string) string {
 }
 
 func printUnitList(w io.Writer, r *ponder.UnitListResult) {
-	fmt.Fprintf(w, "%s: %d units, coverage %d/%d\n", r.Slug, len(r.Units), r.Coverage.Graded, r.Coverage.Counted)
+	fmt.Fprintf(w, "%s: %d units, coverage %d/%d\n", r.Slug, len(r.Units), r.Grading.Graded, r.Grading.Counted)
 	for _, u := range r.Units {
 		state := "ungraded"
 		if u.Graded {

@@ -92,7 +92,7 @@ func LoadAll(e *ponder.Engine) ([]Session, error) {
 // FromFacts is the one adapter from ponder's read API to the view model.
 func FromFacts(f *ponder.SessionFacts) Session {
 	s := Session{Slug: f.Slug, Subject: f.Subject, Status: f.Status, Pass: f.Pass, Budget: f.Budget,
-		Graded: f.Coverage.Graded, Counted: f.Coverage.Counted, Live: f.Live, Thresholds: ponder.Rule6(), Passes: []Pass{}}
+		Graded: f.Grading.Graded, Counted: f.Grading.Counted, Live: f.Live, Thresholds: ponder.Rule6(), Passes: []Pass{}}
 	if f.Lens != nil {
 		s.Lens = *f.Lens
 	}

@@ -26,19 +26,19 @@ func (e *RunError) Error() string {
 
 // Checks decide where a check on a run id goes. A run laserbrain run (or a
 // hook) registered in the fleet store is checked the way its hooks' and
-// MCP server's checks are (Supervisor.Check): on the run's current task,
+// MCP server's checks are (Tracker.Check): on the run's current task,
 // taking a pending user turn, counted and recorded on the registry, which
 // is what laserbrain supervise and laserbrain runs read. Any other run is
 // laserbrain's run store's alone. Checks remember what they learned of an
 // id, so a stream over one run asks the fleet store once.
 type Checks struct {
-	Sup   *Supervisor
-	known map[string]*fleet.Run // nil: not registered
+	Tracker *Tracker
+	known   map[string]*fleet.Run // nil: not registered
 }
 
 // NewChecks routes checks through sup.
-func NewChecks(sup *Supervisor) *Checks {
-	return &Checks{Sup: sup, known: map[string]*fleet.Run{}}
+func NewChecks(sup *Tracker) *Checks {
+	return &Checks{Tracker: sup, known: map[string]*fleet.Run{}}
 }
 
 // Registered returns the run registered under id, nil when none is. A
@@ -48,7 +48,7 @@ func (c *Checks) Registered(ctx context.Context, id string) (*fleet.Run, error) 
 	if r, ok := c.known[id]; ok {
 		return r, nil
 	}
-	st, err := c.Sup.Fleet()
+	st, err := c.Tracker.Fleet()
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (c *Checks) Check(ctx context.Context, r *fleet.Run, in laserbrain.StepInpu
 	if newRun && r.Checks > 0 {
 		return v, false, &RunError{ID: r.ID, Exists: true}
 	}
-	out, err := c.Sup.Check(ctx, r.ID, CheckInput{StepInput: in, Via: via})
+	out, err := c.Tracker.Check(ctx, r.ID, CheckInput{StepInput: in, Via: via})
 	if err != nil {
 		return v, false, fmt.Errorf("run %s: %w", r.ID, err)
 	}
@@ -100,7 +100,7 @@ func (c *Checks) Check(ctx context.Context, r *fleet.Run, in laserbrain.StepInpu
 // CheckBatch checks states on registered run r as one batch of its
 // supervision: durable together before it returns.
 func (c *Checks) CheckBatch(ctx context.Context, r *fleet.Run, ins []CheckInput) ([]CheckOutcome, error) {
-	outs, err := c.Sup.CheckBatch(ctx, r.ID, ins)
+	outs, err := c.Tracker.CheckBatch(ctx, r.ID, ins)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}

@@ -8,9 +8,9 @@ import (
 )
 
 // StoreFuncs are stores opened by the caller's functions, each once, on
-// first use, and closed with the supervisor: a nil one opens the local
-// files' store, as a Supervisor without Stores does. Its Open is a
-// Supervisor's Stores.
+// first use, and closed with the Tracker: a nil one opens the local
+// files' store, as a Tracker without Stores does. Its Open is a
+// Tracker's Stores.
 type StoreFuncs struct {
 	Runs  func() (laserbrain.Store, error)
 	Fleet func() (fleet.Store, error)
@@ -96,14 +96,14 @@ func (s *funcStores) Close() error {
 	return errors.Join(errs...)
 }
 
-// Shared is s's stores for another supervisor (replaying what s's hook
+// Shared is s's stores for another Tracker (replaying what s's hook
 // queued, say): opened through s, and left open by the other's Close, as
 // s closes them.
-func (s *Supervisor) Shared() func() (Stores, error) {
+func (s *Tracker) Shared() func() (Stores, error) {
 	return func() (Stores, error) { return sharedStores{s}, nil }
 }
 
-type sharedStores struct{ s *Supervisor }
+type sharedStores struct{ s *Tracker }
 
 func (h sharedStores) Runs() (laserbrain.Store, error) { return h.s.Runs() }
 func (h sharedStores) Fleet() (fleet.Store, error)     { return h.s.Fleet() }

@@ -309,7 +309,7 @@ func shellWords(s string) []string {
 // Gemini CLI's and opencode's decision, Cline's cancel or its call
 // rewritten into a Refusal, Copilot CLI's permissionDecision) — or
 // permissionDecision deny in Claude Code's JSON.
-func Denied(n Name, r Reply) bool {
+func Denied(n Name, r Output) bool {
 	var v map[string]any
 	_ = json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &v)
 	switch n {

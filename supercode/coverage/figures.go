@@ -44,7 +44,7 @@ type Tally struct {
 }
 
 // Add takes in one event.
-func (t *Tally) Add(e fleet.Event) {
+func (t *Tally) Add(e fleet.RunEvent) {
 	switch e.Kind {
 	case fleet.KindTool:
 		t.f.ToolCalls++
@@ -80,7 +80,7 @@ func (t *Tally) Figures() Figures {
 }
 
 // Measure reads a run's events, oldest first.
-func Measure(events []fleet.Event) Figures {
+func Measure(events []fleet.RunEvent) Figures {
 	var t Tally
 	for _, e := range events {
 		t.Add(e)
@@ -93,7 +93,7 @@ func Label(stage string) string { return RuleCoverage + ": " + stage }
 
 // IsRefusal reports whether a gate event is a refusal for coverage: denied,
 // with a Label among its labels.
-func IsRefusal(e fleet.Event) bool {
+func IsRefusal(e fleet.RunEvent) bool {
 	if e.Kind != fleet.KindGate {
 		return false
 	}

@@ -45,7 +45,7 @@ func TestTornEventLine(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := fleet.OpenLocal(dir)
 	ctx := context.Background()
-	if _, err := s.AppendEvent(ctx, "r", fleet.Event{ID: "a", Kind: fleet.KindTool}); err != nil {
+	if _, err := s.AppendEvent(ctx, "r", fleet.RunEvent{ID: "a", Kind: fleet.KindTool}); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.OpenFile(filepath.Join(dir, "events", "r.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
@@ -57,7 +57,7 @@ func TestTornEventLine(t *testing.T) {
 	if err != nil || len(evs) != 1 || evs[0].ID != "a" {
 		t.Fatalf("Events = %+v, %v", evs, err)
 	}
-	if _, err := s.AppendEvent(ctx, "r", fleet.Event{ID: "c", Kind: fleet.KindTool}); err != nil {
+	if _, err := s.AppendEvent(ctx, "r", fleet.RunEvent{ID: "c", Kind: fleet.KindTool}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err = s.Events(ctx, "r")

@@ -52,7 +52,7 @@ func TestPonderWritesRefused(t *testing.T) {
 		}
 	}
 	// Not even a person's authorization lets an agent write them.
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	_ = fleettest.Grant(ctx, st, fleet.Authorization{ID: "au", Fleet: "f", Action: "write " + filepath.Join(cwd, ".ponder/s/ledger.jsonl"),
 		Created: time.Now(), Expires: time.Now().Add(time.Hour), Uses: 5})
 	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Write", map[string]any{"file_path": ".ponder/s/ledger.jsonl"}, cwd))); a.Exit != 2 {
@@ -67,7 +67,7 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	h, _ := newHandler(t, map[string]string{agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
 	ctx := context.Background()
 	cwd := t.TempDir()
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	run := fleet.Run{ID: "r1", Agent: "bob", Fleet: "f", Created: time.Now()}
 	if err := st.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	other, otherHome := newHandler(t, map[string]string{agentrun.EnvRun: "r2", agentrun.EnvFleet: "f"})
 	stores := homeStores(otherHome)
 	stores.Fleet = func() (fleet.Store, error) { return st, nil }
-	other.Sup.Stores = stores.Open
+	other.Tracker.Stores = stores.Open
 	if err := st.CreateRun(ctx, fleet.Run{ID: "r2", Agent: "alice", Fleet: "f", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

@@ -21,9 +21,9 @@ import (
 
 // testSupervisor keeps both stores in a temporary directory; env is the
 // caller's environment.
-func testSupervisor(t testing.TB, env map[string]string) (*agentrun.Supervisor, string) {
+func testSupervisor(t testing.TB, env map[string]string) (*agentrun.Tracker, string) {
 	home := t.TempDir()
-	sup := &agentrun.Supervisor{
+	sup := &agentrun.Tracker{
 		Getenv: func(k string) string { return env[k] },
 		Stores: agentrun.StoreFuncs{
 			Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
@@ -37,7 +37,7 @@ func testSupervisor(t testing.TB, env map[string]string) (*agentrun.Supervisor, 
 }
 
 // connect runs the server in process and returns a go-sdk client session.
-func connect(t *testing.T, sup *agentrun.Supervisor) *mcp.ClientSession {
+func connect(t *testing.T, sup *agentrun.Tracker) *mcp.ClientSession {
 	t.Helper()
 	return connectServer(t, New(sup))
 }

@@ -115,7 +115,7 @@ func (st *resumeState) apply(r fleet.JournalRecord) {
 	case fleet.JournalAnswer:
 		var a struct {
 			ID string `json:"id"`
-			Answer
+			Resolution
 		}
 		if json.Unmarshal(r.Data, &a) == nil && a.Delivered() {
 			if !slices.Contains(st.Answered, a.ID) {

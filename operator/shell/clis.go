@@ -1,0 +1,731 @@
+package shell
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Publishers, deployers and other command-line tools with subcommands
+// (npm, cargo, docker, kubectl, helm, terraform, gh, vercel, …), read the
+// way each one reads its command line: global options before the
+// subcommand (with their values), the subcommand's aliases and
+// abbreviations, +toolchain, wrapper subcommands (pnpm recursive,
+// terragrunt run-all). The canonical words ("npm publish …") then meet the
+// grammar patterns and the pack. A help request (--help, -h where the tool
+// reads it so, a help subcommand) and a dry run as the tool parses it
+// (npm's --dry-run false is no dry run) change nothing: their findings are
+// dry runs.
+
+type cliSpec struct {
+	// values are options that take a value (spaced or glued with =; a
+	// short one may be glued on).
+	values []string
+	// bools are options known to take no value.
+	bools []string
+	// unknownValue: an option the table does not know may take the next
+	// word as its value, so that word is read both ways.
+	unknownValue bool
+	// nopt: a boolean option may take a following true or false (npm).
+	nopt bool
+	// plus: a leading +toolchain word (cargo, rustup's proxy).
+	plus bool
+	// aliases of subcommands; abbrev lists every subcommand and alias a
+	// unique prefix of which names it (npm's abbrev).
+	aliases map[string]string
+	abbrev  []string
+	// wraps are subcommand words that run another subcommand, with how
+	// many words of their own they take (pnpm recursive, yarn workspace
+	// NAME, terragrunt run-all).
+	wraps map[string]int
+	// helpShort: -h is help; helpDash: -help is (Go's flag package).
+	helpShort, helpDash bool
+	// dry are the dry-run options: name → values meaning no dry run.
+	dry map[string][]string
+}
+
+const npmCommandList = (`access adduser approve-scripts audit bugs cache ci completion config dedupe deny-scripts deprecate
+	diff dist-tag docs doctor edit exec explain explore find-dupes fund get help help-search init install install-ci-test
+	install-scripts install-test link ll login logout ls org outdated owner pack ping pkg prefix profile prune publish query
+	rebuild repo restart root run sbom search set shrinkwrap stage star stars start stop team test token trust undeprecate
+	uninstall unpublish unstar update version view whoami`)
+
+// npmAliases are npm 11's command aliases (lib/utils/cmd-list.js).
+func npmAliases() map[string]string {
+	return map[string]string{
+		"author": "owner", "home": "docs", "issues": "bugs", "info": "view", "show": "view", "find": "search", "add": "install",
+		"unlink": "uninstall", "remove": "uninstall", "rm": "uninstall", "r": "uninstall", "un": "uninstall", "rb": "rebuild",
+		"list": "ls", "ln": "link", "create": "init", "i": "install", "it": "install-test", "cit": "install-ci-test", "u": "update",
+		"up": "update", "c": "config", "s": "search", "se": "search", "tst": "test", "t": "test", "ddp": "dedupe", "v": "view",
+		"run-script": "run", "clean-install": "ci", "clean-install-test": "install-ci-test", "x": "exec", "why": "explain",
+		"la": "ll", "verison": "version", "ic": "ci", "innit": "init", "in": "install", "ins": "install", "inst": "install",
+		"insta": "install", "instal": "install", "isnt": "install", "isnta": "install", "isntal": "install", "isntall": "install",
+		"install-clean": "ci", "isntall-clean": "ci", "hlep": "help", "dist-tags": "dist-tag", "upgrade": "update",
+		"udpate": "update", "rum": "run", "sit": "install-ci-test", "urn": "run", "ogr": "org", "add-user": "adduser",
+	}
+}
+
+// newCLISpec builds the table of a tool (nil: not modelled). A switch,
+// not a map of builders: a map is built at package init, in every hook
+// process; an entry is built when a command first names its tool
+// (builtSpecs keeps it), so a process pays only for the tools its command
+// names.
+func newCLISpec(name string) *cliSpec {
+	switch name {
+	case "npm":
+		aliases := npmAliases()
+		npmCommands := strings.Fields(npmCommandList)
+		return &cliSpec{values: []string{"--registry", "--userconfig", "--globalconfig", "--prefix", "-C", "--cache", "--loglevel", "--workspace", "-w",
+			"--tag", "--otp", "--access", "--scope", "--auth-type", "--cafile", "--proxy", "--https-proxy", "--before", "--include", "--omit"},
+			bools:        []string{"-g", "--global", "-ws", "--workspaces", "--json", "-d", "-dd", "--silent", "-s", "-q", "--quiet", "-f", "--force", "-y", "--yes"},
+			unknownValue: true, nopt: true, aliases: aliases, abbrev: append(slices.Clone(npmCommands), keys(aliases)...),
+			helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	case "pnpm":
+		return &cliSpec{values: []string{"--filter", "-F", "--dir", "-C", "--workspace-dir", "--reporter", "--loglevel", "--registry", "--tag", "--otp", "--access"},
+			bools: []string{"-r", "--recursive", "-w", "--workspace-root", "--silent", "-s"}, unknownValue: true, nopt: true,
+			aliases: map[string]string{"pub": "publish"}, wraps: map[string]int{"recursive": 0, "m": 0, "multi": 0},
+			helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	case "yarn":
+		return &cliSpec{values: []string{"--cwd", "--registry", "--tag", "--otp", "--access"}, unknownValue: true,
+			wraps: map[string]int{"workspace": 1, "npm": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	case "bun":
+		return &cliSpec{values: []string{"--cwd", "--registry", "--tag", "--otp", "--access", "--config", "-c"}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}},
+			wraps: map[string]int{"pm": 0}}
+	case "cargo":
+		return &cliSpec{values: []string{"--config", "-Z", "--color", "-C", "--manifest-path", "--registry", "--index", "--token", "-p", "--package", "--target", "--features", "-F", "-j", "--jobs"},
+			bools: []string{"--locked", "--offline", "--frozen", "-v", "-vv", "--verbose", "-q", "--quiet", "--no-verify", "--allow-dirty", "--all-features"},
+			plus:  true, aliases: map[string]string{"b": "build", "c": "check", "d": "doc", "r": "run", "t": "test", "rm": "remove"},
+			helpShort: true, dry: map[string][]string{"--dry-run": nil, "-n": nil}}
+	case "docker":
+		return &cliSpec{values: []string{"--context", "-c", "--host", "-H", "--config", "--log-level", "-l", "--tlscacert", "--tlscert", "--tlskey",
+			"--platform", "--tag", "-t", "--file", "-f", "--output", "-o", "--builder", "--build-arg", "--target", "--progress", "--cache-from", "--cache-to", "--label"},
+			bools:   []string{"-D", "--debug", "--tls", "--tlsverify", "--push", "--load", "-q", "--quiet", "--all-tags", "-a", "--pull", "--no-cache"},
+			aliases: map[string]string{"b": "build"}, wraps: map[string]int{"image": 0, "container": 0, "compose": 0, "manifest": 0, "buildx": 0},
+			helpShort: true}
+	case "kubectl":
+		return &cliSpec{values: []string{"--context", "--namespace", "-n", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token", "--as",
+			"--as-group", "--request-timeout", "-v", "-l", "--selector", "-f", "--filename", "-o", "--output", "--field-selector", "--grace-period", "--timeout"},
+			bools:     []string{"--all", "-A", "--all-namespaces", "--force", "--wait", "--now", "-R", "--recursive", "--ignore-not-found"},
+			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}}
+	case "helm":
+		return &cliSpec{values: []string{"--kube-context", "--namespace", "-n", "--kubeconfig", "--registry-config", "--repository-config", "--repository-cache",
+			"--burst-limit", "--qps", "--timeout", "--description", "--cascade"},
+			bools:     []string{"--wait", "--keep-history", "--no-hooks", "--debug", "--ignore-not-found"},
+			aliases:   map[string]string{"un": "uninstall", "del": "uninstall", "delete": "uninstall", "uninstal": "uninstall"},
+			helpShort: true, dry: map[string][]string{"--dry-run": {"none", "false"}}}
+	case "terraform":
+		return &cliSpec{values: []string{"-chdir", "-var", "-var-file", "-target", "-state", "-lock-timeout", "-parallelism"}, helpShort: true, helpDash: true}
+	case "terragrunt":
+		return &cliSpec{values: []string{"--terragrunt-working-dir", "--working-dir", "--terragrunt-config", "--config", "--terragrunt-log-level", "--log-level",
+			"--terragrunt-source", "--source", "--terragrunt-iam-role", "--iam-assume-role"},
+			bools:   []string{"--all", "-a", "--terragrunt-non-interactive", "--non-interactive"},
+			aliases: map[string]string{"destroy-all": "destroy", "apply-all": "apply"}, wraps: map[string]int{"run-all": 0, "run": 0},
+			helpShort: true, helpDash: true}
+	case "gh":
+		return &cliSpec{values: []string{"-R", "--repo", "-X", "--method", "-H", "--header", "-f", "--raw-field", "-F", "--field", "--hostname", "--jq", "-q", "--template", "-t", "--input"},
+			bools: []string{"--paginate", "-i", "--include", "--silent", "--verbose", "--yes", "-y", "--confirm"}, helpShort: true}
+	case "vercel":
+		return &cliSpec{values: []string{"--token", "-t", "--scope", "-S", "--cwd", "--local-config", "-A", "--global-config", "-Q", "--target", "--env", "-e", "--build-env", "-b", "--meta", "-m", "--regions", "--team", "-T"},
+			bools: []string{"--prod", "--yes", "-y", "--force", "-f", "--public", "-p", "--debug", "-d", "--prebuilt", "--no-wait"}, helpShort: true}
+	case "netlify":
+		return &cliSpec{values: []string{"--dir", "-d", "--site", "-s", "--auth", "--alias", "--message", "-m", "--functions", "-f", "--filter"},
+			bools: []string{"--prod", "-p", "--prodIfUnlocked", "--json", "--open", "-o", "--build"}, helpShort: true}
+	case "wrangler":
+		return &cliSpec{values: []string{"--config", "-c", "--env", "-e", "--cwd", "--name", "--compatibility-date", "--var", "--define"},
+			aliases: map[string]string{"publish": "deploy"}, wraps: map[string]int{"versions": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+	case "fly":
+		return &cliSpec{values: []string{"--app", "-a", "--config", "-c", "--access-token", "-t", "--org", "-o", "--image", "-i", "--region", "-r"}, helpShort: true}
+	case "twine":
+		return &cliSpec{values: []string{"--repository", "-r", "--repository-url", "--username", "-u", "--password", "-p", "--config-file", "--comment", "-c", "--cert", "--client-cert", "--sign-with", "--identity", "-i"},
+			helpShort: true}
+	case "uv":
+		return &cliSpec{values: []string{"--directory", "--project", "--config-file", "--cache-dir", "--color", "--index", "--index-url", "--publish-url", "--token", "--username", "--password", "--python", "-p"},
+			bools:     []string{"--no-cache", "-n", "--offline", "-q", "--quiet", "-v", "--verbose", "--native-tls", "--no-progress"},
+			helpShort: true, dry: map[string][]string{"--dry-run": nil}}
+	case "poetry":
+		return &cliSpec{values: []string{"--directory", "-C", "--project", "-P", "--repository", "-r", "--username", "-u", "--password", "-p", "--cert", "--client-cert", "--dist-dir"},
+			bools:     []string{"--build", "-n", "--no-interaction", "-q", "-v", "--skip-existing", "--no-ansi", "--ansi"},
+			helpShort: true, dry: map[string][]string{"--dry-run": nil}}
+	case "flit":
+		return &cliSpec{values: []string{"--repository", "--pypirc", "--format"}, helpShort: true}
+	case "hatch":
+		return &cliSpec{values: []string{"--env", "-e", "--project", "-p", "--data-dir", "--cache-dir", "--config", "--repo", "-r", "--user", "-u", "--auth", "-a"}, helpShort: true}
+	case "gem":
+		return &cliSpec{values: []string{"--host", "--key", "-k", "--otp", "--config-file"}, helpShort: true}
+	case "firebase":
+		return &cliSpec{values: []string{"--project", "-P", "--only", "--except", "--token", "--config", "-c", "--message", "-m"}, helpShort: true}
+	case "gcloud":
+		return &cliSpec{values: []string{"--project", "--account", "--configuration", "--region", "--zone", "--format", "--verbosity"}, helpShort: false}
+	}
+	return nil
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// cliAlias is the tool another name of it names (the name itself when it
+// is no alias).
+func cliAlias(name string) string {
+	switch name {
+	case "podman":
+		return "docker"
+	case "oc":
+		return "kubectl"
+	case "tofu":
+		return "terraform"
+	case "flyctl":
+		return "fly"
+	}
+	return name
+}
+
+func cliSpecOf(name string) (*cliSpec, string) {
+	name = cliAlias(name)
+	if spec, ok := builtSpecs.Load(name); ok {
+		return spec.(*cliSpec), name
+	}
+	built := newCLISpec(name)
+	if built == nil {
+		return nil, name
+	}
+	spec, _ := builtSpecs.LoadOrStore(name, built)
+	return spec.(*cliSpec), name
+}
+
+// builtSpecs are the tools' tables built so far, by tool.
+var builtSpecs sync.Map
+
+// isCLIModelled: the tool is read by its CLI model (which runs the
+// patterns on its canonical words itself).
+func isCLIModelled(name string) bool {
+	s, _ := cliSpecOf(name)
+	return s != nil || name == "rsync"
+}
+
+// cliRead is one reading of a tool's command line: its subcommand words
+// (canonical, wrappers gone), the other words (options before the
+// subcommand included), and whether nothing happens.
+type cliRead struct {
+	subs  []string
+	rest  []arg
+	inert string // "help" or "dry run"
+}
+
+// readCLI reads a command line with the tool's table; an option the table
+// does not know may take the next word, which is then read both as its
+// value and as the subcommand (at most four readings).
+func readCLI(s *cliSpec, args []arg) []cliRead {
+	type state struct {
+		i    int
+		subs []string
+		opts []arg
+	}
+	var out []cliRead
+	queue := []state{{}}
+	for len(queue) > 0 && len(out) < 4 {
+		st := queue[0]
+		queue = queue[1:]
+		i, subs, opts := st.i, st.subs, st.opts
+	words:
+		for i < len(args) {
+			w := args[i]
+			v := w.val
+			switch {
+			case !w.known:
+				if len(subs) == 0 || wrapsSub(s, subs) {
+					subs = append(subs, v) // a subcommand only the shell knows
+					i++
+				}
+				break words
+			case s.plus && len(subs) == 0 && strings.HasPrefix(v, "+"):
+				i++
+			case v == "--":
+				if wrapsSub(s, subs) {
+					i++
+					continue
+				}
+				break words
+			case strings.HasPrefix(v, "-") && len(v) > 1:
+				name, _, glued := strings.Cut(v, "=")
+				n := 1
+				switch {
+				case glued:
+				case slices.Contains(s.values, name):
+					n = 2
+				case len(name) > 2 && name[1] != '-' && slices.Contains(s.values, name[:2]):
+				case slices.Contains(s.bools, name) || s.dry[name] != nil || isHelpFlag(s, name):
+					if s.nopt && i+1 < len(args) && args[i+1].known && (args[i+1].val == "true" || args[i+1].val == "false") {
+						n = 2
+					}
+				case s.unknownValue && i+1 < len(args) && args[i+1].known && !strings.HasPrefix(args[i+1].val, "-") && (len(subs) == 0 || wrapsSub(s, subs)):
+					// Both readings: the next word is this option's value,
+					// or the subcommand.
+					queue = append(queue, state{i: i + 2, subs: slices.Clone(subs), opts: append(slices.Clone(opts), args[i:i+2]...)})
+				}
+				opts = append(opts, args[i:min(i+n, len(args))]...)
+				i += n
+			default:
+				if len(subs) > 0 && !wrapsSub(s, subs) {
+					break words
+				}
+				sub := canonicalSub(s, v)
+				subs = append(subs, sub)
+				i++
+				if n, ok := s.wraps[sub]; ok {
+					i += n
+					continue
+				}
+				break words
+			}
+		}
+		r := cliRead{rest: append(opts, args[min(i, len(args)):]...)}
+		for _, sub := range subs {
+			if _, ok := s.wraps[sub]; !ok {
+				r.subs = append(r.subs, sub)
+			}
+		}
+		r.inert = cliInert(s, args, r)
+		out = append(out, r)
+	}
+	return out
+}
+
+func wrapsSub(s *cliSpec, subs []string) bool {
+	if len(subs) == 0 {
+		return false
+	}
+	_, ok := s.wraps[subs[len(subs)-1]]
+	return ok
+}
+
+// canonicalSub resolves a subcommand's alias or unique abbreviation.
+func canonicalSub(s *cliSpec, v string) string {
+	if c, ok := s.aliases[v]; ok {
+		return c
+	}
+	if len(s.abbrev) == 0 || slices.Contains(s.abbrev, v) {
+		return v
+	}
+	match := ""
+	for _, c := range s.abbrev {
+		if strings.HasPrefix(c, v) {
+			if match != "" {
+				return v // ambiguous
+			}
+			match = c
+		}
+	}
+	if match == "" {
+		return v
+	}
+	if c, ok := s.aliases[match]; ok {
+		return c
+	}
+	return match
+}
+
+func isHelpFlag(s *cliSpec, name string) bool {
+	return name == "--help" || s.helpShort && name == "-h" || s.helpDash && (name == "-help" || name == "-h")
+}
+
+// cliInert says why a reading does nothing: a help request, or a dry run
+// as the tool parses it (the last dry-run option wins; a value the tool
+// reads as "no" makes it no dry run).
+func cliInert(s *cliSpec, args []arg, r cliRead) string {
+	if len(r.subs) > 0 && r.subs[0] == "help" {
+		return "help"
+	}
+	dry := false
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.known {
+			continue
+		}
+		if w.val == "--" {
+			break
+		}
+		name, val, glued := strings.Cut(w.val, "=")
+		if isHelpFlag(s, name) && !glued {
+			return "help"
+		}
+		if slices.Contains(s.values, name) && !glued {
+			i++ // a value, not an option
+			continue
+		}
+		no, ok := s.dry[name]
+		if !ok && s.dry != nil {
+			if base, neg := strings.CutPrefix(name, "--no-"); neg {
+				if _, isDry := s.dry["--"+base]; isDry {
+					dry = false
+				}
+			}
+			continue
+		}
+		if !ok {
+			continue
+		}
+		switch {
+		case glued:
+			dry = !slices.Contains(no, strings.ToLower(val))
+		case s.nopt && i+1 < len(args) && args[i+1].known && (args[i+1].val == "true" || args[i+1].val == "false"):
+			i++
+			dry = args[i].val == "true"
+		default:
+			dry = true
+		}
+	}
+	if dry {
+		return "dry run"
+	}
+	return ""
+}
+
+// cliModel reads a tool with subcommands: each reading's canonical words
+// meet the grammar and the pack (as a dry run when nothing happens), and
+// the structural rules the patterns cannot express.
+func (a *analyzer) cliModel(c *cmdCall) bool {
+	spec, tool := cliSpecOf(c.name)
+	if tool == "bun" && !slices.ContainsFunc(c.args, func(w arg) bool { return w.known && (w.val == "publish" || w.val == "pm") }) {
+		return a.interpreterModel(c)
+	}
+	explained := true
+	for _, r := range readCLI(spec, c.args) {
+		sub := strings.Join(r.subs, " ")
+		switch {
+		case tool == "docker" && (sub == "exec" || sub == "container exec"):
+			a.containerExec(c, r.rest)
+			continue
+		case tool == "kubectl" && sub == "exec":
+			for i, w := range r.rest {
+				if w.known && w.val == "--" {
+					a.command(r.rest[i+1:], c.d, c.io, nil)
+				}
+			}
+			continue
+		case runnerSub(tool, r.subs):
+			// A package runner behind global options or a wrapper
+			// subcommand (pnpm -r exec, npm -w a exec, uv --directory x
+			// run): the words after it are a command that runs.
+			a.command(skipOptions(r.rest, optSpec{short: "pc", long: []string{"package", "call", "with", "from", "python", "env", "directory", "project"}}), c.d, c.io, nil)
+			continue
+		case tool == "docker" && (sub == "run" || sub == "create" || sub == "container run" || sub == "container create" || sub == "compose run" || sub == "compose exec"),
+			tool == "kubectl" && (sub == "run" || sub == "debug"):
+			// The command runs inside a container: what it does there is
+			// not ours to read.
+			explained = false
+			continue
+		}
+		words := append([]arg{}, argsOf(r.subs)...)
+		words = append(words, r.rest...)
+		text := commandText(tool, words)
+		where, note := Executed, ""
+		if r.inert != "" {
+			where, note = DryRun, "a "+r.inert+": changes nothing"
+		}
+		a.grammarAs(text, where, note, text)
+		a.packAs(tool, text, where, note, text)
+		a.cliRules(tool, r, where, note, text)
+	}
+	return explained
+}
+
+// runnerSub: the subcommand is one that runs the words after it (npm
+// exec and its alias x, pnpm and yarn dlx, bun x, uv and poetry run, uv
+// tool run), whatever global options or wrapper subcommands came first.
+func runnerSub(tool string, subs []string) bool {
+	if len(subs) == 0 {
+		return false
+	}
+	last := subs[len(subs)-1]
+	switch tool {
+	case "npm", "pnpm", "yarn", "bun":
+		return last == "exec" || last == "dlx" || last == "x"
+	case "uv", "poetry", "hatch":
+		return last == "run" || last == "exec"
+	}
+	return false
+}
+
+func argsOf(words []string) []arg {
+	out := make([]arg, len(words))
+	for i, w := range words {
+		out[i] = arg{val: w, known: true}
+	}
+	return out
+}
+
+// cliRules are the publishes and deletes the patterns cannot see from the
+// words alone.
+func (a *analyzer) cliRules(tool string, r cliRead, where Where, note, text string) {
+	sub := strings.Join(r.subs, " ")
+	has := func(names ...string) (string, bool) {
+		for i, w := range r.rest {
+			if !w.known {
+				continue
+			}
+			name, val, glued := strings.Cut(w.val, "=")
+			if slices.Contains(names, name) {
+				if !glued && i+1 < len(r.rest) {
+					val = r.rest[i+1].val
+				}
+				return val, true
+			}
+		}
+		return "", false
+	}
+	add := func(label string, outward bool) {
+		a.add(Finding{Label: "parsed: " + label, Outward: outward, Where: where, Note: note, Command: text})
+	}
+	switch tool {
+	case "docker":
+		if sub == "build" || sub == "bake" {
+			out, _ := has("--output", "-o")
+			if _, push := has("--push"); push || strings.Contains(out, "type=registry") || strings.Contains(out, "push=true") {
+				add("docker build --push (publishes an image)", true)
+			}
+		}
+		if sub == "imagetools" && len(r.rest) > 0 && r.rest[0].val == "create" {
+			add("docker push (publishes an image)", true)
+		}
+	case "gh":
+		if sub == "api" {
+			if m, ok := has("-X", "--method"); ok && strings.EqualFold(m, "DELETE") {
+				add("gh api -X DELETE (deletes a resource)", true)
+			}
+			for _, w := range r.rest {
+				if w.known && strings.HasPrefix(w.val, "-X") && strings.EqualFold(w.val[2:], "DELETE") {
+					add("gh api -X DELETE (deletes a resource)", true)
+				}
+			}
+		}
+	case "vercel":
+		if t, ok := has("--target"); ok && strings.EqualFold(t, "production") {
+			add("vercel --target=production (production deploy)", true)
+		}
+		if sub == "promote" || sub == "rollback" {
+			add("vercel "+sub+" (changes the production deployment)", true)
+		}
+		if sub == "remove" || sub == "rm" {
+			add("vercel remove (deletes deployments)", true)
+		}
+	case "netlify":
+		if _, ok := has("--prodIfUnlocked"); ok && sub == "deploy" {
+			add("netlify deploy --prod (production deploy)", true)
+		}
+	case "wrangler":
+		if sub == "delete" {
+			add("wrangler delete (deletes a Worker)", true)
+		}
+	case "hatch":
+		if sub == "publish" {
+			add("hatch publish (package registry upload)", true)
+		}
+	case "cargo":
+		if sub == "yank" {
+			add("cargo yank (withdraws a published crate version)", true)
+		}
+	}
+}
+
+// containerExec follows docker exec into the command it runs inside the
+// container.
+func (a *analyzer) containerExec(c *cmdCall, rest []arg) {
+	sub := skipOptions(rest, optSpec{short: "euw", long: []string{"env", "env-file", "user", "workdir", "detach-keys"}})
+	if len(sub) > 1 {
+		a.command(sub[1:], c.d, c.io, nil)
+	}
+}
+
+// The database clients (programOf lists them) read SQL from
+// -c/-e/--command/--execute, from an argument after the database (sqlite3,
+// duckdb), and from their input.
+
+// sqlModel reads the SQL a database client runs, with its comments taken
+// out (DROP/**/TABLE is DROP TABLE), and the shell commands its
+// meta-commands run (psql's \!, sqlite3's .shell and .system).
+func (a *analyzer) sqlModel(c *cmdCall) bool {
+	var sql []string
+	positional := 0
+	for i := 0; i < len(c.args); i++ {
+		w := c.args[i]
+		v := w.val
+		switch {
+		case !w.known:
+		case v == "-c" || v == "-e" || v == "--command" || v == "--execute" || v == "-Q" || v == "-q" || v == "--eval" || v == "--query":
+			if i+1 < len(c.args) {
+				i++
+				sql = append(sql, c.args[i].val)
+			}
+		case strings.HasPrefix(v, "--command=") || strings.HasPrefix(v, "--execute=") || strings.HasPrefix(v, "--eval="):
+			_, s, _ := strings.Cut(v, "=")
+			sql = append(sql, s)
+		case (v == "-f" || v == "--file" || v == "-i") && i+1 < len(c.args):
+			i++
+			sql = append(sql, a.readText(c.args[i]))
+		case strings.HasPrefix(v, "-"):
+			// psql -h HOST, mysql -u USER, …: a value may follow; a word
+			// read as a value here is also read as SQL below.
+			if len(v) == 2 && i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1].val, "-") && c.name != "sqlite3" && c.name != "duckdb" {
+				i++
+			}
+		default:
+			positional++
+			if (c.name == "sqlite3" || c.name == "sqlite" || c.name == "duckdb") && positional >= 2 {
+				sql = append(sql, v)
+			}
+		}
+	}
+	switch c.io.in.kind {
+	case literalInput:
+		sql = append(sql, c.io.in.text)
+	case fileInput:
+		// sqlite3 db < wipe.sql runs the file's SQL.
+		sql = append(sql, a.readText(arg{val: c.io.in.text, known: true}))
+	}
+	for _, s := range sql {
+		a.sql(c.name, s, c.d)
+	}
+	return true
+}
+
+// sqlIncludes are the meta-commands that run the SQL of a file: sqlite3's
+// .read, psql's \i and \ir, mysql's source and \. .
+var sqlIncludes = []string{".read ", `\i `, `\ir `, `\include `, `\include_relative `, "source ", `\. `}
+
+// sql scans SQL text: its meta-commands that run a shell, then the text
+// without comments as code.
+func (a *analyzer) sql(client, text string, d int) {
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		for _, meta := range []string{`\!`, ".shell", ".system", "system "} {
+			if rest, ok := strings.CutPrefix(t, meta); ok && (meta != "system " || client == "mysql" || client == "mariadb") {
+				a.subshell(func() { a.script(rest, d+1) })
+			}
+		}
+		for _, meta := range sqlIncludes {
+			if file, ok := strings.CutPrefix(t, meta); ok {
+				file = strings.Trim(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(file), ";")), `'"`)
+				if d >= MaxDepth {
+					a.unknown(fmt.Sprintf("nesting deeper than %d levels", MaxDepth), "SQL files inside SQL files are not followed further")
+					continue
+				}
+				a.sql(client, a.readText(arg{val: file, known: true}), d+1)
+			}
+		}
+	}
+	stripped := stripSQLComments(text)
+	// SQL given to a client is what it runs: its DROP is executed.
+	command := commandText(client, []arg{{val: text, known: true}})
+	a.packOn(client, client+" "+strings.Join(strings.Fields(stripped), " "), Executed, command)
+	for _, verb := range sqlEveryRow(stripped) {
+		label := "parsed: DELETE without WHERE through a database client (deletes every row, like TRUNCATE)"
+		if verb == "UPDATE" {
+			label = "parsed: UPDATE without WHERE through a database client (overwrites every row)"
+		}
+		a.add(Finding{Label: label, Where: Executed, Command: command})
+	}
+	a.code(client, stripped, d)
+}
+
+// stripSQLComments replaces -- and /* */ comments with a blank, outside
+// string literals.
+func stripSQLComments(s string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			b.WriteByte(c)
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+			b.WriteByte(c)
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			b.WriteByte(' ')
+			if i < len(s) {
+				b.WriteByte('\n')
+			}
+		case c == '#' && (i == 0 || s[i-1] == '\n' || s[i-1] == ' '):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			b.WriteByte(' ')
+			if i < len(s) {
+				b.WriteByte('\n')
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				i = len(s)
+			} else {
+				i += end + 3
+			}
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// redisModel reads redis-cli: its command (after the connection options)
+// and the Lua scripts EVAL runs: FLUSHALL and FLUSHDB delete every key.
+func (a *analyzer) redisModel(c *cmdCall) bool {
+	var words []arg
+	for i := 0; i < len(c.args); i++ {
+		w := c.args[i]
+		switch {
+		case !w.known:
+			words = append(words, w)
+		case slices.Contains([]string{"-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "--user", "--pass", "--askpass", "-D", "--cacert", "--cert", "--key", "--pattern", "--count"}, w.val):
+			i++
+		case w.val == "--eval":
+			if i+1 < len(c.args) {
+				i++
+				a.redisScript(a.readText(c.args[i]), commandText("redis-cli", c.args))
+			}
+		case strings.HasPrefix(w.val, "-"):
+		default:
+			words = append(words, w)
+		}
+	}
+	text := commandText("redis-cli", c.args)
+	if c.io.in.kind == literalInput {
+		a.redisScript(c.io.in.text, text)
+	}
+	if len(words) == 0 {
+		return true
+	}
+	cmd := strings.ToLower(words[0].val)
+	switch cmd {
+	case "flushall", "flushdb":
+		a.add(Finding{Label: "parsed: redis FLUSHALL/FLUSHDB (deletes every key)", Where: Executed, Command: text})
+	case "eval", "eval_ro", "function", "fcall", "script":
+		for _, w := range words[1:] {
+			a.redisScript(w.val, text)
+		}
+	}
+	if !words[0].known {
+		a.unknown("redis-cli command known only at run time", "")
+	}
+	return true
+}
+
+func (a *analyzer) redisScript(s, text string) {
+	l := strings.ToLower(s)
+	if strings.Contains(l, "flushall") || strings.Contains(l, "flushdb") {
+		a.add(Finding{Label: "parsed: redis FLUSHALL/FLUSHDB (deletes every key)", Where: Executed, Command: text})
+	}
+}
