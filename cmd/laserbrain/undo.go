@@ -347,7 +347,7 @@ func runUndoPrune(ctx context.Context, opts *undoPruneOptions) error {
 // agent's hooks then pay only for what changes), and at the end, where
 // what the agent's last call changed is recorded on the run. A checkpoint
 // that cannot be taken is said on w; the run goes on.
-func runCheckpoint(w io.Writer, sup *agentrun.Supervisor) func(context.Context, fleet.Run, bool) {
+func runCheckpoint(w io.Writer, sup *agentrun.Tracker) func(context.Context, fleet.Run, bool) {
 	return func(ctx context.Context, r fleet.Run, end bool) {
 		if undo.Off(os.Getenv) {
 			return

@@ -132,7 +132,7 @@ func (s *Tracker) LimitToolCall(tool, callID string) string {
 // threshold (why says what): under --halt-on-loss the run stops the agent
 // there, and the reason to refuse the next call comes back; "" otherwise.
 // A forged report can only stop the agent that sent it.
-func (s *Supervisor) ReportLoss(why, callID string) string {
+func (s *Tracker) ReportLoss(why, callID string) string {
 	path := s.getenv(EnvControl)
 	if path == "" {
 		return ""

@@ -31,13 +31,13 @@ const CheckpointBudget = 2 * time.Second
 // laserbrain run, which under --halt-on-loss stops the agent here: the
 // answer is then a refusal (stop). A checkpoint that cannot be taken costs
 // the call nothing but the undo point: it is logged.
-func (h *Handler) checkpoint(ctx context.Context, e client.Event) (client.Answer, bool, error) {
+func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Reply, bool, error) {
 	getenv := os.Getenv
-	if h.Sup.Getenv != nil {
-		getenv = h.Sup.Getenv
+	if h.Tracker.Getenv != nil {
+		getenv = h.Tracker.Getenv
 	}
 	if !e.Tool.MayWrite() || undo.Off(getenv) {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	c := h.caller(e)
 	run := c.Run
@@ -45,15 +45,15 @@ func (h *Handler) checkpoint(ctx context.Context, e client.Event) (client.Answer
 		run = c.Session
 	}
 	if run == "" || fleet.ValidateRunID(run) != nil {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	pol, err := h.policy(e)
 	if err != nil {
-		return client.Answer{}, false, err // unchecked: laserbrain checks it, and checkpoints
+		return client.Reply{}, false, err // unchecked: laserbrain checks it, and checkpoints
 	}
 	st, err := undo.Default()
 	if err != nil {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	dir := e.Cwd
 	if dir == "" {
@@ -64,24 +64,24 @@ func (h *Handler) checkpoint(ctx context.Context, e client.Event) (client.Answer
 	got, err := st.Capture(cctx, dir, undo.Input{Run: run, Kind: undo.KindCall, Call: e.ToolUseID,
 		Tool: e.Tool.Name, What: callText(e.Tool), Include: pol.Undo.Include})
 	if errors.Is(err, undo.ErrNoRepo) {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	if err != nil {
 		h.log(fmt.Sprintf("laserbrain hook %s: no undo checkpoint before %s: %v", PreToolUse, e.Tool.Name, err))
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	if got.Again || got.BeforeRun != run || got.Change.Empty() {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	loss, lost := undo.SettingsOf(pol.Undo).Loss(got.Change)
 	h.recordChange(ctx, c, run, got.Before, got.Change, loss)
 	if !lost {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
-	if reason := h.Sup.ReportLoss(fmt.Sprintf("call %s (%s) %s", ChangeCall(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
+	if reason := h.Tracker.ReportLoss(fmt.Sprintf("call %s (%s) %s", ChangeCall(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
 		return deny(reason), true, nil
 	}
-	return client.Answer{}, false, nil
+	return client.Reply{}, false, nil
 }
 
 // callText is what a checkpoint says the call does: its command lines, or
@@ -110,7 +110,7 @@ func UndoCommand(run string, r undo.Record) string {
 // recordChange records on the run what the call a checkpoint stood
 // before changed (loss: what it lost past the threshold), best effort.
 func (h *Handler) recordChange(ctx context.Context, c agentrun.Caller, run string, before undo.Record, ch undo.Change, loss string) {
-	if err := RecordChange(ctx, h.Sup, c, run, before, ch, loss); err != nil {
+	if err := RecordChange(ctx, h.Tracker, c, run, before, ch, loss); err != nil {
 		h.log(fmt.Sprintf("laserbrain hook %s: what call %s changed could not be recorded on the run: %v", PreToolUse, ChangeCall(before), err))
 	}
 }
@@ -119,7 +119,7 @@ func (h *Handler) recordChange(ctx context.Context, c agentrun.Caller, run strin
 // checkpoint stood before changed and how to undo it; loss says what it
 // lost past the policy's threshold ("" within it). The run is opened when
 // the caller has none yet.
-func RecordChange(ctx context.Context, sup *agentrun.Supervisor, c agentrun.Caller, run string, before undo.Record, ch undo.Change, loss string) error {
+func RecordChange(ctx context.Context, sup *agentrun.Tracker, c agentrun.Caller, run string, before undo.Record, ch undo.Change, loss string) error {
 	r, found, err := sup.Find(ctx, c)
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func RecordChange(ctx context.Context, sup *agentrun.Supervisor, c agentrun.Call
 	if !ok {
 		text = "loss: " + loss + "; " + text
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: fmt.Sprintf("change:%s:%d", run, before.Seq), At: time.Now().UTC(),
+	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: fmt.Sprintf("change:%s:%d", run, before.Seq), At: time.Now().UTC(),
 		Kind: fleet.KindChange, Name: before.Tool, OK: &ok, Result: raw, Text: text})
 	return err
 }
