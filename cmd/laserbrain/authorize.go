@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -149,7 +150,7 @@ written by laserbrain authorize) or one whose terms changed since.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, a)
 			}
-			fmt.Fprintf(streams.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
+			fmt.Fprintf(streams.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
 			return nil
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/doctor"
@@ -182,6 +183,6 @@ func printDoctor(streams *cli.IOStreams, r doctor.Report) {
 	case r.OK:
 		fmt.Fprintln(streams.Out, "every client found is supervised")
 	default:
-		fmt.Fprintf(streams.Out, "%s found\n", plural(int64(r.Problems), "problem"))
+		fmt.Fprintf(streams.Out, "%s found\n", text.Plural(int64(r.Problems), "problem"))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/loop"
@@ -236,9 +237,9 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 		if !r.Removed && r.State != loop.RunBusy {
 			hint = "; --all removes them"
 		}
-		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
+		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, text.Plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
 	}
-	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
+	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, text.Plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
 }
 
 // loopExit maps a loop error to the command's exit: the loop's own code

@@ -10,6 +10,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/report"
@@ -131,7 +132,7 @@ page and each run's coverage; --json says the same as JSON.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, res)
 			}
-			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(len(f.Collisions)), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
+			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, text.Plural(int64(res.Agents), "agent"), text.Plural(int64(len(f.Collisions)), "collision"), text.Plural(int64(res.Sessions), "ponder session"), text.Plural(int64(res.Bytes), "byte"))
 			for _, c := range res.Coverage {
 				state := ""
 				if c.Unmeasured {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -277,9 +278,9 @@ when a limit stopped it.`,
 					figs = coverage.Measure(events)
 				}
 			}
-			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, plural(int64(r.Checks), "check"))
+			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, text.Plural(int64(r.Checks), "check"))
 			if figs.ToolCalls > 0 {
-				fmt.Fprintf(w, ", %s", plural(int64(figs.ToolCalls), "tool call"))
+				fmt.Fprintf(w, ", %s", text.Plural(int64(figs.ToolCalls), "tool call"))
 			}
 			switch {
 			case figs.Unmeasured:

@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
-// seed002Path is seed 002 (the ralph plan), beside the worktree; a clean
-// clone (CI) does not have it, and runs the shipped copy instead.
-const seed002Path = "../../../shared/seeds/002_7c1b37394ef316a8.txt"
+// seed002 is seed 002 (the ralph plan) in the reference material beside
+// the project (testenv.SharedPath).
+const seed002 = "seeds/002_7c1b37394ef316a8.txt"
 
 // ralphCopy is ralph.sid as extracted from seed 002, for a clone without
 // the seed; TestRalphSidShippedVerbatim holds it to the seed.
@@ -40,9 +42,13 @@ func ralphFromSeed(seed []byte) ([]byte, error) {
 // ralphScript is the script the testscripts run as ralph.sid: extracted
 // from the seed when it is there, else the shipped copy; from says which.
 func ralphScript() (script []byte, from string, err error) {
-	if seed, err := os.ReadFile(seed002Path); err == nil {
+	if p, err := testenv.SharedPath(seed002); err == nil {
+		seed, err := os.ReadFile(p)
+		if err != nil {
+			return nil, "", err
+		}
 		s, err := ralphFromSeed(seed)
-		return s, seed002Path, err
+		return s, p, err
 	}
 	s, err := os.ReadFile(ralphCopy)
 	if err != nil {
@@ -54,9 +60,9 @@ func ralphScript() (script []byte, from string, err error) {
 // The shipped copy is the seed's script byte for byte, so a clone without
 // the seed still runs the seed's script and not a retyped one.
 func TestRalphSidShippedVerbatim(t *testing.T) {
-	seed, err := os.ReadFile(seed002Path)
+	seed, err := os.ReadFile(testenv.Shared(t, seed002))
 	if err != nil {
-		t.Skipf("seed 002 not available beside the project (%v): skipping the verbatim check of %s", err, ralphCopy)
+		t.Fatal(err)
 	}
 	want, err := ralphFromSeed(seed)
 	if err != nil {

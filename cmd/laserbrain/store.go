@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -82,7 +83,7 @@ there), and how many events the hooks keep on this machine waiting for it.`,
 				default:
 					fmt.Fprintln(streams.Out, "state:  ready")
 				}
-				fmt.Fprintf(streams.Out, "queued: %s waiting in %s\n", plural(int64(st.Queued), "event"), hook.QueueDirOf(cfg.Home.Home))
+				fmt.Fprintf(streams.Out, "queued: %s waiting in %s\n", text.Plural(int64(st.Queued), "event"), hook.QueueDirOf(cfg.Home.Home))
 			}
 			if !st.Reachable || !st.Schema {
 				return cli.SilentExit(cli.ExitFinding)
@@ -130,7 +131,7 @@ version that lacks a column is reported and left alone.`,
 				fmt.Fprintf(streams.Out, "%s: the schema is complete; nothing created\n", cfg)
 				return nil
 			}
-			fmt.Fprintf(streams.Out, "%s: created %s:\n", cfg, plural(int64(len(created)), "table"))
+			fmt.Fprintf(streams.Out, "%s: created %s:\n", cfg, text.Plural(int64(len(created)), "table"))
 			for _, t := range created {
 				fmt.Fprintf(streams.Out, "  %s\n", t)
 			}
@@ -256,12 +257,12 @@ cannot take stays queued.`,
 			defer h.Tracker.Close()
 			n, err := h.Flush(context.Background())
 			if errors.Is(err, pgdb.ErrUnavailable) {
-				return cli.Failure(fmt.Errorf("%s recorded, the rest wait: %w", plural(int64(n), "event"), err))
+				return cli.Failure(fmt.Errorf("%s recorded, the rest wait: %w", text.Plural(int64(n), "event"), err))
 			}
 			if err != nil {
 				return cli.Failure(err)
 			}
-			_, _ = fmt.Fprintf(streams.Out, "%s recorded\n", plural(int64(n), "queued event"))
+			_, _ = fmt.Fprintf(streams.Out, "%s recorded\n", text.Plural(int64(n), "queued event"))
 			return nil
 		},
 	}

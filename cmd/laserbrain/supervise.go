@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -512,18 +513,18 @@ chain makes a change evident, it does not stop one.`,
 						fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s\n", u)
 					}
 					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
-						plural(int64(len(unwitnessed)), "record"), plural(c.Head.Records, "record"))
+						text.Plural(int64(len(unwitnessed)), "record"), text.Plural(c.Head.Records, "record"))
 				}
 				return cli.SilentExit(cli.ExitFinding)
 			}
 			if !opts.json {
-				fmt.Fprintf(streams.Out, "journal verified: %s, head %s", plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
+				fmt.Fprintf(streams.Out, "journal verified: %s, head %s", text.Plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
 				if c.Mark != nil && c.Mark.Round > 0 {
-					fmt.Fprintf(streams.Out, ", %s counted", plural(c.Mark.Round, "round"))
+					fmt.Fprintf(streams.Out, ", %s counted", text.Plural(c.Mark.Round, "round"))
 				}
 				fmt.Fprintf(streams.Out, "\njournal: %s\n", loc)
 				if c.Unacknowledged > 0 {
-					fmt.Fprintf(streams.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", plural(int64(c.Unacknowledged), "record"))
+					fmt.Fprintf(streams.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", text.Plural(int64(c.Unacknowledged), "record"))
 				}
 			}
 			return nil
@@ -536,14 +537,6 @@ chain makes a change evident, it does not stop one.`,
 		cli.ExitDoc{Code: cli.ExitFinding, When: "it does not: the first bad record is named"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the journal cannot be read"})
 	return cmd
-}
-
-// plural is "1 record", "2 records".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func shortHash(h string) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/vectors"
 )
@@ -301,7 +302,7 @@ func writeRunText(w io.Writer, run *vectors.Run) {
 		total.Skipped += r.Skipped
 	}
 	if run.Restarts > 0 {
-		fmt.Fprintf(w, "restarted %s after a crash or a hang\n", plural(int64(run.Restarts), "time"))
+		fmt.Fprintf(w, "restarted %s after a crash or a hang\n", text.Plural(int64(run.Restarts), "time"))
 	}
 	line := fmt.Sprintf("%d passed, %d failed, %d errored", total.Passed, total.Failed(), total.Errored())
 	if total.Skipped > 0 {

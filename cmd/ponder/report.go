@@ -11,6 +11,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/ponder"
 	preport "github.com/laserkit/laserkit/ponder/report"
 )
@@ -51,7 +52,7 @@ against the churn that came. The page fetches nothing and has no script.
 				}
 				res, err := writeHTMLReport(e, a.slug, opts)
 				return a.finish(res, err, func(w io.Writer) {
-					fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, plural(int64(len(res.Sessions)), "session"), plural(int64(res.Bytes), "byte"))
+					fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, text.Plural(int64(len(res.Sessions)), "session"), text.Plural(int64(res.Bytes), "byte"))
 				})
 			}
 			res, err := e.Report(a.slug)

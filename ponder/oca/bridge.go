@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Mode is the bridge's setting, PONDER_OCA.
@@ -335,7 +337,7 @@ func (b *Bridge) logVerdictLocked() {
 func (b *Bridge) logLocked(fn, kind, msg string, mode Mode, ms int64) {
 	var l strings.Builder
 	l.WriteString(b.cfg.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
-	l.WriteString(" " + fn + " " + kind + " " + oneLine(msg))
+	l.WriteString(" " + fn + " " + kind + " " + text.OneLine(msg))
 	l.WriteString(" dsn=" + MaskDSN(b.DSN()))
 	if mode != "" {
 		l.WriteString(" mode=" + string(mode))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/client"
@@ -131,7 +132,7 @@ func (h *Handler) coverageAnswer(ctx context.Context, e client.Payload, r fleet.
 // describeCall is a one-line account of a call for the run's event list.
 func describeCall(t *client.Tool) string {
 	if lines := t.Lines(); len(lines) > 0 {
-		return clip(strings.Join(lines, "; "))
+		return text.Clip(strings.Join(lines, "; "), 300)
 	}
 	var in map[string]any
 	if json.Unmarshal(t.Input, &in) != nil {
@@ -139,17 +140,10 @@ func describeCall(t *client.Tool) string {
 	}
 	for _, k := range []string{"command", "file_path", "filePath", "notebook_path", "path", "url", "pattern", "query"} {
 		if s, ok := in[k].(string); ok {
-			return clip(s)
+			return text.Clip(s, 300)
 		}
 	}
 	return t.Name
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }
 
 // userPromptSubmit: a person spoke, so the next check is a user turn (a new

@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/loop/verdict"
 )
@@ -687,7 +688,7 @@ func noVerdictWords(n int) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d turn%s ended without a verdict", n, plural(n))}
+	return []string{text.Plural(n, "turn") + " ended without a verdict"}
 }
 
 // sample runs one judge session to a verdict: a turn, and at most one
@@ -848,7 +849,7 @@ type suggestion struct {
 }
 
 func (s suggestion) key() string {
-	return strings.ToLower(oneLine(s.Where)) + "\x00" + strings.ToLower(oneLine(s.What))
+	return strings.ToLower(text.OneLine(s.Where)) + "\x00" + strings.ToLower(text.OneLine(s.What))
 }
 
 // ledger adds the suggestions of passing verdicts to the run's ledger
@@ -863,7 +864,7 @@ func (l *Loop) ledger(step int, judge string, out judgeOutcome) (int, error) {
 			continue
 		}
 		for _, f := range v.Suggestions() {
-			made = append(made, suggestion{Where: oneLine(f.Where), What: oneLine(f.What), Why: oneLine(f.Why)})
+			made = append(made, suggestion{Where: text.OneLine(f.Where), What: text.OneLine(f.What), Why: text.OneLine(f.Why)})
 		}
 	}
 	if len(made) == 0 {
@@ -928,5 +929,3 @@ func renderLedger(entries []suggestion) string {
 	}
 	return b.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

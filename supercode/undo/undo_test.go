@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/internal/testhome"
 	"github.com/laserkit/laserkit/supercode/undo"
 	"github.com/laserkit/laserkit/supercode/undo/undotest"
@@ -18,7 +19,7 @@ func TestMain(m *testing.M) { os.Exit(testhome.Main(m)) }
 // fixture is a fresh copy of the undo fixture (built once per test binary).
 func fixture(t *testing.T) string {
 	t.Helper()
-	undotest.NeedTool(t, "git")
+	testenv.LookPath(t, "git")
 	dir := filepath.Join(t.TempDir(), "repo")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func sh(t *testing.T, dir, script string) {
 // shown to destroy something (the picture after it differs), so the test
 // can fail.
 func TestUndoBringsBackWhatEachFormDestroyed(t *testing.T) {
-	undotest.NeedTool(t, "sqlite3")
+	testenv.LookPath(t, "sqlite3")
 	forms := map[string]string{
 		"rm-rf-src":        "rm -rf src",
 		"reset-hard":       "git reset -q --hard HEAD~1",
