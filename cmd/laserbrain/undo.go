@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -174,23 +174,15 @@ func stoodBefore(r undo.Record) string {
 	case undo.KindEnd:
 		return "the end of the run"
 	case undo.KindUndo:
-		return "an undo (" + oneLine(r.What, 60) + ")"
+		return "an undo (" + text.Clip(text.OneLine(r.What), 60) + ")"
 	}
 	s := "call " + hook.ChangeCall(r)
 	if r.Tool != "" {
 		s += " (" + r.Tool
 		if r.What != "" {
-			s += ": " + oneLine(r.What, 60)
+			s += ": " + text.Clip(text.OneLine(r.What), 60)
 		}
 		s += ")"
-	}
-	return s
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) > n {
-		s = string([]rune(s)[:n-1]) + "…"
 	}
 	return s
 }
@@ -332,7 +324,7 @@ func runUndoPrune(ctx context.Context, opts *undoPruneOptions) error {
 	for _, r := range res.Removed {
 		fmt.Fprintf(opts.IO.Out, "%s run %s (%d checkpoints of %s, the last %s)\n", verb, r.Run, r.Count, r.Last.Repo, r.Last.At.Local().Format(time.DateTime))
 	}
-	fmt.Fprintf(opts.IO.Out, "%s %d runs' checkpoints, kept %d", verb, len(res.Removed), res.Kept)
+	fmt.Fprintf(opts.IO.Out, "%s the checkpoints of %s, kept %d", verb, text.Plural(len(res.Removed), "run"), res.Kept)
 	if !opts.dryRun {
 		fmt.Fprintf(opts.IO.Out, ", %s freed", undo.SizeText(res.Freed))
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/undo/undotest"
 )
 
@@ -53,7 +54,7 @@ sh -c "$FORM" > "$OUT/form.out" 2>&1; echo $? > "$OUT/form.code"
 // something, so the test can fail.
 func TestUndoAfterEachDestructiveForm(t *testing.T) {
 	for _, tool := range []string{"git", "sqlite3", "make", "npm", "node", "python3"} {
-		undotest.NeedTool(t, tool)
+		testenv.LookPath(t, tool)
 	}
 	lb, gate := confinedBinaries(t)
 	for _, f := range undoForms {

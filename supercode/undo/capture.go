@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Input says what a checkpoint is taken for.
@@ -75,10 +77,7 @@ func (s *Store) take(ctx context.Context, r *repoStore, in Input) (Captured, err
 	if err != nil {
 		return Captured{}, err
 	}
-	rec.Kind, rec.At, rec.Call, rec.Tool, rec.What = in.Kind, nowUTC(), in.Call, in.Tool, in.What
-	if len(rec.What) > maxWhat {
-		rec.What = rec.What[:maxWhat] + "…"
-	}
+	rec.Kind, rec.At, rec.Call, rec.Tool, rec.What = in.Kind, nowUTC(), in.Call, in.Tool, text.Clip(in.What, maxWhat)
 	if err := s.appendRecord(in.Run, &rec); err != nil {
 		return Captured{}, err
 	}
