@@ -544,7 +544,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 		if svc.Kind == KindCommand && fresh {
 			_ = fsx.WriteFile(transcript, []byte(seedHeader(l.seed)), 0o644)
 		}
-		in := judgePromptIn{instr: ja.instr, ctx: cctx, iteration: iteration, max: l.o.MaxIters, ref: prevRef, refWhat: prevWhat,
+		in := judgePromptIn{instr: ja.instr, ctx: cctx, iteration: iteration, max: l.o.MaxIters, ref: prevRef, refWhat: prevWhat, now: ref,
 			suggestions: string(ledger), command: svc.Kind == KindCommand}
 		if ja.soak > 0 {
 			in.soakAt, in.soakOf = soakBefore+1, ja.soak
