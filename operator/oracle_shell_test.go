@@ -25,7 +25,7 @@ import (
 )
 
 // The shell oracle: real bash and the real tools decide what a command
-// does. Each variant of issue 24's classes runs in a throwaway copy of a
+// does. Each variant of the classes below runs in a throwaway copy of a
 // fixture (a working tree with .git/hooks, Claude Code's settings, an MCP
 // list, a ponder ledger, a project policy, a tree to delete with a
 // write-protected file, rsync sources and destinations, archives, a
@@ -188,8 +188,7 @@ var shellCases = []shellCase{
 	{"protected", "cat .git/hooks/pre-push.sample > /dev/null", ""},
 	{"protected", "cp .mcp.json mcp-copy.json", ""},
 	{"protected", "ls .claude", ""},
-	// The ponder ledger written by the shell (issue 24: 7 of 25 such
-	// writes once went through with no answer): every way a shell and its
+	// The ponder ledger written by the shell: every way a shell and its
 	// tools change .ponder, each refused to an agent whoever is there.
 	{"ponder", "printf x > .ponder/s/units.json", ""},
 	{"ponder", "tee -a .ponder/s/ledger.jsonl <<< x > /dev/null", ""},

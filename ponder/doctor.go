@@ -155,7 +155,7 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 	}
 	res.OK = res.Problems == 0
 	if !res.OK {
-		return res, &Error{Code: ExitFinding, Kind: "problems", Message: fmt.Sprintf("doctor found %d problem(s)", res.Problems), Details: []string{}}
+		return res, &Error{Kind: KindProblems, Message: fmt.Sprintf("doctor found %d problem(s)", res.Problems), Details: []string{}}
 	}
 	return res, nil
 }

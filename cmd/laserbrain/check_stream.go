@@ -33,7 +33,7 @@ func runCheckStream(opts *checkOptions) error {
 	if err != nil {
 		return cli.Failure(err)
 	}
-	s := newStreamer(store, opts.run, agentrun.NewChecks(opts.Supervisor()))
+	s := newStreamer(store, opts.run, agentrun.NewChecks(opts.Tracker()))
 	if opts.run != "" {
 		// The --run run is checked before any line is read: a mistyped id
 		// fails the whole stream, not each line.
@@ -95,7 +95,7 @@ func stopOnSignal(s *streamer, store laserbrain.Store) {
 			time.Sleep(time.Second) // the signal is on its way
 			os.Exit(128 + int(n))
 		}
-		os.Exit(cli.ExitFailure)
+		os.Exit(int(cli.ExitFailure))
 	}()
 }
 

@@ -128,6 +128,8 @@ func (a *analyzer) stmts(list []*syntax.Stmt, d int, io stdio) {
 	}
 }
 
+// stmt analyses one statement: its redirections, then its command, within
+// the limits on nesting and on the number of commands.
 func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 	if s == nil {
 		return
@@ -137,20 +139,32 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 	}
 	a.nest++
 	defer func() { a.nest-- }()
+	if !a.withinLimits() {
+		return
+	}
+	io = a.redirects(s, d, io)
+	a.cmd(s, d, io)
+}
+
+// withinLimits counts one more statement and says whether it is within
+// the nesting and command limits (the first past each is recorded as
+// unknown).
+func (a *analyzer) withinLimits() bool {
 	if a.nest == maxNesting+1 {
 		a.unknown(fmt.Sprintf("nesting deeper than %d levels", maxNesting), "not followed further")
 	}
 	if a.nest > maxNesting {
-		return
+		return false
 	}
 	a.commands++
 	if a.commands == maxCommands {
 		a.unknown("too many commands to analyse", fmt.Sprintf("more than %d", maxCommands))
 	}
-	if a.commands >= maxCommands {
-		return
-	}
-	io = a.redirects(s, d, io)
+	return a.commands < maxCommands
+}
+
+// cmd analyses a statement's command, each kind as the shell runs it.
+func (a *analyzer) cmd(s *syntax.Stmt, d int, io stdio) {
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
@@ -175,65 +189,9 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 			a.stmts(ic.Then, d, io)
 		}
 	case *syntax.WhileClause:
-		a.stmts(c.Cond, d, io)
-		if names := readNames(c.Cond); len(names) > 0 && !c.Until {
-			// while read f; do …: each line read is one more file.
-			if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
-				a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed,
-					Command: firstLine(a.nodeText(c)), unknownPath: true})
-			}
-			break
-		}
-		a.stmts(c.Do, d, io)
+		a.whileLoop(c, d, io)
 	case *syntax.ForClause:
-		if c.Loop != nil {
-			a.nested(c.Loop, d)
-		}
-		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-			// The loop variable takes each word in turn: one value we
-			// know is no value we know.
-			a.sc.setVar(wi.Name.Value, arg{})
-			one := false
-			items := []arg{} // the list's words, nil when not all are literal
-			for _, it := range wi.Items {
-				for _, f := range a.fields(it) {
-					if !f.known || f.glob {
-						items = nil
-						break
-					}
-					items = append(items, f)
-				}
-				if items == nil {
-					break
-				}
-			}
-			if len(wi.Items) == 1 {
-				if f := a.fields(wi.Items[0]); len(f) == 1 && !f[0].glob && f[0].known {
-					a.sc.setVar(wi.Name.Value, f[0])
-					one = true
-				}
-			}
-			if len(wi.Items) == 0 && !wi.InPos.IsValid() {
-				// for NAME; do …: the positional parameters.
-				if ps, ok := a.sc.params(); ok && len(ps) == 1 {
-					a.sc.setVar(wi.Name.Value, ps[0])
-					one = true
-				}
-			}
-			if !one {
-				// Many words, a pattern, or words known at run time:
-				// the body runs once for each file.
-				if len(wi.Items) == 0 {
-					items = nil // the positional parameters
-				}
-				if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
-					a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed,
-						Command: firstLine(a.nodeText(c)), unknownPath: true})
-				}
-				break
-			}
-		}
-		a.stmts(c.Do, d, io)
+		a.forLoop(c, d, io)
 	case *syntax.CaseClause:
 		if c.Word != nil {
 			a.nested(c.Word, d)
@@ -265,12 +223,82 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 		a.stmt(c.Stmt, d, io)
 	case *syntax.CoprocClause:
 		a.subshell(func() { a.stmt(c.Stmt, d, io) })
-	case *syntax.TestClause:
-		a.nested(c, d)
 	default:
-		// Arithmetic clauses run nothing but their substitutions.
+		// A test clause, an arithmetic clause: they run nothing but their
+		// substitutions.
 		a.nested(c, d)
 	}
+}
+
+// whileLoop: while read f; do …: each line read is one more file.
+func (a *analyzer) whileLoop(c *syntax.WhileClause, d int, io stdio) {
+	a.stmts(c.Cond, d, io)
+	if names := readNames(c.Cond); len(names) > 0 && !c.Until {
+		if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
+			a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed,
+				Command: firstLine(a.nodeText(c)), unknownPath: true})
+		}
+		return
+	}
+	a.stmts(c.Do, d, io)
+}
+
+// forLoop: the loop variable takes each word in turn; one value we know
+// is no value we know. With many words, a pattern, or words known at run
+// time the body runs once for each file.
+func (a *analyzer) forLoop(c *syntax.ForClause, d int, io stdio) {
+	if c.Loop != nil {
+		a.nested(c.Loop, d)
+	}
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if !ok || wi.Name == nil || a.loopValue(wi) {
+		a.stmts(c.Do, d, io)
+		return
+	}
+	var items []arg // the list's words, nil when not all are literal
+	if len(wi.Items) > 0 {
+		items = a.literalItems(wi.Items)
+	}
+	if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
+		a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed,
+			Command: firstLine(a.nodeText(c)), unknownPath: true})
+	}
+}
+
+// loopValue sets a for loop's variable: to its one value when the loop
+// has one (one literal word, or one positional parameter), else to a
+// value known only at run time. It says whether there was one.
+func (a *analyzer) loopValue(wi *syntax.WordIter) bool {
+	a.sc.setVar(wi.Name.Value, arg{})
+	if len(wi.Items) == 1 {
+		if f := a.fields(wi.Items[0]); len(f) == 1 && !f[0].glob && f[0].known {
+			a.sc.setVar(wi.Name.Value, f[0])
+			return true
+		}
+	}
+	if len(wi.Items) == 0 && !wi.InPos.IsValid() {
+		// for NAME; do …: the positional parameters.
+		if ps, ok := a.sc.params(); ok && len(ps) == 1 {
+			a.sc.setVar(wi.Name.Value, ps[0])
+			return true
+		}
+	}
+	return false
+}
+
+// literalItems are a word list's fields when every one is a literal the
+// shell does not expand; nil otherwise.
+func (a *analyzer) literalItems(words []*syntax.Word) []arg {
+	items := []arg{}
+	for _, it := range words {
+		for _, f := range a.fields(it) {
+			if !f.known || f.glob {
+				return nil
+			}
+			items = append(items, f)
+		}
+	}
+	return items
 }
 
 // redirects reads a statement's redirections: the files they write (and

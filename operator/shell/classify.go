@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// ClassifyGrammar is the reference classifier (spec §12): the grammar's
+// ClassifyGrammar is the reference classifier every port shares: the grammar's
 // patterns searched over the raw text. Every match forces reversible to false
 // and ORs in its outward flag; allow entries only annotate; no match leaves
 // the declaration as it was. A pattern that times out counts as a match.

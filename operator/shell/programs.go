@@ -43,9 +43,23 @@ type program struct {
 }
 
 // programOf is the table: how the analysis reads a command of this name
-// (false: a program it does not know). A switch, not a map, so a hook
+// (false: a program it does not know). Switches, not a map, so a hook
 // process builds nothing to look one up.
 func programOf(name string) (program, bool) {
+	for _, of := range [...]func(string) (program, bool){wrapperOf, shellOf, builtinOf, modelOf} {
+		if p, ok := of(name); ok {
+			return p, true
+		}
+	}
+	if dataProgram(name) {
+		return program{kind: progData}, true
+	}
+	return program{}, false
+}
+
+// wrapperOf: the wrappers, with the options that take a value and the
+// operands before the command they run.
+func wrapperOf(name string) (program, bool) {
 	switch name {
 	case "sudo":
 		return program{kind: progWrapper, opts: optSpec{short: "CDghpRrTtUu", long: []string{"user", "group", "host", "prompt", "role", "type", "close-from", "chdir", "chroot", "command-timeout", "other-user"}, assigns: true}}, true
@@ -101,34 +115,31 @@ func programOf(name string) (program, bool) {
 		return program{kind: progWrapper, opts: optSpec{short: "sk", long: []string{"signal", "kill-after"}}, skip: 1}, true
 	case "chroot":
 		return program{kind: progWrapper, opts: optSpec{long: []string{"userspec", "groups"}}, skip: 1}, true
+	}
+	return program{}, false
+}
+
+// shellOf: the shells and the interpreters.
+func shellOf(name string) (program, bool) {
+	switch name {
 	case "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish":
 		return program{kind: progShell, model: (*analyzer).shellModel}, true
 	case "python", "pypy", "node", "nodejs", "deno", "ruby", "perl", "php", "lua", "rscript", "osascript", "pwsh", "powershell", "awk", "gawk", "mawk", "nawk", "tclsh", "julia":
 		return program{kind: progInterpreter, model: (*analyzer).interpreterModel}, true
-	case "rm":
-		return program{kind: progModel, model: (*analyzer).rmModel}, true
-	case "git":
-		return program{kind: progModel, model: (*analyzer).gitModel}, true
+	}
+	return program{}, false
+}
+
+// builtinOf: the shell's own commands that run, define or change what
+// later commands run (eval, source, trap, alias, cd, …).
+func builtinOf(name string) (program, bool) {
+	switch name {
 	case "cd", "pushd":
 		return program{kind: progModel, model: (*analyzer).cdModel}, true
-	case "find":
-		return program{kind: progModel, model: (*analyzer).findModel}, true
-	case "xargs":
-		return program{kind: progModel, model: (*analyzer).xargsModel}, true
-	case "parallel":
-		return program{kind: progModel, model: (*analyzer).parallelModel}, true
 	case "eval":
 		return program{kind: progModel, model: (*analyzer).evalModel}, true
 	case "source", ".":
 		return program{kind: progModel, model: (*analyzer).sourceModel}, true
-	case "su", "runuser", "script", "sg":
-		return program{kind: progModel, model: (*analyzer).dashCModel}, true
-	case "flock":
-		return program{kind: progModel, model: (*analyzer).flockModel}, true
-	case "ssh":
-		return program{kind: progModel, model: (*analyzer).sshModel}, true
-	case "watch":
-		return program{kind: progModel, model: (*analyzer).watchModel}, true
 	case "trap":
 		return program{kind: progModel, model: (*analyzer).trapModel}, true
 	case "alias":
@@ -145,6 +156,31 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).readModel}, true
 	case "command":
 		return program{kind: progModel, model: (*analyzer).commandModel}, true
+	}
+	return program{}, false
+}
+
+// modelOf: the programs read by a model of their own.
+func modelOf(name string) (program, bool) {
+	switch name {
+	case "rm":
+		return program{kind: progModel, model: (*analyzer).rmModel}, true
+	case "git":
+		return program{kind: progModel, model: (*analyzer).gitModel}, true
+	case "find":
+		return program{kind: progModel, model: (*analyzer).findModel}, true
+	case "xargs":
+		return program{kind: progModel, model: (*analyzer).xargsModel}, true
+	case "parallel":
+		return program{kind: progModel, model: (*analyzer).parallelModel}, true
+	case "su", "runuser", "script", "sg":
+		return program{kind: progModel, model: (*analyzer).dashCModel}, true
+	case "flock":
+		return program{kind: progModel, model: (*analyzer).flockModel}, true
+	case "ssh":
+		return program{kind: progModel, model: (*analyzer).sshModel}, true
+	case "watch":
+		return program{kind: progModel, model: (*analyzer).watchModel}, true
 	case "sed", "gsed":
 		return program{kind: progModel, model: (*analyzer).sedModel}, true
 	case "laserbrain", "laserbrain-gate":
@@ -183,6 +219,13 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).sqlModel}, true
 	case "npm", "pnpm", "yarn", "bun", "cargo", "docker", "kubectl", "helm", "terraform", "terragrunt", "gh", "vercel", "netlify", "wrangler", "fly", "twine", "uv", "poetry", "flit", "hatch", "gem", "firebase", "gcloud", "podman", "oc", "tofu", "flyctl":
 		return program{kind: progModel, model: (*analyzer).cliModel}, true
+	}
+	return program{}, false
+}
+
+// dataProgram: a program whose arguments are data (echo, grep, ls, …).
+func dataProgram(name string) bool {
+	switch name {
 	case "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "tac", "less", "more", "most", "head",
 		"tail", "wc", "sort", "uniq", "cut", "paste", "column", "tr", "jq", "yq", "diff", "cmp", "comm", "ls", "dir", "stat",
 		"file", "basename", "dirname", "realpath", "readlink", "test", "[", "[[", "true", "false", ":", "type", "which",
@@ -194,9 +237,9 @@ func programOf(name string) (program, bool) {
 		"df", "free", "uptime", "ps", "top", "htop", "lsof", "pgrep", "tree", "fd", "locate", "shopt", "popd", "dirs", "tsort",
 		"join", "split", "csplit", "iconv", "look", "rev", "shuf", "factor", "expr", "bc", "dc", "sum", "ping", "dig",
 		"nslookup", "host", "whois", "nproc", "lscpu", "env-test":
-		return program{kind: progData}, true
+		return true
 	}
-	return program{}, false
+	return false
 }
 
 // lookupProgram finds a program by its command name; python3.11 is python.

@@ -41,7 +41,7 @@ import (
 // later tool call, gives the agent StopGrace to end its turn (none for the
 // timeout), then sends it SIGTERM and, KillGrace later, SIGKILL — to the
 // agent process, as it forwards signals. laserbrain run then exits
-// ExitLimit, whatever the agent's own status.
+// the exit-code table's "exhausted", whatever the agent's own status.
 
 // EnvControl names the socket laserbrain run listens on for its limits.
 const EnvControl = "LASERBRAIN_RUN_CONTROL"
@@ -60,10 +60,6 @@ const (
 	// ControlDeadline bounds one question of a hook to laserbrain run.
 	ControlDeadline = 2 * time.Second
 )
-
-// ExitLimit is laserbrain run's status when a limit stopped the agent (the
-// shared table's "exhausted").
-const ExitLimit = 4
 
 // The limits' names, as their flags spell them.
 const (

@@ -67,10 +67,10 @@ func (l *Loop) configFailure(hc interp.HandlerContext, key, kind string, argv []
 	l.mu.Unlock()
 	msg := fmt.Sprintf("laserbrain loop: %s: %v", kind, err)
 	fmt.Fprintln(hc.Stderr, msg)
-	if jerr := l.j.append(Record{Step: step, Key: key, Kind: kind, Argv: argv, Status: intp(ExitConfig), Reason: err.Error()}); jerr != nil {
-		return l.halt(ExitInternal, "%v", jerr)
+	if jerr := l.j.append(Record{Step: step, Key: key, Kind: kind, Argv: argv, Status: intp(statusConfig), Reason: err.Error()}); jerr != nil {
+		return l.halt(statusInternal, "%v", jerr)
 	}
-	return exitStatus(ExitConfig)
+	return exitStatus(statusConfig)
 }
 
 // readContext reads a builtin's stdin (unless it is a terminal: nobody
@@ -119,14 +119,14 @@ func (l *Loop) placeSpill(c *capped, step int) error {
 func (l *Loop) openIteration(role string) (opened bool, stop *haltError) {
 	st := l.st
 	if l.o.Budget > 0 && st.Tokens >= l.o.Budget {
-		return false, &haltError{ExitExhausted, fmt.Sprintf("the token --budget is spent: %d of %d tokens used", st.Tokens, l.o.Budget)}
+		return false, &haltError{statusExhausted, fmt.Sprintf("the token --budget is spent: %d of %d tokens used", st.Tokens, l.o.Budget)}
 	}
 	if role == roleAgent && st.Opener == roleJudge && !st.OpenerAgent {
 		st.OpenerAgent = true // the judge's work order: same iteration
 		return false, nil
 	}
 	if st.Iteration >= l.o.MaxIters {
-		return false, &haltError{ExitExhausted, fmt.Sprintf("--max-iters %d reached before iteration %d could start%s",
+		return false, &haltError{statusExhausted, fmt.Sprintf("--max-iters %d reached before iteration %d could start%s",
 			l.o.MaxIters, st.Iteration+1, l.lastSignals())}
 	}
 	st.Iteration++
@@ -186,13 +186,13 @@ func (l *Loop) begin(ctx context.Context, role string, svc *Service, cctx *cappe
 	}
 	l.replay.liveDone() // a live model call: the run has gone past its journal
 	if err := l.placeSpill(cctx, cs.step); err != nil {
-		return cs, l.halt(ExitInternal, "%s %s: %v", role, svc.Name, err)
+		return cs, l.halt(statusInternal, "%s %s: %v", role, svc.Name, err)
 	}
 	if l.git != nil {
 		cs.ref = CheckpointRef(l.id, cs.step)
 		t, err := l.git.checkpoint(ctx, l.dir, cs.ref, fmt.Sprintf("laserbrain loop %s step %d: %s", l.id, cs.step, what))
 		if err != nil {
-			return cs, l.halt(ExitInternal, "checkpoint %s: %v", what, err)
+			return cs, l.halt(statusInternal, "checkpoint %s: %v", what, err)
 		}
 		cs.tree = t
 	}
@@ -213,7 +213,7 @@ func (l *Loop) setUp(hc interp.HandlerContext, key, kind, role string, argv []st
 	}
 	cctx, err := l.readContext(hc, key)
 	if err != nil {
-		return nil, "", capped{}, l.halt(ExitInternal, "%s %s: %v", role, svc.Name, err)
+		return nil, "", capped{}, l.halt(statusInternal, "%s %s: %v", role, svc.Name, err)
 	}
 	return svc, system, cctx, nil
 }
@@ -252,13 +252,13 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	callDir := filepath.Join(l.dir, "calls", strconv.Itoa(step))
 	if err := l.j.append(Record{Step: step, Phase: "start", Key: key, Kind: recAgent, Argv: argv, Service: svc.Name,
 		Iteration: iteration, Checkpoint: ref, ChildRun: child, Sessions: []string{session}, Spill: cctx.Spill}); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	rec := Record{Step: step, Key: key, Kind: recAgent, Argv: argv, Service: svc.Name, Iteration: iteration,
 		Checkpoint: ref, ChildRun: child, Spill: cctx.Spill}
 	stdout, _, closeRec, err := l.recorders(interp.HandlerContext{Stdout: hc.Stdout}, &rec)
 	if err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	t := turn{svc: svc, role: roleAgent, step: step, callDir: callDir, system: system, session: session,
 		childRun: child, env: execEnv(hc.Env), label: svc.Name}
@@ -290,7 +290,7 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	rec.State = l.st.clone()
 	l.mu.Unlock()
 	if err := l.j.append(rec); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	what := fmt.Sprintf("agent %s exit %d", svc.Name, code)
 	if rec.Noop {
@@ -299,7 +299,7 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	l.event(ctx, fleet.KindTool, "agent:"+svc.Name, code == 0, what, step)
 	if streak > 0 {
 		if streak >= noopLimit {
-			return l.halt(ExitExhausted, "%d agent calls in a row left the tree unchanged while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
+			return l.halt(statusExhausted, "%d agent calls in a row left the tree unchanged while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
 		}
 		l.note("agent %s left the tree unchanged while there was work to do (no-op %d of %d allowed in a row; ignored files do not count)", svc.Name, streak, noopLimit-1)
 	}
@@ -322,12 +322,12 @@ func (l *Loop) settleAgent(ctx context.Context, svc *Service, cs callStart, res 
 	}
 	switch {
 	case res.transport != "":
-		code = ExitTransport
+		code = statusTransport
 		rec.Reason = res.transport
 		l.note("agent %s: %s (exit %d)", svc.Name, res.transport, code)
 	default:
 		if reason := firstNonEmpty(res.escalated, l.escalatedByTool(callDir)); reason != "" {
-			code, rec.Reason = ExitEscalated, reason
+			code, rec.Reason = statusEscalated, reason
 			l.note("agent %s escalated: %s", svc.Name, reason)
 		}
 	}
@@ -500,7 +500,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	defer func() { l.endChild(ctx, jc.child, status) }()
 	if err := l.j.append(Record{Step: jc.step, Phase: "start", Key: key, Kind: recJudge, Argv: argv, Service: svc.Name,
 		Iteration: jc.iteration, Checkpoint: jc.ref, ChildRun: jc.child, Sessions: jc.sessions(), Spill: cctx.Spill, Mode: jc.mode}); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	out, tokens, born, interrupted := l.askJurors(ctx, hc, jc)
 	if interrupted || ctx.Err() != nil {
@@ -516,7 +516,7 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	rendered := l.settleJudge(jc, &out, &rec, tokens, born)
 	if out.code == 0 || out.code == 1 || out.pending {
 		if n, err := l.ledger(jc.step, svc.Name, out); err != nil {
-			return l.halt(ExitInternal, "suggestions ledger: %v", err)
+			return l.halt(statusInternal, "suggestions ledger: %v", err)
 		} else if n > 0 {
 			l.mu.Lock()
 			l.st.Suggestions += n
@@ -621,11 +621,11 @@ func (l *Loop) askJurors(ctx context.Context, hc interp.HandlerContext, jc *judg
 		out.samples = append(out.samples, s)
 		switch {
 		case s.Escalated != "":
-			out.code, out.reason = ExitEscalated, "judge "+svc.Name+" escalated: "+s.Escalated
+			out.code, out.reason = statusEscalated, "judge "+svc.Name+" escalated: "+s.Escalated
 		case s.Error != "":
-			out.code, out.reason = ExitTransport, s.Error
+			out.code, out.reason = statusTransport, s.Error
 		case v == nil:
-			out.code, out.reason = ExitMalformed, fmt.Sprintf("judge %s gave no valid verdict after the one bounce allowed: %s", svc.Name, strings.Join(append(s.Malformed, noVerdictWords(s.NoVerdict)...), "; "))
+			out.code, out.reason = statusMalformed, fmt.Sprintf("judge %s gave no valid verdict after the one bounce allowed: %s", svc.Name, strings.Join(append(s.Malformed, noVerdictWords(s.NoVerdict)...), "; "))
 		default:
 			out.samples[len(out.samples)-1].Passed = v.Passes(jc.ja.pedantic)
 			out.verdicts = append(out.verdicts, *v)
@@ -718,7 +718,7 @@ func (l *Loop) finishJudge(ctx context.Context, hc interp.HandlerContext, jc *ju
 	if rendered != "" {
 		stdout, _, closeRec, err := l.recorders(interp.HandlerContext{Stdout: hc.Stdout}, &rec)
 		if err != nil {
-			return l.halt(ExitInternal, "%v", err)
+			return l.halt(statusInternal, "%v", err)
 		}
 		if stdout != nil {
 			io.WriteString(stdout, rendered)
@@ -730,7 +730,7 @@ func (l *Loop) finishJudge(ctx context.Context, hc interp.HandlerContext, jc *ju
 	rec.State = l.st.clone()
 	l.mu.Unlock()
 	if err := l.j.append(rec); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	l.event(ctx, fleet.KindTool, "verdict:"+jc.svc.Name, out.code == 0 || out.pending, fmt.Sprintf("judge %s exit %d: %s", jc.svc.Name, out.code, rec.Summary), jc.step)
 	return exitStatus(out.code)
