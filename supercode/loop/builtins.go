@@ -596,7 +596,7 @@ func (l *Loop) askJurors(ctx context.Context, hc interp.HandlerContext, jc *judg
 		if svc.Kind == KindCommand && fresh {
 			_ = fsx.WriteFile(transcript, []byte(seedHeader(l.seed)), 0o644)
 		}
-		in := judgePromptIn{instr: jc.ja.instr, ctx: jc.cctx, iteration: jc.iteration, max: l.o.MaxIters, ref: jc.prevRef, refWhat: jc.prevWhat,
+		in := judgePromptIn{instr: jc.ja.instr, ctx: jc.cctx, iteration: jc.iteration, max: l.o.MaxIters, ref: jc.prevRef, refWhat: jc.prevWhat, now: jc.ref,
 			suggestions: string(ledger), command: svc.Kind == KindCommand}
 		if jc.ja.soak > 0 {
 			in.soakAt, in.soakOf = jc.soakBefore+1, jc.ja.soak
