@@ -106,7 +106,9 @@
 // their own directory, checkpoints and drift run. Before every agent and
 // judge call the tree (tracked and untracked, not ignored, through a
 // private index) is committed to refs/laserkit/loop/<run>/<step>; the
-// judge's prompt names the checkpoint of its previous verdict. Prune
+// judge's prompt names the checkpoint of its previous verdict and its own,
+// so git diff A B shows what changed, new untracked files too (git diff A
+// alone reads only the index's files). Prune
 // (`laserbrain loop prune`) removes the checkpoints of runs that are over
 // (SCRIPT ended on its own); those of a resumable run and of a run with no
 // journal in this home only with All; a run a process holds keeps its own

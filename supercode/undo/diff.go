@@ -66,7 +66,7 @@ func (c Change) Summary() string {
 	if len(files) > 0 {
 		s := strings.Join(files, ", ")
 		if c.LostBytes > 0 {
-			s += " (" + sizeText(c.LostBytes) + " lost)"
+			s += " (" + SizeText(c.LostBytes) + " lost)"
 		}
 		parts = append(parts, s)
 	}
@@ -100,7 +100,8 @@ func (m RefMove) Text() string {
 	return m.Name + " moved"
 }
 
-func sizeText(n int64) string {
+// SizeText is a byte count in words: "40.0 KiB".
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

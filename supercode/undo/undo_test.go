@@ -76,7 +76,7 @@ func TestUndoBringsBackWhatEachFormDestroyed(t *testing.T) {
 				if k == undo.KindCall {
 					in.Call, in.Tool, in.What = "toolu_"+name, "Bash", script
 				}
-				if _, _, err := st.Capture(ctx, dir, in); err != nil {
+				if _, err := st.Capture(ctx, dir, in); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -85,7 +85,7 @@ func TestUndoBringsBackWhatEachFormDestroyed(t *testing.T) {
 				t.Fatalf("%s destroyed nothing in the fixture: the test would prove nothing", script)
 			}
 			in.Kind, in.Call, in.What = undo.KindEnd, "", ""
-			if _, _, err := st.Capture(ctx, dir, in); err != nil {
+			if _, err := st.Capture(ctx, dir, in); err != nil {
 				t.Fatal(err)
 			}
 			recs, err := st.Records(run)
