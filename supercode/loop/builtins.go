@@ -113,23 +113,36 @@ func (l *Loop) placeSpill(c *capped, step int) error {
 	return nil
 }
 
-// openIteration counts a model call against --max-iters (see state) and
-// --budget; over either, the run stops. The caller holds l.mu. opened
-// reports whether the call opens an iteration.
+// openIteration counts a model call against --max-iters and --budget;
+// over either, the run stops. The caller holds l.mu. A judge call starts
+// the next iteration (--max-iters N gives the judge N looks); an agent
+// call belongs to the iteration it runs in, the pre-judge repairs to the
+// implicit iteration 0, and at most N agent calls that are not a judge's
+// work order run between two looks, so a ./ci that never goes green
+// stops too. opened reports whether the call opens a round of the drift
+// run (see state).
 func (l *Loop) openIteration(role string) (opened bool, stop *haltError) {
 	st := l.st
 	if l.o.Budget > 0 && st.Tokens >= l.o.Budget {
 		return false, &haltError{statusExhausted, fmt.Sprintf("the token --budget is spent: %d of %d tokens used", st.Tokens, l.o.Budget)}
 	}
 	if role == roleAgent && st.Opener == roleJudge && !st.OpenerAgent {
-		st.OpenerAgent = true // the judge's work order: same iteration
+		st.OpenerAgent = true // the judge's work order: same round
 		return false, nil
 	}
-	if st.Iteration >= l.o.MaxIters {
-		return false, &haltError{statusExhausted, fmt.Sprintf("--max-iters %d reached before iteration %d could start%s",
-			l.o.MaxIters, st.Iteration+1, l.lastSignals())}
+	switch {
+	case role == roleJudge && st.Iteration >= l.o.MaxIters:
+		return false, &haltError{statusExhausted, fmt.Sprintf("--max-iters %d reached: the judge has had its %s, look %d could not start%s",
+			l.o.MaxIters, text.Plural(l.o.MaxIters, "look"), st.Iteration+1, l.lastSignals())}
+	case role == roleAgent && st.Repairs >= l.o.MaxIters:
+		return false, &haltError{statusExhausted, fmt.Sprintf("--max-iters %d reached: %s in iteration %d without a judge look, another could not start%s",
+			l.o.MaxIters, text.Plural(st.Repairs, "agent call"), st.Iteration, l.lastSignals())}
+	case role == roleJudge:
+		st.Iteration++
+		st.Repairs = 0
+	default:
+		st.Repairs++
 	}
-	st.Iteration++
 	st.Opener, st.OpenerAgent = role, role == roleAgent
 	st.IterCI, st.PendingCI = st.PendingCI, nil
 	return true, nil
@@ -158,7 +171,7 @@ func (l *Loop) lastSignals() string {
 // callStart is how a model call began.
 type callStart struct {
 	step   int
-	opened bool   // the call opened an iteration
+	opened bool   // the call opened a round of the drift run
 	st     *state // the state it began from (a copy)
 	ref    string // its checkpoint ("" outside git)
 	tree   string // the tree checkpointed
