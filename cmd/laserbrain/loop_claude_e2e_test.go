@@ -84,7 +84,7 @@ func TestClaudeLoopReference(t *testing.T) {
 		t.Fatalf("the verdict tool answered is_error=%v %q", tr.IsError, tr.Text)
 	}
 	if strings.Count(r.Stderr, "Ran laserbrain loop") != 1 ||
-		!strings.Contains(r.Stderr, "Exit 0 after 2 iterations (1 agent fix, 1 judge judge, 1 agent task), judge soak 1/1.") ||
+		!strings.Contains(r.Stderr, "Exit 0 after 1 iteration (1 agent fix, 1 judge judge, 1 agent task), judge soak 1/1.") ||
 		!strings.Contains(r.Stderr, `Final verdict: "The parser is in place and CI passes."`) {
 		t.Fatalf("summary:\n%s", r.Stderr)
 	}
