@@ -337,7 +337,7 @@ func runUndoPrune(ctx context.Context, opts *undoPruneOptions) error {
 // runs (after pruning the work tree's old checkpoints to the project
 // policy's bounds; a work tree's first checkpoint copies it whole, so the
 // agent's hooks then pay only for what changes), and at the end, where
-// what the agent's last call changed is recorded on the run. A checkpoint
+// a loss of the agent's last call is recorded on the run. A checkpoint
 // that cannot be taken is said on w; the run goes on.
 func runCheckpoint(w io.Writer, sup *agentrun.Tracker) func(context.Context, fleet.Run, bool) {
 	return func(ctx context.Context, r fleet.Run, end bool) {
@@ -367,11 +367,13 @@ func runCheckpoint(w io.Writer, sup *agentrun.Tracker) func(context.Context, fle
 			fmt.Fprintf(w, "laserbrain run: no undo checkpoint at the run's %s: %v\n", in.Kind, err)
 			return
 		}
-		if end && got.BeforeRun == r.ID && !got.Change.Empty() {
-			loss, _ := set.Loss(got.Change)
+		if !end || got.Record.Changed == nil {
+			return
+		}
+		if loss, lost := set.Loss(*got.Record.Changed); lost {
 			c := agentrun.Caller{Run: r.ID, Agent: r.Agent, Dir: r.Dir}
-			if err := hook.RecordChange(ctx, sup, c, r.ID, got.Before, got.Change, loss); err != nil {
-				fmt.Fprintf(w, "laserbrain run: what the last call changed could not be recorded on the run: %v\n", err)
+			if err := hook.RecordLoss(ctx, sup, c, r.ID, got.Before, *got.Record.Changed, loss); err != nil {
+				fmt.Fprintf(w, "laserbrain run: the loss of the last call could not be recorded on the run: %v\n", err)
 			}
 		}
 	}

@@ -181,16 +181,15 @@ const (
 	// permission prompt, an idle prompt); Name is the client's kind for
 	// it, Text its message. The run waits until its next event.
 	KindWaiting = "waiting"
-	// KindChange: what a call changed in the work tree, read off its undo
-	// checkpoint and the next (Result is a ChangeResult); OK is false when
-	// it deleted or overwrote more than the project policy lets go
-	// unreported.
-	KindChange = "change"
+	// KindLoss: a call deleted or overwrote more of the work tree than the
+	// project policy lets go unreported, read off its undo checkpoint and
+	// the next (Result is a LossResult).
+	KindLoss = "loss"
 )
 
-// ChangeResult is the Result of a KindChange event: what the call changed
-// and the command that takes it back.
-type ChangeResult struct {
+// LossResult is the Result of a KindLoss event: what the call changed and
+// the command that takes it back.
+type LossResult struct {
 	// Call is the call's id (its checkpoint's #N when it has none), Tool
 	// its tool and What its command lines or files.
 	Call string `json:"call"`
@@ -204,8 +203,8 @@ type ChangeResult struct {
 	Deleted   int      `json:"deleted,omitempty"`
 	LostBytes int64    `json:"lost_bytes,omitempty"`
 	Refs      []string `json:"refs,omitempty"`
-	// Loss says what it lost past the policy's threshold ("" within it).
-	Loss string `json:"loss,omitempty"`
+	// Loss says what it lost past the policy's threshold.
+	Loss string `json:"loss"`
 	// Undo is the command that goes back to before the call.
 	Undo string `json:"undo"`
 }

@@ -24,12 +24,12 @@ const CheckpointBudget = 2 * time.Second
 // checkpoint is pre-tool-use's step before the gate decides, whatever it
 // decides: before a call that may write (anything but a read or our own
 // tools), the caller's work tree is checkpointed for its run
-// (supercode/undo), with the named data the project policy lists. What the
-// run's previous call changed comes out of it and is recorded on the run
-// (a KindChange event, with the command that takes it back); a call that
-// deleted or overwrote more than the policy's threshold is reported to
-// laserbrain run, which under --halt-on-loss stops the agent here: the
-// answer is then a refusal (stop). A checkpoint that cannot be taken costs
+// (supercode/undo), with the named data the project policy lists; the
+// checkpoint keeps what the run's previous call changed. A call that
+// deleted or overwrote more than the policy's threshold is recorded on the
+// run for the supervisor (a KindLoss event, with the command that takes it
+// back) and reported to laserbrain run, which under --halt-on-loss stops
+// the agent here: the answer is then a refusal (stop). A checkpoint that cannot be taken costs
 // the call nothing but the undo point: it is logged.
 func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Reply, bool, error) {
 	getenv := os.Getenv
@@ -70,13 +70,15 @@ func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Repl
 		h.log(fmt.Sprintf("laserbrain hook %s: no undo checkpoint before %s: %v", PreToolUse, e.Tool.Name, err))
 		return client.Reply{}, false, nil
 	}
-	if got.Again || got.BeforeRun != run || got.Change.Empty() {
+	if got.Again || got.Record.Changed == nil {
 		return client.Reply{}, false, nil
 	}
-	loss, lost := undo.SettingsOf(pol.Undo).Loss(got.Change)
-	h.recordChange(ctx, c, run, got.Before, got.Change, loss)
+	loss, lost := undo.SettingsOf(pol.Undo).Loss(*got.Record.Changed)
 	if !lost {
 		return client.Reply{}, false, nil
+	}
+	if err := RecordLoss(ctx, h.Tracker, c, run, got.Before, *got.Record.Changed, loss); err != nil {
+		h.log(fmt.Sprintf("laserbrain hook %s: the loss of call %s could not be recorded on the run: %v", PreToolUse, ChangeCall(got.Before), err))
 	}
 	if reason := h.Tracker.ReportLoss(fmt.Sprintf("call %s (%s) %s", ChangeCall(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
 		return deny(reason), true, nil
@@ -107,30 +109,22 @@ func UndoCommand(run string, r undo.Record) string {
 	return fmt.Sprintf("laserbrain undo --run %s --to %s", run, ChangeCall(r))
 }
 
-// recordChange records on the run what the call a checkpoint stood
-// before changed (loss: what it lost past the threshold), best effort.
-func (h *Handler) recordChange(ctx context.Context, c agentrun.Caller, run string, before undo.Record, ch undo.Change, loss string) {
-	if err := RecordChange(ctx, h.Tracker, c, run, before, ch, loss); err != nil {
-		h.log(fmt.Sprintf("laserbrain hook %s: what call %s changed could not be recorded on the run: %v", PreToolUse, ChangeCall(before), err))
-	}
-}
-
-// RecordChange records on the run, as a KindChange event, what the call a
-// checkpoint stood before changed and how to undo it; loss says what it
-// lost past the policy's threshold ("" within it). The run is opened when
-// the caller has none yet.
-func RecordChange(ctx context.Context, sup *agentrun.Tracker, c agentrun.Caller, run string, before undo.Record, ch undo.Change, loss string) error {
-	r, found, err := sup.Find(ctx, c)
+// RecordLoss records on the run, as a KindLoss event for the supervisor,
+// that the call a checkpoint stood before deleted or overwrote more than
+// the policy's threshold (loss says what), and how to undo it. The run is
+// opened when the caller has none yet.
+func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, run string, before undo.Record, ch undo.Change, loss string) error {
+	r, found, err := tr.Find(ctx, c)
 	if err != nil {
 		return err
 	}
 	if !found {
-		if r, err = sup.Open(ctx, c); err != nil {
+		if r, err = tr.Open(ctx, c); err != nil {
 			return err
 		}
 	}
-	res := fleet.ChangeResult{Call: ChangeCall(before), Tool: before.Tool, What: before.What, Summary: ch.Summary(),
-		Added: len(ch.Added), Modified: len(ch.Modified), Deleted: len(ch.Deleted), LostBytes: ch.LostBytes,
+	res := fleet.LossResult{Call: ChangeCall(before), Tool: before.Tool, What: before.What, Summary: ch.Summary(),
+		Added: ch.Files.Added, Modified: ch.Files.Modified, Deleted: ch.Files.Deleted, LostBytes: ch.LostBytes,
 		Loss: loss, Undo: UndoCommand(run, before)}
 	for _, m := range ch.Refs {
 		res.Refs = append(res.Refs, m.Text())
@@ -139,16 +133,12 @@ func RecordChange(ctx context.Context, sup *agentrun.Tracker, c agentrun.Caller,
 	if err != nil {
 		return err
 	}
-	st, err := sup.Fleet()
+	st, err := tr.Fleet()
 	if err != nil {
 		return err
 	}
-	ok := loss == ""
-	text := res.Summary + " — undo: " + res.Undo
-	if !ok {
-		text = "loss: " + loss + "; " + text
-	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: fmt.Sprintf("change:%s:%d", run, before.Seq), At: time.Now().UTC(),
-		Kind: fleet.KindChange, Name: before.Tool, OK: &ok, Result: raw, Text: text})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: fmt.Sprintf("loss:%s:%d", run, before.Seq), At: time.Now().UTC(),
+		Kind: fleet.KindLoss, Name: before.Tool, OK: new(bool), Result: raw,
+		Text: fmt.Sprintf("call %s %s — undo: %s", res.Call, loss, res.Undo)})
 	return err
 }

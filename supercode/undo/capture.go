@@ -78,6 +78,10 @@ func (s *Store) take(ctx context.Context, r *repoStore, in Input) (Captured, err
 		return Captured{}, err
 	}
 	rec.Kind, rec.At, rec.Call, rec.Tool, rec.What = in.Kind, nowUTC(), in.Call, in.Tool, text.Clip(in.What, maxWhat)
+	if st.LastRun == in.Run && st.Last.Seq > 0 && !ch.Empty() {
+		kept := ch.Capped()
+		rec.Changed, rec.Since = &kept, st.Last.Seq
+	}
 	if err := s.appendRecord(in.Run, &rec); err != nil {
 		return Captured{}, err
 	}
@@ -130,11 +134,12 @@ func (r *repoStore) snapshot(ctx context.Context, stp *state, include []string) 
 	}
 	var ch Change
 	if prev.Tree != "" {
-		if ch, err = r.changeSince(ctx, prev, paths, refs, refsID, stashID, include); err != nil {
+		if ch, err = r.changeSince(prev, paths, refs, refsID, stashID, include); err != nil {
 			return Record{}, Change{}, err
 		}
 		ch.Index = index != prev.Index
 	}
+	_ = os.Remove(r.indexPath() + ".prev")
 	st.Tree, st.Index, st.Refs, st.Stash = tree, index, refsID, stashID
 	*stp = st
 	return Record{Repo: r.repo.Top, Key: r.key, Tree: tree, Index: index, Refs: refsID, Stash: stashID,
@@ -313,6 +318,11 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 			force = append(force, p)
 		}
 	}
+	// The index as it was, for what the changed paths held (git replaces
+	// the file whole, through a rename: the link keeps the old one).
+	prev := r.indexPath() + ".prev"
+	_ = os.Remove(prev)
+	_ = os.Link(r.indexPath(), prev)
 	var changed []string
 	g := r.tree()
 	if len(force) > 0 {

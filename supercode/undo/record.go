@@ -57,6 +57,12 @@ type Record struct {
 	Stash string `json:"stash,omitempty"`
 	// Data are the ignored paths the project policy named for it.
 	Data []string `json:"data,omitempty"`
+	// Changed is what changed since checkpoint #Since of the same run, the
+	// work tree's previous one: what the call it stood before did (its
+	// paths capped at MaxListed a kind). nil when the previous checkpoint
+	// of the work tree was another run's.
+	Changed *Change `json:"changed,omitempty"`
+	Since   int     `json:"since,omitempty"`
 	// Note says what the checkpoint could not record.
 	Note string `json:"note,omitempty"`
 }

@@ -21,6 +21,9 @@ func (s *Store) Changes(ctx context.Context, recs []Record, i int) (Change, erro
 	if recs[i].Same(recs[i+1]) {
 		return Change{}, nil
 	}
+	if next := recs[i+1]; next.Changed != nil && next.Since == recs[i].Seq && next.Changed.Whole() {
+		return *next.Changed, nil
+	}
 	return s.Diff(ctx, recs[i], recs[i+1])
 }
 

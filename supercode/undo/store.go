@@ -86,7 +86,9 @@ func (r *repoStore) own(env ...string) gitRun {
 // tree is git on the store's repository with the work tree and the private
 // index: what snapshots and restores the files.
 func (r *repoStore) tree() gitRun {
-	return r.own("GIT_WORK_TREE="+r.repo.Top, "GIT_INDEX_FILE="+r.indexPath())
+	g := r.own("GIT_WORK_TREE="+r.repo.Top, "GIT_INDEX_FILE="+r.indexPath())
+	g.dir = r.repo.Top // paths are the work tree's, from its top
+	return g
 }
 
 // theirs is git on the work tree's own repository.
