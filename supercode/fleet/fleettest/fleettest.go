@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/childtest"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -222,7 +223,7 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 	t.Run("authorizations", func(t *testing.T) {
 		s := open(t)
 		a := fleet.Authorization{ID: "au1", Fleet: "f", Action: "npm   publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
-		a.Action = fleet.NormalizeAction(a.Action)
+		a.Action = operator.ActionKey(a.Action)
 		if err := Grant(ctx, s, a); err != nil {
 			t.Fatal(err)
 		}
