@@ -93,7 +93,7 @@ After a signal the step in flight is killed and the journal left intact:
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Goal, "goal", "", "the loop's goal, the ground of its own drift run (default: SCRIPT to a verified fixpoint)")
-	fl.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "stop before iteration N+1 starts (a pass on iteration N is a success)")
+	fl.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "the judge looks at most N times (iteration N+1 never starts; a pass on look N is a success); repairs before the first look are iteration 0, and at most N agent calls run between two looks")
 	fl.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens, as the services report them (0: no limit)")
 	fl.DurationVar(&opts.Timeout, "timeout", loop.DefaultTimeout, "stop after this much wall-clock time")
 	fl.StringVar(&opts.resume, "resume", "", "go on with run RUN from its last completed step")
@@ -134,8 +134,12 @@ func runLoop(opts *loopOptions) error {
 		return cli.Usagef("-c TEXT is SCRIPT: put its arguments after -- (laserbrain loop -c TEXT -- ARGS...)")
 	case opts.inline != "":
 		o.Inline, o.Args = opts.inline, args
-	case opts.resume != "" && (dash > 0 || dash < 0 && len(args) > 0):
-		return cli.Usagef("--resume %s takes no SCRIPT: the run replays its own copy", opts.resume)
+	case opts.resume != "" && (dash >= 0 || len(args) > 1):
+		return cli.Usagef("--resume %s goes on with the run's own arguments: give SCRIPT alone (laserbrain loop [SCRIPT] --resume %s)", opts.resume, opts.resume)
+	case opts.resume != "" && len(args) == 1:
+		// The seed's form, /run SCRIPT --resume ID: SCRIPT must be
+		// the run's own copy.
+		o.Script = args[0]
 	case opts.resume == "" && (len(args) == 0 || dash == 0):
 		return cli.Usagef("no SCRIPT given (laserbrain loop SCRIPT [flags] [-- ARGS...])")
 	case opts.resume == "" && dash < 0 && len(args) > 1:

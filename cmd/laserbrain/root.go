@@ -33,6 +33,7 @@ var commands = []struct {
 	{groupAgents, "run", cmdOf(newRunCmd)},
 	{groupAgents, "loop", cmdOf(newLoopCmd)},
 	{groupAgents, "supervise", cmdOf(newSuperviseCmd)},
+	{groupAgents, "undo", cmdOf(newUndoCmd)},
 	{groupAgents, "authorize", cmdOf(newAuthorizeCmd)},
 	{groupAgents, "ui", cmdOf(newUICmd)},
 	{groupAgents, "hook", newHookCmd},

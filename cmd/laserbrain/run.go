@@ -145,6 +145,15 @@ opencode run, cline --json, copilot -p), or with --unattended. With nobody there
 a match only in data goes ahead with a note, code or a command it cannot
 read is refused with what to do instead (operator/POLICY.md).
 
+Before every call that may write, whatever the gate answers, the hooks take
+an undo checkpoint of the work tree (and run one before the agent starts and
+one after it ends): laserbrain undo --run RUN --last goes back to before the
+last call that changed something, --list shows what each call changed. A
+call that deleted or overwrote more than the project policy's threshold
+(undo.loss_files, default 20 files; undo.loss_bytes, default 1 MiB) is
+recorded on the run for the supervisor; with --halt-on-loss it stops the
+agent there, as a limit does.
+
 Runaway limits stop the agent, each journaled on the run with its reason
 and named in the summary, and run then exits 4: --timeout (wall-clock,
 default 6h), --max-tool-calls (default 1000) and --max-checks-off-ground
@@ -195,6 +204,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 	cmd.Flags().DurationVar(&opts.limits.Timeout, "timeout", agentrun.DefaultRunTimeout, "stop the agent after this much wall-clock time (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxToolCalls, "max-tool-calls", agentrun.DefaultMaxToolCalls, "refuse tool call N+1 and stop the agent (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxOffGround, "max-checks-off-ground", agentrun.DefaultMaxOffGround, "stop the agent after N drifting checks in a row (0: no limit)")
+	cmd.Flags().BoolVar(&opts.limits.HaltOnLoss, "halt-on-loss", false, "stop the agent at a call that deleted or overwrote more than the project policy's undo threshold (laserbrain undo takes it back)")
 	cmd.Flags().DurationVar(&opts.grace, "grace", agentrun.DefaultStopGrace, "how long an agent past --max-tool-calls or --max-checks-off-ground has to end its turn before SIGTERM")
 	cmd.Flags().StringVar(&opts.coverage, "coverage", "", "hold the agent to coverage: on (the default), off, or reference (the Python reference's gate)")
 	cmd.Flags().StringVar(&opts.floor, "coverage-floor", "", "the share of steps that must be checks, 0 to 1, once the run has 8 steps (default: none)")
@@ -205,7 +215,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 	cli.CompleteFlag(cmd, "coverage", cli.Values(string(coverage.On), string(coverage.Off), string(coverage.Reference)))
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
-		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (the summary names it)"},
+		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls, --max-checks-off-ground or --halt-on-loss (the summary names it)"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},
 		cli.ExitDoc{Code: cli.ExitSetup}, cli.ExitDoc{Code: cli.ExitNotRunnable}, cli.ExitDoc{Code: cli.ExitNotFound},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N killed the agent"})
@@ -247,6 +257,7 @@ func runRun(opts *runOptions) error {
 	}
 	sup := opts.Tracker()
 	defer sup.Close()
+	so.Checkpoint = runCheckpoint(opts.IO.ErrOut, sup)
 	confined := false // set below, once the confinement is known
 	prepareClient(ctx, &so, self, &confined)
 	started, stopTree := superviseTree()

@@ -64,7 +64,7 @@ var ExitCodes = []ExitCode{
 	{ExitOCA, "ocaRequired", "ponder", "PONDER_OCA=on and OCA is unusable (nothing was written), or an OCA write failed after the local work was done", nil},
 	{ExitEscalated, "escalated", "laserbrain loop", "an agent or judge escalated to a person", nil},
 	{ExitExhausted, "exhausted", "laserbrain loop", "--max-iters, --budget or --timeout ran out, or two agent calls in a row changed nothing (resumable)", nil},
-	{ExitExhausted, "exhausted", "laserbrain run", "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (journaled on the run, named in the summary)", nil},
+	{ExitExhausted, "exhausted", "laserbrain run", "a runaway limit stopped the agent: --timeout, --max-tool-calls, --max-checks-off-ground or --halt-on-loss (journaled on the run, named in the summary)", nil},
 	{ExitTransport, "transport", "laserbrain loop", "a service failed, could not start, or crashed (the reference loop passes a builtin's 5, 6 and 7 on as they are)", nil},
 	{ExitMalformed, "malformed", "laserbrain loop", "a judge gave no valid verdict after the one bounce allowed", nil},
 	{ExitConfig, "config", "laserbrain loop", "agents.conf or SCRIPT is invalid; a service unknown, disabled, or its program not found; ./ci missing or not executable; a --resume that cannot go on", nil},

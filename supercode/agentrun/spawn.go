@@ -87,6 +87,11 @@ type SpawnOptions struct {
 	// DefaultStopGrace).
 	Limits fleet.Limits
 	Grace  time.Duration
+	// Checkpoint, when set, is called with the registered run before the
+	// agent starts and (end) after it exited, before the run is closed:
+	// laserbrain run takes its undo checkpoints there. (A function, so
+	// that the gate, which links this package, links no more of them.)
+	Checkpoint func(ctx context.Context, run fleet.Run, end bool)
 }
 
 // SpawnResult is how the run ended.
@@ -232,6 +237,9 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
 	}
+	if o.Checkpoint != nil {
+		o.Checkpoint(ctx, run, false)
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
 	defer signal.Stop(sigs)
@@ -276,6 +284,9 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 		return SpawnResult{}, &SpawnError{SpawnNotRunnable, fmt.Errorf("waiting for the agent: %w", werr)}
 	}
 
+	if o.Checkpoint != nil {
+		o.Checkpoint(ctx, run, true)
+	}
 	res := SpawnResult{ExitCode: code}
 	why := ""
 	if lim != nil {

@@ -17,15 +17,16 @@ import (
 )
 
 // preToolUse gates one tool call in one straight line: the runaway limit,
-// laserbrain's own tools let through, the halt, coverage (one call:
-// coverageGate), then the event (one type for every client,
-// supercode/client) is read into the operator's analysis — a write tool's
-// files, or each shell command of the call —, the gate answers it
-// (gate.Check: the analysis, who is there, the project policy, and the
-// run's state and a person's authorizations when the answer depends on
-// them), the decision is recorded once on the caller's run, and answered.
-// A call with several commands (Cline's run_commands) has each decided:
-// the first refused refuses the call.
+// laserbrain's own tools let through, the halt, the undo checkpoint (a
+// step of its own, checkpoint.go, taken whatever is decided after),
+// coverage (one call: coverageGate), then the event (one type for every
+// client, supercode/client) is read into the operator's analysis — a
+// write tool's files, or each shell command of the call —, the gate
+// answers it (gate.Check: the analysis, who is there, the project policy,
+// and the run's state and a person's authorizations when the answer
+// depends on them), the decision is recorded once on the caller's run,
+// and answered. A call with several commands (Cline's run_commands) has
+// each decided: the first refused refuses the call.
 func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Reply, error) {
 	if reason := h.Tracker.LimitToolCall(toolName(e), e.ToolUseID); reason != "" {
 		return deny(reason), nil
@@ -49,6 +50,10 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Repl
 		if abs, err := filepath.Abs(e.Cwd); err == nil {
 			e.Cwd = abs
 		}
+	}
+	// The undo checkpoint: a step of its own before anything decides.
+	if ans, stop, err := h.checkpoint(ctx, e); stop || err != nil {
+		return ans, err
 	}
 	warned, stop, err := h.coverageGate(ctx, e)
 	if stop || err != nil {

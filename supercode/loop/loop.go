@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -66,7 +67,7 @@ const (
 
 // Options are one `laserbrain loop` invocation.
 type Options struct {
-	Script string // SCRIPT (ignored with Resume: the run's own copy is replayed)
+	Script string // SCRIPT; with Resume, when given, it must hold the bytes of the run's own copy, which is replayed
 	// Inline is SCRIPT's text itself (laserbrain loop -c TEXT), in place
 	// of a file; the run is named "-c".
 	Inline string
@@ -301,9 +302,6 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		if err := fleet.ValidateRunID(o.Resume); err != nil {
 			return nil, fail(KindUsage, "--resume: %v", err)
 		}
-		if o.Script != "" {
-			return nil, fail(KindUsage, "--resume %s takes no SCRIPT: the run replays its own copy", o.Resume)
-		}
 		l.id, l.dir = o.Resume, filepath.Join(home, o.Resume)
 		m, err := readMeta(l.dir)
 		if errors.Is(err, os.ErrNotExist) {
@@ -323,6 +321,9 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		}
 		if sum := sha256.Sum256(script); hex.EncodeToString(sum[:]) != m.ScriptSum {
 			return nil, fail(KindConfig, "--resume %s: the run's copy of SCRIPT was changed since it started", o.Resume)
+		}
+		if err := sameScript(o.Script, script, l.dir); err != nil {
+			return nil, fail(KindUsage, "%s --resume %s: %v", o.Script, o.Resume, err)
 		}
 		l.o.Settings = mergeSettings(m.Settings, o.Settings, o.Set)
 		l.o.Args = m.Args
@@ -807,4 +808,21 @@ func (l *Loop) key(pos syntax.Pos) string {
 	defer l.mu.Unlock()
 	l.posCount[p]++
 	return fmt.Sprintf("%s#%d", p, l.posCount[p])
+}
+
+// sameScript checks a SCRIPT named with --resume: the run replays its own
+// copy, so the file must hold the same bytes ("" names none).
+func sameScript(path string, own []byte, dir string) error {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read SCRIPT: %w", err)
+	}
+	if !bytes.Equal(b, own) {
+		return fmt.Errorf("SCRIPT is not the run's own copy (%s differs from %s): resume with the script the run started with, or without SCRIPT (laserbrain loop --resume RUN replays the copy)",
+			path, filepath.Join(dir, "script.sh"))
+	}
+	return nil
 }
