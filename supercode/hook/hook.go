@@ -208,7 +208,7 @@ func reply(ad client.Adapter, ev client.EventName, a client.Reply) Output {
 // log and go on in an observer.
 func (h *Handler) failed(ev client.EventName, err error) client.Reply {
 	if ev == PreToolUse {
-		return client.Reply{Decision: client.Deny, Reason: "guard error: " + err.Error()}
+		return deny("guard error: " + err.Error())
 	}
 	msg := fmt.Sprintf("laserbrain hook %s: %v", ev, err)
 	h.log(msg)
@@ -398,7 +398,7 @@ func delegate(ctx context.Context, ev client.EventName, c client.Name, format st
 		ad, _ = client.For(client.Claude, "")
 	}
 	fail := func(msg string) int {
-		a := client.Reply{Decision: client.Deny, Reason: "guard error: " + msg}
+		a := deny("guard error: " + msg)
 		if ev != PreToolUse {
 			a = client.Reply{Log: fmt.Sprintf("laserbrain hook %s: %s", ev, msg)}
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/childtest"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -166,8 +168,7 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 
 	t.Run("events are idempotent on their id", func(t *testing.T) {
 		s := open(t)
-		yes := true
-		e := fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "hi"}
+		e := fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "hi"}
 		for i, want := range []bool{true, false} {
 			added, err := s.AppendEvent(ctx, "r", e)
 			if err != nil || added != want {
@@ -178,7 +179,7 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 			t.Fatal(err)
 		}
 		evs, err := s.Events(ctx, "r")
-		if err != nil || len(evs) != 2 || evs[0].ID != "post:toolu_1" || evs[0].OK == nil || !*evs[0].OK || evs[1].ID == "" {
+		if err != nil || len(evs) != 2 || evs[0].ID != "post:toolu_1" || evs[0].OK != laserbrain.OKTrue || evs[1].ID == "" {
 			t.Fatalf("Events = %+v, %v", evs, err)
 		}
 		if evs, err := s.Events(ctx, "none"); err != nil || len(evs) != 0 {
@@ -186,10 +187,37 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 		}
 	})
 
+	t.Run("a gate event keeps its answer's word and its ok", func(t *testing.T) {
+		s := open(t)
+		words := []string{"allow", "ask", "deny"}
+		oks := []laserbrain.OK{laserbrain.OKTrue, laserbrain.OKUnknown, laserbrain.OKFalse}
+		for i, a := range []operator.Answer{operator.Allow, operator.Ask, operator.Deny} {
+			res, err := json.Marshal(fleet.GateResult{Decision: a, Labels: []string{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.AppendEvent(ctx, "g", fleet.RunEvent{ID: "gate:" + words[i], At: t0, Kind: fleet.KindGate, OK: oks[i], Result: res}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		evs, err := s.Events(ctx, "g")
+		if err != nil || len(evs) != 3 {
+			t.Fatalf("Events = %+v, %v", evs, err)
+		}
+		for i, e := range evs {
+			var raw map[string]any
+			if err := json.Unmarshal(e.Result, &raw); err != nil || raw["decision"] != words[i] {
+				t.Errorf("%s: the stored decision is %v (%v), want %q", e.ID, raw["decision"], err, words[i])
+			}
+			if res, ok := fleet.ReadGateResult(e.Result); !ok || res.Decision.String() != words[i] || e.OK != oks[i] {
+				t.Errorf("%s reads back as %+v (%v), ok %v; want %s, ok %v", e.ID, res, ok, e.OK, words[i], oks[i])
+			}
+		}
+	})
+
 	t.Run("a batch of events is recorded in order, once per id", func(t *testing.T) {
 		s := open(t)
-		yes := true
-		if _, err := s.AppendEvent(ctx, "b", fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
+		if _, err := s.AppendEvent(ctx, "b", fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue}); err != nil {
 			t.Fatal(err)
 		}
 		batch := []fleet.RunEvent{
@@ -539,7 +567,7 @@ func runHalts(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 // however many writers append at once.
 func runJournal(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 	ctx := context.Background()
-	t.Run("voice", func(t *testing.T) {
+	t.Run("messages", func(t *testing.T) {
 		s := open(t)
 		say := func(m fleet.Message) bool {
 			t.Helper()
@@ -611,7 +639,7 @@ func runJournal(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time)
 		}
 	})
 
-	t.Run("voice delivers each message once under contention", func(t *testing.T) {
+	t.Run("messages are delivered once each under contention", func(t *testing.T) {
 		s := open(t)
 		const n, readers = 40, 8
 		var wg sync.WaitGroup
