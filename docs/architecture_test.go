@@ -82,7 +82,7 @@ func TestArchitecturePictureHolds(t *testing.T) {
 				continue
 			}
 			if rq, ok := row[q]; ok && rq <= r {
-				t.Errorf("%s (row %d) imports %s (row %d): the picture has it below", p, r+1, q, rq+1)
+				t.Errorf("%s (row %d) imports %s (row %d): the picture must put it on a lower row", p, r+1, q, rq+1)
 			}
 		}
 	}
@@ -97,8 +97,8 @@ func TestArchitecturePictureHolds(t *testing.T) {
 // vendored code, the generator, the docs and scripts, and the packages
 // that exist only for tests.
 func left(p string) bool {
-	for _, prefix := range []string{"internal/", "third_party/", "gen", "docs", "scripts/"} {
-		if strings.HasPrefix(p, prefix) {
+	for _, dir := range []string{"internal", "third_party", "gen", "docs", "scripts"} {
+		if p == dir || strings.HasPrefix(p, dir+"/") {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/operator/shell"
 
 	"encoding/json"
@@ -121,7 +122,7 @@ func TestCarveOutIsNarrow(t *testing.T) {
 func TestDepthLimitFailsClosed(t *testing.T) {
 	cmd := "ls"
 	for i := 0; i <= shell.MaxDepth; i++ {
-		cmd = "eval " + shellQuote(cmd)
+		cmd = "eval " + shellquote.Word(cmd)
 	}
 	r := classify(cmd)
 	if r.Reversible || r.Decision != Ask || !strings.Contains(r.Why, "nesting deeper than 5") {
@@ -132,5 +133,3 @@ func TestDepthLimitFailsClosed(t *testing.T) {
 		t.Fatalf("depth 5: %+v", r)
 	}
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -6,7 +6,7 @@ import (
 	"github.com/laserkit/laserkit/operator/shell"
 )
 
-// The publishers and deployers of issue 24 whose tool cannot run here
+// The publishers and deployers whose tool cannot run here
 // (helm, terragrunt, gh, vercel, twine, uv, pnpm: none is served by the
 // registries this machine reaches, and docker has no daemon), read from
 // each tool's documented command line: global options and their values

@@ -9,12 +9,11 @@ import (
 	"testing"
 )
 
-// The (role × presence) → answer table, as issue 18 states it: an executed
+// The (role × presence) → answer table, written out by hand: an executed
 // action is denied whoever is there; with a person there (or nobody
 // saying), anything else unclear is asked; with nobody there, a match only
 // in data goes ahead (noted), code and unreadable commands are denied. A
-// dry run, on which the issue is silent, goes ahead noted like data: it
-// changes nothing.
+// dry run goes ahead noted like data: it changes nothing.
 func TestRoleAnswerTable(t *testing.T) {
 	want := map[shell.Where][3]string{ // unknown, attended, unattended
 		shell.Executed:   {"deny", "deny", "deny"},

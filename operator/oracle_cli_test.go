@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // The deployers' oracle: the real terraform against a local state (a
@@ -75,7 +77,7 @@ func TestCLIOracle(t *testing.T) {
 				t.Logf("SKIPPED: %q: terraform is not installed", c.cmd)
 				continue
 			}
-			skipOrFailf(t, "%q: %s does not work here (docker: Debian's docker.io, the client is enough; kubectl: Debian's kubernetes-client)", c.cmd, c.tool)
+			testenv.SkipPartOrFail(t, "%q: %s does not work here (docker: Debian's docker.io, the client is enough; kubectl: Debian's kubernetes-client)", c.cmd, c.tool)
 			continue
 		}
 		dir := filepath.Join(root, fmt.Sprintf("run%d", i))

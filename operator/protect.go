@@ -41,7 +41,7 @@ func Outright(what string) bool {
 // holdsHooks reports whether a path's last components name one of the
 // agent clients' files that hold their hooks or MCP servers (what an agent
 // that rewrote it could switch its own supervision off with), as the
-// clients keep them (spec agents.md): Claude Code's .claude/settings*.json,
+// clients keep them: Claude Code's .claude/settings*.json,
 // .mcp.json and ~/.claude.json; Gemini CLI's and Qwen Code's
 // settings.json; Codex's config.toml and hooks.json; opencode's plugins
 // and opencode.json; Cline's hooks and cline_mcp_settings.json; Copilot

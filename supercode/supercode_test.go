@@ -495,7 +495,8 @@ func TestManageFinishesAndCancels(t *testing.T) {
 	}
 }
 
-// Saw and Observe from many goroutines: nothing lost (run with -race).
+// Saw and Observe from many goroutines: nothing lost (make test-race runs
+// it under the race detector).
 func TestConcurrentUse(t *testing.T) {
 	s := newSC(t)
 	var wg sync.WaitGroup

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -192,7 +193,7 @@ func goProgram(imports []string, body string, built bool) string {
 	}
 	src += ")\n\nfunc main() {\n" + body + "\n}\n"
 	d := "/tmp/goprog-$$"
-	write := "mkdir -p " + d + " && printf '%s' " + shellQuote(src) + " > " + d + "/main.go && "
+	write := "mkdir -p " + d + " && printf '%s' " + shellquote.Word(src) + " > " + d + "/main.go && "
 	if built {
 		return write + goBin + " build -o " + d + "/helper " + d + "/main.go && " + d + "/helper"
 	}
@@ -272,7 +273,7 @@ func (w *world) write(dir string, i int, a attempt, presence string) {
 	if a.writePath != "" {
 		tool = "Write"
 		input = map[string]any{"file_path": a.writePath, "content": a.writeContent}
-		carry = fmt.Sprintf("mkdir -p %q && printf '%%s' %s > %q\n", filepath.Dir(a.writePath), shellQuote(a.writeContent), a.writePath)
+		carry = fmt.Sprintf("mkdir -p %q && printf '%%s' %s > %q\n", filepath.Dir(a.writePath), shellquote.Word(a.writeContent), a.writePath)
 	} else {
 		input = map[string]any{"command": a.bash}
 		carry = a.bash + "\n"
@@ -287,8 +288,6 @@ func (w *world) write(dir string, i int, a attempt, presence string) {
 		w.t.Fatal(err)
 	}
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // driver is the agent: each call through the installed hook, as Claude
 // Code runs it (sh -c, the session's presence in its environment), and

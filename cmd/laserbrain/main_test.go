@@ -17,6 +17,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/cli/clitest"
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/internal/testhome"
 	"github.com/laserkit/laserkit/supercode/confine"
 )
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 				// The confinement's setup step, as main runs it: the
 				// scripts' runs and loops are confined as the real
 				// binary's are.
-				os.Exit(confine.Main(os.Args[2:]))
+				os.Exit(int(cli.CodeOf(confine.Main(os.Args[2:]))))
 			}
 			code, cmd := runCmd(newFactory(cli.System()), os.Args[1:])
 			clitest.Record(cmd, code)
@@ -127,9 +128,8 @@ func TestScripts(t *testing.T) {
 // there is none: it then imports an installed laserbrain).
 func pythonAdapter() (adapter, sdkArg string) {
 	a, _ := filepath.Abs("../../vectors/adapters/python/laserbrain_vectors.py")
-	ref, _ := filepath.Abs("../../../shared/reference/laserbrain-sdk-0.53.0")
-	if _, err := os.Stat(filepath.Join(ref, "laserbrain", "__init__.py")); err == nil {
-		sdkArg = "--sdk " + ref
+	if init, err := testenv.SharedPath("reference/laserbrain-sdk-0.53.0/laserbrain/__init__.py"); err == nil {
+		sdkArg = "--sdk " + filepath.Dir(filepath.Dir(init))
 	}
 	return a, sdkArg
 }
@@ -158,10 +158,7 @@ func scriptConditions(cond string) (bool, error) {
 	default:
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
-	if !ok && os.Getenv("CI") == "true" {
-		return false, fmt.Errorf("CI=true and %s", why)
-	}
-	return ok, nil
+	return testenv.Condition(ok, why)
 }
 
 // preparedRoot is laserbrain's command tree as it runs (cobra's help and

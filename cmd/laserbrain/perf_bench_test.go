@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -163,10 +164,7 @@ func peakRSS(tb testing.TB, bin string, env []string, in string) (time.Duration,
 	tb.Helper()
 	gnuTime, err := exec.LookPath("/usr/bin/time")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("GNU time is not installed (apt-get install time): %v", err)
-		}
-		tb.Skipf("SKIPPED: GNU time is not installed (apt-get install time): %v", err)
+		testenv.SkipOrFail(tb, "GNU time is not installed (apt-get install time): %v", err)
 	}
 	f, err := os.Open(in)
 	if err != nil {

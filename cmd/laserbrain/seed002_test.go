@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
-// seed002Path is seed 002 (the ralph plan), beside the worktree; a clean
-// clone (CI) does not have it, and runs the shipped copy instead.
-const seed002Path = "../../../shared/seeds/002_7c1b37394ef316a8.txt"
+// seed002 is seed 002 (the ralph plan) in the reference material beside
+// the project (testenv.SharedPath).
+const seed002 = "seeds/002_7c1b37394ef316a8.txt"
 
 // ralphCopy is ralph.sid as extracted from seed 002, for a clone without
 // the seed; TestRalphSidShippedVerbatim holds it to the seed.
@@ -40,9 +42,13 @@ func ralphFromSeed(seed []byte) ([]byte, error) {
 // ralphScript is the script the testscripts run as ralph.sid: extracted
 // from the seed when it is there, else the shipped copy; from says which.
 func ralphScript() (script []byte, from string, err error) {
-	if seed, err := os.ReadFile(seed002Path); err == nil {
+	if p, err := testenv.SharedPath(seed002); err == nil {
+		seed, err := os.ReadFile(p)
+		if err != nil {
+			return nil, "", err
+		}
 		s, err := ralphFromSeed(seed)
-		return s, seed002Path, err
+		return s, p, err
 	}
 	s, err := os.ReadFile(ralphCopy)
 	if err != nil {
@@ -54,9 +60,9 @@ func ralphScript() (script []byte, from string, err error) {
 // The shipped copy is the seed's script byte for byte, so a clone without
 // the seed still runs the seed's script and not a retyped one.
 func TestRalphSidShippedVerbatim(t *testing.T) {
-	seed, err := os.ReadFile(seed002Path)
+	seed, err := os.ReadFile(testenv.Shared(t, seed002))
 	if err != nil {
-		t.Skipf("seed 002 not available beside the project (%v): skipping the verbatim check of %s", err, ralphCopy)
+		t.Fatal(err)
 	}
 	want, err := ralphFromSeed(seed)
 	if err != nil {
@@ -95,14 +101,14 @@ var seed002Acceptance = []struct {
 		[]string{"seed002_2_agent", "loop_exits"}, []string{"TestSeed002AgentClaudeAPIError"}},
 	{3, "judge: one session pinned across iterations, its transcript kept; --goldfish; a fresh judge per run seeded from the thread, recalling its decision",
 		[]string{"seed002_3_judge_session", "loop_seed"}, []string{"TestClaudeLoopVerdictBounceAndPinnedSession"}},
-	{4, "a turn without a verdict is asked again exactly once; a malformed rejection bounces once, then ≥ 4",
-		[]string{"loop_judge", "loop_ralph"}, []string{"TestClaudeLoopVerdictBounceAndPinnedSession"}},
+	{4, "a turn without a verdict is sent again exactly once with tool_choice verdict (a messages judge; others are asked in words); a malformed rejection bounces once, then ≥ 4; the two are separate strikes",
+		[]string{"loop_judge", "loop_ralph"}, []string{"TestClaudeLoopVerdictBounceAndPinnedSession", "TestLoopMessagesJudgeForcedVerdict", "TestLoopMessagesJudgeSeparateStrikes"}},
 	{5, "--jury 3: three goldfish samples, any failure 1; --soak 3: three in a row, a failure resets (steps.jsonl)",
 		[]string{"loop_judge"}, nil},
 	{6, "passing verdicts' suggestions in suggestions.md, in the judge's next pass, swept by agent task",
 		[]string{"seed002_6_suggestions", "loop_soak"}, nil},
-	{7, "a checkpoint ref before every agent call; the judge's prompt names the prior one; git diff <ref> works",
-		[]string{"seed002_7_checkpoints", "loop_reference"}, nil},
+	{7, "a checkpoint ref before every agent call; the judge's prompt names the prior one and the current one; git diff A B shows what changed, new untracked files too",
+		[]string{"seed002_7_checkpoints", "loop_reference"}, []string{"TestClaudeLoopJudgeDiffsTwoCheckpoints"}},
 	{8, "SIGINT mid-agent: the child dies, steps.jsonl stays valid, --resume keeps soak and transcript",
 		[]string{"loop_control", "loop_child_runs"}, []string{"TestLoopInterruptResume"}},
 	{9, "a 10 MiB CI log is capped (64 KiB + 16 KiB, the marker), the full log readable",

@@ -29,7 +29,7 @@ func runCmd(args []string, streams *cli.IOStreams) (int, *cobra.Command) {
 			_ = cli.WriteJSON(streams.Out, map[string]any{"error": errorObject(err)})
 		}
 	}
-	code := cli.Code(cmd, err, streams.ErrOut)
+	code := int(cli.Code(cmd, err, streams.ErrOut))
 	// OCA log lines that never found a session go to stderr on the way out.
 	a.close()
 	return code, cmd

@@ -39,9 +39,9 @@ func WriteJSONLine(w io.Writer, v any) error {
 
 // ErrorObject is what the envelope holds.
 type ErrorObject struct {
-	Code    int    `json:"code"`
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	Code    exitCode `json:"code"`
+	Kind    string   `json:"kind"`
+	Message string   `json:"message"`
 }
 
 // Envelope is err as --json prints it, {"error": {...}}; nil for an error
@@ -52,7 +52,7 @@ func Envelope(cmd *cobra.Command, err error) any {
 		return nil
 	}
 	code := CodeOf(err)
-	return map[string]ErrorObject{"error": {Code: code, Kind: ExitName(code, cmd.CommandPath()), Message: oneLine(err.Error())}}
+	return map[string]ErrorObject{"error": {Code: code, Kind: ExitName(code, cmd.CommandPath()), Message: joinLines(err.Error())}}
 }
 
 // WantsJSON reports whether args ask for --json, read without cobra: a

@@ -3,126 +3,11 @@ package shell
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// MaxDepth bounds recursion into scripts inside scripts (sh -c, eval, a git
-// alias, a heredoc fed to a shell, a script file). Deeper nesting fails
-// closed.
-const MaxDepth = 5
-
-// maxCommands bounds the work on one input; beyond it we fail closed rather
-// than keep a hook waiting.
-const maxCommands = 5000
-
-// AnalysisBudget bounds the time Analyze spends on one input, every phase
-// together (raw scan, parse, analysis, script files read). No new work
-// starts once all but one regexp match timeout of it is spent, so a match
-// in flight still ends within it; what was not read makes the
-// analysis incomplete (unknown: asked when a person is there, refused when
-// nobody is), never allowed. It leaves a hook process room to start and
-// answer within 250 ms.
-const AnalysisBudget = 150 * time.Millisecond
-
-// maxNesting bounds how deeply commands may nest (subshells, substitutions,
-// blocks) before the analysis stops following them. A text whose
-// parentheses or braces nest deeper is not parsed at all: the parser's cost
-// grows with the square of the depth.
-const maxNesting = 200
-
-// maxCommandText bounds the text one command's patterns run on; the raw
-// scan still sees everything.
-const maxCommandText = 64 << 10
-
-// MaxScriptFile is the largest script file a command runs (bash FILE,
-// ./FILE, source FILE, python3 FILE) that the analysis reads; a larger one
-// is unknown. maxScriptBytes bounds all the files one analysis reads.
-const (
-	MaxScriptFile  = 256 << 10
-	maxScriptBytes = 1 << 20
-)
-
-// Analysis is everything the gate reads from one command line, in one walk
-// of the parsed program: the findings with the role of each match, the
-// paths it writes or deletes, and whether the walk followed everything.
-// Decide turns it into the answer; nothing else reads the command again.
-type Analysis struct {
-	Command string `json:"command"`
-	// Dir is the directory the command runs in ("" when unknown).
-	Dir string `json:"dir,omitempty"`
-	// Classification is the classification of the command declared reversible
-	// and inward (Escalate applies another declaration).
-	Classification
-	Findings []Finding `json:"findings"`
-	// Writes are the paths it writes, truncates, moves onto or deletes.
-	Writes []Write `json:"writes,omitempty"`
-	// Complete: every command the text runs was followed (nothing
-	// unknown); Gaps says what was not.
-	Complete bool     `json:"complete"`
-	Gaps     []string `json:"gaps,omitempty"`
-
-	// parsed are the parsed view's findings, including those merged into
-	// a grammar label (a policy rule must cover each one).
-	parsed []Finding
-	// tool is set for a tool call that is not a shell command (a file
-	// write): its name.
-	tool string
-	// ran are the simple commands the walk read (for the policy's extra
-	// publishers).
-	ran []Ran
-}
-
-// Ran is one simple command the analysis read, as it read it (wrappers
-// gone, words normalised), in the role it runs in; Inert when it asks for
-// help.
-type Ran struct {
-	Text  string
-	Where Where
-	Inert bool
-}
-
-// Tool is the name of the tool for a call that is not a shell command (a
-// file write; AnalyzeWrite), "" for a command.
-func (an Analysis) Tool() string { return an.tool }
-
-// Ran are the simple commands the walk read, in the order it read them.
-func (an Analysis) Ran() []Ran { return an.ran }
-
-// Write is one path a command writes or deletes.
-type Write struct {
-	// Path is the path as the command names it, joined to the directory
-	// it runs in and cleaned (absolute when that directory is known).
-	// Empty for a program that may write where the gate cannot see.
-	Path string `json:"path"`
-	// Real is Path with symbolic links followed as far as it exists, when
-	// that differs.
-	Real string `json:"real,omitempty"`
-	// Known is false when the path depends on something only the running
-	// shell knows (a variable, a substitution, a directory a cd moved to
-	// at run time), or the program may write anywhere.
-	Known bool `json:"known"`
-	// Delete: the command removes it (rm, unlink, shred, mv's source, find
-	// -delete, rsync --delete).
-	Delete bool `json:"delete,omitempty"`
-	// Tree: somewhere under this directory (tar -x, unzip -d, find).
-	Tree bool `json:"tree,omitempty"`
-	// Glob: Path holds a pattern the shell expands.
-	Glob bool   `json:"glob,omitempty"`
-	By   string `json:"by"`
-	// expanded: a pattern whose matches (the files that exist) are
-	// recorded as writes of their own.
-	expanded bool
-}
-
-// Expanded: w is a pattern whose matches (the files that exist) are
-// writes of their own.
-func (w Write) Expanded() bool { return w.expanded }
 
 // Analyze reads a shell command that will run in directory dir (the hook
 // event's cwd; "" when unknown): the grammar patterns on the raw text
@@ -158,182 +43,6 @@ func AnalyzeWrite(tool, dir string, paths ...string) Analysis {
 	return an
 }
 
-// Escalate applies a caller's declaration: classification only ever
-// escalates, so a declared irreversible or outward action stays so.
-func (an Analysis) Escalate(reversible, outward bool) Classification {
-	v := an.Classification
-	v.Labels = slices.Clone(v.Labels)
-	v.Reversible = reversible && v.Reversible
-	v.Outward = outward || v.Outward
-	return v
-}
-
-// NeedsAuthorization: the command (declared reversible and inward) is
-// irreversible or outward.
-func (an Analysis) NeedsAuthorization() bool { return an.Classification.NeedsAuthorization() }
-
-// PersonOnly is the first finding of a person's command that would run,
-// if any.
-func (an Analysis) PersonOnly() (Finding, bool) {
-	for _, f := range an.Findings {
-		if f.PersonOnly && !f.CarvedOut {
-			return f, true
-		}
-	}
-	return Finding{}, false
-}
-
-// analyzer walks a parsed command once and records what each command it
-// would run does, where it writes, and what it could not follow.
-type analyzer struct {
-	parser   *syntax.Parser
-	start    string // the directory the command starts in ("" unknown)
-	src      string // the text being parsed (nested scripts have their own)
-	nest     int    // current nesting of statements
-	expanded map[*syntax.CmdSubst]arg
-	deadline deadline
-	expired  bool
-	failed   bool // the top-level text did not parse
-	commands int
-
-	sc  *scope   // variables, functions, aliases: scoped like the shell's
-	cwd cwdState // where a cd moved: scoped like the shell's
-
-	// What persists on disk, whatever the scope: files written in this
-	// line (a script written, then run) and git configuration set by
-	// git config.
-	files   map[string]vfile
-	gitConf map[string]configValue
-
-	// role is the role an executed finding gets where it stands: inside
-	// code an interpreter runs it is inline code, inside the arguments of
-	// a program the gate does not know it is unknown.
-	role     Where
-	roleNote string
-
-	procs      map[string]*syntax.ProcSubst // process substitutions by their text
-	calls      int                          // function calls followed
-	called     map[*syntax.FuncDecl]bool
-	readBytes  int // script file bytes read
-	findings   []Finding
-	seen       map[string]bool
-	writes     []Write
-	seenWrites map[string]bool
-	gaps       []string
-	// feed: the files a find -exec or xargs hands the command being read
-	// (clobber.go).
-	feed *feed
-	ran  []Ran
-}
-
-// cwdState is the directory commands run in: rel is where cd moved
-// relative to the start (or absolute), lost once a cd went somewhere only
-// the running shell knows.
-type cwdState struct {
-	rel  string
-	lost bool
-}
-
-// vfile is a file written earlier in the same command line.
-type vfile struct {
-	text  string
-	known bool
-}
-
-type configValue struct {
-	val   string
-	known bool
-}
-
-func newAnalyzer(deadline deadline, dir string) *analyzer {
-	return &analyzer{
-		start: dir, deadline: deadline, sc: &scope{}, seen: map[string]bool{}, seenWrites: map[string]bool{},
-		files: map[string]vfile{}, gitConf: map[string]configValue{}, procs: map[string]*syntax.ProcSubst{},
-		called: map[*syntax.FuncDecl]bool{},
-	}
-}
-
-func (a *analyzer) add(f Finding) {
-	if f.Where == Executed && a.role != Executed {
-		f.Where = a.role
-		if f.Note == "" {
-			f.Note = a.roleNote
-		}
-	}
-	key := f.Label + "\x00" + f.Where.String()
-	if f.CarvedOut {
-		key += "\x00carved"
-	}
-	if a.seen[key] {
-		// The same finding again: it counts once, but a policy rule
-		// must cover every command it came from.
-		if f.Command != "" {
-			for i := range a.findings {
-				if a.findings[i].Label == f.Label && a.findings[i].Where == f.Where && a.findings[i].CarvedOut == f.CarvedOut {
-					a.findings[i].also = append(a.findings[i].also, Origin{Command: f.Command, Paths: f.Paths, UnknownPath: f.unknownPath})
-				}
-			}
-		}
-		return
-	}
-	a.seen[key] = true
-	a.findings = append(a.findings, f)
-}
-
-// gap records something the analysis could not follow.
-func (a *analyzer) gap(why string) {
-	if len(a.gaps) < 32 && !slices.Contains(a.gaps, why) {
-		a.gaps = append(a.gaps, why)
-	}
-}
-
-// overTime reports (and records once) that the analysis ran out of time.
-func (a *analyzer) overTime() bool {
-	if !a.expired && a.deadline.passed() {
-		a.expired = true
-		a.unknown("analysis took too long", a.deadline.stopped())
-	}
-	return a.expired
-}
-
-func (a *analyzer) unknown(label, note string) {
-	a.add(Finding{Label: "parsed: " + label, Where: Unknown, Note: note})
-	a.gap(strings.TrimSpace(label + " " + note))
-}
-
-// withRole runs f with executed findings given role w (and note), unless
-// a weaker role is already in force: inline code inside the arguments of
-// an unknown program stays unknown.
-func (a *analyzer) withRole(w Where, note string, f func()) {
-	saved, savedNote := a.role, a.roleNote
-	if a.role == Executed || w == Unknown && a.role == InlineCode {
-		a.role, a.roleNote = w, note
-	}
-	f()
-	a.role, a.roleNote = saved, savedNote
-}
-
-// input is what a command reads on standard input (or another
-// descriptor), as far as we know it.
-type input struct {
-	kind int // noInput, literalInput, unknownInput, fileInput
-	text string
-}
-
-const (
-	noInput = iota
-	literalInput
-	unknownInput
-	fileInput
-)
-
-// stdio is what one command reads: its standard input and the other
-// descriptors its redirections opened for reading (bash 3<<<'…' /dev/fd/3).
-type stdio struct {
-	in  input
-	fds map[int]input
-}
-
 // script parses src as bash and analyses every statement in it, in the
 // current scope (source FILE, eval); callers that run it in a child shell
 // open a scope first.
@@ -359,22 +68,13 @@ func (a *analyzer) script(src string, depth int) {
 		if depth == 0 {
 			a.failed = true
 		}
-		a.unknown("cannot parse", oneLine(err.Error()))
+		a.unknown("cannot parse", firstLine(err.Error()))
 		return
 	}
 	outer := a.src
 	a.src = src
 	a.stmts(f.Stmts, depth, stdio{})
 	a.src = outer
-}
-
-// subshell runs f in a child shell: what it assigns, defines or cd's to
-// does not outlive it.
-func (a *analyzer) subshell(f func()) {
-	saved, cwd := a.sc, a.cwd
-	a.sc = &scope{parent: saved}
-	f()
-	a.sc, a.cwd = saved, cwd
 }
 
 // budgetReader hands the parser its input in small pieces and fails once
@@ -414,7 +114,8 @@ func bracketDepth(src string) int {
 	return max
 }
 
-func oneLine(s string) string {
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
@@ -427,6 +128,8 @@ func (a *analyzer) stmts(list []*syntax.Stmt, d int, io stdio) {
 	}
 }
 
+// stmt analyses one statement: its redirections, then its command, within
+// the limits on nesting and on the number of commands.
 func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 	if s == nil {
 		return
@@ -436,20 +139,32 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 	}
 	a.nest++
 	defer func() { a.nest-- }()
+	if !a.withinLimits() {
+		return
+	}
+	io = a.redirects(s, d, io)
+	a.cmd(s, d, io)
+}
+
+// withinLimits counts one more statement and says whether it is within
+// the nesting and command limits (the first past each is recorded as
+// unknown).
+func (a *analyzer) withinLimits() bool {
 	if a.nest == maxNesting+1 {
 		a.unknown(fmt.Sprintf("nesting deeper than %d levels", maxNesting), "not followed further")
 	}
 	if a.nest > maxNesting {
-		return
+		return false
 	}
 	a.commands++
 	if a.commands == maxCommands {
 		a.unknown("too many commands to analyse", fmt.Sprintf("more than %d", maxCommands))
 	}
-	if a.commands >= maxCommands {
-		return
-	}
-	io = a.redirects(s, d, io)
+	return a.commands < maxCommands
+}
+
+// cmd analyses a statement's command, each kind as the shell runs it.
+func (a *analyzer) cmd(s *syntax.Stmt, d int, io stdio) {
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
@@ -474,65 +189,9 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 			a.stmts(ic.Then, d, io)
 		}
 	case *syntax.WhileClause:
-		a.stmts(c.Cond, d, io)
-		if names := readNames(c.Cond); len(names) > 0 && !c.Until {
-			// while read f; do …: each line read is one more file.
-			if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
-				a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed,
-					Command: oneLine(a.nodeText(c)), unknownPath: true})
-			}
-			break
-		}
-		a.stmts(c.Do, d, io)
+		a.whileLoop(c, d, io)
 	case *syntax.ForClause:
-		if c.Loop != nil {
-			a.nested(c.Loop, d)
-		}
-		if wi, ok := c.Loop.(*syntax.WordIter); ok && wi.Name != nil {
-			// The loop variable takes each word in turn: one value we
-			// know is no value we know.
-			a.sc.setVar(wi.Name.Value, arg{})
-			one := false
-			items := []arg{} // the list's words, nil when not all are literal
-			for _, it := range wi.Items {
-				for _, f := range a.fields(it) {
-					if !f.known || f.glob {
-						items = nil
-						break
-					}
-					items = append(items, f)
-				}
-				if items == nil {
-					break
-				}
-			}
-			if len(wi.Items) == 1 {
-				if f := a.fields(wi.Items[0]); len(f) == 1 && !f[0].glob && f[0].known {
-					a.sc.setVar(wi.Name.Value, f[0])
-					one = true
-				}
-			}
-			if len(wi.Items) == 0 && !wi.InPos.IsValid() {
-				// for NAME; do …: the positional parameters.
-				if ps, ok := a.sc.params(); ok && len(ps) == 1 {
-					a.sc.setVar(wi.Name.Value, ps[0])
-					one = true
-				}
-			}
-			if !one {
-				// Many words, a pattern, or words known at run time:
-				// the body runs once for each file.
-				if len(wi.Items) == 0 {
-					items = nil // the positional parameters
-				}
-				if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
-					a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed,
-						Command: oneLine(a.nodeText(c)), unknownPath: true})
-				}
-				break
-			}
-		}
-		a.stmts(c.Do, d, io)
+		a.forLoop(c, d, io)
 	case *syntax.CaseClause:
 		if c.Word != nil {
 			a.nested(c.Word, d)
@@ -564,12 +223,82 @@ func (a *analyzer) stmt(s *syntax.Stmt, d int, io stdio) {
 		a.stmt(c.Stmt, d, io)
 	case *syntax.CoprocClause:
 		a.subshell(func() { a.stmt(c.Stmt, d, io) })
-	case *syntax.TestClause:
-		a.nested(c, d)
 	default:
-		// Arithmetic clauses run nothing but their substitutions.
+		// A test clause, an arithmetic clause: they run nothing but their
+		// substitutions.
 		a.nested(c, d)
 	}
+}
+
+// whileLoop: while read f; do …: each line read is one more file.
+func (a *analyzer) whileLoop(c *syntax.WhileClause, d int, io stdio) {
+	a.stmts(c.Cond, d, io)
+	if names := readNames(c.Cond); len(names) > 0 && !c.Until {
+		if what := a.feedingVars(names, nil, func() { a.stmts(c.Do, d, io) }); what != "" {
+			a.add(Finding{Label: "parsed: while read " + names[len(names)-1] + " (" + what + ")", Where: Executed,
+				Command: firstLine(a.nodeText(c)), unknownPath: true})
+		}
+		return
+	}
+	a.stmts(c.Do, d, io)
+}
+
+// forLoop: the loop variable takes each word in turn; one value we know
+// is no value we know. With many words, a pattern, or words known at run
+// time the body runs once for each file.
+func (a *analyzer) forLoop(c *syntax.ForClause, d int, io stdio) {
+	if c.Loop != nil {
+		a.nested(c.Loop, d)
+	}
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if !ok || wi.Name == nil || a.loopValue(wi) {
+		a.stmts(c.Do, d, io)
+		return
+	}
+	var items []arg // the list's words, nil when not all are literal
+	if len(wi.Items) > 0 {
+		items = a.literalItems(wi.Items)
+	}
+	if what := a.feedingVars([]string{wi.Name.Value}, items, func() { a.stmts(c.Do, d, io) }); what != "" {
+		a.add(Finding{Label: "parsed: for " + wi.Name.Value + " in … (" + what + ")", Where: Executed,
+			Command: firstLine(a.nodeText(c)), unknownPath: true})
+	}
+}
+
+// loopValue sets a for loop's variable: to its one value when the loop
+// has one (one literal word, or one positional parameter), else to a
+// value known only at run time. It says whether there was one.
+func (a *analyzer) loopValue(wi *syntax.WordIter) bool {
+	a.sc.setVar(wi.Name.Value, arg{})
+	if len(wi.Items) == 1 {
+		if f := a.fields(wi.Items[0]); len(f) == 1 && !f[0].glob && f[0].known {
+			a.sc.setVar(wi.Name.Value, f[0])
+			return true
+		}
+	}
+	if len(wi.Items) == 0 && !wi.InPos.IsValid() {
+		// for NAME; do …: the positional parameters.
+		if ps, ok := a.sc.params(); ok && len(ps) == 1 {
+			a.sc.setVar(wi.Name.Value, ps[0])
+			return true
+		}
+	}
+	return false
+}
+
+// literalItems are a word list's fields when every one is a literal the
+// shell does not expand; nil otherwise.
+func (a *analyzer) literalItems(words []*syntax.Word) []arg {
+	items := []arg{}
+	for _, it := range words {
+		for _, f := range a.fields(it) {
+			if !f.known || f.glob {
+				return nil
+			}
+			items = append(items, f)
+		}
+	}
+	return items
 }
 
 // redirects reads a statement's redirections: the files they write (and
@@ -639,28 +368,6 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 	return io
 }
 
-func maps(m map[int]input) map[int]input {
-	out := make(map[int]input, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// fileInput is what a command reads from a file: a file written earlier in
-// the line (as written), else a file we do not read.
-func (a *analyzer) fileInput(w arg) input {
-	if p, ok := a.resolve(w); ok {
-		if f, ok := a.files[p]; ok {
-			if f.known {
-				return input{kind: literalInput, text: f.text}
-			}
-			return input{kind: unknownInput}
-		}
-	}
-	return input{kind: fileInput, text: w.val}
-}
-
 // nested analyses the command and process substitutions inside a node: they
 // run wherever they appear (arguments, assignments, redirections,
 // unquoted heredocs), each in a child shell.
@@ -717,10 +424,6 @@ func (a *analyzer) assign(as *syntax.Assign, d int, record bool) {
 	}
 	a.sc.setVar(as.Name.Value, w)
 }
-
-// env is the environment a command gets from assignments before it (and
-// env's or sudo's NAME=VALUE words): what git reads of it matters.
-type env map[string]arg
 
 func (a *analyzer) call(c *syntax.CallExpr, d int, io stdio, s *syntax.Stmt) {
 	if len(c.Args) == 0 {
@@ -856,107 +559,101 @@ func (a *analyzer) uncalledFunctions() {
 	}
 }
 
-// output is what a pipeline stage writes, when it is a literal we can read:
-// echo or printf of known words, or cat of a heredoc or of a file written
-// earlier in the line.
-func (a *analyzer) output(s *syntax.Stmt) input {
-	call, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 {
-		return input{kind: unknownInput}
+// Classify is the classification of a shell command with the caller's
+// declaration: Analyze, then Escalate. It only ever escalates: a match
+// forces irreversible (and ORs its outward flag); nothing relaxes a
+// declaration.
+func Classify(command string, reversible, outward bool) Classification {
+	return Analyze(command, "").Escalate(reversible, outward)
+}
+
+// result turns the walk into the Analysis: the raw matches first, in
+// grammar order, each with the role the parsed view found for it (rule 0:
+// their labels always stand), then the parsed view's own findings.
+func (a *analyzer) result(command, dir string, v Classification, raw []rawMatch) Analysis {
+	an := Analysis{Command: command, Dir: dir, Classification: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran}
+	seen := map[string]bool{}
+	for _, l := range v.Labels {
+		seen[l] = true
 	}
-	var argv []string
-	for _, w := range call.Args {
-		for _, f := range a.fields(w) {
-			if !f.known {
-				return input{kind: unknownInput}
-			}
-			argv = append(argv, f.val)
+	for i, m := range raw {
+		if !m.found {
+			continue
 		}
-	}
-	switch commandName(argv[0]) {
-	case "echo", "printf":
-		rest := argv[1:]
-		escapes := commandName(argv[0]) == "printf"
-		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && len(rest[0]) <= 3 {
-			if strings.Contains(rest[0], "e") {
-				escapes = true
-			}
-			rest = rest[1:]
-		}
-		text := strings.Join(rest, " ")
-		if escapes {
-			text = strings.NewReplacer(`\n`, "\n", `%s`, " ", `\t`, "\t").Replace(text)
-		}
-		return input{kind: literalInput, text: text + "\n"}
-	case "cat":
-		if len(argv) == 1 {
-			for _, r := range s.Redirs {
-				if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
-					return input{kind: literalInput, text: a.word(r.Hdoc).val}
+		p := &irreversiblePatterns[i]
+		f := Finding{Label: p.Label, Outward: p.Outward, CarvedOut: m.carved, grammarNo: i + 1, Where: Data}
+		switch {
+		case m.timedOut:
+			f.Where, f.Note = Unknown, errTimeout.Error()
+		case a.failed:
+			f.Where, f.Note = Unknown, "the command could not be parsed"
+		default:
+			// The role is the strongest the parsed view saw for this
+			// pattern; the carve-out holds only if it covers every
+			// command that matched.
+			for _, pf := range a.findings {
+				if pf.grammarNo != i+1 {
+					continue
 				}
-				if r.Op == syntax.WordHdoc {
-					return input{kind: literalInput, text: a.word(r.Word).val + "\n"}
+				if whereRank[pf.Where] < whereRank[f.Where] {
+					f.Where, f.Note, f.Command, f.Paths = pf.Where, "", pf.Command, pf.Paths
+					if pf.Where != Executed {
+						f.Note = pf.Note
+					}
+				}
+				if !pf.CarvedOut {
+					f.CarvedOut = false
 				}
 			}
 		}
-		if len(argv) == 2 {
-			if in := a.fileInput(arg{val: argv[1], known: true}); in.kind == literalInput {
-				return in
-			}
+		if f.Where == Data {
+			f.Note = "in data: no command that runs matches"
+		}
+		an.Findings = append(an.Findings, f)
+	}
+	// why: the reference's carve-outs and labels, a raw label that only
+	// matched data marked so, then the parsed view's labels.
+	var why []string
+	for _, c := range v.Carveouts {
+		why = append(why, "carve-out: "+c+" (still asks)")
+	}
+	for _, f := range an.Findings {
+		switch f.Where {
+		case Data:
+			why = append(why, f.Label+" (in data)")
+		case Unknown, DryRun, InlineCode:
+			why = append(why, f.Label+" ("+f.Note+")")
+		default:
+			why = append(why, f.Label)
 		}
 	}
-	return input{kind: unknownInput}
-}
-
-// resolve is where a path the command names lies: joined to the directory
-// the command runs in. ok is false when that is not known.
-func (a *analyzer) resolve(w arg) (string, bool) {
-	p := w.val
-	if !w.known || p == "" {
-		return p, false
+	for _, f := range a.findings {
+		if f.grammarNo > 0 && raw[f.grammarNo-1].found {
+			// Same class as a grammar label already listed; it only told
+			// us where that match runs (used above).
+			continue
+		}
+		an.Findings = append(an.Findings, f)
+		an.Reversible = false
+		an.Outward = an.Outward || f.Outward
+		if !seen[f.Label] {
+			seen[f.Label] = true
+			an.Labels = append(an.Labels, f.Label)
+			w := f.Label
+			if f.Note != "" {
+				w += " (" + f.Note + ")"
+			}
+			why = append(why, w)
+		}
 	}
-	if strings.HasPrefix(p, "~") {
-		return p, false
+	an.Why = strings.Join(why, "; ")
+	an.Writes = a.writes
+	an.Gaps = a.gaps
+	an.Complete = len(a.gaps) == 0
+	for _, f := range an.Findings {
+		if f.Where == Unknown {
+			an.Complete = false
+		}
 	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p), true
-	}
-	if a.cwd.lost {
-		return p, false
-	}
-	base := a.cwd.rel
-	if !filepath.IsAbs(base) && a.start != "" {
-		base = filepath.Join(a.start, base)
-	}
-	return filepath.Join(base, p), true
-}
-
-// dirNow is the directory commands run in now, "" when unknown.
-func (a *analyzer) dirNow() string {
-	if a.cwd.lost {
-		return ""
-	}
-	if filepath.IsAbs(a.cwd.rel) {
-		return a.cwd.rel
-	}
-	if a.start == "" {
-		return ""
-	}
-	return filepath.Join(a.start, a.cwd.rel)
-}
-
-// cd follows a directory change (cd, pushd) for the commands after it; a
-// change to somewhere only the running shell knows loses the directory.
-func (a *analyzer) cd(rest []arg) {
-	ops := skipOptions(rest, optSpec{})
-	switch {
-	case len(ops) == 0:
-		a.cwd = cwdState{lost: true} // $HOME
-	case !ops[0].known || ops[0].val == "-" || strings.HasPrefix(ops[0].val, "~") || strings.HasPrefix(ops[0].val, "+") || ops[0].glob:
-		a.cwd = cwdState{lost: true}
-	case filepath.IsAbs(ops[0].val):
-		a.cwd = cwdState{rel: filepath.Clean(ops[0].val)}
-	case !a.cwd.lost:
-		a.cwd.rel = filepath.Join(a.cwd.rel, ops[0].val)
-	}
+	return an
 }

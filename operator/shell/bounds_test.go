@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/shell"
 )
@@ -163,7 +164,7 @@ func TestLimitsAtTheEdge(t *testing.T) {
 	evals := func(n int) string {
 		cmd := "rm -rf x"
 		for i := 0; i < n; i++ {
-			cmd = "eval " + shellQuote(cmd)
+			cmd = "eval " + shellquote.Word(cmd)
 		}
 		return cmd
 	}
@@ -209,5 +210,3 @@ func trim(s string) string {
 	}
 	return s
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -84,3 +84,17 @@ func (d deadline) passed() bool { return d.now != nil && d.now().After(d.at) }
 
 // stopped is the note an analysis that ran out of time carries.
 func (d deadline) stopped() string { return fmt.Sprintf("stopped after %v", d.total) }
+
+// AnalysisBudget bounds the time Analyze spends on one input, every phase
+// together (raw scan, parse, analysis, script files read). No new work
+// starts once all but one regexp match timeout of it is spent, so a match
+// in flight still ends within it; what was not read makes the
+// analysis incomplete (unknown: asked when a person is there, refused when
+// nobody is), never allowed. It leaves a hook process room to start and
+// answer within 250 ms.
+const AnalysisBudget = 150 * time.Millisecond
+
+// MatchTimeout bounds one regexp2 match. regexp2 backtracks, so a hostile
+// command could otherwise keep the gate busy; a timeout counts as a match
+// (fail closed).
+const MatchTimeout = 50 * time.Millisecond

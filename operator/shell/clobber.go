@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Mass truncation. Replacing one named file's content is an overwrite, like
@@ -15,119 +13,6 @@ import (
 // matches or xargs reads — destroys them as surely as deleting them, and
 // leaves the names behind so nothing looks missing: it is irreversible,
 // like find -delete.
-
-// clobberLabel is the finding of one command that destroys the content of
-// many files.
-const clobberLabel = "destroys the content of every file it is given"
-
-// feed is what find -exec, xargs -I or parallel hand the command they run:
-// each file they find or read, spelled mark in its arguments.
-type feed struct {
-	mark string
-	// names: variables that take each item in turn (a for or while read
-	// loop): $NAME and ${NAME} are the item.
-	names []string
-	// items are the words a loop over a literal list hands its variable
-	// (nil: files the gate cannot list — find's matches, a pattern, input).
-	items []arg
-	// what the command does to each item it is fed, when it destroys
-	// something of it (clobberLabel, modesLabel); "" nothing.
-	what string
-}
-
-// fed records what the command fed the item does to each one.
-func (f *feed) fed(what string) {
-	if f.what == "" || what == clobberLabel {
-		f.what = what
-	}
-}
-
-// isItem: the word is the file the feed puts there (find replaces {} in
-// -exec's words; -execdir's ./{} too).
-func (f *feed) isItem(w arg) bool {
-	if f == nil {
-		return false
-	}
-	if !w.known {
-		for _, n := range f.names {
-			if w.val == "$"+n || w.val == "${"+n+"}" {
-				return true
-			}
-		}
-		return false
-	}
-	return f.mark != "" && (w.val == f.mark || strings.HasSuffix(w.val, "/"+f.mark))
-}
-
-// feeding runs f with the files a find or xargs hands it spelled mark, and
-// says what what ran destroys of each of them ("" nothing).
-func (a *analyzer) feeding(mark string, f func()) string {
-	saved := a.feed
-	a.feed = &feed{mark: mark}
-	f()
-	what := a.feed.what
-	a.feed = saved
-	return what
-}
-
-// feedingVars is feeding for a loop whose variables take each item (items:
-// the literal words of its list, nil when the gate cannot list them).
-func (a *analyzer) feedingVars(names []string, items []arg, f func()) string {
-	saved := a.feed
-	a.feed = &feed{names: names, items: items}
-	f()
-	what := a.feed.what
-	a.feed = saved
-	return what
-}
-
-// readNames are the variables a while loop's condition reads each line
-// into (while read -r f; while IFS= read -r f), if it is a read.
-func readNames(cond []*syntax.Stmt) []string {
-	if len(cond) != 1 {
-		return nil
-	}
-	call, ok := cond[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "read" {
-		return nil
-	}
-	var names []string
-	for i := 1; i < len(call.Args); i++ {
-		w := call.Args[i].Lit()
-		switch {
-		case w == "":
-			return nil
-		case strings.HasPrefix(w, "-"):
-			if len(w) == 2 && strings.ContainsAny(w[1:], "adinNptu") {
-				i++
-			}
-		default:
-			names = append(names, w)
-		}
-	}
-	if len(names) == 0 {
-		names = []string{"REPLY"}
-	}
-	return names
-}
-
-// itemClobbered: the command a feed runs replaces the content of the item
-// it is handed. A loop over named files is as many files as exist of
-// them; any other feed hands files the gate cannot list.
-func (a *analyzer) itemClobbered() {
-	if a.feed.items != nil {
-		n := 0
-		for _, w := range a.feed.items {
-			if p, ok := a.resolve(w); !ok || a.holds(p) {
-				n++
-			}
-		}
-		if n < 2 {
-			return
-		}
-	}
-	a.feed.fed(clobberLabel)
-}
 
 // clobbers records that one command replaces the content of files (a
 // truncation that may shrink them, a > redirection, cp, dd or tee onto
@@ -168,19 +53,6 @@ func (a *analyzer) clobbers(c *cmdCall, files []arg) {
 	}
 	a.add(Finding{Label: "parsed: " + c.name + " of several files (" + clobberLabel + ")", Where: Executed,
 		Command: commandText(c.name, c.args), Paths: paths, unknownPath: unknown})
-}
-
-// holds: a file is there to lose, on disk or written earlier in the line
-// (a file that does not exist is created: nothing is lost).
-func (a *analyzer) holds(p string) bool {
-	if _, ok := a.files[p]; ok {
-		return true
-	}
-	if !filepath.IsAbs(p) {
-		return true // where it lies is not known
-	}
-	_, err := os.Lstat(p)
-	return err == nil
 }
 
 // truncateShrinks: truncate's size may make a file smaller, destroying

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -51,16 +52,16 @@ func (a *analyzer) code(name, text string, d int) {
 			}
 			n++
 			if len(run) > 1 {
-				a.command(run, d+1, stdio{}, nil)
+				a.walk.command(run, d+1, stdio{}, nil)
 			}
 			if len(run) == 1 && run[0].known && strings.ContainsAny(run[0].val, " \t;|&") {
 				s := run[0].val
-				a.subshell(func() { a.script(s, d+1) })
+				a.subshell(func() { a.walk.script(s, d+1) })
 			}
 			for _, w := range run {
 				if dec, ok := decoded(w.val); ok {
 					a.grammarAnywhere(dec, Executed, "", "")
-					a.subshell(func() { a.script(dec, d+1) })
+					a.subshell(func() { a.walk.script(dec, d+1) })
 				}
 			}
 		}
@@ -272,4 +273,190 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// interpreterModel reads an interpreter's command line: its program given
+// with -c/-e (scanned as code), a -m module (its command line read as that
+// module's program), a script file (read and scanned as code), or a
+// program from its input (an unknown finding when nobody can see it).
+func (a *analyzer) interpreterModel(c *cmdCall) bool {
+	name, rest, in := c.name, c.args, c.io.in
+	base := strings.TrimRight(name, "0123456789.")
+	flags := codeFlags(base)
+	if isAwk(name) {
+		// awk's program is its first operand (or -f FILE); system() and
+		// print | "cmd" run a shell.
+		for i := 0; i < len(rest); i++ {
+			w := rest[i]
+			if w.known && (w.val == "-f" || w.val == "--file") && i+1 < len(rest) {
+				a.code(name, a.readText(rest[i+1]), c.d)
+				return true
+			}
+			if w.known && (w.val == "-v" || w.val == "-F") {
+				i++
+				continue
+			}
+			if w.known && !strings.HasPrefix(w.val, "-") {
+				a.code(name, w.val, c.d)
+				return true
+			}
+		}
+		return true
+	}
+	for i, w := range rest {
+		if !w.known {
+			continue
+		}
+		if w.val == "-m" && i+1 < len(rest) && (base == "python" || base == "pypy") {
+			// python -m MODULE ARGS: the module's own command line.
+			a.walk.command(rest[i+1:], c.d, c.io, c.env)
+			return true
+		}
+		for _, f := range flags {
+			switch {
+			case w.val == f && i+1 < len(rest):
+				code, _ := joinArgs(rest[i+1 : i+2])
+				a.code(name, code, c.d)
+				return true
+			case strings.HasPrefix(f, "-") && len(f) == 2 && strings.HasPrefix(w.val, f) && len(w.val) > 2 && !strings.HasPrefix(w.val, "--"):
+				a.code(name, w.val[2:], c.d)
+				return true
+			}
+		}
+		// perl's -M, -m, -I, -x, -d and -D carry their value glued on
+		// (-MFile::Path=rmtree, -Mre): the word is one option, not flags.
+		if base == "perl" && len(w.val) > 2 && strings.ContainsRune("MmIxdD", rune(w.val[1])) && w.val[0] == '-' {
+			continue
+		}
+		// Combined short flags ending in the code flag: perl -pie, python -Bc.
+		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) && isLetters(w.val[1:]) {
+			last := "-" + w.val[len(w.val)-1:]
+			if slices.Contains(flags, last) {
+				code, _ := joinArgs(rest[i+1 : i+2])
+				a.code(name, code, c.d)
+				return true
+			}
+		}
+		if !strings.HasPrefix(w.val, "-") {
+			// The first operand is the program's file.
+			if base == "deno" || base == "bun" {
+				if w.val == "run" || w.val == "x" || w.val == "test" {
+					continue
+				}
+				if isCLIModelled(base) && (w.val == "publish" || w.val == "pm") {
+					return false
+				}
+			}
+			a.runScriptFile(name, w, rest[i+1:], c.io, c.d, false)
+			if base == "perl" {
+				a.perlInPlace(rest)
+			}
+			return true
+		}
+	}
+	if base == "perl" {
+		a.perlInPlace(rest)
+	}
+	if readsProgramFromInput(rest) {
+		switch in.kind {
+		case unknownInput:
+			a.unknown(name+" runs a program from its input", "piped in; the program cannot be read here")
+		case fileInput:
+			if text, ok, why := a.scriptText(arg{val: in.text, known: true}, stdio{}); ok {
+				a.code(name, text, c.d)
+			} else {
+				a.unknown(name+" runs a program from its input", "read from "+in.text+": "+why)
+			}
+		}
+	}
+	return true
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// perlInPlace: perl -i edits the files it is given.
+func (a *analyzer) perlInPlace(rest []arg) {
+	inPlace := false
+	for _, w := range rest {
+		if w.known && strings.HasPrefix(w.val, "-") && !strings.HasPrefix(w.val, "--") && strings.ContainsRune(w.val, 'i') {
+			inPlace = true
+		}
+	}
+	if !inPlace {
+		return
+	}
+	a.mayWrite("perl")
+}
+
+// readsProgramFromInput: an interpreter given no program operand (or "-")
+// reads its program from standard input.
+func readsProgramFromInput(rest []arg) bool {
+	for _, w := range rest {
+		if !w.known {
+			return false
+		}
+		if w.val == "-" {
+			return true
+		}
+		if w.val == "-m" || !strings.HasPrefix(w.val, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// runScriptFile reads a script file a shell or interpreter runs (bash
+// FILE, source FILE, python3 FILE): a file written earlier in the line is
+// read as written, one on disk is read (up to MaxScriptFile), /dev/fd/N
+// and /dev/stdin are the descriptor's input, and a process substitution is
+// the output of its commands when we can read it. Shell scripts are
+// analysed as scripts (source: in this shell), other programs' as code.
+// A file that cannot be read is unknown.
+func (a *analyzer) runScriptFile(name string, file arg, args []arg, io stdio, d int, here bool) {
+	text, ok, why := a.scriptText(file, io)
+	if !ok {
+		if why == whyMissing && !a.mayHaveWritten() {
+			return // no such file: the program fails, nothing runs
+		}
+		a.unknown(name+" runs "+file.val, why)
+		return
+	}
+	interp := name
+	if name == "source" || name == "." {
+		interp = "bash"
+	}
+	if isShell(interp) {
+		run := func() {
+			a.sc.positional, a.sc.hasPositional = args, true
+			a.walk.script(text, d+1)
+		}
+		if here {
+			saved := a.sc
+			a.sc = &scope{parent: saved}
+			run()
+			// What a sourced script defines stays: fold it into the
+			// caller's scope.
+			for k, v := range a.sc.vars {
+				saved.setVar(k, v)
+			}
+			for k, v := range a.sc.funcs {
+				saved.setFunc(k, v)
+			}
+			for k, v := range a.sc.aliases {
+				saved.setAlias(k, v)
+			}
+			a.sc = saved
+			return
+		}
+		a.subshell(run)
+		return
+	}
+	a.code(name, text, d)
 }

@@ -1,15 +1,9 @@
 package shell
 
 import (
-	"bytes"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/laserkit/laserkit/internal/fsx"
 )
 
 // The models of the programs the table marks modelled (programs.go): each
@@ -158,7 +152,7 @@ func (a *analyzer) findModel(c *cmdCall) bool {
 			if sub[0].known && isDeleter(commandName(sub[0].val)) {
 				deleted("parsed: find " + s + " " + commandName(sub[0].val) + " (deletes every file it matches)")
 			}
-			if what := a.feeding("{}", func() { a.command(sub, c.d, stdio{}, nil) }); what != "" {
+			if what := a.feeding("{}", func() { a.walk.command(sub, c.d, stdio{}, nil) }); what != "" {
 				paths, known := a.roots(roots)
 				a.add(Finding{Label: "parsed: find " + s + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed,
 					Command: text, Paths: paths, unknownPath: !known})
@@ -234,44 +228,6 @@ func (a *analyzer) xargsModel(c *cmdCall) bool {
 	return true
 }
 
-// xargsSplit splits input the way xargs does by default: blanks and
-// newlines separate items, quotes and backslashes protect them. git splits
-// an alias definition the same way (splitWords).
-func xargsSplit(s string) []string {
-	var out []string
-	var cur strings.Builder
-	started := false
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '\'' || c == '"':
-			quote, started = c, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			started = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if started {
-				out = append(out, cur.String())
-				cur.Reset()
-				started = false
-			}
-		default:
-			cur.WriteByte(c)
-			started = true
-		}
-	}
-	if started {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
 // fedCommand analyses a command that xargs or parallel runs with arguments
 // from its input. Known items are put into the command line as the tool
 // would; a deleter on unseen input deletes whatever arrives; a shell whose
@@ -297,17 +253,17 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 					a.add(Finding{Label: "parsed: " + via + " runs a shell on its input (runs whatever arrives)", Where: Executed, Command: commandText(via, sub)})
 				}
 				for _, it := range items {
-					a.subshell(func() { a.script(it, d+1) })
+					a.subshell(func() { a.walk.script(it, d+1) })
 				}
 				if len(items) > 0 {
-					a.subshell(func() { a.script(strings.Join(items, " "), d+1) })
+					a.subshell(func() { a.walk.script(strings.Join(items, " "), d+1) })
 				}
 			}
 		}
 	}
 	switch {
 	case !known && hasReplace:
-		if what := a.feeding(replace, func() { a.command(sub, d, stdio{}, nil) }); what != "" {
+		if what := a.feeding(replace, func() { a.walk.command(sub, d, stdio{}, nil) }); what != "" {
 			a.add(Finding{Label: "parsed: " + via + " " + commandName(sub[0].val) + " (" + what + ")", Where: Executed,
 				Command: commandText(via, sub), unknownPath: true})
 		}
@@ -317,13 +273,13 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 		name := commandName(sub[0].val)
 		if _, script := shellScript(sub[1:]); sub[0].known && (name == "truncate" || name == "chmod" || name == "cp" || isShell(name) && script) {
 			fed := append(slices.Clone(sub), arg{val: "{}", known: true})
-			if what := a.feeding("{}", func() { a.command(fed, d, stdio{}, nil) }); what != "" {
+			if what := a.feeding("{}", func() { a.walk.command(fed, d, stdio{}, nil) }); what != "" {
 				a.add(Finding{Label: "parsed: " + via + " " + name + " (" + what + ")", Where: Executed,
 					Command: commandText(via, sub), unknownPath: true})
 			}
 			return
 		}
-		a.command(sub, d, stdio{}, nil)
+		a.walk.command(sub, d, stdio{}, nil)
 	case hasReplace:
 		for n, it := range items {
 			if n >= 64 || a.overTime() {
@@ -333,17 +289,17 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 			for k, w := range sub {
 				argv[k] = arg{val: strings.ReplaceAll(w.val, replace, it), known: w.known}
 			}
-			a.command(argv, d, stdio{}, nil)
+			a.walk.command(argv, d, stdio{}, nil)
 		}
 		if len(items) == 0 {
-			a.command(sub, d, stdio{}, nil)
+			a.walk.command(sub, d, stdio{}, nil)
 		}
 	default:
 		argv := append([]arg{}, sub...)
 		for _, it := range items {
 			argv = append(argv, arg{val: it, known: true})
 		}
-		a.command(argv, d, stdio{}, nil)
+		a.walk.command(argv, d, stdio{}, nil)
 	}
 }
 
@@ -466,7 +422,7 @@ func (a *analyzer) parallelFrom(sub []arg, d int, in input) {
 			}
 		}
 	}
-	run := func(s string) { a.subshell(func() { a.script(s, d+1) }) }
+	run := func(s string) { a.subshell(func() { a.walk.script(s, d+1) }) }
 	if len(cmd) == 0 {
 		// The inputs themselves are the commands.
 		for _, it := range items {
@@ -559,19 +515,19 @@ func (a *analyzer) shellModel(c *cmdCall) bool {
 			if len(operands) > 1 {
 				a.sc.setVar("0", operands[1])
 			}
-			a.script(operands[0].val, d+1)
+			a.walk.script(operands[0].val, d+1)
 		})
 	case len(operands) > 0 && !sflag:
 		a.runScriptFile(name, operands[0], operands[1:], c.io, d, false)
 	default:
 		switch in.kind {
 		case literalInput:
-			a.subshell(func() { a.script(in.text, d+1) })
+			a.subshell(func() { a.walk.script(in.text, d+1) })
 		case unknownInput:
 			a.unknown(name+" runs a script from its input", "piped in; the script cannot be read here")
 		case fileInput:
 			if text, ok, why := a.scriptText(arg{val: in.text, known: true}, stdio{}); ok {
-				a.subshell(func() { a.script(text, d+1) })
+				a.subshell(func() { a.walk.script(text, d+1) })
 			} else {
 				a.unknown(name+" runs a script from its input", "read from "+in.text+": "+why)
 			}
@@ -583,7 +539,7 @@ func (a *analyzer) shellModel(c *cmdCall) bool {
 // evalModel: eval runs its arguments, joined, as a script in this shell.
 func (a *analyzer) evalModel(c *cmdCall) bool {
 	text, _ := joinArgs(c.args)
-	a.script(text, c.d+1)
+	a.walk.script(text, c.d+1)
 	return true
 }
 
@@ -607,14 +563,14 @@ func (a *analyzer) dashCModel(c *cmdCall) bool {
 		}
 		if (w.val == "-c" || w.val == "--command") && i+1 < len(rest) {
 			if rest[i+1].known {
-				a.subshell(func() { a.script(rest[i+1].val, c.d+1) })
+				a.subshell(func() { a.walk.script(rest[i+1].val, c.d+1) })
 			} else {
 				a.unknown("-c with a script known only at run time", "")
 			}
 			return true
 		}
 		if v, ok := strings.CutPrefix(w.val, "--command="); ok {
-			a.subshell(func() { a.script(v, c.d+1) })
+			a.subshell(func() { a.walk.script(v, c.d+1) })
 			return true
 		}
 	}
@@ -623,14 +579,14 @@ func (a *analyzer) dashCModel(c *cmdCall) bool {
 	}) {
 		// runuser -u USER [--] COMMAND…: the command runs as it is.
 		if cmd := skipOptions(rest, optSpec{short: "ugGw", long: []string{"user", "group", "supp-group", "whitelist-environment"}}); len(cmd) > 0 {
-			a.command(cmd, c.d+1, c.io, nil)
+			a.walk.command(cmd, c.d+1, c.io, nil)
 		}
 		return true
 	}
 	if c.name == "sg" && len(rest) > 1 {
 		// sg GROUP COMMAND: the command is run by a shell.
 		text, _ := joinArgs(rest[1:])
-		a.subshell(func() { a.script(text, c.d+1) })
+		a.subshell(func() { a.walk.script(text, c.d+1) })
 		return true
 	}
 	// su and script without -c run an interactive shell (or write a
@@ -650,7 +606,7 @@ func (a *analyzer) flockModel(c *cmdCall) bool {
 		switch {
 		case w.val == "-c" || w.val == "--command":
 			if i+1 < len(rest) {
-				a.subshell(func() { a.script(rest[i+1].val, c.d+1) })
+				a.subshell(func() { a.walk.script(rest[i+1].val, c.d+1) })
 			}
 			return true
 		case w.val == "-w" || w.val == "--timeout" || w.val == "-E" || w.val == "--conflict-exit-code":
@@ -661,12 +617,12 @@ func (a *analyzer) flockModel(c *cmdCall) bool {
 			sub := rest[i+1:]
 			if len(sub) > 0 && sub[0].known && (sub[0].val == "-c" || sub[0].val == "--command") {
 				if len(sub) > 1 {
-					a.subshell(func() { a.script(sub[1].val, c.d+1) })
+					a.subshell(func() { a.walk.script(sub[1].val, c.d+1) })
 				}
 				return true
 			}
 			if len(sub) > 0 {
-				a.command(sub, c.d, c.io, c.env)
+				a.walk.command(sub, c.d, c.io, c.env)
 			}
 			return true
 		}
@@ -693,7 +649,7 @@ func (a *analyzer) sshModel(c *cmdCall) bool {
 		if k, v, ok := strings.Cut(opt, "="); ok {
 			switch strings.ToLower(strings.TrimSpace(k)) {
 			case "proxycommand", "localcommand", "knownhostscommand":
-				a.subshell(func() { a.script(v, c.d+1) })
+				a.subshell(func() { a.walk.script(v, c.d+1) })
 			}
 		}
 	}
@@ -702,7 +658,7 @@ func (a *analyzer) sshModel(c *cmdCall) bool {
 		return true
 	}
 	text, _ := joinArgs(sub[1:])
-	a.subshell(func() { a.script(text, c.d+1) })
+	a.subshell(func() { a.walk.script(text, c.d+1) })
 	return true
 }
 
@@ -718,11 +674,11 @@ func (a *analyzer) watchModel(c *cmdCall) bool {
 		return true
 	}
 	if exec {
-		a.command(sub, c.d, stdio{}, nil)
+		a.walk.command(sub, c.d, stdio{}, nil)
 		return true
 	}
 	text, _ := joinArgs(sub)
-	a.subshell(func() { a.script(text, c.d+1) })
+	a.subshell(func() { a.walk.script(text, c.d+1) })
 	return true
 }
 
@@ -750,7 +706,7 @@ func (a *analyzer) trapModel(c *cmdCall) bool {
 		a.unknown("trap with an action known only at run time", "")
 		return true
 	}
-	a.script(rest[0].val, c.d+1)
+	a.walk.script(rest[0].val, c.d+1)
 	return true
 }
 
@@ -903,7 +859,7 @@ func (a *analyzer) commandModel(c *cmdCall) bool {
 	}
 	sub := skipOptions(rest, optSpec{})
 	if len(sub) > 0 {
-		a.command(sub, c.d, c.io, c.env)
+		a.walk.command(sub, c.d, c.io, c.env)
 	}
 	return true
 }
@@ -911,7 +867,7 @@ func (a *analyzer) commandModel(c *cmdCall) bool {
 // goModel: go run of a laserbrain command is laserbrain.
 func (a *analyzer) goModel(c *cmdCall) bool {
 	if lb := goRunLaserbrain(c.args); lb != nil {
-		a.command(lb, c.d, c.io, c.env)
+		a.walk.command(lb, c.d, c.io, c.env)
 		return true
 	}
 	a.mayWrite("go")
@@ -1005,7 +961,7 @@ func (a *analyzer) sedModel(c *cmdCall) bool {
 				a.unknown("sed runs its pattern space as a command (e)", "what it runs is only known as sed reads its input")
 				continue
 			}
-			a.subshell(func() { a.script(r, c.d+1) })
+			a.subshell(func() { a.walk.script(r, c.d+1) })
 		}
 	}
 	return true
@@ -1056,356 +1012,4 @@ func sedScript(s string) (runs, writes []string) {
 		}
 	}
 	return runs, writes
-}
-
-// interpreterModel reads an interpreter's command line: its program given
-// with -c/-e (scanned as code), a -m module (its command line read as that
-// module's program), a script file (read and scanned as code), or a
-// program from its input (an unknown finding when nobody can see it).
-func (a *analyzer) interpreterModel(c *cmdCall) bool {
-	name, rest, in := c.name, c.args, c.io.in
-	base := strings.TrimRight(name, "0123456789.")
-	flags := codeFlags(base)
-	if isAwk(name) {
-		// awk's program is its first operand (or -f FILE); system() and
-		// print | "cmd" run a shell.
-		for i := 0; i < len(rest); i++ {
-			w := rest[i]
-			if w.known && (w.val == "-f" || w.val == "--file") && i+1 < len(rest) {
-				a.code(name, a.readText(rest[i+1]), c.d)
-				return true
-			}
-			if w.known && (w.val == "-v" || w.val == "-F") {
-				i++
-				continue
-			}
-			if w.known && !strings.HasPrefix(w.val, "-") {
-				a.code(name, w.val, c.d)
-				return true
-			}
-		}
-		return true
-	}
-	for i, w := range rest {
-		if !w.known {
-			continue
-		}
-		if w.val == "-m" && i+1 < len(rest) && (base == "python" || base == "pypy") {
-			// python -m MODULE ARGS: the module's own command line.
-			a.command(rest[i+1:], c.d, c.io, c.env)
-			return true
-		}
-		for _, f := range flags {
-			switch {
-			case w.val == f && i+1 < len(rest):
-				code, _ := joinArgs(rest[i+1 : i+2])
-				a.code(name, code, c.d)
-				return true
-			case strings.HasPrefix(f, "-") && len(f) == 2 && strings.HasPrefix(w.val, f) && len(w.val) > 2 && !strings.HasPrefix(w.val, "--"):
-				a.code(name, w.val[2:], c.d)
-				return true
-			}
-		}
-		// perl's -M, -m, -I, -x, -d and -D carry their value glued on
-		// (-MFile::Path=rmtree, -Mre): the word is one option, not flags.
-		if base == "perl" && len(w.val) > 2 && strings.ContainsRune("MmIxdD", rune(w.val[1])) && w.val[0] == '-' {
-			continue
-		}
-		// Combined short flags ending in the code flag: perl -pie, python -Bc.
-		if len(w.val) > 2 && w.val[0] == '-' && w.val[1] != '-' && i+1 < len(rest) && isLetters(w.val[1:]) {
-			last := "-" + w.val[len(w.val)-1:]
-			if slices.Contains(flags, last) {
-				code, _ := joinArgs(rest[i+1 : i+2])
-				a.code(name, code, c.d)
-				return true
-			}
-		}
-		if !strings.HasPrefix(w.val, "-") {
-			// The first operand is the program's file.
-			if base == "deno" || base == "bun" {
-				if w.val == "run" || w.val == "x" || w.val == "test" {
-					continue
-				}
-				if isCLIModelled(base) && (w.val == "publish" || w.val == "pm") {
-					return false
-				}
-			}
-			a.runScriptFile(name, w, rest[i+1:], c.io, c.d, false)
-			if base == "perl" {
-				a.perlInPlace(rest)
-			}
-			return true
-		}
-	}
-	if base == "perl" {
-		a.perlInPlace(rest)
-	}
-	if readsProgramFromInput(rest) {
-		switch in.kind {
-		case unknownInput:
-			a.unknown(name+" runs a program from its input", "piped in; the program cannot be read here")
-		case fileInput:
-			if text, ok, why := a.scriptText(arg{val: in.text, known: true}, stdio{}); ok {
-				a.code(name, text, c.d)
-			} else {
-				a.unknown(name+" runs a program from its input", "read from "+in.text+": "+why)
-			}
-		}
-	}
-	return true
-}
-
-func isLetters(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-// perlInPlace: perl -i edits the files it is given.
-func (a *analyzer) perlInPlace(rest []arg) {
-	inPlace := false
-	for _, w := range rest {
-		if w.known && strings.HasPrefix(w.val, "-") && !strings.HasPrefix(w.val, "--") && strings.ContainsRune(w.val, 'i') {
-			inPlace = true
-		}
-	}
-	if !inPlace {
-		return
-	}
-	a.mayWrite("perl")
-}
-
-// readsProgramFromInput: an interpreter given no program operand (or "-")
-// reads its program from standard input.
-func readsProgramFromInput(rest []arg) bool {
-	for _, w := range rest {
-		if !w.known {
-			return false
-		}
-		if w.val == "-" {
-			return true
-		}
-		if w.val == "-m" || !strings.HasPrefix(w.val, "-") {
-			return false
-		}
-	}
-	return true
-}
-
-// runScriptFile reads a script file a shell or interpreter runs (bash
-// FILE, source FILE, python3 FILE): a file written earlier in the line is
-// read as written, one on disk is read (up to MaxScriptFile), /dev/fd/N
-// and /dev/stdin are the descriptor's input, and a process substitution is
-// the output of its commands when we can read it. Shell scripts are
-// analysed as scripts (source: in this shell), other programs' as code.
-// A file that cannot be read is unknown.
-func (a *analyzer) runScriptFile(name string, file arg, args []arg, io stdio, d int, here bool) {
-	text, ok, why := a.scriptText(file, io)
-	if !ok {
-		if why == whyMissing && !a.mayHaveWritten() {
-			return // no such file: the program fails, nothing runs
-		}
-		a.unknown(name+" runs "+file.val, why)
-		return
-	}
-	interp := name
-	if name == "source" || name == "." {
-		interp = "bash"
-	}
-	if isShell(interp) {
-		run := func() {
-			a.sc.positional, a.sc.hasPositional = args, true
-			a.script(text, d+1)
-		}
-		if here {
-			saved := a.sc
-			a.sc = &scope{parent: saved}
-			run()
-			// What a sourced script defines stays: fold it into the
-			// caller's scope.
-			for k, v := range a.sc.vars {
-				saved.setVar(k, v)
-			}
-			for k, v := range a.sc.funcs {
-				saved.setFunc(k, v)
-			}
-			for k, v := range a.sc.aliases {
-				saved.setAlias(k, v)
-			}
-			a.sc = saved
-			return
-		}
-		a.subshell(run)
-		return
-	}
-	a.code(name, text, d)
-}
-
-// scriptText is the text of a script file a command runs.
-func (a *analyzer) scriptText(file arg, io stdio) (text string, ok bool, why string) {
-	if !file.known {
-		if strings.HasPrefix(file.val, "<(") {
-			if ps, found := a.procs[file.val]; found {
-				if len(ps.Stmts) == 1 {
-					if out := a.output(ps.Stmts[0]); out.kind == literalInput {
-						return out.text, true, ""
-					}
-				}
-				return "", false, "the output of " + file.val + " cannot be read here"
-			}
-		}
-		return "", false, "a file named only at run time"
-	}
-	switch p := file.val; {
-	case p == "/dev/stdin" || p == "-":
-		return inputText(io.in)
-	case strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/"):
-		var fd int
-		_, err := fmtSscan(p[strings.LastIndexByte(p, '/')+1:], &fd)
-		if err != nil {
-			return "", false, "an unknown descriptor"
-		}
-		if fd == 0 {
-			return inputText(io.in)
-		}
-		return inputText(io.fds[fd])
-	}
-	path, known := a.resolve(file)
-	if f, ok := a.files[path]; ok && known {
-		if f.known {
-			return f.text, true, ""
-		}
-		return "", false, "written earlier in the command with content the gate cannot see"
-	}
-	if !known || !filepath.IsAbs(path) {
-		return "", false, "a path the gate cannot place (the directory it runs in is unknown)"
-	}
-	if f, ok := a.files[path]; ok {
-		if f.known {
-			return f.text, true, ""
-		}
-		return "", false, "written earlier in the command with content the gate cannot see"
-	}
-	if a.readBytes >= maxScriptBytes {
-		return "", false, "more script files than the gate reads for one command"
-	}
-	data, err := readScript(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, whyMissing
-	}
-	if err != nil {
-		return "", false, err.Error()
-	}
-	a.readBytes += len(data)
-	return string(data), true, ""
-}
-
-func inputText(in input) (string, bool, string) {
-	if in.kind == literalInput {
-		return in.text, true, ""
-	}
-	return "", false, "its input cannot be read here"
-}
-
-// whyMissing: the file does not exist.
-const whyMissing = "it does not exist"
-
-// mayHaveWritten: something earlier in the line may have written a file
-// the gate cannot name.
-func (a *analyzer) mayHaveWritten() bool {
-	return slices.ContainsFunc(a.writes, func(w Write) bool { return !w.Known })
-}
-
-// readScript reads a regular file of at most MaxScriptFile bytes.
-func readScript(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	case err != nil:
-		return nil, errorf("it cannot be read (%v)", fsx.WithoutPath(err))
-	case !fi.Mode().IsRegular():
-		return nil, errorf("it is not a regular file")
-	case fi.Size() > MaxScriptFile:
-		return nil, errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
-	}
-	f, err := openNoBlock(path)
-	if err != nil {
-		return nil, errorf("it cannot be read (%v)", fsx.WithoutPath(err))
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(limitReader(f, MaxScriptFile+1)); err != nil {
-		return nil, errorf("it cannot be read (%v)", err)
-	}
-	if b.Len() > MaxScriptFile {
-		return nil, errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
-	}
-	return b.Bytes(), nil
-}
-
-// scriptFile runs a program named by its path (./deploy.sh, bin/tool): a
-// script is read and analysed with the interpreter its #! line names (sh
-// without one); a compiled program, or one installed under node_modules,
-// is a program the gate does not know.
-func (a *analyzer) scriptFile(file arg, args []arg, d int, io stdio) {
-	name := commandName(file.val)
-	path, known := a.resolve(file)
-	if known && strings.Contains("/"+filepath.ToSlash(path)+"/", "/node_modules/") {
-		a.simple(&cmdCall{name: name, args: args, d: d, io: io})
-		return
-	}
-	text, ok, why := a.scriptText(file, io)
-	if !ok {
-		if why == whyMissing && !a.mayHaveWritten() {
-			return // no such file: the shell says so, nothing runs
-		}
-		a.unknown("runs "+file.val, why)
-		return
-	}
-	if strings.HasPrefix(text, "\x7fELF") || strings.ContainsRune(text[:min(len(text), 512)], 0) {
-		a.simple(&cmdCall{name: name, args: args, d: d, io: io})
-		return
-	}
-	interp := []string{"sh"}
-	if first, _, _ := strings.Cut(text, "\n"); strings.HasPrefix(first, "#!") {
-		interp = strings.Fields(strings.TrimPrefix(first, "#!"))
-		if len(interp) > 0 && commandName(interp[0]) == "env" {
-			interp = interp[1:]
-			for len(interp) > 0 && strings.HasPrefix(interp[0], "-") {
-				interp = interp[1:]
-			}
-		}
-		if len(interp) == 0 {
-			interp = []string{"sh"}
-		}
-	}
-	in := commandName(interp[0])
-	switch p := lookupProgram(in); {
-	case isShell(in):
-		a.subshell(func() {
-			a.sc.positional, a.sc.hasPositional = args, true
-			a.script(text, d+1)
-		})
-	case p != nil && p.kind == progInterpreter:
-		a.code(in, text, d)
-	default:
-		// Another program reads the file (make -f, a custom tool): we
-		// do not know what it runs.
-		a.unknown("runs "+file.val+" with "+interp[0], "the gate does not know that interpreter")
-	}
-}
-
-// readText is the text of a file a program reads (sed -f, awk -f): one
-// written earlier in the line, or one on disk; "" when it cannot be read
-// (recorded as unknown).
-func (a *analyzer) readText(file arg) string {
-	text, ok, why := a.scriptText(file, stdio{})
-	if !ok {
-		a.unknown("reads its program from "+file.val, why)
-	}
-	return text
 }

@@ -167,3 +167,27 @@ var xargsOptions = getoptSpec{
 		{"help", noValue, "help"}, {"version", noValue, "version"},
 	},
 }
+
+type optArg uint8
+
+const (
+	noValue optArg = iota
+	needsValue
+	optionalValue
+)
+
+// refusedLine: a tool whose options are modelled (getopt) rejects the
+// command line, or is asked for help or its version: it exits having done
+// nothing (shred -h is an invalid option, not help).
+func refusedLine(name string, args []arg) bool {
+	if name != "shred" {
+		return false
+	}
+	for _, w := range args {
+		if !w.known {
+			return false
+		}
+	}
+	r := shredOptions.parse(args)
+	return r.bad || r.set["help"] > 0 || r.set["version"] > 0
+}

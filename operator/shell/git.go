@@ -167,7 +167,7 @@ func (a *analyzer) configEffect(k string, v configValue, d int) {
 			return
 		}
 		script := strings.TrimPrefix(v.val, "!")
-		a.subshell(func() { a.script(script, d+1) })
+		a.subshell(func() { a.walk.script(script, d+1) })
 	case gitFileKey(k):
 		a.unknown("git reads "+k+" = "+v.val, "the gate does not read that file")
 	case strings.HasPrefix(k, "alias.") && !v.known:
@@ -183,7 +183,7 @@ func (a *analyzer) gitModel(c *cmdCall) bool {
 			// git-remote-ext runs the command the address spells (when
 			// protocol.ext.allow lets it, which the line may set):
 			// followed whether or not it is allowed.
-			a.command(extArgv(strings.TrimPrefix(w.val, "ext::")), c.d+1, stdio{}, nil)
+			a.walk.command(extArgv(strings.TrimPrefix(w.val, "ext::")), c.d+1, stdio{}, nil)
 		}
 	}
 	words, gv, explained := a.git(rest, c.d, c.io.in, 0, c.env)
@@ -191,7 +191,7 @@ func (a *analyzer) gitModel(c *cmdCall) bool {
 		return true
 	}
 	if !explained {
-		a.unknownProgram(&cmdCall{name: "git", args: rest, d: c.d, io: c.io, env: c.env}, commandText("git", rest))
+		a.walk.unknownProgram(&cmdCall{name: "git", args: rest, d: c.d, io: c.io, env: c.env}, commandText("git", rest))
 		return true
 	}
 	a.gitFindings(gv, commandText("git", rest))
@@ -236,6 +236,31 @@ func extArgv(s string) []arg {
 // a shell command (already analysed).
 func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]string, gitVerdict, bool) {
 	call := gitCall{config: a.gitConfigFrom(e), dir: a.dirNow()}
+	a.gitEnvironment(&call, e, d)
+	rest = a.gitGlobals(rest, &call, e, d)
+	if len(rest) == 0 {
+		return []string{"git"}, gitVerdict{modelled: true}, true
+	}
+	words := append([]string{"git"}, vals(rest)...)
+	if !rest[0].known {
+		a.unknown("git subcommand known only at run time", "the shell decides what git "+rest[0].val+" does")
+		return words, gitVerdict{}, true
+	}
+	sub := rest[0].val
+	// An alias: git ignores one that shadows a builtin command.
+	if !gitBuiltins(sub) {
+		return a.gitAlias(words, rest, call, d, in, aliasDepth, e)
+	}
+	gv := a.gitSubcommand(sub, rest[1:], call, d, in)
+	return words, gv, gv.modelled || gitDataCommands(sub)
+}
+
+// gitEnvironment follows what the environment makes git run or read: the
+// commands in its variables (GIT_SSH_COMMAND, GIT_EDITOR, …), files named
+// by GIT_CONFIG_GLOBAL and its kin, and the configuration gathered for
+// this invocation that git config earlier in the line did not set. A
+// GIT_DIR or GIT_WORK_TREE moves where paths resolve.
+func (a *analyzer) gitEnvironment(call *gitCall, e env, d int) {
 	for _, name := range gitRunsVars {
 		if v, ok := a.envVar(e, name); ok {
 			if !v.known {
@@ -243,7 +268,7 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]st
 				continue
 			}
 			if v.val != "" {
-				a.subshell(func() { a.script(v.val, d+1) })
+				a.subshell(func() { a.walk.script(v.val, d+1) })
 			}
 		}
 	}
@@ -262,16 +287,21 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]st
 			a.configEffect(k, v, d)
 		}
 	}
+}
+
+// gitGlobals reads git's global options, as git does (exactly, no
+// abbreviation): -C moves the directory, --git-dir and --work-tree lose
+// it, -c and --config-env add configuration (followed at once), and
+// --exec-path runs git's commands from a directory the gate does not
+// read. It returns the words from the subcommand on.
+func (a *analyzer) gitGlobals(rest []arg, call *gitCall, e env, d int) []arg {
 	i := 0
 	for ; i < len(rest); i++ {
 		w := rest[i]
-		if !w.known {
+		if !w.known || !strings.HasPrefix(w.val, "-") {
 			break
 		}
 		s := w.val
-		if !strings.HasPrefix(s, "-") {
-			break
-		}
 		name, value, hasValue := strings.Cut(s, "=")
 		valueKnown := true
 		if strings.HasPrefix(s, "-C") && len(s) > 2 && !strings.HasPrefix(s, "--") {
@@ -315,50 +345,43 @@ func (a *analyzer) git(rest []arg, d int, in input, aliasDepth int, e env) ([]st
 			a.configEffect(k, cv, d)
 		}
 	}
-	rest = rest[i:]
-	if len(rest) == 0 {
-		return []string{"git"}, gitVerdict{modelled: true}, true
-	}
-	words := append([]string{"git"}, vals(rest)...)
-	if !rest[0].known {
-		a.unknown("git subcommand known only at run time", "the shell decides what git "+rest[0].val+" does")
-		return words, gitVerdict{}, true
-	}
+	return rest[i:]
+}
+
+// gitAlias reads a subcommand that is not git's own: an alias (inline, in
+// the environment, set earlier in the line, or in the repository's and
+// the user's config files) is what it runs — a shell command, or git with
+// its words — and anything else is git-SUB from PATH, a program the gate
+// does not know.
+func (a *analyzer) gitAlias(words []string, rest []arg, call gitCall, d int, in input, aliasDepth int, e env) ([]string, gitVerdict, bool) {
 	sub := rest[0].val
-	// An alias: git ignores one that shadows a builtin command.
-	if !gitBuiltins(sub) {
-		def, ok := call.config["alias."+strings.ToLower(sub)]
-		if !ok {
-			if v, found := a.gitConfigFileAlias(call.dir, sub); found {
-				def, ok = configValue{val: v, known: true}, true
-			}
+	def, ok := call.config["alias."+strings.ToLower(sub)]
+	if !ok {
+		if v, found := a.gitConfigFileAlias(call.dir, sub); found {
+			def, ok = configValue{val: v, known: true}, true
 		}
-		if ok {
-			if aliasDepth > MaxDepth {
-				a.unknown("git aliases nest too deep", "")
-				return nil, gitVerdict{}, true
-			}
-			if !def.known {
-				a.unknown("git alias "+sub+" known only at run time", "")
-				return nil, gitVerdict{}, true
-			}
-			if sh, ok := strings.CutPrefix(def.val, "!"); ok {
-				tail, _ := joinArgs(rest[1:])
-				a.subshell(func() { a.script(sh+" "+tail, d+1) })
-				return nil, gitVerdict{}, true
-			}
-			expanded := splitWords(def.val)
-			if len(expanded) == 0 {
-				return []string{"git"}, gitVerdict{modelled: true}, true
-			}
-			return a.git(append(expanded, rest[1:]...), d, in, aliasDepth+1, e)
-		}
-		// git-SUB from PATH, or a command git does not have: a program
-		// the gate does not know.
+	}
+	if !ok {
 		return words, gitVerdict{}, false
 	}
-	gv := a.gitSubcommand(sub, rest[1:], call, d, in, e)
-	return words, gv, gv.modelled || gitDataCommands(sub)
+	if aliasDepth > MaxDepth {
+		a.unknown("git aliases nest too deep", "")
+		return nil, gitVerdict{}, true
+	}
+	if !def.known {
+		a.unknown("git alias "+sub+" known only at run time", "")
+		return nil, gitVerdict{}, true
+	}
+	if sh, ok := strings.CutPrefix(def.val, "!"); ok {
+		tail, _ := joinArgs(rest[1:])
+		a.subshell(func() { a.walk.script(sh+" "+tail, d+1) })
+		return nil, gitVerdict{}, true
+	}
+	expanded := splitWords(def.val)
+	if len(expanded) == 0 {
+		return []string{"git"}, gitVerdict{modelled: true}, true
+	}
+	return a.git(append(expanded, rest[1:]...), d, in, aliasDepth+1, e)
 }
 
 // joinDir resolves a directory change against the current one; the result
@@ -419,378 +442,459 @@ const (
 	labelGitRmForce    = "git rm -f (deletes files with uncommitted changes)"
 )
 
+// gitRead is one git subcommand being read: its words after the
+// subcommand, the invocation's configuration and directory, and what it
+// reads on its input.
+type gitRead struct {
+	a    *analyzer
+	sub  string
+	args []arg
+	call gitCall
+	d    int
+	in   input
+}
+
+// parse reads the subcommand's words with the option table of table.
+func (r *gitRead) parse(table string) *gitParse { return parseGit(gitTable(table), r.args) }
+
+// finish turns a parse into a verdict: a parse error or a help request
+// means git prints usage and does nothing at all.
+func (r *gitRead) finish(p *gitParse, effects ...gitEffect) gitVerdict {
+	v := gitVerdict{modelled: true}
+	switch {
+	case p.bad != "":
+		return v // git refuses the command line: nothing happens
+	case p.help:
+		v.effects, v.inert = effects, "help"
+	case len(effects) == 0 && p.unknownArgs:
+		// A word only the running shell knows may be an option.
+		v.unknown = "git " + r.sub + " with an argument known only at run time"
+	default:
+		v.effects = effects
+	}
+	return v
+}
+
+// finishDry is finish for a subcommand whose --dry-run changes nothing.
+func (r *gitRead) finishDry(p *gitParse, effects ...gitEffect) gitVerdict {
+	v := r.finish(p, effects...)
+	if v.inert == "" && p.on("dry-run") && len(v.effects) > 0 {
+		v.inert = "dry run"
+	}
+	return v
+}
+
 // gitSubcommand reads one subcommand with its option table and decides what
 // it would destroy.
-func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in input, e env) gitVerdict {
-	parse := func(table string) *gitParse { return parseGit(gitTable(table), args) }
-	v := gitVerdict{modelled: true}
-	// finish turns a parse into a verdict: a parse error or a help request
-	// means git prints usage and does nothing at all.
-	finish := func(p *gitParse, effects ...gitEffect) gitVerdict {
-		switch {
-		case p.bad != "":
-			return v // git refuses the command line: nothing happens
-		case p.help:
-			v.effects, v.inert = effects, "help"
-		case len(effects) == 0 && p.unknownArgs:
-			// A word only the running shell knows may be an option.
-			v.unknown = "git " + sub + " with an argument known only at run time"
-		default:
-			v.effects = effects
-		}
-		return v
-	}
+func (a *analyzer) gitSubcommand(sub string, args []arg, call gitCall, d int, in input) gitVerdict {
+	r := &gitRead{a: a, sub: sub, args: args, call: call, d: d, in: in}
 	switch sub {
 	case "push":
-		p := parse("push")
-		var es []gitEffect
-		if p.on("force") {
-			g := grammarPushForce
-			if p.opts["force"].short {
-				g = grammarPushF
-			}
-			es = append(es, gitEffect{label: irreversiblePatterns[g].Label, outward: true, grammar: g})
-		}
-		if p.on("force-with-lease") {
-			es = append(es, gitEffect{label: irreversiblePatterns[grammarPushLease].Label, outward: true, grammar: grammarPushLease})
-		}
-		refspecs := p.positionals
-		if len(refspecs) > 0 {
-			refspecs = refspecs[1:] // the first operand is the remote
-		}
-		switch {
-		case p.on("mirror"):
-			if len(refspecs) == 0 && !p.on("all") && !p.on("tags") && !p.on("delete") {
-				es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
-			} else {
-				es = nil // --mirror with refspecs is refused
-			}
-		case p.on("delete"):
-			if len(refspecs) == 0 {
-				es = nil // --delete without refs is refused
-			} else {
-				es = append(es, gitEffect{label: labelPushDelete, outward: true, grammar: -1})
-			}
-		}
-		// Configuration given inline can force or mirror too.
-		for k, cv := range call.config {
-			if !strings.HasPrefix(k, "remote.") {
-				continue
-			}
-			val := cv.val
-			switch {
-			case strings.HasSuffix(k, ".mirror") && !isFalse(val) && len(refspecs) == 0 && !p.on("delete"):
-				es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
-			case strings.HasSuffix(k, ".push") && strings.HasPrefix(val, "+") && len(refspecs) == 0:
-				es = append(es, gitEffect{label: labelPushPlus, outward: true, grammar: -1})
-			}
-		}
-		if p.on("prune") {
-			es = append(es, gitEffect{label: labelPushPrune, outward: true, grammar: -1})
-		}
-		for _, ref := range refspecs {
-			switch {
-			case strings.HasPrefix(ref, "+"):
-				es = append(es, gitEffect{label: labelPushPlus, outward: true, grammar: -1})
-			case strings.HasPrefix(ref, ":") && len(ref) > 1:
-				es = append(es, gitEffect{label: labelPushColon, outward: true, grammar: -1})
-			}
-		}
-		v = finish(p, es...)
-		if v.inert == "" && p.on("dry-run") && len(v.effects) > 0 {
-			v.inert = "dry run"
-		}
-		return v
+		return r.push()
 	case "reset":
-		p := parse("reset")
-		mode := ""
-		for _, e := range p.events {
-			switch e.key {
-			case "soft", "mixed", "hard", "merge", "keep":
-				mode = e.key
-				if e.unset {
-					mode = ""
-				}
-			}
-		}
-		if mode != "hard" || p.on("patch") || p.on("pathspec-from-file") {
-			return finish(p)
-		}
-		// A hard reset refuses paths: "git reset --hard [<commit>]" only.
-		ops := p.positionals
-		switch {
-		case p.dashdash >= 0 && len(ops) > p.dashdash:
-			return finish(p)
-		case p.dashdash < 0 && len(ops) > 1:
-			return finish(p)
-		case p.dashdash < 0 && len(ops) == 1 && call.dir != "" && pathExists(call.dir, ops[0]):
-			return finish(p) // a path (or ambiguous): refused
-		}
-		return finish(p, gitEffect{label: irreversiblePatterns[grammarResetHard].Label, grammar: grammarResetHard})
+		return r.reset()
 	case "checkout":
-		return a.gitCheckout(parse("checkout"), call, in, finish)
+		return r.checkout(r.parse("checkout"))
 	case "switch":
-		p := parse("switch")
-		force := p.on("discard-changes") || p.on("force")
-		// Forcing discards changes only on the way to another commit: a
-		// new branch or a detached HEAD where we stand keeps them.
-		if force && len(p.positionals) > 0 {
-			return finish(p, effect(labelSwitchF))
-		}
-		return finish(p)
+		return r.switchBranch()
 	case "restore":
-		p := parse("restore")
-		worktree := !p.on("staged")
-		if p.seen("worktree") {
-			worktree = p.on("worktree")
-		}
-		paths := p.positionals
-		if p.dashdash >= 0 {
-			paths = paths[p.dashdash:]
-		}
-		hasPaths := p.on("pathspec-from-file") || anyPathExists(call.dir, paths)
-		if !worktree || !hasPaths || p.on("patch") {
-			return finish(p)
-		}
-		a.gitWorktreeWrites(call, paths)
-		return finish(p, effect(labelRestore))
+		return r.restore()
 	case "clean":
-		p := parse("clean")
-		requireForce := !isFalse(call.config["clean.requireforce"].val)
-		if p.on("interactive") && !p.on("dry-run") && p.bad == "" && !p.help {
-			v.unknown = "git clean -i deletes what the answers on its input choose"
-			return v
-		}
-		if p.count("force") == 0 && requireForce && !p.on("dry-run") {
-			return finish(p) // refuses to clean without -f
-		}
-		v = finish(p, effect(labelClean))
-		if v.inert == "" && p.on("dry-run") {
-			v.inert = "dry run"
-		}
-		return v
+		return r.clean()
 	case "branch":
-		p := parse("branch")
-		force := p.on("force")
-		del := p.on("delete") || p.on("-D")
-		mv := p.on("move") || p.on("-M") || p.on("copy") || p.on("-C")
-		modes := 0
-		for _, m := range []bool{del, mv, p.on("list"), p.on("show-current"), p.on("edit-description"), p.on("unset-upstream"), p.on("set-upstream-to")} {
-			if m {
-				modes++
-			}
-		}
-		switch {
-		case modes > 1:
-			return finish(p) // incompatible modes: usage, nothing runs
-		case del && (p.on("-D") || force) && len(p.positionals) > 0 && !p.on("remotes"):
-			// Remote-tracking branches come back with the next fetch.
-			return finish(p, effect(labelBranchD))
-		case mv && (p.on("-M") || p.on("-C") || force) && len(p.positionals) > 0 && !del:
-			return finish(p, effect(labelBranchM))
-		}
-		return finish(p)
+		return r.branch()
 	case "stash":
-		return a.gitStash(args, finish)
+		return r.stash()
 	case "worktree":
-		if len(args) == 0 || !args[0].known || args[0].val != "remove" {
-			return v
-		}
-		p := parseGit(gitTable("worktree remove"), args[1:])
-		if p.count("force") > 0 && len(p.positionals) > 0 {
-			return finish(p, effect(labelWorktreeRm))
-		}
-		return finish(p)
+		return r.worktree()
 	case "read-tree":
-		p := parse("read-tree")
-		if p.on("-u") && p.on("reset") && len(p.positionals) > 0 {
-			v = finish(p, effect(labelReadTree))
-			if v.inert == "" && p.on("dry-run") {
-				v.inert = "dry run"
-			}
-			return v
-		}
-		return finish(p)
+		return r.readTree()
 	case "rebase":
-		p := parse("rebase")
-		if p.bad == "" && !p.help {
-			for _, script := range p.values["exec"] {
-				a.script(script, d+1)
-			}
-		}
-		return finish(p)
+		return r.rebase()
 	case "update-ref":
-		p := parse("update-ref")
-		if p.bad == "" && !p.help && p.on("stdin") {
-			switch in.kind {
-			case literalInput:
-				for _, line := range strings.Split(in.text, "\n") {
-					if f := strings.Fields(line); len(f) > 0 && f[0] == "delete" {
-						return finish(p, effect(labelUpdateRefD))
-					}
-				}
-			case unknownInput, fileInput:
-				v.unknown = "git update-ref --stdin runs the updates on its input"
-				return v
-			}
-		}
-		if p.on("-d") && len(p.positionals) > 0 {
-			return finish(p, effect(labelUpdateRefD))
-		}
-		return finish(p)
+		return r.updateRef()
 	case "reflog":
-		if len(args) == 0 || !args[0].known {
-			return v
-		}
-		switch args[0].val {
-		case "expire":
-			p := parseGit(gitTable("reflog expire"), args[1:])
-			expire := call.config["gc.reflogexpire"].val != "" && !isNever(call.config["gc.reflogexpire"].val) ||
-				call.config["gc.reflogexpireunreachable"].val != "" && !isNever(call.config["gc.reflogexpireunreachable"].val)
-			for _, k := range []string{"expire", "expire-unreachable"} {
-				if val, ok := p.value(k); ok {
-					expire = !isNever(val)
-				}
-			}
-			if !expire {
-				return finish(p)
-			}
-			v = finish(p, effect(labelReflog))
-			if v.inert == "" && p.on("dry-run") {
-				v.inert = "dry run"
-			}
-			return v
-		case "delete":
-			p := parseGit(gitTable("reflog delete"), args[1:])
-			// Each entry records the value before it too, so deleting one
-			// keeps its commit reachable from the next; --rewrite drops it.
-			if len(p.positionals) == 0 || !p.on("rewrite") {
-				return finish(p)
-			}
-			v = finish(p, effect(labelReflog))
-			if v.inert == "" && p.on("dry-run") {
-				v.inert = "dry run"
-			}
-			return v
-		}
-		return v
+		return r.reflog()
 	case "gc":
-		p := parse("gc")
-		prune := gcPrunes(call)
-		if val, ok := p.value("prune"); ok {
-			prune = !isNever(val)
-		} else if p.seen("prune") && !p.on("prune") {
-			prune = false
-		}
-		for _, k := range []string{"gc.reflogexpire", "gc.reflogexpireunreachable"} {
-			if x := call.config[k].val; x != "" && !isNever(x) {
-				prune = true
-			}
-		}
-		if prune {
-			return finish(p, effect(labelGCPrune))
-		}
-		return finish(p)
+		return r.gc()
 	case "prune":
-		p := parse("prune")
-		v = finish(p, effect(labelGCPrune))
-		if v.inert == "" && p.on("dry-run") {
-			v.inert = "dry run"
-		}
-		return v
+		return r.finishDry(r.parse("prune"), effect(labelGCPrune))
 	case "checkout-index":
-		p := parse("checkout-index")
-		force := p.on("force") && !p.on("temp") && !p.on("no-create")
-		_, prefixed := p.value("prefix")
-		if force && !prefixed && (p.on("all") || p.on("stdin") || anyPathExists(call.dir, p.positionals)) {
-			return finish(p, effect(labelCheckoutIndex))
-		}
-		return finish(p)
+		return r.checkoutIndex()
 	case "rm":
-		p := parse("rm")
-		if p.count("force") > 0 && !p.on("cached") && (len(p.positionals) > 0 || p.on("pathspec-from-file")) {
-			v = finish(p, effect(labelGitRmForce))
-			if v.inert == "" && p.on("dry-run") {
-				v.inert = "dry run"
-			}
-			return v
-		}
-		return finish(p)
+		return r.rm()
 	case "send-pack":
-		p := parse("send-pack")
-		var es []gitEffect
-		if p.on("force") || p.on("force-with-lease") {
-			es = append(es, gitEffect{label: irreversiblePatterns[grammarPushForce].Label, outward: true, grammar: grammarPushForce})
-		}
-		if p.on("mirror") {
-			es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
-		}
-		if len(p.positionals) > 1 {
-			for _, ref := range p.positionals[1:] {
-				switch {
-				case strings.HasPrefix(ref, "+"):
-					es = append(es, gitEffect{label: labelPushPlus, outward: true, grammar: -1})
-				case strings.HasPrefix(ref, ":") && len(ref) > 1:
-					es = append(es, gitEffect{label: labelPushColon, outward: true, grammar: -1})
-				}
-			}
-		}
-		v = finish(p, es...)
-		if v.inert == "" && p.on("dry-run") && len(v.effects) > 0 {
-			v.inert = "dry run"
-		}
-		return v
+		return r.sendPack()
 	case "maintenance":
-		if len(args) == 0 || !args[0].known || args[0].val != "run" {
-			return v
-		}
-		p := parseGit(gitTable("maintenance run"), args[1:])
-		tasks := p.values["task"]
-		gc := len(tasks) == 0 && !isFalse(call.config["maintenance.gc.enabled"].val) || slices.Contains(tasks, "gc")
-		if gc && gcPrunes(call) {
-			return finish(p, effect(labelGCPrune))
-		}
-		return finish(p)
+		return r.maintenance()
 	case "config":
 		a.gitConfigCommand(args, d)
-		return v
-	case "bisect":
-		// git bisect run CMD…: runs CMD at each step.
-		if len(args) > 1 && args[0].known && args[0].val == "run" {
-			a.command(args[1:], d, stdio{}, nil)
+		return gitVerdict{modelled: true}
+	case "bisect", "submodule", "difftool", "mergetool":
+		r.runs()
+		return gitVerdict{modelled: true}
+	case "filter-branch":
+		return r.filterBranch()
+	case "filter-repo":
+		return gitVerdict{modelled: true, effects: []gitEffect{effect(labelFilterBranch)}}
+	}
+	return gitVerdict{}
+}
+
+// push: a force (or a lease), a mirror, deleted refs, a prune, and
+// refspecs that force or delete; configuration given inline can force or
+// mirror too.
+func (r *gitRead) push() gitVerdict {
+	p := r.parse("push")
+	var es []gitEffect
+	if p.on("force") {
+		g := grammarPushForce
+		if p.opts["force"].short {
+			g = grammarPushF
 		}
-		return v
+		es = append(es, gitEffect{label: irreversiblePatterns[g].Label, outward: true, grammar: g})
+	}
+	if p.on("force-with-lease") {
+		es = append(es, gitEffect{label: irreversiblePatterns[grammarPushLease].Label, outward: true, grammar: grammarPushLease})
+	}
+	refspecs := p.positionals
+	if len(refspecs) > 0 {
+		refspecs = refspecs[1:] // the first operand is the remote
+	}
+	switch {
+	case p.on("mirror"):
+		if len(refspecs) == 0 && !p.on("all") && !p.on("tags") && !p.on("delete") {
+			es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
+		} else {
+			es = nil // --mirror with refspecs is refused
+		}
+	case p.on("delete"):
+		if len(refspecs) == 0 {
+			es = nil // --delete without refs is refused
+		} else {
+			es = append(es, gitEffect{label: labelPushDelete, outward: true, grammar: -1})
+		}
+	}
+	for k, cv := range r.call.config {
+		if !strings.HasPrefix(k, "remote.") {
+			continue
+		}
+		val := cv.val
+		switch {
+		case strings.HasSuffix(k, ".mirror") && !isFalse(val) && len(refspecs) == 0 && !p.on("delete"):
+			es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
+		case strings.HasSuffix(k, ".push") && strings.HasPrefix(val, "+") && len(refspecs) == 0:
+			es = append(es, gitEffect{label: labelPushPlus, outward: true, grammar: -1})
+		}
+	}
+	if p.on("prune") {
+		es = append(es, gitEffect{label: labelPushPrune, outward: true, grammar: -1})
+	}
+	es = append(es, refspecEffects(refspecs)...)
+	return r.finishDry(p, es...)
+}
+
+// refspecEffects are what push's and send-pack's refspecs destroy: a +ref
+// forces, a :ref deletes.
+func refspecEffects(refspecs []string) []gitEffect {
+	var es []gitEffect
+	for _, ref := range refspecs {
+		switch {
+		case strings.HasPrefix(ref, "+"):
+			es = append(es, gitEffect{label: labelPushPlus, outward: true, grammar: -1})
+		case strings.HasPrefix(ref, ":") && len(ref) > 1:
+			es = append(es, gitEffect{label: labelPushColon, outward: true, grammar: -1})
+		}
+	}
+	return es
+}
+
+// reset: only a hard reset destroys, and it refuses paths ("git reset
+// --hard [<commit>]" only).
+func (r *gitRead) reset() gitVerdict {
+	p := r.parse("reset")
+	mode := ""
+	for _, e := range p.events {
+		switch e.key {
+		case "soft", "mixed", "hard", "merge", "keep":
+			mode = e.key
+			if e.unset {
+				mode = ""
+			}
+		}
+	}
+	if mode != "hard" || p.on("patch") || p.on("pathspec-from-file") {
+		return r.finish(p)
+	}
+	ops := p.positionals
+	switch {
+	case p.dashdash >= 0 && len(ops) > p.dashdash:
+		return r.finish(p)
+	case p.dashdash < 0 && len(ops) > 1:
+		return r.finish(p)
+	case p.dashdash < 0 && len(ops) == 1 && r.call.dir != "" && pathExists(r.call.dir, ops[0]):
+		return r.finish(p) // a path (or ambiguous): refused
+	}
+	return r.finish(p, gitEffect{label: irreversiblePatterns[grammarResetHard].Label, grammar: grammarResetHard})
+}
+
+// switchBranch: forcing discards changes only on the way to another
+// commit; a new branch or a detached HEAD where we stand keeps them.
+func (r *gitRead) switchBranch() gitVerdict {
+	p := r.parse("switch")
+	force := p.on("discard-changes") || p.on("force")
+	if force && len(p.positionals) > 0 {
+		return r.finish(p, effect(labelSwitchF))
+	}
+	return r.finish(p)
+}
+
+// restore: paths restored in the working tree lose their changes.
+func (r *gitRead) restore() gitVerdict {
+	p := r.parse("restore")
+	worktree := !p.on("staged")
+	if p.seen("worktree") {
+		worktree = p.on("worktree")
+	}
+	paths := p.positionals
+	if p.dashdash >= 0 {
+		paths = paths[p.dashdash:]
+	}
+	hasPaths := p.on("pathspec-from-file") || anyPathExists(r.call.dir, paths)
+	if !worktree || !hasPaths || p.on("patch") {
+		return r.finish(p)
+	}
+	r.a.gitWorktreeWrites(r.call, paths)
+	return r.finish(p, effect(labelRestore))
+}
+
+// clean deletes untracked files when forced (or configured not to need
+// it); -i deletes what the answers on its input choose.
+func (r *gitRead) clean() gitVerdict {
+	p := r.parse("clean")
+	requireForce := !isFalse(r.call.config["clean.requireforce"].val)
+	if p.on("interactive") && !p.on("dry-run") && p.bad == "" && !p.help {
+		return gitVerdict{modelled: true, unknown: "git clean -i deletes what the answers on its input choose"}
+	}
+	if p.count("force") == 0 && requireForce && !p.on("dry-run") {
+		return r.finish(p) // refuses to clean without -f
+	}
+	return r.finishDry(p, effect(labelClean))
+}
+
+// branch: a forced delete, or a forced move or copy onto a branch; two
+// modes at once is usage, and nothing runs.
+func (r *gitRead) branch() gitVerdict {
+	p := r.parse("branch")
+	force := p.on("force")
+	del := p.on("delete") || p.on("-D")
+	mv := p.on("move") || p.on("-M") || p.on("copy") || p.on("-C")
+	modes := 0
+	for _, m := range []bool{del, mv, p.on("list"), p.on("show-current"), p.on("edit-description"), p.on("unset-upstream"), p.on("set-upstream-to")} {
+		if m {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1:
+		return r.finish(p)
+	case del && (p.on("-D") || force) && len(p.positionals) > 0 && !p.on("remotes"):
+		// Remote-tracking branches come back with the next fetch.
+		return r.finish(p, effect(labelBranchD))
+	case mv && (p.on("-M") || p.on("-C") || force) && len(p.positionals) > 0 && !del:
+		return r.finish(p, effect(labelBranchM))
+	}
+	return r.finish(p)
+}
+
+// worktree remove --force deletes a worktree with its uncommitted work.
+func (r *gitRead) worktree() gitVerdict {
+	if len(r.args) == 0 || !r.args[0].known || r.args[0].val != "remove" {
+		return gitVerdict{modelled: true}
+	}
+	p := parseGit(gitTable("worktree remove"), r.args[1:])
+	if p.count("force") > 0 && len(p.positionals) > 0 {
+		return r.finish(p, effect(labelWorktreeRm))
+	}
+	return r.finish(p)
+}
+
+// readTree -u --reset overwrites the working tree.
+func (r *gitRead) readTree() gitVerdict {
+	p := r.parse("read-tree")
+	if p.on("-u") && p.on("reset") && len(p.positionals) > 0 {
+		return r.finishDry(p, effect(labelReadTree))
+	}
+	return r.finish(p)
+}
+
+// rebase runs each --exec script.
+func (r *gitRead) rebase() gitVerdict {
+	p := r.parse("rebase")
+	if p.bad == "" && !p.help {
+		for _, script := range p.values["exec"] {
+			r.a.walk.script(script, r.d+1)
+		}
+	}
+	return r.finish(p)
+}
+
+// updateRef -d deletes a ref; with --stdin the updates are its input.
+func (r *gitRead) updateRef() gitVerdict {
+	p := r.parse("update-ref")
+	if p.bad == "" && !p.help && p.on("stdin") {
+		switch r.in.kind {
+		case literalInput:
+			for _, line := range strings.Split(r.in.text, "\n") {
+				if f := strings.Fields(line); len(f) > 0 && f[0] == "delete" {
+					return r.finish(p, effect(labelUpdateRefD))
+				}
+			}
+		case unknownInput, fileInput:
+			return gitVerdict{modelled: true, unknown: "git update-ref --stdin runs the updates on its input"}
+		}
+	}
+	if p.on("-d") && len(p.positionals) > 0 {
+		return r.finish(p, effect(labelUpdateRefD))
+	}
+	return r.finish(p)
+}
+
+// reflog expire drops recovery points unless every expiry is never;
+// reflog delete keeps each entry's commit reachable from the next unless
+// --rewrite.
+func (r *gitRead) reflog() gitVerdict {
+	if len(r.args) == 0 || !r.args[0].known {
+		return gitVerdict{modelled: true}
+	}
+	switch r.args[0].val {
+	case "expire":
+		p := parseGit(gitTable("reflog expire"), r.args[1:])
+		conf := r.call.config
+		expire := conf["gc.reflogexpire"].val != "" && !isNever(conf["gc.reflogexpire"].val) ||
+			conf["gc.reflogexpireunreachable"].val != "" && !isNever(conf["gc.reflogexpireunreachable"].val)
+		for _, k := range []string{"expire", "expire-unreachable"} {
+			if val, ok := p.value(k); ok {
+				expire = !isNever(val)
+			}
+		}
+		if !expire {
+			return r.finish(p)
+		}
+		return r.finishDry(p, effect(labelReflog))
+	case "delete":
+		p := parseGit(gitTable("reflog delete"), r.args[1:])
+		if len(p.positionals) == 0 || !p.on("rewrite") {
+			return r.finish(p)
+		}
+		return r.finishDry(p, effect(labelReflog))
+	}
+	return gitVerdict{modelled: true}
+}
+
+// gc prunes unreachable objects when configured or told to.
+func (r *gitRead) gc() gitVerdict {
+	p := r.parse("gc")
+	prune := gcPrunes(r.call)
+	if val, ok := p.value("prune"); ok {
+		prune = !isNever(val)
+	} else if p.seen("prune") && !p.on("prune") {
+		prune = false
+	}
+	for _, k := range []string{"gc.reflogexpire", "gc.reflogexpireunreachable"} {
+		if x := r.call.config[k].val; x != "" && !isNever(x) {
+			prune = true
+		}
+	}
+	if prune {
+		return r.finish(p, effect(labelGCPrune))
+	}
+	return r.finish(p)
+}
+
+// checkoutIndex -f overwrites the files it checks out in place.
+func (r *gitRead) checkoutIndex() gitVerdict {
+	p := r.parse("checkout-index")
+	force := p.on("force") && !p.on("temp") && !p.on("no-create")
+	_, prefixed := p.value("prefix")
+	if force && !prefixed && (p.on("all") || p.on("stdin") || anyPathExists(r.call.dir, p.positionals)) {
+		return r.finish(p, effect(labelCheckoutIndex))
+	}
+	return r.finish(p)
+}
+
+// rm -f deletes files with their uncommitted changes (--cached keeps the
+// files).
+func (r *gitRead) rm() gitVerdict {
+	p := r.parse("rm")
+	if p.count("force") > 0 && !p.on("cached") && (len(p.positionals) > 0 || p.on("pathspec-from-file")) {
+		return r.finishDry(p, effect(labelGitRmForce))
+	}
+	return r.finish(p)
+}
+
+// sendPack is push's plumbing: a force, a mirror and refspecs.
+func (r *gitRead) sendPack() gitVerdict {
+	p := r.parse("send-pack")
+	var es []gitEffect
+	if p.on("force") || p.on("force-with-lease") {
+		es = append(es, gitEffect{label: irreversiblePatterns[grammarPushForce].Label, outward: true, grammar: grammarPushForce})
+	}
+	if p.on("mirror") {
+		es = append(es, gitEffect{label: labelPushMirror, outward: true, grammar: -1})
+	}
+	if len(p.positionals) > 1 {
+		es = append(es, refspecEffects(p.positionals[1:])...)
+	}
+	return r.finishDry(p, es...)
+}
+
+// maintenance run: its gc task prunes when configured to.
+func (r *gitRead) maintenance() gitVerdict {
+	if len(r.args) == 0 || !r.args[0].known || r.args[0].val != "run" {
+		return gitVerdict{modelled: true}
+	}
+	p := parseGit(gitTable("maintenance run"), r.args[1:])
+	tasks := p.values["task"]
+	gc := len(tasks) == 0 && !isFalse(r.call.config["maintenance.gc.enabled"].val) || slices.Contains(tasks, "gc")
+	if gc && gcPrunes(r.call) {
+		return r.finish(p, effect(labelGCPrune))
+	}
+	return r.finish(p)
+}
+
+// runs follows the commands a subcommand runs: bisect run CMD at each
+// step, submodule foreach CMD in each submodule, difftool's and
+// mergetool's -x/--extcmd.
+func (r *gitRead) runs() {
+	a, args, d := r.a, r.args, r.d
+	switch r.sub {
+	case "bisect":
+		if len(args) > 1 && args[0].known && args[0].val == "run" {
+			a.walk.command(args[1:], d, stdio{}, nil)
+		}
 	case "submodule":
-		// git submodule foreach [--recursive] CMD: a shell command run in
-		// each submodule.
 		for i, w := range args {
 			if w.known && w.val == "foreach" {
 				sub := skipOptions(args[i+1:], optSpec{})
 				if text, _ := joinArgs(sub); text != "" {
-					a.subshell(func() { a.script(text, d+1) })
+					a.subshell(func() { a.walk.script(text, d+1) })
 				}
-				return v
+				return
 			}
 		}
-		return v
 	case "difftool", "mergetool":
 		for i, w := range args {
 			switch {
 			case w.known && (w.val == "-x" || w.val == "--extcmd") && i+1 < len(args):
 				script := args[i+1].val
-				a.subshell(func() { a.script(script, d+1) })
+				a.subshell(func() { a.walk.script(script, d+1) })
 			case w.known && strings.HasPrefix(w.val, "--extcmd="):
 				script := strings.TrimPrefix(w.val, "--extcmd=")
-				a.subshell(func() { a.script(script, d+1) })
+				a.subshell(func() { a.walk.script(script, d+1) })
 			}
 		}
-		return v
-	case "filter-branch":
-		return a.gitFilterBranch(args, d)
-	case "filter-repo":
-		return gitVerdict{modelled: true, effects: []gitEffect{effect(labelFilterBranch)}}
 	}
-	return gitVerdict{}
 }
 
 // gitFindings records what the model concluded about one git invocation.
@@ -875,7 +979,7 @@ func (a *analyzer) gitConfigCommand(args []arg, d int) {
 	}
 	if len(ops) >= 2 && ops[0].known && strings.HasPrefix(strings.ToLower(ops[0].val), "alias.") && ops[1].known && strings.HasPrefix(ops[1].val, "!") {
 		script := strings.TrimPrefix(ops[1].val, "!")
-		a.subshell(func() { a.script(script, d+1) })
+		a.subshell(func() { a.walk.script(script, d+1) })
 	}
 	if unset || len(ops) < 2 {
 		if unset && len(ops) > 0 {
@@ -915,12 +1019,13 @@ func isFalse(s string) bool {
 	return false
 }
 
-// gitCheckout: "git checkout" either switches branches (destructive only
+// checkout: "git checkout" either switches branches (destructive only
 // when forced) or, given paths, overwrites those files from the index or a
 // tree-ish, discarding their uncommitted changes — with "--", with two or
 // more operands, with --pathspec-from-file, or with one operand that names
 // a file rather than a ref.
-func (a *analyzer) gitCheckout(p *gitParse, call gitCall, in input, finish func(*gitParse, ...gitEffect) gitVerdict) gitVerdict {
+func (r *gitRead) checkout(p *gitParse) gitVerdict {
+	call := r.call
 	newBranch := p.on("-b") || p.on("-B") || p.on("orphan") || p.on("detach")
 	force := p.on("force")
 	ops := p.positionals
@@ -951,18 +1056,18 @@ func (a *analyzer) gitCheckout(p *gitParse, call gitCall, in input, finish func(
 	}
 	switch {
 	case pathMode && newBranch:
-		return finish(p) // cannot update paths and switch branches at once
+		return r.finish(p) // cannot update paths and switch branches at once
 	case pathMode && p.on("patch"):
-		return finish(p)
+		return r.finish(p)
 	case pathMode:
-		a.gitWorktreeWrites(call, paths)
-		return finish(p, effect(labelCheckoutPath))
+		r.a.gitWorktreeWrites(call, paths)
+		return r.finish(p, effect(labelCheckoutPath))
 	case force:
-		return finish(p, effect(labelCheckoutF))
+		return r.finish(p, effect(labelCheckoutF))
 	case ambiguous && p.bad == "" && !p.help:
 		return gitVerdict{modelled: true, unknown: "git checkout " + ops[0] + ": a branch, or a file whose changes it would discard (no working directory to look in)"}
 	}
-	return finish(p)
+	return r.finish(p)
 }
 
 // pathMagic: a pathspec git expands itself (".", globs, ":(magic)").
@@ -992,9 +1097,10 @@ func anyPathExists(dir string, paths []string) bool {
 	return false
 }
 
-// gitStash: subcommands are whole words (git does not abbreviate them);
+// stash: subcommands are whole words (git does not abbreviate them);
 // anything else is an implicit "stash push".
-func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) gitVerdict) gitVerdict {
+func (r *gitRead) stash() gitVerdict {
+	args := r.args
 	if len(args) == 0 || !args[0].known {
 		return gitVerdict{modelled: true}
 	}
@@ -1003,16 +1109,16 @@ func (a *analyzer) gitStash(args []arg, finish func(*gitParse, ...gitEffect) git
 		p := parseGit(gitTable("stash drop"), args[1:])
 		for _, ref := range p.positionals {
 			if !stashRefRe.Get().MatchString(ref) {
-				return finish(p) // not a stash: git refuses
+				return r.finish(p) // not a stash: git refuses
 			}
 		}
-		return finish(p, effect(labelStashDrop))
+		return r.finish(p, effect(labelStashDrop))
 	case "clear":
 		p := parseGit(nil, args[1:])
 		if len(p.positionals) > 0 {
 			return gitVerdict{modelled: true} // refuses arguments
 		}
-		return finish(p, effect(labelStashDrop))
+		return r.finish(p, effect(labelStashDrop))
 	}
 	return gitVerdict{modelled: true}
 }
@@ -1023,9 +1129,10 @@ var stashRefRe = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^((refs/)?stash(@\{[0-9]+\})?|[0-9]+|@\{[0-9]+\}|[0-9a-fA-F]{4,64})$`)
 }}
 
-// gitFilterBranch: a shell script that matches its options word for word;
+// filterBranch: a shell script that matches its options word for word;
 // its filters are shell code it evaluates.
-func (a *analyzer) gitFilterBranch(args []arg, d int) gitVerdict {
+func (r *gitRead) filterBranch() gitVerdict {
+	a, args, d := r.a, r.args, r.d
 	v := gitVerdict{modelled: true, effects: []gitEffect{effect(labelFilterBranch)}}
 	for i := 0; i < len(args); i++ {
 		s := args[i].val
@@ -1038,27 +1145,16 @@ func (a *analyzer) gitFilterBranch(args []arg, d int) gitVerdict {
 		case strings.HasSuffix(s, "-filter") && strings.HasPrefix(s, "--") && s != "--subdirectory-filter":
 			if i+1 < len(args) {
 				i++
-				a.script(args[i].val, d+1)
+				a.walk.script(args[i].val, d+1)
 			}
 		case s == "--setup":
 			if i+1 < len(args) {
 				i++
-				a.script(args[i].val, d+1)
+				a.walk.script(args[i].val, d+1)
 			}
 		}
 	}
 	return v
-}
-
-// splitWords splits an alias definition the way git does: shell-like
-// quoting, no expansion — the same reading xargs gives its input.
-func splitWords(s string) []arg {
-	words := xargsSplit(s)
-	out := make([]arg, len(words))
-	for i, w := range words {
-		out[i] = arg{val: w, known: true}
-	}
-	return out
 }
 
 // gitBuiltins are git 2.39's own commands (git --list-cmds=builtins,main)

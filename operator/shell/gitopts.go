@@ -52,14 +52,6 @@ var gitOptionTables = [...]struct{ sub, spec string }{
 	{"maintenance run", `auto schedule= quiet task=!`},
 }
 
-type optArg uint8
-
-const (
-	noValue optArg = iota
-	needsValue
-	optionalValue
-)
-
 // gitOpt is one entry of a subcommand's option table.
 type gitOpt struct {
 	long  string // without "--"; "" for a short-only option

@@ -1,11 +1,11 @@
 package shell
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // Which unquoted words are patterns is bash's to say: in an empty
@@ -13,11 +13,7 @@ import (
 // any other word stays. A lone [ (the test command) is no pattern; a
 // closed bracket expression is.
 func TestGlobAsBashSeesIt(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		skipOrFailf(t, "bash is not installed: %v", err)
-		return
-	}
+	bash := testenv.LookPath(t, "bash")
 	words := []string{"[", "]", "[ab", "a[", "[]", "[!]", "[]]", "[!]]", "[a]", "d[12]", "r[m]x", "[!a]b",
 		"[^a]", `\[a]`, "*", "a?", `a\*`, "x", "-e", "[[", "a[b\\]"}
 	for _, w := range words {
@@ -30,16 +26,4 @@ func TestGlobAsBashSeesIt(t *testing.T) {
 			t.Errorf("%q: hasGlob says %v, bash expands it as a pattern: %v", w, got, bashSays)
 		}
 	}
-}
-
-// skipOrFailf skips a test whose tool is missing, and fails it under
-// CI=true (CI must install what the tests need).
-func skipOrFailf(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Errorf("%s (CI: the tests need it)", msg)
-		return
-	}
-	t.Skip(msg)
 }

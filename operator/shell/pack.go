@@ -8,39 +8,6 @@ import (
 	"github.com/dlclark/regexp2"
 )
 
-// packOn runs the pack's command rules on a command's normalised words
-// (anchored at the command).
-func (a *analyzer) packOn(name, text string, where Where, command string) {
-	a.packAs(name, text, where, "", command)
-}
-
-// packAs runs the extra pack's rules of one scope on a text: a command's
-// normalised words (scope "command", anchored at the command; where is the
-// command's role: executed, or a dry run) or code handed to an interpreter
-// or database client (scope "code", where InlineCode).
-func (a *analyzer) packAs(name, text string, where Where, note, command string) {
-	for i := range packRules {
-		r := &packRules[i]
-		if (where == InlineCode) != (r.Scope == "code") {
-			continue
-		}
-		if !r.appliesTo(name) || a.overTime() {
-			continue
-		}
-		m, err := packRegexp(i, a.deadline.timeout()).FindStringMatch(text)
-		f := Finding{Label: "parsed: " + r.Label, Outward: r.Outward, Where: where, Note: note, Command: command}
-		switch {
-		case err != nil:
-			f.Where, f.Note = Unknown, errTimeout.Error()
-		case m == nil:
-			continue
-		case where == InlineCode && note == "":
-			f.Note = "in code run by " + name
-		}
-		a.add(f)
-	}
-}
-
 // packRes are the pack rules' patterns, by index in packRules, each
 // compiled on first use so a hook process pays only for the rules its
 // command can meet. The rest of a rule is read from packRules itself, and

@@ -21,11 +21,6 @@ func init() {
 // timeoutTick is how often regexp2 looks at the clock.
 const timeoutTick = 5 * time.Millisecond
 
-// MatchTimeout bounds one regexp2 match. regexp2 backtracks, so a hostile
-// command could otherwise keep the gate busy; a timeout counts as a match
-// (fail closed).
-const MatchTimeout = 50 * time.Millisecond
-
 // compile compiles a generated pattern the way the grammar specifies:
 // regexp2's default (.NET) mode, ignoring case, with a match timeout. The
 // generator has already compiled every pattern once, so a failure here means

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -41,19 +42,24 @@ type program struct {
 	model func(a *analyzer, c *cmdCall) bool
 }
 
-// cmdCall is one simple command with its wrappers gone.
-type cmdCall struct {
-	name string
-	args []arg
-	d    int
-	io   stdio
-	env  env
-}
-
 // programOf is the table: how the analysis reads a command of this name
-// (false: a program it does not know). A switch, not a map, so a hook
+// (false: a program it does not know). Switches, not a map, so a hook
 // process builds nothing to look one up.
 func programOf(name string) (program, bool) {
+	for _, of := range [...]func(string) (program, bool){wrapperOf, shellOf, builtinOf, modelOf} {
+		if p, ok := of(name); ok {
+			return p, true
+		}
+	}
+	if dataProgram(name) {
+		return program{kind: progData}, true
+	}
+	return program{}, false
+}
+
+// wrapperOf: the wrappers, with the options that take a value and the
+// operands before the command they run.
+func wrapperOf(name string) (program, bool) {
 	switch name {
 	case "sudo":
 		return program{kind: progWrapper, opts: optSpec{short: "CDghpRrTtUu", long: []string{"user", "group", "host", "prompt", "role", "type", "close-from", "chdir", "chroot", "command-timeout", "other-user"}, assigns: true}}, true
@@ -109,34 +115,31 @@ func programOf(name string) (program, bool) {
 		return program{kind: progWrapper, opts: optSpec{short: "sk", long: []string{"signal", "kill-after"}}, skip: 1}, true
 	case "chroot":
 		return program{kind: progWrapper, opts: optSpec{long: []string{"userspec", "groups"}}, skip: 1}, true
+	}
+	return program{}, false
+}
+
+// shellOf: the shells and the interpreters.
+func shellOf(name string) (program, bool) {
+	switch name {
 	case "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish":
 		return program{kind: progShell, model: (*analyzer).shellModel}, true
 	case "python", "pypy", "node", "nodejs", "deno", "ruby", "perl", "php", "lua", "rscript", "osascript", "pwsh", "powershell", "awk", "gawk", "mawk", "nawk", "tclsh", "julia":
 		return program{kind: progInterpreter, model: (*analyzer).interpreterModel}, true
-	case "rm":
-		return program{kind: progModel, model: (*analyzer).rmModel}, true
-	case "git":
-		return program{kind: progModel, model: (*analyzer).gitModel}, true
+	}
+	return program{}, false
+}
+
+// builtinOf: the shell's own commands that run, define or change what
+// later commands run (eval, source, trap, alias, cd, …).
+func builtinOf(name string) (program, bool) {
+	switch name {
 	case "cd", "pushd":
 		return program{kind: progModel, model: (*analyzer).cdModel}, true
-	case "find":
-		return program{kind: progModel, model: (*analyzer).findModel}, true
-	case "xargs":
-		return program{kind: progModel, model: (*analyzer).xargsModel}, true
-	case "parallel":
-		return program{kind: progModel, model: (*analyzer).parallelModel}, true
 	case "eval":
 		return program{kind: progModel, model: (*analyzer).evalModel}, true
 	case "source", ".":
 		return program{kind: progModel, model: (*analyzer).sourceModel}, true
-	case "su", "runuser", "script", "sg":
-		return program{kind: progModel, model: (*analyzer).dashCModel}, true
-	case "flock":
-		return program{kind: progModel, model: (*analyzer).flockModel}, true
-	case "ssh":
-		return program{kind: progModel, model: (*analyzer).sshModel}, true
-	case "watch":
-		return program{kind: progModel, model: (*analyzer).watchModel}, true
 	case "trap":
 		return program{kind: progModel, model: (*analyzer).trapModel}, true
 	case "alias":
@@ -153,6 +156,31 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).readModel}, true
 	case "command":
 		return program{kind: progModel, model: (*analyzer).commandModel}, true
+	}
+	return program{}, false
+}
+
+// modelOf: the programs read by a model of their own.
+func modelOf(name string) (program, bool) {
+	switch name {
+	case "rm":
+		return program{kind: progModel, model: (*analyzer).rmModel}, true
+	case "git":
+		return program{kind: progModel, model: (*analyzer).gitModel}, true
+	case "find":
+		return program{kind: progModel, model: (*analyzer).findModel}, true
+	case "xargs":
+		return program{kind: progModel, model: (*analyzer).xargsModel}, true
+	case "parallel":
+		return program{kind: progModel, model: (*analyzer).parallelModel}, true
+	case "su", "runuser", "script", "sg":
+		return program{kind: progModel, model: (*analyzer).dashCModel}, true
+	case "flock":
+		return program{kind: progModel, model: (*analyzer).flockModel}, true
+	case "ssh":
+		return program{kind: progModel, model: (*analyzer).sshModel}, true
+	case "watch":
+		return program{kind: progModel, model: (*analyzer).watchModel}, true
 	case "sed", "gsed":
 		return program{kind: progModel, model: (*analyzer).sedModel}, true
 	case "laserbrain", "laserbrain-gate":
@@ -191,6 +219,13 @@ func programOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).sqlModel}, true
 	case "npm", "pnpm", "yarn", "bun", "cargo", "docker", "kubectl", "helm", "terraform", "terragrunt", "gh", "vercel", "netlify", "wrangler", "fly", "twine", "uv", "poetry", "flit", "hatch", "gem", "firebase", "gcloud", "podman", "oc", "tofu", "flyctl":
 		return program{kind: progModel, model: (*analyzer).cliModel}, true
+	}
+	return program{}, false
+}
+
+// dataProgram: a program whose arguments are data (echo, grep, ls, …).
+func dataProgram(name string) bool {
+	switch name {
 	case "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "tac", "less", "more", "most", "head",
 		"tail", "wc", "sort", "uniq", "cut", "paste", "column", "tr", "jq", "yq", "diff", "cmp", "comm", "ls", "dir", "stat",
 		"file", "basename", "dirname", "realpath", "readlink", "test", "[", "[[", "true", "false", ":", "type", "which",
@@ -202,9 +237,9 @@ func programOf(name string) (program, bool) {
 		"df", "free", "uptime", "ps", "top", "htop", "lsof", "pgrep", "tree", "fd", "locate", "shopt", "popd", "dirs", "tsort",
 		"join", "split", "csplit", "iconv", "look", "rev", "shuf", "factor", "expr", "bc", "dc", "sum", "ping", "dig",
 		"nslookup", "host", "whois", "nproc", "lscpu", "env-test":
-		return program{kind: progData}, true
+		return true
 	}
-	return program{}, false
+	return false
 }
 
 // lookupProgram finds a program by its command name; python3.11 is python.
@@ -244,86 +279,6 @@ var packCommands = firstuse.Value[map[string]bool]{New: func() map[string]bool {
 	}
 	return m
 }}
-
-// optSpec says which options of a wrapper take a value, so the wrapped
-// command can be found after them.
-type optSpec struct {
-	short   string   // short option letters that take a value
-	long    []string // long option names that take a value unless written --name=value
-	assigns bool     // NAME=VALUE words may appear before the command
-}
-
-// skipOptions returns the words after a wrapper's options: the wrapped
-// command and its arguments.
-func skipOptions(args []arg, spec optSpec) []arg {
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if !w.known {
-			return args[i:]
-		}
-		s := w.val
-		switch {
-		case s == "--":
-			return args[i+1:]
-		case strings.HasPrefix(s, "--"):
-			name, _, hasValue := strings.Cut(s[2:], "=")
-			if !hasValue && slices.Contains(spec.long, name) {
-				i++
-			}
-		case len(s) > 1 && s[0] == '-':
-			for j := 1; j < len(s); j++ {
-				if strings.IndexByte(spec.short, s[j]) >= 0 {
-					if j == len(s)-1 {
-						i++
-					}
-					break
-				}
-			}
-		case spec.assigns && isAssignment(s):
-		default:
-			return args[i:]
-		}
-	}
-	return nil
-}
-
-// isAssignment: NAME=VALUE, NAME a shell identifier.
-func isAssignment(s string) bool {
-	name, _, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// hasShortFlag reports whether a single-dash cluster word contains c.
-func hasShortFlag(s string, c byte) bool {
-	return len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.IndexByte(s[1:], c) >= 0
-}
-
-// vals are the words' values; a word only the running shell knows keeps
-// its source text.
-func vals(args []arg) []string {
-	out := make([]string, len(args))
-	for i, w := range args {
-		out[i] = w.val
-	}
-	return out
-}
-
-func joinArgs(args []arg) (string, bool) {
-	known := true
-	for _, w := range args {
-		known = known && w.known
-	}
-	return strings.Join(vals(args), " "), known
-}
 
 // command analyses one simple command: its words after expansion.
 func (a *analyzer) command(argv []arg, d int, io stdio, e env) {
@@ -443,7 +398,7 @@ func (a *analyzer) envSplit(rest []arg, d int) bool {
 		default:
 			continue
 		}
-		a.script(script, d+1)
+		a.walk.script(script, d+1)
 		return true
 	}
 	return false
@@ -502,35 +457,6 @@ func (a *analyzer) simple(c *cmdCall) {
 	a.packOn(name, text, Executed, text)
 }
 
-// refusedLine: a tool whose options are modelled (getopt) rejects the
-// command line, or is asked for help or its version: it exits having done
-// nothing (shred -h is an invalid option, not help).
-func refusedLine(name string, args []arg) bool {
-	if name != "shred" {
-		return false
-	}
-	for _, w := range args {
-		if !w.known {
-			return false
-		}
-	}
-	r := shredOptions.parse(args)
-	return r.bad || r.set["help"] > 0 || r.set["version"] > 0
-}
-
-// helpRequest: a --help word before "--".
-func helpRequest(args []arg) bool {
-	for _, w := range args {
-		if w.known && w.val == "--" {
-			return false
-		}
-		if w.known && w.val == "--help" {
-			return true
-		}
-	}
-	return false
-}
-
 // modelDecides: programs whose model decides everything about them (the
 // text patterns would re-read what it understood).
 func modelDecides(name string) bool {
@@ -539,30 +465,6 @@ func modelDecides(name string) bool {
 		return true
 	}
 	return isCLIModelled(name)
-}
-
-// commandText is one command's normalised words: the name, then each word
-// as the command gets it, quoted when it holds blanks or quotes, so a
-// pattern never reads two words as one or a word's inside as an option.
-func commandText(name string, args []arg) string {
-	var b strings.Builder
-	b.WriteString(name)
-	for _, w := range args {
-		b.WriteByte(' ')
-		if strings.ContainsAny(w.val, " \t\n'\"") || w.val == "" {
-			b.WriteString("'" + strings.ReplaceAll(w.val, "'", `'\''`) + "'")
-		} else {
-			b.WriteString(w.val)
-		}
-		if b.Len() > maxCommandText {
-			break
-		}
-	}
-	s := b.String()
-	if len(s) > maxCommandText {
-		s = s[:maxCommandText]
-	}
-	return s
 }
 
 // unknownProgram reads the arguments of a program the gate does not know
@@ -581,7 +483,7 @@ func (a *analyzer) unknownProgram(c *cmdCall, text string) {
 		// arguments: at, batch and make -f - run what they read.
 		in := "on the standard input of " + c.name + ", which the gate does not know: it may run it"
 		a.grammarAnywhere(c.io.in.text, Unknown, in, text)
-		a.withRole(Unknown, in, func() { a.script(c.io.in.text, c.d+1) })
+		a.withRole(Unknown, in, func() { a.walk.script(c.io.in.text, c.d+1) })
 	}
 	a.withRole(Unknown, note, func() {
 		starts := 0
@@ -598,107 +500,54 @@ func (a *analyzer) unknownProgram(c *cmdCall, text string) {
 	})
 }
 
-// grammarOn runs the grammar patterns on one command's normalised text. A
-// pattern counts only if it matches at the start, i.e. names this command
-// rather than appearing in its arguments.
-func (a *analyzer) grammarOn(text, command string) { a.grammarAs(text, Executed, "", command) }
-
-// grammarAs is grammarOn for a command that runs in a given role (a dry
-// run, for one).
-func (a *analyzer) grammarAs(text string, where Where, note, command string) {
-	lower := lowerForPrefilter(text)
-	var allow []span
-	for i := range allowPatterns {
-		if p := allowPattern(i); p.mayMatch(lower) {
-			allow = append(allow, find(p.regexp(a.deadline.timeout()), text).spans...)
+// scriptFile runs a program named by its path (./deploy.sh, bin/tool): a
+// script is read and analysed with the interpreter its #! line names (sh
+// without one); a compiled program, or one installed under node_modules,
+// is a program the gate does not know.
+func (a *analyzer) scriptFile(file arg, args []arg, d int, io stdio) {
+	name := commandName(file.val)
+	path, known := a.resolve(file)
+	if known && strings.Contains("/"+filepath.ToSlash(path)+"/", "/node_modules/") {
+		a.simple(&cmdCall{name: name, args: args, d: d, io: io})
+		return
+	}
+	text, ok, why := a.scriptText(file, io)
+	if !ok {
+		if why == whyMissing && !a.mayHaveWritten() {
+			return // no such file: the shell says so, nothing runs
+		}
+		a.unknown("runs "+file.val, why)
+		return
+	}
+	if strings.HasPrefix(text, "\x7fELF") || strings.ContainsRune(text[:min(len(text), 512)], 0) {
+		a.simple(&cmdCall{name: name, args: args, d: d, io: io})
+		return
+	}
+	interp := []string{"sh"}
+	if first, _, _ := strings.Cut(text, "\n"); strings.HasPrefix(first, "#!") {
+		interp = strings.Fields(strings.TrimPrefix(first, "#!"))
+		if len(interp) > 0 && commandName(interp[0]) == "env" {
+			interp = interp[1:]
+			for len(interp) > 0 && strings.HasPrefix(interp[0], "-") {
+				interp = interp[1:]
+			}
+		}
+		if len(interp) == 0 {
+			interp = []string{"sh"}
 		}
 	}
-	for i := range irreversiblePatterns {
-		p := atStartPattern(i)
-		if !p.mayMatch(lower) || a.overTime() {
-			continue
-		}
-		m, err := p.regexp(a.deadline.timeout()).FindStringMatch(text)
-		if err != nil {
-			a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: Unknown, Note: errTimeout.Error(), grammarNo: i + 1, Command: command})
-			continue
-		}
-		if m == nil {
-			continue
-		}
-		carved := within([]span{{m.Index, m.Index + m.Length}}, allow)
-		a.add(Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: where, Note: note, CarvedOut: carved, grammarNo: i + 1, Command: command})
-	}
-}
-
-// grammarAnywhere runs the grammar patterns anywhere in text, each match a
-// finding in role w.
-func (a *analyzer) grammarAnywhere(text string, w Where, note, command string) {
-	lower := lowerForPrefilter(text)
-	for i := range irreversiblePatterns {
-		p := irreversiblePattern(i)
-		if !p.mayMatch(lower) || a.overTime() {
-			continue
-		}
-		m := find(p.regexp(a.deadline.timeout()), text)
-		if !m.found {
-			continue
-		}
-		f := Finding{Label: "parsed: " + p.Label, Outward: p.Outward, Where: w, Note: note, grammarNo: i + 1, Command: command}
-		if m.timedOut {
-			f.Where, f.Note = Unknown, errTimeout.Error()
-		}
-		a.add(f)
+	in := commandName(interp[0])
+	switch p := lookupProgram(in); {
+	case isShell(in):
+		a.subshell(func() {
+			a.sc.positional, a.sc.hasPositional = args, true
+			a.walk.script(text, d+1)
+		})
+	case p != nil && p.kind == progInterpreter:
+		a.code(in, text, d)
+	default:
+		// Another program reads the file (make -f, a custom tool): we
+		// do not know what it runs.
+		a.unknown("runs "+file.val+" with "+interp[0], "the gate does not know that interpreter")
 	}
 }
-
-func isShell(name string) bool {
-	switch name {
-	case "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish":
-		return true
-	}
-	return false
-}
-
-func isAwk(name string) bool {
-	switch name {
-	case "awk", "gawk", "mawk", "nawk":
-		return true
-	}
-	return false
-}
-
-// codeFlags are the options with which an interpreter takes its program as
-// an argument, by the interpreter's name without version digits. The
-// lists are package-level slices of constants, which the compiler lays
-// out statically (returned from a switch as literals they would be
-// allocated on every call; as a map they were built at package init).
-func codeFlags(base string) []string {
-	switch base {
-	case "python", "pypy":
-		return flagsC
-	case "node", "nodejs", "bun":
-		return flagsNode
-	case "deno":
-		return flagsEval
-	case "ruby", "lua", "rscript", "osascript":
-		return flagsE
-	case "perl":
-		return flagsPerl
-	case "php":
-		return flagsR
-	case "pwsh", "powershell":
-		return flagsPowerShell
-	}
-	return nil
-}
-
-var (
-	flagsC          = []string{"-c"}
-	flagsNode       = []string{"-e", "--eval", "-p", "--print"}
-	flagsEval       = []string{"eval"}
-	flagsE          = []string{"-e"}
-	flagsPerl       = []string{"-e", "-E"}
-	flagsR          = []string{"-r"}
-	flagsPowerShell = []string{"-c", "-command"}
-)

@@ -174,3 +174,50 @@ func sqlConstant(cond []sqlToken) bool {
 	}
 	return true
 }
+
+// stripSQLComments replaces -- and /* */ comments with a blank, outside
+// string literals.
+func stripSQLComments(s string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			b.WriteByte(c)
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+			b.WriteByte(c)
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			b.WriteByte(' ')
+			if i < len(s) {
+				b.WriteByte('\n')
+			}
+		case c == '#' && (i == 0 || s[i-1] == '\n' || s[i-1] == ' '):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			b.WriteByte(' ')
+			if i < len(s) {
+				b.WriteByte('\n')
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				i = len(s)
+			} else {
+				i += end + 3
+			}
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

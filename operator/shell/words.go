@@ -8,18 +8,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// arg is one word of a command line after quote removal. Known is false when
-// the word's value depends on something only the running shell knows (an
-// unset variable, a command substitution we cannot evaluate).
-type arg struct {
-	val   string
-	known bool
-	// glob: an unquoted *, ? or [ the shell expands against file names.
-	glob bool
-	// plain: an unquoted literal word (an alias applies to it).
-	plain bool
-}
-
 // fields expands a word into the fields the shell would pass, as far as that
 // can be known without running anything: quotes removed, escapes resolved,
 // variables assigned earlier in the same script substituted (unquoted ones
@@ -238,44 +226,6 @@ func (a *analyzer) quotedAt(q *syntax.DblQuoted) ([]arg, bool) {
 	return a.sc.params()
 }
 
-// hasGlob: an unquoted literal holds a pattern character the shell
-// expands against file names.
-func hasGlob(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '*', '?':
-			return true
-		case '[':
-			if closesBracket(s[i+1:]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// closesBracket says whether a ] follows a [, which is when bash takes the
-// word for a pattern (even a bracket expression it then reads as plain
-// characters, like []). A [ that no ] follows is a plain character to it:
-// `[ -e x ]`'s [ is the test command, not a pattern.
-func closesBracket(rest string) bool {
-	for i := 0; i < len(rest); i++ {
-		switch rest[i] {
-		case '\\':
-			i++
-		case ']':
-			return true
-		}
-	}
-	return false
-}
-
-// maxBraceWords bounds a brace expansion ({a,b}{c,d}…); past it the words
-// are unknown.
-const maxBraceWords = 256
-
 // braces expands a word holding brace expansions (SplitBraces found them)
 // into the words the shell would produce: {rm,-rf,d} is rm -rf d.
 func (a *analyzer) braces(w *syntax.Word) []*syntax.Word {
@@ -337,47 +287,6 @@ func bracesRec(parts, left []syntax.WordPart, yield func([]syntax.WordPart) bool
 	return yield(append(slices.Clone(left), parts...))
 }
 
-// braceSequence lists {x..y[..step]}: numbers, or single characters.
-func braceSequence(br *syntax.BraceExp) []string {
-	from, to := br.Elems[0].Lit(), br.Elems[1].Lit()
-	step := 1
-	if len(br.Elems) > 2 {
-		if n, err := strconv.Atoi(br.Elems[2].Lit()); err == nil && n != 0 {
-			step = max(n, -n)
-		}
-	}
-	var out []string
-	f, err1 := strconv.Atoi(from)
-	t, err2 := strconv.Atoi(to)
-	if err1 != nil || err2 != nil {
-		if len(from) != 1 || len(to) != 1 {
-			return []string{"{" + from + ".." + to + "}"}
-		}
-		f, t = int(from[0]), int(to[0])
-		for n := f; (f <= t && n <= t) || (f > t && n >= t); n += sign(f, t) * step {
-			out = append(out, string(rune(n)))
-			if len(out) > maxBraceWords {
-				break
-			}
-		}
-		return out
-	}
-	for n := f; (f <= t && n <= t) || (f > t && n >= t); n += sign(f, t) * step {
-		out = append(out, strconv.Itoa(n))
-		if len(out) > maxBraceWords {
-			break
-		}
-	}
-	return out
-}
-
-func sign(f, t int) int {
-	if f <= t {
-		return 1
-	}
-	return -1
-}
-
 // evalSubst evaluates $(echo …) and $(printf …) of known words.
 func (a *analyzer) evalSubst(p *syntax.CmdSubst) (string, bool) {
 	if len(p.Stmts) != 1 {
@@ -418,158 +327,6 @@ func (a *analyzer) evalSubst(p *syntax.CmdSubst) (string, bool) {
 	return "", false
 }
 
-// printfS evaluates printf with a format whose only verbs are %s and %%:
-// the format repeats until the arguments are used up, as the shell's does.
-func printfS(format string, args []string) (string, bool) {
-	if strings.Count(format, "%") != 2*strings.Count(format, "%%")+strings.Count(format, "%s") {
-		return "", false
-	}
-	var b strings.Builder
-	for first := true; first || len(args) > 0; first = false {
-		used := false
-		for i := 0; i < len(format); i++ {
-			if format[i] != '%' || i+1 == len(format) {
-				b.WriteByte(format[i])
-				continue
-			}
-			i++
-			if format[i] == '%' {
-				b.WriteByte('%')
-				continue
-			}
-			if len(args) > 0 {
-				b.WriteString(args[0])
-				args = args[1:]
-				used = true
-			}
-		}
-		if !used {
-			break
-		}
-	}
-	return b.String(), true
-}
-
-// unescape removes shell backslash escapes. Outside quotes a backslash
-// escapes any character (and a backslash-newline disappears); inside double
-// quotes only $ ` " \ and newline are escaped.
-func unescape(s string, inDouble bool) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		n := s[i+1]
-		switch {
-		case n == '\n':
-			i++
-		case !inDouble || strings.IndexByte("$`\"\\", n) >= 0:
-			b.WriteByte(n)
-			i++
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// ansiC decodes the body of a $'...' string.
-func ansiC(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		i++
-		switch c := s[i]; c {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'e', 'E':
-			b.WriteByte(0x1b)
-		case 'f':
-			b.WriteByte('\f')
-		case 'v':
-			b.WriteByte('\v')
-		case 'u', 'U':
-			n := 4
-			if c == 'U' {
-				n = 8
-			}
-			j := i + 1
-			for j < len(s) && j < i+1+n && isHex(s[j]) {
-				j++
-			}
-			if r, err := strconv.ParseUint(s[i+1:j], 16, 32); err == nil && j > i+1 {
-				b.WriteRune(rune(r))
-				i = j - 1
-			} else {
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			}
-		case 'c':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i] & 0x1f)
-			}
-		case 'x':
-			j := i + 1
-			for j < len(s) && j < i+3 && isHex(s[j]) {
-				j++
-			}
-			if n, err := strconv.ParseUint(s[i+1:j], 16, 8); err == nil {
-				b.WriteByte(byte(n))
-				i = j - 1
-			} else {
-				b.WriteString(`\x`)
-			}
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			n, _ := strconv.ParseUint(s[i:j], 8, 16)
-			b.WriteByte(byte(n))
-			i = j - 1
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// commandName is how a command word is looked up: a leading backslash (an
-// alias bypass) and any directory removed, lowercased (so GIT on a
-// case-insensitive file system is git).
-func commandName(s string) string {
-	s = strings.TrimLeft(s, `\`)
-	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
-		s = s[i+1:]
-	}
-	s = strings.ToLower(s)
-	return strings.TrimSuffix(s, ".exe")
-}
-
 // source is a word part as written, for values only the running shell
 // knows: a nested script then sees the expansion itself, as its shell
 // would. It is sliced from the text being analysed, not re-printed: deep
@@ -590,4 +347,56 @@ func (a *analyzer) nodeText(n syntax.Node) string {
 		return ""
 	}
 	return a.src[s:min(e, s+maxCommandText)]
+}
+
+// output is what a pipeline stage writes, when it is a literal we can read:
+// echo or printf of known words, or cat of a heredoc or of a file written
+// earlier in the line.
+func (a *analyzer) output(s *syntax.Stmt) input {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return input{kind: unknownInput}
+	}
+	var argv []string
+	for _, w := range call.Args {
+		for _, f := range a.fields(w) {
+			if !f.known {
+				return input{kind: unknownInput}
+			}
+			argv = append(argv, f.val)
+		}
+	}
+	switch commandName(argv[0]) {
+	case "echo", "printf":
+		rest := argv[1:]
+		escapes := commandName(argv[0]) == "printf"
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && len(rest[0]) <= 3 {
+			if strings.Contains(rest[0], "e") {
+				escapes = true
+			}
+			rest = rest[1:]
+		}
+		text := strings.Join(rest, " ")
+		if escapes {
+			text = strings.NewReplacer(`\n`, "\n", `%s`, " ", `\t`, "\t").Replace(text)
+		}
+		return input{kind: literalInput, text: text + "\n"}
+	case "cat":
+		if len(argv) == 1 {
+			for _, r := range s.Redirs {
+				if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
+					return input{kind: literalInput, text: a.word(r.Hdoc).val}
+				}
+				if r.Op == syntax.WordHdoc {
+					return input{kind: literalInput, text: a.word(r.Word).val + "\n"}
+				}
+			}
+		}
+		if len(argv) == 2 {
+			if in := a.fileInput(arg{val: argv[1], known: true}); in.kind == literalInput {
+				return in
+			}
+		}
+	}
+	return input{kind: unknownInput}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Mode is the bridge's setting, PONDER_OCA.
@@ -30,8 +32,9 @@ const (
 	maxPending = 50
 )
 
-// ParseMode reads a PONDER_OCA value: empty means auto; anything unknown is
-// treated as auto and reported with ok false (doctor flags it).
+// ParseMode reads a PONDER_OCA value: empty means auto. Anything unknown is
+// reported with ok false (a usage error for the commands, a problem for
+// doctor) and reads as auto, which is how doctor still probes.
 func ParseMode(s string) (m Mode, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -335,7 +338,7 @@ func (b *Bridge) logVerdictLocked() {
 func (b *Bridge) logLocked(fn, kind, msg string, mode Mode, ms int64) {
 	var l strings.Builder
 	l.WriteString(b.cfg.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
-	l.WriteString(" " + fn + " " + kind + " " + oneLine(msg))
+	l.WriteString(" " + fn + " " + kind + " " + text.OneLine(msg))
 	l.WriteString(" dsn=" + MaskDSN(b.DSN()))
 	if mode != "" {
 		l.WriteString(" mode=" + string(mode))

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/reap"
+
 	"github.com/laserkit/laserkit/internal/envconfig"
 )
 
@@ -238,14 +240,14 @@ func (s *Server) serve(c net.Conn) {
 	cmd.Stdout = frameWriter{f, frameStdout}
 	cmd.Stderr = frameWriter{f, frameStderr}
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	if err := reap.Start(cmd); err != nil {
 		fail(126, "starting %s: %v", s.Self, err)
 		return
 	}
 	s.mu.Lock()
 	s.cmds[cmd] = true
 	s.mu.Unlock()
-	err = cmd.Wait()
+	err = reap.Wait(cmd)
 	s.mu.Lock()
 	delete(s.cmds, cmd)
 	s.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/shellquote"
 )
 
 // Events are our hook events with the subcommand of `laserbrain hook`
@@ -165,11 +167,11 @@ func HookCommand(self string, n Name, ev EventName) string {
 	argv := Argv(self, n, ev)
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
-		quoted[i] = ShellQuote(a)
+		quoted[i] = shellquote.Word(a)
 	}
 	out, code := missing(n, ev, argv[0])
 	return "if [ -x " + quoted[0] + " ]; then exec " + strings.Join(quoted, " ") + "; fi; printf '%s\\n' " +
-		ShellQuote(out.text) + out.redirect + "; exit " + code
+		shellquote.Word(out.text) + out.redirect + "; exit " + code
 }
 
 type missingOut struct {
@@ -206,16 +208,6 @@ func missing(n Name, ev EventName, prog string) (missingOut, string) {
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Parsed is what an installed hook command says: the program it runs, the

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // fakeBinaries puts a laserbrain and a laserbrain-gate in a directory whose
@@ -52,10 +54,7 @@ func runShell(t *testing.T, shell, command string) (stdout, stderr string, exit 
 // Codex and Copilot CLI take for a non-blocking error), under sh and bash
 // (Copilot CLI runs hooks with bash).
 func TestHookCommandFailsClosedWhenTheBinaryMoves(t *testing.T) {
-	shells := []string{"/bin/sh"}
-	if p, err := exec.LookPath("bash"); err == nil {
-		shells = append(shells, p)
-	}
+	shells := []string{"/bin/sh", testenv.LookPath(t, "bash")}
 	for _, n := range Names {
 		for _, gone := range []string{"removed", "not executable"} {
 			self, gate := fakeBinaries(t)

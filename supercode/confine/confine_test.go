@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
-		os.Exit(Main(os.Args[2:]))
+		os.Exit(int(cli.CodeOf(Main(os.Args[2:]))))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "where" {
 		fmt.Print(Where())
@@ -28,10 +31,7 @@ func self(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if err := Check(exe); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the kernel's confinement must work in CI: %v", err)
-		}
-		t.Skipf("SKIP (loudly): %v", err)
+		testenv.SkipOrFail(t, "the kernel cannot confine a process here: %v", err)
 	}
 	return exe
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -117,16 +118,16 @@ func Judge(j laserbrain.Judgment, f Figures) laserbrain.Judgment {
 		return j
 	}
 	return laserbrain.Judgment{Verdict: Unmeasured,
-		Because: fmt.Sprintf("%s since the ground and no check: nothing measured the work.", plural(f.SinceGround, "tool call")),
+		Because: fmt.Sprintf("%s since the ground and no check: nothing measured the work.", text.Plural(f.SinceGround, "tool call")),
 		Counsel: "Check (check_state, or laserbrain check) with the goal, progress and distance now; until then the run has no verdict."}
 }
 
 // Summary is the figures in one line: "5 tool calls, 1 check, coverage
 // 17%, longest unchecked 5".
 func (f Figures) Summary() string {
-	s := fmt.Sprintf("%s, %s, coverage %s, longest unchecked %d", plural(f.ToolCalls, "tool call"), plural(f.Checks, "check"), pct(f.Coverage), f.LongestUnchecked)
+	s := fmt.Sprintf("%s, %s, coverage %s, longest unchecked %d", text.Plural(f.ToolCalls, "tool call"), text.Plural(f.Checks, "check"), pct(f.Coverage), f.LongestUnchecked)
 	if f.Refusals > 0 {
-		s += ", " + plural(f.Refusals, "refusal") + " for coverage"
+		s += ", " + text.Plural(f.Refusals, "refusal") + " for coverage"
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
@@ -80,9 +81,7 @@ func TestTornEventLine(t *testing.T) {
 // root commit, checked against git's own answer); LASERBRAIN_FLEET wins; a
 // directory outside any repository is its own fleet.
 func TestFleetID(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.LookPath(t, "git")
 	ctx := context.Background()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")

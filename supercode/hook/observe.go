@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/client"
@@ -37,11 +38,7 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Rep
 		// Reporting, not work: no evidence, not a tool call of the run;
 		// kept once per call (two hook layers firing for one call count
 		// it once) and counted for coverage.
-		r, err := h.open(ctx, e)
-		if err != nil {
-			return client.Reply{}, err
-		}
-		st, err := h.Tracker.Fleet()
+		r, st, err := h.openWithStore(ctx, e)
 		if err != nil {
 			return client.Reply{}, err
 		}
@@ -116,6 +113,16 @@ func (h *Handler) open(ctx context.Context, e client.Payload) (fleet.Run, error)
 	return r, err
 }
 
+// openWithStore is open, and the fleet store the run is kept in.
+func (h *Handler) openWithStore(ctx context.Context, e client.Payload) (fleet.Run, fleet.Store, error) {
+	r, err := h.open(ctx, e)
+	if err != nil {
+		return r, nil, err
+	}
+	st, err := h.Tracker.Fleet()
+	return r, st, err
+}
+
 // coverageAnswer takes the event into the run's coverage record and says
 // what coverage has for the model.
 func (h *Handler) coverageAnswer(ctx context.Context, e client.Payload, r fleet.Run) (client.Reply, error) {
@@ -129,7 +136,7 @@ func (h *Handler) coverageAnswer(ctx context.Context, e client.Payload, r fleet.
 // describeCall is a one-line account of a call for the run's event list.
 func describeCall(t *client.Tool) string {
 	if lines := t.Lines(); len(lines) > 0 {
-		return clip(strings.Join(lines, "; "))
+		return text.Clip(strings.Join(lines, "; "), 300)
 	}
 	var in map[string]any
 	if json.Unmarshal(t.Input, &in) != nil {
@@ -137,17 +144,10 @@ func describeCall(t *client.Tool) string {
 	}
 	for _, k := range []string{"command", "file_path", "filePath", "notebook_path", "path", "url", "pattern", "query"} {
 		if s, ok := in[k].(string); ok {
-			return clip(s)
+			return text.Clip(s, 300)
 		}
 	}
 	return t.Name
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }
 
 // userPromptSubmit: a person spoke, so the next check is a user turn (a new
@@ -161,11 +161,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Payload) (clien
 	if strings.TrimSpace(e.Prompt) == "" {
 		return client.Reply{}, nil
 	}
-	r, err := h.open(ctx, e)
-	if err != nil {
-		return client.Reply{}, err
-	}
-	st, err := h.Tracker.Fleet()
+	r, st, err := h.openWithStore(ctx, e)
 	if err != nil {
 		return client.Reply{}, err
 	}
@@ -247,11 +243,7 @@ func (h *Handler) stop(ctx context.Context, e client.Payload) (client.Reply, err
 // and how to spell it (the grammar's notation), its ground, and how
 // coverage holds it.
 func (h *Handler) sessionStart(ctx context.Context, e client.Payload) (client.Reply, error) {
-	r, err := h.open(ctx, e)
-	if err != nil {
-		return client.Reply{}, err
-	}
-	st, err := h.Tracker.Fleet()
+	r, st, err := h.openWithStore(ctx, e)
 	if err != nil {
 		return client.Reply{}, err
 	}

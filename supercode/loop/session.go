@@ -18,6 +18,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 )
@@ -25,15 +26,18 @@ import (
 // turn is one session turn: an agent call, or one attempt of one judge
 // sample.
 type turn struct {
-	svc      *Service
-	role     string
-	step     int
-	callDir  string
-	prompt   string // claude: the prompt (stdin); command: the last argument
-	context  string // command: its stdin
-	system   string
-	session  string // claude: the session UUID; command: the pinned session id
-	resume   bool   // claude: --resume the session rather than start it
+	svc     *Service
+	role    string
+	step    int
+	callDir string
+	prompt  string // claude: the prompt (stdin); command: the last argument
+	context string // command: its stdin
+	system  string
+	session string // claude: the session UUID; command: the pinned session id
+	resume  bool   // claude: --resume the session rather than start it; messages: go on with its conversation
+	// force, for a messages judge, mandates the verdict tool on the
+	// turn's first request (tool_choice).
+	force    bool
 	childRun string
 	env      []string // SCRIPT's exported environment at the call
 	extraEnv []string
@@ -70,8 +74,11 @@ func (l *Loop) runTurn(ctx context.Context, t turn) turnResult {
 	if err := os.MkdirAll(t.callDir, 0o755); err != nil {
 		return turnResult{transport: err.Error()}
 	}
-	if t.svc.Kind == KindCommand {
+	switch t.svc.Kind {
+	case KindCommand:
 		return l.runCommandTurn(ctx, t)
+	case KindMessages:
+		return l.runMessagesTurn(ctx, t)
 	}
 	return l.runClaudeTurn(ctx, t)
 }
@@ -455,7 +462,7 @@ func (s *claudeStream) line(b []byte) {
 				if bl.IsError {
 					mark = "← error:"
 				}
-				s.say("%s %s", mark, firstLine(oneLine(contentText(bl.Content)), 200))
+				s.say("%s %s", mark, firstLine(text.OneLine(contentText(bl.Content)), 200))
 			}
 		}
 	case "result":
@@ -494,15 +501,14 @@ func contentText(raw json.RawMessage) string {
 	return strings.Join(parts, " ")
 }
 
+// firstLine is s's first line, clipped to n runes; " …" marks lines left
+// out.
 func firstLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
+	return text.Clip(s, n)
 }
 
 // prefixed is a writer that puts "[label] " before each line it passes to

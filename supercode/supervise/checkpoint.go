@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -36,8 +37,6 @@ type resumeState struct {
 	Asked     []string     `json:"asked"`
 	Answered  []string     `json:"answered"`
 	Questions []Escalation `json:"questions"`
-	// Marked are the agents marked for a collision question.
-	Marked []string `json:"marked"`
 	// Halts are the halts journaled that the store may not have yet (put
 	// again at a start; idempotent on the id).
 	Halts []fleet.Halt `json:"halts"`
@@ -96,13 +95,6 @@ func (st *resumeState) apply(r fleet.JournalRecord) {
 		}
 		if !slices.Contains(st.Asked, e.ID) {
 			st.Asked = append(st.Asked, e.ID)
-		}
-		if e.Kind == EscalateCollision {
-			for _, a := range e.Agents {
-				if !slices.Contains(st.Marked, a) {
-					st.Marked = append(st.Marked, a)
-				}
-			}
 		}
 		if slices.Contains(st.Answered, e.ID) {
 			return
@@ -220,7 +212,7 @@ func checkMarkFrom(tail []fleet.JournalRecord, mark fleet.RoundMark) *fleet.Jour
 	}
 	if tail[i].Hash != mark.Hash {
 		return &fleet.JournalProblem{Index: int(mark.Records), Seq: mark.Records, Kind: fleet.TamperEdited, Detail: fmt.Sprintf(
-			"it is not the record the fleet's round counter saw there (hash %s): the journal was rewritten up to it", clip(mark.Hash, 12))}
+			"it is not the record the fleet's round counter saw there (hash %s): the journal was rewritten up to it", text.Clip(mark.Hash, 12))}
 	}
 	return nil
 }

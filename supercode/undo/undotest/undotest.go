@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // DB is the ignored database the fixture's policy names.
@@ -21,20 +23,6 @@ const DB = "data/app.db"
 
 // Policy is the fixture's project policy: the database is named data.
 const Policy = `{"version": 1, "undo": {"include": ["data/app.db"]}}` + "\n"
-
-// NeedTool finds a program a test runs, or skips loudly — and fails under
-// CI=true, where CI installs it.
-func NeedTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s is not on PATH", name)
-		}
-		t.Skipf("SKIPPED: %s is not on PATH", name)
-	}
-	return p
-}
 
 // Git runs git in dir and returns its output; a failure fails the test.
 func Git(t testing.TB, dir string, args ...string) string {
@@ -69,7 +57,7 @@ func Write(t testing.TB, dir, rel, data string) {
 // build output it does not name.
 func Repo(t testing.TB, dir string) {
 	t.Helper()
-	sqlite := NeedTool(t, "sqlite3")
+	sqlite := testenv.LookPath(t, "sqlite3")
 	Git(t, dir, "init", "-q", "-b", "main", ".")
 	Write(t, dir, ".gitignore", "data/*.db\nbuild/\n")
 	Write(t, dir, ".laserbrain/policy.json", Policy)
@@ -207,7 +195,7 @@ func Diff(want, got Picture) string {
 // Rows are the users table's rows, as sqlite3 prints them.
 func Rows(t testing.TB, dir string) string {
 	t.Helper()
-	out, err := exec.Command(NeedTool(t, "sqlite3"), filepath.Join(dir, DB), "SELECT id, name FROM users ORDER BY id").CombinedOutput()
+	out, err := exec.Command(testenv.LookPath(t, "sqlite3"), filepath.Join(dir, DB), "SELECT id, name FROM users ORDER BY id").CombinedOutput()
 	if err != nil {
 		return "error: " + strings.TrimSpace(string(out))
 	}

@@ -6,10 +6,12 @@ import (
 	"testing"
 )
 
-// The examples of issue 12, each with the answer it must get. Destructive
-// ones were confirmed with git 2.39 (and the oracle sweep, oracle_test.go);
-// the false positives do nothing.
-func TestIssue12Examples(t *testing.T) {
+// Forms of destructive commands as the tools read them (abbreviated long
+// options, options after positionals, clustered flags, shells fed by
+// xargs or parallel), and commands that only look destructive, each with
+// the answer it must get. The destructive ones were confirmed with git
+// 2.39 (and the oracle sweep, oracle_test.go); the others do nothing.
+func TestCommandForms(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"file.txt", "list.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
@@ -60,7 +62,7 @@ func TestIssue12Examples(t *testing.T) {
 		{"git restore --help", Allow},
 		{"git switch -- -f", Allow},
 		{"find . -name -delete -print", Allow},
-		// The dry runs and help requests the issue names: ask, not deny.
+		// Dry runs and help requests: ask, not deny.
 		{"git clean -n", Ask},
 		{"git clean -fn", Ask},
 		{"git push -n --force", Ask},
