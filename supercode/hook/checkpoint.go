@@ -79,9 +79,9 @@ func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Repl
 		return client.Reply{}, false, nil
 	}
 	if err := RecordLoss(ctx, h.Tracker, c, run, got.Before, *got.Record.Changed, loss); err != nil {
-		h.log(fmt.Sprintf("laserbrain hook %s: the loss of call %s could not be recorded on the run: %v", PreToolUse, ChangeCall(got.Before), err))
+		h.log(fmt.Sprintf("laserbrain hook %s: the loss of call %s could not be recorded on the run: %v", PreToolUse, undo.CallName(got.Before), err))
 	}
-	if reason := h.Tracker.ReportLoss(fmt.Sprintf("call %s (%s) %s", ChangeCall(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
+	if reason := h.Tracker.ReportLoss(fmt.Sprintf("call %s (%s) %s", undo.CallName(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
 		return deny(reason), true, nil
 	}
 	return client.Reply{}, false, nil
@@ -94,20 +94,6 @@ func callText(t *client.Tool) string {
 		return strings.Join(lines, "\n")
 	}
 	return strings.Join(t.Files, " ")
-}
-
-// ChangeCall names the call a checkpoint stands before, as undo --to takes
-// it: its id, else its place in the run's list.
-func ChangeCall(r undo.Record) string {
-	if r.Call != "" {
-		return r.Call
-	}
-	return fmt.Sprintf("#%d", r.Seq)
-}
-
-// UndoCommand is the command that goes back to before a checkpoint's call.
-func UndoCommand(run string, r undo.Record) string {
-	return fmt.Sprintf("laserbrain undo --run %s --to %s", run, ChangeCall(r))
 }
 
 // RecordLoss records on the run, as a KindLoss event for the supervisor,
@@ -124,9 +110,9 @@ func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, ru
 			return err
 		}
 	}
-	res := fleet.LossResult{Call: ChangeCall(before), Tool: before.Tool, What: before.What, Summary: ch.Summary(),
+	res := fleet.LossResult{Call: undo.CallName(before), Tool: before.Tool, What: before.What, Summary: ch.Summary(),
 		Added: ch.Files.Added, Modified: ch.Files.Modified, Deleted: ch.Files.Deleted, LostBytes: ch.LostBytes,
-		Loss: loss, Undo: UndoCommand(run, before)}
+		Loss: loss, Undo: undo.Command(run, before)}
 	for _, m := range ch.Refs {
 		res.Refs = append(res.Refs, m.Text())
 	}

@@ -45,10 +45,11 @@ type Captured struct {
 
 // Capture takes a checkpoint of the work tree containing dir for a run
 // and appends it to the run's checkpoints. It costs what changed since the
-// work tree's last checkpoint: git compares each file's stat data with the
-// private index (and reads only the directories the untracked cache says
-// changed), hashes the files that changed, and the refs' objects are
-// copied only when a ref moved.
+// work tree's last checkpoint: git compares each tracked file's stat data
+// with the private index and reads the directories for new files, hashes
+// only the files that changed, and the refs' objects are copied only when
+// a ref moved. (git add reads no untracked cache, so the private index
+// keeps none.)
 func (s *Store) Capture(ctx context.Context, dir string, in Input) (Captured, error) {
 	repo, err := FindRepo(dir)
 	if err != nil {
@@ -337,7 +338,7 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 			}
 		}
 	}
-	args := []string{"-c", "core.untrackedCache=true", "-c", "core.preloadIndex=true", "add", "-A", "-v"}
+	args := []string{"-c", "core.untrackedCache=false", "-c", "core.preloadIndex=true", "add", "-A", "-v"}
 	if r.exclude != "" {
 		args = append(args, "--", ".", ":(exclude)"+r.exclude)
 	}
