@@ -458,12 +458,11 @@ func equalWords(a, b []string) bool {
 }
 
 // ActRule is the policy's act rule that lets laserbrain act carry out
-// exactly action (its words with white space collapsed) without a
+// exactly action (an action key: ActionKey, CommandKey) without a
 // person's authorization.
 func (b Boundary) ActRule(action string) (BoundaryRule, bool) {
-	want := strings.Join(strings.Fields(action), " ")
 	for _, r := range b.Act {
-		if strings.Join(strings.Fields(r.Command), " ") == want {
+		if ActionKey(r.Command) == action {
 			return r, true
 		}
 	}

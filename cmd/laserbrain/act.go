@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/shellquote"
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -50,8 +52,8 @@ the run (laserbrain authorize --run RUN -- COMMAND); each act spends one
 use of an authorization, so an authorization with one use lets it through
 once. A refusal says what a person runs to authorize it. Every act, done
 or refused, is witnessed in the supervisor's journal and recorded on the
-run. COMMAND runs as given, without a shell; an argument holding white
-space cannot be matched exactly against an authorization and is refused.
+run. COMMAND runs as given, without a shell; its words are matched as the
+gate keys a command (an argument holding white space as one quoted word).
 
 Outside a confined run (the hooks alone) act decides the same way and runs
 COMMAND where it is called.`,
@@ -69,7 +71,7 @@ COMMAND where it is called.`,
 	cmd.Flags().SetInterspersed(false)
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the command's own status, once carried out"},
-		cli.ExitDoc{Code: cli.ExitUsage, When: "no command, an argument holding white space, no run (LASERBRAIN_RUN), or a directory outside the run's work tree; nothing ran"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "no command, no run (LASERBRAIN_RUN), or a directory outside the run's work tree; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the store or the journal failed, or the supervisor's broker gave no answer; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitNotRunnable, When: "refused: neither the project policy nor a person's authorization allows exactly this command; nothing ran"},
 		cli.ExitDoc{Code: cli.ExitNotFound, When: "the command was not found"},
@@ -98,11 +100,6 @@ func runAct(opts *actOptions) error {
 	}
 	ctx := context.Background()
 	streams := opts.IO
-	for _, a := range opts.argv {
-		if a == "" || strings.ContainsAny(a, " \t\n\r\v\f") {
-			return cli.Usagef("argument %q: an argument holding white space (or none) cannot be matched exactly against an authorization; nothing ran", a)
-		}
-	}
 	dir, _ := os.Getwd()
 	if sock := actSocket(); sock != "" {
 		code, err := broker.Relay(ctx, sock, append([]string{"act", "--"}, opts.argv...), os.Getenv, dir, streams.In, streams.Out, streams.ErrOut)
@@ -135,7 +132,7 @@ func runAct(opts *actOptions) error {
 	if rel, err := filepath.Rel(top, dir); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return cli.Usagef("%s is outside run %s's work tree (%s): act carries commands out there only; nothing ran", dir, run.ID, top)
 	}
-	action := fleet.NormalizeAction(strings.Join(opts.argv, " "))
+	action := operator.ActionKey(shellquote.Command(opts.argv))
 	pol, err := agentrun.LoadPolicy(top, policyschema.Validate)
 	if err != nil {
 		return cli.Failure(err)
@@ -205,8 +202,8 @@ func journalAct(ctx context.Context, st fleet.Store, run fleet.Run, r actRecord)
 
 func recordAct(ctx context.Context, st fleet.Store, run string, r actRecord) {
 	data, _ := json.Marshal(r)
-	ok := r.Answer == "done" && r.Exit != nil && *r.Exit == 0
-	_, _ = st.AppendEvent(ctx, run, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindAct, Name: r.Answer, OK: &ok, Text: r.text(), Result: data})
+	ok := laserbrain.OKOf(r.Answer == "done" && r.Exit != nil && *r.Exit == 0)
+	_, _ = st.AppendEvent(ctx, run, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindAct, Name: r.Answer, OK: ok, Text: r.text(), Result: data})
 }
 
 // carryOut runs argv in dir with this process's environment (the

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/laserkit/laserkit/internal/envconfig"
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
@@ -273,9 +274,9 @@ func (bo boundary) mediator(b boundaryRun, getenv func(string) string) *confine.
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		ok := a.Answer == confine.NetAllowed && a.Error == ""
+		ok := laserbrain.OKOf(a.Answer == confine.NetAllowed && a.Error == "")
 		data, _ := json.Marshal(a)
-		b.record(fleet.RunEvent{At: a.At, Kind: fleet.KindNetwork, Name: string(a.Answer), OK: &ok, Text: attemptText(a), Result: data})
+		b.record(fleet.RunEvent{At: a.At, Kind: fleet.KindNetwork, Name: string(a.Answer), OK: ok, Text: attemptText(a), Result: data})
 		if a.Answer == confine.NetAsked {
 			b.record(fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindWaiting, Name: "connect",
 				Text: "the agent asks to connect to " + a.Endpoint + ": laserbrain authorize --run " + run + " --connect " + a.Endpoint})
