@@ -62,8 +62,8 @@ func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Repl
 	cctx, cancel := context.WithTimeout(ctx, CheckpointBudget)
 	defer cancel()
 	got, err := st.Capture(cctx, dir, undo.Input{Run: run, Kind: undo.KindCall, Call: e.ToolUseID,
-		Tool: e.Tool.Name, What: callText(e.Tool), Include: pol.Undo.Include})
-	if errors.Is(err, undo.ErrNoRepo) {
+		Tool: e.Tool.Name, What: callText(e.Tool), Include: pol.Undo.Include, Budgeted: true})
+	if errors.Is(err, undo.ErrNoRepo) || errors.Is(err, undo.ErrSlow) {
 		return client.Reply{}, false, nil
 	}
 	if err != nil {
@@ -127,4 +127,35 @@ func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, ru
 		Kind: fleet.KindLoss, Name: before.Tool, OK: new(bool), Result: raw,
 		Text: fmt.Sprintf("call %s %s — undo: %s", res.Call, loss, res.Undo)})
 	return err
+}
+
+// sessionCheckpoint takes the checkpoint at a session's start or end for
+// its run (hooks installed, no laserbrain run: a run laserbrain run made
+// has its own), so undo has the state before the first call and the state
+// the session left. Best effort, within the hook's deadline: logged.
+func (h *Handler) sessionCheckpoint(ctx context.Context, e client.Payload, kind undo.Kind) {
+	getenv := os.Getenv
+	if h.Tracker.Getenv != nil {
+		getenv = h.Tracker.Getenv
+	}
+	c := h.caller(e)
+	if c.Run != "" || c.Session == "" || fleet.ValidateRunID(c.Session) != nil || undo.Off(getenv) {
+		return
+	}
+	pol, err := h.policy(e)
+	if err != nil {
+		return
+	}
+	st, err := undo.Default()
+	if err != nil {
+		return
+	}
+	dir := e.Cwd
+	if dir == "" {
+		dir = c.Dir
+	}
+	_, err = st.Capture(ctx, dir, undo.Input{Run: c.Session, Kind: kind, Include: pol.Undo.Include, Budgeted: true})
+	if err != nil && !errors.Is(err, undo.ErrNoRepo) && !errors.Is(err, undo.ErrSlow) {
+		h.log(fmt.Sprintf("laserbrain hook: no undo checkpoint at the session's %s: %v", kind, err))
+	}
 }
