@@ -390,7 +390,7 @@ func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action 
 				return Authorization{}, false, errors.New("the fleet store keeps no journal to witness authorizations")
 			}
 			m := ReadMachine()
-			wit, err := ReadWitness(ctx, j, fleet, m.Witness[fleet])
+			wit, err := ReadWitness(ctx, j, fleet, m.Verified(j, fleet))
 			if err != nil {
 				return Authorization{}, false, err
 			}
