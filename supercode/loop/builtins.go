@@ -756,10 +756,12 @@ func noVerdictWords(n int) []string {
 	return []string{text.Plural(n, "turn") + " ended without a verdict"}
 }
 
-// sample runs one judge session to a verdict: a turn, and at most one
-// explicit second request when the turn ended without a valid verdict.
-// The second malformed verdict, or no verdict after the second request,
-// is a malfunction (v nil, no error, no escalation).
+// sample runs one judge session to a verdict. Missing and malformed
+// verdicts have a strike each: a turn that ends without a verdict is
+// answered once — a messages judge's conversation is sent again with the
+// verdict tool mandated (tool_choice), any other judge is asked again in
+// words — and a malformed verdict is bounced once with its error. The
+// second of either kind is a malfunction (v nil, no error, no escalation).
 func (l *Loop) sample(ctx context.Context, t turn, prompt string) (Sample, *verdict.Verdict, turnResult) {
 	s := Sample{Session: t.session}
 	command := t.svc.Kind == KindCommand
@@ -802,36 +804,49 @@ func (l *Loop) sample(ctx context.Context, t turn, prompt string) (Sample, *verd
 		}
 		s.Malformed = call.Malformed
 		if res.escalated != "" || call.Escalated != "" {
-			s.Escalated = res.escalated
-			if s.Escalated == "" {
-				s.Escalated = call.Escalated
-			}
+			s.Escalated = firstNonEmpty(res.escalated, call.Escalated)
 			return s, nil, res
 		}
 		if call.Verdict != nil {
 			s.Verdict = call.Verdict
 			return s, call.Verdict, res
 		}
-		if len(call.Malformed) == len(before.Malformed) {
+		missing := len(call.Malformed) == len(before.Malformed)
+		if missing {
 			s.NoVerdict++ // the turn ended with no verdict at all
 		}
-		// Strikes: malformed verdicts and verdict-less turns. The first is
-		// answered once, explicitly; the second ends the sample.
-		if len(call.Malformed)+s.NoVerdict >= verdict.MaxMalformed {
+		if len(call.Malformed) >= verdict.MaxMalformed || s.NoVerdict >= 2 {
 			return s, nil, res
 		}
 		last := ""
-		if len(call.Malformed) > len(before.Malformed) {
+		if !missing {
 			last = call.Malformed[len(call.Malformed)-1]
 		}
-		if command {
+		t.force = false
+		switch {
+		case command:
 			prompt = first + "\n" + reaskPrompt(true, last)
 			t.extraEnv = []string{"LASERBRAIN_VERDICT_ERROR=" + last, "LASERBRAIN_VERDICT_REQUIRED=1"}
-		} else {
+		default:
 			prompt = reaskPrompt(false, last)
 			t.resume = true
+			t.force = missing && t.svc.Kind == KindMessages
+		}
+		if missing {
+			s.Reask = ReaskWords
+			if t.force {
+				s.Reask = ReaskToolChoice
+			}
+			l.note("judge %s ended its turn without a verdict: %s", t.svc.Name, reaskWords(s.Reask))
 		}
 	}
+}
+
+func reaskWords(how string) string {
+	if how == ReaskToolChoice {
+		return "sending the conversation again with the verdict tool mandated (tool_choice)"
+	}
+	return "asking once more in words (its client cannot be made to call a tool)"
 }
 
 func (l *Loop) judgeTranscript(name, suffix string) string {

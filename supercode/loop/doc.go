@@ -32,8 +32,12 @@
 //	    says to change nothing, and that agent call is not a no-op)
 //	  S with --soak-pending S (1, 2 or 9-125): a pass short of --soak N,
 //	    for a script that would rather judge again than call an agent
-//	  3 escalated   5 transport   6 malformed: no valid verdict after the
-//	  one bounce (a schema error, or a rejection without blocker/required)
+//	  3 escalated   5 transport   6 malformed: a second malformed verdict
+//	  after the one bounce (a schema error, or a rejection without
+//	  blocker/required), or a second turn without a verdict after the one
+//	  re-ask (a messages judge's: the conversation sent again with the
+//	  verdict tool mandated; any other's: in words). The two are separate
+//	  strikes.
 //	  7 config: unknown service, one without verdict in its _TOOLS, or
 //	    its program not found
 //
@@ -161,6 +165,12 @@
 // edit, read, search, git_status, git_diff, verdict, escalate; other names
 // pass through); agents run in acceptEdits, judges in dontAsk. The judge's
 // session is started with --session-id and continued with --resume.
+// A messages service (a judge only) is asked by the loop itself through
+// the Messages API (_BASE_URL, else ANTHROPIC_BASE_URL; _API_KEY, else
+// ANTHROPIC_API_KEY; _MODEL required), offered the read-only tools read,
+// search and git_diff and verdict and escalate as _TOOLS names them; its
+// pinned conversation is judges/<name>.messages.json.
+//
 // A command service gets the prompt as its last argument and the context
 // on stdin, with LASERBRAIN_ROLE, LASERBRAIN_ESCALATE (write a reason
 // there, or exit 3), LASERBRAIN_USAGE (write {"input_tokens","output_tokens"}
