@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-guard bench-ui bench-coverage oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
+.PHONY: all build install test test-race generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-guard bench-ui bench-coverage oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
 
 all: build
 
@@ -29,9 +29,20 @@ install: build
 # one the OCA integration tests skip, and the script says so loudly. The
 # packages that drive real agent clients take minutes on a busy machine:
 # a package may take up to TEST_TIMEOUT (go test's own default is 10m).
+# The run ends with one line per reason a test was skipped (a missing agent
+# client, browser, server or tool: scripts/skip-summary.sh), since go test
+# prints "ok" for a package whose tests all skipped.
 TEST_TIMEOUT ?= 30m
 test:
-	scripts/with-postgres.sh $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	scripts/skip-summary.sh scripts/with-postgres.sh $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+# The race detector over the packages whose tests drive goroutines and
+# processes at once: the fleet stores, the broker, the file watcher, the
+# local run store, the supervisor's rounds, the hook, and supercode's own
+# Saw/Observe. CI runs it after make test (about twice their plain time).
+RACE_PKGS := ./supercode ./supercode/fleet/... ./supercode/broker ./internal/fswatch ./laserbrain/localstore ./supercode/supervise ./supercode/hook
+test-race:
+	scripts/skip-summary.sh scripts/with-postgres.sh $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
 
 # The pinned agent clients the end-to-end tests drive (npm, into a cache
 # outside the tree, in parallel; a second run reuses them offline).
@@ -91,9 +102,10 @@ bench-oca:
 # The Python SDK behind the runner protocol (vectors/adapters/python), sent
 # every case of every built-in kind: the reference must agree with all of
 # them (CI expects 0 failed, 0 errored). SDK is the directory holding the
-# laserbrain package: the reference copy beside the worktree when there is
-# one, else an installed laserbrain (pip install laserbrain==0.53.0).
-SDK ?= $(wildcard ../shared/reference/laserbrain-sdk-0.53.0)
+# laserbrain package: the reference copy in $(LASERKIT_SHARED) or beside
+# the worktree when there is one, else an installed laserbrain (pip install
+# laserbrain==0.53.0).
+SDK ?= $(wildcard $(or $(LASERKIT_SHARED),../shared)/reference/laserbrain-sdk-0.53.0)
 VECTORS_REPORT ?= $(BIN)/vectors-python
 vectors-python:
 	mkdir -p $(VECTORS_REPORT)

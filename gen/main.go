@@ -60,27 +60,38 @@ func generate(pkg, root, grammarPath string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", grammarPath, err)
 	}
-	return t(g, root)
+	return t.files(g, root)
 }
 
-// targets maps a package name to the function producing its files.
-var targets = map[string]func(g *Grammar, root string) (map[string][]byte, error){
-	"laserbrain": func(g *Grammar, _ string) (map[string][]byte, error) {
+// target is what gen writes for one package: the directory it lives in
+// (relative to the module root) and the function producing its files.
+type target struct {
+	dir   string
+	files func(g *Grammar, root string) (map[string][]byte, error)
+}
+
+// targets maps a package name to what gen writes for it.
+var targets = map[string]target{
+	"laserbrain": {dir: "laserbrain", files: func(g *Grammar, _ string) (map[string][]byte, error) {
 		src, err := goFile("laserbrain", renderLaserbrain(g))
 		return map[string][]byte{"zz_generated_grammar.go": src}, err
-	},
-	"operator": func(g *Grammar, root string) (map[string][]byte, error) {
+	}},
+	"operator": {dir: "operator", files: func(g *Grammar, _ string) (map[string][]byte, error) {
 		src, err := goFile("operator", renderOperator(g))
+		return map[string][]byte{"zz_generated_grammar.go": src}, err
+	}},
+	"shell": {dir: "operator/shell", files: func(g *Grammar, root string) (map[string][]byte, error) {
+		src, err := goFile("shell", renderShell(g))
 		if err != nil {
 			return nil, err
 		}
 		pack, err := renderPack(root)
 		return map[string][]byte{"zz_generated_grammar.go": src, "zz_generated_pack.go": pack}, err
-	},
-	"vectors": func(g *Grammar, _ string) (map[string][]byte, error) {
+	}},
+	"vectors": {dir: "vectors", files: func(g *Grammar, _ string) (map[string][]byte, error) {
 		js, err := renderShapeVectors(g)
 		return map[string][]byte{"grammar-shapes.json": js}, err
-	},
+	}},
 }
 
 // Header is the first line of every generated Go file.

@@ -221,11 +221,11 @@ func renderLaserbrain(g *Grammar) []byte {
 	return b.Bytes()
 }
 
-func renderOperator(g *Grammar) []byte {
+// renderShell writes the shell model's tables: the grammar's operator
+// patterns.
+func renderShell(g *Grammar) []byte {
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	p("import \"strconv\"\n\n")
-	p("// GrammarVersion is the version of the laserbrain grammar these tables were generated from.\nconst GrammarVersion = %q\n\n", g.Version)
 	p("// grammarPattern is one operator pattern (/operator_patterns). Patterns are\n// compiled with regexp2 in its default mode, ignoring case.\ntype grammarPattern struct {\n\tSource  string\n\tLabel   string\n\tOutward bool\n}\n\n")
 	p("// irreversiblePatterns escalate a command to irreversible, in grammar order\n// (labels are reported in match order).\nvar irreversiblePatterns = [...]grammarPattern{\n")
 	for _, ip := range g.Operator.Irreversible {
@@ -235,8 +235,17 @@ func renderOperator(g *Grammar) []byte {
 	for _, ap := range g.Operator.Allow {
 		p("\t{Source: %s, Label: %q},\n", goString(ap.Pattern), ap.Label)
 	}
-	p("}\n\n")
+	p("}\n")
+	return b.Bytes()
+}
 
+// renderOperator writes the grammar's step dictionary: verbs, phases, the
+// phase rules and the shape language.
+func renderOperator(g *Grammar) []byte {
+	var b bytes.Buffer
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("import \"strconv\"\n\n")
+	p("// GrammarVersion is the version of the laserbrain grammar these tables were generated from.\nconst GrammarVersion = %q\n\n", g.Version)
 	ph := g.Dictionary.Phases
 	enum(&b, "Phase", "Phase", "Phase is one phase of the method backbone (/dictionary/phases/backbone).", ph.Backbone)
 	p("// verbDefault is a step verb's default position on the operator's two axes\n// (/dictionary/steps).\ntype verbDefault struct {\n\tReversible bool\n\tOutward    bool\n\tGloss      string\n}\n\n")

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // jsonStringCases cover every escape rule: the short escapes, other
@@ -32,7 +34,7 @@ func TestWriteJSONStringOracles(t *testing.T) {
 	}
 	for _, o := range oracles {
 		if _, err := exec.LookPath(o.cmd[0]); err != nil {
-			t.Logf("%s: %s is not installed here; this oracle is skipped", o.name, o.cmd[0])
+			testenv.SkipPartOrFail(t, "%s is not on PATH: the %s oracle did not run", o.cmd[0], o.name)
 			continue
 		}
 		cmd := exec.Command(o.cmd[0], o.cmd[1:]...)

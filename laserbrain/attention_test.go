@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // The calibration reads, and its bands answer as the file says: 900 s is
@@ -35,14 +36,8 @@ func TestAttentionTable(t *testing.T) {
 // Against the reference's own functions (attention.risk, next_check_in,
 // agent_risk) over a grid of clocks and tolerances.
 func TestAttentionMatchesTheReference(t *testing.T) {
-	ref := "../../shared/reference/laserbrain-sdk-0.53.0"
-	python, err := exec.LookPath("python3")
-	if _, serr := os.Stat(filepath.Join(ref, "laserbrain", "attention.py")); err != nil || serr != nil {
-		if os.Getenv("CI") == "true" && err != nil {
-			t.Fatal("CI=true and python3 is missing")
-		}
-		t.Skipf("SKIPPED: needs python3 and the reference beside the worktree (%s)", ref)
-	}
+	python := testenv.LookPath(t, "python3")
+	ref := testenv.Shared(t, "reference/laserbrain-sdk-0.53.0")
 	secs := []float64{0, 1, 59.9, 60, 299, 300, 301, 900, 1799.5, 1800, 5000, -5}
 	tols := []float64{0, 0.1, 0.16, 0.25, 0.29, 0.5, 0.7, 1}
 	steps := []int{0, 1, 2, 3, 4, 7, 8, 15, 16, 60, 61, -1}

@@ -1,6 +1,10 @@
 package operator
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/laserkit/laserkit/operator/shell"
+)
 
 var benchCommands = []struct{ name, cmd string }{
 	{"ls", "ls -la"},
@@ -40,7 +44,7 @@ func BenchmarkClassifyGrammar(b *testing.B) {
 	for _, c := range benchCommands {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				ClassifyGrammar(c.cmd, true, false)
+				shell.ClassifyGrammar(c.cmd, true, false)
 			}
 		})
 	}

@@ -1,8 +1,12 @@
 package operator
 
-import "testing"
+import (
+	"testing"
 
-// The publishers and deployers of issue 24 whose tool cannot run here
+	"github.com/laserkit/laserkit/operator/shell"
+)
+
+// The publishers and deployers whose tool cannot run here
 // (helm, terragrunt, gh, vercel, twine, uv, pnpm: none is served by the
 // registries this machine reaches, and docker has no daemon), read from
 // each tool's documented command line: global options and their values
@@ -45,7 +49,7 @@ func TestDeployersWithoutTheirTool(t *testing.T) {
 		"kubectl delete pod x --dry-run=client", "kubectl delete pod x --dry-run=server", "kubectl get pods -n prod",
 	}
 	for _, cmd := range destroys {
-		an := Analyze(cmd, "")
+		an := shell.Analyze(cmd, "")
 		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
 		att := Decide(an, Attended, RunState{Read: true}, Policy{})
 		if una.Action != Deny || att.Action == Allow {
@@ -53,7 +57,7 @@ func TestDeployersWithoutTheirTool(t *testing.T) {
 		}
 	}
 	for _, cmd := range harmless {
-		an := Analyze(cmd, "")
+		an := shell.Analyze(cmd, "")
 		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
 		att := Decide(an, Attended, RunState{Read: true}, Policy{})
 		if una.Action != Allow || att.Action == Deny {
@@ -70,7 +74,7 @@ func TestDeployersWithoutTheirTool(t *testing.T) {
 func TestUnknownProgramsRunTheirInput(t *testing.T) {
 	for _, cmd := range []string{"at now <<< 'rm -rf d'", "echo 'rm -rf d' | at now", "batch <<< 'rm -rf d'", "at now <<EOF\nrm -rf d\nEOF",
 		"runuser -u nobody -- rm -rf d", "pnpm -r exec rm -rf dist", "npm --workspaces exec -- rm -rf d"} {
-		an := Analyze(cmd, "")
+		an := shell.Analyze(cmd, "")
 		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
 		att := Decide(an, Attended, RunState{Read: true}, Policy{})
 		if una.Action != Deny || att.Action == Allow {
@@ -78,7 +82,7 @@ func TestUnknownProgramsRunTheirInput(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"at now <<< 'ls'", "cat <<< 'rm -rf d'", "grep x <<< 'rm -rf d'", "runuser -u nobody -- ls"} {
-		an := Analyze(cmd, "")
+		an := shell.Analyze(cmd, "")
 		if d := Decide(an, Unattended, RunState{Read: true}, Policy{}); d.Action != Allow {
 			t.Errorf("%q: %s unattended (%s)", cmd, d.Action, d.Rule)
 		}
@@ -108,12 +112,12 @@ func TestSQLClientsReadAlike(t *testing.T) {
 		if !proven[sqlite] {
 			t.Fatalf("%q is not in the shell oracle's sql-rows cases", sqlite)
 		}
-		want := Decide(Analyze(sqlite, ""), Unattended, RunState{Read: true}, Policy{})
+		want := Decide(shell.Analyze(sqlite, ""), Unattended, RunState{Read: true}, Policy{})
 		for _, form := range []string{
 			`psql -c "` + sql + `"`, `psql -d app --command="` + sql + `"`, `mysql -u app -e "` + sql + `" app`,
 			"psql app <<'SQL'\n" + sql + "\nSQL", `echo "` + sql + `" | mysql app`, `mariadb --execute="` + sql + `"`,
 		} {
-			got := Decide(Analyze(form, ""), Unattended, RunState{Read: true}, Policy{})
+			got := Decide(shell.Analyze(form, ""), Unattended, RunState{Read: true}, Policy{})
 			if got.Action != want.Action || got.Rule != want.Rule {
 				t.Errorf("%q: %s (%s), but sqlite3 with the same SQL: %s (%s)", form, got.Action, got.Rule, want.Action, want.Rule)
 			}

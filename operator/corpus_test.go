@@ -1,97 +1,25 @@
 package operator
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/laserkit/laserkit/operator/internal/dcg"
 )
 
-// corpusCase is one command with the decision a corpus expects for it.
-type corpusCase struct {
-	source   string // file and case, for messages
-	category string
-	command  string
-	block    bool // the corpus says it must be blocked
-}
-
-// dcgCases reads the dcg corpus (TOML cases and e2e fixture lines) from
-// testdata/dcg, a copy of Dicklesworthstone/destructive_command_guard at
-// commit 1a52415 (MIT). Hook-JSON cases are left to the hook's testscript.
-func dcgCases(t testing.TB) []corpusCase {
+// dcgCases reads the dcg corpus of testdata/dcg.
+func dcgCases(t testing.TB) []dcg.Case {
 	t.Helper()
-	var out []corpusCase
-	root := "testdata/dcg"
-	err := filepath.Walk(filepath.Join(root, "corpus"), func(path string, info os.FileInfo, err error) error {
-		if err != nil || !strings.HasSuffix(path, ".toml") {
-			return err
-		}
-		var f struct {
-			Case []struct {
-				ID, Category, Description, Command, Expected, InputKind string
-				ExpectedDecision                                        string `toml:"expected_decision"`
-				InputKindTOML                                           string `toml:"input_kind"`
-			} `toml:"case"`
-		}
-		if _, err := toml.DecodeFile(path, &f); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		rel, _ := filepath.Rel(filepath.Join(root, "corpus"), path)
-		for i, c := range f.Case {
-			if c.InputKindTOML == "hook_json" {
-				continue
-			}
-			exp := c.Expected
-			if exp == "" {
-				exp = c.ExpectedDecision
-			}
-			cat := strings.TrimSuffix(rel, ".toml")
-			if c.Category != "" {
-				cat += ":" + c.Category
-			}
-			out = append(out, corpusCase{source: fmt.Sprintf("%s case %d", rel, i), category: cat, command: c.Command, block: exp == "deny"})
-		}
-		return nil
-	})
+	cs, err := dcg.Cases("testdata/dcg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixtures, _ := filepath.Glob(filepath.Join(root, "e2e/fixtures/commands/*.txt"))
-	for _, path := range fixtures {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := strings.TrimSuffix(filepath.Base(path), ".txt")
-		sc := bufio.NewScanner(f)
-		line := 0
-		for sc.Scan() {
-			line++
-			s := sc.Text()
-			if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "#") {
-				continue
-			}
-			block := base == "dangerous"
-			switch {
-			case strings.HasPrefix(s, "BLOCK:"):
-				block, s = true, strings.TrimPrefix(s, "BLOCK:")
-			case strings.HasPrefix(s, "ALLOW:"):
-				block, s = false, strings.TrimPrefix(s, "ALLOW:")
-			}
-			if base == "heredocs" {
-				// The file writes newlines and tabs as \n and \t.
-				s = strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(s)
-			}
-			out = append(out, corpusCase{source: fmt.Sprintf("e2e/%s.txt:%d", base, line), category: "e2e/" + base, command: s, block: block})
-		}
-		f.Close()
-	}
-	return out
+	return cs
 }
 
 // difference is a deliberate departure from dcg's expectation, with its
@@ -147,14 +75,14 @@ func TestDCGCorpus(t *testing.T) {
 	per := map[string]*tally{}
 	var total tally
 	for _, c := range cases {
-		r := classify(c.command)
-		tl := per[c.category]
+		r := classify(c.Command)
+		tl := per[c.Category]
 		if tl == nil {
 			tl = &tally{}
-			per[c.category] = tl
+			per[c.Category] = tl
 		}
 		for _, x := range []*tally{tl, &total} {
-			if c.block {
+			if c.Block {
 				x.mustBlock++
 				if r.Decision != Allow {
 					x.flagged++
@@ -172,27 +100,27 @@ func TestDCGCorpus(t *testing.T) {
 				}
 			}
 		}
-		if os.Getenv("CORPUS_VERBOSE") != "" && !c.block && r.Decision == Ask {
-			t.Logf("ask on safe %s: %q (%s)", c.source, c.command, r.Why)
+		if os.Getenv("CORPUS_VERBOSE") != "" && !c.Block && r.Decision == Ask {
+			t.Logf("ask on safe %s: %q (%s)", c.Source, c.Command, r.Why)
 		}
 		var differs bool
 		switch {
-		case c.block && r.Decision == Allow:
+		case c.Block && r.Decision == Allow:
 			differs = true
-		case !c.block && r.Decision == Deny:
+		case !c.Block && r.Decision == Deny:
 			differs = true
 		}
 		if !differs {
 			continue
 		}
-		d, listed := diffs[c.command]
+		d, listed := diffs[c.Command]
 		switch {
 		case !listed:
-			t.Errorf("%s: dcg says %s, we %s, and no reason is listed: %q (%s)", c.source, map[bool]string{true: "deny", false: "allow"}[c.block], r.Decision, c.command, r.Why)
+			t.Errorf("%s: dcg says %s, we %s, and no reason is listed: %q (%s)", c.Source, map[bool]string{true: "deny", false: "allow"}[c.Block], r.Decision, c.Command, r.Why)
 		case d.Ours != r.Decision.String():
-			t.Errorf("%s: listed as %s, we now %s: %q", c.source, d.Ours, r.Decision, c.command)
+			t.Errorf("%s: listed as %s, we now %s: %q", c.Source, d.Ours, r.Decision, c.Command)
 		}
-		used[c.command] = true
+		used[c.Command] = true
 	}
 	for cmd := range diffs {
 		if !used[cmd] {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/operator/shell"
 )
 
 // Answer is what the gate says to a tool call.
@@ -83,15 +85,15 @@ func ParsePresence(s string) (Presence, error) {
 // call goes ahead with the finding put before the model and recorded on
 // the run; POLICY.md states the same table.
 var roleAnswers = [...][3]Answer{
-	Executed:   {Deny, Deny, Deny},
-	InlineCode: {Ask, Ask, Deny},
-	Data:       {Ask, Ask, Allow},
-	Unknown:    {Ask, Ask, Deny},
-	DryRun:     {Ask, Ask, Allow},
+	shell.Executed:   {Deny, Deny, Deny},
+	shell.InlineCode: {Ask, Ask, Deny},
+	shell.Data:       {Ask, Ask, Allow},
+	shell.Unknown:    {Ask, Ask, Deny},
+	shell.DryRun:     {Ask, Ask, Allow},
 }
 
 // RoleAnswer is the answer to a finding in role w when presence is p.
-func RoleAnswer(w Where, p Presence) Answer { return roleAnswers[w][p] }
+func RoleAnswer(w shell.Where, p Presence) Answer { return roleAnswers[w][p] }
 
 // RunState is what the run a call belongs to says, as the caller read it
 // (the hook: find the run once, read the authorizations once). It matters
@@ -161,9 +163,9 @@ type Decision struct {
 	PresenceWhy string   `json:"presence_why,omitempty"`
 	// Findings are the findings that decided (none for a plain allow);
 	// Labels every label; Role the strongest deciding role.
-	Findings []Finding `json:"findings,omitempty"`
-	Labels   []string  `json:"labels"`
-	Role     string    `json:"role,omitempty"`
+	Findings []shell.Finding `json:"findings,omitempty"`
+	Labels   []string        `json:"labels"`
+	Role     string          `json:"role,omitempty"`
 	// Kind is the action's kind ("shell" or "write"), Target what it is
 	// (the command, or "write PATH"), Outward whether it reaches beyond
 	// the machine: the operator's action.
@@ -192,11 +194,6 @@ func (d Decision) WantsAuthorization() bool {
 	return false
 }
 
-// Operation is the operator's action for the call (what Act would log).
-func (d Decision) Operation() Action {
-	return Action{Kind: d.Kind, Target: d.Target, Reversible: false, Outward: d.Outward}
-}
-
 // Decide is the gate's one decision: the analysis of a call, who is
 // there, what its run says and the project policy in, the answer out.
 // In order: a halt refuses everything; an invalid policy refuses commands
@@ -207,12 +204,12 @@ func (d Decision) Operation() Action {
 // strongest answer winning; a deny that an authorization could lift is
 // refused while the run has no reading, drifts or is judged to stop, and
 // let through by a person's authorization of exactly this action.
-func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
+func Decide(an shell.Analysis, p Presence, rs RunState, pol Policy) Decision {
 	d := Decision{Presence: p, PresenceWhy: rs.PresenceWhy, Labels: an.Labels, Kind: "shell", Target: an.Command, Outward: an.Outward}
 	if d.Labels == nil {
 		d.Labels = []string{}
 	}
-	if an.tool != "" {
+	if an.Tool() != "" {
 		d.Kind = "write"
 		if len(an.Writes) > 0 {
 			d.Target = "write " + an.Writes[0].Path
@@ -231,12 +228,12 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 			". The gate refuses commands and file writes until a person fixes it; tell the user what is wrong with it.")
 	}
 	if f, ok := an.PersonOnly(); ok {
-		d.Findings = []Finding{f}
+		d.Findings = []shell.Finding{f}
 		return deny(RulePersonOnly, PersonOnlyReason(f))
 	}
 	findings := slices.Clone(an.Findings)
 	why := an.Why
-	addFinding := func(f Finding) {
+	addFinding := func(f shell.Finding) {
 		findings = append(findings, f)
 		d.Outward = d.Outward || f.Outward
 		if !slices.Contains(d.Labels, f.Label) {
@@ -253,20 +250,20 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 	}
 	prot := pol.protectedWrites(an)
 	if prot.outright != "" {
-		d.Findings = []Finding{{Label: "protected file: " + prot.outright, Where: Executed}}
+		d.Findings = []shell.Finding{{Label: "protected file: " + prot.outright, Where: shell.Executed}}
 		d.Labels = []string{"protected file: " + prot.outright}
 		return deny(RuleProtectedOutright, outrightReason(prot.outright, prot.outrightWhy))
 	}
 	for i, w := range prot.writes {
 		label := "writes a protected file: " + w
-		if an.tool != "" {
+		if an.Tool() != "" {
 			// A file tool names the file: the label says what it is.
 			label = "protected file: " + prot.whats[i]
 		}
-		addFinding(Finding{Label: label, Where: Executed, grammar: -1})
+		addFinding(shell.Finding{Label: label, Where: shell.Executed})
 	}
 	if prot.unsure != "" {
-		addFinding(Finding{Label: "may write a protected file (" + prot.unsure + ")", Where: Unknown, grammar: -1,
+		addFinding(shell.Finding{Label: "may write a protected file (" + prot.unsure + ")", Where: shell.Unknown,
 			Note: "the gate cannot tell where this command writes"})
 	}
 	for _, f := range pol.publisherFindings(an) {
@@ -285,15 +282,15 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 		}
 		switch ans := RoleAnswer(f.Where, p); {
 		case ans > d.Action:
-			d.Action, d.Findings = ans, []Finding{f}
+			d.Action, d.Findings = ans, []shell.Finding{f}
 		case ans == d.Action:
 			d.Findings = append(d.Findings, f)
 		}
 	}
 	role := ""
-	if w, ok := strongest(d.Findings); ok {
+	if w, ok := shell.Strongest(d.Findings); ok {
 		role = w.String()
-		if an.tool == "" {
+		if an.Tool() == "" {
 			d.Role = role
 		}
 	}
@@ -313,7 +310,7 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 					d.Findings = append(d.Findings, f)
 				}
 			}
-		case slices.ContainsFunc(findings, func(f Finding) bool { return f.CarvedOut }):
+		case slices.ContainsFunc(findings, func(f shell.Finding) bool { return f.CarvedOut }):
 			d.Rule = RuleCarveOut
 		default:
 			d.Rule = RuleNothing
@@ -321,7 +318,7 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 		return d
 	case d.Action == Allow:
 		d.Rule = RuleData
-		if role == DryRun.String() {
+		if role == shell.DryRun.String() {
 			d.Rule = RuleDryRun
 		}
 		d.Context = unattendedNote(d.Findings, d.PresenceWhy)
@@ -336,12 +333,12 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 	// A deny an authorization could lift: the run decides first.
 	d.Authorizable = true
 	d.Rule = ruleOfRole(role)
-	if an.tool != "" || hasLabelPrefix(d.Findings, "writes a protected file") && role == Executed.String() && !hasRealFinding(d.Findings) {
+	if an.Tool() != "" || hasLabelPrefix(d.Findings, "writes a protected file") && role == shell.Executed.String() && !hasRealFinding(d.Findings) {
 		d.Rule = RuleProtected
 	}
 	what := actionWhat(d.Kind, why, prot.writeWhat)
 	plain := "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it."
-	if role != Executed.String() {
+	if role != shell.Executed.String() {
 		plain = unattendedRefusal(d.Findings, d.PresenceWhy)
 	}
 	d.Reason = plain
@@ -366,27 +363,39 @@ func Decide(an Analysis, p Presence, rs RunState, pol Policy) Decision {
 	return d
 }
 
+// blockingJudgment: the whole-run verdicts that refuse an action needing
+// authorization (narrow, verify, unbacked and over-budget do not). A
+// switch, not a map: a map literal is built at package init, in every
+// hook process.
+func blockingJudgment(j string) bool {
+	switch j {
+	case "abandon", "wrong-problem", "repeating":
+		return true
+	}
+	return false
+}
+
 func ruleOfRole(role string) string {
 	switch role {
-	case InlineCode.String():
+	case shell.InlineCode.String():
 		return RuleInlineCode
-	case Unknown.String():
+	case shell.Unknown.String():
 		return RuleUnknown
-	case Data.String():
+	case shell.Data.String():
 		return RuleData
-	case DryRun.String():
+	case shell.DryRun.String():
 		return RuleDryRun
 	}
 	return RuleExecuted
 }
 
-func hasLabelPrefix(fs []Finding, prefix string) bool {
-	return slices.ContainsFunc(fs, func(f Finding) bool { return strings.HasPrefix(f.Label, prefix) })
+func hasLabelPrefix(fs []shell.Finding, prefix string) bool {
+	return slices.ContainsFunc(fs, func(f shell.Finding) bool { return strings.HasPrefix(f.Label, prefix) })
 }
 
 // hasRealFinding: a deciding finding other than a protected write.
-func hasRealFinding(fs []Finding) bool {
-	return slices.ContainsFunc(fs, func(f Finding) bool { return !strings.HasPrefix(f.Label, "writes a protected file") })
+func hasRealFinding(fs []shell.Finding) bool {
+	return slices.ContainsFunc(fs, func(f shell.Finding) bool { return !strings.HasPrefix(f.Label, "writes a protected file") })
 }
 
 // actionWhat says what kind of action was refused.
@@ -420,14 +429,14 @@ func presenceClause(p Presence, why string) string {
 	return "(presence: " + name + " — " + why + ")"
 }
 
-func findingText(f Finding) string {
-	if f.Note == "" || f.Where == Data {
+func findingText(f shell.Finding) string {
+	if f.Note == "" || f.Where == shell.Data {
 		return f.Label
 	}
 	return f.Label + " (" + f.Note + ")"
 }
 
-func findingsText(fs []Finding) string {
+func findingsText(fs []shell.Finding) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
 		parts[i] = findingText(f)
@@ -435,22 +444,22 @@ func findingsText(fs []Finding) string {
 	return strings.Join(parts, "; ")
 }
 
-func hasRole(fs []Finding, w Where) bool {
-	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Where == w })
+func hasRole(fs []shell.Finding, w shell.Where) bool {
+	return slices.ContainsFunc(fs, func(f shell.Finding) bool { return f.Where == w })
 }
 
 // unattendedRefusal is the deny for code or a command the gate cannot
 // read when nobody can be asked. It tells the model what it can do
 // instead: nothing here is proof of harm, only of not knowing.
-func unattendedRefusal(fs []Finding, why string) string {
+func unattendedRefusal(fs []shell.Finding, why string) string {
 	var b strings.Builder
 	b.WriteString("laserbrain operator gate: nobody is attending this run " + presenceClause(Unattended, why) +
 		", so a command the gate cannot clear is refused instead of asked: " + findingsText(fs) + ".")
-	if hasRole(fs, InlineCode) {
+	if hasRole(fs, shell.InlineCode) {
 		b.WriteString(" The gate reads shell, not the program an interpreter is given, so it cannot tell whether that code does this or only mentions it." +
 			" If the code only mentions it (a message, a pattern, a string), split the command so that text is not program code: pass it as an argument or keep it in a data file the code reads.")
 	}
-	if hasRole(fs, Unknown) {
+	if hasRole(fs, shell.Unknown) {
 		b.WriteString(" Split the command into simple commands the gate can read: name every command literally (not through a variable or a substitution), run programs the gate knows rather than passing a command to another program, and run a script's commands directly instead of piping them into a shell or an interpreter.")
 	}
 	b.WriteString(" If it must run as it is, ask the user to run it or to authorize exactly this command;" +
@@ -460,10 +469,10 @@ func unattendedRefusal(fs []Finding, why string) string {
 
 // unattendedNote is put before the model when a call with a finding goes
 // ahead unattended: what was found, where, and that it was not run.
-func unattendedNote(fs []Finding, why string) string {
+func unattendedNote(fs []shell.Finding, why string) string {
 	var data, dry []string
 	for _, f := range fs {
-		if f.Where == DryRun {
+		if f.Where == shell.DryRun {
 			dry = append(dry, f.Label)
 		} else {
 			data = append(data, f.Label)
@@ -490,7 +499,7 @@ func unattendedNote(fs []Finding, why string) string {
 // lift that refusal. A person's command, a write into what no
 // authorization opens, a command the project policy lets through and one
 // the gate does not refuse need none; why says which.
-func Authorizable(an Analysis, pol Policy) (ok bool, why string) {
+func Authorizable(an shell.Analysis, pol Policy) (ok bool, why string) {
 	d := Decide(an, Unattended, RunState{Read: true}, pol)
 	switch {
 	case d.Rule == RulePersonOnly:
@@ -509,4 +518,16 @@ func Authorizable(an Analysis, pol Policy) (ok bool, why string) {
 		return false, "the project policy already lets it through (" + strings.Join(d.Policy, "; ") + "), so there is nothing to authorize"
 	}
 	return false, "the gate does not refuse it (nothing irreversible or outward, no protected file), so there is nothing to authorize"
+}
+
+// PersonOnlyReason is the refusal of a person's command run by an agent.
+// It names what was refused and why, and not how a person would grant it.
+func PersonOnlyReason(f shell.Finding) string {
+	what := strings.TrimPrefix(f.Label, "parsed: ")
+	if i := strings.Index(what, " ("); i >= 0 {
+		what = what[:i]
+	}
+	return "laserbrain operator gate: refused: " + what + " is a person's command — it grants authorizations, releases halted agents, " +
+		"cancels running loops, installs or removes the hooks, or moves the fleet's store, which is the supervision itself. An agent never runs it, in any form, " +
+		"and it is not something a person authorizes for an agent. Do not retry it in another form; if it is needed, tell the user what and why."
 }

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/operator/shell"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // The deployers' oracle: the real terraform against a local state (a
@@ -73,14 +77,14 @@ func TestCLIOracle(t *testing.T) {
 				t.Logf("SKIPPED: %q: terraform is not installed", c.cmd)
 				continue
 			}
-			skipOrFailf(t, "%q: %s does not work here (docker: Debian's docker.io, the client is enough; kubectl: Debian's kubernetes-client)", c.cmd, c.tool)
+			testenv.SkipPartOrFail(t, "%q: %s does not work here (docker: Debian's docker.io, the client is enough; kubectl: Debian's kubernetes-client)", c.cmd, c.tool)
 			continue
 		}
 		dir := filepath.Join(root, fmt.Sprintf("run%d", i))
 		if out, err := exec.Command("cp", "-a", tmpl, dir).CombinedOutput(); err != nil {
 			t.Fatalf("cp: %v %s", err, out)
 		}
-		an := Analyze(c.cmd, dir)
+		an := shell.Analyze(c.cmd, dir)
 		att := Decide(an, Attended, RunState{Read: true}, Policy{})
 		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
 

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/operator/shell"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // The publish oracle: a logging fake npm registry and a fake cargo
@@ -131,7 +135,7 @@ func TestPublishOracle(t *testing.T) {
 			continue // make oracle runs them all
 		}
 		if c.tool == "npm" && !npmOK || c.tool == "cargo" && !cargoOK || c.tool == "pnpm" && !pnpmOK {
-			skipOrFailf(t, "%q: %s does not work here (cargo needs 1.68 or later, for a sparse registry; pnpm comes from npm install -g pnpm)", c.cmd, c.tool)
+			testenv.SkipPartOrFail(t, "%q: %s does not work here (cargo needs 1.68 or later, for a sparse registry; pnpm comes from npm install -g pnpm)", c.cmd, c.tool)
 			continue
 		}
 		if strings.Contains(c.cmd, "cargo +") && !rustupOK {
@@ -142,7 +146,7 @@ func TestPublishOracle(t *testing.T) {
 		}
 		cmd := strings.ReplaceAll(c.cmd, "$REG", srv.URL)
 		dir := filepath.Join(root, c.tool)
-		an := Analyze(cmd, dir)
+		an := shell.Analyze(cmd, dir)
 		att := Decide(an, Attended, RunState{Read: true}, Policy{})
 		una := Decide(an, Unattended, RunState{Read: true}, Policy{})
 		reg.reset()

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/operator/shell"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -18,10 +20,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // The shell oracle: real bash and the real tools decide what a command
-// does. Each variant of issue 24's classes runs in a throwaway copy of a
+// does. Each variant of the classes below runs in a throwaway copy of a
 // fixture (a working tree with .git/hooks, Claude Code's settings, an MCP
 // list, a ponder ledger, a project policy, a tree to delete with a
 // write-protected file, rsync sources and destinations, archives, a
@@ -184,8 +188,7 @@ var shellCases = []shellCase{
 	{"protected", "cat .git/hooks/pre-push.sample > /dev/null", ""},
 	{"protected", "cp .mcp.json mcp-copy.json", ""},
 	{"protected", "ls .claude", ""},
-	// The ponder ledger written by the shell (issue 24: 7 of 25 such
-	// writes once went through with no answer): every way a shell and its
+	// The ponder ledger written by the shell: every way a shell and its
 	// tools change .ponder, each refused to an agent whoever is there.
 	{"ponder", "printf x > .ponder/s/units.json", ""},
 	{"ponder", "tee -a .ponder/s/ledger.jsonl <<< x > /dev/null", ""},
@@ -357,7 +360,7 @@ var failClosed = map[string]string{
 
 func TestShellOracle(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
-		skipOrFail(t, "bash not on PATH")
+		testenv.SkipOrFail(t, "bash is not on PATH")
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "#!/bin/sh\n# served %s\n", r.URL.Path)
@@ -404,9 +407,9 @@ func TestShellOracle(t *testing.T) {
 					continue
 				}
 				work := filepath.Join(dir, "work")
-				an := Analyze(cmd, work)
+				an := shell.Analyze(cmd, work)
 				for try := 0; try < 3 && strings.Contains(an.Why, "stopped after"); try++ {
-					an = Analyze(cmd, work) // the budget is wall time: a starved machine may spend it
+					an = shell.Analyze(cmd, work) // the budget is wall time: a starved machine may spend it
 				}
 				pol := Policy{Root: work, Home: filepath.Join(dir, "home")}
 				att := Decide(an, Attended, RunState{Read: true}, pol)
@@ -440,7 +443,7 @@ func TestShellOracle(t *testing.T) {
 		}
 		if r.skipped != "" {
 			tl.skipped++
-			skipOrFailf(t, "%q: skipped: %s", r.c.cmd, r.skipped)
+			testenv.SkipPartOrFail(t, "%q: skipped: %s", r.c.cmd, r.skipped)
 			continue
 		}
 		o := r.obs
@@ -823,24 +826,4 @@ func redisKeys(port int) int {
 	}
 	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
 	return n
-}
-
-// skipOrFail skips a test whose tool is missing, and fails it under
-// CI=true (CI must install what the tests need).
-func skipOrFail(t *testing.T, why string) {
-	t.Helper()
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Fatalf("%s (CI=%s: the tests need it)", why, ci)
-	}
-	t.Skip(why)
-}
-
-func skipOrFailf(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Errorf("%s (CI: the tests need it)", msg)
-		return
-	}
-	t.Log("SKIPPED: " + msg)
 }

@@ -204,7 +204,7 @@ func oracleVariants() []string {
 			"bash -c 'git "+c+"'", "env GIT_TRACE=0 git "+c, "command git "+c, "/usr/bin/git "+c, "cd ../wt && cd ../work && git "+c,
 			"git -C ../work "+c, "\\git "+c)
 	}
-	// Configuration that executes or changes meaning (issue 24): set by git
+	// Configuration that executes or changes meaning: set by git
 	// config earlier in the line, through the environment, --config-env,
 	// an alias in the repository's config file; variables git runs;
 	// subcommands that destroy without a force flag's usual spelling.

@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/operator/shell"
 )
 
 // PolicyFile is where a project keeps its policy, relative to the
@@ -144,7 +147,7 @@ func LoadPolicy(dir string, validate PolicyValidator) (Policy, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return pol, nil
 	case err != nil:
-		pol.Source, pol.Err = file, "it cannot be read: "+pathErr(err).Error()
+		pol.Source, pol.Err = file, "it cannot be read: "+fsx.WithoutPath(err).Error()
 		return pol, nil
 	case !fi.Mode().IsRegular():
 		pol.Source, pol.Err = file, "it is not a regular file"
@@ -155,7 +158,7 @@ func LoadPolicy(dir string, validate PolicyValidator) (Policy, error) {
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		pol.Source, pol.Err = file, "it cannot be read: "+pathErr(err).Error()
+		pol.Source, pol.Err = file, "it cannot be read: "+fsx.WithoutPath(err).Error()
 		return pol, nil
 	}
 	p, err := ParsePolicy(data, validate)
@@ -213,7 +216,7 @@ func (pol Policy) resolveScope(s string) string {
 		s = filepath.Join(pol.Root, s)
 	}
 	s = filepath.Clean(s)
-	if r := resolveLinks(s); r != "" {
+	if r := shell.ResolveLinks(s); r != "" {
 		s = r
 	}
 	return s
@@ -226,7 +229,7 @@ func (pol Policy) resolveScope(s string) string {
 // every command the parsed view found it in is. A person's command, and a
 // finding found in no command (data, an unreadable command), is never
 // covered.
-func (pol Policy) covers(an Analysis, findings []Finding) []string {
+func (pol Policy) covers(an shell.Analysis, findings []shell.Finding) []string {
 	out := make([]string, len(findings))
 	if len(pol.Allow) == 0 {
 		return out
@@ -235,18 +238,7 @@ func (pol Policy) covers(an Analysis, findings []Finding) []string {
 		if f.PersonOnly || f.CarvedOut {
 			continue
 		}
-		var origins []origin
-		if f.grammar >= 0 && f.Label == irreversiblePatterns[f.grammar].Label {
-			// A raw grammar match: every command the parsed view found it
-			// in must be covered.
-			for _, pf := range an.parsed {
-				if pf.grammar == f.grammar {
-					origins = append(origins, pf.origins()...)
-				}
-			}
-		} else {
-			origins = f.origins()
-		}
+		origins := an.Origins(f)
 		if len(origins) == 0 {
 			continue
 		}
@@ -260,22 +252,22 @@ func (pol Policy) covers(an Analysis, findings []Finding) []string {
 	return out
 }
 
-func (pol Policy) ruleCovers(r AllowRule, origins []origin) bool {
+func (pol Policy) ruleCovers(r AllowRule, origins []shell.Origin) bool {
 	if r.Command == "" && len(r.Deletes) == 0 {
 		return false
 	}
 	for _, o := range origins {
-		if o.command == "" {
+		if o.Command == "" {
 			return false
 		}
-		if r.Command != "" && !wildcard(r.Command, o.command) {
+		if r.Command != "" && !wildcard(r.Command, o.Command) {
 			return false
 		}
 		if len(r.Deletes) > 0 {
-			if o.unknownPath || len(o.paths) == 0 {
+			if o.UnknownPath || len(o.Paths) == 0 {
 				return false
 			}
-			for _, p := range o.paths {
+			for _, p := range o.Paths {
 				if !pol.underScope(p, r.Deletes) {
 					return false
 				}
@@ -307,7 +299,7 @@ func (pol Policy) underScope(p string, scopes []string) bool {
 			}
 		}
 	} else {
-		fixed = resolveLinks(p)
+		fixed = shell.ResolveLinks(p)
 	}
 	for _, s := range scopes {
 		scope := pol.resolveScope(s)
@@ -319,6 +311,17 @@ func (pol Policy) underScope(p string, scopes []string) bool {
 		}
 	}
 	return false
+}
+
+// inside: p is base or inside it; rel is p relative to base.
+func inside(p, base string) (string, bool) {
+	if p == base {
+		return ".", true
+	}
+	if strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/") {
+		return strings.TrimPrefix(p, strings.TrimSuffix(base, "/")+"/"), true
+	}
+	return "", false
 }
 
 // wildcard matches text against a pattern where * is any run of
@@ -363,15 +366,15 @@ func wildcard(pattern, text string) bool {
 // publisherFindings are the policy's extra publishers found among the
 // commands the analysis read: each an outward finding in the role its
 // command runs in (a help request changes nothing).
-func (pol Policy) publisherFindings(an Analysis) []Finding {
-	var out []Finding
+func (pol Policy) publisherFindings(an shell.Analysis) []shell.Finding {
+	var out []shell.Finding
 	for _, pub := range pol.Publishers {
 		words := strings.Fields(pub.Command)
 		if len(words) == 0 {
 			continue
 		}
-		for _, r := range an.ran {
-			got := strings.Fields(r.text)
+		for _, r := range an.Ran() {
+			got := strings.Fields(r.Text)
 			if len(got) < len(words) || !equalWords(got[:len(words)], words) {
 				continue
 			}
@@ -379,9 +382,9 @@ func (pol Policy) publisherFindings(an Analysis) []Finding {
 			if label == "" {
 				label = pub.Command + " (publishes, says the project policy)"
 			}
-			f := Finding{Label: "policy: " + label, Outward: true, Where: r.where, grammar: -1, Command: r.text}
-			if r.inert {
-				f.Where, f.Note = DryRun, "a help request: changes nothing"
+			f := shell.Finding{Label: "policy: " + label, Outward: true, Where: r.Where, Command: r.Text}
+			if r.Inert {
+				f.Where, f.Note = shell.DryRun, "a help request: changes nothing"
 			}
 			out = append(out, f)
 			break

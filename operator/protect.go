@@ -4,6 +4,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/laserkit/laserkit/operator/shell"
 )
 
 // What supervision relies on. Writes into the first three are refused
@@ -39,7 +41,7 @@ func Outright(what string) bool {
 // holdsHooks reports whether a path's last components name one of the
 // agent clients' files that hold their hooks or MCP servers (what an agent
 // that rewrote it could switch its own supervision off with), as the
-// clients keep them (spec agents.md): Claude Code's .claude/settings*.json,
+// clients keep them: Claude Code's .claude/settings*.json,
 // .mcp.json and ~/.claude.json; Gemini CLI's and Qwen Code's
 // settings.json; Codex's config.toml and hooks.json; opencode's plugins
 // and opencode.json; Cline's hooks and cline_mcp_settings.json; Copilot
@@ -166,17 +168,6 @@ func globNameIs(part, name string) bool {
 	return false
 }
 
-// inside: p is base or inside it; rel is p relative to base.
-func inside(p, base string) (string, bool) {
-	if p == base {
-		return ".", true
-	}
-	if strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/") {
-		return strings.TrimPrefix(p, strings.TrimSuffix(base, "/")+"/"), true
-	}
-	return "", false
-}
-
 // globWithin: a pattern path whose expansion may lie inside base.
 func globWithin(p, base string) bool {
 	if !strings.ContainsAny(p, "*?[") {
@@ -252,7 +243,7 @@ type protection struct {
 // A command whose writes are not all known and that names a protected
 // place is not cleared: .ponder, .laserbrain or a fleet record is refused
 // outright, any other place is unknown.
-func (pol Policy) protectedWrites(an Analysis) protection {
+func (pol Policy) protectedWrites(an shell.Analysis) protection {
 	var pr protection
 	complete := true
 	seen := map[string]bool{}
@@ -260,7 +251,7 @@ func (pol Policy) protectedWrites(an Analysis) protection {
 		if !w.Known {
 			complete = false
 		}
-		if w.expanded {
+		if w.Expanded() {
 			continue // its matches are writes of their own
 		}
 		literal := w.Glob && w.Known && filepath.IsAbs(w.Path)
@@ -285,7 +276,7 @@ func (pol Policy) protectedWrites(an Analysis) protection {
 			break
 		}
 	}
-	if complete || an.tool != "" {
+	if complete || an.Tool() != "" {
 		return pr
 	}
 	text := strings.ToLower(an.Command)
@@ -319,9 +310,9 @@ func (pol Policy) protectedWrites(an Analysis) protection {
 }
 
 // writeWhy says what would write a protected place.
-func writeWhy(an Analysis, p string) string {
-	if an.tool != "" {
-		return an.tool + " would write " + p
+func writeWhy(an shell.Analysis, p string) string {
+	if an.Tool() != "" {
+		return an.Tool() + " would write " + p
 	}
 	return "the command would write " + p
 }

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/laserkit/laserkit/operator/shell"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,7 +69,7 @@ func TestAnalyzeWrites(t *testing.T) {
 		{`echo "unterminated`, nil, false},
 	}
 	for _, c := range cases {
-		an := Analyze(c.cmd, "")
+		an := shell.Analyze(c.cmd, "")
 		var got []string
 		complete := an.Complete
 		for _, w := range an.Writes {
@@ -133,7 +135,7 @@ func TestShellCArgumentsStartAtZero(t *testing.T) {
 		}
 	}
 	cmd := `bash -c 'rm -rf "$1"' ./dist ./src`
-	an := Analyze(cmd, dir)
+	an := shell.Analyze(cmd, dir)
 	run := exec.Command("bash", "-c", cmd)
 	run.Dir = dir
 	if out, err := run.CombinedOutput(); err != nil {

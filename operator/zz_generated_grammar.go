@@ -7,32 +7,6 @@ import "strconv"
 // GrammarVersion is the version of the laserbrain grammar these tables were generated from.
 const GrammarVersion = "1.21.0"
 
-// grammarPattern is one operator pattern (/operator_patterns). Patterns are
-// compiled with regexp2 in its default mode, ignoring case.
-type grammarPattern struct {
-	Source  string
-	Label   string
-	Outward bool
-}
-
-// irreversiblePatterns escalate a command to irreversible, in grammar order
-// (labels are reported in match order).
-var irreversiblePatterns = [...]grammarPattern{
-	{Source: `\bgit\s+push\s+[^\n]*--force\b`, Label: "git push --force (force-push to remote)", Outward: true},
-	{Source: `\bgit\s+push\b[^\n]*\s-f\b`, Label: "git push -f (force-push to remote)", Outward: true},
-	{Source: `\bgit\s+push\s+[^\n]*--force-with-lease\b`, Label: "git push --force-with-lease (rewrites remote history)", Outward: true},
-	{Source: `\bgit\s+reset\s+--hard\b`, Label: "git reset --hard (discards uncommitted work)", Outward: false},
-	{Source: `\brm\s+(-[a-zA-Z]*r[a-zA-Z]*f|-rf|-fr)\b`, Label: "rm -rf (recursive force delete)", Outward: false},
-	{Source: `\bwrangler\s+deploy\b(?![^\n|;&]*--dry-run)`, Label: "wrangler deploy (production Workers deploy)", Outward: true},
-	{Source: `\bnpm\s+publish\b`, Label: "npm publish (public package publish)", Outward: true},
-	{Source: `\b(twine\s+upload|flit\s+publish|poetry\s+publish|uv\s+publish|python\d?\s+-m\s+twine\s+upload)\b`, Label: "package registry upload", Outward: true},
-}
-
-// allowPatterns are dated carve-outs; they annotate and never relax.
-var allowPatterns = [...]grammarPattern{
-	{Source: `\bwrangler\s+deploy\b[\s\S]*laserbrain-mcp-remote|laserbrain-mcp-remote[\s\S]*\bwrangler\s+deploy\b`, Label: "laserbrain MCP Worker deploy, authorized 2026-07-27"},
-}
-
 // Phase is one phase of the method backbone (/dictionary/phases/backbone).
 type Phase uint8
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/ponder/ledger"
 	"github.com/laserkit/laserkit/ponder/oca"
 )
@@ -67,7 +68,7 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 	for _, p := range onDisk {
 		back[p.Unit] = true
 	}
-	graded, counted := st.Coverage()
+	graded, counted := st.Grading()
 	if counted == 0 || graded != counted {
 		var details []string
 		for _, u := range st.Ungraded() {
@@ -111,7 +112,7 @@ func (e *Engine) Decide(slug, decision string) (*DecideResult, error) {
 
 // finalCounts is the compact JSON (sorted keys) of how a session ended.
 func finalCounts(s *Session, st *State, status string) json.RawMessage {
-	graded, counted := st.Coverage()
+	graded, counted := st.Grading()
 	sev := map[string]int{"must": 0, "should": 0, "could": 0}
 	for _, f := range st.LiveFindings() {
 		sev[f.Severity]++
@@ -261,13 +262,13 @@ func sortedFindings(st *State) []*Finding {
 // unit, recommendation and evidence.
 func renderPlan(s *Session, st *State, appliedAt string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Apply plan: %s\n\n", oneLine(s.Subject))
+	fmt.Fprintf(&b, "# Apply plan: %s\n\n", planLine(s.Subject))
 	lens := "none"
 	if s.Lens != nil {
 		lens = *s.Lens
 	}
-	graded, counted := st.Coverage()
-	fmt.Fprintf(&b, "- session: %s (lens %s, project %s)\n", s.Slug, oneLine(lens), oneLine(s.Project))
+	graded, counted := st.Grading()
+	fmt.Fprintf(&b, "- session: %s (lens %s, project %s)\n", s.Slug, planLine(lens), planLine(s.Project))
 	fmt.Fprintf(&b, "- status: %s after %d pass(es); coverage %d/%d units\n", s.Status, s.CurrentPass, graded, counted)
 	if appliedAt != "" {
 		fmt.Fprintf(&b, "- applied: %s\n", appliedAt)
@@ -288,20 +289,20 @@ func renderPlan(s *Session, st *State, appliedAt string) string {
 		if u := st.Unit(f.UnitID); u != nil {
 			path = u.Path()
 		}
-		fmt.Fprintf(&b, "- [ ] **%s** `%s` (%s, confidence %s): %s\n", f.ID, Printable(path), f.UnitID, num(f.Confidence), oneLine(f.Text))
+		fmt.Fprintf(&b, "- [ ] **%s** `%s` (%s, confidence %s): %s\n", f.ID, Printable(path), f.UnitID, num(f.Confidence), planLine(f.Text))
 		if f.Recommendation != nil && *f.Recommendation != "" {
-			fmt.Fprintf(&b, "  - recommendation: %s\n", oneLine(*f.Recommendation))
+			fmt.Fprintf(&b, "  - recommendation: %s\n", planLine(*f.Recommendation))
 		}
 		if f.Evidence != nil && *f.Evidence != "" {
-			fmt.Fprintf(&b, "  - evidence: %s\n", oneLine(*f.Evidence))
+			fmt.Fprintf(&b, "  - evidence: %s\n", planLine(*f.Evidence))
 		}
 	}
 	return b.String()
 }
 
-// oneLine is text for one line of the plan: white space collapsed and
+// planLine is text for one line of the plan: white space collapsed and
 // anything a terminal would act on escaped (the plan is for people, and
 // cat apply-plan.md must not recolour a terminal).
-func oneLine(s string) string {
-	return Printable(strings.Join(strings.Fields(s), " "))
+func planLine(s string) string {
+	return Printable(text.OneLine(s))
 }

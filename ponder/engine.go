@@ -42,10 +42,10 @@ type Engine struct {
 	// Halts, when set, is asked before every writing command whether the
 	// session is halted from outside (see Halts).
 	Halts Halts
-	// Notices, when set, is asked by every command that opens a session for
-	// what it is told from outside (see Notices); Tell shows each one.
-	Notices Notices
-	Tell    func(notice string)
+	// Messages, when set, is asked by every command that opens a session for
+	// what it is told from outside (see Messages); Tell shows each one.
+	Messages Messages
+	Tell     func(notice string)
 	// Selected is the session this process works on when a command is
 	// given no slug: PONDER_SLUG in the binary, so that each agent on a
 	// repository keeps to its own session ("" = none selected).
@@ -208,7 +208,7 @@ func (e *Engine) open(slug string, a access) (*handle, error) {
 		return nil, err
 	}
 	h := &handle{e: e, slug: slug, dir: e.sessionDir(slug), selectedBy: from}
-	e.tellNotices(slug)
+	e.tellMessages(slug)
 	if a.cmd != "" {
 		if !a.evenHalted {
 			if err := e.checkHalt(slug); err != nil {
@@ -446,8 +446,8 @@ func (h *handle) hasForecast(k int) bool {
 }
 
 // needsForecast reports whether the current pass may not be deliberated
-// yet: from pass 2 on, "the agent must record a churn forecast before each
-// pass" (the paper, §2.3).
+// yet: from pass 2 on, the agent must record a churn forecast before each
+// pass.
 func (h *handle) needsForecast() bool {
 	return h.s.CurrentPass >= 2 && !h.hasForecast(h.s.CurrentPass)
 }

@@ -54,7 +54,7 @@ func (writesFail) OpenObservations(context.Context, oca.Session) ([]oca.Observat
 }
 func (writesFail) Close() {}
 
-// Spec §6.1: under PONDER_OCA=on a write failure after the probe exits 3
+// Under PONDER_OCA=on a write failure after the probe exits 3
 // once the local files are written; re-running is the recovery.
 func TestOnModeWriteFailureExits3AfterLocalWork(t *testing.T) {
 	root := t.TempDir()
@@ -100,7 +100,7 @@ func TestOnModeWriteFailureExits3AfterLocalWork(t *testing.T) {
 	if n := failLines(t, log, "FAIL"); n != 3 { // recordDeliberation, recordPass, recordDeliberation (fallback)
 		t.Errorf("oca.log has %d FAIL lines, want 3:\n%s", n, log)
 	}
-	// metacognize too: every row or exit 3 (seed 001), the observation
+	// metacognize too: every row or exit 3, the observation
 	// still kept locally.
 	m, err := e.Metacognize("", MetacognizeOptions{Type: "thrash", Description: "flips"})
 	exit3("metacognize", err)

@@ -32,32 +32,32 @@ type Halts interface {
 	SessionHalt(root, slug string) (*Halt, error)
 }
 
-// Notices hands a session what it is told from outside ponder: laserkit's
-// supervisor speaking to it (its drift advice, a person's answer to its
+// Messages hands a session what it is told from outside ponder: laserkit's
+// supervisor's messages to it (its drift advice, a person's answer to its
 // escalation, a halt and its release, a collision it should yield in).
-// ponder defines it and never imports the party that speaks; the ponder
-// binary wires laserkit's fleet store in, and an Engine without Notices is
+// ponder defines it and never imports the party that sends them; the ponder
+// binary wires laserkit's fleet store in, and an Engine without Messages is
 // told nothing.
-type Notices interface {
-	// SessionNotices hands out what waits for the session slug of the
-	// project at root, each notice once, as the text to show.
-	SessionNotices(root, slug string) ([]string, error)
+type Messages interface {
+	// SessionMessages hands out what waits for the session slug of the
+	// project at root, each message once, as the text to show.
+	SessionMessages(root, slug string) ([]string, error)
 }
 
-// tellNotices shows what waits for a session (Engine.Tell), once; a store
+// tellMessages shows what waits for a session (Engine.Tell), once; a store
 // that cannot be read is a warning, never a refusal: being told is not a
 // precondition of the work.
-func (e *Engine) tellNotices(slug string) {
-	if e.Notices == nil || e.Tell == nil {
+func (e *Engine) tellMessages(slug string) {
+	if e.Messages == nil || e.Tell == nil {
 		return
 	}
-	notices, err := e.Notices.SessionNotices(e.Root, slug)
+	msgs, err := e.Messages.SessionMessages(e.Root, slug)
 	if err != nil {
 		e.Warn("what the supervisor said to session " + slug + " cannot be read: " + err.Error())
 		return
 	}
-	for _, n := range notices {
-		e.Tell(n)
+	for _, m := range msgs {
+		e.Tell(m)
 	}
 }
 
@@ -105,13 +105,13 @@ type SessionFacts struct {
 	Root string `json:"root"`
 	// Ledger is the prefix these facts describe.
 	Ledger ledger.Anchor `json:"ledger"`
-	// Coverage and Live are the session now, as status reports them.
-	Coverage Coverage `json:"coverage"`
-	Live     int      `json:"live"`
+	// Grading and Live are the session now, as status reports them.
+	Grading Grading `json:"coverage"`
+	Live    int     `json:"live"`
 	// Passes are 1 … Pass, each as the ledger stood at its end.
 	Passes []PassFacts `json:"passes"`
 	// Files is every path a unit ever carried (its units and so its
-	// findings' paths), sorted, as stored (SPEC §4, names are bytes).
+	// findings' paths), sorted, as stored (names are bytes: SPEC.md §4).
 	Files []string `json:"files"`
 }
 
@@ -133,7 +133,7 @@ type PassFacts struct {
 	// without one.
 	Forecast *Forecast `json:"forecast"`
 	// Graded and Counted are the coverage after the pass's records, with
-	// every phantom delete re-verified against the disk now (SPEC §6).
+	// every phantom delete re-verified against the disk now (SPEC.md §6).
 	Graded  int `json:"graded"`
 	Counted int `json:"counted"`
 	Live    int `json:"live"`
@@ -155,7 +155,7 @@ type PassFacts struct {
 	Phantoms    []PhantomFact `json:"phantoms"`
 }
 
-// Rule6Thresholds are Rule 6's convergence thresholds (SPEC §7), for
+// Rule6Thresholds are Rule 6's convergence thresholds (SPEC.md §7), for
 // readers that draw a session's course against them.
 type Rule6Thresholds struct {
 	MaxNovelty float64 `json:"maxNovelty"` // novelty < MaxNovelty
@@ -218,7 +218,7 @@ func (e *Engine) Facts(slug string) (*SessionFacts, error) {
 	b.closeThrough(max(s.CurrentPass, b.cur))
 	f := &SessionFacts{Slug: s.Slug, Subject: s.Subject, Lens: s.Lens, Status: s.Status, Phase: s.Phase,
 		Pass: s.CurrentPass, Budget: s.PassBudget, CreatedAt: s.CreatedAt, Root: root, Ledger: l.Anchor(),
-		Coverage: coverageOf(st), Live: st.Live, Passes: b.passes, Files: []string{}}
+		Grading: gradingOf(st), Live: st.Live, Passes: b.passes, Files: []string{}}
 	if f.Passes == nil {
 		f.Passes = []PassFacts{}
 	}
@@ -350,7 +350,7 @@ func (b *factsBuilder) closeThrough(k int) {
 func (b *factsBuilder) measure(p *PassFacts) {
 	st := b.st
 	// A phantom whose path is on disk does not hold: the unit counts again.
-	p.Graded, p.Counted = st.coverageWith(func(u *Unit) bool { return len(b.pathsOnDisk(u)) > 0 })
+	p.Graded, p.Counted = st.gradingWith(func(u *Unit) bool { return len(b.pathsOnDisk(u)) > 0 })
 	ps := st.Pass(p.Pass)
 	p.Live, p.Ops, p.UnitOps = st.Live, ps.Ops, ps.Units
 	full := p.Counted > 0 && p.Graded == p.Counted

@@ -113,8 +113,8 @@ func TestFacts(t *testing.T) {
 	if m := p4.Judgement.Metrics; m.Voices != 4 || !m.Skeptic || m.Coverage != 1 || p4.DecidedAt == nil || p4.Skipped || p4.OverBudget {
 		t.Fatalf("pass 4 judged = %+v, decided at %v", m, p4.DecidedAt)
 	}
-	if f.Coverage != (Coverage{Graded: 4, Counted: 4, Value: 1}) || f.Live != 1 {
-		t.Fatalf("now: coverage %+v, live %d", f.Coverage, f.Live)
+	if f.Grading != (Grading{Graded: 4, Counted: 4, Value: 1}) || f.Live != 1 {
+		t.Fatalf("now: coverage %+v, live %d", f.Grading, f.Live)
 	}
 	stamp, err := e.SessionStamp(slug)
 	if err != nil || stamp == "" {

@@ -13,16 +13,18 @@ import (
 	"github.com/laserkit/laserkit/ponder/oca"
 )
 
-// Coverage is the coverage gate's state.
-type Coverage struct {
+// Grading is the grading gate's state: how many counted units are graded
+// (the spec and the JSON call it coverage; it is not laserbrain's coverage
+// of steps by checks).
+type Grading struct {
 	Graded  int     `json:"graded"`
 	Counted int     `json:"counted"`
 	Value   float64 `json:"value"`
 }
 
-func coverageOf(st *State) Coverage {
-	g, c := st.Coverage()
-	cv := Coverage{Graded: g, Counted: c}
+func gradingOf(st *State) Grading {
+	g, c := st.Grading()
+	cv := Grading{Graded: g, Counted: c}
 	if c > 0 {
 		cv.Value = float64(g) / float64(c)
 	}
@@ -31,10 +33,10 @@ func coverageOf(st *State) Coverage {
 
 // GradeResult is what grade reports.
 type GradeResult struct {
-	Slug     string   `json:"slug"`
-	Graded   []string `json:"graded"`
-	Grade    *string  `json:"grade"`
-	Coverage Coverage `json:"coverage"`
+	Slug    string   `json:"slug"`
+	Graded  []string `json:"graded"`
+	Grade   *string  `json:"grade"`
+	Grading Grading  `json:"coverage"`
 }
 
 // Grade marks units graded with unit-grade records (deleted units too).
@@ -84,7 +86,7 @@ func (e *Engine) Grade(slug string, units []string, label *string) (*GradeResult
 		st.apply(&recs[i])
 		res.Graded = append(res.Graded, recs[i].UnitID)
 	}
-	res.Coverage = coverageOf(st)
+	res.Grading = gradingOf(st)
 	if err := h.writeUnits(st); err != nil {
 		return res, viewErr(err)
 	}
@@ -120,7 +122,7 @@ func (st *State) resolveUnit(arg string) *Unit {
 	return nil
 }
 
-// ObservationTypes are the five metacognitive observation types (spec §6.6).
+// ObservationTypes are the five metacognitive observation types.
 var ObservationTypes = oca.ObservationTypes
 
 // Observation is one line of observations.jsonl.
@@ -181,8 +183,7 @@ func (e *Engine) Metacognize(slug string, o MetacognizeOptions) (*MetacognizeRes
 	}
 	defer h.release()
 	// Under PONDER_OCA=on the observation's row is the point: a dead OCA
-	// refuses before anything is written (seed 001: never silently lose a
-	// row).
+	// refuses before anything is written: a row is never silently lost.
 	if err := h.requireOCA(); err != nil {
 		return nil, err
 	}

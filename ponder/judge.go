@@ -46,8 +46,8 @@ var advice = map[string]string{
 	VerdictStop:     "converged: ponder decide stop",
 }
 
-// Judge computes the current pass's metrics and verdict (spec §5), in the
-// spec's order: metrics → open observations → verdict and tie-breaker →
+// Judge computes the current pass's metrics and verdict (SPEC.md §7), in
+// this order: metrics → open observations → verdict and tie-breaker →
 // judge.json → recordPass → resolveDeliberation. It can be re-run until
 // decide.
 func (e *Engine) Judge(slug string) (*Judgement, error) {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 )
 
-// The on-disk layout (spec ponder.md §3). Everything lives under
+// The on-disk layout (SPEC.md §4). Everything lives under
 // <root>/.ponder/; each session in its own directory named by its slug.
 const (
 	stateDirName     = ".ponder"

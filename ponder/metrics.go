@@ -15,7 +15,7 @@ const (
 	VerdictStop     = "stop"
 )
 
-// Rule 6 thresholds and the tie-breaker's (spec §5).
+// Rule 6 thresholds and the tie-breaker's (SPEC.md §7).
 const (
 	maxNovelty       = 0.05 // novelty < 0.05
 	maxChurn         = 0.10 // churn < 0.10
@@ -25,7 +25,7 @@ const (
 )
 
 // Metrics are a judged pass's numbers, stored as computed: no rounding, no
-// clamping; null (nil) where the spec says null.
+// clamping; null (nil) where a metric is undefined for the pass.
 type Metrics struct {
 	Coverage float64  `json:"coverage"`
 	Graded   int      `json:"graded"`
@@ -69,9 +69,9 @@ type PhantomCheck struct {
 	OnDisk  []PhantomOnDisk `json:"onDisk"`
 }
 
-// fullCoverage is "coverage = 1.00" as integer equality; zero counted units
+// fullyGraded is "coverage = 1.00" as integer equality; zero counted units
 // is not full coverage.
-func (m *Metrics) fullCoverage() bool {
+func (m *Metrics) fullyGraded() bool {
 	return m.Counted > 0 && m.Graded == m.Counted && len(m.Uncovered) == 0
 }
 
@@ -95,7 +95,7 @@ func computeMetrics(st *State, k int, voices *Voices, forecast *Forecast, floor 
 // Phantom flags as they are (after ReverifyPhantoms).
 func ledgerMetrics(st *State, k int, floor float64, phantomFails func(*Unit) bool) Metrics {
 	ps := st.Pass(k)
-	graded, counted := st.coverageWith(phantomFails)
+	graded, counted := st.gradingWith(phantomFails)
 	m := Metrics{
 		Graded:          graded,
 		Counted:         counted,
@@ -221,7 +221,7 @@ type TieBreaker struct {
 }
 
 // Decide applies rules R1..R6 in order, first match wins, then the
-// tie-breaker (spec §5).
+// tie-breaker (SPEC.md §7).
 func Decide(in VerdictInput) Verdict {
 	cur := in.Current
 	v := Verdict{Rule6: Rule6Check{Current: rule6Failures(&cur)}, Ungraded: in.Ungraded}
@@ -234,7 +234,7 @@ func Decide(in VerdictInput) Verdict {
 	rule6 := in.Previous != nil && len(v.Rule6.Current) == 0 && len(v.Rule6.Previous) == 0
 	set := func(verdict, rule, reason string) { v.Verdict, v.Rule, v.Reason = verdict, rule, reason }
 	switch {
-	case !cur.fullCoverage():
+	case !cur.fullyGraded():
 		var why []string
 		if cur.Counted == 0 || cur.Graded != cur.Counted {
 			w := fmt.Sprintf("coverage %d/%d is below 1.00: grade every counted unit", cur.Graded, cur.Counted)

@@ -7,7 +7,7 @@ import (
 
 func f(v float64) *float64 { return &v }
 
-// passing meets every Rule-6 threshold (spec §5).
+// passing meets every Rule-6 threshold.
 func passing() Metrics {
 	return Metrics{Graded: 5, Counted: 5, Coverage: 1, Churn: f(0), Novelty: f(0), Thrash: f(0), Voices: 4, Skeptic: true}
 }
@@ -102,7 +102,7 @@ func TestTieBreaker(t *testing.T) {
 		verdict string
 		applied bool
 	}{
-		// Spec §11 item 5: 0.70 tips continue into escalate, 0.69 does not.
+		// 0.70 tips continue into escalate, 0.69 does not.
 		{"0.69 stays continue", cont, []float64{0.69}, VerdictContinue, false},
 		{"0.70 escalates", cont, []float64{0.7}, VerdictEscalate, true},
 		{"highest counts, not first", cont, []float64{0.2, 0.95, 0.5}, VerdictEscalate, true},

@@ -24,7 +24,7 @@ type Forecast struct {
 }
 
 // Predict records the churn forecast for the next pass to be deliberated:
-// after pass N's judge it is about pass N+1 (spec §1).
+// after pass N's judge it is about pass N+1 (SPEC.md §1).
 func (e *Engine) Predict(slug string, churn float64, claim *string) (*Forecast, error) {
 	if math.IsNaN(churn) || churn < 0 || churn > 1 {
 		return nil, usageErr("--churn must be in [0,1], got %v", churn)

@@ -28,7 +28,7 @@ type StatusResult struct {
 	Next        []string `json:"next"`
 	Seeded      bool     `json:"seeded"`
 	Units       int      `json:"units"`
-	Coverage    Coverage `json:"coverage"`
+	Grading     Grading  `json:"coverage"`
 	Live        int      `json:"live"`
 	LastVerdict *string  `json:"lastVerdict"`
 	Records     int      `json:"records"`
@@ -62,7 +62,7 @@ func (e *Engine) Status(slug string) (*StatusResult, error) {
 	cur, _ := e.currentSlug()
 	res := &StatusResult{Slug: s.Slug, Subject: s.Subject, Lens: s.Lens, Project: s.Project, Status: s.Status,
 		Pass: s.CurrentPass, PassBudget: s.PassBudget, Phase: s.Phase, Next: expectedNext(s, st.Seeded, h.hasForecast(s.CurrentPass)),
-		Seeded: st.Seeded, Units: len(st.Units), Coverage: coverageOf(st), Live: st.Live, Records: st.Records,
+		Seeded: st.Seeded, Units: len(st.Units), Grading: gradingOf(st), Live: st.Live, Records: st.Records,
 		Current: cur == s.Slug, SelectedBy: h.selectedBy}
 	for i := len(s.History) - 1; i >= 0; i-- {
 		if s.History[i].Verdict != nil {
@@ -171,7 +171,7 @@ type ReportResult struct {
 	Lens     *string         `json:"lens"`
 	Status   string          `json:"status"`
 	Pass     int             `json:"pass"`
-	Coverage Coverage        `json:"coverage"`
+	Grading  Grading         `json:"coverage"`
 	Passes   []ReportPass    `json:"passes"`
 	Findings []ReportFinding `json:"findings"`
 	Ungraded []string        `json:"ungraded"`
@@ -189,7 +189,7 @@ func (e *Engine) Report(slug string) (*ReportResult, error) {
 	}
 	s := h.s
 	res := &ReportResult{Slug: s.Slug, Subject: s.Subject, Lens: s.Lens, Status: s.Status, Pass: s.CurrentPass,
-		Coverage: coverageOf(st), Passes: []ReportPass{}, Findings: []ReportFinding{}, Ungraded: []string{}}
+		Grading: gradingOf(st), Passes: []ReportPass{}, Findings: []ReportFinding{}, Ungraded: []string{}}
 	for _, ph := range s.History {
 		rp := ReportPass{Pass: ph.Pass, OverBudget: ph.OverBudget, Skipped: ph.Skipped, Verdict: ph.Verdict, Rule: ph.Rule, Decision: ph.Decision}
 		var j Judgement

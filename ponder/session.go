@@ -233,7 +233,7 @@ func slugPart(s string) string {
 	return out
 }
 
-// baseSlug is <lens>-<date>, or <subject>-<date> without a lens (spec §1).
+// baseSlug is <lens>-<date>, or <subject>-<date> without a lens.
 // A lens or subject with nothing usable in it falls back to "ponder".
 func baseSlug(subject, lens, date string) string {
 	part := slugPart(lens)

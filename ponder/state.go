@@ -37,7 +37,7 @@ func (u *Unit) Path() string {
 	return u.Paths[len(u.Paths)-1]
 }
 
-// Counted reports whether u is in the coverage denominator (spec §4):
+// Counted reports whether u is in the coverage denominator:
 // U_counted = U_live ∪ U_ungraded-deleted, where a phantom delete takes an
 // ungraded unit out and a unit deleted after grading leaves both sides.
 func (u *Unit) Counted() bool {
@@ -107,7 +107,7 @@ type PassStats struct {
 	Ops   OpCounts
 	Units UnitCounts
 	// Thrash counts the records that undo a revision of the previous pass
-	// (SPEC §7): an edit of a finding edited in k−1, a change back to a
+	// (SPEC.md §7): an edit of a finding edited in k−1, a change back to a
 	// value held before a k−1 change, a delete of a finding re-raised in
 	// k−1, and an add re-raising a finding deleted in k−1.
 	Thrash int
@@ -245,13 +245,13 @@ func (st *State) pass(pass int) *PassStats {
 	return p
 }
 
-// Coverage is |{u ∈ U_counted : graded(u)}| and |U_counted|.
-func (st *State) Coverage() (graded, counted int) { return st.coverageWith(nil) }
+// Grading is |{u ∈ U_counted : graded(u)}| and |U_counted|: the grading gate.
+func (st *State) Grading() (graded, counted int) { return st.gradingWith(nil) }
 
-// coverageWith is Coverage where phantomFails, when set, says which
+// gradingWith is Grading where phantomFails, when set, says which
 // phantom-deleted units count again (a path of theirs is on disk: the
 // phantom does not hold), without changing the units.
-func (st *State) coverageWith(phantomFails func(*Unit) bool) (graded, counted int) {
+func (st *State) gradingWith(phantomFails func(*Unit) bool) (graded, counted int) {
 	for _, u := range st.Units {
 		c := u.Counted()
 		if phantomFails != nil && u.Deleted && u.Phantom && phantomFails(u) {
@@ -584,7 +584,7 @@ func (st *State) ReverifyPhantoms(root string) (checked int, failed []PhantomOnD
 }
 
 // revertsPrevious reports whether setting a field to v in pass k changes it
-// back to a value it held before a change made in pass k−1 (spec §5's third
+// back to a value it held before a change made in pass k−1 (the third
 // kind of thrash). hist is the field's values in order, the add's first.
 func revertsPrevious[T comparable](hist []valueAt[T], k int, v T) bool {
 	last := -1 // the last change made in pass k−1

@@ -42,7 +42,7 @@ func unitOp(pass int, typ, uid string, phantom bool) ledger.Record {
 }
 
 func TestCoverageCountedDenominator(t *testing.T) {
-	// Spec §4: U_counted = U_live ∪ U_ungraded-deleted.
+	// U_counted = U_live ∪ U_ungraded-deleted.
 	recs := ledgerOf(seed("u0001", "a"), seed("u0002", "b"), seed("u0003", "c"), seed("u0004", "d"),
 		unitOp(1, ledger.UnitGrade, "u0001", false))
 	steps := []struct {
@@ -57,12 +57,12 @@ func TestCoverageCountedDenominator(t *testing.T) {
 		{add(1, "f0001", "u0004", "must", 0.9), 1, 1, "a finding add grades its unit"},
 	}
 	st := Replay(recs)
-	if g, c := st.Coverage(); g != 1 || c != 4 {
+	if g, c := st.Grading(); g != 1 || c != 4 {
 		t.Fatalf("start: %d/%d, want 1/4", g, c)
 	}
 	for _, s := range steps {
 		st.apply(&s.rec)
-		if g, c := st.Coverage(); g != s.graded || c != s.counted {
+		if g, c := st.Grading(); g != s.graded || c != s.counted {
 			t.Errorf("%s: %d/%d, want %d/%d", s.why, g, c, s.graded, s.counted)
 		}
 	}
@@ -116,7 +116,7 @@ func addText(pass int, fid, uid, text string) ledger.Record {
 
 func TestThrash(t *testing.T) {
 	// Thrash is undoing a revision of pass k−1, never falsifying a claim
-	// (SPEC §7): base has one pass-1 finding on u0001.
+	// (SPEC.md §7): base has one pass-1 finding on u0001.
 	base := []ledger.Record{seed("u0001", "a"), seed("u0002", "b"), add(1, "f0001", "u0001", "must", 0.9)}
 	cases := []struct {
 		name           string
@@ -167,7 +167,7 @@ func TestThrash(t *testing.T) {
 
 func TestSlugs(t *testing.T) {
 	cases := []struct{ subject, lens, want string }{
-		{"the UI", "ui", "ui-2026-08-24"}, // the spec's example
+		{"the UI", "ui", "ui-2026-08-24"}, // a lens names the session
 		{"The Checkout Flow!", "", "the-checkout-flow-2026-08-24"},
 		{"[ui] weird", "", "ui-weird-2026-08-24"},
 		{"a very long subject that goes on and on forever", "", "a-very-long-subject-that-goes-on-2026-08-24"},

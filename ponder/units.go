@@ -98,8 +98,8 @@ func parseUnitList(data []byte) ([]listedUnit, error) {
 func trimBOM(data []byte) []byte { return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) }
 
 // Units seeds the session's inventory, once. The scope is what is on disk
-// under --scan (the paper's "disk-anchored" gate); the agent's own list
-// comes from --from or, as in the paper, from a units.json the agent wrote
+// under --scan (a "disk-anchored" gate); the agent's own list comes from
+// --from or from a units.json the agent wrote
 // into the unseeded session. With a list and a scan the files the list
 // omits are reported, and --strict-scope refuses the list instead.
 func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
@@ -133,7 +133,7 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 	}
 	fromName := o.FromName
 	if fromName == "" {
-		// The paper's form: the agent wrote its own units.json, and `units
+		// The agent wrote its own units.json, and `units
 		// --scan <dir> [--strict-scope]` checks it against the disk. An
 		// unseeded session has no units.json of ponder's making.
 		agentList := filepath.Join(h.dir, unitsFile)
@@ -253,7 +253,7 @@ type UnitEntry struct {
 type UnitListResult struct {
 	Slug     string      `json:"slug"`
 	ScanRoot *string     `json:"scanRoot"`
-	Coverage Coverage    `json:"coverage"`
+	Grading  Grading     `json:"coverage"`
 	Units    []UnitEntry `json:"units"`
 }
 
@@ -268,7 +268,7 @@ func (e *Engine) UnitList(slug string) (*UnitListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &UnitListResult{Slug: h.slug, ScanRoot: h.s.ScanRoot, Coverage: coverageOf(st), Units: make([]UnitEntry, 0, len(st.Units))}
+	res := &UnitListResult{Slug: h.slug, ScanRoot: h.s.ScanRoot, Grading: gradingOf(st), Units: make([]UnitEntry, 0, len(st.Units))}
 	for _, u := range st.Units {
 		res.Units = append(res.Units, UnitEntry{ID: u.ID, Path: u.Path(), Paths: uniq(u.Paths), Kind: u.Kind, Graded: u.Graded,
 			Grade: u.Grade, Deleted: u.Deleted, Phantom: u.Phantom, Counted: u.Counted()})

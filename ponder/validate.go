@@ -14,7 +14,7 @@ import (
 	"github.com/laserkit/laserkit/ponder/scan"
 )
 
-// allowedFields is rule (4) of spec §4 and its unit counterpart: the keys
+// allowedFields is the rule on a delta's keys and its unit counterpart: the keys
 // each kind of record may carry. change may alter only severity and
 // confidence; edit only text, recommendation and location (evidence).
 var allowedFields = map[string][]string{

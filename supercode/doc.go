@@ -1,4 +1,4 @@
-// Package supercode is the supervisor: it watches N agents (agent runs and
+// Package supercode judges a fleet: it watches N agents (agent runs and
 // ponder sessions on one repository), each against its own ground, judges
 // them on observed events as well as on what they spell, reports two agents
 // doing the same job while they run, and says which of them should yield.
@@ -11,7 +11,7 @@
 // scenarios the reference produced): Observe and Saw take in an agent's
 // spelled states and observed events; Findings, Collisions, FleetCatches
 // and Route read the fleet; Manage runs scripted agents under supervision;
-// SelfCheck puts the supervisor under its own instrument (grounded at New,
+// SelfCheck puts the Supercode under its own instrument (grounded at New,
 // so it can disagree with itself); Report renders it all in the reference's
 // words; Publish writes routes and findings into the link.
 //
@@ -21,9 +21,9 @@
 // Where things live, and why. The observed Event, the catches over an
 // agent's event log and Run.Saw are in package laserbrain: a run's
 // corroboration reads events, and an agent's hooks record them without any
-// supervisor present. The shared link is package laserbrain/link: agents
+// Supercode present. The shared link is package laserbrain/link: agents
 // read and write it themselves, and an agent has no business importing the
-// supervisor. supercode imports both, never the reverse.
+// Supercode. supercode imports both, never the reverse.
 //
 // Decided where the reference is silent or cannot be followed in Go:
 //
@@ -63,7 +63,7 @@
 // Measured with go test -run '^$' -bench . -benchmem ./supercode/ on 2
 // cores shared with other work (load ≈ 9), so read the ratios rather than
 // the times. The baseline is 50 bare laserbrain checks — one Run.Step per
-// agent, no supervisor — timed in the same run:
+// agent, no Supercode — timed in the same run:
 //
 //   - a full round for 50 agents (one observed step each, then collisions,
 //     route and findings): 0.25 ms, 0.9× the baseline — the supervision

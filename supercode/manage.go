@@ -22,7 +22,7 @@ type Spelled struct {
 }
 
 // Agent is one agent Manage runs: each round it takes a step and spells
-// its state. c is its context, where the supervisor delivers advice
+// its state. c is its context, where the Supercode delivers advice
 // (c.Return) and decisions.
 type Agent interface {
 	Step(c *Context) Spelled
@@ -34,7 +34,7 @@ type AgentFunc func(c *Context) Spelled
 // Step calls f.
 func (f AgentFunc) Step(c *Context) Spelled { return f(c) }
 
-// Routable is implemented by an agent that says whether the supervisor may
+// Routable is implemented by an agent that says whether the Supercode may
 // route it. Operator work — anything that acts on the world — must answer
 // false: allocation is a reading, an action is not, and Manage refuses a
 // fleet that contains one before anything runs.
@@ -65,7 +65,7 @@ type Context struct {
 	Escalated bool   `json:"escalated,omitempty"`
 	Decision  string `json:"decision,omitempty"`
 	Finished  bool   `json:"finished,omitempty"`
-	// Halted: the agent yielded a shared ground, on the supervisor's
+	// Halted: the agent yielded a shared ground, on the Supercode's
 	// route or a person's decision; HaltedWhy says which.
 	Halted    bool   `json:"halted,omitempty"`
 	HaltedWhy string `json:"halted_why,omitempty"`
@@ -121,7 +121,7 @@ type ManagedAgent struct {
 // until every one is finished or halted, MaxSteps rounds have run, or ctx
 // is done. Each round every live agent steps and is observed against its
 // own ground; a drifting agent gets its own verdict's advice delivered in
-// its context (the supervisor is the courier, not the author), and a drift
+// its context (the Supercode is the courier, not the author), and a drift
 // streak of EscalateAfter goes to a person, whose answer outranks the
 // advice. After each round the routes are taken: a live agent that should
 // yield a shared ground is halted (never given a new goal); a collision

@@ -15,11 +15,11 @@ const PublishKind = "supervision"
 // PublishAgent is the agent name Publish writes under.
 const PublishAgent = "supercode"
 
-// Publish writes the supervisor's reading into the link, where the agents
+// Publish writes the Supercode's reading into the link, where the agents
 // read it and decide for themselves: one record per route that names who
 // should yield ("X and Y share a ground (overlap 0.80) — suggest X
 // yields"), then one per finding ("agent: reason · catches"). Each record
-// carries the supervisor's goal and the row as payload, keyed as the
+// carries the Supercode's goal and the row as payload, keyed as the
 // reference keys it (the route's yielding agent under "yield_") so Python
 // readers find it. It takes no self-check; kind "" means PublishKind.
 func (s *Supercode) Publish(l *link.Link, kind string) ([]link.Record, error) {

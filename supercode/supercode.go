@@ -11,12 +11,12 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
-// DefaultGoal is the supervisor's own goal when none is given.
+// DefaultGoal is the Supercode's own goal when none is given.
 const DefaultGoal = "keep every agent on its own ground"
 
-// Options configures a supervisor.
+// Options configures a Supercode.
 type Options struct {
-	// Goal is the supervisor's own goal, the ground of its self-check
+	// Goal is the Supercode's own goal, the ground of its self-check
 	// (default DefaultGoal).
 	Goal string
 	// Contexts is the context store every agent's run and the self-check
@@ -32,7 +32,7 @@ type Options struct {
 	Now func() time.Time
 }
 
-// AgentView is one agent as the supervisor sees it: its own run, measured
+// AgentView is one agent as the Supercode sees it: its own run, measured
 // against its own ground, and the events observed of it.
 type AgentView struct {
 	Name string
@@ -45,7 +45,7 @@ type AgentView struct {
 	Last *laserbrain.CheckResult
 	// Events is every event observed of the agent, oldest first.
 	Events []laserbrain.Event
-	// Run is the agent's run. It belongs to the supervisor: read it, do not
+	// Run is the agent's run. It belongs to the Supercode: read it, do not
 	// step it.
 	Run *laserbrain.Run
 }
@@ -92,7 +92,7 @@ type Supercode struct {
 	colsFresh bool
 }
 
-// New returns a supervisor with no agents, its self-check already grounded
+// New returns a Supercode with no agents, its self-check already grounded
 // on its goal at distance 0: the first real SelfCheck is measured against a
 // reference that existed before it, so it can come back drifting rather
 // than agreeing with itself by construction.
@@ -117,7 +117,7 @@ func (s *Supercode) newRun() *laserbrain.Run {
 	return laserbrain.NewRun(laserbrain.RunOptions{Contexts: s.contexts, Now: s.opts.Now})
 }
 
-// Goal is the supervisor's own goal.
+// Goal is the Supercode's own goal.
 func (s *Supercode) Goal() string { return s.goal }
 
 func (s *Supercode) agentLocked(name string) *agent {
@@ -133,7 +133,7 @@ func (s *Supercode) agentLocked(name string) *agent {
 }
 
 // Observe checks one state an agent spelled against that agent's own
-// ground (its first grammatical state), not the supervisor's. The first
+// ground (its first grammatical state), not the Supercode's. The first
 // non-empty goal it spells becomes its collision ground.
 func (s *Supercode) Observe(name string, in laserbrain.StepInput) (laserbrain.CheckResult, error) {
 	s.mu.Lock()
@@ -149,7 +149,7 @@ func (s *Supercode) observeLocked(name string, in laserbrain.StepInput) (laserbr
 		s.colsFresh = false
 	}
 	v, err := a.Run.Step(in)
-	// The supervisor reads verdicts, not step histories: keep the run's
+	// The Supercode reads verdicts, not step histories: keep the run's
 	// memory bounded however long it watches.
 	a.Run.HistorySaved()
 	a.Run.ReleaseSavedHistory()
@@ -358,7 +358,7 @@ type Ground struct {
 	normalised                        bool
 }
 
-// Collide is the fleet's one collision model — the supervisor's rounds,
+// Collide is the fleet's one collision model — laserbrain supervise's rounds,
 // the fleet report and the MCP supervision tool all go through it: every
 // pair of running agents whose grounds overlap at least
 // laserbrain.CollisionMin(), highest overlap first. An agent with a
@@ -449,7 +449,7 @@ func (a *agent) rankLocked() rank {
 }
 
 // Route recommends, for each collision, who keeps the ground and who
-// yields — the one decision the supervisor may take, because which agents
+// yields — the one decision the Supercode may take, because which agents
 // share a ground is a fact no single agent can observe. Ranked on what is
 // observed: catches first, then steps invested, then Φ. Equal ranks give
 // no recommendation.
@@ -483,7 +483,7 @@ func (s *Supercode) routeLocked() []Route {
 	return out
 }
 
-// SelfCheck is the supervisor under its own instrument: its goal, at a
+// SelfCheck is the Supercode under its own instrument: its goal, at a
 // distance of how many agents are drifting (at most 10), stuck when every
 // agent is. Each call is a check of the self run.
 func (s *Supercode) SelfCheck() (laserbrain.CheckResult, error) {

@@ -14,7 +14,7 @@ import (
 )
 
 // Expected values here are derived by hand from the reference's rules
-// (supercode.py, catches.py, laserbrain-sdk 0.53.0) and the spec; the
+// (supercode.py, catches.py, laserbrain-sdk 0.53.0); the
 // vectors package checks the same code against 150 reference scenarios.
 
 const adv, stuck = laserbrain.ProgressAdvancing, laserbrain.ProgressStuck
@@ -495,7 +495,8 @@ func TestManageFinishesAndCancels(t *testing.T) {
 	}
 }
 
-// Saw and Observe from many goroutines: nothing lost (run with -race).
+// Saw and Observe from many goroutines: nothing lost (make test-race runs
+// it under the race detector).
 func TestConcurrentUse(t *testing.T) {
 	s := newSC(t)
 	var wg sync.WaitGroup

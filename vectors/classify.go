@@ -1,6 +1,6 @@
 package vectors
 
-import "github.com/laserkit/laserkit/operator"
+import "github.com/laserkit/laserkit/operator/shell"
 
 // classifyIn is a classify case's input; absent declarations default to the
 // reference's (reversible false, outward false).
@@ -12,7 +12,7 @@ type classifyIn struct {
 
 func classifyKind() *Kind {
 	return caseKind("classify", `in: {command, reversible, outward}; out: {reversible, outward, labels} from the grammar patterns alone (the reference layer every port shares)`, func(in classifyIn) (any, error) {
-		v := operator.ClassifyGrammar(in.Command, in.Reversible, in.Outward)
+		v := shell.ClassifyGrammar(in.Command, in.Reversible, in.Outward)
 		return struct {
 			Reversible bool     `json:"reversible"`
 			Outward    bool     `json:"outward"`

@@ -304,7 +304,7 @@ func (w *covReplay) hook(st covStep) (covAnswer, error) {
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	cfg := coverage.ReferenceConfig(lookup)
 	cfg.GateOff = w.gateOff
-	ev := coverage.Event{
+	ev := coverage.HookEvent{
 		Name:     p.HookEventName,
 		Session:  p.SessionID,
 		Agent:    env["LASERBRAIN_AGENT"],
@@ -392,7 +392,7 @@ func gateAnswer(d coverage.Decision) covAnswer {
 
 // observeAnswer is the reference coverage hook's process answer: its
 // context as PostToolUse additionalContext on every event but a Stop's.
-func observeAnswer(ev coverage.Event, o coverage.Outcome) covAnswer {
+func observeAnswer(ev coverage.HookEvent, o coverage.Outcome) covAnswer {
 	if o.Context == "" {
 		return covAnswer{Out: &covOut{}, Decision: decision("silent")}
 	}

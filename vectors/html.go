@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // WriteHTML writes the reports of one implementation as a self-contained
@@ -83,7 +84,7 @@ func WriteHTML(w io.Writer, impl string, meta []htmlreport.Field, reports []*Rep
 			if f.Error != "" {
 				status, what = "errored", f.Error
 			}
-			ft.Rows = append(ft.Rows, []string{f.Label, status, what, clipString(f.In, 600), clipString(f.Expected, 600), clipString(f.Actual, 600)})
+			ft.Rows = append(ft.Rows, []string{f.Label, status, what, text.Clip(f.In, 600), text.Clip(f.Expected, 600), text.Clip(f.Actual, 600)})
 		}
 		sec.Blocks = append(sec.Blocks, ft)
 		doc.Sections = append(doc.Sections, sec)

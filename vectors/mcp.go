@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -172,12 +173,14 @@ func runMCP(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	env := map[string]string{"HOME": home, "LASERBRAIN_HOME": filepath.Join(home, "lb"), "CLAUDE_PROJECT_DIR": home}
-	sup := &agentrun.Supervisor{
-		Getenv:    func(k string) string { return env[k] },
-		OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "lb", "fleet")) },
-		OpenRuns: func() (laserbrain.Store, error) {
-			return localstore.Open(localstore.Paths{Home: filepath.Join(home, "lb"), Config: filepath.Join(home, "lb", "config")})
-		},
+	sup := &agentrun.Tracker{
+		Getenv: func(k string) string { return env[k] },
+		Stores: agentrun.StoreFuncs{
+			Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "lb", "fleet")) },
+			Runs: func() (laserbrain.Store, error) {
+				return localstore.Open(localstore.Paths{Home: filepath.Join(home, "lb"), Config: filepath.Join(home, "lb", "config")})
+			},
+		}.Open,
 	}
 	defer sup.Close()
 	srv, err := mcpserver.NewWithOptions(sup, mcpserver.Options{})
@@ -429,7 +432,7 @@ func describeSend(send json.RawMessage) string {
 		} `json:"params"`
 	}
 	if json.Unmarshal(SendLine(send), &m) != nil || m.Method == nil {
-		return "(" + clipString(string(SendLine(send)), 40) + ")"
+		return "(" + text.Clip(string(SendLine(send)), 40) + ")"
 	}
 	if *m.Method == "tools/call" {
 		return fmt.Sprintf("(tools/call %v)", m.Params.Name)
@@ -630,20 +633,20 @@ func compareToolResult(tool string, want, got json.RawMessage, tally map[string]
 	if w.IsError {
 		tally[tallyByError]++
 		if !g.IsError {
-			return []string{fmt.Sprintf("the reference failed (%s); expected an error result, got %s", clipString(w.Content[0].Text, 80), clipString(g.Content[0].Text, 200))}
+			return []string{fmt.Sprintf("the reference failed (%s); expected an error result, got %s", text.Clip(w.Content[0].Text, 80), text.Clip(g.Content[0].Text, 200))}
 		}
 		return nil
 	}
 	tally[tallyExact]++
 	if g.IsError {
-		return []string{"expected a result, got an error result: " + clipString(g.Content[0].Text, 200)}
+		return []string{"expected a result, got an error result: " + text.Clip(g.Content[0].Text, 200)}
 	}
 	var wv, gv any
 	if err := decodeNumbers([]byte(w.Content[0].Text), &wv); err != nil {
 		return []string{"the reference's text is not JSON: " + err.Error()}
 	}
 	if err := decodeNumbers([]byte(g.Content[0].Text), &gv); err != nil {
-		return []string{"the result's text is not JSON: " + clipString(g.Content[0].Text, 200)}
+		return []string{"the result's text is not JSON: " + text.Clip(g.Content[0].Text, 200)}
 	}
 	dropSetAside(tool, wv, gv)
 	d := differ{strict: true}
@@ -695,7 +698,7 @@ func dropSetAside(tool string, want, got any) {
 	}
 }
 
-func clipMsg(raw json.RawMessage) string { return clipString(compact(raw), 200) }
+func clipMsg(raw json.RawMessage) string { return text.Clip(compact(raw), 200) }
 
 func clipMsgs(ms []json.RawMessage) string {
 	var parts []string
@@ -703,11 +706,4 @@ func clipMsgs(ms []json.RawMessage) string {
 		parts = append(parts, clipMsg(m))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

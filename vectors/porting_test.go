@@ -3,25 +3,19 @@ package vectors
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // needTool finds a program the test runs, or skips loudly — and fails
 // under CI=true, where CI installs it.
 func needTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %s is not on PATH", name)
-		}
-		t.Skipf("SKIPPED: %s is not on PATH, so this port cannot run", name)
-	}
-	return p
+	return testenv.LookPath(t, name)
 }
 
 func runFiles(t *testing.T, opts RunOptions, names ...string) *Run {

@@ -177,10 +177,10 @@ func errText(err error) string {
 func WriteReport(w io.Writer, name string, r *Report) {
 	for _, f := range r.Failures {
 		if f.Error != "" {
-			fmt.Fprintf(w, "ERROR %s: %s (%s)\n  in:       %s\n  expected: %s\n  error:    %s\n", name, f.Label, r.Kind, clip(f.In), clip(f.Expected), f.Error)
+			fmt.Fprintf(w, "ERROR %s: %s (%s)\n  in:       %s\n  expected: %s\n  error:    %s\n", name, f.Label, r.Kind, shorten(f.In), shorten(f.Expected), f.Error)
 			continue
 		}
-		fmt.Fprintf(w, "FAIL %s: %s (%s)\n  in:       %s\n  expected: %s\n  actual:   %s\n", name, f.Label, r.Kind, clip(f.In), clip(f.Expected), clip(f.Actual))
+		fmt.Fprintf(w, "FAIL %s: %s (%s)\n  in:       %s\n  expected: %s\n  actual:   %s\n", name, f.Label, r.Kind, shorten(f.In), shorten(f.Expected), shorten(f.Actual))
 		for _, d := range f.Diff {
 			fmt.Fprintf(w, "  diff:     %s\n", d)
 		}
@@ -190,8 +190,8 @@ func WriteReport(w io.Writer, name string, r *Report) {
 	}
 }
 
-// clip keeps a report line readable: the whole value goes to --json.
-func clip(s string) string {
+// shorten keeps a report line readable: the whole value goes to --json.
+func shorten(s string) string {
 	const max = 2000
 	if len(s) <= max {
 		return s

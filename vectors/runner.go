@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // RunOptions say what to run an implementation on.
@@ -269,7 +271,7 @@ func (p *process) start(ctx context.Context) (Ready, error) {
 		return Ready{}, err
 	}
 	if err := ParseMessage("ready", line, &ready); err != nil {
-		return Ready{}, fmt.Errorf("%v (it said %s)", err, clipString(strings.TrimSpace(string(line)), 200))
+		return Ready{}, fmt.Errorf("%v (it said %s)", err, text.Clip(strings.TrimSpace(string(line)), 200))
 	}
 	return ready, nil
 }
@@ -358,7 +360,7 @@ func (p *process) ask(ctx context.Context, c CaseMessage) (Answer, error) {
 	}
 	var a Answer
 	if err := ParseMessage("answer", line, &a); err != nil {
-		return Answer{}, fmt.Errorf("%v (it said %s)", err, clipString(strings.TrimSpace(string(line)), 200))
+		return Answer{}, fmt.Errorf("%v (it said %s)", err, text.Clip(strings.TrimSpace(string(line)), 200))
 	}
 	if a.ID != c.ID {
 		return Answer{}, fmt.Errorf("the answer is to case id %d, not %d", a.ID, c.ID)
@@ -430,5 +432,5 @@ func (t *tailBuffer) lastLine() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
-	return clipString(strings.TrimSpace(lines[len(lines)-1]), 300)
+	return text.Clip(strings.TrimSpace(lines[len(lines)-1]), 300)
 }

@@ -60,7 +60,7 @@ func quietEnv() []string {
 // beside them) and, when LB_SAFETY names the Python reference hook
 // (lb_safety.py), the reference. Every program is timed as installed: a
 // copy, not the linker's own file (see installed). Each one's ratio to
-// /bin/true is reported (*-x-true), with the issue-30 targets it is above
+// /bin/true is reported (*-x-true), with the start-up targets it is above
 // (the gate 1.5×, laserbrain hook and --version 3×). Those targets are
 // reported, not asserted: a whole-process ratio moves by a tenth with the
 // machine's load. The hook and --version meet theirs here (2.8× and 2.5×
@@ -189,7 +189,7 @@ func BenchmarkHookProcess(b *testing.B) {
 			report += fmt.Sprintf("  BELOW the 100× target: a bare /bin/true is already 1/%.0f of the reference here\n", float64(py)/float64(base))
 		}
 	}
-	// The issue-30 targets, whole-process medians over /bin/true's: the
+	// The start-up targets, whole-process medians over /bin/true's: the
 	// gate 1.5×, laserbrain hook and --version 3×. Reported, not failed
 	// (see above): what is left above them is the Go runtime's and the
 	// linked packages' start, not the answer's work.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/supercode/client"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkGuardedHook(b *testing.B) {
 	cs := []*contender{
 		{name: "true", argv: []string{"/bin/true"}},
 		{name: "gate-bare", argv: []string{gate}},
-		{name: "sh-gate-unguarded", argv: []string{"/bin/sh", "-c", client.ShellQuote(gate)}},
+		{name: "sh-gate-unguarded", argv: []string{"/bin/sh", "-c", shellquote.Word(gate)}},
 		{name: "sh-gate-guarded", argv: []string{"/bin/sh", "-c", guarded}},
 		{name: "sh-guard-gate-missing", argv: []string{"/bin/sh", "-c", client.HookCommand(gone, client.Claude, client.PreToolUse)}},
 	}

@@ -67,5 +67,5 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guard error: --client: %v\n", err)
 		return 2
 	}
-	return hook.Run(context.Background(), hook.PreToolUse, client.Name(name), format, nil, stdin, stdout, stderr)
+	return hook.Run(context.Background(), hook.PreToolUse, client.Name(name), format, hook.Binary{}, stdin, stdout, stderr)
 }

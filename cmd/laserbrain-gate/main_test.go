@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/testhome"
-	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	// In every process of the test binary, the scripts' laserbrain too: a
 	// script not about the analysis budget must not meet it on a loaded
 	// machine (operator.WidenBudgetForTest).
-	operator.WidenBudgetForTest(operator.TestBudgetFactor)
+	shell.WidenBudgetForTest(shell.TestBudgetFactor)
 	testscript.Main(testhome.M{Runner: m}, map[string]func(){
 		"laserbrain-gate": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

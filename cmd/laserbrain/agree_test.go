@@ -13,6 +13,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/loop"
@@ -60,7 +61,7 @@ func FuzzCallersAgree(f *testing.F) {
 		if len(cmd) > 4096 || !utf8.ValidString(cmd) || strings.ContainsRune(cmd, 0) || strings.TrimSpace(cmd) == "" {
 			return
 		}
-		an := operator.Analyze(cmd, repo)
+		an := shell.Analyze(cmd, repo)
 		if strings.Contains(an.Why, "stopped after") || strings.Contains(an.Why, "timed out") {
 			return // a loaded machine spent a budget: the views would differ by time, not by rule
 		}
@@ -75,8 +76,8 @@ func FuzzCallersAgree(f *testing.F) {
 		}
 
 		// The hook, as Claude Code calls it.
-		h := &hook.Handler{Sup: &agentrun.Supervisor{Getenv: getenv}, ValidatePolicy: policyschema.Validate}
-		defer h.Sup.Close()
+		h := &hook.Handler{Tracker: &agentrun.Tracker{Getenv: getenv}, ValidatePolicy: policyschema.Validate}
+		defer h.Tracker.Close()
 		ev, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": repo, "tool_name": "Bash",
 			"tool_input": map[string]any{"command": cmd}, "tool_use_id": "toolu_fuzz"})
 		a := h.Handle(context.Background(), hook.PreToolUse, ev)
@@ -104,7 +105,7 @@ func FuzzCallersAgree(f *testing.F) {
 
 		// classify --explain --json, from the repository.
 		var out, errOut bytes.Buffer
-		c := newClassifyCmd(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		c := newClassifyCmd(newFactory(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}))
 		c.SetArgs([]string{"--json", "--explain", "--presence", "unattended", "--", cmd})
 		c.SilenceUsage, c.SilenceErrors = true, true
 		c.SetOut(&errOut)
@@ -141,7 +142,7 @@ func view(a operator.Answer, context string) string {
 }
 
 // hookView reads the hook's reply as a client sees it.
-func hookView(t *testing.T, a hook.Answer) string {
+func hookView(t *testing.T, a hook.Output) string {
 	t.Helper()
 	switch {
 	case a.Delegate:

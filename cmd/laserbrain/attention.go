@@ -16,7 +16,8 @@ type attentionOptions struct {
 	asJSON    bool
 }
 
-func newAttentionCmd(streams *cli.IOStreams) *cobra.Command {
+func newAttentionCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &attentionOptions{}
 	cmd := &cobra.Command{
 		Use:   "attention [--since SECONDS] [--tolerance RATE]",

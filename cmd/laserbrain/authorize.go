@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -31,7 +32,8 @@ type authorizeOptions struct {
 	revoke               string
 }
 
-func newAuthorizeCmd(streams *cli.IOStreams) *cobra.Command {
+func newAuthorizeCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &authorizeOptions{}
 	cmd := &cobra.Command{
 		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH)",
@@ -69,7 +71,7 @@ written by laserbrain authorize) or one whose terms changed since.`,
 				}
 			}
 			ctx := context.Background()
-			sup := &agentrun.Supervisor{}
+			sup := f.Tracker()
 			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {
@@ -148,23 +150,23 @@ written by laserbrain authorize) or one whose terms changed since.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, a)
 			}
-			fmt.Fprintf(streams.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
+			fmt.Fprintf(streams.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.run, "run", "", "only for this run")
-	f.StringVar(&opts.agent, "agent", "", "only for this agent")
-	f.StringVar(&opts.fleetDir, "fleet", "", "the fleet: the repository containing DIR (default: the current directory)")
-	f.StringVar(&opts.write, "write", "", "authorize writing this protected path instead of a command")
-	f.DurationVar(&opts.forDur, "for", 15*time.Minute, "how long it holds")
-	f.IntVar(&opts.uses, "uses", 1, "how many actions it allows")
-	f.StringVar(&opts.reason, "reason", "", "why (kept with it)")
-	f.BoolVar(&opts.list, "list", false, "list the fleet's authorizations")
-	f.BoolVar(&opts.json, "json", false, "print JSON")
-	f.StringVar(&opts.revoke, "revoke", "", "revoke the authorization with this id")
-	cli.CompleteFlag(cmd, "revoke", completeAuthorizations)
-	cli.CompleteFlag(cmd, "run", completeAgentRuns)
+	fl := cmd.Flags()
+	fl.StringVar(&opts.run, "run", "", "only for this run")
+	fl.StringVar(&opts.agent, "agent", "", "only for this agent")
+	fl.StringVar(&opts.fleetDir, "fleet", "", "the fleet: the repository containing DIR (default: the current directory)")
+	fl.StringVar(&opts.write, "write", "", "authorize writing this protected path instead of a command")
+	fl.DurationVar(&opts.forDur, "for", 15*time.Minute, "how long it holds")
+	fl.IntVar(&opts.uses, "uses", 1, "how many actions it allows")
+	fl.StringVar(&opts.reason, "reason", "", "why (kept with it)")
+	fl.BoolVar(&opts.list, "list", false, "list the fleet's authorizations")
+	fl.BoolVar(&opts.json, "json", false, "print JSON")
+	fl.StringVar(&opts.revoke, "revoke", "", "revoke the authorization with this id")
+	cli.CompleteFlag(cmd, "revoke", completeAuthorizations(f))
+	cli.CompleteFlag(cmd, "run", completeAgentRuns(f))
 	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "agent", "reason", "for", "uses")
 	cli.SetExits(cmd,

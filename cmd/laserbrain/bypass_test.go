@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -193,7 +194,7 @@ func goProgram(imports []string, body string, built bool) string {
 	}
 	src += ")\n\nfunc main() {\n" + body + "\n}\n"
 	d := "/tmp/goprog-$$"
-	write := "mkdir -p " + d + " && printf '%s' " + shellQuote(src) + " > " + d + "/main.go && "
+	write := "mkdir -p " + d + " && printf '%s' " + shellquote.Word(src) + " > " + d + "/main.go && "
 	if built {
 		return write + goBin + " build -o " + d + "/helper " + d + "/main.go && " + d + "/helper"
 	}
@@ -273,7 +274,7 @@ func (w *world) write(dir string, i int, a attempt, presence string) {
 	if a.writePath != "" {
 		tool = "Write"
 		input = map[string]any{"file_path": a.writePath, "content": a.writeContent}
-		carry = fmt.Sprintf("mkdir -p %q && printf '%%s' %s > %q\n", filepath.Dir(a.writePath), shellQuote(a.writeContent), a.writePath)
+		carry = fmt.Sprintf("mkdir -p %q && printf '%%s' %s > %q\n", filepath.Dir(a.writePath), shellquote.Word(a.writeContent), a.writePath)
 	} else {
 		input = map[string]any{"command": a.bash}
 		carry = a.bash + "\n"
@@ -288,8 +289,6 @@ func (w *world) write(dir string, i int, a attempt, presence string) {
 		w.t.Fatal(err)
 	}
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // driver is the agent: each call through the installed hook, as Claude
 // Code runs it (sh -c, the session's presence in its environment), and
@@ -335,7 +334,7 @@ func (w *world) invariants() []string {
 		}
 	}
 	probe := `{"hook_event_name":"PreToolUse","cwd":"` + w.repo + `","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
-	if out, errOut, code := w.run(probe, "sh", "-c", w.hookCmd); !client.Denied(client.Claude, client.Reply{Exit: code, Stdout: out}) || !strings.Contains(out+errOut, "git push --force") {
+	if out, errOut, code := w.run(probe, "sh", "-c", w.hookCmd); !client.Denied(client.Claude, client.Output{Exit: code, Stdout: out}) || !strings.Contains(out+errOut, "git push --force") {
 		bad = append(bad, fmt.Sprintf("the installed gate no longer denies a force push: exit %d %q %q", code, out, errOut))
 	}
 	return bad

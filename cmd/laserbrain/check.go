@@ -13,13 +13,18 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
-	"github.com/laserkit/laserkit/supercode/backend"
-	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 type checkOptions struct {
+	IO *cli.IOStreams
+	// Supervisor checks a run laserbrain run registered; RunStore opens
+	// laserbrain's run store, where every other run is checked.
+	Supervisor func() *agentrun.Tracker
+	RunStore   func() (laserbrain.Store, error)
+	// Getenv reads LASERBRAIN_RUN.
+	Getenv func(string) string
+
 	goal, progress, distance, parentGoal string
 	doing, next, blocked                 string
 	userTurn                             bool
@@ -30,6 +35,10 @@ type checkOptions struct {
 	stream                               bool
 	// runFromEnv: run came from $LASERBRAIN_RUN, not --run.
 	runFromEnv bool
+	// goalSet: --goal was given (an empty goal is one); stateFlags are the
+	// flags of one state that were given (a stream's lines carry their own).
+	goalSet    bool
+	stateFlags []string
 }
 
 // runSource names where the run id came from.
@@ -49,8 +58,8 @@ func (o *checkOptions) runWords() runWords {
 	return flagRunWords
 }
 
-func newCheckCmd(streams *cli.IOStreams) *cobra.Command {
-	opts := &checkOptions{}
+func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
+	opts := &checkOptions{IO: f.IOStreams, Supervisor: f.Tracker, RunStore: f.RunStore, Getenv: os.Getenv}
 	cmd := &cobra.Command{
 		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
 		Short: "Check one spelled state against its run's ground (or a stream of them)",
@@ -111,41 +120,40 @@ verdict.`,
   printf '%s\n' '{"goal":"ship it","distance":3}' | laserbrain check --stream --run release-1.4`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if handled, err := relayed(cmd, streams, "check"); handled {
+			if handled, err := relayed(cmd, opts.IO, "check"); handled {
 				return err
 			}
 			// Under laserbrain run, checks go to the agent's run, which
 			// the gate and the supervisor read.
 			if !cmd.Flags().Changed("run") && !opts.newRun {
-				opts.run = strings.TrimSpace(os.Getenv(agentrun.EnvRun))
+				opts.run = strings.TrimSpace(opts.Getenv(agentrun.EnvRun))
 				opts.runFromEnv = opts.run != ""
 			}
-			if opts.stream {
-				if opts.against != "" {
-					return cli.Usagef("--against goes with one check, not --stream (a stream's first line grounds its run)")
-				}
-				return runCheckStream(cmd, opts, streams)
+			opts.goalSet = cmd.Flags().Changed("goal")
+			opts.stateFlags = changedFlags(cmd, "goal", "progress", "distance", "parent-goal", "user-turn", "doing", "next", "blocked")
+			if runF != nil {
+				return runF(opts)
 			}
-			return runCheck(cmd, opts, streams)
+			return checkRun(opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.goal, "goal", "", "the one goal of the run, as the agent states it now")
-	f.StringVar(&opts.progress, "progress", laserbrain.ProgressAdvancing, "advancing, stuck or circling")
-	f.StringVar(&opts.distance, "distance", "5", "how far from done: a whole number from 0 (done) to 10, or unknown")
-	f.StringVar(&opts.parentGoal, "parent-goal", "", "the goal this one serves, when on a sub-task")
-	f.BoolVar(&opts.userTurn, "user-turn", false, "the user spoke since the last check (a new goal is then a new instruction)")
-	f.StringVar(&opts.against, "against", "", "ground a new run on this prior goal first (advancing, distance 5), to see drift from it")
-	f.StringVar(&opts.doing, "doing", "", "what this step does (read for cause-claims and observations)")
-	f.StringVar(&opts.next, "next", "", "the single next action")
-	f.StringVar(&opts.blocked, "blocked", "", "what blocks you")
-	f.StringVar(&opts.run, "run", "", "continue this run (default: $LASERBRAIN_RUN when set, else start a new one)")
-	f.BoolVar(&opts.newRun, "new-run", false, "start a new run (under the --run id, which must not exist yet)")
-	f.BoolVar(&opts.json, "json", false, "print the verdict as JSON (with --stream: the stream is JSON already)")
-	f.BoolVar(&opts.stream, "stream", false, "read JSON lines from standard input, write one JSON verdict per line")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.goal, "goal", "", "the one goal of the run, as the agent states it now")
+	fl.StringVar(&opts.progress, "progress", laserbrain.ProgressAdvancing, "advancing, stuck or circling")
+	fl.StringVar(&opts.distance, "distance", "5", "how far from done: a whole number from 0 (done) to 10, or unknown")
+	fl.StringVar(&opts.parentGoal, "parent-goal", "", "the goal this one serves, when on a sub-task")
+	fl.BoolVar(&opts.userTurn, "user-turn", false, "the user spoke since the last check (a new goal is then a new instruction)")
+	fl.StringVar(&opts.against, "against", "", "ground a new run on this prior goal first (advancing, distance 5), to see drift from it")
+	fl.StringVar(&opts.doing, "doing", "", "what this step does (read for cause-claims and observations)")
+	fl.StringVar(&opts.next, "next", "", "the single next action")
+	fl.StringVar(&opts.blocked, "blocked", "", "what blocks you")
+	fl.StringVar(&opts.run, "run", "", "continue this run (default: $LASERBRAIN_RUN when set, else start a new one)")
+	fl.BoolVar(&opts.newRun, "new-run", false, "start a new run (under the --run id, which must not exist yet)")
+	fl.BoolVar(&opts.json, "json", false, "print the verdict as JSON (with --stream: the stream is JSON already)")
+	fl.BoolVar(&opts.stream, "stream", false, "read JSON lines from standard input, write one JSON verdict per line")
 	cli.CompleteFlag(cmd, "progress", cli.Values(laserbrain.ProgressAdvancing, laserbrain.ProgressStuck, laserbrain.ProgressCircling))
 	cli.CompleteFlag(cmd, "distance", cli.Values(distanceValues()...))
-	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.CompleteFlag(cmd, "run", completeRunIDs(f))
 	cli.CompleteFlags(cmd, cli.NoValue, "goal", "parent-goal", "doing", "next", "blocked")
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitOK, When: "not drifting (with --stream: every line was read)"},
@@ -153,6 +161,17 @@ verdict.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad input: a flag, a distance out of range, a run that does not exist (or exists, with --new-run); with --stream, any bad line"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+// checkRun checks one state, or a stream of them.
+func checkRun(opts *checkOptions) error {
+	if !opts.stream {
+		return runCheck(opts)
+	}
+	if opts.against != "" {
+		return cli.Usagef("--against goes with one check, not --stream (a stream's first line grounds its run)")
+	}
+	return runCheckStream(opts)
 }
 
 // distanceValues are the values --distance accepts, for completion.
@@ -189,79 +208,19 @@ func checkProgress(p string) error {
 	return cli.Usagef("--progress %q: want advancing, stuck or circling", p)
 }
 
-// openStore opens laserbrain's run store on the backend LASERBRAIN_STORE
-// names (the local home by default).
-func openStore() (laserbrain.Store, error) {
-	cfg, err := backend.FromEnv()
-	if err != nil {
-		return nil, err
-	}
-	return backend.OpenRuns(cfg)
-}
-
-// openStores opens both stores LASERBRAIN_STORE names — for reading only
-// when readOnly (nothing is created) — for a command that reads a fleet
-// with its runs; the caller closes the backend. A bad setting is a
-// configuration mistake (exit 2), a store that cannot be opened a failure.
-func openStores(readOnly bool) (*backend.Backend, fleet.Store, laserbrain.Store, error) {
-	cfg, err := backend.FromEnv()
-	if err != nil {
-		return nil, nil, nil, err // a configuration mistake: exit 2 (internal/cli)
-	}
-	cfg.ReadOnly = readOnly
-	b := backend.New(cfg)
-	st, err := b.Fleet()
-	if err != nil {
-		b.Close()
-		return nil, nil, nil, cli.Failure(err)
-	}
-	runs, err := b.Runs()
-	if err != nil {
-		b.Close()
-		return nil, nil, nil, cli.Failure(err)
-	}
-	return b, st, runs, nil
-}
-
-// openReader opens the stores LASERBRAIN_STORE names for a command that
-// only reads: it creates nothing (asking about a fresh home leaves none).
-func openReader() (*backend.Backend, error) {
-	cfg, err := backend.FromEnv()
-	if err != nil {
-		return nil, err
-	}
-	cfg.ReadOnly = true
-	return backend.New(cfg), nil
-}
-
-// readingSupervisor is a supervisor on stores opened for reading; done
-// closes them (the supervisor itself is not closed: it does not own them).
-func readingSupervisor() (sup *agentrun.Supervisor, done func(), err error) {
-	b, err := openReader()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &agentrun.Supervisor{OpenFleet: b.Fleet, OpenRuns: b.Runs, ValidatePolicy: policyschema.Validate}, func() { _ = b.Close() }, nil
-}
-
-// openCheckedRun opens run id for stepping and holds the check to what was
-// asked: an id given without newRun must name a saved run, and one given
-// with it must not. (A run laserbrain run registered never gets here: see
-// agentRuns.)
-func openCheckedRun(ctx context.Context, store laserbrain.Store, id string, newRun bool, how runWords) (laserbrain.RunHandle, error) {
-	h, err := store.OpenRun(ctx, id)
-	if err != nil {
-		return nil, cli.Failure(err)
-	}
+// runError is a check's run named the wrong way, in the words of the
+// place it was named; any other error is a failure.
+func runError(err error, how runWords) error {
+	var re *agentrun.RunError
 	switch {
-	case h.Created() && !newRun:
-		_ = h.Close()
-		return nil, cli.Usagef("no such run %q: %s", id, how.missing)
-	case !h.Created() && newRun:
-		_ = h.Close()
-		return nil, cli.Usagef("run %q exists already: %s", id, how.exists)
+	case err == nil:
+		return nil
+	case errors.As(err, &re) && re.Exists:
+		return cli.Usagef("%v: %s", re, how.exists)
+	case errors.As(err, &re):
+		return cli.Usagef("%v: %s", re, how.missing)
 	}
-	return h, nil
+	return cli.Failure(err)
 }
 
 // runWords say how to fix a run that is missing or exists, in the words of
@@ -277,108 +236,28 @@ var flagRunWords = runWords{
 	exists:  "drop --new-run to continue it, or choose another id",
 }
 
-// agentRuns are the runs laserbrain run (or a hook) registered in the fleet
-// store. A check on one goes the way its hooks' and MCP server's checks go
-// (agentrun.Supervisor.Check): on the run's current task, taking a pending
-// user turn, counted and recorded on the registry — which is what
-// laserbrain supervise and laserbrain runs read. A check made with the
-// flags is seen like any other.
-type agentRuns struct {
-	sup   *agentrun.Supervisor
-	known map[string]*fleet.Run // nil: not registered
-}
-
-func newAgentRuns() *agentRuns {
-	return &agentRuns{sup: &agentrun.Supervisor{ValidatePolicy: policyschema.Validate}, known: map[string]*fleet.Run{}}
-}
-
-// lookup reports whether id is a registered run. A fleet store that cannot
-// be read is a failure, not "not registered": the check would otherwise go
-// where the supervisor does not look.
-func (a *agentRuns) lookup(ctx context.Context, id string) (*fleet.Run, error) {
-	if r, ok := a.known[id]; ok {
-		return r, nil
-	}
-	st, err := a.sup.Fleet()
-	if err != nil {
-		return nil, cli.Failure(err)
-	}
-	found, err := st.Run(ctx, id)
-	switch {
-	case errors.Is(err, fleet.ErrNotFound):
-		a.known[id] = nil
-		return nil, nil
-	case err != nil:
-		return nil, cli.Failure(err)
-	}
-	r := new(fleet.Run) // on the heap only when found
-	*r = found
-	a.known[id] = r
-	return r, nil
-}
-
-// forget drops what lookup learned of id when it was not registered: a
-// stream over ever more runs keeps no entry for each, and a later line on
-// id looks again (laserbrain run may have registered it since). A
-// registered run's entry is kept: it counts the run's checks.
-func (a *agentRuns) forget(id string) {
-	if r, ok := a.known[id]; ok && r == nil {
-		delete(a.known, id)
+// completeRunIDs offers the saved runs' ids, newest first, from the
+// stores opened for reading.
+func completeRunIDs(f *Factory) cli.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		sup := f.Reader()
+		defer sup.Close()
+		store, err := sup.Runs()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var ids []string
+		if rs, ok := store.(interface {
+			RecentRunIDs(context.Context) ([]string, error)
+		}); ok {
+			ids, _ = rs.RecentRunIDs(context.Background())
+		}
+		return cli.Values(ids...)(cmd, nil, toComplete)
 	}
 }
 
-// check checks one state on registered run r; created reports whether it
-// was the run's first check.
-// via is how it came (agentrun.ViaCLI, ViaStream): counted for coverage.
-func (a *agentRuns) check(ctx context.Context, r *fleet.Run, in laserbrain.StepInput, newRun bool, how runWords, via string) (v laserbrain.CheckResult, created bool, err error) {
-	if newRun && r.Checks > 0 {
-		return v, false, cli.Usagef("run %q exists already: %s", r.ID, how.exists)
-	}
-	out, err := a.sup.Check(ctx, r.ID, agentrun.CheckInput{StepInput: in, Via: via})
-	if err != nil {
-		return v, false, cli.Failure(fmt.Errorf("run %s: %w", r.ID, err))
-	}
-	created = r.Checks == 0
-	r.Checks++
-	return out.CheckResult, created, nil
-}
-
-// checkBatch checks states on registered run r as one batch of its
-// supervision: durable together before it returns.
-func (a *agentRuns) checkBatch(ctx context.Context, r *fleet.Run, ins []agentrun.CheckInput) ([]agentrun.CheckOutcome, error) {
-	outs, err := a.sup.CheckBatch(ctx, r.ID, ins)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", r.ID, err)
-	}
-	r.Checks += len(outs)
-	return outs, nil
-}
-
-func (a *agentRuns) close() error { return a.sup.Close() }
-
-// completeRunIDs offers the saved runs' ids, newest first, from the store
-// LASERBRAIN_STORE names.
-func completeRunIDs(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	b, err := openReader()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	defer func() { _ = b.Close() }()
-	store, err := b.Runs()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	var ids []string
-	if rs, ok := store.(interface {
-		RecentRunIDs(context.Context) ([]string, error)
-	}); ok {
-		ids, _ = rs.RecentRunIDs(context.Background())
-	}
-	return cli.Values(ids...)(cmd, nil, toComplete)
-}
-
-func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {
-	if !cmd.Flags().Changed("goal") {
+func runCheck(opts *checkOptions) error {
+	if !opts.goalSet {
 		return cli.Usagef("--goal is required (an empty goal is allowed, and is ungrammatical)")
 	}
 	d, err := parseDistance(opts.distance)
@@ -417,11 +296,11 @@ func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) er
 	}
 	created = created || createdNow
 	if opts.json {
-		if err := cli.WriteJSON(streams.Out, v); err != nil {
+		if err := cli.WriteJSON(opts.IO.Out, v); err != nil {
 			return cli.Failure(err)
 		}
 	} else {
-		writeVerdict(streams.Out, v, created)
+		writeVerdict(opts.IO.Out, v, created)
 	}
 	if v.Drifting {
 		return cli.SilentExit(cli.ExitFinding)
@@ -433,26 +312,28 @@ func runCheck(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) er
 // supervision, any other through laserbrain's run store.
 func checkOne(ctx context.Context, id string, opts *checkOptions, in laserbrain.StepInput) (v laserbrain.CheckResult, created bool, err error) {
 	if opts.run != "" {
-		agents := newAgentRuns()
-		r, err := agents.lookup(ctx, id)
+		sup := opts.Supervisor()
+		checks := agentrun.NewChecks(sup)
+		r, err := checks.Registered(ctx, id)
 		if err == nil && r != nil {
-			v, created, err = agents.check(ctx, r, in, opts.newRun, opts.runWords(), agentrun.ViaCLI)
+			v, created, err = checks.Check(ctx, r, in, opts.newRun, agentrun.ViaCLI)
 		}
-		if cerr := agents.close(); err == nil && cerr != nil {
+		err = runError(err, opts.runWords())
+		if cerr := sup.Close(); err == nil && cerr != nil {
 			err = cli.Failure(fmt.Errorf("run %s not saved: %w", id, cerr))
 		}
 		if err != nil || r != nil {
 			return v, created, err
 		}
 	}
-	store, err := openStore()
+	store, err := opts.RunStore()
 	if err != nil {
 		return v, false, cli.Failure(err)
 	}
-	h, err := openCheckedRun(ctx, store, id, opts.newRun, opts.runWords())
+	h, err := agentrun.OpenUnregistered(ctx, store, id, opts.newRun)
 	if err != nil {
 		_ = store.Close()
-		return v, false, err
+		return v, false, runError(err, opts.runWords())
 	}
 	defer func() { _ = h.Close() }()
 	if v, err = h.Run().Step(in); err != nil {

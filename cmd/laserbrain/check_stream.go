@@ -14,40 +14,37 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStreams) error {
-	for _, name := range []string{"goal", "progress", "distance", "parent-goal", "user-turn", "doing", "next", "blocked"} {
-		if cmd.Flags().Changed(name) {
-			return cli.Usagef("--%s cannot be used with --stream: each line carries its own state", name)
-		}
+func runCheckStream(opts *checkOptions) error {
+	if len(opts.stateFlags) > 0 {
+		return cli.Usagef("--%s cannot be used with --stream: each line carries its own state", opts.stateFlags[0])
 	}
 	if opts.run != "" {
 		if err := laserbrain.ValidateRunID(opts.run); err != nil {
 			return cli.Usagef("%s: %v", opts.runSource(), err)
 		}
 	}
-	store, err := openStore()
+	store, err := opts.RunStore()
 	if err != nil {
 		return cli.Failure(err)
 	}
-	s := newStreamer(store, opts.run)
+	s := newStreamer(store, opts.run, agentrun.NewChecks(opts.Supervisor()))
 	if opts.run != "" {
 		// The --run run is checked before any line is read: a mistyped id
 		// fails the whole stream, not each line.
-		r, err := s.agents.lookup(context.Background(), opts.run)
+		r, err := s.agents.Registered(context.Background(), opts.run)
 		if err == nil && r == nil {
 			var h laserbrain.RunHandle
-			if h, err = openCheckedRun(context.Background(), store, opts.run, opts.newRun, opts.runWords()); err == nil {
+			if h, err = agentrun.OpenUnregistered(context.Background(), store, opts.run, opts.newRun); err == nil {
 				s.handles[opts.run] = h
 			}
 		}
+		err = runError(err, opts.runWords())
 		if err == nil && r != nil && opts.newRun && r.Checks > 0 {
 			err = cli.Usagef("run %q exists already: %s", opts.run, flagRunWords.exists)
 		}
@@ -58,7 +55,7 @@ func runCheckStream(cmd *cobra.Command, opts *checkOptions, streams *cli.IOStrea
 		}
 	}
 	stopOnSignal(s, store)
-	bad, err := s.run(streams.In, streams.Out)
+	bad, err := s.run(opts.IO.In, opts.IO.Out)
 	if cerr := s.close(); err == nil {
 		err = cerr
 	}
@@ -136,9 +133,9 @@ type streamer struct {
 	bad    int // lines answered with an error
 	failed int // lines the store could not check (a run held elsewhere too long)
 	// agents are the registered agent runs: their lines are checked
-	// through their supervision (agentrun.Supervisor.CheckBatch), a batch
+	// through their supervision (agentrun.Tracker.CheckBatch), a batch
 	// at a time.
-	agents *agentRuns
+	agents *agentrun.Checks
 	// fresh: defaultRun is an id the stream made up (nobody registered it).
 	fresh bool
 
@@ -165,9 +162,9 @@ type pending struct {
 	local  bool // a verdict of laserbrain's store: durable at the commit's flush
 }
 
-func newStreamer(store laserbrain.Store, defaultRun string) *streamer {
+func newStreamer(store laserbrain.Store, defaultRun string, agents *agentrun.Checks) *streamer {
 	return &streamer{store: store, defaultRun: defaultRun, handles: map[string]laserbrain.RunHandle{},
-		dirty: map[string]bool{}, used: map[string]int{}, agents: newAgentRuns()}
+		dirty: map[string]bool{}, used: map[string]int{}, agents: agents}
 }
 
 // streamError is the output line for a bad input line: the error envelope
@@ -287,7 +284,7 @@ func (s *streamer) stop() error {
 
 // commit makes the batch durable and writes its answers, in input order:
 // the registered runs' lines are checked, a batch per run
-// (agentrun.Supervisor.CheckBatch), the runs of laserbrain's store saved
+// (agentrun.Tracker.CheckBatch), the runs of laserbrain's store saved
 // and the store flushed (one fsync), and only then is any of it answered.
 // A verdict whose check could not be made durable is answered with an
 // error saying so, never as a verdict. The caller holds s.mu.
@@ -365,7 +362,7 @@ func (s *streamer) checkAgent(ctx context.Context, idx []int) {
 	if len(ins) == 0 {
 		return
 	}
-	outs, err := s.agents.checkBatch(ctx, r, ins)
+	outs, err := s.agents.CheckBatch(ctx, r, ins)
 	for k, i := range take {
 		p := &s.batch[i]
 		if err != nil {
@@ -426,7 +423,7 @@ func (s *streamer) check(p pending, line []byte) (pending, error) {
 	}
 	h := s.handles[id]
 	if h == nil && !(s.fresh && id == s.defaultRun) {
-		r, err := s.agents.lookup(context.Background(), id)
+		r, err := s.agents.Registered(context.Background(), id)
 		if err != nil {
 			return p, lineFailure{err}
 		}
@@ -439,8 +436,8 @@ func (s *streamer) check(p pending, line []byte) (pending, error) {
 	case h != nil && run.New:
 		return p, fmt.Errorf("run %q exists already: drop \"new_run\" to continue it", id)
 	case h == nil:
-		if h, err = openCheckedRun(context.Background(), s.store, id, newRun, lineRunWords); err != nil {
-			if cli.CodeOf(err) == cli.ExitFailure {
+		if h, err = agentrun.OpenUnregistered(context.Background(), s.store, id, newRun); err != nil {
+			if err = runError(err, lineRunWords); cli.CodeOf(err) == cli.ExitFailure {
 				return p, lineFailure{err}
 			}
 			return p, err
@@ -515,7 +512,7 @@ func (s *streamer) evict() error {
 		h := s.handles[id]
 		delete(s.handles, id)
 		delete(s.used, id)
-		s.agents.forget(id)
+		s.agents.Forget(id)
 		if err := h.Close(); err != nil {
 			return fmt.Errorf("run %s not closed: %w", id, err)
 		}
@@ -525,7 +522,7 @@ func (s *streamer) evict() error {
 
 // close releases every run.
 func (s *streamer) close() error {
-	first := s.agents.close()
+	first := s.agents.Tracker.Close()
 	for id, h := range s.handles {
 		if err := h.Close(); err != nil && first == nil {
 			first = err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 )
 
 // A stream over more runs than it holds closes the runs idle longest and
@@ -32,14 +33,14 @@ func TestStreamClosesIdleRunsWithoutChangingAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newStreamer(st, "")
+		s := newStreamer(st, "", agentrun.NewChecks(&agentrun.Tracker{}))
 		var out bytes.Buffer
 		bad, err := s.run(bytes.NewReader(input), &out)
 		if err != nil || bad != 0 {
 			t.Fatalf("stream (holding %d): %d bad lines, %v\n%s", held, bad, err, out.String())
 		}
 		open := len(s.handles)
-		if known := len(s.agents.known); known > len(s.handles) {
+		if known := s.agents.Remembered(); known > len(s.handles) {
 			t.Errorf("holding %d: the stream remembers %d unregistered runs, more than the %d it holds", held, known, len(s.handles))
 		}
 		if err := s.close(); err != nil {

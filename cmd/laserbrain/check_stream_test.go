@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 )
 
 // The stream answers each line as soon as it is read: the test writes one
@@ -53,7 +55,7 @@ func TestStreamFlushesPerLine(t *testing.T) {
 // streamOnce runs the stream reader over input on a fresh in-memory store.
 func streamOnce(t testing.TB, input []byte) (out []byte, bad int) {
 	var buf bytes.Buffer
-	s := newStreamer(laserbrain.NewMemStore(), "")
+	s := newStreamer(laserbrain.NewMemStore(), "", agentrun.NewChecks(&agentrun.Tracker{}))
 	bad, err := s.run(bytes.NewReader(input), &buf)
 	if err != nil {
 		t.Fatalf("stream: %v", err)
@@ -270,7 +272,7 @@ func BenchmarkStreamInProcess10k(b *testing.B) {
 	const steps = 10_000
 	input := streamInput(steps)
 	for b.Loop() {
-		s := newStreamer(laserbrain.NewMemStore(), "")
+		s := newStreamer(laserbrain.NewMemStore(), "", agentrun.NewChecks(&agentrun.Tracker{}))
 		if _, err := s.run(bytes.NewReader(input), io.Discard); err != nil {
 			b.Fatal(err)
 		}
@@ -395,14 +397,14 @@ func BenchmarkStreamLocalStore10k(b *testing.B) {
 	input := streamInput(steps)
 	b.Setenv("LASERBRAIN_HOME", b.TempDir())
 	for b.Loop() {
-		store, err := openStore()
+		store, err := newFactory(cli.System()).RunStore()
 		if err != nil {
 			b.Fatal(err)
 		}
 		pr, pw, _ := os.Pipe()
 		done := make(chan struct{})
 		go func() { _, _ = io.Copy(io.Discard, pr); close(done) }()
-		s := newStreamer(store, "")
+		s := newStreamer(store, "", agentrun.NewChecks(&agentrun.Tracker{}))
 		if _, err := s.run(bytes.NewReader(input), pw); err != nil {
 			b.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 )
 
@@ -22,7 +23,8 @@ type classifyOptions struct {
 	presence     string
 }
 
-func newClassifyCmd(streams *cli.IOStreams) *cobra.Command {
+func newClassifyCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &classifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "classify [--json] [--irreversible] [--outward] [--explain [--presence P]] -- COMMAND...",
@@ -75,7 +77,7 @@ and commands it cannot read are refused with what to do instead.`,
 			// The command would run here: the git model looks here to tell
 			// a file from a branch, and reads the scripts it runs here.
 			dir, _ := os.Getwd()
-			an := operator.Analyze(command, dir)
+			an := shell.Analyze(command, dir)
 			pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 			if err != nil {
 				return cli.Failure(err)
@@ -94,16 +96,16 @@ and commands it cannot read are refused with what to do instead.`,
 				out := struct {
 					Command            string `json:"command"`
 					NeedsAuthorization bool   `json:"needs_authorization"`
-					operator.Verdict
-					Findings []operator.Finding           `json:"findings"`
-					Writes   []operator.Write             `json:"writes,omitempty"`
+					shell.Classification
+					Findings []shell.Finding              `json:"findings"`
+					Writes   []shell.Write                `json:"writes,omitempty"`
 					Complete bool                         `json:"complete"`
 					Gaps     []string                     `json:"gaps,omitempty"`
 					Decision operator.Answer              `json:"decision"`
 					Policy   string                       `json:"policy,omitempty"`
 					Hook     *operator.Decision           `json:"hook,omitempty"`
 					Answers  map[string]operator.Decision `json:"answers,omitempty"`
-				}{Command: command, NeedsAuthorization: needs, Verdict: v, Findings: an.Findings, Writes: an.Writes,
+				}{Command: command, NeedsAuthorization: needs, Classification: v, Findings: an.Findings, Writes: an.Writes,
 					Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
 				if opts.explain {
 					d := decide(presence, why)
@@ -223,10 +225,10 @@ func answerName(d operator.Decision) string {
 
 // policyFindings are the decision's findings the analysis did not make:
 // what the project policy and the protected files added.
-func policyFindings(analysed, decided []operator.Finding) []operator.Finding {
-	var out []operator.Finding
+func policyFindings(analysed, decided []shell.Finding) []shell.Finding {
+	var out []shell.Finding
 	for _, f := range decided {
-		if !slices.ContainsFunc(analysed, func(a operator.Finding) bool { return a.Label == f.Label }) {
+		if !slices.ContainsFunc(analysed, func(a shell.Finding) bool { return a.Label == f.Label }) {
 			out = append(out, f)
 		}
 	}

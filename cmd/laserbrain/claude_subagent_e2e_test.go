@@ -50,7 +50,7 @@ func TestClaudeSubagentGatedOnTheParentsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]fleet.Event{}
+	by := map[string]fleet.RunEvent{}
 	for _, e := range evs {
 		by[e.ID] = e
 	}

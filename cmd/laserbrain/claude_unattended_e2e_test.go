@@ -104,8 +104,8 @@ func TestClaudeUnattendedAnswers(t *testing.T) {
 			t.Errorf("the inline python: is_error=%v, %q does not say %q", tr.IsError, tr.Text, want)
 		}
 	}
-	// The model is never taught the command that grants an authorization
-	// (trial 1): it asks the user.
+	// The model is never taught the command that grants an authorization:
+	// it asks the user.
 	if strings.Contains(tr.Text, "laserbrain authorize") {
 		t.Errorf("the inline python's refusal names laserbrain authorize: %q", tr.Text)
 	}

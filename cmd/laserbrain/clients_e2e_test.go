@@ -61,7 +61,7 @@ func (a *installedAgent) runs(t *testing.T) []map[string]any {
 
 // events are what the hooks recorded on run id, read from the fleet store
 // the hooks write (LASERBRAIN_HOME/fleet).
-func (a *installedAgent) events(t *testing.T, id string) []fleet.Event {
+func (a *installedAgent) events(t *testing.T, id string) []fleet.RunEvent {
 	t.Helper()
 	evs, err := fleet.OpenLocalReader(filepath.Join(a.lbHome, "fleet")).Events(context.Background(), id)
 	if err != nil {

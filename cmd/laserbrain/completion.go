@@ -15,45 +15,49 @@ import (
 
 // completeAgentRuns offers the runs of this directory's fleet (laserbrain
 // run's agents), newest first, each with its agent's name.
-var completeAgentRuns = cli.Dynamic(func(*cobra.Command) ([]string, error) {
-	ctx := context.Background()
-	st, fid, err := fleetOf(ctx, ".", true)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = st.Close() }()
-	runs, err := st.ListRuns(ctx, fleet.RunFilter{Fleet: fid})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(runs))
-	for i := len(runs) - 1; i >= 0; i-- {
-		out = append(out, runs[i].ID+"\t"+runs[i].Agent)
-	}
-	return out, nil
-})
+func completeAgentRuns(f *Factory) cli.CompletionFunc {
+	return cli.Dynamic(func(*cobra.Command) ([]string, error) {
+		ctx := context.Background()
+		st, fid, err := f.FleetOf(ctx, ".", true)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = st.Close() }()
+		runs, err := st.ListRuns(ctx, fleet.RunFilter{Fleet: fid})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, 0, len(runs))
+		for i := len(runs) - 1; i >= 0; i-- {
+			out = append(out, runs[i].ID+"\t"+runs[i].Agent)
+		}
+		return out, nil
+	})
+}
 
 // completeAuthorizations offers this fleet's authorizations, each with its
 // action.
-var completeAuthorizations = cli.Dynamic(func(*cobra.Command) ([]string, error) {
-	ctx := context.Background()
-	st, fid, err := fleetOf(ctx, ".", true)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = st.Close() }()
-	all, err := st.ListAuthorizations(ctx, fid)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(all))
-	for _, a := range all {
-		if a.Revoked.IsZero() {
-			out = append(out, a.ID+"\t"+a.Action)
+func completeAuthorizations(f *Factory) cli.CompletionFunc {
+	return cli.Dynamic(func(*cobra.Command) ([]string, error) {
+		ctx := context.Background()
+		st, fid, err := f.FleetOf(ctx, ".", true)
+		if err != nil {
+			return nil, err
 		}
-	}
-	return out, nil
-})
+		defer func() { _ = st.Close() }()
+		all, err := st.ListAuthorizations(ctx, fid)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, 0, len(all))
+		for _, a := range all {
+			if a.Revoked.IsZero() {
+				out = append(out, a.ID+"\t"+a.Action)
+			}
+		}
+		return out, nil
+	})
+}
 
 // completeLoopRuns offers the loop runs journaled under the laserbrain
 // home, newest first.

@@ -11,11 +11,16 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 type coverageOptions struct {
+	IO *cli.IOStreams
+	// Reader is a supervisor on the stores opened for reading.
+	Reader func() *agentrun.Tracker
+
 	run, fleetDir string
 	json          bool
 }
@@ -28,8 +33,8 @@ type coverageRow struct {
 	coverage.Figures
 }
 
-func newCoverageCmd(streams *cli.IOStreams) *cobra.Command {
-	opts := &coverageOptions{}
+func newCoverageCmd(f *Factory, runF func(*coverageOptions) error) *cobra.Command {
+	opts := &coverageOptions{IO: f.IOStreams, Reader: f.Reader}
 	cmd := &cobra.Command{
 		Use:   "coverage [--run ID | --fleet DIR] [--json]",
 		Short: "How much of each agent run its checks measured: tool calls, checks, coverage, refusals",
@@ -47,27 +52,26 @@ containing --fleet DIR (default the current directory), oldest first.`,
 			if opts.run != "" && cmd.Flags().Changed("fleet") {
 				return cli.Usagef("--fleet and --run exclude each other")
 			}
-			return runCoverage(cmd.Context(), streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCoverage(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.run, "run", "", "one run's coverage")
 	cmd.Flags().StringVar(&opts.fleetDir, "fleet", ".", "every run of the fleet of the repository containing DIR")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the figures as JSON")
-	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.CompleteFlag(cmd, "run", completeRunIDs(f))
 	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such run, a bad --run id, or a --fleet that is not a directory"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
 
-func runCoverage(ctx context.Context, streams *cli.IOStreams, opts *coverageOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	sup, done, err := readingSupervisor()
-	if err != nil {
-		return cli.Failure(err)
-	}
-	defer done()
+func runCoverage(opts *coverageOptions) error {
+	ctx := context.Background()
+	streams := opts.IO
+	sup := opts.Reader()
+	defer sup.Close()
 	st, err := sup.Fleet()
 	if err != nil {
 		return cli.Failure(err)

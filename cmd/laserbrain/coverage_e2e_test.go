@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // touches are n Bash calls, the i-th touching ran-i (so the test sees which
@@ -132,8 +133,8 @@ func TestClaudeCoverageStopHeld(t *testing.T) {
 	}
 }
 
-// reference runs the Python reference's hooks (laserbrain-sdk 0.53.0,
-// shared/reference) in a home of their own: the oracle for what it decides.
+// reference runs the Python reference's hooks (laserbrain-sdk 0.53.0) in a
+// home of their own: the oracle for what it decides.
 type reference struct {
 	t       *testing.T
 	env     []string
@@ -142,14 +143,9 @@ type reference struct {
 
 func newReference(t *testing.T, session string) *reference {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	src, _ := filepath.Abs("../../../shared/reference/laserbrain-sdk-0.53.0")
-	if _, serr := os.Stat(filepath.Join(src, "laserbrain", "hooks", "lb_gate.py")); err != nil || serr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and the reference cannot run (python3: %v, %s: %v)", err, src, serr)
-		}
-		t.Skip("SKIPPED: the Python reference cannot run here: python3 or " + src + " is missing")
-	}
+	py := testenv.LookPath(t, "python3")
+	testenv.Shared(t, "reference/laserbrain-sdk-0.53.0/laserbrain/hooks/lb_gate.py")
+	src := testenv.Shared(t, "reference/laserbrain-sdk-0.53.0")
 	home := t.TempDir()
 	return &reference{t: t, session: session, env: []string{"PATH=" + filepath.Dir(py) + ":/usr/bin:/bin", "HOME=" + home,
 		"LASERBRAIN_HOME=" + filepath.Join(home, "lb"), "PYTHONPATH=" + src, "LASERBRAIN_AGENT=worker"}}

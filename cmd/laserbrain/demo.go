@@ -22,7 +22,8 @@ var demoSteps = []struct {
 	{"build the JSON parser", 0},
 }
 
-func newDemoCmd(streams *cli.IOStreams) *cobra.Command {
+func newDemoCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Watch a scripted agent drift off its goal, be told to return, and finish",

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/version"
-	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/doctor"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -23,7 +23,8 @@ type doctorOptions struct {
 	json bool
 }
 
-func newDoctorCmd(streams *cli.IOStreams) *cobra.Command {
+func newDoctorCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &doctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor [--dir DIR] [--json]",
@@ -95,7 +96,7 @@ doctor changes nothing (the probe is recorded on no run).`,
 				Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
 				Protect: protectedPaths(self, dir),
 				Store: func(ctx context.Context) error {
-					sup := &agentrun.Supervisor{}
+					sup := f.Tracker()
 					defer sup.Close()
 					st, err := sup.Fleet()
 					if err != nil {
@@ -113,7 +114,7 @@ doctor changes nothing (the probe is recorded on no run).`,
 					return paths, confine.Check(self)
 				},
 				Unwitnessed: func(ctx context.Context) ([]string, error) {
-					sup := &agentrun.Supervisor{}
+					sup := f.Tracker()
 					defer sup.Close()
 					st, err := sup.Fleet()
 					if err != nil {
@@ -182,6 +183,6 @@ func printDoctor(streams *cli.IOStreams, r doctor.Report) {
 	case r.OK:
 		fmt.Fprintln(streams.Out, "every client found is supervised")
 	default:
-		fmt.Fprintf(streams.Out, "%s found\n", plural(int64(r.Problems), "problem"))
+		fmt.Fprintf(streams.Out, "%s found\n", text.Plural(int64(r.Problems), "problem"))
 	}
 }

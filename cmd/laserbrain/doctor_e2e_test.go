@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/doctor"
 	"github.com/laserkit/laserkit/supercode/install"
@@ -121,7 +122,7 @@ func TestDoctorCleanInstall(t *testing.T) {
 		w.install(t, c)
 	}
 	r, code := w.doctor(t, w.lb)
-	if here := install.ClaudeSandboxHere(context.Background(), nil, 0); !here.OK() && os.Getenv("CI") != "true" {
+	if here := install.ClaudeSandboxHere(context.Background(), nil, 0); !here.OK() && !testenv.CI() {
 		// Claude Code's Bash sandbox cannot start here: that one problem
 		// is real, and the rest must still pass.
 		t.Logf("LOUDLY: %s: doctor's client sandbox (Bash) problem is expected here (CI must have them)", here.Why())
@@ -251,10 +252,7 @@ func codexBinary(t *testing.T) string {
 		return p
 	}
 	fmt.Fprintln(os.Stderr, "## NO CODEX CLI: the Codex trust tests are SKIPPED (npm @openai/codex@0.171.0; scripts/install-agents.sh)")
-	if os.Getenv("CI") == "true" {
-		t.Fatal("CI=true and the Codex CLI is missing")
-	}
-	t.Skip("no codex")
+	testenv.SkipOrFail(t, "no codex CLI (scripts/install-agents.sh codex)")
 	return ""
 }
 
@@ -370,10 +368,7 @@ func TestDoctorAfterInstallWithoutBwrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"sh", "git", "socat"} {
-		f, err := exec.LookPath(p)
-		if err != nil {
-			t.Skipf("SKIP (loudly): %s is not on PATH", p)
-		}
+		f := testenv.LookPath(t, p)
 		if err := os.Symlink(f, filepath.Join(tools, p)); err != nil {
 			t.Fatal(err)
 		}
@@ -398,13 +393,7 @@ func TestDoctorAfterInstallWithoutBwrap(t *testing.T) {
 
 	// The fix, with Codex's own bwrap (as CI does), into a directory of
 	// the test's PATH rather than /usr/local/bin.
-	cx, why := agenttest.Codex.Locate()
-	if cx == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no codex: %s", why)
-		}
-		t.Skipf("SKIP (loudly): no codex, whose bundled bwrap the fix links: %s", why)
-	}
+	cx := agenttest.Codex.Require(t) // its bundled bwrap is what the fix links
 	bundled := install.CodexBundledBwrap(func(string) (string, error) { return cx, nil })
 	if bundled == "" {
 		t.Fatalf("no bwrap in the package of %s", cx)
@@ -431,10 +420,7 @@ func TestInstallClaudeNamesCodexBwrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"sh", "git", "socat"} {
-		f, err := exec.LookPath(p)
-		if err != nil {
-			t.Skipf("SKIP (loudly): %s is not on PATH", p)
-		}
+		f := testenv.LookPath(t, p)
 		if err := os.Symlink(f, filepath.Join(tools, p)); err != nil {
 			t.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func prepared(t *testing.T, args []string) *cobra.Command {
 	t.Helper()
 	var out bytes.Buffer
 	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
-	root := newRootCmdFor(streams, args)
+	root := newRootCmdFor(newFactory(streams), args)
 	// --help runs nothing but the help, after the tree is prepared.
 	if _, err := cli.Execute(root, []string{"--help"}, streams); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestFastTreeAgreesWithWholeTree(t *testing.T) {
 	// completion).
 	var names []string
 	for _, c := range commands {
-		if got := c.build(cli.System()).Name(); got != c.name {
+		if got := c.build(newFactory(cli.System())).Name(); got != c.name {
 			t.Errorf("commands: the entry %q builds %q", c.name, got)
 		}
 		names = append(names, c.name)

@@ -13,7 +13,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newGrammarCmd(streams *cli.IOStreams) *cobra.Command {
+func newGrammarCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "grammar",
 		Short: "Hash, verify and show the laserbrain grammar",
@@ -28,7 +28,7 @@ you are editing, or another port's).`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newGrammarHashCmd(streams), newGrammarVerifyCmd(streams), newGrammarShowCmd(streams))
+	cmd.AddCommand(newGrammarHashCmd(f), newGrammarVerifyCmd(f), newGrammarShowCmd(f))
 	return cmd
 }
 
@@ -44,7 +44,8 @@ func readGrammar(path string) ([]byte, string, error) {
 	return data, path, nil
 }
 
-func newGrammarHashCmd(streams *cli.IOStreams) *cobra.Command {
+func newGrammarHashCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "hash [FILE]",
@@ -87,7 +88,8 @@ type verifyResult struct {
 	Problem     *string `json:"problem"`
 }
 
-func newGrammarVerifyCmd(streams *cli.IOStreams) *cobra.Command {
+func newGrammarVerifyCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "verify [FILE]",
@@ -143,7 +145,8 @@ type grammarShowOptions struct {
 	raw  bool
 }
 
-func newGrammarShowCmd(streams *cli.IOStreams) *cobra.Command {
+func newGrammarShowCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &grammarShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show [JSON-POINTER]",

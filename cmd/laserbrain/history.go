@@ -15,7 +15,8 @@ type historyOptions struct {
 	json bool
 }
 
-func newHistoryCmd(streams *cli.IOStreams) *cobra.Command {
+func newHistoryCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &historyOptions{}
 	cmd := &cobra.Command{
 		Use:   "history --run ID",
@@ -28,7 +29,9 @@ returns them.`,
   laserbrain history --run 9d14c2e07a11 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := readRun(opts.run)
+			sup := f.Reader()
+			defer sup.Close()
+			r, err := readRun(sup, opts.run)
 			if err != nil {
 				return err
 			}
@@ -63,7 +66,7 @@ returns them.`,
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to show")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the steps as JSON")
 	_ = cmd.MarkFlagRequired("run")
-	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.CompleteFlag(cmd, "run", completeRunIDs(f))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such run, or a bad --run id"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }

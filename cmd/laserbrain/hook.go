@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
@@ -21,7 +20,7 @@ func clientValues() []string {
 	return out
 }
 
-func newHookCmd(streams *cli.IOStreams) *cobra.Command {
+func newHookCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook EVENT",
 		Short: "Agent client hooks: gate, observe and judge an agent's run",
@@ -45,12 +44,12 @@ answers pre-tool-use the same way from a binary that starts faster.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	for _, c := range hook.Commands {
-		cmd.AddCommand(newHookEventCmd(streams, c))
+		cmd.AddCommand(newHookEventCmd(f, c))
 	}
 	return cmd
 }
 
-var hookHelp = map[hook.Event]string{
+var hookHelp = map[client.EventName]string{
 	hook.PreToolUse: `pre-tool-use gates one tool call before it runs.
 
 Shell commands (Claude Code's and Codex's Bash, Codex's exec_command,
@@ -101,10 +100,11 @@ note and unattended denial says which it assumed and why
 	client.Notification:     `notification records that the agent waits for a person, when the client's notification says so: Claude Code's (and Qwen Code's) permission_prompt, worker_permission_prompt, idle_prompt, elicitation_dialog and agent_needs_input, Gemini CLI's ToolPermission, opencode's permission.asked (through laserbrain's plugin). The run then shows as waiting for a person (laserbrain report, laserbrain ui, laserbrain supervise --escalate-waiting) until its next event. Other notifications (auth_success, …) are not recorded. Exit 0.`,
 }
 
-func newHookEventCmd(streams *cli.IOStreams, c struct {
+func newHookEventCmd(f *Factory, c struct {
 	Event client.EventName
 	Name  string
 }) *cobra.Command {
+	streams := f.IOStreams
 	ev := c.Event
 	var format, clientName string
 	cmd := &cobra.Command{
@@ -127,7 +127,7 @@ func newHookEventCmd(streams *cli.IOStreams, c struct {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			if code := hook.Run(ctx, ev, client.Name(clientName), format, policyschema.Validate, streams.In, streams.Out, streams.ErrOut); code != 0 {
+			if code := hook.Run(ctx, ev, client.Name(clientName), format, f.Hook(), streams.In, streams.Out, streams.ErrOut); code != 0 {
 				return cli.SilentExit(code)
 			}
 			return nil

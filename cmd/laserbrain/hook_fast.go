@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
@@ -68,6 +66,7 @@ func fastHook(args []string) (hc hookCall, ok bool) {
 }
 
 // run answers the event exactly as the hook command's own RunE does.
-func (hc hookCall) run(streams *cli.IOStreams) int {
-	return hook.Run(context.Background(), hc.event, hc.client, hc.format, policyschema.Validate, streams.In, streams.Out, streams.ErrOut)
+func (hc hookCall) run(f *Factory) int {
+	s := f.IOStreams
+	return hook.Run(context.Background(), hc.event, hc.client, hc.format, f.Hook(), s.In, s.Out, s.ErrOut)
 }

@@ -59,7 +59,7 @@ func TestFastHookAnswersAsTheCommandTree(t *testing.T) {
 		streams := &cli.IOStreams{In: strings.NewReader(event), Out: &out, ErrOut: &errOut}
 		var code int
 		if viaTree {
-			code, _ = runCmd(args, streams)
+			code, _ = runCmd(newFactory(streams), args)
 		} else {
 			code = run(args, streams)
 		}

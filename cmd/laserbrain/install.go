@@ -22,7 +22,8 @@ type installOptions struct {
 	dryRun bool
 }
 
-func newInstallCmd(streams *cli.IOStreams, remove bool) *cobra.Command {
+func newInstallCmd(f *Factory, remove bool) *cobra.Command {
+	streams := f.IOStreams
 	opts := &installOptions{}
 	verb := "install"
 	short := "Put laserbrain's hooks and MCP server into an agent client's settings"

@@ -10,17 +10,22 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 type judgeRunOptions struct {
+	IO *cli.IOStreams
+	// Reader is a supervisor on the stores opened for reading.
+	Reader func() *agentrun.Tracker
+
 	run  string
 	json bool
 }
 
-func newJudgeRunCmd(streams *cli.IOStreams) *cobra.Command {
-	opts := &judgeRunOptions{}
+func newJudgeRunCmd(f *Factory, runF func(*judgeRunOptions) error) *cobra.Command {
+	opts := &judgeRunOptions{IO: f.IOStreams, Reader: f.Reader}
 	cmd := &cobra.Command{
 		Use:   "judge-run --run ID",
 		Short: "Judge a whole run: continue, finish, narrow, abandon, ...",
@@ -36,43 +41,52 @@ carries the run's coverage figures.`,
   laserbrain judge-run --run 9d14c2e07a11 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			j, figs, err := judgeRun(opts.run)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, struct {
-					laserbrain.Judgment
-					Coverage *coverage.Figures `json:"coverage,omitempty"`
-				}{j, figs})
-			}
-			w := streams.Out
-			fmt.Fprintf(w, "judgment: %s\n", j.Verdict)
-			fmt.Fprintf(w, "because:  %s\n", j.Because)
-			fmt.Fprintf(w, "counsel:  %s\n", j.Counsel)
-			if c := j.Control; c != nil {
-				fmt.Fprintf(w, "control:  %s — %s\n", c.Decision, c.Because)
-			}
-			if figs != nil {
-				fmt.Fprintf(w, "coverage: %s\n", figs.Summary())
-			}
-			if sc := j.Scores; sc != nil {
-				ceiling := "none"
-				if sc.Ceiling != nil {
-					ceiling = fmt.Sprint(*sc.Ceiling)
-				}
-				fmt.Fprintf(w, "scores:   closure %.2f, pace %.2f, evidence %.2f, repetition %d, prior runs %d, best distance %s\n",
-					sc.Closure, sc.Pace, sc.Evidence, sc.Repetition, sc.Recurrence, ceiling)
-			}
-			return nil
+			return runJudgeRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to judge")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the judgment as JSON")
 	_ = cmd.MarkFlagRequired("run")
-	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.CompleteFlag(cmd, "run", completeRunIDs(f))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such run, or a bad --run id"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runJudgeRun(opts *judgeRunOptions) error {
+	sup := opts.Reader()
+	defer sup.Close()
+	j, figs, err := judgeRun(sup, opts.run)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, struct {
+			laserbrain.Judgment
+			Coverage *coverage.Figures `json:"coverage,omitempty"`
+		}{j, figs})
+	}
+	w := opts.IO.Out
+	fmt.Fprintf(w, "judgment: %s\n", j.Verdict)
+	fmt.Fprintf(w, "because:  %s\n", j.Because)
+	fmt.Fprintf(w, "counsel:  %s\n", j.Counsel)
+	if c := j.Control; c != nil {
+		fmt.Fprintf(w, "control:  %s — %s\n", c.Decision, c.Because)
+	}
+	if figs != nil {
+		fmt.Fprintf(w, "coverage: %s\n", figs.Summary())
+	}
+	if sc := j.Scores; sc != nil {
+		ceiling := "none"
+		if sc.Ceiling != nil {
+			ceiling = fmt.Sprint(*sc.Ceiling)
+		}
+		fmt.Fprintf(w, "scores:   closure %.2f, pace %.2f, evidence %.2f, repetition %d, prior runs %d, best distance %s\n",
+			sc.Closure, sc.Pace, sc.Evidence, sc.Repetition, sc.Recurrence, ceiling)
+	}
+	return nil
 }
 
 // judgeRun judges run id: the saved run's judgment, and for an agent's
@@ -80,16 +94,11 @@ carries the run's coverage figures.`,
 // judgment read against the run's coverage — unmeasured when its tool
 // calls went unchecked since its ground. A run with no check at all is
 // found in the fleet store alone.
-func judgeRun(id string) (laserbrain.Judgment, *coverage.Figures, error) {
+func judgeRun(sup *agentrun.Tracker, id string) (laserbrain.Judgment, *coverage.Figures, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return laserbrain.Judgment{}, nil, cli.Usagef("--run: %v", err)
 	}
 	ctx := context.Background()
-	sup, done, err := readingSupervisor()
-	if err != nil {
-		return laserbrain.Judgment{}, nil, cli.Failure(err)
-	}
-	defer done()
 	runs, err := sup.Runs()
 	if err != nil {
 		return laserbrain.Judgment{}, nil, cli.Failure(err)
@@ -127,16 +136,11 @@ func judgeRun(id string) (laserbrain.Judgment, *coverage.Figures, error) {
 }
 
 // readRun loads a saved run; a missing run or a bad id is bad input.
-func readRun(id string) (*laserbrain.Run, error) {
+func readRun(sup *agentrun.Tracker, id string) (*laserbrain.Run, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, cli.Usagef("--run: %v", err)
 	}
-	b, err := openReader()
-	if err != nil {
-		return nil, cli.Failure(err)
-	}
-	defer b.Close()
-	store, err := b.Runs()
+	store, err := sup.Runs()
 	if err != nil {
 		return nil, cli.Failure(err)
 	}

@@ -24,7 +24,8 @@ type lintReport struct {
 	Error    string           `json:"error,omitempty"`
 }
 
-func newLintCmd(streams *cli.IOStreams) *cobra.Command {
+func newLintCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &lintOptions{}
 	cmd := &cobra.Command{
 		Use:   "lint [--json] [--shipped] FILE... | --vocabulary",

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/loop"
@@ -23,7 +23,8 @@ type loopOptions struct {
 	json   bool
 }
 
-func newLoopCmd(streams *cli.IOStreams) *cobra.Command {
+func newLoopCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &loopOptions{}
 	cmd := &cobra.Command{
 		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop -c TEXT [flags] | loop --resume RUN [flags]",
@@ -116,9 +117,9 @@ After a signal the step in flight is killed and the journal left intact:
 				o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
 				fmt.Fprintf(streams.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
 			}
-			sup := &agentrun.Supervisor{}
+			sup := f.Tracker()
 			defer sup.Close()
-			o.Sup = sup
+			o.Tracker = sup
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -140,21 +141,21 @@ After a signal the step in flight is killed and the journal left intact:
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Goal, "goal", "", "the loop's goal, the ground of its own drift run (default: SCRIPT to a verified fixpoint)")
-	f.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "stop before iteration N+1 starts (a pass on iteration N is a success)")
-	f.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens, as the services report them (0: no limit)")
-	f.DurationVar(&opts.Timeout, "timeout", loop.DefaultTimeout, "stop after this much wall-clock time")
-	f.StringVar(&opts.resume, "resume", "", "go on with run RUN from its last completed step")
-	f.StringVarP(&opts.inline, "command", "c", "", "run TEXT as SCRIPT, as sh -c does (the run keeps a copy, for --resume)")
-	f.IntVar(&opts.Soak, "soak", 0, "judge default: pass only after N consecutive passing verdicts")
-	f.IntVar(&opts.Jury, "jury", 0, "judge default: N independent verdicts, all must pass")
-	f.BoolVar(&opts.Goldfish, "goldfish", false, "judge default: a fresh session (seed only) for every call")
-	f.BoolVar(&opts.Pedantic, "pedantic", false, "judge default: a suggestion fails the verdict too")
-	f.StringVar(&opts.Seed, "seed", "", "the judge's seed from the launching thread: full, compact or none (default: full if it fits, else compact)")
-	f.StringVar(&opts.Thread, "thread", "", "the launching thread (a Claude Code transcript .jsonl or text); default: the Claude Code session this runs in")
-	f.StringVar(&opts.Agents, "agents", "", "the agents.conf to use (default: ./agents.conf when there is one)")
-	f.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output (SCRIPT's standard output then goes to standard error)")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Goal, "goal", "", "the loop's goal, the ground of its own drift run (default: SCRIPT to a verified fixpoint)")
+	fl.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "stop before iteration N+1 starts (a pass on iteration N is a success)")
+	fl.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens, as the services report them (0: no limit)")
+	fl.DurationVar(&opts.Timeout, "timeout", loop.DefaultTimeout, "stop after this much wall-clock time")
+	fl.StringVar(&opts.resume, "resume", "", "go on with run RUN from its last completed step")
+	fl.StringVarP(&opts.inline, "command", "c", "", "run TEXT as SCRIPT, as sh -c does (the run keeps a copy, for --resume)")
+	fl.IntVar(&opts.Soak, "soak", 0, "judge default: pass only after N consecutive passing verdicts")
+	fl.IntVar(&opts.Jury, "jury", 0, "judge default: N independent verdicts, all must pass")
+	fl.BoolVar(&opts.Goldfish, "goldfish", false, "judge default: a fresh session (seed only) for every call")
+	fl.BoolVar(&opts.Pedantic, "pedantic", false, "judge default: a suggestion fails the verdict too")
+	fl.StringVar(&opts.Seed, "seed", "", "the judge's seed from the launching thread: full, compact or none (default: full if it fits, else compact)")
+	fl.StringVar(&opts.Thread, "thread", "", "the launching thread (a Claude Code transcript .jsonl or text); default: the Claude Code session this runs in")
+	fl.StringVar(&opts.Agents, "agents", "", "the agents.conf to use (default: ./agents.conf when there is one)")
+	fl.BoolVar(&opts.json, "json", false, "print the summary as JSON on standard output (SCRIPT's standard output then goes to standard error)")
 	cli.CompleteFlag(cmd, "seed", cli.Values("full\tthe whole launching thread", "compact\ta summary of it", "none\tno seed"))
 	cli.CompleteFlag(cmd, "resume", completeLoopRuns)
 	cli.CompleteFlag(cmd, "agents", cli.Files("conf"))
@@ -166,7 +167,7 @@ After a signal the step in flight is killed and the journal left intact:
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
-	cmd.AddCommand(newLoopPruneCmd(streams), newLoopListCmd(streams), newLoopStatusCmd(streams), newLoopCancelCmd(streams))
+	cmd.AddCommand(newLoopPruneCmd(f), newLoopListCmd(f), newLoopStatusCmd(f), newLoopCancelCmd(f))
 	return cmd
 }
 
@@ -174,7 +175,8 @@ type loopPruneOptions struct {
 	all, dryRun, json bool
 }
 
-func newLoopPruneCmd(streams *cli.IOStreams) *cobra.Command {
+func newLoopPruneCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &loopPruneOptions{}
 	cmd := &cobra.Command{
 		Use:   "prune [--all] [--dry-run]",
@@ -207,10 +209,10 @@ journals are left as they are. --dry-run says what would go.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&opts.all, "all", false, "remove the checkpoints of resumable runs and of runs with no journal here too (never a running one's)")
-	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would be removed, and remove nothing")
-	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.all, "all", false, "remove the checkpoints of resumable runs and of runs with no journal here too (never a running one's)")
+	fl.BoolVar(&opts.dryRun, "dry-run", false, "say what would be removed, and remove nothing")
+	fl.BoolVar(&opts.json, "json", false, "print the result as JSON")
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, or not in a git repository"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "git could not remove the refs (nothing was removed), or the laserbrain home cannot be found"})
@@ -235,9 +237,9 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 		if !r.Removed && r.State != loop.RunBusy {
 			hint = "; --all removes them"
 		}
-		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
+		fmt.Fprintf(streams.Out, "%s %s of run %s (%s%s)\n", what, text.Plural(int64(r.Refs), "checkpoint"), r.Run, why, hint)
 	}
-	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
+	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, text.Plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
 }
 
 // loopExit maps a loop error to the command's exit: the loop's own code

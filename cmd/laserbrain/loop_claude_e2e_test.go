@@ -167,9 +167,10 @@ func allUserText(m *agenttest.Model) string {
 	return strings.ReplaceAll(b.String(), `\n`, "\n")
 }
 
-// Seed 002 §7 criterion 2 with the real CLI: the model's API answers the
-// fix agent's session with an error (404: not retried); claude -p reports
-// it, and `agent fix` is transport (5: ≥ 4, never a completion).
+// The loop's acceptance criterion 2 (seed002Acceptance) with the real CLI:
+// the model's API answers the fix agent's session with an error (404: not
+// retried); claude -p reports it, and `agent fix` is transport (5: ≥ 4,
+// never a completion).
 func TestSeed002AgentClaudeAPIError(t *testing.T) {
 	// Claude Code asks again on a first failure (without streaming): every
 	// request fails.
@@ -184,11 +185,12 @@ func TestSeed002AgentClaudeAPIError(t *testing.T) {
 	}
 }
 
-// Seed 002 §7 criterion 10: a Claude Code session (the parent) runs the
-// seed's ralph.sid through laserbrain loop from its Bash tool; what comes
-// back into its transcript is exactly one paste-style account of the run
-// in §5's shape (run id, exit status with the iteration counts, the final
-// verdict's summary, the journal's path), and the question "why did the
+// The loop's acceptance criterion 10 (seed002Acceptance): a Claude Code
+// session (the parent) runs ralph.sid through laserbrain loop from its
+// Bash tool; what comes back into its transcript is exactly one
+// paste-style account of the run (run id, exit status with the iteration
+// counts, the final verdict's summary, the journal's path), and the
+// question "why did the
 // judge reject pass 2" is answered from the journal at that path, where
 // the rejection's summary is — the account itself does not carry it.
 func TestSeed002ParentTurn(t *testing.T) {

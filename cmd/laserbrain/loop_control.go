@@ -18,7 +18,8 @@ import (
 
 type loopListOptions struct{ all, json bool }
 
-func newLoopListCmd(streams *cli.IOStreams) *cobra.Command {
+func newLoopListCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &loopListOptions{}
 	cmd := &cobra.Command{
 		Use:   "list [--all] [--json]",
@@ -93,7 +94,8 @@ type loopStatusOptions struct {
 	json  bool
 }
 
-func newLoopStatusCmd(streams *cli.IOStreams) *cobra.Command {
+func newLoopStatusCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &loopStatusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status RUN [--steps N] [--json]",
@@ -110,7 +112,7 @@ invocation running now), and the no-op streak.`,
 		ValidArgsFunction: completeLoopRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmdContext(cmd)
-			st, done := fleetForLoops()
+			st, done := fleetForLoops(f)
 			defer done()
 			si, err := loop.Status(ctx, loop.StatusOptions{Run: args[0], Steps: opts.steps, Fleet: st})
 			if err != nil {
@@ -208,7 +210,8 @@ type loopCancelOptions struct {
 	json bool
 }
 
-func newLoopCancelCmd(streams *cli.IOStreams) *cobra.Command {
+func newLoopCancelCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &loopCancelOptions{}
 	cmd := &cobra.Command{
 		Use:   "cancel RUN [--wait D] [--json]",
@@ -231,7 +234,7 @@ inside a supervised agent's process tree however it was started.`,
 				return err
 			}
 			ctx := cmdContext(cmd)
-			st, done := fleetForLoops()
+			st, done := fleetForLoops(f)
 			defer done()
 			res, err := loop.Cancel(ctx, loop.CancelOptions{Run: args[0], Wait: opts.wait, Fleet: st})
 			if err != nil {
@@ -273,11 +276,9 @@ func cmdContext(cmd *cobra.Command) context.Context {
 // fleetForLoops opens the fleet store, to tell a loop of another home from
 // no loop at all; nil when it cannot be opened (then such a loop is
 // reported as unknown here).
-func fleetForLoops() (fleet.Store, func()) {
-	sup, done, err := readingSupervisor()
-	if err != nil {
-		return nil, func() {}
-	}
+func fleetForLoops(f *Factory) (fleet.Store, func()) {
+	sup := f.Reader()
+	done := func() { _ = sup.Close() }
 	st, err := sup.Fleet()
 	if err != nil {
 		done()

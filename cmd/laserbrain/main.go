@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/supercode/agentrun"
-	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/confine"
 )
 
@@ -20,27 +18,16 @@ func main() {
 }
 
 func run(args []string, streams *cli.IOStreams) int {
+	f := newFactory(streams)
 	if hc, ok := fastHook(args); ok {
-		agentrun.OpenStores = openBackend
-		return hc.run(streams)
+		return hc.run(f)
 	}
-	code, _ := runCmd(args, streams)
+	code, _ := runCmd(f, args)
 	return code
 }
 
 // runCmd also returns the command that ran: the tests hold each command to
 // the exit codes its help documents.
-func runCmd(args []string, streams *cli.IOStreams) (int, *cobra.Command) {
-	// Every supervisor this binary makes (hooks, run, mcp, authorize,
-	// supervise) opens its stores on the backend LASERBRAIN_STORE names.
-	agentrun.OpenStores = openBackend
-	return cli.Run(newRootCmdFor(streams, args), args, streams)
-}
-
-func openBackend() (agentrun.Stores, error) {
-	cfg, err := backend.FromEnv()
-	if err != nil {
-		return nil, err
-	}
-	return backend.New(cfg), nil
+func runCmd(f *Factory, args []string) (int, *cobra.Command) {
+	return cli.Run(newRootCmdFor(f, args), args, f.IOStreams)
 }

@@ -10,13 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/cli/clitest"
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/internal/testhome"
 	"github.com/laserkit/laserkit/supercode/confine"
 )
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 	// In every process of the test binary, the scripts' laserbrain too: a
 	// script not about the analysis budget must not meet it on a loaded
 	// machine (operator.WidenBudgetForTest).
-	operator.WidenBudgetForTest(operator.TestBudgetFactor)
+	shell.WidenBudgetForTest(shell.TestBudgetFactor)
 	if dir := os.Getenv("LASERBRAIN_TEST_SIGNAL_CHILD"); dir != "" {
 		signalChild(dir) // an agent stand-in for TestRunForwardsSignals
 	}
@@ -42,7 +43,7 @@ func TestMain(m *testing.M) {
 				// binary's are.
 				os.Exit(confine.Main(os.Args[2:]))
 			}
-			code, cmd := runCmd(os.Args[1:], cli.System())
+			code, cmd := runCmd(newFactory(cli.System()), os.Args[1:])
 			clitest.Record(cmd, code)
 			os.Exit(code)
 		},
@@ -103,8 +104,8 @@ func TestScripts(t *testing.T) {
 			// and the ponder binary beside laserbrain.
 			env.Setenv("LASERBRAIN_HOME", env.WorkDir+"/.laserbrain")
 			env.Setenv("PATH", ponder+string(os.PathListSeparator)+env.Getenv("PATH"))
-			// The loop scripts run the shipped reference loop, and seed
-			// 002's own (ralph.sid, from the seed when it is there).
+			// The loop scripts run the shipped reference loop, and ralph.sid
+			// (from its source document when it is there: ralphScript).
 			ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
 			if err != nil {
 				return err
@@ -127,9 +128,8 @@ func TestScripts(t *testing.T) {
 // there is none: it then imports an installed laserbrain).
 func pythonAdapter() (adapter, sdkArg string) {
 	a, _ := filepath.Abs("../../vectors/adapters/python/laserbrain_vectors.py")
-	ref, _ := filepath.Abs("../../../shared/reference/laserbrain-sdk-0.53.0")
-	if _, err := os.Stat(filepath.Join(ref, "laserbrain", "__init__.py")); err == nil {
-		sdkArg = "--sdk " + ref
+	if init, err := testenv.SharedPath("reference/laserbrain-sdk-0.53.0/laserbrain/__init__.py"); err == nil {
+		sdkArg = "--sdk " + filepath.Dir(filepath.Dir(init))
 	}
 	return a, sdkArg
 }
@@ -158,10 +158,7 @@ func scriptConditions(cond string) (bool, error) {
 	default:
 		return false, fmt.Errorf("unknown condition %q", cond)
 	}
-	if !ok && os.Getenv("CI") == "true" {
-		return false, fmt.Errorf("CI=true and %s", why)
-	}
-	return ok, nil
+	return testenv.Condition(ok, why)
 }
 
 // preparedRoot is laserbrain's command tree as it runs (cobra's help and
@@ -169,7 +166,7 @@ func scriptConditions(cond string) (bool, error) {
 func preparedRoot(t *testing.T) *cobra.Command {
 	var out bytes.Buffer
 	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
-	root := newRootCmd(streams)
+	root := newRootCmd(newFactory(streams))
 	if _, err := cli.Execute(root, []string{"--help"}, streams); err != nil {
 		t.Fatal(err)
 	}

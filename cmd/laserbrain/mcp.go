@@ -10,11 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/mcpserver"
 )
 
-func newMCPCmd(streams *cli.IOStreams) *cobra.Command {
+func newMCPCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	var loopCall, loopRole string
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -48,7 +48,7 @@ verdict (validated against the verdict schema), both answering into DIR.`,
 			if loopCall != "" || loopRole != "" {
 				opts.Loop = &mcpserver.LoopCall{Dir: loopCall, Role: loopRole}
 			}
-			sup := &agentrun.Supervisor{}
+			sup := f.Tracker()
 			defer sup.Close()
 			srv, err := mcpserver.NewWithOptions(sup, opts)
 			if err != nil {

@@ -65,7 +65,7 @@ func TestAgentOpenCodeWaitsForAPerson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var waited *fleet.Event
+	var waited *fleet.RunEvent
 	var kinds []string
 	for i, e := range events {
 		kinds = append(kinds, e.Kind+"/"+e.Name)

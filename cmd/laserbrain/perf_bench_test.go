@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -163,10 +164,7 @@ func peakRSS(tb testing.TB, bin string, env []string, in string) (time.Duration,
 	tb.Helper()
 	gnuTime, err := exec.LookPath("/usr/bin/time")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("GNU time is not installed (apt-get install time): %v", err)
-		}
-		tb.Skipf("SKIPPED: GNU time is not installed (apt-get install time): %v", err)
+		testenv.SkipOrFail(tb, "GNU time is not installed (apt-get install time): %v", err)
 	}
 	f, err := os.Open(in)
 	if err != nil {
@@ -259,7 +257,7 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 			tb.Fatal(err)
 		}
 		goal := fmt.Sprintf("add a CSV %s to the admin panel for tenant %d", words[a%len(words)], a)
-		evs := make([]fleet.Event, 0, steps+steps/2)
+		evs := make([]fleet.RunEvent, 0, steps+steps/2)
 		for i := 0; i < steps; i++ {
 			in := laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(9 - i*9/steps), Doing: "editing src/" + words[i%len(words)] + ".go"}
 			v, err := h.Run().Step(in)
@@ -267,11 +265,11 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 				tb.Fatal(err)
 			}
 			ok := !v.Drifting
-			evs = append(evs, fleet.Event{At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindCheck, Name: v.Reason, OK: &ok, Text: v.Reason})
+			evs = append(evs, fleet.RunEvent{At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindCheck, Name: v.Reason, OK: &ok, Text: v.Reason})
 			if i%2 == 0 {
 				// An agent's commands: its tests, vet, git, a look around,
 				// again and again (30 distinct ones), and an edit now and then.
-				ev := fleet.Event{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindTool, Name: "Bash", OK: &yes,
+				ev := fleet.RunEvent{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindTool, Name: "Bash", OK: &yes,
 					Text: []string{"go test ./src/%s/...", "go vet ./src/%s", "git diff src/%s.go", "ls src/%s", "cat src/%s.go | head -40", "git status"}[i/2%6], Result: json.RawMessage(`{"stdout":"ok"}`)}
 				if strings.Contains(ev.Text, "%s") {
 					ev.Text = fmt.Sprintf(ev.Text, words[(i/12)%5])

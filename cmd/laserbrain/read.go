@@ -17,7 +17,8 @@ type readOptions struct {
 	asJSON       bool
 }
 
-func newReadCmd(streams *cli.IOStreams) *cobra.Command {
+func newReadCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &readOptions{}
 	cmd := &cobra.Command{
 		Use:   "read [TEXT]",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/report"
@@ -25,7 +26,8 @@ type reportOptions struct {
 // reportClock is the report's time source; tests pin it.
 var reportClock = time.Now
 
-func newReportCmd(streams *cli.IOStreams) *cobra.Command {
+func newReportCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report [--fleet DIR | --run ID] [--html FILE] [--json]",
@@ -66,7 +68,7 @@ page and each run's coverage; --json says the same as JSON.`,
 					return cli.Usagef("--run: %v", err)
 				}
 			}
-			b, fl, store, err := openStores(true) // a report reads; it creates no home
+			b, fl, store, err := f.Opened(true) // a report reads; it creates no home
 			if err != nil {
 				return err
 			}
@@ -130,7 +132,7 @@ page and each run's coverage; --json says the same as JSON.`,
 			if opts.json {
 				return cli.WriteJSON(streams.Out, res)
 			}
-			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, plural(int64(res.Agents), "agent"), plural(int64(len(f.Collisions)), "collision"), plural(int64(res.Sessions), "ponder session"), plural(int64(res.Bytes), "byte"))
+			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, text.Plural(int64(res.Agents), "agent"), text.Plural(int64(len(f.Collisions)), "collision"), text.Plural(int64(res.Sessions), "ponder session"), text.Plural(int64(res.Bytes), "byte"))
 			for _, c := range res.Coverage {
 				state := ""
 				if c.Unmeasured {
@@ -146,7 +148,7 @@ page and each run's coverage; --json says the same as JSON.`,
 	cmd.Flags().StringVar(&opts.html, "html", "", "write the HTML report to this file (replaced whole) instead of the summary")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print as JSON: the counts, and the summary (or what --html wrote)")
 	cli.CompleteFlag(cmd, "fleet", cli.Dirs)
-	cli.CompleteFlag(cmd, "run", completeRunIDs)
+	cli.CompleteFlag(cmd, "run", completeRunIDs(f))
 	cli.CompleteFlag(cmd, "html", cli.Files("html"))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an --html whose directory does not exist, no such run, or a --fleet that is not a repository"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd

@@ -20,13 +20,13 @@ const (
 // built from this table alone, whole or (newRootCmdFor) in part.
 var commands = []struct {
 	group, name string
-	build       func(*cli.IOStreams) *cobra.Command
+	build       func(*Factory) *cobra.Command
 }{
-	{groupDrift, "check", newCheckCmd},
+	{groupDrift, "check", cmdOf(newCheckCmd)},
 	{groupDrift, "history", newHistoryCmd},
-	{groupDrift, "judge-run", newJudgeRunCmd},
+	{groupDrift, "judge-run", cmdOf(newJudgeRunCmd)},
 	{groupDrift, "runs", newRunsCmd},
-	{groupDrift, "coverage", newCoverageCmd},
+	{groupDrift, "coverage", cmdOf(newCoverageCmd)},
 	{groupDrift, "report", newReportCmd},
 	{groupDrift, "read", newReadCmd},
 	{groupDrift, "demo", newDemoCmd},
@@ -43,16 +43,22 @@ var commands = []struct {
 	{groupGate, "shelf", newShelfCmd},
 	{groupGrammar, "grammar", newGrammarCmd},
 	{groupGrammar, "vectors", newVectorsCmd},
-	{groupSettings, "install", func(s *cli.IOStreams) *cobra.Command { return newInstallCmd(s, false) }},
-	{groupSettings, "uninstall", func(s *cli.IOStreams) *cobra.Command { return newInstallCmd(s, true) }},
+	{groupSettings, "install", func(f *Factory) *cobra.Command { return newInstallCmd(f, false) }},
+	{groupSettings, "uninstall", func(f *Factory) *cobra.Command { return newInstallCmd(f, true) }},
 	{groupSettings, "doctor", newDoctorCmd},
 	{groupSettings, "store", newStoreCmd},
 }
 
+// cmdOf is a command as the tree holds it: running its own run function.
+// (A test passes a run function of its own, to read the options parsed.)
+func cmdOf[O any](build func(*Factory, func(*O) error) *cobra.Command) func(*Factory) *cobra.Command {
+	return func(f *Factory) *cobra.Command { return build(f, nil) }
+}
+
 // newRootCmd is the whole tree: what help, completion and every command
 // but the fast ones below run in.
-func newRootCmd(streams *cli.IOStreams) *cobra.Command {
-	return newRootCmdFor(streams, nil)
+func newRootCmd(f *Factory) *cobra.Command {
+	return newRootCmdFor(f, nil)
 }
 
 // newRootCmdFor is the tree a call with args runs in. A client's hook
@@ -61,7 +67,7 @@ func newRootCmd(streams *cli.IOStreams) *cobra.Command {
 // commands, their flags and help texts is most of what such a call would
 // otherwise do. The command they get is the same one the whole tree holds
 // (TestFastTreeAgreesWithWholeTree), and the same cli.Run maps its errors.
-func newRootCmdFor(streams *cli.IOStreams, args []string) *cobra.Command {
+func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 	only, fast := fastCommand(args)
 	root := &cobra.Command{
 		Use:   "laserbrain",
@@ -98,10 +104,10 @@ and ponder share.`,
 	)
 	for _, c := range commands {
 		if !fast || c.name == only {
-			cli.AddToGroup(root, c.group, c.build(streams))
+			cli.AddToGroup(root, c.group, c.build(f))
 		}
 	}
-	cli.AddVersion(root, streams, cli.SnakeCase)
+	cli.AddVersion(root, f.IOStreams, cli.SnakeCase)
 	cli.SetExits(root)
 	return root
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -81,7 +82,8 @@ func coverageEnv(cmd *cobra.Command, opts *runOptions) ([]string, error) {
 // fails to compile when they part.
 var _ = [1]int{}[agentrun.ExitLimit-cli.ExitExhausted]
 
-func newRunCmd(streams *cli.IOStreams) *cobra.Command {
+func newRunCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
@@ -177,7 +179,7 @@ when a limit stopped it.`,
 			if err != nil {
 				return cli.Exit(agentrun.ExitSetup, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
 			}
-			sup := &agentrun.Supervisor{}
+			sup := f.Tracker()
 			defer sup.Close()
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -266,9 +268,9 @@ when a limit stopped it.`,
 					figs = coverage.Measure(events)
 				}
 			}
-			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, plural(int64(r.Checks), "check"))
+			fmt.Fprintf(w, "laserbrain run %s (agent %s): exit %d, %s", r.ID, r.Agent, res.ExitCode, text.Plural(int64(r.Checks), "check"))
 			if figs.ToolCalls > 0 {
-				fmt.Fprintf(w, ", %s", plural(int64(figs.ToolCalls), "tool call"))
+				fmt.Fprintf(w, ", %s", text.Plural(int64(figs.ToolCalls), "tool call"))
 			}
 			switch {
 			case figs.Unmeasured:
@@ -356,7 +358,8 @@ type runRow struct {
 	Stopped        string        `json:"stopped,omitempty"`
 }
 
-func newRunsCmd(streams *cli.IOStreams) *cobra.Command {
+func newRunsCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &runsOptions{}
 	cmd := &cobra.Command{
 		Use:   "runs [--fleet DIR | --all] [--json]",
@@ -376,11 +379,8 @@ so a run id that scrolled away can be found again.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			sup, done, err := readingSupervisor()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			defer done()
+			sup := f.Reader()
+			defer sup.Close()
 			st, err := sup.Fleet()
 			if err != nil {
 				return cli.Failure(err)
@@ -492,7 +492,7 @@ so a run id that scrolled away can be found again.`,
 // checkRuns are the runs in laserbrain's run store that no agent run owns
 // (laserbrain check's own), oldest first: every id the store lists except
 // the registered runs' tasks (RUN, RUN.2, …).
-func checkRuns(ctx context.Context, sup *agentrun.Supervisor, registered []fleet.Run) ([]runRow, error) {
+func checkRuns(ctx context.Context, sup *agentrun.Tracker, registered []fleet.Run) ([]runRow, error) {
 	store, err := sup.Runs()
 	if err != nil {
 		return nil, err

@@ -10,18 +10,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
-// seed002Path is seed 002 (the ralph plan), beside the worktree; a clean
-// clone (CI) does not have it, and runs the shipped copy instead.
-const seed002Path = "../../../shared/seeds/002_7c1b37394ef316a8.txt"
+// seed002 is seed 002 (the ralph plan) in the reference material beside
+// the project (testenv.SharedPath).
+const seed002 = "seeds/002_7c1b37394ef316a8.txt"
 
 // ralphCopy is ralph.sid as extracted from seed 002, for a clone without
 // the seed; TestRalphSidShippedVerbatim holds it to the seed.
 const ralphCopy = "testdata/ralph.sid"
 
-// ralphFromSeed extracts §6.3's script from seed 002: the bytes between
-// the heading's opening ```sh fence and the closing fence, untouched.
+// ralphFromSeed extracts ralph.sid from its source document: the bytes
+// between the heading's opening ```sh fence and the closing fence,
+// untouched.
 func ralphFromSeed(seed []byte) ([]byte, error) {
 	open := []byte("### 6.3 The reference script: `ralph.sid`\n```sh\n")
 	i := bytes.Index(seed, open)
@@ -39,9 +42,13 @@ func ralphFromSeed(seed []byte) ([]byte, error) {
 // ralphScript is the script the testscripts run as ralph.sid: extracted
 // from the seed when it is there, else the shipped copy; from says which.
 func ralphScript() (script []byte, from string, err error) {
-	if seed, err := os.ReadFile(seed002Path); err == nil {
+	if p, err := testenv.SharedPath(seed002); err == nil {
+		seed, err := os.ReadFile(p)
+		if err != nil {
+			return nil, "", err
+		}
 		s, err := ralphFromSeed(seed)
-		return s, seed002Path, err
+		return s, p, err
 	}
 	s, err := os.ReadFile(ralphCopy)
 	if err != nil {
@@ -53,9 +60,9 @@ func ralphScript() (script []byte, from string, err error) {
 // The shipped copy is the seed's script byte for byte, so a clone without
 // the seed still runs the seed's script and not a retyped one.
 func TestRalphSidShippedVerbatim(t *testing.T) {
-	seed, err := os.ReadFile(seed002Path)
+	seed, err := os.ReadFile(testenv.Shared(t, seed002))
 	if err != nil {
-		t.Skipf("seed 002 not available beside the project (%v): skipping the verbatim check of %s", err, ralphCopy)
+		t.Fatal(err)
 	}
 	want, err := ralphFromSeed(seed)
 	if err != nil {
@@ -75,7 +82,8 @@ func TestRalphSidShippedVerbatim(t *testing.T) {
 	}
 }
 
-// seed002Acceptance is seed 002 §7 as tests: each criterion, and the
+// seed002Acceptance is the loop's acceptance criteria as tests, as its
+// source document numbers them: each criterion, and the
 // scripts (testdata/script) and Go tests of this package that check it.
 // Criteria 3, 4 and 10 ask a model what it remembers or reads; here the
 // judge and the parent are command services or the real CLI against the
@@ -109,8 +117,8 @@ var seed002Acceptance = []struct {
 		nil, []string{"TestSeed002ParentTurn"}},
 }
 
-// Every criterion of seed 002 §7 names tests, and every test it names is
-// there: the suite cannot lose a criterion without this failing.
+// Every acceptance criterion of the loop names tests, and every test it
+// names is there: the suite cannot lose a criterion without this failing.
 func TestSeed002AcceptanceIndex(t *testing.T) {
 	var src strings.Builder
 	files, _ := filepath.Glob("*_test.go")

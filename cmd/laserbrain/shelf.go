@@ -26,7 +26,8 @@ type shelfOptions struct {
 // methods and team presets an agent can be handed). Here `store` is where
 // runs are kept, so the shelf has its own name; the MCP tools keep the
 // reference's (store_list, store_find, store_vend) and read the same shelf.
-func newShelfCmd(streams *cli.IOStreams) *cobra.Command {
+func newShelfCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &shelfOptions{}
 	cmd := &cobra.Command{
 		Use:   "shelf [list | find TASK | vend NAME] [--kind workflow|team]",

@@ -9,14 +9,14 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/pgdb"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/operator/policyschema"
-	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
 
-func newStoreCmd(streams *cli.IOStreams) *cobra.Command {
+func newStoreCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store",
 		Short: "Where runs, events and authorizations are kept: status, init, migrate, flush",
@@ -43,15 +43,12 @@ connection strings are never printed.
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cli.SetExits(cmd)
-	cmd.AddCommand(newStoreStatusCmd(streams), newStoreInitCmd(streams), newStoreMigrateCmd(streams), newStoreFlushCmd(streams))
+	cmd.AddCommand(newStoreStatusCmd(f), newStoreInitCmd(f), newStoreMigrateCmd(f), newStoreFlushCmd(f))
 	return cmd
 }
 
-func storeConfig() (backend.Config, error) {
-	return backend.FromEnv() // a bad value is a configuration mistake: exit 2 (internal/cli)
-}
-
-func newStoreStatusCmd(streams *cli.IOStreams) *cobra.Command {
+func newStoreStatusCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -66,7 +63,7 @@ there), and how many events the hooks keep on this machine waiting for it.`,
 			if err := personOnly("laserbrain store init"); err != nil {
 				return err
 			}
-			cfg, err := storeConfig()
+			cfg, err := f.StoreConfig()
 			if err != nil {
 				return err
 			}
@@ -86,7 +83,7 @@ there), and how many events the hooks keep on this machine waiting for it.`,
 				default:
 					fmt.Fprintln(streams.Out, "state:  ready")
 				}
-				fmt.Fprintf(streams.Out, "queued: %s waiting in %s\n", plural(int64(st.Queued), "event"), hook.QueueDirOf(cfg.Home.Home))
+				fmt.Fprintf(streams.Out, "queued: %s waiting in %s\n", text.Plural(int64(st.Queued), "event"), hook.QueueDirOf(cfg.Home.Home))
 			}
 			if !st.Reachable || !st.Schema {
 				return cli.SilentExit(cli.ExitFinding)
@@ -100,7 +97,8 @@ there), and how many events the hooks keep on this machine waiting for it.`,
 	return cmd
 }
 
-func newStoreInitCmd(streams *cli.IOStreams) *cobra.Command {
+func newStoreInitCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -112,7 +110,7 @@ version that lacks a column is reported and left alone.`,
 		Example: "  LASERBRAIN_STORE=postgres://laserbrain@db.internal/fleet laserbrain store init",
 		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := storeConfig()
+			cfg, err := f.StoreConfig()
 			if err != nil {
 				return err
 			}
@@ -133,7 +131,7 @@ version that lacks a column is reported and left alone.`,
 				fmt.Fprintf(streams.Out, "%s: the schema is complete; nothing created\n", cfg)
 				return nil
 			}
-			fmt.Fprintf(streams.Out, "%s: created %s:\n", cfg, plural(int64(len(created)), "table"))
+			fmt.Fprintf(streams.Out, "%s: created %s:\n", cfg, text.Plural(int64(len(created)), "table"))
 			for _, t := range created {
 				fmt.Fprintf(streams.Out, "  %s\n", t)
 			}
@@ -152,7 +150,8 @@ type migrateOptions struct {
 	json             bool
 }
 
-func newStoreMigrateCmd(streams *cli.IOStreams) *cobra.Command {
+func newStoreMigrateCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &migrateOptions{}
 	cmd := &cobra.Command{
 		Use:   "migrate --from local|URL [--from-home DIR] [--to local|URL] [--to-home DIR]",
@@ -185,7 +184,7 @@ source's contexts are combined into the target once.
 			}
 			var to backend.Config
 			if opts.to == "" {
-				if to, err = storeConfig(); err != nil {
+				if to, err = f.StoreConfig(); err != nil {
 					return err
 				}
 				if opts.toHome != "" {
@@ -228,18 +227,19 @@ source's contexts are combined into the target once.
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.from, "from", "", "the store to copy: local, or a postgres:// URL")
-	f.StringVar(&opts.to, "to", "", "the store to copy into (default: LASERBRAIN_STORE)")
-	f.StringVar(&opts.fromHome, "from-home", "", "the home of a local --from (default: LASERBRAIN_HOME's)")
-	f.StringVar(&opts.toHome, "to-home", "", "the home of a local --to (default: LASERBRAIN_HOME's)")
-	f.BoolVar(&opts.json, "json", false, "print what was copied as JSON")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.from, "from", "", "the store to copy: local, or a postgres:// URL")
+	fl.StringVar(&opts.to, "to", "", "the store to copy into (default: LASERBRAIN_STORE)")
+	fl.StringVar(&opts.fromHome, "from-home", "", "the home of a local --from (default: LASERBRAIN_HOME's)")
+	fl.StringVar(&opts.toHome, "to-home", "", "the home of a local --to (default: LASERBRAIN_HOME's)")
+	fl.BoolVar(&opts.json, "json", false, "print what was copied as JSON")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no --from, a store that is none, or the same store on both sides"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "a store could not be read or written (what was copied before stays)"})
 	return cmd
 }
 
-func newStoreFlushCmd(streams *cli.IOStreams) *cobra.Command {
+func newStoreFlushCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "flush",
 		Short: "Record now the events hooks queued while the store was out of reach",
@@ -250,19 +250,19 @@ cannot take stays queued.`,
 		Example: "  laserbrain store flush",
 		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := storeConfig(); err != nil {
+			if _, err := f.StoreConfig(); err != nil {
 				return err
 			}
-			h := &hook.Handler{Sup: &agentrun.Supervisor{}, ValidatePolicy: policyschema.Validate}
-			defer h.Sup.Close()
+			h := &hook.Handler{Tracker: f.Tracker(), ValidatePolicy: policyschema.Validate}
+			defer h.Tracker.Close()
 			n, err := h.Flush(context.Background())
 			if errors.Is(err, pgdb.ErrUnavailable) {
-				return cli.Failure(fmt.Errorf("%s recorded, the rest wait: %w", plural(int64(n), "event"), err))
+				return cli.Failure(fmt.Errorf("%s recorded, the rest wait: %w", text.Plural(int64(n), "event"), err))
 			}
 			if err != nil {
 				return cli.Failure(err)
 			}
-			_, _ = fmt.Fprintf(streams.Out, "%s recorded\n", plural(int64(n), "queued event"))
+			_, _ = fmt.Fprintf(streams.Out, "%s recorded\n", text.Plural(int64(n), "queued event"))
 			return nil
 		},
 	}

@@ -220,8 +220,8 @@ func gitRepo(t *testing.T, n int) []string {
 	return clones
 }
 
-// Two homes and two clones standing for two machines, one database (issue
-// 16's acceptance): a1 grounds "write a JSON parser in Python" from home 1,
+// Two homes and two clones standing for two machines, one database: a1
+// grounds "write a JSON parser in Python" from home 1,
 // a2 the same from home 2, both still running; from a third home and clone
 // laserbrain runs sees both in one fleet, laserbrain supervise --once
 // --json reports their collision, and the halt it writes from there (the

@@ -19,9 +19,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/ponder"
-	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
@@ -40,7 +40,7 @@ type superviseOptions struct {
 	goal            string
 }
 
-func newSuperviseCmd(streams *cli.IOStreams) *cobra.Command {
+func newSuperviseCmd(f *Factory) *cobra.Command {
 	opts := &superviseOptions{}
 	cmd := &cobra.Command{
 		Use:   "supervise [--repo DIR] [--once | --watch INTERVAL] [--json] [--publish] [--on-escalate CMD]",
@@ -95,22 +95,22 @@ reading into the link.`,
 			if opts.rounds < 0 {
 				return cli.Usagef("--rounds must be 0 (no limit) or more")
 			}
-			return runSupervise(cmd.Context(), streams, opts)
+			return runSupervise(cmd.Context(), f, opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
-	f.BoolVar(&opts.once, "once", false, "run one round and exit (the default)")
-	f.DurationVar(&opts.watch, "watch", 0, "run a round every INTERVAL until interrupted")
-	f.IntVar(&opts.rounds, "rounds", 0, "with --watch, stop after this many rounds (0: no limit)")
-	f.BoolVar(&opts.json, "json", false, "print one JSON object per round")
-	f.BoolVar(&opts.publish, "publish", false, "write each round's reading into the link")
-	f.StringVar(&opts.onEscalate, "on-escalate", "", "a shell command to ask a person; the escalation is JSON on its standard input")
-	f.IntVar(&opts.escalateAfter, "escalate-after", supervise.DefaultEscalateAfter, "escalate after this many drifting verdicts in a row (0: never)")
-	f.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
-	f.BoolVar(&opts.escalateWaiting, "escalate-waiting", false, "also escalate each agent that starts waiting for a person (its client's permission or idle prompt), once per wait")
-	f.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
-	cmd.AddCommand(newSuperviseReleaseCmd(streams), newSuperviseLogCmd(streams), newSuperviseVerifyCmd(streams))
+	fl := cmd.Flags()
+	fl.StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	fl.BoolVar(&opts.once, "once", false, "run one round and exit (the default)")
+	fl.DurationVar(&opts.watch, "watch", 0, "run a round every INTERVAL until interrupted")
+	fl.IntVar(&opts.rounds, "rounds", 0, "with --watch, stop after this many rounds (0: no limit)")
+	fl.BoolVar(&opts.json, "json", false, "print one JSON object per round")
+	fl.BoolVar(&opts.publish, "publish", false, "write each round's reading into the link")
+	fl.StringVar(&opts.onEscalate, "on-escalate", "", "a shell command to ask a person; the escalation is JSON on its standard input")
+	fl.IntVar(&opts.escalateAfter, "escalate-after", supervise.DefaultEscalateAfter, "escalate after this many drifting verdicts in a row (0: never)")
+	fl.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
+	fl.BoolVar(&opts.escalateWaiting, "escalate-waiting", false, "also escalate each agent that starts waiting for a person (its client's permission or idle prompt), once per wait")
+	fl.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
+	cmd.AddCommand(newSuperviseReleaseCmd(f), newSuperviseLogCmd(f), newSuperviseVerifyCmd(f))
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "on-escalate", "goal", "watch", "rounds", "escalate-after", "escalate-timeout")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "the journal's chain does not hold (named on stderr; the rounds were reported read-only: no decision taken, nothing journaled), or an --on-escalate command did not exit 0 and its question is still waiting (it is asked again next round)"},
@@ -128,7 +128,8 @@ func repoRoot(dir string) (string, error) {
 	return root, err
 }
 
-func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOptions) error {
+func runSupervise(ctx context.Context, f *Factory, opts *superviseOptions) error {
+	streams := f.IOStreams
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -138,7 +139,7 @@ func runSupervise(ctx context.Context, streams *cli.IOStreams, opts *superviseOp
 	if err != nil {
 		return err
 	}
-	b, st, runs, err := openStores(false)
+	b, st, runs, err := f.Opened(false)
 	if err != nil {
 		return err
 	}
@@ -247,11 +248,11 @@ func fidOf(ctx context.Context, repo string) string {
 // escalationCommand runs CMD with sh -c, the escalation as JSON on its
 // standard input, in the repository; the first line it prints is the
 // person's decision. Its standard error goes to ours.
-func escalationCommand(command, dir string, timeout time.Duration, stderr io.Writer) func(context.Context, supervise.Escalation) supervise.Answer {
-	return func(ctx context.Context, e supervise.Escalation) supervise.Answer {
+func escalationCommand(command, dir string, timeout time.Duration, stderr io.Writer) func(context.Context, supervise.Escalation) supervise.Resolution {
+	return func(ctx context.Context, e supervise.Escalation) supervise.Resolution {
 		in, err := json.Marshal(e)
 		if err != nil {
-			return supervise.Answer{Error: err.Error()}
+			return supervise.Resolution{Error: err.Error()}
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -262,7 +263,7 @@ func escalationCommand(command, dir string, timeout time.Duration, stderr io.Wri
 		cmd.Env = append(os.Environ(), "LASERBRAIN_ESCALATION="+e.ID, "LASERBRAIN_ESCALATION_KIND="+e.Kind)
 		cmd.WaitDelay = 2 * time.Second
 		out, err := cmd.Output()
-		var ans supervise.Answer
+		var ans supervise.Resolution
 		line, _, _ := strings.Cut(string(out), "\n")
 		ans.Decision = strings.TrimSpace(line)
 		var ee *exec.ExitError
@@ -286,7 +287,8 @@ type releaseOptions struct {
 	repo, reason, by string
 }
 
-func newSuperviseReleaseCmd(streams *cli.IOStreams) *cobra.Command {
+func newSuperviseReleaseCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &releaseOptions{}
 	cmd := &cobra.Command{
 		Use:   "release AGENT [--reason TEXT]",
@@ -301,7 +303,7 @@ and ponder let it go on, and journals who released it and why.`,
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return completeHalted(cmd, opts.repo, toComplete)
+			return completeHalted(f, cmd, opts.repo, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := personOnly("laserbrain supervise release"); err != nil {
@@ -312,7 +314,7 @@ and ponder let it go on, and journals who released it and why.`,
 			if err != nil {
 				return err
 			}
-			st, fid, err := fleetOf(ctx, repo, false)
+			st, fid, err := f.FleetOf(ctx, repo, false)
 			if err != nil {
 				return err
 			}
@@ -359,37 +361,15 @@ func currentUser() string {
 	return "a person"
 }
 
-// fleetOf opens the fleet store LASERBRAIN_STORE names (closing it closes
-// its backend), for reading only when readOnly (nothing is created), and
-// resolves the repository's fleet.
-func fleetOf(ctx context.Context, repo string, readOnly bool) (fleet.Store, string, error) {
-	fid, err := fleet.ID(ctx, repo)
-	if err != nil {
-		return nil, "", cli.Failure(err)
-	}
-	cfg, err := backend.FromEnv()
-	if err != nil {
-		return nil, "", err // a configuration mistake: exit 2 (internal/cli)
-	}
-	cfg.ReadOnly = readOnly
-	b := backend.New(cfg)
-	st, err := b.Fleet()
-	if err != nil {
-		b.Close()
-		return nil, "", cli.Failure(err)
-	}
-	return closingFleet{st, b}, fid, nil
-}
-
 // journalOf reads the supervisor's journal of the repository's fleet (the
 // one containing repo, default the current directory), the store opened
 // for reading; the caller closes it.
-func journalOf(ctx context.Context, repo string) (fleet.Store, string, []fleet.JournalRecord, error) {
+func journalOf(ctx context.Context, f *Factory, repo string) (fleet.Store, string, []fleet.JournalRecord, error) {
 	root, err := repoRoot(repo)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	st, fid, err := fleetOf(ctx, root, true)
+	st, fid, err := f.FleetOf(ctx, root, true)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -401,40 +381,13 @@ func journalOf(ctx context.Context, repo string) (fleet.Store, string, []fleet.J
 	return st, fid, recs, nil
 }
 
-// closingFleet is a fleet store whose Close closes its backend too.
-type closingFleet struct {
-	fleet.Store
-	b *backend.Backend
-}
-
-func (c closingFleet) Close() error { return c.b.Close() }
-
-// JournalLocation, StartRound and LastRound pass the store's own through
-// (fleet.JournalLocator, fleet.Rounds): the embedded interface hides them.
-func (c closingFleet) JournalLocation(fl string) string { return fleet.JournalLocation(c.Store, fl) }
-
-func (c closingFleet) StartRound(ctx context.Context, fl string) (int64, func(int64) error, error) {
-	rl, ok := c.Store.(fleet.Rounds)
-	if !ok {
-		return 0, nil, errors.New("the fleet store keeps no round counter")
-	}
-	return rl.StartRound(ctx, fl)
-}
-
-func (c closingFleet) LastRound(ctx context.Context, fl string) (fleet.RoundMark, error) {
-	rl, ok := c.Store.(fleet.Rounds)
-	if !ok {
-		return fleet.RoundMark{}, nil
-	}
-	return rl.LastRound(ctx, fl)
-}
-
 type journalOptions struct {
 	repo string
 	json bool
 }
 
-func newSuperviseLogCmd(streams *cli.IOStreams) *cobra.Command {
+func newSuperviseLogCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &journalOptions{}
 	cmd := &cobra.Command{
 		Use:   "log [--json]",
@@ -448,7 +401,7 @@ reference's audit format, which its verify_audit accepts as a list.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := context.Background()
-			st, fid, recs, err := journalOf(ctx, opts.repo)
+			st, fid, recs, err := journalOf(ctx, f, opts.repo)
 			if err != nil {
 				return err
 			}
@@ -480,7 +433,8 @@ reference's audit format, which its verify_audit accepts as a list.`,
 	return cmd
 }
 
-func newSuperviseVerifyCmd(streams *cli.IOStreams) *cobra.Command {
+func newSuperviseVerifyCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &journalOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify [--json]",
@@ -520,7 +474,7 @@ chain makes a change evident, it does not stop one.`,
 			if err != nil {
 				return err
 			}
-			st, fid, err := fleetOf(ctx, root, true)
+			st, fid, err := f.FleetOf(ctx, root, true)
 			if err != nil {
 				return err
 			}
@@ -559,18 +513,18 @@ chain makes a change evident, it does not stop one.`,
 						fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s\n", u)
 					}
 					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
-						plural(int64(len(unwitnessed)), "record"), plural(c.Head.Records, "record"))
+						text.Plural(int64(len(unwitnessed)), "record"), text.Plural(c.Head.Records, "record"))
 				}
 				return cli.SilentExit(cli.ExitFinding)
 			}
 			if !opts.json {
-				fmt.Fprintf(streams.Out, "journal verified: %s, head %s", plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
+				fmt.Fprintf(streams.Out, "journal verified: %s, head %s", text.Plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
 				if c.Mark != nil && c.Mark.Round > 0 {
-					fmt.Fprintf(streams.Out, ", %s counted", plural(c.Mark.Round, "round"))
+					fmt.Fprintf(streams.Out, ", %s counted", text.Plural(c.Mark.Round, "round"))
 				}
 				fmt.Fprintf(streams.Out, "\njournal: %s\n", loc)
 				if c.Unacknowledged > 0 {
-					fmt.Fprintf(streams.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", plural(int64(c.Unacknowledged), "record"))
+					fmt.Fprintf(streams.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", text.Plural(int64(c.Unacknowledged), "record"))
 				}
 			}
 			return nil
@@ -585,14 +539,6 @@ chain makes a change evident, it does not stop one.`,
 	return cmd
 }
 
-// plural is "1 record", "2 records".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 func shortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12]
@@ -605,13 +551,13 @@ func shortHash(h string) string {
 
 // completeHalted offers the agents halted in the repository's fleet, each
 // with its halt's reason, read without creating anything.
-func completeHalted(cmd *cobra.Command, repo, toComplete string) ([]string, cobra.ShellCompDirective) {
+func completeHalted(f *Factory, cmd *cobra.Command, repo, toComplete string) ([]string, cobra.ShellCompDirective) {
 	ctx := context.Background()
 	root, err := repoRoot(repo)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	st, fid, err := fleetOf(ctx, root, true)
+	st, fid, err := f.FleetOf(ctx, root, true)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,12 +185,17 @@ func TestConcurrentFleet(t *testing.T) {
 
 	sv := exec.Command(lb, "supervise", "--watch", "30ms", "--json", "--repo", repo)
 	sv.Env = env
-	var svOut, svErr bytes.Buffer
-	sv.Stdout, sv.Stderr = &svOut, &svErr
+	var svErr bytes.Buffer
+	sv.Stderr = &svErr
+	svOut, err := sv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := sv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sv.Process.Kill(); _ = sv.Wait() })
+	rounds := watchRounds(svOut)
 
 	session := `S=$(ponder start "$1" --json | sed -n 's/^  "slug": "\(.*\)",$/\1/p')
 ponder units --slug "$S" --from units.txt >/dev/null
@@ -227,39 +236,113 @@ done`
 			t.Fatalf("worker %d: %v\n%s", i, err, outs[i].String())
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // a few more rounds see the end
+	// Every pass and every write is in: the rounds catch up with them, and
+	// the supervisor stops on an interrupt after one that has.
+	complete := func(line string) []string {
+		var r struct {
+			Agents []struct {
+				Agent, Kind  string
+				Steps, Files int
+			}
+			Halts []any
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return []string{err.Error()}
+		}
+		var missing []string
+		if len(r.Agents) != 5 || len(r.Halts) != 0 {
+			missing = append(missing, fmt.Sprintf("%d agents, %d halts; want 5 agents, no halt", len(r.Agents), len(r.Halts)))
+		}
+		for _, a := range r.Agents {
+			switch {
+			case a.Kind == "ponder" && a.Steps != passes+1:
+				missing = append(missing, fmt.Sprintf("%s: %d steps, want %d (grounding + one per decided pass)", a.Agent, a.Steps, passes+1))
+			case a.Kind == "run" && (a.Files != writes || a.Steps != 1):
+				missing = append(missing, fmt.Sprintf("%s: %d files, %d steps; want %d files, 1 step", a.Agent, a.Files, a.Steps, writes))
+			}
+		}
+		return missing
+	}
+	rounds.await(t, time.Minute, complete)
 	if err := sv.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
+	lines := rounds.close()
 	if err := sv.Wait(); err != nil {
 		t.Fatalf("supervise --watch: %v\n%s", err, svErr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(svOut.String()), "\n")
-	var last struct {
-		Round  int
-		Agents []struct {
-			Agent, Kind  string
-			Steps, Files int
-		}
-		Halts []any
+	if len(lines) < 3 {
+		t.Fatalf("%d rounds:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatalf("%v\n%s", err, svOut.String())
-	}
-	if len(lines) < 3 || len(last.Agents) != 5 || len(last.Halts) != 0 {
-		t.Fatalf("%d rounds; last: %+v", len(lines), last)
-	}
-	for _, a := range last.Agents {
-		switch {
-		case a.Kind == "ponder" && a.Steps != passes+1:
-			t.Errorf("%s: %d steps, want %d (grounding + one per decided pass)", a.Agent, a.Steps, passes+1)
-		case a.Kind == "run" && (a.Files != writes || a.Steps != 1):
-			t.Errorf("%s: %d files, %d steps; want %d files, 1 step", a.Agent, a.Files, a.Steps, writes)
-		}
+	for _, m := range complete(lines[len(lines)-1]) {
+		t.Errorf("the last round: %s", m)
 	}
 	v := exec.Command(lb, "supervise", "verify", "--repo", repo)
 	v.Env = env
 	if out, err := v.CombinedOutput(); err != nil {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
+}
+
+// roundLines are the lines supervise --watch --json prints, one a round,
+// read as they come.
+type roundLines struct {
+	mu    sync.Mutex
+	lines []string
+	more  chan struct{} // a line came, or the output ended
+	ended chan struct{}
+}
+
+func watchRounds(out io.Reader) *roundLines {
+	r := &roundLines{more: make(chan struct{}, 1), ended: make(chan struct{})}
+	go func() {
+		defer close(r.ended)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			r.mu.Lock()
+			r.lines = append(r.lines, sc.Text())
+			r.mu.Unlock()
+			select {
+			case r.more <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return r
+}
+
+// await waits for a round that want finds nothing missing in, and fails t
+// with what the latest round still lacked when within passes first.
+func (r *roundLines) await(t *testing.T, within time.Duration, want func(line string) (missing []string)) {
+	t.Helper()
+	deadline := time.After(within)
+	seen := 0
+	var missing []string
+	for {
+		r.mu.Lock()
+		lines := r.lines[seen:]
+		seen = len(r.lines)
+		r.mu.Unlock()
+		for _, l := range lines {
+			if missing = want(l); len(missing) == 0 {
+				return
+			}
+		}
+		select {
+		case <-r.more:
+		case <-r.ended:
+			t.Fatalf("supervise --watch stopped before a round saw everything; the last lacked: %s", strings.Join(missing, "; "))
+		case <-deadline:
+			t.Fatalf("no round saw everything within %s; the last lacked: %s", within, strings.Join(missing, "; "))
+		}
+	}
+}
+
+// close waits for the output to end and returns every line.
+func (r *roundLines) close() []string {
+	<-r.ended
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lines
 }

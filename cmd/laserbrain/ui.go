@@ -18,7 +18,8 @@ type uiOptions struct {
 	repo, addr string
 }
 
-func newUICmd(streams *cli.IOStreams) *cobra.Command {
+func newUICmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &uiOptions{}
 	cmd := &cobra.Command{
 		Use:   "ui [--repo DIR] [--addr 127.0.0.1:PORT]",
@@ -37,7 +38,7 @@ fetched from anywhere else) and changes within a second of a hook event, a
 check or a supervisor round, without a reload.
 
 From the page a person can release a halt, answer an escalation (the answer
-is told to the agent at its next event, through the supervisor's voice)
+is told to the agent at its next event, as a message from the supervisor)
 and authorize the one action a gate decision named, once. Each act is
 journaled as theirs, like laserbrain supervise release and laserbrain
 authorize.
@@ -75,7 +76,7 @@ interrupted.`,
 			if err != nil {
 				return cli.Failure(err)
 			}
-			b, st, runs, err := openStores(false)
+			b, st, runs, err := f.Opened(false)
 			if err != nil {
 				return err
 			}

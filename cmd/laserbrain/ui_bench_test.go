@@ -59,7 +59,7 @@ func BenchmarkUI50Agents(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sup := &agentrun.Supervisor{}
+	sup := &agentrun.Tracker{}
 	defer sup.Close()
 	names := make([]string, agents)
 	goals := make([]string, agents)

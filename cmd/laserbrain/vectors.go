@@ -18,11 +18,12 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/version"
 	"github.com/laserkit/laserkit/vectors"
 )
 
-func newVectorsCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vectors",
 		Short: "Check test vectors against this implementation, or emit ours",
@@ -40,8 +41,8 @@ kind's JSON Schema.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newVectorsCheckCmd(streams), newVectorsRunCmd(streams), newVectorsServeCmd(streams),
-		newVectorsEmitCmd(streams), newVectorsKindsCmd(streams), newVectorsSchemaCmd(streams))
+	cmd.AddCommand(newVectorsCheckCmd(f), newVectorsRunCmd(f), newVectorsServeCmd(f),
+		newVectorsEmitCmd(f), newVectorsKindsCmd(f), newVectorsSchemaCmd(f))
 	return cmd
 }
 
@@ -70,7 +71,8 @@ type vectorsCheckOptions struct {
 	files  []string
 }
 
-func newVectorsCheckCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsCheckCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &vectorsCheckOptions{}
 	cmd := &cobra.Command{
 		Use:   "check [FILE...]",
@@ -174,7 +176,8 @@ type vectorsRunOptions struct {
 	files   []string
 }
 
-func newVectorsRunCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsRunCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &vectorsRunOptions{}
 	cmd := &cobra.Command{
 		Use:   "run --impl 'CMD ...' [--kinds K,...] [--report DIR] [--json] [FILE...]",
@@ -307,7 +310,7 @@ func writeRunText(w io.Writer, run *vectors.Run) {
 		total.Skipped += r.Skipped
 	}
 	if run.Restarts > 0 {
-		fmt.Fprintf(w, "restarted %s after a crash or a hang\n", plural(int64(run.Restarts), "time"))
+		fmt.Fprintf(w, "restarted %s after a crash or a hang\n", text.Plural(int64(run.Restarts), "time"))
 	}
 	line := fmt.Sprintf("%d passed, %d failed, %d errored", total.Passed, total.Failed(), total.Errored())
 	if total.Skipped > 0 {
@@ -339,7 +342,8 @@ func writeRunReport(dir string, run *vectors.Run, out runJSON, text string) erro
 	return nil
 }
 
-func newVectorsServeCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsServeCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "This implementation behind the runner protocol, on standard input and output",
@@ -369,7 +373,8 @@ type vectorsEmitOptions struct {
 	dir     string
 }
 
-func newVectorsEmitCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsEmitCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	opts := &vectorsEmitOptions{}
 	cmd := &cobra.Command{
 		Use:   "emit (--kind KIND [--in FILE] | --builtin [--kind KIND] [--file NAME] [--dir DIR])",
@@ -506,7 +511,8 @@ func vectorKinds() []string {
 	return out
 }
 
-func newVectorsKindsCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsKindsCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "kinds",
@@ -541,7 +547,8 @@ form for vectors run (runnable).`,
 	return cmd
 }
 
-func newVectorsSchemaCmd(streams *cli.IOStreams) *cobra.Command {
+func newVectorsSchemaCmd(f *Factory) *cobra.Command {
+	streams := f.IOStreams
 	cmd := &cobra.Command{
 		Use:   "schema KIND|protocol",
 		Short: "Print the JSON Schema of a vector kind's files, or of the runner protocol's messages",

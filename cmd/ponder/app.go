@@ -18,20 +18,24 @@ import (
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/scan"
+	"github.com/laserkit/laserkit/supercode/backend"
 )
 
 // clock is the engine's time source; tests pin it.
 var clock = time.Now
 
-// app is what every command shares: the streams, the global flags and the
-// engine, built on first use.
+// app is what every command shares, ponder's factory: the streams, the
+// global flags, the engine (built on first use) and where the fleet's
+// store is, for the halts and messages the supervisor leaves a session.
 type app struct {
 	streams *cli.IOStreams
-	slug    string // --slug
-	json    bool   // --json
-	bridge  *oca.Bridge
-	engine  *ponder.Engine
-	cwd     string // the working directory; the engine's root may be above it
+	// storeConfig says where the fleet's store is (LASERBRAIN_STORE).
+	storeConfig func() (backend.Config, error)
+	slug        string // --slug
+	json        bool   // --json
+	bridge      *oca.Bridge
+	engine      *ponder.Engine
+	cwd         string // the working directory; the engine's root may be above it
 	// reported is set once a command has printed its error itself.
 	reported bool
 	cmd      *cobra.Command // the command running, for its help's name
@@ -42,7 +46,9 @@ type app struct {
 // ocaModes is what PONDER_OCA accepts, for help text.
 var ocaModes = strings.Join([]string{string(oca.ModeAuto), string(oca.ModeOn), string(oca.ModeOff)}, ", ")
 
-func newApp(streams *cli.IOStreams) *app { return &app{streams: streams} }
+func newApp(streams *cli.IOStreams) *app {
+	return &app{streams: streams, storeConfig: backend.FromEnv}
+}
 
 // eng builds the engine on the working directory, with the OCA bridge.
 func (a *app) eng() (*ponder.Engine, error) { return a.engWith(os.Getenv) }
@@ -69,8 +75,8 @@ func (a *app) engWith(getenv func(string) string) (*ponder.Engine, error) {
 	e := ponder.New(root, a.bridge)
 	e.Now = clock
 	e.MapLedger = true // one command per process
-	e.Halts = fleetHalts{}
-	e.Notices = fleetNotices{}
+	e.Halts = fleetHalts{a.storeConfig}
+	e.Messages = fleetMessages{a.storeConfig}
 	e.Tell = func(notice string) { fmt.Fprintf(a.streams.ErrOut, "ponder: %s\n", term(notice)) }
 	e.Selected = strings.TrimSpace(getenv("PONDER_SLUG"))
 	e.Warn = func(msg string) { fmt.Fprintf(a.streams.ErrOut, "ponder: warning: %s\n", msg) }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 func newDeltaCmd(a *app) *cobra.Command {
@@ -51,7 +52,7 @@ written Go-quoted, "\"caf\\xe9.go\"" in JSON (see ponder/SPEC.md).`,
 			res, err := e.Delta(a.slug, data)
 			return a.finish(res, err, func(w io.Writer) {
 				fmt.Fprintf(w, "pass %d: appended %s (seq %d–%d): add %d, edit %d, change %d, delete %d; %s\n",
-					res.Pass, plural(int64(res.Appended), "record"), res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, plural(int64(res.Live), "live finding"))
+					res.Pass, text.Plural(int64(res.Appended), "record"), res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, text.Plural(int64(res.Live), "live finding"))
 				if len(res.FindingIDs) > 0 {
 					fmt.Fprintf(w, "new findings: %s\n", strings.Join(res.FindingIDs, " "))
 				}

@@ -55,11 +55,3 @@ func joinCapped(list []string, sep string) string {
 	}
 	return strings.Join(list[:maxListed], sep) + fmt.Sprintf("%s… and %d more", sep, len(list)-maxListed)
 }
-
-// plural is "1 record", "2 records".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

@@ -52,7 +52,7 @@ U_ungraded-deleted.`,
 			}
 			res, err := e.Grade(a.slug, units, lp)
 			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "graded %s; coverage %d/%d\n", joinCapped(res.Graded, " "), res.Coverage.Graded, res.Coverage.Counted)
+				fmt.Fprintf(w, "graded %s; coverage %d/%d\n", joinCapped(res.Graded, " "), res.Grading.Graded, res.Grading.Counted)
 			})
 		},
 	}

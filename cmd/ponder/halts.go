@@ -17,10 +17,12 @@ import (
 // store is opened for reading: where no local fleet store exists nothing is
 // halted, and nothing is created; while nothing is halted anywhere it costs
 // one directory read (one query in a database).
-type fleetHalts struct{}
+type fleetHalts struct {
+	storeConfig func() (backend.Config, error)
+}
 
-func (fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
-	cfg, err := backend.FromEnv()
+func (fh fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
+	cfg, err := fh.storeConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -59,15 +61,17 @@ func by(h fleet.Halt) string {
 	return h.By
 }
 
-// fleetNotices is ponder.Notices over the same fleet store: what the
+// fleetMessages is ponder.Messages over the same fleet store: what the
 // supervisor said to ponder:<slug> in the project's fleet, handed out once
 // (and journaled) by the store. Asked first of a store opened for reading,
 // so that while nothing waits nothing is created and it costs one file
 // stat (one query in a database); only a waiting message opens it to write.
-type fleetNotices struct{}
+type fleetMessages struct {
+	storeConfig func() (backend.Config, error)
+}
 
-func (fleetNotices) SessionNotices(root, slug string) ([]string, error) {
-	cfg, err := backend.FromEnv()
+func (n fleetMessages) SessionMessages(root, slug string) ([]string, error) {
+	cfg, err := n.storeConfig()
 	if err != nil {
 		return nil, err
 	}

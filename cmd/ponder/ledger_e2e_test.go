@@ -13,11 +13,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
-// seedPath is seed 001 (the OCA bridge page), beside the worktree; a clean
-// clone (CI) does not have it.
-const seedPath = "../../../shared/seeds/001_9884b521ef433d59.txt"
+// seed001 is seed 001 (the OCA bridge page) in the reference material
+// beside the project (testenv.SharedPath).
+const seed001 = "seeds/001_9884b521ef433d59.txt"
 
 // The four-pass script runs the seed's prediction-ledger query from a copy
 // (ledger.sql in the archive); the copy must be the seed's text, character
@@ -36,9 +38,9 @@ func TestSeedLedgerQueryShippedVerbatim(t *testing.T) {
 	if !bytes.Contains(shipped, []byte(":'slug'")) || !bytes.HasSuffix(shipped, []byte(";\n")) {
 		t.Fatalf("ledger_four_pass.txtar has no ledger.sql taking :'slug': %q", shipped)
 	}
-	seed, err := os.ReadFile(seedPath)
+	seed, err := os.ReadFile(testenv.Shared(t, seed001))
 	if err != nil {
-		t.Skipf("seed not available beside the project (%v): skipping the verbatim check of the shipped copy", err)
+		t.Fatal(err)
 	}
 	const heading = "The prediction ledger — did the loop model itself?\n\n"
 	i := bytes.Index(seed, []byte(heading))

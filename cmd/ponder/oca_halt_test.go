@@ -34,7 +34,7 @@ func TestOCAStoppedMidSession(t *testing.T) {
 	}
 	c := pgtest.StartCluster(t)
 	// trust authentication never asks for the password, so it only has to
-	// stay out of oca.log (spec §9).
+	// stay out of oca.log.
 	dsn := c.NewOCADatabase(t) + " password=s3cret"
 	halted := false
 	t.Cleanup(func() { // runs before the database is dropped
@@ -65,7 +65,7 @@ func TestOCAStoppedMidSession(t *testing.T) {
 	}
 
 	// on: four sessions, each stopped just before one of the four writing
-	// commands the spec makes refuse (§2): deliberate, judge, decide stop,
+	// commands that refuse under on with OCA down: deliberate, judge, decide stop,
 	// committed apply.
 	const (
 		onDelib = "ondelib-2026-08-24"
@@ -119,7 +119,7 @@ func TestOCAStoppedMidSession(t *testing.T) {
 			if got.code != 0 || want.code != 0 {
 				t.Fatalf("ponder %s: exit %d under auto with OCA down, %d under off\n%s%s", strings.Join(step, " "), got.code, want.code, got.stderr, want.stderr)
 			}
-			// auto with OCA down is silent apart from oca.log (spec §8).
+			// auto with OCA down is silent apart from oca.log.
 			if got.stderr != want.stderr {
 				t.Errorf("ponder %s: stderr under auto with OCA down %q, under off %q", step[0], got.stderr, want.stderr)
 			}
@@ -169,7 +169,7 @@ func TestOCAStoppedMidSession(t *testing.T) {
 		}
 
 		// oca.log gained, per process, the probe's DISABLED verdict and then
-		// one SKIP per bridge call (spec §9; checklist 8): the probe fails at
+		// one SKIP per bridge call: the probe fails at
 		// each process's first call, so there is nothing to FAIL. delta,
 		// decide continue, predict, status and report call nothing.
 		log := gotTree[logPath]
@@ -209,13 +209,13 @@ func TestOCAStoppedMidSession(t *testing.T) {
 
 		// Each writing command exits 3 and leaves .ponder byte for byte as it
 		// was, but for the one FATAL line its probe adds to the session's
-		// oca.log (spec §9).
+		// oca.log.
 		on.refused(t, onDelib, voices("deliberate")...)
 		on.refused(t, onDelib, "deliberate", "--skip")
 		on.refused(t, onJudge, "judge")
 		on.refused(t, onStop, "decide", "stop")
 		on.refused(t, onApply, "apply")
-		// metacognize writes an OCA row too: every row or exit 3 (seed 001).
+		// metacognize writes an OCA row too: every row or exit 3.
 		on.refused(t, onDelib, "metacognize", "--type", "thrash", "--description", "flips")
 		// decide continue is local: the refused stop did not block it.
 		on.local(t, "decide", "continue", "--slug", onStop)
@@ -559,12 +559,12 @@ func withoutOCA(t *testing.T, s string) map[string]any {
 	return v
 }
 
-// ocaLogLine is spec §9's line: <ISO-8601 UTC, ms, Z> <function> <KIND>
+// ocaLogLine is an oca.log line (SPEC.md §8): <ISO-8601 UTC, ms, Z> <function> <KIND>
 // <message> dsn=<masked> [mode=<m>] [ms=<n>].
 var ocaLogLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ([A-Za-z]+) (FAIL|SKIP|DISABLED|FATAL) (.+) dsn=(.+) mode=([a-z]+)(?: ms=\d+)?$`)
 
 // checkLogLines checks oca.log lines against "<function> <KIND>" in order:
-// each in the spec's format, saying the database is unreachable, with the
+// each in oca.log's format, saying the database is unreachable, with the
 // DSN masked and the mode given.
 func checkLogLines(t *testing.T, lines string, want []string, mode, dsn string) {
 	t.Helper()

@@ -73,7 +73,7 @@ func TestOCAQueriesUsageAndUnreachable(t *testing.T) {
 	}
 }
 
-// The ledger subcommand prints the seed's prediction ledger for rows written
+// The ledger subcommand prints the OCA bridge's prediction ledger for rows written
 // through the store: forecasts from pass 2, the last one expired.
 func TestOCALedgerAndSessionsSubcommands(t *testing.T) {
 	t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 func newRepairCmd(a *app) *cobra.Command {
@@ -34,12 +35,12 @@ whole. units.json is rebuilt if it differs. A ledger damaged in any other way
 					return
 				}
 				if res.MovedTo == nil {
-					fmt.Fprintf(w, "%s: cut the torn tail (%s, %s); the ledger keeps %s\n", res.Slug, plural(int64(res.RemovedBytes), "byte"), plural(int64(res.RemovedRecords), "whole line"), plural(int64(res.Records), "record"))
+					fmt.Fprintf(w, "%s: cut the torn tail (%s, %s); the ledger keeps %s\n", res.Slug, text.Plural(int64(res.RemovedBytes), "byte"), text.Plural(int64(res.RemovedRecords), "whole line"), text.Plural(int64(res.Records), "record"))
 					fmt.Fprintf(w, "the cut bytes could not be kept in a file; here they are (base64):\n%s\n", *res.TailBase64)
 					return
 				}
 				fmt.Fprintf(w, "%s: moved the torn tail (%s, %s) to %s; the ledger keeps %s\n",
-					res.Slug, plural(int64(res.RemovedBytes), "byte"), plural(int64(res.RemovedRecords), "whole line"), *res.MovedTo, plural(int64(res.Records), "record"))
+					res.Slug, text.Plural(int64(res.RemovedBytes), "byte"), text.Plural(int64(res.RemovedRecords), "whole line"), *res.MovedTo, text.Plural(int64(res.Records), "record"))
 			})
 		},
 	}

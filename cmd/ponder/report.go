@@ -11,6 +11,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/ponder"
 	preport "github.com/laserkit/laserkit/ponder/report"
 )
@@ -51,7 +52,7 @@ against the churn that came. The page fetches nothing and has no script.
 				}
 				res, err := writeHTMLReport(e, a.slug, opts)
 				return a.finish(res, err, func(w io.Writer) {
-					fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, plural(int64(len(res.Sessions)), "session"), plural(int64(res.Bytes), "byte"))
+					fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, text.Plural(int64(len(res.Sessions)), "session"), text.Plural(int64(res.Bytes), "byte"))
 				})
 			}
 			res, err := e.Report(a.slug)
@@ -103,7 +104,7 @@ func writeHTMLReport(e *ponder.Engine, slug string, opts *reportOptions) (*htmlR
 }
 
 func printReport(w io.Writer, r *ponder.ReportResult) {
-	fmt.Fprintf(w, "%s: %s — %s at pass %d; coverage %d/%d\n\n", r.Slug, term(r.Subject), r.Status, r.Pass, r.Coverage.Graded, r.Coverage.Counted)
+	fmt.Fprintf(w, "%s: %s — %s at pass %d; coverage %d/%d\n\n", r.Slug, term(r.Subject), r.Status, r.Pass, r.Grading.Graded, r.Grading.Counted)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "pass\tverdict\trule\tcoverage\tchurn\tnovelty\tthrash\tvoices\tdeltaVoices\tfloor\tsurprise\tdecision")
 	for _, p := range r.Passes {

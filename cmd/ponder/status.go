@@ -29,7 +29,7 @@ shows the halt's reason, and next names the release a person runs, or abort.`,
 			res, err := e.Status(a.slug)
 			return a.finish(res, err, func(w io.Writer) {
 				fmt.Fprintf(w, "%s: %s — %s, pass %d of %d (%s)\n", res.Slug, term(res.Subject), res.Status, res.Pass, res.PassBudget, res.Phase)
-				fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Coverage.Graded, res.Coverage.Counted, res.Live, sval(res.LastVerdict))
+				fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Grading.Graded, res.Grading.Counted, res.Live, sval(res.LastVerdict))
 				if res.Halted != nil {
 					fmt.Fprintf(w, "halted: %s\n", term(res.Halted.Reason))
 					fmt.Fprintf(w, "next: %s (a person lifts the halt) | ponder abort (ends the session)\n", res.Halted.Release)

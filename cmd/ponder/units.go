@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/ponder"
 )
 
@@ -71,7 +72,7 @@ ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
 				}
 				fmt.Fprintf(w, "seeded %d units from %s\n", res.Units, how)
 				if len(res.Missing) > 0 {
-					fmt.Fprintf(w, "the list omits %s on disk under %s:\n", plural(int64(len(res.Missing)), "file"), term(*res.ScanRoot))
+					fmt.Fprintf(w, "the list omits %s on disk under %s:\n", text.Plural(int64(len(res.Missing)), "file"), term(*res.ScanRoot))
 					for _, m := range capped(res.Missing) {
 						fmt.Fprintf(w, "  %s\n", term(m))
 					}
@@ -107,7 +108,7 @@ func (a *app) rootRelative(dir string) string {
 }
 
 func printUnitList(w io.Writer, r *ponder.UnitListResult) {
-	fmt.Fprintf(w, "%s: %d units, coverage %d/%d\n", r.Slug, len(r.Units), r.Coverage.Graded, r.Coverage.Counted)
+	fmt.Fprintf(w, "%s: %d units, coverage %d/%d\n", r.Slug, len(r.Units), r.Grading.Graded, r.Grading.Counted)
 	for _, u := range r.Units {
 		state := "ungraded"
 		if u.Graded {

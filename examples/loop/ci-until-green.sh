@@ -1,6 +1,6 @@
 #!/bin/sh
-# ci-until-green.sh — the reference loop for `laserbrain loop` (seed 002's
-# ralph): ./ci is the verifier, a fresh `fix` agent repairs a red build, a
+# ci-until-green.sh — the reference loop for `laserbrain loop` (ralph.sid's
+# shape): ./ci is the verifier, a fresh `fix` agent repairs a red build, a
 # pinned `judge` examines a green one, and its work order goes to a fresh
 # `task` agent. Completion is the judge's verdict after ./ci passes, never
 # an agent's own word.

@@ -349,7 +349,7 @@ func (m *Model) ResultAfter(t testing.TB, toolUseID string) ToolResult {
 				return tr
 			}
 		}
-		t.Fatalf("agenttest: the request after turn %d carries no result for %s; it was:\n%s", turn, toolUseID, clip(mains[i+1].Body))
+		t.Fatalf("agenttest: the request after turn %d carries no result for %s; it was:\n%s", turn, toolUseID, clipText(string(mains[i+1].Body)))
 	}
 	t.Fatalf("agenttest: turn %d (the call %s) was never played; %d of %d turns were", turn, toolUseID, m.Played(), len(m.script))
 	return ToolResult{}
@@ -393,13 +393,6 @@ func (m *Model) UserTexts() []string {
 		}
 	}
 	return nil
-}
-
-func clip(b []byte) string {
-	if len(b) > 4000 {
-		return string(b[:2000]) + " … " + string(b[len(b)-2000:])
-	}
-	return string(b)
 }
 
 // sse writes one server-sent event; name may be empty.

@@ -327,6 +327,8 @@ func resultObject(stdout string) map[string]any {
 	return nil
 }
 
+// clipText keeps a long output's first 2000 and last 4000 bytes, where a
+// client says what it is doing and how it ended.
 func clipText(s string) string {
 	if len(s) > 6000 {
 		return s[:2000] + "\n…\n" + s[len(s)-4000:]

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/shellquote"
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // Terminal is an interactive claude session on a pseudo-terminal (made by
@@ -47,22 +50,17 @@ func (s *Session) TrustHome(t testing.TB) {
 // or fails when CI=true. The session is killed when the test ends.
 func (s *Session) Interactive(t testing.TB, args ...string) *Terminal {
 	t.Helper()
-	script, err := exec.LookPath("script")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and script(1) is missing: %v", err)
-		}
-		t.Skip("no script(1) to give claude a terminal")
-	}
-	line := shellWord(s.Claude)
+	script := testenv.LookPath(t, "script")
+	line := shellquote.Word(s.Claude)
 	for _, a := range args {
-		line += " " + shellWord(a)
+		line += " " + shellquote.Word(a)
 	}
 	tm := &Terminal{t: t, done: make(chan struct{})}
 	tm.cmd = exec.Command(script, "-qfec", line, "/dev/null")
 	tm.cmd.Dir = s.Dir
 	tm.cmd.Env = append(s.BaseEnv(), "TERM=xterm-256color", "SHELL=/bin/sh")
 	tm.cmd.Stdout, tm.cmd.Stderr = tm, tm
+	var err error
 	if tm.in, err = tm.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,13 +146,4 @@ func (tm *Terminal) Close() {
 		}
 		tm.in.Close()
 	})
-}
-
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -156,18 +156,18 @@ func Code(cmd *cobra.Command, err error, errOut io.Writer) int {
 	if envconfig.Is(err) {
 		// A bad LASERBRAIN_HOME or LASERBRAIN_STORE, wherever a command
 		// met it (often wrapped as a store failure): the caller's to fix.
-		fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
+		fmt.Fprintf(errOut, "%s: %s\n", name, joinLines(err.Error()))
 		return ExitUsage
 	}
 	var exit *ExitError
 	if errors.As(err, &exit) {
 		if !exit.Silent && exit.Err != nil {
 			// err, not exit.Err: wrappers around the ExitError add context.
-			fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
+			fmt.Fprintf(errOut, "%s: %s\n", name, joinLines(err.Error()))
 		}
 		return exit.Code
 	}
-	fmt.Fprintf(errOut, "%s: %s\n", name, oneLine(err.Error()))
+	fmt.Fprintf(errOut, "%s: %s\n", name, joinLines(err.Error()))
 	if IsUsage(err) {
 		fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
@@ -227,7 +227,9 @@ func prepare(c *cobra.Command, streams *IOStreams) {
 	}
 }
 
-func oneLine(s string) string {
+// joinLines puts a message of several lines on one, the lines joined by
+// "; " (an error that lists its causes one per line).
+func joinLines(s string) string {
 	s = strings.TrimRight(s, "\n")
 	return strings.ReplaceAll(s, "\n", "; ")
 }

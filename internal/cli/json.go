@@ -52,7 +52,7 @@ func Envelope(cmd *cobra.Command, err error) any {
 		return nil
 	}
 	code := CodeOf(err)
-	return map[string]ErrorObject{"error": {Code: code, Kind: ExitName(code, cmd.CommandPath()), Message: oneLine(err.Error())}}
+	return map[string]ErrorObject{"error": {Code: code, Kind: ExitName(code, cmd.CommandPath()), Message: joinLines(err.Error())}}
 }
 
 // WantsJSON reports whether args ask for --json, read without cobra: a

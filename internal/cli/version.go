@@ -9,7 +9,8 @@ import (
 )
 
 // KeyStyle is how a binary spells JSON keys: laserbrain keeps the Python
-// reference's snake_case, ponder the paper's camelCase.
+// reference's snake_case, ponder camelCase (deltaVoices, findingId), the
+// keys its users and other ports already read.
 type KeyStyle int
 
 const (

@@ -250,3 +250,13 @@ func ReadFileCapped(path string, max int64) ([]byte, error) {
 	defer f.Close()
 	return ReadCapped(f, path, max)
 }
+
+// WithoutPath is err without the path an *fs.PathError names, for a
+// message that says which file it was on its own.
+func WithoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

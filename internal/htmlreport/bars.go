@@ -3,6 +3,8 @@ package htmlreport
 import (
 	"strconv"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // BarStack is one part of every bar (deny, ask, ...), with its own fill.
@@ -82,7 +84,7 @@ func (b Bars) render(w *writer) {
 		w.raw("\" y=\"")
 		w.num(y + 12)
 		w.raw("\">")
-		w.text(clip(cat, 64))
+		w.text(text.Clip(cat, 64))
 		w.raw("</text><text class=\"bar-count\" text-anchor=\"end\" x=\"")
 		w.num(x1)
 		w.raw("\" y=\"")
@@ -189,13 +191,4 @@ func (b Bars) table(totals []float64) Table {
 		t.Rows = append(t.Rows, append(row, b.fmt(totals[i])))
 	}
 	return t
-}
-
-// clip shortens s to n runes with an ellipsis.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

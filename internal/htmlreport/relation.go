@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Node is one participant of a relation panel.
@@ -199,7 +201,7 @@ func (r Relation) render(w *writer) {
 		w.raw("\" y=\"")
 		w.num(ly)
 		w.raw("\">")
-		w.text(clip(n.Label, 22))
+		w.text(text.Clip(n.Label, 22))
 		w.raw("</text></g>")
 	}
 	if left > 0 {

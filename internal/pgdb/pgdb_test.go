@@ -14,7 +14,7 @@ import (
 
 // TestWrapUnreachableSaysTheCauseOnce: pgx reports each connection attempt
 // (TLS, then plain) in one message, so the dial error came twice behind
-// "failed to connect to …" (trial 15). Wrapped, a database that is down is
+// "failed to connect to …". Wrapped, a database that is down is
 // unavailable, named once by its network error, and still errors.As-able.
 func TestWrapUnreachableSaysTheCauseOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // keyValuePassword matches password=... in a libpq key/value DSN, quoted or
@@ -63,27 +65,6 @@ func dsnPassword(dsn string) string {
 	return pw
 }
 
-// OneLine collapses a possibly multi-line message into one line: every run
-// of whitespace that contains a line break becomes one space.
-func OneLine(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	pendingSpace := false
-	for _, r := range s {
-		switch r {
-		case '\n', '\r', '\t', ' ', '\v', '\f':
-			pendingSpace = true
-			continue
-		}
-		if pendingSpace && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		pendingSpace = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // Scrub makes an error message safe and loggable: one line, and the DSN's
 // password replaced wherever the driver echoed it.
 func Scrub(msg, dsn string) string {
@@ -94,5 +75,5 @@ func Scrub(msg, dsn string) string {
 		msg = strings.ReplaceAll(msg, pw, "***")
 	}
 	msg = keyValuePassword().ReplaceAllString(msg, "${1}***")
-	return OneLine(msg)
+	return text.OneLine(msg)
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // TestMain lets the test binary double as a writer process.
@@ -178,10 +180,7 @@ func TestPythonWrittenLinkReadsBack(t *testing.T) {
 // not parse) runs over a Go-written file, including the characters
 // splitlines would break a line at.
 func TestGoWrittenLinkReadsInPython(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not on PATH; the Go side of the format is checked by TestPythonWrittenLinkReadsBack")
-	}
+	py := testenv.LookPath(t, "python3")
 	path := filepath.Join(t.TempDir(), "link.jsonl")
 	l := &Link{Path: path, Agent: "go-agent", Now: func() time.Time { return time.Date(2026, 7, 27, 9, 14, 3, 999e6, time.UTC) }}
 	texts := []string{"plain", "Φ=0.00 — naïve", "sep\u2028line\u2029para\u0085nel\x0bvt\x1cfs", "quote \" \\ \n"}

@@ -233,8 +233,7 @@ func TestSchema(t *testing.T) {
 }
 
 // TestOpenRunDatabaseDown: with the database out of reach, opening a run is
-// "cannot reach", never "is in use" — nothing else holds a brand new run
-// (trial 15).
+// "cannot reach", never "is in use" — nothing else holds a brand new run.
 func TestOpenRunDatabaseDown(t *testing.T) {
 	s, err := Open("postgres://laserkit@127.0.0.1:1/fleet?connect_timeout=2", Options{LockTimeout: time.Second})
 	if err != nil {

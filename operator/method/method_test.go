@@ -8,7 +8,7 @@ import (
 func TestShippedMethodsLintClean(t *testing.T) {
 	methods, names := Shipped()
 	if len(names) != 10 {
-		t.Fatalf("shipped %d methods, want the ten of spec §14: %v", len(names), names)
+		t.Fatalf("shipped %d methods, want the ten laserbrain ships: %v", len(names), names)
 	}
 	for _, n := range names {
 		if fs := Lint(methods[n]); len(fs) != 0 {
@@ -17,8 +17,8 @@ func TestShippedMethodsLintClean(t *testing.T) {
 	}
 }
 
-// The step tables of laserbrain.md §14 (I = irreversible, O = outward),
-// written out by hand, against what the embedded files say.
+// The step tables the ten methods are specified with (I = irreversible,
+// O = outward), written out by hand, against what the embedded files say.
 func TestShippedMethodsMatchSpecTable(t *testing.T) {
 	table := map[string]string{
 		"audit":            "inspect, verify-claims",

@@ -124,8 +124,7 @@ func TestParseCorruption(t *testing.T) {
 }
 
 // TestForgeryIsNamed: for each kind of tamper, the first forged record is
-// named — its line, its seq and what was done (issue: doctor names the
-// first forged record for each kind of tamper).
+// named — its line, its seq and what was done.
 func TestForgeryIsNamed(t *testing.T) {
 	data := chained(t, 2, 3, 1, 2) // eight records in four batches
 	ls := lines(data)

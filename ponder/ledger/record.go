@@ -1,6 +1,6 @@
 package ledger
 
-// Record types of the ledger (spec ponder.md §4).
+// Record types of the ledger (SPEC.md §4).
 const (
 	UnitSeed   = "unit-seed"
 	UnitAdd    = "unit-add"

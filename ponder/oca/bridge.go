@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Mode is the bridge's setting, PONDER_OCA.
@@ -21,7 +23,7 @@ const (
 	ModeOff  Mode = "off"  // connect to nothing, log nothing
 )
 
-// Budgets of the spec (§6.1).
+// The probe's budgets (SPEC.md §8).
 const (
 	AutoProbeBudget = 2 * time.Second
 	OnProbeBudget   = 5 * time.Second
@@ -72,7 +74,7 @@ type Config struct {
 	Getenv  func(string) string
 	Now     func() time.Time
 	Stderr  io.Writer
-	// CallTimeout and ProbeBudgets override the spec's 5 s per call and
+	// CallTimeout and ProbeBudgets override the 5 s per call and
 	// 2 s (auto) / 5 s (on) probe budgets; tests shorten them.
 	CallTimeout     time.Duration
 	AutoProbeBudget time.Duration
@@ -335,7 +337,7 @@ func (b *Bridge) logVerdictLocked() {
 func (b *Bridge) logLocked(fn, kind, msg string, mode Mode, ms int64) {
 	var l strings.Builder
 	l.WriteString(b.cfg.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
-	l.WriteString(" " + fn + " " + kind + " " + oneLine(msg))
+	l.WriteString(" " + fn + " " + kind + " " + text.OneLine(msg))
 	l.WriteString(" dsn=" + MaskDSN(b.DSN()))
 	if mode != "" {
 		l.WriteString(" mode=" + string(mode))

@@ -154,7 +154,7 @@ func callAll(b *Bridge) (nonNil []string) {
 	return nonNil
 }
 
-// lineFormat is spec §9: <ISO-8601 UTC, ms, Z> <function> <KIND> <message>
+// lineFormat is an oca.log line (SPEC.md §8): <ISO-8601 UTC, ms, Z> <function> <KIND> <message>
 // dsn=<masked> [mode=<m>] [ms=<n>].
 var lineFormat = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z [A-Za-z]+ (FAIL|SKIP|DISABLED|FATAL) .+ dsn=\S+( mode=(auto|on|off))?( ms=\d+)?$`)
 

@@ -10,6 +10,3 @@ func MaskDSN(dsn string) string { return pgdsn.Mask(dsn) }
 
 // scrub makes an error message safe and loggable (pgdsn.Scrub).
 func scrub(msg, dsn string) string { return pgdsn.Scrub(msg, dsn) }
-
-// oneLine collapses a possibly multi-line message into one line.
-func oneLine(s string) string { return pgdsn.OneLine(s) }

@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// severityNames is the bridge's name → value scale (seed 001).
+// severityNames is the bridge's name → value scale.
 var severityNames = map[string]float64{
 	"none": 0.05, "trivial": 0.15, "info": 0.2, "low": 0.25, "minor": 0.25,
 	"medium": 0.5, "moderate": 0.5, "warning": 0.6, "high": 0.8, "major": 0.8,
 	"severe": 0.9, "critical": 0.95, "fatal": 1.0,
 }
 
-// ObservationTypes are the five metacognitive observation types (spec §6.6),
+// ObservationTypes are the five metacognitive observation types,
 // the only ones metacognize and the store accept.
 var ObservationTypes = []string{"stuck_state", "perseveration", "thrash", "low_confidence", "deliberation_skipped"}
 

@@ -3,7 +3,7 @@ package oca
 import "testing"
 
 func TestParseSeverity(t *testing.T) {
-	// The scale is seed 001's table; the rest is spec ponder.md §6.6.
+	// The OCA bridge's severity scale, and numbers as they are.
 	cases := map[string]float64{
 		"none": 0.05, "trivial": 0.15, "info": 0.2, "low": 0.25, "minor": 0.25,
 		"medium": 0.5, "moderate": 0.5, "warning": 0.6, "high": 0.8, "major": 0.8,

@@ -29,7 +29,7 @@ type Session struct {
 	Thresholds ponder.Rule6Thresholds `json:"thresholds"`
 }
 
-// Pass is one pass: its metrics as judged (nil where the spec says null or
+// Pass is one pass: its metrics as judged (nil where a metric is undefined or
 // the pass was not judged), its forecast and its verdict.
 type Pass struct {
 	N          int  `json:"n"`
@@ -92,7 +92,7 @@ func LoadAll(e *ponder.Engine) ([]Session, error) {
 // FromFacts is the one adapter from ponder's read API to the view model.
 func FromFacts(f *ponder.SessionFacts) Session {
 	s := Session{Slug: f.Slug, Subject: f.Subject, Status: f.Status, Pass: f.Pass, Budget: f.Budget,
-		Graded: f.Coverage.Graded, Counted: f.Coverage.Counted, Live: f.Live, Thresholds: ponder.Rule6(), Passes: []Pass{}}
+		Graded: f.Grading.Graded, Counted: f.Grading.Counted, Live: f.Live, Thresholds: ponder.Rule6(), Passes: []Pass{}}
 	if f.Lens != nil {
 		s.Lens = *f.Lens
 	}

@@ -17,7 +17,7 @@ var now = time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC)
 
 // Session drives the real engine through a four-pass session and returns
 // the engine and the slug. The numbers each pass must produce are derived
-// in the comments from SPEC §7.
+// in the comments from SPEC.md §7.
 func Session4(t testing.TB, root string) (*ponder.Engine, string) {
 	t.Helper()
 	for _, f := range []string{"src/a.go", "src/b.go", "src/c.go"} {

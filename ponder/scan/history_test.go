@@ -1,10 +1,11 @@
 package scan
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // Known and Hashes against real git: after `git mv a.go c.go` the old name
@@ -12,12 +13,7 @@ import (
 // index, a name git never saw is unknown; the file on disk under its new
 // name hashes to the old name's blob. Outside a work tree nothing is known.
 func TestKnownAndHashes(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but git is not installed")
-		}
-		t.Skip("git not installed")
-	}
+	testenv.LookPath(t, "git")
 	root := t.TempDir()
 	write(t, root, "src/a.go", "src/b.go")
 	for _, args := range [][]string{{"init", "-q"}, {"add", "src"}, {"commit", "-q", "-m", "init"}, {"mv", "src/a.go", "src/c.go"}} {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 func write(t *testing.T, root string, files ...string) {
@@ -43,9 +45,7 @@ func TestWalkOutsideARepository(t *testing.T) {
 }
 
 func TestGitListsFilesOnDiskNotIgnored(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testenv.LookPath(t, "git")
 	root := t.TempDir()
 	write(t, root, "z.go", "a/b.go", "gone.go", "untracked.go", "sub/x.go", "sub/new.go", ".gitignore", "build/out.o", "sub/debug.log",
 		".ponder/s/session.json")

@@ -91,7 +91,7 @@ func TestCallerSessionFromTheClientsVariable(t *testing.T) {
 		{map[string]string{"QWEN_CODE_SESSION_ID": "q-1"}, "p-1", "p-1"},
 		{nil, "", ""},
 	} {
-		s := &Supervisor{Getenv: func(k string) string { return c.env[k] }}
+		s := &Tracker{Getenv: func(k string) string { return c.env[k] }}
 		if got := s.Caller(c.payload, "/r").Session; got != c.want {
 			t.Errorf("%v %q: session %q, want %q", c.env, c.payload, got, c.want)
 		}

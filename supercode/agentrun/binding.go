@@ -202,7 +202,7 @@ func (p Process) fileName() string {
 
 // bindingDir is where the bindings are kept: BindingDir, else clients/ in
 // the laserbrain home.
-func (s *Supervisor) bindingDir() (string, error) {
+func (s *Tracker) bindingDir() (string, error) {
 	if s.BindingDir != "" {
 		return s.BindingDir, nil
 	}
@@ -216,7 +216,7 @@ func (s *Supervisor) bindingDir() (string, error) {
 // BindingDirOf is the bindings' directory in a laserbrain home.
 func BindingDirOf(home string) string { return filepath.Join(home, "clients") }
 
-func (s *Supervisor) clientProcess() (Process, error) {
+func (s *Tracker) clientProcess() (Process, error) {
 	if s.ClientProcess != nil {
 		return s.ClientProcess()
 	}
@@ -227,7 +227,7 @@ func (s *Supervisor) clientProcess() (Process, error) {
 // caller's session (and client), so that the client's MCP server finds the
 // session's run. A binding already saying so is left as it is; writing a
 // new one clears the bindings of processes that are gone.
-func (s *Supervisor) BindSession(c Caller) error {
+func (s *Tracker) BindSession(c Caller) error {
 	if c.Session == "" {
 		return errors.New("no session to bind")
 	}
@@ -259,7 +259,7 @@ func (s *Supervisor) BindSession(c Caller) error {
 
 // BoundSession is the binding of the client process this process runs
 // under, when its hooks made one.
-func (s *Supervisor) BoundSession() (Binding, bool) {
+func (s *Tracker) BoundSession() (Binding, bool) {
 	dir, err := s.bindingDir()
 	if err != nil {
 		return Binding{}, false
@@ -293,7 +293,7 @@ func readBinding(path string) (Binding, bool) {
 }
 
 // pruneBindings removes the bindings (but keep's) whose process is gone.
-func (s *Supervisor) pruneBindings(dir, keep string) {
+func (s *Tracker) pruneBindings(dir, keep string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return

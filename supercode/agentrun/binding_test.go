@@ -26,7 +26,7 @@ func child(spec string) error {
 		return fmt.Errorf("bad spec %q", spec)
 	}
 	role, dir, session := parts[0], parts[1], parts[2]
-	sup := &Supervisor{BindingDir: filepath.Join(dir, "bindings"), Getenv: func(string) string { return "" }}
+	sup := &Tracker{BindingDir: filepath.Join(dir, "bindings"), Getenv: func(string) string { return "" }}
 	out := map[string]any{}
 	switch role {
 	case "client", "client-nohook":
@@ -143,7 +143,7 @@ func TestBindingJoinsHookAndServerThroughTheirClient(t *testing.T) {
 func TestBindingIsTheProcesssOwn(t *testing.T) {
 	dir := t.TempDir()
 	p := Process{PID: 4242, Start: 777, Boot: "boot-x"}
-	sup := &Supervisor{BindingDir: dir, ClientProcess: func() (Process, error) { return p, nil },
+	sup := &Tracker{BindingDir: dir, ClientProcess: func() (Process, error) { return p, nil },
 		Now: func() time.Time { return time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC) }}
 	if _, ok := sup.BoundSession(); ok {
 		t.Fatal("bound to something in an empty directory")

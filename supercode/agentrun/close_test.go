@@ -21,27 +21,27 @@ func (r remote) Remote() bool                    { return r.connected }
 func TestCloseMayWait(t *testing.T) {
 	t.Setenv("LASERBRAIN_HOME", t.TempDir())
 	t.Setenv("LASERBRAIN_STORE", "")
-	local := &Supervisor{}
+	local := &Tracker{}
 	if _, err := local.Fleet(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := local.Runs(); err != nil {
 		t.Fatal(err)
 	}
-	custom := &Supervisor{OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(t.TempDir()) }}
+	custom := &Tracker{Stores: StoreFuncs{Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(t.TempDir()) }}.Open}
 	if _, err := custom.Fleet(); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
-		sup  *Supervisor
+		sup  *Tracker
 		want bool
 	}{
-		{"nothing opened", &Supervisor{}, false},
+		{"nothing opened", &Tracker{}, false},
 		{"the local files", local, false},
-		{"a backend with no connection", &Supervisor{stores: remote{false}}, false},
-		{"a backend holding connections", &Supervisor{stores: remote{true}}, true},
-		{"stores that do not say", &Supervisor{stores: struct{ Stores }{remote{false}}}, true},
+		{"a backend with no connection", &Tracker{stores: remote{false}}, false},
+		{"a backend holding connections", &Tracker{stores: remote{true}}, true},
+		{"stores that do not say", &Tracker{stores: struct{ Stores }{remote{false}}}, true},
 		{"a fleet store of the caller's", custom, true},
 	} {
 		if got := c.sup.CloseMayWait(); got != c.want {

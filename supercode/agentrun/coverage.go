@@ -33,7 +33,7 @@ func counts(via string) bool { return via != ViaTool && via != ViaGoal }
 
 // lookupEnv reads the caller's environment the way coverage.Configure
 // wants it (set and non-empty, through Getenv when one is given).
-func (s *Supervisor) lookupEnv(k string) (string, bool) {
+func (s *Tracker) lookupEnv(k string) (string, bool) {
 	// An empty variable is unset: LASERBRAIN_PROBE_SHARE= selects nothing.
 	v := s.getenv(k)
 	return v, v != ""
@@ -52,7 +52,7 @@ func CoverageSettings(pol operator.Policy) coverage.Settings {
 // over pol's settings (the project policy of the directory the caller
 // works in) over our default. A setting that cannot be used is an error
 // naming it, and the policy file when it is from there.
-func (s *Supervisor) CoverageConfig(pol operator.Policy) (coverage.Config, error) {
+func (s *Tracker) CoverageConfig(pol operator.Policy) (coverage.Config, error) {
 	cfg, err := coverage.Configure(CoverageSettings(pol), s.lookupEnv)
 	if err != nil && pol.Source != "" {
 		err = fmt.Errorf("%w (the project policy is %s)", err, pol.Source)
@@ -62,7 +62,7 @@ func (s *Supervisor) CoverageConfig(pol operator.Policy) (coverage.Config, error
 
 // ProjectCoverage is CoverageConfig for a caller working in dir: the
 // project policy read there (LoadPolicy, checked by s.ValidatePolicy).
-func (s *Supervisor) ProjectCoverage(dir string) (coverage.Config, error) {
+func (s *Tracker) ProjectCoverage(dir string) (coverage.Config, error) {
 	pol, err := LoadPolicy(dir, s.ValidatePolicy)
 	if err != nil {
 		return coverage.Config{}, err
@@ -123,7 +123,7 @@ type batchCoverage struct {
 // countCheck counts a check made by another route than a check_state tool
 // call on r's coverage record: the agent spelled its state, so its gate
 // opens again.
-func (s *Supervisor) countCheck(cov coverage.Config, b *batchCoverage, r *fleet.Run, in CheckInput, v laserbrain.CheckResult) error {
+func (s *Tracker) countCheck(cov coverage.Config, b *batchCoverage, r *fleet.Run, in CheckInput, v laserbrain.CheckResult) error {
 	if !b.loaded {
 		rec, err := Grounded(*r)
 		if err != nil {

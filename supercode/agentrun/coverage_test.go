@@ -16,14 +16,14 @@ import (
 
 // unchecked puts a run in a fresh home (the local stores) whose coverage
 // record has 5 steps and no check, working in dir.
-func unchecked(t *testing.T, dir string) (*Supervisor, fleet.Store, string) {
+func unchecked(t *testing.T, dir string) (*Tracker, fleet.Store, string) {
 	t.Helper()
 	t.Setenv("LASERBRAIN_HOME", t.TempDir())
 	for _, k := range []string{coverage.ModeEnv, coverage.FloorEnv, coverage.BlockAfterEnv, coverage.NudgeEveryEnv,
 		"LASERBRAIN_PROBE_SHARE", "LASERBRAIN_MIN_COVERAGE"} {
 		t.Setenv(k, "")
 	}
-	s := &Supervisor{ValidatePolicy: policyschema.Validate}
+	s := &Tracker{ValidatePolicy: policyschema.Validate}
 	t.Cleanup(func() { s.Close() })
 	st, err := s.Fleet()
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package agentrun is an agent's run under supervision. Supervisor is what
+// Package agentrun is an agent's run under supervision. Tracker is what
 // the hooks and the MCP server share: it finds the caller's run (from
 // LASERBRAIN_RUN, which `laserbrain run` exports, or from the client's
 // session id: in the payload for a hook, and for an MCP server in its
@@ -21,7 +21,7 @@
 // in a client's headless mode such as claude -p, or with --unattended) and
 // CI.
 //
-// Checks are made durable in batches (Supervisor.CheckBatch, group commit):
+// Checks are made durable in batches (Tracker.CheckBatch, group commit):
 // a batch holds the run's record and its task once, saves the task and
 // flushes the store once, writes the record and appends the checks' events
 // together, and returns only when all of it is durable — check --stream

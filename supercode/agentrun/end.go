@@ -15,7 +15,7 @@ import (
 // ended keeps its first end. `laserbrain run` ends its run this way when
 // the command exits, and `laserbrain loop` each agent and judge session's
 // run when the call returns.
-func (s *Supervisor) End(ctx context.Context, runID string, code *int, why string) (fleet.Run, laserbrain.Judgment, error) {
+func (s *Tracker) End(ctx context.Context, runID string, code *int, why string) (fleet.Run, laserbrain.Judgment, error) {
 	st, err := s.Fleet()
 	if err != nil {
 		return fleet.Run{}, laserbrain.Judgment{}, err
@@ -47,7 +47,7 @@ func (s *Supervisor) End(ctx context.Context, runID string, code *int, why strin
 				text += ": " + why
 			}
 		}
-		_, _ = st.AppendEvent(ctx, runID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "run-end", OK: ok, Text: text})
+		_, _ = st.AppendEvent(ctx, runID, fleet.RunEvent{At: s.now(), Kind: fleet.KindSession, Name: "run-end", OK: ok, Text: text})
 	}
 	j, err := s.Judge(ctx, runID)
 	if err != nil {

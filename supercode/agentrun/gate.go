@@ -12,6 +12,7 @@ import (
 
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -23,7 +24,7 @@ import (
 // RunState reads what the caller's run says for the gate: whether it has
 // a task the operator checks, that task's latest drift verdict and its
 // whole-run judgment. found is false when the caller has no run yet.
-func (s *Supervisor) RunState(ctx context.Context, c Caller) (rs operator.RunState, run fleet.Run, found bool, err error) {
+func (s *Tracker) RunState(ctx context.Context, c Caller) (rs operator.RunState, run fleet.Run, found bool, err error) {
 	rs = operator.RunState{Read: true, PresenceWhy: c.PresenceWhy}
 	run, found, err = s.Find(ctx, c)
 	if err != nil || !found {
@@ -48,7 +49,7 @@ func (s *Supervisor) RunState(ctx context.Context, c Caller) (rs operator.RunSta
 // Authorize looks a person's live authorization of exactly action up for
 // the caller and spends one use of it: ok when one covered it. Most calls
 // find no authorization at all, which needs no fleet id (a git process).
-func (s *Supervisor) Authorize(ctx context.Context, c Caller, run fleet.Run, found bool, action string) (fleet.Authorization, bool, error) {
+func (s *Tracker) Authorize(ctx context.Context, c Caller, run fleet.Run, found bool, action string) (fleet.Authorization, bool, error) {
 	st, err := s.Fleet()
 	if err != nil {
 		return fleet.Authorization{}, false, err
@@ -104,7 +105,7 @@ func Authorizable(command, dir string, validate operator.PolicyValidator) (bool,
 	if err != nil {
 		return false, "", err
 	}
-	ok, why := operator.Authorizable(operator.Analyze(command, abs), pol)
+	ok, why := operator.Authorizable(shell.Analyze(command, abs), pol)
 	return ok, why, nil
 }
 

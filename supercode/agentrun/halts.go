@@ -16,7 +16,7 @@ import (
 // this machine last read hold: stale is then when they were read. It costs
 // one read of the machine's file and one of the store (a directory, a
 // query) when nothing is halted.
-func (s *Supervisor) Halted(ctx context.Context, c Caller) (h fleet.Halt, ok bool, stale string, err error) {
+func (s *Tracker) Halted(ctx context.Context, c Caller) (h fleet.Halt, ok bool, stale string, err error) {
 	m := fleet.ReadMachine()
 	known := func(agent, run string) (fleet.Halt, bool, string, error) {
 		if run == "" {

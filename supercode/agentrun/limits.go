@@ -110,7 +110,7 @@ type controlAnswer struct {
 // call, when the run holds the agent to limits (LASERBRAIN_RUN_CONTROL is
 // set): "" lets the call go on, anything else is the reason to refuse it.
 // Without the variable it answers "" at once.
-func (s *Supervisor) LimitToolCall(tool, callID string) string {
+func (s *Tracker) LimitToolCall(tool, callID string) string {
 	path := s.getenv(EnvControl)
 	if path == "" {
 		return ""
@@ -127,7 +127,7 @@ func (s *Supervisor) LimitToolCall(tool, callID string) string {
 
 // checked tells laserbrain run, when it holds the agent to limits, that the
 // run counted a check. Best effort: the check stands either way.
-func (s *Supervisor) checked() {
+func (s *Tracker) checked() {
 	if path := s.getenv(EnvControl); path != "" {
 		_, _ = askControl(path, controlRequest{Op: "check"})
 	}
@@ -169,7 +169,7 @@ type limiter struct {
 	limits fleet.Limits
 	grace  time.Duration
 	runID  string
-	sup    *Supervisor
+	sup    *Tracker
 	ln     *net.UnixListener
 	path   string
 	// outer is the control socket of a laserbrain run this one runs
@@ -201,7 +201,7 @@ func anyLimit(l fleet.Limits) bool {
 
 // newLimiter listens on a socket in dir (or, when that path is too long
 // for a unix socket, in a directory of its own under /tmp).
-func (s *Supervisor) newLimiter(dir, runID string, limits fleet.Limits, grace time.Duration) (*limiter, func(), error) {
+func (s *Tracker) newLimiter(dir, runID string, limits fleet.Limits, grace time.Duration) (*limiter, func(), error) {
 	cleanup := func() {}
 	path := filepath.Join(dir, "control.sock")
 	if len(path) > 100 {
@@ -317,7 +317,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 			return controlAnswer{OK: true}
 		}
 		reason := "laserbrain: refused: " + hit.Reason + ". laserbrain run is stopping you: run no more tools; end your turn now, saying what is done and what is left."
-		l.record(fleet.Event{ID: limitEventID(req.CallID), At: l.sup.now(), Kind: fleet.KindGate, Name: req.Tool, OK: new(bool), Text: reason})
+		l.record(fleet.RunEvent{ID: limitEventID(req.CallID), At: l.sup.now(), Kind: fleet.KindGate, Name: req.Tool, OK: new(bool), Text: reason})
 		return controlAnswer{Reason: reason}
 	case "check":
 		if l.limits.MaxOffGround > 0 {
@@ -356,7 +356,7 @@ func (l *limiter) run() (fleet.Run, error) {
 }
 
 // record appends an event on the run, best effort.
-func (l *limiter) record(ev fleet.Event) {
+func (l *limiter) record(ev fleet.RunEvent) {
 	l.storeMu.Lock()
 	defer l.storeMu.Unlock()
 	if st, err := l.sup.Fleet(); err == nil {
@@ -381,7 +381,7 @@ func (l *limiter) reach(limit, reason string, grace time.Duration) {
 	if st, err := l.sup.Fleet(); err == nil {
 		ctx := context.Background()
 		_, _ = st.UpdateRun(ctx, l.runID, func(r *fleet.Run) error { r.Stopped = reason; return nil })
-		_, _ = st.AppendEvent(ctx, l.runID, fleet.Event{At: l.sup.now(), Kind: fleet.KindSession, Name: "limit", OK: new(bool), Text: reason})
+		_, _ = st.AppendEvent(ctx, l.runID, fleet.RunEvent{At: l.sup.now(), Kind: fleet.KindSession, Name: "limit", OK: new(bool), Text: reason})
 	}
 	l.storeMu.Unlock()
 	go func() {

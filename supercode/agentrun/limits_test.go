@@ -40,7 +40,7 @@ func TestLimitToolCallRefusesAnImpostor(t *testing.T) {
 		_, _ = c.Write([]byte(`{"ok":true}` + "\n"))
 	}()
 	// This process listens: it is not its own ancestor.
-	s := &Supervisor{Getenv: func(k string) string {
+	s := &Tracker{Getenv: func(k string) string {
 		if k == EnvControl {
 			return path
 		}
@@ -58,7 +58,7 @@ func TestLimitToolCallRefusesAnImpostor(t *testing.T) {
 
 // Without LASERBRAIN_RUN_CONTROL nothing is asked and nothing refused.
 func TestLimitToolCallWithoutLimits(t *testing.T) {
-	s := &Supervisor{Getenv: func(string) string { return "" }}
+	s := &Tracker{Getenv: func(string) string { return "" }}
 	if r := s.LimitToolCall("Bash", "t1"); r != "" {
 		t.Fatalf("refused without limits: %q", r)
 	}
@@ -82,7 +82,7 @@ func TestMain(m *testing.M) {
 	childtest.Serve(childEnv, child)
 	if path := os.Getenv("AGENTRUN_BENCH_ASK"); path != "" {
 		n, _ := strconv.Atoi(os.Getenv("AGENTRUN_BENCH_N"))
-		s := &Supervisor{Getenv: func(k string) string {
+		s := &Tracker{Getenv: func(k string) string {
 			if k == EnvControl {
 				return path
 			}
@@ -112,7 +112,7 @@ func BenchmarkLimitedToolCall(b *testing.B) {
 		baseline = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	})
 	b.Run("ask", func(b *testing.B) {
-		s := &Supervisor{OpenFleet: func() (fleet.Store, error) { return nil, errors.New("no store in the benchmark") }}
+		s := &Tracker{Stores: StoreFuncs{Fleet: func() (fleet.Store, error) { return nil, errors.New("no store in the benchmark") }}.Open}
 		l, cleanup, err := s.newLimiter(b.TempDir(), "bench", fleet.Limits{MaxToolCalls: 1 << 30}, time.Second)
 		if err != nil {
 			b.Fatal(err)

@@ -109,7 +109,7 @@ func (e *SpawnError) Unwrap() error { return e.Err }
 // per-run configuration Prepare adds ahead of the user's own arguments,
 // which are left as they are — forwards signals, waits, records the end
 // and judges the run.
-func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error) {
+func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error) {
 	if len(o.Command) == 0 {
 		return SpawnResult{}, &SpawnError{2, errors.New("no agent command given")}
 	}
@@ -155,7 +155,7 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
 	}
-	if _, err := st.AppendEvent(ctx, run.ID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(o.Command, " ")}); err != nil {
+	if _, err := st.AppendEvent(ctx, run.ID, fleet.RunEvent{At: s.now(), Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(o.Command, " ")}); err != nil {
 		return SpawnResult{}, &SpawnError{ExitSetup, err}
 	}
 
@@ -221,7 +221,7 @@ func (s *Supervisor) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, er
 		note = n
 	}
 	if note != "" {
-		if _, err := st.AppendEvent(ctx, run.ID, fleet.Event{At: s.now(), Kind: fleet.KindSession, Name: "confinement", Text: note}); err != nil {
+		if _, err := st.AppendEvent(ctx, run.ID, fleet.RunEvent{At: s.now(), Kind: fleet.KindSession, Name: "confinement", Text: note}); err != nil {
 			return SpawnResult{}, &SpawnError{ExitSetup, err}
 		}
 	}

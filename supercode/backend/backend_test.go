@@ -72,7 +72,7 @@ func fill(t *testing.T, b *Backend) {
 		}
 		yes := true
 		for k := 0; k < 4; k++ {
-			if _, err := st.AppendEvent(ctx, id, fleet.Event{ID: fmt.Sprintf("tool:%d", k), At: t0.Add(time.Duration(k) * time.Minute), Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "make test"}); err != nil {
+			if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("tool:%d", k), At: t0.Add(time.Duration(k) * time.Minute), Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "make test"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -239,10 +239,7 @@ func TestLinkAcrossHomes(t *testing.T) {
 	if _, err := l1.Write(link.Entry{Text: "I take the parser"}); err != nil {
 		t.Fatal(err)
 	}
-	old := agentrun.OpenStores
-	agentrun.OpenStores = func() (agentrun.Stores, error) { return New(c2), nil }
-	defer func() { agentrun.OpenStores = old }()
-	sup := &agentrun.Supervisor{}
+	sup := &agentrun.Tracker{Stores: func() (agentrun.Stores, error) { return New(c2), nil }}
 	defer sup.Close()
 	l2, err := sup.Link("f")
 	if err != nil {

@@ -147,7 +147,7 @@ func superviseFleet(b *testing.B, cfg Config, fid string) {
 		}
 		h.Close()
 		for k := 0; k < 40; k++ {
-			if _, err := st.AppendEvent(ctx, id, fleet.Event{ID: fmt.Sprintf("tool:%d", k), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go test ./..."}); err != nil {
+			if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("tool:%d", k), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go test ./..."}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -237,7 +237,7 @@ func BenchmarkSuperviseRound100(b *testing.B) {
 						b.Fatal(err)
 					}
 					h.Close()
-					if _, err := st.AppendEvent(ctx, id, fleet.Event{ID: fmt.Sprintf("more:%d", n), Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
+					if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("more:%d", n), Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
 						b.Fatal(err)
 					}
 				}

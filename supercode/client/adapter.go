@@ -20,10 +20,10 @@ type Adapter interface {
 	// event hook. getenv reads the hook's environment (who is attending).
 	// A payload that is not this client's, or not for this hook, or that
 	// the gate cannot read, is an error: the hook fails closed.
-	Decode(hook EventName, input []byte, getenv func(string) string) (Event, error)
+	Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error)
 	// Encode writes our answer to the hook for event hook the way the
 	// client obeys it.
-	Encode(hook EventName, a Answer) Reply
+	Encode(hook EventName, a Reply) Output
 }
 
 // Names are the clients, in the order laserbrain lists them.
@@ -165,7 +165,7 @@ func claims(self Name, obj map[string]json.RawMessage, alike ...Name) bool {
 }
 
 // presence fills who is attending from the hook's environment.
-func presence(e *Event, getenv func(string) string) {
+func presence(e *Payload, getenv func(string) string) {
 	if getenv == nil {
 		return
 	}

@@ -51,10 +51,10 @@ type claudePayload struct {
 	AgentType string `json:"agent_type"`
 }
 
-func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
 	obj, err := object(input)
 	if err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	// Codex and Qwen Code send Claude Code's payloads plus a field of
 	// their own: each reads the others' too, Claude Code reads neither (a
@@ -65,18 +65,18 @@ func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) 
 		alike = []Name{Claude}
 	}
 	if claims(c.name, obj, alike...) {
-		return Event{}, wrongClient(c.name, obj, "session_id, hook_event_name, tool_name")
+		return Payload{}, wrongClient(c.name, obj, "session_id, hook_event_name, tool_name")
 	}
 	var p claudePayload
 	if err := decodeInto(input, &p); err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	// A payload for another event is refused: a hook installed under the
 	// wrong event must not act as if it were this one.
 	if p.HookEventName != "" && p.HookEventName != string(hook) {
-		return Event{}, fmt.Errorf("this is the %s hook, but the event is %q", hook, p.HookEventName)
+		return Payload{}, fmt.Errorf("this is the %s hook, but the event is %q", hook, p.HookEventName)
 	}
-	e := Event{Name: hook, ClientEvent: string(hook), Client: c.name, Session: p.SessionID, Cwd: p.Cwd,
+	e := Payload{Name: hook, ClientEvent: string(hook), Client: c.name, Session: p.SessionID, Cwd: p.Cwd,
 		Transcript: p.TranscriptPath, ToolUseID: p.ToolUseID, Prompt: p.Prompt, StopHookActive: p.StopHookActive,
 		LastMessage: p.LastAssistantMessage, Source: p.Source, Reason: p.Reason, Raw: json.RawMessage(input)}
 	if p.AgentID != "" || p.AgentType != "" {
@@ -113,8 +113,8 @@ func interrupted(resp json.RawMessage) bool {
 	return json.Unmarshal(resp, &r) == nil && r.Interrupted
 }
 
-func (c *claudeFamily) Encode(hook EventName, a Answer) Reply {
-	var r Reply
+func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
+	var r Output
 	if a.Log != "" {
 		r.Stderr = a.Log + "\n"
 	}

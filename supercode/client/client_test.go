@@ -293,35 +293,35 @@ func TestUnreadablePayloadsNameTheFix(t *testing.T) {
 // Our answer in each client's form, the form each real client was seen to
 // obey.
 func TestEncodeEachClientsForm(t *testing.T) {
-	deny := Answer{Decision: Deny, Reason: "laserbrain: no"}
+	deny := Reply{Decision: Deny, Reason: "laserbrain: no"}
 	for _, c := range []struct {
 		client Name
 		format string
 		hook   EventName
-		a      Answer
+		a      Reply
 		exit   int
 		stdout string // a JSON object, compared as JSON; "" for none
 		stderr string
 	}{
 		{Claude, "", PreToolUse, deny, 2, "", "laserbrain: no\n"},
 		{Claude, "json", PreToolUse, deny, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"laserbrain: no"}}`, ""},
-		{Claude, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}`, ""},
-		{Claude, "", PreToolUse, Answer{Context: "note"}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"note"}}`, ""},
-		{Claude, "", PreToolUse, Answer{}, 0, "", ""},
-		{Claude, "", Stop, Answer{Block: true, Reason: "go on"}, 0, `{"decision":"block","reason":"go on"}`, ""},
-		{Claude, "", PostToolUse, Answer{Notice: "n", Context: "n"}, 0, `{"systemMessage":"n","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"n"}}`, ""},
-		{Claude, "", Stop, Answer{Notice: "n", Context: "n"}, 0, `{"systemMessage":"n"}`, ""},
-		{Claude, "", PostToolUse, Answer{Log: "laserbrain hook PostToolUse: broken"}, 0, "", "laserbrain hook PostToolUse: broken\n"},
+		{Claude, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}`, ""},
+		{Claude, "", PreToolUse, Reply{Context: "note"}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"note"}}`, ""},
+		{Claude, "", PreToolUse, Reply{}, 0, "", ""},
+		{Claude, "", Stop, Reply{Block: true, Reason: "go on"}, 0, `{"decision":"block","reason":"go on"}`, ""},
+		{Claude, "", PostToolUse, Reply{Notice: "n", Context: "n"}, 0, `{"systemMessage":"n","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"n"}}`, ""},
+		{Claude, "", Stop, Reply{Notice: "n", Context: "n"}, 0, `{"systemMessage":"n"}`, ""},
+		{Claude, "", PostToolUse, Reply{Log: "laserbrain hook PostToolUse: broken"}, 0, "", "laserbrain hook PostToolUse: broken\n"},
 		// Codex takes only deny from PreToolUse: an ask is a denial, an
 		// allow no decision.
-		{Codex, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 2, "", "r\n"},
-		{Codex, "", PreToolUse, Answer{Decision: Allow, Reason: "authorized"}, 0, "", ""},
+		{Codex, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 2, "", "r\n"},
+		{Codex, "", PreToolUse, Reply{Decision: Allow, Reason: "authorized"}, 0, "", ""},
 		{Qwen, "", PreToolUse, deny, 2, "", "laserbrain: no\n"},
 		{Gemini, "", PreToolUse, deny, 0, `{"decision":"deny","reason":"laserbrain: no"}`, ""},
 		// Gemini CLI headless hangs on an ask: it is refused (TestAgentAskAnsweredHeadless).
-		{Gemini, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
-		{Gemini, "", Stop, Answer{Block: true, Reason: "go on"}, 0, `{"decision":"deny","reason":"go on"}`, ""},
-		{Gemini, "", PostToolUse, Answer{Context: "c"}, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"c"}}`, ""},
+		{Gemini, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
+		{Gemini, "", Stop, Reply{Block: true, Reason: "go on"}, 0, `{"decision":"deny","reason":"go on"}`, ""},
+		{Gemini, "", PostToolUse, Reply{Context: "c"}, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"c"}}`, ""},
 		// Cline: a shell call refused is rewritten into the Refusal, the
 		// reason put before the model; any other call (or one the hook
 		// could not read) is cancelled, which ends the task.
@@ -331,12 +331,12 @@ func TestEncodeEachClientsForm(t *testing.T) {
 			`{"overrideInput":{"command":` + jsonString(Refusal("laserbrain: no")) + `},"contextModification":"laserbrain: no"}`, ""},
 		{Cline, "", PreToolUse, denyCall("editor"), 0, `{"cancel":true,"errorMessage":"laserbrain: no"}`, ""},
 		{Cline, "", PreToolUse, deny, 0, `{"cancel":true,"errorMessage":"laserbrain: no"}`, ""},
-		{Cline, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"cancel":true,"errorMessage":"r"}`, ""},
-		{Cline, "", PreToolUse, Answer{Context: "c"}, 0, `{"contextModification":"c"}`, ""},
+		{Cline, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"cancel":true,"errorMessage":"r"}`, ""},
+		{Cline, "", PreToolUse, Reply{Context: "c"}, 0, `{"contextModification":"c"}`, ""},
 		{Copilot, "", PreToolUse, deny, 0, `{"permissionDecision":"deny","permissionDecisionReason":"laserbrain: no"}`, ""},
 		{OpenCode, "", PreToolUse, deny, 0, `{"decision":"deny","reason":"laserbrain: no"}`, ""},
-		{OpenCode, "", PreToolUse, Answer{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
-		{OpenCode, "", PreToolUse, Answer{}, 0, `{}`, ""},
+		{OpenCode, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
+		{OpenCode, "", PreToolUse, Reply{}, 0, `{}`, ""},
 	} {
 		ad, err := For(c.client, c.format)
 		if err != nil {
@@ -350,12 +350,12 @@ func TestEncodeEachClientsForm(t *testing.T) {
 }
 
 // denyCall is a denial of a call of tool (a shell tool when it is one).
-func denyCall(tool string) Answer {
+func denyCall(tool string) Reply {
 	kind := KindWrite
 	if isShellTool(tool) {
 		kind = KindShell
 	}
-	return Answer{Decision: Deny, Reason: "laserbrain: no", Call: &Tool{Name: tool, Kind: kind}}
+	return Reply{Decision: Deny, Reason: "laserbrain: no", Call: &Tool{Name: tool, Kind: kind}}
 }
 
 func jsonString(s string) string {
@@ -431,12 +431,12 @@ func TestDeniedReadsEveryDenial(t *testing.T) {
 	for _, n := range Names {
 		for _, format := range []string{"", "json"} {
 			ad, _ := For(n, format)
-			for _, d := range []Answer{{Decision: Deny, Reason: "no"}, denyCall("run_commands"), denyCall("bash")} {
+			for _, d := range []Reply{{Decision: Deny, Reason: "no"}, denyCall("run_commands"), denyCall("bash")} {
 				if r := ad.Encode(PreToolUse, d); !Denied(n, r) {
 					t.Errorf("%s %s: a denial %+v not read as one", n, format, r)
 				}
 			}
-			for _, a := range []Answer{{}, {Decision: Allow, Reason: "ok"}, {Context: "note"}} {
+			for _, a := range []Reply{{}, {Decision: Allow, Reason: "ok"}, {Context: "note"}} {
 				if r := ad.Encode(PreToolUse, a); Denied(n, r) {
 					t.Errorf("%s %s: %+v read as a denial", n, format, r)
 				}
@@ -478,7 +478,7 @@ func TestRefusalRunsNothing(t *testing.T) {
 		}
 	}
 	ad, _ := For(Cline, "")
-	post := func(cmd string) Event {
+	post := func(cmd string) Payload {
 		b, _ := json.Marshal(map[string]any{"hookName": "tool_result", "taskId": "t", "workspaceRoots": []string{"/r"},
 			"tool_result": map[string]any{"id": "c", "name": "run_commands", "input": map[string]any{"commands": []string{cmd}},
 				"output": []any{map[string]any{"query": cmd, "result": "", "success": false}}},

@@ -147,25 +147,25 @@ type clinePayload struct {
 	} `json:"userPromptSubmit"`
 }
 
-func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
 	obj, err := object(input)
 	if err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	if claims(Cline, obj) {
-		return Event{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
+		return Payload{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
 	}
 	var p clinePayload
 	if err := decodeInto(input, &p); err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	if p.HookName == "" {
-		return Event{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
+		return Payload{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
 	}
 	if ev, ok := clineEvent(p.HookName); !ok || ev != hook {
-		return Event{}, fmt.Errorf("this is the %s hook, but Cline's event is %q", hook, p.HookName)
+		return Payload{}, fmt.Errorf("this is the %s hook, but Cline's event is %q", hook, p.HookName)
 	}
-	e := Event{Name: hook, ClientEvent: p.HookName, Client: Cline, Session: p.TaskID, Raw: json.RawMessage(input)}
+	e := Payload{Name: hook, ClientEvent: p.HookName, Client: Cline, Session: p.TaskID, Raw: json.RawMessage(input)}
 	if len(p.WorkspaceRoots) > 0 {
 		e.Cwd = p.WorkspaceRoots[0]
 	}
@@ -246,8 +246,8 @@ func parametersObject(params map[string]json.RawMessage) json.RawMessage {
 	return b
 }
 
-func (cline) Encode(hook EventName, a Answer) Reply {
-	var r Reply
+func (cline) Encode(hook EventName, a Reply) Output {
+	var r Output
 	if a.Log != "" {
 		r.Stderr = a.Log + "\n"
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/shellquote"
 )
 
 // Events are our hook events with the subcommand of `laserbrain hook`
@@ -177,7 +179,7 @@ func HookCommand(self string, n Name, ev EventName) string {
 	argv := Argv(self, n, ev)
 	quoted := make([]string, len(argv))
 	for i, a := range argv {
-		quoted[i] = ShellQuote(a)
+		quoted[i] = shellquote.Word(a)
 	}
 	line := strings.Join(quoted, " ")
 	if n != Copilot && n != Cline && n != OpenCode {
@@ -188,7 +190,7 @@ func HookCommand(self string, n Name, ev EventName) string {
 	}
 	out, code := missing(n, ev, argv[0])
 	return "if [ -x " + quoted[0] + " ]; then exec " + line + "; fi; printf '%s\\n' " +
-		ShellQuote(out.text) + out.redirect + "; exit " + code
+		shellquote.Word(out.text) + out.redirect + "; exit " + code
 }
 
 type missingOut struct {
@@ -224,16 +226,6 @@ func missing(n Name, ev EventName, prog string) (missingOut, string) {
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Parsed is what an installed hook command says: the program it runs, the
@@ -329,7 +321,7 @@ func shellWords(s string) []string {
 // Gemini CLI's and opencode's decision, Cline's cancel or its call
 // rewritten into a Refusal, Copilot CLI's permissionDecision) — or
 // permissionDecision deny in Claude Code's JSON.
-func Denied(n Name, r Reply) bool {
+func Denied(n Name, r Output) bool {
 	var v map[string]any
 	_ = json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &v)
 	switch n {

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // fakeBinaries puts a laserbrain and a laserbrain-gate in a directory whose
@@ -58,10 +60,7 @@ func runShell(t *testing.T, shell, command string) (stdout, stderr string, exit 
 // which name it — and no sentence in the command could be read as the
 // reason of a working hook's answer.
 func TestHookCommandFailsClosedWhenTheBinaryMoves(t *testing.T) {
-	shells := []string{"/bin/sh"}
-	if p, err := exec.LookPath("bash"); err == nil {
-		shells = append(shells, p)
-	}
+	shells := []string{"/bin/sh", testenv.LookPath(t, "bash")}
 	for _, n := range Names {
 		for _, gone := range []string{"removed", "not executable"} {
 			self, gate := fakeBinaries(t)

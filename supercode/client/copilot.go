@@ -63,23 +63,23 @@ type copilotPayload struct {
 // command's postToolUse still says resultType "success".
 var copilotExit = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`completed with exit code (\d+)>\s*$`) }} // compiled on first use: the gate starts without it
 
-func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
 	obj, err := object(input)
 	if err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	if claims(Copilot, obj) {
-		return Event{}, wrongClient(Copilot, obj, "sessionId, toolName, toolArgs")
+		return Payload{}, wrongClient(Copilot, obj, "sessionId, toolName, toolArgs")
 	}
 	var p copilotPayload
 	if err := decodeInto(input, &p); err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	want := CopilotEvent(hook)
 	if p.HookEventName != "" && !strings.EqualFold(p.HookEventName, want) {
-		return Event{}, errors.New("this is the " + string(hook) + " hook (Copilot CLI's " + want + "), but the event is " + p.HookEventName)
+		return Payload{}, errors.New("this is the " + string(hook) + " hook (Copilot CLI's " + want + "), but the event is " + p.HookEventName)
 	}
-	e := Event{Name: hook, ClientEvent: want, Client: Copilot, Session: p.SessionID, Cwd: p.Cwd, Prompt: p.Prompt,
+	e := Payload{Name: hook, ClientEvent: want, Client: Copilot, Session: p.SessionID, Cwd: p.Cwd, Prompt: p.Prompt,
 		Source: p.Source, Reason: p.Reason, StopHookActive: p.StopHookActive, Transcript: p.TranscriptPath, Raw: json.RawMessage(input)}
 	presence(&e, getenv)
 	switch hook {
@@ -113,8 +113,8 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 	return e, nil
 }
 
-func (copilot) Encode(hook EventName, a Answer) Reply {
-	var r Reply
+func (copilot) Encode(hook EventName, a Reply) Output {
+	var r Output
 	if a.Log != "" {
 		r.Stderr = a.Log + "\n"
 	}

@@ -2,7 +2,7 @@
 // run its hooks: Claude Code, Codex, Gemini CLI, Qwen Code, opencode, Cline
 // and Copilot CLI. Each client spells its hook payloads and obeys answers
 // its own way; one small Adapter per client turns its payload into our one
-// Event and our one Answer into what that client obeys, so the gate, the
+// Payload and our one Reply into the Output that client obeys, so the gate, the
 // observers and the supervisor never see a client's field names.
 //
 // A payload an adapter cannot read fails closed: Decode returns an error

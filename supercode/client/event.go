@@ -40,8 +40,9 @@ const (
 	SubagentStop       EventName = "SubagentStop"
 )
 
-// Event is one hook event, whichever client sent it.
-type Event struct {
+// Payload is one hook event as a client sent it, read into our form
+// whichever client it was.
+type Payload struct {
 	// Name is our event; ClientEvent the client's own name for it, as the
 	// payload (or the hook it was installed under) spells it.
 	Name        EventName
@@ -181,8 +182,10 @@ const (
 	Ask   Decision = "ask"
 )
 
-// Answer is our answer to an event, before a client's encoding.
-type Answer struct {
+// Reply is what we say back to one hook event, before a client's
+// encoding: a PreToolUse's decision with its reason, context for the
+// model, a held Stop, a notice for the person, an observer's failure.
+type Reply struct {
 	// Decision and Reason answer a PreToolUse; Reason is written for the
 	// model.
 	Decision Decision
@@ -204,9 +207,9 @@ type Answer struct {
 	Call *Tool
 }
 
-// Reply is a hook process's whole reply: its exit status and what it
-// prints.
-type Reply struct {
+// Output is a Reply as a client reads it: the hook process's exit status
+// and what it prints.
+type Output struct {
 	Exit   int
 	Stdout string
 	Stderr string

@@ -82,26 +82,26 @@ type geminiPayload struct {
 	Message          string `json:"message"`
 }
 
-func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
 	obj, err := object(input)
 	if err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	if claims(Gemini, obj, Claude) {
-		return Event{}, wrongClient(Gemini, obj, "session_id, hook_event_name, tool_name")
+		return Payload{}, wrongClient(Gemini, obj, "session_id, hook_event_name, tool_name")
 	}
 	var p geminiPayload
 	if err := decodeInto(input, &p); err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	want := GeminiEvent(hook)
 	if p.HookEventName != "" && p.HookEventName != want {
 		if ours, ok := geminiOurs(p.HookEventName); ok {
-			return Event{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q (our %s)", hook, want, p.HookEventName, ours)
+			return Payload{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q (our %s)", hook, want, p.HookEventName, ours)
 		}
-		return Event{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q: if Claude Code runs this hook, drop --client gemini from its command (laserbrain install claude writes it)", hook, want, p.HookEventName)
+		return Payload{}, fmt.Errorf("this is the %s hook (Gemini CLI's %s), but the event is %q: if Claude Code runs this hook, drop --client gemini from its command (laserbrain install claude writes it)", hook, want, p.HookEventName)
 	}
-	e := Event{Name: hook, ClientEvent: want, Client: Gemini, Session: p.SessionID, Cwd: p.Cwd, Transcript: p.TranscriptPath,
+	e := Payload{Name: hook, ClientEvent: want, Client: Gemini, Session: p.SessionID, Cwd: p.Cwd, Transcript: p.TranscriptPath,
 		Prompt: p.Prompt, StopHookActive: p.StopHookActive, LastMessage: p.PromptResponse, Source: p.Source, Reason: p.Reason,
 		Raw: json.RawMessage(input)}
 	presence(&e, getenv)
@@ -143,8 +143,8 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 	return e, nil
 }
 
-func (gemini) Encode(hook EventName, a Answer) Reply {
-	var r Reply
+func (gemini) Encode(hook EventName, a Reply) Output {
+	var r Output
 	if a.Log != "" {
 		r.Stderr = a.Log + "\n"
 	}

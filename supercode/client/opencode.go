@@ -57,23 +57,23 @@ type openCodePayload struct {
 	Message string `json:"message"`
 }
 
-func (opencode) Decode(hook EventName, input []byte, getenv func(string) string) (Event, error) {
+func (opencode) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
 	obj, err := object(input)
 	if err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	if claims(OpenCode, obj) {
-		return Event{}, wrongClient(OpenCode, obj, "hook_event_name, sessionID, tool, args")
+		return Payload{}, wrongClient(OpenCode, obj, "hook_event_name, sessionID, tool, args")
 	}
 	var p openCodePayload
 	if err := decodeInto(input, &p); err != nil {
-		return Event{}, err
+		return Payload{}, err
 	}
 	want := OpenCodeEvent(hook)
 	if p.HookEventName != want {
-		return Event{}, fmt.Errorf("this is the %s hook (opencode's %s), but the event is %q: reinstall the plugin (laserbrain install opencode)", hook, want, p.HookEventName)
+		return Payload{}, fmt.Errorf("this is the %s hook (opencode's %s), but the event is %q: reinstall the plugin (laserbrain install opencode)", hook, want, p.HookEventName)
 	}
-	e := Event{Name: hook, ClientEvent: want, Client: OpenCode, Session: p.SessionID, Cwd: p.Directory, ToolUseID: p.CallID,
+	e := Payload{Name: hook, ClientEvent: want, Client: OpenCode, Session: p.SessionID, Cwd: p.Directory, ToolUseID: p.CallID,
 		Prompt: p.Prompt, Raw: json.RawMessage(input)}
 	presence(&e, getenv)
 	if hook == Notification {
@@ -103,7 +103,7 @@ func (opencode) Decode(hook EventName, input []byte, getenv func(string) string)
 	return e, nil
 }
 
-func (opencode) Encode(hook EventName, a Answer) Reply {
+func (opencode) Encode(hook EventName, a Reply) Output {
 	out := map[string]string{}
 	d := a.Decision
 	if d == Ask {
@@ -121,5 +121,5 @@ func (opencode) Encode(hook EventName, a Answer) Reply {
 	if a.Log != "" {
 		out["log"] = a.Log
 	}
-	return Reply{Stdout: jsonLine(out)}
+	return Output{Stdout: jsonLine(out)}
 }

@@ -35,7 +35,7 @@ func CheckTool(n Name) string {
 type channel uint8
 
 const (
-	// byContext: additional context (Answer.Context), beside an allowed
+	// byContext: additional context (Reply.Context), beside an allowed
 	// call or an observed event.
 	byContext channel = 1 << iota
 	// byDenial: the reason of a PreToolUse denial, which the model reads
@@ -108,7 +108,7 @@ var (
 // n's model, and how: as a denial's reason (a PreToolUse a denies), as a
 // held Stop's reason (blocking it is how the text arrives), or as
 // additional context. An unknown client is read as Claude Code.
-func Tells(n Name, ev EventName, a Answer) (ok, reason, block bool) {
+func Tells(n Name, ev EventName, a Reply) (ok, reason, block bool) {
 	var c channel
 	for _, ec := range channelsOf(n) {
 		if ec.ev == ev {

@@ -56,7 +56,7 @@ func TestTellsOnlyWhereTheAdapterWrites(t *testing.T) {
 				if d == Deny && ev != PreToolUse {
 					continue
 				}
-				a := Answer{Decision: d}
+				a := Reply{Decision: d}
 				ok, reason, block := Tells(n, ev, a)
 				if !ok {
 					continue
@@ -83,16 +83,16 @@ func TestTellsOnlyWhereTheAdapterWrites(t *testing.T) {
 func TestTellsClaude(t *testing.T) {
 	for _, c := range []struct {
 		ev                  EventName
-		a                   Answer
+		a                   Reply
 		ok, reason, blocked bool
 	}{
-		{PreToolUse, Answer{}, true, false, false},
-		{PreToolUse, Answer{Decision: Deny}, true, true, false},
-		{PostToolUse, Answer{}, true, false, false},
-		{UserPromptSubmit, Answer{}, true, false, false},
-		{SessionStart, Answer{}, true, false, false},
-		{Stop, Answer{}, true, true, true},
-		{SessionEnd, Answer{}, false, false, false},
+		{PreToolUse, Reply{}, true, false, false},
+		{PreToolUse, Reply{Decision: Deny}, true, true, false},
+		{PostToolUse, Reply{}, true, false, false},
+		{UserPromptSubmit, Reply{}, true, false, false},
+		{SessionStart, Reply{}, true, false, false},
+		{Stop, Reply{}, true, true, true},
+		{SessionEnd, Reply{}, false, false, false},
 	} {
 		ok, reason, block := Tells(Claude, c.ev, c.a)
 		if ok != c.ok || reason != c.reason || block != c.blocked {
@@ -100,10 +100,10 @@ func TestTellsClaude(t *testing.T) {
 		}
 	}
 	// opencode's plugin passes only a denial on.
-	if ok, _, _ := Tells(OpenCode, PostToolUse, Answer{}); ok {
+	if ok, _, _ := Tells(OpenCode, PostToolUse, Reply{}); ok {
 		t.Error("opencode's post-tool-use context is not passed on by its plugin")
 	}
-	if ok, _, _ := Tells(OpenCode, PreToolUse, Answer{Decision: Deny}); !ok {
+	if ok, _, _ := Tells(OpenCode, PreToolUse, Reply{Decision: Deny}); !ok {
 		t.Error("opencode's denial reaches the model")
 	}
 }

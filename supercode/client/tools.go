@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/firstuse"
+	"github.com/laserkit/laserkit/internal/shellquote"
 )
 
 // ServerName is the name laserbrain's MCP server is installed under; each
@@ -215,7 +216,7 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 	}
 	if raw == nil && len(args) > 0 && t.Kind == KindMCP {
 		t.Kind = KindShell
-		t.Commands = []Command{{Line: JoinArgv(args), Argv: args}}
+		t.Commands = []Command{{Line: shellquote.Join(args), Argv: args}}
 		return t, nil
 	}
 	if raw == nil {
@@ -241,7 +242,7 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 		if cmds[0].Argv == nil {
 			argv = append([]string{cmds[0].Line}, args...)
 		}
-		cmds = []Command{{Line: JoinArgv(argv), Argv: argv}}
+		cmds = []Command{{Line: shellquote.Join(argv), Argv: argv}}
 	}
 	t.Commands = cmds
 	return t, nil
@@ -271,7 +272,7 @@ func commandArray(raw json.RawMessage, list bool) ([]Command, bool) {
 	var strs []string
 	if json.Unmarshal(raw, &strs) == nil {
 		if !list {
-			return []Command{{Line: JoinArgv(strs), Argv: strs}}, true
+			return []Command{{Line: shellquote.Join(strs), Argv: strs}}, true
 		}
 		out := make([]Command, len(strs))
 		for i, s := range strs {
@@ -342,22 +343,4 @@ func stringOf(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-// JoinArgv writes an argv as one shell command line, each word quoted when
-// it needs to be; `bash -lc SCRIPT` becomes SCRIPT's text inside quotes,
-// which the operator's parser follows into.
-func JoinArgv(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == '+' || r == ',' || r == '@' ||
-				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-		}) < 0 {
-			words[i] = a
-			continue
-		}
-		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(words, " ")
 }

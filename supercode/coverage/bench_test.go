@@ -17,8 +17,8 @@ func benchRecord() *Record {
 	return r
 }
 
-func benchEvent(name string) Event {
-	return Event{Name: name, Session: "acc92203-331c-4401-a2c5-2b9201d4879a", Tool: "Bash", Kind: Shell,
+func benchEvent(name string) HookEvent {
+	return HookEvent{Name: name, Session: "acc92203-331c-4401-a2c5-2b9201d4879a", Tool: "Bash", Kind: Shell,
 		Input:    json.RawMessage(`{"command":"go test ./...","description":"run the tests"}`),
 		Response: json.RawMessage(`{"stdout":"ok  \tgithub.com/x/y\t0.2s\n","stderr":"","interrupted":false}`)}
 }

@@ -20,10 +20,10 @@ type session struct {
 }
 
 func (s *session) pre(tool string, kind Kind) Decision {
-	return s.cfg.Gate(Input{Event: Event{Name: PreToolUse, Session: "s", Tool: tool, Kind: kind}, Record: s.rec})
+	return s.cfg.Gate(Input{Event: HookEvent{Name: PreToolUse, Session: "s", Tool: tool, Kind: kind}, Record: s.rec})
 }
 
-func (s *session) post(ev Event) Outcome {
+func (s *session) post(ev HookEvent) Outcome {
 	if ev.Name == "" {
 		ev.Name = PostToolUse
 	}
@@ -41,7 +41,7 @@ func (s *session) call(tool string, kind Kind) Outcome {
 	if d := s.pre(tool, kind); d.Action == Deny {
 		s.t.Fatalf("%s refused at step %d: %s", tool, s.rec.Steps+1, d.Reason)
 	}
-	return s.post(Event{Tool: tool, Kind: kind})
+	return s.post(HookEvent{Tool: tool, Kind: kind})
 }
 
 func (s *session) check(goal string) {
@@ -51,12 +51,12 @@ func (s *session) check(goal string) {
 		s.t.Fatalf("check_state not allowed: %+v", d)
 	}
 	in, _ := json.Marshal(map[string]any{"goal": goal, "progress": "advancing", "distance": 4})
-	s.post(Event{Tool: tool, Kind: Own, Own: CheckState, Input: in})
+	s.post(HookEvent{Tool: tool, Kind: Own, Own: CheckState, Input: in})
 }
 
 func TestDefaultCadence(t *testing.T) {
 	s := &session{t: t, cfg: Default()}
-	s.post(Event{Name: UserPromptSubmit, Prompt: ptr("add a CSV importer to the shop")})
+	s.post(HookEvent{Name: UserPromptSubmit, Prompt: ptr("add a CSV importer to the shop")})
 	if s.rec == nil || s.rec.Goal != "add a CSV importer to the shop" {
 		t.Fatalf("the prompt did not ground the record: %+v", s.rec)
 	}
@@ -89,7 +89,7 @@ func TestDefaultCadence(t *testing.T) {
 		if d := s.pre("Read", Read); d.Action != Warn || d.Stage != StageWarn {
 			t.Fatalf("read at %d unchecked steps: %+v", i, d)
 		}
-		s.post(Event{Tool: "Read", Kind: Read})
+		s.post(HookEvent{Tool: "Read", Kind: Read})
 	}
 	// 10: everything but laserbrain's own tools.
 	if d := s.pre("Read", Read); d.Action != Deny || d.Stage != StageHard {
@@ -118,15 +118,15 @@ func TestDefaultStopHeldOnceWithUncheckedSteps(t *testing.T) {
 	for range 2 {
 		s.call("Bash", Shell)
 	}
-	if o := s.post(Event{Name: Stop}); o.Block != "" {
+	if o := s.post(HookEvent{Name: Stop}); o.Block != "" {
 		t.Errorf("2 unchecked steps held the stop: %q", o.Block)
 	}
 	s.call("Bash", Shell)
-	o := s.post(Event{Name: Stop})
+	o := s.post(HookEvent{Name: Stop})
 	if !strings.Contains(o.Block, "3 steps since your last check — spell your state once more before you stop") {
 		t.Errorf("3 unchecked steps: %q", o.Block)
 	}
-	if o := s.post(Event{Name: Stop, StopHookActive: true}); o.Block != "" {
+	if o := s.post(HookEvent{Name: Stop, StopHookActive: true}); o.Block != "" {
 		t.Errorf("a stop after the hold was held again: %q", o.Block)
 	}
 }
@@ -135,14 +135,14 @@ func TestChecksFromOtherRoutesCount(t *testing.T) {
 	c := Default()
 	s := &session{t: t, cfg: c}
 	for range 5 {
-		s.post(Event{Tool: "Bash", Kind: Shell})
+		s.post(HookEvent{Tool: "Bash", Kind: Shell})
 	}
 	// A `laserbrain check` command line is never refused and not counted
 	// by the hook: the command counts itself.
-	if d := c.Gate(Input{Event: Event{Name: PreToolUse, Tool: "Bash", Kind: Shell, Own: CheckCommand}, Record: s.rec}); d.Action != Allow {
+	if d := c.Gate(Input{Event: HookEvent{Name: PreToolUse, Tool: "Bash", Kind: Shell, Own: CheckCommand}, Record: s.rec}); d.Action != Allow {
 		t.Fatalf("laserbrain check refused: %+v", d)
 	}
-	s.post(Event{Tool: "Bash", Kind: Shell, Own: CheckCommand})
+	s.post(HookEvent{Tool: "Bash", Kind: Shell, Own: CheckCommand})
 	if s.rec.Steps != 5 {
 		t.Errorf("the check command's call counted as a step: %d", s.rec.Steps)
 	}
@@ -165,12 +165,12 @@ func TestResetStartsOver(t *testing.T) {
 	for range 4 {
 		s.call("Bash", Shell)
 	}
-	s.post(Event{Tool: "mcp__laserbrain__reset_task", Kind: Own, Own: ResetTask})
+	s.post(HookEvent{Tool: "mcp__laserbrain__reset_task", Kind: Own, Own: ResetTask})
 	if s.rec.Steps != 0 || len(s.rec.Segments) != 1 || s.rec.Goal != "" || s.rec.WasReset == nil || !*s.rec.WasReset {
 		t.Fatalf("after reset: %+v", s.rec)
 	}
 	// A prompt after a reset does not ground; the next check does.
-	s.post(Event{Name: UserPromptSubmit, Prompt: ptr("and now the other thing")})
+	s.post(HookEvent{Name: UserPromptSubmit, Prompt: ptr("and now the other thing")})
 	if s.rec.Goal != "" {
 		t.Errorf("a prompt after a reset grounded the record: %q", s.rec.Goal)
 	}
@@ -332,11 +332,11 @@ func TestClaims(t *testing.T) {
 	// The gate: a write into a claimed path is refused, in both modes;
 	// a read is not.
 	link := rows(`{"kind":"claim","from":"other","payload":{"paths":["src/"]}}`)
-	d := Default().Gate(Input{Event: Event{Tool: "Write", Kind: Write, Files: []string{"/r/src/a.go"}, Agent: "me"}, Link: link})
+	d := Default().Gate(Input{Event: HookEvent{Tool: "Write", Kind: Write, Files: []string{"/r/src/a.go"}, Agent: "me"}, Link: link})
 	if d.Action != Deny || d.Rule != RuleClaim || !strings.Contains(d.Reason, "/r/src/a.go is claimed by other") {
 		t.Errorf("our claim gate: %+v", d)
 	}
-	if !Default().NeedsLink(Event{Kind: Write, Files: []string{"x"}}) || Default().NeedsLink(Event{Kind: Read}) {
+	if !Default().NeedsLink(HookEvent{Kind: Write, Files: []string{"x"}}) || Default().NeedsLink(HookEvent{Kind: Read}) {
 		t.Error("NeedsLink")
 	}
 }

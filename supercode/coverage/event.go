@@ -42,11 +42,11 @@ const (
 	CheckCommand = "check"
 )
 
-// Event is one hook event as coverage reads it: a small typed view the
+// HookEvent is one hook event as coverage reads it: a small typed view the
 // client seam fills. Our mode reads the seam's classification (Kind,
 // Own, OK, Files); reference mode reads the tool's name, input and
 // response as the reference does, so it agrees with it byte for byte.
-type Event struct {
+type HookEvent struct {
 	// Name is the hook event (PreToolUse, PostToolUse, …).
 	Name string
 	// Session is the client's session id.
@@ -85,7 +85,7 @@ type Event struct {
 // DefaultCheckTool is check_state as Claude Code names it.
 const DefaultCheckTool = "mcp__laserbrain__check_state"
 
-func (ev *Event) checkTool() string {
+func (ev *HookEvent) checkTool() string {
 	if ev.CheckTool != "" {
 		return ev.CheckTool
 	}
@@ -133,7 +133,7 @@ type refEvent struct {
 // no tool, reset_task and check_state by how the name ends, and the
 // outcome from the event's name and the response (exit code, error flags,
 // failure phrases).
-func normalise(ev *Event) refEvent {
+func normalise(ev *HookEvent) refEvent {
 	tool, args := unwrap(ev.Tool, value(ev.Input))
 	if ev.Prompt != nil && tool == "" {
 		return refEvent{kind: refPrompt, text: cleanPrompt(*ev.Prompt)}
@@ -196,7 +196,7 @@ func isInt(v grammar.Value) bool {
 
 // gateTool is the tool name the reference's gate reads: the unwrapped
 // name, lowercased (its arguments from tool_input alone).
-func gateTool(ev *Event) string {
+func gateTool(ev *HookEvent) string {
 	tool, _ := unwrap(ev.Tool, value(ev.Input))
 	return strings.ToLower(tool)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -59,7 +60,7 @@ type Tally struct {
 }
 
 // Add takes in one event.
-func (t *Tally) Add(e fleet.Event) {
+func (t *Tally) Add(e fleet.RunEvent) {
 	if e.Kind != fleet.KindCheck {
 		t.started = true
 	}
@@ -98,7 +99,7 @@ func (t *Tally) Figures() Figures {
 }
 
 // Measure reads a run's events, oldest first.
-func Measure(events []fleet.Event) Figures {
+func Measure(events []fleet.RunEvent) Figures {
 	var t Tally
 	for _, e := range events {
 		t.Add(e)
@@ -111,7 +112,7 @@ func Label(stage string) string { return RuleCoverage + ": " + stage }
 
 // IsRefusal reports whether a gate event is a refusal for coverage: denied,
 // with a Label among its labels.
-func IsRefusal(e fleet.Event) bool {
+func IsRefusal(e fleet.RunEvent) bool {
 	if e.Kind != fleet.KindGate {
 		return false
 	}
@@ -135,16 +136,16 @@ func Judge(j laserbrain.Judgment, f Figures) laserbrain.Judgment {
 		return j
 	}
 	return laserbrain.Judgment{Verdict: Unmeasured,
-		Because: fmt.Sprintf("%s since the ground and no check: nothing measured the work.", plural(f.SinceGround, "tool call")),
+		Because: fmt.Sprintf("%s since the ground and no check: nothing measured the work.", text.Plural(f.SinceGround, "tool call")),
 		Counsel: "Check (check_state, or laserbrain check) with the goal, progress and distance now; until then the run has no verdict."}
 }
 
 // Summary is the figures in one line: "5 tool calls, 1 check, coverage
 // 17%, longest unchecked 5".
 func (f Figures) Summary() string {
-	s := fmt.Sprintf("%s, %s, coverage %s, longest unchecked %d", plural(f.ToolCalls, "tool call"), plural(f.Checks, "check"), pct(f.Coverage), f.LongestUnchecked)
+	s := fmt.Sprintf("%s, %s, coverage %s, longest unchecked %d", text.Plural(f.ToolCalls, "tool call"), text.Plural(f.Checks, "check"), pct(f.Coverage), f.LongestUnchecked)
 	if f.Refusals > 0 {
-		s += ", " + plural(f.Refusals, "refusal") + " for coverage"
+		s += ", " + text.Plural(f.Refusals, "refusal") + " for coverage"
 	}
 	return s
 }

@@ -8,21 +8,21 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-func tool() fleet.Event          { return fleet.Event{Kind: fleet.KindTool, Name: "Bash"} }
-func check(r string) fleet.Event { return fleet.Event{Kind: fleet.KindCheck, Name: r} }
-func reset() fleet.Event         { return fleet.Event{Kind: fleet.KindTask, Name: "reset_task"} }
-func sessionStart() fleet.Event  { return fleet.Event{Kind: fleet.KindSession, Name: "session-start"} }
-func runStart() fleet.Event      { return fleet.Event{Kind: fleet.KindSession, Name: "run-start"} }
-func gate(d string, labels ...string) fleet.Event {
+func tool() fleet.RunEvent          { return fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash"} }
+func check(r string) fleet.RunEvent { return fleet.RunEvent{Kind: fleet.KindCheck, Name: r} }
+func reset() fleet.RunEvent         { return fleet.RunEvent{Kind: fleet.KindTask, Name: "reset_task"} }
+func sessionStart() fleet.RunEvent  { return fleet.RunEvent{Kind: fleet.KindSession, Name: "session-start"} }
+func runStart() fleet.RunEvent      { return fleet.RunEvent{Kind: fleet.KindSession, Name: "run-start"} }
+func gate(d string, labels ...string) fleet.RunEvent {
 	b, _ := json.Marshal(fleet.GateResult{Decision: d, Labels: labels})
-	return fleet.Event{Kind: fleet.KindGate, Result: b}
+	return fleet.RunEvent{Kind: fleet.KindGate, Result: b}
 }
 
 func TestMeasure(t *testing.T) {
-	evs := func(es ...fleet.Event) []fleet.Event { return es }
+	evs := func(es ...fleet.RunEvent) []fleet.RunEvent { return es }
 	cases := []struct {
 		name string
-		evs  []fleet.Event
+		evs  []fleet.RunEvent
 		want Figures
 	}{
 		{"nothing", nil, Figures{}},
@@ -66,7 +66,7 @@ func TestJudgeUnmeasured(t *testing.T) {
 	if j := Judge(held, Figures{ToolCalls: 3, Checks: 2}); j.Verdict != laserbrain.JudgmentContinue {
 		t.Errorf("a measured run was re-judged: %+v", j)
 	}
-	j := Judge(held, Measure([]fleet.Event{check("grounded"), tool(), tool(), tool(), tool(), tool()}))
+	j := Judge(held, Measure([]fleet.RunEvent{check("grounded"), tool(), tool(), tool(), tool(), tool()}))
 	if j.Verdict != Unmeasured || j.Because != "5 tool calls since the ground and no check: nothing measured the work." {
 		t.Errorf("unmeasured: %+v", j)
 	}

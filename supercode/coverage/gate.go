@@ -14,7 +14,7 @@ import (
 // when it has none yet) and, for a write, the link's rows (the claim gate;
 // NeedsLink says when to read them).
 type Input struct {
-	Event  Event
+	Event  HookEvent
 	Record *Record
 	Link   []json.RawMessage
 }
@@ -97,7 +97,7 @@ const (
 
 // NeedsLink reports whether Gate reads the link for this event: only a
 // write can run into a claim.
-func (c Config) NeedsLink(ev Event) bool {
+func (c Config) NeedsLink(ev HookEvent) bool {
 	switch c.Mode {
 	case Reference:
 		return !c.GateOff && refWriteTool(gateTool(&ev)) && refEditTarget(&ev) != ""
@@ -143,7 +143,7 @@ func refWriteTool(low string) bool { return anyIn(low, refWriteWords[:]) }
 
 // refEditTarget is the file a write names (file_path, path,
 // notebook_path, filePath of its raw input), "" when none.
-func refEditTarget(ev *Event) string {
+func refEditTarget(ev *HookEvent) string {
 	ti := value(ev.Input)
 	if ti.Kind != grammar.Object {
 		return ""
@@ -157,7 +157,7 @@ func refEditTarget(ev *Event) string {
 
 // refMe is who the reference's gate is: LASERBRAIN_AGENT, else the
 // record's stamp, else "unknown" (our payloads carry no agent field).
-func refMe(ev *Event, rec *Record) string {
+func refMe(ev *HookEvent, rec *Record) string {
 	if a := strings.ToLower(strings.TrimSpace(ev.Agent)); a != "" && a != "unknown" {
 		return a
 	}

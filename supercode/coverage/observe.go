@@ -38,8 +38,8 @@ func (c Config) Observe(in Input) Outcome {
 }
 
 // NeedsTokens reports whether Observe keeps the session's token count for
-// this event (Event.Tokens, read from the transcript): only a check does.
-func (c Config) NeedsTokens(ev Event) bool {
+// this event (HookEvent.Tokens, read from the transcript): only a check does.
+func (c Config) NeedsTokens(ev HookEvent) bool {
 	switch c.Mode {
 	case Reference:
 		return !isStop(ev.Name) && normalise(&ev).kind == refCheck
@@ -258,7 +258,7 @@ func argOr(args grammar.Value, key, def string) grammar.Value {
 // what was spelled (each argument's str(); distance as given) and, when
 // the response (its first 600 characters of JSON) carries a reading, the
 // verdict's reason, Φ, run, step, anchoring, goal score and judgment.
-func refCheckRow(n refEvent, ev *Event) Check {
+func refCheckRow(n refEvent, ev *HookEvent) Check {
 	dist := get(n.args, "distance")
 	row := Check{
 		Goal:     cut(str(argOr(n.args, "goal", "")), 400),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
@@ -49,25 +50,18 @@ func HowTo(checkTool, ground string) string {
 		checkTool, strings.Join(fields, ", "), example)
 }
 
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
-}
-
 // refusalText is a coverage warning or refusal in our words.
 func refusalText(stage string, late bool, f Facts, ground, checkTool string) string {
-	why := plural(f.Since, "step") + " since your last check"
+	why := text.Plural(f.Since, "step") + " since your last check"
 	if !late {
 		why = fmt.Sprintf("coverage %s (%d of %d steps checked) is below the %s floor", pct(f.Coverage), int(f.Coverage*float64(f.Steps)+0.5), f.Steps, pct(f.Floor))
 	}
 	var what string
 	switch stage {
 	case StageWarn:
-		what = fmt.Sprintf("This call runs (it only reads), but calls that change something are refused until you check, and after %s every call is.", plural(f.HardAfter, "step"))
+		what = fmt.Sprintf("This call runs (it only reads), but calls that change something are refused until you check, and after %s every call is.", text.Plural(f.HardAfter, "step"))
 	case StageActing:
-		what = fmt.Sprintf("THIS CALL DID NOT RUN: calls that change something are refused until you check (reads still run until %s have passed). Reissue it after the check.", plural(f.HardAfter, "step"))
+		what = fmt.Sprintf("THIS CALL DID NOT RUN: calls that change something are refused until you check (reads still run until %s have passed). Reissue it after the check.", text.Plural(f.HardAfter, "step"))
 	default:
 		what = "THIS CALL DID NOT RUN: every call is refused until you check. Reissue it after the check."
 	}
@@ -77,9 +71,9 @@ func refusalText(stage string, late bool, f Facts, ground, checkTool string) str
 
 // nudgeText reminds the model before the gate closes.
 func nudgeText(since int, c Config, ground, checkTool string) string {
-	s := fmt.Sprintf("laserbrain: %s since your last check.", plural(since, "step"))
+	s := fmt.Sprintf("laserbrain: %s since your last check.", text.Plural(since, "step"))
 	if since < c.BlockAfter {
-		s += fmt.Sprintf(" After %s without a check, calls that change something are refused until you check.", plural(c.BlockAfter, "step"))
+		s += fmt.Sprintf(" After %s without a check, calls that change something are refused until you check.", text.Plural(c.BlockAfter, "step"))
 	}
 	return s + "\n" + HowTo(checkTool, ground)
 }
@@ -87,7 +81,7 @@ func nudgeText(since int, c Config, ground, checkTool string) string {
 // stopText holds a Stop that would end the session unmeasured.
 func stopText(since int, ground, checkTool string) string {
 	return fmt.Sprintf("laserbrain: %s since your last check — spell your state once more before you stop, so the run ends measured.\n%s",
-		plural(since, "step"), HowTo(checkTool, ground))
+		text.Plural(since, "step"), HowTo(checkTool, ground))
 }
 
 // claimText refuses a write into another agent's claim.
@@ -121,10 +115,10 @@ func (c Config) Brief(ground, checkTool string) string {
 	switch c.Mode {
 	case On:
 		fmt.Fprintf(&b, "Check at least every %s: after %s without a check, calls that change something are refused until you check (reads still run); after %s, every call is. laserbrain's own tools are never refused.\n",
-			plural(c.BlockAfter, "step"), plural(c.BlockAfter, "step"), plural(c.BlockAfter*max(1, c.HardMultiple), "step"))
+			text.Plural(c.BlockAfter, "step"), text.Plural(c.BlockAfter, "step"), text.Plural(c.BlockAfter*max(1, c.HardMultiple), "step"))
 	case Reference:
 		fmt.Fprintf(&b, "Check at least every %s: the gate refuses calls that change something after %s without a check, and every call after %s.\n",
-			plural(refBlockAfter, "step"), plural(refBlockAfter, "step"), plural(refBlockAfter*refHardMultiple, "step"))
+			text.Plural(refBlockAfter, "step"), text.Plural(refBlockAfter, "step"), text.Plural(refBlockAfter*refHardMultiple, "step"))
 	}
 	b.WriteString(HowTo(checkTool, ground))
 	return b.String()

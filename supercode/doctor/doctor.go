@@ -536,7 +536,7 @@ func probe(ctx context.Context, o Options, n client.Name, f install.Files, in in
 	start := time.Now()
 	err = cmd.Run()
 	took := time.Since(start)
-	reply := client.Reply{Stdout: out.String(), Stderr: errb.String()}
+	reply := client.Output{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

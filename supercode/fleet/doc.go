@@ -18,9 +18,9 @@
 // batch of them in one durable write). UpdateRun is a read-modify-write
 // under the run's lock (a row lock in a database).
 //
-// Halts, Journal and Voice are three more small interfaces beside Runs,
-// Events and Authorizations. Voice is the supervisor's per-agent message
-// queue: Say is idempotent on the message's id, Deliver hands each message
+// Halts, Journal and Messages are three more small interfaces beside Runs,
+// Events and Authorizations. Messages is the supervisor's per-agent message
+// queue (stored under the name "voice", in files and in the database): Say is idempotent on the message's id, Deliver hands each message
 // out exactly once however many processes ask, and journals each delivery
 // with the round the message came from. A halt is keyed by fleet and agent, one in force at a
 // time, and its id is the caller's, so a re-run round puts it once. The

@@ -13,19 +13,19 @@ import (
 // read whole fleets of events, and encoding/json's reflection was most of
 // their time); any other is read by encoding/json, so the result is always
 // what json.Unmarshal gives (FuzzParseEvent holds it to that).
-func parseEvent(line []byte) (Event, error) {
-	var e Event
+func parseEvent(line []byte) (RunEvent, error) {
+	var e RunEvent
 	if err := jsonl.Members(line, e.member); err == nil {
 		return e, nil
 	}
-	e = Event{}
+	e = RunEvent{}
 	err := json.Unmarshal(line, &e)
 	return e, err
 }
 
 var errSlowPath = errors.New("not the fast path")
 
-func (e *Event) member(key string, val []byte) error {
+func (e *RunEvent) member(key string, val []byte) error {
 	ok := true
 	switch key {
 	case "id":

@@ -11,7 +11,7 @@ import (
 // encoding/json gives, event and error alike, whatever the line.
 func FuzzParseEvent(f *testing.F) {
 	yes := true
-	for _, e := range []Event{
+	for _, e := range []RunEvent{
 		{ID: "post:toolu_1", At: time.Date(2026, 8, 24, 15, 0, 0, 5, time.UTC), Kind: KindTool, Name: "Bash", OK: &yes, Result: json.RawMessage(`{"stdout":"ok \"quoted\"","n":[1,{"a":null}]}`), Text: "make test", Session: "s1"},
 		{ID: "x", Kind: KindCheck, Name: "advancing"},
 	} {
@@ -24,7 +24,7 @@ func FuzzParseEvent(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		got, gerr := parseEvent(line)
-		var want Event
+		var want RunEvent
 		werr := json.Unmarshal(line, &want)
 		if (gerr == nil) != (werr == nil) {
 			t.Fatalf("%q: error %v, encoding/json %v", line, gerr, werr)

@@ -63,7 +63,7 @@ type Run struct {
 	// Checks counts the checks on the run, across tasks.
 	Checks int `json:"checks"`
 	// Last is the latest check's verdict.
-	Last *Verdict `json:"last,omitempty"`
+	Last *LastCheck `json:"last,omitempty"`
 	// Judgment is the whole-run verdict as last computed (on stop and at
 	// the end of `laserbrain run`).
 	Judgment string `json:"judgment,omitempty"`
@@ -128,8 +128,8 @@ type Suspended struct {
 	Task string `json:"task"`
 }
 
-// Verdict is the part of a check the run keeps for its hooks and lists.
-type Verdict struct {
+// LastCheck is the part of a check the run keeps for its hooks and lists.
+type LastCheck struct {
 	Step     int       `json:"step"`
 	Reason   string    `json:"reason"`
 	Drifting bool      `json:"drifting"`
@@ -142,10 +142,10 @@ type Verdict struct {
 // Ended reports whether the run is over.
 func (r *Run) IsEnded() bool { return !r.Ended.IsZero() }
 
-// Event is one thing observed on a run: a tool call and its outcome, a
+// RunEvent is one thing observed on a run: a tool call and its outcome, a
 // check, a gate decision, a session or prompt. Its fields follow the
 // reference's observed event (kind, name, tri-state ok, result, text).
-type Event struct {
+type RunEvent struct {
 	// ID makes recording idempotent: an event whose ID the run already has
 	// is not recorded again. Empty: a fresh id.
 	ID   string    `json:"id"`
@@ -163,7 +163,7 @@ type Event struct {
 	Subagent string `json:"subagent,omitempty"`
 }
 
-// Event kinds.
+// RunEvent kinds.
 const (
 	KindTool     = "tool"    // a completed tool call (post-tool-use, post-tool-use-failure)
 	KindCheck    = "check"   // a drift check
@@ -184,9 +184,9 @@ const (
 // when that is a waiting notification (KindWaiting). Any later event —
 // the call the person allowed, their next prompt, a check — means
 // someone answered. ok is false when the run waits for nobody.
-func Waiting(events []Event) (Event, bool) {
+func Waiting(events []RunEvent) (RunEvent, bool) {
 	if len(events) == 0 || events[len(events)-1].Kind != KindWaiting {
-		return Event{}, false
+		return RunEvent{}, false
 	}
 	return events[len(events)-1], true
 }
@@ -295,14 +295,14 @@ type Runs interface {
 type Events interface {
 	// AppendEvent records e on run id; added is false when the run already
 	// had an event with e's ID.
-	AppendEvent(ctx context.Context, run string, e Event) (added bool, err error)
+	AppendEvent(ctx context.Context, run string, e RunEvent) (added bool, err error)
 	// AppendEvents records es on run id, in order, as one durable write
 	// (a batch of checks records its events at once); an event whose ID
 	// the run already has, or an earlier one of es has, is left out.
 	// added counts the events recorded.
-	AppendEvents(ctx context.Context, run string, es []Event) (added int, err error)
+	AppendEvents(ctx context.Context, run string, es []RunEvent) (added int, err error)
 	// Events lists run id's events, oldest first.
-	Events(ctx context.Context, run string) ([]Event, error)
+	Events(ctx context.Context, run string) ([]RunEvent, error)
 }
 
 // Authorizations keeps the permissions people gave.
@@ -333,7 +333,7 @@ type Store interface {
 	Authorizations
 	Halts
 	Journal
-	Voice
+	Messages
 	Close() error
 }
 

@@ -3,8 +3,9 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/shellquote"
 )
 
 // Halt is a stop put on one agent of a fleet. While it is in force (not
@@ -50,7 +51,7 @@ func (h *Halt) InForce() bool { return h.Released == nil }
 
 // ReleaseCommand is what a person runs to lift a halt on agent.
 func ReleaseCommand(agent string) string {
-	return "laserbrain supervise release " + shellWord(agent)
+	return "laserbrain supervise release " + shellquote.Word(agent)
 }
 
 // Message is the refusal every gate prints for a halt in force: who halted
@@ -62,17 +63,6 @@ func (h *Halt) Message() string {
 	}
 	return fmt.Sprintf("%s is halted by %s: %s. Nothing more runs on its behalf until a person releases it (%s).",
 		h.Agent, by, h.Reason, ReleaseCommand(h.Agent))
-}
-
-// shellWord quotes s for a shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '@' || r == '+' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Halts keeps the halts and their releases. One halt at most is in force

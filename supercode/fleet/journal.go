@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/grammar"
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // JournalRecord is one entry of the supervisor's journal: a round's
@@ -240,7 +241,7 @@ func VerifyJournalFrom(recs []JournalRecord, head JournalHead) (unacknowledged i
 		Prev string `json:"prev"`
 	}
 	if json.Unmarshal(recs[0].Raw, &probe) != nil || probe.Seq < 1 {
-		return 0, &JournalProblem{Index: int(recs[0].Seq), Seq: recs[0].Seq, Kind: TamperCorrupt, Detail: fmt.Sprintf("not a journal record: %q", clip(string(recs[0].Raw), 80))}
+		return 0, &JournalProblem{Index: int(recs[0].Seq), Seq: recs[0].Seq, Kind: TamperCorrupt, Detail: fmt.Sprintf("not a journal record: %q", text.Clip(string(recs[0].Raw), 80))}
 	}
 	return verifyChain(recs, probe.Seq, probe.Prev, head)
 }
@@ -269,7 +270,7 @@ func verifyChain(recs []JournalRecord, first int64, prev string, head JournalHea
 			Hash *string `json:"hash"`
 		}
 		if json.Unmarshal(r.Raw, &probe) != nil || probe.Seq == nil || probe.Prev == nil || probe.Hash == nil {
-			return at(i, want, TamperCorrupt, "not a journal record: %q", clip(string(r.Raw), 80))
+			return at(i, want, TamperCorrupt, "not a journal record: %q", text.Clip(string(r.Raw), 80))
 		}
 		seq := *probe.Seq
 		got, err := JournalHash(*probe.Prev, r.Raw)
@@ -329,13 +330,6 @@ func missing(from, to int64) string {
 		return fmt.Sprintf("record %d is", from)
 	}
 	return fmt.Sprintf("records %d–%d are", from, to)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // ErrJournalBroken is wrapped by the refusal of a writer that will not
@@ -400,10 +394,10 @@ func CheckMark(recs []JournalRecord, mark RoundMark) *JournalProblem {
 			what = "the journal is missing"
 		}
 		return &JournalProblem{Index: len(recs) + 1, Seq: n + 1, Kind: TamperDeleted, Detail: fmt.Sprintf(
-			"%s: the fleet's round counter saw %s (head %s) %s", what, plural(mark.Records, "record"), clip(mark.Hash, 12), markWhen(mark))}
+			"%s: the fleet's round counter saw %s (head %s) %s", what, text.Plural(mark.Records, "record"), text.Clip(mark.Hash, 12), markWhen(mark))}
 	case mark.Records > 0 && recs[mark.Records-1].Hash != mark.Hash:
 		return &JournalProblem{Index: int(mark.Records), Seq: mark.Records, Kind: TamperEdited, Detail: fmt.Sprintf(
-			"it is not the record the fleet's round counter saw there %s (hash %s): the journal was rewritten up to it", markWhen(mark), clip(mark.Hash, 12))}
+			"it is not the record the fleet's round counter saw there %s (hash %s): the journal was rewritten up to it", markWhen(mark), text.Clip(mark.Hash, 12))}
 	}
 	return nil
 }
@@ -521,19 +515,11 @@ func CheckJournalTail(ctx context.Context, st Journal, fleet string) (*JournalPr
 	case mark.Records > head.Records:
 		return &JournalProblem{Index: int(head.Records) + 1, Seq: head.Records + 1, Kind: TamperDeleted, Detail: fmt.Sprintf(
 			"%s missing from the end: the fleet's round counter saw %s %s, the head counts %d",
-			missing(head.Records+1, mark.Records), plural(mark.Records, "record"), markWhen(mark), head.Records)}, nil
+			missing(head.Records+1, mark.Records), text.Plural(mark.Records, "record"), markWhen(mark), head.Records)}, nil
 	case mark.Records > 0:
 		if p := holds(mark.Records, mark.Hash, "the fleet's round counter"); p != nil {
 			return p, nil
 		}
 	}
 	return nil, nil
-}
-
-// plural is "1 record", "2 records".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

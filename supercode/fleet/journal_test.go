@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
@@ -249,13 +250,7 @@ func TestJournalUnacknowledgedTail(t *testing.T) {
 // run by Python over the journal as written, non-ASCII text and floats
 // included. Python's json module is the oracle for the canonical form.
 func TestJournalPythonOracle(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is needed for the journal's oracle test")
-		}
-		t.Skip("SKIPPED: no python3 — the journal's Python oracle did not run")
-	}
+	py := testenv.LookPath(t, "python3")
 	dir := t.TempDir()
 	s, _ := fleet.OpenLocal(dir)
 	ctx := context.Background()

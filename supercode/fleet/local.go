@@ -305,15 +305,15 @@ func (l *Local) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 const maxEventLine = 64 << 10
 
 // AppendEvent implements Events.
-func (l *Local) AppendEvent(ctx context.Context, run string, e Event) (bool, error) {
-	n, err := l.AppendEvents(ctx, run, []Event{e})
+func (l *Local) AppendEvent(ctx context.Context, run string, e RunEvent) (bool, error) {
+	n, err := l.AppendEvents(ctx, run, []RunEvent{e})
 	return n == 1, err
 }
 
 // AppendEvents implements Events: one lock, one append and one fsync for
 // the batch. Only events that come with an ID of their own are looked for
 // in the run's file (a fresh id cannot be there).
-func (l *Local) AppendEvents(ctx context.Context, run string, es []Event) (int, error) {
+func (l *Local) AppendEvents(ctx context.Context, run string, es []RunEvent) (int, error) {
 	if err := ValidateRunID(run); err != nil {
 		return 0, err
 	}
@@ -366,7 +366,7 @@ func (l *Local) AppendEvents(ctx context.Context, run string, es []Event) (int, 
 	return n, nil
 }
 
-func marshalEvent(e Event) ([]byte, error) {
+func marshalEvent(e RunEvent) ([]byte, error) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
@@ -421,11 +421,11 @@ func eventID(line []byte) (string, bool) {
 // Events implements Events, through the one JSON-lines reader: a line a
 // crash left half-written at the end is not an event yet, a damaged line
 // before it is an error naming it.
-func (l *Local) Events(ctx context.Context, run string) ([]Event, error) {
+func (l *Local) Events(ctx context.Context, run string) ([]RunEvent, error) {
 	if err := ValidateRunID(run); err != nil {
 		return nil, err
 	}
-	var out []Event
+	var out []RunEvent
 	path := l.eventPath(run)
 	_, err := jsonl.Scan(path, jsonl.Start, func(line []byte, n int) error {
 		e, err := parseEvent(line)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
@@ -45,7 +46,7 @@ func TestTornEventLine(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := fleet.OpenLocal(dir)
 	ctx := context.Background()
-	if _, err := s.AppendEvent(ctx, "r", fleet.Event{ID: "a", Kind: fleet.KindTool}); err != nil {
+	if _, err := s.AppendEvent(ctx, "r", fleet.RunEvent{ID: "a", Kind: fleet.KindTool}); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.OpenFile(filepath.Join(dir, "events", "r.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
@@ -57,7 +58,7 @@ func TestTornEventLine(t *testing.T) {
 	if err != nil || len(evs) != 1 || evs[0].ID != "a" {
 		t.Fatalf("Events = %+v, %v", evs, err)
 	}
-	if _, err := s.AppendEvent(ctx, "r", fleet.Event{ID: "c", Kind: fleet.KindTool}); err != nil {
+	if _, err := s.AppendEvent(ctx, "r", fleet.RunEvent{ID: "c", Kind: fleet.KindTool}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err = s.Events(ctx, "r")
@@ -80,9 +81,7 @@ func TestTornEventLine(t *testing.T) {
 // root commit, checked against git's own answer); LASERBRAIN_FLEET wins; a
 // directory outside any repository is its own fleet.
 func TestFleetID(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.LookPath(t, "git")
 	ctx := context.Background()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")

@@ -34,7 +34,7 @@ func TestOpenLocalReader(t *testing.T) {
 	for name, err := range map[string]error{
 		"CreateRun":   r.CreateRun(ctx, Run{ID: "r1", Fleet: "f", Created: now}),
 		"PutHalt":     r.PutHalt(ctx, Halt{ID: "h", Fleet: "f", Agent: "a", Reason: "x", At: now}),
-		"AppendEvent": func() error { _, err := r.AppendEvent(ctx, "r1", Event{Kind: KindTool, At: now}); return err }(),
+		"AppendEvent": func() error { _, err := r.AppendEvent(ctx, "r1", RunEvent{Kind: KindTool, At: now}); return err }(),
 		"Journal": func() error {
 			_, err := r.AppendJournal(ctx, JournalRecord{Fleet: "f", Kind: JournalRound})
 			return err

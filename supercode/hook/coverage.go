@@ -23,13 +23,13 @@ import (
 // coverageConfig is how this event's caller is held to coverage (its
 // run's variables over the project policy where it works), read once per
 // event.
-func (h *Handler) coverageConfig(e client.Event) (coverage.Config, error) {
+func (h *Handler) coverageConfig(e client.Payload) (coverage.Config, error) {
 	if h.cov == nil {
 		pol, err := h.policy(e)
 		if err != nil {
 			return coverage.Config{}, err
 		}
-		cfg, err := h.Sup.CoverageConfig(pol)
+		cfg, err := h.Tracker.CoverageConfig(pol)
 		if err != nil {
 			return coverage.Config{}, err
 		}
@@ -44,7 +44,7 @@ func (h *Handler) coverageConfig(e client.Event) (coverage.Config, error) {
 // client runs its hooks in, this process's. A policy this binary cannot
 // check is operator.ErrPolicyUnchecked, which hands the event to
 // laserbrain.
-func (h *Handler) policy(e client.Event) (operator.Policy, error) {
+func (h *Handler) policy(e client.Payload) (operator.Policy, error) {
 	if !h.polRead {
 		dir := e.Cwd
 		if dir == "" {
@@ -60,8 +60,8 @@ func (h *Handler) policy(e client.Event) (operator.Policy, error) {
 }
 
 // covEvent is an event as coverage reads it.
-func (h *Handler) covEvent(e client.Event) coverage.Event {
-	ev := coverage.Event{Name: string(e.Name), Session: e.Session, Agent: h.caller(e).Agent, Reason: e.Reason,
+func (h *Handler) covEvent(e client.Payload) coverage.HookEvent {
+	ev := coverage.HookEvent{Name: string(e.Name), Session: e.Session, Agent: h.caller(e).Agent, Reason: e.Reason,
 		StopHookActive: e.StopHookActive, CheckTool: client.CheckTool(h.clientName())}
 	if t := e.Tool; t != nil {
 		ev.Tool, ev.Kind, ev.Own, ev.Input = t.Name, coverage.Kind(t.Kind), t.Own, t.Input
@@ -106,40 +106,40 @@ func (h *Handler) clientName() client.Name {
 // answered. A caller with no run has no record yet, and passes; a store
 // out of reach cannot say how many steps passed, and the call is decided
 // without coverage (the failure policy: the operator gate still decides).
-func (h *Handler) coverageGate(ctx context.Context, e client.Event) (ans client.Answer, stop bool, err error) {
+func (h *Handler) coverageGate(ctx context.Context, e client.Payload) (ans client.Reply, stop bool, err error) {
 	cfg, err := h.coverageConfig(e)
 	if err != nil {
-		return client.Answer{}, true, err
+		return client.Reply{}, true, err
 	}
 	if cfg.Mode == coverage.Off {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	run, found, err := h.run(ctx, e)
 	if isUnreachable(err) {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	if err != nil || !found {
-		return client.Answer{}, err != nil, err
+		return client.Reply{}, err != nil, err
 	}
 	rec, err := agentrun.CoverageRecord(run)
 	if err != nil {
-		return client.Answer{}, true, err
+		return client.Reply{}, true, err
 	}
 	in := coverage.Input{Event: h.covEvent(e), Record: rec}
 	if cfg.NeedsLink(in.Event) {
-		l, err := h.Sup.Link(run.Fleet)
+		l, err := h.Tracker.Link(run.Fleet)
 		if err == nil {
 			in.Link, err = l.Lines()
 		}
 		if err != nil {
-			return client.Answer{}, true, fmt.Errorf("reading the link for claims: %w", err)
+			return client.Reply{}, true, fmt.Errorf("reading the link for claims: %w", err)
 		}
 	}
 	d := cfg.Gate(in)
 	if d.Record != nil {
 		// The reference reports a session's probe arm once; only that
 		// mark changes.
-		st, err := h.Sup.Fleet()
+		st, err := h.Tracker.Fleet()
 		if err == nil {
 			_, err = st.UpdateRun(ctx, run.ID, func(r *fleet.Run) error {
 				cur, err := agentrun.CoverageRecord(*r)
@@ -156,7 +156,7 @@ func (h *Handler) coverageGate(ctx context.Context, e client.Event) (ans client.
 	}
 	switch d.Action {
 	case coverage.Warn:
-		return client.Answer{Context: d.Reason}, false, nil
+		return client.Reply{Context: d.Reason}, false, nil
 	case coverage.Deny:
 		label := coverage.Label(d.Stage)
 		if d.Rule == coverage.RuleClaim {
@@ -165,18 +165,18 @@ func (h *Handler) coverageGate(ctx context.Context, e client.Event) (ans client.
 		h.recordRefusal(ctx, run, e, label, d.Reason)
 		return deny(d.Reason), true, nil
 	}
-	return client.Answer{}, false, nil
+	return client.Reply{}, false, nil
 }
 
 // recordRefusal keeps a refusal on the run as a gate event with its label
 // (best effort: the refusal stands whether or not it is recorded).
-func (h *Handler) recordRefusal(ctx context.Context, run fleet.Run, e client.Event, label, reason string) {
-	st, err := h.Sup.Fleet()
+func (h *Handler) recordRefusal(ctx context.Context, run fleet.Run, e client.Payload, label, reason string) {
+	st, err := h.Tracker.Fleet()
 	if err == nil {
 		no := false
 		c := h.caller(e)
 		res, _ := json.Marshal(fleet.GateResult{Decision: fleet.GateDeny, Labels: []string{label}, Presence: c.Presence.String()})
-		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate,
+		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate,
 			Name: toolName(e), OK: &no, Result: res, Text: reason, Session: e.Session, Subagent: subagentOf(e)})
 	}
 	if err != nil {
@@ -187,7 +187,7 @@ func (h *Handler) recordRefusal(ctx context.Context, run fleet.Run, e client.Eve
 // observeCoverage takes an observed event into run's coverage record (a
 // step, a check, a ground, a reset) and says what the model is to be told:
 // a reminder as context, or a Stop held for a last check.
-func (h *Handler) observeCoverage(ctx context.Context, e client.Event, run fleet.Run) (coverage.Outcome, error) {
+func (h *Handler) observeCoverage(ctx context.Context, e client.Payload, run fleet.Run) (coverage.Outcome, error) {
 	cfg, err := h.coverageConfig(e)
 	if err != nil || cfg.Mode == coverage.Off {
 		return coverage.Outcome{}, err
@@ -211,7 +211,7 @@ func (h *Handler) observeCoverage(ctx context.Context, e client.Event, run fleet
 	}
 	// Kept under the run's lock, on the record as it is now: hooks of one
 	// run fire at once (a call's parallel siblings, a subagent's).
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
 		return out, err
 	}
@@ -233,7 +233,7 @@ func (h *Handler) observeCoverage(ctx context.Context, e client.Event, run fleet
 // reasoning state from the grammar, the run's ground (laserbrain run
 // --goal, else the record's) and how coverage holds it, with the name the
 // client gives check_state.
-func (h *Handler) sessionBrief(e client.Event, run fleet.Run) (string, error) {
+func (h *Handler) sessionBrief(e client.Payload, run fleet.Run) (string, error) {
 	cfg, err := h.coverageConfig(e)
 	if err != nil {
 		return "", err

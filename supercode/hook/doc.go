@@ -1,7 +1,7 @@
 // Package hook is laserbrain's agent hooks as a library, one handler per
 // event, so the command stays thin. Every client's payload comes in through
-// its adapter (supercode/client) as one client.Event, and every answer goes
-// out as one client.Answer that the adapter writes the way that client
+// its adapter (supercode/client) as one client.Payload, and every answer goes
+// out as one client.Reply that the adapter writes the way that client
 // obeys; nothing here reads a client's field names. pre-tool-use gates
 // shell commands (each of a call's commands: Cline sends several) and
 // writes into protected paths through the operator, joined to the agent's
@@ -23,8 +23,8 @@
 // agent can still read why. Then coverage holds it, in one call
 // (coverage.go): past the threshold without a check it is refused with how
 // to check under this client. Then it is one straight line (gate.go): the
-// event is read into operator.Analyze (a shell command) or
-// operator.AnalyzeWrite (a write tool's files), operator.Decide answers
+// event is read into shell.Analyze (a shell command) or
+// shell.AnalyzeWrite (a write tool's files), operator.Decide answers
 // with the project policy (agentrun.LoadPolicy), the run is read once and a
 // person's authorizations once only when the decision needs them, the
 // decision is recorded once on the caller's run, and answered. A policy
@@ -37,7 +37,7 @@
 // post-tool-use a check, a Stop with unchecked steps is held once, and
 // session-start tells the model the grammar's notation and the run's
 // ground. Settings: the run's variables over the project policy's
-// "coverage" over our default. The supervisor's voice (voice.go): every
+// "coverage" over our default. The supervisor's messages (messages.go): every
 // answer whose text the client shows its model (client.Tells) also hands
 // out what waits in the agent's queue, once, journaled.
 //

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -25,13 +26,13 @@ import (
 // once and a person's authorizations once, and only when the decision
 // needs them. A call with several commands (Cline's run_commands) has each
 // decided: the first refused refuses the call.
-func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer, error) {
-	if reason := h.Sup.LimitToolCall(toolName(e), e.ToolUseID); reason != "" {
+func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Reply, error) {
+	if reason := h.Tracker.LimitToolCall(toolName(e), e.ToolUseID); reason != "" {
 		return deny(reason), nil
 	}
 	t := e.Tool
 	if t == nil {
-		return client.Answer{}, errors.New(`the event has no "tool_name"`)
+		return client.Reply{}, errors.New(`the event has no "tool_name"`)
 	}
 	// laserbrain's own tools are reporting, never work: a halted agent may
 	// still read why (supervision, check_state). The call goes next to our
@@ -39,7 +40,7 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 	// client process is bound to it first (agentrun.BindSession).
 	if t.Kind == client.KindOwn {
 		h.bind(e)
-		return client.Answer{}, nil
+		return client.Reply{}, nil
 	}
 	if ans, stop, err := h.halted(ctx, e); stop || err != nil {
 		return ans, err
@@ -62,28 +63,28 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Event) (client.Answer
 
 // gateCall decides what the call does: a write's files, each shell
 // command, read into the operator's analysis and decided.
-func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, error) {
+func (h *Handler) gateCall(ctx context.Context, e client.Payload) (client.Reply, error) {
 	t := e.Tool
-	var analyses []operator.Analysis
+	var analyses []shell.Analysis
 	switch t.Kind {
 	case client.KindWrite:
-		analyses = append(analyses, operator.AnalyzeWrite(t.Name, e.Cwd, t.Files...))
+		analyses = append(analyses, shell.AnalyzeWrite(t.Name, e.Cwd, t.Files...))
 	case client.KindShell:
 		// Read in the event's directory: "git checkout NAME" discards
 		// NAME's changes when NAME is a file there; a script the command
 		// runs is read from there.
 		for _, c := range t.Commands {
-			analyses = append(analyses, operator.Analyze(c.Line, e.Cwd))
+			analyses = append(analyses, shell.Analyze(c.Line, e.Cwd))
 		}
 	default:
-		return client.Answer{}, nil
+		return client.Reply{}, nil
 	}
 	pol, err := h.policy(e)
 	if err != nil {
-		return client.Answer{}, err // unchecked: laserbrain checks it
+		return client.Reply{}, err // unchecked: laserbrain checks it
 	}
 	c := h.caller(e)
-	var held client.Answer
+	var held client.Reply
 	var run fleet.Run
 	var runState operator.RunState
 	found, read := false, false
@@ -97,7 +98,7 @@ func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, 
 		d := operator.Decide(an, c.Presence, rs, pol)
 		if d.NeedsRun {
 			if !read {
-				runState, run, found, err = h.Sup.RunState(ctx, c)
+				runState, run, found, err = h.Tracker.RunState(ctx, c)
 				if err != nil {
 					return h.cannotReadOr(ev, d, err)
 				}
@@ -106,7 +107,7 @@ func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, 
 			rs = runState
 			d = operator.Decide(an, c.Presence, rs, pol)
 			if d.WantsAuthorization() {
-				au, ok, err := h.Sup.Authorize(ctx, c, run, found, fleet.NormalizeAction(d.Target))
+				au, ok, err := h.Tracker.Authorize(ctx, c, run, found, fleet.NormalizeAction(d.Target))
 				if err != nil {
 					return h.cannotReadOr(ev, d, err)
 				}
@@ -135,18 +136,18 @@ func (h *Handler) gateCall(ctx context.Context, e client.Event) (client.Answer, 
 // names the run (the MCP server has it then). A binding that cannot be
 // written costs the call nothing: it is logged, and the server checks on
 // a run of its own.
-func (h *Handler) bind(e client.Event) {
+func (h *Handler) bind(e client.Payload) {
 	c := h.caller(e)
 	if c.Run != "" || c.Session == "" {
 		return
 	}
 	// Without /proc (or with the client gone) there is nothing to bind.
-	if err := h.Sup.BindSession(c); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := h.Tracker.BindSession(c); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		h.log(fmt.Sprintf("laserbrain hook %s: the MCP server cannot be told this session (%v); its checks go to a run of its own", PreToolUse, err))
 	}
 }
 
-func rank(a client.Answer) int {
+func rank(a client.Reply) int {
 	switch a.Decision {
 	case client.Ask:
 		return 3
@@ -163,19 +164,19 @@ func rank(a client.Answer) int {
 // it): a refusal, an ask, an allow by a person's authorization, an allow
 // with a note for the model (no permission decision: the agent's own rules
 // still decide), or nothing.
-func answer(d operator.Decision) client.Answer {
+func answer(d operator.Decision) client.Reply {
 	switch {
 	case d.Action == operator.Deny:
 		return deny(d.Reason)
 	case d.Action == operator.Ask:
-		return client.Answer{Decision: client.Ask, Reason: d.Reason}
+		return client.Reply{Decision: client.Ask, Reason: d.Reason}
 	case d.UseAuthorization:
-		return client.Answer{Decision: client.Allow, Reason: d.Reason}
+		return client.Reply{Decision: client.Allow, Reason: d.Reason}
 	}
-	return client.Answer{Context: d.Context}
+	return client.Reply{Context: d.Context}
 }
 
-func deny(reason string) client.Answer { return client.Answer{Decision: client.Deny, Reason: reason} }
+func deny(reason string) client.Reply { return client.Reply{Decision: client.Deny, Reason: reason} }
 
 // record keeps a decision on the caller's run, best effort (a decision
 // that cannot be recorded still stands: a refusal must not turn into an
@@ -183,7 +184,7 @@ func deny(reason string) client.Answer { return client.Answer{Decision: client.D
 // authorization or by the project policy. A plain allow records nothing.
 // When the caller has no run yet but names one (LASERBRAIN_RUN, or a
 // session), it is opened, so a report counts every decision.
-func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, e client.Event, d operator.Decision) {
+func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, e client.Payload, d operator.Decision) {
 	if d.Action == operator.Allow && (d.Rule == operator.RuleNothing || d.Rule == operator.RuleCarveOut) {
 		return
 	}
@@ -192,12 +193,12 @@ func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, 
 			return
 		}
 		var err error
-		if run, err = h.Sup.Open(ctx, c); err != nil {
+		if run, err = h.Tracker.Open(ctx, c); err != nil {
 			h.log(fmt.Sprintf("laserbrain hook %s: the gate's decision could not be recorded on the run: %v", PreToolUse, err))
 			return
 		}
 	}
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
 		return
 	}
@@ -206,21 +207,21 @@ func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, 
 		yes := d.Action == operator.Allow
 		ok = &yes
 	}
-	_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(e), OK: ok,
+	_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(e), OK: ok,
 		Result: agentrun.GateResult(d), Text: d.Reason, Session: e.Session, Subagent: subagentOf(e)})
 	if err != nil {
 		h.log(fmt.Sprintf("laserbrain hook %s: the gate's %s could not be recorded on the run: %v", PreToolUse, d.Action, err))
 	}
 }
 
-func gateEventID(e client.Event, fallback string) string {
+func gateEventID(e client.Payload, fallback string) string {
 	if e.ToolUseID != "" {
 		return "gate:" + e.ToolUseID
 	}
 	return fallback
 }
 
-func toolName(e client.Event) string {
+func toolName(e client.Payload) string {
 	if e.Tool != nil {
 		return e.Tool.Name
 	}
@@ -229,7 +230,7 @@ func toolName(e client.Event) string {
 
 // subagentOf names the subagent that made a call, for the run's events:
 // its type, else its id ("" for the session's own agent).
-func subagentOf(e client.Event) string {
+func subagentOf(e client.Payload) string {
 	if e.Subagent == nil {
 		return ""
 	}
@@ -243,18 +244,18 @@ func subagentOf(e client.Event) string {
 // a binary that cannot read the store hands the event on; a database out
 // of reach refuses the action (cannotRead); anything else is a guard
 // error.
-func (h *Handler) cannotReadOr(e client.Event, d operator.Decision, err error) (client.Answer, error) {
+func (h *Handler) cannotReadOr(e client.Payload, d operator.Decision, err error) (client.Reply, error) {
 	if isUnreachable(err) {
 		return h.cannotRead(e, d, err), nil
 	}
-	return client.Answer{}, err
+	return client.Reply{}, err
 }
 
 // cannotRead refuses an action needing authorization whose run (or
 // authorizations) the gate cannot read: the store's database is out of
 // reach. The decision is queued for the run like the observers' events,
 // and the session's first refusal explains the outage.
-func (h *Handler) cannotRead(e client.Event, d operator.Decision, cause error) client.Answer {
+func (h *Handler) cannotRead(e client.Payload, d operator.Decision, cause error) client.Reply {
 	what := "this command is irreversible or outward"
 	if d.Kind == "write" {
 		what = "this file is protected"

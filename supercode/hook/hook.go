@@ -20,10 +20,6 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// Event is one of our hook events (client.EventName: every client's
-// events are mapped onto these by the seam).
-type Event = client.EventName
-
 // The events laserbrain handles.
 const (
 	PreToolUse         = client.PreToolUse
@@ -39,12 +35,11 @@ const (
 // are installed.
 var Commands = client.Events
 
-// Answer is a hook's whole reply, as the client's adapter encoded it: its
-// exit status and what it prints.
-type Answer struct {
-	Exit   int
-	Stdout string
-	Stderr string
+// Output is a hook's whole reply, as the client's adapter encoded it
+// (client.Output: its exit status and what it prints), or the word that
+// another binary must answer it.
+type Output struct {
+	client.Output
 	// Delegate: this binary cannot read the store LASERBRAIN_STORE names
 	// (agentrun.ErrStoreElsewhere); Run hands the event to laserbrain.
 	Delegate bool
@@ -53,10 +48,10 @@ type Answer struct {
 // MaxInput bounds what a hook reads; a larger event is refused, not half-read.
 const MaxInput = 8 << 20
 
-// Handler answers hook events. Its Supervisor opens stores only when an
+// Handler answers hook events. Its Tracker opens stores only when an
 // event needs them.
 type Handler struct {
-	Sup *agentrun.Supervisor
+	Tracker *agentrun.Tracker
 	// Client is the client whose payloads the hook reads and whose format
 	// it answers in ("": Claude Code).
 	Client client.Name
@@ -106,7 +101,7 @@ func (h *Handler) now() time.Time {
 // in pre-tool-use ("guard error: …", in the client's form of a denial) and
 // is logged and passed over (exit 0) in every other event, which only
 // observe.
-func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answer) {
+func (h *Handler) Handle(ctx context.Context, ev client.EventName, input []byte) (ans Output) {
 	ad, err := h.adapter()
 	if err != nil {
 		ad, _ = client.For(client.Claude, "")
@@ -125,7 +120,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	h.arrived = h.now()
 	a, err := h.handle(ctx, e, input)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
-		return Answer{Delegate: true}
+		return Output{Delegate: true}
 	}
 	if err != nil {
 		a = h.failed(ev, err)
@@ -133,12 +128,12 @@ func (h *Handler) Handle(ctx context.Context, ev Event, input []byte) (ans Answe
 	if ev == PreToolUse {
 		a.Call = e.Tool
 	}
-	h.speak(ctx, e, &a)
+	h.deliverMessages(ctx, e, &a)
 	return reply(ad, ev, a)
 }
 
 // handle answers one event read.
-func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (client.Answer, error) {
+func (h *Handler) handle(ctx context.Context, e client.Payload, input []byte) (client.Reply, error) {
 	ev := e.Name
 	if ev == PreToolUse {
 		h.input = input
@@ -149,7 +144,7 @@ func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (cli
 	if _, ferr := h.Flush(ctx); ferr != nil && !isUnreachable(ferr) {
 		h.log(fmt.Sprintf("laserbrain hook %s: flushing the queue: %v", ev, ferr))
 	}
-	var a client.Answer
+	var a client.Reply
 	var err error
 	switch ev {
 	case PostToolUse, PostToolUseFailure:
@@ -170,7 +165,7 @@ func (h *Handler) handle(ctx context.Context, e client.Event, input []byte) (cli
 	if isUnreachable(err) {
 		// The store's database is out of reach: keep the event for later.
 		if qerr := h.enqueue(ev, input, nil); qerr != nil {
-			return client.Answer{}, fmt.Errorf("%v, and the event could not be queued: %w", err, qerr)
+			return client.Reply{}, fmt.Errorf("%v, and the event could not be queued: %w", err, qerr)
 		}
 		return h.unreachable(ev, e, err), nil
 	}
@@ -186,13 +181,13 @@ func (h *Handler) adapter() (client.Adapter, error) {
 }
 
 // decode reads one event through the adapter (at most MaxInput bytes).
-func (h *Handler) decode(ad client.Adapter, ev Event, input []byte) (client.Event, error) {
+func (h *Handler) decode(ad client.Adapter, ev client.EventName, input []byte) (client.Payload, error) {
 	if len(input) > MaxInput {
-		return client.Event{}, fmt.Errorf("event larger than %d bytes", MaxInput)
+		return client.Payload{}, fmt.Errorf("event larger than %d bytes", MaxInput)
 	}
 	getenv := os.Getenv
-	if h.Sup != nil && h.Sup.Getenv != nil {
-		getenv = h.Sup.Getenv
+	if h.Tracker != nil && h.Tracker.Getenv != nil {
+		getenv = h.Tracker.Getenv
 	}
 	e, err := ad.Decode(ev, input, getenv)
 	if err != nil {
@@ -205,20 +200,19 @@ func (h *Handler) decode(ad client.Adapter, ev Event, input []byte) (client.Even
 }
 
 // reply encodes an answer for the client.
-func reply(ad client.Adapter, ev Event, a client.Answer) Answer {
-	r := ad.Encode(ev, a)
-	return Answer{Exit: r.Exit, Stdout: r.Stdout, Stderr: r.Stderr}
+func reply(ad client.Adapter, ev client.EventName, a client.Reply) Output {
+	return Output{Output: ad.Encode(ev, a)}
 }
 
 // failed is the answer to an internal failure: fail closed in the gate,
 // log and go on in an observer.
-func (h *Handler) failed(ev Event, err error) client.Answer {
+func (h *Handler) failed(ev client.EventName, err error) client.Reply {
 	if ev == PreToolUse {
-		return client.Answer{Decision: client.Deny, Reason: "guard error: " + err.Error()}
+		return client.Reply{Decision: client.Deny, Reason: "guard error: " + err.Error()}
 	}
 	msg := fmt.Sprintf("laserbrain hook %s: %v", ev, err)
 	h.log(msg)
-	return client.Answer{Log: msg}
+	return client.Reply{Log: msg}
 }
 
 // log appends an observer's failure to hook-errors.log beside the fleet
@@ -241,12 +235,12 @@ func (h *Handler) log(msg string) {
 
 // caller is who sent e: the session and directory of its payload, the
 // client it came from, and the rest from the environment.
-func (h *Handler) caller(e client.Event) agentrun.Caller {
+func (h *Handler) caller(e client.Payload) agentrun.Caller {
 	key := [3]string{e.Session, e.Cwd, string(e.Client)}
 	if h.callerRead && h.callerFor == key {
 		return h.callerNow
 	}
-	c := h.Sup.Caller(e.Session, e.Cwd)
+	c := h.Tracker.Caller(e.Session, e.Cwd)
 	if e.Client != "" {
 		c.Client = string(e.Client)
 	}
@@ -254,21 +248,30 @@ func (h *Handler) caller(e client.Event) agentrun.Caller {
 	return c
 }
 
+// Binary is what a hook process takes from the binary it runs in.
+type Binary struct {
+	// ValidatePolicy checks a project policy (nil in laserbrain-gate,
+	// which hands an unchecked one to laserbrain).
+	ValidatePolicy operator.PolicyValidator
+	// Stores opens the stores (nil in laserbrain-gate: the local files
+	// alone; see agentrun.Tracker.Stores).
+	Stores func() (agentrun.Stores, error)
+}
+
 // Run is one hook process: it reads the event from stdin (at most
 // MaxInput), answers it with a fresh handler reading client c's payloads
 // (format: how a Claude-shaped client's denial is answered) and writes the
 // answer; the result is the exit status. `laserbrain hook EVENT` and
-// laserbrain-gate both run it; validate checks a project policy (nil in
-// laserbrain-gate, which hands an unchecked one to laserbrain).
-func Run(ctx context.Context, ev Event, c client.Name, format string, validate operator.PolicyValidator, stdin io.Reader, stdout, stderr io.Writer) int {
+// laserbrain-gate both run it, each as b.
+func Run(ctx context.Context, ev client.EventName, c client.Name, format string, b Binary, stdin io.Reader, stdout, stderr io.Writer) int {
 	if sock := os.Getenv(broker.EnvSocket); sock != "" {
 		// Confined: the supervisor's broker answers, outside the tree.
 		return relay(ctx, sock, ev, c, format, stdin, stdout, stderr)
 	}
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
-	h := &Handler{Sup: &agentrun.Supervisor{}, Client: c, Format: format, ValidatePolicy: validate}
-	defer closeSoon(h.Sup)
+	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
+	defer closeSoon(h.Tracker)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
 		// Unreadable input is answered like an empty event, with the read
@@ -277,7 +280,7 @@ func Run(ctx context.Context, ev Event, c client.Name, format string, validate o
 	}
 	ans := h.Handle(ctx, ev, input)
 	if ans.Delegate && err == nil {
-		closeSoon(h.Sup)
+		closeSoon(h.Tracker)
 		return delegate(ctx, ev, c, format, input, stdout, stderr)
 	}
 	if err != nil {
@@ -309,9 +312,9 @@ const StoreDeadline = 4 * time.Second
 // the process to exit. What the local files keep is flushed well within.
 const closeGrace = time.Second
 
-// closeSoon closes the supervisor's stores, giving up after closeGrace
+// closeSoon closes the tracker's stores, giving up after closeGrace
 // on those that may wait on another machine; local files close at once.
-func closeSoon(sup *agentrun.Supervisor) {
+func closeSoon(sup *agentrun.Tracker) {
 	if !sup.CloseMayWait() {
 		_ = sup.Close()
 		return
@@ -335,7 +338,7 @@ const relayDeadline = StoreDeadline + 3*time.Second
 
 // relay hands one event to the supervisor's broker (supercode/broker) and
 // copies its answer; a broker that does not answer in time fails closed.
-func relay(ctx context.Context, sock string, ev Event, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
+func relay(ctx context.Context, sock string, ev client.EventName, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, relayDeadline)
 	defer cancel()
 	h := &Handler{Client: c, Format: format}
@@ -388,16 +391,16 @@ func relay(ctx context.Context, sock string, ev Event, c client.Name, format str
 // the lean laserbrain-gate links no database driver, so an event that
 // needs a store in PostgreSQL goes to laserbrain, which reads it. Only
 // such events pay for the second process; the rest never get here.
-func delegate(ctx context.Context, ev Event, c client.Name, format string, input []byte, stdout, stderr io.Writer) int {
+func delegate(ctx context.Context, ev client.EventName, c client.Name, format string, input []byte, stdout, stderr io.Writer) int {
 	h := &Handler{Client: c, Format: format}
 	ad, err := h.adapter()
 	if err != nil {
 		ad, _ = client.For(client.Claude, "")
 	}
 	fail := func(msg string) int {
-		a := client.Answer{Decision: client.Deny, Reason: "guard error: " + msg}
+		a := client.Reply{Decision: client.Deny, Reason: "guard error: " + msg}
 		if ev != PreToolUse {
-			a = client.Answer{Log: fmt.Sprintf("laserbrain hook %s: %s", ev, msg)}
+			a = client.Reply{Log: fmt.Sprintf("laserbrain hook %s: %s", ev, msg)}
 		}
 		r := ad.Encode(ev, a)
 		io.WriteString(stdout, r.Stdout)

@@ -14,6 +14,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
@@ -23,16 +24,23 @@ func newHandler(t testing.TB, env map[string]string) (*Handler, string) {
 	if env == nil {
 		env = map[string]string{}
 	}
-	sup := &agentrun.Supervisor{
+	sup := &agentrun.Tracker{
 		Getenv:     func(k string) string { return env[k] },
 		BindingDir: filepath.Join(home, "clients"),
-		OpenFleet:  func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
-		OpenRuns: func() (laserbrain.Store, error) {
+		Stores:     homeStores(home).Open,
+	}
+	t.Cleanup(func() { sup.Close() })
+	return &Handler{Tracker: sup, Format: "exit"}, home
+}
+
+// homeStores are the stores of a test's home.
+func homeStores(home string) agentrun.StoreFuncs {
+	return agentrun.StoreFuncs{
+		Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
+		Runs: func() (laserbrain.Store, error) {
 			return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
 		},
 	}
-	t.Cleanup(func() { sup.Close() })
-	return &Handler{Sup: sup, Format: "exit"}, home
 }
 
 func payload(t testing.TB, v map[string]any) []byte {
@@ -155,11 +163,11 @@ func TestWrongEventRefused(t *testing.T) {
 // is passed over by an observer; neither exits 1.
 func TestInternalErrorsNeverFailOpen(t *testing.T) {
 	ctx := context.Background()
-	broken := &agentrun.Supervisor{
-		Getenv:    func(k string) string { return map[string]string{agentrun.EnvRun: "r1"}[k] },
-		OpenFleet: func() (fleet.Store, error) { return nil, errors.New("disk on fire") },
+	broken := &agentrun.Tracker{
+		Getenv: func(k string) string { return map[string]string{agentrun.EnvRun: "r1"}[k] },
+		Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return nil, errors.New("disk on fire") }}.Open,
 	}
-	h := &Handler{Sup: broken}
+	h := &Handler{Tracker: broken}
 	a := h.Handle(ctx, PreToolUse, payload(t, pre("Bash", map[string]any{"command": "npm publish"}, t.TempDir())))
 	if a.Exit != 2 || !strings.HasPrefix(a.Stderr, "guard error: fleet store: disk on fire") {
 		t.Errorf("gate with a broken store: %+v", a)
@@ -194,7 +202,7 @@ func TestPostToolUseRecordsOnce(t *testing.T) {
 	fail := map[string]any{"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash", "tool_use_id": "toolu_11",
 		"tool_input": map[string]any{"command": "false"}, "error": "Exit code 1"}
 	h.Handle(ctx, PostToolUseFailure, payload(t, fail))
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	evs, err := st.Events(ctx, "r1")
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +236,7 @@ func FuzzHookPayload(f *testing.F) {
 		}
 	}
 	h, _ := newHandler(f, map[string]string{agentrun.EnvRun: "fz", agentrun.EnvFleet: "f"})
-	events := []Event{PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SessionStart, SessionEnd}
+	events := []client.EventName{PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SessionStart, SessionEnd}
 	f.Fuzz(func(t *testing.T, i int, in string) {
 		if i < 0 {
 			i = -i
@@ -247,14 +255,16 @@ func FuzzHookPayload(f *testing.F) {
 // TestShellWritesProtected: a shell command writing, truncating, moving
 // onto or deleting what supervision relies on gets the answer a Write of
 // the same file gets — refused unless a person authorized it — and the
-// fleet's records are refused even then (trial item 2). Reading them, and
+// fleet's records are refused even then. Reading them, and
 // git's own commands, pass.
 func TestShellWritesProtected(t *testing.T) {
 	lbHome := t.TempDir()
 	t.Setenv("LASERBRAIN_HOME", lbHome)
 	t.Setenv("LB_TEST_HOME", lbHome)
-	h, _ := newHandler(t, nil)
-	h.Sup.OpenFleet = func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(lbHome, "fleet")) }
+	h, home := newHandler(t, nil)
+	stores := homeStores(home)
+	stores.Fleet = func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(lbHome, "fleet")) }
+	h.Tracker.Stores = stores.Open
 	ctx := context.Background()
 	cwd := t.TempDir()
 	for _, d := range []string{".git/hooks", ".claude", "src"} {
@@ -318,7 +328,7 @@ func TestShellWritesProtected(t *testing.T) {
 	}
 	// A person's authorization of exactly the command lets it through;
 	// none lets an agent change the records, nor a Write of them.
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	fid, err := fleet.ID(ctx, cwd)
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +353,7 @@ func TestShellWritesProtected(t *testing.T) {
 // TestPersonCommandsRefused: laserbrain's person-only commands run through
 // a shell tool are refused whoever is there, even when a person authorized
 // exactly that command, and the refusal is recorded on the caller's run —
-// opened for a session that never had a SessionStart (trial items 1, 18).
+// opened for a session that never had a SessionStart.
 func TestPersonCommandsRefused(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"CLAUDE_CODE_SESSION_ATTENDED": "1"}, {"CLAUDE_CODE_SESSION_ATTENDED": "0"}, {agentrun.EnvAttended: "0"}, nil,
@@ -352,7 +362,7 @@ func TestPersonCommandsRefused(t *testing.T) {
 		ctx := context.Background()
 		cwd := t.TempDir()
 		cmd := "laserbrain authorize --run r1 -- git push -f origin HEAD:main"
-		st, _ := h.Sup.Fleet()
+		st, _ := h.Tracker.Fleet()
 		fid, err := fleet.ID(ctx, cwd)
 		if err != nil {
 			t.Fatal(err)

@@ -4,31 +4,32 @@ import (
 	"context"
 
 	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/client"
 )
 
 // halted denies a call by an agent the supervisor halted, with the halt's
-// reason (agentrun.Supervisor.Halted: the store's halt, or one the journal
+// reason (agentrun.Tracker.Halted: the store's halt, or one the journal
 // witnesses that no journaled release lifted). It reads the fleet store
 // once when nothing is halted anywhere (one directory read, one query in a
 // database), and looks the caller up only when something is. When the
 // store's database is out of reach, the halts this machine last read
 // hold; a binary that cannot read the store hands the event on.
-func (h *Handler) halted(ctx context.Context, e client.Event) (client.Answer, bool, error) {
+func (h *Handler) halted(ctx context.Context, e client.Payload) (client.Reply, bool, error) {
 	c := h.caller(e)
-	halt, ok, stale, err := h.Sup.Halted(ctx, c)
+	halt, ok, stale, err := h.Tracker.Halted(ctx, c)
 	if err != nil {
-		return client.Answer{}, true, err
+		return client.Reply{}, true, err
 	}
 	if !ok {
-		return client.Answer{}, false, nil
+		return client.Reply{}, false, nil
 	}
 	msg := halt.Message()
 	if stale != "" {
 		msg += " (the store is out of reach: this is the halt as this machine last read it, at " + stale + ")"
 	}
-	run, found, _ := h.Sup.Find(ctx, c)
-	d := operator.Decide(operator.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + msg, PresenceWhy: c.PresenceWhy}, operator.Policy{})
+	run, found, _ := h.Tracker.Find(ctx, c)
+	d := operator.Decide(shell.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + msg, PresenceWhy: c.PresenceWhy}, operator.Policy{})
 	h.record(ctx, c, run, found, e, d)
 	return answer(d), true, nil
 }

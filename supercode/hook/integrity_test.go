@@ -51,11 +51,37 @@ func TestPonderWritesRefused(t *testing.T) {
 			t.Errorf("%s %v: reason %q", c.tool, c.input, a.Stderr)
 		}
 	}
-	// Not even a person's authorization lets an agent write them.
-	st, _ := h.Sup.Fleet()
-	_ = fleettest.Grant(ctx, st, fleet.Authorization{ID: "au", Fleet: "f", Action: "write " + filepath.Join(cwd, ".ponder/s/ledger.jsonl"),
-		Created: time.Now(), Expires: time.Now().Add(time.Hour), Uses: 5})
-	if a := h.Handle(ctx, PreToolUse, payload(t, pre("Write", map[string]any{"file_path": ".ponder/s/ledger.jsonl"}, cwd))); a.Exit != 2 {
+	// Not even a person's authorization lets an agent write them, though
+	// the same authorization, for another protected file, lets that through.
+	st, err := h.Tracker.Fleet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fid, err := fleet.ID(ctx, cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string) Output {
+		return h.Handle(ctx, PreToolUse, payload(t, pre("Write", map[string]any{"file_path": path, "content": "x"}, cwd)))
+	}
+	authorize := func(path string) {
+		t.Helper()
+		now := time.Now()
+		if err := fleettest.Grant(ctx, st, fleet.Authorization{ID: "au-" + filepath.Base(path), Fleet: fid, By: "ana",
+			Action: "write " + filepath.Join(cwd, path), Created: now, Expires: now.Add(time.Hour), Uses: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const gitHook, ledger = ".git/hooks/pre-commit", ".ponder/s/ledger.jsonl"
+	if a := write(gitHook); a.Exit != 2 {
+		t.Fatalf("a write into .git before any authorization: %+v", a)
+	}
+	authorize(gitHook)
+	if a := write(gitHook); a.Exit != 0 {
+		t.Fatalf("the authorization did not let the write into .git through, so it proves nothing of the ledger: %+v", a)
+	}
+	authorize(ledger)
+	if a := write(ledger); a.Exit != 2 || !strings.Contains(a.Stderr, "not something a person authorizes") {
 		t.Errorf("an authorization let an agent write the ledger: %+v", a)
 	}
 }
@@ -67,7 +93,7 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	h, _ := newHandler(t, map[string]string{agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
 	ctx := context.Background()
 	cwd := t.TempDir()
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	run := fleet.Run{ID: "r1", Agent: "bob", Fleet: "f", Created: time.Now()}
 	if err := st.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
@@ -95,8 +121,10 @@ func TestHaltDeniesEveryCall(t *testing.T) {
 	if len(evs) == 0 || evs[len(evs)-1].Kind != fleet.KindGate || !strings.Contains(evs[len(evs)-1].Text, "is halted") {
 		t.Fatalf("the refusal was not recorded on the run: %+v", evs)
 	}
-	other, _ := newHandler(t, map[string]string{agentrun.EnvRun: "r2", agentrun.EnvFleet: "f"})
-	other.Sup.OpenFleet = func() (fleet.Store, error) { return st, nil }
+	other, otherHome := newHandler(t, map[string]string{agentrun.EnvRun: "r2", agentrun.EnvFleet: "f"})
+	stores := homeStores(otherHome)
+	stores.Fleet = func() (fleet.Store, error) { return st, nil }
+	other.Tracker.Stores = stores.Open
 	if err := st.CreateRun(ctx, fleet.Run{ID: "r2", Agent: "alice", Fleet: "f", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

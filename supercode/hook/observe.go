@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/client"
@@ -23,15 +24,15 @@ const maxResult = 16 << 10
 // Every call, laserbrain's own included, is taken into the run's coverage
 // record (a step; check_state a check, reset_task a new task), and a
 // reminder due is the answer's context.
-func (h *Handler) postToolUse(ctx context.Context, e client.Event) (client.Answer, error) {
+func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Reply, error) {
 	t := e.Tool
 	if t == nil {
-		return client.Answer{}, fmt.Errorf(`the event has no "tool_name"`)
+		return client.Reply{}, fmt.Errorf(`the event has no "tool_name"`)
 	}
 	if e.Refused {
 		// laserbrain's refusal that ran in the call's place (Cline): the
 		// refusal is already on the run, and this is no work of the agent.
-		return client.Answer{}, nil
+		return client.Reply{}, nil
 	}
 	if t.Kind == client.KindOwn {
 		// Reporting, not work: no evidence, not a tool call of the run;
@@ -39,21 +40,21 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Event) (client.Answe
 		// it once) and counted for coverage.
 		r, err := h.open(ctx, e)
 		if err != nil {
-			return client.Answer{}, err
+			return client.Reply{}, err
 		}
-		st, err := h.Sup.Fleet()
+		st, err := h.Tracker.Fleet()
 		if err != nil {
-			return client.Answer{}, err
+			return client.Reply{}, err
 		}
 		id := h.eventID("own")
 		if e.ToolUseID != "" {
 			id = "own:" + e.ToolUseID
 		}
 		ok := e.Name == PostToolUse && (e.Response == nil || e.Response.OK == nil || *e.Response.OK)
-		added, err := st.AppendEvent(ctx, r.ID, fleet.Event{ID: id, At: h.now(), Kind: fleet.KindOwn, Name: t.Name, OK: &ok,
+		added, err := st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: id, At: h.now(), Kind: fleet.KindOwn, Name: t.Name, OK: &ok,
 			Session: e.Session, Subagent: subagentOf(e)})
 		if err != nil || !added {
-			return client.Answer{}, err
+			return client.Reply{}, err
 		}
 		return h.coverageAnswer(ctx, e, r)
 	}
@@ -82,16 +83,16 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Event) (client.Answe
 		d.UseNumber()
 		_ = d.Decode(&args)
 	}
-	fe := fleet.Event{ID: id, At: h.now(), Kind: fleet.KindTool, Name: t.Name, OK: &ok, Result: result, Text: text, Session: e.Session,
+	fe := fleet.RunEvent{ID: id, At: h.now(), Kind: fleet.KindTool, Name: t.Name, OK: &ok, Result: result, Text: text, Session: e.Session,
 		Subagent: subagentOf(e)}
 	// The observed tool event: what machine evidence counts (tool, args, ok).
 	obs := laserbrain.ToolCall(t.Name, args, ok)
 	r, err := h.open(ctx, e)
 	counted, added := false, false
 	if err == nil {
-		added, counted, err = h.Sup.Observe(ctx, r.ID, fe, obs)
+		added, counted, err = h.Tracker.Observe(ctx, r.ID, fe, obs)
 	}
-	if isUnreachable(err) && !counted && !h.Sup.Replaying {
+	if isUnreachable(err) && !counted && !h.Tracker.Replaying {
 		// The call goes to the queue (Handle); the machine's evidence is
 		// on this machine and counts it now, not at the replay.
 		if p, perr := localstore.DefaultPaths(); perr == nil {
@@ -103,15 +104,15 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Event) (client.Answe
 	if err != nil || !added {
 		// A call already recorded (a second hook layer for one call, a
 		// replay) was counted the first time.
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
 	return h.coverageAnswer(ctx, e, r)
 }
 
 // open opens the caller's run (registering it when there is none) and
 // keeps it for the rest of the event.
-func (h *Handler) open(ctx context.Context, e client.Event) (fleet.Run, error) {
-	r, err := h.Sup.Open(ctx, h.caller(e))
+func (h *Handler) open(ctx context.Context, e client.Payload) (fleet.Run, error) {
+	r, err := h.Tracker.Open(ctx, h.caller(e))
 	if err == nil {
 		h.keepRun(r, true)
 	}
@@ -120,18 +121,18 @@ func (h *Handler) open(ctx context.Context, e client.Event) (fleet.Run, error) {
 
 // coverageAnswer takes the event into the run's coverage record and says
 // what coverage has for the model.
-func (h *Handler) coverageAnswer(ctx context.Context, e client.Event, r fleet.Run) (client.Answer, error) {
+func (h *Handler) coverageAnswer(ctx context.Context, e client.Payload, r fleet.Run) (client.Reply, error) {
 	out, err := h.observeCoverage(ctx, e, r)
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
-	return client.Answer{Context: out.Context}, nil
+	return client.Reply{Context: out.Context}, nil
 }
 
 // describeCall is a one-line account of a call for the run's event list.
 func describeCall(t *client.Tool) string {
 	if lines := t.Lines(); len(lines) > 0 {
-		return clip(strings.Join(lines, "; "))
+		return text.Clip(strings.Join(lines, "; "), 300)
 	}
 	var in map[string]any
 	if json.Unmarshal(t.Input, &in) != nil {
@@ -139,17 +140,10 @@ func describeCall(t *client.Tool) string {
 	}
 	for _, k := range []string{"command", "file_path", "filePath", "notebook_path", "path", "url", "pattern", "query"} {
 		if s, ok := in[k].(string); ok {
-			return clip(s)
+			return text.Clip(s, 300)
 		}
 	}
 	return t.Name
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }
 
 // userPromptSubmit: a person spoke, so the next check is a user turn (a new
@@ -159,17 +153,17 @@ func clip(s string) string {
 //
 // The prompt may ground the run's coverage record (the first groundable
 // one, when the run has no ground yet).
-func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) (client.Answer, error) {
+func (h *Handler) userPromptSubmit(ctx context.Context, e client.Payload) (client.Reply, error) {
 	if strings.TrimSpace(e.Prompt) == "" {
-		return client.Answer{}, nil
+		return client.Reply{}, nil
 	}
 	r, err := h.open(ctx, e)
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
 	at := h.arrived // a replay's clock is its entry's time
 	if at.IsZero() {
@@ -185,14 +179,14 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) (client.
 		x.UserTurn = true
 		return nil
 	}); err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
 	text := e.Prompt
 	if len(text) > 1000 {
 		text = text[:1000] + "…"
 	}
-	if _, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("prompt"), At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: e.Session}); err != nil {
-		return client.Answer{}, err
+	if _, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: h.eventID("prompt"), At: h.now(), Kind: fleet.KindPrompt, Name: "user-prompt-submit", Text: text, Session: e.Session}); err != nil {
+		return client.Reply{}, err
 	}
 	return h.coverageAnswer(ctx, e, r)
 }
@@ -203,35 +197,35 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Event) (client.
 //
 // A Stop that would end the run unmeasured (coverage's StopAfter unchecked
 // steps) is held once too, for a last check.
-func (h *Handler) stop(ctx context.Context, e client.Event) (client.Answer, error) {
+func (h *Handler) stop(ctx context.Context, e client.Payload) (client.Reply, error) {
 	r, ok, err := h.run(ctx, e)
 	if err != nil || !ok {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
 	cov, err := h.observeCoverage(ctx, e, r)
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
-	j, err := h.Sup.Judge(ctx, r.ID)
+	j, err := h.Tracker.Judge(ctx, r.ID)
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
 	block := r.Last != nil && r.Last.Drifting && !e.StopHookActive
 	yes, no := true, false
-	ev := fleet.Event{ID: h.eventID("stop"), At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: &yes, Session: e.Session,
+	ev := fleet.RunEvent{ID: h.eventID("stop"), At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: &yes, Session: e.Session,
 		Text: "judgment " + j.Verdict}
-	var ans client.Answer
+	var ans client.Reply
 	if block {
 		reason := fmt.Sprintf("laserbrain: you are stopping while your run is drifting (%s, Φ=%.2f, ground %q). %s Whole-run judgment: %s — %s",
 			r.Last.Reason, r.Last.Phi, r.Last.Ground, r.Last.Advice, j.Verdict, j.Counsel)
-		ans = client.Answer{Block: true, Reason: reason}
+		ans = client.Reply{Block: true, Reason: reason}
 		ev.OK, ev.Text = &no, "blocked: "+reason
 		if _, err := st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.StopsBlocked++; return nil }); err != nil {
-			return client.Answer{}, err
+			return client.Reply{}, err
 		}
 	}
 	ans.Context = cov.Context
@@ -249,30 +243,30 @@ func (h *Handler) stop(ctx context.Context, e client.Event) (client.Answer, erro
 // The session is told, as its start's context, what laserbrain measures
 // and how to spell it (the grammar's notation), its ground, and how
 // coverage holds it.
-func (h *Handler) sessionStart(ctx context.Context, e client.Event) (client.Answer, error) {
+func (h *Handler) sessionStart(ctx context.Context, e client.Payload) (client.Reply, error) {
 	r, err := h.open(ctx, e)
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
-		return client.Answer{}, err
+		return client.Reply{}, err
 	}
-	if _, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: e.Source, Session: e.Session}); err != nil {
-		return client.Answer{}, err
+	if _, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: e.Source, Session: e.Session}); err != nil {
+		return client.Reply{}, err
 	}
 	brief, err := h.sessionBrief(e, r)
-	return client.Answer{Context: brief}, err
+	return client.Reply{Context: brief}, err
 }
 
 // sessionEnd records the end; a run the session opened by itself ends with
 // it (one `laserbrain run` made ends when its command exits).
-func (h *Handler) sessionEnd(ctx context.Context, e client.Event) error {
-	r, ok, err := h.Sup.Find(ctx, h.caller(e))
+func (h *Handler) sessionEnd(ctx context.Context, e client.Payload) error {
+	r, ok, err := h.Tracker.Find(ctx, h.caller(e))
 	if err != nil || !ok {
 		return err
 	}
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
 		return err
 	}
@@ -281,7 +275,7 @@ func (h *Handler) sessionEnd(ctx context.Context, e client.Event) error {
 			return err
 		}
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: e.Reason, Session: e.Session})
+	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: e.Reason, Session: e.Session})
 	return err
 }
 
@@ -289,16 +283,16 @@ func (h *Handler) sessionEnd(ctx context.Context, e client.Event) error {
 // client's notification says so (a permission prompt, an idle prompt): the
 // run waits until its next event (fleet.Waiting). A notification that
 // waits for nobody (a login done) is not recorded.
-func (h *Handler) notification(ctx context.Context, e client.Event) error {
+func (h *Handler) notification(ctx context.Context, e client.Payload) error {
 	what, waits := e.Notice.WaitsFor()
 	if !waits {
 		return nil
 	}
-	r, err := h.Sup.Open(ctx, h.caller(e))
+	r, err := h.Tracker.Open(ctx, h.caller(e))
 	if err != nil {
 		return err
 	}
-	st, err := h.Sup.Fleet()
+	st, err := h.Tracker.Fleet()
 	if err != nil {
 		return err
 	}
@@ -313,7 +307,7 @@ func (h *Handler) notification(ctx context.Context, e client.Event) error {
 	if kind == "" {
 		kind = "notification"
 	}
-	_, err = st.AppendEvent(ctx, r.ID, fleet.Event{ID: h.eventID("waiting"), At: h.now(), Kind: fleet.KindWaiting, Name: kind, Text: text,
+	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: h.eventID("waiting"), At: h.now(), Kind: fleet.KindWaiting, Name: kind, Text: text,
 		Session: e.Session, Subagent: subagentOf(e)})
 	return err
 }

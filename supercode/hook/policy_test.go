@@ -50,7 +50,7 @@ func TestProjectPolicy(t *testing.T) {
 	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "0", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
 	h.ValidatePolicy = policyschema.Validate
 	ctx := context.Background()
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	if err := st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

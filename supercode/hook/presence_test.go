@@ -24,7 +24,7 @@ type hookOutput struct {
 
 // answerOf names a hook answer: deny (exit 2), ask, allow with a note for
 // the model ("note"), or pass (nothing printed).
-func answerOf(t *testing.T, a Answer) (kind, text string) {
+func answerOf(t *testing.T, a Output) (kind, text string) {
 	t.Helper()
 	if a.Exit == 2 {
 		return "deny", a.Stderr
@@ -111,14 +111,14 @@ func TestUnattendedDataNotedOnTheRun(t *testing.T) {
 	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "0", agentrun.EnvFleet: "f"})
 	ctx := context.Background()
 	ev := pre("Bash", map[string]any{"command": "git commit -m 'never rm -rf here'"}, t.TempDir())
-	var a Answer
+	var a Output
 	for i := 0; i < 2; i++ { // two hook layers firing for one call
 		a = h.Handle(ctx, PreToolUse, payload(t, ev))
 	}
 	if strings.Contains(a.Stdout, "permissionDecision") || !strings.Contains(a.Stdout, `"additionalContext":"laserbrain operator gate: your command mentions rm -rf`) {
 		t.Fatalf("answer %q; want only additionalContext", a.Stdout)
 	}
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	run, err := st.RunForSession(ctx, "s-1")
 	if err != nil {
 		t.Fatalf("no run opened for the session: %v", err)
@@ -127,7 +127,7 @@ func TestUnattendedDataNotedOnTheRun(t *testing.T) {
 		t.Errorf("run attended = %q", run.Attended)
 	}
 	evs, _ := st.Events(ctx, run.ID)
-	var gates []fleet.Event
+	var gates []fleet.RunEvent
 	for _, e := range evs {
 		if e.Kind == fleet.KindGate {
 			gates = append(gates, e)
@@ -154,12 +154,12 @@ func TestUnattendedInlineCodeAuthorized(t *testing.T) {
 	t.Setenv("LASERBRAIN_HOME", t.TempDir())
 	h, _ := newHandler(t, map[string]string{"CI": "true", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
 	ctx := context.Background()
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	if err := st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	cmd := `python3 -c "import shutil; shutil.rmtree('build')"`
-	call := func(id string) Answer {
+	call := func(id string) Output {
 		ev := pre("Bash", map[string]any{"command": cmd}, t.TempDir())
 		ev["tool_use_id"] = id
 		return h.Handle(ctx, PreToolUse, payload(t, ev))
@@ -211,7 +211,7 @@ func TestGateEventsCarryTheDecision(t *testing.T) {
 	t.Setenv("LASERBRAIN_HOME", t.TempDir())
 	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
 	ctx := context.Background()
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	if err := st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

@@ -47,9 +47,9 @@ import (
 
 // queued is one queue entry.
 type queued struct {
-	ID    string    `json:"id"`
-	At    time.Time `json:"at"`
-	Event Event     `json:"event"`
+	ID    string           `json:"id"`
+	At    time.Time        `json:"at"`
+	Event client.EventName `json:"event"`
 	// Client is whose payload Input is ("": Claude Code).
 	Client client.Name       `json:"client,omitempty"`
 	Input  json.RawMessage   `json:"input"`
@@ -89,7 +89,7 @@ func newQueueID() string {
 }
 
 // enqueue keeps one event for later.
-func (h *Handler) enqueue(ev Event, input []byte, dec *gateDecision) error {
+func (h *Handler) enqueue(ev client.EventName, input []byte, dec *gateDecision) error {
 	dir, err := h.queueDir()
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func (h *Handler) enqueue(ev Event, input []byte, dec *gateDecision) error {
 		return errors.New("the event is not JSON")
 	}
 	for _, k := range queueEnv {
-		if v := h.Sup.Getenv; v != nil {
+		if v := h.Tracker.Getenv; v != nil {
 			if x := v(k); x != "" {
 				q.Env[k] = x
 			}
@@ -243,14 +243,13 @@ func (h *Handler) replayFile(ctx context.Context, path string) (int, error) {
 // replay records one queued event through this handler's stores, as the
 // hook would have when it ran.
 func (h *Handler) replay(ctx context.Context, q queued) error {
-	sup := &agentrun.Supervisor{
+	sup := &agentrun.Tracker{
 		Getenv:    func(k string) string { return q.Env[k] },
 		Now:       func() time.Time { return q.At },
-		OpenFleet: h.Sup.Fleet,
-		OpenRuns:  h.Sup.Runs,
+		Stores:    h.Tracker.Shared(),
 		Replaying: true,
 	}
-	r := &Handler{Sup: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, ValidatePolicy: h.ValidatePolicy, replayID: q.ID}
+	r := &Handler{Tracker: sup, Client: q.Client, Format: h.Format, Now: sup.Now, QueueDir: h.QueueDir, ValidatePolicy: h.ValidatePolicy, replayID: q.ID}
 	ad, err := r.adapter()
 	if err != nil {
 		return err
@@ -270,7 +269,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 			return err
 		}
 		ok := q.Decision.OK
-		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: gateEventID(p, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
+		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(p, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
 			Result: q.Decision.Result, Text: q.Decision.Text, Session: p.Session, Subagent: subagentOf(p)})
 		return err
 	}
@@ -292,7 +291,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 			return err
 		}
 		yes := true
-		_, err = st.AppendEvent(ctx, run.ID, fleet.Event{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: &yes,
+		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: &yes,
 			Session: p.Session, Text: "not judged: the store was out of reach when the agent stopped"})
 		return err
 	case SessionStart:
@@ -317,12 +316,12 @@ func (h *Handler) eventID(kind string) string {
 // queue: exit 0, and the first time in the session, a word to the person
 // (systemMessage) and to the model (additionalContext, where the event
 // takes it).
-func (h *Handler) unreachable(ev Event, e client.Event, cause error) client.Answer {
+func (h *Handler) unreachable(ev client.EventName, e client.Payload, cause error) client.Reply {
 	if !h.firstTold(e.Session) {
-		return client.Answer{}
+		return client.Reply{}
 	}
 	msg := outageNotice(cause)
-	return client.Answer{Notice: msg, Context: msg}
+	return client.Reply{Notice: msg, Context: msg}
 }
 
 func outageNotice(cause error) string {

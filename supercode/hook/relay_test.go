@@ -33,7 +33,7 @@ func TestRelayFailsClosed(t *testing.T) {
 	t.Setenv(broker.EnvSocket, sock)
 	in := `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/","tool_name":"Bash","tool_input":{"command":"ls"}}`
 	var out, errb bytes.Buffer
-	code := Run(context.Background(), PreToolUse, client.Claude, "", nil, strings.NewReader(in), &out, &errb)
+	code := Run(context.Background(), PreToolUse, client.Claude, "", Binary{}, strings.NewReader(in), &out, &errb)
 	if code != 2 || !strings.Contains(errb.String(), "cannot reach the supervisor of this confined run") || !strings.Contains(errb.String(), "status 125") {
 		t.Fatalf("exit %d, stdout %q, stderr %q: want a refusal naming the status", code, out.String(), errb.String())
 	}

@@ -37,14 +37,14 @@ func TestReplayedPromptAfterACheckIsNoUserTurn(t *testing.T) {
 			ctx := context.Background()
 			cwd := t.TempDir()
 			now := t0
-			h.Sup.Now = func() time.Time { return now }
+			h.Tracker.Now = func() time.Time { return now }
 			prompt := []byte(`{"session_id":"s-r","cwd":"` + cwd + `","hook_event_name":"UserPromptSubmit","prompt":"now fix the importer"}`)
 			// The run and its first check, at t0.
 			if a := h.Handle(ctx, UserPromptSubmit, prompt); a.Exit != 0 {
 				t.Fatalf("prompt: %+v", a)
 			}
 			in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: "fix the importer", Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}}
-			out, err := h.Sup.Check(ctx, "r-replay", in)
+			out, err := h.Tracker.Check(ctx, "r-replay", in)
 			if err != nil || !out.UserTurn {
 				t.Fatalf("first check: %+v %v; want it to take the prompt's user turn", out, err)
 			}
@@ -57,7 +57,7 @@ func TestReplayedPromptAfterACheckIsNoUserTurn(t *testing.T) {
 			if n, err := h.Flush(ctx); err != nil || n != 1 {
 				t.Fatalf("flush: %d %v; want the one prompt replayed", n, err)
 			}
-			st, err := h.Sup.Fleet()
+			st, err := h.Tracker.Fleet()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,11 +81,13 @@ func TestQueuedEventKeepsItsArrivalTime(t *testing.T) {
 	arrived := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	now := arrived
 	h.Now = func() time.Time { return now }
-	h.Sup.Now = h.Now
-	h.Sup.OpenFleet = func() (fleet.Store, error) {
+	h.Tracker.Now = h.Now
+	stores := homeStores(home)
+	stores.Fleet = func() (fleet.Store, error) {
 		now = now.Add(4 * time.Second) // the store's deadline, spent
 		return nil, fmt.Errorf("the fleet store: %w", laserbrain.ErrUnavailable)
 	}
+	h.Tracker.Stores = stores.Open
 	prompt := `{"session_id":"s-slow","cwd":"` + t.TempDir() + `","hook_event_name":"UserPromptSubmit","prompt":"now fix the importer"}`
 	if a := h.Handle(context.Background(), UserPromptSubmit, []byte(prompt)); a.Exit != 0 {
 		t.Fatalf("an observer with the store out of reach: %+v; want it answered and queued", a)
@@ -113,20 +115,20 @@ func TestLatePromptAfterACheckIsNoUserTurn(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	now := t0
 	h.Now = func() time.Time { return now }
-	h.Sup.Now = h.Now
+	h.Tracker.Now = h.Now
 	prompt := []byte(`{"session_id":"s-l","cwd":"` + cwd + `","hook_event_name":"UserPromptSubmit","prompt":"fix the importer"}`)
 	if a := h.Handle(ctx, UserPromptSubmit, prompt); a.Exit != 0 {
 		t.Fatalf("prompt: %+v", a)
 	}
 	in := agentrun.CheckInput{StepInput: laserbrain.StepInput{Goal: "fix the importer", Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(5)}}
 	now = t0.Add(time.Second)
-	if _, err := h.Sup.Check(ctx, "r-late", in); err != nil {
+	if _, err := h.Tracker.Check(ctx, "r-late", in); err != nil {
 		t.Fatal(err)
 	}
 	// The second prompt came at t0+2s; its hook reaches the store at t0+9s,
 	// after the check at t0+5s.
-	h.Sup.Now = func() time.Time { return t0.Add(5 * time.Second) }
-	if _, err := h.Sup.Check(ctx, "r-late", in); err != nil {
+	h.Tracker.Now = func() time.Time { return t0.Add(5 * time.Second) }
+	if _, err := h.Tracker.Check(ctx, "r-late", in); err != nil {
 		t.Fatal(err)
 	}
 	now = t0.Add(2 * time.Second)
@@ -139,7 +141,7 @@ func TestLatePromptAfterACheckIsNoUserTurn(t *testing.T) {
 	if _, err := h.userPromptSubmit(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	r, err := st.Run(ctx, "r-late")
 	if err != nil || r.UserTurn {
 		t.Fatalf("run after the late prompt: user turn %v (%v); want none", r.UserTurn, err)

@@ -16,7 +16,7 @@ import (
 // The hooks answer every client through its adapter; the payloads are the
 // shapes each real client was seen to send.
 
-func handleAs(t *testing.T, h *Handler, c client.Name, ev Event, payload string) Answer {
+func handleAs(t *testing.T, h *Handler, c client.Name, ev client.EventName, payload string) Output {
 	t.Helper()
 	h.Client = c
 	defer func() { h.Client = "" }()
@@ -62,7 +62,7 @@ func TestClineEveryCommandGated(t *testing.T) {
 	}
 	handleAs(t, h, client.Cline, PostToolUse, post(v.Override.Commands[0]))
 	handleAs(t, h, client.Cline, PostToolUse, strings.Replace(post("echo done"), `"tc-1"`, `"tc-2"`, 1))
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	evs, _ := st.Events(context.Background(), "task-1")
 	var tools []string
 	for _, e := range evs {
@@ -143,7 +143,7 @@ func TestSubagentCallsOnTheParentsRun(t *testing.T) {
 	}
 	parent := `{"session_id":"s-sub","cwd":"` + cwd + `","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"pwd"},"tool_use_id":"toolu_s3","tool_response":{"stdout":"x","interrupted":false}}`
 	h.Handle(ctx, PostToolUse, []byte(parent))
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	runs, err := st.ListRuns(ctx, fleet.RunFilter{})
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs: %v %v; want the session's one", runs, err)
@@ -169,7 +169,7 @@ func TestEmptyPromptIsNotAUserTurn(t *testing.T) {
 	prompt := func(p string) string {
 		return `{"session_id":"q-1","cwd":"` + cwd + `","hook_event_name":"UserPromptSubmit","prompt":"` + p + `","tool_call_id":"x"}`
 	}
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	if a := handleAs(t, h, client.Qwen, UserPromptSubmit, prompt("")); a.Exit != 0 || a.Stderr != "" {
 		t.Fatalf("empty prompt: %+v", a)
 	}
@@ -201,7 +201,7 @@ func TestOwnToolsNotObservedUnderAnyNaming(t *testing.T) {
 			t.Fatalf("%s: %+v", c.client, a)
 		}
 	}
-	st, _ := h.Sup.Fleet()
+	st, _ := h.Tracker.Fleet()
 	evs, _ := st.Events(ctx, "r-own")
 	var tools []string
 	for _, e := range evs {
@@ -222,14 +222,14 @@ func TestOwnToolCallBindsTheSession(t *testing.T) {
 	h, home := newHandler(t, nil)
 	ctx := context.Background()
 	proc := agentrun.Process{PID: 31337, Start: 99, Boot: "b"}
-	h.Sup.ClientProcess = func() (agentrun.Process, error) { return proc, nil }
+	h.Tracker.ClientProcess = func() (agentrun.Process, error) { return proc, nil }
 	cwd := t.TempDir()
 	shell := `{"session_id":"g-7","cwd":"` + cwd + `","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":{"llmContent":"Exit Code: 0"}}`
 	if a := handleAs(t, h, client.Gemini, PostToolUse, shell); a.Exit != 0 || a.Stderr != "" {
 		t.Fatalf("after tool: %+v", a)
 	}
-	server := &agentrun.Supervisor{Getenv: func(string) string { return "" }, BindingDir: filepath.Join(home, "clients"),
-		ClientProcess: h.Sup.ClientProcess}
+	server := &agentrun.Tracker{Getenv: func(string) string { return "" }, BindingDir: filepath.Join(home, "clients"),
+		ClientProcess: h.Tracker.ClientProcess}
 	if c := server.Caller("", ""); c.Session != "" {
 		t.Fatalf("bound by a shell call: %+v", c)
 	}
@@ -241,13 +241,13 @@ func TestOwnToolCallBindsTheSession(t *testing.T) {
 	if c.Session != "g-7" || c.Client != "gemini" {
 		t.Fatalf("the server's caller: %+v", c)
 	}
-	r, ok, err := h.Sup.Find(ctx, c)
+	r, ok, err := h.Tracker.Find(ctx, c)
 	if err != nil || !ok || r.Agent != "gemini" || r.ID != "g-7" {
 		t.Fatalf("the server finds %+v %v %v; want the session's run, agent gemini", r, ok, err)
 	}
 	// Under laserbrain run the server has the run already: no binding.
 	h2, home2 := newHandler(t, map[string]string{agentrun.EnvRun: "r-run"})
-	h2.Sup.ClientProcess = h.Sup.ClientProcess
+	h2.Tracker.ClientProcess = h.Tracker.ClientProcess
 	handleAs(t, h2, client.Gemini, PreToolUse, own)
 	if ents, _ := os.ReadDir(filepath.Join(home2, "clients")); len(ents) != 0 {
 		t.Fatalf("bound under laserbrain run: %v", ents)

@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/loop/verdict"
 )
@@ -355,7 +356,8 @@ type judgeArgs struct {
 	soak, jury         int
 	goldfish, pedantic bool
 	// pending is the status of a pass short of --soak N: 1 (not
-	// sufficient yet, seed 002's protocol) unless --soak-pending says.
+	// sufficient yet, the builtins' exit-code protocol) unless
+	// --soak-pending says.
 	pending int
 }
 
@@ -686,7 +688,7 @@ func noVerdictWords(n int) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d turn%s ended without a verdict", n, plural(n))}
+	return []string{text.Plural(n, "turn") + " ended without a verdict"}
 }
 
 // sample runs one judge session to a verdict: a turn, and at most one
@@ -803,8 +805,8 @@ func SoakPendingWords(k, n int) string {
 func renderJudge(out judgeOutcome, mode string, soak *int, soakOf, jurors int) string {
 	var b strings.Builder
 	if out.pending {
-		// Piped to `agent task` (as seed 002's script does with every
-		// status 1), this is what the agent reads: nothing to change.
+		// Piped to `agent task` (as ralph.sid does with every status 1),
+		// this is what the agent reads: nothing to change.
 		fmt.Fprintf(&b, "## Verdict: %s\n\n", SoakPendingWords(*soak, soakOf))
 		fmt.Fprintf(&b, "Leave the tree as it is: the verdict passed, and --soak %d wants %d passing verdicts in a row, so the judge examines the tree again before the loop ends. Its suggestions are kept in the run's ledger (suggestions.md) for the sweep after the loop.\n", soakOf, soakOf)
 		fmt.Fprintf(&b, "\nSoak: %d of %d consecutive passes.\n", *soak, soakOf)
@@ -847,7 +849,7 @@ type suggestion struct {
 }
 
 func (s suggestion) key() string {
-	return strings.ToLower(oneLine(s.Where)) + "\x00" + strings.ToLower(oneLine(s.What))
+	return strings.ToLower(text.OneLine(s.Where)) + "\x00" + strings.ToLower(text.OneLine(s.What))
 }
 
 // ledger adds the suggestions of passing verdicts to the run's ledger
@@ -862,7 +864,7 @@ func (l *Loop) ledger(step int, judge string, out judgeOutcome) (int, error) {
 			continue
 		}
 		for _, f := range v.Suggestions() {
-			made = append(made, suggestion{Where: oneLine(f.Where), What: oneLine(f.What), Why: oneLine(f.Why)})
+			made = append(made, suggestion{Where: text.OneLine(f.Where), What: text.OneLine(f.What), Why: text.OneLine(f.Why)})
 		}
 	}
 	if len(made) == 0 {
@@ -927,5 +929,3 @@ func renderLedger(entries []suggestion) string {
 	}
 	return b.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -78,7 +78,7 @@ func builtinPrompt(name string) string {
 var fields = []string{"AUTO_COMPACT", "MAX_TOKENS", "BASE_URL", "API_KEY", "ENABLED", "COMMAND", "ALIASES",
 	"INHERIT", "THINKING", "PROMPT", "SYSTEM", "SKILLS", "MODEL", "TOOLS", "KIND", "DESC", "NAME"}
 
-// Starter returns the starter services (seed 002 §6.1): fix and task
+// Starter returns the starter services: fix and task
 // agents, a judge with read-only tools plus verdict, all Claude Code.
 func Starter() *Config {
 	c := &Config{Services: map[string]*Service{}, aliases: map[string]string{}}

@@ -38,7 +38,7 @@ func (l *Loop) confine(cmd *exec.Cmd, t turn) (done func(), err error) {
 	if note != "" {
 		// On the session's own run, as laserbrain run records its agent's.
 		if st, err := l.sup.Fleet(); err == nil {
-			_, _ = st.AppendEvent(context.Background(), t.childRun, fleet.Event{At: time.Now().UTC(), Kind: fleet.KindSession, Name: "confinement", Text: note})
+			_, _ = st.AppendEvent(context.Background(), t.childRun, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindSession, Name: "confinement", Text: note})
 		}
 	}
 	return func() {

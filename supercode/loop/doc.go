@@ -26,8 +26,8 @@
 //	  0 the verdict passes (all N jurors; N consecutive soak passes)
 //	  1 it does not: a rejection, whose rendered verdict is a work order;
 //	    or it passes short of --soak N, rendered as "passed, soak k of N:
-//	    no work to do; the judge looks again" (seed 002's protocol, so
-//	    its scripts run unchanged: the work order they hand to an agent
+//	    no work to do; the judge looks again" (the protocol ralph.sid
+//	    is written to, so such scripts run unchanged: the work order they hand to an agent
 //	    says to change nothing, and that agent call is not a no-op)
 //	  S with --soak-pending S (1, 2 or 9-125): a pass short of --soak N,
 //	    for a script that would rather judge again than call an agent
@@ -84,10 +84,9 @@
 // An iteration opens with every judge call, and with every agent call
 // that is not the work order of the judge call that opened the current
 // iteration (so `judge` then `agent task` is one iteration; each `agent
-// fix` after a failing ./ci is one). This departs from seed 002, which
-// counts judge calls only and puts every repair before the first judge in
-// an implicit iteration 0: counted that way, a loop whose ./ci never goes
-// green never reaches --max-iters. --max-iters N stops the run when
+// fix` after a failing ./ci is one). Counting judge calls only, with every
+// repair before the first judge in an implicit iteration 0, a loop whose
+// ./ci never goes green would never reach --max-iters. --max-iters N stops the run when
 // iteration N+1 would start, so a pass on the last allowed iteration is a
 // success.
 //

@@ -50,11 +50,11 @@ func (l *Loop) registerDrift(ctx context.Context) error {
 	if _, err := l.sup.Check(ctx, l.id, in); err != nil {
 		return err
 	}
-	if _, err = st.AppendEvent(ctx, l.id, fleet.Event{ID: "loop:start", Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(cmd, " ")}); err != nil {
+	if _, err = st.AppendEvent(ctx, l.id, fleet.RunEvent{ID: "loop:start", Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(cmd, " ")}); err != nil {
 		return err
 	}
 	if l.o.Unconfined != "" {
-		_, err = st.AppendEvent(ctx, l.id, fleet.Event{ID: "loop:confinement", Kind: fleet.KindSession, Name: "confinement", Text: l.o.Unconfined})
+		_, err = st.AppendEvent(ctx, l.id, fleet.RunEvent{ID: "loop:confinement", Kind: fleet.KindSession, Name: "confinement", Text: l.o.Unconfined})
 	}
 	return err
 }
@@ -134,11 +134,11 @@ func (l *Loop) reopenDrift(ctx context.Context) {
 
 // event records what the loop observed on its own run, best effort.
 func (l *Loop) event(ctx context.Context, kind, name string, ok bool, text string, step int) {
-	l.recordEvent(ctx, fleet.Event{Kind: kind, Name: name, OK: &ok, Text: text}, step)
+	l.recordEvent(ctx, fleet.RunEvent{Kind: kind, Name: name, OK: &ok, Text: text}, step)
 }
 
 // recordEvent records e on the loop's run as step's event, best effort.
-func (l *Loop) recordEvent(ctx context.Context, e fleet.Event, step int) {
+func (l *Loop) recordEvent(ctx context.Context, e fleet.RunEvent, step int) {
 	st, err := l.sup.Fleet()
 	if err != nil {
 		return
@@ -238,7 +238,7 @@ func (l *Loop) closeDrift(ctx context.Context, res Result) {
 		return
 	}
 	ok := code == 0
-	_, _ = st.AppendEvent(ctx, l.id, fleet.Event{At: time.Now().UTC(), Kind: fleet.KindSession, Name: "run-end", OK: &ok,
+	_, _ = st.AppendEvent(ctx, l.id, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindSession, Name: "run-end", OK: &ok,
 		Text: fmt.Sprintf("exit %d: %s", code, res.Reason)})
 	_, _ = l.sup.Judge(ctx, l.id)
 }

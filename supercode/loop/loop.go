@@ -80,7 +80,7 @@ type Options struct {
 	Stdout, Stderr io.Writer
 	Env            []string // SCRIPT's base environment (nil: this process's)
 
-	Sup *agentrun.Supervisor
+	Tracker *agentrun.Tracker
 	// Confine, when set, puts each session's command behind the kernel's
 	// boundary before it starts (cmd is rewritten; see Session), as
 	// laserbrain run confines its agent: it returns a note and what to
@@ -185,7 +185,7 @@ type Loop struct {
 	file     *syntax.File
 	meta     Meta
 	j        *journal
-	sup      *agentrun.Supervisor
+	sup      *agentrun.Tracker
 	fleetID  string
 	seed     string
 	// seedSource is where the seed came from (the run record says).
@@ -263,9 +263,9 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		}
 		home = h
 	}
-	l := &Loop{o: o, stdout: o.Stdout, stderr: o.Stderr, posCount: map[string]int{}, hardKill: make(chan struct{}), sup: o.Sup}
+	l := &Loop{o: o, stdout: o.Stdout, stderr: o.Stderr, posCount: map[string]int{}, hardKill: make(chan struct{}), sup: o.Tracker}
 	if l.sup == nil {
-		l.sup = &agentrun.Supervisor{}
+		l.sup = &agentrun.Tracker{}
 	}
 	if l.sup.ValidatePolicy == nil {
 		// Its steps' coverage reads the project policy.

@@ -18,6 +18,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 )
@@ -455,7 +456,7 @@ func (s *claudeStream) line(b []byte) {
 				if bl.IsError {
 					mark = "← error:"
 				}
-				s.say("%s %s", mark, firstLine(oneLine(contentText(bl.Content)), 200))
+				s.say("%s %s", mark, firstLine(text.OneLine(contentText(bl.Content)), 200))
 			}
 		}
 	case "result":
@@ -494,15 +495,14 @@ func contentText(raw json.RawMessage) string {
 	return strings.Join(parts, " ")
 }
 
+// firstLine is s's first line, clipped to n runes; " …" marks lines left
+// out.
 func firstLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
+	return text.Clip(s, n)
 }
 
 // prefixed is a writer that puts "[label] " before each line it passes to

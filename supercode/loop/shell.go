@@ -21,6 +21,7 @@ import (
 
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -71,7 +72,7 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 	}
 	if refusal, result := l.gate(ctx, argv); refusal != "" {
 		fmt.Fprintf(hc.Stderr, "%s\n", refusal)
-		l.recordEvent(ctx, fleet.Event{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
+		l.recordEvent(ctx, fleet.RunEvent{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
 		l.replay.liveDone()
 		return l.doneShell(Record{Step: step, Key: key, Kind: recGate, Argv: argv, Status: intp(ExitRefused), Reason: refusal})
 	}
@@ -228,8 +229,8 @@ const loopPresence = "laserbrain loop: nobody answers a loop's SCRIPT"
 // the run's state is read: the operator's analysis and decision with
 // nobody there, under the project policy, SCRIPT's own journal (runDir)
 // open to it.
-func GateDecision(text, dir, runDir string) (operator.Analysis, operator.Policy, operator.Decision, error) {
-	an := operator.Analyze(text, dir)
+func GateDecision(text, dir, runDir string) (shell.Analysis, operator.Policy, operator.Decision, error) {
+	an := shell.Analyze(text, dir)
 	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 	if err != nil {
 		return an, pol, operator.Decision{}, err

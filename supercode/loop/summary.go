@@ -3,6 +3,8 @@ package loop
 import (
 	"fmt"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Summary is the one account of a run printed when it ends, shaped as a
@@ -13,7 +15,7 @@ import (
 func (r Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Ran laserbrain loop %s (run %s).\n", r.Script, r.RunID)
-	fmt.Fprintf(&b, "Exit %d after %d iteration%s", r.ExitCode, r.Iterations, plural(r.Iterations))
+	fmt.Fprintf(&b, "Exit %d after %s", r.ExitCode, text.Plural(r.Iterations, "iteration"))
 	if len(r.Calls) > 0 {
 		var parts []string
 		for _, c := range r.Calls {
@@ -32,18 +34,11 @@ func (r Result) Summary() string {
 	}
 	b.WriteString(".\n")
 	if r.Verdict != "" {
-		fmt.Fprintf(&b, "Final verdict: %q\n", oneLine(r.Verdict))
+		fmt.Fprintf(&b, "Final verdict: %q\n", text.OneLine(r.Verdict))
 	}
 	fmt.Fprintf(&b, "Journal: %s/\n", r.Dir)
 	if r.Suggestions > 0 {
 		fmt.Fprintf(&b, "Suggestions ledger: %d entr%s (%s/suggestions.md).\n", r.Suggestions, map[bool]string{true: "y", false: "ies"}[r.Suggestions == 1], r.Dir)
 	}
 	return b.String()
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

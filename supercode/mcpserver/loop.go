@@ -34,7 +34,7 @@ const (
 )
 
 // NewWithOptions is New with options.
-func NewWithOptions(sup *agentrun.Supervisor, opts Options) (*Server, error) {
+func NewWithOptions(sup *agentrun.Tracker, opts Options) (*Server, error) {
 	if l := opts.Loop; l != nil {
 		if l.Dir == "" {
 			return nil, errors.New("a loop session needs its call directory")

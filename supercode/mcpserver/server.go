@@ -18,6 +18,7 @@ import (
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/method"
 	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -29,10 +30,10 @@ const Name = "laserbrain"
 // own version (laserbrain version), so a client sees which build answers.
 func Version() string { return version.Get(Name).Version }
 
-// Server holds one agent's connection: its supervisor and, once a tool
+// Server holds one agent's connection: its Tracker and, once a tool
 // needed it, the caller's run. It answers one message at a time (Serve).
 type Server struct {
-	sup   *agentrun.Supervisor
+	sup   *agentrun.Tracker
 	opts  Options
 	shelf method.Shelf
 	run   string // the run opened for this connection, when the caller names none
@@ -43,9 +44,9 @@ type Server struct {
 // LASERBRAIN_RUN, else the session the client process is bound to, else
 // CLAUDE_CODE_SESSION_ID or QWEN_CODE_SESSION_ID) by each tool that needs
 // it, and registered when there is none.
-func New(sup *agentrun.Supervisor) *Server { return newServer(sup, Options{}) }
+func New(sup *agentrun.Tracker) *Server { return newServer(sup, Options{}) }
 
-func newServer(sup *agentrun.Supervisor, opts Options) *Server {
+func newServer(sup *agentrun.Tracker, opts Options) *Server {
 	s := &Server{sup: sup, opts: opts}
 	s.shelf.Local = opts.Workflows
 	if s.shelf.Local == "" {
@@ -581,20 +582,20 @@ func (s *Server) classify(ctx context.Context, a args) (any, error) {
 type ClassifyResult struct {
 	Command            string `json:"command"`
 	NeedsAuthorization bool   `json:"needs_authorization"`
-	operator.Verdict
-	Findings []operator.Finding `json:"findings"`
-	Writes   []operator.Write   `json:"writes,omitempty"`
-	Complete bool               `json:"complete"`
-	Decision operator.Answer    `json:"decision"`
-	Rule     string             `json:"rule"`
-	Reason   string             `json:"reason,omitempty"`
-	Presence operator.Presence  `json:"presence"`
+	shell.Classification
+	Findings []shell.Finding   `json:"findings"`
+	Writes   []shell.Write     `json:"writes,omitempty"`
+	Complete bool              `json:"complete"`
+	Decision operator.Answer   `json:"decision"`
+	Rule     string            `json:"rule"`
+	Reason   string            `json:"reason,omitempty"`
+	Presence operator.Presence `json:"presence"`
 }
 
 // Classify is the classify tool: operator.Decide for a command run in dir
 // by caller c (its presence), before the run's state is read.
 func Classify(c agentrun.Caller, command, dir string, irreversible, outward bool) (ClassifyResult, error) {
-	an := operator.Analyze(command, dir)
+	an := shell.Analyze(command, dir)
 	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 	if err != nil {
 		return ClassifyResult{}, err

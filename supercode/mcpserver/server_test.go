@@ -21,21 +21,23 @@ import (
 
 // testSupervisor keeps both stores in a temporary directory; env is the
 // caller's environment.
-func testSupervisor(t testing.TB, env map[string]string) (*agentrun.Supervisor, string) {
+func testSupervisor(t testing.TB, env map[string]string) (*agentrun.Tracker, string) {
 	home := t.TempDir()
-	sup := &agentrun.Supervisor{
-		Getenv:    func(k string) string { return env[k] },
-		OpenFleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
-		OpenRuns: func() (laserbrain.Store, error) {
-			return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
-		},
+	sup := &agentrun.Tracker{
+		Getenv: func(k string) string { return env[k] },
+		Stores: agentrun.StoreFuncs{
+			Fleet: func() (fleet.Store, error) { return fleet.OpenLocal(filepath.Join(home, "fleet")) },
+			Runs: func() (laserbrain.Store, error) {
+				return localstore.Open(localstore.Paths{Home: home, Config: filepath.Join(home, "config")})
+			},
+		}.Open,
 	}
 	t.Cleanup(func() { sup.Close() })
 	return sup, home
 }
 
 // connect runs the server in process and returns a go-sdk client session.
-func connect(t *testing.T, sup *agentrun.Supervisor) *mcp.ClientSession {
+func connect(t *testing.T, sup *agentrun.Tracker) *mcp.ClientSession {
 	t.Helper()
 	return connectServer(t, New(sup))
 }
@@ -342,7 +344,7 @@ func FuzzToolArguments(f *testing.F) {
 }
 
 // TestServerVersionIsTheBinarys: the server reports the version laserbrain
-// version prints, not a number of its own (trial 18).
+// version prints, not a number of its own.
 func TestServerVersionIsTheBinarys(t *testing.T) {
 	sup, _ := testSupervisor(t, nil)
 	cs := connect(t, sup)

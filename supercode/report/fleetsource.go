@@ -100,7 +100,7 @@ func ClientOf(r fleet.Run) string {
 // live fills what an agent is doing now from its events: what it waits on
 // a person for (fleet.Waiting), its latest tool call and when anything
 // was last seen of it.
-func live(a *Agent, events []fleet.Event) {
+func live(a *Agent, events []fleet.RunEvent) {
 	if w, ok := fleet.Waiting(events); ok {
 		a.Waiting = &Waiting{Kind: w.Name, Message: w.Text, Since: w.At}
 	}
@@ -145,7 +145,7 @@ func settle(agents []Agent) {
 // that repeats one already read (the same tool on the same text, with the
 // same outcome: an agent runs its tests again and again) adds nothing new
 // and is not read again.
-func footprint(events []fleet.Event, repo, dir string) []string {
+func footprint(events []fleet.RunEvent, repo, dir string) []string {
 	seen := map[string]bool{}
 	read := map[[3]string]bool{}
 	var fr supervise.FileReader
@@ -177,7 +177,7 @@ func footprint(events []fleet.Event, repo, dir string) []string {
 // decision, the operator's labels, the deciding role and who was there
 // (fleet.GateResult). An event without one (none is recorded so now) is a
 // refusal when not ok, an allow when ok, with no label recorded.
-func gateDecision(agent, run string, e fleet.Event) GateDecision {
+func gateDecision(agent, run string, e fleet.RunEvent) GateDecision {
 	d := GateDecision{ID: e.ID, At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: fleet.GateDeny, Reason: e.Text, Labels: []string{}}
 	if e.OK != nil && *e.OK {
 		d.Decision = fleet.GateAllow

@@ -36,8 +36,8 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 	now := func() time.Time { clock = clock.Add(time.Second); return clock }
 	agent := func(name, ground string, steps int) {
 		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name}
-		sup := &agentrun.Supervisor{Getenv: func(k string) string { return env[k] }, Now: now,
-			OpenFleet: func() (fleet.Store, error) { return fl, nil }, OpenRuns: func() (laserbrain.Store, error) { return runs, nil }}
+		sup := &agentrun.Tracker{Getenv: func(k string) string { return env[k] }, Now: now,
+			Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return fl, nil }, Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 		if _, err := sup.Open(ctx, sup.Caller("", repo)); err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		h := &hook.Handler{Sup: sup, Now: now}
+		h := &hook.Handler{Tracker: sup, Now: now}
 		payload := func(tool string, input any) []byte {
 			in, _ := json.Marshal(input)
 			b, _ := json.Marshal(map[string]any{"session_id": "s-" + name, "cwd": repo, "tool_name": tool, "tool_input": json.RawMessage(in),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/firstuse"
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/internal/text"
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
@@ -116,13 +117,6 @@ func Document(f *Fleet) *hr.Document {
 	return doc
 }
 
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 func tone(bad bool, t hr.Tone) hr.Tone {
 	if bad {
 		return t
@@ -153,7 +147,7 @@ func overview(f *Fleet) hr.Section {
 	}
 	journal := f.Journal.State
 	if journal == JournalVerified {
-		journal += " (" + count(f.Journal.Records, "record", "records") + ")"
+		journal += " (" + text.Plural(f.Journal.Records, "record") + ")"
 	}
 	return hr.Section{ID: "overview", Title: "Overview", Blocks: []hr.Block{
 		hr.Stats{Items: []hr.Stat{
@@ -296,7 +290,7 @@ func AgentTimeline(a *Agent, th PhiThresholds) hr.Timeline {
 	} else if a.Run != "" && a.Run != a.Name && !strings.HasSuffix(a.Name, ":"+a.Run) {
 		sub = append(sub, "run "+a.Run) // the name says it already (<agent>:<run id>)
 	}
-	sub = append(sub, "ground “"+clip(a.Ground, 80)+"”", count(len(a.Steps), "check", "checks"))
+	sub = append(sub, "ground “"+text.Clip(a.Ground, 80)+"”", text.Plural(len(a.Steps), "check"))
 	if l := a.Last(); l != nil && !a.Unmeasured() {
 		st := "last " + l.Reason + ", Φ " + hr.FormatNumber(l.Phi)
 		if l.Drifting {
@@ -305,7 +299,7 @@ func AgentTimeline(a *Agent, th PhiThresholds) hr.Timeline {
 		sub = append(sub, st)
 	}
 	if a.Unmeasured() {
-		sub = append(sub, "UNMEASURED: "+count(a.Coverage.SinceGround, "tool call", "tool calls")+" since the ground, no check")
+		sub = append(sub, "UNMEASURED: "+text.Plural(a.Coverage.SinceGround, "tool call")+" since the ground, no check")
 	}
 	if a.Halt != nil && a.Halt.Released.IsZero() {
 		sub = append(sub, "HALTED: "+a.Halt.Reason)
@@ -327,14 +321,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func when(t time.Time) string {
@@ -402,7 +388,7 @@ func collisions(f *Fleet) hr.Section {
 		if c.Outcome.Yield != "" {
 			e.From, e.To, e.Arrow = c.Outcome.Yield, c.Outcome.Keep, true
 		}
-		e.Title = fmt.Sprintf("%s and %s: overlap %s since %s; %s; %s", c.Agents[0], c.Agents[1], hr.FormatNumber(c.Overlap), when(c.FirstSeen), outcomeText(c.Outcome), plural(len(c.SharedFiles), "shared file"))
+		e.Title = fmt.Sprintf("%s and %s: overlap %s since %s; %s; %s", c.Agents[0], c.Agents[1], hr.FormatNumber(c.Overlap), when(c.FirstSeen), outcomeText(c.Outcome), text.Plural(len(c.SharedFiles), "shared file"))
 		edges = append(edges, e)
 		files := c.SharedFiles
 		more := ""
@@ -425,7 +411,7 @@ func collisions(f *Fleet) hr.Section {
 	}
 	lg.Lines = append(lg.Lines, hr.LegendLine{Label: "line width: ground overlap; arrow: from the agent that yields to the one that keeps the ground", Tone: hr.Neutral})
 	sec.Blocks = append(sec.Blocks, hr.Relation{ID: "collision-graph", Title: "Who collides with whom",
-		Subtitle: count(len(f.Collisions), "collision", "collisions") + " among " + count(len(nodes), "agent", "agents"),
+		Subtitle: text.Plural(len(f.Collisions), "collision") + " among " + text.Plural(len(nodes), "agent"),
 		Desc:     "Agents whose grounds overlap, joined by a line as thick as the overlap; the label gives the overlap and what the supervisor did.",
 		Nodes:    nodes, Edges: edges, Table: &t, Legend: lg})
 	return sec
@@ -526,7 +512,7 @@ func supervisor(f *Fleet) hr.Section {
 	sec := hr.Section{ID: "supervisor", Title: "Halts, escalations and the journal"}
 	switch f.Journal.State {
 	case JournalVerified:
-		sec.Blocks = append(sec.Blocks, hr.Note{Kind: hr.Fine, Text: fmt.Sprintf("The supervisor journal verifies: %s, every hash chained to the one before.", count(f.Journal.Records, "record", "records"))})
+		sec.Blocks = append(sec.Blocks, hr.Note{Kind: hr.Fine, Text: fmt.Sprintf("The supervisor journal verifies: %s, every hash chained to the one before.", text.Plural(f.Journal.Records, "record"))})
 	case JournalBroken:
 		sec.Blocks = append(sec.Blocks, hr.Note{Kind: hr.Warning, Text: fmt.Sprintf("The supervisor journal does NOT verify: record %d of %d is bad — %s. Nothing after it can be trusted.", f.Journal.FirstBad, f.Journal.Records, f.Journal.Problem)})
 	default:
@@ -588,12 +574,4 @@ func sources(f *Fleet) hr.Section {
 		t.Rows = append(t.Rows, []string{s.Panel, st, s.From})
 	}
 	return hr.Section{ID: "sources", Title: "Data sources", Blocks: []hr.Block{t}}
-}
-
-// plural is "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

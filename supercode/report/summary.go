@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -181,8 +182,8 @@ func (s Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, format+"\n", a...)
 	}
 	now := s.Generated
-	head := []string{plural(len(s.Agents), "agent"), plural(len(s.Collisions), "collision"), plural(s.Gate.Deny, "gate denial"),
-		plural(len(s.Halts), "halt") + " standing", plural(len(s.Escalations), "open question")}
+	head := []string{text.Plural(len(s.Agents), "agent"), text.Plural(len(s.Collisions), "collision"), text.Plural(s.Gate.Deny, "gate denial"),
+		text.Plural(len(s.Halts), "halt") + " standing", text.Plural(len(s.Escalations), "open question")}
 	where := s.Repo
 	if where == "" {
 		where = "one run"
@@ -213,7 +214,7 @@ func (s Summary) WriteText(w io.Writer) error {
 			}
 			last := "—"
 			if a.LastTool != nil {
-				last = clip(a.LastTool.Tool+" "+a.LastTool.Text, 60)
+				last = text.Clip(a.LastTool.Tool+" "+a.LastTool.Text, 60)
 				if a.LastTool.OK != nil && !*a.LastTool.OK {
 					last += " (failed)"
 				}
@@ -241,7 +242,7 @@ func (s Summary) WriteText(w io.Writer) error {
 				if n > 6 {
 					shown, more = shown[:6], fmt.Sprintf(", … %d more", n-6)
 				}
-				files = plural(n, "shared file") + ": " + strings.Join(shown, ", ") + more
+				files = text.Plural(n, "shared file") + ": " + strings.Join(shown, ", ") + more
 			}
 			p("  %s + %s  overlap %.2f · %s · %s", c.Agents[0], c.Agents[1], c.Overlap, outcomeText(c.Outcome), files)
 		}
@@ -257,7 +258,7 @@ func (s Summary) WriteText(w io.Writer) error {
 		if len(g.Labels) > 0 {
 			labels = " (" + strings.Join(g.Labels, "; ") + ")"
 		}
-		p("  deny  %s  %s  %s%s", when(g.At), g.Agent, clip(what, 80), labels)
+		p("  deny  %s  %s  %s%s", when(g.At), g.Agent, text.Clip(what, 80), labels)
 	}
 
 	if len(s.Halts) > 0 {
@@ -277,7 +278,7 @@ func (s Summary) WriteText(w io.Writer) error {
 		p("\nTHE JOURNAL DOES NOT VERIFY: record %d of %d — %s", s.Journal.FirstBad, s.Journal.Records, s.Journal.Problem)
 	}
 	if s.Sessions > 0 {
-		p("\n%s (laserbrain report --html FILE draws them)", plural(s.Sessions, "ponder session"))
+		p("\n%s (laserbrain report --html FILE draws them)", text.Plural(s.Sessions, "ponder session"))
 	}
 	return bw.Flush()
 }

@@ -81,8 +81,8 @@ func TestReportReadsAsTheSupervisor(t *testing.T) {
 	defer runs.Close()
 	agent := func(name, ground string, checks int, tool, text string) {
 		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name}
-		sup := &agentrun.Supervisor{Getenv: func(k string) string { return env[k] },
-			OpenFleet: func() (fleet.Store, error) { return fl, nil }, OpenRuns: func() (laserbrain.Store, error) { return runs, nil }}
+		sup := &agentrun.Tracker{Getenv: func(k string) string { return env[k] },
+			Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return fl, nil }, Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 		_, err := sup.Open(ctx, sup.Caller("", repo))
 		must(err)
 		for i := range checks {
@@ -90,7 +90,7 @@ func TestReportReadsAsTheSupervisor(t *testing.T) {
 			must(err)
 		}
 		ok := true
-		_, _, err = sup.Observe(ctx, "run-"+name, fleet.Event{ID: name + tool, At: time.Now(), Kind: fleet.KindTool, Name: tool, OK: &ok, Text: text},
+		_, _, err = sup.Observe(ctx, "run-"+name, fleet.RunEvent{ID: name + tool, At: time.Now(), Kind: fleet.KindTool, Name: tool, OK: &ok, Text: text},
 			laserbrain.Event{Kind: laserbrain.EventTool, Name: tool, OK: laserbrain.OKTrue, Result: "ok"})
 		must(err)
 	}

@@ -145,7 +145,7 @@ func (f benchFleet) build() error {
 		h.Close()
 		var buf bytes.Buffer
 		for i := 0; i < benchSteps; i++ {
-			e := fleet.Event{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes,
+			e := fleet.RunEvent{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes,
 				Text: fmt.Sprintf("go test ./src/... -run T%d", i), Result: json.RawMessage(fmt.Sprintf(`{"stdout":"ok %d"}`, i))}
 			b, _ := json.Marshal(e)
 			buf.Write(b)
@@ -248,7 +248,7 @@ func BenchmarkRound(b *testing.B) {
 			if _, err := fl.UpdateRun(ctx, id, func(r *fleet.Run) error { r.Checks++; return nil }); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := fl.AppendEvent(ctx, id, fleet.Event{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet ./src/..."}); err != nil {
+			if _, err := fl.AppendEvent(ctx, id, fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet ./src/..."}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

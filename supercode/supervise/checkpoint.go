@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -115,7 +116,7 @@ func (st *resumeState) apply(r fleet.JournalRecord) {
 	case fleet.JournalAnswer:
 		var a struct {
 			ID string `json:"id"`
-			Answer
+			Resolution
 		}
 		if json.Unmarshal(r.Data, &a) == nil && a.Delivered() {
 			if !slices.Contains(st.Answered, a.ID) {
@@ -220,7 +221,7 @@ func checkMarkFrom(tail []fleet.JournalRecord, mark fleet.RoundMark) *fleet.Jour
 	}
 	if tail[i].Hash != mark.Hash {
 		return &fleet.JournalProblem{Index: int(mark.Records), Seq: mark.Records, Kind: fleet.TamperEdited, Detail: fmt.Sprintf(
-			"it is not the record the fleet's round counter saw there (hash %s): the journal was rewritten up to it", clip(mark.Hash, 12))}
+			"it is not the record the fleet's round counter saw there (hash %s): the journal was rewritten up to it", text.Clip(mark.Hash, 12))}
 	}
 	return nil
 }

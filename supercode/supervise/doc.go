@@ -29,7 +29,7 @@
 // It never regrounds, never sets a ground and never routes execution.
 //
 // What it decides about an agent it also says to the agent
-// (fleet.Voice): a drifting verdict's advice, once per drifting check; a
+// (fleet.Messages): a drifting verdict's advice, once per drifting check; a
 // person's answer to its escalation; a halt (why, who can release it) and,
 // from Release, its release; a route that makes it yield. Each message
 // carries the round it came from and waits in the agent's queue until the
@@ -89,7 +89,7 @@
 // round lock to check it and have their record witnessed by the counter. A broken journal is a *fleet.JournalBrokenError
 // (ErrJournalBroken); laserbrain supervise then reports read-only.
 //
-// Decided where the issue is silent:
+// Decided here, where nothing else settles it:
 //
 //   - A round's halts and escalations are the ones it decided; the agents'
 //     rows show every halt in force.

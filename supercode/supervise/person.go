@@ -63,7 +63,7 @@ func QuestionsIn(recs []fleet.JournalRecord) []Question {
 		case fleet.JournalAnswer:
 			var a struct {
 				ID string `json:"id"`
-				Answer
+				Resolution
 			}
 			if json.Unmarshal(r.Data, &a) != nil || !a.Delivered() {
 				continue
@@ -78,7 +78,7 @@ func QuestionsIn(recs []fleet.JournalRecord) []Question {
 
 // AnswerEscalation is a person's answer to an escalation still open: it is
 // journaled as by's answer, then acted on as an --on-escalate answer is —
-// told to every agent the question was about (the supervisor's voice, at
+// told to every agent the question was about (a message from the supervisor, at
 // each one's next event) and, for a collision, naming one of its two
 // agents halts that one (unless it is halted already). decision is one
 // line; "" answers without a word (a collision's "let both go on"). A
@@ -106,10 +106,10 @@ func AnswerEscalation(ctx context.Context, st fleet.Store, fleetID, id, by, deci
 		return *q, fmt.Errorf("escalation %s: %w (by %s: %q)", id, ErrAnswered, who(q.By), q.Decision)
 	}
 	now = now.UTC()
-	ans := Answer{Decision: decision, By: by}
+	ans := Resolution{Decision: decision, By: by}
 	data, err := json.Marshal(struct {
 		ID string `json:"id"`
-		Answer
+		Resolution
 	}{id, ans})
 	if err != nil {
 		return Question{}, err

@@ -139,13 +139,13 @@ func TestWaitingEscalation(t *testing.T) {
 	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now()}))
 	var asked []Escalation
 	r.opts.EscalateWaiting = true
-	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution {
 		asked = append(asked, e)
 		zero := 0
-		return Answer{Exit: &zero, Decision: "allow it"}
+		return Resolution{Exit: &zero, Decision: "allow it"}
 	}
 	wait := func(id string) {
-		if _, err := r.st.AppendEvent(ctx, "r1", fleet.Event{ID: id, At: time.Now(), Kind: fleet.KindWaiting, Name: "permission_prompt",
+		if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{ID: id, At: time.Now(), Kind: fleet.KindWaiting, Name: "permission_prompt",
 			Text: "Claude needs your permission"}); err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func TestWaitingEscalation(t *testing.T) {
 		t.Fatalf("asked again about one wait: %d", len(asked))
 	}
 	yes := true
-	if _, err := r.st.AppendEvent(ctx, "r1", fleet.Event{ID: "t1", At: time.Now(), Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "ls"}); err != nil {
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{ID: "t1", At: time.Now(), Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "ls"}); err != nil {
 		t.Fatal(err)
 	}
 	rd = r.round()

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -214,7 +215,7 @@ func unmeasuredCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
 			continue
 		}
 		c.Agents = append(c.Agents, a.Agent)
-		parts = append(parts, fmt.Sprintf("%s (%s)", a.Agent, plural(a.Coverage.SinceGround, "tool call")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.Agent, text.Plural(a.Coverage.SinceGround, "tool call")))
 	}
 	if len(c.Agents) == 0 {
 		return c, false
@@ -260,7 +261,7 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool
 	if err != nil {
 		return false, err
 	}
-	text := fmt.Sprintf("%s (%d changed), %s, %s, %s; self %s", plural(len(r.Agents), "agent"), len(data.Agents), plural(len(r.Collisions), "collision"), plural(len(r.Halts), "halt"), plural(len(r.Escalations), "escalation"), r.Self.Reason)
+	text := fmt.Sprintf("%s (%d changed), %s, %s, %s; self %s", text.Plural(len(r.Agents), "agent"), len(data.Agents), text.Plural(len(r.Collisions), "collision"), text.Plural(len(r.Halts), "halt"), text.Plural(len(r.Escalations), "escalation"), r.Self.Reason)
 	_, err = s.journal(ctx, fleet.JournalRecord{At: fleet.JournalTime(s.now()), Fleet: s.fleet, Kind: fleet.JournalRound,
 		Round: r.Round, Text: text, Data: b})
 	return err == nil, err
@@ -273,7 +274,7 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool
 func (r *Round) WriteText(w io.Writer) error {
 	var lines []string
 	add := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
-	add("round %d · %s · %s · self: %s Φ=%.2f", r.Round, plural(len(r.Agents), "agent"), plural(len(r.Collisions), "collision"), r.Self.Reason, r.Self.Phi)
+	add("round %d · %s · %s · self: %s Φ=%.2f", r.Round, text.Plural(len(r.Agents), "agent"), text.Plural(len(r.Collisions), "collision"), r.Self.Reason, r.Self.Phi)
 	width := len("AGENT")
 	for _, a := range r.Agents {
 		width = max(width, utf8.RuneCountInString(a.Agent))
@@ -299,9 +300,9 @@ func (r *Round) WriteText(w io.Writer) error {
 		if len(a.Catches) > 0 {
 			catches = strings.Join(a.Catches, ", ")
 		}
-		add("  %s  %-8s %5d  %-22s %5s %3s %8s  %s", pad(clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, cov, catches)
+		add("  %s  %-8s %5d  %-22s %5s %3s %8s  %s", pad(text.Clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, cov, catches)
 		if c := a.Coverage; c != nil && c.Unmeasured {
-			add("      unmeasured: %s since the ground and no check", plural(c.SinceGround, "tool call"))
+			add("      unmeasured: %s since the ground and no check", text.Plural(c.SinceGround, "tool call"))
 		}
 		if a.Advice != "" {
 			add("      advice: %s", a.Advice)
@@ -321,13 +322,13 @@ func (r *Round) WriteText(w io.Writer) error {
 		if c.Lenses[0] != "" || c.Lenses[1] != "" {
 			lenses = fmt.Sprintf(", lenses %s / %s", lensName(c.Lenses[0]), lensName(c.Lenses[1]))
 		}
-		add("  collision  %s + %s  same ground (overlap %.2f%s); %s%s", c.Agents[0], c.Agents[1], c.Overlap, lenses, plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
+		add("  collision  %s + %s  same ground (overlap %.2f%s); %s%s", c.Agents[0], c.Agents[1], c.Overlap, lenses, text.Plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
 	}
 	for _, a := range r.Agents {
 		for _, fs := range a.SharesFilesWith {
 			if a.Agent < fs.Agent { // each pair once
 				add("  shares     %s + %s  %s (file overlap %.2f)%s — a possible collision: the grounds differ", a.Agent, fs.Agent,
-					plural(len(fs.SharedFiles), "shared file"), fs.FileOverlap, fileList(fs.SharedFiles))
+					text.Plural(len(fs.SharedFiles), "shared file"), fs.FileOverlap, fileList(fs.SharedFiles))
 			}
 		}
 	}
@@ -390,24 +391,9 @@ func fileList(files []string) string {
 	return ": " + strings.Join(shown, ", ") + more
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 func pad(s string, n int) string {
 	if k := utf8.RuneCountInString(s); k < n {
 		return s + strings.Repeat(" ", n-k)
 	}
 	return s
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/operator"
+	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -25,7 +25,7 @@ var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": tru
 // writes, and the existing files it names. Relative paths resolve against
 // dir (the run's directory); files outside the repository, and its .git
 // and .ponder, are left out.
-func EventFiles(repo, dir string, e fleet.Event) []string {
+func EventFiles(repo, dir string, e fleet.RunEvent) []string {
 	return (&FileReader{}).EventFiles(repo, dir, e)
 }
 
@@ -37,7 +37,7 @@ type FileReader struct {
 }
 
 // EventFiles is the package's EventFiles, with the answers kept.
-func (fr *FileReader) EventFiles(repo, dir string, e fleet.Event) []string {
+func (fr *FileReader) EventFiles(repo, dir string, e fleet.RunEvent) []string {
 	if e.Kind != fleet.KindTool || e.Text == "" {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (fr *FileReader) EventFiles(repo, dir string, e fleet.Event) []string {
 		if i := strings.Index(cmd, " — "); i >= 0 && e.OK != nil && !*e.OK {
 			cmd = cmd[:i] // a failure's text ends with the error
 		}
-		for _, w := range operator.Analyze(cmd, dir).Writes {
+		for _, w := range shell.Analyze(cmd, dir).Writes {
 			if w.Path != "" {
 				cands = append(cands, w.Path)
 			}
@@ -113,7 +113,7 @@ func inRepo(repo, p string) (string, bool) {
 
 // observedEvent is a recorded tool call as the catches read it: the tool,
 // whether it worked, and what it returned.
-func observedEvent(e fleet.Event) (laserbrain.Event, bool) {
+func observedEvent(e fleet.RunEvent) (laserbrain.Event, bool) {
 	if e.Kind != fleet.KindTool {
 		return laserbrain.Event{}, false
 	}

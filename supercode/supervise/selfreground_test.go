@@ -18,23 +18,23 @@ import (
 func TestSelfReground(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		reground  func(ctx context.Context, sup *agentrun.Supervisor, st fleet.Store) agentrun.CheckInput
+		reground  func(ctx context.Context, sup *agentrun.Tracker, st fleet.Store) agentrun.CheckInput
 		self      bool
 		escalated bool
 	}{
-		{"the agent's reset_task (MCP) then a check", func(ctx context.Context, sup *agentrun.Supervisor, _ fleet.Store) agentrun.CheckInput {
+		{"the agent's reset_task (MCP) then a check", func(ctx context.Context, sup *agentrun.Tracker, _ fleet.Store) agentrun.CheckInput {
 			if _, err := sup.ResetTask(ctx, "r1"); err != nil {
 				t.Fatal(err)
 			}
 			return agentrun.CheckInput{}
 		}, true, true},
-		{"the agent's check --reset-task", func(context.Context, *agentrun.Supervisor, fleet.Store) agentrun.CheckInput {
+		{"the agent's check --reset-task", func(context.Context, *agentrun.Tracker, fleet.Store) agentrun.CheckInput {
 			return agentrun.CheckInput{ResetTask: true}
 		}, true, true},
-		{"the agent's check --user-turn", func(context.Context, *agentrun.Supervisor, fleet.Store) agentrun.CheckInput {
+		{"the agent's check --user-turn", func(context.Context, *agentrun.Tracker, fleet.Store) agentrun.CheckInput {
 			return agentrun.CheckInput{StepInput: laserbrain.StepInput{UserTurn: true}}
 		}, true, true},
-		{"a person's prompt, then the agent's reset_task", func(ctx context.Context, sup *agentrun.Supervisor, st fleet.Store) agentrun.CheckInput {
+		{"a person's prompt, then the agent's reset_task", func(ctx context.Context, sup *agentrun.Tracker, st fleet.Store) agentrun.CheckInput {
 			// What user-prompt-submit records when a person speaks.
 			if _, err := st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.UserTurn = true; return nil }); err != nil {
 				t.Fatal(err)
@@ -51,10 +51,10 @@ func TestSelfReground(t *testing.T) {
 			runs := laserbrain.NewMemStore()
 			r.opts.Runs = runs
 			var asked []Escalation
-			r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer { asked = append(asked, e); return Answer{} }
+			r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution { asked = append(asked, e); return Resolution{} }
 			r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now()}))
-			sup := &agentrun.Supervisor{OpenFleet: func() (fleet.Store, error) { return r.st, nil },
-				OpenRuns: func() (laserbrain.Store, error) { return runs, nil }}
+			sup := &agentrun.Tracker{Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return r.st, nil },
+				Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 			check := func(in agentrun.CheckInput, goal string) {
 				in.Goal, in.Progress, in.Distance = goal, laserbrain.ProgressAdvancing, laserbrain.Dist(5)
 				if _, err := sup.Check(ctx, "r1", in); err != nil {

@@ -43,7 +43,7 @@ type Options struct {
 	EscalateAfter int
 	// OnEscalate asks a person (nil: escalations are journaled and
 	// reported, nobody is asked).
-	OnEscalate func(ctx context.Context, e Escalation) Answer
+	OnEscalate func(ctx context.Context, e Escalation) Resolution
 	// Publish, when set, gets the supervisor's reading after every round
 	// in which anything changed (supercode.Publish).
 	Publish *link.Link
@@ -94,8 +94,8 @@ const (
 	EscalateWaiting   = "waiting"
 )
 
-// Answer is what became of an escalation.
-type Answer struct {
+// Resolution is what became of an escalation.
+type Resolution struct {
 	// Exit is the command's exit status (nil when it could not run or was
 	// killed by a signal; Error says).
 	Exit *int `json:"exit"`
@@ -113,7 +113,7 @@ type Answer struct {
 // exited 0, or a person answered it themselves. Any other status (a
 // mistyped path's 127, a failure's 1, a signal, a timeout) leaves the
 // question unanswered, to be asked again.
-func (a Answer) Delivered() bool { return a.Exit != nil && *a.Exit == 0 || a.By != "" }
+func (a Resolution) Delivered() bool { return a.Exit != nil && *a.Exit == 0 || a.By != "" }
 
 // Supervisor watches one repository's ponder sessions and agent runs in
 // rounds. Its three powers, and no more: it halts the yielding agent of a
@@ -161,7 +161,7 @@ type agent struct {
 	files  map[string]bool
 	cov    coverage.Tally // its tool calls and checks, for coverage
 	// waiting is the notification it waits on a person for (nil: none).
-	waiting *fleet.Event
+	waiting *fleet.RunEvent
 	// what its verdicts were
 	finished    bool
 	streak      int
@@ -430,7 +430,7 @@ func (s *Supervisor) catchUp(ctx context.Context) error {
 func (s *Supervisor) answeredElsewhere(r fleet.JournalRecord) {
 	var a struct {
 		ID string `json:"id"`
-		Answer
+		Resolution
 	}
 	if json.Unmarshal(r.Data, &a) != nil || !a.Delivered() || s.answered[a.ID] {
 		return
@@ -631,7 +631,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 
 // waitingEscalation is the question for an agent waiting on a person:
 // asked once per wait (the waiting event's id).
-func waitingEscalation(round int64, name string, w fleet.Event) Escalation {
+func waitingEscalation(round int64, name string, w fleet.RunEvent) Escalation {
 	key := w.ID
 	if key == "" {
 		key = w.At.UTC().Format(time.RFC3339Nano)
@@ -842,7 +842,7 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 	row.Exit, row.Decision, row.Error, row.Asked = ans.Exit, ans.Decision, ans.Error, true
 	adata, err := json.Marshal(struct {
 		ID string `json:"id"`
-		Answer
+		Resolution
 	}{e.ID, ans})
 	if err != nil {
 		return EscalationRow{}, err

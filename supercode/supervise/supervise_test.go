@@ -289,10 +289,10 @@ func TestNoBasisEscalates(t *testing.T) {
 	a := r.session("the parser architecture", []string{"a.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
 	b := r.session("architecture of the parser", []string{"b.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
 	var asked []Escalation
-	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution {
 		asked = append(asked, e)
 		zero := 0
-		return Answer{Exit: &zero, Decision: fleet.PonderAgent(b)}
+		return Resolution{Exit: &zero, Decision: fleet.PonderAgent(b)}
 	}
 	rd := r.round()
 	if len(rd.Route) != 1 || rd.Route[0].Keep != "" || !strings.HasPrefix(rd.Route[0].Why, "no basis to choose") {
@@ -318,16 +318,16 @@ func TestResumeAfterCrash(t *testing.T) {
 	r.session("the parser architecture", []string{"a.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
 	r.session("architecture of the parser", []string{"b.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
 	crash := fmt.Errorf("killed")
-	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer { panic(crash) }
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution { panic(crash) }
 	func() {
 		defer func() { _ = recover() }()
 		r.round()
 	}()
 	var asked []Escalation
-	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution {
 		asked = append(asked, e)
 		zero := 0
-		return Answer{Exit: &zero}
+		return Resolution{Exit: &zero}
 	}
 	r.sup = nil
 	rd := r.round()
@@ -387,10 +387,10 @@ func TestAgentRuns(t *testing.T) {
 	r.must(h.Save(ctx))
 	h.Close()
 	yes := true
-	if _, err := r.st.AppendEvent(ctx, "r1", fleet.Event{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(r.dir, "parser/parse.go")}); err != nil {
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(r.dir, "parser/parse.go")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.st.AppendEvent(ctx, "r1", fleet.Event{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet parser/lexer.go > /tmp/vet.txt"}); err != nil {
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet parser/lexer.go > /tmp/vet.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	rd := r.round()
@@ -421,10 +421,10 @@ func TestDriftEscalation(t *testing.T) {
 	runs := laserbrain.NewMemStore()
 	r.opts.Runs = runs
 	var asked []Escalation
-	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution {
 		asked = append(asked, e)
 		zero := 0
-		return Answer{Exit: &zero, Decision: "stop and ask the user what the kitchen has to do with the parser"}
+		return Resolution{Exit: &zero, Decision: "stop and ask the user what the kitchen has to do with the parser"}
 	}
 	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now(), Task: "r1", Tasks: 1}))
 	checks := 0
@@ -501,8 +501,8 @@ func TestUndeliveredAskedAgain(t *testing.T) {
 	r.session("the parser architecture", []string{"a.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
 	b := r.session("architecture of the parser", []string{"b.go"}, []func(*ponder.Engine, string){grade(t, "u0001")}, false)
 	var asked []Escalation
-	answers := []Answer{{Exit: ptr(127), Decision: fleet.PonderAgent(b)}, {Exit: ptr(1)}, {Error: "killed after 1m0s"}, {Exit: ptr(0)}}
-	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+	answers := []Resolution{{Exit: ptr(127), Decision: fleet.PonderAgent(b)}, {Exit: ptr(1)}, {Error: "killed after 1m0s"}, {Exit: ptr(0)}}
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution {
 		asked = append(asked, e)
 		return answers[len(asked)-1]
 	}

@@ -105,9 +105,9 @@ func TestVoiceDrift(t *testing.T) {
 	runs := laserbrain.NewMemStore()
 	r.opts.Runs = runs
 	r.opts.EscalateAfter = 3
-	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Answer {
+	r.opts.OnEscalate = func(ctx context.Context, e Escalation) Resolution {
 		zero := 0
-		return Answer{Exit: &zero, Decision: "PERSON-SAYS: go back to the parser"}
+		return Resolution{Exit: &zero, Decision: "PERSON-SAYS: go back to the parser"}
 	}
 	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now(), Task: "r1", Tasks: 1}))
 	checks := 0

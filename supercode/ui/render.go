@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
+	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/report"
 	"github.com/laserkit/laserkit/supercode/supervise"
@@ -39,7 +40,7 @@ var tmpl = sync.OnceValue(func() *template.Template {
 var sectionIDs = []string{"needs", "overview", "agents", "fleet", "feed"}
 
 var funcs = template.FuncMap{
-	"clip":   clip,
+	"clip":   func(n int, s string) string { return text.Clip(s, n) }, // {{clip 90 .Ground}}
 	"status": report.StatusText,
 	"when":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"clock":  func(t time.Time) string { return t.UTC().Format("15:04:05Z") },
@@ -83,14 +84,6 @@ func anchor(prefix, name string) string {
 		}
 	}
 	return b.String()
-}
-
-func clip(n int, s string) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // row is an agent's line in the table.
@@ -253,7 +246,7 @@ func spark(a *report.Agent, th report.PhiThresholds) template.HTML {
 		}
 	}
 	last := a.Steps[len(a.Steps)-1]
-	s.Desc = fmt.Sprintf("%s, %d drifting; the last %s at Φ %.2f", plural(len(a.Steps), "check"), drift, last.Reason, last.Phi)
+	s.Desc = fmt.Sprintf("%s, %d drifting; the last %s at Φ %.2f", text.Plural(len(a.Steps), "check"), drift, last.Reason, last.Phi)
 	return template.HTML(hr.Fragment(s))
 }
 
@@ -324,7 +317,7 @@ func renderDetail(d *Detail) []byte {
 			if e.OK != nil {
 				ok = yesNo(*e.OK)
 			}
-			evs.Rows = append(evs.Rows, []string{e.At.UTC().Format(time.RFC3339), e.Kind, e.Name, ok, clip(300, e.Text)})
+			evs.Rows = append(evs.Rows, []string{e.At.UTC().Format(time.RFC3339), e.Kind, e.Name, ok, text.Clip(e.Text, 300)})
 		}
 		evs.Collapsed, evs.Summary = len(evs.Rows) > 30, fmt.Sprintf("Every event (%d)", len(evs.Rows))
 		dd.Events = template.HTML(hr.Fragment(evs))
@@ -359,13 +352,6 @@ func renderDetail(d *Detail) []byte {
 		return []byte("laserbrain ui: drawing the drill-down: " + template.HTMLEscapeString(err.Error()))
 	}
 	return b.Bytes()
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func yesNo(b bool) string {

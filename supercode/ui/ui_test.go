@@ -352,7 +352,7 @@ func TestStreamFollowsTheStore(t *testing.T) {
 	res, _ := json.Marshal(fleet.GateResult{Decision: fleet.GateDeny, Labels: []string{"git push --force (force-push to remote)"}, Role: "executed",
 		Presence: "attended", Action: "git push --force origin main"})
 	no := false
-	_, err = w.st.AppendEvent(ctx, "r1", fleet.Event{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Result: res, Text: "refused"})
+	_, err = w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Result: res, Text: "refused"})
 	w.must(err)
 	s := next("the denial", func(s map[string]string) bool { return strings.Contains(s["feed"], `data-decision="deny"`) })
 	if !strings.Contains(s["feed"], `data-command="git push --force origin main"`) || !strings.Contains(s["feed"], `data-run="r1"`) {
@@ -371,7 +371,7 @@ func TestDrillDown(t *testing.T) {
 	ctx := context.Background()
 	w.must(w.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
 	yes := true
-	_, err := w.st.AppendEvent(ctx, "r1", fleet.Event{At: time.Now(), Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(w.repo, "a.go")})
+	_, err := w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(w.repo, "a.go")})
 	w.must(err)
 	w.until("the run in the view", func(v *View) bool { return len(v.Fleet.Agents) == 1 })
 	get := func(name string) (int, string) {
@@ -428,7 +428,7 @@ func TestViewFollowsPostgres(t *testing.T) {
 	w.must(st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
 	w.until("the run", func(v *View) bool { return len(v.Fleet.Agents) == 1 })
 	no := false
-	_, err = st.AppendEvent(ctx, "r1", fleet.Event{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Text: "refused"})
+	_, err = st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Text: "refused"})
 	w.must(err)
 	w.until("the denial", func(v *View) bool { return len(v.Fleet.Gate) == 1 })
 }

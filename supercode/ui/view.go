@@ -128,7 +128,7 @@ func feed(f *report.Fleet) []Item {
 type Detail struct {
 	Agent    *report.Agent
 	Gate     []report.GateDecision
-	Events   []fleet.Event
+	Events   []fleet.RunEvent
 	Journal  []fleet.JournalRecord
 	Messages []fleet.Message
 	// Advice is the advice given at each check (by its number): the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore/pgtest"
@@ -149,11 +150,7 @@ func findPsql(b *testing.B) string {
 			return p
 		}
 	}
-	p, err := exec.LookPath("psql")
-	if err != nil {
-		b.Skip("SKIPPED: psql not found for the upstream-way baseline")
-	}
-	return p
+	return testenv.LookPath(b, "psql")
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -11,7 +11,7 @@ import (
 	"github.com/laserkit/laserkit/ponder/oca"
 )
 
-// sessionContent is an episodic row's content (spec §6.3 Decision): the
+// sessionContent is an episodic row's content: the
 // bracketed slug first, so the session-list query can extract it, then the
 // subject verbatim, so prior pondering can find it. pass > 0 adds pass=N.
 func sessionContent(s oca.Session, pass int) string {
@@ -108,7 +108,7 @@ func passPrediction(f *oca.Forecast) (*string, error) {
 }
 
 // payload builds an event payload, dropping keys whose value is empty so a
-// payload never carries an empty key (spec §6.6).
+// payload never carries an empty key.
 func payload(kv map[string]any) (string, error) {
 	for k, v := range kv {
 		if s, ok := v.(string); ok && s == "" {

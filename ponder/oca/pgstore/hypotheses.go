@@ -11,7 +11,7 @@ import (
 	"github.com/laserkit/laserkit/ponder/oca"
 )
 
-// The surprise mechanic's constants (spec §6.4).
+// The surprise mechanic's constants.
 const (
 	decay            = 0.6  // forecast = decay × this pass's churn
 	confirmTolerance = 0.05 // confirmed iff |forecast − actual| ≤ this

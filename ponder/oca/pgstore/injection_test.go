@@ -11,8 +11,9 @@ import (
 	"github.com/laserkit/laserkit/ponder/oca/pgstore/pgtest"
 )
 
-// battery is seed 001's injection battery: every string must be stored
-// and read back byte for byte, and none may execute.
+// battery is strings that careless SQL or psql quoting would break or run:
+// every string must be stored and read back byte for byte, and none may
+// execute.
 var battery = []string{
 	`it's`,
 	`it''s`,
@@ -101,7 +102,7 @@ func TestInjectionBatteryRoundTripsByteExact(t *testing.T) {
 	}
 }
 
-// Regression 8: %, _ and \ in a subject match themselves only.
+// %, _ and \ in a subject match themselves only.
 func TestPriorPonderingMatchesLikeMetacharactersLiterally(t *testing.T) {
 	t.Parallel()
 	s := openStore(t, pgtest.NewOCADatabase(t))

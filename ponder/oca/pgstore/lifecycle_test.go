@@ -63,7 +63,7 @@ func TestJudgeTwiceClosesOnceAndOpensOnce(t *testing.T) {
 	}
 }
 
-// Regression 4 and the no-clamp decision: a churn above 1 is stored as is,
+// The no-clamp decision: a churn above 1 is stored as is,
 // and so is the forecast made from it.
 func TestForecastAboveOneStoredUnclamped(t *testing.T) {
 	t.Parallel()
@@ -95,7 +95,7 @@ func TestForecastAboveOneStoredUnclamped(t *testing.T) {
 	}
 }
 
-// Regression 3 and checklist 12: surprise is NULL on start, pass 1,
+// Surprise is NULL on start, pass 1,
 // converged, stopped and applied rows, even if a caller sends one for pass 1.
 func TestSurpriseIsExplicitNull(t *testing.T) {
 	t.Parallel()
@@ -379,10 +379,19 @@ func TestConvergedWaitsForRunningJudge(t *testing.T) {
 		r, err := s.RecordConverged(ctx, oca.ConvergedRecord{Session: se, Converged: true, Passes: 2})
 		got <- result{r, err}
 	}()
-	// Commit only once decide stop is queued behind the lock.
+	// Commit only once decide stop is queued behind the lock (it must not
+	// return before), asking the server every 10 ms for half a minute.
 	watcher := connect(t, dsn)
+	deadline := time.Now().Add(30 * time.Second)
 	for waiting := 0; waiting == 0; {
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case r := <-got:
+			t.Fatalf("decide stop returned while the judge held the session's lock: %+v %v", r.r, r.err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("decide stop was not waiting for the judge's lock after 30 s (pg_locks shows no advisory lock waiting)")
+		}
 		if err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&waiting); err != nil {
 			t.Fatal(err)

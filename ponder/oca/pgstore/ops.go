@@ -23,7 +23,7 @@ const (
 	epApplied   = "ponder_applied"
 )
 
-// Importance scores (spec §6.3); ponder_pass keeps the column default.
+// Importance scores of ponder's episodes; ponder_pass keeps the column default.
 const (
 	importanceStart     = 0.7
 	importanceConverged = 0.8
@@ -50,11 +50,11 @@ INSERT INTO episodic_memory (event_type, content, prediction, actual_outcome, su
 VALUES ($1, $2, $3, $4, $5::float8)
 RETURNING id`
 
-// priorPonderingSQL is the seed's query with the subject as a parameter and
+// priorPonderingSQL is the OCA bridge's prior-pondering query with the subject as a parameter and
 // backslash as the explicit LIKE escape — matched against the subject part
 // of the content only ($2, subjectRE), so that another session's lens=
 // or project= text is not taken for its subject. A content ponder did not
-// write (no such suffix) is matched whole, as the seed's query matches it.
+// write (no such suffix) is matched whole, as the bridge's query matches it.
 const priorPonderingSQL = `
 SELECT content, actual_outcome, timestamp
 FROM episodic_memory

@@ -136,7 +136,7 @@ func (s *Store) missingPrivileges(ctx context.Context) ([]string, error) {
 	return lacking, nil
 }
 
-// missingFrom lists what the probe did not find, in the spec's table order.
+// missingFrom lists what the probe did not find, in requiredColumns' order.
 func missingFrom(present map[string]bool) []string {
 	var missing []string
 	for _, t := range requiredColumns {

@@ -38,8 +38,8 @@ ORDER BY started DESC, slug`
 
 // Sessions lists every ponder session in the database, newest first. Its
 // passes are distinct pass numbers, not ponder_pass rows: judge writes a row
-// each time it runs, and a re-run judge is not another pass. (The seed's own
-// query counts rows; the pass number is the content's last token, pass=N.)
+// each time it runs, and a re-run judge is not another pass. (The OCA
+// bridge's own query counts rows; the pass number is the content's last token, pass=N.)
 func (s *Store) Sessions(ctx context.Context) ([]SessionSummary, error) {
 	rows, err := s.conn.Query(ctx, sessionsSQL)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // The five tables ponder writes and, for each, the columns it writes or reads
-// plus the NOT NULL ones it must satisfy (spec §7). The probe checks exactly
+// plus the NOT NULL ones it must satisfy. The probe checks exactly
 // these; InitSchema creates exactly these.
 var requiredColumns = []struct {
 	table   string
@@ -59,7 +59,7 @@ var allEventLabels = []string{
 }
 
 // createTable holds, per table, the DDL InitSchema runs when the table is
-// missing: the §7 columns with OCA's types and defaults (no pgvector
+// missing: those columns with OCA's types and defaults (no pgvector
 // columns), and indexes for the lookups ponder makes.
 var createTable = map[string][]string{
 	"cognitive_events": {`CREATE TABLE IF NOT EXISTS cognitive_events (

@@ -54,7 +54,7 @@ func probe(t *testing.T, dsn string) []string {
 }
 
 // allMissing is what the probe must say of a live database that is not an
-// OCA database: the five tables of spec §7 and the five labels ponder emits.
+// OCA database: the five tables ponder writes and the five labels it emits.
 var allMissing = []string{
 	"episodic_memory", "hypotheses", "deliberations", "metacognitive_observations", "cognitive_events",
 	"enum:hypothesis_formed", "enum:hypothesis_tested", "enum:deliberation_result",
@@ -91,7 +91,7 @@ func TestInitSchemaOnFreshDatabaseIsCompleteAndIdempotent(t *testing.T) {
 	if rep.CreatedEnum || len(rep.CreatedTables) != 0 || len(rep.AddedLabels) != 0 {
 		t.Errorf("second init = %+v, want nothing done", rep)
 	}
-	// §7 defaults ponder relies on (and must override explicitly).
+	// OCA's column defaults ponder relies on (and must override explicitly).
 	conn := connect(t, dsn)
 	var def string
 	if err := conn.QueryRow(testCtx(t), `SELECT column_default FROM information_schema.columns

@@ -57,8 +57,8 @@ func deliberate(t *testing.T, s *pgstore.Store, se oca.Session, pass int) oca.De
 }
 
 // TestFullSession drives a four-pass session through every operation and
-// reads all five tables back through the seed's queries. Expected values are
-// derived by hand from spec §6.3–§6.6 in the comments.
+// reads all five tables back through the OCA bridge's read-back queries.
+// Expected values are derived by hand in the comments.
 func TestFullSession(t *testing.T) {
 	t.Parallel()
 	s := openStore(t, pgtest.NewOCADatabase(t))
@@ -73,7 +73,7 @@ func TestFullSession(t *testing.T) {
 		t.Errorf("start = %+v", start)
 	}
 
-	// Pass 1: survey. No churn, so no forecast (regression 1).
+	// Pass 1: survey. No churn, so no forecast.
 	d1 := deliberate(t, s, se, 1)
 	if d1.Voices != 3 {
 		t.Errorf("pass 1 voices = %d, want 3 (empath blank)", d1.Voices)

@@ -167,14 +167,14 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 	t.Run("events are idempotent on their id", func(t *testing.T) {
 		s := open(t)
 		yes := true
-		e := fleet.Event{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "hi"}
+		e := fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "hi"}
 		for i, want := range []bool{true, false} {
 			added, err := s.AppendEvent(ctx, "r", e)
 			if err != nil || added != want {
 				t.Fatalf("append #%d: added=%v err=%v, want added=%v", i+1, added, err, want)
 			}
 		}
-		if _, err := s.AppendEvent(ctx, "r", fleet.Event{Kind: fleet.KindCheck, At: t0}); err != nil {
+		if _, err := s.AppendEvent(ctx, "r", fleet.RunEvent{Kind: fleet.KindCheck, At: t0}); err != nil {
 			t.Fatal(err)
 		}
 		evs, err := s.Events(ctx, "r")
@@ -189,10 +189,10 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 	t.Run("a batch of events is recorded in order, once per id", func(t *testing.T) {
 		s := open(t)
 		yes := true
-		if _, err := s.AppendEvent(ctx, "b", fleet.Event{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
+		if _, err := s.AppendEvent(ctx, "b", fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
 			t.Fatal(err)
 		}
-		batch := []fleet.Event{
+		batch := []fleet.RunEvent{
 			{Kind: fleet.KindCheck, At: t0, Name: "advancing"},
 			{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash"}, // the run has it
 			{ID: "post:toolu_2", At: t0, Kind: fleet.KindTool, Name: "Edit"},
@@ -821,7 +821,7 @@ func runChild(job string, open func() (fleet.Store, error)) error {
 		n, _ := strconv.Atoi(f[3])
 		for i := 0; i < n; i++ {
 			for k := 0; k < 2; k++ {
-				if _, err := s.AppendEvent(ctx, f[1], fleet.Event{ID: fmt.Sprintf("%s-%d", f[2], i), Kind: fleet.KindTool, Name: "Bash"}); err != nil {
+				if _, err := s.AppendEvent(ctx, f[1], fleet.RunEvent{ID: fmt.Sprintf("%s-%d", f[2], i), Kind: fleet.KindTool, Name: "Bash"}); err != nil {
 					return err
 				}
 			}

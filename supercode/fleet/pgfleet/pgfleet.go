@@ -259,13 +259,13 @@ func (s *Store) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, e
 const maxEvent = 64 << 10
 
 // AppendEvent implements fleet.Events.
-func (s *Store) AppendEvent(ctx context.Context, run string, e fleet.Event) (bool, error) {
-	n, err := s.AppendEvents(ctx, run, []fleet.Event{e})
+func (s *Store) AppendEvent(ctx context.Context, run string, e fleet.RunEvent) (bool, error) {
+	n, err := s.AppendEvents(ctx, run, []fleet.RunEvent{e})
 	return n == 1, err
 }
 
 // AppendEvents implements fleet.Events: one transaction for the batch.
-func (s *Store) AppendEvents(ctx context.Context, run string, es []fleet.Event) (int, error) {
+func (s *Store) AppendEvents(ctx context.Context, run string, es []fleet.RunEvent) (int, error) {
 	if err := fleet.ValidateRunID(run); err != nil {
 		return 0, err
 	}
@@ -319,7 +319,7 @@ func (s *Store) AppendEvents(ctx context.Context, run string, es []fleet.Event) 
 }
 
 // Events implements fleet.Events.
-func (s *Store) Events(ctx context.Context, run string) ([]fleet.Event, error) {
+func (s *Store) Events(ctx context.Context, run string) ([]fleet.RunEvent, error) {
 	if err := fleet.ValidateRunID(run); err != nil {
 		return nil, err
 	}
@@ -331,9 +331,9 @@ func (s *Store) Events(ctx context.Context, run string) ([]fleet.Event, error) {
 	if err != nil {
 		return nil, pgdb.Wrap(err, s.dsn)
 	}
-	var out []fleet.Event
+	var out []fleet.RunEvent
 	for _, raw := range raws {
-		var e fleet.Event
+		var e fleet.RunEvent
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return nil, fmt.Errorf("run %s: an event is damaged: %w", run, err)
 		}

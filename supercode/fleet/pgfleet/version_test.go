@@ -43,7 +43,7 @@ func TestVersionMovesWithTheFleet(t *testing.T) {
 		return err
 	})
 	step("an event", func() error {
-		_, err := st.AppendEvent(ctx, "r1", fleet.Event{At: now, Kind: fleet.KindTool, Name: "Bash", Text: "ls"})
+		_, err := st.AppendEvent(ctx, "r1", fleet.RunEvent{At: now, Kind: fleet.KindTool, Name: "Bash", Text: "ls"})
 		return err
 	})
 	step("a message", func() error {

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/laserkit/laserkit/internal/schemas"
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Schema is verdict.schema.json as shipped.
@@ -214,17 +215,15 @@ func Render(v Verdict) string {
 					continue
 				}
 				n++
-				fmt.Fprintf(&b, "%d. **%s** — `%s`: %s\n   Why: %s\n", n, f.Severity, oneLine(f.Where), oneLine(f.What), oneLine(f.Why))
+				fmt.Fprintf(&b, "%d. **%s** — `%s`: %s\n   Why: %s\n", n, f.Severity, text.OneLine(f.Where), text.OneLine(f.What), text.OneLine(f.Why))
 			}
 		}
 	}
 	if len(v.Acceptance) > 0 {
 		b.WriteString("\n### Acceptance (checked on the next pass)\n\n")
 		for _, a := range v.Acceptance {
-			fmt.Fprintf(&b, "- %s\n", oneLine(a))
+			fmt.Fprintf(&b, "- %s\n", text.OneLine(a))
 		}
 	}
 	return b.String()
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

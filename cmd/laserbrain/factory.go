@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/hook"
+)
+
+// Factory is what every command is built with: the streams, and the one
+// way this binary opens its stores — the backend LASERBRAIN_STORE names
+// (the files under LASERBRAIN_HOME by default). main builds one and hands
+// it to every command; a command keeps what it needs in its options, so a
+// test can build a command with a factory of its own and read the options
+// it parsed.
+type Factory struct {
+	IOStreams *cli.IOStreams
+	// StoreConfig says where the stores live. A value that names no store
+	// is a configuration mistake (exit 2).
+	StoreConfig func() (backend.Config, error)
+}
+
+// newFactory is the factory of a process: its stores are the ones its
+// environment names.
+func newFactory(streams *cli.IOStreams) *Factory {
+	return &Factory{IOStreams: streams, StoreConfig: backend.FromEnv}
+}
+
+// Backend is both stores, nothing opened yet; readOnly opens them for a
+// command that only reads (nothing is created). The caller closes it.
+func (f *Factory) Backend(readOnly bool) (*backend.Backend, error) {
+	cfg, err := f.StoreConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.ReadOnly = readOnly
+	return backend.New(cfg), nil
+}
+
+// Stores opens the stores for writing: a Tracker's Stores.
+func (f *Factory) Stores() (agentrun.Stores, error) { return f.Backend(false) }
+
+// readStores opens the stores for reading only.
+func (f *Factory) readStores() (agentrun.Stores, error) { return f.Backend(true) }
+
+// Tracker is a Tracker on the stores, opened on its first use; closing
+// it closes them.
+func (f *Factory) Tracker() *agentrun.Tracker {
+	return &agentrun.Tracker{Stores: f.Stores}
+}
+
+// Reader is a Tracker on the stores opened for reading, for a command
+// that only reads: asking about a fresh home creates none. It checks a
+// project policy it reads against its schema.
+func (f *Factory) Reader() *agentrun.Tracker {
+	return &agentrun.Tracker{Stores: f.readStores, ValidatePolicy: policyschema.Validate}
+}
+
+// RunStore opens laserbrain's run store alone (with its own connections
+// under PostgreSQL), for a command that needs nothing else.
+func (f *Factory) RunStore() (laserbrain.Store, error) {
+	cfg, err := f.StoreConfig()
+	if err != nil {
+		return nil, err
+	}
+	return backend.OpenRuns(cfg)
+}
+
+// Hook is what a hook process of this binary takes: the project policy
+// checked against its schema, the stores on the backend.
+func (f *Factory) Hook() hook.Binary {
+	return hook.Binary{ValidatePolicy: policyschema.Validate, Stores: f.Stores}
+}
+
+// Opened opens both stores, for reading only when readOnly (nothing is
+// created), for a command that reads a fleet with its runs; the caller
+// closes the backend. A bad setting is a configuration mistake (exit 2), a
+// store that cannot be opened a failure.
+func (f *Factory) Opened(readOnly bool) (*backend.Backend, fleet.Store, laserbrain.Store, error) {
+	b, err := f.Backend(readOnly)
+	if err != nil {
+		return nil, nil, nil, err // a configuration mistake: exit 2 (internal/cli)
+	}
+	st, err := b.Fleet()
+	if err != nil {
+		b.Close()
+		return nil, nil, nil, cli.Failure(err)
+	}
+	runs, err := b.Runs()
+	if err != nil {
+		b.Close()
+		return nil, nil, nil, cli.Failure(err)
+	}
+	return b, st, runs, nil
+}
+
+// FleetOf opens the fleet store (closing it closes its backend), for
+// reading only when readOnly (nothing is created), and resolves the fleet
+// of the repository containing repo.
+func (f *Factory) FleetOf(ctx context.Context, repo string, readOnly bool) (fleet.Store, string, error) {
+	fid, err := fleet.ID(ctx, repo)
+	if err != nil {
+		return nil, "", cli.Failure(err)
+	}
+	b, err := f.Backend(readOnly)
+	if err != nil {
+		return nil, "", err // a configuration mistake: exit 2 (internal/cli)
+	}
+	st, err := b.Fleet()
+	if err != nil {
+		b.Close()
+		return nil, "", cli.Failure(err)
+	}
+	return closingFleet{st, b}, fid, nil
+}
+
+// closingFleet is a fleet store whose Close closes its backend too.
+type closingFleet struct {
+	fleet.Store
+	b *backend.Backend
+}
+
+func (c closingFleet) Close() error { return c.b.Close() }
+
+// JournalLocation, StartRound and LastRound pass the store's own through
+// (fleet.JournalLocator, fleet.Rounds): the embedded interface hides them.
+func (c closingFleet) JournalLocation(fl string) string { return fleet.JournalLocation(c.Store, fl) }
+
+func (c closingFleet) StartRound(ctx context.Context, fl string) (int64, func(int64) error, error) {
+	rl, ok := c.Store.(fleet.Rounds)
+	if !ok {
+		return 0, nil, errors.New("the fleet store keeps no round counter")
+	}
+	return rl.StartRound(ctx, fl)
+}
+
+func (c closingFleet) LastRound(ctx context.Context, fl string) (fleet.RoundMark, error) {
+	rl, ok := c.Store.(fleet.Rounds)
+	if !ok {
+		return fleet.RoundMark{}, nil
+	}
+	return rl.LastRound(ctx, fl)
+}

@@ -1,0 +1,120 @@
+package undo_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
+	"github.com/laserkit/laserkit/internal/testhome"
+	"github.com/laserkit/laserkit/supercode/undo"
+	"github.com/laserkit/laserkit/supercode/undo/undotest"
+)
+
+func TestMain(m *testing.M) { os.Exit(testhome.Main(m)) }
+
+// fixture is a fresh copy of the undo fixture (built once per test binary).
+func fixture(t *testing.T) string {
+	t.Helper()
+	testenv.LookPath(t, "git")
+	dir := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	undotest.Repo(t, dir)
+	return dir
+}
+
+func sh(t *testing.T, dir, script string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+}
+
+// TestUndoBringsBackWhatEachFormDestroyed runs each destructive command in
+// the fixture between a run's checkpoints, as an agent's call would, and
+// undoes the last call: the files (tracked, modified, untracked), the
+// ignored database the policy names, the refs, HEAD, the stash list and
+// the index must be what they were, byte for byte. Each form is first
+// shown to destroy something (the picture after it differs), so the test
+// can fail.
+func TestUndoBringsBackWhatEachFormDestroyed(t *testing.T) {
+	testenv.LookPath(t, "sqlite3")
+	forms := map[string]string{
+		"rm-rf-src":        "rm -rf src",
+		"reset-hard":       "git reset -q --hard HEAD~1",
+		"clean-fdx":        "git clean -q -fdx",
+		"checkout-dot":     "git checkout -- .",
+		"truncate":         "truncate -s 0 src/main.go",
+		"drop-table":       "sqlite3 data/app.db 'DROP TABLE users'",
+		"branch-gc":        "git branch -q -D feature && git reflog expire --expire=now --all && git gc -q --prune=now",
+		"stash-drop":       "git stash drop -q",
+		"stash-clear":      "git stash clear",
+		"mv-src-up":        "mv src ../src-moved",
+		"rm-refs":          "rm -rf .git/refs/heads",
+		"commit-and-amend": "git add -A && git commit -q -m wip && git commit -q --amend -m again",
+	}
+	for name, script := range forms {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := fixture(t)
+			st := &undo.Store{Dir: filepath.Join(t.TempDir(), "undo")}
+			ctx := context.Background()
+			run := "run-" + name
+			in := undo.Input{Run: run, Include: []string{undotest.DB}}
+			before := undotest.Take(t, dir)
+			rows := undotest.Rows(t, dir)
+			for _, k := range []undo.Kind{undo.KindStart, undo.KindCall} {
+				in.Kind, in.Call, in.What = k, "", ""
+				if k == undo.KindCall {
+					in.Call, in.Tool, in.What = "toolu_"+name, "Bash", script
+				}
+				if _, _, err := st.Capture(ctx, dir, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sh(t, dir, script)
+			if undotest.Diff(before, undotest.Take(t, dir)) == "" && undotest.Rows(t, dir) == rows {
+				t.Fatalf("%s destroyed nothing in the fixture: the test would prove nothing", script)
+			}
+			in.Kind, in.Call, in.What = undo.KindEnd, "", ""
+			if _, _, err := st.Capture(ctx, dir, in); err != nil {
+				t.Fatal(err)
+			}
+			recs, err := st.Records(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i, err := undo.Select(recs, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if recs[i].Call != "toolu_"+name {
+				t.Fatalf("--last chose checkpoint #%d (%s %q), not the call", i+1, recs[i].Kind, recs[i].Call)
+			}
+			res, err := st.Undo(ctx, undo.UndoInput{Run: run, To: i, What: "undo --last"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Differs != "" {
+				t.Errorf("the store says the undo left a difference: %s", res.Differs)
+			}
+			if d := undotest.Diff(before, undotest.Take(t, dir)); d != "" {
+				t.Errorf("after undo, the work tree differs from before %s:\n%s", script, d)
+			}
+			if got := undotest.Rows(t, dir); got != rows {
+				t.Errorf("after undo the table reads %q, want %q", got, rows)
+			}
+			if out := undotest.Git(t, dir, "fsck", "--no-dangling"); strings.Contains(out, "missing") {
+				t.Errorf("git fsck after the undo: %s", out)
+			}
+		})
+	}
+}
