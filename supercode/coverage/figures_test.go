@@ -11,8 +11,10 @@ import (
 func tool() fleet.RunEvent          { return fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash"} }
 func check(r string) fleet.RunEvent { return fleet.RunEvent{Kind: fleet.KindCheck, Name: r} }
 func reset() fleet.RunEvent         { return fleet.RunEvent{Kind: fleet.KindTask, Name: "reset_task"} }
-func sessionStart() fleet.RunEvent  { return fleet.RunEvent{Kind: fleet.KindSession, Name: "session-start"} }
-func runStart() fleet.RunEvent      { return fleet.RunEvent{Kind: fleet.KindSession, Name: "run-start"} }
+func sessionStart() fleet.RunEvent {
+	return fleet.RunEvent{Kind: fleet.KindSession, Name: "session-start"}
+}
+func runStart() fleet.RunEvent { return fleet.RunEvent{Kind: fleet.KindSession, Name: "run-start"} }
 func gate(d string, labels ...string) fleet.RunEvent {
 	b, _ := json.Marshal(fleet.GateResult{Decision: d, Labels: labels})
 	return fleet.RunEvent{Kind: fleet.KindGate, Result: b}
