@@ -38,6 +38,7 @@ var commands = []struct {
 	{groupAgents, "hook", newHookCmd},
 	{groupAgents, "mcp", newMCPCmd},
 	{groupAgents, "attention", newAttentionCmd},
+	{groupAgents, "ponder", cmdOf(newPonderCmd)},
 	{groupGate, "classify", newClassifyCmd},
 	{groupGate, "lint", newLintCmd},
 	{groupGate, "shelf", newShelfCmd},
