@@ -72,7 +72,6 @@ var unobservedExits = map[string]string{
 	"laserbrain exit-codes 2": "a help topic: cobra prints it whatever follows",
 	"laserbrain store init 0": "it needs a PostgreSQL database: store_pg_test.go runs it against one",
 	"laserbrain ui 0":         "it serves until interrupted: TestUIInChromium stops the real binary with SIGINT and checks it exits 0",
-	"laserbrain ponder 8":     "the kernel refusing the confinement of a ponder the broker runs: the confinement is checked before a run starts",
 }
 
 func TestScripts(t *testing.T) {
