@@ -71,9 +71,12 @@ func runJudgeRun(opts *judgeRunOptions) error {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "judgment: %s\n", j.Verdict)
 	fmt.Fprintf(w, "because:  %s\n", j.Because)
+	if d := driftLine(j); d != "" {
+		fmt.Fprintln(w, d)
+	}
 	fmt.Fprintf(w, "counsel:  %s\n", j.Counsel)
 	if c := j.Control; c != nil {
-		fmt.Fprintf(w, "control:  %s — %s\n", c.Decision, c.Because)
+		fmt.Fprintf(w, "control:  %s — %s\n", c.Decision, controlText(c.Because))
 	}
 	if figs != nil {
 		fmt.Fprintf(w, "coverage: %s\n", figs.Summary())

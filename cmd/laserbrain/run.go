@@ -263,8 +263,9 @@ when a limit stopped it.`,
 			}
 			r, j := res.Run, res.Judgment
 			var figs coverage.Figures
+			var events []fleet.RunEvent
 			if st, err := sup.Fleet(); err == nil {
-				if events, err := st.Events(ctx, r.ID); err == nil {
+				if events, err = st.Events(ctx, r.ID); err == nil {
 					figs = coverage.Measure(events)
 				}
 			}
@@ -289,7 +290,14 @@ when a limit stopped it.`,
 					fmt.Fprintf(w, "\nhalted: %s (by %s; release: %s)", h.Reason, h.By, fleet.ReleaseCommand(h.Agent))
 				}
 			}
-			fmt.Fprintf(w, "\njudgment: %s — %s\ncounsel:  %s\n", j.Verdict, summaryText(j.Because), j.Counsel)
+			if g := denialLine(events, r.ID); g != "" {
+				fmt.Fprintf(w, "\n%s", g)
+			}
+			fmt.Fprintf(w, "\njudgment: %s — %s", j.Verdict, summaryText(j.Because))
+			if d := driftLine(j); d != "" {
+				fmt.Fprintf(w, "\n%s", d)
+			}
+			fmt.Fprintf(w, "\ncounsel:  %s\n", j.Counsel)
 			if res.ExitCode != 0 {
 				return cli.SilentExit(res.ExitCode)
 			}
