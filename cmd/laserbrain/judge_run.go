@@ -121,7 +121,7 @@ func judgeRun(sup *agentrun.Tracker, id string) (laserbrain.Judgment, *coverage.
 	}
 	current := ferr == nil && (fr.Task == id || (fr.Task == "" && fr.ID == id))
 	if rerr != nil && !current {
-		return laserbrain.Judgment{}, nil, storeError(rerr, "laserbrain runs lists agents' runs")
+		return laserbrain.Judgment{}, nil, storeError(rerr, "laserbrain runs lists the runs")
 	}
 	if r == nil {
 		r = laserbrain.NewRun(laserbrain.RunOptions{ID: id})
@@ -149,7 +149,7 @@ func readRun(sup *agentrun.Tracker, id string) (*laserbrain.Run, error) {
 	}
 	r, err := store.ReadRun(context.Background(), id)
 	if err != nil {
-		return nil, storeError(err, "laserbrain runs lists agents' runs")
+		return nil, storeError(err, "laserbrain runs lists the runs")
 	}
 	return r, nil
 }

@@ -25,7 +25,7 @@ var commands = []struct {
 	{groupDrift, "check", cmdOf(newCheckCmd)},
 	{groupDrift, "history", newHistoryCmd},
 	{groupDrift, "judge-run", cmdOf(newJudgeRunCmd)},
-	{groupDrift, "runs", newRunsCmd},
+	{groupDrift, "runs", cmdOf(newRunsCmd)},
 	{groupDrift, "coverage", cmdOf(newCoverageCmd)},
 	{groupDrift, "report", newReportCmd},
 	{groupDrift, "read", newReadCmd},

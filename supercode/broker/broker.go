@@ -269,7 +269,9 @@ func (s *Server) serve(c net.Conn) {
 	cmd.Stdin = pr
 	cmd.Stdout = frameWriter{f, frameStdout}
 	cmd.Stderr = frameWriter{f, frameStderr}
-	cmd.WaitDelay = time.Second
+	// Once the operation exited, its output is taken for up to outputGrace
+	// (a loaded machine may be slow to drain it), then its pipes close.
+	cmd.WaitDelay = outputGrace
 	err = cmd.Start()
 	pr.Close() // the operation's now
 	if err != nil {
@@ -293,7 +295,10 @@ func (s *Server) serve(c net.Conn) {
 			code = 128 + int(ws.Signal())
 		}
 	default:
+		// Not the operation's own status (the wait for its output went
+		// past WaitDelay, say): said, for the one who reads the refusal.
 		s.log("laserbrain broker: %s: %v", strings.Join(req.Argv, " "), err)
+		_ = f.frame(frameStderr, []byte("laserbrain broker: "+err.Error()+"\n"))
 		code = 125
 	}
 	var b [4]byte
@@ -337,6 +342,10 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 		}
 	}
 }
+
+// outputGrace bounds how long the broker takes an operation's output after
+// the operation exited: within a hook's deadline.
+const outputGrace = 3 * time.Second
 
 // ErrNoAnswer is what Relay returns when the broker did not answer: the
 // socket is gone (the supervisor ended) or the connection broke before an
