@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test test-race generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-guard bench-ui bench-coverage oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
+.PHONY: all build install test test-race generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-guard bench-ui bench-coverage bench-undo oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
 
 all: build
 
@@ -185,6 +185,15 @@ bench-ui:
 bench-coverage:
 	$(LOADAVG)
 	$(GO) test -run '^$$' -bench CoverageGate -benchtime 300x ./cmd/laserbrain-gate
+	$(LOADAVG)
+
+# What the undo checkpoint costs the gate on a 5,000-file repository: whole
+# processes, medians, interleaved with /bin/true, the gate with checkpoints
+# off, and the checkpoint finding nothing changed. Fails when 10 changed
+# files cost over 1.5x nothing changed, or over 20 ms.
+bench-undo:
+	$(LOADAVG)
+	$(GO) test -run '^$$' -bench CheckpointHook -benchtime 100x ./cmd/laserbrain-gate
 	$(LOADAVG)
 
 # Every oracle variant (git, the shell and its tools, npm and cargo registries)

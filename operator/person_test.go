@@ -38,6 +38,9 @@ func TestPersonOnly(t *testing.T) {
 		"nohup laserbrain ui &",
 		"laserbrain loop cancel 2f9c0a1d7e3b",
 		"laserbrain loop cancel --wait 1s 2f9c0a1d7e3b",
+		"laserbrain undo --run 2f9c0a1d7e3b --last",
+		"laserbrain undo --to toolu_01 --force",
+		"laserbrain undo prune --keep 1",
 	}
 	for _, cmd := range person {
 		r := classify(cmd)
@@ -72,6 +75,9 @@ func TestPersonOnly(t *testing.T) {
 		"laserbrain loop list --json",
 		"laserbrain loop status 2f9c0a1d7e3b",
 		"laserbrain loop cancel --help",
+		"laserbrain undo --list",
+		"laserbrain undo --run 2f9c0a1d7e3b --list --json",
+		"laserbrain undo prune --dry-run",
 		"git commit -m 'document laserbrain authorize'",
 		"grep -r 'laserbrain install' README.md",
 		"go run ./cmd/ponder install",

@@ -36,6 +36,9 @@ type Policy struct {
 	// Coverage settings are carried for the coverage rules, which own
 	// their meaning and defaults (nil or "": not set).
 	Coverage Coverage `json:"coverage,omitempty"`
+	// Undo settings are carried for the undo checkpoints (supercode/undo),
+	// which own their meaning and defaults.
+	Undo UndoSettings `json:"undo,omitempty"`
 
 	// Source is the policy file's path ("" for the defaults), Root the
 	// repository root its relative paths are read against.
@@ -82,13 +85,30 @@ type Coverage struct {
 	Mode       string   `json:"mode,omitempty"`
 }
 
+// UndoSettings are the project's settings of the undo checkpoints taken
+// before every call that may write (nil or empty: not set).
+type UndoSettings struct {
+	// Include are ignored paths (relative to the repository root) a
+	// checkpoint records beside the work tree: a database, say.
+	Include []string `json:"include,omitempty"`
+	// LossFiles and LossBytes: a call that deletes or overwrites more
+	// files, or more bytes, is reported to the supervisor.
+	LossFiles *int   `json:"loss_files,omitempty"`
+	LossBytes *int64 `json:"loss_bytes,omitempty"`
+	// KeepRuns and KeepDays bound how long a work tree's checkpoints are
+	// kept: the last KeepRuns runs', none older than KeepDays.
+	KeepRuns *int `json:"keep_runs,omitempty"`
+	KeepDays *int `json:"keep_days,omitempty"`
+}
+
 // policyDocument is the file as written.
 type policyDocument struct {
-	Version    int         `json:"version"`
-	Allow      []AllowRule `json:"allow"`
-	Protected  []string    `json:"protected"`
-	Publishers []Publisher `json:"publishers"`
-	Coverage   Coverage    `json:"coverage"`
+	Version    int          `json:"version"`
+	Allow      []AllowRule  `json:"allow"`
+	Protected  []string     `json:"protected"`
+	Publishers []Publisher  `json:"publishers"`
+	Coverage   Coverage     `json:"coverage"`
+	Undo       UndoSettings `json:"undo"`
 }
 
 // PolicyValidator checks a policy file's bytes against the schema before
@@ -187,7 +207,7 @@ func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return Policy{}, fmt.Errorf("at the top: %v", err)
 	}
-	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Coverage: doc.Coverage}, nil
+	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Coverage: doc.Coverage, Undo: doc.Undo}, nil
 }
 
 // resolveScope is where a path of the policy lies: $TMPDIR (and ${TMPDIR})

@@ -132,7 +132,7 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 	raw := getenv("PONDER_OCA")
 	mode, known := oca.ParseMode(raw)
 	if !known {
-		add("oca mode", true, "PONDER_OCA=%q is not auto, on or off (treated as auto)", raw)
+		add("oca mode", true, "PONDER_OCA=%q is not auto, on or off: every other command refuses it (exit 2); doctor probes as under auto", raw)
 	} else {
 		add("oca mode", false, "PONDER_OCA=%s", mode)
 	}
@@ -155,7 +155,7 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 	}
 	res.OK = res.Problems == 0
 	if !res.OK {
-		return res, &Error{Code: ExitFinding, Kind: "problems", Message: fmt.Sprintf("doctor found %d problem(s)", res.Problems), Details: []string{}}
+		return res, &Error{Kind: KindProblems, Message: fmt.Sprintf("doctor found %d problem(s)", res.Problems), Details: []string{}}
 	}
 	return res, nil
 }

@@ -234,7 +234,7 @@ func (e *Engine) open(slug string, a access) (*handle, error) {
 		if err != nil {
 			h.release()
 			var pe *Error
-			if errors.As(err, &pe) && pe.Kind == "stateError" {
+			if errors.As(err, &pe) && pe.Kind == KindState {
 				return nil, stateErr(nil, "%s refused, nothing was written: %s (ponder doctor shows the damage)", a.cmd, pe.Message)
 			}
 			return nil, err

@@ -78,7 +78,7 @@ func TestOnModeWriteFailureExits3AfterLocalWork(t *testing.T) {
 	exit3 := func(what string, err error) {
 		t.Helper()
 		var pe *Error
-		if !errors.As(err, &pe) || pe.Code != ExitOCA {
+		if !errors.As(err, &pe) || pe.Kind != KindOCA {
 			t.Errorf("%s: err = %v, want exit 3", what, err)
 		}
 	}

@@ -197,7 +197,7 @@ func TestHaltRefusesWrites(t *testing.T) {
 	} {
 		err := call()
 		var pe *Error
-		if !errors.As(err, &pe) || pe.Code != ExitState || !strings.Contains(pe.Message, "halted: shares a ground with ponder:other") ||
+		if !errors.As(err, &pe) || pe.Kind != KindState || !strings.Contains(pe.Message, "halted: shares a ground with ponder:other") ||
 			!strings.Contains(pe.Message, "laserbrain supervise release ponder:"+st.Slug) {
 			t.Errorf("%s on a halted session: %v", name, err)
 		}

@@ -51,59 +51,16 @@ var advice = map[string]string{
 // judge.json → recordPass → resolveDeliberation. It can be re-run until
 // decide.
 func (e *Engine) Judge(slug string) (*Judgement, error) {
-	// Rule 6 reads pass k−1 too: it is measured again from the ledger, at
-	// its end, in the same read that checks the ledger — and at the prefix
-	// its judge.json names, to tell whether that file still says what the
-	// ledger does.
-	// The scope on disk is scanned once: for this pass and the one before.
-	var (
-		snaps          *snapshots
-		prev, atStored *snapshot
-		storedPrev     *Judgement
-		storedErr      error
-		files          []string
-		scanErr        error
-	)
+	sc := &judgeScan{}
 	a := writer("judge")
-	a.replay = func(h *handle, st *State) func(*ledger.Record) {
-		snaps, prev, atStored, storedPrev, storedErr = &snapshots{st: st}, nil, nil, nil, nil
-		k, floor := h.s.CurrentPass, h.s.ConfidenceFloorValue
-		if files == nil && scanErr == nil {
-			files, scanErr = h.scope()
-		}
-		if k < 2 {
-			return snaps.apply
-		}
-		root, onDisk := h.diskRoot(), map[*Unit]bool{}
-		now := func(u *Unit) bool {
-			if b, ok := onDisk[u]; ok {
-				return b
-			}
-			onDisk[u] = len(u.PathsOnDisk(root)) > 0
-			return onDisk[u]
-		}
-		prev = &snapshot{Pass: k - 1, atEnd: true, fails: now, floor: floor, files: files}
-		snaps.marks = append(snaps.marks, prev)
-		var j Judgement
-		ok, err := readJSON(filepath.Join(passDir(h.dir, k-1), judgeFile), &j)
-		switch {
-		case err != nil:
-			storedErr = err
-		case ok:
-			storedPrev = &j
-			atStored = &snapshot{Pass: j.Pass, Records: j.Ledger.Records, fails: storedFails(&j), floor: floor}
-			snaps.marks = append(snaps.marks, atStored)
-			h.heads = []int{j.Ledger.Records}
-		}
-		return snaps.apply
-	}
+	a.replay = sc.replay
 	h, err := e.open(slug, a)
 	if err != nil {
 		return nil, err
 	}
 	defer h.release()
-	if snaps != nil {
-		snaps.finish()
+	if sc.snaps != nil {
+		sc.snaps.finish()
 	}
 	if err := h.phaseGate("judge", PhaseDeliberated, PhaseJudged); err != nil {
 		return nil, err
@@ -140,11 +97,11 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	j.Metrics.Phantoms = PhantomCheck{Checked: checked, OnDisk: onDisk}
 	// The gate is disk-anchored: a file in scope that no unit carries (a
 	// rename, a new file) is a gap too.
-	if scanErr != nil {
-		return nil, scanErr
+	if sc.scanErr != nil {
+		return nil, sc.scanErr
 	}
-	if files != nil {
-		j.Metrics.Uncovered = st.Uncovered(files)
+	if sc.files != nil {
+		j.Metrics.Uncovered = st.Uncovered(sc.files)
 	}
 	if len(onDisk) > 0 {
 		j.Warnings = append(j.Warnings, fmt.Sprintf("%d phantom-deleted unit(s) are on disk again and count toward coverage: %s", len(onDisk), phantomList(onDisk)))
@@ -157,26 +114,14 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 		in.Ungraded = append(in.Ungraded, UnitRef{Unit: u.ID, Path: u.Path()})
 	}
 	if k >= 2 {
-		switch {
-		case storedErr != nil:
-			return nil, storedErr
-		case storedPrev == nil || prev == nil || !prev.taken:
-			return nil, stateErr(nil, "judge: pass %d has no %s to compare with", k-1, judgeFile)
-		}
-		voices, err := h.storedVoices(k - 1)
+		prev, warning, err := sc.previous(h, l, k)
 		if err != nil {
 			return nil, err
 		}
-		if problem := verifyJudgements(map[int]*Judgement{k - 1: storedPrev}, l, map[int]*snapshot{k - 1: atStored}, map[int]*Voices{k - 1: voices})[k-1]; problem != "" {
-			j.Warnings = append(j.Warnings, fmt.Sprintf("%s; pass %d is judged on the ledger", problem, k-1))
+		if warning != "" {
+			j.Warnings = append(j.Warnings, warning)
 		}
-		// Pass k−1 as the ledger stood at its end, with its deliberation's
-		// voices: never the figures its judge.json holds.
-		pm := prev.Metrics
-		if voices != nil {
-			pm.Voices, pm.Skeptic = voices.Count(), voices.Skeptic.Argument != nil
-		}
-		in.Previous = &pm
+		in.Previous = prev
 	}
 	obs := e.Bridge.OpenObservations(h.s.ocaSession())
 	h.ocaCall(obs != nil || e.Bridge.Mode() == oca.ModeOff, "openObservations")
@@ -208,8 +153,93 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	if j.OCA == nil {
 		return j, nil
 	}
-	// The OCA half: the episode and the hypothesis lifecycle, then the
-	// deliberation's resolution (or the complete row, if none is open).
+	if err := e.recordJudgedPass(h, j, &delib); err != nil {
+		return nil, err
+	}
+	return j, h.ocaResult()
+}
+
+// judgeScan is what judge's read of the ledger keeps. Rule 6 reads pass
+// k−1 too: it is measured again from the ledger, at its end, in the same
+// read that checks the ledger — and at the prefix its judge.json names, to
+// tell whether that file still says what the ledger does. The scope on
+// disk is scanned once: for this pass and the one before.
+type judgeScan struct {
+	snaps          *snapshots
+	prev, atStored *snapshot
+	storedPrev     *Judgement
+	storedErr      error
+	files          []string
+	scanErr        error
+}
+
+// replay sets the snapshots up for a read of the ledger (again, when the
+// read is retried) and returns what applies each record to them.
+func (sc *judgeScan) replay(h *handle, st *State) func(*ledger.Record) {
+	sc.snaps, sc.prev, sc.atStored, sc.storedPrev, sc.storedErr = &snapshots{st: st}, nil, nil, nil, nil
+	k, floor := h.s.CurrentPass, h.s.ConfidenceFloorValue
+	if sc.files == nil && sc.scanErr == nil {
+		sc.files, sc.scanErr = h.scope()
+	}
+	if k < 2 {
+		return sc.snaps.apply
+	}
+	root, onDisk := h.diskRoot(), map[*Unit]bool{}
+	now := func(u *Unit) bool {
+		if b, ok := onDisk[u]; ok {
+			return b
+		}
+		onDisk[u] = len(u.PathsOnDisk(root)) > 0
+		return onDisk[u]
+	}
+	sc.prev = &snapshot{Pass: k - 1, atEnd: true, fails: now, floor: floor, files: sc.files}
+	sc.snaps.marks = append(sc.snaps.marks, sc.prev)
+	var j Judgement
+	ok, err := readJSON(filepath.Join(passDir(h.dir, k-1), judgeFile), &j)
+	switch {
+	case err != nil:
+		sc.storedErr = err
+	case ok:
+		sc.storedPrev = &j
+		sc.atStored = &snapshot{Pass: j.Pass, Records: j.Ledger.Records, fails: storedFails(&j), floor: floor}
+		sc.snaps.marks = append(sc.snaps.marks, sc.atStored)
+		h.heads = []int{j.Ledger.Records}
+	}
+	return sc.snaps.apply
+}
+
+// previous is pass k−1's metrics as the ledger stood at its end, with its
+// deliberation's voices — never the figures its judge.json holds; warning
+// says where that file no longer agrees with the ledger.
+func (sc *judgeScan) previous(h *handle, l *ledger.Log, k int) (*Metrics, string, error) {
+	switch {
+	case sc.storedErr != nil:
+		return nil, "", sc.storedErr
+	case sc.storedPrev == nil || sc.prev == nil || !sc.prev.taken:
+		return nil, "", stateErr(nil, "judge: pass %d has no %s to compare with", k-1, judgeFile)
+	}
+	voices, err := h.storedVoices(k - 1)
+	if err != nil {
+		return nil, "", err
+	}
+	warning := ""
+	if problem := verifyJudgements(map[int]*Judgement{k - 1: sc.storedPrev}, l, map[int]*snapshot{k - 1: sc.atStored}, map[int]*Voices{k - 1: voices})[k-1]; problem != "" {
+		warning = fmt.Sprintf("%s; pass %d is judged on the ledger", problem, k-1)
+	}
+	pm := sc.prev.Metrics
+	if voices != nil {
+		pm.Voices, pm.Skeptic = voices.Count(), voices.Skeptic.Argument != nil
+	}
+	return &pm, warning, nil
+}
+
+// recordJudgedPass is judge's OCA half: the episode and the hypothesis
+// lifecycle, then the deliberation's resolution (or the complete row, if
+// none is open); judge.json and the session are written again with what
+// it returned.
+func (e *Engine) recordJudgedPass(h *handle, j *Judgement, delib *Deliberation) error {
+	k := j.Pass
+	pd := passDir(h.dir, k)
 	m := j.Metrics
 	j.OCA.Pass = e.Bridge.RecordPass(passRecord(h.s, j))
 	h.ocaCall(j.OCA.Pass != nil, "recordPass")
@@ -225,7 +255,7 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 			j.OCA.Deliberation, j.OCA.Resolved = &r.DeliberationID, &r.Resolved
 		}
 	} else {
-		r := e.Bridge.RecordDeliberation(deliberationRecord(h.s, &delib, &summary))
+		r := e.Bridge.RecordDeliberation(deliberationRecord(h.s, delib, &summary))
 		h.ocaCall(r != nil, "recordDeliberation")
 		if r != nil {
 			resolved := true
@@ -234,12 +264,9 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 		}
 	}
 	if err := writeJSON(filepath.Join(pd, judgeFile), j); err != nil {
-		return nil, err
+		return err
 	}
-	if err := h.save(); err != nil {
-		return nil, err
-	}
-	return j, h.ocaResult()
+	return h.save()
 }
 
 // passRecord is what recordPass writes of a judged pass.

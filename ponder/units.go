@@ -194,7 +194,7 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 			}
 		}
 		if len(bad) > 0 {
-			return nil, &Error{Code: ExitUsage, Kind: "usage", Message: fromName + " is not a usable unit list", Details: bad}
+			return nil, &Error{Kind: KindUsage, Message: fromName + " is not a usable unit list", Details: bad}
 		}
 		if scanned != nil {
 			for _, p := range scanned.Paths {

@@ -69,150 +69,164 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot, scanRoot string) (
 		if d.Invalid {
 			continue
 		}
-		bad := func(format string, a ...any) {
-			viol = append(viol, ledger.Violation{Record: i + 1, Line: d.Line, Message: fmt.Sprintf(format, a...)})
+		bad := func(msg string) {
+			viol = append(viol, ledger.Violation{Record: i + 1, Line: d.Line, Message: msg})
 		}
-		before := len(viol)
 		what := d.Type
 		if d.Type == ledger.Finding {
 			what = d.Op
 		}
-		// (1) the voice–operation bijection.
-		want := ledger.VoiceFor(d.Type, d.Op)
-		switch {
-		case d.Type == ledger.Finding && d.Voice != want:
-			bad("voice %s may not %s: %s belongs to the %s (the %s may only %s)", d.Voice, d.Op, d.Op, want, d.Voice, ledger.OpOf(d.Voice))
-		case d.Type != ledger.Finding && d.Voice != "" && d.Voice != want:
-			bad("voice %s may not write %s: it belongs to the %s (the %s may only %s)", d.Voice, d.Type, want, d.Voice, ledger.OpOf(d.Voice))
-		}
-		// (4) only the fields this kind of record may touch.
-		allowed := allowedFields[what]
-		var extra []string
-		for _, f := range d.Fields {
-			if !slices.Contains(allowed, f) {
-				extra = append(extra, f)
+		if problems := shapeProblems(d, what); len(problems) > 0 {
+			for _, p := range problems {
+				bad(p)
 			}
-		}
-		if len(extra) > 0 {
-			bad("%s may not carry %s (it may carry only %s)", what, strings.Join(extra, ", "), strings.Join(allowed, ", "))
-		}
-		if len(viol) > before {
 			continue
 		}
-		rec := ledger.Record{Type: d.Type, Voice: d.Voice, Reason: d.Reason}
-		if d.Type == ledger.Finding {
-			rec.Op = d.Op
+		rec, problem := st.record(d, what, scanRoot)
+		if problem != "" {
+			bad(problem)
+			continue
 		}
-		switch what {
-		case ledger.UnitAdd:
-			p, err := cleanUnitPath(*d.Path)
-			if err != nil {
-				bad("%v", err)
-				continue
-			}
-			if u := st.livePaths[p]; u != nil {
-				bad("unit-add: path %s is already carried by live unit %s", p, u.ID)
-				continue
-			}
-			rec.UnitID, rec.Path, rec.Kind = unitID(st.nextUnit), p, d.Kind
-		case ledger.UnitEdit:
-			u := st.units.get(d.UnitID)
-			switch {
-			case u == nil:
-				bad("unit-edit: unknown unit %s", d.UnitID)
-				continue
-			case u.Deleted:
-				bad("unit-edit: unit %s is deleted", d.UnitID)
-				continue
-			}
-			rec.UnitID, rec.Kind = u.ID, d.Kind
-			if d.Path != nil {
-				p, err := cleanUnitPath(*d.Path)
-				if err != nil {
-					bad("%v", err)
-					continue
-				}
-				if o := st.livePaths[p]; o != nil && o != u {
-					bad("unit-edit: path %s is already carried by live unit %s", p, o.ID)
-					continue
-				}
-				rec.Path = p
-			}
-		case ledger.UnitDelete:
-			u := st.units.get(d.UnitID)
-			phantom := d.Phantom != nil && *d.Phantom
-			switch {
-			case u == nil:
-				bad("unit-delete: unknown unit %s", d.UnitID)
-				continue
-			case u.Deleted && (u.Phantom || !phantom):
-				bad("unit-delete: unit %s is already deleted", d.UnitID)
-				continue
-			}
-			rec.UnitID, rec.Phantom = u.ID, phantom
-			if phantom {
-				phantoms = append(phantoms, i)
-			}
-		case ledger.OpAdd:
-			var u *Unit
-			if d.UnitID != "" {
-				u = st.units.get(d.UnitID)
-				if u == nil {
-					bad("add names an unknown unit %s", d.UnitID)
-					continue
-				}
-			}
-			if d.Path != nil {
-				p, err := cleanUnitPath(*d.Path)
-				if err != nil {
-					bad("%v", err)
-					continue
-				}
-				byPath := st.livePaths[p]
-				switch {
-				case byPath == nil && u == nil:
-					bad("add names an unknown unit: no live unit carries path %s%s", p, st.pathHint(p, scanRoot))
-					continue
-				case u != nil && byPath != u:
-					bad("add: unit %s does not carry path %s", u.ID, p)
-					continue
-				}
-				u = byPath
-			}
-			if u == nil {
-				bad("add names no unit (give unitId or path)")
-				continue
-			}
-			if u.Deleted {
-				bad("add names unit %s, which is deleted", u.ID)
-				continue
-			}
-			rec.FindingID, rec.UnitID = findingID(st.nextFind), u.ID
-			rec.Severity, rec.Confidence, rec.Text = d.Severity, d.Confidence, d.Text
-			rec.Recommendation, rec.Evidence = d.Recommendation, d.Evidence
-		case ledger.OpEdit, ledger.OpChange, ledger.OpDelete:
-			f := st.findings.get(d.FindingID)
-			switch {
-			case f == nil:
-				bad("%s targets unknown finding %s", d.Op, d.FindingID)
-				continue
-			case !f.Live:
-				bad("%s targets finding %s, which is not live (it was deleted)", d.Op, d.FindingID)
-				continue
-			}
-			rec.FindingID, rec.UnitID = f.ID, f.UnitID
-			rec.Text, rec.Recommendation, rec.Evidence = d.Text, d.Recommendation, d.Evidence
-			rec.Severity, rec.Confidence = d.Severity, d.Confidence
+		if rec.Phantom {
+			phantoms = append(phantoms, i)
 		}
 		rec.Pass = pass
 		st.apply(&rec)
 		out = append(out, rec)
 	}
-	// Phantom verification, over every path the unit ever carried
-	// (including edits earlier in this batch): none may be on disk, and
-	// none may be a file git knows — a phantom is a unit that never
-	// existed, and a file in the last commit or the index did (renamed or
-	// deleted since: neither is a phantom).
+	viol = append(viol, st.phantomProblems(ds, phantoms, diskRoot)...)
+	sort.SliceStable(viol, func(a, b int) bool { return viol[a].Record < viol[b].Record })
+	if len(viol) > 0 {
+		return nil, viol
+	}
+	return out, nil
+}
+
+// shapeProblems are what is wrong with a delta before the state is asked:
+// (1) the voice–operation bijection, (4) only the fields this kind of
+// record (what) may touch.
+func shapeProblems(d *ledger.Delta, what string) []string {
+	var problems []string
+	want := ledger.VoiceFor(d.Type, d.Op)
+	switch {
+	case d.Type == ledger.Finding && d.Voice != want:
+		problems = append(problems, fmt.Sprintf("voice %s may not %s: %s belongs to the %s (the %s may only %s)", d.Voice, d.Op, d.Op, want, d.Voice, ledger.OpOf(d.Voice)))
+	case d.Type != ledger.Finding && d.Voice != "" && d.Voice != want:
+		problems = append(problems, fmt.Sprintf("voice %s may not write %s: it belongs to the %s (the %s may only %s)", d.Voice, d.Type, want, d.Voice, ledger.OpOf(d.Voice)))
+	}
+	allowed := allowedFields[what]
+	var extra []string
+	for _, f := range d.Fields {
+		if !slices.Contains(allowed, f) {
+			extra = append(extra, f)
+		}
+	}
+	if len(extra) > 0 {
+		problems = append(problems, fmt.Sprintf("%s may not carry %s (it may carry only %s)", what, strings.Join(extra, ", "), strings.Join(allowed, ", ")))
+	}
+	return problems
+}
+
+// record is the record a delta of kind what makes against the state, or
+// the problem that refuses it: units and findings it names must exist and
+// be live, and a path may be carried by one live unit only.
+func (st *State) record(d *ledger.Delta, what, scanRoot string) (ledger.Record, string) {
+	rec := ledger.Record{Type: d.Type, Voice: d.Voice, Reason: d.Reason}
+	if d.Type == ledger.Finding {
+		rec.Op = d.Op
+	}
+	switch what {
+	case ledger.UnitAdd:
+		p, err := cleanUnitPath(*d.Path)
+		if err != nil {
+			return rec, err.Error()
+		}
+		if u := st.livePaths[p]; u != nil {
+			return rec, fmt.Sprintf("unit-add: path %s is already carried by live unit %s", p, u.ID)
+		}
+		rec.UnitID, rec.Path, rec.Kind = unitID(st.nextUnit), p, d.Kind
+	case ledger.UnitEdit:
+		u := st.units.get(d.UnitID)
+		switch {
+		case u == nil:
+			return rec, fmt.Sprintf("unit-edit: unknown unit %s", d.UnitID)
+		case u.Deleted:
+			return rec, fmt.Sprintf("unit-edit: unit %s is deleted", d.UnitID)
+		}
+		rec.UnitID, rec.Kind = u.ID, d.Kind
+		if d.Path != nil {
+			p, err := cleanUnitPath(*d.Path)
+			if err != nil {
+				return rec, err.Error()
+			}
+			if o := st.livePaths[p]; o != nil && o != u {
+				return rec, fmt.Sprintf("unit-edit: path %s is already carried by live unit %s", p, o.ID)
+			}
+			rec.Path = p
+		}
+	case ledger.UnitDelete:
+		u := st.units.get(d.UnitID)
+		phantom := d.Phantom != nil && *d.Phantom
+		switch {
+		case u == nil:
+			return rec, fmt.Sprintf("unit-delete: unknown unit %s", d.UnitID)
+		case u.Deleted && (u.Phantom || !phantom):
+			return rec, fmt.Sprintf("unit-delete: unit %s is already deleted", d.UnitID)
+		}
+		rec.UnitID, rec.Phantom = u.ID, phantom
+	case ledger.OpAdd:
+		var u *Unit
+		if d.UnitID != "" {
+			u = st.units.get(d.UnitID)
+			if u == nil {
+				return rec, fmt.Sprintf("add names an unknown unit %s", d.UnitID)
+			}
+		}
+		if d.Path != nil {
+			p, err := cleanUnitPath(*d.Path)
+			if err != nil {
+				return rec, err.Error()
+			}
+			byPath := st.livePaths[p]
+			switch {
+			case byPath == nil && u == nil:
+				return rec, fmt.Sprintf("add names an unknown unit: no live unit carries path %s%s", p, st.pathHint(p, scanRoot))
+			case u != nil && byPath != u:
+				return rec, fmt.Sprintf("add: unit %s does not carry path %s", u.ID, p)
+			}
+			u = byPath
+		}
+		if u == nil {
+			return rec, "add names no unit (give unitId or path)"
+		}
+		if u.Deleted {
+			return rec, fmt.Sprintf("add names unit %s, which is deleted", u.ID)
+		}
+		rec.FindingID, rec.UnitID = findingID(st.nextFind), u.ID
+		rec.Severity, rec.Confidence, rec.Text = d.Severity, d.Confidence, d.Text
+		rec.Recommendation, rec.Evidence = d.Recommendation, d.Evidence
+	case ledger.OpEdit, ledger.OpChange, ledger.OpDelete:
+		f := st.findings.get(d.FindingID)
+		switch {
+		case f == nil:
+			return rec, fmt.Sprintf("%s targets unknown finding %s", d.Op, d.FindingID)
+		case !f.Live:
+			return rec, fmt.Sprintf("%s targets finding %s, which is not live (it was deleted)", d.Op, d.FindingID)
+		}
+		rec.FindingID, rec.UnitID = f.ID, f.UnitID
+		rec.Text, rec.Recommendation, rec.Evidence = d.Text, d.Recommendation, d.Evidence
+		rec.Severity, rec.Confidence = d.Severity, d.Confidence
+	}
+	return rec, ""
+}
+
+// phantomProblems verifies the batch's phantom deletes, over every path
+// the unit ever carried (including edits earlier in this batch): none may
+// be on disk, and none may be a file git knows — a phantom is a unit that
+// never existed, and a file in the last commit or the index did (renamed
+// or deleted since: neither is a phantom).
+func (st *State) phantomProblems(ds []ledger.Delta, phantoms []int, diskRoot string) []ledger.Violation {
+	var viol []ledger.Violation
 	for _, i := range phantoms {
 		u := st.units.get(ds[i].UnitID)
 		if present := u.PathsOnDisk(diskRoot); len(present) > 0 {
@@ -225,11 +239,7 @@ func (st *State) admit(ds []ledger.Delta, pass int, diskRoot, scanRoot string) (
 			viol = append(viol, ledger.Violation{Record: i + 1, Line: ds[i].Line, Message: "phantom delete of " + u.ID + " rejected: " + msg})
 		}
 	}
-	sort.SliceStable(viol, func(a, b int) bool { return viol[a].Record < viol[b].Record })
-	if len(viol) > 0 {
-		return nil, viol
-	}
-	return out, nil
+	return viol
 }
 
 func uniq(list []string) []string {

@@ -2,10 +2,7 @@ package vectors
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -45,29 +42,7 @@ func TestCoverageVectorsUpstream(t *testing.T) {
 	if r.Passed != 5787+150 || len(r.Failures) != 0 {
 		t.Errorf("%d passed, %d failed; want all 5937", r.Passed, len(r.Failures))
 	}
-	var prov struct {
-		Upstream struct{ Repo, Path, Commit, SHA256 string }
-	}
-	if err := json.Unmarshal(data, &prov); err != nil || len(prov.Upstream.Commit) != 40 || prov.Upstream.SHA256 == "" {
-		t.Errorf("%s does not record its upstream: %+v (%v)", coverageCopy, prov.Upstream, err)
-	}
-	orig, ok := upstreamFile(t, "coverage-vectors.json")
-	if !ok {
-		return
-	}
-	if sum := sha256.Sum256(orig); prov.Upstream.SHA256 != hex.EncodeToString(sum[:]) {
-		t.Errorf("the copy records sha256 %s, the upstream file hashes to %x", prov.Upstream.SHA256, sum)
-	}
-	var a, b struct {
-		Kind, Source string
-		Cases        any
-	}
-	if json.Unmarshal(orig, &a) != nil || json.Unmarshal(data, &b) != nil {
-		t.Fatal("unreadable")
-	}
-	if !reflect.DeepEqual(a, b) {
-		t.Error("the built-in copy no longer holds the upstream cases")
-	}
+	holdsUpstream(t, coverageCopy, data, "coverage-vectors.json", "kind", "source", "cases")
 }
 
 // A wrong expectation is caught, in a step's answer and in a state.

@@ -2,10 +2,7 @@ package vectors
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -32,29 +29,7 @@ func TestMCPVectorsUpstream(t *testing.T) {
 	if r.Tally[tallyByError] == 0 || r.Tally[tallyExact] < 2900 || r.Tally[tallyKilled] == 0 {
 		t.Errorf("tally %v", r.Tally)
 	}
-	var prov struct {
-		Upstream struct{ Repo, Path, Commit, SHA256 string }
-	}
-	if err := json.Unmarshal(data, &prov); err != nil || len(prov.Upstream.Commit) != 40 || prov.Upstream.SHA256 == "" {
-		t.Errorf("%s does not record its upstream: %+v (%v)", mcpCopy, prov.Upstream, err)
-	}
-	orig, ok := upstreamFile(t, "mcp-vectors.json")
-	if !ok {
-		return
-	}
-	if sum := sha256.Sum256(orig); hex.EncodeToString(sum[:]) != prov.Upstream.SHA256 {
-		t.Errorf("the copy records sha256 %s, the original hashes to %x", prov.Upstream.SHA256, sum)
-	}
-	var a, b struct{ Cases any }
-	if err := json.Unmarshal(orig, &a); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &b); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(a.Cases, b.Cases) {
-		t.Error("the copy no longer holds the original's cases")
-	}
+	holdsUpstream(t, mcpCopy, data, "mcp-vectors.json", "cases")
 }
 
 // session builds one mcp case from lines and the reference's answers.

@@ -32,6 +32,40 @@ func upstreamFile(t *testing.T, name string) ([]byte, bool) {
 	return b, true
 }
 
+// holdsUpstream checks a shipped copy against the reference's published
+// file: the copy records where it came from (repo, path, commit and the
+// file's sha256), the original hashes to that sha256, and both hold the
+// same value under each of keys. Without the original only the record is
+// checked.
+func holdsUpstream(t *testing.T, copyName string, data []byte, upstreamName string, keys ...string) {
+	t.Helper()
+	var prov struct {
+		Upstream struct{ Repo, Path, Commit, SHA256 string }
+	}
+	if err := json.Unmarshal(data, &prov); err != nil || len(prov.Upstream.Commit) != 40 || prov.Upstream.SHA256 == "" {
+		t.Errorf("%s does not record its upstream: %+v (%v)", copyName, prov.Upstream, err)
+	}
+	orig, ok := upstreamFile(t, upstreamName)
+	if !ok {
+		return
+	}
+	if sum := sha256.Sum256(orig); hex.EncodeToString(sum[:]) != prov.Upstream.SHA256 {
+		t.Errorf("%s records sha256 %s, but %s hashes to %x", copyName, prov.Upstream.SHA256, upstreamName, sum)
+	}
+	var a, b map[string]any
+	if err := json.Unmarshal(orig, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if a[k] == nil || !reflect.DeepEqual(a[k], b[k]) {
+			t.Errorf("%s no longer holds the %q of %s", copyName, k, upstreamName)
+		}
+	}
+}
+
 // upstreamCopies maps each upstream file to the copy shipped here.
 var upstreamCopies = map[string]string{
 	"drift-vectors.json":           "drift-upstream-0.53.0.json",

@@ -105,7 +105,7 @@ func FuzzCallersAgree(f *testing.F) {
 
 		// classify --explain --json, from the repository.
 		var out, errOut bytes.Buffer
-		c := newClassifyCmd(newFactory(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}))
+		c := newClassifyCmd(newFactory(&cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}), nil)
 		c.SetArgs([]string{"--json", "--explain", "--presence", "unattended", "--", cmd})
 		c.SilenceUsage, c.SilenceErrors = true, true
 		c.SetOut(&errOut)

@@ -11,14 +11,17 @@ import (
 )
 
 type attentionOptions struct {
+	IO *cli.IOStreams
+	// sinceSet: --since was given (without it, the calibration's table).
+	sinceSet bool
+
 	since     float64
 	tolerance float64
 	asJSON    bool
 }
 
-func newAttentionCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &attentionOptions{}
+func newAttentionCmd(f *Factory, runF func(*attentionOptions) error) *cobra.Command {
+	opts := &attentionOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "attention [--since SECONDS] [--tolerance RATE]",
 		Short: "When a person should look: drift against time since someone last spoke to the agent",
@@ -38,43 +41,11 @@ look now; null: no measured band ahead crosses the tolerance), or the table.`,
   laserbrain attention --since 120 --tolerance 0.2 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.tolerance < 0 || opts.tolerance > 1 || math.IsNaN(opts.tolerance) {
-				return cli.Usagef("--tolerance %v: a drift rate from 0 to 1", opts.tolerance)
+			opts.sinceSet = cmd.Flags().Changed("since")
+			if runF != nil {
+				return runF(opts)
 			}
-			if !cmd.Flags().Changed("since") {
-				return attentionTable(streams, opts.asJSON)
-			}
-			if opts.since < 0 || math.IsNaN(opts.since) || math.IsInf(opts.since, 0) {
-				return cli.Usagef("--since %v: seconds, 0 or more", opts.since)
-			}
-			r := laserbrain.AttentionRisk(opts.since)
-			next := laserbrain.NextCheckIn(opts.since, opts.tolerance)
-			if opts.asJSON {
-				return cli.WriteJSON(streams.Out, map[string]any{"risk": r, "next_check_in": next})
-			}
-			when := fmt.Sprintf("%.0f s", opts.since)
-			if opts.since >= 90 {
-				when = fmt.Sprintf("%.0f min", opts.since/60)
-			}
-			switch {
-			case r.Band == nil:
-				fmt.Fprintf(streams.Out, "%s since a person spoke: no band of the calibration covers it.\n", when)
-			case !r.Known:
-				fmt.Fprintf(streams.Out, "%s since a person spoke, in %q: %d readings, too few to give a rate.\n", when, *r.Band, r.N)
-			default:
-				fmt.Fprintf(streams.Out, "%s since a person spoke, in %q: %d of %d readings were goal-drift (%.0f%%).\n", when, *r.Band, r.Drift, r.N, *r.Rate*100)
-			}
-			switch {
-			case next == nil:
-				fmt.Fprintf(streams.Out, "no measured band ahead goes over %.0f%%.\n", opts.tolerance*100)
-			case *next == 0:
-				fmt.Fprintf(streams.Out, "over %.0f%% already: look now.\n", opts.tolerance*100)
-			case *next < 90:
-				fmt.Fprintf(streams.Out, "next look: in %.0f s, when it goes over %.0f%%.\n", *next, opts.tolerance*100)
-			default:
-				fmt.Fprintf(streams.Out, "next look: in %.0f min, when it goes over %.0f%%.\n", *next/60, opts.tolerance*100)
-			}
-			return nil
+			return runAttention(opts)
 		},
 	}
 	cmd.Flags().Float64Var(&opts.since, "since", 0, "seconds since a person last spoke to the agent")
@@ -82,6 +53,46 @@ look now; null: no measured band ahead crosses the tolerance), or the table.`,
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print JSON")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "a negative --since, or a --tolerance outside 0-1"})
 	return cmd
+}
+
+func runAttention(opts *attentionOptions) error {
+	if opts.tolerance < 0 || opts.tolerance > 1 || math.IsNaN(opts.tolerance) {
+		return cli.Usagef("--tolerance %v: a drift rate from 0 to 1", opts.tolerance)
+	}
+	if !opts.sinceSet {
+		return attentionTable(opts.IO, opts.asJSON)
+	}
+	if opts.since < 0 || math.IsNaN(opts.since) || math.IsInf(opts.since, 0) {
+		return cli.Usagef("--since %v: seconds, 0 or more", opts.since)
+	}
+	r := laserbrain.AttentionRisk(opts.since)
+	next := laserbrain.NextCheckIn(opts.since, opts.tolerance)
+	if opts.asJSON {
+		return cli.WriteJSON(opts.IO.Out, map[string]any{"risk": r, "next_check_in": next})
+	}
+	when := fmt.Sprintf("%.0f s", opts.since)
+	if opts.since >= 90 {
+		when = fmt.Sprintf("%.0f min", opts.since/60)
+	}
+	switch {
+	case r.Band == nil:
+		fmt.Fprintf(opts.IO.Out, "%s since a person spoke: no band of the calibration covers it.\n", when)
+	case !r.Known:
+		fmt.Fprintf(opts.IO.Out, "%s since a person spoke, in %q: %d readings, too few to give a rate.\n", when, *r.Band, r.N)
+	default:
+		fmt.Fprintf(opts.IO.Out, "%s since a person spoke, in %q: %d of %d readings were goal-drift (%.0f%%).\n", when, *r.Band, r.Drift, r.N, *r.Rate*100)
+	}
+	switch {
+	case next == nil:
+		fmt.Fprintf(opts.IO.Out, "no measured band ahead goes over %.0f%%.\n", opts.tolerance*100)
+	case *next == 0:
+		fmt.Fprintf(opts.IO.Out, "over %.0f%% already: look now.\n", opts.tolerance*100)
+	case *next < 90:
+		fmt.Fprintf(opts.IO.Out, "next look: in %.0f s, when it goes over %.0f%%.\n", *next, opts.tolerance*100)
+	default:
+		fmt.Fprintf(opts.IO.Out, "next look: in %.0f min, when it goes over %.0f%%.\n", *next/60, opts.tolerance*100)
+	}
+	return nil
 }
 
 func attentionTable(streams *cli.IOStreams, asJSON bool) error {

@@ -23,6 +23,13 @@ import (
 )
 
 type authorizeOptions struct {
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
+	// args are the command to authorize; dashAt is where -- was among
+	// the arguments (cobra's ArgsLenAtDash: -1 without one).
+	args   []string
+	dashAt int
+
 	run, agent, fleetDir string
 	write                string
 	forDur               time.Duration
@@ -32,9 +39,8 @@ type authorizeOptions struct {
 	revoke               string
 }
 
-func newAuthorizeCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &authorizeOptions{}
+func newAuthorizeCmd(f *Factory, runF func(*authorizeOptions) error) *cobra.Command {
+	opts := &authorizeOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH)",
 		Short: "Let an agent take one irreversible or outward action",
@@ -65,93 +71,11 @@ written by laserbrain authorize) or one whose terms changed since.`,
   laserbrain authorize --revoke 01J9Z2QK3T`,
 		Args: cli.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !opts.list {
-				if err := personOnly("laserbrain authorize"); err != nil {
-					return err
-				}
+			opts.args, opts.dashAt = args, cmd.ArgsLenAtDash()
+			if runF != nil {
+				return runF(opts)
 			}
-			ctx := context.Background()
-			sup := f.Tracker()
-			defer sup.Close()
-			st, err := sup.Fleet()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			now := time.Now().UTC()
-			switch {
-			case opts.revoke != "":
-				return revokeAuthorization(ctx, streams, st, opts.revoke, now)
-			case opts.list:
-				return listAuthorizations(ctx, streams, st, opts, now)
-			}
-			action := ""
-			switch {
-			case opts.write != "" && len(args) > 0:
-				return cli.Usagef("give a command after -- or --write PATH, not both")
-			case opts.write != "":
-				abs, err := filepath.Abs(opts.write)
-				if err != nil {
-					return cli.Usagef("--write: %v", err)
-				}
-				action = "write " + abs
-			case len(args) > 0:
-				if cmd.ArgsLenAtDash() != 0 {
-					return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(args, " "))
-				}
-				action = fleet.NormalizeAction(strings.Join(args, " "))
-				dir := opts.fleetDir
-				if dir == "" {
-					dir = "."
-				}
-				ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
-				if err != nil {
-					return cli.Failure(err)
-				}
-				if !ok {
-					return cli.Usagef("nothing authorized: %s", why)
-				}
-			default:
-				return cli.Usagef("nothing to authorize: give a command after -- or --write PATH")
-			}
-			if opts.uses < 1 {
-				return cli.Usagef("--uses must be at least 1")
-			}
-			if opts.forDur <= 0 {
-				return cli.Usagef("--for must be a positive duration, e.g. 15m")
-			}
-			if opts.forDur > longAuthorization {
-				fmt.Fprintf(streams.ErrOut, "laserbrain: warning: --for %s: this authorization holds until %s; one meant for an action now is better short (minutes), and --revoke ends it early\n",
-					opts.forDur, now.Add(opts.forDur).Format(time.RFC3339))
-			}
-			dir := opts.fleetDir
-			if dir == "" {
-				dir = "."
-			}
-			fid, err := fleet.ID(ctx, dir)
-			if err != nil {
-				return cli.Usagef("--fleet %s: %v", dir, err)
-			}
-			if opts.run != "" {
-				r, err := st.Run(ctx, opts.run)
-				if err != nil { // the store's error names the run
-					return storeError(err, "laserbrain runs lists this fleet's runs")
-				}
-				fid = r.Fleet
-			}
-			by := os.Getenv("USER")
-			if u, err := user.Current(); err == nil {
-				by = u.Username
-			}
-			a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
-				Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
-			if err := supervise.Authorize(ctx, st, a); err != nil {
-				return cli.Failure(err)
-			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, a)
-			}
-			fmt.Fprintf(streams.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
-			return nil
+			return runAuthorize(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -173,6 +97,96 @@ written by laserbrain authorize) or one whose terms changed since.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "nothing to authorize, a bad flag value, or a run or authorization that does not exist"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runAuthorize(opts *authorizeOptions) error {
+	if !opts.list {
+		if err := personOnly("laserbrain authorize"); err != nil {
+			return err
+		}
+	}
+	ctx := context.Background()
+	sup := opts.Tracker()
+	defer sup.Close()
+	st, err := sup.Fleet()
+	if err != nil {
+		return cli.Failure(err)
+	}
+	now := time.Now().UTC()
+	switch {
+	case opts.revoke != "":
+		return revokeAuthorization(ctx, opts.IO, st, opts.revoke, now)
+	case opts.list:
+		return listAuthorizations(ctx, opts.IO, st, opts, now)
+	}
+	action := ""
+	switch {
+	case opts.write != "" && len(opts.args) > 0:
+		return cli.Usagef("give a command after -- or --write PATH, not both")
+	case opts.write != "":
+		abs, err := filepath.Abs(opts.write)
+		if err != nil {
+			return cli.Usagef("--write: %v", err)
+		}
+		action = "write " + abs
+	case len(opts.args) > 0:
+		if opts.dashAt != 0 {
+			return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(opts.args, " "))
+		}
+		action = fleet.NormalizeAction(strings.Join(opts.args, " "))
+		dir := opts.fleetDir
+		if dir == "" {
+			dir = "."
+		}
+		ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
+		if err != nil {
+			return cli.Failure(err)
+		}
+		if !ok {
+			return cli.Usagef("nothing authorized: %s", why)
+		}
+	default:
+		return cli.Usagef("nothing to authorize: give a command after -- or --write PATH")
+	}
+	if opts.uses < 1 {
+		return cli.Usagef("--uses must be at least 1")
+	}
+	if opts.forDur <= 0 {
+		return cli.Usagef("--for must be a positive duration, e.g. 15m")
+	}
+	if opts.forDur > longAuthorization {
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain: warning: --for %s: this authorization holds until %s; one meant for an action now is better short (minutes), and --revoke ends it early\n",
+			opts.forDur, now.Add(opts.forDur).Format(time.RFC3339))
+	}
+	dir := opts.fleetDir
+	if dir == "" {
+		dir = "."
+	}
+	fid, err := fleet.ID(ctx, dir)
+	if err != nil {
+		return cli.Usagef("--fleet %s: %v", dir, err)
+	}
+	if opts.run != "" {
+		r, err := st.Run(ctx, opts.run)
+		if err != nil { // the store's error names the run
+			return storeError(err, "laserbrain runs lists this fleet's runs")
+		}
+		fid = r.Fleet
+	}
+	by := os.Getenv("USER")
+	if u, err := user.Current(); err == nil {
+		by = u.Username
+	}
+	a := fleet.Authorization{ID: fleet.NewID(), Fleet: fid, Run: opts.run, Agent: opts.agent, Action: action,
+		Reason: opts.reason, By: by, Created: now, Expires: now.Add(opts.forDur), Uses: opts.uses}
+	if err := supervise.Authorize(ctx, st, a); err != nil {
+		return cli.Failure(err)
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, a)
+	}
+	fmt.Fprintf(opts.IO.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
+	return nil
 }
 
 // longAuthorization is the --for beyond which authorize warns: an

@@ -20,8 +20,8 @@ type checkOptions struct {
 	IO *cli.IOStreams
 	// Supervisor checks a run laserbrain run registered; RunStore opens
 	// laserbrain's run store, where every other run is checked.
-	Supervisor func() *agentrun.Tracker
-	RunStore   func() (laserbrain.Store, error)
+	Tracker  func() *agentrun.Tracker
+	RunStore func() (laserbrain.Store, error)
 	// Getenv reads LASERBRAIN_RUN.
 	Getenv func(string) string
 
@@ -58,12 +58,8 @@ func (o *checkOptions) runWords() runWords {
 	return flagRunWords
 }
 
-func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
-	opts := &checkOptions{IO: f.IOStreams, Supervisor: f.Tracker, RunStore: f.RunStore, Getenv: os.Getenv}
-	cmd := &cobra.Command{
-		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
-		Short: "Check one spelled state against its run's ground (or a stream of them)",
-		Long: `check measures one state (goal, progress, distance) against the run's frozen
+// checkHelp is check's long help: one state, or a stream of them.
+const checkHelp = `check measures one state (goal, progress, distance) against the run's frozen
 ground and prints the verdict. The first check of a run sets the ground.
 Without --run it continues $LASERBRAIN_RUN when that is set (laserbrain run
 exports it to the agent, so an agent's checks reach the run its gate and
@@ -109,7 +105,14 @@ verdict is never printed before its check is on disk: after a crash, even
 kill -9, every step whose verdict was printed is in its run, none is there
 twice, and the run goes on after the last step saved. A check that could
 not be saved is answered with an error saying so (exit 8), never with a
-verdict.`,
+verdict.`
+
+func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
+	opts := &checkOptions{IO: f.IOStreams, Tracker: f.Tracker, RunStore: f.RunStore, Getenv: os.Getenv}
+	cmd := &cobra.Command{
+		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
+		Short: "Check one spelled state against its run's ground (or a stream of them)",
+		Long:  checkHelp,
 		Example: `  # A new run: the first check grounds it and prints its id.
   laserbrain check --goal "add a CSV importer to the admin panel" --distance 8
   # Continue it; exit 1 when the state drifts.
@@ -312,7 +315,7 @@ func runCheck(opts *checkOptions) error {
 // supervision, any other through laserbrain's run store.
 func checkOne(ctx context.Context, id string, opts *checkOptions, in laserbrain.StepInput) (v laserbrain.CheckResult, created bool, err error) {
 	if opts.run != "" {
-		sup := opts.Supervisor()
+		sup := opts.Tracker()
 		checks := agentrun.NewChecks(sup)
 		r, err := checks.Registered(ctx, id)
 		if err == nil && r != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,7 @@ func runCheckStream(opts *checkOptions) error {
 	if err != nil {
 		return cli.Failure(err)
 	}
-	s := newStreamer(store, opts.run, agentrun.NewChecks(opts.Supervisor()))
+	s := newStreamer(store, opts.run, agentrun.NewChecks(opts.Tracker()))
 	if opts.run != "" {
 		// The --run run is checked before any line is read: a mistyped id
 		// fails the whole stream, not each line.
@@ -56,14 +57,21 @@ func runCheckStream(opts *checkOptions) error {
 	}
 	stopOnSignal(s, store)
 	bad, err := s.run(opts.IO.In, opts.IO.Out)
+	var endless *endlessLineError
+	if errors.As(err, &endless) {
+		err = nil
+	}
 	if cerr := s.close(); err == nil {
 		err = cerr
 	}
 	if cerr := store.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("context store not saved: %w", cerr)
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return cli.Failure(err)
+	case endless != nil:
+		return cli.Usagef("%v", endless)
 	}
 	switch {
 	case s.failed > 0:
@@ -95,13 +103,28 @@ func stopOnSignal(s *streamer, store laserbrain.Store) {
 			time.Sleep(time.Second) // the signal is on its way
 			os.Exit(128 + int(n))
 		}
-		os.Exit(cli.ExitFailure)
+		os.Exit(int(cli.ExitFailure))
 	}()
 }
 
 // maxStreamLine bounds one input line; a longer line is reported as bad and
-// skipped, and the stream goes on.
-const maxStreamLine = 1 << 20
+// skipped, and the stream goes on — unless no line end comes within
+// maxStreamSkip bytes of its start: then the line is reported and the
+// stream ends (endlessLineError), so that input with no line end at all
+// (/dev/zero) ends it after a bounded read, in bounded memory.
+const (
+	maxStreamLine = 1 << 20
+	maxStreamSkip = 16 << 20
+)
+
+// endlessLineError ends a stream whose line went on past maxStreamSkip
+// bytes without a line end.
+type endlessLineError struct{ line int }
+
+func (e *endlessLineError) Error() string {
+	return fmt.Sprintf("line %d: longer than %d bytes (the line limit), and no line end came within %d bytes: the stream ends here",
+		e.line, maxStreamLine, maxStreamSkip)
+}
 
 // The stream's group commit: the checks of the lines read since the last
 // commit are made durable together, then answered. A batch is committed
@@ -220,20 +243,24 @@ func lineReady(r *bufio.Reader) bool {
 func (s *streamer) loop(r *bufio.Reader) error {
 	for n := 1; ; n++ {
 		line, tooLong, rerr := readLine(r)
-		if rerr != nil && rerr != io.EOF {
+		endless := errors.Is(rerr, errEndlessLine)
+		if rerr != nil && rerr != io.EOF && !endless {
 			return fmt.Errorf("read line %d: %w", n, rerr)
 		}
 		s.mu.Lock()
 		err := s.take(n, line, tooLong)
 		// Every verdict for the input read so far leaves before the stream
 		// could wait for more input, and only once its check is durable.
-		if err == nil && (rerr == io.EOF || !lineReady(r) || len(s.batch) >= batchMax ||
+		if err == nil && (rerr != nil || !lineReady(r) || len(s.batch) >= batchMax ||
 			(len(s.batch) > 0 && time.Since(s.batchAt) >= batchWindow)) {
 			err = s.commit()
 		}
 		stopped := s.stopped
 		s.mu.Unlock()
-		if err != nil || rerr == io.EOF || stopped {
+		if err == nil && endless {
+			err = &endlessLineError{line: n}
+		}
+		if err != nil || rerr != nil || stopped {
 			return err
 		}
 	}
@@ -252,7 +279,7 @@ func (s *streamer) take(n int, line []byte, tooLong bool) error {
 	p := pending{line: n}
 	switch {
 	case tooLong:
-		p.err = fmt.Errorf("line is longer than %d bytes", maxStreamLine)
+		p.err = fmt.Errorf("line is longer than %d bytes (the line limit)", maxStreamLine)
 	default:
 		var err error
 		if p, err = s.check(p, line); err != nil {
@@ -373,12 +400,20 @@ func (s *streamer) checkAgent(ctx context.Context, idx []int) {
 	}
 }
 
+// errEndlessLine is readLine's report of a line with no end within
+// maxStreamSkip bytes.
+var errEndlessLine = errors.New("no line end within the bound")
+
 // readLine returns the next line without its terminator. A line longer than
-// maxStreamLine is consumed and reported as tooLong.
+// maxStreamLine is consumed and reported as tooLong; one that goes on past
+// maxStreamSkip is reported as tooLong with errEndlessLine, the rest of it
+// left unread.
 func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	var long []byte
+	read := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
+		read += len(chunk)
 		switch {
 		case err == bufio.ErrBufferFull:
 			if !tooLong {
@@ -386,6 +421,9 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 				if len(long) > maxStreamLine {
 					tooLong, long = true, nil
 				}
+			}
+			if read > maxStreamSkip {
+				return nil, true, errEndlessLine
 			}
 			continue
 		case err != nil && err != io.EOF:

@@ -16,6 +16,10 @@ import (
 )
 
 type classifyOptions struct {
+	IO *cli.IOStreams
+	// args are the positional arguments.
+	args []string
+
 	json         bool
 	irreversible bool
 	outward      bool
@@ -23,9 +27,8 @@ type classifyOptions struct {
 	presence     string
 }
 
-func newClassifyCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &classifyOptions{}
+func newClassifyCmd(f *Factory, runF func(*classifyOptions) error) *cobra.Command {
+	opts := &classifyOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "classify [--json] [--irreversible] [--outward] [--explain [--presence P]] -- COMMAND...",
 		Short: "Classify a shell command for the operator gate",
@@ -62,90 +65,11 @@ and commands it cannot read are refused with what to do instead.`,
   laserbrain classify --outward -- curl -X POST https://api.example.org/deploy`,
 		Args: cli.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			command := strings.Join(args, " ")
-			presence, why := agentrun.Attendance(os.Getenv)
-			if opts.presence != "" {
-				p, err := operator.ParsePresence(opts.presence)
-				if err != nil {
-					return cli.Usagef("--presence: %v", err)
-				}
-				presence, why = p, "--presence "+opts.presence
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			if opts.presence != "" && !opts.explain {
-				return cli.Usagef("--presence only goes with --explain")
-			}
-			// The command would run here: the git model looks here to tell
-			// a file from a branch, and reads the scripts it runs here.
-			dir, _ := os.Getwd()
-			an := shell.Analyze(command, dir)
-			pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
-			if err != nil {
-				return cli.Failure(err)
-			}
-			v := an.Escalate(!opts.irreversible, opts.outward)
-			decide := func(p operator.Presence, why string) operator.Decision {
-				return operator.Decide(an, p, operator.RunState{PresenceWhy: why}, pol)
-			}
-			attended := decide(operator.PresenceUnknown, "")
-			// Needing authorization is the command's nature (irreversible
-			// or outward as read, or as declared) or anything the gate
-			// would not let through on its own: the policy's publishers,
-			// a protected file, a person's command.
-			needs := v.NeedsAuthorization() || attended.Action != operator.Allow
-			if opts.json {
-				out := struct {
-					Command            string `json:"command"`
-					NeedsAuthorization bool   `json:"needs_authorization"`
-					shell.Classification
-					Findings []shell.Finding              `json:"findings"`
-					Writes   []shell.Write                `json:"writes,omitempty"`
-					Complete bool                         `json:"complete"`
-					Gaps     []string                     `json:"gaps,omitempty"`
-					Decision operator.Answer              `json:"decision"`
-					Policy   string                       `json:"policy,omitempty"`
-					Hook     *operator.Decision           `json:"hook,omitempty"`
-					Answers  map[string]operator.Decision `json:"answers,omitempty"`
-				}{Command: command, NeedsAuthorization: needs, Classification: v, Findings: an.Findings, Writes: an.Writes,
-					Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
-				if opts.explain {
-					d := decide(presence, why)
-					out.Hook, out.Answers = &d, map[string]operator.Decision{}
-					for _, p := range []operator.Presence{operator.PresenceUnknown, operator.Attended, operator.Unattended} {
-						out.Answers[p.String()] = decide(p, "")
-					}
-				}
-				if err := cli.WriteJSON(streams.Out, out); err != nil {
-					return cli.Failure(err)
-				}
-			} else if v.NeedsAuthorization() && attended.Action == operator.Allow && len(an.Findings) == 0 {
-				// Only the declaration escalated it: say so, rather than
-				// print "allow" and exit 1.
-				fmt.Fprintf(streams.Out, "%s, %s (as declared): needs authorization; a hook would allow it (nothing in the command escalates it)\n",
-					reversibility(v.Reversible), direction(v.Outward))
-			} else {
-				// The findings the gate adds from the project policy (its
-				// publishers, its protected files) are the command's too.
-				added := policyFindings(an.Findings, attended.Findings)
-				rev := v.Reversible && len(added) == 0
-				fmt.Fprintf(streams.Out, "%s, %s: %s\n", reversibility(rev), direction(v.Outward || attended.Outward), attended.Action)
-				for _, c := range v.Carveouts {
-					fmt.Fprintf(streams.Out, "  carve-out: %s (still asks)\n", c)
-				}
-				for _, f := range append(slices.Clone(an.Findings), added...) {
-					line := "  " + f.Label + " [" + f.Where.String() + "]"
-					if f.Note != "" {
-						line += " — " + f.Note
-					}
-					fmt.Fprintln(streams.Out, line)
-				}
-				if opts.explain {
-					explainHook(streams, decide, presence, why, pol)
-				}
-			}
-			if needs {
-				return cli.SilentExit(1)
-			}
-			return nil
+			return runClassify(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
@@ -159,6 +83,93 @@ and commands it cannot read are refused with what to do instead.`,
 		cli.ExitDoc{Code: cli.ExitFinding, When: "the command needs authorization: irreversible or outward"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "no command given, a bad --presence, or a flag mistake"})
 	return cmd
+}
+
+func runClassify(opts *classifyOptions) error {
+	command := strings.Join(opts.args, " ")
+	presence, why := agentrun.Attendance(os.Getenv)
+	if opts.presence != "" {
+		p, err := operator.ParsePresence(opts.presence)
+		if err != nil {
+			return cli.Usagef("--presence: %v", err)
+		}
+		presence, why = p, "--presence "+opts.presence
+	}
+	if opts.presence != "" && !opts.explain {
+		return cli.Usagef("--presence only goes with --explain")
+	}
+	// The command would run here: the git model looks here to tell
+	// a file from a branch, and reads the scripts it runs here.
+	dir, _ := os.Getwd()
+	an := shell.Analyze(command, dir)
+	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	if err != nil {
+		return cli.Failure(err)
+	}
+	v := an.Escalate(!opts.irreversible, opts.outward)
+	decide := func(p operator.Presence, why string) operator.Decision {
+		return operator.Decide(an, p, operator.RunState{PresenceWhy: why}, pol)
+	}
+	attended := decide(operator.PresenceUnknown, "")
+	// Needing authorization is the command's nature (irreversible
+	// or outward as read, or as declared) or anything the gate
+	// would not let through on its own: the policy's publishers,
+	// a protected file, a person's command.
+	needs := v.NeedsAuthorization() || attended.Action != operator.Allow
+	if opts.json {
+		out := struct {
+			Command            string `json:"command"`
+			NeedsAuthorization bool   `json:"needs_authorization"`
+			shell.Classification
+			Findings []shell.Finding              `json:"findings"`
+			Writes   []shell.Write                `json:"writes,omitempty"`
+			Complete bool                         `json:"complete"`
+			Gaps     []string                     `json:"gaps,omitempty"`
+			Decision operator.Answer              `json:"decision"`
+			Policy   string                       `json:"policy,omitempty"`
+			Hook     *operator.Decision           `json:"hook,omitempty"`
+			Answers  map[string]operator.Decision `json:"answers,omitempty"`
+		}{Command: command, NeedsAuthorization: needs, Classification: v, Findings: an.Findings, Writes: an.Writes,
+			Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
+		if opts.explain {
+			d := decide(presence, why)
+			out.Hook, out.Answers = &d, map[string]operator.Decision{}
+			for _, p := range []operator.Presence{operator.PresenceUnknown, operator.Attended, operator.Unattended} {
+				out.Answers[p.String()] = decide(p, "")
+			}
+		}
+		if err := cli.WriteJSON(opts.IO.Out, out); err != nil {
+			return cli.Failure(err)
+		}
+	} else if v.NeedsAuthorization() && attended.Action == operator.Allow && len(an.Findings) == 0 {
+		// Only the declaration escalated it: say so, rather than
+		// print "allow" and exit 1.
+		fmt.Fprintf(opts.IO.Out, "%s, %s (as declared): needs authorization; a hook would allow it (nothing in the command escalates it)\n",
+			reversibility(v.Reversible), direction(v.Outward))
+	} else {
+		// The findings the gate adds from the project policy (its
+		// publishers, its protected files) are the command's too.
+		added := policyFindings(an.Findings, attended.Findings)
+		rev := v.Reversible && len(added) == 0
+		fmt.Fprintf(opts.IO.Out, "%s, %s: %s\n", reversibility(rev), direction(v.Outward || attended.Outward), attended.Action)
+		for _, c := range v.Carveouts {
+			fmt.Fprintf(opts.IO.Out, "  carve-out: %s (still asks)\n", c)
+		}
+		for _, f := range append(slices.Clone(an.Findings), added...) {
+			line := "  " + f.Label + " [" + f.Where.String() + "]"
+			if f.Note != "" {
+				line += " — " + f.Note
+			}
+			fmt.Fprintln(opts.IO.Out, line)
+		}
+		if opts.explain {
+			explainHook(opts.IO, decide, presence, why, pol)
+		}
+	}
+	if needs {
+		return cli.SilentExit(1)
+	}
+	return nil
 }
 
 func reversibility(r bool) string {

@@ -25,8 +25,20 @@ import (
 )
 
 // confinedBinaries are laserbrain and laserbrain-gate side by side in a
-// directory of their own (the installed pair the hooks run).
+// directory of their own (the installed pair the hooks run), on a kernel
+// that can confine a process.
 func confinedBinaries(t *testing.T) (lb, gate string) {
+	t.Helper()
+	lb, gate = installedPair(t)
+	if err := confine.Check(lb); err != nil {
+		testenv.SkipOrFail(t, "the kernel cannot confine a process here: %v", err)
+	}
+	return lb, gate
+}
+
+// installedPair is laserbrain and laserbrain-gate side by side in a
+// directory of their own, as install finds them.
+func installedPair(t *testing.T) (lb, gate string) {
 	t.Helper()
 	gateOnce.Do(func() {
 		gateDir, gateErr = os.MkdirTemp("", "laserbrain-gate-e2e-")
@@ -58,9 +70,6 @@ func confinedBinaries(t *testing.T) (lb, gate string) {
 	}
 	if err := os.WriteFile(gate, gdata, 0o755); err != nil {
 		t.Fatal(err)
-	}
-	if err := confine.Check(lb); err != nil {
-		testenv.SkipOrFail(t, "the kernel cannot confine a process here: %v", err)
 	}
 	return lb, gate
 }

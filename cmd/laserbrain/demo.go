@@ -22,8 +22,12 @@ var demoSteps = []struct {
 	{"build the JSON parser", 0},
 }
 
-func newDemoCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
+type demoOptions struct {
+	IO *cli.IOStreams
+}
+
+func newDemoCmd(f *Factory, runF func(*demoOptions) error) *cobra.Command {
+	opts := &demoOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Watch a scripted agent drift off its goal, be told to return, and finish",
@@ -34,30 +38,37 @@ finishes. It is what check does, one step at a time.`,
 		Example: `  laserbrain demo`,
 		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			run := laserbrain.NewRun(laserbrain.RunOptions{ID: "demo"})
-			fmt.Fprintf(streams.Out, "%-38s %4s %6s  %s\n", "the agent is working on", "dist", "Φ", "verdict")
-			for _, s := range demoSteps {
-				v, err := run.Step(laserbrain.StepInput{Goal: s.goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(s.distance)})
-				if err != nil {
-					return cli.Failure(err)
-				}
-				mark := ""
-				switch {
-				case s.distance == 0:
-					mark = "done"
-				case v.Drifting:
-					mark = "DRIFT: return"
-				}
-				fmt.Fprintf(streams.Out, "%-38s %4d %6.2f  %-12s %s\n", s.goal, s.distance, v.Phi, v.Reason, mark)
-				if v.Drifting {
-					fmt.Fprintf(streams.Out, "%-38s %4s %6s  -> %s\n", "", "", "", v.Advice)
-				}
+			if runF != nil {
+				return runF(opts)
 			}
-			fmt.Fprintln(streams.Out, "\nOne step off its goal. Each step looked fine next to the last; measured against")
-			fmt.Fprintln(streams.Out, "the ground it froze at the start, it was not, and it was sent back.")
-			return nil
+			return runDemo(opts)
 		},
 	}
 	cli.SetExits(cmd)
 	return cmd
+}
+
+func runDemo(opts *demoOptions) error {
+	run := laserbrain.NewRun(laserbrain.RunOptions{ID: "demo"})
+	fmt.Fprintf(opts.IO.Out, "%-38s %4s %6s  %s\n", "the agent is working on", "dist", "Φ", "verdict")
+	for _, s := range demoSteps {
+		v, err := run.Step(laserbrain.StepInput{Goal: s.goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(s.distance)})
+		if err != nil {
+			return cli.Failure(err)
+		}
+		mark := ""
+		switch {
+		case s.distance == 0:
+			mark = "done"
+		case v.Drifting:
+			mark = "DRIFT: return"
+		}
+		fmt.Fprintf(opts.IO.Out, "%-38s %4d %6.2f  %-12s %s\n", s.goal, s.distance, v.Phi, v.Reason, mark)
+		if v.Drifting {
+			fmt.Fprintf(opts.IO.Out, "%-38s %4s %6s  -> %s\n", "", "", "", v.Advice)
+		}
+	}
+	fmt.Fprintln(opts.IO.Out, "\nOne step off its goal. Each step looked fine next to the last; measured against")
+	fmt.Fprintln(opts.IO.Out, "the ground it froze at the start, it was not, and it was sent back.")
+	return nil
 }

@@ -13,19 +13,22 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/version"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/doctor"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 type doctorOptions struct {
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
+
 	dir  string
 	json bool
 }
 
-func newDoctorCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &doctorOptions{}
+func newDoctorCmd(f *Factory, runF func(*doctorOptions) error) *cobra.Command {
+	opts := &doctorOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "doctor [--dir DIR] [--json]",
 		Short: "Check that every agent client here is supervised, and say how to fix what is not",
@@ -67,77 +70,10 @@ doctor changes nothing (the probe is recorded on no run).`,
 		Example: "  laserbrain doctor\n  laserbrain doctor --json\n  laserbrain doctor --dir ~/src/shop",
 		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := opts.dir
-			if dir == "" {
-				dir = "."
+			if runF != nil {
+				return runF(opts)
 			}
-			dir, err := filepath.Abs(dir)
-			if err != nil {
-				return cli.Usagef("--dir: %v", err)
-			}
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return cli.Usagef("--dir %s: not an existing directory", opts.dir)
-			}
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			self, err := selfPath()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			text := version.Get("laserbrain").Text()
-			_, ver, _ := strings.Cut(text, " ")
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			r := doctor.Run(ctx, doctor.Options{
-				Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
-				Protect: protectedPaths(self, dir),
-				Store: func(ctx context.Context) error {
-					sup := f.Tracker()
-					defer sup.Close()
-					st, err := sup.Fleet()
-					if err != nil {
-						return err
-					}
-					_, err = st.AnyHaltInForce(ctx)
-					return err
-				},
-				Confinement: func() ([]string, error) {
-					_, held, _ := confine.Plan(planOptions(self, dir, ""))
-					var paths []string
-					for _, h := range held {
-						paths = append(paths, h.Path)
-					}
-					return paths, confine.Check(self)
-				},
-				Unwitnessed: func(ctx context.Context) ([]string, error) {
-					sup := f.Tracker()
-					defer sup.Close()
-					st, err := sup.Fleet()
-					if err != nil {
-						return nil, err
-					}
-					fid, err := fleet.ID(ctx, dir)
-					if err != nil {
-						return nil, err
-					}
-					return fleet.Unwitnessed(ctx, st, fid)
-				},
-			})
-			if opts.json {
-				if err := cli.WriteJSON(streams.Out, r); err != nil {
-					return cli.Failure(err)
-				}
-			} else {
-				printDoctor(streams, r)
-			}
-			if !r.OK {
-				return cli.SilentExit(cli.ExitFinding)
-			}
-			return nil
+			return runDoctor(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "the project (default: the current directory)")
@@ -148,6 +84,77 @@ doctor changes nothing (the probe is recorded on no run).`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "--dir is not a directory"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "this binary's path or the home directory cannot be found"})
 	return cmd
+}
+
+func runDoctor(opts *doctorOptions) error {
+	dir := opts.dir
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return cli.Usagef("--dir: %v", err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return cli.Usagef("--dir %s: not an existing directory", opts.dir)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return cli.Failure(err)
+	}
+	self, err := selfPath()
+	if err != nil {
+		return cli.Failure(err)
+	}
+	text := version.Get("laserbrain").Text()
+	_, ver, _ := strings.Cut(text, " ")
+	ctx := context.Background()
+	r := doctor.Run(ctx, doctor.Options{
+		Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
+		Protect: protectedPaths(self, dir),
+		Store: func(ctx context.Context) error {
+			sup := opts.Tracker()
+			defer sup.Close()
+			st, err := sup.Fleet()
+			if err != nil {
+				return err
+			}
+			_, err = st.AnyHaltInForce(ctx)
+			return err
+		},
+		Confinement: func() ([]string, error) {
+			_, held, _ := confine.Plan(planOptions(self, dir, ""))
+			var paths []string
+			for _, h := range held {
+				paths = append(paths, h.Path)
+			}
+			return paths, confine.Check(self)
+		},
+		Unwitnessed: func(ctx context.Context) ([]string, error) {
+			sup := opts.Tracker()
+			defer sup.Close()
+			st, err := sup.Fleet()
+			if err != nil {
+				return nil, err
+			}
+			fid, err := fleet.ID(ctx, dir)
+			if err != nil {
+				return nil, err
+			}
+			return fleet.Unwitnessed(ctx, st, fid)
+		},
+	})
+	if opts.json {
+		if err := cli.WriteJSON(opts.IO.Out, r); err != nil {
+			return cli.Failure(err)
+		}
+	} else {
+		printDoctor(opts.IO, r)
+	}
+	if !r.OK {
+		return cli.SilentExit(cli.ExitFinding)
+	}
+	return nil
 }
 
 func printDoctor(streams *cli.IOStreams, r doctor.Report) {

@@ -49,15 +49,15 @@ func (f *Factory) Stores() (agentrun.Stores, error) { return f.Backend(false) }
 // readStores opens the stores for reading only.
 func (f *Factory) readStores() (agentrun.Stores, error) { return f.Backend(true) }
 
-// Tracker is a Tracker on the stores, opened on its first use; closing
-// it closes them.
+// Tracker tracks agent runs on the stores, opened on its first use;
+// closing it closes them. This binary links the policy schema, so every
+// Tracker it makes checks a project policy it reads against it.
 func (f *Factory) Tracker() *agentrun.Tracker {
-	return &agentrun.Tracker{Stores: f.Stores}
+	return &agentrun.Tracker{Stores: f.Stores, ValidatePolicy: policyschema.Validate}
 }
 
 // Reader is a Tracker on the stores opened for reading, for a command
-// that only reads: asking about a fresh home creates none. It checks a
-// project policy it reads against its schema.
+// that only reads: asking about a fresh home creates none.
 func (f *Factory) Reader() *agentrun.Tracker {
 	return &agentrun.Tracker{Stores: f.readStores, ValidatePolicy: policyschema.Validate}
 }
@@ -99,6 +99,9 @@ func (f *Factory) Opened(readOnly bool) (*backend.Backend, fleet.Store, laserbra
 	}
 	return b, st, runs, nil
 }
+
+// fleetOpener is FleetOf's kind: a command's way to its fleet's store.
+type fleetOpener = func(ctx context.Context, repo string, readOnly bool) (fleet.Store, string, error)
 
 // FleetOf opens the fleet store (closing it closes its backend), for
 // reading only when readOnly (nothing is created), and resolves the fleet

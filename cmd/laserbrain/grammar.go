@@ -28,7 +28,7 @@ you are editing, or another port's).`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newGrammarHashCmd(f), newGrammarVerifyCmd(f), newGrammarShowCmd(f))
+	cmd.AddCommand(newGrammarHashCmd(f, nil), newGrammarVerifyCmd(f, nil), newGrammarShowCmd(f, nil))
 	return cmd
 }
 
@@ -44,9 +44,15 @@ func readGrammar(path string) ([]byte, string, error) {
 	return data, path, nil
 }
 
-func newGrammarHashCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	var asJSON bool
+type grammarHashOptions struct {
+	IO     *cli.IOStreams
+	asJSON bool
+	// args are the positional arguments.
+	args []string
+}
+
+func newGrammarHashCmd(f *Factory, runF func(*grammarHashOptions) error) *cobra.Command {
+	opts := &grammarHashOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "hash [FILE]",
 		Short: "Print the content hash computed from a grammar",
@@ -59,24 +65,32 @@ content_hash the file stores (grammar verify does).`,
 		Args:              cli.MaximumNArgs(1),
 		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, name, err := readGrammar(firstArg(args))
-			if err != nil {
-				return err
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			h, err := grammar.HashBytes(data)
-			if err != nil {
-				return cli.Usagef("%s: %v", name, err)
-			}
-			if asJSON {
-				return cli.WriteJSON(streams.Out, map[string]string{"file": name, "content_hash": h})
-			}
-			fmt.Fprintln(streams.Out, h)
-			return nil
+			return runGrammarHash(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file", "content_hash"}`)
+	cmd.Flags().BoolVar(&opts.asJSON, "json", false, `print {"file", "content_hash"}`)
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "FILE is missing, unreadable or not JSON"})
 	return cmd
+}
+
+func runGrammarHash(opts *grammarHashOptions) error {
+	data, name, err := readGrammar(firstArg(opts.args))
+	if err != nil {
+		return err
+	}
+	h, err := grammar.HashBytes(data)
+	if err != nil {
+		return cli.Usagef("%s: %v", name, err)
+	}
+	if opts.asJSON {
+		return cli.WriteJSON(opts.IO.Out, map[string]string{"file": name, "content_hash": h})
+	}
+	fmt.Fprintln(opts.IO.Out, h)
+	return nil
 }
 
 // verifyResult is grammar verify --json.
@@ -88,9 +102,15 @@ type verifyResult struct {
 	Problem     *string `json:"problem"`
 }
 
-func newGrammarVerifyCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	var asJSON bool
+type grammarVerifyOptions struct {
+	IO     *cli.IOStreams
+	asJSON bool
+	// args are the positional arguments.
+	args []string
+}
+
+func newGrammarVerifyCmd(f *Factory, runF func(*grammarVerifyOptions) error) *cobra.Command {
+	opts := &grammarVerifyOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "verify [FILE]",
 		Short: "Validate a grammar against its schema and its stored content hash",
@@ -103,51 +123,62 @@ found is named with its JSON pointer.`,
 		Args:              cli.MaximumNArgs(1),
 		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, name, err := readGrammar(firstArg(args))
-			if err != nil {
-				return err
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			res := verifyResult{File: name}
-			if verr := schema.Verify(data); verr != nil {
-				msg := verr.Error()
-				res.Problem = &msg
-			} else {
-				doc, _ := grammar.Parse(data)
-				version, _ := doc.Get("laserbrain_grammar")
-				h := grammar.ContentHash(doc)
-				res.OK, res.Grammar, res.ContentHash = true, &version.Str, &h
-			}
-			if asJSON {
-				if err := cli.WriteJSON(streams.Out, res); err != nil {
-					return cli.Failure(err)
-				}
-				if !res.OK {
-					return cli.SilentExit(cli.ExitFinding)
-				}
-				return nil
-			}
-			if !res.OK {
-				return cli.Exitf(cli.ExitFinding, "%s: %s", name, *res.Problem)
-			}
-			fmt.Fprintf(streams.Out, "ok: %s, grammar %s, content_hash %s\n", name, *res.Grammar, *res.ContentHash)
-			return nil
+			return runGrammarVerify(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"file", "ok", "grammar", "content_hash", "problem"}`)
+	cmd.Flags().BoolVar(&opts.asJSON, "json", false, `print {"file", "ok", "grammar", "content_hash", "problem"}`)
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitFinding, When: "the grammar does not verify: the problem is named"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "FILE is missing or unreadable"})
 	return cmd
 }
 
+func runGrammarVerify(opts *grammarVerifyOptions) error {
+	data, name, err := readGrammar(firstArg(opts.args))
+	if err != nil {
+		return err
+	}
+	res := verifyResult{File: name}
+	if verr := schema.Verify(data); verr != nil {
+		msg := verr.Error()
+		res.Problem = &msg
+	} else {
+		doc, _ := grammar.Parse(data)
+		version, _ := doc.Get("laserbrain_grammar")
+		h := grammar.ContentHash(doc)
+		res.OK, res.Grammar, res.ContentHash = true, &version.Str, &h
+	}
+	if opts.asJSON {
+		if err := cli.WriteJSON(opts.IO.Out, res); err != nil {
+			return cli.Failure(err)
+		}
+		if !res.OK {
+			return cli.SilentExit(cli.ExitFinding)
+		}
+		return nil
+	}
+	if !res.OK {
+		return cli.Exitf(cli.ExitFinding, "%s: %s", name, *res.Problem)
+	}
+	fmt.Fprintf(opts.IO.Out, "ok: %s, grammar %s, content_hash %s\n", name, *res.Grammar, *res.ContentHash)
+	return nil
+}
+
 type grammarShowOptions struct {
+	IO *cli.IOStreams
+	// args are the positional arguments.
+	args []string
+
 	file string
 	raw  bool
 }
 
-func newGrammarShowCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &grammarShowOptions{}
+func newGrammarShowCmd(f *Factory, runF func(*grammarShowOptions) error) *cobra.Command {
+	opts := &grammarShowOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "show [JSON-POINTER]",
 		Short: "Print a part of the grammar, e.g. /calibration/weights",
@@ -160,24 +191,11 @@ output is JSON whatever the flags: --raw prints a string value bare.`,
 		Args:              cli.MaximumNArgs(1),
 		ValidArgsFunction: completePointer(opts),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, name, err := readGrammar(opts.file)
-			if err != nil {
-				return err
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			doc, err := grammar.Parse(data)
-			if err != nil {
-				return cli.Usagef("%s: %v", name, err)
-			}
-			sub, err := doc.Lookup(firstArg(args))
-			if err != nil {
-				return cli.Usagef("%s: %v", name, err)
-			}
-			if opts.raw && sub.Kind == grammar.String {
-				fmt.Fprintln(streams.Out, sub.Str)
-				return nil
-			}
-			_, err = streams.Out.Write(grammar.RenderUTF8(*sub))
-			return err
+			return runGrammarShow(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.file, "file", "", "read this grammar file instead of the built-in one")
@@ -186,6 +204,27 @@ output is JSON whatever the flags: --raw prints a string value bare.`,
 	cli.CompleteFlag(cmd, "file", cli.Files("json"))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the pointer names nothing, or --file is missing, unreadable or not JSON"})
 	return cmd
+}
+
+func runGrammarShow(opts *grammarShowOptions) error {
+	data, name, err := readGrammar(opts.file)
+	if err != nil {
+		return err
+	}
+	doc, err := grammar.Parse(data)
+	if err != nil {
+		return cli.Usagef("%s: %v", name, err)
+	}
+	sub, err := doc.Lookup(firstArg(opts.args))
+	if err != nil {
+		return cli.Usagef("%s: %v", name, err)
+	}
+	if opts.raw && sub.Kind == grammar.String {
+		fmt.Fprintln(opts.IO.Out, sub.Str)
+		return nil
+	}
+	_, err = opts.IO.Out.Write(grammar.RenderUTF8(*sub))
+	return err
 }
 
 // completePointer offers the JSON pointers one level below the one typed

@@ -8,16 +8,19 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 )
 
 type historyOptions struct {
+	IO     *cli.IOStreams
+	Reader func() *agentrun.Tracker
+
 	run  string
 	json bool
 }
 
-func newHistoryCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &historyOptions{}
+func newHistoryCmd(f *Factory, runF func(*historyOptions) error) *cobra.Command {
+	opts := &historyOptions{IO: f.IOStreams, Reader: f.Reader}
 	cmd := &cobra.Command{
 		Use:   "history --run ID",
 		Short: "Show a run's checks, oldest first",
@@ -29,38 +32,10 @@ returns them.`,
   laserbrain history --run 9d14c2e07a11 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sup := f.Reader()
-			defer sup.Close()
-			r, err := readRun(sup, opts.run)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			steps := r.Steps()
-			if opts.json {
-				if steps == nil {
-					steps = []laserbrain.StepRecord{}
-				}
-				return cli.WriteJSON(streams.Out, steps)
-			}
-			fmt.Fprintf(streams.Out, "run %s, ground %q, %d checks\n", r.ID(), r.GroundGoal(), len(steps))
-			tw := tabwriter.NewWriter(streams.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "#\treason\tdrifting\tphi\tlaserscore")
-			for _, s := range steps {
-				ls := "-"
-				if s.Laserscore != nil {
-					ls = *s.Laserscore
-				}
-				reason := s.Reason
-				if s.Underlying != "" {
-					reason += " (" + s.Underlying + ")"
-				}
-				drifting := "no"
-				if s.Drifting {
-					drifting = "yes"
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", s.N, reason, drifting, s.Phi, ls)
-			}
-			return tw.Flush()
+			return runHistory(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to show")
@@ -69,4 +44,39 @@ returns them.`,
 	cli.CompleteFlag(cmd, "run", completeRunIDs(f))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such run, or a bad --run id"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runHistory(opts *historyOptions) error {
+	sup := opts.Reader()
+	defer sup.Close()
+	r, err := readRun(sup, opts.run)
+	if err != nil {
+		return err
+	}
+	steps := r.Steps()
+	if opts.json {
+		if steps == nil {
+			steps = []laserbrain.StepRecord{}
+		}
+		return cli.WriteJSON(opts.IO.Out, steps)
+	}
+	fmt.Fprintf(opts.IO.Out, "run %s, ground %q, %d checks\n", r.ID(), r.GroundGoal(), len(steps))
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\treason\tdrifting\tphi\tlaserscore")
+	for _, s := range steps {
+		ls := "-"
+		if s.Laserscore != nil {
+			ls = *s.Laserscore
+		}
+		reason := s.Reason
+		if s.Underlying != "" {
+			reason += " (" + s.Underlying + ")"
+		}
+		drifting := "no"
+		if s.Drifting {
+			drifting = "yes"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%s\n", s.N, reason, drifting, s.Phi, ls)
+	}
+	return tw.Flush()
 }

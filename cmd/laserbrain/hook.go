@@ -44,7 +44,7 @@ answers pre-tool-use the same way from a binary that starts faster.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	for _, c := range hook.Commands {
-		cmd.AddCommand(newHookEventCmd(f, c))
+		cmd.AddCommand(newHookEventCmd(f, c, nil))
 	}
 	return cmd
 }
@@ -100,13 +100,21 @@ note and unattended denial says which it assumed and why
 	client.Notification:     `notification records that the agent waits for a person, when the client's notification says so: Claude Code's (and Qwen Code's) permission_prompt, worker_permission_prompt, idle_prompt, elicitation_dialog and agent_needs_input, Gemini CLI's ToolPermission, opencode's permission.asked (through laserbrain's plugin). The run then shows as waiting for a person (laserbrain report, laserbrain ui, laserbrain supervise --escalate-waiting) until its next event. Other notifications (auth_success, …) are not recorded. Exit 0.`,
 }
 
+type hookOptions struct {
+	IO *cli.IOStreams
+	// Hook is what a hook process takes from this binary.
+	Hook func() hook.Binary
+
+	event              client.EventName
+	format, clientName string
+}
+
 func newHookEventCmd(f *Factory, c struct {
 	Event client.EventName
 	Name  string
-}) *cobra.Command {
-	streams := f.IOStreams
+}, runF func(*hookOptions) error) *cobra.Command {
 	ev := c.Event
-	var format, clientName string
+	opts := &hookOptions{IO: f.IOStreams, Hook: f.Hook, event: ev}
 	cmd := &cobra.Command{
 		Use:   c.Name,
 		Short: "Answer a " + string(c.Event) + " event",
@@ -117,34 +125,39 @@ func newHookEventCmd(f *Factory, c struct {
 			"  laserbrain hook " + c.Name + " --client gemini < event.json",
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "exit" && format != "json" {
-				return cli.Usagef("--format must be exit or json, not %q", format)
+			if runF != nil {
+				return runF(opts)
 			}
-			if _, err := client.For(client.Name(clientName), format); err != nil {
-				return cli.Usagef("--client: %v", err)
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			if code := hook.Run(ctx, ev, client.Name(clientName), format, f.Hook(), streams.In, streams.Out, streams.ErrOut); code != 0 {
-				return cli.SilentExit(code)
-			}
-			return nil
+			return runHook(opts)
 		},
 	}
-	cmd.Flags().StringVar(&clientName, "client", "claude", "the agent client running this hook: claude, codex, gemini, qwen, opencode, cline or copilot")
+	cmd.Flags().StringVar(&opts.clientName, "client", "claude", "the agent client running this hook: claude, codex, gemini, qwen, opencode, cline or copilot")
 	cli.CompleteFlag(cmd, "client", cli.Values(clientValues()...))
 	if ev == hook.PreToolUse {
-		cmd.Flags().StringVar(&format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
+		cmd.Flags().StringVar(&opts.format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
 		cli.CompleteFlag(cmd, "format", cli.Values("exit\tdeny with status 2, the reason on stderr", "json\tdeny with permissionDecision on stdout"))
 		// Claude Code treats any status but 2 as not blocking: a usage
 		// mistake blocks too.
 		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "deny: the call is blocked, the reason on stderr (--format exit); also a guard error or a flag mistake, which block too"})
 	} else {
-		format = "exit"
+		opts.format = "exit"
 		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "always, failures included (logged to hook-errors.log): a hook must not break the session"},
 			cli.ExitDoc{Code: cli.ExitUsage, When: "a flag mistake only"})
 	}
 	return cmd
+}
+
+// runHook answers one event as a hook process of this binary.
+func runHook(opts *hookOptions) error {
+	if opts.format != "exit" && opts.format != "json" {
+		return cli.Usagef("--format must be exit or json, not %q", opts.format)
+	}
+	if _, err := client.For(client.Name(opts.clientName), opts.format); err != nil {
+		return cli.Usagef("--client: %v", err)
+	}
+	s := opts.IO
+	if code := hook.Run(context.Background(), opts.event, client.Name(opts.clientName), opts.format, opts.Hook(), s.In, s.Out, s.ErrOut); code != 0 {
+		return cli.PassThrough(code)
+	}
+	return nil
 }

@@ -17,18 +17,29 @@ import (
 )
 
 type installOptions struct {
+	IO *cli.IOStreams
+	// remove: uninstall; client is the CLIENT argument.
+	remove bool
+	client string
+
 	scope  string
 	dir    string
 	dryRun bool
 }
 
-func newInstallCmd(f *Factory, remove bool) *cobra.Command {
-	streams := f.IOStreams
-	opts := &installOptions{}
-	verb := "install"
+// verb is the command's name: install or uninstall.
+func (o *installOptions) verb() string {
+	if o.remove {
+		return "uninstall"
+	}
+	return "install"
+}
+
+func newInstallCmd(f *Factory, remove bool, runF func(*installOptions) error) *cobra.Command {
+	opts := &installOptions{IO: f.IOStreams, remove: remove}
+	verb := opts.verb()
 	short := "Put laserbrain's hooks and MCP server into an agent client's settings"
 	if remove {
-		verb = "uninstall"
 		short = "Take laserbrain's hooks and MCP server out of an agent client's settings"
 	}
 	cmd := &cobra.Command{
@@ -102,120 +113,11 @@ laserbrain doctor checks the result.`,
 			return clientValues(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := personOnly("laserbrain " + verb); err != nil {
-				return err
+			opts.client = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			n := client.Name(args[0])
-			if !n.Known() {
-				return cli.Usagef("%s what? %q is not a client laserbrain supervises: %s", verb, args[0], clientList())
-			}
-			scope := install.Scope(opts.scope)
-			if scope == "" {
-				scope = install.Scopes(n)[0]
-			}
-			self, err := selfPath()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			dir := opts.dir
-			if dir == "" {
-				dir = "."
-			}
-			if dir, err = filepath.Abs(dir); err != nil {
-				return cli.Usagef("--dir: %v", err)
-			}
-			// A mistyped --dir must not install hooks into a new, empty
-			// directory and report success.
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return cli.Usagef("--dir %s: not an existing directory", opts.dir)
-			}
-			if scope != install.User {
-				warnNotTopLevel(streams, dir, n)
-			}
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return cli.Failure(err)
-			}
-			o := install.Options{Client: n, Scope: scope, Dir: dir, Home: home, Self: self, Remove: remove, Getenv: os.Getenv}
-			if n == client.Claude || n == client.Codex {
-				// What supervision stands on, the list laserbrain run
-				// denies and the kernel holds read-only there: kept off
-				// Claude Code's own file tools (permissions.deny); for
-				// Codex, whether its sandbox must leave /tmp out.
-				o.Protect = protectedPaths(self, dir)
-			}
-			var here install.SandboxHere
-			if n == client.Claude && !remove {
-				// Claude Code's sandbox is turned on only where it can start.
-				here = install.ClaudeSandboxHere(cmd.Context(), nil, os.Geteuid())
-				o.NoClaudeSandbox = here.Why()
-			}
-			var codex string
-			if n == client.Codex && !remove {
-				// Trust needs codex itself: without it the hooks would be
-				// written and skipped.
-				if codex, err = exec.LookPath("codex"); err != nil {
-					return cli.Failure(fmt.Errorf("codex is not on PATH: laserbrain trusts its hooks through codex app-server, and Codex skips hooks nobody trusted; put codex on PATH and run this again (nothing was changed)"))
-				}
-			}
-			changes, err := install.Plan(o)
-			if err != nil {
-				// A bad scope, or a file that is not what it should be:
-				// refused, nothing written.
-				return cli.Usagef("%v", err)
-			}
-			changed := 0
-			for _, c := range changes {
-				if !c.Changed() {
-					continue
-				}
-				changed++
-				if opts.dryRun {
-					fmt.Fprint(streams.Out, c.Diff())
-				}
-			}
-			if opts.dryRun {
-				if changed == 0 {
-					fmt.Fprintln(streams.ErrOut, "nothing to change")
-				}
-				if codex != "" {
-					fmt.Fprintf(streams.ErrOut, "then: laserbrain's hooks would be trusted through %s app-server\n", codex)
-				}
-				return nil
-			}
-			if err := install.Apply(changes); err != nil {
-				return cli.Failure(err)
-			}
-			for _, c := range changes {
-				fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, c.State())
-			}
-			if n == client.Codex && !remove {
-				reportCodexSandbox(streams, changes)
-			}
-			if n == client.Claude && !remove {
-				reportClaudeSandbox(streams, dir, home, here)
-			}
-			if codex != "" {
-				ctx := cmd.Context()
-				if ctx == nil {
-					ctx = context.Background()
-				}
-				trusted, err := install.TrustCodex(ctx, install.CodexOptions{Bin: codex, Env: os.Environ(), Dir: dir})
-				if err != nil {
-					if scope == install.Project {
-						err = fmt.Errorf("%w; Codex loads a project's .codex/ only when the user trusts the project: trust it in codex, or install with --scope user", err)
-					}
-					return cli.Failure(fmt.Errorf("the hooks are written but not trusted, so Codex skips them: %w", err))
-				}
-				for _, h := range trusted {
-					fmt.Fprintf(streams.Out, "%s: trusted (it was %s)\n", h.Key, h.TrustStatus)
-				}
-				if len(trusted) == 0 {
-					fmt.Fprintln(streams.Out, "codex hooks: already trusted")
-				}
-				warnCodexSandbox(ctx, streams, codex, o)
-			}
-			return nil
+			return runInstall(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.scope, "scope", "", "project, local (claude only) or user (default: project; user for codex)")
@@ -227,6 +129,141 @@ laserbrain doctor checks the result.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "not a client, a bad --scope, or a settings file that cannot be read as it should (nothing written)"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "a file could not be written, or Codex's hooks could not be trusted"})
 	return cmd
+}
+
+// runInstall puts laserbrain's hooks and MCP server into the client's
+// settings, or takes them out.
+func runInstall(opts *installOptions) error {
+	verb, remove, streams := opts.verb(), opts.remove, opts.IO
+	if err := personOnly("laserbrain " + verb); err != nil {
+		return err
+	}
+	n := client.Name(opts.client)
+	if !n.Known() {
+		return cli.Usagef("%s what? %q is not a client laserbrain supervises: %s", verb, opts.client, clientList())
+	}
+	scope := install.Scope(opts.scope)
+	if scope == "" {
+		scope = install.Scopes(n)[0]
+	}
+	self, err := selfPath()
+	if err != nil {
+		return cli.Failure(err)
+	}
+	dir, err := installDir(opts.dir)
+	if err != nil {
+		return err
+	}
+	if scope != install.User {
+		warnNotTopLevel(streams, dir, n)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return cli.Failure(err)
+	}
+	o := install.Options{Client: n, Scope: scope, Dir: dir, Home: home, Self: self, Remove: remove, Getenv: os.Getenv}
+	if n == client.Claude || n == client.Codex {
+		// What supervision stands on, the list laserbrain run denies and
+		// the kernel holds read-only there: kept off Claude Code's own
+		// file tools (permissions.deny); for Codex, whether its sandbox
+		// must leave /tmp out.
+		o.Protect = protectedPaths(self, dir)
+	}
+	var here install.SandboxHere
+	if n == client.Claude && !remove {
+		// Claude Code's sandbox is turned on only where it can start.
+		here = install.ClaudeSandboxHere(context.Background(), nil, os.Geteuid())
+		o.NoClaudeSandbox = here.Why()
+	}
+	var codex string
+	if n == client.Codex && !remove {
+		// Trust needs codex itself: without it the hooks would be written
+		// and skipped.
+		if codex, err = exec.LookPath("codex"); err != nil {
+			return cli.Failure(fmt.Errorf("codex is not on PATH: laserbrain trusts its hooks through codex app-server, and Codex skips hooks nobody trusted; put codex on PATH and run this again (nothing was changed)"))
+		}
+	}
+	changes, err := install.Plan(o)
+	if err != nil {
+		// A bad scope, or a file that is not what it should be: refused,
+		// nothing written.
+		return cli.Usagef("%v", err)
+	}
+	if opts.dryRun {
+		printDryRun(streams, changes, codex)
+		return nil
+	}
+	if err := install.Apply(changes); err != nil {
+		return cli.Failure(err)
+	}
+	for _, c := range changes {
+		fmt.Fprintf(streams.Out, "%s: %s\n", c.Path, c.State())
+	}
+	if n == client.Codex && !remove {
+		reportCodexSandbox(streams, changes)
+	}
+	if n == client.Claude && !remove {
+		reportClaudeSandbox(streams, dir, home, here)
+	}
+	if codex != "" {
+		return trustCodexHooks(streams, codex, o)
+	}
+	return nil
+}
+
+// installDir is --dir made absolute: a mistyped one must not install hooks
+// into a new, empty directory and report success.
+func installDir(flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", cli.Usagef("--dir: %v", err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", cli.Usagef("--dir %s: not an existing directory", flag)
+	}
+	return dir, nil
+}
+
+// printDryRun prints what install would change, and writes nothing.
+func printDryRun(streams *cli.IOStreams, changes []install.Change, codex string) {
+	changed := 0
+	for _, c := range changes {
+		if c.Changed() {
+			changed++
+			fmt.Fprint(streams.Out, c.Diff())
+		}
+	}
+	if changed == 0 {
+		fmt.Fprintln(streams.ErrOut, "nothing to change")
+	}
+	if codex != "" {
+		fmt.Fprintf(streams.ErrOut, "then: laserbrain's hooks would be trusted through %s app-server\n", codex)
+	}
+}
+
+// trustCodexHooks trusts the hooks just written through codex app-server:
+// Codex skips hooks nobody trusted.
+func trustCodexHooks(streams *cli.IOStreams, codex string, o install.Options) error {
+	ctx := context.Background()
+	trusted, err := install.TrustCodex(ctx, install.CodexOptions{Bin: codex, Env: os.Environ(), Dir: o.Dir})
+	if err != nil {
+		if o.Scope == install.Project {
+			err = fmt.Errorf("%w; Codex loads a project's .codex/ only when the user trusts the project: trust it in codex, or install with --scope user", err)
+		}
+		return cli.Failure(fmt.Errorf("the hooks are written but not trusted, so Codex skips them: %w", err))
+	}
+	for _, h := range trusted {
+		fmt.Fprintf(streams.Out, "%s: trusted (it was %s)\n", h.Key, h.TrustStatus)
+	}
+	if len(trusted) == 0 {
+		fmt.Fprintln(streams.Out, "codex hooks: already trusted")
+	}
+	warnCodexSandbox(ctx, streams, codex, o)
+	return nil
 }
 
 func clientList() string {

@@ -13,6 +13,10 @@ import (
 )
 
 type lintOptions struct {
+	IO *cli.IOStreams
+	// args are the positional arguments.
+	args []string
+
 	json       bool
 	shipped    bool
 	vocabulary bool
@@ -24,9 +28,8 @@ type lintReport struct {
 	Error    string           `json:"error,omitempty"`
 }
 
-func newLintCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &lintOptions{}
+func newLintCmd(f *Factory, runF func(*lintOptions) error) *cobra.Command {
+	opts := &lintOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "lint [--json] [--shipped] FILE... | --vocabulary",
 		Short: "Lint workflow methods against the grammar's dictionary and shape rules",
@@ -51,77 +54,11 @@ dictionary whole.`,
 		Args:              cli.ArbitraryArgs,
 		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.vocabulary {
-				if len(args) > 0 || opts.shipped {
-					return cli.Usagef("--vocabulary prints the dictionary; give it without FILE or --shipped")
-				}
-				return writeVocabulary(streams, opts.json)
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			if len(args) == 0 && !opts.shipped {
-				return cli.Usagef("no FILE given (or use --shipped, or --vocabulary for the verbs, phases and shapes)")
-			}
-			var reports []lintReport
-			if opts.shipped {
-				methods, names := method.Shipped()
-				for _, n := range names {
-					reports = append(reports, lintReport{File: "(built-in) " + n, Findings: method.Review(methods[n])})
-				}
-			}
-			for _, path := range args {
-				rep := lintReport{File: path}
-				data, err := os.ReadFile(path)
-				if err == nil {
-					var m *method.Method
-					if m, err = method.Parse(data); err == nil {
-						rep.Findings = method.Review(m)
-					}
-				}
-				if err != nil {
-					rep.Error = err.Error()
-				}
-				reports = append(reports, rep)
-			}
-			findings, broken := 0, 0
-			for i := range reports {
-				if reports[i].Findings == nil {
-					reports[i].Findings = []method.Finding{}
-				}
-				findings += len(reports[i].Findings)
-				if reports[i].Error != "" {
-					broken++
-				}
-			}
-			if opts.json {
-				if reports == nil {
-					reports = []lintReport{}
-				}
-				if err := cli.WriteJSON(streams.Out, reports); err != nil {
-					return cli.Failure(err)
-				}
-			} else {
-				for _, r := range reports {
-					switch {
-					case r.Error != "":
-						fmt.Fprintf(streams.ErrOut, "%s: %s\n", r.File, r.Error)
-					case len(r.Findings) == 0:
-						fmt.Fprintf(streams.Out, "%s: ok\n", r.File)
-					}
-					for _, f := range r.Findings {
-						verb := ""
-						if f.Verb != nil {
-							verb = " (" + *f.Verb + ")"
-						}
-						fmt.Fprintf(streams.Out, "%s: %s: %s%s: %s\n", r.File, f.Step, f.Finding, verb, f.Note)
-					}
-				}
-			}
-			switch {
-			case broken > 0:
-				return cli.SilentExit(cli.ExitUsage)
-			case findings > 0:
-				return cli.SilentExit(cli.ExitFinding)
-			}
-			return nil
+			return runLint(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the findings as JSON")
@@ -132,6 +69,80 @@ dictionary whole.`,
 		cli.ExitDoc{Code: cli.ExitFinding, When: "a finding was reported"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "no FILE, or a file that cannot be read or is not a method spec"})
 	return cmd
+}
+
+func runLint(opts *lintOptions) error {
+	if opts.vocabulary {
+		if len(opts.args) > 0 || opts.shipped {
+			return cli.Usagef("--vocabulary prints the dictionary; give it without FILE or --shipped")
+		}
+		return writeVocabulary(opts.IO, opts.json)
+	}
+	if len(opts.args) == 0 && !opts.shipped {
+		return cli.Usagef("no FILE given (or use --shipped, or --vocabulary for the verbs, phases and shapes)")
+	}
+	var reports []lintReport
+	if opts.shipped {
+		methods, names := method.Shipped()
+		for _, n := range names {
+			reports = append(reports, lintReport{File: "(built-in) " + n, Findings: method.Review(methods[n])})
+		}
+	}
+	for _, path := range opts.args {
+		rep := lintReport{File: path}
+		data, err := os.ReadFile(path)
+		if err == nil {
+			var m *method.Method
+			if m, err = method.Parse(data); err == nil {
+				rep.Findings = method.Review(m)
+			}
+		}
+		if err != nil {
+			rep.Error = err.Error()
+		}
+		reports = append(reports, rep)
+	}
+	findings, broken := 0, 0
+	for i := range reports {
+		if reports[i].Findings == nil {
+			reports[i].Findings = []method.Finding{}
+		}
+		findings += len(reports[i].Findings)
+		if reports[i].Error != "" {
+			broken++
+		}
+	}
+	if opts.json {
+		if reports == nil {
+			reports = []lintReport{}
+		}
+		if err := cli.WriteJSON(opts.IO.Out, reports); err != nil {
+			return cli.Failure(err)
+		}
+	} else {
+		for _, r := range reports {
+			switch {
+			case r.Error != "":
+				fmt.Fprintf(opts.IO.ErrOut, "%s: %s\n", r.File, r.Error)
+			case len(r.Findings) == 0:
+				fmt.Fprintf(opts.IO.Out, "%s: ok\n", r.File)
+			}
+			for _, f := range r.Findings {
+				verb := ""
+				if f.Verb != nil {
+					verb = " (" + *f.Verb + ")"
+				}
+				fmt.Fprintf(opts.IO.Out, "%s: %s: %s%s: %s\n", r.File, f.Step, f.Finding, verb, f.Note)
+			}
+		}
+	}
+	switch {
+	case broken > 0:
+		return cli.SilentExit(cli.ExitUsage)
+	case findings > 0:
+		return cli.SilentExit(cli.ExitFinding)
+	}
+	return nil
 }
 
 // vocabulary is what lint checks a method's steps against, from the

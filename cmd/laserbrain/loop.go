@@ -6,26 +6,39 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/loop"
 )
 
 type loopOptions struct {
+	IO      *cli.IOStreams
+	Tracker func() *agentrun.Tracker
+	// args are SCRIPT and its arguments; dashAt is where -- was among
+	// them (-1: nowhere); set are the settings given as flags.
+	args   []string
+	dashAt int
+	set    []string
+
 	loop.Settings
 	resume string
 	inline string
 	json   bool
 }
 
-func newLoopCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &loopOptions{}
+// loopSettings are the flags of a run's settings: given with --resume,
+// they override the run's own.
+var loopSettings = []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"}
+
+func newLoopCmd(f *Factory, runF func(*loopOptions) error) *cobra.Command {
+	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop -c TEXT [flags] | loop --resume RUN [flags]",
 		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
@@ -70,80 +83,17 @@ After a signal the step in flight is killed and the journal left intact:
 		Args:              cli.ArbitraryArgs,
 		ValidArgsFunction: cli.Files("sh"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := loop.Options{Settings: opts.Settings, Resume: opts.resume, Set: map[string]bool{}}
-			for _, name := range []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"} {
-				o.Set[name] = cmd.Flags().Changed(name)
+			opts.args, opts.dashAt = args, cmd.ArgsLenAtDash()
+			opts.set = changedFlags(cmd, loopSettings...)
+			if runF != nil {
+				return runF(opts)
 			}
-			dash := cmd.ArgsLenAtDash()
-			switch {
-			case opts.inline != "" && opts.resume != "":
-				return cli.Usagef("-c TEXT starts a run; --resume %s goes on with one: give one of them", opts.resume)
-			case opts.inline != "" && (dash > 0 || dash < 0 && len(args) > 0):
-				return cli.Usagef("-c TEXT is SCRIPT: put its arguments after -- (laserbrain loop -c TEXT -- ARGS...)")
-			case opts.inline != "":
-				o.Inline, o.Args = opts.inline, args
-			case opts.resume != "" && (dash > 0 || dash < 0 && len(args) > 0):
-				return cli.Usagef("--resume %s takes no SCRIPT: the run replays its own copy", opts.resume)
-			case opts.resume == "" && (len(args) == 0 || dash == 0):
-				return cli.Usagef("no SCRIPT given (laserbrain loop SCRIPT [flags] [-- ARGS...])")
-			case opts.resume == "" && dash < 0 && len(args) > 1:
-				return cli.Usagef("put SCRIPT's arguments after --: laserbrain loop %s -- %v", args[0], args[1:])
-			case opts.resume == "":
-				o.Script, o.Args = args[0], args[1:]
-			}
-			if err := loopInsideAgent(); err != nil {
-				return err
-			}
-			self, err := os.Executable()
-			if err != nil {
-				return cli.Exit(loop.ExitInternal, fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
-			}
-			o.Self = self
-			o.Stdin, o.Stdout, o.Stderr = streams.In, streams.Out, streams.ErrOut
-			if opts.json {
-				// Standard output holds one JSON document, the summary:
-				// what SCRIPT writes there goes to standard error.
-				o.Stdout = streams.ErrOut
-			}
-			o.HandleSignals = true
-			// Each session behind the kernel's boundary, as laserbrain
-			// run's agent: its hooks, its MCP server (its own call only)
-			// and its checks handed to the loop's broker for it.
-			if fn, why := agentConfinement(self); fn != nil {
-				o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
-					return fn(cmd, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, s.Dir)
-				}
-			} else {
-				o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
-				fmt.Fprintf(streams.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
-			}
-			sup := f.Tracker()
-			defer sup.Close()
-			o.Tracker = sup
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			res, err := loop.Run(ctx, o)
-			if err != nil {
-				return loopExit(err, loop.ExitInternal)
-			}
-			if opts.json {
-				if err := cli.WriteJSON(streams.Out, res); err != nil {
-					return cli.Failure(err)
-				}
-			} else {
-				fmt.Fprint(streams.ErrOut, res.Summary())
-			}
-			if res.ExitCode != 0 {
-				return cli.SilentExit(res.ExitCode)
-			}
-			return nil
+			return runLoop(opts)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Goal, "goal", "", "the loop's goal, the ground of its own drift run (default: SCRIPT to a verified fixpoint)")
-	fl.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "stop before iteration N+1 starts (a pass on iteration N is a success)")
+	fl.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "the judge looks at most N times (iteration N+1 never starts; a pass on look N is a success); repairs before the first look are iteration 0, and at most N agent calls run between two looks")
 	fl.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens, as the services report them (0: no limit)")
 	fl.DurationVar(&opts.Timeout, "timeout", loop.DefaultTimeout, "stop after this much wall-clock time")
 	fl.StringVar(&opts.resume, "resume", "", "go on with run RUN from its last completed step")
@@ -167,17 +117,91 @@ After a signal the step in flight is killed and the journal left intact:
 		cli.ExitDoc{Code: cli.ExitExhausted}, cli.ExitDoc{Code: cli.ExitConfig},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "internal: the journal, the run directory, the store or a checkpoint failed"},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N stopped the loop (130 SIGINT)"})
-	cmd.AddCommand(newLoopPruneCmd(f), newLoopListCmd(f), newLoopStatusCmd(f), newLoopCancelCmd(f))
+	cmd.AddCommand(newLoopPruneCmd(f, nil), newLoopListCmd(f, nil), newLoopStatusCmd(f, nil), newLoopCancelCmd(f, nil))
 	return cmd
 }
 
+func runLoop(opts *loopOptions) error {
+	o := loop.Options{Settings: opts.Settings, Resume: opts.resume, Set: map[string]bool{}}
+	for _, name := range loopSettings {
+		o.Set[name] = slices.Contains(opts.set, name)
+	}
+	args, dash := opts.args, opts.dashAt
+	switch {
+	case opts.inline != "" && opts.resume != "":
+		return cli.Usagef("-c TEXT starts a run; --resume %s goes on with one: give one of them", opts.resume)
+	case opts.inline != "" && (dash > 0 || dash < 0 && len(args) > 0):
+		return cli.Usagef("-c TEXT is SCRIPT: put its arguments after -- (laserbrain loop -c TEXT -- ARGS...)")
+	case opts.inline != "":
+		o.Inline, o.Args = opts.inline, args
+	case opts.resume != "" && (dash >= 0 || len(args) > 1):
+		return cli.Usagef("--resume %s goes on with the run's own arguments: give SCRIPT alone (laserbrain loop [SCRIPT] --resume %s)", opts.resume, opts.resume)
+	case opts.resume != "" && len(args) == 1:
+		// The seed's form, /run SCRIPT --resume ID: SCRIPT must be
+		// the run's own copy.
+		o.Script = args[0]
+	case opts.resume == "" && (len(args) == 0 || dash == 0):
+		return cli.Usagef("no SCRIPT given (laserbrain loop SCRIPT [flags] [-- ARGS...])")
+	case opts.resume == "" && dash < 0 && len(args) > 1:
+		return cli.Usagef("put SCRIPT's arguments after --: laserbrain loop %s -- %v", args[0], args[1:])
+	case opts.resume == "":
+		o.Script, o.Args = args[0], args[1:]
+	}
+	if err := loopInsideAgent(); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return cli.Failure(fmt.Errorf("cannot find this binary's path for the hooks: %w", err))
+	}
+	o.Self = self
+	o.Stdin, o.Stdout, o.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
+	if opts.json {
+		// Standard output holds one JSON document, the summary:
+		// what SCRIPT writes there goes to standard error.
+		o.Stdout = opts.IO.ErrOut
+	}
+	o.HandleSignals = true
+	// Each session behind the kernel's boundary, as laserbrain
+	// run's agent: its hooks, its MCP server (its own call only)
+	// and its checks handed to the loop's broker for it.
+	if fn, why := agentConfinement(self); fn != nil {
+		o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
+			return fn(cmd, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, s.Dir)
+		}
+	} else {
+		o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
+	}
+	sup := opts.Tracker()
+	defer sup.Close()
+	o.Tracker = sup
+	ctx := context.Background()
+	res, err := loop.Run(ctx, o)
+	if err != nil {
+		return loopError(err)
+	}
+	if opts.json {
+		if err := cli.WriteJSON(opts.IO.Out, res); err != nil {
+			return cli.Failure(err)
+		}
+	} else {
+		fmt.Fprint(opts.IO.ErrOut, res.Summary())
+	}
+	if res.ExitCode != 0 {
+		return cli.PassThrough(res.ExitCode)
+	}
+	return nil
+}
+
 type loopPruneOptions struct {
+	IO *cli.IOStreams
+
 	all, dryRun, json bool
 }
 
-func newLoopPruneCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &loopPruneOptions{}
+func newLoopPruneCmd(f *Factory, runF func(*loopPruneOptions) error) *cobra.Command {
+	opts := &loopPruneOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "prune [--all] [--dry-run]",
 		Short: "Remove the checkpoint refs of finished loop runs from this repository",
@@ -194,19 +218,10 @@ journals are left as they are. --dry-run says what would go.`,
   laserbrain loop prune --all --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := loop.Prune(ctx, loop.PruneOptions{All: opts.all, DryRun: opts.dryRun})
-			if err != nil {
-				return loopExit(err, cli.ExitFailure)
-			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, res)
-			}
-			printPrune(streams, res)
-			return nil
+			return runLoopPrune(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -217,6 +232,19 @@ journals are left as they are. --dry-run says what would go.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage, or not in a git repository"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "git could not remove the refs (nothing was removed), or the laserbrain home cannot be found"})
 	return cmd
+}
+
+func runLoopPrune(opts *loopPruneOptions) error {
+	ctx := context.Background()
+	res, err := loop.Prune(ctx, loop.PruneOptions{All: opts.all, DryRun: opts.dryRun})
+	if err != nil {
+		return loopError(err)
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, res)
+	}
+	printPrune(opts.IO, res)
+	return nil
 }
 
 func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
@@ -242,18 +270,14 @@ func printPrune(streams *cli.IOStreams, res loop.PruneResult) {
 	fmt.Fprintf(streams.Out, "%s %s, kept %d, in %s\n", removed, text.Plural(int64(res.Removed), "checkpoint"), res.Kept, res.Repo)
 }
 
-// loopExit maps a loop error to the command's exit: the loop's own code
-// when it carries one (usage through cli.Usagef, so the hint is printed),
-// otherwise fallback.
-func loopExit(err error, fallback int) error {
+// loopError is a loop error as the command returns it: the loop's own,
+// whose kind is its exit code's, or a failure.
+func loopError(err error) error {
 	var le *loop.Error
 	if errors.As(err, &le) {
-		if le.Code == loop.ExitUsage {
-			return cli.Usagef("%v", le.Err)
-		}
-		return cli.Exit(le.Code, le.Err)
+		return le
 	}
-	return cli.Exit(fallback, err)
+	return cli.Failure(err)
 }
 
 // loopInsideAgent refuses a loop inside the kernel's confinement of an

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
@@ -83,7 +84,7 @@ func TestClaudeLoopReference(t *testing.T) {
 		t.Fatalf("the verdict tool answered is_error=%v %q", tr.IsError, tr.Text)
 	}
 	if strings.Count(r.Stderr, "Ran laserbrain loop") != 1 ||
-		!strings.Contains(r.Stderr, "Exit 0 after 2 iterations (1 agent fix, 1 judge judge, 1 agent task), judge soak 1/1.") ||
+		!strings.Contains(r.Stderr, "Exit 0 after 1 iteration (1 agent fix, 1 judge judge, 1 agent task), judge soak 1/1.") ||
 		!strings.Contains(r.Stderr, `Final verdict: "The parser is in place and CI passes."`) {
 		t.Fatalf("summary:\n%s", r.Stderr)
 	}
@@ -96,8 +97,8 @@ func TestClaudeLoopReference(t *testing.T) {
 	if !strings.Contains(prompts, "ci: FAIL parser missing") || !strings.Contains(prompts, "CI is failing. Make ./ci pass.") {
 		t.Fatalf("the fix agent's prompt lacks the CI log:\n%s", prompts)
 	}
-	if !strings.Contains(prompts, "Checkpoint: refs/laserkit/loop/") {
-		t.Fatal("the judge's prompt names no checkpoint")
+	if !checkpointsRe.MatchString(prompts) {
+		t.Fatal("the judge's prompt names no two checkpoints")
 	}
 	rows := s.runsJSON(t)
 	agents := map[string]bool{}
@@ -267,5 +268,67 @@ esac
 	raw, err := os.ReadFile(filepath.Join(journalDir, "steps.jsonl"))
 	if err != nil || !strings.Contains(string(raw), "The exporter drops null fields.") {
 		t.Fatalf("the journal the account names (%s) does not hold the rejection: %v", journalDir, err)
+	}
+}
+
+// checkpointsRe finds the two checkpoints a judge's prompt names.
+var checkpointsRe = regexp.MustCompile(`Checkpoints: (refs/laserkit/loop/[0-9a-f]+/[0-9]+) is the tree [^;]*; (refs/laserkit/loop/[0-9a-f]+/[0-9]+) is the tree you are judging now`)
+
+// The judge's prompt names two checkpoints — its previous verdict's and
+// the tree it judges now — whose diff shows what changed, new untracked
+// files included: the real Claude Code judge runs `git diff --stat A B`
+// with the two refs its second prompt names (what its git_diff tool may
+// run) and is shown the task agent's new file, and not the untracked file
+// that was there all along; `git diff A` alone, as the prompt used to say,
+// misses the new file and lists the old one as deleted.
+func TestClaudeLoopJudgeDiffsTwoCheckpoints(t *testing.T) {
+	var mu sync.Mutex
+	var named []string
+	diff := map[string]any{"command": "git diff --stat", "description": "scripted"}
+	judgeDiff := agenttest.Turn{Tools: []agenttest.ToolUse{{ID: "toolu_judge_diff", Name: "Bash", Input: diff}}}
+	var s *supervised
+	judgeDiff.Before = func() {
+		all := checkpointsRe.FindAllStringSubmatch(allUserText(s.Model), -1)
+		if len(all) == 0 {
+			return // the command stays a bare git diff: the test fails below, naming it
+		}
+		m := all[len(all)-1]
+		mu.Lock()
+		named = m[1:3]
+		mu.Unlock()
+		diff["command"] = "git diff --stat " + m[1] + " " + m[2]
+	}
+	s = loopSession(t, "judge judge 'Is the parser there?'\necho \"first=$?\"\nagent task 'Add the parser.'\njudge judge 'Is the parser there now?'\necho \"second=$?\"\n",
+		verdictCall("toolu_v1", map[string]any{"sufficient": false, "summary": "The parser is missing.",
+			"findings": []any{map[string]any{"severity": "blocker", "where": "parser.go", "what": "Add the parser", "why": "plan step 1"}}}),
+		agenttest.Say("Verdict given."),
+		agenttest.Bash("toolu_add", "printf 'package parser\\n' > parser.go"),
+		agenttest.Say("Added the parser."),
+		judgeDiff,
+		verdictCall("toolu_v2", map[string]any{"sufficient": true, "summary": "The parser is there.", "findings": []any{}}),
+		agenttest.Say("Done."))
+	// An untracked file that is there all along, and stays as it is.
+	if err := os.WriteFile(filepath.Join(s.Dir, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Run(t, s.lb, "loop", "loop.sh")
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "first=1") || !strings.Contains(r.Stdout, "second=0") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	mu.Lock()
+	refs := named
+	mu.Unlock()
+	if len(refs) != 2 {
+		t.Fatalf("the judge's second prompt names no two checkpoints:\n%s", allUserText(s.Model))
+	}
+	tr := s.toolResult(t, "toolu_judge_diff")
+	if tr.IsError || !strings.Contains(tr.Text, "parser.go") || strings.Contains(tr.Text, "notes.txt") {
+		t.Fatalf("the judge's git diff --stat %s %s showed (is_error=%v):\n%s\nwant parser.go, and not notes.txt", refs[0], refs[1], tr.IsError, tr.Text)
+	}
+	old := exec.Command("git", "diff", "--stat", refs[0])
+	old.Dir = s.Dir
+	out, err := old.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "parser.go") || !strings.Contains(string(out), "notes.txt") {
+		t.Fatalf("git diff --stat %s alone (%v): %s — the old prompt's diff was expected to miss parser.go and list notes.txt", refs[0], err, out)
 	}
 }

@@ -10,17 +10,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/loop"
 )
 
 // The loops of this laserbrain home: list, status, cancel.
 
-type loopListOptions struct{ all, json bool }
+type loopListOptions struct {
+	IO *cli.IOStreams
 
-func newLoopListCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &loopListOptions{}
+	all, json bool
+}
+
+func newLoopListCmd(f *Factory, runF func(*loopListOptions) error) *cobra.Command {
+	opts := &loopListOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "list [--all] [--json]",
 		Short: "List the loops of this laserbrain home that are running or can be resumed",
@@ -34,37 +38,44 @@ lock, whatever process ids say; --all lists the finished runs too.`,
   laserbrain loop list --all --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := loop.List(loop.ListOptions{All: opts.all})
-			if err != nil {
-				return loopExit(err, cli.ExitFailure)
+			if runF != nil {
+				return runF(opts)
 			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, runs)
-			}
-			if len(runs) == 0 {
-				fmt.Fprintln(streams.ErrOut, "no loop is running or resumable in this laserbrain home")
-				return nil
-			}
-			tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSTATE\tPID\tITER\tSOAK\tSTARTED\tLAST STEP\tSCRIPT\tREPOSITORY")
-			for _, r := range runs {
-				pid, soak := "-", "-"
-				if r.PID > 0 {
-					pid = fmt.Sprint(r.PID)
-				}
-				if r.SoakOf > 0 {
-					soak = fmt.Sprintf("%d/%d", r.Soak, r.SoakOf)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Run, r.State, pid, r.Iteration, soak,
-					r.Started.Local().Format("2006-01-02 15:04:05"), lastStepText(r.LastStep), r.Script, r.Repo)
-			}
-			return tw.Flush()
+			return runLoopList(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.all, "all", false, "list the finished runs too")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the runs as JSON")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFailure, When: "the laserbrain home or a run's journal cannot be read"})
 	return cmd
+}
+
+func runLoopList(opts *loopListOptions) error {
+	runs, err := loop.List(loop.ListOptions{All: opts.all})
+	if err != nil {
+		return loopError(err)
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, runs)
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no loop is running or resumable in this laserbrain home")
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSTATE\tPID\tITER\tSOAK\tSTARTED\tLAST STEP\tSCRIPT\tREPOSITORY")
+	for _, r := range runs {
+		pid, soak := "-", "-"
+		if r.PID > 0 {
+			pid = fmt.Sprint(r.PID)
+		}
+		if r.SoakOf > 0 {
+			soak = fmt.Sprintf("%d/%d", r.Soak, r.SoakOf)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Run, r.State, pid, r.Iteration, soak,
+			r.Started.Local().Format("2006-01-02 15:04:05"), lastStepText(r.LastStep), r.Script, r.Repo)
+	}
+	return tw.Flush()
 }
 
 // lastStepText is a step as one short cell: "7 judge judge --soak 2 → 1".
@@ -90,13 +101,17 @@ func lastStepText(s *loop.StepInfo) string {
 }
 
 type loopStatusOptions struct {
+	IO     *cli.IOStreams
+	Reader func() *agentrun.Tracker
+	// args are the positional arguments.
+	args []string
+
 	steps int
 	json  bool
 }
 
-func newLoopStatusCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &loopStatusOptions{}
+func newLoopStatusCmd(f *Factory, runF func(*loopStatusOptions) error) *cobra.Command {
+	opts := &loopStatusOptions{IO: f.IOStreams, Reader: f.Reader}
 	cmd := &cobra.Command{
 		Use:   "status RUN [--steps N] [--json]",
 		Short: "Show a loop's last steps, its current verdict and the budgets it has left",
@@ -111,18 +126,11 @@ invocation running now), and the no-op streak.`,
 		Args:              cli.ExactArgs(1),
 		ValidArgsFunction: completeLoopRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmdContext(cmd)
-			st, done := fleetForLoops(f)
-			defer done()
-			si, err := loop.Status(ctx, loop.StatusOptions{Run: args[0], Steps: opts.steps, Fleet: st})
-			if err != nil {
-				return loopExit(err, cli.ExitFailure)
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, si)
-			}
-			printLoopStatus(streams, si)
-			return nil
+			return runLoopStatus(opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.steps, "steps", 10, "how many of the journal's last records to show")
@@ -131,6 +139,21 @@ invocation running now), and the no-op streak.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "RUN is not a run id, or no loop of this home (one of another home is named as such)"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the run's journal cannot be read"})
 	return cmd
+}
+
+func runLoopStatus(opts *loopStatusOptions) error {
+	ctx := context.Background()
+	st, done := fleetForLoops(opts.Reader)
+	defer done()
+	si, err := loop.Status(ctx, loop.StatusOptions{Run: opts.args[0], Steps: opts.steps, Fleet: st})
+	if err != nil {
+		return loopError(err)
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, si)
+	}
+	printLoopStatus(opts.IO, si)
+	return nil
 }
 
 func printLoopStatus(streams *cli.IOStreams, si loop.StatusInfo) {
@@ -206,13 +229,17 @@ func printLoopStatus(streams *cli.IOStreams, si loop.StatusInfo) {
 }
 
 type loopCancelOptions struct {
+	IO     *cli.IOStreams
+	Reader func() *agentrun.Tracker
+	// args are the positional arguments.
+	args []string
+
 	wait time.Duration
 	json bool
 }
 
-func newLoopCancelCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &loopCancelOptions{}
+func newLoopCancelCmd(f *Factory, runF func(*loopCancelOptions) error) *cobra.Command {
+	opts := &loopCancelOptions{IO: f.IOStreams, Reader: f.Reader}
 	cmd := &cobra.Command{
 		Use:   "cancel RUN [--wait D] [--json]",
 		Short: "Stop a running loop as Ctrl-C would: the step in flight killed, the journal kept, resumable",
@@ -230,32 +257,11 @@ inside a supervised agent's process tree however it was started.`,
 		Args:              cli.ExactArgs(1),
 		ValidArgsFunction: completeLoopRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := personOnly("laserbrain loop cancel"); err != nil {
-				return err
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			ctx := cmdContext(cmd)
-			st, done := fleetForLoops(f)
-			defer done()
-			res, err := loop.Cancel(ctx, loop.CancelOptions{Run: args[0], Wait: opts.wait, Fleet: st})
-			if err != nil {
-				return loopExit(err, cli.ExitFailure)
-			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, res)
-			}
-			code := "its status unknown"
-			if res.ExitCode != nil {
-				code = fmt.Sprintf("exit %d", *res.ExitCode)
-			}
-			fmt.Fprintf(streams.Out, "cancelled loop %s (pid %d): %s", res.Run, res.PID, code)
-			if res.Reason != "" {
-				fmt.Fprintf(streams.Out, ", %s", res.Reason)
-			}
-			fmt.Fprintln(streams.Out)
-			if res.Resume != "" {
-				fmt.Fprintf(streams.Out, "resume: %s\n", res.Resume)
-			}
-			return nil
+			return runLoopCancel(opts)
 		},
 	}
 	cmd.Flags().DurationVar(&opts.wait, "wait", loop.DefaultCancelWait, "how long to wait for the loop to stop")
@@ -266,18 +272,40 @@ inside a supervised agent's process tree however it was started.`,
 	return cmd
 }
 
-func cmdContext(cmd *cobra.Command) context.Context {
-	if ctx := cmd.Context(); ctx != nil {
-		return ctx
+func runLoopCancel(opts *loopCancelOptions) error {
+	if err := personOnly("laserbrain loop cancel"); err != nil {
+		return err
 	}
-	return context.Background()
+	ctx := context.Background()
+	st, done := fleetForLoops(opts.Reader)
+	defer done()
+	res, err := loop.Cancel(ctx, loop.CancelOptions{Run: opts.args[0], Wait: opts.wait, Fleet: st})
+	if err != nil {
+		return loopError(err)
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, res)
+	}
+	code := "its status unknown"
+	if res.ExitCode != nil {
+		code = fmt.Sprintf("exit %d", *res.ExitCode)
+	}
+	fmt.Fprintf(opts.IO.Out, "cancelled loop %s (pid %d): %s", res.Run, res.PID, code)
+	if res.Reason != "" {
+		fmt.Fprintf(opts.IO.Out, ", %s", res.Reason)
+	}
+	fmt.Fprintln(opts.IO.Out)
+	if res.Resume != "" {
+		fmt.Fprintf(opts.IO.Out, "resume: %s\n", res.Resume)
+	}
+	return nil
 }
 
 // fleetForLoops opens the fleet store, to tell a loop of another home from
 // no loop at all; nil when it cannot be opened (then such a loop is
 // reported as unknown here).
-func fleetForLoops(f *Factory) (fleet.Store, func()) {
-	sup := f.Reader()
+func fleetForLoops(reader func() *agentrun.Tracker) (fleet.Store, func()) {
+	sup := reader()
 	done := func() { _ = sup.Close() }
 	st, err := sup.Fleet()
 	if err != nil {

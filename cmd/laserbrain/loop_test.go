@@ -248,7 +248,7 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	if !strings.Contains(p.stdout.String(), "converged") || !strings.Contains(p.stderr.String(), "replayed from the journal") {
 		t.Fatalf("resume 2:\n%s\n%s", p.stdout, p.stderr)
 	}
-	if !strings.Contains(p.stderr.String(), "Exit 0 after 4 iterations (1 agent fix, 3 judge judge), judge soak 3/3.") {
+	if !strings.Contains(p.stderr.String(), "Exit 0 after 3 iterations (1 agent fix, 3 judge judge), judge soak 3/3.") {
 		t.Fatalf("resume 2 summary:\n%s", p.stderr)
 	}
 	var soaks []any

@@ -12,7 +12,7 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {
 		// The setup step between laserbrain run and its confined agent.
-		os.Exit(confine.Main(os.Args[2:]))
+		os.Exit(int(cli.CodeOf(confine.Main(os.Args[2:]))))
 	}
 	os.Exit(run(os.Args[1:], cli.System()))
 }

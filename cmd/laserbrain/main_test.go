@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 				// The confinement's setup step, as main runs it: the
 				// scripts' runs and loops are confined as the real
 				// binary's are.
-				os.Exit(confine.Main(os.Args[2:]))
+				os.Exit(int(cli.CodeOf(confine.Main(os.Args[2:]))))
 			}
 			code, cmd := runCmd(newFactory(cli.System()), os.Args[1:])
 			clitest.Record(cmd, code)

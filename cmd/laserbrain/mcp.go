@@ -10,12 +10,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/mcpserver"
 )
 
-func newMCPCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	var loopCall, loopRole string
+type mcpOptions struct {
+	IO                 *cli.IOStreams
+	loopCall, loopRole string
+	Tracker            func() *agentrun.Tracker
+}
+
+func newMCPCmd(f *Factory, runF func(*mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the drift instrument to an agent over MCP (stdio)",
@@ -41,31 +47,17 @@ verdict (validated against the verdict schema), both answering into DIR.`,
   laserbrain install claude   # adds it to .mcp.json with the hooks`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if handled, err := relayed(cmd, streams, "mcp"); handled {
+			if handled, err := relayed(cmd, opts.IO, "mcp"); handled {
 				return err
 			}
-			var opts mcpserver.Options
-			if loopCall != "" || loopRole != "" {
-				opts.Loop = &mcpserver.LoopCall{Dir: loopCall, Role: loopRole}
+			if runF != nil {
+				return runF(opts)
 			}
-			sup := f.Tracker()
-			defer sup.Close()
-			srv, err := mcpserver.NewWithOptions(sup, opts)
-			if err != nil {
-				return cli.Usagef("%v", err)
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			if err := srv.Serve(ctx, streams.In, streams.Out); err != nil && ctx.Err() == nil && !isClosed(err) {
-				return cli.Failure(err)
-			}
-			return nil
+			return runMCP(opts)
 		},
 	}
-	cmd.Flags().StringVar(&loopCall, "loop-call", "", "serve a laserbrain loop session answering into this call directory")
-	cmd.Flags().StringVar(&loopRole, "loop-role", "", "the loop session's role: agent or judge")
+	cmd.Flags().StringVar(&opts.loopCall, "loop-call", "", "serve a laserbrain loop session answering into this call directory")
+	cmd.Flags().StringVar(&opts.loopRole, "loop-role", "", "the loop session's role: agent or judge")
 	_ = cmd.Flags().MarkHidden("loop-call")
 	_ = cmd.Flags().MarkHidden("loop-role")
 	cli.CompleteFlag(cmd, "loop-role", cli.Values("agent", "judge"))
@@ -73,6 +65,24 @@ verdict (validated against the verdict schema), both answering into DIR.`,
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "a bad --loop-call or --loop-role"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the session failed other than by the client hanging up"})
 	return cmd
+}
+
+func runMCP(opts *mcpOptions) error {
+	var so mcpserver.Options
+	if opts.loopCall != "" || opts.loopRole != "" {
+		so.Loop = &mcpserver.LoopCall{Dir: opts.loopCall, Role: opts.loopRole}
+	}
+	sup := opts.Tracker()
+	defer sup.Close()
+	srv, err := mcpserver.NewWithOptions(sup, so)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	ctx := context.Background()
+	if err := srv.Serve(ctx, opts.IO.In, opts.IO.Out); err != nil && ctx.Err() == nil && !isClosed(err) {
+		return cli.Failure(err)
+	}
+	return nil
 }
 
 // isClosed: the client hanging up is the normal end of a session.

@@ -101,7 +101,7 @@ func runPonder(opts *ponderOptions) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
-		return cli.SilentExit(ee.ExitCode())
+		return cli.PassThrough(ee.ExitCode())
 	}
 	return cli.Failure(fmt.Errorf("running %s: %w", prog, err))
 }

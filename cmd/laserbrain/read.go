@@ -13,13 +13,16 @@ import (
 )
 
 type readOptions struct {
+	IO *cli.IOStreams
+	// args are the positional arguments.
+	args []string
+
 	connectivity float64
 	asJSON       bool
 }
 
-func newReadCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &readOptions{}
+func newReadCmd(f *Factory, runF func(*readOptions) error) *cobra.Command {
+	opts := &readOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "read [TEXT]",
 		Short: "Read the shape of a text: short, circling, connected or loose",
@@ -34,41 +37,49 @@ not a terminal. The MCP tool read_text reads the same way. --json prints
   cat draft.md | laserbrain read --json`,
 		Args: cli.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if math.IsNaN(opts.connectivity) || opts.connectivity < 0 || opts.connectivity > 1 {
-				return cli.Usagef("--connectivity %v: a number from 0 to 1", opts.connectivity)
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			var text string
-			switch {
-			case len(args) == 1:
-				text = args[0]
-			case tty.Is(streams.In):
-				return cli.Usagef("no text: pass it as an argument or on standard input")
-			default:
-				b, err := io.ReadAll(streams.In)
-				if err != nil {
-					return cli.FileError(err)
-				}
-				text = string(b)
-			}
-			r := laserbrain.ReadText(text, opts.connectivity)
-			if opts.asJSON {
-				return cli.WriteJSON(streams.Out, r)
-			}
-			fmt.Fprintf(streams.Out, "words         %d\nvariety       %.2f\n", r.Words, r.Variety)
-			if opts.connectivity != 0 {
-				fmt.Fprintf(streams.Out, "connectivity  %.2f\n", r.Connectivity)
-			}
-			fmt.Fprintf(streams.Out, "shape         %s\n  %s\n", r.Shape, map[string]string{
-				"short":     "under 12 words: too few to read a shape from",
-				"circling":  "the same few terms keep coming back instead of moving on",
-				"connected": "the terms vary and tie together",
-				"loose":     "the terms vary but do not tie together",
-			}[r.Shape])
-			return nil
+			return runRead(opts)
 		},
 	}
 	cmd.Flags().Float64Var(&opts.connectivity, "connectivity", 0, "spectral connectivity 0-1, if you have it")
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print the reading as JSON")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no text, or a --connectivity outside 0-1"})
 	return cmd
+}
+
+func runRead(opts *readOptions) error {
+	if math.IsNaN(opts.connectivity) || opts.connectivity < 0 || opts.connectivity > 1 {
+		return cli.Usagef("--connectivity %v: a number from 0 to 1", opts.connectivity)
+	}
+	var text string
+	switch {
+	case len(opts.args) == 1:
+		text = opts.args[0]
+	case tty.Is(opts.IO.In):
+		return cli.Usagef("no text: pass it as an argument or on standard input")
+	default:
+		b, err := io.ReadAll(opts.IO.In)
+		if err != nil {
+			return cli.FileError(err)
+		}
+		text = string(b)
+	}
+	r := laserbrain.ReadText(text, opts.connectivity)
+	if opts.asJSON {
+		return cli.WriteJSON(opts.IO.Out, r)
+	}
+	fmt.Fprintf(opts.IO.Out, "words         %d\nvariety       %.2f\n", r.Words, r.Variety)
+	if opts.connectivity != 0 {
+		fmt.Fprintf(opts.IO.Out, "connectivity  %.2f\n", r.Connectivity)
+	}
+	fmt.Fprintf(opts.IO.Out, "shape         %s\n  %s\n", r.Shape, map[string]string{
+		"short":     "under 12 words: too few to read a shape from",
+		"circling":  "the same few terms keep coming back instead of moving on",
+		"connected": "the terms vary and tie together",
+		"loose":     "the terms vary but do not tie together",
+	}[r.Shape])
+	return nil
 }

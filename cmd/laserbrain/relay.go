@@ -25,17 +25,14 @@ func relayed(cmd *cobra.Command, streams *cli.IOStreams, name string) (handled b
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		argv = append(argv, "--"+f.Name+"="+f.Value.String())
 	})
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := context.Background()
 	dir, _ := os.Getwd()
 	code, err := broker.Relay(ctx, sock, argv, os.Getenv, dir, streams.In, streams.Out, streams.ErrOut)
 	if err != nil {
 		return true, cli.Failure(err)
 	}
 	if code != 0 {
-		return true, cli.SilentExit(code)
+		return true, cli.PassThrough(code)
 	}
 	return true, nil
 }

@@ -12,11 +12,19 @@ import (
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/coverage"
+	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/report"
 )
 
 type reportOptions struct {
+	IO *cli.IOStreams
+	// Opened opens the stores (for reading: a report creates no home).
+	Opened func(readOnly bool) (*backend.Backend, fleet.Store, laserbrain.Store, error)
+	// fleetSet: --fleet was given.
+	fleetSet bool
+
 	fleet string
 	run   string
 	html  string
@@ -26,9 +34,8 @@ type reportOptions struct {
 // reportClock is the report's time source; tests pin it.
 var reportClock = time.Now
 
-func newReportCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &reportOptions{}
+func newReportCmd(f *Factory, runF func(*reportOptions) error) *cobra.Command {
+	opts := &reportOptions{IO: f.IOStreams, Opened: f.Opened}
 	cmd := &cobra.Command{
 		Use:   "report [--fleet DIR | --run ID] [--html FILE] [--json]",
 		Short: "Summarize a fleet in the terminal, or write a self-contained HTML report of it",
@@ -55,92 +62,11 @@ page and each run's coverage; --json says the same as JSON.`,
   laserbrain report --run 9d14c2e07a11 --html run.html --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.html != "" {
-				if err := fsx.CheckParentDir(opts.html); err != nil {
-					return cli.Usagef("--html: %v", err)
-				}
+			opts.fleetSet = cmd.Flags().Changed("fleet")
+			if runF != nil {
+				return runF(opts)
 			}
-			if opts.run != "" && cmd.Flags().Changed("fleet") {
-				return cli.Usagef("--fleet and --run exclude each other")
-			}
-			if opts.run != "" {
-				if err := laserbrain.ValidateRunID(opts.run); err != nil {
-					return cli.Usagef("--run: %v", err)
-				}
-			}
-			b, fl, store, err := f.Opened(true) // a report reads; it creates no home
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			lo := report.Options{Runs: store, Fleet: fl, Now: reportClock}
-			if opts.run != "" {
-				lo.Run = opts.run
-			} else {
-				lo.Repo = opts.fleet
-			}
-			f, err := report.Load(context.Background(), lo)
-			var bad *report.InputError
-			if errors.Is(err, laserbrain.ErrNoRun) || errors.As(err, &bad) {
-				return cli.Usagef("%v", err)
-			}
-			if err != nil {
-				return cli.Failure(err)
-			}
-			res := reportResult{HTML: opts.html, Agents: len(f.Agents), Collisions: []reportCollision{}, Sessions: len(f.Sessions), Waiting: []string{},
-				Coverage: []agentCoverage{}, Unmeasured: []string{}}
-			for _, c := range f.Collisions {
-				if c.Over {
-					res.PastCollisions++
-					continue
-				}
-				res.Collisions = append(res.Collisions, reportCollision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, Lenses: c.Lenses})
-			}
-			if opts.html == "" {
-				sum := report.Summarize(f)
-				if opts.json {
-					res.Summary = &sum
-				} else {
-					return sum.WriteText(streams.Out)
-				}
-			} else {
-				page := report.Render(f)
-				if err := fsx.WriteFileInDir(opts.html, page, 0o644); err != nil {
-					var np *fsx.ErrNoParent
-					var nr *fsx.ErrNotRegular
-					if errors.As(err, &np) || errors.As(err, &nr) {
-						return cli.Usagef("--html: %v", err)
-					}
-					return cli.Failure(fmt.Errorf("--html: %w", err))
-				}
-				res.Bytes = len(page)
-			}
-			for i := range f.Agents {
-				a := &f.Agents[i]
-				if a.Coverage != nil {
-					res.Coverage = append(res.Coverage, agentCoverage{Agent: a.Name, Run: a.Run, Figures: *a.Coverage})
-				}
-				if a.Unmeasured() {
-					res.Unmeasured = append(res.Unmeasured, a.Name)
-				}
-			}
-			for _, s := range f.Sources {
-				if !s.Fed {
-					res.Waiting = append(res.Waiting, s.Panel)
-				}
-			}
-			if opts.json {
-				return cli.WriteJSON(streams.Out, res)
-			}
-			fmt.Fprintf(streams.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, text.Plural(int64(res.Agents), "agent"), text.Plural(int64(len(f.Collisions)), "collision"), text.Plural(int64(res.Sessions), "ponder session"), text.Plural(int64(res.Bytes), "byte"))
-			for _, c := range res.Coverage {
-				state := ""
-				if c.Unmeasured {
-					state = " — " + coverage.Unmeasured
-				}
-				fmt.Fprintf(streams.Out, "  %s: %s%s\n", c.Agent, c.Summary(), state)
-			}
-			return nil
+			return runReport(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.fleet, "fleet", ".", "the repository whose fleet to report on")
@@ -152,6 +78,95 @@ page and each run's coverage; --json says the same as JSON.`,
 	cli.CompleteFlag(cmd, "html", cli.Files("html"))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an --html whose directory does not exist, no such run, or a --fleet that is not a repository"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runReport(opts *reportOptions) error {
+	if opts.html != "" {
+		if err := fsx.CheckParentDir(opts.html); err != nil {
+			return cli.Usagef("--html: %v", err)
+		}
+	}
+	if opts.run != "" && opts.fleetSet {
+		return cli.Usagef("--fleet and --run exclude each other")
+	}
+	if opts.run != "" {
+		if err := laserbrain.ValidateRunID(opts.run); err != nil {
+			return cli.Usagef("--run: %v", err)
+		}
+	}
+	b, fl, store, err := opts.Opened(true) // a report reads; it creates no home
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	lo := report.Options{Runs: store, Fleet: fl, Now: reportClock}
+	if opts.run != "" {
+		lo.Run = opts.run
+	} else {
+		lo.Repo = opts.fleet
+	}
+	rep, err := report.Load(context.Background(), lo)
+	var bad *report.InputError
+	if errors.Is(err, laserbrain.ErrNoRun) || errors.As(err, &bad) {
+		return cli.Usagef("%v", err)
+	}
+	if err != nil {
+		return cli.Failure(err)
+	}
+	res := reportResult{HTML: opts.html, Agents: len(rep.Agents), Collisions: []reportCollision{}, Sessions: len(rep.Sessions), Waiting: []string{},
+		Coverage: []agentCoverage{}, Unmeasured: []string{}}
+	for _, c := range rep.Collisions {
+		if c.Over {
+			res.PastCollisions++
+			continue
+		}
+		res.Collisions = append(res.Collisions, reportCollision{Agents: c.Agents, Overlap: c.Overlap, Grounds: c.Grounds, Lenses: c.Lenses})
+	}
+	if opts.html == "" {
+		sum := report.Summarize(rep)
+		if opts.json {
+			res.Summary = &sum
+		} else {
+			return sum.WriteText(opts.IO.Out)
+		}
+	} else {
+		page := report.Render(rep)
+		if err := fsx.WriteFileInDir(opts.html, page, 0o644); err != nil {
+			var np *fsx.ErrNoParent
+			var nr *fsx.ErrNotRegular
+			if errors.As(err, &np) || errors.As(err, &nr) {
+				return cli.Usagef("--html: %v", err)
+			}
+			return cli.Failure(fmt.Errorf("--html: %w", err))
+		}
+		res.Bytes = len(page)
+	}
+	for i := range rep.Agents {
+		a := &rep.Agents[i]
+		if a.Coverage != nil {
+			res.Coverage = append(res.Coverage, agentCoverage{Agent: a.Name, Run: a.Run, Figures: *a.Coverage})
+		}
+		if a.Unmeasured() {
+			res.Unmeasured = append(res.Unmeasured, a.Name)
+		}
+	}
+	for _, s := range rep.Sources {
+		if !s.Fed {
+			res.Waiting = append(res.Waiting, s.Panel)
+		}
+	}
+	if opts.json {
+		return cli.WriteJSON(opts.IO.Out, res)
+	}
+	fmt.Fprintf(opts.IO.Out, "wrote %s: %s, %s, %s, %s\n", opts.html, text.Plural(int64(res.Agents), "agent"), text.Plural(int64(len(rep.Collisions)), "collision"), text.Plural(int64(res.Sessions), "ponder session"), text.Plural(int64(res.Bytes), "byte"))
+	for _, c := range res.Coverage {
+		state := ""
+		if c.Unmeasured {
+			state = " — " + coverage.Unmeasured
+		}
+		fmt.Fprintf(opts.IO.Out, "  %s: %s%s\n", c.Agent, c.Summary(), state)
+	}
+	return nil
 }
 
 type reportResult struct {

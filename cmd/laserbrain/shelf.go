@@ -16,6 +16,10 @@ import (
 )
 
 type shelfOptions struct {
+	IO *cli.IOStreams
+	// args are the positional arguments.
+	args []string
+
 	kind   string
 	top    int
 	asJSON bool
@@ -26,9 +30,8 @@ type shelfOptions struct {
 // methods and team presets an agent can be handed). Here `store` is where
 // runs are kept, so the shelf has its own name; the MCP tools keep the
 // reference's (store_list, store_find, store_vend) and read the same shelf.
-func newShelfCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &shelfOptions{}
+func newShelfCmd(f *Factory, runF func(*shelfOptions) error) *cobra.Command {
+	opts := &shelfOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "shelf [list | find TASK | vend NAME] [--kind workflow|team]",
 		Short: "The methods and team presets an agent can be handed: list, find for a task, vend one",
@@ -52,14 +55,11 @@ shelf.`,
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			action, query := "list", ""
-			if len(args) > 0 {
-				action = args[0]
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			if len(args) > 1 {
-				query = args[1]
-			}
-			return shelf(streams, opts, action, query)
+			return runShelf(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.kind, "kind", "workflow", "workflow or team")
@@ -71,6 +71,17 @@ shelf.`,
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unknown action or --kind, find without a task, vend without a name or of a name the shelf does not hold"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "a method file on the shelf could not be read"})
 	return cmd
+}
+
+func runShelf(opts *shelfOptions) error {
+	action, query := "list", ""
+	if len(opts.args) > 0 {
+		action = opts.args[0]
+	}
+	if len(opts.args) > 1 {
+		query = opts.args[1]
+	}
+	return shelf(opts.IO, opts, action, query)
 }
 
 func shelf(streams *cli.IOStreams, opts *shelfOptions, action, query string) error {

@@ -21,12 +21,20 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/internal/tty"
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
 type superviseOptions struct {
+	IO *cli.IOStreams
+	// Opened opens the stores.
+	Opened func(readOnly bool) (*backend.Backend, fleet.Store, laserbrain.Store, error)
+	// watchSet: --watch was given.
+	watchSet bool
+
 	repo            string
 	once            bool
 	watch           time.Duration
@@ -40,8 +48,8 @@ type superviseOptions struct {
 	goal            string
 }
 
-func newSuperviseCmd(f *Factory) *cobra.Command {
-	opts := &superviseOptions{}
+func newSuperviseCmd(f *Factory, runF func(*superviseOptions) error) *cobra.Command {
+	opts := &superviseOptions{IO: f.IOStreams, Opened: f.Opened}
 	cmd := &cobra.Command{
 		Use:   "supervise [--repo DIR] [--once | --watch INTERVAL] [--json] [--publish] [--on-escalate CMD]",
 		Short: "Supervise the ponder sessions and agents working on one repository",
@@ -86,16 +94,11 @@ reading into the link.`,
   laserbrain supervise --repo ~/src/shop --json --rounds 3 --watch 10s`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.once && cmd.Flags().Changed("watch") {
-				return cli.Usagef("give --once or --watch, not both")
+			opts.watchSet = cmd.Flags().Changed("watch")
+			if runF != nil {
+				return runF(opts)
 			}
-			if cmd.Flags().Changed("watch") && opts.watch <= 0 {
-				return cli.Usagef("--watch needs an interval above zero, like 5s")
-			}
-			if opts.rounds < 0 {
-				return cli.Usagef("--rounds must be 0 (no limit) or more")
-			}
-			return runSupervise(cmd.Context(), f, opts)
+			return runSupervise(opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -110,7 +113,7 @@ reading into the link.`,
 	fl.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
 	fl.BoolVar(&opts.escalateWaiting, "escalate-waiting", false, "also escalate each agent that starts waiting for a person (its client's permission or idle prompt), once per wait")
 	fl.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
-	cmd.AddCommand(newSuperviseReleaseCmd(f), newSuperviseLogCmd(f), newSuperviseVerifyCmd(f))
+	cmd.AddCommand(newSuperviseReleaseCmd(f, nil), newSuperviseLogCmd(f, nil), newSuperviseVerifyCmd(f, nil))
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "on-escalate", "goal", "watch", "rounds", "escalate-after", "escalate-timeout")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "the journal's chain does not hold (named on stderr; the rounds were reported read-only: no decision taken, nothing journaled), or an --on-escalate command did not exit 0 and its question is still waiting (it is asked again next round)"},
@@ -128,40 +131,31 @@ func repoRoot(dir string) (string, error) {
 	return root, err
 }
 
-func runSupervise(ctx context.Context, f *Factory, opts *superviseOptions) error {
-	streams := f.IOStreams
-	if ctx == nil {
-		ctx = context.Background()
+func runSupervise(opts *superviseOptions) error {
+	if opts.once && opts.watchSet {
+		return cli.Usagef("give --once or --watch, not both")
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	if opts.watchSet && opts.watch <= 0 {
+		return cli.Usagef("--watch needs an interval above zero, like 5s")
+	}
+	if opts.rounds < 0 {
+		return cli.Usagef("--rounds must be 0 (no limit) or more")
+	}
+	streams := opts.IO
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	repo, err := repoRoot(opts.repo)
 	if err != nil {
 		return err
 	}
-	b, st, runs, err := f.Opened(false)
+	b, st, runs, err := opts.Opened(false)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter, EscalateWaiting: opts.escalateWaiting}
-	if opts.escalateAfter == 0 {
-		o.EscalateAfter = -1
-	}
-	if opts.onEscalate != "" {
-		o.OnEscalate = escalationCommand(opts.onEscalate, repo, opts.escalateTimeout, streams.ErrOut)
-	}
-	if opts.publish {
-		fid, err := fleet.ID(ctx, repo)
-		if err != nil {
-			return cli.Failure(err)
-		}
-		l, err := b.Link(fid)
-		if err != nil {
-			return cli.Failure(err)
-		}
-		l.Agent = "supercode"
-		o.Publish = l
+	o, err := superviseSetup(ctx, opts, b, repo, st, runs)
+	if err != nil {
+		return err
 	}
 	noteDirFleet(streams.ErrOut, "supervise", fidOf(ctx, repo))
 	// A journal whose chain does not hold gets nothing more: the rounds are
@@ -198,30 +192,8 @@ func runSupervise(ctx context.Context, f *Factory, opts *superviseOptions) error
 			}
 			return cli.Failure(err)
 		}
-		switch {
-		case opts.json:
-			b, err := json.Marshal(r)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(streams.Out, "%s\n", b)
-		case redraw:
-			io.WriteString(streams.Out, "\x1b[H\x1b[2J")
-			_ = r.WriteText(streams.Out)
-		default:
-			if n > 1 {
-				io.WriteString(streams.Out, "\n")
-			}
-			_ = r.WriteText(streams.Out)
-		}
-		for _, e := range r.Escalations {
-			if e.Undelivered {
-				status := e.Error
-				if e.Exit != nil {
-					status = fmt.Sprintf("exited %d", *e.Exit)
-				}
-				fmt.Fprintf(streams.ErrOut, "laserbrain supervise: --on-escalate %s for %s (%s): the question was not delivered; it is asked again next round\n", status, e.ID, ponder.Printable(e.Who))
-			}
+		if err := writeRound(streams, r, n, opts.json, redraw); err != nil {
+			return err
 		}
 		if opts.watch <= 0 || (opts.rounds > 0 && n >= opts.rounds) {
 			break
@@ -235,6 +207,62 @@ func runSupervise(ctx context.Context, f *Factory, opts *superviseOptions) error
 	}
 	if broken != nil || sup.Undelivered() > 0 {
 		return cli.SilentExit(cli.ExitFinding)
+	}
+	return nil
+}
+
+// superviseSetup is what the supervisor is opened with: the stores, the
+// escalation command, and the link a --publish writes to.
+func superviseSetup(ctx context.Context, opts *superviseOptions, b *backend.Backend, repo string, st fleet.Store, runs laserbrain.Store) (supervise.Options, error) {
+	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter, EscalateWaiting: opts.escalateWaiting}
+	if opts.escalateAfter == 0 {
+		o.EscalateAfter = -1
+	}
+	if opts.onEscalate != "" {
+		o.OnEscalate = escalationCommand(opts.onEscalate, repo, opts.escalateTimeout, opts.IO.ErrOut)
+	}
+	if opts.publish {
+		fid, err := fleet.ID(ctx, repo)
+		if err != nil {
+			return o, cli.Failure(err)
+		}
+		l, err := b.Link(fid)
+		if err != nil {
+			return o, cli.Failure(err)
+		}
+		l.Agent = "supercode"
+		o.Publish = l
+	}
+	return o, nil
+}
+
+// writeRound prints round n: a JSON line, a table redrawn on a terminal,
+// or the text; and on stderr each escalation that was not delivered.
+func writeRound(streams *cli.IOStreams, r *supervise.Round, n int, asJSON, redraw bool) error {
+	switch {
+	case asJSON:
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(streams.Out, "%s\n", b)
+	case redraw:
+		io.WriteString(streams.Out, "\x1b[H\x1b[2J")
+		_ = r.WriteText(streams.Out)
+	default:
+		if n > 1 {
+			io.WriteString(streams.Out, "\n")
+		}
+		_ = r.WriteText(streams.Out)
+	}
+	for _, e := range r.Escalations {
+		if e.Undelivered {
+			status := e.Error
+			if e.Exit != nil {
+				status = fmt.Sprintf("exited %d", *e.Exit)
+			}
+			fmt.Fprintf(streams.ErrOut, "laserbrain supervise: --on-escalate %s for %s (%s): the question was not delivered; it is asked again next round\n", status, e.ID, ponder.Printable(e.Who))
+		}
 	}
 	return nil
 }
@@ -284,12 +312,16 @@ func escalationCommand(command, dir string, timeout time.Duration, stderr io.Wri
 }
 
 type releaseOptions struct {
+	IO      *cli.IOStreams
+	FleetOf fleetOpener
+	// args are the positional arguments.
+	args []string
+
 	repo, reason, by string
 }
 
-func newSuperviseReleaseCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &releaseOptions{}
+func newSuperviseReleaseCmd(f *Factory, runF func(*releaseOptions) error) *cobra.Command {
+	opts := &releaseOptions{IO: f.IOStreams, FleetOf: f.FleetOf}
 	cmd := &cobra.Command{
 		Use:   "release AGENT [--reason TEXT]",
 		Short: "Lift a halt: the person's way back",
@@ -306,37 +338,11 @@ and ponder let it go on, and journals who released it and why.`,
 			return completeHalted(f, cmd, opts.repo, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := personOnly("laserbrain supervise release"); err != nil {
-				return err
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			ctx := context.Background()
-			repo, err := repoRoot(opts.repo)
-			if err != nil {
-				return err
-			}
-			st, fid, err := f.FleetOf(ctx, repo, false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			by := opts.by
-			if by == "" {
-				by = currentUser()
-			}
-			h, err := supervise.Release(ctx, st, fid, args[0], by, opts.reason, time.Now())
-			if errors.Is(err, fleet.ErrNotFound) {
-				// Nothing to release: the halt named is not in force.
-				return cli.Usagef("%v (laserbrain supervise log shows the halts)", err)
-			}
-			if errors.Is(err, fleet.ErrJournalBroken) {
-				fmt.Fprintf(streams.ErrOut, "laserbrain supervise release: nothing was released: the gate lifts only a journaled release, and the journal cannot take one: %v\n", err)
-				return cli.SilentExit(cli.ExitFinding)
-			}
-			if err != nil {
-				return cli.Failure(err)
-			}
-			fmt.Fprintf(streams.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
-			return nil
+			return runSuperviseRelease(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
@@ -349,6 +355,40 @@ and ponder let it go on, and journals who released it and why.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "AGENT is not halted (1 before the shared exit-code table), or bad usage"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runSuperviseRelease(opts *releaseOptions) error {
+	if err := personOnly("laserbrain supervise release"); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	repo, err := repoRoot(opts.repo)
+	if err != nil {
+		return err
+	}
+	st, fid, err := opts.FleetOf(ctx, repo, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	by := opts.by
+	if by == "" {
+		by = currentUser()
+	}
+	h, err := supervise.Release(ctx, st, fid, opts.args[0], by, opts.reason, time.Now())
+	if errors.Is(err, fleet.ErrNotFound) {
+		// Nothing to release: the halt named is not in force.
+		return cli.Usagef("%v (laserbrain supervise log shows the halts)", err)
+	}
+	if errors.Is(err, fleet.ErrJournalBroken) {
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise release: nothing was released: the gate lifts only a journaled release, and the journal cannot take one: %v\n", err)
+		return cli.SilentExit(cli.ExitFinding)
+	}
+	if err != nil {
+		return cli.Failure(err)
+	}
+	fmt.Fprintf(opts.IO.Out, "released %s (halted %s by %s: %s)\n", h.Agent, h.At.Format(time.RFC3339), h.By, h.Reason)
+	return nil
 }
 
 func currentUser() string {
@@ -364,12 +404,12 @@ func currentUser() string {
 // journalOf reads the supervisor's journal of the repository's fleet (the
 // one containing repo, default the current directory), the store opened
 // for reading; the caller closes it.
-func journalOf(ctx context.Context, f *Factory, repo string) (fleet.Store, string, []fleet.JournalRecord, error) {
+func journalOf(ctx context.Context, fleetOf fleetOpener, repo string) (fleet.Store, string, []fleet.JournalRecord, error) {
 	root, err := repoRoot(repo)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	st, fid, err := f.FleetOf(ctx, root, true)
+	st, fid, err := fleetOf(ctx, root, true)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -382,13 +422,15 @@ func journalOf(ctx context.Context, f *Factory, repo string) (fleet.Store, strin
 }
 
 type journalOptions struct {
+	IO      *cli.IOStreams
+	FleetOf fleetOpener
+
 	repo string
 	json bool
 }
 
-func newSuperviseLogCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &journalOptions{}
+func newSuperviseLogCmd(f *Factory, runF func(*journalOptions) error) *cobra.Command {
+	opts := &journalOptions{IO: f.IOStreams, FleetOf: f.FleetOf}
 	cmd := &cobra.Command{
 		Use:   "log [--json]",
 		Short: "Print the supervisor's journal of this repository's fleet",
@@ -400,30 +442,10 @@ reference's audit format, which its verify_audit accepts as a list.`,
   laserbrain supervise log --json --repo ~/src/shop`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := context.Background()
-			st, fid, recs, err := journalOf(ctx, f, opts.repo)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			defer st.Close()
-			w := bufio.NewWriter(streams.Out)
-			defer func() { _ = w.Flush() }()
-			if !opts.json {
-				fmt.Fprintf(w, "journal: %s\n", fleet.JournalLocation(st, fid))
-			}
-			for _, r := range recs {
-				if opts.json {
-					_, _ = w.Write(r.Raw)
-					_ = w.WriteByte('\n')
-					continue
-				}
-				agent := r.Agent
-				if agent == "" {
-					agent = "-"
-				}
-				fmt.Fprintf(w, "%5d  %s  round %-4d %-10s %s  %s\n", r.Seq, r.At, r.Round, r.Kind, ponder.Printable(agent), ponder.Printable(r.Text))
-			}
-			return nil
+			return runSuperviseLog(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
@@ -433,9 +455,35 @@ reference's audit format, which its verify_audit accepts as a list.`,
 	return cmd
 }
 
-func newSuperviseVerifyCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &journalOptions{}
+func runSuperviseLog(opts *journalOptions) error {
+	ctx := context.Background()
+	st, fid, recs, err := journalOf(ctx, opts.FleetOf, opts.repo)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	w := bufio.NewWriter(opts.IO.Out)
+	defer func() { _ = w.Flush() }()
+	if !opts.json {
+		fmt.Fprintf(w, "journal: %s\n", fleet.JournalLocation(st, fid))
+	}
+	for _, r := range recs {
+		if opts.json {
+			_, _ = w.Write(r.Raw)
+			_ = w.WriteByte('\n')
+			continue
+		}
+		agent := r.Agent
+		if agent == "" {
+			agent = "-"
+		}
+		fmt.Fprintf(w, "%5d  %s  round %-4d %-10s %s  %s\n", r.Seq, r.At, r.Round, r.Kind, ponder.Printable(agent), ponder.Printable(r.Text))
+	}
+	return nil
+}
+
+func newSuperviseVerifyCmd(f *Factory, runF func(*journalOptions) error) *cobra.Command {
+	opts := &journalOptions{IO: f.IOStreams, FleetOf: f.FleetOf}
 	cmd := &cobra.Command{
 		Use:   "verify [--json]",
 		Short: "Check the journal's hash chain",
@@ -469,65 +517,10 @@ chain makes a change evident, it does not stop one.`,
   laserbrain supervise verify --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := context.Background()
-			root, err := repoRoot(opts.repo)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			st, fid, err := f.FleetOf(ctx, root, true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			c, err := fleet.CheckJournal(ctx, st, fid)
-			if err != nil {
-				return cli.Failure(err)
-			}
-			// Records changed outside a person's command: the gate ignores
-			// them; verify names them and fails.
-			unwitnessed, err := fleet.Unwitnessed(ctx, st, fid)
-			if err != nil {
-				return cli.Failure(err)
-			}
-			loc := fleet.JournalLocation(st, fid)
-			if opts.json {
-				var round any
-				if c.Mark != nil {
-					round = c.Mark.Round
-				}
-				if err := cli.WriteJSON(streams.Out, map[string]any{"fleet": fid, "location": loc, "records": len(c.Records), "head": c.Head,
-					"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil && len(unwitnessed) == 0, "problem": c.Problem,
-					"unwitnessed": unwitnessed}); err != nil {
-					return cli.Failure(err)
-				}
-			}
-			if p := c.Problem; p != nil {
-				if !opts.json {
-					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\njournal: %s\n", p.Index, p.Seq, p.Kind, p.Detail, loc)
-				}
-				return cli.SilentExit(cli.ExitFinding)
-			}
-			if len(unwitnessed) > 0 {
-				if !opts.json {
-					for _, u := range unwitnessed {
-						fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s\n", u)
-					}
-					fmt.Fprintf(streams.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
-						text.Plural(int64(len(unwitnessed)), "record"), text.Plural(c.Head.Records, "record"))
-				}
-				return cli.SilentExit(cli.ExitFinding)
-			}
-			if !opts.json {
-				fmt.Fprintf(streams.Out, "journal verified: %s, head %s", text.Plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
-				if c.Mark != nil && c.Mark.Round > 0 {
-					fmt.Fprintf(streams.Out, ", %s counted", text.Plural(c.Mark.Round, "round"))
-				}
-				fmt.Fprintf(streams.Out, "\njournal: %s\n", loc)
-				if c.Unacknowledged > 0 {
-					fmt.Fprintf(streams.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", text.Plural(int64(c.Unacknowledged), "record"))
-				}
-			}
-			return nil
+			return runSuperviseVerify(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
@@ -537,6 +530,68 @@ chain makes a change evident, it does not stop one.`,
 		cli.ExitDoc{Code: cli.ExitFinding, When: "it does not: the first bad record is named"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the journal cannot be read"})
 	return cmd
+}
+
+func runSuperviseVerify(opts *journalOptions) error {
+	ctx := context.Background()
+	root, err := repoRoot(opts.repo)
+	if err != nil {
+		return err
+	}
+	st, fid, err := opts.FleetOf(ctx, root, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	c, err := fleet.CheckJournal(ctx, st, fid)
+	if err != nil {
+		return cli.Failure(err)
+	}
+	// Records changed outside a person's command: the gate ignores
+	// them; verify names them and fails.
+	unwitnessed, err := fleet.Unwitnessed(ctx, st, fid)
+	if err != nil {
+		return cli.Failure(err)
+	}
+	loc := fleet.JournalLocation(st, fid)
+	if opts.json {
+		var round any
+		if c.Mark != nil {
+			round = c.Mark.Round
+		}
+		if err := cli.WriteJSON(opts.IO.Out, map[string]any{"fleet": fid, "location": loc, "records": len(c.Records), "head": c.Head,
+			"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil && len(unwitnessed) == 0, "problem": c.Problem,
+			"unwitnessed": unwitnessed}); err != nil {
+			return cli.Failure(err)
+		}
+	}
+	if p := c.Problem; p != nil {
+		if !opts.json {
+			fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\njournal: %s\n", p.Index, p.Seq, p.Kind, p.Detail, loc)
+		}
+		return cli.SilentExit(cli.ExitFinding)
+	}
+	if len(unwitnessed) > 0 {
+		if !opts.json {
+			for _, u := range unwitnessed {
+				fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: %s\n", u)
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
+				text.Plural(int64(len(unwitnessed)), "record"), text.Plural(c.Head.Records, "record"))
+		}
+		return cli.SilentExit(cli.ExitFinding)
+	}
+	if !opts.json {
+		fmt.Fprintf(opts.IO.Out, "journal verified: %s, head %s", text.Plural(c.Head.Records, "record"), shortHash(c.Head.Hash))
+		if c.Mark != nil && c.Mark.Round > 0 {
+			fmt.Fprintf(opts.IO.Out, ", %s counted", text.Plural(c.Mark.Round, "round"))
+		}
+		fmt.Fprintf(opts.IO.Out, "\njournal: %s\n", loc)
+		if c.Unacknowledged > 0 {
+			fmt.Fprintf(opts.IO.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", text.Plural(int64(c.Unacknowledged), "record"))
+		}
+	}
+	return nil
 }
 
 func shortHash(h string) string {

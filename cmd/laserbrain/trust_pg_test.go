@@ -272,3 +272,47 @@ func TestHaltHoldsWhileDatabaseDown(t *testing.T) {
 	}
 	_ = fmt.Sprint()
 }
+
+// A PostgreSQL frozen by SIGSTOP (a connection is accepted and nothing
+// answers): through laserbrain-gate, which hands a database event to the
+// laserbrain beside it, and through laserbrain hook pre-tool-use alike, a
+// reversible command is allowed and an irreversible one refused, each
+// within the deadline a hook's wait for another process has.
+func TestFrozenDatabaseGate(t *testing.T) {
+	c := pgtest.StartCluster(t)
+	dsn := pgtest.URL(t, c.NewDatabase(t))
+	lbPath, gate := installedPair(t)
+	home := filepath.Join(t.TempDir(), "home")
+	env := []string{"LASERBRAIN_HOME=" + home, "LASERBRAIN_STORE=" + dsn, "LASERBRAIN_FLEET=fleet-frozen",
+		"LASERBRAIN_RUN=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_SESSION_ATTENDED=0"}
+	lb := lbEnv{t: t, bin: lbPath, env: env}
+	if out, errOut, code := lb.run("", "store", "init"); code != 0 {
+		t.Fatalf("store init: %d %s %s", code, out, errOut)
+	}
+	if _, errOut, code := lb.run(hookPayload("SessionStart", map[string]any{"source": "startup"}), "hook", "session-start"); code != 0 {
+		t.Fatalf("session-start: %s", errOut)
+	}
+	c.Freeze(t)
+	// The deadline of a hook's wait for the laserbrain it hands the event
+	// to: that process's store deadline, its close, its start and exit.
+	limit := hook.StoreDeadline + 3*time.Second
+	for _, g := range []struct {
+		name string
+		env  lbEnv
+		args []string
+	}{
+		{"laserbrain-gate", lbEnv{t: t, bin: gate, env: env}, nil},
+		{"laserbrain hook pre-tool-use", lb, []string{"hook", "pre-tool-use"}},
+	} {
+		start := time.Now()
+		_, errOut, code := g.env.run(hookPayload("PreToolUse", bash("r1", "ls -la")), g.args...)
+		if took := time.Since(start); code != 0 || took > limit {
+			t.Errorf("%s: ls against a frozen database: exit %d in %v (deadline %v), %s", g.name, code, took, limit, errOut)
+		}
+		start = time.Now()
+		_, errOut, code = g.env.run(hookPayload("PreToolUse", bash("r2", "git push --force origin main")), g.args...)
+		if took := time.Since(start); code != 2 || !strings.Contains(errOut, "cannot read the run in time") || took > limit {
+			t.Errorf("%s: a force push against a frozen database: exit %d in %v (deadline %v), %s", g.name, code, took, limit, errOut)
+		}
+	}
+}

@@ -10,17 +10,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/ui"
 )
 
 type uiOptions struct {
+	IO *cli.IOStreams
+	// Opened opens the stores.
+	Opened func(readOnly bool) (*backend.Backend, fleet.Store, laserbrain.Store, error)
+
 	repo, addr string
 }
 
-func newUICmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &uiOptions{}
+func newUICmd(f *Factory, runF func(*uiOptions) error) *cobra.Command {
+	opts := &uiOptions{IO: f.IOStreams, Opened: f.Opened}
 	cmd := &cobra.Command{
 		Use:   "ui [--repo DIR] [--addr 127.0.0.1:PORT]",
 		Short: "Watch the fleet live in a browser, and release, answer and authorize from it",
@@ -54,47 +59,10 @@ interrupted.`,
   laserbrain ui --repo ~/src/shop --addr 127.0.0.1:8377`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Its acts are a person's (release, authorize, answer), and
-			// its link carries their token to whoever started it.
-			if err := personOnly("laserbrain ui"); err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			if _, err := ui.LoopbackAddr(opts.addr); err != nil {
-				return cli.Usagef("%v", err)
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			repo, err := repoRoot(opts.repo)
-			if err != nil {
-				return err
-			}
-			fid, err := fleet.ID(ctx, repo)
-			if err != nil {
-				return cli.Failure(err)
-			}
-			b, st, runs, err := f.Opened(false)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Addr: opts.addr, By: currentUser(), Log: streams.ErrOut})
-			if err != nil {
-				return cli.Usagef("%v", err)
-			}
-			link, err := srv.Listen()
-			if err != nil {
-				return cli.Failure(fmt.Errorf("--addr %s: %w", opts.addr, err))
-			}
-			noteDirFleet(streams.ErrOut, "ui", fid)
-			fmt.Fprintf(streams.Out, "laserbrain ui: fleet %s of %s\nopen this link once (it is spent by the first browser to use it):\n%s\n", fid, repo, link)
-			if err := srv.Serve(ctx); err != nil {
-				return cli.Failure(err)
-			}
-			return nil
+			return runUI(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
@@ -105,4 +73,45 @@ interrupted.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "an --addr that is not a loopback address, or bad usage"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the stores could not be read, or the address could not be bound"})
 	return cmd
+}
+
+func runUI(opts *uiOptions) error {
+	// Its acts are a person's (release, authorize, answer), and
+	// its link carries their token to whoever started it.
+	if err := personOnly("laserbrain ui"); err != nil {
+		return err
+	}
+	if _, err := ui.LoopbackAddr(opts.addr); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, err := repoRoot(opts.repo)
+	if err != nil {
+		return err
+	}
+	fid, err := fleet.ID(ctx, repo)
+	if err != nil {
+		return cli.Failure(err)
+	}
+	b, st, runs, err := opts.Opened(false)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Addr: opts.addr, By: currentUser(), Log: opts.IO.ErrOut})
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	link, err := srv.Listen()
+	if err != nil {
+		return cli.Failure(fmt.Errorf("--addr %s: %w", opts.addr, err))
+	}
+	noteDirFleet(opts.IO.ErrOut, "ui", fid)
+	fmt.Fprintf(opts.IO.Out, "laserbrain ui: fleet %s of %s\nopen this link once (it is spent by the first browser to use it):\n%s\n", fid, repo, link)
+	if err := srv.Serve(ctx); err != nil {
+		return cli.Failure(err)
+	}
+	return nil
 }

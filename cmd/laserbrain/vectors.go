@@ -41,8 +41,8 @@ kind's JSON Schema.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newVectorsCheckCmd(f), newVectorsRunCmd(f), newVectorsServeCmd(f),
-		newVectorsEmitCmd(f), newVectorsKindsCmd(f), newVectorsSchemaCmd(f))
+	cmd.AddCommand(newVectorsCheckCmd(f, nil), newVectorsRunCmd(f, nil), newVectorsServeCmd(f, nil),
+		newVectorsEmitCmd(f, nil), newVectorsKindsCmd(f, nil), newVectorsSchemaCmd(f, nil))
 	return cmd
 }
 
@@ -67,13 +67,14 @@ func vectorInputs(paths []string) ([]vectors.VectorFile, error) {
 }
 
 type vectorsCheckOptions struct {
+	IO *cli.IOStreams
+
 	asJSON bool
 	files  []string
 }
 
-func newVectorsCheckCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &vectorsCheckOptions{}
+func newVectorsCheckCmd(f *Factory, runF func(*vectorsCheckOptions) error) *cobra.Command {
+	opts := &vectorsCheckOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "check [FILE...]",
 		Short: "Run every case of the vector files against this implementation; exit 1 if any fails",
@@ -90,7 +91,10 @@ one object a file: {"impl", "file", "kind", "passed", "failed", "errored",
 		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.files = args
-			return vectorsCheck(streams, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runVectorsCheck(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print one result object a file")
@@ -105,7 +109,8 @@ one object a file: {"impl", "file", "kind", "passed", "failed", "errored",
 // so a /dev/zero or a runaway writer ends with a clear error.
 const maxVectorsFile = 64 << 20
 
-func vectorsCheck(streams *cli.IOStreams, opts *vectorsCheckOptions) error {
+func runVectorsCheck(opts *vectorsCheckOptions) error {
+	streams := opts.IO
 	type input struct {
 		name string
 		data []byte
@@ -167,6 +172,8 @@ func vectorsCheck(streams *cli.IOStreams, opts *vectorsCheckOptions) error {
 }
 
 type vectorsRunOptions struct {
+	IO *cli.IOStreams
+
 	impl    string
 	kinds   []string
 	report  string
@@ -176,9 +183,8 @@ type vectorsRunOptions struct {
 	files   []string
 }
 
-func newVectorsRunCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &vectorsRunOptions{}
+func newVectorsRunCmd(f *Factory, runF func(*vectorsRunOptions) error) *cobra.Command {
+	opts := &vectorsRunOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "run --impl 'CMD ...' [--kinds K,...] [--report DIR] [--json] [FILE...]",
 		Short: "Run an implementation in any language over the vectors, case by case, and report",
@@ -203,11 +209,10 @@ made if it does not exist.`,
 		ValidArgsFunction: cli.Files("json"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.files = args
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
+			if runF != nil {
+				return runF(opts)
 			}
-			return vectorsRun(ctx, streams, opts)
+			return runVectorsRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.impl, "impl", "", "the implementation's command line")
@@ -233,7 +238,8 @@ type runJSON struct {
 	Kinds    []vectors.JSONReport `json:"kinds"`
 }
 
-func vectorsRun(ctx context.Context, streams *cli.IOStreams, opts *vectorsRunOptions) error {
+func runVectorsRun(opts *vectorsRunOptions) error {
+	ctx, streams := context.Background(), opts.IO
 	argv, err := shell.Fields(opts.impl, nil)
 	if err != nil {
 		return cli.Usagef("--impl %q: %v", opts.impl, err)
@@ -342,8 +348,12 @@ func writeRunReport(dir string, run *vectors.Run, out runJSON, text string) erro
 	return nil
 }
 
-func newVectorsServeCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
+type vectorsServeOptions struct {
+	IO *cli.IOStreams
+}
+
+func newVectorsServeCmd(f *Factory, runF func(*vectorsServeOptions) error) *cobra.Command {
+	opts := &vectorsServeOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "This implementation behind the runner protocol, on standard input and output",
@@ -354,18 +364,27 @@ another language.`,
 		Example: `  laserbrain vectors run --impl 'laserbrain vectors serve'`,
 		Args:    cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info := vectors.ServeInfo{Name: "laserkit", Language: "go", Version: version.Get("laserbrain").Version}
-			if err := vectors.Serve(info, streams.In, streams.Out); err != nil {
-				return cli.Usagef("%v", err)
+			if runF != nil {
+				return runF(opts)
 			}
-			return nil
+			return runVectorsServe(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the runner sent something that is not the protocol"})
 	return cmd
 }
 
+func runVectorsServe(opts *vectorsServeOptions) error {
+	info := vectors.ServeInfo{Name: "laserkit", Language: "go", Version: version.Get("laserbrain").Version}
+	if err := vectors.Serve(info, opts.IO.In, opts.IO.Out); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	return nil
+}
+
 type vectorsEmitOptions struct {
+	IO *cli.IOStreams
+
 	kind    string
 	in      string
 	builtin bool
@@ -373,9 +392,8 @@ type vectorsEmitOptions struct {
 	dir     string
 }
 
-func newVectorsEmitCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	opts := &vectorsEmitOptions{}
+func newVectorsEmitCmd(f *Factory, runF func(*vectorsEmitOptions) error) *cobra.Command {
+	opts := &vectorsEmitOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "emit (--kind KIND [--in FILE] | --builtin [--kind KIND] [--file NAME] [--dir DIR])",
 		Short: "Write our outputs for the given inputs in the vector format, or the built-in vector files",
@@ -393,33 +411,10 @@ DIR, or to standard output when the selection is one file.`,
   laserbrain vectors emit --builtin --dir vectors-0.53.0/`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.builtin {
-				return vectorsEmitBuiltin(streams, opts)
+			if runF != nil {
+				return runF(opts)
 			}
-			if opts.file != "" || opts.dir != "" {
-				return cli.Usagef("--file and --dir go with --builtin")
-			}
-			if opts.kind == "" {
-				return cli.Usagef("emit needs --kind KIND (the kind of the inputs), or --builtin")
-			}
-			var data []byte
-			var err error
-			if opts.in == "" || opts.in == "-" {
-				data, err = fsx.ReadCapped(streams.In, "standard input", maxVectorsFile)
-			} else {
-				data, err = fsx.ReadFileCapped(opts.in, maxVectorsFile)
-			}
-			if err != nil {
-				return cli.FileError(err)
-			}
-			out, err := vectors.Emit(opts.kind, data)
-			if err != nil {
-				return cli.Usagef("%v", err)
-			}
-			if _, err = streams.Out.Write(out); err != nil {
-				return cli.Failure(err)
-			}
-			return nil
+			return runVectorsEmit(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.kind, "kind", "", "vector kind (see 'laserbrain vectors kinds')")
@@ -443,9 +438,40 @@ DIR, or to standard output when the selection is one file.`,
 	return cmd
 }
 
+func runVectorsEmit(opts *vectorsEmitOptions) error {
+	if opts.builtin {
+		return vectorsEmitBuiltin(opts)
+	}
+	if opts.file != "" || opts.dir != "" {
+		return cli.Usagef("--file and --dir go with --builtin")
+	}
+	if opts.kind == "" {
+		return cli.Usagef("emit needs --kind KIND (the kind of the inputs), or --builtin")
+	}
+	var data []byte
+	var err error
+	if opts.in == "" || opts.in == "-" {
+		data, err = fsx.ReadCapped(opts.IO.In, "standard input", maxVectorsFile)
+	} else {
+		data, err = fsx.ReadFileCapped(opts.in, maxVectorsFile)
+	}
+	if err != nil {
+		return cli.FileError(err)
+	}
+	out, err := vectors.Emit(opts.kind, data)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if _, err = opts.IO.Out.Write(out); err != nil {
+		return cli.Failure(err)
+	}
+	return nil
+}
+
 // vectorsEmitBuiltin writes the built-in files as they are shipped
 // (decompressed).
-func vectorsEmitBuiltin(streams *cli.IOStreams, opts *vectorsEmitOptions) error {
+func vectorsEmitBuiltin(opts *vectorsEmitOptions) error {
+	streams := opts.IO
 	if opts.in != "" {
 		return cli.Usagef("--in goes with --kind, not --builtin (the built-in files are written as they are)")
 	}
@@ -511,9 +537,13 @@ func vectorKinds() []string {
 	return out
 }
 
-func newVectorsKindsCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
-	var asJSON bool
+type vectorsKindsOptions struct {
+	IO     *cli.IOStreams
+	asJSON bool
+}
+
+func newVectorsKindsCmd(f *Factory, runF func(*vectorsKindsOptions) error) *cobra.Command {
+	opts := &vectorsKindsOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "kinds",
 		Short: "List the vector kinds this implementation can check",
@@ -524,31 +554,44 @@ form for vectors run (runnable).`,
   laserbrain vectors kinds --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON {
-				type kind struct {
-					Name     string `json:"name"`
-					Doc      string `json:"doc"`
-					Runnable bool   `json:"runnable"`
-				}
-				out := []kind{}
-				for _, k := range vectors.Kinds() {
-					out = append(out, kind{k.Name, k.Doc, k.Runnable()})
-				}
-				return cli.WriteJSON(streams.Out, out)
+			if runF != nil {
+				return runF(opts)
 			}
-			for _, k := range vectors.Kinds() {
-				fmt.Fprintf(streams.Out, "%-12s %s\n", k.Name, k.Doc)
-			}
-			return nil
+			return runVectorsKinds(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print [{"name", "doc", "runnable"}]`)
+	cmd.Flags().BoolVar(&opts.asJSON, "json", false, `print [{"name", "doc", "runnable"}]`)
 	cli.SetExits(cmd)
 	return cmd
 }
 
-func newVectorsSchemaCmd(f *Factory) *cobra.Command {
-	streams := f.IOStreams
+func runVectorsKinds(opts *vectorsKindsOptions) error {
+	if opts.asJSON {
+		type kind struct {
+			Name     string `json:"name"`
+			Doc      string `json:"doc"`
+			Runnable bool   `json:"runnable"`
+		}
+		out := []kind{}
+		for _, k := range vectors.Kinds() {
+			out = append(out, kind{k.Name, k.Doc, k.Runnable()})
+		}
+		return cli.WriteJSON(opts.IO.Out, out)
+	}
+	for _, k := range vectors.Kinds() {
+		fmt.Fprintf(opts.IO.Out, "%-12s %s\n", k.Name, k.Doc)
+	}
+	return nil
+}
+
+type vectorsSchemaOptions struct {
+	IO *cli.IOStreams
+	// args are the positional arguments.
+	args []string
+}
+
+func newVectorsSchemaCmd(f *Factory, runF func(*vectorsSchemaOptions) error) *cobra.Command {
+	opts := &vectorsSchemaOptions{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "schema KIND|protocol",
 		Short: "Print the JSON Schema of a vector kind's files, or of the runner protocol's messages",
@@ -563,16 +606,24 @@ protocol's messages.`,
 			return vectors.SchemaNames(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := vectors.Schema(args[0])
-			if err != nil {
-				return cli.Usagef("%v (schemas: %s)", err, strings.Join(vectors.SchemaNames(), ", "))
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			if _, err := streams.Out.Write(data); err != nil {
-				return cli.Failure(err)
-			}
-			return nil
+			return runVectorsSchema(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unknown kind"})
 	return cmd
+}
+
+func runVectorsSchema(opts *vectorsSchemaOptions) error {
+	data, err := vectors.Schema(opts.args[0])
+	if err != nil {
+		return cli.Usagef("%v (schemas: %s)", err, strings.Join(vectors.SchemaNames(), ", "))
+	}
+	if _, err := opts.IO.Out.Write(data); err != nil {
+		return cli.Failure(err)
+	}
+	return nil
 }

@@ -9,7 +9,13 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newAbortCmd(a *app) *cobra.Command {
+type abortOptions struct {
+	// App is what every ponder command shares.
+	App *app
+}
+
+func newAbortCmd(a *app, runF func(*abortOptions) error) *cobra.Command {
+	opts := &abortOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "abort",
 		Short: "Mark the session aborted",
@@ -22,20 +28,27 @@ reason is recorded in session.json (abortedHalted).`,
   ponder abort --slug ui-2026-08-24`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.Abort(a.slug)
-			return a.finish(res, err, func(w io.Writer) {
-				if res.Halted != nil {
-					fmt.Fprintf(w, "session %s aborted; it was halted: %s\n", res.Slug, term(*res.Halted))
-					return
-				}
-				fmt.Fprintf(w, "session %s aborted\n", res.Slug)
-			})
+			return runAbort(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or one that is not active (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runAbort(opts *abortOptions) error {
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Abort(opts.App.slug)
+	return opts.App.finish(res, err, func(w io.Writer) {
+		if res.Halted != nil {
+			fmt.Fprintf(w, "session %s aborted; it was halted: %s\n", res.Slug, term(*res.Halted))
+			return
+		}
+		fmt.Fprintf(w, "session %s aborted\n", res.Slug)
+	})
 }

@@ -99,7 +99,7 @@ func (a *app) close() {
 // local work is done but an OCA write failed.
 func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	isNil := isNilResult(result)
-	var pe *ponder.Error
+	var pe *errorJSON
 	if err != nil {
 		pe = errorObject(err)
 	}
@@ -125,15 +125,23 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	for _, d := range capped(pe.Details) {
 		fmt.Fprintf(a.streams.ErrOut, "  %s\n", term(d))
 	}
-	if pe.Kind == "usage" && a.cmd != nil {
+	if pe.Kind == ponder.KindUsage && a.cmd != nil {
 		fmt.Fprintf(a.streams.ErrOut, "Run '%s --help' for usage.\n", a.cmd.CommandPath())
 	}
-	return cli.SilentExit(pe.Code)
+	return cli.SilentExit(cli.CodeOf(pe.err))
+}
+
+// errorJSON is a refusal as --json prints it: the engine's error, and the
+// exit code the error it stands for (err) takes.
+type errorJSON struct {
+	Code int `json:"code"`
+	*ponder.Error
+	err error
 }
 
 // withError is result as --json prints it: itself without an error, else
 // its fields and "error" beside them.
-func withError(result any, pe *ponder.Error) any {
+func withError(result any, pe *errorJSON) any {
 	if pe == nil {
 		return result
 	}
@@ -148,27 +156,35 @@ func withError(result any, pe *ponder.Error) any {
 }
 
 // errorObject is err as the error object --json prints: the engine's own
-// refusal, else a usage mistake (exit 2), else an exit code's kind.
-func errorObject(err error) *ponder.Error {
+// refusal, else a usage mistake (exit 2), else an exit code's kind; its
+// code is the one the exit-code table gives it (cli.CodeOf).
+func errorObject(err error) *errorJSON {
 	var (
 		pe   *ponder.Error
 		exit *cli.ExitError
 	)
 	switch {
 	case errors.As(err, &pe):
-		return pe
 	case cli.IsUsage(err):
-		return &ponder.Error{Code: ponder.ExitUsage, Kind: "usage", Message: err.Error(), Details: []string{}}
+		pe = &ponder.Error{Kind: ponder.KindUsage, Message: err.Error(), Details: []string{}}
 	case errors.As(err, &exit):
-		kind := map[int]string{ponder.ExitState: "stateError", ponder.ExitOCA: "ocaRequired", ponder.ExitFailure: "failure"}[exit.Code]
-		if kind == "" {
-			kind = "error"
+		kind := ponder.ErrorKind("error")
+		switch exit.Code {
+		case cli.ExitUsage:
+			kind = ponder.KindState
+		case cli.ExitOCA:
+			kind = ponder.KindOCA
+		case cli.ExitFailure:
+			kind = ponder.KindFailure
 		}
-		return &ponder.Error{Code: exit.Code, Kind: kind, Message: err.Error(), Details: []string{}}
+		pe = &ponder.Error{Kind: kind, Message: err.Error(), Details: []string{}}
+		return &errorJSON{Code: int(exit.Code), Error: pe, err: exit}
+	default:
+		// Anything else is a failure outside the call: a local write (disk
+		// full, EIO) or the file system.
+		pe = &ponder.Error{Kind: ponder.KindFailure, Message: err.Error(), Details: []string{}}
 	}
-	// Anything else is a failure outside the call: a local write (disk
-	// full, EIO) or the file system.
-	return &ponder.Error{Code: ponder.ExitFailure, Kind: "failure", Message: err.Error(), Details: []string{}}
+	return &errorJSON{Code: int(cli.CodeOf(pe)), Error: pe, err: pe}
 }
 
 // isNilResult treats a typed nil pointer as no result.

@@ -10,8 +10,14 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newApplyCmd(a *app) *cobra.Command {
-	var dryRun bool
+type applyOptions struct {
+	// App is what every ponder command shares.
+	App    *app
+	dryRun bool
+}
+
+func newApplyCmd(a *app, runF func(*applyOptions) error) *cobra.Command {
+	opts := &applyOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "apply [--dry-run]",
 		Short: "Write apply-plan.md from the live findings and mark the session applied",
@@ -22,25 +28,32 @@ prints the same plan at any time and changes nothing.`,
   ponder apply`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.Apply(a.slug, dryRun)
-			return a.finish(res, err, func(w io.Writer) {
-				for _, line := range strings.SplitAfter(res.Plan, "\n") {
-					fmt.Fprint(w, term(strings.TrimSuffix(line, "\n")))
-					if strings.HasSuffix(line, "\n") {
-						fmt.Fprintln(w)
-					}
-				}
-				if res.PlanPath != nil {
-					fmt.Fprintf(w, "\nwrote %s; session %s is %s\n", *res.PlanPath, res.Slug, res.Status)
-				}
-			})
+			return runApply(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan; write nothing, change no status")
+	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the plan; write nothing, change no status")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the session is neither converged nor stopped (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runApply(opts *applyOptions) error {
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Apply(opts.App.slug, opts.dryRun)
+	return opts.App.finish(res, err, func(w io.Writer) {
+		for _, line := range strings.SplitAfter(res.Plan, "\n") {
+			fmt.Fprint(w, term(strings.TrimSuffix(line, "\n")))
+			if strings.HasSuffix(line, "\n") {
+				fmt.Fprintln(w)
+			}
+		}
+		if res.PlanPath != nil {
+			fmt.Fprintf(w, "\nwrote %s; session %s is %s\n", *res.PlanPath, res.Slug, res.Status)
+		}
+	})
 }

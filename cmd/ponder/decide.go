@@ -9,7 +9,15 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newDecideCmd(a *app) *cobra.Command {
+type decideOptions struct {
+	// App is what every ponder command shares.
+	App *app
+	// args are the positional arguments.
+	args []string
+}
+
+func newDecideCmd(a *app, runF func(*decideOptions) error) *cobra.Command {
+	opts := &decideOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "decide continue|stop",
 		Short: "Act on the current pass's judge: open the next pass, or end the session",
@@ -21,18 +29,11 @@ below 1, listing every ungraded unit.`,
   ponder decide stop --json`,
 		Args: cli.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.Decide(a.slug, args[0])
-			return a.finish(res, err, func(w io.Writer) {
-				if res.NextPass != nil {
-					fmt.Fprintf(w, "pass %d decided: continue; pass %d is open (predict, then deliberate)\n", res.Pass, *res.NextPass)
-					return
-				}
-				fmt.Fprintf(w, "pass %d decided: stop; session %s is %s (next: ponder apply)\n", res.Pass, res.Slug, res.Status)
-			})
+			return runDecide(opts)
 		},
 	}
 	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -43,4 +44,19 @@ below 1, listing every ungraded unit.`,
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "neither continue nor stop (usage); no judge of this pass, or stop below full coverage with every ungraded unit listed (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runDecide(opts *decideOptions) error {
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Decide(opts.App.slug, opts.args[0])
+	return opts.App.finish(res, err, func(w io.Writer) {
+		if res.NextPass != nil {
+			fmt.Fprintf(w, "pass %d decided: continue; pass %d is open (predict, then deliberate)\n", res.Pass, *res.NextPass)
+			return
+		}
+		fmt.Fprintf(w, "pass %d decided: stop; session %s is %s (next: ponder apply)\n", res.Pass, res.Slug, res.Status)
+	})
 }

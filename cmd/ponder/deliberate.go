@@ -13,14 +13,21 @@ import (
 )
 
 type deliberateOptions struct {
+	// App is what every ponder command shares.
+	App *app
+	// changed says whether a flag was given.
+	changed func(name string) bool
+	// args are the positional arguments.
+	args []string
+
 	skip       bool
 	stakes     string
 	arguments  map[string]*string
 	confidence map[string]*float64
 }
 
-func newDeliberateCmd(a *app) *cobra.Command {
-	o := deliberateOptions{arguments: map[string]*string{}, confidence: map[string]*float64{}}
+func newDeliberateCmd(a *app, runF func(*deliberateOptions) error) *cobra.Command {
+	o := &deliberateOptions{App: a, arguments: map[string]*string{}, confidence: map[string]*float64{}}
 	cmd := &cobra.Command{
 		Use:   "deliberate [FILE|-] [--skeptic A --skeptic-confidence C …] [--stakes S] | --skip",
 		Short: "Record the current pass's deliberation: four voices, each argument or silence",
@@ -35,48 +42,12 @@ deliberations row.`,
   ponder deliberate --skip`,
 		Args: cli.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in := &ponder.DeliberationInput{}
-			flagged := false
-			for _, v := range ledger.Voices {
-				flagged = flagged || cmd.Flags().Changed(v) || cmd.Flags().Changed(v+"-confidence")
+			o.changed = cmd.Flags().Changed
+			o.args = args
+			if runF != nil {
+				return runF(o)
 			}
-			if len(args) == 1 {
-				if flagged {
-					return a.finish(nil, cli.Usagef("give the voices either in FILE or as flags, not both"), nil)
-				}
-				data, err := a.readInput(args[0])
-				if err != nil {
-					return a.finish(nil, err, nil)
-				}
-				if in, err = ponder.ParseDeliberation(data); err != nil {
-					return a.finish(nil, cli.Usagef("%s: %v", args[0], err), nil)
-				}
-			}
-			for _, v := range ledger.Voices {
-				arg := in.Voices.ByName(v)
-				if cmd.Flags().Changed(v) {
-					arg.Argument = o.arguments[v]
-				}
-				if cmd.Flags().Changed(v + "-confidence") {
-					arg.Confidence = o.confidence[v]
-				}
-			}
-			if cmd.Flags().Changed("stakes") {
-				in.Stakes = o.stakes
-			}
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
-			}
-			res, err := e.Deliberate(a.slug, in, o.skip)
-			return a.finish(res, err, func(w io.Writer) {
-				if res.Deliberation.Skipped {
-					fmt.Fprintf(w, "pass %d: deliberation skipped (voices 0)\n", res.Deliberation.Pass)
-				} else {
-					fmt.Fprintf(w, "pass %d deliberated: %d of 4 voices argued (stakes %s)\n", res.Deliberation.Pass, res.Voices, res.Deliberation.Stakes)
-				}
-				fmt.Fprintln(w, "next: ponder delta (any number of batches), then ponder judge")
-			})
+			return runDeliberate(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.skip, "skip", false, "record four silent voices")
@@ -94,4 +65,49 @@ deliberations row.`,
 	cmd.ValidArgsFunction = cli.Files("json")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "bad voice input (usage); out of order, or pass 2 on without its forecast (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runDeliberate(o *deliberateOptions) error {
+	in := &ponder.DeliberationInput{}
+	flagged := false
+	for _, v := range ledger.Voices {
+		flagged = flagged || o.changed(v) || o.changed(v+"-confidence")
+	}
+	if len(o.args) == 1 {
+		if flagged {
+			return o.App.finish(nil, cli.Usagef("give the voices either in FILE or as flags, not both"), nil)
+		}
+		data, err := o.App.readInput(o.args[0])
+		if err != nil {
+			return o.App.finish(nil, err, nil)
+		}
+		if in, err = ponder.ParseDeliberation(data); err != nil {
+			return o.App.finish(nil, cli.Usagef("%s: %v", o.args[0], err), nil)
+		}
+	}
+	for _, v := range ledger.Voices {
+		arg := in.Voices.ByName(v)
+		if o.changed(v) {
+			arg.Argument = o.arguments[v]
+		}
+		if o.changed(v + "-confidence") {
+			arg.Confidence = o.confidence[v]
+		}
+	}
+	if o.changed("stakes") {
+		in.Stakes = o.stakes
+	}
+	e, err := o.App.eng()
+	if err != nil {
+		return o.App.finish(nil, err, nil)
+	}
+	res, err := e.Deliberate(o.App.slug, in, o.skip)
+	return o.App.finish(res, err, func(w io.Writer) {
+		if res.Deliberation.Skipped {
+			fmt.Fprintf(w, "pass %d: deliberation skipped (voices 0)\n", res.Deliberation.Pass)
+		} else {
+			fmt.Fprintf(w, "pass %d deliberated: %d of 4 voices argued (stakes %s)\n", res.Deliberation.Pass, res.Voices, res.Deliberation.Stakes)
+		}
+		fmt.Fprintln(w, "next: ponder delta (any number of batches), then ponder judge")
+	})
 }

@@ -11,7 +11,15 @@ import (
 	"github.com/laserkit/laserkit/internal/text"
 )
 
-func newDeltaCmd(a *app) *cobra.Command {
+type deltaOptions struct {
+	// App is what every ponder command shares.
+	App *app
+	// args are the positional arguments.
+	args []string
+}
+
+func newDeltaCmd(a *app, runF func(*deltaOptions) error) *cobra.Command {
+	opts := &deltaOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "delta [FILE|-]",
 		Short: "Append a batch of ledger records, validated whole, all or nothing",
@@ -37,32 +45,40 @@ written Go-quoted, "\"caf\\xe9.go\"" in JSON (see ponder/SPEC.md).`,
   echo '{"voice":"skeptic","op":"delete","findingId":"f0003","reason":"not reachable"}' | ponder delta`,
 		Args: cli.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := "-"
-			if len(args) == 1 {
-				name = args[0]
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			data, err := a.readInput(name)
-			if err != nil {
-				return a.finish(nil, err, nil)
-			}
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
-			}
-			res, err := e.Delta(a.slug, data)
-			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "pass %d: appended %s (seq %d–%d): add %d, edit %d, change %d, delete %d; %s\n",
-					res.Pass, text.Plural(int64(res.Appended), "record"), res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, text.Plural(int64(res.Live), "live finding"))
-				if len(res.FindingIDs) > 0 {
-					fmt.Fprintf(w, "new findings: %s\n", strings.Join(res.FindingIDs, " "))
-				}
-				if len(res.UnitIDs) > 0 {
-					fmt.Fprintf(w, "new units: %s\n", strings.Join(res.UnitIDs, " "))
-				}
-			})
+			return runDelta(opts)
 		},
 	}
 	cmd.ValidArgsFunction = cli.Files("jsonl", "json")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unreadable FILE (usage); any violation, all listed, the ledger unchanged (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runDelta(opts *deltaOptions) error {
+	name := "-"
+	if len(opts.args) == 1 {
+		name = opts.args[0]
+	}
+	data, err := opts.App.readInput(name)
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Delta(opts.App.slug, data)
+	return opts.App.finish(res, err, func(w io.Writer) {
+		fmt.Fprintf(w, "pass %d: appended %s (seq %d–%d): add %d, edit %d, change %d, delete %d; %s\n",
+			res.Pass, text.Plural(int64(res.Appended), "record"), res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, text.Plural(int64(res.Live), "live finding"))
+		if len(res.FindingIDs) > 0 {
+			fmt.Fprintf(w, "new findings: %s\n", strings.Join(res.FindingIDs, " "))
+		}
+		if len(res.UnitIDs) > 0 {
+			fmt.Fprintf(w, "new units: %s\n", strings.Join(res.UnitIDs, " "))
+		}
+	})
 }

@@ -10,7 +10,13 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newDoctorCmd(a *app) *cobra.Command {
+type doctorOptions struct {
+	// App is what every ponder command shares.
+	App *app
+}
+
+func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
+	opts := &doctorOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the environment, the sessions' files and OCA; exit 1 on any problem",
@@ -21,23 +27,30 @@ itself through the probe. It changes nothing.`,
   ponder doctor --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a.anyOCAMode = true // an unknown PONDER_OCA is one of the problems doctor reports
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.Doctor(a.slug, os.Getenv)
-			return a.finish(res, err, func(w io.Writer) {
-				for _, c := range res.Checks {
-					mark := "ok     "
-					if c.Problem {
-						mark = "PROBLEM"
-					}
-					fmt.Fprintf(w, "%s %-10s %s\n", mark, c.Name, term(c.Detail))
-				}
-			})
+			return runDoctor(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "a problem was found: each is listed"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runDoctor(opts *doctorOptions) error {
+	opts.App.anyOCAMode = true // an unknown PONDER_OCA is one of the problems doctor reports
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Doctor(opts.App.slug, os.Getenv)
+	return opts.App.finish(res, err, func(w io.Writer) {
+		for _, c := range res.Checks {
+			mark := "ok     "
+			if c.Problem {
+				mark = "PROBLEM"
+			}
+			fmt.Fprintf(w, "%s %-10s %s\n", mark, c.Name, term(c.Detail))
+		}
+	})
 }

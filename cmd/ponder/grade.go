@@ -12,8 +12,19 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newGradeCmd(a *app) *cobra.Command {
-	var label string
+type gradeOptions struct {
+	// App is what every ponder command shares.
+	App *app
+	// changed says whether a flag was given.
+	changed func(name string) bool
+	// args are the positional arguments.
+	args []string
+
+	label string
+}
+
+func newGradeCmd(a *app, runF func(*gradeOptions) error) *cobra.Command {
+	opts := &gradeOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "grade <unit-id|path|->… [--grade LABEL]",
 		Short: "Mark units graded (inspected), deleted ones included",
@@ -27,40 +38,49 @@ U_ungraded-deleted.`,
   ponder units --list --json | jq -r '.units[].id' | ponder grade -`,
 		Args: cli.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var units []string
-			for _, arg := range args {
-				if arg != "-" {
-					units = append(units, arg)
-					continue
-				}
-				data, err := a.readInput("-")
-				if err != nil {
-					return a.finish(nil, err, nil)
-				}
-				units = append(units, inputLines(data)...)
+			opts.changed = cmd.Flags().Changed
+			opts.args = args
+			if runF != nil {
+				return runF(opts)
 			}
-			if len(units) == 0 {
-				return a.finish(nil, cli.Usagef("grade: stdin named no unit"), nil)
-			}
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
-			}
-			var lp *string
-			if cmd.Flags().Changed("grade") {
-				lp = &label
-			}
-			res, err := e.Grade(a.slug, units, lp)
-			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "graded %s; coverage %d/%d\n", joinCapped(res.Graded, " "), res.Grading.Graded, res.Grading.Counted)
-			})
+			return runGrade(opts)
 		},
 	}
-	cmd.Flags().StringVar(&label, "grade", "", "a label for the grade (e.g. clean)")
+	cmd.Flags().StringVar(&opts.label, "grade", "", "a opts.label for the grade (e.g. clean)")
 	cli.CompleteFlag(cmd, "grade", cli.Values("clean"))
 	cmd.ValidArgsFunction = completeUnits
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "a name that is no unit, all listed; unseeded or not active (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runGrade(opts *gradeOptions) error {
+	var units []string
+	for _, arg := range opts.args {
+		if arg != "-" {
+			units = append(units, arg)
+			continue
+		}
+		data, err := opts.App.readInput("-")
+		if err != nil {
+			return opts.App.finish(nil, err, nil)
+		}
+		units = append(units, inputLines(data)...)
+	}
+	if len(units) == 0 {
+		return opts.App.finish(nil, cli.Usagef("grade: stdin named no unit"), nil)
+	}
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	var lp *string
+	if opts.changed("grade") {
+		lp = &opts.label
+	}
+	res, err := e.Grade(opts.App.slug, units, lp)
+	return opts.App.finish(res, err, func(w io.Writer) {
+		fmt.Fprintf(w, "graded %s; coverage %d/%d\n", joinCapped(res.Graded, " "), res.Grading.Graded, res.Grading.Counted)
+	})
 }
 
 // inputLines are the non-blank lines of data, as they are (a name may

@@ -10,7 +10,13 @@ import (
 	"github.com/laserkit/laserkit/ponder"
 )
 
-func newJudgeCmd(a *app) *cobra.Command {
+type judgeOptions struct {
+	// App is what every ponder command shares.
+	App *app
+}
+
+func newJudgeCmd(a *app, runF func(*judgeOptions) error) *cobra.Command {
+	opts := &judgeOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "judge",
 		Short: "Compute the pass's metrics and verdict: continue, escalate, blocked or stop",
@@ -23,16 +29,23 @@ it. judge may be re-run until decide.`,
   ponder judge --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.Judge(a.slug)
-			return a.finish(res, err, func(w io.Writer) { printJudgement(w, res) })
+			return runJudge(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "out of order or unseeded (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runJudge(opts *judgeOptions) error {
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Judge(opts.App.slug)
+	return opts.App.finish(res, err, func(w io.Writer) { printJudgement(w, res) })
 }
 
 func printJudgement(w io.Writer, j *ponder.Judgement) {

@@ -9,7 +9,13 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newListCmd(a *app) *cobra.Command {
+type listOptions struct {
+	// App is what every ponder command shares.
+	App *app
+}
+
+func newListCmd(a *app, runF func(*listOptions) error) *cobra.Command {
+	opts := &listOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the sessions under .ponder/, newest first (read-only)",
@@ -19,25 +25,32 @@ current one marked. It reads the files and changes nothing.`,
   ponder list --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.List()
-			return a.finish(res, err, func(w io.Writer) {
-				if len(res.Sessions) == 0 {
-					fmt.Fprintln(w, "no sessions")
-				}
-				for _, s := range res.Sessions {
-					mark := " "
-					if s.Current {
-						mark = "*"
-					}
-					fmt.Fprintf(w, "%s %-28s %-9s pass %-2d %s\n", mark, s.Slug, s.Status, s.Pass, term(s.Subject))
-				}
-			})
+			return runList(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runList(opts *listOptions) error {
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.List()
+	return opts.App.finish(res, err, func(w io.Writer) {
+		if len(res.Sessions) == 0 {
+			fmt.Fprintln(w, "no sessions")
+		}
+		for _, s := range res.Sessions {
+			mark := " "
+			if s.Current {
+				mark = "*"
+			}
+			fmt.Fprintf(w, "%s %-28s %-9s pass %-2d %s\n", mark, s.Slug, s.Status, s.Pass, term(s.Subject))
+		}
+	})
 }

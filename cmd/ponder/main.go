@@ -35,7 +35,7 @@ func relay(sock string, args []string, streams *cli.IOStreams) int {
 	code, err := broker.Relay(context.Background(), sock, argv, os.Getenv, dir, streams.In, streams.Out, streams.ErrOut)
 	if err != nil {
 		fmt.Fprintf(streams.ErrOut, "ponder: %v: this agent is confined by laserbrain run, and its ponder commands run through the supervisor; nothing was done\n", err)
-		return cli.ExitFailure
+		return int(cli.ExitFailure)
 	}
 	return code
 }
@@ -52,7 +52,7 @@ func runCmd(args []string, streams *cli.IOStreams) (int, *cobra.Command) {
 			_ = cli.WriteJSON(streams.Out, map[string]any{"error": errorObject(err)})
 		}
 	}
-	code := cli.Code(cmd, err, streams.ErrOut)
+	code := int(cli.Code(cmd, err, streams.ErrOut))
 	// OCA log lines that never found a session go to stderr on the way out.
 	a.close()
 	return code, cmd

@@ -12,6 +12,11 @@ import (
 )
 
 type metacognizeOptions struct {
+	// App is what every ponder command shares.
+	App *app
+	// changed says whether a flag was given.
+	changed func(name string) bool
+
 	typ          string
 	description  string
 	evidence     string
@@ -19,8 +24,8 @@ type metacognizeOptions struct {
 	intervention string
 }
 
-func newMetacognizeCmd(a *app) *cobra.Command {
-	var o metacognizeOptions
+func newMetacognizeCmd(a *app, runF func(*metacognizeOptions) error) *cobra.Command {
+	o := &metacognizeOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "metacognize --type T --description D [--evidence JSON] [--severity S] [--intervention I]",
 		Short: "Record an observation about the loop itself",
@@ -35,18 +40,11 @@ escalate until a human sets intervention_applied.`,
   ponder metacognize --type stuck_state --description "pass 4 repeats pass 3" --severity high --intervention "narrow the scope"`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			o.changed = cmd.Flags().Changed
+			if runF != nil {
+				return runF(o)
 			}
-			opts := ponder.MetacognizeOptions{Type: o.typ, Description: o.description, Evidence: o.evidence, Severity: o.severity}
-			if cmd.Flags().Changed("intervention") {
-				opts.Intervention = &o.intervention
-			}
-			res, err := e.Metacognize(a.slug, opts)
-			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "observation %s recorded (%s, severity %s)\n", res.Observation.ID, res.Observation.Type, fnum(&res.Observation.Severity))
-			})
+			return runMetacognize(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.typ, "type", "", "observation type")
@@ -59,4 +57,19 @@ escalate until a human sets intervention_applied.`,
 	cli.CompleteFlags(cmd, cli.NoValue, "description", "evidence", "intervention")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unknown --type, a bad --severity or --evidence"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runMetacognize(o *metacognizeOptions) error {
+	e, err := o.App.eng()
+	if err != nil {
+		return o.App.finish(nil, err, nil)
+	}
+	opts := ponder.MetacognizeOptions{Type: o.typ, Description: o.description, Evidence: o.evidence, Severity: o.severity}
+	if o.changed("intervention") {
+		opts.Intervention = &o.intervention
+	}
+	res, err := e.Metacognize(o.App.slug, opts)
+	return o.App.finish(res, err, func(w io.Writer) {
+		fmt.Fprintf(w, "observation %s recorded (%s, severity %s)\n", res.Observation.ID, res.Observation.Type, fnum(&res.Observation.Severity))
+	})
 }

@@ -97,7 +97,7 @@ table lacks a column ponder writes, it says which and exits 3.`,
 			defer cancel()
 			rep, err := pgstore.InitSchema(ctx, o.resolvedDSN())
 			if err != nil && rep.Missing == nil && !rep.CreatedEnum && rep.CreatedTables == nil {
-				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca init: %w", err))
+				return cli.Exit(cli.ExitOCA, fmt.Errorf("oca init: %w", err))
 			}
 			if o.json {
 				if jerr := emitJSON(streams.Out, rep); jerr != nil {
@@ -107,7 +107,7 @@ table lacks a column ponder writes, it says which and exits 3.`,
 				printInitReport(streams.Out, rep)
 			}
 			if err != nil {
-				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca init: %w", err))
+				return cli.Exit(cli.ExitOCA, fmt.Errorf("oca init: %w", err))
 			}
 			return nil
 		},
@@ -238,13 +238,13 @@ whatever PONDER_OCA says, and prints a table, or the rows as JSON with
 			s, err := pgstore.OpenStore(ctx, o.resolvedDSN())
 			cancel()
 			if err != nil {
-				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca %s: %w", name, err))
+				return cli.Exit(cli.ExitOCA, fmt.Errorf("oca %s: %w", name, err))
 			}
 			defer s.Close()
 			ctx, cancel = context.WithTimeout(cmd.Context(), oca.CallTimeout)
 			defer cancel()
 			if err := run(ctx, s, o, streams.Out); err != nil {
-				return cli.Exit(ponder.ExitOCA, fmt.Errorf("oca %s: %w", name, err))
+				return cli.Exit(cli.ExitOCA, fmt.Errorf("oca %s: %w", name, err))
 			}
 			return nil
 		},

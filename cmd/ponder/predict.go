@@ -10,12 +10,17 @@ import (
 )
 
 type predictOptions struct {
+	// App is what every ponder command shares.
+	App *app
+	// changed says whether a flag was given.
+	changed func(name string) bool
+
 	churn float64
 	claim string
 }
 
-func newPredictCmd(a *app) *cobra.Command {
-	var o predictOptions
+func newPredictCmd(a *app, runF func(*predictOptions) error) *cobra.Command {
+	o := &predictOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "predict --churn X [--claim TEXT]",
 		Short: "Forecast the next pass's churn, in [0,1]",
@@ -28,21 +33,11 @@ its forecast is recorded (pass 1 has no churn to forecast; predict refuses it).`
   ponder predict --churn 0.1 --claim "only the retry path is left"`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("churn") {
-				return a.finish(nil, cli.Usagef("predict needs --churn X (a number in [0,1])"), nil)
+			o.changed = cmd.Flags().Changed
+			if runF != nil {
+				return runF(o)
 			}
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
-			}
-			var claim *string
-			if cmd.Flags().Changed("claim") {
-				claim = &o.claim
-			}
-			res, err := e.Predict(a.slug, o.churn, claim)
-			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "forecast for pass %d: churn %s\n", res.Pass, fnum(&res.Churn))
-			})
+			return runPredict(o)
 		},
 	}
 	cmd.Flags().Float64Var(&o.churn, "churn", 0, "forecast churn of the pass, in [0,1]")
@@ -50,4 +45,22 @@ its forecast is recorded (pass 1 has no churn to forecast; predict refuses it).`
 	cli.CompleteFlags(cmd, cli.NoValue, "churn", "claim")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "--churn missing or outside [0,1] (usage); out of order (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runPredict(o *predictOptions) error {
+	if !o.changed("churn") {
+		return o.App.finish(nil, cli.Usagef("predict needs --churn X (a number in [0,1])"), nil)
+	}
+	e, err := o.App.eng()
+	if err != nil {
+		return o.App.finish(nil, err, nil)
+	}
+	var claim *string
+	if o.changed("claim") {
+		claim = &o.claim
+	}
+	res, err := e.Predict(o.App.slug, o.churn, claim)
+	return o.App.finish(res, err, func(w io.Writer) {
+		fmt.Fprintf(w, "forecast for pass %d: churn %s\n", res.Pass, fnum(&res.Churn))
+	})
 }

@@ -10,7 +10,13 @@ import (
 	"github.com/laserkit/laserkit/internal/text"
 )
 
-func newRepairCmd(a *app) *cobra.Command {
+type repairOptions struct {
+	// App is what every ponder command shares.
+	App *app
+}
+
+func newRepairCmd(a *app, runF func(*repairOptions) error) *cobra.Command {
+	opts := &repairOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "repair",
 		Short: "Recover a ledger whose last batch was torn by a crash",
@@ -24,26 +30,33 @@ whole. units.json is rebuilt if it differs. A ledger damaged in any other way
   ponder repair --slug ui-2026-08-24 --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.Repair(a.slug)
-			return a.finish(res, err, func(w io.Writer) {
-				if !res.Repaired {
-					fmt.Fprintf(w, "%s: the ledger is sound (%d records); nothing to repair\n", res.Slug, res.Records)
-					return
-				}
-				if res.MovedTo == nil {
-					fmt.Fprintf(w, "%s: cut the torn tail (%s, %s); the ledger keeps %s\n", res.Slug, text.Plural(int64(res.RemovedBytes), "byte"), text.Plural(int64(res.RemovedRecords), "whole line"), text.Plural(int64(res.Records), "record"))
-					fmt.Fprintf(w, "the cut bytes could not be kept in a file; here they are (base64):\n%s\n", *res.TailBase64)
-					return
-				}
-				fmt.Fprintf(w, "%s: moved the torn tail (%s, %s) to %s; the ledger keeps %s\n",
-					res.Slug, text.Plural(int64(res.RemovedBytes), "byte"), text.Plural(int64(res.RemovedRecords), "whole line"), *res.MovedTo, text.Plural(int64(res.Records), "record"))
-			})
+			return runRepair(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or a ledger damaged otherwise than torn (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runRepair(opts *repairOptions) error {
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Repair(opts.App.slug)
+	return opts.App.finish(res, err, func(w io.Writer) {
+		if !res.Repaired {
+			fmt.Fprintf(w, "%s: the ledger is sound (%d records); nothing to repair\n", res.Slug, res.Records)
+			return
+		}
+		if res.MovedTo == nil {
+			fmt.Fprintf(w, "%s: cut the torn tail (%s, %s); the ledger keeps %s\n", res.Slug, text.Plural(int64(res.RemovedBytes), "byte"), text.Plural(int64(res.RemovedRecords), "whole line"), text.Plural(int64(res.Records), "record"))
+			fmt.Fprintf(w, "the cut bytes could not be kept in a file; here they are (base64):\n%s\n", *res.TailBase64)
+			return
+		}
+		fmt.Fprintf(w, "%s: moved the torn tail (%s, %s) to %s; the ledger keeps %s\n",
+			res.Slug, text.Plural(int64(res.RemovedBytes), "byte"), text.Plural(int64(res.RemovedRecords), "whole line"), *res.MovedTo, text.Plural(int64(res.Records), "record"))
+	})
 }

@@ -17,12 +17,15 @@ import (
 )
 
 type reportOptions struct {
+	// App is what every ponder command shares.
+	App *app
+
 	html string
 	all  bool
 }
 
-func newReportCmd(a *app) *cobra.Command {
-	opts := &reportOptions{}
+func newReportCmd(a *app, runF func(*reportOptions) error) *cobra.Command {
+	opts := &reportOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "report [--html FILE [--all]]",
 		Short: "Show per-pass metrics and verdicts, then the live findings (read-only); --html draws them",
@@ -36,27 +39,10 @@ against the churn that came. The page fetches nothing and has no script.
   ponder report --html audit.html --all`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.all && opts.html == "" {
-				return a.finish(nil, cli.Usagef("--all needs --html FILE (the text report shows one session)"), nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			if opts.all && a.slug != "" {
-				return a.finish(nil, cli.Usagef("--all and --slug exclude each other"), nil)
-			}
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
-			}
-			if opts.html != "" {
-				if err := fsx.CheckParentDir(opts.html); err != nil {
-					return a.finish(nil, cli.Usagef("--html: %v", err), nil)
-				}
-				res, err := writeHTMLReport(e, a.slug, opts)
-				return a.finish(res, err, func(w io.Writer) {
-					fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, text.Plural(int64(len(res.Sessions)), "session"), text.Plural(int64(res.Bytes), "byte"))
-				})
-			}
-			res, err := e.Report(a.slug)
-			return a.finish(res, err, func(w io.Writer) { printReport(w, res) })
+			return runReport(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.html, "html", "", "write the report as a self-contained HTML page to FILE")
@@ -64,6 +50,30 @@ against the churn that came. The page fetches nothing and has no script.
 	cli.CompleteFlag(cmd, "html", cli.Files("html"))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, --all without --html or with --slug, or an --html path that cannot be written"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runReport(opts *reportOptions) error {
+	if opts.all && opts.html == "" {
+		return opts.App.finish(nil, cli.Usagef("--all needs --html FILE (the text report shows one session)"), nil)
+	}
+	if opts.all && opts.App.slug != "" {
+		return opts.App.finish(nil, cli.Usagef("--all and --slug exclude each other"), nil)
+	}
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	if opts.html != "" {
+		if err := fsx.CheckParentDir(opts.html); err != nil {
+			return opts.App.finish(nil, cli.Usagef("--html: %v", err), nil)
+		}
+		res, err := writeHTMLReport(e, opts.App.slug, opts)
+		return opts.App.finish(res, err, func(w io.Writer) {
+			fmt.Fprintf(w, "wrote %s: %s, %s\n", res.HTML, text.Plural(int64(len(res.Sessions)), "session"), text.Plural(int64(res.Bytes), "byte"))
+		})
+	}
+	res, err := e.Report(opts.App.slug)
+	return opts.App.finish(res, err, func(w io.Writer) { printReport(w, res) })
 }
 
 // htmlReportResult is what report --html says it did.

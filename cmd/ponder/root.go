@@ -59,10 +59,10 @@ share. See ponder/SPEC.md.`,
 		&cobra.Group{ID: groupCare, Title: "Care and OCA:"},
 		&cobra.Group{ID: cli.GroupMore, Title: "More:"},
 	)
-	cli.AddToGroup(root, groupSession, newStartCmd(a), newUnitsCmd(a), newStatusCmd(a), newListCmd(a), newAbortCmd(a))
-	cli.AddToGroup(root, groupPass, newPredictCmd(a), newDeliberateCmd(a), newDeltaCmd(a), newGradeCmd(a), newMetacognizeCmd(a), newJudgeCmd(a), newDecideCmd(a))
-	cli.AddToGroup(root, groupResults, newReportCmd(a), newApplyCmd(a))
-	cli.AddToGroup(root, groupCare, newDoctorCmd(a), newRepairCmd(a), newOCACmd(a))
+	cli.AddToGroup(root, groupSession, newStartCmd(a, nil), newUnitsCmd(a, nil), newStatusCmd(a, nil), newListCmd(a, nil), newAbortCmd(a, nil))
+	cli.AddToGroup(root, groupPass, newPredictCmd(a, nil), newDeliberateCmd(a, nil), newDeltaCmd(a, nil), newGradeCmd(a, nil), newMetacognizeCmd(a, nil), newJudgeCmd(a, nil), newDecideCmd(a, nil))
+	cli.AddToGroup(root, groupResults, newReportCmd(a, nil), newApplyCmd(a, nil))
+	cli.AddToGroup(root, groupCare, newDoctorCmd(a, nil), newRepairCmd(a, nil), newOCACmd(a))
 	cli.AddVersion(root, a.streams, cli.CamelCase)
 	cli.SetExits(root)
 	return root

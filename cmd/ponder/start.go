@@ -11,13 +11,18 @@ import (
 )
 
 type startOptions struct {
+	// App is what every ponder command shares.
+	App *app
+	// args are the positional arguments.
+	args []string
+
 	lens    string
 	project string
 	passes  int
 }
 
-func newStartCmd(a *app) *cobra.Command {
-	var o startOptions
+func newStartCmd(a *app, runF func(*startOptions) error) *cobra.Command {
+	o := &startOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   `start "<subject>" [--lens L] [--passes N] [--project P]`,
 		Short: "Start a session and make it current",
@@ -34,12 +39,11 @@ several agents on one repository each keep to their own.`,
   ponder start "payments retries" --passes 6 --project shop --json`,
 		Args: cli.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			o.args = args
+			if runF != nil {
+				return runF(o)
 			}
-			res, err := e.Start(ponder.StartOptions{Subject: args[0], Lens: o.lens, Project: o.project, Passes: o.passes})
-			return a.finish(res, err, func(w io.Writer) { printStart(w, res) })
+			return runStart(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.lens, "lens", "", "the lens of the audit (names the slug)")
@@ -48,6 +52,15 @@ several agents on one repository each keep to their own.`,
 	cli.CompleteFlags(cmd, cli.NoValue, "lens", "project", "passes")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an empty subject, --passes below 1, an unknown PONDER_OCA"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runStart(o *startOptions) error {
+	e, err := o.App.eng()
+	if err != nil {
+		return o.App.finish(nil, err, nil)
+	}
+	res, err := e.Start(ponder.StartOptions{Subject: o.args[0], Lens: o.lens, Project: o.project, Passes: o.passes})
+	return o.App.finish(res, err, func(w io.Writer) { printStart(w, res) })
 }
 
 func printStart(w io.Writer, r *ponder.StartResult) {

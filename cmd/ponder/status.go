@@ -10,7 +10,13 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 )
 
-func newStatusCmd(a *app) *cobra.Command {
+type statusOptions struct {
+	// App is what every ponder command shares.
+	App *app
+}
+
+func newStatusCmd(a *app, runF func(*statusOptions) error) *cobra.Command {
+	opts := &statusOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show where the session is and what comes next (read-only)",
@@ -22,23 +28,30 @@ shows the halt's reason, and next names the release a person runs, or abort.`,
   ponder status --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(opts)
 			}
-			res, err := e.Status(a.slug)
-			return a.finish(res, err, func(w io.Writer) {
-				fmt.Fprintf(w, "%s: %s — %s, pass %d of %d (%s)\n", res.Slug, term(res.Subject), res.Status, res.Pass, res.PassBudget, res.Phase)
-				fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Grading.Graded, res.Grading.Counted, res.Live, sval(res.LastVerdict))
-				if res.Halted != nil {
-					fmt.Fprintf(w, "halted: %s\n", term(res.Halted.Reason))
-					fmt.Fprintf(w, "next: %s (a person lifts the halt) | ponder abort (ends the session)\n", res.Halted.Release)
-				} else if len(res.Next) > 0 {
-					fmt.Fprintf(w, "next: ponder %s\n", strings.Join(res.Next, " | ponder "))
-				}
-			})
+			return runStatus(opts)
 		},
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
+}
+
+func runStatus(opts *statusOptions) error {
+	e, err := opts.App.eng()
+	if err != nil {
+		return opts.App.finish(nil, err, nil)
+	}
+	res, err := e.Status(opts.App.slug)
+	return opts.App.finish(res, err, func(w io.Writer) {
+		fmt.Fprintf(w, "%s: %s — %s, pass %d of %d (%s)\n", res.Slug, term(res.Subject), res.Status, res.Pass, res.PassBudget, res.Phase)
+		fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Grading.Graded, res.Grading.Counted, res.Live, sval(res.LastVerdict))
+		if res.Halted != nil {
+			fmt.Fprintf(w, "halted: %s\n", term(res.Halted.Reason))
+			fmt.Fprintf(w, "next: %s (a person lifts the halt) | ponder abort (ends the session)\n", res.Halted.Release)
+		} else if len(res.Next) > 0 {
+			fmt.Fprintf(w, "next: ponder %s\n", strings.Join(res.Next, " | ponder "))
+		}
+	})
 }

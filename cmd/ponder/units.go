@@ -14,14 +14,17 @@ import (
 )
 
 type unitsOptions struct {
+	// App is what every ponder command shares.
+	App *app
+
 	scan        string
 	from        string
 	strictScope bool
 	list        bool
 }
 
-func newUnitsCmd(a *app) *cobra.Command {
-	var o unitsOptions
+func newUnitsCmd(a *app, runF func(*unitsOptions) error) *cobra.Command {
+	o := &unitsOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "units (--scan <dir> [--strict-scope] | --from FILE|- [--scan <dir> [--strict-scope]] | --list)",
 		Short: "Seed the session's inventory of units, once; or list it",
@@ -47,37 +50,10 @@ ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
   ponder units --list --json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.eng()
-			if err != nil {
-				return a.finish(nil, err, nil)
+			if runF != nil {
+				return runF(o)
 			}
-			if o.list {
-				if o.scan != "" || o.from != "" || o.strictScope {
-					return a.finish(nil, cli.Usagef("--list only reads the inventory: give it alone"), nil)
-				}
-				res, err := e.UnitList(a.slug)
-				return a.finish(res, err, func(w io.Writer) { printUnitList(w, res) })
-			}
-			opts := ponder.UnitsOptions{Scan: a.rootRelative(o.scan), FromName: o.from, StrictScope: o.strictScope}
-			if o.from != "" {
-				if opts.From, err = a.readInput(o.from); err != nil {
-					return a.finish(nil, err, nil)
-				}
-			}
-			res, err := e.Units(a.slug, opts)
-			return a.finish(res, err, func(w io.Writer) {
-				how := "the list " + term(deref(res.From))
-				if res.Source == "scan" {
-					how = "a " + *res.Method + " scan of " + term(*res.ScanRoot)
-				}
-				fmt.Fprintf(w, "seeded %d units from %s\n", res.Units, how)
-				if len(res.Missing) > 0 {
-					fmt.Fprintf(w, "the list omits %s on disk under %s:\n", text.Plural(int64(len(res.Missing)), "file"), term(*res.ScanRoot))
-					for _, m := range capped(res.Missing) {
-						fmt.Fprintf(w, "  %s\n", term(m))
-					}
-				}
-			})
+			return runUnits(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.scan, "scan", "", "directory whose files are the units (and the scan root for paths)")
@@ -88,6 +64,40 @@ ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
 	cli.CompleteFlag(cmd, "from", cli.Files("json", "txt"))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no source or an unusable list (usage); already seeded, an empty scope, or a --strict-scope omission (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
 	return cmd
+}
+
+func runUnits(o *unitsOptions) error {
+	e, err := o.App.eng()
+	if err != nil {
+		return o.App.finish(nil, err, nil)
+	}
+	if o.list {
+		if o.scan != "" || o.from != "" || o.strictScope {
+			return o.App.finish(nil, cli.Usagef("--list only reads the inventory: give it alone"), nil)
+		}
+		res, err := e.UnitList(o.App.slug)
+		return o.App.finish(res, err, func(w io.Writer) { printUnitList(w, res) })
+	}
+	opts := ponder.UnitsOptions{Scan: o.App.rootRelative(o.scan), FromName: o.from, StrictScope: o.strictScope}
+	if o.from != "" {
+		if opts.From, err = o.App.readInput(o.from); err != nil {
+			return o.App.finish(nil, err, nil)
+		}
+	}
+	res, err := e.Units(o.App.slug, opts)
+	return o.App.finish(res, err, func(w io.Writer) {
+		how := "the list " + term(deref(res.From))
+		if res.Source == "scan" {
+			how = "a " + *res.Method + " scan of " + term(*res.ScanRoot)
+		}
+		fmt.Fprintf(w, "seeded %d units from %s\n", res.Units, how)
+		if len(res.Missing) > 0 {
+			fmt.Fprintf(w, "the list omits %s on disk under %s:\n", text.Plural(int64(len(res.Missing)), "file"), term(*res.ScanRoot))
+			for _, m := range capped(res.Missing) {
+				fmt.Fprintf(w, "  %s\n", term(m))
+			}
+		}
+	})
 }
 
 // rootRelative turns a directory given on the command line (relative to

@@ -15,9 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/laserkit/laserkit/internal/testenv"
@@ -134,23 +132,12 @@ func Load(ctx context.Context, exe, file string, o Options) (*Result, error) {
 	record := func(ev any) {
 		mu.Lock()
 		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			res.Requests = append(res.Requests, e.Request.URL)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning || e.Type == runtime.ConsoleAPICalledTypeAssert {
-				var parts []string
-				for _, a := range e.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				res.Problems = append(res.Problems, "console."+string(e.Type)+": "+strings.Join(parts, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			res.Problems = append(res.Problems, "exception: "+(&chromedp.ExceptionError{ExceptionDetails: e.ExceptionDetails}).Error())
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
-				res.Problems = append(res.Problems, "log "+string(e.Entry.Level)+" ("+string(e.Entry.Source)+"): "+e.Entry.Text+" "+e.Entry.URL)
-			}
+		request, problem := observe(ev)
+		if request != "" {
+			res.Requests = append(res.Requests, request)
+		}
+		if problem != "" {
+			res.Problems = append(res.Problems, problem)
 		}
 	}
 	// Start the browser with the listener in place, then cut the network

@@ -64,24 +64,38 @@ func Open(ctx context.Context, exe string, width, height int) (*Session, error) 
 func (s *Session) record(ev any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	request, problem := observe(ev)
+	if request != "" {
+		s.requests = append(s.requests, request)
+	}
+	if problem != "" {
+		s.problems = append(s.problems, problem)
+	}
+}
+
+// observe is what a page event says: the URL of a request the page made,
+// or a problem it showed (a console error, warning or failed assertion, an
+// uncaught exception, a browser log error or warning).
+func observe(ev any) (request, problem string) {
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
-		s.requests = append(s.requests, e.Request.URL)
+		return e.Request.URL, ""
 	case *runtime.EventConsoleAPICalled:
 		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning || e.Type == runtime.ConsoleAPICalledTypeAssert {
 			var parts []string
 			for _, a := range e.Args {
 				parts = append(parts, string(a.Value)+a.Description)
 			}
-			s.problems = append(s.problems, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+			return "", "console." + string(e.Type) + ": " + strings.Join(parts, " ")
 		}
 	case *runtime.EventExceptionThrown:
-		s.problems = append(s.problems, "exception: "+(&chromedp.ExceptionError{ExceptionDetails: e.ExceptionDetails}).Error())
+		return "", "exception: " + (&chromedp.ExceptionError{ExceptionDetails: e.ExceptionDetails}).Error()
 	case *log.EventEntryAdded:
 		if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
-			s.problems = append(s.problems, "log "+string(e.Entry.Level)+" ("+string(e.Entry.Source)+"): "+e.Entry.Text+" "+e.Entry.URL)
+			return "", "log " + string(e.Entry.Level) + " (" + string(e.Entry.Source) + "): " + e.Entry.Text + " " + e.Entry.URL
 		}
 	}
+	return "", ""
 }
 
 // Do runs chromedp actions on the page, within timeout.

@@ -31,7 +31,7 @@ func System() *IOStreams {
 // ExitError asks the binary to exit with Code. When Silent is set the command
 // has already said everything it had to say and nothing more is printed.
 type ExitError struct {
-	Code   int
+	Code   exitCode
 	Err    error
 	Silent bool
 }
@@ -46,10 +46,10 @@ func (e *ExitError) Error() string {
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Exit wraps err so that the binary exits with code and prints err.
-func Exit(code int, err error) error { return &ExitError{Code: code, Err: err} }
+func Exit(code exitCode, err error) error { return &ExitError{Code: code, Err: err} }
 
 // Exitf is Exit with a formatted message.
-func Exitf(code int, format string, a ...any) error {
+func Exitf(code exitCode, format string, a ...any) error {
 	return &ExitError{Code: code, Err: fmt.Errorf(format, a...)}
 }
 
@@ -57,7 +57,12 @@ func Exitf(code int, format string, a ...any) error {
 func Failure(err error) error { return Exit(ExitFailure, err) }
 
 // SilentExit exits with code without printing anything more.
-func SilentExit(code int) error { return &ExitError{Code: code, Silent: true} }
+func SilentExit(code exitCode) error { return &ExitError{Code: code, Silent: true} }
+
+// PassThrough exits with another program's status, printing nothing more:
+// laserbrain run's agent's, the loop's SCRIPT's, a hook's answer to its
+// client, a relayed command's.
+func PassThrough(status int) error { return SilentExit(exitCode(status)) }
 
 // UsageError marks a mistake in how the command was called.
 type UsageError struct{ Err error }
@@ -106,7 +111,7 @@ func Run(root *cobra.Command, args []string, streams *IOStreams) (int, *cobra.Co
 			_ = WriteJSON(streams.Out, env)
 		}
 	}
-	return Code(cmd, err, streams.ErrOut), cmd
+	return int(Code(cmd, err, streams.ErrOut)), cmd
 }
 
 // Execute runs root with args on streams, flag and argument mistakes turned
@@ -123,15 +128,36 @@ func Execute(root *cobra.Command, args []string, streams *IOStreams) (*cobra.Com
 	return cmd, err
 }
 
-// IsUsage reports whether err is a usage mistake: a *UsageError or one of
-// the errors cobra builds for an unknown command or flag.
+// IsUsage reports whether err is a usage mistake: a *UsageError, a typed
+// error of the usage kind, or one of the errors cobra builds for an unknown
+// command or flag.
 func IsUsage(err error) bool {
 	var usage *UsageError
-	return errors.As(err, &usage) || isCobraUsage(err)
+	if errors.As(err, &usage) || isCobraUsage(err) {
+		return true
+	}
+	code, ok := kindCode(err)
+	return ok && code == ExitUsage
 }
 
-// CodeOf is the exit code err maps to.
-func CodeOf(err error) int {
+// kinded is a library's typed error: it names its kind as the table does
+// (a row's Name or Also), and the table gives its code. A library needs
+// nothing of this package to be one.
+type kinded interface{ ExitKind() string }
+
+// kindCode is the code of err's kind, when err is a typed error the table
+// knows.
+func kindCode(err error) (exitCode, bool) {
+	var k kinded
+	if !errors.As(err, &k) {
+		return 0, false
+	}
+	return codeOfKind(k.ExitKind())
+}
+
+// CodeOf is the exit code err maps to: the one place an error becomes a
+// code.
+func CodeOf(err error) exitCode {
 	var exit *ExitError
 	switch {
 	case err == nil:
@@ -143,12 +169,15 @@ func CodeOf(err error) int {
 	case IsUsage(err):
 		return ExitUsage
 	}
+	if code, ok := kindCode(err); ok {
+		return code
+	}
 	return ExitFailure
 }
 
 // Code maps err to an exit code, printing it to errOut as "name: message";
 // a usage mistake also names the help of the command it was made in.
-func Code(cmd *cobra.Command, err error, errOut io.Writer) int {
+func Code(cmd *cobra.Command, err error, errOut io.Writer) exitCode {
 	if err == nil {
 		return ExitOK
 	}
@@ -172,7 +201,7 @@ func Code(cmd *cobra.Command, err error, errOut io.Writer) int {
 		fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
 	}
-	return ExitFailure
+	return CodeOf(err)
 }
 
 // isCobraUsage recognises the errors cobra itself builds for an unknown

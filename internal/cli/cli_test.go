@@ -16,7 +16,7 @@ func TestCodeMapping(t *testing.T) {
 	root.AddCommand(sub)
 	cases := []struct {
 		err      error
-		want     int
+		want     exitCode
 		wantText string
 	}{
 		{nil, 0, ""},
@@ -118,7 +118,7 @@ func TestExitCodeTable(t *testing.T) {
 			t.Errorf("code %d has no name or meaning", e.Code)
 		}
 	}
-	for code, want := range map[int]string{0: "ok", 1: "finding", 2: "usage", 8: "failure", 130: "signal"} {
+	for code, want := range map[exitCode]string{0: "ok", 1: "finding", 2: "usage", 8: "failure", 130: "signal"} {
 		if got := ExitName(code, "laserbrain check"); got != want {
 			t.Errorf("ExitName(%d) = %q, want %q", code, got, want)
 		}
@@ -131,5 +131,32 @@ func TestExitCodeTable(t *testing.T) {
 	}
 	if got := ExitName(2, "laserbrain hook pre-tool-use"); got != "deny" {
 		t.Errorf("the gate's 2 is %q", got)
+	}
+}
+
+// kindError is a library's typed error, as the table sees one.
+type kindError string
+
+func (k kindError) Error() string    { return "a " + string(k) + " failure" }
+func (k kindError) ExitKind() string { return string(k) }
+
+// A typed error's kind chooses its code from the table; usage kinds print
+// the help's pointer as any usage mistake does; a kind the table lacks is a
+// failure.
+func TestKindsTakeTheTablesCodes(t *testing.T) {
+	root := &cobra.Command{Use: "tool"}
+	for kind, want := range map[string]exitCode{
+		"usage": 2, "stateError": 2, "finding": 1, "problems": 1, "ocaRequired": 3, "escalated": 3,
+		"exhausted": 4, "transport": 5, "malformed": 6, "config": 7, "failure": 8,
+		"setup": 125, "not-runnable": 126, "refused": 126, "not-found": 127, "no-such-kind": 8,
+	} {
+		err := fmt.Errorf("wrapped: %w", kindError(kind))
+		var buf bytes.Buffer
+		if got := Code(root, err, &buf); got != want || CodeOf(err) != want {
+			t.Errorf("kind %q: Code %d, CodeOf %d; want %d", kind, got, CodeOf(err), want)
+		}
+		if usage := strings.Contains(buf.String(), "--help"); usage != (want == ExitUsage) {
+			t.Errorf("kind %q: the help's pointer printed %v: %q", kind, usage, buf.String())
+		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,65 +10,86 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// exitCode is an exit status of laserbrain, laserbrain-gate or ponder, as
+// the table below gives it. It is this package's own: a command returns an
+// error, CodeOf (the one place) chooses its code, and only a binary's main
+// hands it to os.Exit. Libraries declare no numbers: their typed errors
+// name their kind (ExitKind), and the table says its code.
+type exitCode int
+
 // The project's exit codes. One number means one thing in every command of
 // both binaries; a number a domain gave its own meaning before this map
 // existed (ponder's 3, the loop's 3 to 8, laserbrain run's 125 to 127)
 // keeps it, scoped to the commands that return it. ExitCodes is the table
 // `help exit-codes` prints.
 const (
-	ExitOK      = 0
-	ExitFinding = 1 // the command worked; the answer is the one the caller asked to be told about
-	ExitUsage   = 2 // the call could not be acted on; nothing changed
-	ExitFailure = 8 // a store, file system, database or journal failed
+	ExitOK      exitCode = 0
+	ExitFinding exitCode = 1 // the command worked; the answer is the one the caller asked to be told about
+	ExitUsage   exitCode = 2 // the call could not be acted on; nothing changed
+	ExitFailure exitCode = 8 // a store, file system, database or journal failed
 
-	ExitOCA        = 3 // ponder: PONDER_OCA=on and OCA unusable
-	ExitEscalated  = 3 // laserbrain loop
-	ExitExhausted  = 4 // laserbrain loop, laserbrain run
-	ExitTransport  = 5 // laserbrain loop
-	ExitMalformed  = 6 // laserbrain loop
-	ExitConfig     = 7 // laserbrain loop
-	ExitSetup      = 125
-	ExitNotRunning = 126
-	ExitNotFound   = 127
-	ExitSignal     = 128 // 128+N: stopped by signal N
+	ExitOCA         exitCode = 3 // ponder: PONDER_OCA=on and OCA unusable
+	ExitEscalated   exitCode = 3 // laserbrain loop
+	ExitExhausted   exitCode = 4 // laserbrain loop, laserbrain run
+	ExitTransport   exitCode = 5 // laserbrain loop
+	ExitMalformed   exitCode = 6 // laserbrain loop
+	ExitConfig      exitCode = 7 // laserbrain loop
+	ExitSetup       exitCode = 125
+	ExitNotRunnable exitCode = 126 // found, but not run: laserbrain run's COMMAND, or a command the gate refused in the loop's SCRIPT
+	ExitNotFound    exitCode = 127
+	ExitSignal      exitCode = 128 // 128+N: stopped by signal N
 
 	// ExitPassThrough documents a command that exits with another
 	// program's status (laserbrain run: the agent's; loop: SCRIPT's).
-	ExitPassThrough = -1
+	ExitPassThrough exitCode = -1
 )
 
 // ExitCode is one row of the project's exit-code table.
 type ExitCode struct {
-	Code    int
+	Code    exitCode
 	Name    string
 	Scope   string // "" for every command; else the binary or commands it is limited to
 	Meaning string
+	// Also are the kinds of error (ExitKind) that take this row's code
+	// besides its Name: ponder's own names for them.
+	Also []string
 }
 
 // ExitCodes is the table, by code.
 var ExitCodes = []ExitCode{
-	{ExitOK, "ok", "", "the command did what was asked"},
-	{ExitFinding, "finding", "", "the command worked, and its answer is the one the caller asked to be told about: a drifting state (check), a command that needs authorization (classify), lint findings, failing vectors, a grammar or a journal that does not verify, an escalation not delivered (supervise), a store that cannot be used now (store status), problems (ponder doctor, laserbrain doctor)"},
-	{ExitUsage, "usage", "", "the call could not be acted on, and nothing was changed: an unknown command or flag, a value out of range, an input file missing or unreadable, a run or session that does not exist; in ponder also a command the session's state refuses (stateError)"},
-	{ExitUsage, "deny", "laserbrain hook pre-tool-use, laserbrain-gate", "the tool call is blocked and the reason goes to the model; these exit only 0 or 2, as Claude Code treats any other status as not blocking"},
-	{ExitOCA, "ocaRequired", "ponder", "PONDER_OCA=on and OCA is unusable (nothing was written), or an OCA write failed after the local work was done"},
-	{ExitEscalated, "escalated", "laserbrain loop", "an agent or judge escalated to a person"},
-	{ExitExhausted, "exhausted", "laserbrain loop", "--max-iters, --budget or --timeout ran out, or two agent calls in a row changed nothing (resumable)"},
-	{ExitExhausted, "exhausted", "laserbrain run", "a runaway limit stopped the agent: --timeout, --max-tool-calls or --max-checks-off-ground (journaled on the run, named in the summary)"},
-	{ExitTransport, "transport", "laserbrain loop", "a service failed, could not start, or crashed (the reference loop passes a builtin's 5, 6 and 7 on as they are)"},
-	{ExitMalformed, "malformed", "laserbrain loop", "a judge gave no valid verdict after the one bounce allowed"},
-	{ExitConfig, "config", "laserbrain loop", "agents.conf or SCRIPT is invalid; a service unknown, disabled, or its program not found; ./ci missing or not executable; a --resume that cannot go on"},
-	{ExitFailure, "failure", "", "the command could not finish for a reason outside the call: a store, the file system, a database, the loop's journal or a checkpoint failed"},
-	{ExitSetup, "setup", "laserbrain run", "the run could not be set up; the agent did not start"},
-	{ExitNotRunning, "not-runnable", "laserbrain run", "COMMAND exists but could not be started"},
-	{ExitNotRunning, "refused", "laserbrain loop", "a command SCRIPT ran was refused by the operator gate (SCRIPT sees the status and may pass it on)"},
-	{ExitNotFound, "not-found", "laserbrain run", "COMMAND was not found"},
-	{ExitSignal, "signal", "laserbrain run, laserbrain loop", "128+N: stopped by signal N (130 SIGINT, 143 SIGTERM)"},
+	{ExitOK, "ok", "", "the command did what was asked", nil},
+	{ExitFinding, "finding", "", "the command worked, and its answer is the one the caller asked to be told about: a drifting state (check), a command that needs authorization (classify), lint findings, failing vectors, a grammar or a journal that does not verify, an escalation not delivered (supervise), a store that cannot be used now (store status), problems (ponder doctor, laserbrain doctor)", []string{"problems"}},
+	{ExitUsage, "usage", "", "the call could not be acted on, and nothing was changed: an unknown command or flag, a value out of range, an input file missing or unreadable, a run or session that does not exist; in ponder also a command the session's state refuses (stateError)", []string{"stateError"}},
+	{ExitUsage, "deny", "laserbrain hook pre-tool-use, laserbrain-gate", "the tool call is blocked and the reason goes to the model; these exit only 0 or 2, as Claude Code treats any other status as not blocking", nil},
+	{ExitOCA, "ocaRequired", "ponder", "PONDER_OCA=on and OCA is unusable (nothing was written), or an OCA write failed after the local work was done", nil},
+	{ExitEscalated, "escalated", "laserbrain loop", "an agent or judge escalated to a person", nil},
+	{ExitExhausted, "exhausted", "laserbrain loop", "--max-iters, --budget or --timeout ran out, or two agent calls in a row changed nothing (resumable)", nil},
+	{ExitExhausted, "exhausted", "laserbrain run", "a runaway limit stopped the agent: --timeout, --max-tool-calls, --max-checks-off-ground or --halt-on-loss (journaled on the run, named in the summary)", nil},
+	{ExitTransport, "transport", "laserbrain loop", "a service failed, could not start, or crashed (the reference loop passes a builtin's 5, 6 and 7 on as they are)", nil},
+	{ExitMalformed, "malformed", "laserbrain loop", "a judge gave no valid verdict after the one bounce allowed", nil},
+	{ExitConfig, "config", "laserbrain loop", "agents.conf or SCRIPT is invalid; a service unknown, disabled, or its program not found; ./ci missing or not executable; a --resume that cannot go on", nil},
+	{ExitFailure, "failure", "", "the command could not finish for a reason outside the call: a store, the file system, a database, the loop's journal or a checkpoint failed", nil},
+	{ExitSetup, "setup", "laserbrain run", "the run could not be set up; the agent did not start", nil},
+	{ExitNotRunnable, "not-runnable", "laserbrain run", "COMMAND exists but could not be started", nil},
+	{ExitNotRunnable, "refused", "laserbrain loop", "a command SCRIPT ran was refused by the operator gate (SCRIPT sees the status and may pass it on)", nil},
+	{ExitNotFound, "not-found", "laserbrain run", "COMMAND was not found", nil},
+	{ExitSignal, "signal", "laserbrain run, laserbrain loop", "128+N: stopped by signal N (130 SIGINT, 143 SIGTERM)", nil},
+}
+
+// codeOfKind is the code of an error of the named kind: the row it names,
+// or lists in Also.
+func codeOfKind(kind string) (exitCode, bool) {
+	for _, e := range ExitCodes {
+		if e.Name == kind || slices.Contains(e.Also, kind) {
+			return e.Code, true
+		}
+	}
+	return 0, false
 }
 
 // ExitName is the table's name for code as the named command returns it
 // ("" when the table has no such code).
-func ExitName(code int, commandPath string) string {
+func ExitName(code exitCode, commandPath string) string {
 	var general string
 	for _, e := range ExitCodes {
 		if e.Code != code {
@@ -99,7 +121,7 @@ func inScope(scope, path string) bool {
 // ExitDoc is one exit status a command documents: its code and, where the
 // table's meaning is general, what it means for this command.
 type ExitDoc struct {
-	Code int
+	Code exitCode
 	When string // "" for the table's meaning
 }
 
@@ -135,27 +157,28 @@ func Exits(cmd *cobra.Command) []ExitDoc {
 		}
 		code, when, _ := strings.Cut(line, "\t")
 		n, _ := strconv.Atoi(code)
-		if n == ExitOK {
+		if exitCode(n) == ExitOK {
 			docs[0].When = when
 			continue
 		}
-		docs = append(docs, ExitDoc{Code: n, When: when})
+		docs = append(docs, ExitDoc{Code: exitCode(n), When: when})
 	}
 	sort.SliceStable(docs, func(i, j int) bool { return sortKey(docs[i].Code) < sortKey(docs[j].Code) })
 	return docs
 }
 
 // sortKey puts "any" (a pass-through) after every number.
-func sortKey(code int) int {
+func sortKey(code exitCode) int {
 	if code == ExitPassThrough {
 		return 1 << 30
 	}
-	return code
+	return int(code)
 }
 
 // Documents reports whether cmd documents code (a pass-through command
 // documents every code).
-func Documents(cmd *cobra.Command, code int) bool {
+func Documents(cmd *cobra.Command, status int) bool {
+	code := exitCode(status)
 	for _, d := range Exits(cmd) {
 		if d.Code == code || d.Code == ExitPassThrough ||
 			d.Code == ExitSignal && code > ExitSignal && code < ExitSignal+65 {
@@ -166,7 +189,7 @@ func Documents(cmd *cobra.Command, code int) bool {
 }
 
 // meaning is the table's meaning of code for the command path.
-func meaning(code int, path string) string {
+func meaning(code exitCode, path string) string {
 	var general string
 	for _, e := range ExitCodes {
 		if e.Code != code {
@@ -189,7 +212,7 @@ func exitStatusHelp(cmd *cobra.Command) string {
 	}
 	var b strings.Builder
 	for _, d := range docs {
-		code := strconv.Itoa(d.Code)
+		code := strconv.Itoa(int(d.Code))
 		switch d.Code {
 		case ExitPassThrough:
 			code = "any"
@@ -209,7 +232,7 @@ func exitStatusHelp(cmd *cobra.Command) string {
 // exitCodesTable renders the table for `help exit-codes`, with the
 // commands of this binary that return each code.
 func exitCodesTable(root *cobra.Command) string {
-	users := map[int][]string{}
+	users := map[exitCode][]string{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, d := range Exits(c) {
@@ -230,7 +253,7 @@ Each command's help lists the codes it returns.
 
 `)
 	for _, e := range ExitCodes {
-		code := strconv.Itoa(e.Code)
+		code := strconv.Itoa(int(e.Code))
 		if e.Code == ExitSignal {
 			code = "128+N"
 		}

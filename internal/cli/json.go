@@ -39,9 +39,9 @@ func WriteJSONLine(w io.Writer, v any) error {
 
 // ErrorObject is what the envelope holds.
 type ErrorObject struct {
-	Code    int    `json:"code"`
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	Code    exitCode `json:"code"`
+	Kind    string   `json:"kind"`
+	Message string   `json:"message"`
 }
 
 // Envelope is err as --json prints it, {"error": {...}}; nil for an error

@@ -212,19 +212,7 @@ func (t Timeline) render(w *writer) {
 	w.raw("\" data-y-label=\"")
 	w.attr(t.YLabel)
 	w.closePlotHead(id, t.Title, t.describe(notes))
-
-	if len(t.Bands) > 0 {
-		w.raw("<defs>")
-		seen := map[[2]uint8]bool{}
-		for _, b := range t.Bands {
-			k := [2]uint8{uint8(b.Tone), uint8(b.Pattern)}
-			if !seen[k] {
-				seen[k] = true
-				w.pattern(id, b.Tone, b.Pattern)
-			}
-		}
-		w.raw("</defs>")
-	}
+	t.patterns(w, id)
 	t.axes(w, sc, plH)
 	// Threshold labels sit on their lines, so they are placed first; band
 	// labels then take a baseline whose box meets none of them.
@@ -234,86 +222,13 @@ func (t Timeline) render(w *writer) {
 		thY[i] = placeThresholdLabel(sc, th.Label, sc.y(th.Y), &placed)
 	}
 	for _, b := range t.Bands {
-		lo, hi := sc.y(math.Min(b.From, b.To)), sc.y(math.Max(b.From, b.To))
-		w.raw("<rect class=\"band ")
-		w.raw(b.Tone.class())
-		w.raw("\" data-from=\"")
-		w.raw(FormatNumber(b.From))
-		w.raw("\" data-to=\"")
-		w.raw(FormatNumber(b.To))
-		w.raw("\" x=\"")
-		w.num(sc.px0)
-		w.raw("\" y=\"")
-		w.num(hi)
-		w.raw("\" width=\"")
-		w.num(sc.px1 - sc.px0)
-		w.raw("\" height=\"")
-		w.num(lo - hi)
-		w.raw("\" fill=\"")
-		w.fill(id, b.Tone, b.Pattern)
-		w.raw("\"><title>")
-		w.text(b.Label)
-		w.raw("</title></rect>")
-		if b.Label == "" {
-			continue
-		}
-		w.raw("<text class=\"label band-label\" x=\"")
-		w.num(sc.px0 + 4)
-		w.raw("\" y=\"")
-		w.num(placeBandLabel(sc, b.Label, lo, hi, &placed))
-		w.raw("\">")
-		w.text(b.Label)
-		w.raw("</text>")
+		w.band(id, sc, b, &placed)
 	}
 	for i, th := range t.Thresholds {
-		y := sc.y(th.Y)
-		w.raw("<line class=\"threshold ")
-		w.raw(th.Tone.class())
-		w.raw("\" data-y=\"")
-		w.raw(FormatNumber(th.Y))
-		w.raw("\" x1=\"")
-		w.num(sc.px0)
-		w.raw("\" x2=\"")
-		w.num(sc.px1)
-		w.raw("\" y1=\"")
-		w.num(y)
-		w.raw("\" y2=\"")
-		w.num(y)
-		w.raw("\"")
-		if th.Dash != SolidLine && th.Dash != Dashed {
-			w.raw(" style=\"stroke-dasharray:")
-			w.raw(dashArrays[th.Dash])
-			w.raw("\"")
-		}
-		w.raw("><title>")
-		w.text(th.Label)
-		w.raw("</title></line><text class=\"label threshold-label\" text-anchor=\"end\" x=\"")
-		w.num(sc.px1 - 2)
-		w.raw("\" y=\"")
-		w.num(thY[i])
-		w.raw("\">")
-		w.text(th.Label)
-		w.raw("</text>")
+		w.threshold(sc, th, thY[i])
 	}
 	for i, s := range t.Series {
-		w.raw("<g class=\"series-group ")
-		w.raw(s.Tone.class())
-		w.raw("\" data-series=\"")
-		w.attr(s.Name)
-		w.raw("\" data-points=\"")
-		w.int(len(s.Points))
-		if buckets[i] != nil {
-			w.raw("\" data-buckets=\"")
-			w.int(len(buckets[i]))
-		}
-		w.raw("\">")
-		if buckets[i] != nil {
-			t.drawBuckets(w, sc, s, buckets[i])
-		} else {
-			t.drawPoints(w, sc, s)
-		}
-		w.raw("</g>")
-		w.maybeFlush()
+		t.series(w, sc, s, buckets[i])
 	}
 	if len(notes) > 0 {
 		w.raw("<text class=\"dsnote\" text-anchor=\"end\" x=\"")
@@ -331,6 +246,118 @@ func (t Timeline) render(w *writer) {
 	if t.Legend {
 		t.legend().render(w)
 	}
+	t.writeTable(w, buckets)
+}
+
+// patterns defines the fills of the bands, one per tone and pattern.
+func (t Timeline) patterns(w *writer, id string) {
+	if len(t.Bands) > 0 {
+		w.raw("<defs>")
+		seen := map[[2]uint8]bool{}
+		for _, b := range t.Bands {
+			k := [2]uint8{uint8(b.Tone), uint8(b.Pattern)}
+			if !seen[k] {
+				seen[k] = true
+				w.pattern(id, b.Tone, b.Pattern)
+			}
+		}
+		w.raw("</defs>")
+	}
+}
+
+// band draws a band from b.From to b.To across the plot, its label at a
+// baseline clear of the labels placed already.
+func (w *writer) band(id string, sc scale, b Band, placed *[]labelBox) {
+	lo, hi := sc.y(math.Min(b.From, b.To)), sc.y(math.Max(b.From, b.To))
+	w.raw("<rect class=\"band ")
+	w.raw(b.Tone.class())
+	w.raw("\" data-from=\"")
+	w.raw(FormatNumber(b.From))
+	w.raw("\" data-to=\"")
+	w.raw(FormatNumber(b.To))
+	w.raw("\" x=\"")
+	w.num(sc.px0)
+	w.raw("\" y=\"")
+	w.num(hi)
+	w.raw("\" width=\"")
+	w.num(sc.px1 - sc.px0)
+	w.raw("\" height=\"")
+	w.num(lo - hi)
+	w.raw("\" fill=\"")
+	w.fill(id, b.Tone, b.Pattern)
+	w.raw("\"><title>")
+	w.text(b.Label)
+	w.raw("</title></rect>")
+	if b.Label == "" {
+		return
+	}
+	w.raw("<text class=\"label band-label\" x=\"")
+	w.num(sc.px0 + 4)
+	w.raw("\" y=\"")
+	w.num(placeBandLabel(sc, b.Label, lo, hi, placed))
+	w.raw("\">")
+	w.text(b.Label)
+	w.raw("</text>")
+}
+
+// threshold draws a threshold line across the plot, its label at y.
+func (w *writer) threshold(sc scale, th Threshold, labelY float64) {
+	y := sc.y(th.Y)
+	w.raw("<line class=\"threshold ")
+	w.raw(th.Tone.class())
+	w.raw("\" data-y=\"")
+	w.raw(FormatNumber(th.Y))
+	w.raw("\" x1=\"")
+	w.num(sc.px0)
+	w.raw("\" x2=\"")
+	w.num(sc.px1)
+	w.raw("\" y1=\"")
+	w.num(y)
+	w.raw("\" y2=\"")
+	w.num(y)
+	w.raw("\"")
+	if th.Dash != SolidLine && th.Dash != Dashed {
+		w.raw(" style=\"stroke-dasharray:")
+		w.raw(dashArrays[th.Dash])
+		w.raw("\"")
+	}
+	w.raw("><title>")
+	w.text(th.Label)
+	w.raw("</title></line><text class=\"label threshold-label\" text-anchor=\"end\" x=\"")
+	w.num(sc.px1 - 2)
+	w.raw("\" y=\"")
+	w.num(labelY)
+	w.raw("\">")
+	w.text(th.Label)
+	w.raw("</text>")
+}
+
+// series draws one series: its points, or the buckets it was
+// downsampled into.
+func (t Timeline) series(w *writer, sc scale, s Series, buckets []bucket) {
+	w.raw("<g class=\"series-group ")
+	w.raw(s.Tone.class())
+	w.raw("\" data-series=\"")
+	w.attr(s.Name)
+	w.raw("\" data-points=\"")
+	w.int(len(s.Points))
+	if buckets != nil {
+		w.raw("\" data-buckets=\"")
+		w.int(len(buckets))
+	}
+	w.raw("\">")
+	if buckets != nil {
+		t.drawBuckets(w, sc, s, buckets)
+	} else {
+		t.drawPoints(w, sc, s)
+	}
+	w.raw("</g>")
+	w.maybeFlush()
+}
+
+// writeTable is the plot as a table (its own, or one row per point or
+// bucket), for readers that cannot see the plot.
+func (t Timeline) writeTable(w *writer, buckets [][]bucket) {
 	tbl := t.Table
 	if tbl == nil {
 		g := t.table(buckets)

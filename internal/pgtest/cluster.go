@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -126,4 +129,58 @@ func (c *Cluster) Durable(t testing.TB) {
 			t.Fatalf("pgtest: %s: %v", q, err)
 		}
 	}
+}
+
+// Freeze stops the server's processes with SIGSTOP, the postmaster and
+// every process it started: a connection is accepted by the kernel and
+// then nothing answers, as with a server that hangs. Thaw undoes it; a
+// frozen cluster is thawed when t ends, before it is stopped.
+func (c *Cluster) Freeze(t testing.TB) {
+	t.Helper()
+	if err := c.signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("pgtest: freezing the server: %v", err)
+	}
+	t.Cleanup(func() { _ = c.signal(syscall.SIGCONT) })
+}
+
+// Thaw lets a frozen server run again.
+func (c *Cluster) Thaw() error { return c.signal(syscall.SIGCONT) }
+
+// signal sends sig to the postmaster and its children.
+func (c *Cluster) signal(sig syscall.Signal) error {
+	b, err := os.ReadFile(filepath.Join(c.dir, "data", "postmaster.pid"))
+	if err != nil {
+		return err
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pm, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		return fmt.Errorf("postmaster.pid: %w", err)
+	}
+	pids := []int{pm}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after ")".
+		i := bytes.LastIndexByte(stat, ')')
+		if f := strings.Fields(string(stat[i+1:])); i > 0 && len(f) > 1 && f[1] == strconv.Itoa(pm) {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil && pid == pm {
+			return err
+		}
+	}
+	return nil
 }

@@ -39,7 +39,6 @@ func (s *Store) Compact() error {
 		}
 		// A fresh view of the packs: another process may have cut a
 		// compaction short since this one last read them.
-		packsDir := s.packs.dir
 		if err := s.packs.load(-1); err != nil {
 			return err
 		}
@@ -47,7 +46,7 @@ func (s *Store) Compact() error {
 		// the directory), read again after it.
 		s.packs.pinned = true
 		defer func() { s.packs.pinned, s.packs.loaded = false, false }()
-		removeUnfinished(packsDir)
+		removeUnfinished(s.packs.dir)
 		// Which runs have files of their own, read once: nobody makes one
 		// while the lock is held exclusively.
 		if s.onFile, err = listOnFile(s.runsDir); err != nil {
@@ -55,150 +54,189 @@ func (s *Store) Compact() error {
 		}
 		s.onFileGen = duringCompaction
 		defer func() { s.onFile = nil }()
-		sy := newSyncer(s.runsDir)
-		var (
-			renames [][2]string
-			pw      *packWriter
-			buf     []byte
-			moved   = map[string]bool{}
-			crashed bool
-		)
+		c := &compaction{s: s, packsDir: s.packs.dir, sy: newSyncer(s.runsDir), moved: map[string]bool{}}
 		defer func() {
-			if pw != nil && !crashed {
-				pw.abort()
+			if c.pw != nil && !c.crashed {
+				c.pw.abort()
 			}
 		}()
-		stage := func(name string) error {
-			err := compactStage(name)
-			crashed = err != nil
-			return err
-		}
-		toPack := func(id string, n int, steps, state []byte) error {
-			if pw == nil {
-				if pw, err = newPackWriter(packsDir, s.packs.nextSeq()); err != nil {
-					return err
-				}
-			}
-			return pw.add(id, n, steps, state)
-		}
 		for _, id := range ids {
-			st, err := s.locate(id)
-			if err != nil {
-				return err
-			}
-			if st == nil || !st.fromLog() {
-				continue
-			}
-			moved[id] = true
-			if last := st.saves[0]; !st.onFile && st.packed == nil && len(st.saves) == 1 && last.steps+last.state < PackBelow {
-				// A run saved once since it began, as a new run mostly
-				// is: its steps and state, one after the other in the
-				// log, are read together.
-				if buf, err = s.log.body(last, buf); err != nil {
-					return fmt.Errorf("compact run %s: %w", id, err)
-				}
-				if err := toPack(id, st.count, buf[:last.steps], bytes.TrimSuffix(buf[last.steps:], []byte("\n"))); err != nil {
-					return fmt.Errorf("compact run %s: %w", id, err)
-				}
-				continue
-			}
-			if st.state, err = s.log.state(st.saves[len(st.saves)-1]); err != nil {
-				return fmt.Errorf("compact run %s: %w", id, err)
-			}
-			if !st.onFile && st.size() < PackBelow {
-				if buf = buf[:0]; st.packed != nil {
-					if buf, err = st.packed.appendSteps(buf); err != nil {
-						return fmt.Errorf("compact run %s: %w", id, err)
-					}
-				}
-				w := bytes.NewBuffer(buf)
-				if _, err := s.log.copySteps(st.saves, w); err != nil {
-					return fmt.Errorf("compact run %s: %w", id, err)
-				}
-				buf = w.Bytes()
-				if err := toPack(id, st.count, buf, st.state); err != nil {
-					return fmt.Errorf("compact run %s: %w", id, err)
-				}
-				continue
-			}
-			n, err := s.compactHistory(id, st, sy)
-			if err != nil {
-				return fmt.Errorf("compact run %s: %w", id, err)
-			}
-			if st.packed != nil { // its records in the packs are no longer it
-				if pw == nil {
-					if pw, err = newPackWriter(packsDir, s.packs.nextSeq()); err != nil {
-						return err
-					}
-				}
-				pw.leave(id)
-			}
-			tmp := s.runPath(id) + ".compact"
-			data := append(append([]byte(`{"run":`), st.state...), `,"history_bytes":`...)
-			data = append(strconv.AppendInt(data, n, 10), "}\n"...)
-			if err := writeSynced(tmp, data, sy); err != nil {
-				return fmt.Errorf("compact run %s: %w", id, err)
-			}
-			renames = append(renames, [2]string{tmp, s.runPath(id)})
-		}
-		// The newest packs are folded into this one: each run's newest
-		// record among them is copied over, unless the run was moved above
-		// or left the packs; that it left is kept while an older pack may
-		// still hold a record of it.
-		fold := s.packs.toFold(s.log.size())
-		if pw == nil {
-			fold = nil // nothing new to pack: the packs stay as they are
-		}
-		keepGone := len(fold) < len(s.packs.packs)
-		for k := len(fold) - 1; k >= 0; k-- {
-			if err := fold[k].fold(pw, moved, keepGone); err != nil {
+			if err := c.move(id); err != nil {
 				return err
 			}
 		}
-		if err := stage("pack records written"); err != nil {
-			return err
-		}
-		if pw != nil {
-			if err := pw.finish(sy); err != nil {
-				return err
-			}
-			renames = append(renames, [2]string{pw.tmp, pw.path})
-		}
-		if err := sy.done(); err != nil {
-			return err
-		}
-		if err := stage("pack written"); err != nil {
-			return err
-		}
-		for _, r := range renames {
-			if err := os.Rename(r[0], r[1]); err != nil {
-				return err
-			}
-		}
-		pw = nil
-		if err := syncDir(s.runsDir); err != nil {
-			return err
-		}
-		if len(fold) > 0 || len(renames) > 0 {
-			if _, err := os.Stat(packsDir); err == nil {
-				if err := syncDir(packsDir); err != nil {
-					return err
-				}
-			}
-		}
-		if err := stage("pack in place"); err != nil {
-			return err
-		}
-		for _, p := range fold {
-			if err := os.Remove(p.path); err != nil {
-				return err
-			}
-		}
-		if err := stage("folded packs removed"); err != nil {
-			return err
-		}
-		return s.log.replaceWithEmpty()
+		return c.finish()
 	})
+}
+
+// compaction is one Compact as it goes: the pack it writes, the run files
+// it will rename into place, and the runs it moved out of the log.
+type compaction struct {
+	s        *Store
+	packsDir string
+	sy       *syncer
+	renames  [][2]string
+	pw       *packWriter
+	buf      []byte
+	moved    map[string]bool
+	crashed  bool // a test cut it short, as a crash would
+}
+
+func (c *compaction) stage(name string) error {
+	err := compactStage(name)
+	c.crashed = err != nil
+	return err
+}
+
+// writer is the new pack, started at its first use.
+func (c *compaction) writer() (*packWriter, error) {
+	if c.pw == nil {
+		pw, err := newPackWriter(c.packsDir, c.s.packs.nextSeq())
+		if err != nil {
+			return nil, err
+		}
+		c.pw = pw
+	}
+	return c.pw, nil
+}
+
+func (c *compaction) pack(id string, n int, steps, state []byte) error {
+	pw, err := c.writer()
+	if err != nil {
+		return err
+	}
+	return pw.add(id, n, steps, state)
+}
+
+// move takes run id out of the log, if it is there: into the new pack
+// when it is small, else into a file of its own.
+func (c *compaction) move(id string) error {
+	s := c.s
+	st, err := s.locate(id)
+	if err != nil {
+		return err
+	}
+	if st == nil || !st.fromLog() {
+		return nil
+	}
+	c.moved[id] = true
+	if err := c.moveRun(id, st); err != nil {
+		return fmt.Errorf("compact run %s: %w", id, err)
+	}
+	return nil
+}
+
+func (c *compaction) moveRun(id string, st *stored) error {
+	s := c.s
+	var err error
+	if last := st.saves[0]; !st.onFile && st.packed == nil && len(st.saves) == 1 && last.steps+last.state < PackBelow {
+		// A run saved once since it began, as a new run mostly is: its
+		// steps and state, one after the other in the log, are read
+		// together.
+		if c.buf, err = s.log.body(last, c.buf); err != nil {
+			return err
+		}
+		return c.pack(id, st.count, c.buf[:last.steps], bytes.TrimSuffix(c.buf[last.steps:], []byte("\n")))
+	}
+	if st.state, err = s.log.state(st.saves[len(st.saves)-1]); err != nil {
+		return err
+	}
+	if !st.onFile && st.size() < PackBelow {
+		if c.buf = c.buf[:0]; st.packed != nil {
+			if c.buf, err = st.packed.appendSteps(c.buf); err != nil {
+				return err
+			}
+		}
+		w := bytes.NewBuffer(c.buf)
+		if _, err := s.log.copySteps(st.saves, w); err != nil {
+			return err
+		}
+		c.buf = w.Bytes()
+		return c.pack(id, st.count, c.buf, st.state)
+	}
+	n, err := s.compactHistory(id, st, c.sy)
+	if err != nil {
+		return err
+	}
+	if st.packed != nil { // its records in the packs are no longer it
+		pw, err := c.writer()
+		if err != nil {
+			return err
+		}
+		pw.leave(id)
+	}
+	tmp := s.runPath(id) + ".compact"
+	data := append(append([]byte(`{"run":`), st.state...), `,"history_bytes":`...)
+	data = append(strconv.AppendInt(data, n, 10), "}\n"...)
+	if err := writeSynced(tmp, data, c.sy); err != nil {
+		return err
+	}
+	c.renames = append(c.renames, [2]string{tmp, s.runPath(id)})
+	return nil
+}
+
+// finish folds the newest packs into the new one, puts the pack and the
+// run files in place, removes the folded packs and empties the log, each
+// step durable before the next.
+func (c *compaction) finish() error {
+	s := c.s
+	// The newest packs are folded into this one: each run's newest record
+	// among them is copied over, unless the run was moved above or left
+	// the packs; that it left is kept while an older pack may still hold
+	// a record of it.
+	fold := s.packs.toFold(s.log.size())
+	if c.pw == nil {
+		fold = nil // nothing new to pack: the packs stay as they are
+	}
+	keepGone := len(fold) < len(s.packs.packs)
+	for k := len(fold) - 1; k >= 0; k-- {
+		if err := fold[k].fold(c.pw, c.moved, keepGone); err != nil {
+			return err
+		}
+	}
+	if err := c.stage("pack records written"); err != nil {
+		return err
+	}
+	if c.pw != nil {
+		if err := c.pw.finish(c.sy); err != nil {
+			return err
+		}
+		c.renames = append(c.renames, [2]string{c.pw.tmp, c.pw.path})
+	}
+	if err := c.sy.done(); err != nil {
+		return err
+	}
+	if err := c.stage("pack written"); err != nil {
+		return err
+	}
+	for _, r := range c.renames {
+		if err := os.Rename(r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	c.pw = nil
+	if err := syncDir(s.runsDir); err != nil {
+		return err
+	}
+	if len(fold) > 0 || len(c.renames) > 0 {
+		if _, err := os.Stat(c.packsDir); err == nil {
+			if err := syncDir(c.packsDir); err != nil {
+				return err
+			}
+		}
+	}
+	if err := c.stage("pack in place"); err != nil {
+		return err
+	}
+	for _, p := range fold {
+		if err := os.Remove(p.path); err != nil {
+			return err
+		}
+	}
+	if err := c.stage("folded packs removed"); err != nil {
+		return err
+	}
+	return s.log.replaceWithEmpty()
 }
 
 // compactCrashAt is where a test cuts a compaction short, as a crash would

@@ -10,7 +10,8 @@ import (
 // supervising agents may run, because each one changes the supervision
 // itself — granting an authorization, releasing a halted agent, cancelling
 // a running loop, serving the live view whose acts do both of the first,
-// installing or removing the hooks, moving the fleet's store. An agent
+// installing or removing the hooks, moving the fleet's store, or undoing an
+// agent's work back to a checkpoint. An agent
 // that runs one through its shell tool would be supervising itself, so the
 // gate denies them in every presence, and no authorization lets one
 // through (as with writes into .ponder/): a person authorizing an agent to
@@ -20,7 +21,8 @@ import (
 // way every other command is (laserbrain or laserbrain-gate, any directory,
 // `go run` of a laserbrain package), and by its subcommand after any
 // leading options. A help request changes nothing and is left alone, and so
-// is install's or uninstall's --dry-run.
+// is install's or uninstall's --dry-run, and undo's --list (and prune's
+// --dry-run).
 
 // personCommands are the subcommands a person runs, by their first word
 // (ok false: not a person's); a nil list means every form, otherwise only
@@ -28,6 +30,8 @@ import (
 func personCommands(sub string) (second []string, ok bool) {
 	switch sub {
 	case "authorize", "install", "uninstall":
+		return nil, true
+	case "undo": // it rewrites the work tree and the refs back to a checkpoint
 		return nil, true
 	case "ui": // its acts release, answer and authorize
 		return nil, true
@@ -114,7 +118,8 @@ func (a *analyzer) laserbrain(rest []arg) {
 		if !w.known {
 			continue
 		}
-		if helpWord(w.val) || (sub == "install" || sub == "uninstall") && (w.val == "--dry-run" || w.val == "--dry-run=true") {
+		if helpWord(w.val) || (sub == "install" || sub == "uninstall" || sub == "undo") && (w.val == "--dry-run" || w.val == "--dry-run=true") ||
+			sub == "undo" && (w.val == "--list" || w.val == "--list=true") {
 			return
 		}
 	}

@@ -69,191 +69,227 @@ const (
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// fast parses a flat object; false means "use encoding/json instead".
-func (d *decoder) fast(i, end int, r *Record) bool {
-	s := d.src
-	skip := func() {
-		for i < end && isSpace(s[i]) {
-			i++
-		}
+// cursor reads one record's JSON text, s[i:end].
+type cursor struct {
+	s      string
+	i, end int
+}
+
+func (c *cursor) skip() {
+	for c.i < c.end && isSpace(c.s[c.i]) {
+		c.i++
 	}
-	// str reads a string without escapes, returning it as a substring
-	// (invalid UTF-8 is left to encoding/json, which replaces it).
-	str := func() (string, bool) {
-		if i >= end || s[i] != '"' {
-			return "", false
-		}
-		q := strings.IndexByte(s[i+1:end], '"')
-		if q < 0 {
-			return "", false
-		}
-		v := s[i+1 : i+1+q]
-		var seen byte
-		for k := 0; k < len(v); k++ {
-			seen |= byteClass[v[k]]
-		}
-		// An escape (the quote found may be an escaped one) or a control
-		// character: encoding/json's business.
-		if seen&classEscape != 0 || (seen&classHigh != 0 && !utf8.ValidString(v)) {
-			return "", false
-		}
-		i += q + 2
-		return v, true
+}
+
+// at reports whether the next byte is b.
+func (c *cursor) at(b byte) bool { return c.i < c.end && c.s[c.i] == b }
+
+// str reads a string without escapes, returning it as a substring
+// (invalid UTF-8 is left to encoding/json, which replaces it).
+func (c *cursor) str() (string, bool) {
+	if !c.at('"') {
+		return "", false
 	}
-	skip()
-	if i >= end || s[i] != '{' {
+	q := strings.IndexByte(c.s[c.i+1:c.end], '"')
+	if q < 0 {
+		return "", false
+	}
+	v := c.s[c.i+1 : c.i+1+q]
+	var seen byte
+	for k := 0; k < len(v); k++ {
+		seen |= byteClass[v[k]]
+	}
+	// An escape (the quote found may be an escaped one) or a control
+	// character: encoding/json's business.
+	if seen&classEscape != 0 || (seen&classHigh != 0 && !utf8.ValidString(v)) {
+		return "", false
+	}
+	c.i += q + 2
+	return v, true
+}
+
+// number reads the characters a number may have (validNumber checks
+// their grammar).
+func (c *cursor) number() string {
+	j := c.i
+	for j < c.end && (c.s[j] == '-' || c.s[j] == '+' || c.s[j] == '.' || c.s[j] == 'e' || c.s[j] == 'E' || (c.s[j] >= '0' && c.s[j] <= '9')) {
+		j++
+	}
+	lit := c.s[c.i:j]
+	c.i = j
+	return lit
+}
+
+// word reads lit (true, false or null) when it is next.
+func (c *cursor) word(lit string) bool {
+	if c.end-c.i < len(lit) || c.s[c.i:c.i+len(lit)] != lit {
 		return false
 	}
-	i++
-	skip()
-	if i < end && s[i] == '}' {
-		i++
-		skip()
-		return i == end
+	c.i += len(lit)
+	return true
+}
+
+// fast parses a flat object; false means "use encoding/json instead".
+func (d *decoder) fast(i, end int, r *Record) bool {
+	c := cursor{s: d.src, i: i, end: end}
+	c.skip()
+	if !c.at('{') {
+		return false
+	}
+	c.i++
+	c.skip()
+	if c.at('}') {
+		c.i++
+		c.skip()
+		return c.i == c.end
 	}
 	for {
-		skip()
-		key, ok := str()
+		c.skip()
+		key, ok := c.str()
 		if !ok || !knownKey(key) {
 			return false // encoding/json matches keys case-insensitively
 		}
-		skip()
-		if i >= end || s[i] != ':' {
+		c.skip()
+		if !c.at(':') {
 			return false
 		}
-		i++
-		skip()
-		if i >= end {
+		c.i++
+		c.skip()
+		if c.i >= c.end || !d.field(&c, key, r) {
 			return false
 		}
-		switch c := s[i]; {
-		case c == '"':
-			v, ok := str()
-			if !ok {
-				return false
-			}
-			switch key {
-			case "ts":
-				r.TS = v
-			case "type":
-				r.Type = v
-			case "voice":
-				r.Voice = v
-			case "op":
-				r.Op = v
-			case "findingId":
-				r.FindingID = v
-			case "unitId":
-				r.UnitID = v
-			case "path":
-				r.Path = v
-			case "kind":
-				r.Kind = v
-			case "severity":
-				r.Severity = v
-			case "grade":
-				r.Grade = d.str(v)
-			case "text":
-				r.Text = d.str(v)
-			case "recommendation":
-				r.Recommendation = d.str(v)
-			case "evidence":
-				r.Evidence = d.str(v)
-			case "reason":
-				r.Reason = d.str(v)
-			case "prev":
-				r.Prev = v
-			case "seq", "pass", "batch", "batchSize", "confidence", "phantom":
-				return false // a string where a number or bool belongs
-			}
-		case c == '-' || (c >= '0' && c <= '9'):
-			j := i
-			for j < end && (s[j] == '-' || s[j] == '+' || s[j] == '.' || s[j] == 'e' || s[j] == 'E' || (s[j] >= '0' && s[j] <= '9')) {
-				j++
-			}
-			lit := s[i:j]
-			i = j
-			if !validNumber(lit) {
-				return false
-			}
-			switch key {
-			case "seq", "pass", "batch", "batchSize":
-				n, err := strconv.Atoi(lit)
-				if err != nil {
-					return false
-				}
-				switch key {
-				case "seq":
-					r.Seq = n
-				case "pass":
-					r.Pass = n
-				case "batch":
-					r.Batch = n
-				case "batchSize":
-					r.BatchSize = n
-				}
-			case "confidence":
-				f, err := strconv.ParseFloat(lit, 64)
-				if err != nil {
-					return false
-				}
-				r.Confidence = d.float(f)
-			default:
-				return false
-			}
-		case c == 't' || c == 'f':
-			v := c == 't'
-			lit := "false"
-			if v {
-				lit = "true"
-			}
-			if end-i < len(lit) || s[i:i+len(lit)] != lit {
-				return false
-			}
-			i += len(lit)
-			switch key {
-			case "phantom":
-				r.Phantom = v
-			default:
-				return false
-			}
-		case c == 'n':
-			if end-i < 4 || s[i:i+4] != "null" {
-				return false
-			}
-			i += 4
-			// As encoding/json: null clears a pointer and leaves the rest.
-			switch key {
-			case "grade":
-				r.Grade = nil
-			case "text":
-				r.Text = nil
-			case "recommendation":
-				r.Recommendation = nil
-			case "evidence":
-				r.Evidence = nil
-			case "reason":
-				r.Reason = nil
-			case "confidence":
-				r.Confidence = nil
-			}
+		c.skip()
+		switch {
+		case c.at(','):
+			c.i++
+		case c.at('}'):
+			c.i++
+			c.skip()
+			return c.i == c.end
 		default:
-			return false // nested object or array: let encoding/json decide
-		}
-		skip()
-		if i >= end {
 			return false
 		}
-		if s[i] == ',' {
-			i++
-			continue
+	}
+}
+
+// field reads key's value and sets it in r; false leaves the record to
+// encoding/json.
+func (d *decoder) field(c *cursor, key string, r *Record) bool {
+	switch b := c.s[c.i]; {
+	case b == '"':
+		v, ok := c.str()
+		return ok && d.setString(r, key, v)
+	case b == '-' || (b >= '0' && b <= '9'):
+		lit := c.number()
+		return validNumber(lit) && d.setNumber(r, key, lit)
+	case b == 't' || b == 'f':
+		v := b == 't'
+		lit := "false"
+		if v {
+			lit = "true"
 		}
-		if s[i] != '}' {
+		if !c.word(lit) || key != "phantom" {
 			return false
 		}
-		i++
-		skip()
-		return i == end
+		r.Phantom = v
+		return true
+	case b == 'n':
+		if !c.word("null") {
+			return false
+		}
+		setNull(r, key)
+		return true
+	}
+	return false // nested object or array: let encoding/json decide
+}
+
+// setString sets key's field to the string v; false where a string does
+// not belong (encoding/json then has the last word).
+func (d *decoder) setString(r *Record, key, v string) bool {
+	switch key {
+	case "ts":
+		r.TS = v
+	case "type":
+		r.Type = v
+	case "voice":
+		r.Voice = v
+	case "op":
+		r.Op = v
+	case "findingId":
+		r.FindingID = v
+	case "unitId":
+		r.UnitID = v
+	case "path":
+		r.Path = v
+	case "kind":
+		r.Kind = v
+	case "severity":
+		r.Severity = v
+	case "grade":
+		r.Grade = d.str(v)
+	case "text":
+		r.Text = d.str(v)
+	case "recommendation":
+		r.Recommendation = d.str(v)
+	case "evidence":
+		r.Evidence = d.str(v)
+	case "reason":
+		r.Reason = d.str(v)
+	case "prev":
+		r.Prev = v
+	case "seq", "pass", "batch", "batchSize", "confidence", "phantom":
+		return false // a string where a number or bool belongs
+	}
+	return true
+}
+
+// setNumber sets key's field to the number lit; false where a number does
+// not belong or does not fit.
+func (d *decoder) setNumber(r *Record, key, lit string) bool {
+	switch key {
+	case "seq", "pass", "batch", "batchSize":
+		n, err := strconv.Atoi(lit)
+		if err != nil {
+			return false
+		}
+		switch key {
+		case "seq":
+			r.Seq = n
+		case "pass":
+			r.Pass = n
+		case "batch":
+			r.Batch = n
+		case "batchSize":
+			r.BatchSize = n
+		}
+	case "confidence":
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil {
+			return false
+		}
+		r.Confidence = d.float(f)
+	default:
+		return false
+	}
+	return true
+}
+
+// setNull clears key's field: as encoding/json, null clears a pointer and
+// leaves the rest.
+func setNull(r *Record, key string) {
+	switch key {
+	case "grade":
+		r.Grade = nil
+	case "text":
+		r.Text = nil
+	case "recommendation":
+		r.Recommendation = nil
+	case "evidence":
+		r.Evidence = nil
+	case "reason":
+		r.Reason = nil
+	case "confidence":
+		r.Confidence = nil
 	}
 }
 

@@ -149,43 +149,17 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 		sum       [sha256.Size]byte
 	)
 	copy(head[0][:], chain.Genesis)
-	anchor := chain.Anchor
-	if anchor != nil && anchor.Records <= 0 {
-		anchor = nil // anchors nothing
-	}
-	// bound is how many records the session acknowledged: none are read
-	// past it (nil: a bare ledger, checked without a session).
-	bound := -1
-	if chain.Anchor != nil {
-		bound = max(chain.Anchor.Records, 0)
-	}
+	anchor, bound := chain.bounds()
 	var (
 		boundOff  int64 = -1 // where the first record past bound starts
 		boundLine int
 		boundHead string
 	)
-	torn := func(at int64, ln int, detail string) *Log {
-		l.Damage = &Damage{Torn: true, Line: ln, Offset: at, Bytes: l.Size - at, Detail: detail}
-		l.Good = at
-		// A tail that is part of an acknowledged append is not torn: bytes
-		// the session counted have gone.
-		if anchor != nil && anchor.Records > l.Count {
-			l.Damage = &Damage{Forged: true, Tamper: Deleted, Line: ln, Seq: l.Count + 1, Offset: at,
-				Detail: fmt.Sprintf("the ledger ends inside record(s) seq %d–%d, which session.json's anchor counts as written (an append was acknowledged, then cut)", l.Count+1, anchor.Records)}
-		}
-		return l
-	}
+	torn := func(at int64, ln int, detail string) *Log { return l.torn(at, ln, anchor, detail) }
 	// broken records damage that is not an interrupted append; the sound
-	// part ends before the line, or before the batch it interrupts. A line
-	// that does not parse is corruption; anything else is placed in the
-	// chain by diagnose.
+	// part ends before the line, or before the batch it interrupts.
 	broken := func(at int64, ln int, parsed bool, detail string) *Log {
-		if parsed {
-			l.Damage = diagnose(data, ln-1, chain.Genesis, detail)
-		} else {
-			l.Damage = &Damage{Line: ln, Offset: at, Detail: detail}
-		}
-		l.Good = at
+		l.broken(data, chain.Genesis, at, ln, parsed, detail)
 		if len(batch) > 0 {
 			l.Good = batchOff
 		}
@@ -198,14 +172,7 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 	}
 	for off < l.Size {
 		line++
-		end := bytes.IndexByte(data[off:], '\n')
-		last := end < 0
-		var raw []byte
-		if last {
-			raw = data[off:]
-		} else {
-			raw = data[off : off+int64(end)]
-		}
+		raw, last := nextLine(data, off)
 		batch = append(batch, Record{})
 		r := &batch[len(batch)-1]
 		err := dec.decode(raw, int(off), int(off)+len(raw), r)
@@ -226,28 +193,12 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 			return broken(off, line, false, "not valid JSON: "+err.Error())
 		}
 		prev := &head[cur]
-		if r.Prev != unsafe.String(&prev[0], len(prev)) {
+		if problem := linkProblem(batch, unsafe.String(&prev[0], len(prev)), l.Count+len(batch)); problem != "" {
 			batch = batch[:len(batch)-1]
-			what := "its prev hash is not the hash of the line before it"
-			if r.Prev == "" {
-				what = "it carries no prev hash"
-			}
-			return broken(off, line, true, what)
-		}
-		want := l.Count + len(batch)
-		if r.Seq != want {
-			batch = batch[:len(batch)-1]
-			return broken(off, line, true, fmt.Sprintf("seq %d where %d was expected", r.Seq, want))
+			return broken(off, line, true, problem)
 		}
 		if len(batch) == 1 {
-			if r.Batch != r.Seq || r.BatchSize < 1 {
-				batch = batch[:0]
-				return broken(off, line, true, fmt.Sprintf("record %d should open a batch but says batch %d of size %d", r.Seq, r.Batch, r.BatchSize))
-			}
 			batchOff, batchLine = off, line
-		} else if first := batch[0]; r.Batch != first.Batch || r.BatchSize != first.BatchSize {
-			batch = batch[:len(batch)-1]
-			return broken(off, line, true, fmt.Sprintf("record %d breaks batch %d (size %d) before it is complete", r.Seq, first.Batch, first.BatchSize))
 		}
 		cur ^= 1
 		hasher.Reset()
@@ -262,17 +213,9 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 		if r.Seq == bound+1 {
 			boundOff, boundLine, boundHead = off, line, string(head[cur^1][:])
 		}
-		off += int64(end) + 1
+		off += int64(len(raw)) + 1
 		if len(batch) == r.BatchSize {
-			if visit != nil {
-				for i := range batch {
-					if bound < 0 || batch[i].Seq <= bound {
-						visit(&batch[i])
-					}
-				}
-			}
-			l.Count += len(batch)
-			l.Head = string(head[cur][:])
+			l.closeBatch(batch, string(head[cur][:]), bound, visit)
 			batch = batch[:0]
 		}
 	}
@@ -280,12 +223,114 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 		return torn(batchOff, batchLine, fmt.Sprintf("batch %d has %d of its %d records", batch[0].Batch, len(batch), batch[0].BatchSize))
 	}
 	l.Good = l.Size
+	l.checkEnd(data, chain.Genesis, anchor, anchored, bound, pastBound{boundOff, boundLine, boundHead})
+	return l
+}
+
+// torn records an interrupted append from at (line ln) to the end: the
+// sound part ends before it. A tail that is part of an acknowledged append
+// is not torn: bytes the session counted have gone.
+func (l *Log) torn(at int64, ln int, anchor *Anchor, detail string) *Log {
+	l.Damage = &Damage{Torn: true, Line: ln, Offset: at, Bytes: l.Size - at, Detail: detail}
+	l.Good = at
+	if anchor != nil && anchor.Records > l.Count {
+		l.Damage = &Damage{Forged: true, Tamper: Deleted, Line: ln, Seq: l.Count + 1, Offset: at,
+			Detail: fmt.Sprintf("the ledger ends inside record(s) seq %d–%d, which session.json's anchor counts as written (an append was acknowledged, then cut)", l.Count+1, anchor.Records)}
+	}
+	return l
+}
+
+// broken records damage at line ln that is not an interrupted append. A
+// line that does not parse is corruption; anything else is placed in the
+// chain by diagnose.
+func (l *Log) broken(data []byte, genesis string, at int64, ln int, parsed bool, detail string) {
+	if parsed {
+		l.Damage = diagnose(data, ln-1, genesis, detail)
+	} else {
+		l.Damage = &Damage{Line: ln, Offset: at, Detail: detail}
+	}
+	l.Good = at
+}
+
+// closeBatch counts a whole batch, whose last line hashes to head, and
+// shows visit the records the session acknowledged (up to bound; all when
+// bound is negative).
+func (l *Log) closeBatch(batch []Record, head string, bound int, visit func(*Record)) {
+	if visit != nil {
+		for i := range batch {
+			if bound < 0 || batch[i].Seq <= bound {
+				visit(&batch[i])
+			}
+		}
+	}
+	l.Count += len(batch)
+	l.Head = head
+}
+
+// nextLine is the line at off, without its newline; last reports that
+// it has none (the file's end).
+func nextLine(data []byte, off int64) (line []byte, last bool) {
+	end := bytes.IndexByte(data[off:], '\n')
+	if end < 0 {
+		return data[off:], true
+	}
+	return data[off : off+int64(end)], false
+}
+
+// bounds are the anchor a read holds the ledger to (nil when it anchors
+// nothing) and how many records the session acknowledged: none are read
+// past it (-1: a bare ledger, checked without a session).
+func (c Chain) bounds() (anchor *Anchor, bound int) {
+	anchor, bound = c.Anchor, -1
+	if anchor != nil && anchor.Records <= 0 {
+		anchor = nil // anchors nothing
+	}
+	if c.Anchor != nil {
+		bound = max(c.Anchor.Records, 0)
+	}
+	return anchor, bound
+}
+
+// linkProblem says how the open batch's last record fails to follow the
+// line before it (whose hash is prev) as the want-th record; "" when it
+// follows.
+func linkProblem(batch []Record, prev string, want int) string {
+	r := &batch[len(batch)-1]
+	switch {
+	case r.Prev != prev && r.Prev == "":
+		return "it carries no prev hash"
+	case r.Prev != prev:
+		return "its prev hash is not the hash of the line before it"
+	case r.Seq != want:
+		return fmt.Sprintf("seq %d where %d was expected", r.Seq, want)
+	case len(batch) == 1 && (r.Batch != r.Seq || r.BatchSize < 1):
+		return fmt.Sprintf("record %d should open a batch but says batch %d of size %d", r.Seq, r.Batch, r.BatchSize)
+	}
+	if first := batch[0]; len(batch) > 1 && (r.Batch != first.Batch || r.BatchSize != first.BatchSize) {
+		return fmt.Sprintf("record %d breaks batch %d (size %d) before it is complete", r.Seq, first.Batch, first.BatchSize)
+	}
+	return ""
+}
+
+// pastBound is where the first record past what the session acknowledged
+// starts: its offset (-1: none is), line, and the chain's head before it.
+type pastBound struct {
+	off  int64
+	line int
+	head string
+}
+
+// checkEnd holds a whole ledger to the session's anchor (anchored is the
+// hash of the record it names, as read): records missing from the end, an
+// anchored record edited, or records past bound the session never
+// acknowledged, which are cut off.
+func (l *Log) checkEnd(data []byte, genesis string, anchor *Anchor, anchored string, bound int, past pastBound) {
 	switch {
 	case anchor != nil && anchor.Records > l.Count:
 		l.Damage = &Damage{Forged: true, Tamper: Deleted, Line: l.Count + 1, Seq: l.Count + 1, Offset: l.Size,
 			Detail: fmt.Sprintf("record(s) seq %d–%d are missing from the end: session.json's anchor says the ledger held %d records", l.Count+1, anchor.Records, anchor.Records)}
 	case anchor != nil && anchored != anchor.Head:
-		d := diagnose(data, anchor.Records-1, chain.Genesis, "session.json's anchor holds a different hash of it")
+		d := diagnose(data, anchor.Records-1, genesis, "session.json's anchor holds a different hash of it")
 		if d.Line != anchor.Records || d.Tamper != Edited {
 			d = &Damage{Forged: true, Tamper: Edited, Line: anchor.Records, Seq: anchor.Records,
 				Detail: fmt.Sprintf("line %d (seq %d) was edited after it was written: session.json's anchor holds a different hash of it", anchor.Records, anchor.Records)}
@@ -293,11 +338,10 @@ func Parse(data []byte, chain Chain, visit func(*Record)) *Log {
 		l.Damage = d
 	case bound >= 0 && l.Count > bound:
 		// Whole, chained records the session never acknowledged.
-		l.Damage = &Damage{Torn: true, Unacknowledged: true, Line: boundLine, Seq: bound + 1, Offset: boundOff, Bytes: l.Size - boundOff,
+		l.Damage = &Damage{Torn: true, Unacknowledged: true, Line: past.line, Seq: bound + 1, Offset: past.off, Bytes: l.Size - past.off,
 			Detail: fmt.Sprintf("%d record(s)", l.Count-bound)}
-		l.Good, l.Count, l.Head = boundOff, bound, boundHead
+		l.Good, l.Count, l.Head = past.off, bound, past.head
 	}
-	return l
 }
 
 // Encode renders records as JSON Lines, one record per line, as they are.

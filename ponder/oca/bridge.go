@@ -32,8 +32,9 @@ const (
 	maxPending = 50
 )
 
-// ParseMode reads a PONDER_OCA value: empty means auto; anything unknown is
-// treated as auto and reported with ok false (doctor flags it).
+// ParseMode reads a PONDER_OCA value: empty means auto. Anything unknown is
+// reported with ok false (a usage error for the commands, a problem for
+// doctor) and reads as auto, which is how doctor still probes.
 func ParseMode(s string) (m Mode, ok bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":

@@ -193,8 +193,16 @@ func iptr(p *int) float64 {
 // the pass table. idPrefix keeps ids apart when several sessions share a
 // page.
 func Blocks(s Session, idPrefix string) []htmlreport.Block {
-	th := s.Thresholds
 	id := func(x string) string { return idPrefix + "-" + x }
+	blocks := headline(s)
+	blocks = append(blocks, convergence(s, id("convergence")))
+	blocks = append(blocks, metricBlocks(s, id)...)
+	blocks = append(blocks, forecastBlocks(s, id("forecast"))...)
+	return append(blocks, htmlreport.Heading{Text: "Passes"}, passTable(s))
+}
+
+// headline is the session's subject, its figures and whether it converged.
+func headline(s Session) []htmlreport.Block {
 	lens := ""
 	if s.Lens != "" {
 		lens = " · lens " + s.Lens
@@ -216,7 +224,7 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 	if s.Counted == 0 || s.Graded < s.Counted {
 		covTone = htmlreport.Warn
 	}
-	blocks := []htmlreport.Block{
+	return []htmlreport.Block{
 		htmlreport.Fields{Items: []htmlreport.Field{{Name: "subject", Value: s.Subject + lens}, {Name: "session", Value: s.Slug}}},
 		htmlreport.Stats{Items: []htmlreport.Stat{
 			{Label: "status", Value: s.Status, Tone: statusTone},
@@ -227,8 +235,11 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 		}},
 		htmlreport.Note{Text: s.Converged()},
 	}
+}
 
-	// Convergence: thresholds missed per pass, marked with the verdict.
+// convergence plots the thresholds each judged pass missed, marked with
+// the pass's verdict.
+func convergence(s Session, id string) htmlreport.Block {
 	conv := htmlreport.Series{Name: "Rule-6 thresholds missed", Tone: htmlreport.Info, Dots: true}
 	maxMiss := 6.0
 	for _, p := range s.Passes {
@@ -245,15 +256,19 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 		}
 		conv.Points = append(conv.Points, pt)
 	}
-	blocks = append(blocks, htmlreport.Timeline{ID: id("convergence"), Title: "Convergence: Rule-6 thresholds missed per pass",
+	return htmlreport.Timeline{ID: id, Title: "Convergence: Rule-6 thresholds missed per pass",
 		Subtitle: "0 is a silent pass; two silent passes in a row stop the session (R6). The mark is the pass's verdict.",
 		Desc:     "How many of Rule 6's thresholds each judged pass missed, with the verdict of each pass.",
 		XLabel:   "pass", YLabel: "missed", YMin: 0, YMax: maxMiss, XInteger: true, YInteger: true,
 		Series: []htmlreport.Series{conv}, Marks: verdictMarks, Legend: true, Height: 190,
 		Bands: []htmlreport.Band{{From: 0, To: 0.25, Label: "silent", Tone: htmlreport.Good, Pattern: htmlreport.Dots}},
-	})
+	}
+}
 
-	// The metrics, one small plot each, against their thresholds.
+// metricBlocks are the metrics, one small plot each, against their
+// thresholds.
+func metricBlocks(s Session, id func(string) string) []htmlreport.Block {
+	th := s.Thresholds
 	type metric struct {
 		key, title, label string
 		val               func(Pass) float64
@@ -324,12 +339,15 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 			Marks:      thresholdMarks,
 		})
 	}
-	blocks = append(blocks, htmlreport.Heading{Text: "Metrics per pass against Rule 6"},
+	return []htmlreport.Block{htmlreport.Heading{Text: "Metrics per pass against Rule 6"},
 		htmlreport.Legend{Marks: thresholdMarks, Fills: []htmlreport.LegendFill{{Label: "the region Rule 6 accepts", Tone: htmlreport.Good, Pattern: htmlreport.Hatch}},
 			Lines: []htmlreport.LegendLine{{Label: "threshold", Tone: htmlreport.Good, Dash: htmlreport.Dashed}}},
-		htmlreport.Grid{Blocks: small})
+		htmlreport.Grid{Blocks: small}}
+}
 
-	// Forecast against actual churn.
+// forecastBlocks plot the churn the agent forecast against the churn
+// judge measured, and their difference.
+func forecastBlocks(s Session, id string) []htmlreport.Block {
 	fc := htmlreport.Series{Name: "forecast churn", Tone: htmlreport.Meta, Dash: htmlreport.Dashed}
 	ac := htmlreport.Series{Name: "actual churn", Tone: htmlreport.Info}
 	su := htmlreport.Series{Name: "surprise", Tone: htmlreport.Warn, Dash: htmlreport.Dotted}
@@ -349,17 +367,19 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 		anyForecast = anyForecast || p.Forecast != nil
 		ft.Rows = append(ft.Rows, []string{xt, fnum(p.Forecast), fnum(p.Churn), fnum(p.Surprise)})
 	}
-	blocks = append(blocks, htmlreport.Heading{Text: "Forecast against actual churn"})
+	blocks := []htmlreport.Block{htmlreport.Heading{Text: "Forecast against actual churn"}}
 	if !anyForecast {
 		blocks = append(blocks, htmlreport.Note{Text: "The agent recorded no churn forecast (ponder predict --churn), so there is no surprise to show."})
 	}
-	blocks = append(blocks, htmlreport.Timeline{ID: id("forecast"), Title: "Churn: forecast, actual and surprise",
+	return append(blocks, htmlreport.Timeline{ID: id, Title: "Churn: forecast, actual and surprise",
 		Subtitle: "The agent predicts each pass's churn before deliberating; surprise = |forecast − actual|.",
 		Desc:     "Per pass, the churn the agent forecast, the churn judge measured, and their absolute difference.",
 		XLabel:   "pass", YMin: 0, YMax: ymax, XInteger: true, Height: 190,
 		Series: []htmlreport.Series{fc, ac, su}, Marks: forecastMarks, Legend: true, Table: &ft})
+}
 
-	// Every pass in one table.
+// passTable is every pass in one table.
+func passTable(s Session) htmlreport.Table {
 	pt := htmlreport.Table{Caption: "Passes", Columns: []htmlreport.Column{{Title: "pass"}, {Title: "verdict"}, {Title: "rule"},
 		{Title: "coverage"}, {Title: "churn", Numeric: true}, {Title: "novelty", Numeric: true}, {Title: "thrash", Numeric: true},
 		{Title: "voices", Numeric: true}, {Title: "Skeptic"}, {Title: "below floor", Numeric: true}, {Title: "forecast", Numeric: true}, {Title: "surprise", Numeric: true},
@@ -382,8 +402,7 @@ func Blocks(s Session, idPrefix string) []htmlreport.Block {
 		pt.Rows = append(pt.Rows, []string{strconv.Itoa(p.N), verdict, p.Rule, cov, fnum(p.Churn), fnum(p.Novelty), fnum(p.Thrash),
 			inum(p.Voices), yesNo(p.Skeptic), inum(p.ConfidenceFloor), fnum(p.Forecast), fnum(p.Surprise), p.Decision, p.Reason})
 	}
-	blocks = append(blocks, htmlreport.Heading{Text: "Passes"}, pt)
-	return blocks
+	return pt
 }
 
 func bptr(p *bool) float64 {

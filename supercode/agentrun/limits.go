@@ -41,7 +41,7 @@ import (
 // later tool call, gives the agent StopGrace to end its turn (none for the
 // timeout), then sends it SIGTERM and, KillGrace later, SIGKILL — to the
 // agent process, as it forwards signals. laserbrain run then exits
-// ExitLimit, whatever the agent's own status.
+// the exit-code table's "exhausted", whatever the agent's own status.
 
 // EnvControl names the socket laserbrain run listens on for its limits.
 const EnvControl = "LASERBRAIN_RUN_CONTROL"
@@ -61,20 +61,17 @@ const (
 	ControlDeadline = 2 * time.Second
 )
 
-// ExitLimit is laserbrain run's status when a limit stopped the agent (the
-// shared table's "exhausted").
-const ExitLimit = 4
-
 // The limits' names, as their flags spell them.
 const (
 	LimitTimeout   = "--timeout"
 	LimitToolCalls = "--max-tool-calls"
 	LimitOffGround = "--max-checks-off-ground"
+	LimitLoss      = "--halt-on-loss"
 )
 
 // LimitStop is how a limit stopped the agent.
 type LimitStop struct {
-	Limit  string `json:"limit"`  // LimitTimeout, LimitToolCalls or LimitOffGround
+	Limit  string `json:"limit"`  // LimitTimeout, LimitToolCalls, LimitOffGround or LimitLoss
 	Reason string `json:"reason"` // what was reached, in words
 	// Signal is what the agent was sent: "" when it ended on its own within
 	// the grace, "SIGTERM", or "SIGKILL".
@@ -96,9 +93,10 @@ func (s LimitStop) Text() string {
 }
 
 type controlRequest struct {
-	Op     string `json:"op"` // "tool" or "check"
+	Op     string `json:"op"` // "tool", "check" or "loss"
 	Tool   string `json:"tool,omitempty"`
 	CallID string `json:"call,omitempty"`
+	Reason string `json:"reason,omitempty"` // a loss: what was lost
 }
 
 type controlAnswer struct {
@@ -123,6 +121,23 @@ func (s *Tracker) LimitToolCall(tool, callID string) string {
 		return ans.Reason
 	}
 	return ""
+}
+
+// ReportLoss tells laserbrain run, when it holds the agent to limits,
+// that a call deleted or overwrote more than the project policy's undo
+// threshold (why says what): under --halt-on-loss the run stops the agent
+// there, and the reason to refuse the next call comes back; "" otherwise.
+// A forged report can only stop the agent that sent it.
+func (s *Tracker) ReportLoss(why, callID string) string {
+	path := s.getenv(EnvControl)
+	if path == "" {
+		return ""
+	}
+	ans, err := askControl(path, controlRequest{Op: "loss", CallID: callID, Reason: why})
+	if err != nil || ans.OK {
+		return ""
+	}
+	return ans.Reason
 }
 
 // checked tells laserbrain run, when it holds the agent to limits, that the
@@ -196,7 +211,7 @@ type limiter struct {
 
 // anyLimit reports whether l sets any limit.
 func anyLimit(l fleet.Limits) bool {
-	return l.Timeout > 0 || l.MaxToolCalls > 0 || l.MaxOffGround > 0
+	return l.Timeout > 0 || l.MaxToolCalls > 0 || l.MaxOffGround > 0 || l.HaltOnLoss
 }
 
 // newLimiter listens on a socket in dir (or, when that path is too long
@@ -336,8 +351,28 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 			_, _ = askControl(l.outer, req)
 		}
 		return controlAnswer{OK: true}
+	case "loss":
+		return l.loss(req)
 	}
 	return controlAnswer{Reason: fmt.Sprintf("laserbrain: refused: unknown question %q to laserbrain run", req.Op)}
+}
+
+// loss stops the agent under --halt-on-loss (the outer run's limits too
+// are asked); without it the loss was only reported.
+func (l *limiter) loss(req controlRequest) controlAnswer {
+	if l.limits.HaltOnLoss {
+		l.reach(LimitLoss, fmt.Sprintf("--halt-on-loss: %s", req.Reason), l.grace)
+		l.mu.Lock()
+		hit := l.hit
+		l.mu.Unlock()
+		return controlAnswer{Reason: "laserbrain: refused: " + hit.Reason + ". laserbrain run is stopping you: run no more tools; end your turn now, saying what is done and what is left (laserbrain undo takes the loss back)."}
+	}
+	if l.outer != "" {
+		if ans, err := askControl(l.outer, req); err == nil {
+			return ans
+		}
+	}
+	return controlAnswer{OK: true}
 }
 
 func limitEventID(call string) string {

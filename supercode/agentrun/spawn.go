@@ -19,13 +19,18 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// Exit codes `laserbrain run` adds to the agent's own (which it passes
-// through unchanged; an agent killed by signal N exits 128+N, as a shell
-// reports it).
+// SpawnFailure is what kept the agent from running, by its name in the
+// exit-code table (internal/cli chooses the code laserbrain run exits
+// with; the agent's own status it passes through unchanged, and an agent
+// killed by signal N is 128+N, as a shell reports it).
+type SpawnFailure string
+
+// What can keep the agent from running.
 const (
-	ExitSetup       = 125 // the run could not be set up (store, fleet); the agent did not start
-	ExitNotRunnable = 126 // the command exists but could not be started
-	ExitNotFound    = 127 // the command was not found
+	SpawnUsage       SpawnFailure = "usage"        // no command given
+	SpawnSetup       SpawnFailure = "setup"        // the run could not be set up (store, fleet); the agent did not start
+	SpawnNotRunnable SpawnFailure = "not-runnable" // the command exists but could not be started, or waited on
+	SpawnNotFound    SpawnFailure = "not-found"    // the command was not found
 )
 
 // RunDirPrefix names a run's private directory (its clients' per-run
@@ -82,27 +87,34 @@ type SpawnOptions struct {
 	// DefaultStopGrace).
 	Limits fleet.Limits
 	Grace  time.Duration
+	// Checkpoint, when set, is called with the registered run before the
+	// agent starts and (end) after it exited, before the run is closed:
+	// laserbrain run takes its undo checkpoints there. (A function, so
+	// that the gate, which links this package, links no more of them.)
+	Checkpoint func(ctx context.Context, run fleet.Run, end bool)
 }
 
 // SpawnResult is how the run ended.
 type SpawnResult struct {
 	Run fleet.Run
-	// ExitCode is laserbrain run's status: the agent's own, or ExitLimit
-	// when a limit stopped it (Stopped says which; its AgentExit is the
-	// agent's own status).
+	// ExitCode is the agent's own status; Stopped, when a limit stopped
+	// it, says which.
 	ExitCode int
 	Judgment laserbrain.Judgment
 	Stopped  *LimitStop
 }
 
-// SpawnError is a failure before the agent ran, with the exit code to use.
+// SpawnError is a failure that kept the agent from running.
 type SpawnError struct {
-	Code int
+	Kind SpawnFailure
 	Err  error
 }
 
 func (e *SpawnError) Error() string { return e.Err.Error() }
 func (e *SpawnError) Unwrap() error { return e.Err }
+
+// ExitKind names the failure as the exit-code table does.
+func (e *SpawnError) ExitKind() string { return string(e.Kind) }
 
 // Spawn registers a run, starts the agent with the run in its environment
 // (LASERBRAIN_RUN, LASERBRAIN_AGENT, LASERBRAIN_FLEET) — with the client's
@@ -111,7 +123,7 @@ func (e *SpawnError) Unwrap() error { return e.Err }
 // and judges the run.
 func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error) {
 	if len(o.Command) == 0 {
-		return SpawnResult{}, &SpawnError{2, errors.New("no agent command given")}
+		return SpawnResult{}, &SpawnError{SpawnUsage, errors.New("no agent command given")}
 	}
 	dir := o.Dir
 	if dir == "" {
@@ -119,11 +131,11 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 	}
 	path, err := exec.LookPath(o.Command[0])
 	if err != nil {
-		code := ExitNotFound
+		kind := SpawnNotFound
 		if errors.Is(err, os.ErrPermission) {
-			code = ExitNotRunnable
+			kind = SpawnNotRunnable
 		}
-		return SpawnResult{}, &SpawnError{code, fmt.Errorf("%s: %w", o.Command[0], err)}
+		return SpawnResult{}, &SpawnError{kind, fmt.Errorf("%s: %w", o.Command[0], err)}
 	}
 	agent := o.Agent
 	if agent == "" {
@@ -131,11 +143,11 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 	}
 	fid, err := fleet.ID(ctx, dir)
 	if err != nil {
-		return SpawnResult{}, &SpawnError{ExitSetup, err}
+		return SpawnResult{}, &SpawnError{SpawnSetup, err}
 	}
 	st, err := s.Fleet()
 	if err != nil {
-		return SpawnResult{}, &SpawnError{ExitSetup, err}
+		return SpawnResult{}, &SpawnError{SpawnSetup, err}
 	}
 	fromTerminal := tty.Is(o.Stdin)
 	presence, _ := SpawnPresence(o.Headless, fromTerminal, o.Unattended)
@@ -146,17 +158,17 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 		run.Limits = &lim
 	}
 	if err := st.CreateRun(ctx, run); err != nil {
-		return SpawnResult{}, &SpawnError{ExitSetup, err}
+		return SpawnResult{}, &SpawnError{SpawnSetup, err}
 	}
 	if strings.TrimSpace(o.Goal) != "" {
 		// The declared goal is the ground; its distance is not known.
 		in := CheckInput{StepInput: laserbrain.StepInput{Goal: o.Goal, Progress: laserbrain.ProgressAdvancing}, Via: ViaGoal}
 		if _, err := s.Check(ctx, run.ID, in); err != nil {
-			return SpawnResult{}, &SpawnError{ExitSetup, err}
+			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
 	}
 	if _, err := st.AppendEvent(ctx, run.ID, fleet.RunEvent{At: s.now(), Kind: fleet.KindSession, Name: "run-start", Text: strings.Join(o.Command, " ")}); err != nil {
-		return SpawnResult{}, &SpawnError{ExitSetup, err}
+		return SpawnResult{}, &SpawnError{SpawnSetup, err}
 	}
 
 	args := o.Command[1:]
@@ -167,7 +179,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 	var tmp string
 	if o.Prepare != nil || o.Confine != nil || anyLimit(o.Limits) {
 		if tmp, err = os.MkdirTemp("", RunDirPrefix); err != nil {
-			return SpawnResult{}, &SpawnError{ExitSetup, err}
+			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
 		defer os.RemoveAll(tmp)
 	}
@@ -179,7 +191,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 		}
 		l, cleanup, err := s.newLimiter(tmp, run.ID, o.Limits, grace)
 		if err != nil {
-			return SpawnResult{}, &SpawnError{ExitSetup, err}
+			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
 		defer cleanup()
 		lim = l
@@ -187,7 +199,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 	if o.Prepare != nil {
 		extra, extraEnv, err := o.Prepare(tmp)
 		if err != nil {
-			return SpawnResult{}, &SpawnError{ExitSetup, err}
+			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
 		args = append(extra, args...)
 		env = append(env[:len(env):len(env)], extraEnv...)
@@ -213,7 +225,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 	if o.Confine != nil {
 		n, done, err := o.Confine(cmd, run, tmp)
 		if err != nil {
-			return SpawnResult{}, &SpawnError{ExitSetup, fmt.Errorf("confining the agent: %w", err)}
+			return SpawnResult{}, &SpawnError{SpawnSetup, fmt.Errorf("confining the agent: %w", err)}
 		}
 		if done != nil {
 			defer done()
@@ -222,8 +234,11 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 	}
 	if note != "" {
 		if _, err := st.AppendEvent(ctx, run.ID, fleet.RunEvent{At: s.now(), Kind: fleet.KindSession, Name: "confinement", Text: note}); err != nil {
-			return SpawnResult{}, &SpawnError{ExitSetup, err}
+			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
+	}
+	if o.Checkpoint != nil {
+		o.Checkpoint(ctx, run, false)
 	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
@@ -232,7 +247,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 		if lim != nil {
 			lim.done(0)
 		}
-		return SpawnResult{}, &SpawnError{ExitNotRunnable, err}
+		return SpawnResult{}, &SpawnError{SpawnNotRunnable, err}
 	}
 	if lim != nil {
 		lim.started(cmd.Process)
@@ -259,8 +274,19 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 	}()
 	werr := cmd.Wait()
 	close(done)
-	code := exitCode(cmd.ProcessState, werr)
+	code, waited := exitCode(cmd.ProcessState)
+	if !waited {
+		// Started, but its end could not be read: a run without a status.
+		if lim != nil {
+			lim.done(0)
+		}
+		_, _, _ = s.End(ctx, run.ID, nil, "the agent could not be waited on: "+werr.Error())
+		return SpawnResult{}, &SpawnError{SpawnNotRunnable, fmt.Errorf("waiting for the agent: %w", werr)}
+	}
 
+	if o.Checkpoint != nil {
+		o.Checkpoint(ctx, run, true)
+	}
 	res := SpawnResult{ExitCode: code}
 	why := ""
 	if lim != nil {
@@ -271,7 +297,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 			return res, err
 		}
 		if res.Stopped != nil {
-			res.ExitCode, why = ExitLimit, res.Stopped.Text()
+			why = res.Stopped.Text()
 		}
 	}
 	run, j, err := s.End(ctx, run.ID, &code, why)
@@ -304,14 +330,16 @@ func SpawnPresence(headless string, stdinTerminal, unattended bool) (operator.Pr
 // forwarded are the signals `laserbrain run` passes to the agent.
 var forwarded = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
 
-func exitCode(ps *os.ProcessState, err error) int {
+// exitCode is the status a shell would report for the process that ended
+// as ps says; false when there is none (the wait failed).
+func exitCode(ps *os.ProcessState) (int, bool) {
 	if ps == nil {
-		return ExitNotRunnable
+		return 0, false
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+		return 128 + int(ws.Signal()), true
 	}
-	return ps.ExitCode()
+	return ps.ExitCode(), true
 }
 
 func withoutKeys(env []string, keys ...string) []string {

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/reap"
+
 	"github.com/laserkit/laserkit/internal/envconfig"
 )
 
@@ -272,7 +274,7 @@ func (s *Server) serve(c net.Conn) {
 	// Once the operation exited, its output is taken for up to outputGrace
 	// (a loaded machine may be slow to drain it), then its pipes close.
 	cmd.WaitDelay = outputGrace
-	err = cmd.Start()
+	err = reap.Start(cmd)
 	pr.Close() // the operation's now
 	if err != nil {
 		fail(126, "starting %s: %v", s.Self, err)
@@ -281,7 +283,7 @@ func (s *Server) serve(c net.Conn) {
 	s.mu.Lock()
 	s.cmds[cmd] = true
 	s.mu.Unlock()
-	err = cmd.Wait()
+	err = reap.Wait(cmd)
 	s.mu.Lock()
 	delete(s.cmds, cmd)
 	s.mu.Unlock()

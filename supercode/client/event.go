@@ -133,6 +133,22 @@ type Command struct {
 	Argv []string
 }
 
+// MayWrite reports whether a call of the tool may change files: every
+// tool but the reads, laserbrain's own and the clients' agents, plans,
+// todo lists and questions (a tool nobody knows may write).
+func (t *Tool) MayWrite() bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case KindRead, KindOwn:
+		return false
+	case KindOther:
+		return !isOtherTool(t.Name)
+	}
+	return true
+}
+
 // Lines are the call's command lines.
 func (t *Tool) Lines() []string {
 	if t == nil {

@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
-		os.Exit(Main(os.Args[2:]))
+		os.Exit(int(cli.CodeOf(Main(os.Args[2:]))))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "where" {
 		fmt.Print(Where())

@@ -13,16 +13,31 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// HelperError is why the setup step stopped before the agent ran, by its
+// kind in the project's exit-code table: "setup" when the confinement could
+// not be made (the agent did not start), or — as a shell reports a program
+// it could not run — "not-runnable" or "not-found". Its message is on
+// stderr already.
+type HelperError struct {
+	Kind string
+	Err  error
+}
+
+func (e *HelperError) Error() string    { return e.Err.Error() }
+func (e *HelperError) Unwrap() error    { return e.Err }
+func (e *HelperError) ExitKind() string { return e.Kind }
+
 // Main is the setup step, run as `laserbrain HelperArg PROGRAM ARGV0 ARGS…`
 // in the agent's new namespaces: it makes the mounts, drops what could
 // undo them, restricts itself with Landlock and execs PROGRAM. With
-// `--probe` instead of a program it stops before the exec (Check). It
-// returns only on failure, with the exit status to use (125: the agent
-// did not start).
-func Main(args []string) int {
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "laserbrain: confinement: "+format+"\n", a...)
-		return 125
+// `--probe` instead of a program it stops before the exec (Check), and
+// returns nil. Otherwise it returns only on failure, having said why on
+// stderr.
+func Main(args []string) error {
+	fail := func(format string, a ...any) error {
+		err := fmt.Errorf(format, a...)
+		fmt.Fprintf(os.Stderr, "laserbrain: confinement: %v\n", err)
+		return &HelperError{Kind: "setup", Err: err}
 	}
 	var spec Spec
 	if err := json.Unmarshal([]byte(os.Getenv(envSpec)), &spec); err != nil {
@@ -33,21 +48,19 @@ func Main(args []string) int {
 		return fail("%v", err)
 	}
 	if len(args) == 1 && args[0] == "--probe" {
-		return 0
+		return nil
 	}
 	if len(args) < 2 {
 		return fail("no program to run")
 	}
 	env := os.Environ()
-	if err := syscall.Exec(args[0], args[1:], env); err != nil {
-		code := 126
-		if os.IsNotExist(err) {
-			code = 127
-		}
-		fmt.Fprintf(os.Stderr, "laserbrain run: %s: %v\n", args[0], err)
-		return code
+	err := syscall.Exec(args[0], args[1:], env)
+	kind := "not-runnable"
+	if os.IsNotExist(err) {
+		kind = "not-found"
 	}
-	return 0
+	fmt.Fprintf(os.Stderr, "laserbrain run: %s: %v\n", args[0], err)
+	return &HelperError{Kind: kind, Err: err}
 }
 
 func setup(spec Spec) error {

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/laserkit/laserkit/internal/reap"
 )
 
 // SupervisorComm is the name (comm) laserbrain run and laserbrain loop give
@@ -31,23 +33,26 @@ func BecomeSupervisor() error {
 }
 
 // Reap collects the orphans a subreaper inherited that have exited,
-// leaving keep (the agent, whose status its own Wait takes) alone. It
-// never blocks.
+// leaving keep (the agent, whose status its own Wait takes) and the
+// children this process waits for itself (internal/reap) alone. It never
+// blocks.
 func Reap(keep int) {
-	for {
-		var info unix.Siginfo
-		if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil {
-			return
+	reap.Collect(func(waitedFor func(int) bool) {
+		for {
+			var info unix.Siginfo
+			if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil {
+				return
+			}
+			pid := siginfoPid(&info)
+			if pid == 0 || pid == keep || waitedFor(pid) {
+				return
+			}
+			var ws unix.WaitStatus
+			if _, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); err != nil {
+				return
+			}
 		}
-		pid := siginfoPid(&info)
-		if pid == 0 || pid == keep {
-			return
-		}
-		var ws unix.WaitStatus
-		if _, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); err != nil {
-			return
-		}
-	}
+	})
 }
 
 // Where says why this process is inside a supervised agent's tree, "" when

@@ -49,82 +49,98 @@ func Claims(rows []json.RawMessage, me string) []Claim {
 			rs = append(rs, v)
 		}
 	}
-	kind := func(r grammar.Value) grammar.Value { return get(r, "kind") }
-	isKind := func(r grammar.Value, k string) bool {
-		v := kind(r)
-		return v.Kind == grammar.String && v.Str == k
+	if claims, open := waveClaims(rs, me); open {
+		return claims
 	}
-	payload := func(r grammar.Value) grammar.Value {
-		return firstTruthy(get(r, "payload"), grammar.Value{Kind: grammar.Object})
-	}
-	out := &orderedClaims{}
+	return standingClaims(rs, me)
+}
 
+func isKind(r grammar.Value, k string) bool {
+	v := get(r, "kind")
+	return v.Kind == grammar.String && v.Str == k
+}
+
+func payloadOf(r grammar.Value) grammar.Value {
+	return firstTruthy(get(r, "payload"), grammar.Value{Kind: grammar.Object})
+}
+
+// waveClaims are the claims of the wave the last wave_open opened, by
+// agents other than me who have not closed it; open is false when no wave
+// is open.
+func waveClaims(rs []grammar.Value, me string) (claims []Claim, open bool) {
+	out := &orderedClaims{}
 	lastOpen := -1
 	for i, r := range rs {
 		if isKind(r, "wave_open") {
 			lastOpen = i
 		}
 	}
-	if lastOpen >= 0 {
-		wid := get(get(rs[lastOpen], "payload"), "wave")
-		openIdx := -1
-		for i, r := range rs {
-			if isKind(r, "wave_open") && pyEqual(get(payload(r), "wave"), wid) {
-				openIdx = i
-			}
-		}
-		var claimants []string
-		var closed []grammar.Value
-		for _, r := range rs {
-			if isKind(r, "claim") && pyEqual(get(payload(r), "wave"), wid) {
-				if a := entryAgent(r); a != "unknown" && !contains(claimants, a) {
-					claimants = append(claimants, a)
-				}
-			}
-			if isKind(r, "wave_close") && pyEqual(get(get(r, "payload"), "wave"), wid) {
-				who := firstTruthy(get(payload(r), "on_behalf_of"), grammar.Value{Kind: grammar.String, Str: entryAgent(r)})
-				closed = append(closed, who)
-			}
-		}
-		isClosed := func(a string) bool {
-			for _, c := range closed {
-				if c.Kind == grammar.String && c.Str == a {
-					return true
-				}
-			}
-			return false
-		}
-		open := len(claimants) == 0
-		for _, a := range claimants {
-			if !isClosed(a) {
-				open = true
-			}
-		}
-		if open {
-			for i, r := range rs {
-				if !isKind(r, "claim") {
-					continue
-				}
-				cw := get(payload(r), "wave")
-				if cw.Kind != grammar.Null && !pyEqual(cw, wid) {
-					continue
-				}
-				if cw.Kind == grammar.Null && i < openIdx {
-					continue
-				}
-				who := entryAgent(r)
-				if who == me || isClosed(who) || who == "unknown" {
-					continue
-				}
-				for _, p := range claimPaths(r) {
-					out.put(p, who)
-				}
-			}
-			return out.list
+	if lastOpen < 0 {
+		return nil, false
+	}
+	wid := get(get(rs[lastOpen], "payload"), "wave")
+	openIdx := -1
+	for i, r := range rs {
+		if isKind(r, "wave_open") && pyEqual(get(payloadOf(r), "wave"), wid) {
+			openIdx = i
 		}
 	}
+	var claimants []string
+	var closed []grammar.Value
+	for _, r := range rs {
+		if isKind(r, "claim") && pyEqual(get(payloadOf(r), "wave"), wid) {
+			if a := entryAgent(r); a != "unknown" && !contains(claimants, a) {
+				claimants = append(claimants, a)
+			}
+		}
+		if isKind(r, "wave_close") && pyEqual(get(get(r, "payload"), "wave"), wid) {
+			who := firstTruthy(get(payloadOf(r), "on_behalf_of"), grammar.Value{Kind: grammar.String, Str: entryAgent(r)})
+			closed = append(closed, who)
+		}
+	}
+	isClosed := func(a string) bool {
+		for _, c := range closed {
+			if c.Kind == grammar.String && c.Str == a {
+				return true
+			}
+		}
+		return false
+	}
+	open = len(claimants) == 0
+	for _, a := range claimants {
+		if !isClosed(a) {
+			open = true
+		}
+	}
+	if open {
+		for i, r := range rs {
+			if !isKind(r, "claim") {
+				continue
+			}
+			cw := get(payloadOf(r), "wave")
+			if cw.Kind != grammar.Null && !pyEqual(cw, wid) {
+				continue
+			}
+			if cw.Kind == grammar.Null && i < openIdx {
+				continue
+			}
+			who := entryAgent(r)
+			if who == me || isClosed(who) || who == "unknown" {
+				continue
+			}
+			for _, p := range claimPaths(r) {
+				out.put(p, who)
+			}
+		}
+		return out.list, true
+	}
+	return nil, false
+}
 
-	// Standing claims: each agent's last claim with paths, until released.
+// standingClaims are each agent's last claim with paths (but mine), until
+// the agent releases.
+func standingClaims(rs []grammar.Value, me string) []Claim {
+	out := &orderedClaims{}
 	type standing struct {
 		who   string
 		paths []string

@@ -104,6 +104,9 @@ type Limits struct {
 	MaxToolCalls int           `json:"max_tool_calls,omitempty"`
 	// MaxOffGround stops the agent after this many drifting checks in a row.
 	MaxOffGround int `json:"max_checks_off_ground,omitempty"`
+	// HaltOnLoss stops the agent at a call that deleted or overwrote more
+	// than the project policy's undo threshold.
+	HaltOnLoss bool `json:"halt_on_loss,omitempty"`
 }
 
 // SelfRegroundKey names a run's check: its task's number (1, 2, …) and
@@ -178,7 +181,33 @@ const (
 	// permission prompt, an idle prompt); Name is the client's kind for
 	// it, Text its message. The run waits until its next event.
 	KindWaiting = "waiting"
+	// KindLoss: a call deleted or overwrote more of the work tree than the
+	// project policy lets go unreported, read off its undo checkpoint and
+	// the next (Result is a LossResult).
+	KindLoss = "loss"
 )
+
+// LossResult is the Result of a KindLoss event: what the call changed and
+// the command that takes it back.
+type LossResult struct {
+	// Call is the call's id (its checkpoint's #N when it has none), Tool
+	// its tool and What its command lines or files.
+	Call string `json:"call"`
+	Tool string `json:"tool,omitempty"`
+	What string `json:"what,omitempty"`
+	// Summary is the change in words; Added, Modified, Deleted and
+	// LostBytes its figures, Refs the refs that moved.
+	Summary   string   `json:"summary"`
+	Added     int      `json:"added,omitempty"`
+	Modified  int      `json:"modified,omitempty"`
+	Deleted   int      `json:"deleted,omitempty"`
+	LostBytes int64    `json:"lost_bytes,omitempty"`
+	Refs      []string `json:"refs,omitempty"`
+	// Loss says what it lost past the policy's threshold.
+	Loss string `json:"loss"`
+	// Undo is the command that goes back to before the call.
+	Undo string `json:"undo"`
+}
 
 // Waiting is the event a run waits on a person for: its latest event,
 // when that is a waiting notification (KindWaiting). Any later event —

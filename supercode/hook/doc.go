@@ -17,6 +17,12 @@
 // denies in pre-tool-use (in the client's form of a denial) and is logged
 // and passed over (exit 0) by the observers; nothing exits 1.
 //
+// Before a call that may write, pre-tool-use checkpoints the caller's work
+// tree for its run (supercode/undo), whatever it then decides, and records
+// on the run what the run's previous call changed, with the command that
+// undoes it; a loss past the project policy's threshold is reported to
+// laserbrain run, which under --halt-on-loss refuses the call.
+//
 // Every pre-tool-use first asks the fleet store whether any halt is in force
 // (one directory read when none is) and denies a halted agent's every call
 // with the halt's reason — laserbrain's own MCP tools excepted, so a halted

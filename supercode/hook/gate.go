@@ -16,8 +16,9 @@ import (
 )
 
 // preToolUse gates one tool call in one straight line: the runaway limit,
-// laserbrain's own tools let through, the halt, coverage (one call:
-// coverageGate), then the event (one type for every client,
+// laserbrain's own tools let through, the halt, the undo checkpoint (a
+// step of its own, checkpoint.go, taken whatever is decided after),
+// coverage (one call: coverageGate), then the event (one type for every client,
 // supercode/client) is read into the operator's
 // analysis — a write tool's files, or each shell command of the call —,
 // the operator decides (operator.Decide: the analysis, who is there, the
@@ -49,6 +50,10 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Repl
 		if abs, err := filepath.Abs(e.Cwd); err == nil {
 			e.Cwd = abs
 		}
+	}
+	// The undo checkpoint: a step of its own before anything decides.
+	if ans, stop, err := h.checkpoint(ctx, e); stop || err != nil {
+		return ans, err
 	}
 	warned, stop, err := h.coverageGate(ctx, e)
 	if stop || err != nil {

@@ -281,7 +281,12 @@ func Run(ctx context.Context, ev client.EventName, c client.Name, format string,
 	ans := h.Handle(ctx, ev, input)
 	if ans.Delegate && err == nil {
 		closeSoon(h.Tracker)
-		return delegate(ctx, ev, c, format, input, stdout, stderr)
+		// The laserbrain it hands the event to has a StoreDeadline of its
+		// own, from its own start: this process's, nearly spent on a
+		// database that hangs, would kill it just before its answer.
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), handOnDeadline)
+		defer dcancel()
+		return delegate(dctx, ev, c, format, input, stdout, stderr)
 	}
 	if err != nil {
 		ad, aerr := h.adapter()
@@ -332,14 +337,17 @@ func closeSoon(sup *agentrun.Tracker) {
 	}
 }
 
-// relayDeadline bounds a confined hook's exchange with the broker: the
-// broker's own process gets StoreDeadline, and its start and exit.
-const relayDeadline = StoreDeadline + 3*time.Second
+// handOnDeadline bounds a hook's wait for another process that answers
+// the event for it (the supervisor's broker, the laserbrain a
+// laserbrain-gate hands a database event to): that process gets
+// StoreDeadline of its own, closeGrace to close its stores after it
+// answered, and its start and exit.
+const handOnDeadline = StoreDeadline + closeGrace + 2*time.Second
 
 // relay hands one event to the supervisor's broker (supercode/broker) and
 // copies its answer; a broker that does not answer in time fails closed.
 func relay(ctx context.Context, sock string, ev client.EventName, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, cancel := context.WithTimeout(ctx, relayDeadline)
+	ctx, cancel := context.WithTimeout(ctx, handOnDeadline)
 	defer cancel()
 	h := &Handler{Client: c, Format: format}
 	ad, err := h.adapter()
@@ -370,7 +378,7 @@ func relay(ctx context.Context, sock string, ev client.EventName, c client.Name,
 	if rerr != nil {
 		why := rerr.Error()
 		if ctx.Err() != nil {
-			why = "the supervisor gave no answer in time (" + relayDeadline.String() + ")"
+			why = "the supervisor gave no answer in time (" + handOnDeadline.String() + ")"
 		}
 		a := h.failed(ev, fmt.Errorf("%s; nothing irreversible or outward runs without it", why))
 		if ev == PreToolUse {

@@ -38,11 +38,7 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Rep
 		// Reporting, not work: no evidence, not a tool call of the run;
 		// kept once per call (two hook layers firing for one call count
 		// it once) and counted for coverage.
-		r, err := h.open(ctx, e)
-		if err != nil {
-			return client.Reply{}, err
-		}
-		st, err := h.Tracker.Fleet()
+		r, st, err := h.openWithStore(ctx, e)
 		if err != nil {
 			return client.Reply{}, err
 		}
@@ -119,6 +115,16 @@ func (h *Handler) open(ctx context.Context, e client.Payload) (fleet.Run, error)
 	return r, err
 }
 
+// openWithStore is open, and the fleet store the run is kept in.
+func (h *Handler) openWithStore(ctx context.Context, e client.Payload) (fleet.Run, fleet.Store, error) {
+	r, err := h.open(ctx, e)
+	if err != nil {
+		return r, nil, err
+	}
+	st, err := h.Tracker.Fleet()
+	return r, st, err
+}
+
 // coverageAnswer takes the event into the run's coverage record and says
 // what coverage has for the model.
 func (h *Handler) coverageAnswer(ctx context.Context, e client.Payload, r fleet.Run) (client.Reply, error) {
@@ -157,11 +163,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Payload) (clien
 	if strings.TrimSpace(e.Prompt) == "" {
 		return client.Reply{}, nil
 	}
-	r, err := h.open(ctx, e)
-	if err != nil {
-		return client.Reply{}, err
-	}
-	st, err := h.Tracker.Fleet()
+	r, st, err := h.openWithStore(ctx, e)
 	if err != nil {
 		return client.Reply{}, err
 	}
@@ -244,11 +246,7 @@ func (h *Handler) stop(ctx context.Context, e client.Payload) (client.Reply, err
 // and how to spell it (the grammar's notation), its ground, and how
 // coverage holds it.
 func (h *Handler) sessionStart(ctx context.Context, e client.Payload) (client.Reply, error) {
-	r, err := h.open(ctx, e)
-	if err != nil {
-		return client.Reply{}, err
-	}
-	st, err := h.Tracker.Fleet()
+	r, st, err := h.openWithStore(ctx, e)
 	if err != nil {
 		return client.Reply{}, err
 	}

@@ -197,34 +197,13 @@ func Plan(o Options) ([]Change, error) {
 		}
 		return []Change{removeEmpty(c, o.Remove && o.Scope == Project)}, nil
 	case client.Codex:
-		hooks, err := edit(f.Hooks, func(root *node) error { return mergeGroupedHooks(root, n, o.Self, o.Remove, f.Hooks) })
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := editCodexConfig(f.MCP, o.Self, o.Remove)
-		if err != nil {
-			return nil, err
-		}
-		var userMode string
-		if o.Scope == Project {
-			sb, err := CodexSandboxOf(filepath.Join(CodexHome(o), "config.toml"))
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("the user's Codex config: %w", err)
-			}
-			userMode = sb.Mode
-		}
-		if cfg, _, err = editCodexSandbox(cfg, o.Protect, o.getenv("TMPDIR"), userMode, o.Remove); err != nil {
-			return nil, err
-		}
-		return []Change{removeEmpty(hooks, o.Remove), cfg}, nil
+		return codexChanges(o, f)
 	case client.OpenCode:
 		plugin, err := ownFile(f.Hooks, pluginMarker, renderPlugin(o.Self), 0o644, o.Remove)
 		if err != nil {
 			return nil, err
 		}
-		mcp, err := edit(f.MCP, func(root *node) error {
-			return mergeServer(root, f.MCPKeys, fromValue(MCPEntry(n, o.Self)), o.Self, o.Remove, f.MCP)
-		})
+		mcp, err := mcpServer(f, n, o)
 		if err != nil {
 			return nil, err
 		}
@@ -238,9 +217,7 @@ func Plan(o Options) ([]Change, error) {
 			}
 			out = append(out, c)
 		}
-		mcp, err := edit(f.MCP, func(root *node) error {
-			return mergeServer(root, f.MCPKeys, fromValue(MCPEntry(n, o.Self)), o.Self, o.Remove, f.MCP)
-		})
+		mcp, err := mcpServer(f, n, o)
 		if err != nil {
 			return nil, err
 		}
@@ -258,15 +235,48 @@ func Plan(o Options) ([]Change, error) {
 		if o.Remove && o.Scope == Project {
 			hooks = dropIfOnly(hooks, "version")
 		}
-		mcp, err := edit(f.MCP, func(root *node) error {
-			return mergeServer(root, f.MCPKeys, fromValue(MCPEntry(n, o.Self)), o.Self, o.Remove, f.MCP)
-		})
+		mcp, err := mcpServer(f, n, o)
 		if err != nil {
 			return nil, err
 		}
 		return []Change{hooks, mcp}, nil
 	}
 	return nil, fmt.Errorf("unknown client %q", n)
+}
+
+// mcpServer is the change that adds (or removes) laserbrain's MCP server
+// in the file f.MCP.
+func mcpServer(f Files, n client.Name, o Options) (Change, error) {
+	return edit(f.MCP, func(root *node) error {
+		return mergeServer(root, f.MCPKeys, fromValue(MCPEntry(n, o.Self)), o.Self, o.Remove, f.MCP)
+	})
+}
+
+// codexChanges are Codex's hooks file and its config.toml with the MCP server
+// and the sandbox settings laserbrain needs (under a project, mindful of
+// the user's own sandbox mode).
+func codexChanges(o Options, f Files) ([]Change, error) {
+	n := client.Codex
+	hooks, err := edit(f.Hooks, func(root *node) error { return mergeGroupedHooks(root, n, o.Self, o.Remove, f.Hooks) })
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := editCodexConfig(f.MCP, o.Self, o.Remove)
+	if err != nil {
+		return nil, err
+	}
+	var userMode string
+	if o.Scope == Project {
+		sb, err := CodexSandboxOf(filepath.Join(CodexHome(o), "config.toml"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("the user's Codex config: %w", err)
+		}
+		userMode = sb.Mode
+	}
+	if cfg, _, err = editCodexSandbox(cfg, o.Protect, o.getenv("TMPDIR"), userMode, o.Remove); err != nil {
+		return nil, err
+	}
+	return []Change{removeEmpty(hooks, o.Remove), cfg}, nil
 }
 
 func removeEmpty(c Change, drop bool) Change {

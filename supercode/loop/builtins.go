@@ -67,10 +67,10 @@ func (l *Loop) configFailure(hc interp.HandlerContext, key, kind string, argv []
 	l.mu.Unlock()
 	msg := fmt.Sprintf("laserbrain loop: %s: %v", kind, err)
 	fmt.Fprintln(hc.Stderr, msg)
-	if jerr := l.j.append(Record{Step: step, Key: key, Kind: kind, Argv: argv, Status: intp(ExitConfig), Reason: err.Error()}); jerr != nil {
-		return l.halt(ExitInternal, "%v", jerr)
+	if jerr := l.j.append(Record{Step: step, Key: key, Kind: kind, Argv: argv, Status: intp(statusConfig), Reason: err.Error()}); jerr != nil {
+		return l.halt(statusInternal, "%v", jerr)
 	}
-	return exitStatus(ExitConfig)
+	return exitStatus(statusConfig)
 }
 
 // readContext reads a builtin's stdin (unless it is a terminal: nobody
@@ -113,23 +113,36 @@ func (l *Loop) placeSpill(c *capped, step int) error {
 	return nil
 }
 
-// openIteration counts a model call against --max-iters (see state) and
-// --budget; over either, the run stops. The caller holds l.mu. opened
-// reports whether the call opens an iteration.
+// openIteration counts a model call against --max-iters and --budget;
+// over either, the run stops. The caller holds l.mu. A judge call starts
+// the next iteration (--max-iters N gives the judge N looks); an agent
+// call belongs to the iteration it runs in, the pre-judge repairs to the
+// implicit iteration 0, and at most N agent calls that are not a judge's
+// work order run between two looks, so a ./ci that never goes green
+// stops too. opened reports whether the call opens a round of the drift
+// run (see state).
 func (l *Loop) openIteration(role string) (opened bool, stop *haltError) {
 	st := l.st
 	if l.o.Budget > 0 && st.Tokens >= l.o.Budget {
-		return false, &haltError{ExitExhausted, fmt.Sprintf("the token --budget is spent: %d of %d tokens used", st.Tokens, l.o.Budget)}
+		return false, &haltError{statusExhausted, fmt.Sprintf("the token --budget is spent: %d of %d tokens used", st.Tokens, l.o.Budget)}
 	}
 	if role == roleAgent && st.Opener == roleJudge && !st.OpenerAgent {
-		st.OpenerAgent = true // the judge's work order: same iteration
+		st.OpenerAgent = true // the judge's work order: same round
 		return false, nil
 	}
-	if st.Iteration >= l.o.MaxIters {
-		return false, &haltError{ExitExhausted, fmt.Sprintf("--max-iters %d reached before iteration %d could start%s",
-			l.o.MaxIters, st.Iteration+1, l.lastSignals())}
+	switch {
+	case role == roleJudge && st.Iteration >= l.o.MaxIters:
+		return false, &haltError{statusExhausted, fmt.Sprintf("--max-iters %d reached: the judge has had its %s, look %d could not start%s",
+			l.o.MaxIters, text.Plural(l.o.MaxIters, "look"), st.Iteration+1, l.lastSignals())}
+	case role == roleAgent && st.Repairs >= l.o.MaxIters:
+		return false, &haltError{statusExhausted, fmt.Sprintf("--max-iters %d reached: %s in iteration %d without a judge look, another could not start%s",
+			l.o.MaxIters, text.Plural(st.Repairs, "agent call"), st.Iteration, l.lastSignals())}
+	case role == roleJudge:
+		st.Iteration++
+		st.Repairs = 0
+	default:
+		st.Repairs++
 	}
-	st.Iteration++
 	st.Opener, st.OpenerAgent = role, role == roleAgent
 	st.IterCI, st.PendingCI = st.PendingCI, nil
 	return true, nil
@@ -158,7 +171,7 @@ func (l *Loop) lastSignals() string {
 // callStart is how a model call began.
 type callStart struct {
 	step   int
-	opened bool   // the call opened an iteration
+	opened bool   // the call opened a round of the drift run
 	st     *state // the state it began from (a copy)
 	ref    string // its checkpoint ("" outside git)
 	tree   string // the tree checkpointed
@@ -186,17 +199,36 @@ func (l *Loop) begin(ctx context.Context, role string, svc *Service, cctx *cappe
 	}
 	l.replay.liveDone() // a live model call: the run has gone past its journal
 	if err := l.placeSpill(cctx, cs.step); err != nil {
-		return cs, l.halt(ExitInternal, "%s %s: %v", role, svc.Name, err)
+		return cs, l.halt(statusInternal, "%s %s: %v", role, svc.Name, err)
 	}
 	if l.git != nil {
 		cs.ref = CheckpointRef(l.id, cs.step)
 		t, err := l.git.checkpoint(ctx, l.dir, cs.ref, fmt.Sprintf("laserbrain loop %s step %d: %s", l.id, cs.step, what))
 		if err != nil {
-			return cs, l.halt(ExitInternal, "checkpoint %s: %v", what, err)
+			return cs, l.halt(statusInternal, "checkpoint %s: %v", what, err)
 		}
 		cs.tree = t
 	}
 	return cs, nil
+}
+
+// setUp finds a call's service and its system prompt, and reads its
+// context (the builtin's stdin). A failure comes back as the status the
+// builtin ends with.
+func (l *Loop) setUp(hc interp.HandlerContext, key, kind, role string, argv []string, name string) (*Service, string, capped, error) {
+	svc, err := l.service(hc, role, name)
+	if err != nil {
+		return nil, "", capped{}, l.configFailure(hc, key, kind, argv, err)
+	}
+	system, err := l.systemFor(svc, role)
+	if err != nil {
+		return nil, "", capped{}, l.configFailure(hc, key, kind, argv, err)
+	}
+	cctx, err := l.readContext(hc, key)
+	if err != nil {
+		return nil, "", capped{}, l.halt(statusInternal, "%s %s: %v", role, svc.Name, err)
+	}
+	return svc, system, cctx, nil
 }
 
 // agent is `agent NAME [INSTR...]`: a fresh session per call; stdin is its
@@ -213,17 +245,9 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 		l.note("step %d (agent %s) replayed from the journal", rec.Step, rec.Service)
 		return l.replayStep(hc, rec)
 	}
-	svc, err := l.service(hc, roleAgent, name)
-	if err != nil {
-		return l.configFailure(hc, key, recAgent, argv, err)
-	}
-	system, err := l.systemFor(svc, roleAgent)
-	if err != nil {
-		return l.configFailure(hc, key, recAgent, argv, err)
-	}
-	cctx, err := l.readContext(hc, key)
-	if err != nil {
-		return l.halt(ExitInternal, "agent %s: %v", svc.Name, err)
+	svc, system, cctx, failed := l.setUp(hc, key, recAgent, roleAgent, argv, name)
+	if failed != nil {
+		return failed
 	}
 	l.calls.Lock()
 	defer l.calls.Unlock()
@@ -231,8 +255,7 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	if err != nil {
 		return err
 	}
-	step, opened, iteration, ref, treeBefore := cs.step, cs.opened, cs.st.Iteration, cs.ref, cs.tree
-	workPending, iterCI := cs.st.WorkPending, cs.st.IterCI
+	step, opened, iteration, ref, iterCI := cs.step, cs.opened, cs.st.Iteration, cs.ref, cs.st.IterCI
 	child := l.childRun(ctx, svc, roleAgent, step)
 	defer func() { l.endChild(ctx, child, status) }()
 	session := child
@@ -242,13 +265,13 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	callDir := filepath.Join(l.dir, "calls", strconv.Itoa(step))
 	if err := l.j.append(Record{Step: step, Phase: "start", Key: key, Kind: recAgent, Argv: argv, Service: svc.Name,
 		Iteration: iteration, Checkpoint: ref, ChildRun: child, Sessions: []string{session}, Spill: cctx.Spill}); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	rec := Record{Step: step, Key: key, Kind: recAgent, Argv: argv, Service: svc.Name, Iteration: iteration,
 		Checkpoint: ref, ChildRun: child, Spill: cctx.Spill}
 	stdout, _, closeRec, err := l.recorders(interp.HandlerContext{Stdout: hc.Stdout}, &rec)
 	if err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	t := turn{svc: svc, role: roleAgent, step: step, callDir: callDir, system: system, session: session,
 		childRun: child, env: execEnv(hc.Env), label: svc.Name}
@@ -272,43 +295,7 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	if ctx.Err() != nil {
 		return stopped(ctx)
 	}
-	// No-op: the agent left the tree as it found it (outside git: it said
-	// nothing and called no tool).
-	noop := false
-	if l.git != nil {
-		after, _, err := l.git.snapshot(ctx, l.dir, "")
-		noop = err == nil && after == treeBefore
-	} else {
-		noop = strings.TrimSpace(res.text) == "" && res.toolCalls == 0
-	}
-	code := 0
-	switch {
-	case res.transport != "":
-		code = ExitTransport
-		rec.Reason = res.transport
-		l.note("agent %s: %s (exit %d)", svc.Name, res.transport, code)
-	default:
-		if reason := firstNonEmpty(res.escalated, l.escalatedByTool(callDir)); reason != "" {
-			code, rec.Reason = ExitEscalated, reason
-			l.note("agent %s escalated: %s", svc.Name, reason)
-		}
-	}
-	rec.Status, rec.Tokens = intp(code), res.tokens
-	// A no-op is an agent that changed nothing while there was work to
-	// do; one handed a passing verdict short of its soak (no work) is not.
-	rec.Noop = noop && code == 0 && workPending
-	l.mu.Lock()
-	l.st.Tokens += res.tokens
-	l.st.count("agent " + svc.Name)
-	l.st.LastRef = ref
-	streak := 0
-	if rec.Noop {
-		l.st.NoopStreak++
-		streak = l.st.NoopStreak
-	} else if !noop {
-		l.st.NoopStreak = 0
-	}
-	l.mu.Unlock()
+	code, streak := l.settleAgent(ctx, svc, cs, res, callDir, &rec)
 	if opened {
 		rec.Drift = l.driftAfterAgent(ctx, svc.Name, iterCI, cctx)
 	}
@@ -316,7 +303,7 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	rec.State = l.st.clone()
 	l.mu.Unlock()
 	if err := l.j.append(rec); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	what := fmt.Sprintf("agent %s exit %d", svc.Name, code)
 	if rec.Noop {
@@ -325,11 +312,54 @@ func (l *Loop) agent(ctx context.Context, argv []string) (status error) {
 	l.event(ctx, fleet.KindTool, "agent:"+svc.Name, code == 0, what, step)
 	if streak > 0 {
 		if streak >= noopLimit {
-			return l.halt(ExitExhausted, "%d agent calls in a row left the tree unchanged while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
+			return l.halt(statusExhausted, "%d agent calls in a row left the tree unchanged while there was work to do (the last: agent %s, step %d)", streak, svc.Name, step)
 		}
 		l.note("agent %s left the tree unchanged while there was work to do (no-op %d of %d allowed in a row; ignored files do not count)", svc.Name, streak, noopLimit-1)
 	}
 	return exitStatus(code)
+}
+
+// settleAgent reads how an agent's turn ended — its status (a transport
+// failure, an escalation, or 0) and whether it was a no-op — into rec and
+// the loop's state; streak is the no-ops in a row so far (0 unless this
+// was one).
+func (l *Loop) settleAgent(ctx context.Context, svc *Service, cs callStart, res turnResult, callDir string, rec *Record) (code, streak int) {
+	// No-op: the agent left the tree as it found it (outside git: it said
+	// nothing and called no tool).
+	noop := false
+	if l.git != nil {
+		after, _, err := l.git.snapshot(ctx, l.dir, "")
+		noop = err == nil && after == cs.tree
+	} else {
+		noop = strings.TrimSpace(res.text) == "" && res.toolCalls == 0
+	}
+	switch {
+	case res.transport != "":
+		code = statusTransport
+		rec.Reason = res.transport
+		l.note("agent %s: %s (exit %d)", svc.Name, res.transport, code)
+	default:
+		if reason := firstNonEmpty(res.escalated, l.escalatedByTool(callDir)); reason != "" {
+			code, rec.Reason = statusEscalated, reason
+			l.note("agent %s escalated: %s", svc.Name, reason)
+		}
+	}
+	rec.Status, rec.Tokens = intp(code), res.tokens
+	// A no-op is an agent that changed nothing while there was work to
+	// do; one handed a passing verdict short of its soak (no work) is not.
+	rec.Noop = noop && code == 0 && cs.st.WorkPending
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.st.Tokens += res.tokens
+	l.st.count("agent " + svc.Name)
+	l.st.LastRef = cs.ref
+	if rec.Noop {
+		l.st.NoopStreak++
+		streak = l.st.NoopStreak
+	} else if !noop {
+		l.st.NoopStreak = 0
+	}
+	return code, streak
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -468,17 +498,9 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	if ja.name == "" {
 		return l.configFailure(hc, key, recJudge, argv, errors.New("judge needs a service NAME"))
 	}
-	svc, err := l.service(hc, roleJudge, ja.name)
-	if err != nil {
-		return l.configFailure(hc, key, recJudge, argv, err)
-	}
-	system, err := l.systemFor(svc, roleJudge)
-	if err != nil {
-		return l.configFailure(hc, key, recJudge, argv, err)
-	}
-	cctx, err := l.readContext(hc, key)
-	if err != nil {
-		return l.halt(ExitInternal, "judge %s: %v", svc.Name, err)
+	svc, system, cctx, failed := l.setUp(hc, key, recJudge, roleJudge, argv, ja.name)
+	if failed != nil {
+		return failed
 	}
 	l.calls.Lock()
 	defer l.calls.Unlock()
@@ -486,178 +508,221 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	if err != nil {
 		return err
 	}
-	step, iteration, iterCI, ref, lastRef := cs.step, cs.st.Iteration, cs.st.IterCI, cs.ref, cs.st.LastRef
-	js := *cs.st.judge(svc.Name)
-	soakBefore := cs.st.Soak[svc.Name]
-	prevRef, prevWhat := js.LastRef, "the tree when you last gave a verdict"
-	if prevRef == "" && lastRef != "" {
-		prevRef, prevWhat = lastRef, "the tree before the last agent ran"
+	jc := newJudgeCall(ja, svc, system, cctx, cs)
+	jc.child = l.childRun(ctx, svc, roleJudge, jc.step)
+	defer func() { l.endChild(ctx, jc.child, status) }()
+	if err := l.j.append(Record{Step: jc.step, Phase: "start", Key: key, Kind: recJudge, Argv: argv, Service: svc.Name,
+		Iteration: jc.iteration, Checkpoint: jc.ref, ChildRun: jc.child, Sessions: jc.sessions(), Spill: cctx.Spill, Mode: jc.mode}); err != nil {
+		return l.halt(statusInternal, "%v", err)
 	}
-	jurors := max(1, ja.jury)
-	goldfish := ja.goldfish || ja.jury > 0
-	mode := "single"
-	switch {
-	case ja.jury > 0:
-		mode = "jury"
-	case ja.soak > 0:
-		mode = "soak"
-	}
-	child := l.childRun(ctx, svc, roleJudge, step)
-	defer func() { l.endChild(ctx, child, status) }()
-	// The pinned session: born at the judge's first completed call (a first
-	// call interrupted before it completed starts afresh).
-	if !goldfish && !js.Born {
-		js.Session = newUUID()
-	}
-	var sessions []string
-	if !goldfish {
-		sessions = []string{js.Session}
-	}
-	if err := l.j.append(Record{Step: step, Phase: "start", Key: key, Kind: recJudge, Argv: argv, Service: svc.Name,
-		Iteration: iteration, Checkpoint: ref, ChildRun: child, Sessions: sessions, Spill: cctx.Spill, Mode: mode}); err != nil {
-		return l.halt(ExitInternal, "%v", err)
-	}
-	ledger, _ := os.ReadFile(filepath.Join(l.dir, "suggestions.md"))
-	out := judgeOutcome{}
-	var tokens int64
-	born := js.Born
-	for i := 1; i <= jurors; i++ {
-		session, resume, transcript := js.Session, js.Born, l.judgeTranscript(svc.Name, "")
-		fresh := !js.Born
-		if goldfish {
-			session, resume, fresh = newUUID(), false, true
-			transcript = l.judgeTranscript(svc.Name, fmt.Sprintf("-%d-%d", step, i))
-		}
-		if svc.Kind == KindCommand && fresh {
-			_ = fsx.WriteFile(transcript, []byte(seedHeader(l.seed)), 0o644)
-		}
-		in := judgePromptIn{instr: ja.instr, ctx: cctx, iteration: iteration, max: l.o.MaxIters, ref: prevRef, refWhat: prevWhat,
-			suggestions: string(ledger), command: svc.Kind == KindCommand}
-		if ja.soak > 0 {
-			in.soakAt, in.soakOf = soakBefore+1, ja.soak
-		}
-		if jurors > 1 {
-			in.juror, in.jurors = i, jurors
-		}
-		if fresh {
-			in.seed = l.seed
-		}
-		callDir := filepath.Join(l.dir, "calls", fmt.Sprintf("%d-%d", step, i))
-		t := turn{svc: svc, role: roleJudge, step: step, callDir: callDir, system: system, session: session, resume: resume,
-			childRun: child, env: execEnv(hc.Env), label: svc.Name, transcript: transcript}
-		s, v, res := l.sample(ctx, t, judgePrompt(in))
-		if res.interrupted {
-			return stopped(ctx)
-		}
-		tokens += s.Tokens
-		if !goldfish && s.Attempts > 0 && s.Error == "" {
-			born = true
-		}
-		out.samples = append(out.samples, s)
-		switch {
-		case s.Escalated != "":
-			out.code, out.reason = ExitEscalated, "judge "+svc.Name+" escalated: "+s.Escalated
-		case s.Error != "":
-			out.code, out.reason = ExitTransport, s.Error
-		case v == nil:
-			out.code, out.reason = ExitMalformed, fmt.Sprintf("judge %s gave no valid verdict after the one bounce allowed: %s", svc.Name, strings.Join(append(s.Malformed, noVerdictWords(s.NoVerdict)...), "; "))
-		default:
-			v := *v
-			s.Passed = v.Passes(ja.pedantic)
-			out.samples[len(out.samples)-1].Passed = s.Passed
-			out.verdicts = append(out.verdicts, v)
-		}
-		if out.code != 0 {
-			break
-		}
-	}
-	if ctx.Err() != nil {
+	out, tokens, born, interrupted := l.askJurors(ctx, hc, jc)
+	if interrupted || ctx.Err() != nil {
 		return stopped(ctx)
 	}
-	rec := Record{Step: step, Key: key, Kind: recJudge, Argv: argv, Service: svc.Name, Iteration: iteration, Checkpoint: ref,
-		ChildRun: child, Spill: cctx.Spill, Mode: mode, Samples: out.samples, Tokens: tokens}
+	rec := Record{Step: jc.step, Key: key, Kind: recJudge, Argv: argv, Service: svc.Name, Iteration: jc.iteration, Checkpoint: jc.ref,
+		ChildRun: jc.child, Spill: cctx.Spill, Mode: jc.mode, Samples: out.samples, Tokens: tokens}
 	for _, s := range out.samples {
 		if s.Session != "" {
 			rec.Sessions = append(rec.Sessions, s.Session)
 		}
 	}
-	rendered := ""
-	l.mu.Lock()
-	st := l.st
-	st.Tokens += tokens
-	st.count("judge " + svc.Name)
-	jsNow := st.judge(svc.Name)
-	jsNow.Calls++
-	if !goldfish {
-		jsNow.Session, jsNow.Born = js.Session, born
-	}
-	passCount := 0
-	if out.code == 0 {
-		jsNow.LastRef = ref
-		out.passed = true
-		for _, s := range out.samples {
-			if s.Passed {
-				passCount++
-			}
-			out.passed = out.passed && s.Passed
-		}
-		switch mode {
-		case "soak":
-			if st.Soak == nil {
-				st.Soak = map[string]int{}
-			}
-			if out.passed {
-				st.Soak[svc.Name]++
-			} else {
-				st.Soak[svc.Name] = 0
-			}
-			n := st.Soak[svc.Name]
-			rec.Soak, rec.SoakTarget = intp(n), ja.soak
-			st.FinalPassed, st.FinalOf = n, ja.soak
-			switch {
-			case n >= ja.soak:
-				out.code = 0
-			case out.passed:
-				out.code, out.pending = ja.pending, true
-			default:
-				out.code = 1
-			}
-		case "jury":
-			rec.Jurors = jurors
-			st.FinalPassed, st.FinalOf = passCount, jurors
-			out.code = 1
-			if out.passed {
-				out.code = 0
-			}
-		default:
-			st.FinalPassed, st.FinalOf = 0, 0
-			out.code = 1
-			if out.passed {
-				out.code = 0
-			}
-		}
-		st.FinalMode = mode
-		last := out.verdicts[len(out.verdicts)-1]
-		st.FinalVerdict = strings.TrimSpace(last.Summary)
-		rec.Summary = st.FinalVerdict
-		rec.Passed = boolp(out.passed)
-		st.FinalPasses = boolp(out.passed)
-		st.WorkPending = !out.passed
-		if out.passed {
-			st.NoopStreak = 0
-		}
-		rendered = renderJudge(out, mode, rec.Soak, ja.soak, jurors)
-	}
-	l.mu.Unlock()
+	rendered := l.settleJudge(jc, &out, &rec, tokens, born)
 	if out.code == 0 || out.code == 1 || out.pending {
-		if n, err := l.ledger(step, svc.Name, out); err != nil {
-			return l.halt(ExitInternal, "suggestions ledger: %v", err)
+		if n, err := l.ledger(jc.step, svc.Name, out); err != nil {
+			return l.halt(statusInternal, "suggestions ledger: %v", err)
 		} else if n > 0 {
 			l.mu.Lock()
 			l.st.Suggestions += n
 			l.mu.Unlock()
 		}
 	}
+	return l.finishJudge(ctx, hc, jc, out, rec, rendered)
+}
+
+// judgeCall is one call of the judge builtin as it goes: what was asked
+// of which service, and the loop's state the call began from.
+type judgeCall struct {
+	ja         judgeArgs
+	svc        *Service
+	system     string
+	cctx       capped
+	step       int
+	iteration  int
+	iterCI     *int
+	ref        string     // the call's checkpoint
+	js         judgeState // the judge's own state (its pinned session)
+	soakBefore int        // passes counted towards --soak before this call
+	// prevRef is the tree the judge is shown its change against, and
+	// prevWhat says which tree that is.
+	prevRef, prevWhat string
+	jurors            int
+	goldfish          bool // a fresh session per sample
+	mode              string
+	child             string // the child run the call records on
+}
+
+func newJudgeCall(ja judgeArgs, svc *Service, system string, cctx capped, cs callStart) *judgeCall {
+	jc := &judgeCall{ja: ja, svc: svc, system: system, cctx: cctx, step: cs.step, iteration: cs.st.Iteration, iterCI: cs.st.IterCI,
+		ref: cs.ref, js: *cs.st.judge(svc.Name), soakBefore: cs.st.Soak[svc.Name],
+		jurors: max(1, ja.jury), goldfish: ja.goldfish || ja.jury > 0, mode: "single"}
+	jc.prevRef, jc.prevWhat = jc.js.LastRef, "the tree when you last gave a verdict"
+	if jc.prevRef == "" && cs.st.LastRef != "" {
+		jc.prevRef, jc.prevWhat = cs.st.LastRef, "the tree before the last agent ran"
+	}
+	switch {
+	case ja.jury > 0:
+		jc.mode = "jury"
+	case ja.soak > 0:
+		jc.mode = "soak"
+	}
+	// The pinned session: born at the judge's first completed call (a first
+	// call interrupted before it completed starts afresh).
+	if !jc.goldfish && !jc.js.Born {
+		jc.js.Session = newUUID()
+	}
+	return jc
+}
+
+// sessions are the sessions the call starts with: the pinned one, or none
+// for fresh sessions.
+func (jc *judgeCall) sessions() []string {
+	if jc.goldfish {
+		return nil
+	}
+	return []string{jc.js.Session}
+}
+
+// askJurors asks the judge once per juror, stopping at the first sample
+// that escalates, fails or gives no verdict; born reports whether the
+// pinned session now exists.
+func (l *Loop) askJurors(ctx context.Context, hc interp.HandlerContext, jc *judgeCall) (out judgeOutcome, tokens int64, born, interrupted bool) {
+	ledger, _ := os.ReadFile(filepath.Join(l.dir, "suggestions.md"))
+	svc := jc.svc
+	born = jc.js.Born
+	for i := 1; i <= jc.jurors; i++ {
+		session, resume, transcript := jc.js.Session, jc.js.Born, l.judgeTranscript(svc.Name, "")
+		fresh := !jc.js.Born
+		if jc.goldfish {
+			session, resume, fresh = newUUID(), false, true
+			transcript = l.judgeTranscript(svc.Name, fmt.Sprintf("-%d-%d", jc.step, i))
+		}
+		if svc.Kind == KindCommand && fresh {
+			_ = fsx.WriteFile(transcript, []byte(seedHeader(l.seed)), 0o644)
+		}
+		in := judgePromptIn{instr: jc.ja.instr, ctx: jc.cctx, iteration: jc.iteration, max: l.o.MaxIters, ref: jc.prevRef, refWhat: jc.prevWhat, now: jc.ref,
+			suggestions: string(ledger), command: svc.Kind == KindCommand}
+		if jc.ja.soak > 0 {
+			in.soakAt, in.soakOf = jc.soakBefore+1, jc.ja.soak
+		}
+		if jc.jurors > 1 {
+			in.juror, in.jurors = i, jc.jurors
+		}
+		if fresh {
+			in.seed = l.seed
+		}
+		callDir := filepath.Join(l.dir, "calls", fmt.Sprintf("%d-%d", jc.step, i))
+		t := turn{svc: svc, role: roleJudge, step: jc.step, callDir: callDir, system: jc.system, session: session, resume: resume,
+			childRun: jc.child, env: execEnv(hc.Env), label: svc.Name, transcript: transcript}
+		s, v, res := l.sample(ctx, t, judgePrompt(in))
+		if res.interrupted {
+			return out, tokens, born, true
+		}
+		tokens += s.Tokens
+		if !jc.goldfish && s.Attempts > 0 && s.Error == "" {
+			born = true
+		}
+		out.samples = append(out.samples, s)
+		switch {
+		case s.Escalated != "":
+			out.code, out.reason = statusEscalated, "judge "+svc.Name+" escalated: "+s.Escalated
+		case s.Error != "":
+			out.code, out.reason = statusTransport, s.Error
+		case v == nil:
+			out.code, out.reason = statusMalformed, fmt.Sprintf("judge %s gave no valid verdict after the one bounce allowed: %s", svc.Name, strings.Join(append(s.Malformed, noVerdictWords(s.NoVerdict)...), "; "))
+		default:
+			out.samples[len(out.samples)-1].Passed = v.Passes(jc.ja.pedantic)
+			out.verdicts = append(out.verdicts, *v)
+		}
+		if out.code != 0 {
+			break
+		}
+	}
+	return out, tokens, born, false
+}
+
+// settleJudge folds the call into the loop's state: tokens and calls
+// counted, the pinned session kept, and — when every sample gave a
+// verdict — the status under the call's mode (--soak counts passes in a
+// row, --jury wants every juror) and the final verdict. It returns the
+// verdict rendered for stdout ("" when there is none).
+func (l *Loop) settleJudge(jc *judgeCall, out *judgeOutcome, rec *Record, tokens int64, born bool) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.st
+	st.Tokens += tokens
+	st.count("judge " + jc.svc.Name)
+	jsNow := st.judge(jc.svc.Name)
+	jsNow.Calls++
+	if !jc.goldfish {
+		jsNow.Session, jsNow.Born = jc.js.Session, born
+	}
+	if out.code != 0 {
+		return ""
+	}
+	jsNow.LastRef = jc.ref
+	out.passed = true
+	passCount := 0
+	for _, s := range out.samples {
+		if s.Passed {
+			passCount++
+		}
+		out.passed = out.passed && s.Passed
+	}
+	out.code = 1
+	if out.passed {
+		out.code = 0
+	}
+	st.FinalPassed, st.FinalOf = 0, 0
+	switch jc.mode {
+	case "soak":
+		if st.Soak == nil {
+			st.Soak = map[string]int{}
+		}
+		if out.passed {
+			st.Soak[jc.svc.Name]++
+		} else {
+			st.Soak[jc.svc.Name] = 0
+		}
+		n := st.Soak[jc.svc.Name]
+		rec.Soak, rec.SoakTarget = intp(n), jc.ja.soak
+		st.FinalPassed, st.FinalOf = n, jc.ja.soak
+		switch {
+		case n >= jc.ja.soak:
+			out.code = 0
+		case out.passed:
+			out.code, out.pending = jc.ja.pending, true
+		}
+	case "jury":
+		rec.Jurors = jc.jurors
+		st.FinalPassed, st.FinalOf = passCount, jc.jurors
+	}
+	st.FinalMode = jc.mode
+	last := out.verdicts[len(out.verdicts)-1]
+	st.FinalVerdict = strings.TrimSpace(last.Summary)
+	rec.Summary = st.FinalVerdict
+	rec.Passed = boolp(out.passed)
+	st.FinalPasses = boolp(out.passed)
+	st.WorkPending = !out.passed
+	if out.passed {
+		st.NoopStreak = 0
+	}
+	return renderJudge(*out, jc.mode, rec.Soak, jc.ja.soak, jc.jurors)
+}
+
+// finishJudge ends the call: the rendered verdict on stdout, the drift
+// the judge's answer caused, the journal record and the run's event; it
+// returns the call's status.
+func (l *Loop) finishJudge(ctx context.Context, hc interp.HandlerContext, jc *judgeCall, out judgeOutcome, rec Record, rendered string) error {
 	rec.Status = intp(out.code)
 	rec.Reason = out.reason
 	if out.reason != "" {
@@ -666,21 +731,21 @@ func (l *Loop) judge(ctx context.Context, argv []string) (status error) {
 	if rendered != "" {
 		stdout, _, closeRec, err := l.recorders(interp.HandlerContext{Stdout: hc.Stdout}, &rec)
 		if err != nil {
-			return l.halt(ExitInternal, "%v", err)
+			return l.halt(statusInternal, "%v", err)
 		}
 		if stdout != nil {
 			io.WriteString(stdout, rendered)
 		}
 		rec.Cut = closeRec()
 	}
-	rec.Drift = l.driftAfterJudge(ctx, svc.Name, iterCI, out, soakBefore, mode)
+	rec.Drift = l.driftAfterJudge(ctx, jc.svc.Name, jc.iterCI, out, jc.soakBefore, jc.mode)
 	l.mu.Lock()
 	rec.State = l.st.clone()
 	l.mu.Unlock()
 	if err := l.j.append(rec); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
-	l.event(ctx, fleet.KindTool, "verdict:"+svc.Name, out.code == 0 || out.pending, fmt.Sprintf("judge %s exit %d: %s", svc.Name, out.code, rec.Summary), step)
+	l.event(ctx, fleet.KindTool, "verdict:"+jc.svc.Name, out.code == 0 || out.pending, fmt.Sprintf("judge %s exit %d: %s", jc.svc.Name, out.code, rec.Summary), jc.step)
 	return exitStatus(out.code)
 }
 
@@ -691,10 +756,12 @@ func noVerdictWords(n int) []string {
 	return []string{text.Plural(n, "turn") + " ended without a verdict"}
 }
 
-// sample runs one judge session to a verdict: a turn, and at most one
-// explicit second request when the turn ended without a valid verdict.
-// The second malformed verdict, or no verdict after the second request,
-// is a malfunction (v nil, no error, no escalation).
+// sample runs one judge session to a verdict. Missing and malformed
+// verdicts have a strike each: a turn that ends without a verdict is
+// answered once — a messages judge's conversation is sent again with the
+// verdict tool mandated (tool_choice), any other judge is asked again in
+// words — and a malformed verdict is bounced once with its error. The
+// second of either kind is a malfunction (v nil, no error, no escalation).
 func (l *Loop) sample(ctx context.Context, t turn, prompt string) (Sample, *verdict.Verdict, turnResult) {
 	s := Sample{Session: t.session}
 	command := t.svc.Kind == KindCommand
@@ -737,36 +804,49 @@ func (l *Loop) sample(ctx context.Context, t turn, prompt string) (Sample, *verd
 		}
 		s.Malformed = call.Malformed
 		if res.escalated != "" || call.Escalated != "" {
-			s.Escalated = res.escalated
-			if s.Escalated == "" {
-				s.Escalated = call.Escalated
-			}
+			s.Escalated = firstNonEmpty(res.escalated, call.Escalated)
 			return s, nil, res
 		}
 		if call.Verdict != nil {
 			s.Verdict = call.Verdict
 			return s, call.Verdict, res
 		}
-		if len(call.Malformed) == len(before.Malformed) {
+		missing := len(call.Malformed) == len(before.Malformed)
+		if missing {
 			s.NoVerdict++ // the turn ended with no verdict at all
 		}
-		// Strikes: malformed verdicts and verdict-less turns. The first is
-		// answered once, explicitly; the second ends the sample.
-		if len(call.Malformed)+s.NoVerdict >= verdict.MaxMalformed {
+		if len(call.Malformed) >= verdict.MaxMalformed || s.NoVerdict >= 2 {
 			return s, nil, res
 		}
 		last := ""
-		if len(call.Malformed) > len(before.Malformed) {
+		if !missing {
 			last = call.Malformed[len(call.Malformed)-1]
 		}
-		if command {
+		t.force = false
+		switch {
+		case command:
 			prompt = first + "\n" + reaskPrompt(true, last)
 			t.extraEnv = []string{"LASERBRAIN_VERDICT_ERROR=" + last, "LASERBRAIN_VERDICT_REQUIRED=1"}
-		} else {
+		default:
 			prompt = reaskPrompt(false, last)
 			t.resume = true
+			t.force = missing && t.svc.Kind == KindMessages
+		}
+		if missing {
+			s.Reask = ReaskWords
+			if t.force {
+				s.Reask = ReaskToolChoice
+			}
+			l.note("judge %s ended its turn without a verdict: %s", t.svc.Name, reaskWords(s.Reask))
 		}
 	}
+}
+
+func reaskWords(how string) string {
+	if how == ReaskToolChoice {
+		return "sending the conversation again with the verdict tool mandated (tool_choice)"
+	}
+	return "asking once more in words (its client cannot be made to call a tool)"
 }
 
 func (l *Loop) judgeTranscript(name, suffix string) string {

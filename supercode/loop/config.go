@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -19,6 +20,9 @@ import (
 const (
 	KindClaude  = "claude"  // the Claude Code CLI (-p), with our hooks and MCP server
 	KindCommand = "command" // any command: instruction as its last argument, context on stdin
+	// KindMessages is a judge the loop itself asks through the Messages
+	// API (_BASE_URL, _API_KEY, _MODEL), with read-only tools.
+	KindMessages = "messages"
 )
 
 // Service is one agents.conf service: any service may serve as agent or
@@ -26,7 +30,7 @@ const (
 type Service struct {
 	Name    string
 	Enabled string   // YES, MANUAL or NO
-	Kind    string   // KindClaude or KindCommand
+	Kind    string   // KindClaude, KindCommand or KindMessages
 	Command []string // command kind: the argv; claude kind: the CLI and extra flags (default "claude")
 	Tools   []string // space-split _TOOLS; nil when unset
 	Model   string
@@ -272,8 +276,8 @@ func (c *Config) apply(name string, v map[string]string, dir string) error {
 			}
 		case "KIND":
 			k := strings.TrimSpace(val)
-			if k != KindClaude && k != KindCommand {
-				return fmt.Errorf("%s_KIND=%q: want %s or %s", name, val, KindClaude, KindCommand)
+			if k != KindClaude && k != KindCommand && k != KindMessages {
+				return fmt.Errorf("%s_KIND=%q: want %s, %s or %s", name, val, KindClaude, KindCommand, KindMessages)
 			}
 			s.Kind = k
 		case "COMMAND":
@@ -378,6 +382,9 @@ func (c *Config) finish() error {
 		if s.Kind == KindCommand && len(s.Command) == 0 {
 			return fmt.Errorf("agents config %s: service %s is %s_KIND=command but has no %s_COMMAND", c.Path, name, name, name)
 		}
+		if err := s.checkMessages(); err != nil {
+			return fmt.Errorf("agents config %s: %w", c.Path, err)
+		}
 		for _, a := range s.Aliases {
 			if other, ok := c.aliases[a]; ok && other != name {
 				return fmt.Errorf("agents config %s: alias %s names both %s and %s", c.Path, a, other, name)
@@ -422,6 +429,9 @@ func (s *Service) CheckRole(role string) error {
 	if s.Enabled == "NO" {
 		return fmt.Errorf("service %s is not enabled (set %s_ENABLED=\"YES\")", s.Name, s.Name)
 	}
+	if role == roleAgent && s.Kind == KindMessages {
+		return fmt.Errorf("service %s is %s_KIND=messages: it can only judge (an agent needs a client that edits the tree)", s.Name, s.Name)
+	}
 	if role == roleJudge && !s.HasTool("verdict") {
 		return fmt.Errorf("service %s cannot judge: %s_TOOLS has no verdict (a judge must answer through the verdict tool)", s.Name, s.Name)
 	}
@@ -444,6 +454,9 @@ func (s *Service) Executable() string {
 // with env's PATH (a relative path is taken from dir): a config error,
 // found before the service is called.
 func (s *Service) checkExecutable(dir string, env []string) error {
+	if s.Kind == KindMessages {
+		return nil // the loop itself is its client
+	}
 	bin := s.Executable()
 	if bin == "" {
 		return fmt.Errorf("service %s has no %s_COMMAND", s.Name, s.Name)
@@ -547,4 +560,22 @@ func claudeTools(tools []string) (builtin, allowed []string) {
 		}
 	}
 	return builtin, allowed
+}
+
+// checkMessages reports a messages service without a model, or naming a
+// tool it cannot have (it offers read-only tools besides verdict and
+// escalate).
+func (s *Service) checkMessages() error {
+	if s.Kind != KindMessages {
+		return nil
+	}
+	if s.Model == "" {
+		return fmt.Errorf("service %s is %s_KIND=messages but has no %s_MODEL", s.Name, s.Name, s.Name)
+	}
+	for _, t := range s.Tools {
+		if !slices.Contains(messagesTools, t) {
+			return fmt.Errorf("service %s is %s_KIND=messages: %s_TOOLS names %s (a messages judge has %s)", s.Name, s.Name, s.Name, t, strings.Join(messagesTools, ", "))
+		}
+	}
+	return nil
 }

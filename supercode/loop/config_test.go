@@ -93,9 +93,11 @@ func TestLoadConfigRefuses(t *testing.T) {
 		"a command":            {"fix_ENABLED=YES\nrm -rf /\n", "agents.conf:2: only NAME=\"value\" assignments"},
 		"command substitution": {`fix_MODEL="$(cat model)"`, "command substitution is not allowed"},
 		"unknown field":        {`fix_TOOL="bash"`, "fix_TOOL: unknown field TOOL"},
-		"bad kind":             {`fix_KIND=docker`, `fix_KIND="docker": want claude or command`},
+		"bad kind":             {`fix_KIND=docker`, `fix_KIND="docker": want claude, command or messages`},
 		"bad enabled":          {`fix_ENABLED=maybe`, `want YES, MANUAL or NO`},
 		"command w/o COMMAND":  {"x_ENABLED=YES\nx_KIND=command\n", "has no x_COMMAND"},
+		"messages w/o MODEL":   {"j_ENABLED=YES\nj_KIND=messages\nj_TOOLS=verdict\n", "j is j_KIND=messages but has no j_MODEL"},
+		"messages with bash":   {"j_ENABLED=YES\nj_KIND=messages\nj_MODEL=m\nj_TOOLS=\"bash verdict\"\n", "j_TOOLS names bash (a messages judge has read, search, git_diff, verdict, escalate)"},
 		"inherit unknown":      {`x_INHERIT=nobody`, `no such service`},
 		"inherit cycle":        {"a_INHERIT=b\nb_INHERIT=a\n", "inheritance cycle"},
 		"missing prompt file":  {`fix_PROMPT="nope.md"`, "fix_PROMPT"},
@@ -160,5 +162,23 @@ func TestParseJudge(t *testing.T) {
 		if _, err := l.parseJudge(bad); err == nil {
 			t.Errorf("%v was accepted", bad)
 		}
+	}
+}
+
+// A messages service judges and never serves as an agent.
+func TestMessagesServiceOnlyJudges(t *testing.T) {
+	c, err := LoadConfig(writeConf(t, "j_ENABLED=YES\nj_KIND=messages\nj_MODEL=m\nj_TOOLS=\"read verdict\"\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := c.Lookup("j")
+	if err := s.CheckRole(roleJudge); err != nil {
+		t.Fatalf("judge: %v", err)
+	}
+	if err := s.CheckRole(roleAgent); err == nil || !strings.Contains(err.Error(), "it can only judge") {
+		t.Fatalf("agent: %v", err)
+	}
+	if err := s.checkExecutable(t.TempDir(), nil); err != nil {
+		t.Fatalf("a messages service has no program to find: %v", err)
 	}
 }

@@ -108,7 +108,7 @@ func List(o ListOptions) ([]RunInfo, error) {
 		return []RunInfo{}, nil
 	}
 	if err != nil {
-		return nil, fail(ExitInternal, "%v", err)
+		return nil, fail(KindFailure, "%v", err)
 	}
 	out := []RunInfo{}
 	for _, e := range ents {
@@ -120,7 +120,7 @@ func List(o ListOptions) ([]RunInfo, error) {
 			continue // not a run directory (no run.json)
 		}
 		if err != nil {
-			return nil, fail(ExitInternal, "run %s: %v", e.Name(), err)
+			return nil, fail(KindFailure, "run %s: %v", e.Name(), err)
 		}
 		if ri.State == RunFinished && !o.All {
 			continue
@@ -137,7 +137,7 @@ func homeOf(h string) (string, error) {
 	}
 	d, err := DefaultHome()
 	if err != nil {
-		return "", fail(ExitInternal, "%v", err)
+		return "", fail(KindFailure, "%v", err)
 	}
 	return d, nil
 }
@@ -256,7 +256,7 @@ func Status(ctx context.Context, o StatusOptions) (StatusInfo, error) {
 	}
 	ri, recs, err := readRun(dir)
 	if err != nil {
-		return StatusInfo{}, fail(ExitInternal, "run %s: %v", o.Run, err)
+		return StatusInfo{}, fail(KindFailure, "run %s: %v", o.Run, err)
 	}
 	m, _ := readMeta(dir)
 	si := StatusInfo{RunInfo: ri, Journal: dir, Steps: []StepInfo{}}
@@ -313,7 +313,7 @@ func Status(ctx context.Context, o StatusOptions) (StatusInfo, error) {
 // the fleet store, its journal is not here), or no such loop.
 func runDirOf(ctx context.Context, h, run string, st fleet.Store) (string, error) {
 	if err := fleet.ValidateRunID(run); err != nil {
-		return "", fail(ExitUsage, "%v", err)
+		return "", fail(KindUsage, "%v", err)
 	}
 	home, err := homeOf(h)
 	if err != nil {
@@ -323,12 +323,12 @@ func runDirOf(ctx context.Context, h, run string, st fleet.Store) (string, error
 	if _, err := os.Stat(filepath.Join(dir, "run.json")); err == nil {
 		return dir, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", fail(ExitInternal, "run %s: %v", run, err)
+		return "", fail(KindFailure, "run %s: %v", run, err)
 	}
 	if elsewhere(ctx, st, run) {
-		return "", fail(ExitUsage, "run %s is a loop of another laserbrain home: its journal is not in %s (see it, and stop it, from the home it runs in)", run, home)
+		return "", fail(KindUsage, "run %s is a loop of another laserbrain home: its journal is not in %s (see it, and stop it, from the home it runs in)", run, home)
 	}
-	return "", fail(ExitUsage, "no loop run %s in %s (laserbrain loop list shows the runs of this home)", run, home)
+	return "", fail(KindUsage, "no loop run %s in %s (laserbrain loop list shows the runs of this home)", run, home)
 }
 
 // elsewhere reports whether the fleet store knows run as a loop's drift
@@ -382,40 +382,40 @@ func Cancel(ctx context.Context, o CancelOptions) (CancelResult, error) {
 		if state == RunResumable {
 			hint = "; it can go on with laserbrain loop --resume " + o.Run
 		}
-		return res, fail(ExitUsage, "run %s is not running (%s: %s)%s", o.Run, state, reason, hint)
+		return res, fail(KindUsage, "run %s is not running (%s: %s)%s", o.Run, state, reason, hint)
 	}
 	m, err := readMeta(dir)
 	if err != nil {
-		return res, fail(ExitInternal, "run %s: %v", o.Run, err)
+		return res, fail(KindFailure, "run %s: %v", o.Run, err)
 	}
 	pr := m.Process
 	if pr == nil || pr.PID <= 0 {
-		return res, fail(ExitInternal, "run %s is running, but its run.json names no process to signal", o.Run)
+		return res, fail(KindFailure, "run %s is running, but its run.json names no process to signal", o.Run)
 	}
 	home, _ := homeOf(o.Home)
 	if !sameDir(pr.Home, home) {
-		return res, fail(ExitUsage, "run %s runs in another laserbrain home (%s, not %s): cancel it from there", o.Run, pr.Home, home)
+		return res, fail(KindUsage, "run %s runs in another laserbrain home (%s, not %s): cancel it from there", o.Run, pr.Home, home)
 	}
 	res.PID = pr.PID
 	// Hold the process (a pidfd on Linux: signals go to this process and
 	// no other, even if the pid is reused after), then check it is the loop.
 	proc, err := os.FindProcess(pr.PID)
 	if err != nil {
-		return res, fail(ExitUsage, "run %s: its process %d is gone", o.Run, pr.PID)
+		return res, fail(KindUsage, "run %s: its process %d is gone", o.Run, pr.PID)
 	}
 	defer func() { _ = proc.Release() }()
 	if start, err := procStart(pr.PID); err != nil || start != pr.Start {
-		return res, fail(ExitUsage, "run %s: process %d is not the loop that took the run (it started at another time); nothing was signalled", o.Run, pr.PID)
+		return res, fail(KindUsage, "run %s: process %d is not the loop that took the run (it started at another time); nothing was signalled", o.Run, pr.PID)
 	}
 	if lk, err := fsx.LockFile(lockPath, 20*time.Millisecond); err == nil {
 		lk.Unlock()
-		return res, fail(ExitUsage, "run %s ended meanwhile; nothing was signalled", o.Run)
+		return res, fail(KindUsage, "run %s ended meanwhile; nothing was signalled", o.Run)
 	}
 	if now, err := readMeta(dir); err != nil || now.Process == nil || *now.Process != *pr {
-		return res, fail(ExitUsage, "run %s changed hands meanwhile; nothing was signalled (run laserbrain loop cancel again)", o.Run)
+		return res, fail(KindUsage, "run %s changed hands meanwhile; nothing was signalled (run laserbrain loop cancel again)", o.Run)
 	}
 	if err := proc.Signal(syscall.SIGINT); err != nil {
-		return res, fail(ExitInternal, "run %s: signalling process %d: %v", o.Run, pr.PID, err)
+		return res, fail(KindFailure, "run %s: signalling process %d: %v", o.Run, pr.PID, err)
 	}
 	wait := o.Wait
 	if wait <= 0 {
@@ -423,12 +423,12 @@ func Cancel(ctx context.Context, o CancelOptions) (CancelResult, error) {
 	}
 	lk, err := fsx.LockFile(lockPath, wait)
 	if err != nil {
-		return res, fail(ExitInternal, "run %s was sent SIGINT but did not stop within %s (laserbrain loop cancel %s again kills the step in flight at once)", o.Run, wait, o.Run)
+		return res, fail(KindFailure, "run %s was sent SIGINT but did not stop within %s (laserbrain loop cancel %s again kills the step in flight at once)", o.Run, wait, o.Run)
 	}
 	lk.Unlock()
 	m, err = readMeta(dir)
 	if err != nil {
-		return res, fail(ExitInternal, "run %s: %v", o.Run, err)
+		return res, fail(KindFailure, "run %s: %v", o.Run, err)
 	}
 	res.ExitCode, res.Reason, res.Resumable = m.ExitCode, m.Reason, m.Resumable || m.Status != "ended"
 	if res.Resumable {

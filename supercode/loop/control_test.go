@@ -42,7 +42,7 @@ func TestCancelRefusesAReusedPid(t *testing.T) {
 	defer lk.Unlock()
 	_, err = Cancel(context.Background(), CancelOptions{Run: run, Home: home, Wait: time.Second})
 	var le *Error
-	if !errors.As(err, &le) || le.Code != ExitUsage || !strings.Contains(err.Error(), "is not the loop that took the run") {
+	if !errors.As(err, &le) || le.Kind != KindUsage || !strings.Contains(err.Error(), "is not the loop that took the run") {
 		t.Fatalf("Cancel: %v; want a usage refusal naming the other process", err)
 	}
 	// The stranger was not signalled: it dies of our SIGTERM, not of SIGINT.

@@ -11,7 +11,8 @@
 // reason on stderr, status 126, journaled) unless a person authorized that
 // exact command, and always while the loop's own run drifts. Agent and
 // judge sessions run under our hooks, each on a run of its own. Each
-// iteration is a step of the loop's own drift run, read off ./ci and the
+// judge call, and each agent call that is not a judge's work order, is a
+// step of the loop's own drift run, read off ./ci and the
 // verdict (drift.go), so `laserbrain supervise` sees a circling loop.
 //
 // # Builtins
@@ -31,8 +32,12 @@
 //	    says to change nothing, and that agent call is not a no-op)
 //	  S with --soak-pending S (1, 2 or 9-125): a pass short of --soak N,
 //	    for a script that would rather judge again than call an agent
-//	  3 escalated   5 transport   6 malformed: no valid verdict after the
-//	  one bounce (a schema error, or a rejection without blocker/required)
+//	  3 escalated   5 transport   6 malformed: a second malformed verdict
+//	  after the one bounce (a schema error, or a rejection without
+//	  blocker/required), or a second turn without a verdict after the one
+//	  re-ask (a messages judge's: the conversation sent again with the
+//	  verdict tool mandated; any other's: in words). The two are separate
+//	  strikes.
 //	  7 config: unknown service, one without verdict in its _TOOLS, or
 //	    its program not found
 //
@@ -81,14 +86,14 @@
 //
 // # Iterations
 //
-// An iteration opens with every judge call, and with every agent call
-// that is not the work order of the judge call that opened the current
-// iteration (so `judge` then `agent task` is one iteration; each `agent
-// fix` after a failing ./ci is one). Counting judge calls only, with every
-// repair before the first judge in an implicit iteration 0, a loop whose
-// ./ci never goes green would never reach --max-iters. --max-iters N stops the run when
-// iteration N+1 would start, so a pass on the last allowed iteration is a
-// success.
+// Iterations are started by the judge: every judge call opens the next
+// one, and the run starts in an implicit iteration 0, so the repairs
+// before the judge's first look are grouped there and every agent call
+// belongs to the iteration it runs in. --max-iters N gives the judge N
+// looks: the run stops when look N+1 would start, so a pass on the last
+// allowed look is a success. So that a ./ci that never goes green (and
+// so never reaches the judge) stops too, at most N agent calls that are
+// not a judge's work order run between two looks.
 //
 // # Run directory
 //
@@ -106,7 +111,9 @@
 // their own directory, checkpoints and drift run. Before every agent and
 // judge call the tree (tracked and untracked, not ignored, through a
 // private index) is committed to refs/laserkit/loop/<run>/<step>; the
-// judge's prompt names the checkpoint of its previous verdict. Prune
+// judge's prompt names the checkpoint of its previous verdict and its own,
+// so git diff A B shows what changed, new untracked files too (git diff A
+// alone reads only the index's files). Prune
 // (`laserbrain loop prune`) removes the checkpoints of runs that are over
 // (SCRIPT ended on its own); those of a resumable run and of a run with no
 // journal in this home only with All; a run a process holds keeps its own
@@ -127,7 +134,9 @@
 //
 // # Resume
 //
-// --resume RUN re-runs the run's own copy of SCRIPT, answering every step
+// --resume RUN re-runs the run's own copy of SCRIPT (SCRIPT may be named
+// too, as in `loop SCRIPT --resume RUN`, when it holds the same bytes;
+// another file is refused), answering every step
 // the journal completed from the journal (status, recorded output, the
 // loop's state: iteration, soak counters, the pinned judge session,
 // tokens) without running it, until the first step it has no record of:
@@ -156,6 +165,12 @@
 // edit, read, search, git_status, git_diff, verdict, escalate; other names
 // pass through); agents run in acceptEdits, judges in dontAsk. The judge's
 // session is started with --session-id and continued with --resume.
+// A messages service (a judge only) is asked by the loop itself through
+// the Messages API (_BASE_URL, else ANTHROPIC_BASE_URL; _API_KEY, else
+// ANTHROPIC_API_KEY; _MODEL required), offered the read-only tools read,
+// search and git_diff and verdict and escalate as _TOOLS names them; its
+// pinned conversation is judges/<name>.messages.json.
+//
 // A command service gets the prompt as its last argument and the context
 // on stdin, with LASERBRAIN_ROLE, LASERBRAIN_ESCALATE (write a reason
 // there, or exit 3), LASERBRAIN_USAGE (write {"input_tokens","output_tokens"}

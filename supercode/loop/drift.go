@@ -16,7 +16,8 @@ import (
 
 // The loop's own drift run: registered in the fleet like any agent run
 // (agent "loop", run id = the loop's), grounded on --goal, and stepped
-// once per iteration with a state the loop reads off ./ci and the verdict
+// once per round (each judge call, and each agent call that is not a
+// judge's work order) with a state the loop reads off ./ci and the verdict
 // alone — never off what an agent says. So `laserbrain supervise` sees a
 // loop that circles as it sees any agent that does.
 //

@@ -82,9 +82,13 @@ type Sample struct {
 	Passed    bool             `json:"passed"`
 	Malformed []string         `json:"malformed,omitempty"`
 	NoVerdict int              `json:"no_verdict,omitempty"` // turns that ended without a verdict
-	Escalated string           `json:"escalated,omitempty"`
-	Error     string           `json:"error,omitempty"`
-	Tokens    int64            `json:"tokens,omitempty"`
+	// Reask is how the judge was asked again after a turn without a
+	// verdict: ReaskToolChoice (the conversation sent again with the
+	// verdict tool mandated) or ReaskWords (asked once more in words).
+	Reask     string `json:"reask,omitempty"`
+	Escalated string `json:"escalated,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Tokens    int64  `json:"tokens,omitempty"`
 }
 
 // DriftStep is the reading the loop gave its own drift run for an
@@ -95,6 +99,12 @@ type DriftStep struct {
 	Reason   string `json:"reason"`
 	Drifting bool   `json:"drifting"`
 }
+
+// How a judge is asked again after a turn that ended without a verdict.
+const (
+	ReaskToolChoice = "tool_choice"
+	ReaskWords      = "words"
+)
 
 func intp(n int) *int    { return &n }
 func boolp(b bool) *bool { return &b }

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -29,16 +30,22 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// Exit codes of `laserbrain loop` (doc.go says when each is returned).
+// The statuses of the loop's protocol (doc.go says when each is
+// returned): what SCRIPT sees from the builtins (escalated, transport,
+// malformed, config) and from a command the gate refused (refused, as a
+// shell reports a command it found and could not run), and what the loop
+// ends with when it stops SCRIPT itself (exhausted, config, internal). The
+// journal records them; laserbrain loop exits with SCRIPT's status, so the
+// project's exit-code table (internal/cli) lists them for it under these
+// names. The loop's own errors name their kind instead (Error).
 const (
-	ExitUsage     = 2
-	ExitEscalated = 3
-	ExitExhausted = 4
-	ExitTransport = 5
-	ExitMalformed = 6
-	ExitConfig    = 7
-	ExitInternal  = 8
-	ExitRefused   = 126
+	statusEscalated = 3
+	statusExhausted = 4
+	statusTransport = 5
+	statusMalformed = 6
+	statusConfig    = 7
+	statusInternal  = 8
+	statusRefused   = 126
 )
 
 // InlineScript is the name of a run whose SCRIPT was given as text (-c).
@@ -60,7 +67,7 @@ const (
 
 // Options are one `laserbrain loop` invocation.
 type Options struct {
-	Script string // SCRIPT (ignored with Resume: the run's own copy is replayed)
+	Script string // SCRIPT; with Resume, when given, it must hold the bytes of the run's own copy, which is replayed
 	// Inline is SCRIPT's text itself (laserbrain loop -c TEXT), in place
 	// of a file; the run is named "-c".
 	Inline string
@@ -122,29 +129,42 @@ func DefaultHome() (string, error) {
 	return filepath.Join(p.Home, "loop"), nil
 }
 
-// Error is a failure before or outside SCRIPT, with its exit code.
+// ErrorKind is what kind of failure an Error is, by its name in the
+// project's exit-code table.
+type ErrorKind string
+
+// The kinds of the loop's own failures.
+const (
+	KindUsage   ErrorKind = "usage"   // the call could not be acted on; nothing ran
+	KindConfig  ErrorKind = "config"  // agents.conf or SCRIPT is invalid, a service unusable
+	KindFailure ErrorKind = "failure" // the journal, the run directory, the store or a checkpoint failed
+)
+
+// Error is a failure before or outside SCRIPT.
 type Error struct {
-	Code int
+	Kind ErrorKind
 	Err  error
 }
 
 func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
-// fileCode is the code for an error reading a file the caller named: one
+// ExitKind names the failure as the exit-code table does.
+func (e *Error) ExitKind() string { return string(e.Kind) }
+
+// fileKind is the kind of an error reading a file the caller named: one
 // that is missing, not permitted or not a file is the call's mistake
-// (usage, as the project's exit-code table has it); anything else is
-// otherwise.
-func fileCode(err error, otherwise int) int {
+// (usage); anything else is otherwise.
+func fileKind(err error, otherwise ErrorKind) ErrorKind {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
 		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
-		return ExitUsage
+		return KindUsage
 	}
 	return otherwise
 }
 
-func fail(code int, format string, a ...any) error {
-	return &Error{Code: code, Err: fmt.Errorf(format, a...)}
+func fail(kind ErrorKind, format string, a ...any) error {
+	return &Error{Kind: kind, Err: fmt.Errorf(format, a...)}
 }
 
 // haltError is the loop stopping SCRIPT: a budget, a config error found
@@ -229,24 +249,24 @@ func (o *Options) normalize() error {
 		o.Stderr = io.Discard
 	}
 	if o.Soak < 0 || o.Jury < 0 || o.MaxIters < 0 || o.Budget < 0 || o.Timeout < 0 {
-		return fail(ExitUsage, "--soak, --jury, --max-iters, --budget and --timeout cannot be negative")
+		return fail(KindUsage, "--soak, --jury, --max-iters, --budget and --timeout cannot be negative")
 	}
 	if o.Soak > 0 && o.Jury > 0 {
-		return fail(ExitUsage, "--soak and --jury are mutually exclusive")
+		return fail(KindUsage, "--soak and --jury are mutually exclusive")
 	}
 	switch o.Seed {
 	case "", "full", "compact", "none":
 	default:
-		return fail(ExitUsage, "--seed %q: want full, compact or none", o.Seed)
+		return fail(KindUsage, "--seed %q: want full, compact or none", o.Seed)
 	}
 	if o.Inline != "" {
 		if o.Script != "" || o.Resume != "" {
-			return fail(ExitUsage, "-c TEXT is SCRIPT: give no SCRIPT file or --resume with it")
+			return fail(KindUsage, "-c TEXT is SCRIPT: give no SCRIPT file or --resume with it")
 		}
 		o.Script = InlineScript
 	}
 	if o.Resume == "" && o.Script == "" {
-		return fail(ExitUsage, "no SCRIPT given")
+		return fail(KindUsage, "no SCRIPT given")
 	}
 	return nil
 }
@@ -259,7 +279,7 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	if home == "" {
 		h, err := DefaultHome()
 		if err != nil {
-			return nil, fail(ExitInternal, "%v", err)
+			return nil, fail(KindFailure, "%v", err)
 		}
 		home = h
 	}
@@ -280,30 +300,30 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	var script []byte
 	if o.Resume != "" {
 		if err := fleet.ValidateRunID(o.Resume); err != nil {
-			return nil, fail(ExitUsage, "--resume: %v", err)
-		}
-		if o.Script != "" {
-			return nil, fail(ExitUsage, "--resume %s takes no SCRIPT: the run replays its own copy", o.Resume)
+			return nil, fail(KindUsage, "--resume: %v", err)
 		}
 		l.id, l.dir = o.Resume, filepath.Join(home, o.Resume)
 		m, err := readMeta(l.dir)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fail(ExitUsage, "--resume %s: no such run in %s", o.Resume, home)
+			return nil, fail(KindUsage, "--resume %s: no such run in %s", o.Resume, home)
 		}
 		if err != nil {
-			return nil, fail(ExitInternal, "--resume %s: %v", o.Resume, err)
+			return nil, fail(KindFailure, "--resume %s: %v", o.Resume, err)
 		}
 		if m.Status == "ended" && !m.Resumable {
-			return nil, fail(ExitUsage, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
+			return nil, fail(KindUsage, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
 		}
 		l.meta = m
 		l.work = m.Dir
 		script, err = os.ReadFile(filepath.Join(l.dir, "script.sh"))
 		if err != nil {
-			return nil, fail(ExitInternal, "--resume %s: the run directory is damaged: %v", o.Resume, err)
+			return nil, fail(KindFailure, "--resume %s: the run directory is damaged: %v", o.Resume, err)
 		}
 		if sum := sha256.Sum256(script); hex.EncodeToString(sum[:]) != m.ScriptSum {
-			return nil, fail(ExitConfig, "--resume %s: the run's copy of SCRIPT was changed since it started", o.Resume)
+			return nil, fail(KindConfig, "--resume %s: the run's copy of SCRIPT was changed since it started", o.Resume)
+		}
+		if err := sameScript(o.Script, script, l.dir); err != nil {
+			return nil, fail(KindUsage, "%s --resume %s: %v", o.Script, o.Resume, err)
 		}
 		l.o.Settings = mergeSettings(m.Settings, o.Settings, o.Set)
 		l.o.Args = m.Args
@@ -315,13 +335,13 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		}
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, fail(ExitUsage, "%v", err)
+			return nil, fail(KindUsage, "%v", err)
 		}
 		l.work = abs
 		if o.Inline != "" {
 			script = []byte(o.Inline)
 		} else if script, err = os.ReadFile(o.Script); err != nil {
-			return nil, fail(ExitUsage, "SCRIPT: %v", err)
+			return nil, fail(KindUsage, "SCRIPT: %v", err)
 		}
 		if l.o.MaxIters == 0 {
 			l.o.MaxIters = DefaultMaxIters
@@ -332,28 +352,28 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		// Read before anything is made: a --thread that cannot be read
 		// leaves nothing behind.
 		if l.seed, l.seedSource, err = launchSeed(l.o.Seed, l.o.Thread, l.getenv); err != nil {
-			return nil, fail(fileCode(err, ExitInternal), "%v", err)
+			return nil, fail(fileKind(err, KindFailure), "%v", err)
 		}
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(string(script)), l.o.Script)
 	if err != nil {
-		return nil, fail(ExitConfig, "SCRIPT does not parse as POSIX shell: %v", err)
+		return nil, fail(KindConfig, "SCRIPT does not parse as POSIX shell: %v", err)
 	}
 	l.file = f
 	cfg, err := LoadConfig(l.o.Agents, l.work)
 	if err != nil {
 		// A file that is not there (or not readable) is the call's mistake;
 		// one that is there and wrong is a config error.
-		return nil, fail(fileCode(err, ExitConfig), "%v", err)
+		return nil, fail(fileKind(err, KindConfig), "%v", err)
 	}
 	l.cfg = cfg
 	l.verifier = filepath.Join(l.work, "ci")
 	if err := l.preflight(); err != nil {
-		return nil, fail(ExitConfig, "%v", err)
+		return nil, fail(KindConfig, "%v", err)
 	}
 	l.git = findRepo(ctx, l.work)
 	if err := os.MkdirAll(home, 0o755); err != nil {
-		return nil, fail(ExitInternal, "%v", err)
+		return nil, fail(KindFailure, "%v", err)
 	}
 	if l.git != nil {
 		l.git.excludeInside(ctx, home, l.getenv("LASERBRAIN_HOME"))
@@ -361,7 +381,7 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 	if fid, err := fleet.ID(ctx, l.work); err == nil {
 		l.fleetID = fid
 	} else {
-		return nil, fail(ExitInternal, "fleet: %v", err)
+		return nil, fail(KindFailure, "fleet: %v", err)
 	}
 	if o.Resume != "" {
 		if err := l.openResume(); err != nil {
@@ -492,38 +512,38 @@ func (l *Loop) create(home string, script []byte) error {
 	l.id = fleet.NewID()
 	l.dir = filepath.Join(home, l.id)
 	if err := os.MkdirAll(filepath.Join(l.dir, "ops"), 0o755); err != nil {
-		return fail(ExitInternal, "run directory: %v", err)
+		return fail(KindFailure, "run directory: %v", err)
 	}
 	lk, err := fsx.LockFile(filepath.Join(l.dir, "lock"), time.Second)
 	if err != nil {
-		return fail(ExitInternal, "run directory: %v", err)
+		return fail(KindFailure, "run directory: %v", err)
 	}
 	l.lock = lk
 	if err := fsx.WriteFile(filepath.Join(l.dir, "script.sh"), script, 0o644); err != nil {
-		return fail(ExitInternal, "%v", err)
+		return fail(KindFailure, "%v", err)
 	}
 	if err := fsx.WriteFile(filepath.Join(l.dir, "verdict.schema.json"), verdictSchema(), 0o644); err != nil {
-		return fail(ExitInternal, "%v", err)
+		return fail(KindFailure, "%v", err)
 	}
 	sum := sha256.Sum256(script)
 	l.meta = Meta{ID: l.id, Script: l.o.Script, ScriptSum: hex.EncodeToString(sum[:]), Dir: l.work, Args: l.o.Args,
 		Settings: l.o.Settings, Created: time.Now().UTC(), Status: "running", Process: selfProcess(home)}
 	if err := writeMeta(l.dir, l.meta); err != nil {
-		return fail(ExitInternal, "%v", err)
+		return fail(KindFailure, "%v", err)
 	}
 	l.j = &journal{path: filepath.Join(l.dir, "steps.jsonl")}
 	l.st = &state{}
 	if l.seed != "" {
 		if err := fsx.WriteFile(filepath.Join(l.dir, "seed.md"), []byte(l.seed), 0o644); err != nil {
-			return fail(ExitInternal, "%v", err)
+			return fail(KindFailure, "%v", err)
 		}
 	}
 	meta := l.meta
 	if err := l.j.append(Record{Kind: recRun, Meta: &meta, Reason: l.seedSource}); err != nil {
-		return fail(ExitInternal, "%v", err)
+		return fail(KindFailure, "%v", err)
 	}
 	if err := l.registerDrift(context.Background()); err != nil {
-		return fail(ExitInternal, "the loop's drift run: %v", err)
+		return fail(KindFailure, "the loop's drift run: %v", err)
 	}
 	return nil
 }
@@ -533,14 +553,14 @@ func (l *Loop) create(home string, script []byte) error {
 func (l *Loop) openResume() error {
 	lk, err := fsx.LockFile(filepath.Join(l.dir, "lock"), 200*time.Millisecond)
 	if err != nil {
-		return fail(ExitUsage, "--resume %s: the run is being run by another process", l.id)
+		return fail(KindUsage, "--resume %s: the run is being run by another process", l.id)
 	}
 	l.lock = lk
 	l.j = &journal{path: filepath.Join(l.dir, "steps.jsonl")}
 	recs, err := readJournal(l.j.path)
 	if err != nil {
 		lk.Unlock()
-		return fail(ExitInternal, "--resume %s: %v", l.id, err)
+		return fail(KindFailure, "--resume %s: %v", l.id, err)
 	}
 	// The state starts empty: replay restores it step by step, each
 	// completed step carrying the state after it.
@@ -559,11 +579,11 @@ func (l *Loop) openResume() error {
 	l.meta.Process = selfProcess(filepath.Dir(l.dir))
 	if err := writeMeta(l.dir, l.meta); err != nil {
 		lk.Unlock()
-		return fail(ExitInternal, "%v", err)
+		return fail(KindFailure, "%v", err)
 	}
 	if err := l.j.append(Record{Step: l.step, Kind: recResume, Reason: fmt.Sprintf("replaying %d completed steps", l.replay.total)}); err != nil {
 		lk.Unlock()
-		return fail(ExitInternal, "%v", err)
+		return fail(KindFailure, "%v", err)
 	}
 	return nil
 }
@@ -613,7 +633,7 @@ func stopped(ctx context.Context) error {
 	case errors.As(cause, &sg):
 		return exitStatus(128 + int(sg.sig))
 	}
-	return exitStatus(ExitInternal)
+	return exitStatus(statusInternal)
 }
 
 func (l *Loop) run(parent context.Context) (Result, error) {
@@ -622,7 +642,7 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 	defer cancel(nil)
 	if l.o.Timeout > 0 {
 		t := time.AfterFunc(l.o.Timeout, func() {
-			_ = l.halt(ExitExhausted, "the wall-clock --timeout %s was reached", l.o.Timeout)
+			_ = l.halt(statusExhausted, "the wall-clock --timeout %s was reached", l.o.Timeout)
 		})
 		defer t.Stop()
 	}
@@ -650,7 +670,7 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 	}
 	stdin, closeIn, err := stdinFile(l.o.Stdin)
 	if err != nil {
-		return Result{}, fail(ExitInternal, "%v", err)
+		return Result{}, fail(KindFailure, "%v", err)
 	}
 	defer closeIn()
 	l.stdin = stdin
@@ -665,7 +685,7 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 		interp.ExecHandlers(l.middleware),
 	)
 	if err != nil {
-		return Result{}, fail(ExitInternal, "%v", err)
+		return Result{}, fail(KindFailure, "%v", err)
 	}
 	runErr := r.Run(ctx, l.file)
 	cause := context.Cause(ctx)
@@ -689,7 +709,7 @@ func (l *Loop) run(parent context.Context) (Result, error) {
 		if errors.As(runErr, &code) {
 			res.ExitCode, res.Reason = int(code), fmt.Sprintf("SCRIPT exited %d", code)
 		} else {
-			res.ExitCode, res.Reason, res.Stopped = ExitInternal, "the loop failed: "+runErr.Error(), true
+			res.ExitCode, res.Reason, res.Stopped = statusInternal, "the loop failed: "+runErr.Error(), true
 		}
 	}
 	return l.finish(res), nil
@@ -788,4 +808,21 @@ func (l *Loop) key(pos syntax.Pos) string {
 	defer l.mu.Unlock()
 	l.posCount[p]++
 	return fmt.Sprintf("%s#%d", p, l.posCount[p])
+}
+
+// sameScript checks a SCRIPT named with --resume: the run replays its own
+// copy, so the file must hold the same bytes ("" names none).
+func sameScript(path string, own []byte, dir string) error {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read SCRIPT: %w", err)
+	}
+	if !bytes.Equal(b, own) {
+		return fmt.Errorf("SCRIPT is not the run's own copy (%s differs from %s): resume with the script the run started with, or without SCRIPT (laserbrain loop --resume RUN replays the copy)",
+			path, filepath.Join(dir, "script.sh"))
+	}
+	return nil
 }

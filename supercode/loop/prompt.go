@@ -60,6 +60,7 @@ type judgePromptIn struct {
 	juror, jurors  int
 	iteration, max int
 	ref, refWhat   string // the checkpoint to diff against, and what it was
+	now            string // the checkpoint of the tree being judged
 	suggestions    string
 	seed           string // included when the session is fresh
 	command        bool
@@ -84,8 +85,13 @@ func judgePrompt(in judgePromptIn) string {
 		fmt.Fprintf(&b, " You are juror %d of %d, judging independently; every juror must pass the work.", in.juror, in.jurors)
 	}
 	b.WriteString("\n")
-	if in.ref != "" {
-		fmt.Fprintf(&b, "\nCheckpoint: %s is %s. `git diff %s` shows what changed since, so you need not re-read the world.\n", in.ref, in.refWhat, in.ref)
+	switch {
+	case in.ref != "" && in.now != "":
+		fmt.Fprintf(&b, "\nCheckpoints: %s is %s; %s is the tree you are judging now. Both are commits of the whole work tree, untracked files included: "+
+			"`git diff %s %s` shows what changed since, new files too, so you need not re-read the world (`git diff --stat %s %s` lists the files).\n",
+			in.ref, in.refWhat, in.now, in.ref, in.now, in.ref, in.now)
+	case in.now != "":
+		fmt.Fprintf(&b, "\nCheckpoint: %s is the tree you are judging now, a commit of the whole work tree, untracked files included.\n", in.now)
 	}
 	if strings.TrimSpace(in.suggestions) != "" {
 		fmt.Fprintf(&b, "\n## Suggestions ledger (this run)\n\nNon-blocking suggestions from passing verdicts so far. If one keeps recurring and you stand behind it, promote it to required.\n\n%s\n",

@@ -68,19 +68,19 @@ func Prune(ctx context.Context, o PruneOptions) (PruneResult, error) {
 	if home == "" {
 		h, err := DefaultHome()
 		if err != nil {
-			return PruneResult{}, fail(ExitInternal, "%v", err)
+			return PruneResult{}, fail(KindFailure, "%v", err)
 		}
 		home = h
 	}
 	g := findRepo(ctx, dir)
 	if g == nil {
 		abs, _ := filepath.Abs(dir)
-		return PruneResult{}, fail(ExitUsage, "%s is not in a git repository: the loop's checkpoints live in one", abs)
+		return PruneResult{}, fail(KindUsage, "%s is not in a git repository: the loop's checkpoints live in one", abs)
 	}
 	res := PruneResult{Repo: g.top, DryRun: o.DryRun, Runs: []PrunedRun{}}
 	out, err := gitOut(ctx, g.top, nil, "for-each-ref", "--format=%(objectname) %(refname)", RefPrefix)
 	if err != nil {
-		return res, fail(ExitInternal, "%v", err)
+		return res, fail(KindFailure, "%v", err)
 	}
 	type ref struct{ name, oid string }
 	byRun := map[string][]ref{}
@@ -119,7 +119,7 @@ func Prune(ctx context.Context, o PruneOptions) (PruneResult, error) {
 		return res, nil
 	}
 	if err := gitStdin(ctx, g.top, del.String(), "update-ref", "--stdin"); err != nil {
-		return res, fail(ExitInternal, "removing checkpoints: %v", err)
+		return res, fail(KindFailure, "removing checkpoints: %v", err)
 	}
 	return res, nil
 }

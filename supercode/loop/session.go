@@ -26,15 +26,18 @@ import (
 // turn is one session turn: an agent call, or one attempt of one judge
 // sample.
 type turn struct {
-	svc      *Service
-	role     string
-	step     int
-	callDir  string
-	prompt   string // claude: the prompt (stdin); command: the last argument
-	context  string // command: its stdin
-	system   string
-	session  string // claude: the session UUID; command: the pinned session id
-	resume   bool   // claude: --resume the session rather than start it
+	svc     *Service
+	role    string
+	step    int
+	callDir string
+	prompt  string // claude: the prompt (stdin); command: the last argument
+	context string // command: its stdin
+	system  string
+	session string // claude: the session UUID; command: the pinned session id
+	resume  bool   // claude: --resume the session rather than start it; messages: go on with its conversation
+	// force, for a messages judge, mandates the verdict tool on the
+	// turn's first request (tool_choice).
+	force    bool
 	childRun string
 	env      []string // SCRIPT's exported environment at the call
 	extraEnv []string
@@ -71,8 +74,11 @@ func (l *Loop) runTurn(ctx context.Context, t turn) turnResult {
 	if err := os.MkdirAll(t.callDir, 0o755); err != nil {
 		return turnResult{transport: err.Error()}
 	}
-	if t.svc.Kind == KindCommand {
+	switch t.svc.Kind {
+	case KindCommand:
 		return l.runCommandTurn(ctx, t)
+	case KindMessages:
+		return l.runMessagesTurn(ctx, t)
 	}
 	return l.runClaudeTurn(ctx, t)
 }

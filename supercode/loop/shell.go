@@ -74,12 +74,12 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 		fmt.Fprintf(hc.Stderr, "%s\n", refusal)
 		l.recordEvent(ctx, fleet.RunEvent{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
 		l.replay.liveDone()
-		return l.doneShell(Record{Step: step, Key: key, Kind: recGate, Argv: argv, Status: intp(ExitRefused), Reason: refusal})
+		return l.doneShell(Record{Step: step, Key: key, Kind: recGate, Argv: argv, Status: intp(statusRefused), Reason: refusal})
 	}
 	rec := Record{Step: step, Key: key, Kind: kind, Argv: argv}
 	stdout, stderr, closeRec, err := l.recorders(hc, &rec)
 	if err != nil {
-		return l.halt(ExitInternal, "recording step %d: %v", step, err)
+		return l.halt(statusInternal, "recording step %d: %v", step, err)
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Args = argv
@@ -93,7 +93,7 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 	}
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", argv[0], err)
-		code = ExitRefused
+		code = statusRefused
 	}
 	rec.Status = intp(code)
 	l.replay.liveDone()
@@ -116,7 +116,7 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 // doneShell journals a shell step and returns its status to the shell.
 func (l *Loop) doneShell(rec Record) error {
 	if err := l.j.append(rec); err != nil {
-		return l.halt(ExitInternal, "%v", err)
+		return l.halt(statusInternal, "%v", err)
 	}
 	return exitStatus(*rec.Status)
 }
@@ -138,7 +138,7 @@ func statusCode(err error) int {
 	case errors.As(err, &st):
 		return int(st)
 	}
-	return ExitInternal
+	return statusInternal
 }
 
 func exitStatus(code int) error {

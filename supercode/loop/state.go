@@ -8,16 +8,23 @@ import (
 // an agent, judge or ./ci step holds a copy of it, so --resume restores it
 // exactly from the last completed step.
 type state struct {
-	// Iteration is the number of iterations opened so far. An iteration
-	// opens with every judge call, and with every agent call that is not
-	// the work order of the judge call that opened the current iteration.
+	// Iteration is the number of judge looks so far: iterations are
+	// started by the judge, and every agent call before the first look
+	// (the pre-judge repairs) falls in the implicit iteration 0.
 	Iteration int `json:"iteration"`
-	// Opener is what opened the current iteration ("agent" or "judge");
-	// OpenerAgent: an agent already ran in it.
+	// Repairs counts the agent calls since the judge last looked (or since
+	// the run began) that were not its work order: what --max-iters holds
+	// to when ./ci never goes green and the judge is never asked.
+	Repairs int `json:"repairs,omitempty"`
+	// A round is what the loop's drift run is stepped on: one opens with
+	// every judge call, and with every agent call that is not the work
+	// order of the judge call that opened the current round. Opener is
+	// what opened the current round ("agent" or "judge"); OpenerAgent: an
+	// agent already ran in it.
 	Opener      string `json:"opener,omitempty"`
 	OpenerAgent bool   `json:"opener_agent,omitempty"`
 	// PendingCI is the status of the latest ./ci run since the current
-	// iteration opened; IterCI is the one the current iteration opened on.
+	// round opened; IterCI is the one the current round opened on.
 	PendingCI *int `json:"pending_ci,omitempty"`
 	IterCI    *int `json:"iter_ci,omitempty"`
 	LastCI    *int `json:"last_ci,omitempty"`

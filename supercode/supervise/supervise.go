@@ -128,10 +128,9 @@ type Supervisor struct {
 	agents map[string]*agent
 	round  int64
 	// What the journal says was already done: escalations asked and
-	// answered, agents marked for a collision question, halts decided.
+	// answered, halts decided.
 	asked    map[string]bool
 	answered map[string]bool
-	marked   map[string]bool
 	pending  []Escalation      // asked before a crash, never answered
 	whom     map[string]string // who each question asked was about (its id: Who)
 	logged   int64             // the last round the journal knows of
@@ -201,7 +200,7 @@ func Open(ctx context.Context, o Options) (*Supervisor, error) {
 	}
 	eng := ponder.NewReader(o.Repo)
 	s := &Supervisor{o: o, fleet: fid, sc: sc, eng: eng, agents: map[string]*agent{},
-		asked: map[string]bool{}, answered: map[string]bool{}, marked: map[string]bool{}, whom: map[string]string{}}
+		asked: map[string]bool{}, answered: map[string]bool{}, whom: map[string]string{}}
 	if err := s.resume(ctx); err != nil {
 		return nil, err
 	}
@@ -236,9 +235,6 @@ func (s *Supervisor) resume(ctx context.Context) error {
 	}
 	for _, id := range st.Answered {
 		s.answered[id] = true
-	}
-	for _, a := range st.Marked {
-		s.marked[a] = true
 	}
 	for _, e := range st.Questions {
 		s.whom[e.ID] = e.Who
@@ -557,7 +553,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 				continue
 			}
 		}
-		row, err := s.escalate(ctx, e, inForce, groups)
+		row, err := s.escalate(ctx, r, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -572,18 +568,15 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 				return err
 			}
 			r.Halts = append(r.Halts, h)
-		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]] && !released.Pair(rt.Agents[0], rt.Agents[1]):
-			// As the reference's manage: both are marked, and the question
-			// goes up only while the pair's first agent is unmarked.
-			s.marked[rt.Agents[0]], s.marked[rt.Agents[1]] = true, true
-			route := rt
-			e := Escalation{ID: "collision:" + rt.Agents[0] + "+" + rt.Agents[1], Round: s.round, Kind: EscalateCollision,
-				Who: rt.Agents[0] + "+" + rt.Agents[1], Agents: rt.Agents[:], Why: rt.Why, Route: &route,
-				Question: fmt.Sprintf("%s and %s are doing the same job (overlap %.2f) and nothing observable favours either: which one yields? Answer with its name, or nothing to let both go on.", rt.Agents[0], rt.Agents[1], rt.Overlap)}
+		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !released.Pair(rt.Agents[0], rt.Agents[1]):
+			// Every pair with no basis to choose goes to a person, once
+			// per collision: its question's id is the pair's, so a
+			// collision that stands round after round is asked once.
+			e := collisionEscalation(s.round, rt)
 			if s.asked[e.ID] {
 				continue
 			}
-			row, err := s.escalate(ctx, e, inForce, groups)
+			row, err := s.escalate(ctx, r, e, inForce, groups)
 			if err != nil {
 				return err
 			}
@@ -605,7 +598,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, e, inForce, groups)
+		row, err := s.escalate(ctx, r, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -620,13 +613,28 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, e, inForce, groups)
+		row, err := s.escalate(ctx, r, e, inForce, groups)
 		if err != nil {
 			return err
 		}
 		r.Escalations = append(r.Escalations, row)
 	}
 	return nil
+}
+
+// collisionEscalation is the question for a collision with no basis to
+// choose: its id names the pair, which is the collision's identity.
+func collisionEscalation(round int64, rt supercode.Route) Escalation {
+	return Escalation{ID: CollisionQuestionID(rt.Agents[0], rt.Agents[1]), Round: round, Kind: EscalateCollision,
+		Who: rt.Agents[0] + "+" + rt.Agents[1], Agents: rt.Agents[:], Why: rt.Why, Route: &rt,
+		Question: fmt.Sprintf("%s and %s are doing the same job (overlap %.2f) and nothing observable favours either: which one yields? Answer with its name, or nothing to let both go on.", rt.Agents[0], rt.Agents[1], rt.Overlap)}
+}
+
+// CollisionQuestionID is the id of the question about the collision of a
+// and b: one per pair, whichever order they are named in.
+func CollisionQuestionID(a, b string) string {
+	k := pairKey(a, b)
+	return "collision:" + k[0] + "+" + k[1]
 }
 
 // waitingEscalation is the question for an agent waiting on a person:
@@ -822,7 +830,7 @@ func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(
 
 // escalate journals the question, asks, and journals the answer; a
 // collision answer naming one of the two halts it.
-func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[string]fleet.Halt, groups map[string][]string) (EscalationRow, error) {
+func (s *Supervisor) escalate(ctx context.Context, r *Round, e Escalation, inForce map[string]fleet.Halt, groups map[string][]string) (EscalationRow, error) {
 	e.Repo, e.Fleet = s.o.Repo, s.fleet
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -876,10 +884,12 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 			}
 			if a := s.agents[d]; a != nil && !a.finished {
 				if _, halted := inForce[d]; !halted {
-					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", CollisionCause(other, groups[d]), e.Route, inForce); err != nil {
+					h, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", CollisionCause(other, groups[d]), e.Route, inForce)
+					if err != nil {
 						return EscalationRow{}, err
 					}
 					row.Halted = d
+					r.Halts = append(r.Halts, h)
 				}
 			}
 		}

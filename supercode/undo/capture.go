@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // Input says what a checkpoint is taken for.
@@ -27,44 +29,73 @@ type Input struct {
 // maxWhat bounds the command text a checkpoint keeps.
 const maxWhat = 512
 
+// Captured is a checkpoint taken.
+type Captured struct {
+	Record Record
+	// Change is what changed since the work tree's previous checkpoint,
+	// Before (of run BeforeRun): what the call it stood before did, when
+	// it was this run's.
+	Change    Change
+	Before    Record
+	BeforeRun string
+	// Again: the call's checkpoint was taken already (a second hook layer
+	// asked about the same call); nothing was appended.
+	Again bool
+}
+
 // Capture takes a checkpoint of the work tree containing dir for a run
 // and appends it to the run's checkpoints. It costs what changed since the
 // work tree's last checkpoint: git compares each file's stat data with the
 // private index (and reads only the directories the untracked cache says
 // changed), hashes the files that changed, and the refs' objects are
-// copied only when a ref moved. Change is what changed since that last
-// checkpoint (of any run).
-func (s *Store) Capture(ctx context.Context, dir string, in Input) (Record, Change, error) {
+// copied only when a ref moved.
+func (s *Store) Capture(ctx context.Context, dir string, in Input) (Captured, error) {
 	repo, err := FindRepo(dir)
 	if err != nil {
-		return Record{}, Change{}, err
+		return Captured{}, err
 	}
 	r, err := s.open(ctx, repo)
 	if err != nil {
-		return Record{}, Change{}, err
+		return Captured{}, err
 	}
 	defer r.close()
-	rec, ch, err := r.snapshot(ctx, in.Include)
+	return s.take(ctx, r, in)
+}
+
+// take snapshots the work tree under its lock, appends the checkpoint to
+// the run and keeps it as the work tree's last.
+func (s *Store) take(ctx context.Context, r *repoStore, in Input) (Captured, error) {
+	st, err := r.loadState()
 	if err != nil {
-		return Record{}, Change{}, err
+		return Captured{}, err
 	}
-	rec.Kind, rec.At, rec.Call, rec.Tool = in.Kind, nowUTC(), in.Call, in.Tool
-	rec.What = in.What
-	if len(rec.What) > maxWhat {
-		rec.What = rec.What[:maxWhat] + "…"
+	if in.Kind == KindCall && in.Call != "" && st.LastRun == in.Run && st.Last.Kind == KindCall && st.Last.Call == in.Call {
+		return Captured{Record: st.Last, Before: st.Last, BeforeRun: in.Run, Again: true}, nil
 	}
-	if err := s.appendRecord(in.Run, rec); err != nil {
-		return Record{}, Change{}, err
+	got := Captured{Before: st.Last, BeforeRun: st.LastRun}
+	rec, ch, err := r.snapshot(ctx, &st, in.Include)
+	if err != nil {
+		return Captured{}, err
 	}
-	return rec, ch, nil
+	rec.Kind, rec.At, rec.Call, rec.Tool, rec.What = in.Kind, nowUTC(), in.Call, in.Tool, text.Clip(in.What, maxWhat)
+	if st.LastRun == in.Run && st.Last.Seq > 0 && !ch.Empty() {
+		kept := ch.Capped()
+		rec.Changed, rec.Since = &kept, st.Last.Seq
+	}
+	if err := s.appendRecord(in.Run, &rec); err != nil {
+		return Captured{}, err
+	}
+	st.Last, st.LastRun = rec, in.Run
+	if err := r.saveState(st); err != nil {
+		return Captured{}, err
+	}
+	got.Record, got.Change = rec, ch
+	return got, nil
 }
 
 // snapshot records the work tree's state in the store, under its lock.
-func (r *repoStore) snapshot(ctx context.Context, include []string) (Record, Change, error) {
-	st, err := r.loadState()
-	if err != nil {
-		return Record{}, Change{}, err
-	}
+func (r *repoStore) snapshot(ctx context.Context, stp *state, include []string) (Record, Change, error) {
+	st := *stp
 	prev := st
 	refs, err := ReadRefs(ctx, r.repo)
 	if err != nil {
@@ -103,15 +134,14 @@ func (r *repoStore) snapshot(ctx context.Context, include []string) (Record, Cha
 	}
 	var ch Change
 	if prev.Tree != "" {
-		if ch, err = r.changeSince(ctx, prev, paths, refs, refsID, stashID, include); err != nil {
+		if ch, err = r.changeSince(prev, paths, refs, refsID, stashID, include); err != nil {
 			return Record{}, Change{}, err
 		}
 		ch.Index = index != prev.Index
 	}
+	_ = os.Remove(r.indexPath() + ".prev")
 	st.Tree, st.Index, st.Refs, st.Stash = tree, index, refsID, stashID
-	if err := r.saveState(st); err != nil {
-		return Record{}, Change{}, err
-	}
+	*stp = st
 	return Record{Repo: r.repo.Top, Key: r.key, Tree: tree, Index: index, Refs: refsID, Stash: stashID,
 		Data: include, Note: strings.Join(notes, "; ")}, ch, nil
 }
@@ -288,6 +318,11 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 			force = append(force, p)
 		}
 	}
+	// The index as it was, for what the changed paths held (git replaces
+	// the file whole, through a rename: the link keeps the old one).
+	prev := r.indexPath() + ".prev"
+	_ = os.Remove(prev)
+	_ = os.Link(r.indexPath(), prev)
 	var changed []string
 	g := r.tree()
 	if len(force) > 0 {
@@ -302,7 +337,11 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 			}
 		}
 	}
-	out, err := g.out(ctx, "-c", "core.untrackedCache=true", "-c", "core.preloadIndex=true", "add", "-A", "-v")
+	args := []string{"-c", "core.untrackedCache=true", "-c", "core.preloadIndex=true", "add", "-A", "-v"}
+	if r.exclude != "" {
+		args = append(args, "--", ".", ":(exclude)"+r.exclude)
+	}
+	out, err := g.out(ctx, args...)
 	if err != nil {
 		return nil, err
 	}

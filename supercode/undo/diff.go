@@ -12,10 +12,13 @@ import (
 // Change is what changed between two checkpoints of a work tree.
 type Change struct {
 	// Added, Modified and Deleted are the paths (work tree and named data
-	// alike) whose content appeared, changed or went away.
+	// alike) whose content appeared, changed or went away; a change kept
+	// in a checkpoint lists the first MaxListed of each, Files counts them
+	// all.
 	Added    []string `json:"added,omitempty"`
 	Modified []string `json:"modified,omitempty"`
 	Deleted  []string `json:"deleted,omitempty"`
+	Files    Files    `json:"files"`
 	// LostBytes is what the deleted and overwritten files held before.
 	LostBytes int64 `json:"lost_bytes,omitempty"`
 	// Data are the named data (the policy's "undo.include") among them.
@@ -31,6 +34,16 @@ type Change struct {
 	Index bool `json:"index,omitempty"`
 }
 
+// Files counts the paths a change added, modified and deleted.
+type Files struct {
+	Added    int `json:"added"`
+	Modified int `json:"modified"`
+	Deleted  int `json:"deleted"`
+}
+
+// MaxListed bounds the paths of each kind a checkpoint keeps of a change.
+const MaxListed = 20
+
 // RefMove is one ref's change: From "" when it appeared, To "" when it
 // went away.
 type RefMove struct {
@@ -41,11 +54,26 @@ type RefMove struct {
 
 // Empty reports whether nothing changed.
 func (c Change) Empty() bool {
-	return len(c.Added)+len(c.Modified)+len(c.Deleted)+len(c.Refs) == 0 && !c.Stash && !c.Index
+	return c.Files.Added+c.Files.Modified+c.Files.Deleted+len(c.Refs) == 0 && !c.Stash && !c.Index
 }
 
 // Lost is how many files were deleted or overwritten.
-func (c Change) Lost() int { return len(c.Modified) + len(c.Deleted) }
+func (c Change) Lost() int { return c.Files.Modified + c.Files.Deleted }
+
+// Capped is the change with at most MaxListed paths of each kind listed.
+func (c Change) Capped() Change {
+	for _, l := range []*[]string{&c.Added, &c.Modified, &c.Deleted, &c.Data} {
+		if len(*l) > MaxListed {
+			*l = (*l)[:MaxListed]
+		}
+	}
+	return c
+}
+
+// Whole reports whether every path is listed.
+func (c Change) Whole() bool {
+	return len(c.Added) == c.Files.Added && len(c.Modified) == c.Files.Modified && len(c.Deleted) == c.Files.Deleted
+}
 
 // Summary is the change in a few words: "3 added, 1 modified, 12 deleted
 // (40 KiB lost); refs: refs/heads/x deleted; stash 2 → 1; staged changes".
@@ -58,7 +86,7 @@ func (c Change) Summary() string {
 	for _, f := range []struct {
 		n    int
 		what string
-	}{{len(c.Added), "added"}, {len(c.Modified), "modified"}, {len(c.Deleted), "deleted"}} {
+	}{{c.Files.Added, "added"}, {c.Files.Modified, "modified"}, {c.Files.Deleted, "deleted"}} {
 		if f.n > 0 {
 			files = append(files, fmt.Sprintf("%d %s", f.n, f.what))
 		}
@@ -66,7 +94,7 @@ func (c Change) Summary() string {
 	if len(files) > 0 {
 		s := strings.Join(files, ", ")
 		if c.LostBytes > 0 {
-			s += " (" + sizeText(c.LostBytes) + " lost)"
+			s += " (" + SizeText(c.LostBytes) + " lost)"
 		}
 		parts = append(parts, s)
 	}
@@ -100,7 +128,8 @@ func (m RefMove) Text() string {
 	return m.Name + " moved"
 }
 
-func sizeText(n int64) string {
+// SizeText is a byte count in words: "40.0 KiB".
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
@@ -173,29 +202,30 @@ func (r *repoStore) sizes(ctx context.Context, names []string) (map[string]int64
 }
 
 // changeSince is what changed since the last checkpoint (prev): the paths
-// git add reported, each added, modified or deleted by what the last tree
-// held, the refs, the stash.
-func (r *repoStore) changeSince(ctx context.Context, prev state, paths []string, refs RefSet, refsID, stashID string, include []string) (Change, error) {
+// git add reported, each added, modified or deleted by what the private
+// index held before (its copy at index.prev, read without a git process),
+// the refs, the stash.
+func (r *repoStore) changeSince(prev state, paths []string, refs RefSet, refsID, stashID string, include []string) (Change, error) {
 	var c Change
 	if len(paths) > 0 {
-		names := make([]string, len(paths))
-		for i, p := range paths {
-			names[i] = prev.Tree + ":" + p
+		wanted := make(map[string]bool, len(paths))
+		for _, p := range paths {
+			wanted[p] = true
 		}
-		sz, err := r.sizes(ctx, names)
+		old, err := readIndexSizes(r.indexPath()+".prev", len(prev.Tree)/2, wanted)
 		if err != nil {
-			return Change{}, err
+			old = map[string]entrySize{} // no copy (a first index): every path reads as new
 		}
-		for i, p := range paths {
-			n, was := sz[names[i]]
+		for _, p := range paths {
+			e, was := old[p]
 			exists := r.exists(p)
 			switch {
 			case !was && exists:
 				c.Added = append(c.Added, p)
 			case was && exists:
-				c.Modified, c.LostBytes = append(c.Modified, p), c.LostBytes+n
+				c.Modified, c.LostBytes = append(c.Modified, p), c.LostBytes+e.Size
 			case was:
-				c.Deleted, c.LostBytes = append(c.Deleted, p), c.LostBytes+n
+				c.Deleted, c.LostBytes = append(c.Deleted, p), c.LostBytes+e.Size
 			}
 		}
 	}
@@ -269,10 +299,12 @@ func named(paths, include []string) []string {
 	return out
 }
 
+// sort orders the paths and counts them.
 func (c *Change) sort() {
 	for _, s := range [][]string{c.Added, c.Modified, c.Deleted, c.Data} {
 		sort.Strings(s)
 	}
+	c.Files = Files{Added: len(c.Added), Modified: len(c.Modified), Deleted: len(c.Deleted)}
 }
 
 // Diff is what changed from checkpoint a to checkpoint b of one work tree.

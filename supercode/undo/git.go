@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/reap"
 )
 
 // Repo is a git work tree as the checkpoints see it: its top, its git
@@ -121,7 +123,7 @@ func (g gitRun) out(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := g.cmd(ctx, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := reap.Run(cmd); err != nil {
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
 			msg = err.Error()

@@ -33,6 +33,8 @@ const (
 // of the work tree it recorded, by the names the work tree's part of the
 // store keeps it under.
 type Record struct {
+	// Seq is the checkpoint's place in its run's list: #1 is the first.
+	Seq  int       `json:"seq"`
 	Kind Kind      `json:"kind"`
 	At   time.Time `json:"at"`
 	// Call is the call's id (its tool_use_id) when the client gave one,
@@ -55,6 +57,12 @@ type Record struct {
 	Stash string `json:"stash,omitempty"`
 	// Data are the ignored paths the project policy named for it.
 	Data []string `json:"data,omitempty"`
+	// Changed is what changed since checkpoint #Since of the same run, the
+	// work tree's previous one: what the call it stood before did (its
+	// paths capped at MaxListed a kind). nil when the previous checkpoint
+	// of the work tree was another run's.
+	Changed *Change `json:"changed,omitempty"`
+	Since   int     `json:"since,omitempty"`
 	// Note says what the checkpoint could not record.
 	Note string `json:"note,omitempty"`
 }
@@ -67,14 +75,10 @@ func (r Record) Same(o Record) bool {
 
 func (s *Store) runPath(run string) string { return filepath.Join(s.Dir, "runs", run+".jsonl") }
 
-// appendRecord adds a checkpoint to its run's list, one line; a line a
-// killed writer left unfinished is cut first.
-func (s *Store) appendRecord(run string, rec Record) error {
+// appendRecord adds a checkpoint to its run's list, one line, numbered
+// after the last; a line a killed writer left unfinished is cut first.
+func (s *Store) appendRecord(run string, rec *Record) error {
 	if err := fleet.ValidateRunID(run); err != nil {
-		return err
-	}
-	b, err := json.Marshal(rec)
-	if err != nil {
 		return err
 	}
 	p := s.runPath(run)
@@ -89,6 +93,15 @@ func (s *Store) appendRecord(run string, rec Record) error {
 	if err := jsonl.CutTorn(p); err != nil {
 		return err
 	}
+	n, err := s.count(p)
+	if err != nil {
+		return err
+	}
+	rec.Seq = n + 1
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
@@ -97,7 +110,35 @@ func (s *Store) appendRecord(run string, rec Record) error {
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
-	return werr
+	if werr != nil {
+		return werr
+	}
+	if fi, err := os.Stat(p); err == nil {
+		_ = writeAtomic(p+".seq", []byte(fmt.Sprintf("%d %d\n", rec.Seq, fi.Size())))
+	}
+	return nil
+}
+
+// count is how many checkpoints the run's list holds: what its .seq file
+// says when the list is the size it noted, else counted.
+func (s *Store) count(p string) (int, error) {
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var size int64
+	if b, err := os.ReadFile(p + ".seq"); err == nil {
+		if _, err := fmt.Sscanf(string(b), "%d %d", &n, &size); err == nil && size == fi.Size() {
+			return n, nil
+		}
+	}
+	n = 0
+	_, err = jsonl.Scan(p, jsonl.Start, func([]byte, int) error { n++; return nil })
+	return n, err
 }
 
 func nowUTC() time.Time { return time.Now().UTC() }

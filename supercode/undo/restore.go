@@ -21,6 +21,9 @@ func (s *Store) Changes(ctx context.Context, recs []Record, i int) (Change, erro
 	if recs[i].Same(recs[i+1]) {
 		return Change{}, nil
 	}
+	if next := recs[i+1]; next.Changed != nil && next.Since == recs[i].Seq && next.Changed.Whole() {
+		return *next.Changed, nil
+	}
 	return s.Diff(ctx, recs[i], recs[i+1])
 }
 
@@ -116,54 +119,53 @@ func (s *Store) Undo(ctx context.Context, in UndoInput) (UndoResult, error) {
 		return UndoResult{}, err
 	}
 	defer r.close()
-	now, _, err := r.snapshot(ctx, target.Data)
-	if err != nil {
-		return UndoResult{}, fmt.Errorf("reading the work tree as it is now: %w", err)
-	}
-	now.Kind, now.What = KindUndo, in.What
 	if !in.Force {
-		if cerr := s.unchanged(ctx, in.Run, last, now); cerr != nil {
-			return UndoResult{}, cerr
+		if err := s.unchanged(ctx, r, in.Run, last, target.Data); err != nil {
+			return UndoResult{}, err
 		}
 	}
+	before, err := s.take(ctx, r, Input{Run: in.Run, Kind: KindUndo, What: in.What, Include: target.Data})
+	if err != nil {
+		return UndoResult{}, fmt.Errorf("recording the work tree as it is now: %w", err)
+	}
+	now := before.Record
 	res := UndoResult{Target: target, Before: now}
-	if now, err = s.stamp(in.Run, now); err != nil {
-		return res, err
-	}
 	if err := r.restore(ctx, target); err != nil {
-		return res, fmt.Errorf("restoring %s: %w (the state before the undo is checkpoint %s of run %s)", repo.Top, err, now.At.Format("15:04:05"), in.Run)
+		return res, fmt.Errorf("restoring %s: %w (the state before the undo is checkpoint #%d of run %s)", repo.Top, err, len(recs)+1, in.Run)
 	}
-	after, _, err := r.snapshot(ctx, target.Data)
+	after, err := s.take(ctx, r, Input{Run: in.Run, Kind: KindEnd, What: "after " + in.What, Include: target.Data})
 	if err != nil {
 		return res, err
 	}
-	after.Kind, after.What = KindEnd, "after "+in.What
-	if res.After, err = s.stamp(in.Run, after); err != nil {
+	res.After = after.Record
+	if res.Change, err = s.Diff(ctx, now, res.After); err != nil {
 		return res, err
 	}
-	if res.Change, err = s.Diff(ctx, now, after); err != nil {
-		return res, err
-	}
-	if !after.Same(target) {
-		d, _ := s.Diff(ctx, target, after)
+	if !res.After.Same(target) {
+		d, _ := s.Diff(ctx, target, res.After)
 		res.Differs = d.Summary()
 	}
 	return res, nil
 }
 
-// stamp dates a checkpoint and appends it to the run.
-func (s *Store) stamp(run string, rec Record) (Record, error) {
-	rec.At = nowUTC()
-	return rec, s.appendRecord(run, rec)
-}
-
 // unchanged refuses an undo of a run that has not ended, or whose work
-// tree changed since its end.
-func (s *Store) unchanged(ctx context.Context, run string, last, now Record) error {
+// tree changed since its end (read without recording anything).
+func (s *Store) unchanged(ctx context.Context, r *repoStore, run string, last Record, include []string) error {
 	if last.Kind != KindEnd {
 		return &ChangedError{Run: run}
 	}
-	if last.Key != now.Key || last.Same(now) {
+	st, err := r.loadState()
+	if err != nil {
+		return err
+	}
+	now, _, err := r.snapshot(ctx, &st, include)
+	if err != nil {
+		return fmt.Errorf("reading the work tree as it is now: %w", err)
+	}
+	if err := r.saveState(st); err != nil {
+		return err
+	}
+	if last.Key != r.key || last.Same(now) {
 		return nil
 	}
 	ch, err := s.Diff(ctx, last, now)

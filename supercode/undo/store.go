@@ -70,6 +70,9 @@ type repoStore struct {
 	key  string
 	dir  string // <store>/repos/<key>
 	lock *fsx.Lock
+	// exclude is the laserbrain home, relative to the work tree's top,
+	// when it lies inside it: a snapshot never records the store itself.
+	exclude string
 }
 
 func (r *repoStore) gitDir() string    { return filepath.Join(r.dir, "git") }
@@ -83,7 +86,9 @@ func (r *repoStore) own(env ...string) gitRun {
 // tree is git on the store's repository with the work tree and the private
 // index: what snapshots and restores the files.
 func (r *repoStore) tree() gitRun {
-	return r.own("GIT_WORK_TREE="+r.repo.Top, "GIT_INDEX_FILE="+r.indexPath())
+	g := r.own("GIT_WORK_TREE="+r.repo.Top, "GIT_INDEX_FILE="+r.indexPath())
+	g.dir = r.repo.Top // paths are the work tree's, from its top
+	return g
 }
 
 // theirs is git on the work tree's own repository.
@@ -101,6 +106,9 @@ func (s *Store) open(ctx context.Context, repo Repo) (*repoStore, error) {
 		return nil, err
 	}
 	r.lock = lock
+	if rel, err := filepath.Rel(repo.Top, filepath.Dir(s.Dir)); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		r.exclude = filepath.ToSlash(rel)
+	}
 	if err := r.init(ctx); err != nil {
 		_ = lock.Unlock()
 		return nil, err
@@ -226,6 +234,9 @@ type state struct {
 	Stash    string   `json:"stash"`
 	Exclude  fileStat `json:"exclude_stat"`
 	Included []string `json:"included,omitempty"` // named data the private index tracks
+	// Last is the work tree's last checkpoint, of run LastRun.
+	Last    Record `json:"last"`
+	LastRun string `json:"last_run,omitempty"`
 }
 
 func (r *repoStore) loadState() (state, error) {

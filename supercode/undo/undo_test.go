@@ -76,7 +76,7 @@ func TestUndoBringsBackWhatEachFormDestroyed(t *testing.T) {
 				if k == undo.KindCall {
 					in.Call, in.Tool, in.What = "toolu_"+name, "Bash", script
 				}
-				if _, _, err := st.Capture(ctx, dir, in); err != nil {
+				if _, err := st.Capture(ctx, dir, in); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -85,7 +85,7 @@ func TestUndoBringsBackWhatEachFormDestroyed(t *testing.T) {
 				t.Fatalf("%s destroyed nothing in the fixture: the test would prove nothing", script)
 			}
 			in.Kind, in.Call, in.What = undo.KindEnd, "", ""
-			if _, _, err := st.Capture(ctx, dir, in); err != nil {
+			if _, err := st.Capture(ctx, dir, in); err != nil {
 				t.Fatal(err)
 			}
 			recs, err := st.Records(run)
@@ -117,4 +117,78 @@ func TestUndoBringsBackWhatEachFormDestroyed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// What a call changed is kept in the next checkpoint, read off git add and
+// the private index: added, modified and deleted files with what the
+// overwritten and deleted ones held, the refs that moved, the stash list;
+// it agrees with git diff-tree between the two checkpoints. A laserbrain
+// home inside the work tree is never recorded.
+func TestCheckpointKeepsWhatTheCallChanged(t *testing.T) {
+	dir := fixture(t)
+	st := &undo.Store{Dir: filepath.Join(dir, "lbhome", "undo")}
+	ctx := context.Background()
+	in := undo.Input{Run: "changes", Kind: undo.KindStart, Include: []string{undotest.DB}}
+	if _, err := st.Capture(ctx, dir, in); err != nil {
+		t.Fatal(err)
+	}
+	in.Kind, in.Call = undo.KindCall, "toolu_1"
+	if _, err := st.Capture(ctx, dir, in); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "rm src/util.go src/new.go && printf 'overwritten\\n' > src/main.go && echo added > src/added.go && git branch -q -D feature && git stash drop -q")
+	in.Call = "toolu_2"
+	got, err := st.Capture(ctx, dir, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := got.Record.Changed
+	if ch == nil || got.Record.Since != 2 {
+		t.Fatalf("the checkpoint keeps no change since #2: %+v", got.Record)
+	}
+	want := undo.Files{Added: 1, Modified: 1, Deleted: 2}
+	if ch.Files != want || strings.Join(ch.Added, ",") != "src/added.go" || strings.Join(ch.Modified, ",") != "src/main.go" ||
+		strings.Join(ch.Deleted, ",") != "src/new.go,src/util.go" {
+		t.Errorf("files: %+v (added %v modified %v deleted %v), want %+v", ch.Files, ch.Added, ch.Modified, ch.Deleted, want)
+	}
+	// What the deleted and overwritten files held, by git's own count.
+	lost := 0
+	for _, p := range []string{"src/util.go", "src/new.go", "src/main.go"} {
+		lost += len(undotest.Git(t, dir, "--git-dir", storeGit(t, st), "cat-file", "-p", got.Before.Tree+":"+p))
+	}
+	if ch.LostBytes != int64(lost) {
+		t.Errorf("lost %d bytes, git cat-file says %d", ch.LostBytes, lost)
+	}
+	if len(ch.Refs) != 2 || ch.Refs[0].Name != "refs/heads/feature" || ch.Refs[0].To != "" || ch.Refs[1].Name != "refs/stash" || !ch.Stash || ch.StashBefore != 2 || ch.StashAfter != 1 {
+		t.Errorf("refs and stash: %+v", ch)
+	}
+	recs, err := st.Records("changes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff, err := st.Diff(ctx, recs[1], recs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff.Summary() != ch.Summary() {
+		t.Errorf("git diff-tree says %q, the checkpoint kept %q", diff.Summary(), ch.Summary())
+	}
+	// The home lies in the work tree, untracked and not ignored: no
+	// checkpoint holds it.
+	for _, r := range recs {
+		ls := undotest.Git(t, dir, "--git-dir", storeGit(t, st), "ls-tree", "-r", "--name-only", r.Tree)
+		if strings.Contains(ls, "lbhome/") {
+			t.Fatalf("checkpoint #%d holds the laserbrain home:\n%s", r.Seq, ls)
+		}
+	}
+}
+
+// storeGit is the store repository of the store's one work tree.
+func storeGit(t *testing.T, st *undo.Store) string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(st.Dir, "repos"))
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("the store's work trees: %v %v", ents, err)
+	}
+	return filepath.Join(st.Dir, "repos", ents[0].Name(), "git")
 }

@@ -83,7 +83,7 @@ func CheckExits(t *testing.T, root *cobra.Command, logPath string, unobserved ma
 			return
 		}
 		for _, d := range docs {
-			key := c.CommandPath() + " " + strconv.Itoa(d.Code)
+			key := c.CommandPath() + " " + strconv.Itoa(int(d.Code))
 			if cli.ExitName(d.Code, c.CommandPath()) == "" && d.Code != cli.ExitPassThrough {
 				t.Errorf("%s documents %d, which the exit-code table lacks", c.CommandPath(), d.Code)
 			}

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The read-back queries of seed 001, for a human inspecting what ponder
+// The OCA bridge's read-back queries, for a human inspecting what ponder
 // wrote. Each takes its slug (or subject) as a bind parameter, escaped for
 // LIKE so that a slug's characters match only themselves, and breaks
 // timestamp ties (rows written in one transaction share now()) by id.

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/laserkit/laserkit/internal/testenv"
+	"github.com/laserkit/laserkit/supercode/undo/undotest"
+)
+
+// undoForms are ways an agent destroys local work that no reading of the
+// command line catches whole: a recipe the agent wrote, code built from
+// strings, xargs on input nobody saw, SQL decoded from base64 — and git's
+// own destroyers. setup prepares the fixture before the run (the recipe
+// the agent wrote earlier).
+var undoForms = []struct{ name, setup, form string }{
+	{"make-recipe", "Makefile\x00clean:\n\trm -rf src\n", "make -s clean"},
+	{"npm-script", "package.json\x00{\"name\":\"shop\",\"version\":\"1.0.0\",\"scripts\":{\"clean\":\"rm -rf src\"}}\n", "npm run -s clean"},
+	{"python-rmtree", "", `python3 -c "import shutil; shutil.rmtree('s' + 'rc')"`},
+	{"node-rmsync", "", `node -e "require('fs').rmSync(['s', 'rc'].join(''), {recursive: true})"`},
+	{"xargs-checkout", "", "git ls-files -m | xargs git checkout --"},
+	{"reset-hard", "", "git reset -q --hard HEAD~1"},
+	{"clean-fdx", "", "git clean -q -fdx"},
+	{"checkout-dot", "", "git checkout -- ."},
+	{"truncate-modified", "", "truncate -s 0 src/main.go"},
+	{"base64-drop-table", "", "echo " + base64.StdEncoding.EncodeToString([]byte("DROP TABLE users;")) + " | base64 -d | sqlite3 " + undotest.DB},
+	{"branch-delete-gc", "", "git branch -q -D feature && git reflog expire --expire=now --all && git gc -q --prune=now"},
+	{"stash-drop", "", "git stash drop -q"},
+	{"mv-src-up", "", "mv src .."},
+}
+
+// undoAgent is the agent: the call announced through the installed hook
+// as Claude Code runs it (its answer kept, not obeyed), then carried out
+// anyway.
+const undoAgent = `echo "$LASERBRAIN_RUN" > "$OUT/run"
+sh -c "$HOOK" < "$OUT/call.json" > "$OUT/gate.out" 2> "$OUT/gate.err"; echo $? > "$OUT/gate.code"
+sh -c "$FORM" > "$OUT/form.out" 2>&1; echo $? > "$OUT/form.code"
+`
+
+// TestUndoAfterEachDestructiveForm is the acceptance of laserbrain undo:
+// for each form, announced as a client would (a PreToolUse payload through
+// the installed gate, inside laserbrain run with its confinement) and then
+// run anyway, laserbrain undo --run R --last brings back the tree, the
+// ignored database the policy names, the branches, the stash and the
+// index, byte for byte (real files, git for-each-ref, git stash list, the
+// reflog's bytes, git ls-files -s, the table's rows), and undo --list names
+// the call and what it changed. Each form is first shown to have destroyed
+// something, so the test can fail.
+func TestUndoAfterEachDestructiveForm(t *testing.T) {
+	for _, tool := range []string{"git", "sqlite3", "make", "npm", "node", "python3"} {
+		testenv.LookPath(t, tool)
+	}
+	lb, gate := confinedBinaries(t)
+	for _, f := range undoForms {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			home, repo, out := filepath.Join(root, "home"), filepath.Join(root, "repo"), filepath.Join(root, "out")
+			for _, d := range []string{home, repo, out} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lbHome := filepath.Join(home, ".config", "laserbrain")
+			env := append(os.Environ(), "HOME="+home, "LASERBRAIN_HOME="+lbHome, "LASERBRAIN_STORE=", "XDG_CONFIG_HOME=",
+				"LASERBRAIN_RUN=", "LASERBRAIN_CONFINE=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_PROJECT_DIR=", "CI=",
+				"GIT_CONFIG_GLOBAL="+filepath.Join(home, ".gitconfig"), "GIT_CONFIG_NOSYSTEM=1", "npm_config_update_notifier=false")
+			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = t\n\temail = t@example.com\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			undotest.Repo(t, repo)
+			if name, data, ok := strings.Cut(f.setup, "\x00"); ok {
+				undotest.Write(t, repo, name, data)
+			}
+			run := func(name string, args ...string) (string, int) {
+				t.Helper()
+				cmd := exec.Command(name, args...)
+				cmd.Dir, cmd.Env = repo, env
+				var b bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &b, &b
+				err := cmd.Run()
+				if _, ok := err.(*exec.ExitError); err != nil && !ok {
+					t.Fatalf("%s %v: %v", name, args, err)
+				}
+				return b.String(), cmd.ProcessState.ExitCode()
+			}
+			if o, code := run(lb, "install", "claude", "--scope", "project"); code != 0 {
+				t.Fatalf("install: %s", o)
+			}
+			hookCmd := installedPreToolUse(t, repo, gate)
+			call, _ := json.Marshal(map[string]any{"session_id": "s-" + f.name, "tool_use_id": "toolu_" + f.name, "cwd": repo,
+				"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": f.form}})
+			if err := os.WriteFile(filepath.Join(out, "call.json"), call, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before, rows := undotest.Take(t, repo), undotest.Rows(t, repo)
+
+			env = append(env, "HOOK="+hookCmd, "FORM="+f.form, "OUT="+out, "CLAUDE_CODE_SESSION_ATTENDED=0")
+			o, code := run(lb, "run", "--agent", "undo-test", "--unattended", "--", "sh", "-c", undoAgent)
+			formOut, _ := os.ReadFile(filepath.Join(out, "form.out"))
+			gateOut, _ := os.ReadFile(filepath.Join(out, "gate.out"))
+			gateErr, _ := os.ReadFile(filepath.Join(out, "gate.err"))
+			t.Logf("the gate answered %s%s; the form printed %s", gateOut, gateErr, formOut)
+			if code != 0 {
+				t.Fatalf("laserbrain run exited %d:\n%s", code, o)
+			}
+			runID, err := os.ReadFile(filepath.Join(out, "run"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := strings.TrimSpace(string(runID))
+			if undotest.Diff(before, undotest.Take(t, repo)) == "" && undotest.Rows(t, repo) == rows {
+				t.Fatalf("%s destroyed nothing in the fixture (it printed %s): the test would prove nothing", f.form, formOut)
+			}
+
+			list, code := run(lb, "undo", "--run", r, "--list")
+			if code != 0 || !strings.Contains(list, "toolu_"+f.name) {
+				t.Fatalf("undo --list (exit %d) does not name the call toolu_%s:\n%s", code, f.name, list)
+			}
+			for _, line := range strings.Split(list, "\n") {
+				if strings.Contains(line, "toolu_"+f.name+" (") && (strings.Contains(line, " nothing ") || !strings.Contains(line, "laserbrain undo --run "+r+" --to toolu_"+f.name)) {
+					t.Errorf("undo --list says the call changed nothing, or gives no undo for it:\n%s", list)
+				}
+			}
+			if o, code := run(lb, "undo", "--run", r, "--last"); code != 0 {
+				t.Fatalf("undo --last exited %d:\n%s\n(the list was:\n%s)", code, o, list)
+			}
+			if d := undotest.Diff(before, undotest.Take(t, repo)); d != "" {
+				t.Errorf("after laserbrain undo --last the work tree differs from before %q:\n%s", f.form, d)
+			}
+			if got := undotest.Rows(t, repo); got != rows {
+				t.Errorf("after laserbrain undo --last the table reads %q, want %q", got, rows)
+			}
+		})
+	}
+}
+
+// installedPreToolUse is the pre-tool-use command laserbrain install wrote
+// into the project's Claude Code settings, which must run the gate.
+func installedPreToolUse(t *testing.T, repo, gate string) string {
+	t.Helper()
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, err := os.ReadFile(filepath.Join(repo, ".claude", "settings.json"))
+	if err != nil || json.Unmarshal(data, &settings) != nil || len(settings.Hooks["PreToolUse"]) == 0 {
+		t.Fatalf("the installed settings: %v %s", err, data)
+	}
+	cmd := settings.Hooks["PreToolUse"][0].Hooks[0].Command
+	if !strings.Contains(cmd, gate) {
+		t.Fatalf("the installed pre-tool-use hook does not run the gate %s: %s", gate, cmd)
+	}
+	return cmd
+}

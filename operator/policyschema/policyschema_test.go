@@ -1,0 +1,39 @@
+package policyschema
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/laserkit/laserkit/operator"
+)
+
+// The undo settings: named data must stay inside the repository, the
+// figures must be counts, and the decoded policy carries what was written.
+func TestUndoSettings(t *testing.T) {
+	for _, c := range []struct {
+		undo, wantErr string
+	}{
+		{`{"include": ["data/app.db", "var/cache/"], "loss_files": 0, "loss_bytes": 1048576, "keep_runs": 5, "keep_days": 7}`, ""},
+		{`{"include": ["/etc/passwd"]}`, "/undo/include/0"},
+		{`{"include": ["data/../../outside"]}`, "/undo/include/0"},
+		{`{"include": [".."]}`, "/undo/include/0"},
+		{`{"include": [".git"]}`, "/undo/include/0"},
+		{`{"include": [""]}`, "/undo/include/0"},
+		{`{"loss_files": -1}`, "/undo/loss_files"},
+		{`{"keep_runs": 0}`, "/undo/keep_runs"},
+		{`{"keep": 3}`, "/undo"},
+	} {
+		data := []byte(`{"version": 1, "undo": ` + c.undo + `}`)
+		p, err := operator.ParsePolicy(data, Validate)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", c.undo, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%s: error %v, want one naming %s", c.undo, err, c.wantErr)
+		case c.wantErr == "":
+			if len(p.Undo.Include) != 2 || p.Undo.Include[0] != "data/app.db" || *p.Undo.LossFiles != 0 || *p.Undo.LossBytes != 1<<20 || *p.Undo.KeepRuns != 5 || *p.Undo.KeepDays != 7 {
+				t.Errorf("%s decoded as %+v", c.undo, p.Undo)
+			}
+		}
+	}
+}

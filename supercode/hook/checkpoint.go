@@ -1,0 +1,144 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/undo"
+)
+
+// CheckpointBudget bounds a pre-tool-use's checkpoint, so the gate's own
+// work keeps its time: past it the call goes on without one (logged). A
+// work tree's first checkpoint, which copies it whole, is taken by
+// laserbrain run before the agent starts.
+const CheckpointBudget = 2 * time.Second
+
+// checkpoint is pre-tool-use's step before the gate decides, whatever it
+// decides: before a call that may write (anything but a read or our own
+// tools), the caller's work tree is checkpointed for its run
+// (supercode/undo), with the named data the project policy lists; the
+// checkpoint keeps what the run's previous call changed. A call that
+// deleted or overwrote more than the policy's threshold is recorded on the
+// run for the supervisor (a KindLoss event, with the command that takes it
+// back) and reported to laserbrain run, which under --halt-on-loss stops
+// the agent here: the answer is then a refusal (stop). A checkpoint that cannot be taken costs
+// the call nothing but the undo point: it is logged.
+func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Reply, bool, error) {
+	getenv := os.Getenv
+	if h.Tracker.Getenv != nil {
+		getenv = h.Tracker.Getenv
+	}
+	if !e.Tool.MayWrite() || undo.Off(getenv) {
+		return client.Reply{}, false, nil
+	}
+	c := h.caller(e)
+	run := c.Run
+	if run == "" {
+		run = c.Session
+	}
+	if run == "" || fleet.ValidateRunID(run) != nil {
+		return client.Reply{}, false, nil
+	}
+	pol, err := h.policy(e)
+	if err != nil {
+		return client.Reply{}, false, err // unchecked: laserbrain checks it, and checkpoints
+	}
+	st, err := undo.Default()
+	if err != nil {
+		return client.Reply{}, false, nil
+	}
+	dir := e.Cwd
+	if dir == "" {
+		dir = c.Dir
+	}
+	cctx, cancel := context.WithTimeout(ctx, CheckpointBudget)
+	defer cancel()
+	got, err := st.Capture(cctx, dir, undo.Input{Run: run, Kind: undo.KindCall, Call: e.ToolUseID,
+		Tool: e.Tool.Name, What: callText(e.Tool), Include: pol.Undo.Include})
+	if errors.Is(err, undo.ErrNoRepo) {
+		return client.Reply{}, false, nil
+	}
+	if err != nil {
+		h.log(fmt.Sprintf("laserbrain hook %s: no undo checkpoint before %s: %v", PreToolUse, e.Tool.Name, err))
+		return client.Reply{}, false, nil
+	}
+	if got.Again || got.Record.Changed == nil {
+		return client.Reply{}, false, nil
+	}
+	loss, lost := undo.SettingsOf(pol.Undo).Loss(*got.Record.Changed)
+	if !lost {
+		return client.Reply{}, false, nil
+	}
+	if err := RecordLoss(ctx, h.Tracker, c, run, got.Before, *got.Record.Changed, loss); err != nil {
+		h.log(fmt.Sprintf("laserbrain hook %s: the loss of call %s could not be recorded on the run: %v", PreToolUse, ChangeCall(got.Before), err))
+	}
+	if reason := h.Tracker.ReportLoss(fmt.Sprintf("call %s (%s) %s", ChangeCall(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
+		return deny(reason), true, nil
+	}
+	return client.Reply{}, false, nil
+}
+
+// callText is what a checkpoint says the call does: its command lines, or
+// the files it writes.
+func callText(t *client.Tool) string {
+	if lines := t.Lines(); len(lines) > 0 {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(t.Files, " ")
+}
+
+// ChangeCall names the call a checkpoint stands before, as undo --to takes
+// it: its id, else its place in the run's list.
+func ChangeCall(r undo.Record) string {
+	if r.Call != "" {
+		return r.Call
+	}
+	return fmt.Sprintf("#%d", r.Seq)
+}
+
+// UndoCommand is the command that goes back to before a checkpoint's call.
+func UndoCommand(run string, r undo.Record) string {
+	return fmt.Sprintf("laserbrain undo --run %s --to %s", run, ChangeCall(r))
+}
+
+// RecordLoss records on the run, as a KindLoss event for the supervisor,
+// that the call a checkpoint stood before deleted or overwrote more than
+// the policy's threshold (loss says what), and how to undo it. The run is
+// opened when the caller has none yet.
+func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, run string, before undo.Record, ch undo.Change, loss string) error {
+	r, found, err := tr.Find(ctx, c)
+	if err != nil {
+		return err
+	}
+	if !found {
+		if r, err = tr.Open(ctx, c); err != nil {
+			return err
+		}
+	}
+	res := fleet.LossResult{Call: ChangeCall(before), Tool: before.Tool, What: before.What, Summary: ch.Summary(),
+		Added: ch.Files.Added, Modified: ch.Files.Modified, Deleted: ch.Files.Deleted, LostBytes: ch.LostBytes,
+		Loss: loss, Undo: UndoCommand(run, before)}
+	for _, m := range ch.Refs {
+		res.Refs = append(res.Refs, m.Text())
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	st, err := tr.Fleet()
+	if err != nil {
+		return err
+	}
+	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: fmt.Sprintf("loss:%s:%d", run, before.Seq), At: time.Now().UTC(),
+		Kind: fleet.KindLoss, Name: before.Tool, OK: new(bool), Result: raw,
+		Text: fmt.Sprintf("call %s %s — undo: %s", res.Call, loss, res.Undo)})
+	return err
+}
