@@ -130,6 +130,7 @@ func runDoctor(opts *doctorOptions) error {
 			}
 			return paths, confine.Check(self)
 		},
+		Undo: undoUsage,
 		Unwitnessed: func(ctx context.Context) ([]string, error) {
 			sup := opts.Tracker()
 			defer sup.Close()

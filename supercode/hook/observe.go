@@ -12,6 +12,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/undo"
 )
 
 // maxResult bounds the tool result kept on an event.
@@ -253,6 +254,7 @@ func (h *Handler) sessionStart(ctx context.Context, e client.Payload) (client.Re
 	if _, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: h.eventID("session-start"), At: h.now(), Kind: fleet.KindSession, Name: "session-start", Text: e.Source, Session: e.Session}); err != nil {
 		return client.Reply{}, err
 	}
+	h.sessionCheckpoint(ctx, e, undo.KindStart)
 	brief, err := h.sessionBrief(e, r)
 	return client.Reply{Context: brief}, err
 }
@@ -274,6 +276,7 @@ func (h *Handler) sessionEnd(ctx context.Context, e client.Payload) error {
 		}
 	}
 	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: h.eventID("session-end"), At: h.now(), Kind: fleet.KindSession, Name: "session-end", Text: e.Reason, Session: e.Session})
+	h.sessionCheckpoint(ctx, e, undo.KindEnd)
 	return err
 }
 

@@ -114,6 +114,9 @@ func live(a *Agent, events []fleet.RunEvent) {
 		if e.At.After(a.LastEvent) {
 			a.LastEvent = e.At
 		}
+		if e.Kind == fleet.KindLoss {
+			noteLoss(a, e)
+		}
 	}
 	if l := a.Last(); l != nil && l.At.After(a.LastEvent) {
 		a.LastEvent = l.At

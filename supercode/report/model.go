@@ -83,6 +83,11 @@ type Agent struct {
 	// seen of it (a call, a check, a gate decision, a prompt).
 	LastTool  *ToolCall `json:"lastTool,omitempty"`
 	LastEvent time.Time `json:"lastEvent,omitzero"`
+	// Changes are what its calls changed in its work tree, with the
+	// commands that undo them (UndoChanges).
+	Changes []CallChange `json:"changes,omitempty"`
+
+	losses map[string]string // a loss its hooks reported, by call
 }
 
 // Agent statuses: finished outranks halted, halted waiting, waiting

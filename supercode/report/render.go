@@ -109,7 +109,7 @@ func Document(f *Fleet) *hr.Document {
 	if f.Repo != "" {
 		doc.Meta = append(doc.Meta, hr.Field{Name: "repository", Value: f.Repo})
 	}
-	doc.Sections = append(doc.Sections, overview(f), drift(f), collisions(f), gate(f), supervisor(f))
+	doc.Sections = append(doc.Sections, overview(f), drift(f), collisions(f), gate(f), changes(f), supervisor(f))
 	if len(f.Sessions) > 0 || f.Scope == "fleet" {
 		doc.Sections = append(doc.Sections, sessions(f))
 	}
@@ -505,6 +505,25 @@ func gate(f *Fleet) hr.Section {
 	}
 	sec.Blocks = append(sec.Blocks, hr.Table{Caption: t.Caption, Columns: t.Columns, Rows: t.Rows, Collapsed: len(t.Rows) > 20,
 		Summary: "Every decision (" + strconv.Itoa(len(t.Rows)) + ")"})
+	return sec
+}
+
+// changes is what each agent's calls changed in its work tree, read off
+// the undo checkpoints, with the command that undoes each.
+func changes(f *Fleet) hr.Section {
+	sec := hr.Section{ID: "changes", Title: "What the calls changed",
+		Intro: "Each call that changed an agent's work tree (files added, modified or deleted, named data, refs, the stash, the staged changes), read off the undo checkpoint taken before it and the next, with the command that goes back to before it. A loss is a call that deleted or overwrote more than the project policy lets go unreported."}
+	t := hr.Table{Caption: "Every call that changed something, oldest first", Columns: []hr.Column{{Title: "when"}, {Title: "agent"},
+		{Title: "call"}, {Title: "what", Wrap: true}, {Title: "changed", Wrap: true}, {Title: "loss", Wrap: true}, {Title: "undo", Wrap: true}}}
+	for _, c := range latestChangesAll(f.Agents) {
+		t.Rows = append(t.Rows, []string{when(c.At), c.Agent, c.Call, strings.TrimSpace(c.Tool + " " + text.Clip(text.OneLine(c.What), 120)), c.Changed, c.Loss, c.Undo})
+	}
+	if len(t.Rows) == 0 {
+		sec.Blocks = append(sec.Blocks, hr.Note{Text: "No call changed a work tree, or its undo checkpoints are not on this machine."})
+		return sec
+	}
+	t.Collapsed, t.Summary = len(t.Rows) > 20, "Every change ("+strconv.Itoa(len(t.Rows))+")"
+	sec.Blocks = append(sec.Blocks, t)
 	return sec
 }
 

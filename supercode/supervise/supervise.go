@@ -161,6 +161,9 @@ type agent struct {
 	cov    coverage.Tally // its tool calls and checks, for coverage
 	// waiting is the notification it waits on a person for (nil: none).
 	waiting *fleet.RunEvent
+	// losses are what its calls lost past the project policy's undo
+	// threshold, as its hooks reported them (fleet.KindLoss), oldest first.
+	losses []string
 	// what its verdicts were
 	finished    bool
 	streak      int
@@ -499,6 +502,9 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 		r.Agents = append(r.Agents, s.row(name, findings, inForce))
 	}
 	if c, ok := unmeasuredCatch(r.Agents); ok {
+		r.FleetCatches = append(r.FleetCatches, c)
+	}
+	if c, ok := lossCatch(r.Agents); ok {
 		r.FleetCatches = append(r.FleetCatches, c)
 	}
 	s.fileShares(r, cols, live)

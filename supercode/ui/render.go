@@ -285,13 +285,14 @@ type detailData struct {
 	Gate     template.HTML
 	Journal  template.HTML
 	Said     template.HTML
+	Changes  template.HTML
 	Halted   bool
 }
 
 // renderDetail draws an agent's drill-down: its Φ timeline as the report
 // draws it, and tables of its checks with their advice, its observed
-// events, its gate decisions, its journal entries and what the supervisor
-// said to it.
+// events, its gate decisions, its journal entries, what the supervisor
+// said to it and what its calls changed (with the undo of each).
 func renderDetail(d *Detail) []byte {
 	a := d.Agent
 	dd := detailData{Detail: d, Halted: a.Status == report.StatusHalted}
@@ -347,6 +348,16 @@ func renderDetail(d *Detail) []byte {
 		said.Rows = append(said.Rows, []string{m.At.UTC().Format(time.RFC3339), strconv.FormatInt(m.Round, 10), m.Kind, m.Text, del})
 	}
 	dd.Said = template.HTML(hr.Fragment(said))
+	if len(a.Changes) > 0 {
+		ch := hr.Table{Caption: "What its calls changed, newest first (each undo goes back to before its call)", Columns: []hr.Column{{Title: "when"},
+			{Title: "call"}, {Title: "what", Wrap: true}, {Title: "changed", Wrap: true}, {Title: "loss", Wrap: true}, {Title: "undo", Wrap: true}}}
+		for i := len(a.Changes) - 1; i >= 0; i-- {
+			c := a.Changes[i]
+			ch.Rows = append(ch.Rows, []string{c.At.UTC().Format(time.RFC3339), c.Call, strings.TrimSpace(c.Tool + " " + text.Clip(text.OneLine(c.What), 120)), c.Changed, c.Loss, c.Undo})
+		}
+		ch.Collapsed, ch.Summary = len(ch.Rows) > 30, fmt.Sprintf("Every change (%d)", len(ch.Rows))
+		dd.Changes = template.HTML(hr.Fragment(ch))
+	}
 	var b bytes.Buffer
 	if err := tmpl().ExecuteTemplate(&b, "detail", dd); err != nil {
 		return []byte("laserbrain ui: drawing the drill-down: " + template.HTMLEscapeString(err.Error()))

@@ -19,6 +19,7 @@ import (
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/pgfleet"
+	"github.com/laserkit/laserkit/supercode/report"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
@@ -442,4 +443,20 @@ func TestViewFollowsPonder(t *testing.T) {
 	w.until("the session", func(v *View) bool {
 		return len(v.Fleet.Agents) == 1 && v.Fleet.Agents[0].Name == fleet.PonderAgent(s.Slug) && v.Fleet.Agents[0].Client == "ponder"
 	})
+}
+
+// An agent's drill-down lists what its calls changed, newest first, each
+// with the command that undoes it and its loss.
+func TestDrillDownShowsChanges(t *testing.T) {
+	a := &report.Agent{Name: "claude:r1", Kind: "run", Run: "r1", Changes: []report.CallChange{
+		{At: time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC), Call: "tu-1", Tool: "Bash", What: "rm -rf src", Changed: "12 deleted (40.0 KiB lost)",
+			Undo: "laserbrain undo --run r1 --to tu-1", Loss: "deleted or overwrote 12 files (40.0 KiB), more than undo.loss_files 10"},
+		{At: time.Date(2026, 8, 24, 15, 1, 0, 0, time.UTC), Call: "tu-2", Tool: "Write", What: "notes.md", Changed: "1 added",
+			Undo: "laserbrain undo --run r1 --to tu-2"}}}
+	page := string(renderDetail(&Detail{Agent: a, Advice: map[int]string{}}))
+	first, second := strings.Index(page, "laserbrain undo --run r1 --to tu-2"), strings.Index(page, "laserbrain undo --run r1 --to tu-1")
+	if !strings.Contains(page, "What its calls changed") || first < 0 || second < 0 || first > second ||
+		!strings.Contains(page, "12 deleted (40.0 KiB lost)") || !strings.Contains(page, "more than undo.loss_files 10") {
+		t.Fatalf("the drill-down:\n%s", page)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/childtest"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -251,7 +252,7 @@ func testAuthorizations(t *testing.T, open func(t *testing.T) fleet.Store, t0 ti
 	ctx := context.Background()
 	s := open(t)
 	a := fleet.Authorization{ID: "au1", Fleet: "f", Action: "npm   publish", Created: t0, Expires: t0.Add(time.Hour), Uses: 1}
-	a.Action = fleet.NormalizeAction(a.Action)
+	a.Action = operator.ActionKey(a.Action)
 	if err := Grant(ctx, s, a); err != nil {
 		t.Fatal(err)
 	}
