@@ -7,6 +7,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -53,9 +54,9 @@ func denialLine(events []fleet.RunEvent, runID string) string {
 			continue
 		}
 		switch res.Decision {
-		case fleet.GateDeny:
+		case operator.Deny:
 			denied++
-		case fleet.GateAsk:
+		case operator.Ask:
 			asked++
 		default:
 			continue

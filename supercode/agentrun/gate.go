@@ -94,7 +94,7 @@ func GateResult(d operator.Decision) json.RawMessage {
 	if labels == nil {
 		labels = []string{}
 	}
-	res := fleet.GateResult{Decision: d.Action.String(), Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
+	res := fleet.GateResult{Decision: d.Action, Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
 	if d.Action != operator.Allow || d.UseAuthorization {
 		// What a person's authorization must name to let it through.
 		res.Action = d.Target

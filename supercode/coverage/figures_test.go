@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -15,7 +16,7 @@ func sessionStart() fleet.RunEvent {
 	return fleet.RunEvent{Kind: fleet.KindSession, Name: "session-start"}
 }
 func runStart() fleet.RunEvent { return fleet.RunEvent{Kind: fleet.KindSession, Name: "run-start"} }
-func gate(d string, labels ...string) fleet.RunEvent {
+func gate(d operator.Answer, labels ...string) fleet.RunEvent {
 	b, _ := json.Marshal(fleet.GateResult{Decision: d, Labels: labels})
 	return fleet.RunEvent{Kind: fleet.KindGate, Result: b}
 }
@@ -52,8 +53,8 @@ func TestMeasure(t *testing.T) {
 			Figures{ToolCalls: 2, Checks: 2, Coverage: 0.5, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1}},
 		{"an ungrammatical first check still measured the work", evs(tool(), check("ungrammatical"), tool()),
 			Figures{ToolCalls: 2, Checks: 1, Coverage: 0.33, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 2}},
-		{"refusals for coverage, only", evs(tool(), gate(fleet.GateDeny, Label(StageActing)), gate(fleet.GateDeny, Label(StageHard)),
-			gate(fleet.GateAllow, Label(StageWarn)), gate(fleet.GateDeny, "irreversible: git push --force")),
+		{"refusals for coverage, only", evs(tool(), gate(operator.Deny, Label(StageActing)), gate(operator.Deny, Label(StageHard)),
+			gate(operator.Allow, Label(StageWarn)), gate(operator.Deny, "irreversible: git push --force")),
 			Figures{ToolCalls: 1, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1, Unmeasured: true, Refusals: 2}},
 	}
 	for _, c := range cases {
