@@ -40,6 +40,7 @@ var commands = []struct {
 	{groupAgents, "hook", newHookCmd},
 	{groupAgents, "mcp", cmdOf(newMCPCmd)},
 	{groupAgents, "attention", cmdOf(newAttentionCmd)},
+	{groupAgents, "ponder", cmdOf(newPonderCmd)},
 	{groupGate, "classify", cmdOf(newClassifyCmd)},
 	{groupGate, "lint", cmdOf(newLintCmd)},
 	{groupGate, "shelf", cmdOf(newShelfCmd)},
