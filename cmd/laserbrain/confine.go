@@ -132,12 +132,7 @@ func agentConfinement(self string) (confineFn boundaryFn, unconfined string) {
 // says the kernel cannot), its writes kept to where it works, its hooks'
 // operations handed to a broker of its own.
 func confineCommand(self string, cmd *exec.Cmd, b boundaryRun, dir string, netErr error) (string, func(), error) {
-	sock := filepath.Join(dir, "broker.sock")
-	srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: b.ops.Allow, Serve: b.serve}
-	if err := srv.Listen(sock); err != nil {
-		return "", nil, err
-	}
-	undo := []func(){func() { srv.Close(5 * time.Second) }}
+	var undo []func()
 	done := func() {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
@@ -152,6 +147,22 @@ func confineCommand(self string, cmd *exec.Cmd, b boundaryRun, dir string, netEr
 	spec, rep := confine.Plan(bo.plan)
 	spec.Created = append(made, spec.Created...)
 	undo = append(undo, func() { confine.Release(spec) })
+	// The agent's confinement, in the broker's environment for its
+	// operations (which the agent cannot change): a ponder command it
+	// hands over runs under it (laserbrain ponder).
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		done()
+		return "", nil, err
+	}
+	sock := filepath.Join(dir, "broker.sock")
+	opsEnv := append(slices.Clone(cmd.Env), broker.EnvConfinement+"="+string(specJSON))
+	srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: b.ops.Allow, Serve: b.serve}
+	if err := srv.Listen(sock); err != nil {
+		done()
+		return "", nil, err
+	}
+	undo = append(undo, func() { srv.Close(5 * time.Second) })
 	env := make([]string, 0, len(cmd.Env)+12)
 	for _, kv := range cmd.Env {
 		k, _, _ := strings.Cut(kv, "=")
@@ -414,7 +425,7 @@ func planOptions(self, dir, runDir string) confine.Options {
 	if g := client.GateBeside(self); g != "" {
 		o.Binaries = append(o.Binaries, g)
 	}
-	if p := filepath.Join(filepath.Dir(self), "ponder"); isExecutable(p) {
+	if p := ponderProgram(self); p != "" {
 		o.Binaries = append(o.Binaries, p)
 	}
 	for _, f := range install.HeldFiles(dir, o.UserHome, os.Getenv) {
@@ -425,6 +436,27 @@ func planOptions(self, dir, runDir string) confine.Options {
 	}
 	o.DenyTCP = storePorts(os.Getenv(envconfig.StoreEnv))
 	return o
+}
+
+// ponderProgram is the ponder supervision runs for an agent: the one
+// beside laserbrain, else the one on PATH, links resolved ("" when there is
+// none). The run holds it read-only, so the ponder a confined agent's
+// broker runs is never one the agent wrote.
+func ponderProgram(self string) string {
+	p := filepath.Join(filepath.Dir(self), "ponder")
+	if !isExecutable(p) {
+		var err error
+		if p, err = exec.LookPath("ponder"); err != nil {
+			return ""
+		}
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p
 }
 
 // protectedPaths are the paths supervision stands on for an agent working

@@ -20,6 +20,18 @@ type Ops struct {
 	LoopCall, LoopRole string
 }
 
+// OpPonder is the operation a confined agent's ponder hands over: its
+// whole command, which laserbrain ponder runs confined as the agent is but
+// for ponder's own directory (.ponder), after handing out what the
+// supervisor said to the session.
+const OpPonder = "ponder"
+
+// EnvPonderTold carries, to the ponder a ponder operation runs, what the
+// supervisor said to its session, handed out already (a JSON array of
+// strings): ponder shows it instead of asking the fleet's store, which is
+// read-only to it as to the agent.
+const EnvPonderTold = "LASERBRAIN_PONDER_TOLD"
+
 // Allow is the operations a confined agent's hooks, MCP server and
 // checks hand over, and nothing else:
 //
@@ -28,6 +40,8 @@ type Ops struct {
 //	mcp --loop-call DIR --loop-role ROLE  (laserbrain loop: its own call only)
 //	check [flags]                        (on the agent's own run; no --new-run)
 //	act -- COMMAND [ARGS...]             (carried out only as the policy or a person allows)
+//	ponder [ARGS]                        (any: ponder runs confined as the agent
+//	                                      is, its session directory writable)
 func (o Ops) Allow(argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("no operation")
@@ -46,8 +60,10 @@ func (o Ops) Allow(argv []string) error {
 			return errors.New("act: give the command after --")
 		}
 		return nil
+	case OpPonder:
+		return nil
 	}
-	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check, act)", argv[0])
+	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check, ponder, act)", argv[0])
 }
 
 func allowHook(args []string) error {

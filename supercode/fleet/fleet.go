@@ -415,7 +415,7 @@ func Grants(ctx context.Context, s Authorizations, fleet, run, agent, action str
 				return nil, errors.New("the fleet store keeps no journal to witness authorizations")
 			}
 			m := ReadMachine()
-			wit, err := ReadWitness(ctx, j, fleet, m.Witness[fleet])
+			wit, err := ReadWitness(ctx, j, fleet, m.Verified(j, fleet))
 			if err != nil {
 				return nil, err
 			}
