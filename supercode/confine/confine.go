@@ -400,6 +400,8 @@ func (p *planner) plan() (Spec, Report) {
 	}
 	if repo != "" {
 		p.hold(filepath.Join(repo, ".laserbrain"), "the project's laserbrain policy")
+		// ponder's writes go through the broker (laserbrain ponder).
+		p.hold(filepath.Join(repo, ".ponder"), "ponder's sessions and ledgers")
 	}
 	for _, f := range o.Files {
 		p.hold(f.Path, f.What)
