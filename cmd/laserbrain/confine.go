@@ -14,6 +14,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
@@ -31,9 +32,10 @@ var secretEnv = []string{envconfig.StoreEnv, "PGPASSWORD", "PGPASSFILE", "PGSERV
 // agentConfinement is how laserbrain run and laserbrain loop put an agent
 // behind the kernel's boundary: it says whether the kernel here can, and
 // returns the function that confines one agent command (its broker, with
-// its socket in dir, accepting ops). unconfined says why not, for the run
-// and doctor.
-func agentConfinement(self string) (confineFn func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error), unconfined string) {
+// its socket in dir, accepting ops, answering in this process what
+// brokerLocal takes, on the stores storeConfig names). unconfined says
+// why not, for the run and doctor.
+func agentConfinement(self string, storeConfig func() (backend.Config, error)) (confineFn func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error), unconfined string) {
 	if v := strings.TrimSpace(os.Getenv(confine.EnvOff)); v == "off" || v == "0" {
 		return nil, confine.EnvOff + "=" + v + " turned the kernel's confinement off"
 	}
@@ -42,7 +44,8 @@ func agentConfinement(self string) (confineFn func(cmd *exec.Cmd, ops broker.Ops
 	}
 	return func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error) {
 		sock := filepath.Join(dir, "broker.sock")
-		srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: ops.Allow}
+		ops.Streams = true // brokerLocal answers them, holding each line to ops.Run
+		srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: ops.Allow, Local: brokerLocal(storeConfig, ops.Run)}
 		if err := srv.Listen(sock); err != nil {
 			return "", nil, err
 		}

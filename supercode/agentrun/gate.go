@@ -59,7 +59,7 @@ func (s *Tracker) Authorize(ctx context.Context, c Caller, run fleet.Run, found 
 	}
 	fid := run.Fleet
 	if !found {
-		if fid, err = fleet.ID(ctx, c.Dir); err != nil {
+		if fid, err = fleet.IDEnv(ctx, c.Dir, s.getenv); err != nil {
 			return fleet.Authorization{}, false, err
 		}
 	}
