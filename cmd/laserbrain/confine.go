@@ -45,7 +45,8 @@ func agentConfinement(self string, storeConfig func() (backend.Config, error)) (
 	return func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error) {
 		sock := filepath.Join(dir, "broker.sock")
 		ops.Streams = true // brokerLocal answers them, holding each line to ops.Run
-		srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: ops.Allow, Local: brokerLocal(storeConfig, ops.Run)}
+		local, closeLocal := brokerLocal(storeConfig, ops.Run)
+		srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: ops.Allow, Local: local}
 		if err := srv.Listen(sock); err != nil {
 			return "", nil, err
 		}
@@ -54,6 +55,7 @@ func agentConfinement(self string, storeConfig func() (backend.Config, error)) (
 		spec, held, absent := confine.Plan(po)
 		done := func() {
 			srv.Close(5 * time.Second)
+			closeLocal()
 			for _, d := range confine.Created(spec) {
 				_ = os.Remove(d) // only when the agent left it empty
 			}

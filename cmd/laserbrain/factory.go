@@ -70,7 +70,7 @@ func (f *Factory) readStores() (agentrun.Stores, error) { return f.Backend(true)
 // closing it closes them. This binary links the policy schema, so every
 // Tracker it makes checks a project policy it reads against it.
 func (f *Factory) Tracker() *agentrun.Tracker {
-	return &agentrun.Tracker{Stores: f.Stores, ValidatePolicy: policyschema.Validate, Getenv: f.Getenv}
+	return &agentrun.Tracker{Stores: f.Stores, ValidatePolicy: policyschema.Validate, Getenv: f.Getenv, InSupervisor: f.AgentRun != ""}
 }
 
 // Reader is a Tracker on the stores opened for reading, for a command

@@ -46,6 +46,10 @@ type Tracker struct {
 	Getenv func(string) string
 	// Dir is the caller's working directory ("": this process's).
 	Dir string
+	// InSupervisor: the tracker answers for a confined agent in the
+	// laserbrain run process that supervises it (its broker), which also
+	// listens on the run's control socket.
+	InSupervisor bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Stores opens the stores, once, on first use; Close closes them.

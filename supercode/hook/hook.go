@@ -277,6 +277,9 @@ type Env struct {
 	Getenv func(string) string
 	// Dir is its working directory ("": this process's).
 	Dir string
+	// InSupervisor: this is the laserbrain run process supervising the
+	// caller (agentrun.Tracker.InSupervisor).
+	InSupervisor bool
 }
 
 // Serve answers one event here, as Run does outside a confined run, for a
@@ -286,7 +289,7 @@ type Env struct {
 func Serve(ctx context.Context, ev client.EventName, c client.Name, format string, b Binary, caller Env, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
-	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores, Getenv: caller.Getenv, Dir: caller.Dir}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
+	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores, Getenv: caller.Getenv, Dir: caller.Dir, InSupervisor: caller.InSupervisor}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
 	defer closeSoon(h.Tracker)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
