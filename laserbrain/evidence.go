@@ -1,7 +1,10 @@
 package laserbrain
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -63,8 +66,13 @@ func (ev Event) Signature() string {
 	return Signature(ev.Name, ev.Args)
 }
 
-// Signature is Event.Signature for a tool and its arguments.
+// Signature is Event.Signature for a tool and its arguments. Arguments
+// Python reads as false — none, {}, [], "", 0, false — are no arguments:
+// the signature is the tool and "|" alone, as the reference writes it.
 func Signature(tool string, args any) string {
+	if pyFalsy(args) {
+		return tool + "|"
+	}
 	var b strings.Builder
 	writePyJSON(&b, args)
 	s := b.String() // all ASCII: one byte per character
@@ -136,4 +144,41 @@ func (o *Observer) Record(ev Event) {
 func (o *Observer) Progress() string {
 	p, _ := InferProgress(o.window)
 	return p
+}
+
+// pyFalsy reports whether Python would read v, decoded from JSON or given
+// by a Go caller, as false: None, False, a zero number, an empty string,
+// list or object.
+func pyFalsy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !x
+	case string:
+		return x == ""
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f == 0
+	case json.RawMessage:
+		if len(bytes.TrimSpace(x)) == 0 {
+			return true
+		}
+		var g any
+		d := json.NewDecoder(bytes.NewReader(x))
+		d.UseNumber()
+		return d.Decode(&g) == nil && pyFalsy(g)
+	}
+	r := reflect.ValueOf(v)
+	switch r.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Array:
+		return r.Len() == 0
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return r.IsZero()
+	case reflect.Pointer, reflect.Interface:
+		return r.IsNil()
+	}
+	return false
 }

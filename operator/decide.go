@@ -1,104 +1,16 @@
 package operator
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/laserkit/laserkit/operator/shell"
 )
 
-// Answer is what the gate says to a tool call.
-type Answer uint8
-
-const (
-	// Allow: nothing irreversible found (or a person's authorization, or
-	// the project policy, lets it through); the agent's own permission
-	// flow decides. With a Context the call goes ahead with a note.
-	Allow Answer = iota
-	// Ask: a person should decide.
-	Ask
-	// Deny: refused.
-	Deny
-)
-
-var answerNames = [...]string{"allow", "ask", "deny"}
-
-func (d Answer) String() string { return answerNames[d] }
-
-// MarshalText writes the answer's name in JSON output.
-func (d Answer) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
-
-// UnmarshalText reads an answer by its name.
-func (d *Answer) UnmarshalText(b []byte) error {
-	for i, n := range answerNames {
-		if string(b) == n {
-			*d = Answer(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("answer %q: want allow, ask or deny", b)
-}
-
-// Presence says whether a person is there to answer a question. An ask
-// with nobody to answer it is a deny (Claude Code under -p refuses the
-// call), so the answer to an unclear command depends on it.
-type Presence uint8
-
-const (
-	// PresenceUnknown: nothing says. Answered as attended: a question may
-	// find a person.
-	PresenceUnknown Presence = iota
-	// Attended: a person answers questions (an interactive session).
-	Attended
-	// Unattended: nobody will (claude -p, CI, laserbrain loop, an agent
-	// started by laserbrain run without a terminal).
-	Unattended
-)
-
-var presenceNames = [...]string{"unknown", "attended", "unattended"}
-
-func (p Presence) String() string { return presenceNames[p] }
-
-// MarshalText writes the presence's name in JSON output.
-func (p Presence) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
-
-// UnmarshalText reads a presence by its name.
-func (p *Presence) UnmarshalText(b []byte) error {
-	v, err := ParsePresence(string(b))
-	*p = v
-	return err
-}
-
-// ParsePresence reads a presence by name.
-func ParsePresence(s string) (Presence, error) {
-	for i, n := range presenceNames {
-		if s == n {
-			return Presence(i), nil
-		}
-	}
-	return PresenceUnknown, fmt.Errorf("presence %q: want attended, unattended or unknown", s)
-}
-
-// roleAnswers is the answer to one finding, by its role and by presence
-// (PresenceUnknown, Attended, Unattended). Unattended, Allow means the
-// call goes ahead with the finding put before the model and recorded on
-// the run; POLICY.md states the same table.
-var roleAnswers = [...][3]Answer{
-	shell.Executed:   {Deny, Deny, Deny},
-	shell.InlineCode: {Ask, Ask, Deny},
-	shell.Data:       {Ask, Ask, Allow},
-	shell.Unknown:    {Ask, Ask, Deny},
-	shell.DryRun:     {Ask, Ask, Allow},
-}
-
-// RoleAnswer is the answer to a finding in role w when presence is p.
-func RoleAnswer(w shell.Where, p Presence) Answer { return roleAnswers[w][p] }
-
-// RunState is what the run a call belongs to says, as the caller read it
-// (the hook: find the run once, read the authorizations once). It matters
-// only for an action that needs authorization; Decision.NeedsRun says
-// when a caller that has not read it must.
+// RunState is what the run a call belongs to says, as the caller read it.
+// It matters only for an action a person's authorization could lift;
+// Decision.NeedsRun says when a caller that has not read it must (and
+// Decision.InRun applies it then).
 type RunState struct {
 	// Read: the caller looked the run up.
 	Read bool
@@ -110,10 +22,6 @@ type RunState struct {
 	// Halted: the supervisor halted this agent; HaltReason is the answer.
 	Halted     bool
 	HaltReason string
-	// Authorized: a person's live authorization matches exactly this
-	// action; AuthorizedBy says which ("id (by), use n of m").
-	Authorized   bool
-	AuthorizedBy string
 	// PresenceWhy is what said who is there (quoted in the answer).
 	PresenceWhy string
 }
@@ -178,11 +86,16 @@ type Decision struct {
 	// NeedsRun: the answer depends on the run (drift, judgment, a
 	// person's authorization) and the caller did not read it.
 	NeedsRun bool `json:"needs_run,omitempty"`
+
+	// what says what kind of action a refusal refused (for the run's
+	// refusals, InRun).
+	what string
 }
 
 // WantsAuthorization: the call is refused, and a person's authorization
-// of exactly this action would let it through now (the run allows it):
-// the caller looks one up (and spends it) and decides again.
+// of exactly this action would let it through (once the run is read and
+// allows it): the caller looks one up, and Authorized is the answer when
+// one is there.
 func (d Decision) WantsAuthorization() bool {
 	if d.Action != Deny || !d.Authorizable {
 		return false
@@ -202,38 +115,75 @@ func (d Decision) WantsAuthorization() bool {
 // the policy's publishers included) not covered by a carve-out or a
 // policy rule is answered by its role and presence (RoleAnswer), the
 // strongest answer winning; a deny that an authorization could lift is
-// refused while the run has no reading, drifts or is judged to stop, and
-// let through by a person's authorization of exactly this action.
+// refused while the run has no reading, drifts or is judged to stop
+// (InRun; NeedsRun when rs was not read), and let through by a person's
+// authorization of exactly this action (Authorized).
 func Decide(an shell.Analysis, p Presence, rs RunState, pol Policy) Decision {
-	d := Decision{Presence: p, PresenceWhy: rs.PresenceWhy, Labels: an.Labels, Kind: "shell", Target: an.Command, Outward: an.Outward}
+	d := newDecision(an, p, rs.PresenceWhy)
+	switch {
+	case rs.Halted:
+		d.Labels = []string{"halted by the supervisor"}
+		return d.refusedAs(RuleHalted, rs.HaltReason)
+	case pol.Err != "":
+		return d.refusedAs(RulePolicyInvalid, policyInvalidReason(pol))
+	}
+	if f, ok := an.PersonOnly(); ok {
+		d.Findings = []shell.Finding{f}
+		return d.refusedAs(RulePersonOnly, PersonOnlyReason(f))
+	}
+	prot := pol.protectedWrites(an)
+	if prot.outright != "" {
+		label := "protected file: " + prot.outright
+		d.Findings = []shell.Finding{{Label: label, Where: shell.Executed}}
+		d.Labels = []string{label}
+		return d.refusedAs(RuleProtectedOutright, outrightReason(prot.outright, prot.outrightWhy))
+	}
+	findings, why := d.collect(an, pol, prot)
+	role := d.answerFindings(an, findings, pol.covers(an, findings), p)
+	switch d.Action {
+	case Allow:
+		return d.allowed(findings, pol, role)
+	case Ask:
+		d.Rule = ruleOfRole(role)
+		d.Reason = "laserbrain operator gate: " + why + " — confirm before it runs " + presenceClause(p, d.PresenceWhy) + "."
+		d.Authorizable = true
+		return d
+	}
+	d = d.refused(an, role, why, prot.writeWhat)
+	if !rs.Read {
+		d.NeedsRun = true
+		return d
+	}
+	return d.InRun(rs)
+}
+
+// newDecision is the decision's frame: who is there, and the action —
+// a shell command, or a file tool's write of its first path.
+func newDecision(an shell.Analysis, p Presence, presenceWhy string) Decision {
+	d := Decision{Presence: p, PresenceWhy: presenceWhy, Labels: an.Labels, Kind: "shell", Target: actionOf(an), Outward: an.Outward}
 	if d.Labels == nil {
 		d.Labels = []string{}
 	}
 	if an.Tool() != "" {
 		d.Kind = "write"
-		if len(an.Writes) > 0 {
-			d.Target = "write " + an.Writes[0].Path
-		}
 	}
-	deny := func(rule, reason string) Decision {
-		d.Action, d.Rule, d.Reason = Deny, rule, reason
-		return d
-	}
-	if rs.Halted {
-		d.Labels = []string{"halted by the supervisor"}
-		return deny(RuleHalted, rs.HaltReason)
-	}
-	if pol.Err != "" {
-		return deny(RulePolicyInvalid, "laserbrain: the project policy "+pol.Source+" is not valid: "+pol.Err+
-			". The gate refuses commands and file writes until a person fixes it; tell the user what is wrong with it.")
-	}
-	if f, ok := an.PersonOnly(); ok {
-		d.Findings = []shell.Finding{f}
-		return deny(RulePersonOnly, PersonOnlyReason(f))
-	}
-	findings := slices.Clone(an.Findings)
-	why := an.Why
-	addFinding := func(f shell.Finding) {
+	return d
+}
+
+// refusedAs refuses the action outright by rule, with reason.
+func (d Decision) refusedAs(rule, reason string) Decision {
+	d.Action, d.Rule, d.Reason = Deny, rule, reason
+	return d
+}
+
+// collect is the analysis's findings with what the project adds: writes
+// into protected places, a write whose place the gate cannot tell near
+// one, and the policy's publishers. Each added finding's label joins the
+// decision's labels (and its outward flag the decision's); why is the
+// analysis's account with theirs.
+func (d *Decision) collect(an shell.Analysis, pol Policy, prot protection) (findings []shell.Finding, why string) {
+	findings, why = slices.Clone(an.Findings), an.Why
+	add := func(f shell.Finding) {
 		findings = append(findings, f)
 		d.Outward = d.Outward || f.Outward
 		if !slices.Contains(d.Labels, f.Label) {
@@ -248,30 +198,30 @@ func Decide(an shell.Analysis, p Presence, rs RunState, pol Policy) Decision {
 		}
 		why += w
 	}
-	prot := pol.protectedWrites(an)
-	if prot.outright != "" {
-		d.Findings = []shell.Finding{{Label: "protected file: " + prot.outright, Where: shell.Executed}}
-		d.Labels = []string{"protected file: " + prot.outright}
-		return deny(RuleProtectedOutright, outrightReason(prot.outright, prot.outrightWhy))
-	}
 	for i, w := range prot.writes {
 		label := "writes a protected file: " + w
 		if an.Tool() != "" {
 			// A file tool names the file: the label says what it is.
 			label = "protected file: " + prot.whats[i]
 		}
-		addFinding(shell.Finding{Label: label, Where: shell.Executed})
+		add(shell.Finding{Label: label, Where: shell.Executed})
 	}
 	if prot.unsure != "" {
-		addFinding(shell.Finding{Label: "may write a protected file (" + prot.unsure + ")", Where: shell.Unknown,
+		add(shell.Finding{Label: "may write a protected file (" + prot.unsure + ")", Where: shell.Unknown,
 			Note: "the gate cannot tell where this command writes"})
 	}
 	for _, f := range pol.publisherFindings(an) {
-		addFinding(f)
+		add(f)
 	}
-	// The policy's allow rules, like a carve-out, take a finding out of
-	// the answer; they never take a person's command (refused above).
-	covered := pol.covers(an, findings)
+	return findings, why
+}
+
+// answerFindings answers each finding by its role and presence, the
+// strongest answer winning (a carve-out or the policy's allow rules take a
+// finding out, never a person's command, refused before), and returns the
+// strongest deciding role ("" for none). Covered findings are marked with
+// the rule that covered them.
+func (d *Decision) answerFindings(an shell.Analysis, findings []shell.Finding, covered []string, p Presence) string {
 	d.Action = Allow
 	for i, f := range findings {
 		if f.CarvedOut || covered[i] != "" {
@@ -299,24 +249,14 @@ func Decide(an shell.Analysis, p Presence, rs RunState, pol Policy) Decision {
 			findings[i].Rule = strings.SplitN(covered[i], ":", 2)[0]
 		}
 	}
-	switch {
-	case d.Action == Allow && len(d.Findings) == 0:
-		switch {
-		case len(d.Policy) > 0:
-			d.Rule = RulePolicy
-			d.Reason = "laserbrain operator gate: allowed by the project policy (" + pol.Source + "): " + strings.Join(d.Policy, "; ")
-			for _, f := range findings {
-				if f.Rule != "" {
-					d.Findings = append(d.Findings, f)
-				}
-			}
-		case slices.ContainsFunc(findings, func(f shell.Finding) bool { return f.CarvedOut }):
-			d.Rule = RuleCarveOut
-		default:
-			d.Rule = RuleNothing
-		}
-		return d
-	case d.Action == Allow:
+	return role
+}
+
+// allowed is an allow: with nothing deciding, by the project policy, by a
+// carve-out or for nothing found; with findings that go ahead (data or a
+// dry run, nobody there), with the note the model reads.
+func (d Decision) allowed(findings []shell.Finding, pol Policy, role string) Decision {
+	if len(d.Findings) > 0 {
 		d.Rule = RuleData
 		if role == shell.DryRun.String() {
 			d.Rule = RuleDryRun
@@ -324,42 +264,72 @@ func Decide(an shell.Analysis, p Presence, rs RunState, pol Policy) Decision {
 		d.Context = unattendedNote(d.Findings, d.PresenceWhy)
 		d.Reason = d.Context
 		return d
-	case d.Action == Ask:
-		d.Rule = ruleOfRole(role)
-		d.Reason = "laserbrain operator gate: " + why + " — confirm before it runs " + presenceClause(p, d.PresenceWhy) + "."
-		d.Authorizable = true
-		return d
 	}
-	// A deny an authorization could lift: the run decides first.
+	switch {
+	case len(d.Policy) > 0:
+		d.Rule = RulePolicy
+		d.Reason = "laserbrain operator gate: allowed by the project policy (" + pol.Source + "): " + strings.Join(d.Policy, "; ")
+		for _, f := range findings {
+			if f.Rule != "" {
+				d.Findings = append(d.Findings, f)
+			}
+		}
+	case slices.ContainsFunc(findings, func(f shell.Finding) bool { return f.CarvedOut }):
+		d.Rule = RuleCarveOut
+	default:
+		d.Rule = RuleNothing
+	}
+	return d
+}
+
+// refused is a deny a person's authorization could lift, by the rule of
+// its strongest role (a write into a protected place by its own rule),
+// with the refusal the model reads.
+func (d Decision) refused(an shell.Analysis, role, why, writeWhat string) Decision {
 	d.Authorizable = true
 	d.Rule = ruleOfRole(role)
 	if an.Tool() != "" || hasLabelPrefix(d.Findings, "writes a protected file") && role == shell.Executed.String() && !hasRealFinding(d.Findings) {
 		d.Rule = RuleProtected
 	}
-	what := actionWhat(d.Kind, why, prot.writeWhat)
-	plain := "laserbrain operator gate: " + what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it."
+	d.what = actionWhat(d.Kind, why, writeWhat)
+	d.Reason = "laserbrain operator gate: " + d.what + ", and nobody authorized it. Do not retry it in another form; ask the user to run it or to authorize it."
 	if role != shell.Executed.String() {
-		plain = unattendedRefusal(d.Findings, d.PresenceWhy)
+		d.Reason = unattendedRefusal(d.Findings, d.PresenceWhy)
 	}
-	d.Reason = plain
-	if !rs.Read {
-		d.NeedsRun = true
+	return d
+}
+
+// InRun is a decision once its run is read: an action an authorization
+// could lift is refused while the run has no drift reading, drifts, or is
+// judged to stop. Any other decision is as it was.
+func (d Decision) InRun(rs RunState) Decision {
+	if !d.WantsAuthorization() {
 		return d
 	}
+	d.NeedsRun = false
 	switch {
 	case rs.Attached && !rs.Reading:
-		return deny(RuleNoReading, "laserbrain: refused: the run has no drift reading yet; check before asking for something that cannot be undone. "+capitalize(what)+".")
+		return d.refusedAs(RuleNoReading, "laserbrain: refused: the run has no drift reading yet; check before asking for something that cannot be undone. "+capitalize(d.what)+".")
 	case rs.Drifting:
-		return deny(RuleDrifting, "laserbrain: refused because your run is drifting: the agent is off its ground ("+rs.DriftReason+"); return to it before acting irreversibly. "+capitalize(what)+
+		return d.refusedAs(RuleDrifting, "laserbrain: refused because your run is drifting: the agent is off its ground ("+rs.DriftReason+"); return to it before acting irreversibly. "+capitalize(d.what)+
 			", and nothing irreversible or outward runs while the run is off its ground. Check your state (check_state) and return to your goal first; do not retry it in another form.")
 	case blockingJudgment(rs.Judgment):
-		return deny(RuleJudgment, "laserbrain: refused because the whole-run judgment is "+rs.Judgment+": the run as a whole should stop, not act. "+capitalize(what)+
+		return d.refusedAs(RuleJudgment, "laserbrain: refused because the whole-run judgment is "+rs.Judgment+": the run as a whole should stop, not act. "+capitalize(d.what)+
 			". Do not retry it in another form; tell the user.")
-	case rs.Authorized:
-		d.Action, d.Rule, d.UseAuthorization = Allow, RuleAuthorized, true
-		d.Reason = "laserbrain: authorized by " + rs.AuthorizedBy
+	}
+	return d
+}
+
+// Authorized is the answer when a person's authorization of exactly this
+// action lets it through (by says which: "id (by), use n of m"): an allow
+// whose use the caller records. A decision that wants none, or whose run
+// is not read yet, is as it was.
+func (d Decision) Authorized(by string) Decision {
+	if !d.WantsAuthorization() || d.NeedsRun {
 		return d
 	}
+	d.Action, d.Rule, d.UseAuthorization = Allow, RuleAuthorized, true
+	d.Reason = "laserbrain: authorized by " + by
 	return d
 }
 
@@ -398,101 +368,6 @@ func hasRealFinding(fs []shell.Finding) bool {
 	return slices.ContainsFunc(fs, func(f shell.Finding) bool { return !strings.HasPrefix(f.Label, "writes a protected file") })
 }
 
-// actionWhat says what kind of action was refused.
-func actionWhat(kind, why, writeWhat string) string {
-	if kind == "write" {
-		return "this file is protected (" + writeWhat + ")"
-	}
-	what := "this command is irreversible or outward"
-	if why != "" {
-		what += " — " + why
-	}
-	return what
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// presenceClause says which presence an answer assumed and why.
-func presenceClause(p Presence, why string) string {
-	name := p.String()
-	if p == PresenceUnknown {
-		name = "unknown, answered as attended"
-	}
-	if why == "" {
-		return "(presence: " + name + ")"
-	}
-	return "(presence: " + name + " — " + why + ")"
-}
-
-func findingText(f shell.Finding) string {
-	if f.Note == "" || f.Where == shell.Data {
-		return f.Label
-	}
-	return f.Label + " (" + f.Note + ")"
-}
-
-func findingsText(fs []shell.Finding) string {
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = findingText(f)
-	}
-	return strings.Join(parts, "; ")
-}
-
-func hasRole(fs []shell.Finding, w shell.Where) bool {
-	return slices.ContainsFunc(fs, func(f shell.Finding) bool { return f.Where == w })
-}
-
-// unattendedRefusal is the deny for code or a command the gate cannot
-// read when nobody can be asked. It tells the model what it can do
-// instead: nothing here is proof of harm, only of not knowing.
-func unattendedRefusal(fs []shell.Finding, why string) string {
-	var b strings.Builder
-	b.WriteString("laserbrain operator gate: nobody is attending this run " + presenceClause(Unattended, why) +
-		", so a command the gate cannot clear is refused instead of asked: " + findingsText(fs) + ".")
-	if hasRole(fs, shell.InlineCode) {
-		b.WriteString(" The gate reads shell, not the program an interpreter is given, so it cannot tell whether that code does this or only mentions it." +
-			" If the code only mentions it (a message, a pattern, a string), split the command so that text is not program code: pass it as an argument or keep it in a data file the code reads.")
-	}
-	if hasRole(fs, shell.Unknown) {
-		b.WriteString(" Split the command into simple commands the gate can read: name every command literally (not through a variable or a substitution), run programs the gate knows rather than passing a command to another program, and run a script's commands directly instead of piping them into a shell or an interpreter.")
-	}
-	b.WriteString(" If it must run as it is, ask the user to run it or to authorize exactly this command;" +
-		" do not hide an irreversible action in another form.")
-	return b.String()
-}
-
-// unattendedNote is put before the model when a call with a finding goes
-// ahead unattended: what was found, where, and that it was not run.
-func unattendedNote(fs []shell.Finding, why string) string {
-	var data, dry []string
-	for _, f := range fs {
-		if f.Where == shell.DryRun {
-			dry = append(dry, f.Label)
-		} else {
-			data = append(data, f.Label)
-		}
-	}
-	var b strings.Builder
-	b.WriteString("laserbrain operator gate: ")
-	if len(data) > 0 {
-		b.WriteString("your command mentions " + strings.Join(data, "; ") +
-			" only as data (an argument, a message, a heredoc or a comment): no command in it does that, so that action itself does not run. ")
-	}
-	if len(dry) > 0 {
-		b.WriteString("your command runs " + strings.Join(dry, "; ") +
-			" as a dry run or a help request, which changes nothing; the same command without it would be refused. ")
-	}
-	b.WriteString("Nobody is attending this run " + presenceClause(Unattended, why) +
-		", so your command went ahead without asking, and the finding is recorded on the run. Doing that action for real needs a person's authorization.")
-	return b.String()
-}
-
 // Authorizable reports whether a person's authorization of the analysed
 // command (or write) could ever be used by the gate: it is refused with
 // nobody there to ask (the strictest answer), and an authorization would
@@ -518,16 +393,4 @@ func Authorizable(an shell.Analysis, pol Policy) (ok bool, why string) {
 		return false, "the project policy already lets it through (" + strings.Join(d.Policy, "; ") + "), so there is nothing to authorize"
 	}
 	return false, "the gate does not refuse it (nothing irreversible or outward, no protected file), so there is nothing to authorize"
-}
-
-// PersonOnlyReason is the refusal of a person's command run by an agent.
-// It names what was refused and why, and not how a person would grant it.
-func PersonOnlyReason(f shell.Finding) string {
-	what := strings.TrimPrefix(f.Label, "parsed: ")
-	if i := strings.Index(what, " ("); i >= 0 {
-		what = what[:i]
-	}
-	return "laserbrain operator gate: refused: " + what + " is a person's command — it grants authorizations, releases halted agents, " +
-		"cancels running loops, installs or removes the hooks, or moves the fleet's store, which is the supervision itself. An agent never runs it, in any form, " +
-		"and it is not something a person authorizes for an agent. Do not retry it in another form; if it is needed, tell the user what and why."
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -128,12 +129,12 @@ func runAuthorize(opts *authorizeOptions) error {
 		if err != nil {
 			return cli.Usagef("--write: %v", err)
 		}
-		action = "write " + abs
+		action = operator.ActionKey("write " + abs)
 	case len(opts.args) > 0:
 		if opts.dashAt != 0 {
 			return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(opts.args, " "))
 		}
-		action = fleet.NormalizeAction(strings.Join(opts.args, " "))
+		action = operator.CommandKey(opts.args...)
 		dir := opts.fleetDir
 		if dir == "" {
 			dir = "."

@@ -79,9 +79,10 @@ Runs live in $LASERBRAIN_HOME, else in the user config directory.
 distance 5), so the state is measured against it: the reference's way to
 see drift in one command.
 
---distance is a whole number from 0 (done) to 10, or "unknown", and
---progress one of advancing, stuck or circling; anything else is refused
-with the accepted values. A stream line and the MCP server's check_state
+--distance is a whole number, 0 (done) to 10 — one past the scale reads as
+its end (11 as 10, -1 as 0, as the reference reads it, said on stderr) —
+or "unknown", and --progress one of advancing, stuck or circling; anything
+else is refused with the accepted values. A stream line and the MCP server's check_state
 read them as the Python reference's check_state does (a distance clamped
 to 0-10, any other progress ungrammatical): that is the agent's spelled
 state, which parity keeps exactly.
@@ -146,7 +147,7 @@ func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&opts.goal, "goal", "", "the one goal of the run, as the agent states it now")
 	fl.StringVar(&opts.progress, "progress", laserbrain.ProgressAdvancing, "advancing, stuck or circling")
-	fl.StringVar(&opts.distance, "distance", "5", "how far from done: a whole number from 0 (done) to 10, or unknown")
+	fl.StringVar(&opts.distance, "distance", "5", "how far from done: a whole number from 0 (done) to 10 (beyond reads as 0 or 10), or unknown")
 	fl.StringVar(&opts.parentGoal, "parent-goal", "", "the goal this one serves, when on a sub-task")
 	fl.BoolVar(&opts.userTurn, "user-turn", false, "the user spoke since the last check (a new goal is then a new instruction)")
 	fl.StringVar(&opts.against, "against", "", "ground a new run on this prior goal first (advancing, distance 5), to see drift from it")
@@ -164,7 +165,7 @@ func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitOK, When: "not drifting (with --stream: every line was read)"},
 		cli.ExitDoc{Code: cli.ExitFinding, When: "the state drifts (not with --stream: each verdict says so)"},
-		cli.ExitDoc{Code: cli.ExitUsage, When: "bad input: a flag, a distance out of range, a run that does not exist (or exists, with --new-run); with --stream, any bad line"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "bad input: a flag, a distance that is not a whole number, a run that does not exist (or exists, with --new-run); with --stream, any bad line"},
 		cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd
 }
@@ -189,18 +190,24 @@ func distanceValues() []string {
 	return append(out, "unknown")
 }
 
-// parseDistance reads --distance: a whole number from 0 to 10, or unknown.
-// The reference's reading (int(float(x)), clamped) would turn 11 into 10
-// and 3.5 into 3 without a word; a person typing a flag is told instead.
-func parseDistance(s string) (laserbrain.Distance, error) {
-	if strings.TrimSpace(s) == "unknown" {
-		return laserbrain.NoDistance, nil
+// parseDistance reads --distance as the reference's command line does: a
+// whole number (any: one past the 0-10 scale is clamped to it, 11 reading
+// as 10 and -1 as 0, and note says so), or unknown. Anything else — 3.5,
+// "abc" — is refused, as the reference refuses a value that is not an int.
+func parseDistance(s string) (d laserbrain.Distance, note string, err error) {
+	t := strings.TrimSpace(s)
+	if t == "unknown" {
+		return laserbrain.NoDistance, "", nil
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 0 || n > 10 {
-		return laserbrain.Distance{}, cli.Usagef("--distance %q: want a whole number from 0 (done) to 10, or unknown", s)
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return laserbrain.Distance{}, "", cli.Usagef("--distance %q: want a whole number (0 is done, 10 the farthest; one past the scale reads as its end), or unknown", s)
 	}
-	return laserbrain.Dist(n), nil
+	clamped := int(max(0, min(10, n))) // ErrRange leaves n at the int64 bound of its sign
+	if int64(clamped) != n || err != nil {
+		note = fmt.Sprintf("--distance %s read as %d: the scale is 0 (done) to 10", t, clamped)
+	}
+	return laserbrain.Dist(clamped), note, nil
 }
 
 // checkProgress refuses a --progress the help does not list: a typo in a
@@ -266,9 +273,12 @@ func runCheck(opts *checkOptions) error {
 	if !opts.goalSet {
 		return cli.Usagef("--goal is required (an empty goal is allowed, and is ungrammatical)")
 	}
-	d, err := parseDistance(opts.distance)
+	d, note, err := parseDistance(opts.distance)
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain: %s\n", note)
 	}
 	if err := checkProgress(opts.progress); err != nil {
 		return err

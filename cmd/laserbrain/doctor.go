@@ -130,6 +130,7 @@ func runDoctor(opts *doctorOptions) error {
 			}
 			return paths, confine.Check(self)
 		},
+		Undo: undoUsage,
 		Unwitnessed: func(ctx context.Context) ([]string, error) {
 			sup := opts.Tracker()
 			defer sup.Close()
@@ -141,7 +142,13 @@ func runDoctor(opts *doctorOptions) error {
 			if err != nil {
 				return nil, err
 			}
-			return fleet.Unwitnessed(ctx, st, fid)
+			bad, err := fleet.Unwitnessed(ctx, st, fid)
+			if err != nil {
+				return nil, err
+			}
+			// What this machine verified of the journal, held against it.
+			mc, err := fleet.CheckMachine(ctx, st, fid)
+			return append(bad, mc.Lines(fleet.JournalLocation(st, fid))...), err
 		},
 	})
 	if opts.json {

@@ -167,3 +167,12 @@ func (c closingFleet) LastRound(ctx context.Context, fl string) (fleet.RoundMark
 	}
 	return rl.LastRound(ctx, fl)
 }
+
+// RestartJournal passes the store's own through (fleet.JournalRestarter).
+func (c closingFleet) RestartJournal(ctx context.Context, fl string, first fleet.JournalRecord) (fleet.JournalRecord, string, error) {
+	r, ok := c.Store.(fleet.JournalRestarter)
+	if !ok {
+		return fleet.JournalRecord{}, "", errors.New("this store cannot start a fleet's journal again")
+	}
+	return r.RestartJournal(ctx, fl, first)
+}

@@ -292,7 +292,6 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 	defer runs.Close()
 	t0 := time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC)
 	words := []string{"importer", "exporter", "parser", "indexer", "scheduler", "renderer", "router", "cache", "ledger", "mailer"}
-	yes := true
 	for a := 0; a < agents; a++ {
 		id := fmt.Sprintf("agent%03d", a)
 		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "claude", Fleet: "bench", Dir: repo, Created: t0.Add(time.Duration(a) * time.Second), Task: id, Tasks: 1, Checks: steps}); err != nil {
@@ -311,11 +310,11 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 				tb.Fatal(err)
 			}
 			ok := !v.Drifting
-			evs = append(evs, fleet.RunEvent{At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindCheck, Name: v.Reason, OK: &ok, Text: v.Reason})
+			evs = append(evs, fleet.RunEvent{At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindCheck, Name: v.Reason, OK: laserbrain.OKOf(ok), Text: v.Reason})
 			if i%2 == 0 {
 				// An agent's commands: its tests, vet, git, a look around,
 				// again and again (30 distinct ones), and an edit now and then.
-				ev := fleet.RunEvent{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindTool, Name: "Bash", OK: &yes,
+				ev := fleet.RunEvent{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0.Add(time.Duration(i) * time.Second), Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue,
 					Text: []string{"go test ./src/%s/...", "go vet ./src/%s", "git diff src/%s.go", "ls src/%s", "cat src/%s.go | head -40", "git status"}[i/2%6], Result: json.RawMessage(`{"stdout":"ok"}`)}
 				if strings.Contains(ev.Text, "%s") {
 					ev.Text = fmt.Sprintf(ev.Text, words[(i/12)%5])

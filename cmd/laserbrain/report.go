@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/report"
+	"github.com/laserkit/laserkit/supercode/undo"
 )
 
 type reportOptions struct {
@@ -100,6 +101,9 @@ func runReport(opts *reportOptions) error {
 	}
 	defer b.Close()
 	lo := report.Options{Runs: store, Fleet: fl, Now: reportClock}
+	if us, err := undo.Default(); err == nil {
+		lo.Undo = us
+	}
 	if opts.run != "" {
 		lo.Run = opts.run
 	} else {

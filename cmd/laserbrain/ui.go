@@ -14,6 +14,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/ui"
+	"github.com/laserkit/laserkit/supercode/undo"
 )
 
 type uiOptions struct {
@@ -100,7 +101,8 @@ func runUI(opts *uiOptions) error {
 		return err
 	}
 	defer b.Close()
-	srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Addr: opts.addr, By: currentUser(), Log: opts.IO.ErrOut})
+	us, _ := undo.Default() // nil: the changes are left out
+	srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Undo: us, Addr: opts.addr, By: currentUser(), Log: opts.IO.ErrOut})
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}

@@ -133,7 +133,7 @@ func runUndo(ctx context.Context, opts *undoOptions) error {
 	if err != nil {
 		return cli.Usagef("run %s: %v", run, err)
 	}
-	what := "laserbrain undo --run " + run + " --to " + hook.ChangeCall(recs[i])
+	what := "laserbrain undo --run " + run + " --to " + undo.CallName(recs[i])
 	res, err := st.Undo(ctx, undo.UndoInput{Run: run, To: i, Force: opts.force, What: what})
 	var ce *undo.ChangedError
 	if errors.As(err, &ce) {
@@ -176,7 +176,7 @@ func stoodBefore(r undo.Record) string {
 	case undo.KindUndo:
 		return "an undo (" + text.Clip(text.OneLine(r.What), 60) + ")"
 	}
-	s := "call " + hook.ChangeCall(r)
+	s := "call " + undo.CallName(r)
 	if r.Tool != "" {
 		s += " (" + r.Tool
 		if r.What != "" {
@@ -210,7 +210,7 @@ func listUndo(ctx context.Context, opts *undoOptions, st *undo.Store, run string
 		}
 		rows[i] = undoRow{Seq: r.Seq, Kind: r.Kind, At: r.At, Call: r.Call, Tool: r.Tool, What: r.What, Repo: r.Repo, Change: ch, Note: r.Note}
 		if !ch.Empty() && r.Kind != undo.KindEnd {
-			rows[i].Undo = hook.UndoCommand(run, r)
+			rows[i].Undo = undo.Command(run, r)
 		}
 	}
 	if opts.json {
@@ -377,4 +377,18 @@ func runCheckpoint(w io.Writer, sup *agentrun.Tracker) func(context.Context, fle
 			}
 		}
 	}
+}
+
+// undoUsage is what the undo checkpoints take on disk, for doctor.
+func undoUsage() (string, error) {
+	st, err := undo.Default()
+	if err != nil {
+		return "", err
+	}
+	u, err := st.DiskUsage()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s of checkpoints of %s of %s in %s (bounded by laserbrain undo prune; laserbrain run prunes its work tree at its start)",
+		undo.SizeText(u.Bytes), text.Plural(u.Runs, "run"), text.Plural(u.Repos, "work tree"), st.Dir), nil
 }

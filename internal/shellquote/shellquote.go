@@ -30,6 +30,22 @@ func Join(argv []string) string {
 	return strings.Join(words, " ")
 }
 
+// Command writes argv as one command line as Join does, but an argument
+// after the first word that looks like an assignment (NAME=…) is left
+// unquoted: past the command's name a shell reads it as an argument
+// already, so a line reads as it is usually written (git -c k=v …).
+func Command(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		if i > 0 && a != "" && plain(a) {
+			words[i] = a
+			continue
+		}
+		words[i] = Word(a)
+	}
+	return strings.Join(words, " ")
+}
+
 // plain reports whether every byte of s is one a shell takes literally in
 // any position of a word.
 func plain(s string) bool {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -121,5 +122,31 @@ func TestPlainWordsStayBare(t *testing.T) {
 		if got := Word(s); got != s {
 			t.Errorf("Word(%q) = %s, want it bare", s, got)
 		}
+	}
+}
+
+// Command leaves an assignment-like argument bare past the first word,
+// and the shells still pass it as an argument; a first word that looks
+// like one is quoted as Join quotes it.
+func TestCommandArgumentsReadBack(t *testing.T) {
+	args := []string{"FOO=bar", "a b", "x=", "git", "alias.x=!rm", "it's"}
+	line := Command(append([]string{"printf", `%s\0`}, args...))
+	if !strings.Contains(line, " FOO=bar ") || !strings.Contains(line, " x= ") {
+		t.Errorf("Command quoted an argument that needs no quotes: %s", line)
+	}
+	for _, sh := range shells(t) {
+		cmd := exec.Command(sh, "-c", line)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s -c %q: %v", sh, line, err)
+		}
+		got := strings.Split(string(out), "\x00")
+		if got = got[:len(got)-1]; !slices.Equal(got, args) {
+			t.Errorf("%s -c %s: %q, want %q", sh, line, got, args)
+		}
+	}
+	if got := Command([]string{"A=b", "c"}); got != "'A=b' c" {
+		t.Errorf("Command(A=b c) = %s, want the first word quoted", got)
 	}
 }

@@ -37,6 +37,9 @@ type Analysis struct {
 	// ran are the simple commands the walk read (for the policy's extra
 	// publishers).
 	ran []Ran
+	// words are the command's words when it is one simple command of
+	// literal words (Words), else nil.
+	words []string
 }
 
 // Write is one path a command writes or deletes.

@@ -71,6 +71,9 @@ func (a *analyzer) script(src string, depth int) {
 		a.unknown("cannot parse", firstLine(err.Error()))
 		return
 	}
+	if depth == 0 {
+		a.words, _ = literalWords(f)
+	}
 	outer := a.src
 	a.src = src
 	a.stmts(f.Stmts, depth, stdio{})
@@ -571,7 +574,7 @@ func Classify(command string, reversible, outward bool) Classification {
 // grammar order, each with the role the parsed view found for it (rule 0:
 // their labels always stand), then the parsed view's own findings.
 func (a *analyzer) result(command, dir string, v Classification, raw []rawMatch) Analysis {
-	an := Analysis{Command: command, Dir: dir, Classification: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran}
+	an := Analysis{Command: command, Dir: dir, Classification: v, Findings: []Finding{}, parsed: a.findings, ran: a.ran, words: a.words}
 	seen := map[string]bool{}
 	for _, l := range v.Labels {
 		seen[l] = true

@@ -80,6 +80,9 @@ type analyzer struct {
 	// walk is the analyzer itself, as the programs' models call it back.
 	walk walker
 	ran  []Ran
+	// words are the top-level command's words when it is one simple
+	// command of literal words.
+	words []string
 }
 
 // walker is the walk over a command line as a program's model calls it

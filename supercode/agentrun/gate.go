@@ -16,10 +16,11 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
-// The I/O around operator.Decide, shared by everything that gates an
-// agent's actions (the pre-tool-use hook, laserbrain loop): the run's
-// state read once, a person's authorization looked up (and spent) once,
-// the project policy read, and the decision as recorded.
+// What the gate reads and writes in the stores for everything that gates
+// an agent's actions (package gate: the pre-tool-use hook, laserbrain
+// loop): the run's state, a person's authorizations of exactly the
+// action and the spending of one use, the project policy, and the
+// decision as recorded.
 
 // RunState reads what the caller's run says for the gate: whether it has
 // a task the operator checks, that task's latest drift verdict and its
@@ -46,28 +47,40 @@ func (s *Tracker) RunState(ctx context.Context, c Caller) (rs operator.RunState,
 	return rs, run, found, nil
 }
 
-// Authorize looks a person's live authorization of exactly action up for
-// the caller and spends one use of it: ok when one covered it. Most calls
-// find no authorization at all, which needs no fleet id (a git process).
-func (s *Tracker) Authorize(ctx context.Context, c Caller, run fleet.Run, found bool, action string) (fleet.Authorization, bool, error) {
+// Grants are a person's live authorizations that name exactly action for
+// the caller (fleet.Grants): in the run's fleet for the run and its agent,
+// or, for a caller with no run yet, in the fleet of its directory. Most
+// calls find no authorization at all, which needs no fleet id (a git
+// process).
+func (s *Tracker) Grants(ctx context.Context, c Caller, run fleet.Run, found bool, action string) ([]fleet.Authorization, error) {
 	st, err := s.Fleet()
 	if err != nil {
-		return fleet.Authorization{}, false, err
+		return nil, err
 	}
 	if all, err := st.ListAuthorizations(ctx, ""); err != nil || len(all) == 0 {
-		return fleet.Authorization{}, false, err
+		return nil, err
 	}
 	fid := run.Fleet
 	if !found {
 		if fid, err = fleet.IDEnv(ctx, c.Dir, s.getenv); err != nil {
-			return fleet.Authorization{}, false, err
+			return nil, err
 		}
 	}
 	agent := run.Agent
 	if agent == "" {
 		agent = c.Agent
 	}
-	return fleet.Authorize(ctx, st, fid, run.ID, agent, action, s.now())
+	return fleet.Grants(ctx, st, fid, run.ID, agent, action, s.now())
+}
+
+// Spend spends one use of the first of grants with one left, for run
+// (fleet.Spend).
+func (s *Tracker) Spend(ctx context.Context, run fleet.Run, grants []fleet.Authorization) (fleet.Authorization, bool, error) {
+	st, err := s.Fleet()
+	if err != nil {
+		return fleet.Authorization{}, false, err
+	}
+	return fleet.Spend(ctx, st, grants, run.ID, s.now())
 }
 
 // AuthorizedBy says which authorization let an action through.
@@ -81,7 +94,7 @@ func GateResult(d operator.Decision) json.RawMessage {
 	if labels == nil {
 		labels = []string{}
 	}
-	res := fleet.GateResult{Decision: d.Action.String(), Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
+	res := fleet.GateResult{Decision: d.Action, Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
 	if d.Action != operator.Allow || d.UseAuthorization {
 		// What a person's authorization must name to let it through.
 		res.Action = d.Target

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -333,7 +334,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 			return controlAnswer{OK: true}
 		}
 		reason := "laserbrain: refused: " + hit.Reason + ". laserbrain run is stopping you: run no more tools; end your turn now, saying what is done and what is left."
-		l.record(fleet.RunEvent{ID: limitEventID(req.CallID), At: l.sup.now(), Kind: fleet.KindGate, Name: req.Tool, OK: new(bool), Text: reason})
+		l.record(fleet.RunEvent{ID: limitEventID(req.CallID), At: l.sup.now(), Kind: fleet.KindGate, Name: req.Tool, OK: laserbrain.OKFalse, Text: reason})
 		return controlAnswer{Reason: reason}
 	case "check":
 		if l.limits.MaxOffGround > 0 {
@@ -417,7 +418,7 @@ func (l *limiter) reach(limit, reason string, grace time.Duration) {
 	if st, err := l.sup.Fleet(); err == nil {
 		ctx := context.Background()
 		_, _ = st.UpdateRun(ctx, l.runID, func(r *fleet.Run) error { r.Stopped = reason; return nil })
-		_, _ = st.AppendEvent(ctx, l.runID, fleet.RunEvent{At: l.sup.now(), Kind: fleet.KindSession, Name: "limit", OK: new(bool), Text: reason})
+		_, _ = st.AppendEvent(ctx, l.runID, fleet.RunEvent{At: l.sup.now(), Kind: fleet.KindSession, Name: "limit", OK: laserbrain.OKFalse, Text: reason})
 	}
 	l.storeMu.Unlock()
 	go func() {

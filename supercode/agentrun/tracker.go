@@ -714,7 +714,7 @@ func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Ru
 		if out.Laserscore != nil {
 			ls = *out.Laserscore
 		}
-		evs = append(evs, fleet.RunEvent{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: &ok,
+		evs = append(evs, fleet.RunEvent{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: laserbrain.OKOf(ok),
 			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
 	}
 	return evs

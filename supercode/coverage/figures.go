@@ -1,12 +1,12 @@
 package coverage
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -98,8 +98,8 @@ func IsRefusal(e fleet.RunEvent) bool {
 	if e.Kind != fleet.KindGate {
 		return false
 	}
-	var res fleet.GateResult
-	if len(e.Result) == 0 || json.Unmarshal(e.Result, &res) != nil || res.Decision != fleet.GateDeny {
+	res, ok := fleet.ReadGateResult(e.Result)
+	if !ok || res.Decision != operator.Deny {
 		return false
 	}
 	for _, l := range res.Labels {

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 func tool() fleet.RunEvent          { return fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash"} }
 func check(r string) fleet.RunEvent { return fleet.RunEvent{Kind: fleet.KindCheck, Name: r} }
 func reset() fleet.RunEvent         { return fleet.RunEvent{Kind: fleet.KindTask, Name: "reset_task"} }
-func gate(d string, labels ...string) fleet.RunEvent {
+func gate(d operator.Answer, labels ...string) fleet.RunEvent {
 	b, _ := json.Marshal(fleet.GateResult{Decision: d, Labels: labels})
 	return fleet.RunEvent{Kind: fleet.KindGate, Result: b}
 }
@@ -38,8 +39,8 @@ func TestMeasure(t *testing.T) {
 			Figures{ToolCalls: 3, Checks: 3, Coverage: 0.5, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1, Unmeasured: true}},
 		{"an ungrammatical first check still measured the work", evs(tool(), check("ungrammatical"), tool()),
 			Figures{ToolCalls: 2, Checks: 1, Coverage: 0.33, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 2}},
-		{"refusals for coverage, only", evs(tool(), gate(fleet.GateDeny, Label(StageActing)), gate(fleet.GateDeny, Label(StageHard)),
-			gate(fleet.GateAllow, Label(StageWarn)), gate(fleet.GateDeny, "irreversible: git push --force")),
+		{"refusals for coverage, only", evs(tool(), gate(operator.Deny, Label(StageActing)), gate(operator.Deny, Label(StageHard)),
+			gate(operator.Allow, Label(StageWarn)), gate(operator.Deny, "irreversible: git push --force")),
 			Figures{ToolCalls: 1, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1, Unmeasured: true, Refusals: 2}},
 	}
 	for _, c := range cases {

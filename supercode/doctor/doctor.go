@@ -80,6 +80,8 @@ type Options struct {
 	// Unwitnessed names the fleet's records changed outside a person's
 	// command (fleet.Unwitnessed); nil: not checked.
 	Unwitnessed func(context.Context) ([]string, error)
+	// Undo says what the undo checkpoints take on disk; nil: not checked.
+	Undo func() (string, error)
 }
 
 func (o Options) lookPath(name string) (string, error) {
@@ -166,6 +168,14 @@ func Run(ctx context.Context, o Options) Report {
 		case len(bad) > 0:
 			c.Detail = strings.Join(bad, "; ")
 			c.Fix = "laserbrain supervise verify (then move the files it names aside, and authorize or release again with laserbrain)"
+		}
+		r.add(c)
+	}
+	if o.Undo != nil {
+		use, err := o.Undo()
+		c := Check{What: "undo checkpoints", OK: err == nil, Detail: use}
+		if err != nil {
+			c.Detail = "the undo checkpoints could not be measured: " + err.Error()
 		}
 		r.add(c)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // Errors the stores return (wrapped, with what was looked for).
@@ -155,8 +156,8 @@ type RunEvent struct {
 	At   time.Time `json:"at"`
 	Kind string    `json:"kind"`
 	Name string    `json:"name,omitempty"`
-	// OK: true, false, or nil when not known.
-	OK      *bool           `json:"ok"`
+	// OK: true, false, or unknown (null).
+	OK      laserbrain.OK   `json:"ok"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Text    string          `json:"text,omitempty"`
 	Session string          `json:"session,omitempty"`
@@ -224,8 +225,8 @@ func Waiting(events []RunEvent) (RunEvent, bool) {
 // in fields rather than in the reason's words, so a reader (the fleet
 // report) never parses the text written for the model.
 type GateResult struct {
-	// Decision is deny, ask or allow.
-	Decision string `json:"decision"`
+	// Decision is deny, ask or allow (stored as that word).
+	Decision operator.Answer `json:"decision"`
 	// Labels are the operator's labels for the action (its classification
 	// of a command; "protected file: …" for a write the gate guards;
 	// "halted by the supervisor" for an agent that was halted).
@@ -249,12 +250,19 @@ type GateResult struct {
 	Action string `json:"action,omitempty"`
 }
 
-// Gate decisions.
-const (
-	GateDeny  = "deny"
-	GateAsk   = "ask"
-	GateAllow = "allow"
-)
+// ReadGateResult reads the Result of a KindGate event; ok is false when
+// it holds no decision (none, unreadable, or recorded before results held
+// one), so a reader falls back on the event's OK rather than taking an
+// absent decision for an allow.
+func ReadGateResult(raw json.RawMessage) (res GateResult, ok bool) {
+	var probe struct {
+		Decision *operator.Answer `json:"decision"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &probe) != nil || probe.Decision == nil || json.Unmarshal(raw, &res) != nil {
+		return GateResult{}, false
+	}
+	return res, true
+}
 
 // Authorization is a person's permission for one kind of action, held as
 // data: scoped to a fleet and optionally to one run or one agent, dated,
@@ -287,15 +295,14 @@ func (a *Authorization) Live(t time.Time) bool {
 	return a.Revoked.IsZero() && t.Before(a.Expires) && len(a.Used) < a.Uses
 }
 
-// Covers reports whether a applies to action by this run and agent in fleet.
+// Covers reports whether a applies to action by this run and agent in
+// fleet. This is the one place an authorization is matched to an action:
+// both are read as the operator keys an action (operator.ActionKey), so
+// a command matches however it was quoted or spaced, and nothing else.
 func (a *Authorization) Covers(fleet, run, agent, action string) bool {
 	return a.Fleet == fleet && (a.Run == "" || a.Run == run) && (a.Agent == "" || a.Agent == agent) &&
-		a.Action == NormalizeAction(action)
+		operator.ActionKey(a.Action) == operator.ActionKey(action)
 }
-
-// NormalizeAction collapses runs of white space, so an authorization
-// matches the command however it was spaced.
-func NormalizeAction(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // RunFilter selects runs to list.
 type RunFilter struct {
@@ -366,17 +373,28 @@ type Store interface {
 	Close() error
 }
 
-// Authorize finds a live authorization covering the action, witnessed by
-// the fleet's journal (s must keep one: Witness), and spends one use of
-// it. ok is false when none covers it. Each call looks afresh: nothing is
-// cached between actions but what the journal was read up to.
+// Authorize finds a live authorization covering the action (Grants) and
+// spends one use of it (Spend). ok is false when none covers it.
 func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action string, now time.Time) (a Authorization, ok bool, err error) {
-	all, err := s.ListAuthorizations(ctx, fleet)
-	if err != nil {
+	grants, err := Grants(ctx, s, fleet, run, agent, action, now)
+	if err != nil || len(grants) == 0 {
 		return Authorization{}, false, err
 	}
-	// Oldest first: the one closest to expiry is spent first.
+	return Spend(ctx, s, grants, run, now)
+}
+
+// Grants are the live authorizations that cover the action for this run
+// and agent in fleet (Covers), witnessed by the fleet's journal (s must
+// keep one: Witness), the one closest to expiry first. Each call looks
+// afresh: nothing is cached between actions but what the journal was read
+// up to.
+func Grants(ctx context.Context, s Authorizations, fleet, run, agent, action string, now time.Time) ([]Authorization, error) {
+	all, err := s.ListAuthorizations(ctx, fleet)
+	if err != nil {
+		return nil, err
+	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Expires.Before(all[j].Expires) })
+	var out []Authorization
 	var w *Witness
 	for _, cand := range all {
 		if !cand.Live(now) || !cand.Covers(fleet, run, agent, action) {
@@ -387,18 +405,27 @@ func Authorize(ctx context.Context, s Authorizations, fleet, run, agent, action 
 		if w == nil {
 			j, ok := s.(Journal)
 			if !ok {
-				return Authorization{}, false, errors.New("the fleet store keeps no journal to witness authorizations")
+				return nil, errors.New("the fleet store keeps no journal to witness authorizations")
 			}
 			m := ReadMachine()
-			wit, err := ReadWitness(ctx, j, fleet, m.Witness[fleet])
+			wit, err := ReadWitness(ctx, j, fleet, m.Verified(j, fleet))
 			if err != nil {
-				return Authorization{}, false, err
+				return nil, err
 			}
 			w = &wit
 		}
-		if !w.Witnesses(cand) {
-			continue
+		if w.Witnesses(cand) {
+			out = append(out, cand)
 		}
+	}
+	return out, nil
+}
+
+// Spend spends one use of the first of grants that has one left at now,
+// for run: the authorization spent, with that use; ok is false when other
+// processes spent them all first.
+func Spend(ctx context.Context, s Authorizations, grants []Authorization, run string, now time.Time) (Authorization, bool, error) {
+	for _, cand := range grants {
 		err := s.UseAuthorization(ctx, cand.ID, Use{At: now, Run: run})
 		if errors.Is(err, ErrSpent) {
 			continue // another process spent it first

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -62,8 +63,8 @@ func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Repl
 	cctx, cancel := context.WithTimeout(ctx, CheckpointBudget)
 	defer cancel()
 	got, err := st.Capture(cctx, dir, undo.Input{Run: run, Kind: undo.KindCall, Call: e.ToolUseID,
-		Tool: e.Tool.Name, What: callText(e.Tool), Include: pol.Undo.Include})
-	if errors.Is(err, undo.ErrNoRepo) {
+		Tool: e.Tool.Name, What: callText(e.Tool), Include: pol.Undo.Include, Budgeted: true})
+	if errors.Is(err, undo.ErrNoRepo) || errors.Is(err, undo.ErrSlow) {
 		return client.Reply{}, false, nil
 	}
 	if err != nil {
@@ -78,9 +79,9 @@ func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Repl
 		return client.Reply{}, false, nil
 	}
 	if err := RecordLoss(ctx, h.Tracker, c, run, got.Before, *got.Record.Changed, loss); err != nil {
-		h.log(fmt.Sprintf("laserbrain hook %s: the loss of call %s could not be recorded on the run: %v", PreToolUse, ChangeCall(got.Before), err))
+		h.log(fmt.Sprintf("laserbrain hook %s: the loss of call %s could not be recorded on the run: %v", PreToolUse, undo.CallName(got.Before), err))
 	}
-	if reason := h.Tracker.ReportLoss(fmt.Sprintf("call %s (%s) %s", ChangeCall(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
+	if reason := h.Tracker.ReportLoss(fmt.Sprintf("call %s (%s) %s", undo.CallName(got.Before), got.Before.Tool, loss), e.ToolUseID); reason != "" {
 		return deny(reason), true, nil
 	}
 	return client.Reply{}, false, nil
@@ -93,20 +94,6 @@ func callText(t *client.Tool) string {
 		return strings.Join(lines, "\n")
 	}
 	return strings.Join(t.Files, " ")
-}
-
-// ChangeCall names the call a checkpoint stands before, as undo --to takes
-// it: its id, else its place in the run's list.
-func ChangeCall(r undo.Record) string {
-	if r.Call != "" {
-		return r.Call
-	}
-	return fmt.Sprintf("#%d", r.Seq)
-}
-
-// UndoCommand is the command that goes back to before a checkpoint's call.
-func UndoCommand(run string, r undo.Record) string {
-	return fmt.Sprintf("laserbrain undo --run %s --to %s", run, ChangeCall(r))
 }
 
 // RecordLoss records on the run, as a KindLoss event for the supervisor,
@@ -123,9 +110,9 @@ func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, ru
 			return err
 		}
 	}
-	res := fleet.LossResult{Call: ChangeCall(before), Tool: before.Tool, What: before.What, Summary: ch.Summary(),
+	res := fleet.LossResult{Call: undo.CallName(before), Tool: before.Tool, What: before.What, Summary: ch.Summary(),
 		Added: ch.Files.Added, Modified: ch.Files.Modified, Deleted: ch.Files.Deleted, LostBytes: ch.LostBytes,
-		Loss: loss, Undo: UndoCommand(run, before)}
+		Loss: loss, Undo: undo.Command(run, before)}
 	for _, m := range ch.Refs {
 		res.Refs = append(res.Refs, m.Text())
 	}
@@ -138,7 +125,38 @@ func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, ru
 		return err
 	}
 	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: fmt.Sprintf("loss:%s:%d", run, before.Seq), At: time.Now().UTC(),
-		Kind: fleet.KindLoss, Name: before.Tool, OK: new(bool), Result: raw,
+		Kind: fleet.KindLoss, Name: before.Tool, OK: laserbrain.OKFalse, Result: raw,
 		Text: fmt.Sprintf("call %s %s — undo: %s", res.Call, loss, res.Undo)})
 	return err
+}
+
+// sessionCheckpoint takes the checkpoint at a session's start or end for
+// its run (hooks installed, no laserbrain run: a run laserbrain run made
+// has its own), so undo has the state before the first call and the state
+// the session left. Best effort, within the hook's deadline: logged.
+func (h *Handler) sessionCheckpoint(ctx context.Context, e client.Payload, kind undo.Kind) {
+	getenv := os.Getenv
+	if h.Tracker.Getenv != nil {
+		getenv = h.Tracker.Getenv
+	}
+	c := h.caller(e)
+	if c.Run != "" || c.Session == "" || fleet.ValidateRunID(c.Session) != nil || undo.Off(getenv) {
+		return
+	}
+	pol, err := h.policy(e)
+	if err != nil {
+		return
+	}
+	st, err := undo.Default()
+	if err != nil {
+		return
+	}
+	dir := e.Cwd
+	if dir == "" {
+		dir = c.Dir
+	}
+	_, err = st.Capture(ctx, dir, undo.Input{Run: c.Session, Kind: kind, Include: pol.Undo.Include, Budgeted: true})
+	if err != nil && !errors.Is(err, undo.ErrNoRepo) && !errors.Is(err, undo.ErrSlow) {
+		h.log(fmt.Sprintf("laserbrain hook: no undo checkpoint at the session's %s: %v", kind, err))
+	}
 }

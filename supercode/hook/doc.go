@@ -30,10 +30,10 @@
 // (coverage.go): past the threshold without a check it is refused with how
 // to check under this client. Then it is one straight line (gate.go): the
 // event is read into shell.Analyze (a shell command) or
-// shell.AnalyzeWrite (a write tool's files), operator.Decide answers
-// with the project policy (agentrun.LoadPolicy), the run is read once and a
-// person's authorizations once only when the decision needs them, the
-// decision is recorded once on the caller's run, and answered. A policy
+// shell.AnalyzeWrite (a write tool's files), the gate answers it
+// (gate.Check) with the project policy (agentrun.LoadPolicy), the run read
+// once and a person's authorizations once, only when the decision needs
+// them; the decision is recorded once on the caller's run, and answered. A policy
 // file the lean laserbrain-gate cannot check (it links no schema
 // validator) is handed to laserbrain, which checks it and keeps a record of
 // the bytes it passed.
@@ -57,7 +57,7 @@
 // laserbrain beside it (Run).
 //
 // Pre-tool-use answers for whoever is there (agentrun.Attendance reads it,
-// operator.Decide decides, operator/POLICY.md has the table): with a person
+// the gate decides, operator/POLICY.md has the table): with a person
 // there, or nobody saying, a call it cannot clear is asked; with nobody
 // there (claude -p, CI, laserbrain loop, laserbrain run without a terminal)
 // an ask would be a refusal, so a match only in data or a dry run goes ahead

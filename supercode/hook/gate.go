@@ -8,25 +8,26 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/gate"
 )
 
 // preToolUse gates one tool call in one straight line: the runaway limit,
 // laserbrain's own tools let through, the halt, the undo checkpoint (a
 // step of its own, checkpoint.go, taken whatever is decided after),
-// coverage (one call: coverageGate), then the event (one type for every client,
-// supercode/client) is read into the operator's
-// analysis — a write tool's files, or each shell command of the call —,
-// the operator decides (operator.Decide: the analysis, who is there, the
-// run's state, the project policy), the decision is recorded once on the
-// caller's run, and answered. The hook keeps only the I/O: the run is read
-// once and a person's authorizations once, and only when the decision
-// needs them. A call with several commands (Cline's run_commands) has each
-// decided: the first refused refuses the call.
+// coverage (one call: coverageGate), then the event (one type for every
+// client, supercode/client) is read into the operator's analysis — a
+// write tool's files, or each shell command of the call —, the gate
+// answers it (gate.Check: the analysis, who is there, the project policy,
+// and the run's state and a person's authorizations when the answer
+// depends on them), the decision is recorded once on the caller's run,
+// and answered. A call with several commands (Cline's run_commands) has
+// each decided: the first refused refuses the call.
 func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Reply, error) {
 	if reason := h.Tracker.LimitToolCall(toolName(e), e.ToolUseID); reason != "" {
 		return deny(reason), nil
@@ -60,14 +61,17 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Repl
 		return warned, err
 	}
 	a, err := h.gateCall(ctx, e)
-	if err == nil && a.Decision != client.Deny {
+	if err == nil && !a.Denies() {
 		a.Context = joinText(warned.Context, a.Context)
 	}
 	return a, err
 }
 
 // gateCall decides what the call does: a write's files, each shell
-// command, read into the operator's analysis and decided.
+// command, read into the operator's analysis and answered by the gate
+// (gate.Check: the caller, the analysis, the project policy; the run and
+// a person's authorizations read only when the answer needs them, once
+// for the whole call).
 func (h *Handler) gateCall(ctx context.Context, e client.Payload) (client.Reply, error) {
 	t := e.Tool
 	var analyses []shell.Analysis
@@ -89,52 +93,52 @@ func (h *Handler) gateCall(ctx context.Context, e client.Payload) (client.Reply,
 		return client.Reply{}, err // unchecked: laserbrain checks it
 	}
 	c := h.caller(e)
+	src := &onceRun{Tracker: h.Tracker}
 	var held client.Reply
-	var run fleet.Run
-	var runState operator.RunState
-	found, read := false, false
 	for i, an := range analyses {
 		ev := e
 		if i > 0 {
 			// Each command's decision is recorded under an id of its own.
 			ev.ToolUseID = fmt.Sprintf("%s#%d", e.ToolUseID, i)
 		}
-		rs := operator.RunState{PresenceWhy: c.PresenceWhy}
-		d := operator.Decide(an, c.Presence, rs, pol)
-		if d.NeedsRun {
-			if !read {
-				runState, run, found, err = h.Tracker.RunState(ctx, c)
-				if err != nil {
-					return h.cannotReadOr(ev, d, err)
-				}
-				read = true
-			}
-			rs = runState
-			d = operator.Decide(an, c.Presence, rs, pol)
-			if d.WantsAuthorization() {
-				au, ok, err := h.Tracker.Authorize(ctx, c, run, found, fleet.NormalizeAction(d.Target))
-				if err != nil {
-					return h.cannotReadOr(ev, d, err)
-				}
-				if ok {
-					rs.Authorized, rs.AuthorizedBy = true, agentrun.AuthorizedBy(au)
-					d = operator.Decide(an, c.Presence, rs, pol)
-				}
-			}
+		d, run, found, err := gate.Check(ctx, src, gate.Input{Caller: c, Analysis: an, Policy: pol})
+		if err != nil {
+			return h.cannotReadOr(ev, d, err)
 		}
 		h.record(ctx, c, run, found, ev, d)
 		a := answer(d)
-		if a.Decision == client.Deny {
+		if a.Denies() {
 			return a, nil
 		}
 		// An ask outweighs an allow, and either a note.
 		if rank(a) > rank(held) {
 			held = a
-		} else if held.Decision == client.None && a.Context != "" && held.Context != "" {
+		} else if held.Decision == nil && a.Context != "" && held.Context != "" {
 			held.Context += "\n" + a.Context
 		}
 	}
 	return held, nil
+}
+
+// onceRun is the gate's source for one call: the caller's run is read
+// once, however many of its commands need it.
+type onceRun struct {
+	*agentrun.Tracker
+	read  bool
+	rs    operator.RunState
+	run   fleet.Run
+	found bool
+}
+
+func (o *onceRun) RunState(ctx context.Context, c agentrun.Caller) (operator.RunState, fleet.Run, bool, error) {
+	if !o.read {
+		rs, run, found, err := o.Tracker.RunState(ctx, c)
+		if err != nil {
+			return rs, run, found, err
+		}
+		o.rs, o.run, o.found, o.read = rs, run, found, true
+	}
+	return o.rs, o.run, o.found, nil
 }
 
 // bind binds the client process to e's session, unless laserbrain run
@@ -153,11 +157,13 @@ func (h *Handler) bind(e client.Payload) {
 }
 
 func rank(a client.Reply) int {
-	switch a.Decision {
-	case client.Ask:
-		return 3
-	case client.Allow:
-		return 2
+	if d, decided := a.Decided(); decided {
+		switch d {
+		case operator.Ask:
+			return 3
+		case operator.Allow:
+			return 2
+		}
 	}
 	if a.Context != "" {
 		return 1
@@ -174,14 +180,14 @@ func answer(d operator.Decision) client.Reply {
 	case d.Action == operator.Deny:
 		return deny(d.Reason)
 	case d.Action == operator.Ask:
-		return client.Reply{Decision: client.Ask, Reason: d.Reason}
+		return client.Decide(operator.Ask, d.Reason)
 	case d.UseAuthorization:
-		return client.Reply{Decision: client.Allow, Reason: d.Reason}
+		return client.Decide(operator.Allow, d.Reason)
 	}
 	return client.Reply{Context: d.Context}
 }
 
-func deny(reason string) client.Reply { return client.Reply{Decision: client.Deny, Reason: reason} }
+func deny(reason string) client.Reply { return client.Decide(operator.Deny, reason) }
 
 // record keeps a decision on the caller's run, best effort (a decision
 // that cannot be recorded still stands: a refusal must not turn into an
@@ -207,10 +213,9 @@ func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, 
 	if err != nil {
 		return
 	}
-	var ok *bool // an ask: nobody knows yet
+	var ok laserbrain.OK // an ask: nobody knows yet
 	if d.Action != operator.Ask {
-		yes := d.Action == operator.Allow
-		ok = &yes
+		ok = laserbrain.OKOf(d.Action == operator.Allow)
 	}
 	_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(e), OK: ok,
 		Result: agentrun.GateResult(d), Text: d.Reason, Session: e.Session, Subagent: subagentOf(e)})

@@ -19,11 +19,13 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/gate"
 )
 
 // killGrace is how long a child has between SIGINT and SIGKILL.
@@ -72,7 +74,7 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 	}
 	if refusal, result := l.gate(ctx, argv); refusal != "" {
 		fmt.Fprintf(hc.Stderr, "%s\n", refusal)
-		l.recordEvent(ctx, fleet.RunEvent{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
+		l.recordEvent(ctx, fleet.RunEvent{Kind: fleet.KindGate, Name: "shell", OK: laserbrain.OKFalse, Text: refusal, Result: result}, step)
 		l.replay.liveDone()
 		return l.doneShell(Record{Step: step, Key: key, Kind: recGate, Argv: argv, Status: intp(statusRefused), Reason: refusal})
 	}
@@ -155,49 +157,23 @@ func (l *Loop) isVerifier(path string) bool {
 }
 
 // gate puts a command to the operator: "" lets it run, anything else is
-// the refusal to print. Nobody answers a loop's SCRIPT, so the operator
-// decides as it does for an unattended agent (operator.Decide, the same
-// decision the hook takes): a command it denies is refused unless a
-// person authorized exactly it (laserbrain authorize), and always while
-// the loop's own run drifts or its judgment says stop; code and commands
-// it cannot read are refused; a match only in data, a dry run or help
-// runs; the project policy's rules apply.
+// the refusal to print. Nobody answers a loop's SCRIPT, so the gate
+// answers as it does for an unattended agent (gate.Check, the answer the
+// hook gives): a command it denies is refused unless a person authorized
+// exactly it (laserbrain authorize), and always while the loop's own run
+// drifts or its judgment says stop; code and commands it cannot read are
+// refused; a match only in data, a dry run or help runs; the project
+// policy's rules apply.
 func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result json.RawMessage) {
 	text := quoteArgv(argv)
-	an, pol, d, err := GateDecision(text, interp.HandlerCtx(ctx).Dir, l.dir)
+	in, err := gateInput(text, interp.HandlerCtx(ctx).Dir, l.dir)
 	if err != nil {
 		return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — the project policy could not be read: %v. Nothing ran.", text, err), nil
 	}
-	rs := operator.RunState{PresenceWhy: loopPresence}
-	if d.NeedsRun {
-		rs.Read = true
-		st, err := l.sup.Fleet()
-		if err == nil {
-			if run, err := st.Run(ctx, l.id); err == nil {
-				if task, err := l.sup.Task(ctx, run); err == nil && task != nil {
-					rs.Attached = true
-					var reason string
-					rs.Drifting, reason, rs.Reading = task.LastVerdict()
-					if rs.Drifting {
-						rs.DriftReason = reason
-					}
-					rs.Judgment = task.Judgment()
-				}
-			}
-		}
-		d = operator.Decide(an, operator.Unattended, rs, pol)
-		if err == nil && d.WantsAuthorization() {
-			// Matched as `laserbrain authorize -- ARGV...` records it: the
-			// arguments joined by spaces.
-			au, ok, aerr := fleet.Authorize(ctx, st, l.fleetID, l.id, "loop", strings.Join(argv, " "), time.Now().UTC())
-			if aerr != nil {
-				return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (the authorizations could not be read: %v). Nothing ran.", text, d.Reason, aerr), agentrun.GateResult(d)
-			}
-			if ok {
-				rs.Authorized, rs.AuthorizedBy = true, agentrun.AuthorizedBy(au)
-				d = operator.Decide(an, operator.Unattended, rs, pol)
-			}
-		}
+	in.Caller.Run = l.id
+	d, _, _, err := gate.Check(ctx, loopRun{l}, in)
+	if re := (*gate.ReadError)(nil); errors.As(err, &re) {
+		return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — %s (%s could not be read: %v). Nothing ran.", text, d.Reason, re.What, re.Err), agentrun.GateResult(d)
 	}
 	switch {
 	case d.UseAuthorization:
@@ -209,7 +185,7 @@ func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result 
 	case d.Action != operator.Deny:
 		return "", nil
 	}
-	why := an.Why
+	why := in.Analysis.Why
 	if why == "" {
 		why = strings.Join(d.Labels, "; ")
 	}
@@ -225,20 +201,75 @@ func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result 
 // loopPresence says who answers a loop's SCRIPT: nobody.
 const loopPresence = "laserbrain loop: nobody answers a loop's SCRIPT"
 
-// GateDecision is the loop's gate for a command SCRIPT runs in dir, before
-// the run's state is read: the operator's analysis and decision with
-// nobody there, under the project policy, SCRIPT's own journal (runDir)
-// open to it.
-func GateDecision(text, dir, runDir string) (shell.Analysis, operator.Policy, operator.Decision, error) {
-	an := shell.Analyze(text, dir)
+// gateInput is the gate's input for a command SCRIPT runs in dir: its
+// analysis, the project policy with SCRIPT's own journal (runDir) open to
+// it, and who runs it — the agent loop, with nobody there.
+func gateInput(text, dir, runDir string) (gate.Input, error) {
+	in := gate.Input{Caller: agentrun.Caller{Agent: "loop", Dir: dir, Presence: operator.Unattended, PresenceWhy: loopPresence},
+		Analysis: shell.Analyze(text, dir)}
 	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 	if err != nil {
-		return an, pol, operator.Decision{}, err
+		return in, err
 	}
 	if runDir != "" {
 		pol.Own = []string{runDir}
 	}
-	return an, pol, operator.Decide(an, operator.Unattended, operator.RunState{PresenceWhy: loopPresence}, pol), nil
+	in.Policy = pol
+	return in, nil
+}
+
+// GateDecision is the loop's gate for a command SCRIPT runs in dir before
+// the run's state is read (gate.Decide on gateInput).
+func GateDecision(text, dir, runDir string) (shell.Analysis, operator.Policy, operator.Decision, error) {
+	in, err := gateInput(text, dir, runDir)
+	if err != nil {
+		return in.Analysis, in.Policy, operator.Decision{}, err
+	}
+	return in.Analysis, in.Policy, gate.Decide(in), nil
+}
+
+// loopRun is the gate's source for SCRIPT's commands: the loop's run in
+// the fleet it runs in. A run that cannot be read is one with no task to
+// check (the loop's own drift is read when it can be); authorizations are
+// looked for in the loop's fleet, for its run and the agent loop.
+type loopRun struct{ l *Loop }
+
+func (s loopRun) RunState(ctx context.Context, _ agentrun.Caller) (operator.RunState, fleet.Run, bool, error) {
+	rs := operator.RunState{Read: true, PresenceWhy: loopPresence}
+	st, err := s.l.sup.Fleet()
+	if err != nil {
+		return rs, fleet.Run{}, false, nil
+	}
+	run, err := st.Run(ctx, s.l.id)
+	if err != nil {
+		return rs, fleet.Run{}, false, nil
+	}
+	if task, err := s.l.sup.Task(ctx, run); err == nil && task != nil {
+		rs.Attached = true
+		var reason string
+		rs.Drifting, reason, rs.Reading = task.LastVerdict()
+		if rs.Drifting {
+			rs.DriftReason = reason
+		}
+		rs.Judgment = task.Judgment()
+	}
+	return rs, run, true, nil
+}
+
+func (s loopRun) Grants(ctx context.Context, _ agentrun.Caller, _ fleet.Run, _ bool, action string) ([]fleet.Authorization, error) {
+	st, err := s.l.sup.Fleet()
+	if err != nil {
+		return nil, nil // no store: no authorization
+	}
+	return fleet.Grants(ctx, st, s.l.fleetID, s.l.id, "loop", action, time.Now().UTC())
+}
+
+func (s loopRun) Spend(ctx context.Context, _ fleet.Run, grants []fleet.Authorization) (fleet.Authorization, bool, error) {
+	st, err := s.l.sup.Fleet()
+	if err != nil {
+		return fleet.Authorization{}, false, err
+	}
+	return fleet.Spend(ctx, st, grants, s.l.id, time.Now().UTC())
 }
 
 func quoteArgv(argv []string) string {

@@ -21,6 +21,7 @@ import (
 	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/gate"
 )
 
 // Name is the server's name: Claude Code calls its tools mcp__laserbrain__*.
@@ -592,15 +593,16 @@ type ClassifyResult struct {
 	Presence operator.Presence `json:"presence"`
 }
 
-// Classify is the classify tool: operator.Decide for a command run in dir
-// by caller c (its presence), before the run's state is read.
+// Classify is the classify tool: the gate's answer (gate.Decide) for a
+// command run in dir by caller c (its presence), before the run's state
+// is read.
 func Classify(c agentrun.Caller, command, dir string, irreversible, outward bool) (ClassifyResult, error) {
 	an := shell.Analyze(command, dir)
 	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
 	if err != nil {
 		return ClassifyResult{}, err
 	}
-	d := operator.Decide(an, c.Presence, operator.RunState{PresenceWhy: c.PresenceWhy}, pol)
+	d := gate.Decide(gate.Input{Caller: c, Analysis: an, Policy: pol})
 	v := an.Escalate(!irreversible, outward)
 	return ClassifyResult{command, v.NeedsAuthorization(), v, an.Findings, an.Writes, an.Complete, d.Action, d.Rule, d.Reason, d.Presence}, nil
 }

@@ -51,7 +51,7 @@ func TestFleetReportInChromium(t *testing.T) {
 				t.Errorf("%s: %s %v (found, visible)", w.name, s, c)
 			}
 		}
-		if c := r.Counts["section"]; c[0] != 7 {
+		if c := r.Counts["section"]; c[0] != 8 { // overview, drift, collisions, gate, changes, supervisor, sessions, sources
 			t.Errorf("%s: %d sections", w.name, c[0])
 		}
 		if r.Overflow {

@@ -12,6 +12,7 @@ import (
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
+	"github.com/laserkit/laserkit/supercode/undo"
 )
 
 // Options says what to report on and where to read it.
@@ -32,6 +33,9 @@ type Options struct {
 	// resolved: a caller loading one fleet again and again (laserbrain
 	// ui) spares the git processes that find them.
 	FleetID string
+	// Undo is the machine's undo checkpoints: what each call changed (nil:
+	// not shown).
+	Undo *undo.Store
 }
 
 // Panels, as Sources names them.
@@ -126,6 +130,9 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 			Source{Panel: PanelSessions, Fed: true, From: "the repository's .ponder/ sessions, read through ponder's read-only API"})
 	}
 	settle(f.Agents)
+	if err := UndoChanges(f.Agents, opts.Undo); err != nil {
+		return nil, fmt.Errorf("the undo checkpoints: %w", err)
+	}
 	f.Collisions = FindCollisions(f.Agents)
 	Outcomes(f.Collisions, f.Halts, f.Escalations)
 	f.Sources = append(f.Sources,

@@ -12,6 +12,7 @@ import (
 	"github.com/laserkit/laserkit/internal/firstuse"
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
 	"github.com/laserkit/laserkit/internal/text"
+	"github.com/laserkit/laserkit/operator"
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
@@ -109,7 +110,7 @@ func Document(f *Fleet) *hr.Document {
 	if f.Repo != "" {
 		doc.Meta = append(doc.Meta, hr.Field{Name: "repository", Value: f.Repo})
 	}
-	doc.Sections = append(doc.Sections, overview(f), drift(f), collisions(f), gate(f), supervisor(f))
+	doc.Sections = append(doc.Sections, overview(f), drift(f), collisions(f), gate(f), changes(f), supervisor(f))
 	if len(f.Sessions) > 0 || f.Scope == "fleet" {
 		doc.Sections = append(doc.Sections, sessions(f))
 	}
@@ -135,7 +136,7 @@ func overview(f *Fleet) hr.Section {
 		}
 	}
 	for _, g := range f.Gate {
-		if g.Decision == "deny" {
+		if g.Decision == operator.Deny {
 			denied++
 		}
 	}
@@ -470,9 +471,9 @@ func gate(f *Fleet) hr.Section {
 				by[l] = tt
 			}
 			switch g.Decision {
-			case "deny":
+			case operator.Deny:
 				tt.deny++
-			case "ask":
+			case operator.Ask:
 				tt.ask++
 			default:
 				tt.allow++
@@ -501,10 +502,29 @@ func gate(f *Fleet) hr.Section {
 	t := hr.Table{Caption: "Every decision, oldest first", Columns: []hr.Column{{Title: "when"}, {Title: "agent"}, {Title: "tool"}, {Title: "decision"},
 		{Title: "labels", Wrap: true}, {Title: "role"}, {Title: "presence"}, {Title: "reason", Wrap: true}}}
 	for _, g := range f.Gate {
-		t.Rows = append(t.Rows, []string{when(g.At), g.Agent, g.Tool, g.Decision, strings.Join(g.Labels, "; "), g.Role, g.Presence, g.Reason})
+		t.Rows = append(t.Rows, []string{when(g.At), g.Agent, g.Tool, g.Decision.String(), strings.Join(g.Labels, "; "), g.Role, g.Presence, g.Reason})
 	}
 	sec.Blocks = append(sec.Blocks, hr.Table{Caption: t.Caption, Columns: t.Columns, Rows: t.Rows, Collapsed: len(t.Rows) > 20,
 		Summary: "Every decision (" + strconv.Itoa(len(t.Rows)) + ")"})
+	return sec
+}
+
+// changes is what each agent's calls changed in its work tree, read off
+// the undo checkpoints, with the command that undoes each.
+func changes(f *Fleet) hr.Section {
+	sec := hr.Section{ID: "changes", Title: "What the calls changed",
+		Intro: "Each call that changed an agent's work tree (files added, modified or deleted, named data, refs, the stash, the staged changes), read off the undo checkpoint taken before it and the next, with the command that goes back to before it. A loss is a call that deleted or overwrote more than the project policy lets go unreported."}
+	t := hr.Table{Caption: "Every call that changed something, oldest first", Columns: []hr.Column{{Title: "when"}, {Title: "agent"},
+		{Title: "call"}, {Title: "what", Wrap: true}, {Title: "changed", Wrap: true}, {Title: "loss", Wrap: true}, {Title: "undo", Wrap: true}}}
+	for _, c := range latestChangesAll(f.Agents) {
+		t.Rows = append(t.Rows, []string{when(c.At), c.Agent, c.Call, strings.TrimSpace(c.Tool + " " + text.Clip(text.OneLine(c.What), 120)), c.Changed, c.Loss, c.Undo})
+	}
+	if len(t.Rows) == 0 {
+		sec.Blocks = append(sec.Blocks, hr.Note{Text: "No call changed a work tree, or its undo checkpoints are not on this machine."})
+		return sec
+	}
+	t.Collapsed, t.Summary = len(t.Rows) > 20, "Every change ("+strconv.Itoa(len(t.Rows))+")"
+	sec.Blocks = append(sec.Blocks, t)
 	return sec
 }
 

@@ -65,7 +65,7 @@ func TestFleetPageFromFixture(t *testing.T) {
 	f.Agents = append(f.Agents, longAgent("a4", 1500, f.Generated))
 	root := page(t, f)
 
-	for _, id := range []string{"overview", "drift", "collisions", "gate", "supervisor", "ponder", "sources"} {
+	for _, id := range []string{"overview", "drift", "collisions", "gate", "changes", "supervisor", "ponder", "sources"} {
 		if root.ByID(id) == nil {
 			t.Errorf("no section %q", id)
 		}
@@ -185,7 +185,7 @@ func TestFleetPageFromFixture(t *testing.T) {
 			if want[l] == nil {
 				want[l] = map[string]int{}
 			}
-			want[l][g.Decision]++
+			want[l][g.Decision.String()]++
 		}
 	}
 	bars := root.ByID("gate-labels").All(ht.Class("bar"))

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/laserkit/laserkit/internal/text"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -31,8 +33,20 @@ type Summary struct {
 	Journal     Journal        `json:"journal"`
 	Sessions    int            `json:"sessions"`
 	Denials     []GateDecision `json:"denials"`
-	Unfed       []string       `json:"unfed"`
+	// Changes are the latest calls that changed a work tree, each with
+	// the command that undoes it, oldest first.
+	Changes []SummaryChange `json:"changes"`
+	Unfed   []string        `json:"unfed"`
 }
+
+// SummaryChange is one agent's call that changed its work tree.
+type SummaryChange struct {
+	Agent string `json:"agent"`
+	CallChange
+}
+
+// maxChanges is how many of the latest changes a summary lists.
+const maxChanges = 10
 
 // SummaryAgent is one agent's line.
 type SummaryAgent struct {
@@ -69,7 +83,8 @@ const maxDenials = 10
 func Summarize(f *Fleet) Summary {
 	s := Summary{Fleet: f.ID, Repo: f.Repo, Generated: f.Generated, Waiting: []SummaryAgent{}, Agents: []SummaryAgent{},
 		Collisions: f.Collisions, Halts: []Halt{}, Escalations: []Escalation{}, Journal: f.Journal, Sessions: len(f.Sessions),
-		Denials: []GateDecision{}, Unfed: []string{}}
+		Denials: []GateDecision{}, Changes: []SummaryChange{}, Unfed: []string{}}
+	s.Changes = latestChanges(f.Agents)
 	for _, a := range agentOrder(f.Agents) {
 		row := SummaryAgent{Name: a.Name, Kind: a.Kind, Client: a.Client, Status: a.Status, Ground: a.Ground, Steps: len(a.Steps),
 			LastTool: a.LastTool, LastEvent: a.LastEvent, Waiting: a.Waiting}
@@ -98,10 +113,10 @@ func Summarize(f *Fleet) Summary {
 	sortWaiting(s.Waiting)
 	for _, g := range f.Gate {
 		switch g.Decision {
-		case fleet.GateDeny:
+		case operator.Deny:
 			s.Gate.Deny++
 			s.Denials = append(s.Denials, g)
-		case fleet.GateAsk:
+		case operator.Ask:
 			s.Gate.Ask++
 		default:
 			s.Gate.Allow++
@@ -166,7 +181,8 @@ func Percent(p *float64) string {
 // WriteText writes the summary for a terminal: a head line, the agents
 // waiting for a person, one line per agent, the collisions with the files
 // both touched, the gate's decisions and its latest denials, the halts in
-// force (with the command that lifts each) and the open questions. What
+// force (with the command that lifts each), the latest calls that changed
+// a work tree (with the command that undoes each) and the open questions. What
 // agents wrote (names, grounds, commands) is printed with control
 // characters escaped.
 func (s Summary) WriteText(w io.Writer) error {
@@ -215,7 +231,7 @@ func (s Summary) WriteText(w io.Writer) error {
 			last := "—"
 			if a.LastTool != nil {
 				last = text.Clip(a.LastTool.Tool+" "+a.LastTool.Text, 60)
-				if a.LastTool.OK != nil && !*a.LastTool.OK {
+				if a.LastTool.OK.Failed() {
 					last += " (failed)"
 				}
 			}
@@ -261,6 +277,21 @@ func (s Summary) WriteText(w io.Writer) error {
 		p("  deny  %s  %s  %s%s", when(g.At), g.Agent, text.Clip(what, 80), labels)
 	}
 
+	if len(s.Changes) > 0 {
+		p("\nCHANGES (the latest calls that changed a work tree; each undo goes back to before its call)")
+		for _, c := range s.Changes {
+			loss := ""
+			if c.Loss != "" {
+				loss = "LOSS: "
+			}
+			what := c.Call
+			if c.Tool != "" {
+				what += " (" + c.Tool + ": " + text.Clip(text.OneLine(c.What), 50) + ")"
+			}
+			p("  %s  %s  %s — %s%s", when(c.At), c.Agent, what, loss, c.Changed)
+			p("    undo: %s", c.Undo)
+		}
+	}
 	if len(s.Halts) > 0 {
 		p("\nHALTS IN FORCE")
 		for _, h := range s.Halts {
@@ -281,6 +312,29 @@ func (s Summary) WriteText(w io.Writer) error {
 		p("\n%s (laserbrain report --html FILE draws them)", text.Plural(s.Sessions, "ponder session"))
 	}
 	return bw.Flush()
+}
+
+// latestChanges are the agents' latest calls that changed their work
+// trees, oldest first.
+func latestChanges(agents []Agent) []SummaryChange {
+	out := latestChangesAll(agents)
+	if len(out) > maxChanges {
+		out = out[len(out)-maxChanges:]
+	}
+	return out
+}
+
+// latestChangesAll are every agent's calls that changed their work trees,
+// oldest first.
+func latestChangesAll(agents []Agent) []SummaryChange {
+	out := []SummaryChange{}
+	for i := range agents {
+		for _, c := range agents[i].Changes {
+			out = append(out, SummaryChange{Agent: agents[i].Name, CallChange: c})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
 }
 
 func dash(s string) string {

@@ -37,8 +37,6 @@ type resumeState struct {
 	Asked     []string     `json:"asked"`
 	Answered  []string     `json:"answered"`
 	Questions []Escalation `json:"questions"`
-	// Marked are the agents marked for a collision question.
-	Marked []string `json:"marked"`
 	// Halts are the halts journaled that the store may not have yet (put
 	// again at a start; idempotent on the id).
 	Halts []fleet.Halt `json:"halts"`
@@ -97,13 +95,6 @@ func (st *resumeState) apply(r fleet.JournalRecord) {
 		}
 		if !slices.Contains(st.Asked, e.ID) {
 			st.Asked = append(st.Asked, e.ID)
-		}
-		if e.Kind == EscalateCollision {
-			for _, a := range e.Agents {
-				if !slices.Contains(st.Marked, a) {
-					st.Marked = append(st.Marked, a)
-				}
-			}
 		}
 		if slices.Contains(st.Answered, e.ID) {
 			return

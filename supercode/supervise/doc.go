@@ -15,8 +15,11 @@
 //   - deliver each drifting agent its own advice (in the round, the
 //     journal, the link with Publish, and the supervision MCP tool);
 //   - escalate to a person after a drift streak, or when a collision has no
-//     basis to choose (Options.OnEscalate; a collision answer naming one of
-//     the two halts it, a drift answer replaces the agent's advice) — and,
+//     basis to choose — every such pair, once per collision: the question's
+//     id is the pair's, so a collision standing round after round is asked
+//     once (Options.OnEscalate; a collision answer naming one of the two
+//     halts it, and that halt is the round's as the supervisor's own are; a
+//     drift answer replaces the agent's advice) — and,
 //     with Options.EscalateWaiting, when an agent starts waiting for a
 //     person (its client's permission or idle prompt), once per wait.
 //

@@ -242,6 +242,9 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 	var seen []laserbrain.Event
 	for _, e := range evs[a.events:] {
 		a.cov.Add(e)
+		if e.Kind == fleet.KindLoss {
+			a.losses = append(a.losses, e.Text)
+		}
 		if ev, ok := observedEvent(e); ok {
 			seen = append(seen, ev)
 		}

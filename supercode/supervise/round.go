@@ -73,6 +73,11 @@ type AgentRow struct {
 	// not collide: a possible collision, a signal for a person, never a
 	// verdict or a decision.
 	SharesFilesWith []FileShare `json:"shares_files_with"`
+	// Losses counts the calls of an agent run that deleted or overwrote
+	// more of its work tree than the project policy lets go unreported,
+	// LastLoss says the latest (with the command that undoes it).
+	Losses   int    `json:"losses,omitempty"`
+	LastLoss string `json:"last_loss,omitempty"`
 }
 
 // FileShare is one agent whose files overlap another's.
@@ -169,6 +174,9 @@ func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inF
 	if f, ok := findings[name]; ok {
 		row.Catches = f.Catches
 	}
+	if n := len(a.losses); n > 0 {
+		row.Losses, row.LastLoss = n, a.losses[n-1]
+	}
 	if a.kind == KindRun {
 		f := a.cov.Figures()
 		row.Coverage = &f
@@ -221,6 +229,29 @@ func unmeasuredCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
 		return c, false
 	}
 	c.Detail = "working with no check since the ground: " + strings.Join(parts, ", ")
+	return c, true
+}
+
+// CatchLoss is the fleet catch of the agent runs whose calls deleted or
+// overwrote more of their work trees than the project policy lets go
+// unreported (laserbrain undo takes each back).
+const CatchLoss = "loss"
+
+// lossCatch is the round's loss catch, when any running agent lost work.
+func lossCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
+	c := supercode.FleetCatch{Signature: CatchLoss, Subject: "undo", Agents: []string{}}
+	var parts []string
+	for _, a := range rows {
+		if a.Losses == 0 || a.Status == StatusFinished {
+			continue
+		}
+		c.Agents = append(c.Agents, a.Agent)
+		parts = append(parts, fmt.Sprintf("%s (%s; the latest: %s)", a.Agent, text.Plural(a.Losses, "lossy call"), a.LastLoss))
+	}
+	if len(c.Agents) == 0 {
+		return c, false
+	}
+	c.Detail = "calls that deleted or overwrote more than the project policy lets go unreported: " + strings.Join(parts, ", ")
 	return c, true
 }
 
@@ -303,6 +334,9 @@ func (r *Round) WriteText(w io.Writer) error {
 		add("  %s  %-8s %5d  %-22s %5s %3s %8s  %s", pad(text.Clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, cov, catches)
 		if c := a.Coverage; c != nil && c.Unmeasured {
 			add("      unmeasured: %s since the ground and no check", text.Plural(c.SinceGround, "tool call"))
+		}
+		if a.Losses > 0 {
+			add("      loss: %s", a.LastLoss)
 		}
 		if a.Advice != "" {
 			add("      advice: %s", a.Advice)

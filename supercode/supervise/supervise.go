@@ -128,10 +128,9 @@ type Supervisor struct {
 	agents map[string]*agent
 	round  int64
 	// What the journal says was already done: escalations asked and
-	// answered, agents marked for a collision question, halts decided.
+	// answered, halts decided.
 	asked    map[string]bool
 	answered map[string]bool
-	marked   map[string]bool
 	pending  []Escalation      // asked before a crash, never answered
 	whom     map[string]string // who each question asked was about (its id: Who)
 	logged   int64             // the last round the journal knows of
@@ -162,6 +161,9 @@ type agent struct {
 	cov    coverage.Tally // its tool calls and checks, for coverage
 	// waiting is the notification it waits on a person for (nil: none).
 	waiting *fleet.RunEvent
+	// losses are what its calls lost past the project policy's undo
+	// threshold, as its hooks reported them (fleet.KindLoss), oldest first.
+	losses []string
 	// what its verdicts were
 	finished    bool
 	streak      int
@@ -201,7 +203,7 @@ func Open(ctx context.Context, o Options) (*Supervisor, error) {
 	}
 	eng := ponder.NewReader(o.Repo)
 	s := &Supervisor{o: o, fleet: fid, sc: sc, eng: eng, agents: map[string]*agent{},
-		asked: map[string]bool{}, answered: map[string]bool{}, marked: map[string]bool{}, whom: map[string]string{}}
+		asked: map[string]bool{}, answered: map[string]bool{}, whom: map[string]string{}}
 	if err := s.resume(ctx); err != nil {
 		return nil, err
 	}
@@ -220,6 +222,12 @@ func (s *Supervisor) now() time.Time { return s.o.Now().UTC() }
 // checkpoint.go), or whole when it has none.
 func (s *Supervisor) resume(ctx context.Context) error {
 	st, problem, err := s.loadJournal(ctx)
+	if err == nil && problem == nil {
+		// The journal must still hold what this machine verified of it:
+		// one deleted or emptied with its head and counter starts no new
+		// chain over the loss.
+		problem, err = fleet.MachineProblem(ctx, s.o.Fleet, s.fleet)
+	}
 	if err != nil {
 		return err
 	}
@@ -236,9 +244,6 @@ func (s *Supervisor) resume(ctx context.Context) error {
 	}
 	for _, id := range st.Answered {
 		s.answered[id] = true
-	}
-	for _, a := range st.Marked {
-		s.marked[a] = true
 	}
 	for _, e := range st.Questions {
 		s.whom[e.ID] = e.Who
@@ -340,12 +345,25 @@ func witnessed(ctx context.Context, st fleet.Store, fleetID string, whole bool, 
 			next = -1
 			return fmt.Errorf("checking the journal: %w", cerr)
 		}
+		if problem == nil {
+			problem, cerr = fleet.MachineProblem(ctx, st, fleetID)
+		}
+		if cerr != nil {
+			next = -1
+			return fmt.Errorf("checking the journal: %w", cerr)
+		}
 		if problem != nil {
 			next = -1
 			return &fleet.JournalBrokenError{Fleet: fleetID, Problem: problem, Location: fleet.JournalLocation(st, fleetID)}
 		}
 	}
-	return appendRec()
+	if err := appendRec(); err != nil {
+		return err
+	}
+	// What this machine verified moves on with it (best effort: the
+	// journal has the record).
+	_ = fleet.NoteJournal(ctx, st, fleetID, time.Now())
+	return nil
 }
 
 // Journal appends a person's record (an authorization, a revocation) to the
@@ -382,6 +400,9 @@ func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 			}
 		}()
 		problem, cerr := fleet.CheckJournalTail(ctx, s.o.Fleet, s.fleet)
+		if cerr == nil && problem == nil {
+			problem, cerr = fleet.MachineProblem(ctx, s.o.Fleet, s.fleet)
+		}
 		if cerr != nil {
 			return nil, fmt.Errorf("checking the journal: %w", cerr)
 		}
@@ -396,7 +417,11 @@ func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 		if r, err = s.runRound(ctx); err != nil {
 			return nil, err
 		}
-		return r, s.checkpoint(ctx)
+		if err := s.checkpoint(ctx); err != nil {
+			return r, err
+		}
+		_ = fleet.NoteJournal(ctx, s.o.Fleet, s.fleet, s.now())
+		return r, nil
 	}
 	if r, err = s.runRound(ctx); err != nil {
 		return nil, err
@@ -505,6 +530,9 @@ func (s *Supervisor) runRound(ctx context.Context) (*Round, error) {
 	if c, ok := unmeasuredCatch(r.Agents); ok {
 		r.FleetCatches = append(r.FleetCatches, c)
 	}
+	if c, ok := lossCatch(r.Agents); ok {
+		r.FleetCatches = append(r.FleetCatches, c)
+	}
 	s.fileShares(r, cols, live)
 	r.Self = *s.self
 	if r.Route == nil {
@@ -557,7 +585,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 				continue
 			}
 		}
-		row, err := s.escalate(ctx, e, inForce, groups)
+		row, err := s.escalate(ctx, r, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -572,18 +600,15 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 				return err
 			}
 			r.Halts = append(r.Halts, h)
-		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !s.marked[rt.Agents[0]] && !released.Pair(rt.Agents[0], rt.Agents[1]):
-			// As the reference's manage: both are marked, and the question
-			// goes up only while the pair's first agent is unmarked.
-			s.marked[rt.Agents[0]], s.marked[rt.Agents[1]] = true, true
-			route := rt
-			e := Escalation{ID: "collision:" + rt.Agents[0] + "+" + rt.Agents[1], Round: s.round, Kind: EscalateCollision,
-				Who: rt.Agents[0] + "+" + rt.Agents[1], Agents: rt.Agents[:], Why: rt.Why, Route: &route,
-				Question: fmt.Sprintf("%s and %s are doing the same job (overlap %.2f) and nothing observable favours either: which one yields? Answer with its name, or nothing to let both go on.", rt.Agents[0], rt.Agents[1], rt.Overlap)}
+		case rt.Keep == "" && live(rt.Agents[0]) && live(rt.Agents[1]) && !released.Pair(rt.Agents[0], rt.Agents[1]):
+			// Every pair with no basis to choose goes to a person, once
+			// per collision: its question's id is the pair's, so a
+			// collision that stands round after round is asked once.
+			e := collisionEscalation(s.round, rt)
 			if s.asked[e.ID] {
 				continue
 			}
-			row, err := s.escalate(ctx, e, inForce, groups)
+			row, err := s.escalate(ctx, r, e, inForce, groups)
 			if err != nil {
 				return err
 			}
@@ -605,7 +630,7 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, e, inForce, groups)
+		row, err := s.escalate(ctx, r, e, inForce, groups)
 		if err != nil {
 			return err
 		}
@@ -620,13 +645,28 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, e, inForce, groups)
+		row, err := s.escalate(ctx, r, e, inForce, groups)
 		if err != nil {
 			return err
 		}
 		r.Escalations = append(r.Escalations, row)
 	}
 	return nil
+}
+
+// collisionEscalation is the question for a collision with no basis to
+// choose: its id names the pair, which is the collision's identity.
+func collisionEscalation(round int64, rt supercode.Route) Escalation {
+	return Escalation{ID: CollisionQuestionID(rt.Agents[0], rt.Agents[1]), Round: round, Kind: EscalateCollision,
+		Who: rt.Agents[0] + "+" + rt.Agents[1], Agents: rt.Agents[:], Why: rt.Why, Route: &rt,
+		Question: fmt.Sprintf("%s and %s are doing the same job (overlap %.2f) and nothing observable favours either: which one yields? Answer with its name, or nothing to let both go on.", rt.Agents[0], rt.Agents[1], rt.Overlap)}
+}
+
+// CollisionQuestionID is the id of the question about the collision of a
+// and b: one per pair, whichever order they are named in.
+func CollisionQuestionID(a, b string) string {
+	k := pairKey(a, b)
+	return "collision:" + k[0] + "+" + k[1]
 }
 
 // waitingEscalation is the question for an agent waiting on a person:
@@ -811,8 +851,10 @@ func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(
 		return err
 	}
 	// This machine's gate holds it from now on, even if the store goes
-	// out of reach before a hook reads it (best effort: the store has it).
+	// out of reach, or loses its records, before a hook reads it (best
+	// effort: the store has it).
 	_ = fleet.NoteMachineHalt(h, h.At)
+	_ = fleet.NoteJournal(ctx, st, h.Fleet, h.At)
 	_, err = st.Say(ctx, fleet.Message{ID: "halt:" + h.ID, Fleet: h.Fleet, Agent: h.Agent, Kind: fleet.MessageHalt, Round: h.Round, Text: h.Message(), At: h.At})
 	if err != nil {
 		return fmt.Errorf("telling %s: %w", h.Agent, err)
@@ -822,7 +864,7 @@ func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(
 
 // escalate journals the question, asks, and journals the answer; a
 // collision answer naming one of the two halts it.
-func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[string]fleet.Halt, groups map[string][]string) (EscalationRow, error) {
+func (s *Supervisor) escalate(ctx context.Context, r *Round, e Escalation, inForce map[string]fleet.Halt, groups map[string][]string) (EscalationRow, error) {
 	e.Repo, e.Fleet = s.o.Repo, s.fleet
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -876,10 +918,12 @@ func (s *Supervisor) escalate(ctx context.Context, e Escalation, inForce map[str
 			}
 			if a := s.agents[d]; a != nil && !a.finished {
 				if _, halted := inForce[d]; !halted {
-					if _, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", CollisionCause(other, groups[d]), e.Route, inForce); err != nil {
+					h, err := s.halt(ctx, d, "human decision: yield to "+other, "a person (--on-escalate)", CollisionCause(other, groups[d]), e.Route, inForce)
+					if err != nil {
 						return EscalationRow{}, err
 					}
 					row.Halted = d
+					r.Halts = append(r.Halts, h)
 				}
 			}
 		}

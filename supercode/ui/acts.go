@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -128,7 +129,7 @@ const authorizeFor = 15 * time.Minute
 // actions `laserbrain authorize` refuses.
 func (s *Server) authorize(r *http.Request, body map[string]string) (string, error) {
 	run := strings.TrimSpace(body["run"])
-	action := fleet.NormalizeAction(body["action"])
+	action := operator.ActionKey(body["action"])
 	switch {
 	case run == "":
 		return "", badAct(http.StatusBadRequest, "authorize: which run? (run)")

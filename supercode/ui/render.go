@@ -13,7 +13,8 @@ import (
 
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
 	"github.com/laserkit/laserkit/internal/text"
-	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/report"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
@@ -52,7 +53,6 @@ var funcs = template.FuncMap{
 	"frag":   func(b []byte) template.HTML { return template.HTML(b) }, // htmlreport escapes what it writes
 	"anchor": anchor,
 	"hint":   questionHint,
-	"deref":  func(b *bool) bool { return b != nil && *b },
 }
 
 // statusShape is the glyph beside a status word: each status has its own
@@ -183,7 +183,7 @@ func renderSections(v *View) map[string]string {
 	}
 	denied := 0
 	for _, g := range f.Gate {
-		if g.Decision == fleet.GateDeny {
+		if g.Decision == operator.Deny {
 			denied++
 		}
 	}
@@ -285,13 +285,14 @@ type detailData struct {
 	Gate     template.HTML
 	Journal  template.HTML
 	Said     template.HTML
+	Changes  template.HTML
 	Halted   bool
 }
 
 // renderDetail draws an agent's drill-down: its Φ timeline as the report
 // draws it, and tables of its checks with their advice, its observed
-// events, its gate decisions, its journal entries and what the supervisor
-// said to it.
+// events, its gate decisions, its journal entries, what the supervisor
+// said to it and what its calls changed (with the undo of each).
 func renderDetail(d *Detail) []byte {
 	a := d.Agent
 	dd := detailData{Detail: d, Halted: a.Status == report.StatusHalted}
@@ -314,8 +315,8 @@ func renderDetail(d *Detail) []byte {
 		for i := len(d.Events) - 1; i >= 0; i-- {
 			e := d.Events[i]
 			ok := "—"
-			if e.OK != nil {
-				ok = yesNo(*e.OK)
+			if e.OK.Known() {
+				ok = yesNo(e.OK == laserbrain.OKTrue)
 			}
 			evs.Rows = append(evs.Rows, []string{e.At.UTC().Format(time.RFC3339), e.Kind, e.Name, ok, text.Clip(e.Text, 300)})
 		}
@@ -326,7 +327,7 @@ func renderDetail(d *Detail) []byte {
 		{Title: "action", Wrap: true}, {Title: "labels", Wrap: true}, {Title: "role"}, {Title: "reason", Wrap: true}}}
 	for i := len(d.Gate) - 1; i >= 0; i-- {
 		g := d.Gate[i]
-		gate.Rows = append(gate.Rows, []string{g.At.UTC().Format(time.RFC3339), g.Tool, g.Decision, g.Action, strings.Join(g.Labels, "; "), g.Role, g.Reason})
+		gate.Rows = append(gate.Rows, []string{g.At.UTC().Format(time.RFC3339), g.Tool, g.Decision.String(), g.Action, strings.Join(g.Labels, "; "), g.Role, g.Reason})
 	}
 	dd.Gate = template.HTML(hr.Fragment(gate))
 	jt := hr.Table{Caption: "Its entries in the supervisor's journal", Columns: []hr.Column{{Title: "seq", Numeric: true}, {Title: "when"},
@@ -347,6 +348,16 @@ func renderDetail(d *Detail) []byte {
 		said.Rows = append(said.Rows, []string{m.At.UTC().Format(time.RFC3339), strconv.FormatInt(m.Round, 10), m.Kind, m.Text, del})
 	}
 	dd.Said = template.HTML(hr.Fragment(said))
+	if len(a.Changes) > 0 {
+		ch := hr.Table{Caption: "What its calls changed, newest first (each undo goes back to before its call)", Columns: []hr.Column{{Title: "when"},
+			{Title: "call"}, {Title: "what", Wrap: true}, {Title: "changed", Wrap: true}, {Title: "loss", Wrap: true}, {Title: "undo", Wrap: true}}}
+		for i := len(a.Changes) - 1; i >= 0; i-- {
+			c := a.Changes[i]
+			ch.Rows = append(ch.Rows, []string{c.At.UTC().Format(time.RFC3339), c.Call, strings.TrimSpace(c.Tool + " " + text.Clip(text.OneLine(c.What), 120)), c.Changed, c.Loss, c.Undo})
+		}
+		ch.Collapsed, ch.Summary = len(ch.Rows) > 30, fmt.Sprintf("Every change (%d)", len(ch.Rows))
+		dd.Changes = template.HTML(hr.Fragment(ch))
+	}
 	var b bytes.Buffer
 	if err := tmpl().ExecuteTemplate(&b, "detail", dd); err != nil {
 		return []byte("laserbrain ui: drawing the drill-down: " + template.HTMLEscapeString(err.Error()))

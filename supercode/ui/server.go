@@ -14,6 +14,7 @@ import (
 	"github.com/laserkit/laserkit/internal/fswatch"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/undo"
 )
 
 // Options configures a Server.
@@ -25,6 +26,9 @@ type Options struct {
 	// laserbrain's run store.
 	Fleet fleet.Store
 	Runs  laserbrain.Store
+	// Undo is the machine's undo checkpoints: what each call changed (nil:
+	// left out).
+	Undo *undo.Store
 	// Addr is where to listen: a loopback address (LoopbackAddr).
 	Addr string
 	// By is the person: every act is journaled as theirs.

@@ -16,9 +16,11 @@ import (
 	"github.com/laserkit/laserkit/internal/pgdb"
 	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/pgfleet"
+	"github.com/laserkit/laserkit/supercode/report"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
 
@@ -349,10 +351,9 @@ func TestStreamFollowsTheStore(t *testing.T) {
 			t.Errorf("the first event lacks section %s", id)
 		}
 	}
-	res, _ := json.Marshal(fleet.GateResult{Decision: fleet.GateDeny, Labels: []string{"git push --force (force-push to remote)"}, Role: "executed",
+	res, _ := json.Marshal(fleet.GateResult{Decision: operator.Deny, Labels: []string{"git push --force (force-push to remote)"}, Role: "executed",
 		Presence: "attended", Action: "git push --force origin main"})
-	no := false
-	_, err = w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Result: res, Text: "refused"})
+	_, err = w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: laserbrain.OKFalse, Result: res, Text: "refused"})
 	w.must(err)
 	s := next("the denial", func(s map[string]string) bool { return strings.Contains(s["feed"], `data-decision="deny"`) })
 	if !strings.Contains(s["feed"], `data-command="git push --force origin main"`) || !strings.Contains(s["feed"], `data-run="r1"`) {
@@ -370,8 +371,7 @@ func TestDrillDown(t *testing.T) {
 	w.open()
 	ctx := context.Background()
 	w.must(w.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
-	yes := true
-	_, err := w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(w.repo, "a.go")})
+	_, err := w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindTool, Name: "Edit", OK: laserbrain.OKTrue, Text: filepath.Join(w.repo, "a.go")})
 	w.must(err)
 	w.until("the run in the view", func(v *View) bool { return len(v.Fleet.Agents) == 1 })
 	get := func(name string) (int, string) {
@@ -427,8 +427,7 @@ func TestViewFollowsPostgres(t *testing.T) {
 	ctx := context.Background()
 	w.must(st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
 	w.until("the run", func(v *View) bool { return len(v.Fleet.Agents) == 1 })
-	no := false
-	_, err = st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Text: "refused"})
+	_, err = st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: laserbrain.OKFalse, Text: "refused"})
 	w.must(err)
 	w.until("the denial", func(v *View) bool { return len(v.Fleet.Gate) == 1 })
 }
@@ -442,4 +441,56 @@ func TestViewFollowsPonder(t *testing.T) {
 	w.until("the session", func(v *View) bool {
 		return len(v.Fleet.Agents) == 1 && v.Fleet.Agents[0].Name == fleet.PonderAgent(s.Slug) && v.Fleet.Agents[0].Client == "ponder"
 	})
+}
+
+// The agents table marks a last tool call that failed, and only one the
+// client said failed: an unknown outcome is not a failure.
+func TestLastToolCallFailed(t *testing.T) {
+	w := newWorld(t)
+	w.open()
+	ctx := context.Background()
+	for _, r := range []struct {
+		id string
+		ok laserbrain.OK
+	}{{"r1", laserbrain.OKFalse}, {"r2", laserbrain.OKUnknown}, {"r3", laserbrain.OKTrue}} {
+		w.must(w.st.CreateRun(ctx, fleet.Run{ID: r.id, Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
+		_, err := w.st.AppendEvent(ctx, r.id, fleet.RunEvent{At: time.Now(), Kind: fleet.KindTool, Name: "Bash", OK: r.ok, Text: "make test " + r.id})
+		w.must(err)
+	}
+	w.until("the three runs in the view", func(v *View) bool { return len(v.Fleet.Agents) == 3 })
+	resp, err := w.c.Get(w.base + "/")
+	w.must(err)
+	defer resp.Body.Close()
+	b := new(strings.Builder)
+	_, _ = bufio.NewReader(resp.Body).WriteTo(b)
+	page := b.String()
+	for id, failed := range map[string]bool{"r1": true, "r2": false, "r3": false} {
+		i := strings.Index(page, "make test "+id)
+		if i < 0 {
+			t.Fatalf("no last tool call of %s on the page", id)
+		}
+		rest := page[i:]
+		if end := strings.Index(rest, "</td>"); end >= 0 {
+			rest = rest[:end]
+		}
+		if got := strings.Contains(rest, "(failed)"); got != failed {
+			t.Errorf("%s's last tool call marked failed: %v, want %v (%q)", id, got, failed, rest)
+		}
+	}
+}
+
+// An agent's drill-down lists what its calls changed, newest first, each
+// with the command that undoes it and its loss.
+func TestDrillDownShowsChanges(t *testing.T) {
+	a := &report.Agent{Name: "claude:r1", Kind: "run", Run: "r1", Changes: []report.CallChange{
+		{At: time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC), Call: "tu-1", Tool: "Bash", What: "rm -rf src", Changed: "12 deleted (40.0 KiB lost)",
+			Undo: "laserbrain undo --run r1 --to tu-1", Loss: "deleted or overwrote 12 files (40.0 KiB), more than undo.loss_files 10"},
+		{At: time.Date(2026, 8, 24, 15, 1, 0, 0, time.UTC), Call: "tu-2", Tool: "Write", What: "notes.md", Changed: "1 added",
+			Undo: "laserbrain undo --run r1 --to tu-2"}}}
+	page := string(renderDetail(&Detail{Agent: a, Advice: map[int]string{}}))
+	first, second := strings.Index(page, "laserbrain undo --run r1 --to tu-2"), strings.Index(page, "laserbrain undo --run r1 --to tu-1")
+	if !strings.Contains(page, "What its calls changed") || first < 0 || second < 0 || first > second ||
+		!strings.Contains(page, "12 deleted (40.0 KiB lost)") || !strings.Contains(page, "more than undo.loss_files 10") {
+		t.Fatalf("the drill-down:\n%s", page)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/text"
 )
@@ -24,7 +25,20 @@ type Input struct {
 	// Include are the ignored paths the project policy names, relative to
 	// the work tree's top: recorded beside it.
 	Include []string
+	// Budgeted: the caller's context has a tight deadline (a hook). A work
+	// tree whose checkpoint overran one is not tried again by a budgeted
+	// caller for SlowPause (ErrSlow), so that a tree too large to copy in
+	// time does not cost every call its budget; an unbudgeted checkpoint
+	// (laserbrain run's start) clears the mark.
+	Budgeted bool
 }
+
+// SlowPause is how long budgeted checkpoints of a work tree wait after one
+// overran its deadline.
+const SlowPause = 10 * time.Minute
+
+// ErrSlow: a recent checkpoint of the work tree overran its deadline.
+var ErrSlow = errors.New("a recent checkpoint of this work tree overran its deadline; budgeted checkpoints wait")
 
 // maxWhat bounds the command text a checkpoint keeps.
 const maxWhat = 512
@@ -45,15 +59,31 @@ type Captured struct {
 
 // Capture takes a checkpoint of the work tree containing dir for a run
 // and appends it to the run's checkpoints. It costs what changed since the
-// work tree's last checkpoint: git compares each file's stat data with the
-// private index (and reads only the directories the untracked cache says
-// changed), hashes the files that changed, and the refs' objects are
-// copied only when a ref moved.
+// work tree's last checkpoint: git compares each tracked file's stat data
+// with the private index and reads the directories for new files, hashes
+// only the files that changed, and the refs' objects are copied only when
+// a ref moved. (git add reads no untracked cache, so the private index
+// keeps none.)
 func (s *Store) Capture(ctx context.Context, dir string, in Input) (Captured, error) {
 	repo, err := FindRepo(dir)
 	if err != nil {
 		return Captured{}, err
 	}
+	slow := filepath.Join(s.repoDir(repoKey(repo.Top)), "slow")
+	if fi, err := os.Stat(slow); err == nil && in.Budgeted && time.Since(fi.ModTime()) < SlowPause {
+		return Captured{}, ErrSlow
+	}
+	got, err := s.capture(ctx, repo, in)
+	switch {
+	case err == nil:
+		_ = os.Remove(slow)
+	case in.Budgeted && ctx.Err() != nil:
+		_ = os.WriteFile(slow, nil, 0o644)
+	}
+	return got, err
+}
+
+func (s *Store) capture(ctx context.Context, repo Repo, in Input) (Captured, error) {
 	r, err := s.open(ctx, repo)
 	if err != nil {
 		return Captured{}, err
@@ -337,7 +367,7 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 			}
 		}
 	}
-	args := []string{"-c", "core.untrackedCache=true", "-c", "core.preloadIndex=true", "add", "-A", "-v"}
+	args := []string{"-c", "core.untrackedCache=false", "-c", "core.preloadIndex=true", "add", "-A", "-v"}
 	if r.exclude != "" {
 		args = append(args, "--", ".", ":(exclude)"+r.exclude)
 	}

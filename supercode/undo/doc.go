@@ -16,9 +16,10 @@
 //
 // Real git does the work. A snapshot is git add -A through a private index
 // into the store's repository (GIT_DIR the store, GIT_WORK_TREE the work
-// tree): git compares stat data, reads only the directories its untracked
-// cache says changed, and hashes only the files that changed, so a
-// checkpoint costs what changed since the last one, not the tree. The refs
+// tree): git compares each tracked file's stat data with the private index
+// and hashes only the files that changed, so a checkpoint reads and writes
+// what changed since the last one, not the tree (it still stats every
+// tracked file and reads each directory for new ones). The refs
 // are read from their files, and their objects fetched into the store only
 // when a ref moved. The store's own .gitattributes override makes every
 // file go in and come out as its bytes are. A restore is git read-tree -u

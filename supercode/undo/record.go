@@ -141,6 +141,20 @@ func (s *Store) count(p string) (int, error) {
 	return n, err
 }
 
+// CallName names the call a checkpoint stands before, as undo --to takes
+// it: its id, else its place in the run's list (#N).
+func CallName(r Record) string {
+	if r.Call != "" {
+		return r.Call
+	}
+	return fmt.Sprintf("#%d", r.Seq)
+}
+
+// Command is the command that goes back to before a checkpoint's call.
+func Command(run string, r Record) string {
+	return fmt.Sprintf("laserbrain undo --run %s --to %s", run, CallName(r))
+}
+
 func nowUTC() time.Time { return time.Now().UTC() }
 
 // ErrNoCheckpoints: the run has no checkpoint in this store.

@@ -134,7 +134,7 @@ const storeConfig = `[core]
 	safecrlf = false
 	symlinks = true
 	fileMode = true
-	untrackedCache = true
+	untrackedCache = false
 [gc]
 	auto = 0
 [maintenance]

@@ -2,6 +2,7 @@ package undo_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,4 +192,27 @@ func storeGit(t *testing.T, st *undo.Store) string {
 		t.Fatalf("the store's work trees: %v %v", ents, err)
 	}
 	return filepath.Join(st.Dir, "repos", ents[0].Name(), "git")
+}
+
+// A budgeted checkpoint (a hook's) that overran its deadline marks the
+// work tree: budgeted checkpoints skip it for a while (ErrSlow) instead of
+// each spending its budget; an unbudgeted one (laserbrain run's start)
+// goes through and clears the mark.
+func TestSlowWorkTreeIsSkippedByHooks(t *testing.T) {
+	dir := fixture(t)
+	st := &undo.Store{Dir: filepath.Join(t.TempDir(), "undo")}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := st.Capture(gone, dir, undo.Input{Run: "slow", Kind: undo.KindCall, Budgeted: true}); err == nil {
+		t.Fatal("a checkpoint past its deadline succeeded")
+	}
+	if _, err := st.Capture(context.Background(), dir, undo.Input{Run: "slow", Kind: undo.KindCall, Budgeted: true}); !errors.Is(err, undo.ErrSlow) {
+		t.Fatalf("the next budgeted checkpoint: %v, want ErrSlow", err)
+	}
+	if _, err := st.Capture(context.Background(), dir, undo.Input{Run: "slow", Kind: undo.KindStart}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Capture(context.Background(), dir, undo.Input{Run: "slow", Kind: undo.KindCall, Budgeted: true}); err != nil {
+		t.Fatalf("after an unbudgeted checkpoint: %v", err)
+	}
 }

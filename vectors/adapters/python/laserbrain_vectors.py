@@ -325,10 +325,22 @@ def k_mcp(lb, c, sdk):
         shutil.rmtree(home, ignore_errors=True)
 
 
+def k_observe(lb, c):
+    from laserbrain import observe
+    obs = observe.Observer(goal="the case's task")
+    sigs, progress = [], []
+    for call in c["calls"]:
+        args = call.get("args")
+        obs.record(call["tool"], args, ok=call.get("ok", True))
+        sigs.append(observe._sig(call["tool"], args))
+        progress.append(obs.progress())
+    return {"signatures": sigs, "progress": progress}
+
+
 KINDS = {
     "normalise": k_normalise, "laserscore": k_laserscore, "ceiling": k_ceiling, "collisions": k_collisions,
     "drift": k_drift, "phronesis": k_phronesis, "drift-full": k_drift_full, "supercode": k_supercode,
-    "classify": k_classify, "lint": k_lint, "shape": k_shape, "mcp": None,
+    "classify": k_classify, "lint": k_lint, "shape": k_shape, "mcp": None, "observe": k_observe,
 }
 
 
