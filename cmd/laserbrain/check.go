@@ -241,11 +241,11 @@ func runError(err error, how runWords) error {
 type runWords struct{ missing, exists string }
 
 var envRunWords = runWords{
-	missing: "$LASERBRAIN_RUN names it; unset LASERBRAIN_RUN, or add --new-run to start a new run (laserbrain runs lists agents' runs)",
+	missing: "$LASERBRAIN_RUN names it; unset LASERBRAIN_RUN, or add --new-run to start a new run (laserbrain runs lists the runs)",
 }
 
 var flagRunWords = runWords{
-	missing: "to start a new run under this id, add --new-run (laserbrain runs lists agents' runs)",
+	missing: "to start a new run under this id, add --new-run (laserbrain runs lists the runs)",
 	exists:  "drop --new-run to continue it, or choose another id",
 }
 

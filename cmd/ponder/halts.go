@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -79,6 +83,15 @@ type fleetMessages struct {
 }
 
 func (n fleetMessages) SessionMessages(root, slug string) ([]string, error) {
+	if told, ok := os.LookupEnv(broker.EnvPonderTold); ok {
+		// Run by a confined agent's broker, which handed them out already:
+		// the store is read-only here.
+		var out []string
+		if err := json.Unmarshal([]byte(told), &out); err != nil {
+			return nil, fmt.Errorf("%s: %w", broker.EnvPonderTold, err)
+		}
+		return out, nil
+	}
 	cfg, err := n.storeConfig()
 	if err != nil {
 		return nil, err

@@ -49,6 +49,25 @@ var SessionEnv = []string{
 	"QWEN_CODE_SESSION_ID", "GEMINI_PROJECT_DIR",
 }
 
+// PonderEnv are the variables a ponder command also takes from the
+// request: the session the agent's shell selected and how it reaches OCA.
+// The ponder the broker runs is confined as the agent is, so they give it
+// nothing the agent could not do itself.
+var PonderEnv = []string{"PONDER_SLUG", "PONDER_OCA", "PONDER_OCA_DSN"}
+
+// requestEnv are the variables an operation takes from the request.
+func requestEnv(argv []string) []string {
+	if len(argv) > 0 && argv[0] == OpPonder {
+		return append(append([]string(nil), SessionEnv...), PonderEnv...)
+	}
+	return SessionEnv
+}
+
+// EnvConfinement carries, in the environment of each operation the broker
+// runs (never the agent's), the agent's confinement (confine.Spec, as
+// JSON): a ponder command is run under it.
+const EnvConfinement = "LASERBRAIN_CONFINEMENT"
+
 // Frame kinds.
 const (
 	frameStdout = 'o'
@@ -211,6 +230,13 @@ func (s *Server) fail(f *frames, code int, format string, a ...any) {
 	exitFrame(f, code)
 }
 
+// exitFrame ends an answer with its exit status.
+func exitFrame(f *frames, code int) {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(code))
+	_ = f.frame(frameExit, b[:])
+}
+
 func (s *Server) serve(c net.Conn) {
 	defer c.Close()
 	f := &frames{w: c}
@@ -241,7 +267,7 @@ func (s *Server) serve(c net.Conn) {
 		fail(2, "the run is ending")
 		return
 	}
-	op := Op{Argv: req.Argv, Env: s.env(req.Env), Dir: s.Dir, Stdin: br,
+	op := Op{Argv: req.Argv, Env: s.env(req.Argv, req.Env), Dir: s.Dir, Stdin: br,
 		Stdout: frameWriter{f, frameStdout}, Stderr: frameWriter{f, frameStderr}}
 	if d := req.Dir; d != "" && filepath.IsAbs(d) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -272,28 +298,38 @@ func (s *Server) local(op Op) (code int, handled bool) {
 	return s.Local(s.ctx, op)
 }
 
-// exitFrame ends an answer with its exit status.
-func exitFrame(f *frames, code int) {
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], uint32(code))
-	_ = f.frame(frameExit, b[:])
-}
-
 // spawn runs op as a process of Self and answers its exit status.
 func (s *Server) spawn(f *frames, op Op) {
 	cmd := exec.Command(s.Self, op.Argv...)
 	cmd.Env, cmd.Dir = op.Env, op.Dir
-	cmd.Stdin = op.Stdin
+	// The request's standard input through a pipe of our own: an
+	// operation that never reads it (a ponder status, say, from a shell
+	// whose input stays open) ends without waiting for its end.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		s.fail(f, 125, "a pipe for the standard input: %v", err)
+		return
+	}
+	go func() {
+		_, _ = io.Copy(pw, op.Stdin)
+		pw.Close()
+	}()
+	defer pw.Close()
+	cmd.Stdin = pr
 	cmd.Stdout, cmd.Stderr = op.Stdout, op.Stderr
-	cmd.WaitDelay = time.Second
-	if err := reap.Start(cmd); err != nil {
+	// Once the operation exited, its output is taken for up to outputGrace
+	// (a loaded machine may be slow to drain it), then its pipes close.
+	cmd.WaitDelay = outputGrace
+	err = reap.Start(cmd)
+	pr.Close() // the operation's now
+	if err != nil {
 		s.fail(f, 126, "starting %s: %v", s.Self, err)
 		return
 	}
 	s.mu.Lock()
 	s.cmds[cmd] = true
 	s.mu.Unlock()
-	err := reap.Wait(cmd)
+	err = reap.Wait(cmd)
 	s.mu.Lock()
 	delete(s.cmds, cmd)
 	s.mu.Unlock()
@@ -307,7 +343,10 @@ func (s *Server) spawn(f *frames, op Op) {
 			code = 128 + int(ws.Signal())
 		}
 	default:
+		// Not the operation's own status (the wait for its output went
+		// past WaitDelay, say): said, for the one who reads the refusal.
 		s.log("laserbrain broker: %s: %v", strings.Join(op.Argv, " "), err)
+		_ = f.frame(frameStderr, []byte("laserbrain broker: "+err.Error()+"\n"))
 		code = 125
 	}
 	exitFrame(f, code)
@@ -340,17 +379,18 @@ func (o Op) Getenv(k string) string {
 }
 
 // env is the supervisor's environment for the agent, without the socket,
-// with the request's session variables.
-func (s *Server) env(from map[string]string) []string {
+// with the request's session variables (requestEnv).
+func (s *Server) env(argv []string, from map[string]string) []string {
+	keys := requestEnv(argv)
 	env := make([]string, 0, len(s.Env)+len(from))
 	for _, kv := range s.Env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == EnvSocket || slices.Contains(SessionEnv, k) {
+		if k == EnvSocket || slices.Contains(keys, k) {
 			continue
 		}
 		env = append(env, kv)
 	}
-	for _, k := range SessionEnv {
+	for _, k := range keys {
 		if v, ok := from[k]; ok && len(v) <= 4096 && !strings.ContainsRune(v, 0) {
 			env = append(env, k+"="+v)
 		}
@@ -375,6 +415,10 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	}
 }
 
+// outputGrace bounds how long the broker takes an operation's output after
+// the operation exited: within a hook's deadline.
+const outputGrace = 3 * time.Second
+
 // ErrNoAnswer is what Relay returns when the broker did not answer: the
 // socket is gone (the supervisor ended) or the connection broke before an
 // exit status.
@@ -398,7 +442,7 @@ func Relay(ctx context.Context, socket string, argv []string, getenv func(string
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
 	defer stop()
 	req := Request{Argv: argv, Dir: dir, Env: map[string]string{}}
-	for _, k := range SessionEnv {
+	for _, k := range requestEnv(argv) {
 		if v := getenv(k); v != "" {
 			req.Env[k] = v
 		}

@@ -47,6 +47,37 @@ func TestRelayRunsWithTheSupervisorsEnvironment(t *testing.T) {
 	}
 }
 
+// An operation that never reads its standard input ends when it ends,
+// though the caller's input stays open (a shell's, a pipe no one closes):
+// the answer does not wait for an end of input that never comes.
+func TestRelayOfAnOperationThatReadsNoInput(t *testing.T) {
+	sock := serve(t, func([]string) error { return nil })
+	pr, pw := io.Pipe()
+	defer pw.Close() // never written, never closed before the answer
+	done := make(chan error, 1)
+	var out bytes.Buffer
+	go func() {
+		code, err := Relay(context.Background(), sock, []string{"-c", "echo answered; exit 4"}, func(string) string { return "" }, "", pr, &out, &bytes.Buffer{})
+		if err == nil && code != 4 {
+			err = fmt.Errorf("exit %d, want 4", code)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil || out.String() != "answered\n" {
+			t.Fatalf("%v, stdout %q", err, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer in 20s while the input stayed open")
+	}
+	// And the same operation reading its input gets all of it.
+	code, err := Relay(context.Background(), sock, []string{"-c", "wc -c"}, func(string) string { return "" }, "", strings.NewReader(strings.Repeat("x", 200000)), &out, &bytes.Buffer{})
+	if err != nil || code != 0 || !strings.Contains(out.String(), "200000") {
+		t.Fatalf("exit %d %v, stdout %q", code, err, out.String())
+	}
+}
+
 func TestRelayRefused(t *testing.T) {
 	sock := serve(t, func(argv []string) error { return errors.New("not this") })
 	var out, errb bytes.Buffer
@@ -101,6 +132,7 @@ func TestOps(t *testing.T) {
 	ok := [][]string{
 		{"hook", "pre-tool-use"}, {"hook", "post-tool-use", "--client", "codex"}, {"hook", "pre-tool-use", "--format", "json"},
 		{"hook", "stop", "--client=gemini"}, {"mcp"}, {"check", "--goal", "g", "--distance", "3"}, {"check", "--run", "r1", "--json"},
+		{"ponder", "status"}, {"ponder", "report", "--html", "/anywhere"},
 	}
 	for _, a := range ok {
 		if err := o.Allow(a); err != nil {
