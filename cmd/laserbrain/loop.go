@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -190,7 +191,7 @@ func runLoop(opts *loopOptions) error {
 			return cli.Failure(err)
 		}
 	} else {
-		fmt.Fprint(opts.IO.ErrOut, res.Summary())
+		printLoopAccount(ctx, opts, sup, res)
 	}
 	if res.ExitCode != 0 {
 		return cli.PassThrough(res.ExitCode)
@@ -298,4 +299,24 @@ func loopInsideAgent() error {
 	}
 	return cli.Exit(cli.ExitUsage, fmt.Errorf("a loop started inside a supervised agent cannot keep its journal: the laserbrain home is read-only to the agent's "+
 		"process tree (the kernel's confinement; %s is mounted read-only here), so nothing was started. Start it from your own terminal; an agent: ask the user to", m))
+}
+
+// printLoopAccount hands the run's account to whoever started the loop.
+// From a supervised client session it goes into that session once, as a
+// turn of its own at its next event (loop.TellParent), and here only a
+// line says so — the account is not printed too, so the session reads it
+// once. From a terminal it is printed.
+func printLoopAccount(ctx context.Context, opts *loopOptions, tr *agentrun.Tracker, res loop.Result) {
+	p, ok := loop.ParentOf(os.Getenv)
+	if !ok {
+		fmt.Fprint(opts.IO.ErrOut, res.Summary())
+		return
+	}
+	if err := loop.TellParent(ctx, tr, p, res, time.Now()); err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: the account could not be queued for the session that started the loop (%v); here it is:\n", err)
+		fmt.Fprint(opts.IO.ErrOut, res.Summary())
+		return
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: run %s exited %d; its account goes to the session that started it (%s, run %s) as its next turn. Journal: %s/\n",
+		res.RunID, res.ExitCode, p.Agent, p.Run, res.Dir)
 }
