@@ -14,6 +14,7 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/loop"
@@ -22,6 +23,9 @@ import (
 type loopOptions struct {
 	IO      *cli.IOStreams
 	Tracker func() *agentrun.Tracker
+	// StoreConfig names the stores, where the broker answers the
+	// confined sessions' hooks and checks.
+	StoreConfig func() (backend.Config, error)
 	// args are SCRIPT and its arguments; dashAt is where -- was among
 	// them (-1: nowhere); set are the settings given as flags.
 	args   []string
@@ -39,7 +43,7 @@ type loopOptions struct {
 var loopSettings = []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"}
 
 func newLoopCmd(f *Factory, runF func(*loopOptions) error) *cobra.Command {
-	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker}
+	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker, StoreConfig: f.StoreConfig}
 	cmd := &cobra.Command{
 		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop -c TEXT [flags] | loop --resume RUN [flags]",
 		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
@@ -166,7 +170,7 @@ func runLoop(opts *loopOptions) error {
 	// Each session behind the kernel's boundary, as laserbrain
 	// run's agent: its hooks, its MCP server (its own call only)
 	// and its checks handed to the loop's broker for it.
-	if fn, why := agentConfinement(self); fn != nil {
+	if fn, why := agentConfinement(self, opts.StoreConfig); fn != nil {
 		o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
 			return fn(cmd, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, s.Dir)
 		}
