@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -24,11 +23,11 @@ import (
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/fleet"
-	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/install"
 )
 
@@ -52,9 +51,6 @@ type boundaryRun struct {
 	// none is looked for).
 	permit func(action string) (rule string, ok bool)
 	pass   passThrough
-	// serve answers the agent's hook events in the broker's own process
-	// (nil: each in a laserbrain process of its own).
-	serve func(ctx context.Context, argv []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, bool)
 }
 
 // passThrough are credentials a person passes into the boundary on
@@ -67,8 +63,8 @@ type passThrough struct {
 // runBoundary is what the boundary of the run ops names needs of it, read
 // and written through sup's fleet store: the attempts recorded on the run,
 // a person's authorizations looked up (and spent) on it.
-func runBoundary(sup *agentrun.Tracker, hb hook.Binary, ops broker.Ops, pass passThrough) boundaryRun {
-	b := boundaryRun{ops: ops, pass: pass, serve: hookServer(hb)}
+func runBoundary(sup *agentrun.Tracker, ops broker.Ops, pass passThrough) boundaryRun {
+	b := boundaryRun{ops: ops, pass: pass}
 	st, err := sup.Fleet()
 	if err != nil {
 		return b
@@ -89,27 +85,15 @@ func runBoundary(sup *agentrun.Tracker, hb hook.Binary, ops broker.Ops, pass pas
 	return b
 }
 
-// hookServer answers a confined agent's hook events in the broker's own
-// process, as `laserbrain hook EVENT` would in one of its own: the hook's
-// fast form (hookCall), nothing else.
-func hookServer(hb hook.Binary) func(ctx context.Context, argv []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
-	return func(ctx context.Context, argv []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (int, bool) {
-		hc, ok := fastHook(argv)
-		if !ok {
-			return 0, false
-		}
-		return hook.Serve(ctx, hc.event, hc.client, hc.format, hb, getenv, stdin, stdout, stderr), true
-	}
-}
-
 // boundaryFn confines one agent command (its broker's socket in dir).
 type boundaryFn func(cmd *exec.Cmd, b boundaryRun, dir string) (note string, done func(), err error)
 
 // agentConfinement is how laserbrain run and laserbrain loop put an agent
 // behind the kernel's boundary: it says whether the kernel here can, and
-// returns the function that confines one agent command. unconfined says
-// why not, for the run and doctor.
-func agentConfinement(self string) (confineFn boundaryFn, unconfined string) {
+// returns the function that confines one agent command (its broker
+// answering in this process what brokerLocal takes, on the stores
+// storeConfig names). unconfined says why not, for the run and doctor.
+func agentConfinement(self string, storeConfig func() (backend.Config, error)) (confineFn boundaryFn, unconfined string) {
 	if v := strings.TrimSpace(os.Getenv(confine.EnvOff)); v == "off" || v == "0" {
 		return nil, confine.EnvOff + "=" + v + " turned the kernel's confinement off"
 	}
@@ -123,7 +107,7 @@ func agentConfinement(self string) (confineFn boundaryFn, unconfined string) {
 		netErr = confine.CheckNet(self)
 	}
 	return func(cmd *exec.Cmd, b boundaryRun, dir string) (string, func(), error) {
-		return confineCommand(self, cmd, b, dir, netErr)
+		return confineCommand(self, storeConfig, cmd, b, dir, netErr)
 	}, ""
 }
 
@@ -131,7 +115,7 @@ func agentConfinement(self string) (confineFn boundaryFn, unconfined string) {
 // credentials masked and scrubbed, its network its own (unless netErr
 // says the kernel cannot), its writes kept to where it works, its hooks'
 // operations handed to a broker of its own.
-func confineCommand(self string, cmd *exec.Cmd, b boundaryRun, dir string, netErr error) (string, func(), error) {
+func confineCommand(self string, storeConfig func() (backend.Config, error), cmd *exec.Cmd, b boundaryRun, dir string, netErr error) (string, func(), error) {
 	var undo []func()
 	done := func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -157,7 +141,11 @@ func confineCommand(self string, cmd *exec.Cmd, b boundaryRun, dir string, netEr
 	}
 	sock := filepath.Join(dir, "broker.sock")
 	opsEnv := append(slices.Clone(cmd.Env), broker.EnvConfinement+"="+string(specJSON))
-	srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: b.ops.Allow, Serve: b.serve}
+	ops := b.ops
+	ops.Streams = true // brokerLocal answers them, holding each line to ops.Run
+	local, closeLocal := brokerLocal(storeConfig, ops.Run)
+	undo = append(undo, closeLocal)
+	srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: ops.Allow, Local: local}
 	if err := srv.Listen(sock); err != nil {
 		done()
 		return "", nil, err

@@ -14,17 +14,18 @@ import (
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/confine"
-	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/loop"
 )
 
 type loopOptions struct {
 	IO      *cli.IOStreams
 	Tracker func() *agentrun.Tracker
-	// Hook is how a session's broker answers its hooks.
-	Hook hook.Binary
+	// StoreConfig names the stores, where the broker answers the
+	// confined sessions' hooks and checks.
+	StoreConfig func() (backend.Config, error)
 	// args are SCRIPT and its arguments; dashAt is where -- was among
 	// them (-1: nowhere); set are the settings given as flags.
 	args   []string
@@ -42,7 +43,7 @@ type loopOptions struct {
 var loopSettings = []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"}
 
 func newLoopCmd(f *Factory, runF func(*loopOptions) error) *cobra.Command {
-	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker, Hook: f.Hook()}
+	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker, StoreConfig: f.StoreConfig}
 	cmd := &cobra.Command{
 		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop -c TEXT [flags] | loop --resume RUN [flags]",
 		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
@@ -171,9 +172,9 @@ func runLoop(opts *loopOptions) error {
 	// and its checks handed to the loop's broker for it.
 	sup := opts.Tracker()
 	defer sup.Close()
-	if fn, why := agentConfinement(self); fn != nil {
+	if fn, why := agentConfinement(self, opts.StoreConfig); fn != nil {
 		o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
-			return fn(cmd, runBoundary(sup, opts.Hook, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, passThrough{}), s.Dir)
+			return fn(cmd, runBoundary(sup, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, passThrough{}), s.Dir)
 		}
 	} else {
 		o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"

@@ -20,12 +20,12 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
-	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/install"
 	"github.com/laserkit/laserkit/supercode/report"
 )
@@ -34,8 +34,9 @@ type runOptions struct {
 	IO *cli.IOStreams
 	// Supervisor supervises the agent's run on the stores.
 	Tracker func() *agentrun.Tracker
-	// Hook is how the run's broker answers the agent's hooks.
-	Hook hook.Binary
+	// StoreConfig names the stores, where the broker answers the
+	// confined agent's hooks and checks.
+	StoreConfig func() (backend.Config, error)
 
 	// command is the agent's command and arguments; dashed: given after
 	// "--", where run's own flags end.
@@ -184,7 +185,7 @@ run exits with the agent's own status, 128+N when a signal N killed it, 4
 when a limit stopped it.`
 
 func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
-	opts := &runOptions{IO: f.IOStreams, Tracker: f.Tracker, Hook: f.Hook()}
+	opts := &runOptions{IO: f.IOStreams, Tracker: f.Tracker, StoreConfig: f.StoreConfig}
 	cmd := &cobra.Command{
 		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
 		Short: "Run an agent command under supervision",
@@ -274,12 +275,12 @@ func runRun(opts *runOptions) error {
 	started, stopTree := superviseTree()
 	defer stopTree()
 	so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
-	fn, why := agentConfinement(self)
+	fn, why := agentConfinement(self, opts.StoreConfig)
 	confined = fn != nil // read when the run's layer is prepared
 	if fn != nil {
 		pass := passThrough{env: opts.passEnv, paths: opts.passPaths}
 		so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
-			return fn(cmd, runBoundary(sup, opts.Hook, broker.Ops{Run: r.ID}, pass), dir)
+			return fn(cmd, runBoundary(sup, broker.Ops{Run: r.ID}, pass), dir)
 		}
 	} else {
 		so.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises this agent (laserbrain doctor)"

@@ -9,13 +9,12 @@ import (
 )
 
 // checkOwner refuses a control socket whose listening process is not an
-// ancestor of this one: laserbrain run started the agent, whose hooks and
-// MCP server ask it, so a listener the agent started in its place (after
-// removing the socket) is not believed.
-//
-// own accepts this very process as the owner: a confined run's broker
-// answers its agent's hooks in laserbrain run's own process.
-func checkOwner(c *net.UnixConn, own bool) error {
+// ancestor of this one (or, when self, this one): laserbrain run started
+// the agent, whose hooks and MCP server ask it (from processes of their
+// own, or from the run's own process, where its broker answers them), so a
+// listener the agent started in its place (after removing the socket) is
+// not believed.
+func checkOwner(c *net.UnixConn, self bool) error {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return err
@@ -30,7 +29,7 @@ func checkOwner(c *net.UnixConn, own bool) error {
 	if credErr != nil {
 		return fmt.Errorf("the control socket's owner cannot be read: %w", credErr)
 	}
-	if !(own && int(cred.Pid) == os.Getpid()) && !isAncestor(int(cred.Pid)) {
+	if !(self && int(cred.Pid) == os.Getpid()) && !isAncestor(int(cred.Pid)) {
 		return fmt.Errorf("the control socket is held by process %d, which is not the laserbrain run this agent runs under", cred.Pid)
 	}
 	return nil
