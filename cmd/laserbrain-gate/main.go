@@ -16,7 +16,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage: laserbrain-gate [--client CLIENT] [--format exit|json] < event.json
+const usage = `usage: laserbrain-gate [--client CLIENT] [--format exit|json] [--ok-status N] < event.json
        laserbrain-gate --version
 
 Answers one PreToolUse event exactly as laserbrain hook pre-tool-use does
@@ -30,13 +30,21 @@ Other clients get the form they obey (Gemini CLI {"decision":"deny"},
 Cline {"cancel":true}, Copilot CLI permissionDecisionReason, …). An event
 that cannot be read is denied with "guard error: ...". It exits only 0 or
 2: Claude Code treats any other status as not blocking (laserbrain help
-exit-codes).
+exit-codes). With --ok-status N (1 to 125, what the installed hook command
+gives) it exits N where it would exit 0, and the command takes only N for
+an answer: a program put in the gate's place does not exit N, and the call
+is denied.
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	format, name := "exit", "claude"
+	format, name, ok := "exit", "claude", ""
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
+		case a == client.OKStatusFlag && i+1 < len(args):
+			i++
+			ok = args[i]
+		case strings.HasPrefix(a, client.OKStatusFlag+"="):
+			ok = strings.TrimPrefix(a, client.OKStatusFlag+"=")
 		case a == "-h" || a == "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
@@ -67,5 +75,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guard error: --client: %v\n", err)
 		return 2
 	}
-	return hook.Run(context.Background(), hook.PreToolUse, client.Name(name), format, hook.Binary{}, stdin, stdout, stderr)
+	okStatus, err := hook.ParseOKStatus(ok)
+	if err != nil {
+		fmt.Fprintf(stderr, "guard error: %v\n", err)
+		return 2
+	}
+	return hook.Answered(hook.Run(context.Background(), hook.PreToolUse, client.Name(name), format, hook.Binary{}, stdin, stdout, stderr), okStatus)
 }
