@@ -15,6 +15,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
@@ -32,9 +33,10 @@ var secretEnv = []string{envconfig.StoreEnv, "PGPASSWORD", "PGPASSFILE", "PGSERV
 // agentConfinement is how laserbrain run and laserbrain loop put an agent
 // behind the kernel's boundary: it says whether the kernel here can, and
 // returns the function that confines one agent command (its broker, with
-// its socket in dir, accepting ops). unconfined says why not, for the run
-// and doctor.
-func agentConfinement(self string) (confineFn func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error), unconfined string) {
+// its socket in dir, accepting ops, answering in this process what
+// brokerLocal takes, on the stores storeConfig names). unconfined says
+// why not, for the run and doctor.
+func agentConfinement(self string, storeConfig func() (backend.Config, error)) (confineFn func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error), unconfined string) {
 	if v := strings.TrimSpace(os.Getenv(confine.EnvOff)); v == "off" || v == "0" {
 		return nil, confine.EnvOff + "=" + v + " turned the kernel's confinement off"
 	}
@@ -60,13 +62,16 @@ func agentConfinement(self string) (confineFn func(cmd *exec.Cmd, ops broker.Ops
 			return "", nil, err
 		}
 		opsEnv := append(append([]string(nil), cmd.Env...), broker.EnvConfinement+"="+string(specJSON))
-		srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: ops.Allow}
+		ops.Streams = true // brokerLocal answers them, holding each line to ops.Run
+		local, closeLocal := brokerLocal(storeConfig, ops.Run)
+		srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: ops.Allow, Local: local}
 		if err := srv.Listen(sock); err != nil {
 			removeCreated()
 			return "", nil, err
 		}
 		done := func() {
 			srv.Close(5 * time.Second)
+			closeLocal()
 			removeCreated()
 		}
 		env := make([]string, 0, len(cmd.Env)+1)

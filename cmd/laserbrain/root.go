@@ -24,6 +24,7 @@ var commands = []struct {
 }{
 	{groupDrift, "check", cmdOf(newCheckCmd)},
 	{groupDrift, "history", cmdOf(newHistoryCmd)},
+	{groupDrift, "verify", cmdOf(newVerifyCmd)},
 	{groupDrift, "judge-run", cmdOf(newJudgeRunCmd)},
 	{groupDrift, "runs", cmdOf(newRunsCmd)},
 	{groupDrift, "coverage", cmdOf(newCoverageCmd)},

@@ -20,6 +20,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -31,6 +32,9 @@ type runOptions struct {
 	IO *cli.IOStreams
 	// Supervisor supervises the agent's run on the stores.
 	Tracker func() *agentrun.Tracker
+	// StoreConfig names the stores, where the broker answers the
+	// confined agent's hooks and checks.
+	StoreConfig func() (backend.Config, error)
 
 	// command is the agent's command and arguments; dashed: given after
 	// "--", where run's own flags end.
@@ -176,7 +180,7 @@ run exits with the agent's own status, 128+N when a signal N killed it, 4
 when a limit stopped it.`
 
 func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
-	opts := &runOptions{IO: f.IOStreams, Tracker: f.Tracker}
+	opts := &runOptions{IO: f.IOStreams, Tracker: f.Tracker, StoreConfig: f.StoreConfig}
 	cmd := &cobra.Command{
 		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
 		Short: "Run an agent command under supervision",
@@ -263,7 +267,7 @@ func runRun(opts *runOptions) error {
 	started, stopTree := superviseTree()
 	defer stopTree()
 	so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
-	fn, why := agentConfinement(self)
+	fn, why := agentConfinement(self, opts.StoreConfig)
 	confined = fn != nil // read when the run's layer is prepared
 	if fn != nil {
 		so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {

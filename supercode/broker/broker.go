@@ -90,12 +90,20 @@ type Server struct {
 	Allow func(argv []string) error
 	// Log receives what the broker refused or could not do (nil: dropped).
 	Log func(string)
+	// Local answers an operation in this process where it can (handled
+	// false: it runs as a process of Self, as every operation does when
+	// Local is nil). An operation that needs no process of its own costs
+	// the agent no process start, and it shares what this process keeps
+	// open. Its context ends when Close gives up waiting.
+	Local func(ctx context.Context, op Op) (code int, handled bool)
 
-	ln   net.Listener
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	cmds map[*exec.Cmd]bool
-	done bool
+	ln     net.Listener
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	cmds   map[*exec.Cmd]bool
+	done   bool
 }
 
 // Listen opens the socket at path (its directory must be private to the
@@ -108,6 +116,7 @@ func (s *Server) Listen(path string) error {
 	}
 	s.ln = ln
 	s.cmds = map[*exec.Cmd]bool{}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -157,9 +166,11 @@ func (s *Server) Close(grace time.Duration) {
 	go func() { s.wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
+		s.cancel()
 		return
 	case <-time.After(grace):
 	}
+	s.cancel()
 	s.mu.Lock()
 	for c := range s.cmds {
 		if c.Process != nil {
@@ -210,17 +221,26 @@ func (w frameWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// fail answers a request the broker could not run: a word on standard
+// error, and the status.
+func (s *Server) fail(f *frames, code int, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	s.log("laserbrain broker: %s", msg)
+	_ = f.frame(frameStderr, []byte("laserbrain broker: "+msg+"\n"))
+	exitFrame(f, code)
+}
+
+// exitFrame ends an answer with its exit status.
+func exitFrame(f *frames, code int) {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(code))
+	_ = f.frame(frameExit, b[:])
+}
+
 func (s *Server) serve(c net.Conn) {
 	defer c.Close()
 	f := &frames{w: c}
-	fail := func(code int, format string, a ...any) {
-		msg := fmt.Sprintf(format, a...)
-		s.log("laserbrain broker: %s", msg)
-		_ = f.frame(frameStderr, []byte("laserbrain broker: "+msg+"\n"))
-		var b [4]byte
-		binary.BigEndian.PutUint32(b[:], uint32(code))
-		_ = f.frame(frameExit, b[:])
-	}
+	fail := func(code int, format string, a ...any) { s.fail(f, code, format, a...) }
 	br := bufio.NewReaderSize(c, 64<<10)
 	line, err := readLine(br, maxHeader)
 	if err != nil {
@@ -247,37 +267,63 @@ func (s *Server) serve(c net.Conn) {
 		fail(2, "the run is ending")
 		return
 	}
-	cmd := exec.Command(s.Self, req.Argv...)
-	cmd.Env = s.env(req.Argv, req.Env)
-	cmd.Dir = s.Dir
+	op := Op{Argv: req.Argv, Env: s.env(req.Argv, req.Env), Dir: s.Dir, Stdin: br,
+		Stdout: frameWriter{f, frameStdout}, Stderr: frameWriter{f, frameStderr}}
 	if d := req.Dir; d != "" && filepath.IsAbs(d) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			cmd.Dir = d
+			op.Dir = d
 		}
 	}
+	if code, handled := s.local(op); handled {
+		exitFrame(f, code)
+		return
+	}
+	s.spawn(f, op)
+}
+
+// local answers op in this process when Local takes it. A panic there is
+// the operation's failure (status 125: not an answer, so a hook fails
+// closed), not the broker's.
+func (s *Server) local(op Op) (code int, handled bool) {
+	if s.Local == nil {
+		return 0, false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log("laserbrain broker: %s: internal: %v", strings.Join(op.Argv, " "), p)
+			fmt.Fprintf(op.Stderr, "laserbrain broker: internal: %v\n", p)
+			code, handled = 125, true
+		}
+	}()
+	return s.Local(s.ctx, op)
+}
+
+// spawn runs op as a process of Self and answers its exit status.
+func (s *Server) spawn(f *frames, op Op) {
+	cmd := exec.Command(s.Self, op.Argv...)
+	cmd.Env, cmd.Dir = op.Env, op.Dir
 	// The request's standard input through a pipe of our own: an
 	// operation that never reads it (a ponder status, say, from a shell
 	// whose input stays open) ends without waiting for its end.
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		fail(125, "a pipe for the standard input: %v", err)
+		s.fail(f, 125, "a pipe for the standard input: %v", err)
 		return
 	}
 	go func() {
-		_, _ = io.Copy(pw, br)
+		_, _ = io.Copy(pw, op.Stdin)
 		pw.Close()
 	}()
 	defer pw.Close()
 	cmd.Stdin = pr
-	cmd.Stdout = frameWriter{f, frameStdout}
-	cmd.Stderr = frameWriter{f, frameStderr}
+	cmd.Stdout, cmd.Stderr = op.Stdout, op.Stderr
 	// Once the operation exited, its output is taken for up to outputGrace
 	// (a loaded machine may be slow to drain it), then its pipes close.
 	cmd.WaitDelay = outputGrace
 	err = reap.Start(cmd)
 	pr.Close() // the operation's now
 	if err != nil {
-		fail(126, "starting %s: %v", s.Self, err)
+		s.fail(f, 126, "starting %s: %v", s.Self, err)
 		return
 	}
 	s.mu.Lock()
@@ -299,13 +345,37 @@ func (s *Server) serve(c net.Conn) {
 	default:
 		// Not the operation's own status (the wait for its output went
 		// past WaitDelay, say): said, for the one who reads the refusal.
-		s.log("laserbrain broker: %s: %v", strings.Join(req.Argv, " "), err)
+		s.log("laserbrain broker: %s: %v", strings.Join(op.Argv, " "), err)
 		_ = f.frame(frameStderr, []byte("laserbrain broker: "+err.Error()+"\n"))
 		code = 125
 	}
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], uint32(code))
-	_ = f.frame(frameExit, b[:])
+	exitFrame(f, code)
+}
+
+// Op is one operation a client handed over: what a process of it would
+// get.
+type Op struct {
+	// Argv is the laserbrain subcommand and its arguments, as Allow
+	// accepted them.
+	Argv []string
+	// Env is the environment: the supervisor's for the agent, with the
+	// client's session variables.
+	Env []string
+	// Dir is the working directory: the client's when it exists.
+	Dir            string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Getenv reads the operation's environment, as os.Getenv would in a
+// process of it.
+func (o Op) Getenv(k string) string {
+	for i := len(o.Env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(o.Env[i], k+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // env is the supervisor's environment for the agent, without the socket,

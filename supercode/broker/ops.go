@@ -18,6 +18,11 @@ type Ops struct {
 	// role, when a loop started the agent: its MCP server serves that
 	// call and no other ("" for laserbrain run: no loop call at all).
 	LoopCall, LoopRole string
+	// Streams: check --stream is accepted, because the supervisor answers
+	// it in its own process (Server.Local), holding every line to Run. A
+	// stream's lines name their runs: handed to a process of laserbrain,
+	// they would not be held to it.
+	Streams bool
 }
 
 // OpPonder is the operation a confined agent's ponder hands over: its
@@ -39,6 +44,7 @@ const EnvPonderTold = "LASERBRAIN_PONDER_TOLD"
 //	mcp                                  (laserbrain run)
 //	mcp --loop-call DIR --loop-role ROLE  (laserbrain loop: its own call only)
 //	check [flags]                        (on the agent's own run; no --new-run)
+//	check --stream [--run RUN]           (with Streams: each line on the agent's own run)
 //	ponder [ARGS]                        (any: ponder runs confined as the agent
 //	                                      is, its session directory writable)
 func (o Ops) Allow(argv []string) error {
@@ -138,6 +144,10 @@ func (o Ops) allowCheck(args []string) error {
 			}
 		case "--new-run":
 			return errors.New("check --new-run: an agent checks only its own run")
+		case "--stream":
+			if !o.Streams {
+				return errors.New("check --stream: this supervisor answers single checks only")
+			}
 		case "--goal", "--progress", "--distance", "--parent-goal", "--doing", "--next", "--blocked",
 			"--user-turn", "--json":
 		default:

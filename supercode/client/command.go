@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,17 +137,26 @@ func GateBeside(self string) string {
 	return ""
 }
 
+// GateEvents are the events laserbrain-gate answers: the ones a client
+// runs a hook for on every tool call, where a smaller binary's start is
+// paid most often. Every other event is laserbrain's.
+var GateEvents = []EventName{PreToolUse, PostToolUse, PostToolUseFailure}
+
 // Argv is the program and arguments that answer event ev for client n:
-// laserbrain-gate beside self for pre-tool-use when there is one, else
+// laserbrain-gate beside self for GateEvents when there is one (with
+// --event naming any but pre-tool-use), else
 // `self hook SUBCOMMAND`; --client names every client but Claude Code
 // (the default). Claude Code's pre-tool-use answers a denial with its
 // structured answer (--format json): with exit 2 Claude Code would show
 // the model the whole hook command before the reason.
 func Argv(self string, n Name, ev EventName) []string {
 	var argv []string
-	if ev == PreToolUse {
+	if slices.Contains(GateEvents, ev) {
 		if gate := GateBeside(self); gate != "" {
 			argv = []string{gate}
+			if ev != PreToolUse {
+				argv = append(argv, "--event", Subcommand(ev))
+			}
 		}
 	}
 	if argv == nil {
@@ -277,7 +287,7 @@ type Parsed struct {
 
 // ParseCommand recognises a hook command laserbrain installed — a
 // program named laserbrain (or self) running `hook SUBCOMMAND`, or
-// laserbrain-gate — at any path, guarded or not, so a reinstall from a new
+// laserbrain-gate (pre-tool-use, or the event its --event names) — at any path, guarded or not, so a reinstall from a new
 // location replaces the old entry and doctor can check it.
 func ParseCommand(command, self string) (Parsed, bool) {
 	words := shellWords(command)
@@ -288,7 +298,7 @@ func ParseCommand(command, self string) (Parsed, bool) {
 	answered := strings.Contains(trimmed, " "+OKStatusFlag+" ")
 	p := Parsed{Client: Claude, Answered: answered, Guarded: answered || strings.HasPrefix(trimmed, "if [ -x ") ||
 		strings.HasSuffix(trimmed, "|| exit 2") || strings.HasSuffix(trimmed, "|| exit 0")}
-	found := false
+	found, isGate := false, false
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if found {
@@ -298,6 +308,15 @@ func ParseCommand(command, self string) (Parsed, bool) {
 				i++
 			case strings.HasPrefix(w, "--client="):
 				p.Client = Name(strings.TrimPrefix(w, "--client="))
+			case isGate && (w == "--event" || strings.HasPrefix(w, "--event=")):
+				sub, ok := strings.CutPrefix(w, "--event=")
+				if !ok && i+1 < len(words) {
+					sub = words[i+1]
+					i++
+				}
+				if ev, ok := EventOf(sub); ok {
+					p.Event = ev
+				}
 			case w == "fi" || w == "&&" || w == "||" || w == "|":
 				return p, true
 			}
@@ -305,7 +324,7 @@ func ParseCommand(command, self string) (Parsed, bool) {
 		}
 		switch {
 		case filepath.Base(w) == GateName:
-			p.Program, p.Event, found = w, PreToolUse, true
+			p.Program, p.Event, found, isGate = w, PreToolUse, true, true
 		case (filepath.Base(w) == "laserbrain" || w == self) && i+2 < len(words) && words[i+1] == "hook":
 			if ev, ok := EventOf(words[i+2]); ok {
 				p.Program, p.Event, found = w, ev, true

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,8 +93,8 @@ func TestHookCommandFailsClosedWhenTheBinaryMoves(t *testing.T) {
 				if n == Claude {
 					wantArgs = ""
 				}
-				if strings.TrimSpace(out) != strings.TrimSpace("ran laserbrain hook post-tool-use "+wantArgs) {
-					t.Fatalf("%s %s: post-tool-use did not run laserbrain: %q", n, sh, out)
+				if strings.TrimSpace(out) != strings.TrimSpace("ran laserbrain-gate --event post-tool-use "+wantArgs) {
+					t.Fatalf("%s %s: post-tool-use did not run the gate: %q", n, sh, out)
 				}
 			}
 			for _, p := range []string{self, gate} {
@@ -176,7 +177,7 @@ func TestHookCommandsAreRecognised(t *testing.T) {
 		for _, e := range Events {
 			p, ok := ParseCommand(HookCommand(self, n, e.Event), "")
 			want := self
-			if e.Event == PreToolUse {
+			if slices.Contains(GateEvents, e.Event) {
 				want = gate
 			}
 			if !ok || p.Event != e.Event || p.Client != n || p.Program != want || !p.Guarded {
@@ -192,13 +193,15 @@ func TestHookCommandsAreRecognised(t *testing.T) {
 	}
 	// Commands written by hand, and by earlier versions.
 	for cmd, want := range map[string]Parsed{
-		"/usr/local/bin/laserbrain hook stop":                 {Program: "/usr/local/bin/laserbrain", Event: Stop, Client: Claude},
-		"'/opt/x y/laserbrain-gate' --format json":            {Program: "/opt/x y/laserbrain-gate", Event: PreToolUse, Client: Claude},
-		"laserbrain hook pre-tool-use --client=qwen":          {Program: "laserbrain", Event: PreToolUse, Client: Qwen},
-		"/bin/laserbrain-gate --client copilot && echo done":  {Program: "/bin/laserbrain-gate", Event: PreToolUse, Client: Copilot},
-		"my-own-hook --client laserbrain":                     {},
-		"laserbrain doctor":                                   {},
-		"/usr/bin/laserbrain hook not-an-event --client qwen": {},
+		"/usr/local/bin/laserbrain hook stop":                        {Program: "/usr/local/bin/laserbrain", Event: Stop, Client: Claude},
+		"'/opt/x y/laserbrain-gate' --format json":                   {Program: "/opt/x y/laserbrain-gate", Event: PreToolUse, Client: Claude},
+		"laserbrain hook pre-tool-use --client=qwen":                 {Program: "laserbrain", Event: PreToolUse, Client: Qwen},
+		"/bin/laserbrain-gate --client copilot && echo done":         {Program: "/bin/laserbrain-gate", Event: PreToolUse, Client: Copilot},
+		"/bin/laserbrain-gate --event post-tool-use --client=gemini": {Program: "/bin/laserbrain-gate", Event: PostToolUse, Client: Gemini},
+		"laserbrain-gate --event=post-tool-use-failure":              {Program: "laserbrain-gate", Event: PostToolUseFailure, Client: Claude},
+		"my-own-hook --client laserbrain":                            {},
+		"laserbrain doctor":                                          {},
+		"/usr/bin/laserbrain hook not-an-event --client qwen":        {},
 	} {
 		p, ok := ParseCommand(cmd, "")
 		if ok != (want.Program != "") || ok && (p.Program != want.Program || p.Event != want.Event || p.Client != want.Client || p.Guarded) {

@@ -224,8 +224,9 @@ func TestBadSettingsRefused(t *testing.T) {
 	}
 }
 
-// With laserbrain-gate installed beside laserbrain, the pre-tool-use hook is
-// the gate (it starts in ~2 ms instead of ~8); a second install changes
+// With laserbrain-gate installed beside laserbrain, the hooks of every tool
+// call (pre-tool-use, post-tool-use) are the gate, which starts faster; a
+// second install changes
 // nothing, and uninstall takes it out like the others.
 func TestPreToolUseUsesTheGateBeside(t *testing.T) {
 	bin := t.TempDir()
@@ -246,7 +247,7 @@ func TestPreToolUseUsesTheGateBeside(t *testing.T) {
 		t.Fatalf("PreToolUse command %q runs %+v, want the gate %q, guarded", pre, p, gate)
 	}
 	post := hooks["PostToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"].(string)
-	if p, ok := client.ParseCommand(post, lb); !ok || p.Program != lb || p.Event != client.PostToolUse {
+	if p, ok := client.ParseCommand(post, lb); !ok || p.Program != gate || p.Event != client.PostToolUse {
 		t.Fatalf("PostToolUse command %q runs %+v", post, p)
 	}
 	before, _ := os.ReadFile(settings)
