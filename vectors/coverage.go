@@ -8,6 +8,7 @@ import (
 
 	"github.com/laserkit/laserkit/grammar"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
@@ -380,10 +381,10 @@ func decision(s string) *string { return &s }
 
 // gateAnswer is the reference gate's process answer for a decision.
 func gateAnswer(d coverage.Decision) covAnswer {
-	switch d.Action {
-	case coverage.Warn:
+	switch {
+	case d.Warns():
 		return covAnswer{Out: &covOut{Stderr: d.Reason + "\n"}, Decision: decision("warn")}
-	case coverage.Deny:
+	case d.Answer == operator.Deny:
 		return covAnswer{Out: &covOut{Exit: 2, Stderr: d.Reason + "\n", Stdout: map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": d.Reason}}}, Decision: decision("deny")}
 	}

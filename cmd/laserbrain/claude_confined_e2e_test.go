@@ -144,7 +144,7 @@ func TestClaudeConfinedKernelRefuses(t *testing.T) {
 	}
 	var attempt, confined bool
 	for _, e := range events {
-		if e.Kind == fleet.KindTool && strings.Contains(e.Text, "make -k lift gate") && e.OK != nil && !*e.OK && strings.Contains(e.Text+string(e.Result), "Read-only file system") {
+		if e.Kind == fleet.KindTool && strings.Contains(e.Text, "make -k lift gate") && e.OK.Failed() && strings.Contains(e.Text+string(e.Result), "Read-only file system") {
 			attempt = true
 		}
 		if e.Name == "confinement" && strings.Contains(e.Text, "confined by the kernel") && strings.Contains(e.Text, gate) {

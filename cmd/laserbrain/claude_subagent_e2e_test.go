@@ -54,7 +54,7 @@ func TestClaudeSubagentGatedOnTheParentsRun(t *testing.T) {
 	for _, e := range evs {
 		by[e.ID] = e
 	}
-	if e, ok := by["gate:toolu_sub"]; !ok || e.Subagent != "general-purpose" || *e.OK {
+	if e, ok := by["gate:toolu_sub"]; !ok || e.Subagent != "general-purpose" || !e.OK.Failed() {
 		t.Fatalf("the subagent's denial on the run: %+v (events %v)", e, evs)
 	}
 	if e, ok := by["tool:toolu_parent"]; !ok || e.Subagent != "" {

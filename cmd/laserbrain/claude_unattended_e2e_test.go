@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -150,7 +151,7 @@ func TestClaudeUnattendedAnswers(t *testing.T) {
 	var gates []string
 	for _, e := range evs {
 		if e.Kind == fleet.KindGate {
-			gates = append(gates, strings.TrimPrefix(e.ID, "gate:")+"="+map[bool]string{true: "allow", false: "deny"}[*e.OK])
+			gates = append(gates, strings.TrimPrefix(e.ID, "gate:")+"="+map[bool]string{true: "allow", false: "deny"}[e.OK == laserbrain.OKTrue])
 		}
 	}
 	if strings.Join(gates, " ") != "toolu_commit=allow toolu_readme=allow toolu_grep=allow toolu_push=deny toolu_py=deny" {

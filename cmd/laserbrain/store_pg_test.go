@@ -171,10 +171,10 @@ func TestDatabaseStoppedMidSession(t *testing.T) {
 		t.Fatalf("events after the outage:\n got  %s\n want %s", strings.Join(got, " "), want)
 	}
 	for _, e := range evs {
-		if e.ID == "gate:t4" && (e.OK == nil || *e.OK || !strings.Contains(e.Text, "cannot read the run")) {
+		if e.ID == "gate:t4" && (!e.OK.Failed() || !strings.Contains(e.Text, "cannot read the run")) {
 			t.Errorf("the refusal recorded as %+v", e)
 		}
-		if e.ID == "tool:t7" && (e.OK == nil || *e.OK) {
+		if e.ID == "tool:t7" && (!e.OK.Failed()) {
 			t.Errorf("the failed call recorded as %+v", e)
 		}
 	}

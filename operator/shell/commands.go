@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/shellquote"
 )
 
 // The models of the programs the table marks modelled (programs.go): each
@@ -738,7 +740,7 @@ func (a *analyzer) hashModel(c *cmdCall) bool {
 				a.unknown("hash -p with a path or a name known only at run time", "")
 				return true
 			}
-			def := "'" + strings.ReplaceAll(path.val, "'", `'\''`) + "'"
+			def := shellquote.Word(path.val)
 			a.sc.setAlias(name.val, &def)
 			return true
 		}

@@ -3,11 +3,14 @@ package shell
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/laserkit/laserkit/internal/fsx"
 )
@@ -36,7 +39,7 @@ func (a *analyzer) scriptText(file arg, io stdio) (text string, ok bool, why str
 		return inputText(io.in)
 	case strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/"):
 		var fd int
-		_, err := fmtSscan(p[strings.LastIndexByte(p, '/')+1:], &fd)
+		_, err := fmt.Sscan(p[strings.LastIndexByte(p, '/')+1:], &fd)
 		if err != nil {
 			return "", false, "an unknown descriptor"
 		}
@@ -98,23 +101,23 @@ func readScript(path string) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	case err != nil:
-		return nil, errorf("it cannot be read (%v)", fsx.WithoutPath(err))
+		return nil, fmt.Errorf("it cannot be read (%v)", fsx.WithoutPath(err))
 	case !fi.Mode().IsRegular():
-		return nil, errorf("it is not a regular file")
+		return nil, fmt.Errorf("it is not a regular file")
 	case fi.Size() > MaxScriptFile:
-		return nil, errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
+		return nil, fmt.Errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
 	}
 	f, err := openNoBlock(path)
 	if err != nil {
-		return nil, errorf("it cannot be read (%v)", fsx.WithoutPath(err))
+		return nil, fmt.Errorf("it cannot be read (%v)", fsx.WithoutPath(err))
 	}
 	defer f.Close()
 	var b bytes.Buffer
-	if _, err := b.ReadFrom(limitReader(f, MaxScriptFile+1)); err != nil {
-		return nil, errorf("it cannot be read (%v)", err)
+	if _, err := b.ReadFrom(io.LimitReader(f, MaxScriptFile+1)); err != nil {
+		return nil, fmt.Errorf("it cannot be read (%v)", err)
 	}
 	if b.Len() > MaxScriptFile {
-		return nil, errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
+		return nil, fmt.Errorf("it is larger than %d KiB, more than the gate reads", MaxScriptFile>>10)
 	}
 	return b.Bytes(), nil
 }
@@ -128,4 +131,10 @@ func (a *analyzer) readText(file arg) string {
 		a.unknown("reads its program from "+file.val, why)
 	}
 	return text
+}
+
+// openNoBlock opens a file for reading without blocking on a FIFO or a
+// device that never answers (the analysis has a time budget).
+func openNoBlock(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

@@ -38,10 +38,9 @@ func (s *Tracker) End(ctx context.Context, runID string, code *int, why string) 
 	}
 	if ended {
 		text := why
-		var ok *bool
+		var ok laserbrain.OK
 		if code != nil {
-			b := *code == 0
-			ok = &b
+			ok = laserbrain.OKOf(*code == 0)
 			text = fmt.Sprintf("exit %d", *code)
 			if why != "" {
 				text += ": " + why

@@ -62,7 +62,7 @@ func (s *Tracker) Grants(ctx context.Context, c Caller, run fleet.Run, found boo
 	}
 	fid := run.Fleet
 	if !found {
-		if fid, err = fleet.ID(ctx, c.Dir); err != nil {
+		if fid, err = fleet.IDEnv(ctx, c.Dir, s.getenv); err != nil {
 			return nil, err
 		}
 	}
@@ -94,7 +94,7 @@ func GateResult(d operator.Decision) json.RawMessage {
 	if labels == nil {
 		labels = []string{}
 	}
-	res := fleet.GateResult{Decision: d.Action.String(), Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
+	res := fleet.GateResult{Decision: d.Action, Labels: labels, Role: d.Role, Presence: d.Presence.String(), Rule: d.Rule, Policy: d.Policy}
 	if d.Action != operator.Allow || d.UseAuthorization {
 		// What a person's authorization must name to let it through.
 		res.Action = d.Target

@@ -70,9 +70,8 @@ func fill(t *testing.T, b *Backend) {
 		if err := st.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
-		yes := true
 		for k := 0; k < 4; k++ {
-			if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("tool:%d", k), At: t0.Add(time.Duration(k) * time.Minute), Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "make test"}); err != nil {
+			if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("tool:%d", k), At: t0.Add(time.Duration(k) * time.Minute), Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "make test"}); err != nil {
 				t.Fatal(err)
 			}
 		}

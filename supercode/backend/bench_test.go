@@ -126,7 +126,6 @@ func superviseFleet(b *testing.B, cfg Config, fid string) {
 		b.Fatal(err)
 	}
 	t0 := time.Now().UTC()
-	yes := true
 	for i := 0; i < 100; i++ {
 		id := fmt.Sprintf("agent-%03d", i)
 		if err := st.CreateRun(ctx, fleet.Run{ID: id, Agent: fmt.Sprintf("w%d", i), Fleet: fid, Created: t0, Task: id, Tasks: 1}); err != nil {
@@ -147,7 +146,7 @@ func superviseFleet(b *testing.B, cfg Config, fid string) {
 		}
 		h.Close()
 		for k := 0; k < 40; k++ {
-			if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("tool:%d", k), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go test ./..."}); err != nil {
+			if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("tool:%d", k), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "go test ./..."}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -219,7 +218,6 @@ func BenchmarkSuperviseRound100(b *testing.B) {
 			}
 			runs, _ := be.Runs()
 			st, _ := be.Fleet()
-			yes := true
 			n := 0
 			for b.Loop() {
 				b.StopTimer()
@@ -237,7 +235,7 @@ func BenchmarkSuperviseRound100(b *testing.B) {
 						b.Fatal(err)
 					}
 					h.Close()
-					if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("more:%d", n), Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
+					if _, err := st.AppendEvent(ctx, id, fleet.RunEvent{ID: fmt.Sprintf("more:%d", n), Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue}); err != nil {
 						b.Fatal(err)
 					}
 				}

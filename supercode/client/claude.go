@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // claudeFamily reads Claude Code's payloads, and the clients that took
@@ -97,11 +100,11 @@ func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) 
 	}
 	switch hook {
 	case PostToolUse:
-		r := &Response{Text: responseText(p.ToolResponse), Raw: p.ToolResponse, OK: boolPtr(!interrupted(p.ToolResponse))}
+		r := &Response{Text: responseText(p.ToolResponse), Raw: p.ToolResponse, OK: laserbrain.OKOf(!interrupted(p.ToolResponse))}
 		e.Response = r
 	case PostToolUseFailure:
 		raw, _ := json.Marshal(map[string]any{"error": p.Error, "is_interrupt": p.IsInterrupt})
-		e.Response = &Response{Text: p.Error, Raw: raw, OK: boolPtr(false)}
+		e.Response = &Response{Text: p.Error, Raw: raw, OK: laserbrain.OKFalse}
 	}
 	return e, nil
 }
@@ -119,23 +122,21 @@ func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
 		r.Stderr = a.Log + "\n"
 	}
 	specific := map[string]string{}
-	if hook == PreToolUse {
-		d := a.Decision
+	if d, decided := a.Decided(); hook == PreToolUse && decided {
 		if c.name == Codex {
-			// Codex takes only deny from a PreToolUse hook.
-			switch d {
-			case Ask:
-				d = Deny
-			case Allow:
-				d = None
+			// Codex takes only deny from a PreToolUse hook: an ask is a
+			// refusal, an allow no decision.
+			if d == operator.Ask {
+				d = operator.Deny
 			}
+			decided = d == operator.Deny
 		}
-		if d == Deny && !c.json {
+		if decided && d == operator.Deny && !c.json {
 			r.Exit, r.Stderr = 2, a.Reason+"\n"
 			return r
 		}
-		if d != None {
-			specific["permissionDecision"] = string(d)
+		if decided {
+			specific["permissionDecision"] = d.String()
 			specific["permissionDecisionReason"] = a.Reason
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 )
 
@@ -25,15 +26,15 @@ type want struct {
 	own      string
 	commands []string
 	files    []string
-	ok       *bool
+	ok       laserbrain.OK
 	text     string
 	prompt   string
 	subagent string
 	stopOn   bool
 }
 
-func yes() *bool { return boolPtr(true) }
-func no() *bool  { return boolPtr(false) }
+func yes() laserbrain.OK { return laserbrain.OKTrue }
+func no() laserbrain.OK  { return laserbrain.OKFalse }
 
 func TestDecodeRecordedPayloads(t *testing.T) {
 	for _, c := range []struct {
@@ -230,25 +231,12 @@ func TestDecodeRecordedPayloads(t *testing.T) {
 }
 
 func sameWant(a, b want) bool {
-	ok := func(p *bool) string {
-		if p == nil {
-			return "nil"
-		}
-		if *p {
-			return "true"
-		}
-		return "false"
-	}
-	return show(a) == show(b) && ok(a.ok) == ok(b.ok)
+	return show(a) == show(b)
 }
 
 func show(w want) string {
-	ok := "nil"
-	if w.ok != nil {
-		ok = map[bool]string{true: "true", false: "false"}[*w.ok]
-	}
 	b, _ := json.Marshal(map[string]any{"name": w.name, "session": w.session, "cwd": w.cwd, "toolUse": w.toolUse, "tool": w.tool,
-		"kind": w.kind, "own": w.own, "commands": w.commands, "files": w.files, "ok": ok, "text": w.text, "prompt": w.prompt,
+		"kind": w.kind, "own": w.own, "commands": w.commands, "files": w.files, "ok": w.ok.String(), "text": w.text, "prompt": w.prompt,
 		"subagent": w.subagent, "stop": w.stopOn})
 	return string(b)
 }
@@ -293,7 +281,7 @@ func TestUnreadablePayloadsNameTheFix(t *testing.T) {
 // Our answer in each client's form, the form each real client was seen to
 // obey.
 func TestEncodeEachClientsForm(t *testing.T) {
-	deny := Reply{Decision: Deny, Reason: "laserbrain: no"}
+	deny := Decide(operator.Deny, "laserbrain: no")
 	for _, c := range []struct {
 		client Name
 		format string
@@ -305,7 +293,7 @@ func TestEncodeEachClientsForm(t *testing.T) {
 	}{
 		{Claude, "", PreToolUse, deny, 2, "", "laserbrain: no\n"},
 		{Claude, "json", PreToolUse, deny, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"laserbrain: no"}}`, ""},
-		{Claude, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}`, ""},
+		{Claude, "", PreToolUse, Decide(operator.Ask, "r"), 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}`, ""},
 		{Claude, "", PreToolUse, Reply{Context: "note"}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"note"}}`, ""},
 		{Claude, "", PreToolUse, Reply{}, 0, "", ""},
 		{Claude, "", Stop, Reply{Block: true, Reason: "go on"}, 0, `{"decision":"block","reason":"go on"}`, ""},
@@ -314,12 +302,12 @@ func TestEncodeEachClientsForm(t *testing.T) {
 		{Claude, "", PostToolUse, Reply{Log: "laserbrain hook PostToolUse: broken"}, 0, "", "laserbrain hook PostToolUse: broken\n"},
 		// Codex takes only deny from PreToolUse: an ask is a denial, an
 		// allow no decision.
-		{Codex, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 2, "", "r\n"},
-		{Codex, "", PreToolUse, Reply{Decision: Allow, Reason: "authorized"}, 0, "", ""},
+		{Codex, "", PreToolUse, Decide(operator.Ask, "r"), 2, "", "r\n"},
+		{Codex, "", PreToolUse, Decide(operator.Allow, "authorized"), 0, "", ""},
 		{Qwen, "", PreToolUse, deny, 2, "", "laserbrain: no\n"},
 		{Gemini, "", PreToolUse, deny, 0, `{"decision":"deny","reason":"laserbrain: no"}`, ""},
 		// Gemini CLI headless hangs on an ask: it is refused (TestAgentAskAnsweredHeadless).
-		{Gemini, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
+		{Gemini, "", PreToolUse, Decide(operator.Ask, "r"), 0, `{"decision":"deny","reason":"r"}`, ""},
 		{Gemini, "", Stop, Reply{Block: true, Reason: "go on"}, 0, `{"decision":"deny","reason":"go on"}`, ""},
 		{Gemini, "", PostToolUse, Reply{Context: "c"}, 0, `{"hookSpecificOutput":{"hookEventName":"AfterTool","additionalContext":"c"}}`, ""},
 		// Cline: a shell call refused is rewritten into the Refusal, the
@@ -331,11 +319,11 @@ func TestEncodeEachClientsForm(t *testing.T) {
 			`{"overrideInput":{"command":` + jsonString(Refusal("laserbrain: no")) + `},"contextModification":"laserbrain: no"}`, ""},
 		{Cline, "", PreToolUse, denyCall("editor"), 0, `{"cancel":true,"errorMessage":"laserbrain: no"}`, ""},
 		{Cline, "", PreToolUse, deny, 0, `{"cancel":true,"errorMessage":"laserbrain: no"}`, ""},
-		{Cline, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"cancel":true,"errorMessage":"r"}`, ""},
+		{Cline, "", PreToolUse, Decide(operator.Ask, "r"), 0, `{"cancel":true,"errorMessage":"r"}`, ""},
 		{Cline, "", PreToolUse, Reply{Context: "c"}, 0, `{"contextModification":"c"}`, ""},
 		{Copilot, "", PreToolUse, deny, 0, `{"permissionDecision":"deny","permissionDecisionReason":"laserbrain: no"}`, ""},
 		{OpenCode, "", PreToolUse, deny, 0, `{"decision":"deny","reason":"laserbrain: no"}`, ""},
-		{OpenCode, "", PreToolUse, Reply{Decision: Ask, Reason: "r"}, 0, `{"decision":"deny","reason":"r"}`, ""},
+		{OpenCode, "", PreToolUse, Decide(operator.Ask, "r"), 0, `{"decision":"deny","reason":"r"}`, ""},
 		{OpenCode, "", PreToolUse, Reply{}, 0, `{}`, ""},
 	} {
 		ad, err := For(c.client, c.format)
@@ -355,7 +343,9 @@ func denyCall(tool string) Reply {
 	if isShellTool(tool) {
 		kind = KindShell
 	}
-	return Reply{Decision: Deny, Reason: "laserbrain: no", Call: &Tool{Name: tool, Kind: kind}}
+	r := Decide(operator.Deny, "laserbrain: no")
+	r.Call = &Tool{Name: tool, Kind: kind}
+	return r
 }
 
 func jsonString(s string) string {
@@ -431,12 +421,12 @@ func TestDeniedReadsEveryDenial(t *testing.T) {
 	for _, n := range Names {
 		for _, format := range []string{"", "json"} {
 			ad, _ := For(n, format)
-			for _, d := range []Reply{{Decision: Deny, Reason: "no"}, denyCall("run_commands"), denyCall("bash")} {
+			for _, d := range []Reply{Decide(operator.Deny, "no"), denyCall("run_commands"), denyCall("bash")} {
 				if r := ad.Encode(PreToolUse, d); !Denied(n, r) {
 					t.Errorf("%s %s: a denial %+v not read as one", n, format, r)
 				}
 			}
-			for _, a := range []Reply{{}, {Decision: Allow, Reason: "ok"}, {Context: "note"}} {
+			for _, a := range []Reply{{}, Decide(operator.Allow, "ok"), {Context: "note"}} {
 				if r := ad.Encode(PreToolUse, a); Denied(n, r) {
 					t.Errorf("%s %s: %+v read as a denial", n, format, r)
 				}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // cline is Cline: an executable per event in a hooks
@@ -140,7 +143,7 @@ type clinePayload struct {
 		ToolName   string                     `json:"toolName"`
 		Parameters map[string]json.RawMessage `json:"parameters"`
 		Result     string                     `json:"result"`
-		Success    *bool                      `json:"success"`
+		Success    laserbrain.OK              `json:"success"`
 	} `json:"postToolUse"`
 	UserPromptSubmit *struct {
 		Prompt string `json:"prompt"`
@@ -216,12 +219,12 @@ func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (P
 		// commands failed: each command's own success is in the output.
 		if p.ToolResult != nil {
 			var outs []struct {
-				Success *bool `json:"success"`
+				Success laserbrain.OK `json:"success"`
 			}
 			if json.Unmarshal(p.ToolResult.Output, &outs) == nil {
 				for _, o := range outs {
-					if o.Success != nil && !*o.Success {
-						e.Response.OK = boolPtr(false)
+					if o.Success.Failed() {
+						e.Response.OK = laserbrain.OKFalse
 					}
 				}
 			}
@@ -252,7 +255,7 @@ func (cline) Encode(hook EventName, a Reply) Output {
 		r.Stderr = a.Log + "\n"
 	}
 	out := map[string]any{}
-	if hook == PreToolUse && (a.Decision == Deny || a.Decision == Ask) {
+	if d, decided := a.Decided(); hook == PreToolUse && decided && d != operator.Allow {
 		// Cline has no ask: a refusal either way.
 		if in, ok := clineShellInput(a.Call, a.Reason); ok {
 			out["overrideInput"], out["contextModification"] = in, a.Reason

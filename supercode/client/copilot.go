@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/firstuse"
+	"github.com/laserkit/laserkit/laserbrain"
 )
 
 // copilot is Copilot CLI: camelCase events and fields
@@ -97,15 +98,15 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 		}
 	}
 	if r := p.ToolResult; hook == PostToolUse && r != nil {
-		var ok *bool
+		var ok laserbrain.OK
 		switch r.ResultType {
 		case "success":
-			ok = boolPtr(true)
+			ok = laserbrain.OKTrue
 		case "failure", "rejected", "denied":
-			ok = boolPtr(false)
+			ok = laserbrain.OKFalse
 		}
 		if m := copilotExit.Get().FindStringSubmatch(r.TextResultForLlm); m != nil {
-			ok = boolPtr(m[1] == "0")
+			ok = laserbrain.OKOf(m[1] == "0")
 		}
 		raw, _ := json.Marshal(r)
 		e.Response = &Response{Text: r.TextResultForLlm, OK: ok, Raw: raw}
@@ -119,8 +120,8 @@ func (copilot) Encode(hook EventName, a Reply) Output {
 		r.Stderr = a.Log + "\n"
 	}
 	out := map[string]any{}
-	if hook == PreToolUse && a.Decision != None {
-		out["permissionDecision"], out["permissionDecisionReason"] = string(a.Decision), a.Reason
+	if d, decided := a.Decided(); hook == PreToolUse && decided {
+		out["permissionDecision"], out["permissionDecisionReason"] = d.String(), a.Reason
 	}
 	if hook == Stop && a.Block {
 		out["decision"], out["reason"] = "block", a.Reason

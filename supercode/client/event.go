@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 )
 
@@ -166,8 +167,8 @@ type Response struct {
 	// Text is the result as the model sees it, or the error.
 	Text string
 	// OK is true when the call worked, false when it failed or was
-	// interrupted, nil when the client does not say.
-	OK *bool
+	// interrupted, unknown when the client does not say.
+	OK laserbrain.OK
 	// Raw is the response as the client gave it.
 	Raw json.RawMessage
 }
@@ -187,24 +188,15 @@ type Subagent struct {
 	Type string
 }
 
-// Decision is what an answer says of a tool call.
-type Decision string
-
-// Decisions. None gives no opinion: the client's own rules decide.
-const (
-	None  Decision = ""
-	Allow Decision = "allow"
-	Deny  Decision = "deny"
-	Ask   Decision = "ask"
-)
-
 // Reply is what we say back to one hook event, before a client's
 // encoding: a PreToolUse's decision with its reason, context for the
 // model, a held Stop, a notice for the person, an observer's failure.
 type Reply struct {
 	// Decision and Reason answer a PreToolUse; Reason is written for the
-	// model.
-	Decision Decision
+	// model. nil gives no opinion: the client's own permission rules
+	// decide (the gate's plain allow). An allow given overrides them (a
+	// person's authorization). Decide makes one.
+	Decision *operator.Answer
 	Reason   string
 	// Context is put in front of the model (additional context), where
 	// the event takes it.
@@ -223,6 +215,21 @@ type Reply struct {
 	Call *Tool
 }
 
+// Decide is the reply that answers a PreToolUse with d, for the reason
+// given (written for the model).
+func Decide(d operator.Answer, reason string) Reply { return Reply{Decision: &d, Reason: reason} }
+
+// Decided is the reply's decision, and false when it gives none.
+func (r Reply) Decided() (operator.Answer, bool) {
+	if r.Decision == nil {
+		return operator.Allow, false
+	}
+	return *r.Decision, true
+}
+
+// Denies reports a reply that refuses the call.
+func (r Reply) Denies() bool { return r.Decision != nil && *r.Decision == operator.Deny }
+
 // Output is a Reply as a client reads it: the hook process's exit status
 // and what it prints.
 type Output struct {
@@ -230,8 +237,6 @@ type Output struct {
 	Stdout string
 	Stderr string
 }
-
-func boolPtr(b bool) *bool { return &b }
 
 // clientEvent is a client's name for one of our events. The clients'
 // tables of them are arrays of constants, which the compiler lays out,

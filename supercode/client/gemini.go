@@ -7,6 +7,8 @@ import (
 	"regexp"
 
 	"github.com/laserkit/laserkit/internal/firstuse"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // gemini is Gemini CLI: its own event names (BeforeTool is
@@ -138,7 +140,7 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 		if m := geminiExit.Get().FindStringSubmatch(text); m != nil && e.Tool.Kind == KindShell && m[1] != "0" {
 			failed = true
 		}
-		e.Response = &Response{Text: text, Raw: p.ToolResponse, OK: boolPtr(!failed)}
+		e.Response = &Response{Text: text, Raw: p.ToolResponse, OK: laserbrain.OKOf(!failed)}
 	}
 	return e, nil
 }
@@ -149,17 +151,17 @@ func (gemini) Encode(hook EventName, a Reply) Output {
 		r.Stderr = a.Log + "\n"
 	}
 	out := map[string]any{}
+	d, decided := a.Decided()
 	switch {
-	case hook == PreToolUse && a.Decision != None:
+	case hook == PreToolUse && decided:
 		// Gemini CLI 0.61.0 headless (-p) never comes back from an "ask":
 		// the session waits for a confirmation nobody can give, the tool
 		// result is never sent. An ask is a refusal with its reason, as
 		// Claude Code answers one unattended; the person can authorize.
-		d := a.Decision
-		if d == Ask {
-			d = Deny
+		if d == operator.Ask {
+			d = operator.Deny
 		}
-		out["decision"], out["reason"] = string(d), a.Reason
+		out["decision"], out["reason"] = d.String(), a.Reason
 	case hook == Stop && a.Block:
 		out["decision"], out["reason"] = "deny", a.Reason
 	}

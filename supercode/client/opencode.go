@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // opencode runs no command hooks: our plugin (plugin/laserbrain.js, which
@@ -93,9 +96,9 @@ func (opencode) Decode(hook EventName, input []byte, getenv func(string) string)
 			Exit *int `json:"exit"`
 		}
 		_ = json.Unmarshal(p.Output.Metadata, &meta)
-		var ok *bool
+		var ok laserbrain.OK
 		if meta.Exit != nil {
-			ok = boolPtr(*meta.Exit == 0)
+			ok = laserbrain.OKOf(*meta.Exit == 0)
 		}
 		raw, _ := json.Marshal(p.Output)
 		e.Response = &Response{Text: responseText(p.Output.Output), Raw: raw, OK: ok}
@@ -105,12 +108,12 @@ func (opencode) Decode(hook EventName, input []byte, getenv func(string) string)
 
 func (opencode) Encode(hook EventName, a Reply) Output {
 	out := map[string]string{}
-	d := a.Decision
-	if d == Ask {
-		d = Deny // a plugin cannot ask a person
+	d, decided := a.Decided()
+	if d == operator.Ask {
+		d = operator.Deny // a plugin cannot ask a person
 	}
-	if hook == PreToolUse && d != None {
-		out["decision"], out["reason"] = string(d), a.Reason
+	if hook == PreToolUse && decided {
+		out["decision"], out["reason"] = d.String(), a.Reason
 	}
 	if a.Context != "" {
 		out["context"] = a.Context

@@ -117,7 +117,7 @@ func Tells(n Name, ev EventName, a Reply) (ok, reason, block bool) {
 		}
 	}
 	switch {
-	case ev == PreToolUse && a.Decision == Deny:
+	case ev == PreToolUse && a.Denies():
 		return c&byDenial != 0, true, false
 	case ev == Stop:
 		return c&byBlock != 0, true, true

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/operator"
 )
 
 // The name each client's hook saw when its scripted model called
@@ -52,11 +54,10 @@ func TestTellsOnlyWhereTheAdapterWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ev := range []EventName{PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SessionStart, SessionEnd} {
-			for _, d := range []Decision{None, Deny} {
-				if d == Deny && ev != PreToolUse {
+			for _, a := range []Reply{{}, Decide(operator.Deny, "")} {
+				if a.Denies() && ev != PreToolUse {
 					continue
 				}
-				a := Reply{Decision: d}
 				ok, reason, block := Tells(n, ev, a)
 				if !ok {
 					continue
@@ -71,7 +72,7 @@ func TestTellsOnlyWhereTheAdapterWrites(t *testing.T) {
 				}
 				r := ad.Encode(ev, a)
 				if !strings.Contains(r.Stdout+r.Stderr, marker) {
-					t.Errorf("%s %s (decision %q): Tells says it carries text, the adapter writes %+v", n, ev, d, r)
+					t.Errorf("%s %s (denies %v): Tells says it carries text, the adapter writes %+v", n, ev, a.Denies(), r)
 				}
 			}
 		}
@@ -87,7 +88,7 @@ func TestTellsClaude(t *testing.T) {
 		ok, reason, blocked bool
 	}{
 		{PreToolUse, Reply{}, true, false, false},
-		{PreToolUse, Reply{Decision: Deny}, true, true, false},
+		{PreToolUse, Decide(operator.Deny, ""), true, true, false},
 		{PostToolUse, Reply{}, true, false, false},
 		{UserPromptSubmit, Reply{}, true, false, false},
 		{SessionStart, Reply{}, true, false, false},
@@ -96,14 +97,14 @@ func TestTellsClaude(t *testing.T) {
 	} {
 		ok, reason, block := Tells(Claude, c.ev, c.a)
 		if ok != c.ok || reason != c.reason || block != c.blocked {
-			t.Errorf("Tells(claude, %s, %q) = %v %v %v; want %v %v %v", c.ev, c.a.Decision, ok, reason, block, c.ok, c.reason, c.blocked)
+			t.Errorf("Tells(claude, %s, %+v) = %v %v %v; want %v %v %v", c.ev, c.a, ok, reason, block, c.ok, c.reason, c.blocked)
 		}
 	}
 	// opencode's plugin passes only a denial on.
 	if ok, _, _ := Tells(OpenCode, PostToolUse, Reply{}); ok {
 		t.Error("opencode's post-tool-use context is not passed on by its plugin")
 	}
-	if ok, _, _ := Tells(OpenCode, PreToolUse, Reply{Decision: Deny}); !ok {
+	if ok, _, _ := Tells(OpenCode, PreToolUse, Decide(operator.Deny, "")); !ok {
 		t.Error("opencode's denial reaches the model")
 	}
 }

@@ -3,6 +3,8 @@ package coverage
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/laserkit/laserkit/operator"
 )
 
 // budget is what the coverage check may add to one hook process: 0.3 ms.
@@ -37,7 +39,7 @@ func BenchmarkGate(b *testing.B) {
 			for b.Loop() {
 				d = c.cfg.Gate(in)
 			}
-			if d.Action != Deny {
+			if d.Answer != operator.Deny {
 				b.Fatalf("%s: %+v", c.name, d)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/budget, "of-budget")

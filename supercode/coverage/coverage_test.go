@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/grammar"
 	"github.com/laserkit/laserkit/internal/envconfig"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // A session under Default: the sequence a user can predict from the
@@ -38,7 +39,7 @@ func (s *session) post(ev HookEvent) Outcome {
 // call is one tool call the gate let through, then its post-tool-use.
 func (s *session) call(tool string, kind Kind) Outcome {
 	s.t.Helper()
-	if d := s.pre(tool, kind); d.Action == Deny {
+	if d := s.pre(tool, kind); d.Answer == operator.Deny {
 		s.t.Fatalf("%s refused at step %d: %s", tool, s.rec.Steps+1, d.Reason)
 	}
 	return s.post(HookEvent{Tool: tool, Kind: kind})
@@ -47,7 +48,7 @@ func (s *session) call(tool string, kind Kind) Outcome {
 func (s *session) check(goal string) {
 	s.t.Helper()
 	tool := "mcp__laserbrain__check_state"
-	if d := s.pre(tool, Own); d.Action != Allow {
+	if d := s.pre(tool, Own); d.Answer != operator.Allow {
 		s.t.Fatalf("check_state not allowed: %+v", d)
 	}
 	in, _ := json.Marshal(map[string]any{"goal": goal, "progress": "advancing", "distance": 4})
@@ -72,7 +73,7 @@ func TestDefaultCadence(t *testing.T) {
 	}
 	// 5 steps since the last check: acting calls are refused, reads warned.
 	d := s.pre("Write", Write)
-	if d.Action != Deny || d.Rule != RuleCoverage || d.Stage != StageActing {
+	if d.Answer != operator.Deny || d.Rule != RuleCoverage || d.Stage != StageActing {
 		t.Fatalf("6th call: %+v", d)
 	}
 	for _, want := range []string{
@@ -86,22 +87,22 @@ func TestDefaultCadence(t *testing.T) {
 		}
 	}
 	for i := 5; i < 10; i++ { // unchecked steps before the call
-		if d := s.pre("Read", Read); d.Action != Warn || d.Stage != StageWarn {
+		if d := s.pre("Read", Read); !d.Warns() || d.Stage != StageWarn {
 			t.Fatalf("read at %d unchecked steps: %+v", i, d)
 		}
 		s.post(HookEvent{Tool: "Read", Kind: Read})
 	}
 	// 10: everything but laserbrain's own tools.
-	if d := s.pre("Read", Read); d.Action != Deny || d.Stage != StageHard {
+	if d := s.pre("Read", Read); d.Answer != operator.Deny || d.Stage != StageHard {
 		t.Fatalf("read at 10 unchecked steps: %+v", d)
 	}
 	for _, self := range []string{"mcp__laserbrain__supervision", "mcp__laserbrain__get_history"} {
-		if d := s.pre(self, Own); d.Action != Allow {
+		if d := s.pre(self, Own); d.Answer != operator.Allow {
 			t.Errorf("%s refused: %+v", self, d)
 		}
 	}
 	s.check("add a CSV importer to the shop")
-	if d := s.pre("Bash", Shell); d.Action != Allow {
+	if d := s.pre("Bash", Shell); d.Answer != operator.Allow {
 		t.Errorf("after a check: %+v", d)
 	}
 	if s.rec.Since() != 0 || len(s.rec.Checks) != 1 || s.rec.Steps != 11 {
@@ -139,7 +140,7 @@ func TestChecksFromOtherRoutesCount(t *testing.T) {
 	}
 	// A `laserbrain check` command line is never refused and not counted
 	// by the hook: the command counts itself.
-	if d := c.Gate(Input{Event: HookEvent{Name: PreToolUse, Tool: "Bash", Kind: Shell, Own: CheckCommand}, Record: s.rec}); d.Action != Allow {
+	if d := c.Gate(Input{Event: HookEvent{Name: PreToolUse, Tool: "Bash", Kind: Shell, Own: CheckCommand}, Record: s.rec}); d.Answer != operator.Allow {
 		t.Fatalf("laserbrain check refused: %+v", d)
 	}
 	s.post(HookEvent{Tool: "Bash", Kind: Shell, Own: CheckCommand})
@@ -150,7 +151,7 @@ func TestChecksFromOtherRoutesCount(t *testing.T) {
 	if s.rec.Since() != 0 || s.rec.Goal != "ship it" || s.rec.Checks[0].Reason != "grounded" {
 		t.Errorf("after Checked: %+v", s.rec)
 	}
-	if d := s.pre("Bash", Shell); d.Action != Allow {
+	if d := s.pre("Bash", Shell); d.Answer != operator.Allow {
 		t.Errorf("after a CLI check: %+v", d)
 	}
 	// A check before any tool call makes the record.
@@ -209,7 +210,7 @@ func TestFloorWhenSet(t *testing.T) {
 	s.call("Bash", Shell)
 	// 8 steps, 1 check: 12% < 15% (half the floor): every call refused.
 	d := s.pre("Read", Read)
-	if d.Action != Deny || d.Stage != StageHard || !strings.Contains(d.Reason, "coverage 12% (1 of 8 steps checked) is below the 30% floor") {
+	if d.Answer != operator.Deny || d.Stage != StageHard || !strings.Contains(d.Reason, "coverage 12% (1 of 8 steps checked) is below the 30% floor") {
 		t.Errorf("%+v", d)
 	}
 }
@@ -333,7 +334,7 @@ func TestClaims(t *testing.T) {
 	// a read is not.
 	link := rows(`{"kind":"claim","from":"other","payload":{"paths":["src/"]}}`)
 	d := Default().Gate(Input{Event: HookEvent{Tool: "Write", Kind: Write, Files: []string{"/r/src/a.go"}, Agent: "me"}, Link: link})
-	if d.Action != Deny || d.Rule != RuleClaim || !strings.Contains(d.Reason, "/r/src/a.go is claimed by other") {
+	if d.Answer != operator.Deny || d.Rule != RuleClaim || !strings.Contains(d.Reason, "/r/src/a.go is claimed by other") {
 		t.Errorf("our claim gate: %+v", d)
 	}
 	if !Default().NeedsLink(HookEvent{Kind: Write, Files: []string{"x"}}) || Default().NeedsLink(HookEvent{Kind: Read}) {

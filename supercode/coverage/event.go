@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/grammar"
+	"github.com/laserkit/laserkit/laserbrain"
 )
 
 // Kind is what a tool is, as the client seam classifies it.
@@ -65,8 +66,8 @@ type HookEvent struct {
 	Input json.RawMessage
 	// Response is the tool's response (post-tool-use), as sent.
 	Response json.RawMessage
-	// OK is the client's word on the outcome: nil when it has none.
-	OK *bool
+	// OK is the client's word on the outcome: unknown when it has none.
+	OK laserbrain.OK
 	// Prompt is the person's prompt (UserPromptSubmit); nil without one.
 	Prompt *string
 	// Reason is the event's reason field (a SessionEnd's; a Stop's when

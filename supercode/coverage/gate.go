@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/grammar"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // Input is what a decision reads: the event, the session's record (nil
@@ -18,16 +19,6 @@ type Input struct {
 	Record *Record
 	Link   []json.RawMessage
 }
-
-// Action is what the gate does with a call.
-type Action string
-
-const (
-	Allow Action = "allow"
-	// Warn lets the call run and tells the model why it nearly did not.
-	Warn Action = "warn"
-	Deny Action = "deny"
-)
 
 // Rules: what decided a warning or a refusal, for the record (a gate
 // event's label is Rule + ": " + the stage).
@@ -50,7 +41,10 @@ const (
 
 // Decision is the gate's answer to one call, with its reasons.
 type Decision struct {
-	Action Action
+	// Answer is allow or deny: coverage never asks a person. An allow at
+	// StageWarn is a warning (Warns): the call runs, and the model is told
+	// why it nearly did not.
+	Answer operator.Answer
 	// Reason is what the model is told: the warning or the refusal, with
 	// how to check. Empty for a silent allow.
 	Reason string
@@ -67,6 +61,9 @@ type Decision struct {
 	Arm    *ArmRow
 	Record *Record
 }
+
+// Warns reports an allow that carries a warning for the model (Reason).
+func (d Decision) Warns() bool { return d.Answer == operator.Allow && d.Stage == StageWarn }
 
 // Facts are the numbers a coverage answer was decided on (the reference's
 // refusals log: the stage, the tool, and these).
@@ -116,7 +113,7 @@ func (c Config) Gate(in Input) Decision {
 	case On:
 		return c.onGate(in)
 	}
-	return Decision{Action: Allow}
+	return Decision{Answer: operator.Allow}
 }
 
 // refAlwaysAllow: names the reference never gates (substrings of the
@@ -171,24 +168,24 @@ func refMe(ev *HookEvent, rec *Record) string {
 
 func (c Config) refGate(in Input) Decision {
 	if c.GateOff {
-		return Decision{Action: Allow}
+		return Decision{Answer: operator.Allow}
 	}
 	ev := &in.Event
 	tool := gateTool(ev)
 	if anyIn(tool, refAlwaysAllow[:]) {
-		return Decision{Action: Allow}
+		return Decision{Answer: operator.Allow}
 	}
 	rec := in.Record
 	me := refMe(ev, rec)
 	if refWriteTool(tool) {
 		if target := refEditTarget(ev); target != "" {
 			if cl, ok := claimOn(target, Claims(in.Link, me)); ok {
-				return Decision{Action: Deny, Rule: RuleClaim, Claim: &cl, Reason: refClaim(cl.Path, cl.Agent, me)}
+				return Decision{Answer: operator.Deny, Rule: RuleClaim, Claim: &cl, Reason: refClaim(cl.Path, cl.Agent, me)}
 			}
 		}
 	}
 	if ev.Session == "" || rec == nil {
-		return Decision{Action: Allow}
+		return Decision{Answer: operator.Allow}
 	}
 	var d Decision
 	arm := c.probeArm(ev.Session)
@@ -211,7 +208,7 @@ func (c Config) refGate(in Input) Decision {
 	late := f.Since >= blockAfter
 	thin := f.Steps >= refMinSteps && f.Coverage < floor
 	if !late && !thin {
-		d.Action = Allow
+		d.Answer = operator.Allow
 		return d
 	}
 	starved := f.Coverage < floor/2 && f.Steps >= refMinSteps
@@ -219,11 +216,11 @@ func (c Config) refGate(in Input) Decision {
 	reading := anyIn(tool, refReadWords[:]) && !refWriteTool(tool)
 	d.Rule, d.Facts = RuleCoverage, f
 	if !hard && reading {
-		d.Action, d.Stage = Warn, StageWarn
+		d.Answer, d.Stage = operator.Allow, StageWarn
 		d.Reason = refWarn(f.Since, f.Coverage, floor, f.HardAfter)
 		return d
 	}
-	d.Action, d.Stage = Deny, StageActing
+	d.Answer, d.Stage = operator.Deny, StageActing
 	if hard {
 		d.Stage = StageHard
 	}
@@ -259,7 +256,7 @@ func (c Config) onGate(in Input) Decision {
 	ev := &in.Event
 	// laserbrain's own tools are how an agent gets out: never held.
 	if ev.Kind == Own || ev.Own != "" {
-		return Decision{Action: Allow}
+		return Decision{Answer: operator.Allow}
 	}
 	rec := in.Record
 	me := refMe(ev, rec)
@@ -267,26 +264,26 @@ func (c Config) onGate(in Input) Decision {
 		claims := Claims(in.Link, me)
 		for _, file := range ev.Files {
 			if cl, ok := claimOn(file, claims); ok {
-				return Decision{Action: Deny, Rule: RuleClaim, Claim: &cl, Reason: claimText(file, cl, me)}
+				return Decision{Answer: operator.Deny, Rule: RuleClaim, Claim: &cl, Reason: claimText(file, cl, me)}
 			}
 		}
 	}
 	if rec == nil {
-		return Decision{Action: Allow}
+		return Decision{Answer: operator.Allow}
 	}
 	f := Facts{Tool: ev.Tool, Since: rec.Since(), Steps: rec.Steps, Coverage: rec.Coverage(), Floor: c.Floor,
 		BlockAfter: c.BlockAfter, HardAfter: c.BlockAfter * max(1, c.HardMultiple)}
 	late := f.Since >= c.BlockAfter
 	thin := c.Floor > 0 && f.Steps >= MinSteps && f.Coverage < c.Floor
 	if !late && !thin {
-		return Decision{Action: Allow}
+		return Decision{Answer: operator.Allow}
 	}
 	hard := f.Since >= f.HardAfter || (c.Floor > 0 && f.Steps >= MinSteps && f.Coverage < c.Floor/2)
 	d := Decision{Rule: RuleCoverage, Facts: f}
 	if !hard && ev.Kind == Read {
-		d.Action, d.Stage = Warn, StageWarn
+		d.Answer, d.Stage = operator.Allow, StageWarn
 	} else {
-		d.Action, d.Stage = Deny, StageActing
+		d.Answer, d.Stage = operator.Deny, StageActing
 		if hard {
 			d.Stage = StageHard
 		}

@@ -333,7 +333,7 @@ func (c Config) onObserve(in Input) Outcome {
 		// check` command counts where it runs (Checked).
 		return out
 	default:
-		ok := ev.Name != PostToolUseFailure && (ev.OK == nil || *ev.OK)
+		ok := ev.Name != PostToolUseFailure && (!ev.OK.Failed())
 		r.tool(ev.Tool, ok)
 		if since := r.Since(); c.NudgeEvery > 0 && since >= c.NudgeEvery && since%c.NudgeEvery == 0 {
 			out.Context = nudgeText(since, c, r.Goal, ev.checkTool())

@@ -143,7 +143,7 @@ func Run(ctx context.Context, o Options) Report {
 			}
 		}
 		if n == client.Claude && o.Protect != nil {
-			checkClaudeBash(o, &r)
+			checkClaudeBash(ctx, o, &r)
 		}
 	}
 	checkVersions(ctx, o, &r, programs)
@@ -407,23 +407,29 @@ func checkClientSandbox(o Options, r *Report, n client.Name, scope install.Scope
 // (bubblewrap, writes only in the project, the protected paths denied, no
 // command let out), the user's own choice, or none — and whether the
 // sandbox can start here (Claude Code needs bwrap and socat on PATH, and
-// without them runs Bash unsandboxed with a warning).
-func checkClaudeBash(o Options, r *Report) {
+// without them runs Bash unsandboxed with a warning). Where it cannot, the
+// fix is the one command that makes it able (and, where no sandbox is
+// named, install again after it: install turns it on only where it can
+// start).
+func checkClaudeBash(ctx context.Context, o Options, r *Report) {
 	c := Check{Client: client.Claude, What: "client sandbox (Bash)", OK: true}
 	sb, err := install.ClaudeSandboxFor(o.Dir, o.Home)
 	if err != nil {
 		return // the settings check reports an unreadable file
 	}
-	missing := install.ClaudeSandboxMissing(o.lookPath)
+	here := install.ClaudeSandboxHere(ctx, o.lookPath, os.Geteuid())
 	switch {
+	case !sb.Named() && !here.OK():
+		c.OK, c.Fix = false, joinFix(here.Fix, "laserbrain install claude")
+		c.Detail = "no settings layer names Claude Code's sandbox, and it cannot start here (" + here.Why() + "): its Bash is unconfined, held by the gate alone" + bundledNote(here)
 	case !sb.Named():
 		c.OK, c.Fix = false, "laserbrain install claude"
 		c.Detail = "no settings layer names Claude Code's sandbox: its Bash is unconfined, held by the gate alone; install again to turn the sandbox on"
 	case !sb.On():
 		c.Detail = sb.Path + ": sandbox off, the user's own choice: Claude Code's Bash is unconfined, held by the gate alone (and, under laserbrain run, the kernel)"
-	case len(missing) > 0:
-		c.OK, c.Fix = false, "put bubblewrap 0.9 or newer (bwrap) and socat on PATH (Debian 12's bubblewrap 0.8.0 makes Codex 0.171.0 fail every shell call)"
-		c.Detail = sb.Path + ": the sandbox is on but cannot start here (" + strings.Join(missing, " and ") + " not on PATH): Claude Code runs Bash unsandboxed, unconfined, held by the gate alone"
+	case !here.OK():
+		c.OK, c.Fix = false, here.Fix
+		c.Detail = sb.Path + ": the sandbox is on but cannot start here (" + here.Why() + "): Claude Code runs Bash unsandboxed, unconfined, held by the gate alone" + bundledNote(here)
 	case !sb.Closed():
 		c.Detail = sb.Path + ": sandbox on, the user's own choice; the model may ask to run a command outside it (dangerouslyDisableSandbox) unless sandbox.allowUnsandboxedCommands is false"
 	case sb.Ours:
@@ -432,6 +438,23 @@ func checkClaudeBash(o Options, r *Report) {
 		c.Detail = sb.Path + ": sandbox on, the user's own choice, no command let outside it"
 	}
 	r.add(c)
+}
+
+// joinFix chains two commands ("" when the first is unknown: then no
+// command fixes it).
+func joinFix(first, then string) string {
+	if first == "" {
+		return ""
+	}
+	return first + " && " + then
+}
+
+// bundledNote says where the bwrap of the fix comes from.
+func bundledNote(h install.SandboxHere) string {
+	if h.Bundled == "" {
+		return ""
+	}
+	return "; Codex's own bubblewrap (" + h.Bundled + ") runs it, linked onto PATH"
 }
 
 func detail(where, good, bad string, ok bool) string {

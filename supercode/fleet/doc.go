@@ -50,6 +50,17 @@
 // together — the same directory, the same database — make a consistent
 // forgery. The chain makes a change evident; it does not stop one.
 //
+// What a machine verified of each journal is kept beside the store, not in
+// it (Machine, machine.json in the laserbrain home): the records and head
+// hash verified, and the halts in force. The gate reads each journal on
+// from there, honours nothing past a break, and holds the halts it knew
+// through a journal deleted or rewritten with its head and counter (the
+// fleet's directory removed, say); writers check it before they append and
+// move it on after; a person accepts a loss (RestartJournal sets the old
+// journal aside, whole). It cannot stop whoever rewrites the store and
+// machine.json together: it makes what the commands an agent reaches for
+// do to the records evident, and stops the halted agent meanwhile.
+//
 // A supervisor does not read the whole journal at every start: it
 // resumes from its last checkpoint record (JournalCheckpoint) the round
 // counter has seen, and VerifyJournalFrom checks the records from it to the

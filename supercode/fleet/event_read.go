@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/laserkit/laserkit/internal/jsonl"
+	"github.com/laserkit/laserkit/laserbrain"
 )
 
 // parseEvent reads one line of a run's events: the shape marshalEvent
@@ -41,12 +42,12 @@ func (e *RunEvent) member(key string, val []byte) error {
 		e.Name, ok = jsonl.Plain(val)
 	case "ok":
 		if string(val) == "null" {
-			e.OK = nil
+			e.OK = laserbrain.OKUnknown
 			break
 		}
 		var b bool
 		b, ok = jsonl.Bool(val)
-		e.OK = &b
+		e.OK = laserbrain.OKOf(b)
 	case "result":
 		e.Result = bytes.Clone(val)
 	case "text":

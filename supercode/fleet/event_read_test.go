@@ -5,14 +5,16 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // FuzzParseEvent: the hand reading of an event line gives what
 // encoding/json gives, event and error alike, whatever the line.
 func FuzzParseEvent(f *testing.F) {
-	yes := true
 	for _, e := range []RunEvent{
-		{ID: "post:toolu_1", At: time.Date(2026, 8, 24, 15, 0, 0, 5, time.UTC), Kind: KindTool, Name: "Bash", OK: &yes, Result: json.RawMessage(`{"stdout":"ok \"quoted\"","n":[1,{"a":null}]}`), Text: "make test", Session: "s1"},
+		{ID: "post:toolu_1", At: time.Date(2026, 8, 24, 15, 0, 0, 5, time.UTC), Kind: KindTool, Name: "Bash", OK: laserbrain.OKTrue, Result: json.RawMessage(`{"stdout":"ok \"quoted\"","n":[1,{"a":null}]}`), Text: "make test", Session: "s1"},
 		{ID: "x", Kind: KindCheck, Name: "advancing"},
 	} {
 		line, _ := marshalEvent(e)
@@ -33,4 +35,46 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatalf("%q:\n got %+v\nwant %+v", line, got, want)
 		}
 	})
+}
+
+// A run event's tri-state ok is stored as JSON's true, false or null, the
+// form every store and the reference's observed events share, and read
+// back as it was.
+func TestOKIsStoredAsTrueFalseOrNull(t *testing.T) {
+	for ok, word := range map[laserbrain.OK]string{laserbrain.OKTrue: "true", laserbrain.OKFalse: "false", laserbrain.OKUnknown: "null"} {
+		line, err := marshalEvent(RunEvent{ID: "e", Kind: KindTool, OK: ok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(line, &raw); err != nil || string(raw["ok"]) != word {
+			t.Errorf("ok %v is stored as %s (%v), want %s", ok, raw["ok"], err, word)
+		}
+		if back, err := parseEvent(line[:len(line)-1]); err != nil || back.OK != ok {
+			t.Errorf("ok %v reads back as %v (%v)", ok, back.OK, err)
+		}
+	}
+}
+
+// A gate event's result says its decision in one of the three words, and
+// ReadGateResult takes only a result that says one.
+func TestReadGateResult(t *testing.T) {
+	for i, a := range []operator.Answer{operator.Allow, operator.Ask, operator.Deny} {
+		b, err := json.Marshal(GateResult{Decision: a, Labels: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(b, &raw); err != nil || raw["decision"] != []string{"allow", "ask", "deny"}[i] {
+			t.Errorf("answer %v is stored as %v (%v)", a, raw["decision"], err)
+		}
+		if res, ok := ReadGateResult(b); !ok || res.Decision != a {
+			t.Errorf("%s reads back as %+v, %v", b, res, ok)
+		}
+	}
+	for _, s := range []string{``, `{}`, `{"labels":["x"]}`, `{"decision":"warn"}`, `{"decision":null}`, `[1]`} {
+		if res, ok := ReadGateResult(json.RawMessage(s)); ok {
+			t.Errorf("%q reads as a decision: %+v", s, res)
+		}
+	}
 }

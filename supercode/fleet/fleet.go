@@ -156,8 +156,8 @@ type RunEvent struct {
 	At   time.Time `json:"at"`
 	Kind string    `json:"kind"`
 	Name string    `json:"name,omitempty"`
-	// OK: true, false, or nil when not known.
-	OK      *bool           `json:"ok"`
+	// OK: true, false, or unknown (null).
+	OK      laserbrain.OK   `json:"ok"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Text    string          `json:"text,omitempty"`
 	Session string          `json:"session,omitempty"`
@@ -225,8 +225,8 @@ func Waiting(events []RunEvent) (RunEvent, bool) {
 // in fields rather than in the reason's words, so a reader (the fleet
 // report) never parses the text written for the model.
 type GateResult struct {
-	// Decision is deny, ask or allow.
-	Decision string `json:"decision"`
+	// Decision is deny, ask or allow (stored as that word).
+	Decision operator.Answer `json:"decision"`
 	// Labels are the operator's labels for the action (its classification
 	// of a command; "protected file: …" for a write the gate guards;
 	// "halted by the supervisor" for an agent that was halted).
@@ -250,12 +250,19 @@ type GateResult struct {
 	Action string `json:"action,omitempty"`
 }
 
-// Gate decisions.
-const (
-	GateDeny  = "deny"
-	GateAsk   = "ask"
-	GateAllow = "allow"
-)
+// ReadGateResult reads the Result of a KindGate event; ok is false when
+// it holds no decision (none, unreadable, or recorded before results held
+// one), so a reader falls back on the event's OK rather than taking an
+// absent decision for an allow.
+func ReadGateResult(raw json.RawMessage) (res GateResult, ok bool) {
+	var probe struct {
+		Decision *operator.Answer `json:"decision"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &probe) != nil || probe.Decision == nil || json.Unmarshal(raw, &res) != nil {
+		return GateResult{}, false
+	}
+	return res, true
+}
 
 // Authorization is a person's permission for one kind of action, held as
 // data: scoped to a fleet and optionally to one run or one agent, dated,
@@ -401,7 +408,7 @@ func Grants(ctx context.Context, s Authorizations, fleet, run, agent, action str
 				return nil, errors.New("the fleet store keeps no journal to witness authorizations")
 			}
 			m := ReadMachine()
-			wit, err := ReadWitness(ctx, j, fleet, m.Witness[fleet])
+			wit, err := ReadWitness(ctx, j, fleet, m.Verified(j, fleet))
 			if err != nil {
 				return nil, err
 			}
@@ -458,7 +465,12 @@ func TaskID(run string, n int) string {
 // several), else "dir:" and dir's absolute path for a directory outside any
 // repository or one without commits.
 func ID(ctx context.Context, dir string) (string, error) {
-	if f := strings.TrimSpace(os.Getenv("LASERBRAIN_FLEET")); f != "" {
+	return IDEnv(ctx, dir, os.Getenv)
+}
+
+// IDEnv is ID for a caller whose environment getenv reads.
+func IDEnv(ctx context.Context, dir string, getenv func(string) string) (string, error) {
+	if f := strings.TrimSpace(getenv("LASERBRAIN_FLEET")); f != "" {
 		return f, nil
 	}
 	abs, err := filepath.Abs(dir)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -124,7 +125,7 @@ func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, ru
 		return err
 	}
 	_, err = st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: fmt.Sprintf("loss:%s:%d", run, before.Seq), At: time.Now().UTC(),
-		Kind: fleet.KindLoss, Name: before.Tool, OK: new(bool), Result: raw,
+		Kind: fleet.KindLoss, Name: before.Tool, OK: laserbrain.OKFalse, Result: raw,
 		Text: fmt.Sprintf("call %s %s — undo: %s", res.Call, loss, res.Undo)})
 	return err
 }

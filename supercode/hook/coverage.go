@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
@@ -48,7 +49,7 @@ func (h *Handler) policy(e client.Payload) (operator.Policy, error) {
 	if !h.polRead {
 		dir := e.Cwd
 		if dir == "" {
-			dir, _ = os.Getwd()
+			dir = h.Tracker.WorkDir()
 		}
 		pol, err := agentrun.LoadPolicy(dir, h.ValidatePolicy)
 		if err != nil {
@@ -154,10 +155,10 @@ func (h *Handler) coverageGate(ctx context.Context, e client.Payload) (ans clien
 			h.log(fmt.Sprintf("laserbrain hook %s: the probe arm could not be kept: %v", e.Name, err))
 		}
 	}
-	switch d.Action {
-	case coverage.Warn:
+	switch {
+	case d.Warns():
 		return client.Reply{Context: d.Reason}, false, nil
-	case coverage.Deny:
+	case d.Answer == operator.Deny:
 		label := coverage.Label(d.Stage)
 		if d.Rule == coverage.RuleClaim {
 			label = coverage.RuleClaim + ": " + d.Claim.Path + " (" + d.Claim.Agent + ")"
@@ -173,11 +174,10 @@ func (h *Handler) coverageGate(ctx context.Context, e client.Payload) (ans clien
 func (h *Handler) recordRefusal(ctx context.Context, run fleet.Run, e client.Payload, label, reason string) {
 	st, err := h.Tracker.Fleet()
 	if err == nil {
-		no := false
 		c := h.caller(e)
-		res, _ := json.Marshal(fleet.GateResult{Decision: fleet.GateDeny, Labels: []string{label}, Presence: c.Presence.String()})
+		res, _ := json.Marshal(fleet.GateResult{Decision: operator.Deny, Labels: []string{label}, Presence: c.Presence.String()})
 		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate,
-			Name: toolName(e), OK: &no, Result: res, Text: reason, Session: e.Session, Subagent: subagentOf(e)})
+			Name: toolName(e), OK: laserbrain.OKFalse, Result: res, Text: reason, Session: e.Session, Subagent: subagentOf(e)})
 	}
 	if err != nil {
 		h.log(fmt.Sprintf("laserbrain hook %s: the refusal could not be recorded on the run: %v", PreToolUse, err))

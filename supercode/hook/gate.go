@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -60,7 +61,7 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Repl
 		return warned, err
 	}
 	a, err := h.gateCall(ctx, e)
-	if err == nil && a.Decision != client.Deny {
+	if err == nil && !a.Denies() {
 		a.Context = joinText(warned.Context, a.Context)
 	}
 	return a, err
@@ -106,13 +107,13 @@ func (h *Handler) gateCall(ctx context.Context, e client.Payload) (client.Reply,
 		}
 		h.record(ctx, c, run, found, ev, d)
 		a := answer(d)
-		if a.Decision == client.Deny {
+		if a.Denies() {
 			return a, nil
 		}
 		// An ask outweighs an allow, and either a note.
 		if rank(a) > rank(held) {
 			held = a
-		} else if held.Decision == client.None && a.Context != "" && held.Context != "" {
+		} else if held.Decision == nil && a.Context != "" && held.Context != "" {
 			held.Context += "\n" + a.Context
 		}
 	}
@@ -156,11 +157,13 @@ func (h *Handler) bind(e client.Payload) {
 }
 
 func rank(a client.Reply) int {
-	switch a.Decision {
-	case client.Ask:
-		return 3
-	case client.Allow:
-		return 2
+	if d, decided := a.Decided(); decided {
+		switch d {
+		case operator.Ask:
+			return 3
+		case operator.Allow:
+			return 2
+		}
 	}
 	if a.Context != "" {
 		return 1
@@ -177,14 +180,14 @@ func answer(d operator.Decision) client.Reply {
 	case d.Action == operator.Deny:
 		return deny(d.Reason)
 	case d.Action == operator.Ask:
-		return client.Reply{Decision: client.Ask, Reason: d.Reason}
+		return client.Decide(operator.Ask, d.Reason)
 	case d.UseAuthorization:
-		return client.Reply{Decision: client.Allow, Reason: d.Reason}
+		return client.Decide(operator.Allow, d.Reason)
 	}
 	return client.Reply{Context: d.Context}
 }
 
-func deny(reason string) client.Reply { return client.Reply{Decision: client.Deny, Reason: reason} }
+func deny(reason string) client.Reply { return client.Decide(operator.Deny, reason) }
 
 // record keeps a decision on the caller's run, best effort (a decision
 // that cannot be recorded still stands: a refusal must not turn into an
@@ -210,10 +213,9 @@ func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, 
 	if err != nil {
 		return
 	}
-	var ok *bool // an ask: nobody knows yet
+	var ok laserbrain.OK // an ask: nobody knows yet
 	if d.Action != operator.Ask {
-		yes := d.Action == operator.Allow
-		ok = &yes
+		ok = laserbrain.OKOf(d.Action == operator.Allow)
 	}
 	_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(e, h.eventID("gate")), At: h.now(), Kind: fleet.KindGate, Name: toolName(e), OK: ok,
 		Result: agentrun.GateResult(d), Text: d.Reason, Session: e.Session, Subagent: subagentOf(e)})

@@ -208,7 +208,7 @@ func reply(ad client.Adapter, ev client.EventName, a client.Reply) Output {
 // log and go on in an observer.
 func (h *Handler) failed(ev client.EventName, err error) client.Reply {
 	if ev == PreToolUse {
-		return client.Reply{Decision: client.Deny, Reason: "guard error: " + err.Error()}
+		return deny("guard error: " + err.Error())
 	}
 	msg := fmt.Sprintf("laserbrain hook %s: %v", ev, err)
 	h.log(msg)
@@ -265,12 +265,31 @@ type Binary struct {
 // laserbrain-gate both run it, each as b.
 func Run(ctx context.Context, ev client.EventName, c client.Name, format string, b Binary, stdin io.Reader, stdout, stderr io.Writer) int {
 	if sock := os.Getenv(broker.EnvSocket); sock != "" {
-		// Confined: the supervisor's broker answers, outside the tree.
+		// Confined: laserbrain run's broker answers, outside the tree.
 		return relay(ctx, sock, ev, c, format, stdin, stdout, stderr)
 	}
+	return Serve(ctx, ev, c, format, b, Env{}, stdin, stdout, stderr)
+}
+
+// Env is the caller a hook answers for, when that is not this process.
+type Env struct {
+	// Getenv reads its environment (nil: this process's).
+	Getenv func(string) string
+	// Dir is its working directory ("": this process's).
+	Dir string
+	// InSupervisor: this is the laserbrain run process supervising the
+	// caller (agentrun.Tracker.InSupervisor).
+	InSupervisor bool
+}
+
+// Serve answers one event here, as Run does outside a confined run, for a
+// caller (the zero Env: this process): the
+// supervisor's broker answers its agent's hooks with it in its own
+// process.
+func Serve(ctx context.Context, ev client.EventName, c client.Name, format string, b Binary, caller Env, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
-	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
+	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores, Getenv: caller.Getenv, Dir: caller.Dir, InSupervisor: caller.InSupervisor}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
 	defer closeSoon(h.Tracker)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
@@ -344,7 +363,7 @@ func closeSoon(sup *agentrun.Tracker) {
 // answered, and its start and exit.
 const handOnDeadline = StoreDeadline + closeGrace + 2*time.Second
 
-// relay hands one event to the supervisor's broker (supercode/broker) and
+// relay hands one event to laserbrain run's broker (supercode/broker) and
 // copies its answer; a broker that does not answer in time fails closed.
 func relay(ctx context.Context, sock string, ev client.EventName, c client.Name, format string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, handOnDeadline)
@@ -369,7 +388,7 @@ func relay(ctx context.Context, sock string, ev client.EventName, c client.Name,
 	var out, errb bytes.Buffer
 	code, rerr := broker.Relay(ctx, sock, argv, os.Getenv, dir, bytes.NewReader(input), &out, &errb)
 	if rerr == nil && code != 0 && code != 2 {
-		// Not an answer (0) or a refusal (2): the supervisor's hook did not
+		// Not an answer (0) or a refusal (2): the broker's hook did not
 		// run to its end (the broker could not run it, or it was killed).
 		// Handed on, a client would read the status as a non-blocking
 		// error and go on: it fails closed here instead.
@@ -406,7 +425,7 @@ func delegate(ctx context.Context, ev client.EventName, c client.Name, format st
 		ad, _ = client.For(client.Claude, "")
 	}
 	fail := func(msg string) int {
-		a := client.Reply{Decision: client.Deny, Reason: "guard error: " + msg}
+		a := deny("guard error: " + msg)
 		if ev != PreToolUse {
 			a = client.Reply{Log: fmt.Sprintf("laserbrain hook %s: %s", ev, msg)}
 		}

@@ -210,7 +210,7 @@ func TestPostToolUseRecordsOnce(t *testing.T) {
 	var tools []string
 	for _, e := range evs {
 		if e.Kind == fleet.KindTool {
-			tools = append(tools, e.Name+":"+map[bool]string{true: "ok", false: "fail"}[*e.OK])
+			tools = append(tools, e.Name+":"+map[bool]string{true: "ok", false: "fail"}[e.OK == laserbrain.OKTrue])
 		}
 	}
 	if strings.Join(tools, " ") != "Bash:ok Bash:fail" {
@@ -388,7 +388,7 @@ func TestPersonCommandsRefused(t *testing.T) {
 		evs, _ := st.Events(ctx, run.ID)
 		denied := 0
 		for _, e := range evs {
-			if e.Kind == fleet.KindGate && e.OK != nil && !*e.OK {
+			if e.Kind == fleet.KindGate && e.OK.Failed() {
 				denied++
 			}
 		}

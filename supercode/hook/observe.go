@@ -47,8 +47,8 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Rep
 		if e.ToolUseID != "" {
 			id = "own:" + e.ToolUseID
 		}
-		ok := e.Name == PostToolUse && (e.Response == nil || e.Response.OK == nil || *e.Response.OK)
-		added, err := st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: id, At: h.now(), Kind: fleet.KindOwn, Name: t.Name, OK: &ok,
+		ok := e.Name == PostToolUse && (e.Response == nil || !e.Response.OK.Failed())
+		added, err := st.AppendEvent(ctx, r.ID, fleet.RunEvent{ID: id, At: h.now(), Kind: fleet.KindOwn, Name: t.Name, OK: laserbrain.OKOf(ok),
 			Session: e.Session, Subagent: subagentOf(e)})
 		if err != nil || !added {
 			return client.Reply{}, err
@@ -59,9 +59,7 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Rep
 	var result json.RawMessage
 	if r := e.Response; r != nil {
 		result = r.Raw
-		if r.OK != nil {
-			ok = ok && *r.OK
-		}
+		ok = ok && !r.OK.Failed()
 	}
 	text := describeCall(t)
 	if e.Name == PostToolUseFailure && e.Response != nil && e.Response.Text != "" {
@@ -80,7 +78,7 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Rep
 		d.UseNumber()
 		_ = d.Decode(&args)
 	}
-	fe := fleet.RunEvent{ID: id, At: h.now(), Kind: fleet.KindTool, Name: t.Name, OK: &ok, Result: result, Text: text, Session: e.Session,
+	fe := fleet.RunEvent{ID: id, At: h.now(), Kind: fleet.KindTool, Name: t.Name, OK: laserbrain.OKOf(ok), Result: result, Text: text, Session: e.Session,
 		Subagent: subagentOf(e)}
 	// The observed tool event: what machine evidence counts (tool, args, ok).
 	obs := laserbrain.ToolCall(t.Name, args, ok)
@@ -218,15 +216,14 @@ func (h *Handler) stop(ctx context.Context, e client.Payload) (client.Reply, err
 		return client.Reply{}, err
 	}
 	block := r.Last != nil && r.Last.Drifting && !e.StopHookActive
-	yes, no := true, false
-	ev := fleet.RunEvent{ID: h.eventID("stop"), At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: &yes, Session: e.Session,
+	ev := fleet.RunEvent{ID: h.eventID("stop"), At: h.now(), Kind: fleet.KindStop, Name: "stop", OK: laserbrain.OKTrue, Session: e.Session,
 		Text: "judgment " + j.Verdict}
 	var ans client.Reply
 	if block {
 		reason := fmt.Sprintf("laserbrain: you are stopping while your run is drifting (%s, Φ=%.2f, ground %q). %s Whole-run judgment: %s — %s",
 			r.Last.Reason, r.Last.Phi, r.Last.Ground, r.Last.Advice, j.Verdict, j.Counsel)
 		ans = client.Reply{Block: true, Reason: reason}
-		ev.OK, ev.Text = &no, "blocked: "+reason
+		ev.OK, ev.Text = laserbrain.OKFalse, "blocked: "+reason
 		if _, err := st.UpdateRun(ctx, r.ID, func(x *fleet.Run) error { x.StopsBlocked++; return nil }); err != nil {
 			return client.Reply{}, err
 		}
@@ -234,7 +231,7 @@ func (h *Handler) stop(ctx context.Context, e client.Payload) (client.Reply, err
 	ans.Context = cov.Context
 	if cov.Block != "" {
 		ans.Block, ans.Reason = true, joinText(ans.Reason, cov.Block)
-		ev.OK, ev.Text = &no, "blocked: "+ans.Reason
+		ev.OK, ev.Text = laserbrain.OKFalse, "blocked: "+ans.Reason
 	}
 	_, err = st.AppendEvent(ctx, r.ID, ev)
 	return ans, err

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
@@ -133,7 +135,7 @@ func TestUnattendedDataNotedOnTheRun(t *testing.T) {
 			gates = append(gates, e)
 		}
 	}
-	if len(gates) != 1 || gates[0].OK == nil || !*gates[0].OK || gates[0].Name != "Bash" || !strings.Contains(gates[0].Text, "itself does not run") {
+	if len(gates) != 1 || gates[0].OK != laserbrain.OKTrue || gates[0].Name != "Bash" || !strings.Contains(gates[0].Text, "itself does not run") {
 		t.Fatalf("gate events on the run: %+v", gates)
 	}
 	var res struct {
@@ -181,7 +183,7 @@ func TestUnattendedInlineCodeAuthorized(t *testing.T) {
 	var oks []string
 	for _, e := range evs {
 		if e.Kind == fleet.KindGate {
-			oks = append(oks, map[bool]string{true: "allow", false: "deny"}[*e.OK])
+			oks = append(oks, map[bool]string{true: "allow", false: "deny"}[e.OK == laserbrain.OKTrue])
 		}
 	}
 	if strings.Join(oks, " ") != "deny allow deny" {
@@ -244,10 +246,10 @@ func TestGateEventsCarryTheDecision(t *testing.T) {
 		ok  string // true, false, or unknown
 		res fleet.GateResult
 	}{
-		"gate:deny":  {"false", fleet.GateResult{Decision: "deny", Labels: []string{"git push --force (force-push to remote)"}, Role: "executed", Presence: "attended"}},
-		"gate:ask":   {"unknown", fleet.GateResult{Decision: "ask", Labels: []string{"rm -rf (recursive force delete)"}, Role: "data", Presence: "attended"}},
-		"gate:write": {"false", fleet.GateResult{Decision: "deny", Labels: []string{"protected file: inside a repository's .git"}, Presence: "attended"}},
-		"gate:allow": {"true", fleet.GateResult{Decision: "allow", Labels: []string{"git push --force (force-push to remote)"}, Role: "executed", Presence: "attended"}},
+		"gate:deny":  {"false", fleet.GateResult{Decision: operator.Deny, Labels: []string{"git push --force (force-push to remote)"}, Role: "executed", Presence: "attended"}},
+		"gate:ask":   {"unknown", fleet.GateResult{Decision: operator.Ask, Labels: []string{"rm -rf (recursive force delete)"}, Role: "data", Presence: "attended"}},
+		"gate:write": {"false", fleet.GateResult{Decision: operator.Deny, Labels: []string{"protected file: inside a repository's .git"}, Presence: "attended"}},
+		"gate:allow": {"true", fleet.GateResult{Decision: operator.Allow, Labels: []string{"git push --force (force-push to remote)"}, Role: "executed", Presence: "attended"}},
 	}
 	evs, _ := st.Events(ctx, "r1")
 	seen := 0
@@ -257,10 +259,7 @@ func TestGateEventsCarryTheDecision(t *testing.T) {
 			continue
 		}
 		seen++
-		okText := "unknown"
-		if e.OK != nil {
-			okText = map[bool]string{true: "true", false: "false"}[*e.OK]
-		}
+		okText := e.OK.String()
 		var got fleet.GateResult
 		if err := json.Unmarshal(e.Result, &got); err != nil || okText != w.ok || got.Decision != w.res.Decision || got.Role != w.res.Role ||
 			got.Presence != w.res.Presence || strings.Join(got.Labels, "|") != strings.Join(w.res.Labels, "|") {

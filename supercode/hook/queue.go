@@ -269,7 +269,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 			return err
 		}
 		ok := q.Decision.OK
-		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(p, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(p), OK: &ok,
+		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(p, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(p), OK: laserbrain.OKOf(ok),
 			Result: q.Decision.Result, Text: q.Decision.Text, Session: p.Session, Subagent: subagentOf(p)})
 		return err
 	}
@@ -290,8 +290,7 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 		if err != nil {
 			return err
 		}
-		yes := true
-		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: &yes,
+		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: laserbrain.OKTrue,
 			Session: p.Session, Text: "not judged: the store was out of reach when the agent stopped"})
 		return err
 	case SessionStart:

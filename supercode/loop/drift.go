@@ -135,7 +135,7 @@ func (l *Loop) reopenDrift(ctx context.Context) {
 
 // event records what the loop observed on its own run, best effort.
 func (l *Loop) event(ctx context.Context, kind, name string, ok bool, text string, step int) {
-	l.recordEvent(ctx, fleet.RunEvent{Kind: kind, Name: name, OK: &ok, Text: text}, step)
+	l.recordEvent(ctx, fleet.RunEvent{Kind: kind, Name: name, OK: laserbrain.OKOf(ok), Text: text}, step)
 }
 
 // recordEvent records e on the loop's run as step's event, best effort.
@@ -239,7 +239,7 @@ func (l *Loop) closeDrift(ctx context.Context, res Result) {
 		return
 	}
 	ok := code == 0
-	_, _ = st.AppendEvent(ctx, l.id, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindSession, Name: "run-end", OK: &ok,
+	_, _ = st.AppendEvent(ctx, l.id, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindSession, Name: "run-end", OK: laserbrain.OKOf(ok),
 		Text: fmt.Sprintf("exit %d: %s", code, res.Reason)})
 	_, _ = l.sup.Judge(ctx, l.id)
 }

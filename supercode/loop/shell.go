@@ -19,6 +19,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/operator/shell"
@@ -73,7 +74,7 @@ func (l *Loop) command(ctx context.Context, argv []string) error {
 	}
 	if refusal, result := l.gate(ctx, argv); refusal != "" {
 		fmt.Fprintf(hc.Stderr, "%s\n", refusal)
-		l.recordEvent(ctx, fleet.RunEvent{Kind: fleet.KindGate, Name: "shell", OK: boolp(false), Text: refusal, Result: result}, step)
+		l.recordEvent(ctx, fleet.RunEvent{Kind: fleet.KindGate, Name: "shell", OK: laserbrain.OKFalse, Text: refusal, Result: result}, step)
 		l.replay.liveDone()
 		return l.doneShell(Record{Step: step, Key: key, Kind: recGate, Argv: argv, Status: intp(statusRefused), Reason: refusal})
 	}

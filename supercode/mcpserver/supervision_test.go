@@ -104,8 +104,7 @@ func TestSupervisionTool(t *testing.T) {
 	check("run-a", "refactor the parser module", 6)
 	check("run-a", "refactor the parser module", 5)
 	check("run-b", "the parser module refactor", 6)
-	yes := true
-	if _, err := st.AppendEvent(ctx, "run-b", fleet.RunEvent{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(repo, "parser.go")}); err != nil {
+	if _, err := st.AppendEvent(ctx, "run-b", fleet.RunEvent{Kind: fleet.KindTool, Name: "Edit", OK: laserbrain.OKTrue, Text: filepath.Join(repo, "parser.go")}); err != nil {
 		t.Fatal(err)
 	}
 	cs := connect(t, sup)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	ht "github.com/laserkit/laserkit/internal/htmlreport/htmltest"
+	"github.com/laserkit/laserkit/operator"
 )
 
 // bigFleet is 100 agents × 1,000 checks, 20 collisions and 500 gate
@@ -23,7 +24,7 @@ func bigFleet() *Fleet {
 			SharedFiles: []string{"src/a.go", "src/b.go"}, Outcome: Outcome{Kind: "routed", Keep: f.Agents[i].Name, Yield: f.Agents[i+50].Name, Why: "more steps"}})
 	}
 	for i := range 500 {
-		f.Gate = append(f.Gate, GateDecision{At: start, Agent: f.Agents[i%100].Name, Tool: "Bash", Decision: []string{"deny", "ask", "allow"}[i%3],
+		f.Gate = append(f.Gate, GateDecision{At: start, Agent: f.Agents[i%100].Name, Tool: "Bash", Decision: []operator.Answer{operator.Deny, operator.Ask, operator.Allow}[i%3],
 			Reason: "irreversible", Labels: []string{fmt.Sprintf("label-%d", i%12)}})
 	}
 	return f

@@ -2,14 +2,13 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -157,8 +156,8 @@ func footprint(events []fleet.RunEvent, repo, dir string) []string {
 			continue
 		}
 		key := [3]string{e.Name, e.Text, "?"}
-		if e.OK != nil {
-			key[2] = strconv.FormatBool(*e.OK)
+		if e.OK.Known() {
+			key[2] = e.OK.String()
 		}
 		if read[key] {
 			continue
@@ -181,12 +180,11 @@ func footprint(events []fleet.RunEvent, repo, dir string) []string {
 // (fleet.GateResult). An event without one (none is recorded so now) is a
 // refusal when not ok, an allow when ok, with no label recorded.
 func gateDecision(agent, run string, e fleet.RunEvent) GateDecision {
-	d := GateDecision{ID: e.ID, At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: fleet.GateDeny, Reason: e.Text, Labels: []string{}}
-	if e.OK != nil && *e.OK {
-		d.Decision = fleet.GateAllow
+	d := GateDecision{ID: e.ID, At: e.At, Agent: agent, Run: run, Tool: e.Name, Decision: operator.Deny, Reason: e.Text, Labels: []string{}}
+	if e.OK == laserbrain.OKTrue {
+		d.Decision = operator.Allow
 	}
-	var res fleet.GateResult
-	if len(e.Result) > 0 && json.Unmarshal(e.Result, &res) == nil && res.Decision != "" {
+	if res, ok := fleet.ReadGateResult(e.Result); ok {
 		d.Decision, d.Role, d.Presence, d.Action = res.Decision, res.Role, res.Presence, res.Action
 		d.Labels = append(d.Labels, res.Labels...)
 	}

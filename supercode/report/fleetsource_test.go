@@ -10,6 +10,7 @@ import (
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/hook"
@@ -97,7 +98,7 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 			t.Errorf("%s footprint %v", a.Name, a.Footprint)
 		}
 	}
-	if len(gate) != 1 || gate[0].Agent != "a1:run-a1" || gate[0].Decision != "deny" || gate[0].Tool != "Bash" {
+	if len(gate) != 1 || gate[0].Agent != "a1:run-a1" || gate[0].Decision != operator.Deny || gate[0].Tool != "Bash" {
 		t.Fatalf("gate %+v", gate)
 	}
 	if gate[0].Role != "executed" || gate[0].Presence != "unknown" {

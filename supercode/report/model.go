@@ -3,6 +3,8 @@ package report
 import (
 	"time"
 
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
@@ -121,8 +123,8 @@ type ToolCall struct {
 	At   time.Time `json:"at"`
 	Tool string    `json:"tool"`
 	// Text is the call in one line (its command, its file).
-	Text string `json:"text"`
-	OK   *bool  `json:"ok"`
+	Text string        `json:"text"`
+	OK   laserbrain.OK `json:"ok"`
 }
 
 // Unmeasured reports whether the agent worked without being measured:
@@ -192,9 +194,9 @@ type GateDecision struct {
 	Agent string    `json:"agent"`
 	Run   string    `json:"run"`
 	Tool  string    `json:"tool"`
-	// Decision is "deny", "ask" or "allow" (an authorized action).
-	Decision string `json:"decision"`
-	Reason   string `json:"reason"`
+	// Decision is deny, ask or allow (an authorized action).
+	Decision operator.Answer `json:"decision"`
+	Reason   string          `json:"reason"`
 	// Labels are the operator's labels for the action (why it needs a
 	// person), when the store recorded them.
 	Labels []string `json:"labels"`

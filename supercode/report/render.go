@@ -12,6 +12,7 @@ import (
 	"github.com/laserkit/laserkit/internal/firstuse"
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
 	"github.com/laserkit/laserkit/internal/text"
+	"github.com/laserkit/laserkit/operator"
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
@@ -135,7 +136,7 @@ func overview(f *Fleet) hr.Section {
 		}
 	}
 	for _, g := range f.Gate {
-		if g.Decision == "deny" {
+		if g.Decision == operator.Deny {
 			denied++
 		}
 	}
@@ -470,9 +471,9 @@ func gate(f *Fleet) hr.Section {
 				by[l] = tt
 			}
 			switch g.Decision {
-			case "deny":
+			case operator.Deny:
 				tt.deny++
-			case "ask":
+			case operator.Ask:
 				tt.ask++
 			default:
 				tt.allow++
@@ -501,7 +502,7 @@ func gate(f *Fleet) hr.Section {
 	t := hr.Table{Caption: "Every decision, oldest first", Columns: []hr.Column{{Title: "when"}, {Title: "agent"}, {Title: "tool"}, {Title: "decision"},
 		{Title: "labels", Wrap: true}, {Title: "role"}, {Title: "presence"}, {Title: "reason", Wrap: true}}}
 	for _, g := range f.Gate {
-		t.Rows = append(t.Rows, []string{when(g.At), g.Agent, g.Tool, g.Decision, strings.Join(g.Labels, "; "), g.Role, g.Presence, g.Reason})
+		t.Rows = append(t.Rows, []string{when(g.At), g.Agent, g.Tool, g.Decision.String(), strings.Join(g.Labels, "; "), g.Role, g.Presence, g.Reason})
 	}
 	sec.Blocks = append(sec.Blocks, hr.Table{Caption: t.Caption, Columns: t.Columns, Rows: t.Rows, Collapsed: len(t.Rows) > 20,
 		Summary: "Every decision (" + strconv.Itoa(len(t.Rows)) + ")"})

@@ -185,7 +185,7 @@ func TestFleetPageFromFixture(t *testing.T) {
 			if want[l] == nil {
 				want[l] = map[string]int{}
 			}
-			want[l][g.Decision]++
+			want[l][g.Decision.String()]++
 		}
 	}
 	bars := root.ByID("gate-labels").All(ht.Class("bar"))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/text"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -112,10 +113,10 @@ func Summarize(f *Fleet) Summary {
 	sortWaiting(s.Waiting)
 	for _, g := range f.Gate {
 		switch g.Decision {
-		case fleet.GateDeny:
+		case operator.Deny:
 			s.Gate.Deny++
 			s.Denials = append(s.Denials, g)
-		case fleet.GateAsk:
+		case operator.Ask:
 			s.Gate.Ask++
 		default:
 			s.Gate.Allow++
@@ -230,7 +231,7 @@ func (s Summary) WriteText(w io.Writer) error {
 			last := "—"
 			if a.LastTool != nil {
 				last = text.Clip(a.LastTool.Tool+" "+a.LastTool.Text, 60)
-				if a.LastTool.OK != nil && !*a.LastTool.OK {
+				if a.LastTool.OK.Failed() {
 					last += " (failed)"
 				}
 			}

@@ -90,7 +90,7 @@ func TestReportReadsAsTheSupervisor(t *testing.T) {
 			must(err)
 		}
 		ok := true
-		_, _, err = sup.Observe(ctx, "run-"+name, fleet.RunEvent{ID: name + tool, At: time.Now(), Kind: fleet.KindTool, Name: tool, OK: &ok, Text: text},
+		_, _, err = sup.Observe(ctx, "run-"+name, fleet.RunEvent{ID: name + tool, At: time.Now(), Kind: fleet.KindTool, Name: tool, OK: laserbrain.OKOf(ok), Text: text},
 			laserbrain.Event{Kind: laserbrain.EventTool, Name: tool, OK: laserbrain.OKTrue, Result: "ok"})
 		must(err)
 	}

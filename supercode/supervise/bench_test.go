@@ -123,7 +123,6 @@ func (f benchFleet) build() error {
 	}
 	defer runs.Close()
 	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
-	yes := true
 	for a := 0; a < benchAgents; a++ {
 		id := fmt.Sprintf("run%02d", a)
 		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "agent", Fleet: f.fid, Dir: f.repo, Created: t0, Task: id, Tasks: 1, Checks: benchSteps}); err != nil {
@@ -145,7 +144,7 @@ func (f benchFleet) build() error {
 		h.Close()
 		var buf bytes.Buffer
 		for i := 0; i < benchSteps; i++ {
-			e := fleet.RunEvent{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes,
+			e := fleet.RunEvent{ID: fmt.Sprintf("tool:%s-%d", id, i), At: t0, Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue,
 				Text: fmt.Sprintf("go test ./src/... -run T%d", i), Result: json.RawMessage(fmt.Sprintf(`{"stdout":"ok %d"}`, i))}
 			b, _ := json.Marshal(e)
 			buf.Write(b)
@@ -216,7 +215,6 @@ func BenchmarkRound(b *testing.B) {
 		}
 		eng := ponder.New(f.repo, nil)
 		slugs, _ := eng.Slugs()
-		yes := true
 		runs, _ := localstore.Open(localstore.Paths{Home: f.runsDir, Config: filepath.Join(f.runsDir, "config")})
 		defer runs.Close()
 		b.ResetTimer()
@@ -248,7 +246,7 @@ func BenchmarkRound(b *testing.B) {
 			if _, err := fl.UpdateRun(ctx, id, func(r *fleet.Run) error { r.Checks++; return nil }); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := fl.AppendEvent(ctx, id, fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet ./src/..."}); err != nil {
+			if _, err := fl.AppendEvent(ctx, id, fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "go vet ./src/..."}); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()

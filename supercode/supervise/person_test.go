@@ -167,8 +167,7 @@ func TestWaitingEscalation(t *testing.T) {
 	if len(asked) != 1 {
 		t.Fatalf("asked again about one wait: %d", len(asked))
 	}
-	yes := true
-	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{ID: "t1", At: time.Now(), Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "ls"}); err != nil {
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{ID: "t1", At: time.Now(), Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "ls"}); err != nil {
 		t.Fatal(err)
 	}
 	rd = r.round()

@@ -47,7 +47,7 @@ func (fr *FileReader) EventFiles(repo, dir string, e fleet.RunEvent) []string {
 		cands = []string{e.Text}
 	case shellTools[e.Name]:
 		cmd := e.Text
-		if i := strings.Index(cmd, " — "); i >= 0 && e.OK != nil && !*e.OK {
+		if i := strings.Index(cmd, " — "); i >= 0 && e.OK.Failed() {
 			cmd = cmd[:i] // a failure's text ends with the error
 		}
 		for _, w := range shell.Analyze(cmd, dir).Writes {
@@ -117,10 +117,7 @@ func observedEvent(e fleet.RunEvent) (laserbrain.Event, bool) {
 	if e.Kind != fleet.KindTool {
 		return laserbrain.Event{}, false
 	}
-	ev := laserbrain.Event{Kind: laserbrain.EventTool, Name: e.Name, Text: e.Text}
-	if e.OK != nil {
-		ev.OK = laserbrain.OKOf(*e.OK)
-	}
+	ev := laserbrain.Event{Kind: laserbrain.EventTool, Name: e.Name, Text: e.Text, OK: e.OK}
 	if len(e.Result) > 0 {
 		d := json.NewDecoder(bytes.NewReader(e.Result))
 		var v any

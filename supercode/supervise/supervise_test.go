@@ -386,11 +386,10 @@ func TestAgentRuns(t *testing.T) {
 	}
 	r.must(h.Save(ctx))
 	h.Close()
-	yes := true
-	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(r.dir, "parser/parse.go")}); err != nil {
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{Kind: fleet.KindTool, Name: "Edit", OK: laserbrain.OKTrue, Text: filepath.Join(r.dir, "parser/parse.go")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "go vet parser/lexer.go > /tmp/vet.txt"}); err != nil {
+	if _, err := r.st.AppendEvent(ctx, "r1", fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "go vet parser/lexer.go > /tmp/vet.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	rd := r.round()

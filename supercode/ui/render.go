@@ -13,7 +13,8 @@ import (
 
 	hr "github.com/laserkit/laserkit/internal/htmlreport"
 	"github.com/laserkit/laserkit/internal/text"
-	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/report"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
@@ -52,7 +53,6 @@ var funcs = template.FuncMap{
 	"frag":   func(b []byte) template.HTML { return template.HTML(b) }, // htmlreport escapes what it writes
 	"anchor": anchor,
 	"hint":   questionHint,
-	"deref":  func(b *bool) bool { return b != nil && *b },
 }
 
 // statusShape is the glyph beside a status word: each status has its own
@@ -183,7 +183,7 @@ func renderSections(v *View) map[string]string {
 	}
 	denied := 0
 	for _, g := range f.Gate {
-		if g.Decision == fleet.GateDeny {
+		if g.Decision == operator.Deny {
 			denied++
 		}
 	}
@@ -264,7 +264,8 @@ type pageData struct {
 }
 
 func (s *Server) renderPage(secs map[string]string, version uint64) []byte {
-	pd := pageData{Title: "laserbrain ui", Fleet: s.o.FleetID, Repo: s.o.Repo, Token: s.g.csrf, Nonce: s.nonce, Version: version,
+	_, csrf := s.g.secrets()
+	pd := pageData{Title: "laserbrain ui", Fleet: s.o.FleetID, Repo: s.o.Repo, Token: csrf, Nonce: s.nonce, Version: version,
 		CSS: template.CSS(hr.Stylesheet() + pageCSS), JS: template.JS(pageJS), Sections: map[string]template.HTML{}}
 	for id, html := range secs {
 		pd.Sections[id] = template.HTML(html) // drawn by renderSections, escaped there
@@ -315,8 +316,8 @@ func renderDetail(d *Detail) []byte {
 		for i := len(d.Events) - 1; i >= 0; i-- {
 			e := d.Events[i]
 			ok := "—"
-			if e.OK != nil {
-				ok = yesNo(*e.OK)
+			if e.OK.Known() {
+				ok = yesNo(e.OK == laserbrain.OKTrue)
 			}
 			evs.Rows = append(evs.Rows, []string{e.At.UTC().Format(time.RFC3339), e.Kind, e.Name, ok, text.Clip(e.Text, 300)})
 		}
@@ -327,7 +328,7 @@ func renderDetail(d *Detail) []byte {
 		{Title: "action", Wrap: true}, {Title: "labels", Wrap: true}, {Title: "role"}, {Title: "reason", Wrap: true}}}
 	for i := len(d.Gate) - 1; i >= 0; i-- {
 		g := d.Gate[i]
-		gate.Rows = append(gate.Rows, []string{g.At.UTC().Format(time.RFC3339), g.Tool, g.Decision, g.Action, strings.Join(g.Labels, "; "), g.Role, g.Reason})
+		gate.Rows = append(gate.Rows, []string{g.At.UTC().Format(time.RFC3339), g.Tool, g.Decision.String(), g.Action, strings.Join(g.Labels, "; "), g.Role, g.Reason})
 	}
 	dd.Gate = template.HTML(hr.Fragment(gate))
 	jt := hr.Table{Caption: "Its entries in the supervisor's journal", Columns: []hr.Column{{Title: "seq", Numeric: true}, {Title: "when"},

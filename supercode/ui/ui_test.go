@@ -16,6 +16,7 @@ import (
 	"github.com/laserkit/laserkit/internal/pgdb"
 	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/fleet/pgfleet"
@@ -178,7 +179,7 @@ func TestGuardRefuses(t *testing.T) {
 		t.Fatalf("another Host: %v %v", resp.Status, err)
 	}
 
-	token := w.srv.g.csrf
+	_, token := w.srv.g.secrets()
 	body := map[string]string{"agent": "claude:r1"}
 	for _, c := range []struct {
 		what          string
@@ -221,7 +222,7 @@ func TestActs(t *testing.T) {
 	w.must(w.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: now}))
 	w.must(w.st.CreateRun(ctx, fleet.Run{ID: "r9", Agent: "claude", Fleet: "another", Dir: w.repo, Created: now}))
 	w.must(w.st.PutHalt(ctx, fleet.Halt{ID: "h1", Fleet: w.fid, Agent: "claude:r1", Run: "r1", Reason: "shares a ground", By: "supervisor", At: now}))
-	token := w.srv.g.csrf
+	_, token := w.srv.g.secrets()
 
 	code, out := w.act("/act/release", map[string]string{"agent": "claude:r1", "reason": "they split the work"}, w.c, w.base, token)
 	if code != http.StatusOK || !strings.HasPrefix(out["message"], "released claude:r1") {
@@ -350,10 +351,9 @@ func TestStreamFollowsTheStore(t *testing.T) {
 			t.Errorf("the first event lacks section %s", id)
 		}
 	}
-	res, _ := json.Marshal(fleet.GateResult{Decision: fleet.GateDeny, Labels: []string{"git push --force (force-push to remote)"}, Role: "executed",
+	res, _ := json.Marshal(fleet.GateResult{Decision: operator.Deny, Labels: []string{"git push --force (force-push to remote)"}, Role: "executed",
 		Presence: "attended", Action: "git push --force origin main"})
-	no := false
-	_, err = w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Result: res, Text: "refused"})
+	_, err = w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: laserbrain.OKFalse, Result: res, Text: "refused"})
 	w.must(err)
 	s := next("the denial", func(s map[string]string) bool { return strings.Contains(s["feed"], `data-decision="deny"`) })
 	if !strings.Contains(s["feed"], `data-command="git push --force origin main"`) || !strings.Contains(s["feed"], `data-run="r1"`) {
@@ -371,8 +371,7 @@ func TestDrillDown(t *testing.T) {
 	w.open()
 	ctx := context.Background()
 	w.must(w.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
-	yes := true
-	_, err := w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindTool, Name: "Edit", OK: &yes, Text: filepath.Join(w.repo, "a.go")})
+	_, err := w.st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindTool, Name: "Edit", OK: laserbrain.OKTrue, Text: filepath.Join(w.repo, "a.go")})
 	w.must(err)
 	w.until("the run in the view", func(v *View) bool { return len(v.Fleet.Agents) == 1 })
 	get := func(name string) (int, string) {
@@ -428,8 +427,7 @@ func TestViewFollowsPostgres(t *testing.T) {
 	ctx := context.Background()
 	w.must(st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
 	w.until("the run", func(v *View) bool { return len(v.Fleet.Agents) == 1 })
-	no := false
-	_, err = st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: &no, Text: "refused"})
+	_, err = st.AppendEvent(ctx, "r1", fleet.RunEvent{At: time.Now(), Kind: fleet.KindGate, Name: "Bash", OK: laserbrain.OKFalse, Text: "refused"})
 	w.must(err)
 	w.until("the denial", func(v *View) bool { return len(v.Fleet.Gate) == 1 })
 }
@@ -443,6 +441,42 @@ func TestViewFollowsPonder(t *testing.T) {
 	w.until("the session", func(v *View) bool {
 		return len(v.Fleet.Agents) == 1 && v.Fleet.Agents[0].Name == fleet.PonderAgent(s.Slug) && v.Fleet.Agents[0].Client == "ponder"
 	})
+}
+
+// The agents table marks a last tool call that failed, and only one the
+// client said failed: an unknown outcome is not a failure.
+func TestLastToolCallFailed(t *testing.T) {
+	w := newWorld(t)
+	w.open()
+	ctx := context.Background()
+	for _, r := range []struct {
+		id string
+		ok laserbrain.OK
+	}{{"r1", laserbrain.OKFalse}, {"r2", laserbrain.OKUnknown}, {"r3", laserbrain.OKTrue}} {
+		w.must(w.st.CreateRun(ctx, fleet.Run{ID: r.id, Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
+		_, err := w.st.AppendEvent(ctx, r.id, fleet.RunEvent{At: time.Now(), Kind: fleet.KindTool, Name: "Bash", OK: r.ok, Text: "make test " + r.id})
+		w.must(err)
+	}
+	w.until("the three runs in the view", func(v *View) bool { return len(v.Fleet.Agents) == 3 })
+	resp, err := w.c.Get(w.base + "/")
+	w.must(err)
+	defer resp.Body.Close()
+	b := new(strings.Builder)
+	_, _ = bufio.NewReader(resp.Body).WriteTo(b)
+	page := b.String()
+	for id, failed := range map[string]bool{"r1": true, "r2": false, "r3": false} {
+		i := strings.Index(page, "make test "+id)
+		if i < 0 {
+			t.Fatalf("no last tool call of %s on the page", id)
+		}
+		rest := page[i:]
+		if end := strings.Index(rest, "</td>"); end >= 0 {
+			rest = rest[:end]
+		}
+		if got := strings.Contains(rest, "(failed)"); got != failed {
+			t.Errorf("%s's last tool call marked failed: %v, want %v (%q)", id, got, failed, rest)
+		}
+	}
 }
 
 // An agent's drill-down lists what its calls changed, newest first, each

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/report"
 	"github.com/laserkit/laserkit/supercode/supervise"
@@ -89,9 +90,9 @@ func (l *loader) load(ctx context.Context) (*View, error) {
 func feed(f *report.Fleet) []Item {
 	var out []Item
 	for _, g := range f.Gate {
-		it := Item{At: g.At, Kind: "gate", Agent: g.Agent, Run: g.Run, Decision: g.Decision, Tool: g.Tool, Text: g.Reason,
+		it := Item{At: g.At, Kind: "gate", Agent: g.Agent, Run: g.Run, Decision: g.Decision.String(), Tool: g.Tool, Text: g.Reason,
 			Labels: g.Labels, Role: g.Role}
-		if g.Decision != fleet.GateAllow {
+		if g.Decision != operator.Allow {
 			it.Action = g.Action
 		}
 		out = append(out, it)

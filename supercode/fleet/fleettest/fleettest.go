@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/childtest"
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -27,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) fleet.Store) {
 	t.Run("sessions", func(t *testing.T) { testSessions(t, open, t0) })
 	t.Run("events are idempotent on their id", func(t *testing.T) { testEventsIdempotent(t, open, t0) })
 	t.Run("a batch of events is recorded in order, once per id", func(t *testing.T) { testEventBatch(t, open, t0) })
+	t.Run("a gate event keeps its answer's word and its ok", func(t *testing.T) { testGateEvent(t, open, t0) })
 	t.Run("authorizations", func(t *testing.T) { testAuthorizations(t, open, t0) })
 	t.Run("only a journaled authorization is honoured", func(t *testing.T) { testJournaledAuthorization(t, open, t0) })
 	t.Run("a halt lifted by hand holds; a journaled release lifts it", func(t *testing.T) { testHaltLiftedByHand(t, open, t0) })
@@ -188,12 +190,43 @@ func testSessions(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Tim
 	}
 }
 
+// testGateEvent is the case "a gate event keeps its answer's word and its
+// ok": each answer is stored as exactly its word, and the tri-state ok as
+// it was given.
+func testGateEvent(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
+	ctx := context.Background()
+	s := open(t)
+	words := []string{"allow", "ask", "deny"}
+	oks := []laserbrain.OK{laserbrain.OKTrue, laserbrain.OKUnknown, laserbrain.OKFalse}
+	for i, a := range []operator.Answer{operator.Allow, operator.Ask, operator.Deny} {
+		res, err := json.Marshal(fleet.GateResult{Decision: a, Labels: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AppendEvent(ctx, "g", fleet.RunEvent{ID: "gate:" + words[i], At: t0, Kind: fleet.KindGate, OK: oks[i], Result: res}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, err := s.Events(ctx, "g")
+	if err != nil || len(evs) != 3 {
+		t.Fatalf("Events = %+v, %v", evs, err)
+	}
+	for i, e := range evs {
+		var raw map[string]any
+		if err := json.Unmarshal(e.Result, &raw); err != nil || raw["decision"] != words[i] {
+			t.Errorf("%s: the stored decision is %v (%v), want %q", e.ID, raw["decision"], err, words[i])
+		}
+		if res, ok := fleet.ReadGateResult(e.Result); !ok || res.Decision.String() != words[i] || e.OK != oks[i] {
+			t.Errorf("%s reads back as %+v (%v), ok %v; want %s, ok %v", e.ID, res, ok, e.OK, words[i], oks[i])
+		}
+	}
+}
+
 // testEventsIdempotent is the case "events are idempotent on their id".
 func testEventsIdempotent(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 	ctx := context.Background()
 	s := open(t)
-	yes := true
-	e := fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes, Text: "hi"}
+	e := fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "hi"}
 	for i, want := range []bool{true, false} {
 		added, err := s.AppendEvent(ctx, "r", e)
 		if err != nil || added != want {
@@ -204,7 +237,7 @@ func testEventsIdempotent(t *testing.T, open func(t *testing.T) fleet.Store, t0 
 		t.Fatal(err)
 	}
 	evs, err := s.Events(ctx, "r")
-	if err != nil || len(evs) != 2 || evs[0].ID != "post:toolu_1" || evs[0].OK == nil || !*evs[0].OK || evs[1].ID == "" {
+	if err != nil || len(evs) != 2 || evs[0].ID != "post:toolu_1" || evs[0].OK != laserbrain.OKTrue || evs[1].ID == "" {
 		t.Fatalf("Events = %+v, %v", evs, err)
 	}
 	if evs, err := s.Events(ctx, "none"); err != nil || len(evs) != 0 {
@@ -216,8 +249,7 @@ func testEventsIdempotent(t *testing.T, open func(t *testing.T) fleet.Store, t0 
 func testEventBatch(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 	ctx := context.Background()
 	s := open(t)
-	yes := true
-	if _, err := s.AppendEvent(ctx, "b", fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: &yes}); err != nil {
+	if _, err := s.AppendEvent(ctx, "b", fleet.RunEvent{ID: "post:toolu_1", At: t0, Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue}); err != nil {
 		t.Fatal(err)
 	}
 	batch := []fleet.RunEvent{
@@ -569,14 +601,14 @@ func runHalts(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 // runJournal: one chain per fleet, in the reference's audit format, linear
 // however many writers append at once.
 func runJournal(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
-	t.Run("voice", func(t *testing.T) { testVoice(t, open, t0) })
-	t.Run("voice delivers each message once under contention", func(t *testing.T) { testVoiceOnce(t, open, t0) })
+	t.Run("messages", func(t *testing.T) { testMessages(t, open, t0) })
+	t.Run("messages are delivered once each under contention", func(t *testing.T) { testMessagesOnce(t, open, t0) })
 	t.Run("journal", func(t *testing.T) { testJournal(t, open, t0) })
 	t.Run("concurrent appends form one chain", func(t *testing.T) { testJournalConcurrentAppends(t, open) })
 }
 
-// testVoice is the case "voice".
-func testVoice(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
+// testMessages is the case "messages".
+func testMessages(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 	ctx := context.Background()
 	s := open(t)
 	say := func(m fleet.Message) bool {
@@ -649,8 +681,8 @@ func testVoice(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) 
 	}
 }
 
-// testVoiceOnce is the case "voice delivers each message once under contention".
-func testVoiceOnce(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
+// testMessagesOnce is the case "messages are delivered once each under contention".
+func testMessagesOnce(t *testing.T, open func(t *testing.T) fleet.Store, t0 time.Time) {
 	ctx := context.Background()
 	s := open(t)
 	const n, readers = 40, 8
@@ -1149,6 +1181,44 @@ func Witness(t *testing.T, open func(t *testing.T) fleet.Store, cut Cut) {
 		cut(t, s, "f", 0)
 		if c, _ := check(t, s, "f"); c.Problem == nil || c.Problem.Kind != fleet.TamperDeleted || !strings.Contains(c.Problem.Detail, "the journal is missing") {
 			t.Fatalf("a deleted journal checks as %v", c.Problem)
+		}
+	})
+
+	t.Run("a person starts a lost journal again", func(t *testing.T) {
+		s := open(t)
+		r, ok := s.(fleet.JournalRestarter)
+		if !ok {
+			t.Fatal("the store cannot start a journal again (fleet.JournalRestarter)")
+		}
+		appendN(t, s, "h", 5)
+		endRound(t, s, "h", 2)
+		appendN(t, s, "other", 2)
+		cut(t, s, "h", 0)
+		if c, _ := check(t, s, "h"); c.Problem == nil {
+			t.Fatal("the deleted journal checks clean: the test proves nothing")
+		}
+		rec, aside, err := r.RestartJournal(ctx, "h", fleet.JournalRecord{Kind: fleet.JournalAccept, Text: "accepted by ana"})
+		if err != nil || aside == "" || rec.Seq != 1 || rec.Prev != "" || rec.Fleet != "h" {
+			t.Fatalf("RestartJournal: %+v, %q, %v", rec, aside, err)
+		}
+		c, _ := check(t, s, "h")
+		if c.Problem != nil || len(c.Records) != 1 || c.Head != (fleet.JournalHead{Records: 1, Hash: rec.Hash}) ||
+			*c.Mark != (fleet.RoundMark{Round: 2, Records: 1, Hash: rec.Hash}) {
+			t.Fatalf("the new chain: %d records, head %+v, mark %+v, problem %v", len(c.Records), c.Head, c.Mark, c.Problem)
+		}
+		// It goes on as any journal, its rounds numbered after the last.
+		appendN(t, s, "h", 1)
+		if last, end, err := s.(fleet.Rounds).StartRound(ctx, "h"); err != nil || last != 2 {
+			t.Fatalf("the round after the restart starts after %d, %v; want 2", last, err)
+		} else if err := end(3); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := check(t, s, "h"); c.Problem != nil || len(c.Records) != 2 || c.Mark.Round != 3 || c.Mark.Records != 2 {
+			t.Fatalf("after a round on the new chain: %d records, mark %+v, %v", len(c.Records), c.Mark, c.Problem)
+		}
+		// Another fleet's journal is untouched.
+		if c, _ := check(t, s, "other"); c.Problem != nil || len(c.Records) != 2 {
+			t.Fatalf("another fleet's journal: %d records, %v", len(c.Records), c.Problem)
 		}
 	})
 
