@@ -123,7 +123,7 @@ check-generated:
 
 bench: bench-stream bench-fleet bench-boundary
 	$(LOADAVG)
-	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents|Boundary' -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents|Boundary|CheckpointHook' -benchmem $(PKGS)
 	$(LOADAVG)
 
 # What laserbrain run's boundary costs, each a ratio of interleaved medians
