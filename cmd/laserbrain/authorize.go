@@ -131,51 +131,9 @@ func runAuthorize(opts *authorizeOptions) error {
 	case opts.list:
 		return listAuthorizations(ctx, opts.IO, st, opts, now)
 	}
-	action := ""
-	switch {
-	case opts.write != "" && len(opts.args) > 0, opts.connect != "" && (len(opts.args) > 0 || opts.write != ""):
-		return cli.Usagef("give one of a command after --, --write PATH or --connect HOST:PORT")
-	case opts.connect != "":
-		h, port, err := confine.ParseEndpoint(opts.connect)
-		if err != nil {
-			return cli.Usagef("--connect %v", err)
-		}
-		action = connectAction(confine.Endpoint(h, port))
-	case opts.write != "":
-		abs, err := filepath.Abs(opts.write)
-		if err != nil {
-			return cli.Usagef("--write: %v", err)
-		}
-		action = operator.ActionKey("write " + abs)
-	case len(opts.args) > 0:
-		if opts.dashAt != 0 {
-			return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(opts.args, " "))
-		}
-		action = operator.CommandKey(opts.args...)
-		dir := opts.fleetDir
-		if dir == "" {
-			dir = "."
-		}
-		ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
-		if err != nil {
-			return cli.Failure(err)
-		}
-		if !ok && (opts.run != "" || opts.agent != "") {
-			// For an agent's laserbrain act, which carries out outside
-			// laserbrain run's boundary only what is authorized, whether
-			// the gate refuses it or not.
-			if ok, why, err = agentrun.ActAuthorizable(action, dir, policyschema.Validate); err != nil {
-				return cli.Failure(err)
-			}
-			if ok {
-				fmt.Fprintf(opts.IO.ErrOut, "laserbrain authorize: the gate does not refuse %q on its own; this authorizes laserbrain act to carry it out outside laserbrain run's boundary\n", action)
-			}
-		}
-		if !ok {
-			return cli.Usagef("nothing authorized: %s", why)
-		}
-	default:
-		return cli.Usagef("nothing to authorize: give a command after --, --write PATH or --connect HOST:PORT")
+	action, err := authorizedAction(opts)
+	if err != nil {
+		return err
 	}
 	if opts.uses < 1 {
 		return cli.Usagef("--uses must be at least 1")
@@ -216,6 +174,56 @@ func runAuthorize(opts *authorizeOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
 	return nil
+}
+
+// authorizedAction is the action opts authorize, keyed as the gate keys it:
+// a connection, a write or a command after --.
+func authorizedAction(opts *authorizeOptions) (string, error) {
+	switch {
+	case opts.write != "" && len(opts.args) > 0, opts.connect != "" && (len(opts.args) > 0 || opts.write != ""):
+		return "", cli.Usagef("give one of a command after --, --write PATH or --connect HOST:PORT")
+	case opts.connect != "":
+		h, port, err := confine.ParseEndpoint(opts.connect)
+		if err != nil {
+			return "", cli.Usagef("--connect %v", err)
+		}
+		return connectAction(confine.Endpoint(h, port)), nil
+	case opts.write != "":
+		abs, err := filepath.Abs(opts.write)
+		if err != nil {
+			return "", cli.Usagef("--write: %v", err)
+		}
+		return operator.ActionKey("write " + abs), nil
+	case len(opts.args) > 0:
+		if opts.dashAt != 0 {
+			return "", cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(opts.args, " "))
+		}
+		action := operator.CommandKey(opts.args...)
+		dir := opts.fleetDir
+		if dir == "" {
+			dir = "."
+		}
+		ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
+		if err != nil {
+			return "", cli.Failure(err)
+		}
+		if !ok && (opts.run != "" || opts.agent != "") {
+			// For an agent's laserbrain act, which carries out outside
+			// laserbrain run's boundary only what is authorized, whether
+			// the gate refuses it or not.
+			if ok, why, err = agentrun.ActAuthorizable(action, dir, policyschema.Validate); err != nil {
+				return "", cli.Failure(err)
+			}
+			if ok {
+				fmt.Fprintf(opts.IO.ErrOut, "laserbrain authorize: the gate does not refuse %q on its own; this authorizes laserbrain act to carry it out outside laserbrain run's boundary\n", action)
+			}
+		}
+		if !ok {
+			return "", cli.Usagef("nothing authorized: %s", why)
+		}
+		return action, nil
+	}
+	return "", cli.Usagef("nothing to authorize: give a command after --, --write PATH or --connect HOST:PORT")
 }
 
 // longAuthorization is the --for beyond which authorize warns: an
