@@ -54,14 +54,28 @@ type pairTimes struct {
 // the idle machine). cpu-x-empty is the same ratio in CPU time (the hook
 // processes' own, and for laserbrain's pair what the run's process spent
 // answering it), which the machine's load moves far less: the benchmark
-// fails when it is over 2×. The call is a Bash command
+// fails when it is over 2×. PAIR_BIN_DIR measures another build instead
+// (its laserbrain and laserbrain-gate). The call is a Bash command
 // that may write (so the undo checkpoint runs); the agent checks every
 // third round, untimed, as a working agent does.
 func BenchmarkHookPairUnderRun(b *testing.B) {
 	dir := b.TempDir()
 	lb := filepath.Join(dir, "laserbrain")
-	copyExec(b, buildLaserbrain(b), lb)
-	copyExec(b, buildGate(b), filepath.Join(dir, client.GateName))
+	// PAIR_BIN_DIR names another build's laserbrain and laserbrain-gate (an
+	// earlier commit's) to measure instead of this one's, with the
+	// PostToolUse it installed (laserbrain hook post-tool-use, from a copy
+	// with no gate beside it).
+	post := ""
+	if other := os.Getenv("PAIR_BIN_DIR"); other != "" {
+		copyExec(b, filepath.Join(other, "laserbrain"), lb)
+		copyExec(b, filepath.Join(other, client.GateName), filepath.Join(dir, client.GateName))
+		alone := filepath.Join(b.TempDir(), "laserbrain")
+		copyExec(b, lb, alone)
+		post = client.HookCommand(alone, client.Claude, client.PostToolUse)
+	} else {
+		copyExec(b, buildLaserbrain(b), lb)
+		copyExec(b, buildGate(b), filepath.Join(dir, client.GateName))
+	}
 	empty := filepath.Join(b.TempDir(), "empty")
 	copyExec(b, buildEmpty(b), empty)
 	driver := filepath.Join(b.TempDir(), pairDriverName)
@@ -76,10 +90,13 @@ func BenchmarkHookPairUnderRun(b *testing.B) {
 	home := b.TempDir()
 	out := filepath.Join(repo, ".pair-times.json")
 	rounds := max(b.N, 30)
+	if post == "" {
+		post = client.HookCommand(lb, client.Claude, client.PostToolUse)
+	}
 	spec := pairSpec{Rounds: rounds, Out: out, CheckEvery: 3,
 		Check: []string{lb, "check", "--goal", "make the parser pass its tests", "--distance", "5"},
 		Pairs: map[string][2]string{
-			"laserbrain": {client.HookCommand(lb, client.Claude, client.PreToolUse), client.HookCommand(lb, client.Claude, client.PostToolUse)},
+			"laserbrain": {client.HookCommand(lb, client.Claude, client.PreToolUse), post},
 			"empty-go":   {client.HookCommand(empty, client.Claude, client.PreToolUse), client.HookCommand(empty, client.Claude, client.PostToolUse)},
 		}}
 	raw, err := json.Marshal(spec)
