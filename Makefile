@@ -123,7 +123,7 @@ check-generated:
 
 bench: bench-stream bench-fleet
 	$(LOADAVG)
-	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents' -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents|CheckpointHook' -benchmem $(PKGS)
 	$(LOADAVG)
 
 # The fleet-scale figures, each a ratio of interleaved medians measured in

@@ -17,7 +17,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage: laserbrain-gate [--event EVENT] [--client CLIENT] [--format exit|json] < event.json
+const usage = `usage: laserbrain-gate [--event EVENT] [--client CLIENT] [--format exit|json] [--ok-status N] < event.json
        laserbrain-gate --version
 
 Answers one PreToolUse event exactly as laserbrain hook pre-tool-use does
@@ -33,13 +33,21 @@ Other clients get the form they obey (Gemini CLI {"decision":"deny"},
 Cline {"cancel":true}, Copilot CLI permissionDecisionReason, …). An event
 that cannot be read is denied with "guard error: ...". It exits only 0 or
 2: Claude Code treats any other status as not blocking (laserbrain help
-exit-codes).
+exit-codes). With --ok-status N (1 to 125, what the installed hook command
+gives) it exits N where it would exit 0, and the command takes only N for
+an answer: a program put in the gate's place does not exit N, and the call
+is denied.
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	format, name, event := "exit", "claude", hook.PreToolUse
+	format, name, event, ok := "exit", "claude", hook.PreToolUse, ""
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
+		case a == client.OKStatusFlag && i+1 < len(args):
+			i++
+			ok = args[i]
+		case strings.HasPrefix(a, client.OKStatusFlag+"="):
+			ok = strings.TrimPrefix(a, client.OKStatusFlag+"=")
 		case a == "-h" || a == "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
@@ -80,7 +88,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guard error: --client: %v\n", err)
 		return 2
 	}
-	return hook.Run(context.Background(), event, client.Name(name), format, hook.Binary{}, stdin, stdout, stderr)
+	okStatus, err := hook.ParseOKStatus(ok)
+	if err != nil {
+		fmt.Fprintf(stderr, "guard error: %v\n", err)
+		return 2
+	}
+	return hook.Answered(hook.Run(context.Background(), event, client.Name(name), format, hook.Binary{}, stdin, stdout, stderr), okStatus)
 }
 
 // gateEvent is the event a gate's --event names ("" for one it does not

@@ -173,6 +173,92 @@ func TestDoctorMissingBinary(t *testing.T) {
 	}
 }
 
+// The gate the hooks run is substituted — renamed aside, /bin/true copied
+// into its place — after an install with laserbrain-gate beside
+// laserbrain: each client's installed pre-tool-use command refuses an ls
+// it let through before (the command takes only the gate's own answer),
+// and doctor names the substitution for every client, exit 1.
+func TestDoctorSubstitutedGate(t *testing.T) {
+	w := newDoctorWorld(t)
+	_, built := installedPair(t)
+	gate := filepath.Join(w.bin, client.GateName)
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	clients := []string{"claude", "gemini", "qwen", "cline", "copilot"}
+	for _, c := range clients {
+		w.install(t, c)
+	}
+	settings, err := os.ReadFile(filepath.Join(w.dir, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(settings, &cfg); err != nil || len(cfg.Hooks["PreToolUse"]) == 0 {
+		t.Fatalf("Claude Code's settings: %v\n%s", err, settings)
+	}
+	pre := cfg.Hooks["PreToolUse"][0].Hooks[0].Command
+	if !strings.Contains(pre, gate) {
+		t.Fatalf("the installed pre-tool-use command does not run the gate: %q", pre)
+	}
+	ls := hookPayload("PreToolUse", bash("t1", "ls"))
+	hook := func() (string, string, int) {
+		cmd := exec.Command("/bin/sh", "-c", pre)
+		cmd.Dir, cmd.Env, cmd.Stdin = w.dir, w.env, strings.NewReader(ls)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return out.String(), errb.String(), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errb.String(), 0
+	}
+	if out, errOut, code := hook(); code != 0 || strings.Contains(out, "deny") {
+		t.Fatalf("ls through the installed gate: exit %d %q %q", code, out, errOut)
+	}
+	before, _ := w.doctor(t, w.lb)
+	for _, c := range clients {
+		if _, bad := problem(before, c, "gate answers"); bad {
+			t.Fatalf("%s: the installed gate does not answer before the substitution\n%s", c, describe(before))
+		}
+	}
+	trueBin, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(gate, gate+".orig"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, trueBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := hook(); code != 2 {
+		t.Fatalf("ls through /bin/true in the gate's place: exit %d %q %q; want 2, a denial", code, out, errOut)
+	}
+	r, code := w.doctor(t, w.lb)
+	for _, c := range clients {
+		p, ok := problem(r, c, "gate answers")
+		if !ok || !strings.Contains(p.Detail, "a probe ls was refused") || !strings.Contains(p.Detail, "did not answer as laserbrain's gate") {
+			t.Errorf("%s: doctor does not name the substituted gate\n%s", c, describe(r))
+		}
+	}
+	if code != 1 {
+		t.Errorf("doctor exit %d, want 1", code)
+	}
+}
+
 // An unreachable store is found, with what to do.
 func TestDoctorUnreachableStore(t *testing.T) {
 	w := newDoctorWorld(t)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/shellquote"
@@ -170,21 +171,40 @@ func Argv(self string, n Name, ev EventName) []string {
 	return argv
 }
 
+// AnsweredStatus is the exit status the installed pre-tool-use command asks
+// of its program in place of 0 (--ok-status), and the only status it takes
+// for "the gate answered": a program that is not laserbrain's gate —
+// /bin/true put in its place, another program copied there, the gate
+// renamed aside (the shell's 127) — exits otherwise, and the call is
+// denied. It is none of the statuses programs use by convention (0, 1, 2,
+// the sysexits 64–78, 126, 127, 128+signal).
+const AnsweredStatus = 86
+
+// OKStatusFlag is the flag that asks laserbrain-gate and laserbrain hook
+// pre-tool-use for AnsweredStatus in place of 0.
+const OKStatusFlag = "--ok-status"
+
 // HookCommand is the command line a client runs (through a POSIX shell) for
-// our hook on event ev: Argv, guarded so that when the program has gone
-// missing or lost its execute bit the hook still answers — a denial for
-// pre-tool-use, in the form the client obeys; nothing for the others,
-// which only observe. Without the guard the shell would exit 127, which
-// Claude Code, Codex and Copilot CLI take for a non-blocking error: the
-// gate would be off without a word.
+// our hook on event ev: Argv, guarded so that a program that does not
+// answer as laserbrain — gone, not executable, or another program in its
+// place — still gets an answer: a denial for pre-tool-use, in the form the
+// client obeys; nothing for the others, which only observe. Without the
+// guard the shell would exit 127 for a missing program, which Claude Code,
+// Codex and Copilot CLI take for a non-blocking error, and /bin/true put in
+// the gate's place would answer every call with 0: the gate would be off
+// without a word.
 //
-// Where the client shows the command itself (Claude Code puts it before a
-// denial's reason and a Stop hook's feedback), the command carries no
-// text of its own: "PROGRAM ARGS || exit 2" denies with the shell's own
-// words for what went wrong ("not found", "Permission denied"), true
-// whenever they are read. Clients that need a structured denial to block
-// (Cline, opencode's plugin) or to show a reason (Copilot CLI) print one,
-// only when the program is gone; they never show the command.
+// The pre-tool-use program runs with --ok-status AnsweredStatus and only
+// that status is taken for its answer (it costs the shell a fork: it
+// waits, where it would exec). Where the client shows the command itself
+// (Claude Code puts it before a denial's reason and a Stop hook's
+// feedback), the command carries no text of its own: "PROGRAM ARGS
+// --ok-status 86; [ $? = 86 ] || exit 2" denies with the shell's own words
+// for what went wrong ("not found", "Permission denied"), true whenever
+// they are read. Clients that need a structured denial to block (Cline) or
+// to show a reason (Copilot CLI) print one, only when the program did not
+// answer; they never show the command. (opencode's plugin runs Argv itself
+// and takes only laserbrain's JSON for an answer.)
 func HookCommand(self string, n Name, ev EventName) string {
 	argv := Argv(self, n, ev)
 	quoted := make([]string, len(argv))
@@ -192,20 +212,34 @@ func HookCommand(self string, n Name, ev EventName) string {
 		quoted[i] = shellquote.Word(a)
 	}
 	line := strings.Join(quoted, " ")
+	ok := strconv.Itoa(AnsweredStatus)
+	if ev == PreToolUse {
+		line += " " + OKStatusFlag + " " + ok
+	}
 	if n != Copilot && n != Cline && n != OpenCode {
 		if ev == PreToolUse {
-			return line + " || exit 2"
+			return line + "; [ $? = " + ok + " ] || exit 2"
 		}
 		return line + " || exit 0"
 	}
 	out, code := missing(n, ev, argv[0])
-	return "if [ -x " + quoted[0] + " ]; then exec " + line + "; fi; printf '%s\\n' " +
-		shellquote.Word(out.text) + out.redirect + "; exit " + code
+	fallback := "printf '%s\\n' " + shellquote.Word(out.text) + out.redirect + "; exit " + code
+	if ev == PreToolUse {
+		return line + "; case $? in " + ok + ") exit 0;; 2) exit 2;; esac; " + fallback
+	}
+	return "if [ -x " + quoted[0] + " ]; then exec " + line + "; fi; " + fallback
 }
 
 type missingOut struct {
 	text     string
 	redirect string // "" for stdout, " >&2" for stderr
+}
+
+// UnansweredReason is what the pre-tool-use guard says when its program
+// did not answer as laserbrain's gate.
+func UnansweredReason(prog string) string {
+	return "laserbrain: refused: " + prog + " did not answer as laserbrain's gate (it is missing, not executable, or another program in its place), so this call cannot be checked. " +
+		"Ask the user to run laserbrain doctor, which says how to repair the install; do not retry it in another form."
 }
 
 // MissingReason is what a hook says when its program is gone.
@@ -221,7 +255,7 @@ func missing(n Name, ev EventName, prog string) (missingOut, string) {
 	if ev != PreToolUse {
 		return missingOut{"laserbrain: " + prog + " is missing or not executable; nothing is recorded until it is back: run laserbrain doctor", " >&2"}, "0"
 	}
-	reason := MissingReason(prog)
+	reason := UnansweredReason(prog)
 	switch n {
 	case Cline:
 		return missingOut{jsonText(map[string]any{"cancel": true, "errorMessage": reason}), ""}, "0"
@@ -245,6 +279,10 @@ type Parsed struct {
 	Event   EventName
 	Client  Name
 	Guarded bool // it answers when the program is gone (HookCommand's guard)
+	// Answered: a pre-tool-use command that takes only the gate's own
+	// answer status (--ok-status) for an answer, so another program put in
+	// the gate's place is a denial.
+	Answered bool
 }
 
 // ParseCommand recognises a hook command laserbrain installed — a
@@ -257,7 +295,8 @@ func ParseCommand(command, self string) (Parsed, bool) {
 		words[i] = strings.TrimSuffix(w, ";")
 	}
 	trimmed := strings.TrimSpace(command)
-	p := Parsed{Client: Claude, Guarded: strings.HasPrefix(trimmed, "if [ -x ") ||
+	answered := strings.Contains(trimmed, " "+OKStatusFlag+" ")
+	p := Parsed{Client: Claude, Answered: answered, Guarded: answered || strings.HasPrefix(trimmed, "if [ -x ") ||
 		strings.HasSuffix(trimmed, "|| exit 2") || strings.HasSuffix(trimmed, "|| exit 0")}
 	found, isGate := false, false
 	for i := 0; i < len(words); i++ {
@@ -336,15 +375,17 @@ func shellWords(s string) []string {
 }
 
 // Denied reports whether a hook's reply is client n's denial of the call:
-// what Encode writes for a Deny (exit 2 for the Claude-shaped clients,
-// Gemini CLI's and opencode's decision, Cline's cancel or its call
+// what Encode writes for a Deny (exit 2 for the Claude-shaped clients and
+// Gemini CLI, Gemini CLI's and opencode's decision, Cline's cancel or its call
 // rewritten into a Refusal, Copilot CLI's permissionDecision) — or
 // permissionDecision deny in Claude Code's JSON.
 func Denied(n Name, r Output) bool {
 	var v map[string]any
 	_ = json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &v)
 	switch n {
-	case Gemini, OpenCode:
+	case Gemini:
+		return v["decision"] == "deny" || r.Exit == 2 // Gemini CLI blocks on exit 2 too
+	case OpenCode:
 		return v["decision"] == "deny"
 	case Cline:
 		if v["cancel"] == true {

@@ -17,7 +17,8 @@ import (
 )
 
 // fakeBinaries puts a laserbrain and a laserbrain-gate in a directory whose
-// path needs quoting; each prints its argv and exits 0.
+// path needs quoting; each prints its argv and answers as ours do: 0, or
+// the status --ok-status asks for.
 func fakeBinaries(t *testing.T) (self, gate string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "laser kit's bin")
@@ -26,11 +27,17 @@ func fakeBinaries(t *testing.T) (self, gate string) {
 	}
 	self, gate = filepath.Join(dir, "laserbrain"), filepath.Join(dir, GateName)
 	for _, p := range []string{self, gate} {
-		if err := os.WriteFile(p, []byte("#!/bin/sh\necho \"ran $(basename \"$0\") $*\"\n"), 0o755); err != nil {
+		if err := os.WriteFile(p, []byte(fakeProgram(0)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return self, gate
+}
+
+// fakeProgram prints its argv and exits status, or the status --ok-status
+// asks for where status is 0 (what laserbrain's hook programs do).
+func fakeProgram(status int) string {
+	return fmt.Sprintf("#!/bin/sh\necho \"ran $(basename \"$0\") $*\"\nstatus=%d\nfor a; do [ \"$prev\" = %s ] && [ $status = 0 ] && status=$a; prev=$a; done\nexit $status\n", status, OKStatusFlag)
 }
 
 func runShell(t *testing.T, shell, command string) (stdout, stderr string, exit int) {
@@ -79,7 +86,7 @@ func TestHookCommandFailsClosedWhenTheBinaryMoves(t *testing.T) {
 				} else {
 					wantArgs = "--format json"
 				}
-				if code != 0 || strings.TrimSpace(out) != strings.TrimSpace("ran laserbrain-gate "+wantArgs) {
+				if code != 0 || strings.TrimSpace(out) != "ran laserbrain-gate "+wantArgs+" --ok-status 86" {
 					t.Fatalf("%s %s: the gate did not run: exit %d %q", n, sh, code, out)
 				}
 				out, _, _ = runShell(t, sh, post)
@@ -133,14 +140,16 @@ func TestHookCommandFailsClosedWhenTheBinaryMoves(t *testing.T) {
 	}
 }
 
-// A working hook's own status passes through the guard: an allow (0) and a
-// denial (2) as the program answered them, and any other status of the
-// pre-tool-use hook (a crash) is a denial, never a non-blocking error.
+// A working hook's own status passes through the guard: an allow (the
+// status --ok-status asked for) and a denial (2) as the program answered
+// them; any other status of the pre-tool-use hook (a crash, or 0 from a
+// program that is not the gate, which never heard of --ok-status) is a
+// denial, never a non-blocking error or an allow.
 func TestHookCommandPassesTheAnswer(t *testing.T) {
 	dir := t.TempDir()
 	self := filepath.Join(dir, "laserbrain")
 	gate := filepath.Join(dir, GateName)
-	for _, c := range []struct{ status, pre, post int }{{0, 0, 0}, {2, 2, 0}, {1, 2, 0}, {3, 2, 0}} {
+	for _, c := range []struct{ status, pre, post int }{{AnsweredStatus, 0, 0}, {0, 2, 0}, {2, 2, 0}, {1, 2, 0}, {3, 2, 0}} {
 		script := fmt.Sprintf("#!/bin/sh\necho answer\necho why >&2\nexit %d\n", c.status)
 		for _, p := range []string{self, gate} {
 			if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
@@ -197,6 +206,47 @@ func TestHookCommandsAreRecognised(t *testing.T) {
 		p, ok := ParseCommand(cmd, "")
 		if ok != (want.Program != "") || ok && (p.Program != want.Program || p.Event != want.Event || p.Client != want.Client || p.Guarded) {
 			t.Errorf("%q: parsed %+v %v, want %+v", cmd, p, ok, want)
+		}
+	}
+}
+
+// Another program in the gate's place — /bin/true copied there or linked
+// there, the gate renamed aside, a script that exits 0 — gets no call
+// through: every client's pre-tool-use command denies, in its form, where
+// it would have let the call go on. (The gate itself answers with the
+// status --ok-status asks for; these never heard of it.)
+func TestHookCommandRefusesAnotherProgram(t *testing.T) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		testenv.SkipOrFail(t, "no true program: %v", err)
+	}
+	trueBin, err := os.ReadFile(truePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	substitutes := map[string]func(gate string) error{
+		"/bin/true copied in its place": func(gate string) error { return os.WriteFile(gate, trueBin, 0o755) },
+		"/bin/true linked in its place": func(gate string) error { return os.Symlink(truePath, gate) },
+		"a script exiting 0":            func(gate string) error { return os.WriteFile(gate, []byte("#!/bin/sh\nexit 0\n"), 0o755) },
+		"the gate renamed aside":        func(gate string) error { return nil },
+	}
+	for _, n := range []Name{Claude, Codex, Gemini, Qwen, Copilot, Cline} {
+		for what, put := range substitutes {
+			self, gate := fakeBinaries(t)
+			cmd := HookCommand(self, n, PreToolUse) // as install wrote it, the gate there
+			if out, errOut, code := runShell(t, "/bin/sh", cmd); Denied(n, Output{Stdout: out, Stderr: errOut, Exit: code}) {
+				t.Fatalf("%s: the gate's own answer was taken for a denial: the test proves nothing", n)
+			}
+			if err := os.Rename(gate, gate+".orig"); err != nil {
+				t.Fatal(err)
+			}
+			if err := put(gate); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := runShell(t, "/bin/sh", cmd)
+			if !Denied(n, Output{Stdout: out, Stderr: errOut, Exit: code}) {
+				t.Errorf("%s, %s: exit %d stdout %q stderr %q; want %s's denial", n, what, code, out, errOut, n)
+			}
 		}
 	}
 }

@@ -294,6 +294,7 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 		add("settings readable", false, p)
 	}
 	var missing, unguarded, wrong, gone []string
+	anyAnswer := false // a pre-tool-use command that takes any exit 0 for the gate's
 	for _, h := range client.Hooks(n) {
 		cmd := in.hooks[h.Event]
 		if cmd == "" {
@@ -311,6 +312,8 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 			prog = p.Program
 			if !p.Guarded {
 				unguarded = append(unguarded, h.ClientEvent)
+			} else if h.Event == client.PreToolUse && !p.Answered {
+				anyAnswer = true
 			}
 			if p.Client != n {
 				wrong = append(wrong, h.ClientEvent+" (reads "+string(p.Client)+")")
@@ -326,6 +329,9 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 	add("hooks installed", len(missing) == 0, detail(where, "every event hooked", "no hook for "+strings.Join(missing, ", "), len(missing) == 0))
 	if len(unguarded) > 0 {
 		add("hooks guarded", false, where+": "+strings.Join(unguarded, ", ")+" would exit 127 if the binary moved — a non-blocking error, the gate silently off")
+	}
+	if anyAnswer {
+		add("hooks know their gate", false, where+": "+string(client.PreToolUse)+" takes any program's exit 0 for the gate's answer (installed by an earlier laserbrain): /bin/true put in the gate's place would let every call through")
 	}
 	if len(wrong) > 0 {
 		add("hooks read this client", false, where+": "+strings.Join(wrong, ", ")+": the hook would refuse every payload (wrong --client)")
@@ -482,10 +488,9 @@ func executable(prog string) error {
 	return nil
 }
 
-// probePayload is a force push as client n's pre-tool-use hook receives
-// it, with no session (the probe is recorded on no run).
-func probePayload(n client.Name, cwd string) []byte {
-	const push = "git push --force origin main"
+// probePayload is a shell command (push) as client n's pre-tool-use hook
+// receives it, with no session (the probe is recorded on no run).
+func probePayload(n client.Name, cwd, push string) []byte {
 	var v any
 	switch n {
 	case client.Gemini:
@@ -519,14 +524,38 @@ func probeEnv(env []string) []string {
 	return out
 }
 
-// probe runs the installed pre-tool-use hook the way the client would,
-// on a force push, and checks the client's denial comes back in time.
+// probe runs the installed pre-tool-use hook the way the client would: a
+// force push must come back as the client's denial, in time, and ls must
+// be let through — which another program put in the gate's place is not
+// (the installed command takes only the gate's own answer).
 func probe(ctx context.Context, o Options, n client.Name, f install.Files, in installed) (bool, string) {
 	cwd, err := os.MkdirTemp("", "laserbrain-doctor-")
 	if err != nil {
 		return false, err.Error()
 	}
 	defer os.RemoveAll(cwd)
+	push, took, failed := probeRun(ctx, o, n, f, in, cwd, "git push --force origin main")
+	if failed != "" {
+		return false, failed
+	}
+	if !client.Denied(n, push) {
+		return false, fmt.Sprintf("a probe force push was not denied: exit %d, stdout %q, stderr %q", push.Exit, strings.TrimSpace(push.Stdout), strings.TrimSpace(push.Stderr))
+	}
+	ls, _, failed := probeRun(ctx, o, n, f, in, cwd, "ls")
+	if failed != "" {
+		return false, failed
+	}
+	var answer map[string]any
+	if client.Denied(n, ls) || (n == client.OpenCode && json.Unmarshal([]byte(ls.Stdout), &answer) != nil) {
+		return false, fmt.Sprintf("a probe ls was refused (exit %d, stdout %q, stderr %q): the hook's program did not answer as laserbrain's gate — another program in its place, or a gate that refuses everything — and every call is refused until it is repaired",
+			ls.Exit, strings.TrimSpace(ls.Stdout), strings.TrimSpace(ls.Stderr))
+	}
+	return true, fmt.Sprintf("a probe force push was denied in %s's form in %v, and ls let through", n.Title(), took.Round(time.Millisecond))
+}
+
+// probeRun runs the installed pre-tool-use hook on one shell command; failed
+// says why there is no answer.
+func probeRun(ctx context.Context, o Options, n client.Name, f install.Files, in installed, cwd, command string) (reply client.Output, took time.Duration, failed string) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
 	var cmd *exec.Cmd
@@ -540,26 +569,23 @@ func probe(ctx context.Context, o Options, n client.Name, f install.Files, in in
 		cmd = exec.CommandContext(ctx, "/bin/sh", "-c", in.hooks[client.PreToolUse])
 	}
 	cmd.Dir, cmd.Env = cwd, probeEnv(o.Environ)
-	cmd.Stdin = bytes.NewReader(probePayload(n, cwd))
+	cmd.Stdin = bytes.NewReader(probePayload(n, cwd, command))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err = cmd.Run()
-	took := time.Since(start)
-	reply := client.Output{Stdout: out.String(), Stderr: errb.String()}
+	err := cmd.Run()
+	took = time.Since(start)
+	reply = client.Output{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return false, fmt.Sprintf("the pre-tool-use hook gave no answer within %v", o.timeout())
+		return reply, took, fmt.Sprintf("the pre-tool-use hook gave no answer within %v", o.timeout())
 	case errors.As(err, &ee):
 		reply.Exit = ee.ExitCode()
 	case err != nil:
-		return false, err.Error()
+		return reply, took, err.Error()
 	}
-	if !client.Denied(n, reply) {
-		return false, fmt.Sprintf("a probe force push was not denied: exit %d, stdout %q, stderr %q", reply.Exit, strings.TrimSpace(reply.Stdout), strings.TrimSpace(reply.Stderr))
-	}
-	return true, fmt.Sprintf("a probe force push was denied in %s's form in %v", n.Title(), took.Round(time.Millisecond))
+	return reply, took, ""
 }
 
 // mcpCommand is the program our MCP server entry runs ("" when there is

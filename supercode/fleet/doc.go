@@ -20,10 +20,12 @@
 //
 // Halts, Journal and Messages are three more small interfaces beside Runs,
 // Events and Authorizations. Messages is the supervisor's per-agent message
-// queue (stored under the name "voice", in files and in the database): Say is idempotent on the message's id, Deliver hands each message
-// out exactly once however many processes ask, and journals each delivery
-// with the round the message came from. A halt is keyed by fleet and agent, one in force at a
-// time, and its id is the caller's, so a re-run round puts it once. The
+// queue (stored under the name "voice", in files and in the database): Say
+// is idempotent on the message's id, Deliver hands each message out exactly
+// once however many processes ask, and journals each delivery with the
+// round the message came from. A halt is keyed by fleet and agent, one in
+// force at a time, and its id is the caller's, so a re-run round puts it
+// once. The
 // journal is one hash chain per fleet in the reference's audit format (see
 // JournalRecord): the hash covers the record's content only, so a database
 // keeps the same chain as the files; AppendJournal must read the last

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -461,4 +462,28 @@ func delegate(ctx context.Context, ev client.EventName, c client.Name, format st
 		return ee.ExitCode()
 	}
 	return fail(fmt.Sprintf("handing the event to %s: %v", lb, err))
+}
+
+// ParseOKStatus reads --ok-status's value: a status from 1 to 125 (0 for
+// none given).
+func ParseOKStatus(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 125 {
+		return 0, fmt.Errorf("%s must be a status from 1 to 125, not %q", client.OKStatusFlag, v)
+	}
+	return n, nil
+}
+
+// Answered is a pre-tool-use hook's exit status as the installed command
+// asked for it: okStatus where the answer is 0 (the command takes only
+// that for an answer, so that a program put in the gate's place is a
+// denial), code as it is otherwise.
+func Answered(code, okStatus int) int {
+	if code == 0 && okStatus != 0 {
+		return okStatus
+	}
+	return code
 }

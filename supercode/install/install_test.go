@@ -57,7 +57,7 @@ func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
 	first, _ := os.ReadFile(settings)
 	// The user's file is on one line: it stays so, ours added in its style.
 	for _, want := range []string{`"n":1.50`, `"big":12345678901234567890`, `"text":"<b>é</b>"`, `"command":"my-own-hook"`,
-		`"'/opt/laser kit/bin/laserbrain' hook pre-tool-use --format json || exit 2"`, `"timeout":30`, `"enabledMcpjsonServers":[`} {
+		`"'/opt/laser kit/bin/laserbrain' hook pre-tool-use --format json --ok-status 86; [ $? = 86 ] || exit 2"`, `"timeout":30`, `"enabledMcpjsonServers":[`} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Errorf("installed settings lack %s:\n%s", want, first)
 		}
