@@ -177,6 +177,9 @@ func (a *analyzer) cmd(s *syntax.Stmt, d int, io stdio) {
 			// Each side of a pipe runs in a child shell.
 			a.subshell(func() { a.stmt(c.X, d, io) })
 			out := a.output(c.X)
+			if out.kind == unknownInput {
+				out.src = a.nodeText(c.X)
+			}
 			a.subshell(func() { a.stmt(c.Y, d, stdio{in: out}) })
 		} else {
 			a.stmt(c.X, d, io)
@@ -342,6 +345,7 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 				a.itemClobbered() // > "$1" under find -exec sh -c: each file emptied
 			}
 			a.addWrite(w, "redirection", false)
+			a.devNet(w, s)
 			content := input{kind: unknownInput}
 			if r.N == nil || r.N.Value == "1" || r.N.Value == "2" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
 				content = a.output(s)
