@@ -86,6 +86,7 @@ type Grammar struct {
 		} `json:"steps"`
 		Phases struct {
 			Backbone []string          `json:"backbone"`
+			Meaning  map[string]string `json:"meaning"`
 			OfVerb   map[string]string `json:"of_verb"`
 			Rules    []struct {
 				Name string `json:"name"`
@@ -93,8 +94,9 @@ type Grammar struct {
 				From string `json:"from"`
 			} `json:"rules"`
 			Shape struct {
-				Pattern string   `json:"pattern"`
-				Shapes  []string `json:"shapes"`
+				Pattern     string            `json:"pattern"`
+				Shapes      []string          `json:"shapes"`
+				Productions map[string]string `json:"productions"`
 			} `json:"shape_language"`
 		} `json:"phases"`
 	} `json:"dictionary"`

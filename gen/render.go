@@ -260,6 +260,27 @@ func renderOperator(g *Grammar) []byte {
 		p("\tcase %q:\n\t\treturn Phase%s, true\n", verb, ident(ph.OfVerb[verb]))
 	}
 	p("\t}\n\treturn 0, false\n")
+	p("}\n\n// stepVerbs are the dictionary's step verbs, sorted (/dictionary/steps).\nvar stepVerbs = [...]string{")
+	for i, verb := range sortedKeys(g.Dictionary.Steps) {
+		if i > 0 {
+			p(", ")
+		}
+		p("%q", verb)
+	}
+	p("}\n\n// phaseMeanings are what each phase is for, in backbone order\n// (/dictionary/phases/meaning).\nvar phaseMeanings = [...]string{\n")
+	for _, name := range ph.Backbone {
+		p("\t%q,\n", ph.Meaning[name])
+	}
+	p("}\n\n// shapeProductions are the shape language's productions, the method's\n// first, then sorted (/dictionary/phases/shape_language/productions).\nvar shapeProductions = [...][2]string{\n")
+	prods := sortedKeys(ph.Shape.Productions)
+	if _, ok := ph.Shape.Productions["method"]; ok {
+		p("\t{%q, %q},\n", "method", ph.Shape.Productions["method"])
+	}
+	for _, name := range prods {
+		if name != "method" {
+			p("\t{%q, %q},\n", name, ph.Shape.Productions[name])
+		}
+	}
 	p("}\n\n// The phase rules the lint implements, by name (/dictionary/phases/rules).\nconst (\n")
 	for _, r := range ph.Rules {
 		p("\tRule%s = %q\n", ident(r.Name), r.Name)

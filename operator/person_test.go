@@ -18,6 +18,7 @@ func TestPersonOnly(t *testing.T) {
 		"/usr/local/bin/laserbrain authorize --write .claude/settings.json",
 		"./bin/laserbrain supervise release bob --reason x",
 		"laserbrain supervise --repo . release bob",
+		"laserbrain supervise accept-journal --reason \"the agent emptied it\"",
 		"laserbrain uninstall claude",
 		"laserbrain install claude --scope user",
 		"laserbrain store migrate --from local --to postgres://x/y",

@@ -161,6 +161,31 @@ func phaseOfVerb(verb string) (Phase, bool) {
 	return 0, false
 }
 
+// stepVerbs are the dictionary's step verbs, sorted (/dictionary/steps).
+var stepVerbs = [...]string{"bind", "build", "bump", "commit", "delete", "deploy", "edit", "gate", "generate", "inspect", "measure", "migrate", "plan", "publish", "purchase", "push", "read", "rewrite", "search", "send", "sync", "test", "upload", "verify"}
+
+// phaseMeanings are what each phase is for, in backbone order
+// (/dictionary/phases/meaning).
+var phaseMeanings = [...]string{
+	"establish the preconditions; changes nothing",
+	"make the thing, locally and reversibly",
+	"confirm the change is what it should be, BEFORE it is recorded",
+	"commit it, so what happens next can be reproduced or undone",
+	"the irreversible or outward step — the one the operator gates",
+	"check the act actually landed, from outside",
+	"update everything generated FROM what just changed",
+}
+
+// shapeProductions are the shape language's productions, the method's
+// first, then sorted (/dictionary/phases/shape_language/productions).
+var shapeProductions = [...][2]string{
+	{"method", "inquiry | check? cycle+ record act_block* reconcile?"},
+	{"act_block", "change? act verify — repeatable, and the leading change varies per block rather than uniformly"},
+	{"cycle", "change? verify         — the change is optional: a verify may check a precondition rather than something just changed"},
+	{"inquiry", "(check | verify)+     — a read-only method changes nothing and so records nothing"},
+	{"reconcile", "change             — update whatever is generated FROM what changed"},
+}
+
 // The phase rules the lint implements, by name (/dictionary/phases/rules).
 const (
 	RuleVerifyBeforeRecord = "verify-before-record"

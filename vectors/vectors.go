@@ -109,7 +109,7 @@ var (
 func kinds() map[string]*Kind {
 	registryOnce.Do(func() {
 		all := [...]*Kind{ceilingKind(), classifyKind(), collisionsKind(), coverageKind, driftKind(), driftFullKind(),
-			laserscoreKind(), lintKind(), mcpKind, normaliseKind(), observeKind(), phronesisKind(), shapeKind(), supercodeKind()}
+			laserscoreKind(), lintKind(), mcpKind, normaliseKind(), observeKind(), phronesisKind(), shapeKind(), supercodeKind(), treeKind()}
 		registry = make(map[string]*Kind, len(all))
 		for _, k := range all {
 			if _, dup := registry[k.Name]; dup {

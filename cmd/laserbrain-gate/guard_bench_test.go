@@ -15,14 +15,15 @@ import (
 )
 
 // BenchmarkGuardedHook is `make bench-guard`: what the fail-closed guard
-// around the installed hook command costs (client.HookCommand: test the
-// program is executable, exec it, else deny). Whole processes, medians,
-// interleaved in a fresh order each round: /bin/true; the bare gate, as a
-// client that runs the program itself would; the unguarded command line
-// through sh -c, as clients run hook commands; the guarded one; and the
-// guarded one with the gate gone (the denial). It fails when the guard
-// costs more than 20% over the unguarded command line: it adds one shell
-// builtin, and exec keeps the process count the same.
+// around the installed hook command costs (client.HookCommand: run the
+// program with --ok-status, take only that status for its answer, deny
+// otherwise). Whole processes, medians, interleaved in a fresh order each
+// round: /bin/true; the bare gate, as a client that runs the program
+// itself would; the unguarded command line through sh -c, as clients run
+// hook commands; the guarded one; and the guarded one with the gate gone
+// (the denial). It fails when the guard costs more than 20% over the
+// unguarded command line: it adds one shell builtin and the shell's wait
+// for the program, the processes the same.
 func BenchmarkGuardedHook(b *testing.B) {
 	gate := buildGate(b)
 	b.Setenv("LASERBRAIN_HOME", b.TempDir())

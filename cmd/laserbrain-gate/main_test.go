@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 	shell.WidenBudgetForTest(shell.TestBudgetFactor)
 	testscript.Main(testhome.M{Runner: m}, map[string]func(){
 		"laserbrain-gate": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		pairDriverName:    func() { os.Exit(pairDriver()) },
 	})
 }
 

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/shellquote"
+	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -333,7 +334,7 @@ func (w *world) invariants() []string {
 		}
 	}
 	probe := `{"hook_event_name":"PreToolUse","cwd":"` + w.repo + `","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
-	if out, errOut, code := w.run(probe, "sh", "-c", w.hookCmd); code != 2 || !strings.Contains(errOut, "git push --force") {
+	if out, errOut, code := w.run(probe, "sh", "-c", w.hookCmd); !client.Denied(client.Claude, client.Output{Exit: code, Stdout: out}) || !strings.Contains(out+errOut, "git push --force") {
 		bad = append(bad, fmt.Sprintf("the installed gate no longer denies a force push: exit %d %q %q", code, out, errOut))
 	}
 	return bad

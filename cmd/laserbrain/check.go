@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -24,6 +23,10 @@ type checkOptions struct {
 	RunStore func() (laserbrain.Store, error)
 	// Getenv reads LASERBRAIN_RUN.
 	Getenv func(string) string
+	// onlyRun: the check runs in the supervisor's process for its
+	// confined agent, whose lines may name this run alone (the broker
+	// holds a single check to it).
+	onlyRun string
 
 	goal, progress, distance, parentGoal string
 	doing, next, blocked                 string
@@ -109,7 +112,7 @@ not be saved is answered with an error saying so (exit 8), never with a
 verdict.`
 
 func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
-	opts := &checkOptions{IO: f.IOStreams, Tracker: f.Tracker, RunStore: f.RunStore, Getenv: os.Getenv}
+	opts := &checkOptions{IO: f.IOStreams, Tracker: f.Tracker, RunStore: f.RunStore, Getenv: f.getenv, onlyRun: f.AgentRun}
 	cmd := &cobra.Command{
 		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
 		Short: "Check one spelled state against its run's ground (or a stream of them)",
@@ -238,11 +241,11 @@ func runError(err error, how runWords) error {
 type runWords struct{ missing, exists string }
 
 var envRunWords = runWords{
-	missing: "$LASERBRAIN_RUN names it; unset LASERBRAIN_RUN, or add --new-run to start a new run (laserbrain runs lists agents' runs)",
+	missing: "$LASERBRAIN_RUN names it; unset LASERBRAIN_RUN, or add --new-run to start a new run (laserbrain runs lists the runs)",
 }
 
 var flagRunWords = runWords{
-	missing: "to start a new run under this id, add --new-run (laserbrain runs lists agents' runs)",
+	missing: "to start a new run under this id, add --new-run (laserbrain runs lists the runs)",
 	exists:  "drop --new-run to continue it, or choose another id",
 }
 

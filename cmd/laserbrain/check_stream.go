@@ -35,6 +35,7 @@ func runCheckStream(opts *checkOptions) error {
 		return cli.Failure(err)
 	}
 	s := newStreamer(store, opts.run, agentrun.NewChecks(opts.Tracker()))
+	s.onlyRun = opts.onlyRun
 	if opts.run != "" {
 		// The --run run is checked before any line is read: a mistyped id
 		// fails the whole stream, not each line.
@@ -55,7 +56,11 @@ func runCheckStream(opts *checkOptions) error {
 			return err
 		}
 	}
-	stopOnSignal(s, store)
+	if opts.onlyRun == "" {
+		// In the supervisor's process the signals are the supervisor's:
+		// the stream ends when its agent's input does.
+		stopOnSignal(s, store)
+	}
 	bad, err := s.run(opts.IO.In, opts.IO.Out)
 	var endless *endlessLineError
 	if errors.As(err, &endless) {
@@ -161,6 +166,9 @@ type streamer struct {
 	agents *agentrun.Checks
 	// fresh: defaultRun is an id the stream made up (nobody registered it).
 	fresh bool
+	// onlyRun is the one run a confined agent's stream may check ("":
+	// any).
+	onlyRun string
 
 	// The batch: every line read since the last commit, in order, and
 	// when the first of them was read. mu is held while a line is handled
@@ -458,6 +466,9 @@ func (s *streamer) check(p pending, line []byte) (pending, error) {
 			newRun = true
 		}
 		id = s.defaultRun
+	}
+	if s.onlyRun != "" && id != s.onlyRun {
+		return p, fmt.Errorf("run %q: an agent checks only its own run (%s)", id, s.onlyRun)
 	}
 	h := s.handles[id]
 	if h == nil && !(s.fresh && id == s.defaultRun) {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -30,8 +31,8 @@ func copyBinary(t *testing.T, dir string) string {
 // After laserbrain install claude, the binary is moved away: Claude Code
 // runs the installed hook, which would once have exited 127 — a
 // non-blocking error, the call going ahead unchecked — and now denies the
-// next Bash call, telling the model to have the user run laserbrain
-// doctor. The marker the command would write is absent. (A binary that
+// next Bash call, the model told by the shell that the program is not
+// there. The marker the command would write is absent. (A binary that
 // lost its execute bit is denied the same way: the guard's own test,
 // supercode/client, runs both under sh and bash.)
 func TestClaudeMovedBinaryDenies(t *testing.T) {
@@ -67,8 +68,8 @@ func TestClaudeMovedBinaryDenies(t *testing.T) {
 				t.Fatal("ran-marker exists: with the binary gone the call went through unchecked")
 			}
 			tr := s.toolResult(t, "toolu_after")
-			if !tr.IsError || !strings.Contains(tr.Text, "laserbrain doctor") || !strings.Contains(tr.Text, lb) {
-				t.Fatalf("the model was shown is_error=%v %q; want a denial naming %s and laserbrain doctor", tr.IsError, tr.Text, lb)
+			if !tr.IsError || !strings.Contains(tr.Text, lb) || !regexp.MustCompile(`not found|No such file`).MatchString(tr.Text) {
+				t.Fatalf("the model was shown is_error=%v %q; want a denial saying %s is not found", tr.IsError, tr.Text, lb)
 			}
 		})
 	}

@@ -160,6 +160,13 @@ func TestAgentInstalledSupervised(t *testing.T) {
 			if log := a.hookErrors(); log != "" {
 				t.Errorf("the hooks logged errors:\n%s", log)
 			}
+			// Nothing the model was sent says a working laserbrain is
+			// missing (the guard's words for when it is).
+			for i, req := range a.Model.Requests() {
+				if strings.Contains(string(req.Body), "missing or not executable") {
+					t.Errorf("request %d to the model says laserbrain is missing: %s", i, clipOut(string(req.Body)))
+				}
+			}
 		})
 	}
 }
@@ -310,7 +317,8 @@ func clipOut(s string) string {
 // is recorded on the run laserbrain run opened for it: the server hands
 // the check to the supervisor's broker rather than writing itself. The
 // check is answered with a grounding verdict naming that run (not an
-// error), and `laserbrain runs --json` lists the one run with the step.
+// error), and `laserbrain runs --json` lists the one run with the step,
+// measured: the agent checked, then acted.
 func TestAgentRunCheckLands(t *testing.T) {
 	lb, _ := confinedBinaries(t)
 	for _, c := range agenttest.Clients {
@@ -352,6 +360,55 @@ func TestAgentRunCheckLands(t *testing.T) {
 			if len(rows) != 1 || rows[0]["run"] != m[1] || rows[0]["steps"] != 1.0 {
 				t.Fatalf("the check answered on run %s; runs --json lists %v\n%s", m[1], rows, report())
 			}
+			// Checked, then acted: measured, as the agent was told.
+			if cov, _ := rows[0]["coverage"].(map[string]any); cov["unmeasured"] != false || cov["tool_calls"] != 1.0 || rows[0]["judgment"] == "unmeasured" {
+				t.Errorf("the run after a check and then one command: coverage %v, judgment %v", rows[0]["coverage"], rows[0]["judgment"])
+			}
 		})
+	}
+}
+
+// TestClaudeDenialSaysOnlyTheReason: in the real Claude Code, installed by
+// laserbrain install claude, a denied call's tool_result is the gate's
+// reason alone — not the hook's command line (which Claude Code puts in
+// front of an exit-2 hook's words), and nowhere the guard's words for a
+// laserbrain that is gone — and when the Stop hook holds the agent for a
+// last check, the model reads why, and nothing the model is sent says
+// laserbrain is missing.
+func TestClaudeDenialSaysOnlyTheReason(t *testing.T) {
+	c := agenttest.ClaudeCode
+	a := newInstalledAgent(t, c,
+		c.Shell("call_push", "git push --force origin main; touch ran-marker"),
+		c.Shell("call_2", "ls"), c.Shell("call_3", "ls"), c.Shell("call_4", "ls"),
+		agenttest.Say("Done."),
+		agenttest.Say("Done, checked."))
+	r := a.Prompt(t, "work on the task")
+	if r.ExitCode != 0 || a.Model.Played() != 6 {
+		t.Fatalf("claude played %d of 6 turns, exit %d\n%s\n%s", a.Model.Played(), r.ExitCode, clipOut(r.Stdout), clipOut(r.Stderr))
+	}
+	if _, err := os.Stat(filepath.Join(a.Dir, "ran-marker")); err == nil {
+		t.Fatal("ran-marker exists: the denied command ran")
+	}
+	tr := a.Model.ResultAfter(t, "call_push")
+	const reason = "laserbrain operator gate: this command is irreversible or outward"
+	if !tr.IsError || !strings.Contains(tr.Text, reason) || !strings.Contains(tr.Text, "nobody authorized it") {
+		t.Errorf("the denial's tool_result: is_error=%v %q; want the gate's reason", tr.IsError, tr.Text)
+	}
+	if strings.Contains(tr.Text, "missing or not executable") || strings.Contains(tr.Text, a.lb) {
+		t.Errorf("the denial's tool_result shows the hook's command or the guard's words: %q", tr.Text)
+	}
+	held := false
+	for _, u := range a.Model.UserTexts() {
+		if strings.Contains(u, "Stop hook feedback") && strings.Contains(u, "before you stop") {
+			held = true
+		}
+	}
+	if !held {
+		t.Errorf("the Stop hook's reason never reached the model: %q", a.Model.UserTexts())
+	}
+	for i, req := range a.Model.Requests() {
+		if strings.Contains(string(req.Body), "missing or not executable") {
+			t.Errorf("request %d to the model says laserbrain is missing: %s", i, clipOut(string(req.Body)))
+		}
 	}
 }

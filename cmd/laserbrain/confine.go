@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
@@ -31,9 +33,10 @@ var secretEnv = []string{envconfig.StoreEnv, "PGPASSWORD", "PGPASSFILE", "PGSERV
 // agentConfinement is how laserbrain run and laserbrain loop put an agent
 // behind the kernel's boundary: it says whether the kernel here can, and
 // returns the function that confines one agent command (its broker, with
-// its socket in dir, accepting ops). unconfined says why not, for the run
-// and doctor.
-func agentConfinement(self string) (confineFn func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error), unconfined string) {
+// its socket in dir, accepting ops, answering in this process what
+// brokerLocal takes, on the stores storeConfig names). unconfined says
+// why not, for the run and doctor.
+func agentConfinement(self string, storeConfig func() (backend.Config, error)) (confineFn func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error), unconfined string) {
 	if v := strings.TrimSpace(os.Getenv(confine.EnvOff)); v == "off" || v == "0" {
 		return nil, confine.EnvOff + "=" + v + " turned the kernel's confinement off"
 	}
@@ -42,18 +45,34 @@ func agentConfinement(self string) (confineFn func(cmd *exec.Cmd, ops broker.Ops
 	}
 	return func(cmd *exec.Cmd, ops broker.Ops, dir string) (string, func(), error) {
 		sock := filepath.Join(dir, "broker.sock")
-		srv := &broker.Server{Self: self, Env: cmd.Env, Dir: cmd.Dir, Allow: ops.Allow}
-		if err := srv.Listen(sock); err != nil {
-			return "", nil, err
-		}
 		po := planOptions(self, cmd.Dir, dir)
 		po.Create = true
 		spec, held, absent := confine.Plan(po)
-		done := func() {
-			srv.Close(5 * time.Second)
+		removeCreated := func() {
 			for _, d := range confine.Created(spec) {
 				_ = os.Remove(d) // only when the agent left it empty
 			}
+		}
+		// The agent's confinement, in the broker's environment for its
+		// operations (which the agent cannot change): a ponder command it
+		// hands over runs under it (laserbrain ponder).
+		specJSON, err := json.Marshal(spec)
+		if err != nil {
+			removeCreated()
+			return "", nil, err
+		}
+		opsEnv := append(append([]string(nil), cmd.Env...), broker.EnvConfinement+"="+string(specJSON))
+		ops.Streams = true // brokerLocal answers them, holding each line to ops.Run
+		local, closeLocal := brokerLocal(storeConfig, ops.Run)
+		srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: ops.Allow, Local: local}
+		if err := srv.Listen(sock); err != nil {
+			removeCreated()
+			return "", nil, err
+		}
+		done := func() {
+			srv.Close(5 * time.Second)
+			closeLocal()
+			removeCreated()
 		}
 		env := make([]string, 0, len(cmd.Env)+1)
 		for _, kv := range cmd.Env {
@@ -92,7 +111,7 @@ func planOptions(self, dir, runDir string) confine.Options {
 	if g := client.GateBeside(self); g != "" {
 		o.Binaries = append(o.Binaries, g)
 	}
-	if p := filepath.Join(filepath.Dir(self), "ponder"); isExecutable(p) {
+	if p := ponderProgram(self); p != "" {
 		o.Binaries = append(o.Binaries, p)
 	}
 	for _, f := range install.HeldFiles(dir, o.UserHome, os.Getenv) {
@@ -103,6 +122,27 @@ func planOptions(self, dir, runDir string) confine.Options {
 	}
 	o.DenyTCP = storePorts(os.Getenv(envconfig.StoreEnv))
 	return o
+}
+
+// ponderProgram is the ponder supervision runs for an agent: the one
+// beside laserbrain, else the one on PATH, links resolved ("" when there is
+// none). The run holds it read-only, so the ponder a confined agent's
+// broker runs is never one the agent wrote.
+func ponderProgram(self string) string {
+	p := filepath.Join(filepath.Dir(self), "ponder")
+	if !isExecutable(p) {
+		var err error
+		if p, err = exec.LookPath("ponder"); err != nil {
+			return ""
+		}
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p
 }
 
 // protectedPaths are the paths supervision stands on for an agent working

@@ -142,7 +142,13 @@ func runDoctor(opts *doctorOptions) error {
 			if err != nil {
 				return nil, err
 			}
-			return fleet.Unwitnessed(ctx, st, fid)
+			bad, err := fleet.Unwitnessed(ctx, st, fid)
+			if err != nil {
+				return nil, err
+			}
+			// What this machine verified of the journal, held against it.
+			mc, err := fleet.CheckMachine(ctx, st, fid)
+			return append(bad, mc.Lines(fleet.JournalLocation(st, fid))...), err
 		},
 	})
 	if opts.json {

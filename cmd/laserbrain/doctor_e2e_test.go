@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/agenttest"
 	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/doctor"
@@ -121,10 +122,10 @@ func TestDoctorCleanInstall(t *testing.T) {
 		w.install(t, c)
 	}
 	r, code := w.doctor(t, w.lb)
-	if missing := install.ClaudeSandboxMissing(nil); len(missing) > 0 && !testenv.CI() {
+	if here := install.ClaudeSandboxHere(context.Background(), nil, 0); !here.OK() && !testenv.CI() {
 		// Claude Code's Bash sandbox cannot start here: that one problem
 		// is real, and the rest must still pass.
-		t.Logf("LOUDLY: %v not on PATH: doctor's client sandbox (Bash) problem is expected here (CI must have them)", missing)
+		t.Logf("LOUDLY: %s: doctor's client sandbox (Bash) problem is expected here (CI must have them)", here.Why())
 		if c, ok := problem(r, "claude", "client sandbox (Bash)"); ok && r.Problems == 1 {
 			t.Logf("%s", c.Detail)
 			r.Problems, r.OK, code = 0, true, 0
@@ -169,6 +170,92 @@ func TestDoctorMissingBinary(t *testing.T) {
 	}
 	if c, ok := problem(r, "claude", "MCP server registered"); !ok || !strings.Contains(c.Detail, "missing") {
 		t.Fatalf("the MCP server's missing program was not found\n%s", describe(r))
+	}
+}
+
+// The gate the hooks run is substituted — renamed aside, /bin/true copied
+// into its place — after an install with laserbrain-gate beside
+// laserbrain: each client's installed pre-tool-use command refuses an ls
+// it let through before (the command takes only the gate's own answer),
+// and doctor names the substitution for every client, exit 1.
+func TestDoctorSubstitutedGate(t *testing.T) {
+	w := newDoctorWorld(t)
+	_, built := installedPair(t)
+	gate := filepath.Join(w.bin, client.GateName)
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	clients := []string{"claude", "gemini", "qwen", "cline", "copilot"}
+	for _, c := range clients {
+		w.install(t, c)
+	}
+	settings, err := os.ReadFile(filepath.Join(w.dir, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(settings, &cfg); err != nil || len(cfg.Hooks["PreToolUse"]) == 0 {
+		t.Fatalf("Claude Code's settings: %v\n%s", err, settings)
+	}
+	pre := cfg.Hooks["PreToolUse"][0].Hooks[0].Command
+	if !strings.Contains(pre, gate) {
+		t.Fatalf("the installed pre-tool-use command does not run the gate: %q", pre)
+	}
+	ls := hookPayload("PreToolUse", bash("t1", "ls"))
+	hook := func() (string, string, int) {
+		cmd := exec.Command("/bin/sh", "-c", pre)
+		cmd.Dir, cmd.Env, cmd.Stdin = w.dir, w.env, strings.NewReader(ls)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return out.String(), errb.String(), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errb.String(), 0
+	}
+	if out, errOut, code := hook(); code != 0 || strings.Contains(out, "deny") {
+		t.Fatalf("ls through the installed gate: exit %d %q %q", code, out, errOut)
+	}
+	before, _ := w.doctor(t, w.lb)
+	for _, c := range clients {
+		if _, bad := problem(before, c, "gate answers"); bad {
+			t.Fatalf("%s: the installed gate does not answer before the substitution\n%s", c, describe(before))
+		}
+	}
+	trueBin, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(gate, gate+".orig"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gate, trueBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := hook(); code != 2 {
+		t.Fatalf("ls through /bin/true in the gate's place: exit %d %q %q; want 2, a denial", code, out, errOut)
+	}
+	r, code := w.doctor(t, w.lb)
+	for _, c := range clients {
+		p, ok := problem(r, c, "gate answers")
+		if !ok || !strings.Contains(p.Detail, "a probe ls was refused") || !strings.Contains(p.Detail, "did not answer as laserbrain's gate") {
+			t.Errorf("%s: doctor does not name the substituted gate\n%s", c, describe(r))
+		}
+	}
+	if code != 1 {
+		t.Errorf("doctor exit %d, want 1", code)
 	}
 }
 
@@ -349,5 +436,94 @@ func TestDoctorClaudeBashSandbox(t *testing.T) {
 	r, _ = w.doctor(t, w.lb)
 	if c := find(r); c.OK || c.Fix != "laserbrain install claude" {
 		t.Errorf("no sandbox named: %+v", c)
+	}
+}
+
+// On a machine with no bwrap on PATH (a stock Debian 12; socat there),
+// laserbrain install claude does not turn on a sandbox Claude Code could
+// not start, and says so with the command that would let it; doctor then
+// reports that one problem with that one fix line (exit 1) — and after the
+// fix (Codex's own bwrap linked onto PATH, as the fix says and CI does)
+// and the install again, the sandbox is on and doctor exits 0. The test
+// holds PATH to laserbrain and the few tools it needs: CI links a bwrap
+// into /usr/local/bin, so the system's PATH would have one.
+func TestDoctorAfterInstallWithoutBwrap(t *testing.T) {
+	w := newDoctorWorld(t)
+	tools := filepath.Join(t.TempDir(), "tools")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"sh", "git", "socat"} {
+		f := testenv.LookPath(t, p)
+		if err := os.Symlink(f, filepath.Join(tools, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.env = append(w.env, "PATH="+w.bin+":"+tools)
+	out, errOut, code := w.run(t, w.lb, "install", "claude")
+	if code != 0 {
+		t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "claude sandbox: not turned on: it cannot start here (bwrap not on PATH)") ||
+		!strings.Contains(out, "claude sandbox: to turn it on: apt-get install bubblewrap && laserbrain install claude") {
+		t.Errorf("install without bwrap says:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.dir, ".claude", "settings.json")); strings.Contains(string(b), `"sandbox"`) {
+		t.Errorf("install turned on a sandbox that cannot start:\n%s", b)
+	}
+	out, _, code = w.run(t, w.lb, "doctor")
+	fixes := regexp.MustCompile(`(?m)^\s+fix:\s+(.*)$`).FindAllStringSubmatch(out, -1)
+	if code != 1 || len(fixes) != 1 || fixes[0][1] != "apt-get install bubblewrap && laserbrain install claude" {
+		t.Fatalf("doctor after install without bwrap: exit %d, fixes %q; want exit 1 and one fix line naming the command\n%s", code, fixes, out)
+	}
+
+	// The fix, with Codex's own bwrap (as CI does), into a directory of
+	// the test's PATH rather than /usr/local/bin.
+	cx := agenttest.Codex.Require(t) // its bundled bwrap is what the fix links
+	bundled := install.CodexBundledBwrap(func(string) (string, error) { return cx, nil })
+	if bundled == "" {
+		t.Fatalf("no bwrap in the package of %s", cx)
+	}
+	if err := os.Symlink(bundled, filepath.Join(tools, "bwrap")); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := w.run(t, w.lb, "install", "claude"); code != 0 || !strings.Contains(out, "claude sandbox: on (laserbrain's") {
+		t.Fatalf("install with Codex's bwrap on PATH: exit %d\n%s%s", code, out, errOut)
+	}
+	r, code := w.doctor(t, w.lb)
+	if code != 0 || !r.OK {
+		t.Fatalf("doctor after the fix: exit %d\n%s", code, describe(r))
+	}
+}
+
+// Where Codex is installed, the fix links its own bwrap, which install
+// names.
+func TestInstallClaudeNamesCodexBwrap(t *testing.T) {
+	cx := agenttest.Codex.Require(t)
+	w := newDoctorWorld(t)
+	tools := filepath.Join(t.TempDir(), "tools")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"sh", "git", "socat"} {
+		f := testenv.LookPath(t, p)
+		if err := os.Symlink(f, filepath.Join(tools, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(cx, filepath.Join(tools, "codex")); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(w.env, "PATH="+w.bin+":"+tools)
+	bundled := install.CodexBundledBwrap(func(string) (string, error) { return cx, nil })
+	out, errOut, code := w.run(t, w.lb, "install", "claude")
+	want := "claude sandbox: to turn it on: ln -sf " + bundled + " /usr/local/bin/bwrap && laserbrain install claude"
+	if code != 0 || bundled == "" || !strings.Contains(out, want) || !strings.Contains(out, "Codex's own ("+bundled+")") {
+		t.Fatalf("install with codex on PATH, no bwrap: exit %d; want %q\n%s%s", code, want, out, errOut)
+	}
+	r, _ := w.doctor(t, w.lb)
+	c, ok := problem(r, "claude", "client sandbox (Bash)")
+	if !ok || c.Fix != "ln -sf "+bundled+" /usr/local/bin/bwrap && laserbrain install claude" || !strings.Contains(c.Detail, "Codex's own bubblewrap") {
+		t.Errorf("doctor's sandbox check: %+v\n%s", c, describe(r))
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
@@ -24,6 +25,22 @@ type Factory struct {
 	// StoreConfig says where the stores live. A value that names no store
 	// is a configuration mistake (exit 2).
 	StoreConfig func() (backend.Config, error)
+	// Getenv reads the environment the commands see (nil: this
+	// process's).
+	Getenv func(string) string
+	// AgentRun is set when the commands run in laserbrain run's own
+	// process for its confined agent (the broker answers them there):
+	// they check that run alone, and the process's signals are the
+	// supervisor's, not theirs.
+	AgentRun string
+}
+
+// getenv reads the commands' environment.
+func (f *Factory) getenv(k string) string {
+	if f.Getenv != nil {
+		return f.Getenv(k)
+	}
+	return os.Getenv(k)
 }
 
 // newFactory is the factory of a process: its stores are the ones its
@@ -53,13 +70,13 @@ func (f *Factory) readStores() (agentrun.Stores, error) { return f.Backend(true)
 // closing it closes them. This binary links the policy schema, so every
 // Tracker it makes checks a project policy it reads against it.
 func (f *Factory) Tracker() *agentrun.Tracker {
-	return &agentrun.Tracker{Stores: f.Stores, ValidatePolicy: policyschema.Validate}
+	return &agentrun.Tracker{Stores: f.Stores, ValidatePolicy: policyschema.Validate, Getenv: f.Getenv, InSupervisor: f.AgentRun != ""}
 }
 
 // Reader is a Tracker on the stores opened for reading, for a command
 // that only reads: asking about a fresh home creates none.
 func (f *Factory) Reader() *agentrun.Tracker {
-	return &agentrun.Tracker{Stores: f.readStores, ValidatePolicy: policyschema.Validate}
+	return &agentrun.Tracker{Stores: f.readStores, ValidatePolicy: policyschema.Validate, Getenv: f.Getenv}
 }
 
 // RunStore opens laserbrain's run store alone (with its own connections
@@ -149,4 +166,13 @@ func (c closingFleet) LastRound(ctx context.Context, fl string) (fleet.RoundMark
 		return fleet.RoundMark{}, nil
 	}
 	return rl.LastRound(ctx, fl)
+}
+
+// RestartJournal passes the store's own through (fleet.JournalRestarter).
+func (c closingFleet) RestartJournal(ctx context.Context, fl string, first fleet.JournalRecord) (fleet.JournalRecord, string, error) {
+	r, ok := c.Store.(fleet.JournalRestarter)
+	if !ok {
+		return fleet.JournalRecord{}, "", errors.New("this store cannot start a fleet's journal again")
+	}
+	return r.RestartJournal(ctx, fl, first)
 }

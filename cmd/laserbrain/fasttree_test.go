@@ -153,8 +153,10 @@ func hasSub(root *cobra.Command, name string) bool {
 }
 
 // TestCompletionListsEveryCommand: completion, run as a shell runs it,
-// offers every command of the table.
+// offers every command of the table a person may type (a hidden one,
+// the run's own, is not offered).
 func TestCompletionListsEveryCommand(t *testing.T) {
+	whole := prepared(t, nil)
 	var out, errOut bytes.Buffer
 	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut}
 	if code := run([]string{"__complete", ""}, streams); code != 0 {
@@ -165,8 +167,11 @@ func TestCompletionListsEveryCommand(t *testing.T) {
 		name, _, _ := strings.Cut(line, "\t")
 		offered[name] = true
 	}
+	if offered["ponder"] {
+		t.Errorf("completion offers the hidden ponder command:\n%s", out.String())
+	}
 	for _, c := range commands {
-		if !offered[c.name] {
+		if !offered[c.name] && !sub(t, whole, c.name).Hidden {
 			t.Errorf("completion does not offer %q:\n%s", c.name, out.String())
 		}
 	}

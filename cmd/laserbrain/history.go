@@ -15,8 +15,9 @@ type historyOptions struct {
 	IO     *cli.IOStreams
 	Reader func() *agentrun.Tracker
 
-	run  string
-	json bool
+	run   string
+	json  bool
+	audit bool
 }
 
 func newHistoryCmd(f *Factory, runF func(*historyOptions) error) *cobra.Command {
@@ -27,9 +28,13 @@ func newHistoryCmd(f *Factory, runF func(*historyOptions) error) *cobra.Command 
 		Long: `history prints every check of a saved run: its number, the verdict (with the
 underlying one where a guard overrode it), whether it drifted, Φ and the
 laserscore. --json prints the steps as the Python reference's get_history
-returns them.`,
+returns them; --audit prints them as the run's audit chain, the JSON the
+reference's Harness.export_audit writes — each check hash-linked to the one
+before it, so that laserbrain verify (or the reference's verify_audit)
+finds any record altered after the fact.`,
 		Example: `  laserbrain history --run 9d14c2e07a11
-  laserbrain history --run 9d14c2e07a11 --json`,
+  laserbrain history --run 9d14c2e07a11 --json
+  laserbrain history --run 9d14c2e07a11 --audit > run.audit.json && laserbrain verify run.audit.json`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -40,6 +45,8 @@ returns them.`,
 	}
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to show")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the steps as JSON")
+	cmd.Flags().BoolVar(&opts.audit, "audit", false, "print the steps as the run's audit chain (hash-linked JSON; laserbrain verify checks it)")
+	cmd.MarkFlagsMutuallyExclusive("json", "audit")
 	_ = cmd.MarkFlagRequired("run")
 	cli.CompleteFlag(cmd, "run", completeRunIDs(f))
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no such run, or a bad --run id"}, cli.ExitDoc{Code: cli.ExitFailure})
@@ -54,6 +61,10 @@ func runHistory(opts *historyOptions) error {
 		return err
 	}
 	steps := r.Steps()
+	if opts.audit {
+		_, err := opts.IO.Out.Write(laserbrain.WriteAudit(laserbrain.AuditChain(r.ID(), steps)))
+		return err
+	}
 	if opts.json {
 		if steps == nil {
 			steps = []laserbrain.StepRecord{}

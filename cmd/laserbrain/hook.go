@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -107,6 +108,7 @@ type hookOptions struct {
 
 	event              client.EventName
 	format, clientName string
+	okStatus           int
 }
 
 func newHookEventCmd(f *Factory, c struct {
@@ -136,6 +138,8 @@ func newHookEventCmd(f *Factory, c struct {
 	if ev == hook.PreToolUse {
 		cmd.Flags().StringVar(&opts.format, "format", "exit", "how to answer a denial: exit (status 2, reason on stderr) or json (permissionDecision)")
 		cli.CompleteFlag(cmd, "format", cli.Values("exit\tdeny with status 2, the reason on stderr", "json\tdeny with permissionDecision on stdout"))
+		cmd.Flags().IntVar(&opts.okStatus, "ok-status", 0, "exit with this status (1-125) where the answer is 0: the installed command takes only it for an answer, so a program put in the gate's place is a denial")
+		cli.CompleteFlags(cmd, cli.NoValue, "ok-status")
 		// Claude Code treats any status but 2 as not blocking: a usage
 		// mistake blocks too.
 		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "deny: the call is blocked, the reason on stderr (--format exit); also a guard error or a flag mistake, which block too"})
@@ -155,8 +159,14 @@ func runHook(opts *hookOptions) error {
 	if _, err := client.For(client.Name(opts.clientName), opts.format); err != nil {
 		return cli.Usagef("--client: %v", err)
 	}
+	if opts.okStatus != 0 {
+		if _, err := hook.ParseOKStatus(strconv.Itoa(opts.okStatus)); err != nil {
+			return cli.Usagef("%v", err)
+		}
+	}
 	s := opts.IO
-	if code := hook.Run(context.Background(), opts.event, client.Name(opts.clientName), opts.format, opts.Hook(), s.In, s.Out, s.ErrOut); code != 0 {
+	code := hook.Answered(hook.Run(context.Background(), opts.event, client.Name(opts.clientName), opts.format, opts.Hook(), s.In, s.Out, s.ErrOut), opts.okStatus)
+	if code != 0 {
 		return cli.PassThrough(code)
 	}
 	return nil

@@ -15,6 +15,8 @@ type hookCall struct {
 	event  client.EventName
 	client client.Name
 	format string
+	// okStatus is --ok-status (pre-tool-use only; 0: none).
+	okStatus int
 }
 
 // fastHook reads args as a hookCall. Anything else — help, a flag it does
@@ -36,7 +38,7 @@ func fastHook(args []string) (hc hookCall, ok bool) {
 		return hookCall{}, false
 	}
 	hc.client, hc.format = client.Claude, "exit"
-	var sawClient, sawFormat bool
+	var sawClient, sawFormat, sawOK bool
 	for rest := args[2:]; len(rest) > 0; {
 		name, value, inline := strings.Cut(rest[0], "=")
 		if !inline {
@@ -52,6 +54,12 @@ func fastHook(args []string) (hc hookCall, ok bool) {
 			hc.client, sawClient = client.Name(value), true
 		case name == "--format" && !sawFormat && hc.event == hook.PreToolUse:
 			hc.format, sawFormat = value, true
+		case name == client.OKStatusFlag && !sawOK && hc.event == hook.PreToolUse:
+			n, err := hook.ParseOKStatus(value)
+			if err != nil || n == 0 {
+				return hookCall{}, false
+			}
+			hc.okStatus, sawOK = n, true
 		default:
 			return hookCall{}, false
 		}
@@ -68,5 +76,5 @@ func fastHook(args []string) (hc hookCall, ok bool) {
 // run answers the event exactly as the hook command's own RunE does.
 func (hc hookCall) run(f *Factory) int {
 	s := f.IOStreams
-	return hook.Run(context.Background(), hc.event, hc.client, hc.format, f.Hook(), s.In, s.Out, s.ErrOut)
+	return hook.Answered(hook.Run(context.Background(), hc.event, hc.client, hc.format, f.Hook(), s.In, s.Out, s.ErrOut), hc.okStatus)
 }

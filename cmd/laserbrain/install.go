@@ -169,6 +169,12 @@ func runInstall(opts *installOptions) error {
 		// must leave /tmp out.
 		o.Protect = protectedPaths(self, dir)
 	}
+	var here install.SandboxHere
+	if n == client.Claude && !remove {
+		// Claude Code's sandbox is turned on only where it can start.
+		here = install.ClaudeSandboxHere(context.Background(), nil, os.Geteuid())
+		o.NoClaudeSandbox = here.Why()
+	}
 	var codex string
 	if n == client.Codex && !remove {
 		// Trust needs codex itself: without it the hooks would be written
@@ -197,7 +203,7 @@ func runInstall(opts *installOptions) error {
 		reportCodexSandbox(streams, changes)
 	}
 	if n == client.Claude && !remove {
-		reportClaudeSandbox(streams, dir, home)
+		reportClaudeSandbox(streams, dir, home, here)
 	}
 	if codex != "" {
 		return trustCodexHooks(streams, codex, o)
@@ -306,28 +312,42 @@ func warnNotTopLevel(streams *cli.IOStreams, dir string, n client.Name) {
 }
 
 // reportClaudeSandbox says what Claude Code's Bash runs under in dir after
-// install: laserbrain's sandbox, the user's own choice, or none that can
-// start here.
-func reportClaudeSandbox(streams *cli.IOStreams, dir, home string) {
+// install: laserbrain's sandbox, the user's own choice, or none — and,
+// where it cannot start here, the one command that makes it able.
+func reportClaudeSandbox(streams *cli.IOStreams, dir, home string, here install.SandboxHere) {
 	sb, err := install.ClaudeSandboxFor(dir, home)
 	if err != nil {
 		fmt.Fprintf(streams.ErrOut, "laserbrain: cannot read Claude Code's sandbox: %v\n", err)
 		return
 	}
 	switch {
-	case sb.Ours && sb.On() && sb.Closed():
+	case sb.Ours && sb.On() && sb.Closed() && here.OK():
 		fmt.Fprintf(streams.Out, "claude sandbox: on (laserbrain's, in %s: Bash writes only the project and its temporary directory, never a protected path, and no command runs outside it)\n", sb.Path)
+	case !sb.Named() && !here.OK():
+		fmt.Fprintf(streams.Out, "claude sandbox: not turned on: it cannot start here (%s); Claude Code's Bash is held by the gate alone\n", here.Why())
 	case !sb.Named():
 		fmt.Fprintln(streams.Out, "claude sandbox: none named; Claude Code's Bash is held by the gate alone")
 	case !sb.On():
 		fmt.Fprintf(streams.Out, "claude sandbox: off, the user's own choice in %s, kept as it is: Claude Code's Bash is held by the gate alone\n", sb.Path)
+	case !here.OK():
+		fmt.Fprintf(streams.Out, "claude sandbox: on in %s, but it cannot start here (%s); Claude Code then runs Bash unsandboxed, held by the gate alone\n", sb.Path, here.Why())
 	case !sb.Closed():
 		fmt.Fprintf(streams.Out, "claude sandbox: on, the user's own choice in %s, kept as it is; the model may still ask to run a command outside it (dangerouslyDisableSandbox) unless sandbox.allowUnsandboxedCommands is false\n", sb.Path)
 	default:
 		fmt.Fprintf(streams.Out, "claude sandbox: on, the user's own choice in %s, kept as it is\n", sb.Path)
 	}
-	if missing := install.ClaudeSandboxMissing(nil); sb.On() && len(missing) > 0 {
-		fmt.Fprintf(streams.Out, "claude sandbox: cannot start here: %s not on PATH (install bubblewrap 0.9 or newer and socat); Claude Code then runs Bash unsandboxed, held by the gate alone\n", strings.Join(missing, " and "))
+	if !here.OK() && (sb.On() || !sb.Named()) {
+		switch {
+		case here.Fix == "":
+			fmt.Fprintln(streams.Out, "claude sandbox: no command known here makes bwrap work; see laserbrain doctor")
+		case sb.Named():
+			fmt.Fprintf(streams.Out, "claude sandbox: to let it start: %s\n", here.Fix)
+		default:
+			fmt.Fprintf(streams.Out, "claude sandbox: to turn it on: %s && laserbrain install claude\n", here.Fix)
+		}
+		if here.Bundled != "" {
+			fmt.Fprintf(streams.Out, "claude sandbox: the bwrap linked is Codex's own (%s), which serves Claude Code's sandbox and Codex's both\n", here.Bundled)
+		}
 	}
 }
 

@@ -71,9 +71,12 @@ func runJudgeRun(opts *judgeRunOptions) error {
 	w := opts.IO.Out
 	fmt.Fprintf(w, "judgment: %s\n", j.Verdict)
 	fmt.Fprintf(w, "because:  %s\n", j.Because)
+	if d := driftLine(j); d != "" {
+		fmt.Fprintln(w, d)
+	}
 	fmt.Fprintf(w, "counsel:  %s\n", j.Counsel)
 	if c := j.Control; c != nil {
-		fmt.Fprintf(w, "control:  %s — %s\n", c.Decision, c.Because)
+		fmt.Fprintf(w, "control:  %s — %s\n", c.Decision, controlText(c.Because))
 	}
 	if figs != nil {
 		fmt.Fprintf(w, "coverage: %s\n", figs.Summary())
@@ -118,7 +121,7 @@ func judgeRun(sup *agentrun.Tracker, id string) (laserbrain.Judgment, *coverage.
 	}
 	current := ferr == nil && (fr.Task == id || (fr.Task == "" && fr.ID == id))
 	if rerr != nil && !current {
-		return laserbrain.Judgment{}, nil, storeError(rerr, "laserbrain runs lists agents' runs")
+		return laserbrain.Judgment{}, nil, storeError(rerr, "laserbrain runs lists the runs")
 	}
 	if r == nil {
 		r = laserbrain.NewRun(laserbrain.RunOptions{ID: id})
@@ -146,7 +149,7 @@ func readRun(sup *agentrun.Tracker, id string) (*laserbrain.Run, error) {
 	}
 	r, err := store.ReadRun(context.Background(), id)
 	if err != nil {
-		return nil, storeError(err, "laserbrain runs lists agents' runs")
+		return nil, storeError(err, "laserbrain runs lists the runs")
 	}
 	return r, nil
 }

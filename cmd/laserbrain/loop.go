@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/loop"
@@ -21,6 +23,9 @@ import (
 type loopOptions struct {
 	IO      *cli.IOStreams
 	Tracker func() *agentrun.Tracker
+	// StoreConfig names the stores, where the broker answers the
+	// confined sessions' hooks and checks.
+	StoreConfig func() (backend.Config, error)
 	// args are SCRIPT and its arguments; dashAt is where -- was among
 	// them (-1: nowhere); set are the settings given as flags.
 	args   []string
@@ -38,7 +43,7 @@ type loopOptions struct {
 var loopSettings = []string{"goal", "max-iters", "budget", "timeout", "soak", "jury", "goldfish", "pedantic", "seed", "thread", "agents"}
 
 func newLoopCmd(f *Factory, runF func(*loopOptions) error) *cobra.Command {
-	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker}
+	opts := &loopOptions{IO: f.IOStreams, Tracker: f.Tracker, StoreConfig: f.StoreConfig}
 	cmd := &cobra.Command{
 		Use:   "loop SCRIPT [flags] [-- ARGS...] | loop -c TEXT [flags] | loop --resume RUN [flags]",
 		Short: "Run a verified fixpoint loop: SCRIPT owns control flow, ./ci verifies, a judge gives the work order",
@@ -165,7 +170,7 @@ func runLoop(opts *loopOptions) error {
 	// Each session behind the kernel's boundary, as laserbrain
 	// run's agent: its hooks, its MCP server (its own call only)
 	// and its checks handed to the loop's broker for it.
-	if fn, why := agentConfinement(self); fn != nil {
+	if fn, why := agentConfinement(self, opts.StoreConfig); fn != nil {
 		o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
 			return fn(cmd, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, s.Dir)
 		}
@@ -186,7 +191,7 @@ func runLoop(opts *loopOptions) error {
 			return cli.Failure(err)
 		}
 	} else {
-		fmt.Fprint(opts.IO.ErrOut, res.Summary())
+		printLoopAccount(ctx, opts, sup, res)
 	}
 	if res.ExitCode != 0 {
 		return cli.PassThrough(res.ExitCode)
@@ -294,4 +299,24 @@ func loopInsideAgent() error {
 	}
 	return cli.Exit(cli.ExitUsage, fmt.Errorf("a loop started inside a supervised agent cannot keep its journal: the laserbrain home is read-only to the agent's "+
 		"process tree (the kernel's confinement; %s is mounted read-only here), so nothing was started. Start it from your own terminal; an agent: ask the user to", m))
+}
+
+// printLoopAccount hands the run's account to whoever started the loop.
+// From a supervised client session it goes into that session once, as a
+// turn of its own at its next event (loop.TellParent), and here only a
+// line says so — the account is not printed too, so the session reads it
+// once. From a terminal it is printed.
+func printLoopAccount(ctx context.Context, opts *loopOptions, tr *agentrun.Tracker, res loop.Result) {
+	p, ok := loop.ParentOf(os.Getenv)
+	if !ok {
+		fmt.Fprint(opts.IO.ErrOut, res.Summary())
+		return
+	}
+	if err := loop.TellParent(ctx, tr, p, res, time.Now()); err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: the account could not be queued for the session that started the loop (%v); here it is:\n", err)
+		fmt.Fprint(opts.IO.ErrOut, res.Summary())
+		return
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: run %s exited %d; its account goes to the session that started it (%s, run %s) as its next turn. Journal: %s/\n",
+		res.RunID, res.ExitCode, p.Agent, p.Run, res.Dir)
 }

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("LASERBRAIN_TEST_HOOKED_AGENT"); dir != "" {
 		hookedAgent(dir) // an agent stand-in for TestHookedAgentHalted
 	}
+	if spec := os.Getenv("LASERBRAIN_TEST_STREAM_AGENT"); spec != "" {
+		streamAgent(spec) // an agent stand-in for BenchmarkStreamRegistered1000
+	}
 	testscript.Main(testhome.M{Runner: removingBuilds{m}}, map[string]func(){
 		"laserbrain": func() {
 			if len(os.Args) > 1 && os.Args[1] == confine.HelperArg {

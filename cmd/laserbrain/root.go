@@ -24,6 +24,7 @@ var commands = []struct {
 }{
 	{groupDrift, "check", cmdOf(newCheckCmd)},
 	{groupDrift, "history", cmdOf(newHistoryCmd)},
+	{groupDrift, "verify", cmdOf(newVerifyCmd)},
 	{groupDrift, "judge-run", cmdOf(newJudgeRunCmd)},
 	{groupDrift, "runs", cmdOf(newRunsCmd)},
 	{groupDrift, "coverage", cmdOf(newCoverageCmd)},
@@ -39,6 +40,7 @@ var commands = []struct {
 	{groupAgents, "hook", newHookCmd},
 	{groupAgents, "mcp", cmdOf(newMCPCmd)},
 	{groupAgents, "attention", cmdOf(newAttentionCmd)},
+	{groupAgents, "ponder", cmdOf(newPonderCmd)},
 	{groupGate, "classify", cmdOf(newClassifyCmd)},
 	{groupGate, "lint", cmdOf(newLintCmd)},
 	{groupGate, "shelf", cmdOf(newShelfCmd)},

@@ -20,6 +20,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
@@ -31,6 +32,9 @@ type runOptions struct {
 	IO *cli.IOStreams
 	// Supervisor supervises the agent's run on the stores.
 	Tracker func() *agentrun.Tracker
+	// StoreConfig names the stores, where the broker answers the
+	// confined agent's hooks and checks.
+	StoreConfig func() (backend.Config, error)
 
 	// command is the agent's command and arguments; dashed: given after
 	// "--", where run's own flags end.
@@ -176,7 +180,7 @@ run exits with the agent's own status, 128+N when a signal N killed it, 4
 when a limit stopped it.`
 
 func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
-	opts := &runOptions{IO: f.IOStreams, Tracker: f.Tracker}
+	opts := &runOptions{IO: f.IOStreams, Tracker: f.Tracker, StoreConfig: f.StoreConfig}
 	cmd := &cobra.Command{
 		Use:   "run [--agent NAME] [--goal TEXT] [--unattended] [limits] -- COMMAND [ARGS...]",
 		Short: "Run an agent command under supervision",
@@ -263,7 +267,7 @@ func runRun(opts *runOptions) error {
 	started, stopTree := superviseTree()
 	defer stopTree()
 	so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
-	fn, why := agentConfinement(self)
+	fn, why := agentConfinement(self, opts.StoreConfig)
 	confined = fn != nil // read when the run's layer is prepared
 	if fn != nil {
 		so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
@@ -352,8 +356,9 @@ func prepareClient(ctx context.Context, so *agentrun.SpawnOptions, self string, 
 func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Tracker, res agentrun.SpawnResult, status int) {
 	r, j := res.Run, res.Judgment
 	var figs coverage.Figures
+	var events []fleet.RunEvent
 	if st, err := sup.Fleet(); err == nil {
-		if events, err := st.Events(ctx, r.ID); err == nil {
+		if events, err = st.Events(ctx, r.ID); err == nil {
 			figs = coverage.Measure(events)
 		}
 	}
@@ -378,7 +383,14 @@ func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Tracker, re
 			fmt.Fprintf(w, "\nhalted: %s (by %s; release: %s)", h.Reason, h.By, fleet.ReleaseCommand(h.Agent))
 		}
 	}
-	fmt.Fprintf(w, "\njudgment: %s — %s\ncounsel:  %s\n", j.Verdict, summaryText(j.Because), j.Counsel)
+	if g := denialLine(events, r.ID); g != "" {
+		fmt.Fprintf(w, "\n%s", g)
+	}
+	fmt.Fprintf(w, "\njudgment: %s — %s", j.Verdict, summaryText(j.Because))
+	if d := driftLine(j); d != "" {
+		fmt.Fprintf(w, "\n%s", d)
+	}
+	fmt.Fprintf(w, "\ncounsel:  %s\n", j.Counsel)
 }
 
 type runsOptions struct {
@@ -393,8 +405,14 @@ type runsOptions struct {
 
 // runRow is one run as `laserbrain runs` lists it.
 type runRow struct {
-	Run         string     `json:"run"`
+	Run string `json:"run"`
+	// Origin is what made the run: "run" (laserbrain run or loop started
+	// the agent), "session" (an agent's session, through the hooks
+	// installed in its client), "check" (laserbrain check, or an MCP
+	// connection with no agent's run: no agent, no fleet).
+	Origin      string     `json:"origin"`
 	Agent       string     `json:"agent"`
+	Client      string     `json:"client,omitempty"`
 	Fleet       string     `json:"fleet"`
 	Steps       int        `json:"steps"`
 	LastVerdict string     `json:"last_verdict"`
@@ -415,6 +433,8 @@ type runRow struct {
 	// run only); an unmeasured run's last verdict and judgment both read
 	// "unmeasured".
 	Coverage *coverage.Figures `json:"coverage,omitempty"`
+	// Next is what to do about an unmeasured run.
+	Next string `json:"next,omitempty"`
 	// Limits are the runaway limits laserbrain run held the agent to, the
 	// tool calls its hooks asked it about (refused ones included), and the
 	// limit that stopped it, if one did.
@@ -423,20 +443,33 @@ type runRow struct {
 	Stopped        string        `json:"stopped,omitempty"`
 }
 
+// The origins of runs.
+const (
+	originRun     = "run"
+	originSession = "session"
+	originCheck   = "check"
+)
+
 func newRunsCmd(f *Factory, runF func(*runsOptions) error) *cobra.Command {
 	opts := &runsOptions{IO: f.IOStreams, Reader: f.Reader}
 	cmd := &cobra.Command{
 		Use:   "runs [--fleet DIR | --all] [--json]",
-		Short: "List agent runs: agent, run id, fleet, checks, last verdict, judgment",
-		Long: `runs lists the runs of one fleet (the repository containing --fleet DIR,
-default the current directory), oldest first, or of every fleet with --all:
+		Short: "List runs: what made each, agent, checks, last verdict, judgment",
+		Long: `runs lists the agents' runs of one fleet (the repository containing --fleet
+DIR, default the current directory), or of every fleet with --all, oldest
+first, then the runs laserbrain check made (no agent, no fleet; STATE
+"checks"), so a run id any command names can be found here. Each row says
+what made the run (ORIGIN): run (laserbrain run or loop started the agent),
+session (an agent's client session, through its installed hooks), or check
+(laserbrain check, or an MCP connection that had no agent's run); then the
 agent, run id, fleet, checks, tool calls and coverage (checks over steps),
-last verdict, whole-run judgment, and whether it ended. A run whose agent
-made tool calls and spelled no check since its ground is unmeasured: its
-last verdict and judgment say so, never grounded or continue. --json adds
-each run's coverage figures (laserbrain coverage explains them). --all also lists the runs laserbrain check started on its own
-(no agent, no fleet; STATE "checks"), oldest first after the agents' runs,
-so a run id that scrolled away can be found again.`,
+last verdict, whole-run judgment, and whether it ended.
+
+A run whose agent made tool calls and spelled no check since its ground is
+unmeasured: its last verdict and judgment say so, never grounded or
+continue, and a note under the table says why and what to do (--json:
+"next"). --json adds each run's coverage figures (laserbrain coverage
+explains them).`,
 		Example: `  laserbrain runs
   laserbrain runs --all --json
   laserbrain runs --fleet ~/src/shop`,
@@ -456,7 +489,6 @@ so a run id that scrolled away can be found again.`,
 	return cmd
 }
 
-// runRuns lists the runs.
 func runRuns(opts *runsOptions) error {
 	ctx := context.Background()
 	sup := opts.Reader()
@@ -491,25 +523,31 @@ func runRuns(opts *runsOptions) error {
 		}
 		rows = append(rows, row)
 	}
-	if opts.all {
-		checks, err := checkRuns(ctx, sup, runs)
-		if err != nil {
+	every := runs // the runs a check run is not (every fleet's)
+	if !opts.all {
+		if every, err = st.ListRuns(ctx, fleet.RunFilter{}); err != nil {
 			return cli.Failure(err)
 		}
-		rows = append(rows, checks...)
 	}
+	checks, err := checkRuns(ctx, sup, every)
+	if err != nil {
+		return cli.Failure(err)
+	}
+	rows = append(rows, checks...)
 	if opts.json {
 		return cli.WriteJSON(opts.IO.Out, rows)
 	}
 	return writeRuns(opts.IO.Out, rows)
 }
 
-// agentRunRow is registered run r as runs lists it: its last verdict and
-// judgment read against what its hooks recorded.
+// agentRunRow is an agent's run as runs lists it.
 func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r fleet.Run) (runRow, error) {
-	row := runRow{Run: r.ID, Agent: r.Agent, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
+	row := runRow{Run: r.ID, Origin: originSession, Agent: r.Agent, Client: r.Client, Fleet: r.Fleet, Steps: r.Checks, Created: r.Created,
 		ExitCode: r.ExitCode, Sessions: r.Sessions, Command: r.Command, Judgment: r.Judgment, Attended: r.Attended, Ponder: r.Ponder,
 		Limits: r.Limits, ToolCallsAsked: r.ToolCallsAsked, Stopped: r.Stopped}
+	if len(r.Command) > 0 {
+		row.Origin = originRun
+	}
 	if r.Sessions == nil {
 		row.Sessions = []string{}
 	}
@@ -533,14 +571,23 @@ func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r f
 	row.Coverage = &figs
 	if figs.Unmeasured {
 		row.LastVerdict, row.Drifting, row.Judgment = coverage.Unmeasured, false, coverage.Unmeasured
+		row.Next = unmeasuredNext(r.ID, figs)
 	}
 	return row, nil
 }
 
-// writeRuns prints the runs as a table for a person.
-func writeRuns(out io.Writer, rows []runRow) error {
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tAGENT\tSTEPS\tCALLS\tCOVERAGE\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
+// unmeasuredNext is why a run is unmeasured and what measures it.
+func unmeasuredNext(id string, f coverage.Figures) string {
+	return fmt.Sprintf("%s since the ground and no check after it, so nothing measured that work: "+
+		"the agent checks (check_state, or laserbrain check --run %s) with its goal, progress and distance; "+
+		"an agent that checks, then acts, stays measured for %d tool calls",
+		text.Plural(int64(f.SinceGround), "tool call"), id, coverage.GroundMeasures-1)
+}
+
+// writeRuns is the runs as a table, then a note for each unmeasured run.
+func writeRuns(w io.Writer, rows []runRow) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tORIGIN\tAGENT\tSTEPS\tCALLS\tCOVERAGE\tLAST VERDICT\tJUDGMENT\tSTATE\tFLEET")
 	for _, r := range rows {
 		state := "running"
 		if r.Agent == "" {
@@ -571,9 +618,17 @@ func writeRuns(out io.Writer, rows []runRow) error {
 				cov = fmt.Sprintf("%.0f%%", c.Coverage*100)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, agent, r.Steps, calls, cov, last, r.Judgment, state, fl)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, r.Origin, agent, r.Steps, calls, cov, last, r.Judgment, state, fl)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Next != "" {
+			fmt.Fprintf(w, "%s (%s) is unmeasured: %s.\n", r.Run, r.Agent, r.Next)
+		}
+	}
+	return nil
 }
 
 // checkRuns are the runs in laserbrain's run store that no agent run owns
@@ -616,7 +671,7 @@ func checkRuns(ctx context.Context, sup *agentrun.Tracker, registered []fleet.Ru
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", id, err)
 		}
-		row := runRow{Run: id, Steps: lr.StepCount(), Judgment: lr.Phronesis().Verdict, Sessions: []string{}}
+		row := runRow{Run: id, Origin: originCheck, Steps: lr.StepCount(), Judgment: lr.Phronesis().Verdict, Sessions: []string{}}
 		if steps := lr.Steps(); len(steps) > 0 {
 			row.Created = steps[0].At
 		}

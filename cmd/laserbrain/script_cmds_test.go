@@ -31,6 +31,9 @@ import (
 //	                        as ponder would (a forger using ponder's own library)
 //	cutlast DIR          drops the last record of the one journal in DIR and
 //	                     rewrites its .head to match (records, hash, size)
+//	forgerelease DIR     appends to the one journal in DIR a release of its
+//	                     first halt with a hash that is not its own (what
+//	                     an agent writes by hand), and moves the .head to it
 //
 // PATH is dot-separated: object keys, array indexes, and key=value to pick
 // the first array element whose key is value (agents.agent=ponder:x.steps).
@@ -130,6 +133,44 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			ts.Check(err)
 			ts.Check(json.Unmarshal(hd, &head))
 			head["records"], head["hash"], head["size"] = last.Seq, last.Hash, len(kept)
+			out, err := json.Marshal(head)
+			ts.Check(err)
+			ts.Check(os.WriteFile(headPath, out, 0o644))
+		},
+		"forgerelease": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: forgerelease DIR")
+			}
+			paths, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "*.jsonl"))
+			ts.Check(err)
+			if len(paths) != 1 {
+				ts.Fatalf("forgerelease: %d journals in %s", len(paths), args[0])
+			}
+			data, err := os.ReadFile(paths[0])
+			ts.Check(err)
+			var halt, last map[string]any
+			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				var r map[string]any
+				ts.Check(json.Unmarshal([]byte(l), &r))
+				if r["kind"] == "halt" && halt == nil {
+					halt = r
+				}
+				last = r
+			}
+			if halt == nil {
+				ts.Fatalf("forgerelease: no halt in %s", paths[0])
+			}
+			halt["kind"], halt["seq"], halt["prev"], halt["hash"] = "release", last["seq"].(float64)+1, last["hash"], strings.Repeat("0", 64)
+			line, err := json.Marshal(halt)
+			ts.Check(err)
+			line = append(line, '\n')
+			ts.Check(os.WriteFile(paths[0], append(data, line...), 0o644))
+			headPath := strings.TrimSuffix(paths[0], ".jsonl") + ".head"
+			var head map[string]any
+			hd, err := os.ReadFile(headPath)
+			ts.Check(err)
+			ts.Check(json.Unmarshal(hd, &head))
+			head["records"], head["hash"], head["size"] = halt["seq"], halt["hash"], len(data)+len(line)
 			out, err := json.Marshal(head)
 			ts.Check(err)
 			ts.Check(os.WriteFile(headPath, out, 0o644))

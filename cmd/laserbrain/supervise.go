@@ -113,7 +113,7 @@ reading into the link.`,
 	fl.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
 	fl.BoolVar(&opts.escalateWaiting, "escalate-waiting", false, "also escalate each agent that starts waiting for a person (its client's permission or idle prompt), once per wait")
 	fl.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
-	cmd.AddCommand(newSuperviseReleaseCmd(f, nil), newSuperviseLogCmd(f, nil), newSuperviseVerifyCmd(f, nil))
+	cmd.AddCommand(newSuperviseReleaseCmd(f, nil), newSuperviseLogCmd(f, nil), newSuperviseVerifyCmd(f, nil), newSuperviseAcceptJournalCmd(f, nil))
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "on-escalate", "goal", "watch", "rounds", "escalate-after", "escalate-timeout")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "the journal's chain does not hold (named on stderr; the rounds were reported read-only: no decision taken, nothing journaled), or an --on-escalate command did not exit 0 and its question is still waiting (it is asked again next round)"},
@@ -391,6 +391,96 @@ func runSuperviseRelease(opts *releaseOptions) error {
 	return nil
 }
 
+type acceptJournalOptions struct {
+	IO      *cli.IOStreams
+	FleetOf fleetOpener
+
+	repo, reason, by string
+}
+
+func newSuperviseAcceptJournalCmd(f *Factory, runF func(*acceptJournalOptions) error) *cobra.Command {
+	opts := &acceptJournalOptions{IO: f.IOStreams, FleetOf: f.FleetOf}
+	cmd := &cobra.Command{
+		Use:   "accept-journal --reason TEXT",
+		Short: "Go on from a journal that broke or lost records: the person's way on",
+		Long: `accept-journal is what a person runs once laserbrain supervise verify showed
+the fleet's journal broken, or short of what this machine verified of it
+(deleted, emptied, cut short or rewritten, its halts gone from the store),
+and the journal cannot be restored. Until then the gate honours no release
+and no authorization the journal does not witness, and every halt this
+machine knew holds.
+
+It sets the old journal aside whole (its records, head and round counter,
+kept as evidence, and named), starts a new chain with a record of who
+accepted it and why, and journals again every halt that held — the store's
+in force, the journal's that no release lifted, and those this machine
+knew — putting each in force in the store. Nothing is released: lift each
+halt with laserbrain supervise release. A machine.json that cannot be read
+is set aside too.`,
+		Example: `  laserbrain supervise verify
+  laserbrain supervise accept-journal --reason "an agent emptied the journal; its halt stays"
+  laserbrain supervise release claude:9d14c2e07a11 --reason "reviewed"`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSuperviseAcceptJournal(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	cmd.Flags().StringVar(&opts.reason, "reason", "", "why the journal is accepted as it stands (required)")
+	cmd.Flags().StringVar(&opts.by, "by", "", "who accepts it (default: the current user)")
+	cli.CompleteFlag(cmd, "repo", cli.Dirs)
+	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "accepted, or nothing to accept (the journal holds)"},
+		cli.ExitDoc{Code: cli.ExitUsage, When: "no --reason, or bad usage"},
+		cli.ExitDoc{Code: cli.ExitFailure})
+	return cmd
+}
+
+func runSuperviseAcceptJournal(opts *acceptJournalOptions) error {
+	if err := personOnly("laserbrain supervise accept-journal"); err != nil {
+		return err
+	}
+	if strings.TrimSpace(opts.reason) == "" {
+		return cli.Usagef("--reason is required: say why the journal is accepted as it stands")
+	}
+	ctx := context.Background()
+	repo, err := repoRoot(opts.repo)
+	if err != nil {
+		return err
+	}
+	st, fid, err := opts.FleetOf(ctx, repo, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	by := opts.by
+	if by == "" {
+		by = currentUser()
+	}
+	a, err := supervise.AcceptJournal(ctx, st, fid, by, opts.reason, time.Now())
+	if errors.Is(err, supervise.ErrNothingToAccept) {
+		fmt.Fprintf(opts.IO.Out, "nothing to accept: %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return cli.Failure(err)
+	}
+	if a.MachineSetAside != "" {
+		fmt.Fprintf(opts.IO.Out, "set aside machine.json, which could not be read: %s\n", a.MachineSetAside)
+	}
+	if a.SetAside != "" {
+		fmt.Fprintf(opts.IO.Out, "set aside the journal (%v): %s\n", a.Problem, a.SetAside)
+	}
+	fmt.Fprintf(opts.IO.Out, "journal accepted by %s: %s\n", by, fleet.JournalLocation(st, fid))
+	for _, h := range a.Halts {
+		fmt.Fprintf(opts.IO.Out, "still halted: %s (%s) — %s\n", h.Agent, h.Reason, fleet.ReleaseCommand(h.Agent))
+	}
+	return nil
+}
+
 func currentUser() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		return u.Username
@@ -505,14 +595,21 @@ exits 1 — the gate ignores them (it honours only journaled authorizations,
 and lifts a halt only on a journaled release). A halt in force that was
 never journaled is named too; it holds.
 
+It holds the journal to what this machine verified of it (machine.json,
+kept beside the fleet store, not in it): a journal deleted, emptied, cut
+short or rewritten since — with its head and round counter, or the whole
+fleet directory — is named, and so is each halt this machine knew in force
+that the store no longer holds (the gate still holds it). A person then
+restores the journal, or goes on with laserbrain supervise accept-journal.
+
 What it can and cannot show, without a key: a journal deleted, or cut
 short with its head rewritten to match, does not verify while the round
-counter stands (a fleet whose counter says rounds ran has a journal); a
-record edited in place does not, nor one rewritten with its hash. Records
-appended by a writer that died before ending its round are beyond the
-counter, and whoever can rewrite the journal, its head and the counter
-together (the same files or tables) can forge a consistent history: the
-chain makes a change evident, it does not stop one.`,
+counter or machine.json stands; a record edited in place does not, nor one
+rewritten with its hash. Records appended by a writer that died before
+ending its round are beyond the counter, and whoever can rewrite the
+journal, its head, the counter and machine.json together can forge a
+consistent history: the chain makes a change evident, it does not stop
+one.`,
 		Example: `  laserbrain supervise verify
   laserbrain supervise verify --json`,
 		Args: cli.NoArgs,
@@ -547,6 +644,12 @@ func runSuperviseVerify(opts *journalOptions) error {
 	if err != nil {
 		return cli.Failure(err)
 	}
+	// What this machine verified before, held against the store now: a
+	// journal deleted, emptied or rewritten, and halts gone from it.
+	mc, err := fleet.CheckMachine(ctx, st, fid)
+	if err != nil {
+		return cli.Failure(err)
+	}
 	// Records changed outside a person's command: the gate ignores
 	// them; verify names them and fails.
 	unwitnessed, err := fleet.Unwitnessed(ctx, st, fid)
@@ -554,30 +657,28 @@ func runSuperviseVerify(opts *journalOptions) error {
 		return cli.Failure(err)
 	}
 	loc := fleet.JournalLocation(st, fid)
+	problem := c.Problem
+	if problem != nil {
+		mc.Problem = nil // the chain's own problem says it
+	} else if mc.Verified != nil {
+		problem = mc.Problem
+	}
+	lost := mc.Lines(loc)
+	ok := problem == nil && len(unwitnessed) == 0 && len(lost) == 0
 	if opts.json {
 		var round any
 		if c.Mark != nil {
 			round = c.Mark.Round
 		}
 		if err := cli.WriteJSON(opts.IO.Out, map[string]any{"fleet": fid, "location": loc, "records": len(c.Records), "head": c.Head,
-			"round": round, "unacknowledged": c.Unacknowledged, "ok": c.Problem == nil && len(unwitnessed) == 0, "problem": c.Problem,
-			"unwitnessed": unwitnessed}); err != nil {
+			"round": round, "unacknowledged": c.Unacknowledged, "ok": ok, "problem": problem,
+			"unwitnessed": unwitnessed, "machine": lost}); err != nil {
 			return cli.Failure(err)
 		}
 	}
-	if p := c.Problem; p != nil {
+	if !ok {
 		if !opts.json {
-			fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\njournal: %s\n", p.Index, p.Seq, p.Kind, p.Detail, loc)
-		}
-		return cli.SilentExit(cli.ExitFinding)
-	}
-	if len(unwitnessed) > 0 {
-		if !opts.json {
-			for _, u := range unwitnessed {
-				fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: %s\n", u)
-			}
-			fmt.Fprintf(opts.IO.ErrOut, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
-				text.Plural(int64(len(unwitnessed)), "record"), text.Plural(c.Head.Records, "record"))
+			printVerifyFindings(opts.IO.ErrOut, c.Problem, loc, unwitnessed, lost, c.Head.Records)
 		}
 		return cli.SilentExit(cli.ExitFinding)
 	}
@@ -592,6 +693,29 @@ func runSuperviseVerify(opts *journalOptions) error {
 		}
 	}
 	return nil
+}
+
+// printVerifyFindings says what verify found: the chain's first problem,
+// the records changed outside a person's command, what the store lost of
+// what this machine verified, and what a person does.
+func printVerifyFindings(w io.Writer, problem *fleet.JournalProblem, loc string, unwitnessed, lost []string, records int64) {
+	if p := problem; p != nil {
+		fmt.Fprintf(w, "laserbrain supervise verify: the journal is broken at record %d (seq %d): %s — %s\njournal: %s\n", p.Index, p.Seq, p.Kind, p.Detail, loc)
+	}
+	for _, u := range unwitnessed {
+		fmt.Fprintf(w, "laserbrain supervise verify: %s\n", u)
+	}
+	if len(unwitnessed) > 0 && problem == nil {
+		fmt.Fprintf(w, "laserbrain supervise verify: %s changed outside laserbrain authorize and supervise release; the gate ignores them (the journal holds, %s)\n",
+			text.Plural(int64(len(unwitnessed)), "record"), text.Plural(records, "record"))
+	}
+	for _, l := range lost {
+		fmt.Fprintf(w, "laserbrain supervise verify: %s\n", l)
+	}
+	if problem != nil || len(lost) > 0 {
+		fmt.Fprintf(w, "laserbrain supervise verify: no release or authorization the journal does not witness is honoured, and the halts this machine knew hold; restore the journal, or go on from it as it stands: %s (the halts are journaled again and hold until released)\n",
+			fleet.AcceptJournalCommand)
+	}
 }
 
 func shortHash(h string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/tty"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -51,7 +53,9 @@ authorize.
 
 ui prints a one-time link with a random token, kept in memory only: the
 first browser to open it gets the session; every request needs it, and an
-act also needs the page's own token and the server's Origin. Anything else
+act also needs the page's own token and the server's Origin. A browser that
+crashed takes its session with it: press Enter where ui runs (or send it
+SIGUSR1) and it prints a new one-time link, ending the last link's session. Anything else
 — another process on this machine calling the port, another site's page —
 is refused 403. --addr must be a loopback address (127.0.0.1, ::1,
 localhost); port 0, the default, picks a free one. ui runs until
@@ -74,6 +78,42 @@ interrupted.`,
 		cli.ExitDoc{Code: cli.ExitUsage, When: "an --addr that is not a loopback address, or bad usage"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the stores could not be read, or the address could not be bound"})
 	return cmd
+}
+
+// newLinks prints a new one-time link each time the person presses Enter
+// where ui runs (its standard input a terminal), or ui is sent SIGUSR1: a
+// browser that crashed with the page open took its session with it. The
+// session the last link gave ends.
+func newLinks(ctx context.Context, streams *cli.IOStreams, srv *ui.Server) {
+	asks := make(chan struct{}, 1)
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+	if f, ok := streams.In.(*os.File); ok && tty.Is(f) {
+		go func() {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				select {
+				case asks <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-usr1:
+		case <-asks:
+		}
+		link, err := srv.NewLink()
+		if err != nil {
+			fmt.Fprintf(streams.ErrOut, "laserbrain ui: no new link: %v\n", err)
+			continue
+		}
+		fmt.Fprintf(streams.Out, "a new one-time link (the browser that opened the last one no longer reads or acts):\n%s\n", link)
+	}
 }
 
 func runUI(opts *uiOptions) error {
@@ -111,7 +151,8 @@ func runUI(opts *uiOptions) error {
 		return cli.Failure(fmt.Errorf("--addr %s: %w", opts.addr, err))
 	}
 	noteDirFleet(opts.IO.ErrOut, "ui", fid)
-	fmt.Fprintf(opts.IO.Out, "laserbrain ui: fleet %s of %s\nopen this link once (it is spent by the first browser to use it):\n%s\n", fid, repo, link)
+	fmt.Fprintf(opts.IO.Out, "laserbrain ui: fleet %s of %s\nopen this link once (it is spent by the first browser to use it; press Enter here, or send SIGUSR1, for a new one):\n%s\n", fid, repo, link)
+	go newLinks(ctx, opts.IO, srv)
 	if err := srv.Serve(ctx); err != nil {
 		return cli.Failure(err)
 	}

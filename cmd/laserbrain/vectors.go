@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,7 +200,8 @@ started again for the next. Kinds it does not list are skipped.
 Without FILE the built-in vectors are sent. The report gives per kind the
 cases passed, failed, errored and skipped, and for each failure the case,
 the expected and actual answers and what differs; --report DIR also writes
-report.json, report.txt and report.html (the report's style) into DIR.`,
+report.json, report.txt and report.html (the report's style) into DIR,
+made if it does not exist.`,
 		Example: `  laserbrain vectors run --impl 'python3 vectors/adapters/python/laserbrain_vectors.py --sdk ../shared/reference/laserbrain-sdk-0.53.0'
   laserbrain vectors run --impl 'laserbrain vectors serve' --kinds drift,mcp --report out/
   laserbrain vectors run --impl 'node port/adapter.js' --json my-vectors.json`,
@@ -251,8 +254,13 @@ func runVectorsRun(opts *vectorsRunOptions) error {
 		return cli.Usagef("--limit %d: give a number of cases, 0 for all", opts.limit)
 	}
 	if opts.report != "" {
-		if st, err := os.Stat(opts.report); err != nil || !st.IsDir() {
-			return cli.Usagef("--report %s: not a directory (create it first)", opts.report)
+		// Made when the report is written (a run refused before then
+		// leaves nothing behind); something else in its place is refused
+		// now.
+		if st, err := os.Stat(opts.report); err == nil && !st.IsDir() {
+			return cli.Usagef("--report %s: not a directory", opts.report)
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return cli.Usagef("--report %s: %v", opts.report, err)
 		}
 	}
 	files, err := vectorInputs(opts.files)
@@ -321,6 +329,9 @@ func writeRunReport(dir string, run *vectors.Run, out runJSON, text string) erro
 	js, err := vectors.Marshal(out)
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--report %s: %w", dir, err)
 	}
 	var html strings.Builder
 	meta := []htmlreport.Field{{Name: "implementation", Value: run.Impl.Name + " " + run.Impl.Version},

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -37,6 +41,9 @@ func (fh fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
 	defer cancel()
 	agent := fleet.PonderAgent(slug)
 	m := fleet.ReadMachine()
+	if m.Damaged != nil {
+		return &ponder.Halt{Reason: m.Damaged.Error(), Release: fleet.MachineDamagedFix}, nil
+	}
 	if any, err := st.AnyHaltInForce(ctx); err != nil {
 		return nil, err
 	} else if _, known := m.For(agent, ""); !any && !known {
@@ -46,12 +53,17 @@ func (fh fleetHalts) SessionHalt(root, slug string) (*ponder.Halt, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A halt lifted by hand still holds: only a journaled release lifts it.
-	h, ok, _, err := fleet.HaltInForce(ctx, st, fid, agent, "", m.Witness[fid])
+	// A halt lifted by hand, or lost with the store's records, still
+	// holds: only a journaled release lifts it.
+	h, ok, w, err := m.HaltOn(ctx, st, fid, agent, "", time.Now())
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &ponder.Halt{Reason: h.Reason + " (halted by " + by(h) + ")", Release: fleet.ReleaseCommand(agent)}, nil
+	reason := h.Reason + " (halted by " + by(h) + ")"
+	if w != nil && w.Problem != nil {
+		reason += "; " + fleet.JournalDoesNotHold(w.Problem)
+	}
+	return &ponder.Halt{Reason: reason, Release: fleet.ReleaseCommand(agent)}, nil
 }
 
 func by(h fleet.Halt) string {
@@ -71,6 +83,15 @@ type fleetMessages struct {
 }
 
 func (n fleetMessages) SessionMessages(root, slug string) ([]string, error) {
+	if told, ok := os.LookupEnv(broker.EnvPonderTold); ok {
+		// Run by a confined agent's broker, which handed them out already:
+		// the store is read-only here.
+		var out []string
+		if err := json.Unmarshal([]byte(told), &out); err != nil {
+			return nil, fmt.Errorf("%s: %w", broker.EnvPonderTold, err)
+		}
+		return out, nil
+	}
 	cfg, err := n.storeConfig()
 	if err != nil {
 		return nil, err

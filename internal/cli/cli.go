@@ -215,6 +215,9 @@ func isCobraUsage(err error) bool {
 		strings.HasPrefix(msg, "invalid argument")
 }
 
+// argsAnnotation marks a command whose Args prepare has wrapped.
+const argsAnnotation = "laserkit.args"
+
 func prepare(c *cobra.Command, streams *IOStreams) {
 	c.SilenceErrors = true
 	c.SilenceUsage = true
@@ -222,6 +225,21 @@ func prepare(c *cobra.Command, streams *IOStreams) {
 	c.SetOut(streams.Out)
 	c.SetErr(streams.ErrOut)
 	c.SetFlagErrorFunc(flagError)
+	if args := c.Args; args != nil && c.Annotations[argsAnnotation] == "" {
+		// Before the words are checked: a flag that swallowed another
+		// leaves a word over, which would be blamed instead. (Once: a
+		// tree may be executed again.)
+		c.Args = func(cmd *cobra.Command, words []string) error {
+			if err := flagAsValue(cmd); err != nil {
+				return err
+			}
+			return args(cmd, words)
+		}
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[argsAnnotation] = "flag values checked"
+	}
 	if c.SuggestionsMinimumDistance <= 0 {
 		c.SuggestionsMinimumDistance = 2
 	}

@@ -42,6 +42,10 @@ func newTestRoot() *cobra.Command {
 	one.Flags().String("goal", "", "")
 	one.Flags().Bool("json", false, "")
 	root.AddCommand(one)
+	loop := &cobra.Command{Use: "loop SCRIPT", Args: ArbitraryArgs, RunE: func(*cobra.Command, []string) error { return nil }}
+	loop.Flags().Int("max-iters", 0, "")
+	loop.AddCommand(&cobra.Command{Use: "cancel", Args: NoArgs, RunE: func(*cobra.Command, []string) error { return nil }})
+	root.AddCommand(loop)
 	group := &cobra.Command{Use: "vectors", Args: NoArgs, RunE: func(c *cobra.Command, _ []string) error { return c.Help() }}
 	group.AddCommand(&cobra.Command{Use: "check", RunE: func(*cobra.Command, []string) error { return nil }})
 	root.AddCommand(group)
@@ -56,7 +60,8 @@ func run(args string) (int, string, string) {
 }
 
 func TestRunMapsFlagAndArgErrorsToUsage(t *testing.T) {
-	for args, want := range map[string]int{"": 0, "--nope": 2, "one": 2, "one a": 0, "one a b": 2, "stray": 2, "vectors chek": 2} {
+	for args, want := range map[string]int{"": 0, "--nope": 2, "one": 2, "one a": 0, "one a b": 2, "stray": 2, "vectors chek": 2,
+		"one --goal --json a": 2, "one --goal=x a": 0, "one --goal -x a": 0, "loop x.sh --max-iters 3": 0} {
 		if got, _, stderr := run(args); got != want {
 			t.Errorf("tool %s: exit %d, want %d (stderr %q)", args, got, want, stderr)
 		}
@@ -70,6 +75,13 @@ func TestSuggestions(t *testing.T) {
 		"oen --goal x":   {`unknown command "oen" for "tool" — did you mean "one"?`, "Run 'tool --help' for usage."},
 		"one a --gaol x": {`unknown flag --gaol for "tool one" — did you mean --goal?`, "Run 'tool one --help' for usage."},
 		"vectors chek":   {`unknown command "chek" for "tool vectors" — did you mean "check"?`, "Run 'tool vectors --help' for usage."},
+		// A command with subcommands that takes a word of its own: the
+		// word is its argument, the flag is the mistake.
+		"loop x.sh --max-iter 3": {`unknown flag --max-iter for "tool loop" — did you mean --max-iters?`, "Run 'tool loop --help' for usage."},
+		"loop cancle --now":      {`unknown command "cancle" for "tool loop" — did you mean "cancel"?`},
+		// A flag's value forgotten: the next flag is named, not the word
+		// left over.
+		"one --goal --json a": {`--goal needs a value, and got the flag --json instead: give --goal VALUE`, "Run 'tool one --help' for usage."},
 	}
 	for args, want := range cases {
 		_, _, stderr := run(args)

@@ -152,9 +152,15 @@ func unknownCommand(cmd *cobra.Command, word string) error {
 // a command with subcommands usually follows a mistyped subcommand
 // (`laserbrain chek --goal x`): that is reported as the unknown command.
 // An unknown flag gets the command's flags that are spelled closest.
+//
+// A command that has subcommands and also takes words of its own
+// (`laserbrain loop SCRIPT`) is not taken for a mistyped subcommand unless
+// the word is spelled near one, or the command takes no such words: its
+// flag mistake is reported as one.
 func flagError(cmd *cobra.Command, err error) error {
 	if cmd.HasAvailableSubCommands() {
-		if args := cmd.Flags().Args(); len(args) > 0 {
+		if args := cmd.Flags().Args(); len(args) > 0 &&
+			(len(cmd.SuggestionsFor(args[0])) > 0 || cmd.ValidateArgs(args[:1]) != nil) {
 			return unknownCommand(cmd, args[0])
 		}
 	}
@@ -166,6 +172,47 @@ func flagError(cmd *cobra.Command, err error) error {
 		return &UsageError{Err: fmt.Errorf("unknown flag --%s for %q", name, cmd.CommandPath())}
 	}
 	return &UsageError{Err: err}
+}
+
+// flagAsValue reports a flag that took another of cmd's flags as its value
+// (`check --run --goal x`: --run read "--goal", and x was left over): the
+// value was forgotten, and the error names the flag that lacks it rather
+// than what the leftover word became.
+func flagAsValue(cmd *cobra.Command) error {
+	var bad error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if bad != nil || f.NoOptDefVal != "" {
+			return
+		}
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			if other := flagNamed(cmd, v); other != "" {
+				bad = &UsageError{Err: fmt.Errorf("--%s needs a value, and got the flag %s instead: give --%s VALUE", f.Name, other, f.Name)}
+				return
+			}
+		}
+	})
+	return bad
+}
+
+// flagNamed is word as one of cmd's flags ("--goal", "-h"), or "" when
+// it names none.
+func flagNamed(cmd *cobra.Command, word string) string {
+	name, _, _ := strings.Cut(word, "=")
+	switch {
+	case strings.HasPrefix(name, "--") && len(name) > 2:
+		if cmd.Flags().Lookup(name[2:]) != nil {
+			return name
+		}
+	case strings.HasPrefix(name, "-") && len(name) == 2:
+		if cmd.Flags().ShorthandLookup(name[1:]) != nil {
+			return name
+		}
+	}
+	return ""
 }
 
 // closestFlags are cmd's flags within two edits of name, or that name

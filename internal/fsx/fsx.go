@@ -20,7 +20,15 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, data, perm); err != nil {
+	return replace(path, data, perm)
+}
+
+// replace writes data to path as one atomic replace, the temporary file
+// beside it: renameio would otherwise probe the system's temporary
+// directory on every write (two files made and a rename tried) to see
+// whether it could stage the file there.
+func replace(path string, data []byte, perm os.FileMode) error {
+	if err := renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path))); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -202,10 +210,7 @@ func WriteFileInDir(path string, data []byte, perm os.FileMode) error {
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
 		return &ErrNotRegular{Path: path, What: notRegular(info.Mode())}
 	}
-	if err := renameio.WriteFile(path, data, perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return replace(path, data, perm)
 }
 
 // ErrTooLarge is an input that holds more than a command reads: Name is the

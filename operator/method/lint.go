@@ -16,6 +16,10 @@ const (
 	OverDeclared     = "over-declared"
 	GoalRestatesName = "goal-restates-name"
 	ShapeUnknown     = "shape-unknown"
+	// NoSteps is what a person linting a file is told of a method with
+	// no steps (Review): nothing in it can be checked, run or compared.
+	// The reference's lint reports nothing for one (Lint keeps to that).
+	NoSteps = "no-steps"
 )
 
 // Finding is one lint finding. Verb is nil for shape findings, which concern
@@ -65,6 +69,18 @@ func Lint(m *Method) []Finding {
 		}
 	}
 	return append(out, shapeFindings(m)...)
+}
+
+// Review is what laserbrain lint reports of a method a person wrote: Lint's
+// findings, and, for a method with no steps — which Lint, as the
+// reference's lint, passes in silence — that it has none.
+func Review(m *Method) []Finding {
+	out := Lint(m)
+	if len(m.Steps) == 0 {
+		out = append(out, Finding{Step: "(method)", Finding: NoSteps,
+			Note: `the method has no steps, so there is nothing to check, run or compare: give "steps" at least one {name, goal} (laserbrain lint --vocabulary lists the verbs a step's name starts with)`})
+	}
+	return out
 }
 
 type phased struct {

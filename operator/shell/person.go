@@ -48,7 +48,7 @@ func personCommands(sub string) (second []string, ok bool) {
 // The second words, as package-level slices: laid out by the compiler,
 // where a literal returned from personCommands would be allocated per call.
 var (
-	personSupervise = []string{"release"}
+	personSupervise = []string{"release", "accept-journal"}
 	personLoop      = []string{"cancel"}
 	personStore     = []string{"migrate", "init"}
 )

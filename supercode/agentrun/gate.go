@@ -62,7 +62,7 @@ func (s *Tracker) Grants(ctx context.Context, c Caller, run fleet.Run, found boo
 	}
 	fid := run.Fleet
 	if !found {
-		if fid, err = fleet.ID(ctx, c.Dir); err != nil {
+		if fid, err = fleet.IDEnv(ctx, c.Dir, s.getenv); err != nil {
 			return nil, err
 		}
 	}

@@ -10,14 +10,21 @@ import (
 )
 
 // Halted is the halt in force on the caller, if any: the store's, or one
-// the fleet's journal witnesses that no journaled release lifted (a halt
-// lifted by hand holds; fleet.HaltInForce). What was read is kept on the
-// machine (fleet.Machine), and while the store is out of reach the halts
-// this machine last read hold: stale is then when they were read. It costs
-// one read of the machine's file and one of the store (a directory, a
-// query) when nothing is halted.
-func (s *Tracker) Halted(ctx context.Context, c Caller) (h fleet.Halt, ok bool, stale string, err error) {
+// the fleet's journal witnesses that no journaled release lifted, or one
+// this machine knew that no journaled release lifted (fleet.Machine.HaltOn:
+// a halt lifted by hand, or lost with the store's records, holds). What was
+// read is kept on the machine, and while the store is out of reach the
+// halts this machine last read hold. note is what the gate adds to the
+// halt's message: when the halt was read, when the store is out of reach;
+// that the journal does not hold, when it does not. A machine.json that
+// cannot be read is a *fleet.MachineDamagedError: nothing is known to be
+// released. It costs one read of the machine's file and one of the store
+// (a directory, a query) when nothing is halted.
+func (s *Tracker) Halted(ctx context.Context, c Caller) (h fleet.Halt, ok bool, note string, err error) {
 	m := fleet.ReadMachine()
+	if m.Damaged != nil {
+		return fleet.Halt{}, false, "", m.Damaged
+	}
 	known := func(agent, run string) (fleet.Halt, bool, string, error) {
 		if run == "" {
 			run = c.Run
@@ -29,7 +36,7 @@ func (s *Tracker) Halted(ctx context.Context, c Caller) (h fleet.Halt, ok bool, 
 		if !ok {
 			return fleet.Halt{}, false, "", nil
 		}
-		return k.Halt, true, k.ReadAt.Format("2006-01-02 15:04:05Z07:00"), nil
+		return k.Halt, true, "the store is out of reach: this is the halt as this machine last read it, at " + k.ReadAt.Format("2006-01-02 15:04:05Z07:00"), nil
 	}
 	unreachable := func(err error) bool { return errors.Is(err, laserbrain.ErrUnavailable) }
 	st, err := s.Fleet()
@@ -62,17 +69,23 @@ func (s *Tracker) Halted(ctx context.Context, c Caller) (h fleet.Halt, ok bool, 
 	}
 	if !found {
 		// A run whose record is gone is still halted if this machine knew it.
-		return known("", "")
+		h, ok, _, err := known("", "")
+		if !ok {
+			return h, ok, "", err
+		}
+		return h, ok, "the store no longer holds this agent's run: this is the halt as this machine last read it; a person runs laserbrain supervise verify, then " + fleet.AcceptJournalCommand, err
 	}
 	agent := fleet.RunAgent(run)
-	h, ok, w, err := fleet.HaltInForce(ctx, st, run.Fleet, agent, run.ID, m.Witness[run.Fleet])
+	h, ok, w, err := m.HaltOn(ctx, st, run.Fleet, agent, run.ID, s.now())
 	if unreachable(err) {
 		return known(agent, run.ID)
 	}
 	if err != nil {
 		return fleet.Halt{}, false, "", fmt.Errorf("reading the halts: %w", err)
 	}
-	m.Note(run.Fleet, agent, run.ID, h, ok, w, s.now())
 	_ = m.Save()
-	return h, ok, "", nil
+	if ok && w != nil && w.Problem != nil {
+		note = fleet.JournalDoesNotHold(w.Problem)
+	}
+	return h, ok, note, nil
 }

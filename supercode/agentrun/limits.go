@@ -114,7 +114,7 @@ func (s *Tracker) LimitToolCall(tool, callID string) string {
 	if path == "" {
 		return ""
 	}
-	ans, err := askControl(path, controlRequest{Op: "tool", Tool: tool, CallID: callID})
+	ans, err := askControl(path, controlRequest{Op: "tool", Tool: tool, CallID: callID}, s.InSupervisor)
 	if err != nil {
 		return fmt.Sprintf("laserbrain: refused: this run's runaway limits cannot be checked (%v), so no tool call goes ahead. End your turn and say what is done and what is left.", err)
 	}
@@ -134,7 +134,7 @@ func (s *Tracker) ReportLoss(why, callID string) string {
 	if path == "" {
 		return ""
 	}
-	ans, err := askControl(path, controlRequest{Op: "loss", CallID: callID, Reason: why})
+	ans, err := askControl(path, controlRequest{Op: "loss", CallID: callID, Reason: why}, s.InSupervisor)
 	if err != nil || ans.OK {
 		return ""
 	}
@@ -145,14 +145,15 @@ func (s *Tracker) ReportLoss(why, callID string) string {
 // run counted a check. Best effort: the check stands either way.
 func (s *Tracker) checked() {
 	if path := s.getenv(EnvControl); path != "" {
-		_, _ = askControl(path, controlRequest{Op: "check"})
+		_, _ = askControl(path, controlRequest{Op: "check"}, s.InSupervisor)
 	}
 }
 
 // askControl asks laserbrain run one question on its socket, within
 // ControlDeadline, after checking that the socket's owner is an ancestor
-// of this process (the laserbrain run that started the agent).
-func askControl(path string, req controlRequest) (controlAnswer, error) {
+// of this process (the laserbrain run that started the agent), or this
+// process when self (the run's own broker asking for its agent).
+func askControl(path string, req controlRequest, self bool) (controlAnswer, error) {
 	deadline := time.Now().Add(ControlDeadline)
 	d := net.Dialer{Deadline: deadline}
 	conn, err := d.Dial("unix", path)
@@ -160,7 +161,7 @@ func askControl(path string, req controlRequest) (controlAnswer, error) {
 		return controlAnswer{}, fmt.Errorf("laserbrain run does not answer at %s: %w", path, err)
 	}
 	defer conn.Close()
-	if err := checkOwner(conn.(*net.UnixConn)); err != nil {
+	if err := checkOwner(conn.(*net.UnixConn), self); err != nil {
 		return controlAnswer{}, err
 	}
 	_ = conn.SetDeadline(deadline)
@@ -323,7 +324,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 		hit = l.hit
 		l.mu.Unlock()
 		if hit == nil && l.outer != "" {
-			ans, err := askControl(l.outer, req)
+			ans, err := askControl(l.outer, req, false)
 			if err != nil {
 				return controlAnswer{Reason: fmt.Sprintf("laserbrain: refused: the runaway limits of the laserbrain run this one runs under cannot be checked (%v), so no tool call goes ahead. End your turn and say what is done and what is left.", err)}
 			}
@@ -349,7 +350,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 			}
 		}
 		if l.outer != "" {
-			_, _ = askControl(l.outer, req)
+			_, _ = askControl(l.outer, req, false)
 		}
 		return controlAnswer{OK: true}
 	case "loss":
@@ -369,7 +370,7 @@ func (l *limiter) loss(req controlRequest) controlAnswer {
 		return controlAnswer{Reason: "laserbrain: refused: " + hit.Reason + ". laserbrain run is stopping you: run no more tools; end your turn now, saying what is done and what is left (laserbrain undo takes the loss back)."}
 	}
 	if l.outer != "" {
-		if ans, err := askControl(l.outer, req); err == nil {
+		if ans, err := askControl(l.outer, req, false); err == nil {
 			return ans
 		}
 	}

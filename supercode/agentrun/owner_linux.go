@@ -9,10 +9,12 @@ import (
 )
 
 // checkOwner refuses a control socket whose listening process is not an
-// ancestor of this one: laserbrain run started the agent, whose hooks and
-// MCP server ask it, so a listener the agent started in its place (after
-// removing the socket) is not believed.
-func checkOwner(c *net.UnixConn) error {
+// ancestor of this one (or, when self, this one): laserbrain run started
+// the agent, whose hooks and MCP server ask it (from processes of their
+// own, or from the run's own process, where its broker answers them), so a
+// listener the agent started in its place (after removing the socket) is
+// not believed.
+func checkOwner(c *net.UnixConn, self bool) error {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return err
@@ -27,7 +29,7 @@ func checkOwner(c *net.UnixConn) error {
 	if credErr != nil {
 		return fmt.Errorf("the control socket's owner cannot be read: %w", credErr)
 	}
-	if !isAncestor(int(cred.Pid)) {
+	if !(self && int(cred.Pid) == os.Getpid()) && !isAncestor(int(cred.Pid)) {
 		return fmt.Errorf("the control socket is held by process %d, which is not the laserbrain run this agent runs under", cred.Pid)
 	}
 	return nil

@@ -44,6 +44,12 @@ const (
 type Tracker struct {
 	// Getenv reads the caller's environment (nil: os.Getenv).
 	Getenv func(string) string
+	// Dir is the caller's working directory ("": this process's).
+	Dir string
+	// InSupervisor: the tracker answers for a confined agent in the
+	// laserbrain run process that supervises it (its broker), which also
+	// listens on the run's control socket.
+	InSupervisor bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Stores opens the stores, once, on first use; Close closes them.
@@ -308,9 +314,18 @@ func (s *Tracker) Caller(session, dir string) Caller {
 		c.Dir = s.getenv("CLAUDE_PROJECT_DIR")
 	}
 	if c.Dir == "" {
-		c.Dir, _ = os.Getwd()
+		c.Dir = s.WorkDir()
 	}
 	return c
+}
+
+// WorkDir is the caller's working directory: Dir, else this process's.
+func (s *Tracker) WorkDir() string {
+	if s.Dir != "" {
+		return s.Dir
+	}
+	dir, _ := os.Getwd()
+	return dir
 }
 
 // Attendance says whether a person is there to answer the agent's
@@ -454,7 +469,7 @@ func (s *Tracker) Open(ctx context.Context, c Caller) (fleet.Run, error) {
 		if id == "" || fleet.ValidateRunID(id) != nil {
 			id = fleet.NewID()
 		}
-		fid, err := fleet.ID(ctx, c.Dir)
+		fid, err := fleet.IDEnv(ctx, c.Dir, s.getenv)
 		if err != nil {
 			return fleet.Run{}, err
 		}
@@ -572,7 +587,7 @@ func (s *Tracker) CheckBatch(ctx context.Context, runID string, ins []CheckInput
 		}
 		dir := r.Dir
 		if dir == "" {
-			dir, _ = os.Getwd()
+			dir = s.WorkDir()
 		}
 		if cov, err = s.ProjectCoverage(dir); err != nil {
 			return nil, err

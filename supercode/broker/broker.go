@@ -49,6 +49,25 @@ var SessionEnv = []string{
 	"QWEN_CODE_SESSION_ID", "GEMINI_PROJECT_DIR",
 }
 
+// PonderEnv are the variables a ponder command also takes from the
+// request: the session the agent's shell selected and how it reaches OCA.
+// The ponder the broker runs is confined as the agent is, so they give it
+// nothing the agent could not do itself.
+var PonderEnv = []string{"PONDER_SLUG", "PONDER_OCA", "PONDER_OCA_DSN"}
+
+// requestEnv are the variables an operation takes from the request.
+func requestEnv(argv []string) []string {
+	if len(argv) > 0 && argv[0] == OpPonder {
+		return append(append([]string(nil), SessionEnv...), PonderEnv...)
+	}
+	return SessionEnv
+}
+
+// EnvConfinement carries, in the environment of each operation the broker
+// runs (never the agent's), the agent's confinement (confine.Spec, as
+// JSON): a ponder command is run under it.
+const EnvConfinement = "LASERBRAIN_CONFINEMENT"
+
 // Frame kinds.
 const (
 	frameStdout = 'o'
@@ -71,12 +90,20 @@ type Server struct {
 	Allow func(argv []string) error
 	// Log receives what the broker refused or could not do (nil: dropped).
 	Log func(string)
+	// Local answers an operation in this process where it can (handled
+	// false: it runs as a process of Self, as every operation does when
+	// Local is nil). An operation that needs no process of its own costs
+	// the agent no process start, and it shares what this process keeps
+	// open. Its context ends when Close gives up waiting.
+	Local func(ctx context.Context, op Op) (code int, handled bool)
 
-	ln   net.Listener
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	cmds map[*exec.Cmd]bool
-	done bool
+	ln     net.Listener
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	cmds   map[*exec.Cmd]bool
+	done   bool
 }
 
 // Listen opens the socket at path (its directory must be private to the
@@ -89,6 +116,7 @@ func (s *Server) Listen(path string) error {
 	}
 	s.ln = ln
 	s.cmds = map[*exec.Cmd]bool{}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -138,9 +166,11 @@ func (s *Server) Close(grace time.Duration) {
 	go func() { s.wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
+		s.cancel()
 		return
 	case <-time.After(grace):
 	}
+	s.cancel()
 	s.mu.Lock()
 	for c := range s.cmds {
 		if c.Process != nil {
@@ -191,17 +221,26 @@ func (w frameWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// fail answers a request the broker could not run: a word on standard
+// error, and the status.
+func (s *Server) fail(f *frames, code int, format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	s.log("laserbrain broker: %s", msg)
+	_ = f.frame(frameStderr, []byte("laserbrain broker: "+msg+"\n"))
+	exitFrame(f, code)
+}
+
+// exitFrame ends an answer with its exit status.
+func exitFrame(f *frames, code int) {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(code))
+	_ = f.frame(frameExit, b[:])
+}
+
 func (s *Server) serve(c net.Conn) {
 	defer c.Close()
 	f := &frames{w: c}
-	fail := func(code int, format string, a ...any) {
-		msg := fmt.Sprintf(format, a...)
-		s.log("laserbrain broker: %s", msg)
-		_ = f.frame(frameStderr, []byte("laserbrain broker: "+msg+"\n"))
-		var b [4]byte
-		binary.BigEndian.PutUint32(b[:], uint32(code))
-		_ = f.frame(frameExit, b[:])
-	}
+	fail := func(code int, format string, a ...any) { s.fail(f, code, format, a...) }
 	br := bufio.NewReaderSize(c, 64<<10)
 	line, err := readLine(br, maxHeader)
 	if err != nil {
@@ -228,20 +267,63 @@ func (s *Server) serve(c net.Conn) {
 		fail(2, "the run is ending")
 		return
 	}
-	cmd := exec.Command(s.Self, req.Argv...)
-	cmd.Env = s.env(req.Env)
-	cmd.Dir = s.Dir
+	op := Op{Argv: req.Argv, Env: s.env(req.Argv, req.Env), Dir: s.Dir, Stdin: br,
+		Stdout: frameWriter{f, frameStdout}, Stderr: frameWriter{f, frameStderr}}
 	if d := req.Dir; d != "" && filepath.IsAbs(d) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			cmd.Dir = d
+			op.Dir = d
 		}
 	}
-	cmd.Stdin = br
-	cmd.Stdout = frameWriter{f, frameStdout}
-	cmd.Stderr = frameWriter{f, frameStderr}
-	cmd.WaitDelay = time.Second
-	if err := reap.Start(cmd); err != nil {
-		fail(126, "starting %s: %v", s.Self, err)
+	if code, handled := s.local(op); handled {
+		exitFrame(f, code)
+		return
+	}
+	s.spawn(f, op)
+}
+
+// local answers op in this process when Local takes it. A panic there is
+// the operation's failure (status 125: not an answer, so a hook fails
+// closed), not the broker's.
+func (s *Server) local(op Op) (code int, handled bool) {
+	if s.Local == nil {
+		return 0, false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log("laserbrain broker: %s: internal: %v", strings.Join(op.Argv, " "), p)
+			fmt.Fprintf(op.Stderr, "laserbrain broker: internal: %v\n", p)
+			code, handled = 125, true
+		}
+	}()
+	return s.Local(s.ctx, op)
+}
+
+// spawn runs op as a process of Self and answers its exit status.
+func (s *Server) spawn(f *frames, op Op) {
+	cmd := exec.Command(s.Self, op.Argv...)
+	cmd.Env, cmd.Dir = op.Env, op.Dir
+	// The request's standard input through a pipe of our own: an
+	// operation that never reads it (a ponder status, say, from a shell
+	// whose input stays open) ends without waiting for its end.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		s.fail(f, 125, "a pipe for the standard input: %v", err)
+		return
+	}
+	go func() {
+		_, _ = io.Copy(pw, op.Stdin)
+		pw.Close()
+	}()
+	defer pw.Close()
+	cmd.Stdin = pr
+	cmd.Stdout, cmd.Stderr = op.Stdout, op.Stderr
+	// Once the operation exited, its output is taken for up to outputGrace
+	// (a loaded machine may be slow to drain it), then its pipes close.
+	cmd.WaitDelay = outputGrace
+	err = reap.Start(cmd)
+	pr.Close() // the operation's now
+	if err != nil {
+		s.fail(f, 126, "starting %s: %v", s.Self, err)
 		return
 	}
 	s.mu.Lock()
@@ -261,26 +343,54 @@ func (s *Server) serve(c net.Conn) {
 			code = 128 + int(ws.Signal())
 		}
 	default:
-		s.log("laserbrain broker: %s: %v", strings.Join(req.Argv, " "), err)
+		// Not the operation's own status (the wait for its output went
+		// past WaitDelay, say): said, for the one who reads the refusal.
+		s.log("laserbrain broker: %s: %v", strings.Join(op.Argv, " "), err)
+		_ = f.frame(frameStderr, []byte("laserbrain broker: "+err.Error()+"\n"))
 		code = 125
 	}
-	var b [4]byte
-	binary.BigEndian.PutUint32(b[:], uint32(code))
-	_ = f.frame(frameExit, b[:])
+	exitFrame(f, code)
+}
+
+// Op is one operation a client handed over: what a process of it would
+// get.
+type Op struct {
+	// Argv is the laserbrain subcommand and its arguments, as Allow
+	// accepted them.
+	Argv []string
+	// Env is the environment: the supervisor's for the agent, with the
+	// client's session variables.
+	Env []string
+	// Dir is the working directory: the client's when it exists.
+	Dir            string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Getenv reads the operation's environment, as os.Getenv would in a
+// process of it.
+func (o Op) Getenv(k string) string {
+	for i := len(o.Env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(o.Env[i], k+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // env is the supervisor's environment for the agent, without the socket,
-// with the request's session variables.
-func (s *Server) env(from map[string]string) []string {
+// with the request's session variables (requestEnv).
+func (s *Server) env(argv []string, from map[string]string) []string {
+	keys := requestEnv(argv)
 	env := make([]string, 0, len(s.Env)+len(from))
 	for _, kv := range s.Env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == EnvSocket || slices.Contains(SessionEnv, k) {
+		if k == EnvSocket || slices.Contains(keys, k) {
 			continue
 		}
 		env = append(env, kv)
 	}
-	for _, k := range SessionEnv {
+	for _, k := range keys {
 		if v, ok := from[k]; ok && len(v) <= 4096 && !strings.ContainsRune(v, 0) {
 			env = append(env, k+"="+v)
 		}
@@ -305,6 +415,10 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	}
 }
 
+// outputGrace bounds how long the broker takes an operation's output after
+// the operation exited: within a hook's deadline.
+const outputGrace = 3 * time.Second
+
 // ErrNoAnswer is what Relay returns when the broker did not answer: the
 // socket is gone (the supervisor ended) or the connection broke before an
 // exit status.
@@ -328,7 +442,7 @@ func Relay(ctx context.Context, socket string, argv []string, getenv func(string
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
 	defer stop()
 	req := Request{Argv: argv, Dir: dir, Env: map[string]string{}}
-	for _, k := range SessionEnv {
+	for _, k := range requestEnv(argv) {
 		if v := getenv(k); v != "" {
 			req.Env[k] = v
 		}

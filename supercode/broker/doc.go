@@ -7,13 +7,17 @@
 // session", "record this check" — over a unix socket to the broker, which
 // the unconfined laserbrain run process owns, and relays the answer.
 //
-// The broker runs the operation as a laserbrain process of its own, outside
-// the confinement, with the environment the supervisor gave the agent
+// The broker answers the operation outside the confinement — in its own
+// process where the supervisor gives it a way to (Server.Local: the hooks
+// and the checks, sparing the agent a laserbrain start per call), else as
+// a laserbrain process of its own — with the environment the supervisor
+// gave the agent
 // (LASERBRAIN_RUN, LASERBRAIN_HOME, LASERBRAIN_STORE, … as laserbrain run
 // set them, whatever the agent changed since) and only the clients'
 // session variables taken from the request. It accepts only the operations
 // its Allow says (the hooks' own subcommands, the MCP server, check on the
-// agent's own run), so the door opens on nothing an agent could not already
+// agent's own run, a stream only where Local holds its lines to that run),
+// so the door opens on nothing an agent could not already
 // make its hooks do: it cannot remove a halt, write an authorization or
 // point the hooks at another store through it.
 //

@@ -18,7 +18,24 @@ type Ops struct {
 	// role, when a loop started the agent: its MCP server serves that
 	// call and no other ("" for laserbrain run: no loop call at all).
 	LoopCall, LoopRole string
+	// Streams: check --stream is accepted, because the supervisor answers
+	// it in its own process (Server.Local), holding every line to Run. A
+	// stream's lines name their runs: handed to a process of laserbrain,
+	// they would not be held to it.
+	Streams bool
 }
+
+// OpPonder is the operation a confined agent's ponder hands over: its
+// whole command, which laserbrain ponder runs confined as the agent is but
+// for ponder's own directory (.ponder), after handing out what the
+// supervisor said to the session.
+const OpPonder = "ponder"
+
+// EnvPonderTold carries, to the ponder a ponder operation runs, what the
+// supervisor said to its session, handed out already (a JSON array of
+// strings): ponder shows it instead of asking the fleet's store, which is
+// read-only to it as to the agent.
+const EnvPonderTold = "LASERBRAIN_PONDER_TOLD"
 
 // Allow is the operations a confined agent's hooks, MCP server and
 // checks hand over, and nothing else:
@@ -27,6 +44,9 @@ type Ops struct {
 //	mcp                                  (laserbrain run)
 //	mcp --loop-call DIR --loop-role ROLE  (laserbrain loop: its own call only)
 //	check [flags]                        (on the agent's own run; no --new-run)
+//	check --stream [--run RUN]           (with Streams: each line on the agent's own run)
+//	ponder [ARGS]                        (any: ponder runs confined as the agent
+//	                                      is, its session directory writable)
 func (o Ops) Allow(argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("no operation")
@@ -38,8 +58,10 @@ func (o Ops) Allow(argv []string) error {
 		return o.allowMCP(argv[1:])
 	case "check":
 		return o.allowCheck(argv[1:])
+	case OpPonder:
+		return nil
 	}
-	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check)", argv[0])
+	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check, ponder)", argv[0])
 }
 
 func allowHook(args []string) error {
@@ -122,6 +144,10 @@ func (o Ops) allowCheck(args []string) error {
 			}
 		case "--new-run":
 			return errors.New("check --new-run: an agent checks only its own run")
+		case "--stream":
+			if !o.Streams {
+				return errors.New("check --stream: this supervisor answers single checks only")
+			}
 		case "--goal", "--progress", "--distance", "--parent-goal", "--doing", "--next", "--blocked",
 			"--user-turn", "--json":
 		default:

@@ -12,8 +12,19 @@ import (
 
 // Unmeasured is the state of a run (or of a task of a run) that made tool
 // calls and spelled no check since its last ground: nothing measured the
-// work, so no verdict about it may read as grounded or continue.
+// work, so no verdict about it may read as grounded or continue. A ground
+// the agent spelled itself measures the few calls after it
+// (GroundMeasures): an agent that checks, then acts, is within the cadence
+// it was told.
 const Unmeasured = "unmeasured"
+
+// GroundMeasures is how many tool calls after a ground the agent spelled
+// itself still read measured with no check after it: fewer than make a
+// Stop hold the agent for a last check (Default().StopAfter), so a run the
+// Stop hook let end is never called unmeasured for those calls. A ground
+// made for the agent (laserbrain run --goal, recorded before the run
+// starts) measures none: the agent spelled nothing.
+const GroundMeasures = 3
 
 // Figures are a run's coverage, read from the events its hooks and checks
 // recorded: every tool call and every check is a step; coverage is checks
@@ -42,10 +53,17 @@ type Tally struct {
 	f                 Figures
 	stretch           int
 	checksSinceGround int
+	// started: a session or the run's process has begun, so a check is
+	// the agent's (laserbrain run --goal records its ground before);
+	// ownGround: the current ground is a check the agent spelled.
+	started, ownGround bool
 }
 
 // Add takes in one event.
 func (t *Tally) Add(e fleet.RunEvent) {
+	if e.Kind != fleet.KindCheck {
+		t.started = true
+	}
 	switch e.Kind {
 	case fleet.KindTool:
 		t.f.ToolCalls++
@@ -56,12 +74,12 @@ func (t *Tally) Add(e fleet.RunEvent) {
 		t.f.Checks++
 		t.stretch = 0
 		if e.Name == laserbrain.VerdictGrounded.String() || e.Name == laserbrain.VerdictReground.String() {
-			t.f.SinceGround, t.checksSinceGround = 0, 0
+			t.f.SinceGround, t.checksSinceGround, t.ownGround = 0, 0, t.started
 		} else {
 			t.checksSinceGround++
 		}
 	case fleet.KindTask:
-		t.f.SinceGround, t.checksSinceGround = 0, 0
+		t.f.SinceGround, t.checksSinceGround, t.ownGround = 0, 0, false
 	case fleet.KindGate:
 		if IsRefusal(e) {
 			t.f.Refusals++
@@ -76,7 +94,7 @@ func (t *Tally) Figures() Figures {
 	if steps := f.ToolCalls + f.Checks; steps > 0 {
 		f.Coverage = laserbrain.Round2(float64(f.Checks) / float64(steps))
 	}
-	f.Unmeasured = f.SinceGround > 0 && t.checksSinceGround == 0
+	f.Unmeasured = f.SinceGround > 0 && t.checksSinceGround == 0 && !(t.ownGround && f.SinceGround < GroundMeasures)
 	return f
 }
 

@@ -12,6 +12,10 @@ import (
 func tool() fleet.RunEvent          { return fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash"} }
 func check(r string) fleet.RunEvent { return fleet.RunEvent{Kind: fleet.KindCheck, Name: r} }
 func reset() fleet.RunEvent         { return fleet.RunEvent{Kind: fleet.KindTask, Name: "reset_task"} }
+func sessionStart() fleet.RunEvent {
+	return fleet.RunEvent{Kind: fleet.KindSession, Name: "session-start"}
+}
+func runStart() fleet.RunEvent { return fleet.RunEvent{Kind: fleet.KindSession, Name: "run-start"} }
 func gate(d operator.Answer, labels ...string) fleet.RunEvent {
 	b, _ := json.Marshal(fleet.GateResult{Decision: d, Labels: labels})
 	return fleet.RunEvent{Kind: fleet.KindGate, Result: b}
@@ -35,8 +39,18 @@ func TestMeasure(t *testing.T) {
 			Figures{ToolCalls: 4, Checks: 2, Coverage: 0.33, LongestUnchecked: 3, SinceCheck: 1, SinceGround: 4}},
 		{"a reset: the new task is unmeasured until its check", evs(check("grounded"), tool(), check("advancing"), reset(), tool(), tool()),
 			Figures{ToolCalls: 3, Checks: 2, Coverage: 0.4, LongestUnchecked: 2, SinceCheck: 2, SinceGround: 2, Unmeasured: true}},
-		{"a reground is a ground", evs(check("grounded"), tool(), check("advancing"), tool(), check("reground"), tool()),
-			Figures{ToolCalls: 3, Checks: 3, Coverage: 0.5, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1, Unmeasured: true}},
+		{"a reground is a ground", evs(check("grounded"), tool(), check("advancing"), tool(), check("reground"), tool(), tool(), tool()),
+			Figures{ToolCalls: 5, Checks: 3, Coverage: 0.38, LongestUnchecked: 3, SinceCheck: 3, SinceGround: 3, Unmeasured: true}},
+		{"the agent's own ground measures the calls right after it", evs(sessionStart(), check("grounded"), tool(), tool()),
+			Figures{ToolCalls: 2, Checks: 1, Coverage: 0.33, LongestUnchecked: 2, SinceCheck: 2, SinceGround: 2}},
+		{"a reground the agent spelled, then a call", evs(check("grounded"), tool(), check("advancing"), tool(), check("reground"), tool()),
+			Figures{ToolCalls: 3, Checks: 3, Coverage: 0.5, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1}},
+		{"but not as many as make a Stop hold for a check", evs(sessionStart(), check("grounded"), tool(), tool(), tool()),
+			Figures{ToolCalls: 3, Checks: 1, Coverage: 0.25, LongestUnchecked: 3, SinceCheck: 3, SinceGround: 3, Unmeasured: true}},
+		{"a ground made before the run started (run --goal) measures nothing", evs(check("grounded"), runStart(), tool()),
+			Figures{ToolCalls: 1, Checks: 1, Coverage: 0.5, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1, Unmeasured: true}},
+		{"a reset: the agent's next ground is its own", evs(sessionStart(), check("grounded"), tool(), reset(), check("grounded"), tool()),
+			Figures{ToolCalls: 2, Checks: 2, Coverage: 0.5, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 1}},
 		{"an ungrammatical first check still measured the work", evs(tool(), check("ungrammatical"), tool()),
 			Figures{ToolCalls: 2, Checks: 1, Coverage: 0.33, LongestUnchecked: 1, SinceCheck: 1, SinceGround: 2}},
 		{"refusals for coverage, only", evs(tool(), gate(operator.Deny, Label(StageActing)), gate(operator.Deny, Label(StageHard)),

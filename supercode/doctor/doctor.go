@@ -143,7 +143,7 @@ func Run(ctx context.Context, o Options) Report {
 			}
 		}
 		if n == client.Claude && o.Protect != nil {
-			checkClaudeBash(o, &r)
+			checkClaudeBash(ctx, o, &r)
 		}
 	}
 	checkVersions(ctx, o, &r, programs)
@@ -294,6 +294,7 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 		add("settings readable", false, p)
 	}
 	var missing, unguarded, wrong, gone []string
+	anyAnswer := false // a pre-tool-use command that takes any exit 0 for the gate's
 	for _, h := range client.Hooks(n) {
 		cmd := in.hooks[h.Event]
 		if cmd == "" {
@@ -311,6 +312,8 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 			prog = p.Program
 			if !p.Guarded {
 				unguarded = append(unguarded, h.ClientEvent)
+			} else if h.Event == client.PreToolUse && !p.Answered {
+				anyAnswer = true
 			}
 			if p.Client != n {
 				wrong = append(wrong, h.ClientEvent+" (reads "+string(p.Client)+")")
@@ -326,6 +329,9 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 	add("hooks installed", len(missing) == 0, detail(where, "every event hooked", "no hook for "+strings.Join(missing, ", "), len(missing) == 0))
 	if len(unguarded) > 0 {
 		add("hooks guarded", false, where+": "+strings.Join(unguarded, ", ")+" would exit 127 if the binary moved — a non-blocking error, the gate silently off")
+	}
+	if anyAnswer {
+		add("hooks know their gate", false, where+": "+string(client.PreToolUse)+" takes any program's exit 0 for the gate's answer (installed by an earlier laserbrain): /bin/true put in the gate's place would let every call through")
 	}
 	if len(wrong) > 0 {
 		add("hooks read this client", false, where+": "+strings.Join(wrong, ", ")+": the hook would refuse every payload (wrong --client)")
@@ -407,23 +413,29 @@ func checkClientSandbox(o Options, r *Report, n client.Name, scope install.Scope
 // (bubblewrap, writes only in the project, the protected paths denied, no
 // command let out), the user's own choice, or none — and whether the
 // sandbox can start here (Claude Code needs bwrap and socat on PATH, and
-// without them runs Bash unsandboxed with a warning).
-func checkClaudeBash(o Options, r *Report) {
+// without them runs Bash unsandboxed with a warning). Where it cannot, the
+// fix is the one command that makes it able (and, where no sandbox is
+// named, install again after it: install turns it on only where it can
+// start).
+func checkClaudeBash(ctx context.Context, o Options, r *Report) {
 	c := Check{Client: client.Claude, What: "client sandbox (Bash)", OK: true}
 	sb, err := install.ClaudeSandboxFor(o.Dir, o.Home)
 	if err != nil {
 		return // the settings check reports an unreadable file
 	}
-	missing := install.ClaudeSandboxMissing(o.lookPath)
+	here := install.ClaudeSandboxHere(ctx, o.lookPath, os.Geteuid())
 	switch {
+	case !sb.Named() && !here.OK():
+		c.OK, c.Fix = false, joinFix(here.Fix, "laserbrain install claude")
+		c.Detail = "no settings layer names Claude Code's sandbox, and it cannot start here (" + here.Why() + "): its Bash is unconfined, held by the gate alone" + bundledNote(here)
 	case !sb.Named():
 		c.OK, c.Fix = false, "laserbrain install claude"
 		c.Detail = "no settings layer names Claude Code's sandbox: its Bash is unconfined, held by the gate alone; install again to turn the sandbox on"
 	case !sb.On():
 		c.Detail = sb.Path + ": sandbox off, the user's own choice: Claude Code's Bash is unconfined, held by the gate alone (and, under laserbrain run, the kernel)"
-	case len(missing) > 0:
-		c.OK, c.Fix = false, "put bubblewrap 0.9 or newer (bwrap) and socat on PATH (Debian 12's bubblewrap 0.8.0 makes Codex 0.171.0 fail every shell call)"
-		c.Detail = sb.Path + ": the sandbox is on but cannot start here (" + strings.Join(missing, " and ") + " not on PATH): Claude Code runs Bash unsandboxed, unconfined, held by the gate alone"
+	case !here.OK():
+		c.OK, c.Fix = false, here.Fix
+		c.Detail = sb.Path + ": the sandbox is on but cannot start here (" + here.Why() + "): Claude Code runs Bash unsandboxed, unconfined, held by the gate alone" + bundledNote(here)
 	case !sb.Closed():
 		c.Detail = sb.Path + ": sandbox on, the user's own choice; the model may ask to run a command outside it (dangerouslyDisableSandbox) unless sandbox.allowUnsandboxedCommands is false"
 	case sb.Ours:
@@ -432,6 +444,23 @@ func checkClaudeBash(o Options, r *Report) {
 		c.Detail = sb.Path + ": sandbox on, the user's own choice, no command let outside it"
 	}
 	r.add(c)
+}
+
+// joinFix chains two commands ("" when the first is unknown: then no
+// command fixes it).
+func joinFix(first, then string) string {
+	if first == "" {
+		return ""
+	}
+	return first + " && " + then
+}
+
+// bundledNote says where the bwrap of the fix comes from.
+func bundledNote(h install.SandboxHere) string {
+	if h.Bundled == "" {
+		return ""
+	}
+	return "; Codex's own bubblewrap (" + h.Bundled + ") runs it, linked onto PATH"
 }
 
 func detail(where, good, bad string, ok bool) string {
@@ -459,10 +488,9 @@ func executable(prog string) error {
 	return nil
 }
 
-// probePayload is a force push as client n's pre-tool-use hook receives
-// it, with no session (the probe is recorded on no run).
-func probePayload(n client.Name, cwd string) []byte {
-	const push = "git push --force origin main"
+// probePayload is a shell command (push) as client n's pre-tool-use hook
+// receives it, with no session (the probe is recorded on no run).
+func probePayload(n client.Name, cwd, push string) []byte {
 	var v any
 	switch n {
 	case client.Gemini:
@@ -496,14 +524,38 @@ func probeEnv(env []string) []string {
 	return out
 }
 
-// probe runs the installed pre-tool-use hook the way the client would,
-// on a force push, and checks the client's denial comes back in time.
+// probe runs the installed pre-tool-use hook the way the client would: a
+// force push must come back as the client's denial, in time, and ls must
+// be let through — which another program put in the gate's place is not
+// (the installed command takes only the gate's own answer).
 func probe(ctx context.Context, o Options, n client.Name, f install.Files, in installed) (bool, string) {
 	cwd, err := os.MkdirTemp("", "laserbrain-doctor-")
 	if err != nil {
 		return false, err.Error()
 	}
 	defer os.RemoveAll(cwd)
+	push, took, failed := probeRun(ctx, o, n, f, in, cwd, "git push --force origin main")
+	if failed != "" {
+		return false, failed
+	}
+	if !client.Denied(n, push) {
+		return false, fmt.Sprintf("a probe force push was not denied: exit %d, stdout %q, stderr %q", push.Exit, strings.TrimSpace(push.Stdout), strings.TrimSpace(push.Stderr))
+	}
+	ls, _, failed := probeRun(ctx, o, n, f, in, cwd, "ls")
+	if failed != "" {
+		return false, failed
+	}
+	var answer map[string]any
+	if client.Denied(n, ls) || (n == client.OpenCode && json.Unmarshal([]byte(ls.Stdout), &answer) != nil) {
+		return false, fmt.Sprintf("a probe ls was refused (exit %d, stdout %q, stderr %q): the hook's program did not answer as laserbrain's gate — another program in its place, or a gate that refuses everything — and every call is refused until it is repaired",
+			ls.Exit, strings.TrimSpace(ls.Stdout), strings.TrimSpace(ls.Stderr))
+	}
+	return true, fmt.Sprintf("a probe force push was denied in %s's form in %v, and ls let through", n.Title(), took.Round(time.Millisecond))
+}
+
+// probeRun runs the installed pre-tool-use hook on one shell command; failed
+// says why there is no answer.
+func probeRun(ctx context.Context, o Options, n client.Name, f install.Files, in installed, cwd, command string) (reply client.Output, took time.Duration, failed string) {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
 	var cmd *exec.Cmd
@@ -517,26 +569,23 @@ func probe(ctx context.Context, o Options, n client.Name, f install.Files, in in
 		cmd = exec.CommandContext(ctx, "/bin/sh", "-c", in.hooks[client.PreToolUse])
 	}
 	cmd.Dir, cmd.Env = cwd, probeEnv(o.Environ)
-	cmd.Stdin = bytes.NewReader(probePayload(n, cwd))
+	cmd.Stdin = bytes.NewReader(probePayload(n, cwd, command))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err = cmd.Run()
-	took := time.Since(start)
-	reply := client.Output{Stdout: out.String(), Stderr: errb.String()}
+	err := cmd.Run()
+	took = time.Since(start)
+	reply = client.Output{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return false, fmt.Sprintf("the pre-tool-use hook gave no answer within %v", o.timeout())
+		return reply, took, fmt.Sprintf("the pre-tool-use hook gave no answer within %v", o.timeout())
 	case errors.As(err, &ee):
 		reply.Exit = ee.ExitCode()
 	case err != nil:
-		return false, err.Error()
+		return reply, took, err.Error()
 	}
-	if !client.Denied(n, reply) {
-		return false, fmt.Sprintf("a probe force push was not denied: exit %d, stdout %q, stderr %q", reply.Exit, strings.TrimSpace(reply.Stdout), strings.TrimSpace(reply.Stderr))
-	}
-	return true, fmt.Sprintf("a probe force push was denied in %s's form in %v", n.Title(), took.Round(time.Millisecond))
+	return reply, took, ""
 }
 
 // mcpCommand is the program our MCP server entry runs ("" when there is

@@ -20,10 +20,12 @@
 //
 // Halts, Journal and Messages are three more small interfaces beside Runs,
 // Events and Authorizations. Messages is the supervisor's per-agent message
-// queue (stored under the name "voice", in files and in the database): Say is idempotent on the message's id, Deliver hands each message
-// out exactly once however many processes ask, and journals each delivery
-// with the round the message came from. A halt is keyed by fleet and agent, one in force at a
-// time, and its id is the caller's, so a re-run round puts it once. The
+// queue (stored under the name "voice", in files and in the database): Say
+// is idempotent on the message's id, Deliver hands each message out exactly
+// once however many processes ask, and journals each delivery with the
+// round the message came from. A halt is keyed by fleet and agent, one in
+// force at a time, and its id is the caller's, so a re-run round puts it
+// once. The
 // journal is one hash chain per fleet in the reference's audit format (see
 // JournalRecord): the hash covers the record's content only, so a database
 // keeps the same chain as the files; AppendJournal must read the last
@@ -49,6 +51,17 @@
 // are beyond the counter, and a journal, head and counter rewritten
 // together — the same directory, the same database — make a consistent
 // forgery. The chain makes a change evident; it does not stop one.
+//
+// What a machine verified of each journal is kept beside the store, not in
+// it (Machine, machine.json in the laserbrain home): the records and head
+// hash verified, and the halts in force. The gate reads each journal on
+// from there, honours nothing past a break, and holds the halts it knew
+// through a journal deleted or rewritten with its head and counter (the
+// fleet's directory removed, say); writers check it before they append and
+// move it on after; a person accepts a loss (RestartJournal sets the old
+// journal aside, whole). It cannot stop whoever rewrites the store and
+// machine.json together: it makes what the commands an agent reaches for
+// do to the records evident, and stops the halted agent meanwhile.
 //
 // A supervisor does not read the whole journal at every start: it
 // resumes from its last checkpoint record (JournalCheckpoint) the round

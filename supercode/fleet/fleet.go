@@ -408,7 +408,7 @@ func Grants(ctx context.Context, s Authorizations, fleet, run, agent, action str
 				return nil, errors.New("the fleet store keeps no journal to witness authorizations")
 			}
 			m := ReadMachine()
-			wit, err := ReadWitness(ctx, j, fleet, m.Witness[fleet])
+			wit, err := ReadWitness(ctx, j, fleet, m.Verified(j, fleet))
 			if err != nil {
 				return nil, err
 			}
@@ -465,7 +465,12 @@ func TaskID(run string, n int) string {
 // several), else "dir:" and dir's absolute path for a directory outside any
 // repository or one without commits.
 func ID(ctx context.Context, dir string) (string, error) {
-	if f := strings.TrimSpace(os.Getenv("LASERBRAIN_FLEET")); f != "" {
+	return IDEnv(ctx, dir, os.Getenv)
+}
+
+// IDEnv is ID for a caller whose environment getenv reads.
+func IDEnv(ctx context.Context, dir string, getenv func(string) string) (string, error) {
+	if f := strings.TrimSpace(getenv("LASERBRAIN_FLEET")); f != "" {
 		return f, nil
 	}
 	abs, err := filepath.Abs(dir)

@@ -65,6 +65,10 @@ const (
 	// from the last checkpoint the round counter has seen on.
 	JournalCheckpoint = "checkpoint"
 	JournalAuthorize  = "authorize" // a person authorized one action (laserbrain authorize, laserbrain ui)
+	// JournalAccept starts a new chain: a person accepted the fleet's
+	// journal as it stood after a loss or a break (laserbrain supervise
+	// accept-journal); the old one is set aside.
+	JournalAccept = "accept"
 )
 
 // JournalHead is where a fleet's chain ends, as the store recorded it with
@@ -522,4 +526,17 @@ func CheckJournalTail(ctx context.Context, st Journal, fleet string) (*JournalPr
 		}
 	}
 	return nil, nil
+}
+
+// JournalRestarter is an optional method of a store: a person's new start
+// of a fleet's journal, after laserbrain supervise verify showed it broken
+// or short of what this machine verified.
+type JournalRestarter interface {
+	// RestartJournal sets the fleet's journal aside whole — its records,
+	// its head and the round counter's mark, kept under a name of their
+	// own as evidence — and starts a new chain whose first record is first
+	// (sealed here as seq 1). The round counter keeps its last round and
+	// marks the new record, so rounds go on being numbered after it. It
+	// returns the record and where the old journal was set aside.
+	RestartJournal(ctx context.Context, fleet string, first JournalRecord) (JournalRecord, string, error)
 }

@@ -93,8 +93,15 @@ func (l *Local) activeLocked(fleet, agent string) (Halt, bool, error) {
 	if err != nil {
 		return Halt{}, false, err
 	}
+	id := strings.TrimSpace(string(b))
+	if id == "" {
+		// Written whole with the halt's id, never empty: emptied from
+		// outside (through a hard link, say). The halt it named is not
+		// known to be lifted.
+		return Halt{}, false, fmt.Errorf("%s is damaged (empty; fix or move it): the halt in force on %s cannot be read", l.activePath(fleet, agent), agent)
+	}
 	var h Halt
-	if err := readJSON(l.haltPath(strings.TrimSpace(string(b))), &h); err != nil {
+	if err := readJSON(l.haltPath(id), &h); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Halt{}, false, nil // released between the two reads
 		}
@@ -389,4 +396,60 @@ func (l *Local) EventStamp(ctx context.Context, run string) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("%d.%d", info.Size(), info.ModTime().UnixNano()), nil
+}
+
+var _ JournalRestarter = (*Local)(nil)
+
+// RestartJournal implements JournalRestarter: under the fleet's rounds and
+// journal locks, the journal's files (.jsonl, .head, .round) are renamed
+// into journal/set-aside/, stamped with the time, and the new journal,
+// head and mark are written whole.
+func (l *Local) RestartJournal(ctx context.Context, fleet string, first JournalRecord) (JournalRecord, string, error) {
+	if fleet == "" || first.Kind == "" {
+		return JournalRecord{}, "", errors.New("a journal record needs its fleet and kind")
+	}
+	rlk, err := l.lockFile(l.journalPath(fleet, ".rounds"), RoundWait)
+	if err != nil {
+		return JournalRecord{}, "", err
+	}
+	defer rlk.Unlock()
+	jlk, err := l.lockFile(l.journalPath(fleet, ".lock"), LockTimeout)
+	if err != nil {
+		return JournalRecord{}, "", err
+	}
+	defer jlk.Unlock()
+	mark, _ := readMark(l.journalPath(fleet, ".round")) // a damaged counter is set aside too
+	aside := filepath.Join(l.dir, "journal", "set-aside", fileKey(fleet)+"."+time.Now().UTC().Format("20060102T150405.000000000"))
+	if err := os.MkdirAll(filepath.Dir(aside), 0o755); err != nil {
+		return JournalRecord{}, "", err
+	}
+	for _, ext := range []string{".jsonl", ".head", ".round"} {
+		if err := os.Rename(l.journalPath(fleet, ext), aside+ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return JournalRecord{}, "", fmt.Errorf("setting the journal aside: %w", err)
+		}
+	}
+	first.Fleet, first.Seq = fleet, 1
+	if first.At == "" {
+		first.At = JournalTime(time.Now())
+	}
+	rec, err := SealJournal(first, "")
+	if err != nil {
+		return JournalRecord{}, "", err
+	}
+	line := append(bytes.Clone(rec.Raw), '\n')
+	if err := fsx.WriteFile(l.journalPath(fleet, ".jsonl"), line, 0o644); err != nil {
+		return JournalRecord{}, "", err
+	}
+	head := localHead{Fleet: fleet, JournalHead: JournalHead{Records: 1, Hash: rec.Hash}, Size: int64(len(line))}
+	if err := writeJSON(l.journalPath(fleet, ".head"), head); err != nil {
+		return JournalRecord{}, "", err
+	}
+	data, err := json.Marshal(RoundMark{Round: mark.Round, Records: 1, Hash: rec.Hash})
+	if err != nil {
+		return JournalRecord{}, "", err
+	}
+	if err := fsx.WriteFile(l.journalPath(fleet, ".round"), append(data, '\n'), 0o644); err != nil {
+		return JournalRecord{}, "", err
+	}
+	return rec, aside + ".jsonl", nil
 }

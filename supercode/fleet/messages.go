@@ -39,7 +39,19 @@ const (
 	MessageHalt    = "halt"    // the agent is halted: why, and who can release it
 	MessageRelease = "release" // its halt was lifted
 	MessageYield   = "yield"   // the route says it yields in a collision
+	// MessageLoop is the account of a laserbrain loop the agent started,
+	// handed to its session once as a turn of its own, as if pasted.
+	MessageLoop = "loop"
 )
+
+// ValidKind reports whether kind is one of the Message* kinds.
+func ValidKind(kind string) bool {
+	switch kind {
+	case MessageAdvice, MessageAnswer, MessageHalt, MessageRelease, MessageYield, MessageLoop:
+		return true
+	}
+	return false
+}
 
 // Delivery is how a message reached its agent.
 type Delivery struct {
@@ -78,11 +90,10 @@ func validMessage(m Message) error {
 	case strings.TrimSpace(m.Text) == "":
 		return errors.New("a message needs a text")
 	}
-	switch m.Kind {
-	case MessageAdvice, MessageAnswer, MessageHalt, MessageRelease, MessageYield:
+	if ValidKind(m.Kind) {
 		return nil
 	}
-	return fmt.Errorf("message kind %q: want advice, answer, halt, release or yield", m.Kind)
+	return fmt.Errorf("message kind %q: want advice, answer, halt, release, yield or loop", m.Kind)
 }
 
 // DeliveryRecord is the journal record of m's delivery (backends append it).
@@ -100,7 +111,10 @@ func DeliveryRecord(m Message) (JournalRecord, error) {
 }
 
 // Told is a delivered message as the agent reads it: who spoke, in which
-// round, and what.
+// round, and what. A loop's account is told as it is, as if pasted.
 func (m Message) Told() string {
+	if m.Kind == MessageLoop {
+		return m.Text
+	}
 	return fmt.Sprintf("laserbrain supervisor (round %d, %s): %s", m.Round, m.Kind, m.Text)
 }

@@ -6,12 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/laserkit/laserkit/internal/fsx"
+	"github.com/laserkit/laserkit/internal/text"
 )
 
 // The journal witnesses a person's records. An authorization is honoured
@@ -49,9 +47,12 @@ type Witness struct {
 	Terms map[string]string `json:"terms,omitempty"`
 	// Revoked are the ids of journaled revocations.
 	Revoked []string `json:"revoked,omitempty"`
-	// Problem: the chain does not hold, so it witnesses no authorization
+	// Problem: the chain does not hold, or no longer holds what this
+	// machine verified, so it witnesses no authorization and no release
 	// (its halts still hold).
 	Problem *JournalProblem `json:"problem,omitempty"`
+	// VerifiedAt is when this machine last verified it (Machine).
+	VerifiedAt time.Time `json:"verified_at,omitempty"`
 }
 
 // AuthorizationTerms is what the journal fixes of an authorization: all but
@@ -137,6 +138,21 @@ func (w *Witness) Standing(a Authorization) (honoured bool, why string) {
 	return true, ""
 }
 
+// AcceptJournalCommand is what a person runs to go on from a fleet's
+// journal as it stands, once laserbrain supervise verify showed what it
+// lost or what broke it.
+const AcceptJournalCommand = "laserbrain supervise accept-journal --reason WHY"
+
+// MachineDamagedFix is what a person runs when machine.json cannot be read.
+const MachineDamagedFix = "laserbrain supervise verify, then " + AcceptJournalCommand
+
+// JournalDoesNotHold says why a halt holds whatever the store says: the
+// fleet's journal does not hold (p), so no release in it is honoured, and
+// what a person does.
+func JournalDoesNotHold(p *JournalProblem) string {
+	return "the fleet's journal does not hold (" + p.Error() + "), so no release or authorization in it is honoured: a person runs laserbrain supervise verify, then " + AcceptJournalCommand
+}
+
 // HaltOn is the journaled halt in force on agent (or on run, an agent run's
 // id), if any.
 func (w *Witness) HaltOn(agent, run string) (Halt, bool) {
@@ -152,13 +168,24 @@ func (w *Witness) HaltOn(agent, run string) (Halt, bool) {
 }
 
 // ReadWitness is what fleet's journal witnesses, read on from known (what
-// was read before, when it still chains to the journal) or from the start.
+// this machine verified before: Machine) or from the start.
+//
+// Nothing past a break in the chain is applied: a release or an
+// authorization after it is not honoured, and Problem says why. A journal
+// that no longer holds what known verified — deleted, emptied, cut short,
+// or rewritten, whatever its head and round counter say now — releases
+// nothing either: the witness returned is known itself, its halts holding,
+// with Problem naming the loss.
 func ReadWitness(ctx context.Context, j Journal, fleet string, known *Witness) (Witness, error) {
 	head, err := j.JournalHead(ctx, fleet)
 	if err != nil {
 		return Witness{}, err
 	}
-	if k := known; k != nil && k.Fleet == fleet && k.Problem == nil && k.Records > 0 && k.Records <= head.Records {
+	k := known
+	if k != nil && (k.Fleet != fleet || k.Records == 0 || k.Problem != nil) {
+		k = nil
+	}
+	if k != nil && k.Records <= head.Records {
 		if k.Records == head.Records && k.Hash == head.Hash {
 			return *k, nil
 		}
@@ -166,17 +193,68 @@ func ReadWitness(ctx context.Context, j Journal, fleet string, known *Witness) (
 			return w, err
 		}
 	}
-	w := Witness{Fleet: fleet}
 	c, err := CheckJournal(ctx, j, fleet)
 	if err != nil {
 		return Witness{}, err
 	}
-	for _, r := range c.Records {
+	good := c.Records
+	if p := c.Problem; p != nil && p.Index-1 < len(good) {
+		good = good[:max(p.Index-1, 0)]
+	}
+	if k != nil && !holdsRecord(good, k.Records, k.Hash) {
+		lost := k.clone()
+		lost.Problem = c.Problem
+		if lost.Problem == nil || !holdsRecord(c.Records, k.Records, k.Hash) {
+			lost.Problem = lossProblem(*k, good)
+		}
+		return lost, nil
+	}
+	w := Witness{Fleet: fleet}
+	for _, r := range good {
 		w.apply(r)
 	}
 	w.Problem = c.Problem
 	w.Records, w.Hash = head.Records, head.Hash
 	return w, nil
+}
+
+// holdsRecord reports whether recs, read from the start, hold record seq
+// with hash.
+func holdsRecord(recs []JournalRecord, seq int64, hash string) bool {
+	return seq >= 1 && seq <= int64(len(recs)) && recs[seq-1].Seq == seq && recs[seq-1].Hash == hash
+}
+
+// lossProblem says what became of the records k verified: good are the
+// journal's records that still chain from its start.
+func lossProblem(k Witness, good []JournalRecord) *JournalProblem {
+	n := int64(len(good))
+	when := ""
+	if !k.VerifiedAt.IsZero() {
+		when = " at " + k.VerifiedAt.UTC().Format(time.RFC3339)
+	}
+	saw := fmt.Sprintf("this machine verified %s (head %s)%s", text.Plural(k.Records, "record"), text.Clip(k.Hash, 12), when)
+	if n < k.Records {
+		what := missing(n+1, k.Records) + " missing"
+		if n == 0 {
+			what = "the journal is missing or empty"
+		}
+		return &JournalProblem{Index: int(n) + 1, Seq: n + 1, Kind: TamperDeleted, Detail: what + ": " + saw}
+	}
+	return &JournalProblem{Index: int(k.Records), Seq: k.Records, Kind: TamperEdited, Detail: fmt.Sprintf(
+		"it is not the record %s there: the journal was rewritten up to it", saw)}
+}
+
+// clone is a copy of w that shares nothing with it.
+func (w Witness) clone() Witness {
+	c := w
+	c.Halts, c.Released, c.Revoked = slices.Clone(w.Halts), slices.Clone(w.Released), slices.Clone(w.Revoked)
+	if w.Terms != nil {
+		c.Terms = make(map[string]string, len(w.Terms))
+		for id, t := range w.Terms {
+			c.Terms[id] = t
+		}
+	}
+	return c
 }
 
 // readOn chains the records after k onto it, up to head; ok is false when
@@ -192,12 +270,7 @@ func readOn(ctx context.Context, j Journal, k Witness, head JournalHead) (Witnes
 	if got, err := JournalHash(recs[0].Prev, recs[0].Raw); err != nil || got != k.Hash {
 		return Witness{}, false, nil
 	}
-	w := k
-	w.Halts, w.Released, w.Revoked = slices.Clone(k.Halts), slices.Clone(k.Released), slices.Clone(k.Revoked)
-	w.Terms = map[string]string{}
-	for id, t := range k.Terms {
-		w.Terms[id] = t
-	}
+	w := k.clone()
 	prev, seq := k.Hash, k.Records
 	for _, r := range recs[1:] {
 		if r.Seq > head.Records {
@@ -215,113 +288,6 @@ func readOn(ctx context.Context, j Journal, k Witness, head JournalHead) (Witnes
 	}
 	w.Records, w.Hash = seq, prev
 	return w, true, nil
-}
-
-// Machine is what this machine last knew of the fleets' halts and their
-// journals' witness: kept beside the local fleet store (MachinePath), so
-// that the gate enforces a halt while the store's database is out of reach
-// and reads a journal only from where it last stopped. Every hook that
-// reads the halts keeps it up to date; it is a cache of the store, never
-// a source of permissions.
-type Machine struct {
-	// Witness is each fleet's, as last read.
-	Witness map[string]*Witness `json:"witness,omitempty"`
-	// InForce are the halts in force as last read from the store, each
-	// with when.
-	InForce []KnownHalt `json:"in_force,omitempty"`
-
-	loaded []byte // as read: Save writes only a change
-}
-
-// KnownHalt is a halt in force as read at At.
-type KnownHalt struct {
-	Halt
-	ReadAt time.Time `json:"read_at"`
-}
-
-// MachinePath is where Machine is kept: beside the local fleet store.
-func MachinePath() (string, error) {
-	dir, err := DefaultDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "machine.json"), nil
-}
-
-// ReadMachine reads what this machine knows; nothing (not an error) when
-// it knows nothing yet or the file cannot be read.
-func ReadMachine() *Machine {
-	m := &Machine{}
-	p, err := MachinePath()
-	if err != nil {
-		return m
-	}
-	data, err := os.ReadFile(p)
-	if err == nil && json.Unmarshal(data, m) == nil {
-		m.loaded = data
-	}
-	return m
-}
-
-// For is the halt in force this machine knows of on the agent of run (by
-// its run id, or its name), if any.
-func (m *Machine) For(agent, run string) (KnownHalt, bool) {
-	for _, k := range m.InForce {
-		if (agent != "" && k.Agent == agent) || (run != "" && k.Run == run) {
-			return k, true
-		}
-	}
-	return KnownHalt{}, false
-}
-
-// Note records what was read of one agent: its halt in force (ok) or
-// none, and its fleet's witness.
-func (m *Machine) Note(fleet, agent, run string, h Halt, ok bool, w *Witness, at time.Time) {
-	m.InForce = slices.DeleteFunc(m.InForce, func(k KnownHalt) bool {
-		return k.Fleet == fleet && (k.Agent == agent || (run != "" && k.Run == run))
-	})
-	if ok {
-		m.InForce = append(m.InForce, KnownHalt{Halt: h, ReadAt: at.UTC()})
-	}
-	if w != nil {
-		if m.Witness == nil {
-			m.Witness = map[string]*Witness{}
-		}
-		m.Witness[fleet] = w
-	}
-}
-
-// Save writes what this machine knows, best effort under a short lock (a
-// hook must not wait on it); a failure is returned for a log, nothing
-// depends on it.
-func (m *Machine) Save() error {
-	p, err := MachinePath()
-	if err != nil {
-		return err
-	}
-	data, err := json.Marshal(m)
-	if err != nil || string(data) == string(m.loaded) {
-		return err
-	}
-	lk, err := fsx.LockFile(p+".lock", 200*time.Millisecond)
-	if err != nil {
-		return err
-	}
-	defer lk.Unlock()
-	if err := fsx.WriteFile(p, data, 0o644); err != nil {
-		return err
-	}
-	m.loaded = data
-	return nil
-}
-
-// NoteMachineHalt adds a halt just put to what this machine knows, so that
-// it holds here from now on even if the store goes out of reach before a
-// hook reads it.
-func NoteMachineHalt(h Halt, at time.Time) error {
-	m := ReadMachine()
-	m.Note(h.Fleet, h.Agent, h.Run, h, true, nil, at)
-	return m.Save()
 }
 
 // Unwitnessed names the fleet's records that changed outside a person's

@@ -49,7 +49,7 @@ func (h *Handler) policy(e client.Payload) (operator.Policy, error) {
 	if !h.polRead {
 		dir := e.Cwd
 		if dir == "" {
-			dir, _ = os.Getwd()
+			dir = h.Tracker.WorkDir()
 		}
 		pol, err := agentrun.LoadPolicy(dir, h.ValidatePolicy)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -268,9 +269,28 @@ func Run(ctx context.Context, ev client.EventName, c client.Name, format string,
 		// Confined: laserbrain run's broker answers, outside the tree.
 		return relay(ctx, sock, ev, c, format, stdin, stdout, stderr)
 	}
+	return Serve(ctx, ev, c, format, b, Env{}, stdin, stdout, stderr)
+}
+
+// Env is the caller a hook answers for, when that is not this process.
+type Env struct {
+	// Getenv reads its environment (nil: this process's).
+	Getenv func(string) string
+	// Dir is its working directory ("": this process's).
+	Dir string
+	// InSupervisor: this is the laserbrain run process supervising the
+	// caller (agentrun.Tracker.InSupervisor).
+	InSupervisor bool
+}
+
+// Serve answers one event here, as Run does outside a confined run, for a
+// caller (the zero Env: this process): the
+// supervisor's broker answers its agent's hooks with it in its own
+// process.
+func Serve(ctx context.Context, ev client.EventName, c client.Name, format string, b Binary, caller Env, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
-	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
+	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores, Getenv: caller.Getenv, Dir: caller.Dir, InSupervisor: caller.InSupervisor}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
 	defer closeSoon(h.Tracker)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
@@ -442,4 +462,28 @@ func delegate(ctx context.Context, ev client.EventName, c client.Name, format st
 		return ee.ExitCode()
 	}
 	return fail(fmt.Sprintf("handing the event to %s: %v", lb, err))
+}
+
+// ParseOKStatus reads --ok-status's value: a status from 1 to 125 (0 for
+// none given).
+func ParseOKStatus(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 125 {
+		return 0, fmt.Errorf("%s must be a status from 1 to 125, not %q", client.OKStatusFlag, v)
+	}
+	return n, nil
+}
+
+// Answered is a pre-tool-use hook's exit status as the installed command
+// asked for it: okStatus where the answer is 0 (the command takes only
+// that for an answer, so that a program put in the gate's place is a
+// denial), code as it is otherwise.
+func Answered(code, okStatus int) int {
+	if code == 0 && okStatus != 0 {
+		return okStatus
+	}
+	return code
 }

@@ -2,10 +2,12 @@ package hook
 
 import (
 	"context"
+	"errors"
 
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/shell"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // halted denies a call by an agent the supervisor halted, with the halt's
@@ -17,7 +19,13 @@ import (
 // hold; a binary that cannot read the store hands the event on.
 func (h *Handler) halted(ctx context.Context, e client.Payload) (client.Reply, bool, error) {
 	c := h.caller(e)
-	halt, ok, stale, err := h.Tracker.Halted(ctx, c)
+	halt, ok, note, err := h.Tracker.Halted(ctx, c)
+	var damaged *fleet.MachineDamagedError
+	if errors.As(err, &damaged) {
+		// What this machine verified is unreadable: nothing is known to
+		// be released.
+		return deny("laserbrain: refused: " + damaged.Error() + ". Nothing runs until a person acts (" + fleet.MachineDamagedFix + ")."), true, nil
+	}
 	if err != nil {
 		return client.Reply{}, true, err
 	}
@@ -25,8 +33,8 @@ func (h *Handler) halted(ctx context.Context, e client.Payload) (client.Reply, b
 		return client.Reply{}, false, nil
 	}
 	msg := halt.Message()
-	if stale != "" {
-		msg += " (the store is out of reach: this is the halt as this machine last read it, at " + stale + ")"
+	if note != "" {
+		msg += " (" + note + ")"
 	}
 	run, found, _ := h.Tracker.Find(ctx, c)
 	d := operator.Decide(shell.Analysis{}, c.Presence, operator.RunState{Halted: true, HaltReason: "laserbrain: refused: " + msg, PresenceWhy: c.PresenceWhy}, operator.Policy{})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 
 	"github.com/laserkit/laserkit/supercode/client"
 )
@@ -135,8 +134,9 @@ func below(o Options) []string {
 // (or, with remove, takes ours out). Nothing is set where the file, or a
 // layer it would override (lower), names a sandbox choice of the person's
 // own: laserbrain never replaces it, stricter or not. Ours, recognised by
-// our marker, is set again as it should be on a reinstall.
-func mergeClaudeSandbox(root *node, lower []string, remove bool, path string) error {
+// our marker, is set again as it should be on a reinstall. Where the
+// sandbox cannot start (unavailable) none is added; ours, if there, stays.
+func mergeClaudeSandbox(root *node, lower []string, remove, unavailable bool, path string) error {
 	sb := root.get("sandbox")
 	if sb != nil && sb.kind != '{' {
 		return fmt.Errorf("%s: sandbox is not an object; fix it by hand (nothing was changed)", path)
@@ -158,6 +158,9 @@ func mergeClaudeSandbox(root *node, lower []string, remove bool, path string) er
 		return nil
 	}
 	if !ours {
+		if unavailable {
+			return nil
+		}
 		if sb != nil && (sb.get("enabled") != nil || sb.get("allowUnsandboxedCommands") != nil) {
 			return nil // the person's own, in this file
 		}
@@ -178,23 +181,6 @@ func mergeClaudeSandbox(root *node, lower []string, remove bool, path string) er
 	}
 	sb.set(claudeSandboxMark, &node{kind: 's', scalar: claudeSandboxNote})
 	return nil
-}
-
-// ClaudeSandboxMissing names what Claude Code's sandbox needs on Linux and
-// lookPath does not find (bubblewrap's bwrap and socat): without them
-// Claude Code warns and runs Bash unsandboxed. nil lookPath is
-// exec.LookPath.
-func ClaudeSandboxMissing(lookPath func(string) (string, error)) []string {
-	if lookPath == nil {
-		lookPath = exec.LookPath
-	}
-	var out []string
-	for _, p := range []string{"bwrap", "socat"} {
-		if _, err := lookPath(p); err != nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // claudeRunSandboxOff is the settings layer's sandbox for a claude that

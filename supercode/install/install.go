@@ -49,6 +49,11 @@ type Options struct {
 	// Code's sandbox, which install turns on for its Bash, denies writes to
 	// the same paths (it reads the Edit deny rules).
 	Protect []string
+	// NoClaudeSandbox says why Claude Code's sandbox cannot start here
+	// (SandboxHere.Why; "" when it can): install then turns it on nowhere
+	// — Claude Code would warn and run Bash unsandboxed — and leaves one
+	// already there as it is.
+	NoClaudeSandbox string
 }
 
 func (o Options) getenv(k string) string {
@@ -128,7 +133,7 @@ func Claude(o Options) ([]Change, error) {
 		if err := mergeDeny(root, ClaudeDenyFor(o), o.Remove, settingsPath); err != nil {
 			return err
 		}
-		if err := mergeClaudeSandbox(root, below(o), o.Remove, settingsPath); err != nil {
+		if err := mergeClaudeSandbox(root, below(o), o.Remove, o.NoClaudeSandbox != "", settingsPath); err != nil {
 			return err
 		}
 		if o.Scope == Project {

@@ -55,8 +55,9 @@ func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
 	o := Options{Scope: Project, Dir: dir, Home: t.TempDir(), Self: self}
 	apply(t, o)
 	first, _ := os.ReadFile(settings)
-	for _, want := range []string{`"n": 1.50`, `"big": 12345678901234567890`, `"text": "<b>é</b>"`, `"command": "my-own-hook"`,
-		`exec '/opt/laser kit/bin/laserbrain' hook pre-tool-use;`, `"timeout": 30`, `"enabledMcpjsonServers": [`} {
+	// The user's file is on one line: it stays so, ours added in its style.
+	for _, want := range []string{`"n":1.50`, `"big":12345678901234567890`, `"text":"<b>é</b>"`, `"command":"my-own-hook"`,
+		`"'/opt/laser kit/bin/laserbrain' hook pre-tool-use --format json --ok-status 86; [ $? = 86 ] || exit 2"`, `"timeout":30`, `"enabledMcpjsonServers":[`} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Errorf("installed settings lack %s:\n%s", want, first)
 		}
@@ -113,6 +114,52 @@ func TestProjectInstallPreservesAndIsIdempotent(t *testing.T) {
 	bb, _ := json.Marshal(back)
 	if string(wb) != string(bb) {
 		t.Fatalf("after uninstall:\n%s\nwant the user's:\n%s", bb, wb)
+	}
+	if got, _ := os.ReadFile(settings); string(got) != user {
+		t.Fatalf("after uninstall the bytes differ:\n%s\nwant the user's:\n%s", got, user)
+	}
+}
+
+// Uninstall gives a settings file back byte for byte, whatever its layout
+// — indented by four spaces or tabs, on one line, with CRLF line ends,
+// with objects install adds to (permissions, hooks, sandbox) and without,
+// empty, without a final newline — and install keeps every byte of the
+// user's own text, adding ours in the file's style.
+func TestUninstallGivesTheBytesBack(t *testing.T) {
+	files := map[string]string{
+		"four spaces":  "{\n    \"model\": \"opus\",\n    \"permissions\": {\"allow\": [\"Bash(ls *)\"]},\n    \"env\": { \"A\": \"1\" }\n}\n",
+		"tabs":         "{\n\t\"hooks\": {\n\t\t\"PreToolUse\": [\n\t\t\t{\"matcher\": \"Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine\"}]}\n\t\t]\n\t},\n\t\"sandbox\": {\"network\": {}}\n}\n",
+		"one line":     `{"model":"opus","permissions":{"deny":["Read(./.env)"]},"n":1.50,"s":"\u00e9"}`,
+		"crlf":         "{\r\n  \"model\": \"opus\"\r\n}\r\n",
+		"empty inside": "{\n  \"env\": { },\n  \"x\": []\n}\n",
+		"nested deep":  "{\n  \"a\": {\n    \"b\": [\n      1,\n      2\n    ]\n  },\n  \"permissions\": {\n    \"allow\": [],\n    \"deny\": [\n      \"Read(./.env)\"\n    ]\n  }\n}",
+	}
+	for name, text := range files {
+		t.Run(name, func(t *testing.T) {
+			dir, home := t.TempDir(), t.TempDir()
+			settings := filepath.Join(dir, ".claude", "settings.json")
+			if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(settings, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Scope: Project, Dir: dir, Home: home, Self: self, Protect: []string{"/opt/laser kit/bin", filepath.Join(home, ".laserbrain")}}
+			apply(t, o)
+			installed, _ := os.ReadFile(settings)
+			v := decode(t, settings)
+			if v["hooks"] == nil || v["sandbox"] == nil {
+				t.Fatalf("install wrote no hooks or sandbox:\n%s", installed)
+			}
+			if !strings.Contains(text, "\n") && strings.Contains(string(installed), "\n") {
+				t.Errorf("a file on one line was spread over lines:\n%s", installed)
+			}
+			o.Remove = true
+			apply(t, o)
+			if got, _ := os.ReadFile(settings); string(got) != text {
+				t.Errorf("after install and uninstall:\n%q\nwant the file as it was:\n%q\ninstalled:\n%s", got, text, installed)
+			}
+		})
 	}
 }
 
@@ -177,8 +224,9 @@ func TestBadSettingsRefused(t *testing.T) {
 	}
 }
 
-// With laserbrain-gate installed beside laserbrain, the pre-tool-use hook is
-// the gate (it starts in ~2 ms instead of ~8); a second install changes
+// With laserbrain-gate installed beside laserbrain, the hooks of every tool
+// call (pre-tool-use, post-tool-use) are the gate, which starts faster; a
+// second install changes
 // nothing, and uninstall takes it out like the others.
 func TestPreToolUseUsesTheGateBeside(t *testing.T) {
 	bin := t.TempDir()
@@ -199,7 +247,7 @@ func TestPreToolUseUsesTheGateBeside(t *testing.T) {
 		t.Fatalf("PreToolUse command %q runs %+v, want the gate %q, guarded", pre, p, gate)
 	}
 	post := hooks["PostToolUse"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"].(string)
-	if p, ok := client.ParseCommand(post, lb); !ok || p.Program != lb || p.Event != client.PostToolUse {
+	if p, ok := client.ParseCommand(post, lb); !ok || p.Program != gate || p.Event != client.PostToolUse {
 		t.Fatalf("PostToolUse command %q runs %+v", post, p)
 	}
 	before, _ := os.ReadFile(settings)

@@ -13,75 +13,160 @@ import (
 
 // node is a JSON value that keeps its object keys in their order and its
 // numbers as written, so a settings file is rewritten with every key the
-// user had, where they had it.
+// user had, where they had it. A node read from a file also keeps its
+// text's layout (src): written back, every part of the file install did not
+// change is the same bytes, and what install adds follows the file's own
+// indentation — so taking ours out again gives back the file as it was,
+// formatting and all.
 type node struct {
 	kind    byte // '{', '[', or 's' (any scalar: string, number, bool, null)
 	members []member
 	items   []*node
 	scalar  any // string, json.Number, bool or nil
+	src     *layout
+}
+
+// layout is a parsed node's text around its parts.
+type layout struct {
+	raw     string // a scalar: its literal as written
+	pre     string // an array item: the text before it in its array (a comma, white space)
+	tail    string // a container: the text between its last part (or its opening) and its closing
+	parts   int    // a container: how many members or items it had
+	newline bool   // a container: its text spans lines
+	lead    string // the document's root: the text before it, and after it
+	trail   string
 }
 
 type member struct {
 	key string
 	val *node
+	// As parsed ("" for a member added here): the text before the key
+	// (a comma, white space), the key as written, and the text between
+	// the key and the value.
+	pre, rawKey, mid string
 }
 
 func parseJSON(data []byte) (*node, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	n, err := parseNode(dec)
+	p := &parser{dec: dec, src: data}
+	n, err := p.value()
 	if err != nil {
 		return nil, err
 	}
+	end := p.last
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("text after the JSON value")
 	}
+	n.src.lead = string(data[:p.rootStart])
+	n.src.trail = string(data[end:])
 	return n, nil
 }
 
-func parseNode(dec *json.Decoder) (*node, error) {
-	tok, err := dec.Token()
+// parser reads a document token by token, taking the text between tokens
+// from the source by the decoder's offsets (last: where the last token
+// read ended; the decoder's own offset may be past white space it peeked).
+type parser struct {
+	dec       *json.Decoder
+	src       []byte
+	last      int
+	rootStart int
+	depth     int
+}
+
+func (p *parser) token() (json.Token, error) {
+	t, err := p.dec.Token()
+	p.last = int(p.dec.InputOffset())
+	return t, err
+}
+
+// start is where the next token begins after from: past white space, and a
+// ':' or ',' between tokens.
+func (p *parser) start(from int) int {
+	i := from
+	for i < len(p.src) && strings.IndexByte(" \t\r\n,:", p.src[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+func (p *parser) value() (*node, error) {
+	from := p.last
+	tok, err := p.token()
 	if err != nil {
 		return nil, err
 	}
+	begin := p.start(from)
+	if p.depth == 0 {
+		p.rootStart = begin
+	}
 	switch t := tok.(type) {
 	case json.Delim:
+		p.depth++
+		defer func() { p.depth-- }()
 		switch t {
 		case '{':
-			n := &node{kind: '{'}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key %v is not a string", kt)
-				}
-				v, err := parseNode(dec)
-				if err != nil {
-					return nil, err
-				}
-				n.members = append(n.members, member{k, v})
-			}
-			_, err := dec.Token()
-			return n, err
+			return p.object(begin)
 		case '[':
-			n := &node{kind: '['}
-			for dec.More() {
-				v, err := parseNode(dec)
-				if err != nil {
-					return nil, err
-				}
-				n.items = append(n.items, v)
-			}
-			_, err := dec.Token()
-			return n, err
+			return p.array(begin)
 		}
 		return nil, fmt.Errorf("unexpected %v", t)
 	default:
-		return &node{kind: 's', scalar: t}, nil
+		return &node{kind: 's', scalar: t, src: &layout{raw: string(p.src[begin:p.last])}}, nil
 	}
+}
+
+func (p *parser) object(begin int) (*node, error) {
+	n := &node{kind: '{', src: &layout{}}
+	for {
+		from := p.last
+		if !p.dec.More() {
+			return p.close(n, begin, from)
+		}
+		kt, err := p.token()
+		if err != nil {
+			return nil, err
+		}
+		k, ok := kt.(string)
+		if !ok {
+			return nil, fmt.Errorf("object key %v is not a string", kt)
+		}
+		keyStart, keyEnd := p.start(from), p.last
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		n.members = append(n.members, member{key: k, val: v, pre: string(p.src[from:keyStart]),
+			rawKey: string(p.src[keyStart:keyEnd]), mid: string(p.src[keyEnd:p.start(keyEnd)])})
+	}
+}
+
+func (p *parser) array(begin int) (*node, error) {
+	n := &node{kind: '[', src: &layout{}}
+	for {
+		from := p.last
+		if !p.dec.More() {
+			return p.close(n, begin, from)
+		}
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		v.src.pre = string(p.src[from:p.start(from)])
+		n.items = append(n.items, v)
+	}
+}
+
+// close reads the closing bracket and keeps the text before it (from the
+// end of the last part).
+func (p *parser) close(n *node, begin, from int) (*node, error) {
+	if _, err := p.token(); err != nil {
+		return nil, err
+	}
+	n.src.tail = string(p.src[from : p.last-1])
+	n.src.parts = len(n.members) + len(n.items)
+	n.src.newline = bytes.IndexByte(p.src[begin:p.last], '\n') >= 0
+	return n, nil
 }
 
 // fromValue turns a Go value (maps with string keys, slices, strings,
@@ -94,7 +179,7 @@ func fromValue(v any) *node {
 	case orderedMap:
 		n := &node{kind: '{'}
 		for _, kv := range x {
-			n.members = append(n.members, member{kv.key, fromValue(kv.val)})
+			n.members = append(n.members, member{key: kv.key, val: fromValue(kv.val)})
 		}
 		return n
 	case []any:
@@ -140,7 +225,7 @@ func (n *node) set(key string, v *node) {
 			return
 		}
 	}
-	n.members = append(n.members, member{key, v})
+	n.members = append(n.members, member{key: key, val: v})
 }
 
 func (n *node) del(key string) bool {
@@ -176,17 +261,187 @@ func (n *node) str() (string, bool) {
 	return s, ok
 }
 
-// render writes n as JSON.stringify(v, null, 2) does: two-space indent,
-// "key": value, empty containers as {} and [], strings escaped only where
-// JSON requires (non-ASCII and <, >, & left as they are).
+// render writes n back. A node read from a file is written with the
+// file's own layout: every part install kept is the text it was, and
+// what install added follows the file's indentation (or its one-line
+// style). A new file is written as JSON.stringify(v, null, 2) does:
+// two-space indent, "key": value, empty containers as {} and [], strings
+// escaped only where JSON requires (non-ASCII and <, >, & left as they
+// are).
 func render(n *node) []byte {
 	var b bytes.Buffer
-	write(&b, n, 0)
-	b.WriteByte('\n')
+	if n.src == nil {
+		write(&b, n, "", "  ", false)
+		b.WriteByte('\n')
+		return b.Bytes()
+	}
+	b.WriteString(n.src.lead)
+	unit := childIndent(n, "", "  ")
+	if unit == "" {
+		unit = "  "
+	}
+	emit(&b, n, "", unit, hadParts(n) && !n.src.newline)
+	b.WriteString(n.src.trail)
 	return b.Bytes()
 }
 
-func write(b *bytes.Buffer, n *node, depth int) {
+// emit writes n, which starts on a line indented by own: a node read from
+// the file keeps its text, its new parts laid out like its old ones.
+func emit(b *bytes.Buffer, n *node, own, unit string, compact bool) {
+	switch {
+	case n.src == nil:
+		write(b, n, own, unit, compact)
+		return
+	case n.kind == 's':
+		b.WriteString(n.src.raw)
+		return
+	}
+	if hadParts(n) {
+		compact = !n.src.newline // an empty one says nothing of the file's style
+	}
+	child := childIndent(n, own, unit)
+	open, closing := byte('{'), byte('}')
+	if n.kind == '[' {
+		open, closing = '[', ']'
+	}
+	b.WriteByte(open)
+	count, parsed := 0, 0
+	part := func(pre string, old bool) {
+		if old {
+			parsed++
+			b.WriteString(commaFixed(pre, count == 0))
+		} else {
+			b.WriteString(commaFixed(newSeparator(n, child, compact), count == 0))
+		}
+		count++
+	}
+	if n.kind == '{' {
+		for _, m := range n.members {
+			part(m.pre, m.rawKey != "")
+			if m.rawKey != "" {
+				b.WriteString(m.rawKey + m.mid)
+			} else {
+				grammar.WriteJSONString(b, m.key, false)
+				b.WriteString(newMid(n, compact))
+			}
+			emit(b, m.val, child, unit, compact)
+		}
+	} else {
+		for _, e := range n.items {
+			part(itemPre(e), e.src != nil)
+			emit(b, e, child, unit, compact)
+		}
+	}
+	switch {
+	case count == 0 && len(n.src.tail) > 0 && !hadParts(n):
+		b.WriteString(n.src.tail) // empty as it was: "{ }" stays
+	case count > 0 && hadParts(n):
+		b.WriteString(n.src.tail)
+	case count > 0 && !compact:
+		b.WriteString("\n" + own)
+	}
+	b.WriteByte(closing)
+}
+
+// hadParts reports whether a parsed container had members or items: its
+// tail is then the text after the last of them, not its inside.
+func hadParts(n *node) bool { return n.src.parts > 0 }
+
+func itemPre(e *node) string {
+	if e.src == nil {
+		return ""
+	}
+	return e.src.pre
+}
+
+// commaFixed is a part's separator as the first part (no comma) or a later
+// one (a comma first).
+func commaFixed(pre string, first bool) string {
+	i := strings.IndexByte(pre, ',')
+	switch {
+	case first && i >= 0:
+		return pre[:i] + pre[i+1:]
+	case !first && i < 0:
+		return "," + pre
+	}
+	return pre
+}
+
+// newSeparator is the separator of a part install adds to n: a later
+// part's separator as the file has it, else the first part's after a comma,
+// else a line of its own (or nothing, on one line).
+func newSeparator(n *node, child string, compact bool) string {
+	var pres []string
+	if n.kind == '{' {
+		for _, m := range n.members {
+			if m.rawKey != "" {
+				pres = append(pres, m.pre)
+			}
+		}
+	} else {
+		for _, e := range n.items {
+			if e.src != nil {
+				pres = append(pres, e.src.pre)
+			}
+		}
+	}
+	for i := len(pres) - 1; i >= 0; i-- {
+		if strings.IndexByte(pres[i], ',') >= 0 {
+			return pres[i]
+		}
+	}
+	if len(pres) > 0 {
+		return "," + pres[0]
+	}
+	if compact {
+		return ","
+	}
+	return ",\n" + child
+}
+
+// newMid is what goes between a new key and its value: as the object's own
+// keys have it.
+func newMid(n *node, compact bool) string {
+	for _, m := range n.members {
+		if m.rawKey != "" {
+			return m.mid
+		}
+	}
+	if compact {
+		return ":"
+	}
+	return ": "
+}
+
+// childIndent is the indentation of n's parts: as its first part on a line
+// of its own has it, else one unit deeper than own.
+func childIndent(n *node, own, unit string) string {
+	pres := []string{}
+	if n.kind == '{' {
+		for _, m := range n.members {
+			pres = append(pres, m.pre)
+		}
+	} else {
+		for _, e := range n.items {
+			pres = append(pres, itemPre(e))
+		}
+	}
+	for _, pre := range pres {
+		if i := strings.LastIndexByte(pre, '\n'); i >= 0 {
+			return pre[i+1:]
+		}
+	}
+	return own + unit
+}
+
+// write writes a node made here, starting on a line indented by own, its
+// parts one unit deeper (or all on one line when compact).
+func write(b *bytes.Buffer, n *node, own, unit string, compact bool) {
+	sep := func() {
+		if !compact {
+			b.WriteString("\n" + own + unit)
+		}
+	}
 	switch n.kind {
 	case '{':
 		if len(n.members) == 0 {
@@ -198,12 +453,18 @@ func write(b *bytes.Buffer, n *node, depth int) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			indent(b, depth+1)
+			sep()
 			grammar.WriteJSONString(b, m.key, false)
-			b.WriteString(": ")
-			write(b, m.val, depth+1)
+			if compact {
+				b.WriteString(":")
+			} else {
+				b.WriteString(": ")
+			}
+			write(b, m.val, own+unit, unit, compact)
 		}
-		indent(b, depth)
+		if !compact {
+			b.WriteString("\n" + own)
+		}
 		b.WriteByte('}')
 	case '[':
 		if len(n.items) == 0 {
@@ -215,12 +476,18 @@ func write(b *bytes.Buffer, n *node, depth int) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			indent(b, depth+1)
-			write(b, e, depth+1)
+			sep()
+			write(b, e, own+unit, unit, compact)
 		}
-		indent(b, depth)
+		if !compact {
+			b.WriteString("\n" + own)
+		}
 		b.WriteByte(']')
 	default:
+		if n.src != nil {
+			b.WriteString(n.src.raw)
+			return
+		}
 		switch x := n.scalar.(type) {
 		case nil:
 			b.WriteString("null")
@@ -239,9 +506,4 @@ func write(b *bytes.Buffer, n *node, depth int) {
 			b.Write(raw)
 		}
 	}
-}
-
-func indent(b *bytes.Buffer, depth int) {
-	b.WriteByte('\n')
-	b.WriteString(strings.Repeat("  ", depth))
 }

@@ -45,7 +45,7 @@ func TestChangesThroughTheRealHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	env := map[string]string{agentrun.EnvRun: "run-c1", agentrun.EnvAgent: "c1"}
+	env := map[string]string{agentrun.EnvRun: "run-c1", agentrun.EnvAgent: "c1", agentrun.EnvFleet: "fleet-c"}
 	tr := &agentrun.Tracker{Getenv: func(k string) string { return env[k] },
 		Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return fl, nil }, Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 	if _, err := tr.Open(ctx, tr.Caller("", repo)); err != nil {

@@ -36,7 +36,7 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 	clock := time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC)
 	now := func() time.Time { clock = clock.Add(time.Second); return clock }
 	agent := func(name, ground string, steps int) {
-		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name}
+		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name, agentrun.EnvFleet: "fleet-1"}
 		sup := &agentrun.Tracker{Getenv: func(k string) string { return env[k] }, Now: now,
 			Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return fl, nil }, Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 		if _, err := sup.Open(ctx, sup.Caller("", repo)); err != nil {

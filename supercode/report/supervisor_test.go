@@ -80,7 +80,7 @@ func TestReportReadsAsTheSupervisor(t *testing.T) {
 	must(err)
 	defer runs.Close()
 	agent := func(name, ground string, checks int, tool, text string) {
-		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name}
+		env := map[string]string{agentrun.EnvRun: "run-" + name, agentrun.EnvAgent: name, agentrun.EnvFleet: os.Getenv("LASERBRAIN_FLEET")}
 		sup := &agentrun.Tracker{Getenv: func(k string) string { return env[k] },
 			Stores: agentrun.StoreFuncs{Fleet: func() (fleet.Store, error) { return fl, nil }, Runs: func() (laserbrain.Store, error) { return runs, nil }}.Open}
 		_, err := sup.Open(ctx, sup.Caller("", repo))

@@ -222,6 +222,12 @@ func (s *Supervisor) now() time.Time { return s.o.Now().UTC() }
 // checkpoint.go), or whole when it has none.
 func (s *Supervisor) resume(ctx context.Context) error {
 	st, problem, err := s.loadJournal(ctx)
+	if err == nil && problem == nil {
+		// The journal must still hold what this machine verified of it:
+		// one deleted or emptied with its head and counter starts no new
+		// chain over the loss.
+		problem, err = fleet.MachineProblem(ctx, s.o.Fleet, s.fleet)
+	}
 	if err != nil {
 		return err
 	}
@@ -339,12 +345,25 @@ func witnessed(ctx context.Context, st fleet.Store, fleetID string, whole bool, 
 			next = -1
 			return fmt.Errorf("checking the journal: %w", cerr)
 		}
+		if problem == nil {
+			problem, cerr = fleet.MachineProblem(ctx, st, fleetID)
+		}
+		if cerr != nil {
+			next = -1
+			return fmt.Errorf("checking the journal: %w", cerr)
+		}
 		if problem != nil {
 			next = -1
 			return &fleet.JournalBrokenError{Fleet: fleetID, Problem: problem, Location: fleet.JournalLocation(st, fleetID)}
 		}
 	}
-	return appendRec()
+	if err := appendRec(); err != nil {
+		return err
+	}
+	// What this machine verified moves on with it (best effort: the
+	// journal has the record).
+	_ = fleet.NoteJournal(ctx, st, fleetID, time.Now())
+	return nil
 }
 
 // Journal appends a person's record (an authorization, a revocation) to the
@@ -381,6 +400,9 @@ func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 			}
 		}()
 		problem, cerr := fleet.CheckJournalTail(ctx, s.o.Fleet, s.fleet)
+		if cerr == nil && problem == nil {
+			problem, cerr = fleet.MachineProblem(ctx, s.o.Fleet, s.fleet)
+		}
 		if cerr != nil {
 			return nil, fmt.Errorf("checking the journal: %w", cerr)
 		}
@@ -395,7 +417,11 @@ func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 		if r, err = s.runRound(ctx); err != nil {
 			return nil, err
 		}
-		return r, s.checkpoint(ctx)
+		if err := s.checkpoint(ctx); err != nil {
+			return r, err
+		}
+		_ = fleet.NoteJournal(ctx, s.o.Fleet, s.fleet, s.now())
+		return r, nil
 	}
 	if r, err = s.runRound(ctx); err != nil {
 		return nil, err
@@ -825,8 +851,10 @@ func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(
 		return err
 	}
 	// This machine's gate holds it from now on, even if the store goes
-	// out of reach before a hook reads it (best effort: the store has it).
+	// out of reach, or loses its records, before a hook reads it (best
+	// effort: the store has it).
 	_ = fleet.NoteMachineHalt(h, h.At)
+	_ = fleet.NoteJournal(ctx, st, h.Fleet, h.At)
 	_, err = st.Say(ctx, fleet.Message{ID: "halt:" + h.ID, Fleet: h.Fleet, Agent: h.Agent, Kind: fleet.MessageHalt, Round: h.Round, Text: h.Message(), At: h.At})
 	if err != nil {
 		return fmt.Errorf("telling %s: %w", h.Agent, err)

@@ -64,17 +64,38 @@ type guard struct {
 }
 
 func newGuard() (*guard, error) {
+	g := &guard{}
+	if err := g.renew(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// renew makes fresh secrets: a launch token for a new link, a new session
+// and its anti-forgery token. The session a spent link gave — a browser
+// that crashed, or a page left open elsewhere — no longer reads or acts.
+func (g *guard) renew() error {
 	launch, err := secret()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sess, err := secret()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m := hmac.New(sha256.New, []byte(sess))
 	m.Write([]byte("laserbrain ui: the page's anti-forgery token"))
-	return &guard{launch: launch, sess: sess, csrf: hex.EncodeToString(m.Sum(nil))}, nil
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.launch, g.sess, g.csrf = launch, sess, hex.EncodeToString(m.Sum(nil))
+	return nil
+}
+
+// secrets are the session and the page's token now (they change on renew).
+func (g *guard) secrets() (sess, csrf string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.sess, g.csrf
 }
 
 // bind fixes where the server listens: the cookie is named by the port (a
@@ -109,16 +130,17 @@ func (g *guard) bind(addr net.Addr) {
 // another host or origin, or without the page's token: 403.
 var errForbidden = errors.New("forbidden")
 
-// exchange spends the launch token: true when token is it and it was not
-// spent yet.
-func (g *guard) exchange(token string) bool {
+// exchange spends the launch token: the session's cookie when token is it
+// and it was not spent yet (taken with the token, so a link renewed
+// meanwhile gives no one the new session).
+func (g *guard) exchange(token string) (*http.Cookie, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.launch == "" || subtle.ConstantTimeCompare([]byte(token), []byte(g.launch)) != 1 {
-		return false
+		return nil, false
 	}
 	g.launch = ""
-	return true
+	return &http.Cookie{Name: g.cookie, Value: g.sess, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode}, true
 }
 
 // host checks the Host header: a page on another name (DNS rebinding)
@@ -135,9 +157,10 @@ func (g *guard) session(r *http.Request) error {
 	if err := g.host(r); err != nil {
 		return err
 	}
+	sess, _ := g.secrets()
 	c, err := r.Cookie(g.cookie)
-	if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), []byte(g.sess)) != 1 {
-		return fmt.Errorf("%w: no session: open the one-time link laserbrain ui printed", errForbidden)
+	if err != nil || subtle.ConstantTimeCompare([]byte(c.Value), []byte(sess)) != 1 {
+		return fmt.Errorf("%w: no session: open the one-time link laserbrain ui printed (press Enter where it runs for a new one)", errForbidden)
 	}
 	return nil
 }
@@ -155,15 +178,11 @@ func (g *guard) act(r *http.Request) error {
 	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" {
 		return fmt.Errorf("%w: a %s request", errForbidden, s)
 	}
-	if t := r.Header.Get(csrfHeader); subtle.ConstantTimeCompare([]byte(t), []byte(g.csrf)) != 1 {
+	_, csrf := g.secrets()
+	if t := r.Header.Get(csrfHeader); subtle.ConstantTimeCompare([]byte(t), []byte(csrf)) != 1 {
 		return fmt.Errorf("%w: the page's token is missing or wrong (%s)", errForbidden, csrfHeader)
 	}
 	return nil
-}
-
-// sessionCookie is the cookie the launch token is exchanged for.
-func (g *guard) sessionCookie() *http.Cookie {
-	return &http.Cookie{Name: g.cookie, Value: g.sess, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode}
 }
 
 // csrfHeader carries the page's token on every act.

@@ -264,7 +264,8 @@ type pageData struct {
 }
 
 func (s *Server) renderPage(secs map[string]string, version uint64) []byte {
-	pd := pageData{Title: "laserbrain ui", Fleet: s.o.FleetID, Repo: s.o.Repo, Token: s.g.csrf, Nonce: s.nonce, Version: version,
+	_, csrf := s.g.secrets()
+	pd := pageData{Title: "laserbrain ui", Fleet: s.o.FleetID, Repo: s.o.Repo, Token: csrf, Nonce: s.nonce, Version: version,
 		CSS: template.CSS(hr.Stylesheet() + pageCSS), JS: template.JS(pageJS), Sections: map[string]template.HTML{}}
 	for id, html := range secs {
 		pd.Sections[id] = template.HTML(html) // drawn by renderSections, escaped there

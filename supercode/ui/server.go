@@ -98,7 +98,27 @@ func (s *Server) Listen() (string, error) {
 	}
 	s.ln = ln
 	s.g.bind(ln.Addr())
-	return "http://" + ln.Addr().String() + "/?launch=" + s.g.launch, nil
+	return s.link(), nil
+}
+
+func (s *Server) link() string {
+	s.g.mu.Lock()
+	defer s.g.mu.Unlock()
+	return "http://" + s.ln.Addr().String() + "/?launch=" + s.g.launch
+}
+
+// NewLink issues a new one-time link (after Listen), for a person whose
+// browser spent the last one and lost its session (it crashed, or the
+// page was opened elsewhere): the session the old link gave ends, so one
+// browser at a time holds the view and its acts.
+func (s *Server) NewLink() (string, error) {
+	if s.ln == nil {
+		return "", errors.New("ui: NewLink before Listen")
+	}
+	if err := s.g.renew(); err != nil {
+		return "", err
+	}
+	return s.link(), nil
 }
 
 // Addr is the address listened on (after Listen).
@@ -232,11 +252,12 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t := r.URL.Query().Get("launch"); t != "" {
-		if !s.g.exchange(t) {
-			forbid(w, fmt.Errorf("%w: this link was used already, or is not this server's: start laserbrain ui again for a new one", errForbidden))
+		cookie, ok := s.g.exchange(t)
+		if !ok {
+			forbid(w, fmt.Errorf("%w: this link was used already, or is not this server's: press Enter where laserbrain ui runs (or send it SIGUSR1) for a new one", errForbidden))
 			return
 		}
-		http.SetCookie(w, s.g.sessionCookie())
+		http.SetCookie(w, cookie)
 		fmt.Fprintf(s.o.Log, "laserbrain ui: a browser opened the link; the link is spent\n")
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return

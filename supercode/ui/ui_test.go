@@ -179,7 +179,7 @@ func TestGuardRefuses(t *testing.T) {
 		t.Fatalf("another Host: %v %v", resp.Status, err)
 	}
 
-	token := w.srv.g.csrf
+	_, token := w.srv.g.secrets()
 	body := map[string]string{"agent": "claude:r1"}
 	for _, c := range []struct {
 		what          string
@@ -222,7 +222,7 @@ func TestActs(t *testing.T) {
 	w.must(w.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: now}))
 	w.must(w.st.CreateRun(ctx, fleet.Run{ID: "r9", Agent: "claude", Fleet: "another", Dir: w.repo, Created: now}))
 	w.must(w.st.PutHalt(ctx, fleet.Halt{ID: "h1", Fleet: w.fid, Agent: "claude:r1", Run: "r1", Reason: "shares a ground", By: "supervisor", At: now}))
-	token := w.srv.g.csrf
+	_, token := w.srv.g.secrets()
 
 	code, out := w.act("/act/release", map[string]string{"agent": "claude:r1", "reason": "they split the work"}, w.c, w.base, token)
 	if code != http.StatusOK || !strings.HasPrefix(out["message"], "released claude:r1") {

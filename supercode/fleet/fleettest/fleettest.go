@@ -1184,6 +1184,44 @@ func Witness(t *testing.T, open func(t *testing.T) fleet.Store, cut Cut) {
 		}
 	})
 
+	t.Run("a person starts a lost journal again", func(t *testing.T) {
+		s := open(t)
+		r, ok := s.(fleet.JournalRestarter)
+		if !ok {
+			t.Fatal("the store cannot start a journal again (fleet.JournalRestarter)")
+		}
+		appendN(t, s, "h", 5)
+		endRound(t, s, "h", 2)
+		appendN(t, s, "other", 2)
+		cut(t, s, "h", 0)
+		if c, _ := check(t, s, "h"); c.Problem == nil {
+			t.Fatal("the deleted journal checks clean: the test proves nothing")
+		}
+		rec, aside, err := r.RestartJournal(ctx, "h", fleet.JournalRecord{Kind: fleet.JournalAccept, Text: "accepted by ana"})
+		if err != nil || aside == "" || rec.Seq != 1 || rec.Prev != "" || rec.Fleet != "h" {
+			t.Fatalf("RestartJournal: %+v, %q, %v", rec, aside, err)
+		}
+		c, _ := check(t, s, "h")
+		if c.Problem != nil || len(c.Records) != 1 || c.Head != (fleet.JournalHead{Records: 1, Hash: rec.Hash}) ||
+			*c.Mark != (fleet.RoundMark{Round: 2, Records: 1, Hash: rec.Hash}) {
+			t.Fatalf("the new chain: %d records, head %+v, mark %+v, problem %v", len(c.Records), c.Head, c.Mark, c.Problem)
+		}
+		// It goes on as any journal, its rounds numbered after the last.
+		appendN(t, s, "h", 1)
+		if last, end, err := s.(fleet.Rounds).StartRound(ctx, "h"); err != nil || last != 2 {
+			t.Fatalf("the round after the restart starts after %d, %v; want 2", last, err)
+		} else if err := end(3); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := check(t, s, "h"); c.Problem != nil || len(c.Records) != 2 || c.Mark.Round != 3 || c.Mark.Records != 2 {
+			t.Fatalf("after a round on the new chain: %d records, mark %+v, %v", len(c.Records), c.Mark, c.Problem)
+		}
+		// Another fleet's journal is untouched.
+		if c, _ := check(t, s, "other"); c.Problem != nil || len(c.Records) != 2 {
+			t.Fatalf("another fleet's journal: %d records, %v", len(c.Records), c.Problem)
+		}
+	})
+
 	t.Run("rounds ran and no journal", func(t *testing.T) {
 		s := open(t)
 		endRound(t, s, "g", 3)

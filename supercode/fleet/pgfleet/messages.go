@@ -21,10 +21,8 @@ func (s *Store) Say(ctx context.Context, m fleet.Message) (bool, error) {
 	if m.ID == "" || m.Fleet == "" || m.Agent == "" || m.Text == "" {
 		return false, fmt.Errorf("a message needs an id, a fleet, an agent and a text")
 	}
-	switch m.Kind {
-	case fleet.MessageAdvice, fleet.MessageAnswer, fleet.MessageHalt, fleet.MessageRelease, fleet.MessageYield:
-	default:
-		return false, fmt.Errorf("message kind %q: want advice, answer, halt, release or yield", m.Kind)
+	if !fleet.ValidKind(m.Kind) {
+		return false, fmt.Errorf("message kind %q: want advice, answer, halt, release, yield or loop", m.Kind)
 	}
 	m.Delivered = nil
 	data, err := json.Marshal(m)

@@ -457,9 +457,9 @@ func (s *Store) RevokeAuthorization(ctx context.Context, id string, t time.Time)
 }
 
 // Version implements fleet.Versioner in one cheap query: the events' and
-// the voice's sequences (every event and message appended moves one), the
-// fleet's journal head, its halts in force, and its runs' row versions
-// (every update of a run writes a new one).
+// the messages' sequences (every event and message appended moves one),
+// the fleet's journal head, its halts in force, and its runs' row
+// versions (every update of a run writes a new one).
 func (s *Store) Version(ctx context.Context, fl string) (string, error) {
 	var v string
 	err := s.pool.QueryRow(ctx, `

@@ -396,3 +396,52 @@ WHERE coalesce(r.fleet, m.fleet) = $1`, fl).Scan(&m.Round, &m.Records, &m.Hash)
 func (s *Store) JournalLocation(fl string) string {
 	return fmt.Sprintf("table laserbrain.journal at %s, fleet %s", pgdsn.Mask(s.dsn), fl)
 }
+
+var _ fleet.JournalRestarter = (*Store)(nil)
+
+// RestartJournal implements fleet.JournalRestarter in one transaction
+// holding the fleet's rounds and journal locks: the fleet's journal rows,
+// head and mark move to a fleet name of their own ("<fleet>#set-aside-
+// <time>"), kept as evidence, and the new record, head and mark are
+// inserted; laserbrain.rounds keeps the last round.
+func (s *Store) RestartJournal(ctx context.Context, fl string, first fleet.JournalRecord) (fleet.JournalRecord, string, error) {
+	if fl == "" || first.Kind == "" {
+		return fleet.JournalRecord{}, "", errors.New("a journal record needs its fleet and kind")
+	}
+	first.Fleet, first.Seq = fl, 1
+	if first.At == "" {
+		first.At = fleet.JournalTime(time.Now())
+	}
+	rec, err := fleet.SealJournal(first, "")
+	if err != nil {
+		return fleet.JournalRecord{}, "", err
+	}
+	aside := fl + "#set-aside-" + time.Now().UTC().Format("20060102T150405.000000000")
+	err = s.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock($2)`, roundsKey(fl), journalKey(fl)); err != nil {
+			return err
+		}
+		var round int64
+		if err := tx.QueryRow(ctx, `SELECT greatest(coalesce((SELECT last FROM laserbrain.rounds WHERE fleet = $1), 0),
+	coalesce((SELECT round FROM laserbrain.journal_marks WHERE fleet = $1), 0))`, fl).Scan(&round); err != nil {
+			return err
+		}
+		for _, table := range []string{"journal", "journal_heads", "journal_marks"} {
+			if _, err := tx.Exec(ctx, `UPDATE laserbrain.`+table+` SET fleet = $2 WHERE fleet = $1`, fl, aside); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal (fleet, seq, raw) VALUES ($1, 1, $2)`, fl, string(rec.Raw)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal_heads (fleet, records, hash) VALUES ($1, 1, $2)`, fl, rec.Hash); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal_marks (fleet, round, records, hash) VALUES ($1, $2, 1, $3)`, fl, round, rec.Hash)
+		return err
+	})
+	if err != nil {
+		return fleet.JournalRecord{}, "", err
+	}
+	return rec, "table laserbrain.journal, fleet " + aside, nil
+}

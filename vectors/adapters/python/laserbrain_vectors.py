@@ -337,10 +337,40 @@ def k_observe(lb, c):
     return {"signatures": sigs, "progress": progress}
 
 
+def k_tree(lb, c):
+    with fresh_home():
+        return _tree(lb, c)
+
+
+def _tree(lb, c):
+    root = lb.Harness(run_id="run")
+    results = []
+    for op in c["ops"]:
+        n = root
+        for k in op["node"]:
+            n = n._children[k]
+        if "check" in op:
+            ch = op["check"]
+            v = n.check(ch.get("goal"), ch.get("progress"), ch.get("distance"),
+                        ch.get("parent_goal"), ch.get("user_turn", False))
+            results.append({"drifting": v.drifting, "reason": v.reason, "phi": v.phi})
+            continue
+        s = op["sub"]
+        try:
+            child = n.sub(s["goal"], distance=s.get("distance"))
+        except ValueError:
+            results.append({"drifting": False, "reason": "", "phi": None, "refused": True})
+            continue
+        last = child._audit[-1]
+        results.append({"run_id": child.run_id, "depth": child._depth, "drifting": last["drifting"],
+                        "reason": last["reason"], "phi": last["phi"]})
+    return {"results": results, "status": root.tree_status(), "report": root.tree_report()}
+
+
 KINDS = {
     "normalise": k_normalise, "laserscore": k_laserscore, "ceiling": k_ceiling, "collisions": k_collisions,
     "drift": k_drift, "phronesis": k_phronesis, "drift-full": k_drift_full, "supercode": k_supercode,
-    "classify": k_classify, "lint": k_lint, "shape": k_shape, "mcp": None, "observe": k_observe,
+    "classify": k_classify, "lint": k_lint, "shape": k_shape, "mcp": None, "observe": k_observe, "tree": k_tree,
 }
 
 

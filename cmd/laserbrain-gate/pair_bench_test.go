@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/testenv"
+	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/confine"
+)
+
+// pairDriverName is the name the test binary answers to as the agent of
+// BenchmarkHookPairUnderRun (TestMain dispatches on it).
+const pairDriverName = "laserkit-pair-driver"
+
+// pairSpec is what the driver runs inside laserbrain run: each round, in a
+// fresh order, the installed PreToolUse and PostToolUse command lines of
+// each contender, as Claude Code runs them (sh -c, the event on standard
+// input), timed as one pair.
+type pairSpec struct {
+	Rounds int
+	// Pairs are the contenders' (pre, post) command lines.
+	Pairs map[string][2]string
+	// Check is a check the agent makes every CheckEvery rounds, untimed,
+	// so that coverage lets its calls go ahead as a working agent's.
+	Check      []string
+	CheckEvery int
+	// Out is where the driver writes each contender's times.
+	Out string
+}
+
+// pairTimes are one contender's pairs: the wall time of each, and the CPU
+// time its two hook processes and the run's broker spent on it.
+type pairTimes struct {
+	Wall, CPU []time.Duration
+}
+
+// BenchmarkHookPairUnderRun is what a tool call's hooks cost an agent
+// supervised by laserbrain run: the installed PreToolUse (laserbrain-gate)
+// and PostToolUse (laserbrain hook post-tool-use) command lines, run as
+// Claude Code runs them (through sh -c, the event on standard input) by an
+// agent confined by the kernel, whose hooks hand each event to the run's
+// broker; beside the same pair of command lines installed for an empty Go
+// program, interleaved in one run inside the same agent. x-empty is the
+// ratio of the wall medians (the target is at most 2×, and 10 ms a pair on
+// the idle machine). cpu-x-empty is the same ratio in CPU time (the hook
+// processes' own, and for laserbrain's pair what the run's process spent
+// answering it), which the machine's load moves far less: the benchmark
+// fails when it is over 2×. The call is a Bash command
+// that may write (so the undo checkpoint runs); the agent checks every
+// third round, untimed, as a working agent does.
+func BenchmarkHookPairUnderRun(b *testing.B) {
+	dir := b.TempDir()
+	lb := filepath.Join(dir, "laserbrain")
+	copyExec(b, buildLaserbrain(b), lb)
+	copyExec(b, buildGate(b), filepath.Join(dir, client.GateName))
+	empty := filepath.Join(b.TempDir(), "empty")
+	copyExec(b, buildEmpty(b), empty)
+	driver := filepath.Join(b.TempDir(), pairDriverName)
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Symlink(self, driver); err != nil {
+		b.Fatal(err)
+	}
+	repo := gitRepo(b)
+	home := b.TempDir()
+	out := filepath.Join(repo, ".pair-times.json")
+	rounds := max(b.N, 30)
+	spec := pairSpec{Rounds: rounds, Out: out, CheckEvery: 3,
+		Check: []string{lb, "check", "--goal", "make the parser pass its tests", "--distance", "5"},
+		Pairs: map[string][2]string{
+			"laserbrain": {client.HookCommand(lb, client.Claude, client.PreToolUse), client.HookCommand(lb, client.Claude, client.PostToolUse)},
+			"empty-go":   {client.HookCommand(empty, client.Claude, client.PreToolUse), client.HookCommand(empty, client.Claude, client.PostToolUse)},
+		}}
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(lb, "run", "--agent", "bench", "--goal", "make the parser pass its tests", "--", driver)
+	cmd.Dir = repo
+	cmd.Env = append(quietEnv(), "LASERBRAIN_HOME="+home, "HOME="+home, "LASERBRAIN_STORE=local", "LASERKIT_PAIR_SPEC="+string(raw))
+	b.ResetTimer()
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("laserbrain run: %v\n%s", err, o)
+	} else if !strings.Contains(string(o), "confined by the kernel") && strings.Contains(string(o), "not confined") {
+		testenv.SkipOrFail(b, "the agent is not confined here, so its hooks do not go through the broker:\n%s", o)
+	}
+	b.StopTimer()
+	data, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var times map[string]pairTimes
+	if err := json.Unmarshal(data, &times); err != nil {
+		b.Fatal(err)
+	}
+	ours, base := times["laserbrain"], times["empty-go"]
+	wall, wallBase := median(ours.Wall), median(base.Wall)
+	cpu, cpuBase := median(ours.CPU), median(base.CPU)
+	x, xc := float64(wall)/float64(wallBase), float64(cpu)/float64(cpuBase)
+	b.ReportMetric(float64(wall.Microseconds())/1000, "pair-ms")
+	b.ReportMetric(float64(wallBase.Microseconds())/1000, "empty-pair-ms")
+	b.ReportMetric(x, "x-empty")
+	b.ReportMetric(float64(cpu.Microseconds())/1000, "pair-cpu-ms")
+	b.ReportMetric(float64(cpuBase.Microseconds())/1000, "empty-pair-cpu-ms")
+	b.ReportMetric(xc, "cpu-x-empty")
+	b.Logf("a tool call's hooks under laserbrain run: %v (CPU %v), the same pair of an empty Go program %v (CPU %v); medians of %d: %.2f×, CPU %.2f×",
+		wall, cpu, wallBase, cpuBase, rounds, x, xc)
+	if xc > 2 {
+		b.Errorf("the hook pair under laserbrain run takes %.2f× the CPU of the empty program's pair, over 2×", xc)
+	}
+}
+
+// pairDriver is the agent of BenchmarkHookPairUnderRun: it runs the spec
+// in LASERKIT_PAIR_SPEC and writes the times.
+func pairDriver() int {
+	var spec pairSpec
+	if err := json.Unmarshal([]byte(os.Getenv("LASERKIT_PAIR_SPEC")), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, "pair driver:", err)
+		return 2
+	}
+	wd, _ := os.Getwd()
+	sv := supervisorPid()
+	times := map[string]*pairTimes{}
+	names := make([]string, 0, len(spec.Pairs))
+	for n := range spec.Pairs {
+		names = append(names, n)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < spec.Rounds; i++ {
+		if spec.CheckEvery > 0 && i%spec.CheckEvery == 0 {
+			if o, err := exec.Command(spec.Check[0], spec.Check[1:]...).CombinedOutput(); err != nil && !strings.Contains(string(o), "verdict") {
+				fmt.Fprintf(os.Stderr, "pair driver: check: %v\n%s", err, o)
+			}
+		}
+		rng.Shuffle(len(names), func(a, c int) { names[a], names[c] = names[c], names[a] })
+		for _, n := range names {
+			before := cpuOf(sv)
+			d, cpu, err := runPair(spec.Pairs[n], wd, fmt.Sprintf("%s-%d", n, i))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "pair driver:", err)
+				return 1
+			}
+			if times[n] == nil {
+				times[n] = &pairTimes{}
+			}
+			times[n].Wall = append(times[n].Wall, d)
+			times[n].CPU = append(times[n].CPU, cpu+cpuOf(sv)-before)
+		}
+	}
+	data, _ := json.Marshal(times)
+	if err := os.WriteFile(spec.Out, data, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "pair driver:", err)
+		return 1
+	}
+	return 0
+}
+
+// supervisorPid is the laserbrain run process above this one (0 when
+// there is none).
+func supervisorPid() int {
+	for p := os.Getppid(); p > 1; {
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p))
+		if err != nil {
+			return 0
+		}
+		if strings.TrimSpace(string(comm)) == confine.SupervisorComm {
+			return p
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			return 0
+		}
+		// The parent is the second field after the command's closing ")".
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 {
+			return 0
+		}
+		p, _ = strconv.Atoi(f[1])
+	}
+	return 0
+}
+
+// cpuOf is the CPU time process pid has spent, every thread's (the
+// scheduler's nanoseconds, /proc/PID/task/*/schedstat); 0 for pid 0.
+func cpuOf(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var total time.Duration
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(data)); len(f) > 0 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			total += time.Duration(ns)
+		}
+	}
+	return total
+}
+
+// runPair runs one tool call's two hooks and returns how long both took
+// and the CPU time of their processes.
+func runPair(pair [2]string, cwd, id string) (time.Duration, time.Duration, error) {
+	call := fmt.Sprintf(`"session_id":"pair-bench","tool_use_id":%q,"tool_name":"Bash","cwd":%q,"tool_input":{"command":"go test ./..."}`, id, cwd)
+	events := [2]string{`{"hook_event_name":"PreToolUse",` + call + `}`,
+		`{"hook_event_name":"PostToolUse",` + call + `,"tool_response":{"stdout":"ok","stderr":"","interrupted":false}}`}
+	start := time.Now()
+	var cpu time.Duration
+	for k, line := range pair {
+		c := exec.Command("/bin/sh", "-c", line)
+		c.Stdin = strings.NewReader(events[k])
+		if o, err := c.CombinedOutput(); err != nil {
+			return 0, 0, fmt.Errorf("%s: %v\n%s", line, err, o)
+		}
+		cpu += c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	return time.Since(start), cpu, nil
+}
+
+// copyExec writes the program at src to dst as install does (plain
+// writes; see installed).
+func copyExec(b *testing.B, src, dst string) {
+	b.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// gitRepo is a repository with one commit, for an agent to work in.
+func gitRepo(b *testing.B) string {
+	b.Helper()
+	testenv.LookPath(b, "git")
+	dir := b.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=b@example.com", "-c", "user.name=b", "commit", "-qm", "start", "--allow-empty"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		if o, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, o)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
