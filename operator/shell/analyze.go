@@ -117,14 +117,6 @@ func bracketDepth(src string) int {
 	return max
 }
 
-// firstLine is s up to its first line break.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
 func (a *analyzer) stmts(list []*syntax.Stmt, d int, io stdio) {
 	for _, s := range list {
 		a.stmt(s, d, io)

@@ -29,10 +29,17 @@ func (a *analyzer) sends(by, host, cred, text string) {
 		to = "a host known only at run time"
 	}
 	label := "parsed: " + by + " uploads to " + to + " (sends data off this machine)"
+	where, note := Executed, ""
 	if cred != "" {
 		label = "parsed: " + by + " sends a credential (" + cred + ") to " + to
 	}
-	a.add(Finding{Label: label, Outward: true, Where: Executed, Command: text, Host: host})
+	if strings.HasPrefix(cred, "$") && host != "" {
+		// A secret's variable sent to a named host is how an API is
+		// called with its token — or how the token leaves: a person
+		// tells which (or the policy's hosts do).
+		where, note = Unknown, "a token sent to the service it is for is ordinary; the gate cannot tell whether "+host+" is that service"
+	}
+	a.add(Finding{Label: label, Outward: true, Where: where, Note: note, Command: text, Host: host})
 }
 
 // loopback: the host is this machine.
@@ -210,12 +217,9 @@ func (a *analyzer) curlNetwork(c *cmdCall, opts []opt, urls []arg) {
 		v := o.val.val
 		switch {
 		case curlUpload(o.name):
-			upload = true
-			if f, ok := dataFile(o.name, v); ok {
-				if f == "-" {
-					cred = firstOf(cred, inputCredential(c.io.in))
-				}
-				v = f
+			upload = upload || fromMachine(o, c.io.in)
+			if f, ok := dataFile(o.name, v); ok && f == "-" {
+				cred = firstOf(cred, inputCredential(c.io.in))
 			}
 			cred = firstOf(cred, credential(v))
 		case o.name == "-H" || o.name == "--header" || o.name == "-u" || o.name == "--user" || o.name == "--oauth2-bearer":
@@ -226,6 +230,7 @@ func (a *analyzer) curlNetwork(c *cmdCall, opts []opt, urls []arg) {
 	}
 	for _, u := range urls {
 		cred = firstOf(cred, credential(u.val))
+		upload = upload || builtHere(u)
 	}
 	if !upload && cred == "" {
 		return
@@ -234,6 +239,29 @@ func (a *analyzer) curlNetwork(c *cmdCall, opts []opt, urls []arg) {
 		host, _ := hostOf(u, "http")
 		a.sends(c.name, host, cred, text)
 	}
+}
+
+// fromMachine: what a data option sends comes from this machine — a file
+// it names, its standard input when that is not text written in the
+// command, or a value only the running shell knows. Text written in the
+// command itself (-d 'a=1', a here-document) carries nothing of the
+// machine's.
+func fromMachine(o opt, in input) bool {
+	f, ok := dataFile(o.name, o.val.val)
+	switch {
+	case ok && f == "-":
+		return in.kind == fileInput || in.kind == unknownInput
+	case ok:
+		return true
+	}
+	return !o.val.known
+}
+
+// builtHere: a URL carries output of a command run here (a command
+// substitution in its path or query): what that output holds leaves with
+// the request.
+func builtHere(u arg) bool {
+	return !u.known && (strings.Contains(u.val, "$(") || strings.Contains(u.val, "`"))
 }
 
 // dataFile is the file a data option sends (-d @FILE, -F name=@FILE or

@@ -627,13 +627,3 @@ func rsyncValue(option string) bool {
 	}
 	return false
 }
-
-// optionValue is the word after rest[*i] — an option's value — and moves
-// *i onto it; past the end it is an empty known word.
-func optionValue(rest []arg, i *int) arg {
-	if *i+1 < len(rest) {
-		*i++
-		return rest[*i]
-	}
-	return arg{known: true}
-}
