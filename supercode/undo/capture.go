@@ -348,6 +348,14 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 			force = append(force, p)
 		}
 	}
+	with := withSum(include)
+	if len(force) == 0 && st.Tree != "" && r.unchanged(st.Quiet, with) {
+		// Nothing git add could see changed since it last ran.
+		return nil, nil
+	}
+	last := st.Quiet
+	st.Quiet = nil
+	started := time.Now()
 	// The index as it was, for what the changed paths held (git replaces
 	// the file whole, through a rename: the link keeps the old one).
 	prev := r.indexPath() + ".prev"
@@ -377,6 +385,7 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 	}
 	changed = parseAdded(out, changed)
 	st.Included = slices.DeleteFunc(st.Included, func(p string) bool { return !slices.Contains(include, p) })
+	st.Quiet = r.quietNow(ctx, last, with, started)
 	return changed, nil
 }
 
