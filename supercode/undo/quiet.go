@@ -35,6 +35,11 @@ type quiet struct {
 	Rules string `json:"rules,omitempty"`
 	// With sums the named data the snapshot was taken with.
 	With string `json:"with,omitempty"`
+	// Big counts down the checkpoints before the next walk of a tree
+	// that could not be walked (too large, nested, coarse-timed).
+	Big int `json:"big,omitempty"`
+
+	walked string // a walk's sum, racy or not
 }
 
 // racyWindow: an entry whose mtime or ctime is this close to (or after)
@@ -45,8 +50,8 @@ type quiet struct {
 const racyWindow = 100 * time.Millisecond
 
 // maxQuietEntries bounds the walk: a larger tree is left to git, whose
-// index compares its stat data faster than a walk could.
-const maxQuietEntries = 20000
+// index compares its stat data (in threads) for less than a walk costs.
+const maxQuietEntries = 2000
 
 // walkSum is the sum of the work tree as described on quiet, skipping
 // pruned; rules sums the ignore rules' files it met; racy when an entry's
@@ -172,24 +177,54 @@ func (w *walker) add(h hash.Hash, name string, fi os.FileInfo, err error) {
 	_, _ = h.Write(b)
 }
 
-// quietNow is the mark a checkpoint leaves after git add, begun at
-// started, brought the private index to the work tree: the walk's sum,
-// with the pruned directories of the last mark while the ignore rules
-// held, else listed again by git (nil when the tree cannot be summed).
-func (r *repoStore) quietNow(ctx context.Context, last *quiet, with string, started time.Time) *quiet {
-	since := started.Add(-racyWindow)
-	if last != nil && last.With == with {
-		if sum, rules, racy, ok := r.walkSum(last.Pruned, since); ok && rules == last.Rules {
-			return &quiet{Sum: trusted(sum, racy), Pruned: last.Pruned, Rules: rules, With: with}
-		}
+// look walks the work tree before a checkpoint's git add, at the time at,
+// through the last mark's pruned directories: what the new mark will be
+// if git add runs (nil: there is no last mark to walk by). A tree too
+// large, nested or coarse-timed is walked again only every bigRetry
+// checkpoints.
+func (r *repoStore) look(last *quiet, with string, at time.Time) *quiet {
+	if last == nil {
+		return nil
+	}
+	if last.Big > 1 {
+		return &quiet{Big: last.Big - 1, Pruned: last.Pruned, Rules: last.Rules, With: with}
+	}
+	sum, rules, racy, ok := r.walkSum(last.Pruned, at.Add(-racyWindow))
+	if !ok {
+		return &quiet{Big: bigRetry, With: with}
+	}
+	return &quiet{Sum: trusted(sum, racy), walked: sum, Pruned: last.Pruned, Rules: rules, With: with}
+}
+
+// bigRetry is how many checkpoints a tree that could not be walked goes
+// to git before the next walk.
+const bigRetry = 50
+
+// unchanged: the walk before git add found the tree as the last mark
+// left it, so git add would find nothing.
+func unchanged(last, now *quiet) bool {
+	return last != nil && now != nil && last.Sum != "" && last.Big == 0 && now.Big == 0 &&
+		now.walked == last.Sum && now.Rules == last.Rules && now.With == last.With
+}
+
+// mark is the mark a checkpoint leaves after its git add, begun at at
+// (now: the walk before it): that walk, while the ignore rules it read
+// are the last mark's; else the directories git now says are ignored,
+// and a walk by them.
+func (r *repoStore) mark(ctx context.Context, last, now *quiet, with string, at time.Time) *quiet {
+	if now != nil && now.Big == 0 && last != nil && last.Big == 0 && now.Rules == last.Rules {
+		return now
+	}
+	if now != nil && now.Big > 0 && now.Big < bigRetry {
+		return now // not walked this time
 	}
 	pruned, err := r.ignoredDirs(ctx)
 	if err != nil {
 		return nil
 	}
-	sum, rules, racy, ok := r.walkSum(pruned, since)
+	sum, rules, racy, ok := r.walkSum(pruned, at.Add(-racyWindow))
 	if !ok {
-		return nil
+		return &quiet{Big: bigRetry, With: with}
 	}
 	return &quiet{Sum: trusted(sum, racy), Pruned: pruned, Rules: rules, With: with}
 }
@@ -199,15 +234,6 @@ func trusted(sum string, racy bool) string {
 		return ""
 	}
 	return sum
-}
-
-// unchanged: the work tree is as the mark's git add left it.
-func (r *repoStore) unchanged(q *quiet, with string) bool {
-	if q == nil || q.Sum == "" || q.With != with {
-		return false
-	}
-	sum, rules, _, ok := r.walkSum(q.Pruned, time.Time{})
-	return ok && sum == q.Sum && rules == q.Rules
 }
 
 // ignoredDirs are the directories an ignore pattern names, which git add
