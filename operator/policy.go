@@ -33,6 +33,10 @@ type Policy struct {
 	// Publishers are extra commands that publish or deploy: any command
 	// whose words start with one is outward and irreversible.
 	Publishers []Publisher `json:"publishers,omitempty"`
+	// Hosts are the hosts the agent may send data to (a name, or *.domain
+	// for every name under it): an upload, or a credential sent, to one of
+	// them goes ahead. Loopback is always this machine.
+	Hosts []string `json:"hosts,omitempty"`
 	// Coverage settings are carried for the coverage rules, which own
 	// their meaning and defaults (nil or "": not set).
 	Coverage Coverage `json:"coverage,omitempty"`
@@ -107,6 +111,7 @@ type policyDocument struct {
 	Allow      []AllowRule  `json:"allow"`
 	Protected  []string     `json:"protected"`
 	Publishers []Publisher  `json:"publishers"`
+	Hosts      []string     `json:"hosts"`
 	Coverage   Coverage     `json:"coverage"`
 	Undo       UndoSettings `json:"undo"`
 }
@@ -207,7 +212,7 @@ func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return Policy{}, fmt.Errorf("at the top: %v", err)
 	}
-	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Coverage: doc.Coverage, Undo: doc.Undo}, nil
+	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Hosts: doc.Hosts, Coverage: doc.Coverage, Undo: doc.Undo}, nil
 }
 
 // resolveScope is where a path of the policy lies: $TMPDIR (and ${TMPDIR})
@@ -251,11 +256,12 @@ func (pol Policy) resolveScope(s string) string {
 // covered.
 func (pol Policy) covers(an shell.Analysis, findings []shell.Finding) []string {
 	out := make([]string, len(findings))
-	if len(pol.Allow) == 0 {
-		return out
-	}
 	for i, f := range findings {
 		if f.PersonOnly || f.CarvedOut {
+			continue
+		}
+		if h := pol.host(f.Host); h != "" {
+			out[i] = "hosts: " + h + " is a host the project sends data to"
 			continue
 		}
 		origins := an.Origins(f)
@@ -270,6 +276,21 @@ func (pol Policy) covers(an shell.Analysis, findings []shell.Finding) []string {
 		}
 	}
 	return out
+}
+
+// host is the policy's host pattern that host (a finding's) matches, "".
+func (pol Policy) host(host string) string {
+	if host == "" {
+		return ""
+	}
+	host = strings.ToLower(host)
+	for _, h := range pol.Hosts {
+		suffix, wild := strings.CutPrefix(strings.ToLower(h), "*.")
+		if host == strings.ToLower(h) || wild && strings.HasSuffix(host, "."+suffix) {
+			return h
+		}
+	}
+	return ""
 }
 
 func (pol Policy) ruleCovers(r AllowRule, origins []shell.Origin) bool {
