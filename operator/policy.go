@@ -40,6 +40,9 @@ type Policy struct {
 	// Coverage settings are carried for the coverage rules, which own
 	// their meaning and defaults (nil or "": not set).
 	Coverage Coverage `json:"coverage,omitempty"`
+	// Boundary is carried for laserbrain run's boundary (supercode/confine),
+	// which owns its meaning.
+	Boundary Boundary `json:"boundary,omitempty"`
 	// Undo settings are carried for the undo checkpoints (supercode/undo),
 	// which own their meaning and defaults.
 	Undo UndoSettings `json:"undo,omitempty"`
@@ -89,6 +92,37 @@ type Coverage struct {
 	Mode       string   `json:"mode,omitempty"`
 }
 
+// Boundary is what laserbrain run's kernel boundary opens beyond its
+// defaults for an agent working in the project.
+type Boundary struct {
+	// Connect are endpoints the agent's tree may reach (host:port, or
+	// *.domain:port), each with the reason on the record.
+	Connect []BoundaryRule `json:"connect,omitempty"`
+	// Registries, false, closes the public package registries, which the
+	// tree may read by default.
+	Registries *bool `json:"registries,omitempty"`
+	// PassEnv are credential variables, and PassPaths credential files or
+	// directories (~ expanded), the tree gets although they hold
+	// credentials.
+	PassEnv   []string `json:"pass_env,omitempty"`
+	PassPaths []string `json:"pass_paths,omitempty"`
+	// Writable are more places the tree may write (relative to the
+	// repository root, ~ expanded).
+	Writable []string `json:"writable,omitempty"`
+	// Act are commands laserbrain act carries out for the agent, outside
+	// the boundary, without a person's authorization: each exactly as
+	// written, white space collapsed.
+	Act []BoundaryRule `json:"act,omitempty"`
+}
+
+// BoundaryRule is one endpoint (Connect) or command (Act) and why.
+type BoundaryRule struct {
+	ID       string `json:"id"`
+	Reason   string `json:"reason"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Command  string `json:"command,omitempty"`
+}
+
 // UndoSettings are the project's settings of the undo checkpoints taken
 // before every call that may write (nil or empty: not set).
 type UndoSettings struct {
@@ -112,6 +146,7 @@ type policyDocument struct {
 	Protected  []string     `json:"protected"`
 	Publishers []Publisher  `json:"publishers"`
 	Hosts      []string     `json:"hosts"`
+	Boundary   Boundary     `json:"boundary"`
 	Coverage   Coverage     `json:"coverage"`
 	Undo       UndoSettings `json:"undo"`
 }
@@ -212,7 +247,7 @@ func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return Policy{}, fmt.Errorf("at the top: %v", err)
 	}
-	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Hosts: doc.Hosts, Coverage: doc.Coverage, Undo: doc.Undo}, nil
+	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Hosts: doc.Hosts, Coverage: doc.Coverage, Boundary: doc.Boundary, Undo: doc.Undo}, nil
 }
 
 // resolveScope is where a path of the policy lies: $TMPDIR (and ${TMPDIR})
@@ -441,4 +476,16 @@ func equalWords(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// ActRule is the policy's act rule that lets laserbrain act carry out
+// exactly action (an action key: ActionKey, CommandKey) without a
+// person's authorization.
+func (b Boundary) ActRule(action string) (BoundaryRule, bool) {
+	for _, r := range b.Act {
+		if ActionKey(r.Command) == action {
+			return r, true
+		}
+	}
+	return BoundaryRule{}, false
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -214,22 +215,29 @@ func TestAgentsOfTwoClientsOneFleet(t *testing.T) {
 	cx, gm := agenttest.Codex, agenttest.GeminiCLI
 	codex := newInstalledAgent(t, cx,
 		cx.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "refactor the parser module", "progress": "advancing", "distance": 5}),
-		cx.Shell("call_hold", hold("codex")),
+		// Codex hands a command still running back to the model after
+		// yield_time_ms (10 s unless asked, 30 s at most): the longest,
+		// and Codex starts second, so its hold spans supervise's round.
+		agenttest.CallID("call_hold", cx.ShellTool, map[string]any{"cmd": hold("codex"), "yield_time_ms": 30000}),
 		agenttest.Say("Codex done."))
 	gemini := codex.joinInstalled(t, gm,
 		gm.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "the parser module refactor", "progress": "advancing", "distance": 5}),
 		gm.Shell("call_hold", hold("gemini")),
 		agenttest.Say("Gemini done."))
 
-	runC := codex.Start(t, codex.Bin, codex.Args("work on the parser")...)
-	runG := gemini.Start(t, gemini.Bin, gemini.Args("work on the parser")...)
+	// Gemini CLI, which holds as long as it is asked, is in its hold
+	// before Codex starts.
 	ready := true
-	for _, name := range []string{"codex", "gemini"} {
-		if !waitForFile(filepath.Join(codex.Dir, "ready-"+name), 3*time.Minute) {
+	held := func(name string) {
+		if ready && !waitForFile(filepath.Join(codex.Dir, "ready-"+name), 3*time.Minute) {
 			t.Errorf("%s never started its held command (hook errors: %s)", name, codex.hookErrors())
 			ready = false
 		}
 	}
+	runG := gemini.Start(t, gemini.Bin, gemini.Args("work on the parser")...)
+	held("gemini")
+	runC := codex.Start(t, codex.Bin, codex.Args("work on the parser")...)
+	held("codex")
 	var sv agenttest.Result
 	if ready {
 		sv = codex.Run(t, codex.lb, "supervise", "--once", "--json", "--repo", codex.Dir)
@@ -364,7 +372,41 @@ func TestAgentRunCheckLands(t *testing.T) {
 			if cov, _ := rows[0]["coverage"].(map[string]any); cov["unmeasured"] != false || cov["tool_calls"] != 1.0 || rows[0]["judgment"] == "unmeasured" {
 				t.Errorf("the run after a check and then one command: coverage %v, judgment %v", rows[0]["coverage"], rows[0]["judgment"])
 			}
+			checkpointedShellOnly(t, s, lb, m[1])
 		})
+	}
+}
+
+// checkpointedShellOnly: the client's hooks took an undo checkpoint
+// before its shell call, which may write, and the call's change (the file
+// it made) is on that checkpoint; its call of our own MCP tool took none.
+func checkpointedShellOnly(t *testing.T, s *agenttest.Session, lb, run string) {
+	t.Helper()
+	r := s.Run(t, lb, "undo", "--run", run, "--list", "--json")
+	var rows []struct {
+		Kind, Call, Tool, What string
+		Changed                struct{ Added []string }
+	}
+	if r.ExitCode != 0 || json.Unmarshal([]byte(r.Stdout), &rows) != nil {
+		t.Fatalf("laserbrain undo --list --json: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	shell := 0
+	for _, row := range rows {
+		if row.Kind != "call" {
+			continue
+		}
+		if strings.Contains(row.Tool, "check_state") || strings.Contains(row.What, "ship the parser") {
+			t.Errorf("a checkpoint before our own MCP tool (a read of the run): %+v", row)
+		}
+		if strings.Contains(row.What, "echo acted > acted.txt") {
+			shell++
+			if !slices.Contains(row.Changed.Added, "acted.txt") {
+				t.Errorf("the shell call's checkpoint does not say it added acted.txt: %+v", row)
+			}
+		}
+	}
+	if shell != 1 {
+		t.Errorf("%d checkpoints before the shell call, want 1:\n%s", shell, r.Stdout)
 	}
 }
 

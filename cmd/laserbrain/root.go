@@ -37,6 +37,7 @@ var commands = []struct {
 	{groupAgents, "supervise", cmdOf(newSuperviseCmd)},
 	{groupAgents, "undo", cmdOf(newUndoCmd)},
 	{groupAgents, "authorize", cmdOf(newAuthorizeCmd)},
+	{groupAgents, "act", cmdOf(newActCmd)},
 	{groupAgents, "ui", cmdOf(newUICmd)},
 	{groupAgents, "hook", newHookCmd},
 	{groupAgents, "mcp", cmdOf(newMCPCmd)},
