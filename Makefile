@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test test-race generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-pair bench-guard bench-ui bench-coverage bench-undo oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
+.PHONY: all build install test test-race generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-pair bench-guard bench-ui bench-coverage bench-undo bench-boundary oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
 
 all: build
 
@@ -121,9 +121,19 @@ check-generated:
 	git diff --exit-code
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*zz_generated*' 'vectors/*.json')" || { echo "go generate created untracked files"; exit 1; }
 
-bench: bench-stream bench-fleet
+bench: bench-stream bench-fleet bench-boundary
 	$(LOADAVG)
-	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents|CheckpointHook' -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents|Boundary|CheckpointHook' -benchmem $(PKGS)
+	$(LOADAVG)
+
+# What laserbrain run's boundary costs, each a ratio of interleaved medians
+# against its baseline in the same run: git status and a tool call's hook
+# pair inside the boundary against the same run with the boundary off
+# (x-outside, ≤ 1.2×), laserbrain run -- true against the same with the
+# network part off (x-no-network, ≤ 2×).
+bench-boundary:
+	$(LOADAVG)
+	$(GO) test -run '^$$' -bench 'Boundary' -benchtime 30x ./cmd/laserbrain
 	$(LOADAVG)
 
 # The fleet-scale figures, each a ratio of interleaved medians measured in

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/laserkit/laserkit/internal/cli"
 )
 
 func main() {
@@ -16,10 +18,7 @@ func main() {
 	grammarPath := flag.String("grammar", "", "grammar file (default <module root>/grammar/grammar.json)")
 	out := flag.String("out", ".", "directory to write into")
 	flag.Parse()
-	if err := run(*pkg, *grammarPath, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
-		os.Exit(1)
-	}
+	cli.Finish("gen", run(*pkg, *grammarPath, *out))
 }
 
 func run(pkg, grammarPath, out string) error {

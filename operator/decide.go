@@ -394,3 +394,20 @@ func Authorizable(an shell.Analysis, pol Policy) (ok bool, why string) {
 	}
 	return false, "the gate does not refuse it (nothing irreversible or outward, no protected file), so there is nothing to authorize"
 }
+
+// ActAuthorizable says whether a person may authorize a command for
+// laserbrain act, which carries it out for an agent outside laserbrain
+// run's boundary, where every outward command needs leave, whether the
+// gate refuses it or not: never a person's command, a write no
+// authorization opens, or anything under a policy that is not valid.
+func ActAuthorizable(an shell.Analysis, pol Policy) (ok bool, why string) {
+	ok, why = Authorizable(an, pol)
+	if ok {
+		return true, ""
+	}
+	switch d := Decide(an, Unattended, RunState{Read: true}, pol); d.Rule {
+	case RulePersonOnly, RuleProtectedOutright, RulePolicyInvalid:
+		return false, why
+	}
+	return true, ""
+}

@@ -33,9 +33,16 @@ type Policy struct {
 	// Publishers are extra commands that publish or deploy: any command
 	// whose words start with one is outward and irreversible.
 	Publishers []Publisher `json:"publishers,omitempty"`
+	// Hosts are the hosts the agent may send data to (a name, or *.domain
+	// for every name under it): an upload, or a credential sent, to one of
+	// them goes ahead. Loopback is always this machine.
+	Hosts []string `json:"hosts,omitempty"`
 	// Coverage settings are carried for the coverage rules, which own
 	// their meaning and defaults (nil or "": not set).
 	Coverage Coverage `json:"coverage,omitempty"`
+	// Boundary is carried for laserbrain run's boundary (supercode/confine),
+	// which owns its meaning.
+	Boundary Boundary `json:"boundary,omitempty"`
 	// Undo settings are carried for the undo checkpoints (supercode/undo),
 	// which own their meaning and defaults.
 	Undo UndoSettings `json:"undo,omitempty"`
@@ -85,6 +92,37 @@ type Coverage struct {
 	Mode       string   `json:"mode,omitempty"`
 }
 
+// Boundary is what laserbrain run's kernel boundary opens beyond its
+// defaults for an agent working in the project.
+type Boundary struct {
+	// Connect are endpoints the agent's tree may reach (host:port, or
+	// *.domain:port), each with the reason on the record.
+	Connect []BoundaryRule `json:"connect,omitempty"`
+	// Registries, false, closes the public package registries, which the
+	// tree may read by default.
+	Registries *bool `json:"registries,omitempty"`
+	// PassEnv are credential variables, and PassPaths credential files or
+	// directories (~ expanded), the tree gets although they hold
+	// credentials.
+	PassEnv   []string `json:"pass_env,omitempty"`
+	PassPaths []string `json:"pass_paths,omitempty"`
+	// Writable are more places the tree may write (relative to the
+	// repository root, ~ expanded).
+	Writable []string `json:"writable,omitempty"`
+	// Act are commands laserbrain act carries out for the agent, outside
+	// the boundary, without a person's authorization: each exactly as
+	// written, white space collapsed.
+	Act []BoundaryRule `json:"act,omitempty"`
+}
+
+// BoundaryRule is one endpoint (Connect) or command (Act) and why.
+type BoundaryRule struct {
+	ID       string `json:"id"`
+	Reason   string `json:"reason"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Command  string `json:"command,omitempty"`
+}
+
 // UndoSettings are the project's settings of the undo checkpoints taken
 // before every call that may write (nil or empty: not set).
 type UndoSettings struct {
@@ -107,6 +145,8 @@ type policyDocument struct {
 	Allow      []AllowRule  `json:"allow"`
 	Protected  []string     `json:"protected"`
 	Publishers []Publisher  `json:"publishers"`
+	Hosts      []string     `json:"hosts"`
+	Boundary   Boundary     `json:"boundary"`
 	Coverage   Coverage     `json:"coverage"`
 	Undo       UndoSettings `json:"undo"`
 }
@@ -207,7 +247,7 @@ func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return Policy{}, fmt.Errorf("at the top: %v", err)
 	}
-	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Coverage: doc.Coverage, Undo: doc.Undo}, nil
+	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Hosts: doc.Hosts, Coverage: doc.Coverage, Boundary: doc.Boundary, Undo: doc.Undo}, nil
 }
 
 // resolveScope is where a path of the policy lies: $TMPDIR (and ${TMPDIR})
@@ -251,11 +291,12 @@ func (pol Policy) resolveScope(s string) string {
 // covered.
 func (pol Policy) covers(an shell.Analysis, findings []shell.Finding) []string {
 	out := make([]string, len(findings))
-	if len(pol.Allow) == 0 {
-		return out
-	}
 	for i, f := range findings {
 		if f.PersonOnly || f.CarvedOut {
+			continue
+		}
+		if h := pol.host(f.Host); h != "" {
+			out[i] = "hosts: " + h + " is a host the project sends data to"
 			continue
 		}
 		origins := an.Origins(f)
@@ -270,6 +311,21 @@ func (pol Policy) covers(an shell.Analysis, findings []shell.Finding) []string {
 		}
 	}
 	return out
+}
+
+// host is the policy's host pattern that host (a finding's) matches, "".
+func (pol Policy) host(host string) string {
+	if host == "" {
+		return ""
+	}
+	host = strings.ToLower(host)
+	for _, h := range pol.Hosts {
+		suffix, wild := strings.CutPrefix(strings.ToLower(h), "*.")
+		if host == strings.ToLower(h) || wild && strings.HasSuffix(host, "."+suffix) {
+			return h
+		}
+	}
+	return ""
 }
 
 func (pol Policy) ruleCovers(r AllowRule, origins []shell.Origin) bool {
@@ -420,4 +476,16 @@ func equalWords(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// ActRule is the policy's act rule that lets laserbrain act carry out
+// exactly action (an action key: ActionKey, CommandKey) without a
+// person's authorization.
+func (b Boundary) ActRule(action string) (BoundaryRule, bool) {
+	for _, r := range b.Act {
+		if ActionKey(r.Command) == action {
+			return r, true
+		}
+	}
+	return BoundaryRule{}, false
 }

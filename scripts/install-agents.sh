@@ -31,6 +31,10 @@ opencode opencode-ai               1.18.33 opencode    opencode
 cline    cline                     3.0.65  cline       cline
 copilot  @github/copilot           1.0.102 copilot     copilot"
 
+# Another table of npm tools (scripts/install-clis.sh: the hosted services'
+# CLIs) installs the same way.
+TABLE="${LASERKIT_NPM_TABLE:-$TABLE}"
+
 CACHE="${LASERKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/laserkit}"
 
 log() { echo "install-agents: $*" >&2; }

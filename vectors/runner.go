@@ -263,13 +263,16 @@ func (p *process) start(ctx context.Context) (Ready, error) {
 	}(cmd, p.done)
 
 	var ready Ready
-	if err := p.send(Hello{Op: "hello", Protocol: ProtocolVersion}); err != nil {
-		return Ready{}, p.why(err)
-	}
+	serr := p.send(Hello{Op: "hello", Protocol: ProtocolVersion})
 	line, err := p.read(ctx, handshakeTimeout)
 	if err != nil {
+		if serr != nil {
+			return Ready{}, p.why(serr)
+		}
 		return Ready{}, err
 	}
+	// A process may write its ready line and end without reading the
+	// hello: what it wrote is judged all the same.
 	if err := ParseMessage("ready", line, &ready); err != nil {
 		return Ready{}, fmt.Errorf("%v (it said %s)", err, text.Clip(strings.TrimSpace(string(line)), 200))
 	}

@@ -306,3 +306,15 @@ func buildEmpty(b *testing.B) string {
 	}
 	return goBuild(b, "empty", src)
 }
+
+// buildEmptyAnswering builds a Go program that does nothing but exit with
+// the status an installed pre-tool-use command takes as the gate's answer
+// (client.AnsweredStatus): the floor of an installed hook pair.
+func buildEmptyAnswering(b *testing.B) string {
+	src := filepath.Join(b.TempDir(), "main.go")
+	prog := fmt.Sprintf("package main\n\nimport \"os\"\n\nfunc main() { os.Exit(%d) }\n", client.AnsweredStatus)
+	if err := os.WriteFile(src, []byte(prog), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return goBuild(b, "empty-answering", src)
+}

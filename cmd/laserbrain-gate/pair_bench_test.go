@@ -41,6 +41,11 @@ type pairSpec struct {
 // time its two hook processes and the run's broker spent on it.
 type pairTimes struct {
 	Wall, CPU []time.Duration
+	// Children is the CPU time of the processes the run's process started
+	// and waited for while answering (the undo checkpoint's git), over all
+	// of the contender's pairs: the kernel counts it in clock ticks, too
+	// coarse for one pair, so the benchmark adds its mean to the median.
+	Children time.Duration
 }
 
 // BenchmarkHookPairUnderRun is what a tool call's hooks cost an agent
@@ -53,17 +58,32 @@ type pairTimes struct {
 // ratio of the wall medians (the target is at most 2×, and 10 ms a pair on
 // the idle machine). cpu-x-empty is the same ratio in CPU time (the hook
 // processes' own, and for laserbrain's pair what the run's process spent
-// answering it), which the machine's load moves far less: the benchmark
-// fails when it is over 2×. The call is a Bash command
+// answering it, with the mean of what its children — the checkpoint's git —
+// spent), which the machine's load moves far less: the benchmark
+// fails when it is over 2×. PAIR_BIN_DIR measures another build instead
+// (its laserbrain and laserbrain-gate). The call is a Bash command
 // that may write (so the undo checkpoint runs); the agent checks every
 // third round, untimed, as a working agent does.
 func BenchmarkHookPairUnderRun(b *testing.B) {
 	dir := b.TempDir()
 	lb := filepath.Join(dir, "laserbrain")
-	copyExec(b, buildLaserbrain(b), lb)
-	copyExec(b, buildGate(b), filepath.Join(dir, client.GateName))
+	// PAIR_BIN_DIR names another build's laserbrain and laserbrain-gate (an
+	// earlier commit's) to measure instead of this one's, with the
+	// PostToolUse it installed (laserbrain hook post-tool-use, from a copy
+	// with no gate beside it).
+	post := ""
+	if other := os.Getenv("PAIR_BIN_DIR"); other != "" {
+		copyExec(b, filepath.Join(other, "laserbrain"), lb)
+		copyExec(b, filepath.Join(other, client.GateName), filepath.Join(dir, client.GateName))
+		alone := filepath.Join(b.TempDir(), "laserbrain")
+		copyExec(b, lb, alone)
+		post = client.HookCommand(alone, client.Claude, client.PostToolUse)
+	} else {
+		copyExec(b, buildLaserbrain(b), lb)
+		copyExec(b, buildGate(b), filepath.Join(dir, client.GateName))
+	}
 	empty := filepath.Join(b.TempDir(), "empty")
-	copyExec(b, buildEmpty(b), empty)
+	copyExec(b, buildEmptyAnswering(b), empty)
 	driver := filepath.Join(b.TempDir(), pairDriverName)
 	self, err := os.Executable()
 	if err != nil {
@@ -76,10 +96,13 @@ func BenchmarkHookPairUnderRun(b *testing.B) {
 	home := b.TempDir()
 	out := filepath.Join(repo, ".pair-times.json")
 	rounds := max(b.N, 30)
+	if post == "" {
+		post = client.HookCommand(lb, client.Claude, client.PostToolUse)
+	}
 	spec := pairSpec{Rounds: rounds, Out: out, CheckEvery: 3,
 		Check: []string{lb, "check", "--goal", "make the parser pass its tests", "--distance", "5"},
 		Pairs: map[string][2]string{
-			"laserbrain": {client.HookCommand(lb, client.Claude, client.PreToolUse), client.HookCommand(lb, client.Claude, client.PostToolUse)},
+			"laserbrain": {client.HookCommand(lb, client.Claude, client.PreToolUse), post},
 			"empty-go":   {client.HookCommand(empty, client.Claude, client.PreToolUse), client.HookCommand(empty, client.Claude, client.PostToolUse)},
 		}}
 	raw, err := json.Marshal(spec)
@@ -106,7 +129,7 @@ func BenchmarkHookPairUnderRun(b *testing.B) {
 	}
 	ours, base := times["laserbrain"], times["empty-go"]
 	wall, wallBase := median(ours.Wall), median(base.Wall)
-	cpu, cpuBase := median(ours.CPU), median(base.CPU)
+	cpu, cpuBase := median(ours.CPU)+ours.Children/time.Duration(len(ours.CPU)), median(base.CPU)+base.Children/time.Duration(len(base.CPU))
 	x, xc := float64(wall)/float64(wallBase), float64(cpu)/float64(cpuBase)
 	b.ReportMetric(float64(wall.Microseconds())/1000, "pair-ms")
 	b.ReportMetric(float64(wallBase.Microseconds())/1000, "empty-pair-ms")
@@ -145,7 +168,7 @@ func pairDriver() int {
 		}
 		rng.Shuffle(len(names), func(a, c int) { names[a], names[c] = names[c], names[a] })
 		for _, n := range names {
-			before := cpuOf(sv)
+			before, kids := cpuOf(sv), childrenCPUOf(sv)
 			d, cpu, err := runPair(spec.Pairs[n], wd, fmt.Sprintf("%s-%d", n, i))
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "pair driver:", err)
@@ -156,6 +179,7 @@ func pairDriver() int {
 			}
 			times[n].Wall = append(times[n].Wall, d)
 			times[n].CPU = append(times[n].CPU, cpu+cpuOf(sv)-before)
+			times[n].Children += childrenCPUOf(sv) - kids
 		}
 	}
 	data, _ := json.Marshal(times)
@@ -211,6 +235,31 @@ func cpuOf(pid int) time.Duration {
 	}
 	return total
 }
+
+// childrenCPUOf is the CPU time of the children process pid waited for
+// (/proc/PID/stat's cutime and cstime, in clock ticks; 0 for pid 0).
+func childrenCPUOf(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command's closing ")": state is the first, cutime
+	// and cstime the 14th and 15th.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(f) < 15 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[13], 10, 64)
+	st, _ := strconv.ParseInt(f[14], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc's CPU times (100
+// on every Linux architecture Go runs on).
+const clockTicks = 100
 
 // runPair runs one tool call's two hooks and returns how long both took
 // and the CPU time of their processes.

@@ -19,6 +19,7 @@ import (
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
@@ -33,6 +34,7 @@ type authorizeOptions struct {
 
 	run, agent, fleetDir string
 	write                string
+	connect              string
 	forDur               time.Duration
 	uses                 int
 	reason               string
@@ -43,7 +45,7 @@ type authorizeOptions struct {
 func newAuthorizeCmd(f *Factory, runF func(*authorizeOptions) error) *cobra.Command {
 	opts := &authorizeOptions{IO: f.IOStreams, Tracker: f.Tracker}
 	cmd := &cobra.Command{
-		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH)",
+		Use:   "authorize [--run ID | --agent NAME] [--for DURATION] [--uses N] [--reason TEXT] (-- COMMAND... | --write PATH | --connect HOST:PORT)",
 		Short: "Let an agent take one irreversible or outward action",
 		Long: `authorize records a person's permission for one action the gate refuses
 without it: a shell command (given after --, matched with its white space
@@ -64,10 +66,18 @@ authorization revoked already says so and changes nothing.
 --list shows the fleet's authorizations with their state (live, spent,
 expired, revoked) and the journal's word on each, which is the gate's:
 honoured, or ignored with why — a file no journal record witnesses (not
-written by laserbrain authorize) or one whose terms changed since.`,
+written by laserbrain authorize) or one whose terms changed since.
+
+Under laserbrain run an agent's tree reaches only the endpoints the project
+policy allows; --connect HOST:PORT lets it connect to one more, one
+connection per use (an attended run's refusal names this command). A
+command authorized after -- for a run or an agent is also what laserbrain
+act, run inside the boundary, carries out for the agent outside it, once
+per use, whether the gate refuses it or not.`,
 		Example: `  laserbrain authorize --run 9d14c2e07a11 --reason "release 1.4" -- npm publish
   laserbrain authorize --agent reviewer --for 1h --uses 3 -- git push origin main
   laserbrain authorize --write .claude/settings.json --reason "add a hook"
+  laserbrain authorize --run 9d14c2e07a11 --uses 5 --connect api.github.com:443
   laserbrain authorize --list
   laserbrain authorize --revoke 01J9Z2QK3T`,
 		Args: cli.ArbitraryArgs,
@@ -84,6 +94,7 @@ written by laserbrain authorize) or one whose terms changed since.`,
 	fl.StringVar(&opts.agent, "agent", "", "only for this agent")
 	fl.StringVar(&opts.fleetDir, "fleet", "", "the fleet: the repository containing DIR (default: the current directory)")
 	fl.StringVar(&opts.write, "write", "", "authorize writing this protected path instead of a command")
+	fl.StringVar(&opts.connect, "connect", "", "authorize connections from inside laserbrain run's boundary to this HOST:PORT (one per use)")
 	fl.DurationVar(&opts.forDur, "for", 15*time.Minute, "how long it holds")
 	fl.IntVar(&opts.uses, "uses", 1, "how many actions it allows")
 	fl.StringVar(&opts.reason, "reason", "", "why (kept with it)")
@@ -120,34 +131,9 @@ func runAuthorize(opts *authorizeOptions) error {
 	case opts.list:
 		return listAuthorizations(ctx, opts.IO, st, opts, now)
 	}
-	action := ""
-	switch {
-	case opts.write != "" && len(opts.args) > 0:
-		return cli.Usagef("give a command after -- or --write PATH, not both")
-	case opts.write != "":
-		abs, err := filepath.Abs(opts.write)
-		if err != nil {
-			return cli.Usagef("--write: %v", err)
-		}
-		action = operator.ActionKey("write " + abs)
-	case len(opts.args) > 0:
-		if opts.dashAt != 0 {
-			return cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(opts.args, " "))
-		}
-		action = operator.CommandKey(opts.args...)
-		dir := opts.fleetDir
-		if dir == "" {
-			dir = "."
-		}
-		ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
-		if err != nil {
-			return cli.Failure(err)
-		}
-		if !ok {
-			return cli.Usagef("nothing authorized: %s", why)
-		}
-	default:
-		return cli.Usagef("nothing to authorize: give a command after -- or --write PATH")
+	action, err := authorizedAction(opts)
+	if err != nil {
+		return err
 	}
 	if opts.uses < 1 {
 		return cli.Usagef("--uses must be at least 1")
@@ -188,6 +174,56 @@ func runAuthorize(opts *authorizeOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "authorization %s: %q, %s, until %s\n", a.ID, a.Action, text.Plural(int64(a.Uses), "use"), a.Expires.Format(time.RFC3339))
 	return nil
+}
+
+// authorizedAction is the action opts authorize, keyed as the gate keys it:
+// a connection, a write or a command after --.
+func authorizedAction(opts *authorizeOptions) (string, error) {
+	switch {
+	case opts.write != "" && len(opts.args) > 0, opts.connect != "" && (len(opts.args) > 0 || opts.write != ""):
+		return "", cli.Usagef("give one of a command after --, --write PATH or --connect HOST:PORT")
+	case opts.connect != "":
+		h, port, err := confine.ParseEndpoint(opts.connect)
+		if err != nil {
+			return "", cli.Usagef("--connect %v", err)
+		}
+		return connectAction(confine.Endpoint(h, port)), nil
+	case opts.write != "":
+		abs, err := filepath.Abs(opts.write)
+		if err != nil {
+			return "", cli.Usagef("--write: %v", err)
+		}
+		return operator.ActionKey("write " + abs), nil
+	case len(opts.args) > 0:
+		if opts.dashAt != 0 {
+			return "", cli.Usagef("put the command after --: laserbrain authorize [flags] -- %s", strings.Join(opts.args, " "))
+		}
+		action := operator.CommandKey(opts.args...)
+		dir := opts.fleetDir
+		if dir == "" {
+			dir = "."
+		}
+		ok, why, err := agentrun.Authorizable(action, dir, policyschema.Validate)
+		if err != nil {
+			return "", cli.Failure(err)
+		}
+		if !ok && (opts.run != "" || opts.agent != "") {
+			// For an agent's laserbrain act, which carries out outside
+			// laserbrain run's boundary only what is authorized, whether
+			// the gate refuses it or not.
+			if ok, why, err = agentrun.ActAuthorizable(action, dir, policyschema.Validate); err != nil {
+				return "", cli.Failure(err)
+			}
+			if ok {
+				fmt.Fprintf(opts.IO.ErrOut, "laserbrain authorize: the gate does not refuse %q on its own; this authorizes laserbrain act to carry it out outside laserbrain run's boundary\n", action)
+			}
+		}
+		if !ok {
+			return "", cli.Usagef("nothing authorized: %s", why)
+		}
+		return action, nil
+	}
+	return "", cli.Usagef("nothing to authorize: give a command after --, --write PATH or --connect HOST:PORT")
 }
 
 // longAuthorization is the --for beyond which authorize warns: an

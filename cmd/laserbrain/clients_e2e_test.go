@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -364,7 +365,41 @@ func TestAgentRunCheckLands(t *testing.T) {
 			if cov, _ := rows[0]["coverage"].(map[string]any); cov["unmeasured"] != false || cov["tool_calls"] != 1.0 || rows[0]["judgment"] == "unmeasured" {
 				t.Errorf("the run after a check and then one command: coverage %v, judgment %v", rows[0]["coverage"], rows[0]["judgment"])
 			}
+			checkpointedShellOnly(t, s, lb, m[1])
 		})
+	}
+}
+
+// checkpointedShellOnly: the client's hooks took an undo checkpoint
+// before its shell call, which may write, and the call's change (the file
+// it made) is on that checkpoint; its call of our own MCP tool took none.
+func checkpointedShellOnly(t *testing.T, s *agenttest.Session, lb, run string) {
+	t.Helper()
+	r := s.Run(t, lb, "undo", "--run", run, "--list", "--json")
+	var rows []struct {
+		Kind, Call, Tool, What string
+		Changed                struct{ Added []string }
+	}
+	if r.ExitCode != 0 || json.Unmarshal([]byte(r.Stdout), &rows) != nil {
+		t.Fatalf("laserbrain undo --list --json: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	shell := 0
+	for _, row := range rows {
+		if row.Kind != "call" {
+			continue
+		}
+		if strings.Contains(row.Tool, "check_state") || strings.Contains(row.What, "ship the parser") {
+			t.Errorf("a checkpoint before our own MCP tool (a read of the run): %+v", row)
+		}
+		if strings.Contains(row.What, "echo acted > acted.txt") {
+			shell++
+			if !slices.Contains(row.Changed.Added, "acted.txt") {
+				t.Errorf("the shell call's checkpoint does not say it added acted.txt: %+v", row)
+			}
+		}
+	}
+	if shell != 1 {
+		t.Errorf("%d checkpoints before the shell call, want 1:\n%s", shell, r.Stdout)
 	}
 }
 

@@ -123,9 +123,9 @@ func runDoctor(opts *doctorOptions) error {
 			return err
 		},
 		Confinement: func() ([]string, error) {
-			_, held, _ := confine.Plan(planOptions(self, dir, ""))
+			_, rep := confine.Plan(planOptions(self, dir, ""))
 			var paths []string
-			for _, h := range held {
+			for _, h := range rep.Held {
 				paths = append(paths, h.Path)
 			}
 			return paths, confine.Check(self)

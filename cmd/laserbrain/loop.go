@@ -170,16 +170,16 @@ func runLoop(opts *loopOptions) error {
 	// Each session behind the kernel's boundary, as laserbrain
 	// run's agent: its hooks, its MCP server (its own call only)
 	// and its checks handed to the loop's broker for it.
+	sup := opts.Tracker()
+	defer sup.Close()
 	if fn, why := agentConfinement(self, opts.StoreConfig); fn != nil {
 		o.Confine = func(cmd *exec.Cmd, s loop.Session) (string, func(), error) {
-			return fn(cmd, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, s.Dir)
+			return fn(cmd, runBoundary(sup, broker.Ops{Run: s.Run, LoopCall: s.CallDir, LoopRole: s.Role}, passThrough{}), s.Dir)
 		}
 	} else {
 		o.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises the loop's sessions (laserbrain doctor)"
 		fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
 	}
-	sup := opts.Tracker()
-	defer sup.Close()
 	o.Tracker = sup
 	ctx := context.Background()
 	res, err := loop.Run(ctx, o)

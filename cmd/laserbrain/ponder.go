@@ -92,8 +92,12 @@ func runPonder(opts *ponderOptions) error {
 	cmd.Dir = cwd
 	cmd.Env = append(withoutEnv(os.Environ(), broker.EnvPonderTold, broker.EnvConfinement), broker.EnvPonderTold+"="+string(data))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = opts.IO.In, opts.IO.Out, opts.IO.ErrOut
-	if err := confine.Wrap(cmd, self, ponderSpec(spec, filepath.Join(root, ".ponder"))); err != nil {
+	h, err := confine.Wrap(cmd, self, ponderSpec(spec, filepath.Join(root, ".ponder")))
+	if err != nil {
 		return cli.Failure(fmt.Errorf("confining ponder: %w", err))
+	}
+	if h != nil {
+		defer h.Close()
 	}
 	err = cmd.Run()
 	var ee *exec.ExitError
@@ -122,6 +126,11 @@ func ponderSpec(spec confine.Spec, dot string) confine.Spec {
 		out.Writable = out.Writable[:len(out.Writable)-1] // ponder start makes it, where the agent may write
 	}
 	out.Created, out.Ensure = nil, nil
+	if spec.Net != nil {
+		// A network of its own with nothing in it: ponder reaches nothing
+		// for the agent (the agent's listeners are its run's).
+		out.Net = &confine.Net{}
+	}
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/cli/versioncmd"
 )
 
 // The root help's command groups.
@@ -36,6 +37,7 @@ var commands = []struct {
 	{groupAgents, "supervise", cmdOf(newSuperviseCmd)},
 	{groupAgents, "undo", cmdOf(newUndoCmd)},
 	{groupAgents, "authorize", cmdOf(newAuthorizeCmd)},
+	{groupAgents, "act", cmdOf(newActCmd)},
 	{groupAgents, "ui", cmdOf(newUICmd)},
 	{groupAgents, "hook", newHookCmd},
 	{groupAgents, "mcp", cmdOf(newMCPCmd)},
@@ -110,7 +112,7 @@ and ponder share.`,
 			cli.AddToGroup(root, c.group, c.build(f))
 		}
 	}
-	cli.AddVersion(root, f.IOStreams, cli.SnakeCase)
+	versioncmd.Add(root, f.IOStreams, versioncmd.SnakeCase)
 	cli.SetExits(root)
 	return root
 }

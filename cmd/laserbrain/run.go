@@ -23,9 +23,11 @@ import (
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/install"
+	"github.com/laserkit/laserkit/supercode/report"
 	"github.com/laserkit/laserkit/supercode/telemetry"
 )
 
@@ -53,6 +55,9 @@ type runOptions struct {
 	coverage, floor, blockAfter, nudgeEvery string
 	limits                                  fleet.Limits
 	grace                                   time.Duration
+	// passEnv and passPaths are credentials passed into the boundary on
+	// purpose (--pass-env, --pass-path).
+	passEnv, passPaths []string
 }
 
 // coverageFlags are run's coverage flags and the variable each becomes.
@@ -220,8 +225,11 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.floor, "coverage-floor", "", "the share of steps that must be checks, 0 to 1, once the run has 8 steps (default: none)")
 	cmd.Flags().StringVar(&opts.blockAfter, "coverage-block-after", "", "refuse calls that change something after this many steps without a check (default 5; every call after twice that)")
 	cmd.Flags().StringVar(&opts.nudgeEvery, "coverage-nudge-every", "", "remind the agent after every this many unchecked steps (default 3; 0: never)")
+	cmd.Flags().StringArrayVar(&opts.passEnv, "pass-env", nil, "pass this credential variable into the boundary (repeatable; the run records it)")
+	cmd.Flags().StringArrayVar(&opts.passPaths, "pass-path", nil, "let the agent read this place credentials are kept (repeatable; the run records it)")
 	cmd.Flags().SetInterspersed(false)
-	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder", "timeout", "max-tool-calls", "max-checks-off-ground", "grace", "coverage-floor", "coverage-block-after", "coverage-nudge-every")
+	cli.CompleteFlag(cmd, "pass-path", cli.Files())
+	cli.CompleteFlags(cmd, cli.NoValue, "agent", "goal", "ponder", "pass-env", "timeout", "max-tool-calls", "max-checks-off-ground", "grace", "coverage-floor", "coverage-block-after", "coverage-nudge-every")
 	cli.CompleteFlag(cmd, "coverage", cli.Values(string(coverage.On), string(coverage.Off), string(coverage.Reference)))
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
@@ -280,8 +288,9 @@ func runRun(opts *runOptions) error {
 	fn, why := agentConfinement(self, opts.StoreConfig)
 	confined = fn != nil // read when the run's layer is prepared
 	if fn != nil {
+		pass := passThrough{env: opts.passEnv, paths: opts.passPaths}
 		so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
-			return fn(cmd, broker.Ops{Run: r.ID}, dir)
+			return fn(cmd, runBoundary(sup, broker.Ops{Run: r.ID}, pass), dir)
 		}
 	} else {
 		so.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises this agent (laserbrain doctor)"
@@ -456,6 +465,10 @@ type runRow struct {
 	Limits         *fleet.Limits `json:"limits,omitempty"`
 	ToolCallsAsked int           `json:"tool_calls_asked,omitempty"`
 	Stopped        string        `json:"stopped,omitempty"`
+	// Network is what the agent's tree tried on the network through the
+	// boundary: attempts allowed, refused and asked, their bytes, and
+	// each endpoint with the rule that decided.
+	Network *confine.NetSummary `json:"network,omitempty"`
 }
 
 // The origins of runs.
@@ -584,6 +597,7 @@ func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r f
 	}
 	figs := coverage.Measure(events)
 	row.Coverage = &figs
+	row.Network = report.NetworkOf(events)
 	if figs.Unmeasured {
 		row.LastVerdict, row.Drifting, row.Judgment = coverage.Unmeasured, false, coverage.Unmeasured
 		row.Next = unmeasuredNext(r.ID, figs)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/agenttest"
 	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/undo/undotest"
 )
@@ -166,4 +167,70 @@ func installedPreToolUse(t *testing.T, repo, gate string) string {
 		t.Fatalf("the installed pre-tool-use hook does not run the gate %s: %s", gate, cmd)
 	}
 	return cmd
+}
+
+// The real Claude Code CLI under laserbrain run, installed as a person
+// installs it, its Bash destroying work in two calls the gate lets through
+// (plain-looking commands that lose a day's uncommitted change and move
+// src out of the work tree): its own hooks take the checkpoints, under the
+// model's own tool_use ids. undo --list names both calls with what each
+// changed; undo --last takes back the second alone; undo --to the first
+// brings back the tree, the stash, the branches, the index and the named
+// database byte for byte.
+func TestUndoAfterClaudeCode(t *testing.T) {
+	for _, tool := range []string{"git", "sqlite3"} {
+		testenv.LookPath(t, tool)
+	}
+	cc := agenttest.ClaudeCode
+	lb := laserbrainBinary(t)
+	s := agenttest.NewAgent(t, cc,
+		cc.Shell("toolu_truncate", "truncate -s 0 src/main.go"),
+		cc.Shell("toolu_move", "mv src .."),
+		agenttest.Say("Done."))
+	s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"), "CLAUDE_CODE_SESSION_ATTENDED=0")
+	undotest.Repo(t, s.Dir)
+	s.Install(t, lb)
+	before, rows := undotest.Take(t, s.Dir), undotest.Rows(t, s.Dir)
+
+	r := s.PromptVia(t, lb, []string{"run", "--agent", "undo-claude", "--"}, "clean up")
+	if r.JSON == nil {
+		t.Fatalf("claude printed no result (exit %d)\n%s\n%s", r.ExitCode, r.Stdout, clipOut(r.Stderr))
+	}
+	for _, id := range []string{"toolu_truncate", "toolu_move"} {
+		if tr := s.Model.ResultAfter(t, id); tr.IsError || strings.Contains(tr.Text, "operator gate") {
+			t.Fatalf("%s did not run (the gate or the client refused it): %q", id, tr.Text)
+		}
+	}
+	if undotest.Diff(before, undotest.Take(t, s.Dir)) == "" {
+		t.Fatal("the agent's calls destroyed nothing in the fixture: the test would prove nothing")
+	}
+
+	list := s.Run(t, lb, "undo", "--list")
+	t.Logf("laserbrain undo --list:\n%s", list.Stdout)
+	for _, want := range []string{
+		"call toolu_truncate (Bash: truncate -s 0 src/main.go)",
+		"call toolu_move (Bash: mv src ..)",
+		"laserbrain undo --run ",
+	} {
+		if list.ExitCode != 0 || !strings.Contains(list.Stdout, want) {
+			t.Fatalf("undo --list (exit %d) does not say %q:\n%s%s", list.ExitCode, want, list.Stdout, list.Stderr)
+		}
+	}
+	last := s.Run(t, lb, "undo", "--last")
+	if last.ExitCode != 0 || !strings.Contains(last.Stdout, "back to before call toolu_move") {
+		t.Fatalf("undo --last (exit %d):\n%s%s", last.ExitCode, last.Stdout, last.Stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.Dir, "src", "main.go")); err != nil || len(b) != 0 {
+		t.Fatalf("after undo --last, src/main.go should be back as the first call left it (empty): %v %q", err, b)
+	}
+	to := s.Run(t, lb, "undo", "--to", "toolu_truncate")
+	if to.ExitCode != 0 || !strings.Contains(to.Stdout, "back to before call toolu_truncate") {
+		t.Fatalf("undo --to toolu_truncate (exit %d):\n%s%s\n(the list was:\n%s)", to.ExitCode, to.Stdout, to.Stderr, list.Stdout)
+	}
+	if d := undotest.Diff(before, undotest.Take(t, s.Dir)); d != "" {
+		t.Errorf("after laserbrain undo --to toolu_truncate the work tree differs from before the session:\n%s", d)
+	}
+	if got := undotest.Rows(t, s.Dir); got != rows {
+		t.Errorf("after the undo the table reads %q, want %q", got, rows)
+	}
 }

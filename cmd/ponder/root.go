@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/cli/versioncmd"
 )
 
 // The root help's command groups.
@@ -63,7 +64,7 @@ share. See ponder/SPEC.md.`,
 	cli.AddToGroup(root, groupPass, newPredictCmd(a, nil), newDeliberateCmd(a, nil), newDeltaCmd(a, nil), newGradeCmd(a, nil), newMetacognizeCmd(a, nil), newJudgeCmd(a, nil), newDecideCmd(a, nil))
 	cli.AddToGroup(root, groupResults, newReportCmd(a, nil), newApplyCmd(a, nil))
 	cli.AddToGroup(root, groupCare, newDoctorCmd(a, nil), newRepairCmd(a, nil), newOCACmd(a))
-	cli.AddVersion(root, a.streams, cli.CamelCase)
+	versioncmd.Add(root, a.streams, versioncmd.CamelCase)
 	cli.SetExits(root)
 	return root
 }

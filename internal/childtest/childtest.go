@@ -1,23 +1,19 @@
 package childtest
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/laserkit/laserkit/internal/cli"
 )
 
-// Serve runs the job named in the variable env, if any, and exits (1 when
-// job fails, saying why); otherwise it returns at once.
+// Serve runs the job named in the variable env, if any, and exits as a
+// command would (non-zero when job fails, saying why); otherwise it returns
+// at once.
 func Serve(env string, job func(spec string) error) {
-	spec := os.Getenv(env)
-	if spec == "" {
-		return
+	if spec := os.Getenv(env); spec != "" {
+		cli.Finish(env+" child", job(spec))
 	}
-	if err := job(spec); err != nil {
-		fmt.Fprintf(os.Stderr, "%s child: %v\n", env, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
 }
 
 // Command is this test binary run again to do spec (running no test

@@ -204,6 +204,18 @@ func Code(cmd *cobra.Command, err error, errOut io.Writer) exitCode {
 	return CodeOf(err)
 }
 
+// Finish ends a program that has no command tree (a generator, a
+// script's helper, a test's child process) the way a command ends: on nil
+// with status 0; otherwise "prog: err" on stderr and the code CodeOf maps
+// err to (a *UsageError 2, any other error 8). It does not return.
+func Finish(prog string, err error) {
+	code := CodeOf(err)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", prog, joinLines(err.Error()))
+	}
+	os.Exit(int(code))
+}
+
 // isCobraUsage recognises the errors cobra itself builds for an unknown
 // command or subcommand; cobra gives them no type of their own.
 func isCobraUsage(err error) bool {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -157,6 +159,46 @@ func TestKindsTakeTheTablesCodes(t *testing.T) {
 		}
 		if usage := strings.Contains(buf.String(), "--help"); usage != (want == ExitUsage) {
 			t.Errorf("kind %q: the help's pointer printed %v: %q", kind, usage, buf.String())
+		}
+	}
+}
+
+// TestFinish runs this test binary again as a program that ends through
+// Finish, and reads the status and the stderr a real process gets.
+func TestFinish(t *testing.T) {
+	if give := os.Getenv("CLI_FINISH"); give != "" {
+		switch give {
+		case "nil":
+			Finish("prog", nil)
+		case "usage":
+			Finish("prog", Usagef("usage: prog IN OUT"))
+		default:
+			Finish("prog", errors.New(give))
+		}
+	}
+	cases := []struct {
+		give, stderr string
+		code         int
+	}{
+		{"nil", "", 0},
+		{"usage", "prog: usage: prog IN OUT\n", 2},
+		{"disk on fire\nand more", "prog: disk on fire; and more\n", 8},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFinish$")
+		cmd.Env = append(os.Environ(), "CLI_FINISH="+c.give)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code || stderr.String() != c.stderr {
+			t.Errorf("Finish(%q): status %d, stderr %q; want %d, %q", c.give, code, stderr.String(), c.code, c.stderr)
 		}
 	}
 }

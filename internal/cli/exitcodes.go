@@ -72,8 +72,9 @@ var ExitCodes = []ExitCode{
 	{ExitSetup, "setup", "laserbrain run", "the run could not be set up; the agent did not start", nil},
 	{ExitNotRunnable, "not-runnable", "laserbrain run", "COMMAND exists but could not be started", nil},
 	{ExitNotRunnable, "refused", "laserbrain loop", "a command SCRIPT ran was refused by the operator gate (SCRIPT sees the status and may pass it on)", nil},
-	{ExitNotFound, "not-found", "laserbrain run", "COMMAND was not found", nil},
-	{ExitSignal, "signal", "laserbrain run, laserbrain loop", "128+N: stopped by signal N (130 SIGINT, 143 SIGTERM)", nil},
+	{ExitNotRunnable, "refused", "laserbrain act", "neither the project policy nor a person's authorization allows exactly this command; nothing ran", nil},
+	{ExitNotFound, "not-found", "laserbrain run, laserbrain act", "COMMAND was not found", nil},
+	{ExitSignal, "signal", "laserbrain run, laserbrain loop, laserbrain act", "128+N: stopped by signal N (130 SIGINT, 143 SIGTERM)", nil},
 }
 
 // codeOfKind is the code of an error of the named kind: the row it names,

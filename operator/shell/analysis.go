@@ -95,6 +95,10 @@ type Finding struct {
 	// it deletes paths (rm -r, find -delete, rsync --delete).
 	Command string   `json:"command,omitempty"`
 	Paths   []string `json:"paths,omitempty"`
+	// Host is the host outside this machine the command sends data to
+	// ("" for none, or one known only at run time): the project policy's
+	// hosts may let it through.
+	Host string `json:"host,omitempty"`
 	// Rule is the policy rule that let it through (Decide sets it).
 	Rule string `json:"rule,omitempty"`
 	// grammarNo is 1 + the index of the grammar pattern this finding is a

@@ -117,14 +117,6 @@ func bracketDepth(src string) int {
 	return max
 }
 
-// firstLine is s up to its first line break.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
 func (a *analyzer) stmts(list []*syntax.Stmt, d int, io stdio) {
 	for _, s := range list {
 		a.stmt(s, d, io)
@@ -177,6 +169,9 @@ func (a *analyzer) cmd(s *syntax.Stmt, d int, io stdio) {
 			// Each side of a pipe runs in a child shell.
 			a.subshell(func() { a.stmt(c.X, d, io) })
 			out := a.output(c.X)
+			if out.kind == unknownInput {
+				out.src = a.nodeText(c.X)
+			}
 			a.subshell(func() { a.stmt(c.Y, d, stdio{in: out}) })
 		} else {
 			a.stmt(c.X, d, io)
@@ -342,6 +337,7 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 				a.itemClobbered() // > "$1" under find -exec sh -c: each file emptied
 			}
 			a.addWrite(w, "redirection", false)
+			a.devNet(w, s)
 			content := input{kind: unknownInput}
 			if r.N == nil || r.N.Value == "1" || r.N.Value == "2" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
 				content = a.output(s)

@@ -448,3 +448,21 @@ func printfS(format string, args []string) (string, bool) {
 	}
 	return b.String(), true
 }
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// optionValue is the word after rest[*i] — an option's value — and moves
+// *i onto it; past the end it is an empty known word.
+func optionValue(rest []arg, i *int) arg {
+	if *i+1 < len(rest) {
+		*i++
+		return rest[*i]
+	}
+	return arg{known: true}
+}

@@ -53,17 +53,89 @@ func (a *analyzer) cliModel(c *cmdCall) bool {
 			continue
 		}
 		words := append([]arg{}, argsOf(r.subs)...)
-		words = append(words, r.rest...)
-		text := commandText(tool, words)
 		where, note := Executed, ""
 		if r.inert != "" {
 			where, note = DryRun, "a "+r.inert+": changes nothing"
+			words = append(words, r.rest...)
+		} else {
+			// No dry run as the tool reads it: a dry-run option it reads
+			// as "no" is left out, so the patterns see the real command
+			// (wrangler deploy --dry-run=false deploys).
+			words = append(words, withoutDryRun(spec, r.rest)...)
 		}
+		text := commandText(tool, words)
 		a.grammarAs(text, where, note, text)
 		a.packAs(tool, text, where, note, text)
 		a.cliRules(tool, r, where, note, text)
+		if path, ok := cliDestroys(spec, r); ok {
+			a.add(Finding{Label: "parsed: " + tool + " " + path + " (deletes hosted resources or their data)", Outward: true, Where: where, Note: note, Command: text})
+		}
 	}
 	return explained
+}
+
+// cliDestroys: the command path of a reading — its subcommand, then the
+// first operands after it, option values aside — names one of the tool's
+// delete verbs; path is that path up to the verb.
+func cliDestroys(s *cliSpec, r cliRead) (path string, ok bool) {
+	words := slices.Clone(r.subs)
+	for i := 0; i < len(r.rest) && len(words) < 4; i++ {
+		w := r.rest[i]
+		name, _, glued := strings.Cut(w.val, "=")
+		switch {
+		case !w.known:
+			words = append(words, "?")
+		case w.val == "--":
+			i = len(r.rest)
+		case strings.HasPrefix(w.val, "-"):
+			if !glued && slices.Contains(s.values, name) {
+				i++
+			}
+		default:
+			words = append(words, w.val)
+		}
+	}
+	for i, w := range words {
+		for _, part := range strings.Split(w, ":") {
+			if destroyVerb(s.destroys, part) {
+				return strings.Join(words[:i+1], " "), true
+			}
+		}
+	}
+	return "", false
+}
+
+// destroyVerb: word is one of verbs (a verb ending in "*" is a prefix).
+func destroyVerb(verbs []string, word string) bool {
+	for _, v := range verbs {
+		if p, prefix := strings.CutSuffix(v, "*"); prefix && strings.HasPrefix(word, p) || v == word {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutDryRun are a reading's words without the dry-run options the
+// tool reads as no dry run (and the true/false after one, for a tool that
+// takes it there).
+func withoutDryRun(s *cliSpec, rest []arg) []arg {
+	if s.dry == nil {
+		return rest
+	}
+	out := make([]arg, 0, len(rest))
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		name, _, _ := strings.Cut(w.val, "=")
+		base, negated := strings.CutPrefix(name, "--no-")
+		if _, dry := s.dry[name]; w.known && (dry || negated && s.dry["--"+base] != nil) {
+			if s.nopt && i+1 < len(rest) && (rest[i+1].val == "true" || rest[i+1].val == "false") {
+				i++
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // cliRules are the publishes and deletes the patterns cannot see from the
@@ -117,16 +189,9 @@ func (a *analyzer) cliRules(tool string, r cliRead, where Where, note, text stri
 		if sub == "promote" || sub == "rollback" {
 			add("vercel "+sub+" (changes the production deployment)", true)
 		}
-		if sub == "remove" || sub == "rm" {
-			add("vercel remove (deletes deployments)", true)
-		}
 	case "netlify":
 		if _, ok := has("--prodIfUnlocked"); ok && sub == "deploy" {
 			add("netlify deploy --prod (production deploy)", true)
-		}
-	case "wrangler":
-		if sub == "delete" {
-			add("wrangler delete (deletes a Worker)", true)
 		}
 	case "hatch":
 		if sub == "publish" {

@@ -35,6 +35,11 @@ type cliSpec struct {
 	helpShort, helpDash bool
 	// dry are the dry-run options: name → values meaning no dry run.
 	dry map[string][]string
+	// destroys are the command words that delete hosted resources or
+	// their data, as the tool's documentation spells them: a word, or a
+	// prefix ending in "*" (aws delete-*); a colon-joined command
+	// (heroku apps:destroy) is read part by part.
+	destroys []string
 }
 
 const npmCommandList = (`access adduser approve-scripts audit bugs cache ci completion config dedupe deny-scripts deprecate
@@ -119,15 +124,19 @@ func newCLISpec(name string) *cliSpec {
 			bools: []string{"--paginate", "-i", "--include", "--silent", "--verbose", "--yes", "-y", "--confirm"}, helpShort: true}
 	case "vercel":
 		return &cliSpec{values: []string{"--token", "-t", "--scope", "-S", "--cwd", "--local-config", "-A", "--global-config", "-Q", "--target", "--env", "-e", "--build-env", "-b", "--meta", "-m", "--regions", "--team", "-T"},
-			bools: []string{"--prod", "--yes", "-y", "--force", "-f", "--public", "-p", "--debug", "-d", "--prebuilt", "--no-wait"}, helpShort: true}
+			bools: []string{"--prod", "--yes", "-y", "--force", "-f", "--public", "-p", "--debug", "-d", "--prebuilt", "--no-wait"}, helpShort: true,
+			destroys: []string{"remove", "rm"}}
 	case "netlify":
 		return &cliSpec{values: []string{"--dir", "-d", "--site", "-s", "--auth", "--alias", "--message", "-m", "--functions", "-f", "--filter"},
-			bools: []string{"--prod", "-p", "--prodIfUnlocked", "--json", "--open", "-o", "--build"}, helpShort: true}
+			bools: []string{"--prod", "-p", "--prodIfUnlocked", "--json", "--open", "-o", "--build"}, helpShort: true,
+			destroys: []string{"delete"}}
 	case "wrangler":
 		return &cliSpec{values: []string{"--config", "-c", "--env", "-e", "--cwd", "--name", "--compatibility-date", "--var", "--define"},
-			aliases: map[string]string{"publish": "deploy"}, wraps: map[string]int{"versions": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}}}
+			aliases: map[string]string{"publish": "deploy"}, wraps: map[string]int{"versions": 0}, helpShort: true, dry: map[string][]string{"--dry-run": {"false"}},
+			destroys: []string{"delete"}}
 	case "fly":
-		return &cliSpec{values: []string{"--app", "-a", "--config", "-c", "--access-token", "-t", "--org", "-o", "--image", "-i", "--region", "-r"}, helpShort: true}
+		return &cliSpec{values: []string{"--app", "-a", "--config", "-c", "--access-token", "-t", "--org", "-o", "--image", "-i", "--region", "-r"}, helpShort: true,
+			destroys: []string{"destroy", "delete", "remove", "rm"}}
 	case "twine":
 		return &cliSpec{values: []string{"--repository", "-r", "--repository-url", "--username", "-u", "--password", "-p", "--config-file", "--comment", "-c", "--cert", "--client-cert", "--sign-with", "--identity", "-i"},
 			helpShort: true}
@@ -146,9 +155,32 @@ func newCLISpec(name string) *cliSpec {
 	case "gem":
 		return &cliSpec{values: []string{"--host", "--key", "-k", "--otp", "--config-file"}, helpShort: true}
 	case "firebase":
-		return &cliSpec{values: []string{"--project", "-P", "--only", "--except", "--token", "--config", "-c", "--message", "-m"}, helpShort: true}
+		return &cliSpec{values: []string{"--project", "-P", "--only", "--except", "--token", "--config", "-c", "--message", "-m"}, helpShort: true,
+			destroys: []string{"delete", "remove"}}
 	case "gcloud":
-		return &cliSpec{values: []string{"--project", "--account", "--configuration", "--region", "--zone", "--format", "--verbosity"}, helpShort: false}
+		return &cliSpec{values: []string{"--project", "--account", "--configuration", "--region", "--zone", "--format", "--verbosity"}, helpShort: false,
+			destroys: []string{"delete", "rm", "destroy"}}
+	case "aws":
+		return &cliSpec{values: []string{"--profile", "--region", "--output", "--endpoint-url", "--query", "--cli-read-timeout", "--cli-connect-timeout", "--ca-bundle", "--color"},
+			dry: map[string][]string{"--dry-run": nil, "--dryrun": nil}, destroys: []string{"delete-*", "terminate-*", "purge-*", "rb", "rm"}}
+	case "az":
+		return &cliSpec{values: []string{"--subscription", "--output", "-o", "--query", "--resource-group", "-g", "--name", "-n"}, helpShort: true,
+			destroys: []string{"delete", "delete-*", "purge"}}
+	case "heroku":
+		return &cliSpec{values: []string{"--app", "-a", "--remote", "-r", "--confirm"}, helpShort: true,
+			destroys: []string{"destroy", "delete", "reset"}}
+	case "supabase":
+		return &cliSpec{values: []string{"--workdir", "--project-ref", "--db-url", "--profile", "--output", "-o"}, helpShort: true,
+			dry: map[string][]string{"--dry-run": {"false"}}, destroys: []string{"delete", "reset", "rm"}}
+	case "doctl":
+		return &cliSpec{values: []string{"--access-token", "-t", "--context", "--config", "-c", "--output", "-o", "--api-url", "-u", "--format"}, helpShort: true,
+			destroys: []string{"delete", "d", "del", "rm"}}
+	case "pulumi":
+		return &cliSpec{values: []string{"--cwd", "-C", "--stack", "-s", "--color", "--config-file", "--message", "-m", "--target", "-t", "--parallel", "-p"}, helpShort: true,
+			dry: map[string][]string{"--preview-only": {"false"}}, destroys: []string{"destroy", "rm"}}
+	case "mysqladmin":
+		return &cliSpec{values: []string{"-u", "--user", "-h", "--host", "-P", "--port", "-S", "--socket", "--defaults-file", "-c", "--count", "-i", "--sleep"},
+			helpShort: false, destroys: []string{"drop"}}
 	}
 	return nil
 }

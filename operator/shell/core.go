@@ -156,6 +156,9 @@ type cmdCall struct {
 type input struct {
 	kind int // noInput, literalInput, unknownInput, fileInput
 	text string
+	// src is the command that writes an unknown input (the stage before
+	// it in a pipe), as written.
+	src string
 }
 
 const (

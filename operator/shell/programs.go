@@ -201,6 +201,10 @@ func modelOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).modeModel}, true
 	case "curl":
 		return program{kind: progModel, model: (*analyzer).curlModel}, true
+	case "nc", "ncat", "netcat", "socat", "telnet", "sftp":
+		return program{kind: progModel, model: (*analyzer).netcatModel}, true
+	case "dig", "nslookup", "host", "drill", "ping", "ping6":
+		return program{kind: progModel, model: (*analyzer).lookupModel}, true
 	case "wget":
 		return program{kind: progModel, model: (*analyzer).wgetModel}, true
 	case "tar":
@@ -217,7 +221,7 @@ func modelOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).rsyncModel}, true
 	case "psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "sqlcmd", "cockroach", "clickhouse-client", "pgcli", "mycli", "mongosh", "mongo":
 		return program{kind: progModel, model: (*analyzer).sqlModel}, true
-	case "npm", "pnpm", "yarn", "bun", "cargo", "docker", "kubectl", "helm", "terraform", "terragrunt", "gh", "vercel", "netlify", "wrangler", "fly", "twine", "uv", "poetry", "flit", "hatch", "gem", "firebase", "gcloud", "podman", "oc", "tofu", "flyctl":
+	case "npm", "pnpm", "yarn", "bun", "cargo", "docker", "kubectl", "helm", "terraform", "terragrunt", "gh", "vercel", "netlify", "wrangler", "fly", "twine", "uv", "poetry", "flit", "hatch", "gem", "firebase", "gcloud", "podman", "oc", "tofu", "flyctl", "aws", "az", "heroku", "supabase", "doctl", "pulumi", "mysqladmin":
 		return program{kind: progModel, model: (*analyzer).cliModel}, true
 	}
 	return program{}, false
@@ -235,8 +239,8 @@ func dataProgram(name string) bool {
 		"seq", "yes", "tput", "clear", "notify-send", "logger", "wall", "say", "espeak", "fc", "history", "jobs", "disown",
 		"wait", "kill", "shift", "exit", "return", "break", "continue", "local", "getopts", "ulimit", "umask", "let", "du",
 		"df", "free", "uptime", "ps", "top", "htop", "lsof", "pgrep", "tree", "fd", "locate", "shopt", "popd", "dirs", "tsort",
-		"join", "split", "csplit", "iconv", "look", "rev", "shuf", "factor", "expr", "bc", "dc", "sum", "ping", "dig",
-		"nslookup", "host", "whois", "nproc", "lscpu", "env-test":
+		"join", "split", "csplit", "iconv", "look", "rev", "shuf", "factor", "expr", "bc", "dc", "sum",
+		"whois", "nproc", "lscpu", "env-test":
 		return true
 	}
 	return false

@@ -74,6 +74,9 @@ func (a *analyzer) copyModel(c *cmdCall) bool {
 		// ln TARGET: a link named after it, here.
 		a.addWrite(arg{val: path.Base(ops[0].val), known: ops[0].known}, c.name, false)
 	}
+	if c.name == "scp" {
+		a.remoteCopy("scp", ops, commandText("scp", rest))
+	}
 	if c.name == "mv" {
 		for _, s := range sources {
 			a.addWrite(s, "mv", true)
@@ -136,40 +139,21 @@ func (a *analyzer) modeModel(c *cmdCall) bool {
 
 // curlModel: curl writes -o FILE (--output), a file named after the URL
 // with -O (--remote-name, into --output-dir), and the files of
-// --dump-header, --cookie-jar, --trace, --stderr, --etag-save.
+// --dump-header, --cookie-jar, --trace, --stderr, --etag-save; what it
+// sends is curlNetwork's.
 func (a *analyzer) curlModel(c *cmdCall) bool {
-	rest := c.args
+	opts, urls := readOpts(c.args, curlShortValue, curlLongValue)
 	dir := ""
 	remote := false
-	var urls []arg
 	var outs []arg
-	for i := 0; i < len(rest); i++ {
-		w := rest[i]
-		v := w.val
-		next := func() arg { return optionValue(rest, &i) }
-		switch {
-		case !w.known:
-			urls = append(urls, w)
-		case v == "-o" || v == "--output" || v == "-D" || v == "--dump-header" || v == "-c" || v == "--cookie-jar" ||
-			v == "--trace" || v == "--trace-ascii" || v == "--stderr" || v == "--etag-save" || v == "--hsts" || v == "--alt-svc":
-			outs = append(outs, next())
-		case strings.HasPrefix(v, "--output=") || strings.HasPrefix(v, "--dump-header=") || strings.HasPrefix(v, "--cookie-jar="):
-			_, f, _ := strings.Cut(v, "=")
-			outs = append(outs, arg{val: f, known: true})
-		case v == "--output-dir":
-			dir = next().val
-		case v == "-O" || v == "--remote-name" || v == "--remote-name-all" || v == "-J" || v == "--remote-header-name":
+	for _, o := range opts {
+		switch o.name {
+		case "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--hsts", "--alt-svc":
+			outs = append(outs, o.val)
+		case "--output-dir":
+			dir = o.val.val
+		case "-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name":
 			remote = true
-		case strings.HasPrefix(v, "-o") && len(v) > 2 && !strings.HasPrefix(v, "--"):
-			outs = append(outs, arg{val: v[2:], known: true})
-		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 2 && strings.ContainsRune(v, 'O'):
-			remote = true
-		case len(v) == 2 && strings.Contains("dFHuUAeErTxXwKmYy", v[1:]) && v[0] == '-',
-			strings.HasPrefix(v, "--") && curlValue(v):
-			next()
-		case strings.HasPrefix(v, "-"):
-		default:
-			urls = append(urls, w)
 		}
 	}
 	for _, o := range outs {
@@ -187,19 +171,8 @@ func (a *analyzer) curlModel(c *cmdCall) bool {
 			a.remoteName(u, dir, "curl")
 		}
 	}
+	a.curlNetwork(c, opts, urls)
 	return true
-}
-
-// curlValue: curl's long options (of those the model reads) that take a
-// value; --url does too, but the model reads it as a URL.
-func curlValue(option string) bool {
-	switch option {
-	case "--data", "--data-raw", "--data-binary", "--form", "--header", "--user",
-		"--user-agent", "--request", "--referer", "--cookie", "--config", "--max-time", "--retry",
-		"--upload-file", "--proxy", "--cacert", "--cert", "--key", "--resolve", "--connect-to":
-		return true
-	}
-	return false
 }
 
 // remoteName records the file a download names after its URL.
@@ -250,6 +223,7 @@ func (a *analyzer) wgetModel(c *cmdCall) bool {
 			urls = append(urls, w)
 		}
 	}
+	a.wgetNetwork(c, urls)
 	switch {
 	case out.val != "" && out.val != "-":
 		a.addWrite(out, "wget", false)
@@ -606,6 +580,7 @@ func (a *analyzer) rsyncModel(c *cmdCall) bool {
 	}
 	dst := ops[len(ops)-1]
 	if !dry {
+		a.remoteCopy("rsync", ops, text)
 		if i := a.addWrite(dst, "rsync", del); i >= 0 {
 			a.writes[i].Tree = true
 		}
@@ -651,14 +626,4 @@ func rsyncValue(option string) bool {
 		return true
 	}
 	return false
-}
-
-// optionValue is the word after rest[*i] — an option's value — and moves
-// *i onto it; past the end it is an empty known word.
-func optionValue(rest []arg, i *int) arg {
-	if *i+1 < len(rest) {
-		*i++
-		return rest[*i]
-	}
-	return arg{known: true}
 }

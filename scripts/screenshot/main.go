@@ -4,11 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/internal/browsertest"
+	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/fsx"
 )
 
@@ -18,20 +18,13 @@ func main() {
 	ready := flag.String("ready", "", "for a live page: a JavaScript expression that is true once the page is ready")
 	flag.Parse()
 	if flag.NArg() != 2 {
-		fmt.Fprintln(os.Stderr, "usage: screenshot [-width N] [-height N] [-ready JS] PAGE.html|http://127.0.0.1:PORT/… OUT.png")
-		os.Exit(2)
+		cli.Finish("screenshot", cli.Usagef("usage: screenshot [-width N] [-height N] [-ready JS] PAGE.html|http://127.0.0.1:PORT/… OUT.png"))
 	}
 	page, out := flag.Arg(0), flag.Arg(1)
-	var err error
 	if strings.HasPrefix(page, "http://") {
-		err = live(page, out, *ready, *width, *height)
-	} else {
-		err = file(page, out, *width, *height)
+		cli.Finish("screenshot", live(page, out, *ready, *width, *height))
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "screenshot:", err)
-		os.Exit(1)
-	}
+	cli.Finish("screenshot", file(page, out, *width, *height))
 }
 
 func file(page, out string, width, height int) error {

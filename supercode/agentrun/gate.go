@@ -122,6 +122,22 @@ func Authorizable(command, dir string, validate operator.PolicyValidator) (bool,
 	return ok, why, nil
 }
 
+// ActAuthorizable says whether a person may authorize the shell command
+// for laserbrain act, for an agent working in dir (operator
+// ActAuthorizable), and why not.
+func ActAuthorizable(command, dir string, validate operator.PolicyValidator) (bool, string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false, "", err
+	}
+	pol, err := LoadPolicy(abs, validate)
+	if err != nil {
+		return false, "", err
+	}
+	ok, why := operator.ActAuthorizable(shell.Analyze(command, abs), pol)
+	return ok, why, nil
+}
+
 // LoadPolicy reads the project policy for a command run in dir (operator
 // LoadPolicy), with laserbrain's home as the place whose records no agent
 // writes. validate checks the file against the schema; nil means this
@@ -171,3 +187,24 @@ func checkedPolicy(home string, validate operator.PolicyValidator) operator.Poli
 
 // IsPolicyUnchecked: the policy needs a binary that can check it.
 func IsPolicyUnchecked(err error) bool { return errors.Is(err, operator.ErrPolicyUnchecked) }
+
+// ActLeave says what lets laserbrain act carry action out for run outside
+// its boundary: the project policy's act rule for exactly that command,
+// else a person's live authorization of it, which is spent (one use per
+// act). ok is false when neither does.
+func (s *Tracker) ActLeave(ctx context.Context, run fleet.Run, action string, pol operator.Policy) (leave string, ok bool, err error) {
+	if pol.Err == "" {
+		if r, ok := pol.Boundary.ActRule(action); ok {
+			return "the project policy's act rule " + r.ID + " (" + r.Reason + ")", true, nil
+		}
+	}
+	st, err := s.Fleet()
+	if err != nil {
+		return "", false, err
+	}
+	a, ok, err := fleet.Authorize(ctx, st, run.Fleet, run.ID, run.Agent, action, s.now())
+	if err != nil || !ok {
+		return "", false, err
+	}
+	return "a person's authorization " + AuthorizedBy(a), true, nil
+}

@@ -45,6 +45,7 @@ const EnvPonderTold = "LASERBRAIN_PONDER_TOLD"
 //	mcp --loop-call DIR --loop-role ROLE  (laserbrain loop: its own call only)
 //	check [flags]                        (on the agent's own run; no --new-run)
 //	check --stream [--run RUN]           (with Streams: each line on the agent's own run)
+//	act -- COMMAND [ARGS...]             (carried out only as the policy or a person allows)
 //	ponder [ARGS]                        (any: ponder runs confined as the agent
 //	                                      is, its session directory writable)
 func (o Ops) Allow(argv []string) error {
@@ -58,10 +59,17 @@ func (o Ops) Allow(argv []string) error {
 		return o.allowMCP(argv[1:])
 	case "check":
 		return o.allowCheck(argv[1:])
+	case "act":
+		// act decides itself, outside, by the policy and a person's
+		// authorizations of exactly this command on this run.
+		if len(argv) < 3 || argv[1] != "--" {
+			return errors.New("act: give the command after --")
+		}
+		return nil
 	case OpPonder:
 		return nil
 	}
-	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check, ponder)", argv[0])
+	return fmt.Errorf("%q is not an operation an agent's hooks hand over (hook, mcp, check, ponder, act)", argv[0])
 }
 
 func allowHook(args []string) error {

@@ -43,7 +43,7 @@ func confined(t *testing.T, spec Spec, script string, env ...string) string {
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = filepath.Dir(spec.ReadOnly[0])
 	cmd.Env = append(os.Environ(), env...)
-	if err := Wrap(cmd, self(t), spec); err != nil {
+	if _, err := Wrap(cmd, self(t), spec); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

@@ -1,9 +1,25 @@
 // Package confine puts an agent's process tree on the far side of a
 // boundary the kernel keeps, so that nothing the agent runs — under any
 // name, from any script, after any fork — can write what supervision
-// stands on: the laserbrain home's records, the installed binaries, the
-// clients' settings and hook files, a repository's .git/hooks and
-// .git/config, the project's policy.
+// stands on (the laserbrain home's records, the installed binaries, the
+// clients' settings and hook files whether they exist yet or not, a
+// repository's .git/hooks and .git/config, the project's policy) or
+// anything outside the places an agent works, read the credentials a
+// person keeps, or reach the network but where the project's policy
+// allows. A refused agent that writes a program and runs it instead meets
+// the same boundary: what an effect needs is not there.
+//
+// Credentials: the places they are kept are covered inside the tree
+// (CredentialPaths, Spec.Mask) and the variables that hold them taken out
+// of its environment (ScrubEnv), but what the agent's client reaches its
+// model with and what a person passes through.
+//
+// The network: the tree has a namespace of its own with only its loopback
+// up. The setup step opens the listeners the supervisor serves there (Net)
+// and hands them out of the tree; the supervisor's Mediator decides each
+// connection by one pure function of the policy (NetPolicy.Decide) and
+// records it (Attempt). A unix socket crosses the namespaces; nothing else
+// does.
 //
 // Two kernel features make it, and each covers the other's gap:
 //

@@ -182,6 +182,13 @@ const (
 	// permission prompt, an idle prompt); Name is the client's kind for
 	// it, Text its message. The run waits until its next event.
 	KindWaiting = "waiting"
+	// KindNetwork: a connection the agent's tree tried through laserbrain
+	// run's boundary; Name is the answer (allowed, refused, asked), Text
+	// says where, by which rule, with what bytes, Result holds the attempt.
+	KindNetwork = "network"
+	// KindAct: a command laserbrain act carried out, or refused, for the
+	// agent outside its boundary; Name is the answer (done, refused).
+	KindAct = "act"
 	// KindLoss: a call deleted or overwrote more of the work tree than the
 	// project policy lets go unreported, read off its undo checkpoint and
 	// the next (Result is a LossResult).

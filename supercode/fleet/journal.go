@@ -65,6 +65,11 @@ const (
 	// from the last checkpoint the round counter has seen on.
 	JournalCheckpoint = "checkpoint"
 	JournalAuthorize  = "authorize" // a person authorized one action (laserbrain authorize, laserbrain ui)
+	// JournalAct witnesses laserbrain act: an agent asked the supervisor to
+	// carry a command out outside its boundary; Data says what, on which
+	// run, by what leave (the policy's rule or a person's authorization),
+	// or why it was refused, and how it ended.
+	JournalAct = "act"
 	// JournalAccept starts a new chain: a person accepted the fleet's
 	// journal as it stood after a loss or a break (laserbrain supervise
 	// accept-journal); the old one is set aside.

@@ -413,22 +413,31 @@ type HeldFile struct {
 }
 
 // HeldFiles are every client's settings and hook files for the project in
-// dir and the user's home: what the kernel's confinement binds read-only
-// under laserbrain run (supercode/confine). The project's .claude
-// directory is held whole (settings.local.json, hook scripts); Claude
-// Code's own ~/.claude.json is left out, since Claude Code rewrites it all
-// the time (the gate still refuses an agent's writes into it).
+// dir and the user's home, whether they exist yet or not, and the
+// system-wide policy files that rule every user's sessions: what the
+// kernel's confinement holds under laserbrain run (supercode/confine). The
+// project's .claude directory is held whole (settings.local.json, hook
+// scripts), and so are the other clients' project directories.
 func HeldFiles(dir, home string, getenv func(string) string) []HeldFile {
 	var out []HeldFile
 	seen := map[string]bool{}
 	add := func(p, what string) {
-		if p != "" && !seen[p] && p != filepath.Join(home, ".claude.json") {
+		if p != "" && !seen[p] {
 			seen[p] = true
 			out = append(out, HeldFile{p, what})
 		}
 	}
 	add(filepath.Join(dir, ".claude"), "Claude Code's project settings and hooks")
+	add(filepath.Join(dir, ".codex"), "Codex's project settings and hooks")
+	add(filepath.Join(dir, ".gemini"), "Gemini CLI's project settings")
+	add(filepath.Join(dir, ".qwen"), "Qwen Code's project settings")
+	add(filepath.Join(dir, ".opencode"), "opencode's project settings and plugins")
+	add(filepath.Join(dir, ".clinerules"), "Cline's project rules and hooks")
+	add(filepath.Join(dir, ".cline"), "Cline's project hooks")
 	add(filepath.Join(dir, ".github", "hooks"), "Copilot CLI's project hooks")
+	add(filepath.Join(dir, "opencode.json"), "opencode's project settings")
+	add(filepath.Join(dir, "opencode.jsonc"), "opencode's project settings")
+	add(filepath.Join(home, ".claude.json"), "Claude Code's user state (its MCP servers)")
 	for _, n := range client.Names {
 		for _, scope := range Scopes(n) {
 			f, err := Locate(Options{Client: n, Scope: scope, Dir: dir, Home: home, Getenv: getenv})
@@ -438,6 +447,34 @@ func HeldFiles(dir, home string, getenv func(string) string) []HeldFile {
 			what := n.Title() + "'s " + string(scope) + " settings"
 			add(f.Hooks, what+" (its hooks)")
 			add(f.MCP, what+" (its MCP servers)")
+		}
+	}
+	o := Options{Dir: dir, Home: home, Getenv: getenv}
+	add(filepath.Join(configHome(o), "opencode", "opencode.jsonc"), "opencode's user settings")
+	add(filepath.Join(configHome(o), "opencode", "plugin"), "opencode's user plugins")
+	for _, f := range SystemFiles(getenv) {
+		add(f.Path, f.What)
+	}
+	return out
+}
+
+// SystemFiles are the clients' system-wide policy files: written by root,
+// they rule every user's sessions (a managed setting can switch every
+// hook off).
+func SystemFiles(getenv func(string) string) []HeldFile {
+	out := []HeldFile{
+		{"/etc/claude-code/managed-settings.json", "Claude Code's managed settings (every user)"},
+		{"/etc/claude-code/managed-mcp.json", "Claude Code's managed MCP servers (every user)"},
+		{"/etc/codex/config.toml", "Codex's system settings (every user)"},
+		{"/etc/codex/requirements.toml", "Codex's system requirements (every user)"},
+		{"/etc/gemini-cli/settings.json", "Gemini CLI's system settings (every user)"},
+		{"/etc/gemini-cli/system-defaults.json", "Gemini CLI's system defaults (every user)"},
+		{"/etc/qwen-code/settings.json", "Qwen Code's system settings (every user)"},
+		{"/etc/opencode/opencode.json", "opencode's system settings (every user)"},
+	}
+	for _, v := range []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "QWEN_CODE_SYSTEM_SETTINGS_PATH"} {
+		if p := getenv(v); filepath.IsAbs(p) {
+			out = append(out, HeldFile{p, "a system settings layer ($" + v + ")"})
 		}
 	}
 	return out

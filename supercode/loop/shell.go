@@ -17,8 +17,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/policyschema"
@@ -165,7 +165,7 @@ func (l *Loop) isVerifier(path string) bool {
 // refused; a match only in data, a dry run or help runs; the project
 // policy's rules apply.
 func (l *Loop) gate(ctx context.Context, argv []string) (refusal string, result json.RawMessage) {
-	text := quoteArgv(argv)
+	text := shellquote.Command(argv)
 	in, err := gateInput(text, interp.HandlerCtx(ctx).Dir, l.dir)
 	if err != nil {
 		return fmt.Sprintf("laserbrain loop: refused by the operator gate: %s — the project policy could not be read: %v. Nothing ran.", text, err), nil
@@ -270,18 +270,6 @@ func (s loopRun) Spend(ctx context.Context, _ fleet.Run, grants []fleet.Authoriz
 		return fleet.Authorization{}, false, err
 	}
 	return fleet.Spend(ctx, st, grants, s.l.id, time.Now().UTC())
-}
-
-func quoteArgv(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		q, err := syntax.Quote(a, syntax.LangBash)
-		if err != nil {
-			q = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		words[i] = q
-	}
-	return strings.Join(words, " ")
 }
 
 // execEnv is the exported part of the shell's environment.

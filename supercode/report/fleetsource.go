@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
@@ -68,6 +70,7 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 		}
 		figs := coverage.Measure(events)
 		a.Coverage = &figs
+		a.Network = NetworkOf(events)
 		a.Judgment = coverage.Judge(laserbrain.Judgment{Verdict: a.Judgment}, figs).Verdict
 		for _, e := range events {
 			if e.Kind == fleet.KindGate {
@@ -189,4 +192,20 @@ func gateDecision(agent, run string, e fleet.RunEvent) GateDecision {
 		d.Labels = append(d.Labels, res.Labels...)
 	}
 	return d
+}
+
+// NetworkOf is what a run's agent tried on the network through laserbrain
+// run's boundary, as its events recorded (nil when nothing).
+func NetworkOf(events []fleet.RunEvent) *confine.NetSummary {
+	var as []confine.Attempt
+	for _, e := range events {
+		if e.Kind != fleet.KindNetwork {
+			continue
+		}
+		var a confine.Attempt
+		if json.Unmarshal(e.Result, &a) == nil && a.Endpoint != "" {
+			as = append(as, a)
+		}
+	}
+	return confine.SummarizeNet(as)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
@@ -64,6 +65,9 @@ type Agent struct {
 	// recorded them (nil for a ponder session or a bare run). An
 	// unmeasured run is judged "unmeasured".
 	Coverage *coverage.Figures `json:"coverage,omitempty"`
+	// Network is what the agent's tree tried on the network through
+	// laserbrain run's boundary (nil when nothing).
+	Network *confine.NetSummary `json:"network,omitempty"`
 	// Subject and Lens are a ponder session's: it collides on its subject,
 	// the lens compared apart (supercode.Collide).
 	Subject *string `json:"subject,omitempty"`

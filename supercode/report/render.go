@@ -14,6 +14,7 @@ import (
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/operator"
 	preport "github.com/laserkit/laserkit/ponder/report"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
 )
 
@@ -241,7 +242,8 @@ func drift(f *Fleet) hr.Section {
 
 	t := hr.Table{Caption: "Agents", Columns: []hr.Column{{Title: "agent"}, {Title: "kind"}, {Title: "run"}, {Title: "ground", Wrap: true},
 		{Title: "checks", Numeric: true}, {Title: "tool calls", Numeric: true}, {Title: "coverage", Numeric: true}, {Title: "longest unchecked", Numeric: true},
-		{Title: "coverage refusals", Numeric: true}, {Title: "last verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"}, {Title: "judgment"}, {Title: "catches", Wrap: true}, {Title: "halt", Wrap: true}}}
+		{Title: "coverage refusals", Numeric: true}, {Title: "last verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"}, {Title: "judgment"}, {Title: "catches", Wrap: true}, {Title: "halt", Wrap: true},
+		{Title: "network", Wrap: true}}}
 	for _, a := range agentOrder(f.Agents) {
 		last, phi, drifting := "—", "—", "—"
 		if l := a.Last(); l != nil {
@@ -261,10 +263,30 @@ func drift(f *Fleet) hr.Section {
 		if a.Halt != nil && a.Halt.Released.IsZero() {
 			halt = "halted: " + a.Halt.Reason
 		}
-		t.Rows = append(t.Rows, []string{a.Name, a.Kind, a.Run, a.Ground, strconv.Itoa(len(a.Steps)), calls, cov, longest, refusals, last, phi, drifting, a.Judgment, strings.Join(a.Catches, ", "), halt})
+		t.Rows = append(t.Rows, []string{a.Name, a.Kind, a.Run, a.Ground, strconv.Itoa(len(a.Steps)), calls, cov, longest, refusals, last, phi, drifting, a.Judgment, strings.Join(a.Catches, ", "), halt,
+			networkText(a.Network)})
 	}
 	sec.Blocks = append(sec.Blocks, hr.Heading{Text: "Agents"}, t)
 	return sec
+}
+
+// networkText is what an agent's tree tried on the network, as the
+// Agents table says it: the attempts by answer, and the endpoints refused.
+func networkText(n *confine.NetSummary) string {
+	if n == nil {
+		return "—"
+	}
+	t := text.Plural(n.Allowed, "connection") + " allowed"
+	if n.Refused+n.Asked > 0 {
+		var refused []string
+		for _, e := range n.Endpoints {
+			if e.Refused+e.Asked > 0 {
+				refused = append(refused, e.Endpoint)
+			}
+		}
+		t += ", " + strconv.Itoa(n.Refused+n.Asked) + " refused (" + strings.Join(refused, ", ") + ")"
+	}
+	return t
 }
 
 // AgentTimeline is one agent's Φ plot as the report draws it: every

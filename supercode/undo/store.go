@@ -234,6 +234,9 @@ type state struct {
 	Stash    string   `json:"stash"`
 	Exclude  fileStat `json:"exclude_stat"`
 	Included []string `json:"included,omitempty"` // named data the private index tracks
+	// Quiet tells that the work tree has not changed since the last git
+	// add without running git (nil: run it).
+	Quiet *quiet `json:"quiet,omitempty"`
 	// Last is the work tree's last checkpoint, of run LastRun.
 	Last    Record `json:"last"`
 	LastRun string `json:"last_run,omitempty"`

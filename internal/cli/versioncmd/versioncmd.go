@@ -1,10 +1,16 @@
-package cli
+// Package versioncmd gives a binary its version command. It stands apart
+// from cli because the build it prints names the grammar the laserbrain
+// tables were generated from: cli itself must not import generated code, so
+// that the generator (gen) can end through cli even while those tables are
+// being rewritten.
+package versioncmd
 
 import (
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/version"
 )
 
@@ -18,10 +24,10 @@ const (
 	CamelCase
 )
 
-// AddVersion gives root a version command and a --version (-V) flag, both
+// Add gives root a version command and a --version (-V) flag, both
 // printing the build (internal/version); `version --json` prints it as
 // JSON in the binary's key style.
-func AddVersion(root *cobra.Command, streams *IOStreams, style KeyStyle) {
+func Add(root *cobra.Command, streams *cli.IOStreams, style KeyStyle) {
 	var asJSON bool
 	printVersion := func() error {
 		info := version.Get(root.Name())
@@ -30,9 +36,9 @@ func AddVersion(root *cobra.Command, streams *IOStreams, style KeyStyle) {
 			return nil
 		}
 		if style == CamelCase {
-			return WriteJSON(streams.Out, info.Camel())
+			return cli.WriteJSON(streams.Out, info.Camel())
 		}
-		return WriteJSON(streams.Out, info.Snake())
+		return cli.WriteJSON(streams.Out, info.Snake())
 	}
 	cmd := &cobra.Command{
 		Use:   "version [--json]",
@@ -43,12 +49,12 @@ from and whether the tree had uncommitted changes, the Go release and
 platform, and the laserbrain grammar (version and content_hash) the
 binary's tables were generated from. --version prints the same.`,
 		Example: "  " + root.Name() + " version\n  " + root.Name() + " version --json\n  " + root.Name() + " --version",
-		Args:    NoArgs,
-		GroupID: groupIf(root, GroupMore),
+		Args:    cli.NoArgs,
+		GroupID: groupIf(root, cli.GroupMore),
 		RunE:    func(*cobra.Command, []string) error { return printVersion() },
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build as JSON")
-	SetExits(cmd)
+	cli.SetExits(cmd)
 	root.AddCommand(cmd)
 
 	var flag bool
