@@ -1,8 +1,14 @@
 package docs
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -104,4 +110,115 @@ func left(p string) bool {
 	}
 	last := p[strings.LastIndex(p, "/")+1:]
 	return strings.HasSuffix(last, "test")
+}
+
+// The names architecture.md gives are the code's: every `pkg.Name`,
+// `pkg.Type.Method` and `pkg.Type.Field` it writes names a package of the
+// module (by its last path element) that declares it, outside its tests.
+func TestArchitectureNamesExist(t *testing.T) {
+	goTool := testenv.LookPath(t, "go")
+	b, err := os.ReadFile("architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goTool, "list", "-f", "{{.ImportPath}}", module+"...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dirs := map[string][]string{} // last path element → package directories
+	for _, p := range strings.Fields(string(out)) {
+		p = strings.TrimPrefix(p, module)
+		dirs[path.Base(p)] = append(dirs[path.Base(p)], filepath.Join("..", filepath.FromSlash(p)))
+	}
+	declared := map[string]map[string]bool{}
+	named := regexp.MustCompile("`([a-z]+)\\.([A-Z]\\w*(?:\\.[A-Z]\\w*)?)")
+	seen := 0
+	for _, m := range named.FindAllStringSubmatch(string(b), -1) {
+		short, name := m[1], m[2]
+		if len(dirs[short]) == 0 {
+			t.Errorf("architecture.md names %s.%s, and the module has no package %s", short, name, short)
+			continue
+		}
+		found := false
+		for _, dir := range dirs[short] {
+			if declared[dir] == nil {
+				declared[dir] = declarations(t, dir)
+			}
+			found = found || declared[dir][name]
+		}
+		if !found {
+			t.Errorf("architecture.md names %s.%s, which package %s does not declare", short, name, short)
+		}
+		seen++
+	}
+	if seen < 50 {
+		t.Fatalf("read only %d names in architecture.md: the pattern no longer matches how it writes them", seen)
+	}
+}
+
+// declarations are the names a package's non-test files declare at the
+// top level, its methods as Type.Method and its struct fields as
+// Type.Field.
+func declarations(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				names[receiver(d)+d.Name.Name] = true
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						names[s.Name.Name] = true
+						if st, ok := s.Type.(*ast.StructType); ok {
+							for _, field := range st.Fields.List {
+								for _, n := range field.Names {
+									names[s.Name.Name+"."+n.Name] = true
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// receiver is "Type." for a method, "" for a function.
+func receiver(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return ""
+	}
+	x := d.Recv.List[0].Type
+	if star, ok := x.(*ast.StarExpr); ok {
+		x = star.X
+	}
+	if g, ok := x.(*ast.IndexExpr); ok {
+		x = g.X
+	}
+	if id, ok := x.(*ast.Ident); ok {
+		return id.Name + "."
+	}
+	return ""
 }

@@ -215,22 +215,29 @@ func TestAgentsOfTwoClientsOneFleet(t *testing.T) {
 	cx, gm := agenttest.Codex, agenttest.GeminiCLI
 	codex := newInstalledAgent(t, cx,
 		cx.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "refactor the parser module", "progress": "advancing", "distance": 5}),
-		cx.Shell("call_hold", hold("codex")),
+		// Codex hands a command still running back to the model after
+		// yield_time_ms (10 s unless asked, 30 s at most): the longest,
+		// and Codex starts second, so its hold spans supervise's round.
+		agenttest.CallID("call_hold", cx.ShellTool, map[string]any{"cmd": hold("codex"), "yield_time_ms": 30000}),
 		agenttest.Say("Codex done."))
 	gemini := codex.joinInstalled(t, gm,
 		gm.MCP("call_check", "laserbrain", "check_state", map[string]any{"goal": "the parser module refactor", "progress": "advancing", "distance": 5}),
 		gm.Shell("call_hold", hold("gemini")),
 		agenttest.Say("Gemini done."))
 
-	runC := codex.Start(t, codex.Bin, codex.Args("work on the parser")...)
-	runG := gemini.Start(t, gemini.Bin, gemini.Args("work on the parser")...)
+	// Gemini CLI, which holds as long as it is asked, is in its hold
+	// before Codex starts.
 	ready := true
-	for _, name := range []string{"codex", "gemini"} {
-		if !waitForFile(filepath.Join(codex.Dir, "ready-"+name), 3*time.Minute) {
+	held := func(name string) {
+		if ready && !waitForFile(filepath.Join(codex.Dir, "ready-"+name), 3*time.Minute) {
 			t.Errorf("%s never started its held command (hook errors: %s)", name, codex.hookErrors())
 			ready = false
 		}
 	}
+	runG := gemini.Start(t, gemini.Bin, gemini.Args("work on the parser")...)
+	held("gemini")
+	runC := codex.Start(t, codex.Bin, codex.Args("work on the parser")...)
+	held("codex")
 	var sv agenttest.Result
 	if ready {
 		sv = codex.Run(t, codex.lb, "supervise", "--once", "--json", "--repo", codex.Dir)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -32,12 +31,8 @@ const CheckpointBudget = 2 * time.Second
 // back) and reported to laserbrain run, which under --halt-on-loss stops
 // the agent here: the answer is then a refusal (stop). A checkpoint that cannot be taken costs
 // the call nothing but the undo point: it is logged.
-func (h *Handler) checkpoint(ctx context.Context, e client.Payload) (client.Reply, bool, error) {
-	getenv := os.Getenv
-	if h.Tracker.Getenv != nil {
-		getenv = h.Tracker.Getenv
-	}
-	if !e.Tool.MayWrite() || undo.Off(getenv) {
+func (h *Handler) checkpoint(ctx context.Context, e *event) (client.Reply, bool, error) {
+	if !e.Tool.MayWrite() || undo.Off(h.getenv) {
 		return client.Reply{}, false, nil
 	}
 	c := h.caller(e)
@@ -134,13 +129,9 @@ func RecordLoss(ctx context.Context, tr *agentrun.Tracker, c agentrun.Caller, ru
 // its run (hooks installed, no laserbrain run: a run laserbrain run made
 // has its own), so undo has the state before the first call and the state
 // the session left. Best effort, within the hook's deadline: logged.
-func (h *Handler) sessionCheckpoint(ctx context.Context, e client.Payload, kind undo.Kind) {
-	getenv := os.Getenv
-	if h.Tracker.Getenv != nil {
-		getenv = h.Tracker.Getenv
-	}
+func (h *Handler) sessionCheckpoint(ctx context.Context, e *event, kind undo.Kind) {
 	c := h.caller(e)
-	if c.Run != "" || c.Session == "" || fleet.ValidateRunID(c.Session) != nil || undo.Off(getenv) {
+	if c.Run != "" || c.Session == "" || fleet.ValidateRunID(c.Session) != nil || undo.Off(h.getenv) {
 		return
 	}
 	pol, err := h.policy(e)

@@ -24,8 +24,8 @@ import (
 // coverageConfig is how this event's caller is held to coverage (its
 // run's variables over the project policy where it works), read once per
 // event.
-func (h *Handler) coverageConfig(e client.Payload) (coverage.Config, error) {
-	if h.cov == nil {
+func (h *Handler) coverageConfig(e *event) (coverage.Config, error) {
+	if e.coverage == nil {
 		pol, err := h.policy(e)
 		if err != nil {
 			return coverage.Config{}, err
@@ -34,9 +34,9 @@ func (h *Handler) coverageConfig(e client.Payload) (coverage.Config, error) {
 		if err != nil {
 			return coverage.Config{}, err
 		}
-		h.cov = &cfg
+		e.coverage = &cfg
 	}
-	return *h.cov, nil
+	return *e.coverage, nil
 }
 
 // policy is the project policy of the directory the event comes from
@@ -45,8 +45,8 @@ func (h *Handler) coverageConfig(e client.Payload) (coverage.Config, error) {
 // client runs its hooks in, this process's. A policy this binary cannot
 // check is operator.ErrPolicyUnchecked, which hands the event to
 // laserbrain.
-func (h *Handler) policy(e client.Payload) (operator.Policy, error) {
-	if !h.polRead {
+func (h *Handler) policy(e *event) (operator.Policy, error) {
+	if e.policy == nil {
 		dir := e.Cwd
 		if dir == "" {
 			dir = h.Tracker.WorkDir()
@@ -55,13 +55,13 @@ func (h *Handler) policy(e client.Payload) (operator.Policy, error) {
 		if err != nil {
 			return pol, err
 		}
-		h.pol, h.polRead = pol, true
+		e.policy = &pol
 	}
-	return h.pol, nil
+	return *e.policy, nil
 }
 
 // covEvent is an event as coverage reads it.
-func (h *Handler) covEvent(e client.Payload) coverage.HookEvent {
+func (h *Handler) covEvent(e *event) coverage.HookEvent {
 	ev := coverage.HookEvent{Name: string(e.Name), Session: e.Session, Agent: h.caller(e).Agent, Reason: e.Reason,
 		StopHookActive: e.StopHookActive, CheckTool: client.CheckTool(h.clientName())}
 	if t := e.Tool; t != nil {
@@ -107,7 +107,7 @@ func (h *Handler) clientName() client.Name {
 // answered. A caller with no run has no record yet, and passes; a store
 // out of reach cannot say how many steps passed, and the call is decided
 // without coverage (the failure policy: the operator gate still decides).
-func (h *Handler) coverageGate(ctx context.Context, e client.Payload) (ans client.Reply, stop bool, err error) {
+func (h *Handler) coverageGate(ctx context.Context, e *event) (ans client.Reply, stop bool, err error) {
 	cfg, err := h.coverageConfig(e)
 	if err != nil {
 		return client.Reply{}, true, err
@@ -171,7 +171,7 @@ func (h *Handler) coverageGate(ctx context.Context, e client.Payload) (ans clien
 
 // recordRefusal keeps a refusal on the run as a gate event with its label
 // (best effort: the refusal stands whether or not it is recorded).
-func (h *Handler) recordRefusal(ctx context.Context, run fleet.Run, e client.Payload, label, reason string) {
+func (h *Handler) recordRefusal(ctx context.Context, run fleet.Run, e *event, label, reason string) {
 	st, err := h.Tracker.Fleet()
 	if err == nil {
 		c := h.caller(e)
@@ -187,7 +187,7 @@ func (h *Handler) recordRefusal(ctx context.Context, run fleet.Run, e client.Pay
 // observeCoverage takes an observed event into run's coverage record (a
 // step, a check, a ground, a reset) and says what the model is to be told:
 // a reminder as context, or a Stop held for a last check.
-func (h *Handler) observeCoverage(ctx context.Context, e client.Payload, run fleet.Run) (coverage.Outcome, error) {
+func (h *Handler) observeCoverage(ctx context.Context, e *event, run fleet.Run) (coverage.Outcome, error) {
 	cfg, err := h.coverageConfig(e)
 	if err != nil || cfg.Mode == coverage.Off {
 		return coverage.Outcome{}, err
@@ -233,7 +233,7 @@ func (h *Handler) observeCoverage(ctx context.Context, e client.Payload, run fle
 // reasoning state from the grammar, the run's ground (laserbrain run
 // --goal, else the record's) and how coverage holds it, with the name the
 // client gives check_state.
-func (h *Handler) sessionBrief(e client.Payload, run fleet.Run) (string, error) {
+func (h *Handler) sessionBrief(e *event, run fleet.Run) (string, error) {
 	cfg, err := h.coverageConfig(e)
 	if err != nil {
 		return "", err

@@ -28,7 +28,7 @@ import (
 // depends on them), the decision is recorded once on the caller's run,
 // and answered. A call with several commands (Cline's run_commands) has
 // each decided: the first refused refuses the call.
-func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Reply, error) {
+func (h *Handler) preToolUse(ctx context.Context, e *event) (client.Reply, error) {
 	if reason := h.Tracker.LimitToolCall(toolName(e), e.ToolUseID); reason != "" {
 		return deny(reason), nil
 	}
@@ -72,7 +72,7 @@ func (h *Handler) preToolUse(ctx context.Context, e client.Payload) (client.Repl
 // (gate.Check: the caller, the analysis, the project policy; the run and
 // a person's authorizations read only when the answer needs them, once
 // for the whole call).
-func (h *Handler) gateCall(ctx context.Context, e client.Payload) (client.Reply, error) {
+func (h *Handler) gateCall(ctx context.Context, e *event) (client.Reply, error) {
 	t := e.Tool
 	var analyses []shell.Analysis
 	switch t.Kind {
@@ -99,7 +99,9 @@ func (h *Handler) gateCall(ctx context.Context, e client.Payload) (client.Reply,
 		ev := e
 		if i > 0 {
 			// Each command's decision is recorded under an id of its own.
-			ev.ToolUseID = fmt.Sprintf("%s#%d", e.ToolUseID, i)
+			each := *e
+			each.ToolUseID = fmt.Sprintf("%s#%d", e.ToolUseID, i)
+			ev = &each
 		}
 		d, run, found, err := gate.Check(ctx, src, gate.Input{Caller: c, Analysis: an, Policy: pol})
 		if err != nil {
@@ -145,7 +147,7 @@ func (o *onceRun) RunState(ctx context.Context, c agentrun.Caller) (operator.Run
 // names the run (the MCP server has it then). A binding that cannot be
 // written costs the call nothing: it is logged, and the server checks on
 // a run of its own.
-func (h *Handler) bind(e client.Payload) {
+func (h *Handler) bind(e *event) {
 	c := h.caller(e)
 	if c.Run != "" || c.Session == "" {
 		return
@@ -195,7 +197,7 @@ func deny(reason string) client.Reply { return client.Decide(operator.Deny, reas
 // authorization or by the project policy. A plain allow records nothing.
 // When the caller has no run yet but names one (LASERBRAIN_RUN, or a
 // session), it is opened, so a report counts every decision.
-func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, e client.Payload, d operator.Decision) {
+func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, found bool, e *event, d operator.Decision) {
 	if d.Action == operator.Allow && (d.Rule == operator.RuleNothing || d.Rule == operator.RuleCarveOut) {
 		return
 	}
@@ -224,14 +226,14 @@ func (h *Handler) record(ctx context.Context, c agentrun.Caller, run fleet.Run, 
 	}
 }
 
-func gateEventID(e client.Payload, fallback string) string {
+func gateEventID(e *event, fallback string) string {
 	if e.ToolUseID != "" {
 		return "gate:" + e.ToolUseID
 	}
 	return fallback
 }
 
-func toolName(e client.Payload) string {
+func toolName(e *event) string {
 	if e.Tool != nil {
 		return e.Tool.Name
 	}
@@ -240,7 +242,7 @@ func toolName(e client.Payload) string {
 
 // subagentOf names the subagent that made a call, for the run's events:
 // its type, else its id ("" for the session's own agent).
-func subagentOf(e client.Payload) string {
+func subagentOf(e *event) string {
 	if e.Subagent == nil {
 		return ""
 	}
@@ -254,7 +256,7 @@ func subagentOf(e client.Payload) string {
 // a binary that cannot read the store hands the event on; a database out
 // of reach refuses the action (cannotRead); anything else is a guard
 // error.
-func (h *Handler) cannotReadOr(e client.Payload, d operator.Decision, err error) (client.Reply, error) {
+func (h *Handler) cannotReadOr(e *event, d operator.Decision, err error) (client.Reply, error) {
 	if isUnreachable(err) {
 		return h.cannotRead(e, d, err), nil
 	}
@@ -265,7 +267,7 @@ func (h *Handler) cannotReadOr(e client.Payload, d operator.Decision, err error)
 // authorizations) the gate cannot read: the store's database is out of
 // reach. The decision is queued for the run like the observers' events,
 // and the session's first refusal explains the outage.
-func (h *Handler) cannotRead(e client.Payload, d operator.Decision, cause error) client.Reply {
+func (h *Handler) cannotRead(e *event, d operator.Decision, cause error) client.Reply {
 	what := "this command is irreversible or outward"
 	if d.Kind == "write" {
 		what = "this file is protected"
@@ -276,7 +278,7 @@ func (h *Handler) cannotRead(e client.Payload, d operator.Decision, cause error)
 		reason += " " + outageNotice(cause)
 	}
 	d.Action, d.Reason = operator.Deny, reason
-	if err := h.enqueue(PreToolUse, h.input, &gateDecision{OK: false, Text: reason, Result: agentrun.GateResult(d)}); err != nil {
+	if err := h.enqueue(e, &gateDecision{OK: false, Text: reason, Result: agentrun.GateResult(d)}); err != nil {
 		h.log(fmt.Sprintf("laserbrain hook pre-tool-use: the refusal could not be queued: %v", err))
 	}
 	return deny(reason)

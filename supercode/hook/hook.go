@@ -71,23 +71,30 @@ type Handler struct {
 	// checked yet to laserbrain (Run's delegate).
 	ValidatePolicy operator.PolicyValidator
 
-	replayID string    // the queue entry being replayed
-	arrived  time.Time // when the event came: a queued entry keeps it
-	input    []byte    // the event as it came, for the queue
+	replayID string // the queue entry being replayed
+}
 
-	// What one event reads once: its coverage configuration and the
-	// caller's run.
-	cov      *coverage.Config
-	pol      operator.Policy
-	polRead  bool
-	runNow   fleet.Run
-	runFound bool
-	runRead  bool
-	// The caller, read once per event (its binding lookup reads /proc and
-	// a file): for the session, directory and client it was read for.
-	callerFor  [3]string
-	callerNow  agentrun.Caller
-	callerRead bool
+// event is one event being answered: its payload, and what answering it
+// reads of the world, each at most once and only when the answer needs it
+// (the caller, whose binding lookup reads /proc and a file; the project
+// policy; coverage's configuration; the caller's run). It lives as long as
+// the event: a Handler keeps nothing of one event for the next.
+type event struct {
+	client.Payload
+	arrived time.Time // when it came: a queued entry keeps its time
+	input   []byte    // as it came, for the queue
+
+	caller    *agentrun.Caller
+	callerFor [3]string // the session, directory and client it was read for
+	policy    *operator.Policy
+	coverage  *coverage.Config
+	run       *foundRun
+}
+
+// foundRun is the caller's run as the event looked it up.
+type foundRun struct {
+	run   fleet.Run
+	found bool
 }
 
 func (h *Handler) now() time.Time {
@@ -113,13 +120,12 @@ func (h *Handler) Handle(ctx context.Context, ev client.EventName, input []byte)
 			ans = reply(ad, ev, h.failed(ev, fmt.Errorf("internal: %v", p)))
 		}
 	}()
-	e, err := h.decode(ad, ev, input)
+	p, err := h.decode(ad, ev, input)
 	if err != nil {
 		return reply(ad, ev, h.failed(ev, err))
 	}
-	h.cov, h.runRead, h.polRead, h.callerRead = nil, false, false, false
-	h.arrived = h.now()
-	a, err := h.handle(ctx, e, input)
+	e := &event{Payload: p, arrived: h.now(), input: input}
+	a, err := h.handle(ctx, e)
 	if errors.Is(err, agentrun.ErrStoreElsewhere) || errors.Is(err, operator.ErrPolicyUnchecked) {
 		return Output{Delegate: true}
 	}
@@ -134,10 +140,9 @@ func (h *Handler) Handle(ctx context.Context, ev client.EventName, input []byte)
 }
 
 // handle answers one event read.
-func (h *Handler) handle(ctx context.Context, e client.Payload, input []byte) (client.Reply, error) {
+func (h *Handler) handle(ctx context.Context, e *event) (client.Reply, error) {
 	ev := e.Name
 	if ev == PreToolUse {
-		h.input = input
 		return h.preToolUse(ctx, e)
 	}
 	// An observer first records what waits in the queue (in order, before
@@ -165,7 +170,7 @@ func (h *Handler) handle(ctx context.Context, e client.Payload, input []byte) (c
 	}
 	if isUnreachable(err) {
 		// The store's database is out of reach: keep the event for later.
-		if qerr := h.enqueue(ev, input, nil); qerr != nil {
+		if qerr := h.enqueue(e, nil); qerr != nil {
 			return client.Reply{}, fmt.Errorf("%v, and the event could not be queued: %w", err, qerr)
 		}
 		return h.unreachable(ev, e, err), nil
@@ -186,11 +191,7 @@ func (h *Handler) decode(ad client.Adapter, ev client.EventName, input []byte) (
 	if len(input) > MaxInput {
 		return client.Payload{}, fmt.Errorf("event larger than %d bytes", MaxInput)
 	}
-	getenv := os.Getenv
-	if h.Tracker != nil && h.Tracker.Getenv != nil {
-		getenv = h.Tracker.Getenv
-	}
-	e, err := ad.Decode(ev, input, getenv)
+	e, err := ad.Decode(ev, input, h.getenv)
 	if err != nil {
 		return e, err
 	}
@@ -235,18 +236,28 @@ func (h *Handler) log(msg string) {
 }
 
 // caller is who sent e: the session and directory of its payload, the
-// client it came from, and the rest from the environment.
-func (h *Handler) caller(e client.Payload) agentrun.Caller {
+// client it came from, and the rest from the environment; looked up again
+// only if one of the first three changed.
+func (h *Handler) caller(e *event) agentrun.Caller {
 	key := [3]string{e.Session, e.Cwd, string(e.Client)}
-	if h.callerRead && h.callerFor == key {
-		return h.callerNow
+	if e.caller != nil && e.callerFor == key {
+		return *e.caller
 	}
 	c := h.Tracker.Caller(e.Session, e.Cwd)
 	if e.Client != "" {
 		c.Client = string(e.Client)
 	}
-	h.callerFor, h.callerNow, h.callerRead = key, c, true
+	e.caller, e.callerFor = &c, key
 	return c
+}
+
+// getenv reads the caller's environment: the Tracker's, else this
+// process's.
+func (h *Handler) getenv(k string) string {
+	if h.Tracker != nil && h.Tracker.Getenv != nil {
+		return h.Tracker.Getenv(k)
+	}
+	return os.Getenv(k)
 }
 
 // Binary is what a hook process takes from the binary it runs in.

@@ -17,7 +17,7 @@ import (
 // database), and looks the caller up only when something is. When the
 // store's database is out of reach, the halts this machine last read
 // hold; a binary that cannot read the store hands the event on.
-func (h *Handler) halted(ctx context.Context, e client.Payload) (client.Reply, bool, error) {
+func (h *Handler) halted(ctx context.Context, e *event) (client.Reply, bool, error) {
 	c := h.caller(e)
 	halt, ok, note, err := h.Tracker.Halted(ctx, c)
 	var damaged *fleet.MachineDamagedError

@@ -3,7 +3,6 @@ package hook
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -20,29 +19,27 @@ import (
 
 // run is the caller's run, looked up once per event (and kept when an
 // observer opened it).
-func (h *Handler) run(ctx context.Context, e client.Payload) (fleet.Run, bool, error) {
-	if h.runRead {
-		return h.runNow, h.runFound, nil
+func (h *Handler) run(ctx context.Context, e *event) (fleet.Run, bool, error) {
+	if e.run != nil {
+		return e.run.run, e.run.found, nil
 	}
 	r, found, err := h.Tracker.Find(ctx, h.caller(e))
 	if err != nil {
 		return r, found, err
 	}
-	h.keepRun(r, found)
+	e.keepRun(r, found)
 	return r, found, nil
 }
 
 // keepRun remembers the caller's run for the rest of the event.
-func (h *Handler) keepRun(r fleet.Run, found bool) {
-	h.runNow, h.runFound, h.runRead = r, found, true
-}
+func (e *event) keepRun(r fleet.Run, found bool) { e.run = &foundRun{r, found} }
 
 // deliverMessages puts what waits for the caller into answer a, when the client
 // carries text on this event: into a PreToolUse denial's reason, as a held
 // Stop's reason (the Stop is held for it), or as additional context. A
 // message that cannot be handed out now stays queued; a failure here is
 // logged and never changes the decision.
-func (h *Handler) deliverMessages(ctx context.Context, e client.Payload, a *client.Reply) {
+func (h *Handler) deliverMessages(ctx context.Context, e *event, a *client.Reply) {
 	ok, asReason, block := client.Tells(h.clientName(), e.Name, *a)
 	if !ok {
 		return
@@ -82,13 +79,9 @@ func (h *Handler) deliverMessages(ctx context.Context, e client.Payload, a *clie
 // run the event already read, or, under laserbrain run, what it exported
 // (LASERBRAIN_FLEET, LASERBRAIN_AGENT, LASERBRAIN_RUN: the run as it
 // registered it) — no read while nothing waits — else the caller's run.
-func (h *Handler) listener(ctx context.Context, e client.Payload) (fleetID, agent string, ok bool) {
-	if !h.runRead {
-		env := h.Tracker.Getenv
-		if env == nil {
-			env = os.Getenv
-		}
-		f, a, r := strings.TrimSpace(env(agentrun.EnvFleet)), strings.TrimSpace(env(agentrun.EnvAgent)), strings.TrimSpace(env(agentrun.EnvRun))
+func (h *Handler) listener(ctx context.Context, e *event) (fleetID, agent string, ok bool) {
+	if e.run == nil {
+		f, a, r := strings.TrimSpace(h.getenv(agentrun.EnvFleet)), strings.TrimSpace(h.getenv(agentrun.EnvAgent)), strings.TrimSpace(h.getenv(agentrun.EnvRun))
 		if f != "" && a != "" && r != "" {
 			return f, fleet.RunAgent(fleet.Run{ID: r, Agent: a}), true
 		}

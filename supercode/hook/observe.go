@@ -25,7 +25,7 @@ const maxResult = 16 << 10
 // Every call, laserbrain's own included, is taken into the run's coverage
 // record (a step; check_state a check, reset_task a new task), and a
 // reminder due is the answer's context.
-func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Reply, error) {
+func (h *Handler) postToolUse(ctx context.Context, e *event) (client.Reply, error) {
 	t := e.Tool
 	if t == nil {
 		return client.Reply{}, fmt.Errorf(`the event has no "tool_name"`)
@@ -106,16 +106,16 @@ func (h *Handler) postToolUse(ctx context.Context, e client.Payload) (client.Rep
 
 // open opens the caller's run (registering it when there is none) and
 // keeps it for the rest of the event.
-func (h *Handler) open(ctx context.Context, e client.Payload) (fleet.Run, error) {
+func (h *Handler) open(ctx context.Context, e *event) (fleet.Run, error) {
 	r, err := h.Tracker.Open(ctx, h.caller(e))
 	if err == nil {
-		h.keepRun(r, true)
+		e.keepRun(r, true)
 	}
 	return r, err
 }
 
 // openWithStore is open, and the fleet store the run is kept in.
-func (h *Handler) openWithStore(ctx context.Context, e client.Payload) (fleet.Run, fleet.Store, error) {
+func (h *Handler) openWithStore(ctx context.Context, e *event) (fleet.Run, fleet.Store, error) {
 	r, err := h.open(ctx, e)
 	if err != nil {
 		return r, nil, err
@@ -126,7 +126,7 @@ func (h *Handler) openWithStore(ctx context.Context, e client.Payload) (fleet.Ru
 
 // coverageAnswer takes the event into the run's coverage record and says
 // what coverage has for the model.
-func (h *Handler) coverageAnswer(ctx context.Context, e client.Payload, r fleet.Run) (client.Reply, error) {
+func (h *Handler) coverageAnswer(ctx context.Context, e *event, r fleet.Run) (client.Reply, error) {
 	out, err := h.observeCoverage(ctx, e, r)
 	if err != nil {
 		return client.Reply{}, err
@@ -158,7 +158,7 @@ func describeCall(t *client.Tool) string {
 //
 // The prompt may ground the run's coverage record (the first groundable
 // one, when the run has no ground yet).
-func (h *Handler) userPromptSubmit(ctx context.Context, e client.Payload) (client.Reply, error) {
+func (h *Handler) userPromptSubmit(ctx context.Context, e *event) (client.Reply, error) {
 	if strings.TrimSpace(e.Prompt) == "" {
 		return client.Reply{}, nil
 	}
@@ -166,7 +166,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Payload) (clien
 	if err != nil {
 		return client.Reply{}, err
 	}
-	at := h.arrived // a replay's clock is its entry's time
+	at := e.arrived // a replay's clock is its entry's time
 	if at.IsZero() {
 		at = h.now()
 	}
@@ -198,7 +198,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, e client.Payload) (clien
 //
 // A Stop that would end the run unmeasured (coverage's StopAfter unchecked
 // steps) is held once too, for a last check.
-func (h *Handler) stop(ctx context.Context, e client.Payload) (client.Reply, error) {
+func (h *Handler) stop(ctx context.Context, e *event) (client.Reply, error) {
 	r, ok, err := h.run(ctx, e)
 	if err != nil || !ok {
 		return client.Reply{}, err
@@ -243,7 +243,7 @@ func (h *Handler) stop(ctx context.Context, e client.Payload) (client.Reply, err
 // The session is told, as its start's context, what laserbrain measures
 // and how to spell it (the grammar's notation), its ground, and how
 // coverage holds it.
-func (h *Handler) sessionStart(ctx context.Context, e client.Payload) (client.Reply, error) {
+func (h *Handler) sessionStart(ctx context.Context, e *event) (client.Reply, error) {
 	r, st, err := h.openWithStore(ctx, e)
 	if err != nil {
 		return client.Reply{}, err
@@ -258,7 +258,7 @@ func (h *Handler) sessionStart(ctx context.Context, e client.Payload) (client.Re
 
 // sessionEnd records the end; a run the session opened by itself ends with
 // it (one `laserbrain run` made ends when its command exits).
-func (h *Handler) sessionEnd(ctx context.Context, e client.Payload) error {
+func (h *Handler) sessionEnd(ctx context.Context, e *event) error {
 	r, ok, err := h.Tracker.Find(ctx, h.caller(e))
 	if err != nil || !ok {
 		return err
@@ -281,7 +281,7 @@ func (h *Handler) sessionEnd(ctx context.Context, e client.Payload) error {
 // client's notification says so (a permission prompt, an idle prompt): the
 // run waits until its next event (fleet.Waiting). A notification that
 // waits for nobody (a login done) is not recorded.
-func (h *Handler) notification(ctx context.Context, e client.Payload) error {
+func (h *Handler) notification(ctx context.Context, e *event) error {
 	what, waits := e.Notice.WaitsFor()
 	if !waits {
 		return nil

@@ -89,7 +89,7 @@ func newQueueID() string {
 }
 
 // enqueue keeps one event for later.
-func (h *Handler) enqueue(ev client.EventName, input []byte, dec *gateDecision) error {
+func (h *Handler) enqueue(e *event, dec *gateDecision) error {
 	dir, err := h.queueDir()
 	if err != nil {
 		return err
@@ -99,11 +99,11 @@ func (h *Handler) enqueue(ev client.EventName, input []byte, dec *gateDecision) 
 	}
 	// The entry is dated when the event came, not when the store was
 	// given up on: a replay orders it among the checks by that time.
-	at := h.arrived
+	at := e.arrived
 	if at.IsZero() {
 		at = h.now()
 	}
-	q := queued{ID: newQueueID(), At: at, Event: ev, Client: h.Client, Input: json.RawMessage(bytes.TrimSpace(input)), Env: map[string]string{}, Decision: dec}
+	q := queued{ID: newQueueID(), At: at, Event: e.Name, Client: h.Client, Input: json.RawMessage(bytes.TrimSpace(e.input)), Env: map[string]string{}, Decision: dec}
 	if !json.Valid(q.Input) {
 		return errors.New("the event is not JSON")
 	}
@@ -258,48 +258,42 @@ func (h *Handler) replay(ctx context.Context, q queued) error {
 	if err != nil {
 		return err
 	}
+	e := &event{Payload: p}
 	if q.Decision != nil {
-		c := r.caller(p)
-		run, found, err := sup.Find(ctx, c)
-		if err != nil || !found {
-			return err
-		}
-		st, err := sup.Fleet()
-		if err != nil {
-			return err
-		}
-		ok := q.Decision.OK
-		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: gateEventID(p, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(p), OK: laserbrain.OKOf(ok),
-			Result: q.Decision.Result, Text: q.Decision.Text, Session: p.Session, Subagent: subagentOf(p)})
-		return err
+		return r.appendFound(ctx, e, fleet.RunEvent{ID: gateEventID(e, r.eventID("gate")), At: r.now(), Kind: fleet.KindGate, Name: toolName(e), OK: laserbrain.OKOf(q.Decision.OK),
+			Result: q.Decision.Result, Text: q.Decision.Text, Session: p.Session, Subagent: subagentOf(e)})
 	}
 	switch q.Event {
 	case PostToolUse, PostToolUseFailure:
-		_, err := r.postToolUse(ctx, p)
-		return err
+		_, err = r.postToolUse(ctx, e)
 	case UserPromptSubmit:
-		_, err := r.userPromptSubmit(ctx, p)
-		return err
+		_, err = r.userPromptSubmit(ctx, e)
 	case Stop:
-		c := r.caller(p)
-		run, found, err := sup.Find(ctx, c)
-		if err != nil || !found {
-			return err
-		}
-		st, err := sup.Fleet()
-		if err != nil {
-			return err
-		}
-		_, err = st.AppendEvent(ctx, run.ID, fleet.RunEvent{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: laserbrain.OKTrue,
+		err = r.appendFound(ctx, e, fleet.RunEvent{ID: r.eventID("stop"), At: q.At, Kind: fleet.KindStop, Name: "stop", OK: laserbrain.OKTrue,
 			Session: p.Session, Text: "not judged: the store was out of reach when the agent stopped"})
-		return err
 	case SessionStart:
-		_, err := r.sessionStart(ctx, p)
-		return err
+		_, err = r.sessionStart(ctx, e)
 	case SessionEnd:
-		return r.sessionEnd(ctx, p)
+		err = r.sessionEnd(ctx, e)
+	default:
+		err = fmt.Errorf("no replay for %s", q.Event)
 	}
-	return fmt.Errorf("no replay for %s", q.Event)
+	return err
+}
+
+// appendFound appends ev to the caller's run, when it has one (a replayed
+// event whose run is gone is dropped).
+func (h *Handler) appendFound(ctx context.Context, e *event, ev fleet.RunEvent) error {
+	run, found, err := h.Tracker.Find(ctx, h.caller(e))
+	if err != nil || !found {
+		return err
+	}
+	st, err := h.Tracker.Fleet()
+	if err != nil {
+		return err
+	}
+	_, err = st.AppendEvent(ctx, run.ID, ev)
+	return err
 }
 
 // eventID is the id an event recorded by this hook gets: none (a fresh
@@ -315,7 +309,7 @@ func (h *Handler) eventID(kind string) string {
 // queue: exit 0, and the first time in the session, a word to the person
 // (systemMessage) and to the model (additionalContext, where the event
 // takes it).
-func (h *Handler) unreachable(ev client.EventName, e client.Payload, cause error) client.Reply {
+func (h *Handler) unreachable(ev client.EventName, e *event, cause error) client.Reply {
 	if !h.firstTold(e.Session) {
 		return client.Reply{}
 	}

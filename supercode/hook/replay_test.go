@@ -50,8 +50,8 @@ func TestReplayedPromptAfterACheckIsNoUserTurn(t *testing.T) {
 			}
 			// A prompt kept in the queue (the store was out of reach when it
 			// was spoken), replayed now.
-			h.arrived = tc.promptAt
-			if err := h.enqueue(UserPromptSubmit, prompt, nil); err != nil {
+			kept := &event{Payload: client.Payload{Name: UserPromptSubmit}, arrived: tc.promptAt, input: prompt}
+			if err := h.enqueue(kept, nil); err != nil {
 				t.Fatal(err)
 			}
 			if n, err := h.Flush(ctx); err != nil || n != 1 {
@@ -132,13 +132,13 @@ func TestLatePromptAfterACheckIsNoUserTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = t0.Add(2 * time.Second)
-	h.arrived = now
+	arrived := now
 	h.Now = func() time.Time { return t0.Add(9 * time.Second) }
-	e, err := h.decode(mustAdapter(t, h), UserPromptSubmit, prompt)
+	p, err := h.decode(mustAdapter(t, h), UserPromptSubmit, prompt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.userPromptSubmit(ctx, e); err != nil {
+	if _, err := h.userPromptSubmit(ctx, &event{Payload: p, arrived: arrived}); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := h.Tracker.Fleet()

@@ -348,6 +348,16 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 			force = append(force, p)
 		}
 	}
+	with, started, last := withSum(include), time.Now(), st.Quiet
+	var now *quiet
+	if st.Tree != "" {
+		now = r.look(last, with, started)
+	}
+	if len(force) == 0 && unchanged(last, now) {
+		// Nothing git add could see changed since it last ran.
+		return nil, nil
+	}
+	st.Quiet = nil
 	// The index as it was, for what the changed paths held (git replaces
 	// the file whole, through a rename: the link keeps the old one).
 	prev := r.indexPath() + ".prev"
@@ -377,6 +387,7 @@ func (r *repoStore) addAll(ctx context.Context, include []string, st *state) ([]
 	}
 	changed = parseAdded(out, changed)
 	st.Included = slices.DeleteFunc(st.Included, func(p string) bool { return !slices.Contains(include, p) })
+	st.Quiet = r.mark(ctx, last, now, with, started)
 	return changed, nil
 }
 
