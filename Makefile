@@ -18,12 +18,12 @@ PREFIX  ?= /usr/local
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-# laserbrain, laserbrain-gate and ponder into $(PREFIX)/bin (DESTDIR for
+# laserbrain, laserbrain-gate, laserbrain-otel and ponder into $(PREFIX)/bin (DESTDIR for
 # packagers). laserbrain install claude then writes that absolute path
 # into the hook configs.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(BIN)/laserbrain $(BIN)/laserbrain-gate $(BIN)/ponder $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BIN)/laserbrain $(BIN)/laserbrain-gate $(BIN)/laserbrain-otel $(BIN)/ponder $(DESTDIR)$(PREFIX)/bin/
 
 # Tests run against a throwaway PostgreSQL (scripts/with-postgres.sh); without
 # one the OCA integration tests skip, and the script says so loudly. The

@@ -28,6 +28,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/install"
 	"github.com/laserkit/laserkit/supercode/report"
+	"github.com/laserkit/laserkit/supercode/telemetry"
 )
 
 type runOptions struct {
@@ -181,6 +182,11 @@ standard input is a terminal, INT and QUIT are not sent again (the terminal
 already sent them to the agent). When the agent exits, the whole-run
 judgment is printed on standard error.
 
+With OTEL_EXPORTER_OTLP_ENDPOINT (or LASERBRAIN_OTEL=on) set, the ended run
+is sent to that OpenTelemetry endpoint as spans — the run, its tool calls,
+the gate's decisions, its checks — by laserbrain-otel beside this binary,
+waiting at most 3s for the collector; LASERBRAIN_OTEL=off turns it off.
+
 run exits with the agent's own status, 128+N when a signal N killed it, 4
 when a limit stopped it.`
 
@@ -259,6 +265,10 @@ func runRun(opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	tel, err := runTelemetry(os.Getenv)
+	if err != nil {
+		return err
+	}
 	ctx := context.Background()
 	so := agentrun.SpawnOptions{
 		Agent: opts.agent, Goal: opts.goal, Command: args, Self: self, Unattended: opts.unattended, Ponder: ponderSlug,
@@ -302,6 +312,11 @@ func runRun(opts *runOptions) error {
 		return exit
 	}
 	printRunSummary(ctx, opts.IO.ErrOut, sup, res, int(cli.CodeOf(exit)))
+	end := telemetry.Ending{ExitCode: int(cli.CodeOf(exit)), Judgment: res.Judgment.Verdict}
+	if res.Stopped != nil {
+		end.Stopped = res.Stopped.Text()
+	}
+	exportRun(ctx, opts.IO.ErrOut, self, tel, sup, res, end)
 	if cli.CodeOf(exit) != cli.ExitOK {
 		return exit
 	}

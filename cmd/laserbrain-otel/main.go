@@ -1,0 +1,65 @@
+// Command laserbrain-otel sends one ended agent run to an OpenTelemetry
+// collector: laserbrain run hands it the run's record as JSON on standard
+// input when telemetry is on (supercode/telemetry says when), so that
+// laserbrain itself links no OpenTelemetry code.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/laserkit/laserkit/internal/version"
+	"github.com/laserkit/laserkit/supercode/telemetry"
+	"github.com/laserkit/laserkit/supercode/telemetry/otlp"
+)
+
+const usage = `usage: laserbrain-otel export [--endpoint URL] < RECORD.json
+
+Sends one ended run (the JSON record laserbrain run writes) to the OTLP/HTTP
+endpoint the environment names (OTEL_EXPORTER_OTLP_ENDPOINT or
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), else to --endpoint (a base URL, as the
+project policy names it). LASERBRAIN_OTEL=off sends nothing. Exit 0 when
+every span was delivered, 1 when some were not (said on standard error),
+2 on bad usage or a record it cannot read.
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "version") {
+		fmt.Fprint(stdout, version.Get("laserbrain-otel").Text())
+		return 0
+	}
+	endpoint := ""
+	switch {
+	case len(args) == 1 && args[0] == "export":
+	case len(args) == 3 && args[0] == "export" && args[1] == "--endpoint":
+		endpoint = args[2]
+	default:
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	s, err := telemetry.Configure(getenv, endpoint)
+	if err != nil {
+		fmt.Fprintf(stderr, "laserbrain-otel: %v\n", err)
+		return 2
+	}
+	var rec telemetry.Record
+	d := json.NewDecoder(stdin)
+	d.DisallowUnknownFields()
+	if err := d.Decode(&rec); err != nil {
+		fmt.Fprintf(stderr, "laserbrain-otel: the run's record on standard input: %v\n", err)
+		return 2
+	}
+	if !s.On {
+		return 0 // nothing configured: nothing to send
+	}
+	if _, err := otlp.Export(context.Background(), s, rec, "laserbrain", version.Get("laserbrain").Version); err != nil {
+		fmt.Fprintf(stderr, "laserbrain-otel: %v\n", err)
+		return 1
+	}
+	return 0
+}

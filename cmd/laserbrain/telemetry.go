@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/supercode/agentrun"
+	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/telemetry"
+)
+
+// otelName is the program that sends a run's spans, installed beside
+// laserbrain (laserbrain links no OpenTelemetry code: it starts on every
+// hook).
+const otelName = "laserbrain-otel"
+
+// runTelemetry is where a run's spans go, read before the agent starts: a
+// setting that cannot be used is refused then, naming the variable. Off
+// (nil, nil) when no endpoint is configured.
+func runTelemetry(getenv func(string) string) (*telemetry.Settings, error) {
+	s, err := telemetry.Configure(getenv, "")
+	if err != nil {
+		return nil, cli.Usagef("telemetry: %v; nothing was started", err)
+	}
+	if !s.On {
+		return nil, nil
+	}
+	return &s, nil
+}
+
+// exportRun sends the ended run to the configured collector: its record,
+// read back from the stores after the agent ended (no hook ever waits on
+// it), goes to laserbrain-otel beside this binary, which is given
+// telemetry.CloseDeadline and a second more. What could not be delivered
+// is said on w and changes nothing else about the run.
+func exportRun(ctx context.Context, w io.Writer, self string, s *telemetry.Settings, sup *agentrun.Tracker, res agentrun.SpawnResult, end telemetry.Ending) {
+	if s == nil {
+		return
+	}
+	if err := sendRun(ctx, self, *s, sup, res, end); err != nil {
+		fmt.Fprintf(w, "laserbrain run: telemetry (%s): %v\n", s.Why, err)
+	}
+}
+
+func sendRun(ctx context.Context, self string, s telemetry.Settings, sup *agentrun.Tracker, res agentrun.SpawnResult, end telemetry.Ending) error {
+	rec, err := runRecord(ctx, sup, res.Run)
+	if err != nil {
+		return fmt.Errorf("the run's record: %w; nothing was sent", err)
+	}
+	if end.At = rec.Agent.Run.Ended; end.At.IsZero() {
+		end.At = time.Now()
+	}
+	rec.Ending = end
+	doc, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	prog := filepath.Join(filepath.Dir(self), otelName)
+	if _, err := os.Stat(prog); err != nil {
+		return fmt.Errorf("%s is not beside %s (make install puts it there); nothing was sent", otelName, self)
+	}
+	ctx, cancel := context.WithTimeout(ctx, telemetry.CloseDeadline+time.Second)
+	defer cancel()
+	args := []string{"export"}
+	if s.Endpoint != "" {
+		args = append(args, "--endpoint", s.Endpoint)
+	}
+	cmd := exec.CommandContext(ctx, prog, args...)
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stderr = bytes.NewReader(doc), &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(strings.TrimPrefix(stderr.String(), otelName+": ")); msg != "" {
+			return errors.New(msg)
+		}
+		return fmt.Errorf("%s: %w", otelName, err)
+	}
+	return nil
+}
+
+// runRecord is the run as the stores hold it once its agent ended: the
+// run, its events, its checks across its tasks, its client and model.
+func runRecord(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (telemetry.Record, error) {
+	st, err := sup.Fleet()
+	if err != nil {
+		return telemetry.Record{}, err
+	}
+	if stored, err := st.Run(ctx, r.ID); err == nil {
+		r = stored // its sessions and end, as recorded
+	}
+	events, err := st.Events(ctx, r.ID)
+	if err != nil {
+		return telemetry.Record{}, err
+	}
+	checks, err := runChecks(ctx, sup, r)
+	if err != nil {
+		return telemetry.Record{}, err
+	}
+	rec := telemetry.Record{Agent: telemetry.Agent{Run: r}, Events: events, Checks: checks}
+	if len(r.Command) > 0 {
+		if c, ok := client.Detect(r.Command[0]); ok {
+			rec.Agent.Client, rec.Agent.Model = string(c), modelFlag(r.Command[1:])
+		}
+	}
+	return rec, nil
+}
+
+// runChecks are the run's checks across its tasks, in order.
+func runChecks(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) ([]laserbrain.StepRecord, error) {
+	runs, err := sup.Runs()
+	if err != nil {
+		return nil, err
+	}
+	var steps []laserbrain.StepRecord
+	for n := 1; n <= max(r.Tasks, 1); n++ {
+		lr, err := runs.ReadRun(ctx, fleet.TaskID(r.ID, n))
+		if errors.Is(err, laserbrain.ErrNoRun) {
+			continue // a task opened but never checked
+		}
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, lr.Steps()...)
+	}
+	return steps, nil
+}
+
+// modelFlag is the model an agent client's arguments ask for (--model M,
+// --model=M, -m M: the spelling of Claude Code, Codex and Gemini CLI), ""
+// when they name none.
+func modelFlag(args []string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--model="); ok {
+			return v
+		}
+		if (a == "--model" || a == "-m") && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/internal/otlptest"
+)
+
+// telemetryRun is a run of the real Claude Code CLI against the scripted
+// model: a Bash call that runs, a force push the gate refuses, a check
+// that grounds the run and one that drifts.
+func telemetryRun(t *testing.T, endpoint string) (*supervised, agenttest.Result) {
+	t.Helper()
+	otelBeside(t)
+	s := newSupervised(t,
+		check("toolu_g", "write a JSON parser in Python", 6),
+		agenttest.Bash("toolu_ls", "echo parser-started"),
+		agenttest.Bash("toolu_push", "git push --force origin main"),
+		check("toolu_d", "redesign the company logo in purple", 5),
+		agenttest.Say("Stopped."),
+		agenttest.Say("Really stopped."))
+	s.Env = append(s.Env, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint)
+	r := s.runClaude(t, "otel-agent", nil, "Bash", allMCP)
+	if r.ExitCode != 0 {
+		t.Fatalf("laserbrain run exited %d: %s", r.ExitCode, r.Stderr)
+	}
+	return s, r
+}
+
+// The collector's own OTLP receiver gets, from laserbrain run of the real
+// Claude Code: one invoke_agent span; one execute_tool span per tool call
+// the model made, each beneath it; the refused force push with the gate's
+// decision as its guardrail event; and each check as an evaluation event
+// carrying the verdict the agent itself was shown.
+func TestClaudeRunExportsToOTLP(t *testing.T) {
+	rcv := otlptest.Start(t)
+	s, r := telemetryRun(t, rcv.URL)
+	if strings.Contains(r.Stderr, "telemetry") {
+		t.Errorf("laserbrain run said something of its telemetry: %s", r.Stderr)
+	}
+	spans := rcv.Spans()
+	var run otlptest.Span
+	calls := map[string]otlptest.Span{}
+	for _, sp := range spans {
+		switch sp.Attrs["gen_ai.operation.name"] {
+		case "invoke_agent":
+			if run.Name != "" {
+				t.Fatalf("two invoke_agent spans: %s and %s", run.Name, sp.Name)
+			}
+			run = sp
+		case "execute_tool":
+			id, _ := sp.Attrs["gen_ai.tool.call.id"].(string)
+			if _, dup := calls[id]; dup {
+				t.Errorf("two execute_tool spans for call %q", id)
+			}
+			calls[id] = sp
+		default:
+			t.Errorf("a span that is neither: %s %v", sp.Name, sp.Attrs)
+		}
+	}
+	if run.Name != "invoke_agent otel-agent" || run.Attrs["gen_ai.agent.name"] != "otel-agent" ||
+		run.Attrs["gen_ai.provider.name"] != "anthropic" || run.Attrs["laserbrain.client"] != "claude" {
+		t.Fatalf("the run's span: %s %v", run.Name, run.Attrs)
+	}
+	if run.ScopeSchemaURL != "https://opentelemetry.io/schemas/1.40.0" {
+		t.Errorf("schema URL %q, want the pinned conventions' 1.40.0", run.ScopeSchemaURL)
+	}
+	// Every call the model made, and no other.
+	made := []string{"toolu_g", "toolu_ls", "toolu_push", "toolu_d"}
+	if len(calls) != len(made) {
+		t.Errorf("execute_tool spans for %v; the model made %v", keys(calls), made)
+	}
+	for _, id := range made {
+		sp, ok := calls[id]
+		if !ok {
+			t.Errorf("no execute_tool span for %s", id)
+			continue
+		}
+		if sp.ParentID != run.SpanID || sp.TraceID != run.TraceID {
+			t.Errorf("%s is not beneath the run's span", id)
+		}
+	}
+	if sp := calls["toolu_ls"]; sp.Attrs["gen_ai.tool.name"] != "Bash" || sp.StatusCode == "Error" {
+		t.Errorf("the Bash call that ran: %s %v", sp.StatusCode, sp.Attrs)
+	}
+	push := calls["toolu_push"]
+	shown := s.toolResult(t, "toolu_push")
+	if !shown.IsError {
+		t.Fatalf("the force push was not refused: %q", shown.Text)
+	}
+	var guard *otlptest.Event
+	for i, e := range push.Events {
+		if e.Name == "laserbrain.guardrail" {
+			guard = &push.Events[i]
+		}
+	}
+	if guard == nil || guard.Attrs["laserbrain.guardrail.decision"] != "deny" || guard.Attrs["laserbrain.guardrail.rule"] == "" ||
+		!strings.Contains(shown.Text, guard.Attrs["laserbrain.guardrail.reason"].(string)) || push.StatusCode != "Error" {
+		t.Fatalf("the refused push: status %s, events %+v; the model was shown %q", push.StatusCode, push.Events, shown.Text)
+	}
+	var verdicts []string
+	for _, e := range run.Events {
+		if e.Name == "gen_ai.evaluation.result" && e.Attrs["gen_ai.evaluation.name"] == "laserbrain.drift" {
+			verdicts = append(verdicts, e.Attrs["laserbrain.verdict"].(string))
+		}
+	}
+	want := []string{s.checkResult(t, "toolu_g")["reason"].(string), s.checkResult(t, "toolu_d")["reason"].(string)}
+	if strings.Join(verdicts, " ") != strings.Join(want, " ") {
+		t.Errorf("the drift events' verdicts %v; the agent was shown %v", verdicts, want)
+	}
+}
+
+// A collector that holds the connection and never answers neither slows
+// nor breaks the hooks: every call is answered as without telemetry (the
+// Bash call runs, the push is refused), the run keeps the agent's status,
+// and what could not be delivered is said, not waited for.
+func TestClaudeRunDeadCollector(t *testing.T) {
+	hole, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hole.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := hole.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	s, r := telemetryRun(t, "http://"+hole.Addr().String())
+	if tr := s.toolResult(t, "toolu_ls"); tr.IsError || !strings.Contains(tr.Text, "parser-started") {
+		t.Errorf("the Bash call: %+v", tr)
+	}
+	if tr := s.toolResult(t, "toolu_push"); !tr.IsError {
+		t.Errorf("the push was not refused: %+v", tr)
+	}
+	if !strings.Contains(r.Stderr, "telemetry") || !strings.Contains(r.Stderr, "not delivered") {
+		t.Errorf("laserbrain run did not say its spans were lost:\n%s", r.Stderr)
+	}
+}
+
+var (
+	otelOnce sync.Once
+	otelErr  error
+)
+
+// otelBeside builds laserbrain-otel beside the test's laserbrain, where
+// laserbrain run looks for it (make install puts it there).
+func otelBeside(t *testing.T) {
+	t.Helper()
+	lb := laserbrainBinary(t)
+	otelOnce.Do(func() {
+		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(filepath.Dir(lb), "laserbrain-otel"), "../laserbrain-otel")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		var out []byte
+		if out, otelErr = build.CombinedOutput(); otelErr != nil {
+			t.Logf("%s", out)
+		}
+	})
+	if otelErr != nil {
+		t.Fatalf("building laserbrain-otel: %v", otelErr)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+// Package otlptest runs the OpenTelemetry Collector's own OTLP receiver
+// inside a test, on loopback, so what laserkit (or an agent client) sends
+// is decoded by the collector's code, not by a decoder written here. What
+// it receives is kept for the test to read.
+package otlptest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configgrpc"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+)
+
+// Receiver is a running OTLP/HTTP receiver.
+type Receiver struct {
+	// URL is its base URL (http://127.0.0.1:PORT), the value of
+	// OTEL_EXPORTER_OTLP_ENDPOINT for a sender.
+	URL string
+
+	mu      sync.Mutex
+	traces  []ptrace.Traces
+	metrics []pmetric.Metrics
+	logs    []plog.Logs
+}
+
+// Start starts a receiver for traces, metrics and logs over OTLP/HTTP; it
+// stops when the test ends.
+func Start(t testing.TB) *Receiver {
+	t.Helper()
+	r := &Receiver{}
+	var lastErr error
+	for range 5 { // a free port can be taken between its probe and the bind
+		addr, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lastErr = r.start(t, addr); lastErr == nil {
+			r.URL = "http://" + addr
+			return r
+		}
+	}
+	t.Fatalf("the OTLP receiver did not start: %v", lastErr)
+	return nil
+}
+
+func (r *Receiver) start(t testing.TB, addr string) error {
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	cfg.Protocols.GRPC = configoptional.None[configgrpc.ServerConfig]()
+	http := cfg.Protocols.HTTP.GetOrInsertDefault()
+	http.ServerConfig.NetAddr.Endpoint = addr
+	set := receivertest.NewNopSettings(f.Type())
+	ctx := context.Background()
+	tr, err := f.CreateTraces(ctx, set, cfg, must(consumer.NewTraces(r.consumeTraces)))
+	if err != nil {
+		return err
+	}
+	mr, err := f.CreateMetrics(ctx, set, cfg, must(consumer.NewMetrics(r.consumeMetrics)))
+	if err != nil {
+		return err
+	}
+	lr, err := f.CreateLogs(ctx, set, cfg, must(consumer.NewLogs(r.consumeLogs)))
+	if err != nil {
+		return err
+	}
+	// The three are one receiver (the factory shares it by config):
+	// starting one starts it.
+	if err := tr.Start(ctx, host{}); err != nil {
+		return err
+	}
+	t.Cleanup(func() {
+		_ = tr.Shutdown(context.Background())
+		_ = mr.Shutdown(context.Background())
+		_ = lr.Shutdown(context.Background())
+	})
+	return nil
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("no free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err) // NewTraces and its kin fail only on a nil function
+	}
+	return v
+}
+
+type host struct{}
+
+func (host) GetExtensions() map[component.ID]component.Component { return nil }
+
+func (r *Receiver) consumeTraces(_ context.Context, td ptrace.Traces) error {
+	c := ptrace.NewTraces()
+	td.CopyTo(c)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.traces = append(r.traces, c)
+	return nil
+}
+
+func (r *Receiver) consumeMetrics(_ context.Context, md pmetric.Metrics) error {
+	c := pmetric.NewMetrics()
+	md.CopyTo(c)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.metrics = append(r.metrics, c)
+	return nil
+}
+
+func (r *Receiver) consumeLogs(_ context.Context, ld plog.Logs) error {
+	c := plog.NewLogs()
+	ld.CopyTo(c)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = append(r.logs, c)
+	return nil
+}
