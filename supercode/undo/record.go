@@ -114,7 +114,9 @@ func (s *Store) appendRecord(run string, rec *Record) error {
 		return werr
 	}
 	if fi, err := os.Stat(p); err == nil {
-		_ = writeAtomic(p+".seq", []byte(fmt.Sprintf("%d %d\n", rec.Seq, fi.Size())))
+		// Fixed width, written in place: a torn write leaves a size that
+		// is not the list's, and count reads the list instead.
+		_ = writeInPlace(p+".seq", []byte(fmt.Sprintf("%020d %020d\n", rec.Seq, fi.Size())))
 	}
 	return nil
 }

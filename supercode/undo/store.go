@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -251,6 +252,9 @@ func (r *repoStore) loadState() (state, error) {
 	if err != nil {
 		return st, err
 	}
+	if body, ok := sealed(b); ok {
+		b = body
+	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		// A damaged state costs a full snapshot, never a wrong one.
 		return state{}, nil
@@ -263,7 +267,59 @@ func (r *repoStore) saveState(st state) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(r.dir, "state.json"), b)
+	return writeInPlace(filepath.Join(r.dir, "state.json"), seal(b))
+}
+
+// seal is a one-line JSON document followed by a line of its SHA-256, so
+// that a state written over in place and torn reads as damaged.
+func seal(doc []byte) []byte {
+	sum := sha256.Sum256(doc)
+	out := append(append(make([]byte, 0, len(doc)+66), doc...), '\n')
+	out = hex.AppendEncode(out, sum[:])
+	return append(out, '\n')
+}
+
+// sealed is the document seal wrapped, when b is one and its sum holds;
+// ok is false for anything else (an earlier version's plain JSON, which
+// its parse then judges; a torn write, which no parse takes: the sum line
+// is not JSON).
+func sealed(b []byte) ([]byte, bool) {
+	doc, rest, found := bytes.Cut(b, []byte{'\n'})
+	if !found || len(rest) != 65 || rest[64] != '\n' {
+		return nil, false
+	}
+	sum := sha256.Sum256(doc)
+	if hex.EncodeToString(sum[:]) != string(rest[:64]) {
+		return []byte("torn"), true
+	}
+	return doc, true
+}
+
+// writeInPlace writes data over the file at path from its start and cuts
+// it there: a file the work tree's lock guards, rewritten at every
+// checkpoint, whose readers tell a torn one (a crash of the machine
+// mid-write) from a whole one. It spares the new inode a write through a
+// rename costs on every call (the file system's inode allocation, under
+// churn, is most of a quiet checkpoint's time).
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteAt(data, 0)
+	if werr == nil {
+		werr = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }
 
 // writeAtomic replaces path with data through a rename, without a sync: a
