@@ -107,7 +107,21 @@ func enum(b *bytes.Buffer, typ, prefix, doc string, names []string) {
 
 func renderLaserbrain(g *Grammar) []byte {
 	var b bytes.Buffer
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	for _, section := range []func(*bytes.Buffer, *Grammar){laserbrainState, laserbrainCalibration, laserbrainVerdicts, laserbrainTexts, laserbrainModulation} {
+		section(&b, g)
+	}
+	return b.Bytes()
+}
+
+// printer writes to b as fmt.Fprintf does.
+func printer(b *bytes.Buffer) func(format string, a ...any) {
+	return func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+}
+
+// laserbrainState writes the grammar's identity, the state's values and bounds, and the
+// normaliser's tables.
+func laserbrainState(b *bytes.Buffer, g *Grammar) {
+	p := printer(b)
 	p("import \"strconv\"\n\n")
 	p("// GrammarVersion is the version of the laserbrain grammar these tables were generated from.\nconst GrammarVersion = %q\n\n", g.Version)
 	p("// GrammarContentHash is that grammar's content_hash.\nconst GrammarContentHash = %q\n\n", g.ContentHash)
@@ -140,7 +154,11 @@ func renderLaserbrain(g *Grammar) []byte {
 		p("\t%q: %s,\n", last[0][len(last[0])-1], goStrings(last))
 	}
 	p("}\n\n")
+}
 
+// laserbrainCalibration writes the calibration's weights and thresholds.
+func laserbrainCalibration(b *bytes.Buffer, g *Grammar) {
+	p := printer(b)
 	c := g.Calibration
 	p("// Calibration (/calibration). Variables, not constants: Go folds constant\n// expressions exactly, and Φ must be computed in float64 at run time as the\n// reference implementation computes it.\nvar (\n")
 	p("\tweightGoal float64 = %s\n\tweightDistance float64 = %s\n\tweightProgress float64 = %s\n", goFloat(c.Weights.Goal), goFloat(c.Weights.Distance), goFloat(c.Weights.Progress))
@@ -148,7 +166,11 @@ func renderLaserbrain(g *Grammar) []byte {
 	p("\tanchoredUnanchored float64 = %s\n\tanchoredCorroborated float64 = %s\n", goFloat(c.Anchored.Unanchored), goFloat(c.Anchored.Corroborated))
 	p("\texploreRevisitMin float64 = %s\n\texploreSettledMax float64 = %s\n)\n\n", goFloat(c.Explore.RevisitMin), goFloat(c.Explore.SettledMax))
 	p("const (\n\tstallWindow = %d\n\texploreMinCommitment = %d\n\texploreWindow = %d\n)\n\n", c.StallWindow, c.Explore.MinCommitment, c.Explore.Window)
+}
 
+// laserbrainVerdicts writes the verdicts, their names and their classes.
+func laserbrainVerdicts(b *bytes.Buffer, g *Grammar) {
+	p := printer(b)
 	v := g.Verdicts
 	var names []string
 	var classes []string
@@ -164,15 +186,20 @@ func renderLaserbrain(g *Grammar) []byte {
 	for _, n := range v.Meta.Names {
 		names, classes = append(names, n), append(classes, "ClassMeta")
 	}
-	enum(&b, "Verdict", "Verdict", "Verdict is one of the grammar's verdicts (/verdicts), in grammar order.", names)
+	enum(b, "Verdict", "Verdict", "Verdict is one of the grammar's verdicts (/verdicts), in grammar order.", names)
 	p("// The verdicts' names as constants, for the texts built from them.\nconst (\n")
 	for _, n := range names {
 		p("\tverdictName%s = %q\n", ident(n), n)
 	}
 	p(")\n\n")
-	enum(&b, "VerdictClass", "Class", "VerdictClass says how a verdict treats the drifting flag.", []string{"hold", "warn-then-interrupt", "interrupt", "meta"})
+	enum(b, "VerdictClass", "Class", "VerdictClass says how a verdict treats the drifting flag.", []string{"hold", "warn-then-interrupt", "interrupt", "meta"})
 	p("var verdictClasses = [...]VerdictClass{%s}\n\n", strings.Join(classes, ", "))
+}
 
+// laserbrainTexts writes the oscillation detector's parameters, the ceiling marker's
+// phrases and what an agent is told to spell.
+func laserbrainTexts(b *bytes.Buffer, g *Grammar) {
+	p := printer(b)
 	p("// The oscillation detector's parameters, read from /verdicts/meta/rule.\nconst (\n")
 	p("\tcycleMinPeriod = %d\n\tcycleMaxPeriod = %d\n\tcycleNeedFloor = %d\n\tcycleRepeats = %d\n)\n\n", g.Cycle.MinPeriod, g.Cycle.MaxPeriod, g.Cycle.NeedFloor, g.Cycle.Repeats)
 
@@ -191,7 +218,11 @@ func renderLaserbrain(g *Grammar) []byte {
 	p("}\n\n")
 	p("var laserscoreMeasured = [...]string%s\n\n", goStrings(g.Laserscore.Measured))
 	p("var laserscoreCarried = [...]string%s\n\n", goStrings(g.Laserscore.Carried))
+}
 
+// laserbrainModulation writes the drift modes, depths and preset teams of roles.
+func laserbrainModulation(b *bytes.Buffer, g *Grammar) {
+	p := printer(b)
 	m := g.Modulation
 	p("// Modulation (/modulation): which drift modes a role acts on.\nvar modulationModes = [...]string%s\n\n", goStrings(m.Modes))
 	p("// modulationDepth is one named depth and the modes it returns on.\ntype modulationDepth struct {\n\tName  string\n\tModes []string\n}\n\n")
@@ -218,14 +249,13 @@ func renderLaserbrain(g *Grammar) []byte {
 		p("\t}},\n")
 	}
 	p("}\n")
-	return b.Bytes()
 }
 
 // renderShell writes the shell model's tables: the grammar's operator
 // patterns.
 func renderShell(g *Grammar) []byte {
 	var b bytes.Buffer
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p := printer(&b)
 	p("// grammarPattern is one operator pattern (/operator_patterns). Patterns are\n// compiled with regexp2 in its default mode, ignoring case.\ntype grammarPattern struct {\n\tSource  string\n\tLabel   string\n\tOutward bool\n}\n\n")
 	p("// irreversiblePatterns escalate a command to irreversible, in grammar order\n// (labels are reported in match order).\nvar irreversiblePatterns = [...]grammarPattern{\n")
 	for _, ip := range g.Operator.Irreversible {
@@ -243,7 +273,7 @@ func renderShell(g *Grammar) []byte {
 // phase rules and the shape language.
 func renderOperator(g *Grammar) []byte {
 	var b bytes.Buffer
-	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p := printer(&b)
 	p("import \"strconv\"\n\n")
 	p("// GrammarVersion is the version of the laserbrain grammar these tables were generated from.\nconst GrammarVersion = %q\n\n", g.Version)
 	ph := g.Dictionary.Phases

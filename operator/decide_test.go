@@ -115,7 +115,7 @@ func TestHookAnswerForMixed(t *testing.T) {
 		{"git commit -m 'rm -rf?'; git push --force origin main", "deny", []string{"git push --force (force-push to remote)"}},
 		// Code outranks data.
 		{`git commit -m 'npm publish later' && python3 -c 'import os; os.remove("x")'`, "deny",
-			[]string{"parsed: file deletion in program code (rmtree, os.remove, fs.rmSync, unlink, rm -rf via subprocess)"}},
+			[]string{"parsed: file deletion in program code (rmtree, os.remove, fs.rmSync, fs.promises.rm, unlink, rm -rf via subprocess)"}},
 		// Data and a dry run both go ahead, both noted.
 		{"echo 'rm -rf is refused' && npm publish --dry-run", "allow",
 			[]string{"rm -rf (recursive force delete)", "npm publish (public package publish)"}},

@@ -135,7 +135,7 @@ func (pol Policy) protectedPlace(p string, literal bool) (what string, ok bool) 
 		return ProtectedMCP, true
 	}
 	// A directory that holds one of those files goes with it.
-	if holdsHooks(parts, nameIs) || holdsHooksDir(parts, nameIs) {
+	if holdsHooks(parts, nameIs) || holdsHooksDir(parts, nameIs) || systemPolicy(parts, nameIs) {
 		return ProtectedClient, true
 	}
 	for _, x := range pol.Protected {
@@ -222,13 +222,51 @@ func holdsHooksDir(parts []string, nameIs func(part, name string) bool) bool {
 	return false
 }
 
+// systemPolicyDirs are where the agent clients read their system-wide
+// settings — an administrator's policy, read before the user's and the
+// project's, which can switch every user's hooks off (Claude Code's
+// managed-settings.json, managed-mcp.json and managed-settings.d; Gemini
+// CLI's and Qwen Code's settings.json and system-defaults.json; Codex's
+// config.toml, managed_config.toml and requirements.toml; opencode's
+// managed configuration), on Linux, macOS and Windows, as each client's
+// own code names them.
+var systemPolicyDirs = [][]string{
+	{"etc", "claude-code"}, {"Library", "Application Support", "ClaudeCode"}, {"Program Files", "ClaudeCode"}, {"ProgramData", "ClaudeCode"},
+	{"etc", "gemini-cli"}, {"Library", "Application Support", "GeminiCli"}, {"ProgramData", "gemini-cli"},
+	{"etc", "qwen-code"}, {"Library", "Application Support", "QwenCode"}, {"ProgramData", "qwen-code"},
+	{"etc", "codex"},
+	{"etc", "opencode"}, {"Library", "Application Support", "opencode"}, {"ProgramData", "opencode"},
+}
+
+// systemPolicy: an absolute path (parts from the root, or from a drive on
+// Windows) is one of the system-wide settings directories or inside one.
+func systemPolicy(parts []string, nameIs func(part, name string) bool) bool {
+	if len(parts) < 2 || parts[0] != "" && !strings.HasSuffix(parts[0], ":") {
+		return false
+	}
+	for _, dir := range systemPolicyDirs {
+		if len(parts)-1 < len(dir) {
+			continue
+		}
+		match := true
+		for i, name := range dir {
+			match = match && nameIs(parts[1+i], name)
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
 // protectedMarkers are the names of protected places a command may write
 // without its text showing where (an interpreter's code, a path only the
 // shell expands, a program the gate does not know): such a command is not
 // cleared.
 var protectedMarkers = []string{".git/hooks", ".git/config", ".git/refs", ".git/info", ".claude", ".mcp.json", "LASERBRAIN_HOME",
 	".gemini/settings", ".qwen/settings", ".codex/config.toml", ".codex/hooks.json", ".opencode/plugin", "opencode/plugin",
-	".clinerules/hooks", ".cline/hooks", ".github/hooks", ".copilot/settings", ".copilot/mcp-config", "cline_mcp_settings", "opencode.json"}
+	".clinerules/hooks", ".cline/hooks", ".github/hooks", ".copilot/settings", ".copilot/mcp-config", "cline_mcp_settings", "opencode.json",
+	"managed-settings", "managed-mcp", "/etc/claude-code", "/etc/gemini-cli", "/etc/qwen-code", "/etc/codex", "/etc/opencode"}
 
 // protection is what a call writes that is protected.
 type protection struct {

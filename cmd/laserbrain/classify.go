@@ -64,13 +64,7 @@ and commands it cannot read are refused with what to do instead.`,
   laserbrain classify --explain --presence unattended -- npm publish
   laserbrain classify --outward -- curl -X POST https://api.example.org/deploy`,
 		Args: cli.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runClassify(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runClassify),
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.irreversible, "irreversible", false, "declare the command irreversible")

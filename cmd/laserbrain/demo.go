@@ -37,12 +37,7 @@ for one step — goal-drift, and the advice it would be given — returns, and
 finishes. It is what check does, one step at a time.`,
 		Example: `  laserbrain demo`,
 		Args:    cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDemo(opts)
-		},
+		RunE:    cli.RunWith(opts, runF, runDemo),
 	}
 	cli.SetExits(cmd)
 	return cmd

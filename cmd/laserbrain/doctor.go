@@ -69,12 +69,7 @@ runs unsupervised. Each problem comes with the command that fixes it.
 doctor changes nothing (the probe is recorded on no run).`,
 		Example: "  laserbrain doctor\n  laserbrain doctor --json\n  laserbrain doctor --dir ~/src/shop",
 		Args:    cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDoctor(opts)
-		},
+		RunE:    cli.RunWith(opts, runF, runDoctor),
 	}
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "the project (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the checks as JSON")

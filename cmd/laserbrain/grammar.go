@@ -64,13 +64,7 @@ content_hash the file stores (grammar verify does).`,
   laserbrain grammar hash --json my-grammar.json`,
 		Args:              cli.MaximumNArgs(1),
 		ValidArgsFunction: cli.Files("json"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runGrammarHash(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.args, runF, runGrammarHash),
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, `print {"file", "content_hash"}`)
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "FILE is missing, unreadable or not JSON"})
@@ -122,13 +116,7 @@ found is named with its JSON pointer.`,
   laserbrain grammar verify --json edited-grammar.json`,
 		Args:              cli.MaximumNArgs(1),
 		ValidArgsFunction: cli.Files("json"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runGrammarVerify(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.args, runF, runGrammarVerify),
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, `print {"file", "ok", "grammar", "content_hash", "problem"}`)
 	cli.SetExits(cmd,
@@ -190,13 +178,7 @@ output is JSON whatever the flags: --raw prints a string value bare.`,
   laserbrain grammar show --file my-grammar.json /verdicts`,
 		Args:              cli.MaximumNArgs(1),
 		ValidArgsFunction: completePointer(opts),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runGrammarShow(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.args, runF, runGrammarShow),
 	}
 	cmd.Flags().StringVar(&opts.file, "file", "", "read this grammar file instead of the built-in one")
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "print a string value without JSON quoting")

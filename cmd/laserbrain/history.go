@@ -36,12 +36,7 @@ finds any record altered after the fact.`,
   laserbrain history --run 9d14c2e07a11 --json
   laserbrain history --run 9d14c2e07a11 --audit > run.audit.json && laserbrain verify run.audit.json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runHistory(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runHistory),
 	}
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to show")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the steps as JSON")

@@ -126,12 +126,7 @@ func newHookEventCmd(f *Factory, c struct {
 			`  {"hooks": {"` + string(c.Event) + `": [{"hooks": [{"type": "command", "command": "/usr/local/bin/laserbrain hook ` + c.Name + `"}]}]}}` + "\n" +
 			"  laserbrain hook " + c.Name + " --client gemini < event.json",
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runHook(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runHook),
 	}
 	cmd.Flags().StringVar(&opts.clientName, "client", "claude", "the agent client running this hook: claude, codex, gemini, qwen, opencode, cline or copilot")
 	cli.CompleteFlag(cmd, "client", cli.Values(clientValues()...))

@@ -40,12 +40,7 @@ carries the run's coverage figures.`,
 		Example: `  laserbrain judge-run --run 9d14c2e07a11
   laserbrain judge-run --run 9d14c2e07a11 --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runJudgeRun(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runJudgeRun),
 	}
 	cmd.Flags().StringVar(&opts.run, "run", "", "the run to judge")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the judgment as JSON")

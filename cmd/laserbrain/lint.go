@@ -53,13 +53,7 @@ dictionary whole.`,
   laserbrain lint --vocabulary`,
 		Args:              cli.ArbitraryArgs,
 		ValidArgsFunction: cli.Files("json"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLint(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.args, runF, runLint),
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the findings as JSON")
 	cmd.Flags().BoolVar(&opts.shipped, "shipped", false, "lint the methods built into laserbrain")

@@ -37,12 +37,7 @@ lock, whatever process ids say; --all lists the finished runs too.`,
 		Example: `  laserbrain loop list
   laserbrain loop list --all --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLoopList(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runLoopList),
 	}
 	cmd.Flags().BoolVar(&opts.all, "all", false, "list the finished runs too")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the runs as JSON")
@@ -125,13 +120,7 @@ invocation running now), and the no-op streak.`,
   laserbrain loop status 2f9c0a1d7e3b --steps 30 --json`,
 		Args:              cli.ExactArgs(1),
 		ValidArgsFunction: completeLoopRuns,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLoopStatus(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.args, runF, runLoopStatus),
 	}
 	cmd.Flags().IntVar(&opts.steps, "steps", 10, "how many of the journal's last records to show")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the status as JSON")
@@ -256,13 +245,7 @@ inside a supervised agent's process tree however it was started.`,
   laserbrain loop cancel 2f9c0a1d7e3b --wait 2m`,
 		Args:              cli.ExactArgs(1),
 		ValidArgsFunction: completeLoopRuns,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLoopCancel(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.args, runF, runLoopCancel),
 	}
 	cmd.Flags().DurationVar(&opts.wait, "wait", loop.DefaultCancelWait, "how long to wait for the loop to stop")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")

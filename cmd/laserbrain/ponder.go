@@ -48,13 +48,7 @@ LASERBRAIN_CONFINEMENT); elsewhere run ponder itself.`,
 		Hidden:             true,
 		DisableFlagParsing: true,
 		Args:               cli.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runPonder(opts)
-		},
+		RunE:               cli.RunArgs(opts, &opts.args, runF, runPonder),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "not run by a confined run's broker, or no ponder beside laserbrain (ponder's own exit status otherwise)"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "ponder could not be started under the agent's confinement"})

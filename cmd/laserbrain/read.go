@@ -36,13 +36,7 @@ not a terminal. The MCP tool read_text reads the same way. --json prints
 		Example: `  laserbrain read "the same thought the same thought the same thought"
   cat draft.md | laserbrain read --json`,
 		Args: cli.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRead(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runRead),
 	}
 	cmd.Flags().Float64Var(&opts.connectivity, "connectivity", 0, "spectral connectivity 0-1, if you have it")
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print the reading as JSON")

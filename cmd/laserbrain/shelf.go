@@ -54,13 +54,7 @@ shelf.`,
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runShelf(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runShelf),
 	}
 	cmd.Flags().StringVar(&opts.kind, "kind", "workflow", "workflow or team")
 	cmd.Flags().IntVar(&opts.top, "top", 3, "find: how many matches")

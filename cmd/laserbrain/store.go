@@ -65,12 +65,7 @@ masked), whether it can be used now (the database reachable, its schema
 there), and how many events the hooks keep on this machine waiting for it.`,
 		Example: "  laserbrain store status\n  laserbrain store status --json",
 		Args:    cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStoreStatus(opts)
-		},
+		RunE:    cli.RunWith(opts, runF, runStoreStatus),
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print the status as JSON")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "the store cannot be used now: the database is out of reach or has no schema (the status says which)"},
@@ -127,12 +122,7 @@ changes nothing. It never alters or drops a table: a table from another
 version that lacks a column is reported and left alone.`,
 		Example: "  LASERBRAIN_STORE=postgres://laserbrain@db.internal/fleet laserbrain store init",
 		Args:    cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStoreInit(opts)
-		},
+		RunE:    cli.RunWith(opts, runF, runStoreInit),
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print what was created as JSON")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "LASERBRAIN_STORE is not a database"},
@@ -198,12 +188,7 @@ source's contexts are combined into the target once.
   laserbrain store migrate --from local --from-home ~/old-home --json
   laserbrain store migrate --from postgres://laserbrain@db.internal/fleet --to local --to-home ~/lb-copy`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStoreMigrate(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runStoreMigrate),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.from, "from", "", "the store to copy: local, or a postgres:// URL")
@@ -289,12 +274,7 @@ reaches the database does the same by itself). What the database still
 cannot take stays queued.`,
 		Example: "  laserbrain store flush",
 		Args:    cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStoreFlush(opts)
-		},
+		RunE:    cli.RunWith(opts, runF, runStoreFlush),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "LASERBRAIN_STORE names no store"},
 		cli.ExitDoc{Code: cli.ExitFailure, When: "the database is still out of reach (what could be recorded was)"})

@@ -337,13 +337,7 @@ and ponder let it go on, and journals who released it and why.`,
 			}
 			return completeHalted(f, cmd, opts.repo, toComplete)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSuperviseRelease(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runSuperviseRelease),
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why it may go on")
@@ -421,12 +415,7 @@ is set aside too.`,
   laserbrain supervise accept-journal --reason "an agent emptied the journal; its halt stays"
   laserbrain supervise release claude:9d14c2e07a11 --reason "reviewed"`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSuperviseAcceptJournal(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runSuperviseAcceptJournal),
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().StringVar(&opts.reason, "reason", "", "why the journal is accepted as it stands (required)")
@@ -531,12 +520,7 @@ reference's audit format, which its verify_audit accepts as a list.`,
 		Example: `  laserbrain supervise log
   laserbrain supervise log --json --repo ~/src/shop`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSuperviseLog(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runSuperviseLog),
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "the records as stored, one a line")
@@ -613,12 +597,7 @@ one.`,
 		Example: `  laserbrain supervise verify
   laserbrain supervise verify --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSuperviseVerify(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runSuperviseVerify),
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as JSON")

@@ -63,12 +63,7 @@ interrupted.`,
 		Example: `  laserbrain ui
   laserbrain ui --repo ~/src/shop --addr 127.0.0.1:8377`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runUI(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runUI),
 	}
 	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
 	cmd.Flags().StringVar(&opts.addr, "addr", "127.0.0.1:0", "where to listen: a loopback HOST:PORT (port 0: any free one)")

@@ -363,12 +363,7 @@ serve' compares against the vectors, the same way it compares a port in
 another language.`,
 		Example: `  laserbrain vectors run --impl 'laserbrain vectors serve'`,
 		Args:    cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVectorsServe(opts)
-		},
+		RunE:    cli.RunWith(opts, runF, runVectorsServe),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the runner sent something that is not the protocol"})
 	return cmd
@@ -410,12 +405,7 @@ DIR, or to standard output when the selection is one file.`,
   laserbrain vectors emit --builtin --kind mcp > mcp.json
   laserbrain vectors emit --builtin --dir vectors-0.53.0/`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVectorsEmit(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runVectorsEmit),
 	}
 	cmd.Flags().StringVar(&opts.kind, "kind", "", "vector kind (see 'laserbrain vectors kinds')")
 	cmd.Flags().StringVar(&opts.in, "in", "", "input file (default: standard input)")
@@ -553,12 +543,7 @@ form for vectors run (runnable).`,
 		Example: `  laserbrain vectors kinds
   laserbrain vectors kinds --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVectorsKinds(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runVectorsKinds),
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, `print [{"name", "doc", "runnable"}]`)
 	cli.SetExits(cmd)
@@ -605,13 +590,7 @@ protocol's messages.`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return vectors.SchemaNames(), cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVectorsSchema(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runVectorsSchema),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unknown kind"})
 	return cmd

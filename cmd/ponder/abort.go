@@ -27,14 +27,9 @@ reason is recorded in session.json (abortedHalted).`,
 		Example: `  ponder abort
   ponder abort --slug ui-2026-08-24`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runAbort(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runAbort),
 	}
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or one that is not active (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or one that is not active (stateError)"}, localWriteFailed)
 	return cmd
 }
 

@@ -24,6 +24,10 @@ import (
 // clock is the engine's time source; tests pin it.
 var clock = time.Now
 
+// localWriteFailed is the failure exit of every command that writes the
+// session.
+var localWriteFailed = cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"}
+
 // app is what every command shares, ponder's factory: the streams, the
 // global flags, the engine (built on first use) and where the fleet's
 // store is, for the halts and messages the supervisor leaves a session.

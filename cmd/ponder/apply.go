@@ -27,15 +27,10 @@ prints the same plan at any time and changes nothing.`,
 		Example: `  ponder apply --dry-run
   ponder apply`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runApply(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runApply),
 	}
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the plan; write nothing, change no status")
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the session is neither converged nor stopped (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "the session is neither converged nor stopped (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, localWriteFailed)
 	return cmd
 }
 

@@ -28,13 +28,7 @@ below 1, listing every ungraded unit.`,
 		Example: `  ponder decide continue
   ponder decide stop --json`,
 		Args: cli.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDecide(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runDecide),
 	}
 	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -42,7 +36,7 @@ below 1, listing every ungraded unit.`,
 		}
 		return []string{"continue\topen the next pass", "stop\tend the session"}, cobra.ShellCompDirectiveNoFileComp
 	}
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "neither continue nor stop (usage); no judge of this pass, or stop below full coverage with every ungraded unit listed (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "neither continue nor stop (usage); no judge of this pass, or stop below full coverage with every ungraded unit listed (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, localWriteFailed)
 	return cmd
 }
 

@@ -63,7 +63,7 @@ deliberations row.`,
 		cli.CompleteFlags(cmd, cli.NoValue, v, v+"-confidence")
 	}
 	cmd.ValidArgsFunction = cli.Files("json")
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "bad voice input (usage); out of order, or pass 2 on without its forecast (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "bad voice input (usage); out of order, or pass 2 on without its forecast (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, localWriteFailed)
 	return cmd
 }
 

@@ -44,16 +44,10 @@ written Go-quoted, "\"caf\\xe9.go\"" in JSON (see ponder/SPEC.md).`,
 		Example: `  ponder delta findings.jsonl
   echo '{"voice":"skeptic","op":"delete","findingId":"f0003","reason":"not reachable"}' | ponder delta`,
 		Args: cli.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDelta(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runDelta),
 	}
 	cmd.ValidArgsFunction = cli.Files("jsonl", "json")
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unreadable FILE (usage); any violation, all listed, the ledger unchanged (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unreadable FILE (usage); any violation, all listed, the ledger unchanged (stateError)"}, localWriteFailed)
 	return cmd
 }
 

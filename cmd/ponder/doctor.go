@@ -26,12 +26,7 @@ itself through the probe. It changes nothing.`,
 		Example: `  ponder doctor
   ponder doctor --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runDoctor(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runDoctor),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFinding, When: "a problem was found: each is listed"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd

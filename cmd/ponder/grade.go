@@ -49,7 +49,7 @@ U_ungraded-deleted.`,
 	cmd.Flags().StringVar(&opts.label, "grade", "", "a opts.label for the grade (e.g. clean)")
 	cli.CompleteFlag(cmd, "grade", cli.Values("clean"))
 	cmd.ValidArgsFunction = completeUnits
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "a name that is no unit, all listed; unseeded or not active (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "a name that is no unit, all listed; unseeded or not active (stateError)"}, localWriteFailed)
 	return cmd
 }
 

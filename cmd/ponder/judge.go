@@ -28,14 +28,9 @@ it. judge may be re-run until decide.`,
 		Example: `  ponder judge
   ponder judge --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runJudge(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runJudge),
 	}
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "out of order or unseeded (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "out of order or unseeded (stateError)"}, cli.ExitDoc{Code: cli.ExitOCA}, localWriteFailed)
 	return cmd
 }
 

@@ -24,12 +24,7 @@ current one marked. It reads the files and changes nothing.`,
 		Example: `  ponder list
   ponder list --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runList(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runList),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd

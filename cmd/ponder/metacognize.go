@@ -55,7 +55,7 @@ escalate until a human sets intervention_applied.`,
 	cli.CompleteFlag(cmd, "type", cli.Values(ponder.ObservationTypes...))
 	cli.CompleteFlag(cmd, "severity", cli.Values("none", "trivial", "info", "low", "minor", "medium", "moderate", "warning", "high", "major", "severe", "critical", "fatal"))
 	cli.CompleteFlags(cmd, cli.NoValue, "description", "evidence", "intervention")
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unknown --type, a bad --severity or --evidence"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an unknown --type, a bad --severity or --evidence"}, cli.ExitDoc{Code: cli.ExitOCA}, localWriteFailed)
 	return cmd
 }
 

@@ -43,7 +43,7 @@ its forecast is recorded (pass 1 has no churn to forecast; predict refuses it).`
 	cmd.Flags().Float64Var(&o.churn, "churn", 0, "forecast churn of the pass, in [0,1]")
 	cmd.Flags().StringVar(&o.claim, "claim", "", "what the forecast claims, in words")
 	cli.CompleteFlags(cmd, cli.NoValue, "churn", "claim")
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "--churn missing or outside [0,1] (usage); out of order (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "--churn missing or outside [0,1] (usage); out of order (stateError)"}, localWriteFailed)
 	return cmd
 }
 

@@ -29,14 +29,9 @@ whole. units.json is rebuilt if it differs. A ledger damaged in any other way
 		Example: `  ponder repair
   ponder repair --slug ui-2026-08-24 --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRepair(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runRepair),
 	}
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or a ledger damaged otherwise than torn (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session, or a ledger damaged otherwise than torn (stateError)"}, localWriteFailed)
 	return cmd
 }
 

@@ -38,12 +38,7 @@ against the churn that came. The page fetches nothing and has no script.
 		Example: `  ponder report
   ponder report --html audit.html --all`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runReport(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runReport),
 	}
 	cmd.Flags().StringVar(&opts.html, "html", "", "write the report as a self-contained HTML page to FILE")
 	cmd.Flags().BoolVar(&opts.all, "all", false, "with --html: every session, not only the current one")

@@ -38,19 +38,13 @@ several agents on one repository each keep to their own.`,
 		Example: `  ponder start "the checkout flow" --lens security
   ponder start "payments retries" --passes 6 --project shop --json`,
 		Args: cli.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.args = args
-			if runF != nil {
-				return runF(o)
-			}
-			return runStart(o)
-		},
+		RunE: cli.RunArgs(o, &o.args, runF, runStart),
 	}
 	cmd.Flags().StringVar(&o.lens, "lens", "", "the lens of the audit (names the slug)")
 	cmd.Flags().StringVar(&o.project, "project", "", "project name (default: the git top-level directory's name)")
 	cmd.Flags().IntVar(&o.passes, "passes", ponder.DefaultPassBudget, "pass budget, at least 1")
 	cli.CompleteFlags(cmd, cli.NoValue, "lens", "project", "passes")
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an empty subject, --passes below 1, an unknown PONDER_OCA"}, cli.ExitDoc{Code: cli.ExitOCA}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "an empty subject, --passes below 1, an unknown PONDER_OCA"}, cli.ExitDoc{Code: cli.ExitOCA}, localWriteFailed)
 	return cmd
 }
 

@@ -27,12 +27,7 @@ shows the halt's reason, and next names the release a person runs, or abort.`,
 		Example: `  ponder status
   ponder status --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runStatus(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runStatus),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no session"}, cli.ExitDoc{Code: cli.ExitFailure})
 	return cmd

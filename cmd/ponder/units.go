@@ -49,12 +49,7 @@ ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
   git ls-files '*.go' | ponder units --from -
   ponder units --list --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(o)
-			}
-			return runUnits(o)
-		},
+		RunE: cli.RunWith(o, runF, runUnits),
 	}
 	cmd.Flags().StringVar(&o.scan, "scan", "", "directory whose files are the units (and the scan root for paths)")
 	cmd.Flags().StringVar(&o.from, "from", "", "the agent's unit list (FILE, or - for stdin)")
@@ -62,7 +57,7 @@ ponder's quoted form ("caf\xe9.go", see ponder/SPEC.md).`,
 	cmd.Flags().BoolVar(&o.list, "list", false, "list the inventory: unit ids and paths")
 	cli.CompleteFlag(cmd, "scan", cli.Dirs)
 	cli.CompleteFlag(cmd, "from", cli.Files("json", "txt"))
-	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no source or an unusable list (usage); already seeded, an empty scope, or a --strict-scope omission (stateError)"}, cli.ExitDoc{Code: cli.ExitFailure, When: "a local write failed (disk full, EIO); nothing changed"})
+	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "no source or an unusable list (usage); already seeded, an empty scope, or a --strict-scope omission (stateError)"}, localWriteFailed)
 	return cmd
 }
 

@@ -204,6 +204,27 @@ func Code(cmd *cobra.Command, err error, errOut io.Writer) exitCode {
 	return CodeOf(err)
 }
 
+// RunWith is the RunE of a command built as options and a run function:
+// runF when a test gives one (it reads what was parsed into opts), else
+// run.
+func RunWith[O any](opts *O, runF, run func(*O) error) func(*cobra.Command, []string) error {
+	return func(*cobra.Command, []string) error {
+		if runF != nil {
+			return runF(opts)
+		}
+		return run(opts)
+	}
+}
+
+// RunArgs is RunWith for a command that keeps its arguments in *args.
+func RunArgs[O any](opts *O, args *[]string, runF, run func(*O) error) func(*cobra.Command, []string) error {
+	then := RunWith(opts, runF, run)
+	return func(cmd *cobra.Command, a []string) error {
+		*args = a
+		return then(cmd, a)
+	}
+}
+
 // Finish ends a program that has no command tree (a generator, a
 // script's helper, a test's child process) the way a command ends: on nil
 // with status 0; otherwise "prog: err" on stderr and the code CodeOf maps

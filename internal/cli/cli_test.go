@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,5 +201,27 @@ func TestFinish(t *testing.T) {
 		if code != c.code || stderr.String() != c.stderr {
 			t.Errorf("Finish(%q): status %d, stderr %q; want %d, %q", c.give, code, stderr.String(), c.code, c.stderr)
 		}
+	}
+}
+
+// RunWith and RunArgs run the test's function when one is given (with the
+// arguments kept), else the command's own.
+func TestRunWith(t *testing.T) {
+	type options struct{ args []string }
+	var ran []string
+	run := func(o *options) error { ran = append(ran, "run "+strings.Join(o.args, ",")); return nil }
+	test := func(o *options) error { ran = append(ran, "test "+strings.Join(o.args, ",")); return nil }
+	for _, runF := range []func(*options) error{nil, test} {
+		o := &options{}
+		if err := RunWith(o, runF, run)(nil, []string{"a"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := RunArgs(o, &o.args, runF, run)(nil, []string{"a", "b"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"run ", "run a,b", "test ", "test a,b"}
+	if !slices.Equal(ran, want) {
+		t.Errorf("ran %q, want %q", ran, want)
 	}
 }

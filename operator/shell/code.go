@@ -4,10 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // Program code an interpreter runs (python -c, node -e, a script file, a
@@ -65,12 +68,58 @@ func (a *analyzer) code(name, text string, d int) {
 				}
 			}
 		}
-		if len(a.findings) == found && runsCommands(text) && decodesStrings(text) {
+		switch {
+		case len(a.findings) > found:
+		case runsCommands(text) && decodesStrings(text):
 			a.add(Finding{Label: "parsed: code that decodes a command and runs it", Where: Unknown,
 				Note: "in code run by " + name + ": the gate cannot read what it decodes"})
+		case builtCall(text) != "" && reachesSystem(text):
+			a.add(Finding{Label: "parsed: code whose calls are built at run time (" + builtCall(text) + ")", Where: Unknown,
+				Note: "in code run by " + name + ": the gate cannot tell what it calls, and the code can reach the files or the network"})
 		}
 	})
 }
+
+// builtCallRes are the shapes of a call whose function or module is named
+// at run time — by a string built from parts, a variable, or code text:
+// getattr(shutil, 'rm'+'tree'), require('fs')['rm'+'Sync'], __import__(x),
+// eval of a variable, Ruby's send, PHP's variable functions. What is
+// called cannot be read from the text.
+var builtCallRes = firstuse.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, src := range []string{
+		`\bgetattr\s*\(\s*[^,()]+,\s*(?:[^'"\s)]|['"][^'"]*['"]\s*[+%.])`,
+		`(?:\b(?:__import__|import_module|require)\s*\(|\bimport\()\s*(?:[^'"\x60\s)]|['"][^'"]*['"]\s*\+)`,
+		`\b(?:globals|locals|vars)\s*\([^)]*\)\s*\[|__dict__\s*\[|__builtins__`,
+		`(?:^|[^.\w])(?:eval|exec|execfile)\s*\(\s*[^'"\s)]`,
+		`\[[^\]\n]*(?:['"\x60]\s*\+|\+\s*['"\x60]|\$\{|\.join\(|fromCharCode|\bchr\()[^\]\n]*\]\s*\(`,
+		`\bnew\s+Function\s*\(|\bFunction\s*\(\s*['"\x60]|\bReflect\.(?:get|apply)\s*\(`,
+		`\.(?:send|public_send|__send__|const_get|instance_eval|class_eval)\b\s*\(?\s*[^:'"\s)]|\bcall_user_func(?:_array)?\s*\(|\$\w+\s*\(`,
+	} {
+		out = append(out, regexp.MustCompile(src))
+	}
+	return out
+}}
+
+// builtCall is the part of text that calls what is named at run time, "".
+func builtCall(text string) string {
+	for _, re := range builtCallRes.Get() {
+		if m := re.FindString(text); m != "" {
+			return firstLine(strings.TrimSpace(m))
+		}
+	}
+	return ""
+}
+
+// reachesSystem: the code names a module or object through which it can
+// touch the files, run programs or reach the network.
+func reachesSystem(text string) bool {
+	return reachesRe.Get().MatchString(text)
+}
+
+var reachesRe = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:os|shutil|subprocess|pathlib|socket|urllib|requests|httpx|ctypes|pty|importlib|builtins|sys|io|fs|child_process|net|http|https|dgram|process|Deno|Bun|File|FileUtils|Dir|IO|Kernel|Socket|Net|open|system|unlink|popen)\b`)
+}}
 
 // codeStrings finds a program's string literals ('…', "…", `…`, and
 // Python's triple quotes), with escapes resolved, grouped into runs: the

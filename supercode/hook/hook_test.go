@@ -127,6 +127,16 @@ func TestProtectedPaths(t *testing.T) {
 		{"editor", "path", ".clinerules/hooks/PreToolUse", true},
 		{"create", "path", ".github/hooks/laserbrain.json", true},
 		{"Write", "file_path", ".mcp.json", true},
+		// The clients' system-wide settings, which as root would switch
+		// every user's hooks off.
+		{"Write", "file_path", "/etc/claude-code/managed-settings.json", true},
+		{"Write", "file_path", "/etc/claude-code/managed-settings.d/10-hooks.json", true},
+		{"Write", "file_path", "/Library/Application Support/ClaudeCode/managed-mcp.json", true},
+		{"write_file", "file_path", "/etc/gemini-cli/system-defaults.json", true},
+		{"edit", "file_path", "/etc/qwen-code/settings.json", true},
+		{"apply_patch", "input", "*** Begin Patch\n*** Add File: /etc/codex/requirements.toml\n*** End Patch", true},
+		{"write", "filePath", "/etc/opencode/opencode.json", true},
+		{"Write", "file_path", "/etc/claude-code-notes/x.md", false},
 		{"Write", "file_path", "src/main.go", false},
 		{"Write", "file_path", ".claude/agents/x.md", true}, // all of .claude, not only its settings
 		{"Write", "file_path", ".claude-notes/x.md", false},
@@ -284,6 +294,8 @@ func TestShellWritesProtected(t *testing.T) {
 		want    int
 	}{
 		{`echo {} > .claude/settings.json`, authorizable},
+		{`echo '{"disableAllHooks":true}' | sudo tee /etc/claude-code/managed-settings.json`, authorizable},
+		{`mkdir -p /etc/gemini-cli && cp off.json /etc/gemini-cli/settings.json`, authorizable},
 		{`sed -i s/laserbrain/x/ .claude/settings.json`, authorizable},
 		{`tee .git/hooks/pre-push < /dev/null`, authorizable},
 		{`echo x > .git/config`, authorizable},

@@ -214,6 +214,15 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 	}
 
+	s.textAgents(bw, p)
+	s.textFindings(p)
+	s.textStanding(p)
+	return bw.Flush()
+}
+
+// textAgents is the table of agents, and which of them are halted.
+func (s Summary) textAgents(bw io.Writer, p func(format string, a ...any)) {
+	now := s.Generated
 	p("\nAGENTS")
 	if len(s.Agents) == 0 {
 		p("  none yet")
@@ -248,7 +257,10 @@ func (s Summary) WriteText(w io.Writer) error {
 			}
 		}
 	}
+}
 
+// textFindings are the collisions and the gate's decisions.
+func (s Summary) textFindings(p func(format string, a ...any)) {
 	if len(s.Collisions) > 0 {
 		p("\nCOLLISIONS (the same job; the shared files are evidence)")
 		for _, c := range s.Collisions {
@@ -276,7 +288,12 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 		p("  deny  %s  %s  %s%s", when(g.At), g.Agent, text.Clip(what, 80), labels)
 	}
+}
 
+// textStanding is what stands: the changes and how to undo them, the
+// halts and how to lift them, the open questions, a journal that does not
+// verify.
+func (s Summary) textStanding(p func(format string, a ...any)) {
 	if len(s.Changes) > 0 {
 		p("\nCHANGES (the latest calls that changed a work tree; each undo goes back to before its call)")
 		for _, c := range s.Changes {
@@ -311,7 +328,6 @@ func (s Summary) WriteText(w io.Writer) error {
 	if s.Sessions > 0 {
 		p("\n%s (laserbrain report --html FILE draws them)", text.Plural(s.Sessions, "ponder session"))
 	}
-	return bw.Flush()
 }
 
 // latestChanges are the agents' latest calls that changed their work

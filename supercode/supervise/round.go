@@ -303,16 +303,34 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool
 // catches, the halts and the questions. What agents wrote (names, grounds,
 // advice) is printed with control characters escaped (ponder.Printable).
 func (r *Round) WriteText(w io.Writer) error {
-	var lines []string
-	add := func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) }
-	add("round %d · %s · %s · self: %s Φ=%.2f", r.Round, text.Plural(len(r.Agents), "agent"), text.Plural(len(r.Collisions), "collision"), r.Self.Reason, r.Self.Phi)
+	var l textLines
+	l.add("round %d · %s · %s · self: %s Φ=%.2f", r.Round, text.Plural(len(r.Agents), "agent"), text.Plural(len(r.Collisions), "collision"), r.Self.Reason, r.Self.Phi)
+	r.agentLines(&l)
+	r.pairLines(&l)
+	r.actionLines(&l)
+	var b strings.Builder
+	for _, line := range l {
+		b.WriteString(ponder.Printable(line))
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// textLines are the lines of a text report, each added as fmt formats it.
+type textLines []string
+
+func (l *textLines) add(format string, a ...any) { *l = append(*l, fmt.Sprintf(format, a...)) }
+
+// agentLines is the table of agents, each with its notes below it.
+func (r *Round) agentLines(l *textLines) {
 	width := len("AGENT")
 	for _, a := range r.Agents {
 		width = max(width, utf8.RuneCountInString(a.Agent))
 	}
 	width = min(width, 60)
 	if len(r.Agents) > 0 {
-		add("  %s  %-8s %5s  %-22s %5s %3s %8s  %s", pad("AGENT", width), "STATUS", "STEPS", "VERDICT", "Φ", "D", "COVERAGE", "CATCHES")
+		l.add("  %s  %-8s %5s  %-22s %5s %3s %8s  %s", pad("AGENT", width), "STATUS", "STEPS", "VERDICT", "Φ", "D", "COVERAGE", "CATCHES")
 	}
 	for _, a := range r.Agents {
 		verdict, phi, d, catches, cov := "-", "-", "-", "-", "-"
@@ -331,53 +349,62 @@ func (r *Round) WriteText(w io.Writer) error {
 		if len(a.Catches) > 0 {
 			catches = strings.Join(a.Catches, ", ")
 		}
-		add("  %s  %-8s %5d  %-22s %5s %3s %8s  %s", pad(text.Clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, cov, catches)
+		l.add("  %s  %-8s %5d  %-22s %5s %3s %8s  %s", pad(text.Clip(a.Agent, width), width), a.Status, a.Steps, verdict, phi, d, cov, catches)
 		if c := a.Coverage; c != nil && c.Unmeasured {
-			add("      unmeasured: %s since the ground and no check", text.Plural(c.SinceGround, "tool call"))
+			l.add("      unmeasured: %s since the ground and no check", text.Plural(c.SinceGround, "tool call"))
 		}
 		if a.Losses > 0 {
-			add("      loss: %s", a.LastLoss)
+			l.add("      loss: %s", a.LastLoss)
 		}
 		if a.Advice != "" {
-			add("      advice: %s", a.Advice)
+			l.add("      advice: %s", a.Advice)
 		}
 		if a.Halt != nil {
-			add("      halted: %s", *a.Halt)
+			l.add("      halted: %s", *a.Halt)
 		}
 		if a.Waiting != nil {
-			add("      waiting for a person (%s): %s", a.Waiting.Kind, a.Waiting.Message)
+			l.add("      waiting for a person (%s): %s", a.Waiting.Kind, a.Waiting.Message)
 		}
 		if a.Error != "" {
-			add("      ledger: %s", a.Error)
+			l.add("      ledger: %s", a.Error)
 		}
 	}
+}
+
+// pairLines are the collisions and the pairs that only share files.
+func (r *Round) pairLines(l *textLines) {
 	for _, c := range r.Collisions {
 		lenses := ""
 		if c.Lenses[0] != "" || c.Lenses[1] != "" {
 			lenses = fmt.Sprintf(", lenses %s / %s", lensName(c.Lenses[0]), lensName(c.Lenses[1]))
 		}
-		add("  collision  %s + %s  same ground (overlap %.2f%s); %s%s", c.Agents[0], c.Agents[1], c.Overlap, lenses, text.Plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
+		l.add("  collision  %s + %s  same ground (overlap %.2f%s); %s%s", c.Agents[0], c.Agents[1], c.Overlap, lenses, text.Plural(len(c.SharedFiles), "shared file"), fileList(c.SharedFiles))
 	}
 	for _, a := range r.Agents {
 		for _, fs := range a.SharesFilesWith {
 			if a.Agent < fs.Agent { // each pair once
-				add("  shares     %s + %s  %s (file overlap %.2f)%s — a possible collision: the grounds differ", a.Agent, fs.Agent,
+				l.add("  shares     %s + %s  %s (file overlap %.2f)%s — a possible collision: the grounds differ", a.Agent, fs.Agent,
 					text.Plural(len(fs.SharedFiles), "shared file"), fs.FileOverlap, fileList(fs.SharedFiles))
 			}
 		}
 	}
+}
+
+// actionLines are what the round did: the route, the fleet's catches, the
+// halts and the questions.
+func (r *Round) actionLines(l *textLines) {
 	for _, rt := range r.Route {
 		if rt.Yield != "" {
-			add("  route      %s yields to %s: %s", rt.Yield, rt.Keep, rt.Why)
+			l.add("  route      %s yields to %s: %s", rt.Yield, rt.Keep, rt.Why)
 		} else {
-			add("  route      %s + %s: %s", rt.Agents[0], rt.Agents[1], rt.Why)
+			l.add("  route      %s + %s: %s", rt.Agents[0], rt.Agents[1], rt.Why)
 		}
 	}
 	for _, f := range r.FleetCatches {
-		add("  catch      %s %s · %s", f.Signature, f.Subject, strings.Join(f.Agents, ", "))
+		l.add("  catch      %s %s · %s", f.Signature, f.Subject, strings.Join(f.Agents, ", "))
 	}
 	for _, h := range r.Halts {
-		add("  halt       %s: %s (release: %s)", h.Agent, h.Reason, fleet.ReleaseCommand(h.Agent))
+		l.add("  halt       %s: %s (release: %s)", h.Agent, h.Reason, fleet.ReleaseCommand(h.Agent))
 	}
 	for _, e := range r.Escalations {
 		outcome := " (nobody to ask: pass --on-escalate)"
@@ -393,15 +420,8 @@ func (r *Round) WriteText(w io.Writer) error {
 		if e.Halted != "" {
 			outcome += "; halted " + e.Halted
 		}
-		add("  escalate   %s: %s%s", e.Who, e.Why, outcome)
+		l.add("  escalate   %s: %s%s", e.Who, e.Why, outcome)
 	}
-	var b strings.Builder
-	for _, l := range lines {
-		b.WriteString(ponder.Printable(l))
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // lensName is a session's lens as the text report shows it.

@@ -121,11 +121,31 @@ func (s *Server) renderSections(v *View) map[string]string {
 func renderSections(v *View) map[string]string {
 	d := sectionData{V: v}
 	f := v.Fleet
-	agents := make([]*report.Agent, len(f.Agents))
-	for i := range f.Agents {
-		agents[i] = &f.Agents[i]
+	agents := byAttention(f.Agents)
+	c := d.addRows(agents, f.Thresholds)
+	d.addStanding(f)
+	d.Stats = stats(f, len(agents), c, len(d.Questions))
+	d.Collide = f.Collisions
+	d.addRound(v.Round)
+	out := make(map[string]string, len(sectionIDs))
+	for _, id := range sectionIDs {
+		var b bytes.Buffer
+		if err := tmpl().ExecuteTemplate(&b, id, d); err != nil {
+			b.Reset()
+			template.HTMLEscape(&b, []byte("laserbrain ui: drawing "+id+": "+err.Error()))
+		}
+		out[id] = b.String()
 	}
-	// Those that need a person first, then the drifting, then by name.
+	return out
+}
+
+// byAttention are the agents in the order a person should look at them:
+// those that need a person first, then the drifting, then by name.
+func byAttention(all []report.Agent) []*report.Agent {
+	agents := make([]*report.Agent, len(all))
+	for i := range all {
+		agents[i] = &all[i]
+	}
 	rank := func(a *report.Agent) int {
 		switch {
 		case a.Status == report.StatusWaiting:
@@ -145,13 +165,22 @@ func renderSections(v *View) map[string]string {
 		}
 		return agents[i].Name < agents[j].Name
 	})
-	drifting, waiting, halted := 0, 0, 0
+	return agents
+}
+
+// counts are how many agents are drifting, waiting for a person and
+// halted.
+type counts struct{ drifting, waiting, halted int }
+
+// addRows adds each agent's row, and the waiting ones to Waiting.
+func (d *sectionData) addRows(agents []*report.Agent, th report.PhiThresholds) counts {
+	var c counts
 	for _, a := range agents {
 		r := row{Agent: a, Verdict: "—", Phi: "—", Coverage: "—"}
 		if l := a.Last(); l != nil && !a.Unmeasured() {
 			r.Verdict, r.Phi, r.Drifting = l.Reason, strconv.FormatFloat(l.Phi, 'f', 2, 64), l.Drifting
 			if l.Drifting && a.Status != report.StatusFinished {
-				drifting++
+				c.drifting++
 			}
 		}
 		if a.Unmeasured() {
@@ -161,16 +190,21 @@ func renderSections(v *View) map[string]string {
 			cov := c.Coverage
 			r.Coverage = report.Percent(&cov)
 		}
-		r.Spark = spark(a, f.Thresholds)
+		r.Spark = spark(a, th)
 		d.Rows = append(d.Rows, r)
 		switch a.Status {
 		case report.StatusWaiting:
-			waiting++
+			c.waiting++
 			d.Waiting = append(d.Waiting, a)
 		case report.StatusHalted:
-			halted++
+			c.halted++
 		}
 	}
+	return c
+}
+
+// addStanding adds the questions nobody answered and the halts in force.
+func (d *sectionData) addStanding(f *report.Fleet) {
 	for _, e := range f.Escalations {
 		if !e.Answered {
 			d.Questions = append(d.Questions, e)
@@ -181,6 +215,10 @@ func renderSections(v *View) map[string]string {
 			d.Halts = append(d.Halts, h)
 		}
 	}
+}
+
+// stats is the strip of figures at the top of the page.
+func stats(f *report.Fleet, agents int, c counts, questions int) template.HTML {
 	denied := 0
 	for _, g := range f.Gate {
 		if g.Decision == operator.Deny {
@@ -194,39 +232,34 @@ func renderSections(v *View) map[string]string {
 		return hr.Good
 	}
 	journal := f.Journal.State
-	d.Stats = template.HTML(hr.Fragment(hr.Stats{Items: []hr.Stat{
-		{Label: "agents", Value: strconv.Itoa(len(agents))},
-		{Label: "waiting for a person", Value: strconv.Itoa(waiting), Tone: tone(waiting > 0, hr.Warn)},
-		{Label: "drifting now", Value: strconv.Itoa(drifting), Tone: tone(drifting > 0, hr.Bad)},
-		{Label: "halted", Value: strconv.Itoa(halted), Tone: tone(halted > 0, hr.Warn)},
+	return template.HTML(hr.Fragment(hr.Stats{Items: []hr.Stat{
+		{Label: "agents", Value: strconv.Itoa(agents)},
+		{Label: "waiting for a person", Value: strconv.Itoa(c.waiting), Tone: tone(c.waiting > 0, hr.Warn)},
+		{Label: "drifting now", Value: strconv.Itoa(c.drifting), Tone: tone(c.drifting > 0, hr.Bad)},
+		{Label: "halted", Value: strconv.Itoa(c.halted), Tone: tone(c.halted > 0, hr.Warn)},
 		{Label: "collisions", Value: strconv.Itoa(len(f.Collisions)), Tone: tone(len(f.Collisions) > 0, hr.Warn)},
 		{Label: "gate denials", Value: strconv.Itoa(denied), Tone: tone(denied > 0, hr.Warn)},
-		{Label: "open questions", Value: strconv.Itoa(len(d.Questions)), Tone: tone(len(d.Questions) > 0, hr.Warn)},
+		{Label: "open questions", Value: strconv.Itoa(questions), Tone: tone(questions > 0, hr.Warn)},
 		{Label: "journal", Value: journal, Tone: map[string]hr.Tone{report.JournalVerified: hr.Good, report.JournalBroken: hr.Bad}[journal]},
 	}}))
-	d.Collide = f.Collisions
-	if r := v.Round; r != nil {
-		for _, c := range r.FleetCatches {
-			d.Catches = append(d.Catches, supercodeCatch{Signature: c.Signature, Subject: c.Subject, Agents: strings.Join(c.Agents, ", "), Detail: c.Detail})
-		}
-		for _, rt := range r.Route {
-			if rt.Yield != "" {
-				d.Route = append(d.Route, routeLine{fmt.Sprintf("%s yields to %s: %s", rt.Yield, rt.Keep, rt.Why)})
-			} else {
-				d.Route = append(d.Route, routeLine{fmt.Sprintf("%s + %s: %s", rt.Agents[0], rt.Agents[1], rt.Why)})
-			}
+}
+
+// addRound adds what the last supervise round found for the whole fleet:
+// its catches and its route.
+func (d *sectionData) addRound(r *supervise.Round) {
+	if r == nil {
+		return
+	}
+	for _, c := range r.FleetCatches {
+		d.Catches = append(d.Catches, supercodeCatch{Signature: c.Signature, Subject: c.Subject, Agents: strings.Join(c.Agents, ", "), Detail: c.Detail})
+	}
+	for _, rt := range r.Route {
+		if rt.Yield != "" {
+			d.Route = append(d.Route, routeLine{fmt.Sprintf("%s yields to %s: %s", rt.Yield, rt.Keep, rt.Why)})
+		} else {
+			d.Route = append(d.Route, routeLine{fmt.Sprintf("%s + %s: %s", rt.Agents[0], rt.Agents[1], rt.Why)})
 		}
 	}
-	out := make(map[string]string, len(sectionIDs))
-	for _, id := range sectionIDs {
-		var b bytes.Buffer
-		if err := tmpl().ExecuteTemplate(&b, id, d); err != nil {
-			b.Reset()
-			template.HTMLEscape(&b, []byte("laserbrain ui: drawing "+id+": "+err.Error()))
-		}
-		out[id] = b.String()
-	}
-	return out
 }
 
 // spark is an agent's Φ sparkline: its checks' Φ held until the next,
