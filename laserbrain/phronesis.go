@@ -120,8 +120,37 @@ func (r *Run) Phronesis() Judgment {
 	if cid == "" && hasGroundCID {
 		cid = groundCID
 	}
-	repetition, priorRuns := 0, 0
-	var ceiling *int
+	repetition, priorRuns, ceiling := r.contextHistory(cid)
+	m := s.Evidence
+	j := phronesisFacts{here: here, started: started, now: now, closed: closed, pace: pace, judged: judged,
+		goalDrifts: goalDrifts, regrounds: regrounds, stalls: stalls, oscillations: oscillations, flat: flat,
+		repetition: repetition, priorRuns: priorRuns, ceiling: ceiling, evidence: m, maxChecks: s.MaxChecks, flatRun: s.Dist.FlatRun}.verdict()
+	closure := 0.0
+	switch {
+	case started != nil && *started != 0:
+		closure = round2(float64(closed) / float64(*started))
+	case now != nil && *now == 0:
+		closure = 1
+	}
+	evidence := 0.0
+	if m.Checks > 0 {
+		evidence = round2(float64(m.Corroborated) / float64(m.Checks))
+	}
+	j.Scores = &JudgmentScores{Goal: 1, Closure: closure, Pace: round2(pace), Evidence: evidence,
+		Recurrence: priorRuns, Repetition: repetition, Ceiling: ceiling}
+	c := r.control(priorRuns, goalDrifts, regrounds, here)
+	j.Control = &c
+	if hasGroundCID {
+		j.Context = &groundCID
+	}
+	return j
+}
+
+// contextHistory is what earlier spellings of context cid say: the most
+// times one state was written in it, how many other sessions opened it,
+// and the best distance ever reached in it (nil when unknown).
+func (r *Run) contextHistory(cid string) (repetition, priorRuns int, ceiling *int) {
+	s := &r.s
 	if cid != "" {
 		if e, ok, err := r.contexts.Context(cid); err == nil && ok {
 			for _, n := range e.Spellings {
@@ -138,23 +167,45 @@ func (r *Run) Phronesis() Judgment {
 			}
 		}
 	}
+	return repetition, priorRuns, ceiling
+}
 
-	m := s.Evidence
+// phronesisFacts are the numbers the whole-run verdict is decided on.
+type phronesisFacts struct {
+	here                          int  // checks on this ground
+	started, now                  *int // the first and last distance, nil without one
+	closed                        int
+	pace                          float64
+	judged                        bool
+	goalDrifts, regrounds, stalls int
+	oscillations, flat            int
+	repetition, priorRuns         int
+	ceiling                       *int
+	evidence                      evidenceMarks
+	maxChecks                     int
+	flatRun                       [][2]int
+}
+
+// verdict is the first rule that matches, with the reference's words.
+func (f phronesisFacts) verdict() Judgment {
 	j := Judgment{}
+	m := f.evidence
+	here, started, now, closed, pace, judged := f.here, f.started, f.now, f.closed, f.pace, f.judged
+	goalDrifts, regrounds, stalls := f.goalDrifts, f.regrounds, f.stalls
 	// The texts are the reference's, word for word; None prints as None.
-	startedW, nowW, ceilingW := optInt(started), optInt(now), optInt(ceiling)
+	startedW, nowW, ceilingW := optInt(started), optInt(now), optInt(f.ceiling)
 	switch {
-	case s.MaxChecks > 0 && here >= s.MaxChecks:
+	case f.maxChecks > 0 && here >= f.maxChecks:
 		j.Verdict = JudgmentOverBudget
-		j.Because = fmt.Sprintf("%d checks against a budget of %d. This is a count, not an assessment of the work.", here, s.MaxChecks)
+		j.Because = fmt.Sprintf("%d checks against a budget of %d. This is a count, not an assessment of the work.", here, f.maxChecks)
 		j.Counsel = "The budget you set is spent. Stop, or raise it deliberately — but decide that rather than drifting past it."
 	case judged && here >= abandonAfter && closed <= 0:
 		j.Verdict = JudgmentAbandon
 		j.Because = fmt.Sprintf("%d checks. Distance began at %s and stands at %s — it has never once improved. Nothing tried so far has moved this.", here, startedW, nowW)
 		j.Counsel = "Stop. Either the approach is wrong or the goal is not reachable as stated. Say plainly what is blocking it rather than taking a thirteenth run at it."
-	case judged && priorRuns >= abandonPriorRuns && closed <= 0:
+	case judged && f.priorRuns >= abandonPriorRuns && closed <= 0:
 		j.Verdict = JudgmentAbandon
-		j.Because = fmt.Sprintf("This context has been opened in %d earlier sessions and closed in none. Best distance ever reached is %s; this run has closed %d.", priorRuns, ceilingW, closed)
+		j.Because = fmt.Sprintf("This context has been opened in %d earlier sessions and closed in none. Best distance ever reached is %s; this run has closed %d.", f.priorRuns, ceilingW, closed)
 		j.Counsel = "A problem that resists three separate attempts is usually the wrong problem. Change the approach or hand it back before spending another session."
 	case judged && m.SawAny && m.Corroborated == 0 && here >= unbackedAfter && closed > 0:
 		j.Verdict = JudgmentUnbacked
@@ -171,17 +222,17 @@ func (r *Run) Phronesis() Judgment {
 			j.Because += fmt.Sprintf(" Nothing independent has agreed with any check in this run (%d corroborated), so this pattern is equally consistent with the ground having moved underneath you.", m.Corroborated)
 			j.Counsel = "Check the ground before acting on this. Compare the goal you are passing against the one this run started with — if they are the same, this reading is the thing that is wrong, not your work. If they differ, re-ground to the goal you actually have."
 		}
-	case oscillations > 0 && pace <= 0:
+	case f.oscillations > 0 && pace <= 0:
 		j.Verdict = JudgmentWrongProblem
 		j.Because = "A repeating cycle was detected and the distance is not falling — you have returned to the same place after being told to return."
 		j.Counsel = "Returning again will land you here a third time. Change the approach, not the position."
-	case judged && repetition >= repeatingAt && pace <= 0:
+	case judged && f.repetition >= repeatingAt && pace <= 0:
 		j.Verdict = JudgmentRepeating
-		j.Because = fmt.Sprintf("The identical state has been written %d times in this context. Goal, progress and distance are all unchanged.", repetition)
+		j.Because = fmt.Sprintf("The identical state has been written %d times in this context. Goal, progress and distance are all unchanged.", f.repetition)
 		j.Counsel = "Not a slow patch — the same patch. Change what you are doing, or say plainly what is blocking it. Restating the position will not move it."
-	case now != nil && *now >= narrowFrom && flat >= stallWindow:
+	case now != nil && *now >= narrowFrom && f.flat >= stallWindow:
 		j.Verdict = JudgmentNarrow
-		j.Because = fmt.Sprintf("Distance has sat at %s for %d checks without falling, and %d is still far from done.", flatWords(s.Dist.FlatRun), flat, *now)
+		j.Because = fmt.Sprintf("Distance has sat at %s for %d checks without falling, and %d is still far from done.", flatWords(f.flatRun), f.flat, *now)
 		j.Counsel = "The goal is too large to close in one move. Name the smallest piece that would genuinely reduce the distance and make that the goal — and pass the goal you have now as parent_goal, so narrowing reads as a sub-task rather than as drift."
 	case now != nil && *now <= finishWithin && closed > 0:
 		j.Verdict = JudgmentFinish
@@ -204,25 +255,6 @@ func (r *Run) Phronesis() Judgment {
 		} else {
 			j.Counsel = "Holding ground but not closing yet. If the next two checks do not move the distance, narrow the goal."
 		}
-	}
-
-	closure := 0.0
-	switch {
-	case started != nil && *started != 0:
-		closure = round2(float64(closed) / float64(*started))
-	case now != nil && *now == 0:
-		closure = 1
-	}
-	evidence := 0.0
-	if m.Checks > 0 {
-		evidence = round2(float64(m.Corroborated) / float64(m.Checks))
-	}
-	j.Scores = &JudgmentScores{Goal: 1, Closure: closure, Pace: round2(pace), Evidence: evidence,
-		Recurrence: priorRuns, Repetition: repetition, Ceiling: ceiling}
-	c := r.control(priorRuns, goalDrifts, regrounds, here)
-	j.Control = &c
-	if hasGroundCID {
-		j.Context = &groundCID
 	}
 	return j
 }

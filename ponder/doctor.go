@@ -33,19 +33,37 @@ type DoctorResult struct {
 // nothing. Any problem makes it exit 1.
 func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult, error) {
 	res := &DoctorResult{Checks: []Check{}}
-	add := func(name string, problem bool, format string, a ...any) {
-		res.Checks = append(res.Checks, Check{Name: name, OK: !problem, Problem: problem, Detail: fmt.Sprintf(format, a...)})
-		if problem {
-			res.Problems++
-		}
-	}
 	if _, err := exec.LookPath("git"); err != nil {
-		add("git", false, "git not found: units --scan will walk the directory instead of git ls-files")
+		res.add("git", false, "git not found: units --scan will walk the directory instead of git ls-files")
 	} else {
-		add("git", false, "git found: units --scan uses git ls-files inside a work tree")
+		res.add("git", false, "git found: units --scan uses git ls-files inside a work tree")
 	}
+	slugs, err := e.doctorSlugs(res, slug)
+	if err != nil {
+		return nil, err
+	}
+	for _, sl := range slugs {
+		e.doctorSession(res, sl)
+	}
+	e.doctorOCA(res, getenv)
+	res.OK = res.Problems == 0
+	if !res.OK {
+		return res, &Error{Kind: KindProblems, Message: fmt.Sprintf("doctor found %d problem(s)", res.Problems), Details: []string{}}
+	}
+	return res, nil
+}
 
-	// Sessions.
+// add records one check, counting a problem.
+func (res *DoctorResult) add(name string, problem bool, format string, a ...any) {
+	res.Checks = append(res.Checks, Check{Name: name, OK: !problem, Problem: problem, Detail: fmt.Sprintf(format, a...)})
+	if problem {
+		res.Problems++
+	}
+}
+
+// doctorSlugs are the sessions to check: the one named, else every one
+// (checking .ponder/current on the way).
+func (e *Engine) doctorSlugs(res *DoctorResult, slug string) ([]string, error) {
 	var slugs []string
 	if slug != "" {
 		s, err := e.resolve(slug)
@@ -57,19 +75,19 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 		cur, err := e.currentSlug()
 		switch {
 		case err != nil:
-			add("current", true, "%v", err)
+			res.add("current", true, "%v", err)
 		case cur == "":
-			add("current", false, "no current session (.ponder/current absent)")
+			res.add("current", false, "no current session (.ponder/current absent)")
 		default:
 			if _, rerr := e.resolve(cur); rerr != nil {
-				add("current", true, ".ponder/current names %q, which is not a session: %v", cur, rerr)
+				res.add("current", true, ".ponder/current names %q, which is not a session: %v", cur, rerr)
 			} else {
-				add("current", false, "current session %s", cur)
+				res.add("current", false, "current session %s", cur)
 			}
 		}
 		entries, err := os.ReadDir(e.stateDir())
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			add("sessions", true, "%v", err)
+			res.add("sessions", true, "%v", err)
 		}
 		for _, ent := range entries {
 			if ent.IsDir() {
@@ -77,87 +95,89 @@ func (e *Engine) Doctor(slug string, getenv func(string) string) (*DoctorResult,
 			}
 		}
 	}
-	for _, sl := range slugs {
-		dir := e.sessionDir(sl)
-		s, err := readSession(dir)
-		if err != nil {
-			add("session "+sl, true, "session.json unreadable: %v", err)
-			continue
-		}
-		// Each pass's judge.json is checked against the ledger at the
-		// prefix it measured, in the same read.
-		h := &handle{e: e, slug: sl, dir: dir, s: s}
-		js, jerr := h.storedJudgements(s.CurrentPass)
-		if jerr != nil {
-			add("judge "+sl, true, "%v", jerr)
-		}
-		marks, heads := judgementMarks(js, s.ConfidenceFloorValue)
-		st := newState()
-		snaps := &snapshots{st: st}
-		for _, p := range sortedPasses(marks) {
-			snaps.marks = append(snaps.marks, marks[p])
-		}
-		chain := s.Chain()
-		chain.Heads = heads
-		l, err := ledger.Read(filepath.Join(dir, ledgerFile), chain, snaps.apply)
-		switch {
-		case err != nil:
-			add("session "+sl, true, "ledger unreadable: %v", err)
-		case l.Damage != nil:
-			add("session "+sl, true, "%v", l.Damage)
-		default:
-			snaps.finish()
-			add("session "+sl, false, "session.json and ledger.jsonl (%d records, hash chain intact) are sound", l.Count)
-			voices := map[int]*Voices{}
-			for p := range js {
-				if v, err := h.storedVoices(p); err == nil {
-					voices[p] = v
-				}
+	return slugs, nil
+}
+
+// doctorSession checks one session's files: session.json, the ledger and
+// its chain, each pass's judge.json against the ledger, and units.json.
+func (e *Engine) doctorSession(res *DoctorResult, sl string) {
+	dir := e.sessionDir(sl)
+	s, err := readSession(dir)
+	if err != nil {
+		res.add("session "+sl, true, "session.json unreadable: %v", err)
+		return
+	}
+	// Each pass's judge.json is checked against the ledger at the
+	// prefix it measured, in the same read.
+	h := &handle{e: e, slug: sl, dir: dir, s: s}
+	js, jerr := h.storedJudgements(s.CurrentPass)
+	if jerr != nil {
+		res.add("judge "+sl, true, "%v", jerr)
+	}
+	marks, heads := judgementMarks(js, s.ConfidenceFloorValue)
+	st := newState()
+	snaps := &snapshots{st: st}
+	for _, p := range sortedPasses(marks) {
+		snaps.marks = append(snaps.marks, marks[p])
+	}
+	chain := s.Chain()
+	chain.Heads = heads
+	l, err := ledger.Read(filepath.Join(dir, ledgerFile), chain, snaps.apply)
+	switch {
+	case err != nil:
+		res.add("session "+sl, true, "ledger unreadable: %v", err)
+	case l.Damage != nil:
+		res.add("session "+sl, true, "%v", l.Damage)
+	default:
+		snaps.finish()
+		res.add("session "+sl, false, "session.json and ledger.jsonl (%d records, hash chain intact) are sound", l.Count)
+		voices := map[int]*Voices{}
+		for p := range js {
+			if v, err := h.storedVoices(p); err == nil {
+				voices[p] = v
 			}
-			problems := verifyJudgements(js, l, marks, voices)
-			for _, p := range sortedPasses(problems) {
-				add("judge "+sl, true, "%s", problems[p])
-			}
-			// units.json is a view of the ledger; a write that failed after
-			// the ledger's commit can leave it behind.
-			if st.Seeded {
-				if same, _, err := holdsJSON(filepath.Join(dir, unitsFile), unitsView(st)); err == nil && !same {
-					add("units "+sl, true, "units.json does not match the ledger (a write failed after a commit?): `ponder repair --slug %s` rebuilds it", sl)
-				}
+		}
+		problems := verifyJudgements(js, l, marks, voices)
+		for _, p := range sortedPasses(problems) {
+			res.add("judge "+sl, true, "%s", problems[p])
+		}
+		// units.json is a view of the ledger; a write that failed after
+		// the ledger's commit can leave it behind.
+		if st.Seeded {
+			if same, _, err := holdsJSON(filepath.Join(dir, unitsFile), unitsView(st)); err == nil && !same {
+				res.add("units "+sl, true, "units.json does not match the ledger (a write failed after a commit?): `ponder repair --slug %s` rebuilds it", sl)
 			}
 		}
 	}
+}
 
-	// OCA.
+// doctorOCA checks the OCA mode asked for and, unless it is off, that OCA
+// can be used.
+func (e *Engine) doctorOCA(res *DoctorResult, getenv func(string) string) {
 	raw := getenv("PONDER_OCA")
 	mode, known := oca.ParseMode(raw)
 	if !known {
-		add("oca mode", true, "PONDER_OCA=%q is not auto, on or off: every other command refuses it (exit 2); doctor probes as under auto", raw)
+		res.add("oca mode", true, "PONDER_OCA=%q is not auto, on or off: every other command refuses it (exit 2); doctor probes as under auto", raw)
 	} else {
-		add("oca mode", false, "PONDER_OCA=%s", mode)
+		res.add("oca mode", false, "PONDER_OCA=%s", mode)
 	}
 	if p := getenv("PONDER_PSQL"); p != "" {
-		add("psql", false, "PONDER_PSQL=%s is accepted and ignored: this build talks to PostgreSQL through pgx", p)
+		res.add("psql", false, "PONDER_PSQL=%s is accepted and ignored: this build talks to PostgreSQL through pgx", p)
 	}
 	if mode == oca.ModeOff {
-		add("oca", false, "disabled (PONDER_OCA=off): no connection attempted")
+		res.add("oca", false, "disabled (PONDER_OCA=off): no connection attempted")
 	} else {
 		res.OCA = e.Bridge.Probe()
 		if res.OCA.Reachable {
-			add("oca", false, "reachable at %s (%dms)", res.OCA.DSN, res.OCA.MS)
+			res.add("oca", false, "reachable at %s (%dms)", res.OCA.DSN, res.OCA.MS)
 		} else {
 			detail := res.OCA.Note
 			if len(res.OCA.Missing) > 0 && !strings.Contains(detail, "missing") {
 				detail += "; missing " + strings.Join(res.OCA.Missing, ", ")
 			}
-			add("oca", true, "unusable at %s: %s", res.OCA.DSN, detail)
+			res.add("oca", true, "unusable at %s: %s", res.OCA.DSN, detail)
 		}
 	}
-	res.OK = res.Problems == 0
-	if !res.OK {
-		return res, &Error{Kind: KindProblems, Message: fmt.Sprintf("doctor found %d problem(s)", res.Problems), Details: []string{}}
-	}
-	return res, nil
 }
 
 // RepairResult is what repair reports.

@@ -109,27 +109,9 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 	if k >= 2 && !j.Metrics.Skeptic {
 		j.Warnings = append(j.Warnings, fmt.Sprintf("the Skeptic did not take part in pass %d: pass 2 onward always includes an adversarial falsification pass, so this pass cannot count toward convergence (deliberate --skeptic, with or without deltas)", k))
 	}
-	in := VerdictInput{Pass: k, Budget: h.s.PassBudget, Current: j.Metrics, ScanRoot: deref(h.s.ScanRoot)}
-	for _, u := range st.Ungraded() {
-		in.Ungraded = append(in.Ungraded, UnitRef{Unit: u.ID, Path: u.Path()})
-	}
-	if k >= 2 {
-		prev, warning, err := sc.previous(h, l, k)
-		if err != nil {
-			return nil, err
-		}
-		if warning != "" {
-			j.Warnings = append(j.Warnings, warning)
-		}
-		in.Previous = prev
-	}
-	obs := e.Bridge.OpenObservations(h.s.ocaSession())
-	h.ocaCall(obs != nil || e.Bridge.Mode() == oca.ModeOff, "openObservations")
-	if obs != nil {
-		in.Observations = make([]float64, len(obs))
-		for i, o := range obs {
-			in.Observations[i] = o.Severity
-		}
+	in, obs, err := e.verdictInput(h, sc, st, l, j)
+	if err != nil {
+		return nil, err
 	}
 	j.Details = Decide(in)
 	j.Verdict, j.Rule, j.Reason = j.Details.Verdict, j.Details.Rule, j.Details.Reason
@@ -157,6 +139,37 @@ func (e *Engine) Judge(slug string) (*Judgement, error) {
 		return nil, err
 	}
 	return j, h.ocaResult()
+}
+
+// verdictInput is what the verdict of judgement j is decided on: its
+// metrics, the ungraded units, the previous pass measured again (a
+// warning added to j where it cannot be) and the open observations OCA
+// holds, which it also returns.
+func (e *Engine) verdictInput(h *handle, sc *judgeScan, st *State, l *ledger.Log, j *Judgement) (VerdictInput, []oca.Observation, error) {
+	k := j.Pass
+	in := VerdictInput{Pass: k, Budget: h.s.PassBudget, Current: j.Metrics, ScanRoot: deref(h.s.ScanRoot)}
+	for _, u := range st.Ungraded() {
+		in.Ungraded = append(in.Ungraded, UnitRef{Unit: u.ID, Path: u.Path()})
+	}
+	if k >= 2 {
+		prev, warning, err := sc.previous(h, l, k)
+		if err != nil {
+			return in, nil, err
+		}
+		if warning != "" {
+			j.Warnings = append(j.Warnings, warning)
+		}
+		in.Previous = prev
+	}
+	obs := e.Bridge.OpenObservations(h.s.ocaSession())
+	h.ocaCall(obs != nil || e.Bridge.Mode() == oca.ModeOff, "openObservations")
+	if obs != nil {
+		in.Observations = make([]float64, len(obs))
+		for i, o := range obs {
+			in.Observations[i] = o.Severity
+		}
+	}
+	return in, obs, nil
 }
 
 // judgeScan is what judge's read of the ledger keeps. Rule 6 reads pass

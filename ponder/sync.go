@@ -89,52 +89,12 @@ func (e *Engine) SyncOCA(slug string) (*SyncResult, error) {
 	}
 
 	for k := 1; k <= s.CurrentPass; k++ {
-		var d Deliberation
-		ok, err := readJSON(filepath.Join(passDir(h.dir, k), deliberationFile), &d)
+		fn, err := e.syncPass(h, rows, res, k)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
-		var j Judgement
-		judged, err := readJSON(filepath.Join(passDir(h.dir, k), judgeFile), &j)
-		if err != nil {
-			return nil, err
-		}
-		key := strconv.Itoa(k)
-		row, have := rows.Deliberations[k]
-		switch {
-		case !have:
-			var summary *string
-			if judged {
-				sum := deltaSummary(k, &j.Metrics)
-				summary = &sum
-			}
-			r := e.Bridge.RecordDeliberation(deliberationRecord(s, &d, summary))
-			if r == nil {
-				return failed("recordDeliberation")
-			}
-			s.OCA.Deliberations[key] = r.DeliberationID
-			res.Written.Deliberations = append(res.Written.Deliberations, k)
-		default:
-			s.OCA.Deliberations[key] = row.ID
-			if judged && !row.Resolved {
-				r := e.Bridge.ResolveDeliberation(se, row.ID, deltaSummary(k, &j.Metrics))
-				if r == nil {
-					return failed("resolveDeliberation")
-				}
-				res.Written.Resolved = append(res.Written.Resolved, k)
-			}
-		}
-		if judged && !slices.Contains(rows.Passes, k) {
-			p := e.Bridge.RecordPass(passRecord(s, &j))
-			if p == nil {
-				return failed("recordPass")
-			}
-			s.OCA.Hypotheses[key] = HypothesisNote{HypothesisID: p.HypothesisID, ClosedHypothesisID: p.ClosedHypothesisID,
-				Lock: p.Lock, CloseNote: p.CloseNote, OpenNote: p.OpenNote, ClosedStatus: p.ClosedStatus}
-			res.Written.Passes = append(res.Written.Passes, k)
+		if fn != "" {
+			return failed(fn)
 		}
 	}
 
@@ -176,6 +136,62 @@ func (e *Engine) SyncOCA(slug string) (*SyncResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// syncPass writes what OCA lacks of pass k: its deliberation (resolved
+// once the pass was judged) and a judged pass's episode. It names the
+// bridge call that failed, if one did.
+func (e *Engine) syncPass(h *handle, rows *oca.SessionRows, res *SyncResult, k int) (failed string, err error) {
+	s := h.s
+	se := s.ocaSession()
+	var d Deliberation
+	ok, err := readJSON(filepath.Join(passDir(h.dir, k), deliberationFile), &d)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", nil
+	}
+	var j Judgement
+	judged, err := readJSON(filepath.Join(passDir(h.dir, k), judgeFile), &j)
+	if err != nil {
+		return "", err
+	}
+	key := strconv.Itoa(k)
+	row, have := rows.Deliberations[k]
+	switch {
+	case !have:
+		var summary *string
+		if judged {
+			sum := deltaSummary(k, &j.Metrics)
+			summary = &sum
+		}
+		r := e.Bridge.RecordDeliberation(deliberationRecord(s, &d, summary))
+		if r == nil {
+			return "recordDeliberation", nil
+		}
+		s.OCA.Deliberations[key] = r.DeliberationID
+		res.Written.Deliberations = append(res.Written.Deliberations, k)
+	default:
+		s.OCA.Deliberations[key] = row.ID
+		if judged && !row.Resolved {
+			r := e.Bridge.ResolveDeliberation(se, row.ID, deltaSummary(k, &j.Metrics))
+			if r == nil {
+				return "resolveDeliberation", nil
+			}
+			res.Written.Resolved = append(res.Written.Resolved, k)
+		}
+	}
+	if judged && !slices.Contains(rows.Passes, k) {
+		p := e.Bridge.RecordPass(passRecord(s, &j))
+		if p == nil {
+			return "recordPass", nil
+		}
+		s.OCA.Hypotheses[key] = HypothesisNote{HypothesisID: p.HypothesisID, ClosedHypothesisID: p.ClosedHypothesisID,
+			Lock: p.Lock, CloseNote: p.CloseNote, OpenNote: p.OpenNote, ClosedStatus: p.ClosedStatus}
+		res.Written.Passes = append(res.Written.Passes, k)
+	}
+	return "", nil
 }
 
 // endOf says whether the session was ended by decide stop (converged or

@@ -133,43 +133,89 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 	}
 	fromName := o.FromName
 	if fromName == "" {
-		// The agent wrote its own units.json, and `units
-		// --scan <dir> [--strict-scope]` checks it against the disk. An
-		// unseeded session has no units.json of ponder's making.
-		agentList := filepath.Join(h.dir, unitsFile)
-		if data, err := readFileIfExists(agentList); err != nil {
+		if listed, fromName, err = h.agentUnitList(); err != nil {
 			return nil, err
-		} else if data != nil {
-			if listed, err = parseUnitList(data); err != nil {
-				return nil, usageErr("%s (the agent's own list): %v", agentList, err)
-			}
-			fromName = agentList
 		}
 	}
 	res := &UnitsResult{Slug: h.slug, Missing: []string{}}
-	var scanned *scan.Result
-	if o.Scan != "" {
-		root := filepath.ToSlash(filepath.Clean(o.Scan))
-		res.ScanRoot = &root
-		h.s.ScanRoot = &root
-		dir := h.diskRoot()
-		var prog Progress
-		if e.Progress != nil {
-			prog = e.Progress("scanning " + root)
-		}
-		var update func(int)
-		if prog != nil {
-			update = prog.Update
-		}
-		if scanned, err = scan.Dir(dir, update); err != nil {
-			return nil, stateErr(nil, "units --scan %s: %v", o.Scan, err)
-		}
-		if prog != nil {
-			prog.Done(len(scanned.Paths))
-		}
-		n := len(scanned.Paths)
-		res.Method, res.Scanned = &scanned.Method, &n
+	scanned, err := e.scanScope(h, o.Scan, res)
+	if err != nil {
+		return nil, err
 	}
+	recs, err := e.seedRecords(res, o, fromName, listed, scanned)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, stateErr(nil, "units refused: nothing to seed (the scope is empty)")
+	}
+	// scanRoot first: a failure before the append leaves an unseeded
+	// session that a second units simply re-scans.
+	if err := h.save(); err != nil {
+		return nil, err
+	}
+	if err := h.appendBatch(l, recs); err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		st.apply(&recs[i])
+	}
+	res.Units = len(recs)
+	if err := h.writeUnits(st); err != nil {
+		return res, viewErr(err)
+	}
+	return res, nil
+}
+
+// agentUnitList is the units.json the agent wrote into the unseeded
+// session, which `units --scan <dir> [--strict-scope]` checks against the
+// disk (an unseeded session has no units.json of ponder's making): its
+// entries and its path, or none.
+func (h *handle) agentUnitList() ([]listedUnit, string, error) {
+	agentList := filepath.Join(h.dir, unitsFile)
+	data, err := readFileIfExists(agentList)
+	if err != nil || data == nil {
+		return nil, "", err
+	}
+	listed, err := parseUnitList(data)
+	if err != nil {
+		return nil, "", usageErr("%s (the agent's own list): %v", agentList, err)
+	}
+	return listed, agentList, nil
+}
+
+// scanScope scans the files under dir (none when dir is ""), the scope
+// the inventory is checked against, noting it on res and the session.
+func (e *Engine) scanScope(h *handle, dir string, res *UnitsResult) (*scan.Result, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	root := filepath.ToSlash(filepath.Clean(dir))
+	res.ScanRoot = &root
+	h.s.ScanRoot = &root
+	var prog Progress
+	if e.Progress != nil {
+		prog = e.Progress("scanning " + root)
+	}
+	var update func(int)
+	if prog != nil {
+		update = prog.Update
+	}
+	scanned, err := scan.Dir(h.diskRoot(), update)
+	if err != nil {
+		return nil, stateErr(nil, "units --scan %s: %v", dir, err)
+	}
+	if prog != nil {
+		prog.Done(len(scanned.Paths))
+	}
+	n := len(scanned.Paths)
+	res.Method, res.Scanned = &scanned.Method, &n
+	return scanned, nil
+}
+
+// seedRecords are the units to seed: the list's (checked against the
+// scan, which --strict-scope holds it to), else the scan's files.
+func (e *Engine) seedRecords(res *UnitsResult, o UnitsOptions, fromName string, listed []listedUnit, scanned *scan.Result) ([]ledger.Record, error) {
 	var recs []ledger.Record
 	seen := map[string]bool{}
 	add := func(p, kind string) {
@@ -215,25 +261,7 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 			add(ledger.EncodeName(p), "file")
 		}
 	}
-	if len(recs) == 0 {
-		return nil, stateErr(nil, "units refused: nothing to seed (the scope is empty)")
-	}
-	// scanRoot first: a failure before the append leaves an unseeded
-	// session that a second units simply re-scans.
-	if err := h.save(); err != nil {
-		return nil, err
-	}
-	if err := h.appendBatch(l, recs); err != nil {
-		return nil, err
-	}
-	for i := range recs {
-		st.apply(&recs[i])
-	}
-	res.Units = len(recs)
-	if err := h.writeUnits(st); err != nil {
-		return res, viewErr(err)
-	}
-	return res, nil
+	return recs, nil
 }
 
 // UnitEntry is one unit in units --list.

@@ -74,38 +74,9 @@ func RunImplementation(ctx context.Context, opts RunOptions, files []VectorFile)
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultCaseTimeout
 	}
-	want := map[string]bool{}
-	for _, k := range opts.Kinds {
-		if _, err := Lookup(k); err != nil {
-			return nil, err
-		}
-		want[k] = true
-	}
-	type fileCases struct {
-		name  string
-		kind  *Kind
-		cases []Case
-	}
-	var work []fileCases
-	for _, f := range files {
-		d, err := Decode(f.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
-		}
-		if len(want) > 0 && !want[d.Kind] {
-			continue
-		}
-		k, _ := Lookup(d.Kind)
-		var cases []Case
-		if k.Runnable() {
-			if cases, err = CasesOf(k, d); err != nil {
-				return nil, fmt.Errorf("%s: %w", f.Name, err)
-			}
-			if opts.Limit > 0 && len(cases) > opts.Limit {
-				cases = cases[:opts.Limit]
-			}
-		}
-		work = append(work, fileCases{f.Name, k, cases})
+	work, err := workOf(opts, files)
+	if err != nil {
+		return nil, err
 	}
 
 	p := &process{opts: opts}
@@ -188,6 +159,48 @@ func RunImplementation(ctx context.Context, opts RunOptions, files []VectorFile)
 		}
 	}
 	return run, nil
+}
+
+// fileCases are the cases of one vector file, to run in its kind.
+type fileCases struct {
+	name  string
+	kind  *Kind
+	cases []Case
+}
+
+// workOf are the files' cases, of the kinds asked for (all when none is)
+// and at most opts.Limit of a file; a kind that has no per-case form has
+// none.
+func workOf(opts RunOptions, files []VectorFile) ([]fileCases, error) {
+	want := map[string]bool{}
+	for _, k := range opts.Kinds {
+		if _, err := Lookup(k); err != nil {
+			return nil, err
+		}
+		want[k] = true
+	}
+	var work []fileCases
+	for _, f := range files {
+		d, err := Decode(f.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		if len(want) > 0 && !want[d.Kind] {
+			continue
+		}
+		k, _ := Lookup(d.Kind)
+		var cases []Case
+		if k.Runnable() {
+			if cases, err = CasesOf(k, d); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Name, err)
+			}
+			if opts.Limit > 0 && len(cases) > opts.Limit {
+				cases = cases[:opts.Limit]
+			}
+		}
+		work = append(work, fileCases{f.Name, k, cases})
+	}
+	return work, nil
 }
 
 func implName(r Ready) string {

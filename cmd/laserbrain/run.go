@@ -177,6 +177,12 @@ is sent SIGTERM; at --timeout it is sent SIGTERM at once; SIGKILL follows
 5s after. An agent without our hooks is held to --timeout alone. A run
 inside another run is held to the outer run's limits too.
 
+--max-tokens N (Claude Code only, off by default) holds the agent to its
+model tokens: input, output and cache, as its transcript records each
+response's usage. The first tool call asked about once they are past N is
+refused with the figures, and the agent is stopped as past the other
+limits. The summary prints the run's tokens.
+
 Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed to the agent; when
 standard input is a terminal, INT and QUIT are not sent again (the terminal
 already sent them to the agent). When the agent exits, the whole-run
@@ -219,6 +225,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 	cmd.Flags().DurationVar(&opts.limits.Timeout, "timeout", agentrun.DefaultRunTimeout, "stop the agent after this much wall-clock time (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxToolCalls, "max-tool-calls", agentrun.DefaultMaxToolCalls, "refuse tool call N+1 and stop the agent (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxOffGround, "max-checks-off-ground", agentrun.DefaultMaxOffGround, "stop the agent after N drifting checks in a row (0: no limit)")
+	cmd.Flags().Int64Var(&opts.limits.MaxTokens, "max-tokens", 0, "refuse the first tool call once the agent's model tokens (input, output and cache, as Claude Code's transcript records them) are past N, and stop the agent (0: no limit)")
 	cmd.Flags().BoolVar(&opts.limits.HaltOnLoss, "halt-on-loss", false, "stop the agent at a call that deleted or overwrote more than the project policy's undo threshold (laserbrain undo takes it back)")
 	cmd.Flags().DurationVar(&opts.grace, "grace", agentrun.DefaultStopGrace, "how long an agent past --max-tool-calls or --max-checks-off-ground has to end its turn before SIGTERM")
 	cmd.Flags().StringVar(&opts.coverage, "coverage", "", "hold the agent to coverage: on (the default), off, or reference (the Python reference's gate)")
@@ -233,7 +240,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 	cli.CompleteFlag(cmd, "coverage", cli.Values(string(coverage.On), string(coverage.Off), string(coverage.Reference)))
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
-		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls, --max-checks-off-ground or --halt-on-loss (the summary names it)"},
+		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls, --max-checks-off-ground, --max-tokens or --halt-on-loss (the summary names it)"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},
 		cli.ExitDoc{Code: cli.ExitSetup}, cli.ExitDoc{Code: cli.ExitNotRunnable}, cli.ExitDoc{Code: cli.ExitNotFound},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N killed the agent"})
@@ -254,8 +261,8 @@ func runRun(opts *runOptions) error {
 	if err != nil {
 		return &agentrun.SpawnError{Kind: agentrun.SpawnSetup, Err: fmt.Errorf("cannot find this binary's path for the hooks: %w", err)}
 	}
-	if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.grace < 0 {
-		return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground and --grace cannot be negative (0 turns a limit off)")
+	if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.limits.MaxTokens < 0 || opts.grace < 0 {
+		return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground, --max-tokens and --grace cannot be negative (0 turns a limit off)")
 	}
 	ponderSlug, err := runPonderSession(opts.ponder)
 	if err != nil {
@@ -276,6 +283,10 @@ func runRun(opts *runOptions) error {
 	}
 	if len(covEnv) > 0 {
 		so.Env = append(os.Environ(), covEnv...)
+	}
+	so.Usage = agentUsage(args[0])
+	if opts.limits.MaxTokens > 0 && so.Usage == nil {
+		return cli.Usagef("--max-tokens: laserbrain reads the tokens of Claude Code's runs only (from its transcript), not of %s; nothing was started", args[0])
 	}
 	sup := opts.Tracker()
 	defer sup.Close()
@@ -399,6 +410,9 @@ func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Tracker, re
 	if figs.ToolCalls > 0 {
 		fmt.Fprintf(w, "\ncoverage: %s", figs.Summary())
 	}
+	if u, ok := runUsage(ctx, sup, r); ok {
+		fmt.Fprintf(w, "\ntokens:   %s", u.Text())
+	}
 	if res.Stopped != nil {
 		fmt.Fprintf(w, "\nstopped: %s", res.Stopped.Text())
 	}
@@ -469,6 +483,9 @@ type runRow struct {
 	// boundary: attempts allowed, refused and asked, their bytes, and
 	// each endpoint with the rule that decided.
 	Network *confine.NetSummary `json:"network,omitempty"`
+	// Tokens are the model tokens the agent's client recorded (Claude
+	// Code's transcript), absent when none were read.
+	Tokens *fleet.Usage `json:"tokens,omitempty"`
 }
 
 // The origins of runs.
@@ -594,6 +611,9 @@ func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r f
 	events, err := st.Events(ctx, r.ID)
 	if err != nil {
 		return row, err
+	}
+	if u, ok := runUsage(ctx, sup, r); ok {
+		row.Tokens = &u
 	}
 	figs := coverage.Measure(events)
 	row.Coverage = &figs

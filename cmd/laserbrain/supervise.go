@@ -311,17 +311,51 @@ func escalationCommand(command, dir string, timeout time.Duration, stderr io.Wri
 	}
 }
 
-type releaseOptions struct {
+// personOnFleet is what a person's command on a fleet's journal
+// (release, accept-journal) shares: its streams, the fleet it opens, and
+// --repo, --reason and --by.
+type personOnFleet struct {
 	IO      *cli.IOStreams
 	FleetOf fleetOpener
-	// args are the positional arguments.
-	args []string
 
 	repo, reason, by string
 }
 
+// flags adds --repo, --reason and --by, with reason and by their usage.
+func (p *personOnFleet) flags(cmd *cobra.Command, reason, by string) {
+	cmd.Flags().StringVar(&p.repo, "repo", "", "the repository (default: the one containing the current directory)")
+	cmd.Flags().StringVar(&p.reason, "reason", "", reason)
+	cmd.Flags().StringVar(&p.by, "by", "", by)
+	cli.CompleteFlag(cmd, "repo", cli.Dirs)
+	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
+}
+
+// open opens the fleet of the repository: its store (the caller closes
+// it), its id, and who acts (--by, else the current user).
+func (p *personOnFleet) open(ctx context.Context) (st fleet.Store, fid, by string, err error) {
+	repo, err := repoRoot(p.repo)
+	if err != nil {
+		return nil, "", "", err
+	}
+	st, fid, err = p.FleetOf(ctx, repo, false)
+	if err != nil {
+		return nil, "", "", err
+	}
+	by = p.by
+	if by == "" {
+		by = currentUser()
+	}
+	return st, fid, by, nil
+}
+
+type releaseOptions struct {
+	personOnFleet
+	// args are the positional arguments.
+	args []string
+}
+
 func newSuperviseReleaseCmd(f *Factory, runF func(*releaseOptions) error) *cobra.Command {
-	opts := &releaseOptions{IO: f.IOStreams, FleetOf: f.FleetOf}
+	opts := &releaseOptions{personOnFleet: personOnFleet{IO: f.IOStreams, FleetOf: f.FleetOf}}
 	cmd := &cobra.Command{
 		Use:   "release AGENT [--reason TEXT]",
 		Short: "Lift a halt: the person's way back",
@@ -339,11 +373,7 @@ and ponder let it go on, and journals who released it and why.`,
 		},
 		RunE: cli.RunArgs(opts, &opts.args, runF, runSuperviseRelease),
 	}
-	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
-	cmd.Flags().StringVar(&opts.reason, "reason", "", "why it may go on")
-	cmd.Flags().StringVar(&opts.by, "by", "", "who releases it (default: the current user)")
-	cli.CompleteFlag(cmd, "repo", cli.Dirs)
-	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
+	opts.flags(cmd, "why it may go on", "who releases it (default: the current user)")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "released"},
 		cli.ExitDoc{Code: cli.ExitFinding, When: "nothing released: the journal's chain does not hold, and the gate lifts only a journaled release"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "AGENT is not halted (1 before the shared exit-code table), or bad usage"},
@@ -356,19 +386,11 @@ func runSuperviseRelease(opts *releaseOptions) error {
 		return err
 	}
 	ctx := context.Background()
-	repo, err := repoRoot(opts.repo)
-	if err != nil {
-		return err
-	}
-	st, fid, err := opts.FleetOf(ctx, repo, false)
+	st, fid, by, err := opts.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	by := opts.by
-	if by == "" {
-		by = currentUser()
-	}
 	h, err := supervise.Release(ctx, st, fid, opts.args[0], by, opts.reason, time.Now())
 	if errors.Is(err, fleet.ErrNotFound) {
 		// Nothing to release: the halt named is not in force.
@@ -385,15 +407,10 @@ func runSuperviseRelease(opts *releaseOptions) error {
 	return nil
 }
 
-type acceptJournalOptions struct {
-	IO      *cli.IOStreams
-	FleetOf fleetOpener
-
-	repo, reason, by string
-}
+type acceptJournalOptions struct{ personOnFleet }
 
 func newSuperviseAcceptJournalCmd(f *Factory, runF func(*acceptJournalOptions) error) *cobra.Command {
-	opts := &acceptJournalOptions{IO: f.IOStreams, FleetOf: f.FleetOf}
+	opts := &acceptJournalOptions{personOnFleet{IO: f.IOStreams, FleetOf: f.FleetOf}}
 	cmd := &cobra.Command{
 		Use:   "accept-journal --reason TEXT",
 		Short: "Go on from a journal that broke or lost records: the person's way on",
@@ -417,11 +434,7 @@ is set aside too.`,
 		Args: cli.NoArgs,
 		RunE: cli.RunWith(opts, runF, runSuperviseAcceptJournal),
 	}
-	cmd.Flags().StringVar(&opts.repo, "repo", "", "the repository (default: the one containing the current directory)")
-	cmd.Flags().StringVar(&opts.reason, "reason", "", "why the journal is accepted as it stands (required)")
-	cmd.Flags().StringVar(&opts.by, "by", "", "who accepts it (default: the current user)")
-	cli.CompleteFlag(cmd, "repo", cli.Dirs)
-	cli.CompleteFlags(cmd, cli.NoValue, "reason", "by")
+	opts.flags(cmd, "why the journal is accepted as it stands (required)", "who accepts it (default: the current user)")
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "accepted, or nothing to accept (the journal holds)"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "no --reason, or bad usage"},
 		cli.ExitDoc{Code: cli.ExitFailure})
@@ -436,19 +449,11 @@ func runSuperviseAcceptJournal(opts *acceptJournalOptions) error {
 		return cli.Usagef("--reason is required: say why the journal is accepted as it stands")
 	}
 	ctx := context.Background()
-	repo, err := repoRoot(opts.repo)
-	if err != nil {
-		return err
-	}
-	st, fid, err := opts.FleetOf(ctx, repo, false)
+	st, fid, by, err := opts.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	by := opts.by
-	if by == "" {
-		by = currentUser()
-	}
 	a, err := supervise.AcceptJournal(ctx, st, fid, by, opts.reason, time.Now())
 	if errors.Is(err, supervise.ErrNothingToAccept) {
 		fmt.Fprintf(opts.IO.Out, "nothing to accept: %v\n", err)

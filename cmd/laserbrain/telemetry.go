@@ -108,6 +108,9 @@ func runRecord(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (telemet
 		return telemetry.Record{}, err
 	}
 	rec := telemetry.Record{Agent: telemetry.Agent{Run: r}, Events: events, Checks: checks}
+	if u, ok := runUsage(ctx, sup, r); ok {
+		rec.Usage = &u
+	}
 	if len(r.Command) > 0 {
 		if c, ok := client.Detect(r.Command[0]); ok {
 			rec.Agent.Client, rec.Agent.Model = string(c), modelFlag(r.Command[1:])
@@ -149,4 +152,34 @@ func modelFlag(args []string) string {
 		}
 	}
 	return ""
+}
+
+// agentUsage is how the tokens an agent command spends are read: Claude
+// Code's from its sessions' transcripts; nil for every other command.
+func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
+	if c, ok := client.Detect(program); !ok || c != client.Claude {
+		return nil
+	}
+	return func(r fleet.Run) (fleet.Usage, bool, error) {
+		return client.ClaudeSessionsUsage(os.Getenv, r.Sessions)
+	}
+}
+
+// runUsage is the tokens a run's agent spent, as recorded once it ended;
+// ok is false when nothing recorded them.
+func runUsage(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (fleet.Usage, bool) {
+	if len(r.Command) == 0 {
+		return fleet.Usage{}, false
+	}
+	read := agentUsage(r.Command[0])
+	if read == nil {
+		return fleet.Usage{}, false
+	}
+	if st, err := sup.Fleet(); err == nil {
+		if stored, err := st.Run(ctx, r.ID); err == nil {
+			r = stored
+		}
+	}
+	u, ok, err := read(r)
+	return u, ok && err == nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -183,4 +184,70 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// The run's tokens are the sum of the usage the scripted model reported
+// for each main-loop response (Claude Code's transcript records them):
+// in runs --json, the summary and the exported run span alike.
+func TestClaudeRunTokens(t *testing.T) {
+	rcv := otlptest.Start(t)
+	s, r := telemetryRun(t, rcv.URL)
+	n := len(s.Model.MainRequests())
+	wantIn, wantOut := int64(n*agenttest.MessagesInputTokens), int64(n*agenttest.MessagesOutputTokens)
+	rows := s.runsJSON(t)
+	if len(rows) != 1 {
+		t.Fatalf("runs: %v", rows)
+	}
+	tok, _ := rows[0]["tokens"].(map[string]any)
+	if tok["input"] != float64(wantIn) || tok["output"] != float64(wantOut) || tok["requests"] != float64(n) {
+		t.Errorf("runs --json tokens %v; the model answered %d requests, %d in and %d out each", tok, n, agenttest.MessagesInputTokens, agenttest.MessagesOutputTokens)
+	}
+	if want := "tokens:   " + strconv.FormatInt(wantIn+wantOut, 10) + " tokens"; !strings.Contains(r.Stderr, want) {
+		t.Errorf("the summary does not say %q:\n%s", want, r.Stderr)
+	}
+	for _, sp := range rcv.Spans() {
+		if sp.Attrs["gen_ai.operation.name"] == "invoke_agent" &&
+			(sp.Attrs["gen_ai.usage.input_tokens"] != wantIn || sp.Attrs["gen_ai.usage.output_tokens"] != wantOut) {
+			t.Errorf("the run span's usage: %v", sp.Attrs)
+		}
+	}
+}
+
+// --max-tokens below the third response's total stops the run before a
+// fourth tool call runs: a call is refused with the figures, the agent is
+// stopped, and laserbrain run exits 4.
+func TestClaudeMaxTokens(t *testing.T) {
+	per := agenttest.MessagesInputTokens + agenttest.MessagesOutputTokens
+	limit := 3*per - 1
+	s := newSupervised(t,
+		agenttest.Bash("toolu_1", "touch m1"),
+		agenttest.Bash("toolu_2", "touch m2"),
+		agenttest.Bash("toolu_3", "touch m3"),
+		agenttest.Bash("toolu_4", "touch m4"),
+		agenttest.Say("Stopped."),
+		agenttest.Say("Really stopped."))
+	args := []string{"run", "--agent", "spender", "--max-tokens", strconv.Itoa(limit), "--grace", "30s", "--", s.Claude}
+	r := s.Run(t, s.lb, append(args, agenttest.ClaudeArgs("work on the task", "Bash")...)...)
+	for _, m := range []string{"m1", "m2"} {
+		if _, err := os.Stat(filepath.Join(s.Dir, m)); err != nil {
+			t.Errorf("%s: the call under the budget did not run", m)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "m4")); err == nil {
+		t.Error("m4 exists: a fourth tool call ran past --max-tokens")
+	}
+	var refusal string
+	for _, id := range []string{"toolu_3", "toolu_4"} {
+		if tr, ok := s.Model.ToolResult(id); ok && tr.IsError && refusal == "" {
+			refusal = tr.Text
+		}
+	}
+	t.Logf("the model was shown: %s", refusal)
+	reached := "--max-tokens " + strconv.Itoa(limit) + " reached: "
+	if !strings.Contains(refusal, reached+strconv.Itoa(3*per)+" tokens") && !strings.Contains(refusal, reached+strconv.Itoa(4*per)+" tokens") {
+		t.Errorf("the refusal the model was shown: %q; want the limit and the figures", refusal)
+	}
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, "stopped: "+reached) {
+		t.Errorf("laserbrain run exited %d; want 4 with the stop in the summary:\n%s", r.ExitCode, r.Stderr)
+	}
 }

@@ -38,6 +38,14 @@ func messagesStop(t Turn) string {
 	return "end_turn"
 }
 
+// The usage every Messages API response reports: a stream's message_start
+// says MessagesInputTokens in and 1 out, its message_delta the cumulative
+// MessagesOutputTokens out (as the API does).
+const (
+	MessagesInputTokens  = 10
+	MessagesOutputTokens = 10
+)
+
 func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 	if !c.stream {
 		var content []any
@@ -50,7 +58,7 @@ func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 		writeJSON(w, map[string]any{
 			"id": "msg_scripted", "type": "message", "role": "assistant", "model": c.model,
 			"content": content, "stop_reason": messagesStop(t), "stop_sequence": nil,
-			"usage": map[string]int{"input_tokens": 10, "output_tokens": 10},
+			"usage": map[string]int{"input_tokens": MessagesInputTokens, "output_tokens": MessagesOutputTokens},
 		})
 		return
 	}
@@ -59,7 +67,7 @@ func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 	sseHeaders(w)
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_scripted", "type": "message", "role": "assistant", "model": c.model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 1},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": MessagesInputTokens, "output_tokens": 1},
 	}})
 	i := 0
 	if t.Text != "" {
@@ -80,7 +88,7 @@ func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 	}
 	sse(w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": messagesStop(t), "stop_sequence": nil},
-		"usage": map[string]int{"output_tokens": 10}})
+		"usage": map[string]int{"output_tokens": MessagesOutputTokens}})
 	sse(w, "message_stop", map[string]any{"type": "message_stop"})
 	flush(w)
 }

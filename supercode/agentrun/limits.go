@@ -68,11 +68,12 @@ const (
 	LimitToolCalls = "--max-tool-calls"
 	LimitOffGround = "--max-checks-off-ground"
 	LimitLoss      = "--halt-on-loss"
+	LimitTokens    = "--max-tokens"
 )
 
 // LimitStop is how a limit stopped the agent.
 type LimitStop struct {
-	Limit  string `json:"limit"`  // LimitTimeout, LimitToolCalls, LimitOffGround or LimitLoss
+	Limit  string `json:"limit"`  // LimitTimeout, LimitToolCalls, LimitOffGround, LimitLoss or LimitTokens
 	Reason string `json:"reason"` // what was reached, in words
 	// Signal is what the agent was sent: "" when it ended on its own within
 	// the grace, "SIGTERM", or "SIGKILL".
@@ -186,9 +187,12 @@ type limiter struct {
 	limits fleet.Limits
 	grace  time.Duration
 	runID  string
-	sup    *Tracker
-	ln     *net.UnixListener
-	path   string
+	// usage reads the tokens the agent has spent (nil: its client's are
+	// not read, and --max-tokens holds nothing).
+	usage func(fleet.Run) (fleet.Usage, bool, error)
+	sup   *Tracker
+	ln    *net.UnixListener
+	path  string
 	// outer is the control socket of a laserbrain run this one runs
 	// under: its limits hold this agent too, so what this limiter lets
 	// through is asked there as well.
@@ -213,7 +217,7 @@ type limiter struct {
 
 // anyLimit reports whether l sets any limit.
 func anyLimit(l fleet.Limits) bool {
-	return l.Timeout > 0 || l.MaxToolCalls > 0 || l.MaxOffGround > 0 || l.HaltOnLoss
+	return l.Timeout > 0 || l.MaxToolCalls > 0 || l.MaxOffGround > 0 || l.HaltOnLoss || l.MaxTokens > 0
 }
 
 // newLimiter listens on a socket in dir (or, when that path is too long
@@ -273,6 +277,25 @@ func (l *limiter) done(agentExit int) *LimitStop {
 	return &h
 }
 
+// holdTokens stops the agent at tool call n when the tokens its client
+// recorded are past --max-tokens, naming the figures.
+func (l *limiter) holdTokens(n int, tool string) {
+	if l.limits.MaxTokens <= 0 || l.usage == nil {
+		return
+	}
+	l.storeMu.Lock()
+	r, err := l.run()
+	l.storeMu.Unlock()
+	if err != nil {
+		return
+	}
+	u, ok, err := l.usage(r)
+	if err != nil || !ok || u.Total() <= l.limits.MaxTokens {
+		return
+	}
+	l.reach(LimitTokens, fmt.Sprintf("--max-tokens %d reached: %s spent; tool call %d (%s) was refused", l.limits.MaxTokens, u.Text(), n, tool), l.grace)
+}
+
 func (l *limiter) toolCalls() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -319,6 +342,9 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 		l.mu.Unlock()
 		if hit == nil && l.limits.MaxToolCalls > 0 && n > l.limits.MaxToolCalls {
 			l.reach(LimitToolCalls, fmt.Sprintf("--max-tool-calls %d reached: tool call %d (%s) was refused", l.limits.MaxToolCalls, n, req.Tool), l.grace)
+		}
+		if hit == nil {
+			l.holdTokens(n, req.Tool)
 		}
 		l.mu.Lock()
 		hit = l.hit

@@ -87,6 +87,12 @@ type SpawnOptions struct {
 	// DefaultStopGrace).
 	Limits fleet.Limits
 	Grace  time.Duration
+	// Usage, when set, reads the model tokens the run's agent has spent so
+	// far from its client's records (ok false: none found); the
+	// pre-tool-use hook's question holds the agent to Limits.MaxTokens
+	// with it. (A function: how a client records its usage is the
+	// client's.)
+	Usage func(fleet.Run) (u fleet.Usage, ok bool, err error)
 	// Checkpoint, when set, is called with the registered run before the
 	// agent starts and (end) after it exited, before the run is closed:
 	// laserbrain run takes its undo checkpoints there. (A function, so
@@ -194,6 +200,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
 		defer cleanup()
+		l.usage = o.Usage
 		lim = l
 	}
 	if o.Prepare != nil {

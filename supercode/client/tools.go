@@ -21,9 +21,9 @@ const ServerName = "laserbrain"
 // them to read why. (supercode/mcpserver's tests check this list against
 // the tools the server registers.)
 var OwnToolNames = []string{
-	"capabilities", "check_state", "classify", "escalate", "get_history", "judge_run", "laserscore", "link_read",
-	"link_write", "lint", "modulate", "read_text", "reset_task", "similarity", "store_find", "store_list",
-	"store_vend", "supervision", "verdict",
+	"capabilities", "check_state", "check_sub_task", "classify", "escalate", "get_history", "judge_run", "laserscore",
+	"link_read", "link_write", "lint", "modulate", "read_text", "reset_task", "similarity", "store_find", "store_list",
+	"store_vend", "sub_task", "supervision", "tree_report", "tree_status", "verdict",
 }
 
 // OwnTool reports whether a tool name is one of laserbrain's own tools

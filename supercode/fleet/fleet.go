@@ -108,6 +108,9 @@ type Limits struct {
 	// HaltOnLoss stops the agent at a call that deleted or overwrote more
 	// than the project policy's undo threshold.
 	HaltOnLoss bool `json:"halt_on_loss,omitempty"`
+	// MaxTokens stops the agent at its first tool call once its client's
+	// recorded model tokens (Usage.Total) are past it.
+	MaxTokens int64 `json:"max_tokens,omitempty"`
 }
 
 // SelfRegroundKey names a run's check: its task's number (1, 2, …) and

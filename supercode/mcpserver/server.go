@@ -39,6 +39,7 @@ type Server struct {
 	shelf method.Shelf
 	run   string // the run opened for this connection, when the caller names none
 	tools []toolDef
+	tree  *subTasks // the current task's sub-task tree, once a tool read or grew it
 }
 
 // New builds the server on sup; the caller's run is found (sup.Caller:
@@ -55,7 +56,7 @@ func newServer(sup *agentrun.Tracker, opts Options) *Server {
 			s.shelf.Local = method.LocalDir(home)
 		}
 	}
-	s.tools = append(s.instrumentTools(), s.loopTools()...)
+	s.tools = append(append(s.instrumentTools(), s.treeTools()...), s.loopTools()...)
 	return s
 }
 
@@ -378,6 +379,12 @@ func (s *Server) check(ctx context.Context, in agentrun.CheckInput) (agentrun.Ch
 	// Its post-tool-use hook counts it for coverage, whatever the client.
 	in.Via = agentrun.ViaTool
 	o, err := s.sup.Check(ctx, r.ID, in)
+	if err == nil {
+		if in.ResetTask {
+			s.tree = nil
+		}
+		s.rootCheck(r.ID, in.StepInput)
+	}
 	return o, r.ID, err
 }
 
@@ -452,6 +459,7 @@ func (s *Server) resetTask(ctx context.Context, _ args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.tree = nil // a new task, a new tree
 	return map[string]any{"ok": true, "note": "ground set aside — your next check_state sets a new ground (a later goal closer to the old one resumes it)", "suspended": n}, nil
 }
 

@@ -101,8 +101,8 @@ func TestToolList(t *testing.T) {
 	}
 	sort.Strings(got)
 	// The reference's eleven tools (SDK mcp.py at 0.53.0) and ours.
-	want := []string{"capabilities", "check_state", "classify", "get_history", "judge_run", "laserscore", "link_read", "link_write", "lint",
-		"modulate", "read_text", "reset_task", "similarity", "store_find", "store_list", "store_vend", "supervision"}
+	want := []string{"capabilities", "check_state", "check_sub_task", "classify", "get_history", "judge_run", "laserscore", "link_read", "link_write", "lint",
+		"modulate", "read_text", "reset_task", "similarity", "store_find", "store_list", "store_vend", "sub_task", "supervision", "tree_report", "tree_status"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("tools = %v\nwant    %v", got, want)
 	}
@@ -301,7 +301,7 @@ func TestStatelessTools(t *testing.T) {
 		t.Fatalf("lint fix = %v", ln)
 	}
 	capa, _ := call(t, cs, "capabilities", nil)
-	if len(capa["local_tools"].([]any)) != 17 {
+	if len(capa["local_tools"].([]any)) != 21 {
 		t.Fatalf("capabilities = %v", capa)
 	}
 }

@@ -204,20 +204,7 @@ func TestDriftAnsweredElsewhere(t *testing.T) {
 	ctx := context.Background()
 	runs := laserbrain.NewMemStore()
 	r.opts.Runs = runs
-	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now(), Task: "r1", Tasks: 1}))
-	checks := 0
-	step := func(goal string) {
-		h, err := runs.OpenRun(ctx, "r1")
-		r.must(err)
-		_, err = h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5)})
-		r.must(err)
-		r.must(h.Save(ctx))
-		h.Close()
-		checks++
-		if _, err := r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Checks = checks; return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	step := r.checkingRun(runs)
 	step("write the parser")
 	for range 3 {
 		step("paint the kitchen walls")

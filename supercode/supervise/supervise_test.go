@@ -147,6 +147,27 @@ func both(fs ...func(e *ponder.Engine, slug string)) func(e *ponder.Engine, slug
 	}
 }
 
+// checkingRun registers run r1 of agent claude in the repository's fleet,
+// its steps in runs, and returns what takes one more check on goal (the
+// run's check count kept with it).
+func (r *repo) checkingRun(runs laserbrain.Store) (step func(goal string)) {
+	r.t.Helper()
+	ctx := context.Background()
+	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now(), Task: "r1", Tasks: 1}))
+	checks := 0
+	return func(goal string) {
+		h, err := runs.OpenRun(ctx, "r1")
+		r.must(err)
+		_, err = h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5)})
+		r.must(err)
+		r.must(h.Save(ctx))
+		h.Close()
+		checks++
+		_, err = r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Checks = checks; return nil })
+		r.must(err)
+	}
+}
+
 func (r *repo) round() *Round {
 	r.t.Helper()
 	if r.sup == nil {
@@ -416,7 +437,6 @@ func TestAgentRuns(t *testing.T) {
 // and then the answer instead.
 func TestDriftEscalation(t *testing.T) {
 	r := newRepo(t)
-	ctx := context.Background()
 	runs := laserbrain.NewMemStore()
 	r.opts.Runs = runs
 	var asked []Escalation
@@ -425,20 +445,7 @@ func TestDriftEscalation(t *testing.T) {
 		zero := 0
 		return Resolution{Exit: &zero, Decision: "stop and ask the user what the kitchen has to do with the parser"}
 	}
-	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now(), Task: "r1", Tasks: 1}))
-	checks := 0
-	step := func(goal string) {
-		h, err := runs.OpenRun(ctx, "r1")
-		r.must(err)
-		_, err = h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5)})
-		r.must(err)
-		r.must(h.Save(ctx))
-		h.Close()
-		checks++
-		if _, err := r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Checks = checks; return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	step := r.checkingRun(runs)
 	step("write the parser")
 	step("paint the kitchen walls")
 	rd := r.round()

@@ -101,7 +101,6 @@ func TestVoiceCollision(t *testing.T) {
 // what it is told (not the advice again).
 func TestVoiceDrift(t *testing.T) {
 	r := newRepo(t)
-	ctx := context.Background()
 	runs := laserbrain.NewMemStore()
 	r.opts.Runs = runs
 	r.opts.EscalateAfter = 3
@@ -109,19 +108,7 @@ func TestVoiceDrift(t *testing.T) {
 		zero := 0
 		return Resolution{Exit: &zero, Decision: "PERSON-SAYS: go back to the parser"}
 	}
-	r.must(r.st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "claude", Fleet: r.fid, Dir: r.dir, Created: time.Now(), Task: "r1", Tasks: 1}))
-	checks := 0
-	step := func(goal string) {
-		h, err := runs.OpenRun(ctx, "r1")
-		r.must(err)
-		_, err = h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5)})
-		r.must(err)
-		r.must(h.Save(ctx))
-		h.Close()
-		checks++
-		_, err = r.st.UpdateRun(ctx, "r1", func(x *fleet.Run) error { x.Checks = checks; return nil })
-		r.must(err)
-	}
+	step := r.checkingRun(runs)
 	const who = "claude:r1"
 	step("write the parser")
 	r.round()

@@ -15,6 +15,9 @@ type Record struct {
 	Events []fleet.RunEvent        `json:"events"`
 	Checks []laserbrain.StepRecord `json:"checks"`
 	Ending Ending                  `json:"ending"`
+	// Usage is the model tokens the agent's client recorded, nil when
+	// none were read.
+	Usage *fleet.Usage `json:"usage,omitempty"`
 }
 
 // Agent is what a run's invoke_agent span says of the agent.

@@ -121,6 +121,9 @@ func Export(ctx context.Context, s telemetry.Settings, rec telemetry.Record, ser
 	}
 	r := e.StartRun(rec.Agent)
 	r.Add(rec.Events, rec.Checks)
+	if rec.Usage != nil {
+		r.Usage(*rec.Usage)
+	}
 	r.End(rec.Ending)
 	return e.Close(ctx)
 }

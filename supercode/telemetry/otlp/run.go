@@ -154,6 +154,13 @@ func (t *Run) End(end telemetry.Ending) {
 	t.span.End(trace.WithTimestamp(at))
 }
 
+// Usage puts the model tokens the agent's client recorded on the run's
+// span.
+func (t *Run) Usage(u fleet.Usage) {
+	t.span.SetAttributes(semconv.GenAIUsageInputTokens(int(u.Input)), semconv.GenAIUsageOutputTokens(int(u.Output)),
+		semconv.GenAIUsageCacheReadInputTokens(int(u.CacheRead)), semconv.GenAIUsageCacheCreationInputTokens(int(u.CacheWrite)))
+}
+
 // call sends one tool call's execute_tool span. A call that did not work
 // (refused, or failed) is an error span; a refusal's error type says so.
 func (t *Run) call(tool, id string, start, end time.Time, ok laserbrain.OK, gates []fleet.RunEvent) {
