@@ -36,6 +36,7 @@ type Local struct {
 	runsDir string // dir/runs
 	// readOnly: opened by OpenLocalReader; every write is refused.
 	readOnly bool
+	seen     seenCache
 }
 
 var _ Store = (*Local)(nil)
@@ -381,19 +382,6 @@ func marshalEvent(e RunEvent) ([]byte, error) {
 		}
 	}
 	return append(b, '\n'), nil
-}
-
-// seenEvents marks which of the ids the run's file already holds.
-func (l *Local) seenEvents(path string, ids map[string]bool) error {
-	_, err := jsonl.Scan(path, jsonl.Start, func(line []byte, _ int) error {
-		if id, ok := eventID(line); ok {
-			if _, want := ids[id]; want {
-				ids[id] = true
-			}
-		}
-		return nil
-	})
-	return err
 }
 
 // eventID reads the id an event line starts with (marshalEvent writes it

@@ -3,11 +3,13 @@ package fleet_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -213,4 +215,83 @@ func TestJournalRecordsAfter(t *testing.T) {
 	if got, _ := s.JournalRecords(ctx, "f", 1499); len(got) != 1 || got[0].Seq != 1500 {
 		t.Fatalf("with a torn last line: %d records after 1499", len(got))
 	}
+}
+
+// TestAppendSeesWhatOtherWritersAppended: a store kept open (laserbrain
+// run's broker keeps one for every hook of its agent) reads only what was
+// appended since its last append, and still takes an event another
+// process appended meanwhile as recorded; a run's events file removed and
+// made again is read again from its start.
+func TestAppendSeesWhatOtherWritersAppended(t *testing.T) {
+	dir := t.TempDir()
+	held, _ := fleet.OpenLocal(dir)
+	other, _ := fleet.OpenLocal(dir)
+	ctx := context.Background()
+	appendOne := func(s *fleet.Local, id string) bool {
+		t.Helper()
+		added, err := s.AppendEvent(ctx, "r", fleet.RunEvent{ID: id, Kind: fleet.KindTool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return added
+	}
+	for i, id := range []string{"a", "b", "c"} {
+		if !appendOne(held, id) {
+			t.Fatalf("event %d (%s) not added", i, id)
+		}
+	}
+	if !appendOne(other, "d") {
+		t.Fatal("another writer's new event not added")
+	}
+	if appendOne(held, "d") || appendOne(held, "a") {
+		t.Fatal("the held store added an event the run has (another writer's, or its own first)")
+	}
+	if err := os.Remove(filepath.Join(dir, "events", "r.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if !appendOne(other, "x") || !appendOne(held, "a") || appendOne(held, "x") {
+		t.Fatal("after the file was made again: the held store still reads the old one")
+	}
+	evs, err := held.Events(ctx, "r")
+	if err != nil || len(evs) != 2 || evs[0].ID != "x" || evs[1].ID != "a" {
+		t.Fatalf("events = %+v, %v", evs, err)
+	}
+}
+
+// BenchmarkAppendEventLongRun: one tool call's event on a run 5,000
+// events in, by a store kept open across calls (laserbrain run's broker),
+// beside the same by a store opened for the call (a hook process of its
+// own, which reads the run's events whole to tell a repeated call).
+// x-fresh is the held store's time over the fresh one's.
+func BenchmarkAppendEventLongRun(b *testing.B) {
+	dir := b.TempDir()
+	held, _ := fleet.OpenLocal(dir)
+	ctx := context.Background()
+	for i := 0; i < 5000; i++ {
+		if _, err := held.AppendEvent(ctx, "r", fleet.RunEvent{ID: fmt.Sprintf("tool:toolu_%06d", i), Kind: fleet.KindTool, Name: "Bash", Text: "go test ./..."}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var heldTime, freshTime time.Duration
+	n := 0
+	for b.Loop() {
+		for _, s := range []*fleet.Local{held, nil} {
+			if s == nil {
+				s, _ = fleet.OpenLocal(dir)
+			}
+			start := time.Now()
+			if _, err := s.AppendEvent(ctx, "r", fleet.RunEvent{ID: fmt.Sprintf("tool:bench_%d_%p", n, s), Kind: fleet.KindTool, Name: "Bash", Text: "go test ./..."}); err != nil {
+				b.Fatal(err)
+			}
+			if s == held {
+				heldTime += time.Since(start)
+			} else {
+				freshTime += time.Since(start)
+			}
+		}
+		n++
+	}
+	b.ReportMetric(float64(heldTime.Microseconds())/float64(n), "held-µs")
+	b.ReportMetric(float64(freshTime.Microseconds())/float64(n), "fresh-µs")
+	b.ReportMetric(float64(heldTime)/float64(freshTime), "x-fresh")
 }
