@@ -146,6 +146,21 @@ var shellCases = []shellCase{
 	{"code", `python3 -c "import os; print(getattr(os, 'sep'))"`, "python3"},
 	{"code", `perl -e 'print "ok\n"'`, "perl"},
 	{"code", "python3 hello.py", "python3"},
+	// One step removed: a make recipe, a package.json script.
+	{"step", "make clean", "make"},
+	{"step", "make all", "make"},
+	{"step", "make wipe", "make"},
+	{"step", "make -C . clean", "make"},
+	{"step", "make -f Makefile.more gone", "make"},
+	{"step", `printf 'x:\n\trm -rf d\n' > M2 && make -f M2 x`, "make"},
+	{"step", "npm run clean", "npm"},
+	{"step", "npm run-script clean", "npm"},
+	{"step", "npm test", "npm"},
+	{"step", "make", "make"},
+	{"step", "make list", "make"},
+	{"step", "make -n clean", "make"},
+	{"step", "npm run list", "npm"},
+	{"step", "make nosuch", "make"},
 	// Databases.
 	{"database", `sqlite3 db.sqlite "DROP/**/TABLE t"`, "sqlite3"},
 	{"database", "sqlite3 db.sqlite \"-- a comment\nDROP TABLE t\"", "sqlite3"},
@@ -435,7 +450,7 @@ func TestShellOracle(t *testing.T) {
 		}()
 	}
 	for _, tool := range []string{"flock", "taskset", "script", "strace", "setpriv", "chrt", "unshare", "fakeroot", "prlimit", "tar", "sed",
-		"python3", "node", "perl", "sqlite3", "rsync", "curl", "wget", "unzip", "patch", "shred", "runuser", "make", "zip"} {
+		"python3", "node", "perl", "sqlite3", "rsync", "curl", "wget", "unzip", "patch", "shred", "runuser", "make", "zip", "npm"} {
 		works[tool] = toolWorks(tool)
 	}
 	for i := range cases {
@@ -737,6 +752,9 @@ printf 'rm -rf d\n' > run.sh; chmod +x run.sh
 printf 'ls d\n' > list.sh
 printf 'import shutil\nshutil.rmtree("d")\n' > clean.py
 printf 'print("hello")\n' > hello.py
+printf 'RMR = $(RM) -r\nlist:\n\tls d\nall: list clean\nclean:\n\t@rm -rf d\nwipe:\n\t-$(RMR) d\n' > Makefile
+printf 'gone:\n\trm -r d\n' > Makefile.more
+printf '{"name":"fx","version":"1.0.0","scripts":{"clean":"rm -rf d","list":"ls d","pretest":"rm -rf d","test":"echo ok"}}\n' > package.json
 sqlite3 db.sqlite "CREATE TABLE t(x, name); INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');" 2>/dev/null || true
 printf 'DELETE FROM t;\n' > wipe.sql; printf 'DELETE FROM t WHERE x = 1;\n' > one.sql
 printf 'committed\n' > tracked.txt
@@ -775,7 +793,7 @@ func toolWorks(tool string) bool {
 		"flock": {"flock", "/tmp/oracle.lock", "true"}, "taskset": {"taskset", "1", "true"}, "script": {"script", "-qc", "true", "/dev/null"},
 		"strace": {"strace", "-f", "-o", "/dev/null", "true"}, "setpriv": {"setpriv", "--reuid=0", "true"}, "chrt": {"chrt", "-o", "0", "true"},
 		"unshare": {"unshare", "-r", "true"}, "fakeroot": {"fakeroot", "true"}, "prlimit": {"prlimit", "--nofile=64", "true"},
-		"runuser": {"runuser", "-u", currentUser(), "--", "true"}, "make": {"make", "--version"},
+		"runuser": {"runuser", "-u", currentUser(), "--", "true"}, "make": {"make", "--version"}, "npm": {"npm", "--version"},
 		"python3": {"python3", "-c", "pass"}, "node": {"node", "-e", "0"}, "perl": {"perl", "-e", "1"}, "sqlite3": {"sqlite3", ":memory:", "select 1"},
 	}
 	argv, ok := probe[tool]

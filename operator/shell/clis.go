@@ -67,6 +67,9 @@ func (a *analyzer) cliModel(c *cmdCall) bool {
 		a.grammarAs(text, where, note, text)
 		a.packAs(tool, text, where, note, text)
 		a.cliRules(tool, r, where, note, text)
+		if r.inert == "" && (tool == "npm" || tool == "pnpm" || tool == "yarn") {
+			a.packageScripts(tool, r.subs, r.rest, c.d)
+		}
 		if path, ok := cliDestroys(spec, r); ok {
 			a.add(Finding{Label: "parsed: " + tool + " " + path + " (deletes hosted resources or their data)", Outward: true, Where: where, Note: note, Command: text})
 		}

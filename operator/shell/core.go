@@ -64,6 +64,9 @@ type analyzer struct {
 	// a program the gate does not know it is unknown.
 	role     Where
 	roleNote string
+	// step is where the text being read came from when a command hands
+	// its work to a file's text (steps.go): the findings' note.
+	step string
 
 	procs      map[string]*syntax.ProcSubst // process substitutions by their text
 	calls      int                          // function calls followed
@@ -189,6 +192,9 @@ func (a *analyzer) add(f Finding) {
 		if f.Note == "" {
 			f.Note = a.roleNote
 		}
+	}
+	if f.Note == "" {
+		f.Note = a.step
 	}
 	key := f.Label + "\x00" + f.Where.String()
 	if f.CarvedOut {

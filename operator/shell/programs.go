@@ -201,6 +201,8 @@ func modelOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).modeModel}, true
 	case "curl":
 		return program{kind: progModel, model: (*analyzer).curlModel}, true
+	case "make", "gmake":
+		return program{kind: progModel, model: (*analyzer).makeModel}, true
 	case "nc", "ncat", "netcat", "socat", "telnet", "sftp":
 		return program{kind: progModel, model: (*analyzer).netcatModel}, true
 	case "dig", "nslookup", "host", "drill", "ping", "ping6":
