@@ -68,16 +68,19 @@ func BenchmarkHookPairUnderRun(b *testing.B) {
 	dir := b.TempDir()
 	lb := filepath.Join(dir, "laserbrain")
 	// PAIR_BIN_DIR names another build's laserbrain and laserbrain-gate (an
-	// earlier commit's) to measure instead of this one's, with the
-	// PostToolUse it installed (laserbrain hook post-tool-use, from a copy
-	// with no gate beside it).
+	// earlier commit's) to measure instead of this one's; PAIR_POST=hook
+	// gives it the PostToolUse a build whose gate answered only PreToolUse
+	// installed (laserbrain hook post-tool-use, from a copy with no gate
+	// beside it).
 	post := ""
 	if other := os.Getenv("PAIR_BIN_DIR"); other != "" {
 		copyExec(b, filepath.Join(other, "laserbrain"), lb)
 		copyExec(b, filepath.Join(other, client.GateName), filepath.Join(dir, client.GateName))
-		alone := filepath.Join(b.TempDir(), "laserbrain")
-		copyExec(b, lb, alone)
-		post = client.HookCommand(alone, client.Claude, client.PostToolUse)
+		if os.Getenv("PAIR_POST") == "hook" {
+			alone := filepath.Join(b.TempDir(), "laserbrain")
+			copyExec(b, lb, alone)
+			post = client.HookCommand(alone, client.Claude, client.PostToolUse)
+		}
 	} else {
 		copyExec(b, buildLaserbrain(b), lb)
 		copyExec(b, buildGate(b), filepath.Join(dir, client.GateName))

@@ -56,6 +56,11 @@ claude, codex, gemini, qwen, opencode, cline, copilot — and checks:
   client sandbox runs   Codex's own sandbox runs a harmless command
                         (/bin/true) in the mode it will use here; when it
                         cannot, Codex's words, the cause and what to do
+  effects contained     whether the client's effects are held with the hooks
+                        alone: "binding" (its own sandbox holds its shell's
+                        writes) or "words only" (the gate reads commands,
+                        not what a program the agent wrote does), and
+                        whether laserbrain run's boundary binds here
   versions agree        the programs the hooks run are this laserbrain's build
   agents confined       laserbrain run and loop can confine an agent by the
                         kernel here; when not, what it would hold is named,

@@ -137,7 +137,8 @@ func newHookEventCmd(f *Factory, c struct {
 		cli.CompleteFlags(cmd, cli.NoValue, "ok-status")
 		// Claude Code treats any status but 2 as not blocking: a usage
 		// mistake blocks too.
-		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "deny: the call is blocked, the reason on stderr (--format exit); also a guard error or a flag mistake, which block too"})
+		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitUsage, When: "deny: the call is blocked, the reason on stderr (--format exit); also a guard error or a flag mistake, which block too"},
+			cli.ExitDoc{Code: cli.ExitAnswered, When: "with --ok-status 86 (the installed command): the call goes on"})
 	} else {
 		opts.format = "exit"
 		cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "always, failures included (logged to hook-errors.log): a hook must not break the session"},

@@ -98,3 +98,11 @@ func TestInstalledHooksTakeTheFastPath(t *testing.T) {
 		t.Fatalf("only %d command lines checked", n)
 	}
 }
+
+// The status the installed command takes for an answer is the one the
+// exit-code table documents for the hook.
+func TestAnsweredStatusDocumented(t *testing.T) {
+	if int(cli.ExitAnswered) != client.AnsweredStatus {
+		t.Errorf("the table's answered is %d, the installed command's %d", cli.ExitAnswered, client.AnsweredStatus)
+	}
+}

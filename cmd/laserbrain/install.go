@@ -205,6 +205,9 @@ func runInstall(opts *installOptions) error {
 	if n == client.Claude && !remove {
 		reportClaudeSandbox(streams, dir, home, here)
 	}
+	if !remove {
+		reportContained(streams, n, dir, home, here)
+	}
 	if codex != "" {
 		return trustCodexHooks(streams, codex, o)
 	}
@@ -349,6 +352,25 @@ func reportClaudeSandbox(streams *cli.IOStreams, dir, home string, here install.
 			fmt.Fprintf(streams.Out, "claude sandbox: the bwrap linked is Codex's own (%s), which serves Claude Code's sandbox and Codex's both\n", here.Bundled)
 		}
 	}
+}
+
+// reportContained says whether n's effects are held with the hooks alone
+// after install: binding, by its own sandbox, or words only — and then,
+// plainly, that laserbrain run is what binds.
+func reportContained(streams *cli.IOStreams, n client.Name, dir, home string, here install.SandboxHere) {
+	var st install.SandboxState
+	switch n {
+	case client.Claude:
+		sb, err := install.ClaudeSandboxFor(dir, home)
+		if err != nil {
+			return // reportClaudeSandbox said why
+		}
+		st.Claude, st.ClaudeStarts = sb, here.OK()
+	case client.Codex:
+		st.CodexMode = install.CodexSandboxMode(install.Options{Dir: dir, Home: home, Getenv: os.Getenv})
+	}
+	ct := install.ContainmentOf(n, st)
+	fmt.Fprintf(streams.Out, "%s effects, hooks alone: %s (%s)\n", n, ct.Word(), ct.Why)
 }
 
 // reportCodexSandbox says what install decided about Codex's own sandbox:

@@ -34,6 +34,7 @@ const (
 	ExitTransport   exitCode = 5 // laserbrain loop
 	ExitMalformed   exitCode = 6 // laserbrain loop
 	ExitConfig      exitCode = 7 // laserbrain loop
+	ExitAnswered    exitCode = 86 // laserbrain hook pre-tool-use, laserbrain-gate: --ok-status 86, the call goes on
 	ExitSetup       exitCode = 125
 	ExitNotRunnable exitCode = 126 // found, but not run: laserbrain run's COMMAND, or a command the gate refused in the loop's SCRIPT
 	ExitNotFound    exitCode = 127
@@ -60,7 +61,8 @@ var ExitCodes = []ExitCode{
 	{ExitOK, "ok", "", "the command did what was asked", nil},
 	{ExitFinding, "finding", "", "the command worked, and its answer is the one the caller asked to be told about: a drifting state (check), a command that needs authorization (classify), lint findings, failing vectors, a grammar or a journal that does not verify, an escalation not delivered (supervise), a store that cannot be used now (store status), problems (ponder doctor, laserbrain doctor)", []string{"problems"}},
 	{ExitUsage, "usage", "", "the call could not be acted on, and nothing was changed: an unknown command or flag, a value out of range, an input file missing or unreadable, a run or session that does not exist; in ponder also a command the session's state refuses (stateError)", []string{"stateError"}},
-	{ExitUsage, "deny", "laserbrain hook pre-tool-use, laserbrain-gate", "the tool call is blocked and the reason goes to the model; these exit only 0 or 2, as Claude Code treats any other status as not blocking", nil},
+	{ExitUsage, "deny", "laserbrain hook pre-tool-use, laserbrain-gate", "the tool call is blocked and the reason goes to the model; without --ok-status these exit only 0 or 2, as Claude Code treats any other status as not blocking", nil},
+	{ExitAnswered, "answered", "laserbrain hook pre-tool-use, laserbrain-gate", "with --ok-status 86, as install writes the hook command: the tool call goes on (the installed command takes only this status for an answer, so a program put in the gate's place denies)", nil},
 	{ExitOCA, "ocaRequired", "ponder", "PONDER_OCA=on and OCA is unusable (nothing was written), or an OCA write failed after the local work was done", nil},
 	{ExitEscalated, "escalated", "laserbrain loop", "an agent or judge escalated to a person", nil},
 	{ExitExhausted, "exhausted", "laserbrain loop", "--max-iters, --budget or --timeout ran out, or two agent calls in a row changed nothing (resumable)", nil},

@@ -34,6 +34,9 @@ type Check struct {
 	Detail string      `json:"detail,omitempty"`
 	// Fix is the command that fixes a problem.
 	Fix string `json:"fix,omitempty"`
+	// Contained is, on an "effects contained" check, "binding" or "words
+	// only": whether the client's effects are held with the hooks alone.
+	Contained string `json:"contained,omitempty"`
 }
 
 // Report is everything doctor found.
@@ -102,6 +105,12 @@ func (o Options) timeout() time.Duration {
 func Run(ctx context.Context, o Options) Report {
 	r := Report{}
 	programs := map[string][]client.Name{}
+	var held []string
+	var confErr error
+	if o.Confinement != nil {
+		held, confErr = o.Confinement()
+	}
+	var claudeHere *install.SandboxHere
 	for _, n := range client.Names {
 		bin, pathErr := o.lookPath(client.Binary(n))
 		onPath := pathErr == nil
@@ -142,21 +151,18 @@ func Run(ctx context.Context, o Options) Report {
 				checkCodexSandboxRuns(ctx, o, &r, bin)
 			}
 		}
-		if n == client.Claude && o.Protect != nil {
-			checkClaudeBash(ctx, o, &r)
+		if n == client.Claude && claudeHere == nil {
+			h := install.ClaudeSandboxHere(ctx, o.lookPath, os.Geteuid())
+			claudeHere = &h
 		}
+		if n == client.Claude && o.Protect != nil {
+			checkClaudeBash(o, &r, *claudeHere)
+		}
+		checkContained(o, &r, n, claudeHere, o.Confinement != nil, confErr)
 	}
 	checkVersions(ctx, o, &r, programs)
 	if o.Confinement != nil {
-		held, err := o.Confinement()
-		c := Check{What: "agents confined", OK: err == nil,
-			Detail: fmt.Sprintf("laserbrain run and loop confine an agent by the kernel (Landlock and a mount namespace): %d paths read-only to it", len(held))}
-		if err != nil {
-			c.Detail = fmt.Sprintf("%v: under laserbrain run the gate alone supervises an agent, and it is unprotected against a process that writes these: %s",
-				err, strings.Join(held, ", "))
-			c.Fix = "run on Linux with Landlock enabled (lsm=landlock) and mount namespaces allowed (user namespaces, when not root)"
-		}
-		r.add(c)
+		checkConfined(&r, held, confErr)
 	}
 	if o.Unwitnessed != nil {
 		bad, err := o.Unwitnessed(ctx)
@@ -192,6 +198,19 @@ func Run(ctx context.Context, o Options) Report {
 	}
 	r.OK = r.Problems == 0
 	return r
+}
+
+// checkConfined says whether laserbrain run and loop can confine an agent
+// here (err nil), and when not, what stands unprotected (held).
+func checkConfined(r *Report, held []string, err error) {
+	c := Check{What: "agents confined", OK: err == nil,
+		Detail: fmt.Sprintf("laserbrain run and loop confine an agent by the kernel (Landlock and a mount namespace): %d paths read-only to it", len(held))}
+	if err != nil {
+		c.Detail = fmt.Sprintf("%v: under laserbrain run the gate alone supervises an agent, and it is unprotected against a process that writes these: %s",
+			err, strings.Join(held, ", "))
+		c.Fix = "run on Linux with Landlock enabled (lsm=landlock) and mount namespaces allowed (user namespaces, when not root)"
+	}
+	r.add(c)
 }
 
 // installed is what one scope of one client has of ours.
@@ -417,13 +436,12 @@ func checkClientSandbox(o Options, r *Report, n client.Name, scope install.Scope
 // fix is the one command that makes it able (and, where no sandbox is
 // named, install again after it: install turns it on only where it can
 // start).
-func checkClaudeBash(ctx context.Context, o Options, r *Report) {
+func checkClaudeBash(o Options, r *Report, here install.SandboxHere) {
 	c := Check{Client: client.Claude, What: "client sandbox (Bash)", OK: true}
 	sb, err := install.ClaudeSandboxFor(o.Dir, o.Home)
 	if err != nil {
 		return // the settings check reports an unreadable file
 	}
-	here := install.ClaudeSandboxHere(ctx, o.lookPath, os.Geteuid())
 	switch {
 	case !sb.Named() && !here.OK():
 		c.OK, c.Fix = false, joinFix(here.Fix, "laserbrain install claude")
@@ -444,6 +462,35 @@ func checkClaudeBash(ctx context.Context, o Options, r *Report) {
 		c.Detail = sb.Path + ": sandbox on, the user's own choice, no command let outside it"
 	}
 	r.add(c)
+}
+
+// checkContained says whether client n's effects are held with the hooks
+// alone — binding, by its own sandbox, or words only — and under
+// laserbrain run, by the kernel's boundary (when kernelChecked: confErr
+// nil where it binds here). It is information, not a problem: the fixes
+// are the client sandbox checks' and "agents confined".
+func checkContained(o Options, r *Report, n client.Name, claudeHere *install.SandboxHere, kernelChecked bool, confErr error) {
+	var st install.SandboxState
+	switch n {
+	case client.Claude:
+		sb, err := install.ClaudeSandboxFor(o.Dir, o.Home)
+		if err != nil {
+			return // the settings check reports an unreadable file
+		}
+		st.Claude, st.ClaudeStarts = sb, claudeHere != nil && claudeHere.OK()
+	case client.Codex:
+		st.CodexMode = install.CodexSandboxMode(install.Options{Dir: o.Dir, Home: o.Home, Getenv: o.Getenv})
+	}
+	ct := install.ContainmentOf(n, st)
+	detail := "hooks alone: " + ct.Word() + " (" + ct.Why + ")"
+	switch {
+	case !kernelChecked:
+	case confErr == nil:
+		detail += "; under laserbrain run: binding (the kernel's boundary: credentials unreadable, a network of its own, writes only where an agent works)"
+	default:
+		detail += "; under laserbrain run: words only too, the kernel cannot confine here (" + confErr.Error() + ")"
+	}
+	r.add(Check{Client: n, What: "effects contained", OK: true, Detail: detail, Contained: ct.Word()})
 }
 
 // joinFix chains two commands ("" when the first is unknown: then no
