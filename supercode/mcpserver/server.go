@@ -39,7 +39,7 @@ type Server struct {
 	shelf method.Shelf
 	run   string // the run opened for this connection, when the caller names none
 	tools []toolDef
-	tree  *subTasks // the current task's sub-task tree, once a tool read or grew it
+	tree  *subTasks // the current task's sub-task tree, once a tree tool asked for it
 }
 
 // New builds the server on sup; the caller's run is found (sup.Caller:
@@ -380,10 +380,7 @@ func (s *Server) check(ctx context.Context, in agentrun.CheckInput) (agentrun.Ch
 	in.Via = agentrun.ViaTool
 	o, err := s.sup.Check(ctx, r.ID, in)
 	if err == nil {
-		if in.ResetTask {
-			s.tree = nil
-		}
-		s.rootCheck(r.ID, in.StepInput)
+		s.rootCheck(r.ID, o.Task, in.StepInput)
 	}
 	return o, r.ID, err
 }

@@ -9,33 +9,62 @@ import (
 )
 
 // subTasks is the caller's sub-task tree: its task is the root, whose
-// checks are the ones check_state and modulate record on the run, and the
-// sub-tasks it opened hang below it, each checked on its own ground. The
-// tree is what no node sees alone — every sub-task on track while the root
-// gets no closer. It is kept by this server, in memory, for the task it
-// serves (as the instrument keeps one in the process that made it): a new
-// task (reset_task) starts a new tree, and a server that restarts starts
-// with none.
+// checks are the ones check_state and modulate record on the run's task,
+// and the sub-tasks it opened hang below it, each checked on its own
+// ground. The tree is what no node sees alone — every sub-task on track
+// while the root gets no closer. It is kept by this server, in memory, for
+// the task it serves (as the instrument keeps one in the process that made
+// it): started by the first tree tool from the task's checks so far, then
+// fed each new one; a new task starts a new tree, and a server that
+// restarts starts again from the task's checks, without its sub-tasks.
 type subTasks struct {
-	run   string // the run whose task is the root
-	root  *laserbrain.TreeNode
-	nodes map[string]*laserbrain.TreeNode
+	run, task string // the run and the task whose checks are the root's
+	root      *laserbrain.TreeNode
+	nodes     map[string]*laserbrain.TreeNode
 }
 
-// treeOf is the tree of run's task, started when there is none (or the
-// run changed).
-func (s *Server) treeOf(run string) *subTasks {
-	if s.tree == nil || s.tree.run != run {
-		root := laserbrain.NewTree(run)
-		s.tree = &subTasks{run: run, root: root, nodes: map[string]*laserbrain.TreeNode{run: root}}
+// treeOf is the tree of the caller's current task, started from the
+// task's checks when there is none.
+func (s *Server) treeOf(ctx context.Context) (*subTasks, error) {
+	r, err := s.callerRun(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return s.tree
+	if s.tree != nil && s.tree.run == r.ID && s.tree.task == r.Task {
+		return s.tree, nil
+	}
+	root := laserbrain.NewTree(r.ID)
+	lr, err := s.sup.Task(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if lr != nil {
+		for _, st := range lr.Steps() {
+			if _, err := root.Check(rootInput(st.Goal, st.Progress, st.Distance)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s.tree = &subTasks{run: r.ID, task: r.Task, root: root, nodes: map[string]*laserbrain.TreeNode{r.ID: root}}
+	return s.tree, nil
 }
 
-// rootCheck records on the tree's root a check the run recorded: the root
-// reads the task's own distance.
-func (s *Server) rootCheck(run string, in laserbrain.StepInput) {
-	_, _ = s.treeOf(run).root.Check(laserbrain.StepInput{Goal: in.Goal, Progress: in.Progress, Distance: in.Distance})
+// rootCheck records on the tree's root, when there is a tree of that task,
+// a check the run recorded: the root reads the task's own distance.
+func (s *Server) rootCheck(run, task string, in laserbrain.StepInput) {
+	switch {
+	case s.tree == nil:
+	case s.tree.run != run || s.tree.task != task:
+		s.tree = nil // another task: its tree starts from its own checks
+	default:
+		_, _ = s.tree.root.Check(rootInput(in.Goal, in.Progress, in.Distance))
+	}
+}
+
+// rootInput is what the root reads of a check of the task: its goal,
+// progress and distance, as the instrument's tree is checked.
+func rootInput(goal, progress string, d laserbrain.Distance) laserbrain.StepInput {
+	return laserbrain.StepInput{Goal: goal, Progress: progress, Distance: d}
 }
 
 func (s *Server) treeTools() []toolDef {
@@ -58,11 +87,10 @@ func (s *Server) treeTools() []toolDef {
 
 // node is the tree node a call names ("" names the root).
 func (s *Server) node(ctx context.Context, id string) (*laserbrain.TreeNode, error) {
-	r, err := s.callerRun(ctx)
+	t, err := s.treeOf(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t := s.treeOf(r.ID)
 	if id == "" {
 		return t.root, nil
 	}
