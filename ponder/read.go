@@ -48,13 +48,22 @@ type StatusHalt struct {
 	Release string `json:"release"`
 }
 
-// Status reads a session without changing anything.
-func (e *Engine) Status(slug string) (*StatusResult, error) {
+// read opens a session to read it, and its state as the ledger gives it.
+func (e *Engine) read(slug string) (*handle, *State, error) {
 	h, err := e.open(slug, reader)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, _, err := h.state()
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, st, nil
+}
+
+// Status reads a session without changing anything.
+func (e *Engine) Status(slug string) (*StatusResult, error) {
+	h, st, err := e.read(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -179,11 +188,7 @@ type ReportResult struct {
 
 // Report reads a session's passes and findings.
 func (e *Engine) Report(slug string) (*ReportResult, error) {
-	h, err := e.open(slug, reader)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := h.state()
+	h, st, err := e.read(slug)
 	if err != nil {
 		return nil, err
 	}

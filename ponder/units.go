@@ -288,11 +288,7 @@ type UnitListResult struct {
 // UnitList lists the inventory — the way from a unit id to its path and
 // back — without changing anything.
 func (e *Engine) UnitList(slug string) (*UnitListResult, error) {
-	h, err := e.open(slug, reader)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := h.state()
+	h, st, err := e.read(slug)
 	if err != nil {
 		return nil, err
 	}
