@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/laserkit/laserkit/ponder/ledger"
 )
 
 func readFileIfExists(path string) ([]byte, error) {
@@ -59,6 +61,25 @@ func (e *Engine) read(slug string) (*handle, *State, error) {
 		return nil, nil, err
 	}
 	return h, st, nil
+}
+
+// write opens an active session to change it (the caller releases it),
+// and its state and ledger.
+func (e *Engine) write(slug, cmd string) (*handle, *State, *ledger.Log, error) {
+	h, err := e.open(slug, writer(cmd))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := h.requireActive(cmd); err != nil {
+		h.release()
+		return nil, nil, nil, err
+	}
+	st, l, err := h.state()
+	if err != nil {
+		h.release()
+		return nil, nil, nil, err
+	}
+	return h, st, l, nil
 }
 
 // Status reads a session without changing anything.
