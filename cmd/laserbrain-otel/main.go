@@ -16,9 +16,11 @@ import (
 	"github.com/laserkit/laserkit/supercode/telemetry/otlp"
 )
 
-const usage = `usage: laserbrain-otel export [--endpoint URL] < RECORD.json
+const usage = `usage: laserbrain-otel export|journal [--endpoint URL] < RECORD.json
 
-Sends one ended run (the JSON record laserbrain run writes) to the OTLP/HTTP
+export sends one ended run (the JSON record laserbrain run writes), journal
+a supervisor's journal records (what laserbrain supervise hands over after
+each round), to the OTLP/HTTP
 endpoint the environment names (OTEL_EXPORTER_OTLP_ENDPOINT or
 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), else to --endpoint (a base URL, as the
 project policy names it). LASERBRAIN_OTEL=off sends nothing. Exit 0 when
@@ -35,8 +37,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	endpoint := ""
 	switch {
-	case len(args) == 1 && args[0] == "export":
-	case len(args) == 3 && args[0] == "export" && args[1] == "--endpoint":
+	case len(args) == 1 && (args[0] == "export" || args[0] == "journal"):
+	case len(args) == 3 && (args[0] == "export" || args[0] == "journal") && args[1] == "--endpoint":
 		endpoint = args[2]
 	default:
 		fmt.Fprint(stderr, usage)
@@ -47,17 +49,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintf(stderr, "laserbrain-otel: %v\n", err)
 		return 2
 	}
-	var rec telemetry.Record
 	d := json.NewDecoder(stdin)
 	d.DisallowUnknownFields()
-	if err := d.Decode(&rec); err != nil {
-		fmt.Fprintf(stderr, "laserbrain-otel: the run's record on standard input: %v\n", err)
-		return 2
+	var send func() (int64, error)
+	ctx, v := context.Background(), version.Get("laserbrain").Version
+	if args[0] == "journal" {
+		var j telemetry.Journal
+		if err := d.Decode(&j); err != nil {
+			fmt.Fprintf(stderr, "laserbrain-otel: the journal records on standard input: %v\n", err)
+			return 2
+		}
+		send = func() (int64, error) { return otlp.ExportJournal(ctx, s, j, "laserbrain", v) }
+	} else {
+		var rec telemetry.Record
+		if err := d.Decode(&rec); err != nil {
+			fmt.Fprintf(stderr, "laserbrain-otel: the run's record on standard input: %v\n", err)
+			return 2
+		}
+		send = func() (int64, error) { return otlp.Export(ctx, s, rec, "laserbrain", v) }
 	}
 	if !s.On {
 		return 0 // nothing configured: nothing to send
 	}
-	if _, err := otlp.Export(context.Background(), s, rec, "laserbrain", version.Get("laserbrain").Version); err != nil {
+	if _, err := send(); err != nil {
 		fmt.Fprintf(stderr, "laserbrain-otel: %v\n", err)
 		return 1
 	}

@@ -88,7 +88,11 @@ INTERVAL until interrupted, redrawing a table on a terminal and printing
 plain lines otherwise. --json prints one JSON object per round, one a line,
 with the keys round, agents, collisions, fleet_catches, route, halts,
 escalations, self (a stream: compact, one a line). --publish writes the
-reading into the link.`,
+reading into the link.
+
+With OTEL_EXPORTER_OTLP_ENDPOINT (or LASERBRAIN_OTEL=on) set, what each
+round journaled is sent to that OpenTelemetry endpoint as one span, a
+record an event (laserbrain-otel beside this binary sends it, within 4s).`,
 		Example: `  laserbrain supervise
   laserbrain supervise --watch 5s --on-escalate 'notify-send "laserbrain" "$(cat)"'
   laserbrain supervise --repo ~/src/shop --json --rounds 3 --watch 10s`,
@@ -158,6 +162,16 @@ func runSupervise(opts *superviseOptions) error {
 		return err
 	}
 	noteDirFleet(streams.ErrOut, "supervise", fidOf(ctx, repo))
+	tel, err := runTelemetry(os.Getenv)
+	if err != nil {
+		return err
+	}
+	jx, err := newJournalExport(ctx, tel, st, fidOf(ctx, repo))
+	if err != nil {
+		return cli.Failure(err)
+	}
+	// Sent last: what this supervisor journaled, its stop included.
+	defer jx.send(context.WithoutCancel(ctx), streams.ErrOut)
 	// A journal whose chain does not hold gets nothing more: the rounds are
 	// reported read-only (no decision, nothing journaled or published),
 	// the reason is on stderr, and supervise exits 1.
@@ -195,6 +209,7 @@ func runSupervise(opts *superviseOptions) error {
 		if err := writeRound(streams, r, n, opts.json, redraw); err != nil {
 			return err
 		}
+		jx.send(ctx, streams.ErrOut)
 		if opts.watch <= 0 || (opts.rounds > 0 && n >= opts.rounds) {
 			break
 		}

@@ -63,7 +63,14 @@ func sendRun(ctx context.Context, self string, s telemetry.Settings, sup *agentr
 		end.At = time.Now()
 	}
 	rec.Ending = end
-	doc, err := json.Marshal(rec)
+	return handOtel(ctx, self, s, "export", rec)
+}
+
+// handOtel hands doc, as JSON, to laserbrain-otel's sub command beside
+// self, waiting telemetry.CloseDeadline and a second more at most; its
+// complaint, if any, is the error.
+func handOtel(ctx context.Context, self string, s telemetry.Settings, sub string, doc any) error {
+	b, err := json.Marshal(doc)
 	if err != nil {
 		return err
 	}
@@ -73,13 +80,13 @@ func sendRun(ctx context.Context, self string, s telemetry.Settings, sup *agentr
 	}
 	ctx, cancel := context.WithTimeout(ctx, telemetry.CloseDeadline+time.Second)
 	defer cancel()
-	args := []string{"export"}
+	args := []string{sub}
 	if s.Endpoint != "" {
 		args = append(args, "--endpoint", s.Endpoint)
 	}
 	cmd := exec.CommandContext(ctx, prog, args...)
 	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stderr = bytes.NewReader(doc), &stderr
+	cmd.Stdin, cmd.Stderr = bytes.NewReader(b), &stderr
 	if err := cmd.Run(); err != nil {
 		if msg := strings.TrimSpace(strings.TrimPrefix(stderr.String(), otelName+": ")); msg != "" {
 			return errors.New(msg)
@@ -182,4 +189,51 @@ func runUsage(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (fleet.Us
 	}
 	u, ok, err := read(r)
 	return u, ok && err == nil
+}
+
+// journalExport hands a supervisor's new journal records to
+// laserbrain-otel: those after the last it handed over (none before the
+// supervisor started). Off (nil) when no endpoint is configured.
+type journalExport struct {
+	s     telemetry.Settings
+	self  string
+	st    fleet.Store
+	fleet string
+	after int64
+}
+
+// newJournalExport starts after the journal's last record as it stands.
+func newJournalExport(ctx context.Context, s *telemetry.Settings, st fleet.Store, fid string) (*journalExport, error) {
+	if s == nil {
+		return nil, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	recs, err := st.JournalRecords(ctx, fid, 0)
+	if err != nil {
+		return nil, err
+	}
+	j := &journalExport{s: *s, self: self, st: st, fleet: fid}
+	if len(recs) > 0 {
+		j.after = recs[len(recs)-1].Seq
+	}
+	return j, nil
+}
+
+// send hands over what was journaled since the last hand-off; what could
+// not be delivered is said on w and sent no more.
+func (j *journalExport) send(ctx context.Context, w io.Writer) {
+	if j == nil {
+		return
+	}
+	recs, err := j.st.JournalRecords(ctx, j.fleet, j.after)
+	if err == nil && len(recs) > 0 {
+		j.after = recs[len(recs)-1].Seq
+		err = handOtel(ctx, j.self, j.s, "journal", telemetry.Journal{Fleet: j.fleet, Records: recs})
+	}
+	if err != nil {
+		fmt.Fprintf(w, "laserbrain supervise: telemetry (%s): %v\n", j.s.Why, err)
+	}
 }

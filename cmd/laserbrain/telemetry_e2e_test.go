@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -115,6 +116,38 @@ func TestClaudeRunExportsToOTLP(t *testing.T) {
 	want := []string{s.checkResult(t, "toolu_g")["reason"].(string), s.checkResult(t, "toolu_d")["reason"].(string)}
 	if strings.Join(verdicts, " ") != strings.Join(want, " ") {
 		t.Errorf("the drift events' verdicts %v; the agent was shown %v", verdicts, want)
+	}
+
+	// The supervisor's round on the fleet: its journal records, as the
+	// journal itself lists them, are the events of one span.
+	sv := s.Run(t, s.lb, "supervise", "--once", "--json")
+	if sv.ExitCode != 0 {
+		t.Fatalf("supervise --once: exit %d: %s", sv.ExitCode, sv.Stderr)
+	}
+	lg := s.Run(t, s.lb, "supervise", "log", "--json")
+	var kinds []string
+	for _, line := range strings.Split(strings.TrimSpace(lg.Stdout), "\n") {
+		var rec struct{ Kind string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("supervise log --json: %v: %s", err, lg.Stdout)
+		}
+		kinds = append(kinds, "laserbrain.supervise."+rec.Kind)
+	}
+	var sent []string
+	for _, sp := range rcv.Spans() {
+		if sp.Name == "laserbrain.supervise" {
+			if sp.Attrs["laserbrain.fleet"] != "e2e-fleet" {
+				t.Errorf("the supervisor's span: %v", sp.Attrs)
+			}
+			for _, e := range sp.Events {
+				if e.Name != "laserbrain.supervise.collision" {
+					sent = append(sent, e.Name)
+				}
+			}
+		}
+	}
+	if len(kinds) < 2 || strings.Join(sent, " ") != strings.Join(kinds, " ") {
+		t.Errorf("the supervisor sent %v; its journal holds %v", sent, kinds)
 	}
 }
 

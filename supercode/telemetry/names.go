@@ -50,3 +50,18 @@ const (
 	ErrorStopped = "laserbrain.limit"
 	RuleLimit    = "limit"
 )
+
+// The supervisor's names: one span per hand-off of its journal, each
+// record an event named EventSupervisePrefix + its kind (halt, release,
+// escalation, answer, round, start, stop, …), and each collision a round
+// found an event of its own.
+const (
+	SpanSupervise        = "laserbrain.supervise"
+	EventSupervisePrefix = "laserbrain.supervise."
+	EventCollision       = "laserbrain.supervise.collision"
+	AttrJournalSeq       = "laserbrain.journal.seq"
+	AttrSuperviseRound   = "laserbrain.supervise.round"
+	AttrSuperviseText    = "laserbrain.supervise.text"
+	AttrSuperviseAgents  = "laserbrain.supervise.agents"
+	AttrAgent            = "laserbrain.agent"
+)

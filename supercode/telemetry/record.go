@@ -38,3 +38,11 @@ type Ending struct {
 	Stopped  string `json:"stopped,omitempty"`
 	Judgment string `json:"judgment,omitempty"`
 }
+
+// Journal is a supervisor's decisions as the exporter takes them: the
+// fleet's journal records appended since the last hand-off (laserbrain
+// supervise hands them to laserbrain-otel after each round).
+type Journal struct {
+	Fleet   string                `json:"fleet"`
+	Records []fleet.JournalRecord `json:"records"`
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,4 +197,49 @@ func names(spans []otlptest.Span) []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// A supervisor's journal records reach the collector as one span, each
+// record an event named for its kind, a round's collisions events of
+// their own naming both agents.
+func TestJournalReachesTheCollector(t *testing.T) {
+	rcv := otlptest.Start(t)
+	round, err := json.Marshal(map[string]any{"collisions": [][2]string{{"a:r1", "b:r2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s int) string { return fleet.JournalTime(t0.Add(time.Duration(s) * time.Second)) }
+	j := telemetry.Journal{Fleet: "f1", Records: []fleet.JournalRecord{
+		{Seq: 7, At: at(0), Kind: fleet.JournalStart, Text: "started"},
+		{Seq: 8, At: at(1), Kind: fleet.JournalRound, Round: 3, Text: "2 agents", Data: round},
+		{Seq: 9, At: at(2), Kind: fleet.JournalHalt, Agent: "b:r2", Text: "yields to a:r1"},
+		{Seq: 10, At: at(3), Kind: fleet.JournalRelease, Agent: "b:r2", Text: "go on"},
+		{Seq: 11, At: at(4), Kind: fleet.JournalStop},
+	}}
+	if lost, err := ExportJournal(context.Background(), telemetry.Settings{On: true, Endpoint: rcv.URL}, j, "laserbrain", "test"); err != nil || lost != 0 {
+		t.Fatalf("ExportJournal: lost %d, %v", lost, err)
+	}
+	spans := rcv.Spans()
+	if len(spans) != 1 || spans[0].Name != "laserbrain.supervise" || spans[0].Attrs["laserbrain.fleet"] != "f1" ||
+		!spans[0].Start.Equal(t0) || !spans[0].End.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("received %+v", spans)
+	}
+	var got []string
+	for _, e := range spans[0].Events {
+		got = append(got, e.Name)
+		switch e.Name {
+		case "laserbrain.supervise.collision":
+			if a, _ := e.Attrs["laserbrain.supervise.agents"].([]any); len(a) != 2 || a[0] != "a:r1" || a[1] != "b:r2" || e.Attrs["laserbrain.supervise.round"] != int64(3) {
+				t.Errorf("the collision: %v", e.Attrs)
+			}
+		case "laserbrain.supervise.halt":
+			if e.Attrs["laserbrain.agent"] != "b:r2" || e.Attrs["laserbrain.journal.seq"] != int64(9) || !e.At.Equal(t0.Add(2*time.Second)) {
+				t.Errorf("the halt: %v at %v", e.Attrs, e.At)
+			}
+		}
+	}
+	want := "laserbrain.supervise.start laserbrain.supervise.round laserbrain.supervise.collision laserbrain.supervise.halt laserbrain.supervise.release laserbrain.supervise.stop"
+	if strings.Join(got, " ") != want {
+		t.Errorf("events %v\nwant %s", got, want)
+	}
 }
