@@ -116,6 +116,9 @@ func (a *analyzer) truncateModel(c *cmdCall) bool {
 	}
 	if truncateShrinks(c.args) {
 		a.clobbers(c, ops)
+		for _, w := range ops {
+			a.losesWork(w, "truncate", commandText(c.name, c.args))
+		}
 	}
 	return true
 }

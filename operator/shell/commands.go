@@ -47,6 +47,11 @@ func (a *analyzer) rmModel(c *cmdCall) bool {
 			}
 		}
 	}
+	if !recursive {
+		for _, w := range r.operands {
+			a.losesWork(w, "rm", text)
+		}
+	}
 	return true
 }
 

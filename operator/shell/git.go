@@ -195,7 +195,39 @@ func (a *analyzer) gitModel(c *cmdCall) bool {
 		return true
 	}
 	a.gitFindings(gv, commandText("git", rest))
+	a.gitOutput(rest)
 	return true
+}
+
+// gitOutput: git's diff-family commands write their output over the file
+// --output names (in the directory git runs in).
+func (a *analyzer) gitOutput(rest []arg) {
+	sub := ""
+	for i := 0; i < len(rest); i++ {
+		w := rest[i]
+		switch {
+		case sub == "" && w.known && !strings.HasPrefix(w.val, "-"):
+			sub = w.val
+		case sub == "" && w.known && (w.val == "-C" || w.val == "-c") && i+1 < len(rest):
+			return // a directory or configuration before the subcommand: not followed here
+		case sub == "":
+		case w.val == "--":
+			return
+		case strings.HasPrefix(w.val, "--output="):
+			a.gitOutputFile(arg{val: strings.TrimPrefix(w.val, "--output="), known: w.known}, sub, rest)
+		case w.val == "--output" && i+1 < len(rest):
+			a.gitOutputFile(rest[i+1], sub, rest)
+			i++
+		}
+	}
+}
+
+func (a *analyzer) gitOutputFile(f arg, sub string, rest []arg) {
+	switch sub {
+	case "diff", "log", "show", "whatchanged", "diff-files", "diff-index", "diff-tree", "range-diff":
+		a.addWrite(f, "git "+sub+" --output", false)
+		a.losesWork(f, "git "+sub+" --output", commandText("git", rest))
+	}
 }
 
 // extArgv splits an ext:: address's command as git-remote-ext does:

@@ -1,0 +1,178 @@
+package shell
+
+import (
+	"bytes"
+	"crypto/sha1" //nolint:gosec // git's object ids, not a security hash
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Uncommitted work. A file git tracks whose content in the work tree
+// differs from what the index holds has changes nobody recorded: deleting
+// it (rm, even without -r), emptying it (truncate) or writing over it
+// with git's own output (git diff --output) loses them, and nothing in git
+// brings them back. The gate reads the repository's index itself — no
+// git process, so nothing the repository's configuration names (a clean
+// filter, an fsmonitor hook) runs — and hashes the file as git hashes a
+// blob. A file whose content git would filter (attributes) reads as
+// changed: asked, not let through.
+
+// maxHashedFile bounds the file the gate hashes to compare with the index.
+const maxHashedFile = 8 << 20
+
+// losesWork records that by, run as text, overwrites or deletes w's
+// uncommitted changes, when w is such a file.
+func (a *analyzer) losesWork(w arg, by, text string) {
+	p, ok := a.resolve(w)
+	if !ok || !filepath.IsAbs(p) || !uncommitted(p) {
+		return
+	}
+	a.add(Finding{Label: "parsed: " + by + " destroys uncommitted changes to a file (no copy of them in git)", Where: Unknown,
+		Note: "the work tree holds the only copy of " + w.val + "'s changes", Command: text, Paths: []string{p}})
+}
+
+// uncommitted: p is a regular file tracked in its repository's index
+// whose content differs from the index's.
+func uncommitted(p string) bool {
+	gitDir, rel, ok := repositoryOf(p)
+	if !ok {
+		return false
+	}
+	sha256Repo := false
+	if cfg, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil {
+		sha256Repo = bytes.Contains(bytes.ToLower(cfg), []byte("objectformat = sha256"))
+	}
+	want, size, found := indexEntry(filepath.Join(gitDir, "index"), rel, sha256Repo)
+	if !found {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if uint32(fi.Size()) != size || fi.Size() > maxHashedFile {
+		return true
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha1.New() //nolint:gosec // git's object ids
+	if sha256Repo {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", fi.Size())
+	if _, err := io.Copy(h, io.LimitReader(f, maxHashedFile)); err != nil {
+		return false
+	}
+	return !bytes.Equal(h.Sum(nil), want)
+}
+
+// repositoryOf is the git directory of the work tree holding p, and p
+// relative to its top (slash-separated); a .git file (a linked worktree,
+// a submodule) names its git directory.
+func repositoryOf(p string) (gitDir, rel string, ok bool) {
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		dotGit := filepath.Join(dir, ".git")
+		fi, err := os.Stat(dotGit)
+		if err == nil {
+			r, err := filepath.Rel(dir, p)
+			if err != nil {
+				return "", "", false
+			}
+			if fi.IsDir() {
+				return dotGit, filepath.ToSlash(r), true
+			}
+			data, err := os.ReadFile(dotGit)
+			line, found := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+			if err != nil || !found {
+				return "", "", false
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(dir, line)
+			}
+			return line, filepath.ToSlash(r), true
+		}
+		if dir == filepath.Dir(dir) {
+			return "", "", false
+		}
+	}
+}
+
+// indexEntry finds path's stage-0 entry in an index file (git's
+// documented format, versions 2 to 4): its object id and the size git
+// recorded.
+func indexEntry(indexPath, path string, sha256Repo bool) (id []byte, size uint32, found bool) {
+	data, err := os.ReadFile(indexPath)
+	if err != nil || len(data) < 12 || string(data[:4]) != "DIRC" {
+		return nil, 0, false
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return nil, 0, false
+	}
+	hashLen := 20
+	if sha256Repo {
+		hashLen = 32
+	}
+	n := int(binary.BigEndian.Uint32(data[8:12]))
+	off, fixed := 12, 40+hashLen+2
+	var name []byte
+	for i := 0; i < n; i++ {
+		start := off
+		if off+fixed > len(data) {
+			return nil, 0, false
+		}
+		sz := binary.BigEndian.Uint32(data[off+36 : off+40])
+		oid := data[off+40 : off+40+hashLen]
+		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
+		off += fixed
+		if version >= 3 && flags&0x4000 != 0 {
+			off += 2
+		}
+		if version == 4 {
+			strip, k := offsetVarint(data[off:])
+			if k <= 0 || strip > len(name) {
+				return nil, 0, false
+			}
+			off += k
+			name = name[:len(name)-strip]
+		} else {
+			name = name[:0]
+		}
+		end := bytes.IndexByte(data[off:], 0)
+		if end < 0 {
+			return nil, 0, false
+		}
+		name = append(name, data[off:off+end]...)
+		off += end + 1
+		if version < 4 {
+			off = start + (off-start+7)&^7
+		}
+		if string(name) == path && flags>>12&3 == 0 {
+			return oid, sz, true
+		}
+	}
+	return nil, 0, false
+}
+
+// offsetVarint reads git's offset varint (each continuation byte adds one
+// before the shift); k is the bytes read, 0 when it runs past the end.
+func offsetVarint(b []byte) (v, k int) {
+	for k < len(b) && k < 9 {
+		c := b[k]
+		k++
+		v = v<<7 | int(c&0x7f)
+		if c&0x80 == 0 {
+			return v, k
+		}
+		v++
+	}
+	return 0, 0
+}
