@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build install test test-race generate check-generated bench bench-stream bench-fleet bench-store bench-oca bench-hook bench-pair bench-guard bench-ui bench-coverage bench-undo bench-boundary oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
+.PHONY: all build install test test-race generate check-generated bench bench-stream bench-drift bench-fleet bench-store bench-oca bench-hook bench-pair bench-guard bench-ui bench-coverage bench-undo bench-boundary oracle lint fmt clean claude agents test-agents report-example ui-example test-browser vectors-python
 
 all: build
 
@@ -121,9 +121,9 @@ check-generated:
 	git diff --exit-code
 	@test -z "$$(git status --porcelain --untracked-files=all -- '*zz_generated*' 'vectors/*.json')" || { echo "go generate created untracked files"; exit 1; }
 
-bench: bench-stream bench-fleet bench-boundary
+bench: bench-stream bench-drift bench-fleet bench-boundary
 	$(LOADAVG)
-	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents|Boundary|CheckpointHook' -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -skip '$(FLEET_BENCH)|CheckStream10k|UI50Agents|Boundary|CheckpointHook|DriftStreamOverReference' -benchmem $(PKGS)
 	$(LOADAVG)
 
 # What laserbrain run's boundary costs, each a ratio of interleaved medians
@@ -143,12 +143,12 @@ bench-boundary:
 # a fleet report of 100 agents × 1,000 checks (< 1 s), supervise --once
 # after 1,000 rounds against a first round (≤ 1.3×; building the 1,000
 # rounds takes minutes).
-FLEET_BENCH := StreamRegistered1000|StreamRunLocks|LongRunRSS|ReportFleet100x1000|SuperviseOnceAfter1000
+FLEET_BENCH := StreamRegistered1000|StreamRunLocks|LongRunRSS|ReportFleet100x1000|UIFirstByte100x1000|SuperviseOnceAfter1000
 
 bench-fleet:
 	$(LOADAVG)
 	$(GO) test -run '^$$' -bench 'StreamRegistered1000|StreamRunLocks' -benchtime 10x ./cmd/laserbrain
-	$(GO) test -run '^$$' -bench 'LongRunRSS|ReportFleet100x1000' -benchtime 3x ./cmd/laserbrain
+	$(GO) test -run '^$$' -bench 'LongRunRSS|ReportFleet100x1000|UIFirstByte100x1000' -benchtime 3x ./cmd/laserbrain
 	$(GO) test -timeout 60m -run '^$$' -bench 'SuperviseOnceAfter1000' -benchtime 10x ./supercode/supervise
 	$(LOADAVG)
 
@@ -158,6 +158,14 @@ bench-fleet:
 bench-stream:
 	$(LOADAVG)
 	$(GO) test -run '^$$' -bench 'CheckStream10k|StreamInProcess10k' -benchtime 5x ./cmd/laserbrain
+	$(LOADAVG)
+
+# check --stream against the Python reference on the same 10,000 states,
+# the best of three runs of each (x-reference; the target is 150x). The
+# reference takes about half a minute a run here.
+bench-drift:
+	$(LOADAVG)
+	$(GO) test -run '^$$' -bench DriftStreamOverReference -benchtime 1x -timeout 20m ./cmd/laserbrain
 	$(LOADAVG)
 
 # The PreToolUse hook as Claude Code runs it: whole processes, medians,

@@ -77,15 +77,6 @@ func BenchmarkHookProcess(b *testing.B) {
 	// The handler looks for the caller's run in the laserbrain home: a
 	// fresh one, never the user's.
 	b.Setenv("LASERBRAIN_HOME", b.TempDir())
-	type contender struct {
-		name  string
-		argv  []string
-		event string
-		times []time.Duration
-		stdin *os.File
-		env   []string
-		every int // run in every n-th round only (the slow reference)
-	}
 	cs := []*contender{{name: "true", argv: []string{"/bin/true"}}, {name: "go-empty-program", argv: []string{buildEmpty(b)}},
 		{name: "floor-gate-parts", argv: []string{buildFloor(b)}}, {name: "floor-gate-work", argv: []string{buildWorkFloor(b)}, event: hookEvents[0].event}}
 	gates := len(cs) // the gate's own answers start here, one per event
@@ -127,20 +118,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		cs = append(cs, &contender{name: "python-reference-allow", argv: []string{"python3", ref}, event: hookEvents[0].event, every: 5},
 			&contender{name: "python-reference-deny", argv: []string{"python3", ref}, event: hookEvents[2].event, every: 5})
 	}
-	// Each event is a file the child reads directly: a pipe would add a
-	// copying goroutine to the parent's side of every measurement.
-	for i, c := range cs {
-		path := filepath.Join(b.TempDir(), fmt.Sprintf("event%d.json", i))
-		if err := os.WriteFile(path, []byte(c.event), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		c.stdin = f
-	}
+	eventFiles(b, cs)
 	rng := rand.New(rand.NewPCG(1, 2))
 	order := make([]*contender, len(cs))
 	copy(order, cs)
@@ -317,4 +295,36 @@ func buildEmptyAnswering(b *testing.B) string {
 		b.Fatal(err)
 	}
 	return goBuild(b, "empty-answering", src)
+}
+
+// contender is one program a hook benchmark measures, as it runs it.
+type contender struct {
+	name     string
+	argv     []string
+	env      []string
+	event    string   // the hook event on its stdin
+	stdin    *os.File // the event as a file (eventFiles)
+	wantExit int
+	every    int             // run in every n-th round only (the slow reference)
+	prepare  func(round int) // what changes before each run
+	times    []time.Duration
+	cpu      []time.Duration // user and system time, the process and the children it waited for
+}
+
+// eventFiles gives each contender its event as a file the child reads
+// directly (closed when b ends): a pipe would add a copying goroutine to
+// the parent's side of every measurement.
+func eventFiles(b *testing.B, cs []*contender) {
+	for i, c := range cs {
+		path := filepath.Join(b.TempDir(), fmt.Sprintf("event%d.json", i))
+		if err := os.WriteFile(path, []byte(c.event), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		c.stdin = f
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -80,14 +79,6 @@ func BenchmarkCoverageGate(b *testing.B) {
 		return fmt.Sprintf(`{"session_id":%q,"tool_use_id":"t","tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./... && git status"}}`, session)
 	}
 	read := `{"session_id":"s","tool_use_id":"t","tool_name":"Read","cwd":"/tmp","tool_input":{"file_path":"/tmp/x"}}`
-	type contender struct {
-		name, event string
-		env         []string
-		argv        []string
-		times       []time.Duration
-		stdin       *os.File
-		wantExit    int
-	}
 	base := quietEnv()
 	// Under laserbrain run the hooks know the run from what it exported.
 	runEnv := func(id string) []string {
@@ -104,18 +95,7 @@ func BenchmarkCoverageGate(b *testing.B) {
 		{name: "gate-run-1000-checks", argv: []string{gate}, event: bash("s"), env: runEnv("bench-long")},
 		{name: "gate-run-1000-checks-whole", argv: []string{gate}, event: bash("s"), env: runEnv("bench-long-whole")},
 	}
-	for i, c := range cs {
-		path := filepath.Join(b.TempDir(), fmt.Sprintf("event%d.json", i))
-		if err := os.WriteFile(path, []byte(c.event), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		c.stdin = f
-	}
+	eventFiles(b, cs)
 	rng := rand.New(rand.NewPCG(5, 6))
 	order := append([]*contender(nil), cs...)
 	for b.Loop() {

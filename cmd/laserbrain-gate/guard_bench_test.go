@@ -30,11 +30,6 @@ func BenchmarkGuardedHook(b *testing.B) {
 	self := filepath.Join(filepath.Dir(gate), "laserbrain") // beside the gate: the guard targets the gate
 	gone := filepath.Join(b.TempDir(), "laserbrain")        // no gate beside it
 	guarded := client.HookCommand(self, client.Claude, client.PreToolUse)
-	type contender struct {
-		name  string
-		argv  []string
-		times []time.Duration
-	}
 	cs := []*contender{
 		{name: "true", argv: []string{"/bin/true"}},
 		{name: "gate-bare", argv: []string{gate}},

@@ -51,14 +51,6 @@ func BenchmarkCheckpointHook(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("the first checkpoint of the 5,000 files took %v", time.Since(start))
-	type contender struct {
-		name    string
-		argv    []string
-		env     []string
-		prepare func(round int)
-		times   []time.Duration
-		cpu     []time.Duration // user and system time, the process and the children it waited for
-	}
 	changeTen := func(round int) {
 		for i := 0; i < 10; i++ {
 			p := filepath.Join(repo, fmt.Sprintf("d%02d", i), "f0.txt")

@@ -272,6 +272,23 @@ func TestUIInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// What a call changed is in the agent's drill-down with the command
+	// that undoes it: the file written after the refused push is on the
+	// checkpoint the next call takes, and the view has it from the next
+	// event on the fleet (here a check).
+	if err := os.WriteFile(filepath.Join(w.repo, "notes.txt"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.preToolUse("parser-1", "ls", 0)
+	w.check("parser-1", "write a JSON parser in Python", 6)
+	if _, err := b.WaitTrue(row(p1)+".dataset.steps === '4'", 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	drill, err := browsertest.Eval[string](b, fmt.Sprintf(`fetch('/agent?name=' + encodeURIComponent(%q)).then(r => r.text())`, p1))
+	if err != nil || !strings.Contains(drill, "1 added") || !strings.Contains(drill, "laserbrain undo --run "+w.runs["parser-1"]+" --to tu-parser-1-") {
+		t.Fatalf("the drill-down of %s does not show the call's change and its undo (%v):\n%s", p1, err, drill)
+	}
+
 	// A supervisor round halts one of the two on one ground; the page
 	// shows it where a person acts.
 	w.cmd(w.lb, "supervise", "--repo", w.repo).run(0)

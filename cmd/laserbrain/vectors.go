@@ -89,13 +89,7 @@ one object a file: {"impl", "file", "kind", "passed", "failed", "errored",
   laserbrain vectors check --json upstream/drift.json`,
 		Args:              cli.ArbitraryArgs,
 		ValidArgsFunction: cli.Files("json"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.files = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVectorsCheck(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.files, runF, runVectorsCheck),
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print one result object a file")
 	cli.SetExits(cmd,
@@ -207,13 +201,7 @@ made if it does not exist.`,
   laserbrain vectors run --impl 'node port/adapter.js' --json my-vectors.json`,
 		Args:              cli.ArbitraryArgs,
 		ValidArgsFunction: cli.Files("json"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.files = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVectorsRun(opts)
-		},
+		RunE:              cli.RunArgs(opts, &opts.files, runF, runVectorsRun),
 	}
 	cmd.Flags().StringVar(&opts.impl, "impl", "", "the implementation's command line")
 	cmd.Flags().StringSliceVar(&opts.kinds, "kinds", nil, "only these kinds (comma-separated)")

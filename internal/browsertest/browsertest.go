@@ -164,6 +164,20 @@ func Load(ctx context.Context, exe, file string, o Options) (*Result, error) {
 	if err := chromedp.Do(tctx, chromedp.Navigate(res.URL)); err != nil {
 		return nil, fmt.Errorf("load %s: %w", res.URL, err)
 	}
+	if err := measure(tctx, o, res); err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	res.Requests = append([]string(nil), res.Requests...)
+	res.Problems = append([]string(nil), res.Problems...)
+	return res, nil
+}
+
+// measure reads the loaded page into res: the elements o counts, whether
+// it overflows the window, its background in each colour scheme, and the
+// screenshot o asks for.
+func measure(tctx context.Context, o Options, res *Result) error {
 	// Count elements and their visible boxes.
 	if len(o.Selectors) > 0 {
 		js := `(function(sels){var out={};sels.forEach(function(s){var all=document.querySelectorAll(s),vis=0;
@@ -172,12 +186,13 @@ if((r.width>0||r.height>0)&&cs.visibility!=='hidden'&&cs.display!=='none'&&parse
 out[s]=[all.length,vis];});return out;})(` + jsonStrings(o.Selectors) + `)`
 		counts, err := chromedp.Run(tctx, chromedp.Evaluate[map[string][2]int](js))
 		if err != nil {
-			return nil, fmt.Errorf("count elements: %w", err)
+			return fmt.Errorf("count elements: %w", err)
 		}
 		res.Counts = counts
 	}
+	var err error
 	if res.Overflow, err = chromedp.Run(tctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`)); err != nil {
-		return nil, fmt.Errorf("measure the width: %w", err)
+		return fmt.Errorf("measure the width: %w", err)
 	}
 	// The colour scheme follows the browser's preference.
 	bg := `getComputedStyle(document.body).backgroundColor`
@@ -191,10 +206,10 @@ out[s]=[all.length,vis];});return out;})(` + jsonStrings(o.Selectors) + `)`
 		return chromedp.Run(tctx, chromedp.Evaluate[string](bg))
 	}
 	if res.DarkBackground, err = scheme("dark"); err != nil {
-		return nil, fmt.Errorf("emulate a dark scheme: %w", err)
+		return fmt.Errorf("emulate a dark scheme: %w", err)
 	}
 	if res.LightBackground, err = scheme("light"); err != nil {
-		return nil, fmt.Errorf("emulate a light scheme: %w", err)
+		return fmt.Errorf("emulate a light scheme: %w", err)
 	}
 	if o.Screenshot || o.Viewport {
 		shot := chromedp.FullScreenshot(100)
@@ -203,15 +218,11 @@ out[s]=[all.length,vis];});return out;})(` + jsonStrings(o.Selectors) + `)`
 		}
 		png, err := chromedp.Run(tctx, shot)
 		if err != nil {
-			return nil, fmt.Errorf("screenshot: %w", err)
+			return fmt.Errorf("screenshot: %w", err)
 		}
 		res.Screenshot = png
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	res.Requests = append([]string(nil), res.Requests...)
-	res.Problems = append([]string(nil), res.Problems...)
-	return res, nil
+	return nil
 }
 
 func jsonStrings(ss []string) string {

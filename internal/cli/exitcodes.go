@@ -28,12 +28,12 @@ const (
 	ExitUsage   exitCode = 2 // the call could not be acted on; nothing changed
 	ExitFailure exitCode = 8 // a store, file system, database or journal failed
 
-	ExitOCA         exitCode = 3 // ponder: PONDER_OCA=on and OCA unusable
-	ExitEscalated   exitCode = 3 // laserbrain loop
-	ExitExhausted   exitCode = 4 // laserbrain loop, laserbrain run
-	ExitTransport   exitCode = 5 // laserbrain loop
-	ExitMalformed   exitCode = 6 // laserbrain loop
-	ExitConfig      exitCode = 7 // laserbrain loop
+	ExitOCA         exitCode = 3  // ponder: PONDER_OCA=on and OCA unusable
+	ExitEscalated   exitCode = 3  // laserbrain loop
+	ExitExhausted   exitCode = 4  // laserbrain loop, laserbrain run
+	ExitTransport   exitCode = 5  // laserbrain loop
+	ExitMalformed   exitCode = 6  // laserbrain loop
+	ExitConfig      exitCode = 7  // laserbrain loop
 	ExitAnswered    exitCode = 86 // laserbrain hook pre-tool-use, laserbrain-gate: --ok-status 86, the call goes on
 	ExitSetup       exitCode = 125
 	ExitNotRunnable exitCode = 126 // found, but not run: laserbrain run's COMMAND, or a command the gate refused in the loop's SCRIPT

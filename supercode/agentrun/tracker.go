@@ -613,56 +613,10 @@ func (s *Tracker) CheckBatch(ctx context.Context, runID string, ins []CheckInput
 		t := &heldTask{runs: runs}
 		defer t.close()
 		for _, in := range ins {
-			out := CheckOutcome{}
-			// A person spoke (user-prompt-submit) when r.UserTurn is set;
-			// a user turn or a reset the agent claims without that is its
-			// own: a self-reground.
-			self := !r.UserTurn && (in.UserTurn || in.ResetTask || r.ResetBySelf)
-			if in.ResetTask {
-				if err := s.suspend(ctx, t, r); err != nil {
-					return err
-				}
-			}
-			if !in.KeepTask {
-				if err := s.maybeResume(ctx, t, r, in.Goal, &out); err != nil {
-					return err
-				}
-			}
-			if r.Task == "" {
-				r.Tasks++
-				r.Task = fleet.TaskID(r.ID, r.Tasks)
-			}
-			step := in.StepInput
-			step.UserTurn = step.UserTurn || r.UserTurn
-			step.Resumed = out.Resumed
-			out.UserTurn = step.UserTurn
-			h, err := t.open(ctx, r.Task)
+			out, err := s.checkOne(ctx, t, r, in, cov, &counted)
 			if err != nil {
 				return err
 			}
-			v, err := h.Run().Step(step)
-			if err != nil {
-				return fmt.Errorf("run %s: check not saved: %w", r.Task, err)
-			}
-			out.CheckResult, out.Task = v, r.Task
-			if counts(in.Via) && cov.Mode != coverage.Off {
-				if err := s.countCheck(cov, &counted, r, in, v); err != nil {
-					return err
-				}
-			}
-			r.UserTurn, r.ResetBySelf = false, false
-			if self {
-				r.SelfReground = append(r.SelfReground, fleet.SelfRegroundKey(fleet.TaskNumber(r.ID, r.Task), v.Step))
-				out.SelfReground = true
-			}
-			r.Checks++
-			if v.Drifting {
-				r.OffGround++
-			} else {
-				r.OffGround = 0
-			}
-			r.Last = &fleet.LastCheck{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
-				Advice: v.Advice, Ground: v.Ground, At: s.now()}
 			outs = append(outs, out)
 		}
 		if err := counted.save(r); err != nil {
@@ -695,6 +649,63 @@ func (s *Tracker) CheckBatch(ctx context.Context, runID string, ins []CheckInput
 	// again: the checks off the ground may have reached its limit.
 	s.checked()
 	return outs, nil
+}
+
+// checkOne takes one check of a batch on the held run r: a reset sets the
+// task aside, a goal may resume one set aside, the step is taken on the
+// current task, counted for coverage and kept on the run's record.
+func (s *Tracker) checkOne(ctx context.Context, t *heldTask, r *fleet.Run, in CheckInput, cov coverage.Config, counted *batchCoverage) (CheckOutcome, error) {
+	out := CheckOutcome{}
+	// A person spoke (user-prompt-submit) when r.UserTurn is set;
+	// a user turn or a reset the agent claims without that is its
+	// own: a self-reground.
+	self := !r.UserTurn && (in.UserTurn || in.ResetTask || r.ResetBySelf)
+	if in.ResetTask {
+		if err := s.suspend(ctx, t, r); err != nil {
+			return out, err
+		}
+	}
+	if !in.KeepTask {
+		if err := s.maybeResume(ctx, t, r, in.Goal, &out); err != nil {
+			return out, err
+		}
+	}
+	if r.Task == "" {
+		r.Tasks++
+		r.Task = fleet.TaskID(r.ID, r.Tasks)
+	}
+	step := in.StepInput
+	step.UserTurn = step.UserTurn || r.UserTurn
+	step.Resumed = out.Resumed
+	out.UserTurn = step.UserTurn
+	h, err := t.open(ctx, r.Task)
+	if err != nil {
+		return out, err
+	}
+	v, err := h.Run().Step(step)
+	if err != nil {
+		return out, fmt.Errorf("run %s: check not saved: %w", r.Task, err)
+	}
+	out.CheckResult, out.Task = v, r.Task
+	if counts(in.Via) && cov.Mode != coverage.Off {
+		if err := s.countCheck(cov, counted, r, in, v); err != nil {
+			return out, err
+		}
+	}
+	r.UserTurn, r.ResetBySelf = false, false
+	if self {
+		r.SelfReground = append(r.SelfReground, fleet.SelfRegroundKey(fleet.TaskNumber(r.ID, r.Task), v.Step))
+		out.SelfReground = true
+	}
+	r.Checks++
+	if v.Drifting {
+		r.OffGround++
+	} else {
+		r.OffGround = 0
+	}
+	r.Last = &fleet.LastCheck{Step: v.Step, Reason: v.Reason, Drifting: v.Drifting, Phi: v.Phi,
+		Advice: v.Advice, Ground: v.Ground, At: s.now()}
+	return out, nil
 }
 
 // checkEvents are the events a batch of checks records on its run: each

@@ -194,6 +194,13 @@ func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 			return t, nil
 		}
 	}
+	return shellCall(t, in, isObject, strict)
+}
+
+// shellCall reads the command a shell tool (or a tool that carries one)
+// runs into t: a command field, an argv under "args", or both.
+func shellCall(t *Tool, in map[string]json.RawMessage, isObject, strict bool) (*Tool, error) {
+	name := t.Name
 	known := isShellTool(name)
 	field, raw := "", json.RawMessage(nil)
 	if isObject {

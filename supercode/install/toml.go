@@ -101,32 +101,9 @@ func editCodexConfig(path, self string, remove bool) (Change, error) {
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	// Our block: from our header to the next header that is not ours,
-	// without the blank and comment lines just before that header.
-	start, end, next := -1, -1, -1
-	for i := 0; i < len(lines); i++ {
-		if !ourHeader().MatchString(strings.TrimRight(lines[i], "\r\n")) {
-			continue
-		}
-		if start >= 0 && next != i {
-			return c, fmt.Errorf("%s: the %s server's tables are split apart; put them together or edit it by hand (nothing was changed)", path, client.ServerName)
-		}
-		if start < 0 {
-			start = i
-		}
-		j := i + 1
-		for j < len(lines) && !anyHeader().MatchString(lines[j]) {
-			j++
-		}
-		end, next = j, j
-		for end > i+1 {
-			t := strings.TrimSpace(lines[end-1])
-			if t != "" && !strings.HasPrefix(t, "#") {
-				break
-			}
-			end--
-		}
-		i = j - 1
+	start, end, split := ourBlock(lines)
+	if split {
+		return c, fmt.Errorf("%s: the %s server's tables are split apart; put them together or edit it by hand (nothing was changed)", path, client.ServerName)
 	}
 	defined := hasServer(before)
 	if defined && start < 0 {
@@ -189,6 +166,39 @@ func editCodexConfig(path, self string, remove bool) (Change, error) {
 		c.After, c.Delete = nil, true
 	}
 	return c, nil
+}
+
+// ourBlock finds our server's tables among lines: from our header to the
+// next header that is not ours, without the blank and comment lines just
+// before that header (start -1 when there is none). split: our tables
+// stand apart, with another's between them.
+func ourBlock(lines []string) (start, end int, split bool) {
+	start, end, next := -1, -1, -1
+	for i := 0; i < len(lines); i++ {
+		if !ourHeader().MatchString(strings.TrimRight(lines[i], "\r\n")) {
+			continue
+		}
+		if start >= 0 && next != i {
+			return start, end, true
+		}
+		if start < 0 {
+			start = i
+		}
+		j := i + 1
+		for j < len(lines) && !anyHeader().MatchString(lines[j]) {
+			j++
+		}
+		end, next = j, j
+		for end > i+1 {
+			t := strings.TrimSpace(lines[end-1])
+			if t != "" && !strings.HasPrefix(t, "#") {
+				break
+			}
+			end--
+		}
+		i = j - 1
+	}
+	return start, end, false
 }
 
 func hasServer(m map[string]any) bool {

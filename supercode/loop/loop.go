@@ -298,62 +298,14 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		}
 	}
 	var script []byte
+	var err error
 	if o.Resume != "" {
-		if err := fleet.ValidateRunID(o.Resume); err != nil {
-			return nil, fail(KindUsage, "--resume: %v", err)
-		}
-		l.id, l.dir = o.Resume, filepath.Join(home, o.Resume)
-		m, err := readMeta(l.dir)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fail(KindUsage, "--resume %s: no such run in %s", o.Resume, home)
-		}
-		if err != nil {
-			return nil, fail(KindFailure, "--resume %s: %v", o.Resume, err)
-		}
-		if m.Status == "ended" && !m.Resumable {
-			return nil, fail(KindUsage, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
-		}
-		l.meta = m
-		l.work = m.Dir
-		script, err = os.ReadFile(filepath.Join(l.dir, "script.sh"))
-		if err != nil {
-			return nil, fail(KindFailure, "--resume %s: the run directory is damaged: %v", o.Resume, err)
-		}
-		if sum := sha256.Sum256(script); hex.EncodeToString(sum[:]) != m.ScriptSum {
-			return nil, fail(KindConfig, "--resume %s: the run's copy of SCRIPT was changed since it started", o.Resume)
-		}
-		if err := sameScript(o.Script, script, l.dir); err != nil {
-			return nil, fail(KindUsage, "%s --resume %s: %v", o.Script, o.Resume, err)
-		}
-		l.o.Settings = mergeSettings(m.Settings, o.Settings, o.Set)
-		l.o.Args = m.Args
-		l.o.Script = m.Script
+		script, err = l.resumeScript(home)
 	} else {
-		dir := o.Dir
-		if dir == "" {
-			dir = "."
-		}
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, fail(KindUsage, "%v", err)
-		}
-		l.work = abs
-		if o.Inline != "" {
-			script = []byte(o.Inline)
-		} else if script, err = os.ReadFile(o.Script); err != nil {
-			return nil, fail(KindUsage, "SCRIPT: %v", err)
-		}
-		if l.o.MaxIters == 0 {
-			l.o.MaxIters = DefaultMaxIters
-		}
-		if l.o.Timeout == 0 {
-			l.o.Timeout = DefaultTimeout
-		}
-		// Read before anything is made: a --thread that cannot be read
-		// leaves nothing behind.
-		if l.seed, l.seedSource, err = launchSeed(l.o.Seed, l.o.Thread, l.getenv); err != nil {
-			return nil, fail(fileKind(err, KindFailure), "%v", err)
-		}
+		script, err = l.newScript()
+	}
+	if err != nil {
+		return nil, err
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(string(script)), l.o.Script)
 	if err != nil {
@@ -391,6 +343,76 @@ func prepare(ctx context.Context, o Options) (*Loop, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// resumeScript reads the run --resume names back from home: its meta,
+// its copy of SCRIPT (which must be the one it started with, and the one
+// given now if any), its settings with those given now over them.
+func (l *Loop) resumeScript(home string) ([]byte, error) {
+	o := l.o
+	if err := fleet.ValidateRunID(o.Resume); err != nil {
+		return nil, fail(KindUsage, "--resume: %v", err)
+	}
+	l.id, l.dir = o.Resume, filepath.Join(home, o.Resume)
+	m, err := readMeta(l.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fail(KindUsage, "--resume %s: no such run in %s", o.Resume, home)
+	}
+	if err != nil {
+		return nil, fail(KindFailure, "--resume %s: %v", o.Resume, err)
+	}
+	if m.Status == "ended" && !m.Resumable {
+		return nil, fail(KindUsage, "--resume %s: the run is over (%s); nothing to resume — start a new run", o.Resume, m.Reason)
+	}
+	l.meta = m
+	l.work = m.Dir
+	script, err := os.ReadFile(filepath.Join(l.dir, "script.sh"))
+	if err != nil {
+		return nil, fail(KindFailure, "--resume %s: the run directory is damaged: %v", o.Resume, err)
+	}
+	if sum := sha256.Sum256(script); hex.EncodeToString(sum[:]) != m.ScriptSum {
+		return nil, fail(KindConfig, "--resume %s: the run's copy of SCRIPT was changed since it started", o.Resume)
+	}
+	if err := sameScript(o.Script, script, l.dir); err != nil {
+		return nil, fail(KindUsage, "%s --resume %s: %v", o.Script, o.Resume, err)
+	}
+	l.o.Settings = mergeSettings(m.Settings, o.Settings, o.Set)
+	l.o.Args = m.Args
+	l.o.Script = m.Script
+	return script, nil
+}
+
+// newScript reads a new run's SCRIPT, with its defaults and its launch
+// seed, before anything is made.
+func (l *Loop) newScript() ([]byte, error) {
+	o := l.o
+	var script []byte
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fail(KindUsage, "%v", err)
+	}
+	l.work = abs
+	if o.Inline != "" {
+		script = []byte(o.Inline)
+	} else if script, err = os.ReadFile(o.Script); err != nil {
+		return nil, fail(KindUsage, "SCRIPT: %v", err)
+	}
+	if l.o.MaxIters == 0 {
+		l.o.MaxIters = DefaultMaxIters
+	}
+	if l.o.Timeout == 0 {
+		l.o.Timeout = DefaultTimeout
+	}
+	// Read before anything is made: a --thread that cannot be read
+	// leaves nothing behind.
+	if l.seed, l.seedSource, err = launchSeed(l.o.Seed, l.o.Thread, l.getenv); err != nil {
+		return nil, fail(fileKind(err, KindFailure), "%v", err)
+	}
+	return script, nil
 }
 
 // mergeSettings keeps a run's settings on resume, but for those given

@@ -250,39 +250,7 @@ func (l *Loop) runClaudeTurn(ctx context.Context, t turn) turnResult {
 			return turnResult{transport: err.Error()}
 		}
 	}
-	args := append(slices.Clone(bin[1:]), "-p", "--output-format", "stream-json", "--verbose")
-	// An agent's edits go through; a judge gets nothing it was not given.
-	perm := "acceptEdits"
-	if t.role == roleJudge {
-		perm = "dontAsk"
-	}
-	args = append(args, "--permission-mode", perm)
-	builtin, allowed := claudeTools(t.svc.Tools)
-	if t.svc.Tools != nil {
-		args = append(args, "--tools", strings.Join(builtin, ","))
-	}
-	if len(allowed) > 0 {
-		args = append(args, "--allowedTools", strings.Join(allowed, " "))
-	}
-	args = append(args, "--mcp-config", mcpPath, "--add-dir", l.dir)
-	if t.resume {
-		args = append(args, "--resume", t.session)
-	} else {
-		args = append(args, "--session-id", t.session)
-	}
-	if t.system != "" {
-		args = append(args, "--append-system-prompt", t.system)
-	}
-	if t.svc.Model != "" {
-		args = append(args, "--model", t.svc.Model)
-	}
-	if t.svc.Display != "" {
-		args = append(args, "--name", t.svc.Display)
-	}
-	if t.svc.AutoCompact != "" {
-		args = append(args, "--autocompact", t.svc.AutoCompact)
-	}
-	args = append(args, "--settings", settingsPath)
+	args := l.claudeArgs(t, bin, mcpPath, settingsPath)
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = l.work, env
@@ -341,6 +309,47 @@ func (l *Loop) runClaudeTurn(ctx context.Context, t turn) turnResult {
 		res.transport = fmt.Sprintf("service %s: claude failed: %s", t.svc.Name, why)
 	}
 	return res
+}
+
+// claudeArgs is the command line of a turn's Claude Code session after
+// its program: print mode with its stream, the role's permissions and
+// tools, our MCP server and hooks, the session to start or resume, and
+// the service's model, name and compaction.
+func (l *Loop) claudeArgs(t turn, bin []string, mcpPath, settingsPath string) []string {
+	args := append(slices.Clone(bin[1:]), "-p", "--output-format", "stream-json", "--verbose")
+	// An agent's edits go through; a judge gets nothing it was not given.
+	perm := "acceptEdits"
+	if t.role == roleJudge {
+		perm = "dontAsk"
+	}
+	args = append(args, "--permission-mode", perm)
+	builtin, allowed := claudeTools(t.svc.Tools)
+	if t.svc.Tools != nil {
+		args = append(args, "--tools", strings.Join(builtin, ","))
+	}
+	if len(allowed) > 0 {
+		args = append(args, "--allowedTools", strings.Join(allowed, " "))
+	}
+	args = append(args, "--mcp-config", mcpPath, "--add-dir", l.dir)
+	if t.resume {
+		args = append(args, "--resume", t.session)
+	} else {
+		args = append(args, "--session-id", t.session)
+	}
+	if t.system != "" {
+		args = append(args, "--append-system-prompt", t.system)
+	}
+	if t.svc.Model != "" {
+		args = append(args, "--model", t.svc.Model)
+	}
+	if t.svc.Display != "" {
+		args = append(args, "--name", t.svc.Display)
+	}
+	if t.svc.AutoCompact != "" {
+		args = append(args, "--autocompact", t.svc.AutoCompact)
+	}
+	args = append(args, "--settings", settingsPath)
+	return args
 }
 
 // claudeResult is the stream's closing result event.

@@ -146,100 +146,111 @@ func (s *Store) RecordPass(ctx context.Context, r oca.PassRecord) (oca.PassResul
 
 	var res oca.PassResult
 	err = pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
-		var (
-			held        bool
-			pend        *pending
-			prevConf    *float64
-			prevDelta   *float64
-			hasPrevious bool
-		)
+		var rd passReads
 		b := &pgx.Batch{}
 		b.Queue(insertPassEpisodeSQL, epPass, sessionContent(r.Session, r.Pass), prediction, outcome, surprise).
 			QueryRow(func(row pgx.Row) error { return row.Scan(&res.EpisodeID) })
-		b.Queue(tryLockSQL, domain).QueryRow(func(row pgx.Row) error { return row.Scan(&held) })
+		b.Queue(tryLockSQL, domain).QueryRow(func(row pgx.Row) error { return row.Scan(&rd.held) })
 		b.Queue(pendingSQL, domain, r.Pass).QueryRow(func(row pgx.Row) error {
 			var p pending
 			err := row.Scan(&p.id, &p.forecast, &p.confidence)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
-			pend = &p
+			rd.pend = &p
 			return err
 		})
 		b.Queue(previousSQL, domain, r.Pass).QueryRow(func(row pgx.Row) error {
-			err := row.Scan(&prevConf, &prevDelta)
+			err := row.Scan(&rd.prevConf, &rd.prevDelta)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
-			hasPrevious = true
+			rd.hasPrevious = true
 			return err
 		})
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
 
-		if !held {
+		if !rd.held {
 			res.Lock, res.CloseNote, res.OpenNote = Contended, Contended, Contended
 			res.ForecastChurn = forecastFor(r)
 			return nil
 		}
-		res.Lock = LockHeld
-		churn := r.Metrics.Churn
-
-		var cl *closing
-		if pend != nil && churn != nil {
-			c := score(*pend, *churn)
-			cl = &c
-		}
-		res.ForecastChurn = forecastFor(r)
-		open := res.ForecastChurn != nil
-		confidence := firstConfidence
-		switch {
-		case cl != nil:
-			confidence = clamp01(cl.confidence + cl.delta)
-		case hasPrevious && prevConf != nil:
-			confidence = clamp01(*prevConf + deref(prevDelta))
-		}
-		if cl == nil && !open {
-			res.CloseNote, res.OpenNote = NothingPending, NoChurnSignal
-			return nil
-		}
-
-		args := lifecycleArgs{domain: domain, pass: r.Pass, slug: r.Session.Slug, close: cl}
-		if open {
-			args.open, args.forecast, args.churn, args.confidence = true, *res.ForecastChurn, *churn, confidence
-		}
-		params, err := args.params()
-		if err != nil {
-			return err
-		}
-		var closedID, openedID *int64
-		var tested, formed int
-		if err := tx.QueryRow(ctx, lifecycleSQL, params...).Scan(&closedID, &openedID, &tested, &formed); err != nil {
-			return err
-		}
-		res.CloseNote = NothingPending
-		if closedID != nil {
-			res.CloseNote = Closed
-			res.ClosedHypothesisID = closedID
-			res.ClosedStatus = &cl.status
-			res.ClosedSurprise = &cl.surprise
-		}
-		switch {
-		case !open:
-			res.OpenNote = NoChurnSignal
-		case openedID != nil:
-			res.OpenNote = Opened
-			res.HypothesisID = openedID
-		default:
-			res.OpenNote = AlreadyForecast
-		}
-		return nil
+		return rd.lifecycle(ctx, tx, r, domain, &res)
 	})
 	if err != nil {
 		return oca.PassResult{}, err
 	}
 	return res, nil
+}
+
+// passReads are what a pass's batch read before the lifecycle: whether
+// the session's lock was taken, the forecast pending for the pass, and the
+// previous pass's confidence and its change.
+type passReads struct {
+	held                bool
+	pend                *pending
+	prevConf, prevDelta *float64
+	hasPrevious         bool
+}
+
+// lifecycle closes the pending forecast with the pass's churn and opens
+// the next one, in tx, under the lock the batch took, writing what it did
+// into res.
+func (rd passReads) lifecycle(ctx context.Context, tx pgx.Tx, r oca.PassRecord, domain string, res *oca.PassResult) error {
+	res.Lock = LockHeld
+	churn := r.Metrics.Churn
+
+	var cl *closing
+	if rd.pend != nil && churn != nil {
+		c := score(*rd.pend, *churn)
+		cl = &c
+	}
+	res.ForecastChurn = forecastFor(r)
+	open := res.ForecastChurn != nil
+	confidence := firstConfidence
+	switch {
+	case cl != nil:
+		confidence = clamp01(cl.confidence + cl.delta)
+	case rd.hasPrevious && rd.prevConf != nil:
+		confidence = clamp01(*rd.prevConf + deref(rd.prevDelta))
+	}
+	if cl == nil && !open {
+		res.CloseNote, res.OpenNote = NothingPending, NoChurnSignal
+		return nil
+	}
+
+	args := lifecycleArgs{domain: domain, pass: r.Pass, slug: r.Session.Slug, close: cl}
+	if open {
+		args.open, args.forecast, args.churn, args.confidence = true, *res.ForecastChurn, *churn, confidence
+	}
+	params, err := args.params()
+	if err != nil {
+		return err
+	}
+	var closedID, openedID *int64
+	var tested, formed int
+	if err := tx.QueryRow(ctx, lifecycleSQL, params...).Scan(&closedID, &openedID, &tested, &formed); err != nil {
+		return err
+	}
+	res.CloseNote = NothingPending
+	if closedID != nil {
+		res.CloseNote = Closed
+		res.ClosedHypothesisID = closedID
+		res.ClosedStatus = &cl.status
+		res.ClosedSurprise = &cl.surprise
+	}
+	switch {
+	case !open:
+		res.OpenNote = NoChurnSignal
+	case openedID != nil:
+		res.OpenNote = Opened
+		res.HypothesisID = openedID
+	default:
+		res.OpenNote = AlreadyForecast
+	}
+	return nil
 }
 
 // forecastFor is 0.6 × churn for a pass that has churn (pass 2 on), never

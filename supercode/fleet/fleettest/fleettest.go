@@ -1097,139 +1097,153 @@ type Cut func(t *testing.T, s fleet.Store, fleet string, keep int64)
 // counter; the counter's mark never moves back; a rewritten last record is
 // named as edited.
 func Witness(t *testing.T, open func(t *testing.T) fleet.Store, cut Cut) {
+	t.Run("the round counter witnesses the journal", func(t *testing.T) { witnessCounter(t, open(t), cut) })
+	t.Run("a person starts a lost journal again", func(t *testing.T) { witnessRestart(t, open(t), cut) })
+	t.Run("rounds ran and no journal", func(t *testing.T) { witnessNoJournal(t, open(t)) })
+}
+
+// witnessAppend appends n round records to fleet fl's journal.
+func witnessAppend(t *testing.T, s fleet.Store, fl string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if _, err := s.AppendJournal(context.Background(), fleet.JournalRecord{Fleet: fl, Kind: fleet.JournalRound, Round: 1, Text: fmt.Sprint("r", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// witnessEndRound starts a round of fl and ends it as round.
+func witnessEndRound(t *testing.T, s fleet.Store, fl string, round int64) {
+	t.Helper()
+	if _, end, err := s.(fleet.Rounds).StartRound(context.Background(), fl); err != nil {
+		t.Fatal(err)
+	} else if err := end(round); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// witnessCheck checks fl's journal whole and by its tail, which must agree
+// on whether it holds.
+func witnessCheck(t *testing.T, s fleet.Store, fl string) (fleet.JournalCheck, *fleet.JournalProblem) {
+	t.Helper()
 	ctx := context.Background()
-	appendN := func(t *testing.T, s fleet.Store, fl string, n int) {
-		t.Helper()
-		for i := 0; i < n; i++ {
-			if _, err := s.AppendJournal(ctx, fleet.JournalRecord{Fleet: fl, Kind: fleet.JournalRound, Round: 1, Text: fmt.Sprint("r", i)}); err != nil {
-				t.Fatal(err)
-			}
-		}
+	c, err := fleet.CheckJournal(ctx, s, fl)
+	if err != nil {
+		t.Fatal(err)
 	}
-	endRound := func(t *testing.T, s fleet.Store, fl string, round int64) {
-		t.Helper()
-		if _, end, err := s.(fleet.Rounds).StartRound(ctx, fl); err != nil {
-			t.Fatal(err)
-		} else if err := end(round); err != nil {
-			t.Fatal(err)
-		}
+	tail, err := fleet.CheckJournalTail(ctx, s, fl)
+	if err != nil {
+		t.Fatal(err)
 	}
-	check := func(t *testing.T, s fleet.Store, fl string) (fleet.JournalCheck, *fleet.JournalProblem) {
-		t.Helper()
-		c, err := fleet.CheckJournal(ctx, s, fl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tail, err := fleet.CheckJournalTail(ctx, s, fl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (c.Problem == nil) != (tail == nil) {
-			t.Fatalf("the whole check says %v, the tail check %v", c.Problem, tail)
-		}
-		return c, tail
+	if (c.Problem == nil) != (tail == nil) {
+		t.Fatalf("the whole check says %v, the tail check %v", c.Problem, tail)
+	}
+	return c, tail
+}
+
+// witnessCounter: the counter's mark follows the rounds and sees a cut, a
+// rewritten record and a deleted journal.
+func witnessCounter(t *testing.T, s fleet.Store, cut Cut) {
+	ctx := context.Background()
+	if _, ok := s.(fleet.Rounds); !ok {
+		t.Fatal("the store keeps no round counter (fleet.Rounds)")
+	}
+	if c, _ := witnessCheck(t, s, "f"); c.Problem != nil || c.Mark == nil || *c.Mark != (fleet.RoundMark{}) {
+		t.Fatalf("an empty fleet: %+v", c)
+	}
+	witnessAppend(t, s, "f", 3)
+	witnessEndRound(t, s, "f", 1)
+	c, _ := witnessCheck(t, s, "f")
+	if c.Problem != nil || *c.Mark != (fleet.RoundMark{Round: 1, Records: 3, Hash: c.Records[2].Hash}) {
+		t.Fatalf("after round 1: mark %+v, problem %v", c.Mark, c.Problem)
+	}
+	// Records appended outside a round are witnessed by ending "no new
+	// round" (what a supervisor's stop and a release do).
+	witnessAppend(t, s, "f", 2)
+	witnessEndRound(t, s, "f", 0)
+	c, _ = witnessCheck(t, s, "f")
+	if c.Problem != nil || *c.Mark != (fleet.RoundMark{Round: 1, Records: 5, Hash: c.Records[4].Hash}) {
+		t.Fatalf("after two more records: mark %+v, problem %v", c.Mark, c.Problem)
 	}
 
-	t.Run("the round counter witnesses the journal", func(t *testing.T) {
-		s := open(t)
-		if _, ok := s.(fleet.Rounds); !ok {
-			t.Fatal("the store keeps no round counter (fleet.Rounds)")
-		}
-		if c, _ := check(t, s, "f"); c.Problem != nil || c.Mark == nil || *c.Mark != (fleet.RoundMark{}) {
-			t.Fatalf("an empty fleet: %+v", c)
-		}
-		appendN(t, s, "f", 3)
-		endRound(t, s, "f", 1)
-		c, _ := check(t, s, "f")
-		if c.Problem != nil || *c.Mark != (fleet.RoundMark{Round: 1, Records: 3, Hash: c.Records[2].Hash}) {
-			t.Fatalf("after round 1: mark %+v, problem %v", c.Mark, c.Problem)
-		}
-		// Records appended outside a round are witnessed by ending "no new
-		// round" (what a supervisor's stop and a release do).
-		appendN(t, s, "f", 2)
-		endRound(t, s, "f", 0)
-		c, _ = check(t, s, "f")
-		if c.Problem != nil || *c.Mark != (fleet.RoundMark{Round: 1, Records: 5, Hash: c.Records[4].Hash}) {
-			t.Fatalf("after two more records: mark %+v, problem %v", c.Mark, c.Problem)
-		}
+	// The forger drops the last record and rewrites the head.
+	cut(t, s, "f", 4)
+	recs, _ := s.JournalRecords(ctx, "f", 0)
+	head, _ := s.JournalHead(ctx, "f")
+	if _, p := fleet.VerifyJournal(recs, head); p != nil || len(recs) != 4 || head.Records != 4 {
+		t.Fatalf("the cut is not consistent (%d records, head %d, %v): the test proves nothing", len(recs), head.Records, p)
+	}
+	c, tail := witnessCheck(t, s, "f")
+	if p := c.Problem; p == nil || p.Kind != fleet.TamperDeleted || p.Seq != 5 || !strings.Contains(p.Detail, "record 5 is missing") {
+		t.Fatalf("the cut journal checks as %v", p)
+	}
+	if tail.Kind != fleet.TamperDeleted || tail.Seq != 5 {
+		t.Fatalf("the tail check says %v", tail)
+	}
+	// A later round's end does not move the mark back over the cut.
+	witnessEndRound(t, s, "f", 2)
+	if c, _ := witnessCheck(t, s, "f"); c.Problem == nil || c.Mark.Round != 2 || c.Mark.Records != 5 {
+		t.Fatalf("after another round: mark %+v, problem %v", c.Mark, c.Problem)
+	}
+	// A different record 5 in place of the one the counter saw.
+	witnessAppend(t, s, "f", 1)
+	if c, _ := witnessCheck(t, s, "f"); c.Problem == nil || c.Problem.Kind != fleet.TamperEdited || c.Problem.Seq != 5 {
+		t.Fatalf("a rewritten record 5 checks as %v", c.Problem)
+	}
+	// The journal deleted with its head.
+	cut(t, s, "f", 0)
+	if c, _ := witnessCheck(t, s, "f"); c.Problem == nil || c.Problem.Kind != fleet.TamperDeleted || !strings.Contains(c.Problem.Detail, "the journal is missing") {
+		t.Fatalf("a deleted journal checks as %v", c.Problem)
+	}
+}
 
-		// The forger drops the last record and rewrites the head.
-		cut(t, s, "f", 4)
-		recs, _ := s.JournalRecords(ctx, "f", 0)
-		head, _ := s.JournalHead(ctx, "f")
-		if _, p := fleet.VerifyJournal(recs, head); p != nil || len(recs) != 4 || head.Records != 4 {
-			t.Fatalf("the cut is not consistent (%d records, head %d, %v): the test proves nothing", len(recs), head.Records, p)
-		}
-		c, tail := check(t, s, "f")
-		if p := c.Problem; p == nil || p.Kind != fleet.TamperDeleted || p.Seq != 5 || !strings.Contains(p.Detail, "record 5 is missing") {
-			t.Fatalf("the cut journal checks as %v", p)
-		}
-		if tail.Kind != fleet.TamperDeleted || tail.Seq != 5 {
-			t.Fatalf("the tail check says %v", tail)
-		}
-		// A later round's end does not move the mark back over the cut.
-		endRound(t, s, "f", 2)
-		if c, _ := check(t, s, "f"); c.Problem == nil || c.Mark.Round != 2 || c.Mark.Records != 5 {
-			t.Fatalf("after another round: mark %+v, problem %v", c.Mark, c.Problem)
-		}
-		// A different record 5 in place of the one the counter saw.
-		appendN(t, s, "f", 1)
-		if c, _ := check(t, s, "f"); c.Problem == nil || c.Problem.Kind != fleet.TamperEdited || c.Problem.Seq != 5 {
-			t.Fatalf("a rewritten record 5 checks as %v", c.Problem)
-		}
-		// The journal deleted with its head.
-		cut(t, s, "f", 0)
-		if c, _ := check(t, s, "f"); c.Problem == nil || c.Problem.Kind != fleet.TamperDeleted || !strings.Contains(c.Problem.Detail, "the journal is missing") {
-			t.Fatalf("a deleted journal checks as %v", c.Problem)
-		}
-	})
+// witnessRestart: a person starts a lost journal again, its rounds
+// numbered on, another fleet's journal untouched.
+func witnessRestart(t *testing.T, s fleet.Store, cut Cut) {
+	ctx := context.Background()
+	r, ok := s.(fleet.JournalRestarter)
+	if !ok {
+		t.Fatal("the store cannot start a journal again (fleet.JournalRestarter)")
+	}
+	witnessAppend(t, s, "h", 5)
+	witnessEndRound(t, s, "h", 2)
+	witnessAppend(t, s, "other", 2)
+	cut(t, s, "h", 0)
+	if c, _ := witnessCheck(t, s, "h"); c.Problem == nil {
+		t.Fatal("the deleted journal checks clean: the test proves nothing")
+	}
+	rec, aside, err := r.RestartJournal(ctx, "h", fleet.JournalRecord{Kind: fleet.JournalAccept, Text: "accepted by ana"})
+	if err != nil || aside == "" || rec.Seq != 1 || rec.Prev != "" || rec.Fleet != "h" {
+		t.Fatalf("RestartJournal: %+v, %q, %v", rec, aside, err)
+	}
+	c, _ := witnessCheck(t, s, "h")
+	if c.Problem != nil || len(c.Records) != 1 || c.Head != (fleet.JournalHead{Records: 1, Hash: rec.Hash}) ||
+		*c.Mark != (fleet.RoundMark{Round: 2, Records: 1, Hash: rec.Hash}) {
+		t.Fatalf("the new chain: %d records, head %+v, mark %+v, problem %v", len(c.Records), c.Head, c.Mark, c.Problem)
+	}
+	// It goes on as any journal, its rounds numbered after the last.
+	witnessAppend(t, s, "h", 1)
+	if last, end, err := s.(fleet.Rounds).StartRound(ctx, "h"); err != nil || last != 2 {
+		t.Fatalf("the round after the restart starts after %d, %v; want 2", last, err)
+	} else if err := end(3); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := witnessCheck(t, s, "h"); c.Problem != nil || len(c.Records) != 2 || c.Mark.Round != 3 || c.Mark.Records != 2 {
+		t.Fatalf("after a round on the new chain: %d records, mark %+v, %v", len(c.Records), c.Mark, c.Problem)
+	}
+	// Another fleet's journal is untouched.
+	if c, _ := witnessCheck(t, s, "other"); c.Problem != nil || len(c.Records) != 2 {
+		t.Fatalf("another fleet's journal: %d records, %v", len(c.Records), c.Problem)
+	}
+}
 
-	t.Run("a person starts a lost journal again", func(t *testing.T) {
-		s := open(t)
-		r, ok := s.(fleet.JournalRestarter)
-		if !ok {
-			t.Fatal("the store cannot start a journal again (fleet.JournalRestarter)")
-		}
-		appendN(t, s, "h", 5)
-		endRound(t, s, "h", 2)
-		appendN(t, s, "other", 2)
-		cut(t, s, "h", 0)
-		if c, _ := check(t, s, "h"); c.Problem == nil {
-			t.Fatal("the deleted journal checks clean: the test proves nothing")
-		}
-		rec, aside, err := r.RestartJournal(ctx, "h", fleet.JournalRecord{Kind: fleet.JournalAccept, Text: "accepted by ana"})
-		if err != nil || aside == "" || rec.Seq != 1 || rec.Prev != "" || rec.Fleet != "h" {
-			t.Fatalf("RestartJournal: %+v, %q, %v", rec, aside, err)
-		}
-		c, _ := check(t, s, "h")
-		if c.Problem != nil || len(c.Records) != 1 || c.Head != (fleet.JournalHead{Records: 1, Hash: rec.Hash}) ||
-			*c.Mark != (fleet.RoundMark{Round: 2, Records: 1, Hash: rec.Hash}) {
-			t.Fatalf("the new chain: %d records, head %+v, mark %+v, problem %v", len(c.Records), c.Head, c.Mark, c.Problem)
-		}
-		// It goes on as any journal, its rounds numbered after the last.
-		appendN(t, s, "h", 1)
-		if last, end, err := s.(fleet.Rounds).StartRound(ctx, "h"); err != nil || last != 2 {
-			t.Fatalf("the round after the restart starts after %d, %v; want 2", last, err)
-		} else if err := end(3); err != nil {
-			t.Fatal(err)
-		}
-		if c, _ := check(t, s, "h"); c.Problem != nil || len(c.Records) != 2 || c.Mark.Round != 3 || c.Mark.Records != 2 {
-			t.Fatalf("after a round on the new chain: %d records, mark %+v, %v", len(c.Records), c.Mark, c.Problem)
-		}
-		// Another fleet's journal is untouched.
-		if c, _ := check(t, s, "other"); c.Problem != nil || len(c.Records) != 2 {
-			t.Fatalf("another fleet's journal: %d records, %v", len(c.Records), c.Problem)
-		}
-	})
-
-	t.Run("rounds ran and no journal", func(t *testing.T) {
-		s := open(t)
-		endRound(t, s, "g", 3)
-		c, _ := check(t, s, "g")
-		if c.Problem == nil || c.Problem.Kind != fleet.TamperDeleted || !strings.Contains(c.Problem.Detail, "round 3 ran") {
-			t.Fatalf("a fleet whose counter says round 3 ran, without a journal, checks as %v", c.Problem)
-		}
-	})
+// witnessNoJournal: a counter that saw rounds, and no journal.
+func witnessNoJournal(t *testing.T, s fleet.Store) {
+	witnessEndRound(t, s, "g", 3)
+	c, _ := witnessCheck(t, s, "g")
+	if c.Problem == nil || c.Problem.Kind != fleet.TamperDeleted || !strings.Contains(c.Problem.Detail, "round 3 ran") {
+		t.Fatalf("a fleet whose counter says round 3 ran, without a journal, checks as %v", c.Problem)
+	}
 }
 
 // Grant stores a person's authorization as laserbrain authorize does: its
