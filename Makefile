@@ -143,12 +143,12 @@ bench-boundary:
 # a fleet report of 100 agents × 1,000 checks (< 1 s), supervise --once
 # after 1,000 rounds against a first round (≤ 1.3×; building the 1,000
 # rounds takes minutes).
-FLEET_BENCH := StreamRegistered1000|StreamRunLocks|LongRunRSS|ReportFleet100x1000|SuperviseOnceAfter1000
+FLEET_BENCH := StreamRegistered1000|StreamRunLocks|LongRunRSS|ReportFleet100x1000|UIFirstByte100x1000|SuperviseOnceAfter1000
 
 bench-fleet:
 	$(LOADAVG)
 	$(GO) test -run '^$$' -bench 'StreamRegistered1000|StreamRunLocks' -benchtime 10x ./cmd/laserbrain
-	$(GO) test -run '^$$' -bench 'LongRunRSS|ReportFleet100x1000' -benchtime 3x ./cmd/laserbrain
+	$(GO) test -run '^$$' -bench 'LongRunRSS|ReportFleet100x1000|UIFirstByte100x1000' -benchtime 3x ./cmd/laserbrain
 	$(GO) test -timeout 60m -run '^$$' -bench 'SuperviseOnceAfter1000' -benchtime 10x ./supercode/supervise
 	$(LOADAVG)
 

@@ -46,18 +46,11 @@ func (e *Engine) Grade(slug string, units []string, label *string) (*GradeResult
 	if len(units) == 0 {
 		return nil, usageErr("grade needs at least one unit id or path")
 	}
-	h, err := e.open(slug, writer("grade"))
+	h, st, l, err := e.write(slug, "grade")
 	if err != nil {
 		return nil, err
 	}
 	defer h.release()
-	if err := h.requireActive("grade"); err != nil {
-		return nil, err
-	}
-	st, l, err := h.state()
-	if err != nil {
-		return nil, err
-	}
 	if !st.Seeded {
 		return nil, outOfOrder("grade", "units", "the inventory has not been seeded")
 	}

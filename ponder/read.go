@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/laserkit/laserkit/ponder/ledger"
 )
 
 func readFileIfExists(path string) ([]byte, error) {
@@ -48,13 +50,41 @@ type StatusHalt struct {
 	Release string `json:"release"`
 }
 
-// Status reads a session without changing anything.
-func (e *Engine) Status(slug string) (*StatusResult, error) {
+// read opens a session to read it, and its state as the ledger gives it.
+func (e *Engine) read(slug string) (*handle, *State, error) {
 	h, err := e.open(slug, reader)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, _, err := h.state()
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, st, nil
+}
+
+// write opens an active session to change it (the caller releases it),
+// and its state and ledger.
+func (e *Engine) write(slug, cmd string) (*handle, *State, *ledger.Log, error) {
+	h, err := e.open(slug, writer(cmd))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := h.requireActive(cmd); err != nil {
+		h.release()
+		return nil, nil, nil, err
+	}
+	st, l, err := h.state()
+	if err != nil {
+		h.release()
+		return nil, nil, nil, err
+	}
+	return h, st, l, nil
+}
+
+// Status reads a session without changing anything.
+func (e *Engine) Status(slug string) (*StatusResult, error) {
+	h, st, err := e.read(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -179,11 +209,7 @@ type ReportResult struct {
 
 // Report reads a session's passes and findings.
 func (e *Engine) Report(slug string) (*ReportResult, error) {
-	h, err := e.open(slug, reader)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := h.state()
+	h, st, err := e.read(slug)
 	if err != nil {
 		return nil, err
 	}

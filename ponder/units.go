@@ -116,18 +116,11 @@ func (e *Engine) Units(slug string, o UnitsOptions) (*UnitsResult, error) {
 			return nil, usageErr("--from %s: %v", o.FromName, err)
 		}
 	}
-	h, err := e.open(slug, writer("units"))
+	h, st, l, err := e.write(slug, "units")
 	if err != nil {
 		return nil, err
 	}
 	defer h.release()
-	if err := h.requireActive("units"); err != nil {
-		return nil, err
-	}
-	st, l, err := h.state()
-	if err != nil {
-		return nil, err
-	}
 	if st.Seeded {
 		return nil, stateErr(nil, "units refused: session %s is already seeded with %d unit(s); change the inventory with unit-add, unit-edit and unit-delete deltas", h.slug, len(st.Units))
 	}
@@ -288,11 +281,7 @@ type UnitListResult struct {
 // UnitList lists the inventory — the way from a unit id to its path and
 // back — without changing anything.
 func (e *Engine) UnitList(slug string) (*UnitListResult, error) {
-	h, err := e.open(slug, reader)
-	if err != nil {
-		return nil, err
-	}
-	st, _, err := h.state()
+	h, st, err := e.read(slug)
 	if err != nil {
 		return nil, err
 	}

@@ -294,3 +294,57 @@ func swapAfterTheGate(t *testing.T, path, swap string, sandbox bool) {
 		t.Fatal(err)
 	}
 }
+
+// laserbrain install claude alone keeps the credentials laserbrain run's
+// boundary masks from the real CLI with its sandbox on: its Read tool is
+// denied ~/.ssh (a Read deny rule) and its Bash, in a form the gate does
+// not read as a path (the directory's name put together at run time),
+// cannot read ~/.ssh or ~/.aws either (the sandbox reads the same rules).
+// The control: before install the same session (the person's settings
+// allowing Read anywhere) reads both.
+func TestClaudeInstalledSandboxHidesCredentials(t *testing.T) {
+	needBwrap(t)
+	cc := agenttest.ClaudeCode
+	lb := laserbrainBinary(t)
+	const sshSecret, awsSecret = "SSHKEYEXAMPLESECRET", "AKIAEXAMPLESECRET"
+	for _, installed := range []bool{false, true} {
+		var key string // the Read tool's path, the session's home's own
+		s := agenttest.NewAgent(t, cc,
+			cc.Shell("toolu_cat", `d=.ss; e=.aw; cat "$HOME/${d}h/id_test" "$HOME/${e}s/credentials"; echo read-done`),
+			agenttest.CallID("toolu_read", "Read", map[string]any{"file_path": lazyString{&key}}),
+			agenttest.Say("Done."))
+		key = filepath.Join(s.Home, ".ssh", "id_test")
+		// The person lets Claude Code read anywhere: the deny rules are
+		// what keeps it off the credentials.
+		writeFile(t, filepath.Join(s.Home, ".claude", "settings.json"), `{"permissions": {"allow": ["Read"]}}`+"\n")
+		s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"))
+		writeFile(t, filepath.Join(s.Home, ".ssh", "id_test"), "-----BEGIN KEY----- "+sshSecret+"\n")
+		writeFile(t, filepath.Join(s.Home, ".aws", "credentials"), "[default]\naws_secret_access_key = "+awsSecret+"\n")
+		if installed {
+			if r := s.Install(t, lb); !strings.Contains(r.Stdout, "claude sandbox: on (laserbrain's") {
+				t.Fatalf("install did not turn Claude Code's sandbox on:\n%s", r.Stdout)
+			}
+		}
+		r := s.Prompt(t, "work")
+		if r.JSON == nil {
+			t.Fatalf("claude printed no result (exit %d)\n%s\n%s", r.ExitCode, r.Stdout, clipOut(r.Stderr))
+		}
+		cat, read := s.Model.ResultAfter(t, "toolu_cat"), s.Model.ResultAfter(t, "toolu_read")
+		seen := cat.Text + read.Text
+		t.Logf("installed=%v: cat %q; Read %q", installed, cat.Text, read.Text)
+		switch {
+		case !installed && (!strings.Contains(cat.Text, sshSecret) || !strings.Contains(cat.Text, awsSecret) || !strings.Contains(read.Text, sshSecret)):
+			t.Errorf("without install the credentials were not read (the control proves nothing): cat %q, Read %q", cat.Text, read.Text)
+		case installed && (strings.Contains(seen, sshSecret) || strings.Contains(seen, awsSecret)):
+			t.Errorf("with install a credential was readable: cat %q, Read %q", cat.Text, read.Text)
+		case installed && (strings.Contains(cat.Text, "operator gate") || !strings.Contains(cat.Text, "read-done")):
+			t.Errorf("the Bash call did not run to its end in the sandbox: %q", cat.Text)
+		}
+	}
+}
+
+// lazyString is a string a scripted turn names before it is known: read
+// when the model sends the turn.
+type lazyString struct{ s *string }
+
+func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(*l.s) }

@@ -111,7 +111,7 @@ func runDoctor(opts *doctorOptions) error {
 	ctx := context.Background()
 	r := doctor.Run(ctx, doctor.Options{
 		Dir: dir, Home: home, Self: self, Version: ver, Getenv: os.Getenv, Environ: os.Environ(),
-		Protect: protectedPaths(self, dir),
+		Protect: protectedPaths(self, dir), Credentials: homeCredentials(home),
 		Store: func(ctx context.Context) error {
 			sup := opts.Tracker()
 			defer sup.Close()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/install"
 )
 
@@ -168,6 +169,9 @@ func runInstall(opts *installOptions) error {
 		// file tools (permissions.deny); for Codex, whether its sandbox
 		// must leave /tmp out.
 		o.Protect = protectedPaths(self, dir)
+	}
+	if n == client.Claude {
+		o.Credentials = homeCredentials(home)
 	}
 	var here install.SandboxHere
 	if n == client.Claude && !remove {
@@ -414,4 +418,15 @@ func warnCodexSandbox(ctx context.Context, streams *cli.IOStreams, codex string,
 	default:
 		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: could not check that Codex's sandbox runs commands: %v\n", err)
 	}
+}
+
+// homeCredentials are the places in home where credentials are kept, as
+// laserbrain run's boundary masks them (those its variables point to left
+// out: install's rules must be the same on every install and uninstall).
+func homeCredentials(home string) []string {
+	var out []string
+	for _, c := range confine.CredentialPaths(home, func(string) string { return "" }) {
+		out = append(out, c.Path)
+	}
+	return out
 }

@@ -80,6 +80,9 @@ type Options struct {
 	// Protect are the paths supervision stands on (what install keeps
 	// off Claude Code's file tools); nil: the client sandbox not checked.
 	Protect []string
+	// Credentials are where credentials are kept in the home (what install
+	// keeps Claude Code from reading).
+	Credentials []string
 	// Unwitnessed names the fleet's records changed outside a person's
 	// command (fleet.Unwitnessed); nil: not checked.
 	Unwitnessed func(context.Context) ([]string, error)
@@ -370,7 +373,7 @@ func checkInstall(ctx context.Context, o Options, r *Report, n client.Name, scop
 func checkClientSandbox(o Options, r *Report, n client.Name, scope install.Scope, f install.Files, fix string) {
 	switch {
 	case n == client.Claude && o.Protect != nil:
-		want := install.ClaudeDenyFor(install.Options{Scope: scope, Dir: o.Dir, Protect: o.Protect})
+		want := install.ClaudeDenyFor(install.Options{Scope: scope, Dir: o.Dir, Protect: o.Protect, Credentials: o.Credentials})
 		have := map[string]bool{}
 		if data, err := os.ReadFile(f.Hooks); err == nil {
 			var v struct {
@@ -390,7 +393,7 @@ func checkClientSandbox(o Options, r *Report, n client.Name, scope install.Scope
 			}
 		}
 		c := Check{Client: n, Scope: string(scope), What: "client sandbox", OK: len(missing) == 0,
-			Detail: detail(f.Hooks, fmt.Sprintf("permissions.deny keeps Claude Code's file tools off the %d protected paths", len(want)/2),
+			Detail: detail(f.Hooks, fmt.Sprintf("permissions.deny keeps Claude Code's file tools off the %d protected and credential paths", len(want)/2),
 				"Claude Code's own file tools may write what supervision stands on; no rule "+strings.Join(missing, ", "), len(missing) == 0)}
 		if !c.OK {
 			c.Fix = fix

@@ -54,6 +54,11 @@ type Options struct {
 	// — Claude Code would warn and run Bash unsandboxed — and leaves one
 	// already there as it is.
 	NoClaudeSandbox string
+	// Credentials are the places credentials are kept in the user's home
+	// (the ones laserbrain run's boundary masks): Claude Code's Read tool,
+	// and its sandboxed Bash, which reads the Read deny rules, are kept
+	// from reading them (ClaudeReadDeny).
+	Credentials []string
 }
 
 func (o Options) getenv(k string) string {
@@ -271,13 +276,13 @@ func serverIsOurs(s *node, self string) bool {
 
 // ClaudeDenyFor are the permissions.deny rules install writes for o's
 // scope: ClaudeDeny of o.Protect, at the user scope without the paths in
-// o.Dir.
+// o.Dir, and ClaudeReadDeny of o.Credentials.
 func ClaudeDenyFor(o Options) []string {
 	protect := o.Protect
 	if o.Scope == User {
 		protect = outside(protect, o.Dir)
 	}
-	return ClaudeDeny(protect)
+	return append(ClaudeDeny(protect), ClaudeReadDeny(o.Credentials)...)
 }
 
 // outside are the paths not at or below dir.

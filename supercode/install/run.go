@@ -337,3 +337,17 @@ func ClaudeDeny(paths []string) []string {
 	}
 	return out
 }
+
+// ClaudeReadDeny are the rules that keep Claude Code's Read tool off each
+// path and below it: Read(//PATH) and Read(//PATH/**), which its sandbox
+// also denies to Bash.
+func ClaudeReadDeny(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if filepath.IsAbs(p) {
+			p = filepath.Clean(p)
+			out = append(out, "Read(/"+p+")", "Read(/"+p+"/**)")
+		}
+	}
+	return out
+}

@@ -585,11 +585,9 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 				continue
 			}
 		}
-		row, err := s.escalate(ctx, r, e, inForce, groups)
-		if err != nil {
+		if err := s.escalateInto(ctx, r, e, inForce, groups); err != nil {
 			return err
 		}
-		r.Escalations = append(r.Escalations, row)
 	}
 	for _, rt := range r.Route {
 		switch {
@@ -608,11 +606,9 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 			if s.asked[e.ID] {
 				continue
 			}
-			row, err := s.escalate(ctx, r, e, inForce, groups)
-			if err != nil {
+			if err := s.escalateInto(ctx, r, e, inForce, groups); err != nil {
 				return err
 			}
-			r.Escalations = append(r.Escalations, row)
 		}
 	}
 	for _, name := range s.names() {
@@ -630,11 +626,9 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, r, e, inForce, groups)
-		if err != nil {
+		if err := s.escalateInto(ctx, r, e, inForce, groups); err != nil {
 			return err
 		}
-		r.Escalations = append(r.Escalations, row)
 	}
 	for _, name := range s.names() {
 		a := s.agents[name]
@@ -645,11 +639,9 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if s.asked[e.ID] {
 			continue
 		}
-		row, err := s.escalate(ctx, r, e, inForce, groups)
-		if err != nil {
+		if err := s.escalateInto(ctx, r, e, inForce, groups); err != nil {
 			return err
 		}
-		r.Escalations = append(r.Escalations, row)
 	}
 	return nil
 }
@@ -859,6 +851,16 @@ func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(
 	if err != nil {
 		return fmt.Errorf("telling %s: %w", h.Agent, err)
 	}
+	return nil
+}
+
+// escalateInto escalates e and adds its row to the round.
+func (s *Supervisor) escalateInto(ctx context.Context, r *Round, e Escalation, inForce map[string]fleet.Halt, groups map[string][]string) error {
+	row, err := s.escalate(ctx, r, e, inForce, groups)
+	if err != nil {
+		return err
+	}
+	r.Escalations = append(r.Escalations, row)
 	return nil
 }
 

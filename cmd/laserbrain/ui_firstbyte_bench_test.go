@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptrace"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkUIFirstByte100x1000: how long a person who starts `laserbrain
+// ui` on a fleet of 100 agents × 1,000 checks waits for the page — from
+// the process's start to the first byte of the page its link serves, and
+// to the page's last byte — medians over the benchmark's rounds, a fresh
+// server each. The target is a first byte within 100 ms; the benchmark
+// reports, and fails only past a second (a loaded machine's wait for a
+// core is not the view's).
+func BenchmarkUIFirstByte100x1000(b *testing.B) {
+	bin := buildLaserbrain(b)
+	dir := b.TempDir()
+	home, repo := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	buildReportFleet(b, home, repo, 100, 1000)
+	env := append(streamEnv(home), "LASERBRAIN_FLEET=bench")
+	var first, whole []time.Duration
+	for b.Loop() {
+		f, w := uiFirstByte(b, bin, repo, env)
+		first, whole = append(first, f), append(whole, w)
+	}
+	fm, wm := medianOf(first), medianOf(whole)
+	b.ReportMetric(float64(fm.Microseconds())/1000, "first-byte-ms")
+	b.ReportMetric(float64(wm.Microseconds())/1000, "page-ms")
+	b.Logf("laserbrain ui on 100 agents × 1,000 checks: the page's first byte %v, its last %v after the start (medians of %d)", fm, wm, len(first))
+	if fm > time.Second {
+		b.Errorf("the page's first byte came %v after the start, over a second", fm)
+	}
+}
+
+// uiFirstByte starts laserbrain ui on repo and returns how long after its
+// start the page its link serves began and ended.
+func uiFirstByte(b *testing.B, bin, repo string, env []string) (time.Duration, time.Duration) {
+	srv := exec.Command(bin, "ui", "--repo", repo)
+	srv.Env = env
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
+	link := ""
+	sc := bufio.NewScanner(out)
+	for link == "" && sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "http://") {
+			link = l
+		}
+	}
+	if link == "" {
+		b.Fatal("laserbrain ui printed no link")
+	}
+	go func() {
+		for sc.Scan() { // drain
+		}
+	}()
+	jar, _ := cookiejar.New(nil)
+	var firstByte time.Duration
+	req, err := http.NewRequest(http.MethodGet, link, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotFirstResponseByte: func() {
+			if firstByte == 0 {
+				firstByte = time.Since(start)
+			}
+		},
+	}))
+	resp, err := (&http.Client{Jar: jar}).Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	page := time.Since(start)
+	if err != nil || resp.StatusCode != http.StatusOK || n == 0 {
+		b.Fatalf("the page: %d, %d bytes, %v", resp.StatusCode, n, err)
+	}
+	return firstByte, page
+}
