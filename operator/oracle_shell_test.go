@@ -63,6 +63,10 @@ type shellCase struct {
 var shellCases = []shellCase{
 	// Unknown programs that take a command, and known wrappers.
 	{"unknown-program", "flock /tmp/oracle.lock rm -rf d", "flock"},
+	// A shell reading its script from another descriptor.
+	{"unknown-program", "exec 3<<<'rm -rf d'; bash <&3", ""},
+	{"unknown-program", "bash 3<<<'rm -rf d' <&3", ""},
+	{"unknown-program", "exec 3<<<'ls d'; bash <&3", ""},
 	{"unknown-program", "taskset 1 rm -rf d", "taskset"},
 	{"unknown-program", "script -qc 'rm -rf d' /dev/null", "script"},
 	{"unknown-program", "strace -f -o /dev/null rm -rf d", "strace"},
@@ -163,6 +167,9 @@ var shellCases = []shellCase{
 	{"step", "make nosuch", "make"},
 	// Databases.
 	{"database", `sqlite3 db.sqlite "DROP/**/TABLE t"`, "sqlite3"},
+	// SQL built at run time: decoded, or from a variable only the shell holds.
+	{"database", `sqlite3 db.sqlite "$(echo REVMRVRFIEZST00gdDsK | base64 -d)"`, "sqlite3"},
+	{"database", "echo REVMRVRFIEZST00gdDsK | base64 -d | sqlite3 db.sqlite", "sqlite3"},
 	{"database", "sqlite3 db.sqlite \"-- a comment\nDROP TABLE t\"", "sqlite3"},
 	{"database", `sqlite3 db.sqlite '/* x */ drop table t;'`, "sqlite3"},
 	{"database", "sqlite3 db.sqlite <<'SQL'\n/* clean */ DROP\nTABLE t;\nSQL", "sqlite3"},
@@ -379,12 +386,13 @@ var shellCases = []shellCase{
 // failClosed are variants that are harmless on this machine and that the
 // gate refuses (or asks about) on purpose.
 var failClosed = map[string]string{
-	"echo x > .GIT/hooks/pre-commit":                        "on a case-insensitive file system (macOS, Windows) .GIT is .git: the gate protects every case; this Linux file system is case-sensitive",
-	"mkdir -p .Claude && echo '{}' > .Claude/settings.json": "on a case-insensitive file system .Claude is .claude: the gate protects every case",
-	"find d -name '*.tmp' -delete":                          "find -delete removes whatever its filter matches, which the gate cannot see (spec A.4 rule 4); here nothing matched",
-	"IFS=x; c=lsxd; $c":                                     "IFS=x makes ls d here; the gate does not split words on anything but blanks, so it cannot read what such a word runs",
-	`sqlite3 db.sqlite "DELETE FROM t WHERE 1 = 0"`:         "a WHERE that names no column is the same for every row: true deletes them all, false none; the gate does not evaluate it",
-	"alias x='rm -rf d'; x":                                 "bash reads a whole line before it expands aliases, and expands none without expand_aliases; the gate expands an alias wherever it is used (the agent's shell may enable expand_aliases, and a later line would run it)",
+	"echo x > .GIT/hooks/pre-commit":                           "on a case-insensitive file system (macOS, Windows) .GIT is .git: the gate protects every case; this Linux file system is case-sensitive",
+	"mkdir -p .Claude && echo '{}' > .Claude/settings.json":    "on a case-insensitive file system .Claude is .claude: the gate protects every case",
+	"find d -name '*.tmp' -delete":                             "find -delete removes whatever its filter matches, which the gate cannot see (spec A.4 rule 4); here nothing matched",
+	"IFS=x; c=lsxd; $c":                                        "IFS=x makes ls d here; the gate does not split words on anything but blanks, so it cannot read what such a word runs",
+	`sqlite3 db.sqlite "DELETE FROM t WHERE 1 = 0"`:            "a WHERE that names no column is the same for every row: true deletes them all, false none; the gate does not evaluate it",
+	`sqlite3 db.sqlite "$(echo U0VMRUNUIDE7Cg== | base64 -d)"`: "SQL decoded at run time is not read: what it runs (here a SELECT) is unknown to the gate",
+	"alias x='rm -rf d'; x":                                    "bash reads a whole line before it expands aliases, and expands none without expand_aliases; the gate expands an alias wherever it is used (the agent's shell may enable expand_aliases, and a later line would run it)",
 }
 
 func TestShellOracle(t *testing.T) {

@@ -46,6 +46,10 @@ type Policy struct {
 	// Undo settings are carried for the undo checkpoints (supercode/undo),
 	// which own their meaning and defaults.
 	Undo UndoSettings `json:"undo,omitempty"`
+	// Telemetry is carried for laserbrain run's and supervise's export to
+	// an OpenTelemetry collector (supercode/telemetry), which owns its
+	// meaning.
+	Telemetry TelemetrySettings `json:"telemetry,omitempty"`
 
 	// Source is the policy file's path ("" for the defaults), Root the
 	// repository root its relative paths are read against.
@@ -125,6 +129,13 @@ type BoundaryRule struct {
 
 // UndoSettings are the project's settings of the undo checkpoints taken
 // before every call that may write (nil or empty: not set).
+// TelemetrySettings are the project's OpenTelemetry export: the OTLP/HTTP
+// endpoint (a base URL, as OTEL_EXPORTER_OTLP_ENDPOINT is) its runs and
+// supervisors send to when the environment names none.
+type TelemetrySettings struct {
+	Endpoint string `json:"endpoint,omitempty"`
+}
+
 type UndoSettings struct {
 	// Include are ignored paths (relative to the repository root) a
 	// checkpoint records beside the work tree: a database, say.
@@ -141,14 +152,15 @@ type UndoSettings struct {
 
 // policyDocument is the file as written.
 type policyDocument struct {
-	Version    int          `json:"version"`
-	Allow      []AllowRule  `json:"allow"`
-	Protected  []string     `json:"protected"`
-	Publishers []Publisher  `json:"publishers"`
-	Hosts      []string     `json:"hosts"`
-	Boundary   Boundary     `json:"boundary"`
-	Coverage   Coverage     `json:"coverage"`
-	Undo       UndoSettings `json:"undo"`
+	Version    int               `json:"version"`
+	Allow      []AllowRule       `json:"allow"`
+	Protected  []string          `json:"protected"`
+	Publishers []Publisher       `json:"publishers"`
+	Hosts      []string          `json:"hosts"`
+	Boundary   Boundary          `json:"boundary"`
+	Coverage   Coverage          `json:"coverage"`
+	Undo       UndoSettings      `json:"undo"`
+	Telemetry  TelemetrySettings `json:"telemetry"`
 }
 
 // PolicyValidator checks a policy file's bytes against the schema before
@@ -247,7 +259,8 @@ func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return Policy{}, fmt.Errorf("at the top: %v", err)
 	}
-	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Hosts: doc.Hosts, Coverage: doc.Coverage, Boundary: doc.Boundary, Undo: doc.Undo}, nil
+	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Hosts: doc.Hosts, Coverage: doc.Coverage, Boundary: doc.Boundary, Undo: doc.Undo,
+		Telemetry: doc.Telemetry}, nil
 }
 
 // resolveScope is where a path of the policy lies: $TMPDIR (and ${TMPDIR})

@@ -29,6 +29,10 @@ var worktreeCases = []string{
 	"git log -p --output=main.go",
 	"git show --output=main.go",
 	"mkdir -p sub && cd sub && rm -f ../main.go",
+	// What arrives on a pipe: the paths are only the running shell's.
+	"git ls-files | xargs git checkout --",
+	"git diff --name-only | xargs git restore",
+	"git diff --name-only | xargs -r git checkout",
 	// Neighbours: nothing uncommitted is lost.
 	"rm -f clean.go",
 	"rm -f staged.go",
@@ -38,6 +42,8 @@ var worktreeCases = []string{
 	"git diff --output=changes.diff",
 	"git diff --output=clean.go",
 	"cp main.go main.go.bak && rm -f main.go",
+	"git diff --name-only | xargs git add",
+	"git ls-files | xargs wc -l",
 }
 
 // worktreeFailClosed are harmless variants refused on purpose, with why.

@@ -272,7 +272,8 @@ func runRun(opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	tel, err := runTelemetry(os.Getenv)
+	cwd, _ := os.Getwd()
+	tel, err := runTelemetry(os.Getenv, cwd)
 	if err != nil {
 		return err
 	}

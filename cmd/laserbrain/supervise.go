@@ -162,7 +162,7 @@ func runSupervise(opts *superviseOptions) error {
 		return err
 	}
 	noteDirFleet(streams.ErrOut, "supervise", fidOf(ctx, repo))
-	tel, err := runTelemetry(os.Getenv)
+	tel, err := runTelemetry(os.Getenv, repo)
 	if err != nil {
 		return err
 	}

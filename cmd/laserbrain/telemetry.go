@@ -15,6 +15,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -26,11 +27,12 @@ import (
 // hook).
 const otelName = "laserbrain-otel"
 
-// runTelemetry is where a run's spans go, read before the agent starts: a
+// runTelemetry is where the spans of work in dir go (the environment's
+// endpoint, else the project policy's), read before anything starts: a
 // setting that cannot be used is refused then, naming the variable. Off
 // (nil, nil) when no endpoint is configured.
-func runTelemetry(getenv func(string) string) (*telemetry.Settings, error) {
-	s, err := telemetry.Configure(getenv, "")
+func runTelemetry(getenv func(string) string, dir string) (*telemetry.Settings, error) {
+	s, err := telemetry.Configure(getenv, policyEndpoint(dir))
 	if err != nil {
 		return nil, cli.Usagef("telemetry: %v; nothing was started", err)
 	}
@@ -38,6 +40,17 @@ func runTelemetry(getenv func(string) string) (*telemetry.Settings, error) {
 		return nil, nil
 	}
 	return &s, nil
+}
+
+// policyEndpoint is the OTLP endpoint the project policy of dir names,
+// "" when it names none or is not valid (the gate then refuses; nothing
+// is sent on its word).
+func policyEndpoint(dir string) string {
+	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	if err != nil || pol.Err != "" {
+		return ""
+	}
+	return pol.Telemetry.Endpoint
 }
 
 // exportRun sends the ended run to the configured collector: its record,

@@ -284,3 +284,49 @@ func TestClaudeMaxTokens(t *testing.T) {
 		t.Errorf("laserbrain run exited %d; want 4 with the stop in the summary:\n%s", r.ExitCode, r.Stderr)
 	}
 }
+
+// The project policy's telemetry.endpoint is where a run's spans go when
+// the environment names none; LASERBRAIN_OTEL=off still turns it off.
+func TestPolicyTelemetryEndpoint(t *testing.T) {
+	otelBeside(t)
+	lb := laserbrainBinary(t)
+	rcv := otlptest.Start(t)
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".laserbrain"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	policy := `{"version": 1, "telemetry": {"endpoint": "` + rcv.URL + `"}}`
+	if err := os.WriteFile(filepath.Join(dir, ".laserbrain", "policy.json"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "LASERBRAIN_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	home := t.TempDir()
+	env = append(env, "HOME="+home, "LASERBRAIN_HOME="+filepath.Join(home, "lb"), "LASERBRAIN_FLEET=policy-fleet")
+	for _, c := range []struct {
+		agent string
+		extra []string
+	}{{"sent", nil}, {"kept", []string{"LASERBRAIN_OTEL=off"}}} {
+		cmd := exec.Command(lb, "run", "--agent", c.agent, "--", "true")
+		cmd.Dir, cmd.Env = dir, append(env[:len(env):len(env)], c.extra...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("laserbrain run --agent %s: %v\n%s", c.agent, err, out)
+		}
+	}
+	var agents []string
+	for _, sp := range rcv.Spans() {
+		if sp.Attrs["gen_ai.operation.name"] == "invoke_agent" {
+			agents = append(agents, sp.Attrs["gen_ai.agent.name"].(string))
+		}
+	}
+	if strings.Join(agents, " ") != "sent" {
+		t.Fatalf("invoke_agent spans for %v; want the run under the policy's endpoint only", agents)
+	}
+}

@@ -64,3 +64,30 @@ func TestPolicyHosts(t *testing.T) {
 		}
 	}
 }
+
+// The telemetry endpoint: an http(s) base URL, nothing else; the decoded
+// policy carries it.
+func TestTelemetrySettings(t *testing.T) {
+	for _, c := range []struct {
+		telemetry, wantErr string
+	}{
+		{`{"endpoint": "http://127.0.0.1:4318"}`, ""},
+		{`{"endpoint": "https://otel.example.com/base"}`, ""},
+		{`{"endpoint": "127.0.0.1:4318"}`, "/telemetry/endpoint"},
+		{`{"endpoint": "ftp://x"}`, "/telemetry/endpoint"},
+		{`{"endpoint": "http://x?y=1"}`, "/telemetry/endpoint"},
+		{`{"endpoint": 4318}`, "/telemetry/endpoint"},
+		{`{"url": "http://x"}`, "/telemetry"},
+	} {
+		data := []byte(`{"version": 1, "telemetry": ` + c.telemetry + `}`)
+		p, err := operator.ParsePolicy(data, Validate)
+		switch {
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", c.telemetry, err)
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%s: error %v, want one naming %s", c.telemetry, err, c.wantErr)
+		case c.wantErr == "" && !strings.HasPrefix(p.Telemetry.Endpoint, "http"):
+			t.Errorf("%s decoded as %+v", c.telemetry, p.Telemetry)
+		}
+	}
+}

@@ -353,18 +353,60 @@ func (a *analyzer) redirects(s *syntax.Stmt, d int, io stdio) stdio {
 		if !reads {
 			continue
 		}
-		if fd == 0 {
-			io.in = in
+		io = io.with(fd, in)
+	}
+	// N<&M: descriptor N reads what M does (read after the others, so
+	// bash <&3 3<<<'…' is read as its text whichever order bash takes).
+	for _, r := range s.Redirs {
+		if r.Op != syntax.DplIn {
 			continue
 		}
-		if io.fds == nil {
-			io.fds = map[int]input{}
-		} else {
-			io.fds = maps(io.fds)
+		fd, from := 0, a.word(r.Word)
+		if r.N != nil {
+			fd, _ = strconv.Atoi(r.N.Value)
 		}
-		io.fds[fd] = in
+		io = io.with(fd, a.descriptor(io, from))
+	}
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) == 1 && a.word(call.Args[0]).val == "exec" {
+		// exec with redirections only: the descriptors stay open for
+		// what follows.
+		a.openFds = io.fds
 	}
 	return io
+}
+
+// with is io with descriptor fd reading in.
+func (io stdio) with(fd int, in input) stdio {
+	if fd == 0 {
+		io.in = in
+		return io
+	}
+	if io.fds == nil {
+		io.fds = map[int]input{}
+	} else {
+		io.fds = maps(io.fds)
+	}
+	io.fds[fd] = in
+	return io
+}
+
+// descriptor is what descriptor w (a number, for <&N) reads: the
+// command's own, or one exec left open; unknown otherwise.
+func (a *analyzer) descriptor(io stdio, w arg) input {
+	n, err := strconv.Atoi(w.val)
+	switch {
+	case !w.known || err != nil:
+		return input{kind: unknownInput}
+	case n == 0:
+		return io.in
+	}
+	if in, ok := io.fds[n]; ok {
+		return in
+	}
+	if in, ok := a.openFds[n]; ok {
+		return in
+	}
+	return input{kind: unknownInput}
 }
 
 // nested analyses the command and process substitutions inside a node: they

@@ -2,8 +2,11 @@ package shell
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // Publishers, deployers and other command-line tools with subcommands
@@ -226,11 +229,20 @@ func (a *analyzer) containerExec(c *cmdCall, rest []arg) {
 func (a *analyzer) sqlModel(c *cmdCall) bool {
 	var sql []string
 	positional := 0
+	built := ""
 	for i := 0; i < len(c.args); i++ {
 		w := c.args[i]
 		v := w.val
 		switch {
 		case !w.known:
+			switch {
+			case i > 0 && sqlOption(c.args[i-1].val):
+				built = firstOf(built, v)
+			case c.name == "sqlite3" || c.name == "sqlite" || c.name == "duckdb":
+				if positional++; positional >= 2 {
+					built = firstOf(built, v)
+				}
+			}
 		case v == "-c" || v == "-e" || v == "--command" || v == "--execute" || v == "-Q" || v == "-q" || v == "--eval" || v == "--query":
 			if i+1 < len(c.args) {
 				i++
@@ -261,12 +273,34 @@ func (a *analyzer) sqlModel(c *cmdCall) bool {
 	case fileInput:
 		// sqlite3 db < wipe.sql runs the file's SQL.
 		sql = append(sql, a.readText(arg{val: c.io.in.text, known: true}))
+	case unknownInput:
+		if decoderRe.Get().MatchString(c.io.in.src) {
+			built = firstOf(built, c.io.in.src)
+		}
 	}
 	for _, s := range sql {
 		a.sql(c.name, s, c.d)
 	}
+	if built != "" {
+		a.unknown(c.name+" runs SQL built at run time", "from "+firstLine(built)+": the gate cannot read what it runs")
+	}
 	return true
 }
+
+// sqlOption: a database client's option whose value is SQL.
+func sqlOption(v string) bool {
+	switch v {
+	case "-c", "-e", "--command", "--execute", "-Q", "-q", "--eval", "--query":
+		return true
+	}
+	return false
+}
+
+// decoderRe: a command that turns text into other text the gate does not
+// see (decoding, decompressing, reversing, a program's output).
+var decoderRe = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(base64|base32|basenc|xxd|od|openssl|uudecode|rev|tr|gunzip|zcat|gzip|bzip2|bzcat|xz|xzcat|zstd|python3?|perl|node|ruby|php|awk|sed)\b`)
+}}
 
 // sqlIncludes are the meta-commands that run the SQL of a file: sqlite3's
 // .read, psql's \i and \ir, mysql's source and \. .

@@ -286,7 +286,10 @@ func (a *analyzer) fedCommand(via string, sub []arg, replace string, hasReplace 
 			}
 			return
 		}
-		a.walk.command(sub, d, stdio{}, nil)
+		// The command gets words only the input spells: an operand the
+		// gate cannot read (git checkout -- on what arrives discards the
+		// changes of whatever files those are).
+		a.walk.command(append(slices.Clone(sub), arg{val: "$" + strings.ToUpper(via) + "_INPUT"}), d, stdio{}, nil)
 	case hasReplace:
 		for n, it := range items {
 			if n >= 64 || a.overTime() {

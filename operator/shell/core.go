@@ -58,6 +58,8 @@ type analyzer struct {
 	// git config.
 	files   map[string]vfile
 	gitConf map[string]configValue
+	// openFds are the descriptors exec opened for reading (exec 3<<<…).
+	openFds map[int]input
 
 	// role is the role an executed finding gets where it stands: inside
 	// code an interpreter runs it is inline code, inside the arguments of
