@@ -250,3 +250,17 @@ func (j *journalExport) send(ctx context.Context, w io.Writer) {
 		fmt.Fprintf(w, "laserbrain supervise: telemetry (%s): %v\n", j.s.Why, err)
 	}
 }
+
+// recordedUsage is the tokens a run's agent spent, as its client recorded
+// them (ok false: none read) — for the report and the live view.
+func recordedUsage(r fleet.Run) (fleet.Usage, bool) {
+	if len(r.Command) == 0 {
+		return fleet.Usage{}, false
+	}
+	read := agentUsage(r.Command[0])
+	if read == nil {
+		return fleet.Usage{}, false
+	}
+	u, ok, err := read(r)
+	return u, ok && err == nil
+}

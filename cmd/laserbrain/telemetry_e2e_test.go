@@ -235,6 +235,18 @@ func TestClaudeRunTokens(t *testing.T) {
 	if tok["input"] != float64(wantIn) || tok["output"] != float64(wantOut) || tok["requests"] != float64(n) {
 		t.Errorf("runs --json tokens %v; the model answered %d requests, %d in and %d out each", tok, n, agenttest.MessagesInputTokens, agenttest.MessagesOutputTokens)
 	}
+	rep := s.Run(t, s.lb, "report", "--json")
+	var got struct {
+		Summary struct {
+			Agents []struct {
+				Tokens *struct{ Input, Output int64 } `json:"tokens"`
+			} `json:"agents"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(rep.Stdout), &got); err != nil || len(got.Summary.Agents) != 1 || got.Summary.Agents[0].Tokens == nil ||
+		got.Summary.Agents[0].Tokens.Input != wantIn || got.Summary.Agents[0].Tokens.Output != wantOut {
+		t.Errorf("report --json: %v\n%s%s", err, rep.Stdout, rep.Stderr)
+	}
 	if want := "tokens:   " + strconv.FormatInt(wantIn+wantOut, 10) + " tokens"; !strings.Contains(r.Stderr, want) {
 		t.Errorf("the summary does not say %q:\n%s", want, r.Stderr)
 	}

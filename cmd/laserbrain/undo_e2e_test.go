@@ -170,9 +170,10 @@ func installedPreToolUse(t *testing.T, repo, gate string) string {
 }
 
 // The real Claude Code CLI under laserbrain run, installed as a person
-// installs it, its Bash destroying work in two calls the gate lets through
-// (plain-looking commands that lose a day's uncommitted change and move
-// src out of the work tree): its own hooks take the checkpoints, under the
+// installs it, its Bash destroying work in two calls that go through (a
+// day's uncommitted change truncated, src moved out of the work tree; a
+// person authorized each where the gate would refuse it): its own hooks
+// take the checkpoints, under the
 // model's own tool_use ids. undo --list names both calls with what each
 // changed; undo --last takes back the second alone; undo --to the first
 // brings back the tree, the stash, the branches, the index and the named
@@ -190,6 +191,15 @@ func TestUndoAfterClaudeCode(t *testing.T) {
 	s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"), "CLAUDE_CODE_SESSION_ATTENDED=0")
 	undotest.Repo(t, s.Dir)
 	s.Install(t, lb)
+	// A person lets the agent run each form once where the gate would
+	// refuse it (the gate's reading is not what is tested here); a form
+	// the gate never refuses needs no authorization, and says so.
+	for _, form := range [][]string{{"truncate", "-s", "0", "src/main.go"}, {"mv", "src", ".."}} {
+		a := s.Run(t, lb, append([]string{"authorize", "--agent", "undo-claude", "--reason", "the undo test's agent", "--"}, form...)...)
+		if a.ExitCode != 0 && !strings.Contains(a.Stderr, "no authorization would ever be used") {
+			t.Fatalf("laserbrain authorize %v: exit %d\n%s%s", form, a.ExitCode, a.Stdout, a.Stderr)
+		}
+	}
 	before, rows := undotest.Take(t, s.Dir), undotest.Rows(t, s.Dir)
 
 	r := s.PromptVia(t, lb, []string{"run", "--agent", "undo-claude", "--"}, "clean up")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/firstuse"
 )
 
 // One step removed: a command that hands its work to text in a file — a
@@ -23,10 +25,16 @@ func (a *analyzer) withStep(note string, f func()) {
 	a.step = saved
 }
 
-// makeOpts are GNU make's options that take a value in the next word.
-var makeValue = map[string]bool{"-f": true, "--file": true, "--makefile": true, "-C": true, "--directory": true, "-I": true,
-	"--include-dir": true, "-o": true, "--old-file": true, "--assume-old": true, "-W": true, "--what-if": true, "--new-file": true,
-	"--assume-new": true, "-l": true, "--load-average": true, "--eval": true}
+// makeValue: opt is one of GNU make's options that take a value in the
+// next word.
+func makeValue(opt string) bool {
+	switch opt {
+	case "-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o", "--old-file", "--assume-old",
+		"-W", "--what-if", "--new-file", "--assume-new", "-l", "--load-average", "--eval":
+		return true
+	}
+	return false
+}
 
 // makeModel reads make's command line — the makefile (-f, or the one make
 // looks for in -C DIR or here), the targets (the first rule's when none
@@ -47,10 +55,10 @@ func (a *analyzer) makeModel(c *cmdCall) bool {
 			return true
 		case w.val == "-n" || w.val == "--just-print" || w.val == "--dry-run" || w.val == "--recon" || w.val == "-q" || w.val == "--question":
 			dry = true
-		case makeValue[w.val] && i+1 < len(c.args):
+		case makeValue(w.val) && i+1 < len(c.args):
 			val, i = c.args[i+1].val, i+1
 			fallthrough
-		case strings.HasPrefix(w.val, "--") && glued && makeValue[name]:
+		case strings.HasPrefix(w.val, "--") && glued && makeValue(name):
 			switch name {
 			case "-f", "--file", "--makefile":
 				file = val
@@ -131,9 +139,11 @@ var npmLifecycle = []string{"preinstall", "install", "postinstall", "prepublish"
 
 // pnpmBuiltin are pnpm's and yarn's own commands: another first word
 // names a script of the package.
-var pnpmBuiltin = strings.Fields(`add audit bin cache config create dedupe deploy dlx env exec fetch help i import info init install
+var pnpmBuiltin = firstuse.Value[[]string]{New: func() []string {
+	return strings.Fields(`add audit bin cache config create dedupe deploy dlx env exec fetch help i import info init install
 	install-test it link list licenses ln ls outdated pack patch patch-commit prune publish rebuild remove rm root run server setup
 	start store test un uninstall unlink up update upgrade version view why workspace workspaces plugin set node npm dedupe`)
+}}
 
 // packageScripts: npm, pnpm and yarn run a script of package.json — npm
 // run/test/start/stop/restart and pnpm's and yarn's script names — and
@@ -158,7 +168,7 @@ func (a *analyzer) packageScripts(tool string, subs []string, rest []arg, d int)
 		names = []string{"pre" + sub, sub, "post" + sub}
 	case (sub == "install" || sub == "ci" || sub == "i") && operand == "":
 		names = npmLifecycle
-	case tool != "npm" && !slices.Contains(pnpmBuiltin, sub):
+	case tool != "npm" && !slices.Contains(pnpmBuiltin.Get(), sub):
 		names = []string{"pre" + sub, sub, "post" + sub}
 	default:
 		return

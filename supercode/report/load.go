@@ -36,6 +36,9 @@ type Options struct {
 	// Undo is the machine's undo checkpoints: what each call changed (nil:
 	// not shown).
 	Undo *undo.Store
+	// Usage reads the model tokens a run's agent spent from its client's
+	// records (nil, or ok false: not shown).
+	Usage func(fleet.Run) (u fleet.Usage, ok bool)
 }
 
 // Panels, as Sources names them.
@@ -113,6 +116,7 @@ func Load(ctx context.Context, opts Options) (*Fleet, error) {
 			if f.Agents, f.Gate, err = FromFleet(ctx, opts.Fleet, opts.Runs, f.ID, abs); err != nil {
 				return nil, err
 			}
+			addUsage(ctx, opts, f.Agents)
 			if f.Halts, f.Escalations, f.Journal, err = fromSupervisor(ctx, opts.Fleet, f.ID); err != nil {
 				return nil, err
 			}
@@ -181,4 +185,21 @@ type oneRun struct {
 
 func (o oneRun) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, error) {
 	return []fleet.Run{o.run}, nil
+}
+
+// addUsage gives each agent run the tokens its client recorded, where
+// opts.Usage reads them.
+func addUsage(ctx context.Context, opts Options, agents []Agent) {
+	if opts.Usage == nil {
+		return
+	}
+	for i := range agents {
+		r, err := opts.Fleet.Run(ctx, agents[i].Run)
+		if err != nil {
+			continue
+		}
+		if u, ok := opts.Usage(r); ok {
+			agents[i].Tokens = &u
+		}
+	}
 }

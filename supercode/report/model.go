@@ -8,6 +8,7 @@ import (
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // Fleet is everything the fleet report shows: the view model. Each field is
@@ -89,6 +90,9 @@ type Agent struct {
 	// seen of it (a call, a check, a gate decision, a prompt).
 	LastTool  *ToolCall `json:"lastTool,omitempty"`
 	LastEvent time.Time `json:"lastEvent,omitzero"`
+	// Tokens are the model tokens its client recorded (nil when none were
+	// read).
+	Tokens *fleet.Usage `json:"tokens,omitempty"`
 	// Changes are what its calls changed in its work tree, with the
 	// commands that undo them (UndoChanges).
 	Changes []CallChange `json:"changes,omitempty"`

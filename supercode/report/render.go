@@ -16,6 +16,7 @@ import (
 	preport "github.com/laserkit/laserkit/ponder/report"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/coverage"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // verdictLook is how a verdict is drawn: its shape carries it without
@@ -243,7 +244,7 @@ func drift(f *Fleet) hr.Section {
 	t := hr.Table{Caption: "Agents", Columns: []hr.Column{{Title: "agent"}, {Title: "kind"}, {Title: "run"}, {Title: "ground", Wrap: true},
 		{Title: "checks", Numeric: true}, {Title: "tool calls", Numeric: true}, {Title: "coverage", Numeric: true}, {Title: "longest unchecked", Numeric: true},
 		{Title: "coverage refusals", Numeric: true}, {Title: "last verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"}, {Title: "judgment"}, {Title: "catches", Wrap: true}, {Title: "halt", Wrap: true},
-		{Title: "network", Wrap: true}}}
+		{Title: "network", Wrap: true}, {Title: "tokens", Numeric: true}}}
 	for _, a := range agentOrder(f.Agents) {
 		last, phi, drifting := "—", "—", "—"
 		if l := a.Last(); l != nil {
@@ -264,10 +265,19 @@ func drift(f *Fleet) hr.Section {
 			halt = "halted: " + a.Halt.Reason
 		}
 		t.Rows = append(t.Rows, []string{a.Name, a.Kind, a.Run, a.Ground, strconv.Itoa(len(a.Steps)), calls, cov, longest, refusals, last, phi, drifting, a.Judgment, strings.Join(a.Catches, ", "), halt,
-			networkText(a.Network)})
+			networkText(a.Network), tokensText(a.Tokens)})
 	}
 	sec.Blocks = append(sec.Blocks, hr.Heading{Text: "Agents"}, t)
 	return sec
+}
+
+// tokensText is the model tokens an agent spent, as the Agents table
+// says them.
+func tokensText(u *fleet.Usage) string {
+	if u == nil {
+		return "—"
+	}
+	return strconv.FormatInt(u.Total(), 10)
 }
 
 // networkText is what an agent's tree tried on the network, as the

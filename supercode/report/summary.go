@@ -67,6 +67,8 @@ type SummaryAgent struct {
 	LastEvent time.Time `json:"lastEvent,omitzero"`
 	Waiting   *Waiting  `json:"waiting,omitempty"`
 	Halt      string    `json:"halt,omitempty"`
+	// Tokens are the model tokens its client recorded, when read.
+	Tokens *fleet.Usage `json:"tokens,omitempty"`
 }
 
 // GateTally counts the gate's decisions.
@@ -87,7 +89,7 @@ func Summarize(f *Fleet) Summary {
 	s.Changes = latestChanges(f.Agents)
 	for _, a := range agentOrder(f.Agents) {
 		row := SummaryAgent{Name: a.Name, Kind: a.Kind, Client: a.Client, Status: a.Status, Ground: a.Ground, Steps: len(a.Steps),
-			LastTool: a.LastTool, LastEvent: a.LastEvent, Waiting: a.Waiting}
+			LastTool: a.LastTool, LastEvent: a.LastEvent, Waiting: a.Waiting, Tokens: a.Tokens}
 		if l := a.Last(); l != nil && !a.Unmeasured() {
 			phi := l.Phi
 			row.Verdict, row.Phi, row.Drifting = l.Reason, &phi, l.Drifting

@@ -29,6 +29,8 @@ type Options struct {
 	// Undo is the machine's undo checkpoints: what each call changed (nil:
 	// left out).
 	Undo *undo.Store
+	// Usage reads the model tokens a run's agent spent (nil: not shown).
+	Usage func(fleet.Run) (fleet.Usage, bool)
 	// Addr is where to listen: a loopback address (LoopbackAddr).
 	Addr string
 	// By is the person: every act is journaled as theirs.

@@ -62,7 +62,7 @@ type loader struct {
 func (l *loader) load(ctx context.Context) (*View, error) {
 	now := l.o.Now().UTC()
 	f, err := report.Load(ctx, report.Options{Repo: l.o.Repo, FleetID: l.o.FleetID, Runs: l.o.Runs, Fleet: l.o.Fleet, Undo: l.o.Undo,
-		Now: func() time.Time { return now }})
+		Usage: l.o.Usage, Now: func() time.Time { return now }})
 	if err != nil {
 		return nil, err
 	}
