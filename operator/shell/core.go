@@ -70,15 +70,16 @@ type analyzer struct {
 	// its work to a file's text (steps.go): the findings' note.
 	step string
 
-	procs      map[string]*syntax.ProcSubst // process substitutions by their text
-	calls      int                          // function calls followed
-	called     map[*syntax.FuncDecl]bool
-	readBytes  int // script file bytes read
-	findings   []Finding
-	seen       map[string]bool
-	writes     []Write
-	seenWrites map[string]bool
-	gaps       []string
+	procs       map[string]*syntax.ProcSubst // process substitutions by their text
+	calls       int                          // function calls followed
+	called      map[*syntax.FuncDecl]bool
+	readBytes   int // script file bytes read
+	secretBytes int // bytes of sent files read for secrets
+	findings    []Finding
+	seen        map[string]bool
+	writes      []Write
+	seenWrites  map[string]bool
+	gaps        []string
 	// feed: the files a find -exec or xargs hands the command being read
 	// (clobber.go).
 	feed *feed

@@ -93,26 +93,33 @@ func remote(w arg) (host string, isRemote, known bool) {
 
 // credential says which credential text reads, if it reads one: a key or
 // credentials file, a variable named like a secret, the whole environment,
-// or a token in the shape of one.
+// or a token in the shape of one (secretShapes; named by its kind, never
+// its value).
 func credential(text string) string {
 	for _, re := range credentialRes.Get() {
 		if m := re.FindString(text); m != "" {
 			return strings.TrimLeft(m, " \t'\"=@<")
 		}
 	}
+	for _, s := range tokenShapes.Get() {
+		if s.re.MatchString(text) {
+			return "a token of kind " + s.kind
+		}
+	}
 	return ""
 }
 
-// credentialRes are the shapes of credentials: their files, their
-// variables, and the tokens services issue (the shapes a secret scanner
-// looks for before a tree leaves the machine).
+// credentialRes are the shapes of credentials' files and variables (the
+// tokens services issue are secretShapes, but for two more below).
 var credentialRes = firstuse.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, src := range []string{
 		`[~/]\.ssh/[\w.-]*|\bid_(rsa|dsa|ecdsa|ed25519)\b|[~/]\.aws/(credentials|config)|[~/]\.config/gcloud\b\S*|[~/]\.azure/\S*|[~/]\.kube/config|[~/]\.docker/config\.json|[~/]\.(npmrc|pypirc|netrc|git-credentials|pgpass)\b|[~/]\.gnupg/\S*|/etc/shadow\b|(^|[\s/'"=@<])\.env(\.[\w-]+)?\b|\b[\w-]*credentials\.json\b`,
 		`\$\{?[A-Za-z_]*(?i:secret|token|passw(or)?d|api_?key|access_?key|private_?key|credential)[A-Za-z0-9_]*`,
 		`\$\(\s*(env|printenv|set|export\s+-p)\s*\)`,
-		`\bsk-(ant-|proj-)?[\w-]{20,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_\w{30,}|\bAKIA[0-9A-Z]{16}\b|\bxox[abprs]-[\w-]{10,}|\b[rs]k_live_[A-Za-z0-9]{20,}|\bAIza[\w-]{35}|-----BEGIN [A-Z ]*PRIVATE KEY-----|\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.|\bpypi-[\w-]{20,}|\b\d{8,10}:AA[\w-]{30,}`,
+		// Tokens beyond secretShapes' kinds: a GitHub refresh token, any
+		// private key block.
+		`\bghr_[A-Za-z0-9]{20,}|-----BEGIN [A-Z ]*PRIVATE KEY-----`,
 	} {
 		out = append(out, regexp.MustCompile(src))
 	}
@@ -129,6 +136,15 @@ func inputCredential(in input) string {
 		return credential(in.src)
 	}
 	return ""
+}
+
+// inputSecret is the secret held by the file a command reads on its
+// standard input, if any.
+func (a *analyzer) inputSecret(in input) string {
+	if in.kind != fileInput {
+		return ""
+	}
+	return a.sentSecret(arg{val: in.text, known: !strings.ContainsAny(in.text, "$`")})
 }
 
 // opt is one option a command line gave, with its value.
@@ -219,7 +235,9 @@ func (a *analyzer) curlNetwork(c *cmdCall, opts []opt, urls []arg) {
 		case curlUpload(o.name):
 			upload = upload || fromMachine(o, c.io.in)
 			if f, ok := dataFile(o.name, v); ok && f == "-" {
-				cred = firstOf(cred, inputCredential(c.io.in))
+				cred = firstOf(firstOf(cred, inputCredential(c.io.in)), a.inputSecret(c.io.in))
+			} else if ok && o.val.known {
+				cred = firstOf(cred, a.sentSecret(arg{val: f, known: true}))
 			}
 			cred = firstOf(cred, credential(v))
 		case o.name == "-H" || o.name == "--header" || o.name == "-u" || o.name == "--user" || o.name == "--oauth2-bearer":
@@ -304,13 +322,17 @@ func (a *analyzer) wgetNetwork(c *cmdCall, urls []arg) {
 	upload, cred := false, ""
 	for i, w := range c.args {
 		name, val, glued := strings.Cut(w.val, "=")
+		valKnown := w.known
 		if !glued && i+1 < len(c.args) {
-			val = c.args[i+1].val
+			val, valKnown = c.args[i+1].val, c.args[i+1].known
 		}
 		switch name {
 		case "--post-data", "--post-file", "--body-data", "--body-file":
 			upload = true
 			cred = firstOf(cred, credential(val))
+			if strings.HasSuffix(name, "-file") && valKnown {
+				cred = firstOf(cred, a.sentSecret(arg{val: val, known: true}))
+			}
 		case "--header", "--user", "--password", "--http-password":
 			cred = firstOf(cred, credential(val))
 		}
@@ -345,6 +367,9 @@ func (a *analyzer) remoteCopy(by string, ops []arg, text string) {
 	cred := ""
 	for _, s := range ops[:len(ops)-1] {
 		cred = firstOf(cred, credential(s.val))
+		if _, isRemote, _ := remote(s); !isRemote {
+			cred = firstOf(cred, a.sentSecret(s))
+		}
 	}
 	a.sends(by, host, cred, text)
 }
@@ -384,7 +409,7 @@ func (a *analyzer) netcatModel(c *cmdCall) bool {
 		return true
 	}
 	host, _ := hostOf(ops[0], "tcp")
-	a.sends(c.name, host, firstOf(inputCredential(c.io.in), credential(text)), text)
+	a.sends(c.name, host, firstOf(firstOf(inputCredential(c.io.in), credential(text)), a.inputSecret(c.io.in)), text)
 	return true
 }
 
