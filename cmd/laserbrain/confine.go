@@ -467,51 +467,44 @@ func isExecutable(p string) bool {
 // storePorts are the TCP ports of the PostgreSQL store dsn names (none for
 // the local files or a unix socket).
 func storePorts(dsn string) []uint16 {
+	var out []uint16
+	storeHosts(dsn, func(_ string, port uint16) { out = append(out, port) })
+	return out
+}
+
+// storeHosts calls add with each TCP host and port the PostgreSQL store
+// dsn names, fallbacks included (none for the local files or a unix
+// socket).
+func storeHosts(dsn string, add func(host string, port uint16)) {
 	dsn = strings.TrimSpace(dsn)
 	if dsn == "" || dsn == "local" {
-		return nil
+		return
 	}
 	cfg, err := pgconn.ParseConfig(dsn)
 	if err != nil {
-		return nil
+		return
 	}
-	var out []uint16
-	add := func(host string, port uint16) {
+	tcp := func(host string, port uint16) {
 		if !strings.HasPrefix(host, "/") && port != 0 {
-			out = append(out, port)
+			add(host, port)
 		}
 	}
-	add(cfg.Host, cfg.Port)
+	tcp(cfg.Host, cfg.Port)
 	for _, f := range cfg.Fallbacks {
-		add(f.Host, f.Port)
+		tcp(f.Host, f.Port)
 	}
-	return out
 }
 
 // storeEndpoints are the host:port endpoints of the PostgreSQL store dsn
 // names, loopback and not (none for the local files or a unix socket).
 func storeEndpoints(dsn string) []string {
-	dsn = strings.TrimSpace(dsn)
-	if dsn == "" || dsn == "local" {
-		return nil
-	}
-	cfg, err := pgconn.ParseConfig(dsn)
-	if err != nil {
-		return nil
-	}
 	var out []string
-	add := func(host string, port uint16) {
-		if !strings.HasPrefix(host, "/") && port != 0 {
-			out = append(out, confine.Endpoint(host, port))
-			if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
-				out = append(out, confine.Endpoint("127.0.0.1", port), confine.Endpoint("::1", port))
-			}
+	storeHosts(dsn, func(host string, port uint16) {
+		out = append(out, confine.Endpoint(host, port))
+		if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
+			out = append(out, confine.Endpoint("127.0.0.1", port), confine.Endpoint("::1", port))
 		}
-	}
-	add(cfg.Host, cfg.Port)
-	for _, f := range cfg.Fallbacks {
-		add(f.Host, f.Port)
-	}
+	})
 	return out
 }
 

@@ -110,22 +110,19 @@ func GateResult(d operator.Decision) json.RawMessage {
 // an agent working in dir (operator.Authorizable under the project policy
 // there), and why not: laserbrain authorize and laserbrain ui ask it.
 func Authorizable(command, dir string, validate operator.PolicyValidator) (bool, string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return false, "", err
-	}
-	pol, err := LoadPolicy(abs, validate)
-	if err != nil {
-		return false, "", err
-	}
-	ok, why := operator.Authorizable(shell.Analyze(command, abs), pol)
-	return ok, why, nil
+	return authorizable(command, dir, validate, operator.Authorizable)
 }
 
 // ActAuthorizable says whether a person may authorize the shell command
 // for laserbrain act, for an agent working in dir (operator
 // ActAuthorizable), and why not.
 func ActAuthorizable(command, dir string, validate operator.PolicyValidator) (bool, string, error) {
+	return authorizable(command, dir, validate, operator.ActAuthorizable)
+}
+
+// authorizable reads the command under the project policy of dir and asks
+// rule whether a person may authorize it.
+func authorizable(command, dir string, validate operator.PolicyValidator, rule func(shell.Analysis, operator.Policy) (bool, string)) (bool, string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return false, "", err
@@ -134,7 +131,7 @@ func ActAuthorizable(command, dir string, validate operator.PolicyValidator) (bo
 	if err != nil {
 		return false, "", err
 	}
-	ok, why := operator.ActAuthorizable(shell.Analyze(command, abs), pol)
+	ok, why := rule(shell.Analyze(command, abs), pol)
 	return ok, why, nil
 }
 
