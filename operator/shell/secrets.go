@@ -82,7 +82,11 @@ var tokenShapes = firstuse.Value[[]secretShape]{New: func() []secretShape {
 	return out
 }}
 
-var allowLine = regexp.MustCompile(`#\s*lb-secrets:\s*allow\b`)
+// allowLine is the pragma that passes a line over (compiled on first use,
+// so that the gate's start-up builds no table it may not need).
+var allowLine = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`#\s*lb-secrets:\s*allow\b`)
+}}
 
 // Secrets is the kind of every secret in text, one per match in the order
 // of the kinds, a match on a line that allows it passed over.
@@ -94,7 +98,7 @@ func Secrets(text string) []string {
 			continue
 		}
 		for _, m := range s.re.FindAllStringIndex(text, -1) {
-			if s.near != "" && !nearAfter(text[m[1]:], s.near) || allowLine.MatchString(lineAt(text, m[0])) {
+			if s.near != "" && !nearAfter(text[m[1]:], s.near) || allowLine.Get().MatchString(lineAt(text, m[0])) {
 				continue
 			}
 			kinds = append(kinds, s.kind)
