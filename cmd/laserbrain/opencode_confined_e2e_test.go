@@ -54,18 +54,28 @@ func TestAgentOpenCodeConfinedKernelRefuses(t *testing.T) {
 	}
 	haltFile := filepath.Join(lbHome, "fleet", "halts", "active", entries[0].Name())
 
-	// A Makefile the gate does not read (written in an earlier session,
-	// say): `make` is nothing the gate refuses. Each target is one way to
-	// lift the halt or take the plugin and config out of force.
-	makefile := strings.Join([]string{
-		"C := $(OPENCODE_CONFIG_DIR)",
-		"lift:\n\trm -f " + haltFile,
-		"plugin:\n\tprintf 'export const X = async () => ({})\\n' > $(C)/plugin/laserbrain.js",
-		"second:\n\tmkdir -p $(C)/plugins && printf 'export const Y = async () => ({})\\n' > $(C)/plugins/shadow.js",
-		"jsonc:\n\tprintf '{\"plugin\":[]}\\n' > $(C)/opencode.jsonc",
-		"rename:\n\tmv $(C)/plugin $(C)/plugin.off",
-	}, "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(s.Dir, "Makefile"), []byte(makefile), 0o644); err != nil {
+	// A Makefile whose recipes the gate cannot see through (written in an
+	// earlier session, say): each runs a command python reads from a JSON
+	// file, so `make` is nothing the gate refuses. Each target is one way
+	// to lift the halt or take the plugin and config out of force.
+	run := "\tpython3 -c 'import json,os,subprocess,sys; sys.exit(subprocess.run([os.path.expandvars(a) for a in json.load(open(\"ops.json\"))[sys.argv[1]]], stdin=subprocess.DEVNULL).returncode)' "
+	const c = "$OPENCODE_CONFIG_DIR"
+	ops := map[string][]string{
+		"lift":   {"rm", "-f", haltFile},
+		"plugin": {"tee", c + "/plugin/laserbrain.js"},
+		"second": {"mkdir", "-p", c + "/plugins"},
+		"jsonc":  {"tee", c + "/opencode.jsonc"},
+		"rename": {"mv", c + "/plugin", c + "/plugin.off"},
+	}
+	var makefile strings.Builder
+	for _, target := range []string{"lift", "plugin", "second", "jsonc", "rename"} {
+		makefile.WriteString(target + ":\n" + run + target + "\n")
+	}
+	opsJSON, _ := json.Marshal(ops)
+	if err := os.WriteFile(filepath.Join(s.Dir, "Makefile"), []byte(makefile.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, "ops.json"), opsJSON, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
