@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,27 +155,8 @@ func TestClaudeRunExportsToOTLP(t *testing.T) {
 // Bash call runs, the push is refused), the run keeps the agent's status,
 // and what could not be delivered is said, not waited for.
 func TestClaudeRunDeadCollector(t *testing.T) {
-	hole, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hole.Close()
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := hole.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
-	s, r := telemetryRun(t, "http://"+hole.Addr().String())
+	hole := otlptest.Blackhole(t)
+	s, r := telemetryRun(t, "http://"+hole)
 	if tr := s.toolResult(t, "toolu_ls"); tr.IsError || !strings.Contains(tr.Text, "parser-started") {
 		t.Errorf("the Bash call: %+v", tr)
 	}

@@ -133,3 +133,31 @@ func (r *Receiver) consumeLogs(_ context.Context, ld plog.Logs) error {
 	r.logs = append(r.logs, c)
 	return nil
 }
+
+// Blackhole is a collector that hangs: a loopback listener that takes
+// every connection and answers nothing, closed with the test. It returns
+// the listener's address (host:port).
+func Blackhole(t testing.TB) string {
+	t.Helper()
+	hole, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hole.Close() })
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := hole.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	return hole.Addr().String()
+}

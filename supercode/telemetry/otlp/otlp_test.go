@@ -141,33 +141,14 @@ func TestRefusalIsAGuardrailEvent(t *testing.T) {
 // is not there, costs the exporting process no more than CloseDeadline,
 // and the spans it could not deliver are counted, not waited for.
 func TestDeadCollectorIsBounded(t *testing.T) {
-	hole, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hole.Close()
-	go func() { // accept and hold every connection, answering nothing
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := hole.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
+	hole := otlptest.Blackhole(t)
 	gone, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	refused := "http://" + gone.Addr().String()
 	gone.Close()
-	for name, url := range map[string]string{"blackholed": "http://" + hole.Addr().String(), "refused": refused} {
+	for name, url := range map[string]string{"blackholed": "http://" + hole, "refused": refused} {
 		t.Run(name, func(t *testing.T) {
 			began := time.Now()
 			lost, err := exportRun(t, telemetry.Settings{On: true, Endpoint: url})
