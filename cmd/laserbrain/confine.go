@@ -28,6 +28,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/install"
 )
 
@@ -147,7 +148,7 @@ func confineCommand(self string, storeConfig func() (backend.Config, error), cmd
 	opsEnv := append(slices.Clone(cmd.Env), broker.EnvConfinement+"="+string(specJSON))
 	ops := b.ops
 	ops.Streams = true // brokerLocal answers them, holding each line to ops.Run
-	local, closeLocal := brokerLocal(storeConfig, ops.Run)
+	local, closeLocal := brokerLocal(storeConfig, ops.Run, &hook.Act{Self: self, Passes: &broker.Passes{}})
 	undo = append(undo, closeLocal)
 	srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: ops.Allow, Local: local}
 	if err := srv.Listen(sock); err != nil {
