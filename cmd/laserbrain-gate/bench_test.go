@@ -225,7 +225,7 @@ func BenchmarkHookProcess(b *testing.B) {
 // goBuild builds target (a package path or one file) without cgo, as the
 // Makefile builds, and installs it (installed) into a fresh directory as
 // name.
-func goBuild(b *testing.B, name, target string) string {
+func goBuild(b testing.TB, name, target string) string {
 	bin := filepath.Join(b.TempDir(), name)
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, target)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -242,7 +242,7 @@ func goBuild(b *testing.B, name, target string) string {
 // page cache each start maps them in more, smaller pieces: on this
 // machine's kernel (6.18, ext4) the same gate measured 2.21× /bin/true
 // from the linker's file and 2.02× from a copy, in one interleaved run.
-func installed(b *testing.B, path string) string {
+func installed(b testing.TB, path string) string {
 	b.Helper()
 	in, err := os.Open(path)
 	if err != nil {
@@ -264,7 +264,7 @@ func installed(b *testing.B, path string) string {
 }
 
 // buildLaserbrain builds laserbrain from its package beside this one.
-func buildLaserbrain(b *testing.B) string { return goBuild(b, "laserbrain", "../laserbrain") }
+func buildLaserbrain(b testing.TB) string { return goBuild(b, "laserbrain", "../laserbrain") }
 
 // buildFloor builds testdata/startfloor: the packages the gate's decision
 // needs (encoding/json, sh/v3/syntax, regexp2), linked, doing nothing.
@@ -288,7 +288,7 @@ func buildEmpty(b *testing.B) string {
 // buildEmptyAnswering builds a Go program that does nothing but exit with
 // the status an installed pre-tool-use command takes as the gate's answer
 // (client.AnsweredStatus): the floor of an installed hook pair.
-func buildEmptyAnswering(b *testing.B) string {
+func buildEmptyAnswering(b testing.TB) string {
 	src := filepath.Join(b.TempDir(), "main.go")
 	prog := fmt.Sprintf("package main\n\nimport \"os\"\n\nfunc main() { os.Exit(%d) }\n", client.AnsweredStatus)
 	if err := os.WriteFile(src, []byte(prog), 0o600); err != nil {

@@ -29,23 +29,7 @@ func loopSession(t *testing.T, script string, turns ...agenttest.Turn) *supervis
 		"agents.conf": "fix_COMMAND=\"" + s.Claude + "\"\ntask_COMMAND=\"" + s.Claude + "\"\njudge_COMMAND=\"" + s.Claude + "\"\n" +
 			"fix_TOOLS=\"bash read escalate\"\n",
 	}
-	for name, body := range files {
-		mode := os.FileMode(0o644)
-		if name == "ci" {
-			mode = 0o755
-		}
-		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = s.Dir
-		cmd.Env = append(os.Environ(), gitIdent...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	commitFiles(t, s.Dir, files)
 	s.Env = append(s.Env, gitIdent...)
 	return s
 }
@@ -218,23 +202,7 @@ esac
 `,
 		".gitignore": "*.count\n",
 	}
-	for name, body := range files {
-		mode := os.FileMode(0o644)
-		if name == "ci" {
-			mode = 0o755
-		}
-		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = s.Dir
-		cmd.Env = append(os.Environ(), gitIdent...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	commitFiles(t, s.Dir, files)
 	s.Env = append(s.Env, gitIdent...)
 	s.Env = append(s.Env, "SOAK=2", "PATH="+filepath.Dir(s.lb)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	// A loop started from inside a confined agent cannot write its journal
