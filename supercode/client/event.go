@@ -257,6 +257,27 @@ type clientEvent struct {
 	ours   EventName
 }
 
+// theirName is the client's name in table for our event ev ("" when it
+// has none).
+func theirName(table []clientEvent, ev EventName) string {
+	for _, e := range table {
+		if e.ours == ev {
+			return e.theirs
+		}
+	}
+	return ""
+}
+
+// ourName is our event for the client's event name in table.
+func ourName(table []clientEvent, name string) (EventName, bool) {
+	for _, e := range table {
+		if e.theirs == name {
+			return e.ours, true
+		}
+	}
+	return "", false
+}
+
 // waitingNotices are the notification kinds that mean the agent stopped
 // for a person, and what it waits for. Claude Code's (2.1.328; Qwen Code
 // sends the same names), Gemini CLI's (0.61.0) and opencode's (1.18.33,
