@@ -132,23 +132,11 @@ func BenchmarkHookProcess(b *testing.B) {
 			if c.every > 1 && round%c.every != 0 {
 				continue
 			}
-			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
-				b.Fatal(err)
-			}
-			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Stdin, cmd.Env = c.stdin, c.env
-			start := time.Now()
-			_ = cmd.Run() // deny exits 2 by design
-			c.times = append(c.times, time.Since(start))
+			_, _ = c.runOnce(b) // deny exits 2 by design
 		}
 	}
 	base := median(cs[0].times)
-	report := fmt.Sprintf("medians over %d runs each (the reference: every 5th round):\n", len(cs[0].times))
-	for _, c := range cs {
-		m := median(c.times)
-		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
-		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
-	}
+	report := medians(b, cs, fmt.Sprintf("medians over %d runs each (the reference: every 5th round):", len(cs[0].times)))
 	gateWorst, storeWorst := time.Duration(0), time.Duration(0)
 	for i, c := range cs[gates : gates+len(hookEvents)] {
 		if hookEvents[i].store {
@@ -309,6 +297,34 @@ type contender struct {
 	prepare  func(round int) // what changes before each run
 	times    []time.Duration
 	cpu      []time.Duration // user and system time, the process and the children it waited for
+}
+
+// runOnce runs c once, its event on stdin from the start, and keeps the
+// wall time; it returns the exit status and Run's error.
+func (c *contender) runOnce(b *testing.B) (int, error) {
+	if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Stdin, cmd.Env = c.stdin, c.env
+	start := time.Now()
+	err := cmd.Run()
+	c.times = append(c.times, time.Since(start))
+	return cmd.ProcessState.ExitCode(), err
+}
+
+// medians reports each contender's median wall time (the metric NAME-ms)
+// and returns title and a line each, with its ratio to the first
+// contender's (/bin/true).
+func medians(b *testing.B, cs []*contender, title string) string {
+	base := median(cs[0].times)
+	report := title + "\n"
+	for _, c := range cs {
+		m := median(c.times)
+		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
+		report += fmt.Sprintf("  %-26s %8.3f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
+	}
+	return report
 }
 
 // eventFiles gives each contender its event as a file the child reads
