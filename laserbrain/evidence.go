@@ -150,17 +150,10 @@ func (o *Observer) Progress() string {
 // by a Go caller, as false: None, False, a zero number, an empty string,
 // list or object.
 func pyFalsy(v any) bool {
-	switch x := v.(type) {
-	case nil:
+	if zeroish(v) {
 		return true
-	case bool:
-		return !x
-	case string:
-		return x == ""
-	case json.Number:
-		f, err := x.Float64()
-		return err == nil && f == 0
-	case json.RawMessage:
+	}
+	if x, ok := v.(json.RawMessage); ok {
 		if len(bytes.TrimSpace(x)) == 0 {
 			return true
 		}
@@ -173,10 +166,6 @@ func pyFalsy(v any) bool {
 	switch r.Kind() {
 	case reflect.Map, reflect.Slice, reflect.Array:
 		return r.Len() == 0
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64:
-		return r.IsZero()
 	case reflect.Pointer, reflect.Interface:
 		return r.IsNil()
 	}

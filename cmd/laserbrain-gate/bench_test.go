@@ -132,23 +132,11 @@ func BenchmarkHookProcess(b *testing.B) {
 			if c.every > 1 && round%c.every != 0 {
 				continue
 			}
-			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
-				b.Fatal(err)
-			}
-			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Stdin, cmd.Env = c.stdin, c.env
-			start := time.Now()
-			_ = cmd.Run() // deny exits 2 by design
-			c.times = append(c.times, time.Since(start))
+			_, _ = c.runOnce(b) // deny exits 2 by design
 		}
 	}
 	base := median(cs[0].times)
-	report := fmt.Sprintf("medians over %d runs each (the reference: every 5th round):\n", len(cs[0].times))
-	for _, c := range cs {
-		m := median(c.times)
-		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
-		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
-	}
+	report := medians(b, cs, fmt.Sprintf("medians over %d runs each (the reference: every 5th round):", len(cs[0].times)))
 	gateWorst, storeWorst := time.Duration(0), time.Duration(0)
 	for i, c := range cs[gates : gates+len(hookEvents)] {
 		if hookEvents[i].store {
@@ -225,7 +213,7 @@ func BenchmarkHookProcess(b *testing.B) {
 // goBuild builds target (a package path or one file) without cgo, as the
 // Makefile builds, and installs it (installed) into a fresh directory as
 // name.
-func goBuild(b *testing.B, name, target string) string {
+func goBuild(b testing.TB, name, target string) string {
 	bin := filepath.Join(b.TempDir(), name)
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, target)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -242,7 +230,7 @@ func goBuild(b *testing.B, name, target string) string {
 // page cache each start maps them in more, smaller pieces: on this
 // machine's kernel (6.18, ext4) the same gate measured 2.21× /bin/true
 // from the linker's file and 2.02× from a copy, in one interleaved run.
-func installed(b *testing.B, path string) string {
+func installed(b testing.TB, path string) string {
 	b.Helper()
 	in, err := os.Open(path)
 	if err != nil {
@@ -264,7 +252,7 @@ func installed(b *testing.B, path string) string {
 }
 
 // buildLaserbrain builds laserbrain from its package beside this one.
-func buildLaserbrain(b *testing.B) string { return goBuild(b, "laserbrain", "../laserbrain") }
+func buildLaserbrain(b testing.TB) string { return goBuild(b, "laserbrain", "../laserbrain") }
 
 // buildFloor builds testdata/startfloor: the packages the gate's decision
 // needs (encoding/json, sh/v3/syntax, regexp2), linked, doing nothing.
@@ -288,7 +276,7 @@ func buildEmpty(b *testing.B) string {
 // buildEmptyAnswering builds a Go program that does nothing but exit with
 // the status an installed pre-tool-use command takes as the gate's answer
 // (client.AnsweredStatus): the floor of an installed hook pair.
-func buildEmptyAnswering(b *testing.B) string {
+func buildEmptyAnswering(b testing.TB) string {
 	src := filepath.Join(b.TempDir(), "main.go")
 	prog := fmt.Sprintf("package main\n\nimport \"os\"\n\nfunc main() { os.Exit(%d) }\n", client.AnsweredStatus)
 	if err := os.WriteFile(src, []byte(prog), 0o600); err != nil {
@@ -309,6 +297,34 @@ type contender struct {
 	prepare  func(round int) // what changes before each run
 	times    []time.Duration
 	cpu      []time.Duration // user and system time, the process and the children it waited for
+}
+
+// runOnce runs c once, its event on stdin from the start, and keeps the
+// wall time; it returns the exit status and Run's error.
+func (c *contender) runOnce(b *testing.B) (int, error) {
+	if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Stdin, cmd.Env = c.stdin, c.env
+	start := time.Now()
+	err := cmd.Run()
+	c.times = append(c.times, time.Since(start))
+	return cmd.ProcessState.ExitCode(), err
+}
+
+// medians reports each contender's median wall time (the metric NAME-ms)
+// and returns title and a line each, with its ratio to the first
+// contender's (/bin/true).
+func medians(b *testing.B, cs []*contender, title string) string {
+	base := median(cs[0].times)
+	report := title + "\n"
+	for _, c := range cs {
+		m := median(c.times)
+		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
+		report += fmt.Sprintf("  %-26s %8.3f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
+	}
+	return report
 }
 
 // eventFiles gives each contender its event as a file the child reads

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -101,26 +99,12 @@ func BenchmarkCoverageGate(b *testing.B) {
 	for b.Loop() {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, c := range order {
-			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
-				b.Fatal(err)
-			}
-			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Stdin, cmd.Env = c.stdin, c.env
-			start := time.Now()
-			err := cmd.Run()
-			c.times = append(c.times, time.Since(start))
-			if code := cmd.ProcessState.ExitCode(); code != c.wantExit {
+			if code, err := c.runOnce(b); code != c.wantExit {
 				b.Fatalf("%s exited %d (%v), want %d", c.name, code, err, c.wantExit)
 			}
 		}
 	}
-	floor := median(cs[0].times)
-	report := fmt.Sprintf("medians over %d runs each:\n", len(cs[0].times))
-	for _, c := range cs {
-		m := median(c.times)
-		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
-		report += fmt.Sprintf("  %-26s %8.3f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(floor))
-	}
+	report := medians(b, cs, fmt.Sprintf("medians over %d runs each:", len(cs[0].times)))
 	off, on := median(cs[2].times), median(cs[3].times)
 	report += fmt.Sprintf("  a session keyed by its id (no LASERBRAIN_RUN) pays %.3f ms over the run's own, to find its run\n",
 		float64((median(cs[4].times)-on).Microseconds())/1000)

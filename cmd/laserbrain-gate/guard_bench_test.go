@@ -2,13 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/supercode/client"
@@ -37,38 +33,20 @@ func BenchmarkGuardedHook(b *testing.B) {
 		{name: "sh-gate-guarded", argv: []string{"/bin/sh", "-c", guarded}},
 		{name: "sh-guard-gate-missing", argv: []string{"/bin/sh", "-c", client.HookCommand(gone, client.Claude, client.PreToolUse)}},
 	}
-	event := filepath.Join(b.TempDir(), "event.json")
-	if err := os.WriteFile(event, []byte(hookEvents[0].event), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	stdin, err := os.Open(event)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer stdin.Close()
 	env := quietEnv()
+	for _, c := range cs {
+		c.event, c.env = hookEvents[0].event, env
+	}
+	eventFiles(b, cs)
 	rng := rand.New(rand.NewPCG(3, 4))
 	order := append([]*contender(nil), cs...)
 	for b.Loop() {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, c := range order {
-			if _, err := stdin.Seek(0, io.SeekStart); err != nil {
-				b.Fatal(err)
-			}
-			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Stdin, cmd.Env = stdin, env
-			start := time.Now()
-			_ = cmd.Run() // the missing gate denies: exit 2
-			c.times = append(c.times, time.Since(start))
+			_, _ = c.runOnce(b) // the missing gate denies: exit 2
 		}
 	}
-	base := median(cs[0].times)
-	report := fmt.Sprintf("medians over %d runs each:\n", len(cs[0].times))
-	for _, c := range cs {
-		m := median(c.times)
-		b.ReportMetric(float64(m.Microseconds())/1000, c.name+"-ms")
-		report += fmt.Sprintf("  %-24s %8.2f ms  %5.2f× /bin/true\n", c.name, float64(m.Microseconds())/1000, float64(m)/float64(base))
-	}
+	report := medians(b, cs, fmt.Sprintf("medians over %d runs each:", len(cs[0].times)))
 	bare, unguarded, withGuard := median(cs[1].times), median(cs[2].times), median(cs[3].times)
 	report += fmt.Sprintf("  the guard: %.2f× the unguarded command line, %.2f× the bare gate\n",
 		float64(withGuard)/float64(unguarded), float64(withGuard)/float64(bare))

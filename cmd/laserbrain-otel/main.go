@@ -17,6 +17,7 @@ import (
 )
 
 const usage = `usage: laserbrain-otel export|journal [--endpoint URL] < RECORD.json
+       laserbrain-otel receive [--forward URL]
 
 export sends one ended run (the JSON record laserbrain run writes), journal
 a supervisor's journal records (what laserbrain supervise hands over after
@@ -26,6 +27,13 @@ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), else to --endpoint (a base URL, as the
 project policy names it). LASERBRAIN_OTEL=off sends nothing. Exit 0 when
 every span was delivered, 1 when some were not (said on standard error),
 2 on bad usage or a record it cannot read.
+
+receive takes, on a loopback port of its own, the OTLP/HTTP an agent's
+client sends under laserbrain run: it writes its address, then each model
+request the client reported, as JSON lines on standard output, forwards
+everything it receives to --forward (the person's own endpoint, with the
+headers OTEL_EXPORTER_OTLP_HEADERS names), and stops when its standard
+input ends.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) }
@@ -34,6 +42,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "version") {
 		fmt.Fprint(stdout, version.Get("laserbrain-otel").Text())
 		return 0
+	}
+	if len(args) >= 1 && args[0] == "receive" {
+		return receive(args[1:], stdin, stdout, stderr, getenv)
 	}
 	endpoint := ""
 	switch {

@@ -29,6 +29,15 @@ import (
 type actOptions struct {
 	IO      *cli.IOStreams
 	Tracker func() *agentrun.Tracker
+	Getenv  func(string) string
+	// Passes, Dir and Environ are the Factory's (set in laserbrain run's
+	// own process, where its broker answers act).
+	Passes  *broker.Passes
+	Dir     string
+	Environ []string
+	// pass is the one-use pass the supervisor put in a call the person
+	// approved in their client (--pass).
+	pass string
 	// argv is the command to carry out; dashAt is where -- was among the
 	// arguments (cobra's ArgsLenAtDash: -1 without one).
 	argv   []string
@@ -36,7 +45,7 @@ type actOptions struct {
 }
 
 func newActCmd(f *Factory, runF func(*actOptions) error) *cobra.Command {
-	opts := &actOptions{IO: f.IOStreams, Tracker: f.Tracker}
+	opts := &actOptions{IO: f.IOStreams, Tracker: f.Tracker, Getenv: f.getenv, Passes: f.Passes, Dir: f.Dir, Environ: f.Environ}
 	cmd := &cobra.Command{
 		Use:   "act -- COMMAND [ARGS...]",
 		Short: "Ask the supervisor to carry out one outward command for this agent, outside its boundary",
@@ -56,7 +65,14 @@ run. COMMAND runs as given, without a shell; its words are matched as the
 gate keys a command (an argument holding white space as one quoted word).
 
 Outside a confined run (the hooks alone) act decides the same way and runs
-COMMAND where it is called.`,
+COMMAND where it is called.
+
+--pass is not for an agent or a person to type: under laserbrain run, when a
+person there is asked in their client (Claude Code) about an outward
+command, the supervisor rewrites the call into laserbrain act --pass PASS --
+COMMAND, with a pass it keeps in its memory for exactly that command, for
+one use, for a quarter of an hour. Approved, the call hands it back and the
+command is carried out; any other pass is refused.`,
 		Example: `  laserbrain act -- git push origin feature:feature
   laserbrain act -- npm publish`,
 		Args: cli.ArbitraryArgs,
@@ -69,6 +85,7 @@ COMMAND where it is called.`,
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().StringVar(&opts.pass, "pass", "", "the one-use `PASS` the supervisor put in a call the person approved in their client")
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the command's own status, once carried out"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "no command, no run (LASERBRAIN_RUN), or a directory outside the run's work tree; nothing ran"},
@@ -80,9 +97,13 @@ COMMAND where it is called.`,
 }
 
 // actSocket is the broker of the confined run this process is in, "" when
-// it is in none: inside, act is handed over to it.
-func actSocket() string {
-	if s := os.Getenv(broker.EnvSocket); s != "" {
+// it is in none (or is the supervisor itself): inside, act is handed over
+// to it.
+func actSocket(opts *actOptions) string {
+	if opts.Passes != nil {
+		return ""
+	}
+	if s := opts.Getenv(broker.EnvSocket); s != "" {
 		return s
 	}
 	if d := confine.Confined(); d != "" {
@@ -100,9 +121,16 @@ func runAct(opts *actOptions) error {
 	}
 	ctx := context.Background()
 	streams := opts.IO
-	dir, _ := os.Getwd()
-	if sock := actSocket(); sock != "" {
-		code, err := broker.Relay(ctx, sock, append([]string{"act", "--"}, opts.argv...), os.Getenv, dir, streams.In, streams.Out, streams.ErrOut)
+	dir := opts.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if sock := actSocket(opts); sock != "" {
+		argv := []string{"act"}
+		if opts.pass != "" {
+			argv = append(argv, "--pass", opts.pass)
+		}
+		code, err := broker.Relay(ctx, sock, append(append(argv, "--"), opts.argv...), opts.Getenv, dir, streams.In, streams.Out, streams.ErrOut)
 		if err != nil {
 			return cli.Failure(err)
 		}
@@ -111,7 +139,7 @@ func runAct(opts *actOptions) error {
 		}
 		return nil
 	}
-	runID := strings.TrimSpace(os.Getenv(agentrun.EnvRun))
+	runID := strings.TrimSpace(opts.Getenv(agentrun.EnvRun))
 	if runID == "" {
 		return cli.Usagef("laserbrain act carries a command out for an agent's run, and %s is not set (start the agent with laserbrain run); nothing ran", agentrun.EnvRun)
 	}
@@ -133,11 +161,7 @@ func runAct(opts *actOptions) error {
 		return cli.Usagef("%s is outside run %s's work tree (%s): act carries commands out there only; nothing ran", dir, run.ID, top)
 	}
 	action := operator.ActionKey(shellquote.Command(opts.argv))
-	pol, err := agentrun.LoadPolicy(top, policyschema.Validate)
-	if err != nil {
-		return cli.Failure(err)
-	}
-	leave, ok, err := sup.ActLeave(ctx, run, action, pol)
+	leave, ok, err := actLeave(ctx, opts, sup, run, action, top)
 	if err != nil {
 		return cli.Failure(err)
 	}
@@ -150,11 +174,10 @@ func runAct(opts *actOptions) error {
 	}
 	if !ok {
 		recordAct(ctx, st, run.ID, rec)
-		fmt.Fprintf(streams.ErrOut, "laserbrain act: refused: neither the project policy nor a person's authorization allows exactly %q for run %s, so nothing ran. "+
-			"A person authorizes it once with: laserbrain authorize --run %s -- %s\n", action, run.ID, run.ID, action)
+		refuseAct(streams, opts, run.ID, action)
 		return cli.SilentExit(cli.ExitNotRunnable)
 	}
-	code := carryOut(ctx, streams, opts.argv, dir)
+	code := carryOut(ctx, streams, opts.argv, dir, opts.Environ)
 	rec.Answer, rec.Exit = "done", &code
 	if err := journalAct(ctx, st, run, rec); err != nil {
 		fmt.Fprintf(streams.ErrOut, "laserbrain act: the act's end is not journaled: %v\n", err)
@@ -164,6 +187,39 @@ func runAct(opts *actOptions) error {
 		return cli.PassThrough(code)
 	}
 	return nil
+}
+
+// actLeave says what lets action out: with a pass, the person's approval
+// in their client, when laserbrain run's supervisor gave that pass for
+// exactly this command on this run and it is unspent (spent now); without
+// one, the project policy or a person's authorization (Tracker.ActLeave).
+func actLeave(ctx context.Context, opts *actOptions, sup *agentrun.Tracker, run fleet.Run, action, top string) (string, bool, error) {
+	if opts.pass != "" {
+		if opts.Passes == nil {
+			return "", false, nil
+		}
+		why, ok := opts.Passes.Spend(opts.pass, run.ID, action)
+		if !ok {
+			return "", false, nil
+		}
+		return "the person's approval in their client (" + why + ")", true, nil
+	}
+	pol, err := agentrun.LoadPolicy(top, policyschema.Validate)
+	if err != nil {
+		return "", false, err
+	}
+	return sup.ActLeave(ctx, run, action, pol)
+}
+
+// refuseAct says why act refused, and what a person does.
+func refuseAct(streams *cli.IOStreams, opts *actOptions, run, action string) {
+	if opts.pass != "" {
+		fmt.Fprintf(streams.ErrOut, "laserbrain act: refused: the pass is not one run %s's supervisor gave for exactly %q, or it was used or expired, so nothing ran. "+
+			"A person authorizes the command once with: laserbrain authorize --run %s -- %s\n", run, action, run, action)
+		return
+	}
+	fmt.Fprintf(streams.ErrOut, "laserbrain act: refused: neither the project policy nor a person's authorization allows exactly %q for run %s, so nothing ran. "+
+		"A person authorizes it once with: laserbrain authorize --run %s -- %s\n", action, run, run, action)
 }
 
 // actRecord is an act as the journal and the run keep it.
@@ -206,9 +262,10 @@ func recordAct(ctx context.Context, st fleet.Store, run string, r actRecord) {
 	_, _ = st.AppendEvent(ctx, run, fleet.RunEvent{At: time.Now().UTC(), Kind: fleet.KindAct, Name: r.Answer, OK: ok, Text: r.text(), Result: data})
 }
 
-// carryOut runs argv in dir with this process's environment (the
-// person's, outside the boundary) and streams, and returns its status.
-func carryOut(ctx context.Context, streams *cli.IOStreams, argv []string, dir string) int {
+// carryOut runs argv in dir with environ (nil: this process's; either way
+// the person's, outside the boundary) and the streams, and returns its
+// status.
+func carryOut(ctx context.Context, streams *cli.IOStreams, argv []string, dir string, environ []string) int {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		fmt.Fprintf(streams.ErrOut, "laserbrain act: %s: %v\n", argv[0], err)
@@ -220,8 +277,11 @@ func carryOut(ctx context.Context, streams *cli.IOStreams, argv []string, dir st
 	c := exec.CommandContext(ctx, path, argv[1:]...)
 	c.Dir = dir
 	c.Stdin, c.Stdout, c.Stderr = streams.In, streams.Out, streams.ErrOut
+	if environ == nil {
+		environ = os.Environ()
+	}
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range environ {
 		if !strings.HasPrefix(kv, broker.EnvSocket+"=") {
 			env = append(env, kv)
 		}

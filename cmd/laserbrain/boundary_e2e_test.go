@@ -165,6 +165,27 @@ func (w *boundaryWorld) lbRun(t *testing.T, args ...string) (stdout, stderr stri
 // included: a Go listener hands each connection to git daemon --inetd.
 func gitDaemon(t *testing.T, base string) string {
 	t.Helper()
+	return "git://" + acceptEach(t, func(c net.Conn) {
+		f, err := c.(*net.TCPConn).File()
+		c.Close()
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		d := exec.Command("git", "daemon", "--inetd", "--export-all", "--enable=receive-pack", "--base-path="+base, base)
+		d.Stdin, d.Stdout = f, f
+		if d.Start() == nil {
+			_ = d.Wait()
+		}
+	})
+}
+
+// acceptEach listens on 127.0.0.1 and hands each connection to handle, in
+// a goroutine of its own, closing it when handle returns; the listener is
+// closed with the test, which then waits for every handle to end. It
+// returns the listener's address (host:port).
+func acceptEach(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -179,22 +200,15 @@ func gitDaemon(t *testing.T, base string) string {
 			if err != nil {
 				return
 			}
-			f, err := c.(*net.TCPConn).File()
-			c.Close()
-			if err != nil {
-				continue
-			}
-			d := exec.Command("git", "daemon", "--inetd", "--export-all", "--enable=receive-pack", "--base-path="+base, base)
-			d.Stdin, d.Stdout = f, f
-			if d.Start() == nil {
-				wg.Add(1)
-				go func() { defer wg.Done(); _ = d.Wait(); f.Close() }()
-			} else {
-				f.Close()
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				handle(c)
+			}()
 		}
 	}()
-	return "git://" + ln.Addr().String()
+	return ln.Addr().String()
 }
 
 // sink is a listener on the loopback that keeps every byte sent to it.
@@ -207,40 +221,21 @@ type sink struct {
 
 func newSink(t *testing.T) *sink {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &sink{addr: ln.Addr().String()}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns++
-			s.mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				// Whatever comes within 3s is kept; then an HTTP answer, so
-				// that a client waiting for one ends.
-				_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
-				b, _ := io.ReadAll(c)
-				s.mu.Lock()
-				s.got.Write(b)
-				s.mu.Unlock()
-				_ = c.SetWriteDeadline(time.Now().Add(3 * time.Second))
-				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-			}()
-		}
-	}()
+	s := &sink{}
+	s.addr = acceptEach(t, func(c net.Conn) {
+		s.mu.Lock()
+		s.conns++
+		s.mu.Unlock()
+		// Whatever comes within 3s is kept; then an HTTP answer, so that a
+		// client waiting for one ends.
+		_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+		b, _ := io.ReadAll(c)
+		s.mu.Lock()
+		s.got.Write(b)
+		s.mu.Unlock()
+		_ = c.SetWriteDeadline(time.Now().Add(3 * time.Second))
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	})
 	return s
 }
 

@@ -24,7 +24,11 @@ import (
 // backend, opened at the first and held until close: a tool call's hooks
 // then open no store, and on PostgreSQL start no connection. Anything else
 // (the MCP server) runs as a process.
-func brokerLocal(storeConfig func() (backend.Config, error), run string) (local func(context.Context, broker.Op) (int, bool), close func()) {
+//
+// Its acts are answered here too: a pass the agent's hooks gave an outward
+// call the person approved in their client (hook.Act) lives in this
+// process's memory alone, and is spent here.
+func brokerLocal(storeConfig func() (backend.Config, error), run string, act *hook.Act) (local func(context.Context, broker.Op) (int, bool), close func()) {
 	held := &heldStores{config: storeConfig}
 	return func(ctx context.Context, op broker.Op) (int, bool) {
 		if hc, ok := fastHook(op.Argv); ok {
@@ -33,9 +37,9 @@ func brokerLocal(storeConfig func() (backend.Config, error), run string) (local 
 			held.mu.Lock()
 			defer held.mu.Unlock()
 			b := hook.Binary{ValidatePolicy: policyschema.Validate, Stores: held.stores}
-			return hook.Serve(ctx, hc.event, hc.client, hc.format, b, hook.Env{Getenv: op.Getenv, Dir: op.Dir, InSupervisor: true}, op.Stdin, op.Stdout, op.Stderr), true
+			return hook.Serve(ctx, hc.event, hc.client, hc.format, b, hook.Env{Getenv: op.Getenv, Dir: op.Dir, InSupervisor: true, Act: act}, op.Stdin, op.Stdout, op.Stderr), true
 		}
-		if len(op.Argv) == 0 || op.Argv[0] != "check" {
+		if len(op.Argv) == 0 || (op.Argv[0] != "check" && op.Argv[0] != "act") {
 			return 0, false
 		}
 		lf := &Factory{
@@ -43,10 +47,15 @@ func brokerLocal(storeConfig func() (backend.Config, error), run string) (local 
 			StoreConfig: storeConfig,
 			Getenv:      op.Getenv,
 			AgentRun:    run,
+			Dir:         op.Dir,
+			Environ:     op.Env,
 		}
-		// The root with check alone: what runCmd would run it in.
+		if act != nil {
+			lf.Passes = act.Passes
+		}
+		// The root with the one command: what runCmd would run it in.
 		root := &cobra.Command{Use: "laserbrain", SilenceUsage: true}
-		root.AddCommand(newCheckCmd(lf, nil))
+		root.AddCommand(newCheckCmd(lf, nil), newActCmd(lf, nil))
 		cli.SetExits(root)
 		code, _ := cli.Run(root, op.Argv, lf.IOStreams)
 		return code, true

@@ -50,14 +50,7 @@ func TestClaudeRulesDenyItsFileTools(t *testing.T) {
 func TestClaudeInstalledRulesDenyItsFileTools(t *testing.T) {
 	haltIn, plainIn := map[string]any{}, map[string]any{}
 	s := newSupervised(t, agenttest.CallID("toolu_halt", "Write", haltIn), agenttest.CallID("toolu_plain", "Write", plainIn), agenttest.Say("Done."))
-	halt := filepath.Join(s.lbHome, "halts", "writer.json")
-	if err := os.MkdirAll(filepath.Dir(halt), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const held = `{"agent":"writer","reason":"held by a person"}` + "\n"
-	if err := os.WriteFile(halt, []byte(held), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	halt, held := holdHalt(t, s.lbHome, "writer")
 	plain := filepath.Join(s.Dir, "notes", "plain.txt")
 	haltIn["file_path"], haltIn["content"] = halt, "{}\n"
 	plainIn["file_path"], plainIn["content"] = plain, "a note\n"

@@ -49,14 +49,7 @@ func TestClaudeInstalledSandboxHoldsTheHome(t *testing.T) {
 		agenttest.Say("Done."))
 	a := &installedAgent{Session: s, lb: lb, lbHome: filepath.Join(s.Home, "laserbrain")}
 	s.Env = append(s.Env, "LASERBRAIN_HOME="+a.lbHome)
-	halt := filepath.Join(a.lbHome, "halts", "writer.json")
-	if err := os.MkdirAll(filepath.Dir(halt), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const held = `{"agent":"writer","reason":"held by a person"}` + "\n"
-	if err := os.WriteFile(halt, []byte(held), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	halt, held := holdHalt(t, a.lbHome, "writer")
 	// The project's own .laserbrain/ (where its policy would go).
 	if err := os.Mkdir(filepath.Join(s.Dir, ".laserbrain"), 0o755); err != nil {
 		t.Fatal(err)
@@ -88,20 +81,7 @@ func TestClaudeInstalledSandboxHoldsTheHome(t *testing.T) {
 		t.Errorf("the write in the project did not happen (the control): %v %q", err, a.Model.ResultAfter(t, "toolu_plain").Text)
 	}
 	// Our hooks, outside Claude Code's sandbox, wrote the store.
-	rows := a.runs(t)
-	if len(rows) != 1 {
-		t.Fatalf("runs: %v (hook errors: %s)", rows, a.hookErrors())
-	}
-	kinds := map[string]int{}
-	for _, e := range a.events(t, rows[0]["run"].(string)) {
-		kinds[string(e.Kind)]++
-	}
-	if kinds["session"] == 0 || kinds["prompt"] == 0 || kinds["tool"] < 5 || kinds["stop"] == 0 {
-		t.Errorf("the hooks did not record the session: %v (hook errors: %s)", kinds, a.hookErrors())
-	}
-	if e := a.hookErrors(); e != "" {
-		t.Errorf("hook errors: %s", e)
-	}
+	a.recordedOneSession(t, 5)
 }
 
 // Without allowUnsandboxedCommands false the same Bash call that asks to
@@ -154,14 +134,7 @@ func TestClaudeRunConfinedTurnsItsSandboxOff(t *testing.T) {
 		agenttest.Say("Done."))
 	home := filepath.Join(s.Home, "laserbrain")
 	s.Env = append(s.Env, "LASERBRAIN_HOME="+home)
-	halt := filepath.Join(home, "halts", "runner.json")
-	if err := os.MkdirAll(filepath.Dir(halt), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const held = `{"agent":"runner","reason":"held by a person"}` + "\n"
-	if err := os.WriteFile(halt, []byte(held), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	halt, held := holdHalt(t, home, "runner")
 	if err := confine.Check(lb); err != nil {
 		testenv.SkipOrFail(t, "the kernel cannot confine a process here: %v", err)
 	}

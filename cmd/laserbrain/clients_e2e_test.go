@@ -74,6 +74,43 @@ func (a *installedAgent) events(t *testing.T, id string) []fleet.RunEvent {
 // hookErrors is the hooks' error log (empty when they logged nothing).
 func (a *installedAgent) hookErrors() string { return hookErrorsIn(a.lbHome) }
 
+// recordedOneSession fails t unless our hooks recorded one run holding a
+// session, a prompt, at least minTools tool calls and a stop, and logged
+// no error.
+func (a *installedAgent) recordedOneSession(t *testing.T, minTools int) {
+	t.Helper()
+	rows := a.runs(t)
+	if len(rows) != 1 {
+		t.Fatalf("runs: %v (hook errors: %s)", rows, a.hookErrors())
+	}
+	kinds := map[string]int{}
+	for _, e := range a.events(t, rows[0]["run"].(string)) {
+		kinds[string(e.Kind)]++
+	}
+	if kinds["session"] == 0 || kinds["prompt"] == 0 || kinds["tool"] < minTools || kinds["stop"] == 0 {
+		t.Errorf("the hooks did not record the session: %v (hook errors: %s)", kinds, a.hookErrors())
+	}
+	if e := a.hookErrors(); e != "" {
+		t.Errorf("hook errors: %s", e)
+	}
+}
+
+// holdHalt writes the halt a person put on agent into the laserbrain home
+// lbHome, and returns its path and what it holds, for a test to find it
+// unchanged after an agent tried to write it.
+func holdHalt(t *testing.T, lbHome, agent string) (path, held string) {
+	t.Helper()
+	path = filepath.Join(lbHome, "halts", agent+".json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	held = `{"agent":"` + agent + `","reason":"held by a person"}` + "\n"
+	if err := os.WriteFile(path, []byte(held), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, held
+}
+
 // hookErrorsIn is the error log of the hooks writing to the laserbrain
 // home lbHome.
 func hookErrorsIn(lbHome string) string {

@@ -31,25 +31,8 @@ func TestCodexInstalledSandboxHoldsTheHome(t *testing.T) {
 	a := &installedAgent{Session: s, lb: lb, lbHome: filepath.Join(s.Home, "laserbrain")}
 	s.Env = append(s.Env, "LASERBRAIN_HOME="+a.lbHome)
 	// The harness's config names danger-full-access; this user names none.
-	cfg, err := os.ReadFile(s.UserConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := strings.Replace(string(cfg), "sandbox_mode = \"danger-full-access\"\n", "", 1)
-	if user == string(cfg) {
-		t.Fatalf("the harness's config names no danger-full-access to take out:\n%s", cfg)
-	}
-	if err := os.WriteFile(s.UserConfig, []byte(user), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	halt := filepath.Join(a.lbHome, "halts", "writer.json")
-	if err := os.MkdirAll(filepath.Dir(halt), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const held = `{"agent":"writer","reason":"held by a person"}` + "\n"
-	if err := os.WriteFile(halt, []byte(held), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropSandboxMode(t, s)
+	halt, held := holdHalt(t, a.lbHome, "writer")
 	if r := s.Install(t, lb); !strings.Contains(r.Stdout, "codex sandbox: workspace-write (laserbrain's") {
 		t.Fatalf("install did not say it turned Codex's sandbox on:\n%s", r.Stdout)
 	}
@@ -71,20 +54,7 @@ func TestCodexInstalledSandboxHoldsTheHome(t *testing.T) {
 		t.Errorf("the write in the workspace did not happen (the control): %v %q", err, a.Model.ResultAfter(t, "call_plain").Text)
 	}
 	// Our hooks, outside Codex's sandbox, wrote the store.
-	rows := a.runs(t)
-	if len(rows) != 1 {
-		t.Fatalf("runs: %v (hook errors: %s)", rows, a.hookErrors())
-	}
-	kinds := map[string]int{}
-	for _, e := range a.events(t, rows[0]["run"].(string)) {
-		kinds[string(e.Kind)]++
-	}
-	if kinds["session"] == 0 || kinds["prompt"] == 0 || kinds["tool"] < 3 || kinds["stop"] == 0 {
-		t.Errorf("the hooks did not record the session: %v (hook errors: %s)", kinds, a.hookErrors())
-	}
-	if e := a.hookErrors(); e != "" {
-		t.Errorf("hook errors: %s", e)
-	}
+	a.recordedOneSession(t, 3)
 }
 
 // laserbrain run -- codex, with a config that names no sandbox_mode (so
@@ -101,25 +71,8 @@ func TestCodexRunConfinedShellWorks(t *testing.T) {
 		agenttest.Say("Done."))
 	home := filepath.Join(s.Home, "laserbrain")
 	s.Env = append(s.Env, "LASERBRAIN_HOME="+home)
-	cfg, err := os.ReadFile(s.UserConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	user := strings.Replace(string(cfg), "sandbox_mode = \"danger-full-access\"\n", "", 1)
-	if user == string(cfg) {
-		t.Fatalf("the harness's config names no danger-full-access to take out:\n%s", cfg)
-	}
-	if err := os.WriteFile(s.UserConfig, []byte(user), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	halt := filepath.Join(home, "halts", "runner.json")
-	if err := os.MkdirAll(filepath.Dir(halt), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const held = `{"agent":"runner","reason":"held by a person"}` + "\n"
-	if err := os.WriteFile(halt, []byte(held), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropSandboxMode(t, s)
+	halt, held := holdHalt(t, home, "runner")
 	if err := confine.Check(lb); err != nil {
 		testenv.SkipOrFail(t, "the kernel cannot confine a process here: %v", err)
 	}
@@ -222,4 +175,68 @@ func lookBwrap(t *testing.T, path string) string {
 	// 0.8.0, on purpose: this is the machine this test is about, not CI's.
 	t.Skip("SKIP (loudly): no bwrap on " + path + " (Debian's bubblewrap 0.8.0 is what this test reads)")
 	return ""
+}
+
+// dropSandboxMode takes the harness's sandbox_mode = "danger-full-access"
+// out of the Codex session's user config, so that it names none.
+func dropSandboxMode(t *testing.T, s *agenttest.Session) {
+	t.Helper()
+	cfg, err := os.ReadFile(s.UserConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := strings.Replace(string(cfg), "sandbox_mode = \"danger-full-access\"\n", "", 1)
+	if user == string(cfg) {
+		t.Fatalf("the harness's config names no danger-full-access to take out:\n%s", cfg)
+	}
+	if err := os.WriteFile(s.UserConfig, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// laserbrain install codex also keeps the real Codex's shell from reading
+// the places credentials are kept (the permissions profile it selects
+// names each one "none"): a planted ssh key and npm token, read plainly and
+// through a directory name put together at run time, come back "Permission
+// denied", while a file beside them in the home is read. The control, the
+// same session without install (Codex's own default sandbox), reads the key.
+func TestCodexInstalledSandboxHidesCredentials(t *testing.T) {
+	for _, installed := range []bool{true, false} {
+		name := map[bool]string{true: "installed", false: "not installed"}[installed]
+		t.Run(name, func(t *testing.T) {
+			cx := agenttest.Codex
+			lb := laserbrainBinary(t)
+			s := agenttest.NewAgent(t, cx,
+				cx.Shell("call_key", `cat "$HOME/.ssh/id_rsa"`),
+				cx.Shell("call_built", `d=.ss; cat "$HOME/${d}h/id_rsa" "$HOME/.np""mrc"`),
+				cx.Shell("call_beside", `cat "$HOME/notes.txt"`),
+				agenttest.Say("Done."))
+			s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"))
+			dropSandboxMode(t, s)
+			writeFile(t, filepath.Join(s.Home, ".ssh", "id_rsa"), "KEY-MATERIAL-1\n")
+			writeFile(t, filepath.Join(s.Home, ".npmrc"), "//registry.npmjs.org/:_authToken=TOKEN-MATERIAL-2\n")
+			writeFile(t, filepath.Join(s.Home, "notes.txt"), "NOTES-3\n")
+			if installed {
+				s.Install(t, lb)
+			}
+			if r := s.Run(t, s.Bin, s.Args("work")...); r.ExitCode != 0 {
+				t.Fatalf("codex exit %d\n%s", r.ExitCode, clipOut(r.Stderr))
+			}
+			key, built := s.Model.ResultAfter(t, "call_key").Text, s.Model.ResultAfter(t, "call_built").Text
+			if beside := s.Model.ResultAfter(t, "call_beside").Text; !strings.Contains(beside, "NOTES-3") {
+				t.Fatalf("a plain file in the home was not read (the sandbox reads nothing, so this proves nothing): %q", beside)
+			}
+			if !installed {
+				if !strings.Contains(key, "KEY-MATERIAL-1") {
+					t.Fatalf("without install Codex's shell did not read the key (the control): %q", key)
+				}
+				return
+			}
+			for id, text := range map[string]string{"call_key": key, "call_built": built} {
+				if strings.Contains(text, "MATERIAL") || !strings.Contains(text, "Permission denied") || strings.Contains(text, "blocked by PreToolUse hook") {
+					t.Errorf("%s: Codex's sandbox did not hide the credential: %q", id, text)
+				}
+			}
+		})
+	}
 }

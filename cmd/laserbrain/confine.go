@@ -28,6 +28,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/hook"
 	"github.com/laserkit/laserkit/supercode/install"
 )
 
@@ -51,6 +52,10 @@ type boundaryRun struct {
 	// none is looked for).
 	permit func(action string) (rule string, ok bool)
 	pass   passThrough
+	// telemetry is the receiver of the client's own telemetry (a URL on
+	// the loopback, outside the boundary; "" for none): the agent's tree
+	// reaches it.
+	telemetry string
 }
 
 // passThrough are credentials a person passes into the boundary on
@@ -143,7 +148,7 @@ func confineCommand(self string, storeConfig func() (backend.Config, error), cmd
 	opsEnv := append(slices.Clone(cmd.Env), broker.EnvConfinement+"="+string(specJSON))
 	ops := b.ops
 	ops.Streams = true // brokerLocal answers them, holding each line to ops.Run
-	local, closeLocal := brokerLocal(storeConfig, ops.Run)
+	local, closeLocal := brokerLocal(storeConfig, ops.Run, &hook.Act{Self: self, Passes: &broker.Passes{}})
 	undo = append(undo, closeLocal)
 	srv := &broker.Server{Self: self, Env: opsEnv, Dir: cmd.Dir, Allow: ops.Allow, Local: local}
 	if err := srv.Listen(sock); err != nil {
@@ -250,6 +255,9 @@ func boundaryOf(self string, cmd *exec.Cmd, b boundaryRun, dir string, getenv fu
 		if h, port, err := confine.ParseEndpoint(c.Endpoint); err == nil {
 			connect = append(connect, confine.NetRule{ID: "the project policy's " + c.ID, Host: h, Port: port})
 		}
+	}
+	if h, port, err := confine.ParseEndpoint(b.telemetry); b.telemetry != "" && err == nil {
+		connect = append(connect, confine.NetRule{ID: "laserbrain's receiver of the client's telemetry", Host: h, Port: port})
 	}
 	n, np, proxy, direct := confine.PlanNet(confine.NetOptions{Model: reach.Endpoints, Connect: connect,
 		Registries: pb.Registries == nil || *pb.Registries, Never: storeEndpoints(os.Getenv(envconfig.StoreEnv))})

@@ -449,16 +449,7 @@ func TestDoctorClaudeBashSandbox(t *testing.T) {
 // into /usr/local/bin, so the system's PATH would have one.
 func TestDoctorAfterInstallWithoutBwrap(t *testing.T) {
 	w := newDoctorWorld(t)
-	tools := filepath.Join(t.TempDir(), "tools")
-	if err := os.MkdirAll(tools, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{"sh", "git", "socat"} {
-		f := testenv.LookPath(t, p)
-		if err := os.Symlink(f, filepath.Join(tools, p)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tools := toolsDir(t, "sh", "git", "socat")
 	w.env = append(w.env, "PATH="+w.bin+":"+tools)
 	out, errOut, code := w.run(t, w.lb, "install", "claude")
 	if code != 0 {
@@ -501,16 +492,7 @@ func TestDoctorAfterInstallWithoutBwrap(t *testing.T) {
 func TestInstallClaudeNamesCodexBwrap(t *testing.T) {
 	cx := agenttest.Codex.Require(t)
 	w := newDoctorWorld(t)
-	tools := filepath.Join(t.TempDir(), "tools")
-	if err := os.MkdirAll(tools, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{"sh", "git", "socat"} {
-		f := testenv.LookPath(t, p)
-		if err := os.Symlink(f, filepath.Join(tools, p)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tools := toolsDir(t, "sh", "git", "socat")
 	if err := os.Symlink(cx, filepath.Join(tools, "codex")); err != nil {
 		t.Fatal(err)
 	}
@@ -526,4 +508,20 @@ func TestInstallClaudeNamesCodexBwrap(t *testing.T) {
 	if !ok || c.Fix != "ln -sf "+bundled+" /usr/local/bin/bwrap && laserbrain install claude" || !strings.Contains(c.Detail, "Codex's own bubblewrap") {
 		t.Errorf("doctor's sandbox check: %+v\n%s", c, describe(r))
 	}
+}
+
+// toolsDir is a directory holding only the named programs (links to the
+// ones on PATH), for a PATH that has those and nothing else.
+func toolsDir(t *testing.T, names ...string) string {
+	t.Helper()
+	tools := filepath.Join(t.TempDir(), "tools")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range names {
+		if err := os.Symlink(testenv.LookPath(t, p), filepath.Join(tools, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tools
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
+	"github.com/laserkit/laserkit/supercode/broker"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
@@ -33,6 +34,15 @@ type Factory struct {
 	// they check that run alone, and the process's signals are the
 	// supervisor's, not theirs.
 	AgentRun string
+	// Passes are laserbrain run's one-use passes for its confined agent,
+	// when the commands run in its process (laserbrain act spends them;
+	// nil elsewhere: a pass is honoured only there).
+	Passes *broker.Passes
+	// Dir is the commands' working directory, and Environ the
+	// environment a command laserbrain act carries out gets, when they
+	// are not this process's ("" and nil: this process's).
+	Dir     string
+	Environ []string
 }
 
 // getenv reads the commands' environment.

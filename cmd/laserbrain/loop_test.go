@@ -24,6 +24,14 @@ import (
 func loopRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
+	commitFiles(t, dir, files)
+	return dir
+}
+
+// commitFiles writes files into dir (0755 for ci and *.sh) and makes them
+// the first commit of a git repository there.
+func commitFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -37,7 +45,7 @@ func loopRepo(t *testing.T, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	git := func(args ...string) {
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), gitIdent...)
@@ -45,10 +53,6 @@ func loopRepo(t *testing.T, files map[string]string) string {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-qm", "init")
-	return dir
 }
 
 var gitIdent = []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}

@@ -177,11 +177,15 @@ is sent SIGTERM; at --timeout it is sent SIGTERM at once; SIGKILL follows
 5s after. An agent without our hooks is held to --timeout alone. A run
 inside another run is held to the outer run's limits too.
 
---max-tokens N (Claude Code only, off by default) holds the agent to its
-model tokens: input, output and cache, as its transcript records each
-response's usage. The first tool call asked about once they are past N is
-refused with the figures, and the agent is stopped as past the other
-limits. The summary prints the run's tokens.
+--max-tokens N and --max-cost USD (Claude Code only, off by default) hold
+the agent to its model tokens (input, output and cache) and to what its
+requests cost, as Claude Code itself reports them: run points Claude Code's
+own OpenTelemetry at a receiver of its own (laserbrain-otel beside this
+binary), which also forwards it to your endpoint when you had turned it on
+(CLAUDE_CODE_ENABLE_TELEMETRY=1, OTEL_EXPORTER_OTLP_ENDPOINT); tokens
+also come from its transcript. The first tool call asked about once they
+are past the limit is refused with the figures, and the agent is stopped as
+past the other limits. The summary prints the run's tokens and cost.
 
 Signals (INT, TERM, HUP, QUIT, USR1, USR2) are passed to the agent; when
 standard input is a terminal, INT and QUIT are not sent again (the terminal
@@ -226,6 +230,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 	cmd.Flags().IntVar(&opts.limits.MaxToolCalls, "max-tool-calls", agentrun.DefaultMaxToolCalls, "refuse tool call N+1 and stop the agent (0: no limit)")
 	cmd.Flags().IntVar(&opts.limits.MaxOffGround, "max-checks-off-ground", agentrun.DefaultMaxOffGround, "stop the agent after N drifting checks in a row (0: no limit)")
 	cmd.Flags().Int64Var(&opts.limits.MaxTokens, "max-tokens", 0, "refuse the first tool call once the agent's model tokens (input, output and cache, as Claude Code's transcript records them) are past N, and stop the agent (0: no limit)")
+	cmd.Flags().Float64Var(&opts.limits.MaxCostUSD, "max-cost", 0, "refuse the first tool call once what the agent's model requests cost, as Claude Code's own telemetry reports it, is past USD, and stop the agent (0: no limit)")
 	cmd.Flags().BoolVar(&opts.limits.HaltOnLoss, "halt-on-loss", false, "stop the agent at a call that deleted or overwrote more than the project policy's undo threshold (laserbrain undo takes it back)")
 	cmd.Flags().DurationVar(&opts.grace, "grace", agentrun.DefaultStopGrace, "how long an agent past --max-tool-calls or --max-checks-off-ground has to end its turn before SIGTERM")
 	cmd.Flags().StringVar(&opts.coverage, "coverage", "", "hold the agent to coverage: on (the default), off, or reference (the Python reference's gate)")
@@ -240,7 +245,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 	cli.CompleteFlag(cmd, "coverage", cli.Values(string(coverage.On), string(coverage.Off), string(coverage.Reference)))
 	cli.SetExits(cmd,
 		cli.ExitDoc{Code: cli.ExitPassThrough, When: "the agent's own status"},
-		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls, --max-checks-off-ground, --max-tokens or --halt-on-loss (the summary names it)"},
+		cli.ExitDoc{Code: cli.ExitExhausted, When: "a runaway limit stopped the agent: --timeout, --max-tool-calls, --max-checks-off-ground, --max-tokens, --max-cost or --halt-on-loss (the summary names it)"},
 		cli.ExitDoc{Code: cli.ExitUsage, When: "bad usage; nothing was started"},
 		cli.ExitDoc{Code: cli.ExitSetup}, cli.ExitDoc{Code: cli.ExitNotRunnable}, cli.ExitDoc{Code: cli.ExitNotFound},
 		cli.ExitDoc{Code: cli.ExitSignal, When: "a signal N killed the agent"})
@@ -261,8 +266,8 @@ func runRun(opts *runOptions) error {
 	if err != nil {
 		return &agentrun.SpawnError{Kind: agentrun.SpawnSetup, Err: fmt.Errorf("cannot find this binary's path for the hooks: %w", err)}
 	}
-	if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.limits.MaxTokens < 0 || opts.grace < 0 {
-		return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground, --max-tokens and --grace cannot be negative (0 turns a limit off)")
+	if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.limits.MaxTokens < 0 || opts.limits.MaxCostUSD < 0 || opts.grace < 0 {
+		return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground, --max-tokens, --max-cost and --grace cannot be negative (0 turns a limit off)")
 	}
 	ponderSlug, err := runPonderSession(opts.ponder)
 	if err != nil {
@@ -289,6 +294,11 @@ func runRun(opts *runOptions) error {
 	if opts.limits.MaxTokens > 0 && so.Usage == nil {
 		return cli.Usagef("--max-tokens: laserbrain reads the tokens of Claude Code's runs only (from its transcript), not of %s; nothing was started", args[0])
 	}
+	ing, err := runIngest(opts, self, &so)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = ing.stop() }()
 	sup := opts.Tracker()
 	defer sup.Close()
 	so.Checkpoint = runCheckpoint(opts.IO.ErrOut, sup)
@@ -296,19 +306,27 @@ func runRun(opts *runOptions) error {
 	prepareClient(ctx, &so, self, &confined)
 	started, stopTree := superviseTree()
 	defer stopTree()
-	so.Started = func(_ fleet.Run, p *os.Process) { started(p.Pid) }
+	so.Started = func(r fleet.Run, p *os.Process) {
+		started(p.Pid)
+		ing.recordOn(sup, r.ID)
+	}
 	fn, why := agentConfinement(self, opts.StoreConfig)
 	confined = fn != nil // read when the run's layer is prepared
 	if fn != nil {
 		pass := passThrough{env: opts.passEnv, paths: opts.passPaths}
 		so.Confine = func(cmd *exec.Cmd, r fleet.Run, dir string) (string, func(), error) {
-			return fn(cmd, runBoundary(sup, broker.Ops{Run: r.ID}, pass), dir)
+			b := runBoundary(sup, broker.Ops{Run: r.ID}, pass)
+			b.telemetry = ing.endpoint()
+			return fn(cmd, b, dir)
 		}
 	} else {
 		so.Unconfined = "not confined by the kernel: " + why + "; the gate alone supervises this agent (laserbrain doctor)"
 		fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: %s\n", so.Unconfined)
 	}
 	res, err := sup.Spawn(ctx, so)
+	if ierr := ing.stop(); ierr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the client's telemetry: %v\n", ierr)
+	}
 	var se *agentrun.SpawnError
 	if errors.As(err, &se) {
 		return se // its kind is its exit code's

@@ -139,16 +139,7 @@ func TestDatabaseStoppedMidSession(t *testing.T) {
 		t.Fatalf("store flush after the hooks flushed: %d %s %s", code, out, errOut)
 	}
 
-	cfg, err := backend.Parse(dsn, home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := backend.New(cfg)
-	defer b.Close()
-	st, err := b.Fleet()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openFleet(t, dsn, home)
 	ctx := context.Background()
 	r, err := st.RunForSession(ctx, "sess-outage")
 	if err != nil {
@@ -478,13 +469,7 @@ func TestEightSupervisorsOneFleet(t *testing.T) {
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("supervise verify: %v\n%s", err, out)
 	}
-	cfg, _ := backend.Parse(dsn, t.TempDir())
-	b := backend.New(cfg)
-	defer b.Close()
-	st, err := b.Fleet()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openFleet(t, dsn, t.TempDir())
 	fid, _ := fleet.ID(context.Background(), repo)
 	recs, err := st.JournalRecords(context.Background(), fid, 0)
 	if err != nil {
@@ -509,4 +494,27 @@ func TestEightSupervisorsOneFleet(t *testing.T) {
 		t.Fatalf("%d rounds journaled and %d reported in %s: the supervisors hardly took turns", journaled, len(reported), span)
 	}
 	t.Logf("%d rounds reported by 8 supervisors in %s, %d journaled, %d journal records; the journal verifies", len(reported), span, journaled, len(recs))
+}
+
+// openStores opens the stores spec names for the laserbrain home home, as
+// the binary would, closed with the test.
+func openStores(t *testing.T, spec, home string) *backend.Backend {
+	t.Helper()
+	cfg, err := backend.Parse(spec, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := backend.New(cfg)
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// openFleet is the fleet store of openStores.
+func openFleet(t *testing.T, spec, home string) fleet.Store {
+	t.Helper()
+	st, err := openStores(t, spec, home).Fleet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -181,12 +181,7 @@ func killAndCount(t *testing.T, spec string, registered bool, after int) {
 		env = append(env, "LASERBRAIN_RUN="+id)
 	}
 	printed := killedStream(t, bin, env, after)
-	cfg, err := backend.Parse(spec, home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := backend.New(cfg)
-	defer b.Close()
+	b := openStores(t, spec, home)
 	run, base, onDisk := checkPrinted(t, b, printed)
 	if registered {
 		if run != id {

@@ -188,20 +188,11 @@ func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 // runUsage is the tokens a run's agent spent, as recorded once it ended;
 // ok is false when nothing recorded them.
 func runUsage(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (fleet.Usage, bool) {
-	if len(r.Command) == 0 {
+	st, err := sup.Fleet()
+	if err != nil {
 		return fleet.Usage{}, false
 	}
-	read := agentUsage(r.Command[0])
-	if read == nil {
-		return fleet.Usage{}, false
-	}
-	if st, err := sup.Fleet(); err == nil {
-		if stored, err := st.Run(ctx, r.ID); err == nil {
-			r = stored
-		}
-	}
-	u, ok, err := read(r)
-	return u, ok && err == nil
+	return storeUsage(st)(r)
 }
 
 // journalExport hands a supervisor's new journal records to
@@ -251,16 +242,27 @@ func (j *journalExport) send(ctx context.Context, w io.Writer) {
 	}
 }
 
-// recordedUsage is the tokens a run's agent spent, as its client recorded
-// them (ok false: none read) — for the report and the live view.
-func recordedUsage(r fleet.Run) (fleet.Usage, bool) {
-	if len(r.Command) == 0 {
-		return fleet.Usage{}, false
+// storeUsage reads the tokens a run's agent spent, as its client
+// recorded them (ok false: none read) — for the summary, the report and
+// the live view: the model requests its client reported through its own
+// telemetry (with their cost), else its transcript's usage.
+func storeUsage(st fleet.Store) func(fleet.Run) (fleet.Usage, bool) {
+	return func(r fleet.Run) (fleet.Usage, bool) {
+		ctx := context.Background()
+		if stored, err := st.Run(ctx, r.ID); err == nil {
+			r = stored // its sessions, as recorded
+		}
+		if u, ok := modelUsage(ctx, st, r.ID); ok {
+			return u, true
+		}
+		if len(r.Command) == 0 {
+			return fleet.Usage{}, false
+		}
+		read := agentUsage(r.Command[0])
+		if read == nil {
+			return fleet.Usage{}, false
+		}
+		u, ok, err := read(r)
+		return u, ok && err == nil
 	}
-	read := agentUsage(r.Command[0])
-	if read == nil {
-		return fleet.Usage{}, false
-	}
-	u, ok, err := read(r)
-	return u, ok && err == nil
 }

@@ -17,7 +17,7 @@ import (
 // telemetryRun is a run of the real Claude Code CLI against the scripted
 // model: a Bash call that runs, a force push the gate refuses, a check
 // that grounds the run and one that drifts.
-func telemetryRun(t *testing.T, endpoint string) (*supervised, agenttest.Result) {
+func telemetryRun(t *testing.T, endpoint string, env ...string) (*supervised, agenttest.Result) {
 	t.Helper()
 	otelBeside(t)
 	s := newSupervised(t,
@@ -27,7 +27,7 @@ func telemetryRun(t *testing.T, endpoint string) (*supervised, agenttest.Result)
 		check("toolu_d", "redesign the company logo in purple", 5),
 		agenttest.Say("Stopped."),
 		agenttest.Say("Really stopped."))
-	s.Env = append(s.Env, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint)
+	s.Env = append(append(s.Env, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint), env...)
 	r := s.runClaude(t, "otel-agent", nil, "Bash", allMCP)
 	if r.ExitCode != 0 {
 		t.Fatalf("laserbrain run exited %d: %s", r.ExitCode, r.Stderr)

@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/laserkit/laserkit/internal/pgtest"
-	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/hook"
 )
@@ -227,12 +226,7 @@ func TestHaltHoldsWhileDatabaseDown(t *testing.T) {
 	if _, errOut, code := lb.run(hookPayload("SessionStart", map[string]any{"source": "startup"}), "hook", "session-start"); code != 0 {
 		t.Fatalf("session-start: %s", errOut)
 	}
-	cfg, err := backend.Parse(dsn, home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := backend.New(cfg)
-	defer b.Close()
+	b := openStores(t, dsn, home)
 	st, err := b.Fleet()
 	if err != nil {
 		t.Fatal(err)

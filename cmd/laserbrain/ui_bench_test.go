@@ -85,28 +85,8 @@ func BenchmarkUI50Agents(b *testing.B) {
 	// The server, its link, and a page's stream.
 	srv := exec.Command(lb, "ui", "--repo", repo)
 	srv.Env = os.Environ()
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
-	link := ""
-	sc := bufio.NewScanner(out)
-	for link == "" && sc.Scan() {
-		if l := sc.Text(); strings.HasPrefix(l, "http://") {
-			link = l
-		}
-	}
-	if link == "" {
-		b.Fatal("laserbrain ui printed no link")
-	}
-	go func() {
-		for sc.Scan() { // drain
-		}
-	}()
+	link, stop := startUI(b, srv)
+	defer stop()
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}
 	if resp, err := client.Get(link); err != nil || resp.StatusCode != 200 {

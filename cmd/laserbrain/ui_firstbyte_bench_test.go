@@ -49,29 +49,9 @@ func BenchmarkUIFirstByte100x1000(b *testing.B) {
 func uiFirstByte(b *testing.B, bin, repo string, env []string) (time.Duration, time.Duration) {
 	srv := exec.Command(bin, "ui", "--repo", repo)
 	srv.Env = env
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
 	start := time.Now()
-	if err := srv.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
-	link := ""
-	sc := bufio.NewScanner(out)
-	for link == "" && sc.Scan() {
-		if l := sc.Text(); strings.HasPrefix(l, "http://") {
-			link = l
-		}
-	}
-	if link == "" {
-		b.Fatal("laserbrain ui printed no link")
-	}
-	go func() {
-		for sc.Scan() { // drain
-		}
-	}()
+	link, stop := startUI(b, srv)
+	defer stop()
 	jar, _ := cookiejar.New(nil)
 	var firstByte time.Duration
 	req, err := http.NewRequest(http.MethodGet, link, nil)
@@ -96,4 +76,40 @@ func uiFirstByte(b *testing.B, bin, repo string, env []string) (time.Duration, t
 		b.Fatalf("the page: %d, %d bytes, %v", resp.StatusCode, n, err)
 	}
 	return firstByte, page
+}
+
+// startUI starts srv, a laserbrain ui, and returns the link it prints
+// first (within a minute; its further output is read and dropped) and
+// stop, which interrupts it and waits for its end.
+func startUI(b *testing.B, srv *exec.Cmd) (link string, stop func()) {
+	b.Helper()
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	stop = func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }
+	links := make(chan string, 1)
+	go func() {
+		sent := false
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if l := sc.Text(); !sent && strings.HasPrefix(l, "http://") {
+				links <- l
+				sent = true
+			}
+		}
+		close(links)
+	}()
+	select {
+	case link = <-links:
+	case <-time.After(time.Minute):
+	}
+	if link == "" {
+		stop()
+		b.Fatal("laserbrain ui printed no link")
+	}
+	return link, stop
 }

@@ -330,114 +330,87 @@ func ocaStr(v *string) string {
 
 func runSessions(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Sessions(ctx)
-	if err != nil || o.json {
-		return ocaJSONOr(out, rows, err)
-	}
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = []string{r.Slug, ocaTime(r.Started), ocaTime(r.LastTouched), strconv.Itoa(r.Passes),
+	return ocaRows(out, o, rows, err, []string{"SLUG", "STARTED", "LAST_TOUCHED", "PASSES", "CONVERGED", "APPLIED"}, func(r pgstore.SessionSummary) []string {
+		return []string{r.Slug, ocaTime(r.Started), ocaTime(r.LastTouched), strconv.Itoa(r.Passes),
 			strconv.FormatBool(r.Converged), strconv.FormatBool(r.Applied)}
-	}
-	return ocaTable(out, []string{"SLUG", "STARTED", "LAST_TOUCHED", "PASSES", "CONVERGED", "APPLIED"}, cells)
+	})
 }
 
 func runTimeline(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Timeline(ctx, o.slug)
-	if err != nil || o.json {
-		return ocaJSONOr(out, rows, err)
-	}
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = []string{ocaTime(r.Timestamp), r.EventType, ocaStr(r.Prediction), ocaStr(r.ActualOutcome),
+	return ocaRows(out, o, rows, err, []string{"TIMESTAMP", "EVENT_TYPE", "PREDICTION", "ACTUAL_OUTCOME", "SURPRISE", "CONTENT"}, func(r pgstore.TimelineRow) []string {
+		return []string{ocaTime(r.Timestamp), r.EventType, ocaStr(r.Prediction), ocaStr(r.ActualOutcome),
 			ocaNum(r.Surprise), r.Content}
-	}
-	return ocaTable(out, []string{"TIMESTAMP", "EVENT_TYPE", "PREDICTION", "ACTUAL_OUTCOME", "SURPRISE", "CONTENT"}, cells)
+	})
 }
 
 func runLedger(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Ledger(ctx, o.slug)
-	if err != nil || o.json {
-		return ocaJSONOr(out, rows, err)
-	}
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = []string{ocaInt(r.ForecastMadeInPass), ocaInt(r.AboutPass), ocaNum(r.Forecast),
+	return ocaRows(out, o, rows, err, []string{"MADE_IN_PASS", "ABOUT_PASS", "FORECAST", "CONFIDENCE", "STATUS", "SURPRISE",
+		"CONFIDENCE_DELTA", "MODEL_UPDATE"}, func(r pgstore.LedgerRow) []string {
+		return []string{ocaInt(r.ForecastMadeInPass), ocaInt(r.AboutPass), ocaNum(r.Forecast),
 			ocaNum(&r.Confidence), ocaStr(r.Status), ocaNum(r.Surprise), ocaNum(r.ConfidenceDelta), ocaStr(r.ModelUpdate)}
-	}
-	return ocaTable(out, []string{"MADE_IN_PASS", "ABOUT_PASS", "FORECAST", "CONFIDENCE", "STATUS", "SURPRISE",
-		"CONFIDENCE_DELTA", "MODEL_UPDATE"}, cells)
+	})
 }
 
 func runSelfModel(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.SelfModel(ctx)
-	if err != nil || o.json {
-		return ocaJSONOr(out, rows, err)
-	}
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = []string{r.Domain, strconv.Itoa(r.Held), strconv.Itoa(r.Missed), ocaNum(r.MeanSurprise)}
-	}
-	return ocaTable(out, []string{"DOMAIN", "HELD", "MISSED", "MEAN_SURPRISE"}, cells)
+	return ocaRows(out, o, rows, err, []string{"DOMAIN", "HELD", "MISSED", "MEAN_SURPRISE"}, func(r pgstore.SelfModelRow) []string {
+		return []string{r.Domain, strconv.Itoa(r.Held), strconv.Itoa(r.Missed), ocaNum(r.MeanSurprise)}
+	})
 }
 
 func runPerspectives(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Perspectives(ctx, o.slug)
-	if err != nil || o.json {
-		return ocaJSONOr(out, rows, err)
-	}
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
+	return ocaRows(out, o, rows, err, []string{"STARTED_AT", "DECISION", "STAKES", "SKEPTIC", "BUILDER", "DREAMER", "EMPATH",
+		"VOICES", "RESOLUTION"}, func(r pgstore.PerspectiveRow) []string {
 		voices := []string{ocaNum(r.SkepticConfidence), ocaNum(r.BuilderConfidence), ocaNum(r.DreamerConfidence), ocaNum(r.EmpathConfidence)}
 		if o.arguments {
 			voices = []string{ocaStr(r.SkepticArgument), ocaStr(r.BuilderArgument), ocaStr(r.DreamerArgument), ocaStr(r.EmpathArgument)}
 		}
-		cells[i] = append(append([]string{ocaTime(r.StartedAt), r.Decision, ocaStr(r.Stakes)}, voices...),
+		return append(append([]string{ocaTime(r.StartedAt), r.Decision, ocaStr(r.Stakes)}, voices...),
 			strconv.Itoa(r.Voices), ocaStr(r.Resolution))
-	}
-	return ocaTable(out, []string{"STARTED_AT", "DECISION", "STAKES", "SKEPTIC", "BUILDER", "DREAMER", "EMPATH",
-		"VOICES", "RESOLUTION"}, cells)
+	})
 }
 
 func runObservations(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Observations(ctx, o.slug)
-	if err != nil || o.json {
-		return ocaJSONOr(out, rows, err)
-	}
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
+	return ocaRows(out, o, rows, err, []string{"TIMESTAMP", "TYPE", "SEVERITY", "DESCRIPTION", "RECOMMENDED_INTERVENTION",
+		"APPLIED", "EVIDENCE"}, func(r pgstore.ObservationRow) []string {
 		applied := ocaNull
 		if r.InterventionApplied != nil {
 			applied = strconv.FormatBool(*r.InterventionApplied)
 		}
-		cells[i] = []string{ocaTime(r.Timestamp), r.Type, ocaNum(r.Severity), r.Description, ocaStr(r.Intervention),
+		return []string{ocaTime(r.Timestamp), r.Type, ocaNum(r.Severity), r.Description, ocaStr(r.Intervention),
 			applied, string(r.Evidence)}
-	}
-	return ocaTable(out, []string{"TIMESTAMP", "TYPE", "SEVERITY", "DESCRIPTION", "RECOMMENDED_INTERVENTION",
-		"APPLIED", "EVIDENCE"}, cells)
+	})
 }
 
 func runEvents(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.Events(ctx, o.slug)
-	if err != nil || o.json {
-		return ocaJSONOr(out, rows, err)
-	}
-	cells := make([][]string, len(rows))
-	for i, r := range rows {
-		cells[i] = []string{ocaTime(r.Timestamp), r.EventType, ocaNum(r.Priority), string(r.Payload)}
-	}
-	return ocaTable(out, []string{"TIMESTAMP", "EVENT_TYPE", "PRIORITY", "PAYLOAD"}, cells)
+	return ocaRows(out, o, rows, err, []string{"TIMESTAMP", "EVENT_TYPE", "PRIORITY", "PAYLOAD"}, func(r pgstore.EventRow) []string {
+		return []string{ocaTime(r.Timestamp), r.EventType, ocaNum(r.Priority), string(r.Payload)}
+	})
 }
 
 func runPrior(ctx context.Context, s *pgstore.Store, o *ocaOptions, out io.Writer) error {
 	rows, err := s.PriorPondering(ctx, o.subject)
+	return ocaRows(out, o, rows, err, []string{"TIMESTAMP", "CONTENT", "ACTUAL_OUTCOME"}, func(r oca.Episode) []string {
+		return []string{ocaTime(r.Timestamp), r.Content, ocaStr(r.ActualOutcome)}
+	})
+}
+
+// ocaRows returns err, or prints rows: as JSON with --json, else as a
+// table under header, each row's cells made by cells.
+func ocaRows[T any](out io.Writer, o *ocaOptions, rows []T, err error, header []string, cells func(T) []string) error {
 	if err != nil || o.json {
 		return ocaJSONOr(out, rows, err)
 	}
-	cells := make([][]string, len(rows))
+	table := make([][]string, len(rows))
 	for i, r := range rows {
-		cells[i] = []string{ocaTime(r.Timestamp), r.Content, ocaStr(r.ActualOutcome)}
+		table[i] = cells(r)
 	}
-	return ocaTable(out, []string{"TIMESTAMP", "CONTENT", "ACTUAL_OUTCOME"}, cells)
+	return ocaTable(out, header, table)
 }
 
 // ocaJSONOr returns err, or prints rows as JSON ([] for no rows).

@@ -50,8 +50,15 @@ func (s *Session) TrustHome(t testing.TB) {
 // or fails when CI=true. The session is killed when the test ends.
 func (s *Session) Interactive(t testing.TB, args ...string) *Terminal {
 	t.Helper()
+	return s.InteractiveVia(t, s.Claude, args...)
+}
+
+// InteractiveVia is Interactive through a wrapper: name args… on the
+// pseudo-terminal, e.g. laserbrain run -- claude.
+func (s *Session) InteractiveVia(t testing.TB, name string, args ...string) *Terminal {
+	t.Helper()
 	script := testenv.LookPath(t, "script")
-	line := shellquote.Word(s.Claude)
+	line := shellquote.Word(name)
 	for _, a := range args {
 		line += " " + shellquote.Word(a)
 	}
@@ -101,18 +108,40 @@ func (tm *Terminal) Screen() string {
 // right away was lost with 2.1.328).
 func (tm *Terminal) WaitFor(text string) {
 	tm.t.Helper()
+	tm.WaitForAny(text)
+}
+
+// WaitForAny is WaitFor for the first of texts to be on the screen, which
+// it returns.
+func (tm *Terminal) WaitForAny(texts ...string) string {
+	tm.t.Helper()
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if strings.Contains(tm.Screen(), text) {
-			time.Sleep(500 * time.Millisecond)
-			return
+		screen := tm.Screen()
+		for _, text := range texts {
+			if strings.Contains(screen, text) {
+				time.Sleep(500 * time.Millisecond)
+				return text
+			}
 		}
 		select {
 		case <-tm.done:
-			tm.t.Fatalf("claude exited before showing %q; the screen:\n%s", text, tm.tail())
+			tm.t.Fatalf("claude exited before showing %q; the screen:\n%s", texts, tm.tail())
 		default:
 		}
 	}
-	tm.t.Fatalf("claude did not show %q within a minute; the screen:\n%s", text, tm.tail())
+	tm.t.Fatalf("claude did not show %q within a minute; the screen:\n%s", texts, tm.tail())
+	return ""
+}
+
+// Started waits for claude's prompt, dismissing the offer of its
+// fullscreen renderer on the way (2.1.328 makes it when it cannot keep,
+// in a read-only ~/.claude.json, that it made it before).
+func (tm *Terminal) Started() {
+	tm.t.Helper()
+	if tm.WaitForAny("for shortcuts", "Try the new fullscreen renderer?") != "for shortcuts" {
+		tm.Type("\x1b")
+		tm.WaitFor("for shortcuts")
+	}
 }
 
 func (tm *Terminal) tail() string {

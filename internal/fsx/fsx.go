@@ -34,6 +34,35 @@ func replace(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// ReplaceUnsynced replaces path with data as WriteFile does — readers see
+// the old content or the new, never a mix — without waiting for the disk:
+// for a record whose last write a crash may lose. After a crash the file is
+// the old one or the new one; on a file system that does not order a rename
+// after the data it replaces (ext4 does, for a rename over a file) it may
+// also be empty, which a caller must read as "nothing kept".
+func ReplaceUnsynced(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // Lock is a held advisory lock; Unlock releases it.
 type Lock struct{ fl *flock.Flock }
 

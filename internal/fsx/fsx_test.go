@@ -205,3 +205,27 @@ func TestReadCapped(t *testing.T) {
 		t.Fatalf("a missing file: %v", err)
 	}
 }
+
+// ReplaceUnsynced replaces the file whole, with the mode asked for, and
+// leaves no temporary file beside it.
+func TestReplaceUnsyncedReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	for _, want := range []string{"one", "two, longer"} {
+		if err := ReplaceUnsynced(p, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(p); err != nil || string(b) != want {
+			t.Fatalf("got %q, %v, want %q", b, err, want)
+		}
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, %v", fi.Mode(), err)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("the directory holds %d entries, want the file alone", len(names))
+	}
+	if err := ReplaceUnsynced(filepath.Join(dir, "missing", "f"), []byte("x"), 0o644); err == nil {
+		t.Error("a replace into a directory that is not there succeeded")
+	}
+}

@@ -177,6 +177,15 @@ func (w *writer) table(t Table) {
 	w.raw("</tbody></table></div>\n")
 }
 
+// blocks renders each block in turn, passing over a nil one.
+func (w *writer) blocks(bs []Block) {
+	for _, b := range bs {
+		if b != nil {
+			b.render(w)
+		}
+	}
+}
+
 // Grid lays blocks out side by side (small multiples), one column on a
 // phone.
 type Grid struct {
@@ -185,11 +194,7 @@ type Grid struct {
 
 func (g Grid) render(w *writer) {
 	w.raw("<div class=\"grid\">\n")
-	for _, b := range g.Blocks {
-		if b != nil {
-			b.render(w)
-		}
-	}
+	w.blocks(g.Blocks)
 	w.raw("</div>\n")
 }
 
@@ -208,11 +213,7 @@ func (d Details) render(w *writer) {
 	w.raw("><summary>")
 	w.text(d.Summary)
 	w.raw("</summary>\n")
-	for _, b := range d.Blocks {
-		if b != nil {
-			b.render(w)
-		}
-	}
+	w.blocks(d.Blocks)
 	w.raw("</details>\n")
 }
 

@@ -106,11 +106,7 @@ func (w *writer) page(doc *Document) {
 		if s.Intro != "" {
 			w.para("intro", s.Intro)
 		}
-		for _, b := range s.Blocks {
-			if b != nil {
-				b.render(w)
-			}
-		}
+		w.blocks(s.Blocks)
 		w.raw("</section>\n")
 	}
 	w.raw("</main>\n</body>\n</html>\n")

@@ -10,11 +10,7 @@ import (
 // ids as inside a section, without the page around it.
 func Fragment(blocks ...Block) []byte {
 	w := &writer{b: make([]byte, 0, 8<<10), ids: map[string]int{}}
-	for _, b := range blocks {
-		if b != nil {
-			b.render(w)
-		}
-	}
+	w.blocks(blocks)
 	return w.b
 }
 

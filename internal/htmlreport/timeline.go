@@ -300,13 +300,9 @@ func (w *writer) band(id string, sc scale, b Band, placed *[]labelBox) {
 	w.raw("</text>")
 }
 
-// threshold draws a threshold line across the plot, its label at y.
-func (w *writer) threshold(sc scale, th Threshold, labelY float64) {
-	y := sc.y(th.Y)
-	w.raw("<line class=\"threshold ")
-	w.raw(th.Tone.class())
-	w.raw("\" data-y=\"")
-	w.raw(FormatNumber(th.Y))
+// acrossPlot closes the attribute open before it and writes the x1, x2,
+// y1 and y2 of a line across the plot at height y, leaving y2's value open.
+func (w *writer) acrossPlot(sc scale, y float64) {
 	w.raw("\" x1=\"")
 	w.num(sc.px0)
 	w.raw("\" x2=\"")
@@ -315,6 +311,16 @@ func (w *writer) threshold(sc scale, th Threshold, labelY float64) {
 	w.num(y)
 	w.raw("\" y2=\"")
 	w.num(y)
+}
+
+// threshold draws a threshold line across the plot, its label at y.
+func (w *writer) threshold(sc scale, th Threshold, labelY float64) {
+	y := sc.y(th.Y)
+	w.raw("<line class=\"threshold ")
+	w.raw(th.Tone.class())
+	w.raw("\" data-y=\"")
+	w.raw(FormatNumber(th.Y))
+	w.acrossPlot(sc, y)
 	w.raw("\"")
 	if th.Dash != SolidLine && th.Dash != Dashed {
 		w.raw(" style=\"stroke-dasharray:")
@@ -500,14 +506,8 @@ func niceTicks(lo, hi float64, n int, integer bool) []float64 {
 func (t *Timeline) axes(w *writer, sc scale, plH float64) {
 	for _, v := range niceTicks(sc.y0, sc.y1, 4, t.YInteger) {
 		y := sc.y(v)
-		w.raw("<line class=\"gridline\" x1=\"")
-		w.num(sc.px0)
-		w.raw("\" x2=\"")
-		w.num(sc.px1)
-		w.raw("\" y1=\"")
-		w.num(y)
-		w.raw("\" y2=\"")
-		w.num(y)
+		w.raw("<line class=\"gridline")
+		w.acrossPlot(sc, y)
 		w.raw("\"/><text class=\"tick ytick\" text-anchor=\"end\" data-value=\"")
 		w.raw(FormatNumber(v))
 		w.raw("\" x=\"")

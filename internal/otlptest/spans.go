@@ -59,3 +59,53 @@ func (r *Receiver) Spans() []Span {
 
 // Attrs is a map of attributes as the collector holds them.
 func Attrs(m pcommon.Map) map[string]any { return m.AsRaw() }
+
+// Log is one received log record (an event, for the clients that send
+// their events as logs: the body or the event name says which).
+type Log struct {
+	Body      string
+	EventName string
+	At        time.Time
+	Attrs     map[string]any
+	ScopeName string
+	Resource  map[string]any
+}
+
+// Logs are the log records received so far, in the order they arrived.
+func (r *Receiver) Logs() []Log {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Log
+	for _, ld := range r.logs {
+		for _, rl := range ld.ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, l := range sl.LogRecords().All() {
+					out = append(out, Log{Body: l.Body().AsString(), EventName: l.EventName(), At: l.Timestamp().AsTime(),
+						Attrs: l.Attributes().AsRaw(), ScopeName: sl.Scope().Name(), Resource: rl.Resource().Attributes().AsRaw()})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// MetricNames are the names of the metrics received so far, each once.
+func (r *Receiver) MetricNames() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, md := range r.metrics {
+		for _, rm := range md.ResourceMetrics().All() {
+			for _, sm := range rm.ScopeMetrics().All() {
+				for _, m := range sm.Metrics().All() {
+					if !seen[m.Name()] {
+						seen[m.Name()] = true
+						out = append(out, m.Name())
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -79,20 +79,33 @@ func readEvidence(path string) (laserbrain.Evidence, error) {
 	if err != nil {
 		return ev, err
 	}
+	if len(data) == 0 {
+		return ev, fmt.Errorf("%s: %w", path, errEmptyEvidence)
+	}
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return ev, fmt.Errorf("%s: %w", path, err)
 	}
 	return ev, nil
 }
 
+// errEmptyEvidence is an evidence.json of no bytes: never written so (every
+// write is a whole record), it is what a crash can leave of an unsynced
+// replace, and reads as no evidence yet — a record starts the counters over.
+var errEmptyEvidence = errors.New("it is empty")
+
 func (e *Evidence) record(call laserbrain.Event) error {
-	unlock, err := lockShared(e.path)
+	// Only the advisory lock: our own processes queue on it, so none loses
+	// another's increment. The reference writes this file with no lock at
+	// all (a racing writer loses an increment at worst, and an increment is
+	// not a judgment), so the marker file shared with it for the contexts
+	// would hold back no writer the advisory lock does not.
+	l, err := fsx.LockFile(e.path+".flock", LockTimeout)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer l.Unlock()
 	ev, err := readEvidence(e.path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errEmptyEvidence) {
 		return fmt.Errorf("evidence not recorded (fix or move the file): %w", err)
 	}
 	ev.Record(call, time.Now().UTC())
@@ -100,7 +113,11 @@ func (e *Evidence) record(call laserbrain.Event) error {
 	if err != nil {
 		return err
 	}
-	if err := fsx.WriteFile(e.path, append(data, '\n'), 0o644); err != nil {
+	// Not synced: a crash may lose the last calls counted, as a racing
+	// writer may in the reference, and nothing more (the counters are
+	// corroboration, read as an advance between two checks; the run's own
+	// record of each call is synced where it is written).
+	if err := fsx.ReplaceUnsynced(e.path, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
 	e.mu.Lock()

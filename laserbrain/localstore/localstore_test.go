@@ -292,3 +292,68 @@ func TestOpenReader(t *testing.T) {
 		t.Fatalf("the reader does not see the saved run: %v", err)
 	}
 }
+
+// Writers recording at once, each through its own store (as processes
+// do), lose no call: the advisory lock alone queues them.
+func TestRecordToolEventConcurrentLosesNone(t *testing.T) {
+	dir := t.TempDir()
+	const writers, each = 6, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		s := open(t, dir)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				if err := s.RecordToolEvent(context.Background(), laserbrain.ToolCall("Bash", map[string]any{"command": "go test"}, i%5 != 0)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	ev, ok := open(t, dir).Evidence().Evidence()
+	if !ok || ev.OK != writers*each*4/5 || ev.Fail != writers*each/5 || ev.Steps != writers*each {
+		t.Errorf("after %d calls by %d writers: %+v", writers*each, writers, ev)
+	}
+}
+
+// An evidence.json of no bytes — what a crash can leave of a replace that
+// was not synced, never what a write leaves — reads as no evidence, and the
+// next call starts the counters over; any other unreadable file is left
+// as it is and the call is refused.
+func TestEmptyEvidenceStartsOver(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	path := filepath.Join(dir, "config", "evidence.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Evidence().Evidence(); ok {
+		t.Error("an empty evidence.json read as evidence")
+	}
+	if err := s.RecordToolEvent(context.Background(), laserbrain.ToolCall("Bash", map[string]any{"command": "ls"}, true)); err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := open(t, dir).Evidence().Evidence(); !ok || ev.OK != 1 || ev.Steps != 1 {
+		t.Errorf("after one call over an empty file: %+v, %v", ev, ok)
+	}
+	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordToolEvent(context.Background(), laserbrain.ToolCall("Bash", map[string]any{"command": "ls"}, true)); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("a call over a damaged evidence.json: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{not json" {
+		t.Errorf("the damaged file was changed: %q", data)
+	}
+}

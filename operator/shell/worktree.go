@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"crypto/sha1" //nolint:gosec // git's object ids, not a security hash
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/gitindex"
 )
 
 // Uncommitted work. A file git tracks whose content in the work tree
@@ -105,74 +106,19 @@ func repositoryOf(p string) (gitDir, rel string, ok bool) {
 	}
 }
 
-// indexEntry finds path's stage-0 entry in an index file (git's
-// documented format, versions 2 to 4): its object id and the size git
-// recorded.
+// indexEntry finds path's stage-0 entry in an index file: its object id
+// and the size git recorded.
 func indexEntry(indexPath, path string, sha256Repo bool) (id []byte, size uint32, found bool) {
-	data, err := os.ReadFile(indexPath)
-	if err != nil || len(data) < 12 || string(data[:4]) != "DIRC" {
-		return nil, 0, false
-	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version < 2 || version > 4 {
-		return nil, 0, false
-	}
-	hashLen := 20
+	hashLen := gitindex.SHA1Len
 	if sha256Repo {
-		hashLen = 32
+		hashLen = gitindex.SHA256Len
 	}
-	n := int(binary.BigEndian.Uint32(data[8:12]))
-	off, fixed := 12, 40+hashLen+2
-	var name []byte
-	for i := 0; i < n; i++ {
-		start := off
-		if off+fixed > len(data) {
-			return nil, 0, false
+	_ = gitindex.Each(indexPath, hashLen, func(e gitindex.Entry) bool {
+		if e.Stage == 0 && string(e.Path) == path {
+			id, size, found = bytes.Clone(e.ID), e.Size, true
+			return false
 		}
-		sz := binary.BigEndian.Uint32(data[off+36 : off+40])
-		oid := data[off+40 : off+40+hashLen]
-		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
-		off += fixed
-		if version >= 3 && flags&0x4000 != 0 {
-			off += 2
-		}
-		if version == 4 {
-			strip, k := offsetVarint(data[off:])
-			if k <= 0 || strip > len(name) {
-				return nil, 0, false
-			}
-			off += k
-			name = name[:len(name)-strip]
-		} else {
-			name = name[:0]
-		}
-		end := bytes.IndexByte(data[off:], 0)
-		if end < 0 {
-			return nil, 0, false
-		}
-		name = append(name, data[off:off+end]...)
-		off += end + 1
-		if version < 4 {
-			off = start + (off-start+7)&^7
-		}
-		if string(name) == path && flags>>12&3 == 0 {
-			return oid, sz, true
-		}
-	}
-	return nil, 0, false
-}
-
-// offsetVarint reads git's offset varint (each continuation byte adds one
-// before the shift); k is the bytes read, 0 when it runs past the end.
-func offsetVarint(b []byte) (v, k int) {
-	for k < len(b) && k < 9 {
-		c := b[k]
-		k++
-		v = v<<7 | int(c&0x7f)
-		if c&0x80 == 0 {
-			return v, k
-		}
-		v++
-	}
-	return 0, 0
+		return true
+	})
+	return id, size, found
 }

@@ -408,6 +408,16 @@ func call[T any](b *Bridge, name string, fn func(ctx context.Context, be Backend
 	return res, true
 }
 
+// callFor is call's result as a pointer: nil when OCA was off, out of
+// reach or failed.
+func callFor[T any](b *Bridge, name string, fn func(ctx context.Context, be Backend) (T, error)) *T {
+	r, ok := call(b, name, fn)
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
 // note appends one non-failure line (the hypothesis lifecycle declining).
 func (b *Bridge) note(fn, msg string) {
 	b.mu.Lock()
@@ -432,13 +442,9 @@ func (b *Bridge) PriorPondering(subject string) []Episode {
 
 // RecordStart is recordStart(session).
 func (b *Bridge) RecordStart(s Session) *StartResult {
-	r, ok := call(b, "recordStart", func(ctx context.Context, be Backend) (StartResult, error) {
+	return callFor(b, "recordStart", func(ctx context.Context, be Backend) (StartResult, error) {
 		return be.RecordStart(ctx, s)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // RecordPass is recordPass(session, pass, metrics, predict). The lifecycle's
@@ -466,81 +472,53 @@ func (b *Bridge) RecordPass(rec PassRecord) *PassResult {
 
 // RecordDeliberation is recordDeliberation(session, pass, deliberation[, summary]).
 func (b *Bridge) RecordDeliberation(rec DeliberationRecord) *DeliberationResult {
-	r, ok := call(b, "recordDeliberation", func(ctx context.Context, be Backend) (DeliberationResult, error) {
+	return callFor(b, "recordDeliberation", func(ctx context.Context, be Backend) (DeliberationResult, error) {
 		return be.RecordDeliberation(ctx, rec)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // ResolveDeliberation is resolveDeliberation(session, id, summary).
 func (b *Bridge) ResolveDeliberation(s Session, id int64, summary string) *ResolveResult {
-	r, ok := call(b, "resolveDeliberation", func(ctx context.Context, be Backend) (ResolveResult, error) {
+	return callFor(b, "resolveDeliberation", func(ctx context.Context, be Backend) (ResolveResult, error) {
 		return be.ResolveDeliberation(ctx, s, id, summary)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // RecordObservation is recordObservation(session, type, description,
 // evidence, severity, intervention).
 func (b *Bridge) RecordObservation(rec ObservationRecord) *ObservationResult {
-	r, ok := call(b, "recordObservation", func(ctx context.Context, be Backend) (ObservationResult, error) {
+	return callFor(b, "recordObservation", func(ctx context.Context, be Backend) (ObservationResult, error) {
 		return be.RecordObservation(ctx, rec)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // RecordConverged is recordConverged(session, summary).
 func (b *Bridge) RecordConverged(rec ConvergedRecord) *ConvergedResult {
-	r, ok := call(b, "recordConverged", func(ctx context.Context, be Backend) (ConvergedResult, error) {
+	return callFor(b, "recordConverged", func(ctx context.Context, be Backend) (ConvergedResult, error) {
 		return be.RecordConverged(ctx, rec)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // ExpireForecasts expires the session's pending forecasts (abort's
 // best-effort cleanup).
 func (b *Bridge) ExpireForecasts(s Session) *ExpireResult {
-	r, ok := call(b, "expireForecasts", func(ctx context.Context, be Backend) (ExpireResult, error) {
+	return callFor(b, "expireForecasts", func(ctx context.Context, be Backend) (ExpireResult, error) {
 		return be.ExpireForecasts(ctx, s)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // SessionRows reads what the database holds of a session, or nil.
 func (b *Bridge) SessionRows(s Session) *SessionRows {
-	r, ok := call(b, "sessionRows", func(ctx context.Context, be Backend) (SessionRows, error) {
+	return callFor(b, "sessionRows", func(ctx context.Context, be Backend) (SessionRows, error) {
 		return be.SessionRows(ctx, s)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // RecordApply is recordApply(session, summary).
 func (b *Bridge) RecordApply(rec ApplyRecord) *ApplyResult {
-	r, ok := call(b, "recordApply", func(ctx context.Context, be Backend) (ApplyResult, error) {
+	return callFor(b, "recordApply", func(ctx context.Context, be Backend) (ApplyResult, error) {
 		return be.RecordApply(ctx, rec)
 	})
-	if !ok {
-		return nil
-	}
-	return &r
 }
 
 // OpenObservations is openObservations(session): the open observations,

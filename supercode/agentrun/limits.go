@@ -69,11 +69,12 @@ const (
 	LimitOffGround = "--max-checks-off-ground"
 	LimitLoss      = "--halt-on-loss"
 	LimitTokens    = "--max-tokens"
+	LimitCost      = "--max-cost"
 )
 
 // LimitStop is how a limit stopped the agent.
 type LimitStop struct {
-	Limit  string `json:"limit"`  // LimitTimeout, LimitToolCalls, LimitOffGround, LimitLoss or LimitTokens
+	Limit  string `json:"limit"`  // LimitTimeout, LimitToolCalls, LimitOffGround, LimitLoss, LimitTokens or LimitCost
 	Reason string `json:"reason"` // what was reached, in words
 	// Signal is what the agent was sent: "" when it ended on its own within
 	// the grace, "SIGTERM", or "SIGKILL".
@@ -217,7 +218,7 @@ type limiter struct {
 
 // anyLimit reports whether l sets any limit.
 func anyLimit(l fleet.Limits) bool {
-	return l.Timeout > 0 || l.MaxToolCalls > 0 || l.MaxOffGround > 0 || l.HaltOnLoss || l.MaxTokens > 0
+	return l.Timeout > 0 || l.MaxToolCalls > 0 || l.MaxOffGround > 0 || l.HaltOnLoss || l.MaxTokens > 0 || l.MaxCostUSD > 0
 }
 
 // newLimiter listens on a socket in dir (or, when that path is too long
@@ -277,10 +278,10 @@ func (l *limiter) done(agentExit int) *LimitStop {
 	return &h
 }
 
-// holdTokens stops the agent at tool call n when the tokens its client
-// recorded are past --max-tokens, naming the figures.
-func (l *limiter) holdTokens(n int, tool string) {
-	if l.limits.MaxTokens <= 0 || l.usage == nil {
+// holdBudget stops the agent at tool call n when what its client
+// recorded is past --max-tokens or --max-cost, naming the figures.
+func (l *limiter) holdBudget(n int, tool string) {
+	if (l.limits.MaxTokens <= 0 && l.limits.MaxCostUSD <= 0) || l.usage == nil {
 		return
 	}
 	l.storeMu.Lock()
@@ -290,10 +291,15 @@ func (l *limiter) holdTokens(n int, tool string) {
 		return
 	}
 	u, ok, err := l.usage(r)
-	if err != nil || !ok || u.Total() <= l.limits.MaxTokens {
+	if err != nil || !ok {
 		return
 	}
-	l.reach(LimitTokens, fmt.Sprintf("--max-tokens %d reached: %s spent; tool call %d (%s) was refused", l.limits.MaxTokens, u.Text(), n, tool), l.grace)
+	switch {
+	case l.limits.MaxTokens > 0 && u.Total() > l.limits.MaxTokens:
+		l.reach(LimitTokens, fmt.Sprintf("--max-tokens %d reached: %s spent; tool call %d (%s) was refused", l.limits.MaxTokens, u.Text(), n, tool), l.grace)
+	case l.limits.MaxCostUSD > 0 && u.Cost() > l.limits.MaxCostUSD:
+		l.reach(LimitCost, fmt.Sprintf("--max-cost %s reached: %s spent; tool call %d (%s) was refused", fleet.USD(l.limits.MaxCostUSD), u.Text(), n, tool), l.grace)
+	}
 }
 
 func (l *limiter) toolCalls() int {
@@ -344,7 +350,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 			l.reach(LimitToolCalls, fmt.Sprintf("--max-tool-calls %d reached: tool call %d (%s) was refused", l.limits.MaxToolCalls, n, req.Tool), l.grace)
 		}
 		if hit == nil {
-			l.holdTokens(n, req.Tool)
+			l.holdBudget(n, req.Tool)
 		}
 		l.mu.Lock()
 		hit = l.hit

@@ -90,7 +90,7 @@ type SpawnOptions struct {
 	// Usage, when set, reads the model tokens the run's agent has spent so
 	// far from its client's records (ok false: none found); the
 	// pre-tool-use hook's question holds the agent to Limits.MaxTokens
-	// with it. (A function: how a client records its usage is the
+	// and Limits.MaxCostUSD with it. (A function: how a client records its usage is the
 	// client's.)
 	Usage func(fleet.Run) (u fleet.Usage, ok bool, err error)
 	// Checkpoint, when set, is called with the registered run before the

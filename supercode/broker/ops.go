@@ -45,7 +45,8 @@ const EnvPonderTold = "LASERBRAIN_PONDER_TOLD"
 //	mcp --loop-call DIR --loop-role ROLE  (laserbrain loop: its own call only)
 //	check [flags]                        (on the agent's own run; no --new-run)
 //	check --stream [--run RUN]           (with Streams: each line on the agent's own run)
-//	act -- COMMAND [ARGS...]             (carried out only as the policy or a person allows)
+//	act [--pass PASS] -- COMMAND [ARGS...] (carried out only as the policy, a person's
+//	                                      authorization or a pass the supervisor gave allows)
 //	ponder [ARGS]                        (any: ponder runs confined as the agent
 //	                                      is, its session directory writable)
 func (o Ops) Allow(argv []string) error {
@@ -62,7 +63,11 @@ func (o Ops) Allow(argv []string) error {
 	case "act":
 		// act decides itself, outside, by the policy and a person's
 		// authorizations of exactly this command on this run.
-		if len(argv) < 3 || argv[1] != "--" {
+		rest := argv[1:]
+		if len(rest) > 2 && rest[0] == "--pass" {
+			rest = rest[2:]
+		}
+		if len(rest) < 2 || rest[0] != "--" {
 			return errors.New("act: give the command after --")
 		}
 		return nil

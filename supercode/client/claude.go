@@ -121,7 +121,7 @@ func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
 	if a.Log != "" {
 		r.Stderr = a.Log + "\n"
 	}
-	specific := map[string]string{}
+	specific := map[string]any{}
 	if d, decided := a.Decided(); hook == PreToolUse && decided {
 		if c.name == Codex {
 			// Codex takes only deny from a PreToolUse hook: an ask is a
@@ -138,6 +138,11 @@ func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
 		if decided {
 			specific["permissionDecision"] = d.String()
 			specific["permissionDecisionReason"] = a.Reason
+		}
+		if d == operator.Ask && a.Rewrite != "" && AsksRewritten(c.name) {
+			if in, ok := rewrittenInput(a.Call, a.Rewrite); ok {
+				specific["updatedInput"] = in
+			}
 		}
 	}
 	out := map[string]any{}
@@ -161,4 +166,19 @@ func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
 		r.Stdout = jsonLine(out)
 	}
 	return r
+}
+
+// rewrittenInput is a Bash call's input with its command replaced by
+// command, every other field (description, timeout) kept; ok is false for
+// any other tool or an input that is not an object.
+func rewrittenInput(t *Tool, command string) (map[string]any, bool) {
+	if t == nil || t.Kind != KindShell || t.Name != "Bash" {
+		return nil, false
+	}
+	in := map[string]any{}
+	if len(t.Input) > 0 && json.Unmarshal(t.Input, &in) != nil {
+		return nil, false
+	}
+	in["command"] = command
+	return in, true
 }

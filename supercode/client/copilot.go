@@ -32,14 +32,7 @@ var copilotEvents = [...]clientEvent{
 }
 
 // CopilotEvent is Copilot CLI's name for our event ("" when it has none).
-func CopilotEvent(ev EventName) string {
-	for _, e := range copilotEvents {
-		if e.ours == ev {
-			return e.theirs
-		}
-	}
-	return ""
-}
+func CopilotEvent(ev EventName) string { return theirName(copilotEvents[:], ev) }
 
 type copilotPayload struct {
 	SessionID     string          `json:"sessionId"`

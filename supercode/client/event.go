@@ -213,7 +213,18 @@ type Reply struct {
 	// that refuses a call only by rewriting it (Cline) needs to know what
 	// to rewrite.
 	Call *Tool
+	// Rewrite is the command line a shell call asked about runs instead if
+	// the person approves it in their client (an ask only, and only where
+	// the client shows the person the rewritten call: AsksRewritten).
+	Rewrite string
 }
+
+// AsksRewritten reports whether client n, asked about a call by a
+// PreToolUse hook, takes the call rewritten with the ask and shows the
+// person the rewritten call to approve: Claude Code's updatedInput beside
+// permissionDecision "ask". Codex takes no ask, and Cline no ask at all
+// (overrideInput there runs the rewritten call unasked).
+func AsksRewritten(n Name) bool { return n == Claude }
 
 // Decide is the reply that answers a PreToolUse with d, for the reason
 // given (written for the model).
@@ -244,6 +255,27 @@ type Output struct {
 type clientEvent struct {
 	theirs string
 	ours   EventName
+}
+
+// theirName is the client's name in table for our event ev ("" when it
+// has none).
+func theirName(table []clientEvent, ev EventName) string {
+	for _, e := range table {
+		if e.ours == ev {
+			return e.theirs
+		}
+	}
+	return ""
+}
+
+// ourName is our event for the client's event name in table.
+func ourName(table []clientEvent, name string) (EventName, bool) {
+	for _, e := range table {
+		if e.theirs == name {
+			return e.ours, true
+		}
+	}
+	return "", false
 }
 
 // waitingNotices are the notification kinds that mean the agent stopped

@@ -39,24 +39,10 @@ func geminiEvent(name string) EventName {
 }
 
 // geminiOurs is our event for a Gemini CLI event name ("" when none).
-func geminiOurs(name string) (EventName, bool) {
-	for _, e := range geminiEvents {
-		if e.theirs == name {
-			return e.ours, true
-		}
-	}
-	return "", false
-}
+func geminiOurs(name string) (EventName, bool) { return ourName(geminiEvents[:], name) }
 
 // GeminiEvent is Gemini CLI's name for our event ("" when it has none).
-func GeminiEvent(ev EventName) string {
-	for _, e := range geminiEvents {
-		if e.ours == ev {
-			return e.theirs
-		}
-	}
-	return ""
-}
+func GeminiEvent(ev EventName) string { return theirName(geminiEvents[:], ev) }
 
 // geminiExit finds the exit status in a shell tool's result ("Exit Code:
 // 3"), which Gemini CLI and Qwen Code write.

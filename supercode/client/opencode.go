@@ -34,14 +34,7 @@ var openCodeEvents = [...]clientEvent{
 }
 
 // OpenCodeEvent is the plugin's name for our event ("" when it has none).
-func OpenCodeEvent(ev EventName) string {
-	for _, e := range openCodeEvents {
-		if e.ours == ev {
-			return e.theirs
-		}
-	}
-	return ""
-}
+func OpenCodeEvent(ev EventName) string { return theirName(openCodeEvents[:], ev) }
 
 type openCodePayload struct {
 	HookEventName string          `json:"hook_event_name"`

@@ -111,6 +111,9 @@ type Limits struct {
 	// MaxTokens stops the agent at its first tool call once its client's
 	// recorded model tokens (Usage.Total) are past it.
 	MaxTokens int64 `json:"max_tokens,omitempty"`
+	// MaxCostUSD stops the agent at its first tool call once the cost its
+	// client reported (Usage.CostUSD) is past it.
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
 }
 
 // SelfRegroundKey names a run's check: its task's number (1, 2, …) and
@@ -196,6 +199,10 @@ const (
 	// project policy lets go unreported, read off its undo checkpoint and
 	// the next (Result is a LossResult).
 	KindLoss = "loss"
+	// KindModel: a model request the agent's client reported through its
+	// own telemetry, received by laserbrain run; Name is the model, Result
+	// a ModelRequest (its tokens and the cost the client reported).
+	KindModel = "model"
 )
 
 // LossResult is the Result of a KindLoss event: what the call changed and

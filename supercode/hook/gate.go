@@ -107,8 +107,13 @@ func (h *Handler) gateCall(ctx context.Context, e *event) (client.Reply, error) 
 		if err != nil {
 			return h.cannotReadOr(ev, d, err)
 		}
+		rewrite := ""
+		if len(analyses) == 1 {
+			d, rewrite = h.throughAct(c, e, an, d)
+		}
 		h.record(ctx, c, run, found, ev, d)
 		a := answer(d)
+		a.Rewrite = rewrite
 		if a.Denies() {
 			return a, nil
 		}

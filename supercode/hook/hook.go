@@ -70,6 +70,9 @@ type Handler struct {
 	// schema validator, which then hands a policy laserbrain has not
 	// checked yet to laserbrain (Run's delegate).
 	ValidatePolicy operator.PolicyValidator
+	// Act is how an outward call asked about in the person's client goes
+	// through the supervisor (nil: it does not; see Act).
+	Act *Act
 
 	replayID string // the queue entry being replayed
 }
@@ -292,6 +295,9 @@ type Env struct {
 	// InSupervisor: this is the laserbrain run process supervising the
 	// caller (agentrun.Tracker.InSupervisor).
 	InSupervisor bool
+	// Act: the caller is confined, and its supervisor carries out the
+	// outward calls a person approves in their client (nil: it does not).
+	Act *Act
 }
 
 // Serve answers one event here, as Run does outside a confined run, for a
@@ -301,7 +307,7 @@ type Env struct {
 func Serve(ctx context.Context, ev client.EventName, c client.Name, format string, b Binary, caller Env, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, StoreDeadline)
 	defer cancel()
-	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores, Getenv: caller.Getenv, Dir: caller.Dir, InSupervisor: caller.InSupervisor}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy}
+	h := &Handler{Tracker: &agentrun.Tracker{Stores: b.Stores, Getenv: caller.Getenv, Dir: caller.Dir, InSupervisor: caller.InSupervisor}, Client: c, Format: format, ValidatePolicy: b.ValidatePolicy, Act: caller.Act}
 	defer closeSoon(h.Tracker)
 	input, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
-	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -36,14 +35,7 @@ func TestChangesThroughTheRealHooks(t *testing.T) {
 	undotest.Write(t, repo, "src/a.go", "package a\n")
 	undotest.Write(t, repo, "src/b.go", "package b\n")
 	undotest.Write(t, repo, ".laserbrain/policy.json", `{"version": 1, "undo": {"loss_files": 1}}`)
-	fl, err := fleet.OpenLocal(filepath.Join(home, "fleet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := localstore.Open(localstore.Paths{Home: home, Config: home})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fl, runs := openHome(t, home)
 	ctx := context.Background()
 	env := map[string]string{agentrun.EnvRun: "run-c1", agentrun.EnvAgent: "c1", agentrun.EnvFleet: "fleet-c"}
 	tr := &agentrun.Tracker{Getenv: func(k string) string { return env[k] },

@@ -24,14 +24,7 @@ import (
 func TestFromFleetThroughTheRealHooks(t *testing.T) {
 	home, repo := t.TempDir(), t.TempDir()
 	t.Setenv("LASERBRAIN_FLEET", "fleet-1")
-	fl, err := fleet.OpenLocal(filepath.Join(home, "fleet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := localstore.Open(localstore.Paths{Home: home, Config: home})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fl, runs := openHome(t, home)
 	ctx := context.Background()
 	clock := time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC)
 	now := func() time.Time { clock = clock.Add(time.Second); return clock }
@@ -112,4 +105,19 @@ func TestFromFleetThroughTheRealHooks(t *testing.T) {
 	if len(cols) != 1 || strings.Join(cols[0].SharedFiles, ",") != "src/parser.py" {
 		t.Errorf("collisions %+v", cols)
 	}
+}
+
+// openHome opens the local fleet and run stores of the laserbrain home
+// home.
+func openHome(t *testing.T, home string) (*fleet.Local, *localstore.Store) {
+	t.Helper()
+	fl, err := fleet.OpenLocal(filepath.Join(home, "fleet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := localstore.Open(localstore.Paths{Home: home, Config: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fl, runs
 }

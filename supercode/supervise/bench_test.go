@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -324,10 +326,34 @@ func buildOnceFleet(tb testing.TB, dir string) onceFleet {
 	return buildFleetOf(tb, dir, onceAgents, onceSteps)
 }
 
-// buildFleetOf is a fleet of agents agent runs of steps checks each.
+// buildFleetOf is a fleet of agents agent runs of steps checks each, their
+// goals clustered (clusteredGoal).
 func buildFleetOf(tb testing.TB, dir string, agents, steps int) onceFleet {
+	return buildFleetWith(tb, dir, agents, steps, clusteredGoal)
+}
+
+// clusteredGoal puts agent a's goal in one of len(words) clusters: two
+// agents of a cluster share six of their eight words, and collide.
+func clusteredGoal(a int) string {
+	return "build the " + words[a%len(words)] + " feature for release " + fmt.Sprint(a)
+}
+
+// spreadGoal is a goal no other agent's overlaps.
+func spreadGoal(a int) string {
+	return fmt.Sprintf("tune module m%d so that q%d passes its s%d checks", a, a, a)
+}
+
+// buildFleetWith is a fleet of agents agent runs of steps checks each,
+// agent a's goal goal(a).
+func buildFleetWith(tb testing.TB, dir string, agents, steps int, goalOf func(int) string) onceFleet {
+	return buildFleetSteps(tb, dir, agents, func(int) int { return steps }, goalOf)
+}
+
+// buildFleetSteps is a fleet of agents agent runs, agent a's goal goal(a)
+// and steps(a) checks.
+func buildFleetSteps(tb testing.TB, dir string, agents int, stepsOf func(int) int, goalOf func(int) string) onceFleet {
 	ctx := context.Background()
-	o := onceFleet{dir: dir, repo: filepath.Join(dir, "repo"), agents: agents, steps: steps}
+	o := onceFleet{dir: dir, repo: filepath.Join(dir, "repo"), agents: agents, steps: stepsOf(0)}
 	if err := os.MkdirAll(o.repo, 0o755); err != nil {
 		tb.Fatal(err)
 	}
@@ -336,6 +362,7 @@ func buildFleetOf(tb testing.TB, dir string, agents, steps int) onceFleet {
 	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 	for a := 0; a < agents; a++ {
 		id := fmt.Sprintf("run%02d", a)
+		steps := stepsOf(a)
 		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "agent", Fleet: "bench", Dir: o.repo, Created: t0, Task: id, Tasks: 1, Checks: steps}); err != nil {
 			tb.Fatal(err)
 		}
@@ -343,7 +370,7 @@ func buildFleetOf(tb testing.TB, dir string, agents, steps int) onceFleet {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		goal := "build the " + words[a%len(words)] + " feature for release " + fmt.Sprint(a)
+		goal := goalOf(a)
 		for i := 0; i < steps; i++ {
 			if _, err := h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5 + i%4)}); err != nil {
 				tb.Fatal(err)
@@ -459,4 +486,103 @@ func BenchmarkSuperviseOnceAfter1000(b *testing.B) {
 	if float64(a) > 1.3*float64(f) {
 		b.Errorf("--once after 1,000 rounds takes %.2f× a first round, over 1.3×", float64(a)/float64(f))
 	}
+}
+
+// BenchmarkSuperviseClustered: laserbrain supervise --once on 1,000
+// agents, a round after 10 of them checked again, on two shapes of fleet
+// built the same way: goals in 22 clusters (22,230 collisions, 462 of
+// them with no basis to choose: clusterSteps) and goals that overlap
+// nobody's. Each
+// shape's first round is taken before the timer; then every iteration 10
+// agents check once more and one --once runs. cpu-ms is the round's CPU
+// (user + system, this process), journal-kb what it added to the journal
+// on disk, medians. The target: ≤ 0.5 s of CPU and ≤ 100 KB on the
+// clustered fleet; x-spread is its CPU over the spread fleet's.
+func BenchmarkSuperviseClustered(b *testing.B) {
+	dir := b.TempDir()
+	shapes := []struct {
+		name string
+		goal func(int) string
+		o    onceFleet
+		cpu  []time.Duration
+		grew []int64
+	}{{name: "clustered", goal: clusteredGoal}, {name: "spread", goal: spreadGoal}}
+	for i := range shapes {
+		shapes[i].o = buildFleetSteps(b, filepath.Join(dir, shapes[i].name), clusterAgents, clusterSteps, shapes[i].goal)
+		shapes[i].o.once(b)
+	}
+	i := 0
+	for b.Loop() {
+		for k := range shapes {
+			sh := &shapes[k]
+			b.StopTimer()
+			for n := 0; n < 10; n++ {
+				sh.o.check(b, (i*10+n*97)%clusterAgents)
+			}
+			before := dirSize(b, filepath.Join(sh.o.dir, "fleet", "journal"))
+			b.StartTimer()
+			c0 := processCPU()
+			sh.o.once(b)
+			sh.cpu = append(sh.cpu, processCPU()-c0)
+			sh.grew = append(sh.grew, dirSize(b, filepath.Join(sh.o.dir, "fleet", "journal"))-before)
+		}
+		i++
+	}
+	cl, sp := shapes[0], shapes[1]
+	cpu, grew := median(cl.cpu), median(cl.grew)
+	b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms")
+	b.ReportMetric(float64(grew)/1024, "journal-kb")
+	b.ReportMetric(float64(median(sp.cpu).Microseconds())/1000, "spread-cpu-ms")
+	b.ReportMetric(float64(median(sp.grew))/1024, "spread-journal-kb")
+	b.ReportMetric(float64(cpu)/float64(median(sp.cpu)), "x-spread")
+	b.Logf("clustered: %v CPU, %d bytes of journal a round; spread: %v, %d bytes (medians of %d)", cpu, grew, median(sp.cpu), median(sp.grew), len(cl.cpu))
+	if cpu > 500*time.Millisecond || grew > 100<<10 {
+		b.Errorf("a round on 1,000 clustered agents after 10 checks: %v of CPU, %d KB of journal (target 0.5 s, 100 KB)", cpu, grew>>10)
+	}
+}
+
+// clusterAgents is the clustered benchmark's fleet size.
+const clusterAgents = 1000
+
+// clusterSteps are agent a's checks in the clustered benchmark: the first
+// seven agents of each cluster three each (tied: 21 pairs a cluster with no
+// basis to choose, 462 in all), every other agent of a cluster a number
+// of its own.
+func clusterSteps(a int) int {
+	if a < 7*len(words) {
+		return 3
+	}
+	return 4 + a%45
+}
+
+// processCPU is the CPU this process has used, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// dirSize is the bytes of the files under dir.
+func dirSize(tb testing.TB, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil && !os.IsNotExist(err) {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+func median[T time.Duration | int64](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

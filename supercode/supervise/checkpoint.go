@@ -44,9 +44,15 @@ type resumeState struct {
 	// the last journaled route's digest: a round journals what differs.
 	Agents map[string]agentLine `json:"agents"`
 	Route  string               `json:"route"`
+	// Collisions are the collisions the journal last recorded standing
+	// (a round journals those that began and ended since).
+	Collisions collisionSet `json:"collisions"`
 
-	// lastCheckpoint is the seq of the last checkpoint folded in.
+	// lastCheckpoint is the seq of the last checkpoint folded in, its
+	// size, and the bytes of the records folded in since.
 	lastCheckpoint int64
+	checkpointSize int
+	since          int
 }
 
 // agentLine is one agent as a round's journal record has it.
@@ -69,12 +75,23 @@ func (a agentLine) same(b agentLine) bool {
 
 // roundData is a round record's data: the agents whose line changed since
 // the last journaled round (a record from before checkpoints lists them
-// all, which reads the same), and the round's decisions.
+// all, which reads the same), the collisions that began and ended since
+// then, and the round's decisions. The route is not repeated: it follows
+// from the collisions and the agents' lines (catches, steps, verdicts),
+// and each halt and question it led to is a record of its own with its
+// route; its digest says whether it changed.
 type roundData struct {
-	Agents      []agentLine `json:"agents"`
-	Unchanged   int         `json:"unchanged"`
-	Collisions  [][2]string `json:"collisions"`
-	Route       any         `json:"route"`
+	Agents    []agentLine `json:"agents"`
+	Unchanged int         `json:"unchanged"`
+	// Began and Ended are the collisions that began and ended since the
+	// last journaled round; Standing counts those standing after it.
+	Began    [][2]string `json:"collisions_began,omitempty"`
+	Ended    [][2]string `json:"collisions_ended,omitempty"`
+	Standing int         `json:"collisions_standing"`
+	// Collisions and Route are what records from before the deltas held:
+	// every collision standing, and the whole route.
+	Collisions  [][2]string `json:"collisions,omitempty"`
+	Route       any         `json:"route,omitempty"`
 	RouteDigest string      `json:"route_digest,omitempty"`
 	Halts       []string    `json:"halts"`
 	Escalations []string    `json:"escalations"`
@@ -87,6 +104,7 @@ type roundData struct {
 func (st *resumeState) apply(r fleet.JournalRecord) {
 	st.Round = max(st.Round, r.Round)
 	st.Seen = max(st.Seen, r.Seq)
+	st.since += len(r.Raw)
 	switch r.Kind {
 	case fleet.JournalEscalation:
 		var e Escalation
@@ -121,7 +139,7 @@ func (st *resumeState) apply(r fleet.JournalRecord) {
 			st.Halts = append(st.Halts, h)
 		}
 	case fleet.JournalCheckpoint:
-		st.lastCheckpoint = r.Seq
+		st.lastCheckpoint, st.checkpointSize, st.since = r.Seq, len(r.Raw), 0
 	case fleet.JournalRound:
 		var d roundData
 		if json.Unmarshal(r.Data, &d) != nil {
@@ -137,6 +155,25 @@ func (st *resumeState) apply(r fleet.JournalRecord) {
 			st.Agents[a.Agent] = a
 		}
 		st.Route = d.RouteDigest
+		st.applyCollisions(d)
+	}
+}
+
+// applyCollisions folds a round's collisions in: the whole set in a record
+// from before the deltas, else what began and ended.
+func (st *resumeState) applyCollisions(d roundData) {
+	if d.Collisions != nil {
+		st.Collisions = pairsOf(d.Collisions)
+		return
+	}
+	if st.Collisions == nil {
+		st.Collisions = collisionSet{}
+	}
+	for _, p := range d.Ended {
+		delete(st.Collisions, pairKey(p[0], p[1]))
+	}
+	for _, p := range d.Began {
+		st.Collisions[pairKey(p[0], p[1])] = true
 	}
 }
 
@@ -218,10 +255,12 @@ func checkMarkFrom(tail []fleet.JournalRecord, mark fleet.RoundMark) *fleet.Jour
 }
 
 // checkpoint journals what the records so far amount to, when
-// CheckpointEvery records went by since the last one; halts the store has
-// are left out of it (they need no putting again).
+// CheckpointEvery records went by since the last one and they take at
+// least as many bytes as it did (a large fleet's checkpoint is large: the
+// journal grows by at most as much again in checkpoints as in records);
+// halts the store has are left out of it (they need no putting again).
 func (s *Supervisor) checkpoint(ctx context.Context) error {
-	if s.o.ReadOnly || s.fold.Seen-s.fold.lastCheckpoint < CheckpointEvery {
+	if s.o.ReadOnly || s.fold.Seen-s.fold.lastCheckpoint < CheckpointEvery || s.fold.since < s.fold.checkpointSize {
 		return nil
 	}
 	if len(s.fold.Halts) > 0 {

@@ -71,7 +71,9 @@
 // rounds go on from the last one journaled, a halt the store never got is
 // put, an answered question is not asked again, and a question the journal
 // shows asked but never answered (the supervisor died in between) is asked
-// again, marked redelivered — at least once rather than lost. Only exit 0
+// again, marked redelivered — at least once rather than lost (with nobody
+// to ask, no --on-escalate, it stands journaled as asked and is not
+// journaled again at every start). Only exit 0
 // of the --on-escalate command answers; any other status (or none) is
 // journaled with the answer and the question is asked again next round,
 // marked redelivered, what the command printed deciding nothing.
@@ -81,7 +83,8 @@
 // checkpoint (what the records before it amount to), and Open reads the
 // journal from the last one the round counter has seen, verifying the
 // records from it to the head (checkpoint.go). A round journals the agents
-// whose line changed since the last journaled round, not the fleet; a round
+// whose line changed and the collisions that began or ended since the last
+// journaled round, not the fleet and every collision standing; a round
 // that saw nothing new, and decided nothing, journals nothing; a
 // supervisor's start record goes with its first record.
 //

@@ -257,12 +257,12 @@ func lossCatch(rows []AgentRow) (supercode.FleetCatch, bool) {
 
 // journalRound records the round when its readings changed since the last
 // journaled round, or it decided anything: the agents whose line (steps,
-// last verdict, status, advice, files, catches) changed — not the whole
-// fleet each time —
-// the collisions, the route, the halts and questions it decided and the
-// self-check. journaled reports whether it did.
+// last verdict, status, advice, files, catches) changed and the collisions
+// that began or ended — not the whole fleet each time —, the route's
+// digest, the halts and questions it decided and the self-check.
+// journaled reports whether it did.
 func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool, err error) {
-	data := roundData{Agents: []agentLine{}, Collisions: [][2]string{}, Route: r.Route, Halts: []string{}, Escalations: []string{}, Self: r.Self.Reason}
+	data := roundData{Agents: []agentLine{}, Standing: len(r.Collisions), Halts: []string{}, Escalations: []string{}, Self: r.Self.Reason}
 	for _, a := range r.Agents {
 		line := agentLine{Agent: a.Agent, Steps: a.Steps, Verdict: a.Verdict, Drifting: a.Drifting, Status: a.Status, Advice: a.Advice, Files: a.Files, Catches: a.Catches}
 		if last, ok := s.fold.Agents[a.Agent]; ok && last.same(line) {
@@ -271,9 +271,11 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool
 		}
 		data.Agents = append(data.Agents, line)
 	}
+	now := make(collisionSet, len(r.Collisions))
 	for _, c := range r.Collisions {
-		data.Collisions = append(data.Collisions, c.Agents)
+		now[pairKey(c.Agents[0], c.Agents[1])] = true
 	}
+	data.Began, data.Ended = s.fold.Collisions.diff(now)
 	for _, h := range r.Halts {
 		data.Halts = append(data.Halts, h.ID)
 	}
@@ -285,7 +287,7 @@ func (s *Supervisor) journalRound(ctx context.Context, r *Round) (journaled bool
 	data.RouteDigest = hex.EncodeToString(sum[:8])
 	// An empty journal gets its first round whatever it saw: once the
 	// fleet's round counter says a round ran, the journal has a record.
-	if s.fold.Seen > 0 && len(data.Agents) == 0 && data.RouteDigest == s.fold.Route && len(data.Halts) == 0 && len(data.Escalations) == 0 {
+	if s.fold.Seen > 0 && len(data.Agents) == 0 && len(data.Began)+len(data.Ended) == 0 && data.RouteDigest == s.fold.Route && len(data.Halts) == 0 && len(data.Escalations) == 0 {
 		return false, nil
 	}
 	b, err := json.Marshal(data)

@@ -250,8 +250,12 @@ func (s *Supervisor) resume(ctx context.Context) error {
 		e.Redelivered = true
 		s.pending = append(s.pending, e)
 	}
-	if s.o.ReadOnly {
+	if s.o.OnEscalate == nil {
+		// Nobody to ask: the questions stand journaled as they were
+		// asked, and are not journaled again at every start.
 		s.pending = nil
+	}
+	if s.o.ReadOnly {
 		return nil
 	}
 	for _, h := range st.Halts {

@@ -41,6 +41,9 @@ const (
 	AttrJudgment   = "laserbrain.judgment"
 	AttrExitCode   = "laserbrain.exit_code"
 	AttrStopped    = "laserbrain.stopped"
+	// AttrCost is what the run's model requests cost, in US dollars, as
+	// the agent's client reported it (the conventions name no cost).
+	AttrCost = "laserbrain.usage.cost_usd"
 )
 
 // Error types (error.type) and the rule a limit's refusal is named by.

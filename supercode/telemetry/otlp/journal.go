@@ -13,8 +13,8 @@ import (
 )
 
 // ExportJournal sends a supervisor's decisions as one laserbrain.supervise
-// span from the first record to the last, each record an event on it (a
-// round's collisions each an event of their own), and closes the exporter:
+// span from the first record to the last, each record an event on it (the
+// collisions a round found begun each an event of their own), and closes the exporter:
 // what Close says.
 func ExportJournal(ctx context.Context, s telemetry.Settings, j telemetry.Journal, service, version string) (lost int64, err error) {
 	if len(j.Records) == 0 {
@@ -40,11 +40,14 @@ func ExportJournal(ctx context.Context, s telemetry.Settings, j telemetry.Journa
 		if r.Kind != fleet.JournalRound {
 			continue
 		}
+		// A round lists the collisions that began since the last one
+		// journaled (a record from before that, every collision standing).
 		var round struct {
 			Collisions [][2]string `json:"collisions"`
+			Began      [][2]string `json:"collisions_began"`
 		}
 		_ = json.Unmarshal(r.Data, &round) // a round without collisions has none to send
-		for _, c := range round.Collisions {
+		for _, c := range append(round.Collisions, round.Began...) {
 			span.AddEvent(telemetry.EventCollision, at, trace.WithAttributes(attribute.Int64(telemetry.AttrSuperviseRound, r.Round),
 				attribute.StringSlice(telemetry.AttrSuperviseAgents, c[:])))
 		}

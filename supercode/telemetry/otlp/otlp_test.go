@@ -3,6 +3,7 @@ package otlp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -222,5 +223,34 @@ func TestJournalReachesTheCollector(t *testing.T) {
 	want := "laserbrain.supervise.start laserbrain.supervise.round laserbrain.supervise.collision laserbrain.supervise.halt laserbrain.supervise.release laserbrain.supervise.stop"
 	if strings.Join(got, " ") != want {
 		t.Errorf("events %v\nwant %s", got, want)
+	}
+}
+
+// A round journaled with the collisions that began and ended since the
+// last one sends an event for each that began, none for those that ended.
+func TestJournalSendsCollisionsBegun(t *testing.T) {
+	rcv := otlptest.Start(t)
+	began, _ := json.Marshal(map[string]any{"collisions_began": [][2]string{{"a:r1", "c:r3"}}, "collisions_ended": [][2]string{{"a:r1", "b:r2"}}, "collisions_standing": 1})
+	quiet, _ := json.Marshal(map[string]any{"collisions_standing": 1})
+	at := func(s int) string { return fleet.JournalTime(t0.Add(time.Duration(s) * time.Second)) }
+	j := telemetry.Journal{Fleet: "f1", Records: []fleet.JournalRecord{
+		{Seq: 1, At: at(0), Kind: fleet.JournalRound, Round: 4, Data: began},
+		{Seq: 2, At: at(1), Kind: fleet.JournalRound, Round: 5, Data: quiet},
+	}}
+	if lost, err := ExportJournal(context.Background(), telemetry.Settings{On: true, Endpoint: rcv.URL}, j, "laserbrain", "test"); err != nil || lost != 0 {
+		t.Fatalf("ExportJournal: lost %d, %v", lost, err)
+	}
+	spans := rcv.Spans()
+	if len(spans) != 1 {
+		t.Fatalf("received %+v", spans)
+	}
+	var cols []string
+	for _, e := range spans[0].Events {
+		if e.Name == "laserbrain.supervise.collision" {
+			cols = append(cols, fmt.Sprint(e.Attrs["laserbrain.supervise.agents"], e.Attrs["laserbrain.supervise.round"]))
+		}
+	}
+	if strings.Join(cols, ";") != "[a:r1 c:r3] 4" {
+		t.Fatalf("collision events %v, want the one that began in round 4", cols)
 	}
 }

@@ -159,6 +159,9 @@ func (t *Run) End(end telemetry.Ending) {
 func (t *Run) Usage(u fleet.Usage) {
 	t.span.SetAttributes(semconv.GenAIUsageInputTokens(int(u.Input)), semconv.GenAIUsageOutputTokens(int(u.Output)),
 		semconv.GenAIUsageCacheReadInputTokens(int(u.CacheRead)), semconv.GenAIUsageCacheCreationInputTokens(int(u.CacheWrite)))
+	if u.CostUSD != nil {
+		t.span.SetAttributes(attribute.Float64(telemetry.AttrCost, *u.CostUSD))
+	}
 }
 
 // call sends one tool call's execute_tool span. A call that did not work
