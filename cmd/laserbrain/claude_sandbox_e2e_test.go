@@ -331,7 +331,7 @@ func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(*l.s) }
 // policy names, host and port, while one on another port stays refused.
 // The control: the same session with a policy naming no host reaches
 // neither. curl is told to use the sandbox's proxy for the loopback too
-// (--noproxy ''): the sandbox's no_proxy names the loopback, which inside
+// (--noproxy ”): the sandbox's no_proxy names the loopback, which inside
 // its own network namespace reaches nothing, and the proxy is where the
 // allowlist is kept.
 func TestClaudeInstalledSandboxAllowsThePolicysHosts(t *testing.T) {
