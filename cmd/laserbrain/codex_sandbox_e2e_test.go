@@ -193,3 +193,50 @@ func dropSandboxMode(t *testing.T, s *agenttest.Session) {
 		t.Fatal(err)
 	}
 }
+
+// laserbrain install codex also keeps the real Codex's shell from reading
+// the places credentials are kept (the permissions profile it selects
+// names each one "none"): a planted ssh key and npm token, read plainly and
+// through a directory name put together at run time, come back "Permission
+// denied", while a file beside them in the home is read. The control, the
+// same session without install (Codex's own default sandbox), reads the key.
+func TestCodexInstalledSandboxHidesCredentials(t *testing.T) {
+	for _, installed := range []bool{true, false} {
+		name := map[bool]string{true: "installed", false: "not installed"}[installed]
+		t.Run(name, func(t *testing.T) {
+			cx := agenttest.Codex
+			lb := laserbrainBinary(t)
+			s := agenttest.NewAgent(t, cx,
+				cx.Shell("call_key", `cat "$HOME/.ssh/id_rsa"`),
+				cx.Shell("call_built", `d=.ss; cat "$HOME/${d}h/id_rsa" "$HOME/.np""mrc"`),
+				cx.Shell("call_beside", `cat "$HOME/notes.txt"`),
+				agenttest.Say("Done."))
+			s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"))
+			dropSandboxMode(t, s)
+			writeFile(t, filepath.Join(s.Home, ".ssh", "id_rsa"), "KEY-MATERIAL-1\n")
+			writeFile(t, filepath.Join(s.Home, ".npmrc"), "//registry.npmjs.org/:_authToken=TOKEN-MATERIAL-2\n")
+			writeFile(t, filepath.Join(s.Home, "notes.txt"), "NOTES-3\n")
+			if installed {
+				s.Install(t, lb)
+			}
+			if r := s.Run(t, s.Bin, s.Args("work")...); r.ExitCode != 0 {
+				t.Fatalf("codex exit %d\n%s", r.ExitCode, clipOut(r.Stderr))
+			}
+			key, built := s.Model.ResultAfter(t, "call_key").Text, s.Model.ResultAfter(t, "call_built").Text
+			if beside := s.Model.ResultAfter(t, "call_beside").Text; !strings.Contains(beside, "NOTES-3") {
+				t.Fatalf("a plain file in the home was not read (the sandbox reads nothing, so this proves nothing): %q", beside)
+			}
+			if !installed {
+				if !strings.Contains(key, "KEY-MATERIAL-1") {
+					t.Fatalf("without install Codex's shell did not read the key (the control): %q", key)
+				}
+				return
+			}
+			for id, text := range map[string]string{"call_key": key, "call_built": built} {
+				if strings.Contains(text, "MATERIAL") || !strings.Contains(text, "Permission denied") || strings.Contains(text, "blocked by PreToolUse hook") {
+					t.Errorf("%s: Codex's sandbox did not hide the credential: %q", id, text)
+				}
+			}
+		})
+	}
+}

@@ -167,10 +167,10 @@ func runInstall(opts *installOptions) error {
 		// What supervision stands on, the list laserbrain run denies and
 		// the kernel holds read-only there: kept off Claude Code's own
 		// file tools (permissions.deny); for Codex, whether its sandbox
-		// must leave /tmp out.
+		// must leave /tmp out and which paths it holds read-only.
 		o.Protect = protectedPaths(self, dir)
-	}
-	if n == client.Claude {
+		// The places credentials are kept: unreadable to Claude Code's
+		// Read tool and sandboxed Bash, and to Codex's sandboxed shell.
 		o.Credentials = homeCredentials(home)
 	}
 	var here install.SandboxHere
@@ -388,8 +388,10 @@ func reportCodexSandbox(streams *cli.IOStreams, changes []install.Change) {
 		switch {
 		case err != nil:
 			fmt.Fprintf(streams.ErrOut, "laserbrain: cannot read Codex's sandbox from %s: %v\n", c.Path, err)
+		case sb.Ours && sb.Profile != "":
+			fmt.Fprintf(streams.Out, "codex sandbox: %s (laserbrain's, permissions profile %q: the agent's shell writes only the workspace and the temporary directories, never a protected path, and reads no place credentials are kept)\n", sb.Mode, sb.Profile)
 		case sb.Ours:
-			fmt.Fprintf(streams.Out, "codex sandbox: %s (laserbrain's: the agent's shell writes only the workspace and the temporary directories)\n", sb.Mode)
+			fmt.Fprintf(streams.Out, "codex sandbox: %s (laserbrain's: the agent's shell writes only the workspace and the temporary directories; it still reads the places credentials are kept, for the user's own [sandbox_workspace_write] keeps Codex on sandbox_mode, which hides no path)\n", sb.Mode)
 		case sb.Mode != "":
 			fmt.Fprintf(streams.Out, "codex sandbox: %s, the user's own choice, kept as it is\n", sb.Mode)
 		}

@@ -99,7 +99,7 @@ After a signal the step in flight is killed and the journal left intact:
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Goal, "goal", "", "the loop's goal, the ground of its own drift run (default: SCRIPT to a verified fixpoint)")
 	fl.IntVar(&opts.MaxIters, "max-iters", loop.DefaultMaxIters, "the judge looks at most N times (iteration N+1 never starts; a pass on look N is a success); repairs before the first look are iteration 0, and at most N agent calls run between two looks")
-	fl.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens, as the services report them (0: no limit)")
+	fl.Int64Var(&opts.Budget, "budget", 0, "stop once the sessions have used this many tokens: input, output and cache, a Claude Code session's from its transcript (0: no limit)")
 	fl.DurationVar(&opts.Timeout, "timeout", loop.DefaultTimeout, "stop after this much wall-clock time")
 	fl.StringVar(&opts.resume, "resume", "", "go on with run RUN from its last completed step")
 	fl.StringVarP(&opts.inline, "command", "c", "", "run TEXT as SCRIPT, as sh -c does (the run keeps a copy, for --resume)")

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -306,5 +307,36 @@ func TestClaudeLoopJudgeDiffsTwoCheckpoints(t *testing.T) {
 	out, err := old.CombinedOutput()
 	if err != nil || strings.Contains(string(out), "parser.go") || !strings.Contains(string(out), "notes.txt") {
 		t.Fatalf("git diff --stat %s alone (%v): %s — the old prompt's diff was expected to miss parser.go and list notes.txt", refs[0], err, out)
+	}
+}
+
+// The loop's --budget counts the tokens its Claude Code sessions spent as
+// each session's transcript records them (what laserbrain run counts:
+// input, output and cache): two fix sessions against a ./ci that never
+// passes spend the scripted model's usage, past a budget of 50, and the
+// loop stops there with the figures and exits 4.
+func TestClaudeLoopBudget(t *testing.T) {
+	ref, err := os.ReadFile("../../examples/loop/ci-until-green.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loopSession(t, string(ref),
+		agenttest.Bash("toolu_1", "echo try >> tries"), agenttest.Say("Tried once."),
+		agenttest.Bash("toolu_2", "echo try >> tries"), agenttest.Say("Tried twice."),
+		agenttest.Bash("toolu_3", "echo try >> tries"), agenttest.Say("Tried thrice."))
+	s.Env = append(s.Env, "SOAK=1")
+	r := s.Run(t, s.lb, "loop", "loop.sh", "--budget", "50")
+	per := agenttest.MessagesInputTokens + agenttest.MessagesOutputTokens
+	spent := len(s.Model.MainRequests()) * per
+	t.Logf("%d model requests, %d tokens each", len(s.Model.MainRequests()), per)
+	want := "stopped: the token --budget is spent: " + strconv.Itoa(spent) + " of 50 tokens used"
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, want) {
+		t.Fatalf("loop exit %d; want 4 and %q:\n%s", r.ExitCode, want, r.Stderr)
+	}
+	if spent <= 50 || spent-2*per >= 50 {
+		t.Errorf("%d tokens spent: the loop did not stop at the session that crossed 50", spent)
+	}
+	if tr, ok := s.Model.ToolResult("toolu_3"); ok {
+		t.Errorf("a third fix session ran past the budget: %+v", tr)
 	}
 }

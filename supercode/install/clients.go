@@ -273,7 +273,7 @@ func codexChanges(o Options, f Files) ([]Change, error) {
 		}
 		userMode = sb.Mode
 	}
-	if cfg, _, err = editCodexSandbox(cfg, o.Protect, o.getenv("TMPDIR"), userMode, o.Remove); err != nil {
+	if cfg, _, err = editCodexSandbox(cfg, o, userMode); err != nil {
 		return nil, err
 	}
 	return []Change{removeEmpty(hooks, o.Remove), cfg}, nil

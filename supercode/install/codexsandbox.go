@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,31 +24,96 @@ const (
 // CodexSandbox is what install decided about Codex's sandbox for one
 // config.toml.
 type CodexSandbox struct {
-	// Mode is the sandbox_mode the config names after the change; Ours
-	// says laserbrain wrote it (false: the user's own, kept as it is).
+	// Mode is the sandbox the config gives the agent's shell after the
+	// change, in sandbox_mode's words (a permissions profile read as the
+	// mode it extends: ":workspace" is workspace-write); Ours says
+	// laserbrain wrote it (false: the user's own, kept as it is).
 	Mode string
 	Ours bool
+	// Profile is the permissions profile the config selects
+	// (default_permissions), "" when it names a sandbox_mode or nothing.
+	Profile string
 	// TmpExcluded: /tmp and $TMPDIR are left out of the writable roots,
 	// for a protected path lies below one of them.
 	TmpExcluded bool
 }
 
-// codexSandboxBlock is our block: workspace-write, with no writable root
-// beyond the workspace Codex always gives (and /tmp, $TMPDIR unless
-// excluded). It goes at the top of the file, where a key is top-level.
-func codexSandboxBlock(withTable, excludeTmp bool) string {
+// CodexProfile is the permissions profile install codex writes and
+// selects: Codex's :workspace, with the credential places unreadable and
+// the protected paths read-only.
+const CodexProfile = "laserbrain"
+
+// codexSandboxBlock is our block. Where the user keeps a
+// [sandbox_workspace_write] of their own (settings only the older
+// sandbox_mode reads), it names workspace-write beside it. Otherwise it
+// selects a permissions profile of ours (Codex takes one or the other,
+// never both): Codex's :workspace — writes in the workspace and the
+// temporary directories (/tmp and $TMPDIR read-only when excludeTmp),
+// .git and .codex held —, each credential place unreadable ("none") and
+// each protected path read-only. Only the ones that exist are named: for
+// an absent one Codex 0.171.0 binds a placeholder, and its bubblewrap then
+// fails every command when the placeholder's directory is absent too
+// ("Can't bind mount … No such file or directory"). Dotted keys keep it
+// all top-level, at the top of the file.
+func codexSandboxBlock(legacy, excludeTmp bool, protect, credentials []string) string {
 	var b strings.Builder
 	b.WriteString(codexSandboxBegin + "\n")
-	b.WriteString("sandbox_mode = \"workspace-write\"\n")
-	if withTable {
-		ex := "false"
-		if excludeTmp {
-			ex = "true"
+	if legacy {
+		b.WriteString("sandbox_mode = \"workspace-write\"\n")
+		b.WriteString(codexSandboxEnd + "\n")
+		return b.String()
+	}
+	fs := "permissions." + CodexProfile + ".filesystem."
+	b.WriteString("default_permissions = " + tomlString(CodexProfile) + "\n")
+	b.WriteString("permissions." + CodexProfile + ".extends = \":workspace\"\n")
+	if excludeTmp {
+		b.WriteString(fs + "\":slash_tmp\" = \"read\"\n")
+		b.WriteString(fs + "\":tmpdir\" = \"read\"\n")
+	}
+	hidden := present(credentials)
+	seen := map[string]bool{}
+	for _, p := range present(protect) {
+		if !slices.Contains(hidden, p) && !seen[p] {
+			seen[p] = true
+			b.WriteString(fs + tomlString(p) + " = \"read\"\n")
 		}
-		b.WriteString("sandbox_workspace_write = { writable_roots = [], exclude_slash_tmp = " + ex + ", exclude_tmpdir_env_var = " + ex + " }\n")
+	}
+	for _, p := range hidden {
+		if !seen[p] {
+			seen[p] = true
+			b.WriteString(fs + tomlString(p) + " = \"none\"\n")
+		}
 	}
 	b.WriteString(codexSandboxEnd + "\n")
 	return b.String()
+}
+
+// present are the absolute paths among paths that exist, cleaned.
+func present(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
+
+// codexModeOf is the sandbox_mode a permissions profile stands for: a
+// built-in one by name, ours by the one it extends; "" for any other.
+func codexModeOf(profile string) string {
+	switch profile {
+	case ":workspace", CodexProfile:
+		return "workspace-write"
+	case ":read-only":
+		return "read-only"
+	case ":danger-full-access":
+		return "danger-full-access"
+	}
+	return ""
 }
 
 // underTmp reports whether a protected path lies below /tmp or tmpdir,
@@ -68,74 +134,53 @@ func underTmp(protect []string, tmpdir string) bool {
 }
 
 // editCodexSandbox puts our sandbox block into the config c leaves (or
-// takes it out). A config that names its own sandbox_mode keeps it, and
-// one with its own [sandbox_workspace_write] keeps that: laserbrain never
-// replaces a person's choice, stricter or not. The result is read back:
-// apart from our keys it must mean what it meant.
+// takes it out). A config that names its own sandbox_mode or permissions
+// profile keeps it, and one with its own [sandbox_workspace_write] keeps
+// that: laserbrain never replaces a person's choice, stricter or not. The
+// result is read back: apart from our keys it must mean what it meant.
 //
-// userMode is the sandbox_mode a layer below c names (the user's
-// config.toml, for a project's .codex/config.toml): a project layer would
-// override it, so none is written there either.
-func editCodexSandbox(c Change, protect []string, tmpdir, userMode string, remove bool) (Change, CodexSandbox, error) {
+// userMode is the sandbox a layer below c names (the user's config.toml,
+// for a project's .codex/config.toml): a project layer would override it,
+// so none is written there either.
+func editCodexSandbox(c Change, o Options, userMode string) (Change, CodexSandbox, error) {
 	var dec CodexSandbox
 	text := string(c.After)
 	if c.After == nil && !c.Delete {
 		text = string(c.Before)
 	}
-	lines := strings.SplitAfter(text, "\n")
-	begin, end := -1, -1
-	for i, l := range lines {
-		switch strings.TrimRight(l, "\r\n") {
-		case codexSandboxBegin:
-			begin = i
-		case codexSandboxEnd:
-			if begin >= 0 && end < 0 {
-				end = i
-			}
-		}
-	}
-	if begin >= 0 && end < 0 {
-		return c, dec, fmt.Errorf("%s: laserbrain's sandbox block has no end line; edit it by hand (nothing was changed)", c.Path)
-	}
-	rest := text
-	if begin >= 0 {
-		after := lines[end+1:]
-		if len(after) > 0 && strings.TrimSpace(after[0]) == "" {
-			after = after[1:] // the blank line install put after it
-		}
-		rest = strings.Join(lines[:begin], "") + strings.Join(after, "")
+	rest, err := withoutOurBlock(c.Path, text)
+	if err != nil {
+		return c, dec, err
 	}
 	user := map[string]any{}
 	if err := decodeTOML(rest, &user); err != nil {
 		return c, dec, fmt.Errorf("%s is not valid TOML (fix it by hand; nothing was changed): %w", c.Path, err)
 	}
 	out := rest
-	if mode, ok := user["sandbox_mode"].(string); ok {
+	mode, named := user["sandbox_mode"].(string)
+	profile, chosen := user["default_permissions"].(string)
+	_, table := user["sandbox_workspace_write"]
+	switch {
+	case named:
 		dec.Mode = mode // the person's own choice
-	} else if userMode != "" {
+	case chosen:
+		dec.Mode, dec.Profile = codexModeOf(profile), profile
+	case userMode != "":
 		dec.Mode = userMode // theirs, in the user's own config
-	} else if !remove {
-		_, table := user["sandbox_workspace_write"]
+	case !o.Remove:
 		dec.Mode, dec.Ours = "workspace-write", true
-		dec.TmpExcluded = !table && underTmp(protect, tmpdir)
-		block := codexSandboxBlock(!table, dec.TmpExcluded)
+		if !table {
+			dec.Profile = CodexProfile
+			dec.TmpExcluded = underTmp(o.Protect, o.getenv("TMPDIR"))
+		}
+		block := codexSandboxBlock(table, dec.TmpExcluded, o.Protect, o.Credentials)
 		if strings.TrimSpace(rest) != "" {
 			block += "\n"
 		}
 		out = block + rest
 	}
-	got := map[string]any{}
-	if err := decodeTOML(out, &got); err != nil {
-		return c, dec, fmt.Errorf("%s: adding Codex's sandbox would not leave valid TOML (%v); nothing was changed", c.Path, err)
-	}
-	if dec.Ours {
-		delete(got, "sandbox_mode")
-		if _, table := user["sandbox_workspace_write"]; !table {
-			delete(got, "sandbox_workspace_write")
-		}
-	}
-	if !reflect.DeepEqual(got, user) {
-		return c, dec, fmt.Errorf("%s: Codex's sandbox could not be set without touching the rest; nothing was changed", c.Path)
+	if err := sameApartFromOurs(c.Path, out, user, dec.Ours); err != nil {
+		return c, dec, err
 	}
 	switch {
 	case out == text:
@@ -150,6 +195,57 @@ func editCodexSandbox(c Change, protect []string, tmpdir, userMode string, remov
 	return c, dec, nil
 }
 
+// withoutOurBlock is text with our sandbox block (and the blank line
+// install put after it) taken out.
+func withoutOurBlock(path, text string) (string, error) {
+	lines := strings.SplitAfter(text, "\n")
+	begin, end := -1, -1
+	for i, l := range lines {
+		switch strings.TrimRight(l, "\r\n") {
+		case codexSandboxBegin:
+			begin = i
+		case codexSandboxEnd:
+			if begin >= 0 && end < 0 {
+				end = i
+			}
+		}
+	}
+	if begin >= 0 && end < 0 {
+		return "", fmt.Errorf("%s: laserbrain's sandbox block has no end line; edit it by hand (nothing was changed)", path)
+	}
+	if begin < 0 {
+		return text, nil
+	}
+	after := lines[end+1:]
+	if len(after) > 0 && strings.TrimSpace(after[0]) == "" {
+		after = after[1:]
+	}
+	return strings.Join(lines[:begin], "") + strings.Join(after, ""), nil
+}
+
+// sameApartFromOurs checks that out, read as Codex reads it, means what
+// the user's config meant but for the keys our block sets.
+func sameApartFromOurs(path, out string, user map[string]any, ours bool) error {
+	got := map[string]any{}
+	if err := decodeTOML(out, &got); err != nil {
+		return fmt.Errorf("%s: adding Codex's sandbox would not leave valid TOML (%v); nothing was changed", path, err)
+	}
+	if ours {
+		delete(got, "sandbox_mode")
+		delete(got, "default_permissions")
+		if perms, ok := got["permissions"].(map[string]any); ok {
+			delete(perms, CodexProfile)
+			if _, theirs := user["permissions"]; !theirs && len(perms) == 0 {
+				delete(got, "permissions")
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, user) {
+		return fmt.Errorf("%s: Codex's sandbox could not be set without touching the rest; nothing was changed", path)
+	}
+	return nil
+}
+
 // CodexSandboxOf reads what a Codex config.toml says of the sandbox (for
 // doctor): the mode it names ("" when none) and whether it is ours.
 func CodexSandboxOf(path string) (CodexSandbox, error) {
@@ -161,8 +257,13 @@ func CodexSandboxOf(path string) (CodexSandbox, error) {
 	if err := decodeTOML(string(data), &m); err != nil {
 		return CodexSandbox{}, err
 	}
-	mode, _ := m["sandbox_mode"].(string)
-	return CodexSandbox{Mode: mode, Ours: strings.Contains(string(data), codexSandboxBegin+"\n")}, nil
+	sb := CodexSandbox{Ours: strings.Contains(string(data), codexSandboxBegin+"\n")}
+	if mode, ok := m["sandbox_mode"].(string); ok {
+		sb.Mode = mode
+	} else if p, ok := m["default_permissions"].(string); ok {
+		sb.Mode, sb.Profile = codexModeOf(p), p
+	}
+	return sb, nil
 }
 
 // CodexSandboxError is Codex's own sandbox, on, failing to run even a

@@ -3,6 +3,7 @@ package install
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -23,17 +24,19 @@ func planCodex(t *testing.T, o Options) []Change {
 	return cs
 }
 
-// install codex names workspace-write when the user's config names no
-// sandbox_mode (decoded by the TOML library, as Codex reads it), leaves /tmp
-// out of the writable roots only when a protected path lies below it, is
-// byte-idempotent, and uninstall gives the user's file back byte for byte.
+// install codex selects a permissions profile of its own when the user's
+// config names no sandbox (decoded by the TOML library, as Codex reads
+// it): Codex's :workspace with the credential places unreadable, the
+// protected paths read-only and /tmp left out of the writable places only
+// when a protected path lies below it; byte-idempotent, and uninstall
+// gives the user's file back byte for byte.
 func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 	home := t.TempDir()
 	cfg := filepath.Join(home, ".codex", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const user = "# my settings\nmodel = \"o3\"\n\n[profiles.fast]\nmodel = \"mini\"\n"
+	const user = "# my settings\nmodel = \"o3\"\n\n[profiles.fast]\nmodel = \"mini\"\n\n[permissions.mine]\nextends = \":read-only\"\n"
 	if err := os.WriteFile(cfg, []byte(user), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -43,16 +46,32 @@ func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 		}
 		return ""
 	}
+	// The paths named exist (an absent one is named nowhere).
+	u := t.TempDir()
+	lbHome, ssh, npmrc := filepath.Join(u, ".local/share/laserbrain"), filepath.Join(u, ".ssh"), filepath.Join(u, ".npmrc")
+	for _, d := range []string{lbHome, ssh} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(npmrc, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	o := Options{Client: client.Codex, Scope: User, Home: home, Dir: t.TempDir(), Self: self, Getenv: env,
-		Protect: []string{"/home/u/.local/share/laserbrain", "/var/tmp/mine/laserbrain"}}
+		Protect:     []string{lbHome, "/var/tmp/mine/laserbrain"},
+		Credentials: []string{ssh, npmrc, filepath.Join(u, ".aws")}}
 	planCodex(t, o)
+	type profile struct {
+		Extends string            `toml:"extends"`
+		FS      map[string]string `toml:"filesystem"`
+	}
 	var got struct {
-		Model string `toml:"model"`
-		Mode  string `toml:"sandbox_mode"`
-		WS    *struct {
-			Roots   []string `toml:"writable_roots"`
-			NoTmp   bool     `toml:"exclude_slash_tmp"`
-			NoTmpEn bool     `toml:"exclude_tmpdir_env_var"`
+		Model   string             `toml:"model"`
+		Mode    string             `toml:"sandbox_mode"`
+		Default string             `toml:"default_permissions"`
+		Perms   map[string]profile `toml:"permissions"`
+		WS      *struct {
+			Roots []string `toml:"writable_roots"`
 		} `toml:"sandbox_workspace_write"`
 		Profiles map[string]map[string]any `toml:"profiles"`
 	}
@@ -60,8 +79,13 @@ func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 	if _, err := toml.Decode(string(first), &got); err != nil {
 		t.Fatalf("%v\n%s", err, first)
 	}
-	if got.Mode != "workspace-write" || got.WS == nil || len(got.WS.Roots) != 0 || !got.WS.NoTmp || !got.WS.NoTmpEn {
+	want := map[string]string{":slash_tmp": "read", ":tmpdir": "read", lbHome: "read", ssh: "none", npmrc: "none"}
+	ours := got.Perms[CodexProfile]
+	if got.Mode != "" || got.WS != nil || got.Default != CodexProfile || ours.Extends != ":workspace" || !reflect.DeepEqual(ours.FS, want) {
 		t.Fatalf("sandbox not as decided (the home is below $TMPDIR): %+v\n%s", got, first)
+	}
+	if got.Perms["mine"].Extends != ":read-only" {
+		t.Fatalf("the user's own profile changed:\n%s", first)
 	}
 	if got.Model != "o3" || got.Profiles["fast"]["model"] != "mini" {
 		t.Fatalf("the user's settings changed meaning:\n%s", first)
@@ -77,24 +101,24 @@ func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 	}
 
 	// Nothing protected below the temporary directories: they stay writable.
-	o.Protect = []string{"/home/u/.local/share/laserbrain"}
+	o.Protect = nil
 	planCodex(t, o)
-	got.WS = nil
+	got.Perms = nil
 	b, _ := os.ReadFile(cfg)
-	if _, err := toml.Decode(string(b), &got); err != nil || got.WS == nil || got.WS.NoTmp || got.WS.NoTmpEn {
+	if _, err := toml.Decode(string(b), &got); err != nil || got.Perms[CodexProfile].FS[":slash_tmp"] != "" || got.Perms[CodexProfile].FS[":tmpdir"] != "" {
 		t.Fatalf("/tmp left out with nothing protected below it: %v\n%s", err, b)
 	}
 	planCodex(t, rm)
 
-	// The user's own sandbox_mode — stricter or not — and their own
-	// [sandbox_workspace_write] are never replaced.
-	for _, own := range []string{"sandbox_mode = \"read-only\"\n", "sandbox_mode = \"danger-full-access\"\n"} {
+	// The user's own sandbox_mode or profile — stricter or not — and their
+	// own [sandbox_workspace_write] are never replaced.
+	for _, own := range []string{"sandbox_mode = \"read-only\"\n", "sandbox_mode = \"danger-full-access\"\n", "default_permissions = \":read-only\"\n"} {
 		if err := os.WriteFile(cfg, []byte(own+user), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		planCodex(t, o)
 		b, _ := os.ReadFile(cfg)
-		if !strings.HasPrefix(string(b), own+user) || strings.Contains(string(b), "workspace-write") {
+		if !strings.HasPrefix(string(b), own+user) || strings.Contains(string(b), "workspace") {
 			t.Fatalf("the user's %q was not kept as it was:\n%s", own, b)
 		}
 		planCodex(t, rm)

@@ -173,8 +173,9 @@
 //
 // A command service gets the prompt as its last argument and the context
 // on stdin, with LASERBRAIN_ROLE, LASERBRAIN_ESCALATE (write a reason
-// there, or exit 3), LASERBRAIN_USAGE (write {"input_tokens","output_tokens"}
-// there to count against --budget), and for a judge
+// there, or exit 3), LASERBRAIN_USAGE (write {"input_tokens","output_tokens",
+// "cache_read_input_tokens","cache_creation_input_tokens"} there to count
+// against --budget), and for a judge
 // LASERBRAIN_JUDGE_SESSION, LASERBRAIN_JUDGE_TRANSCRIPT and
 // LASERBRAIN_VERDICT_SCHEMA; its verdict is the last line of its stdout.
 //

@@ -21,6 +21,7 @@ import (
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
+	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // turn is one session turn: an agent call, or one attempt of one judge
@@ -207,18 +208,41 @@ func (l *Loop) runCommandTurn(ctx context.Context, t turn) turnResult {
 	return res
 }
 
-// usageTokens reads reported usage: input, output and cache-creation
-// tokens (cache reads are not counted against --budget).
+// usageTokens reads reported usage as laserkit counts tokens everywhere
+// (fleet.Usage.Total): input, output, and cache reads and writes.
 func usageTokens(b []byte) int64 {
 	var u struct {
-		In    int64 `json:"input_tokens"`
-		Out   int64 `json:"output_tokens"`
-		Cache int64 `json:"cache_creation_input_tokens"`
+		In         int64 `json:"input_tokens"`
+		Out        int64 `json:"output_tokens"`
+		CacheRead  int64 `json:"cache_read_input_tokens"`
+		CacheWrite int64 `json:"cache_creation_input_tokens"`
 	}
 	if json.Unmarshal(b, &u) != nil {
 		return 0
 	}
-	return u.In + u.Out + u.Cache
+	return fleet.Usage{Input: u.In, Output: u.Out, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}.Total()
+}
+
+// sessionTokens is what a Claude Code session spent as its transcript
+// records each model response (what laserbrain run counts), in the
+// session's environment; reported when no transcript is found.
+func sessionTokens(env []string, session string, reported int64) int64 {
+	if session == "" {
+		return reported
+	}
+	getenv := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	u, ok, err := client.ClaudeSessionsUsage(getenv, []string{session})
+	if err != nil || !ok {
+		return reported
+	}
+	return u.Total()
 }
 
 // runClaudeTurn runs a Claude Code session (-p, stream-json) with our
@@ -292,7 +316,7 @@ func (l *Loop) runClaudeTurn(ctx context.Context, t turn) turnResult {
 		return res
 	}
 	res.text = r.Result
-	res.tokens = usageTokens(r.Usage)
+	res.tokens = sessionTokens(env, r.SessionID, usageTokens(r.Usage))
 	if r.SessionID != "" {
 		res.session = r.SessionID
 	}
