@@ -524,10 +524,14 @@ func journalOf(ctx context.Context, fleetOf fleetOpener, repo string) (fleet.Sto
 	if err != nil {
 		return nil, "", nil, err
 	}
-	recs, err := st.JournalRecords(ctx, fid, 0)
+	recs, gone, err := fleet.ReadJournal(ctx, st, fid)
 	if err != nil {
 		_ = st.Close()
 		return nil, "", nil, cli.Failure(err)
+	}
+	if gone != nil {
+		// The records after it are still the journal's: log prints them.
+		fmt.Fprintf(os.Stderr, "laserbrain supervise: %v; the records before seq %d are not shown (laserbrain supervise verify)\n", gone, fleet.JournalFrom(recs))
 	}
 	return st, fid, recs, nil
 }
@@ -655,6 +659,15 @@ func runSuperviseVerify(opts *journalOptions) error {
 	if err != nil {
 		return cli.Failure(err)
 	}
+	// The records a rotation archived: they must chain, from seq 1, into
+	// the journal's first record.
+	archived, archiveProblem, err := fleet.CheckArchive(ctx, st, fid, c.Records)
+	if err != nil {
+		return cli.Failure(err)
+	}
+	if c.Problem == nil {
+		c.Problem = archiveProblem
+	}
 	// What this machine verified before, held against the store now: a
 	// journal deleted, emptied or rewritten, and halts gone from it.
 	mc, err := fleet.CheckMachine(ctx, st, fid)
@@ -681,7 +694,7 @@ func runSuperviseVerify(opts *journalOptions) error {
 		if c.Mark != nil {
 			round = c.Mark.Round
 		}
-		if err := cli.WriteJSON(opts.IO.Out, map[string]any{"fleet": fid, "location": loc, "records": len(c.Records), "head": c.Head,
+		if err := cli.WriteJSON(opts.IO.Out, map[string]any{"fleet": fid, "location": loc, "records": int64(len(c.Records)) + archived, "archived": archived, "head": c.Head,
 			"round": round, "unacknowledged": c.Unacknowledged, "ok": ok, "problem": problem,
 			"unwitnessed": unwitnessed, "machine": lost}); err != nil {
 			return cli.Failure(err)
@@ -699,6 +712,9 @@ func runSuperviseVerify(opts *journalOptions) error {
 			fmt.Fprintf(opts.IO.Out, ", %s counted", text.Plural(c.Mark.Round, "round"))
 		}
 		fmt.Fprintf(opts.IO.Out, "\njournal: %s\n", loc)
+		if archived > 0 {
+			fmt.Fprintf(opts.IO.Out, "archive: records 1–%d, rotated out of the journal, chain into it\n", archived)
+		}
 		if c.Unacknowledged > 0 {
 			fmt.Fprintf(opts.IO.Out, "%s past the head chain correctly: a writer died before acknowledging them\n", text.Plural(int64(c.Unacknowledged), "record"))
 		}

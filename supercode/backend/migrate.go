@@ -211,9 +211,13 @@ func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport, extra
 // that has none for the fleet: the records seal to the same hashes, which
 // is checked before the copy is counted.
 func copyJournal(ctx context.Context, sf, df fleet.Store, f string, rep *MigrateReport) error {
-	recs, err := sf.JournalRecords(ctx, f, 0)
+	// A rotated journal is copied whole: its archive, then the rest.
+	recs, gone, err := fleet.ReadJournal(ctx, sf, f)
 	if err != nil {
 		return fmt.Errorf("reading the journal of fleet %s: %w", f, err)
+	}
+	if gone != nil {
+		return fmt.Errorf("the journal of fleet %s is not copied: %w", f, gone)
 	}
 	if len(recs) == 0 {
 		return nil

@@ -231,7 +231,17 @@ const (
 // unacknowledged counts records past the head that chain correctly: a
 // writer died after writing them and before moving the head. They are not
 // a problem.
+//
+// A rotated journal starts at the checkpoint its last rotation kept: it is
+// checked from there (the records before are the archive's: CheckArchive),
+// and holds only when a rotation record in it archived exactly the
+// records before its first.
 func VerifyJournal(recs []JournalRecord, head JournalHead) (unacknowledged int, problem *JournalProblem) {
+	if _, rotated, p := liveRotation(recs); p != nil {
+		return 0, p
+	} else if rotated {
+		return verifyChain(recs, recs[0].Seq, recs[0].Prev, head)
+	}
 	return verifyChain(recs, 1, "", head)
 }
 
@@ -390,7 +400,11 @@ func JournalLocation(st any, fleet string) string {
 // without a key, whoever can write all three can forge a consistent
 // history.
 func CheckMark(recs []JournalRecord, mark RoundMark) *JournalProblem {
-	n := int64(len(recs))
+	base := JournalFrom(recs) - 1 // records archived before the first read
+	if base > 0 && mark.Records <= base {
+		return nil // in the archive: CheckArchive holds it
+	}
+	n := base + int64(len(recs))
 	switch {
 	case mark.Round == 0 && mark.Records == 0:
 		return nil
@@ -402,9 +416,9 @@ func CheckMark(recs []JournalRecord, mark RoundMark) *JournalProblem {
 		if n == 0 {
 			what = "the journal is missing"
 		}
-		return &JournalProblem{Index: len(recs) + 1, Seq: n + 1, Kind: TamperDeleted, Detail: fmt.Sprintf(
+		return &JournalProblem{Index: int(n) + 1, Seq: n + 1, Kind: TamperDeleted, Detail: fmt.Sprintf(
 			"%s: the fleet's round counter saw %s (head %s) %s", what, text.Plural(mark.Records, "record"), text.Clip(mark.Hash, 12), markWhen(mark))}
-	case mark.Records > 0 && recs[mark.Records-1].Hash != mark.Hash:
+	case mark.Records > 0 && recs[mark.Records-base-1].Hash != mark.Hash:
 		return &JournalProblem{Index: int(mark.Records), Seq: mark.Records, Kind: TamperEdited, Detail: fmt.Sprintf(
 			"it is not the record the fleet's round counter saw there %s (hash %s): the journal was rewritten up to it", markWhen(mark), text.Clip(mark.Hash, 12))}
 	}

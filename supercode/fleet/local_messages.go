@@ -202,7 +202,7 @@ func (l *Local) Deliver(ctx context.Context, fleet, agent string, d Delivery) ([
 // notJournaled keeps the messages whose delivery the fleet's journal does
 // not hold yet (a process died between the two writes after journaling).
 func notJournaled(ctx context.Context, j Journal, fleet string, msgs []Message) ([]Message, error) {
-	recs, err := j.JournalRecords(ctx, fleet, 0)
+	recs, _, err := ReadJournal(ctx, j, fleet)
 	if err != nil {
 		return nil, err
 	}

@@ -216,12 +216,17 @@ func (l *Local) AppendJournal(ctx context.Context, rec JournalRecord) (JournalRe
 	if rec.Fleet == "" || rec.Kind == "" {
 		return JournalRecord{}, errors.New("a journal record needs its fleet and kind")
 	}
-	path := l.journalPath(rec.Fleet, ".jsonl")
 	lk, err := l.lockFile(l.journalPath(rec.Fleet, ".lock"), LockTimeout)
 	if err != nil {
 		return JournalRecord{}, err
 	}
 	defer lk.Unlock()
+	return l.appendLocked(rec)
+}
+
+// appendLocked is AppendJournal under the journal's lock.
+func (l *Local) appendLocked(rec JournalRecord) (JournalRecord, error) {
+	path := l.journalPath(rec.Fleet, ".jsonl")
 	head, err := l.readHead(rec.Fleet)
 	if err != nil {
 		return JournalRecord{}, err
@@ -231,6 +236,11 @@ func (l *Local) AppendJournal(ctx context.Context, rec JournalRecord) (JournalRe
 		size = info.Size()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return JournalRecord{}, err
+	}
+	if size < head.Size {
+		if head, err = l.finishRotation(rec.Fleet, head, size); err != nil {
+			return JournalRecord{}, err
+		}
 	}
 	switch {
 	case size < head.Size:
@@ -351,6 +361,9 @@ func journalOffsetAfter(path string, seq int64) (int64, error) {
 			}
 			stop = i
 		}
+		if base == 0 {
+			return 0, nil // every record is past seq (a rotated journal's)
+		}
 		tail = append([]byte(nil), buf[:stop]...)
 		pos = base
 	}
@@ -423,7 +436,7 @@ func (l *Local) RestartJournal(ctx context.Context, fleet string, first JournalR
 	if err := os.MkdirAll(filepath.Dir(aside), 0o755); err != nil {
 		return JournalRecord{}, "", err
 	}
-	for _, ext := range []string{".jsonl", ".head", ".round"} {
+	for _, ext := range []string{".jsonl", ".head", ".round", ".archive"} {
 		if err := os.Rename(l.journalPath(fleet, ext), aside+ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return JournalRecord{}, "", fmt.Errorf("setting the journal aside: %w", err)
 		}

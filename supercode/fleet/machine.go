@@ -252,12 +252,14 @@ func (m *Machine) Save() error {
 	return nil
 }
 
-// NoteMachineHalt adds a halt just put to what this machine knows, so that
-// it holds here from now on even if the store goes out of reach, or loses
-// it, before a hook reads it.
-func NoteMachineHalt(h Halt, at time.Time) error {
+// NoteMachineHalts adds halts just put to what this machine knows (one
+// read and one write of the file), so that they hold here from now on even
+// if the store goes out of reach, or loses them, before a hook reads them.
+func NoteMachineHalts(halts []Halt) error {
 	m := ReadMachine()
-	m.Note(nil, h.Fleet, h.Agent, h.Run, h, true, nil, at)
+	for _, h := range halts {
+		m.Note(nil, h.Fleet, h.Agent, h.Run, h, true, nil, h.At)
+	}
 	return m.Save()
 }
 

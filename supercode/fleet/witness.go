@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -198,10 +199,21 @@ func ReadWitness(ctx context.Context, j Journal, fleet string, known *Witness) (
 		return Witness{}, err
 	}
 	good := c.Records
-	if p := c.Problem; p != nil && p.Index-1 < len(good) {
-		good = good[:max(p.Index-1, 0)]
+	first := JournalFrom(good)
+	if p := c.Problem; p != nil && int64(p.Index)-first < int64(len(good)) {
+		good = good[:max(int64(p.Index)-first, 0)]
 	}
 	if k != nil && !holdsRecord(good, k.Records, k.Hash) {
+		if c.Problem == nil && k.Records < first {
+			w, problem, err := acrossRotation(ctx, j, *k, good)
+			if err != nil || problem == nil {
+				w.Records, w.Hash = head.Records, head.Hash
+				return w, err
+			}
+			lost := k.clone()
+			lost.Problem = problem
+			return lost, nil
+		}
 		lost := k.clone()
 		lost.Problem = c.Problem
 		if lost.Problem == nil || !holdsRecord(c.Records, k.Records, k.Hash) {
@@ -210,6 +222,11 @@ func ReadWitness(ctx context.Context, j Journal, fleet string, known *Witness) (
 		return lost, nil
 	}
 	w := Witness{Fleet: fleet}
+	if rot, rotated, _ := liveRotation(good); rotated {
+		// What the archived records witness, as the rotation recorded it.
+		w = rot.Witness.clone()
+		w.Fleet = fleet
+	}
 	for _, r := range good {
 		w.apply(r)
 	}
@@ -218,21 +235,74 @@ func ReadWitness(ctx context.Context, j Journal, fleet string, known *Witness) (
 	return w, nil
 }
 
-// holdsRecord reports whether recs, read from the start, hold record seq
-// with hash.
+// acrossRotation reads on from k, which a rotation archived since, through
+// the archive to the live journal (live, whose chain holds): the record k
+// verified must be in the archive as verified, and chain from it to the
+// live journal's first record. A rotation forged to hide what k verified
+// — the records before a checkpoint cut, with no archive that holds them —
+// is a loss.
+func acrossRotation(ctx context.Context, j Journal, k Witness, live []JournalRecord) (Witness, *JournalProblem, error) {
+	first := JournalFrom(live)
+	lost := func(detail string) (Witness, *JournalProblem, error) {
+		return Witness{}, &JournalProblem{Index: int(k.Records), Seq: k.Records, Kind: TamperDeleted, Detail: detail + ": " + verifiedWhat(k)}, nil
+	}
+	a, ok := j.(JournalArchive)
+	if !ok {
+		return lost(fmt.Sprintf("the journal starts at seq %d, and its store keeps no archive", first))
+	}
+	old, err := a.ArchivedRecords(ctx, k.Fleet, k.Records, first-1)
+	var gone *ArchiveMissingError
+	if errors.As(err, &gone) {
+		return lost(gone.Error())
+	}
+	if err != nil {
+		return Witness{}, nil, err
+	}
+	prev, seq := "", k.Records-1
+	for i, r := range old {
+		got, herr := JournalHash(r.Prev, r.Raw)
+		if herr != nil || r.Seq != seq+1 || got != r.Hash || (i > 0 && r.Prev != prev) || (i == 0 && r.Hash != k.Hash) {
+			return lost(fmt.Sprintf("the archive does not hold record %d as verified, chained on to the journal", seq+1))
+		}
+		prev, seq = r.Hash, r.Seq
+	}
+	if seq != first-1 || prev != live[0].Prev {
+		return lost(fmt.Sprintf("the archive does not chain on to the journal's first record (seq %d)", first))
+	}
+	w := k.clone()
+	for _, r := range old[1:] {
+		w.apply(r)
+	}
+	for _, r := range live {
+		w.apply(r)
+	}
+	return w, nil, nil
+}
+
+// verifiedWhat says what this machine verified of a journal (k).
+func verifiedWhat(k Witness) string {
+	when := ""
+	if !k.VerifiedAt.IsZero() {
+		when = " at " + k.VerifiedAt.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("this machine verified %s (head %s)%s", text.Plural(k.Records, "record"), text.Clip(k.Hash, 12), when)
+}
+
+// holdsRecord reports whether recs, read from the start (a rotated
+// journal's: from its first live record), hold record seq with hash.
 func holdsRecord(recs []JournalRecord, seq int64, hash string) bool {
-	return seq >= 1 && seq <= int64(len(recs)) && recs[seq-1].Seq == seq && recs[seq-1].Hash == hash
+	i := seq - JournalFrom(recs)
+	return i >= 0 && i < int64(len(recs)) && recs[i].Seq == seq && recs[i].Hash == hash
 }
 
 // lossProblem says what became of the records k verified: good are the
 // journal's records that still chain from its start.
 func lossProblem(k Witness, good []JournalRecord) *JournalProblem {
-	n := int64(len(good))
-	when := ""
-	if !k.VerifiedAt.IsZero() {
-		when = " at " + k.VerifiedAt.UTC().Format(time.RFC3339)
+	n := int64(0)
+	if len(good) > 0 {
+		n = good[len(good)-1].Seq
 	}
-	saw := fmt.Sprintf("this machine verified %s (head %s)%s", text.Plural(k.Records, "record"), text.Clip(k.Hash, 12), when)
+	saw := verifiedWhat(k)
 	if n < k.Records {
 		what := missing(n+1, k.Records) + " missing"
 		if n == 0 {

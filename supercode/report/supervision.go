@@ -26,7 +26,7 @@ func fromSupervisor(ctx context.Context, st fleet.Store, fleetID string) ([]Halt
 		}
 		halts = append(halts, row)
 	}
-	recs, err := st.JournalRecords(ctx, fleetID, 0)
+	recs, gone, err := fleet.ReadJournal(ctx, st, fleetID)
 	if err != nil {
 		return nil, nil, Journal{}, err
 	}
@@ -40,6 +40,8 @@ func fromSupervisor(ctx context.Context, st fleet.Store, fleetID string) ([]Halt
 	}
 	if _, p := fleet.VerifyJournal(recs, head); p != nil {
 		j = Journal{State: JournalBroken, Records: len(recs), FirstBad: p.Index, Problem: p.Kind + ": " + p.Detail}
+	} else if gone != nil {
+		j = Journal{State: JournalBroken, Records: len(recs), FirstBad: int(fleet.JournalFrom(recs)) - 1, Problem: gone.Error()}
 	}
 	escs := []Escalation{}
 	exits := map[string]*int{}

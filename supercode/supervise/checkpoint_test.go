@@ -288,3 +288,61 @@ func TestCheckpointCarriesQuestions(t *testing.T) {
 		t.Fatalf("%s", b)
 	}
 }
+
+// A supervised fleet's journal rotates at a checkpoint the round counter
+// has seen once the records before it take RotateBytes: the live journal
+// stays bounded, the archive chains into it, a start after a rotation
+// resumes from the journal as if it had read it whole, and the journal,
+// archive and all, verifies from seq 1.
+func TestJournalRotates(t *testing.T) {
+	oldEvery, oldBytes := CheckpointEvery, RotateBytes
+	CheckpointEvery, RotateBytes = 8, 4<<10
+	t.Cleanup(func() { CheckpointEvery, RotateBytes = oldEvery, oldBytes })
+	o := buildFleetOf(t, t.TempDir(), 6, 5)
+	ctx := context.Background()
+	fl, _ := o.stores(t)
+	var largest int64
+	for i := 0; i < 80; i++ {
+		o.check(t, i)
+		o.once(t)
+		if info, err := os.Stat(fl.JournalLocation("bench")); err == nil {
+			largest = max(largest, info.Size())
+		}
+	}
+	live := journalOf(t, o)
+	first := fleet.JournalFrom(live)
+	c, err := fleet.CheckJournal(ctx, fl, "bench")
+	if err != nil || c.Problem != nil {
+		t.Fatalf("the rotated journal: %v, %v", c.Problem, err)
+	}
+	archived, p, err := fleet.CheckArchive(ctx, fl, "bench", c.Records)
+	if err != nil || p != nil || archived != first-1 || first < 50 {
+		t.Fatalf("the archive: %d records (the journal starts at %d), %v, %v", archived, first, p, err)
+	}
+	if largest > 3*RotateBytes {
+		t.Fatalf("the live journal reached %d bytes; rotation at %d", largest, RotateBytes)
+	}
+	all, gone, err := fleet.ReadJournal(ctx, fl, "bench")
+	if err != nil || gone != nil {
+		t.Fatal(err, gone)
+	}
+	if _, p := fleet.VerifyJournal(all, c.Head); p != nil || all[0].Seq != 1 || int64(len(all)) != c.Head.Records {
+		t.Fatalf("archive and journal as one: %d records from %d, %v", len(all), all[0].Seq, p)
+	}
+	var whole resumeState
+	for _, r := range all {
+		whole.apply(r)
+	}
+	s, _, err := o.openCounting(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.fold.Round != whole.Round || s.fold.Seen != whole.Seen || len(s.fold.Agents) != len(whole.Agents) {
+		t.Fatalf("a start after rotations: round %d seen %d; the whole journal: round %d seen %d", s.fold.Round, s.fold.Seen, whole.Round, whole.Seen)
+	}
+	for name, line := range whole.Agents {
+		if !s.fold.Agents[name].same(line) {
+			t.Fatalf("%s: %+v from the start, %+v from the whole journal", name, s.fold.Agents[name], line)
+		}
+	}
+}

@@ -37,7 +37,7 @@ type Question struct {
 // each once (one asked again after a crash is one question), with what
 // became of them.
 func Questions(ctx context.Context, st fleet.Journal, fleetID string) ([]Question, error) {
-	recs, err := st.JournalRecords(ctx, fleetID, 0)
+	recs, _, err := fleet.ReadJournal(ctx, st, fleetID)
 	if err != nil {
 		return nil, err
 	}

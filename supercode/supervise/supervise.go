@@ -146,6 +146,8 @@ type Supervisor struct {
 	// supervisor journaled its start.
 	fold    resumeState
 	started bool
+	// toNote are the halts put since this machine last noted them.
+	toNote []fleet.Halt
 }
 
 type agent struct {
@@ -395,6 +397,7 @@ func Journal(ctx context.Context, st fleet.Store, fleetID string, rec fleet.Jour
 // taken by any of them: several supervisors on one fleet, on one machine or
 // many, take turns and never number a round twice.
 func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
+	defer s.noteHalts()
 	if rl, ok := s.o.Fleet.(fleet.Rounds); ok && !s.o.ReadOnly {
 		last, end, serr := rl.StartRound(ctx, s.fleet)
 		if serr != nil {
@@ -424,10 +427,14 @@ func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 			return nil, err
 		}
 		s.round = max(s.round, last)
+		seen := s.fold.lastCheckpoint // the round counter's mark is past it
 		if r, err = s.runRound(ctx); err != nil {
 			return nil, err
 		}
 		if err := s.checkpoint(ctx); err != nil {
+			return r, err
+		}
+		if err := s.rotate(ctx, seen); err != nil {
 			return r, err
 		}
 		_ = fleet.NoteJournal(ctx, s.o.Fleet, s.fleet, s.now())
@@ -437,6 +444,36 @@ func (s *Supervisor) Round(ctx context.Context) (r *Round, err error) {
 		return nil, err
 	}
 	return r, s.checkpoint(ctx)
+}
+
+// RotateBytes is how much of the journal a rotation archives at least:
+// the journal is rotated at a checkpoint once the records before it take
+// this much.
+var RotateBytes int64 = 1 << 20
+
+// rotate archives the journal's records before checkpoint seq cp, one the
+// round counter has seen, when they take RotateBytes (a store that keeps
+// no archive keeps its journal whole).
+func (s *Supervisor) rotate(ctx context.Context, cp int64) error {
+	a, ok := s.o.Fleet.(fleet.JournalArchive)
+	if !ok || cp <= 1 {
+		return nil
+	}
+	if _, err := a.RotateJournal(ctx, s.fleet, cp, RotateBytes); err != nil {
+		return fmt.Errorf("rotating the journal: %w", err)
+	}
+	return nil
+}
+
+// noteHalts has this machine's gate hold the halts this supervisor put
+// since it last noted them, from now on, even if the store goes out of
+// reach or loses its records before a hook reads them (best effort: the
+// store has them).
+func (s *Supervisor) noteHalts() {
+	if len(s.toNote) > 0 {
+		_ = fleet.NoteMachineHalts(s.toNote)
+		s.toNote = nil
+	}
 }
 
 // catchUp reads what others journaled since this supervisor last looked
@@ -828,9 +865,10 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 	if a != nil && a.kind == KindRun {
 		h.Run = a.run.ID
 	}
-	if err := putHaltVia(ctx, s.o.Fleet, h, func(rec fleet.JournalRecord) error { _, err := s.journal(ctx, rec); return err }); err != nil {
+	if err := putHaltVia(ctx, s.o.Fleet, h, func(rec fleet.JournalRecord) error { _, err := s.journal(ctx, rec); return err }, false); err != nil {
 		return HaltRow{}, err
 	}
+	s.toNote = append(s.toNote, h)
 	inForce[name] = h
 	return HaltRow{ID: h.ID, Agent: name, Reason: why, By: by, Route: route}, nil
 }
@@ -838,12 +876,14 @@ func (s *Supervisor) halt(ctx context.Context, name, why, by, cause string, rout
 // putHalt journals a halt, puts it in force (a halt put already stands)
 // and tells the agent why.
 func putHalt(ctx context.Context, st fleet.Store, h fleet.Halt) error {
-	return putHaltVia(ctx, st, h, func(rec fleet.JournalRecord) error { _, err := st.AppendJournal(ctx, rec); return err })
+	return putHaltVia(ctx, st, h, func(rec fleet.JournalRecord) error { _, err := st.AppendJournal(ctx, rec); return err }, true)
 }
 
 // putHaltVia is putHalt journaling through journal (a supervisor's own
-// halts go through its journal, which keeps what a checkpoint sums up).
-func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(fleet.JournalRecord) error) error {
+// halts go through its journal, which keeps what a checkpoint sums up);
+// note: this machine notes the halt now (a supervisor notes its round's
+// halts together at the round's end: noteHalts).
+func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(fleet.JournalRecord) error, note bool) error {
 	data, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -858,8 +898,10 @@ func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(
 	// This machine's gate holds it from now on, even if the store goes
 	// out of reach, or loses its records, before a hook reads it (best
 	// effort: the store has it).
-	_ = fleet.NoteMachineHalt(h, h.At)
-	_ = fleet.NoteJournal(ctx, st, h.Fleet, h.At)
+	if note {
+		_ = fleet.NoteMachineHalts([]fleet.Halt{h})
+		_ = fleet.NoteJournal(ctx, st, h.Fleet, h.At)
+	}
 	_, err = st.Say(ctx, fleet.Message{ID: "halt:" + h.ID, Fleet: h.Fleet, Agent: h.Agent, Kind: fleet.MessageHalt, Round: h.Round, Text: h.Message(), At: h.At})
 	if err != nil {
 		return fmt.Errorf("telling %s: %w", h.Agent, err)
@@ -986,8 +1028,16 @@ func (s *Supervisor) tell(ctx context.Context, r *Round, live func(string) bool)
 			return err
 		}
 	}
+	haltedNow := map[string]bool{}
+	for _, h := range r.Halts {
+		haltedNow[h.Agent] = true
+	}
 	for _, rt := range r.Route {
-		if rt.Yield == "" {
+		// An agent halted in an earlier round was told why then; a
+		// fleet of many on one job would otherwise be told every yield
+		// again every round (the message's id makes it a no-op, but
+		// each is a read of the agent's queue).
+		if rt.Yield == "" || !live(rt.Yield) && !haltedNow[rt.Yield] {
 			continue
 		}
 		text := fmt.Sprintf("you and %s are doing the same job (overlap %.2f): the supervisor's route says you yield to %s — %s", rt.Keep, rt.Overlap, rt.Keep, rt.Why)

@@ -167,7 +167,7 @@ func (l *loader) detail(ctx context.Context, v *View, name string) (*Detail, err
 			d.Advice[a.Steps[len(a.Steps)-1].N] = r.Last.Advice
 		}
 	}
-	recs, err := st.JournalRecords(ctx, v.Fleet.ID, 0)
+	recs, _, err := fleet.ReadJournal(ctx, st, v.Fleet.ID)
 	if err != nil {
 		return nil, err
 	}
