@@ -217,13 +217,15 @@ bench-coverage:
 	$(GO) test -run '^$$' -bench CoverageGate -benchtime 300x ./cmd/laserbrain-gate
 	$(LOADAVG)
 
-# What the undo checkpoint costs the gate on a 5,000-file repository: whole
-# processes, medians, interleaved with /bin/true, the gate with checkpoints
-# off, and the checkpoint finding nothing changed. Fails when 10 changed
-# files cost over 1.5x nothing changed, or over 20 ms.
+# What a PreToolUse with its undo checkpoint costs on a 5,000-file
+# repository under laserbrain run (the run's process answers the hook and
+# watches the work tree): medians, interleaved with checkpoints off and the
+# checkpoint finding nothing changed. Fails when 10 changed files cost over
+# 1.5x nothing changed, or over 20 ms, in CPU. Then the same without
+# laserbrain run (hooks only: the whole tree compared), reported.
 bench-undo:
 	$(LOADAVG)
-	$(GO) test -run '^$$' -bench CheckpointHook -benchtime 100x ./cmd/laserbrain-gate
+	$(GO) test -run '^$$' -bench 'Checkpoint(UnderRun|HooksOnly)' -benchtime 100x ./cmd/laserbrain-gate
 	$(LOADAVG)
 
 # Every oracle variant (git, the shell and its tools, npm and cargo registries)

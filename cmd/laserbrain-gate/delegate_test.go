@@ -1,12 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/proctest"
 )
 
 // With LASERBRAIN_STORE naming a database, the lean gate decides what it
@@ -31,14 +32,7 @@ func TestGateHandsDatabaseEventsToLaserbrain(t *testing.T) {
 		cmd := exec.Command(bin)
 		cmd.Env = env
 		cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","session_id":"s1","tool_name":"Bash","tool_input":{"command":"` + command + `"}}`)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return out.String(), errb.String(), code
+		return proctest.Run(t, cmd)
 	}
 	if out, errOut, code := answer(gate, "ls -la"); code != 0 || out != "" || errOut != "" {
 		t.Fatalf("a reversible command: exit %d %q %q", code, out, errOut)

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(testhome.M{Runner: m}, map[string]func(){
 		"laserbrain-gate": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		pairDriverName:    func() { os.Exit(pairDriver()) },
+		undoDriverName:    func() { os.Exit(undoDriver()) },
 	})
 }
 

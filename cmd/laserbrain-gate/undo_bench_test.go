@@ -15,8 +15,11 @@ import (
 	"github.com/laserkit/laserkit/supercode/undo"
 )
 
-// BenchmarkCheckpointHook is `make bench-undo`: what the undo checkpoint
-// costs the installed gate's whole process on a 5,000-file repository.
+// BenchmarkCheckpointHooksOnly is the second half of `make bench-undo`:
+// what the undo checkpoint costs the installed gate's whole process on a
+// 5,000-file repository when no laserbrain run answers the hooks (hooks
+// installed, the agent run by hand), so no watch of the work tree is held
+// and every checkpoint compares the whole tree.
 // Medians of whole processes, interleaved in a fresh order each round:
 // /bin/true; the gate with checkpoints off (LASERBRAIN_UNDO=off: the
 // baseline the checkpoint adds to); the gate whose checkpoint finds
@@ -25,9 +28,9 @@ import (
 // checkpoint hashes them and records what changed. Each call is a Bash
 // call of its own (its own tool_use_id) under laserbrain run's variables.
 // It reports wall and CPU time (the process and the git processes it
-// waited for) and fails when the changed call's median CPU time is over
-// 1.5× the unchanged one's, or over 20 ms.
-func BenchmarkCheckpointHook(b *testing.B) {
+// waited for); the bounds are held under laserbrain run
+// (BenchmarkCheckpointUnderRun).
+func BenchmarkCheckpointHooksOnly(b *testing.B) {
 	for _, tool := range []string{"git", "true"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			b.Fatalf("%s is not on PATH", tool)
@@ -124,16 +127,6 @@ func BenchmarkCheckpointHook(b *testing.B) {
 	b.ReportMetric(ratio, "x-unchanged")
 	b.ReportMetric(cpuRatio, "x-unchanged-cpu")
 	b.Log(report)
-	// On a loaded machine a process waits for a core, and the changed
-	// call's second git process waits again: the bounds hold on the CPU
-	// time the calls took, which waiting does not inflate; the wall time
-	// is reported beside it.
-	if cpuRatio > 1.5 {
-		b.Errorf("a checkpoint with 10 files changed takes %.2f× the CPU of one with nothing changed (%v against %v): over 1.5×", cpuRatio, tenCPU, sameCPU)
-	}
-	if tenCPU > 20*time.Millisecond {
-		b.Errorf("a PreToolUse with its checkpoint of 10 changed files takes %v of CPU (median): over 20 ms", tenCPU)
-	}
 }
 
 // benchRepo is a committed repository of n files, 100 to a directory.

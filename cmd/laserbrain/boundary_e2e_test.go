@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/proctest"
 )
 
 // boundaryWorld is a person's machine for the boundary's tests: a home with
@@ -149,16 +151,7 @@ func (w *boundaryWorld) lbRun(t *testing.T, args ...string) (stdout, stderr stri
 	cmd := exec.Command(w.lb, args...)
 	cmd.Dir = w.repo
 	cmd.Env = append(os.Environ(), w.env...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	code = 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return proctest.Run(t, cmd)
 }
 
 // gitDaemon serves the bare repositories under base on 127.0.0.1, pushes

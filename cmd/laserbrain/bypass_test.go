@@ -12,7 +12,6 @@ package main
 // unprotected.
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -52,16 +52,7 @@ func (w *world) run(stdin string, name string, args ...string) (string, string, 
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = w.repo, append(os.Environ(), w.env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		w.t.Fatalf("%s %v: %v", name, args, err)
-	}
-	return out.String(), errb.String(), code
+	return proctest.Run(w.t, cmd)
 }
 
 func newWorld(t *testing.T) *world {

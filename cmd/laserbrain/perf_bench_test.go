@@ -370,6 +370,18 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 	}
 }
 
+// reportFleet100x1000 builds, under dir, a laserbrain home and a repository
+// recording a fleet of 100 agents × 1,000 checks (buildReportFleet), and
+// returns them with the environment that reads that fleet.
+func reportFleet100x1000(b *testing.B, dir string) (home, repo string, env []string) {
+	home, repo = filepath.Join(dir, "home"), filepath.Join(dir, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	buildReportFleet(b, home, repo, 100, 1000)
+	return home, repo, append(streamEnv(home), "LASERBRAIN_FLEET=bench")
+}
+
 // BenchmarkReportFleet100x1000: laserbrain report --fleet on 100 agents ×
 // 1,000 checks (and 1,500 recorded events each), the real binary end to
 // end: reading the stores, the page, the file. The acceptance is under a
@@ -378,12 +390,7 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 func BenchmarkReportFleet100x1000(b *testing.B) {
 	bin := buildLaserbrain(b)
 	dir := b.TempDir()
-	home, repo := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	buildReportFleet(b, home, repo, 100, 1000)
-	env := append(streamEnv(home), "LASERBRAIN_FLEET=bench")
+	home, repo, env := reportFleet100x1000(b, dir)
 	var files []string
 	_ = filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -52,16 +53,7 @@ func TestPonderUnderRunReadsTheSupervisor(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir, cmd.Env = repo, env
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("%s %v: %v", name, args, err)
-		}
-		return out.String(), errb.String(), code
+		return proctest.Run(t, cmd)
 	}
 	if _, e, code := run("git", "init", "-q"); code != 0 {
 		t.Fatal(e)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/pgtest"
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -30,16 +31,7 @@ func (e lbEnv) run(stdin string, args ...string) (stdout, stderr string, code in
 	cmd := exec.Command(e.bin, args...)
 	cmd.Env = append(os.Environ(), e.env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code = 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatalf("laserbrain %v: %v", args, err)
-	}
-	return out.String(), errb.String(), code
+	return proctest.Run(e.t, cmd)
 }
 
 func hookPayload(event string, fields map[string]any) string {

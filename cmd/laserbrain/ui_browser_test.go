@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/browsertest"
+	"github.com/laserkit/laserkit/internal/proctest"
 )
 
 // uiWorld is a repository with agents working on it and laserbrain ui
@@ -64,19 +65,11 @@ func (w *uiWorld) cmd(name string, args ...string) uiCmd {
 // run runs it and checks its exit status; stdout is returned.
 func (c uiCmd) run(want int) string {
 	c.w.t.Helper()
-	var out, errb strings.Builder
-	c.c.Stdout, c.c.Stderr = &out, &errb
-	err := c.c.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		c.w.t.Fatalf("%v: %v", c.c.Args, err)
-	}
+	out, errOut, code := proctest.Run(c.w.t, c.c)
 	if code != want {
-		c.w.t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", c.c.Args, code, want, &out, &errb)
+		c.w.t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", c.c.Args, code, want, out, errOut)
 	}
-	return out.String() + errb.String()
+	return out + errOut
 }
 
 // agent starts `laserbrain run --agent NAME --goal GOAL` around a shell

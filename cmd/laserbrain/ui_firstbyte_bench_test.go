@@ -8,7 +8,6 @@ import (
 	"net/http/httptrace"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,13 +22,7 @@ import (
 // core is not the view's).
 func BenchmarkUIFirstByte100x1000(b *testing.B) {
 	bin := buildLaserbrain(b)
-	dir := b.TempDir()
-	home, repo := filepath.Join(dir, "home"), filepath.Join(dir, "repo")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	buildReportFleet(b, home, repo, 100, 1000)
-	env := append(streamEnv(home), "LASERBRAIN_FLEET=bench")
+	_, repo, env := reportFleet100x1000(b, b.TempDir())
 	var first, whole []time.Duration
 	for b.Loop() {
 		f, w := uiFirstByte(b, bin, repo, env)

@@ -337,9 +337,13 @@ func runUndoPrune(ctx context.Context, opts *undoPruneOptions) error {
 // runs (after pruning the work tree's old checkpoints to the project
 // policy's bounds; a work tree's first checkpoint copies it whole, so the
 // agent's hooks then pay only for what changes), and at the end, where
-// a loss of the agent's last call is recorded on the run. A checkpoint
-// that cannot be taken is said on w; the run goes on.
+// a loss of the agent's last call is recorded on the run. From the start
+// to the end this process watches the work tree (undo.Watch), so the
+// checkpoints of the agent's hooks, which this process answers, read only
+// what changed. A checkpoint that cannot be taken is said on w; the run
+// goes on.
 func runCheckpoint(w io.Writer, sup *agentrun.Tracker) func(context.Context, fleet.Run, bool) {
+	var watch *undo.Watch
 	return func(ctx context.Context, r fleet.Run, end bool) {
 		if undo.Off(os.Getenv) {
 			return
@@ -348,6 +352,12 @@ func runCheckpoint(w io.Writer, sup *agentrun.Tracker) func(context.Context, fle
 		if err != nil {
 			fmt.Fprintf(w, "laserbrain run: no undo checkpoints: %v\n", err)
 			return
+		}
+		if !end && watch == nil {
+			// Without it every checkpoint compares the whole tree.
+			watch, _ = st.Watch(r.Dir)
+		} else if end && watch != nil {
+			defer watch.Close()
 		}
 		pol, _ := agentrun.LoadPolicy(r.Dir, policyschema.Validate)
 		set := undo.SettingsOf(pol.Undo)

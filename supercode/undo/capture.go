@@ -103,7 +103,11 @@ func (s *Store) take(ctx context.Context, r *repoStore, in Input) (Captured, err
 		return Captured{Record: st.Last, Before: st.Last, BeforeRun: in.Run, Again: true}, nil
 	}
 	got := Captured{Before: st.Last, BeforeRun: st.LastRun}
-	rec, ch, err := r.snapshot(ctx, &st, in.Include)
+	var w *Watch
+	if in.Kind != KindUndo {
+		w = s.watchOf(r.key)
+	}
+	rec, ch, err := r.snapshot(ctx, &st, in.Include, w)
 	if err != nil {
 		return Captured{}, err
 	}
@@ -123,8 +127,10 @@ func (s *Store) take(ctx context.Context, r *repoStore, in Input) (Captured, err
 	return got, nil
 }
 
-// snapshot records the work tree's state in the store, under its lock.
-func (r *repoStore) snapshot(ctx context.Context, stp *state, include []string) (Record, Change, error) {
+// snapshot records the work tree's state in the store, under its lock;
+// w, when not nil, is this process's watch of the work tree, whose paths
+// spare the comparison of the whole tree when it can vouch for them.
+func (r *repoStore) snapshot(ctx context.Context, stp *state, include []string, w *Watch) (Record, Change, error) {
 	st := *stp
 	prev := st
 	refs, err := ReadRefs(ctx, r.repo)
@@ -140,40 +146,88 @@ func (r *repoStore) snapshot(ctx context.Context, stp *state, include []string) 
 		return Record{}, Change{}, err
 	}
 	include = cleanIncludes(include)
-	seeded := st.Tree == "" && r.seed(refs)
-	paths, err := r.addAll(ctx, include, &st)
-	if err != nil && seeded {
-		// An index git cannot read through the store (a split or sparse
-		// one): start from an empty one, hashing every file once.
-		_ = os.Remove(r.indexPath())
-		seeded = false
-		paths, err = r.addAll(ctx, include, &st)
-	}
+	tree, ch, err := r.worktree(ctx, &st, include, refs, w)
 	if err != nil {
 		return Record{}, Change{}, err
-	}
-	tree := st.Tree
-	if tree == "" || len(paths) > 0 {
-		if tree, err = r.writeTree(ctx, seeded, refs); err != nil {
-			return Record{}, Change{}, err
-		}
 	}
 	index, err := r.indexTree(ctx, tree, &st)
 	if err != nil {
 		notes = append(notes, "the staged changes: "+err.Error())
 	}
-	var ch Change
 	if prev.Tree != "" {
-		if ch, err = r.changeSince(prev, paths, refs, refsID, stashID, include); err != nil {
+		if err := r.refsChange(&ch, prev, refs, refsID, stashID); err != nil {
 			return Record{}, Change{}, err
 		}
 		ch.Index = index != prev.Index
+		ch.sort()
+	} else {
+		ch = Change{}
 	}
 	_ = os.Remove(r.indexPath() + ".prev")
 	st.Tree, st.Index, st.Refs, st.Stash = tree, index, refsID, stashID
 	*stp = st
 	return Record{Repo: r.repo.Top, Key: r.key, Tree: tree, Index: index, Refs: refsID, Stash: stashID,
 		Data: include, Note: strings.Join(notes, "; ")}, ch, nil
+}
+
+// worktree records the work tree's files as a tree and says what they
+// changed since the last checkpoint: from the watch's paths when it can
+// vouch for them (the private index is then behind the tree), else the
+// whole way.
+func (r *repoStore) worktree(ctx context.Context, st *state, include []string, refs RefSet, w *Watch) (string, Change, error) {
+	if w != nil {
+		if tree, fc, ok := w.fastTree(ctx, r, st, include); ok {
+			c := Change{Modified: fc.modified, Deleted: fc.deleted, LostBytes: fc.lost}
+			c.Data = named(append(slices.Clone(fc.modified), fc.deleted...), include)
+			if tree != st.Tree {
+				st.Quiet, st.IndexBehind = nil, true
+			}
+			return tree, c, nil
+		}
+	}
+	tree, c, err := r.whole(ctx, st, include, refs)
+	if w != nil && err == nil {
+		w.settled(r, tree)
+	}
+	return tree, c, err
+}
+
+// whole brings the private index to the work tree with git add and writes
+// it as a tree. What changed is read off git add's paths and the index
+// before it; when the index was behind the last tree (checkpoints a watch
+// made), off the two trees.
+func (r *repoStore) whole(ctx context.Context, st *state, include []string, refs RefSet) (string, Change, error) {
+	prev := *st
+	seeded := st.Tree == "" && r.seed(refs)
+	paths, err := r.addAll(ctx, include, st)
+	if err != nil && seeded {
+		// An index git cannot read through the store (a split or sparse
+		// one): start from an empty one, hashing every file once.
+		_ = os.Remove(r.indexPath())
+		seeded = false
+		paths, err = r.addAll(ctx, include, st)
+	}
+	if err != nil {
+		return "", Change{}, err
+	}
+	tree := st.Tree
+	if tree == "" || len(paths) > 0 || prev.IndexBehind {
+		if tree, err = r.writeTree(ctx, seeded, refs); err != nil {
+			return "", Change{}, err
+		}
+	}
+	var c Change
+	switch {
+	case prev.Tree == "":
+	case prev.IndexBehind:
+		if c, err = r.treeFiles(ctx, prev.Tree, tree, include); err != nil {
+			return "", Change{}, err
+		}
+	default:
+		c = r.pathFiles(prev, paths, include)
+	}
+	st.IndexBehind = false
+	return tree, c, nil
 }
 
 // keepRefs keeps the ref set and the stash list, and copies into the store

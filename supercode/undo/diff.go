@@ -201,11 +201,10 @@ func (r *repoStore) sizes(ctx context.Context, names []string) (map[string]int64
 	return out, nil
 }
 
-// changeSince is what changed since the last checkpoint (prev): the paths
-// git add reported, each added, modified or deleted by what the private
-// index held before (its copy at index.prev, read without a git process),
-// the refs, the stash.
-func (r *repoStore) changeSince(prev state, paths []string, refs RefSet, refsID, stashID string, include []string) (Change, error) {
+// pathFiles is what the paths git add reported changed since the last
+// checkpoint (prev): each added, modified or deleted by what the private
+// index held before (its copy at index.prev, read without a git process).
+func (r *repoStore) pathFiles(prev state, paths []string, include []string) Change {
 	var c Change
 	if len(paths) > 0 {
 		wanted := make(map[string]bool, len(paths))
@@ -230,10 +229,16 @@ func (r *repoStore) changeSince(prev state, paths []string, refs RefSet, refsID,
 		}
 	}
 	c.Data = named(paths, include)
+	return c
+}
+
+// refsChange adds to c the refs and the stash list's change since the
+// last checkpoint (prev).
+func (r *repoStore) refsChange(c *Change, prev state, refs RefSet, refsID, stashID string) error {
 	if refsID != prev.Refs {
 		old, err := r.refSet(prev.Refs)
 		if err != nil {
-			return Change{}, err
+			return err
 		}
 		c.Refs = moves(old, refs)
 	}
@@ -241,8 +246,7 @@ func (r *repoStore) changeSince(prev state, paths []string, refs RefSet, refsID,
 		oldLog, _ := r.getBlob("logs", prev.Stash)
 		c.Stash, c.StashBefore, c.StashAfter = true, len(stashEntries(oldLog)), len(stashEntries(refs.StashLog))
 	}
-	c.sort()
-	return c, nil
+	return nil
 }
 
 func (r *repoStore) exists(p string) bool {
@@ -315,31 +319,10 @@ func (s *Store) Diff(ctx context.Context, a, b Record) (Change, error) {
 	r := &repoStore{repo: Repo{Top: a.Repo}, key: a.Key, dir: s.repoDir(a.Key)}
 	var c Change
 	if a.Tree != b.Tree {
-		out, err := r.own().out(ctx, "diff-tree", "-r", "-z", "--raw", "--no-renames", a.Tree, b.Tree)
-		if err != nil {
+		var err error
+		if c, err = r.treeFiles(ctx, a.Tree, b.Tree, b.Data); err != nil {
 			return Change{}, err
 		}
-		var lost []string
-		var paths []string
-		for _, e := range parseRaw(out, false) {
-			paths = append(paths, e.path)
-			switch e.status {
-			case 'A':
-				c.Added = append(c.Added, e.path)
-			case 'D':
-				c.Deleted, lost = append(c.Deleted, e.path), append(lost, e.oldID)
-			default:
-				c.Modified, lost = append(c.Modified, e.path), append(lost, e.oldID)
-			}
-		}
-		sz, err := r.sizes(ctx, lost)
-		if err != nil {
-			return Change{}, err
-		}
-		for _, id := range lost {
-			c.LostBytes += sz[id]
-		}
-		c.Data = named(paths, b.Data)
 	}
 	if a.Refs != b.Refs {
 		ra, err := r.refSet(a.Refs)
@@ -359,5 +342,39 @@ func (s *Store) Diff(ctx context.Context, a, b Record) (Change, error) {
 	}
 	c.Index = a.Index != b.Index
 	c.sort()
+	return c, nil
+}
+
+// treeFiles is what the files changed from tree a to tree b (include: the
+// named data among them).
+func (r *repoStore) treeFiles(ctx context.Context, a, b string, include []string) (Change, error) {
+	var c Change
+	if a == b {
+		return c, nil
+	}
+	out, err := r.own().out(ctx, "diff-tree", "-r", "-z", "--raw", "--no-renames", a, b)
+	if err != nil {
+		return Change{}, err
+	}
+	var lost, paths []string
+	for _, e := range parseRaw(out, false) {
+		paths = append(paths, e.path)
+		switch e.status {
+		case 'A':
+			c.Added = append(c.Added, e.path)
+		case 'D':
+			c.Deleted, lost = append(c.Deleted, e.path), append(lost, e.oldID)
+		default:
+			c.Modified, lost = append(c.Modified, e.path), append(lost, e.oldID)
+		}
+	}
+	sz, err := r.sizes(ctx, lost)
+	if err != nil {
+		return Change{}, err
+	}
+	for _, id := range lost {
+		c.LostBytes += sz[id]
+	}
+	c.Data = named(paths, include)
 	return c, nil
 }

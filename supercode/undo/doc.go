@@ -19,7 +19,15 @@
 // tree): git compares each tracked file's stat data with the private index
 // and hashes only the files that changed, so a checkpoint reads and writes
 // what changed since the last one, not the tree (it still stats every
-// tracked file and reads each directory for new ones). The refs
+// tracked file and reads each directory for new ones). A process that
+// checkpoints one work tree many times (laserbrain run, which answers its
+// agent's hooks) watches it through the kernel's file notifications
+// instead: a checkpoint is handed the paths that changed since the last,
+// reads and hashes only those, and writes the blobs and the trees above them
+// as one pack from the last tree it holds in memory, running no git; a
+// change the notifications cannot vouch for (a lost notification, a
+// directory that appeared, went away or moved, a new path, an ignore rule)
+// sends that checkpoint the whole way, through git. The refs
 // are read from their files, and their objects fetched into the store only
 // when a ref moved. The store's own .gitattributes override makes every
 // file go in and come out as its bytes are. A restore is git read-tree -u

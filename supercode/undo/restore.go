@@ -158,7 +158,7 @@ func (s *Store) unchanged(ctx context.Context, r *repoStore, run string, last Re
 	if err != nil {
 		return err
 	}
-	now, _, err := r.snapshot(ctx, &st, include)
+	now, _, err := r.snapshot(ctx, &st, include, nil)
 	if err != nil {
 		return fmt.Errorf("reading the work tree as it is now: %w", err)
 	}

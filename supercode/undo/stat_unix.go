@@ -13,3 +13,11 @@ func inode(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// links is a file's link count.
+func links(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

@@ -238,6 +238,9 @@ type state struct {
 	// Quiet tells that the work tree has not changed since the last git
 	// add without running git (nil: run it).
 	Quiet *quiet `json:"quiet,omitempty"`
+	// IndexBehind: the tree was written from a watch's paths, not through
+	// the private index, which still holds an earlier state.
+	IndexBehind bool `json:"index_behind,omitempty"`
 	// Last is the work tree's last checkpoint, of run LastRun.
 	Last    Record `json:"last"`
 	LastRun string `json:"last_run,omitempty"`

@@ -1,0 +1,191 @@
+package undo
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1" //nolint:gosec // git's object names
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// The object types a pack names.
+const (
+	objTree = 2
+	objBlob = 3
+)
+
+// packer gathers the objects a checkpoint made and writes them as one git
+// pack with its index (version 2 of both), which git reads beside its
+// loose objects and other packs.
+type packer struct {
+	raw  int
+	objs []packObj
+	seen map[string]bool
+}
+
+type packObj struct {
+	id   []byte
+	kind byte
+	data []byte
+}
+
+func (p *packer) newHash() hash.Hash {
+	if p.raw == sha256.Size {
+		return sha256.New()
+	}
+	return sha1.New() //nolint:gosec // git's object names
+}
+
+// add keeps an object for the pack and returns its name.
+func (p *packer) add(kind byte, data []byte) []byte {
+	h := p.newHash()
+	name := "blob"
+	if kind == objTree {
+		name = "tree"
+	}
+	h.Write([]byte(name + " " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	id := h.Sum(nil)
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	if !p.seen[string(id)] {
+		p.seen[string(id)] = true
+		p.objs = append(p.objs, packObj{id: id, kind: kind, data: data})
+	}
+	return id
+}
+
+// write writes the pack and then its index into dir (the index makes the
+// pack seen, so it comes last); nothing when there are no objects.
+func (p *packer) write(dir string) error {
+	if len(p.objs) == 0 {
+		return nil
+	}
+	var pack bytes.Buffer
+	pack.WriteString("PACK")
+	_ = binary.Write(&pack, binary.BigEndian, uint32(2))
+	_ = binary.Write(&pack, binary.BigEndian, uint32(len(p.objs)))
+	offsets := make([]uint64, len(p.objs))
+	crcs := make([]uint32, len(p.objs))
+	// Trees (object names, mostly) are stored as they are: compressing
+	// them costs more than it saves; a later repack compresses.
+	stored, fast := storedPool.Get().(*zlib.Writer), fastPool.Get().(*zlib.Writer)
+	defer storedPool.Put(stored)
+	defer fastPool.Put(fast)
+	for i, o := range p.objs {
+		start := pack.Len()
+		offsets[i] = uint64(start)
+		pack.Write(objHeader(o.kind, len(o.data)))
+		zw := fast
+		if o.kind == objTree {
+			zw = stored
+		}
+		zw.Reset(&pack)
+		if _, err := zw.Write(o.data); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		crcs[i] = crc32.ChecksumIEEE(pack.Bytes()[start:])
+		if offsets[i] >= 1<<31 {
+			return errors.New("a pack too large for a small index")
+		}
+	}
+	h := p.newHash()
+	h.Write(pack.Bytes())
+	sum := h.Sum(nil)
+	pack.Write(sum)
+	idx := p.index(offsets, crcs, sum)
+	base := filepath.Join(dir, "pack-"+hex.EncodeToString(sum))
+	if err := writeRenamed(base+".pack", pack.Bytes()); err != nil {
+		return err
+	}
+	return writeRenamed(base+".idx", idx)
+}
+
+// The compressors packs are written with, kept: each holds tables too
+// large to make per checkpoint.
+var (
+	storedPool = sync.Pool{New: func() any { zw, _ := zlib.NewWriterLevel(nil, zlib.NoCompression); return zw }}
+	fastPool   = sync.Pool{New: func() any { zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed); return zw }}
+)
+
+// objHeader is an object's type and size as a pack entry begins.
+func objHeader(kind byte, size int) []byte {
+	b := []byte{kind<<4 | byte(size&0x0f)}
+	size >>= 4
+	for size > 0 {
+		b[len(b)-1] |= 0x80
+		b = append(b, byte(size&0x7f))
+		size >>= 7
+	}
+	return b
+}
+
+// index is the pack's index: the names in order with a fan-out table by
+// first byte, each one's CRC-32 and offset, the pack's sum and its own.
+func (p *packer) index(offsets []uint64, crcs []uint32, packSum []byte) []byte {
+	order := make([]int, len(p.objs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(p.objs[a].id, p.objs[b].id) })
+	var idx bytes.Buffer
+	idx.Write([]byte{0xff, 't', 'O', 'c'})
+	_ = binary.Write(&idx, binary.BigEndian, uint32(2))
+	var fan [256]uint32
+	for _, o := range p.objs {
+		fan[o.id[0]]++
+	}
+	total := uint32(0)
+	for i := range fan {
+		total += fan[i]
+		fan[i] = total
+	}
+	_ = binary.Write(&idx, binary.BigEndian, fan)
+	for _, i := range order {
+		idx.Write(p.objs[i].id)
+	}
+	for _, i := range order {
+		_ = binary.Write(&idx, binary.BigEndian, crcs[i])
+	}
+	for _, i := range order {
+		_ = binary.Write(&idx, binary.BigEndian, uint32(offsets[i]))
+	}
+	idx.Write(packSum)
+	h := p.newHash()
+	h.Write(idx.Bytes())
+	idx.Write(h.Sum(nil))
+	return idx.Bytes()
+}
+
+// writeRenamed writes data to path through a temporary file and a rename,
+// read-only as git keeps its packs.
+func writeRenamed(path string, data []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), "tmp_"+filepath.Base(path))
+	_ = os.Remove(tmp) // a write killed before
+	if err := os.WriteFile(tmp, data, 0o444); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(tmp, data, 0o444); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
