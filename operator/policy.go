@@ -33,10 +33,6 @@ type Policy struct {
 	// Publishers are extra commands that publish or deploy: any command
 	// whose words start with one is outward and irreversible.
 	Publishers []Publisher `json:"publishers,omitempty"`
-	// Hosts are the hosts the agent may send data to (a name, or *.domain
-	// for every name under it): an upload, or a credential sent, to one of
-	// them goes ahead. Loopback is always this machine.
-	Hosts []string `json:"hosts,omitempty"`
 	// Coverage settings are carried for the coverage rules, which own
 	// their meaning and defaults (nil or "": not set).
 	Coverage Coverage `json:"coverage,omitempty"`
@@ -99,8 +95,13 @@ type Coverage struct {
 // Boundary is what laserbrain run's kernel boundary opens beyond its
 // defaults for an agent working in the project.
 type Boundary struct {
-	// Connect are endpoints the agent's tree may reach (host:port, or
-	// *.domain:port), each with the reason on the record.
+	// Connect are the hosts the project reaches and sends to, the one list
+	// of them (host:port, or *.domain:port), each with the reason on the
+	// record: under laserbrain run the agent's tree may connect to each,
+	// and everywhere the gate lets an upload, or a credential sent, to one
+	// of their hosts go ahead (whatever the port; loopback is always this
+	// machine). The policy's older top-level "hosts" names are read into
+	// it, each at port 443 (HostsDeprecated).
 	Connect []BoundaryRule `json:"connect,omitempty"`
 	// Registries, false, closes the public package registries, which the
 	// tree may read by default.
@@ -259,8 +260,30 @@ func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return Policy{}, fmt.Errorf("at the top: %v", err)
 	}
-	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Hosts: doc.Hosts, Coverage: doc.Coverage, Boundary: doc.Boundary, Undo: doc.Undo,
+	b := doc.Boundary
+	for _, h := range doc.Hosts {
+		b.Connect = append(b.Connect, BoundaryRule{ID: HostsRuleID, Reason: HostsDeprecated, Endpoint: h + ":443"})
+	}
+	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Coverage: doc.Coverage, Boundary: b, Undo: doc.Undo,
 		Telemetry: doc.Telemetry}, nil
+}
+
+// HostsRuleID is the id of a boundary.connect rule read from the policy's
+// older top-level "hosts", and HostsDeprecated its reason, which says what
+// to write instead.
+const (
+	HostsRuleID     = "hosts"
+	HostsDeprecated = `named in the policy's top-level "hosts", which is deprecated: name it in "boundary" "connect" with its port and a reason`
+)
+
+// ConnectHost is the host of a boundary.connect endpoint ("host:port",
+// "*.domain:port", "[v6]:port"), lower case; "" when it names none.
+func ConnectHost(endpoint string) string {
+	i := strings.LastIndexByte(endpoint, ':')
+	if i <= 0 {
+		return ""
+	}
+	return strings.ToLower(strings.Trim(endpoint[:i], "[]"))
 }
 
 // resolveScope is where a path of the policy lies: $TMPDIR (and ${TMPDIR})
@@ -332,9 +355,10 @@ func (pol Policy) host(host string) string {
 		return ""
 	}
 	host = strings.ToLower(host)
-	for _, h := range pol.Hosts {
-		suffix, wild := strings.CutPrefix(strings.ToLower(h), "*.")
-		if host == strings.ToLower(h) || wild && strings.HasSuffix(host, "."+suffix) {
+	for _, r := range pol.Boundary.Connect {
+		h := ConnectHost(r.Endpoint)
+		suffix, wild := strings.CutPrefix(h, "*.")
+		if h != "" && (host == h || wild && strings.HasSuffix(host, "."+suffix)) {
 			return h
 		}
 	}

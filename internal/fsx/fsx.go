@@ -1,6 +1,7 @@
 package fsx
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,48 @@ func ReplaceUnsynced(path string, data []byte, perm os.FileMode) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Block is the size OverwriteUnsynced gives a record it writes in place:
+// one block of the file systems a home is kept on (ext4, xfs and btrfs by
+// default, tmpfs's pages), which the disk writes whole or not at all.
+const Block = 4096
+
+// OverwriteUnsynced is ReplaceUnsynced for a small record rewritten often
+// (a new inode through a rename costs the file system some fifty times the
+// write): a record of at most Block bytes is padded with spaces to Block
+// (JSON readers skip trailing white space) and, once the file is one
+// block, written over it in place. The file's size never changes then, so
+// after a crash it is the old block or the new; moving to one block and
+// back (a larger record, a file another program wrote) goes through
+// ReplaceUnsynced.
+//
+// Readers that take no lock may read a write half done: a caller's reader
+// must tell such a read (it does not parse) and read again under the
+// writers' lock.
+func OverwriteUnsynced(path string, data []byte, perm os.FileMode) error {
+	if len(data) > Block {
+		return ReplaceUnsynced(path, data, perm)
+	}
+	padded := bytes.Repeat([]byte{' '}, Block)
+	copy(padded, data)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return ReplaceUnsynced(path, padded, perm)
+	}
+	info, err := f.Stat()
+	if err != nil || info.Size() != Block || !info.Mode().IsRegular() {
+		f.Close()
+		return ReplaceUnsynced(path, padded, perm)
+	}
+	_, err = f.WriteAt(padded, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

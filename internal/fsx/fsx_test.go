@@ -1,6 +1,7 @@
 package fsx
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -227,5 +228,61 @@ func TestReplaceUnsyncedReplacesWhole(t *testing.T) {
 	}
 	if err := ReplaceUnsynced(filepath.Join(dir, "missing", "f"), []byte("x"), 0o644); err == nil {
 		t.Error("a replace into a directory that is not there succeeded")
+	}
+}
+
+// OverwriteUnsynced pads a small record to one block and, from then on,
+// writes over the same file; a record larger than a block, or a file of
+// another size, is replaced whole. Every content reads back as the record
+// written, for a JSON reader.
+func TestOverwriteUnsyncedKeepsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	inode := func() uint64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o640 {
+			t.Errorf("mode %v", fi.Mode())
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	large := `{"n": 4, "pad": "` + strings.Repeat("x", Block) + `"}`
+	var last uint64
+	for i, c := range []struct {
+		write   string
+		size    int
+		inPlace bool
+	}{
+		{`{"n": 1, "window": ["a", "b"]}`, Block, false},
+		{`{"n": 2}`, Block, true},
+		{`{"n": 3, "window": ["a", "b", "c"]}`, Block, true},
+		{large, len(large), false},
+		{`{"n": 5}`, Block, false},
+		{`{"n": 6}`, Block, true},
+	} {
+		if err := OverwriteUnsynced(p, []byte(c.write), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) != c.size || strings.TrimRight(string(b), " ") != c.write {
+			t.Fatalf("write %d: got %d bytes (%.40q…), %v; want %d", i+1, len(b), b, err, c.size)
+		}
+		var v struct{ N int }
+		if err := json.Unmarshal(b, &v); err != nil || v.N != i+1 {
+			t.Errorf("write %d reads as %+v, %v", i+1, v, err)
+		}
+		ino := inode()
+		if c.inPlace != (ino == last) {
+			t.Errorf("write %d: inode %d, was %d; in place: want %v", i+1, ino, last, c.inPlace)
+		}
+		last = ino
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("the directory holds %d entries, want the file alone", len(names))
+	}
+	if err := OverwriteUnsynced(filepath.Join(dir, "missing", "f"), []byte("x"), 0o644); err == nil {
+		t.Error("a write into a directory that is not there succeeded")
 	}
 }

@@ -64,6 +64,11 @@ func (e *Evidence) Evidence() (laserbrain.Evidence, bool) {
 		return e.cached, true
 	}
 	ev, err := readEvidence(e.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// The file is written in place: a read that does not parse may
+		// have met a write half done, which the writers' lock waits out.
+		ev, err = e.readLocked()
+	}
 	if err != nil {
 		// An unreadable record is no evidence: the check counts as dark.
 		e.ok = false
@@ -72,6 +77,19 @@ func (e *Evidence) Evidence() (laserbrain.Evidence, bool) {
 	e.stamp, e.cached, e.ok = st, ev, true
 	return ev, true
 }
+
+// readLocked reads the record under the writers' lock.
+func (e *Evidence) readLocked() (laserbrain.Evidence, error) {
+	l, err := fsx.LockFile(e.lockPath(), LockTimeout)
+	if err != nil {
+		return laserbrain.Evidence{}, err
+	}
+	defer l.Unlock()
+	return readEvidence(e.path)
+}
+
+// lockPath is the writers' advisory lock beside the record.
+func (e *Evidence) lockPath() string { return e.path + ".flock" }
 
 func readEvidence(path string) (laserbrain.Evidence, error) {
 	var ev laserbrain.Evidence
@@ -99,7 +117,7 @@ func (e *Evidence) record(call laserbrain.Event) error {
 	// all (a racing writer loses an increment at worst, and an increment is
 	// not a judgment), so the marker file shared with it for the contexts
 	// would hold back no writer the advisory lock does not.
-	l, err := fsx.LockFile(e.path+".flock", LockTimeout)
+	l, err := fsx.LockFile(e.lockPath(), LockTimeout)
 	if err != nil {
 		return err
 	}
@@ -113,15 +131,18 @@ func (e *Evidence) record(call laserbrain.Event) error {
 	if err != nil {
 		return err
 	}
-	// Not synced: a crash may lose the last calls counted, as a racing
-	// writer may in the reference, and nothing more (the counters are
-	// corroboration, read as an advance between two checks; the run's own
-	// record of each call is synced where it is written).
-	if err := fsx.ReplaceUnsynced(e.path, append(data, '\n'), 0o644); err != nil {
+	// Not synced, and written over the same file (one block, padded):
+	// a crash may lose the last calls counted, as a racing writer may in
+	// the reference, and nothing more (the counters are corroboration,
+	// read as an advance between two checks; the run's own record of each
+	// call is synced where it is written).
+	if err := fsx.OverwriteUnsynced(e.path, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
 	e.mu.Lock()
-	e.checked = time.Time{} // this process's own record is seen at once
+	// This process's own record is seen at once: the same inode, and on a
+	// file system with coarse times maybe the same time and size.
+	e.checked, e.stamp, e.ok = time.Time{}, fileStamp{}, false
 	e.mu.Unlock()
 	return nil
 }

@@ -56,6 +56,12 @@ type Options struct {
 	// (a permission or idle prompt, as its client's Notification hook
 	// recorded it) to a person, once per wait.
 	EscalateWaiting bool
+	// Budget is what the fleet may spend: once its agent runs' Usage adds
+	// up past it, every live agent is halted, with the figures.
+	Budget Budget
+	// Usage reads what an agent run spent, as its client recorded it (nil:
+	// nothing is read, and Budget holds nothing).
+	Usage func(fleet.Run) (fleet.Usage, bool)
 }
 
 // Escalation is a question sent to a person: a drift that persisted, or
@@ -670,6 +676,9 @@ func (s *Supervisor) decide(ctx context.Context, r *Round, live func(string) boo
 		if err := s.escalateInto(ctx, r, e, inForce, groups); err != nil {
 			return err
 		}
+	}
+	if err := s.holdBudget(ctx, r, live, inForce); err != nil {
+		return err
 	}
 	for _, name := range s.names() {
 		a := s.agents[name]
