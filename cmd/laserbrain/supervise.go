@@ -46,6 +46,7 @@ type superviseOptions struct {
 	escalateTimeout time.Duration
 	escalateWaiting bool
 	goal            string
+	budget          supervise.Budget
 }
 
 func newSuperviseCmd(f *Factory, runF func(*superviseOptions) error) *cobra.Command {
@@ -76,6 +77,11 @@ It takes three decisions, and no more:
             agent that starts waiting for a person (its client's
             Notification hook: a permission or an idle prompt) is asked
             about too, once per wait, its answer told to the agent
+With --max-tokens N or --max-cost USD the fleet holds a budget: once its
+agent runs together have spent past it (their tokens and cost as their
+clients recorded them: laserbrain runs --json lists each run's), every
+live agent is halted with the figures, and halted again each round until
+the budget is raised.
 It never regrounds, never sets a ground and never routes execution. Every
 decision, halt, release and escalation is journaled, hash-chained
 (laserbrain supervise log, laserbrain supervise verify); a supervisor that
@@ -117,6 +123,8 @@ record an event (laserbrain-otel beside this binary sends it, within 4s).`,
 	fl.DurationVar(&opts.escalateTimeout, "escalate-timeout", time.Minute, "how long --on-escalate may take before it is killed")
 	fl.BoolVar(&opts.escalateWaiting, "escalate-waiting", false, "also escalate each agent that starts waiting for a person (its client's permission or idle prompt), once per wait")
 	fl.StringVar(&opts.goal, "goal", "", "the supervisor's own goal (its self-check's ground)")
+	fl.Int64Var(&opts.budget.MaxTokens, "max-tokens", 0, "halt every live agent once the fleet's agent runs have spent more than N model tokens, as their clients recorded them (0: no limit)")
+	fl.Float64Var(&opts.budget.MaxCostUSD, "max-cost", 0, "halt every live agent once what the fleet's agent runs spent is past USD, as their clients reported it (0: no limit)")
 	cmd.AddCommand(newSuperviseReleaseCmd(f, nil), newSuperviseLogCmd(f, nil), newSuperviseVerifyCmd(f, nil), newSuperviseAcceptJournalCmd(f, nil))
 	cli.CompleteFlag(cmd, "repo", cli.Dirs)
 	cli.CompleteFlags(cmd, cli.NoValue, "on-escalate", "goal", "watch", "rounds", "escalate-after", "escalate-timeout")
@@ -144,6 +152,9 @@ func runSupervise(opts *superviseOptions) error {
 	}
 	if opts.rounds < 0 {
 		return cli.Usagef("--rounds must be 0 (no limit) or more")
+	}
+	if opts.budget.MaxTokens < 0 || opts.budget.MaxCostUSD < 0 {
+		return cli.Usagef("--max-tokens and --max-cost cannot be negative (0: no limit)")
 	}
 	streams := opts.IO
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -229,7 +240,8 @@ func runSupervise(opts *superviseOptions) error {
 // superviseSetup is what the supervisor is opened with: the stores, the
 // escalation command, and the link a --publish writes to.
 func superviseSetup(ctx context.Context, opts *superviseOptions, b *backend.Backend, repo string, st fleet.Store, runs laserbrain.Store) (supervise.Options, error) {
-	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter, EscalateWaiting: opts.escalateWaiting}
+	o := supervise.Options{Repo: repo, Fleet: st, Runs: runs, Goal: opts.goal, EscalateAfter: opts.escalateAfter, EscalateWaiting: opts.escalateWaiting,
+		Budget: opts.budget, Usage: storeUsage(st)}
 	if opts.escalateAfter == 0 {
 		o.EscalateAfter = -1
 	}
