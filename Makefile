@@ -142,14 +142,17 @@ bench-boundary:
 # (≤ 2× per step), a 300k-step run's peak RSS against a 30k one's (≤ 1.5×),
 # a fleet report of 100 agents × 1,000 checks (< 1 s), supervise --once
 # after 1,000 rounds against a first round (≤ 1.3×; building the 1,000
-# rounds takes minutes).
-FLEET_BENCH := StreamRegistered1000|StreamRunLocks|LongRunRSS|ReportFleet100x1000|UIFirstByte100x1000|SuperviseOnceAfter1000
+# rounds takes minutes) and their journal on disk (≤ 5 MB), a round on
+# 1,000 agents in 22 clusters after 10 checks (≤ 0.5 s CPU, ≤ 100 KB of
+# journal) beside the same fleet with goals that overlap nobody's.
+FLEET_BENCH := StreamRegistered1000|StreamRunLocks|LongRunRSS|ReportFleet100x1000|UIFirstByte100x1000|SuperviseOnceAfter1000|SuperviseClustered
 
 bench-fleet:
 	$(LOADAVG)
 	$(GO) test -run '^$$' -bench 'StreamRegistered1000|StreamRunLocks' -benchtime 10x ./cmd/laserbrain
 	$(GO) test -run '^$$' -bench 'LongRunRSS|ReportFleet100x1000|UIFirstByte100x1000' -benchtime 3x ./cmd/laserbrain
 	$(GO) test -timeout 60m -run '^$$' -bench 'SuperviseOnceAfter1000' -benchtime 10x ./supercode/supervise
+	$(GO) test -timeout 30m -run '^$$' -bench 'SuperviseClustered' -benchtime 3x ./supercode/supervise
 	$(LOADAVG)
 
 # laserbrain check --stream on 10,000 steps, the real binary end to end:

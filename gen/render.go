@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/laserkit/laserkit/internal/cli"
 )
 
 // goString renders s as a Go string literal: a raw string when that is
@@ -351,10 +353,7 @@ func renderShapeVectors(g *Grammar) ([]byte, error) {
 		v.Cases = append(v.Cases, shapeCase{In: r.Key, Out: false, Why: r.Text})
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := cli.WriteJSON(&buf, v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

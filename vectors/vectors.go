@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/laserkit/laserkit/internal/cli"
 )
 
 // A Kind is one vector format: how a file of it splits into cases, how this
@@ -388,10 +390,7 @@ const EmitSource = "emitted by laserbrain vectors emit (github.com/laserkit/lase
 // Marshal renders v as indented JSON without HTML escaping.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := cli.WriteJSON(&buf, v); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -162,6 +162,22 @@ func (c closingFleet) Close() error { return c.b.Close() }
 // (fleet.JournalLocator, fleet.Rounds): the embedded interface hides them.
 func (c closingFleet) JournalLocation(fl string) string { return fleet.JournalLocation(c.Store, fl) }
 
+// RotateJournal and ArchivedRecords pass the store's archive through
+// (fleet.JournalArchive): a store that keeps none never rotates.
+func (c closingFleet) RotateJournal(ctx context.Context, fl string, from, minBytes int64) (bool, error) {
+	if a, ok := c.Store.(fleet.JournalArchive); ok {
+		return a.RotateJournal(ctx, fl, from, minBytes)
+	}
+	return false, nil
+}
+
+func (c closingFleet) ArchivedRecords(ctx context.Context, fl string, from, to int64) ([]fleet.JournalRecord, error) {
+	if a, ok := c.Store.(fleet.JournalArchive); ok {
+		return a.ArchivedRecords(ctx, fl, from, to)
+	}
+	return nil, &fleet.ArchiveMissingError{From: from, To: to, Why: "is not kept: the fleet store keeps no archive"}
+}
+
 func (c closingFleet) StartRound(ctx context.Context, fl string) (int64, func(int64) error, error) {
 	rl, ok := c.Store.(fleet.Rounds)
 	if !ok {

@@ -170,11 +170,7 @@ func (w *writer) edge(e Edge, a, b [2]float64) {
 	w.raw("\" stroke-width=\"")
 	w.num(1.2 + 5*math.Max(0, math.Min(1, e.Weight)))
 	w.raw("\"")
-	if e.Dash != SolidLine {
-		w.raw(" stroke-dasharray=\"")
-		w.raw(dashArrays[e.Dash])
-		w.raw("\"")
-	}
+	w.dashArray(e.Dash)
 	w.raw("/>")
 	if e.Arrow {
 		w.arrowHead(a, b)

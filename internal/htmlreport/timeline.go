@@ -563,14 +563,20 @@ func (t *Timeline) axes(w *writer, sc scale, plH float64) {
 	}
 }
 
+// dashArray writes the stroke-dasharray attribute of a line drawn with d
+// (none for a solid line).
+func (w *writer) dashArray(d Dash) {
+	if d != SolidLine {
+		w.raw(" stroke-dasharray=\"")
+		w.raw(dashArrays[d])
+		w.raw("\"")
+	}
+}
+
 // drawPoints draws a series point for point.
 func (t *Timeline) drawPoints(w *writer, sc scale, s Series) {
 	w.raw("<path class=\"series\"")
-	if s.Dash != SolidLine {
-		w.raw(" stroke-dasharray=\"")
-		w.raw(dashArrays[s.Dash])
-		w.raw("\"")
-	}
+	w.dashArray(s.Dash)
 	w.raw(" d=\"")
 	pen := false
 	for i := range s.Points {
@@ -705,11 +711,7 @@ func (t *Timeline) drawBuckets(w *writer, sc scale, s Series, bs []bucket) {
 		i = j
 	}
 	w.raw("\"/><path class=\"series\"")
-	if s.Dash != SolidLine {
-		w.raw(" stroke-dasharray=\"")
-		w.raw(dashArrays[s.Dash])
-		w.raw("\"")
-	}
+	w.dashArray(s.Dash)
 	w.raw(" d=\"")
 	pen := false
 	for k := range bs {

@@ -67,6 +67,17 @@
 // resumes from its last checkpoint record (JournalCheckpoint) the round
 // counter has seen, and VerifyJournalFrom checks the records from it to the
 // head; CheckJournal, laserbrain supervise verify, still reads them all.
+//
+// A journal is bounded on disk by rotation (JournalArchive, rotate.go):
+// the records before a checkpoint the round counter has seen go into an
+// archive segment, and a rotation record in the chain says which, with the
+// hash the checkpoint's prev names and what they witness. The live journal
+// then starts at that checkpoint; VerifyJournal holds it only when a
+// rotation in it explains the records it lacks, CheckArchive holds the
+// archive to it (a segment missing or changed is named), ReadWitness reads
+// on from what a machine verified through the archive — and a machine
+// that verified records a "rotation" cut without archiving them has lost
+// them: its halts hold. ReadJournal reads archive and journal as one.
 // The local store reads what was appended after a record by reading the
 // file backwards as far as that record, and every append-only file here
 // goes through internal/jsonl (one rule for a torn last line).
