@@ -2,6 +2,7 @@ package operator
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/operator/shell"
@@ -46,5 +47,19 @@ func key(action string, words func(string) ([]string, bool)) string {
 			return shellquote.Command(ws)
 		}
 	}
-	return strings.Join(strings.Fields(action), " ")
+	return collapseSpace(action)
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " ") in one pass,
+// without a slice of every word (a command may be a megabyte long).
+func collapseSpace(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for w := range strings.FieldsFuncSeq(s, unicode.IsSpace) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -119,12 +121,13 @@ func runClassify(opts *classifyOptions) error {
 			Writes   []shell.Write                `json:"writes,omitempty"`
 			Complete bool                         `json:"complete"`
 			Gaps     []string                     `json:"gaps,omitempty"`
+			Reads    []shell.FileRead             `json:"reads,omitempty"`
 			Decision operator.Answer              `json:"decision"`
 			Policy   string                       `json:"policy,omitempty"`
 			Hook     *operator.Decision           `json:"hook,omitempty"`
 			Answers  map[string]operator.Decision `json:"answers,omitempty"`
 		}{Command: command, NeedsAuthorization: needs, Classification: v, Findings: an.Findings, Writes: an.Writes,
-			Complete: an.Complete, Gaps: an.Gaps, Decision: attended.Action, Policy: pol.Source}
+			Complete: an.Complete, Gaps: an.Gaps, Reads: an.Reads, Decision: attended.Action, Policy: pol.Source}
 		if opts.explain {
 			d := decide(presence, why)
 			out.Hook, out.Answers = &d, map[string]operator.Decision{}
@@ -157,6 +160,7 @@ func runClassify(opts *classifyOptions) error {
 			fmt.Fprintln(opts.IO.Out, line)
 		}
 		if opts.explain {
+			explainReads(opts.IO.Out, an, dir)
 			explainHook(opts.IO, decide, presence, why, pol)
 		}
 	}
@@ -178,6 +182,40 @@ func direction(o bool) string {
 		return "outward"
 	}
 	return "inward"
+}
+
+// explainReads prints what the analysis read one step removed — a script
+// the command runs, a makefile, package.json, a changed test file — each
+// with the SHA-256 of the bytes read (what a pinned call checks before it
+// runs) and the findings that came from it, with the command in it that
+// decided.
+func explainReads(w io.Writer, an shell.Analysis, dir string) {
+	if len(an.Reads) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "read one step removed (a pinned call runs only these bytes):")
+	for _, r := range an.Reads {
+		name := r.Path
+		if rel, err := filepath.Rel(dir, r.Path); err == nil && !strings.HasPrefix(rel, "..") {
+			name = rel
+		}
+		fmt.Fprintf(w, "  %s  sha256 %s\n", name, r.SHA256)
+		decided := false
+		for _, f := range an.Findings {
+			if !strings.Contains(f.Note, "("+filepath.Base(name)+")") && !strings.Contains(f.Label, "("+name+")") {
+				continue
+			}
+			decided = true
+			line := "    decided: " + f.Label + " [" + f.Where.String() + "]"
+			if f.Command != "" {
+				line += " from: " + f.Command
+			}
+			fmt.Fprintln(w, line)
+		}
+		if !decided {
+			fmt.Fprintln(w, "    nothing in it escalated the command")
+		}
+	}
 }
 
 // explainHook prints the hook's answer for the presence assumed, the rule

@@ -157,44 +157,63 @@ func TestClaudeRunConfinedTurnsItsSandboxOff(t *testing.T) {
 	}
 }
 
-// A script the gate read as harmless and that was swapped before it ran
-// cannot write the user's Claude Code settings (a file that does not exist
-// yet, which would switch the hooks off for every later session) when
-// laserbrain install claude turned Claude Code's sandbox on, with the
-// hooks alone: the real CLI's Bash runs `sh build.sh`; the gate reads
-// build.sh as an echo and lets the call go; the script is then replaced —
-// by the installed pre-tool-use command itself, after the gate answered,
-// so the swap lands between the gate's read and the run every time, as a
-// racing process of the agent's would at best — with one that marks the
-// project and writes ~/.claude/settings.json. The swapped script runs (its
-// mark is there) and its write fails at the kernel. The control, the same
-// session with the project's sandbox turned off, writes the file: the swap
-// is real and the test can fail.
+// What the gate read is what runs, and what it did not read is held by
+// the sandbox, with the hooks alone and the real CLI. Its Bash runs `sh
+// build.sh`; the gate reads build.sh (an echo, and a python step whose
+// argv list comes from steps.json, which the gate does not read) and lets
+// the call go. Then a file is replaced — by the installed pre-tool-use
+// command itself, after the gate answered, so the swap lands between the
+// gate's read and the run every time, as a racing process of the agent's
+// would at best — with one that marks the project and writes
+// ~/.claude/settings.json (a file that does not exist yet, which would
+// switch the hooks off for every later session).
+//   - pinned: build.sh itself is swapped. The hook gave Claude Code the call
+//     rewritten to check what the gate read first: nothing runs, and the
+//     model reads why.
+//   - sandbox-on: steps.json is swapped. The swapped step runs (its mark is
+//     there) and its write fails at the kernel of the sandbox laserbrain
+//     install claude turned on.
+//   - control-sandbox-off: the same with the project's sandbox off writes
+//     the file: the swap is real and the test can fail.
 func TestClaudeSandboxHoldsUserSettingsFromASwappedScript(t *testing.T) {
 	needBwrap(t)
-	for _, sandbox := range []bool{true, false} {
-		name := "sandbox-on"
-		if !sandbox {
-			name = "control-sandbox-off"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		swapped          string
+		sandbox, reaches bool
+	}{{"pinned", "build.sh", true, false}, {"sandbox-on", "steps.json", true, true}, {"control-sandbox-off", "steps.json", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			cc := agenttest.ClaudeCode
 			lb := laserbrainBinary(t)
 			s := agenttest.NewAgent(t, cc, cc.Shell("toolu_swapped", "sh build.sh"), agenttest.Say("Done."))
 			s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"))
 			user := filepath.Join(s.Home, ".claude", "settings.json")
-			build, swapped, mark := filepath.Join(s.Dir, "build.sh"), filepath.Join(s.Home, "swapped.sh"), filepath.Join(s.Dir, "swapped-ran.txt")
-			if err := os.WriteFile(build, []byte("echo built\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mark := filepath.Join(s.Dir, "swapped-ran.txt")
 			evil := "echo ran > " + mark + "\nmkdir -p \"$HOME/.claude\"\nprintf '{\"disableAllHooks\":true}\\n' > \"$HOME/.claude/settings.json\"\n"
-			if err := os.WriteFile(swapped, []byte(evil), 0o644); err != nil {
-				t.Fatal(err)
+			files := map[string]string{
+				"build.sh":   "echo built\npython3 step.py\n",
+				"step.py":    "import json, subprocess\nsubprocess.run(json.load(open('steps.json')), check=True)\n",
+				"steps.json": `["echo", "stepped"]`,
+				"evil.sh":    evil,
+			}
+			files["evil.json"] = `["sh", "` + filepath.Join(s.Home, "evil.sh") + `"]`
+			for name, text := range files {
+				dir := s.Dir
+				if strings.HasPrefix(name, "evil") {
+					dir = s.Home
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			swap := filepath.Join(s.Home, "evil.sh")
+			if tc.swapped == "steps.json" {
+				swap = filepath.Join(s.Home, "evil.json")
 			}
 			if r := s.Install(t, lb); !strings.Contains(r.Stdout, "claude sandbox: on (laserbrain's") {
 				t.Fatalf("install did not say it turned Claude Code's sandbox on:\n%s", r.Stdout)
 			}
-			swapAfterTheGate(t, filepath.Join(s.Dir, ".claude", "settings.json"), "cp "+swapped+" "+build, sandbox)
+			swapAfterTheGate(t, filepath.Join(s.Dir, ".claude", "settings.json"), "cp "+swap+" "+filepath.Join(s.Dir, tc.swapped), tc.sandbox)
 			if _, err := os.Stat(user); err == nil {
 				t.Fatalf("%s exists before the session", user)
 			}
@@ -204,17 +223,27 @@ func TestClaudeSandboxHoldsUserSettingsFromASwappedScript(t *testing.T) {
 				t.Fatalf("claude printed no result (exit %d)\n%s\n%s", r.ExitCode, r.Stdout, clipOut(r.Stderr))
 			}
 			tr := s.Model.ResultAfter(t, "toolu_swapped")
-			t.Logf("sh build.sh, swapped after the gate, gave the model: %q", tr.Text)
+			t.Logf("sh build.sh, %s swapped after the gate, gave the model: %q", tc.swapped, tr.Text)
 			if strings.Contains(tr.Text, "operator gate") {
 				t.Fatalf("the gate refused sh build.sh as it read it (harmless): %q", tr.Text)
 			}
-			if b, err := os.ReadFile(mark); err != nil || string(b) != "ran\n" {
-				t.Fatalf("the swapped script did not run (%v %q): the tool result was %q (a gate that runs the copy it read would explain it: the swap must then reach that copy)", err, b, tr.Text)
+			b, ran := os.ReadFile(mark)
+			if !tc.reaches {
+				if ran == nil || !strings.Contains(tr.Text, "build.sh: FAILED") || !strings.Contains(tr.Text, "changed before the run; nothing was run") {
+					t.Fatalf("the swapped build.sh ran (mark %q) or the model was not told why nothing ran: %q", b, tr.Text)
+				}
+				if _, err := os.Stat(user); err == nil {
+					t.Fatalf("the swapped script wrote %s", user)
+				}
+				return
+			}
+			if ran != nil || string(b) != "ran\n" {
+				t.Fatalf("the swapped step did not run (%v %q): the tool result was %q", ran, b, tr.Text)
 			}
 			b, err := os.ReadFile(user)
-			if !sandbox {
+			if !tc.sandbox {
 				if err != nil || !strings.Contains(string(b), "disableAllHooks") {
-					t.Fatalf("control: without the sandbox the swapped script did not write %s (%v): %q", user, err, tr.Text)
+					t.Fatalf("control: without the sandbox the swapped step did not write %s (%v): %q", user, err, tr.Text)
 				}
 				return
 			}
@@ -222,7 +251,7 @@ func TestClaudeSandboxHoldsUserSettingsFromASwappedScript(t *testing.T) {
 				t.Fatalf("Claude Code's sandbox did not start: %s", clipOut(r.Stderr))
 			}
 			if err == nil {
-				t.Fatalf("the swapped script wrote %s under Claude Code's sandbox: %q (the tool result: %q)", user, b, tr.Text)
+				t.Fatalf("the swapped step wrote %s under Claude Code's sandbox: %q (the tool result: %q)", user, b, tr.Text)
 			}
 			if !strings.Contains(tr.Text, "Read-only file system") {
 				t.Errorf("the settings write was not refused by the sandbox's kernel boundary: %q", tr.Text)

@@ -27,6 +27,10 @@ type Analysis struct {
 	// unknown); Gaps says what was not.
 	Complete bool     `json:"complete"`
 	Gaps     []string `json:"gaps,omitempty"`
+	// Reads are the files read from disk to decide — a script the command
+	// runs, a makefile, package.json, a test file — each with the SHA-256
+	// of the bytes read: what then runs must be what was read.
+	Reads []FileRead `json:"reads,omitempty"`
 
 	// parsed are the parsed view's findings, including those merged into
 	// a grammar label (a policy rule must cover each one).
@@ -66,6 +70,13 @@ type Write struct {
 	// expanded: a pattern whose matches (the files that exist) are
 	// recorded as writes of their own.
 	expanded bool
+}
+
+// FileRead is one file the analysis read from disk: its path and the
+// SHA-256 (hex) of the bytes it read.
+type FileRead struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
 }
 
 // Ran is one simple command the analysis read, as it read it (wrappers

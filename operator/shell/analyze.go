@@ -24,6 +24,13 @@ func Analyze(command, dir string) Analysis { return analyzeUnder(active, command
 // analyzeUnder is Analyze under the given limits.
 func analyzeUnder(l limits, command, dir string) Analysis {
 	deadline := l.start()
+	if len(command) > MaxCommand {
+		// Past the size the gate reads within its budget: unknown,
+		// without parsing it (asked attended, refused unattended).
+		a := newAnalyzer(deadline, dir)
+		a.unknown(fmt.Sprintf("a command longer than %d KiB", MaxCommand>>10), "the gate reads commands up to that size: put a longer one in a script file")
+		return a.result(command, dir, Classification{Reversible: true, Labels: []string{}}, nil)
+	}
 	v, raw := classifyRaw(command, true, false, deadline)
 	a := newAnalyzer(deadline, dir)
 	a.script(command, 0)
@@ -690,6 +697,7 @@ func (a *analyzer) result(command, dir string, v Classification, raw []rawMatch)
 	an.Why = strings.Join(why, "; ")
 	an.Writes = a.writes
 	an.Gaps = a.gaps
+	an.Reads = a.reads
 	an.Complete = len(a.gaps) == 0
 	for _, f := range an.Findings {
 		if f.Where == Unknown {

@@ -880,6 +880,9 @@ func (a *analyzer) goModel(c *cmdCall) bool {
 		a.walk.command(lb, c.d, c.io, c.env)
 		return true
 	}
+	if len(c.args) > 0 && c.args[0].known && c.args[0].val == "test" {
+		a.goTest(c.args[1:], c)
+	}
 	a.mayWrite("go")
 	return true
 }

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,6 +30,12 @@ const maxCommands = 5000
 // parentheses or braces nest deeper is not parsed at all: the parser's cost
 // grows with the square of the depth.
 const maxNesting = 200
+
+// MaxCommand is the longest command line the analysis reads; a longer
+// one is unknown without being parsed, so that any input is answered
+// within the budget however loaded the machine (a longer program belongs
+// in a script file, which is read up to MaxScriptFile).
+const MaxCommand = 128 << 10
 
 // MaxScriptFile is the largest script file a command runs (bash FILE,
 // ./FILE, source FILE, python3 FILE) that the analysis reads; a larger one
@@ -73,13 +81,17 @@ type analyzer struct {
 	procs       map[string]*syntax.ProcSubst // process substitutions by their text
 	calls       int                          // function calls followed
 	called      map[*syntax.FuncDecl]bool
-	readBytes   int // script file bytes read
-	secretBytes int // bytes of sent files read for secrets
-	findings    []Finding
-	seen        map[string]bool
-	writes      []Write
-	seenWrites  map[string]bool
-	gaps        []string
+	readBytes   int        // script file bytes read
+	secretBytes int        // bytes of sent files read for secrets
+	reads       []FileRead // files read from disk, with what they held
+	// indexes are the git indexes a test run compared test files with,
+	// by git directory (testruns.go).
+	indexes    map[string]gitIndex
+	findings   []Finding
+	seen       map[string]bool
+	writes     []Write
+	seenWrites map[string]bool
+	gaps       []string
 	// feed: the files a find -exec or xargs hands the command being read
 	// (clobber.go).
 	feed *feed
@@ -339,4 +351,32 @@ func (a *analyzer) fileInput(w arg) input {
 		}
 	}
 	return input{kind: fileInput, text: w.val}
+}
+
+// placed: the analysis knows where it runs, or a cd moved it somewhere
+// only the running shell knows (then a file it reads there is unknown).
+// An analysis given no directory at all (a command classified on its
+// own) reads no files of a project.
+func (a *analyzer) placed() bool {
+	return a.start != "" || a.cwd.lost
+}
+
+// gitIndex is one repository's index as a test run reads it.
+type gitIndex struct {
+	entries map[string]indexed
+	sha256  bool
+}
+
+type indexed struct {
+	id   []byte
+	size uint32
+}
+
+// readFrom records that the analysis read data from path on disk.
+func (a *analyzer) readFrom(path string, data []byte) {
+	sum := sha256.Sum256(data)
+	r := FileRead{Path: path, SHA256: hex.EncodeToString(sum[:])}
+	if !slices.Contains(a.reads, r) {
+		a.reads = append(a.reads, r)
+	}
 }

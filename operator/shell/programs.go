@@ -203,6 +203,8 @@ func modelOf(name string) (program, bool) {
 		return program{kind: progModel, model: (*analyzer).curlModel}, true
 	case "make", "gmake":
 		return program{kind: progModel, model: (*analyzer).makeModel}, true
+	case "pytest", "py.test":
+		return program{kind: progModel, model: (*analyzer).pytestModel}, true
 	case "nc", "ncat", "netcat", "socat", "telnet", "sftp":
 		return program{kind: progModel, model: (*analyzer).netcatModel}, true
 	case "dig", "nslookup", "host", "drill", "ping", "ping6":

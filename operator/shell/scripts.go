@@ -75,6 +75,7 @@ func (a *analyzer) scriptText(file arg, io stdio) (text string, ok bool, why str
 		return "", false, err.Error()
 	}
 	a.readBytes += len(data)
+	a.readFrom(path, data)
 	return string(data), true, ""
 }
 

@@ -187,6 +187,10 @@ func (a *analyzer) packageScripts(tool string, subs []string, rest []arg, d int)
 			})
 		}
 	}
+	if scripts["test"] != "" && slices.Contains(names, "test") && a.dirNow() != "" {
+		// The test script runs the project's test files.
+		a.testRun(jsTests, []testRoot{{path: a.dirNow(), recursive: true}}, tool+" test")
+	}
 }
 
 // packageJSON is the scripts of package.json where the command runs; ok
@@ -208,12 +212,4 @@ func (a *analyzer) packageJSON() (scripts map[string]string, path string, ok boo
 		return nil, "", false
 	}
 	return pkg.Scripts, "package.json", true
-}
-
-// placed: the analysis knows where it runs, or a cd moved it somewhere
-// only the running shell knows (then a file it reads there is unknown).
-// An analysis given no directory at all (a command classified on its
-// own) reads no files of a project.
-func (a *analyzer) placed() bool {
-	return a.start != "" || a.cwd.lost
 }

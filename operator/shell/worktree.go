@@ -44,14 +44,20 @@ func uncommitted(p string) bool {
 	if !ok {
 		return false
 	}
-	sha256Repo := false
-	if cfg, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil {
-		sha256Repo = bytes.Contains(bytes.ToLower(cfg), []byte("objectformat = sha256"))
-	}
+	sha256Repo := sha256Repository(gitDir)
 	want, size, found := indexEntry(filepath.Join(gitDir, "index"), rel, sha256Repo)
-	if !found {
-		return false
-	}
+	return found && differsFromBlob(p, want, size, sha256Repo)
+}
+
+// sha256Repository: the repository names its objects by SHA-256.
+func sha256Repository(gitDir string) bool {
+	cfg, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	return err == nil && bytes.Contains(bytes.ToLower(cfg), []byte("objectformat = sha256"))
+}
+
+// differsFromBlob: p is a regular file whose content is not the blob
+// want of size bytes (hashed as git hashes a blob).
+func differsFromBlob(p string, want []byte, size uint32, sha256Repo bool) bool {
 	fi, err := os.Lstat(p)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false

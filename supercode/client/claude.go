@@ -139,10 +139,11 @@ func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
 			specific["permissionDecision"] = d.String()
 			specific["permissionDecisionReason"] = a.Reason
 		}
-		if d == operator.Ask && a.Rewrite != "" && AsksRewritten(c.name) {
-			if in, ok := rewrittenInput(a.Call, a.Rewrite); ok {
-				specific["updatedInput"] = in
-			}
+	}
+	if d, decided := a.Decided(); hook == PreToolUse && a.Rewrite != "" &&
+		(decided && d == operator.Ask && AsksRewritten(c.name) || (!decided || d == operator.Allow) && RunsRewritten(c.name)) {
+		if in, ok := rewrittenInput(a.Call, a.Rewrite); ok {
+			specific["updatedInput"] = in
 		}
 	}
 	out := map[string]any{}

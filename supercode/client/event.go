@@ -213,11 +213,18 @@ type Reply struct {
 	// that refuses a call only by rewriting it (Cline) needs to know what
 	// to rewrite.
 	Call *Tool
-	// Rewrite is the command line a shell call asked about runs instead if
-	// the person approves it in their client (an ask only, and only where
-	// the client shows the person the rewritten call: AsksRewritten).
+	// Rewrite is the command line a shell call runs instead: with an ask,
+	// if the person approves it in their client (only where the client
+	// shows the person the rewritten call: AsksRewritten); with an allow
+	// or no decision, where the client runs a call as its hook rewrote it
+	// (RunsRewritten).
 	Rewrite string
 }
+
+// RunsRewritten reports whether client n runs a shell call its PreToolUse
+// hook let through as the hook rewrote it: Claude Code's updatedInput
+// with no permission decision, or an allow.
+func RunsRewritten(n Name) bool { return n == Claude }
 
 // AsksRewritten reports whether client n, asked about a call by a
 // PreToolUse hook, takes the call rewritten with the ask and shows the

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -95,4 +97,35 @@ func RunAgent(r Run) string {
 		name = "agent"
 	}
 	return name + ":" + r.ID
+}
+
+// PutJournaledHalt journals a halt through journal, puts it in force (a
+// halt put already stands), notes it for this machine's gate (note: now;
+// a supervisor notes its round's halts together at the round's end) and
+// tells the agent why: the one way a halt is imposed, by the supervisor or
+// by the hooks.
+func PutJournaledHalt(ctx context.Context, st Store, h Halt, journal func(JournalRecord) error, note bool) error {
+	data, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	if err := journal(JournalRecord{At: JournalTime(h.At), Fleet: h.Fleet, Kind: JournalHalt,
+		Round: h.Round, Agent: h.Agent, Text: h.Reason, Data: data}); err != nil {
+		return err
+	}
+	if err := st.PutHalt(ctx, h); err != nil && !errors.Is(err, ErrExists) {
+		return err
+	}
+	// This machine's gate holds it from now on, even if the store goes
+	// out of reach, or loses its records, before a hook reads it (best
+	// effort: the store has it).
+	if note {
+		_ = NoteMachineHalts([]Halt{h})
+		_ = NoteJournal(ctx, st, h.Fleet, h.At)
+	}
+	_, err = st.Say(ctx, Message{ID: "halt:" + h.ID, Fleet: h.Fleet, Agent: h.Agent, Kind: MessageHalt, Round: h.Round, Text: h.Message(), At: h.At})
+	if err != nil {
+		return fmt.Errorf("telling %s: %w", h.Agent, err)
+	}
+	return nil
 }

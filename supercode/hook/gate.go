@@ -124,6 +124,7 @@ func (h *Handler) gateCall(ctx context.Context, e *event) (client.Reply, error) 
 			held.Context += "\n" + a.Context
 		}
 	}
+	h.pin(e, readFiles(analyses), &held)
 	return held, nil
 }
 

@@ -65,6 +65,9 @@ type Handler struct {
 	// QueueDir holds the events observed while the store's database was
 	// out of reach (default: queue/ under $LASERBRAIN_HOME).
 	QueueDir string
+	// PinDir holds what the gate read for a call until its post-tool-use
+	// (default: pins/ under $LASERBRAIN_HOME).
+	PinDir string
 	// ValidatePolicy checks a project policy file against its schema
 	// (operator/policyschema.Validate); nil in a binary that links no
 	// schema validator, which then hands a policy laserbrain has not

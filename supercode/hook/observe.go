@@ -25,9 +25,11 @@ const maxResult = 16 << 10
 // Every call, laserbrain's own included, is taken into the run's coverage
 // record (a step; check_state a check, reset_task a new task), and a
 // reminder due is the answer's context.
+//
+// First, the files the gate read for the call are compared with what it
+// read (pin.go): a change is recorded and told.
 func (h *Handler) postToolUse(ctx context.Context, e *event) (client.Reply, error) {
-	t := e.Tool
-	if t == nil {
+	if e.Tool == nil {
 		return client.Reply{}, fmt.Errorf(`the event has no "tool_name"`)
 	}
 	if e.Refused {
@@ -35,6 +37,18 @@ func (h *Handler) postToolUse(ctx context.Context, e *event) (client.Reply, erro
 		// refusal is already on the run, and this is no work of the agent.
 		return client.Reply{}, nil
 	}
+	changed := h.unpin(e)
+	a, err := h.observeCall(ctx, e)
+	if len(changed) > 0 {
+		sw := h.swapped(ctx, e, changed)
+		a.Notice, a.Context, a.Log = joinText(sw.Notice, a.Notice), joinText(sw.Context, a.Context), joinText(sw.Log, a.Log)
+	}
+	return a, err
+}
+
+// observeCall records a completed call and takes it into coverage.
+func (h *Handler) observeCall(ctx context.Context, e *event) (client.Reply, error) {
+	t := e.Tool
 	if t.Kind == client.KindOwn {
 		// Reporting, not work: no evidence, not a tool call of the run;
 		// kept once per call (two hook layers firing for one call count

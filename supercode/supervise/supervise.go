@@ -884,29 +884,7 @@ func putHalt(ctx context.Context, st fleet.Store, h fleet.Halt) error {
 // note: this machine notes the halt now (a supervisor notes its round's
 // halts together at the round's end: noteHalts).
 func putHaltVia(ctx context.Context, st fleet.Store, h fleet.Halt, journal func(fleet.JournalRecord) error, note bool) error {
-	data, err := json.Marshal(h)
-	if err != nil {
-		return err
-	}
-	if err := journal(fleet.JournalRecord{At: fleet.JournalTime(h.At), Fleet: h.Fleet, Kind: fleet.JournalHalt,
-		Round: h.Round, Agent: h.Agent, Text: h.Reason, Data: data}); err != nil {
-		return err
-	}
-	if err := st.PutHalt(ctx, h); err != nil && !errors.Is(err, fleet.ErrExists) {
-		return err
-	}
-	// This machine's gate holds it from now on, even if the store goes
-	// out of reach, or loses its records, before a hook reads it (best
-	// effort: the store has it).
-	if note {
-		_ = fleet.NoteMachineHalts([]fleet.Halt{h})
-		_ = fleet.NoteJournal(ctx, st, h.Fleet, h.At)
-	}
-	_, err = st.Say(ctx, fleet.Message{ID: "halt:" + h.ID, Fleet: h.Fleet, Agent: h.Agent, Kind: fleet.MessageHalt, Round: h.Round, Text: h.Message(), At: h.At})
-	if err != nil {
-		return fmt.Errorf("telling %s: %w", h.Agent, err)
-	}
-	return nil
+	return fleet.PutJournaledHalt(ctx, st, h, journal, note)
 }
 
 // escalateInto escalates e and adds its row to the round.

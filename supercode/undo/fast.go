@@ -103,6 +103,7 @@ type fastChange struct {
 	modified, deleted []string
 	lost              int64
 	linked            []string // files found with more than one link
+	pack              string   // the pack written, less its extension
 }
 
 // errDoubt: the paths cannot be applied to the tree in memory; the
@@ -184,7 +185,8 @@ func (m *treeModel) apply(r *repoStore, paths []string) (*treeModel, fastChange,
 	if err := next.writeTrees(pk, touched); err != nil {
 		return nil, fc, err
 	}
-	if err := pk.write(filepath.Join(r.gitDir(), "objects", "pack")); err != nil {
+	var err error
+	if fc.pack, err = pk.write(filepath.Join(r.gitDir(), "objects", "pack")); err != nil {
 		return nil, fc, err
 	}
 	return next, fc, nil

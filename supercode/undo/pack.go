@@ -66,10 +66,11 @@ func (p *packer) add(kind byte, data []byte) []byte {
 }
 
 // write writes the pack and then its index into dir (the index makes the
-// pack seen, so it comes last); nothing when there are no objects.
-func (p *packer) write(dir string) error {
+// pack seen, so it comes last) and returns their path less the extension;
+// nothing ("") when there are no objects.
+func (p *packer) write(dir string) (string, error) {
 	if len(p.objs) == 0 {
-		return nil
+		return "", nil
 	}
 	var pack bytes.Buffer
 	pack.WriteString("PACK")
@@ -92,15 +93,20 @@ func (p *packer) write(dir string) error {
 		}
 		zw.Reset(&pack)
 		if _, err := zw.Write(o.data); err != nil {
-			return err
+			return "", err
 		}
 		if err := zw.Close(); err != nil {
-			return err
+			return "", err
 		}
 		crcs[i] = crc32.ChecksumIEEE(pack.Bytes()[start:])
-		if offsets[i] >= 1<<31 {
-			return errors.New("a pack too large for a small index")
-		}
+	}
+	return p.finish(dir, &pack, offsets, crcs)
+}
+
+// finish ends the pack with its sum and writes it and its index.
+func (p *packer) finish(dir string, pack *bytes.Buffer, offsets []uint64, crcs []uint32) (string, error) {
+	if pack.Len() >= 1<<31 {
+		return "", errors.New("a pack too large for a small index")
 	}
 	h := p.newHash()
 	h.Write(pack.Bytes())
@@ -109,9 +115,97 @@ func (p *packer) write(dir string) error {
 	idx := p.index(offsets, crcs, sum)
 	base := filepath.Join(dir, "pack-"+hex.EncodeToString(sum))
 	if err := writeRenamed(base+".pack", pack.Bytes()); err != nil {
-		return err
+		return "", err
 	}
-	return writeRenamed(base+".idx", idx)
+	return base, writeRenamed(base+".idx", idx)
+}
+
+// mergePacks writes the objects of packs this package wrote (bases: their
+// paths less the extension) as one pack and removes them. They hold no
+// deltas, so each entry is copied as it is; an object in two is kept once.
+func mergePacks(dir string, bases []string, raw int) (string, error) {
+	p := &packer{raw: raw, seen: map[string]bool{}}
+	var pack bytes.Buffer
+	pack.WriteString("PACK")
+	_ = binary.Write(&pack, binary.BigEndian, uint32(2))
+	_ = binary.Write(&pack, binary.BigEndian, uint32(0)) // the count, set below
+	var offsets []uint64
+	var crcs []uint32
+	for _, base := range bases {
+		ents, data, err := readOwnPack(base, raw)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range ents {
+			if p.seen[string(e.id)] {
+				continue
+			}
+			p.seen[string(e.id)] = true
+			p.objs = append(p.objs, packObj{id: e.id})
+			offsets = append(offsets, uint64(pack.Len()))
+			crcs = append(crcs, e.crc)
+			pack.Write(data[e.start:e.end])
+		}
+	}
+	binary.BigEndian.PutUint32(pack.Bytes()[8:12], uint32(len(p.objs)))
+	merged, err := p.finish(dir, &pack, offsets, crcs)
+	if err != nil {
+		return "", err
+	}
+	for _, base := range bases {
+		if base != merged {
+			_ = os.Remove(base + ".idx") // the index first: no index names a pack that is gone
+			_ = os.Remove(base + ".pack")
+		}
+	}
+	return merged, nil
+}
+
+// packEntry is one object's entry in a pack: its name, CRC-32 and bytes.
+type packEntry struct {
+	id         []byte
+	crc        uint32
+	start, end int
+}
+
+// readOwnPack reads a pack written by packer and its index (version 2,
+// small offsets): each object's entry, in the pack's order.
+func readOwnPack(base string, raw int) ([]packEntry, []byte, error) {
+	idx, err := os.ReadFile(base + ".idx")
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(base + ".pack")
+	if err != nil {
+		return nil, nil, err
+	}
+	bad := errors.New(base + ": not a pack this store wrote")
+	if len(idx) < 8+256*4 || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) || len(data) < 12+raw {
+		return nil, nil, bad
+	}
+	n := int(binary.BigEndian.Uint32(idx[8+255*4:]))
+	names := 8 + 256*4
+	crcAt := names + n*raw
+	offAt := crcAt + n*4
+	if len(idx) < offAt+n*4+2*raw {
+		return nil, nil, bad
+	}
+	ents := make([]packEntry, n)
+	for i := range ents {
+		off := binary.BigEndian.Uint32(idx[offAt+i*4:])
+		if off&0x80000000 != 0 || int(off) < 12 || int(off) >= len(data)-raw {
+			return nil, nil, bad
+		}
+		ents[i] = packEntry{id: idx[names+i*raw : names+(i+1)*raw], crc: binary.BigEndian.Uint32(idx[crcAt+i*4:]), start: int(off)}
+	}
+	slices.SortFunc(ents, func(a, b packEntry) int { return a.start - b.start })
+	for i := range ents {
+		ents[i].end = len(data) - raw
+		if i+1 < len(ents) {
+			ents[i].end = ents[i+1].start
+		}
+	}
+	return ents, data, nil
 }
 
 // The compressors packs are written with, kept: each holds tables too

@@ -47,10 +47,11 @@ type Watch struct {
 	rules   string
 	done    chan struct{}
 	closed  bool
-	// packs counts the packs written since the last merge, compacting
-	// is closed when the merge under way ends.
-	packs      int
-	compacting chan struct{}
+	// small are the packs checkpoints wrote since the last merge, merged
+	// the packs merged from them since git last repacked; compacting is
+	// closed when git's repack under way ends.
+	small, merged []string
+	compacting    chan struct{}
 }
 
 // watches are this process's watches by store directory and work tree.
@@ -100,7 +101,7 @@ func (w *Watch) Close() {
 	}
 	_ = os.RemoveAll(w.dir)
 	w.mu.Lock()
-	c, packs := w.compacting, w.packs
+	c, packs := w.compacting, len(w.small)+len(w.merged)
 	w.mu.Unlock()
 	if c != nil {
 		<-c
@@ -110,30 +111,40 @@ func (w *Watch) Close() {
 	}
 }
 
-// maxPacks is how many packs the watch's checkpoints write before git
-// merges them: every object lookup of a git process looks in each pack.
-const maxPacks = 64
+// maxPacks is how many packs the watch's checkpoints write before they
+// are merged into one, and how many of those before git merges them with
+// the rest: every object lookup of a git process looks in each pack.
+const maxPacks = 32
 
-// packed counts a pack a checkpoint wrote; past maxPacks they are merged
-// meanwhile, by git.
-func (w *Watch) packed(r *repoStore) {
+// packed notes the pack a checkpoint wrote (under the work tree's lock):
+// the checkpoint that writes the maxPacks-th merges them (their entries
+// copied, nothing compressed again), and the maxPacks-th merge has git
+// repack meanwhile.
+func (w *Watch) packed(r *repoStore, base string) {
 	w.mu.Lock()
-	w.packs++
-	due := w.packs >= maxPacks && w.compacting == nil
-	w.mu.Unlock()
-	if due {
-		done := make(chan struct{})
-		w.mu.Lock()
-		w.compacting, w.packs = done, 0
-		w.mu.Unlock()
-		go func() {
-			defer close(done)
-			w.compact(r)
-			w.mu.Lock()
-			w.compacting = nil
-			w.mu.Unlock()
-		}()
+	defer w.mu.Unlock()
+	w.small = append(w.small, base)
+	if len(w.small) < maxPacks {
+		return
 	}
+	merged, err := mergePacks(filepath.Dir(base), w.small, w.model.raw)
+	w.small = nil
+	if err != nil {
+		return // left to git's repack at the end
+	}
+	w.merged = append(w.merged, merged)
+	if len(w.merged) < maxPacks || w.compacting != nil {
+		return
+	}
+	done := make(chan struct{})
+	w.compacting, w.merged = done, nil
+	go func() {
+		defer close(done)
+		w.compact(r)
+		w.mu.Lock()
+		w.compacting = nil
+		w.mu.Unlock()
+	}()
 }
 
 // compact merges the store's small packs, and its loose objects, into
@@ -402,8 +413,8 @@ func (w *Watch) fastTree(ctx context.Context, r *repoStore, st *state, include [
 				w.linked[p] = true
 			}
 			w.mu.Unlock()
-			if next != m {
-				w.packed(r)
+			if got.pack != "" {
+				w.packed(r, got.pack)
 			}
 			return next.root, got, true
 		}

@@ -147,8 +147,9 @@ func fsck(t *testing.T, st *undo.Store) {
 }
 
 // TestWatchedPacksAreMerged: the packs watched checkpoints write are
-// merged by git as they pile up (while checkpoints go on) and when the
-// watch ends, and every checkpoint's tree is still whole.
+// merged as they pile up (while checkpoints go on) and by git when the
+// watch ends; git's fsck finds every object whole, and every checkpoint's
+// tree is read.
 func TestWatchedPacksAreMerged(t *testing.T) {
 	dir := fixture(t)
 	st := &undo.Store{Dir: filepath.Join(t.TempDir(), "undo")}
