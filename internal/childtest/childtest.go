@@ -3,6 +3,7 @@ package childtest
 import (
 	"os"
 	"os/exec"
+	"testing"
 
 	"github.com/laserkit/laserkit/internal/cli"
 )
@@ -22,4 +23,14 @@ func Command(env, spec string, extra []string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), extra...), env+"="+spec)
 	return cmd
+}
+
+// Place is one empty location of a store of kind S (a home, a directory, a
+// database) that a suite tests the store on.
+type Place[S any] interface {
+	// Open opens a new store on the place, as another process would.
+	Open(t testing.TB) S
+	// Env is what a child process needs in its environment to open the
+	// place with the opener given to the suite's Child.
+	Env() []string
 }

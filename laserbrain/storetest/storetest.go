@@ -16,14 +16,9 @@ import (
 	"github.com/laserkit/laserkit/laserbrain"
 )
 
-// Place is one empty store location (a home, a database).
-type Place interface {
-	// Open opens a new Store on the place, as another process would.
-	Open(t testing.TB) laserbrain.Store
-	// Env is what a child process needs in its environment to open the
-	// place with the opener given to Child; nil skips the process tests.
-	Env() []string
-}
+// Place is one empty store location (a home, a database); a nil Env skips
+// the process tests.
+type Place = childtest.Place[laserbrain.Store]
 
 // childEnv names the job a re-run test binary does.
 const childEnv = "LASERKIT_STORETEST_CHILD"

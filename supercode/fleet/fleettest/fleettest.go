@@ -847,13 +847,7 @@ func countKind(recs []fleet.JournalRecord, kind string) int {
 }
 
 // Place is one empty fleet store location (a directory, a database).
-type Place interface {
-	// Open opens a new Store on the place, as another process would.
-	Open(t testing.TB) fleet.Store
-	// Env is what a child process needs in its environment to open the
-	// place with the opener given to Child.
-	Env() []string
-}
+type Place = childtest.Place[fleet.Store]
 
 const childEnv = "LASERKIT_FLEETTEST_CHILD"
 
