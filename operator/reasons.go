@@ -68,7 +68,11 @@ func unattendedRefusal(fs []shell.Finding, why string) string {
 		b.WriteString(" The gate reads shell, not the program an interpreter is given, so it cannot tell whether that code does this or only mentions it." +
 			" If the code only mentions it (a message, a pattern, a string), split the command so that text is not program code: pass it as an argument or keep it in a data file the code reads.")
 	}
-	if hasRole(fs, shell.Unknown) {
+	if slices.ContainsFunc(fs, shell.Finding.ChangedTestCode) {
+		b.WriteString(" The test files named changed in this work tree, and the gate does not follow what test code does:" +
+			" keep running a program, the network or a deletion out of changed tests, or have a person review them and run the tests.")
+	}
+	if slices.ContainsFunc(fs, func(f shell.Finding) bool { return f.Where == shell.Unknown && !f.ChangedTestCode() }) {
 		b.WriteString(" Split the command into simple commands the gate can read: name every command literally (not through a variable or a substitution), run programs the gate knows rather than passing a command to another program, and run a script's commands directly instead of piping them into a shell or an interpreter.")
 	}
 	b.WriteString(" If it must run as it is, ask the user to run it or to authorize exactly this command;" +

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,37 @@ func TestGateInitsAllocateLittle(t *testing.T) {
 		if over := inittrace.OverModuleBudget(inits); len(over) > 0 {
 			t.Errorf("%q: %d of this module's packages allocate at init over %d bytes or %d allocations (build the table on first use or as code):\n\t%s",
 				command, len(over), inittrace.MaxModuleBytes, inittrace.MaxModuleAllocs, strings.Join(over, "\n\t"))
+		}
+	}
+}
+
+// TestProgramsLinkNoTestHooks reads the symbols of laserbrain-gate and
+// laserbrain, as built (go tool nm): neither holds the gate's test-only
+// budget widening (only tests call it, so nothing a program runs can
+// widen the budget), nor anything of the testing package, whose init and
+// flags a process per tool call would pay for nothing.
+func TestProgramsLinkNoTestHooks(t *testing.T) {
+	for _, bin := range []string{buildGate(t), buildLaserbrain(t)} {
+		out, err := exec.Command("go", "tool", "nm", bin).Output()
+		if err != nil {
+			t.Fatalf("go tool nm %s: %v", bin, err)
+		}
+		found, symbols := []string{}, 0
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 3 {
+				continue
+			}
+			symbols++
+			if name := f[len(f)-1]; strings.HasPrefix(name, "testing.") || strings.HasSuffix(name, "operator/shell.WidenBudgetForTest") {
+				found = append(found, name)
+			}
+		}
+		if symbols < 1000 {
+			t.Fatalf("go tool nm %s listed %d symbols: unread?", bin, symbols)
+		}
+		if len(found) > 0 {
+			t.Errorf("%s links what only tests may use:\n\t%s", filepath.Base(bin), strings.Join(found, "\n\t"))
 		}
 	}
 }

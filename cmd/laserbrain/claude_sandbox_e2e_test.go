@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -350,3 +353,54 @@ func TestClaudeInstalledSandboxHidesCredentials(t *testing.T) {
 type lazyString struct{ s *string }
 
 func (l lazyString) MarshalJSON() ([]byte, error) { return json.Marshal(*l.s) }
+
+// laserbrain install claude gives Claude Code's sandbox the project
+// policy's hosts (boundary.connect, into sandbox.network.allowedDomains):
+// the real CLI's sandboxed Bash reaches a listener on the loopback the
+// policy names, host and port, while one on another port stays refused.
+// The control: the same session with a policy naming no host reaches
+// neither. curl is told to use the sandbox's proxy for the loopback too
+// (--noproxy ”): the sandbox's no_proxy names the loopback, which inside
+// its own network namespace reaches nothing, and the proxy is where the
+// allowlist is kept.
+func TestClaudeInstalledSandboxAllowsThePolicysHosts(t *testing.T) {
+	needBwrap(t)
+	cc := agenttest.ClaudeCode
+	lb := laserbrainBinary(t)
+	listen := func(word string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, word) }))
+		t.Cleanup(srv.Close)
+		return strings.TrimPrefix(srv.URL, "http://")
+	}
+	allowed, other := listen("REACHED-ALLOWED"), listen("REACHED-OTHER")
+	for _, named := range []bool{true, false} {
+		s := agenttest.NewAgent(t, cc,
+			cc.Shell("toolu_curl", "curl -sS --noproxy '' --max-time 10 http://"+allowed+"/ ; echo; curl -sS --noproxy '' --max-time 10 http://"+other+"/ ; echo; echo curl-done"),
+			agenttest.Say("Done."))
+		s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"))
+		connect := `[]`
+		if named {
+			connect = `[{"id": "api", "reason": "the service under test", "endpoint": "` + allowed + `"}]`
+		}
+		writeFile(t, filepath.Join(s.Dir, ".laserbrain", "policy.json"), `{"version": 1, "boundary": {"connect": `+connect+`}}`+"\n")
+		if r := s.Install(t, lb); !strings.Contains(r.Stdout, "claude sandbox: on (laserbrain's") {
+			t.Fatalf("install did not turn Claude Code's sandbox on:\n%s", r.Stdout)
+		}
+		r := s.Prompt(t, "work")
+		if r.JSON == nil {
+			t.Fatalf("claude printed no result (exit %d)\n%s\n%s", r.ExitCode, r.Stdout, clipOut(r.Stderr))
+		}
+		out := s.Model.ResultAfter(t, "toolu_curl").Text
+		t.Logf("named=%v: %q", named, out)
+		switch {
+		case !strings.Contains(out, "curl-done"):
+			t.Errorf("the Bash call did not run to its end: %q", out)
+		case strings.Contains(out, "REACHED-OTHER"):
+			t.Errorf("named=%v: the sandbox reached a port the policy does not name: %q", named, out)
+		case named && !strings.Contains(out, "REACHED-ALLOWED"):
+			t.Errorf("the sandbox did not reach the policy's host: %q", out)
+		case !named && strings.Contains(out, "REACHED-ALLOWED"):
+			t.Errorf("with no host named the sandbox reached the listener anyway (the control proves nothing): %q", out)
+		}
+	}
+}

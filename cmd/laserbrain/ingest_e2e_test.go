@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -94,6 +95,39 @@ func TestClaudeTelemetryForwarded(t *testing.T) {
 	got, _ := tok["cost_usd"].(float64)
 	if tok["input"] != float64(in) || tok["output"] != float64(out) || tok["requests"] != float64(len(reqs)) || math.Abs(got-cost) > 1e-9 {
 		t.Errorf("runs --json tokens %v; Claude Code reported %d requests, %d in, %d out, costing %g", tok, len(reqs), in, out, cost)
+	}
+	// The report draws the same requests over time: one point each, their
+	// running totals.
+	rep := s.Run(t, s.lb, "report", "--json")
+	var page struct {
+		Summary struct {
+			Agents []struct {
+				Spending []struct {
+					Tokens  int64   `json:"tokens"`
+					CostUSD float64 `json:"cost_usd"`
+				} `json:"spending"`
+			} `json:"agents"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(rep.Stdout), &page); err != nil || len(page.Summary.Agents) != 1 {
+		t.Fatalf("report --json: %v\n%s", err, rep.Stdout)
+	}
+	spent := page.Summary.Agents[0].Spending
+	var runTok int64
+	var runCost float64
+	for i, q := range reqs {
+		runTok, runCost = runTok+q.input+q.output, runCost+q.cost
+		if i >= len(spent) || spent[i].Tokens != runTok || math.Abs(spent[i].CostUSD-runCost) > 1e-9 {
+			t.Errorf("the report's spending %+v; after Claude Code's request %d: %d tokens, $%g", spent, i+1, runTok, runCost)
+			break
+		}
+	}
+	html := filepath.Join(t.TempDir(), "report.html")
+	if r := s.Run(t, s.lb, "report", "--html", html); r.ExitCode != 0 {
+		t.Fatalf("report --html: %d %s", r.ExitCode, r.Stderr)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "Tokens over time") {
+		t.Errorf("the HTML report draws no tokens over time (%v)", err)
 	}
 	for _, sp := range person.Spans() {
 		if c, ok := sp.Attrs["laserbrain.usage.cost_usd"].(float64); sp.Attrs["gen_ai.operation.name"] == "invoke_agent" && (!ok || math.Abs(c-cost) > 1e-9) {

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/operator/policyschema"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/confine"
 	"github.com/laserkit/laserkit/supercode/install"
@@ -172,6 +174,9 @@ func runInstall(opts *installOptions) error {
 		// The places credentials are kept: unreadable to Claude Code's
 		// Read tool and sandboxed Bash, and to Codex's sandboxed shell.
 		o.Credentials = homeCredentials(home)
+	}
+	if n == client.Claude {
+		o.Hosts = policyHosts(dir)
 	}
 	var here install.SandboxHere
 	if n == client.Claude && !remove {
@@ -420,6 +425,20 @@ func warnCodexSandbox(ctx context.Context, streams *cli.IOStreams, codex string,
 	default:
 		fmt.Fprintf(streams.ErrOut, "laserbrain: warning: could not check that Codex's sandbox runs commands: %v\n", err)
 	}
+}
+
+// policyHosts are the endpoints the project policy at dir lets an agent
+// reach (boundary.connect); none when it has no valid policy.
+func policyHosts(dir string) []string {
+	pol, err := agentrun.LoadPolicy(dir, policyschema.Validate)
+	if err != nil || pol.Err != "" {
+		return nil
+	}
+	var out []string
+	for _, c := range pol.Boundary.Connect {
+		out = append(out, c.Endpoint)
+	}
+	return out
 }
 
 // homeCredentials are the places in home where credentials are kept, as

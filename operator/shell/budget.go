@@ -2,7 +2,6 @@ package shell
 
 import (
 	"fmt"
-	"testing"
 	"time"
 )
 
@@ -10,8 +9,8 @@ import (
 // reads them on. Every analysis a program makes runs under
 // productionLimits: AnalysisBudget on the wall clock, MatchTimeout per
 // regexp match. No flag, setting or environment variable changes them;
-// only a test binary can (WidenBudgetForTest, and this package's own
-// tests through analyzeUnder).
+// only tests do (WidenBudgetForTest, which no program links, and this
+// package's own tests through analyzeUnder).
 type limits struct {
 	// total bounds the whole analysis; new work starts until all but one
 	// match timeout of it is spent.
@@ -42,13 +41,13 @@ const maxTestFactor = 1000
 // 150 ms of wall time, and such a test would see "analysis took too long"
 // instead of what it checks. Past the widened budget the answer is still
 // unknown, never allowed. Call it from TestMain before any analysis (a
-// pattern takes its match timeout when it compiles, on first use). It
-// panics outside a test binary (testing.Testing), so nothing a program
-// runs, reads or is given can widen the gate's budget.
+// pattern takes its match timeout when it compiles, on first use).
+//
+// Only tests call it, so the linker leaves it out of every program (a
+// test of the installed binaries holds them to that): nothing a program
+// runs, reads or is given can widen the gate's budget, and no program
+// links the testing package to ask whether it is a test.
 func WidenBudgetForTest(factor int) {
-	if !testing.Testing() {
-		panic("operator: WidenBudgetForTest outside a test binary")
-	}
 	if factor < 2 || factor > maxTestFactor {
 		panic(fmt.Sprintf("operator: WidenBudgetForTest(%d): the factor must be 2 to %d", factor, maxTestFactor))
 	}

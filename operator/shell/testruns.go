@@ -233,10 +233,19 @@ func (a *analyzer) changedTest(lang testLang, p, text string) {
 	if len(what) == 0 {
 		return
 	}
-	a.add(Finding{Label: "parsed: " + lang.runner + " runs test code changed here that reaches " + strings.Join(what, ", ") + " (" + a.shown(p) + ")",
+	a.add(Finding{Label: "parsed: " + lang.runner + changedTestCode + "that reaches " + strings.Join(what, ", ") + " (" + a.shown(p) + ")",
 		Where: Unknown, Command: text,
 		Note: a.shown(p) + " changed in this work tree and the gate does not follow what test code does"})
 	a.gap(lang.runner + " runs changed test code in " + a.shown(p))
+}
+
+// changedTestCode is in the label of every finding of changed test code.
+const changedTestCode = " runs test code changed here "
+
+// ChangedTestCode: the finding is test code changed in this work tree
+// that a test runner runs (the refusal says what to do about it).
+func (f Finding) ChangedTestCode() bool {
+	return f.Where == Unknown && strings.Contains(f.Label, changedTestCode)
 }
 
 // shown is p as the command's directory sees it.

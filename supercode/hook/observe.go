@@ -37,6 +37,7 @@ func (h *Handler) postToolUse(ctx context.Context, e *event) (client.Reply, erro
 		// refusal is already on the run, and this is no work of the agent.
 		return client.Reply{}, nil
 	}
+	restoreCall(e.Tool)
 	changed := h.unpin(e)
 	a, err := h.observeCall(ctx, e)
 	if len(changed) > 0 {

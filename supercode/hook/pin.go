@@ -118,7 +118,45 @@ func pinnedCommand(reads []shell.FileRead, line string) (string, bool) {
 	}
 	msg := "laserbrain: refused: what the gate read (" + strings.Join(names, ", ") + ") changed before the run; nothing was run"
 	return "if printf '%s\\n' " + strings.Join(sums, " ") + " | " + shellquote.Word(sum) + " --quiet -c - >&2 2>/dev/null; then\n" +
-		line + "\nelse\necho " + shellquote.Word(msg) + " >&2\n(exit 86)\nfi", true
+		line + pinnedTail + shellquote.Word(msg) + " >&2\n(exit 86)\nfi", true
+}
+
+// pinnedTail ends every pinned command after the command itself.
+const pinnedTail = "\nelse\necho "
+
+// unpinned is the command line a pinned call ran (a client may report the
+// call as the hook rewrote it); ok is false for any other line.
+func unpinned(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "if printf '%s\\n' ")
+	if !ok || !strings.HasSuffix(line, "\n(exit 86)\nfi") {
+		return "", false
+	}
+	_, rest, ok = strings.Cut(rest, "; then\n")
+	end := strings.LastIndex(rest, pinnedTail)
+	if !ok || end < 0 {
+		return "", false
+	}
+	return rest[:end], true
+}
+
+// restoreCall gives a shell call reported as the hook rewrote it back its
+// own command, so the run records what the agent asked to run.
+func restoreCall(t *client.Tool) {
+	if t == nil || len(t.Commands) != 1 {
+		return
+	}
+	line, ok := unpinned(t.Commands[0].Line)
+	if !ok {
+		return
+	}
+	t.Commands[0].Line = line
+	var in map[string]any
+	if json.Unmarshal(t.Input, &in) == nil && in != nil {
+		in["command"] = line
+		if data, err := json.Marshal(in); err == nil {
+			t.Input = data
+		}
+	}
 }
 
 // unpin takes the call's pin and says which of the files it read no

@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -52,11 +53,17 @@ func TestClaudeSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 		if err := os.WriteFile(settings, []byte(user), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		o := Options{Scope: Project, Home: home, Dir: dir, Self: self}
+		o := Options{Scope: Project, Home: home, Dir: dir, Self: self, Hosts: []string{"api.example.com:443", "*.corp.example:22"}}
 		planClaude(t, o)
 		sb := sandboxIn(t, settings)
 		if sb["enabled"] != true || sb["allowUnsandboxedCommands"] != false || sb[claudeSandboxMark] == nil {
 			t.Fatalf("the sandbox is not on and closed: %v", sb)
+		}
+		// The policy's hosts, after the user's own.
+		network, _ := sb["network"].(map[string]any)
+		domains := fmt.Sprint(network["allowedDomains"])
+		if !strings.HasSuffix(domains, "api.example.com:443 *.corp.example:22]") || strings.Contains(user, "example.com\"") != strings.HasPrefix(domains, "[example.com ") {
+			t.Fatalf("sandbox.network.allowedDomains: %s", domains)
 		}
 		if strings.Contains(user, "allowedDomains") {
 			if _, ok := sb["network"]; !ok {

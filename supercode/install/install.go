@@ -59,6 +59,12 @@ type Options struct {
 	// and its sandboxed Bash, which reads the Read deny rules, are kept
 	// from reading them (ClaudeReadDeny).
 	Credentials []string
+	// Hosts are the endpoints the project's policy lets the agent reach
+	// (boundary.connect: host:port, *.domain:port). At the project and
+	// local scopes Claude Code's sandbox lets its Bash reach them without
+	// asking (sandbox.network.allowedDomains); the user scope, which every
+	// project shares, gets none.
+	Hosts []string
 }
 
 func (o Options) getenv(k string) string {
@@ -140,6 +146,11 @@ func Claude(o Options) ([]Change, error) {
 		}
 		if err := mergeClaudeSandbox(root, below(o), o.Remove, o.NoClaudeSandbox != "", settingsPath); err != nil {
 			return err
+		}
+		if o.Scope != User {
+			if err := mergeAllowedDomains(root, o.Hosts, o.Remove, settingsPath); err != nil {
+				return err
+			}
 		}
 		if o.Scope == Project {
 			// A project's .mcp.json servers wait for approval; naming ours
@@ -321,6 +332,41 @@ func mergeDeny(root *node, rules []string, remove bool, path string) error {
 		perms.del("deny")
 		if len(perms.members) == 0 {
 			root.del("permissions")
+		}
+	}
+	return nil
+}
+
+// mergeAllowedDomains adds (or removes) hosts in Claude Code's
+// sandbox.network.allowedDomains, as mergeDeny does its rules: the user's
+// entries stay, ours go at the end, removing takes out exactly ours and
+// what that leaves empty.
+func mergeAllowedDomains(root *node, hosts []string, remove bool, path string) error {
+	if len(hosts) == 0 || remove && root.get("sandbox") == nil {
+		return nil
+	}
+	sb, err := root.objectAt("sandbox", path)
+	if err != nil {
+		return err
+	}
+	if remove && sb.get("network") == nil {
+		return nil
+	}
+	network, err := sb.objectAt("network", path)
+	if err != nil {
+		return err
+	}
+	dropped, empty, err := mergeStrings(network, "allowedDomains", hosts, remove, "sandbox.network.allowedDomains", path)
+	if err != nil {
+		return err
+	}
+	if remove && dropped > 0 && empty {
+		network.del("allowedDomains")
+		if len(network.members) == 0 {
+			sb.del("network")
+		}
+		if len(sb.members) == 0 {
+			root.del("sandbox")
 		}
 	}
 	return nil

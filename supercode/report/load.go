@@ -201,5 +201,8 @@ func addUsage(ctx context.Context, opts Options, agents []Agent) {
 		if u, ok := opts.Usage(r); ok {
 			agents[i].Tokens = &u
 		}
+		if events, err := opts.Fleet.Events(ctx, r.ID); err == nil {
+			agents[i].Spending = spending(events)
+		}
 	}
 }

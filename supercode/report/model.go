@@ -93,6 +93,10 @@ type Agent struct {
 	// Tokens are the model tokens its client recorded (nil when none were
 	// read).
 	Tokens *fleet.Usage `json:"tokens,omitempty"`
+	// Spending is its tokens and cost over time: after each model request
+	// its client reported, what the run had spent by then (none when its
+	// client reported none).
+	Spending []Spent `json:"spending,omitempty"`
 	// Changes are what its calls changed in its work tree, with the
 	// commands that undo them (UndoChanges).
 	Changes []CallChange `json:"changes,omitempty"`
@@ -266,3 +270,29 @@ const (
 	JournalBroken      = "broken"
 	JournalUnavailable = "unavailable"
 )
+
+// Spent is what an agent run had spent at a moment: its tokens (input,
+// output and cache) and the cost its client reported, both running totals.
+type Spent struct {
+	At      time.Time `json:"at"`
+	Tokens  int64     `json:"tokens"`
+	CostUSD float64   `json:"cost_usd,omitempty"`
+}
+
+// spending is the running totals of a run's model requests.
+func spending(events []fleet.RunEvent) []Spent {
+	var out []Spent
+	var u fleet.Usage
+	for _, e := range events {
+		if e.Kind != fleet.KindModel {
+			continue
+		}
+		one, ok := fleet.ModelUsage([]fleet.RunEvent{e})
+		if !ok {
+			continue
+		}
+		u.Add(one)
+		out = append(out, Spent{At: e.At, Tokens: u.Total(), CostUSD: u.Cost()})
+	}
+	return out
+}

@@ -112,7 +112,11 @@ func Document(f *Fleet) *hr.Document {
 	if f.Repo != "" {
 		doc.Meta = append(doc.Meta, hr.Field{Name: "repository", Value: f.Repo})
 	}
-	doc.Sections = append(doc.Sections, overview(f), drift(f), collisions(f), gate(f), changes(f), supervisor(f))
+	doc.Sections = append(doc.Sections, overview(f), drift(f))
+	if sec, ok := spendingSection(f); ok {
+		doc.Sections = append(doc.Sections, sec)
+	}
+	doc.Sections = append(doc.Sections, collisions(f), gate(f), changes(f), supervisor(f))
 	if len(f.Sessions) > 0 || f.Scope == "fleet" {
 		doc.Sections = append(doc.Sections, sessions(f))
 	}
@@ -626,4 +630,57 @@ func sources(f *Fleet) hr.Section {
 		t.Rows = append(t.Rows, []string{s.Panel, st, s.From})
 	}
 	return hr.Section{ID: "sources", Title: "Data sources", Blocks: []hr.Block{t}}
+}
+
+// spendingTones tell agents' lines apart; dashes do too past their count.
+var spendingTones = [...]hr.Tone{hr.Info, hr.Warn, hr.Meta, hr.Good, hr.Bad, hr.Neutral}
+
+// SpendingTimeline draws agent runs' tokens over time, from the model
+// requests their clients reported: one line per run, the running total
+// after each request (the cost so far beside it). ok is false when no
+// client reported any.
+func SpendingTimeline(agents []*Agent) (tl hr.Timeline, ok bool) {
+	var t0 time.Time
+	for _, a := range agents {
+		if sp := a.Spending; len(sp) > 0 && (t0.IsZero() || sp[0].At.Before(t0)) {
+			t0 = sp[0].At
+		}
+	}
+	if t0.IsZero() {
+		return tl, false
+	}
+	tl = hr.Timeline{ID: "tokens", Title: "Tokens over time",
+		Desc:   "Each agent run's model tokens (input, output and cache) after each model request its client reported, from the first such request.",
+		XLabel: "seconds since the first model request", YLabel: "tokens", YInteger: true, Legend: true, Width: 640, Height: 220}
+	for _, a := range agents {
+		if len(a.Spending) == 0 {
+			continue
+		}
+		n := len(tl.Series)
+		ser := hr.Series{Name: a.Name, Tone: spendingTones[n%len(spendingTones)], Step: true, Dots: len(a.Spending) <= 40}
+		if n >= len(spendingTones) {
+			ser.Dash = hr.Dashed
+		}
+		for _, s := range a.Spending {
+			p := hr.Point{X: s.At.Sub(t0).Seconds(), Y: float64(s.Tokens), XText: s.At.UTC().Format("15:04:05")}
+			if s.CostUSD > 0 {
+				p.Note = fleet.USD(s.CostUSD) + " so far"
+			}
+			ser.Points = append(ser.Points, p)
+		}
+		tl.Series = append(tl.Series, ser)
+	}
+	return tl, true
+}
+
+// spendingSection is the fleet's SpendingTimeline as a section of the
+// report.
+func spendingSection(f *Fleet) (hr.Section, bool) {
+	tl, ok := SpendingTimeline(agentOrder(f.Agents))
+	if !ok {
+		return hr.Section{}, false
+	}
+	return hr.Section{ID: "tokens", Title: "Tokens and cost over time",
+		Intro:  "What each agent run spent as its client reported it, request by request; the table gives the cost so far where the client reported one.",
+		Blocks: []hr.Block{tl}}, true
 }

@@ -69,6 +69,8 @@ type SummaryAgent struct {
 	Halt      string    `json:"halt,omitempty"`
 	// Tokens are the model tokens its client recorded, when read.
 	Tokens *fleet.Usage `json:"tokens,omitempty"`
+	// Spending is its tokens and cost over time (Agent.Spending).
+	Spending []Spent `json:"spending,omitempty"`
 }
 
 // GateTally counts the gate's decisions.
@@ -89,7 +91,7 @@ func Summarize(f *Fleet) Summary {
 	s.Changes = latestChanges(f.Agents)
 	for _, a := range agentOrder(f.Agents) {
 		row := SummaryAgent{Name: a.Name, Kind: a.Kind, Client: a.Client, Status: a.Status, Ground: a.Ground, Steps: len(a.Steps),
-			LastTool: a.LastTool, LastEvent: a.LastEvent, Waiting: a.Waiting, Tokens: a.Tokens}
+			LastTool: a.LastTool, LastEvent: a.LastEvent, Waiting: a.Waiting, Tokens: a.Tokens, Spending: a.Spending}
 		if l := a.Last(); l != nil && !a.Unmeasured() {
 			phi := l.Phi
 			row.Verdict, row.Phi, row.Drifting = l.Reason, &phi, l.Drifting

@@ -388,6 +388,22 @@ func buildFleetSteps(tb testing.TB, dir string, agents int, stepsOf func(int) in
 	return o
 }
 
+// home makes the fleet's own directory the laserbrain home (what this
+// machine verified of its journal is kept there, machine.json) until the
+// function returned is called: two fleets built side by side each have
+// their own, as two machines would.
+func (o onceFleet) home() (restore func()) {
+	old, had := os.LookupEnv("LASERBRAIN_HOME")
+	_ = os.Setenv("LASERBRAIN_HOME", filepath.Join(o.dir, "home"))
+	return func() {
+		if had {
+			_ = os.Setenv("LASERBRAIN_HOME", old)
+		} else {
+			_ = os.Unsetenv("LASERBRAIN_HOME")
+		}
+	}
+}
+
 // check makes one more check on agent a, as its hooks would record it.
 func (o onceFleet) check(tb testing.TB, a int) {
 	ctx := context.Background()
@@ -413,6 +429,7 @@ func (o onceFleet) check(tb testing.TB, a int) {
 // once is laserbrain supervise --once: open (resuming from the journal),
 // one round, close.
 func (o onceFleet) once(tb testing.TB) *Round {
+	defer o.home()()
 	ctx := context.Background()
 	fl, runs := o.stores(tb)
 	defer runs.Close()
@@ -470,7 +487,12 @@ func BenchmarkSuperviseOnceAfter1000(b *testing.B) {
 		first.check(b, i)
 		after.check(b, i)
 		i++
+		// A first round: no journal, and nothing this machine verified
+		// of one (machine.json in the fleet's own home).
 		if err := os.RemoveAll(journal); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(first.dir, "home", "machine.json")); err != nil && !os.IsNotExist(err) {
 			b.Fatal(err)
 		}
 		if err := os.MkdirAll(journal, 0o755); err != nil {
@@ -527,12 +549,14 @@ func BenchmarkSuperviseClustered(b *testing.B) {
 		fl, runs := sh.o.stores(b)
 		b.Cleanup(func() { runs.Close() })
 		var err error
+		restore := sh.o.home()
 		if sh.sup, err = Open(ctx, Options{Repo: sh.o.repo, FleetID: "bench", Fleet: fl, Runs: runs, EscalateAfter: -1}); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := sh.sup.Round(ctx); err != nil {
 			b.Fatal(err)
 		}
+		restore()
 	}
 	// take measures one round after 10 agents checked.
 	take := func(t *taken, o onceFleet, from int, round func(), profile bool) {
@@ -555,6 +579,7 @@ func BenchmarkSuperviseClustered(b *testing.B) {
 		for k := range shapes {
 			sh := &shapes[k]
 			take(&sh.watch, sh.o, i*20, func() {
+				defer sh.o.home()()
 				if _, err := sh.sup.Round(ctx); err != nil {
 					b.Fatal(err)
 				}

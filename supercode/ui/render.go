@@ -314,6 +314,7 @@ func (s *Server) renderPage(secs map[string]string, version uint64) []byte {
 type detailData struct {
 	*Detail
 	Timeline template.HTML
+	Spending template.HTML
 	Checks   template.HTML
 	Events   template.HTML
 	Gate     template.HTML
@@ -332,6 +333,9 @@ func renderDetail(d *Detail) []byte {
 	dd := detailData{Detail: d, Halted: a.Status == report.StatusHalted}
 	if len(a.Steps) > 0 {
 		dd.Timeline = template.HTML(hr.Fragment(report.AgentTimeline(a, d.Th)))
+	}
+	if tl, ok := report.SpendingTimeline([]*report.Agent{a}); ok {
+		dd.Spending = template.HTML(hr.Fragment(tl))
 	}
 	checks := hr.Table{Caption: "Checks, with the advice given", Columns: []hr.Column{{Title: "check", Numeric: true}, {Title: "when"},
 		{Title: "goal", Wrap: true}, {Title: "progress"}, {Title: "distance"}, {Title: "verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"},

@@ -497,3 +497,20 @@ func TestDrillDownShowsChanges(t *testing.T) {
 		t.Fatalf("the drill-down:\n%s", page)
 	}
 }
+
+// An agent's drill-down draws its tokens over time when its client
+// reported its model requests: the running totals, with the cost so far;
+// an agent whose client reported none gets no such plot.
+func TestDrillDownShowsSpending(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
+	a := &report.Agent{Name: "claude:r1", Kind: "run", Run: "r1", Spending: []report.Spent{
+		{At: t0, Tokens: 20, CostUSD: 0.00024}, {At: t0.Add(3 * time.Second), Tokens: 40, CostUSD: 0.00048}}}
+	page := string(renderDetail(&Detail{Agent: a, Advice: map[int]string{}}))
+	if !strings.Contains(page, "Tokens over time") || !strings.Contains(page, "$0.00048 so far") || !strings.Contains(page, "18:00:03") {
+		t.Fatalf("the drill-down:\n%s", page)
+	}
+	a.Spending = nil
+	if page := string(renderDetail(&Detail{Agent: a, Advice: map[int]string{}})); strings.Contains(page, "Tokens over time") {
+		t.Error("an agent without reported requests has a tokens plot")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"hash"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,7 +115,12 @@ func (p *packer) finish(dir string, pack *bytes.Buffer, offsets []uint64, crcs [
 	pack.Write(sum)
 	idx := p.index(offsets, crcs, sum)
 	base := filepath.Join(dir, "pack-"+hex.EncodeToString(sum))
-	if err := writeRenamed(base+".pack", pack.Bytes()); err != nil {
+	if _, err := os.Stat(base + ".idx"); err == nil {
+		return base, nil // the same objects, written before: never written over
+	}
+	// The pack under its own name (git reads no pack without its index,
+	// so a torn one is never read), then the index through a rename.
+	if err := writeReadOnly(base+".pack", pack.Bytes()); err != nil {
 		return "", err
 	}
 	return base, writeRenamed(base+".idx", idx)
@@ -268,18 +274,30 @@ func (p *packer) index(offsets []uint64, crcs []uint32, packSum []byte) []byte {
 // read-only as git keeps its packs.
 func writeRenamed(path string, data []byte) error {
 	tmp := filepath.Join(filepath.Dir(path), "tmp_"+filepath.Base(path))
-	_ = os.Remove(tmp) // a write killed before
-	if err := os.WriteFile(tmp, data, 0o444); err != nil {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(tmp, data, 0o444); err != nil {
-			return err
-		}
+	if err := writeReadOnly(tmp, data); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
 	return nil
+}
+
+// writeReadOnly writes a read-only file at path, over one a write killed
+// before left, making its directory when it is missing.
+func writeReadOnly(path string, data []byte) error {
+	err := os.WriteFile(path, data, 0o444)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		err = os.WriteFile(path, data, 0o444)
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		// A read-only file of the same name: the same objects, or torn.
+		_ = os.Remove(path)
+		err = os.WriteFile(path, data, 0o444)
+	}
+	return err
 }
