@@ -46,6 +46,10 @@ type Policy struct {
 	// an OpenTelemetry collector (supercode/telemetry), which owns its
 	// meaning.
 	Telemetry TelemetrySettings `json:"telemetry,omitempty"`
+	// Budgets are carried for laserbrain run's --max-tokens and --max-cost
+	// (supercode/agentrun), which own their meaning: by agent name, "*"
+	// for any agent not named.
+	Budgets map[string]Budget `json:"budgets,omitempty"`
 
 	// Source is the policy file's path ("" for the defaults), Root the
 	// repository root its relative paths are read against.
@@ -137,6 +141,22 @@ type TelemetrySettings struct {
 	Endpoint string `json:"endpoint,omitempty"`
 }
 
+// Budget is what one agent's run may spend (zero fields: no limit).
+type Budget struct {
+	MaxTokens  int64   `json:"max_tokens,omitempty"`
+	MaxCostUSD float64 `json:"max_cost_usd,omitempty"`
+}
+
+// BudgetOf is the budget the policy sets for agent: its own, else "*"'s;
+// ok is false when it sets neither.
+func (p Policy) BudgetOf(agent string) (Budget, bool) {
+	if b, ok := p.Budgets[agent]; ok {
+		return b, true
+	}
+	b, ok := p.Budgets["*"]
+	return b, ok
+}
+
 type UndoSettings struct {
 	// Include are ignored paths (relative to the repository root) a
 	// checkpoint records beside the work tree: a database, say.
@@ -162,6 +182,7 @@ type policyDocument struct {
 	Coverage   Coverage          `json:"coverage"`
 	Undo       UndoSettings      `json:"undo"`
 	Telemetry  TelemetrySettings `json:"telemetry"`
+	Budgets    map[string]Budget `json:"budgets"`
 }
 
 // PolicyValidator checks a policy file's bytes against the schema before
@@ -265,7 +286,7 @@ func ParsePolicy(data []byte, validate PolicyValidator) (Policy, error) {
 		b.Connect = append(b.Connect, BoundaryRule{ID: HostsRuleID, Reason: HostsDeprecated, Endpoint: h + ":443"})
 	}
 	return Policy{Allow: doc.Allow, Protected: doc.Protected, Publishers: doc.Publishers, Coverage: doc.Coverage, Boundary: b, Undo: doc.Undo,
-		Telemetry: doc.Telemetry}, nil
+		Telemetry: doc.Telemetry, Budgets: doc.Budgets}, nil
 }
 
 // HostsRuleID is the id of a boundary.connect rule read from the policy's

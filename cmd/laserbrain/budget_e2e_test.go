@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -77,5 +78,46 @@ func TestClaudeFleetBudget(t *testing.T) {
 	}
 	if tr, ok := s.Model.ToolResult("toolu_after"); !ok || !tr.IsError || !strings.Contains(tr.Text, "--max-tokens 10 reached") {
 		t.Errorf("the call after the halt: %+v; want it refused with the budget", tr)
+	}
+}
+
+// The project policy's budget for an agent holds its run as --max-tokens
+// does (its own entry, not "*"'s): the real Claude Code is stopped before
+// a fourth tool call with the figures. A command whose tokens laserbrain
+// cannot read runs on, the budget said not held.
+func TestClaudePolicyBudget(t *testing.T) {
+	per := agenttest.MessagesInputTokens + agenttest.MessagesOutputTokens
+	limit := 3*per - 1
+	s := newSupervised(t,
+		agenttest.Bash("toolu_1", "touch m1"), agenttest.Bash("toolu_2", "touch m2"),
+		agenttest.Bash("toolu_3", "touch m3"), agenttest.Bash("toolu_4", "touch m4"),
+		agenttest.Say("Stopped."), agenttest.Say("Really stopped."))
+	if out, err := exec.Command("git", "init", "-q", s.Dir).CombinedOutput(); err != nil { // the policy is the repository's
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	policy := `{"version": 1, "budgets": {"spender": {"max_tokens": ` + strconv.Itoa(limit) + `}, "*": {"max_tokens": 1}}}`
+	if err := os.MkdirAll(filepath.Join(s.Dir, ".laserbrain"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, ".laserbrain", "policy.json"), []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--agent", "spender", "--grace", "30s", "--", s.Claude}
+	r := s.Run(t, s.lb, append(args, agenttest.ClaudeArgs("work on the task", "Bash")...)...)
+	for _, m := range []string{"m1", "m2"} {
+		if _, err := os.Stat(filepath.Join(s.Dir, m)); err != nil {
+			t.Errorf("%s: a call under the policy's budget did not run", m)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "m4")); err == nil {
+		t.Error("m4 exists: a fourth tool call ran past the policy's budget")
+	}
+	reached := "--max-tokens " + strconv.Itoa(limit) + " reached: "
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, "stopped: "+reached) {
+		t.Errorf("laserbrain run exited %d; want 4 with the policy's budget in the summary:\n%s", r.ExitCode, r.Stderr)
+	}
+	other := s.Run(t, s.lb, "run", "--agent", "plain", "--", "true")
+	if other.ExitCode != 0 || !strings.Contains(other.Stderr, "the project policy's max_tokens for plain is not held") {
+		t.Errorf("a command whose tokens are not read, under a budget: exit %d\n%s", other.ExitCode, other.Stderr)
 	}
 }

@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -56,14 +58,8 @@ type ingest struct {
 // reports its model requests over OTLP (Claude Code), with laserbrain-otel
 // beside self and telemetry not switched off; nil when not.
 func startIngest(self string, program string, getenv func(string) string) (*ingest, error) {
-	if c, ok := client.Detect(program); !ok || c != client.Claude {
-		return nil, nil
-	}
-	if v := strings.ToLower(strings.TrimSpace(getenv(telemetry.EnvSwitch))); v == "off" {
-		return nil, nil
-	}
-	prog := filepath.Join(filepath.Dir(self), otelName)
-	if _, err := os.Stat(prog); err != nil {
+	prog, ok := ingestProgram(self, program, getenv)
+	if !ok {
 		return nil, nil
 	}
 	in := &ingest{forward: telemetry.ClaudeForward(getenv), ended: make(chan struct{}), arrived: make(chan struct{})}
@@ -98,6 +94,58 @@ func startIngest(self string, program string, getenv func(string) string) (*inge
 		return nil, fmt.Errorf("%s receive said no address within %s", otelName, ingestStartDeadline)
 	}
 	return in, nil
+}
+
+// ingestProgram is the receiver's program, when an agent command's client
+// reports its model requests over OTLP (Claude Code), laserbrain-otel is
+// beside self and telemetry is not switched off.
+func ingestProgram(self, program string, getenv func(string) string) (string, bool) {
+	if c, ok := client.Detect(program); !ok || c != client.Claude {
+		return "", false
+	}
+	if v := strings.ToLower(strings.TrimSpace(getenv(telemetry.EnvSwitch))); v == "off" {
+		return "", false
+	}
+	prog := filepath.Join(filepath.Dir(self), otelName)
+	if _, err := os.Stat(prog); err != nil {
+		return "", false
+	}
+	return prog, true
+}
+
+// policyBudget holds the agent to the project policy's budget for it
+// (budgets: its name's, else "*"'s) where the command line sets none, and
+// where laserbrain can measure it for the agent's client; a budget it
+// cannot hold is said on standard error, and the run goes on without it.
+func policyBudget(opts *runOptions, self string) {
+	cwd, _ := os.Getwd()
+	pol, err := agentrun.LoadPolicy(cwd, policyschema.Validate)
+	if err != nil || pol.Err != "" {
+		return
+	}
+	program := opts.command[0]
+	name := opts.agent
+	if name == "" {
+		name = filepath.Base(program)
+	}
+	b, ok := pol.BudgetOf(name)
+	if !ok {
+		return
+	}
+	if b.MaxTokens > 0 && !slices.Contains(opts.budgetSet, "max-tokens") {
+		if agentUsage(program) == nil {
+			fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the project policy's max_tokens for %s is not held: laserbrain reads the tokens of Claude Code's runs only\n", name)
+		} else {
+			opts.limits.MaxTokens = b.MaxTokens
+		}
+	}
+	if b.MaxCostUSD > 0 && !slices.Contains(opts.budgetSet, "max-cost") {
+		if _, ok := ingestProgram(self, program, os.Getenv); !ok {
+			fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the project policy's max_cost_usd for %s is not held: laserbrain knows the cost of Claude Code's runs only, as its own telemetry reports it (%s beside laserbrain, %s not off)\n", name, otelName, telemetry.EnvSwitch)
+		} else {
+			opts.limits.MaxCostUSD = b.MaxCostUSD
+		}
+	}
 }
 
 // read takes the receiver's lines until its output ends.

@@ -45,6 +45,8 @@ type runOptions struct {
 	dashed  bool
 	// coverageSet are the coverage flags given.
 	coverageSet []string
+	// budgetSet are the budget flags given (--max-tokens, --max-cost).
+	budgetSet []string
 
 	agent, goal string
 	ponder      string
@@ -216,6 +218,7 @@ func newRunCmd(f *Factory, runF func(*runOptions) error) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.command, opts.dashed = args, cmd.ArgsLenAtDash() >= 0
 			opts.coverageSet = changedFlags(cmd, "coverage", "coverage-floor", "coverage-block-after", "coverage-nudge-every")
+			opts.budgetSet = changedFlags(cmd, "max-tokens", "max-cost")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -269,6 +272,7 @@ func runRun(opts *runOptions) error {
 	if opts.limits.Timeout < 0 || opts.limits.MaxToolCalls < 0 || opts.limits.MaxOffGround < 0 || opts.limits.MaxTokens < 0 || opts.limits.MaxCostUSD < 0 || opts.grace < 0 {
 		return cli.Usagef("--timeout, --max-tool-calls, --max-checks-off-ground, --max-tokens, --max-cost and --grace cannot be negative (0 turns a limit off)")
 	}
+	policyBudget(opts, self)
 	ponderSlug, err := runPonderSession(opts.ponder)
 	if err != nil {
 		return err
