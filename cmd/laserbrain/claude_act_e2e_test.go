@@ -11,6 +11,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
 )
@@ -45,10 +46,13 @@ func TestClaudeApprovedPushGoesThroughAct(t *testing.T) {
 			}
 			if tc.approve {
 				term.Type("\r") // 1. Yes
-				term.WaitFor("Pushed, done.")
+				// The model's second turn is asked for once the call's
+				// result is in (the screen may draw its words with a
+				// character moved over).
+				played(t, s.Model, 2)
 			} else {
 				term.Type("\x1b") // Esc: no
-				term.WaitFor("What should Claude do instead?")
+				term.WaitForAny("What should Claude do instead?", "Interrupted", "do instead")
 			}
 			after := refs(t, remote)
 			if tc.approve {
@@ -67,6 +71,21 @@ func TestClaudeApprovedPushGoesThroughAct(t *testing.T) {
 				t.Fatalf("refused in the prompt, the remote moved anyway:\nbefore %s\nafter  %s", before, after)
 			}
 		})
+	}
+}
+
+// played waits up to a minute for the model to have played n turns.
+func played(t *testing.T, m *agenttest.Model, n int) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for m.Played() < n {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("the model played %d turns within a minute, want %d:\n%s", m.Played(), n, m.Trace())
+		}
 	}
 }
 
