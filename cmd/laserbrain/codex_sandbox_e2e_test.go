@@ -1,6 +1,10 @@
 package main
 
 import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,5 +242,54 @@ func TestCodexInstalledSandboxHidesCredentials(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// laserbrain install codex --scope project gives Codex's sandbox the
+// project policy's hosts: its permissions profile turns the network on
+// through Codex's own proxy, for those hosts alone. The real Codex's shell
+// reaches a listener on 127.0.0.1 the policy names, while one on 127.0.0.2
+// stays blocked; the control, a policy naming no host, keeps the network
+// off and reaches neither.
+func TestCodexInstalledSandboxAllowsThePolicysHosts(t *testing.T) {
+	listen := func(addr, word string) string {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Skipf("SKIP (loudly): cannot listen on %s: %v", addr, err)
+		}
+		srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, word) })}}
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return strings.TrimPrefix(srv.URL, "http://")
+	}
+	allowed, other := listen("127.0.0.1:0", "REACHED-ALLOWED"), listen("127.0.0.2:0", "REACHED-OTHER")
+	for _, named := range []bool{true, false} {
+		cx := agenttest.Codex
+		lb := laserbrainBinary(t)
+		s := agenttest.NewAgent(t, cx,
+			cx.Shell("call_allowed", "curl -sS --noproxy '' --max-time 10 http://"+allowed+"/ ; echo curl-done"),
+			cx.Shell("call_other", "curl -sS --noproxy '' --max-time 10 http://"+other+"/ ; echo curl-done"),
+			agenttest.Say("Done."))
+		s.Env = append(s.Env, "LASERBRAIN_HOME="+filepath.Join(s.Home, "laserbrain"))
+		dropSandboxMode(t, s)
+		connect := `[]`
+		if named {
+			connect = `[{"id": "api", "reason": "the service under test", "endpoint": "` + allowed + `"}]`
+		}
+		writeFile(t, filepath.Join(s.Dir, ".laserbrain", "policy.json"), `{"version": 1, "boundary": {"connect": `+connect+`}}`+"\n")
+		s.Install(t, lb, "--scope", "project")
+		if r := s.Run(t, s.Bin, s.Args("work")...); r.ExitCode != 0 {
+			t.Fatalf("codex exit %d\n%s", r.ExitCode, clipOut(r.Stderr))
+		}
+		got, out := s.Model.ResultAfter(t, "call_allowed").Text, s.Model.ResultAfter(t, "call_other").Text
+		t.Logf("named=%v: %q; %q", named, got, out)
+		switch {
+		case strings.Contains(out, "REACHED-OTHER"):
+			t.Errorf("named=%v: the sandbox reached a host the policy does not name: %q", named, out)
+		case named && !strings.Contains(got, "REACHED-ALLOWED"):
+			t.Errorf("the sandbox did not reach the policy's host: %q", got)
+		case !named && (strings.Contains(got, "REACHED-ALLOWED") || !strings.Contains(got, "curl-done")):
+			t.Errorf("with no host named the sandbox reached the listener anyway, or the call did not run (the control proves nothing): %q", got)
+		}
 	}
 }

@@ -16,13 +16,7 @@ import (
 // completeAgentRuns offers the runs of this directory's fleet (laserbrain
 // run's agents), newest first, each with its agent's name.
 func completeAgentRuns(f *Factory) cli.CompletionFunc {
-	return cli.Dynamic(func(*cobra.Command) ([]string, error) {
-		ctx := context.Background()
-		st, fid, err := f.FleetOf(ctx, ".", true)
-		if err != nil {
-			return nil, err
-		}
-		defer func() { _ = st.Close() }()
+	return completeFromFleet(f, func(ctx context.Context, st fleet.Store, fid string) ([]string, error) {
 		runs, err := st.ListRuns(ctx, fleet.RunFilter{Fleet: fid})
 		if err != nil {
 			return nil, err
@@ -38,13 +32,7 @@ func completeAgentRuns(f *Factory) cli.CompletionFunc {
 // completeAuthorizations offers this fleet's authorizations, each with its
 // action.
 func completeAuthorizations(f *Factory) cli.CompletionFunc {
-	return cli.Dynamic(func(*cobra.Command) ([]string, error) {
-		ctx := context.Background()
-		st, fid, err := f.FleetOf(ctx, ".", true)
-		if err != nil {
-			return nil, err
-		}
-		defer func() { _ = st.Close() }()
+	return completeFromFleet(f, func(ctx context.Context, st fleet.Store, fid string) ([]string, error) {
 		all, err := st.ListAuthorizations(ctx, fid)
 		if err != nil {
 			return nil, err
@@ -56,6 +44,20 @@ func completeAuthorizations(f *Factory) cli.CompletionFunc {
 			}
 		}
 		return out, nil
+	})
+}
+
+// completeFromFleet offers what list reads from this directory's fleet
+// store, opened read-only for the one completion.
+func completeFromFleet(f *Factory, list func(ctx context.Context, st fleet.Store, fid string) ([]string, error)) cli.CompletionFunc {
+	return cli.Dynamic(func(*cobra.Command) ([]string, error) {
+		ctx := context.Background()
+		st, fid, err := f.FleetOf(ctx, ".", true)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = st.Close() }()
+		return list(ctx, st, fid)
 	})
 }
 

@@ -175,7 +175,7 @@ func runInstall(opts *installOptions) error {
 		// Read tool and sandboxed Bash, and to Codex's sandboxed shell.
 		o.Credentials = homeCredentials(home)
 	}
-	if n == client.Claude {
+	if n == client.Claude || n == client.Codex {
 		o.Hosts = policyHosts(dir)
 	}
 	var here install.SandboxHere

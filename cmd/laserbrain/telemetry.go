@@ -266,3 +266,35 @@ func storeUsage(st fleet.Store) func(fleet.Run) (fleet.Usage, bool) {
 		return u, ok && err == nil
 	}
 }
+
+// exportLoop sends a loop's runs — its own and each agent and judge
+// session's (RUN-N) — to the configured collector once the loop has
+// ended, each as laserbrain run sends its one; what could not be
+// delivered is said on w.
+func exportLoop(ctx context.Context, w io.Writer, self string, s *telemetry.Settings, sup *agentrun.Tracker, loopRun string) {
+	if s == nil || loopRun == "" {
+		return
+	}
+	st, err := sup.Fleet()
+	if err != nil {
+		fmt.Fprintf(w, "laserbrain loop: telemetry (%s): %v; nothing was sent\n", s.Why, err)
+		return
+	}
+	runs, err := st.ListRuns(ctx, fleet.RunFilter{})
+	if err != nil {
+		fmt.Fprintf(w, "laserbrain loop: telemetry (%s): %v; nothing was sent\n", s.Why, err)
+		return
+	}
+	for _, r := range runs {
+		if r.ID != loopRun && !strings.HasPrefix(r.ID, loopRun+"-") {
+			continue
+		}
+		end := telemetry.Ending{}
+		if r.ExitCode != nil {
+			end.ExitCode = *r.ExitCode
+		}
+		if err := sendRun(ctx, self, *s, sup, agentrun.SpawnResult{Run: r}, end); err != nil {
+			fmt.Fprintf(w, "laserbrain loop: telemetry (%s): run %s: %v\n", s.Why, r.ID, err)
+		}
+	}
+}

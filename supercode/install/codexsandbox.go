@@ -55,7 +55,7 @@ const CodexProfile = "laserbrain"
 // fails every command when the placeholder's directory is absent too
 // ("Can't bind mount … No such file or directory"). Dotted keys keep it
 // all top-level, at the top of the file.
-func codexSandboxBlock(legacy, excludeTmp bool, protect, credentials []string) string {
+func codexSandboxBlock(legacy, excludeTmp bool, protect, credentials, hosts []string) string {
 	var b strings.Builder
 	b.WriteString(codexSandboxBegin + "\n")
 	if legacy {
@@ -84,8 +84,39 @@ func codexSandboxBlock(legacy, excludeTmp bool, protect, credentials []string) s
 			b.WriteString(fs + tomlString(p) + " = \"none\"\n")
 		}
 	}
+	if len(hosts) > 0 {
+		// The network on, through Codex's own proxy, to these hosts
+		// alone (at every port: its domain rules name hosts).
+		b.WriteString("permissions." + CodexProfile + ".network.enabled = true\n")
+		for _, h := range hosts {
+			b.WriteString("permissions." + CodexProfile + ".network.domains." + tomlString(h) + " = \"allow\"\n")
+		}
+		b.WriteString("features.network_proxy = true\n")
+	}
 	b.WriteString(codexSandboxEnd + "\n")
 	return b.String()
+}
+
+// codexHosts are the hosts of o's policy endpoints Codex's proxy lets the
+// shell reach: at the project scope alone (the user's config serves every
+// project), and none where the user keeps a [features] table (our
+// features.network_proxy beside it would not be valid TOML).
+func codexHosts(o Options, user map[string]any) []string {
+	if o.Scope != Project {
+		return nil
+	}
+	if _, ok := user["features"]; ok {
+		return nil
+	}
+	var out []string
+	for _, e := range o.Hosts {
+		if i := strings.LastIndexByte(e, ':'); i > 0 {
+			if h := strings.Trim(e[:i], "[]"); !slices.Contains(out, h) {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
 }
 
 // present are the absolute paths among paths that exist, cleaned.
@@ -173,7 +204,11 @@ func editCodexSandbox(c Change, o Options, userMode string) (Change, CodexSandbo
 			dec.Profile = CodexProfile
 			dec.TmpExcluded = underTmp(o.Protect, o.getenv("TMPDIR"))
 		}
-		block := codexSandboxBlock(table, dec.TmpExcluded, o.Protect, o.Credentials)
+		var hosts []string
+		if !table {
+			hosts = codexHosts(o, user)
+		}
+		block := codexSandboxBlock(table, dec.TmpExcluded, o.Protect, o.Credentials, hosts)
 		if strings.TrimSpace(rest) != "" {
 			block += "\n"
 		}
@@ -233,6 +268,12 @@ func sameApartFromOurs(path, out string, user map[string]any, ours bool) error {
 	if ours {
 		delete(got, "sandbox_mode")
 		delete(got, "default_permissions")
+		if f, ok := got["features"].(map[string]any); ok {
+			delete(f, "network_proxy")
+			if _, theirs := user["features"]; !theirs && len(f) == 0 {
+				delete(got, "features")
+			}
+		}
 		if perms, ok := got["permissions"].(map[string]any); ok {
 			delete(perms, CodexProfile)
 			if _, theirs := user["permissions"]; !theirs && len(perms) == 0 {

@@ -166,3 +166,46 @@ func TestCodexProjectSandboxKeepsTheUsersChoice(t *testing.T) {
 		t.Fatalf("project layer: %+v %v\n%s", sb, err, b)
 	}
 }
+
+// At the project scope the policy's hosts turn the profile's network on,
+// through Codex's proxy, for those hosts alone; a user's own [features]
+// table leaves the network off (our key beside it would not be valid
+// TOML); uninstall gives the file back.
+func TestCodexProjectSandboxNetworkOfThePolicysHosts(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(dir, ".codex", "config.toml")
+	o := Options{Client: client.Codex, Scope: Project, Home: home, Dir: dir, Self: self, Hosts: []string{"api.example.com:443", "*.corp.example:22", "api.example.com:8443"}}
+	planCodex(t, o)
+	var got struct {
+		Perms map[string]struct {
+			Network struct {
+				Enabled bool              `toml:"enabled"`
+				Domains map[string]string `toml:"domains"`
+			} `toml:"network"`
+		} `toml:"permissions"`
+		Features map[string]any `toml:"features"`
+	}
+	b, _ := os.ReadFile(cfg)
+	if _, err := toml.Decode(string(b), &got); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	n := got.Perms[CodexProfile].Network
+	if !n.Enabled || !reflect.DeepEqual(n.Domains, map[string]string{"api.example.com": "allow", "*.corp.example": "allow"}) || got.Features["network_proxy"] != true {
+		t.Fatalf("network not as the policy says: %+v\n%s", got, b)
+	}
+	rm := o
+	rm.Remove = true
+	planCodex(t, rm)
+	const own = "[features]\nweb_search = true\n"
+	if err := os.WriteFile(cfg, []byte(own), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planCodex(t, o)
+	if b, _ := os.ReadFile(cfg); strings.Contains(string(b), "network") {
+		t.Fatalf("beside the user's [features] the network was turned on:\n%s", b)
+	}
+	planCodex(t, rm)
+	if b, _ := os.ReadFile(cfg); !strings.HasPrefix(string(b), own) {
+		t.Fatalf("uninstall did not give the user's config back:\n%s", b)
+	}
+}

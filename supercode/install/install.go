@@ -62,8 +62,9 @@ type Options struct {
 	// Hosts are the endpoints the project's policy lets the agent reach
 	// (boundary.connect: host:port, *.domain:port). At the project and
 	// local scopes Claude Code's sandbox lets its Bash reach them without
-	// asking (sandbox.network.allowedDomains); the user scope, which every
-	// project shares, gets none.
+	// asking (sandbox.network.allowedDomains), and at the project scope
+	// Codex's proxy lets its shell reach their hosts; the user scope, which
+	// every project shares, gets none.
 	Hosts []string
 }
 
