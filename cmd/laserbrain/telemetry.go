@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/reap"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -100,7 +101,7 @@ func handOtel(ctx context.Context, self string, s telemetry.Settings, sub string
 	cmd := exec.CommandContext(ctx, prog, args...)
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stderr = bytes.NewReader(b), &stderr
-	if err := cmd.Run(); err != nil {
+	if err := reap.Run(cmd); err != nil {
 		if msg := strings.TrimSpace(strings.TrimPrefix(stderr.String(), otelName+": ")); msg != "" {
 			return errors.New(msg)
 		}
