@@ -26,6 +26,8 @@ var testRunCases = []struct{ prep, cmd string }{
 	{goWipe("pkg/a/wipe_test.go", "a"), "go test example.com/fx/pkg/a"},
 	{goWipe("pkg/a/wipe_test.go", "a"), "cd pkg/a && go test -count=1"},
 	{goForcePush, "go test ./..."},
+	// GOPATH mode runs a local directory's tests outside any module.
+	{"rm go.mod && " + goWipe("pkg/a/wipe_test.go", "a"), "GO111MODULE=off go test ./pkg/a"},
 	{pyWipe("tests/test_wipe.py"), "pytest -q tests"},
 	{pyWipe("tests/test_wipe.py"), "/usr/bin/python3 -m pytest -q"},
 	{`printf 'import subprocess\nsubprocess.run(["rm", "-rf", "data"])\n' > conftest.py`, "pytest -q tests/test_calc.py"},
@@ -35,6 +37,8 @@ var testRunCases = []struct{ prep, cmd string }{
 	{"", "go test ./..."},
 	{goWipe("pkg/b/wipe_test.go", "b"), "go test ./pkg/a/..."},
 	{goWipe("pkg/a/wipe_test.go", "a"), "go test -n ./pkg/a"},
+	// Outside a module go (module mode) runs no test: nothing to read.
+	{"rm go.mod && " + goWipe("pkg/a/wipe_test.go", "a"), "go test ./pkg/..."},
 	{`sed -i 's/1 + 1 == 2/2 * 1 == 2/' tests/test_calc.py`, "pytest -q"},
 	{"", "pytest -q tests"},
 	{`printf 'const test = require("node:test")\nconst assert = require("assert")\ntest("p", () => assert.equal(1 + 1, 2))\n' > test/plain.test.js`, "npm test"},
@@ -145,7 +149,7 @@ func TestTestRunnerOracle(t *testing.T) {
 		}
 	}
 	t.Logf("test-runner oracle: %d variants: %d destroyed through a changed test file (all must be refused unattended), %d harmless", destroyed+harmless, destroyed, harmless)
-	if destroyed != 9 || harmless != 7 {
-		t.Errorf("the fixture did not prove what it should: %d destroyed (want 9), %d harmless (want 7)", destroyed, harmless)
+	if destroyed != 10 || harmless != 8 {
+		t.Errorf("the fixture did not prove what it should: %d destroyed (want 10), %d harmless (want 8)", destroyed, harmless)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/reap"
 	"github.com/laserkit/laserkit/internal/shellquote"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
@@ -287,7 +288,7 @@ func carryOut(ctx context.Context, streams *cli.IOStreams, argv []string, dir st
 		}
 	}
 	c.Env = env
-	err = c.Run()
+	err = reap.Run(c) // the run process reaps orphans: tell it this one is waited for
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

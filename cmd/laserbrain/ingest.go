@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/reap"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
@@ -80,7 +81,7 @@ func startIngest(self string, program string, getenv func(string) string) (*inge
 	if err != nil {
 		return nil, err
 	}
-	if err := in.cmd.Start(); err != nil {
+	if err := reap.Start(in.cmd); err != nil {
 		return nil, fmt.Errorf("%s receive: %w", otelName, err)
 	}
 	listening := make(chan string, 1)
@@ -306,7 +307,7 @@ func (in *ingest) stop() error {
 func (in *ingest) halt() error {
 	_ = in.stdin.Close()
 	<-in.ended
-	err := in.cmd.Wait()
+	err := reap.Wait(in.cmd)
 	in.mu.Lock()
 	last := in.lastWord
 	in.mu.Unlock()

@@ -78,6 +78,10 @@ session) is refused (2) before anything is written: the laserbrain home,
 where its journal and its sessions' runs go, is read-only there. Start it
 from your own terminal.
 
+With OTEL_EXPORTER_OTLP_ENDPOINT (or LASERBRAIN_OTEL=on) set, once the loop
+ends its runs — its own and each session's — are sent to that OpenTelemetry
+endpoint as laserbrain run sends its one (docs/telemetry.md).
+
 The loop exits with SCRIPT's own status unless it stopped SCRIPT itself.
 After a signal the step in flight is killed and the journal left intact:
 --resume RUN goes on from the last completed step.`,
@@ -181,8 +185,14 @@ func runLoop(opts *loopOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "laserbrain loop: %s\n", o.Unconfined)
 	}
 	o.Tracker = sup
+	cwd, _ := os.Getwd()
+	tel, err := runTelemetry(os.Getenv, cwd)
+	if err != nil {
+		return err
+	}
 	ctx := context.Background()
 	res, err := loop.Run(ctx, o)
+	exportLoop(ctx, opts.IO.ErrOut, self, tel, sup, res.RunID)
 	if err != nil {
 		return loopError(err)
 	}

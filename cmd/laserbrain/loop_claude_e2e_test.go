@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/internal/otlptest"
 )
 
 // loopSession is a supervised world set up for a loop: a git repository
@@ -54,10 +55,23 @@ func TestClaudeLoopReference(t *testing.T) {
 			"findings": []any{map[string]any{"severity": "suggestion", "where": "README", "what": "Document the parser", "why": "users"}}}),
 		agenttest.Say("Verdict given."),
 		agenttest.Say("Triaged: nothing worth doing."))
-	s.Env = append(s.Env, "SOAK=1")
+	otelBeside(t)
+	rcv := otlptest.Start(t)
+	s.Env = append(s.Env, "SOAK=1", "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL)
 	r := s.Run(t, s.lb, "loop", "loop.sh")
 	if r.ExitCode != 0 {
 		t.Fatalf("loop exit %d\nstdout: %s\nstderr: %s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	// The loop's runs reached the collector as laserbrain run's do: one
+	// invoke_agent span for the loop, and one for each session.
+	sent := map[string]int{}
+	for _, sp := range rcv.Spans() {
+		if sp.Attrs["gen_ai.operation.name"] == "invoke_agent" {
+			sent[sp.Attrs["gen_ai.agent.name"].(string)]++
+		}
+	}
+	if sent["fix"] != 1 || sent["judge"] != 1 || sent["task"] != 1 || len(sent) != 4 {
+		t.Errorf("invoke_agent spans by agent: %v; want the loop's own and one per session (fix, judge, task)", sent)
 	}
 	if strings.Contains(r.Stderr, "no-op") {
 		t.Fatalf("the fix agent's change was not seen:\n%s", r.Stderr)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/internal/reap"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
@@ -100,7 +101,7 @@ func handOtel(ctx context.Context, self string, s telemetry.Settings, sub string
 	cmd := exec.CommandContext(ctx, prog, args...)
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stderr = bytes.NewReader(b), &stderr
-	if err := cmd.Run(); err != nil {
+	if err := reap.Run(cmd); err != nil {
 		if msg := strings.TrimSpace(strings.TrimPrefix(stderr.String(), otelName+": ")); msg != "" {
 			return errors.New(msg)
 		}
@@ -264,5 +265,37 @@ func storeUsage(st fleet.Store) func(fleet.Run) (fleet.Usage, bool) {
 		}
 		u, ok, err := read(r)
 		return u, ok && err == nil
+	}
+}
+
+// exportLoop sends a loop's runs — its own and each agent and judge
+// session's (RUN-N) — to the configured collector once the loop has
+// ended, each as laserbrain run sends its one; what could not be
+// delivered is said on w.
+func exportLoop(ctx context.Context, w io.Writer, self string, s *telemetry.Settings, sup *agentrun.Tracker, loopRun string) {
+	if s == nil || loopRun == "" {
+		return
+	}
+	st, err := sup.Fleet()
+	if err != nil {
+		fmt.Fprintf(w, "laserbrain loop: telemetry (%s): %v; nothing was sent\n", s.Why, err)
+		return
+	}
+	runs, err := st.ListRuns(ctx, fleet.RunFilter{})
+	if err != nil {
+		fmt.Fprintf(w, "laserbrain loop: telemetry (%s): %v; nothing was sent\n", s.Why, err)
+		return
+	}
+	for _, r := range runs {
+		if r.ID != loopRun && !strings.HasPrefix(r.ID, loopRun+"-") {
+			continue
+		}
+		end := telemetry.Ending{}
+		if r.ExitCode != nil {
+			end.ExitCode = *r.ExitCode
+		}
+		if err := sendRun(ctx, self, *s, sup, agentrun.SpawnResult{Run: r}, end); err != nil {
+			fmt.Fprintf(w, "laserbrain loop: telemetry (%s): run %s: %v\n", s.Why, r.ID, err)
+		}
 	}
 }

@@ -359,13 +359,49 @@ func (a *analyzer) goTest(args []arg, c *cmdCall) {
 			pkgs = append(pkgs, w.val)
 		}
 	}
-	if dir == "" || !a.placed() {
+	if dir == "" || !a.placed() || !goRunsTestsIn(dir, c.env) {
 		return
 	}
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
 	}
 	a.testRun(goTests, goTestRoots(dir, pkgs), text)
+}
+
+// goRunsTestsIn: go test started in dir can run a package's tests. In
+// module mode (go's default) it runs none outside a module or workspace,
+// so there is nothing to read, and a directory such as /tmp is not walked.
+// GOPATH mode (GO111MODULE set by the command, the environment or go env
+// -w) runs local directories anywhere: read them.
+func goRunsTestsIn(dir string, cmdEnv env) bool {
+	if _, set := cmdEnv["GO111MODULE"]; set || os.Getenv("GO111MODULE") != "" || goEnvFileSets("GO111MODULE") {
+		return true
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, f := range [...]string{"go.mod", "go.work"} {
+			if _, err := os.Stat(filepath.Join(d, f)); err == nil {
+				return true
+			}
+		}
+		if d == filepath.Dir(d) {
+			return false
+		}
+	}
+}
+
+// goEnvFileSets: go's own settings file (go env -w) names key. A file
+// that cannot be read names nothing.
+func goEnvFileSets(key string) bool {
+	p := os.Getenv("GOENV")
+	if p == "" {
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return false
+		}
+		p = filepath.Join(d, "go", "env")
+	}
+	data, err := os.ReadFile(p)
+	return err == nil && bytes.Contains(data, []byte(key+"="))
 }
 
 // goTestRoots are the directories of go test's packages.

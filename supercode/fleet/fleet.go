@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/reap"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 )
@@ -496,7 +498,10 @@ func IDEnv(ctx context.Context, dir string, getenv func(string) string) (string,
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", abs, "rev-list", "--max-parents=0", "HEAD")
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	out, err := cmd.Output()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	err = reap.Run(cmd)
+	out := stdout.Bytes()
 	if err == nil {
 		roots := strings.Fields(string(out))
 		if len(roots) > 0 {

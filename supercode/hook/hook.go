@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/reap"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/broker"
@@ -473,7 +474,7 @@ func delegate(ctx context.Context, ev client.EventName, c client.Name, format st
 	}
 	cmd := exec.CommandContext(ctx, lb, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(input), stdout, stderr
-	err = cmd.Run()
+	err = reap.Run(cmd)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
