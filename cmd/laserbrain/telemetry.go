@@ -186,6 +186,17 @@ func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 	}
 }
 
+// agentRecorded is how laserbrain run knows that the agent's client has
+// recorded the response that asked for a tool call (nil: not known).
+func agentRecorded(program string) func(fleet.Run, string) bool {
+	if c, ok := client.Detect(program); !ok || c != client.Claude {
+		return nil
+	}
+	return func(r fleet.Run, call string) bool {
+		return client.ClaudeSessionsRecorded(os.Getenv, r.Sessions, call)
+	}
+}
+
 // runUsage is the tokens a run's agent spent, as recorded once it ended;
 // ok is false when nothing recorded them.
 func runUsage(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (fleet.Usage, bool) {

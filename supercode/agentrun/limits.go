@@ -191,9 +191,11 @@ type limiter struct {
 	// usage reads the tokens the agent has spent (nil: its client's are
 	// not read, and --max-tokens holds nothing).
 	usage func(fleet.Run) (fleet.Usage, bool, error)
-	sup   *Tracker
-	ln    *net.UnixListener
-	path  string
+	// recorded: SpawnOptions.Recorded.
+	recorded func(fleet.Run, string) bool
+	sup      *Tracker
+	ln       *net.UnixListener
+	path     string
 	// outer is the control socket of a laserbrain run this one runs
 	// under: its limits hold this agent too, so what this limiter lets
 	// through is asked there as well.
@@ -280,7 +282,7 @@ func (l *limiter) done(agentExit int) *LimitStop {
 
 // holdBudget stops the agent at tool call n when what its client
 // recorded is past --max-tokens or --max-cost, naming the figures.
-func (l *limiter) holdBudget(n int, tool string) {
+func (l *limiter) holdBudget(n int, tool, call string) {
 	if (l.limits.MaxTokens <= 0 && l.limits.MaxCostUSD <= 0) || l.usage == nil {
 		return
 	}
@@ -289,6 +291,11 @@ func (l *limiter) holdBudget(n int, tool string) {
 	l.storeMu.Unlock()
 	if err != nil {
 		return
+	}
+	if l.recorded != nil && call != "" {
+		for deadline := time.Now().Add(UsageWait); !l.recorded(r, call) && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	u, ok, err := l.usage(r)
 	if err != nil || !ok {
@@ -301,6 +308,11 @@ func (l *limiter) holdBudget(n int, tool string) {
 		l.reach(LimitCost, fmt.Sprintf("--max-cost %s reached: %s spent; tool call %d (%s) was refused", fleet.USD(l.limits.MaxCostUSD), u.Text(), n, tool), l.grace)
 	}
 }
+
+// UsageWait is how long a tool call's question waits for the client to
+// record the response that asked for it before the budget is read from
+// what is recorded so far.
+const UsageWait = time.Second
 
 func (l *limiter) toolCalls() int {
 	l.mu.Lock()
@@ -350,7 +362,7 @@ func (l *limiter) answer(req controlRequest) controlAnswer {
 			l.reach(LimitToolCalls, fmt.Sprintf("--max-tool-calls %d reached: tool call %d (%s) was refused", l.limits.MaxToolCalls, n, req.Tool), l.grace)
 		}
 		if hit == nil {
-			l.holdBudget(n, req.Tool)
+			l.holdBudget(n, req.Tool, req.CallID)
 		}
 		l.mu.Lock()
 		hit = l.hit

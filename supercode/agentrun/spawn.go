@@ -93,6 +93,12 @@ type SpawnOptions struct {
 	// and Limits.MaxCostUSD with it. (A function: how a client records its usage is the
 	// client's.)
 	Usage func(fleet.Run) (u fleet.Usage, ok bool, err error)
+	// Recorded, when set, says whether the client's records already hold
+	// the model response that asked for tool call call: a client that
+	// writes its records a little after it asks its hooks is waited for
+	// (up to UsageWait) before Usage is read, so a budget crossed by that
+	// response holds at this call, not one or two calls late.
+	Recorded func(r fleet.Run, call string) bool
 	// Checkpoint, when set, is called with the registered run before the
 	// agent starts and (end) after it exited, before the run is closed:
 	// laserbrain run takes its undo checkpoints there. (A function, so
@@ -200,7 +206,7 @@ func (s *Tracker) Spawn(ctx context.Context, o SpawnOptions) (SpawnResult, error
 			return SpawnResult{}, &SpawnError{SpawnSetup, err}
 		}
 		defer cleanup()
-		l.usage = o.Usage
+		l.usage, l.recorded = o.Usage, o.Recorded
 		lim = l
 	}
 	if o.Prepare != nil {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -55,17 +56,46 @@ func ClaudeUsage(r io.Reader) (fleet.Usage, error) {
 	}
 }
 
+// ClaudeSessionsRecorded says whether a transcript of the sessions holds
+// the model response that asked for tool call call (its tool_use id).
+func ClaudeSessionsRecorded(getenv func(string) string, sessions []string, call string) bool {
+	dir := claudeConfigDir(getenv)
+	if dir == "" || call == "" || strings.ContainsAny(call, `"\`) {
+		return false
+	}
+	needle := []byte(`"id":"` + call + `"`)
+	for _, s := range sessions {
+		if s == "" || strings.ContainsAny(s, `/\*?[`) {
+			continue
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", s+".jsonl"))
+		for _, p := range paths {
+			if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, needle) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// claudeConfigDir is where Claude Code keeps its state in getenv's
+// environment ("" when it cannot be said).
+func claudeConfigDir(getenv func(string) string) string {
+	if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		return dir
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".claude")
+	}
+	return ""
+}
+
 // ClaudeSessionsUsage adds up the usage of Claude Code sessions by their
 // ids, from their transcripts under CLAUDE_CONFIG_DIR (default
 // ~/.claude) in getenv's environment; ok is false when no transcript of
 // any of them was found.
 func ClaudeSessionsUsage(getenv func(string) string, sessions []string) (u fleet.Usage, ok bool, err error) {
-	dir := getenv("CLAUDE_CONFIG_DIR")
-	if dir == "" {
-		if home := getenv("HOME"); home != "" {
-			dir = filepath.Join(home, ".claude")
-		}
-	}
+	dir := claudeConfigDir(getenv)
 	if dir == "" {
 		return u, false, nil
 	}
