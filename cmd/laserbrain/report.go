@@ -100,7 +100,7 @@ func runReport(opts *reportOptions) error {
 		return err
 	}
 	defer b.Close()
-	lo := report.Options{Runs: store, Fleet: fl, Now: reportClock, Usage: storeUsage(fl)}
+	lo := report.Options{Runs: store, Fleet: fl, Now: reportClock, Usage: recordsUsage}
 	if us, err := undo.Default(); err == nil {
 		lo.Undo = us
 	}

@@ -254,9 +254,25 @@ func (j *journalExport) send(ctx context.Context, w io.Writer) {
 	}
 }
 
+// recordsUsage is the tokens a run's agent spent as its client's own
+// records hold them (Claude Code's transcript), for a reader that has read
+// the run's model requests from its events already (the report and the
+// live view).
+func recordsUsage(r fleet.Run) (fleet.Usage, bool) {
+	if len(r.Command) == 0 {
+		return fleet.Usage{}, false
+	}
+	read := agentUsage(r.Command[0])
+	if read == nil {
+		return fleet.Usage{}, false
+	}
+	u, ok, err := read(r)
+	return u, ok && err == nil
+}
+
 // storeUsage reads the tokens a run's agent spent, as its client
-// recorded them (ok false: none read) — for the summary, the report and
-// the live view: the model requests its client reported through its own
+// recorded them (ok false: none read) — for the summary and supervise's
+// budget: the model requests its client reported through its own
 // telemetry (with their cost), else its transcript's usage.
 func storeUsage(st fleet.Store) func(fleet.Run) (fleet.Usage, bool) {
 	return func(r fleet.Run) (fleet.Usage, bool) {
@@ -267,15 +283,7 @@ func storeUsage(st fleet.Store) func(fleet.Run) (fleet.Usage, bool) {
 		if u, ok := modelUsage(ctx, st, r.ID); ok {
 			return u, true
 		}
-		if len(r.Command) == 0 {
-			return fleet.Usage{}, false
-		}
-		read := agentUsage(r.Command[0])
-		if read == nil {
-			return fleet.Usage{}, false
-		}
-		u, ok, err := read(r)
-		return u, ok && err == nil
+		return recordsUsage(r)
 	}
 }
 

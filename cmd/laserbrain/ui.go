@@ -137,7 +137,7 @@ func runUI(opts *uiOptions) error {
 	}
 	defer b.Close()
 	us, _ := undo.Default() // nil: the changes are left out
-	srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Undo: us, Usage: storeUsage(st), Addr: opts.addr, By: currentUser(), Log: opts.IO.ErrOut})
+	srv, err := ui.New(ui.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, Undo: us, Usage: recordsUsage, Addr: opts.addr, By: currentUser(), Log: opts.IO.ErrOut})
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}

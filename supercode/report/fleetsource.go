@@ -71,6 +71,10 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 		figs := coverage.Measure(events)
 		a.Coverage = &figs
 		a.Network = NetworkOf(events)
+		if u, ok := fleet.ModelUsage(events); ok {
+			a.Tokens = &u // what the client reported of each model request
+		}
+		a.Spending = spending(events)
 		a.Judgment = coverage.Judge(laserbrain.Judgment{Verdict: a.Judgment}, figs).Verdict
 		for _, e := range events {
 			if e.Kind == fleet.KindGate {

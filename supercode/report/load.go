@@ -187,22 +187,23 @@ func (o oneRun) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, e
 	return []fleet.Run{o.run}, nil
 }
 
-// addUsage gives each agent run the tokens its client recorded, where
+// addUsage gives each agent run whose events carry no model requests
+// (FromFleet read those) the tokens its client recorded elsewhere, where
 // opts.Usage reads them.
 func addUsage(ctx context.Context, opts Options, agents []Agent) {
 	if opts.Usage == nil {
 		return
 	}
 	for i := range agents {
+		if agents[i].Tokens != nil {
+			continue
+		}
 		r, err := opts.Fleet.Run(ctx, agents[i].Run)
 		if err != nil {
 			continue
 		}
 		if u, ok := opts.Usage(r); ok {
 			agents[i].Tokens = &u
-		}
-		if events, err := opts.Fleet.Events(ctx, r.ID); err == nil {
-			agents[i].Spending = spending(events)
 		}
 	}
 }
