@@ -94,14 +94,6 @@ func BenchmarkHookPairUnderRun(b *testing.B) {
 	}
 	empty := filepath.Join(b.TempDir(), "empty")
 	copyExec(b, buildEmptyAnswering(b), empty)
-	driver := filepath.Join(b.TempDir(), pairDriverName)
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.Symlink(self, driver); err != nil {
-		b.Fatal(err)
-	}
 	repo := gitRepo(b)
 	home := b.TempDir()
 	out := filepath.Join(repo, ".pair-times.json")
@@ -119,24 +111,7 @@ func BenchmarkHookPairUnderRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(lb, "run", "--agent", "bench", "--goal", "make the parser pass its tests", "--", driver)
-	cmd.Dir = repo
-	cmd.Env = append(quietEnv(), "LASERBRAIN_HOME="+home, "HOME="+home, "LASERBRAIN_STORE=local", "LASERKIT_PAIR_SPEC="+string(raw))
-	b.ResetTimer()
-	if o, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("laserbrain run: %v\n%s", err, o)
-	} else if !strings.Contains(string(o), "confined by the kernel") && strings.Contains(string(o), "not confined") {
-		testenv.SkipOrFail(b, "the agent is not confined here, so its hooks do not go through the broker:\n%s", o)
-	}
-	b.StopTimer()
-	data, err := os.ReadFile(out)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var times map[string]pairTimes
-	if err := json.Unmarshal(data, &times); err != nil {
-		b.Fatal(err)
-	}
+	times := driveUnderRun(b, lb, pairDriverName, repo, out, "LASERBRAIN_HOME="+home, "HOME="+home, "LASERBRAIN_STORE=local", "LASERKIT_PAIR_SPEC="+string(raw))
 	ours, base := times["laserbrain"], times["empty-go"]
 	wall, wallBase := median(ours.Wall), median(base.Wall)
 	cpu, cpuBase := median(ours.CPU)+ours.Children/time.Duration(len(ours.CPU)), median(base.CPU)+base.Children/time.Duration(len(base.CPU))
@@ -341,4 +316,40 @@ func gitRepo(b testing.TB) string {
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// driveUnderRun runs this test binary as the agent named driverName (its
+// TestMain plays the driver the spec in env describes) under laserbrain
+// run lb in repo, timed, and returns the times the driver wrote to out.
+// An agent the kernel does not confine is skipped (failed under CI): its
+// hooks would not go through the run's broker.
+func driveUnderRun(b *testing.B, lb, driverName, repo, out string, env ...string) map[string]pairTimes {
+	b.Helper()
+	driver := filepath.Join(b.TempDir(), driverName)
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Symlink(self, driver); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(lb, "run", "--agent", "bench", "--goal", "make the parser pass its tests", "--", driver)
+	cmd.Dir = repo
+	cmd.Env = append(quietEnv(), env...)
+	b.ResetTimer()
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("laserbrain run: %v\n%s", err, o)
+	} else if !strings.Contains(string(o), "confined by the kernel") && strings.Contains(string(o), "not confined") {
+		testenv.SkipOrFail(b, "the agent is not confined here, so its hooks do not go through the broker:\n%s", o)
+	}
+	b.StopTimer()
+	data, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var times map[string]pairTimes
+	if err := json.Unmarshal(data, &times); err != nil {
+		b.Fatal(err)
+	}
+	return times
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/undo"
 )
@@ -59,14 +58,6 @@ func BenchmarkCheckpointUnderRun(b *testing.B) {
 	lb := filepath.Join(dir, "laserbrain")
 	copyExec(b, buildLaserbrain(b), lb)
 	copyExec(b, buildGate(b), filepath.Join(dir, client.GateName))
-	driver := filepath.Join(b.TempDir(), undoDriverName)
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.Symlink(self, driver); err != nil {
-		b.Fatal(err)
-	}
 	repo := filepath.Join(b.TempDir(), "repo")
 	benchRepo(b, repo, 5000)
 	home := b.TempDir()
@@ -76,25 +67,8 @@ func BenchmarkCheckpointUnderRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(lb, "run", "--agent", "bench", "--goal", "make the parser pass its tests", "--", driver)
-	cmd.Dir = repo
-	cmd.Env = append(quietEnv(), "LASERBRAIN_HOME="+home, "HOME="+home, "LASERBRAIN_STORE=local", "LASERBRAIN_COVERAGE=off", "LASERKIT_UNDO_SPEC="+string(raw))
 	loadBefore := loadAverage()
-	b.ResetTimer()
-	if o, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("laserbrain run: %v\n%s", err, o)
-	} else if strings.Contains(string(o), "not confined") {
-		testenv.SkipOrFail(b, "the agent is not confined here, so its hooks do not go through the broker:\n%s", o)
-	}
-	b.StopTimer()
-	data, err := os.ReadFile(out)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var times map[string]pairTimes
-	if err := json.Unmarshal(data, &times); err != nil {
-		b.Fatal(err)
-	}
+	times := driveUnderRun(b, lb, undoDriverName, repo, out, "LASERBRAIN_HOME="+home, "HOME="+home, "LASERBRAIN_STORE=local", "LASERBRAIN_COVERAGE=off", "LASERKIT_UNDO_SPEC="+string(raw))
 	b.Setenv("LASERBRAIN_HOME", home)
 	undoRunSaw(b, spec.Rounds)
 	undoRunReport(b, times, spec.Rounds, loadBefore+" (before), "+loadAverage()+" (after)")
