@@ -12,7 +12,11 @@ all: build
 # toolchain records no VCS information for (worktrees, tarballs).
 VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
-LDFLAGS := -X github.com/laserkit/laserkit/internal/version.stamp=$(VERSION) -X github.com/laserkit/laserkit/internal/version.commitStamp=$(COMMIT)
+# -s -w: no symbol table and no DWARF in the installed programs (a third
+# of laserbrain-gate's file; neither is mapped at start, so start-up is the
+# same). Stack traces keep their function names and lines (pclntab); build
+# without them (go build ./cmd/...) to debug or profile with symbols.
+LDFLAGS := -s -w -X github.com/laserkit/laserkit/internal/version.stamp=$(VERSION) -X github.com/laserkit/laserkit/internal/version.commitStamp=$(COMMIT)
 PREFIX  ?= /usr/local
 
 build:

@@ -161,24 +161,46 @@ func (l *Local) CreateRun(ctx context.Context, r Run) error {
 	if err := ValidateRunID(r.ID); err != nil {
 		return err
 	}
-	p := l.runPath(r.ID)
+	return l.createJSON(l.runPath(r.ID), "run "+r.ID, r, func() error {
+		for _, s := range r.Sessions {
+			if err := l.indexSession(s, r.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// createJSON writes v as the new file p under p's lock, then runs after
+// (if any) under the same lock; a file already there is ErrExists, named.
+func (l *Local) createJSON(p, name string, v any, after func() error) error {
 	lk, err := l.lock(p)
 	if err != nil {
 		return err
 	}
 	defer lk.Unlock()
 	if _, err := os.Stat(p); err == nil {
-		return fmt.Errorf("run %s: %w", r.ID, ErrExists)
+		return fmt.Errorf("%s: %w", name, ErrExists)
 	}
-	if err := writeJSON(p, r); err != nil {
+	if err := writeJSON(p, v); err != nil {
 		return err
 	}
-	for _, s := range r.Sessions {
-		if err := l.indexSession(s, r.ID); err != nil {
-			return err
-		}
+	if after == nil {
+		return nil
 	}
-	return nil
+	return after()
+}
+
+// oldestFirst orders a listing by its time, then by id.
+func oldestFirst[T any](out []T, key func(*T) (time.Time, string)) {
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, idi := key(&out[i])
+		tj, idj := key(&out[j])
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return idi < idj
+	})
 }
 
 // Run implements Runs.
@@ -292,12 +314,7 @@ func (l *Local) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Created.Equal(out[j].Created) {
-			return out[i].Created.Before(out[j].Created)
-		}
-		return out[i].ID < out[j].ID
-	})
+	oldestFirst(out, func(r *Run) (time.Time, string) { return r.Created, r.ID })
 	return out, nil
 }
 
@@ -431,16 +448,7 @@ func (l *Local) AddAuthorization(ctx context.Context, a Authorization) error {
 	if err := validAuthorizationID(a.ID); err != nil {
 		return err
 	}
-	p := l.authPath(a.ID)
-	lk, err := l.lock(p)
-	if err != nil {
-		return err
-	}
-	defer lk.Unlock()
-	if _, err := os.Stat(p); err == nil {
-		return fmt.Errorf("authorization %s: %w", a.ID, ErrExists)
-	}
-	return writeJSON(p, a)
+	return l.createJSON(l.authPath(a.ID), "authorization "+a.ID, a, nil)
 }
 
 // ListAuthorizations implements Authorizations.

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -148,12 +147,7 @@ func (l *Local) ListHalts(ctx context.Context, fleet string) ([]Halt, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].At.Equal(out[j].At) {
-			return out[i].At.Before(out[j].At)
-		}
-		return out[i].ID < out[j].ID
-	})
+	oldestFirst(out, func(h *Halt) (time.Time, string) { return h.At, h.ID })
 	return out, nil
 }
 
