@@ -88,10 +88,12 @@ test-browser:
 LOADAVG = @echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The stores side by side in one run: the local home against a durable
-# PostgreSQL over its Unix socket (checks/s, hook latency), and new runs in
-# the local store against the earlier per-run files (docs/performance.md).
+# PostgreSQL over its Unix socket (checks/s, hook latency, laserbrain-gate's
+# allow and deny through the hook server), and new runs in the local store
+# against the earlier per-run files (docs/performance.md).
 bench-store:
 	$(LOADAVG)
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'GateStore' -benchtime 100x ./cmd/laserbrain-gate/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'NewRuns' -benchtime 3x ./laserbrain/localstore/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps|SuperviseRound100' -benchtime 2s ./supercode/backend/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'HookStore|CheckStream10k(Fresh200|Interleaved8)?$$' -benchtime 50x ./cmd/laserbrain/
