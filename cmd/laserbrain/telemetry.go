@@ -175,26 +175,38 @@ func modelFlag(args []string) string {
 	return ""
 }
 
-// agentUsage is how the tokens an agent command spends are read: Claude
-// Code's from its sessions' transcripts; nil for every other command.
+// agentUsage is how the tokens an agent command spends are read from its
+// client's own records: Claude Code's from its sessions' transcripts,
+// Codex's from its sessions' rollouts; nil for every other command.
 func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
-	if c, ok := client.Detect(program); !ok || c != client.Claude {
-		return nil
+	switch c, _ := client.Detect(program); c {
+	case client.Claude:
+		return func(r fleet.Run) (fleet.Usage, bool, error) {
+			return client.ClaudeSessionsUsage(os.Getenv, r.Sessions)
+		}
+	case client.Codex:
+		return func(r fleet.Run) (fleet.Usage, bool, error) {
+			u, _, ok, err := client.CodexSessionsUsage(os.Getenv, r.Sessions)
+			return u, ok, err
+		}
 	}
-	return func(r fleet.Run) (fleet.Usage, bool, error) {
-		return client.ClaudeSessionsUsage(os.Getenv, r.Sessions)
-	}
+	return nil
 }
 
 // agentRecorded is how laserbrain run knows that the agent's client has
 // recorded the response that asked for a tool call (nil: not known).
 func agentRecorded(program string) func(fleet.Run, string) bool {
-	if c, ok := client.Detect(program); !ok || c != client.Claude {
-		return nil
+	switch c, _ := client.Detect(program); c {
+	case client.Claude:
+		return func(r fleet.Run, call string) bool {
+			return client.ClaudeSessionsRecorded(os.Getenv, r.Sessions, call)
+		}
+	case client.Codex:
+		return func(r fleet.Run, call string) bool {
+			return client.CodexSessionsRecorded(os.Getenv, r.Sessions, call)
+		}
 	}
-	return func(r fleet.Run, call string) bool {
-		return client.ClaudeSessionsRecorded(os.Getenv, r.Sessions, call)
-	}
+	return nil
 }
 
 // runUsage is the tokens a run's agent spent, as recorded once it ended;

@@ -432,8 +432,9 @@ func (l *Local) Events(ctx context.Context, run string) ([]RunEvent, error) {
 	}
 	var out []RunEvent
 	path := l.eventPath(run)
+	in := &jsonl.Interner{}
 	_, err := jsonl.Scan(path, jsonl.Start, func(line []byte, n int) error {
-		e, err := parseEvent(line)
+		e, err := parseEventIn(line, in)
 		if err != nil {
 			return &jsonl.LineError{Path: path, Line: n, Err: err}
 		}

@@ -151,27 +151,10 @@ func (l *Local) ListHalts(ctx context.Context, fleet string) ([]Halt, error) {
 	return out, nil
 }
 
-// AnyHaltInForce implements Halts: one directory read.
+// AnyHaltInForce implements Halts: one directory read (a name beginning
+// with a dot is a write in progress, not a halt).
 func (l *Local) AnyHaltInForce(ctx context.Context) (bool, error) {
-	f, err := os.Open(filepath.Join(l.dir, "halts", "active"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	for {
-		names, err := f.Readdirnames(16)
-		for _, n := range names {
-			if !strings.HasPrefix(n, ".") {
-				return true, nil
-			}
-		}
-		if err != nil {
-			return false, nil // io.EOF: the directory is read
-		}
-	}
+	return anyVisible(filepath.Join(l.dir, "halts", "active"))
 }
 
 func (l *Local) journalPath(fleet, ext string) string {
