@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
@@ -78,4 +81,41 @@ func TestClientTokensReported(t *testing.T) {
 func TestCodexTokensFromRollout(t *testing.T) {
 	s, tok := clientTokensRun(t, agenttest.Codex, "LASERBRAIN_OTEL=off")
 	wantSent(t, s, tok)
+}
+
+// --max-tokens holds Codex too: its rollout records each response's usage
+// before Codex asks about the response's calls, so the call of the
+// response that crossed the budget is refused, with the figures, and the
+// run stops (exit 4) before any later call runs.
+func TestCodexMaxTokens(t *testing.T) {
+	otelBeside(t)
+	lb := laserbrainBinary(t)
+	c := agenttest.Codex
+	s := agenttest.NewAgent(t, c, c.Shell("call_1", "touch m1"), c.Shell("call_2", "touch m2"), c.Shell("call_3", "touch m3"),
+		c.Shell("call_4", "touch m4"), agenttest.Say("Stopped."), agenttest.Say("Really stopped."))
+	u := agenttest.Usage{Input: 7, Output: 5, CacheRead: 3}
+	s.Model.Usage = &u
+	lbHome := filepath.Join(s.Home, "laserbrain")
+	s.Env = append(s.Env, "LASERBRAIN_HOME="+lbHome)
+	limit := 3*u.Total() - 1
+	r := s.PromptVia(t, lb, []string{"run", "--agent", "spender", "--max-tokens", strconv.FormatInt(limit, 10), "--grace", "30s", "--"}, "work on the task")
+	for _, m := range []string{"m1", "m2"} {
+		if _, err := os.Stat(filepath.Join(s.Dir, m)); err != nil {
+			t.Errorf("%s: the call under the budget did not run (exit %d)\n%s\nhook errors: %s", m, r.ExitCode, clipOut(r.Stderr), hookErrorsIn(lbHome))
+		}
+	}
+	for _, m := range []string{"m3", "m4"} {
+		if _, err := os.Stat(filepath.Join(s.Dir, m)); err == nil {
+			t.Errorf("%s exists: a call ran past --max-tokens (crossed by the third response)", m)
+		}
+	}
+	reached := "--max-tokens " + strconv.FormatInt(limit, 10) + " reached: " + strconv.FormatInt(3*u.Total(), 10) + " tokens"
+	tr, _ := s.Model.ToolResult("call_3")
+	t.Logf("the model was shown: %s", tr.Text)
+	if !strings.Contains(tr.Text, reached) || !strings.Contains(tr.Text, "tool call 3 ") {
+		t.Errorf("the refusal the model was shown for the third call: %q; want the limit and the figures (%s)", tr.Text, reached)
+	}
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, "stopped: --max-tokens") {
+		t.Errorf("laserbrain run exited %d; want 4 with the stop in the summary:\n%s", r.ExitCode, r.Stderr)
+	}
 }
