@@ -97,6 +97,7 @@ bench-store:
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'NewRuns' -benchtime 3x ./laserbrain/localstore/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps|SuperviseRound100' -benchtime 2s ./supercode/backend/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'HookStore|CheckStream10k(Fresh200|Interleaved8)?$$' -benchtime 50x ./cmd/laserbrain/
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'CheckStreamFresh200Stores' -benchtime 3x ./cmd/laserbrain/
 	$(LOADAVG)
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.

@@ -123,7 +123,7 @@ func OpenRuns(c Config) (laserbrain.Store, error) {
 	if err := c.machineDir(); err != nil {
 		return nil, err
 	}
-	return pgstore.Open(c.DSN, pgstore.Options{Evidence: c.Evidence()})
+	return pgstore.Open(c.DSN, pgstore.Options{Evidence: c.Evidence(), LongLived: c.LongLived})
 }
 
 func (c Config) openLocalRuns() (laserbrain.Store, error) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/reap"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 )
@@ -428,19 +429,9 @@ func samePeer(c net.Conn) error {
 	if !ok {
 		return errors.New("not a unix socket connection")
 	}
-	raw, err := uc.SyscallConn()
+	cred, err := agentrun.PeerCred(uc)
 	if err != nil {
-		return err
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if cerr != nil {
-		return fmt.Errorf("reading the caller's user: %v", cerr)
+		return fmt.Errorf("reading the caller's user: %v", err)
 	}
 	if int(cred.Uid) != os.Getuid() {
 		return fmt.Errorf("refused: the caller is user %d, this server answers only user %d", cred.Uid, os.Getuid())

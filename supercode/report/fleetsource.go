@@ -204,26 +204,12 @@ func settle(agents []Agent) {
 	}
 }
 
-// footprint is the files an agent's events touched, sorted. An event
-// that repeats one already read (the same tool on the same text, with the
-// same outcome: an agent runs its tests again and again) adds nothing new
-// and is not read again.
+// footprint is the files an agent's events touched, sorted (an event
+// that repeats one already read is not read again: supervise.FileReader).
 func footprint(events []fleet.RunEvent, repo, dir string) []string {
 	seen := map[string]bool{}
-	read := map[[3]string]bool{}
 	var fr supervise.FileReader
 	for _, e := range events {
-		if e.Kind != fleet.KindTool {
-			continue
-		}
-		key := [3]string{e.Name, e.Text, "?"}
-		if e.OK.Known() {
-			key[2] = e.OK.String()
-		}
-		if read[key] {
-			continue
-		}
-		read[key] = true
 		for _, p := range fr.EventFiles(repo, dir, e) {
 			seen[p] = true
 		}
