@@ -97,8 +97,13 @@ func BenchmarkHookProcess(b *testing.B) {
 	// The command line install writes for Claude Code: a shell that checks
 	// the gate is there, then becomes it (reported, not guarded: the
 	// shell's own start is the client's to pay).
+	// Beside it, the same command line installed for an empty Go program
+	// that answers as the gate does: what the line costs a client whoever
+	// answers it.
 	cs = append(cs, &contender{name: "installed-command-allow", argv: []string{"/bin/sh", "-c", client.HookCommand(gate, client.Claude, client.PreToolUse)},
-		event: hookEvents[0].event, env: quietEnv()})
+		event: hookEvents[0].event, env: quietEnv()},
+		&contender{name: "installed-command-empty-go", argv: []string{"/bin/sh", "-c", client.HookCommand(buildEmptyAnswering(b), client.Claude, client.PreToolUse)},
+			event: hookEvents[0].event, env: quietEnv()})
 	lb := os.Getenv("LASERBRAIN_BIN")
 	if lb == "" {
 		lb = buildLaserbrain(b)
@@ -218,6 +223,9 @@ func overEmptyGo(b *testing.B, byName map[string]time.Duration) string {
 		b.ReportMetric(r, f.name+"-x-go-empty")
 		report += fmt.Sprintf("    %-92s %.2f× (%+.2f ms to 1.5×)\n", f.what, r, (1.5*empty-float64(byName[f.name]))/1e6)
 	}
+	installed := float64(byName["installed-command-allow"]) / float64(byName["installed-command-empty-go"])
+	b.ReportMetric(installed, "installed-x-installed-empty-go")
+	report += fmt.Sprintf("  the installed command line (a shell, then the gate) on the allow: %.2f× the same line answered by an empty Go program\n", installed)
 	return report
 }
 
