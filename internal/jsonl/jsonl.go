@@ -375,7 +375,7 @@ func valueEnd(b []byte, i int) int {
 		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
 			j++
 		}
-		if lit := string(b[i:j]); lit != "true" && lit != "false" && lit != "null" && !isNumber(b[i:j]) {
+		if lit := string(b[i:j]); lit != "true" && lit != "false" && lit != "null" && !IsNumber(b[i:j]) {
 			return -1
 		}
 		return j
@@ -385,7 +385,7 @@ func valueEnd(b []byte, i int) int {
 // Int reads a JSON integer (no fraction, no exponent) as encoding/json
 // reads one into an int.
 func Int(val []byte) (int, bool) {
-	if !isNumber(val) || bytes.ContainsAny(val, ".eE") {
+	if !IsNumber(val) || bytes.ContainsAny(val, ".eE") {
 		return 0, false
 	}
 	n, err := strconv.Atoi(string(val))
@@ -394,7 +394,7 @@ func Int(val []byte) (int, bool) {
 
 // Float reads a JSON number as encoding/json reads one into a float64.
 func Float(val []byte) (float64, bool) {
-	if !isNumber(val) {
+	if !IsNumber(val) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(string(val), 64)
@@ -412,8 +412,9 @@ func Bool(val []byte) (bool, bool) {
 	return false, false
 }
 
-// isNumber: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func isNumber(b []byte) bool {
+// IsNumber reports whether b is a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func IsNumber[B ~string | ~[]byte](b B) bool {
 	i := 0
 	digits := func() int {
 		n := 0
