@@ -93,19 +93,26 @@ func codeOfKind(kind string) (exitCode, bool) {
 // ExitName is the table's name for code as the named command returns it
 // ("" when the table has no such code).
 func ExitName(code exitCode, commandPath string) string {
-	var general string
+	e := entry(code, commandPath)
+	if e.Name == "" && code > ExitSignal && code < ExitSignal+65 {
+		return "signal"
+	}
+	return e.Name
+}
+
+// entry is the table's row for code as the named command returns it: the
+// row scoped to the command, else the general one (the zero row: none).
+func entry(code exitCode, commandPath string) ExitCode {
+	var general ExitCode
 	for _, e := range ExitCodes {
 		if e.Code != code {
 			continue
 		}
 		if e.Scope == "" {
-			general = e.Name
+			general = e
 		} else if inScope(e.Scope, commandPath) {
-			return e.Name
+			return e
 		}
-	}
-	if general == "" && code > ExitSignal && code < ExitSignal+65 {
-		return "signal"
 	}
 	return general
 }
@@ -192,20 +199,7 @@ func Documents(cmd *cobra.Command, status int) bool {
 }
 
 // meaning is the table's meaning of code for the command path.
-func meaning(code exitCode, path string) string {
-	var general string
-	for _, e := range ExitCodes {
-		if e.Code != code {
-			continue
-		}
-		if e.Scope == "" {
-			general = e.Meaning
-		} else if inScope(e.Scope, path) {
-			return e.Meaning
-		}
-	}
-	return general
-}
+func meaning(code exitCode, path string) string { return entry(code, path).Meaning }
 
 // exitStatusHelp renders cmd's exit statuses for its help ("" for none).
 func exitStatusHelp(cmd *cobra.Command) string {
