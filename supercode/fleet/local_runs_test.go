@@ -128,7 +128,7 @@ func TestTornRunSlot(t *testing.T) {
 		}
 	}
 	path := filepath.Join(dir, "runs", "r.run")
-	newest, older := slotOffsets(t, path)
+	newest, _ := slotOffsets(t, path)
 	scribble(t, path, newest+64+10)
 	if r, err := s.Run(ctx, "r"); err != nil || r.Checks != 4 {
 		t.Fatalf("the newest slot torn: the run reads %d checks, %v; want the 4 before it", r.Checks, err)
@@ -142,7 +142,7 @@ func TestTornRunSlot(t *testing.T) {
 	if r, err := s.Run(ctx, "r"); err != nil || r.Checks != 5 {
 		t.Fatalf("after the update the run reads %d checks, %v", r.Checks, err)
 	}
-	newest, older = slotOffsets(t, path)
+	newest, older := slotOffsets(t, path)
 	scribble(t, path, newest+64+10)
 	scribble(t, path, older+64+10)
 	before, _ := os.ReadFile(path)
