@@ -301,12 +301,22 @@ func BenchmarkLongRunRSS(b *testing.B) {
 	}
 }
 
+// reportWords are what the agents of the benchmark fleets work on.
+var reportWords = []string{"importer", "exporter", "parser", "indexer", "scheduler", "renderer", "router", "cache", "ledger", "mailer"}
+
+// reportGoal is agent a's goal in the fleet of 100 × 1,000: agents a
+// tenth of the fleet apart share all but its tenant.
+func reportGoal(a int) string {
+	return fmt.Sprintf("add a CSV %s to the admin panel for tenant %d", reportWords[a%len(reportWords)], a)
+}
+
 // buildReportFleet leaves in home a fleet of agents agent runs of steps
 // checks each on repo, as laserbrain run and the hooks record them: the
 // run in the fleet store, its task's checks in laserbrain's store, a check
 // event per check and a tool call for every other check (the agent's own
-// few commands run again and again, an edit every tenth).
-func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
+// few commands run again and again, an edit every tenth). Agent a's goal
+// is goalOf(a).
+func buildReportFleet(tb testing.TB, home, repo string, agents, steps int, goalOf func(int) string) {
 	tb.Helper()
 	ctx := context.Background()
 	fl, err := fleet.OpenLocal(filepath.Join(home, "fleet"))
@@ -319,7 +329,7 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 	}
 	defer runs.Close()
 	t0 := time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC)
-	words := []string{"importer", "exporter", "parser", "indexer", "scheduler", "renderer", "router", "cache", "ledger", "mailer"}
+	words := reportWords
 	for a := 0; a < agents; a++ {
 		id := fmt.Sprintf("agent%03d", a)
 		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "claude", Fleet: "bench", Dir: repo, Created: t0.Add(time.Duration(a) * time.Second), Task: id, Tasks: 1, Checks: steps}); err != nil {
@@ -329,7 +339,7 @@ func buildReportFleet(tb testing.TB, home, repo string, agents, steps int) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		goal := fmt.Sprintf("add a CSV %s to the admin panel for tenant %d", words[a%len(words)], a)
+		goal := goalOf(a)
 		evs := make([]fleet.RunEvent, 0, steps+steps/2)
 		for i := 0; i < steps; i++ {
 			in := laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(9 - i*9/steps), Doing: "editing src/" + words[i%len(words)] + ".go"}
@@ -379,7 +389,7 @@ func reportFleet100x1000(b *testing.B, dir string) (home, repo string, env []str
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	buildReportFleet(b, home, repo, 100, 1000)
+	buildReportFleet(b, home, repo, 100, 1000, reportGoal)
 	return home, repo, append(streamEnv(home), "LASERBRAIN_FLEET=bench")
 }
 

@@ -45,6 +45,11 @@ const (
 	maxScriptBytes = 1 << 20
 )
 
+// Env looks up a variable of the environment a command will run in:
+// os.LookupEnv where the gate runs as the session, the session's own
+// environment where a long-lived process answers for it.
+type Env func(name string) (string, bool)
+
 // analyzer walks a parsed command once and records what each command it
 // would run does, where it writes, and what it could not follow.
 type analyzer struct {
@@ -57,6 +62,10 @@ type analyzer struct {
 	expired  bool
 	failed   bool // the top-level text did not parse
 	commands int
+
+	// env is the environment the command will run in (the session's,
+	// which is not always this process's).
+	env Env
 
 	sc  *scope   // variables, functions, aliases: scoped like the shell's
 	cwd cwdState // where a cd moved: scoped like the shell's
@@ -116,9 +125,12 @@ type walker interface {
 	unknownProgram(c *cmdCall, text string)
 }
 
-func newAnalyzer(deadline deadline, dir string) *analyzer {
+func newAnalyzer(deadline deadline, dir string, e Env) *analyzer {
+	if e == nil {
+		e = os.LookupEnv
+	}
 	a := &analyzer{
-		start: dir, deadline: deadline, sc: &scope{}, seen: map[string]bool{}, seenWrites: map[string]bool{},
+		env: e, start: dir, deadline: deadline, sc: &scope{}, seen: map[string]bool{}, seenWrites: map[string]bool{},
 		files: map[string]vfile{}, gitConf: map[string]configValue{}, procs: map[string]*syntax.ProcSubst{},
 		called: map[*syntax.FuncDecl]bool{},
 	}

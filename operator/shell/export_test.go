@@ -33,7 +33,7 @@ const (
 var ErrTimeout = errTimeout
 
 // AnalyzeUnder is Analyze under the limits l.
-func AnalyzeUnder(l Limits, command, dir string) Analysis { return analyzeUnder(l, command, dir) }
+func AnalyzeUnder(l Limits, command, dir string) Analysis { return analyzeUnder(l, command, dir, nil) }
 
 // TimedAnalyze analyses cmd under l on one locked OS thread and returns
 // the CPU time that thread spent, and the wall time.
@@ -42,7 +42,7 @@ func TimedAnalyze(l Limits, cmd string) (Analysis, time.Duration, time.Duration)
 	defer runtime.UnlockOSThread()
 	before := threadCPU()
 	start := time.Now()
-	an := analyzeUnder(l, cmd, "")
+	an := analyzeUnder(l, cmd, "", nil)
 	wall := time.Since(start)
 	return an, threadCPU() - before, wall
 }
@@ -53,7 +53,7 @@ func TimedAnalyze(l Limits, cmd string) (Analysis, time.Duration, time.Duration)
 func SpentAnalysis(script string) Analysis {
 	spent := productionLimits
 	spent.total = spent.match - time.Millisecond
-	a := newAnalyzer(spent.start(), "")
+	a := newAnalyzer(spent.start(), "", nil)
 	a.script(script, 0)
 	v, raw := classifyRaw("ls", true, false, productionLimits.start())
 	return a.result("ls", "", v, raw)

@@ -1256,13 +1256,11 @@ func (a *analyzer) gitConfigFileAlias(dir, name string) (string, bool) {
 			files = append(files, filepath.Join(gd, "config"))
 		}
 	}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home, ok := a.home(); ok {
 		files = append(files, filepath.Join(home, ".gitconfig"))
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if cfg, ok := a.configDir(); ok {
+		files = append(files, filepath.Join(cfg, "git", "config"))
 	}
 	for _, f := range files {
 		data, err := readScript(f)

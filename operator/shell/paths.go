@@ -29,16 +29,16 @@ func (a *analyzer) addWrite(w arg, by string, del bool) int {
 	}
 	p, known := a.resolve(w)
 	if !known && w.known && strings.HasPrefix(w.val, "~") {
-		// The home directory is the session's: the hook runs as it.
-		if home, err := os.UserHomeDir(); err == nil && (w.val == "~" || strings.HasPrefix(w.val, "~/")) {
+		// The home directory is the session's.
+		if home, ok := a.home(); ok && (w.val == "~" || strings.HasPrefix(w.val, "~/")) {
 			p, known = filepath.Join(home, w.val[1:]), true
 		}
 	}
 	if !w.known {
-		// $NAME and ${NAME} of variables set in this process's
-		// environment (the hook's is the session's) are what the shell
-		// will see; anything else stays unknown.
-		if x, ok := expandEnv(w.val); ok {
+		// $NAME and ${NAME} of variables set in the session's
+		// environment are what the shell will see; anything else stays
+		// unknown.
+		if x, ok := expandEnv(w.val, a.env); ok {
 			p, known = a.resolve(arg{val: x, known: true})
 		}
 	}
@@ -134,15 +134,15 @@ func (a *analyzer) wrote(w arg, content input, appendTo bool) {
 	a.files[p] = f
 }
 
-// expandEnv expands $NAME and ${NAME} from this process's environment;
-// false when something stays unknown (an unset variable, a substitution).
-func expandEnv(p string) (string, bool) {
+// expandEnv expands $NAME and ${NAME} from the environment env; false
+// when something stays unknown (an unset variable, a substitution).
+func expandEnv(p string, env Env) (string, bool) {
 	if strings.Contains(p, "$(") || strings.Contains(p, "`") || strings.Contains(p, "${") && strings.ContainsAny(p, ":#%/") {
 		return p, false
 	}
 	ok := true
 	out := os.Expand(p, func(name string) string {
-		v, set := os.LookupEnv(name)
+		v, set := env(name)
 		if !set || v == "" {
 			ok = false
 			return "$" + name
@@ -150,6 +150,22 @@ func expandEnv(p string) (string, bool) {
 		return v
 	})
 	return out, ok
+}
+
+// home is the session's home directory: $HOME where the command runs.
+func (a *analyzer) home() (string, bool) {
+	h, _ := a.env("HOME")
+	return h, filepath.IsAbs(h)
+}
+
+// configDir is where the session's programs keep their settings:
+// $XDG_CONFIG_HOME, else ~/.config.
+func (a *analyzer) configDir() (string, bool) {
+	if x, _ := a.env("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return x, true
+	}
+	h, ok := a.home()
+	return filepath.Join(h, ".config"), ok
 }
 
 // ResolveLinks follows symbolic links in the longest existing prefix of p.

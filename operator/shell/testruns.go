@@ -359,7 +359,7 @@ func (a *analyzer) goTest(args []arg, c *cmdCall) {
 			pkgs = append(pkgs, w.val)
 		}
 	}
-	if dir == "" || !a.placed() || !goRunsTestsIn(dir, c.env) {
+	if dir == "" || !a.placed() || !a.goRunsTestsIn(dir, c.env) {
 		return
 	}
 	if len(pkgs) == 0 {
@@ -373,8 +373,8 @@ func (a *analyzer) goTest(args []arg, c *cmdCall) {
 // so there is nothing to read, and a directory such as /tmp is not walked.
 // GOPATH mode (GO111MODULE set by the command, the environment or go env
 // -w) runs local directories anywhere: read them.
-func goRunsTestsIn(dir string, cmdEnv env) bool {
-	if _, set := cmdEnv["GO111MODULE"]; set || os.Getenv("GO111MODULE") != "" || goEnvFileSets("GO111MODULE") {
+func (a *analyzer) goRunsTestsIn(dir string, cmdEnv env) bool {
+	if _, set := cmdEnv["GO111MODULE"]; set || a.goSetting("GO111MODULE") {
 		return true
 	}
 	for d := dir; ; d = filepath.Dir(d) {
@@ -389,16 +389,23 @@ func goRunsTestsIn(dir string, cmdEnv env) bool {
 	}
 }
 
-// goEnvFileSets: go's own settings file (go env -w) names key. A file
-// that cannot be read names nothing.
-func goEnvFileSets(key string) bool {
-	p := os.Getenv("GOENV")
+// goSetting: go's setting key is set where the command runs, in the
+// session's environment or in go's own settings file (go env -w; a file
+// that cannot be read names nothing).
+func (a *analyzer) goSetting(key string) bool {
+	if v, _ := a.env(key); v != "" {
+		return true
+	}
+	p, _ := a.env("GOENV")
 	if p == "" {
-		d, err := os.UserConfigDir()
-		if err != nil {
+		d, ok := a.configDir()
+		if !ok {
 			return false
 		}
 		p = filepath.Join(d, "go", "env")
+	}
+	if p == "off" {
+		return false
 	}
 	data, err := os.ReadFile(p)
 	return err == nil && bytes.Contains(data, []byte(key+"="))

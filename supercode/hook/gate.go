@@ -67,6 +67,19 @@ func (h *Handler) preToolUse(ctx context.Context, e *event) (client.Reply, error
 	return a, err
 }
 
+// sessionEnv is the caller's environment for the shell analysis: nil
+// (this process's) where the hook runs as the session.
+func (h *Handler) sessionEnv() shell.Env {
+	if h.Tracker == nil || h.Tracker.Getenv == nil {
+		return nil
+	}
+	get := h.Tracker.Getenv
+	return func(k string) (string, bool) {
+		v := get(k)
+		return v, v != ""
+	}
+}
+
 // gateCall decides what the call does: a write's files, each shell
 // command, read into the operator's analysis and answered by the gate
 // (gate.Check: the caller, the analysis, the project policy; the run and
@@ -83,7 +96,7 @@ func (h *Handler) gateCall(ctx context.Context, e *event) (client.Reply, error) 
 		// NAME's changes when NAME is a file there; a script the command
 		// runs is read from there.
 		for _, c := range t.Commands {
-			analyses = append(analyses, shell.Analyze(c.Line, e.Cwd))
+			analyses = append(analyses, shell.AnalyzeIn(c.Line, e.Cwd, h.sessionEnv()))
 		}
 	default:
 		return client.Reply{}, nil

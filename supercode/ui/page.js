@@ -50,7 +50,7 @@
   es.onmessage = function (e) {
     var m = JSON.parse(e.data);
     for (var id in m.sections) apply(id, m.sections[id]);
-    body.setAttribute('data-version', m.version);
+    document.querySelector('main').setAttribute('data-version', m.version);
     conn('live', 'live');
     tick();
     if (drill !== null) {

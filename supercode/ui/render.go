@@ -296,15 +296,26 @@ type pageData struct {
 	Sections map[string]template.HTML
 }
 
-func (s *Server) renderPage(secs map[string]string, version uint64) []byte {
+// pageTop is the page's top, sent before the fleet is read: its head
+// (the stylesheet) and its header.
+func (s *Server) pageTop() []byte {
 	_, csrf := s.g.secrets()
-	pd := pageData{Title: "laserbrain ui", Fleet: s.o.FleetID, Repo: s.o.Repo, Token: csrf, Nonce: s.nonce, Version: version,
-		CSS: template.CSS(hr.Stylesheet() + pageCSS), JS: template.JS(pageJS), Sections: map[string]template.HTML{}}
+	return s.execPage("page-top", pageData{Title: "laserbrain ui", Fleet: s.o.FleetID, Repo: s.o.Repo, Token: csrf, CSS: template.CSS(hr.Stylesheet() + pageCSS)})
+}
+
+// pageRest is the rest of the page: the sections of the view at version,
+// and the script that keeps them current.
+func (s *Server) pageRest(secs map[string]string, version uint64) []byte {
+	pd := pageData{Nonce: s.nonce, Version: version, JS: template.JS(pageJS), Sections: map[string]template.HTML{}}
 	for id, html := range secs {
 		pd.Sections[id] = template.HTML(html) // drawn by renderSections, escaped there
 	}
+	return s.execPage("page-rest", pd)
+}
+
+func (s *Server) execPage(name string, pd pageData) []byte {
 	var b bytes.Buffer
-	if err := tmpl().ExecuteTemplate(&b, "page", pd); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, name, pd); err != nil {
 		return []byte("laserbrain ui: drawing the page: " + template.HTMLEscapeString(err.Error()))
 	}
 	return b.Bytes()

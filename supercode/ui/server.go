@@ -270,8 +270,17 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+s.nonce+"'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'")
+	// The top goes out at once; the rest follows when the fleet is read
+	// (the first read of a large fleet takes seconds).
+	if _, err := w.Write(s.pageTop()); err != nil {
+		return
+	}
+	_ = http.NewResponseController(w).Flush()
 	secs, version := s.hub.current(r.Context())
-	_, _ = w.Write(s.renderPage(secs, version))
+	if r.Context().Err() != nil {
+		return // the browser went away, or the server ends
+	}
+	_, _ = w.Write(s.pageRest(secs, version))
 }
 
 // events streams the page's changes: every section first, then each

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -512,5 +513,81 @@ func TestDrillDownShowsSpending(t *testing.T) {
 	a.Spending = nil
 	if page := string(renderDetail(&Detail{Agent: a, Advice: map[int]string{}})); strings.Contains(page, "Tokens over time") {
 		t.Error("an agent without reported requests has a tokens plot")
+	}
+}
+
+// heldFleet is a fleet store whose runs cannot be listed until held is
+// closed: a fleet that takes long to read.
+type heldFleet struct {
+	fleet.Store
+	held chan struct{}
+}
+
+func (h heldFleet) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, error) {
+	select {
+	case <-h.held:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.Store.ListRuns(ctx, f)
+}
+
+// The page's top (its stylesheet and header) reaches the browser while
+// the fleet is still being read; the rest, every section, follows once it
+// is read.
+func TestPageTopBeforeTheFleetIsRead(t *testing.T) {
+	st, err := fleet.OpenLocal(filepath.Join(t.TempDir(), "fleet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan struct{})
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(held)
+		}
+	}
+	defer release()
+	w := newWorldOn(t, heldFleet{st, held})
+	w.must(st.CreateRun(context.Background(), fleet.Run{ID: "r1", Agent: "claude", Fleet: w.fid, Dir: w.repo, Created: time.Now()}))
+	// The link, without following it to the page (which would wait).
+	noFollow := *w.c
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noFollow.Get(w.link)
+	w.must(err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the link: %s", resp.Status)
+	}
+	resp, err = w.c.Get(w.base + "/")
+	w.must(err)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the page: %s", resp.Status)
+	}
+	br := bufio.NewReader(resp.Body)
+	var top strings.Builder
+	for !strings.Contains(top.String(), "</header>") {
+		line, err := br.ReadString('\n')
+		top.WriteString(line)
+		if err != nil {
+			t.Fatalf("the page's top before the fleet was read: %v (read %q)", err, top.String())
+		}
+	}
+	if !strings.Contains(top.String(), "<style>") || !strings.Contains(top.String(), "reading the fleet") || strings.Contains(top.String(), "<main") {
+		t.Errorf("the page's top: %q", top.String())
+	}
+	release()
+	rest, err := io.ReadAll(br)
+	w.must(err)
+	page := top.String() + string(rest)
+	for _, id := range sectionIDs {
+		if !strings.Contains(page, `<section id="`+id+`"`) {
+			t.Errorf("the page lacks section %s", id)
+		}
+	}
+	if !strings.Contains(page, `data-agent="claude:r1"`) || !strings.HasSuffix(strings.TrimSpace(page), "</html>") {
+		t.Errorf("the page after the fleet was read lacks the agent or its end:\n%s", page)
 	}
 }
