@@ -294,7 +294,7 @@ func runRun(opts *runOptions) error {
 	if len(covEnv) > 0 {
 		so.Env = append(os.Environ(), covEnv...)
 	}
-	so.Usage, so.Recorded = agentUsage(args[0]), agentRecorded(args[0])
+	so.Usage, so.Recorded = agentBudgetReads(args[0])
 	if opts.limits.MaxTokens > 0 && so.Usage == nil {
 		return cli.Usagef("--max-tokens: laserbrain reads the tokens of Claude Code's runs only (from its transcript), not of %s; nothing was started", args[0])
 	}

@@ -186,15 +186,19 @@ func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 	}
 }
 
-// agentRecorded is how laserbrain run knows that the agent's client has
-// recorded the response that asked for a tool call (nil: not known).
-func agentRecorded(program string) func(fleet.Run, string) bool {
+// agentBudgetReads are how laserbrain run's process reads, at each tool
+// call while a budget is held, the tokens its agent spent and whether the
+// agent's client has recorded the response that asked for the call:
+// Claude Code's sessions' transcripts, each read on from where the last
+// question left it (client.ClaudeTranscripts); nil for every other
+// command.
+func agentBudgetReads(program string) (func(fleet.Run) (fleet.Usage, bool, error), func(fleet.Run, string) bool) {
 	if c, ok := client.Detect(program); !ok || c != client.Claude {
-		return nil
+		return nil, nil
 	}
-	return func(r fleet.Run, call string) bool {
-		return client.ClaudeSessionsRecorded(os.Getenv, r.Sessions, call)
-	}
+	t := client.NewClaudeTranscripts(os.Getenv)
+	return func(r fleet.Run) (fleet.Usage, bool, error) { return t.Usage(r.Sessions) },
+		func(r fleet.Run, call string) bool { return t.Recorded(r.Sessions, call) }
 }
 
 // runUsage is the tokens a run's agent spent, as recorded once it ended;
