@@ -195,9 +195,10 @@ func contains(s string, subs ...string) bool {
 }
 
 // TestEarlierRunFile: a home an earlier version wrote keeps a run in
-// runs/<id>.json, replaced whole (and its sessions in sessions/). It reads and lists as it is, a new run
-// of its id is refused, and its first update moves it into the slot file
-// (the old file gone) without losing a field.
+// runs/<id>.json, replaced whole (and its sessions in sessions/). It
+// reads and lists as it is, a new run of its id is refused, and its first
+// update moves it into the slot file (the old file gone) without losing a
+// field.
 func TestEarlierRunFile(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := fleet.OpenLocal(dir)
