@@ -12,7 +12,11 @@ all: build
 # toolchain records no VCS information for (worktrees, tarballs).
 VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-dev)
 COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
-LDFLAGS := -X github.com/laserkit/laserkit/internal/version.stamp=$(VERSION) -X github.com/laserkit/laserkit/internal/version.commitStamp=$(COMMIT)
+# -s -w: no symbol table and no DWARF in the installed programs (a third
+# of laserbrain-gate's file; neither is mapped at start, so start-up is the
+# same). Stack traces keep their function names and lines (pclntab); build
+# without them (go build ./cmd/...) to debug or profile with symbols.
+LDFLAGS := -s -w -X github.com/laserkit/laserkit/internal/version.stamp=$(VERSION) -X github.com/laserkit/laserkit/internal/version.commitStamp=$(COMMIT)
 PREFIX  ?= /usr/local
 
 build:
@@ -84,13 +88,16 @@ test-browser:
 LOADAVG = @echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The stores side by side in one run: the local home against a durable
-# PostgreSQL over its Unix socket (checks/s, hook latency), and new runs in
-# the local store against the earlier per-run files (docs/performance.md).
+# PostgreSQL over its Unix socket (checks/s, hook latency, laserbrain-gate's
+# allow and deny through the hook server), and new runs in the local store
+# against the earlier per-run files (docs/performance.md).
 bench-store:
 	$(LOADAVG)
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'GateStore' -benchtime 100x ./cmd/laserbrain-gate/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'NewRuns' -benchtime 3x ./laserbrain/localstore/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps|SuperviseRound100' -benchtime 2s ./supercode/backend/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'HookStore|CheckStream10k(Fresh200|Interleaved8)?$$' -benchtime 50x ./cmd/laserbrain/
+	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'CheckStreamFresh200Stores' -benchtime 3x ./cmd/laserbrain/
 	$(LOADAVG)
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.

@@ -148,17 +148,24 @@ func PyFloatValue(v grammar.Value) (float64, bool) {
 		x, _ := f.Float64()
 		return x, true
 	case grammar.String:
-		if f, ok := parsePyFloat(v.Str); ok {
-			return f, true
-		}
-		switch strings.ToLower(pyStrip(v.Str)) {
-		case "inf", "+inf", "infinity", "+infinity":
-			return math.Inf(1), true
-		case "-inf", "-infinity":
-			return math.Inf(-1), true
-		case "nan", "+nan", "-nan":
-			return math.NaN(), true
-		}
+		return PyFloatAny(v.Str)
+	}
+	return 0, false
+}
+
+// PyFloatAny is Python's float() of a string, inf and nan included; ok is
+// false where float() raises.
+func PyFloatAny(s string) (float64, bool) {
+	if f, ok := parsePyFloat(s); ok {
+		return f, true
+	}
+	switch strings.ToLower(pyStrip(s)) {
+	case "inf", "+inf", "infinity", "+infinity":
+		return math.Inf(1), true
+	case "-inf", "-infinity":
+		return math.Inf(-1), true
+	case "nan", "+nan", "-nan":
+		return math.NaN(), true
 	}
 	return 0, false
 }

@@ -24,3 +24,8 @@ func PyRound(x float64, digits int) float64 { return roundN(x, digits) }
 // PyFloat parses s as Python's float() does for a finite value; ok is
 // false for what float() refuses, and for inf and nan.
 func PyFloat(s string) (float64, bool) { return parsePyFloat(s) }
+
+// PyIntString is Python's int() of a string: white space around, a sign,
+// decimal digits (any Unicode decimal digit) with single underscores
+// between them; ok is false where int() raises.
+func PyIntString(s string) (int, bool) { return parsePyInt(s) }

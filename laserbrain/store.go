@@ -85,6 +85,14 @@ type Exporter interface {
 	ContextEntries(ctx context.Context) (map[string]ContextEntry, error)
 }
 
+// BatchSaver is a store that saves several of the runs it holds in one
+// go: each whole or none of them, as Save would each, for the cost of one
+// (a stream's commit saves every run it changed since the last).
+type BatchSaver interface {
+	// SaveRuns saves every handle in hs (each opened by this store).
+	SaveRuns(ctx context.Context, hs []RunHandle) error
+}
+
 // Importer is a store that takes runs and contexts copied from another.
 type Importer interface {
 	// ImportRun saves r, with the history ReadRun gave it, as it is; an

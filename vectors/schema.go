@@ -3,7 +3,6 @@ package vectors
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -126,22 +125,17 @@ func validate(ref string, data []byte, what string) error {
 	if err := decodeNumbers(data, &doc); err != nil {
 		return &SchemaError{What: what, Problems: []string{"not JSON: " + err.Error()}}
 	}
-	if err := sch.Validate(doc); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return &SchemaError{What: what, Problems: leaves(ve)}
-		}
+	broken, err := schemas.Broken(sch, doc)
+	if err != nil {
 		return &SchemaError{What: what, Problems: []string{err.Error()}}
 	}
-	return nil
-}
-
-// leaves are the rules broken, each with the JSON pointer of the value at
-// fault.
-func leaves(ve *jsonschema.ValidationError) []string {
-	var out []string
-	for _, e := range schemas.Leaves(ve) {
-		out = append(out, schemas.Pointer(e)+": "+e.Message)
+	if len(broken) == 0 {
+		return nil
 	}
-	return out
+	// The rules broken, each with the JSON pointer of the value at fault.
+	var problems []string
+	for _, e := range broken {
+		problems = append(problems, schemas.Pointer(e)+": "+e.Message)
+	}
+	return &SchemaError{What: what, Problems: problems}
 }

@@ -41,6 +41,7 @@ func TestGateHandsDatabaseEventsToLaserbrain(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "laserbrain: cannot read the run: cannot reach the laserbrain store at postgres://ann:***@127.0.0.1:1/fleet") || strings.Contains(errOut, "s3cr3t") {
 		t.Fatalf("force-push through the gate: exit %d, %s", code, errOut)
 	}
+	stopHookServer(t, filepath.Join(dir, "laserbrain"), env)
 	os.Remove(filepath.Join(dir, "laserbrain"))
 	_, errOut, code = answer(gate, "git push --force origin main")
 	if code != 2 || !strings.Contains(errOut, "guard error: LASERBRAIN_STORE names a store this binary does not read, and there is no laserbrain beside") {

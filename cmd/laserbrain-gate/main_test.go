@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +51,40 @@ var heavyPackages = []string{
 	"github.com/santhosh-tekuri/jsonschema", "github.com/spf13/cobra", "github.com/jackc/pgx",
 	"github.com/modelcontextprotocol/go-sdk", "github.com/google/jsonschema-go", "github.com/laserkit/laserkit/grammar/schema",
 	"github.com/laserkit/laserkit/supercode/mcpserver", "github.com/laserkit/laserkit/ponder", "net/http", "encoding/gob",
+	"text/template", "html/template", "database/sql",
+}
+
+// maxMappedBytes bounds what the built gate maps from its file at each
+// start (its loadable segments: code, read-only data and pclntab, data):
+// the pages a tool call's process faults in grow with it, and symbols and
+// debug information, which make build strips (-s -w), are not counted.
+const maxMappedBytes = 8 << 20
+
+// TestGateBinaryStaysSmall builds the gate as the tests do and sums its
+// loadable segments: a package that joins the gate's link shows here as
+// megabytes before it shows in a whole-process benchmark.
+func TestGateBinaryStaysSmall(t *testing.T) {
+	f, err := elf.Open(buildGate(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var mapped uint64
+	loads := 0
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			mapped += p.Filesz
+			loads++
+		}
+	}
+	if loads == 0 {
+		t.Fatal("the built gate has no loadable segment: not an ELF program?")
+	}
+	t.Logf("laserbrain-gate maps %.2f MB from its file at start (%d segments)", float64(mapped)/(1<<20), loads)
+	if mapped > maxMappedBytes {
+		t.Errorf("laserbrain-gate maps %.2f MB from its file, over %d MB: something large joined the gate's link (go list -deps ./cmd/laserbrain-gate; go tool nm -size -sort size)",
+			float64(mapped)/(1<<20), maxMappedBytes>>20)
+	}
 }
 
 // TestGateLinksLean guards the gate's start-up: it links none of the heavy

@@ -17,7 +17,7 @@ import (
 )
 
 const usage = `usage: laserbrain-otel export|journal [--endpoint URL] < RECORD.json
-       laserbrain-otel receive [--forward URL]
+       laserbrain-otel receive [--forward URL] [--forward-traces|--forward-metrics|--forward-logs URL]
 
 export sends one ended run (the JSON record laserbrain run writes), journal
 a supervisor's journal records (what laserbrain supervise hands over after
@@ -31,9 +31,10 @@ every span was delivered, 1 when some were not (said on standard error),
 receive takes, on a loopback port of its own, the OTLP/HTTP an agent's
 client sends under laserbrain run: it writes its address, then each model
 request the client reported, as JSON lines on standard output, forwards
-everything it receives to --forward (the person's own endpoint, with the
-headers OTEL_EXPORTER_OTLP_HEADERS names), and stops when its standard
-input ends.
+everything it receives to the person's own endpoints, with the headers
+OTEL_EXPORTER_OTLP_HEADERS names — each signal to its own URL as given
+(--forward-traces, --forward-metrics, --forward-logs), anything else under
+the base URL --forward — and stops when its standard input ends.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) }

@@ -23,13 +23,21 @@ const shutdownDeadline = 2 * time.Second
 // receive runs the OTLP receiver of one run until stdin ends.
 func receive(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	rcv := &otlp.Receiver{}
-	switch {
-	case len(args) == 0:
-	case len(args) == 2 && args[0] == "--forward" && args[1] != "":
-		rcv.Forward, rcv.Headers = args[1], otlp.ParseHeaders(getenv(telemetry.EnvHeaders))
-	default:
+	if len(args)%2 != 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	for i := 0; i < len(args); i += 2 {
+		dst := map[string]*string{"--forward": &rcv.Forward.Base, "--forward-traces": &rcv.Forward.Traces,
+			"--forward-metrics": &rcv.Forward.Metrics, "--forward-logs": &rcv.Forward.Logs}[args[i]]
+		if dst == nil || args[i+1] == "" {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		*dst = args[i+1]
+	}
+	if !rcv.Forward.Empty() {
+		rcv.Headers = otlp.ParseHeaders(getenv(telemetry.EnvHeaders))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

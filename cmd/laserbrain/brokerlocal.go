@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
-	"github.com/laserkit/laserkit/operator/policyschema"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/backend"
 	"github.com/laserkit/laserkit/supercode/broker"
@@ -31,13 +30,8 @@ import (
 func brokerLocal(storeConfig func() (backend.Config, error), run string, act *hook.Act) (local func(context.Context, broker.Op) (int, bool), close func()) {
 	held := &heldStores{config: storeConfig}
 	return func(ctx context.Context, op broker.Op) (int, bool) {
-		if hc, ok := fastHook(op.Argv); ok {
-			// One hook at a time on the held stores, which are not
-			// shared between goroutines otherwise.
-			held.mu.Lock()
-			defer held.mu.Unlock()
-			b := hook.Binary{ValidatePolicy: policyschema.Validate, Stores: held.stores}
-			return hook.Serve(ctx, hc.event, hc.client, hc.format, b, hook.Env{Getenv: op.Getenv, Dir: op.Dir, InSupervisor: true, Act: act}, op.Stdin, op.Stdout, op.Stderr), true
+		if code, ok := held.hook(ctx, op, hook.Env{Getenv: op.Getenv, Dir: op.Dir, InSupervisor: true, Act: act}); ok {
+			return code, true
 		}
 		if len(op.Argv) == 0 || (op.Argv[0] != "check" && op.Argv[0] != "act") {
 			return 0, false
@@ -77,6 +71,7 @@ func (h *heldStores) stores() (agentrun.Stores, error) {
 		if err != nil {
 			return nil, err
 		}
+		cfg.LongLived = true
 		h.b = backend.New(cfg)
 	}
 	return keptStores{h.b}, nil

@@ -21,6 +21,8 @@ type checkOptions struct {
 	// laserbrain's run store, where every other run is checked.
 	Tracker  func() *agentrun.Tracker
 	RunStore func() (laserbrain.Store, error)
+	// StreamStore is RunStore for --stream (nil: RunStore).
+	StreamStore func() (laserbrain.Store, error)
 	// Getenv reads LASERBRAIN_RUN.
 	Getenv func(string) string
 	// onlyRun: the check runs in the supervisor's process for its
@@ -112,7 +114,7 @@ not be saved is answered with an error saying so (exit 8), never with a
 verdict.`
 
 func newCheckCmd(f *Factory, runF func(*checkOptions) error) *cobra.Command {
-	opts := &checkOptions{IO: f.IOStreams, Tracker: f.Tracker, RunStore: f.RunStore, Getenv: f.getenv, onlyRun: f.AgentRun}
+	opts := &checkOptions{IO: f.IOStreams, Tracker: f.Tracker, RunStore: f.RunStore, StreamStore: f.StreamStore, Getenv: f.getenv, onlyRun: f.AgentRun}
 	cmd := &cobra.Command{
 		Use:   "check --goal GOAL [--progress P] [--distance N] [--run ID [--new-run]] | check --stream",
 		Short: "Check one spelled state against its run's ground (or a stream of them)",

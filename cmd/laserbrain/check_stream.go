@@ -30,7 +30,11 @@ func runCheckStream(opts *checkOptions) error {
 			return cli.Usagef("%s: %v", opts.runSource(), err)
 		}
 	}
-	store, err := opts.RunStore()
+	open := opts.RunStore
+	if opts.StreamStore != nil {
+		open = opts.StreamStore
+	}
+	store, err := open()
 	if err != nil {
 		return cli.Failure(err)
 	}
@@ -524,9 +528,21 @@ func (f fatalError) Error() string { return f.err.Error() }
 type spiller interface{ Spill() error }
 
 // persist saves every run changed since the last commit, then flushes the
-// store: every step so far is durable when it returns.
+// store: every step so far is durable when it returns. A store that saves
+// several runs at once (laserbrain.BatchSaver) saves them together.
 func (s *streamer) persist() error {
 	ctx := context.Background()
+	if bs, ok := s.store.(laserbrain.BatchSaver); ok && len(s.dirty) > 1 {
+		// One transaction for the batch's runs (a database store).
+		hs := make([]laserbrain.RunHandle, 0, len(s.dirty))
+		for id := range s.dirty {
+			hs = append(hs, s.handles[id])
+		}
+		if err := bs.SaveRuns(ctx, hs); err != nil {
+			return fmt.Errorf("runs not saved: %w", err)
+		}
+		clear(s.dirty)
+	}
 	for id := range s.dirty {
 		if err := s.handles[id].Save(ctx); err != nil {
 			return fmt.Errorf("run %s not saved: %w", id, err)

@@ -99,6 +99,17 @@ func (f *Factory) RunStore() (laserbrain.Store, error) {
 	return backend.OpenRuns(cfg)
 }
 
+// StreamStore is RunStore for a stream: its statements, sent again and
+// again, are prepared once per connection.
+func (f *Factory) StreamStore() (laserbrain.Store, error) {
+	cfg, err := f.StoreConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.LongLived = true
+	return backend.OpenRuns(cfg)
+}
+
 // Hook is what a hook process of this binary takes: the project policy
 // checked against its schema, the stores on the backend.
 func (f *Factory) Hook() hook.Binary {

@@ -47,6 +47,7 @@ answers pre-tool-use the same way from a binary that starts faster.`,
 	for _, c := range hook.Commands {
 		cmd.AddCommand(newHookEventCmd(f, c, nil))
 	}
+	cmd.AddCommand(newHookServeCmd(f, nil))
 	return cmd
 }
 

@@ -39,7 +39,8 @@ const ingestCatchUp = time.Second
 // is recorded on the run as a fleet.KindModel event as it arrives.
 type ingest struct {
 	url     string
-	forward string
+	client  client.Name
+	forward telemetry.Forward
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	ended   chan struct{} // closed when the receiver's output has ended
@@ -56,18 +57,17 @@ type ingest struct {
 }
 
 // startIngest starts the receiver for an agent command whose client
-// reports its model requests over OTLP (Claude Code), with laserbrain-otel
-// beside self and telemetry not switched off; nil when not.
+// reports its model requests over OTLP (Claude Code, Codex, Gemini CLI),
+// with laserbrain-otel beside self and telemetry not switched off; nil
+// when not.
 func startIngest(self string, program string, getenv func(string) string) (*ingest, error) {
 	prog, ok := ingestProgram(self, program, getenv)
 	if !ok {
 		return nil, nil
 	}
-	in := &ingest{forward: telemetry.ClaudeForward(getenv), ended: make(chan struct{}), arrived: make(chan struct{})}
-	args := []string{"receive"}
-	if in.forward != "" {
-		args = append(args, "--forward", in.forward)
-	}
+	c, _ := client.Detect(program)
+	in := &ingest{client: c, forward: telemetry.ClientForward(string(c), getenv), ended: make(chan struct{}), arrived: make(chan struct{})}
+	args := append([]string{"receive"}, in.forward.Args()...)
 	in.cmd = exec.Command(prog, args...)
 	// Its own process group: a terminal's ^C goes to the agent, and the
 	// receiver takes what the agent sends as it ends.
@@ -98,10 +98,10 @@ func startIngest(self string, program string, getenv func(string) string) (*inge
 }
 
 // ingestProgram is the receiver's program, when an agent command's client
-// reports its model requests over OTLP (Claude Code), laserbrain-otel is
-// beside self and telemetry is not switched off.
+// reports its model requests over OTLP (Claude Code, Codex, Gemini CLI),
+// laserbrain-otel is beside self and telemetry is not switched off.
 func ingestProgram(self, program string, getenv func(string) string) (string, bool) {
-	if c, ok := client.Detect(program); !ok || c != client.Claude {
+	if c, ok := client.Detect(program); !ok || (c != client.Claude && c != client.Codex && c != client.Gemini) {
 		return "", false
 	}
 	if v := strings.ToLower(strings.TrimSpace(getenv(telemetry.EnvSwitch))); v == "off" {
@@ -134,8 +134,8 @@ func policyBudget(opts *runOptions, self string) {
 		return
 	}
 	if b.MaxTokens > 0 && !slices.Contains(opts.budgetSet, "max-tokens") {
-		if agentUsage(program) == nil {
-			fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the project policy's max_tokens for %s is not held: laserbrain reads the tokens of Claude Code's runs only\n", name)
+		if _, received := ingestProgram(self, program, os.Getenv); agentUsage(program) == nil && !received {
+			fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the project policy's max_tokens for %s is not held: laserbrain reads the tokens of Claude Code's, Codex's and Gemini CLI's runs only\n", name)
 		} else {
 			opts.limits.MaxTokens = b.MaxTokens
 		}
@@ -205,12 +205,20 @@ func runIngest(opts *runOptions, self string, so *agentrun.SpawnOptions) (*inges
 	if in == nil {
 		return nil, nil
 	}
+	if opts.limits.MaxCostUSD > 0 && in.client != client.Claude {
+		_ = in.stop()
+		return nil, cli.Usagef("--max-cost: %s reports no cost of its requests (laserkit never estimates one); nothing was started", so.Command[0])
+	}
 	base := so.Env
 	if base == nil {
 		base = os.Environ()
 	}
 	so.Env = in.env(base)
-	so.Usage = in.readUsage(so.Usage, opts.limits.MaxCostUSD > 0)
+	if so.Usage == nil {
+		so.Usage = in.reported // no records of its own: what it reported
+	} else {
+		so.Usage = in.readUsage(so.Usage, opts.limits.MaxCostUSD > 0)
+	}
 	return in, nil
 }
 
@@ -244,7 +252,23 @@ func (in *ingest) recordOn(sup *agentrun.Tracker, id string) {
 
 // env is the agent's environment with its client's telemetry pointed at
 // the receiver.
-func (in *ingest) env(environ []string) []string { return telemetry.ClaudeEnv(environ, in.url) }
+func (in *ingest) env(environ []string) []string {
+	return telemetry.ClientEnv(string(in.client), environ, in.url)
+}
+
+// prepare adds, for a client whose telemetry is set on its command line
+// (Codex), the settings that point it at the receiver to the per-run
+// configuration so.Prepare adds ahead of the person's arguments.
+func (in *ingest) prepare(so *agentrun.SpawnOptions) {
+	if in == nil || in.client != client.Codex || so.Prepare == nil {
+		return
+	}
+	prep, extra := so.Prepare, telemetry.CodexArgs(in.url, !in.forward.Empty())
+	so.Prepare = func(tmp string) ([]string, []string, error) {
+		args, env, err := prep(tmp)
+		return append(args, extra...), env, err
+	}
+}
 
 // caughtUp is the usage reported so far, once it counts at least n
 // requests or ingestCatchUp has passed.
@@ -264,6 +288,14 @@ func (in *ingest) caughtUp(n int) fleet.Usage {
 			return u
 		}
 	}
+}
+
+// reported is the usage the client reported so far; ok once it reported
+// a model request.
+func (in *ingest) reported(fleet.Run) (fleet.Usage, bool, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.usage, in.usage.Requests > 0, nil
 }
 
 // readUsage is how the limits read the agent's spending: the transcript's

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -167,13 +166,7 @@ func scriptConditions(cond string) (bool, error) {
 // preparedRoot is laserbrain's command tree as it runs (cobra's help and
 // completion commands included).
 func preparedRoot(t *testing.T) *cobra.Command {
-	var out bytes.Buffer
-	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
-	root := newRootCmd(newFactory(streams))
-	if _, err := cli.Execute(root, []string{"--help"}, streams); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return clitest.Prepared(t, func(s *cli.IOStreams) *cobra.Command { return newRootCmd(newFactory(s)) })
 }
 
 // Every command has examples and a long help that explains; the root's

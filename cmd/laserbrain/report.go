@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -94,6 +96,12 @@ func runReport(opts *reportOptions) error {
 		if err := laserbrain.ValidateRunID(opts.run); err != nil {
 			return cli.Usagef("--run: %v", err)
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		// A report reads a fleet whole and ends: collecting its garbage
+		// as often as a long-lived process does costs it about a sixth of
+		// its CPU, against about half as much memory again at its peak.
+		debug.SetGCPercent(400)
 	}
 	b, fl, store, err := opts.Opened(true) // a report reads; it creates no home
 	if err != nil {

@@ -295,19 +295,21 @@ func runRun(opts *runOptions) error {
 		so.Env = append(os.Environ(), covEnv...)
 	}
 	so.Usage, so.Recorded = agentBudgetReads(args[0])
-	if opts.limits.MaxTokens > 0 && so.Usage == nil {
-		return cli.Usagef("--max-tokens: laserbrain reads the tokens of Claude Code's runs only (from its transcript), not of %s; nothing was started", args[0])
-	}
 	ing, err := runIngest(opts, self, &so)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = ing.stop() }()
+	if opts.limits.MaxTokens > 0 && so.Usage == nil {
+		return cli.Usagef("--max-tokens: laserbrain reads the tokens of Claude Code's and Codex's runs (from their own records), and of Gemini CLI's as its own telemetry reports them (received by %s beside laserbrain, unless %s=off), not of %s; nothing was started",
+			otelName, telemetry.EnvSwitch, args[0])
+	}
 	sup := opts.Tracker()
 	defer sup.Close()
 	so.Checkpoint = runCheckpoint(opts.IO.ErrOut, sup)
 	confined := false // set below, once the confinement is known
 	prepareClient(ctx, &so, self, &confined)
+	ing.prepare(&so)
 	started, stopTree := superviseTree()
 	defer stopTree()
 	so.Started = func(r fleet.Run, p *os.Process) {

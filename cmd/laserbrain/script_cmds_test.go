@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/laserkit/laserkit/internal/cli/clitest"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/ponder/ledger"
 )
@@ -76,15 +77,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			if !ok || !isObj {
 				ts.Fatalf("%s is not an object", args[0])
 			}
-			var keys []string
-			for k := range obj {
-				keys = append(keys, k)
-			}
-			want := append([]string{}, args[1:]...)
-			sort.Strings(keys)
-			sort.Strings(want)
-			if strings.Join(keys, " ") != strings.Join(want, " ") {
-				ts.Fatalf("keys of %s are [%s]; want [%s]", args[0], strings.Join(keys, " "), strings.Join(want, " "))
+			if keys, want, same := clitest.SameKeys(obj, args[1:]); !same {
+				ts.Fatalf("keys of %s are [%s]; want [%s]", args[0], keys, want)
 			}
 		},
 		"forgephantom": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -227,40 +221,7 @@ func stdoutAt(ts *testscript.TestScript, path string) (any, bool) {
 			ts.Fatalf("stdout is not JSON: %v\n%s", err, out)
 		}
 	}
-	if path == "." {
-		return v, true
-	}
-	for _, seg := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[seg]; !ok {
-				return nil, false
-			}
-		case []any:
-			if k, val, sel := strings.Cut(seg, "="); sel {
-				found := false
-				for _, el := range x {
-					if m, ok := el.(map[string]any); ok && m[k] == val {
-						v, found = el, true
-						break
-					}
-				}
-				if !found {
-					return nil, false
-				}
-				continue
-			}
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
+	return clitest.JSONAt(v, path)
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/pgtest"
 )
@@ -86,4 +87,69 @@ func BenchmarkHookStore(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkCheckStreamFresh200Stores is `check --stream` on 10,000 lines
+// over 200 new runs of 50 checks each (new names every iteration), the real
+// binary, on the local store and on PostgreSQL (a durable private cluster
+// over its Unix socket) one after the other in each iteration: x-local is
+// PostgreSQL's wall time over the local store's, cpu-x-local the same for
+// the process's CPU time (the server's own is not counted).
+func BenchmarkCheckStreamFresh200Stores(b *testing.B) {
+	bin := laserbrainBinary(b)
+	c := pgtest.StartCluster(b)
+	c.Durable(b)
+	dsn := pgtest.URL(b, c.NewDatabase(b))
+	dir := b.TempDir()
+	envs := map[string][]string{}
+	for _, store := range []string{"local", "postgres"} {
+		env := append(os.Environ(), "LASERBRAIN_HOME="+filepath.Join(dir, store), "LASERBRAIN_FLEET=", "LASERBRAIN_AGENT=", "LASERBRAIN_RUN=")
+		if store == "postgres" {
+			env = append(env, "LASERBRAIN_STORE="+dsn)
+			init := exec.Command(bin, "store", "init")
+			init.Env = env
+			if out, err := init.CombinedOutput(); err != nil {
+				b.Fatalf("store init: %v %s", err, out)
+			}
+		} else {
+			env = append(env, "LASERBRAIN_STORE=local")
+		}
+		envs[store] = env
+	}
+	inPath := filepath.Join(dir, "in.jsonl")
+	wall := map[string]time.Duration{}
+	cpu := map[string]time.Duration{}
+	iter := 0
+	for b.Loop() {
+		for _, store := range []string{"local", "postgres"} {
+			b.StopTimer()
+			iter++
+			if err := os.WriteFile(inPath, streamInputRuns(10_000, func(i int) string { return fmt.Sprintf("f%d-%d", iter, i/50) }), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			in, err := os.Open(inPath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			cmd := exec.Command(bin, "check", "--stream")
+			cmd.Env, cmd.Stdin = envs[store], in
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			start := time.Now()
+			err = cmd.Run()
+			wall[store] += time.Since(start)
+			in.Close()
+			// Exit 2: a line's verdict said drift; anything else is a failure.
+			if ee, ok := err.(*exec.ExitError); err != nil && !(ok && ee.ExitCode() == 2) {
+				b.Fatalf("%s: %v %s", store, err, stderr.String())
+			}
+			cpu[store] += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(wall["local"].Milliseconds())/n, "local-ms")
+	b.ReportMetric(float64(wall["postgres"].Milliseconds())/n, "postgres-ms")
+	b.ReportMetric(float64(wall["postgres"])/float64(wall["local"]), "x-local")
+	b.ReportMetric(float64(cpu["postgres"])/float64(cpu["local"]), "cpu-x-local")
 }

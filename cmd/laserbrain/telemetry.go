@@ -175,30 +175,41 @@ func modelFlag(args []string) string {
 	return ""
 }
 
-// agentUsage is how the tokens an agent command spends are read: Claude
-// Code's from its sessions' transcripts; nil for every other command.
+// agentUsage is how the tokens an agent command spends are read from its
+// client's own records: Claude Code's from its sessions' transcripts,
+// Codex's from its sessions' rollouts; nil for every other command.
 func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
-	if c, ok := client.Detect(program); !ok || c != client.Claude {
-		return nil
+	switch c, _ := client.Detect(program); c {
+	case client.Claude:
+		return func(r fleet.Run) (fleet.Usage, bool, error) {
+			return client.ClaudeSessionsUsage(os.Getenv, r.Sessions)
+		}
+	case client.Codex:
+		return func(r fleet.Run) (fleet.Usage, bool, error) {
+			u, _, ok, err := client.CodexSessionsUsage(os.Getenv, r.Sessions)
+			return u, ok, err
+		}
 	}
-	return func(r fleet.Run) (fleet.Usage, bool, error) {
-		return client.ClaudeSessionsUsage(os.Getenv, r.Sessions)
-	}
+	return nil
 }
 
 // agentBudgetReads are how laserbrain run's process reads, at each tool
 // call while a budget is held, the tokens its agent spent and whether the
-// agent's client has recorded the response that asked for the call:
-// Claude Code's sessions' transcripts, each read on from where the last
-// question left it (client.ClaudeTranscripts); nil for every other
-// command.
+// agent's client has recorded the response that asked for the call (nil:
+// not known): Claude Code's sessions' transcripts, each read on from where
+// the last question left it (client.ClaudeTranscripts); Codex's rollouts.
 func agentBudgetReads(program string) (func(fleet.Run) (fleet.Usage, bool, error), func(fleet.Run, string) bool) {
-	if c, ok := client.Detect(program); !ok || c != client.Claude {
-		return nil, nil
+	switch c, _ := client.Detect(program); c {
+	case client.Claude:
+		t := client.NewClaudeTranscripts(os.Getenv)
+		return func(r fleet.Run) (fleet.Usage, bool, error) { return t.Usage(r.Sessions) },
+			func(r fleet.Run, call string) bool { return t.Recorded(r.Sessions, call) }
+	case client.Codex:
+		return agentUsage(program), func(r fleet.Run, call string) bool {
+			return client.CodexSessionsRecorded(os.Getenv, r.Sessions, call)
+		}
 	}
-	t := client.NewClaudeTranscripts(os.Getenv)
-	return func(r fleet.Run) (fleet.Usage, bool, error) { return t.Usage(r.Sessions) },
-		func(r fleet.Run, call string) bool { return t.Recorded(r.Sessions, call) }
+	return nil, nil
 }
 
 // runUsage is the tokens a run's agent spent, as recorded once it ended;

@@ -61,13 +61,7 @@ var unobservedExits = map[string]string{
 
 // preparedRoot is ponder's command tree as it runs.
 func preparedRoot(t *testing.T) *cobra.Command {
-	var out bytes.Buffer
-	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
-	root := newRootCmd(newApp(streams))
-	if _, err := cli.Execute(root, []string{"--help"}, streams); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return clitest.Prepared(t, func(s *cli.IOStreams) *cobra.Command { return newRootCmd(newApp(s)) })
 }
 
 // Every command has examples and a long help that explains; the root's
@@ -139,29 +133,7 @@ func lookup(ts *testscript.TestScript, file, path string) (any, bool) {
 	if err := dec.Decode(&doc); err != nil {
 		ts.Fatalf("%s is not JSON: %v\n%s", file, err, data)
 	}
-	cur := doc
-	for _, part := range strings.Split(strings.Trim(path, "."), ".") {
-		if part == "" {
-			continue
-		}
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[part]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
+	return clitest.JSONAt(doc, path)
 }
 
 // json FILE PATH VALUE: the value at PATH equals VALUE (a JSON literal;
@@ -309,15 +281,8 @@ func cmdJSONKeys(ts *testscript.TestScript, neg bool, args []string) {
 	if !ok || !isObj {
 		ts.Fatalf("%s: %s is not an object", args[0], args[1])
 	}
-	var got []string
-	for k := range obj {
-		got = append(got, k)
-	}
-	want := append([]string{}, args[2:]...)
-	sort.Strings(got)
-	sort.Strings(want)
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		ts.Fatalf("%s: keys of %s are [%s], want [%s]", args[0], args[1], strings.Join(got, " "), strings.Join(want, " "))
+	if got, want, same := clitest.SameKeys(obj, args[2:]); !same {
+		ts.Fatalf("%s: keys of %s are [%s], want [%s]", args[0], args[1], got, want)
 	}
 }
 

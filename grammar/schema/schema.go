@@ -3,7 +3,6 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,12 +35,12 @@ func Validate(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("grammar schema does not compile: %w", err)
 	}
-	if err := s.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return err
-		}
-		return &grammar.ValidationError{Problems: schemaProblems(ve)}
+	broken, err := schemas.Broken(s, inst)
+	if err != nil {
+		return err
+	}
+	if len(broken) > 0 {
+		return &grammar.ValidationError{Problems: schemaProblems(broken)}
 	}
 	if probs := grammar.SemanticProblems(&doc); len(probs) > 0 {
 		return &grammar.ValidationError{Problems: probs}
@@ -49,11 +48,10 @@ func Validate(data []byte) error {
 	return nil
 }
 
-// schemaProblems flattens the validator's tree of causes to its leaves, which
-// are the specific rules broken.
-func schemaProblems(ve *jsonschema.ValidationError) []grammar.Problem {
+// schemaProblems are the specific rules broken, as grammar problems.
+func schemaProblems(broken []*jsonschema.ValidationError) []grammar.Problem {
 	var out []grammar.Problem
-	for _, e := range schemas.Leaves(ve) {
+	for _, e := range broken {
 		kw := e.KeywordLocation
 		if i := strings.LastIndex(kw, "/"); i >= 0 {
 			kw = kw[i+1:]

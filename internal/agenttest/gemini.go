@@ -58,8 +58,10 @@ func (geminiWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 	resp := map[string]any{
 		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts},
 			"finishReason": "STOP", "index": 0}},
-		"usageMetadata": map[string]int{"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20},
-		"modelVersion":  c.model, "responseId": "resp_scripted",
+		// The prompt's count holds the cached tokens, as the service's does.
+		"usageMetadata": map[string]int64{"promptTokenCount": c.usage.Input + c.usage.CacheRead, "cachedContentTokenCount": c.usage.CacheRead,
+			"candidatesTokenCount": c.usage.Output, "totalTokenCount": c.usage.Total()},
+		"modelVersion": c.model, "responseId": "resp_scripted",
 	}
 	if !c.stream {
 		writeJSON(w, resp)

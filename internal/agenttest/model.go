@@ -115,6 +115,36 @@ type Request struct {
 	// same body as the main-loop request before it. It is answered with
 	// that request's turn again and does not consume the script.
 	Retry bool
+	// Usage is the usage the answer reported (zero for probes and
+	// errors).
+	Usage Usage
+}
+
+// Usage is the token usage a scripted response reports: input tokens not
+// read from the provider's cache, output tokens, and input tokens read
+// from the cache. Each API spells it its own way (the Responses and Gemini
+// APIs count the cached tokens inside the input, as the services do).
+type Usage struct {
+	Input, Output, CacheRead int64
+}
+
+// DefaultUsage is what every response reports unless Model.Usage says
+// otherwise.
+var DefaultUsage = Usage{Input: MessagesInputTokens, Output: MessagesOutputTokens}
+
+// Total is every token u counts.
+func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheRead }
+
+// Sent adds up the usage of every answer the model sent so far: the
+// oracle a test holds a client's own token count to.
+func (m *Model) Sent() Usage {
+	var sum Usage
+	for _, r := range m.Requests() {
+		sum.Input += r.Usage.Input
+		sum.Output += r.Usage.Output
+		sum.CacheRead += r.Usage.CacheRead
+	}
+	return sum
 }
 
 // SideText answers side requests (titles, summaries, requests without
@@ -130,6 +160,11 @@ type Model struct {
 	// Side, when set, chooses the text a side request is answered with
 	// (default SideText). It runs on the server's goroutine.
 	Side func(Request) string
+	// Usage, when set before the first request, is the usage every
+	// response of the Responses and Gemini APIs reports (default
+	// DefaultUsage; the Messages and Chat Completions answers always
+	// report DefaultUsage).
+	Usage *Usage
 
 	t      testing.TB
 	wire   wire
@@ -163,6 +198,7 @@ type modelCall struct {
 	main   bool
 	stream bool
 	model  string
+	usage  Usage // what the answer reports
 }
 
 // NewModel starts a Messages API server (Claude Code) for the life of the
@@ -269,6 +305,13 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if turn.Tools[i].Input == nil {
 			turn.Tools[i].Input = map[string]any{}
 		}
+	}
+	c.usage = DefaultUsage
+	if m.Usage != nil && (m.API == ResponsesAPI || m.API == GeminiAPI) {
+		c.usage = *m.Usage
+	}
+	if turn.Fail == nil {
+		req.Usage = c.usage
 	}
 	m.reqs = append(m.reqs, req)
 	m.mu.Unlock()

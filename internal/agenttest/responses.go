@@ -48,8 +48,9 @@ func (responsesWire) items(t Turn) []map[string]any {
 }
 
 func (rw responsesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
-	usage := map[string]any{"input_tokens": 10, "input_tokens_details": map[string]int{"cached_tokens": 0},
-		"output_tokens": 10, "output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": 20}
+	u := c.usage // the input counts the cached tokens, as the service does
+	usage := map[string]any{"input_tokens": u.Input + u.CacheRead, "input_tokens_details": map[string]int64{"cached_tokens": u.CacheRead},
+		"output_tokens": u.Output, "output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": u.Total()}
 	items := rw.items(t)
 	resp := map[string]any{"id": "resp_scripted", "object": "response", "model": c.model, "status": "completed",
 		"output": items, "usage": usage}

@@ -27,6 +27,11 @@ type Receiver struct {
 	// URL is its base URL (http://127.0.0.1:PORT), the value of
 	// OTEL_EXPORTER_OTLP_ENDPOINT for a sender.
 	URL string
+	// TracesURL, MetricsURL and LogsURL are where it takes each signal
+	// (URL/v1/traces and so on, unless StartAt chose other paths).
+	TracesURL, MetricsURL, LogsURL string
+
+	paths [3]string
 
 	mu      sync.Mutex
 	traces  []ptrace.Traces
@@ -38,7 +43,15 @@ type Receiver struct {
 // stops when the test ends.
 func Start(t testing.TB) *Receiver {
 	t.Helper()
-	r := &Receiver{}
+	return StartAt(t, "/v1/traces", "/v1/metrics", "/v1/logs")
+}
+
+// StartAt starts a receiver that takes each signal at the path given
+// for it, as a collector can be set to: a sender that finds its way there
+// used the signal's own URL as it was given.
+func StartAt(t testing.TB, traces, metrics, logs string) *Receiver {
+	t.Helper()
+	r := &Receiver{paths: [3]string{traces, metrics, logs}}
 	var lastErr error
 	for range 5 { // a free port can be taken between its probe and the bind
 		addr, err := freePort()
@@ -47,6 +60,7 @@ func Start(t testing.TB) *Receiver {
 		}
 		if lastErr = r.start(t, addr); lastErr == nil {
 			r.URL = "http://" + addr
+			r.TracesURL, r.MetricsURL, r.LogsURL = r.URL+traces, r.URL+metrics, r.URL+logs
 			return r
 		}
 	}
@@ -60,6 +74,9 @@ func (r *Receiver) start(t testing.TB, addr string) error {
 	cfg.Protocols.GRPC = configoptional.None[configgrpc.ServerConfig]()
 	http := cfg.Protocols.HTTP.GetOrInsertDefault()
 	http.ServerConfig.NetAddr.Endpoint = addr
+	http.TracesURLPath = otlpreceiver.SanitizedURLPath(r.paths[0])
+	http.MetricsURLPath = otlpreceiver.SanitizedURLPath(r.paths[1])
+	http.LogsURLPath = otlpreceiver.SanitizedURLPath(r.paths[2])
 	set := receivertest.NewNopSettings(f.Type())
 	ctx := context.Background()
 	tr, err := f.CreateTraces(ctx, set, cfg, must(consumer.NewTraces(r.consumeTraces)))

@@ -178,6 +178,19 @@ const ConnectTimeout = 3 * time.Second
 // NewPool makes a pool for dsn without connecting: the first query
 // connects. Connection strings are URLs or key/value.
 func NewPool(dsn string, maxConns int32) (*pgxpool.Pool, error) {
+	return newPool(dsn, maxConns, pgx.QueryExecModeExec)
+}
+
+// NewLongLivedPool is NewPool for a process that sends the same
+// statements again and again on connections it keeps (the hook server, a
+// stream, laserbrain run's broker): each statement is prepared once per
+// connection and then only bound and run, which spares the server a parse
+// and a plan on every call.
+func NewLongLivedPool(dsn string, maxConns int32) (*pgxpool.Pool, error) {
+	return newPool(dsn, maxConns, pgx.QueryExecModeCacheStatement)
+}
+
+func newPool(dsn string, maxConns int32, mode pgx.QueryExecMode) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("the connection string %s: %s", pgdsn.Mask(dsn), pgdsn.Scrub(err.Error(), dsn))
@@ -188,9 +201,9 @@ func NewPool(dsn string, maxConns int32) (*pgxpool.Pool, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "laserbrain"
 	}
-	// One round trip per statement, none spent preparing it: the hooks
-	// are short processes that send each statement once.
-	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	// NewPool: one round trip per statement, none spent preparing it, for
+	// the hooks' short processes that send each statement once.
+	cfg.ConnConfig.DefaultQueryExecMode = mode
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"bytes"
+	"errors"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -21,6 +22,20 @@ func Compile(url string, data []byte) (*jsonschema.Schema, error) {
 // Lazy returns the schema compiled once, on its first call.
 func Lazy(url string, data []byte) func() (*jsonschema.Schema, error) {
 	return sync.OnceValues(func() (*jsonschema.Schema, error) { return Compile(url, data) })
+}
+
+// Broken validates inst against s: nil when it holds, else the rules it
+// breaks (Leaves); err is a failure of the validation itself.
+func Broken(s *jsonschema.Schema, inst any) ([]*jsonschema.ValidationError, error) {
+	err := s.Validate(inst)
+	var ve *jsonschema.ValidationError
+	switch {
+	case err == nil:
+		return nil, nil
+	case errors.As(err, &ve):
+		return Leaves(ve), nil
+	}
+	return nil, err
 }
 
 // Leaves flattens a validation error's tree of causes to its leaves — the

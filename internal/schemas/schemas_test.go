@@ -58,3 +58,19 @@ func TestLeaves(t *testing.T) {
 		t.Fatalf("leaves:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Broken answers nothing for a document that holds and the leaves for one
+// that does not.
+func TestBroken(t *testing.T) {
+	s, err := Compile("b.json", []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","required":["a"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Broken(s, map[string]any{"a": 1}); got != nil || err != nil {
+		t.Fatalf("a document that holds: %v, %v", got, err)
+	}
+	got, err := Broken(s, map[string]any{})
+	if err != nil || len(got) != 1 || Pointer(got[0]) != "/" || got[0].Message != "missing properties: 'a'" {
+		t.Fatalf("a document without a: %v, %v", got, err)
+	}
+}

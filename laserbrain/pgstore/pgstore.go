@@ -11,6 +11,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +82,10 @@ type Options struct {
 	// LockTimeout is how long OpenRun waits for a run another process
 	// holds (0: 10 s).
 	LockTimeout time.Duration
+	// LongLived: Open's pool prepares each statement once per connection
+	// (pgdb.NewLongLivedPool), for a process that sends the same ones many
+	// times (a stream).
+	LongLived bool
 }
 
 // Store is laserbrain.Store in PostgreSQL.
@@ -95,9 +100,10 @@ type Store struct {
 }
 
 var (
-	_ laserbrain.Store    = (*Store)(nil)
-	_ laserbrain.Exporter = (*Store)(nil)
-	_ laserbrain.Importer = (*Store)(nil)
+	_ laserbrain.Store      = (*Store)(nil)
+	_ laserbrain.Exporter   = (*Store)(nil)
+	_ laserbrain.Importer   = (*Store)(nil)
+	_ laserbrain.BatchSaver = (*Store)(nil)
 )
 
 // New is a store on pool (which stays the caller's to close); dsn is the
@@ -115,7 +121,11 @@ func New(pool *pgxpool.Pool, dsn string, opts Options) *Store {
 // Open makes a pool for dsn and a store on it; nothing connects until the
 // store is used.
 func Open(dsn string, opts Options) (*Store, error) {
-	pool, err := pgdb.NewPool(dsn, 4)
+	newPool := pgdb.NewPool
+	if opts.LongLived {
+		newPool = pgdb.NewLongLivedPool
+	}
+	pool, err := newPool(dsn, 4)
 	if err != nil {
 		return nil, err
 	}
@@ -415,6 +425,50 @@ func (h *runHandle) Save(ctx context.Context) error {
 	return nil
 }
 
+// SaveRuns implements laserbrain.BatchSaver: the handles' saves in one
+// transaction (in run id order, as every save takes its row locks), their
+// context records added up per context and written once each. It is Save
+// for every handle, all or none, for one commit (and one fsync) instead of
+// one per run.
+func (s *Store) SaveRuns(ctx context.Context, hs []laserbrain.RunHandle) error {
+	svs := make([]*save, 0, len(hs))
+	for _, rh := range hs {
+		h, ok := rh.(*runHandle)
+		if !ok || h.s != s {
+			return fmt.Errorf("run %s: not held by this store", rh.Run().ID())
+		}
+		if h.closed {
+			return fmt.Errorf("run %s: saved after close", h.id)
+		}
+		sv, err := h.prepare()
+		if err != nil {
+			return err
+		}
+		svs = append(svs, sv)
+	}
+	slices.SortFunc(svs, func(a, b *save) int { return strings.Compare(a.h.id, b.h.id) })
+	err := s.locks.with(ctx, func(conn *pgx.Conn) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var apply []laserbrain.ContextStep
+			for _, sv := range svs {
+				steps, err := sv.applyRun(ctx, tx)
+				if err != nil {
+					return fmt.Errorf("run %s: %w", sv.h.id, err)
+				}
+				apply = append(apply, steps...)
+			}
+			return applySteps(ctx, tx, apply)
+		})
+	})
+	if err != nil {
+		return s.wrap(err)
+	}
+	for _, sv := range svs {
+		sv.done()
+	}
+	return nil
+}
+
 // save is one save of a handle, ready to be applied in a transaction as
 // often as a lost connection makes it necessary.
 type save struct {
@@ -441,6 +495,17 @@ func (h *runHandle) prepare() (*save, error) {
 
 // apply is the save's transaction.
 func (sv *save) apply(ctx context.Context, tx pgx.Tx) error {
+	steps, err := sv.applyRun(ctx, tx)
+	if err != nil {
+		return err
+	}
+	return applySteps(ctx, tx, steps)
+}
+
+// applyRun writes the run's row and its new steps in tx, and returns the
+// context records of the steps it inserted (to be applied in the same
+// transaction).
+func (sv *save) applyRun(ctx context.Context, tx pgx.Tx) ([]laserbrain.ContextStep, error) {
 	h := sv.h
 	var version int64
 	var sid string
@@ -448,38 +513,38 @@ func (sv *save) apply(ctx context.Context, tx pgx.Tx) error {
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		if h.version != 0 {
-			return fmt.Errorf("it is gone from the store")
+			return nil, fmt.Errorf("it is gone from the store")
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.runs (id, state, step_count, version, save_id) VALUES ($1, $2::jsonb, $3, 1, $4) ON CONFLICT DO NOTHING`,
 			h.id, string(sv.state), sv.count, sv.id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if tag.RowsAffected() == 0 {
-			return ErrTakenOver
+			return nil, ErrTakenOver
 		}
 	case err != nil:
-		return err
+		return nil, err
 	case sid == sv.id:
-		return nil // committed by the try that lost its connection
+		return nil, nil // committed by the try that lost its connection
 	case version != h.version:
-		return ErrTakenOver
+		return nil, ErrTakenOver
 	default:
 		if _, err := tx.Exec(ctx, `UPDATE laserbrain.runs SET state = $2::jsonb, step_count = $3, version = version + 1, save_id = $4, updated = now() WHERE id = $1`,
 			h.id, string(sv.state), sv.count, sv.id); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if len(sv.ns) == 0 {
-		return nil
+		return nil, nil
 	}
 	rows, err := tx.Query(ctx, insertSteps, h.id, sv.ns, sv.recs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	inserted, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var apply []laserbrain.ContextStep
 	for _, st := range sv.ctxSteps {
@@ -487,7 +552,7 @@ func (sv *save) apply(ctx context.Context, tx pgx.Tx) error {
 			apply = append(apply, st)
 		}
 	}
-	return applySteps(ctx, tx, apply)
+	return apply, nil
 }
 
 // done records a committed save on the handle.

@@ -43,20 +43,17 @@ func Validate(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("the policy schema does not compile: %w", err)
 	}
-	if err := s.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if !errors.As(err, &ve) {
-			return err
-		}
-		return errors.New(strings.Join(problems(ve), "; "))
+	broken, err := schemas.Broken(s, inst)
+	if err != nil || len(broken) == 0 {
+		return err
 	}
-	return nil
+	return errors.New(strings.Join(problems(broken), "; "))
 }
 
 // problems are the rules broken, each at its JSON pointer, sorted.
-func problems(ve *jsonschema.ValidationError) []string {
+func problems(broken []*jsonschema.ValidationError) []string {
 	var out []string
-	for _, e := range schemas.Leaves(ve) {
+	for _, e := range broken {
 		out = append(out, "at "+schemas.Pointer(e)+": "+e.Message)
 	}
 	sort.Strings(out)

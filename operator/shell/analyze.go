@@ -19,27 +19,28 @@ import (
 // deleted, and what it could not follow. Script files the command runs are
 // read from dir (up to MaxScriptFile); the git model looks there to tell a
 // file from a ref.
-func Analyze(command, dir string) Analysis { return analyzeUnder(active, command, dir, nil) }
+func Analyze(command, dir string) Analysis { return analyzeUnder(active, command, dir, Session{}) }
 
-// AnalyzeIn is Analyze for a command that runs in the environment env
-// (nil: this process's). Home, $NAME in paths, git's and go's settings
-// files are the ones the command will see.
-func AnalyzeIn(command, dir string, env Env) Analysis {
-	return analyzeUnder(active, command, dir, env)
+// AnalyzeIn is Analyze for a command of the session s: home, $NAME in
+// paths, git's and go's settings files are the ones the command will see,
+// and a test file is the project's own only when it is as it was both in
+// the index and when the session started.
+func AnalyzeIn(command, dir string, s Session) Analysis {
+	return analyzeUnder(active, command, dir, s)
 }
 
 // analyzeUnder is Analyze under the given limits.
-func analyzeUnder(l limits, command, dir string, env Env) Analysis {
+func analyzeUnder(l limits, command, dir string, s Session) Analysis {
 	deadline := l.start()
 	if len(command) > MaxCommand {
 		// Past the size the gate reads within its budget: unknown,
 		// without parsing it (asked attended, refused unattended).
-		a := newAnalyzer(deadline, dir, env)
+		a := newAnalyzer(deadline, dir, s)
 		a.unknown(fmt.Sprintf("a command longer than %d KiB", MaxCommand>>10), "the gate reads commands up to that size: put a longer one in a script file")
 		return a.result(command, dir, Classification{Reversible: true, Labels: []string{}}, nil)
 	}
 	v, raw := classifyRaw(command, true, false, deadline)
-	a := newAnalyzer(deadline, dir, env)
+	a := newAnalyzer(deadline, dir, s)
 	a.script(command, 0)
 	a.uncalledFunctions()
 	return a.result(command, dir, v, raw)
@@ -49,7 +50,7 @@ func analyzeUnder(l limits, command, dir string, env Env) Analysis {
 // Edit, an MCP server's write_file or move_file): no command, only the
 // paths, relative ones read against dir.
 func AnalyzeWrite(tool, dir string, paths ...string) Analysis {
-	a := newAnalyzer(active.start(), dir, nil)
+	a := newAnalyzer(active.start(), dir, Session{})
 	for _, p := range paths {
 		a.addWrite(arg{val: p, known: true}, tool, false)
 	}

@@ -45,10 +45,25 @@ const (
 	maxScriptBytes = 1 << 20
 )
 
-// Env looks up a variable of the environment a command will run in:
-// os.LookupEnv where the gate runs as the session, the session's own
-// environment where a long-lived process answers for it.
+// Session is what the analysis is told of the session a command runs in,
+// where the process answering is not the session itself (laserbrain run
+// answers for its agent). The zero Session is this process's.
+type Session struct {
+	// Env looks up a variable of the session's environment (nil:
+	// os.LookupEnv).
+	Env Env
+	// Started tells how a file stood when the session started (nil:
+	// unknown).
+	Started Started
+}
+
+// Env looks up a variable of the environment a command will run in.
 type Env func(name string) (string, bool)
+
+// Started tells how the file at path stood when the session started:
+// known is false when nothing was recorded for its work tree, found false
+// when it was not there; else its git blob id and size.
+type Started func(path string) (id []byte, size int64, found, known bool)
 
 // analyzer walks a parsed command once and records what each command it
 // would run does, where it writes, and what it could not follow.
@@ -64,8 +79,10 @@ type analyzer struct {
 	commands int
 
 	// env is the environment the command will run in (the session's,
-	// which is not always this process's).
-	env Env
+	// which is not always this process's); started how files stood when
+	// the session started (nil: unknown).
+	env     Env
+	started Started
 
 	sc  *scope   // variables, functions, aliases: scoped like the shell's
 	cwd cwdState // where a cd moved: scoped like the shell's
@@ -125,12 +142,13 @@ type walker interface {
 	unknownProgram(c *cmdCall, text string)
 }
 
-func newAnalyzer(deadline deadline, dir string, e Env) *analyzer {
+func newAnalyzer(deadline deadline, dir string, s Session) *analyzer {
+	e := s.Env
 	if e == nil {
 		e = os.LookupEnv
 	}
 	a := &analyzer{
-		env: e, start: dir, deadline: deadline, sc: &scope{}, seen: map[string]bool{}, seenWrites: map[string]bool{},
+		env: e, started: s.Started, start: dir, deadline: deadline, sc: &scope{}, seen: map[string]bool{}, seenWrites: map[string]bool{},
 		files: map[string]vfile{}, gitConf: map[string]configValue{}, procs: map[string]*syntax.ProcSubst{},
 		called: map[*syntax.FuncDecl]bool{},
 	}

@@ -57,7 +57,7 @@ func TestAnalyzeInReadsTheSessionsHome(t *testing.T) {
 		}
 		return os.LookupEnv(k)
 	}
-	in := AnalyzeIn("git ship", work, sessionEnv)
+	in := AnalyzeIn("git ship", work, Session{Env: sessionEnv})
 	own := Analyze("git ship", work)
 
 	git(session, work, "ship")

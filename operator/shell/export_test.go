@@ -33,7 +33,9 @@ const (
 var ErrTimeout = errTimeout
 
 // AnalyzeUnder is Analyze under the limits l.
-func AnalyzeUnder(l Limits, command, dir string) Analysis { return analyzeUnder(l, command, dir, nil) }
+func AnalyzeUnder(l Limits, command, dir string) Analysis {
+	return analyzeUnder(l, command, dir, Session{})
+}
 
 // TimedAnalyze analyses cmd under l on one locked OS thread and returns
 // the CPU time that thread spent, and the wall time.
@@ -42,7 +44,7 @@ func TimedAnalyze(l Limits, cmd string) (Analysis, time.Duration, time.Duration)
 	defer runtime.UnlockOSThread()
 	before := threadCPU()
 	start := time.Now()
-	an := analyzeUnder(l, cmd, "", nil)
+	an := analyzeUnder(l, cmd, "", Session{})
 	wall := time.Since(start)
 	return an, threadCPU() - before, wall
 }
@@ -53,7 +55,7 @@ func TimedAnalyze(l Limits, cmd string) (Analysis, time.Duration, time.Duration)
 func SpentAnalysis(script string) Analysis {
 	spent := productionLimits
 	spent.total = spent.match - time.Millisecond
-	a := newAnalyzer(spent.start(), "", nil)
+	a := newAnalyzer(spent.start(), "", Session{})
 	a.script(script, 0)
 	v, raw := classifyRaw("ls", true, false, productionLimits.start())
 	return a.result("ls", "", v, raw)

@@ -285,7 +285,17 @@ func (a *analyzer) changedHere(p string) bool {
 		a.indexes[gitDir] = ix
 	}
 	e, tracked := ix.entries[rel]
-	return !tracked || differsFromBlob(p, e.id, e.size, ix.sha256)
+	if !tracked || differsFromBlob(p, e.id, e.size, ix.sha256) {
+		return true
+	}
+	// Staged or committed since the session started: the index (or a
+	// commit) holds what the agent wrote, and is no witness for it.
+	if a.started != nil {
+		if id, size, found, known := a.started(p); known {
+			return !found || size > int64(^uint32(0)) || differsFromBlob(p, id, uint32(size), len(id) == 32)
+		}
+	}
+	return false
 }
 
 // goModulePath is the module path of the go.mod nearest dir (upwards) and

@@ -15,24 +15,31 @@ import (
 // listener the agent started in its place (after removing the socket) is
 // not believed.
 func checkOwner(c *net.UnixConn, self bool) error {
+	cred, err := PeerCred(c)
+	if err != nil {
+		return fmt.Errorf("the control socket's owner cannot be read: %w", err)
+	}
+	if !(self && int(cred.Pid) == os.Getpid()) && !isAncestor(int(cred.Pid)) {
+		return fmt.Errorf("the control socket is held by process %d, which is not the laserbrain run this agent runs under", cred.Pid)
+	}
+	return nil
+}
+
+// PeerCred is the process at the other end of a unix socket connection as
+// the kernel recorded it (SO_PEERCRED): its pid, uid and gid.
+func PeerCred(c *net.UnixConn) (*unix.Ucred, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var cred *unix.Ucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	if credErr != nil {
-		return fmt.Errorf("the control socket's owner cannot be read: %w", credErr)
-	}
-	if !(self && int(cred.Pid) == os.Getpid()) && !isAncestor(int(cred.Pid)) {
-		return fmt.Errorf("the control socket is held by process %d, which is not the laserbrain run this agent runs under", cred.Pid)
-	}
-	return nil
+	return cred, credErr
 }
 
 // isAncestor reports whether pid is this process's parent, or its parent's,

@@ -29,39 +29,32 @@ type funcStores struct {
 }
 
 func (s *funcStores) Runs() (laserbrain.Store, error) {
-	if s.f.Runs == nil {
-		l, err := s.localOnes()
-		if err != nil {
-			return nil, err
-		}
-		return l.Runs()
-	}
-	if s.runs == nil {
-		st, err := s.f.Runs()
-		if err != nil {
-			return nil, err
-		}
-		s.runs, s.openedByFun = st, true
-	}
-	return s.runs, nil
+	return openOnce(s, s.f.Runs, &s.runs, Stores.Runs)
 }
 
 func (s *funcStores) Fleet() (fleet.Store, error) {
-	if s.f.Fleet == nil {
+	return openOnce(s, s.f.Fleet, &s.fleet, Stores.Fleet)
+}
+
+// openOnce is the store open opens, opened on first use and kept in *kept;
+// with no open function, the local files' store (local's).
+func openOnce[T comparable](s *funcStores, open func() (T, error), kept *T, local func(Stores) (T, error)) (T, error) {
+	var none T
+	if open == nil {
 		l, err := s.localOnes()
 		if err != nil {
-			return nil, err
+			return none, err
 		}
-		return l.Fleet()
+		return local(l)
 	}
-	if s.fleet == nil {
-		st, err := s.f.Fleet()
+	if *kept == none {
+		st, err := open()
 		if err != nil {
-			return nil, err
+			return none, err
 		}
-		s.fleet, s.openedByFun = st, true
+		*kept, s.openedByFun = st, true
 	}
-	return s.fleet, nil
+	return *kept, nil
 }
 
 func (s *funcStores) localOnes() (Stores, error) {

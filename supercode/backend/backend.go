@@ -45,6 +45,9 @@ type Config struct {
 	// created (no home, no directory), and the local stores refuse writes
 	// with laserbrain.ErrReadOnly.
 	ReadOnly bool
+	// LongLived: the process keeps its connections and sends the same
+	// statements many times (pgdb.NewLongLivedPool).
+	LongLived bool
 }
 
 // FromEnv reads LASERBRAIN_STORE and LASERBRAIN_HOME.
@@ -120,7 +123,7 @@ func OpenRuns(c Config) (laserbrain.Store, error) {
 	if err := c.machineDir(); err != nil {
 		return nil, err
 	}
-	return pgstore.Open(c.DSN, pgstore.Options{Evidence: c.Evidence()})
+	return pgstore.Open(c.DSN, pgstore.Options{Evidence: c.Evidence(), LongLived: c.LongLived})
 }
 
 func (c Config) openLocalRuns() (laserbrain.Store, error) {
@@ -157,7 +160,11 @@ func (b *Backend) Config() Config { return b.cfg }
 
 func (b *Backend) poolLocked() (*pgxpool.Pool, error) {
 	if b.pool == nil {
-		p, err := pgdb.NewPool(b.cfg.DSN, 4)
+		newPool := pgdb.NewPool
+		if b.cfg.LongLived {
+			newPool = pgdb.NewLongLivedPool
+		}
+		p, err := newPool(b.cfg.DSN, 4)
 		if err != nil {
 			return nil, err
 		}

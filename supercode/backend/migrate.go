@@ -24,6 +24,20 @@ type Copied struct {
 	Present int `json:"present"`
 }
 
+// count counts one copy by its error: nil is copied, exists (or one
+// wrapping it) was there already; any other is the copy of what failing.
+func (c *Copied) count(err, exists error, what string) (copied bool, _ error) {
+	switch {
+	case errors.Is(err, exists):
+		c.Present++
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("copying %s: %w", what, err)
+	}
+	c.Copied++
+	return true, nil
+}
+
 // MigrateReport says what Migrate did.
 type MigrateReport struct {
 	From           string `json:"from"`
@@ -92,13 +106,8 @@ func copyRuns(ctx context.Context, src, dst *Backend, rep *MigrateReport) error 
 		if err != nil {
 			return fmt.Errorf("reading run %s from %s: %w", id, src.cfg, err)
 		}
-		switch err := imp.ImportRun(ctx, r); {
-		case errors.Is(err, laserbrain.ErrRunExists):
-			rep.Runs.Present++
-		case err != nil:
-			return fmt.Errorf("copying run %s: %w", id, err)
-		default:
-			rep.Runs.Copied++
+		if _, err := rep.Runs.count(imp.ImportRun(ctx, r), laserbrain.ErrRunExists, "run "+id); err != nil {
+			return err
 		}
 	}
 	entries, err := exp.ContextEntries(ctx)
@@ -131,13 +140,8 @@ func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport, extra
 		return fmt.Errorf("listing the fleet's runs in %s: %w", src.cfg, err)
 	}
 	for _, r := range runs {
-		switch err := df.CreateRun(ctx, r); {
-		case errors.Is(err, fleet.ErrExists):
-			rep.FleetRuns.Present++
-		case err != nil:
-			return fmt.Errorf("copying fleet run %s: %w", r.ID, err)
-		default:
-			rep.FleetRuns.Copied++
+		if _, err := rep.FleetRuns.count(df.CreateRun(ctx, r), fleet.ErrExists, "fleet run "+r.ID); err != nil {
+			return err
 		}
 		evs, err := sf.Events(ctx, r.ID)
 		if err != nil {
@@ -160,13 +164,8 @@ func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport, extra
 		return fmt.Errorf("listing the authorizations in %s: %w", src.cfg, err)
 	}
 	for _, a := range auths {
-		switch err := df.AddAuthorization(ctx, a); {
-		case errors.Is(err, fleet.ErrExists):
-			rep.Authorizations.Present++
-		case err != nil:
-			return fmt.Errorf("copying authorization %s: %w", a.ID, err)
-		default:
-			rep.Authorizations.Copied++
+		if _, err := rep.Authorizations.count(df.AddAuthorization(ctx, a), fleet.ErrExists, "authorization "+a.ID); err != nil {
+			return err
 		}
 	}
 	fleets := map[string]bool{}
@@ -182,15 +181,11 @@ func copyFleet(ctx context.Context, src, dst *Backend, rep *MigrateReport, extra
 	}
 	for _, h := range halts {
 		fleets[h.Fleet] = true
-		switch err := df.PutHalt(ctx, h); {
-		case errors.Is(err, fleet.ErrExists):
-			rep.Halts.Present++
-			continue
-		case err != nil:
-			return fmt.Errorf("copying halt %s: %w", h.ID, err)
+		copied, err := rep.Halts.count(df.PutHalt(ctx, h), fleet.ErrExists, "halt "+h.ID)
+		if err != nil {
+			return err
 		}
-		rep.Halts.Copied++
-		if h.Released != nil {
+		if copied && h.Released != nil {
 			if _, err := df.ReleaseHalt(ctx, h.Fleet, h.Agent, *h.Released); err != nil {
 				return fmt.Errorf("copying the release of halt %s: %w", h.ID, err)
 			}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/reap"
+	"github.com/laserkit/laserkit/supercode/agentrun"
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 )
@@ -34,6 +35,9 @@ type Request struct {
 	Argv []string          `json:"argv"`
 	Env  map[string]string `json:"env,omitempty"`
 	Dir  string            `json:"dir,omitempty"`
+	// Environ is the caller's whole environment, taken only by a server
+	// whose callers are its own user (Server.CallerEnv).
+	Environ []string `json:"environ,omitempty"`
 }
 
 // maxHeader bounds the request line.
@@ -96,6 +100,13 @@ type Server struct {
 	// the agent no process start, and it shares what this process keeps
 	// open. Its context ends when Close gives up waiting.
 	Local func(ctx context.Context, op Op) (code int, handled bool)
+	// CallerEnv: the operation runs with the request's whole environment
+	// (Request.Environ) instead of Env and SessionEnv. Only for a server
+	// that a caller of another user cannot reach (laserbrain hook serve:
+	// a private directory, and the peer's user checked on every
+	// connection) — never for a confined agent's broker, whose agent must
+	// not choose the environment its hooks are answered in.
+	CallerEnv bool
 
 	ln     net.Listener
 	ctx    context.Context
@@ -114,6 +125,12 @@ func (s *Server) Listen(path string) error {
 	if err != nil {
 		return fmt.Errorf("the supervisor's broker: %w", err)
 	}
+	s.Serve(ln)
+	return nil
+}
+
+// Serve serves the listener ln until Close.
+func (s *Server) Serve(ln net.Listener) {
 	s.ln = ln
 	s.cmds = map[*exec.Cmd]bool{}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -122,7 +139,6 @@ func (s *Server) Listen(path string) error {
 		defer s.wg.Done()
 		s.accept(ln)
 	}()
-	return nil
 }
 
 // accept serves each connection until the listener is closed. Any other
@@ -267,7 +283,15 @@ func (s *Server) serve(c net.Conn) {
 		fail(2, "the run is ending")
 		return
 	}
-	op := Op{Argv: req.Argv, Env: s.env(req.Argv, req.Env), Dir: s.Dir, Stdin: br,
+	env := s.env(req.Argv, req.Env)
+	if s.CallerEnv {
+		if err := samePeer(c); err != nil {
+			fail(2, "%v", err)
+			return
+		}
+		env = req.Environ
+	}
+	op := Op{Argv: req.Argv, Env: env, Dir: s.Dir, Stdin: br,
 		Stdout: frameWriter{f, frameStdout}, Stderr: frameWriter{f, frameStderr}}
 	if d := req.Dir; d != "" && filepath.IsAbs(d) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -398,6 +422,23 @@ func (s *Server) env(argv []string, from map[string]string) []string {
 	return env
 }
 
+// samePeer refuses a connection from another user than this process's
+// (SO_PEERCRED).
+func samePeer(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return errors.New("not a unix socket connection")
+	}
+	cred, err := agentrun.PeerCred(uc)
+	if err != nil {
+		return fmt.Errorf("reading the caller's user: %v", err)
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("refused: the caller is user %d, this server answers only user %d", cred.Uid, os.Getuid())
+	}
+	return nil
+}
+
 func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	var line []byte
 	for {
@@ -424,15 +465,42 @@ const outputGrace = 3 * time.Second
 // exit status.
 var ErrNoAnswer = errors.New("the supervisor's broker gave no answer")
 
+// ErrNotListening is wrapped, beside ErrNoAnswer, when nothing took the
+// connection at all: the request was never sent.
+var ErrNotListening = errors.New("nothing listens on the socket")
+
+// dialError is a connection nothing took, said as ErrNoAnswer says it.
+type dialError struct{ err error }
+
+func (e dialError) Error() string   { return ErrNoAnswer.Error() + ": " + e.err.Error() }
+func (e dialError) Unwrap() []error { return []error{ErrNoAnswer, ErrNotListening, e.err} }
+
 // Relay hands the operation argv to the broker at socket, with this
 // process's session variables (getenv) and directory, copies stdin to it
 // and its answer to stdout and stderr, and returns the operation's exit
 // status. The context bounds the whole exchange.
 func Relay(ctx context.Context, socket string, argv []string, getenv func(string) string, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	req := Request{Argv: argv, Dir: dir, Env: map[string]string{}}
+	for _, k := range requestEnv(argv) {
+		if v := getenv(k); v != "" {
+			req.Env[k] = v
+		}
+	}
+	return send(ctx, socket, req, stdin, stdout, stderr)
+}
+
+// RelayEnviron is Relay to a server that takes the caller's whole
+// environment (Server.CallerEnv): environ is sent as it is.
+func RelayEnviron(ctx context.Context, socket string, argv, environ []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	return send(ctx, socket, Request{Argv: argv, Dir: dir, Environ: environ}, stdin, stdout, stderr)
+}
+
+// send is one exchange: the request, stdin, and the answer's frames.
+func send(ctx context.Context, socket string, req Request, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", socket)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrNoAnswer, err)
+		return 0, dialError{err}
 	}
 	defer c.Close()
 	uc := c.(*net.UnixConn)
@@ -441,12 +509,6 @@ func Relay(ctx context.Context, socket string, argv []string, getenv func(string
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
 	defer stop()
-	req := Request{Argv: argv, Dir: dir, Env: map[string]string{}}
-	for _, k := range requestEnv(argv) {
-		if v := getenv(k); v != "" {
-			req.Env[k] = v
-		}
-	}
 	hdr, err := json.Marshal(req)
 	if err != nil {
 		return 0, err

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,12 +100,92 @@ func object(input []byte) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
-// decodeInto reads a payload into a client's payload struct.
-func decodeInto(input []byte, v any) error {
-	if err := json.Unmarshal(input, v); err != nil {
-		return fmt.Errorf("the event is not a JSON object: %s", PlainJSONError(err))
+// decodeInto reads a payload into a client's payload struct (v, a
+// pointer to it); obj is the same payload as object read it. When every
+// key obj has is either exactly a field's JSON name or no field's, and each
+// such field is replaced whole by its value (a string, a number, a bool, a
+// pointer to one, or raw JSON), it sets those fields from obj, value by
+// value: what decoding input into v would set, without encoding/json
+// first deriving v's field table by reflection (a hook process decodes one
+// payload, so it would pay for that table in full). Anything else — a key
+// matching a name only case-insensitively, a nested struct, a value of the
+// wrong type — decodes input into v whole, as encoding/json does.
+func decodeInto(obj map[string]json.RawMessage, input []byte, v any) error {
+	if !fillFlat(obj, v) {
+		if err := json.Unmarshal(input, v); err != nil {
+			return fmt.Errorf("the event is not a JSON object: %s", PlainJSONError(err))
+		}
 	}
 	return nil
+}
+
+// fillFlat sets v's fields from obj as decodeInto says, and reports
+// whether it could; when it could not, v may be partly set (decodeInto
+// then decodes input into v whole, which sets every field obj names).
+func fillFlat(obj map[string]json.RawMessage, v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	st := rv.Elem()
+	t := st.Type()
+	byName := make(map[string]reflect.Value, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return false
+		}
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		if _, twice := byName[name]; twice || slices.Contains(strings.Split(opts, ","), "string") {
+			return false // encoding/json's own rules decide these
+		}
+		byName[name] = st.Field(i)
+	}
+	for key, raw := range obj {
+		field, ok := byName[key]
+		if !ok {
+			for name := range byName {
+				if strings.EqualFold(key, name) {
+					return false
+				}
+			}
+			continue
+		}
+		if !replacedWhole(field.Type()) || json.Unmarshal(raw, field.Addr().Interface()) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// replacedWhole reports whether decoding a JSON value into a t replaces
+// what was there, so that the last of two equal keys wins however the
+// value is decoded: not so for a struct or a map, which a second value
+// merges into, nor surely for a type that decodes itself.
+func replacedWhole(t reflect.Type) bool {
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return true
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	p := reflect.PointerTo(t)
+	if p.Implements(reflect.TypeFor[json.Unmarshaler]()) || p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
 }
 
 // sniff guesses whose payload an object is, from the fields only one

@@ -71,7 +71,7 @@ func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) 
 		return Payload{}, wrongClient(c.name, obj, "session_id, hook_event_name, tool_name")
 	}
 	var p claudePayload
-	if err := decodeInto(input, &p); err != nil {
+	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	// A payload for another event is refused: a hook installed under the

@@ -159,7 +159,7 @@ func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (P
 		return Payload{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
 	}
 	var p clinePayload
-	if err := decodeInto(input, &p); err != nil {
+	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	if p.HookName == "" {

@@ -66,7 +66,7 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 		return Payload{}, wrongClient(Copilot, obj, "sessionId, toolName, toolArgs")
 	}
 	var p copilotPayload
-	if err := decodeInto(input, &p); err != nil {
+	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	want := CopilotEvent(hook)

@@ -79,7 +79,7 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 		return Payload{}, wrongClient(Gemini, obj, "session_id, hook_event_name, tool_name")
 	}
 	var p geminiPayload
-	if err := decodeInto(input, &p); err != nil {
+	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	want := GeminiEvent(hook)

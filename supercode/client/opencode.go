@@ -62,7 +62,7 @@ func (opencode) Decode(hook EventName, input []byte, getenv func(string) string)
 		return Payload{}, wrongClient(OpenCode, obj, "hook_event_name, sessionID, tool, args")
 	}
 	var p openCodePayload
-	if err := decodeInto(input, &p); err != nil {
+	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	want := OpenCodeEvent(hook)

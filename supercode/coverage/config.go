@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/laserbrain"
@@ -103,7 +102,7 @@ func ReferenceConfig(lookup func(string) (string, bool)) Config {
 	}
 	if s, ok := lookup("LASERBRAIN_MIN_COVERAGE"); ok {
 		c.FloorSet = true
-		if f, ok := pyFloatAny(s); ok {
+		if f, ok := laserbrain.PyFloatAny(s); ok {
 			c.Floor = clamp01(f)
 		}
 	}
@@ -118,65 +117,11 @@ func clamp01(f float64) float64 {
 	return min(1, f)
 }
 
-// pyInt is Python's int() of a string: surrounding white space, a sign,
-// decimal digits with single underscores between them.
+// pyInt is Python's int() of a string, held to 32 bits (larger than any
+// clamp it meets: the sign decides).
 func pyInt(s string) (int, bool) {
-	s = laserbrain.PyStrip(s)
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg, s = s[0] == '-', s[1:]
-	}
-	var b strings.Builder
-	prevDigit := false
-	for i, r := range s {
-		switch {
-		case unicode.IsDigit(r):
-			b.WriteRune('0' + rune(digitValue(r)))
-			prevDigit = true
-		case r == '_' && prevDigit && i+1 < len(s):
-			prevDigit = false
-		default:
-			return 0, false
-		}
-	}
-	if !prevDigit {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(b.String(), 10, 64)
-	if err != nil {
-		// Larger than any clamp: the sign decides.
-		if neg {
-			return math.MinInt32, true
-		}
-		return math.MaxInt32, true
-	}
-	if neg {
-		n = -n
-	}
-	return int(max(math.MinInt32, min(math.MaxInt32, n))), true
-}
-
-// digitValue is the value of a Unicode decimal digit: every run of
-// digits is made of blocks of ten starting at a zero.
-func digitValue(r rune) int {
-	n := 0
-	for unicode.IsDigit(r - rune(n) - 1) {
-		n++
-	}
-	return n % 10
-}
-
-// pyFloatAny is Python's float(), inf and nan included.
-func pyFloatAny(s string) (float64, bool) {
-	switch strings.ToLower(laserbrain.PyStrip(s)) {
-	case "inf", "+inf", "infinity", "+infinity":
-		return math.Inf(1), true
-	case "-inf", "-infinity":
-		return math.Inf(-1), true
-	case "nan", "+nan", "-nan":
-		return math.NaN(), true
-	}
-	return laserbrain.PyFloat(s)
+	n, ok := laserbrain.PyIntString(s)
+	return max(math.MinInt32, min(math.MaxInt32, n)), ok
 }
 
 // Settings are the coverage fields of the project's policy file

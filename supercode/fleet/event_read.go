@@ -14,9 +14,13 @@ import (
 // read whole fleets of events, and encoding/json's reflection was most of
 // their time); any other is read by encoding/json, so the result is always
 // what json.Unmarshal gives (FuzzParseEvent holds it to that).
-func parseEvent(line []byte) (RunEvent, error) {
+func parseEvent(line []byte) (RunEvent, error) { return parseEventIn(line, nil) }
+
+// parseEventIn is parseEvent keeping one copy of each repeated string (a
+// run's kinds, tool names, commands, verdicts) in in.
+func parseEventIn(line []byte, in *jsonl.Interner) (RunEvent, error) {
 	var e RunEvent
-	if err := jsonl.Members(line, e.member); err == nil {
+	if err := jsonl.Members(line, func(key string, val []byte) error { return e.member(key, val, in) }); err == nil {
 		return e, nil
 	}
 	e = RunEvent{}
@@ -26,7 +30,7 @@ func parseEvent(line []byte) (RunEvent, error) {
 
 var errSlowPath = errors.New("not the fast path")
 
-func (e *RunEvent) member(key string, val []byte) error {
+func (e *RunEvent) member(key string, val []byte, in *jsonl.Interner) error {
 	ok := true
 	switch key {
 	case "id":
@@ -37,9 +41,9 @@ func (e *RunEvent) member(key string, val []byte) error {
 		}
 		ok = e.At.UnmarshalJSON(val) == nil
 	case "kind":
-		e.Kind, ok = jsonl.Plain(val)
+		e.Kind, ok = jsonl.PlainIn(val, in)
 	case "name":
-		e.Name, ok = jsonl.Plain(val)
+		e.Name, ok = jsonl.PlainIn(val, in)
 	case "ok":
 		if string(val) == "null" {
 			e.OK = laserbrain.OKUnknown
@@ -51,9 +55,9 @@ func (e *RunEvent) member(key string, val []byte) error {
 	case "result":
 		e.Result = bytes.Clone(val)
 	case "text":
-		e.Text, ok = jsonl.Plain(val)
+		e.Text, ok = jsonl.PlainIn(val, in)
 	case "session":
-		e.Session, ok = jsonl.Plain(val)
+		e.Session, ok = jsonl.PlainIn(val, in)
 	default:
 		ok = false
 	}

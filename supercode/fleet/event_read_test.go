@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
 )
 
 // FuzzParseEvent: the hand reading of an event line gives what
-// encoding/json gives, event and error alike, whatever the line.
+// encoding/json gives, event and error alike, whatever the line, with or
+// without an interner kept from earlier lines.
 func FuzzParseEvent(f *testing.F) {
 	for _, e := range []RunEvent{
 		{ID: "post:toolu_1", At: time.Date(2026, 8, 24, 15, 0, 0, 5, time.UTC), Kind: KindTool, Name: "Bash", OK: laserbrain.OKTrue, Result: json.RawMessage(`{"stdout":"ok \"quoted\"","n":[1,{"a":null}]}`), Text: "make test", Session: "s1"},
@@ -24,15 +26,18 @@ func FuzzParseEvent(f *testing.F) {
 		`{"ok":1}`, `{"text":"\xff"}`, `{"result":{"a":"}"}}`, `{"result":01}`, `{"id":"a","id":"b"}`, `{"result":{"a":1} }`} {
 		f.Add([]byte(s))
 	}
+	in := &jsonl.Interner{} // shared across lines, as a run's reader shares it
 	f.Fuzz(func(t *testing.T, line []byte) {
-		got, gerr := parseEvent(line)
 		var want RunEvent
 		werr := json.Unmarshal(line, &want)
-		if (gerr == nil) != (werr == nil) {
-			t.Fatalf("%q: error %v, encoding/json %v", line, gerr, werr)
-		}
-		if werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\n got %+v\nwant %+v", line, got, want)
+		for _, strs := range []*jsonl.Interner{nil, in} {
+			got, gerr := parseEventIn(line, strs)
+			if (gerr == nil) != (werr == nil) {
+				t.Fatalf("%q: error %v, encoding/json %v", line, gerr, werr)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q:\n got %+v\nwant %+v", line, got, want)
+			}
 		}
 	})
 }

@@ -152,6 +152,47 @@ func decodeJSON(path string, data []byte, v any) error {
 	return nil
 }
 
+// createJSON writes v as the new file p under p's lock, then runs after
+// (if any) under the same lock; a file already there is ErrExists, named.
+func (l *Local) createJSON(p, name string, v any, after func() error) error {
+	return l.createFile(p, name, func() error { return writeJSON(p, v) }, after)
+}
+
+// createFile makes the new file p with write under p's lock, then runs
+// after (if any) under the same lock; a file already there at p or at any
+// of taken is ErrExists, named.
+func (l *Local) createFile(p, name string, write, after func() error, taken ...string) error {
+	lk, err := l.lock(p)
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	for _, q := range append([]string{p}, taken...) {
+		if _, err := os.Stat(q); err == nil {
+			return fmt.Errorf("%s: %w", name, ErrExists)
+		}
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	if after == nil {
+		return nil
+	}
+	return after()
+}
+
+// oldestFirst orders a listing by its time, then by id.
+func oldestFirst[T any](out []T, key func(*T) (time.Time, string)) {
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, idi := key(&out[i])
+		tj, idj := key(&out[j])
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return idi < idj
+	})
+}
+
 // AttachSession implements Runs.
 func (l *Local) AttachSession(ctx context.Context, id, session string) error {
 	if err := validateSession(session); err != nil {
@@ -321,8 +362,9 @@ func (l *Local) Events(ctx context.Context, run string) ([]RunEvent, error) {
 	}
 	var out []RunEvent
 	path := l.eventPath(run)
+	in := &jsonl.Interner{}
 	_, err := jsonl.Scan(path, jsonl.Start, func(line []byte, n int) error {
-		e, err := parseEvent(line)
+		e, err := parseEventIn(line, in)
 		if err != nil {
 			return &jsonl.LineError{Path: path, Line: n, Err: err}
 		}
@@ -337,16 +379,7 @@ func (l *Local) AddAuthorization(ctx context.Context, a Authorization) error {
 	if err := validAuthorizationID(a.ID); err != nil {
 		return err
 	}
-	p := l.authPath(a.ID)
-	lk, err := l.lock(p)
-	if err != nil {
-		return err
-	}
-	defer lk.Unlock()
-	if _, err := os.Stat(p); err == nil {
-		return fmt.Errorf("authorization %s: %w", a.ID, ErrExists)
-	}
-	return writeJSON(p, a)
+	return l.createJSON(l.authPath(a.ID), "authorization "+a.ID, a, nil)
 }
 
 // ListAuthorizations implements Authorizations.

@@ -55,6 +55,20 @@ type queue struct {
 	journaled map[string]bool
 }
 
+// lockQueue takes the queue's lock and reads it; the caller unlocks.
+func (l *Local) lockQueue(path string) (*fsx.Lock, queue, error) {
+	lk, err := l.lock(path)
+	if err != nil {
+		return nil, queue{}, err
+	}
+	q, err := l.readQueue(path)
+	if err != nil {
+		lk.Unlock()
+		return nil, queue{}, err
+	}
+	return lk, q, nil
+}
+
 func (l *Local) readQueue(path string) (queue, error) {
 	q := queue{journaled: map[string]bool{}}
 	index := map[string]int{}
@@ -105,15 +119,11 @@ func (l *Local) Say(ctx context.Context, m Message) (bool, error) {
 	}
 	m.Delivered = nil
 	path := l.voicePath(m.Fleet, m.Agent)
-	lk, err := l.lock(path)
+	lk, q, err := l.lockQueue(path)
 	if err != nil {
 		return false, err
 	}
 	defer lk.Unlock()
-	q, err := l.readQueue(path)
-	if err != nil {
-		return false, err
-	}
 	for _, old := range q.msgs {
 		if old.ID == m.ID {
 			return false, nil
@@ -133,15 +143,11 @@ func (l *Local) Deliver(ctx context.Context, fleet, agent string, d Delivery) ([
 		return nil, err
 	}
 	path := l.voicePath(fleet, agent)
-	lk, err := l.lock(path)
+	lk, q, err := l.lockQueue(path)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.Unlock()
-	q, err := l.readQueue(path)
-	if err != nil {
-		return nil, err
-	}
 	// Deliveries a process marked and died before journaling.
 	var unjournaled []Message
 	var out []Message

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/slotfile"
@@ -56,30 +57,19 @@ func (l *Local) CreateRun(ctx context.Context, r Run) error {
 	if err := ValidateRunID(r.ID); err != nil {
 		return err
 	}
-	p := l.runPath(r.ID)
-	lk, err := l.lock(p)
-	if err != nil {
-		return err
-	}
-	defer lk.Unlock()
-	for _, q := range []string{p, l.legacyRunPath(r.ID)} {
-		if _, err := os.Stat(q); err == nil {
-			return fmt.Errorf("run %s: %w", r.ID, ErrExists)
-		}
-	}
 	data, err := encodeRun(&r)
 	if err != nil {
 		return err
 	}
-	if err := slotfile.Create(p, data); err != nil {
-		return err
-	}
-	for _, s := range r.Sessions {
-		if err := l.indexSession(s, r.ID); err != nil {
-			return err
+	p := l.runPath(r.ID)
+	return l.createFile(p, "run "+r.ID, func() error { return slotfile.Create(p, data) }, func() error {
+		for _, s := range r.Sessions {
+			if err := l.indexSession(s, r.ID); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	}, l.legacyRunPath(r.ID))
 }
 
 // Run implements Runs.
@@ -221,12 +211,7 @@ func (l *Local) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 			out = append(out, r)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Created.Equal(out[j].Created) {
-			return out[i].Created.Before(out[j].Created)
-		}
-		return out[i].ID < out[j].ID
-	})
+	oldestFirst(out, func(r *Run) (time.Time, string) { return r.Created, r.ID })
 	return out, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -148,36 +147,14 @@ func (l *Local) ListHalts(ctx context.Context, fleet string) ([]Halt, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].At.Equal(out[j].At) {
-			return out[i].At.Before(out[j].At)
-		}
-		return out[i].ID < out[j].ID
-	})
+	oldestFirst(out, func(h *Halt) (time.Time, string) { return h.At, h.ID })
 	return out, nil
 }
 
-// AnyHaltInForce implements Halts: one directory read.
+// AnyHaltInForce implements Halts: one directory read (a name beginning
+// with a dot is a write in progress, not a halt).
 func (l *Local) AnyHaltInForce(ctx context.Context) (bool, error) {
-	f, err := os.Open(filepath.Join(l.dir, "halts", "active"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	for {
-		names, err := f.Readdirnames(16)
-		for _, n := range names {
-			if !strings.HasPrefix(n, ".") {
-				return true, nil
-			}
-		}
-		if err != nil {
-			return false, nil // io.EOF: the directory is read
-		}
-	}
+	return anyVisible(filepath.Join(l.dir, "halts", "active"))
 }
 
 func (l *Local) journalPath(fleet, ext string) string {

@@ -54,7 +54,9 @@
 // observer that reaches the database replays, idempotently, before its own
 // event. Each session is told once. A binary that cannot read the store
 // LASERBRAIN_STORE names (the lean laserbrain-gate) hands the event to the
-// laserbrain beside it (Run).
+// laserbrain beside it: to its long-lived hook server (supercode/hookserver),
+// which keeps its connection, and only when none can be started to a
+// laserbrain process (Run).
 //
 // Pre-tool-use answers for whoever is there (agentrun.Attendance reads it,
 // the gate decides, operator/POLICY.md has the table): with a person

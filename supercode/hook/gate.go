@@ -15,6 +15,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/gate"
+	"github.com/laserkit/laserkit/supercode/undo"
 )
 
 // preToolUse gates one tool call in one straight line: the runaway limit,
@@ -67,17 +68,52 @@ func (h *Handler) preToolUse(ctx context.Context, e *event) (client.Reply, error
 	return a, err
 }
 
-// sessionEnv is the caller's environment for the shell analysis: nil
-// (this process's) where the hook runs as the session.
-func (h *Handler) sessionEnv() shell.Env {
-	if h.Tracker == nil || h.Tracker.Getenv == nil {
-		return nil
+// session is what the shell analysis is told of the caller's session:
+// its environment (nil, this process's, where the hook runs as the
+// session) and how its files stood at its first checkpoint.
+func (h *Handler) session(ctx context.Context, e *event) shell.Session {
+	var s shell.Session
+	if h.Tracker != nil && h.Tracker.Getenv != nil {
+		get := h.Tracker.Getenv
+		s.Env = func(k string) (string, bool) {
+			v := get(k)
+			return v, v != ""
+		}
 	}
-	get := h.Tracker.Getenv
-	return func(k string) (string, bool) {
-		v := get(k)
-		return v, v != ""
+	c := h.caller(e)
+	run := c.Run
+	if run == "" {
+		run = c.Session
 	}
+	if run == "" || fleet.ValidateRunID(run) != nil || undo.Off(h.getenv) {
+		return s
+	}
+	trees := map[string]map[string]undo.Blob{} // by work tree; nil: none recorded
+	s.Started = func(p string) ([]byte, int64, bool, bool) {
+		repo, err := undo.FindRepo(filepath.Dir(p))
+		if err != nil {
+			return nil, 0, false, false
+		}
+		files, read := trees[repo.Top]
+		if !read {
+			if st, err := undo.Default(); err == nil {
+				if f, ok, err := st.StartFiles(ctx, run, repo.Top); ok && err == nil {
+					files = f
+				}
+			}
+			trees[repo.Top] = files
+		}
+		if files == nil {
+			return nil, 0, false, false
+		}
+		rel, err := filepath.Rel(repo.Top, p)
+		if err != nil {
+			return nil, 0, false, false
+		}
+		b, found := files[filepath.ToSlash(rel)]
+		return b.ID, b.Size, found, true
+	}
+	return s
 }
 
 // gateCall decides what the call does: a write's files, each shell
@@ -96,7 +132,7 @@ func (h *Handler) gateCall(ctx context.Context, e *event) (client.Reply, error) 
 		// NAME's changes when NAME is a file there; a script the command
 		// runs is read from there.
 		for _, c := range t.Commands {
-			analyses = append(analyses, shell.AnalyzeIn(c.Line, e.Cwd, h.sessionEnv()))
+			analyses = append(analyses, shell.AnalyzeIn(c.Line, e.Cwd, h.session(ctx, e)))
 		}
 	default:
 		return client.Reply{}, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/coverage"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/hookserver"
 )
 
 // The events laserbrain handles.
@@ -438,8 +439,13 @@ func relay(ctx context.Context, sock string, ev client.EventName, c client.Name,
 
 // delegate answers an event with the laserbrain binary beside this one:
 // the lean laserbrain-gate links no database driver, so an event that
-// needs a store in PostgreSQL goes to laserbrain, which reads it. Only
-// such events pay for the second process; the rest never get here.
+// needs a store in PostgreSQL goes to laserbrain, which reads it — through
+// the long-lived hook server of that laserbrain (supercode/hookserver),
+// started if none listens, which answers on a connection it keeps; as a
+// laserbrain process of its own only when no server can be started. Only
+// such events pay for it; the rest never get here. A server that gives no
+// answer in time is a refusal (an observer's failure is logged), never a
+// pass.
 func delegate(ctx context.Context, ev client.EventName, c client.Name, format string, input []byte, stdout, stderr io.Writer) int {
 	h := &Handler{Client: c, Format: format}
 	ad, err := h.adapter()
@@ -450,6 +456,7 @@ func delegate(ctx context.Context, ev client.EventName, c client.Name, format st
 		a := deny("guard error: " + msg)
 		if ev != PreToolUse {
 			a = client.Reply{Log: fmt.Sprintf("laserbrain hook %s: %s", ev, msg)}
+			h.log(a.Log)
 		}
 		r := ad.Encode(ev, a)
 		io.WriteString(stdout, r.Stdout)
@@ -472,9 +479,32 @@ func delegate(ctx context.Context, ev client.EventName, c client.Name, format st
 	if ev == PreToolUse && format != "" {
 		args = append(args, "--format", format)
 	}
+	dir, _ := os.Getwd()
+	var out, errb bytes.Buffer
+	code, err := hookserver.Relay(ctx, lb, args, os.Environ(), dir, input, &out, &errb)
+	if errors.Is(err, hookserver.ErrNoServer) {
+		h.log(fmt.Sprintf("laserbrain hook %s: %v; answered by a laserbrain process instead", ev, err))
+		return delegateProcess(ctx, lb, args, input, stdout, stderr, fail)
+	}
+	if err == nil && code != 0 && code != 2 {
+		// Not an answer (0) or a refusal (2): the server's hook did not
+		// run to its end. A client would read the status as a
+		// non-blocking error and go on.
+		err = fmt.Errorf("the hook server's answer ended with status %d: %s", code, strings.TrimSpace(errb.String()))
+	}
+	if err != nil {
+		return fail(err.Error() + "; nothing irreversible or outward runs without it")
+	}
+	_, _ = io.Copy(stdout, &out)
+	_, _ = io.Copy(stderr, &errb)
+	return code
+}
+
+// delegateProcess answers the event with a process of laserbrain (lb args).
+func delegateProcess(ctx context.Context, lb string, args []string, input []byte, stdout, stderr io.Writer, fail func(string) int) int {
 	cmd := exec.CommandContext(ctx, lb, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(input), stdout, stderr
-	err = reap.Run(cmd)
+	err := reap.Run(cmd)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

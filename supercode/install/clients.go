@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -311,17 +310,11 @@ func dropIfOnly(c Change, keys ...string) Change {
 // the rest. Remove takes them out again.
 func mergeRedactionAllowed(root *node, remove bool, path string) error {
 	keys := []string{"security", "environmentVariableRedaction"}
-	cur := root
-	for _, k := range keys {
-		if remove && cur.get(k) == nil {
-			return nil
-		}
-		next, err := cur.objectAt(k, path)
-		if err != nil {
-			return err
-		}
-		cur = next
+	chain, err := root.objectsAt(keys, path, remove)
+	if chain == nil {
+		return err
 	}
+	cur := chain[2]
 	if remove && cur.get("allowed") == nil {
 		return nil
 	}
@@ -333,12 +326,7 @@ func mergeRedactionAllowed(root *node, remove bool, path string) error {
 		if empty {
 			cur.del("allowed")
 		}
-		if len(cur.members) == 0 {
-			root.get("security").del("environmentVariableRedaction")
-		}
-		if s := root.get("security"); s != nil && len(s.members) == 0 {
-			root.del("security")
-		}
+		dropEmptied(chain, keys)
 	}
 	return nil
 }
@@ -347,24 +335,20 @@ func mergeRedactionAllowed(root *node, remove bool, path string) error {
 // hook scripts), recognised by a marker in its first lines: a file there
 // that is not ours is refused, never overwritten.
 func ownFile(path, marker string, content []byte, mode fs.FileMode, remove bool) (Change, error) {
-	c := Change{Path: path, Mode: mode}
-	data, err := os.ReadFile(path)
+	c, err := current(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return c, err
+	case c.Before == nil:
+		c.Mode = mode
+	case !bytes.Contains(firstLines(c.Before, 3), []byte(marker)):
+		if remove {
+			c.After = c.Before // not ours: left alone
+			return c, nil
+		}
+		return c, fmt.Errorf("%s is there and is not laserbrain's; move it aside or merge it by hand (nothing was changed)", path)
 	default:
-		c.Before = data
-		if !bytes.Contains(firstLines(data, 3), []byte(marker)) {
-			if remove {
-				c.After = data // not ours: left alone
-				return c, nil
-			}
-			return c, fmt.Errorf("%s is there and is not laserbrain's; move it aside or merge it by hand (nothing was changed)", path)
-		}
-		if fi, err := os.Stat(path); err == nil {
-			c.Mode = fi.Mode().Perm() | mode&0o111
-		}
+		c.Mode |= mode & 0o111
 	}
 	if remove {
 		c.Delete = true

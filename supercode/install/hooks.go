@@ -41,22 +41,20 @@ func hookObject(n client.Name, self string, ev client.EventName) *node {
 	return fromValue(obj)
 }
 
-// mergeGroupedHooks puts client n's laserbrain hooks in settings.hooks,
-// in the grouped shape Claude Code, Qwen Code, Gemini CLI and Codex's
-// hooks.json share ({EVENT: [{matcher?, hooks: [{type, command, …}]}]}):
-// an entry of ours already there (any path) is replaced in place; a
-// missing one is appended as a new matcher group. Remove takes ours out,
-// and drops the groups and event lists that held only ours. The user's own
-// hooks are untouched.
-func mergeGroupedHooks(root *node, n client.Name, self string, remove bool, path string) error {
-	hooks := root.get("hooks")
-	if hooks == nil && remove {
-		return nil
-	}
-	hooks, err := root.objectAt("hooks", path)
-	if err != nil {
+// mergeHooks puts client n's laserbrain hooks in settings.hooks, one list
+// per client event. keep goes through an event's list as it is: it drops
+// ours when removing, replaces ours in place otherwise, and says whether
+// ours was there; when it was not, entry is appended. Remove drops the
+// event lists and the hooks object that taking ours out emptied. The
+// user's own hooks are untouched.
+func mergeHooks(root *node, n client.Name, remove bool, path string,
+	keep func(e client.Hook, items []*node) ([]*node, bool), entry func(e client.Hook) *node) error {
+	keys := []string{"hooks"}
+	chain, err := root.objectsAt(keys, path, remove)
+	if chain == nil {
 		return err
 	}
+	hooks := chain[1]
 	for _, e := range client.Hooks(n) {
 		list := hooks.get(e.ClientEvent)
 		if list != nil && list.kind != '[' {
@@ -64,66 +62,82 @@ func mergeGroupedHooks(root *node, n client.Name, self string, remove bool, path
 		}
 		found := false
 		if list != nil {
-			keptGroups := list.items[:0:0]
-			for _, g := range list.items {
-				inner := g.get("hooks")
-				if inner == nil || inner.kind != '[' {
-					keptGroups = append(keptGroups, g)
-					continue
-				}
-				had := len(inner.items)
-				kept := inner.items[:0:0]
-				for _, h := range inner.items {
-					cmd, _ := h.get("command").str()
-					if ev, ok := isOurs(cmd, self); ok && ev == e.Event {
-						if remove || found {
-							continue // removed, or a duplicate of ours
-						}
-						found = true
-						h = hookObject(n, self, e.Event)
-						// Keep the group's matcher ours, too.
-						if e.Matcher != "" {
-							if m, _ := g.get("matcher").str(); m == "" {
-								g.set("matcher", &node{kind: 's', scalar: e.Matcher})
-							}
-						}
-					}
-					kept = append(kept, h)
-				}
-				inner.items = kept
-				if len(kept) == 0 && had > 0 {
-					continue // the group held only ours
-				}
-				keptGroups = append(keptGroups, g)
-			}
-			list.items = keptGroups
+			list.items, found = keep(e, list.items)
 		}
 		if !remove && !found {
-			group := orderedMap{}
-			if e.Matcher != "" {
-				group = append(group, struct {
-					key string
-					val any
-				}{"matcher", e.Matcher})
-			}
-			group = append(group, struct {
-				key string
-				val any
-			}{"hooks", []any{hookObject(n, self, e.Event)}})
 			if list == nil {
 				list = &node{kind: '['}
 				hooks.set(e.ClientEvent, list)
 			}
-			list.items = append(list.items, fromValue(group))
+			list.items = append(list.items, entry(e))
 		}
 		if remove && list != nil && len(list.items) == 0 {
 			hooks.del(e.ClientEvent)
 		}
 	}
-	if remove && len(hooks.members) == 0 {
-		root.del("hooks")
+	if remove {
+		dropEmptied(chain, keys)
 	}
 	return nil
+}
+
+// mergeGroupedHooks puts client n's hooks in the grouped shape Claude
+// Code, Qwen Code, Gemini CLI and Codex's hooks.json share ({EVENT:
+// [{matcher?, hooks: [{type, command, …}]}]}): an entry of ours already
+// there (any path) is replaced in place; a missing one is appended as a
+// new matcher group. Remove also drops the groups that held only ours.
+func mergeGroupedHooks(root *node, n client.Name, self string, remove bool, path string) error {
+	keep := func(e client.Hook, groups []*node) ([]*node, bool) {
+		found := false
+		keptGroups := groups[:0:0]
+		for _, g := range groups {
+			inner := g.get("hooks")
+			if inner == nil || inner.kind != '[' {
+				keptGroups = append(keptGroups, g)
+				continue
+			}
+			had := len(inner.items)
+			kept := inner.items[:0:0]
+			for _, h := range inner.items {
+				cmd, _ := h.get("command").str()
+				if ev, ok := isOurs(cmd, self); ok && ev == e.Event {
+					if remove || found {
+						continue // removed, or a duplicate of ours
+					}
+					found = true
+					h = hookObject(n, self, e.Event)
+					// Keep the group's matcher ours, too.
+					if e.Matcher != "" {
+						if m, _ := g.get("matcher").str(); m == "" {
+							g.set("matcher", &node{kind: 's', scalar: e.Matcher})
+						}
+					}
+				}
+				kept = append(kept, h)
+			}
+			inner.items = kept
+			if len(kept) == 0 && had > 0 {
+				continue // the group held only ours
+			}
+			keptGroups = append(keptGroups, g)
+		}
+		return keptGroups, found
+	}
+	entry := func(e client.Hook) *node {
+		group := orderedMap{}
+		if e.Matcher != "" {
+			group = append(group, struct {
+				key string
+				val any
+			}{"matcher", e.Matcher})
+		}
+		group = append(group, struct {
+			key string
+			val any
+		}{"hooks", []any{hookObject(n, self, e.Event)}})
+		return fromValue(group)
+	}
+	return mergeHooks(root, n, remove, path, keep, entry)
 }
 
 // copilotHook is one Copilot CLI hook entry ({"type","bash","timeoutSec"}).
@@ -135,47 +149,21 @@ func copilotHook(self string, ev client.EventName) *node {
 // its flat shape ({event: [{type, bash, timeoutSec}]}), ours replaced in
 // place, the user's kept.
 func mergeFlatHooks(root *node, self string, remove bool, path string) error {
-	hooks := root.get("hooks")
-	if hooks == nil && remove {
-		return nil
-	}
-	hooks, err := root.objectAt("hooks", path)
-	if err != nil {
-		return err
-	}
-	for _, e := range client.Hooks(client.Copilot) {
-		list := hooks.get(e.ClientEvent)
-		if list != nil && list.kind != '[' {
-			return fmt.Errorf("%s: hooks.%s is not a list; fix it by hand (nothing was changed)", path, e.ClientEvent)
-		}
+	keep := func(e client.Hook, items []*node) ([]*node, bool) {
 		found := false
-		if list != nil {
-			kept := list.items[:0:0]
-			for _, h := range list.items {
-				cmd, _ := h.get("bash").str()
-				if ev, ok := isOurs(cmd, self); ok && ev == e.Event {
-					if remove || found {
-						continue
-					}
-					found, h = true, copilotHook(self, e.Event)
+		kept := items[:0:0]
+		for _, h := range items {
+			cmd, _ := h.get("bash").str()
+			if ev, ok := isOurs(cmd, self); ok && ev == e.Event {
+				if remove || found {
+					continue
 				}
-				kept = append(kept, h)
+				found, h = true, copilotHook(self, e.Event)
 			}
-			list.items = kept
+			kept = append(kept, h)
 		}
-		if !remove && !found {
-			if list == nil {
-				list = &node{kind: '['}
-				hooks.set(e.ClientEvent, list)
-			}
-			list.items = append(list.items, copilotHook(self, e.Event))
-		}
-		if remove && list != nil && len(list.items) == 0 {
-			hooks.del(e.ClientEvent)
-		}
+		return kept, found
 	}
-	if remove && len(hooks.members) == 0 {
-		root.del("hooks")
-	}
-	return nil
+	entry := func(e client.Hook) *node { return copilotHook(self, e.Event) }
+	return mergeHooks(root, client.Copilot, remove, path, keep, entry)
 }

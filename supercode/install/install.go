@@ -210,20 +210,12 @@ func dropIfEmpty(c Change) Change {
 // and renders the result. A file that is not a JSON object is an error, and
 // nothing is written.
 func edit(path string, f func(*node) error) (Change, error) {
-	c := Change{Path: path, Mode: 0o644}
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	c, err := current(path)
+	if err != nil {
 		return c, err
-	default:
-		c.Before = data
-		if fi, err := os.Stat(path); err == nil {
-			c.Mode = fi.Mode().Perm()
-		}
 	}
 	root := &node{kind: '{'}
-	if len(bytes.TrimSpace(data)) > 0 {
+	if data := c.Before; len(bytes.TrimSpace(data)) > 0 {
 		if root, err = parseJSON(data); err != nil {
 			return c, fmt.Errorf("%s is not valid JSON (fix it by hand; nothing was changed): %w", path, err)
 		}
@@ -244,31 +236,35 @@ func edit(path string, f func(*node) error) (Change, error) {
 	return c, nil
 }
 
+// current is the change to path before anything is changed: the file's
+// bytes (nil when there is none) and its mode (0644 for a new file).
+func current(path string) (Change, error) {
+	c := Change{Path: path, Mode: 0o644}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return c, err
+	default:
+		c.Before = data
+		if fi, err := os.Stat(path); err == nil {
+			c.Mode = fi.Mode().Perm()
+		}
+	}
+	return c, nil
+}
+
 // mergeServer sets (or removes) mcpServers.laserbrain at keys.
 func mergeServer(root *node, keys []string, entry *node, self string, remove bool, path string) error {
-	cur := root
-	where := path
-	chain := []*node{root}
-	for _, k := range keys {
-		if remove && cur.get(k) == nil {
-			return nil
-		}
-		next, err := cur.objectAt(k, where)
-		if err != nil {
-			return err
-		}
-		where += "." + k
-		cur = next
-		chain = append(chain, cur)
+	chain, err := root.objectsAt(keys, path, remove)
+	if chain == nil {
+		return err
 	}
+	cur := chain[len(chain)-1]
 	if remove {
 		if s := cur.get(client.ServerName); s != nil && serverIsOurs(s, self) {
 			cur.del(client.ServerName)
-			// The objects taking ours out emptied go too: the file is as
-			// it was before install made them.
-			for i := len(keys) - 1; i >= 0 && len(chain[i+1].members) == 0; i-- {
-				chain[i].del(keys[i])
-			}
+			dropEmptied(chain, keys)
 		}
 		return nil
 	}
@@ -316,14 +312,12 @@ func mergeDeny(root *node, rules []string, remove bool, path string) error {
 	if len(rules) == 0 {
 		return nil
 	}
-	perms := root.get("permissions")
-	if perms == nil && remove {
-		return nil
-	}
-	perms, err := root.objectAt("permissions", path)
-	if err != nil {
+	keys := []string{"permissions"}
+	chain, err := root.objectsAt(keys, path, remove)
+	if chain == nil {
 		return err
 	}
+	perms := chain[1]
 	dropped, empty, err := mergeStrings(perms, "deny", rules, remove, "permissions.deny", path)
 	if err != nil {
 		return err
@@ -331,9 +325,7 @@ func mergeDeny(root *node, rules []string, remove bool, path string) error {
 	if remove && dropped > 0 && empty {
 		// Emptied by taking ours out (a user's own empty list stays).
 		perms.del("deny")
-		if len(perms.members) == 0 {
-			root.del("permissions")
-		}
+		dropEmptied(chain, keys)
 	}
 	return nil
 }
@@ -343,32 +335,22 @@ func mergeDeny(root *node, rules []string, remove bool, path string) error {
 // entries stay, ours go at the end, removing takes out exactly ours and
 // what that leaves empty.
 func mergeAllowedDomains(root *node, hosts []string, remove bool, path string) error {
-	if len(hosts) == 0 || remove && root.get("sandbox") == nil {
+	if len(hosts) == 0 {
 		return nil
 	}
-	sb, err := root.objectAt("sandbox", path)
-	if err != nil {
+	keys := []string{"sandbox", "network"}
+	chain, err := root.objectsAt(keys, path, remove)
+	if chain == nil {
 		return err
 	}
-	if remove && sb.get("network") == nil {
-		return nil
-	}
-	network, err := sb.objectAt("network", path)
-	if err != nil {
-		return err
-	}
+	network := chain[2]
 	dropped, empty, err := mergeStrings(network, "allowedDomains", hosts, remove, "sandbox.network.allowedDomains", path)
 	if err != nil {
 		return err
 	}
 	if remove && dropped > 0 && empty {
 		network.del("allowedDomains")
-		if len(network.members) == 0 {
-			sb.del("network")
-		}
-		if len(sb.members) == 0 {
-			root.del("sandbox")
-		}
+		dropEmptied(chain, keys)
 	}
 	return nil
 }

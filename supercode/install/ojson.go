@@ -253,6 +253,36 @@ func (n *node) objectAt(key, where string) (*node, error) {
 	return v, nil
 }
 
+// objectsAt walks keys down from n, creating the objects it lacks, and
+// returns the objects it went through, n first. Removing creates nothing:
+// a missing key ends the walk with no chain and no error (nothing of ours
+// can be below it).
+func (n *node) objectsAt(keys []string, where string, remove bool) ([]*node, error) {
+	chain := []*node{n}
+	for _, k := range keys {
+		cur := chain[len(chain)-1]
+		if remove && cur.get(k) == nil {
+			return nil, nil
+		}
+		next, err := cur.objectAt(k, where)
+		if err != nil {
+			return nil, err
+		}
+		where += "." + k
+		chain = append(chain, next)
+	}
+	return chain, nil
+}
+
+// dropEmptied deletes the objects of chain (objectsAt's answer for keys)
+// that are empty, innermost first: what taking ours out emptied goes too,
+// and the file is as it was before install made them.
+func dropEmptied(chain []*node, keys []string) {
+	for i := len(keys) - 1; i >= 0 && len(chain[i+1].members) == 0; i-- {
+		chain[i].del(keys[i])
+	}
+}
+
 func (n *node) str() (string, bool) {
 	if n == nil || n.kind != 's' {
 		return "", false

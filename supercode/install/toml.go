@@ -3,8 +3,6 @@ package install
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -81,18 +79,11 @@ var anyHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // keys) is refused. The result is read back: if anything but our server
 // changed meaning, nothing is written.
 func editCodexConfig(path, self string, remove bool) (Change, error) {
-	c := Change{Path: path, Mode: 0o644}
-	data, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	c, err := current(path)
+	if err != nil {
 		return c, err
-	default:
-		c.Before = data
-		if fi, err := os.Stat(path); err == nil {
-			c.Mode = fi.Mode().Perm()
-		}
 	}
+	data := c.Before
 	before := map[string]any{}
 	if err := decodeTOML(string(data), &before); err != nil {
 		return c, fmt.Errorf("%s is not valid TOML (fix it by hand; nothing was changed): %w", path, err)

@@ -231,6 +231,16 @@ func (a args) str(k string) (string, error) {
 	return v.Str, nil
 }
 
+// text is str for a member that must say something: absent, null or
+// blank is the error need.
+func (a args) text(k, need string) (string, error) {
+	v, err := a.str(k)
+	if err == nil && strings.TrimSpace(v) == "" {
+		err = badf("%s", need)
+	}
+	return v, err
+}
+
 func (a args) boolean(k string) (bool, error) {
 	v, ok, err := a.get(k)
 	if err != nil || !ok || v.Kind == grammar.Null {
@@ -290,6 +300,30 @@ func (s *Server) callerRun(ctx context.Context) (fleet.Run, error) {
 	return r, nil
 }
 
+// readingArgs reads goal, progress and distance as the reference's tools
+// do: str(goal) (absent: ""), str(progress) (absent: advancing), distance
+// as given (absent or null: unknown).
+func readingArgs(a args) (goal, progress string, d laserbrain.Distance, err error) {
+	if goal, err = a.pystr("goal", ""); err != nil {
+		return
+	}
+	if progress, err = a.pystr("progress", laserbrain.ProgressAdvancing); err != nil {
+		return
+	}
+	raw, err := a.raw("distance")
+	return goal, progress, laserbrain.DistanceFromJSON(raw), err
+}
+
+// groundedStateArgs is stateArgs for a tool that records a check: a state
+// with no goal is answered (not an error) with what the tool needs.
+func groundedStateArgs(tool string, a args) (in agentrun.CheckInput, refusal any, err error) {
+	in, err = stateArgs(a)
+	if err == nil && in.Goal == "" {
+		refusal = map[string]any{"error": tool + " needs a goal — the ground is set from it and frozen"}
+	}
+	return in, refusal, err
+}
+
 // stateArgs reads check_state's (and modulate's) state as the reference
 // does: goal is str(goal).strip() (absent: ""), progress str(progress)
 // (absent: advancing), distance as given (absent or null: unknown). Other
@@ -298,19 +332,11 @@ func (s *Server) callerRun(ctx context.Context) (fleet.Run, error) {
 // when they are text: they are reported as claims, never folded into Φ.
 func stateArgs(a args) (agentrun.CheckInput, error) {
 	var in agentrun.CheckInput
-	goal, err := a.pystr("goal", "")
+	goal, progress, d, err := readingArgs(a)
 	if err != nil {
 		return in, err
 	}
-	progress, err := a.pystr("progress", laserbrain.ProgressAdvancing)
-	if err != nil {
-		return in, err
-	}
-	d, err := a.raw("distance")
-	if err != nil {
-		return in, err
-	}
-	in.Goal, in.Progress, in.Distance = laserbrain.PyStrip(goal), progress, laserbrain.DistanceFromJSON(d)
+	in.Goal, in.Progress, in.Distance = laserbrain.PyStrip(goal), progress, d
 	for _, f := range []struct {
 		key string
 		dst *string
@@ -355,12 +381,9 @@ func verdictOut(o agentrun.CheckOutcome, run string) map[string]any {
 func round4(x float64) float64 { return laserbrain.PyRound(x, 4) }
 
 func (s *Server) checkState(ctx context.Context, a args) (any, error) {
-	in, err := stateArgs(a)
-	if err != nil {
-		return nil, err
-	}
-	if in.Goal == "" {
-		return map[string]any{"error": "check_state needs a goal — the ground is set from it and frozen"}, nil
+	in, refusal, err := groundedStateArgs("check_state", a)
+	if err != nil || refusal != nil {
+		return refusal, err
 	}
 	o, run, err := s.check(ctx, in)
 	if err != nil {
@@ -390,12 +413,9 @@ func (s *Server) check(ctx context.Context, in agentrun.CheckInput) (agentrun.Ch
 // verdict. An unknown team or role is answered after the check is recorded,
 // as the reference answers it: the error and the names there are.
 func (s *Server) modulate(ctx context.Context, a args) (any, error) {
-	in, err := stateArgs(a)
-	if err != nil {
-		return nil, err
-	}
-	if in.Goal == "" {
-		return map[string]any{"error": "modulate needs a goal — the ground is set from it and frozen"}, nil
+	in, refusal, err := groundedStateArgs("modulate", a)
+	if err != nil || refusal != nil {
+		return refusal, err
 	}
 	team, _, err := a.get("team")
 	if err != nil {
@@ -542,19 +562,11 @@ func nonNilStrings(xs []string) []string {
 // check_state reads them; a parent_goal is not read (the reference's tool
 // reads none).
 func (s *Server) laserscore(ctx context.Context, a args) (any, error) {
-	goal, err := a.pystr("goal", "")
+	goal, progress, d, err := readingArgs(a)
 	if err != nil {
 		return nil, err
 	}
-	progress, err := a.pystr("progress", laserbrain.ProgressAdvancing)
-	if err != nil {
-		return nil, err
-	}
-	d, err := a.raw("distance")
-	if err != nil {
-		return nil, err
-	}
-	ls, ok := laserbrain.Laserscore(goal, progress, laserbrain.DistanceFromJSON(d), "")
+	ls, ok := laserbrain.Laserscore(goal, progress, d, "")
 	if !ok {
 		return map[string]any{"laserscore": nil}, nil
 	}
@@ -562,12 +574,9 @@ func (s *Server) laserscore(ctx context.Context, a args) (any, error) {
 }
 
 func (s *Server) classify(ctx context.Context, a args) (any, error) {
-	command, err := a.str("command")
+	command, err := a.text("command", "classify needs a command")
 	if err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(command) == "" {
-		return nil, badf("classify needs a command")
 	}
 	irreversible, err := a.boolean("irreversible")
 	if err != nil {

@@ -70,12 +70,9 @@ func (s *Server) linkRead(ctx context.Context, a args) (any, error) {
 }
 
 func (s *Server) linkWrite(ctx context.Context, a args) (any, error) {
-	text, err := a.str("text")
+	text, err := a.text("text", "link_write needs a text: what you want the other agents to read")
 	if err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(text) == "" {
-		return nil, badf("link_write needs a text: what you want the other agents to read")
 	}
 	kind, err := a.str("kind")
 	if err != nil {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
@@ -30,61 +33,111 @@ func FromFleet(ctx context.Context, st fleet.Store, runs laserbrain.Store, fleet
 	if err != nil {
 		return nil, nil, err
 	}
-	agents := []Agent{}
+	agents := make([]Agent, len(list))
+	gates := make([][]GateDecision, len(list))
+	err = eachRun(len(list), func(i int) (err error) {
+		agents[i], gates[i], err = fromRun(ctx, st, runs, list[i], repo)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	gate := []GateDecision{}
-	for _, r := range list {
-		var tasks []*laserbrain.Run
-		for n := 1; n <= max(r.Tasks, 1); n++ {
-			lr, err := runs.ReadRun(ctx, fleet.TaskID(r.ID, n))
-			if errors.Is(err, laserbrain.ErrNoRun) {
-				continue // a task opened but never checked
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			tasks = append(tasks, lr)
-		}
-		name := fleet.RunAgent(r)
-		a := AgentFromRuns(name, r.ID, tasks)
-		if a.Ground == "" {
-			a.Ground = r.Goal
-		}
-		a.Created, a.Ended = r.Created, r.Ended
-		if r.Judgment != "" {
-			a.Judgment = r.Judgment
-		}
-		if r.Ponder != "" {
-			a.SameAs = fleet.PonderAgent(r.Ponder)
-		}
-		a.Finished = supervise.Finished(r.IsEnded(), lastDistance(a))
-		events, err := st.Events(ctx, r.ID)
-		if err != nil {
-			return nil, nil, err
-		}
-		a.Footprint = footprint(events, repo, r.Dir)
-		a.Client = ClientOf(r)
-		live(&a, events)
-		if a.LastTool != nil && repo != "" {
-			// Paths in the repository, as the person names them.
-			a.LastTool.Text = strings.ReplaceAll(a.LastTool.Text, repo+string(filepath.Separator), "")
-		}
-		figs := coverage.Measure(events)
-		a.Coverage = &figs
-		a.Network = NetworkOf(events)
-		if u, ok := fleet.ModelUsage(events); ok {
-			a.Tokens = &u // what the client reported of each model request
-		}
-		a.Spending = spending(events)
-		a.Judgment = coverage.Judge(laserbrain.Judgment{Verdict: a.Judgment}, figs).Verdict
-		for _, e := range events {
-			if e.Kind == fleet.KindGate {
-				gate = append(gate, gateDecision(name, r.ID, e))
-			}
-		}
-		agents = append(agents, a)
+	for _, g := range gates {
+		gate = append(gate, g...)
 	}
 	sort.SliceStable(gate, func(i, j int) bool { return gate[i].At.Before(gate[j].At) })
 	return agents, gate, nil
+}
+
+// eachRun calls read(i) for each of n runs, as many at once as there are
+// cores (each run's files are its own, and a fleet's are read whole), and
+// returns the error of the first run in order that failed.
+func eachRun(n int, read func(i int) error) error {
+	errs := make([]error, n)
+	var failed atomic.Bool
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if failed.Load() {
+					continue // an earlier run failed: the rest are not needed
+				}
+				if errs[i] = read(i); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fromRun reads one run of the fleet as an agent, with the gate's
+// decisions on it.
+func fromRun(ctx context.Context, st fleet.Store, runs laserbrain.Store, r fleet.Run, repo string) (Agent, []GateDecision, error) {
+	var tasks []*laserbrain.Run
+	for n := 1; n <= max(r.Tasks, 1); n++ {
+		lr, err := runs.ReadRun(ctx, fleet.TaskID(r.ID, n))
+		if errors.Is(err, laserbrain.ErrNoRun) {
+			continue // a task opened but never checked
+		}
+		if err != nil {
+			return Agent{}, nil, err
+		}
+		tasks = append(tasks, lr)
+	}
+	name := fleet.RunAgent(r)
+	a := AgentFromRuns(name, r.ID, tasks)
+	if a.Ground == "" {
+		a.Ground = r.Goal
+	}
+	a.Created, a.Ended = r.Created, r.Ended
+	if r.Judgment != "" {
+		a.Judgment = r.Judgment
+	}
+	if r.Ponder != "" {
+		a.SameAs = fleet.PonderAgent(r.Ponder)
+	}
+	a.Finished = supervise.Finished(r.IsEnded(), lastDistance(a))
+	events, err := st.Events(ctx, r.ID)
+	if err != nil {
+		return Agent{}, nil, err
+	}
+	a.Footprint = footprint(events, repo, r.Dir)
+	a.Client = ClientOf(r)
+	live(&a, events)
+	if a.LastTool != nil && repo != "" {
+		// Paths in the repository, as the person names them.
+		a.LastTool.Text = strings.ReplaceAll(a.LastTool.Text, repo+string(filepath.Separator), "")
+	}
+	figs := coverage.Measure(events)
+	a.Coverage = &figs
+	a.Network = NetworkOf(events)
+	if u, ok := fleet.ModelUsage(events); ok {
+		a.Tokens = &u // what the client reported of each model request
+	}
+	a.Spending = spending(events)
+	a.Judgment = coverage.Judge(laserbrain.Judgment{Verdict: a.Judgment}, figs).Verdict
+	var gate []GateDecision
+	for _, e := range events {
+		if e.Kind == fleet.KindGate {
+			gate = append(gate, gateDecision(name, r.ID, e))
+		}
+	}
+	return a, gate, nil
 }
 
 // ClientOf names the agent client of a run: the one whose hooks opened
@@ -150,26 +203,12 @@ func settle(agents []Agent) {
 	}
 }
 
-// footprint is the files an agent's events touched, sorted. An event
-// that repeats one already read (the same tool on the same text, with the
-// same outcome: an agent runs its tests again and again) adds nothing new
-// and is not read again.
+// footprint is the files an agent's events touched, sorted (an event
+// that repeats one already read is not read again: supervise.FileReader).
 func footprint(events []fleet.RunEvent, repo, dir string) []string {
 	seen := map[string]bool{}
-	read := map[[3]string]bool{}
 	var fr supervise.FileReader
 	for _, e := range events {
-		if e.Kind != fleet.KindTool {
-			continue
-		}
-		key := [3]string{e.Name, e.Text, "?"}
-		if e.OK.Known() {
-			key[2] = e.OK.String()
-		}
-		if read[key] {
-			continue
-		}
-		read[key] = true
 		for _, p := range fr.EventFiles(repo, dir, e) {
 			seen[p] = true
 		}

@@ -240,6 +240,7 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 		a.waiting = &w
 	}
 	var seen []laserbrain.Event
+	var fr FileReader
 	for _, e := range evs[a.events:] {
 		a.cov.Add(e)
 		if e.Kind == fleet.KindLoss {
@@ -248,7 +249,7 @@ func (s *Supervisor) runEvents(ctx context.Context, a *agent, r fleet.Run, stamp
 		if ev, ok := observedEvent(e); ok {
 			seen = append(seen, ev)
 		}
-		for _, p := range EventFiles(s.o.Repo, r.Dir, e) {
+		for _, p := range fr.EventFiles(s.o.Repo, r.Dir, e) {
 			a.files[p] = true
 		}
 	}

@@ -31,16 +31,39 @@ func EventFiles(repo, dir string, e fleet.RunEvent) []string {
 
 // FileReader is EventFiles for a reader of many events (a round, a
 // report): it asks the file system once whether a path a command names is
-// a file, however many commands name it.
+// a file, however many commands name it, and reads an event that repeats
+// one it read (the same tool on the same text in the same directory, with
+// the same outcome: an agent runs its tests again and again) once.
 type FileReader struct {
 	isFile map[string]bool
+	read   map[eventKey][]string
 }
 
-// EventFiles is the package's EventFiles, with the answers kept.
+// eventKey is what EventFiles reads of an event.
+type eventKey struct {
+	repo, dir, tool, text string
+	failed                bool
+}
+
+// EventFiles is the package's EventFiles, with the answers kept. The
+// slice returned is shared with later answers: it is not to be changed.
 func (fr *FileReader) EventFiles(repo, dir string, e fleet.RunEvent) []string {
 	if e.Kind != fleet.KindTool || e.Text == "" {
 		return nil
 	}
+	key := eventKey{repo, dir, e.Name, e.Text, e.OK.Failed()}
+	if files, ok := fr.read[key]; ok {
+		return files
+	}
+	files := fr.eventFiles(repo, dir, e)
+	if fr.read == nil {
+		fr.read = map[eventKey][]string{}
+	}
+	fr.read[key] = files
+	return files
+}
+
+func (fr *FileReader) eventFiles(repo, dir string, e fleet.RunEvent) []string {
 	var cands []string
 	switch {
 	case writeTools[e.Name]:

@@ -19,9 +19,13 @@ const (
 	EnvSwitch         = "LASERBRAIN_OTEL"
 	EnvEndpoint       = "OTEL_EXPORTER_OTLP_ENDPOINT"
 	EnvTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
-	EnvProtocol       = "OTEL_EXPORTER_OTLP_PROTOCOL"
-	EnvTracesProtocol = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
-	EnvSDKDisabled    = "OTEL_SDK_DISABLED"
+	// The metrics' and logs' own endpoints: laserkit exports neither,
+	// but forwards the clients' to them.
+	EnvMetricsEndpoint = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"
+	EnvLogsEndpoint    = "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"
+	EnvProtocol        = "OTEL_EXPORTER_OTLP_PROTOCOL"
+	EnvTracesProtocol  = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	EnvSDKDisabled     = "OTEL_SDK_DISABLED"
 )
 
 // Settings is where a run's telemetry goes; the zero value exports

@@ -2,8 +2,11 @@ package clitest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -132,4 +135,65 @@ func CheckHelp(t *testing.T, root *cobra.Command) {
 
 func norm(s string) string {
 	return strings.ToLower(strings.Join(strings.Fields(strings.TrimRight(s, ".")), " "))
+}
+
+// Prepared is a command tree as it runs (cobra's help and completion
+// commands included): newRoot's tree on streams of its own, after --help.
+func Prepared(t *testing.T, newRoot func(*cli.IOStreams) *cobra.Command) *cobra.Command {
+	t.Helper()
+	var out bytes.Buffer
+	streams := &cli.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out}
+	root := newRoot(streams)
+	if _, err := cli.Execute(root, []string{"--help"}, streams); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// JSONAt walks a decoded JSON document along a dotted path: a.b.0.c ("."
+// is the document itself). A step into an array is an index, or KEY=VALUE
+// for the first element whose KEY is the string VALUE.
+func JSONAt(doc any, path string) (any, bool) {
+	v := doc
+	for _, seg := range strings.Split(strings.Trim(path, "."), ".") {
+		if seg == "" {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[seg]; !ok {
+				return nil, false
+			}
+		case []any:
+			if k, val, sel := strings.Cut(seg, "="); sel {
+				i := slices.IndexFunc(x, func(el any) bool {
+					m, ok := el.(map[string]any)
+					return ok && m[k] == val
+				})
+				if i < 0 {
+					return nil, false
+				}
+				v = x[i]
+				continue
+			}
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// SameKeys compares an object's keys with want, in any order: both sorted
+// and space-joined, for a message, and whether they are the same.
+func SameKeys(obj map[string]any, want []string) (got, wanted string, same bool) {
+	keys := slices.Sorted(maps.Keys(obj))
+	w := slices.Sorted(slices.Values(want))
+	got, wanted = strings.Join(keys, " "), strings.Join(w, " ")
+	return got, wanted, got == wanted
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/otlptest"
 	"github.com/laserkit/laserkit/supercode/fleet"
+	"github.com/laserkit/laserkit/supercode/telemetry"
 )
 
 // claudeLogs is an export of two of Claude Code's events as it sends them:
@@ -48,7 +49,7 @@ func TestReceiverReadsAndForwards(t *testing.T) {
 	person := otlptest.Start(t)
 	var mu sync.Mutex
 	var got []fleet.ModelRequest
-	rcv := &Receiver{Forward: person.URL, Headers: ParseHeaders("x-team=a%20b"), Request: func(_ time.Time, r fleet.ModelRequest) {
+	rcv := &Receiver{Forward: telemetry.ForwardFrom(func(k string) string { return map[string]string{telemetry.EnvEndpoint: person.URL}[k] }), Headers: ParseHeaders("x-team=a%20b"), Request: func(_ time.Time, r fleet.ModelRequest) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, r)
@@ -109,7 +110,7 @@ func TestReceiverReadsAndForwards(t *testing.T) {
 // A body that is not an OTLP logs export is refused, and a forward that
 // fails is counted, never waited on past its deadline.
 func TestReceiverRefusesAndCounts(t *testing.T) {
-	rcv := &Receiver{Forward: "http://" + otlptest.Blackhole(t)}
+	rcv := &Receiver{Forward: telemetry.Forward{Base: "http://" + otlptest.Blackhole(t)}}
 	srv := httptest.NewServer(rcv)
 	defer srv.Close()
 	resp, err := http.Post(srv.URL+"/v1/logs", "application/x-protobuf", bytes.NewReader([]byte{0xff, 0xff, 0xff}))

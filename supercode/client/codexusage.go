@@ -1,0 +1,135 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// CodexUsage adds up the model tokens a Codex rollout (its session's
+// JSON lines under CODEX_HOME/sessions) records: each completed model
+// response's token_usage_record once. Codex writes a response's tool
+// calls (function_call items, with their call ids) before its usage
+// record, so calls maps each tool call id to the usage of the response
+// that asked for it.
+func CodexUsage(r io.Reader) (u fleet.Usage, calls map[string]fleet.Usage, err error) {
+	calls = map[string]fleet.Usage{}
+	var asked []string // the call ids since the last usage record
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, rerr := br.ReadBytes('\n')
+		var e struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Type   string `json:"type"`
+				CallID string `json:"call_id"`
+				Usage  *struct {
+					Input      int64 `json:"input_tokens"`
+					Cached     int64 `json:"cached_input_tokens"`
+					CacheWrite int64 `json:"cache_write_input_tokens"`
+					Output     int64 `json:"output_tokens"`
+				} `json:"usage"`
+			} `json:"payload"`
+		}
+		if len(line) > 0 && json.Unmarshal(line, &e) == nil {
+			switch p := e.Payload; {
+			case e.Type == "response_item" && strings.HasSuffix(p.Type, "call") && p.CallID != "":
+				asked = append(asked, p.CallID)
+			case e.Type == "token_usage_record" && p.Usage != nil:
+				// Its input counts the cached tokens, as the service's does.
+				one := fleet.Usage{Input: max(0, p.Usage.Input-p.Usage.Cached-p.Usage.CacheWrite), Output: p.Usage.Output,
+					CacheRead: p.Usage.Cached, CacheWrite: p.Usage.CacheWrite, Requests: 1}
+				u.Add(one)
+				for _, id := range asked {
+					calls[id] = one
+				}
+				asked = asked[:0]
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			return u, calls, nil
+		}
+		if rerr != nil {
+			return u, calls, rerr
+		}
+	}
+}
+
+// codexHome is Codex's home in getenv's environment ("" when it cannot
+// be said).
+func codexHome(getenv func(string) string) string {
+	if dir := getenv("CODEX_HOME"); dir != "" {
+		return dir
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".codex")
+	}
+	return ""
+}
+
+// codexRollouts are the rollout files of Codex sessions by their ids.
+func codexRollouts(getenv func(string) string, sessions []string) []string {
+	dir := codexHome(getenv)
+	if dir == "" {
+		return nil
+	}
+	var out []string
+	for _, s := range sessions {
+		if s == "" || strings.ContainsAny(s, `/\*?[`) {
+			continue
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "sessions", "*", "*", "*", "rollout-*-"+s+".jsonl"))
+		out = append(out, paths...)
+	}
+	return out
+}
+
+// CodexSessionsUsage adds up the usage of Codex sessions by their ids,
+// from their rollouts, and maps each tool call to its response's usage;
+// ok is false when no rollout of any of them was found.
+func CodexSessionsUsage(getenv func(string) string, sessions []string) (u fleet.Usage, calls map[string]fleet.Usage, ok bool, err error) {
+	calls = map[string]fleet.Usage{}
+	for _, p := range codexRollouts(getenv, sessions) {
+		f, err := os.Open(p)
+		if err != nil {
+			return u, calls, ok, err
+		}
+		one, c, err := CodexUsage(f)
+		f.Close()
+		if err != nil {
+			return u, calls, ok, err
+		}
+		u.Add(one)
+		for k, v := range c {
+			calls[k] = v
+		}
+		ok = true
+	}
+	return u, calls, ok, nil
+}
+
+// CodexSessionsRecorded says whether a rollout of the sessions holds the
+// usage of the response that asked for tool call call.
+func CodexSessionsRecorded(getenv func(string) string, sessions []string, call string) bool {
+	if call == "" || strings.ContainsAny(call, `"\`) {
+		return false
+	}
+	needle := []byte(`"call_id":"` + call + `"`)
+	for _, p := range codexRollouts(getenv, sessions) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if i := bytes.Index(data, needle); i >= 0 && bytes.Contains(data[i:], []byte(`"type":"token_usage_record"`)) {
+			return true
+		}
+	}
+	return false
+}
