@@ -89,8 +89,10 @@ LOADAVG = @echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The stores side by side in one run: the local home against a durable
 # PostgreSQL over its Unix socket (checks/s, hook latency, laserbrain-gate's
-# allow and deny through the hook server), and new runs in the local store
-# against the earlier per-run files (docs/performance.md).
+# allow and deny through the hook server, a stream over 200 new runs), new
+# runs in the local store against the earlier per-run files, and the
+# journal of 1,000 supervisor rounds in PostgreSQL (minutes; target 5 MB)
+# (docs/performance.md).
 bench-store:
 	$(LOADAVG)
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'GateStore' -benchtime 100x ./cmd/laserbrain-gate/
@@ -98,6 +100,7 @@ bench-store:
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'StoreSteps|SuperviseRound100' -benchtime 2s ./supercode/backend/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'HookStore|CheckStream10k(Fresh200|Interleaved8)?$$' -benchtime 50x ./cmd/laserbrain/
 	scripts/with-postgres.sh $(GO) test -run '^$$' -bench 'CheckStreamFresh200Stores' -benchtime 3x ./cmd/laserbrain/
+	scripts/with-postgres.sh $(GO) test -timeout 30m -run '^$$' -bench 'SuperviseJournalPostgres' -benchtime 1x ./supercode/supervise/
 	$(LOADAVG)
 
 # The OCA store's benchmarks: pgx round trips against psql processes, one run.

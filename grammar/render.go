@@ -39,38 +39,29 @@ func render(b *strings.Builder, v Value, depth int, ascii bool) {
 		b.WriteString(PythonNumber(v.Num))
 	case String:
 		WriteJSONString(b, v.Str, ascii)
-	case Array:
-		if len(v.Items) == 0 {
-			b.WriteString("[]")
-			return
+	case Array, Object:
+		parts, open, end := len(v.Items), byte('['), byte(']')
+		if v.Kind == Object {
+			parts, open, end = len(v.Members), '{', '}'
 		}
-		b.WriteByte('[')
-		for i, item := range v.Items {
+		b.WriteByte(open)
+		for i := range parts {
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			newline(b, depth+1)
-			render(b, item, depth+1, ascii)
-		}
-		newline(b, depth)
-		b.WriteByte(']')
-	case Object:
-		if len(v.Members) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteByte('{')
-		for i, m := range v.Members {
-			if i > 0 {
-				b.WriteByte(',')
+			if v.Kind == Array {
+				render(b, v.Items[i], depth+1, ascii)
+				continue
 			}
-			newline(b, depth+1)
-			WriteJSONString(b, m.Key, ascii)
+			WriteJSONString(b, v.Members[i].Key, ascii)
 			b.WriteString(": ")
-			render(b, m.Value, depth+1, ascii)
+			render(b, v.Members[i].Value, depth+1, ascii)
 		}
-		newline(b, depth)
-		b.WriteByte('}')
+		if parts > 0 {
+			newline(b, depth)
+		}
+		b.WriteByte(end)
 	}
 }
 

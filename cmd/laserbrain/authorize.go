@@ -145,13 +145,9 @@ func runAuthorize(opts *authorizeOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "laserbrain: warning: --for %s: this authorization holds until %s; one meant for an action now is better short (minutes), and --revoke ends it early\n",
 			opts.forDur, now.Add(opts.forDur).Format(time.RFC3339))
 	}
-	dir := opts.fleetDir
-	if dir == "" {
-		dir = "."
-	}
-	fid, err := fleet.ID(ctx, dir)
+	fid, err := fleetFlag(ctx, opts.fleetDir)
 	if err != nil {
-		return cli.Usagef("--fleet %s: %v", dir, err)
+		return err
 	}
 	if opts.run != "" {
 		r, err := st.Run(ctx, opts.run)
@@ -280,13 +276,9 @@ type listedAuthorization struct {
 }
 
 func listAuthorizations(ctx context.Context, streams *cli.IOStreams, st fleet.Store, opts *authorizeOptions, now time.Time) error {
-	dir := opts.fleetDir
-	if dir == "" {
-		dir = "."
-	}
-	fid, err := fleet.ID(ctx, dir)
+	fid, err := fleetFlag(ctx, opts.fleetDir)
 	if err != nil {
-		return cli.Usagef("--fleet %s: %v", dir, err)
+		return err
 	}
 	all, err := st.ListAuthorizations(ctx, fid)
 	if err != nil {
@@ -331,4 +323,17 @@ func listAuthorizations(ctx context.Context, streams *cli.IOStreams, st fleet.St
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", r.ID, r.Action, scope, len(r.Used), r.Uses, r.State, r.Expires.Format(time.RFC3339), witnessed)
 	}
 	return tw.Flush()
+}
+
+// fleetFlag is the id of the fleet --fleet DIR names ("" is the current
+// directory); one it cannot name is a usage error.
+func fleetFlag(ctx context.Context, dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	fid, err := fleet.ID(ctx, dir)
+	if err != nil {
+		return "", cli.Usagef("--fleet %s: %v", dir, err)
+	}
+	return fid, nil
 }

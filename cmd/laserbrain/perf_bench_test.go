@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -397,7 +399,11 @@ func reportFleet100x1000(b *testing.B, dir string) (home, repo string, env []str
 // 1,000 checks (and 1,500 recorded events each), the real binary end to
 // end: reading the stores, the page, the file. The acceptance is under a
 // second; the baseline in the same run is reading the same store files
-// whole (cat), what streaming them cannot go below.
+// whole (cat), what streaming them cannot go below. Each run's figures are
+// held to what the fleet was built with (checkReportFigures). With
+// REPORT_BASELINE naming an earlier build, that build's report is timed
+// beside each (x-baseline, cpu-x-baseline) and its page must be this
+// build's byte for byte, but for the time it was generated.
 func BenchmarkReportFleet100x1000(b *testing.B) {
 	bin := buildLaserbrain(b)
 	dir := b.TempDir()
@@ -409,19 +415,20 @@ func BenchmarkReportFleet100x1000(b *testing.B) {
 		}
 		return nil
 	})
-	var rep, cpu, cat []time.Duration
+	baseline := os.Getenv("REPORT_BASELINE")
+	var rep, cpu, cat, brep, bcpu []time.Duration
 	for b.Loop() {
-		out := filepath.Join(dir, "fleet.html")
-		cmd := exec.Command(bin, "report", "--fleet", repo, "--html", out)
-		cmd.Env = env
-		start := time.Now()
-		if o, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("report: %v\n%s", err, o)
+		w, u, page := timeReport(b, bin, repo, filepath.Join(dir, "fleet.html"), env)
+		rep, cpu = append(rep, w), append(cpu, u)
+		if baseline != "" {
+			w, u, was := timeReport(b, baseline, repo, filepath.Join(dir, "baseline.html"), env)
+			brep, bcpu = append(brep, w), append(bcpu, u)
+			if !bytes.Equal(generatedAt.ReplaceAll(page, nil), generatedAt.ReplaceAll(was, nil)) {
+				b.Errorf("the page differs from %s's", baseline)
+			}
 		}
-		rep = append(rep, time.Since(start))
-		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		c := exec.Command("cat", files...)
-		start = time.Now()
+		start := time.Now()
 		if err := c.Run(); err != nil {
 			b.Fatal(err)
 		}
@@ -434,7 +441,13 @@ func BenchmarkReportFleet100x1000(b *testing.B) {
 	b.ReportMetric(float64(u.Microseconds())/1000, "report-cpu-ms")
 	b.ReportMetric(float64(c.Microseconds())/1000, "cat-ms")
 	b.ReportMetric(float64(r)/float64(c), "x-cat")
-	b.Logf("report of 100 agents × 1,000 checks: %v (best %v, CPU %v; reading the store files whole: %v)", r, best, u, c)
+	b.Logf("report of 100 agents × 1,000 checks: %v (best %v, worst %v; CPU %v, %v–%v; reading the store files whole: %v)", r, best, slices.Max(rep), u, slices.Min(cpu), slices.Max(cpu), c)
+	if baseline != "" {
+		br, bu := medianOf(brep), medianOf(bcpu)
+		b.ReportMetric(float64(r)/float64(br), "x-baseline")
+		b.ReportMetric(float64(u)/float64(bu), "cpu-x-baseline")
+		b.Logf("%s beside it: %v (best %v; CPU %v, %v–%v): %.2f× wall, %.2f× CPU", baseline, br, slices.Min(brep), bu, slices.Min(bcpu), slices.Max(bcpu), float64(r)/float64(br), float64(u)/float64(bu))
+	}
 	// The acceptance is a second end to end. On a machine other processes
 	// load, the wall clock waits for them: the process's own CPU time is
 	// held to the second, and the best run's wall time is told.
@@ -443,5 +456,44 @@ func BenchmarkReportFleet100x1000(b *testing.B) {
 	}
 	if best > time.Second {
 		b.Logf("the best run took %v end to end, over a second, on a loaded machine (CPU %v)", best, u)
+	}
+}
+
+// generatedAt is where a report page says when it was generated.
+var generatedAt = regexp.MustCompile(`<dt>generated</dt><dd>[^<]*</dd>`)
+
+// timeReport runs bin's report of the fleet on repo into page and returns
+// its wall and CPU time and the page, its figures checked.
+func timeReport(b *testing.B, bin, repo, page string, env []string) (time.Duration, time.Duration, []byte) {
+	cmd := exec.Command(bin, "report", "--fleet", repo, "--html", page)
+	cmd.Env = env
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("%s report: %v\n%s", bin, err, out)
+	}
+	wall := time.Since(start)
+	checkReportFigures(b, bin, string(out))
+	data, err := os.ReadFile(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), data
+}
+
+// checkReportFigures holds what report --html says of the fleet of 100 ×
+// 1,000 to how it was built: 100 agents; the ten agents of each job
+// collide pairwise (their goals differ only in the tenant): 10 × 45
+// collisions; each agent 1,000 checks and a tool call every other, each
+// call followed by a check (coverage 1,000 of 1,500 steps, 67%).
+func checkReportFigures(b *testing.B, bin, out string) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.Contains(lines[0], ": 100 agents, 450 collisions, 0 ponder sessions, ") || len(lines) != 101 {
+		b.Fatalf("%s report: %q and %d agent lines, want 100 agents and 450 collisions", bin, lines[0], len(lines)-1)
+	}
+	for a, l := range lines[1:] {
+		if want := fmt.Sprintf("  claude:agent%03d: 500 tool calls, 1000 checks, coverage 67%%, longest unchecked 1", a); l != want {
+			b.Fatalf("%s report: %q, want %q", bin, l, want)
+		}
 	}
 }

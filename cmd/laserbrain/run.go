@@ -333,6 +333,9 @@ func runRun(opts *runOptions) error {
 	if ierr := ing.stop(); ierr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "laserbrain run: the client's telemetry: %v\n", ierr)
 	}
+	if err == nil {
+		recordCallTokens(ctx, sup, res.Run)
+	}
 	var se *agentrun.SpawnError
 	if errors.As(err, &se) {
 		return se // its kind is its exit code's
@@ -511,6 +514,9 @@ type runRow struct {
 	// Tokens are the model tokens the agent's client recorded (Claude
 	// Code's transcript), absent when none were read.
 	Tokens *fleet.Usage `json:"tokens,omitempty"`
+	// CallTokens are what each tool call cost (the tokens of the response
+	// that asked for it), where the client's records said.
+	CallTokens []report.CallTokens `json:"call_tokens,omitempty"`
 }
 
 // The origins of runs.
@@ -643,6 +649,7 @@ func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r f
 	figs := coverage.Measure(events)
 	row.Coverage = &figs
 	row.Network = report.NetworkOf(events)
+	row.CallTokens = report.CallTokensOf(events)
 	if figs.Unmeasured {
 		row.LastVerdict, row.Drifting, row.Judgment = coverage.Unmeasured, false, coverage.Unmeasured
 		row.Next = unmeasuredNext(r.ID, figs)

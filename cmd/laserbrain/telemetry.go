@@ -186,11 +186,37 @@ func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 		}
 	case client.Codex:
 		return func(r fleet.Run) (fleet.Usage, bool, error) {
-			u, _, ok, err := client.CodexSessionsUsage(os.Getenv, r.Sessions)
-			return u, ok, err
+			return client.CodexSessionsUsage(os.Getenv, r.Sessions)
 		}
 	}
 	return nil
+}
+
+// recordCallTokens records, once the agent has ended, what each of its
+// tool calls cost as its client's own records hold it (Claude Code's
+// transcript, Codex's rollout: which response asked for which call): one
+// event per call, at the response's time.
+func recordCallTokens(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) {
+	st, err := sup.Fleet()
+	if err != nil {
+		return
+	}
+	if stored, err := st.Run(ctx, r.ID); err == nil {
+		r = stored // its sessions, as recorded
+	}
+	if len(r.Command) == 0 {
+		return
+	}
+	var asked []client.Asked
+	switch c, _ := client.Detect(r.Command[0]); c {
+	case client.Claude:
+		asked, _ = client.ClaudeSessionsCalls(os.Getenv, r.Sessions)
+	case client.Codex:
+		asked, _ = client.CodexSessionsCalls(os.Getenv, r.Sessions)
+	}
+	for _, a := range asked {
+		_, _ = st.AppendEvent(ctx, r.ID, fleet.CallTokensEvent(a.At, "", a.CallUsage))
+	}
 }
 
 // agentBudgetReads are how laserbrain run's process reads, at each tool

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,8 @@ func benchUIFirstByte(b *testing.B, bin, repo string, env []string, fleet string
 	fm, wm := medianOf(first), medianOf(whole)
 	b.ReportMetric(float64(fm.Microseconds())/1000, "first-byte-ms")
 	b.ReportMetric(float64(wm.Microseconds())/1000, "page-ms")
-	b.Logf("laserbrain ui on %s: the page's first byte %v, its last %v after the start (medians of %d)", fleet, fm, wm, len(first))
+	b.Logf("laserbrain ui on %s: the page's first byte %v (%v–%v), its last %v (%v–%v) after the start (medians of %d, and their spread)",
+		fleet, fm, slices.Min(first), slices.Max(first), wm, slices.Min(whole), slices.Max(whole), len(first))
 	if fm > bound {
 		b.Errorf("the page's first byte came %v after the start, over %v", fm, bound)
 	}

@@ -38,9 +38,11 @@ func messagesStop(t Turn) string {
 	return "end_turn"
 }
 
-// The usage every Messages API response reports: a stream's message_start
-// says MessagesInputTokens in and 1 out, its message_delta the cumulative
-// MessagesOutputTokens out (as the API does).
+// The usage every Messages API response reports unless told otherwise
+// (Model.Usage, Turn.Usage): a stream's message_start says
+// MessagesInputTokens in and 1 out, its message_delta the cumulative
+// MessagesOutputTokens out (as the API does). The cached input is apart
+// from the input, as the API counts it.
 const (
 	MessagesInputTokens  = 10
 	MessagesOutputTokens = 10
@@ -58,7 +60,7 @@ func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 		writeJSON(w, map[string]any{
 			"id": "msg_scripted", "type": "message", "role": "assistant", "model": c.model,
 			"content": content, "stop_reason": messagesStop(t), "stop_sequence": nil,
-			"usage": map[string]int{"input_tokens": MessagesInputTokens, "output_tokens": MessagesOutputTokens},
+			"usage": map[string]int64{"input_tokens": c.usage.Input, "output_tokens": c.usage.Output, "cache_read_input_tokens": c.usage.CacheRead},
 		})
 		return
 	}
@@ -67,7 +69,7 @@ func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 	sseHeaders(w)
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_scripted", "type": "message", "role": "assistant", "model": c.model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": MessagesInputTokens, "output_tokens": 1},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int64{"input_tokens": c.usage.Input, "output_tokens": 1, "cache_read_input_tokens": c.usage.CacheRead},
 	}})
 	i := 0
 	if t.Text != "" {
@@ -88,7 +90,7 @@ func (messagesWire) write(w http.ResponseWriter, c modelCall, t Turn) {
 	}
 	sse(w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": messagesStop(t), "stop_sequence": nil},
-		"usage": map[string]int{"output_tokens": MessagesOutputTokens}})
+		"usage": map[string]int64{"output_tokens": c.usage.Output}})
 	sse(w, "message_stop", map[string]any{"type": "message_stop"})
 	flush(w)
 }

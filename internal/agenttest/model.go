@@ -27,6 +27,9 @@ type Turn struct {
 	Before func()
 	// Fail, when set, answers the request with this API error instead.
 	Fail *APIError
+	// Usage, when set, is the usage this turn's answer reports (the
+	// Messages, Responses and Gemini APIs), over Model.Usage.
+	Usage *Usage
 }
 
 // APIError is an error response of the Messages API: the HTTP status and
@@ -161,9 +164,9 @@ type Model struct {
 	// (default SideText). It runs on the server's goroutine.
 	Side func(Request) string
 	// Usage, when set before the first request, is the usage every
-	// response of the Responses and Gemini APIs reports (default
-	// DefaultUsage; the Messages and Chat Completions answers always
-	// report DefaultUsage).
+	// response of the Messages, Responses and Gemini APIs reports (default
+	// DefaultUsage; the Chat Completions answers always report
+	// DefaultUsage). A turn's own Usage wins over it.
 	Usage *Usage
 
 	t      testing.TB
@@ -307,8 +310,13 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c.usage = DefaultUsage
-	if m.Usage != nil && (m.API == ResponsesAPI || m.API == GeminiAPI) {
-		c.usage = *m.Usage
+	if m.API != ChatAPI {
+		if m.Usage != nil {
+			c.usage = *m.Usage
+		}
+		if turn.Usage != nil {
+			c.usage = *turn.Usage
+		}
 	}
 	if turn.Fail == nil {
 		req.Usage = c.usage

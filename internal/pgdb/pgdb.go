@@ -28,12 +28,71 @@ type Table struct {
 	Name    string
 	DDL     []string
 	Columns []string
+	// Since is the component's schema version that brought the table (0:
+	// the first). A database made before it lacks the table until `store
+	// init`, or until the store first needs it (Ensure): Check does not
+	// hold it against the database.
+	Since int
 }
 
 // Component is a set of tables one package owns.
 type Component struct {
 	Name   string
 	Tables []Table
+}
+
+// Version is the component's schema version: its newest table's Since.
+func (c Component) Version() int {
+	v := 0
+	for _, t := range c.Tables {
+		v = max(v, t.Since)
+	}
+	return v
+}
+
+// versionsDDL is the table that records each component's schema version
+// a database has reached.
+const versionsDDL = `CREATE TABLE IF NOT EXISTS laserbrain.schema_versions (
+	component text PRIMARY KEY,
+	version   integer NOT NULL
+)`
+
+// Ensure creates the table name of comp where the database lacks it (a
+// database made by an earlier version), in one transaction under the
+// lock store init takes, with CREATE … IF NOT EXISTS, and records comp's
+// schema version: safe while other processes use the database or create
+// it too. It alters no table, and does nothing when the table exists
+// (one catalogue read).
+func Ensure(ctx context.Context, pool *pgxpool.Pool, comp Component, name string) error {
+	i := slices.IndexFunc(comp.Tables, func(t Table) bool { return t.Name == name })
+	if i < 0 {
+		return fmt.Errorf("component %s has no table %s", comp.Name, name)
+	}
+	var exists bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, Schema+"."+name).Scan(&exists); err != nil || exists {
+		return err
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, initLock); err != nil {
+			return err
+		}
+		for _, ddl := range comp.Tables[i].DDL {
+			if _, err := tx.Exec(ctx, ddl); err != nil {
+				return fmt.Errorf("creating %s.%s: %w", Schema, name, err)
+			}
+		}
+		return recordVersion(ctx, tx, comp)
+	})
+}
+
+// recordVersion records that the database has comp's schema version.
+func recordVersion(ctx context.Context, tx pgx.Tx, comp Component) error {
+	if _, err := tx.Exec(ctx, versionsDDL); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO laserbrain.schema_versions (component, version) VALUES ($1, $2)
+ON CONFLICT (component) DO UPDATE SET version = greatest(laserbrain.schema_versions.version, EXCLUDED.version)`, comp.Name, comp.Version())
+	return err
 }
 
 // ErrNoSchema is wrapped when the database lacks tables a store needs.
@@ -76,6 +135,11 @@ func Init(ctx context.Context, pool *pgxpool.Pool, comps ...Component) (created 
 						bad = append(bad, Schema+"."+t.Name+"."+col)
 					}
 				}
+			}
+		}
+		for _, c := range comps {
+			if err := recordVersion(ctx, tx, c); err != nil {
+				return err
 			}
 		}
 		if len(bad) > 0 {
@@ -154,6 +218,13 @@ func Check(ctx context.Context, q Querier, comps ...Component) error {
 	missing, err := missingColumns(ctx, q, comps)
 	if err != nil {
 		return err
+	}
+	for _, c := range comps {
+		for _, t := range c.Tables {
+			if t.Since > 0 && len(missing[t.Name]) == len(t.Columns) {
+				delete(missing, t.Name) // made where first needed (Ensure)
+			}
+		}
 	}
 	if len(missing) == 0 {
 		return nil

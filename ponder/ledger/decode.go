@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
 // decoder reads ledger lines fast: the lines ponder writes are flat JSON
@@ -108,7 +110,7 @@ func (c *cursor) str() (string, bool) {
 	return v, true
 }
 
-// number reads the characters a number may have (validNumber checks
+// number reads the characters a number may have (jsonl.IsNumber checks
 // their grammar).
 func (c *cursor) number() string {
 	j := c.i
@@ -181,7 +183,7 @@ func (d *decoder) field(c *cursor, key string, r *Record) bool {
 		return ok && d.setString(r, key, v)
 	case b == '-' || (b >= '0' && b <= '9'):
 		lit := c.number()
-		return validNumber(lit) && d.setNumber(r, key, lit)
+		return jsonl.IsNumber(lit) && d.setNumber(r, key, lit)
 	case b == 't' || b == 'f':
 		v := b == 't'
 		lit := "false"
@@ -302,42 +304,4 @@ func knownKey(key string) bool {
 		return true
 	}
 	return false
-}
-
-// validNumber is JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }

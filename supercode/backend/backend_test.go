@@ -35,19 +35,26 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// bothStores opens a backend's run store and its fleet store.
+func bothStores(tb testing.TB, b *Backend) (laserbrain.Store, fleet.Store) {
+	tb.Helper()
+	runs, err := b.Runs()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := b.Fleet()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return runs, st
+}
+
 // fill gives a backend runs with histories, contexts, fleet runs with
 // sessions and events, and an authorization.
 func fill(t *testing.T, b *Backend) {
 	t.Helper()
 	ctx := context.Background()
-	runs, err := b.Runs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := b.Fleet()
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs, st := bothStores(t, b)
 	t0 := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 	goals := []string{"write a JSON parser in Python", "ship the sky billboard", "add an LRU cache"}
 	for i, g := range goals {
@@ -107,14 +114,7 @@ func content(t *testing.T, c Config) string {
 	ctx := context.Background()
 	b := New(c)
 	defer b.Close()
-	runs, err := b.Runs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := b.Fleet()
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs, st := bothStores(t, b)
 	out := map[string]any{}
 	ids, err := runs.(laserbrain.Exporter).RunIDs(ctx)
 	if err != nil {

@@ -117,14 +117,7 @@ func superviseFleet(b *testing.B, cfg Config, fid string) {
 	ctx := context.Background()
 	be := New(cfg)
 	defer be.Close()
-	runs, err := be.Runs()
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := be.Fleet()
-	if err != nil {
-		b.Fatal(err)
-	}
+	runs, st := bothStores(b, be)
 	t0 := time.Now().UTC()
 	for i := 0; i < 100; i++ {
 		id := fmt.Sprintf("agent-%03d", i)
@@ -173,14 +166,7 @@ func BenchmarkSuperviseRound100(b *testing.B) {
 		repo := b.TempDir()
 		open := func(b *testing.B) (*Backend, *supervise.Supervisor) {
 			be := New(cfg)
-			st, err := be.Fleet()
-			if err != nil {
-				b.Fatal(err)
-			}
-			runs, err := be.Runs()
-			if err != nil {
-				b.Fatal(err)
-			}
+			runs, st := bothStores(b, be)
 			sup, err := supervise.Open(ctx, supervise.Options{Repo: repo, FleetID: fid, Fleet: st, Runs: runs, EscalateAfter: -1})
 			if err != nil {
 				b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -17,17 +18,17 @@ import (
 // JSON lines under CODEX_HOME/sessions) records: each completed model
 // response's token_usage_record once. Codex writes a response's tool
 // calls (function_call items, with their call ids) before its usage
-// record, so calls maps each tool call id to the usage of the response
-// that asked for it.
-func CodexUsage(r io.Reader) (u fleet.Usage, calls map[string]fleet.Usage, err error) {
-	calls = map[string]fleet.Usage{}
+// record, so calls are what each tool call cost: the usage of the
+// response that asked for it.
+func CodexUsage(r io.Reader) (u fleet.Usage, calls []Asked, err error) {
 	var asked []string // the call ids since the last usage record
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, rerr := br.ReadBytes('\n')
 		var e struct {
-			Type    string `json:"type"`
-			Payload struct {
+			Type      string    `json:"type"`
+			Timestamp time.Time `json:"timestamp"`
+			Payload   struct {
 				Type   string `json:"type"`
 				CallID string `json:"call_id"`
 				Usage  *struct {
@@ -47,9 +48,7 @@ func CodexUsage(r io.Reader) (u fleet.Usage, calls map[string]fleet.Usage, err e
 				one := fleet.Usage{Input: max(0, p.Usage.Input-p.Usage.Cached-p.Usage.CacheWrite), Output: p.Usage.Output,
 					CacheRead: p.Usage.Cached, CacheWrite: p.Usage.CacheWrite, Requests: 1}
 				u.Add(one)
-				for _, id := range asked {
-					calls[id] = one
-				}
+				calls = append(calls, askedBy(asked, one, e.Timestamp)...)
 				asked = asked[:0]
 			}
 		}
@@ -92,27 +91,23 @@ func codexRollouts(getenv func(string) string, sessions []string) []string {
 }
 
 // CodexSessionsUsage adds up the usage of Codex sessions by their ids,
-// from their rollouts, and maps each tool call to its response's usage;
-// ok is false when no rollout of any of them was found.
-func CodexSessionsUsage(getenv func(string) string, sessions []string) (u fleet.Usage, calls map[string]fleet.Usage, ok bool, err error) {
-	calls = map[string]fleet.Usage{}
+// from their rollouts; ok is false when no rollout of any of them was
+// found.
+func CodexSessionsUsage(getenv func(string) string, sessions []string) (u fleet.Usage, ok bool, err error) {
 	for _, p := range codexRollouts(getenv, sessions) {
 		f, err := os.Open(p)
 		if err != nil {
-			return u, calls, ok, err
+			return u, ok, err
 		}
-		one, c, err := CodexUsage(f)
+		one, _, err := CodexUsage(f)
 		f.Close()
 		if err != nil {
-			return u, calls, ok, err
+			return u, ok, err
 		}
 		u.Add(one)
-		for k, v := range c {
-			calls[k] = v
-		}
 		ok = true
 	}
-	return u, calls, ok, nil
+	return u, ok, nil
 }
 
 // CodexSessionsRecorded says whether a rollout of the sessions holds the

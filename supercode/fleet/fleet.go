@@ -205,6 +205,10 @@ const (
 	// own telemetry, received by laserbrain run; Name is the model, Result
 	// a ModelRequest (its tokens and the cost the client reported).
 	KindModel = "model"
+	// KindCallTokens: what a tool call cost, read from the client's own
+	// records once the agent ended; Name is the call's id, Result a
+	// CallUsage.
+	KindCallTokens = "tokens"
 )
 
 // LossResult is the Result of a KindLoss event: what the call changed and

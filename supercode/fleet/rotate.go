@@ -153,3 +153,18 @@ func CheckArchive(ctx context.Context, st Journal, fleet string, live []JournalR
 	}
 	return int64(len(old)), nil, nil
 }
+
+// SegmentName is the name of the archive segment of records from..to.
+func SegmentName(from, to int64) string { return segmentName(from, to) }
+
+// NewRotation is what archiving recs[:i] records — recs being the live
+// journal from its first record, recs[i] the checkpoint it will start
+// with — for a store that writes the archive itself; the store fills in
+// Segment, Bytes and SHA256.
+func NewRotation(fleet string, recs []JournalRecord, i int) (Rotation, error) {
+	return rotation(fleet, recs, i)
+}
+
+// JournalLines reads journal lines (an archive segment's, unzipped) as
+// records, each with its Raw bytes.
+func JournalLines(data []byte) ([]JournalRecord, error) { return journalLines(data) }

@@ -107,3 +107,37 @@ func ModelUsage(events []RunEvent) (u Usage, ok bool) {
 	}
 	return u, ok
 }
+
+// CallUsage is the tokens a tool call cost: the whole usage of the model
+// response that asked for it, which it shares with the other calls that
+// response asked for at once (Shared counts them all, itself included).
+type CallUsage struct {
+	Call   string `json:"call"`
+	Shared int    `json:"shared"`
+	Usage
+}
+
+// CallTokensEvent is the run event that records what tool call cu.Call
+// cost, read from the client's own records once the agent ended; its id
+// is the call's, so a run records it once.
+func CallTokensEvent(at time.Time, session string, cu CallUsage) RunEvent {
+	data, _ := json.Marshal(cu)
+	return RunEvent{ID: "tokens:" + cu.Call, At: at, Kind: KindCallTokens, Name: cu.Call, OK: laserbrain.OKOf(true), Session: session,
+		Text: cu.Usage.Text(), Result: data}
+}
+
+// CallTokens reads what each tool call cost from a run's events, by call
+// id (none when its client's records said nothing of its calls).
+func CallTokens(events []RunEvent) map[string]CallUsage {
+	out := map[string]CallUsage{}
+	for _, e := range events {
+		if e.Kind != KindCallTokens {
+			continue
+		}
+		var cu CallUsage
+		if json.Unmarshal(e.Result, &cu) == nil && cu.Call != "" {
+			out[cu.Call] = cu
+		}
+	}
+	return out
+}

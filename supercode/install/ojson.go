@@ -118,42 +118,50 @@ func (p *parser) value() (*node, error) {
 
 func (p *parser) object(begin int) (*node, error) {
 	n := &node{kind: '{', src: &layout{}}
-	for {
-		from := p.last
-		if !p.dec.More() {
-			return p.close(n, begin, from)
-		}
+	return p.parts(n, begin, func(from int) error {
 		kt, err := p.token()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		k, ok := kt.(string)
 		if !ok {
-			return nil, fmt.Errorf("object key %v is not a string", kt)
+			return fmt.Errorf("object key %v is not a string", kt)
 		}
 		keyStart, keyEnd := p.start(from), p.last
 		v, err := p.value()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n.members = append(n.members, member{key: k, val: v, pre: string(p.src[from:keyStart]),
 			rawKey: string(p.src[keyStart:keyEnd]), mid: string(p.src[keyEnd:p.start(keyEnd)])})
-	}
+		return nil
+	})
 }
 
 func (p *parser) array(begin int) (*node, error) {
 	n := &node{kind: '[', src: &layout{}}
+	return p.parts(n, begin, func(from int) error {
+		v, err := p.value()
+		if err != nil {
+			return err
+		}
+		v.src.pre = string(p.src[from:p.start(from)])
+		n.items = append(n.items, v)
+		return nil
+	})
+}
+
+// parts reads n's parts with part, each from where its text starts (after
+// the last part's end), up to n's closing bracket.
+func (p *parser) parts(n *node, begin int, part func(from int) error) (*node, error) {
 	for {
 		from := p.last
 		if !p.dec.More() {
 			return p.close(n, begin, from)
 		}
-		v, err := p.value()
-		if err != nil {
+		if err := part(from); err != nil {
 			return nil, err
 		}
-		v.src.pre = string(p.src[from:p.start(from)])
-		n.items = append(n.items, v)
 	}
 }
 
@@ -473,17 +481,22 @@ func write(b *bytes.Buffer, n *node, own, unit string, compact bool) {
 		}
 	}
 	switch n.kind {
-	case '{':
-		if len(n.members) == 0 {
-			b.WriteString("{}")
-			return
+	case '{', '[':
+		parts, end := len(n.members), byte('}')
+		if n.kind == '[' {
+			parts, end = len(n.items), ']'
 		}
-		b.WriteString("{")
-		for i, m := range n.members {
+		b.WriteByte(n.kind)
+		for i := range parts {
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			sep()
+			if n.kind == '[' {
+				write(b, n.items[i], own+unit, unit, compact)
+				continue
+			}
+			m := n.members[i]
 			grammar.WriteJSONString(b, m.key, false)
 			if compact {
 				b.WriteString(":")
@@ -492,27 +505,10 @@ func write(b *bytes.Buffer, n *node, own, unit string, compact bool) {
 			}
 			write(b, m.val, own+unit, unit, compact)
 		}
-		if !compact {
+		if parts > 0 && !compact {
 			b.WriteString("\n" + own)
 		}
-		b.WriteByte('}')
-	case '[':
-		if len(n.items) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[")
-		for i, e := range n.items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			sep()
-			write(b, e, own+unit, unit, compact)
-		}
-		if !compact {
-			b.WriteString("\n" + own)
-		}
-		b.WriteByte(']')
+		b.WriteByte(end)
 	default:
 		if n.src != nil {
 			b.WriteString(n.src.raw)

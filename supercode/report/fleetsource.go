@@ -130,6 +130,7 @@ func fromRun(ctx context.Context, st fleet.Store, runs laserbrain.Store, r fleet
 		a.Tokens = &u // what the client reported of each model request
 	}
 	a.Spending = spending(events)
+	a.CallTokens = CallTokensOf(events)
 	a.Judgment = coverage.Judge(laserbrain.Judgment{Verdict: a.Judgment}, figs).Verdict
 	var gate []GateDecision
 	for _, e := range events {

@@ -97,6 +97,9 @@ type Agent struct {
 	// its client reported, what the run had spent by then (none when its
 	// client reported none).
 	Spending []Spent `json:"spending,omitempty"`
+	// CallTokens are what its tool calls cost, where its client recorded
+	// which model response asked for which call.
+	CallTokens []CallTokens `json:"callTokens,omitempty"`
 	// Changes are what its calls changed in its work tree, with the
 	// commands that undo them (UndoChanges).
 	Changes []CallChange `json:"changes,omitempty"`

@@ -116,6 +116,9 @@ func Document(f *Fleet) *hr.Document {
 	if sec, ok := spendingSection(f); ok {
 		doc.Sections = append(doc.Sections, sec)
 	}
+	if sec, ok := callTokensSection(f); ok {
+		doc.Sections = append(doc.Sections, sec)
+	}
 	doc.Sections = append(doc.Sections, collisions(f), gate(f), changes(f), supervisor(f))
 	if len(f.Sessions) > 0 || f.Scope == "fleet" {
 		doc.Sections = append(doc.Sections, sessions(f))

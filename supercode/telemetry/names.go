@@ -44,6 +44,10 @@ const (
 	// AttrCost is what the run's model requests cost, in US dollars, as
 	// the agent's client reported it (the conventions name no cost).
 	AttrCost = "laserbrain.usage.cost_usd"
+	// AttrCallsAsked is, on a tool call's span that carries the tokens of
+	// the model response that asked for it, how many calls that response
+	// asked for at once (they share its tokens).
+	AttrCallsAsked = "laserbrain.usage.calls_asked"
 )
 
 // Error types (error.type) and the rule a limit's refusal is named by.

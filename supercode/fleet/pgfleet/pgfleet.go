@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,8 @@ type Store struct {
 	pool    *pgxpool.Pool
 	ownPool bool
 	dsn     string
+	// archiveReady: the journal's archive table is known to exist.
+	archiveReady atomic.Bool
 }
 
 var _ fleet.Store = (*Store)(nil)

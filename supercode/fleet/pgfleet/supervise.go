@@ -22,7 +22,9 @@ import (
 // each fleet's last round left it (journal_marks: the round counter's
 // witness of the journal, a table of its own because laserbrain never
 // alters a table it created), and what the supervisor says to each agent
-// (voice).
+// (voice); and the journal's archive (journal_archive: the records a
+// rotation moved out of the journal, each segment the gzip of their lines,
+// a table a later version brought, made where first needed).
 var SuperviseComponent = pgdb.Component{Name: "supervise", Tables: []pgdb.Table{
 	{Name: "halts", Columns: []string{"id", "fleet", "agent", "at", "in_force", "halt"}, DDL: []string{`
 CREATE TABLE IF NOT EXISTS laserbrain.halts (
@@ -58,6 +60,15 @@ CREATE TABLE IF NOT EXISTS laserbrain.journal_marks (
 	round   bigint NOT NULL,
 	records bigint NOT NULL,
 	hash    text NOT NULL
+)`}},
+	{Name: "journal_archive", Since: 1, Columns: []string{"fleet", "from_seq", "to_seq", "segment", "lines"}, DDL: []string{`
+CREATE TABLE IF NOT EXISTS laserbrain.journal_archive (
+	fleet    text NOT NULL,
+	from_seq bigint NOT NULL,
+	to_seq   bigint NOT NULL,
+	segment  text NOT NULL,
+	lines    bytea NOT NULL,
+	PRIMARY KEY (fleet, from_seq)
 )`}},
 	{Name: "voice", Columns: []string{"fleet", "agent", "id", "seq", "message", "delivered"}, DDL: []string{`
 CREATE TABLE IF NOT EXISTS laserbrain.voice (

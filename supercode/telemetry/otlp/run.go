@@ -27,10 +27,12 @@ type Run struct {
 	// sent are the events taken in, by id; calls the tool calls whose
 	// span is sent, by call id; gates a call's gate decisions waiting for
 	// the call's end.
-	sent   map[string]bool
-	calls  map[string]bool
-	gates  map[string][]fleet.RunEvent
-	order  []string // call ids of gates, oldest first
+	sent  map[string]bool
+	calls map[string]bool
+	gates map[string][]fleet.RunEvent
+	order []string // call ids of gates, oldest first
+	// tokens are what each call cost, by call id, as far as known.
+	tokens map[string]fleet.CallUsage
 	checks int
 	tally  coverage.Tally
 }
@@ -61,7 +63,7 @@ func (e *Exporter) StartRun(a telemetry.Agent) *Run {
 		created = time.Now()
 	}
 	ctx, span := e.start(context.Background(), "invoke_agent "+agentName(r), created, kv...)
-	return &Run{e: e, ctx: ctx, span: span, sent: map[string]bool{}, calls: map[string]bool{}, gates: map[string][]fleet.RunEvent{}}
+	return &Run{e: e, ctx: ctx, span: span, sent: map[string]bool{}, calls: map[string]bool{}, gates: map[string][]fleet.RunEvent{}, tokens: map[string]fleet.CallUsage{}}
 }
 
 // providers are the gen_ai.provider.name of the clients whose provider is
@@ -83,6 +85,9 @@ func agentName(r fleet.Run) string {
 // an execute_tool span (its gate decisions as guardrail events on it),
 // each drift check as an evaluation event on the run's span.
 func (t *Run) Add(events []fleet.RunEvent, checks []laserbrain.StepRecord) {
+	for id, cu := range fleet.CallTokens(events) {
+		t.tokens[id] = cu
+	}
 	for _, e := range events {
 		if e.ID != "" && t.sent[e.ID] {
 			continue
@@ -157,11 +162,16 @@ func (t *Run) End(end telemetry.Ending) {
 // Usage puts the model tokens the agent's client recorded on the run's
 // span.
 func (t *Run) Usage(u fleet.Usage) {
-	t.span.SetAttributes(semconv.GenAIUsageInputTokens(int(u.Input)), semconv.GenAIUsageOutputTokens(int(u.Output)),
-		semconv.GenAIUsageCacheReadInputTokens(int(u.CacheRead)), semconv.GenAIUsageCacheCreationInputTokens(int(u.CacheWrite)))
+	t.span.SetAttributes(usageAttrs(u)...)
 	if u.CostUSD != nil {
 		t.span.SetAttributes(attribute.Float64(telemetry.AttrCost, *u.CostUSD))
 	}
+}
+
+// usageAttrs are the conventions' token counts of u.
+func usageAttrs(u fleet.Usage) []attribute.KeyValue {
+	return []attribute.KeyValue{semconv.GenAIUsageInputTokens(int(u.Input)), semconv.GenAIUsageOutputTokens(int(u.Output)),
+		semconv.GenAIUsageCacheReadInputTokens(int(u.CacheRead)), semconv.GenAIUsageCacheCreationInputTokens(int(u.CacheWrite))}
 }
 
 // call sends one tool call's execute_tool span. A call that did not work
@@ -173,6 +183,10 @@ func (t *Run) call(tool, id string, start, end time.Time, ok laserbrain.OK, gate
 	kv := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(tool), semconv.GenAIToolType(toolType(tool))}
 	if id != "" {
 		kv = append(kv, semconv.GenAIToolCallID(id))
+	}
+	if cu, ok := t.tokens[id]; ok && id != "" {
+		kv = append(kv, usageAttrs(cu.Usage)...)
+		kv = append(kv, attribute.Int(telemetry.AttrCallsAsked, cu.Shared))
 	}
 	_, span := t.e.start(t.ctx, "execute_tool "+tool, start, kv...)
 	refused := false

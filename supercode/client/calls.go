@@ -1,0 +1,143 @@
+package client
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/laserkit/laserkit/supercode/fleet"
+)
+
+// Asked is what one tool call cost, as the client's own records hold it:
+// the usage of the model response that asked for it, made at At.
+type Asked struct {
+	At time.Time
+	fleet.CallUsage
+}
+
+// askedBy is the calls one response asked for, each with the response's
+// usage, shared among them all.
+func askedBy(calls []string, u fleet.Usage, at time.Time) []Asked {
+	out := make([]Asked, 0, len(calls))
+	for _, id := range calls {
+		out = append(out, Asked{At: at, CallUsage: fleet.CallUsage{Call: id, Shared: len(calls), Usage: u}})
+	}
+	return out
+}
+
+// ClaudeCalls reads what each tool call of a Claude Code transcript cost:
+// the usage of the assistant message whose tool_use blocks asked for it
+// (Claude Code writes a message of several blocks as several lines, each
+// with the message's id and usage).
+func ClaudeCalls(r io.Reader) ([]Asked, error) {
+	var out []Asked
+	var cur struct {
+		id    string
+		at    time.Time
+		u     fleet.Usage
+		calls []string
+	}
+	flush := func() {
+		out = append(out, askedBy(cur.calls, cur.u, cur.at)...)
+		cur.id, cur.calls = "", nil
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		var e struct {
+			Type      string    `json:"type"`
+			Timestamp time.Time `json:"timestamp"`
+			Message   struct {
+				ID      string `json:"id"`
+				Content []struct {
+					Type string `json:"type"`
+					ID   string `json:"id"`
+				} `json:"content"`
+				Usage *struct {
+					Input      int64 `json:"input_tokens"`
+					Output     int64 `json:"output_tokens"`
+					CacheRead  int64 `json:"cache_read_input_tokens"`
+					CacheWrite int64 `json:"cache_creation_input_tokens"`
+				} `json:"usage"`
+			} `json:"message"`
+		}
+		if len(line) > 0 && json.Unmarshal(line, &e) == nil {
+			switch {
+			case e.Type == "user":
+				flush()
+			case e.Type == "assistant" && e.Message.Usage != nil:
+				if e.Message.ID == "" || e.Message.ID != cur.id {
+					flush()
+					m := e.Message.Usage
+					cur.id, cur.at = e.Message.ID, e.Timestamp
+					cur.u = fleet.Usage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite, Requests: 1}
+				}
+				for _, b := range e.Message.Content {
+					if b.Type == "tool_use" && b.ID != "" {
+						cur.calls = append(cur.calls, b.ID)
+					}
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			flush()
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// ClaudeSessionsCalls reads what each tool call of Claude Code sessions
+// cost, from their transcripts (as ClaudeSessionsUsage finds them).
+func ClaudeSessionsCalls(getenv func(string) string, sessions []string) ([]Asked, error) {
+	dir := claudeConfigDir(getenv)
+	if dir == "" {
+		return nil, nil
+	}
+	var out []Asked
+	for _, s := range sessions {
+		if s == "" || strings.ContainsAny(s, `/\*?[`) {
+			continue
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", s+".jsonl"))
+		for _, p := range paths {
+			f, err := os.Open(p)
+			if err != nil {
+				return out, err
+			}
+			one, err := ClaudeCalls(f)
+			f.Close()
+			if err != nil {
+				return out, err
+			}
+			out = append(out, one...)
+		}
+	}
+	return out, nil
+}
+
+// CodexSessionsCalls reads what each tool call of Codex sessions cost,
+// from their rollouts.
+func CodexSessionsCalls(getenv func(string) string, sessions []string) ([]Asked, error) {
+	var out []Asked
+	for _, p := range codexRollouts(getenv, sessions) {
+		f, err := os.Open(p)
+		if err != nil {
+			return out, err
+		}
+		_, one, err := CodexUsage(f)
+		f.Close()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, one...)
+	}
+	return out, nil
+}
