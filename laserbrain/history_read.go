@@ -45,17 +45,17 @@ func (s *StepRecord) member(key string, val []byte, in *jsonl.Interner) error {
 		}
 		ok = s.At.UnmarshalJSON(val) == nil
 	case "goal":
-		s.Goal, ok = jsonl.PlainIn(val, in)
+		s.Goal, ok = jsonl.MemberString(val, in)
 	case "progress":
-		s.Progress, ok = jsonl.PlainIn(val, in)
+		s.Progress, ok = jsonl.MemberString(val, in)
 	case "distance":
 		s.Distance = DistanceFromJSON(val)
 	case "parent_goal":
-		s.ParentGoal, ok = jsonl.PlainIn(val, in)
+		s.ParentGoal, ok = jsonl.MemberString(val, in)
 	case "user_turn":
 		s.UserTurn, ok = jsonl.Bool(val)
 	case "reason":
-		s.Reason, ok = jsonl.PlainIn(val, in)
+		s.Reason, ok = jsonl.MemberString(val, in)
 	case "drifting":
 		s.Drifting, ok = jsonl.Bool(val)
 	case "phi":
@@ -66,16 +66,16 @@ func (s *StepRecord) member(key string, val []byte, in *jsonl.Interner) error {
 			break
 		}
 		var ls string
-		ls, ok = jsonl.PlainIn(val, in)
+		ls, ok = jsonl.MemberString(val, in)
 		s.Laserscore = &ls
 	case "anchored":
 		s.Anchored, ok = jsonl.Float(val)
 	case "advice":
-		s.Advice, ok = jsonl.PlainIn(val, in)
+		s.Advice, ok = jsonl.MemberString(val, in)
 	case "underlying":
-		s.Underlying, ok = jsonl.PlainIn(val, in)
+		s.Underlying, ok = jsonl.MemberString(val, in)
 	case "resumed_ground":
-		s.Resumed, ok = jsonl.PlainIn(val, in)
+		s.Resumed, ok = jsonl.MemberString(val, in)
 	default:
 		ok = false
 	}

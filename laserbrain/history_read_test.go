@@ -5,10 +5,13 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/jsonl"
 )
 
 // FuzzParseStepRecord: the hand reading of a history line gives what
-// encoding/json gives, record and error alike, whatever the line.
+// encoding/json gives, record and error alike, whatever the line, with or
+// without an interner kept from earlier lines.
 func FuzzParseStepRecord(f *testing.F) {
 	ls := "⟨ship⟩ advancing d5"
 	for _, r := range []StepRecord{
@@ -21,15 +24,18 @@ func FuzzParseStepRecord(f *testing.F) {
 		`{"distance":"7.9"}`, `{"drifting":1}`, `{"goal":"\xff"}`, ` {"n":3} `, `{"n":3}x`, `{"n":-0}`, `{"distance":[1,2]}`, `{"goal":"é"}`} {
 		f.Add([]byte(s))
 	}
+	shared := StepReader{Strings: &jsonl.Interner{}} // kept across lines, as a run's reader keeps it
 	f.Fuzz(func(t *testing.T, line []byte) {
-		got, gerr := ParseStepRecord(line)
 		var want StepRecord
 		werr := json.Unmarshal(line, &want)
-		if (gerr == nil) != (werr == nil) {
-			t.Fatalf("%q: error %v, encoding/json %v", line, gerr, werr)
-		}
-		if werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\n got %+v\nwant %+v", line, got, want)
+		for _, r := range []StepReader{{}, shared} {
+			got, gerr := r.Parse(line)
+			if (gerr == nil) != (werr == nil) {
+				t.Fatalf("%q: error %v, encoding/json %v", line, gerr, werr)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q:\n got %+v\nwant %+v", line, got, want)
+			}
 		}
 	})
 }

@@ -243,7 +243,9 @@ var errUnusual = errors.New("jsonl: not a plain object")
 // the lines laserkit writes itself: a key with an escape, a value it
 // cannot delimit, or anything but one object returns an error, and the
 // caller decodes the line with encoding/json instead (which then says what
-// is wrong, if anything is). The value bytes are line's.
+// is wrong, if anything is). The value bytes are line's; a string value
+// is handed out only when it is plain (no escape, valid UTF-8, no control
+// character), so MemberString reads it without checking it again.
 func Members(line []byte, fn func(key string, val []byte) error) error {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
@@ -293,6 +295,21 @@ func Members(line []byte, fn func(key string, val []byte) error) error {
 			return errUnusual
 		}
 	}
+}
+
+// MemberString reads a string value as Members hands it to its fn, one
+// copy of each repeated string kept in in (nil: a copy each). Members
+// hands out a string value only once it has found it plain (what Plain
+// reads), so it is not checked again. ok is false for a value that is not
+// a string.
+func MemberString(val []byte, in *Interner) (string, bool) {
+	if len(val) < 2 || val[0] != '"' {
+		return "", false
+	}
+	if in == nil {
+		return string(val[1 : len(val)-1]), true
+	}
+	return in.String(val[1 : len(val)-1]), true
 }
 
 // Plain reads a JSON string value with no escape in it, whose bytes are

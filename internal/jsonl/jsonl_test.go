@@ -219,3 +219,32 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMemberString: every string value Members hands out is one Plain
+// reads, and MemberString reads it the same, with an interner or without.
+func FuzzMemberString(f *testing.F) {
+	for _, s := range []string{`{"a":"b","c":"d\u0041","e":["\"x"],"f":"\xff","g":"h	i","k":{"l":"m"},"n":1}`, `{"a":"é","b":""}`, `{"a":"x\"y"}`, `{}`} {
+		f.Add([]byte(s))
+	}
+	in := &Interner{}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		_ = Members(line, func(key string, val []byte) error {
+			if len(val) == 0 || val[0] != '"' {
+				if _, ok := MemberString(val, nil); ok {
+					t.Fatalf("%q: MemberString read %q, not a string", line, val)
+				}
+				return nil
+			}
+			want, ok := Plain(val)
+			if !ok {
+				t.Fatalf("%q: Members handed out %q, which Plain does not read", line, val)
+			}
+			for _, strs := range []*Interner{nil, in} {
+				if got, ok := MemberString(val, strs); !ok || got != want {
+					t.Fatalf("%q: MemberString read %q as %q (%v), Plain %q", line, val, got, ok, want)
+				}
+			}
+			return nil
+		})
+	})
+}

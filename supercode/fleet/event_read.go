@@ -34,16 +34,16 @@ func (e *RunEvent) member(key string, val []byte, in *jsonl.Interner) error {
 	ok := true
 	switch key {
 	case "id":
-		e.ID, ok = jsonl.Plain(val)
+		e.ID, ok = jsonl.MemberString(val, nil)
 	case "at":
 		if len(val) == 0 || val[0] != '"' {
 			return errSlowPath
 		}
 		ok = e.At.UnmarshalJSON(val) == nil
 	case "kind":
-		e.Kind, ok = jsonl.PlainIn(val, in)
+		e.Kind, ok = jsonl.MemberString(val, in)
 	case "name":
-		e.Name, ok = jsonl.PlainIn(val, in)
+		e.Name, ok = jsonl.MemberString(val, in)
 	case "ok":
 		if string(val) == "null" {
 			e.OK = laserbrain.OKUnknown
@@ -55,9 +55,9 @@ func (e *RunEvent) member(key string, val []byte, in *jsonl.Interner) error {
 	case "result":
 		e.Result = bytes.Clone(val)
 	case "text":
-		e.Text, ok = jsonl.PlainIn(val, in)
+		e.Text, ok = jsonl.MemberString(val, in)
 	case "session":
-		e.Session, ok = jsonl.PlainIn(val, in)
+		e.Session, ok = jsonl.MemberString(val, in)
 	default:
 		ok = false
 	}
