@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -100,10 +102,26 @@ func TestGateAnswersPostgresThroughHookServer(t *testing.T) {
 		t.Fatalf("a second server (%d) answered after %d: one is started per user, store and binary", again, first)
 	}
 
-	// Killed: the next call starts another, and is answered.
+	// Killed: the next calls — four at once — start one other, and are
+	// answered.
 	killAndWait(t, first, syscall.SIGKILL)
-	if _, errOut, code, _ := call(gate, nil, push); code != 2 || !strings.Contains(errOut, "force-push") {
-		t.Fatalf("force-push after the server was killed: exit %d %q", code, errOut)
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for range 4 {
+		wg.Go(func() {
+			if _, errOut, code, _ := call(gate, nil, push); code != 2 || !strings.Contains(errOut, "force-push") {
+				errs <- fmt.Sprintf("exit %d %q", code, errOut)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("force-push after the server was killed: %s", e)
+	}
+	sock, _ := hookserver.Socket(lb, env)
+	if n := serversAt(t, sock); n != 1 {
+		t.Fatalf("%d servers run for %s after four calls at once, want 1", n, sock)
 	}
 	second := hookServerPid(t, lb, env)
 	if second == 0 || second == first {
@@ -153,7 +171,7 @@ func TestGateAnswersPostgresThroughHookServer(t *testing.T) {
 		t.Fatalf("the server idle after 1 s: %d", idle)
 	}
 	waitGone(t, idle, 30*time.Second)
-	sock, _ := hookserver.Socket(lb, env)
+	sock, _ = hookserver.Socket(lb, env)
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the idle server left its socket: %v", err)
 	}
@@ -188,4 +206,21 @@ func waitGone(t *testing.T, pid int, limit time.Duration) {
 	if err != nil || n == 0 {
 		t.Fatalf("process %d still runs after %v (%v)", pid, limit, err)
 	}
+}
+
+// serversAt counts the processes serving sock (their command line names
+// it).
+func serversAt(t *testing.T, sock string) int {
+	t.Helper()
+	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "serve\x00--socket\x00"+sock+"\x00") {
+			n++
+		}
+	}
+	return n
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/proctest"
+	"github.com/laserkit/laserkit/internal/testenv"
 )
 
 // boundaryWorld is a person's machine for the boundary's tests: a home with
@@ -41,12 +42,7 @@ type boundaryWorld struct {
 func needTools(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is needed: %v", tool, err)
-			}
-			t.Skipf("SKIP (loudly): %s: %v", tool, err)
-		}
+		testenv.LookPath(t, tool)
 	}
 }
 

@@ -106,13 +106,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			if len(args) != 1 || neg {
 				ts.Fatalf("usage: cutlast DIR")
 			}
-			paths, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "*.jsonl"))
-			ts.Check(err)
-			if len(paths) != 1 {
-				ts.Fatalf("cutlast: %d journals in %s", len(paths), args[0])
-			}
-			data, err := os.ReadFile(paths[0])
-			ts.Check(err)
+			journal, data := oneJournal(ts, "cutlast", args[0])
 			lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
 			kept := strings.Join(lines[:len(lines)-1], "")
 			var last struct {
@@ -120,28 +114,14 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 				Hash string `json:"hash"`
 			}
 			ts.Check(json.Unmarshal([]byte(lines[len(lines)-2]), &last))
-			ts.Check(os.WriteFile(paths[0], []byte(kept), 0o644))
-			headPath := strings.TrimSuffix(paths[0], ".jsonl") + ".head"
-			var head map[string]any
-			hd, err := os.ReadFile(headPath)
-			ts.Check(err)
-			ts.Check(json.Unmarshal(hd, &head))
-			head["records"], head["hash"], head["size"] = last.Seq, last.Hash, len(kept)
-			out, err := json.Marshal(head)
-			ts.Check(err)
-			ts.Check(os.WriteFile(headPath, out, 0o644))
+			ts.Check(os.WriteFile(journal, []byte(kept), 0o644))
+			setJournalHead(ts, journal, last.Seq, last.Hash, len(kept))
 		},
 		"forgerelease": func(ts *testscript.TestScript, neg bool, args []string) {
 			if len(args) != 1 || neg {
 				ts.Fatalf("usage: forgerelease DIR")
 			}
-			paths, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "*.jsonl"))
-			ts.Check(err)
-			if len(paths) != 1 {
-				ts.Fatalf("forgerelease: %d journals in %s", len(paths), args[0])
-			}
-			data, err := os.ReadFile(paths[0])
-			ts.Check(err)
+			journal, data := oneJournal(ts, "forgerelease", args[0])
 			var halt, last map[string]any
 			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 				var r map[string]any
@@ -152,22 +132,14 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 				last = r
 			}
 			if halt == nil {
-				ts.Fatalf("forgerelease: no halt in %s", paths[0])
+				ts.Fatalf("forgerelease: no halt in %s", journal)
 			}
 			halt["kind"], halt["seq"], halt["prev"], halt["hash"] = "release", last["seq"].(float64)+1, last["hash"], strings.Repeat("0", 64)
 			line, err := json.Marshal(halt)
 			ts.Check(err)
 			line = append(line, '\n')
-			ts.Check(os.WriteFile(paths[0], append(data, line...), 0o644))
-			headPath := strings.TrimSuffix(paths[0], ".jsonl") + ".head"
-			var head map[string]any
-			hd, err := os.ReadFile(headPath)
-			ts.Check(err)
-			ts.Check(json.Unmarshal(hd, &head))
-			head["records"], head["hash"], head["size"] = halt["seq"], halt["hash"], len(data)+len(line)
-			out, err := json.Marshal(head)
-			ts.Check(err)
-			ts.Check(os.WriteFile(headPath, out, 0o644))
+			ts.Check(os.WriteFile(journal, append(data, line...), 0o644))
+			setJournalHead(ts, journal, halt["seq"], halt["hash"], len(data)+len(line))
 		},
 		"samecollisions": func(ts *testscript.TestScript, neg bool, args []string) {
 			// samecollisions A B: the "collisions" lists of the JSON files A
@@ -210,6 +182,33 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			ts.Setenv(args[0], s)
 		},
 	}
+}
+
+// oneJournal is the one supervise journal (*.jsonl) in dir, and its
+// bytes; cmd names the script command that asks.
+func oneJournal(ts *testscript.TestScript, cmd, dir string) (string, []byte) {
+	paths, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), "*.jsonl"))
+	ts.Check(err)
+	if len(paths) != 1 {
+		ts.Fatalf("%s: %d journals in %s", cmd, len(paths), dir)
+	}
+	data, err := os.ReadFile(paths[0])
+	ts.Check(err)
+	return paths[0], data
+}
+
+// setJournalHead makes the head beside journal (.head) say the journal
+// holds records records, ending at hash, in size bytes.
+func setJournalHead(ts *testscript.TestScript, journal string, records, hash any, size int) {
+	headPath := strings.TrimSuffix(journal, ".jsonl") + ".head"
+	var head map[string]any
+	hd, err := os.ReadFile(headPath)
+	ts.Check(err)
+	ts.Check(json.Unmarshal(hd, &head))
+	head["records"], head["hash"], head["size"] = records, hash, size
+	out, err := json.Marshal(head)
+	ts.Check(err)
+	ts.Check(os.WriteFile(headPath, out, 0o644))
 }
 
 func stdoutAt(ts *testscript.TestScript, path string) (any, bool) {

@@ -176,8 +176,9 @@ func modelFlag(args []string) string {
 }
 
 // agentUsage is how the tokens an agent command spends are read from its
-// client's own records: Claude Code's from its sessions' transcripts,
-// Codex's from its sessions' rollouts; nil for every other command.
+// client's own records while it runs: Claude Code's from its sessions'
+// transcripts, Codex's from its sessions' rollouts; nil for every other
+// command.
 func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 	switch c, _ := client.Detect(program); c {
 	case client.Claude:
@@ -190,6 +191,19 @@ func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 		}
 	}
 	return nil
+}
+
+// recordedUsage is how the tokens a run's agent spent are read from its
+// client's own records once it ran: agentUsage's, and Gemini CLI's chats
+// (not read for its budgets: those hold what it reports to the run's
+// receiver).
+func recordedUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
+	if c, _ := client.Detect(program); c == client.Gemini {
+		return func(r fleet.Run) (fleet.Usage, bool, error) {
+			return client.GeminiSessionsUsage(os.Getenv, r.Sessions)
+		}
+	}
+	return agentUsage(program)
 }
 
 // recordCallTokens records, once the agent has ended, what each of its
@@ -303,7 +317,7 @@ func recordsUsage(r fleet.Run) (fleet.Usage, bool) {
 	if len(r.Command) == 0 {
 		return fleet.Usage{}, false
 	}
-	read := agentUsage(r.Command[0])
+	read := recordedUsage(r.Command[0])
 	if read == nil {
 		return fleet.Usage{}, false
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
 	"github.com/laserkit/laserkit/operator"
 	"github.com/laserkit/laserkit/operator/shell"
@@ -35,16 +36,24 @@ func (s *Tracker) RunState(ctx context.Context, c Caller) (rs operator.RunState,
 	if err != nil {
 		return rs, run, found, err
 	}
-	if task != nil {
-		rs.Attached = true
-		var reason string
-		rs.Drifting, reason, rs.Reading = task.LastVerdict()
-		if rs.Drifting {
-			rs.DriftReason = reason
-		}
-		rs.Judgment = task.Judgment()
-	}
+	AttachTask(&rs, task)
 	return rs, run, found, nil
+}
+
+// AttachTask puts what the run's task says for the gate on rs: that there
+// is one, its latest drift verdict and its whole-run judgment. A nil task
+// leaves rs as it is.
+func AttachTask(rs *operator.RunState, task *laserbrain.Run) {
+	if task == nil {
+		return
+	}
+	rs.Attached = true
+	var reason string
+	rs.Drifting, reason, rs.Reading = task.LastVerdict()
+	if rs.Drifting {
+		rs.DriftReason = reason
+	}
+	rs.Judgment = task.Judgment()
 }
 
 // Grants are a person's live authorizations that name exactly action for

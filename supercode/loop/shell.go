@@ -244,14 +244,8 @@ func (s loopRun) RunState(ctx context.Context, _ agentrun.Caller) (operator.RunS
 	if err != nil {
 		return rs, fleet.Run{}, false, nil
 	}
-	if task, err := s.l.sup.Task(ctx, run); err == nil && task != nil {
-		rs.Attached = true
-		var reason string
-		rs.Drifting, reason, rs.Reading = task.LastVerdict()
-		if rs.Drifting {
-			rs.DriftReason = reason
-		}
-		rs.Judgment = task.Judgment()
+	if task, err := s.l.sup.Task(ctx, run); err == nil {
+		agentrun.AttachTask(&rs, task)
 	}
 	return rs, run, true, nil
 }

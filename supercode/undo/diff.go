@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,17 +273,10 @@ func moves(a, b RefSet) []RefMove {
 	if a.Head != b.Head {
 		out = append(out, RefMove{Name: "HEAD", From: a.Head, To: b.Head})
 	}
-	var names []string
-	for n := range a.Refs {
-		names = append(names, n)
-	}
-	for n := range b.Refs {
-		if _, ok := a.Refs[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	both := map[string]string{}
+	maps.Copy(both, a.Refs)
+	maps.Copy(both, b.Refs)
+	for _, n := range slices.Sorted(maps.Keys(both)) {
 		if a.Refs[n] != b.Refs[n] {
 			out = append(out, RefMove{Name: n, From: a.Refs[n], To: b.Refs[n]})
 		}

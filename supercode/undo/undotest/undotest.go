@@ -8,10 +8,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,17 +163,10 @@ func Take(t testing.TB, dir string) Picture {
 // Diff is what differs between two pictures, in words ("" when nothing).
 func Diff(want, got Picture) string {
 	var out []string
-	var names []string
-	for n := range want.Files {
-		names = append(names, n)
-	}
-	for n := range got.Files {
-		if _, ok := want.Files[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	both := map[string]string{}
+	maps.Copy(both, want.Files)
+	maps.Copy(both, got.Files)
+	for _, n := range slices.Sorted(maps.Keys(both)) {
 		w, ok1 := want.Files[n]
 		g, ok2 := got.Files[n]
 		switch {
