@@ -119,3 +119,22 @@ func TestCodexMaxTokens(t *testing.T) {
 		t.Errorf("laserbrain run exited %d; want 4 with the stop in the summary:\n%s", r.ExitCode, r.Stderr)
 	}
 }
+
+// With the receiver off, Gemini CLI's tokens are read from its own
+// records — its session's chat, which holds the main loop's responses
+// (not the side requests it makes without tools): their sum.
+func TestGeminiTokensFromChat(t *testing.T) {
+	s, tok := clientTokensRun(t, agenttest.GeminiCLI, "LASERBRAIN_OTEL=off")
+	var main agenttest.Usage
+	n := 0
+	for _, r := range s.Model.Requests() {
+		if r.Main {
+			main.Input, main.Output, main.CacheRead, n = main.Input+r.Usage.Input, main.Output+r.Usage.Output, main.CacheRead+r.Usage.CacheRead, n+1
+		}
+	}
+	want := map[string]any{"input": float64(main.Input), "output": float64(main.Output), "cache_read": float64(main.CacheRead),
+		"cache_write": 0.0, "requests": float64(n)}
+	if fmt.Sprint(tok) != fmt.Sprint(want) {
+		t.Errorf("the run's tokens %v; the scripted model's %d main-loop answers reported %v", tok, n, want)
+	}
+}

@@ -57,7 +57,24 @@ func buildLaserbrain(b *testing.B) string {
 	if err := build.Run(); err != nil {
 		b.Fatalf("building laserbrain: %v", err)
 	}
-	data, err := os.ReadFile(linked)
+	return placeLaserbrain(b, linked)
+}
+
+// laserbrainFrom is the laserbrain a benchmark measures: another build's,
+// in the directory the variable env names (an earlier commit's, measured
+// beside this one in the same run), else this package's, built.
+func laserbrainFrom(b *testing.B, env string) string {
+	b.Helper()
+	if dir := os.Getenv(env); dir != "" {
+		return placeLaserbrain(b, filepath.Join(dir, "laserbrain"))
+	}
+	return buildLaserbrain(b)
+}
+
+// placeLaserbrain copies the program at src into a place of its own.
+func placeLaserbrain(b *testing.B, src string) string {
+	b.Helper()
+	data, err := os.ReadFile(src)
 	if err != nil {
 		b.Fatal(err)
 	}

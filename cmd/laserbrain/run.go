@@ -294,7 +294,7 @@ func runRun(opts *runOptions) error {
 	if len(covEnv) > 0 {
 		so.Env = append(os.Environ(), covEnv...)
 	}
-	so.Usage, so.Recorded = agentUsage(args[0]), agentRecorded(args[0])
+	so.Usage, so.Recorded = agentBudgetReads(args[0])
 	ing, err := runIngest(opts, self, &so)
 	if err != nil {
 		return err

@@ -176,8 +176,9 @@ func modelFlag(args []string) string {
 }
 
 // agentUsage is how the tokens an agent command spends are read from its
-// client's own records: Claude Code's from its sessions' transcripts,
-// Codex's from its sessions' rollouts; nil for every other command.
+// client's own records while it runs: Claude Code's from its sessions'
+// transcripts, Codex's from its sessions' rollouts; nil for every other
+// command.
 func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 	switch c, _ := client.Detect(program); c {
 	case client.Claude:
@@ -190,6 +191,19 @@ func agentUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
 		}
 	}
 	return nil
+}
+
+// recordedUsage is how the tokens a run's agent spent are read from its
+// client's own records once it ran: agentUsage's, and Gemini CLI's chats
+// (not read for its budgets: those hold what it reports to the run's
+// receiver).
+func recordedUsage(program string) func(fleet.Run) (fleet.Usage, bool, error) {
+	if c, _ := client.Detect(program); c == client.Gemini {
+		return func(r fleet.Run) (fleet.Usage, bool, error) {
+			return client.GeminiSessionsUsage(os.Getenv, r.Sessions)
+		}
+	}
+	return agentUsage(program)
 }
 
 // recordCallTokens records, once the agent has ended, what each of its
@@ -219,20 +233,23 @@ func recordCallTokens(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) {
 	}
 }
 
-// agentRecorded is how laserbrain run knows that the agent's client has
-// recorded the response that asked for a tool call (nil: not known).
-func agentRecorded(program string) func(fleet.Run, string) bool {
+// agentBudgetReads are how laserbrain run's process reads, at each tool
+// call while a budget is held, the tokens its agent spent and whether the
+// agent's client has recorded the response that asked for the call (nil:
+// not known): Claude Code's sessions' transcripts, each read on from where
+// the last question left it (client.ClaudeTranscripts); Codex's rollouts.
+func agentBudgetReads(program string) (func(fleet.Run) (fleet.Usage, bool, error), func(fleet.Run, string) bool) {
 	switch c, _ := client.Detect(program); c {
 	case client.Claude:
-		return func(r fleet.Run, call string) bool {
-			return client.ClaudeSessionsRecorded(os.Getenv, r.Sessions, call)
-		}
+		t := client.NewClaudeTranscripts(os.Getenv)
+		return func(r fleet.Run) (fleet.Usage, bool, error) { return t.Usage(r.Sessions) },
+			func(r fleet.Run, call string) bool { return t.Recorded(r.Sessions, call) }
 	case client.Codex:
-		return func(r fleet.Run, call string) bool {
+		return agentUsage(program), func(r fleet.Run, call string) bool {
 			return client.CodexSessionsRecorded(os.Getenv, r.Sessions, call)
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // runUsage is the tokens a run's agent spent, as recorded once it ended;
@@ -300,7 +317,7 @@ func recordsUsage(r fleet.Run) (fleet.Usage, bool) {
 	if len(r.Command) == 0 {
 		return fleet.Usage{}, false
 	}
-	read := agentUsage(r.Command[0])
+	read := recordedUsage(r.Command[0])
 	if read == nil {
 		return fleet.Usage{}, false
 	}

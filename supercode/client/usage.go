@@ -2,7 +2,6 @@ package client
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,64 +17,52 @@ import (
 // Code writes a response with several content blocks as several lines
 // carrying the same message and usage, one after another).
 func ClaudeUsage(r io.Reader) (fleet.Usage, error) {
-	var u fleet.Usage
+	var c usageCount
 	br := bufio.NewReaderSize(r, 64<<10)
-	last := "" // the message id of the response being read, "" after a user line
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var e struct {
-				Type    string `json:"type"`
-				Message struct {
-					ID    string `json:"id"`
-					Usage *struct {
-						Input      int64 `json:"input_tokens"`
-						Output     int64 `json:"output_tokens"`
-						CacheRead  int64 `json:"cache_read_input_tokens"`
-						CacheWrite int64 `json:"cache_creation_input_tokens"`
-					} `json:"usage"`
-				} `json:"message"`
-			}
-			if json.Unmarshal(line, &e) == nil {
-				switch {
-				case e.Type == "user":
-					last = ""
-				case e.Type == "assistant" && e.Message.Usage != nil && (e.Message.ID == "" || e.Message.ID != last):
-					m := e.Message.Usage
-					u.Add(fleet.Usage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite, Requests: 1})
-					last = e.Message.ID
-				}
-			}
+			c.line(line)
 		}
 		if errors.Is(err, io.EOF) {
-			return u, nil
+			return c.usage, nil
 		}
 		if err != nil {
-			return u, err
+			return c.usage, err
 		}
 	}
 }
 
-// ClaudeSessionsRecorded says whether a transcript of the sessions holds
-// the model response that asked for tool call call (its tool_use id).
-func ClaudeSessionsRecorded(getenv func(string) string, sessions []string, call string) bool {
-	dir := claudeConfigDir(getenv)
-	if dir == "" || call == "" || strings.ContainsAny(call, `"\`) {
-		return false
+// usageCount is ClaudeUsage's count, a line at a time.
+type usageCount struct {
+	usage fleet.Usage
+	last  string // the message id of the response being read, "" after a user line
+}
+
+func (c *usageCount) line(line []byte) {
+	var e struct {
+		Type    string `json:"type"`
+		Message struct {
+			ID    string `json:"id"`
+			Usage *struct {
+				Input      int64 `json:"input_tokens"`
+				Output     int64 `json:"output_tokens"`
+				CacheRead  int64 `json:"cache_read_input_tokens"`
+				CacheWrite int64 `json:"cache_creation_input_tokens"`
+			} `json:"usage"`
+		} `json:"message"`
 	}
-	needle := []byte(`"id":"` + call + `"`)
-	for _, s := range sessions {
-		if s == "" || strings.ContainsAny(s, `/\*?[`) {
-			continue
-		}
-		paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", s+".jsonl"))
-		for _, p := range paths {
-			if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, needle) {
-				return true
-			}
-		}
+	if json.Unmarshal(line, &e) != nil {
+		return
 	}
-	return false
+	switch {
+	case e.Type == "user":
+		c.last = ""
+	case e.Type == "assistant" && e.Message.Usage != nil && (e.Message.ID == "" || e.Message.ID != c.last):
+		m := e.Message.Usage
+		c.usage.Add(fleet.Usage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite, Requests: 1})
+		c.last = e.Message.ID
+	}
 }
 
 // claudeConfigDir is where Claude Code keeps its state in getenv's

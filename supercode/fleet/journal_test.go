@@ -20,9 +20,13 @@ import (
 )
 
 // TestMain lets the test binary act as a supervisor appending to a journal,
-// for TestJournalConcurrentProcesses.
+// for TestJournalConcurrentProcesses, and as a run's writer for
+// TestRunUpdatesSurviveAKilledWriter.
 func TestMain(m *testing.M) {
 	fleettest.Child(func() (fleet.Store, error) { return fleet.OpenLocal(os.Getenv("LASERKIT_FLEET_TEST_DIR")) })
+	if dir := os.Getenv("FLEET_TEST_UPDATE_DIR"); dir != "" {
+		os.Exit(updateChild(dir))
+	}
 	if dir := os.Getenv("FLEET_TEST_APPEND_DIR"); dir != "" {
 		os.Exit(appendChild(dir, os.Getenv("FLEET_TEST_APPEND_NAME")))
 	}

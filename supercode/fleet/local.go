@@ -22,15 +22,16 @@ import (
 // Local is the fleet store in files under one directory (by default
 // $LASERBRAIN_HOME/fleet):
 //
-//	runs/<id>.json             a run, replaced whole on every update
+//	runs/<id>.run              a run, in a file of two sealed slots written
+//	                           in place in turn (local_runs.go)
 //	events/<id>.jsonl          its events, one JSON object a line, appended
 //	sessions/<session>         the id of the run a Claude session belongs to
 //	authorizations/<id>.json   one authorization
 //	halts/, journal/           halts and the supervisor's journal (local_supervise.go)
 //
-// Every write takes the file's advisory lock (<file>.lock) and replaces or
-// appends atomically, so hooks of one session running at once never lose
-// each other's updates.
+// Every write takes the file's advisory lock (<file>.lock) and replaces,
+// appends or writes a sealed slot atomically, so hooks of one session
+// running at once never lose each other's updates.
 type Local struct {
 	dir     string
 	runsDir string // dir/runs
@@ -84,11 +85,6 @@ func (l *Local) Dir() string { return l.dir }
 // Close implements Store; the local store holds nothing open.
 func (l *Local) Close() error { return nil }
 
-// runPath is joined by hand: a valid id has no separator, and every check
-// on a run that is not registered asks for it.
-func (l *Local) runPath(id string) string {
-	return l.runsDir + string(filepath.Separator) + id + ".json"
-}
 func (l *Local) eventPath(id string) string { return filepath.Join(l.dir, "events", id+".jsonl") }
 func (l *Local) authPath(id string) string {
 	return filepath.Join(l.dir, "authorizations", id+".json")
@@ -156,33 +152,27 @@ func decodeJSON(path string, data []byte, v any) error {
 	return nil
 }
 
-// CreateRun implements Runs.
-func (l *Local) CreateRun(ctx context.Context, r Run) error {
-	if err := ValidateRunID(r.ID); err != nil {
-		return err
-	}
-	return l.createJSON(l.runPath(r.ID), "run "+r.ID, r, func() error {
-		for _, s := range r.Sessions {
-			if err := l.indexSession(s, r.ID); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
 // createJSON writes v as the new file p under p's lock, then runs after
 // (if any) under the same lock; a file already there is ErrExists, named.
 func (l *Local) createJSON(p, name string, v any, after func() error) error {
+	return l.createFile(p, name, func() error { return writeJSON(p, v) }, after)
+}
+
+// createFile makes the new file p with write under p's lock, then runs
+// after (if any) under the same lock; a file already there at p or at any
+// of taken is ErrExists, named.
+func (l *Local) createFile(p, name string, write, after func() error, taken ...string) error {
 	lk, err := l.lock(p)
 	if err != nil {
 		return err
 	}
 	defer lk.Unlock()
-	if _, err := os.Stat(p); err == nil {
-		return fmt.Errorf("%s: %w", name, ErrExists)
+	for _, q := range append([]string{p}, taken...) {
+		if _, err := os.Stat(q); err == nil {
+			return fmt.Errorf("%s: %w", name, ErrExists)
+		}
 	}
-	if err := writeJSON(p, v); err != nil {
+	if err := write(); err != nil {
 		return err
 	}
 	if after == nil {
@@ -201,56 +191,6 @@ func oldestFirst[T any](out []T, key func(*T) (time.Time, string)) {
 		}
 		return idi < idj
 	})
-}
-
-// Run implements Runs.
-func (l *Local) Run(ctx context.Context, id string) (Run, error) {
-	if err := ValidateRunID(id); err != nil {
-		return Run{}, err
-	}
-	// Read before a Run is made: most lookups find none (an unregistered
-	// id), and a Run decoded through an interface lives on the heap.
-	path := l.runPath(id)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Run{}, runNotFound(id)
-	}
-	if err != nil {
-		return Run{}, err
-	}
-	var r Run
-	return r, decodeJSON(path, data, &r)
-}
-
-// UpdateRun implements Runs.
-func (l *Local) UpdateRun(ctx context.Context, id string, f func(*Run) error) (Run, error) {
-	if err := ValidateRunID(id); err != nil {
-		return Run{}, err
-	}
-	p := l.runPath(id)
-	lk, err := l.lock(p)
-	if err != nil {
-		return Run{}, err
-	}
-	defer lk.Unlock()
-	r, err := l.Run(ctx, id)
-	if err != nil {
-		return Run{}, err
-	}
-	before := len(r.Sessions)
-	if err := f(&r); err != nil {
-		return Run{}, err
-	}
-	r.ID = id // the id is the key, never changed by an update
-	if err := writeJSON(p, r); err != nil {
-		return Run{}, err
-	}
-	for _, s := range r.Sessions[min(before, len(r.Sessions)):] {
-		if err := l.indexSession(s, id); err != nil {
-			return Run{}, err
-		}
-	}
-	return r, nil
 }
 
 // AttachSession implements Runs.
@@ -306,16 +246,6 @@ func (l *Local) RunForSession(ctx context.Context, session string) (Run, error) 
 		return Run{}, err
 	}
 	return l.Run(ctx, strings.TrimSpace(string(b)))
-}
-
-// ListRuns implements Runs.
-func (l *Local) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	out, err := readAll(l, "runs", func(r *Run) bool { return f.Fleet == "" || r.Fleet == f.Fleet })
-	if err != nil {
-		return nil, err
-	}
-	oldestFirst(out, func(r *Run) (time.Time, string) { return r.Created, r.ID })
-	return out, nil
 }
 
 // maxEventLine bounds one stored event; a larger result is cut (the text

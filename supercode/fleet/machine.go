@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -92,7 +93,11 @@ func ReadMachine() *Machine {
 	if err != nil {
 		return m
 	}
-	data, err := os.ReadFile(p)
+	if c := cachedMachine(p); c != nil {
+		return c
+	}
+	readAt := time.Now()
+	data, st, err := readMachineFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		if old, lerr := legacyMachinePath(); lerr == nil {
 			if data, err = os.ReadFile(old); err == nil {
@@ -114,7 +119,23 @@ func ReadMachine() *Machine {
 		return &Machine{Damaged: &MachineDamagedError{Path: p, Err: err}}
 	}
 	m.loaded = data
+	keepMachine(p, st, readAt, m)
 	return m
+}
+
+// readMachineFile reads the file at path and the stamp of what it read.
+func readMachineFile(path string) ([]byte, machineStamp, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, machineStamp{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, machineStamp{}, err
+	}
+	data, err := io.ReadAll(f)
+	return data, stampOfMachine(fi), err
 }
 
 // For is the halt in force this machine knows of on the agent of run (by

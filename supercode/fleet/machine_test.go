@@ -112,3 +112,99 @@ func TestWitnessHoldsWhatWasVerified(t *testing.T) {
 		t.Fatalf("a new chain with a release: problem %v, lifts %v", w.Problem, w.Lifts("h1"))
 	}
 }
+
+// TestMachineReadAgainOnlyWhenChanged: a process keeps what it read of
+// machine.json and reads the file again only when another one is there —
+// another inode, size or modification time — or when the file was
+// written so close to the read that the file system's clock could not
+// tell a later write apart. Shown by changing the bytes behind the
+// stamp's back: in place, the same size, the time set back as it was.
+func TestMachineReadAgainOnlyWhenChanged(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("LASERBRAIN_HOME", home)
+	path, err := fleet.MachinePath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	halt := func(agent string) string {
+		m := fleet.Machine{InForce: []fleet.KnownHalt{{Halt: fleet.Halt{ID: "h", Fleet: "f", Agent: agent, Reason: "r"}, ReadAt: time.Unix(0, 0).UTC()}}}
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	agentOf := func() string {
+		m := fleet.ReadMachine()
+		if m.Damaged != nil || len(m.InForce) != 1 {
+			t.Fatalf("ReadMachine = %+v", m)
+		}
+		return m.InForce[0].Agent
+	}
+	settled := time.Now().Add(-time.Hour).Truncate(time.Second)
+	write := func(data string, mod time.Time) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt([]byte(data), 0); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := os.Chtimes(path, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(halt("a:1"), settled)
+	if got := agentOf(); got != "a:1" {
+		t.Fatalf("first read: %s", got)
+	}
+	// Changed in place behind the stamp: the kept read stands, so the
+	// file was not read again.
+	write(halt("b:1"), settled)
+	if got := agentOf(); got != "a:1" {
+		t.Fatalf("the same stamp read the file again (%s)", got)
+	}
+	// A new modification time: read again.
+	write(halt("c:1"), settled.Add(time.Second))
+	if got := agentOf(); got != "c:1" {
+		t.Fatalf("a new modification time: %s", got)
+	}
+	// Another size: read again.
+	write(halt("dd:1"), settled.Add(time.Second))
+	if got := agentOf(); got != "dd:1" {
+		t.Fatalf("another size: %s", got)
+	}
+	// Another inode (replaced by rename, as writers do), the same size and time.
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(halt("ee:1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(tmp, settled.Add(time.Second), settled.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	if got := agentOf(); got != "ee:1" {
+		t.Fatalf("another inode: %s", got)
+	}
+	// Written just now: even the same stamp is not trusted yet.
+	now := time.Now()
+	write(halt("ff:1"), now)
+	if got := agentOf(); got != "ff:1" {
+		t.Fatalf("a fresh file: %s", got)
+	}
+	write(halt("gg:1"), now)
+	if got := agentOf(); got != "gg:1" {
+		t.Fatalf("a file written as it was read, its stamp unchanged: %s", got)
+	}
+	// What a caller changes on its copy is not what the next one reads.
+	m := fleet.ReadMachine()
+	m.InForce[0].Agent = "changed"
+	m.InForce = append(m.InForce, fleet.KnownHalt{})
+	if got := agentOf(); got != "gg:1" {
+		t.Fatalf("a caller's change reached the next read: %s", got)
+	}
+}

@@ -42,7 +42,9 @@ func FindRepo(dir string) (Repo, error) {
 	for d := abs; ; {
 		dotgit := filepath.Join(d, ".git")
 		fi, err := os.Lstat(dotgit)
-		if err == nil {
+		if err == nil && (!fi.IsDir() || isFile(filepath.Join(dotgit, "HEAD"))) {
+			// A directory named .git with no HEAD is no repository to git,
+			// which looks further up.
 			return repoAt(d, dotgit, fi)
 		}
 		parent := filepath.Dir(d)
@@ -51,6 +53,11 @@ func FindRepo(dir string) (Repo, error) {
 		}
 		d = parent
 	}
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func repoAt(top, dotgit string, fi os.FileInfo) (Repo, error) {

@@ -42,11 +42,13 @@ type Watch struct {
 	seen    uint64
 	seenCh  chan struct{}
 	barrier uint64
-	model   *treeModel
-	loading *modelLoad
-	rules   string
-	done    chan struct{}
-	closed  bool
+	// barrierAt is the barrier file's name now ("" before the first).
+	barrierAt string
+	model     *treeModel
+	loading   *modelLoad
+	rules     string
+	done      chan struct{}
+	closed    bool
 	// small are the packs checkpoints wrote since the last merge, merged
 	// the packs merged from them since git last repacked; compacting is
 	// closed when git's repack under way ends.
@@ -320,20 +322,18 @@ func (w *Watch) event(ev fsnotify.Event) {
 
 // cut is what changed since the last cut: the paths, or why the
 // checkpoint must go the whole way. It first waits for the kernel to hand
-// over every notification of a change made before it (a file it makes in
-// the watch's own directory comes after them), so nothing made before the
-// checkpoint is left for the next one.
+// over every notification of a change made before it (the barrier file in
+// the watch's own directory renamed to the cut's number comes after them),
+// so nothing made before the checkpoint is left for the next one.
 func (w *Watch) cut(ctx context.Context) (paths []string, doubt string) {
 	w.mu.Lock()
 	w.barrier++
 	n := w.barrier
+	err := w.moveBarrier(filepath.Join(w.dir, "b"+strconv.FormatUint(n, 10)))
 	w.mu.Unlock()
-	b := filepath.Join(w.dir, "b"+strconv.FormatUint(n, 10))
-	if f, err := os.OpenFile(b, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err != nil {
+	if err != nil {
 		w.setDoubt("the barrier could not be made: "+err.Error(), false)
 	} else {
-		_ = f.Close()
-		defer os.Remove(b)
 		timeout := time.NewTimer(time.Second)
 		defer timeout.Stop()
 		for waiting := true; waiting; {
@@ -372,6 +372,24 @@ func (w *Watch) cut(ctx context.Context) (paths []string, doubt string) {
 	}
 	w.dirty, w.doubt = map[string]bool{}, ""
 	return paths, doubt
+}
+
+// moveBarrier renames the barrier file to name (w.mu held): the kernel
+// reports it made there, after every change made before. A rename makes
+// no inode, where a new file each cut costs the file system an inode
+// found, made and freed; the first cut, or one whose file went away,
+// makes it.
+func (w *Watch) moveBarrier(name string) error {
+	if w.barrierAt != "" && os.Rename(w.barrierAt, name) == nil {
+		w.barrierAt = name
+		return nil
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	w.barrierAt = name
+	return f.Close()
 }
 
 // ruleStat names the state of the files outside the work tree git reads
