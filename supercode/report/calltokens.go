@@ -44,22 +44,44 @@ func CallTokensOf(events []fleet.RunEvent) []CallTokens {
 	return out
 }
 
+// CallTokensTable is the table of what the agents' tool calls cost,
+// oldest first within each agent; named, each row names its agent.
+func CallTokensTable(agents []*Agent, named bool) hr.Table {
+	cols := []hr.Column{{Title: "when"}}
+	if named {
+		cols = append(cols, hr.Column{Title: "agent"})
+	}
+	t := hr.Table{Caption: "Every call whose response's tokens are known, oldest first", Columns: append(cols, hr.Column{Title: "call"},
+		hr.Column{Title: "tool"}, hr.Column{Title: "tokens", Numeric: true}, hr.Column{Title: "input", Numeric: true},
+		hr.Column{Title: "output", Numeric: true}, hr.Column{Title: "cache read", Numeric: true}, hr.Column{Title: "cache write", Numeric: true},
+		hr.Column{Title: "asked with", Numeric: true})}
+	for _, a := range agents {
+		for _, c := range a.CallTokens {
+			row := []string{when(c.At)}
+			if named {
+				row = append(row, a.Name)
+			}
+			t.Rows = append(t.Rows, append(row, c.Call, c.Tool, strconv.FormatInt(c.Total(), 10), strconv.FormatInt(c.Input, 10),
+				strconv.FormatInt(c.Output, 10), strconv.FormatInt(c.CacheRead, 10), strconv.FormatInt(c.CacheWrite, 10), strconv.Itoa(c.Shared-1)))
+		}
+	}
+	t.Collapsed, t.Summary = len(t.Rows) > 20, "Every call ("+strconv.Itoa(len(t.Rows))+")"
+	return t
+}
+
 // callTokensSection is what each agent's tool calls cost, where the
 // agent's client recorded which response asked for which call.
 func callTokensSection(f *Fleet) (hr.Section, bool) {
-	t := hr.Table{Caption: "Every call whose response's tokens are known, oldest first", Columns: []hr.Column{{Title: "when"},
-		{Title: "agent"}, {Title: "call"}, {Title: "tool"}, {Title: "tokens", Numeric: true}, {Title: "input", Numeric: true},
-		{Title: "output", Numeric: true}, {Title: "cache read", Numeric: true}, {Title: "cache write", Numeric: true}, {Title: "asked with", Numeric: true}}}
+	var agents []*Agent
 	for _, a := range agentOrder(f.Agents) {
-		for _, c := range a.CallTokens {
-			t.Rows = append(t.Rows, []string{when(c.At), a.Name, c.Call, c.Tool, strconv.FormatInt(c.Total(), 10), strconv.FormatInt(c.Input, 10),
-				strconv.FormatInt(c.Output, 10), strconv.FormatInt(c.CacheRead, 10), strconv.FormatInt(c.CacheWrite, 10), strconv.Itoa(c.Shared - 1)})
+		if len(a.CallTokens) > 0 {
+			agents = append(agents, a)
 		}
 	}
-	if len(t.Rows) == 0 {
+	if len(agents) == 0 {
 		return hr.Section{}, false
 	}
-	t.Collapsed, t.Summary = len(t.Rows) > 20, "Every call ("+strconv.Itoa(len(t.Rows))+")"
+	t := CallTokensTable(agents, true)
 	return hr.Section{ID: "call-tokens", Title: "Tokens per tool call",
 		Intro:  "What each tool call cost: the tokens of the model response that asked for it, as the agent's client recorded it (Claude Code's transcript, Codex's rollout). A response that asked for several calls at once is shared by them: 'asked with' counts the others, and each row shows the whole response.",
 		Blocks: []hr.Block{t}}, true

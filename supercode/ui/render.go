@@ -326,6 +326,7 @@ type detailData struct {
 	*Detail
 	Timeline template.HTML
 	Spending template.HTML
+	Calls    template.HTML
 	Checks   template.HTML
 	Events   template.HTML
 	Gate     template.HTML
@@ -347,6 +348,11 @@ func renderDetail(d *Detail) []byte {
 	}
 	if tl, ok := report.SpendingTimeline([]*report.Agent{a}); ok {
 		dd.Spending = template.HTML(hr.Fragment(tl))
+	}
+	if calls := report.CallTokensOf(d.Events); len(calls) > 0 {
+		one := *a
+		one.CallTokens = calls
+		dd.Calls = template.HTML(hr.Fragment(report.CallTokensTable([]*report.Agent{&one}, false)))
 	}
 	checks := hr.Table{Caption: "Checks, with the advice given", Columns: []hr.Column{{Title: "check", Numeric: true}, {Title: "when"},
 		{Title: "goal", Wrap: true}, {Title: "progress"}, {Title: "distance"}, {Title: "verdict"}, {Title: "Φ", Numeric: true}, {Title: "drifting"},

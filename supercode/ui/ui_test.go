@@ -516,6 +516,50 @@ func TestDrillDownShowsSpending(t *testing.T) {
 	}
 }
 
+// The drill-down of a run whose client recorded which response asked for
+// which call shows each call's tokens, as the run's events hold them: two
+// calls asked for by one response (30 in, 12 out, 5 read from the cache)
+// share it, a third had its own.
+func TestDrillDownShowsCallTokens(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
+	shared := fleet.Usage{Input: 30, Output: 12, CacheRead: 5}
+	own := fleet.Usage{Input: 7, Output: 3}
+	evs := []fleet.RunEvent{
+		{ID: "tool:toolu_a", At: t0, Kind: fleet.KindTool, Name: "Bash"},
+		{ID: "tool:toolu_b", At: t0, Kind: fleet.KindTool, Name: "Write"},
+		{ID: "tool:toolu_c", At: t0.Add(time.Second), Kind: fleet.KindTool, Name: "Read"},
+		fleet.CallTokensEvent(t0.Add(2*time.Second), "s", fleet.CallUsage{Call: "toolu_a", Shared: 2, Usage: shared}),
+		fleet.CallTokensEvent(t0.Add(2*time.Second), "s", fleet.CallUsage{Call: "toolu_b", Shared: 2, Usage: shared}),
+		fleet.CallTokensEvent(t0.Add(3*time.Second), "s", fleet.CallUsage{Call: "toolu_c", Shared: 1, Usage: own}),
+	}
+	a := &report.Agent{Name: "claude:r1", Kind: "run", Run: "r1"}
+	page := string(renderDetail(&Detail{Agent: a, Advice: map[int]string{}, Events: evs}))
+	if !strings.Contains(page, "Tokens per tool call") {
+		t.Fatalf("the drill-down has no tokens per call:\n%s", page)
+	}
+	for _, want := range [][]string{{"toolu_a", "Bash", "47", "30", "12", "5", "0", "1"}, {"toolu_b", "Write", "47"}, {"toolu_c", "Read", "10", "7", "3", "0", "0", "0"}} {
+		i := strings.Index(page, ">"+want[0]+"<")
+		if i < 0 {
+			t.Errorf("no row for %s", want[0])
+			continue
+		}
+		end := strings.Index(page[i:], "</tr>")
+		cells := page[i : i+end]
+		at := 0
+		for _, w := range want[1:] {
+			j := strings.Index(cells[at:], ">"+w+"<")
+			if j < 0 {
+				t.Errorf("%s's row lacks %s where expected: %s", want[0], w, cells)
+				break
+			}
+			at += j + 1
+		}
+	}
+	if page := string(renderDetail(&Detail{Agent: a, Advice: map[int]string{}, Events: evs[:3]})); strings.Contains(page, "Tokens per tool call") {
+		t.Error("a run whose calls' tokens are unknown shows a table of them")
+	}
+}
+
 // heldFleet is a fleet store whose runs cannot be listed until held is
 // closed: a fleet that takes long to read.
 type heldFleet struct {
