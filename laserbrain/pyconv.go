@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,8 +25,7 @@ func PyTruthy(v grammar.Value) bool {
 	case grammar.Bool:
 		return v.Bool
 	case grammar.Number:
-		f, ok := new(big.Float).SetString(v.Num)
-		return !ok || f.Sign() != 0
+		return numberTruthy(v.Num)
 	case grammar.String:
 		return v.Str != ""
 	case grammar.Array:
@@ -34,6 +34,18 @@ func PyTruthy(v grammar.Value) bool {
 		return len(v.Members) > 0
 	}
 	return true
+}
+
+// numberTruthy is the truth of a JSON number as json.loads reads it: an
+// integer literal is an int of any size, true unless all its digits are
+// 0; one with a fraction or an exponent is a float64, so one too small
+// for it (1e-400) is 0.0, false, and one too large is inf, true.
+func numberTruthy(lit string) bool {
+	if !strings.ContainsAny(lit, ".eE") {
+		return strings.Trim(strings.TrimPrefix(lit, "-"), "0") != ""
+	}
+	f, err := strconv.ParseFloat(lit, 64) // correctly rounded, as Python's float()
+	return f != 0 || err != nil && !errors.Is(err, strconv.ErrRange)
 }
 
 // maxPyInt bounds what PyInt returns: Python's ints have no bound, and a

@@ -46,24 +46,8 @@ func has(v grammar.Value, key string) bool {
 	return ok
 }
 
-// truthy is Python's bool(): null, false, 0, "", [] and {} are false.
-func truthy(v grammar.Value) bool {
-	switch v.Kind {
-	case grammar.Null:
-		return false
-	case grammar.Bool:
-		return v.Bool
-	case grammar.Number:
-		f, ok := num(v)
-		return !ok || f.Sign() != 0
-	case grammar.String:
-		return v.Str != ""
-	case grammar.Array:
-		return len(v.Items) > 0
-	default:
-		return len(v.Members) > 0
-	}
-}
+// truthy is Python's bool() of a value json.loads made.
+func truthy(v grammar.Value) bool { return laserbrain.PyTruthy(v) }
 
 // firstTruthy is `a or b or c`: the first truthy value, else the last.
 func firstTruthy(vs ...grammar.Value) grammar.Value {
