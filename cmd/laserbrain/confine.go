@@ -239,7 +239,7 @@ func boundaryOf(self string, cmd *exec.Cmd, b boundaryRun, dir string, getenv fu
 	po := planOptions(self, cmd.Dir, dir)
 	po.Create = true
 	po.State = reach.State
-	po.Credentials = confine.CredentialPaths(home, getenv)
+	po.Credentials = append(confine.CredentialPaths(home, getenv), confine.ServerDirs(getenv)...)
 	for _, p := range b.pass.paths {
 		po.Pass = append(po.Pass, expand(p))
 	}

@@ -86,6 +86,35 @@ func CredentialPaths(home string, getenv func(string) string) []Protected {
 	return out
 }
 
+// ServerDir is where laserbrain's servers for one user (the gate's hook
+// server) keep their sockets under the temporary directory tmp. They
+// answer outside any run with the store's credentials, so a confined agent
+// finds the directory covered (ServerDirs).
+func ServerDir(tmp string) string {
+	return filepath.Join(tmp, fmt.Sprintf("laserbrain-%d", os.Getuid()))
+}
+
+// ServerDirs are the ServerDirs a confined agent could reach: under its
+// $TMPDIR and under /tmp, each made (private to the user) when missing,
+// so that a server started later is covered too. One that cannot be made
+// is left out: no server can listen there either.
+func ServerDirs(getenv func(string) string) []Protected {
+	var out []Protected
+	for _, tmp := range []string{getenv("TMPDIR"), "/tmp"} {
+		if !filepath.IsAbs(tmp) {
+			continue
+		}
+		d := ServerDir(filepath.Clean(tmp))
+		if err := os.Mkdir(d, 0o700); err != nil && !os.IsExist(err) {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(p Protected) bool { return p.Path == d }) {
+			out = append(out, Protected{d, "laserbrain's hook servers (they answer with the store's credentials)"})
+		}
+	}
+	return out
+}
+
 // homeCredentials are the places in a home directory where credentials
 // are kept by default.
 var homeCredentials = []Protected{
