@@ -11,6 +11,14 @@ import (
 	"path/filepath"
 )
 
+// ServerDir is where laserbrain's servers for one user (the gate's hook
+// server) keep their sockets under the temporary directory tmp. They
+// answer outside any run with the store's credentials: laserbrain run
+// covers the directory inside its boundary.
+func ServerDir(tmp string) string {
+	return filepath.Join(tmp, fmt.Sprintf("laserbrain-%d", os.Getuid()))
+}
+
 // HomeEnv names laserbrain's home directory.
 const HomeEnv = "LASERBRAIN_HOME"
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/laserkit/laserkit/internal/envconfig"
 )
 
 // Credentials are kept out of the agent's tree two ways: the places people
@@ -86,15 +88,7 @@ func CredentialPaths(home string, getenv func(string) string) []Protected {
 	return out
 }
 
-// ServerDir is where laserbrain's servers for one user (the gate's hook
-// server) keep their sockets under the temporary directory tmp. They
-// answer outside any run with the store's credentials, so a confined agent
-// finds the directory covered (ServerDirs).
-func ServerDir(tmp string) string {
-	return filepath.Join(tmp, fmt.Sprintf("laserbrain-%d", os.Getuid()))
-}
-
-// ServerDirs are the ServerDirs a confined agent could reach: under its
+// ServerDirs are the envconfig.ServerDirs a confined agent could reach: under its
 // $TMPDIR and under /tmp, each made (private to the user) when missing,
 // so that a server started later is covered too. One that cannot be made
 // is left out: no server can listen there either.
@@ -104,7 +98,7 @@ func ServerDirs(getenv func(string) string) []Protected {
 		if !filepath.IsAbs(tmp) {
 			continue
 		}
-		d := ServerDir(filepath.Clean(tmp))
+		d := envconfig.ServerDir(filepath.Clean(tmp))
 		if err := os.Mkdir(d, 0o700); err != nil && !os.IsExist(err) {
 			continue
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/laserkit/laserkit/internal/envconfig"
 )
 
 // laserbrain's servers for one user answer outside any run with the
@@ -28,7 +30,7 @@ func TestServerDirsCovered(t *testing.T) {
 		return ""
 	}
 	dirs := ServerDirs(getenv)
-	dir := ServerDir(tmp)
+	dir := envconfig.ServerDir(tmp)
 	if len(dirs) == 0 || dirs[0].Path != dir {
 		t.Fatalf("server directories %v, want %s first", dirs, dir)
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/supercode/broker"
-	"github.com/laserkit/laserkit/supercode/confine"
 )
 
 // Subcommand is the laserbrain command that runs a server: `laserbrain
@@ -92,10 +91,10 @@ func Socket(self string, environ []string) (string, error) {
 		fmt.Fprintf(h, "%s\x00", kv)
 	}
 	name := "hook-" + hex.EncodeToString(h.Sum(nil))[:20] + ".sock"
-	dir := confine.ServerDir(tempDir(environ))
+	dir := envconfig.ServerDir(tempDir(environ))
 	// A unix socket's path is at most 107 bytes.
 	if len(filepath.Join(dir, name)) > 100 {
-		dir = confine.ServerDir("/tmp")
+		dir = envconfig.ServerDir("/tmp")
 	}
 	if err := privateDir(dir); err != nil {
 		return "", err
