@@ -217,3 +217,14 @@ func Record(test, why string) {
 func clean(s string) string {
 	return text.OneLine(strings.ReplaceAll(s, "\t", " "))
 }
+
+// Git runs real git in dir, as a test's oracle, with no system or user
+// configuration and looking for a repository no higher than ceiling: its
+// trimmed standard output, and whether it succeeded.
+func Git(dir, ceiling string, args ...string) (string, bool) {
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+ceiling)
+	out, err := c.Output()
+	return strings.TrimSpace(string(out)), err == nil
+}

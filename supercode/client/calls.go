@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/laserkit/laserkit/supercode/fleet"
@@ -97,47 +94,27 @@ func ClaudeCalls(r io.Reader) ([]Asked, error) {
 // ClaudeSessionsCalls reads what each tool call of Claude Code sessions
 // cost, from their transcripts (as ClaudeSessionsUsage finds them).
 func ClaudeSessionsCalls(getenv func(string) string, sessions []string) ([]Asked, error) {
-	dir := claudeConfigDir(getenv)
-	if dir == "" {
-		return nil, nil
-	}
 	var out []Asked
-	for _, s := range sessions {
-		if s == "" || strings.ContainsAny(s, `/\*?[`) {
-			continue
-		}
-		paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", s+".jsonl"))
-		for _, p := range paths {
-			f, err := os.Open(p)
-			if err != nil {
-				return out, err
-			}
-			one, err := ClaudeCalls(f)
-			f.Close()
-			if err != nil {
-				return out, err
-			}
+	err := readEach(claudeTranscripts(getenv, sessions), func(r io.Reader) error {
+		one, err := ClaudeCalls(r)
+		if err == nil {
 			out = append(out, one...)
 		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // CodexSessionsCalls reads what each tool call of Codex sessions cost,
 // from their rollouts.
 func CodexSessionsCalls(getenv func(string) string, sessions []string) ([]Asked, error) {
 	var out []Asked
-	for _, p := range codexRollouts(getenv, sessions) {
-		f, err := os.Open(p)
-		if err != nil {
-			return out, err
+	err := readEach(codexRollouts(getenv, sessions), func(r io.Reader) error {
+		_, one, err := CodexUsage(r)
+		if err == nil {
+			out = append(out, one...)
 		}
-		_, one, err := CodexUsage(f)
-		f.Close()
-		if err != nil {
-			return out, err
-		}
-		out = append(out, one...)
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }

@@ -94,20 +94,15 @@ func codexRollouts(getenv func(string) string, sessions []string) []string {
 // from their rollouts; ok is false when no rollout of any of them was
 // found.
 func CodexSessionsUsage(getenv func(string) string, sessions []string) (u fleet.Usage, ok bool, err error) {
-	for _, p := range codexRollouts(getenv, sessions) {
-		f, err := os.Open(p)
-		if err != nil {
-			return u, ok, err
+	err = readEach(codexRollouts(getenv, sessions), func(r io.Reader) error {
+		one, _, err := CodexUsage(r)
+		if err == nil {
+			u.Add(one)
+			ok = true
 		}
-		one, _, err := CodexUsage(f)
-		f.Close()
-		if err != nil {
-			return u, ok, err
-		}
-		u.Add(one)
-		ok = true
-	}
-	return u, ok, nil
+		return err
+	})
+	return u, ok, err
 }
 
 // CodexSessionsRecorded says whether a rollout of the sessions holds the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,16 +84,10 @@ func (c *ClaudeTranscripts) Usage(sessions []string) (u fleet.Usage, ok bool, er
 // found once, looked for again while it has none.
 func (c *ClaudeTranscripts) transcripts(sessions []string) []string {
 	dir := claudeConfigDir(c.getenv)
-	if dir == "" {
-		return nil
-	}
 	var out []string
 	for _, s := range sessions {
-		if s == "" || strings.ContainsAny(s, `/\*?[`) {
-			continue
-		}
 		if len(c.paths[s]) == 0 {
-			c.paths[s], _ = filepath.Glob(filepath.Join(dir, "projects", "*", s+".jsonl"))
+			c.paths[s] = claudeTranscript(dir, s)
 		}
 		out = append(out, c.paths[s]...)
 	}

@@ -82,28 +82,52 @@ func claudeConfigDir(getenv func(string) string) string {
 // ~/.claude) in getenv's environment; ok is false when no transcript of
 // any of them was found.
 func ClaudeSessionsUsage(getenv func(string) string, sessions []string) (u fleet.Usage, ok bool, err error) {
-	dir := claudeConfigDir(getenv)
-	if dir == "" {
-		return u, false, nil
-	}
-	for _, s := range sessions {
-		if s == "" || strings.ContainsAny(s, `/\*?[`) {
-			continue
-		}
-		paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", s+".jsonl"))
-		for _, p := range paths {
-			f, err := os.Open(p)
-			if err != nil {
-				return u, ok, err
-			}
-			one, err := ClaudeUsage(f)
-			f.Close()
-			if err != nil {
-				return u, ok, err
-			}
+	err = readEach(claudeTranscripts(getenv, sessions), func(r io.Reader) error {
+		one, err := ClaudeUsage(r)
+		if err == nil {
 			u.Add(one)
 			ok = true
 		}
+		return err
+	})
+	return u, ok, err
+}
+
+// claudeTranscripts are the transcripts of Claude Code sessions by their
+// ids, under CLAUDE_CONFIG_DIR (default ~/.claude) in getenv's
+// environment.
+func claudeTranscripts(getenv func(string) string, sessions []string) []string {
+	dir := claudeConfigDir(getenv)
+	var out []string
+	for _, s := range sessions {
+		out = append(out, claudeTranscript(dir, s)...)
 	}
-	return u, ok, nil
+	return out
+}
+
+// claudeTranscript is session s's transcript under the configuration
+// directory dir (none for an id that is no plain name).
+func claudeTranscript(dir, s string) []string {
+	if dir == "" || s == "" || strings.ContainsAny(s, `/\*?[`) {
+		return nil
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", s+".jsonl"))
+	return paths
+}
+
+// readEach hands each file to read, in order, stopping at the first
+// error.
+func readEach(paths []string, read func(io.Reader) error) error {
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = read(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,9 +2,7 @@ package confine
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/testenv"
@@ -21,13 +19,7 @@ func TestRepositoryAsGitSees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git := func(dir string, args ...string) (string, bool) {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+filepath.Dir(root))
-		out, err := c.Output()
-		return strings.TrimSpace(string(out)), err == nil
-	}
+	git := func(dir string, args ...string) (string, bool) { return testenv.Git(dir, filepath.Dir(root), args...) }
 	mk := func(p string) string {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // store's credentials: a confined agent cannot reach them. A server that
 // starts listening after the run's boundary was planned, in the directory
 // under the agent's $TMPDIR, is reached from outside (the oracle) and not
-// from inside.
+// from inside, where without the cover it is reached.
 func TestServerDirsCovered(t *testing.T) {
 	need(t, "python3")
 	root := t.TempDir()
@@ -60,6 +60,10 @@ func TestServerDirsCovered(t *testing.T) {
 		t.Fatalf("outside, the server is not reached: %v", err)
 	}
 	c.Close()
+	uncovered, _ := Plan(Options{Dir: work, RunDir: runDir(t)})
+	if got := inside(t, uncovered, work, connect); !strings.Contains(got, "answered") {
+		t.Fatalf("the control: a confined process without the cover does not reach the socket either, so the cover shows nothing:\n%s", got)
+	}
 	if got := inside(t, spec, work, connect); strings.Contains(got, "answered") {
 		t.Errorf("a confined process reached the server's socket:\n%s", got)
 	}

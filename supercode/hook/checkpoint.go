@@ -32,15 +32,12 @@ const CheckpointBudget = 2 * time.Second
 // the agent here: the answer is then a refusal (stop). A checkpoint that cannot be taken costs
 // the call nothing but the undo point: it is logged.
 func (h *Handler) checkpoint(ctx context.Context, e *event) (client.Reply, bool, error) {
-	if !e.Tool.MayWrite() || undo.Off(h.getenv) {
+	if !e.Tool.MayWrite() {
 		return client.Reply{}, false, nil
 	}
 	c := h.caller(e)
-	run := c.Run
-	if run == "" {
-		run = c.Session
-	}
-	if run == "" || fleet.ValidateRunID(run) != nil {
+	run, ok := h.undoRun(c)
+	if !ok {
 		return client.Reply{}, false, nil
 	}
 	pol, err := h.policy(e)
@@ -80,6 +77,17 @@ func (h *Handler) checkpoint(ctx context.Context, e *event) (client.Reply, bool,
 		return deny(reason), true, nil
 	}
 	return client.Reply{}, false, nil
+}
+
+// undoRun is the run the caller's checkpoints are kept under: laserbrain
+// run's, else the session's (hooks alone); false when it has none or undo
+// is off.
+func (h *Handler) undoRun(c agentrun.Caller) (string, bool) {
+	run := c.Run
+	if run == "" {
+		run = c.Session
+	}
+	return run, run != "" && fleet.ValidateRunID(run) == nil && !undo.Off(h.getenv)
 }
 
 // callText is what a checkpoint says the call does: its command lines, or

@@ -80,12 +80,8 @@ func (h *Handler) session(ctx context.Context, e *event) shell.Session {
 			return v, v != ""
 		}
 	}
-	c := h.caller(e)
-	run := c.Run
-	if run == "" {
-		run = c.Session
-	}
-	if run == "" || fleet.ValidateRunID(run) != nil || undo.Off(h.getenv) {
+	run, ok := h.undoRun(h.caller(e))
+	if !ok {
 		return s
 	}
 	trees := map[string]map[string]undo.Blob{} // by work tree; nil: none recorded
@@ -131,8 +127,9 @@ func (h *Handler) gateCall(ctx context.Context, e *event) (client.Reply, error) 
 		// Read in the event's directory: "git checkout NAME" discards
 		// NAME's changes when NAME is a file there; a script the command
 		// runs is read from there.
+		s := h.session(ctx, e)
 		for _, c := range t.Commands {
-			analyses = append(analyses, shell.AnalyzeIn(c.Line, e.Cwd, h.session(ctx, e)))
+			analyses = append(analyses, shell.AnalyzeIn(c.Line, e.Cwd, s))
 		}
 	default:
 		return client.Reply{}, nil

@@ -3,9 +3,7 @@ package undo
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/testenv"
@@ -24,13 +22,8 @@ func TestFindRepoAsGitSees(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gitIn := func(dir string, args ...string) (string, bool) {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+filepath.Dir(root))
-		out, err := c.Output()
-		return strings.TrimSpace(string(out)), err == nil
-	}
+	gitIn := func(dir string, args ...string) (string, bool) { return testenv.Git(dir, filepath.Dir(root), args...) }
+
 	if _, ok := gitIn(filepath.Join(root, "outer"), "init", "-q"); !ok {
 		t.Fatal("git init failed")
 	}
