@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/envconfig"
+	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/supercode/broker"
 )
 
@@ -221,31 +222,18 @@ func start(ctx context.Context, self, sock string, environ []string) error {
 	return fmt.Errorf("%w: %s %s ended before it listened: %s", ErrNoServer, self, strings.Join(Subcommand, " "), lastLine(msg))
 }
 
-// lock takes the exclusive lock on path, waiting no longer than ctx.
+// lock takes the exclusive lock on path, waiting no longer than ctx
+// (a minute when it has no deadline).
 func lock(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	wait := time.Minute
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl)
+	}
+	l, err := fsx.LockFile(path, wait)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("another hook is starting the server, and it did not finish in time: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		return func() { f.Close() }, nil
-	case <-ctx.Done():
-		// The waiting lock is given up with the file: closing it while
-		// flock waits would let the wait take a descriptor reused since.
-		go func() {
-			if <-done == nil {
-				f.Close()
-			}
-		}()
-		return nil, fmt.Errorf("another hook is starting the server, and it did not finish in time")
-	}
+	return func() { _ = l.Unlock() }, nil
 }
 
 func lastLine(b []byte) string {
