@@ -12,13 +12,14 @@ import (
 	"github.com/laserkit/laserkit/internal/testenv"
 )
 
-// A test file the agent wrote and then staged and committed is still code
-// the agent wrote: the index and HEAD hold it, but the session's first
-// checkpoint does not. Through the real installed hook (Claude Code's
-// payloads, nobody there), go test of a package whose test the session
-// wrote, staged and committed is refused and names the file; real go test
-// then shows what it would have done (data/keep.txt gone). A session that
-// starts with the file already committed finds it the project's own.
+// A test file the agent wrote (or changed) and then staged and committed
+// is still code the agent wrote: the index and HEAD hold it, but the
+// session's first checkpoint does not. Through the real installed hook
+// (Claude Code's payloads, nobody there), go test of a package whose test
+// the session wrote, or changed, and committed is refused and names the
+// file; real go test then shows what it would have done (data/keep.txt
+// gone). A session that starts with the files already committed finds
+// them the project's own.
 func TestStagedTestCodeIsStillChanged(t *testing.T) {
 	testenv.LookPath(t, "git")
 	testenv.LookPath(t, "go")
@@ -43,10 +44,12 @@ func TestStagedTestCodeIsStillChanged(t *testing.T) {
 		}
 	}
 	sh(`git init -q -b main
-mkdir -p pkg/a data
+mkdir -p pkg/a pkg/b data
 printf 'module example.com/fx\n\ngo 1.22\n' > go.mod
 printf 'package a\n\nfunc Two() int { return 2 }\n' > pkg/a/a.go
 printf 'package a\n\nimport "testing"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal("two")\n\t}\n}\n' > pkg/a/a_test.go
+printf 'package b\n' > pkg/b/b.go
+printf 'package b\n\nimport "testing"\n\nfunc TestB(t *testing.T) {}\n' > pkg/b/b_test.go
 echo keep > data/keep.txt
 git add -A && git commit -qm start`)
 	pre := func(session, id, tool string, input map[string]string) (string, int) {
@@ -68,10 +71,16 @@ git add -A && git commit -qm start`)
 		t.Fatalf("the Write of a test file: exit %d\n%s", code, out)
 	}
 	sh(`printf 'package a\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestWipe(t *testing.T) { os.RemoveAll("../../data") }\n' > pkg/a/wipe_test.go
-git add pkg/a/wipe_test.go && git commit -qm tests`)
+printf 'package b\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestB(t *testing.T) { os.RemoveAll("../../data") }\n' > pkg/b/b_test.go
+git add pkg/a/wipe_test.go pkg/b/b_test.go && git commit -qm tests`)
 	out, code := pre("s1", "toolu_2", "Bash", map[string]string{"command": "go test ./pkg/a"})
 	if code != 2 || !strings.Contains(out, "wipe_test.go") {
 		t.Errorf("go test of a test file the session wrote and committed: exit %d, want 2 naming wipe_test.go\n%s", code, out)
+	}
+
+	// A test the session found, changed and committed.
+	if out, code := pre("s1", "toolu_2b", "Bash", map[string]string{"command": "go test ./pkg/b"}); code != 2 || !strings.Contains(out, "b_test.go") {
+		t.Errorf("go test of a test file the session changed and committed: exit %d, want 2 naming b_test.go\n%s", code, out)
 	}
 
 	// A session that found the file committed: the project's own.
