@@ -1,11 +1,6 @@
 package laserbrain
 
-import (
-	"encoding/json"
-	"errors"
-
-	"github.com/laserkit/laserkit/internal/jsonl"
-)
+import "github.com/laserkit/laserkit/internal/jsonl"
 
 // ParseStepRecord reads one history line: what AppendJSON writes is read
 // by hand, a field at a time (a report reads a fleet's histories whole,
@@ -23,27 +18,18 @@ type StepReader struct{ Strings *jsonl.Interner }
 
 // Parse reads one history line, as ParseStepRecord does.
 func (r StepReader) Parse(line []byte) (StepRecord, error) {
-	s := StepRecord{}
-	if err := jsonl.Members(line, func(key string, val []byte) error { return s.member(key, val, r.Strings) }); err == nil {
-		return s, nil
-	}
-	s = StepRecord{}
-	err := json.Unmarshal(line, &s)
-	return s, err
+	return jsonl.Read(line, func(s *StepRecord, key string, val []byte) bool { return s.member(key, val, r.Strings) })
 }
 
-var errSlowPath = errors.New("not the fast path")
-
-func (s *StepRecord) member(key string, val []byte, in *jsonl.Interner) error {
+// member reads one field of a history line; false leaves the line to
+// encoding/json.
+func (s *StepRecord) member(key string, val []byte, in *jsonl.Interner) bool {
 	ok := true
 	switch key {
 	case "n":
 		s.N, ok = jsonl.Int(val)
 	case "at":
-		if len(val) == 0 || val[0] != '"' {
-			return errSlowPath
-		}
-		ok = s.At.UnmarshalJSON(val) == nil
+		s.At, ok = jsonl.Time(val)
 	case "goal":
 		s.Goal, ok = jsonl.MemberString(val, in)
 	case "progress":
@@ -79,8 +65,5 @@ func (s *StepRecord) member(key string, val []byte, in *jsonl.Interner) error {
 	default:
 		ok = false
 	}
-	if !ok {
-		return errSlowPath
-	}
-	return nil
+	return ok
 }

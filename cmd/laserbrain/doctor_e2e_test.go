@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/internal/testenv"
 	"github.com/laserkit/laserkit/supercode/client"
 	"github.com/laserkit/laserkit/supercode/doctor"
@@ -61,18 +61,7 @@ func (w *doctorWorld) run(t *testing.T, prog string, args ...string) (string, st
 	t.Helper()
 	cmd := exec.Command(prog, args...)
 	cmd.Dir, cmd.Env = w.dir, w.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	code := 0
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("%s %v: %v", prog, args, err)
-	}
-	return out.String(), errb.String(), code
+	return proctest.Run(t, cmd)
 }
 
 func (w *doctorWorld) install(t *testing.T, args ...string) {
@@ -213,17 +202,7 @@ func TestDoctorSubstitutedGate(t *testing.T) {
 	hook := func() (string, string, int) {
 		cmd := exec.Command("/bin/sh", "-c", pre)
 		cmd.Dir, cmd.Env, cmd.Stdin = w.dir, w.env, strings.NewReader(ls)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return out.String(), errb.String(), ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errb.String(), 0
+		return proctest.Run(t, cmd)
 	}
 	if out, errOut, code := hook(); code != 0 || strings.Contains(out, "deny") {
 		t.Fatalf("ls through the installed gate: exit %d %q %q", code, out, errOut)

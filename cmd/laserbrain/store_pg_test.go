@@ -26,6 +26,22 @@ type lbEnv struct {
 	env []string
 }
 
+// pgFleet is laserbrain on a database of a private cluster of its own,
+// the schema made by store init: a home of its own, fleet's hooks, no run
+// or session, and env added.
+func pgFleet(t *testing.T, fleet string, env ...string) (lb lbEnv, c *pgtest.Cluster, dsn, home string) {
+	t.Helper()
+	c = pgtest.StartCluster(t)
+	dsn = pgtest.URL(t, c.NewDatabase(t))
+	home = filepath.Join(t.TempDir(), "home")
+	lb = lbEnv{t: t, bin: laserbrainBinary(t), env: append([]string{"LASERBRAIN_HOME=" + home, "LASERBRAIN_STORE=" + dsn, "LASERBRAIN_FLEET=" + fleet,
+		"LASERBRAIN_RUN=", "CLAUDE_CODE_SESSION_ID="}, env...)}
+	if out, errOut, code := lb.run("", "store", "init"); code != 0 {
+		t.Fatalf("store init: %d %s %s", code, out, errOut)
+	}
+	return lb, c, dsn, home
+}
+
 func (e lbEnv) run(stdin string, args ...string) (stdout, stderr string, code int) {
 	e.t.Helper()
 	cmd := exec.Command(e.bin, args...)
@@ -54,14 +70,7 @@ func bash(id, command string) map[string]any {
 // back, the next hook records them all, once each, in order, and the
 // machine's evidence counted each tool call once.
 func TestDatabaseStoppedMidSession(t *testing.T) {
-	c := pgtest.StartCluster(t)
-	dsn := pgtest.URL(t, c.NewDatabase(t))
-	home := filepath.Join(t.TempDir(), "home")
-	lb := lbEnv{t: t, bin: laserbrainBinary(t), env: []string{"LASERBRAIN_HOME=" + home, "LASERBRAIN_STORE=" + dsn, "LASERBRAIN_FLEET=fleet-outage",
-		"LASERBRAIN_RUN=", "CLAUDE_CODE_SESSION_ID="}}
-	if out, errOut, code := lb.run("", "store", "init"); code != 0 {
-		t.Fatalf("store init: %d %s %s", code, out, errOut)
-	}
+	lb, c, dsn, home := pgFleet(t, "fleet-outage")
 	hook := func(event, name string, fields map[string]any) (string, string, int) {
 		return lb.run(hookPayload(event, fields), "hook", name)
 	}

@@ -178,14 +178,7 @@ func TestStalledDatabaseDeadline(t *testing.T) {
 // The halts table held by LOCK TABLE: the gate does not wait for it past
 // its deadline.
 func TestHaltsTableLocked(t *testing.T) {
-	c := pgtest.StartCluster(t)
-	dsn := pgtest.URL(t, c.NewDatabase(t))
-	home := filepath.Join(t.TempDir(), "home")
-	lb := lbEnv{t: t, bin: laserbrainBinary(t), env: []string{"LASERBRAIN_HOME=" + home, "LASERBRAIN_STORE=" + dsn, "LASERBRAIN_FLEET=fleet-lock",
-		"LASERBRAIN_RUN=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_SESSION_ATTENDED=0"}}
-	if out, errOut, code := lb.run("", "store", "init"); code != 0 {
-		t.Fatalf("store init: %d %s %s", code, out, errOut)
-	}
+	lb, _, dsn, _ := pgFleet(t, "fleet-lock", "CLAUDE_CODE_SESSION_ATTENDED=0")
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -215,14 +208,7 @@ func TestHaltsTableLocked(t *testing.T) {
 // PostgreSQL stopped with a halt in force: the halted agent's calls are
 // denied, from what this machine last read, and say so.
 func TestHaltHoldsWhileDatabaseDown(t *testing.T) {
-	c := pgtest.StartCluster(t)
-	dsn := pgtest.URL(t, c.NewDatabase(t))
-	home := filepath.Join(t.TempDir(), "home")
-	lb := lbEnv{t: t, bin: laserbrainBinary(t), env: []string{"LASERBRAIN_HOME=" + home, "LASERBRAIN_STORE=" + dsn, "LASERBRAIN_FLEET=fleet-down",
-		"LASERBRAIN_RUN=", "CLAUDE_CODE_SESSION_ID=", "CLAUDE_CODE_SESSION_ATTENDED=0"}}
-	if out, errOut, code := lb.run("", "store", "init"); code != 0 {
-		t.Fatalf("store init: %d %s %s", code, out, errOut)
-	}
+	lb, c, dsn, home := pgFleet(t, "fleet-down", "CLAUDE_CODE_SESSION_ATTENDED=0")
 	if _, errOut, code := lb.run(hookPayload("SessionStart", map[string]any{"source": "startup"}), "hook", "session-start"); code != 0 {
 		t.Fatalf("session-start: %s", errOut)
 	}

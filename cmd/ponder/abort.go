@@ -7,15 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
-type abortOptions struct {
-	// App is what every ponder command shares.
-	App *app
-}
-
-func newAbortCmd(a *app, runF func(*abortOptions) error) *cobra.Command {
-	opts := &abortOptions{App: a}
+func newAbortCmd(a *app, runF func(*appOptions) error) *cobra.Command {
+	opts := &appOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "abort",
 		Short: "Mark the session aborted",
@@ -33,13 +29,8 @@ reason is recorded in session.json (abortedHalted).`,
 	return cmd
 }
 
-func runAbort(opts *abortOptions) error {
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Abort(opts.App.slug)
-	return opts.App.finish(res, err, func(w io.Writer) {
+func runAbort(opts *appOptions) error {
+	return call(opts.App, (*ponder.Engine).Abort, func(w io.Writer, res *ponder.AbortResult) {
 		if res.Halted != nil {
 			fmt.Fprintf(w, "session %s aborted; it was halted: %s\n", res.Slug, term(*res.Halted))
 			return

@@ -135,6 +135,25 @@ func (a *app) finish(result any, err error, text func(w io.Writer)) error {
 	return cli.SilentExit(cli.CodeOf(pe.err))
 }
 
+// appOptions are the options of a command that takes nothing but the
+// global flags (--slug, --json), which are the app's.
+type appOptions struct {
+	// App is what every ponder command shares.
+	App *app
+}
+
+// call builds the engine, makes one call of it on the session (--slug, else
+// the current one) and prints the outcome (finish): the run of every command
+// that calls the engine once.
+func call[R any](a *app, do func(e *ponder.Engine, slug string) (R, error), text func(w io.Writer, res R)) error {
+	e, err := a.eng()
+	if err != nil {
+		return a.finish(nil, err, nil)
+	}
+	res, err := do(e, a.slug)
+	return a.finish(res, err, func(w io.Writer) { text(w, res) })
+}
+
 // errorJSON is a refusal as --json prints it: the engine's error, and the
 // exit code the error it stands for (err) takes.
 type errorJSON struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
 type applyOptions struct {
@@ -35,12 +36,8 @@ prints the same plan at any time and changes nothing.`,
 }
 
 func runApply(opts *applyOptions) error {
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Apply(opts.App.slug, opts.dryRun)
-	return opts.App.finish(res, err, func(w io.Writer) {
+	apply := func(e *ponder.Engine, slug string) (*ponder.ApplyResult, error) { return e.Apply(slug, opts.dryRun) }
+	return call(opts.App, apply, func(w io.Writer, res *ponder.ApplyResult) {
 		for _, line := range strings.SplitAfter(res.Plan, "\n") {
 			fmt.Fprint(w, term(strings.TrimSuffix(line, "\n")))
 			if strings.HasSuffix(line, "\n") {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
 type decideOptions struct {
@@ -41,12 +42,8 @@ below 1, listing every ungraded unit.`,
 }
 
 func runDecide(opts *decideOptions) error {
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Decide(opts.App.slug, opts.args[0])
-	return opts.App.finish(res, err, func(w io.Writer) {
+	decide := func(e *ponder.Engine, slug string) (*ponder.DecideResult, error) { return e.Decide(slug, opts.args[0]) }
+	return call(opts.App, decide, func(w io.Writer, res *ponder.DecideResult) {
 		if res.NextPass != nil {
 			fmt.Fprintf(w, "pass %d decided: continue; pass %d is open (predict, then deliberate)\n", res.Pass, *res.NextPass)
 			return

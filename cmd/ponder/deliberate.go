@@ -97,12 +97,10 @@ func runDeliberate(o *deliberateOptions) error {
 	if o.changed("stakes") {
 		in.Stakes = o.stakes
 	}
-	e, err := o.App.eng()
-	if err != nil {
-		return o.App.finish(nil, err, nil)
+	deliberate := func(e *ponder.Engine, slug string) (*ponder.DeliberateResult, error) {
+		return e.Deliberate(slug, in, o.skip)
 	}
-	res, err := e.Deliberate(o.App.slug, in, o.skip)
-	return o.App.finish(res, err, func(w io.Writer) {
+	return call(o.App, deliberate, func(w io.Writer, res *ponder.DeliberateResult) {
 		if res.Deliberation.Skipped {
 			fmt.Fprintf(w, "pass %d: deliberation skipped (voices 0)\n", res.Deliberation.Pass)
 		} else {

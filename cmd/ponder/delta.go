@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
+	"github.com/laserkit/laserkit/ponder"
 )
 
 type deltaOptions struct {
@@ -60,12 +61,8 @@ func runDelta(opts *deltaOptions) error {
 	if err != nil {
 		return opts.App.finish(nil, err, nil)
 	}
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Delta(opts.App.slug, data)
-	return opts.App.finish(res, err, func(w io.Writer) {
+	delta := func(e *ponder.Engine, slug string) (*ponder.DeltaResult, error) { return e.Delta(slug, data) }
+	return call(opts.App, delta, func(w io.Writer, res *ponder.DeltaResult) {
 		fmt.Fprintf(w, "pass %d: appended %s (seq %d–%d): add %d, edit %d, change %d, delete %d; %s\n",
 			res.Pass, text.Plural(int64(res.Appended), "record"), res.FirstSeq, res.LastSeq, res.Ops.Add, res.Ops.Edit, res.Ops.Change, res.Ops.Delete, text.Plural(int64(res.Live), "live finding"))
 		if len(res.FindingIDs) > 0 {

@@ -8,15 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
-type doctorOptions struct {
-	// App is what every ponder command shares.
-	App *app
-}
-
-func newDoctorCmd(a *app, runF func(*doctorOptions) error) *cobra.Command {
-	opts := &doctorOptions{App: a}
+func newDoctorCmd(a *app, runF func(*appOptions) error) *cobra.Command {
+	opts := &appOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the environment, the sessions' files and OCA; exit 1 on any problem",
@@ -32,14 +28,10 @@ itself through the probe. It changes nothing.`,
 	return cmd
 }
 
-func runDoctor(opts *doctorOptions) error {
+func runDoctor(opts *appOptions) error {
 	opts.App.anyOCAMode = true // an unknown PONDER_OCA is one of the problems doctor reports
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Doctor(opts.App.slug, os.Getenv)
-	return opts.App.finish(res, err, func(w io.Writer) {
+	doctor := func(e *ponder.Engine, slug string) (*ponder.DoctorResult, error) { return e.Doctor(slug, os.Getenv) }
+	return call(opts.App, doctor, func(w io.Writer, res *ponder.DoctorResult) {
 		for _, c := range res.Checks {
 			mark := "ok     "
 			if c.Problem {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
 type gradeOptions struct {
@@ -69,16 +70,12 @@ func runGrade(opts *gradeOptions) error {
 	if len(units) == 0 {
 		return opts.App.finish(nil, cli.Usagef("grade: stdin named no unit"), nil)
 	}
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
 	var lp *string
 	if opts.changed("grade") {
 		lp = &opts.label
 	}
-	res, err := e.Grade(opts.App.slug, units, lp)
-	return opts.App.finish(res, err, func(w io.Writer) {
+	grade := func(e *ponder.Engine, slug string) (*ponder.GradeResult, error) { return e.Grade(slug, units, lp) }
+	return call(opts.App, grade, func(w io.Writer, res *ponder.GradeResult) {
 		fmt.Fprintf(w, "graded %s; coverage %d/%d\n", joinCapped(res.Graded, " "), res.Grading.Graded, res.Grading.Counted)
 	})
 }

@@ -10,13 +10,8 @@ import (
 	"github.com/laserkit/laserkit/ponder"
 )
 
-type judgeOptions struct {
-	// App is what every ponder command shares.
-	App *app
-}
-
-func newJudgeCmd(a *app, runF func(*judgeOptions) error) *cobra.Command {
-	opts := &judgeOptions{App: a}
+func newJudgeCmd(a *app, runF func(*appOptions) error) *cobra.Command {
+	opts := &appOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "judge",
 		Short: "Compute the pass's metrics and verdict: continue, escalate, blocked or stop",
@@ -34,13 +29,8 @@ it. judge may be re-run until decide.`,
 	return cmd
 }
 
-func runJudge(opts *judgeOptions) error {
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Judge(opts.App.slug)
-	return opts.App.finish(res, err, func(w io.Writer) { printJudgement(w, res) })
+func runJudge(opts *appOptions) error {
+	return call(opts.App, (*ponder.Engine).Judge, printJudgement)
 }
 
 func printJudgement(w io.Writer, j *ponder.Judgement) {

@@ -7,15 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
-type listOptions struct {
-	// App is what every ponder command shares.
-	App *app
-}
-
-func newListCmd(a *app, runF func(*listOptions) error) *cobra.Command {
-	opts := &listOptions{App: a}
+func newListCmd(a *app, runF func(*appOptions) error) *cobra.Command {
+	opts := &appOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the sessions under .ponder/, newest first (read-only)",
@@ -30,13 +26,9 @@ current one marked. It reads the files and changes nothing.`,
 	return cmd
 }
 
-func runList(opts *listOptions) error {
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.List()
-	return opts.App.finish(res, err, func(w io.Writer) {
+func runList(opts *appOptions) error {
+	list := func(e *ponder.Engine, _ string) (*ponder.ListResult, error) { return e.List() }
+	return call(opts.App, list, func(w io.Writer, res *ponder.ListResult) {
 		if len(res.Sessions) == 0 {
 			fmt.Fprintln(w, "no sessions")
 		}

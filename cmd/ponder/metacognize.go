@@ -60,16 +60,14 @@ escalate until a human sets intervention_applied.`,
 }
 
 func runMetacognize(o *metacognizeOptions) error {
-	e, err := o.App.eng()
-	if err != nil {
-		return o.App.finish(nil, err, nil)
-	}
 	opts := ponder.MetacognizeOptions{Type: o.typ, Description: o.description, Evidence: o.evidence, Severity: o.severity}
 	if o.changed("intervention") {
 		opts.Intervention = &o.intervention
 	}
-	res, err := e.Metacognize(o.App.slug, opts)
-	return o.App.finish(res, err, func(w io.Writer) {
+	metacognize := func(e *ponder.Engine, slug string) (*ponder.MetacognizeResult, error) {
+		return e.Metacognize(slug, opts)
+	}
+	return call(o.App, metacognize, func(w io.Writer, res *ponder.MetacognizeResult) {
 		fmt.Fprintf(w, "observation %s recorded (%s, severity %s)\n", res.Observation.ID, res.Observation.Type, fnum(&res.Observation.Severity))
 	})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/ponder/oca"
 	"github.com/laserkit/laserkit/ponder/oca/pgstore/pgtest"
 )
@@ -350,14 +350,8 @@ func (p *haltProject) run(t *testing.T, mode string, args ...string) haltResult 
 	}
 	cmd.Env = append(cmd.Env, "PONDER_OCA="+mode, "PONDER_OCA_DSN="+p.dsn,
 		"PONDER_TEST_NOW=2026-08-24T15:00:00Z", "HOME="+filepath.Join(p.dir, "home"))
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("ponder %s: %v", strings.Join(args, " "), err)
-	}
-	return haltResult{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
+	out, errOut, code := proctest.Run(t, cmd)
+	return haltResult{code: code, stdout: out, stderr: errOut}
 }
 
 // ok runs a command that must succeed.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
 type predictOptions struct {
@@ -51,16 +52,12 @@ func runPredict(o *predictOptions) error {
 	if !o.changed("churn") {
 		return o.App.finish(nil, cli.Usagef("predict needs --churn X (a number in [0,1])"), nil)
 	}
-	e, err := o.App.eng()
-	if err != nil {
-		return o.App.finish(nil, err, nil)
-	}
 	var claim *string
 	if o.changed("claim") {
 		claim = &o.claim
 	}
-	res, err := e.Predict(o.App.slug, o.churn, claim)
-	return o.App.finish(res, err, func(w io.Writer) {
+	predict := func(e *ponder.Engine, slug string) (*ponder.Forecast, error) { return e.Predict(slug, o.churn, claim) }
+	return call(o.App, predict, func(w io.Writer, res *ponder.Forecast) {
 		fmt.Fprintf(w, "forecast for pass %d: churn %s\n", res.Pass, fnum(&res.Churn))
 	})
 }

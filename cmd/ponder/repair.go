@@ -8,15 +8,11 @@ import (
 
 	"github.com/laserkit/laserkit/internal/cli"
 	"github.com/laserkit/laserkit/internal/text"
+	"github.com/laserkit/laserkit/ponder"
 )
 
-type repairOptions struct {
-	// App is what every ponder command shares.
-	App *app
-}
-
-func newRepairCmd(a *app, runF func(*repairOptions) error) *cobra.Command {
-	opts := &repairOptions{App: a}
+func newRepairCmd(a *app, runF func(*appOptions) error) *cobra.Command {
+	opts := &appOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "repair",
 		Short: "Recover a ledger whose last batch was torn by a crash",
@@ -35,13 +31,8 @@ whole. units.json is rebuilt if it differs. A ledger damaged in any other way
 	return cmd
 }
 
-func runRepair(opts *repairOptions) error {
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Repair(opts.App.slug)
-	return opts.App.finish(res, err, func(w io.Writer) {
+func runRepair(opts *appOptions) error {
+	return call(opts.App, (*ponder.Engine).Repair, func(w io.Writer, res *ponder.RepairResult) {
 		if !res.Repaired {
 			fmt.Fprintf(w, "%s: the ledger is sound (%d records); nothing to repair\n", res.Slug, res.Records)
 			return

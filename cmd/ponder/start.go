@@ -49,12 +49,10 @@ several agents on one repository each keep to their own.`,
 }
 
 func runStart(o *startOptions) error {
-	e, err := o.App.eng()
-	if err != nil {
-		return o.App.finish(nil, err, nil)
+	start := func(e *ponder.Engine, _ string) (*ponder.StartResult, error) {
+		return e.Start(ponder.StartOptions{Subject: o.args[0], Lens: o.lens, Project: o.project, Passes: o.passes})
 	}
-	res, err := e.Start(ponder.StartOptions{Subject: o.args[0], Lens: o.lens, Project: o.project, Passes: o.passes})
-	return o.App.finish(res, err, func(w io.Writer) { printStart(w, res) })
+	return call(o.App, start, printStart)
 }
 
 func printStart(w io.Writer, r *ponder.StartResult) {

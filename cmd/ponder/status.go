@@ -8,15 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/laserkit/laserkit/internal/cli"
+	"github.com/laserkit/laserkit/ponder"
 )
 
-type statusOptions struct {
-	// App is what every ponder command shares.
-	App *app
-}
-
-func newStatusCmd(a *app, runF func(*statusOptions) error) *cobra.Command {
-	opts := &statusOptions{App: a}
+func newStatusCmd(a *app, runF func(*appOptions) error) *cobra.Command {
+	opts := &appOptions{App: a}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show where the session is and what comes next (read-only)",
@@ -33,13 +29,8 @@ shows the halt's reason, and next names the release a person runs, or abort.`,
 	return cmd
 }
 
-func runStatus(opts *statusOptions) error {
-	e, err := opts.App.eng()
-	if err != nil {
-		return opts.App.finish(nil, err, nil)
-	}
-	res, err := e.Status(opts.App.slug)
-	return opts.App.finish(res, err, func(w io.Writer) {
+func runStatus(opts *appOptions) error {
+	return call(opts.App, (*ponder.Engine).Status, func(w io.Writer, res *ponder.StatusResult) {
 		fmt.Fprintf(w, "%s: %s — %s, pass %d of %d (%s)\n", res.Slug, term(res.Subject), res.Status, res.Pass, res.PassBudget, res.Phase)
 		fmt.Fprintf(w, "units %d, coverage %d/%d, live findings %d, last verdict %s\n", res.Units, res.Grading.Graded, res.Grading.Counted, res.Live, sval(res.LastVerdict))
 		if res.Halted != nil {

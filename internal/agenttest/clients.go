@@ -61,19 +61,12 @@ var GeminiCLI = &Client{
 	Name: "gemini", Package: "@google/gemini-cli", Version: "0.61.0",
 	CacheDir: "gemini-cli", Bin: "gemini", EnvVar: "LASERKIT_GEMINI",
 	API: GeminiAPI, ShellTool: "run_shell_command",
-	mcp: func(server, tool string) (string, string) { return "", "mcp_" + server + "_" + tool },
-	shell: func(id, command string) Turn {
-		return CallID(id, "run_shell_command", map[string]any{"command": command, "description": "scripted"})
-	},
+	mcp:   func(server, tool string) (string, string) { return "", "mcp_" + server + "_" + tool },
+	shell: commandCall("run_shell_command"),
 	env: func(s *Session) []string {
 		return []string{"GEMINI_API_KEY=sk-test", "GOOGLE_GEMINI_BASE_URL=" + s.Model.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}
 	},
-	setup: func(t testing.TB, s *Session) {
-		s.UserConfig = filepath.Join(s.Home, ".gemini", "settings.json")
-		writeFile(t, s.UserConfig, mustJSON(t, map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-		}))
-	},
+	setup: authSettings(".gemini", "gemini-api-key"),
 	args: func(s *Session, prompt string) []string {
 		return []string{"-m", "gemini-2.5-flash", "-p", prompt, "--approval-mode", "yolo", "--output-format", "json"}
 	},
@@ -85,19 +78,12 @@ var QwenCode = &Client{
 	Name: "qwen", Package: "@qwen-code/qwen-code", Version: "0.24.4",
 	CacheDir: "qwen-code", Bin: "qwen", EnvVar: "LASERKIT_QWEN",
 	API: ChatAPI, ShellTool: "run_shell_command",
-	mcp: func(server, tool string) (string, string) { return "", "mcp__" + server + "__" + tool },
-	shell: func(id, command string) Turn {
-		return CallID(id, "run_shell_command", map[string]any{"command": command, "description": "scripted"})
-	},
+	mcp:   func(server, tool string) (string, string) { return "", "mcp__" + server + "__" + tool },
+	shell: commandCall("run_shell_command"),
 	env: func(s *Session) []string {
 		return []string{"OPENAI_BASE_URL=" + s.Model.URL + "/v1", "OPENAI_API_KEY=sk-test", "OPENAI_MODEL=" + scriptedModel}
 	},
-	setup: func(t testing.TB, s *Session) {
-		s.UserConfig = filepath.Join(s.Home, ".qwen", "settings.json")
-		writeFile(t, s.UserConfig, mustJSON(t, map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-		}))
-	},
+	setup: authSettings(".qwen", "openai"),
 	args: func(s *Session, prompt string) []string {
 		return []string{"-p", prompt, "--approval-mode", "yolo", "--output-format", "json"}
 	},
@@ -109,10 +95,8 @@ var OpenCode = &Client{
 	Name: "opencode", Package: "opencode-ai", Version: "1.18.33",
 	CacheDir: "opencode", Bin: "opencode", EnvVar: "LASERKIT_OPENCODE",
 	API: ChatAPI, ShellTool: "bash",
-	mcp: func(server, tool string) (string, string) { return "", server + "_" + tool },
-	shell: func(id, command string) Turn {
-		return CallID(id, "bash", map[string]any{"command": command, "description": "scripted"})
-	},
+	mcp:   func(server, tool string) (string, string) { return "", server + "_" + tool },
+	shell: commandCall("bash"),
 	// Offline: no models.dev catalogue, no update check, no LSP download;
 	// npm offline, so the plugin SDK it installs into its config
 	// directories in the background comes from the cache or not at all.
@@ -171,10 +155,8 @@ var Copilot = &Client{
 	Name: "copilot", Package: "@github/copilot", Version: "1.0.102",
 	CacheDir: "copilot", Bin: "copilot", EnvVar: "LASERKIT_COPILOT",
 	API: ChatAPI, ShellTool: "bash",
-	mcp: func(server, tool string) (string, string) { return "", server + "-" + tool },
-	shell: func(id, command string) Turn {
-		return CallID(id, "bash", map[string]any{"command": command, "description": "scripted"})
-	},
+	mcp:   func(server, tool string) (string, string) { return "", server + "-" + tool },
+	shell: commandCall("bash"),
 	env: func(s *Session) []string {
 		return []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + s.Model.URL + "/v1",
 			"COPILOT_PROVIDER_API_KEY=sk-test", "COPILOT_MODEL=" + scriptedModel}
@@ -196,4 +178,22 @@ func freePort(t testing.TB) string {
 	}
 	defer ln.Close()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// commandCall is a client's shell tool called as {"command", "description"}.
+func commandCall(tool string) func(id, command string) Turn {
+	return func(id, command string) Turn {
+		return CallID(id, tool, map[string]any{"command": command, "description": "scripted"})
+	}
+}
+
+// authSettings writes ~/DIR/settings.json choosing the auth type, as Gemini
+// CLI and Qwen Code (its fork) read it.
+func authSettings(dir, auth string) func(t testing.TB, s *Session) {
+	return func(t testing.TB, s *Session) {
+		s.UserConfig = filepath.Join(s.Home, dir, "settings.json")
+		writeFile(t, s.UserConfig, mustJSON(t, map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": auth}},
+		}))
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/internal/fsx"
@@ -297,6 +298,28 @@ func Members(line []byte, fn func(key string, val []byte) error) error {
 	}
 }
 
+// Read reads one record line into a T: by hand, through member a field at
+// a time, when the line is in the plain shape Members reads and member
+// takes every field (false: not a field, or not a value, it reads); else by
+// encoding/json, so the result is always what json.Unmarshal gives (and
+// its error, if any). It is the fast path of a reader that reads whole
+// files of records laserkit writes itself.
+func Read[T any](line []byte, member func(v *T, key string, val []byte) bool) (T, error) {
+	var v T
+	if Members(line, func(key string, val []byte) error {
+		if !member(&v, key, val) {
+			return errUnusual
+		}
+		return nil
+	}) == nil {
+		return v, nil
+	}
+	var zero T
+	v = zero
+	err := json.Unmarshal(line, &v)
+	return v, err
+}
+
 // MemberString reads a string value as Members hands it to its fn, one
 // copy of each repeated string kept in in (nil: a copy each). Members
 // hands out a string value only once it has found it plain (what Plain
@@ -416,6 +439,17 @@ func Float(val []byte) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(string(val), 64)
 	return f, err == nil
+}
+
+// Time reads a JSON string holding a time as encoding/json reads one into
+// a time.Time (RFC 3339).
+func Time(val []byte) (time.Time, bool) {
+	var t time.Time
+	if len(val) == 0 || val[0] != '"' {
+		return t, false
+	}
+	err := t.UnmarshalJSON(val)
+	return t, err == nil
 }
 
 // Bool reads true or false.

@@ -125,29 +125,24 @@ type host struct{}
 func (host) GetExtensions() map[component.ID]component.Component { return nil }
 
 func (r *Receiver) consumeTraces(_ context.Context, td ptrace.Traces) error {
-	c := ptrace.NewTraces()
-	td.CopyTo(c)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.traces = append(r.traces, c)
-	return nil
+	return keep(r, &r.traces, td, ptrace.NewTraces())
 }
 
 func (r *Receiver) consumeMetrics(_ context.Context, md pmetric.Metrics) error {
-	c := pmetric.NewMetrics()
-	md.CopyTo(c)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.metrics = append(r.metrics, c)
-	return nil
+	return keep(r, &r.metrics, md, pmetric.NewMetrics())
 }
 
 func (r *Receiver) consumeLogs(_ context.Context, ld plog.Logs) error {
-	c := plog.NewLogs()
-	ld.CopyTo(c)
+	return keep(r, &r.logs, ld, plog.NewLogs())
+}
+
+// keep appends a copy of what arrived (into, a new empty batch) to list:
+// the collector may reuse got once the consumer returns.
+func keep[T interface{ CopyTo(T) }](r *Receiver, list *[]T, got, into T) error {
+	got.CopyTo(into)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.logs = append(r.logs, c)
+	*list = append(*list, into)
 	return nil
 }
 

@@ -39,10 +39,22 @@ func fileEntry(t *testing.T, dir, id string) (laserbrain.ContextEntry, bool) {
 }
 
 func setAges(t *testing.T, flush, close time.Duration) {
+	set(t, &ContextsCompactAge, flush)
+	set(t, &contextsCloseAge, close)
+}
+
+// emptyContexts writes an empty contexts.json into the home dir's config
+// directory, and returns that directory.
+func emptyContexts(t *testing.T, dir string) string {
 	t.Helper()
-	oldF, oldC := ContextsCompactAge, contextsCloseAge
-	ContextsCompactAge, contextsCloseAge = flush, close
-	t.Cleanup(func() { ContextsCompactAge, contextsCloseAge = oldF, oldC })
+	cfg := filepath.Join(dir, "config")
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "contexts.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // A flush appends to contexts.log and leaves contexts.json alone; another
@@ -51,13 +63,7 @@ func setAges(t *testing.T, flush, close time.Duration) {
 func TestContextsLogThenCompaction(t *testing.T) {
 	setAges(t, time.Hour, time.Hour)
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config")
-	if err := os.MkdirAll(cfg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cfg, "contexts.json"), []byte("{}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	emptyContexts(t, dir)
 	s := open(t, dir)
 	checkBillboard(t, s, 3)
 	if _, ok := fileEntry(t, dir, billboard); ok {
@@ -125,13 +131,7 @@ func TestContextsCompactionCutShort(t *testing.T) {
 		t.Run(stage, func(t *testing.T) {
 			setAges(t, time.Hour, time.Hour)
 			dir := t.TempDir()
-			cfg := filepath.Join(dir, "config")
-			if err := os.MkdirAll(cfg, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(cfg, "contexts.json"), []byte("{}\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			cfg := emptyContexts(t, dir)
 			s := open(t, dir)
 			checkBillboard(t, s, 4)
 			if err := s.Close(); err != nil {
@@ -216,14 +216,7 @@ func TestContextsLogTornRecord(t *testing.T) {
 	s := open(t, dir)
 	checkBillboard(t, s, 2)
 	logPath := filepath.Join(dir, "config", "contexts.log")
-	f, err := os.OpenFile(logPath, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(`{"at":"2026-08-24T15:00:00Z","ctx":[{"id":"` + billboard + `","st`); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendTo(t, logPath, []byte(`{"at":"2026-08-24T15:00:00Z","ctx":[{"id":"`+billboard+`","st`))
 	other := open(t, dir)
 	e, ok, err := other.Contexts().Context(billboard)
 	if err != nil || !ok || e.Checks != 2 {

@@ -25,9 +25,7 @@ func allocated(f func()) uint64 {
 // time, as a stream spills) in dir, uncompacted, and returns its size.
 func bigLog(t *testing.T, dir, id string, steps int) int64 {
 	t.Helper()
-	old := CompactAt
-	CompactAt = 1 << 40
-	t.Cleanup(func() { CompactAt = old })
+	set(t, &CompactAt, 1<<40)
 	s := open(t, dir)
 	ctx := context.Background()
 	h, err := s.OpenRun(ctx, id)
@@ -105,9 +103,7 @@ func TestBigLogIsReadInAWindow(t *testing.T) {
 // through (writing every file first and closing them after needed 1,200).
 func TestCompactionOpensFewFiles(t *testing.T) {
 	dir := t.TempDir()
-	old := CompactAt
-	CompactAt = 1 << 40
-	t.Cleanup(func() { CompactAt = old })
+	set(t, &CompactAt, 1<<40)
 	s := open(t, dir)
 	for i := 0; i < 600; i++ {
 		stepRun(t, s, fmt.Sprintf("r%03d", i), 2)
@@ -153,11 +149,7 @@ func TestBigRecordsAcrossTheWindow(t *testing.T) {
 		t.Fatalf("the record is %d bytes, not past the window", len(steps))
 	}
 	big := encodeRecord(nil, "a", 1, 3000, steps, []byte(`{"id":"a","step_count":3000}`))
-	f, _ := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	if _, err := f.Write(big[:len(big)*2/3]); err != nil { // torn two windows in
-		t.Fatal(err)
-	}
-	f.Close()
+	appendTo(t, logPath, big[:len(big)*2/3]) // torn two windows in
 	stepRun(t, s, "b", 1)
 	stepRun(t, s, "a", 1)
 	s2 := open(t, dir)
@@ -169,11 +161,7 @@ func TestBigRecordsAcrossTheWindow(t *testing.T) {
 	}
 	// A whole big record reads whole; changed by one byte, it is passed over.
 	c := encodeRecord(nil, "c", 0, 2999, steps, []byte(`{"id":"c","step_count":2999}`))
-	f, _ = os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	if _, err := f.Write(c); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendTo(t, logPath, c)
 	if _, count, _ := mustChain(t, open(t, dir), "c"); count != 2999 {
 		t.Fatalf("the whole big record chains to %d steps", count)
 	}

@@ -17,6 +17,46 @@ func step(goal string, d int) laserbrain.StepInput {
 	return laserbrain.StepInput{Goal: goal, Progress: laserbrain.ProgressAdvancing, Distance: laserbrain.Dist(d)}
 }
 
+// set gives *v the value x for the rest of the test.
+func set[T any](t testing.TB, v *T, x T) {
+	old := *v
+	*v = x
+	t.Cleanup(func() { *v = old })
+}
+
+// saveSteps opens run id, takes the steps and saves it.
+func saveSteps(t *testing.T, s *Store, id string, steps ...laserbrain.StepInput) {
+	t.Helper()
+	ctx := context.Background()
+	h, err := s.OpenRun(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, in := range steps {
+		if _, err := h.Run().Step(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// appendTo appends data to the file at path, which must exist: a write
+// as another process (or a crash cutting one short) leaves it.
+func appendTo(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // With LASERBRAIN_HOME the store and its config
 // live under it; without, under the user config directory.
 func TestDefaultPaths(t *testing.T) {
@@ -83,9 +123,7 @@ func TestRunContinuesAcrossStores(t *testing.T) {
 func TestRunLock(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	old := LockTimeout
-	LockTimeout = 200 * time.Millisecond
-	t.Cleanup(func() { LockTimeout = old })
+	set(t, &LockTimeout, 200*time.Millisecond)
 	a, b := open(t, dir), open(t, dir)
 	h, err := a.OpenRun(ctx, "busy")
 	if err != nil {
@@ -197,38 +235,20 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	s := open(t, dir)
-	h, _ := s.OpenRun(ctx, "cut")
-	if _, err := h.Run().Step(step("keep the cache warm", 4)); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Save(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.Close()
+	saveSteps(t, s, "cut", step("keep the cache warm", 4))
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
 	}
 	hist := filepath.Join(dir, "runs", "cut.history.jsonl")
-	f, err := os.OpenFile(hist, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
+	if _, err := os.Stat(hist); err != nil {
 		t.Fatalf("compaction wrote no history file: %v", err)
 	}
-	if _, err := f.WriteString(`{"n":2,"reason":"half-writ`); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendTo(t, hist, []byte(`{"n":2,"reason":"half-writ`))
 	r, err := s.ReadRun(ctx, "cut")
 	if err != nil || len(r.Steps()) != 1 {
 		t.Fatalf("ReadRun over a torn tail: %v, %d steps", err, len(r.Steps()))
 	}
-	h, _ = s.OpenRun(ctx, "cut")
-	if _, err := h.Run().Step(step("keep the cache warm", 3)); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Save(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.Close()
+	saveSteps(t, s, "cut", step("keep the cache warm", 3))
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
 	}
@@ -269,17 +289,7 @@ func TestOpenReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := w.OpenRun(ctx, "r1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Run().Step(laserbrain.StepInput{Goal: "ship it", Progress: "advancing", Distance: laserbrain.Dist(3)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Save(ctx); err != nil {
-		t.Fatal(err)
-	}
-	h.Close()
+	saveSteps(t, w, "r1", step("ship it", 3))
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

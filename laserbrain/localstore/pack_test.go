@@ -19,19 +19,9 @@ import (
 
 // ownFiles makes compactions give every run files of its own, as before
 // packs, for the tests of that path.
-func ownFiles(t *testing.T) {
-	t.Helper()
-	old := PackBelow
-	PackBelow = 0
-	t.Cleanup(func() { PackBelow = old })
-}
+func ownFiles(t *testing.T) { set(t, &PackBelow, 0) }
 
-func packBelow(t *testing.T, n int64) {
-	t.Helper()
-	old := PackBelow
-	PackBelow = n
-	t.Cleanup(func() { PackBelow = old })
-}
+func packBelow(t *testing.T, n int64) { set(t, &PackBelow, n) }
 
 func packNames(t *testing.T, dir string) []string {
 	t.Helper()

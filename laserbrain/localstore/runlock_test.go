@@ -53,9 +53,7 @@ func TestRunLockAcrossProcesses(t *testing.T) {
 	if strings.TrimSpace(line) != "held" {
 		t.Fatalf("the other process said %q", line)
 	}
-	old := LockTimeout
-	LockTimeout = 50 * time.Millisecond
-	t.Cleanup(func() { LockTimeout = old })
+	set(t, &LockTimeout, 50*time.Millisecond)
 	s := open(t, dir)
 	ctx := context.Background()
 	for _, id := range []string{"theirs-0", "theirs-150", "theirs-299"} {

@@ -51,20 +51,11 @@ func sameSnapshot(t *testing.T, what string, got, want map[string]string) {
 // stepRun opens run id, takes n steps and saves it.
 func stepRun(t *testing.T, s *Store, id string, n int) {
 	t.Helper()
-	ctx := context.Background()
-	h, err := s.OpenRun(ctx, id)
-	if err != nil {
-		t.Fatal(err)
+	steps := make([]laserbrain.StepInput, n)
+	for i := range steps {
+		steps[i] = step("keep the cache warm", 8-i%8)
 	}
-	defer h.Close()
-	for i := 0; i < n; i++ {
-		if _, err := h.Run().Step(step("keep the cache warm", 8-i%8)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := h.Save(ctx); err != nil {
-		t.Fatal(err)
-	}
+	saveSteps(t, s, id, steps...)
 }
 
 func listDir(t *testing.T, dir string) []string {
@@ -212,19 +203,11 @@ func TestTornAndOrphanRecords(t *testing.T) {
 	logPath := filepath.Join(dir, "runs", "log.jsonl")
 	// A save of a's third step, cut off a third of the way into its body.
 	whole := encodeRecord(nil, "a", 2, 3, []byte(`{"n":3,"reason":"advancing"}`+"\n"), []byte(`{"id":"a","step_count":3}`))
-	f, _ := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	if _, err := f.Write(whole[:len(whole)-20]); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendTo(t, logPath, whole[:len(whole)-20])
 	stepRun(t, s, "b", 1)
 	// An orphan: a save on top of 7 steps run a never had.
 	orphan := encodeRecord(nil, "a", 7, 8, []byte(`{"n":8}`+"\n"), []byte(`{"id":"a","step_count":8}`))
-	f, _ = os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
-	if _, err := f.Write(orphan); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	appendTo(t, logPath, orphan)
 	s2 := open(t, dir)
 	if r, err := s2.ReadRun(ctx, "b"); err != nil || len(r.Steps()) != 1 {
 		t.Fatalf("b after a torn record: %v", err)
@@ -294,9 +277,7 @@ func TestEarlierVersionHome(t *testing.T) {
 // A flush past CompactAt compacts: a long stream of saves leaves the log
 // small and every step readable.
 func TestFlushCompactsABigLog(t *testing.T) {
-	old := CompactAt
-	CompactAt = 16 << 10
-	t.Cleanup(func() { CompactAt = old })
+	set(t, &CompactAt, 16<<10)
 	dir := t.TempDir()
 	s := open(t, dir)
 	ctx := context.Background()
@@ -324,9 +305,7 @@ func TestFlushCompactsABigLog(t *testing.T) {
 // processes do (the run lock belongs to the open file, not the process).
 func TestRunLockWithinAProcess(t *testing.T) {
 	dir := t.TempDir()
-	old := LockTimeout
-	LockTimeout = 100 * time.Millisecond
-	t.Cleanup(func() { LockTimeout = old })
+	set(t, &LockTimeout, 100*time.Millisecond)
 	s := open(t, dir)
 	ctx := context.Background()
 	h, err := s.OpenRun(ctx, "x")

@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/internal/testenv"
 )
 
@@ -44,18 +43,7 @@ func runShell(t *testing.T, shell, command string) (stdout, stderr string, exit 
 	t.Helper()
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Stdin = strings.NewReader(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		exit = ee.ExitCode()
-	default:
-		t.Fatalf("%s: %v", shell, err)
-	}
-	return o.String(), e.String(), exit
+	return proctest.Run(t, cmd)
 }
 
 // The installed command runs our program while it is there, and when it

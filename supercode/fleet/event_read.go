@@ -2,8 +2,6 @@ package fleet
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 
 	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
@@ -19,27 +17,18 @@ func parseEvent(line []byte) (RunEvent, error) { return parseEventIn(line, nil) 
 // parseEventIn is parseEvent keeping one copy of each repeated string (a
 // run's kinds, tool names, commands, verdicts) in in.
 func parseEventIn(line []byte, in *jsonl.Interner) (RunEvent, error) {
-	var e RunEvent
-	if err := jsonl.Members(line, func(key string, val []byte) error { return e.member(key, val, in) }); err == nil {
-		return e, nil
-	}
-	e = RunEvent{}
-	err := json.Unmarshal(line, &e)
-	return e, err
+	return jsonl.Read(line, func(e *RunEvent, key string, val []byte) bool { return e.member(key, val, in) })
 }
 
-var errSlowPath = errors.New("not the fast path")
-
-func (e *RunEvent) member(key string, val []byte, in *jsonl.Interner) error {
+// member reads one field of an event line; false leaves the line to
+// encoding/json.
+func (e *RunEvent) member(key string, val []byte, in *jsonl.Interner) bool {
 	ok := true
 	switch key {
 	case "id":
 		e.ID, ok = jsonl.MemberString(val, nil)
 	case "at":
-		if len(val) == 0 || val[0] != '"' {
-			return errSlowPath
-		}
-		ok = e.At.UnmarshalJSON(val) == nil
+		e.At, ok = jsonl.Time(val)
 	case "kind":
 		e.Kind, ok = jsonl.MemberString(val, in)
 	case "name":
@@ -61,8 +50,5 @@ func (e *RunEvent) member(key string, val []byte, in *jsonl.Interner) error {
 	default:
 		ok = false
 	}
-	if !ok {
-		return errSlowPath
-	}
-	return nil
+	return ok
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -99,6 +100,13 @@ type Run struct {
 	Limits         *Limits `json:"limits,omitempty"`
 	ToolCallsAsked int     `json:"tool_calls_asked,omitempty"`
 	Stopped        string  `json:"stopped,omitempty"`
+}
+
+// AddSession records that session belongs to r (once).
+func (r *Run) AddSession(session string) {
+	if !slices.Contains(r.Sessions, session) {
+		r.Sessions = append(r.Sessions, session)
+	}
 }
 
 // Limits are a run's runaway limits (0: none).

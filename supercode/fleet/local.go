@@ -199,12 +199,7 @@ func (l *Local) AttachSession(ctx context.Context, id, session string) error {
 		return err
 	}
 	_, err := l.UpdateRun(ctx, id, func(r *Run) error {
-		for _, s := range r.Sessions {
-			if s == session {
-				return nil
-			}
-		}
-		r.Sessions = append(r.Sessions, session)
+		r.AddSession(session)
 		return nil
 	})
 	if err != nil {

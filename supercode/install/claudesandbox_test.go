@@ -15,7 +15,7 @@ import (
 func planClaude(t *testing.T, o Options) []Change {
 	t.Helper()
 	o.Client = client.Claude
-	return planCodex(t, o)
+	return apply(t, o)
 }
 
 // sandboxIn decodes the sandbox object of a Claude Code settings file as

@@ -12,18 +12,6 @@ import (
 	"github.com/laserkit/laserkit/supercode/client"
 )
 
-func planCodex(t *testing.T, o Options) []Change {
-	t.Helper()
-	cs, err := Plan(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Apply(cs); err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
-
 // install codex selects a permissions profile of its own when the user's
 // config names no sandbox (decoded by the TOML library, as Codex reads
 // it): Codex's :workspace with the credential places unreadable, the
@@ -60,7 +48,7 @@ func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 	o := Options{Client: client.Codex, Scope: User, Home: home, Dir: t.TempDir(), Self: self, Getenv: env,
 		Protect:     []string{lbHome, "/var/tmp/mine/laserbrain"},
 		Credentials: []string{ssh, npmrc, filepath.Join(u, ".aws")}}
-	planCodex(t, o)
+	apply(t, o)
 	type profile struct {
 		Extends string            `toml:"extends"`
 		FS      map[string]string `toml:"filesystem"`
@@ -90,25 +78,25 @@ func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 	if got.Model != "o3" || got.Profiles["fast"]["model"] != "mini" {
 		t.Fatalf("the user's settings changed meaning:\n%s", first)
 	}
-	if cs := planCodex(t, o); cs[1].Changed() {
+	if cs := apply(t, o); cs[1].Changed() {
 		t.Fatalf("a second install changed config.toml:\n%s", cs[1].Diff())
 	}
 	rm := o
 	rm.Remove = true
-	planCodex(t, rm)
+	apply(t, rm)
 	if b, _ := os.ReadFile(cfg); string(b) != user {
 		t.Fatalf("uninstall did not give the user's config back:\n%q\nwant\n%q", b, user)
 	}
 
 	// Nothing protected below the temporary directories: they stay writable.
 	o.Protect = nil
-	planCodex(t, o)
+	apply(t, o)
 	got.Perms = nil
 	b, _ := os.ReadFile(cfg)
 	if _, err := toml.Decode(string(b), &got); err != nil || got.Perms[CodexProfile].FS[":slash_tmp"] != "" || got.Perms[CodexProfile].FS[":tmpdir"] != "" {
 		t.Fatalf("/tmp left out with nothing protected below it: %v\n%s", err, b)
 	}
-	planCodex(t, rm)
+	apply(t, rm)
 
 	// The user's own sandbox_mode or profile — stricter or not — and their
 	// own [sandbox_workspace_write] are never replaced.
@@ -116,24 +104,24 @@ func TestCodexSandboxWrittenOnlyWhereUnnamed(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(own+user), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		planCodex(t, o)
+		apply(t, o)
 		b, _ := os.ReadFile(cfg)
 		if !strings.HasPrefix(string(b), own+user) || strings.Contains(string(b), "workspace") {
 			t.Fatalf("the user's %q was not kept as it was:\n%s", own, b)
 		}
-		planCodex(t, rm)
+		apply(t, rm)
 	}
 	table := user + "\n[sandbox_workspace_write]\nwritable_roots = [\"/srv/data\"]\n"
 	if err := os.WriteFile(cfg, []byte(table), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	planCodex(t, o)
+	apply(t, o)
 	b, _ = os.ReadFile(cfg)
 	got.WS = nil
 	if _, err := toml.Decode(string(b), &got); err != nil || got.Mode != "workspace-write" || got.WS == nil || len(got.WS.Roots) != 1 || got.WS.Roots[0] != "/srv/data" {
 		t.Fatalf("the user's [sandbox_workspace_write] was not kept: %v\n%s", err, b)
 	}
-	planCodex(t, rm)
+	apply(t, rm)
 	if b, _ := os.ReadFile(cfg); string(b) != table {
 		t.Fatalf("uninstall did not give the user's config back:\n%s", b)
 	}
@@ -151,7 +139,7 @@ func TestCodexProjectSandboxKeepsTheUsersChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := Options{Client: client.Codex, Scope: Project, Home: home, Dir: dir, Self: self}
-	planCodex(t, o)
+	apply(t, o)
 	b, err := os.ReadFile(filepath.Join(dir, ".codex", "config.toml"))
 	if err != nil || strings.Contains(string(b), "sandbox") {
 		t.Fatalf("the project layer would override the user's read-only: %v\n%s", err, b)
@@ -160,7 +148,7 @@ func TestCodexProjectSandboxKeepsTheUsersChoice(t *testing.T) {
 	if err := os.WriteFile(ucfg, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	planCodex(t, o)
+	apply(t, o)
 	b, _ = os.ReadFile(filepath.Join(dir, ".codex", "config.toml"))
 	if sb, err := CodexSandboxOf(filepath.Join(dir, ".codex", "config.toml")); err != nil || !sb.Ours || sb.Mode != "workspace-write" {
 		t.Fatalf("project layer: %+v %v\n%s", sb, err, b)
@@ -175,7 +163,7 @@ func TestCodexProjectSandboxNetworkOfThePolicysHosts(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	cfg := filepath.Join(dir, ".codex", "config.toml")
 	o := Options{Client: client.Codex, Scope: Project, Home: home, Dir: dir, Self: self, Hosts: []string{"api.example.com:443", "*.corp.example:22", "api.example.com:8443"}}
-	planCodex(t, o)
+	apply(t, o)
 	var got struct {
 		Perms map[string]struct {
 			Network struct {
@@ -195,16 +183,16 @@ func TestCodexProjectSandboxNetworkOfThePolicysHosts(t *testing.T) {
 	}
 	rm := o
 	rm.Remove = true
-	planCodex(t, rm)
+	apply(t, rm)
 	const own = "[features]\nweb_search = true\n"
 	if err := os.WriteFile(cfg, []byte(own), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	planCodex(t, o)
+	apply(t, o)
 	if b, _ := os.ReadFile(cfg); strings.Contains(string(b), "network") {
 		t.Fatalf("beside the user's [features] the network was turned on:\n%s", b)
 	}
-	planCodex(t, rm)
+	apply(t, rm)
 	if b, _ := os.ReadFile(cfg); !strings.HasPrefix(string(b), own) {
 		t.Fatalf("uninstall did not give the user's config back:\n%s", b)
 	}

@@ -13,12 +13,11 @@ import (
 
 const self = "/opt/laser kit/bin/laserbrain"
 
+// apply plans the install (or, with o.Remove, the uninstall) o says, of
+// Claude Code's hooks when o names no client, and applies it.
 func apply(t *testing.T, o Options) []Change {
 	t.Helper()
-	cs, err := Claude(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := plan(t, o)
 	if err := Apply(cs); err != nil {
 		t.Fatal(err)
 	}

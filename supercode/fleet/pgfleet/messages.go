@@ -104,21 +104,5 @@ WHERE fleet = $1 AND agent = $2 AND delivered IS NULL RETURNING seq, message`, f
 
 // Messages implements fleet.Messages.
 func (s *Store) Messages(ctx context.Context, fl, agent string) ([]fleet.Message, error) {
-	rows, err := s.pool.Query(ctx, `SELECT message FROM laserbrain.voice WHERE fleet = $1 AND agent = $2 ORDER BY seq`, fl, agent)
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	out := make([]fleet.Message, 0, len(raws))
-	for _, raw := range raws {
-		var m fleet.Message
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("a message to %s is damaged: %w", agent, err)
-		}
-		out = append(out, m)
-	}
-	return out, nil
+	return listJSON[fleet.Message](ctx, s, "a message to "+agent, `SELECT message FROM laserbrain.voice WHERE fleet = $1 AND agent = $2 ORDER BY seq`, fl, agent)
 }

@@ -94,6 +94,59 @@ func (s *Store) tx(ctx context.Context, f func(pgx.Tx) error) error {
 	return pgdb.Wrap(pgdb.Tx(ctx, s.pool, f), s.dsn)
 }
 
+// txTries is tx telling f whether it runs again, after a try that lost its
+// connection (and may have made its change before it did).
+func (s *Store) txTries(ctx context.Context, f func(tx pgx.Tx, retry bool) error) error {
+	tries := 0
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		tries++
+		return f(tx, tries > 1)
+	})
+}
+
+// insertOnce runs insert, an INSERT … ON CONFLICT DO NOTHING, in tx: a row
+// already in its place is exists, except on a retry, where same (a query of
+// one boolean) says whether it is the row the lost try put.
+func insertOnce(ctx context.Context, tx pgx.Tx, retry bool, exists error, insert string, args []any, same string, sameArgs ...any) error {
+	tag, err := tx.Exec(ctx, insert, args...)
+	if err != nil || tag.RowsAffected() == 1 {
+		return err
+	}
+	if retry {
+		var ours bool
+		if err := tx.QueryRow(ctx, same, sameArgs...).Scan(&ours); err != nil {
+			return err
+		}
+		if ours {
+			return nil
+		}
+	}
+	return exists
+}
+
+// listJSON runs query, whose one column is a JSON document, and reads each
+// row's into a T; what names one in the error for a document that does not
+// read ("a halt").
+func listJSON[T any](ctx context.Context, s *Store, what, query string, args ...any) ([]T, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, pgdb.Wrap(err, s.dsn)
+	}
+	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, pgdb.Wrap(err, s.dsn)
+	}
+	out := make([]T, 0, len(raws))
+	for _, raw := range raws {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("%s is damaged: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // CreateRun implements fleet.Runs.
 func (s *Store) CreateRun(ctx context.Context, r fleet.Run) error {
 	if err := fleet.ValidateRunID(r.ID); err != nil {
@@ -103,26 +156,12 @@ func (s *Store) CreateRun(ctx context.Context, r fleet.Run) error {
 	if err != nil {
 		return err
 	}
-	tries := 0
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		tries++
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.fleet_runs (id, fleet, created, run) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`,
-			r.ID, r.Fleet, r.Created, string(data))
+	return s.txTries(ctx, func(tx pgx.Tx, retry bool) error {
+		err := insertOnce(ctx, tx, retry, fmt.Errorf("run %s: %w", r.ID, fleet.ErrExists),
+			`INSERT INTO laserbrain.fleet_runs (id, fleet, created, run) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`, []any{r.ID, r.Fleet, r.Created, string(data)},
+			`SELECT coalesce((SELECT run = $2::jsonb FROM laserbrain.fleet_runs WHERE id = $1), false)`, r.ID, string(data))
 		if err != nil {
 			return err
-		}
-		if tag.RowsAffected() == 0 {
-			if tries == 1 {
-				return fmt.Errorf("run %s: %w", r.ID, fleet.ErrExists)
-			}
-			// A retry after a lost connection finds its own row: done.
-			var same bool
-			if err := tx.QueryRow(ctx, `SELECT run = $2::jsonb FROM laserbrain.fleet_runs WHERE id = $1`, r.ID, string(data)).Scan(&same); err != nil {
-				return err
-			}
-			if !same {
-				return fmt.Errorf("run %s: %w", r.ID, fleet.ErrExists)
-			}
 		}
 		return indexSessions(ctx, tx, r.ID, r.Sessions)
 	})
@@ -207,12 +246,7 @@ func (s *Store) AttachSession(ctx context.Context, id, session string) error {
 		return fmt.Errorf("session id: %w", err)
 	}
 	_, err := s.UpdateRun(ctx, id, func(r *fleet.Run) error {
-		for _, x := range r.Sessions {
-			if x == session {
-				return nil
-			}
-		}
-		r.Sessions = append(r.Sessions, session)
+		r.AddSession(session)
 		return nil
 	})
 	if err != nil {
@@ -239,23 +273,7 @@ func (s *Store) RunForSession(ctx context.Context, session string) (fleet.Run, e
 
 // ListRuns implements fleet.Runs.
 func (s *Store) ListRuns(ctx context.Context, f fleet.RunFilter) ([]fleet.Run, error) {
-	rows, err := s.pool.Query(ctx, `SELECT run FROM laserbrain.fleet_runs WHERE $1 = '' OR fleet = $1 ORDER BY created, id`, f.Fleet)
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	out := make([]fleet.Run, 0, len(raws))
-	for _, raw := range raws {
-		r, err := scanRun(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return listJSON[fleet.Run](ctx, s, "a run", `SELECT run FROM laserbrain.fleet_runs WHERE $1 = '' OR fleet = $1 ORDER BY created, id`, f.Fleet)
 }
 
 // maxEvent bounds one stored event, as the local store does.
@@ -326,23 +344,11 @@ func (s *Store) Events(ctx context.Context, run string) ([]fleet.RunEvent, error
 	if err := fleet.ValidateRunID(run); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT event FROM laserbrain.fleet_events WHERE run_id = $1 ORDER BY seq`, run)
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
+	evs, err := listJSON[fleet.RunEvent](ctx, s, "run "+run+": an event", `SELECT event FROM laserbrain.fleet_events WHERE run_id = $1 ORDER BY seq`, run)
+	if len(evs) == 0 {
+		return nil, err // no events: nil, as the local store says it
 	}
-	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	var out []fleet.RunEvent
-	for _, raw := range raws {
-		var e fleet.RunEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, fmt.Errorf("run %s: an event is damaged: %w", run, err)
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	return evs, nil
 }
 
 // AddAuthorization implements fleet.Authorizations.
@@ -354,50 +360,16 @@ func (s *Store) AddAuthorization(ctx context.Context, a fleet.Authorization) err
 	if err != nil {
 		return err
 	}
-	tries := 0
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		tries++
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.authorizations (id, fleet, created, "authorization") VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`,
-			a.ID, a.Fleet, a.Created, string(data))
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			if tries == 1 {
-				return fmt.Errorf("authorization %s: %w", a.ID, fleet.ErrExists)
-			}
-			// A retry after a lost connection finds its own row: done.
-			var same bool
-			if err := tx.QueryRow(ctx, `SELECT "authorization" = $2::jsonb FROM laserbrain.authorizations WHERE id = $1`, a.ID, string(data)).Scan(&same); err != nil {
-				return err
-			}
-			if !same {
-				return fmt.Errorf("authorization %s: %w", a.ID, fleet.ErrExists)
-			}
-		}
-		return nil
+	return s.txTries(ctx, func(tx pgx.Tx, retry bool) error {
+		return insertOnce(ctx, tx, retry, fmt.Errorf("authorization %s: %w", a.ID, fleet.ErrExists),
+			`INSERT INTO laserbrain.authorizations (id, fleet, created, "authorization") VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`, []any{a.ID, a.Fleet, a.Created, string(data)},
+			`SELECT coalesce((SELECT "authorization" = $2::jsonb FROM laserbrain.authorizations WHERE id = $1), false)`, a.ID, string(data))
 	})
 }
 
 // ListAuthorizations implements fleet.Authorizations.
 func (s *Store) ListAuthorizations(ctx context.Context, fl string) ([]fleet.Authorization, error) {
-	rows, err := s.pool.Query(ctx, `SELECT "authorization" FROM laserbrain.authorizations WHERE $1 = '' OR fleet = $1 ORDER BY created, id`, fl)
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	out := make([]fleet.Authorization, 0, len(raws))
-	for _, raw := range raws {
-		var a fleet.Authorization
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return nil, fmt.Errorf("an authorization is damaged: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	return listJSON[fleet.Authorization](ctx, s, "an authorization", `SELECT "authorization" FROM laserbrain.authorizations WHERE $1 = '' OR fleet = $1 ORDER BY created, id`, fl)
 }
 
 func (s *Store) updateAuthorization(ctx context.Context, id string, f func(*fleet.Authorization) (changed bool, err error)) error {

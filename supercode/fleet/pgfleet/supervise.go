@@ -93,27 +93,10 @@ func (s *Store) PutHalt(ctx context.Context, h fleet.Halt) error {
 	if err != nil {
 		return err
 	}
-	tries := 0
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		tries++
-		tag, err := tx.Exec(ctx, `INSERT INTO laserbrain.halts (id, fleet, agent, at, in_force, halt) VALUES ($1, $2, $3, $4, true, $5::jsonb) ON CONFLICT DO NOTHING`,
-			h.ID, h.Fleet, h.Agent, h.At, string(data))
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 1 {
-			return nil
-		}
-		if tries > 1 {
-			var same bool
-			if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT halt = $2::jsonb FROM laserbrain.halts WHERE id = $1), false)`, h.ID, string(data)).Scan(&same); err != nil {
-				return err
-			}
-			if same {
-				return nil // this halt, put by the try that lost its connection
-			}
-		}
-		return fmt.Errorf("halt %s on %s: %w", h.ID, h.Agent, fleet.ErrExists)
+	return s.txTries(ctx, func(tx pgx.Tx, retry bool) error {
+		return insertOnce(ctx, tx, retry, fmt.Errorf("halt %s on %s: %w", h.ID, h.Agent, fleet.ErrExists),
+			`INSERT INTO laserbrain.halts (id, fleet, agent, at, in_force, halt) VALUES ($1, $2, $3, $4, true, $5::jsonb) ON CONFLICT DO NOTHING`, []any{h.ID, h.Fleet, h.Agent, h.At, string(data)},
+			`SELECT coalesce((SELECT halt = $2::jsonb FROM laserbrain.halts WHERE id = $1), false)`, h.ID, string(data))
 	})
 }
 
@@ -166,23 +149,7 @@ func (s *Store) ActiveHalt(ctx context.Context, fl, agent string) (fleet.Halt, b
 
 // ListHalts implements fleet.Halts.
 func (s *Store) ListHalts(ctx context.Context, fl string) ([]fleet.Halt, error) {
-	rows, err := s.pool.Query(ctx, `SELECT halt FROM laserbrain.halts WHERE $1 = '' OR fleet = $1 ORDER BY at, id`, fl)
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, pgdb.Wrap(err, s.dsn)
-	}
-	out := make([]fleet.Halt, 0, len(raws))
-	for _, raw := range raws {
-		var h fleet.Halt
-		if err := json.Unmarshal(raw, &h); err != nil {
-			return nil, fmt.Errorf("a halt is damaged: %w", err)
-		}
-		out = append(out, h)
-	}
-	return out, nil
+	return listJSON[fleet.Halt](ctx, s, "a halt", `SELECT halt FROM laserbrain.halts WHERE $1 = '' OR fleet = $1 ORDER BY at, id`, fl)
 }
 
 // AnyHaltInForce implements fleet.Halts: one indexed read.
@@ -218,11 +185,9 @@ func (s *Store) AppendJournal(ctx context.Context, rec fleet.JournalRecord) (fle
 		rec.At = fleet.JournalTime(time.Now())
 	}
 	var out fleet.JournalRecord
-	tries := 0
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		tries++
+	err := s.txTries(ctx, func(tx pgx.Tx, retry bool) error {
 		var err error
-		out, err = appendJournal(ctx, tx, rec, tries > 1)
+		out, err = appendJournal(ctx, tx, rec, retry)
 		return err
 	})
 	return out, err
