@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -265,10 +266,10 @@ func TestTablesFollowModifiedGrammar(t *testing.T) {
 	changed := edited(t)
 
 	before, after := parseGen(t, "laserbrain", canonical), parseGen(t, "laserbrain", changed)
-	if contains(stringsIn(funcOf(t, before, "isStopword")), "zebra") {
+	if slices.Contains(stringsIn(funcOf(t, before, "isStopword")), "zebra") {
 		t.Fatal("zebra is already a stopword in the shipped grammar; pick another word")
 	}
-	if !contains(stringsIn(funcOf(t, after, "isStopword")), "zebra") {
+	if !slices.Contains(stringsIn(funcOf(t, after, "isStopword")), "zebra") {
 		t.Error("extra stopword did not reach the generated stopword table")
 	}
 	for name, want := range map[string]string{"weightGoal": "0.6", "weightDistance": "0.2", "weightProgress": "0.2"} {
@@ -285,7 +286,7 @@ func TestTablesFollowModifiedGrammar(t *testing.T) {
 	if lit, ok := valueOf(t, after, "grammarUse").(*ast.BasicLit); !ok || lit.Value != `"Spell your state each step, zebra."` {
 		t.Errorf("grammarUse = %v after the edit", valueOf(t, after, "grammarUse"))
 	}
-	if !contains(stringsIn(valueOf(t, after, "grammarFields")), "integer 0-10 — zebra steps to go") {
+	if !slices.Contains(stringsIn(valueOf(t, after, "grammarFields")), "integer 0-10 — zebra steps to go") {
 		t.Error("the edited field text did not reach grammarFields")
 	}
 
@@ -295,7 +296,7 @@ func TestTablesFollowModifiedGrammar(t *testing.T) {
 	if na != nb+1 {
 		t.Errorf("irreversible patterns: %d before, %d after adding one", nb, na)
 	}
-	if !contains(stringsIn(valueOf(t, opAfter, "irreversiblePatterns")), "terraform destroy (tears down infrastructure)") {
+	if !slices.Contains(stringsIn(valueOf(t, opAfter, "irreversiblePatterns")), "terraform destroy (tears down infrastructure)") {
 		t.Error("the added operator pattern's label is not in the generated table")
 	}
 }
@@ -408,13 +409,4 @@ func TestDerivedTables(t *testing.T) {
 	if err != nil || c != (CycleParams{MinPeriod: 2, MaxPeriod: 6, NeedFloor: 6, Repeats: 2}) {
 		t.Errorf("cycleParams = %+v, %v", c, err)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

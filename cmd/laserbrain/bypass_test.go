@@ -106,13 +106,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	h := fleet.Halt{ID: "h-other", Fleet: strings.TrimSpace(fid), Agent: "ponder:other", Reason: "it duplicates the work", By: "supervisor", At: time.Now().UTC()}
-	hd, _ := json.Marshal(h)
-	if _, err := st.AppendJournal(context.Background(), fleet.JournalRecord{Fleet: h.Fleet, Kind: fleet.JournalHalt, Agent: h.Agent, Data: hd}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutHalt(context.Background(), h); err != nil {
-		t.Fatal(err)
-	}
+	putHalt(t, st, h)
 	entries, _ := os.ReadDir(filepath.Join(w.lbHome, "fleet", "halts", "active"))
 	if len(entries) != 1 {
 		t.Fatalf("halt index: %v", entries)

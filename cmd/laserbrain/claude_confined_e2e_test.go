@@ -9,12 +9,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,45 +37,37 @@ func confinedBinaries(t *testing.T) (lb, gate string) {
 // directory of their own, as install finds them.
 func installedPair(t *testing.T) (lb, gate string) {
 	t.Helper()
-	gateOnce.Do(func() {
-		gateDir, gateErr = os.MkdirTemp("", "laserbrain-gate-e2e-")
-		if gateErr != nil {
-			return
-		}
-		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(gateDir, "laserbrain-gate"), "../laserbrain-gate")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			gateErr = fmt.Errorf("building laserbrain-gate: %v\n%s", err, out)
-		}
-	})
-	if gateErr != nil {
-		t.Fatal(gateErr)
-	}
 	dir := t.TempDir()
-	lb = filepath.Join(dir, "laserbrain")
-	data, err := os.ReadFile(laserbrainBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lb, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gate = filepath.Join(dir, "laserbrain-gate")
-	gdata, err := os.ReadFile(filepath.Join(gateDir, "laserbrain-gate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(gate, gdata, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	lb, gate = filepath.Join(dir, "laserbrain"), filepath.Join(dir, "laserbrain-gate")
+	copyProgram(t, laserbrainBinary(t), lb)
+	copyProgram(t, gateBuild.path(t), gate)
 	return lb, gate
 }
 
-var (
-	gateOnce sync.Once
-	gateDir  string
-	gateErr  error
-)
+// putHalt halts h.Agent as the supervisor does: the halt journaled, then
+// put in force.
+func putHalt(t *testing.T, st fleet.Store, h fleet.Halt) {
+	t.Helper()
+	data, _ := json.Marshal(h)
+	if _, err := st.AppendJournal(context.Background(), fleet.JournalRecord{Fleet: h.Fleet, Kind: fleet.JournalHalt, Agent: h.Agent, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutHalt(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyProgram copies the executable at from to to.
+func copyProgram(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func TestClaudeConfinedKernelRefuses(t *testing.T) {
 	lb, gate := confinedBinaries(t)
@@ -92,13 +81,7 @@ func TestClaudeConfinedKernelRefuses(t *testing.T) {
 	}
 	ctx := context.Background()
 	h := fleet.Halt{ID: "h1", Fleet: "e2e-fleet", Agent: "ponder:other", Reason: "it duplicates the work", By: "supervisor", At: time.Now().UTC()}
-	data, _ := json.Marshal(h)
-	if _, err := st.AppendJournal(ctx, fleet.JournalRecord{Fleet: h.Fleet, Kind: fleet.JournalHalt, Agent: h.Agent, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutHalt(ctx, h); err != nil {
-		t.Fatal(err)
-	}
+	putHalt(t, st, h)
 	active := filepath.Join(s.lbHome, "fleet", "halts", "active")
 	entries, err := os.ReadDir(active)
 	if err != nil || len(entries) != 1 {

@@ -8,6 +8,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,34 +19,58 @@ import (
 	"github.com/laserkit/laserkit/internal/agenttest"
 )
 
+// builtOnce is a command of this module built once per test process (as
+// make build does), into a temporary directory of its own that TestMain
+// removes when the test binary is done.
+type builtOnce struct {
+	name, pkg string // the program's file name, and the package to build
+	// beside, if set, is the program whose directory this one is built
+	// into, where that one looks for it (make install puts it there).
+	beside *builtOnce
+	once   sync.Once
+	dir    string
+	err    error
+}
+
 var (
-	laserbrainOnce sync.Once
-	laserbrainDir  string // removed when the test binary is done (TestMain)
-	laserbrainPath string
-	laserbrainErr  error
+	laserbrainBuild = &builtOnce{name: "laserbrain", pkg: "."}
+	ponderBuild     = &builtOnce{name: "ponder", pkg: "../ponder"}
+	gateBuild       = &builtOnce{name: "laserbrain-gate", pkg: "../laserbrain-gate"}
+	builds          = []*builtOnce{laserbrainBuild, ponderBuild, gateBuild}
+	// otelBuild is in laserbrain's directory, which TestMain removes.
+	otelBuild = &builtOnce{name: "laserbrain-otel", pkg: "../laserbrain-otel", beside: laserbrainBuild}
 )
 
-// laserbrainBinary builds the binary once per test process (as make build
-// does), for Claude Code to run as hook and MCP server.
-func laserbrainBinary(t testing.TB) string {
+// path builds the program on first use and returns where it is.
+func (b *builtOnce) path(t testing.TB) string {
 	t.Helper()
-	laserbrainOnce.Do(func() {
-		laserbrainDir, laserbrainErr = os.MkdirTemp("", "laserbrain-e2e-")
-		if laserbrainErr != nil {
-			return
+	var dir string
+	if b.beside != nil {
+		dir = filepath.Dir(b.beside.path(t))
+	}
+	b.once.Do(func() {
+		if b.dir = dir; dir == "" {
+			if b.dir, b.err = os.MkdirTemp("", b.name+"-e2e-"); b.err != nil {
+				return
+			}
 		}
-		laserbrainPath = filepath.Join(laserbrainDir, "laserbrain")
-		build := exec.Command("go", "build", "-trimpath", "-o", laserbrainPath, ".")
+		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(b.dir, b.name), b.pkg)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			laserbrainErr = err
-			t.Logf("%s", out)
+			b.err = fmt.Errorf("building %s: %v\n%s", b.name, err, out)
 		}
 	})
-	if laserbrainErr != nil {
-		t.Fatalf("building laserbrain: %v", laserbrainErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return laserbrainPath
+	return filepath.Join(b.dir, b.name)
+}
+
+// laserbrainBinary is laserbrain built once per test process, for Claude
+// Code to run as hook and MCP server.
+func laserbrainBinary(t testing.TB) string {
+	t.Helper()
+	return laserbrainBuild.path(t)
 }
 
 // supervised is one test's world: the CLI, our binary, a scripted model, a

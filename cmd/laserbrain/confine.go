@@ -159,7 +159,7 @@ func confineCommand(self string, storeConfig func() (backend.Config, error), cmd
 	env := make([]string, 0, len(cmd.Env)+12)
 	for _, kv := range cmd.Env {
 		k, _, _ := strings.Cut(kv, "=")
-		if !contains(secretEnv, k) && k != broker.EnvSocket && !(spec.Net != nil && contains(confine.ProxyVars, k)) {
+		if !slices.Contains(secretEnv, k) && k != broker.EnvSocket && !(spec.Net != nil && slices.Contains(confine.ProxyVars, k)) {
 			env = append(env, kv)
 		}
 	}
@@ -398,15 +398,6 @@ func boundaryNote(rep confine.Report, removed []string, bo boundary, netOwn bool
 		b.WriteString("\n  the public package registries, reads (" + strings.Join(confine.Registries, ", ") + ")")
 	}
 	return b.String()
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // planOptions are what to hold for an agent working in dir, whose run's

@@ -53,14 +53,17 @@ func TestMain(m *testing.M) {
 }
 
 // removingBuilds runs the tests, then removes the binaries they built once
-// for the whole process (laserbrainBinary, ponderBinary): a temporary
-// directory of their own each, which t.TempDir cannot give as it ends with
-// the test that asked first.
+// for the whole process (builds): a temporary directory of their own each,
+// which t.TempDir cannot give as it ends with the test that asked first.
 type removingBuilds struct{ m *testing.M }
 
 func (r removingBuilds) Run() int {
 	code := r.m.Run()
-	for _, dir := range []string{laserbrainDir, ponderDir, batteryGoCache} {
+	dirs := []string{batteryGoCache}
+	for _, b := range builds {
+		dirs = append(dirs, b.dir)
+	}
+	for _, dir := range dirs {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

@@ -41,13 +41,7 @@ func TestAgentOpenCodeConfinedKernelRefuses(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	h := fleet.Halt{ID: "h1", Fleet: "oc-confined", Agent: "ponder:other", Reason: "it duplicates the work", By: "supervisor", At: time.Now().UTC()}
-	data, _ := json.Marshal(h)
-	if _, err := st.AppendJournal(ctx, fleet.JournalRecord{Fleet: h.Fleet, Kind: fleet.JournalHalt, Agent: h.Agent, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutHalt(ctx, h); err != nil {
-		t.Fatal(err)
-	}
+	putHalt(t, st, h)
 	entries, err := os.ReadDir(filepath.Join(lbHome, "fleet", "halts", "active"))
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("the halt's index: %v %v", entries, err)

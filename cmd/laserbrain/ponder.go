@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,7 +70,7 @@ func runPonder(opts *ponderOptions) error {
 		return cli.Failure(err)
 	}
 	prog := ponderProgram(self)
-	if prog == "" || !contains(spec.ReadOnly, prog) {
+	if prog == "" || !slices.Contains(spec.ReadOnly, prog) {
 		return cli.Usagef("no ponder the run holds (beside %s, or on PATH when the run started): ponder runs for a confined agent only from where the agent cannot change it", self)
 	}
 	cwd, err := os.Getwd()
@@ -197,7 +198,7 @@ func withoutEnv(env []string, keys ...string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if !contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			out = append(out, kv)
 		}
 	}

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -223,29 +221,9 @@ func stdoutAt(ts *testscript.TestScript, path string) (any, bool) {
 	return clitest.JSONAt(v, path)
 }
 
-var (
-	ponderOnce sync.Once
-	ponderDir  string
-	ponderErr  error
-)
-
-// ponderBinary builds the ponder command once, for the scripts that drive
-// both binaries.
+// ponderBinary is the directory of the ponder command, built once, for the
+// scripts that drive both binaries.
 func ponderBinary(t testing.TB) string {
-	ponderOnce.Do(func() {
-		ponderDir, ponderErr = os.MkdirTemp("", "ponder-bin-")
-		if ponderErr != nil {
-			return
-		}
-		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(ponderDir, "ponder"), "../ponder")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			ponderErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if ponderErr != nil {
-		t.Fatalf("building ponder: %v", ponderErr)
-	}
-	return ponderDir
+	t.Helper()
+	return filepath.Dir(ponderBuild.path(t))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/laserkit/laserkit/internal/text"
@@ -62,7 +63,7 @@ func denialLine(events []fleet.RunEvent, runID string) string {
 			continue
 		}
 		for _, l := range res.Labels {
-			if !contains(labels, l) {
+			if !slices.Contains(labels, l) {
 				labels = append(labels, l)
 			}
 		}

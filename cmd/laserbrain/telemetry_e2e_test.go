@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
@@ -168,27 +167,11 @@ func TestClaudeRunDeadCollector(t *testing.T) {
 	}
 }
 
-var (
-	otelOnce sync.Once
-	otelErr  error
-)
-
 // otelBeside builds laserbrain-otel beside the test's laserbrain, where
 // laserbrain run looks for it (make install puts it there).
 func otelBeside(t *testing.T) {
 	t.Helper()
-	lb := laserbrainBinary(t)
-	otelOnce.Do(func() {
-		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(filepath.Dir(lb), "laserbrain-otel"), "../laserbrain-otel")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		var out []byte
-		if out, otelErr = build.CombinedOutput(); otelErr != nil {
-			t.Logf("%s", out)
-		}
-	})
-	if otelErr != nil {
-		t.Fatalf("building laserbrain-otel: %v", otelErr)
-	}
+	otelBuild.path(t)
 }
 
 func keys[V any](m map[string]V) []string {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -223,13 +222,7 @@ func TestHaltHoldsWhileDatabaseDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := fleet.Halt{ID: "h1", Fleet: run.Fleet, Agent: fleet.RunAgent(run), Run: run.ID, Reason: "it duplicates another agent's work", By: "supervisor", At: time.Now().UTC()}
-	data, _ := json.Marshal(h)
-	if _, err := st.AppendJournal(ctx, fleet.JournalRecord{Fleet: h.Fleet, Kind: fleet.JournalHalt, Agent: h.Agent, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.PutHalt(ctx, h); err != nil {
-		t.Fatal(err)
-	}
+	putHalt(t, st, h)
 	b.Close()
 	// The gate reads it once while the database answers.
 	if _, errOut, code := lb.run(hookPayload("PreToolUse", bash("t1", "ls")), "hook", "pre-tool-use"); code != 2 || !strings.Contains(errOut, "is halted") {

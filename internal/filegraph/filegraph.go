@@ -13,6 +13,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -68,7 +69,7 @@ func Read(dir string) (*Graph, error) {
 				return true
 			}
 			to := filepath.Base(fset.File(obj.Pos()).Name())
-			if to != from && !contains(g.Uses[from][to], obj.Name()) {
+			if to != from && !slices.Contains(g.Uses[from][to], obj.Name()) {
 				g.Uses[from][to] = append(g.Uses[from][to], obj.Name())
 			}
 			return true
@@ -88,15 +89,6 @@ func declared(obj types.Object, pkg *types.Package) bool {
 		return true
 	case *types.TypeName, *types.Const:
 		return o.Parent() == pkg.Scope()
-	}
-	return false
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
 	}
 	return false
 }

@@ -25,14 +25,21 @@ func benchEvent(name string) HookEvent {
 		Response: json.RawMessage(`{"stdout":"ok  \tgithub.com/x/y\t0.2s\n","stderr":"","interrupted":false}`)}
 }
 
+// benchMode is one mode coverage runs in, by name.
+type benchMode struct {
+	name string
+	cfg  Config
+}
+
+func benchModes() []benchMode {
+	return []benchMode{{"default", Default()}, {"reference", ReferenceConfig(func(string) (string, bool) { return "", false })}}
+}
+
 // BenchmarkGate is one pre-tool-use decision on a session past its
 // threshold (the refusal text is built), in each mode. of-budget is the
 // share of the 0.3 ms a hook may spend on coverage.
 func BenchmarkGate(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		cfg  Config
-	}{{"default", Default()}, {"reference", ReferenceConfig(func(string) (string, bool) { return "", false })}} {
+	for _, c := range benchModes() {
 		b.Run(c.name, func(b *testing.B) {
 			in := Input{Event: benchEvent(PreToolUse), Record: benchRecord()}
 			var d Decision
@@ -50,10 +57,7 @@ func BenchmarkGate(b *testing.B) {
 // BenchmarkObserve is one post-tool-use of a tool call, in each mode (the
 // reference reads the response for failure words).
 func BenchmarkObserve(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		cfg  Config
-	}{{"default", Default()}, {"reference", ReferenceConfig(func(string) (string, bool) { return "", false })}} {
+	for _, c := range benchModes() {
 		b.Run(c.name, func(b *testing.B) {
 			in := Input{Event: benchEvent(PostToolUse), Record: benchRecord()}
 			for b.Loop() {

@@ -3,6 +3,7 @@ package coverage
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/laserkit/laserkit/grammar"
@@ -89,7 +90,7 @@ func waveClaims(rs []grammar.Value, me string) (claims []Claim, open bool) {
 	var closed []grammar.Value
 	for _, r := range rs {
 		if isKind(r, "claim") && pyEqual(get(payloadOf(r), "wave"), wid) {
-			if a := entryAgent(r); a != "unknown" && !contains(claimants, a) {
+			if a := entryAgent(r); a != "unknown" && !slices.Contains(claimants, a) {
 				claimants = append(claimants, a)
 			}
 		}
@@ -205,19 +206,10 @@ func (o *orderedClaims) put(path, who string) {
 	o.list = append(o.list, Claim{Path: path, Agent: who})
 }
 
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func dedupe(xs []string) []string {
 	var out []string
 	for _, x := range xs {
-		if !contains(out, x) {
+		if !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}

@@ -19,6 +19,23 @@ import (
 	"github.com/laserkit/laserkit/supercode/fleet/fleettest"
 )
 
+// runHandler is a handler of run r1 (agent a, fleet f), registered in a
+// home of its own, with the variable name set to value; and its fleet's
+// store.
+func runHandler(t *testing.T, name, value string) (*Handler, fleet.Store) {
+	t.Helper()
+	t.Setenv("LASERBRAIN_HOME", t.TempDir())
+	h, _ := newHandler(t, map[string]string{name: value, agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
+	st, err := h.Tracker.Fleet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateRun(context.Background(), fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return h, st
+}
+
 func newHandler(t testing.TB, env map[string]string) (*Handler, string) {
 	home := t.TempDir()
 	if env == nil {

@@ -7,11 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator/policyschema"
-	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -47,14 +45,9 @@ func policyRepo(t *testing.T, policy string) string {
 // command through; the file itself cannot be written by the agent, by any
 // tool; the policy's extra protected paths and publishers are gated.
 func TestProjectPolicy(t *testing.T) {
-	t.Setenv("LASERBRAIN_HOME", t.TempDir())
-	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "0", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
+	h, st := runHandler(t, "CLAUDE_CODE_SESSION_ATTENDED", "0")
 	h.ValidatePolicy = policyschema.Validate
 	ctx := context.Background()
-	st, _ := h.Tracker.Fleet()
-	if err := st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
 	repo := policyRepo(t, projectPolicy)
 	// $TMPDIR in the rule is a directory of its own, not the one the
 	// repository is in.

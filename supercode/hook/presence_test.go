@@ -153,13 +153,8 @@ func TestUnattendedDataNotedOnTheRun(t *testing.T) {
 // a person's authorization of exactly that command lets it through once;
 // the refusal is recorded on the run.
 func TestUnattendedInlineCodeAuthorized(t *testing.T) {
-	t.Setenv("LASERBRAIN_HOME", t.TempDir())
-	h, _ := newHandler(t, map[string]string{"CI": "true", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
+	h, st := runHandler(t, "CI", "true")
 	ctx := context.Background()
-	st, _ := h.Tracker.Fleet()
-	if err := st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
 	cmd := `python3 -c "import shutil; shutil.rmtree('build')"`
 	call := func(id string) Output {
 		ev := pre("Bash", map[string]any{"command": cmd}, t.TempDir())
@@ -210,13 +205,8 @@ func TestUnattendedDenyJSON(t *testing.T) {
 // are `laserbrain classify`'s for each command; the roles are where the
 // match stands (executed, data, inline code, unknown, dry run).
 func TestGateEventsCarryTheDecision(t *testing.T) {
-	t.Setenv("LASERBRAIN_HOME", t.TempDir())
-	h, _ := newHandler(t, map[string]string{"CLAUDE_CODE_SESSION_ATTENDED": "1", agentrun.EnvRun: "r1", agentrun.EnvFleet: "f"})
+	h, st := runHandler(t, "CLAUDE_CODE_SESSION_ATTENDED", "1")
 	ctx := context.Background()
-	st, _ := h.Tracker.Fleet()
-	if err := st.CreateRun(ctx, fleet.Run{ID: "r1", Agent: "a", Fleet: "f", Created: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
 	cwd := t.TempDir()
 	call := func(id, tool string, input map[string]any) string {
 		ev := pre(tool, input, cwd)

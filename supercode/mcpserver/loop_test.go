@@ -39,28 +39,19 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	return names
 }
 
-func has(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // verdict and escalate exist only for a loop session: escalate for an
 // agent, both for a judge.
 func TestLoopToolsOnlyForLoopSessions(t *testing.T) {
 	plain := toolNames(t, connectWith(t, Options{}))
 	agent := toolNames(t, connectWith(t, Options{Loop: &LoopCall{Dir: t.TempDir(), Role: RoleAgent}}))
 	judge := toolNames(t, connectWith(t, Options{Loop: &LoopCall{Dir: t.TempDir(), Role: RoleJudge}}))
-	if has(plain, "verdict") || has(plain, "escalate") {
+	if slices.Contains(plain, "verdict") || slices.Contains(plain, "escalate") {
 		t.Errorf("a plain server offers loop tools: %v", plain)
 	}
-	if !has(agent, "escalate") || has(agent, "verdict") {
+	if !slices.Contains(agent, "escalate") || slices.Contains(agent, "verdict") {
 		t.Errorf("an agent session: %v", agent)
 	}
-	if !has(judge, "escalate") || !has(judge, "verdict") || !has(judge, "check_state") {
+	if !slices.Contains(judge, "escalate") || !slices.Contains(judge, "verdict") || !slices.Contains(judge, "check_state") {
 		t.Errorf("a judge session: %v", judge)
 	}
 	if _, err := NewWithOptions(nil, Options{Loop: &LoopCall{Dir: "x", Role: "boss"}}); err == nil {

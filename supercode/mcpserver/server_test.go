@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -91,15 +90,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (map[strin
 func TestToolList(t *testing.T) {
 	sup, _ := testSupervisor(t, nil)
 	cs := connect(t, sup)
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, tool := range res.Tools {
-		got = append(got, tool.Name)
-	}
-	sort.Strings(got)
+	got := toolNames(t, cs)
 	// The reference's eleven tools (SDK mcp.py at 0.53.0) and ours.
 	want := []string{"capabilities", "check_state", "check_sub_task", "classify", "get_history", "judge_run", "laserscore", "link_read", "link_write", "lint",
 		"modulate", "read_text", "reset_task", "similarity", "store_find", "store_list", "store_vend", "sub_task", "supervision", "tree_report", "tree_status"}
