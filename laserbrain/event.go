@@ -71,14 +71,17 @@ func (o OK) String() string {
 }
 
 // MarshalJSON writes true, false or null.
-func (o OK) MarshalJSON() ([]byte, error) {
+func (o OK) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
+
+// AppendJSON appends true, false or null to b.
+func (o OK) AppendJSON(b []byte) []byte {
 	switch o {
 	case OKTrue:
-		return []byte("true"), nil
+		return append(b, "true"...)
 	case OKFalse:
-		return []byte("false"), nil
+		return append(b, "false"...)
 	}
-	return []byte("null"), nil
+	return append(b, "null"...)
 }
 
 // UnmarshalJSON reads true, false or null.

@@ -190,11 +190,14 @@ type streamer struct {
 type pending struct {
 	line   int
 	answer []byte // the verdict or the error object, without its line feed
-	err    error
-	agent  *fleet.Run // a line on a registered run, checked at the commit
-	in     laserbrain.StepInput
-	newRun bool
-	local  bool // a verdict of laserbrain's store: durable at the commit's flush
+	// verdict is a registered run's verdict, written as the answer when
+	// the batch is answered (no copy of its own in between).
+	verdict *laserbrain.CheckResult
+	err     error
+	agent   *fleet.Run // a line on a registered run, checked at the commit
+	in      laserbrain.StepInput
+	newRun  bool
+	local   bool // a verdict of laserbrain's store: durable at the commit's flush
 }
 
 func newStreamer(store laserbrain.Store, defaultRun string, agents *agentrun.Checks) *streamer {
@@ -366,6 +369,8 @@ func (s *streamer) commit() error {
 				s.failed++
 			}
 			buf = appendStreamError(buf, p.err, p.line)
+		} else if p.verdict != nil {
+			buf = p.verdict.AppendJSON(buf)
 		} else {
 			buf = append(buf, p.answer...)
 		}
@@ -408,7 +413,7 @@ func (s *streamer) checkAgent(ctx context.Context, idx []int) {
 			p.err = lineFailure{err}
 			continue
 		}
-		p.answer = outs[k].CheckResult.AppendJSON(nil)
+		p.verdict = &outs[k].CheckResult
 	}
 }
 

@@ -354,11 +354,14 @@ func (in *ingest) halt() error {
 }
 
 // modelUsage is what a run's client reported through its telemetry, from
-// the run's model events; ok is false when it reported nothing.
-func modelUsage(ctx context.Context, st fleet.Store, id string) (fleet.Usage, bool) {
-	events, err := st.Events(ctx, id)
-	if err != nil {
-		return fleet.Usage{}, false
+// the run's model events (read here when the caller has not read them:
+// nil); ok is false when it reported nothing.
+func modelUsage(ctx context.Context, st fleet.Store, id string, events []fleet.RunEvent) (fleet.Usage, bool) {
+	if events == nil {
+		var err error
+		if events, err = st.Events(ctx, id); err != nil {
+			return fleet.Usage{}, false
+		}
 	}
 	return fleet.ModelUsage(events)
 }

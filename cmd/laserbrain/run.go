@@ -438,7 +438,7 @@ func printRunSummary(ctx context.Context, w io.Writer, sup *agentrun.Tracker, re
 	if figs.ToolCalls > 0 {
 		fmt.Fprintf(w, "\ncoverage: %s", figs.Summary())
 	}
-	if u, ok := runUsage(ctx, sup, r); ok {
+	if u, ok := runUsage(ctx, sup, r, events); ok {
 		fmt.Fprintf(w, "\ntokens:   %s", u.Text())
 	}
 	if res.Stopped != nil {
@@ -643,7 +643,7 @@ func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r f
 	if err != nil {
 		return row, err
 	}
-	if u, ok := runUsage(ctx, sup, r); ok {
+	if u, ok := runUsage(ctx, sup, r, events); ok {
 		row.Tokens = &u
 	}
 	figs := coverage.Measure(events)

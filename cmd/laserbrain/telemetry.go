@@ -129,7 +129,7 @@ func runRecord(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (telemet
 		return telemetry.Record{}, err
 	}
 	rec := telemetry.Record{Agent: telemetry.Agent{Run: r}, Events: events, Checks: checks}
-	if u, ok := runUsage(ctx, sup, r); ok {
+	if u, ok := runUsage(ctx, sup, r, events); ok {
 		rec.Usage = &u
 	}
 	if len(r.Command) > 0 {
@@ -253,13 +253,14 @@ func agentBudgetReads(program string) (func(fleet.Run) (fleet.Usage, bool, error
 }
 
 // runUsage is the tokens a run's agent spent, as recorded once it ended;
-// ok is false when nothing recorded them.
-func runUsage(ctx context.Context, sup *agentrun.Tracker, r fleet.Run) (fleet.Usage, bool) {
+// ok is false when nothing recorded them. events are the run's, when the
+// caller has read them (nil: read here).
+func runUsage(ctx context.Context, sup *agentrun.Tracker, r fleet.Run, events []fleet.RunEvent) (fleet.Usage, bool) {
 	st, err := sup.Fleet()
 	if err != nil {
 		return fleet.Usage{}, false
 	}
-	return storeUsage(st)(r)
+	return usageIn(st, r, events)
 }
 
 // journalExport hands a supervisor's new journal records to
@@ -330,16 +331,20 @@ func recordsUsage(r fleet.Run) (fleet.Usage, bool) {
 // budget: the model requests its client reported through its own
 // telemetry (with their cost), else its transcript's usage.
 func storeUsage(st fleet.Store) func(fleet.Run) (fleet.Usage, bool) {
-	return func(r fleet.Run) (fleet.Usage, bool) {
-		ctx := context.Background()
-		if stored, err := st.Run(ctx, r.ID); err == nil {
-			r = stored // its sessions, as recorded
-		}
-		if u, ok := modelUsage(ctx, st, r.ID); ok {
-			return u, true
-		}
-		return recordsUsage(r)
+	return func(r fleet.Run) (fleet.Usage, bool) { return usageIn(st, r, nil) }
+}
+
+// usageIn is storeUsage's reading of run r, from its events when the
+// caller has read them (nil: read here).
+func usageIn(st fleet.Store, r fleet.Run, events []fleet.RunEvent) (fleet.Usage, bool) {
+	ctx := context.Background()
+	if stored, err := st.Run(ctx, r.ID); err == nil {
+		r = stored // its sessions, as recorded
 	}
+	if u, ok := modelUsage(ctx, st, r.ID, events); ok {
+		return u, true
+	}
+	return recordsUsage(r)
 }
 
 // exportLoop sends a loop's runs — its own and each agent and judge
