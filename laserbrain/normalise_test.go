@@ -1,9 +1,9 @@
 package laserbrain
 
 import (
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -25,12 +25,7 @@ func normRegexp(text string) []string {
 		}
 		set[t] = true
 	}
-	out := make([]string, 0, len(set))
-	for t := range set {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // The normaliser's leftmost-suffix stemming and tokenising, as the Python

@@ -2,8 +2,9 @@ package operator
 
 import (
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,11 +128,7 @@ func TestDCGCorpus(t *testing.T) {
 			t.Errorf("difference listed for %q no longer occurs; remove it", cmd)
 		}
 	}
-	cats := make([]string, 0, len(per))
-	for c := range per {
-		cats = append(cats, c)
-	}
-	sort.Strings(cats)
+	cats := slices.Sorted(maps.Keys(per))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-44s %22s %10s %26s\n", "category", "must-block flagged", "denied", "safe: denied (FP) / asked")
 	row := func(name string, x *tally) {

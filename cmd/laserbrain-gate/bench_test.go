@@ -125,22 +125,11 @@ func BenchmarkHookProcess(b *testing.B) {
 			&contender{name: "python-reference-deny", argv: []string{"python3", ref}, event: hookEvents[2].event, every: 5})
 	}
 	eventFiles(b, cs)
-	rng := rand.New(rand.NewPCG(1, 2))
-	order := make([]*contender, len(cs))
-	copy(order, cs)
-	round := 0
-	for b.Loop() {
-		// A fresh order each round: whoever runs right after the Python
-		// reference finds the caches cold.
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		round++
-		for _, c := range order {
-			if c.every > 1 && round%c.every != 0 {
-				continue
-			}
+	rounds(b, cs, 1, func(c *contender, round int) {
+		if c.every <= 1 || round%c.every == 0 {
 			_, _ = c.runOnce(b) // deny exits 2 by design
 		}
-	}
+	})
 	base := median(cs[0].times)
 	report := medians(b, cs, fmt.Sprintf("medians over %d runs each (the reference: every 5th round):", len(cs[0].times)))
 	gateWorst, storeWorst := time.Duration(0), time.Duration(0)
@@ -319,7 +308,7 @@ type contender struct {
 }
 
 // runOnce runs c once, its event on stdin from the start, and keeps the
-// wall time; it returns the exit status and Run's error.
+// wall time and the CPU time; it returns the exit status and Run's error.
 func (c *contender) runOnce(b *testing.B) (int, error) {
 	if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
 		b.Fatal(err)
@@ -329,7 +318,26 @@ func (c *contender) runOnce(b *testing.B) (int, error) {
 	start := time.Now()
 	err := cmd.Run()
 	c.times = append(c.times, time.Since(start))
+	if cmd.ProcessState == nil {
+		return -1, err
+	}
+	c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	return cmd.ProcessState.ExitCode(), err
+}
+
+// rounds runs each contender once an iteration of b, in an order shuffled
+// afresh each round (whoever runs right after a slow one finds the caches
+// cold) from seed, so that a benchmark's orders are the same run to run;
+// run gets the round's number, from 1.
+func rounds(b *testing.B, cs []*contender, seed uint64, run func(c *contender, round int)) {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	order := append([]*contender(nil), cs...)
+	for round := 1; b.Loop(); round++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, c := range order {
+			run(c, round)
+		}
+	}
 }
 
 // medians reports each contender's median wall time (the metric NAME-ms)

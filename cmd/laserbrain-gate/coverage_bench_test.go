@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -94,16 +93,11 @@ func BenchmarkCoverageGate(b *testing.B) {
 		{name: "gate-run-1000-checks-whole", argv: []string{gate}, event: bash("s"), env: runEnv("bench-long-whole")},
 	}
 	eventFiles(b, cs)
-	rng := rand.New(rand.NewPCG(5, 6))
-	order := append([]*contender(nil), cs...)
-	for b.Loop() {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, c := range order {
-			if code, err := c.runOnce(b); code != c.wantExit {
-				b.Fatalf("%s exited %d (%v), want %d", c.name, code, err, c.wantExit)
-			}
+	rounds(b, cs, 5, func(c *contender, _ int) {
+		if code, err := c.runOnce(b); code != c.wantExit {
+			b.Fatalf("%s exited %d (%v), want %d", c.name, code, err, c.wantExit)
 		}
-	}
+	})
 	report := medians(b, cs, fmt.Sprintf("medians over %d runs each:", len(cs[0].times)))
 	off, on := median(cs[2].times), median(cs[3].times)
 	report += fmt.Sprintf("  a session keyed by its id (no LASERBRAIN_RUN) pays %.3f ms over the run's own, to find its run\n",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -38,14 +37,9 @@ func BenchmarkGuardedHook(b *testing.B) {
 		c.event, c.env = hookEvents[0].event, env
 	}
 	eventFiles(b, cs)
-	rng := rand.New(rand.NewPCG(3, 4))
-	order := append([]*contender(nil), cs...)
-	for b.Loop() {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, c := range order {
-			_, _ = c.runOnce(b) // the missing gate denies: exit 2
-		}
-	}
+	rounds(b, cs, 3, func(c *contender, _ int) {
+		_, _ = c.runOnce(b) // the missing gate denies: exit 2
+	})
 	report := medians(b, cs, fmt.Sprintf("medians over %d runs each:", len(cs[0].times)))
 	bare, unguarded, withGuard := median(cs[1].times), median(cs[2].times), median(cs[3].times)
 	report += fmt.Sprintf("  the guard: %.2f× the unguarded command line, %.2f× the bare gate\n",

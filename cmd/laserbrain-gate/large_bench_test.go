@@ -3,10 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -66,24 +63,9 @@ func BenchmarkGateOneMegabyte(b *testing.B) {
 		}
 	}
 	eventFiles(b, cs)
-	rng := rand.New(rand.NewPCG(3, 4))
-	order := append([]*contender(nil), cs...)
-	for b.Loop() {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, c := range order {
-			if _, err := c.stdin.Seek(0, io.SeekStart); err != nil {
-				b.Fatal(err)
-			}
-			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Stdin, cmd.Env = c.stdin, c.env
-			start := time.Now()
-			_ = cmd.Run() // a refusal exits 2
-			c.times = append(c.times, time.Since(start))
-			if cmd.ProcessState != nil {
-				c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-			}
-		}
-	}
+	rounds(b, cs, 3, func(c *contender, _ int) {
+		_, _ = c.runOnce(b) // a refusal exits 2
+	})
 	wall0, cpu0 := median(cs[0].times), median(cs[0].cpu)
 	report := fmt.Sprintf("medians over %d rounds (wall, CPU; ratios to the trivial command's %v wall, %v CPU):\n", len(cs[0].times), wall0.Round(time.Microsecond), cpu0.Round(time.Microsecond))
 	worst := time.Duration(0)

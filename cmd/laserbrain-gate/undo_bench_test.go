@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,36 +70,29 @@ func BenchmarkCheckpointHooksOnly(b *testing.B) {
 	if p, err := exec.LookPath("true"); err == nil {
 		cs[0].argv[0] = p
 	}
-	rng := rand.New(rand.NewPCG(7, 8))
-	order := append([]*contender(nil), cs...)
-	round := 0
-	for b.Loop() {
-		round++
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		for _, c := range order {
-			// The checkpoint before each timed call, so that each finds
-			// only its own changes (untimed: the previous call's checkpoint
-			// is the agent's last one).
-			if _, err := st.Capture(context.Background(), repo, undo.Input{Run: "bench-undo", Kind: undo.KindCall, Call: fmt.Sprintf("warm-%d-%s", round, c.name)}); err != nil {
-				b.Fatal(err)
-			}
-			if c.prepare != nil {
-				c.prepare(round)
-			}
-			call, _ := json.Marshal(map[string]any{"session_id": "s", "tool_use_id": fmt.Sprintf("t-%d-%s", round, c.name), "tool_name": "Bash",
-				"cwd": repo, "tool_input": map[string]any{"command": "go test ./..."}})
-			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Env, cmd.Dir = c.env, repo
-			cmd.Stdin = strings.NewReader(string(call))
-			t0 := time.Now()
-			out, err := cmd.CombinedOutput()
-			c.times = append(c.times, time.Since(t0))
-			if err != nil {
-				b.Fatalf("%s: %v\n%s", c.name, err, out)
-			}
-			c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	rounds(b, cs, 7, func(c *contender, round int) {
+		// The checkpoint before each timed call, so that each finds
+		// only its own changes (untimed: the previous call's checkpoint
+		// is the agent's last one).
+		if _, err := st.Capture(context.Background(), repo, undo.Input{Run: "bench-undo", Kind: undo.KindCall, Call: fmt.Sprintf("warm-%d-%s", round, c.name)}); err != nil {
+			b.Fatal(err)
 		}
-	}
+		if c.prepare != nil {
+			c.prepare(round)
+		}
+		call, _ := json.Marshal(map[string]any{"session_id": "s", "tool_use_id": fmt.Sprintf("t-%d-%s", round, c.name), "tool_name": "Bash",
+			"cwd": repo, "tool_input": map[string]any{"command": "go test ./..."}})
+		cmd := exec.Command(c.argv[0], c.argv[1:]...)
+		cmd.Env, cmd.Dir = c.env, repo
+		cmd.Stdin = strings.NewReader(string(call))
+		t0 := time.Now()
+		out, err := cmd.CombinedOutput()
+		c.times = append(c.times, time.Since(t0))
+		if err != nil {
+			b.Fatalf("%s: %v\n%s", c.name, err, out)
+		}
+		c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	})
 	// The changed call's checkpoint did see the ten files.
 	recs, err := st.Records("bench-undo")
 	if err != nil {

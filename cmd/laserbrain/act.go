@@ -77,13 +77,10 @@ command is carried out; any other pass is refused.`,
 		Example: `  laserbrain act -- git push origin feature:feature
   laserbrain act -- npm publish`,
 		Args: cli.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: cli.RunAfter(opts, func(cmd *cobra.Command, args []string) error {
 			opts.argv, opts.dashAt = args, cmd.ArgsLenAtDash()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runAct(opts)
-		},
+			return nil
+		}, runF, runAct),
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&opts.pass, "pass", "", "the one-use `PASS` the supervisor put in a call the person approved in their client")

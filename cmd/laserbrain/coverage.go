@@ -48,15 +48,12 @@ containing --fleet DIR (default the current directory), oldest first.`,
 		Example: `  laserbrain coverage
   laserbrain coverage --run 9d14c2e07a11 --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: cli.RunAfter(opts, func(cmd *cobra.Command, _ []string) error {
 			if opts.run != "" && cmd.Flags().Changed("fleet") {
 				return cli.Usagef("--fleet and --run exclude each other")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runCoverage(opts)
-		},
+			return nil
+		}, runF, runCoverage),
 	}
 	cmd.Flags().StringVar(&opts.run, "run", "", "one run's coverage")
 	cmd.Flags().StringVar(&opts.fleetDir, "fleet", ".", "every run of the fleet of the repository containing DIR")

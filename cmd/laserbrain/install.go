@@ -115,13 +115,10 @@ laserbrain doctor checks the result.`,
 			}
 			return clientValues(), cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: cli.RunAfter(opts, func(cmd *cobra.Command, args []string) error {
 			opts.client = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runInstall(opts)
-		},
+			return nil
+		}, runF, runInstall),
 	}
 	cmd.Flags().StringVar(&opts.scope, "scope", "", "project, local (claude only) or user (default: project; user for codex)")
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "the project directory (default: the current directory)")

@@ -91,14 +91,11 @@ After a signal the step in flight is killed and the journal left intact:
   laserbrain loop --resume 2f9c0a1d7e3b`,
 		Args:              cli.ArbitraryArgs,
 		ValidArgsFunction: cli.Files("sh"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: cli.RunAfter(opts, func(cmd *cobra.Command, args []string) error {
 			opts.args, opts.dashAt = args, cmd.ArgsLenAtDash()
 			opts.set = changedFlags(cmd, loopSettings...)
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLoop(opts)
-		},
+			return nil
+		}, runF, runLoop),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Goal, "goal", "", "the loop's goal, the ground of its own drift run (default: SCRIPT to a verified fixpoint)")
@@ -232,12 +229,7 @@ journals are left as they are. --dry-run says what would go.`,
   laserbrain loop prune
   laserbrain loop prune --all --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLoopPrune(opts)
-		},
+		RunE: cli.RunWith(opts, runF, runLoopPrune),
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.all, "all", false, "remove the checkpoints of resumable runs and of runs with no journal here too (never a running one's)")

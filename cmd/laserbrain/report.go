@@ -64,13 +64,10 @@ page and each run's coverage; --json says the same as JSON.`,
   laserbrain report --html fleet.html
   laserbrain report --run 9d14c2e07a11 --html run.html --json`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: cli.RunAfter(opts, func(cmd *cobra.Command, args []string) error {
 			opts.fleetSet = cmd.Flags().Changed("fleet")
-			if runF != nil {
-				return runF(opts)
-			}
-			return runReport(opts)
-		},
+			return nil
+		}, runF, runReport),
 	}
 	cmd.Flags().StringVar(&opts.fleet, "fleet", ".", "the repository whose fleet to report on")
 	cmd.Flags().StringVar(&opts.run, "run", "", "report one run instead of a fleet")

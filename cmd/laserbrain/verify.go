@@ -28,13 +28,10 @@ altered, removed or put in, or the file is corrupt.`,
 		Example: `  laserbrain history --run 9d14c2e07a11 --audit > run.audit.json
   laserbrain verify run.audit.json`,
 		Args: cli.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: cli.RunAfter(opts, func(cmd *cobra.Command, args []string) error {
 			opts.file = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVerify(opts)
-		},
+			return nil
+		}, runF, runVerify),
 	}
 	cli.SetExits(cmd, cli.ExitDoc{Code: cli.ExitOK, When: "the chain is intact"},
 		cli.ExitDoc{Code: cli.ExitFinding, When: "the chain breaks at a link (named)"},

@@ -91,6 +91,9 @@ func (a *app) engWith(getenv func(string) string) (*ponder.Engine, error) {
 	return e, nil
 }
 
+// changed says whether the command running was given the flag name.
+func (a *app) changed(name string) bool { return a.cmd != nil && a.cmd.Flags().Changed(name) }
+
 func (a *app) close() {
 	if a.bridge != nil {
 		a.bridge.Close()

@@ -15,8 +15,6 @@ import (
 type deliberateOptions struct {
 	// App is what every ponder command shares.
 	App *app
-	// changed says whether a flag was given.
-	changed func(name string) bool
 	// args are the positional arguments.
 	args []string
 
@@ -41,14 +39,7 @@ deliberations row.`,
   ponder deliberate voices.json
   ponder deliberate --skip`,
 		Args: cli.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.changed = cmd.Flags().Changed
-			o.args = args
-			if runF != nil {
-				return runF(o)
-			}
-			return runDeliberate(o)
-		},
+		RunE: cli.RunArgs(o, &o.args, runF, runDeliberate),
 	}
 	cmd.Flags().BoolVar(&o.skip, "skip", false, "record four silent voices")
 	cmd.Flags().StringVar(&o.stakes, "stakes", "", "stakes of the pass: "+strings.Join(ponder.Stakes, ", ")+" (default medium)")
@@ -71,7 +62,7 @@ func runDeliberate(o *deliberateOptions) error {
 	in := &ponder.DeliberationInput{}
 	flagged := false
 	for _, v := range ledger.Voices {
-		flagged = flagged || o.changed(v) || o.changed(v+"-confidence")
+		flagged = flagged || o.App.changed(v) || o.App.changed(v+"-confidence")
 	}
 	if len(o.args) == 1 {
 		if flagged {
@@ -87,14 +78,14 @@ func runDeliberate(o *deliberateOptions) error {
 	}
 	for _, v := range ledger.Voices {
 		arg := in.Voices.ByName(v)
-		if o.changed(v) {
+		if o.App.changed(v) {
 			arg.Argument = o.arguments[v]
 		}
-		if o.changed(v + "-confidence") {
+		if o.App.changed(v + "-confidence") {
 			arg.Confidence = o.confidence[v]
 		}
 	}
-	if o.changed("stakes") {
+	if o.App.changed("stakes") {
 		in.Stakes = o.stakes
 	}
 	deliberate := func(e *ponder.Engine, slug string) (*ponder.DeliberateResult, error) {

@@ -16,8 +16,6 @@ import (
 type gradeOptions struct {
 	// App is what every ponder command shares.
 	App *app
-	// changed says whether a flag was given.
-	changed func(name string) bool
 	// args are the positional arguments.
 	args []string
 
@@ -38,14 +36,7 @@ U_ungraded-deleted.`,
   ponder grade src/retry.go
   ponder units --list --json | jq -r '.units[].id' | ponder grade -`,
 		Args: cli.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.changed = cmd.Flags().Changed
-			opts.args = args
-			if runF != nil {
-				return runF(opts)
-			}
-			return runGrade(opts)
-		},
+		RunE: cli.RunArgs(opts, &opts.args, runF, runGrade),
 	}
 	cmd.Flags().StringVar(&opts.label, "grade", "", "a opts.label for the grade (e.g. clean)")
 	cli.CompleteFlag(cmd, "grade", cli.Values("clean"))
@@ -71,7 +62,7 @@ func runGrade(opts *gradeOptions) error {
 		return opts.App.finish(nil, cli.Usagef("grade: stdin named no unit"), nil)
 	}
 	var lp *string
-	if opts.changed("grade") {
+	if opts.App.changed("grade") {
 		lp = &opts.label
 	}
 	grade := func(e *ponder.Engine, slug string) (*ponder.GradeResult, error) { return e.Grade(slug, units, lp) }

@@ -14,8 +14,6 @@ import (
 type metacognizeOptions struct {
 	// App is what every ponder command shares.
 	App *app
-	// changed says whether a flag was given.
-	changed func(name string) bool
 
 	typ          string
 	description  string
@@ -39,13 +37,7 @@ escalate until a human sets intervention_applied.`,
 		Example: `  ponder metacognize --type low_confidence --description "unsure about the cache's eviction" --severity 0.6
   ponder metacognize --type stuck_state --description "pass 4 repeats pass 3" --severity high --intervention "narrow the scope"`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.changed = cmd.Flags().Changed
-			if runF != nil {
-				return runF(o)
-			}
-			return runMetacognize(o)
-		},
+		RunE: cli.RunWith(o, runF, runMetacognize),
 	}
 	cmd.Flags().StringVar(&o.typ, "type", "", "observation type")
 	cmd.Flags().StringVar(&o.description, "description", "", "what was observed")
@@ -61,7 +53,7 @@ escalate until a human sets intervention_applied.`,
 
 func runMetacognize(o *metacognizeOptions) error {
 	opts := ponder.MetacognizeOptions{Type: o.typ, Description: o.description, Evidence: o.evidence, Severity: o.severity}
-	if o.changed("intervention") {
+	if o.App.changed("intervention") {
 		opts.Intervention = &o.intervention
 	}
 	metacognize := func(e *ponder.Engine, slug string) (*ponder.MetacognizeResult, error) {

@@ -49,7 +49,7 @@ func TestOptionsParsed(t *testing.T) {
 	parse(t, func(a *app) any {
 		return newPredictCmd(a, func(o *predictOptions) error { predict = o; return nil })
 	}, "predict", "--churn", "0.25")
-	if predict == nil || predict.churn != 0.25 || !predict.changed("churn") || predict.changed("claim") {
-		t.Errorf("predict --churn 0.25: churn %v, churn given %v, claim given %v", predict.churn, predict.changed("churn"), predict.changed("claim"))
+	if predict == nil || predict.churn != 0.25 || !predict.App.changed("churn") || predict.App.changed("claim") {
+		t.Errorf("predict --churn 0.25: churn %v, churn given %v, claim given %v", predict.churn, predict.App.changed("churn"), predict.App.changed("claim"))
 	}
 }

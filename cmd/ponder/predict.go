@@ -13,8 +13,6 @@ import (
 type predictOptions struct {
 	// App is what every ponder command shares.
 	App *app
-	// changed says whether a flag was given.
-	changed func(name string) bool
 
 	churn float64
 	claim string
@@ -33,13 +31,7 @@ its forecast is recorded (pass 1 has no churn to forecast; predict refuses it).`
 		Example: `  ponder predict --churn 0.3
   ponder predict --churn 0.1 --claim "only the retry path is left"`,
 		Args: cli.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.changed = cmd.Flags().Changed
-			if runF != nil {
-				return runF(o)
-			}
-			return runPredict(o)
-		},
+		RunE: cli.RunWith(o, runF, runPredict),
 	}
 	cmd.Flags().Float64Var(&o.churn, "churn", 0, "forecast churn of the pass, in [0,1]")
 	cmd.Flags().StringVar(&o.claim, "claim", "", "what the forecast claims, in words")
@@ -49,11 +41,11 @@ its forecast is recorded (pass 1 has no churn to forecast; predict refuses it).`
 }
 
 func runPredict(o *predictOptions) error {
-	if !o.changed("churn") {
+	if !o.App.changed("churn") {
 		return o.App.finish(nil, cli.Usagef("predict needs --churn X (a number in [0,1])"), nil)
 	}
 	var claim *string
-	if o.changed("claim") {
+	if o.App.changed("claim") {
 		claim = &o.claim
 	}
 	predict := func(e *ponder.Engine, slug string) (*ponder.Forecast, error) { return e.Predict(slug, o.churn, claim) }

@@ -218,10 +218,22 @@ func RunWith[O any](opts *O, runF, run func(*O) error) func(*cobra.Command, []st
 
 // RunArgs is RunWith for a command that keeps its arguments in *args.
 func RunArgs[O any](opts *O, args *[]string, runF, run func(*O) error) func(*cobra.Command, []string) error {
-	then := RunWith(opts, runF, run)
-	return func(cmd *cobra.Command, a []string) error {
+	return RunAfter(opts, func(_ *cobra.Command, a []string) error {
 		*args = a
-		return then(cmd, a)
+		return nil
+	}, runF, run)
+}
+
+// RunAfter is RunWith after first, which takes into opts what the flags do
+// not put there (the arguments, which flags were given) or refuses the
+// command line with a usage error.
+func RunAfter[O any](opts *O, first func(cmd *cobra.Command, args []string) error, runF, run func(*O) error) func(*cobra.Command, []string) error {
+	then := RunWith(opts, runF, run)
+	return func(cmd *cobra.Command, args []string) error {
+		if err := first(cmd, args); err != nil {
+			return err
+		}
+		return then(cmd, args)
 	}
 }
 

@@ -46,6 +46,17 @@ func DefaultPaths() (Paths, error) {
 	return Paths{Home: d, Config: d}, nil
 }
 
+// InHome is elem's path in the laserbrain home (DefaultPaths's Home), where
+// the fleet, the undo store, the loop, the hook queue and the rest keep
+// their files.
+func InHome(elem ...string) (string, error) {
+	p, err := DefaultPaths()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(append([]string{p.Home}, elem...)...), nil
+}
+
 // LockTimeout is how long a process waits for a run or a shared file that
 // another process holds.
 var LockTimeout = 10 * time.Second

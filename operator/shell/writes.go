@@ -244,6 +244,16 @@ func (a *analyzer) wgetModel(c *cmdCall) bool {
 	return true
 }
 
+// clusterValue is the value of the short option v[j] in a cluster of them
+// (-xfFILE): the rest of the word, else, the option being last, the next
+// word.
+func clusterValue(v string, j int, next func() arg) arg {
+	if j == len(v)-1 {
+		return next()
+	}
+	return arg{val: v[j+1:], known: true}
+}
+
 // tarModel: extracting writes under -C DIR (or here); creating writes the
 // archive. The programs tar runs (--to-command, --checkpoint-action=exec,
 // -I/--use-compress-program, --info-script, --rsh-command) are scripts.
@@ -294,25 +304,11 @@ func (a *analyzer) tarModel(c *cmdCall) bool {
 				case 'c', 'r', 'u':
 					create = true
 				case 'f':
-					if j == len(v)-1 {
-						archive = next()
-					} else {
-						archive = arg{val: v[j+1:], known: true}
-					}
-					j = len(v)
+					archive, j = clusterValue(v, j, next), len(v)
 				case 'C':
-					if j == len(v)-1 {
-						dir = next()
-					} else {
-						dir = arg{val: v[j+1:], known: true}
-					}
-					j = len(v)
+					dir, j = clusterValue(v, j, next), len(v)
 				case 'I', 'F':
-					if j == len(v)-1 {
-						run(next().val)
-					} else {
-						run(v[j+1:])
-					}
+					run(clusterValue(v, j, next).val)
 					j = len(v)
 				}
 			}

@@ -418,6 +418,19 @@ func callFor[T any](b *Bridge, name string, fn func(ctx context.Context, be Back
 	return &r
 }
 
+// callList is call for a list: nil when OCA could not be asked, else a
+// non-nil slice (empty when the backend found nothing).
+func callList[T any](b *Bridge, name string, fn func(ctx context.Context, be Backend) ([]T, error)) []T {
+	list, ok := call(b, name, fn)
+	if !ok {
+		return nil
+	}
+	if list == nil {
+		list = []T{}
+	}
+	return list
+}
+
 // note appends one non-failure line (the hypothesis lifecycle declining).
 func (b *Bridge) note(fn, msg string) {
 	b.mu.Lock()
@@ -428,16 +441,9 @@ func (b *Bridge) note(fn, msg string) {
 // PriorPondering is priorPondering(subject): earlier episodes on this
 // subject, or nil.
 func (b *Bridge) PriorPondering(subject string) []Episode {
-	eps, ok := call(b, "priorPondering", func(ctx context.Context, be Backend) ([]Episode, error) {
+	return callList(b, "priorPondering", func(ctx context.Context, be Backend) ([]Episode, error) {
 		return be.PriorPondering(ctx, subject)
 	})
-	if !ok {
-		return nil
-	}
-	if eps == nil {
-		eps = []Episode{}
-	}
-	return eps
 }
 
 // RecordStart is recordStart(session).
@@ -525,14 +531,7 @@ func (b *Bridge) RecordApply(rec ApplyRecord) *ApplyResult {
 // highest severity first; an empty non-nil slice when there are none, nil
 // when OCA could not be asked.
 func (b *Bridge) OpenObservations(s Session) []Observation {
-	obs, ok := call(b, "openObservations", func(ctx context.Context, be Backend) ([]Observation, error) {
+	return callList(b, "openObservations", func(ctx context.Context, be Backend) ([]Observation, error) {
 		return be.OpenObservations(ctx, s)
 	})
-	if !ok {
-		return nil
-	}
-	if obs == nil {
-		obs = []Observation{}
-	}
-	return obs
 }

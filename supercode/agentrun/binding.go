@@ -206,15 +206,13 @@ func (s *Tracker) bindingDir() (string, error) {
 	if s.BindingDir != "" {
 		return s.BindingDir, nil
 	}
-	p, err := localstore.DefaultPaths()
-	if err != nil {
-		return "", err
-	}
-	return BindingDirOf(p.Home), nil
+	return localstore.InHome(bindingsName)
 }
 
 // BindingDirOf is the bindings' directory in a laserbrain home.
-func BindingDirOf(home string) string { return filepath.Join(home, "clients") }
+func BindingDirOf(home string) string { return filepath.Join(home, bindingsName) }
+
+const bindingsName = "clients"
 
 func (s *Tracker) clientProcess() (Process, error) {
 	if s.ClientProcess != nil {

@@ -175,55 +175,51 @@ func (b *Backend) poolLocked() (*pgxpool.Pool, error) {
 
 // Runs opens laserbrain's run store once.
 func (b *Backend) Runs() (laserbrain.Store, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.runs != nil {
-		return b.runs, nil
-	}
-	if b.cfg.Kind != Postgres {
-		s, err := b.cfg.openLocalRuns()
-		if err != nil {
+	return openOnce(b, &b.runs, b.cfg.openLocalRuns, func(pool *pgxpool.Pool) (laserbrain.Store, error) {
+		if err := b.cfg.machineDir(); err != nil {
 			return nil, err
 		}
-		b.runs = s
-		return s, nil
-	}
-	pool, err := b.poolLocked()
-	if err != nil {
-		return nil, err
-	}
-	if err := b.cfg.machineDir(); err != nil {
-		return nil, err
-	}
-	b.runs = pgstore.New(pool, b.cfg.DSN, pgstore.Options{Evidence: b.cfg.Evidence()})
-	return b.runs, nil
+		return pgstore.New(pool, b.cfg.DSN, pgstore.Options{Evidence: b.cfg.Evidence()}), nil
+	})
 }
 
 // Fleet opens the fleet store once.
 func (b *Backend) Fleet() (fleet.Store, error) {
+	local := func() (fleet.Store, error) {
+		if b.cfg.ReadOnly {
+			return fleet.OpenLocalReader(b.cfg.FleetDir), nil
+		}
+		return fleet.OpenLocal(b.cfg.FleetDir)
+	}
+	return openOnce(b, &b.fleet, local, func(pool *pgxpool.Pool) (fleet.Store, error) {
+		return pgfleet.New(pool, b.cfg.DSN), nil
+	})
+}
+
+// openOnce is one of the backend's stores, opened on first use and kept in
+// *kept: local's for the local files, remote's on the pool for PostgreSQL.
+func openOnce[T comparable](b *Backend, kept *T, local func() (T, error), remote func(*pgxpool.Pool) (T, error)) (T, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.fleet != nil {
-		return b.fleet, nil
+	var none T
+	if *kept != none {
+		return *kept, nil
 	}
+	var st T
+	var err error
 	if b.cfg.Kind != Postgres {
-		if b.cfg.ReadOnly {
-			b.fleet = fleet.OpenLocalReader(b.cfg.FleetDir)
-			return b.fleet, nil
+		st, err = local()
+	} else {
+		var pool *pgxpool.Pool
+		if pool, err = b.poolLocked(); err == nil {
+			st, err = remote(pool)
 		}
-		s, err := fleet.OpenLocal(b.cfg.FleetDir)
-		if err != nil {
-			return nil, err
-		}
-		b.fleet = s
-		return s, nil
 	}
-	pool, err := b.poolLocked()
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	b.fleet = pgfleet.New(pool, b.cfg.DSN)
-	return b.fleet, nil
+	*kept = st
+	return st, nil
 }
 
 // Link is fleet's shared link: the JSONL file the reference uses on this

@@ -100,6 +100,21 @@ func object(input []byte) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
+// payloadOf reads input, a hook's payload, into self's payload struct T.
+// A payload another client surely sent (sniffed as one: not self's, nor
+// one of alike's) is refused, naming the setting to fix and fields, the
+// fields self's payloads carry. obj is the payload as object reads it.
+func payloadOf[T any](self Name, input []byte, fields string, alike ...Name) (p T, obj map[string]json.RawMessage, err error) {
+	if obj, err = object(input); err != nil {
+		return p, nil, err
+	}
+	if claims(self, obj, alike...) {
+		return p, obj, wrongClient(self, obj, fields)
+	}
+	err = decodeInto(obj, input, &p)
+	return p, obj, err
+}
+
 // decodeInto reads a payload into a client's payload struct (v, a
 // pointer to it); obj is the same payload as object read it. When every
 // key obj has is either exactly a field's JSON name or no field's, and each
@@ -332,4 +347,17 @@ func PlainJSONError(err error) string {
 func jsonLine(v any) string {
 	b, _ := json.Marshal(v) // maps of strings and bools: cannot fail
 	return string(b) + "\n"
+}
+
+// commandOutput is how a command hook answers: a's log on stderr, and out,
+// when it says anything, as one JSON line on stdout.
+func (a Reply) commandOutput(out map[string]any) Output {
+	var r Output
+	if a.Log != "" {
+		r.Stderr = a.Log + "\n"
+	}
+	if len(out) > 0 {
+		r.Stdout = jsonLine(out)
+	}
+	return r
 }

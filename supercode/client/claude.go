@@ -55,10 +55,6 @@ type claudePayload struct {
 }
 
 func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
-	obj, err := object(input)
-	if err != nil {
-		return Payload{}, err
-	}
 	// Codex and Qwen Code send Claude Code's payloads plus a field of
 	// their own: each reads the others' too, Claude Code reads neither (a
 	// Codex or Qwen hook installed as Claude Code's would be answered in
@@ -67,11 +63,8 @@ func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) 
 	if c.name == Claude {
 		alike = []Name{Claude}
 	}
-	if claims(c.name, obj, alike...) {
-		return Payload{}, wrongClient(c.name, obj, "session_id, hook_event_name, tool_name")
-	}
-	var p claudePayload
-	if err := decodeInto(obj, input, &p); err != nil {
+	p, _, err := payloadOf[claudePayload](c.name, input, "session_id, hook_event_name, tool_name", alike...)
+	if err != nil {
 		return Payload{}, err
 	}
 	// A payload for another event is refused: a hook installed under the
@@ -117,10 +110,6 @@ func interrupted(resp json.RawMessage) bool {
 }
 
 func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
-	var r Output
-	if a.Log != "" {
-		r.Stderr = a.Log + "\n"
-	}
 	specific := map[string]any{}
 	if d, decided := a.Decided(); hook == PreToolUse && decided {
 		if c.name == Codex {
@@ -132,8 +121,7 @@ func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
 			decided = d == operator.Deny
 		}
 		if decided && d == operator.Deny && !c.json {
-			r.Exit, r.Stderr = 2, a.Reason+"\n"
-			return r
+			return Output{Exit: 2, Stderr: a.Reason + "\n"}
 		}
 		if decided {
 			specific["permissionDecision"] = d.String()
@@ -163,10 +151,7 @@ func (c *claudeFamily) Encode(hook EventName, a Reply) Output {
 	if a.Notice != "" {
 		out["systemMessage"] = a.Notice
 	}
-	if len(out) > 0 {
-		r.Stdout = jsonLine(out)
-	}
-	return r
+	return a.commandOutput(out)
 }
 
 // rewrittenInput is a Bash call's input with its command replaced by

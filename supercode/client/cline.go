@@ -151,15 +151,8 @@ type clinePayload struct {
 }
 
 func (cline) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
-	obj, err := object(input)
+	p, obj, err := payloadOf[clinePayload](Cline, input, "hookName, taskId, tool_call, preToolUse")
 	if err != nil {
-		return Payload{}, err
-	}
-	if claims(Cline, obj) {
-		return Payload{}, wrongClient(Cline, obj, "hookName, taskId, tool_call, preToolUse")
-	}
-	var p clinePayload
-	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	if p.HookName == "" {
@@ -250,10 +243,6 @@ func parametersObject(params map[string]json.RawMessage) json.RawMessage {
 }
 
 func (cline) Encode(hook EventName, a Reply) Output {
-	var r Output
-	if a.Log != "" {
-		r.Stderr = a.Log + "\n"
-	}
 	out := map[string]any{}
 	if d, decided := a.Decided(); hook == PreToolUse && decided && d != operator.Allow {
 		// Cline has no ask: a refusal either way.
@@ -265,8 +254,5 @@ func (cline) Encode(hook EventName, a Reply) Output {
 	} else if a.Context != "" {
 		out["contextModification"] = a.Context
 	}
-	if len(out) > 0 {
-		r.Stdout = jsonLine(out)
-	}
-	return r
+	return a.commandOutput(out)
 }

@@ -58,15 +58,8 @@ type copilotPayload struct {
 var copilotExit = firstuse.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`completed with exit code (\d+)>\s*$`) }} // compiled on first use: the gate starts without it
 
 func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
-	obj, err := object(input)
+	p, obj, err := payloadOf[copilotPayload](Copilot, input, "sessionId, toolName, toolArgs")
 	if err != nil {
-		return Payload{}, err
-	}
-	if claims(Copilot, obj) {
-		return Payload{}, wrongClient(Copilot, obj, "sessionId, toolName, toolArgs")
-	}
-	var p copilotPayload
-	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	want := CopilotEvent(hook)
@@ -108,10 +101,6 @@ func (copilot) Decode(hook EventName, input []byte, getenv func(string) string) 
 }
 
 func (copilot) Encode(hook EventName, a Reply) Output {
-	var r Output
-	if a.Log != "" {
-		r.Stderr = a.Log + "\n"
-	}
 	out := map[string]any{}
 	if d, decided := a.Decided(); hook == PreToolUse && decided {
 		out["permissionDecision"], out["permissionDecisionReason"] = d.String(), a.Reason
@@ -122,8 +111,5 @@ func (copilot) Encode(hook EventName, a Reply) Output {
 	if a.Context != "" {
 		out["additionalContext"] = a.Context
 	}
-	if len(out) > 0 {
-		r.Stdout = jsonLine(out)
-	}
-	return r
+	return a.commandOutput(out)
 }

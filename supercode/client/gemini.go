@@ -71,15 +71,8 @@ type geminiPayload struct {
 }
 
 func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
-	obj, err := object(input)
+	p, _, err := payloadOf[geminiPayload](Gemini, input, "session_id, hook_event_name, tool_name", Claude)
 	if err != nil {
-		return Payload{}, err
-	}
-	if claims(Gemini, obj, Claude) {
-		return Payload{}, wrongClient(Gemini, obj, "session_id, hook_event_name, tool_name")
-	}
-	var p geminiPayload
-	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	want := GeminiEvent(hook)
@@ -132,10 +125,6 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 }
 
 func (gemini) Encode(hook EventName, a Reply) Output {
-	var r Output
-	if a.Log != "" {
-		r.Stderr = a.Log + "\n"
-	}
 	out := map[string]any{}
 	d, decided := a.Decided()
 	switch {
@@ -157,8 +146,5 @@ func (gemini) Encode(hook EventName, a Reply) Output {
 	if a.Notice != "" {
 		out["systemMessage"] = a.Notice
 	}
-	if len(out) > 0 {
-		r.Stdout = jsonLine(out)
-	}
-	return r
+	return a.commandOutput(out)
 }

@@ -54,15 +54,8 @@ type openCodePayload struct {
 }
 
 func (opencode) Decode(hook EventName, input []byte, getenv func(string) string) (Payload, error) {
-	obj, err := object(input)
+	p, _, err := payloadOf[openCodePayload](OpenCode, input, "hook_event_name, sessionID, tool, args")
 	if err != nil {
-		return Payload{}, err
-	}
-	if claims(OpenCode, obj) {
-		return Payload{}, wrongClient(OpenCode, obj, "hook_event_name, sessionID, tool, args")
-	}
-	var p openCodePayload
-	if err := decodeInto(obj, input, &p); err != nil {
 		return Payload{}, err
 	}
 	want := OpenCodeEvent(hook)

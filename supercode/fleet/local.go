@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/laserkit/laserkit/internal/envconfig"
 	"github.com/laserkit/laserkit/internal/fsx"
 	"github.com/laserkit/laserkit/internal/jsonl"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/localstore"
 )
 
 // Local is the fleet store in files under one directory (by default
@@ -46,20 +46,7 @@ var _ Store = (*Local)(nil)
 var LockTimeout = 10 * time.Second
 
 // DefaultDir is $LASERBRAIN_HOME/fleet, else <user config dir>/laserbrain/fleet.
-func DefaultDir() (string, error) {
-	h, err := envconfig.Home()
-	if err != nil {
-		return "", err
-	}
-	if h != "" {
-		return filepath.Join(h, "fleet"), nil
-	}
-	d, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("no place for the fleet store (set LASERBRAIN_HOME): %w", err)
-	}
-	return filepath.Join(d, "laserbrain", "fleet"), nil
-}
+func DefaultDir() (string, error) { return localstore.InHome("fleet") }
 
 // OpenLocal opens (creating) the store in dir.
 func OpenLocal(dir string) (*Local, error) {

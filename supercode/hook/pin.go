@@ -44,11 +44,7 @@ func (h *Handler) pinsDir() (string, error) {
 	if h.PinDir != "" {
 		return h.PinDir, nil
 	}
-	p, err := localstore.DefaultPaths()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(p.Home, "pins"), nil
+	return localstore.InHome("pins")
 }
 
 // pinKey names one call's pin: its tool call id where the client gives

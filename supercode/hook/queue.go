@@ -72,15 +72,13 @@ func (h *Handler) queueDir() (string, error) {
 	if h.QueueDir != "" {
 		return h.QueueDir, nil
 	}
-	p, err := localstore.DefaultPaths()
-	if err != nil {
-		return "", err
-	}
-	return QueueDirOf(p.Home), nil
+	return localstore.InHome(queueName)
 }
 
 // QueueDirOf is the queue's directory in a laserbrain home.
-func QueueDirOf(home string) string { return filepath.Join(home, "queue") }
+func QueueDirOf(home string) string { return filepath.Join(home, queueName) }
+
+const queueName = "queue"
 
 func newQueueID() string {
 	var b [8]byte

@@ -142,14 +142,15 @@ func Claude(o Options) ([]Change, error) {
 		if err := mergeGroupedHooks(root, client.Claude, o.Self, o.Remove, settingsPath); err != nil {
 			return err
 		}
-		if err := mergeDeny(root, ClaudeDenyFor(o), o.Remove, settingsPath); err != nil {
+		if err := mergeList(root, []string{"permissions"}, "deny", ClaudeDenyFor(o), o.Remove, settingsPath); err != nil {
 			return err
 		}
 		if err := mergeClaudeSandbox(root, below(o), o.Remove, o.NoClaudeSandbox != "", settingsPath); err != nil {
 			return err
 		}
 		if o.Scope != User {
-			if err := mergeAllowedDomains(root, o.Hosts, o.Remove, settingsPath); err != nil {
+			// The hosts Claude Code's sandbox lets the agent reach.
+			if err := mergeList(root, []string{"sandbox", "network"}, "allowedDomains", o.Hosts, o.Remove, settingsPath); err != nil {
 				return err
 			}
 		}
@@ -304,52 +305,27 @@ func outside(paths []string, dir string) []string {
 	return out
 }
 
-// mergeDeny adds (or removes) rules in permissions.deny: the user's rules
-// stay where they are, ours already there stay in place, the missing ones
-// go at the end. Removing takes out exactly these rules, and the list and
-// the permissions object when that leaves them empty.
-func mergeDeny(root *node, rules []string, remove bool, path string) error {
-	if len(rules) == 0 {
+// mergeList adds (or removes) ours in the list of strings at keys, then
+// key (permissions.deny, sandbox.network.allowedDomains): the user's
+// entries stay where they are, ours already there stay in place, the
+// missing ones go at the end. Removing takes out exactly ours, and the
+// list and the objects above it when that leaves them empty (a user's own
+// empty list stays).
+func mergeList(root *node, keys []string, key string, ours []string, remove bool, path string) error {
+	if len(ours) == 0 {
 		return nil
 	}
-	keys := []string{"permissions"}
 	chain, err := root.objectsAt(keys, path, remove)
 	if chain == nil {
 		return err
 	}
-	perms := chain[1]
-	dropped, empty, err := mergeStrings(perms, "deny", rules, remove, "permissions.deny", path)
+	parent := chain[len(keys)]
+	dropped, empty, err := mergeStrings(parent, key, ours, remove, strings.Join(keys, ".")+"."+key, path)
 	if err != nil {
 		return err
 	}
 	if remove && dropped > 0 && empty {
-		// Emptied by taking ours out (a user's own empty list stays).
-		perms.del("deny")
-		dropEmptied(chain, keys)
-	}
-	return nil
-}
-
-// mergeAllowedDomains adds (or removes) hosts in Claude Code's
-// sandbox.network.allowedDomains, as mergeDeny does its rules: the user's
-// entries stay, ours go at the end, removing takes out exactly ours and
-// what that leaves empty.
-func mergeAllowedDomains(root *node, hosts []string, remove bool, path string) error {
-	if len(hosts) == 0 {
-		return nil
-	}
-	keys := []string{"sandbox", "network"}
-	chain, err := root.objectsAt(keys, path, remove)
-	if chain == nil {
-		return err
-	}
-	network := chain[2]
-	dropped, empty, err := mergeStrings(network, "allowedDomains", hosts, remove, "sandbox.network.allowedDomains", path)
-	if err != nil {
-		return err
-	}
-	if remove && dropped > 0 && empty {
-		network.del("allowedDomains")
+		parent.del(key)
 		dropEmptied(chain, keys)
 	}
 	return nil

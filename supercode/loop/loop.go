@@ -121,13 +121,7 @@ type Result struct {
 
 // DefaultHome is where runs live: loop/ in laserbrain's home
 // ($LASERBRAIN_HOME, else under the user config dir).
-func DefaultHome() (string, error) {
-	p, err := localstore.DefaultPaths()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(p.Home, "loop"), nil
-}
+func DefaultHome() (string, error) { return localstore.InHome("loop") }
 
 // ErrorKind is what kind of failure an Error is, by its name in the
 // project's exit-code table.

@@ -36,13 +36,7 @@ type Store struct {
 }
 
 // DefaultDir is the store's directory in the laserbrain home.
-func DefaultDir() (string, error) {
-	p, err := localstore.DefaultPaths()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(p.Home, "undo"), nil
-}
+func DefaultDir() (string, error) { return localstore.InHome("undo") }
 
 // Default is the store in the laserbrain home.
 func Default() (*Store, error) {
