@@ -41,7 +41,7 @@ func (m *MemStore) OpenRun(ctx context.Context, id string) (RunHandle, error) {
 	}
 	h := &memHandle{store: m, id: id}
 	if data, ok := m.runs[id]; ok {
-		r, err := m.decode(data)
+		r, err := m.decode(id, data)
 		if err != nil {
 			return nil, err
 		}
@@ -54,13 +54,8 @@ func (m *MemStore) OpenRun(ctx context.Context, id string) (RunHandle, error) {
 	return h, nil
 }
 
-func (m *MemStore) decode(data []byte) (*Run, error) {
-	r := &Run{}
-	if err := json.Unmarshal(data, r); err != nil {
-		return nil, err
-	}
-	r.Attach(m.contexts, &m.evidence, nil)
-	return r, nil
+func (m *MemStore) decode(id string, data []byte) (*Run, error) {
+	return DecodeRun(id, data, m.contexts, &m.evidence)
 }
 
 // ReadRun implements Store.
@@ -72,7 +67,7 @@ func (m *MemStore) ReadRun(ctx context.Context, id string) (*Run, error) {
 	if !ok {
 		return nil, fmt.Errorf("run %s: %w", id, ErrNoRun)
 	}
-	r, err := m.decode(data)
+	r, err := m.decode(id, data)
 	if err != nil {
 		return nil, err
 	}

@@ -343,6 +343,21 @@ func NewRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// DecodeRun reads the state a store saved of run id (its JSON) and
+// attaches the run to contexts and evidence (as Attach): a state that does
+// not read, or holds another run, is an error naming id.
+func DecodeRun(id string, state []byte, contexts ContextStore, evidence EvidenceSource) (*Run, error) {
+	r := &Run{}
+	if err := json.Unmarshal(state, r); err != nil {
+		return nil, fmt.Errorf("run %s: the saved state is damaged: %w", id, err)
+	}
+	if r.ID() != id {
+		return nil, fmt.Errorf("run %s: the saved state holds run %q", id, r.ID())
+	}
+	r.attach(contexts, evidence, nil)
+	return r, nil
+}
+
 // Attach connects a run decoded from storage to its context store, its
 // evidence and a clock (nil values as in RunOptions).
 func (r *Run) Attach(contexts ContextStore, evidence EvidenceSource, now func() time.Time) {

@@ -266,15 +266,7 @@ func (s *Store) readOnFile(id string) ([]byte, error) {
 }
 
 func (s *Store) decode(id string, state []byte) (*laserbrain.Run, error) {
-	r := &laserbrain.Run{}
-	if err := json.Unmarshal(state, r); err != nil {
-		return nil, fmt.Errorf("run %s: the saved state is damaged: %w", id, err)
-	}
-	if r.ID() != id {
-		return nil, fmt.Errorf("run %s: the saved state holds run %q", id, r.ID())
-	}
-	r.Attach(s.contexts, s.evidence, nil)
-	return r, nil
+	return laserbrain.DecodeRun(id, state, s.contexts, s.evidence)
 }
 
 // OpenRun implements laserbrain.Store.

@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"io"
 	"time"
 
@@ -43,9 +41,7 @@ func ClaudeCalls(r io.Reader) ([]Asked, error) {
 		out = append(out, askedBy(cur.calls, cur.u, cur.at)...)
 		cur.id, cur.calls = "", nil
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
+	err := eachLine(r, func(line []byte) {
 		var e struct {
 			Type      string    `json:"type"`
 			Timestamp time.Time `json:"timestamp"`
@@ -55,24 +51,17 @@ func ClaudeCalls(r io.Reader) ([]Asked, error) {
 					Type string `json:"type"`
 					ID   string `json:"id"`
 				} `json:"content"`
-				Usage *struct {
-					Input      int64 `json:"input_tokens"`
-					Output     int64 `json:"output_tokens"`
-					CacheRead  int64 `json:"cache_read_input_tokens"`
-					CacheWrite int64 `json:"cache_creation_input_tokens"`
-				} `json:"usage"`
+				Usage *claudeUsage `json:"usage"`
 			} `json:"message"`
 		}
-		if len(line) > 0 && json.Unmarshal(line, &e) == nil {
+		if json.Unmarshal(line, &e) == nil {
 			switch {
 			case e.Type == "user":
 				flush()
 			case e.Type == "assistant" && e.Message.Usage != nil:
 				if e.Message.ID == "" || e.Message.ID != cur.id {
 					flush()
-					m := e.Message.Usage
-					cur.id, cur.at = e.Message.ID, e.Timestamp
-					cur.u = fleet.Usage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite, Requests: 1}
+					cur.id, cur.at, cur.u = e.Message.ID, e.Timestamp, e.Message.Usage.usage()
 				}
 				for _, b := range e.Message.Content {
 					if b.Type == "tool_use" && b.ID != "" {
@@ -81,14 +70,12 @@ func ClaudeCalls(r io.Reader) ([]Asked, error) {
 				}
 			}
 		}
-		if errors.Is(err, io.EOF) {
-			flush()
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
+	})
+	if err != nil {
+		return out, err
 	}
+	flush()
+	return out, nil
 }
 
 // ClaudeSessionsCalls reads what each tool call of Claude Code sessions

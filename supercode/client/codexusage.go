@@ -1,10 +1,8 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,9 +20,7 @@ import (
 // response that asked for it.
 func CodexUsage(r io.Reader) (u fleet.Usage, calls []Asked, err error) {
 	var asked []string // the call ids since the last usage record
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, rerr := br.ReadBytes('\n')
+	err = eachLine(r, func(line []byte) {
 		var e struct {
 			Type      string    `json:"type"`
 			Timestamp time.Time `json:"timestamp"`
@@ -39,7 +35,7 @@ func CodexUsage(r io.Reader) (u fleet.Usage, calls []Asked, err error) {
 				} `json:"usage"`
 			} `json:"payload"`
 		}
-		if len(line) > 0 && json.Unmarshal(line, &e) == nil {
+		if json.Unmarshal(line, &e) == nil {
 			switch p := e.Payload; {
 			case e.Type == "response_item" && strings.HasSuffix(p.Type, "call") && p.CallID != "":
 				asked = append(asked, p.CallID)
@@ -52,26 +48,13 @@ func CodexUsage(r io.Reader) (u fleet.Usage, calls []Asked, err error) {
 				asked = asked[:0]
 			}
 		}
-		if errors.Is(rerr, io.EOF) {
-			return u, calls, nil
-		}
-		if rerr != nil {
-			return u, calls, rerr
-		}
-	}
+	})
+	return u, calls, err
 }
 
 // codexHome is Codex's home in getenv's environment ("" when it cannot
 // be said).
-func codexHome(getenv func(string) string) string {
-	if dir := getenv("CODEX_HOME"); dir != "" {
-		return dir
-	}
-	if home := getenv("HOME"); home != "" {
-		return filepath.Join(home, ".codex")
-	}
-	return ""
-}
+func codexHome(getenv func(string) string) string { return clientDir(getenv, "CODEX_HOME", ".codex") }
 
 // codexRollouts are the rollout files of Codex sessions by their ids.
 func codexRollouts(getenv func(string) string, sessions []string) []string {

@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,26 +25,21 @@ func GeminiUsage(r io.Reader) (fleet.Usage, error) {
 	}
 	seen := map[string]tokens{}
 	var order []string
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
+	err := eachLine(r, func(line []byte) {
 		var e struct {
 			ID     string  `json:"id"`
 			Type   string  `json:"type"`
 			Tokens *tokens `json:"tokens"`
 		}
-		if len(line) > 0 && json.Unmarshal(line, &e) == nil && e.Type == "gemini" && e.ID != "" && e.Tokens != nil {
+		if json.Unmarshal(line, &e) == nil && e.Type == "gemini" && e.ID != "" && e.Tokens != nil {
 			if _, ok := seen[e.ID]; !ok {
 				order = append(order, e.ID)
 			}
 			seen[e.ID] = *e.Tokens
 		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fleet.Usage{}, err
-		}
+	})
+	if err != nil {
+		return fleet.Usage{}, err
 	}
 	var u fleet.Usage
 	for _, id := range order {

@@ -18,19 +18,39 @@ import (
 // carrying the same message and usage, one after another).
 func ClaudeUsage(r io.Reader) (fleet.Usage, error) {
 	var c usageCount
+	err := eachLine(r, c.line)
+	return c.usage, err
+}
+
+// eachLine calls fn with each line r holds (the last one may lack its line
+// feed), up to the end of r or the first error reading it.
+func eachLine(r io.Reader, fn func(line []byte)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			c.line(line)
+			fn(line)
 		}
 		if errors.Is(err, io.EOF) {
-			return c.usage, nil
+			return nil
 		}
 		if err != nil {
-			return c.usage, err
+			return err
 		}
 	}
+}
+
+// claudeUsage is what a line of a Claude Code transcript says one model
+// response used.
+type claudeUsage struct {
+	Input      int64 `json:"input_tokens"`
+	Output     int64 `json:"output_tokens"`
+	CacheRead  int64 `json:"cache_read_input_tokens"`
+	CacheWrite int64 `json:"cache_creation_input_tokens"`
+}
+
+func (m *claudeUsage) usage() fleet.Usage {
+	return fleet.Usage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite, Requests: 1}
 }
 
 // usageCount is ClaudeUsage's count, a line at a time.
@@ -43,13 +63,8 @@ func (c *usageCount) line(line []byte) {
 	var e struct {
 		Type    string `json:"type"`
 		Message struct {
-			ID    string `json:"id"`
-			Usage *struct {
-				Input      int64 `json:"input_tokens"`
-				Output     int64 `json:"output_tokens"`
-				CacheRead  int64 `json:"cache_read_input_tokens"`
-				CacheWrite int64 `json:"cache_creation_input_tokens"`
-			} `json:"usage"`
+			ID    string       `json:"id"`
+			Usage *claudeUsage `json:"usage"`
 		} `json:"message"`
 	}
 	if json.Unmarshal(line, &e) != nil {
@@ -59,8 +74,7 @@ func (c *usageCount) line(line []byte) {
 	case e.Type == "user":
 		c.last = ""
 	case e.Type == "assistant" && e.Message.Usage != nil && (e.Message.ID == "" || e.Message.ID != c.last):
-		m := e.Message.Usage
-		c.usage.Add(fleet.Usage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite, Requests: 1})
+		c.usage.Add(e.Message.Usage.usage())
 		c.last = e.Message.ID
 	}
 }
@@ -68,11 +82,17 @@ func (c *usageCount) line(line []byte) {
 // claudeConfigDir is where Claude Code keeps its state in getenv's
 // environment ("" when it cannot be said).
 func claudeConfigDir(getenv func(string) string) string {
-	if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+	return clientDir(getenv, "CLAUDE_CONFIG_DIR", ".claude")
+}
+
+// clientDir is where a client keeps its state in getenv's environment:
+// env's value, else dot in HOME ("" when neither is set).
+func clientDir(getenv func(string) string, env, dot string) string {
+	if dir := getenv(env); dir != "" {
 		return dir
 	}
 	if home := getenv("HOME"); home != "" {
-		return filepath.Join(home, ".claude")
+		return filepath.Join(home, dot)
 	}
 	return ""
 }

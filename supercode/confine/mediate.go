@@ -260,20 +260,30 @@ func hostPort(h, def string) (string, uint16, error) {
 	return ParseEndpoint(h)
 }
 
-func (m *Mediator) tunnel(w http.ResponseWriter, r *http.Request) {
-	a := Attempt{At: time.Now().UTC(), Via: "connect", Endpoint: r.Host}
-	host, port, err := hostPort(r.Host, "443")
+// admit decides attempt a at where (host[:port], defPort when it names
+// none) for method, and answers w itself when it is refused (a recorded):
+// false then.
+func (m *Mediator) admit(w http.ResponseWriter, a *Attempt, where, defPort, method string) bool {
+	host, port, err := hostPort(where, defPort)
 	if err != nil {
 		a.Answer, a.Rule, a.Error = NetRefused, RuleNone, err.Error()
-		m.record(a)
+		m.record(*a)
 		http.Error(w, "laserbrain: "+err.Error(), http.StatusBadRequest)
-		return
+		return false
 	}
 	a.Endpoint = Endpoint(host, port)
-	a.Answer, a.Rule = m.decide(host, port, "")
+	a.Answer, a.Rule = m.decide(host, port, method)
 	if a.Answer != NetAllowed {
-		m.record(a)
+		m.record(*a)
 		http.Error(w, m.refusal(a.Endpoint, a.Answer, a.Rule), http.StatusForbidden)
+		return false
+	}
+	return true
+}
+
+func (m *Mediator) tunnel(w http.ResponseWriter, r *http.Request) {
+	a := Attempt{At: time.Now().UTC(), Via: "connect", Endpoint: r.Host}
+	if !m.admit(w, &a, r.Host, "443", "") {
 		return
 	}
 	up, err := m.dial(r.Context(), a.Endpoint)
@@ -323,18 +333,7 @@ var plainTransport = &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeo
 
 func (m *Mediator) forward(w http.ResponseWriter, r *http.Request) {
 	a := Attempt{At: time.Now().UTC(), Via: "http", Method: r.Method, Endpoint: r.URL.Host}
-	host, port, err := hostPort(r.URL.Host, "80")
-	if err != nil {
-		a.Answer, a.Rule, a.Error = NetRefused, RuleNone, err.Error()
-		m.record(a)
-		http.Error(w, "laserbrain: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	a.Endpoint = Endpoint(host, port)
-	a.Answer, a.Rule = m.decide(host, port, r.Method)
-	if a.Answer != NetAllowed {
-		m.record(a)
-		http.Error(w, m.refusal(a.Endpoint, a.Answer, a.Rule), http.StatusForbidden)
+	if !m.admit(w, &a, r.URL.Host, "80", r.Method) {
 		return
 	}
 	out := r.Clone(r.Context())

@@ -2,14 +2,12 @@ package fleet
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,19 +132,15 @@ func journalLines(data []byte) ([]JournalRecord, error) {
 
 // writeSegment writes an archive segment whole.
 func (l *Local) writeSegment(fleet, name string, lines []byte) error {
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	if _, err := zw.Write(lines); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
+	gz, err := ZipSegment(lines)
+	if err != nil {
 		return err
 	}
 	dir := l.archiveDir(fleet)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return fsx.WriteFile(filepath.Join(dir, name), gz.Bytes(), 0o644)
+	return fsx.WriteFile(filepath.Join(dir, name), gz, 0o644)
 }
 
 // finishRotation finishes a rotation a crash cut short after the journal
@@ -240,13 +234,5 @@ func readSegment(path string) ([]JournalRecord, error) {
 		return nil, err
 	}
 	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
-	return journalLines(data)
+	return SegmentRecords(f)
 }

@@ -1,10 +1,13 @@
 package fleet
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // A fleet's journal is bounded on disk by rotation: the records before a
@@ -165,6 +168,29 @@ func NewRotation(fleet string, recs []JournalRecord, i int) (Rotation, error) {
 	return rotation(fleet, recs, i)
 }
 
-// JournalLines reads journal lines (an archive segment's, unzipped) as
+// ZipSegment is an archive segment's bytes: its records' lines, gzipped.
+func ZipSegment(lines []byte) ([]byte, error) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(lines); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return gz.Bytes(), nil
+}
+
+// SegmentRecords reads an archive segment (what ZipSegment made) as
 // records, each with its Raw bytes.
-func JournalLines(data []byte) ([]JournalRecord, error) { return journalLines(data) }
+func SegmentRecords(segment io.Reader) ([]JournalRecord, error) {
+	zr, err := gzip.NewReader(segment)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	return journalLines(data)
+}

@@ -2,13 +2,11 @@ package pgfleet
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -125,16 +123,12 @@ func journalIn(ctx context.Context, tx pgx.Tx, fl string) ([]fleet.JournalRecord
 
 // archiveSegment writes the segment of rot's records (lines) in tx.
 func archiveSegment(ctx context.Context, tx pgx.Tx, fl string, rot fleet.Rotation, lines []byte) error {
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	if _, err := zw.Write(lines); err != nil {
+	gz, err := fleet.ZipSegment(lines)
+	if err != nil {
 		return err
 	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO laserbrain.journal_archive (fleet, from_seq, to_seq, segment, lines) VALUES ($1, $2, $3, $4, $5)`,
-		fl, rot.From, rot.To, rot.Segment, gz.Bytes())
+	_, err = tx.Exec(ctx, `INSERT INTO laserbrain.journal_archive (fleet, from_seq, to_seq, segment, lines) VALUES ($1, $2, $3, $4, $5)`,
+		fl, rot.From, rot.To, rot.Segment, gz)
 	return err
 }
 
@@ -168,7 +162,7 @@ WHERE fleet = $1 AND to_seq >= $2 AND from_seq <= $3 ORDER BY from_seq`, fl, fro
 		if sg.from > next {
 			break
 		}
-		recs, err := unzipLines(sg.lines)
+		recs, err := fleet.SegmentRecords(bytes.NewReader(sg.lines))
 		if err != nil {
 			return nil, &fleet.ArchiveMissingError{Segment: sg.name, From: sg.from, To: sg.to, Why: "cannot be read: " + err.Error()}
 		}
@@ -183,16 +177,4 @@ WHERE fleet = $1 AND to_seq >= $2 AND from_seq <= $3 ORDER BY from_seq`, fl, fro
 		return nil, &fleet.ArchiveMissingError{Segment: fleet.SegmentName(next, to), From: next, To: to}
 	}
 	return out, nil
-}
-
-func unzipLines(gz []byte) ([]fleet.JournalRecord, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
-	return fleet.JournalLines(data)
 }
