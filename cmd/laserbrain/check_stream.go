@@ -392,8 +392,8 @@ func (s *streamer) commit() error {
 // batch of its supervision.
 func (s *streamer) checkAgent(ctx context.Context, idx []int) {
 	r := s.batch[idx[0]].agent
-	var ins []agentrun.CheckInput
-	var take []int
+	ins := make([]agentrun.CheckInput, 0, len(idx))
+	take := make([]int, 0, len(idx))
 	for _, i := range idx {
 		p := &s.batch[i]
 		if p.newRun && r.Checks+len(take) > 0 {

@@ -570,8 +570,13 @@ type runHandle struct {
 	count   int // steps saved
 	created bool
 	closed  bool
-	buf     []byte
 }
+
+// saveBufs are the buffers Save encodes a run's new steps into. The log's
+// pending saves take a copy, so one buffer serves every handle in turn: a
+// handle held for one batch of checks would otherwise grow its own from
+// nothing, each batch.
+var saveBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func (h *runHandle) Run() *laserbrain.Run { return h.run }
 func (h *runHandle) Created() bool        { return h.created }
@@ -601,11 +606,15 @@ func (h *runHandle) Save(ctx context.Context) error {
 		return err
 	}
 	steps := h.run.UnsavedHistory()
-	h.buf = h.buf[:0]
+	bp := saveBufs.Get().(*[]byte)
+	buf := (*bp)[:0]
 	for i := range steps {
-		h.buf = append(steps[i].AppendJSON(h.buf), '\n')
+		buf = append(steps[i].AppendJSON(buf), '\n')
 	}
-	if err := h.store.log.addPending(h.id, h.count, h.count+len(steps), h.buf, state); err != nil {
+	err = h.store.log.addPending(h.id, h.count, h.count+len(steps), buf, state)
+	*bp = buf
+	saveBufs.Put(bp)
+	if err != nil {
 		return fmt.Errorf("run %s: %w", h.id, err)
 	}
 	h.count += len(steps)

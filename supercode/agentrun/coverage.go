@@ -3,6 +3,7 @@ package agentrun
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/operator"
@@ -118,6 +119,10 @@ func SetCoverageRecord(r *fleet.Run, rec *coverage.Record) error {
 type batchCoverage struct {
 	rec    *coverage.Record
 	loaded bool
+	// checks is how many checks the batch holds (room is made for them
+	// on the record at once); agent is the caller's agent, read once.
+	checks int
+	agent  string
 }
 
 // countCheck counts a check made by another route than a check_state tool
@@ -129,13 +134,18 @@ func (s *Tracker) countCheck(cov coverage.Config, b *batchCoverage, r *fleet.Run
 		if err != nil {
 			return err
 		}
-		b.rec, b.loaded = rec, true
+		if rec != nil {
+			rec.Checks = slices.Grow(rec.Checks, b.checks)
+		}
+		b.rec, b.loaded, b.agent = rec, true, s.getenv(EnvAgent)
 	}
-	dist, err := json.Marshal(in.Distance)
+	// Distance's own encoding: what json.Marshal would write, without
+	// its reflection.
+	dist, err := in.Distance.MarshalJSON()
 	if err != nil {
 		return err
 	}
-	b.rec = cov.Count(b.rec, s.getenv(EnvAgent), coverage.CheckInput{Goal: in.Goal, Progress: in.Progress, Distance: dist, Reason: v.Reason})
+	b.rec = cov.Count(b.rec, b.agent, coverage.CheckInput{Goal: in.Goal, Progress: in.Progress, Distance: dist, Reason: v.Reason})
 	return nil
 }
 

@@ -609,7 +609,7 @@ func (s *Tracker) CheckBatch(ctx context.Context, runID string, ins []CheckInput
 			return nil
 		}
 		outs = make([]CheckOutcome, 0, len(ins))
-		var counted batchCoverage
+		counted := batchCoverage{checks: len(ins)}
 		t := &heldTask{runs: runs}
 		defer t.close()
 		for _, in := range ins {
@@ -726,9 +726,21 @@ func checkEvents(ins []CheckInput, outs []CheckOutcome, at time.Time) []fleet.Ru
 			ls = *out.Laserscore
 		}
 		evs = append(evs, fleet.RunEvent{At: at, Kind: fleet.KindCheck, Name: out.Reason, OK: laserbrain.OKOf(ok),
-			Text: strings.TrimSpace(fmt.Sprintf("%s Φ=%.2f %s", out.Reason, out.Phi, ls))})
+			Text: checkText(out.Reason, out.Phi, ls)})
 	}
 	return evs
+}
+
+// checkText is a check event's text: the reason, Φ to two places and the
+// laserscore ("%s Φ=%.2f %s", spaces trimmed), without fmt's reflection.
+func checkText(reason string, phi float64, laserscore string) string {
+	b := make([]byte, 0, len(reason)+len(laserscore)+16)
+	b = append(b, reason...)
+	b = append(b, " Φ="...)
+	b = strconv.AppendFloat(b, phi, 'f', 2, 64)
+	b = append(b, ' ')
+	b = append(b, laserscore...)
+	return strings.TrimSpace(string(b))
 }
 
 // heldTask is the tasks a batch of checks opened, each held until the
