@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,16 +21,11 @@ func TestGateInitsAllocateLittle(t *testing.T) {
 	bin := buildGate(t)
 	for _, command := range []string{"ls", "git status", "go test ./..."} {
 		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "HOME="+t.TempDir(), "LASERBRAIN_HOME="+t.TempDir())
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "LASERBRAIN_HOME="+t.TempDir())
 		cmd.Stdin = strings.NewReader(`{"session_id":"s","tool_name":"Bash","cwd":"/tmp","tool_input":{"command":` + strconv.Quote(command) + `}}`)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%q: %v\n%s", command, err, stderr.String())
-		}
-		inits, err := inittrace.Parse(&stderr)
+		inits, stderr, err := inittrace.Run(cmd)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%q: %v", command, err)
 		}
 		// The gate links operator, hook, client and more: finding none
 		// means the trace went unread, not that the inits are free.
@@ -42,7 +36,7 @@ func TestGateInitsAllocateLittle(t *testing.T) {
 			}
 		}
 		if laserkit < 3 {
-			t.Fatalf("%q: %d laserkit package inits traced; GODEBUG=inittrace=1 unread?\n%s", command, laserkit, stderr.String())
+			t.Fatalf("%q: %d laserkit package inits traced; GODEBUG=inittrace=1 unread?\n%s", command, laserkit, stderr)
 		}
 		if over := inittrace.OverModuleBudget(inits); len(over) > 0 {
 			t.Errorf("%q: %d of this module's packages allocate at init over %d bytes or %d allocations (build the table on first use or as code):\n\t%s",

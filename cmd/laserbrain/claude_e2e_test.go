@@ -105,6 +105,15 @@ func (s *supervised) runClaude(t *testing.T, agent string, extra []string, allow
 	return r
 }
 
+// installProject installs laserbrain's hooks for Claude Code in the
+// project, as a person would.
+func (s *supervised) installProject(t *testing.T) {
+	t.Helper()
+	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 {
+		t.Fatalf("install: %s", r.Stderr)
+	}
+}
+
 // runsJSON is `laserbrain runs --json` for the test's fleet.
 func (s *supervised) runsJSON(t *testing.T) []map[string]any {
 	t.Helper()
@@ -333,9 +342,7 @@ func TestClaudeInstalledProject(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(userSettings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 {
-		t.Fatalf("install: %s", r.Stderr)
-	}
+	s.installProject(t)
 	installed, _ := os.ReadFile(settings)
 	// The user's keys in their places; our deny rules join their
 	// permissions (after the user's allow), our hooks come last.

@@ -56,9 +56,7 @@ func TestClaudeUnattendedAnswers(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(s.Dir, "build", "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 {
-		t.Fatalf("install: %s", r.Stderr)
-	}
+	s.installProject(t)
 	r := s.Run(t, s.Claude, agenttest.ClaudeArgs("work on the task", "Bash")...)
 	if r.JSON == nil {
 		t.Fatalf("claude: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
@@ -184,9 +182,7 @@ func TestClaudeAttendedAsks(t *testing.T) {
 		agenttest.Bash("toolu_note", "echo 'never rm -rf here' > NOTES"),
 		agenttest.Say("Done."))
 	s.TrustHome(t)
-	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 {
-		t.Fatalf("install: %s", r.Stderr)
-	}
+	s.installProject(t)
 	term := s.Interactive(t, "--permission-mode", "acceptEdits", "--allowedTools", "Bash")
 	term.WaitFor("accept edits on")
 	term.Type("work on the task")

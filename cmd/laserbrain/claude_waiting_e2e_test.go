@@ -22,9 +22,7 @@ func TestClaudeWaitingForAPerson(t *testing.T) {
 		agenttest.Bash("toolu_ask", "touch asked-marker"),
 		agenttest.Say("Done."))
 	s.TrustHome(t)
-	if r := s.Run(t, s.lb, "install", "claude", "--scope", "project"); r.ExitCode != 0 {
-		t.Fatalf("install: %s", r.Stderr)
-	}
+	s.installProject(t)
 	// Watch the fleet store, to read the summary each time it changes.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -41,23 +41,16 @@ func BenchmarkHookProcess(b *testing.B) {
 	}
 }
 
-// buildLaserbrain builds the binary as `make build` does (static, trimmed)
-// into a temporary directory, so process benchmarks time what users run
-// rather than the test binary standing in for it, and returns a copy
-// written with plain writes, as `make install` leaves it: the linker
-// writes its output through a memory map, and a program started from those
-// cached pages starts slower (the gate's benchmarks measured 2.21× against
-// 2.02× /bin/true for the same build).
+// buildLaserbrain is the binary as `make build` builds it (static,
+// trimmed: laserbrainBinary), so process benchmarks time what users run
+// rather than the test binary standing in for it, as a copy written with
+// plain writes, as `make install` leaves it: the linker writes its output
+// through a memory map, and a program started from those cached pages
+// starts slower (the gate's benchmarks measured 2.21× against 2.02×
+// /bin/true for the same build).
 func buildLaserbrain(b *testing.B) string {
 	b.Helper()
-	linked := filepath.Join(b.TempDir(), "laserbrain")
-	build := exec.Command("go", "build", "-trimpath", "-o", linked, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatalf("building laserbrain: %v", err)
-	}
-	return placeLaserbrain(b, linked)
+	return placeLaserbrain(b, laserbrainBinary(b))
 }
 
 // laserbrainFrom is the laserbrain a benchmark measures: another build's,

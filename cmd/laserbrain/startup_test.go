@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,22 +23,12 @@ const (
 // TestStartupInitsAllocateLittle runs the built binary as a client runs a
 // hook, and as --version, and holds every package init to the budget.
 func TestStartupInitsAllocateLittle(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "laserbrain")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := laserbrainBinary(t)
 	for _, args := range [][]string{{"--version"}, {"hook", "pre-tool-use"}} {
 		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "LASERBRAIN_HOME="+t.TempDir())
+		cmd.Env = append(os.Environ(), "LASERBRAIN_HOME="+t.TempDir())
 		cmd.Stdin = strings.NewReader(`{"session_id":"s","tool_name":"Bash","cwd":"/tmp","tool_input":{"command":"go test ./..."}}`)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
-		}
-		inits, err := inittrace.Parse(&stderr)
+		inits, stderr, err := inittrace.Run(cmd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +44,7 @@ func TestStartupInitsAllocateLittle(t *testing.T) {
 				args, len(over), inittrace.MaxModuleBytes, inittrace.MaxModuleAllocs, strings.Join(over, "\n\t"))
 		}
 		if packages < 50 {
-			t.Fatalf("%v: %d package inits traced; want laserbrain's (GODEBUG=inittrace=1 unread?)\n%s", args, packages, stderr.String())
+			t.Fatalf("%v: %d package inits traced; want laserbrain's (GODEBUG=inittrace=1 unread?)\n%s", args, packages, stderr)
 		}
 		if total > maxInitBytes {
 			t.Errorf("%v: the package inits allocate %d bytes together, over %d", args, total, maxInitBytes)

@@ -2,8 +2,10 @@ package inittrace
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +18,22 @@ type Init struct {
 }
 
 var line = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, [0-9.]+ ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
+
+// Run runs cmd, whose Env is set and whose Stderr is not, with
+// GODEBUG=inittrace=1 added to its environment, and returns the inits it
+// traced and all it wrote to standard error (to show where the trace is
+// too thin to trust). A program that fails is an error, with that output.
+func Run(cmd *exec.Cmd) ([]Init, string, error) {
+	cmd.Env = append(cmd.Env, "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, stderr.String(), fmt.Errorf("%v: %w\n%s", cmd.Args, err, stderr.String())
+	}
+	out := stderr.String()
+	inits, err := Parse(&stderr)
+	return inits, out, err
+}
 
 // Parse reads the traced inits from r, skipping every other line (the
 // program's own output).

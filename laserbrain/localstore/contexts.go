@@ -87,17 +87,7 @@ func (c *contexts) nextPath() string     { return c.jsonPath + ".next" }
 
 // withLock holds the contexts lock; c.mu is held by the caller.
 func (c *contexts) withLock(exclusive bool, f func() error) error {
-	var err error
-	if exclusive {
-		err = c.lock.Lock()
-	} else {
-		err = c.lock.RLock()
-	}
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", c.lock.Path(), err)
-	}
-	defer c.lock.Unlock()
-	return f()
+	return holdLock(c.lock, exclusive, f)
 }
 
 // load reads contexts.json and the log, finishing a compaction a crash

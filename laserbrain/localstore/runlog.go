@@ -109,23 +109,39 @@ func openRunLog(dir string) (*runLog, error) {
 func (l *runLog) withLock(exclusive bool, f func() error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return holdLock(l.lock, exclusive, func() error {
+		defer func() { l.seen = -1 }()
+		if err := l.reopen(); err != nil {
+			return err
+		}
+		if err := l.writePending(); err != nil {
+			return err
+		}
+		return f()
+	})
+}
+
+// fileLock is a lock file, taken shared (to read) or exclusive (to write).
+type fileLock interface {
+	Lock() error
+	RLock() error
+	Unlock() error
+	Path() string
+}
+
+// holdLock runs f holding l, exclusive or shared; a lock that cannot be
+// taken is an error naming its file.
+func holdLock(l fileLock, exclusive bool, f func() error) error {
 	var err error
 	if exclusive {
-		err = l.lock.Lock()
+		err = l.Lock()
 	} else {
-		err = l.lock.RLock()
+		err = l.RLock()
 	}
 	if err != nil {
-		return fmt.Errorf("lock %s: %w", l.lock.Path(), err)
+		return fmt.Errorf("lock %s: %w", l.Path(), err)
 	}
-	defer l.lock.Unlock()
-	defer func() { l.seen = -1 }()
-	if err := l.reopen(); err != nil {
-		return err
-	}
-	if err := l.writePending(); err != nil {
-		return err
-	}
+	defer l.Unlock()
 	return f()
 }
 

@@ -691,19 +691,7 @@ func checkMCP(o Options, r *Report, n client.Name, scope install.Scope, f instal
 	r.add(c)
 	switch n {
 	case client.Codex:
-		var lacking []string
-		for _, v := range client.MCPEnv {
-			if !slices.Contains(vars, v) {
-				lacking = append(lacking, v)
-			}
-		}
-		vc := Check{Client: n, Scope: string(scope), What: "MCP server's variables", OK: len(lacking) == 0,
-			Detail: f.MCP + ": env_vars passes " + strings.Join(client.MCPEnv, ", ")}
-		if len(lacking) > 0 {
-			vc.Detail = f.MCP + ": env_vars lacks " + strings.Join(lacking, ", ") + ": Codex starts MCP servers with a scrubbed environment, so the server would check the wrong run or store"
-			vc.Fix = fix
-		}
-		r.add(vc)
+		r.add(mcpVarsCheck(n, scope, f.MCP+": env_vars", "passes", vars, "Codex starts MCP servers with a scrubbed environment, so the server would check the wrong run or store", fix))
 	case client.Gemini:
 		data, _ := os.ReadFile(f.MCP)
 		var v struct {
@@ -714,20 +702,27 @@ func checkMCP(o Options, r *Report, n client.Name, scope install.Scope, f instal
 			} `json:"security"`
 		}
 		_ = json.Unmarshal(data, &v)
-		var lacking []string
-		for _, name := range client.MCPEnv {
-			if !slices.Contains(v.Security.Redaction.Allowed, name) {
-				lacking = append(lacking, name)
-			}
-		}
-		vc := Check{Client: n, Scope: string(scope), What: "MCP server's variables", OK: len(lacking) == 0,
-			Detail: f.MCP + ": security.environmentVariableRedaction.allowed keeps " + strings.Join(client.MCPEnv, ", ")}
-		if len(lacking) > 0 {
-			vc.Detail = f.MCP + ": security.environmentVariableRedaction.allowed lacks " + strings.Join(lacking, ", ") + ": with redaction on (always under GitHub Actions) hooks and the server would lose them"
-			vc.Fix = fix
-		}
-		r.add(vc)
+		r.add(mcpVarsCheck(n, scope, f.MCP+": security.environmentVariableRedaction.allowed", "keeps", v.Security.Redaction.Allowed,
+			"with redaction on (always under GitHub Actions) hooks and the server would lose them", fix))
 	}
+}
+
+// mcpVarsCheck checks that setting (a file's, named with it) lets every
+// variable the MCP server needs through: listed is what it lists, keeps
+// the word for doing so, why what a variable it lacks costs.
+func mcpVarsCheck(n client.Name, scope install.Scope, setting, keeps string, listed []string, why, fix string) Check {
+	var lacking []string
+	for _, v := range client.MCPEnv {
+		if !slices.Contains(listed, v) {
+			lacking = append(lacking, v)
+		}
+	}
+	c := Check{Client: n, Scope: string(scope), What: "MCP server's variables", OK: len(lacking) == 0,
+		Detail: setting + " " + keeps + " " + strings.Join(client.MCPEnv, ", ")}
+	if len(lacking) > 0 {
+		c.Detail, c.Fix = setting+" lacks "+strings.Join(lacking, ", ")+": "+why, fix
+	}
+	return c
 }
 
 // checkCodexTrust asks codex itself whether it trusts our hooks.

@@ -93,12 +93,13 @@ func TestWatchedSeesEveryChange(t *testing.T) {
 	}
 }
 
-// same holds a watched checkpoint to a fresh store's of the same state.
+// same holds a checkpoint (a watched one, or one that found the tree
+// quiet) to a fresh store's of the same state.
 func same(t *testing.T, st *undo.Store, dir string, in undo.Input, got undo.Captured, call, after string) {
 	t.Helper()
 	fresh := capture(t, &undo.Store{Dir: filepath.Join(t.TempDir(), "undo")}, dir, in, call)
 	if got.Record.Tree != fresh.Record.Tree || got.Record.Refs != fresh.Record.Refs || got.Record.Stash != fresh.Record.Stash || got.Record.Index != fresh.Record.Index {
-		t.Errorf("after %q the watched checkpoint recorded tree %s refs %s stash %s index %s; a fresh store records %s %s %s %s",
+		t.Errorf("after %q the checkpoint recorded tree %s refs %s stash %s index %s; a fresh store records %s %s %s %s",
 			after, got.Record.Tree, got.Record.Refs, got.Record.Stash, got.Record.Index,
 			fresh.Record.Tree, fresh.Record.Refs, fresh.Record.Stash, fresh.Record.Index)
 	}
