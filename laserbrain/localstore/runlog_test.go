@@ -36,6 +36,17 @@ func snapshot(t *testing.T, s *Store) map[string]string {
 	return out
 }
 
+// compacted compacts s and returns its snapshot from before, for the test
+// to hold a store's after it to.
+func compacted(t *testing.T, s *Store) map[string]string {
+	t.Helper()
+	before := snapshot(t, s)
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	return before
+}
+
 func sameSnapshot(t *testing.T, what string, got, want map[string]string) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -116,10 +127,7 @@ func TestCompactionKeepsEveryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Close()
-	before := snapshot(t, s)
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	before := compacted(t, s)
 	if data, _ := os.ReadFile(filepath.Join(dir, "runs", "log.jsonl")); bytes.Count(data, []byte("\n")) != 1 {
 		t.Errorf("the log after compaction is not just its header: %q", data)
 	}
