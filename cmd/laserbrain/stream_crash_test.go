@@ -42,31 +42,51 @@ func killedStream(t *testing.T, bin string, env []string, after int) []verdictLi
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		// Lines keep coming while the stream is killed: it dies in the
-		// middle of a batch, not at a pause.
-		states := []string{
-			`{"goal":"add a CSV importer to the admin panel","progress":"advancing","distance":8}`,
-			`{"goal":"add a CSV importer to the admin panel","progress":"advancing","distance":6,"doing":"editing importer.py"}`,
-			`{"goal":"refactor the ORM base class","progress":"advancing","distance":5}`,
+	go feedStates(stdin)
+	got := readAnswers(t, stdout, after, func() {
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
 		}
-		w := bufio.NewWriter(stdin)
-		for i := 0; ; i++ {
-			if _, err := w.WriteString(states[i%len(states)] + "\n"); err != nil {
+	})
+	werr := cmd.Wait()
+	if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the stream was not killed by SIGKILL: %v\n%s", werr, stderr.String())
+	}
+	return got
+}
+
+// feedStates writes check lines to w as fast as they are taken, until a
+// write fails: lines keep coming while a stream is killed, so it dies in
+// the middle of a batch, not at a pause.
+func feedStates(w io.Writer) {
+	states := []string{
+		`{"goal":"add a CSV importer to the admin panel","progress":"advancing","distance":8}`,
+		`{"goal":"add a CSV importer to the admin panel","progress":"advancing","distance":6,"doing":"editing importer.py"}`,
+		`{"goal":"refactor the ORM base class","progress":"advancing","distance":5}`,
+	}
+	bw := bufio.NewWriter(w)
+	for i := 0; ; i++ {
+		if _, err := bw.WriteString(states[i%len(states)] + "\n"); err != nil {
+			return
+		}
+		if i%7 == 0 {
+			if bw.Flush() != nil {
 				return
 			}
-			if i%7 == 0 {
-				if w.Flush() != nil {
-					return
-				}
-			}
 		}
-	}()
+	}
+}
+
+// readAnswers reads a stream's answers from r until its end, calling kill
+// once after of them were read; a last line cut off by the kill is not an
+// answer. It returns every answer read.
+func readAnswers(t *testing.T, r io.Reader, after int, kill func()) []verdictLine {
+	t.Helper()
 	var got []verdictLine
-	r := bufio.NewReader(stdout)
+	br := bufio.NewReader(r)
 	killed := false
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			var v verdictLine
 			if jerr := json.Unmarshal(line, &v); jerr != nil {
@@ -75,23 +95,16 @@ func killedStream(t *testing.T, bin string, env []string, after int) []verdictLi
 			got = append(got, v)
 		}
 		if !killed && len(got) >= after {
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
+			kill()
 			killed = true
 		}
 		if err == io.EOF {
-			break
+			return got
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	werr := cmd.Wait()
-	if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the stream was not killed by SIGKILL: %v\n%s", werr, stderr.String())
-	}
-	return got
 }
 
 // checkPrinted holds the printed answers to what is on disk: the verdicts
@@ -184,35 +197,7 @@ func killAndCount(t *testing.T, spec string, registered bool, after int) {
 	b := openStores(t, spec, home)
 	run, base, onDisk := checkPrinted(t, b, printed)
 	if registered {
-		if run != id {
-			t.Fatalf("the verdicts are of run %s, not the registered %s", run, id)
-		}
-		fl, err := b.Fleet()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := fl.Run(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The record is written after the steps and before the answers:
-		// it counts every answered check, and none that is not on disk.
-		if r.Checks < base+len(printed) || r.Checks > onDisk {
-			t.Fatalf("the fleet record counts %d checks: %d before, %d printed, %d on disk", r.Checks, base, len(printed), onDisk)
-		}
-		evs, err := fl.Events(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checks := 0
-		for _, e := range evs {
-			if e.Kind == fleet.KindCheck {
-				checks++
-			}
-		}
-		if checks < base+len(printed) {
-			t.Fatalf("%d check events for %d printed verdicts", checks, len(printed))
-		}
+		checkRecorded(t, b, id, run, base, len(printed), onDisk)
 	}
 	// The run goes on from the last step on disk: no step number is given
 	// twice.
@@ -226,6 +211,41 @@ func killAndCount(t *testing.T, spec string, registered bool, after int) {
 	var v verdictLine
 	if err := json.Unmarshal(out, &v); err != nil || v.Step != onDisk+1 {
 		t.Fatalf("the next check is step %d (%s), want %d", v.Step, out, onDisk+1)
+	}
+}
+
+// checkRecorded holds registered run id's fleet record and events to the
+// verdicts printed on it (run is theirs): the record is written after the
+// steps and before the answers, so it counts every answered check and none
+// that is not on disk, and each answered check has its event.
+func checkRecorded(t *testing.T, b *backend.Backend, id, run string, base, printed, onDisk int) {
+	t.Helper()
+	if run != id {
+		t.Fatalf("the verdicts are of run %s, not the registered %s", run, id)
+	}
+	fl, err := b.Fleet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := fl.Run(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Checks < base+printed || r.Checks > onDisk {
+		t.Fatalf("the fleet record counts %d checks: %d before, %d printed, %d on disk", r.Checks, base, printed, onDisk)
+	}
+	evs, err := fl.Events(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := 0
+	for _, e := range evs {
+		if e.Kind == fleet.KindCheck {
+			checks++
+		}
+	}
+	if checks < base+printed {
+		t.Fatalf("%d check events for %d printed verdicts after %d", checks, printed, base)
 	}
 }
 

@@ -57,10 +57,7 @@ func TestSmallRunsGoIntoOnePack(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		stepRun(t, s, fmt.Sprintf("p%03d", i), 1+i%4)
 	}
-	before := snapshot(t, s)
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	before := compacted(t, s)
 	if got := runFiles(t, dir); len(got) != 0 {
 		t.Errorf("compaction gave small runs files of their own: %v", got[:min(len(got), 4)])
 	}
@@ -82,10 +79,7 @@ func TestSmallRunsGoIntoOnePack(t *testing.T) {
 	if err != nil || r.StepCount() != 6 || len(r.Steps()) != 6 || r.Steps()[5].N != 6 {
 		t.Fatalf("p003 after two more steps: %v", err)
 	}
-	before = snapshot(t, s)
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	before = compacted(t, s)
 	if got := packNames(t, dir); fmt.Sprint(got) != "[0000000001.pack 0000000002.pack]" {
 		t.Errorf("runs/packs holds %v after the second compaction, want the first and a second", got)
 	}
@@ -118,10 +112,7 @@ func TestRunLeavesItsPack(t *testing.T) {
 		stepRun(t, s, "grow", 5)
 	}
 	stepRun(t, s, "stay", 1)
-	before := snapshot(t, s)
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	before := compacted(t, s)
 	if got := runFiles(t, dir); fmt.Sprint(got) != "[grow.history.jsonl grow.json]" {
 		t.Fatalf("after growing past PackBelow: files %v, want grow's own", got)
 	}
@@ -287,10 +278,7 @@ func TestPackCompactionCutShort(t *testing.T) {
 			s2 := open(t, dir)
 			sameSnapshot(t, "after the cut", snapshot(t, s2), before)
 			stepRun(t, s2, "k2", 1) // runs go on from the cut
-			before = snapshot(t, s2)
-			if err := s2.Compact(); err != nil {
-				t.Fatal(err)
-			}
+			before = compacted(t, s2)
 			sameSnapshot(t, "after compacting again", snapshot(t, open(t, dir)), before)
 			for _, n := range packNames(t, dir) {
 				if strings.HasSuffix(n, ".tmp") {
@@ -375,10 +363,7 @@ func TestEarlierLayoutBesidePacks(t *testing.T) {
 	s := open(t, dir)
 	stepRun(t, s, "old1", 1)
 	stepRun(t, s, "new1", 2)
-	before := snapshot(t, s)
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	before := compacted(t, s)
 	if got := runFiles(t, dir); fmt.Sprint(got) != "[old1.history.jsonl old1.json old2.history.jsonl old2.json]" {
 		t.Errorf("files after compaction: %v", got)
 	}

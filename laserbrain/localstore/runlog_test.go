@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/storetest"
 )
 
 // snapshot is every run of a store as ReadRun gives it: state and history
@@ -36,6 +37,17 @@ func snapshot(t *testing.T, s *Store) map[string]string {
 	return out
 }
 
+// compacted compacts s and returns its snapshot from before, for the test
+// to hold a store's after it to.
+func compacted(t *testing.T, s *Store) map[string]string {
+	t.Helper()
+	before := snapshot(t, s)
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	return before
+}
+
 func sameSnapshot(t *testing.T, what string, got, want map[string]string) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -55,7 +67,7 @@ func stepRun(t *testing.T, s *Store, id string, n int) {
 	for i := range steps {
 		steps[i] = step("keep the cache warm", 8-i%8)
 	}
-	saveSteps(t, s, id, steps...)
+	storetest.Save(t, s, id, steps...)
 }
 
 func listDir(t *testing.T, dir string) []string {
@@ -116,10 +128,7 @@ func TestCompactionKeepsEveryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Close()
-	before := snapshot(t, s)
-	if err := s.Compact(); err != nil {
-		t.Fatal(err)
-	}
+	before := compacted(t, s)
 	if data, _ := os.ReadFile(filepath.Join(dir, "runs", "log.jsonl")); bytes.Count(data, []byte("\n")) != 1 {
 		t.Errorf("the log after compaction is not just its header: %q", data)
 	}
