@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/storetest"
 )
 
 func step(goal string, d int) laserbrain.StepInput {
@@ -22,25 +23,6 @@ func set[T any](t testing.TB, v *T, x T) {
 	old := *v
 	*v = x
 	t.Cleanup(func() { *v = old })
-}
-
-// saveSteps opens run id, takes the steps and saves it.
-func saveSteps(t *testing.T, s *Store, id string, steps ...laserbrain.StepInput) {
-	t.Helper()
-	ctx := context.Background()
-	h, err := s.OpenRun(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	for _, in := range steps {
-		if _, err := h.Run().Step(in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := h.Save(ctx); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // appendTo appends data to the file at path, which must exist: a write
@@ -235,7 +217,7 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	s := open(t, dir)
-	saveSteps(t, s, "cut", step("keep the cache warm", 4))
+	storetest.Save(t, s, "cut", step("keep the cache warm", 4))
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +230,7 @@ func TestHistoryBeyondCommittedLengthIsIgnored(t *testing.T) {
 	if err != nil || len(r.Steps()) != 1 {
 		t.Fatalf("ReadRun over a torn tail: %v, %d steps", err, len(r.Steps()))
 	}
-	saveSteps(t, s, "cut", step("keep the cache warm", 3))
+	storetest.Save(t, s, "cut", step("keep the cache warm", 3))
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +271,7 @@ func TestOpenReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saveSteps(t, w, "r1", step("ship it", 3))
+	storetest.Save(t, w, "r1", step("ship it", 3))
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

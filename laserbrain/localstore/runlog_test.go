@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/storetest"
 )
 
 // snapshot is every run of a store as ReadRun gives it: state and history
@@ -66,7 +67,7 @@ func stepRun(t *testing.T, s *Store, id string, n int) {
 	for i := range steps {
 		steps[i] = step("keep the cache warm", 8-i%8)
 	}
-	saveSteps(t, s, id, steps...)
+	storetest.Save(t, s, id, steps...)
 }
 
 func listDir(t *testing.T, dir string) []string {

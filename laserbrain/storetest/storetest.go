@@ -324,24 +324,32 @@ func testProcessesStepOneRun(t *testing.T, newPlace func(t *testing.T) Place) {
 	}
 }
 
+// Save opens run id in s, takes the steps and saves it, failing t on any
+// error.
+func Save(t testing.TB, s laserbrain.Store, id string, steps ...laserbrain.StepInput) {
+	t.Helper()
+	ctx := context.Background()
+	h, err := s.OpenRun(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, in := range steps {
+		if _, err := h.Run().Step(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // testExportImport is the case "export and import".
 func testExportImport(t *testing.T, newPlace func(t *testing.T) Place) {
 	ctx := context.Background()
 	from := newPlace(t).Open(t)
 	for i := 0; i < 3; i++ {
-		h, err := from.OpenRun(ctx, fmt.Sprintf("x%d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, in := range sequence[:3+i] {
-			if _, err := h.Run().Step(in); err != nil {
-				t.Error(err)
-			}
-		}
-		if err := h.Save(ctx); err != nil {
-			t.Error(err)
-		}
-		h.Close()
+		Save(t, from, fmt.Sprintf("x%d", i), sequence[:3+i]...)
 	}
 	if err := from.Flush(ctx); err != nil {
 		t.Fatal(err)

@@ -12,25 +12,17 @@ import (
 	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/laserbrain/storetest"
 )
 
 // saveRun takes n steps on run id in store s and saves it.
 func saveRun(t *testing.T, s *localstore.Store, id string, n int) {
 	t.Helper()
-	ctx := context.Background()
-	h, err := s.OpenRun(ctx, id)
-	if err != nil {
-		t.Fatal(err)
+	steps := make([]laserbrain.StepInput, n)
+	for i := range steps {
+		steps[i] = laserbrain.StepInput{Goal: "import the CSV files", Progress: "advancing", Distance: laserbrain.Dist(9 - i%9)}
 	}
-	defer h.Close()
-	for i := 0; i < n; i++ {
-		if _, err := h.Run().Step(laserbrain.StepInput{Goal: "import the CSV files", Progress: "advancing", Distance: laserbrain.Dist(9 - i%9)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := h.Save(ctx); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Save(t, s, id, steps...)
 }
 
 // store migrate copies a home whatever layout its runs are in — files of

@@ -48,10 +48,7 @@ func updateChild(dir string) int {
 // from there.
 func TestRunUpdatesSurviveAKilledWriter(t *testing.T) {
 	dir := t.TempDir()
-	s, err := fleet.OpenLocal(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := localDir(dir).Open(t)
 	ctx := context.Background()
 	if err := s.CreateRun(ctx, fleet.Run{ID: "r", Agent: "a", Created: time.Now()}); err != nil {
 		t.Fatal(err)

@@ -33,11 +33,7 @@ func TestLocalProcesses(t *testing.T) {
 
 func TestLocal(t *testing.T) {
 	fleettest.Run(t, func(t *testing.T) fleet.Store {
-		s, err := fleet.OpenLocal(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return localDir(t.TempDir()).Open(t)
 	})
 }
 
@@ -130,11 +126,7 @@ func TestFleetID(t *testing.T) {
 // the forger editing the files as a person with a shell would.
 func TestLocalWitness(t *testing.T) {
 	fleettest.Witness(t, func(t *testing.T) fleet.Store {
-		s, err := fleet.OpenLocal(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return localDir(t.TempDir()).Open(t)
 	}, cutLocal)
 }
 

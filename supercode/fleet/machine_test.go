@@ -27,10 +27,7 @@ func haltRecord(t *testing.T, st fleet.Store, kind string, h fleet.Halt) {
 func TestWitnessHonoursNothingPastABreak(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := fleet.OpenLocal(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := localDir(dir).Open(t)
 	h := fleet.Halt{ID: "h1", Fleet: "f", Agent: "a:r1", Run: "r1", Reason: "duplicate work", By: "supervisor", At: time.Now().UTC()}
 	haltRecord(t, st, fleet.JournalHalt, h)
 	known, err := fleet.ReadWitness(ctx, st, "f", nil)
@@ -78,10 +75,7 @@ func TestWitnessHonoursNothingPastABreak(t *testing.T) {
 func TestWitnessHoldsWhatWasVerified(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := fleet.OpenLocal(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := localDir(dir).Open(t)
 	h := fleet.Halt{ID: "h1", Fleet: "f", Agent: "a:r1", Run: "r1", Reason: "duplicate work", By: "supervisor", At: time.Now().UTC()}
 	haltRecord(t, st, fleet.JournalStart, fleet.Halt{Fleet: "f"})
 	haltRecord(t, st, fleet.JournalHalt, h)
