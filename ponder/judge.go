@@ -288,7 +288,7 @@ func passRecord(s *Session, j *Judgement) oca.PassRecord {
 	rec := oca.PassRecord{Session: s.ocaSession(), Pass: j.Pass, Metrics: oca.PassMetrics{
 		Coverage: m.Coverage, Churn: m.Churn, Novelty: m.Novelty, Thrash: m.Thrash, Surprise: m.Surprise,
 		Voices: m.Voices, DeltaVoices: m.DeltaVoices, Skeptic: m.Skeptic, ConfidenceFloor: m.ConfidenceFloor,
-		Ops:     oca.OpCounts{Add: m.Ops.Add, Edit: m.Ops.Edit, Change: m.Ops.Change, Delete: m.Ops.Delete},
+		Ops:     m.Ops,
 		Verdict: j.Verdict,
 	}}
 	if j.Forecast != nil {

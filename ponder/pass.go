@@ -297,7 +297,7 @@ func (e *Engine) Delta(slug string, data []byte) (*DeltaResult, error) {
 	res := &DeltaResult{Slug: h.slug, Pass: k, Appended: len(recs), FirstSeq: recs[0].Seq, LastSeq: recs[len(recs)-1].Seq,
 		FindingIDs: []string{}, UnitIDs: []string{}, Live: st.Live}
 	after := st.Pass(k)
-	res.Ops = OpCounts{after.Ops.Add - before.Ops.Add, after.Ops.Edit - before.Ops.Edit, after.Ops.Change - before.Ops.Change, after.Ops.Delete - before.Ops.Delete}
+	res.Ops = OpCounts{Add: after.Ops.Add - before.Ops.Add, Edit: after.Ops.Edit - before.Ops.Edit, Change: after.Ops.Change - before.Ops.Change, Delete: after.Ops.Delete - before.Ops.Delete}
 	res.UnitOps = UnitCounts{Add: after.Units.Add - before.Units.Add, Edit: after.Units.Edit - before.Units.Edit, Delete: after.Units.Delete - before.Units.Delete}
 	unitsChanged := false
 	for _, r := range recs {

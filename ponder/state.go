@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/laserkit/laserkit/ponder/ledger"
+	"github.com/laserkit/laserkit/ponder/oca"
 )
 
 // Unit is one entry of the inventory as the ledger has shaped it.
@@ -85,13 +86,9 @@ func (f *Finding) editedIn(pass int) bool {
 	return false
 }
 
-// OpCounts are a pass's finding operations.
-type OpCounts struct {
-	Add    int `json:"add"`
-	Edit   int `json:"edit"`
-	Change int `json:"change"`
-	Delete int `json:"delete"`
-}
+// OpCounts are a pass's finding operations (the counts OCA records of a
+// judged pass are these).
+type OpCounts = oca.OpCounts
 
 // UnitCounts are a pass's unit records.
 type UnitCounts struct {

@@ -23,16 +23,8 @@ type dfIn struct {
 }
 
 type dfStep struct {
-	Check *dfCheck          `json:"check"`
+	Check *StepIn           `json:"check"`
 	Saw   *laserbrain.Event `json:"saw"`
-}
-
-type dfCheck struct {
-	Goal       *string         `json:"goal"`
-	Progress   *string         `json:"progress"`
-	Distance   json.RawMessage `json:"distance"`
-	ParentGoal *string         `json:"parent_goal"`
-	UserTurn   bool            `json:"user_turn"`
 }
 
 type dfVerdict struct {
@@ -76,7 +68,7 @@ func runDriftFull(raw json.RawMessage) (any, error) {
 		switch {
 		case st.Check != nil && st.Saw == nil:
 			c := st.Check
-			s := StepIn{Goal: c.Goal, Progress: c.Progress, Distance: c.Distance, ParentGoal: c.ParentGoal, UserTurn: c.UserTurn}.Input()
+			s := c.Input()
 			if c.Progress == nil {
 				s.Progress = laserbrain.ProgressAdvancing
 			}

@@ -51,7 +51,7 @@ func ClaudeCalls(r io.Reader) ([]Asked, error) {
 					Type string `json:"type"`
 					ID   string `json:"id"`
 				} `json:"content"`
-				Usage *claudeUsage `json:"usage"`
+				Usage *MessagesUsage `json:"usage"`
 			} `json:"message"`
 		}
 		if json.Unmarshal(line, &e) == nil {
@@ -61,7 +61,7 @@ func ClaudeCalls(r io.Reader) ([]Asked, error) {
 			case e.Type == "assistant" && e.Message.Usage != nil:
 				if e.Message.ID == "" || e.Message.ID != cur.id {
 					flush()
-					cur.id, cur.at, cur.u = e.Message.ID, e.Timestamp, e.Message.Usage.usage()
+					cur.id, cur.at, cur.u = e.Message.ID, e.Timestamp, e.Message.Usage.Usage()
 				}
 				for _, b := range e.Message.Content {
 					if b.Type == "tool_use" && b.ID != "" {

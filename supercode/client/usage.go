@@ -40,16 +40,18 @@ func eachLine(r io.Reader, fn func(line []byte)) error {
 	}
 }
 
-// claudeUsage is what a line of a Claude Code transcript says one model
-// response used.
-type claudeUsage struct {
+// MessagesUsage is the usage object of an Anthropic Messages API
+// response: what one model response used, as the API answers it and
+// Claude Code records it (in its transcripts and its stream-json result).
+type MessagesUsage struct {
 	Input      int64 `json:"input_tokens"`
 	Output     int64 `json:"output_tokens"`
 	CacheRead  int64 `json:"cache_read_input_tokens"`
 	CacheWrite int64 `json:"cache_creation_input_tokens"`
 }
 
-func (m *claudeUsage) usage() fleet.Usage {
+// Usage is m as laserkit counts tokens, one request.
+func (m *MessagesUsage) Usage() fleet.Usage {
 	return fleet.Usage{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite, Requests: 1}
 }
 
@@ -63,8 +65,8 @@ func (c *usageCount) line(line []byte) {
 	var e struct {
 		Type    string `json:"type"`
 		Message struct {
-			ID    string       `json:"id"`
-			Usage *claudeUsage `json:"usage"`
+			ID    string         `json:"id"`
+			Usage *MessagesUsage `json:"usage"`
 		} `json:"message"`
 	}
 	if json.Unmarshal(line, &e) != nil {
@@ -74,7 +76,7 @@ func (c *usageCount) line(line []byte) {
 	case e.Type == "user":
 		c.last = ""
 	case e.Type == "assistant" && e.Message.Usage != nil && (e.Message.ID == "" || e.Message.ID != c.last):
-		c.usage.Add(e.Message.Usage.usage())
+		c.usage.Add(e.Message.Usage.Usage())
 		c.last = e.Message.ID
 	}
 }

@@ -252,6 +252,18 @@ func Waiting(events []RunEvent) (RunEvent, bool) {
 	return events[len(events)-1], true
 }
 
+// Wait is what a run waits on a person for, read off its waiting event:
+// its client's kind of notification (permission_prompt, idle_prompt, …),
+// its message, and since when.
+type Wait struct {
+	Kind    string    `json:"kind"`
+	Message string    `json:"message"`
+	Since   time.Time `json:"since"`
+}
+
+// WaitOf is waiting event e (what Waiting found) as a Wait.
+func WaitOf(e RunEvent) *Wait { return &Wait{Kind: e.Name, Message: e.Text, Since: e.At} }
+
 // GateResult is the Result of a KindGate event: what the gate decided,
 // in fields rather than in the reason's words, so a reader (the fleet
 // report) never parses the text written for the model.

@@ -101,26 +101,11 @@ func Locate(o Options) (Files, error) {
 }
 
 // CodexHome is Codex's home: $CODEX_HOME, else ~/.codex.
-func CodexHome(o Options) string {
-	if h := o.getenv("CODEX_HOME"); h != "" {
-		return h
-	}
-	return filepath.Join(o.Home, ".codex")
-}
+func CodexHome(o Options) string { return o.dirOr("CODEX_HOME", ".codex") }
 
-func configHome(o Options) string {
-	if x := o.getenv("XDG_CONFIG_HOME"); x != "" {
-		return x
-	}
-	return filepath.Join(o.Home, ".config")
-}
+func configHome(o Options) string { return o.dirOr("XDG_CONFIG_HOME", ".config") }
 
-func clineDir(o Options) string {
-	if d := o.getenv("CLINE_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(o.Home, ".cline")
-}
+func clineDir(o Options) string { return o.dirOr("CLINE_DIR", ".cline") }
 
 // clineMCPSettings is Cline's MCP settings file (Cline 3.0.65:
 // $CLINE_MCP_SETTINGS_PATH, else $CLINE_DATA_DIR or ~/.cline/data, then
@@ -136,11 +121,15 @@ func clineMCPSettings(o Options) string {
 	return filepath.Join(data, "settings", "cline_mcp_settings.json")
 }
 
-func copilotHome(o Options) string {
-	if h := o.getenv("COPILOT_HOME"); h != "" {
-		return h
+func copilotHome(o Options) string { return o.dirOr("COPILOT_HOME", ".copilot") }
+
+// dirOr is the directory env names in o's environment, else dot in o's
+// home.
+func (o Options) dirOr(env, dot string) string {
+	if d := o.getenv(env); d != "" {
+		return d
 	}
-	return filepath.Join(o.Home, ".copilot")
+	return filepath.Join(o.Home, dot)
 }
 
 // MCPEntry is the MCP server entry client n reads, as a JSON value (Codex's

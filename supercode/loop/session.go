@@ -21,7 +21,6 @@ import (
 	"github.com/laserkit/laserkit/internal/text"
 	"github.com/laserkit/laserkit/supercode/agentrun"
 	"github.com/laserkit/laserkit/supercode/client"
-	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
 // turn is one session turn: an agent call, or one attempt of one judge
@@ -211,16 +210,11 @@ func (l *Loop) runCommandTurn(ctx context.Context, t turn) turnResult {
 // usageTokens reads reported usage as laserkit counts tokens everywhere
 // (fleet.Usage.Total): input, output, and cache reads and writes.
 func usageTokens(b []byte) int64 {
-	var u struct {
-		In         int64 `json:"input_tokens"`
-		Out        int64 `json:"output_tokens"`
-		CacheRead  int64 `json:"cache_read_input_tokens"`
-		CacheWrite int64 `json:"cache_creation_input_tokens"`
-	}
+	var u client.MessagesUsage
 	if json.Unmarshal(b, &u) != nil {
 		return 0
 	}
-	return fleet.Usage{Input: u.In, Output: u.Out, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}.Total()
+	return u.Usage().Total()
 }
 
 // sessionTokens is what a Claude Code session spent as its transcript

@@ -162,7 +162,7 @@ func ClientOf(r fleet.Run) string {
 // was last seen of it.
 func live(a *Agent, events []fleet.RunEvent) {
 	if w, ok := fleet.Waiting(events); ok {
-		a.Waiting = &Waiting{Kind: w.Name, Message: w.Text, Since: w.At}
+		a.Waiting = fleet.WaitOf(w)
 	}
 	for i := len(events) - 1; i >= 0; i-- {
 		if e := events[i]; e.Kind == fleet.KindTool {

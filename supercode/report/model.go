@@ -85,7 +85,7 @@ type Agent struct {
 	// Status is what the agent is doing now (one of the Status* values).
 	Status string `json:"status"`
 	// Waiting is what it waits on a person for, while it waits.
-	Waiting *Waiting `json:"waiting,omitempty"`
+	Waiting *fleet.Wait `json:"waiting,omitempty"`
 	// LastTool is its latest tool call; LastEvent when anything was last
 	// seen of it (a call, a check, a gate decision, a prompt).
 	LastTool  *ToolCall `json:"lastTool,omitempty"`
@@ -123,14 +123,6 @@ func StatusText(status string) string {
 		return "waiting for a person"
 	}
 	return status
-}
-
-// Waiting is what an agent waits on a person for: its client's kind of
-// notification (permission_prompt, idle_prompt, …) and its message.
-type Waiting struct {
-	Kind    string    `json:"kind"`
-	Message string    `json:"message"`
-	Since   time.Time `json:"since"`
 }
 
 // ToolCall is one tool call an agent's hooks recorded.

@@ -61,12 +61,12 @@ type SummaryAgent struct {
 	Drifting bool     `json:"drifting"`
 	// Coverage is the share of the run's tool calls checked (nil when it
 	// made none, or for a ponder session).
-	Coverage  *float64  `json:"coverage"`
-	ToolCalls int       `json:"toolCalls"`
-	LastTool  *ToolCall `json:"lastTool,omitempty"`
-	LastEvent time.Time `json:"lastEvent,omitzero"`
-	Waiting   *Waiting  `json:"waiting,omitempty"`
-	Halt      string    `json:"halt,omitempty"`
+	Coverage  *float64    `json:"coverage"`
+	ToolCalls int         `json:"toolCalls"`
+	LastTool  *ToolCall   `json:"lastTool,omitempty"`
+	LastEvent time.Time   `json:"lastEvent,omitzero"`
+	Waiting   *fleet.Wait `json:"waiting,omitempty"`
+	Halt      string      `json:"halt,omitempty"`
 	// Tokens are the model tokens its client recorded, when read.
 	Tokens *fleet.Usage `json:"tokens,omitempty"`
 	// Spending is its tokens and cost over time (Agent.Spending).

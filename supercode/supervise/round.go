@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/laserkit/laserkit/internal/text"
@@ -61,7 +60,7 @@ type AgentRow struct {
 	Halt   *string `json:"halt,omitempty"`
 	// Waiting is what a waiting agent waits for: its client's kind of
 	// notification and its message.
-	Waiting *WaitingRow `json:"waiting,omitempty"`
+	Waiting *fleet.Wait `json:"waiting,omitempty"`
 	Error   string      `json:"error,omitempty"`
 	// Coverage is an agent run's tool calls and checks as its hooks
 	// recorded them (absent for a ponder session, whose passes are its
@@ -92,13 +91,6 @@ type FileShare struct {
 // agents whose grounds do not collide are reported as sharing files: half
 // of all the files either touched, touched by both.
 const SharedFilesMin = 0.5
-
-// WaitingRow is what an agent waits on a person for.
-type WaitingRow struct {
-	Kind    string    `json:"kind"`
-	Message string    `json:"message"`
-	Since   time.Time `json:"since"`
-}
 
 // Agent statuses.
 const (
@@ -204,7 +196,7 @@ func (s *Supervisor) row(name string, findings map[string]supercode.Finding, inF
 		row.Status = StatusWaiting
 	}
 	if a.waiting != nil && !a.finished {
-		row.Waiting = &WaitingRow{Kind: a.waiting.Name, Message: a.waiting.Text, Since: a.waiting.At}
+		row.Waiting = fleet.WaitOf(*a.waiting)
 	}
 	return row
 }
