@@ -94,23 +94,30 @@ func brokenLinks(page string) []string {
 // proseLines returns the file's lines with fenced code blocks blanked and
 // code spans taken out, numbered as in the file.
 func proseLines(text string) []string {
-	lines := strings.Split(text, "\n")
+	lines := blankFences(strings.Split(text, "\n"))
+	for i, l := range lines {
+		lines[i] = codeSpanRE.ReplaceAllString(l, "")
+	}
+	return lines
+}
+
+// blankFences blanks the lines of fenced code blocks, their fences too, in
+// place, and returns lines.
+func blankFences(lines []string) []string {
 	fence := ""
 	for i, l := range lines {
 		trimmed := strings.TrimLeft(l, " ")
-		if fence != "" {
+		switch {
+		case fence != "":
 			if strings.HasPrefix(trimmed, fence) {
 				fence = ""
 			}
-			lines[i] = ""
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
 			fence = trimmed[:3]
-			lines[i] = ""
+		default:
 			continue
 		}
-		lines[i] = codeSpanRE.ReplaceAllString(l, "")
+		lines[i] = ""
 	}
 	return lines
 }
@@ -132,20 +139,7 @@ func headingAnchors(path string) (map[string]bool, error) {
 	}
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	lines := strings.Split(string(text), "\n")
-	fence := ""
-	for _, l := range lines {
-		trimmed := strings.TrimLeft(l, " ")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
-			continue
-		}
+	for _, l := range blankFences(strings.Split(string(text), "\n")) {
 		h := strings.TrimLeft(l, "#")
 		if h == l || !strings.HasPrefix(h, " ") || len(l)-len(h) > 6 {
 			continue

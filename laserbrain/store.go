@@ -85,6 +85,16 @@ type Exporter interface {
 	ContextEntries(ctx context.Context) (map[string]ContextEntry, error)
 }
 
+// StateReader is a store that loads a saved run without its history: its
+// state alone, which is all its verdicts so far and its judgment
+// (Run.Phronesis, Run.LastVerdict) read — for a long run, a small part of
+// what ReadRun reads.
+type StateReader interface {
+	// ReadRunState is ReadRun without the history; it returns an error
+	// wrapping ErrNoRun when there is no run.
+	ReadRunState(ctx context.Context, id string) (*Run, error)
+}
+
 // BatchSaver is a store that saves several of the runs it holds in one
 // go: each whole or none of them, as Save would each, for the cost of one
 // (a stream's commit saves every run it changed since the last).

@@ -74,16 +74,22 @@ var upstreamCopies = map[string]string{
 	"drift-full-vectors.json":      "drift-full-upstream-0.53.0.json",
 }
 
-func checkFile(t *testing.T, name string, data []byte) int {
+// checkFile checks a vector file, failing t with each case that fails (the
+// first five shown), and returns the report.
+func checkFile(t *testing.T, name string, data []byte) *Report {
 	t.Helper()
 	r, err := Check(data)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	for _, f := range r.Failures {
-		t.Errorf("%s %s (%s)\n  in:       %s\n  expected: %s\n  actual:   %s", name, f.Label, r.Kind, f.In, f.Expected, f.Actual)
+	for i, f := range r.Failures {
+		if i == 5 {
+			t.Errorf("%s: %d more failed", name, len(r.Failures)-i)
+			break
+		}
+		t.Errorf("%s %s (%s)\n  in:       %s\n  expected: %s\n  actual:   %s\n  error:    %s %v", name, f.Label, r.Kind, f.In, f.Expected, f.Actual, f.Error, f.Diff)
 	}
-	return r.Passed
+	return r
 }
 
 // Every vector file this package ships passes, case by case.
@@ -97,7 +103,7 @@ func TestShippedVectors(t *testing.T) {
 			continue // TestMCPVectorsUpstream checks it, and says what it set aside
 		}
 		t.Run(f.Name, func(t *testing.T) {
-			if n := checkFile(t, f.Name, f.Data); n == 0 {
+			if n := checkFile(t, f.Name, f.Data).Passed; n == 0 {
 				t.Errorf("%s has no cases", f.Name)
 			}
 		})
@@ -113,7 +119,7 @@ func TestUpstreamDriftVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := checkFile(t, local, copyData); n != want[up] {
+		if n := checkFile(t, local, copyData).Passed; n != want[up] {
 			t.Errorf("%s: %d steps passed, want all %d", local, n, want[up])
 		}
 		var prov struct {
@@ -129,7 +135,7 @@ func TestUpstreamDriftVectors(t *testing.T) {
 		if sum := sha256.Sum256(orig); prov.Upstream.SHA256 != "" && prov.Upstream.SHA256 != hex.EncodeToString(sum[:]) {
 			t.Errorf("%s records sha256 %s, but %s hashes to %x", local, prov.Upstream.SHA256, up, sum)
 		}
-		if n := checkFile(t, up, orig); n != want[up] {
+		if n := checkFile(t, up, orig).Passed; n != want[up] {
 			t.Errorf("%s: %d steps passed, want all %d", up, n, want[up])
 		}
 		var a, b struct{ Vectors any }
@@ -221,7 +227,7 @@ func TestEmitRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("emit %s: %v", name, err)
 		}
-		if n := checkFile(t, "emitted "+name, out); n == 0 {
+		if n := checkFile(t, "emitted "+name, out).Passed; n == 0 {
 			t.Errorf("emitted %s has no cases", name)
 		}
 	}
@@ -270,7 +276,7 @@ func TestSupercodeVectorsStrictAndEmit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := checkFile(t, "emitted supercode", out); n != 150 {
+	if n := checkFile(t, "emitted supercode", out).Passed; n != 150 {
 		t.Errorf("emitted supercode file: %d passed", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/internal/testenv"
 )
 
@@ -50,14 +51,8 @@ func TestAuditChainVerifiesWithTheReference(t *testing.T) {
 		cmd := exec.Command(lb, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "LASERBRAIN_HOME="+filepath.Join(dir, "home"), "HOME="+dir)
-		out, err := cmd.Output()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
+		out, _, code := proctest.Run(t, cmd)
+		return out, code
 	}
 	for _, c := range [][]string{
 		{"--goal", "ship the sky billboard", "--distance", "5", "--new-run"},

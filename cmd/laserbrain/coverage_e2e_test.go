@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/laserkit/laserkit/internal/agenttest"
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/internal/testenv"
 )
 
@@ -159,17 +160,8 @@ func (r *reference) hook(module string, payload map[string]any) (int, string) {
 	b, _ := json.Marshal(payload)
 	cmd := exec.Command("python3", "-m", "laserbrain.hooks."+module)
 	cmd.Env, cmd.Stdin = r.env, bytes.NewReader(b)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.ExitCode(), stderr.String()
-	case err != nil:
-		r.t.Fatalf("the reference's %s: %v", module, err)
-	}
-	return 0, stderr.String()
+	_, stderr, code := proctest.Run(r.t, cmd)
+	return code, stderr
 }
 
 // call is one tool call through the reference's wiring: its gate, then —

@@ -634,7 +634,7 @@ func agentRunRow(ctx context.Context, sup *agentrun.Tracker, st fleet.Store, r f
 	if r.Last != nil {
 		row.LastVerdict, row.Drifting = r.Last.Reason, r.Last.Drifting
 	}
-	if lr, err := sup.Task(ctx, r); err == nil && lr != nil {
+	if lr, err := sup.TaskState(ctx, r); err == nil && lr != nil {
 		row.Judgment = lr.Phronesis().Verdict
 	} else if row.Judgment == "" {
 		row.Judgment = "ungrounded"

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/laserkit/laserkit/internal/proctest"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
 
@@ -43,16 +44,7 @@ func TestRotatedJournalVerifies(t *testing.T) {
 		cmd := exec.Command(lb, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "LASERBRAIN_HOME="+home, "HOME="+dir, "LASERBRAIN_FLEET=rot")
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), stderr.String(), code
+		return proctest.Run(t, cmd)
 	}
 	out, errOut, code := run("supervise", "verify", "--json")
 	var v struct {

@@ -299,6 +299,16 @@ func (s *Store) OpenRun(ctx context.Context, id string) (laserbrain.RunHandle, e
 
 // ReadRun implements laserbrain.Store; the run comes with its history.
 func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error) {
+	return s.readRun(id, true)
+}
+
+// ReadRunState implements laserbrain.StateReader.
+func (s *Store) ReadRunState(ctx context.Context, id string) (*laserbrain.Run, error) {
+	return s.readRun(id, false)
+}
+
+// readRun loads saved run id, with its history or without.
+func (s *Store) readRun(id string, history bool) (*laserbrain.Run, error) {
 	if err := laserbrain.ValidateRunID(id); err != nil {
 		return nil, err
 	}
@@ -307,7 +317,7 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 		hist []laserbrain.StepRecord
 	)
 	err := s.log.withLock(false, func() (err error) {
-		if st, err = s.lookup(id); err != nil || st == nil {
+		if st, err = s.lookup(id); err != nil || st == nil || !history {
 			return err
 		}
 		hist, err = s.readHistory(id, st)
@@ -323,7 +333,9 @@ func (s *Store) ReadRun(ctx context.Context, id string) (*laserbrain.Run, error)
 	if err != nil {
 		return nil, err
 	}
-	r.LoadHistory(hist)
+	if history {
+		r.LoadHistory(hist)
+	}
 	return r, nil
 }
 

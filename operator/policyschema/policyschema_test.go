@@ -8,6 +8,21 @@ import (
 	"github.com/laserkit/laserkit/operator/shell"
 )
 
+// parseSection parses a policy whose section key is value and holds the
+// outcome to wantErr: refused naming that JSON pointer, or, where it is
+// "", taken — then it returns the policy and true for the test to check.
+func parseSection(t *testing.T, key, value, wantErr string) (operator.Policy, bool) {
+	t.Helper()
+	p, err := operator.ParsePolicy([]byte(`{"version": 1, "`+key+`": `+value+`}`), Validate)
+	switch {
+	case wantErr == "" && err != nil:
+		t.Errorf("%s: %v", value, err)
+	case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+		t.Errorf("%s: error %v, want one naming %s", value, err, wantErr)
+	}
+	return p, wantErr == "" && err == nil
+}
+
 // The undo settings: named data must stay inside the repository, the
 // figures must be counts, and the decoded policy carries what was written.
 func TestUndoSettings(t *testing.T) {
@@ -24,17 +39,9 @@ func TestUndoSettings(t *testing.T) {
 		{`{"keep_runs": 0}`, "/undo/keep_runs"},
 		{`{"keep": 3}`, "/undo"},
 	} {
-		data := []byte(`{"version": 1, "undo": ` + c.undo + `}`)
-		p, err := operator.ParsePolicy(data, Validate)
-		switch {
-		case c.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", c.undo, err)
-		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
-			t.Errorf("%s: error %v, want one naming %s", c.undo, err, c.wantErr)
-		case c.wantErr == "":
-			if len(p.Undo.Include) != 2 || p.Undo.Include[0] != "data/app.db" || *p.Undo.LossFiles != 0 || *p.Undo.LossBytes != 1<<20 || *p.Undo.KeepRuns != 5 || *p.Undo.KeepDays != 7 {
-				t.Errorf("%s decoded as %+v", c.undo, p.Undo)
-			}
+		p, ok := parseSection(t, "undo", c.undo, c.wantErr)
+		if ok && (len(p.Undo.Include) != 2 || p.Undo.Include[0] != "data/app.db" || *p.Undo.LossFiles != 0 || *p.Undo.LossBytes != 1<<20 || *p.Undo.KeepRuns != 5 || *p.Undo.KeepDays != 7) {
+			t.Errorf("%s decoded as %+v", c.undo, p.Undo)
 		}
 	}
 }
@@ -92,14 +99,7 @@ func TestTelemetrySettings(t *testing.T) {
 		{`{"endpoint": 4318}`, "/telemetry/endpoint"},
 		{`{"url": "http://x"}`, "/telemetry"},
 	} {
-		data := []byte(`{"version": 1, "telemetry": ` + c.telemetry + `}`)
-		p, err := operator.ParsePolicy(data, Validate)
-		switch {
-		case c.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", c.telemetry, err)
-		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
-			t.Errorf("%s: error %v, want one naming %s", c.telemetry, err, c.wantErr)
-		case c.wantErr == "" && !strings.HasPrefix(p.Telemetry.Endpoint, "http"):
+		if p, ok := parseSection(t, "telemetry", c.telemetry, c.wantErr); ok && !strings.HasPrefix(p.Telemetry.Endpoint, "http") {
 			t.Errorf("%s decoded as %+v", c.telemetry, p.Telemetry)
 		}
 	}

@@ -32,7 +32,7 @@ func (s *Tracker) RunState(ctx context.Context, c Caller) (rs operator.RunState,
 	if err != nil || !found {
 		return rs, run, found, err
 	}
-	task, err := s.Task(ctx, run)
+	task, err := s.TaskState(ctx, run)
 	if err != nil {
 		return rs, run, found, err
 	}

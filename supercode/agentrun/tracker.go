@@ -879,6 +879,18 @@ func (s *Tracker) maybeResume(ctx context.Context, t *heldTask, r *fleet.Run, go
 
 // Task reads the run's current task (nil when it has none yet).
 func (s *Tracker) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, error) {
+	return s.task(ctx, r, true)
+}
+
+// TaskState is Task for a caller that reads the task's verdicts and
+// judgment, not its steps: without its history where the store reads a
+// run so (laserbrain.StateReader). A long run's end, and each gate call
+// on it, then reads a few KB, not every step.
+func (s *Tracker) TaskState(ctx context.Context, r fleet.Run) (*laserbrain.Run, error) {
+	return s.task(ctx, r, false)
+}
+
+func (s *Tracker) task(ctx context.Context, r fleet.Run, history bool) (*laserbrain.Run, error) {
 	if r.Task == "" {
 		return nil, nil
 	}
@@ -886,7 +898,11 @@ func (s *Tracker) Task(ctx context.Context, r fleet.Run) (*laserbrain.Run, error
 	if err != nil {
 		return nil, err
 	}
-	lr, err := runs.ReadRun(ctx, r.Task)
+	read := runs.ReadRun
+	if sr, ok := runs.(laserbrain.StateReader); ok && !history {
+		read = sr.ReadRunState
+	}
+	lr, err := read(ctx, r.Task)
 	if errors.Is(err, laserbrain.ErrNoRun) {
 		return nil, nil
 	}
@@ -905,7 +921,7 @@ func (s *Tracker) Judge(ctx context.Context, runID string) (laserbrain.Judgment,
 	if err != nil {
 		return laserbrain.Judgment{}, err
 	}
-	lr, err := s.Task(ctx, r)
+	lr, err := s.TaskState(ctx, r)
 	if err != nil {
 		return laserbrain.Judgment{}, err
 	}
