@@ -16,27 +16,37 @@ func fullVoices() *DeliberationInput {
 	return &DeliberationInput{Voices: Voices{Skeptic: arg("check it"), Builder: arg("fix it"), Dreamer: arg("more"), Empath: arg("weigh it")}}
 }
 
-// factsSession runs a four-pass session that converges by Rule 6: pass 1
-// raises two findings and grades the rest, pass 2's Skeptic retracts one,
-// passes 3 and 4 are silent.
-func factsSession(t *testing.T) (*Engine, string) {
+// startIn starts a session in a new project holding the files named (each
+// holding its name).
+func startIn(t *testing.T, o StartOptions, files ...string) (*Engine, *StartResult) {
 	t.Helper()
 	root := t.TempDir()
-	for _, n := range []string{"a.go", "b.go", "c.go", "d.go"} {
+	for _, n := range files {
 		if err := os.WriteFile(filepath.Join(root, n), []byte(n), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e := New(root, nil)
-	st, err := e.Start(StartOptions{Subject: "the parser architecture", Passes: 4})
+	st, err := e.Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, st
+}
+
+// factsSession runs a four-pass session that converges by Rule 6: pass 1
+// raises two findings and grades the rest, pass 2's Skeptic retracts one,
+// passes 3 and 4 are silent.
+func factsSession(t *testing.T) (*Engine, string) {
+	t.Helper()
+	e, st := startIn(t, StartOptions{Subject: "the parser architecture", Passes: 4}, "a.go", "b.go", "c.go", "d.go")
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	must(err)
-	_, err = e.Units("", UnitsOptions{From: []byte("a.go\nb.go\nc.go\nd.go\n"), FromName: "-"})
+	_, err := e.Units("", UnitsOptions{From: []byte("a.go\nb.go\nc.go\nd.go\n"), FromName: "-"})
 	must(err)
 	for k := 1; k <= 4; k++ {
 		if k >= 2 {
@@ -128,12 +138,7 @@ func TestFacts(t *testing.T) {
 // TestFactsPhantomBack: a phantom delete whose file came back counts again
 // in the facts, as judge counts it.
 func TestFactsPhantomBack(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e := New(root, nil)
-	st, _ := e.Start(StartOptions{Subject: "s", Passes: 3})
+	e, st := startIn(t, StartOptions{Subject: "s", Passes: 3}, "a.go")
 	if _, err := e.Units("", UnitsOptions{From: []byte("a.go\ngone.go\n"), FromName: "-"}); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +158,7 @@ func TestFactsPhantomBack(t *testing.T) {
 	if p := f.Passes[0]; p.Graded != 1 || p.Counted != 1 || len(p.Phantoms) != 1 || len(p.Phantoms[0].OnDisk) != 0 {
 		t.Fatalf("with the phantom holding: %+v", p)
 	}
-	if err := os.WriteFile(filepath.Join(root, "gone.go"), []byte("back"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Root, "gone.go"), []byte("back"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, _ = e.Facts(st.Slug)
@@ -173,12 +178,7 @@ func (h *haltStub) SessionHalt(root, slug string) (*Halt, error) { return h.halt
 // with the reason and the way back; reading goes on; a lifted halt lets
 // the command through.
 func TestHaltRefusesWrites(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e := New(root, nil)
-	st, _ := e.Start(StartOptions{Subject: "s", Passes: 3})
+	e, st := startIn(t, StartOptions{Subject: "s", Passes: 3}, "a.go")
 	if _, err := e.Units("", UnitsOptions{Scan: "."}); err != nil {
 		t.Fatal(err)
 	}

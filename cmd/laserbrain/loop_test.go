@@ -76,6 +76,21 @@ func startLoop(t *testing.T, lb, dir, home string, args ...string) *loopProc {
 	return p
 }
 
+// interrupt sends the loop SIGINT and holds it to exit 130 with the agent
+// whose pid file in dir is role.pid gone.
+func (p *loopProc) interrupt(t *testing.T, what, dir, role string) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != 130 {
+		t.Fatalf("%s: exit %d, want 130\n%s", what, code, p.stderr)
+	}
+	if pidAlive(t, filepath.Join(dir, role+".pid")) {
+		t.Fatalf("%s: the interrupted %s is still running", what, role)
+	}
+}
+
 func (p *loopProc) wait(t *testing.T) int {
 	t.Helper()
 	done := make(chan error, 1)
@@ -185,15 +200,7 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	// 1. SIGINT while the fix agent runs.
 	p := startLoop(t, lb, dir, home, "loop.sh")
 	waitFor(t, filepath.Join(dir, "ready-fix"))
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t); code != 130 {
-		t.Fatalf("exit %d after SIGINT, want 130\n%s", code, p.stderr)
-	}
-	if pidAlive(t, filepath.Join(dir, "fix.pid")) {
-		t.Fatal("the interrupted fix agent is still running")
-	}
+	p.interrupt(t, "SIGINT", dir, "fix")
 	run := runIDOf(t, p.stderr.String())
 	runDir := filepath.Join(home, "loop", run)
 	if strings.Count(p.stderr.String(), "Ran laserbrain loop") != 1 || !strings.Contains(p.stderr.String(), "stopped: interrupted by SIGINT") {
@@ -225,15 +232,7 @@ echo '{"sufficient": true, "summary": "pass '$n'", "findings": []}'
 	if code := busy.wait(t); code != 2 || !strings.Contains(busy.stderr.String(), "being run by another process") {
 		t.Fatalf("a --resume of a running run: exit %d\n%s", code, busy.stderr)
 	}
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t); code != 130 {
-		t.Fatalf("resume 1: exit %d, want 130\n%s", code, p.stderr)
-	}
-	if pidAlive(t, filepath.Join(dir, "judge.pid")) {
-		t.Fatal("the interrupted judge is still running")
-	}
+	p.interrupt(t, "resume 1", dir, "judge")
 	if b, _ := os.ReadFile(filepath.Join(dir, "fix.count")); strings.TrimSpace(string(b)) != "2" {
 		t.Fatalf("the interrupted fix agent ran %s times, want 2", b)
 	}
