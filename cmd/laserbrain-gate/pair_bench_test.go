@@ -191,16 +191,11 @@ func supervisorPid() int {
 		if strings.TrimSpace(string(comm)) == confine.SupervisorComm {
 			return p
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			return 0
-		}
-		// The parent is the second field after the command's closing ")".
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		f := statFields(p)
 		if len(f) < 2 {
 			return 0
 		}
-		p, _ = strconv.Atoi(f[1])
+		p, _ = strconv.Atoi(f[1]) // the parent
 	}
 	return 0
 }
@@ -232,19 +227,25 @@ func childrenCPUOf(pid int) time.Duration {
 	if pid == 0 {
 		return 0
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command's closing ")": state is the first, cutime
-	// and cstime the 14th and 15th.
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	if len(f) < 15 {
+	f := statFields(pid)
+	if len(f) < 15 { // cutime and cstime are the 14th and 15th
 		return 0
 	}
 	ut, _ := strconv.ParseInt(f[13], 10, 64)
 	st, _ := strconv.ParseInt(f[14], 10, 64)
 	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// statFields are the fields of /proc/PID/stat after the command's closing
+// ")" (the command may hold spaces and parentheses): the state first, then
+// the parent; none where the process cannot be read.
+func statFields(pid int) []string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := strings.LastIndexByte(string(stat), ')')
+	if err != nil || i < 0 {
+		return nil
+	}
+	return strings.Fields(string(stat[i+1:]))
 }
 
 // clockTicks is the kernel's USER_HZ, the unit of /proc's CPU times (100

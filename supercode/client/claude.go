@@ -2,7 +2,6 @@ package client
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/laserkit/laserkit/laserbrain"
@@ -84,10 +83,7 @@ func (c *claudeFamily) Decode(hook EventName, input []byte, getenv func(string) 
 	}
 	switch hook {
 	case PreToolUse, PostToolUse, PostToolUseFailure:
-		if p.ToolName == nil {
-			return e, errors.New(`the event has no "tool_name"`)
-		}
-		if e.Tool, err = classify(*p.ToolName, p.ToolInput, hook == PreToolUse); err != nil {
+		if e.Tool, err = toolOf(hook, "tool_name", p.ToolName, p.ToolInput); err != nil {
 			return e, err
 		}
 	}

@@ -2,7 +2,6 @@ package client
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 
@@ -91,10 +90,7 @@ func (gemini) Decode(hook EventName, input []byte, getenv func(string) string) (
 	}
 	switch hook {
 	case PreToolUse, PostToolUse:
-		if p.ToolName == nil {
-			return e, errors.New(`the event has no "tool_name"`)
-		}
-		if e.Tool, err = classify(*p.ToolName, p.ToolInput, hook == PreToolUse); err != nil {
+		if e.Tool, err = toolOf(hook, "tool_name", p.ToolName, p.ToolInput); err != nil {
 			return e, err
 		}
 		if m := p.MCPContext; m != nil {

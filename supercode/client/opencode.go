@@ -2,7 +2,6 @@ package client
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/laserkit/laserkit/laserbrain"
@@ -70,10 +69,7 @@ func (opencode) Decode(hook EventName, input []byte, getenv func(string) string)
 	}
 	switch hook {
 	case PreToolUse, PostToolUse:
-		if p.Tool == nil {
-			return e, errors.New(`the event has no "tool"`)
-		}
-		if e.Tool, err = classify(*p.Tool, p.Args, hook == PreToolUse); err != nil {
+		if e.Tool, err = toolOf(hook, "tool", p.Tool, p.Args); err != nil {
 			return e, err
 		}
 	}

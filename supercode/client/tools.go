@@ -141,6 +141,16 @@ var commandFields = []string{"command", "cmd", "commands", "script"}
 // write tool without the file it writes, an error: a call the gate cannot
 // read is refused, not waved through. Otherwise what cannot be read is
 // left out.
+// toolOf is classify for the tool call a payload names in its field
+// field: name (nil when the payload lacks it) and input; the call about to
+// run (a PreToolUse) is read strictly.
+func toolOf(hook EventName, field string, name *string, input json.RawMessage) (*Tool, error) {
+	if name == nil {
+		return nil, fmt.Errorf("the event has no %q", field)
+	}
+	return classify(*name, input, hook == PreToolUse)
+}
+
 func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 	t := &Tool{Name: name, Kind: KindOther, Input: input}
 	if base, ok := OwnTool(name); ok {
