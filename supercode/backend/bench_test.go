@@ -9,6 +9,7 @@ import (
 
 	"github.com/laserkit/laserkit/internal/pgtest"
 	"github.com/laserkit/laserkit/laserbrain"
+	"github.com/laserkit/laserkit/laserbrain/storetest"
 	"github.com/laserkit/laserkit/supercode/fleet"
 	"github.com/laserkit/laserkit/supercode/supervise"
 )
@@ -58,17 +59,7 @@ func BenchmarkStoreSteps(b *testing.B) {
 					i++
 					switch kind {
 					case "check":
-						h, err := runs.OpenRun(ctx, "bench-check")
-						if err != nil {
-							b.Fatal(err)
-						}
-						if _, err := h.Run().Step(benchInput); err != nil {
-							b.Fatal(err)
-						}
-						if err := h.Save(ctx); err != nil {
-							b.Fatal(err)
-						}
-						h.Close()
+						storetest.Save(b, runs, "bench-check", benchInput)
 						if err := runs.Flush(ctx); err != nil {
 							b.Fatal(err)
 						}

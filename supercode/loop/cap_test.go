@@ -73,20 +73,13 @@ func TestCapUTF8(t *testing.T) {
 
 func TestRing(t *testing.T) {
 	r := newRing(5)
-	r.Write([]byte("abc"))
-	if string(r.Bytes()) != "abc" {
-		t.Fatal(string(r.Bytes()))
-	}
-	r.Write([]byte("defg"))
-	if string(r.Bytes()) != "cdefg" {
-		t.Fatal(string(r.Bytes()))
-	}
-	r.Write([]byte("0123456789"))
-	if string(r.Bytes()) != "56789" {
-		t.Fatal(string(r.Bytes()))
-	}
-	r.Write([]byte("xy"))
-	if string(r.Bytes()) != "789xy" {
-		t.Fatal(string(r.Bytes()))
+	// Each write in turn, and the last five bytes written after it.
+	for _, c := range []struct{ write, holds string }{
+		{"abc", "abc"}, {"defg", "cdefg"}, {"0123456789", "56789"}, {"xy", "789xy"},
+	} {
+		r.Write([]byte(c.write))
+		if got := string(r.Bytes()); got != c.holds {
+			t.Fatalf("after writing %q the ring holds %q, want %q", c.write, got, c.holds)
+		}
 	}
 }
