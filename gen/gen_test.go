@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +33,7 @@ func root(t *testing.T) string {
 // it with what is committed.
 func TestGeneratedFilesAreFresh(t *testing.T) {
 	r := root(t)
-	for _, pkg := range sortedKeys(targets) {
+	for _, pkg := range slices.Sorted(maps.Keys(targets)) {
 		files, err := generate(pkg, r, filepath.Join(r, "grammar", "grammar.json"))
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)
@@ -56,7 +57,7 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 func TestNoOrphanGeneratedFiles(t *testing.T) {
 	r := root(t)
 	produced := map[string]bool{}
-	for _, pkg := range sortedKeys(targets) {
+	for _, pkg := range slices.Sorted(maps.Keys(targets)) {
 		files, err := generate(pkg, r, filepath.Join(r, "grammar", "grammar.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +90,7 @@ var headerRe = regexp.MustCompile(`^// Code generated .* DO NOT EDIT\.$`)
 
 func TestGeneratedGoHasHeaderAndIsDeterministic(t *testing.T) {
 	r := root(t)
-	for _, pkg := range sortedKeys(targets) {
+	for _, pkg := range slices.Sorted(maps.Keys(targets)) {
 		a, err := generate(pkg, r, filepath.Join(r, "grammar", "grammar.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +114,7 @@ func TestGeneratedGoHasHeaderAndIsDeterministic(t *testing.T) {
 // every package gen knows about.
 func TestEveryTargetHasAGoGenerateDirective(t *testing.T) {
 	r := root(t)
-	for _, pkg := range sortedKeys(targets) {
+	for _, pkg := range slices.Sorted(maps.Keys(targets)) {
 		dir := targets[pkg].dir
 		doc, err := os.ReadFile(filepath.Join(r, dir, "doc.go"))
 		if err != nil {
@@ -143,7 +144,7 @@ func TestGeneratorNeedsNoGeneratedCode(t *testing.T) {
 	for _, dir := range strings.Fields(string(out)) {
 		deps[dir] = true
 	}
-	for _, pkg := range sortedKeys(targets) {
+	for _, pkg := range slices.Sorted(maps.Keys(targets)) {
 		if dir := filepath.Join(r, targets[pkg].dir); deps[dir] {
 			t.Errorf("gen is built from %s, which it generates", targets[pkg].dir)
 		}

@@ -6,9 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/laserkit/laserkit/internal/cli"
 )
@@ -36,7 +37,7 @@ func run(pkg, grammarPath, out string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := os.WriteFile(filepath.Join(out, name), files[name], 0o644); err != nil {
 			return err
 		}
@@ -49,7 +50,7 @@ func run(pkg, grammarPath, out string) error {
 func generate(pkg, root, grammarPath string) (map[string][]byte, error) {
 	t, ok := targets[pkg]
 	if !ok {
-		return nil, fmt.Errorf("nothing to generate for package %q (known: %v)", pkg, sortedKeys(targets))
+		return nil, fmt.Errorf("nothing to generate for package %q (known: %v)", pkg, slices.Sorted(maps.Keys(targets)))
 	}
 	data, err := os.ReadFile(grammarPath)
 	if err != nil {
@@ -125,13 +126,4 @@ func moduleRoot(dir string) (string, error) {
 		}
 		d = parent
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -283,17 +283,17 @@ func renderOperator(g *Grammar) []byte {
 	p("// verbDefault is a step verb's default position on the operator's two axes\n// (/dictionary/steps).\ntype verbDefault struct {\n\tReversible bool\n\tOutward    bool\n\tGloss      string\n}\n\n")
 	// Switches, not maps: a map literal is built at init in every process.
 	p("// stepVerb returns a step verb's defaults (/dictionary/steps).\nfunc stepVerb(verb string) (verbDefault, bool) {\n\tswitch verb {\n")
-	for _, verb := range sortedKeys(g.Dictionary.Steps) {
+	for _, verb := range slices.Sorted(maps.Keys(g.Dictionary.Steps)) {
 		s := g.Dictionary.Steps[verb]
 		p("\tcase %q:\n\t\treturn verbDefault{Reversible: %t, Outward: %t, Gloss: %q}, true\n", verb, s.Reversible, s.Outward, s.Gloss)
 	}
 	p("\t}\n\treturn verbDefault{}, false\n}\n\n// phaseOfVerb returns a step verb's phase (/dictionary/phases/of_verb).\nfunc phaseOfVerb(verb string) (Phase, bool) {\n\tswitch verb {\n")
-	for _, verb := range sortedKeys(ph.OfVerb) {
+	for _, verb := range slices.Sorted(maps.Keys(ph.OfVerb)) {
 		p("\tcase %q:\n\t\treturn Phase%s, true\n", verb, ident(ph.OfVerb[verb]))
 	}
 	p("\t}\n\treturn 0, false\n")
 	p("}\n\n// stepVerbs are the dictionary's step verbs, sorted (/dictionary/steps).\nvar stepVerbs = [...]string{")
-	for i, verb := range sortedKeys(g.Dictionary.Steps) {
+	for i, verb := range slices.Sorted(maps.Keys(g.Dictionary.Steps)) {
 		if i > 0 {
 			p(", ")
 		}
@@ -304,7 +304,7 @@ func renderOperator(g *Grammar) []byte {
 		p("\t%q,\n", ph.Meaning[name])
 	}
 	p("}\n\n// shapeProductions are the shape language's productions, the method's\n// first, then sorted (/dictionary/phases/shape_language/productions).\nvar shapeProductions = [...][2]string{\n")
-	prods := sortedKeys(ph.Shape.Productions)
+	prods := slices.Sorted(maps.Keys(ph.Shape.Productions))
 	if _, ok := ph.Shape.Productions["method"]; ok {
 		p("\t{%q, %q},\n", "method", ph.Shape.Productions["method"])
 	}

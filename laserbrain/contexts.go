@@ -199,13 +199,18 @@ func NewMemContexts() *MemContexts { return &MemContexts{entries: map[string]*Co
 func (m *MemContexts) RecordStep(s ContextStep) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := m.entries[s.ID]
+	m.entryLocked(s.ID).Apply(s)
+	return nil
+}
+
+// entryLocked is id's entry, made empty when there is none; m.mu is held.
+func (m *MemContexts) entryLocked(id string) *ContextEntry {
+	e := m.entries[id]
 	if e == nil {
 		e = &ContextEntry{}
-		m.entries[s.ID] = e
+		m.entries[id] = e
 	}
-	e.Apply(s)
-	return nil
+	return e
 }
 
 // Context implements ContextStore.
@@ -248,12 +253,7 @@ func (m *MemContexts) Merge(d *ContextDelta) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := m.entries[d.ID]
-	if e == nil {
-		e = &ContextEntry{}
-		m.entries[d.ID] = e
-	}
-	e.Merge(d)
+	m.entryLocked(d.ID).Merge(d)
 }
 
 // Combine adds another store's entry for the same context to e, as when a

@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/laserkit/laserkit/ponder/ledger"
@@ -117,7 +119,7 @@ func (e *Engine) doctorSession(res *DoctorResult, sl string) {
 	marks, heads := judgementMarks(js, s.ConfidenceFloorValue)
 	st := newState()
 	snaps := &snapshots{st: st}
-	for _, p := range sortedPasses(marks) {
+	for _, p := range slices.Sorted(maps.Keys(marks)) {
 		snaps.marks = append(snaps.marks, marks[p])
 	}
 	chain := s.Chain()
@@ -138,7 +140,7 @@ func (e *Engine) doctorSession(res *DoctorResult, sl string) {
 			}
 		}
 		problems := verifyJudgements(js, l, marks, voices)
-		for _, p := range sortedPasses(problems) {
+		for _, p := range slices.Sorted(maps.Keys(problems)) {
 			res.add("judge "+sl, true, "%s", problems[p])
 		}
 		// units.json is a view of the ledger; a write that failed after

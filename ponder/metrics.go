@@ -298,34 +298,27 @@ func Decide(in VerdictInput) Verdict {
 
 // unitList names units, at most five: "u0002 (b.go), u0003 (c.go), and 4 more".
 func unitList(us []UnitRef) string {
-	var parts []string
-	for i, u := range us {
-		if i == 5 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(us)-5))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", u.Unit, u.Path))
-	}
-	return strings.Join(parts, ", ")
+	return firstFive(us, func(u UnitRef) string { return fmt.Sprintf("%s (%s)", u.Unit, u.Path) })
 }
 
 // nameList names paths, at most five.
-func nameList(names []string) string {
-	if len(names) > 5 {
-		return strings.Join(names[:5], ", ") + fmt.Sprintf(", and %d more", len(names)-5)
-	}
-	return strings.Join(names, ", ")
-}
+func nameList(names []string) string { return firstFive(names, func(n string) string { return n }) }
 
 // phantomList names failed phantoms, at most five: "u0003 (src/c.go), …".
 func phantomList(ps []PhantomOnDisk) string {
-	var parts []string
-	for i, p := range ps {
+	return firstFive(ps, func(p PhantomOnDisk) string { return fmt.Sprintf("%s (%s)", p.Unit, strings.Join(p.Paths, ", ")) })
+}
+
+// firstFive names the first five of items (name names one), and how many
+// more there are: "a, b, c, d, e, and 2 more".
+func firstFive[T any](items []T, name func(T) string) string {
+	parts := make([]string, 0, min(len(items), 6))
+	for i, it := range items {
 		if i == 5 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ps)-5))
+			parts = append(parts, fmt.Sprintf("and %d more", len(items)-5))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", p.Unit, strings.Join(p.Paths, ", ")))
+		parts = append(parts, name(it))
 	}
 	return strings.Join(parts, ", ")
 }

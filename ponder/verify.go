@@ -233,13 +233,3 @@ func judgementMarks(js map[int]*Judgement, floor float64) (map[int]*snapshot, []
 	sort.Ints(heads)
 	return marks, heads
 }
-
-// sortedPasses are a map's pass numbers in order.
-func sortedPasses[T any](m map[int]T) []int {
-	out := make([]int, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Ints(out)
-	return out
-}

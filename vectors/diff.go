@@ -3,7 +3,8 @@ package vectors
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -42,7 +43,7 @@ func (d *differ) walk(ptr string, want, got any) {
 			d.add(ptr, "expected an object %s, got %s", short(want), short(got))
 			return
 		}
-		for _, k := range sortedKeys(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			gv, present := g[k]
 			if !present {
 				d.add(ptr+"/"+escapePtr(k), "missing (expected %s)", short(w[k]))
@@ -51,7 +52,7 @@ func (d *differ) walk(ptr string, want, got any) {
 			d.walk(ptr+"/"+escapePtr(k), w[k], gv)
 		}
 		if d.strict {
-			for _, k := range sortedKeys(g) {
+			for _, k := range slices.Sorted(maps.Keys(g)) {
 				if _, present := w[k]; !present {
 					d.add(ptr+"/"+escapePtr(k), "not expected (got %s)", short(g[k]))
 				}
@@ -79,15 +80,6 @@ func (d *differ) walk(ptr string, want, got any) {
 			d.add(ptr, "expected %s, got %s", short(want), short(got))
 		}
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func escapePtr(k string) string {

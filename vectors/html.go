@@ -3,6 +3,8 @@ package vectors
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,7 +48,7 @@ func WriteHTML(w io.Writer, impl string, meta []htmlreport.Field, reports []*Rep
 		if r.SkipWhy != "" && r.Skipped > 0 {
 			notes = append(notes, "skipped: "+r.SkipWhy)
 		}
-		for _, k := range tallyKeys(r.Tally) {
+		for _, k := range slices.Sorted(maps.Keys(r.Tally)) {
 			notes = append(notes, fmt.Sprintf("%d %s", r.Tally[k], k))
 		}
 		table.Rows = append(table.Rows, []string{r.Kind, strconv.Itoa(r.Passed), strconv.Itoa(r.Failed()),

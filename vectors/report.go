@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -185,7 +186,7 @@ func WriteReport(w io.Writer, name string, r *Report) {
 			fmt.Fprintf(w, "  diff:     %s\n", d)
 		}
 	}
-	for _, key := range tallyKeys(r.Tally) {
+	for _, key := range slices.Sorted(maps.Keys(r.Tally)) {
 		fmt.Fprintf(w, "note %s: %d %s\n", name, r.Tally[key], key)
 	}
 }
@@ -197,15 +198,6 @@ func shorten(s string) string {
 		return s
 	}
 	return s[:max] + fmt.Sprintf("… (%d bytes more; --json has all of it)", len(s)-max)
-}
-
-func tallyKeys(t map[string]int) []string {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Summary is the report's one line: "N passed, M failed, E errored, S

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -622,6 +623,12 @@ func (h *runHandle) Save(ctx context.Context) error {
 	buf := (*bp)[:0]
 	for i := range steps {
 		buf = append(steps[i].AppendJSON(buf), '\n')
+		if i == 0 {
+			// Room for the rest at about the first line's size: a
+			// batch's steps are encoded without growing the buffer
+			// step by step.
+			buf = slices.Grow(buf, len(buf)*(len(steps)-1)*5/4)
+		}
 	}
 	err = h.store.log.addPending(h.id, h.count, h.count+len(steps), buf, state)
 	*bp = buf

@@ -208,9 +208,10 @@ func (p *planner) hold(path, what string) {
 		p.absent(path, what)
 		return
 	}
-	if p.o.Create && fi.IsDir() && p.repo != "" && within(path, p.repo) && path != p.repo && dirName(path) {
-		// Another run on the project may have made it and remove it when
-		// its agent is done: the setup step makes it again.
+	if p.o.Create && fi.IsDir() && p.repo != "" && within(path, p.repo) && path != p.repo {
+		// Another run on the project may have made it (a directory of
+		// hooks, or a placeholder named like the file it stands for) and
+		// remove it when its agent is done: the setup step makes it again.
 		p.spec.Ensure = append(p.spec.Ensure, path)
 	}
 	p.rep.Held = append(p.rep.Held, Protected{path, what})

@@ -138,3 +138,67 @@ func TestWhere(t *testing.T) {
 		}
 	}
 }
+
+// A directory Plan made to hold an absent settings path, and the pin above
+// it, can be gone by the time the setup step runs: another run on the
+// project that found them made removes them when its agent is done. The
+// setup step makes both again, binds them, and the held one is read-only.
+func TestEnsuredDirsMadeAgain(t *testing.T) {
+	work := t.TempDir()
+	write(t, filepath.Join(work, "f"), "x")
+	hooks := filepath.Join(work, ".github", "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{ReadOnly: []string{hooks}, Writable: []string{work}, Ensure: []string{hooks}, Root: os.Geteuid() == 0}
+	spec.Pin = pins(spec.ReadOnly, spec.Writable)
+	if want := filepath.Join(work, ".github"); len(spec.Pin) != 1 || spec.Pin[0] != want {
+		t.Fatalf("pins %v, want [%s]", spec.Pin, want)
+	}
+	// What the other run's Release does: both removed, deepest first.
+	for _, d := range []string{hooks, filepath.Dir(hooks)} {
+		if err := os.Remove(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("/bin/sh", "-c", "touch .github/hooks/x; echo status=$?; mv .github .github.x; echo moved=$?")
+	cmd.Dir = work
+	if _, err := Wrap(cmd, self(t), spec); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the confined command did not run: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "status=1") || !strings.Contains(string(out), "Read-only file system") {
+		t.Errorf("a write into the held directory made again: %s (want the kernel's refusal)", out)
+	}
+	if strings.Contains(string(out), "moved=0") {
+		t.Errorf("the pin above the held directory was renamed: %s", out)
+	}
+	if _, err := os.Stat(hooks); err != nil {
+		t.Errorf("the held directory is not there after the run: %v", err)
+	}
+}
+
+// A run that finds another run's placeholders in the repository (the
+// directory standing for an absent .mcp.json, a directory of hooks) makes
+// them again at its setup step, the pins above them too: the other run
+// removes them when its agent is done.
+func TestFoundPlaceholdersEnsured(t *testing.T) {
+	work := t.TempDir()
+	mcp, hooks := filepath.Join(work, ".mcp.json"), filepath.Join(work, ".github", "hooks")
+	for _, d := range []string{mcp, hooks} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &planner{o: Options{Create: true}, repo: work, writable: []string{work}}
+	p.hold(mcp, "Claude Code's project MCP servers")
+	p.hold(hooks, "Copilot CLI's project hooks")
+	for _, d := range []string{mcp, hooks, filepath.Dir(hooks)} {
+		if !ensured(p.spec.Ensure, d) {
+			t.Errorf("%s is not made again at the setup step (ensure %v)", d, p.spec.Ensure)
+		}
+	}
+}
