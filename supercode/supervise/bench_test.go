@@ -20,6 +20,7 @@ import (
 	"github.com/laserkit/laserkit/internal/testhome"
 	"github.com/laserkit/laserkit/laserbrain"
 	"github.com/laserkit/laserkit/laserbrain/localstore"
+	"github.com/laserkit/laserkit/laserbrain/storetest"
 	"github.com/laserkit/laserkit/ponder"
 	"github.com/laserkit/laserkit/supercode/fleet"
 )
@@ -237,18 +238,8 @@ func BenchmarkRound(b *testing.B) {
 				b.Fatal(err)
 			}
 			id := fmt.Sprintf("run%02d", i%benchAgents)
-			h, _ := runs.OpenRun(ctx, id)
 			v, _ := s.sc.View(fleet.RunAgent(fleet.Run{ID: id, Agent: "agent"}))
-			if _, err := h.Run().Step(laserbrain.StepInput{Goal: v.Ground, Progress: "advancing", Distance: laserbrain.Dist(6)}); err != nil {
-				b.Fatal(err)
-			}
-			if err := h.Save(ctx); err != nil {
-				b.Fatal(err)
-			}
-			h.Close()
-			if _, err := fl.UpdateRun(ctx, id, func(r *fleet.Run) error { r.Checks++; return nil }); err != nil {
-				b.Fatal(err)
-			}
+			recordCheck(b, runs, fl, id, v.Ground, 6)
 			if _, err := fl.AppendEvent(ctx, id, fleet.RunEvent{Kind: fleet.KindTool, Name: "Bash", OK: laserbrain.OKTrue, Text: "go vet ./src/..."}); err != nil {
 				b.Fatal(err)
 			}
@@ -367,20 +358,11 @@ func buildFleetSteps(tb testing.TB, dir string, agents int, stepsOf func(int) in
 		if err := fl.CreateRun(ctx, fleet.Run{ID: id, Agent: "agent", Fleet: "bench", Dir: o.repo, Created: t0, Task: id, Tasks: 1, Checks: steps}); err != nil {
 			tb.Fatal(err)
 		}
-		h, err := runs.OpenRun(ctx, id)
-		if err != nil {
-			tb.Fatal(err)
+		ins := make([]laserbrain.StepInput, steps)
+		for i := range ins {
+			ins[i] = laserbrain.StepInput{Goal: goalOf(a), Progress: "advancing", Distance: laserbrain.Dist(5 + i%4)}
 		}
-		goal := goalOf(a)
-		for i := 0; i < steps; i++ {
-			if _, err := h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(5 + i%4)}); err != nil {
-				tb.Fatal(err)
-			}
-		}
-		if err := h.Save(ctx); err != nil {
-			tb.Fatal(err)
-		}
-		h.Close()
+		storetest.Save(tb, runs, id, ins...)
 	}
 	if err := runs.Flush(ctx); err != nil {
 		tb.Fatal(err)
@@ -406,15 +388,25 @@ func (o onceFleet) home() (restore func()) {
 
 // check makes one more check on agent a, as its hooks would record it.
 func (o onceFleet) check(tb testing.TB, a int) {
-	ctx := context.Background()
 	fl, runs := o.stores(tb)
 	defer runs.Close()
-	id := fmt.Sprintf("run%02d", a%o.agents)
+	recordCheck(tb, runs, fl, fmt.Sprintf("run%02d", a%o.agents), "", 5)
+}
+
+// recordCheck makes one check on run id as its hooks record it: a step
+// toward goal (the run's ground when "") at distance d, saved, and the
+// run's checks counted.
+func recordCheck(tb testing.TB, runs laserbrain.Store, fl fleet.Store, id, goal string, d int) {
+	tb.Helper()
+	ctx := context.Background()
 	h, err := runs.OpenRun(ctx, id)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := h.Run().Step(laserbrain.StepInput{Goal: h.Run().GroundGoal(), Progress: "advancing", Distance: laserbrain.Dist(5)}); err != nil {
+	if goal == "" {
+		goal = h.Run().GroundGoal()
+	}
+	if _, err := h.Run().Step(laserbrain.StepInput{Goal: goal, Progress: "advancing", Distance: laserbrain.Dist(d)}); err != nil {
 		tb.Fatal(err)
 	}
 	if err := h.Save(ctx); err != nil {
