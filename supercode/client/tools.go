@@ -136,11 +136,6 @@ var (
 // MCP tool may also carry one under "script", or an argv under "args".
 var commandFields = []string{"command", "cmd", "commands", "script"}
 
-// classify reads a tool call: its kind and what supervision needs of it.
-// strict (PreToolUse) makes a shell tool without a readable command, or a
-// write tool without the file it writes, an error: a call the gate cannot
-// read is refused, not waved through. Otherwise what cannot be read is
-// left out.
 // toolOf is classify for the tool call a payload names in its field
 // field: name (nil when the payload lacks it) and input; the call about to
 // run (a PreToolUse) is read strictly.
@@ -151,6 +146,11 @@ func toolOf(hook EventName, field string, name *string, input json.RawMessage) (
 	return classify(*name, input, hook == PreToolUse)
 }
 
+// classify reads a tool call: its kind and what supervision needs of it.
+// strict (PreToolUse) makes a shell tool without a readable command, or a
+// write tool without the file it writes, an error: a call the gate cannot
+// read is refused, not waved through. Otherwise what cannot be read is
+// left out.
 func classify(name string, input json.RawMessage, strict bool) (*Tool, error) {
 	t := &Tool{Name: name, Kind: KindOther, Input: input}
 	if base, ok := OwnTool(name); ok {
