@@ -76,3 +76,47 @@ func TestAppendEventMatchesMarshal(t *testing.T) {
 		}
 	}
 }
+
+// At the line's bound appendEvent and marshalEvent agree too: a line of
+// exactly maxEventLine bytes before its line feed is written whole, one
+// byte more is cut, whether the last character is plain, escaped (`<` is
+// six bytes, \u003c; U+2028 three that are written as six) or multi-byte.
+func TestAppendEventAtTheBound(t *testing.T) {
+	base := RunEvent{ID: "e1", At: time.Date(2026, 8, 24, 15, 0, 0, 0, time.UTC), Kind: KindCheck, Name: "advancing", OK: laserbrain.OKTrue, Text: "", Session: "s"}
+	empty, err := json.Marshal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := maxEventLine - len(empty) - len(`,"text":""`)
+	for _, c := range []struct {
+		text  string
+		whole bool
+	}{
+		{strings.Repeat("x", room-1), true},
+		{strings.Repeat("x", room), true},
+		{strings.Repeat("x", room+1), false},
+		{strings.Repeat("x", room-6) + "<", true},
+		{strings.Repeat("x", room-5) + "<", false},
+		{strings.Repeat("x", room-6) + "\u2028", true},
+		{strings.Repeat("x", room-5) + "\u2028", false},
+		{strings.Repeat("x", room-2) + "é", true},
+		{strings.Repeat("x", room-1) + "é", false},
+	} {
+		e := base
+		e.Text = c.text
+		want, err := marshalEvent(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole := !bytes.Contains(want, []byte("…")); whole != c.whole {
+			t.Fatalf("text of %d bytes: marshalEvent wrote a line of %d bytes, whole %v, want %v", len(c.text), len(want), whole, c.whole)
+		}
+		got, err := appendEvent(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("text of %d bytes:\n got %d bytes %.80s…\nwant %d bytes %.80s…", len(c.text), len(got), got, len(want), want)
+		}
+	}
+}
