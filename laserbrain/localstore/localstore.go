@@ -591,6 +591,9 @@ type runHandle struct {
 // nothing, each batch.
 var saveBufs = sync.Pool{New: func() any { return new([]byte) }}
 
+// saveRoom bounds the room Save makes at once for a batch's steps.
+const saveRoom = 4 << 20
+
 func (h *runHandle) Run() *laserbrain.Run { return h.run }
 func (h *runHandle) Created() bool        { return h.created }
 
@@ -624,10 +627,11 @@ func (h *runHandle) Save(ctx context.Context) error {
 	for i := range steps {
 		buf = append(steps[i].AppendJSON(buf), '\n')
 		if i == 0 {
-			// Room for the rest at about the first line's size: a
+			// Room for the rest at about the first line's size (up to
+			// saveRoom: a long first line says little of the rest): a
 			// batch's steps are encoded without growing the buffer
 			// step by step.
-			buf = slices.Grow(buf, len(buf)*(len(steps)-1)*5/4)
+			buf = slices.Grow(buf, min(len(buf)*(len(steps)-1)*5/4, saveRoom))
 		}
 	}
 	err = h.store.log.addPending(h.id, h.count, h.count+len(steps), buf, state)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/laserkit/laserkit/laserbrain"
@@ -71,5 +73,35 @@ func TestReadRunStateIsTheRunWithoutItsHistory(t *testing.T) {
 	}
 	if _, err := s.ReadRunState(ctx, "nobody"); !errors.Is(err, laserbrain.ErrNoRun) {
 		t.Errorf("a run never saved: %v, want ErrNoRun", err)
+	}
+}
+
+// Save sizes its buffer for a batch from the batch's first line, within a
+// bound: a first step with a 256 KB goal before 300 short ones takes a few
+// MB to save, not the 96 MB its size times the count would ask for.
+func TestSaveRoomIsBounded(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := context.Background()
+	h, err := s.OpenRun(ctx, "long-first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Run().Step(step(strings.Repeat("a long goal ", 256<<10/12), 9)); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		if _, err := h.Run().Step(step("add a CSV importer", 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := h.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 48<<20 {
+		t.Errorf("Save allocated %d MB for a 256 KB line and 300 short ones", n>>20)
 	}
 }
