@@ -141,31 +141,73 @@ func pairDriver() int {
 		return 2
 	}
 	wd, _ := os.Getwd()
-	sv := supervisorPid()
-	times := map[string]*pairTimes{}
 	names := make([]string, 0, len(spec.Pairs))
 	for n := range spec.Pairs {
 		names = append(names, n)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < spec.Rounds; i++ {
+	d := driver{who: "pair driver", names: names, rounds: spec.Rounds, seed: 1, out: spec.Out}
+	d.round = func(i int) {
 		if spec.CheckEvery > 0 && i%spec.CheckEvery == 0 {
 			if o, err := exec.Command(spec.Check[0], spec.Check[1:]...).CombinedOutput(); err != nil && !strings.Contains(string(o), "verdict") {
 				fmt.Fprintf(os.Stderr, "pair driver: check: %v\n%s", err, o)
 			}
 		}
-		rng.Shuffle(len(names), func(a, c int) { names[a], names[c] = names[c], names[a] })
-		for _, n := range names {
+	}
+	d.call = func(n string, i int) (time.Duration, time.Duration, error) {
+		return runPair(spec.Pairs[n], wd, fmt.Sprintf("%s-%d", n, i), spec.Mark)
+	}
+	return d.drive()
+}
+
+// driver is the loop of an agent a benchmark runs under laserbrain run:
+// rounds of calls, one a contender, in an order shuffled afresh each round
+// from seed.
+type driver struct {
+	who    string // for its messages
+	names  []string
+	rounds int
+	seed   uint64
+	out    string // where the times are written, as JSON
+	// round, if set, runs at the start of each round, untimed; prepare
+	// before each call, untimed too.
+	round   func(i int)
+	prepare func(name string, i int) error
+	// call makes one call and returns its wall time and its processes' CPU.
+	call func(name string, i int) (wall, cpu time.Duration, err error)
+}
+
+// drive runs the rounds and writes the times: each call's wall time, its
+// CPU with what the run's process spent meanwhile (Run, that part alone),
+// and the CPU of the children the run's process waited for. It returns the
+// driver's exit status, 1 when a step failed.
+func (d driver) drive() int {
+	sv := supervisorPid()
+	times := map[string]*pairTimes{}
+	rng := rand.New(rand.NewPCG(d.seed, d.seed+1))
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, d.who+":", err)
+		return 1
+	}
+	for i := 0; i < d.rounds; i++ {
+		if d.round != nil {
+			d.round(i)
+		}
+		rng.Shuffle(len(d.names), func(a, c int) { d.names[a], d.names[c] = d.names[c], d.names[a] })
+		for _, n := range d.names {
+			if d.prepare != nil {
+				if err := d.prepare(n, i); err != nil {
+					return fail(err)
+				}
+			}
 			before, kids := cpuOf(sv), childrenCPUOf(sv)
-			d, cpu, err := runPair(spec.Pairs[n], wd, fmt.Sprintf("%s-%d", n, i), spec.Mark)
+			wall, cpu, err := d.call(n, i)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "pair driver:", err)
-				return 1
+				return fail(err)
 			}
 			if times[n] == nil {
 				times[n] = &pairTimes{}
 			}
-			times[n].Wall = append(times[n].Wall, d)
+			times[n].Wall = append(times[n].Wall, wall)
 			answered := cpuOf(sv) - before
 			times[n].CPU = append(times[n].CPU, cpu+answered)
 			times[n].Run = append(times[n].Run, answered)
@@ -173,9 +215,8 @@ func pairDriver() int {
 		}
 	}
 	data, _ := json.Marshal(times)
-	if err := os.WriteFile(spec.Out, data, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "pair driver:", err)
-		return 1
+	if err := os.WriteFile(d.out, data, 0o644); err != nil {
+		return fail(err)
 	}
 	return 0
 }

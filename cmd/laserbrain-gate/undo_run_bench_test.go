@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,46 +149,24 @@ func undoDriver() int {
 		return 2
 	}
 	wd, _ := os.Getwd()
-	sv := supervisorPid()
-	times := map[string]*pairTimes{}
-	names := []string{undoOff, undoNothing, undoTenFiles}
-	rng := rand.New(rand.NewPCG(7, 8))
-	for i := 0; i < spec.Rounds; i++ {
-		rng.Shuffle(len(names), func(a, c int) { names[a], names[c] = names[c], names[a] })
-		for _, n := range names {
-			env := os.Environ()
-			switch n {
-			case undoOff:
-				env = append(env, undo.EnvOff+"=off")
-			case undoTenFiles:
-				for k := 0; k < spec.Changed; k++ {
-					p := filepath.Join(wd, fmt.Sprintf("d%02d", k), "f0.txt")
-					if err := os.WriteFile(p, []byte(fmt.Sprintf("file %d changed in round %d\n", k, i)), 0o644); err != nil {
-						fmt.Fprintln(os.Stderr, "undo driver:", err)
-						return 1
-					}
-				}
+	d := driver{who: "undo driver", names: []string{undoOff, undoNothing, undoTenFiles}, rounds: spec.Rounds, seed: 7, out: spec.Out}
+	d.prepare = func(n string, i int) error {
+		for k := 0; n == undoTenFiles && k < spec.Changed; k++ {
+			p := filepath.Join(wd, fmt.Sprintf("d%02d", k), "f0.txt")
+			if err := os.WriteFile(p, []byte(fmt.Sprintf("file %d changed in round %d\n", k, i)), 0o644); err != nil {
+				return err
 			}
-			before, kids := cpuOf(sv), childrenCPUOf(sv)
-			d, cpu, err := runPre(spec.Pre, env, wd, fmt.Sprintf("%s-%d", n, i))
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "undo driver:", err)
-				return 1
-			}
-			if times[n] == nil {
-				times[n] = &pairTimes{}
-			}
-			times[n].Wall = append(times[n].Wall, d)
-			times[n].CPU = append(times[n].CPU, cpu+cpuOf(sv)-before)
-			times[n].Children += childrenCPUOf(sv) - kids
 		}
+		return nil
 	}
-	data, _ := json.Marshal(times)
-	if err := os.WriteFile(spec.Out, data, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "undo driver:", err)
-		return 1
+	d.call = func(n string, i int) (time.Duration, time.Duration, error) {
+		env := os.Environ()
+		if n == undoOff {
+			env = append(env, undo.EnvOff+"=off")
+		}
+		return runPre(spec.Pre, env, wd, fmt.Sprintf("%s-%d", n, i))
 	}
-	return 0
+	return d.drive()
 }
 
 // runPre runs one PreToolUse command line as Claude Code does and returns

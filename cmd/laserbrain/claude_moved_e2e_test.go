@@ -14,17 +14,11 @@ import (
 // without breaking the others.
 func copyBinary(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(laserbrainBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "laserbrain")
-	if err := os.WriteFile(p, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	copyProgram(t, laserbrainBinary(t), p)
 	return p
 }
 

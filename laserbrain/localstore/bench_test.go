@@ -91,23 +91,18 @@ func BenchmarkNewRuns(b *testing.B) {
 		b.ReportMetric(ns, "ns/check")
 		return ns
 	}
-	b.Run("one-run-10000", func(b *testing.B) {
+	// stream times runs × steps checks an iteration on a store, new run
+	// names each time.
+	stream := func(b *testing.B, prefix string, runs, steps int) float64 {
 		s := open(b, b.TempDir())
-		i := 0
-		for b.Loop() {
-			streamRuns(b, s, fmt.Sprint("one", i), 1, 10_000)
-			i++
+		for i := 0; b.Loop(); i++ {
+			streamRuns(b, s, fmt.Sprint(prefix, i), runs, steps)
 		}
-		oneRun = perStep(b)
-	})
+		return perStep(b)
+	}
+	b.Run("one-run-10000", func(b *testing.B) { oneRun = stream(b, "one", 1, 10_000) })
 	b.Run("fresh-200x50", func(b *testing.B) {
-		s := open(b, b.TempDir())
-		i := 0
-		for b.Loop() {
-			streamRuns(b, s, fmt.Sprint("fresh", i), 200, 50)
-			i++
-		}
-		fresh = perStep(b)
+		fresh = stream(b, "fresh", 200, 50)
 		if oneRun > 0 {
 			b.ReportMetric(fresh/oneRun, "x-step")
 		}
