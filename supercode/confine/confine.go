@@ -60,9 +60,10 @@ type Spec struct {
 	// Created are directories Plan made to hold them (Options.Create).
 	Created []string `json:"created,omitempty"`
 	// Ensure are the directories Plan makes when missing (Created or
-	// not): the setup step makes one again when it is gone by the time it
-	// binds it — another run on the repository that made it removes it
-	// when its agent is done — rather than fail, or leave it unheld.
+	// not), and the pins above them short of the repository (ensurePins):
+	// the setup step makes one again when it is gone by the time it binds
+	// it — another run on the repository that made it removes it when its
+	// agent is done — rather than fail, or leave it unheld.
 	Ensure []string `json:"ensure,omitempty"`
 	// Mask are the places credentials are kept: each is covered, as
 	// container runtimes mask paths — a file by /dev/null, a directory by
@@ -423,6 +424,7 @@ func (p *planner) plan() (Spec, Report) {
 		spec.ReadOnly = append(spec.ReadOnly, h.Path)
 	}
 	spec.Pin = pins(spec.ReadOnly, spec.Writable)
+	ensurePins(spec, p.repo)
 	spec.DenyTCP = o.DenyTCP
 	spec.Net = o.Net
 	spec.Root = os.Geteuid() == 0
@@ -499,6 +501,20 @@ func pins(protected, writable []string) []string {
 		// The protected path itself is a mount point: EBUSY already.
 	}
 	return dedupe(out)
+}
+
+// ensurePins makes the setup step make again the pins above a directory
+// it makes again: the run that made that directory made them with it, and
+// removes them with it. The repository and what holds it, pins when they
+// lie in a writable directory, are not among them: gone, they were not
+// another run's to remove.
+func ensurePins(spec *Spec, repo string) {
+	for _, pin := range spec.Pin {
+		if (repo == "" || !within(repo, pin)) && !slices.Contains(spec.Ensure, pin) &&
+			slices.ContainsFunc(spec.Ensure, func(e string) bool { return within(e, pin) }) {
+			spec.Ensure = append(spec.Ensure, pin)
+		}
+	}
 }
 
 func writableUnder(p string, writable []string) bool {

@@ -2,10 +2,12 @@ package confine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,6 +157,7 @@ func TestEnsuredDirsMadeAgain(t *testing.T) {
 	if want := filepath.Join(work, ".github"); len(spec.Pin) != 1 || spec.Pin[0] != want {
 		t.Fatalf("pins %v, want [%s]", spec.Pin, want)
 	}
+	ensurePins(&spec, work) // as Plan does
 	// What the other run's Release does: both removed, deepest first.
 	for _, d := range []string{hooks, filepath.Dir(hooks)} {
 		if err := os.Remove(d); err != nil {
@@ -196,9 +199,50 @@ func TestFoundPlaceholdersEnsured(t *testing.T) {
 	p := &planner{o: Options{Create: true}, repo: work, writable: []string{work}}
 	p.hold(mcp, "Claude Code's project MCP servers")
 	p.hold(hooks, "Copilot CLI's project hooks")
+	p.spec.Pin = pins([]string{mcp, hooks}, p.writable)
+	ensurePins(&p.spec, work)
 	for _, d := range []string{mcp, hooks, filepath.Dir(hooks)} {
-		if !ensured(p.spec.Ensure, d) {
+		if !slices.Contains(p.spec.Ensure, d) {
 			t.Errorf("%s is not made again at the setup step (ensure %v)", d, p.spec.Ensure)
 		}
+	}
+}
+
+// The setup step makes again only what another run on the project made
+// and removes: a held directory and the pins inside the repository above
+// it. The repository itself, gone from a writable directory by the time
+// the setup step runs (moved or removed by its owner), is not made again,
+// empty, for the agent to work in: the setup fails, naming it.
+func TestMissingRepositoryNotMadeAgain(t *testing.T) {
+	work := t.TempDir()
+	outer := filepath.Join(work, "outer")
+	repo := filepath.Join(outer, "repo")
+	hooks := filepath.Join(repo, ".github", "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Carve: []string{work}, ReadOnly: []string{hooks}, Writable: []string{outer, repo}, Ensure: []string{hooks}, Root: os.Geteuid() == 0}
+	spec.Pin = pins(spec.ReadOnly, spec.Writable)
+	if !slices.Contains(spec.Pin, repo) {
+		t.Fatalf("pins %v: the repository, in a writable directory, is one", spec.Pin)
+	}
+	ensurePins(&spec, repo)
+	if want := []string{hooks, filepath.Dir(hooks)}; !slices.Equal(spec.Ensure, want) {
+		t.Fatalf("ensured %v, want %v", spec.Ensure, want)
+	}
+	if err := os.RemoveAll(repo); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", "ls -a outer/repo")
+	cmd.Dir = work
+	if _, err := Wrap(cmd, self(t), spec); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), repo) {
+		t.Errorf("the setup step went on without the repository: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(repo); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the repository was made again: %v", err)
 	}
 }

@@ -154,14 +154,6 @@ func binds(spec Spec) []bind {
 	return out
 }
 
-// ensured says whether the setup step makes path again when it is
-// missing: it is, or holds, a directory Plan made or found made by another
-// run on the project, which that run removes when its agent is done (a
-// pin above a held directory goes with it).
-func ensured(ensure []string, path string) bool {
-	return slices.ContainsFunc(ensure, func(e string) bool { return within(e, path) })
-}
-
 // roIn says whether p lies read-only among the carved directories and the
 // writable places bound again inside them (the deepest decides).
 func roIn(p string, spec Spec) bool {
@@ -193,7 +185,7 @@ func (b bind) mount(spec Spec, under []bind) error {
 		return nil
 	}
 	err = unix.Mount(from, b.path, "", unix.MS_BIND|unix.MS_REC, "")
-	if errors.Is(err, unix.ENOENT) && b.from == "" && ensured(spec.Ensure, b.path) {
+	if errors.Is(err, unix.ENOENT) && b.from == "" && slices.Contains(spec.Ensure, b.path) {
 		if merr := os.MkdirAll(b.path, 0o755); merr == nil || errors.Is(merr, os.ErrExist) {
 			err = unix.Mount(b.path, b.path, "", unix.MS_BIND|unix.MS_REC, "")
 		}
