@@ -47,6 +47,8 @@ func (e *RunEvent) member(key string, val []byte, in *jsonl.Interner) bool {
 		e.Text, ok = jsonl.MemberString(val, in)
 	case "session":
 		e.Session, ok = jsonl.MemberString(val, in)
+	case "subagent":
+		e.Subagent, ok = jsonl.MemberString(val, in)
 	default:
 		ok = false
 	}

@@ -42,6 +42,40 @@ func FuzzParseEvent(f *testing.F) {
 	})
 }
 
+// The hand reading takes every field an event line has (a line of a
+// subagent's call included), so that no line the writer writes goes to
+// encoding/json's reflection, and gives what encoding/json gives for it.
+func TestParseEventReadsEveryField(t *testing.T) {
+	e := RunEvent{ID: "post:toolu_1", At: time.Date(2026, 8, 24, 15, 0, 0, 5, time.UTC), Kind: KindTool, Name: "Bash", OK: laserbrain.OKFalse,
+		Result: json.RawMessage(`{"exit":1}`), Text: "make test", Session: "s1", Subagent: "code-reviewer"}
+	line, err := marshalEvent(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = line[:len(line)-1]
+	var keys []string
+	if err := jsonl.Members(line, func(key string, _ []byte) error { keys = append(keys, key); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := reflect.TypeFor[RunEvent]().NumField(); len(keys) != n {
+		t.Fatalf("the line has %d fields %v, the event %d: a field was left empty", len(keys), keys, n)
+	}
+	var got RunEvent
+	for _, key := range keys {
+		if err := jsonl.Members(line, func(k string, val []byte) error {
+			if k == key && !got.member(k, val, nil) {
+				t.Errorf("the hand reading leaves %q (%s) to encoding/json", k, val)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if parsed, err := parseEvent(line); err != nil || !reflect.DeepEqual(parsed, e) {
+		t.Errorf("parseEvent = %+v, %v; want %+v", parsed, err, e)
+	}
+}
+
 // A run event's tri-state ok is stored as JSON's true, false or null, the
 // form every store and the reference's observed events share, and read
 // back as it was.
