@@ -19,12 +19,12 @@ type Init struct {
 
 var line = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, [0-9.]+ ms clock, ([0-9]+) bytes, ([0-9]+) allocs`)
 
-// Run runs cmd, whose Env is set and whose Stderr is not, with
-// GODEBUG=inittrace=1 added to its environment, and returns the inits it
+// Run runs cmd, whose Stderr is not set, with GODEBUG=inittrace=1 added
+// to its environment (its Env, else this process's), and returns the inits it
 // traced and all it wrote to standard error (to show where the trace is
 // too thin to trust). A program that fails is an error, with that output.
 func Run(cmd *exec.Cmd) ([]Init, string, error) {
-	cmd.Env = append(cmd.Env, "GODEBUG=inittrace=1")
+	cmd.Env = append(cmd.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

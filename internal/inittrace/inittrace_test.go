@@ -1,6 +1,7 @@
 package inittrace
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,15 @@ func TestParseAndBudget(t *testing.T) {
 	want := []string{"github.com/laserkit/laserkit/laserbrain: 12160 bytes, 56 allocations", "github.com/laserkit/laserkit/supercode/hook: 240 bytes, 9 allocations"}
 	if strings.Join(over, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("over the budget: %q, want %q (unicode is not this module's)", over, want)
+	}
+}
+
+// A command whose Env is unset keeps this process's environment: the
+// trace's variable is added to it, not put in its place.
+func TestRunKeepsTheEnvironment(t *testing.T) {
+	t.Setenv("INITTRACE_KEPT", "yes")
+	_, out, err := Run(exec.Command("/bin/sh", "-c", `[ "$INITTRACE_KEPT" = yes ] && [ "$GODEBUG" = inittrace=1 ] || { echo "env lost: $INITTRACE_KEPT $GODEBUG" >&2; exit 3; }`))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
