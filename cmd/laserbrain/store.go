@@ -74,9 +74,6 @@ there), and how many events the hooks keep on this machine waiting for it.`,
 }
 
 func runStoreStatus(opts *storeStatusOptions) error {
-	if err := personOnly("laserbrain store init"); err != nil {
-		return err
-	}
 	cfg, err := opts.StoreConfig()
 	if err != nil {
 		return err
@@ -131,6 +128,9 @@ version that lacks a column is reported and left alone.`,
 }
 
 func runStoreInit(opts *storeInitOptions) error {
+	if err := personOnly("laserbrain store init"); err != nil {
+		return err
+	}
 	cfg, err := opts.StoreConfig()
 	if err != nil {
 		return err
