@@ -177,7 +177,8 @@ bench-stream:
 
 # check --stream against the Python reference on the same 10,000 states,
 # the best of three runs of each (x-reference; the target is 150x). The
-# reference takes about half a minute a run here.
+# reference takes about 7 s a run here near idle. Run it on a quiet
+# machine: load slows the reference's long runs far more than the stream.
 bench-drift:
 	$(LOADAVG)
 	$(GO) test -run '^$$' -bench DriftStreamOverReference -benchtime 1x -timeout 20m ./cmd/laserbrain
