@@ -1,5 +1,5 @@
-// Package gitindex reads git's index file (the staging area) without a git
-// process. Reading it in-process means nothing the repository's own
+// Package gitindex reads git's index file (the staging area), and what
+// makes a directory a repository's to git, without a git process. Reading it in-process means nothing the repository's own
 // configuration names (a clean filter, an fsmonitor hook) runs, which is
 // what the gate needs when it looks at a repository an agent controls, and
 // it is cheaper than a process for the undo journal's every checkpoint.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/laserkit/laserkit/internal/gitindex"
 )
 
 // HelperArg is the first argument that makes the laserbrain binary the
@@ -547,24 +549,6 @@ func dedupe(s []string) []string {
 	return out
 }
 
-// gitDirectory says whether git takes g for a repository's directory:
-// it holds HEAD, and objects and refs (a linked worktree's finds them
-// through commondir).
-func gitDirectory(g string) bool {
-	if fi, err := os.Stat(filepath.Join(g, "HEAD")); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	if _, err := os.Stat(filepath.Join(g, "commondir")); err == nil {
-		return true
-	}
-	for _, d := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(g, d)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
 // repository is dir's work tree and its git directories (the worktree's
 // own and the common one), read from the files git keeps (no git process).
 func repository(dir string) (top string, gitDirs []string) {
@@ -581,7 +565,7 @@ func repository(dir string) (top string, gitDirs []string) {
 	for d := abs; ; d = filepath.Dir(d) {
 		g := filepath.Join(d, ".git")
 		fi, err := os.Stat(g)
-		if err == nil && fi.IsDir() && !gitDirectory(g) {
+		if err == nil && fi.IsDir() && !gitindex.IsGitDir(g) {
 			// Not a repository to git (no HEAD): a directory named .git
 			// left behind, e.g. a run's placeholders. git looks further up.
 			err = os.ErrNotExist

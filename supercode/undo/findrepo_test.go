@@ -10,7 +10,8 @@ import (
 )
 
 // FindRepo finds the work tree git finds: a directory named .git with no
-// HEAD (placeholders left behind) is passed over, as git passes it over.
+// HEAD (placeholders left behind), or a HEAD and no objects or refs, is
+// passed over, as git passes it over.
 func TestFindRepoAsGitSees(t *testing.T) {
 	testenv.LookPath(t, "git")
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -31,7 +32,15 @@ func TestFindRepoAsGitSees(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "outer", "inner", ".git", "hooks"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"stray/work", "stray", "outer/inner", "outer"} {
+	// One with a HEAD but no objects or refs: git passes it over too.
+	headOnly := filepath.Join(root, "outer", "headonly", ".git")
+	if err := os.MkdirAll(headOnly, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(headOnly, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"stray/work", "stray", "outer/inner", "outer/headonly", "outer"} {
 		dir := filepath.Join(root, d)
 		want, ok := gitIn(dir, "rev-parse", "--show-toplevel")
 		r, err := FindRepo(dir)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/laserkit/laserkit/internal/gitindex"
 	"github.com/laserkit/laserkit/internal/reap"
 )
 
@@ -42,7 +43,7 @@ func FindRepo(dir string) (Repo, error) {
 	for d := abs; ; {
 		dotgit := filepath.Join(d, ".git")
 		fi, err := os.Lstat(dotgit)
-		if err == nil && (!fi.IsDir() || isFile(filepath.Join(dotgit, "HEAD"))) {
+		if err == nil && (!fi.IsDir() || gitindex.IsGitDir(dotgit)) {
 			// A directory named .git with no HEAD is no repository to git,
 			// which looks further up.
 			return repoAt(d, dotgit, fi)
@@ -53,11 +54,6 @@ func FindRepo(dir string) (Repo, error) {
 		}
 		d = parent
 	}
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 func repoAt(top, dotgit string, fi os.FileInfo) (Repo, error) {
